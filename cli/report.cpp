@@ -1,0 +1,33 @@
+#include "report.hpp"
+
+namespace reshape1::cli {
+
+nlohmann::ordered_json dims_json(const partial_shape& s) {
+  if (!s.rank_known()) return "[...]";
+  auto dims = nlohmann::ordered_json::array();
+  for (const auto& d : s) {
+    if (d.is_static() && !d.has_symbol()) {
+      dims.push_back(d.lo());
+      continue;
+    }
+    nlohmann::ordered_json o = {{"min", d.lo()}, {"max", nullptr}};
+    if (d.range().is_bounded()) o["max"] = d.hi();
+    if (d.has_symbol()) o["symbol"] = d.symbol();
+    dims.push_back(std::move(o));
+  }
+  return dims;
+}
+
+nlohmann::ordered_json result_json(const reshape_result& r) {
+  auto equalities = nlohmann::ordered_json::array();
+  for (const auto& [a, b] : r.symbol_equalities) equalities.push_back({a, b});
+  return {{"shape", to_string(r.shape)}, {"dims", dims_json(r.shape)}, {"symbol_equalities", equalities}};
+}
+
+nlohmann::ordered_json error_json(const error& e, const std::string& message) {
+  nlohmann::ordered_json o = {{"code", name(e.code())}, {"message", message}, {"indices", e.where().indices}};
+  if (e.where().offset) o["offset"] = *e.where().offset;
+  return {{"error", o}};
+}
+
+}  // namespace reshape1::cli

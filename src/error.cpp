@@ -1,0 +1,35 @@
+#include "reshape1/error.hpp"
+
+#include "detail/fail.hpp"
+
+namespace reshape1 {
+
+std::string_view name(errc code) noexcept {
+  switch (code) {
+    case errc::pattern_type: return "pattern_type";
+    case errc::pattern_rank: return "pattern_rank";
+    case errc::invalid_value: return "invalid_value";
+    case errc::multiple_infer: return "multiple_infer";
+    case errc::copy_out_of_range: return "copy_out_of_range";
+    case errc::overflow: return "overflow";
+    case errc::infer_zero: return "infer_zero";
+    case errc::not_divisible: return "not_divisible";
+    case errc::count_mismatch: return "count_mismatch";
+    case errc::scalar_pattern: return "scalar_pattern";
+    case errc::syntax: return "syntax";
+    case errc::unknown_element_type: return "unknown_element_type";
+    case errc::value_range: return "value_range";
+    case errc::invalid_shape: return "invalid_shape";
+    case errc::invalid_argument: return "invalid_argument";
+  }
+  return "unknown";
+}
+
+error::error(errc code, location where, const std::string& message)
+    : std::runtime_error(message), code_(code), where_(std::move(where)) {}
+
+namespace detail {
+void fail(errc code, location where, std::string message) { throw error(code, std::move(where), message); }
+}  // namespace detail
+
+}  // namespace reshape1

@@ -1,0 +1,380 @@
+// The text notation of shapes and patterns (docs/semantics.md, "Notation"): parsing and canonical
+// printing. Parse errors carry the character offset of what is wrong.
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "detail/fail.hpp"
+#include "reshape1/partial_shape.hpp"
+#include "reshape1/reshape.hpp"
+
+namespace reshape1 {
+namespace {
+
+constexpr std::string_view dimension_hint =
+    "dimensions look like 5, ?, 2..8, 2.., ..8 or -1, optionally followed by @name";
+constexpr std::string_view element_hint =
+    "pattern elements look like 4, 0, -1, ?, 2..8 or -7..0, optionally followed by @name";
+
+struct number {
+  bool negative = false;
+  std::uint64_t magnitude = 0;
+  std::size_t offset = 0;
+  [[nodiscard]] bool fits_int64() const noexcept {
+    return negative ? magnitude <= std::uint64_t{1} << 63
+                    : magnitude <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  }
+  [[nodiscard]] std::int64_t as_int64() const noexcept {
+    return negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+  }
+  [[nodiscard]] std::string text() const { return fmt::format("{}{}", negative ? "-" : "", magnitude); }
+};
+
+class cursor {
+ public:
+  explicit cursor(std::string_view text) : text_(text) {}
+
+  void skip_spaces() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+  }
+  [[nodiscard]] bool at_end() const { return pos_ >= text_.size(); }
+  [[nodiscard]] char peek() const { return at_end() ? '\0' : text_[pos_]; }
+  [[nodiscard]] std::size_t pos() const { return pos_; }
+  bool eat(std::string_view s) {
+    if (text_.substr(pos_, s.size()) != s) return false;
+    pos_ += s.size();
+    return true;
+  }
+  [[nodiscard]] bool at_digit() const { return std::isdigit(static_cast<unsigned char>(peek())) != 0; }
+
+  [[noreturn]] void expected(std::string_view what, std::string_view hint) const { expected_at(pos_, what, hint); }
+  [[noreturn]] void expected_at(std::size_t at, std::string_view what, std::string_view hint) const {
+    std::string found = at >= text_.size() ? std::string("the end of the text")
+                                           : fmt::format("'{}'", text_.substr(at, 1));
+    detail::fail(errc::syntax, {{}, at}, fmt::format("offset {}: expected {}, found {}; {}", at, what, found, hint));
+  }
+  [[noreturn]] void fail_at(std::size_t at, errc code, std::string_view what) const {
+    detail::fail(code, {{}, at}, fmt::format("offset {}: {}", at, what));
+  }
+
+  /// An optionally signed decimal integer whose magnitude fits 64 bits.
+  number read_number(std::string_view hint) {
+    number n;
+    n.offset = pos_;
+    n.negative = eat("-");
+    if (!at_digit()) expected("a digit", hint);
+    while (at_digit()) {
+      const auto digit = static_cast<std::uint64_t>(peek() - '0');
+      if (n.magnitude > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
+        while (at_digit()) ++pos_;
+        fail_at(n.offset, errc::value_range,
+                fmt::format("number {} does not fit 64 bits", text_.substr(n.offset, pos_ - n.offset)));
+      }
+      n.magnitude = n.magnitude * 10 + digit;
+      ++pos_;
+    }
+    return n;
+  }
+
+  /// `@name` if present; "" otherwise.
+  std::string read_symbol(std::string_view hint) {
+    if (!eat("@")) return {};
+    const auto start = pos_;
+    auto ident_start = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+    if (!ident_start(peek())) expected("a symbol name after '@'", "symbol names are letters, digits and _");
+    while (!at_end() && (ident_start(peek()) || std::isdigit(static_cast<unsigned char>(peek())) != 0)) ++pos_;
+    (void)hint;
+    return std::string(text_.substr(start, pos_ - start));
+  }
+
+  void expect_end() {
+    skip_spaces();
+    if (!at_end()) expected("the end of the text", "remove what follows");
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+std::int64_t non_negative(const cursor& c, const number& n) {
+  if (n.negative) {
+    c.fail_at(n.offset, errc::invalid_shape,
+              fmt::format("dimension {} is negative; use ? (or -1) for an unknown dimension", n.text()));
+  }
+  if (!n.fits_int64()) c.fail_at(n.offset, errc::value_range, fmt::format("dimension {} does not fit int64", n.text()));
+  return n.as_int64();
+}
+
+dimension read_dimension(cursor& c) {
+  const auto start = c.pos();
+  interval range;
+  if (c.eat("?")) {
+    range = interval();
+  } else if (c.eat("..")) {
+    range = interval(0, non_negative(c, c.read_number(dimension_hint)));
+  } else if (c.peek() == '-' || c.at_digit()) {
+    const number lo = c.read_number(dimension_hint);
+    if (lo.negative && lo.magnitude == 1) {
+      range = interval();  // OpenVINO IR writes an unknown dimension as -1
+    } else {
+      const auto lo_value = non_negative(c, lo);
+      if (c.eat("..")) {
+        if (c.at_digit() || c.peek() == '-') {
+          const auto hi_value = non_negative(c, c.read_number(dimension_hint));
+          if (hi_value < lo_value)
+            c.fail_at(start, errc::invalid_shape,
+                      fmt::format("interval {}..{} is empty; the lower bound must not exceed the upper", lo_value,
+                                  hi_value));
+          range = interval(lo_value, hi_value);
+        } else {
+          range = interval(lo_value, interval::unbounded);
+        }
+      } else {
+        range = interval(lo_value);
+      }
+    }
+  } else {
+    c.expected("a dimension", dimension_hint);
+  }
+  return dimension(range, c.read_symbol(dimension_hint));
+}
+
+struct parsed_element {
+  pattern_bound bound;
+  bool plain_unknown = false;            // a bare `?`
+  std::optional<std::uint64_t> too_big;  // a value above int64 (u64 patterns)
+  std::size_t offset = 0;
+};
+
+/// The range of values an integer element type holds, as [min, max] with max up to 2^64-1.
+struct type_range {
+  bool has_min_negative;
+  std::uint64_t neg_magnitude;  // |min| when negative
+  std::uint64_t max;
+};
+
+type_range range_of(element_type t) {
+  const auto bits = bit_width(t);
+  if (is_signed_integer(t)) {
+    const auto half = std::uint64_t{1} << (bits - 1);
+    return {true, half, half - 1};
+  }
+  return {false, 0, bits == 64 ? std::numeric_limits<std::uint64_t>::max() : (std::uint64_t{1} << bits) - 1};
+}
+
+void check_fits(const cursor& c, const number& n, element_type t, std::size_t index) {
+  if (!is_integer(t)) {
+    if (!n.fits_int64())
+      c.fail_at(n.offset, errc::value_range, fmt::format("pattern[{}]: value {} does not fit int64", index, n.text()));
+    return;
+  }
+  const auto r = range_of(t);
+  const bool fits = n.negative ? (r.has_min_negative && n.magnitude <= r.neg_magnitude) || n.magnitude == 0
+                               : n.magnitude <= r.max;
+  if (!fits) {
+    const auto min_text = r.has_min_negative ? fmt::format("-{}", r.neg_magnitude) : std::string("0");
+    detail::fail(errc::value_range, {{index}, n.offset},
+                 fmt::format("offset {}: pattern[{}]: value {} does not fit {} ({}..{}); choose a wider "
+                             "--pattern-type",
+                             n.offset, index, n.text(), name(t), min_text, r.max));
+  }
+}
+
+parsed_element read_element(cursor& c, element_type t, std::size_t index) {
+  parsed_element e;
+  e.offset = c.pos();
+  auto bound_value = [&](const number& n) {
+    check_fits(c, n, t, index);
+    if (!n.fits_int64())
+      c.fail_at(n.offset, errc::value_range, fmt::format("pattern[{}]: bound {} does not fit int64", index, n.text()));
+    return n.as_int64();
+  };
+  if (c.eat("?")) {
+    e.bound = {0, interval::unbounded, {}};
+    e.plain_unknown = true;
+  } else if (c.eat("..")) {
+    e.bound = {0, bound_value(c.read_number(element_hint)), {}};
+  } else if (c.peek() == '-' || c.at_digit()) {
+    const number lo = c.read_number(element_hint);
+    check_fits(c, lo, t, index);
+    if (c.eat("..")) {
+      const auto lo_value = bound_value(lo);
+      if (c.at_digit() || c.peek() == '-') {
+        const auto hi_value = bound_value(c.read_number(element_hint));
+        if (hi_value < lo_value)
+          c.fail_at(e.offset, errc::syntax,
+                    fmt::format("pattern[{}]: bounds {}..{} are empty; the lower bound must not exceed the upper",
+                                index, lo_value, hi_value));
+        e.bound = {lo_value, hi_value, {}};
+      } else {
+        e.bound = {lo_value, interval::unbounded, {}};
+      }
+    } else if (lo.fits_int64()) {
+      e.bound = {lo.as_int64(), lo.as_int64(), {}};
+    } else {
+      e.too_big = lo.magnitude;  // a u64 value above int64: inference reports it (invalid_value)
+    }
+  } else {
+    c.expected("a pattern element", element_hint);
+  }
+  e.bound.symbol = c.read_symbol(element_hint);
+  if (!e.bound.symbol.empty()) e.plain_unknown = false;
+  return e;
+}
+
+std::string bound_text(const pattern_bound& b) {
+  std::string s;
+  if (b.lo == b.hi) {
+    s = fmt::format("{}", b.lo);
+  } else if (b.hi == interval::unbounded) {
+    s = b.lo == 0 ? "?" : fmt::format("{}..", b.lo);
+  } else if (b.lo == 0) {
+    s = fmt::format("..{}", b.hi);
+  } else {
+    s = fmt::format("{}..{}", b.lo, b.hi);
+  }
+  if (!b.symbol.empty()) s += "@" + b.symbol;
+  return s;
+}
+
+}  // namespace
+
+std::string to_string(const dimension& d) {
+  std::string s;
+  if (d.is_static()) {
+    s = fmt::format("{}", d.lo());
+  } else if (!d.range().is_bounded()) {
+    s = d.lo() == 0 ? "?" : fmt::format("{}..", d.lo());
+  } else if (d.lo() == 0) {
+    s = fmt::format("..{}", d.hi());
+  } else {
+    s = fmt::format("{}..{}", d.lo(), d.hi());
+  }
+  if (d.has_symbol()) s += "@" + d.symbol();
+  return s;
+}
+
+std::string to_string(const partial_shape& s) {
+  if (!s.rank_known()) return "[...]";
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i != 0) out += ',';
+    out += to_string(s[i]);
+  }
+  return out + "]";
+}
+
+partial_shape parse_shape(std::string_view text) {
+  cursor c(text);
+  c.skip_spaces();
+  if (!c.eat("[")) c.expected("'[' to start a shape", "write a shape as [2,?,1..10], [] or [...]");
+  c.skip_spaces();
+  if (c.eat("...")) {
+    c.skip_spaces();
+    if (!c.eat("]")) c.expected("']' after '...'", "a shape of unknown rank is written [...]");
+    c.expect_end();
+    return partial_shape::dynamic();
+  }
+  std::vector<dimension> dims;
+  if (!c.eat("]")) {
+    for (;;) {
+      c.skip_spaces();
+      dims.push_back(read_dimension(c));
+      c.skip_spaces();
+      if (c.eat("]")) break;
+      if (!c.eat(",")) c.expected("',' or ']'", "separate dimensions with commas");
+    }
+  }
+  c.expect_end();
+  return partial_shape(std::move(dims));
+}
+
+reshape_pattern parse_pattern(std::string_view text, element_type type) {
+  cursor c(text);
+  c.skip_spaces();
+  std::vector<parsed_element> elements;
+  bool bracketed = true;
+  if (c.eat("[")) {
+    c.skip_spaces();
+    if (c.eat("...")) {
+      c.skip_spaces();
+      if (!c.eat("]")) c.expected("']' after '...'", "a pattern of unknown length is written [...]");
+      c.expect_end();
+      return reshape_pattern::unknown(partial_shape::dynamic()).with_element_type(type);
+    }
+    if (!c.eat("]")) {
+      for (;;) {
+        c.skip_spaces();
+        elements.push_back(read_element(c, type, elements.size()));
+        c.skip_spaces();
+        if (c.eat("]")) break;
+        if (!c.eat(",")) c.expected("',' or ']'", "separate pattern elements with commas");
+      }
+    }
+  } else {
+    bracketed = false;  // a bare element: a rank-0 pattern
+    elements.push_back(read_element(c, type, 0));
+  }
+  c.expect_end();
+
+  const partial_shape tensor_shape =
+      bracketed ? partial_shape{dimension(static_cast<std::int64_t>(elements.size()))} : partial_shape{};
+  const bool all_plain_unknown =
+      !elements.empty() && std::all_of(elements.begin(), elements.end(), [](const auto& e) { return e.plain_unknown; });
+  if (all_plain_unknown) return reshape_pattern::unknown(tensor_shape).with_element_type(type);
+
+  const bool all_values = std::all_of(elements.begin(), elements.end(),
+                                      [](const auto& e) { return e.too_big || e.bound.lo == e.bound.hi; });
+  std::vector<std::int64_t> values;
+  std::vector<std::string> symbols;
+  std::vector<pattern_bound> bounds;
+  for (const auto& e : elements) {
+    values.push_back(e.bound.lo);
+    symbols.push_back(e.bound.symbol);
+    bounds.push_back(e.bound);
+  }
+  const bool any_symbol = std::any_of(symbols.begin(), symbols.end(), [](const auto& s) { return !s.empty(); });
+  reshape_pattern p = all_values ? reshape_pattern::from_values(values, any_symbol ? std::span<const std::string>(symbols)
+                                                                                   : std::span<const std::string>())
+                                 : reshape_pattern::from_bounds(std::move(bounds));
+  // Values above int64 (u64 patterns) are kept for inference to report as invalid_value.
+  for (std::size_t i = 0; i < elements.size(); ++i)
+    if (elements[i].too_big) p.too_large_.emplace_back(i, *elements[i].too_big);
+  return p.with_tensor_shape(tensor_shape).with_element_type(type);
+}
+
+std::string to_string(const reshape_pattern& p) {
+  const auto& ts = p.tensor_shape();
+  if (p.what() == reshape_pattern::kind::unknown) {
+    if (!ts.rank_known()) return "[...]";
+    if (ts.size() == 0) return "?";
+    if (ts.size() == 1) {
+      if (!ts[0].is_static()) return "[...]";
+      std::string s = "[";
+      for (std::int64_t i = 0; i < ts[0].lo(); ++i) s += i == 0 ? "?" : ",?";
+      return s + "]";
+    }
+    return fmt::format("<shape {}>", to_string(ts));
+  }
+  auto element_text = [&](std::size_t i) {
+    for (const auto& [index, value] : p.too_large())
+      if (index == i) return fmt::format("{}", value) + (p.elements()[i].symbol.empty() ? "" : "@" + p.elements()[i].symbol);
+    return bound_text(p.elements()[i]);
+  };
+  if (ts.rank_known() && ts.size() == 0 && p.elements().size() == 1) return element_text(0);
+  if (ts.rank_known() && ts.size() == 1) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < p.elements().size(); ++i) s += (i == 0 ? "" : ",") + element_text(i);
+    return s + "]";
+  }
+  return fmt::format("<shape {}>", to_string(ts));
+}
+
+}  // namespace reshape1
