@@ -75,7 +75,7 @@ element_type parse_element_type(std::string_view n) {
   std::string names;
   for (const auto& i : table) names += (names.empty() ? "" : ", ") + std::string(i.name);
   detail::fail(errc::unknown_element_type, {},
-               fmt::format("element type: '{}' is not an element type; use one of {}", n, names));
+               fmt::format("element type '{}': unknown; use one of {}", n, names));
 }
 
 std::uint64_t storage_size(element_type t, std::uint64_t n) {

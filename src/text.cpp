@@ -172,7 +172,8 @@ type_range range_of(element_type t) {
 void check_fits(const cursor& c, const number& n, element_type t, std::size_t index) {
   if (!is_integer(t)) {
     if (!n.fits_int64())
-      c.fail_at(n.offset, errc::value_range, fmt::format("pattern[{}]: value {} does not fit int64", index, n.text()));
+      detail::fail(errc::value_range, {{index}, n.offset},
+                   fmt::format("offset {} (pattern[{}]): value {} does not fit int64", n.offset, index, n.text()));
     return;
   }
   const auto r = range_of(t);
@@ -181,8 +182,7 @@ void check_fits(const cursor& c, const number& n, element_type t, std::size_t in
   if (!fits) {
     const auto min_text = r.has_min_negative ? fmt::format("-{}", r.neg_magnitude) : std::string("0");
     detail::fail(errc::value_range, {{index}, n.offset},
-                 fmt::format("offset {}: pattern[{}]: value {} does not fit {} ({}..{}); choose a wider "
-                             "--pattern-type",
+                 fmt::format("offset {} (pattern[{}]): value {} does not fit {} ({}..{}); choose a wider element type",
                              n.offset, index, n.text(), name(t), min_text, r.max));
   }
 }
@@ -193,7 +193,8 @@ parsed_element read_element(cursor& c, element_type t, std::size_t index) {
   auto bound_value = [&](const number& n) {
     check_fits(c, n, t, index);
     if (!n.fits_int64())
-      c.fail_at(n.offset, errc::value_range, fmt::format("pattern[{}]: bound {} does not fit int64", index, n.text()));
+      detail::fail(errc::value_range, {{index}, n.offset},
+                   fmt::format("offset {} (pattern[{}]): bound {} does not fit int64", n.offset, index, n.text()));
     return n.as_int64();
   };
   if (c.eat("?")) {
@@ -209,9 +210,10 @@ parsed_element read_element(cursor& c, element_type t, std::size_t index) {
       if (c.at_digit() || c.peek() == '-') {
         const auto hi_value = bound_value(c.read_number(element_hint));
         if (hi_value < lo_value)
-          c.fail_at(e.offset, errc::syntax,
-                    fmt::format("pattern[{}]: bounds {}..{} are empty; the lower bound must not exceed the upper",
-                                index, lo_value, hi_value));
+          detail::fail(errc::syntax, {{index}, e.offset},
+                       fmt::format("offset {} (pattern[{}]): bounds {}..{} are empty; the lower bound must not "
+                                   "exceed the upper",
+                                   e.offset, index, lo_value, hi_value));
         e.bound = {lo_value, hi_value, {}};
       } else {
         e.bound = {lo_value, interval::unbounded, {}};

@@ -1,1 +1,70 @@
+// Section 4 of docs/semantics.md: static inference, written as a table; each row runs through the
+// fast path and the general path.
 #include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace reshape1::test {
+namespace {
+
+struct row {
+  const char* input;
+  std::vector<std::int64_t> pattern;
+  bool special_zero;
+  const char* expected;  // shape or error:<code>
+};
+
+std::string pattern_text(const std::vector<std::int64_t>& p) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < p.size(); ++i) s += (i ? "," : "") + std::to_string(p[i]);
+  return s + "]";
+}
+
+class reshape_static : public ::testing::TestWithParam<row> {};
+
+TEST_P(reshape_static, fast_and_general_paths_give_the_table_answer) {
+  const auto& r = GetParam();
+  EXPECT_EQ(infer_text(r.input, pattern_text(r.pattern), r.special_zero), r.expected);
+  std::string fast;
+  try {
+    fast = to_string(infer_shape(parse_shape(r.input).to_static(), r.pattern, r.special_zero));
+  } catch (const error& e) {
+    fast = "error:" + std::string(name(e.code()));
+  }
+  EXPECT_EQ(fast, r.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    spec_and_openvino_examples, reshape_static,
+    ::testing::Values(row{"[2,5,5,0]", {0, 4}, false, "[0,4]"},              // spec example 1
+                      row{"[2,5,5,24]", {0, -1, 4}, true, "[2,150,4]"},      // spec example 2
+                      row{"[2,2,3]", {0, 0, 1, -1}, true, "[2,2,1,3]"},      // spec example 3
+                      row{"[3,1,1]", {-1, 0}, true, "[3,1]"},                // spec example 4
+                      row{"[3,1,1]", {0, -1}, true, "[3,1]"},                // spec example 5
+                      row{"[1,1,1]", {}, false, "[]"},
+                      row{"[1,1,1]", {}, true, "[]"},
+                      row{"[2,2,2,2]", {2, 0, 1, -1, 1, 2}, true, "[2,2,1,2,1,2]"},
+                      row{"[4,0,2]", {-1, 0}, true, "[8,0]"},
+                      row{"[2,1]", {0}, false, "error:count_mismatch"},
+                      row{"[2,1]", {0}, true, "[2]"},
+                      row{"[]", {-1}, true, "[1]"},
+                      row{"[]", {0}, true, "error:copy_out_of_range"},
+                      row{"[0,5]", {5, -1}, true, "[5,0]"},
+                      row{"[0,0]", {-1}, true, "[0]"},
+                      row{"[27021597764222979]", {3, -1}, false, "[3,9007199254740993]"},
+                      row{"[9007199254740995]", {5, -1}, false, "[5,1801439850948199]"},
+                      row{"[0]", {0, 4294967296, 4294967296}, false, "[0,4294967296,4294967296]"},
+                      row{"[0]", {4294967296, 4294967296}, false, "error:overflow"},
+                      row{"[1]", {9223372036854775807}, false, "error:count_mismatch"}),
+    [](const auto& info) { return "row_" + std::to_string(info.index); });
+
+TEST(reshape_static, fast_path_output_is_inline_up_to_rank_8) {
+  const std::vector<std::int64_t> p{1, 1, 1, 1, 1, 1, 1, -1};
+  const shape out = infer_shape(shape{2, 3}, p, false);
+  EXPECT_EQ(to_string(out), "[1,1,1,1,1,1,1,6]");
+  const std::vector<std::int64_t> p9{1, 1, 1, 1, 1, 1, 1, 1, -1};
+  EXPECT_EQ(to_string(infer_shape(shape{2, 3}, p9, false)), "[1,1,1,1,1,1,1,1,6]");
+}
+
+}  // namespace
+}  // namespace reshape1::test

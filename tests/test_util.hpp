@@ -1,0 +1,37 @@
+// Test helpers shared by the unit tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reshape1/reshape1.hpp"
+
+namespace reshape1::test {
+
+/// Asserts that `f` throws reshape1::error with exactly this code, message and pattern indices.
+inline void expect_error(const std::function<void()>& f, errc code, const std::string& message,
+                         const std::vector<std::size_t>& indices = {}) {
+  try {
+    f();
+    ADD_FAILURE() << "expected error " << name(code) << ": " << message;
+  } catch (const error& e) {
+    EXPECT_EQ(name(e.code()), name(code));
+    EXPECT_EQ(std::string(e.what()), message);
+    EXPECT_EQ(e.where().indices, indices);
+  }
+}
+
+/// Text in, text out: the canonical output shape, or "error:<code>".
+inline std::string infer_text(const std::string& input, const std::string& pattern, bool special_zero,
+                              const reshape_options& options = {}, element_type type = element_type::i64) {
+  try {
+    return to_string(infer_shape(parse_shape(input), parse_pattern(pattern, type), special_zero, options).shape);
+  } catch (const error& e) {
+    return "error:" + std::string(name(e.code()));
+  }
+}
+
+}  // namespace reshape1::test
