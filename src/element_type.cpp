@@ -73,7 +73,10 @@ std::optional<element_type> find_element_type(std::string_view n) noexcept {
 element_type parse_element_type(std::string_view n) {
   if (auto t = find_element_type(n)) return *t;
   std::string names;
-  for (const auto& i : table) names += (names.empty() ? "" : ", ") + std::string(i.name);
+  for (const auto& i : table) {
+    if (!names.empty()) names += ", ";
+    names += i.name;
+  }
   detail::fail(errc::unknown_element_type, {},
                fmt::format("element type '{}': unknown; use one of {}", n, names));
 }

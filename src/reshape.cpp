@@ -33,9 +33,7 @@ struct read_pattern {
 };
 
 std::string join_dims(const std::vector<dimension>& dims) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) s += (i == 0 ? "" : ",") + to_string(dims[i]);
-  return s + "]";
+  return to_string(partial_shape(dims));
 }
 
 /// The interval of possible element counts of `dims` (zero-aware; upper bound saturates).
@@ -468,7 +466,7 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
     if (e.size() != 1 || !pattern.too_large().empty() || e[0].lo != 1 || e[0].hi != 1)
       fail(errc::scalar_pattern, {},
            fmt::format("pattern: a scalar pattern must hold 1, got {}; write {} for a 1-D pattern", to_string(pattern),
-                       e.size() == 1 ? "[" + to_string(pattern) + "]" : std::string("[v]")));
+                       e.size() == 1 ? fmt::format("[{}]", to_string(pattern)) : std::string("[v]")));
     effective = reshape_pattern::from_values({});
   }
 
@@ -482,21 +480,16 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
 
 }  // namespace
 
+namespace detail {
+reshape_result infer_for_static_path(const shape& input, std::span<const std::int64_t> pattern, bool special_zero,
+                                     const reshape_options& options) {
+  return infer_general(partial_shape(input), reshape_pattern::from_values(pattern), special_zero, options);
+}
+}  // namespace detail
+
 reshape_result infer_shape(const partial_shape& input, const reshape_pattern& pattern, bool special_zero,
                            const reshape_options& options) {
   return infer_general(input, pattern, special_zero, options);
-}
-
-shape infer_shape(const shape& input, std::span<const std::int64_t> pattern, bool special_zero,
-                  const reshape_options& options) {
-  shape out;
-  const auto verdict = detail::infer_static(input, pattern, special_zero, options, out);
-  if (verdict.status == detail::static_status::ok) return out;
-  // Errors, and the rare inputs the fast path leaves undecided, go through the general path: one
-  // algorithm, one set of messages.
-  const auto r = infer_general(partial_shape(input), reshape_pattern::from_values(pattern), special_zero, options);
-  RESHAPE1_ASSERT(verdict.status == detail::static_status::undecided);
-  return r.shape.to_static();
 }
 
 }  // namespace reshape1

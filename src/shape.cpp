@@ -26,11 +26,7 @@ shape::shape(std::span<const std::int64_t> dims) {
   size_ = dims.size();
 }
 
-void shape::push_back(std::int64_t d) {
-  if (size_ < inline_rank) {
-    inline_[size_++] = d;
-    return;
-  }
+void shape::grow(std::int64_t d) {
   if (size_ == inline_rank) heap_.assign(inline_.begin(), inline_.end());
   heap_.push_back(d);
   ++size_;

@@ -169,7 +169,7 @@ type_range range_of(element_type t) {
   return {false, 0, bits == 64 ? std::numeric_limits<std::uint64_t>::max() : (std::uint64_t{1} << bits) - 1};
 }
 
-void check_fits(const cursor& c, const number& n, element_type t, std::size_t index) {
+void check_fits(const number& n, element_type t, std::size_t index) {
   if (!is_integer(t)) {
     if (!n.fits_int64())
       detail::fail(errc::value_range, {{index}, n.offset},
@@ -191,7 +191,7 @@ parsed_element read_element(cursor& c, element_type t, std::size_t index) {
   parsed_element e;
   e.offset = c.pos();
   auto bound_value = [&](const number& n) {
-    check_fits(c, n, t, index);
+    check_fits(n, t, index);
     if (!n.fits_int64())
       detail::fail(errc::value_range, {{index}, n.offset},
                    fmt::format("offset {} (pattern[{}]): bound {} does not fit int64", n.offset, index, n.text()));
@@ -204,7 +204,7 @@ parsed_element read_element(cursor& c, element_type t, std::size_t index) {
     e.bound = {0, bound_value(c.read_number(element_hint)), {}};
   } else if (c.peek() == '-' || c.at_digit()) {
     const number lo = c.read_number(element_hint);
-    check_fits(c, lo, t, index);
+    check_fits(lo, t, index);
     if (c.eat("..")) {
       const auto lo_value = bound_value(lo);
       if (c.at_digit() || c.peek() == '-') {
@@ -242,7 +242,10 @@ std::string bound_text(const pattern_bound& b) {
   } else {
     s = fmt::format("{}..{}", b.lo, b.hi);
   }
-  if (!b.symbol.empty()) s += "@" + b.symbol;
+  if (!b.symbol.empty()) {
+    s += '@';
+    s += b.symbol;
+  }
   return s;
 }
 
@@ -259,7 +262,10 @@ std::string to_string(const dimension& d) {
   } else {
     s = fmt::format("{}..{}", d.lo(), d.hi());
   }
-  if (d.has_symbol()) s += "@" + d.symbol();
+  if (d.has_symbol()) {
+    s += '@';
+    s += d.symbol();
+  }
   return s;
 }
 
@@ -270,7 +276,8 @@ std::string to_string(const partial_shape& s) {
     if (i != 0) out += ',';
     out += to_string(s[i]);
   }
-  return out + "]";
+  out += ']';
+  return out;
 }
 
 partial_shape parse_shape(std::string_view text) {
@@ -361,20 +368,28 @@ std::string to_string(const reshape_pattern& p) {
       if (!ts[0].is_static()) return "[...]";
       std::string s = "[";
       for (std::int64_t i = 0; i < ts[0].lo(); ++i) s += i == 0 ? "?" : ",?";
-      return s + "]";
+      s += ']';
+      return s;
     }
     return fmt::format("<shape {}>", to_string(ts));
   }
   auto element_text = [&](std::size_t i) {
     for (const auto& [index, value] : p.too_large())
-      if (index == i) return fmt::format("{}", value) + (p.elements()[i].symbol.empty() ? "" : "@" + p.elements()[i].symbol);
+      if (index == i) {
+        const auto& symbol = p.elements()[i].symbol;
+        return symbol.empty() ? fmt::format("{}", value) : fmt::format("{}@{}", value, symbol);
+      }
     return bound_text(p.elements()[i]);
   };
   if (ts.rank_known() && ts.size() == 0 && p.elements().size() == 1) return element_text(0);
   if (ts.rank_known() && ts.size() == 1) {
     std::string s = "[";
-    for (std::size_t i = 0; i < p.elements().size(); ++i) s += (i == 0 ? "" : ",") + element_text(i);
-    return s + "]";
+    for (std::size_t i = 0; i < p.elements().size(); ++i) {
+      if (i != 0) s += ',';
+      s += element_text(i);
+    }
+    s += ']';
+    return s;
   }
   return fmt::format("<shape {}>", to_string(ts));
 }

@@ -125,7 +125,10 @@ TEST_P(conformance, static_cases_agree_with_the_fast_path) {
 }
 
 INSTANTIATE_TEST_SUITE_P(vectors, conformance, ::testing::Values("cases.jsonl", "random.jsonl"),
-                         [](const auto& info) { return std::string(info.param).substr(0, std::string(info.param).find('.')); });
+                         [](const auto& param_info) {
+                           const std::string file = param_info.param;
+                           return file.substr(0, file.find('.'));
+                         });
 
 }  // namespace
 }  // namespace reshape1::test

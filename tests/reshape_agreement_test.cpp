@@ -114,6 +114,9 @@ TEST(reshape_agreement, near_the_limits) {
       {{4611686018427387904, 2}, {-1}},
       {{0}, {4294967296, 4294967296, 0}},
       {{5}, {0, 1879048192, 100000000, 1610612736, -1}},
+      // Regression: 144 * 2^62 wraps to exactly 0; a wrapped product must never read as a zero dimension.
+      {{2, 1, 4, 6, 3, 4611686018427387904}, {5, 0, 4}},
+      {{2, 1, 4, 6, 3, 4611686018427387904}, {0, 5, -1}},
   };
   for (const auto& [in_dims, p] : cases)
     for (bool sz : {false, true})

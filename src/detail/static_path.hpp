@@ -22,7 +22,12 @@ struct static_verdict {
 };
 
 /// Reshape-1 on a static input and known i64 pattern values, without heap allocation for output
-/// ranks up to shape::inline_rank. Never throws.
+/// ranks up to shape::inline_rank. `out` must be empty; on ok it holds the output. Never throws.
+/// The general path on the same arguments: builds every error of the fast path, and decides the
+/// inputs the fast path leaves undecided.
+reshape_result infer_for_static_path(const shape& input, std::span<const std::int64_t> pattern, bool special_zero,
+                                     const reshape_options& options);
+
 static_verdict infer_static(const shape& input, std::span<const std::int64_t> pattern, bool special_zero,
                             const reshape_options& options, shape& out) noexcept;
 

@@ -1,0 +1,87 @@
+// Shape-inference benchmarks. Read them as ratios measured in one run (bench/ratios.py):
+//   static fast path / baseline that only multiplies and divides   (target <= 4x, 0 allocations)
+//   partial (intervals and symbols) / static fast path
+#include <benchmark/benchmark.h>
+
+#include <array>
+
+#include "alloc_counter.hpp"
+#include "reshape1/reshape1.hpp"
+
+namespace {
+
+void count_allocations(benchmark::State& state, long before) {
+  state.counters["allocs_per_call"] =
+      benchmark::Counter(static_cast<double>(g_allocations.load() - before), benchmark::Counter::kAvgIterations);
+}
+
+// Spec example 2: [2,5,5,24] with [0,-1,4], special_zero true.
+void baseline_multiply_divide(benchmark::State& state) {
+  std::array<std::int64_t, 4> in{2, 5, 5, 24};
+  std::array<std::int64_t, 3> pattern{0, -1, 4};
+  const long before = g_allocations.load();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(in);
+    benchmark::DoNotOptimize(pattern);
+    std::int64_t count = 1;
+    for (auto d : in) count *= d;
+    std::array<std::int64_t, 3> out{in[0], count / (in[0] * pattern[2]), pattern[2]};
+    benchmark::DoNotOptimize(out);
+  }
+  count_allocations(state, before);
+}
+BENCHMARK(baseline_multiply_divide);
+
+void infer_static(benchmark::State& state) {
+  reshape1::shape in{2, 5, 5, 24};
+  const std::vector<std::int64_t> pattern{0, -1, 4};
+  const long before = g_allocations.load();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(in);
+    auto out = reshape1::infer_shape(in, pattern, true);
+    benchmark::DoNotOptimize(out);
+  }
+  count_allocations(state, before);
+}
+BENCHMARK(infer_static);
+
+void infer_general_on_static_input(benchmark::State& state) {
+  const auto in = reshape1::parse_shape("[2,5,5,24]");
+  const auto pattern = reshape1::parse_pattern("[0,-1,4]");
+  const long before = g_allocations.load();
+  for (auto _ : state) {
+    auto r = reshape1::infer_shape(in, pattern, true);
+    benchmark::DoNotOptimize(r);
+  }
+  count_allocations(state, before);
+}
+BENCHMARK(infer_general_on_static_input);
+
+// Section 5.3: intervals, symbols, cancellation and symbol deduction.
+void infer_partial(benchmark::State& state) {
+  const auto in = reshape1::parse_shape("[?@A,?@B,768]");
+  const auto pattern = reshape1::parse_pattern("[?@A,?@C,12,64]");
+  const long before = g_allocations.load();
+  for (auto _ : state) {
+    auto r = reshape1::infer_shape(in, pattern, false);
+    benchmark::DoNotOptimize(r);
+  }
+  count_allocations(state, before);
+}
+BENCHMARK(infer_partial);
+
+void infer_partial_intervals(benchmark::State& state) {
+  const auto in = reshape1::parse_shape("[1..8,16..64,6,200..400]");
+  const auto pattern = reshape1::parse_pattern("[16..64,0,-1]");
+  const long before = g_allocations.load();
+  for (auto _ : state) {
+    auto r = reshape1::infer_shape(in, pattern, true);
+    benchmark::DoNotOptimize(r);
+  }
+  count_allocations(state, before);
+}
+BENCHMARK(infer_partial_intervals);
+
+}  // namespace
+
+BENCHMARK_MAIN();
