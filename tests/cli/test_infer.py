@@ -149,6 +149,12 @@ for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
             continue
         i += 1
 
+# The README's embedding snippet is the example program that ctest compiles and runs.
+if (ROOT / "examples" / "embed_infer.cpp").read_text() not in (ROOT / "README.md").read_text():
+    failures.append("README.md: the embedding snippet differs from examples/embed_infer.cpp")
+else:
+    passed += 1
+
 for f in failures:
     print("FAIL", f)
 print(f"{passed} passed, {len(failures)} failed")
