@@ -35,7 +35,7 @@ INSTANTIATE_TEST_SUITE_P(
                       row{"[?,3]", "[0,5]", true, "[?,5]"},
                       row{"[?,?]", "[-1]", false, "[?]"},
                       row{"[0@A,0@B]", "[-1,?@C,2@D]", true, "[?,?@C,2@D]"}),
-    [](const auto& info) { return "row_" + std::to_string(info.index); });
+    [](const auto& row_info) { return "row_" + std::to_string(row_info.index); });
 
 INSTANTIATE_TEST_SUITE_P(
     unknown_rank_and_unknown_patterns, reshape_dynamic,
@@ -49,7 +49,7 @@ INSTANTIATE_TEST_SUITE_P(
                       row{"[2,3]", "[?,?,?]", false, "[?,?,?]"},
                       row{"[2,3]", "[...]", false, "[...]"},
                       row{"[2,3]", "[]", false, "error:count_mismatch"}),
-    [](const auto& info) { return "row_" + std::to_string(info.index); });
+    [](const auto& row_info) { return "row_" + std::to_string(row_info.index); });
 
 TEST(reshape_dynamic, symbol_equalities_come_with_the_shape) {
   const auto r = infer_shape(parse_shape("[?@A,?@B,768]"), parse_pattern("[?@A,?@C,12,64]"), false);

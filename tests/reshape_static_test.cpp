@@ -56,7 +56,7 @@ INSTANTIATE_TEST_SUITE_P(
                       row{"[0]", {0, 4294967296, 4294967296}, false, "[0,4294967296,4294967296]"},
                       row{"[0]", {4294967296, 4294967296}, false, "error:overflow"},
                       row{"[1]", {9223372036854775807}, false, "error:count_mismatch"}),
-    [](const auto& info) { return "row_" + std::to_string(info.index); });
+    [](const auto& row_info) { return "row_" + std::to_string(row_info.index); });
 
 TEST(reshape_static, fast_path_output_is_inline_up_to_rank_8) {
   const std::vector<std::int64_t> p{1, 1, 1, 1, 1, 1, 1, -1};
