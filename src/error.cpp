@@ -21,6 +21,10 @@ std::string_view name(errc code) noexcept {
     case errc::value_range: return "value_range";
     case errc::invalid_shape: return "invalid_shape";
     case errc::invalid_argument: return "invalid_argument";
+    case errc::buffer_too_small: return "buffer_too_small";
+    case errc::io: return "io";
+    case errc::bad_file: return "bad_file";
+    case errc::unsupported: return "unsupported";
   }
   return "unknown";
 }

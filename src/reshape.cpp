@@ -57,7 +57,7 @@ read_pattern read_elements(const reshape_pattern& pattern, bool special_zero) {
   r.elements.reserve(elements.size());
   for (std::size_t i = 0; i < elements.size(); ++i) {
     if (big != too_large.end() && big->first == i) {
-      fail(errc::invalid_value, {{i}, {}},
+      fail(errc::invalid_value, {.indices = {i}},
            fmt::format("pattern[{}]: value {} does not fit int64; a pattern value is -1, 0 or a dimension", i,
                        big->second));
     }
@@ -65,11 +65,11 @@ read_pattern read_elements(const reshape_pattern& pattern, bool special_zero) {
     const std::int64_t lo = b.lo;
     const std::int64_t hi = (b.hi == -1 && lo >= 0) ? interval::unbounded : b.hi;  // hi -1: no upper bound
     if (hi < lo)
-      fail(errc::invalid_value, {{i}, {}},
+      fail(errc::invalid_value, {.indices = {i}},
            fmt::format("pattern[{}]: bounds {}..{} are empty; the lower bound must not exceed the upper", i, lo, hi));
     if (lo == -1 && hi == -1) {
       if (r.marker)
-        fail(errc::multiple_infer, {{*r.marker, i}, {}},
+        fail(errc::multiple_infer, {.indices = {*r.marker, i}},
              fmt::format("pattern[{}] and pattern[{}]: only one -1 is allowed; give the other dimensions explicitly",
                          *r.marker, i));
       r.marker = i;
@@ -81,9 +81,9 @@ read_pattern read_elements(const reshape_pattern& pattern, bool special_zero) {
     } else if (hi >= 0) {
       r.elements.push_back({role::literal, dimension(interval(), b.symbol)});  // one bound overflowed
     } else if (lo == hi) {
-      fail(errc::invalid_value, {{i}, {}}, fmt::format("pattern[{}]: value {} is invalid; use -1 to infer a dimension", i, lo));
+      fail(errc::invalid_value, {.indices = {i}}, fmt::format("pattern[{}]: value {} is invalid; use -1 to infer a dimension", i, lo));
     } else {
-      fail(errc::invalid_value, {{i}, {}},
+      fail(errc::invalid_value, {.indices = {i}},
            fmt::format("pattern[{}]: bounds {}..{} are invalid; a pattern element is -1, 0 or a dimension", i, lo, hi));
     }
   }
@@ -96,7 +96,7 @@ void check_copies(const read_pattern& r, const partial_shape& input) {
   if (!input.rank_known()) return;
   for (std::size_t i = 0; i < r.elements.size(); ++i)
     if (r.elements[i].what == role::copy && i >= input.size())
-      fail(errc::copy_out_of_range, {{i}, {}},
+      fail(errc::copy_out_of_range, {.indices = {i}},
            fmt::format("pattern[{}]: 0 copies input dimension {}, but the input {} has rank {}; use "
                        "special_zero=false for a literal 0",
                        i, i, to_string(input), input.size()));
@@ -203,7 +203,7 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
     }
     // Section 7: the literal output dimensions must have a product that fits before -1 is resolved.
     if (!detail::count_product(out_factors, [](const dimension& d) { return d.lo(); }))
-      fail(errc::overflow, {{*r.marker}, {}},
+      fail(errc::overflow, {.indices = {*r.marker}},
            fmt::format("pattern: the output dimensions other than -1 {} multiply past 64 bits", join_dims(out_factors)));
     if (unknown_rank_marker) out_factors.push_back(*unknown_rank_marker);
   }
@@ -246,7 +246,7 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
       std::vector<dimension> rest;
       for (const auto* f : rem_in_static) rest.push_back(*f);
       for (const auto* f : rem_in_dynamic) rest.push_back(*f);
-      fail(errc::overflow, {{m}, {}},
+      fail(errc::overflow, {.indices = {m}},
            fmt::format("pattern[{}]: cannot infer -1: the input dimensions it stands for {} multiply past 64 bits", m,
                        join_dims(rest)));
     }
@@ -254,7 +254,7 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
       d_in = times(*d_in, *s_in);
       d_out = times(*d_out, *s_out);
       if (!d_in || !d_out)
-        fail(errc::overflow, {{m}, {}},
+        fail(errc::overflow, {.indices = {m}},
              fmt::format("pattern[{}]: cannot infer -1: the element count of {} overflows 64 bits", m,
                          to_string(input)));
     } else if (s_in->lo() == 1 && is_one(*d_in)) {
@@ -263,12 +263,12 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
     // Step 5: infer_zero, before the division.
     const bool zero_out = s_out->lo() == 0;
     if (zero_out && options.empty == empty_rule::strict && s_in->lo() == 0)
-      fail(errc::infer_zero, {{m}, {}},
+      fail(errc::infer_zero, {.indices = {m}},
            fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0: for the empty input {} "
                        "any value fits (empty rule strict); give the dimension explicitly",
                        m, to_string(input)));
     if (zero_out && s_in->lo() != 0)
-      fail(errc::infer_zero, {{m}, {}},
+      fail(errc::infer_zero, {.indices = {m}},
            fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0 and the input {} has no "
                        "dimension known to be 0; use special_zero=true to copy a 0, or give the dimension explicitly",
                        m, to_string(input)));
@@ -288,7 +288,7 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
       for (std::size_t i = 0; i < out.size(); ++i)
         if (i != m) others.push_back(out[i]);
       const auto input_count = input.rank_known() ? count_text(input.dims()) : std::string("?");
-      fail(errc::not_divisible, {{m}, {}},
+      fail(errc::not_divisible, {.indices = {m}},
            fmt::format("pattern[{}]: cannot infer -1: input {} has {} elements, which the other output dimensions "
                        "({}) do not divide",
                        m, to_string(input), input_count, count_text(others)));

@@ -15,7 +15,7 @@ shape::shape(std::initializer_list<std::int64_t> dims) : shape(std::span<const s
 shape::shape(std::span<const std::int64_t> dims) {
   for (std::size_t i = 0; i < dims.size(); ++i)
     if (dims[i] < 0)
-      detail::fail(errc::invalid_shape, {{i}, {}},
+      detail::fail(errc::invalid_shape, {.indices = {i}},
                    fmt::format("shape[{}]: dimension {} is negative; a static shape has dimensions >= 0", i,
                                dims[i]));
   if (dims.size() > inline_rank) {

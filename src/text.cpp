@@ -57,10 +57,10 @@ class cursor {
   [[noreturn]] void expected_at(std::size_t at, std::string_view what, std::string_view hint) const {
     std::string found = at >= text_.size() ? std::string("the end of the text")
                                            : fmt::format("'{}'", text_.substr(at, 1));
-    detail::fail(errc::syntax, {{}, at}, fmt::format("offset {}: expected {}, found {}; {}", at, what, found, hint));
+    detail::fail(errc::syntax, {.offset = at}, fmt::format("offset {}: expected {}, found {}; {}", at, what, found, hint));
   }
   [[noreturn]] void fail_at(std::size_t at, errc code, std::string_view what) const {
-    detail::fail(code, {{}, at}, fmt::format("offset {}: {}", at, what));
+    detail::fail(code, {.offset = at}, fmt::format("offset {}: {}", at, what));
   }
 
   /// An optionally signed decimal integer whose magnitude fits 64 bits.
@@ -172,7 +172,7 @@ type_range range_of(element_type t) {
 void check_fits(const number& n, element_type t, std::size_t index) {
   if (!is_integer(t)) {
     if (!n.fits_int64())
-      detail::fail(errc::value_range, {{index}, n.offset},
+      detail::fail(errc::value_range, {.indices = {index}, .offset = n.offset},
                    fmt::format("offset {} (pattern[{}]): value {} does not fit int64", n.offset, index, n.text()));
     return;
   }
@@ -181,7 +181,7 @@ void check_fits(const number& n, element_type t, std::size_t index) {
                                : n.magnitude <= r.max;
   if (!fits) {
     const auto min_text = r.has_min_negative ? fmt::format("-{}", r.neg_magnitude) : std::string("0");
-    detail::fail(errc::value_range, {{index}, n.offset},
+    detail::fail(errc::value_range, {.indices = {index}, .offset = n.offset},
                  fmt::format("offset {} (pattern[{}]): value {} does not fit {} ({}..{}); choose a wider element type",
                              n.offset, index, n.text(), name(t), min_text, r.max));
   }
@@ -193,7 +193,7 @@ parsed_element read_element(cursor& c, element_type t, std::size_t index) {
   auto bound_value = [&](const number& n) {
     check_fits(n, t, index);
     if (!n.fits_int64())
-      detail::fail(errc::value_range, {{index}, n.offset},
+      detail::fail(errc::value_range, {.indices = {index}, .offset = n.offset},
                    fmt::format("offset {} (pattern[{}]): bound {} does not fit int64", n.offset, index, n.text()));
     return n.as_int64();
   };
@@ -210,7 +210,7 @@ parsed_element read_element(cursor& c, element_type t, std::size_t index) {
       if (c.at_digit() || c.peek() == '-') {
         const auto hi_value = bound_value(c.read_number(element_hint));
         if (hi_value < lo_value)
-          detail::fail(errc::syntax, {{index}, e.offset},
+          detail::fail(errc::syntax, {.indices = {index}, .offset = e.offset},
                        fmt::format("offset {} (pattern[{}]): bounds {}..{} are empty; the lower bound must not "
                                    "exceed the upper",
                                    e.offset, index, lo_value, hi_value));

@@ -185,8 +185,8 @@ TEST(reshape_errors, static_fast_path_throws_the_same_error_as_the_general_path)
 
 TEST(reshape_errors, every_code_has_a_stable_distinct_name) {
   std::set<std::string_view> names;
-  for (int c = 0; c <= static_cast<int>(errc::invalid_argument); ++c) names.insert(name(static_cast<errc>(c)));
-  EXPECT_EQ(names.size(), static_cast<std::size_t>(errc::invalid_argument) + 1);
+  for (int c = 0; c <= static_cast<int>(errc::unsupported); ++c) names.insert(name(static_cast<errc>(c)));
+  EXPECT_EQ(names.size(), static_cast<std::size_t>(errc::unsupported) + 1);
   EXPECT_EQ(names.count("unknown"), 0u);
 }
 

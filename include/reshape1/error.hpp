@@ -30,15 +30,21 @@ enum class errc {
   value_range,           ///< a literal that does not fit its declared element type
   invalid_shape,         ///< a shape that cannot exist (negative or empty-interval dimension)
   invalid_argument,      ///< an API argument that breaks a documented precondition
+  // Tensors and files.
+  buffer_too_small,  ///< a destination buffer smaller than the data to copy into it
+  io,                ///< the operating system refused (open, read, write, rename); its message is appended
+  bad_file,          ///< a file that is not what its header or format says
+  unsupported,       ///< a valid file or value that reshape1 does not handle (e.g. a complex dtype)
 };
 
 /// The code's stable name, e.g. "multiple_infer".
 [[nodiscard]] std::string_view name(errc code) noexcept;
 
-/// Where an error is: pattern indices, and/or a character offset in a text.
+/// Where an error is: pattern indices, a character offset in a text, or a file and byte offset.
 struct location {
-  std::vector<std::size_t> indices;   ///< pattern indices involved, in ascending order
-  std::optional<std::size_t> offset;  ///< character offset in the text that was parsed
+  std::vector<std::size_t> indices{};  ///< pattern indices involved, in ascending order
+  std::optional<std::size_t> offset{};  ///< character offset in a text, or byte offset in `file`
+  std::string file{};                   ///< the file involved, if any
   friend bool operator==(const location&, const location&) = default;
 };
 
