@@ -12,5 +12,7 @@ inline constexpr int exit_usage = 2;
 
 /// Adds `infer` to `app`; the callback stores its exit code in `exit_code`.
 void add_infer(CLI::App& app, int& exit_code);
+/// Adds `run`.
+void add_run(CLI::App& app, int& exit_code);
 
 }  // namespace reshape1::cli

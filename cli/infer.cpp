@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "report.hpp"
 #include "reshape1/reshape1.hpp"
 
@@ -15,11 +16,7 @@ namespace {
 struct infer_args {
   std::string input;
   std::string pattern;
-  std::string special_zero;
-  std::string pattern_type = "i64";
-  std::string empty = "openvino";
-  bool sound_bounds = false;
-  bool legacy_scalar_pattern = false;
+  reshape_flags flags;
   bool json = false;
 };
 
@@ -37,20 +34,14 @@ int run_infer(const infer_args& a) {
   };
   try {
     what = "--pattern-type";
-    const element_type type = parse_element_type(a.pattern_type);
+    const element_type type = parse_element_type(a.flags.pattern_type.empty() ? "i64" : a.flags.pattern_type);
     what = fmt::format("INPUT '{}'", a.input);
     const partial_shape input = parse_shape(a.input);
     what = fmt::format("PATTERN '{}'", a.pattern);
     const reshape_pattern pattern = parse_pattern(a.pattern, type);
     what.clear();
 
-    reshape_options options;
-    options.empty = a.empty == "tensorflow" ? empty_rule::tensorflow
-                    : a.empty == "strict"   ? empty_rule::strict
-                                            : empty_rule::openvino;
-    options.sound_bounds = a.sound_bounds;
-    options.legacy_scalar_pattern = a.legacy_scalar_pattern;
-    const reshape_result r = infer_shape(input, pattern, a.special_zero == "true", options);
+    const reshape_result r = infer_shape(input, pattern, a.flags.zero_copies(), a.flags.options());
     if (a.json) {
       std::cout << result_json(r).dump() << '\n';
     } else {
@@ -76,14 +67,7 @@ void add_infer(CLI::App& app, int& exit_code) {
       "Exit codes: 0 success, 1 invalid input or impossible reshape, 2 usage error.");
   cmd->add_option("INPUT", args->input, "input (data) shape, e.g. [2,5,5,24]")->required();
   cmd->add_option("PATTERN", args->pattern, "pattern, e.g. [0,-1,4]; a bare value is a rank-0 pattern")->required();
-  cmd->add_option("--special-zero", args->special_zero, "true: 0 copies the input dimension; false: 0 is literal")
-      ->required()
-      ->check(CLI::IsMember({"true", "false"}));
-  cmd->add_option("--pattern-type", args->pattern_type, "the pattern's element type (default i64)");
-  cmd->add_option("--empty-rule", args->empty, "how -1 is resolved next to a literal 0 (default openvino)")
-      ->check(CLI::IsMember({"openvino", "tensorflow", "strict"}));
-  cmd->add_flag("--sound-bounds", args->sound_bounds, "bounds holding -1 or 0 cover every run-time reading");
-  cmd->add_flag("--legacy-scalar-pattern", args->legacy_scalar_pattern, "accept a rank-0 pattern holding 1");
+  add_reshape_flags(*cmd, args->flags, /*with_sound_bounds=*/true);
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args, &exit_code] { exit_code = run_infer(*args); });
 }

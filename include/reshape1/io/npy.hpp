@@ -1,0 +1,60 @@
+// reshape1::io: tensors in files. numpy's .npy format (versions 1.0, 2.0 and 3.0), and raw binary files
+// for the element types numpy has no dtype for. Reads memory-map the file; writes go to a temporary
+// file in the destination's directory and are renamed into place, so a failed write leaves nothing.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "reshape1/tensor.hpp"
+
+namespace reshape1::io {
+
+/// A tensor read from a file. Its bytes stay memory-mapped when they can be used as they are
+/// (little-endian, row-major); big-endian, Fortran-ordered and string data are converted.
+class loaded_tensor {
+ public:
+  loaded_tensor() = default;
+  [[nodiscard]] const tensor_view& view() const noexcept { return view_; }
+  /// The numpy dtype as the file wrote it (`<f4`, `>i8`, `<U7`...); empty for raw files.
+  [[nodiscard]] const std::string& dtype() const noexcept { return dtype_; }
+
+ private:
+  friend loaded_tensor read_npy(const std::filesystem::path&);
+  friend loaded_tensor read_raw(const std::filesystem::path&, element_type, const shape&);
+  std::shared_ptr<const void> keep_alive_;  // the mapping or the converted tensor
+  tensor_view view_;
+  std::string dtype_;
+};
+
+/// Reads a .npy file. Errors: error(io) when the file cannot be read, error(bad_file) naming the file and
+/// byte offset when it is malformed, error(unsupported) for dtypes reshape1 does not handle (complex,
+/// object, structured...).
+[[nodiscard]] loaded_tensor read_npy(const std::filesystem::path& path);
+
+/// Reads a raw file holding exactly storage_size(type, count) bytes in OpenVINO's packing.
+[[nodiscard]] loaded_tensor read_raw(const std::filesystem::path& path, element_type type, const shape& dims);
+
+struct write_options {
+  /// For string tensors: 'U' (numpy str, UTF-32) or 'S' (numpy bytes).
+  char string_kind = 'U';
+  /// Threads that write large files in parallel; 0 uses every hardware thread.
+  unsigned threads = 0;
+  /// Called now and then with (bytes written, total bytes).
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+/// Writes `data` as a .npy file (version 1.0, or 2.0 when the header needs it). Types without a numpy
+/// dtype (bf16, f8*, f4e2m1, nf4, i4, u1, u2, u3, u4, u6) are error(unsupported): use write_raw.
+void write_npy(const std::filesystem::path& path, const tensor_view& data, const write_options& options = {});
+
+/// Writes `data`'s storage bytes as they are (not for string tensors).
+void write_raw(const std::filesystem::path& path, const tensor_view& data, const write_options& options = {});
+
+/// The numpy dtype reshape1 writes for `type` (`<f4`, `|b1`...), or "" when numpy has none.
+[[nodiscard]] std::string numpy_dtype(element_type type);
+
+}  // namespace reshape1::io
