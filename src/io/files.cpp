@@ -107,12 +107,17 @@ void atomic_file::write_large(std::span<const std::byte> bytes, unsigned threads
       const std::uint64_t n = std::min(chunk, total - offset);
       std::uint64_t sent = 0;
       while (sent < n) {
-        if (limit >= 0 && base + offset + sent >= static_cast<std::uint64_t>(limit)) {
-          error_code = EIO;
-          return;
+        std::uint64_t want = n - sent;
+        const std::uint64_t at = base + offset + sent;
+        if (limit >= 0 && at + want > static_cast<std::uint64_t>(limit)) {  // test seam: fail part-way
+          if (at >= static_cast<std::uint64_t>(limit)) {
+            error_code = EIO;
+            return;
+          }
+          want = static_cast<std::uint64_t>(limit) - at;
         }
-        const ssize_t r = ::pwrite(fd_, bytes.data() + offset + sent, static_cast<std::size_t>(n - sent),
-                                   static_cast<off_t>(base + offset + sent));
+        const ssize_t r = ::pwrite(fd_, bytes.data() + offset + sent, static_cast<std::size_t>(want),
+                                   static_cast<off_t>(at));
         if (r < 0) {
           if (errno == EINTR) continue;
           error_code = errno;

@@ -18,7 +18,9 @@ namespace reshape1::io {
 class loaded_tensor {
  public:
   loaded_tensor() = default;
-  [[nodiscard]] const tensor_view& view() const noexcept { return view_; }
+  [[nodiscard]] const tensor_view& view() const& noexcept { return view_; }
+  /// The view points into this object's storage: keep the loaded_tensor alive while it is used.
+  const tensor_view& view() const&& = delete;
   /// The numpy dtype as the file wrote it (`<f4`, `>i8`, `<U7`...); empty for raw files.
   [[nodiscard]] const std::string& dtype() const noexcept { return dtype_; }
 

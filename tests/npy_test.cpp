@@ -1,0 +1,266 @@
+// .npy and raw files: round trips for every supported dtype, versions 1-3, byte order, Fortran order,
+// strings, every kind of malformed file, and writes that fail leaving nothing behind.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+
+#include "io/files.hpp"
+#include "reshape1/io/npy.hpp"
+#include "test_util.hpp"
+
+namespace reshape1::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class npy : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("reshape1-npy-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    io::detail::fail_writes_after(std::nullopt);
+    fs::remove_all(dir_);
+  }
+  fs::path path(const std::string& name) const { return dir_ / name; }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    return names;
+  }
+  fs::path write_bytes(const std::string& name, const std::string& bytes) const {
+    std::ofstream(path(name), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return path(name);
+  }
+  /// A .npy file built by hand: version `major`.0, the dict text as given, then `data`.
+  fs::path make(const std::string& name, const std::string& dict, const std::string& data, int major = 1) const {
+    std::string h = "\x93NUMPY";
+    h += static_cast<char>(major);
+    h += '\0';
+    const std::size_t len = dict.size();
+    h += static_cast<char>(len & 0xFF);
+    h += static_cast<char>((len >> 8) & 0xFF);
+    if (major >= 2) {
+      h += static_cast<char>((len >> 16) & 0xFF);
+      h += static_cast<char>((len >> 24) & 0xFF);
+    }
+    return write_bytes(name, h + dict + data);
+  }
+  static std::string dict(const std::string& descr, const std::string& shape, bool fortran = false) {
+    return "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': " + shape +
+           ", }\n";
+  }
+  fs::path dir_;
+};
+
+std::string bytes_of(std::initializer_list<unsigned> b) {
+  std::string s;
+  for (auto x : b) s += static_cast<char>(x);
+  return s;
+}
+
+void expect_file_error(const std::function<void()>& f, errc code, const std::string& message_part,
+                       std::optional<std::size_t> offset = std::nullopt) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; wanted " << message_part;
+  } catch (const error& e) {
+    EXPECT_EQ(name(e.code()), name(code)) << e.what();
+    EXPECT_NE(std::string(e.what()).find(message_part), std::string::npos) << e.what();
+    if (offset) {
+      EXPECT_EQ(e.where().offset, offset) << e.what();
+    }
+    EXPECT_FALSE(e.where().file.empty());
+  }
+}
+
+TEST_F(npy, round_trip_for_every_numpy_dtype) {
+  for (auto t : all_element_types()) {
+    if (io::numpy_dtype(t).empty()) continue;
+    tensor src(t, shape{3, 5});
+    for (std::size_t i = 0; i < src.bytes().size(); ++i)
+      src.bytes()[i] = static_cast<std::byte>(t == element_type::boolean ? i % 2 : (i * 37 + 11) & 0xFF);
+    io::write_npy(path("t.npy"), src.view());
+    const auto back = io::read_npy(path("t.npy"));
+    EXPECT_EQ(back.view().type(), t);
+    EXPECT_EQ(to_string(back.view().dims()), "[3,5]");
+    EXPECT_EQ(back.dtype(), io::numpy_dtype(t));
+    ASSERT_EQ(back.view().byte_size(), src.view().byte_size());
+    EXPECT_EQ(std::memcmp(back.view().data(), src.data(), src.bytes().size()), 0) << name(t);
+    // The data starts on a 64-byte boundary, as numpy writes it.
+    EXPECT_EQ((fs::file_size(path("t.npy")) - src.bytes().size()) % 64, 0u);
+  }
+}
+
+TEST_F(npy, scalars_and_empty_arrays) {
+  const float one = 1.5f;
+  io::write_npy(path("s.npy"), tensor_view(&one, element_type::f32, shape{}));
+  const auto s = io::read_npy(path("s.npy"));
+  EXPECT_EQ(to_string(s.view().dims()), "[]");
+  EXPECT_EQ(*static_cast<const float*>(s.view().data()), 1.5f);
+  io::write_npy(path("e.npy"), tensor_view(nullptr, element_type::i32, shape{0, 3}));
+  const auto e = io::read_npy(path("e.npy"));
+  EXPECT_EQ(to_string(e.view().dims()), "[0,3]");
+}
+
+TEST_F(npy, versions_2_and_3_are_read) {
+  make("v2.npy", dict("<i2", "(2,)"), bytes_of({1, 0, 2, 0}), 2);
+  make("v3.npy", dict("<i2", "(2,)"), bytes_of({3, 0, 4, 0}), 3);
+  const auto v2 = io::read_npy(path("v2.npy"));
+  const auto v3 = io::read_npy(path("v3.npy"));
+  EXPECT_EQ(static_cast<const std::int16_t*>(v2.view().data())[1], 2);
+  EXPECT_EQ(static_cast<const std::int16_t*>(v3.view().data())[1], 4);
+}
+
+TEST_F(npy, big_endian_data_is_converted) {
+  make("be.npy", dict(">i4", "(2,)"), bytes_of({0, 0, 1, 2, 0xFF, 0xFF, 0xFF, 0xFE}));
+  const auto t = io::read_npy(path("be.npy"));
+  const auto* v = static_cast<const std::int32_t*>(t.view().data());
+  EXPECT_EQ(v[0], 258);
+  EXPECT_EQ(v[1], -2);
+  EXPECT_EQ(t.dtype(), ">i4");
+}
+
+TEST_F(npy, fortran_order_is_converted_to_row_major) {
+  // The 2x3 array [[0,1,2],[3,4,5]] in column-major order is 0,3,1,4,2,5.
+  make("f.npy", dict("|u1", "(2, 3)", true), bytes_of({0, 3, 1, 4, 2, 5}));
+  const auto t = io::read_npy(path("f.npy"));
+  const auto* v = static_cast<const std::uint8_t*>(t.view().data());
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(v[i], i);
+  // 2x2x2 in Fortran order: element (i,j,k) at i + 2j + 4k.
+  make("f3.npy", dict("|u1", "(2, 2, 2)", true), bytes_of({0, 4, 2, 6, 1, 5, 3, 7}));
+  const auto f3 = io::read_npy(path("f3.npy"));
+  const auto* w = static_cast<const std::uint8_t*>(f3.view().data());
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(w[i], i);
+}
+
+TEST_F(npy, strings_of_both_kinds) {
+  std::string u = bytes_of({'a', 0, 0, 0, 0, 0, 0, 0, 0xE9, 0, 0, 0, 'x', 0, 0, 0});  // "a", "éx" as <U2
+  make("u.npy", dict("<U2", "(2,)"), u);
+  const auto t = io::read_npy(path("u.npy"));
+  ASSERT_EQ(t.view().type(), element_type::string);
+  EXPECT_EQ(t.view().strings()[0], "a");
+  EXPECT_EQ(t.view().strings()[1], "\xC3\xA9x");
+  make("s.npy", dict("|S3", "(2,)"), std::string("ab\0xyz", 6));
+  const auto s = io::read_npy(path("s.npy"));
+  EXPECT_EQ(s.view().strings()[0], "ab");
+  EXPECT_EQ(s.view().strings()[1], "xyz");
+
+  io::write_npy(path("u2.npy"), t.view());
+  EXPECT_EQ(io::read_npy(path("u2.npy")).dtype(), "<U2");
+  io::write_options o;
+  o.string_kind = 'S';
+  io::write_npy(path("s2.npy"), s.view(), o);
+  EXPECT_EQ(io::read_npy(path("s2.npy")).dtype(), "|S3");
+  const auto s2 = io::read_npy(path("s2.npy"));
+  EXPECT_EQ(s2.view().strings()[1], "xyz");
+}
+
+TEST_F(npy, malformed_files_each_get_their_own_error) {
+  write_bytes("magic.npy", "PK\x03\x04 not numpy at all");
+  expect_file_error([&] { (void)io::read_npy(path("magic.npy")); }, errc::bad_file, "does not start with", 0);
+  write_bytes("short.npy", "\x93NUMPY\x01");
+  expect_file_error([&] { (void)io::read_npy(path("short.npy")); }, errc::bad_file, "ends inside the .npy preamble");
+  write_bytes("len.npy", std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 17));
+  expect_file_error([&] { (void)io::read_npy(path("len.npy")); }, errc::bad_file, "header length 255 runs past", 8);
+  make("dict.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)\n", "");
+  expect_file_error([&] { (void)io::read_npy(path("dict.npy")); }, errc::bad_file, "expected ','");
+  make("trunc.npy", dict("<f4", "(4,)"), std::string(12, '\0'));
+  expect_file_error([&] { (void)io::read_npy(path("trunc.npy")); }, errc::bad_file,
+                    "promises 16 bytes of <f4 data of shape [4], but the file holds 12");
+  make("long.npy", dict("<f4", "(2,)"), std::string(12, '\0'));
+  expect_file_error([&] { (void)io::read_npy(path("long.npy")); }, errc::bad_file, "but the file holds 12");
+  make("huge.npy", dict("<f8", "(4611686018427387904,)"), "");
+  expect_file_error([&] { (void)io::read_npy(path("huge.npy")); }, errc::bad_file, "promises more than 2^64 bytes");
+  make("huge2.npy", dict("|u1", "(4611686018427387904,)"), "");
+  expect_file_error([&] { (void)io::read_npy(path("huge2.npy")); }, errc::bad_file,
+                    "promises 4611686018427387904 bytes");
+  make("dim.npy", dict("<f4", "(99999999999999999999,)"), "");
+  expect_file_error([&] { (void)io::read_npy(path("dim.npy")); }, errc::bad_file, "does not fit int64");
+  make("neg.npy", dict("<f4", "(-1,)"), "");
+  expect_file_error([&] { (void)io::read_npy(path("neg.npy")); }, errc::bad_file, "non-negative integer");
+  make("key.npy", "{'descr': '<f4', 'fortran_order': False}\n", "");
+  expect_file_error([&] { (void)io::read_npy(path("key.npy")); }, errc::bad_file, "lacks 'shape'");
+  make("extra.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (), 'x': 1}\n", std::string(4, '\0'));
+  expect_file_error([&] { (void)io::read_npy(path("extra.npy")); }, errc::bad_file, "unexpected key 'x'");
+  make("fo.npy", "{'descr': '<f4', 'fortran_order': 0, 'shape': ()}\n", std::string(4, '\0'));
+  expect_file_error([&] { (void)io::read_npy(path("fo.npy")); }, errc::bad_file, "True or False");
+  make("ascii.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (), '\xC3\xA9': 1}\n", "");
+  expect_file_error([&] { (void)io::read_npy(path("ascii.npy")); }, errc::bad_file, "not ASCII");
+  make("ver.npy", dict("<f4", "()"), std::string(4, '\0'), 4);
+  expect_file_error([&] { (void)io::read_npy(path("ver.npy")); }, errc::unsupported, "version 4.0", 6);
+  write_bytes("empty.npy", "");
+  expect_file_error([&] { (void)io::read_npy(path("empty.npy")); }, errc::bad_file, "does not start with");
+  expect_file_error([&] { (void)io::read_npy(path("missing.npy")); }, errc::io, "cannot open");
+  expect_file_error([&] { (void)io::read_npy(dir_); }, errc::io, "is a directory");
+}
+
+TEST_F(npy, unsupported_dtypes_are_named) {
+  for (const auto& [descr, what] : std::vector<std::pair<std::string, std::string>>{
+           {"<c8", "complex"}, {"|O", "not a simple dtype"}, {"<M8[ns]", "datetime"}, {"<f16", "extended"},
+           {"|V4", "raw void"}, {"<x4", "unknown kind"}, {"<i3", "unknown kind or size"}}) {
+    make("d.npy", dict(descr, "(1,)"), "");
+    expect_file_error([&] { (void)io::read_npy(path("d.npy")); }, errc::unsupported,
+                      "dtype '" + descr + "' (" + what);
+  }
+  make("st.npy", "{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (1,)}\n", std::string(4, '\0'));
+  expect_file_error([&] { (void)io::read_npy(path("st.npy")); }, errc::unsupported, "structured dtype");
+}
+
+TEST_F(npy, types_without_a_numpy_dtype_are_refused_for_npy_and_written_raw) {
+  const std::vector<std::byte> bits(3);
+  const tensor_view u6(bits.data(), element_type::u6, shape{4});
+  expect_file_error([&] { io::write_npy(path("u6.npy"), u6); }, errc::unsupported, "numpy has no dtype for u6");
+  EXPECT_TRUE(files().empty());
+  io::write_raw(path("u6.bin"), u6);
+  EXPECT_EQ(fs::file_size(path("u6.bin")), 3u);
+  const auto raw = io::read_raw(path("u6.bin"), element_type::u6, shape{2, 2});
+  EXPECT_EQ(raw.view().byte_size(), 3u);
+  expect_file_error([&] { (void)io::read_raw(path("u6.bin"), element_type::u6, shape{5}); }, errc::bad_file,
+                    "the file has 3 bytes, but a u6 tensor of shape [5] takes 6");
+}
+
+TEST_F(npy, an_interrupted_write_leaves_nothing) {
+  std::vector<float> data(1000, 2.0f);
+  io::detail::fail_writes_after(200);
+  expect_file_error([&] { io::write_npy(path("out.npy"), tensor_view(data.data(), element_type::f32, shape{1000})); },
+                    errc::io, "nothing was written");
+  EXPECT_TRUE(files().empty()) << "left: " << (files().empty() ? "" : files()[0]);
+  // An existing destination is left as it was.
+  write_bytes("keep.npy", "old");
+  expect_file_error([&] { io::write_npy(path("keep.npy"), tensor_view(data.data(), element_type::f32, shape{1000})); },
+                    errc::io, "nothing was written");
+  io::detail::fail_writes_after(std::nullopt);
+  EXPECT_EQ(files(), std::vector<std::string>{"keep.npy"});
+  EXPECT_EQ(fs::file_size(path("keep.npy")), 3u);
+}
+
+TEST_F(npy, a_missing_directory_is_an_io_error) {
+  const float x = 1;
+  expect_file_error([&] { io::write_npy(path("no/such/dir/x.npy"), tensor_view(&x, element_type::f32, shape{1})); },
+                    errc::io, "cannot create a file in");
+}
+
+TEST_F(npy, large_writes_in_parallel_are_identical) {
+  std::vector<std::uint8_t> data((std::size_t{130} << 20) + 5);
+  for (std::size_t i = 0; i < data.size(); i += 4096) data[i] = static_cast<std::uint8_t>(i >> 12);
+  io::write_options o;
+  o.threads = 3;
+  std::uint64_t last = 0;
+  o.progress = [&](std::uint64_t done, std::uint64_t total) {
+    EXPECT_LE(done, total);
+    last = done;
+  };
+  io::write_raw(path("big.bin"), tensor_view(data.data(), element_type::u8, shape{static_cast<std::int64_t>(data.size())}), o);
+  EXPECT_EQ(last, data.size());
+  const auto back = io::read_raw(path("big.bin"), element_type::u8, shape{static_cast<std::int64_t>(data.size())});
+  EXPECT_EQ(std::memcmp(back.view().data(), data.data(), data.size()), 0);
+}
+
+}  // namespace
+}  // namespace reshape1::test
