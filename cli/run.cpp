@@ -87,9 +87,9 @@ int run(const run_args& a) {
         if (done == total) std::fputc('\n', stderr);
       };
     if (raw) {
-      io::write_raw(a.output, out, w);
+      io::write_raw(a.output, data, out.dims(), w);
     } else {
-      io::write_npy(a.output, out, w);
+      io::write_npy(a.output, data, out.dims(), w);
     }
     if (!a.quiet)
       std::cerr << fmt::format("reshape1 run: {} {} -> {} {}\n", name(in.type()), to_string(in.dims()),

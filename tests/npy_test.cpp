@@ -240,6 +240,39 @@ TEST_F(npy, an_interrupted_write_leaves_nothing) {
   EXPECT_EQ(fs::file_size(path("keep.npy")), 3u);
 }
 
+TEST_F(npy, reshaping_a_file_copies_in_the_kernel_and_keeps_the_bytes) {
+  std::vector<std::int32_t> data(6000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::int32_t>(i * 7);
+  io::write_npy(path("in.npy"), tensor_view(data.data(), element_type::i32, shape{6000}));
+  const auto in = io::read_npy(path("in.npy"));
+  ASSERT_TRUE(in.file_backed());
+  io::write_npy(path("out.npy"), in, shape{60, 100});
+  const auto out = io::read_npy(path("out.npy"));
+  EXPECT_EQ(to_string(out.view().dims()), "[60,100]");
+  EXPECT_EQ(std::memcmp(out.view().data(), data.data(), data.size() * 4), 0);
+  io::write_raw(path("out.bin"), in, shape{6000});
+  EXPECT_EQ(fs::file_size(path("out.bin")), data.size() * 4);
+  expect_file_error([&] { io::write_npy(path("bad.npy"), in, shape{7}); }, errc::invalid_argument,
+                    "6000 elements cannot take the shape [7]");
+  // Converted data (big-endian here) is not the file's bytes: it is written from memory.
+  make("be.npy", dict(">i2", "(2,)"), bytes_of({0, 1, 0, 2}));
+  const auto be = io::read_npy(path("be.npy"));
+  EXPECT_FALSE(be.file_backed());
+  io::write_npy(path("be_out.npy"), be, shape{2, 1});
+  const auto be_out = io::read_npy(path("be_out.npy"));
+  EXPECT_EQ(static_cast<const std::int16_t*>(be_out.view().data())[1], 2);
+}
+
+TEST_F(npy, an_interrupted_kernel_copy_leaves_nothing) {
+  std::vector<std::int32_t> data(6000, 5);
+  io::write_npy(path("in.npy"), tensor_view(data.data(), element_type::i32, shape{6000}));
+  const auto in = io::read_npy(path("in.npy"));
+  io::detail::fail_writes_after(1000);
+  expect_file_error([&] { io::write_npy(path("out.npy"), in, shape{6, 1000}); }, errc::io, "nothing was written");
+  io::detail::fail_writes_after(std::nullopt);
+  EXPECT_EQ(files(), std::vector<std::string>{"in.npy"});
+}
+
 TEST_F(npy, a_missing_directory_is_an_io_error) {
   const float x = 1;
   expect_file_error([&] { io::write_npy(path("no/such/dir/x.npy"), tensor_view(&x, element_type::f32, shape{1})); },

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +34,7 @@ std::string at_byte(const std::string& file, std::uint64_t byte) { return fmt::f
 
 mapped_file::mapped_file(const std::filesystem::path& path) : name_(path.string()) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  fd_ = fd;
   if (fd < 0)
     reshape1::detail::fail(errc::io, {.file = name_},
                            fmt::format("{}: cannot open: {}", name_, system_message(errno)));
@@ -40,6 +42,7 @@ mapped_file::mapped_file(const std::filesystem::path& path) : name_(path.string(
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     const int code = errno;
     ::close(fd);
+    fd_ = -1;
     reshape1::detail::fail(errc::io, {.file = name_},
                            fmt::format("{}: cannot read: {}", name_,
                                        S_ISDIR(st.st_mode) ? std::string("is a directory") : system_message(code)));
@@ -48,23 +51,24 @@ mapped_file::mapped_file(const std::filesystem::path& path) : name_(path.string(
   if (size_ > 0) {
     void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     const int code = errno;
-    ::close(fd);
-    if (p == MAP_FAILED)
+    if (p == MAP_FAILED) {
+      ::close(fd);
+      fd_ = -1;
       reshape1::detail::fail(errc::io, {.file = name_}, fmt::format("{}: cannot map: {}", name_, system_message(code)));
+    }
     ::madvise(p, size_, MADV_SEQUENTIAL);
     data_ = static_cast<const std::byte*>(p);
-  } else {
-    ::close(fd);
   }
 }
 
 mapped_file::~mapped_file() {
   if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 atomic_file::atomic_file(const std::filesystem::path& destination) : destination_(destination) {
   const auto dir = destination.has_parent_path() ? destination.parent_path() : std::filesystem::path(".");
-  std::string pattern = (dir / ("." + destination.filename().string() + ".reshape1-XXXXXX")).string();
+  std::string pattern = (dir / fmt::format(".{}.reshape1-XXXXXX", destination.filename().string())).string();
   fd_ = ::mkstemp(pattern.data());
   if (fd_ < 0)
     reshape1::detail::fail(errc::io, {.file = destination.string()},
@@ -143,6 +147,38 @@ void atomic_file::write_large(std::span<const std::byte> bytes, unsigned threads
     fail_io(fmt::format("write failed after {} bytes: {}", base + done.load(), system_message(error_code)));
   written_ = base + total;
   if (progress) progress(total, total);
+}
+
+void atomic_file::copy_from(int source, std::uint64_t offset, std::span<const std::byte> fallback, unsigned threads,
+                            const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  constexpr std::uint64_t chunk = std::uint64_t{256} << 20;
+  const std::uint64_t total = fallback.size();
+  const std::int64_t limit = g_fail_after.load();
+  std::uint64_t done = 0;
+  while (done < total) {
+    std::uint64_t want = std::min(chunk, total - done);
+    if (limit >= 0 && written_ + want > static_cast<std::uint64_t>(limit)) {  // test seam: fail part-way
+      if (written_ >= static_cast<std::uint64_t>(limit)) fail_io(fmt::format("write failed after {} bytes: {}", written_, system_message(EIO)));
+      want = static_cast<std::uint64_t>(limit) - written_;
+    }
+    auto in = static_cast<off_t>(offset + done);
+    auto out = static_cast<off_t>(written_);
+    const ssize_t r = ::copy_file_range(source, &in, fd_, &out, static_cast<std::size_t>(want), 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      if (r < 0 && errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)
+        fail_io(fmt::format("write failed after {} bytes: {}", written_, system_message(errno)));
+      // The kernel cannot copy between these files: write the mapped bytes instead.
+      write_large(fallback.subspan(static_cast<std::size_t>(done)), threads, progress ? [&](std::uint64_t d, std::uint64_t) {
+        progress(done + d, total);
+      } : std::function<void(std::uint64_t, std::uint64_t)>());
+      return;
+    }
+    done += static_cast<std::uint64_t>(r);
+    written_ += static_cast<std::uint64_t>(r);
+    if (progress) progress(done, total);
+  }
+  if (progress && total == 0) progress(0, 0);
 }
 
 void atomic_file::commit() {

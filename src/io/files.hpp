@@ -22,9 +22,12 @@ class mapped_file {
   ~mapped_file();
   [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// The open file, for kernel-side copies.
+  [[nodiscard]] int fd() const noexcept { return fd_; }
 
  private:
   std::string name_;
+  int fd_ = -1;
   const std::byte* data_ = nullptr;
   std::size_t size_ = 0;
 };
@@ -43,6 +46,10 @@ class atomic_file {
   /// Writes `bytes` at the current end using up to `threads` threads (large buffers), reporting progress.
   void write_large(std::span<const std::byte> bytes, unsigned threads,
                    const std::function<void(std::uint64_t, std::uint64_t)>& progress);
+  /// Appends `length` bytes of the open file `source` from `offset`, copied by the kernel where it can
+  /// (copy_file_range); `fallback` (the same bytes in memory) is written where it cannot.
+  void copy_from(int source, std::uint64_t offset, std::span<const std::byte> fallback, unsigned threads,
+                 const std::function<void(std::uint64_t, std::uint64_t)>& progress);
   void commit();
 
  private:

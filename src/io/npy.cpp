@@ -263,6 +263,8 @@ void for_each_fortran_index(const std::vector<std::int64_t>& dims, std::int64_t 
 
 }  // namespace
 
+std::string npy_header(const std::string& descr, const shape& dims);
+
 std::string numpy_dtype(element_type type) {
   switch (type) {
     case element_type::boolean: return "|b1";
@@ -328,6 +330,8 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   const bool reorder = h.fortran && dims.size() > 1;
   if (dt.type != element_type::string && !dt.big_endian && !reorder) {
     result.view_ = tensor_view(data, dt.type, dims);  // zero-copy: the mapping is the tensor
+    result.source_fd_ = file->fd();
+    result.source_offset_ = data_start;
     result.keep_alive_ = std::move(file);
     return result;
   }
@@ -404,6 +408,7 @@ loaded_tensor read_raw(const std::filesystem::path& path, element_type type, con
                      file->bytes().size(), name(type), to_string(dims), expected));
   loaded_tensor result;
   result.view_ = tensor_view(file->bytes().data(), type, dims);
+  result.source_fd_ = file->fd();
   result.keep_alive_ = std::move(file);
   return result;
 }
@@ -444,10 +449,22 @@ void write_npy(const std::filesystem::path& path, const tensor_view& data, const
          fmt::format("{}: numpy has no dtype for {}; write a raw file instead", path.string(), name(data.type())));
   }
 
+  const std::string head = npy_header(descr, data.dims());
+  detail::atomic_file out(path);
+  out.write(std::as_bytes(std::span(head.data(), head.size())));
+  if (data.type() == element_type::string) {
+    out.write(encoded);
+  } else {
+    out.write_large(data.bytes(), options.threads, options.progress);
+  }
+  out.commit();
+}
+
+std::string npy_header(const std::string& descr, const shape& dims) {
   std::string shape_text = "(";
-  for (std::size_t i = 0; i < data.dims().size(); ++i) shape_text += fmt::format("{}, ", data.dims()[i]);
-  if (data.dims().size() == 1) shape_text.pop_back();  // (3,)
-  else if (data.dims().size() > 1) shape_text.resize(shape_text.size() - 2);
+  for (std::size_t i = 0; i < dims.size(); ++i) shape_text += fmt::format("{}, ", dims[i]);
+  if (dims.size() == 1) shape_text.pop_back();  // (3,)
+  else if (dims.size() > 1) shape_text.resize(shape_text.size() - 2);
   shape_text += ')';
   std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr, shape_text);
   // Pad with spaces and a final newline so that the data starts on a 64-byte boundary.
@@ -467,14 +484,37 @@ void write_npy(const std::filesystem::path& path, const tensor_view& data, const
     head += static_cast<char>((len >> 24) & 0xFF);
   }
   head += dict;
+  return head;
+}
 
+namespace {
+tensor_view reshaped(const loaded_tensor& data, const shape& dims, const std::filesystem::path& path) {
+  const auto& v = data.view();
+  if (dims.element_count() != v.element_count())
+    fail(errc::invalid_argument, {.file = path.string()},
+         fmt::format("{}: {} elements cannot take the shape {}", path.string(), v.element_count(), to_string(dims)));
+  return {v.data(), v.type(), dims};
+}
+}  // namespace
+
+void write_npy(const std::filesystem::path& path, const loaded_tensor& data, const shape& dims,
+               const write_options& options) {
+  const tensor_view v = reshaped(data, dims, path);
+  const std::string descr = numpy_dtype(v.type());
+  if (!data.file_backed() || descr.empty()) return write_npy(path, v, options);
+  const std::string head = npy_header(descr, dims);
   detail::atomic_file out(path);
   out.write(std::as_bytes(std::span(head.data(), head.size())));
-  if (data.type() == element_type::string) {
-    out.write(encoded);
-  } else {
-    out.write_large(data.bytes(), options.threads, options.progress);
-  }
+  out.copy_from(data.source_fd_, data.source_offset_, v.bytes(), options.threads, options.progress);
+  out.commit();
+}
+
+void write_raw(const std::filesystem::path& path, const loaded_tensor& data, const shape& dims,
+               const write_options& options) {
+  const tensor_view v = reshaped(data, dims, path);
+  if (!data.file_backed()) return write_raw(path, v, options);
+  detail::atomic_file out(path);
+  out.copy_from(data.source_fd_, data.source_offset_, v.bytes(), options.threads, options.progress);
   out.commit();
 }
 

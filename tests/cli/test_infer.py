@@ -4,17 +4,19 @@
 import json
 import pathlib
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 
-BINARY = sys.argv[1]
+BINARY = str(pathlib.Path(sys.argv[1]).resolve())
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 failures = []
 passed = 0
 
 
-def run(args):
-    p = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=60)
+def run(args, cwd=None):
+    p = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=60, cwd=cwd)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -125,8 +127,11 @@ for args in (["--help"], ["infer", "--help"]):
     else:
         passed += 1
 
-# Every `$ reshape1 ...` example in the docs, with its printed output, verbatim.
-for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+# Every `$ reshape1 ...` example in the docs, with its printed output, verbatim. They run in a scratch
+# directory that holds a copy of examples/tensors, so that their output files land there.
+scratch = pathlib.Path(tempfile.mkdtemp(prefix="reshape1-docs-"))
+shutil.copytree(ROOT / "examples" / "tensors", scratch / "examples" / "tensors")
+for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "examples" / "tensors" / "README.md"]:
     lines = doc.read_text().splitlines()
     i = 0
     while i < len(lines):
@@ -138,9 +143,9 @@ for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
             while i < len(lines) and not lines[i].startswith("```") and not lines[i].startswith("$ "):
                 expected.append(lines[i])
                 i += 1
-            if any(a.endswith((".npy", ".xml")) for a in args):
-                continue  # data-path and model examples are checked by their own tests
-            rc, out, err = run(args)
+            if any(a.endswith(".xml") for a in args):
+                continue  # model examples are checked by their own tests
+            rc, out, err = run(args, cwd=scratch)
             got = (out + err).rstrip("\n").split("\n") if (out + err) else []
             if got != expected:
                 failures.append(f"{doc.name}: reshape1 {shlex.join(args)}:\n  got  {got}\n  want {expected}")
@@ -148,6 +153,8 @@ for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
                 passed += 1
             continue
         i += 1
+
+shutil.rmtree(scratch)
 
 # The README's embedding snippet is the example program that ctest compiles and runs.
 if (ROOT / "examples" / "embed_infer.cpp").read_text() not in (ROOT / "README.md").read_text():

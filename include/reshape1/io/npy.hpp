@@ -23,13 +23,19 @@ class loaded_tensor {
   const tensor_view& view() const&& = delete;
   /// The numpy dtype as the file wrote it (`<f4`, `>i8`, `<U7`...); empty for raw files.
   [[nodiscard]] const std::string& dtype() const noexcept { return dtype_; }
+  /// Whether the view is the file's own bytes (mapped, not converted).
+  [[nodiscard]] bool file_backed() const noexcept { return source_fd_ >= 0; }
 
  private:
   friend loaded_tensor read_npy(const std::filesystem::path&);
   friend loaded_tensor read_raw(const std::filesystem::path&, element_type, const shape&);
+  friend void write_npy(const std::filesystem::path&, const loaded_tensor&, const shape&, const struct write_options&);
+  friend void write_raw(const std::filesystem::path&, const loaded_tensor&, const shape&, const struct write_options&);
   std::shared_ptr<const void> keep_alive_;  // the mapping or the converted tensor
   tensor_view view_;
   std::string dtype_;
+  int source_fd_ = -1;           // open while keep_alive_ lives, when file_backed()
+  std::uint64_t source_offset_ = 0;  // where the data starts in that file
 };
 
 /// Reads a .npy file. Errors: error(io) when the file cannot be read, error(bad_file) naming the file and
@@ -55,6 +61,14 @@ void write_npy(const std::filesystem::path& path, const tensor_view& data, const
 
 /// Writes `data`'s storage bytes as they are (not for string tensors).
 void write_raw(const std::filesystem::path& path, const tensor_view& data, const write_options& options = {});
+
+/// Writes a loaded tensor's elements under the shape `dims` (same element count), as .npy or raw. The
+/// reshape of a file: when the data is the input file's own bytes, the kernel copies them from file to
+/// file (copy_file_range) without passing them through this process, as `cp` does.
+void write_npy(const std::filesystem::path& path, const loaded_tensor& data, const shape& dims,
+               const write_options& options = {});
+void write_raw(const std::filesystem::path& path, const loaded_tensor& data, const shape& dims,
+               const write_options& options = {});
 
 /// The numpy dtype reshape1 writes for `type` (`<f4`, `|b1`...), or "" when numpy has none.
 [[nodiscard]] std::string numpy_dtype(element_type type);
