@@ -2,6 +2,7 @@
 // Python-literal dict {'descr': ..., 'fortran_order': ..., 'shape': (...)}, then the data.
 #include "reshape1/io/npy.hpp"
 
+#include <array>
 #include <bit>
 #include <cstring>
 #include <optional>
@@ -241,11 +242,15 @@ std::optional<std::vector<std::uint32_t>> code_points(const std::string& s) {
   return cps;
 }
 
+/// numpy arrays have at most 64 dimensions (32 before numpy 2).
+constexpr std::size_t max_numpy_rank = 64;
+
 /// Row-major index -> Fortran-order (column-major) element index, by walking an odometer.
 template <class F>
 void for_each_fortran_index(const std::vector<std::int64_t>& dims, std::int64_t count, F f) {
   const std::size_t rank = dims.size();
-  std::vector<std::int64_t> index(rank, 0), stride(rank, 1);
+  std::array<std::int64_t, max_numpy_rank> index{}, stride{};
+  stride[0] = 1;
   for (std::size_t d = 1; d < rank; ++d) stride[d] = stride[d - 1] * dims[d - 1];
   std::int64_t source = 0;
   for (std::int64_t k = 0; k < count; ++k) {
@@ -314,6 +319,10 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   const auto h = header_parser(header_text, header_start, name).parse();
   const dtype_info dt = parse_dtype(h.descr, h.descr_at, name);
 
+  if (h.dims.size() > max_numpy_rank)
+    fail(errc::unsupported, {.offset = header_start, .file = name},
+         fmt::format("{}: {} dimensions is more than numpy's limit of {}", detail::at_byte(name, header_start),
+                     h.dims.size(), max_numpy_rank));
   const shape dims(h.dims);
   auto count = reshape1::detail::count_product(h.dims, [](std::int64_t d) { return d; });
   std::uint64_t data_bytes = 0;
