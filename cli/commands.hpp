@@ -14,5 +14,7 @@ inline constexpr int exit_usage = 2;
 void add_infer(CLI::App& app, int& exit_code);
 /// Adds `run`.
 void add_run(CLI::App& app, int& exit_code);
+/// Adds `check`.
+void add_check(CLI::App& app, int& exit_code);
 
 }  // namespace reshape1::cli

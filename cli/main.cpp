@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   int exit_code = exit_ok;
   add_infer(app, exit_code);
   add_run(app, exit_code);
+  add_check(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
