@@ -67,9 +67,11 @@ std::uint64_t parse_count(const reader& r, const ir_layer& l, const std::string&
   if (it == l.data.end()) r.bad_layer(l, fmt::format("missing attribute '{}' in <data>", attribute));
   const std::string& text = it->second;
   std::uint64_t v = 0;
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
     r.bad_layer(l, fmt::format("attribute '{}' is '{}', not a byte count", attribute, text));
-  for (char c : text) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  for (char c : text)
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, static_cast<std::uint64_t>(c - '0'), &v))
+      r.bad_layer(l, fmt::format("attribute '{}' is '{}', more than 2^64-1", attribute, text));
   return v;
 }
 

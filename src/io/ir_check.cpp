@@ -385,6 +385,11 @@ finding check_layer(const ir_model& m, evaluator& ev, const ir_layer& l) {
     if (value->scalar) pattern = pattern.with_tensor_shape(partial_shape{});
   } else if (const auto* p = l.input(pattern_port); p != nullptr) {
     pattern = reshape_pattern::unknown(p->dims);
+    // A Const that is not an integer tensor: inference reports its element type.
+    if (const auto* e = m.edge_to(l.id, pattern_port); e != nullptr && m.layer(e->from_layer)->type == "Const") {
+      const auto type = find_element_type(m.layer(e->from_layer)->data.at("element_type"));
+      if (type && !is_integer(*type)) pattern = pattern.with_element_type(*type);
+    }
   }
   {
     // Printed without the internal symbols.

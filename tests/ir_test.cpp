@@ -1,0 +1,477 @@
+// OpenVINO IR reading and the Reshape checker: hand-made fixtures for every verdict, warning, evaluated
+// op and pattern element type; the real models; and malformed models.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "reshape1/io/ir.hpp"
+#include "test_util.hpp"
+
+namespace reshape1::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Packs integer values the way OpenVINO stores them (see pattern_test.cpp for the layouts).
+std::string pack(element_type t, const std::vector<std::int64_t>& v) {
+  std::string out(storage_size(t, v.size()), '\0');
+  auto u = [&](std::size_t i) { return static_cast<unsigned>(static_cast<std::uint64_t>(v[i])); };
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    switch (t) {
+      case element_type::u1: out[i / 8] = static_cast<char>(out[i / 8] | ((u(i) & 1) << (7 - i % 8))); break;
+      case element_type::u2: out[i / 4] = static_cast<char>(out[i / 4] | ((u(i) & 3) << (6 - 2 * (i % 4)))); break;
+      case element_type::u4:
+      case element_type::i4: out[i / 2] = static_cast<char>(out[i / 2] | ((u(i) & 15) << (4 * (i % 2)))); break;
+      case element_type::u3: {
+        const std::size_t g = 3 * (i / 8), k = 7 - i % 8;
+        unsigned w = (static_cast<unsigned char>(out[g]) << 8) | static_cast<unsigned char>(out[g + 1]);
+        w |= (u(i) & 3) << (2 * k);
+        out[g] = static_cast<char>(w >> 8);
+        out[g + 1] = static_cast<char>(w & 0xFF);
+        out[g + 2] = static_cast<char>(out[g + 2] | (((u(i) >> 2) & 1) << k));
+        break;
+      }
+      case element_type::u6: {
+        const std::size_t g = 3 * (i / 4), k = 3 - i % 4;
+        unsigned w = (static_cast<unsigned char>(out[g]) << 8) | static_cast<unsigned char>(out[g + 1]);
+        w |= (u(i) & 15) << (4 * k);
+        out[g] = static_cast<char>(w >> 8);
+        out[g + 1] = static_cast<char>(w & 0xFF);
+        out[g + 2] = static_cast<char>(out[g + 2] | (((u(i) >> 4) & 3) << (2 * k)));
+        break;
+      }
+      default: {
+        const auto bytes = static_cast<std::size_t>(bit_width(t) / 8);
+        for (std::size_t b = 0; b < bytes; ++b) out[i * bytes + b] = static_cast<char>((static_cast<std::uint64_t>(v[i]) >> (8 * b)) & 0xFF);
+      }
+    }
+  }
+  return out;
+}
+
+/// Builds a small IR: layers, edges and the .bin.
+class ir_builder {
+ public:
+  explicit ir_builder(int version = 11) : version_(version) {}
+
+  std::string dims_xml(const std::string& dims) {
+    if (dims == "-") return {};
+    std::string s;
+    std::size_t start = 0;
+    const std::string inner = dims.substr(1, dims.size() - 2);
+    while (!inner.empty() && start <= inner.size()) {
+      const auto comma = inner.find(',', start);
+      s += fmt::format("<dim>{}</dim>", inner.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return s;
+  }
+
+  /// A layer with input ports 0..n-1 and output ports n..; dims as "[1,2]".
+  int layer(const std::string& type, const std::string& data, const std::vector<std::string>& in,
+            const std::vector<std::string>& out, const std::string& name = "") {
+    const int id = next_++;
+    std::string x = fmt::format("<layer id=\"{}\" name=\"{}\" type=\"{}\" version=\"opset1\">", id,
+                                name.empty() ? fmt::format("{}_{}", type, id) : name, type);
+    if (!data.empty()) x += fmt::format("<data {}/>", data);
+    int port = 0;
+    if (!in.empty()) {
+      x += "<input>";
+      for (const auto& d : in) x += fmt::format("<port id=\"{}\">{}</port>", port++, dims_xml(d));
+      x += "</input>";
+    }
+    if (!out.empty()) {
+      x += "<output>";
+      for (const auto& d : out) x += fmt::format("<port id=\"{}\">{}</port>", port++, dims_xml(d));
+      x += "</output>";
+    }
+    layers_ += x + "</layer>\n";
+    ports_in_[id] = static_cast<int>(in.size());
+    return id;
+  }
+
+  int parameter(const std::string& dims) { return layer("Parameter", "element_type=\"f32\"", {}, {dims}); }
+
+  int constant(element_type t, const std::string& shape_attr, const std::vector<std::int64_t>& values,
+               const std::string& out_dims) {
+    const auto bytes = pack(t, values);
+    const int id = layer("Const",
+                         fmt::format("element_type=\"{}\" shape=\"{}\" offset=\"{}\" size=\"{}\"", name(t), shape_attr,
+                                     bin_.size(), bytes.size()),
+                         {}, {out_dims});
+    bin_ += bytes;
+    return id;
+  }
+  int i64(const std::vector<std::int64_t>& v) {
+    return constant(element_type::i64, std::to_string(v.size()), v, fmt::format("[{}]", v.size()));
+  }
+  int scalar(std::int64_t v) { return constant(element_type::i64, "", {v}, "[]"); }
+
+  /// Connects output 0 of `from` to input `port` of `to`.
+  void edge(int from, int to, int port) {
+    edges_ += fmt::format("<edge from-layer=\"{}\" from-port=\"{}\" to-layer=\"{}\" to-port=\"{}\"/>\n", from,
+                          ports_in_[from], to, port);
+  }
+
+  int reshape(int data, int pattern, bool special_zero, const std::string& in, const std::string& pattern_dims,
+              const std::string& out, const std::string& name = "") {
+    const int id = layer("Reshape", fmt::format("special_zero=\"{}\"", special_zero ? "true" : "false"),
+                         {in, pattern_dims}, {out}, name);
+    edge(data, id, 0);
+    edge(pattern, id, 1);
+    return id;
+  }
+
+  std::string xml() const {
+    return fmt::format("<?xml version=\"1.0\"?>\n<net name=\"fixture\" version=\"{}\">\n<layers>\n{}</layers>\n"
+                       "<edges>\n{}</edges>\n</net>\n",
+                       version_, layers_, edges_);
+  }
+  const std::string& bin() const { return bin_; }
+
+ private:
+  int version_;
+  int next_ = 0;
+  std::string layers_, edges_, bin_;
+  std::map<int, int> ports_in_;
+};
+
+class ir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("reshape1-ir-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  io::check_report check(const ir_builder& b) { return io::check_ir(load(b.xml(), b.bin())); }
+  io::ir_model load(const std::string& xml, const std::string& bin) {
+    std::ofstream(dir_ / "m.xml") << xml;
+    std::ofstream(dir_ / "m.bin", std::ios::binary).write(bin.data(), static_cast<std::streamsize>(bin.size()));
+    return io::read_ir(dir_ / "m.xml", dir_ / "m.bin");
+  }
+  fs::path dir_;
+};
+
+io::finding only(const io::check_report& r) {
+  EXPECT_EQ(r.findings.size(), 1u);
+  return r.findings.at(0);
+}
+
+TEST_F(ir, ok_for_a_flatten_with_special_zero) {
+  ir_builder b(10);
+  const int x = b.parameter("[2,3,4]");
+  b.reshape(x, b.i64({0, -1}), true, "[2,3,4]", "[2]", "[2,12]");
+  const auto& f = only(check(b));
+  EXPECT_EQ(f.result, io::verdict::ok);
+  EXPECT_EQ(f.pattern, "[0,-1]");
+  EXPECT_EQ(f.inferred, "[2,12]");
+  EXPECT_TRUE(f.warnings.empty());
+  EXPECT_FALSE(f.blocks_reshape);
+}
+
+TEST_F(ir, error_when_inference_fails) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  b.reshape(x, b.i64({-1, -1}), false, "[2,3]", "[2]", "[6,1]");
+  const auto r = check(b);
+  const auto& f = only(r);
+  EXPECT_EQ(f.result, io::verdict::error);
+  EXPECT_EQ(f.code, "multiple_infer");
+  EXPECT_EQ(f.message, "pattern[0] and pattern[1]: only one -1 is allowed; give the other dimensions explicitly");
+  EXPECT_EQ(r.summary.errors, 1u);
+}
+
+TEST_F(ir, mismatch_when_the_declared_output_cannot_be_right) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  b.reshape(x, b.i64({0, -1}), true, "[2,3]", "[2]", "[2,7]");
+  const auto& f = only(check(b));
+  EXPECT_EQ(f.result, io::verdict::mismatch);
+  EXPECT_EQ(f.inferred, "[2,3]");
+  EXPECT_EQ(f.hint, "the declared output [2,7] cannot be [2,3]");
+}
+
+TEST_F(ir, refinable_when_the_declared_output_is_less_precise) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  b.reshape(x, b.i64({0, -1}), true, "[2,3]", "[2]", "[2,-1]");
+  const auto& f = only(check(b));
+  EXPECT_EQ(f.result, io::verdict::refinable);
+  EXPECT_EQ(f.declared, "[2,?]");
+  EXPECT_EQ(f.hint, "the output can be declared as [2,3]");
+}
+
+TEST_F(ir, hard_coded_batch_warns_only_on_the_data_path) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,4]");
+  b.reshape(x, b.i64({1, -1}), true, "[1,3,4]", "[2]", "[1,12]", "data");
+  const int w = b.constant(element_type::i64, "1,3,4", std::vector<std::int64_t>(12, 1), "[1,3,4]");
+  b.reshape(w, b.i64({1, -1}), true, "[1,3,4]", "[2]", "[1,12]", "weights");
+  const auto r = check(b);
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].warnings,
+            std::vector<std::string>{"pattern[0] hard-codes the batch (1): the model cannot be reshaped to another "
+                                     "batch; use 0 to copy it"});
+  EXPECT_TRUE(r.findings[0].blocks_reshape);
+  EXPECT_TRUE(r.findings[1].warnings.empty());
+  EXPECT_EQ(r.summary.blocking, 1u);
+}
+
+TEST_F(ir, hard_coded_dynamic_dimension_warns) {
+  ir_builder b;
+  const int x = b.parameter("[-1,12]");
+  b.reshape(x, b.i64({4, 3, -1}), false, "[-1,12]", "[3]", "[4,3,-1]");
+  const auto& f = only(check(b));
+  EXPECT_EQ(f.result, io::verdict::ok);
+  EXPECT_EQ(f.inferred, "[4,3,?]");
+  EXPECT_EQ(f.warnings, std::vector<std::string>{"pattern[0] hard-codes 4 where the input's dimension 0 is dynamic (?); "
+                                                 "use 0 with special_zero=true to copy it"});
+}
+
+TEST_F(ir, counts_that_can_never_match_warn) {
+  ir_builder b;
+  const int x = b.parameter("[2,3..4]");
+  const int unknown = b.layer("NonMaxSuppression", "", {"[2]"}, {"[1]"});
+  b.edge(b.i64({1, 1}), unknown, 0);
+  b.reshape(x, unknown, false, "[2,3..4]", "[1]", "[100]");
+  const auto& f = only(check(b));
+  EXPECT_FALSE(f.pattern_known);
+  EXPECT_EQ(f.pattern, "[?]");
+  EXPECT_EQ(f.inferred, "[?]");
+  EXPECT_EQ(f.result, io::verdict::ok);
+  EXPECT_EQ(f.warnings, std::vector<std::string>{"the input [2,3..4] has 6..8 elements but the declared output [100] "
+                                                 "has 100: the counts can never match"});
+}
+
+TEST_F(ir, bounds_that_straddle_zero_warn) {
+  ir_builder b;
+  const int x = b.parameter("[1..5,4]");
+  const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {"[1..5,4]"}, {"[2]"});
+  b.edge(x, shape, 0);
+  const int minus = b.layer("Subtract", "", {"[2]", "[2]"}, {"[2]"});
+  b.edge(shape, minus, 0);
+  b.edge(b.i64({1, 0}), minus, 1);
+  b.reshape(x, minus, true, "[1..5,4]", "[2]", "[-1,4]");
+  const auto& f = only(check(b));
+  EXPECT_EQ(f.pattern, "[..4,4]");
+  EXPECT_EQ(f.warnings, std::vector<std::string>{"pattern[0] has the bounds 0..4: at run time it may be 0 (copy), which "
+                                                 "the bound does not cover (see --sound-bounds)"});
+}
+
+TEST_F(ir, shape_sub_graph_of_the_same_tensor_cancels_exactly) {
+  // Flatten all but the first dimension of a dynamic tensor: Concat(Gather(ShapeOf(x), 0), [-1]).
+  ir_builder b;
+  const int x = b.parameter("[-1,3,4]");
+  const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {"[-1,3,4]"}, {"[3]"});
+  b.edge(x, shape, 0);
+  const int gather = b.layer("Gather", "", {"[3]", "[1]", "[]"}, {"[1]"});
+  b.edge(shape, gather, 0);
+  b.edge(b.i64({0}), gather, 1);
+  b.edge(b.scalar(0), gather, 2);
+  const int concat = b.layer("Concat", "axis=\"0\"", {"[1]", "[1]"}, {"[2]"});
+  b.edge(gather, concat, 0);
+  b.edge(b.i64({-1}), concat, 1);
+  b.reshape(x, concat, false, "[-1,3,4]", "[2]", "[-1,12]");
+  const auto& f = only(check(b));
+  EXPECT_EQ(f.pattern, "[?,-1]");
+  EXPECT_EQ(f.inferred, "[?,12]");
+  EXPECT_EQ(f.result, io::verdict::ok);
+  EXPECT_TRUE(f.warnings.empty());
+}
+
+TEST_F(ir, every_evaluated_op) {
+  // [N, H*W] from StridedSlice, Slice, Unsqueeze, Squeeze, ReduceProd, Convert, Multiply and Divide.
+  ir_builder b;
+  const int x = b.parameter("[2,3,4]");
+  const int shape = b.layer("ShapeOf", "output_type=\"i32\"", {"[2,3,4]"}, {"[3]"});
+  b.edge(x, shape, 0);
+  const int first = b.layer("StridedSlice", "begin_mask=\"0\" end_mask=\"0\" shrink_axis_mask=\"1\"",
+                            {"[3]", "[1]", "[1]", "[1]"}, {"[]"});
+  b.edge(shape, first, 0);
+  b.edge(b.i64({0}), first, 1);
+  b.edge(b.i64({1}), first, 2);
+  b.edge(b.i64({1}), first, 3);
+  const int unsq = b.layer("Unsqueeze", "", {"[]", "[1]"}, {"[1]"});
+  b.edge(first, unsq, 0);
+  b.edge(b.i64({0}), unsq, 1);
+  const int rest = b.layer("Slice", "", {"[3]", "[1]", "[1]", "[1]", "[1]"}, {"[2]"});
+  b.edge(shape, rest, 0);
+  b.edge(b.i64({1}), rest, 1);
+  b.edge(b.i64({INT64_MAX}), rest, 2);
+  b.edge(b.i64({1}), rest, 3);
+  b.edge(b.i64({0}), rest, 4);
+  const int prod = b.layer("ReduceProd", "keep_dims=\"true\"", {"[2]", "[1]"}, {"[1]"});
+  b.edge(rest, prod, 0);
+  b.edge(b.i64({0}), prod, 1);
+  const int doubled = b.layer("Multiply", "", {"[1]", "[]"}, {"[1]"});
+  b.edge(prod, doubled, 0);
+  b.edge(b.scalar(2), doubled, 1);
+  const int halved = b.layer("Divide", "", {"[1]", "[]"}, {"[1]"});
+  b.edge(doubled, halved, 0);
+  b.edge(b.scalar(2), halved, 1);
+  const int concat = b.layer("Concat", "axis=\"0\"", {"[1]", "[1]"}, {"[2]"});
+  b.edge(unsq, concat, 0);
+  b.edge(halved, concat, 1);
+  const int convert = b.layer("Convert", "destination_type=\"i64\"", {"[2]"}, {"[2]"});
+  b.edge(concat, convert, 0);
+  const int squeezed_one = b.layer("Squeeze", "", {"[1]"}, {"[]"});
+  b.edge(b.i64({5}), squeezed_one, 0);
+  (void)squeezed_one;
+  b.reshape(x, convert, false, "[2,3,4]", "[2]", "[2,12]");
+  const auto& f = only(check(b));
+  EXPECT_TRUE(f.pattern_known);
+  EXPECT_EQ(f.pattern, "[2,12]");
+  EXPECT_EQ(f.result, io::verdict::ok);
+  EXPECT_TRUE(f.warnings.empty()) << f.warnings.at(0);  // derived from the shape, not hard-coded
+}
+
+TEST_F(ir, every_pattern_element_type) {
+  for (auto t : all_element_types()) {
+    if (!is_integer(t)) continue;
+    ir_builder b(t == element_type::u3 ? 10 : 11);
+    const bool one_bit = t == element_type::u1;
+    const int x = b.parameter(one_bit ? "[1,1]" : "[6]");
+    const std::vector<std::int64_t> values = one_bit ? std::vector<std::int64_t>{1, 1} : std::vector<std::int64_t>{2, 3};
+    b.reshape(x, b.constant(t, "2", values, "[2]"), false, one_bit ? "[1,1]" : "[6]", "[2]", one_bit ? "[1,1]" : "[2,3]");
+    const auto& f = only(check(b));
+    EXPECT_EQ(f.result, io::verdict::ok) << name(t) << ": " << f.message;
+    EXPECT_EQ(f.pattern, one_bit ? "[1,1]" : "[2,3]") << name(t);
+  }
+  ir_builder b;
+  const int x = b.parameter("[6]");
+  const std::string two_floats(8, '\0');
+  b.reshape(x, b.constant(element_type::f32, "2", {0, 0}, "[2]"), false, "[6]", "[2]", "[2,3]");
+  const auto& f = only(check(b));
+  EXPECT_EQ(f.result, io::verdict::error);
+  EXPECT_EQ(f.code, "pattern_type");
+}
+
+TEST_F(ir, both_ir_versions_and_interval_dimensions) {
+  for (int version : {10, 11}) {
+    ir_builder b(version);
+    const int x = b.parameter("[1..8,16]");
+    b.reshape(x, b.i64({0, 4, -1}), true, "[1..8,16]", "[3]", "[1..8,4,4]");
+    const auto& f = only(check(b));
+    EXPECT_EQ(f.result, io::verdict::ok);
+    EXPECT_EQ(f.input, "[1..8,16]");
+    EXPECT_EQ(f.inferred, "[1..8,4,4]");
+  }
+}
+
+// ---- the real models ---------------------------------------------------------------------------
+
+struct model_expectation {
+  fs::path xml;
+  std::size_t reshapes, ok, blocking;
+};
+
+void expect_model(const model_expectation& m) {
+  SCOPED_TRACE(m.xml.string());
+  const auto model = io::read_ir(m.xml, fs::path(m.xml).replace_extension(".bin"));
+  const auto r = io::check_ir(model);
+  EXPECT_EQ(r.summary.reshapes, m.reshapes);
+  EXPECT_EQ(r.summary.ok, m.ok);
+  EXPECT_EQ(r.summary.errors + r.summary.mismatches + r.summary.refinable, m.reshapes - m.ok);
+  EXPECT_EQ(r.summary.blocking, m.blocking);
+  for (const auto& f : r.findings) {
+    EXPECT_TRUE(f.pattern_known) << f.name;
+    EXPECT_EQ(f.inferred, f.declared) << f.name;
+  }
+}
+
+TEST(ir_models, face_detection_0200) {
+  // 21 weight reshapes (their input is constant: no batch warning) and 8 computed patterns, all of
+  // which the evaluator resolves from ShapeOf: nothing is hard-coded.
+  expect_model({fs::path(RESHAPE1_TEST_DATA) / "ir-models/face-detection-0200/face-detection-0200.xml", 29, 29, 0});
+  const auto model = io::read_ir(fs::path(RESHAPE1_TEST_DATA) / "ir-models/face-detection-0200/face-detection-0200.xml",
+                                 fs::path(RESHAPE1_TEST_DATA) / "ir-models/face-detection-0200/face-detection-0200.bin");
+  const auto r = io::check_ir(model);
+  const auto it = std::find_if(r.findings.begin(), r.findings.end(), [](const auto& f) { return f.id == "1104"; });
+  ASSERT_NE(it, r.findings.end());
+  EXPECT_EQ(it->pattern, "[1344,-1]");  // ReduceProd(Gather(ShapeOf)) concatenated with -1
+}
+
+TEST(ir_models, face_detection_retail_0005) {
+  // Its four Const patterns write the batch as 1 ([1,-1], [1,-1,2]) on the data path: each one blocks
+  // reshaping the model to another batch.
+  expect_model({fs::path(RESHAPE1_TEST_DATA) / "ir-models/face-detection-retail-0005/other.xml", 4, 4, 4});
+}
+
+TEST(ir_models, shared_models_when_present) {
+  const fs::path shared = fs::path(RESHAPE1_SHARED_MODELS);
+  if (!fs::exists(shared)) GTEST_SKIP() << "no " << shared;
+  // SSD flatten [0,-1] and [0,-1,2] with special_zero: nothing hard-coded.
+  expect_model({shared / "omz-face-detection-adas-0001-fp16-mo2021.2/face-detection-adas-0001.xml", 16, 16, 0});
+  // Concat(Const -1, Gather(ShapeOf(weights))) evaluates to [-1,512]: derived, not hard-coded.
+  expect_model({shared / "omz-head-pose-estimation-adas-0001-fp16-int8-mo2021.1/head-pose-estimation-adas-0001.xml",
+                3, 3, 0});
+  // One weights reshape: constant input, no warning.
+  expect_model({shared / "omz-landmarks-regression-retail-0009-fp16-int8/landmarks-regression-retail-0009.xml", 1, 1, 0});
+  // Ultralytics exports write the batch as 1 in every pattern.
+  expect_model({shared / "yolov8n-int8-ov2024.1-onnx/yolov8n.xml", 5, 5, 5});
+  expect_model({shared / "yolov8n-int8-320-ov2025.4/yolov8n.xml", 5, 5, 5});
+  expect_model({shared / "yolo11n-int8-ov2025.2/yolo11n.xml", 8, 8, 8});
+}
+
+// ---- malformed models --------------------------------------------------------------------------
+
+void expect_model_error(const std::function<void()>& f, errc code, const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; wanted " << part;
+  } catch (const error& e) {
+    EXPECT_EQ(name(e.code()), name(code)) << e.what();
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ir, malformed_models_get_one_clear_error_each) {
+  ir_builder good;
+  const int x = good.parameter("[2,3]");
+  good.reshape(x, good.i64({-1}), false, "[2,3]", "[1]", "[6]");
+  const std::string xml = good.xml();
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string s = xml;
+    const auto at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  expect_model_error([&] { (void)load("this is not xml <", good.bin()); }, errc::bad_file, "not well-formed XML");
+  expect_model_error([&] { (void)load("<model/>", good.bin()); }, errc::bad_file, "there is no <net> element");
+  expect_model_error([&] { (void)load(replaced("version=\"11\"", "version=\"7\""), good.bin()); }, errc::unsupported,
+                     "IR version 7 is not supported");
+  expect_model_error([&] { (void)load(replaced(" type=\"Reshape\"", ""), good.bin()); }, errc::bad_file,
+                     "layer 'Reshape_2' (id 2): missing attribute 'type'");
+  expect_model_error([&] { (void)load(replaced("to-layer=\"2\" to-port=\"1\"", "to-layer=\"9\" to-port=\"1\""), good.bin()); },
+                     errc::bad_file, "layer 9 does not exist");
+  expect_model_error([&] { (void)load(replaced("to-layer=\"2\" to-port=\"1\"", "to-layer=\"2\" to-port=\"5\""), good.bin()); },
+                     errc::bad_file, "layer 'Reshape_2' (id 2) has no input port 5");
+  expect_model_error([&] { (void)load(replaced("<layer id=\"1\"", "<layer id=\"0\""), good.bin()); }, errc::bad_file,
+                     "id 0 is used by an earlier layer too");
+  expect_model_error([&] { (void)load(replaced("<dim>6</dim>", "<dim>six</dim>"), good.bin()); }, errc::bad_file,
+                     "layer 'Reshape_2' (id 2): port 2: 'six' is not a dimension");
+  expect_model_error([&] { (void)load(replaced("element_type=\"i64\"", "element_type=\"int64\""), good.bin()); },
+                     errc::unknown_element_type, "layer 'Const_1' (id 1): element type 'int64' is unknown");
+  expect_model_error([&] { (void)load(replaced("size=\"8\"", "size=\"16\""), good.bin() + std::string(8, '\0')); },
+                     errc::bad_file, "size 16 does not match a i64 tensor of shape [1] (8 bytes)");
+  expect_model_error([&] { (void)load(replaced(" offset=\"0\"", ""), good.bin()); }, errc::bad_file,
+                     "missing attribute 'offset' in <data>");
+  expect_model_error([&] { (void)load(xml, good.bin().substr(0, 4)); }, errc::bad_file,
+                     "layer 'Const_1' (id 1) reads 8 bytes at byte 0, past the end of the file (4 bytes)");
+  expect_model_error([&] { (void)load(replaced("offset=\"0\"", "offset=\"18446744073709551615\""), good.bin()); },
+                     errc::bad_file, "past the end of the file");
+  expect_model_error([&] { (void)io::read_ir(dir_ / "none.xml", dir_ / "none.bin"); }, errc::io, "cannot open");
+  std::ofstream(dir_ / "only.xml") << xml;
+  expect_model_error([&] { (void)io::read_ir(dir_ / "only.xml", dir_ / "only.bin"); }, errc::io, "only.bin: cannot open");
+}
+
+}  // namespace
+}  // namespace reshape1::test
