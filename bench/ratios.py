@@ -8,7 +8,7 @@ import sys
 import os
 
 runs = {}
-for program in ("reshape1_bench", "reshape1_copy_bench"):
+for program in ("reshape1_bench", "reshape1_copy_bench", "reshape1_check_bench"):
     out = subprocess.run([os.path.join(sys.argv[1], program), "--benchmark_format=json", "--benchmark_repetitions=5",
                           "--benchmark_report_aggregates_only=true"],
                          capture_output=True, text=True, check=True).stdout
@@ -28,7 +28,9 @@ def gbps(name):
 
 
 for name in runs:
-    if "bytes_per_second" in runs[name]:
+    if "label" in runs[name]:
+        print(f"{name:34s} {runs[name]['real_time']:9.2f} {runs[name]['time_unit']}  ({runs[name]['label']})")
+    elif "bytes_per_second" in runs[name]:
         print(f"{name:34s} {gbps(name):9.2f} GB/s")
     else:
         print(f"{name:34s} {ns(name):9.2f} ns  allocs/call {allocs(name):.2f}")
@@ -44,3 +46,5 @@ print(f"copy_elements, all cores / memcpy on one thread: "
       f"{gbps('copy_elements_256mib/0/real_time') / gbps('memcpy_256mib/real_time'):.2f}x")
 print(f"reshape of a view: {ns('reshape_view'):.1f} ns per call, {allocs('reshape_view'):.0f} allocations per call "
       f"(target 0)")
+print(f"check of {runs['check_model']['label']} / parsing its XML with pugixml only: "
+      f"{ns('check_model') / ns('parse_xml_only'):.2f}x (target <= 1.5x)")

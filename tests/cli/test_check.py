@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Runs `reshape1 check` on shipped models: table, --quiet, JSON, exit codes, unreadable models."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+BINARY = os.path.abspath(sys.argv[1])
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MODELS = ROOT / "tests" / "data" / "ir-models"
+failures, passed = [], 0
+
+
+def run(*args):
+    p = subprocess.run([BINARY, "check", *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, ok, detail=""):
+    global passed
+    if ok:
+        passed += 1
+    else:
+        failures.append(f"{name}: {detail}")
+
+
+retail = str(MODELS / "face-detection-retail-0005" / "other.xml")
+fd200 = str(MODELS / "face-detection-0200" / "face-detection-0200.xml")
+
+rc, out, err = run(retail)
+lines = out.splitlines()
+check("table exit code", rc == 0, f"{rc} {err}")
+check("table header", lines[0].split() == ["id", "name", "input", "pattern", "special_zero", "declared", "inferred",
+                                           "verdict"], lines[0])
+check("table row", lines[1].split() == ["267", "525", "[1,19,19,36]", "[1,-1]", "true", "[1,12996]", "[1,12996]", "ok"],
+      lines[1])
+check("table warning", lines[2].strip() == "warning: pattern[0] hard-codes the batch (1): the model cannot be reshaped "
+                                           "to another batch; use 0 to copy it", lines[2])
+check("table summary", lines[-1] == "4 Reshape layers: 4 ok, 0 error, 0 mismatch, 0 refinable; 4 keep the model from "
+                                    "being reshaped", lines[-1])
+
+rc, out, err = run(fd200, "--quiet")
+check("quiet lists only problems", rc == 0 and out.splitlines() == [
+    "29 Reshape layers: 29 ok, 0 error, 0 mismatch, 0 refinable; 0 keep the model from being reshaped"], out)
+
+rc, out, err = run(retail, "--json")
+doc = json.loads(out)
+check("json exit code", rc == 0, err)
+check("json summary", doc["summary"] == {"reshapes": 4, "ok": 4, "error": 0, "mismatch": 0, "refinable": 0,
+                                         "blocking_reshape": 4}, doc["summary"])
+f = doc["findings"][0]
+for key in ("id", "name", "verdict", "warnings", "input", "pattern", "declared", "inferred"):
+    check(f"json finding has {key}", key in f, list(f))
+check("json finding values", f["id"] == "267" and f["verdict"] == "ok" and f["pattern"] == "[1,-1]"
+      and f["inferred"] == "[1,12996]" and f["blocks_reshape"] is True, f)
+
+# A model with a mismatch and an error: exit 1, both reported.
+with tempfile.TemporaryDirectory() as d:
+    xml = retail_text = (MODELS / "face-detection-retail-0005" / "other.xml").read_text()
+    bad = pathlib.Path(d) / "bad.xml"
+    # Declare a wrong output for layer 525 ([1,12996] -> [1,12997]).
+    at = xml.index('name="525"')
+    end = xml.index("</layer>", at)
+    bad.write_text(xml[:at] + xml[at:end].replace("<dim>12996</dim>", "<dim>12997</dim>") + xml[end:])
+    bin_path = str(MODELS / "face-detection-retail-0005" / "other.bin")
+    rc, out, err = run(str(bad), "--bin", bin_path)
+    check("mismatch exits 1", rc == 1, f"{rc} {err}")
+    check("mismatch reported", "the declared output [1,12997] cannot be [1,12996]" in out, out)
+    rc, out, err = run(str(bad), "--bin", bin_path, "--json")
+    check("mismatch in json", rc == 1 and json.loads(out)["summary"]["mismatch"] == 1, out[:200])
+
+    # Unreadable models: exit 2, one line naming the file.
+    (pathlib.Path(d) / "notxml.xml").write_text("<net version='11'><layers>")
+    (pathlib.Path(d) / "notxml.bin").write_bytes(b"")
+    rc, out, err = run(str(pathlib.Path(d) / "notxml.xml"))
+    check("malformed xml exits 2", rc == 2 and "not well-formed XML" in err and err.count("\n") == 1 and out == "",
+          f"{rc} {err!r}")
+    rc, out, err = run(str(pathlib.Path(d) / "missing.xml"))
+    check("missing model exits 2", rc == 2 and "cannot open" in err, f"{rc} {err!r}")
+    rc, out, err = run(retail, "--bin", str(pathlib.Path(d) / "notxml.bin"))
+    check("short bin exits 2", rc == 2 and "past the end of the file (0 bytes)" in err, f"{rc} {err!r}")
+
+rc, out, err = run()
+check("no model is a usage error", rc == 2, err)
+
+for f in failures:
+    print("FAIL", f)
+print(f"{passed} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
