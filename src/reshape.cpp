@@ -36,16 +36,14 @@ std::string join_dims(const std::vector<dimension>& dims) {
   return to_string(partial_shape(dims));
 }
 
-/// The interval of possible element counts of `dims` (zero-aware; upper bound saturates).
+/// The possible element counts of `dims`, as text.
 std::string count_text(const std::vector<dimension>& dims) {
-  interval total(1);
-  for (const auto& d : dims) {
-    auto p = detail::multiply(total, d.range());
-    if (!p) return "more than 2^63-1";
-    total = *p;
-  }
-  return to_string(dimension(total));
+  const auto count = detail::count_interval(dims);
+  return count ? to_string(dimension(*count)) : std::string("more than 2^63-1");
 }
+
+/// A pattern bound's upper value, with -1 read as "no upper bound" (as shape sub-graphs write it).
+std::int64_t upper_bound(const pattern_bound& b) { return (b.hi == -1 && b.lo >= 0) ? interval::unbounded : b.hi; }
 
 // ---- 5.2: reading the pattern, validation rows 3 and 4 in one scan ---------------------------
 
@@ -63,7 +61,7 @@ read_pattern read_elements(const reshape_pattern& pattern, bool special_zero) {
     }
     const auto& b = elements[i];
     const std::int64_t lo = b.lo;
-    const std::int64_t hi = (b.hi == -1 && lo >= 0) ? interval::unbounded : b.hi;  // hi -1: no upper bound
+    const std::int64_t hi = upper_bound(b);
     if (hi < lo)
       fail(errc::invalid_value, {.indices = {i}},
            fmt::format("pattern[{}]: bounds {}..{} are empty; the lower bound must not exceed the upper", i, lo, hi));
@@ -326,7 +324,7 @@ constexpr std::size_t max_enumerated = 4;
 /// The ways an element could be read at run time, when that differs from OpenVINO's one reading.
 std::vector<element> readings_of(const pattern_bound& b, const element& literal, bool special_zero) {
   const std::int64_t lo = b.lo;
-  const std::int64_t hi = (b.hi == -1 && lo >= 0) ? interval::unbounded : b.hi;
+  const std::int64_t hi = upper_bound(b);
   if (literal.what == role::marker || hi < -1 || hi < lo) return {};
   const std::int64_t first = std::max<std::int64_t>(lo, -1);
   const bool may_infer = first <= -1;

@@ -231,43 +231,30 @@ parsed_element read_element(cursor& c, element_type t, std::size_t index) {
   return e;
 }
 
-std::string bound_text(const pattern_bound& b) {
+/// `5`, `?`, `2..`, `..8`, `2..8` (lo may be negative for pattern bounds), then `@symbol`.
+std::string range_text(std::int64_t lo, std::int64_t hi, const std::string& symbol) {
   std::string s;
-  if (b.lo == b.hi) {
-    s = fmt::format("{}", b.lo);
-  } else if (b.hi == interval::unbounded) {
-    s = b.lo == 0 ? "?" : fmt::format("{}..", b.lo);
-  } else if (b.lo == 0) {
-    s = fmt::format("..{}", b.hi);
+  if (lo == hi) {
+    s = fmt::format("{}", lo);
+  } else if (hi == interval::unbounded) {
+    s = lo == 0 ? "?" : fmt::format("{}..", lo);
+  } else if (lo == 0) {
+    s = fmt::format("..{}", hi);
   } else {
-    s = fmt::format("{}..{}", b.lo, b.hi);
+    s = fmt::format("{}..{}", lo, hi);
   }
-  if (!b.symbol.empty()) {
+  if (!symbol.empty()) {
     s += '@';
-    s += b.symbol;
+    s += symbol;
   }
   return s;
 }
+
+std::string bound_text(const pattern_bound& b) { return range_text(b.lo, b.hi, b.symbol); }
 
 }  // namespace
 
-std::string to_string(const dimension& d) {
-  std::string s;
-  if (d.is_static()) {
-    s = fmt::format("{}", d.lo());
-  } else if (!d.range().is_bounded()) {
-    s = d.lo() == 0 ? "?" : fmt::format("{}..", d.lo());
-  } else if (d.lo() == 0) {
-    s = fmt::format("..{}", d.hi());
-  } else {
-    s = fmt::format("{}..{}", d.lo(), d.hi());
-  }
-  if (d.has_symbol()) {
-    s += '@';
-    s += d.symbol();
-  }
-  return s;
-}
+std::string to_string(const dimension& d) { return range_text(d.lo(), d.hi(), d.symbol()); }
 
 std::string to_string(const partial_shape& s) {
   if (!s.rank_known()) return "[...]";

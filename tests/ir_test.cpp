@@ -428,16 +428,6 @@ TEST(ir_models, shared_models_when_present) {
 
 // ---- malformed models --------------------------------------------------------------------------
 
-void expect_model_error(const std::function<void()>& f, errc code, const std::string& part) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; wanted " << part;
-  } catch (const error& e) {
-    EXPECT_EQ(name(e.code()), name(code)) << e.what();
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-  }
-}
-
 TEST_F(ir, malformed_models_get_one_clear_error_each) {
   ir_builder good;
   const int x = good.parameter("[2,3]");
@@ -449,33 +439,33 @@ TEST_F(ir, malformed_models_get_one_clear_error_each) {
     EXPECT_NE(at, std::string::npos) << from;
     return s.replace(at, from.size(), to);
   };
-  expect_model_error([&] { (void)load("this is not xml <", good.bin()); }, errc::bad_file, "not well-formed XML");
-  expect_model_error([&] { (void)load("<model/>", good.bin()); }, errc::bad_file, "there is no <net> element");
-  expect_model_error([&] { (void)load(replaced("version=\"11\"", "version=\"7\""), good.bin()); }, errc::unsupported,
+  expect_error_containing([&] { (void)load("this is not xml <", good.bin()); }, errc::bad_file, "not well-formed XML");
+  expect_error_containing([&] { (void)load("<model/>", good.bin()); }, errc::bad_file, "there is no <net> element");
+  expect_error_containing([&] { (void)load(replaced("version=\"11\"", "version=\"7\""), good.bin()); }, errc::unsupported,
                      "IR version 7 is not supported");
-  expect_model_error([&] { (void)load(replaced(" type=\"Reshape\"", ""), good.bin()); }, errc::bad_file,
+  expect_error_containing([&] { (void)load(replaced(" type=\"Reshape\"", ""), good.bin()); }, errc::bad_file,
                      "layer 'Reshape_2' (id 2): missing attribute 'type'");
-  expect_model_error([&] { (void)load(replaced("to-layer=\"2\" to-port=\"1\"", "to-layer=\"9\" to-port=\"1\""), good.bin()); },
+  expect_error_containing([&] { (void)load(replaced("to-layer=\"2\" to-port=\"1\"", "to-layer=\"9\" to-port=\"1\""), good.bin()); },
                      errc::bad_file, "layer 9 does not exist");
-  expect_model_error([&] { (void)load(replaced("to-layer=\"2\" to-port=\"1\"", "to-layer=\"2\" to-port=\"5\""), good.bin()); },
+  expect_error_containing([&] { (void)load(replaced("to-layer=\"2\" to-port=\"1\"", "to-layer=\"2\" to-port=\"5\""), good.bin()); },
                      errc::bad_file, "layer 'Reshape_2' (id 2) has no input port 5");
-  expect_model_error([&] { (void)load(replaced("<layer id=\"1\"", "<layer id=\"0\""), good.bin()); }, errc::bad_file,
+  expect_error_containing([&] { (void)load(replaced("<layer id=\"1\"", "<layer id=\"0\""), good.bin()); }, errc::bad_file,
                      "id 0 is used by an earlier layer too");
-  expect_model_error([&] { (void)load(replaced("<dim>6</dim>", "<dim>six</dim>"), good.bin()); }, errc::bad_file,
+  expect_error_containing([&] { (void)load(replaced("<dim>6</dim>", "<dim>six</dim>"), good.bin()); }, errc::bad_file,
                      "layer 'Reshape_2' (id 2): port 2: 'six' is not a dimension");
-  expect_model_error([&] { (void)load(replaced("element_type=\"i64\"", "element_type=\"int64\""), good.bin()); },
+  expect_error_containing([&] { (void)load(replaced("element_type=\"i64\"", "element_type=\"int64\""), good.bin()); },
                      errc::unknown_element_type, "layer 'Const_1' (id 1): element type 'int64' is unknown");
-  expect_model_error([&] { (void)load(replaced("size=\"8\"", "size=\"16\""), good.bin() + std::string(8, '\0')); },
+  expect_error_containing([&] { (void)load(replaced("size=\"8\"", "size=\"16\""), good.bin() + std::string(8, '\0')); },
                      errc::bad_file, "size 16 does not match a i64 tensor of shape [1] (8 bytes)");
-  expect_model_error([&] { (void)load(replaced(" offset=\"0\"", ""), good.bin()); }, errc::bad_file,
+  expect_error_containing([&] { (void)load(replaced(" offset=\"0\"", ""), good.bin()); }, errc::bad_file,
                      "missing attribute 'offset' in <data>");
-  expect_model_error([&] { (void)load(xml, good.bin().substr(0, 4)); }, errc::bad_file,
+  expect_error_containing([&] { (void)load(xml, good.bin().substr(0, 4)); }, errc::bad_file,
                      "layer 'Const_1' (id 1) reads 8 bytes at byte 0, past the end of the file (4 bytes)");
-  expect_model_error([&] { (void)load(replaced("offset=\"0\"", "offset=\"18446744073709551615\""), good.bin()); },
+  expect_error_containing([&] { (void)load(replaced("offset=\"0\"", "offset=\"18446744073709551615\""), good.bin()); },
                      errc::bad_file, "past the end of the file");
-  expect_model_error([&] { (void)io::read_ir(dir_ / "none.xml", dir_ / "none.bin"); }, errc::io, "cannot open");
+  expect_error_containing([&] { (void)io::read_ir(dir_ / "none.xml", dir_ / "none.bin"); }, errc::io, "cannot open");
   std::ofstream(dir_ / "only.xml") << xml;
-  expect_model_error([&] { (void)io::read_ir(dir_ / "only.xml", dir_ / "only.bin"); }, errc::io, "only.bin: cannot open");
+  expect_error_containing([&] { (void)io::read_ir(dir_ / "only.xml", dir_ / "only.bin"); }, errc::io, "only.bin: cannot open");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,20 @@ inline void expect_error(const std::function<void()>& f, errc code, const std::s
     EXPECT_EQ(std::string(e.what()), message);
     EXPECT_EQ(e.where().indices, indices);
   }
+}
+
+/// Asserts that `f` throws reshape1::error with this code and a message containing `part`; returns it.
+inline std::optional<error> expect_error_containing(const std::function<void()>& f, errc code,
+                                                    const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; wanted " << name(code) << " with: " << part;
+  } catch (const error& e) {
+    EXPECT_EQ(name(e.code()), name(code)) << e.what();
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    return e;
+  }
+  return std::nullopt;
 }
 
 /// Text in, text out: the canonical output shape, or "error:<code>".

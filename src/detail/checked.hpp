@@ -52,6 +52,19 @@ template <class Range, class Proj>
   return interval(lo, hi);
 }
 
+/// The interval of possible element counts of `dims` (each with .range()): the lower bound is the checked
+/// product of the lower bounds (nullopt when it overflows), the upper bound saturates.
+template <class Dims>
+[[nodiscard]] std::optional<interval> count_interval(const Dims& dims) noexcept {
+  interval total(1);
+  for (const auto& d : dims) {
+    auto p = multiply(total, d.range());
+    if (!p) return std::nullopt;
+    total = *p;
+  }
+  return total;
+}
+
 /// ceil(a / b) for a >= 0, b > 0.
 [[nodiscard]] constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) noexcept {
   return a / b + (a % b != 0 ? 1 : 0);

@@ -333,15 +333,7 @@ int compare(const partial_shape& declared, const partial_shape& inferred) {
   return r;
 }
 
-interval count_of(const partial_shape& s) {
-  interval total(1);
-  for (const auto& d : s) {
-    auto p = reshape1::detail::multiply(total, d.range());
-    if (!p) return interval();
-    total = *p;
-  }
-  return total;
-}
+interval count_of(const partial_shape& s) { return reshape1::detail::count_interval(s).value_or(interval()); }
 
 finding check_layer(const ir_model& m, evaluator& ev, const ir_layer& l) {
   finding f;

@@ -56,7 +56,7 @@ class header_parser {
       skip();
       if (key == "descr") {
         if (peek() == '[')
-          unsupported_at(pos_, "a structured dtype (a list of fields) is not supported; reshape1 reads bool, integer, "
+          fail_at(errc::unsupported, pos_, "a structured dtype (a list of fields) is not supported; reshape1 reads bool, integer, "
                                "float and string arrays");
         h.descr_at = base_ + pos_;
         h.descr = string_literal();
@@ -90,14 +90,10 @@ class header_parser {
   }
 
  private:
-  [[noreturn]] void bad(std::size_t at, const std::string& what) const {
-    fail(errc::bad_file, {.offset = base_ + at, .file = file_},
-         fmt::format("{}: {}", detail::at_byte(file_, base_ + at), what));
+  [[noreturn]] void fail_at(errc code, std::size_t at, const std::string& what) const {
+    fail(code, {.offset = base_ + at, .file = file_}, fmt::format("{}: {}", detail::at_byte(file_, base_ + at), what));
   }
-  [[noreturn]] void unsupported_at(std::size_t at, const std::string& what) const {
-    fail(errc::unsupported, {.offset = base_ + at, .file = file_},
-         fmt::format("{}: {}", detail::at_byte(file_, base_ + at), what));
-  }
+  [[noreturn]] void bad(std::size_t at, const std::string& what) const { fail_at(errc::bad_file, at, what); }
   void skip() {
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t')) ++pos_;
   }

@@ -5,25 +5,21 @@ import os
 import pathlib
 import subprocess
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from harness import Results, run as run_binary  # noqa: E402
 import tempfile
 
 BINARY = os.path.abspath(sys.argv[1])
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODELS = ROOT / "tests" / "data" / "ir-models"
-failures, passed = [], 0
+results = Results()
+check = results.check
 
 
 def run(*args):
-    p = subprocess.run([BINARY, "check", *args], capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+    return run_binary(BINARY, ["check", *args])
 
-
-def check(name, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
 
 
 retail = str(MODELS / "face-detection-retail-0005" / "other.xml")
@@ -85,7 +81,4 @@ with tempfile.TemporaryDirectory() as d:
 rc, out, err = run()
 check("no model is a usage error", rc == 2, err)
 
-for f in failures:
-    print("FAIL", f)
-print(f"{passed} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+results.finish()

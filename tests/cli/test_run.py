@@ -7,11 +7,15 @@ import pathlib
 import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from harness import Results, run as run_binary  # noqa: E402
 import tempfile
 
 BINARY = os.path.abspath(sys.argv[1])
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-failures, passed = [], 0
+results = Results()
+check = results.check
 
 
 def numpy_python():
@@ -22,16 +26,8 @@ def numpy_python():
 
 
 def run(args, cwd):
-    p = subprocess.run([BINARY, "run", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+    return run_binary(BINARY, ["run", *args], cwd=cwd)
 
-
-def check(name, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
 
 
 work = pathlib.Path(tempfile.mkdtemp(prefix="reshape1-run-"))
@@ -39,7 +35,7 @@ try:
     shutil.copytree(ROOT / "examples" / "tensors", work / "examples" / "tensors")
     py = numpy_python()
     if py is None:
-        failures.append("no Python with numpy: install python3-numpy (scripts/install-deps.sh does)")
+        check("a Python with numpy", False, "install python3-numpy (scripts/install-deps.sh does)")
     else:
         # numpy writes one file per dtype, in both byte orders and both memory orders.
         gen = r'''
@@ -144,7 +140,4 @@ assert b.flags["C_CONTIGUOUS"]
 finally:
     shutil.rmtree(work)
 
-for f in failures:
-    print("FAIL", f)
-print(f"{passed} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+results.finish()
