@@ -1,7 +1,11 @@
 // Reshape-1 shape inference, general path: partial shapes, intervals, symbols, pattern bounds and
 // the options. The section numbers in comments refer to docs/semantics.md.
 #include <algorithm>
+#include <deque>
 #include <exception>
+#include <map>
+#include <string_view>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <vector>
@@ -206,19 +210,28 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
     if (unknown_rank_marker) out_factors.push_back(*unknown_rank_marker);
   }
 
-  // Step 1: cancel pairs of the same dimension.
+  // Step 1: cancel pairs of the same dimension. Each input factor takes the first remaining output
+  // factor it matches; output factors that can match are queued by (interval, symbol), in order.
   std::vector<bool> cancelled(out_factors.size(), false);
   std::vector<const dimension*> rem_in_static, rem_in_dynamic, rem_out_static, rem_out_dynamic;
+  using key = std::tuple<std::int64_t, std::int64_t, std::string_view>;
+  std::map<key, std::deque<std::size_t>> candidates;
+  for (std::size_t k = 0; k < out_factors.size(); ++k) {
+    const auto& o = out_factors[k];
+    if ((o.is_static() || o.has_symbol()) && o.range() != interval(0))
+      candidates[key(o.lo(), o.hi(), o.symbol())].push_back(k);
+  }
   for (const auto& d : in_factors) {
-    bool matched = false;
-    for (std::size_t k = 0; k < out_factors.size(); ++k) {
-      if (!cancelled[k] && same_dimension(d, out_factors[k])) {
-        cancelled[k] = true;
-        matched = true;
-        break;
-      }
+    auto it = candidates.end();
+    if ((d.is_static() || d.has_symbol()) && d.range() != interval(0))
+      it = candidates.find(key(d.lo(), d.hi(), d.symbol()));
+    if (it != candidates.end() && !it->second.empty()) {
+      RESHAPE1_ASSERT(same_dimension(d, out_factors[it->second.front()]));
+      cancelled[it->second.front()] = true;
+      it->second.pop_front();
+    } else {
+      (d.is_static() ? rem_in_static : rem_in_dynamic).push_back(&d);
     }
-    if (!matched) (d.is_static() ? rem_in_static : rem_in_dynamic).push_back(&d);
   }
   for (std::size_t k = 0; k < out_factors.size(); ++k)
     if (!cancelled[k]) (out_factors[k].is_static() ? rem_out_static : rem_out_dynamic).push_back(&out_factors[k]);

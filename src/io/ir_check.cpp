@@ -78,14 +78,33 @@ class evaluator {
     return v;
   }
 
-  /// Whether any ancestor of the layer is a Parameter: data that follows the model's inputs.
-  bool follows_inputs(const ir_layer& l) {
-    if (const auto it = data_path_.find(l.id); it != data_path_.end()) return it->second;
-    data_path_[l.id] = false;  // cycles count as constant
-    bool r = l.type == "Parameter";
-    for (const auto& p : l.inputs)
-      if (const auto* e = m_.edge_to(l.id, p.id); e != nullptr && !r) r = follows_inputs(*m_.layer(e->from_layer));
-    return data_path_[l.id] = r;
+  /// Whether any ancestor of the layer is a Parameter: data that follows the model's inputs. Iterative
+  /// (models have long chains), and every layer is visited once per model.
+  bool follows_inputs(const ir_layer& start) {
+    if (const auto it = data_path_.find(start.id); it != data_path_.end()) return it->second;
+    std::vector<const ir_layer*> stack{&start};
+    std::set<std::string> seen{start.id};
+    bool found = false;
+    while (!stack.empty() && !found) {
+      const ir_layer* l = stack.back();
+      stack.pop_back();
+      if (const auto it = data_path_.find(l->id); it != data_path_.end()) {
+        found = it->second;
+        continue;
+      }
+      if (l->type == "Parameter") {
+        found = true;
+        break;
+      }
+      for (const auto& p : l->inputs)
+        if (const auto* e = m_.edge_to(l->id, p.id); e != nullptr && seen.insert(e->from_layer).second)
+          stack.push_back(m_.layer(e->from_layer));
+    }
+    // Without a Parameter, everything reached is constant too; with one, only `start` is known.
+    if (!found)
+      for (const auto& id : seen) data_path_[id] = false;
+    data_path_[start.id] = found;
+    return found;
   }
 
  private:
