@@ -293,6 +293,9 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
       const std::int64_t hi = upper_known ? d_in->hi() / d_out->lo() : interval::unbounded;
       const std::int64_t lo = d_out->hi() != 0 ? detail::ceil_div(d_in->lo(), d_out->hi()) : d_in->lo();
       if (lo <= hi) value = interval(lo, hi);
+      // Both static products are 0: the element count holds for any value of -1, so an empty interval
+      // does not mean that no value works. Sound bounds must cover the run-time answer: `?`.
+      if (!value && options.sound_bounds && s_in->lo() == 0 && s_out->lo() == 0) value = interval();
     }
     if (!value) {
       std::vector<dimension> others;
@@ -452,6 +455,11 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
                                              to_string(ts)));
   }
 
+  // A 1-D pattern of length 0 has no unknown values: it is the empty pattern (a scalar output).
+  const bool empty_vector = ts.rank_known() && ts.size() == 1 && ts[0] == dimension(0);
+  if (pattern.what() == reshape_pattern::kind::unknown && empty_vector)
+    return infer_general(input, reshape_pattern::from_values({}).with_element_type(pattern.type()), special_zero,
+                         options);
   if (pattern.what() == reshape_pattern::kind::unknown) {
     check_input_count(input);
     if (scalar) {  // O3 with an unknown value: the output is a scalar, so the input must be one too

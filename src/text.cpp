@@ -250,7 +250,10 @@ std::string range_text(std::int64_t lo, std::int64_t hi, const std::string& symb
   return s;
 }
 
-std::string bound_text(const pattern_bound& b) { return range_text(b.lo, b.hi, b.symbol); }
+/// A pattern bound; an upper value of -1 above a non-negative lower one means "no upper bound".
+std::string bound_text(const pattern_bound& b) {
+  return range_text(b.lo, b.hi == -1 && b.lo >= 0 ? interval::unbounded : b.hi, b.symbol);
+}
 
 }  // namespace
 

@@ -1,0 +1,165 @@
+// Fuzz target: inference on a partial shape, a pattern (values, bounds, symbols, unknown, or the bytes of
+// a tensor of any integer element type) and options, all decoded from the fuzz bytes. Invariants:
+// - a static result of a static input has the input's element count;
+// - the static fast path agrees with the general path (shape, or error code);
+// - with sound bounds, every run-time reading of the bounds lands inside the result;
+// - results print and parse back; every failure is a reshape1::error.
+#include <algorithm>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "fuzz_input.hpp"
+#include "reshape1/reshape1.hpp"
+
+namespace {
+
+using namespace reshape1;
+
+partial_shape make_input(fuzz::input& in) {
+  if (in.below(8) == 0) return partial_shape::dynamic();
+  std::vector<dimension> dims(in.below(7));
+  for (auto& d : dims) {
+    const std::string symbol = in.below(4) == 0 ? std::string(1, static_cast<char>('A' + in.below(3))) : "";
+    switch (in.below(4)) {
+      case 0:
+      case 1: {
+        const auto v = in.interesting();
+        d = dimension(v < 0 ? interval() : interval(v), symbol);
+        break;
+      }
+      case 2: {
+        const auto lo = static_cast<std::int64_t>(in.below(6));
+        const auto span = static_cast<std::int64_t>(in.below(20));
+        d = dimension(interval(lo, span == 19 ? interval::unbounded : lo + span), symbol);
+        break;
+      }
+      default: d = dimension(interval(), symbol);
+    }
+  }
+  return partial_shape(std::move(dims));
+}
+
+reshape_pattern make_pattern(fuzz::input& in) {
+  const auto n = in.below(7);
+  switch (in.below(6)) {
+    case 0: {
+      std::vector<std::int64_t> values(n);
+      std::vector<std::string> symbols(n);
+      for (auto& v : values) v = in.interesting();
+      const bool with_symbols = in.flag();
+      for (auto& s : symbols) s = with_symbols && in.flag() ? std::string(1, static_cast<char>('A' + in.below(4))) : "";
+      return reshape_pattern::from_values(values, with_symbols ? std::span<const std::string>(symbols)
+                                                               : std::span<const std::string>());
+    }
+    case 1: {
+      std::vector<pattern_bound> bounds(n);
+      for (auto& b : bounds) {
+        b.lo = in.interesting();
+        b.hi = in.flag() ? interval::unbounded : in.interesting();
+        if (in.below(4) == 0) b.symbol = std::string(1, static_cast<char>('A' + in.below(4)));
+      }
+      return reshape_pattern::from_bounds(std::move(bounds));
+    }
+    case 2: return reshape_pattern::of_length(static_cast<std::int64_t>(n));
+    case 3: return reshape_pattern::unknown(in.flag() ? partial_shape::dynamic() : partial_shape{dimension()});
+    case 4: return reshape_pattern::scalar(in.interesting());
+    default: {
+      std::vector<element_type> integer;
+      for (auto t : all_element_types())
+        if (is_integer(t)) integer.push_back(t);
+      const auto t = integer[in.below(integer.size())];
+      std::vector<std::byte> bytes(storage_size(t, n));
+      for (auto& b : bytes) b = static_cast<std::byte>(in.byte());
+      return reshape_pattern::from_tensor(t, bytes, shape{static_cast<std::int64_t>(n)});
+    }
+  }
+}
+
+std::string answer(const std::function<std::string()>& f) {
+  try {
+    return f();
+  } catch (const error& e) {
+    return "error:" + std::string(name(e.code()));
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  fuzz::input in(data, size);
+  const partial_shape input = make_input(in);
+  const reshape_pattern pattern = make_pattern(in);
+  const bool special_zero = in.flag();
+  reshape_options options;
+  options.empty = static_cast<empty_rule>(in.below(3));
+  options.legacy_scalar_pattern = in.flag();
+
+  reshape_result result;
+  try {
+    result = infer_shape(input, pattern, special_zero, options);
+  } catch (const error&) {
+    return 0;
+  }
+  const auto printed = to_string(result.shape);
+  if (parse_shape(printed) != result.shape) fuzz::invariant_broken("result does not round-trip: " + printed);
+  if (input.is_static() && result.shape.is_static() &&
+      input.to_static().element_count() != result.shape.to_static().element_count())
+    fuzz::invariant_broken("element count changed: " + to_string(input) + " -> " + printed);
+
+  // The fast path on the same question.
+  const bool plain_input = input.is_static() && std::none_of(input.begin(), input.end(), [](const dimension& d) {
+    return d.has_symbol();
+  });
+  const auto elements = pattern.elements();
+  const bool plain_pattern = pattern.what() == reshape_pattern::kind::values && pattern.too_large().empty() &&
+                             pattern.tensor_shape().rank_known() && pattern.tensor_shape().size() == 1 &&
+                             std::none_of(elements.begin(), elements.end(), [](const auto& b) { return !b.symbol.empty(); });
+  if (plain_input && plain_pattern) {
+    std::vector<std::int64_t> values;
+    for (const auto& b : elements) values.push_back(b.lo);
+    const auto fast = answer([&] { return to_string(infer_shape(input.to_static(), values, special_zero, options)); });
+    if (fast != printed) fuzz::invariant_broken("fast path " + fast + " != general " + printed);
+  }
+
+  // Sound bounds: pick one run-time value inside each element's bounds; when that reshape is valid, its
+  // output must lie inside the sound result. A run-time reading is concrete: a static input, and no
+  // symbols (they are equalities the chosen values would have to respect).
+  const bool symbol_free_pattern =
+      std::none_of(elements.begin(), elements.end(), [](const auto& b) { return !b.symbol.empty(); });
+  if (pattern.what() == reshape_pattern::kind::bounds && plain_input && symbol_free_pattern) {
+    reshape_options sound_options = options;
+    sound_options.sound_bounds = true;
+    reshape_result sound;
+    try {
+      sound = infer_shape(input, pattern, special_zero, sound_options);
+    } catch (const error&) {
+      return 0;
+    }
+    std::vector<std::int64_t> values;
+    for (const auto& b : elements) {
+      const std::int64_t lo = std::max<std::int64_t>(b.lo, -1);
+      const bool open = b.hi == interval::unbounded || (b.hi == -1 && b.lo >= 0);
+      const std::int64_t hi = open ? (lo > INT64_MAX - 64 ? INT64_MAX : lo + 64) : b.hi;
+      if (hi < lo) return 0;
+      const auto width = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+      values.push_back(lo + static_cast<std::int64_t>(width < 64 ? in.below(static_cast<std::size_t>(width) + 1) : in.below(64)));
+    }
+    reshape_result concrete;
+    try {
+      concrete = infer_shape(input, reshape_pattern::from_values(values), special_zero, options);
+    } catch (const error&) {
+      return 0;
+    }
+    const auto& s = sound.shape;
+    const auto& c = concrete.shape;
+    bool inside = s.rank_known() == c.rank_known() && (!s.rank_known() || s.size() == c.size());
+    for (std::size_t i = 0; inside && s.rank_known() && i < s.size(); ++i)
+      inside = s[i].lo() <= c[i].lo() && c[i].hi() <= s[i].hi();
+    if (!inside)
+      fuzz::invariant_broken("run-time reading " + to_string(c) + " outside the sound result " + to_string(s) +
+                             " for " + to_string(input) + " . " + to_string(pattern));
+  }
+  return 0;
+}
+

@@ -1,0 +1,41 @@
+// Regressions found by fuzzing and review, each named after what it found.
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace reshape1::test {
+namespace {
+
+TEST(regressions, fuzz_infer_unknown_values_of_length_zero_are_the_empty_pattern) {
+  // fuzz_infer: [9,1,5,0,3,6] with a length-0 pattern of "unknown" values gave [] (1 element from 0).
+  const auto input = parse_shape("[9,1,5,0,3,6]");
+  EXPECT_THROW((void)infer_shape(input, reshape_pattern::of_length(0), false), error);
+  EXPECT_EQ(to_string(infer_shape(parse_shape("[1,1]"), reshape_pattern::of_length(0), false).shape), "[]");
+  EXPECT_EQ(to_string(infer_shape(parse_shape("[?,1]"), reshape_pattern::of_length(0), false).shape), "[]");
+}
+
+TEST(regressions, fast_path_wrapped_product_is_not_a_zero_dimension) {
+  // Found by the agreement test: 144 * 2^62 wraps to exactly 0 in 64 bits.
+  const std::vector<std::int64_t> p{5, 0, 4};
+  EXPECT_THROW((void)infer_shape(shape{2, 1, 4, 6, 3, 4611686018427387904}, p, true), error);
+}
+
+TEST(regressions, fuzz_infer_upper_bound_minus_one_prints_as_unbounded) {
+  // fuzz_infer's report showed the bounds (0,-1) as "..-1"; -1 above 0 means no upper bound.
+  EXPECT_EQ(to_string(reshape_pattern::from_bounds({{0, -1, "A"}, {3, -1, ""}})), "[?@A,3..]");
+}
+
+TEST(regressions, fuzz_infer_sound_bounds_cover_minus_one_when_both_products_are_zero) {
+  // fuzz_infer: [0,0] with bounds [-1..0,0,4..4294967296]. Read as -1 with the value 4, the run-time
+  // answer is [1,0,4]; the interval form of that reading came out empty and was skipped, so the sound
+  // result [0,0,4..4294967296] missed it.
+  reshape_options sound;
+  sound.sound_bounds = true;
+  EXPECT_EQ(infer_text("[0,0]", "[-1..0,0,4..4294967296]", false, sound), "[?,0,4..4294967296]");
+  EXPECT_EQ(infer_text("[0,0]", "[-1,0,4]", false), "[1,0,4]");
+  // The default answer is unchanged (OpenVINO's algorithm, with deviation D9).
+  EXPECT_EQ(infer_text("[0,0]", "[-1,0,4..4294967296]", false), "error:not_divisible");
+}
+
+}  // namespace
+}  // namespace reshape1::test
