@@ -17,6 +17,10 @@
 namespace reshape1 {
 namespace {
 
+/// The largest rank (and pattern length) the notation reads: far beyond any real model, and small enough
+/// that a hostile text cannot make reshape1 allocate without bound.
+constexpr std::size_t max_rank = std::size_t{1} << 20;
+
 constexpr std::string_view dimension_hint =
     "dimensions look like 5, ?, 2..8, 2.., ..8 or -1, optionally followed by @name";
 constexpr std::string_view element_hint =
@@ -285,6 +289,10 @@ partial_shape parse_shape(std::string_view text) {
   if (!c.eat("]")) {
     for (;;) {
       c.skip_spaces();
+      if (dims.size() == max_rank)
+        detail::fail(errc::unsupported, {.offset = c.pos()},
+                     fmt::format("offset {}: more than {} dimensions; reshape1 reads shapes of rank up to {}", c.pos(),
+                                 max_rank, max_rank));
       dims.push_back(read_dimension(c));
       c.skip_spaces();
       if (c.eat("]")) break;
@@ -311,6 +319,10 @@ reshape_pattern parse_pattern(std::string_view text, element_type type) {
     if (!c.eat("]")) {
       for (;;) {
         c.skip_spaces();
+        if (elements.size() == max_rank)
+          detail::fail(errc::unsupported, {.offset = c.pos()},
+                       fmt::format("offset {}: more than {} elements; reshape1 reads patterns of up to {}", c.pos(),
+                                   max_rank, max_rank));
         elements.push_back(read_element(c, type, elements.size()));
         c.skip_spaces();
         if (c.eat("]")) break;
