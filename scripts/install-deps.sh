@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what reshape1 needs to build, test and benchmark, from Debian 12 packages.
 # Run as root (or with sudo available). Installs only what is missing.
+#   scripts/install-deps.sh          the build, tests and benchmarks
+#   scripts/install-deps.sh --fuzz   also clang-14 and libFuzzer, for the `fuzz` preset
 set -euo pipefail
 
 packages=(
@@ -9,6 +11,9 @@ packages=(
   googletest libgtest-dev libbenchmark-dev
   python3 python3-numpy
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

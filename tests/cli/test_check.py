@@ -78,6 +78,15 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run(retail, "--bin", str(pathlib.Path(d) / "notxml.bin"))
     check("short bin exits 2", rc == 2 and "past the end of the file (0 bytes)" in err, f"{rc} {err!r}")
 
+# Truncated copies of a shipped model: exit 2, one line each.
+with tempfile.TemporaryDirectory() as d:
+    text = (MODELS / "face-detection-retail-0005" / "other.xml").read_bytes()
+    for n in (0, 10, 1000, len(text) // 2, len(text) - 10):
+        cut = pathlib.Path(d) / "cut.xml"
+        cut.write_bytes(text[:n])
+        rc, out, err = run(str(cut), "--bin", str(MODELS / "face-detection-retail-0005" / "other.bin"))
+        check(f"model truncated at {n}", rc == 2 and err.count("\n") == 1 and out == "", f"{rc} {err!r}")
+
 rc, out, err = run()
 check("no model is a usage error", rc == 2, err)
 

@@ -129,6 +129,12 @@ assert b.flags["C_CONTIGUOUS"]
         rc, out, err = run([*args, "-o", "bad_out.npy"], work)
         check(f"bad input {args[:2]}", rc == 1 and message in err and err.count("\n") == 1 and out == "", f"{rc} {err!r}")
         check(f"no output for {args[:2]}", not (work / "bad_out.npy").exists(), "output exists")
+    # Truncated copies of the shipped example: one clean error each, and no output.
+    for n in (0, 5, 9, 40, 127, 128, 129, 1000, len(src) - 1):
+        (work / "cut.npy").write_bytes(src[:n])
+        rc, out, err = run(["cut.npy", "[-1]", "--special-zero", "false", "-o", "cut_out.npy"], work)
+        check(f"truncated at {n}", rc == 1 and err.count("\n") == 1 and not (work / "cut_out.npy").exists(),
+              f"{rc} {err!r}")
     rc, _, err = run([spec, "[-1]", "--special-zero", "false", "-o", "no/such/dir/out.npy"], work)
     check("unwritable output", rc == 1 and "cannot create a file in" in err, err)
     rc, _, err = run([spec, "[-1]", "-o", "x.npy"], work)
