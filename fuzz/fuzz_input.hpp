@@ -7,7 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
+
+#include <unistd.h>
 
 namespace reshape1::fuzz {
 
@@ -43,6 +46,16 @@ class input {
   std::size_t size_;
   std::size_t pos_ = 0;
 };
+
+/// A directory of this process's own for the targets that read files (removed by the OS's tmp cleaning).
+inline const std::filesystem::path& scratch_dir() {
+  static const std::filesystem::path dir = [] {
+    auto d = std::filesystem::temp_directory_path() / ("reshape1-fuzz-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
 
 [[noreturn]] inline void invariant_broken(const std::string& what) {
   std::fprintf(stderr, "reshape1 fuzz: invariant broken: %s\n", what.c_str());

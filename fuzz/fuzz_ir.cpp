@@ -1,7 +1,5 @@
 // Fuzz target: the IR reader and the checker. The input is a 2-byte little-endian XML length, the XML,
 // then the .bin. Whatever the bytes: a report, or one reshape1::error.
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -10,23 +8,12 @@
 #include "reshape1/error.hpp"
 #include "reshape1/io/ir.hpp"
 
-namespace {
-const std::filesystem::path& scratch() {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("reshape1-fuzz-ir-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace reshape1;
   if (size < 2) return 0;
   const std::size_t xml_size = std::min<std::size_t>(size - 2, data[0] | (std::size_t{data[1]} << 8));
-  const auto xml = scratch() / "m.xml";
-  const auto bin = scratch() / "m.bin";
+  const auto xml = fuzz::scratch_dir() / "m.xml";
+  const auto bin = fuzz::scratch_dir() / "m.bin";
   std::ofstream(xml, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data + 2), static_cast<std::streamsize>(xml_size));
   std::ofstream(bin, std::ios::binary | std::ios::trunc)
       .write(reinterpret_cast<const char*>(data + 2 + xml_size), static_cast<std::streamsize>(size - 2 - xml_size));

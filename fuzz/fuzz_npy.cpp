@@ -1,7 +1,5 @@
 // Fuzz target: the .npy reader. Whatever the bytes, read_npy gives a tensor or a reshape1::error; a tensor
 // it reads writes back and reads again to the same elements.
-#include <unistd.h>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -10,27 +8,16 @@
 #include "reshape1/error.hpp"
 #include "reshape1/io/npy.hpp"
 
-namespace {
-const std::filesystem::path& scratch() {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("reshape1-fuzz-npy-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace reshape1;
-  const auto in = scratch() / "in.npy";
+  const auto in = fuzz::scratch_dir() / "in.npy";
   std::ofstream(in, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   try {
     const auto t = io::read_npy(in);
     const auto& v = t.view();
     if (v.type() != element_type::string && v.byte_size() != storage_size(v.type(), static_cast<std::uint64_t>(v.element_count())))
       fuzz::invariant_broken("byte size");
-    const auto out = scratch() / "out.npy";
+    const auto out = fuzz::scratch_dir() / "out.npy";
     io::write_options o;
     o.string_kind = t.dtype().find('S') != std::string::npos ? 'S' : 'U';
     try {
