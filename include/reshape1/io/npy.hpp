@@ -13,6 +13,15 @@
 
 namespace reshape1::io {
 
+struct write_options {
+  /// For string tensors: 'U' (numpy str, UTF-32) or 'S' (numpy bytes).
+  char string_kind = 'U';
+  /// Threads that write large files in parallel; 0 uses every hardware thread.
+  unsigned threads = 0;
+  /// Called now and then with (bytes written, total bytes).
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
 /// A tensor read from a file. Its bytes stay memory-mapped when they can be used as they are
 /// (little-endian, row-major); big-endian, Fortran-ordered and string data are converted.
 class loaded_tensor {
@@ -29,8 +38,8 @@ class loaded_tensor {
  private:
   friend loaded_tensor read_npy(const std::filesystem::path&);
   friend loaded_tensor read_raw(const std::filesystem::path&, element_type, const shape&);
-  friend void write_npy(const std::filesystem::path&, const loaded_tensor&, const shape&, const struct write_options&);
-  friend void write_raw(const std::filesystem::path&, const loaded_tensor&, const shape&, const struct write_options&);
+  friend void write_npy(const std::filesystem::path&, const loaded_tensor&, const shape&, const write_options&);
+  friend void write_raw(const std::filesystem::path&, const loaded_tensor&, const shape&, const write_options&);
   std::shared_ptr<const void> keep_alive_;  // the mapping or the converted tensor
   tensor_view view_;
   std::string dtype_;
@@ -46,14 +55,6 @@ class loaded_tensor {
 /// Reads a raw file holding exactly storage_size(type, count) bytes in OpenVINO's packing.
 [[nodiscard]] loaded_tensor read_raw(const std::filesystem::path& path, element_type type, const shape& dims);
 
-struct write_options {
-  /// For string tensors: 'U' (numpy str, UTF-32) or 'S' (numpy bytes).
-  char string_kind = 'U';
-  /// Threads that write large files in parallel; 0 uses every hardware thread.
-  unsigned threads = 0;
-  /// Called now and then with (bytes written, total bytes).
-  std::function<void(std::uint64_t, std::uint64_t)> progress;
-};
 
 /// Writes `data` as a .npy file (version 1.0, or 2.0 when the header needs it). Types without a numpy
 /// dtype (bf16, f8*, f4e2m1, nf4, i4, u1, u2, u3, u4, u6) are error(unsupported): use write_raw.
