@@ -34,7 +34,7 @@ int run_infer(const infer_args& a) {
   };
   try {
     what = "--pattern-type";
-    const element_type type = parse_element_type(a.flags.pattern_type.empty() ? "i64" : a.flags.pattern_type);
+    const element_type type = a.flags.pattern_element_type();
     what = fmt::format("INPUT '{}'", a.input);
     const partial_shape input = parse_shape(a.input);
     what = fmt::format("PATTERN '{}'", a.pattern);

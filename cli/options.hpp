@@ -25,6 +25,10 @@ struct reshape_flags {
     return o;
   }
   [[nodiscard]] bool zero_copies() const { return special_zero == "true"; }
+  /// --pattern-type, i64 when not given. Throws error(unknown_element_type).
+  [[nodiscard]] element_type pattern_element_type() const {
+    return parse_element_type(pattern_type.empty() ? "i64" : pattern_type);
+  }
 };
 
 /// --special-zero (required), --pattern-type, --empty-rule, --legacy-scalar-pattern; --sound-bounds

@@ -50,7 +50,7 @@ reshape_pattern load_pattern(const run_args& a, std::string& what) {
     return reshape_pattern::from_tensor(v.type(), v.bytes(), v.dims());
   }
   what = "--pattern-type";
-  const element_type type = parse_element_type(a.flags.pattern_type.empty() ? "i64" : a.flags.pattern_type);
+  const element_type type = a.flags.pattern_element_type();
   what = fmt::format("PATTERN '{}'", a.pattern);
   return parse_pattern(a.pattern, type);
 }

@@ -144,10 +144,12 @@ std::optional<dimension> dynamic_product(dimension running, const std::vector<co
   return running;
 }
 
-/// Two factors that cancel: the same interval and symbol, static or symbolled, and not 0.
-bool same_dimension(const dimension& in, const dimension& out) {
-  return in.range() == out.range() && in.symbol() == out.symbol() && (in.is_static() || in.has_symbol()) &&
-         in.range() != interval(0);
+/// Factors cancel when their keys are equal: the same interval and symbol. Only static or symbolled
+/// factors other than 0 have a key (two plain `?` never cancel; zeros never do).
+using cancel_key = std::tuple<std::int64_t, std::int64_t, std::string_view>;
+std::optional<cancel_key> key_of(const dimension& d) {
+  if (!(d.is_static() || d.has_symbol()) || d.range() == interval(0)) return std::nullopt;
+  return cancel_key(d.lo(), d.hi(), d.symbol());
 }
 
 bool is_one(const dimension& d) { return d.is_static() && d.lo() == 1; }
@@ -214,19 +216,13 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
   // factor it matches; output factors that can match are queued by (interval, symbol), in order.
   std::vector<bool> cancelled(out_factors.size(), false);
   std::vector<const dimension*> rem_in_static, rem_in_dynamic, rem_out_static, rem_out_dynamic;
-  using key = std::tuple<std::int64_t, std::int64_t, std::string_view>;
-  std::map<key, std::deque<std::size_t>> candidates;
-  for (std::size_t k = 0; k < out_factors.size(); ++k) {
-    const auto& o = out_factors[k];
-    if ((o.is_static() || o.has_symbol()) && o.range() != interval(0))
-      candidates[key(o.lo(), o.hi(), o.symbol())].push_back(k);
-  }
+  std::map<cancel_key, std::deque<std::size_t>> candidates;
+  for (std::size_t k = 0; k < out_factors.size(); ++k)
+    if (const auto key = key_of(out_factors[k])) candidates[*key].push_back(k);
   for (const auto& d : in_factors) {
-    auto it = candidates.end();
-    if ((d.is_static() || d.has_symbol()) && d.range() != interval(0))
-      it = candidates.find(key(d.lo(), d.hi(), d.symbol()));
+    const auto key = key_of(d);
+    const auto it = key ? candidates.find(*key) : candidates.end();
     if (it != candidates.end() && !it->second.empty()) {
-      RESHAPE1_ASSERT(same_dimension(d, out_factors[it->second.front()]));
       cancelled[it->second.front()] = true;
       it->second.pop_front();
     } else {

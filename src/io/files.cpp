@@ -24,6 +24,14 @@ std::atomic<std::int64_t> g_fail_after{-1};
 
 std::string system_message(int code) { return std::strerror(code); }
 
+/// Test seam: how many of `want` bytes at file offset `at` may be written before the simulated failure
+/// (all of them when the seam is off; 0 means fail now).
+std::uint64_t seam_allows(std::int64_t limit, std::uint64_t at, std::uint64_t want) {
+  if (limit < 0) return want;
+  const auto l = static_cast<std::uint64_t>(limit);
+  return at >= l ? 0 : std::min(want, l - at);
+}
+
 }  // namespace
 
 void fail_writes_after(std::optional<std::uint64_t> bytes) {
@@ -111,14 +119,11 @@ void atomic_file::write_large(std::span<const std::byte> bytes, unsigned threads
       const std::uint64_t n = std::min(chunk, total - offset);
       std::uint64_t sent = 0;
       while (sent < n) {
-        std::uint64_t want = n - sent;
         const std::uint64_t at = base + offset + sent;
-        if (limit >= 0 && at + want > static_cast<std::uint64_t>(limit)) {  // test seam: fail part-way
-          if (at >= static_cast<std::uint64_t>(limit)) {
-            error_code = EIO;
-            return;
-          }
-          want = static_cast<std::uint64_t>(limit) - at;
+        const std::uint64_t want = seam_allows(limit, at, n - sent);
+        if (want == 0) {
+          error_code = EIO;
+          return;
         }
         const ssize_t r = ::pwrite(fd_, bytes.data() + offset + sent, static_cast<std::size_t>(want),
                                    static_cast<off_t>(at));
@@ -156,11 +161,8 @@ void atomic_file::copy_from(int source, std::uint64_t offset, std::span<const st
   const std::int64_t limit = g_fail_after.load();
   std::uint64_t done = 0;
   while (done < total) {
-    std::uint64_t want = std::min(chunk, total - done);
-    if (limit >= 0 && written_ + want > static_cast<std::uint64_t>(limit)) {  // test seam: fail part-way
-      if (written_ >= static_cast<std::uint64_t>(limit)) fail_io(fmt::format("write failed after {} bytes: {}", written_, system_message(EIO)));
-      want = static_cast<std::uint64_t>(limit) - written_;
-    }
+    const std::uint64_t want = seam_allows(limit, written_, std::min(chunk, total - done));
+    if (want == 0) fail_io(fmt::format("write failed after {} bytes: {}", written_, system_message(EIO)));
     auto in = static_cast<off_t>(offset + done);
     auto out = static_cast<off_t>(written_);
     const ssize_t r = ::copy_file_range(source, &in, fd_, &out, static_cast<std::size_t>(want), 0);

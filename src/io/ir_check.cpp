@@ -372,36 +372,21 @@ finding check_layer(const ir_model& m, evaluator& ev, const ir_layer& l) {
   const auto value = pattern_port.empty() ? maybe() : ev.input(l, pattern_port);
   if (value) {
     f.pattern_known = true;
+    // Known values are bounds with lo == hi; inference reads both the same way.
     std::vector<pattern_bound> bounds;
-    bool exact = true;
     for (const auto& e : value->elements) {
       bounds.push_back({e.lo, e.hi, e.symbol});
       constant.push_back(e.constant);
-      exact = exact && e.exact();
     }
-    if (exact) {
-      std::vector<std::int64_t> values;
-      std::vector<std::string> symbols;
-      for (const auto& b : bounds) {
-        values.push_back(b.lo);
-        symbols.push_back(b.symbol);
-      }
-      pattern = reshape_pattern::from_values(values, symbols);
-    } else {
-      pattern = reshape_pattern::from_bounds(bounds);
-    }
-    // A Const pattern keeps its element type (a float one is an error).
-    if (const auto* e = m.edge_to(l.id, pattern_port); e != nullptr && m.layer(e->from_layer)->type == "Const")
-      pattern = pattern.with_element_type(parse_element_type(m.layer(e->from_layer)->data.at("element_type")));
+    pattern = reshape_pattern::from_bounds(std::move(bounds));
     if (value->scalar) pattern = pattern.with_tensor_shape(partial_shape{});
   } else if (const auto* p = l.input(pattern_port); p != nullptr) {
     pattern = reshape_pattern::unknown(p->dims);
-    // A Const that is not an integer tensor: inference reports its element type.
-    if (const auto* e = m.edge_to(l.id, pattern_port); e != nullptr && m.layer(e->from_layer)->type == "Const") {
-      const auto type = find_element_type(m.layer(e->from_layer)->data.at("element_type"));
-      if (type && !is_integer(*type)) pattern = pattern.with_element_type(*type);
-    }
   }
+  // A Const pattern keeps its element type (checked by read_ir): inference reports a non-integer one.
+  if (const auto* e = pattern_port.empty() ? nullptr : m.edge_to(l.id, pattern_port);
+      e != nullptr && m.layer(e->from_layer)->type == "Const")
+    pattern = pattern.with_element_type(parse_element_type(m.layer(e->from_layer)->data.at("element_type")));
   {
     // Printed without the internal symbols.
     std::vector<pattern_bound> shown(pattern.elements().begin(), pattern.elements().end());
