@@ -249,17 +249,26 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
     }
   } else {
     const std::size_t m = *r.marker;
-    if (!s_in || !s_out || !d_in || !d_out) {
+    // Section 7: a side whose static product is 0 has no elements, however large its other factors, so
+    // only an overflowing dynamic product on a side without a 0 is an error. (The literal product was
+    // checked above, so an output side can only overflow beside a literal 0.)
+    auto rest_of = [](const std::vector<const dimension*>& a, const std::vector<const dimension*>& b) {
       std::vector<dimension> rest;
-      for (const auto* f : rem_in_static) rest.push_back(*f);
-      for (const auto* f : rem_in_dynamic) rest.push_back(*f);
+      for (const auto* f : a) rest.push_back(*f);
+      for (const auto* f : b) rest.push_back(*f);
+      return join_dims(rest);
+    };
+    if (!s_in || (!d_in && s_in->lo() != 0))
       fail(errc::overflow, {.indices = {m}},
            fmt::format("pattern[{}]: cannot infer -1: the input dimensions it stands for {} multiply past 64 bits", m,
-                       join_dims(rest)));
-    }
+                       rest_of(rem_in_static, rem_in_dynamic)));
+    if (!s_out || (!d_out && s_out->lo() != 0))
+      fail(errc::overflow, {.indices = {m}},
+           fmt::format("pattern[{}]: cannot infer -1: the other output dimensions {} multiply past 64 bits", m,
+                       rest_of(rem_out_static, rem_out_dynamic)));
     if (s_in->lo() != s_out->lo()) {
-      d_in = times(*d_in, *s_in);
-      d_out = times(*d_out, *s_out);
+      d_in = s_in->lo() == 0 ? dimension(0) : times(*d_in, *s_in);
+      d_out = s_out->lo() == 0 ? dimension(0) : times(*d_out, *s_out);
       if (!d_in || !d_out)
         fail(errc::overflow, {.indices = {m}},
              fmt::format("pattern[{}]: cannot infer -1: the element count of {} overflows 64 bits", m,
@@ -280,8 +289,12 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
                        "dimension known to be 0; use special_zero=true to copy a 0, or give the dimension explicitly",
                        m, to_string(input)));
     // Step 3: the marker is D_in / D_out.
+    // A dynamic product is missing (overflowed) only when both static products are 0: OpenVINO's
+    // quotient then has no value, as when its interval comes out empty (D9).
     std::optional<interval> value;
-    if (d_in->is_static() && d_out->is_static()) {
+    if (!d_in || !d_out) {
+      RESHAPE1_ASSERT(s_in->lo() == 0 && s_out->lo() == 0);
+    } else if (d_in->is_static() && d_out->is_static()) {
       RESHAPE1_ASSERT(d_out->lo() != 0);
       if (d_in->lo() % d_out->lo() == 0) value = interval(d_in->lo() / d_out->lo());
     } else {
@@ -289,10 +302,10 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
       const std::int64_t hi = upper_known ? d_in->hi() / d_out->lo() : interval::unbounded;
       const std::int64_t lo = d_out->hi() != 0 ? detail::ceil_div(d_in->lo(), d_out->hi()) : d_in->lo();
       if (lo <= hi) value = interval(lo, hi);
-      // Both static products are 0: the element count holds for any value of -1, so an empty interval
-      // does not mean that no value works. Sound bounds must cover the run-time answer: `?`.
-      if (!value && options.sound_bounds && s_in->lo() == 0 && s_out->lo() == 0) value = interval();
     }
+    // Both static products are 0: the element count holds for any value of -1, so an empty interval
+    // does not mean that no value works. Sound bounds must cover the run-time answer: `?`.
+    if (!value && options.sound_bounds && s_in->lo() == 0 && s_out->lo() == 0) value = interval();
     if (!value) {
       std::vector<dimension> others;
       for (std::size_t i = 0; i < out.size(); ++i)
@@ -304,7 +317,7 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
                        m, to_string(input), input_count, count_text(others)));
     }
     // Step 4: the symbol survives only a division by exactly 1.
-    out[m] = dimension(*value, is_one(*d_out) ? d_in->symbol() : std::string());
+    out[m] = dimension(*value, d_in && d_out && is_one(*d_out) ? d_in->symbol() : std::string());
   }
 
   if (!detail::count_product(out, [](const dimension& d) { return d.lo(); }))

@@ -37,5 +37,28 @@ TEST(regressions, fuzz_infer_sound_bounds_cover_minus_one_when_both_products_are
   EXPECT_EQ(infer_text("[0,0]", "[-1,0,4..4294967296]", false), "error:not_divisible");
 }
 
+TEST(regressions, fuzz_infer_a_literal_zero_absorbs_an_overflowing_output_product) {
+  // fuzz_infer: [0,0,0] with bounds [-1..0,7410673577680044023..,4..,-1..0]. The reading [0,7410673577680044023..,4..,-1]
+  // failed with `overflow` (the lower bounds of the other output dimensions multiply past 2^63), so the
+  // sound result [0,7410673577680044023..,4..,0] missed the run-time answer [0,7410673577680044023,4,1]. Beside a
+  // literal 0 the output has no elements: section 7 makes that product 0, not an overflow.
+  reshape_options sound;
+  sound.sound_bounds = true;
+  EXPECT_EQ(infer_text("[0,0,0]", "[-1..0,7410673577680044023..,4..,-1..0]", false, sound),
+            "[?,7410673577680044023..,4..,?]");
+  EXPECT_EQ(infer_text("[0,0,0]", "[0,7410673577680044023,4,-1]", false), "[0,7410673577680044023,4,1]");
+  // Default answers: both static products are 0, so the -1's interval has no value (D9), as it has
+  // none for [0,74..,4..,-1]; with a non-empty input, the literal 0 is infer_zero, as with values.
+  EXPECT_EQ(infer_text("[0,0,0]", "[0,7410673577680044023..,4..,-1]", false), "error:not_divisible");
+  EXPECT_EQ(infer_text("[0,0,0]", "[0,74..,4..,-1]", false), "error:not_divisible");
+  EXPECT_EQ(infer_text("[2,3]", "[0,7410673577680044023..,4..,-1]", false), "error:infer_zero");
+  EXPECT_EQ(infer_text("[2,3]", "[0,7410673577680044023,4,-1]", false), "error:infer_zero");
+  // An input side with a 0 has no elements either: the -1 stands for 0 elements.
+  EXPECT_EQ(infer_text("[0,4294967296..,4294967296..]", "[-1]", false), "[0]");
+  EXPECT_EQ(infer_text("[0,4294967296..,4294967296..]", "[0,-1]", false, sound), "[0,?]");
+  // Without a 0 on its side, the product of the dimensions the -1 stands for still overflows.
+  EXPECT_EQ(infer_text("[0,4294967296..,4294967296..]", "[0,-1]", true), "error:overflow");
+}
+
 }  // namespace
 }  // namespace reshape1::test
