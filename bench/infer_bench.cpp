@@ -45,6 +45,20 @@ void infer_static(benchmark::State& state) {
 }
 BENCHMARK(infer_static);
 
+// An empty tensor leaves the common lane: the complete static path with the element-count rule.
+void infer_static_empty_tensor(benchmark::State& state) {
+  reshape1::shape in{2, 0, 5, 24};
+  const std::vector<std::int64_t> pattern{0, -1, 4};
+  const long before = g_allocations.load();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(in);
+    auto out = reshape1::infer_shape(in, pattern, true);
+    benchmark::DoNotOptimize(out);
+  }
+  count_allocations(state, before);
+}
+BENCHMARK(infer_static_empty_tensor);
+
 void infer_general_on_static_input(benchmark::State& state) {
   const auto in = reshape1::parse_shape("[2,5,5,24]");
   const auto pattern = reshape1::parse_pattern("[0,-1,4]");

@@ -37,6 +37,9 @@ for name in runs:
 print()
 print(f"static fast path / multiply-and-divide baseline: {ns('infer_static') / ns('baseline_multiply_divide'):.2f}x "
       f"(target <= 4x), allocations per call {allocs('infer_static'):.0f} (target 0)")
+print(f"static path on an empty tensor ([2,0,5,24]) / baseline: "
+      f"{ns('infer_static_empty_tensor') / ns('baseline_multiply_divide'):.2f}x, "
+      f"allocations per call {allocs('infer_static_empty_tensor'):.0f}")
 print(f"general path on the same static input / fast path: "
       f"{ns('infer_general_on_static_input') / ns('infer_static'):.2f}x")
 print(f"partial inference (intervals and symbols, 5.3) / fast path: {ns('infer_partial') / ns('infer_static'):.2f}x")

@@ -1,6 +1,7 @@
-// Reshape-1 static fast path (docs/semantics.md section 4): plain checked 64-bit arithmetic, one
-// pass over the pattern and one over the input, no allocation. It must agree with the general path
-// on every input (tests/reshape_agreement_test.cpp).
+// Reshape-1 static fast path (docs/semantics.md section 4): plain checked 64-bit arithmetic, no
+// allocation. infer_shape tries the common lane (detail/static_path.hpp) inline, then the complete
+// static path below, then the general path for messages. Each must agree with the general path on
+// every input (tests/reshape_agreement_test.cpp).
 #include <cstddef>
 
 #include "detail/assert.hpp"
@@ -112,6 +113,22 @@ static_verdict infer_static(const shape& input, std::span<const std::int64_t> pa
   return {};
 }
 
+namespace {
+
+/// Everything infer_common leaves: the complete static path, and for its errors and the rare inputs
+/// it leaves undecided, the general path (one algorithm, one set of messages). Kept out of line so
+/// that the common case pays nothing for it.
+[[gnu::noinline]] void infer_uncommon(const shape& input, std::span<const std::int64_t> pattern,
+                                      bool special_zero, const reshape_options& options, shape& out) {
+  const auto verdict = infer_static(input, pattern, special_zero, options, out);
+  if (verdict.status == static_status::ok) return;
+  const auto r = infer_for_static_path(input, pattern, special_zero, options);
+  RESHAPE1_ASSERT(verdict.status == static_status::undecided);
+  out = r.shape.to_static();
+}
+
+}  // namespace
+
 }  // namespace reshape1::detail
 
 namespace reshape1 {
@@ -119,14 +136,8 @@ namespace reshape1 {
 shape infer_shape(const shape& input, std::span<const std::int64_t> pattern, bool special_zero,
                   const reshape_options& options) {
   shape out;
-  const auto verdict = detail::infer_static(input, pattern, special_zero, options, out);
-  if (verdict.status != detail::static_status::ok) [[unlikely]] {
-    // Errors, and the rare inputs the fast path leaves undecided, go through the general path: one
-    // algorithm, one set of messages.
-    const auto r = detail::infer_for_static_path(input, pattern, special_zero, options);
-    RESHAPE1_ASSERT(verdict.status == detail::static_status::undecided);
-    out = r.shape.to_static();
-  }
+  if (!detail::infer_common(input, pattern, special_zero, out)) [[unlikely]]
+    detail::infer_uncommon(input, pattern, special_zero, options, out);
   return out;
 }
 
