@@ -135,12 +135,17 @@ std::optional<dimension> static_product(const std::vector<const dimension*>& fac
   return running;
 }
 
+/// Product of dynamic factors; nullopt when its lower bound overflows. Factors that can be 0 go
+/// first, so that a 0 lower bound absorbs the others' overflow (the element-count rule). The order
+/// changes no symbol: a product of two or more factors other than 1 has none.
 std::optional<dimension> dynamic_product(dimension running, const std::vector<const dimension*>& factors) {
-  for (const auto* f : factors) {
-    auto next = times(running, *f);
-    if (!next) return std::nullopt;
-    running = std::move(*next);
-  }
+  for (const bool can_be_zero : {true, false})
+    for (const auto* f : factors) {
+      if ((f->lo() == 0) != can_be_zero) continue;
+      auto next = times(running, *f);
+      if (!next) return std::nullopt;
+      running = std::move(*next);
+    }
   return running;
 }
 

@@ -60,5 +60,20 @@ TEST(regressions, fuzz_infer_a_literal_zero_absorbs_an_overflowing_output_produc
   EXPECT_EQ(infer_text("[0,4294967296..,4294967296..]", "[0,-1]", true), "error:overflow");
 }
 
+TEST(regressions, fuzz_infer_a_factor_that_can_be_zero_absorbs_an_overflowing_product) {
+  // fuzz_infer: [0,0,5] with bounds [-1..0,7410673577680044023..,4..,..4]. Multiplied in order, the lower bounds
+  // 7410673577680044023 x 4 overflowed before the 0 of `..4` was reached, so the reading with -1 failed and the
+  // sound result missed the run-time answer [1,7410673577680044023,4,0]. A 0 lower bound now goes first.
+  reshape_options sound;
+  sound.sound_bounds = true;
+  EXPECT_EQ(infer_text("[0,0,5]", "[-1..0,7410673577680044023..,4..,..4]", false, sound), "[?,7410673577680044023..,4..,..4]");
+  EXPECT_EQ(infer_text("[0,0,5]", "[-1,7410673577680044023..,4..,..4]", false), "[?,7410673577680044023..,4..,..4]");
+  EXPECT_EQ(infer_text("[0,0,5]", "[-1,7410673577680044023,4,0]", false), "[1,7410673577680044023,4,0]");
+  // The same rule for input factors, and in either order.
+  EXPECT_EQ(infer_text("[4294967296..,4294967296..,..3]", "[-1]", false), "[?]");
+  EXPECT_EQ(infer_text("[..3,4294967296..,4294967296..]", "[-1]", false), "[?]");
+  EXPECT_EQ(infer_text("[4294967296..,4294967296..,1..3]", "[-1]", false), "error:overflow");
+}
+
 }  // namespace
 }  // namespace reshape1::test

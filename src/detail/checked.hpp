@@ -53,15 +53,18 @@ template <class Range, class Proj>
 }
 
 /// The interval of possible element counts of `dims` (each with .range()): the lower bound is the checked
-/// product of the lower bounds (nullopt when it overflows), the upper bound saturates.
+/// product of the lower bounds (nullopt when it overflows; 0 when any is 0, however large the
+/// others), the upper bound saturates.
 template <class Dims>
 [[nodiscard]] std::optional<interval> count_interval(const Dims& dims) noexcept {
   interval total(1);
-  for (const auto& d : dims) {
-    auto p = multiply(total, d.range());
-    if (!p) return std::nullopt;
-    total = *p;
-  }
+  for (const bool can_be_zero : {true, false})  // a 0 lower bound first: it absorbs the others' overflow
+    for (const auto& d : dims) {
+      if ((d.range().lo() == 0) != can_be_zero) continue;
+      auto p = multiply(total, d.range());
+      if (!p) return std::nullopt;
+      total = *p;
+    }
   return total;
 }
 
