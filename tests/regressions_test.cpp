@@ -75,5 +75,14 @@ TEST(regressions, fuzz_infer_a_factor_that_can_be_zero_absorbs_an_overflowing_pr
   EXPECT_EQ(infer_text("[4294967296..,4294967296..,1..3]", "[-1]", false), "error:overflow");
 }
 
+TEST(regressions, review_an_overflowing_output_side_is_named_as_such) {
+  // Review: when the literal output dimensions' static factors overflow beside a `?` (whose lower bound
+  // 0 keeps the checked literal product at 0), the message blamed "the input dimensions it stands for".
+  expect_error([] { (void)infer_shape(parse_shape("[]"), parse_pattern("[8,?,9223372036854775807,-1]"), false); },
+               errc::overflow,
+               "pattern[3]: cannot infer -1: the other output dimensions [8,9223372036854775807,?] multiply past 64 bits",
+               {3});
+}
+
 }  // namespace
 }  // namespace reshape1::test
