@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Runs `reshape1 run` on real .npy files: numpy-written files of every supported dtype (when an
 interpreter with numpy is available: Debian's python3-numpy), raw files, .npy patterns, and every kind of
-bad input, checking exit codes, messages, and that a failure leaves no output file."""
+bad input, checking exit codes, messages, that a failure leaves no output file, and the progress display
+of large copies on a terminal."""
 import os
 import pathlib
+import pty
 import shutil
 import subprocess
 import sys
@@ -141,6 +143,36 @@ assert b.flags["C_CONTIGUOUS"]
     check("missing --special-zero", rc == 2, err)
     rc, _, err = run([spec, "[-1]", "--special-zero", "false"], work)
     check("missing -o", rc == 2, err)
+
+    # Progress: shown for more than 1 GiB when stderr is a terminal, never on a pipe. The input is sparse,
+    # the output a real 1 GiB file, removed at once.
+    with open(work / "big.bin", "wb") as f:
+        f.truncate((1 << 30) + 1)
+    big = ["run", "big.bin", "[-1]", "--special-zero", "false", "--type", "u8", "--shape", "[1073741825]", "-o", "big_out.bin"]
+    master, slave = pty.openpty()
+    p = subprocess.Popen([BINARY, *big], cwd=work, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed: the program has exited
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    rc = p.wait()
+    check("progress on a terminal", rc == 0 and shown.endswith(
+        b"\rreshape1 run: writing big_out.bin: 100%\r\nreshape1 run: u8 [1073741825] -> [1073741825] big_out.bin\r\n")
+        and shown.count(b"\rreshape1 run: writing big_out.bin: ") >= 2, repr(shown[-300:]))
+    check("progressed output is whole", (work / "big_out.bin").stat().st_size == (1 << 30) + 1, "size differs")
+    (work / "big_out.bin").unlink()
+    rc, _, err = run_binary(BINARY, big, cwd=work)
+    check("no progress on a pipe", rc == 0 and err == "reshape1 run: u8 [1073741825] -> [1073741825] big_out.bin\n", repr(err))
+    for f in ("big.bin", "big_out.bin"):
+        (work / f).unlink()
+
     leftovers = [p.name for p in work.iterdir() if ".reshape1-" in p.name]
     check("no temporary files left", not leftovers, str(leftovers))
 finally:
