@@ -1,9 +1,7 @@
 // Reshape-1 shape inference, general path: partial shapes, intervals, symbols, pattern bounds and
 // the options. The section numbers in comments refer to docs/semantics.md.
 #include <algorithm>
-#include <deque>
 #include <exception>
-#include <map>
 #include <string_view>
 #include <tuple>
 #include <optional>
@@ -218,18 +216,33 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
   }
 
   // Step 1: cancel pairs of the same dimension. Each input factor takes the first remaining output
-  // factor it matches; output factors that can match are queued by (interval, symbol), in order.
+  // factor it matches; output factors that can match are grouped by (interval, symbol), in order.
   std::vector<bool> cancelled(out_factors.size(), false);
   std::vector<const dimension*> rem_in_static, rem_in_dynamic, rem_out_static, rem_out_dynamic;
-  std::map<cancel_key, std::deque<std::size_t>> candidates;
+  // Candidates sorted by key, then by position: each key's run lists its factors in order, and the
+  // run's first entry counts how many of them are taken (O(n log n) for any number of equal factors).
+  struct candidate {
+    cancel_key key;
+    std::size_t index;
+    std::size_t taken = 0;
+  };
+  std::vector<candidate> candidates;
   for (std::size_t k = 0; k < out_factors.size(); ++k)
-    if (const auto key = key_of(out_factors[k])) candidates[*key].push_back(k);
+    if (const auto key = key_of(out_factors[k])) candidates.push_back({*key, k});
+  std::sort(candidates.begin(), candidates.end(),
+            [](const candidate& a, const candidate& b) { return std::tie(a.key, a.index) < std::tie(b.key, b.index); });
   for (const auto& d : in_factors) {
     const auto key = key_of(d);
-    const auto it = key ? candidates.find(*key) : candidates.end();
-    if (it != candidates.end() && !it->second.empty()) {
-      cancelled[it->second.front()] = true;
-      it->second.pop_front();
+    auto run = candidates.end();
+    if (key)
+      run = std::lower_bound(candidates.begin(), candidates.end(), *key,
+                             [](const candidate& c, const cancel_key& k) { return c.key < k; });
+    const bool found = run != candidates.end() && run->key == *key;
+    // The first factor of the run not yet taken; just past the run when all are.
+    const auto pick = found ? run + static_cast<std::ptrdiff_t>(run->taken) : candidates.end();
+    if (pick != candidates.end() && pick->key == *key) {
+      cancelled[pick->index] = true;
+      ++run->taken;
     } else {
       (d.is_static() ? rem_in_static : rem_in_dynamic).push_back(&d);
     }
