@@ -1,4 +1,5 @@
-// The static fast path allocates nothing on the heap for output ranks up to shape::inline_rank.
+// The static fast path allocates nothing on the heap for output ranks up to shape::inline_rank, on
+// and off its common lane.
 #include <gtest/gtest.h>
 
 #include "alloc_counter.hpp"
@@ -16,6 +17,25 @@ TEST(allocations, static_fast_path_allocates_nothing) {
     auto out = reshape1::infer_shape(input, pattern, true);
     auto out8 = reshape1::infer_shape(input, rank8, false);
     EXPECT_EQ(out.size() + out8.size(), 11u);
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0);
+}
+
+TEST(allocations, static_path_off_the_common_lane_allocates_nothing) {
+  // Empty tensors, the empty rules and inputs longer than the inline rank leave the common lane for
+  // the complete static path, which allocates nothing either (the rank-9 input owns its heap block).
+  const reshape1::shape empty{2, 0, 5, 24};
+  const reshape1::shape rank9{1, 2, 1, 3, 1, 1, 1, 1, 4};
+  const std::vector<std::int64_t> pattern{0, -1, 4};
+  const std::vector<std::int64_t> flatten{-1};
+  reshape1::reshape_options tensorflow;
+  tensorflow.empty = reshape1::empty_rule::tensorflow;
+  (void)reshape1::infer_shape(empty, pattern, true);  // warm-up
+  const long before = g_allocations.load();
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_EQ(reshape1::infer_shape(empty, pattern, true).size(), 3u);
+    EXPECT_EQ(reshape1::infer_shape(empty, pattern, false, tensorflow).size(), 3u);
+    EXPECT_EQ(reshape1::infer_shape(rank9, flatten, false)[0], 24);
   }
   EXPECT_EQ(g_allocations.load() - before, 0);
 }
