@@ -165,6 +165,8 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
   out.reserve(elements.size());
   std::vector<dimension> in_factors;
   std::vector<dimension> out_factors;          // literal output dimensions
+  in_factors.reserve(input.rank_known() ? input.size() : 0);
+  out_factors.reserve(elements.size());
   std::optional<dimension> unknown_rank_marker;  // 5.4: the -1 is itself a (fully unknown) output factor
   bool unknown_copy = false;
 
@@ -227,6 +229,7 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
     std::size_t taken = 0;
   };
   std::vector<candidate> candidates;
+  candidates.reserve(out_factors.size());
   for (std::size_t k = 0; k < out_factors.size(); ++k)
     if (const auto key = key_of(out_factors[k])) candidates.push_back({*key, k});
   std::sort(candidates.begin(), candidates.end(),
@@ -505,7 +508,7 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
     fail(errc::invalid_argument, {},
          fmt::format("pattern: tensor shape {} does not hold {} elements", to_string(ts), pattern.elements().size()));
 
-  reshape_pattern effective = pattern;
+  std::optional<reshape_pattern> scalar_as_empty;  // O3: the pattern read in place of a scalar one
   if (scalar) {
     // O3: the one value must be exactly 1; it asks for a scalar output (an empty 1-D pattern).
     const auto e = pattern.elements();
@@ -513,8 +516,9 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
       fail(errc::scalar_pattern, {},
            fmt::format("pattern: a scalar pattern must hold 1, got {}; write {} for a 1-D pattern", to_string(pattern),
                        e.size() == 1 ? fmt::format("[{}]", to_string(pattern)) : std::string("[v]")));
-    effective = reshape_pattern::from_values({});
+    scalar_as_empty = reshape_pattern::from_values({});
   }
+  const reshape_pattern& effective = scalar_as_empty ? *scalar_as_empty : pattern;
 
   const read_pattern literal = read_elements(effective, special_zero);
   if (options.sound_bounds && effective.what() == reshape_pattern::kind::bounds) {
