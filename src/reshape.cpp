@@ -331,6 +331,12 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
       std::vector<dimension> others;
       for (std::size_t i = 0; i < out.size(); ++i)
         if (i != m) others.push_back(out[i]);
+      if (s_in->lo() == 0 && s_out->lo() == 0)  // D9 with empty tensors: the count does not decide the -1
+        fail(errc::not_divisible, {.indices = {m}},
+             fmt::format("pattern[{}]: cannot infer -1: input {} and the other output dimensions {} are both empty, so "
+                         "the element count does not fix it, and their remaining dimensions leave no value; give the "
+                         "dimension explicitly or use sound bounds",
+                         m, to_string(input), join_dims(others)));
       const auto input_count = input.rank_known() ? count_text(input.dims()) : std::string("?");
       fail(errc::not_divisible, {.indices = {m}},
            fmt::format("pattern[{}]: cannot infer -1: input {} has {} elements, which the other output dimensions "

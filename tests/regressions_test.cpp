@@ -49,7 +49,12 @@ TEST(regressions, fuzz_infer_a_literal_zero_absorbs_an_overflowing_output_produc
   EXPECT_EQ(infer_text("[0,0,0]", "[0,7410673577680044023,4,-1]", false), "[0,7410673577680044023,4,1]");
   // Default answers: both static products are 0, so the -1's interval has no value (D9), as it has
   // none for [0,74..,4..,-1]; with a non-empty input, the literal 0 is infer_zero, as with values.
-  EXPECT_EQ(infer_text("[0,0,0]", "[0,7410673577680044023..,4..,-1]", false), "error:not_divisible");
+  expect_error([] { (void)infer_shape(parse_shape("[0,0,0]"), parse_pattern("[0,7410673577680044023..,4..,-1]"), false); },
+               errc::not_divisible,
+               "pattern[3]: cannot infer -1: input [0,0,0] and the other output dimensions [0,7410673577680044023..,4..] "
+               "are both empty, so the element count does not fix it, and their remaining dimensions leave no value; "
+               "give the dimension explicitly or use sound bounds",
+               {3});
   EXPECT_EQ(infer_text("[0,0,0]", "[0,74..,4..,-1]", false), "error:not_divisible");
   EXPECT_EQ(infer_text("[2,3]", "[0,7410673577680044023..,4..,-1]", false), "error:infer_zero");
   EXPECT_EQ(infer_text("[2,3]", "[0,7410673577680044023,4,-1]", false), "error:infer_zero");
