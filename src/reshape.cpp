@@ -271,8 +271,9 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
   } else {
     const std::size_t m = *r.marker;
     // Section 7: a side whose static product is 0 has no elements, however large its other factors, so
-    // only an overflowing dynamic product on a side without a 0 is an error. (The literal product was
-    // checked above, so an output side can only overflow beside a literal 0.)
+    // only an overflowing dynamic product on a side without a 0 is an error. (The output side passed the
+    // literal-product check above; its static factors can still overflow beside a `?`, whose lower
+    // bound 0 kept that product at 0: `[8,?,9223372036854775807,-1]`.)
     auto rest_of = [](const std::vector<const dimension*>& a, const std::vector<const dimension*>& b) {
       std::vector<dimension> rest;
       for (const auto* f : a) rest.push_back(*f);
