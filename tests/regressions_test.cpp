@@ -29,8 +29,7 @@ TEST(regressions, fuzz_infer_sound_bounds_cover_minus_one_when_both_products_are
   // fuzz_infer: [0,0] with bounds [-1..0,0,4..4294967296]. Read as -1 with the value 4, the run-time
   // answer is [1,0,4]; the interval form of that reading came out empty and was skipped, so the sound
   // result [0,0,4..4294967296] missed it.
-  reshape_options sound;
-  sound.sound_bounds = true;
+  const reshape_options sound{.sound_bounds = true};
   EXPECT_EQ(infer_text("[0,0]", "[-1..0,0,4..4294967296]", false, sound), "[?,0,4..4294967296]");
   EXPECT_EQ(infer_text("[0,0]", "[-1,0,4]", false), "[1,0,4]");
   // The default answer is unchanged (OpenVINO's algorithm, with deviation D9).
@@ -42,8 +41,7 @@ TEST(regressions, fuzz_infer_a_literal_zero_absorbs_an_overflowing_output_produc
   // failed with `overflow` (the lower bounds of the other output dimensions multiply past 2^63), so the
   // sound result [0,7410673577680044023..,4..,0] missed the run-time answer [0,7410673577680044023,4,1]. Beside a
   // literal 0 the output has no elements: section 7 makes that product 0, not an overflow.
-  reshape_options sound;
-  sound.sound_bounds = true;
+  const reshape_options sound{.sound_bounds = true};
   EXPECT_EQ(infer_text("[0,0,0]", "[-1..0,7410673577680044023..,4..,-1..0]", false, sound),
             "[?,7410673577680044023..,4..,?]");
   EXPECT_EQ(infer_text("[0,0,0]", "[0,7410673577680044023,4,-1]", false), "[0,7410673577680044023,4,1]");
@@ -69,8 +67,7 @@ TEST(regressions, fuzz_infer_a_factor_that_can_be_zero_absorbs_an_overflowing_pr
   // fuzz_infer: [0,0,5] with bounds [-1..0,7410673577680044023..,4..,..4]. Multiplied in order, the lower bounds
   // 7410673577680044023 x 4 overflowed before the 0 of `..4` was reached, so the reading with -1 failed and the
   // sound result missed the run-time answer [1,7410673577680044023,4,0]. A 0 lower bound now goes first.
-  reshape_options sound;
-  sound.sound_bounds = true;
+  const reshape_options sound{.sound_bounds = true};
   EXPECT_EQ(infer_text("[0,0,5]", "[-1..0,7410673577680044023..,4..,..4]", false, sound), "[?,7410673577680044023..,4..,..4]");
   EXPECT_EQ(infer_text("[0,0,5]", "[-1,7410673577680044023..,4..,..4]", false), "[?,7410673577680044023..,4..,..4]");
   EXPECT_EQ(infer_text("[0,0,5]", "[-1,7410673577680044023,4,0]", false), "[1,7410673577680044023,4,0]");
