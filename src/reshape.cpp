@@ -300,7 +300,8 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
     }
     // Step 5: infer_zero, before the division.
     const bool zero_out = s_out->lo() == 0;
-    if (zero_out && options.empty == empty_rule::strict && s_in->lo() == 0)
+    const bool both_empty = zero_out && s_in->lo() == 0;  // any value of -1 keeps the (zero) count
+    if (both_empty && options.empty == empty_rule::strict)
       fail(errc::infer_zero, {.indices = {m}},
            fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0: for the empty input {} "
                        "any value fits (empty rule strict); give the dimension explicitly",
@@ -315,7 +316,7 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
     // quotient then has no value, as when its interval comes out empty (D9).
     std::optional<interval> value;
     if (!d_in || !d_out) {
-      RESHAPE1_ASSERT(s_in->lo() == 0 && s_out->lo() == 0);
+      RESHAPE1_ASSERT(both_empty);
     } else if (d_in->is_static() && d_out->is_static()) {
       RESHAPE1_ASSERT(d_out->lo() != 0);
       if (d_in->lo() % d_out->lo() == 0) value = interval(d_in->lo() / d_out->lo());
@@ -325,14 +326,14 @@ reshape_result infer_reading(const partial_shape& input, const read_pattern& r, 
       const std::int64_t lo = d_out->hi() != 0 ? detail::ceil_div(d_in->lo(), d_out->hi()) : d_in->lo();
       if (lo <= hi) value = interval(lo, hi);
     }
-    // Both static products are 0: the element count holds for any value of -1, so an empty interval
-    // does not mean that no value works. Sound bounds must cover the run-time answer: `?`.
-    if (!value && options.sound_bounds && s_in->lo() == 0 && s_out->lo() == 0) value = interval();
+    // Both sides empty: an empty interval does not mean that no value works. Sound bounds must cover
+    // the run-time answer: `?`.
+    if (!value && options.sound_bounds && both_empty) value = interval();
     if (!value) {
       std::vector<dimension> others;
       for (std::size_t i = 0; i < out.size(); ++i)
         if (i != m) others.push_back(out[i]);
-      if (s_in->lo() == 0 && s_out->lo() == 0)  // D9 with empty tensors: the count does not decide the -1
+      if (both_empty)  // D9 with empty tensors: the count does not decide the -1
         fail(errc::not_divisible, {.indices = {m}},
              fmt::format("pattern[{}]: cannot infer -1: input {} and the other output dimensions {} are both empty, so "
                          "the element count does not fix it, and their remaining dimensions leave no value; give the "
