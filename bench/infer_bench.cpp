@@ -51,40 +51,29 @@ BENCHMARK(infer_static);
 void infer_static_empty_tensor(benchmark::State& state) { static_inference(state, {2, 0, 5, 24}); }
 BENCHMARK(infer_static_empty_tensor);
 
-void infer_general_on_static_input(benchmark::State& state) {
-  const auto in = reshape1::parse_shape("[2,5,5,24]");
-  const auto pattern = reshape1::parse_pattern("[0,-1,4]");
+/// The general path on shapes and patterns in the notation.
+void general_inference(benchmark::State& state, const char* input, const char* pattern, bool special_zero) {
+  const auto in = reshape1::parse_shape(input);
+  const auto p = reshape1::parse_pattern(pattern);
   const long before = g_allocations.load();
   for (auto _ : state) {
-    auto r = reshape1::infer_shape(in, pattern, true);
+    auto r = reshape1::infer_shape(in, p, special_zero);
     benchmark::DoNotOptimize(r);
   }
   count_allocations(state, before);
+}
+
+void infer_general_on_static_input(benchmark::State& state) {
+  general_inference(state, "[2,5,5,24]", "[0,-1,4]", true);
 }
 BENCHMARK(infer_general_on_static_input);
 
 // Section 5.3: intervals, symbols, cancellation and symbol deduction.
-void infer_partial(benchmark::State& state) {
-  const auto in = reshape1::parse_shape("[?@A,?@B,768]");
-  const auto pattern = reshape1::parse_pattern("[?@A,?@C,12,64]");
-  const long before = g_allocations.load();
-  for (auto _ : state) {
-    auto r = reshape1::infer_shape(in, pattern, false);
-    benchmark::DoNotOptimize(r);
-  }
-  count_allocations(state, before);
-}
+void infer_partial(benchmark::State& state) { general_inference(state, "[?@A,?@B,768]", "[?@A,?@C,12,64]", false); }
 BENCHMARK(infer_partial);
 
 void infer_partial_intervals(benchmark::State& state) {
-  const auto in = reshape1::parse_shape("[1..8,16..64,6,200..400]");
-  const auto pattern = reshape1::parse_pattern("[16..64,0,-1]");
-  const long before = g_allocations.load();
-  for (auto _ : state) {
-    auto r = reshape1::infer_shape(in, pattern, true);
-    benchmark::DoNotOptimize(r);
-  }
-  count_allocations(state, before);
+  general_inference(state, "[1..8,16..64,6,200..400]", "[16..64,0,-1]", true);
 }
 BENCHMARK(infer_partial_intervals);
 

@@ -11,11 +11,6 @@ reshape_options with(empty_rule r) {
   o.empty = r;
   return o;
 }
-reshape_options sound() {
-  reshape_options o;
-  o.sound_bounds = true;
-  return o;
-}
 reshape_options legacy() {
   reshape_options o;
   o.legacy_scalar_pattern = true;

@@ -39,6 +39,13 @@ inline std::optional<error> expect_error_containing(const std::function<void()>&
   return std::nullopt;
 }
 
+/// Options with sound bounds (O1) on.
+inline reshape_options sound() {
+  reshape_options o;
+  o.sound_bounds = true;
+  return o;
+}
+
 /// Text in, text out: the canonical output shape, or "error:<code>".
 inline std::string infer_text(const std::string& input, const std::string& pattern, bool special_zero,
                               const reshape_options& options = {}, element_type type = element_type::i64) {
