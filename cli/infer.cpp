@@ -46,7 +46,7 @@ int run_infer(const infer_args& a) {
       std::cout << result_json(r).dump() << '\n';
     } else {
       std::cout << to_string(r.shape) << '\n';
-      for (const auto& [x, y] : r.symbol_equalities) std::cout << x << " == " << y << '\n';
+      for (const auto& eq : r.symbol_equalities) std::cout << eq.input.name() << " == " << eq.output.name() << '\n';
     }
     return exit_ok;
   } catch (const error& e) {

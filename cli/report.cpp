@@ -12,7 +12,7 @@ nlohmann::ordered_json dims_json(const partial_shape& s) {
     }
     nlohmann::ordered_json o = {{"min", d.lo()}, {"max", nullptr}};
     if (d.range().is_bounded()) o["max"] = d.hi();
-    if (d.has_symbol()) o["symbol"] = d.symbol();
+    if (d.has_symbol()) o["symbol"] = d.symbol().name();
     dims.push_back(std::move(o));
   }
   return dims;
@@ -20,7 +20,7 @@ nlohmann::ordered_json dims_json(const partial_shape& s) {
 
 nlohmann::ordered_json result_json(const reshape_result& r) {
   auto equalities = nlohmann::ordered_json::array();
-  for (const auto& [a, b] : r.symbol_equalities) equalities.push_back({a, b});
+  for (const auto& eq : r.symbol_equalities) equalities.push_back({eq.input.name(), eq.output.name()});
   return {{"shape", to_string(r.shape)}, {"dims", dims_json(r.shape)}, {"symbol_equalities", equalities}};
 }
 

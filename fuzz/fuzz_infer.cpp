@@ -46,12 +46,12 @@ reshape_pattern make_pattern(fuzz::input& in) {
   switch (in.below(6)) {
     case 0: {
       std::vector<std::int64_t> values(n);
-      std::vector<std::string> symbols(n);
+      std::vector<symbol> symbols(n);
       for (auto& v : values) v = in.interesting();
       const bool with_symbols = in.flag();
-      for (auto& s : symbols) s = with_symbols && in.flag() ? std::string(1, static_cast<char>('A' + in.below(4))) : "";
-      return reshape_pattern::from_values(values, with_symbols ? std::span<const std::string>(symbols)
-                                                               : std::span<const std::string>());
+      for (auto& s : symbols) s = with_symbols && in.flag() ? symbol(std::string(1, static_cast<char>('A' + in.below(4)))) : symbol();
+      return reshape_pattern::from_values(values, with_symbols ? std::span<const symbol>(symbols)
+                                                               : std::span<const symbol>());
     }
     case 1: {
       std::vector<pattern_bound> bounds(n);
@@ -107,13 +107,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return d.has_symbol();
   });
   const auto elements = pattern.elements();
-  const bool plain_pattern = pattern.what() == reshape_pattern::kind::values && pattern.too_large().empty() &&
+  const bool plain_pattern = pattern.kind() == pattern_kind::values && pattern.too_large().empty() &&
                              pattern.tensor_shape().rank_known() && pattern.tensor_shape().size() == 1 &&
-                             std::none_of(elements.begin(), elements.end(), [](const auto& b) { return !b.symbol.empty(); });
+                             std::none_of(elements.begin(), elements.end(), [](const auto& b) { return static_cast<bool>(b.symbol); });
   if (plain_input && plain_pattern) {
     std::vector<std::int64_t> values;
     for (const auto& b : elements) values.push_back(b.lo);
-    const auto fast = answer([&] { return to_string(infer_shape(input.to_static(), values, special_zero, options)); });
+    const auto fast = answer([&] { return to_string(infer_static_shape(input.to_static(), values, special_zero, options)); });
     if (fast != general) fuzz::invariant_broken("fast path " + fast + " != general " + general);
   }
   if (!result) return 0;
@@ -127,8 +127,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // output must lie inside the sound result. A run-time reading is concrete: a static input, and no
   // symbols (they are equalities the chosen values would have to respect).
   const bool symbol_free_pattern =
-      std::none_of(elements.begin(), elements.end(), [](const auto& b) { return !b.symbol.empty(); });
-  if (pattern.what() == reshape_pattern::kind::bounds && plain_input && symbol_free_pattern) {
+      std::none_of(elements.begin(), elements.end(), [](const auto& b) { return static_cast<bool>(b.symbol); });
+  if (pattern.kind() == pattern_kind::bounds && plain_input && symbol_free_pattern) {
     reshape_options sound_options = options;
     sound_options.sound_bounds = true;
     reshape_result sound;

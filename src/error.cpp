@@ -25,15 +25,30 @@ std::string_view name(errc code) noexcept {
     case errc::io: return "io";
     case errc::bad_file: return "bad_file";
     case errc::unsupported: return "unsupported";
+    case errc::too_large: return "too_large";
   }
   return "unknown";
 }
 
-error::error(errc code, location where, const std::string& message)
-    : std::runtime_error(message), code_(code), where_(std::move(where)) {}
+error::error(errc code, location where, const std::string& message, std::string hint)
+    : std::runtime_error(hint.empty() ? message : message + "; " + hint),
+      code_(code),
+      where_(std::move(where)),
+      hint_(std::move(hint)) {}
 
 namespace detail {
-void fail(errc code, location where, std::string message) { throw error(code, std::move(where), message); }
+
+void fail(errc code, location where, std::string message, std::string hint) {
+  throw error(code, std::move(where), message, std::move(hint));
+}
+
+void fail(errc code, location where, std::string message) {
+  // The grammar is `where: what; hint`: a message written in one piece has its hint after the first "; ".
+  const auto split = message.find("; ");
+  if (split == std::string::npos) throw error(code, std::move(where), message);
+  throw error(code, std::move(where), message.substr(0, split), message.substr(split + 2));
+}
+
 }  // namespace detail
 
 }  // namespace reshape1

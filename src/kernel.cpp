@@ -25,7 +25,7 @@ void require_capacity(std::uint64_t needed, std::uint64_t capacity, const tensor
 
 tensor_view reshape(const tensor_view& input, std::span<const std::int64_t> pattern, bool special_zero,
                     const reshape_options& options) {
-  return {input.data(), input.type(), infer_shape(input.dims(), pattern, special_zero, options)};
+  return {input.data(), input.type(), infer_static_shape(input.dims(), pattern, special_zero, options)};
 }
 
 void copy_elements(const tensor_view& source, std::span<std::byte> destination, const copy_options& options) {

@@ -73,24 +73,26 @@ decoded decode(element_type t, const std::byte* data, std::size_t i) {
 }  // namespace
 
 reshape_pattern reshape_pattern::from_values(std::span<const std::int64_t> values,
-                                             std::span<const std::string> symbols) {
+                                             std::span<const symbol> symbols) {
   if (!symbols.empty() && symbols.size() != values.size())
     detail::fail(errc::invalid_argument, {},
                  fmt::format("pattern: {} symbols given for {} values; give one symbol per value (\"\" for none)",
                              symbols.size(), values.size()));
   reshape_pattern p;
-  p.kind_ = kind::values;
+  p.kind_ = pattern_kind::values;
   p.tensor_shape_ = vector_shape(values.size());
   p.elements_.reserve(values.size());
   for (std::size_t i = 0; i < values.size(); ++i)
-    p.elements_.push_back({values[i], values[i], symbols.empty() ? std::string() : symbols[i]});
+    p.elements_.push_back({values[i], values[i], symbols.empty() ? symbol() : symbols[i]});
   return p;
 }
 
 reshape_pattern reshape_pattern::from_bounds(std::vector<pattern_bound> bounds) {
   reshape_pattern p;
-  p.kind_ = kind::bounds;
+  p.kind_ = pattern_kind::bounds;
   p.tensor_shape_ = vector_shape(bounds.size());
+  for (auto& b : bounds)
+    if (b.hi == -1 && b.lo >= 0) b.hi = pattern_bound::no_upper;  // OpenVINO's bound evaluation writes -1
   p.elements_ = std::move(bounds);
   return p;
 }
@@ -104,7 +106,7 @@ reshape_pattern reshape_pattern::of_length(std::int64_t length) {
 
 reshape_pattern reshape_pattern::unknown(partial_shape tensor_shape) {
   reshape_pattern p;
-  p.kind_ = kind::unknown;
+  p.kind_ = pattern_kind::unknown;
   p.tensor_shape_ = std::move(tensor_shape);
   return p;
 }
@@ -121,16 +123,20 @@ reshape_pattern reshape_pattern::from_tensor(element_type type, std::span<const 
   p.type_ = type;
   p.tensor_shape_ = partial_shape(tensor_shape);
   if (!is_integer(type)) {
-    p.kind_ = kind::unknown;  // inference reports pattern_type before it looks at values
+    p.kind_ = pattern_kind::unknown;  // inference reports pattern_type before it looks at values
     return p;
   }
   const auto count = static_cast<std::uint64_t>(tensor_shape.element_count());
+  if (count > max_rank)
+    detail::fail(errc::too_large, {},
+                 fmt::format("pattern: {} elements are above reshape1's limit of {} (2^20)", count, max_rank),
+                 "no real model has an output of that rank; check where the pattern comes from");
   const auto expected = storage_size(type, count);
   if (bytes.size() != expected)
     detail::fail(errc::invalid_argument, {},
                  fmt::format("pattern: a {} tensor of shape {} takes {} bytes, got {}", name(type),
                              to_string(tensor_shape), expected, bytes.size()));
-  p.kind_ = kind::values;
+  p.kind_ = pattern_kind::values;
   p.elements_.reserve(static_cast<std::size_t>(count));
   for (std::size_t i = 0; i < count; ++i) {
     const auto d = decode(type, bytes.data(), i);

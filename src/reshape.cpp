@@ -1,9 +1,8 @@
-// Reshape-1 shape inference, general path: partial shapes, intervals, symbols, pattern bounds and
-// the options. The section numbers in comments refer to docs/semantics.md.
+// Reshape-1 shape inference: one algorithm over the dimension type (detail/inference.hpp), its two
+// instantiations (infer_static_shape on std::int64_t, infer_shape on dimension), the reading of
+// patterns, and option O1 (sound bounds). Section names refer to docs/semantics.md.
 #include <algorithm>
 #include <exception>
-#include <string_view>
-#include <tuple>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,448 +12,685 @@
 #include "detail/assert.hpp"
 #include "detail/checked.hpp"
 #include "detail/fail.hpp"
-#include "detail/static_path.hpp"
+#include "detail/inference.hpp"
 #include "reshape1/reshape.hpp"
 
 namespace reshape1 {
 namespace {
 
-using detail::fail;
+using namespace detail;
 
-enum class role { literal, copy, marker };
+// ---- messages: cold, built from the same values in both domains ------------------------------------
 
-/// A pattern element after reading its bounds (5.2).
-struct element {
-  role what = role::literal;
-  dimension dim;  // literal: the output dimension; marker: `?` with the element's symbol
-};
+template <class Dim>
+partial_shape as_partial(std::span<const Dim> dims) {
+  partial_shape s;
+  for (const auto& d : dims) s.push_back(dimension(d));
+  return s;
+}
 
-struct read_pattern {
-  std::vector<element> elements;
-  std::optional<std::size_t> marker;
-};
+template <class Dim>
+std::string input_text(std::span<const Dim> input, bool rank_known) {
+  return rank_known ? to_string(as_partial(input)) : std::string("[...]");
+}
 
-std::string join_dims(const std::vector<dimension>& dims) {
-  return to_string(partial_shape(dims));
+/// The factors as text: all of them in order, or the remaining ones, static first (as multiplied).
+template <class Dim>
+std::string text(const factors<Dim>& f, bool remaining_only) {
+  partial_shape s;
+  for (const bool static_pass : {true, false})
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      const bool remaining = !f.cancelled.data()[i];
+      if (!remaining_only) {
+        if (static_pass) s.push_back(dimension(f[i]));
+      } else if (remaining && fixed(f[i]) == static_pass) {
+        s.push_back(dimension(f[i]));
+      }
+    }
+  return to_string(s);
 }
 
 /// The possible element counts of `dims`, as text.
-std::string count_text(const std::vector<dimension>& dims) {
+std::string count_text(std::span<const dimension> dims) {
   const auto count = detail::count_interval(dims);
   return count ? to_string(dimension(*count)) : std::string("more than 2^63-1");
 }
 
-/// A pattern bound's upper value, with -1 read as "no upper bound" (as shape sub-graphs write it).
-std::int64_t upper_bound(const pattern_bound& b) { return (b.hi == -1 && b.lo >= 0) ? interval::unbounded : b.hi; }
+[[noreturn, gnu::cold]] void fail_multiple_infer(std::size_t first, std::size_t second) {
+  fail(errc::multiple_infer, {.indices = {first, second}},
+       fmt::format("pattern[{}] and pattern[{}]: only one -1 is allowed", first, second),
+       "give the other dimensions explicitly");
+}
 
-// ---- 5.2: reading the pattern, validation rows 3 and 4 in one scan ---------------------------
+[[noreturn, gnu::cold]] void fail_invalid(std::size_t i, std::int64_t lo, std::int64_t hi) {
+  if (hi < lo)
+    fail(errc::invalid_value, {.indices = {i}}, fmt::format("pattern[{}]: bounds {}..{} are empty", i, lo, hi),
+         "the lower bound must not exceed the upper");
+  if (lo == hi)
+    fail(errc::invalid_value, {.indices = {i}}, fmt::format("pattern[{}]: value {} is invalid", i, lo),
+         "use -1 to infer a dimension");
+  fail(errc::invalid_value, {.indices = {i}}, fmt::format("pattern[{}]: bounds {}..{} are invalid", i, lo, hi),
+       "a pattern element is -1, 0 or a dimension");
+}
 
-read_pattern read_elements(const reshape_pattern& pattern, bool special_zero) {
-  read_pattern r;
+[[noreturn, gnu::cold]] void fail_too_large_value(std::size_t i, std::uint64_t value) {
+  fail(errc::invalid_value, {.indices = {i}}, fmt::format("pattern[{}]: value {} does not fit int64", i, value),
+       "a pattern value is -1, 0 or a dimension");
+}
+
+template <class Dim>
+[[noreturn, gnu::cold]] void fail_copy_out_of_range(std::size_t i, std::span<const Dim> input) {
+  fail(errc::copy_out_of_range, {.indices = {i}},
+       fmt::format("pattern[{}]: 0 copies input dimension {}, but the input {} has rank {}", i, i,
+                   to_string(as_partial(input)), input.size()),
+       "use special_zero=false for a literal 0");
+}
+
+template <class Dim>
+[[noreturn, gnu::cold]] void fail_input_overflow(std::span<const Dim> input) {
+  fail(errc::overflow, {}, fmt::format("input: the element count of {} overflows 64 bits", to_string(as_partial(input))));
+}
+
+[[noreturn, gnu::cold]] void fail_too_long(std::size_t length) {
+  fail(errc::too_large, {}, fmt::format("pattern: length {} is above reshape1's limit of {} (2^20)", length, max_rank),
+       "no real model has an output of that rank; check where the pattern comes from");
+}
+
+// ---- reading the pattern (validation rows 3 and 4 in one scan from the left) ------------------------
+
+/// How one element with bounds lo..hi reads. A known value is lo == hi, so the static domain
+/// reads by the same rule.
+enum class reads : std::uint8_t { marker, literal, copy, unknown, invalid };
+
+[[nodiscard]] inline reads classify(std::int64_t lo, std::int64_t hi, bool special_zero) noexcept {
+  if (hi < lo) return reads::invalid;
+  if (lo == -1 && hi == -1) return reads::marker;
+  if (lo >= -1) return special_zero && hi == 0 ? reads::copy : reads::literal;  // (-1,0) reads as 0
+  if (hi >= 0) return reads::unknown;  // one bound overflowed upstream: `?`
+  return reads::invalid;
+}
+
+template <class Dim>
+inline void note(reading<Dim>& r, reads how, std::size_t i) {
+  if (how == reads::marker) {
+    if (r.marker != none) fail_multiple_infer(r.marker, i);
+    r.marker = i;
+  }
+  r.roles.push_back(how == reads::marker ? role::marker : how == reads::copy ? role::copy : role::literal);
+}
+
+/// Known values: the static domain's reading (the output dimensions are the values themselves).
+void read_values(std::span<const std::int64_t> p, bool special_zero, reading<std::int64_t>& r) {
+  r.dims = p;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const auto how = classify(p[i], p[i], special_zero);
+    if (how == reads::invalid) [[unlikely]]
+      fail_invalid(i, p[i], p[i]);
+    note(r, how, i);
+  }
+}
+
+/// Bounds: the partial domain's reading. `dims` receives each element's output dimension.
+void read_bounds(const reshape_pattern& pattern, bool special_zero, inline_vector<dimension, small>& dims,
+                 reading<dimension>& r) {
   const auto elements = pattern.elements();
   const auto too_large = pattern.too_large();
   auto big = too_large.begin();
-  r.elements.reserve(elements.size());
+  dims.reserve(elements.size());
   for (std::size_t i = 0; i < elements.size(); ++i) {
-    if (big != too_large.end() && big->first == i) {
-      fail(errc::invalid_value, {.indices = {i}},
-           fmt::format("pattern[{}]: value {} does not fit int64; a pattern value is -1, 0 or a dimension", i,
-                       big->second));
-    }
+    if (big != too_large.end() && big->first == i) fail_too_large_value(i, big->second);
     const auto& b = elements[i];
-    const std::int64_t lo = b.lo;
-    const std::int64_t hi = upper_bound(b);
-    if (hi < lo)
-      fail(errc::invalid_value, {.indices = {i}},
-           fmt::format("pattern[{}]: bounds {}..{} are empty; the lower bound must not exceed the upper", i, lo, hi));
-    if (lo == -1 && hi == -1) {
-      if (r.marker)
-        fail(errc::multiple_infer, {.indices = {*r.marker, i}},
-             fmt::format("pattern[{}] and pattern[{}]: only one -1 is allowed; give the other dimensions explicitly",
-                         *r.marker, i));
-      r.marker = i;
-      r.elements.push_back({role::marker, dimension(interval(), b.symbol)});
-    } else if (lo >= -1) {
-      const interval range(std::max<std::int64_t>(lo, 0), hi);
-      const bool copy = special_zero && range == interval(0);
-      r.elements.push_back({copy ? role::copy : role::literal, dimension(range, b.symbol)});
-    } else if (hi >= 0) {
-      r.elements.push_back({role::literal, dimension(interval(), b.symbol)});  // one bound overflowed
-    } else if (lo == hi) {
-      fail(errc::invalid_value, {.indices = {i}}, fmt::format("pattern[{}]: value {} is invalid; use -1 to infer a dimension", i, lo));
+    const auto how = classify(b.lo, b.hi, special_zero);
+    if (how == reads::invalid) fail_invalid(i, b.lo, b.hi);
+    note(r, how, i);
+    if (how == reads::marker || how == reads::unknown) {
+      dims.push_back(dimension(interval(), b.symbol));
     } else {
-      fail(errc::invalid_value, {.indices = {i}},
-           fmt::format("pattern[{}]: bounds {}..{} are invalid; a pattern element is -1, 0 or a dimension", i, lo, hi));
+      dims.push_back(dimension(interval(std::max<std::int64_t>(b.lo, 0), b.hi), b.symbol));
     }
   }
-  return r;
+  r.dims = dims.span();
 }
 
-// ---- row 5 and row 6 (input) -----------------------------------------------------------------
+// ---- the algorithm for one reading ----------------------------------------------------------------
 
-void check_copies(const read_pattern& r, const partial_shape& input) {
-  if (!input.rank_known()) return;
-  for (std::size_t i = 0; i < r.elements.size(); ++i)
-    if (r.elements[i].what == role::copy && i >= input.size())
-      fail(errc::copy_out_of_range, {.indices = {i}},
-           fmt::format("pattern[{}]: 0 copies input dimension {}, but the input {} has rank {}; use "
-                       "special_zero=false for a literal 0",
-                       i, i, to_string(input), input.size()));
+template <class Dim>
+using output_of = std::conditional_t<is_static_domain<Dim>, shape, reshape_result>;
+
+template <class Dim>
+struct problem {
+  std::span<const Dim> input;
+  bool rank_known = true;
+  const reading<Dim>& r;
+  const reshape_options& options;
+};
+
+/// Row 4: a copy at an index the input (of known rank) does not have.
+template <class Dim>
+void check_copies(const problem<Dim>& p) {
+  if (!p.rank_known || p.r.size() <= p.input.size()) return;
+  for (std::size_t i = p.input.size(); i < p.r.size(); ++i)
+    if (p.r.copies(i)) fail_copy_out_of_range(i, p.input);
 }
 
-void check_input_count(const partial_shape& input) {
-  if (!input.rank_known()) return;
-  if (!detail::count_product(input.dims(), [](const dimension& d) { return d.lo(); }))
-    fail(errc::overflow, {}, fmt::format("input: the element count of {} overflows 64 bits", to_string(input)));
+/// Row 5: the input's element count (lower bounds: the smallest possible count) fits 64 bits.
+template <class Dim>
+void check_input_count(const problem<Dim>& p) {
+  if (!p.rank_known) return;
+  count c;
+  for (const auto& d : p.input) c.times(lower(d));
+  if (!c.fits()) fail_input_overflow(p.input);
 }
 
-// ---- 5.3: products with the symbol rule ------------------------------------------------------
+/// The factors of both sides (semantics.md, "Known input rank"): every input dimension that is not
+/// copied, and every literal output dimension; with an unknown input rank, no input factors, and the
+/// marker is an output factor. Also the output dimensions, the marker's a placeholder.
+template <class Dim>
+struct sides {
+  factors<Dim> in, out;
+  bool unknown_copy = false;  // unknown rank and a copy: both dynamic products are unknown
+  std::optional<Dim> unknown_rank_marker;
+};
 
-/// running * factor: a static 1 on either side leaves the other operand as it is (symbol included;
-/// when the running product is 1 the factor wins); any other product has no symbol.
-std::optional<dimension> times(const dimension& running, const dimension& factor) {
-  if (running.is_static() && running.lo() == 1) return factor;
-  if (factor.is_static() && factor.lo() == 1) return running;
-  auto p = detail::multiply(running.range(), factor.range());
-  if (!p) return std::nullopt;
-  return dimension(*p);
-}
-
-/// Product of static factors: exact; 0 when any factor is 0; nullopt on overflow.
-std::optional<dimension> static_product(const std::vector<const dimension*>& factors) {
-  dimension running(1);
-  bool has_zero = false;
-  for (const auto* f : factors) has_zero = has_zero || f->lo() == 0;
-  for (const auto* f : factors) {
-    auto next = times(running, *f);
-    if (!next) return has_zero ? std::optional<dimension>(dimension(0)) : std::nullopt;
-    running = std::move(*next);
-  }
-  return running;
-}
-
-/// Product of dynamic factors; nullopt when its lower bound overflows. Factors that can be 0 go
-/// first, so that a 0 lower bound absorbs the others' overflow (the element-count rule). The order
-/// changes no symbol: a product of two or more factors other than 1 has none.
-std::optional<dimension> dynamic_product(dimension running, const std::vector<const dimension*>& factors) {
-  for (const bool can_be_zero : {true, false})
-    for (const auto* f : factors) {
-      if ((f->lo() == 0) != can_be_zero) continue;
-      auto next = times(running, *f);
-      if (!next) return std::nullopt;
-      running = std::move(*next);
-    }
-  return running;
-}
-
-/// Factors cancel when their keys are equal: the same interval and symbol. Only static or symbolled
-/// factors other than 0 have a key (two plain `?` never cancel; zeros never do).
-using cancel_key = std::tuple<std::int64_t, std::int64_t, std::string_view>;
-std::optional<cancel_key> key_of(const dimension& d) {
-  if (!(d.is_static() || d.has_symbol()) || d.range() == interval(0)) return std::nullopt;
-  return cancel_key(d.lo(), d.hi(), d.symbol());
-}
-
-bool is_one(const dimension& d) { return d.is_static() && d.lo() == 1; }
-
-// ---- the algorithm for one reading of the pattern --------------------------------------------
-
-reshape_result infer_reading(const partial_shape& input, const read_pattern& r, const reshape_options& options) {
-  const auto& elements = r.elements;
-  std::vector<dimension> out;
-  out.reserve(elements.size());
-  std::vector<dimension> in_factors;
-  std::vector<dimension> out_factors;          // literal output dimensions
-  in_factors.reserve(input.rank_known() ? input.size() : 0);
-  out_factors.reserve(elements.size());
-  std::optional<dimension> unknown_rank_marker;  // 5.4: the -1 is itself a (fully unknown) output factor
-  bool unknown_copy = false;
-
-  if (input.rank_known()) {
-    for (std::size_t i = 0; i < elements.size(); ++i) {
-      const auto& e = elements[i];
-      if (e.what == role::marker) {
-        out.emplace_back();
-      } else if (e.what == role::copy) {
-        out.push_back(input[i]);
-      } else {
-        out.push_back(e.dim);
-        out_factors.push_back(e.dim);
-      }
-      if (i < input.size() && e.what != role::copy) in_factors.push_back(input[i]);
-    }
-    for (std::size_t i = elements.size(); i < input.size(); ++i) in_factors.push_back(input[i]);
+/// Output dimension i before the marker is resolved: a copy of the input, or the reading's
+/// dimension (the marker's is a placeholder).
+template <class Dim>
+Dim output_dim(const problem<Dim>& p, std::size_t i) {
+  if (p.r.roles.data()[i] != role::copy) return p.r.dims[i];
+  if constexpr (is_static_domain<Dim>) {
+    return p.input[i];
   } else {
-    // 5.4: no input factors; a copy is unknown and makes both dynamic products unknown.
-    for (const auto& e : elements) {
-      if (e.what == role::copy) {
-        out.emplace_back();
-        unknown_copy = true;
-      } else if (e.what == role::marker) {
-        out.push_back(e.dim);
-        unknown_rank_marker = e.dim;
-      } else {
-        out.push_back(e.dim);
-        out_factors.push_back(e.dim);
-      }
+    return p.rank_known ? p.input[i] : dimension();
+  }
+}
+
+/// The output with `value` at the marker (cold: for messages).
+template <class Dim>
+partial_shape output_text_shape(const problem<Dim>& p, std::optional<Dim> value) {
+  partial_shape s;
+  for (std::size_t i = 0; i < p.r.size(); ++i) {
+    if (i == p.r.marker && !value) continue;
+    s.push_back(dimension(i == p.r.marker ? *value : output_dim(p, i)));
+  }
+  return s;
+}
+
+template <class Dim>
+void collect(const problem<Dim>& p, sides<Dim>& s) {
+  const auto& r = p.r;
+  const std::size_t n = r.size();
+  if (p.rank_known) {
+    const std::size_t rank = p.input.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const role what = r.roles.data()[i];
+      if (what == role::literal) s.out.add(r.dims[i]);
+      if (what != role::copy && i < rank) s.in.add(p.input[i]);
+    }
+    for (std::size_t i = n; i < rank; ++i) s.in.add(p.input[i]);
+  } else if constexpr (!is_static_domain<Dim>) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const role what = r.roles.data()[i];
+      s.unknown_copy = s.unknown_copy || what == role::copy;
+      if (what == role::marker) s.unknown_rank_marker = r.dims[i];
+      if (what == role::literal) s.out.add(r.dims[i]);
     }
   }
+}
 
-  reshape_result result;
-  if (r.marker) {
-    if (options.empty == empty_rule::tensorflow) {
-      // O2 tensorflow: literal zeros leave the output product, and then zero dimensions leave the input's.
-      auto is_zero = [](const dimension& d) { return d.range() == interval(0); };
-      if (std::any_of(out_factors.begin(), out_factors.end(), is_zero)) {
-        std::erase_if(out_factors, is_zero);
-        std::erase_if(in_factors, is_zero);
-      }
-    }
-    // Section 7: the literal output dimensions must have a product that fits before -1 is resolved.
-    if (!detail::count_product(out_factors, [](const dimension& d) { return d.lo(); }))
-      fail(errc::overflow, {.indices = {*r.marker}},
-           fmt::format("pattern: the output dimensions other than -1 {} multiply past 64 bits", join_dims(out_factors)));
-    if (unknown_rank_marker) out_factors.push_back(*unknown_rank_marker);
+/// The factors as in collect(), after the tensorflow rule drops zeros when it applies.
+template <class Dim>
+void collect_for_marker(const problem<Dim>& p, sides<Dim>& s) {
+  collect(p, s);
+  if (p.options.empty != empty_rule::tensorflow) return;
+  bool zero = false;
+  for (std::size_t i = 0; i < s.out.size(); ++i) zero |= is_zero(s.out[i]);
+  if (zero) {
+    s.out.drop_zeros();
+    s.in.drop_zeros();
   }
+}
 
-  // Step 1: cancel pairs of the same dimension. Each input factor takes the first remaining output
-  // factor it matches; output factors that can match are grouped by (interval, symbol), in order.
-  std::vector<bool> cancelled(out_factors.size(), false);
-  std::vector<const dimension*> rem_in_static, rem_in_dynamic, rem_out_static, rem_out_dynamic;
-  // Candidates sorted by key, then by position: each key's run lists its factors in order, and the
-  // run's first entry counts how many of them are taken (O(n log n) for any number of equal factors).
-  struct candidate {
-    cancel_key key;
-    std::size_t index;
-    std::size_t taken = 0;
-  };
-  std::vector<candidate> candidates;
-  candidates.reserve(out_factors.size());
-  for (std::size_t k = 0; k < out_factors.size(); ++k)
-    if (const auto key = key_of(out_factors[k])) candidates.push_back({*key, k});
-  std::sort(candidates.begin(), candidates.end(),
-            [](const candidate& a, const candidate& b) { return std::tie(a.key, a.index) < std::tie(b.key, b.index); });
-  for (const auto& d : in_factors) {
-    const auto key = key_of(d);
-    auto run = candidates.end();
-    if (key)
-      run = std::lower_bound(candidates.begin(), candidates.end(), *key,
-                             [](const candidate& c, const cancel_key& k) { return c.key < k; });
-    const bool found = run != candidates.end() && run->key == *key;
-    // The first factor of the run not yet taken; just past the run when all are.
-    const auto pick = found ? run + static_cast<std::ptrdiff_t>(run->taken) : candidates.end();
-    if (pick != candidates.end() && pick->key == *key) {
-      cancelled[pick->index] = true;
-      ++run->taken;
-    } else {
-      (d.is_static() ? rem_in_static : rem_in_dynamic).push_back(&d);
-    }
-  }
-  for (std::size_t k = 0; k < out_factors.size(); ++k)
-    if (!cancelled[k]) (out_factors[k].is_static() ? rem_out_static : rem_out_dynamic).push_back(&out_factors[k]);
+[[noreturn, gnu::cold]] void fail_literal_overflow(std::size_t m, const std::string& literals) {
+  fail(errc::overflow, {.indices = {m}},
+       fmt::format("pattern: the output dimensions other than -1 {} multiply past 64 bits", literals));
+}
 
-  // Step 2: static and dynamic products.
-  const dimension start = unknown_copy ? dimension() : dimension(1);
-  const auto s_in = static_product(rem_in_static);
-  const auto s_out = static_product(rem_out_static);
-  auto d_in = dynamic_product(start, rem_in_dynamic);
-  auto d_out = dynamic_product(start, rem_out_dynamic);
+/// Step 2: the products of the remaining factors. S is the product of the static ones, exact (0 when
+/// any is 0, however large the others; nullopt on overflow); D the product of the others (factors that
+/// can be 0 first, so that a 0 lower bound absorbs the others' overflow; nullopt when it overflows).
+template <class Dim>
+struct products {
+  std::optional<Dim> s_in, s_out, d_in, d_out;
+};
 
-  if (!r.marker) {
-    // Symbol deduction: S_in == S_out != 0 forces D_in == D_out.
-    if (s_in && s_out && d_in && d_out && s_in->lo() == s_out->lo() && s_in->lo() != 0) {
-      if (s_in->lo() == 1 && is_one(*d_in)) d_in = *s_in;
-      if (d_in->has_symbol() && d_out->has_symbol() && d_in->symbol() != d_out->symbol() &&
-          d_in->range().intersects(d_out->range()))
-        result.symbol_equalities.emplace_back(d_in->symbol(), d_out->symbol());
-    }
+template <class Dim>
+std::optional<Dim> fixed_product(const factors<Dim>& f) {
+  if constexpr (is_static_domain<Dim>) {
+    count c;
+    f.for_each_remaining([&](std::int64_t d) { c.times(d); });
+    return c.fits() ? std::optional<Dim>(c.value()) : std::nullopt;
   } else {
-    const std::size_t m = *r.marker;
-    // Section 7: a side whose static product is 0 has no elements, however large its other factors, so
-    // only an overflowing dynamic product on a side without a 0 is an error. (The output side passed the
-    // literal-product check above; its static factors can still overflow beside a `?`, whose lower
-    // bound 0 kept that product at 0: `[8,?,9223372036854775807,-1]`.)
-    auto rest_of = [](const std::vector<const dimension*>& a, const std::vector<const dimension*>& b) {
-      std::vector<dimension> rest;
-      for (const auto* f : a) rest.push_back(*f);
-      for (const auto* f : b) rest.push_back(*f);
-      return join_dims(rest);
+    dimension running(1);
+    bool zero = false, overflowed = false;
+    f.for_each_remaining([&](const dimension& d) {
+      if (!d.is_static()) return;
+      zero |= d.lo() == 0;
+      if (overflowed) return;
+      if (auto next = times(running, d)) {
+        running = *next;
+      } else {
+        overflowed = true;
+      }
+    });
+    if (overflowed) return zero ? std::optional<Dim>(dimension(0)) : std::nullopt;
+    return running;
+  }
+}
+
+template <class Dim>
+std::optional<Dim> dynamic_product(const factors<Dim>& f, bool unknown_start) {
+  if constexpr (is_static_domain<Dim>) {
+    return Dim{1};  // every static factor is in S
+  } else {
+    std::optional<dimension> running = unknown_start ? dimension() : dimension(1);
+    for (const bool can_be_zero : {true, false})
+      f.for_each_remaining([&](const dimension& d) {
+        if (d.is_static() || (d.lo() == 0) != can_be_zero || !running) return;
+        running = times(*running, d);
+      });
+    return running;
+  }
+}
+
+template <class Dim>
+products<Dim> multiply_sides(const sides<Dim>& s) {
+  return {fixed_product(s.in), fixed_product(s.out), dynamic_product(s.in, s.unknown_copy),
+          dynamic_product(s.out, s.unknown_copy)};
+}
+
+
+/// Step 3 to 5: the value of the marker, D_in / D_out after the static products are settled.
+template <class Dim>
+Dim resolve_marker(const problem<Dim>& p, const sides<Dim>& s, products<Dim> q) {
+  const std::size_t m = p.r.marker;
+  const auto& options = p.options;
+  // Section 7: a side whose static product is 0 has no elements, however large its other factors, so
+  // only an overflowing dynamic product on a side without a 0 is an error. (The output side passed the
+  // literal-product check; its static factors can still overflow beside a `?`, whose lower bound 0
+  // kept that product at 0: `[8,?,9223372036854775807,-1]`.)
+  if (!q.s_in || (!q.d_in && lower(*q.s_in) != 0))
+    fail(errc::overflow, {.indices = {m}},
+         fmt::format("pattern[{}]: cannot infer -1: the input dimensions it stands for {} multiply past 64 bits", m,
+                     text(s.in, true)));
+  if (!q.s_out || (!q.d_out && lower(*q.s_out) != 0))
+    fail(errc::overflow, {.indices = {m}},
+         fmt::format("pattern[{}]: cannot infer -1: the other output dimensions {} multiply past 64 bits", m,
+                     text(s.out, true)));
+  const std::int64_t s_in = lower(*q.s_in), s_out = lower(*q.s_out);
+  if (s_in != s_out) {
+    // Each S joins its D. A 0 absorbs an overflowed D, and keeps its own symbol beside a plain 1.
+    auto join = [](const std::optional<Dim>& d, const Dim& f) -> std::optional<Dim> {
+      if (!d) return lower(f) == 0 ? std::optional<Dim>(Dim(0)) : std::nullopt;
+      return times(*d, f);
     };
-    if (!s_in || (!d_in && s_in->lo() != 0))
+    q.d_in = join(q.d_in, *q.s_in);
+    q.d_out = join(q.d_out, *q.s_out);
+    if (!q.d_in || !q.d_out)
       fail(errc::overflow, {.indices = {m}},
-           fmt::format("pattern[{}]: cannot infer -1: the input dimensions it stands for {} multiply past 64 bits", m,
-                       rest_of(rem_in_static, rem_in_dynamic)));
-    if (!s_out || (!d_out && s_out->lo() != 0))
-      fail(errc::overflow, {.indices = {m}},
-           fmt::format("pattern[{}]: cannot infer -1: the other output dimensions {} multiply past 64 bits", m,
-                       rest_of(rem_out_static, rem_out_dynamic)));
-    if (s_in->lo() != s_out->lo()) {
-      d_in = s_in->lo() == 0 ? dimension(0) : times(*d_in, *s_in);
-      d_out = s_out->lo() == 0 ? dimension(0) : times(*d_out, *s_out);
-      if (!d_in || !d_out)
-        fail(errc::overflow, {.indices = {m}},
-             fmt::format("pattern[{}]: cannot infer -1: the element count of {} overflows 64 bits", m,
-                         to_string(input)));
-    } else if (s_in->lo() == 1 && is_one(*d_in)) {
-      d_in = *s_in;
-    }
-    // Step 5: infer_zero, before the division.
-    const bool zero_out = s_out->lo() == 0;
-    const bool both_empty = zero_out && s_in->lo() == 0;  // any value of -1 keeps the (zero) count
-    if (both_empty && options.empty == empty_rule::strict)
-      fail(errc::infer_zero, {.indices = {m}},
-           fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0: for the empty input {} "
-                       "any value fits (empty rule strict); give the dimension explicitly",
-                       m, to_string(input)));
-    if (zero_out && s_in->lo() != 0)
-      fail(errc::infer_zero, {.indices = {m}},
-           fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0 and the input {} has no "
-                       "dimension known to be 0; use special_zero=true to copy a 0, or give the dimension explicitly",
-                       m, to_string(input)));
-    // Step 3: the marker is D_in / D_out.
-    // A dynamic product is missing (overflowed) only when both static products are 0: OpenVINO's
-    // quotient then has no value, as when its interval comes out empty (D9).
-    std::optional<interval> value;
-    if (!d_in || !d_out) {
-      RESHAPE1_ASSERT(both_empty);
-    } else if (d_in->is_static() && d_out->is_static()) {
-      RESHAPE1_ASSERT(d_out->lo() != 0);
-      if (d_in->lo() % d_out->lo() == 0) value = interval(d_in->lo() / d_out->lo());
-    } else {
-      const bool upper_known = d_in->range().is_bounded() && d_out->lo() > 0 && !d_out->range().is_unknown();
-      const std::int64_t hi = upper_known ? d_in->hi() / d_out->lo() : interval::unbounded;
-      const std::int64_t lo = d_out->hi() != 0 ? detail::ceil_div(d_in->lo(), d_out->hi()) : d_in->lo();
-      if (lo <= hi) value = interval(lo, hi);
-    }
-    // Both sides empty: an empty interval does not mean that no value works. Sound bounds must cover
-    // the run-time answer: `?`.
-    if (!value && options.sound_bounds && both_empty) value = interval();
-    if (!value) {
-      std::vector<dimension> others;
-      for (std::size_t i = 0; i < out.size(); ++i)
-        if (i != m) others.push_back(out[i]);
-      if (both_empty)  // D9 with empty tensors: the count does not decide the -1
-        fail(errc::not_divisible, {.indices = {m}},
-             fmt::format("pattern[{}]: cannot infer -1: input {} and the other output dimensions {} are both empty, so "
-                         "the element count does not fix it, and their remaining dimensions leave no value; give the "
-                         "dimension explicitly or use sound bounds",
-                         m, to_string(input), join_dims(others)));
-      const auto input_count = input.rank_known() ? count_text(input.dims()) : std::string("?");
+           fmt::format("pattern[{}]: cannot infer -1: the element count of {} overflows 64 bits", m,
+                       input_text(p.input, p.rank_known)));
+  } else if (s_in == 1 && q.d_in && is_one(*q.d_in)) {
+    q.d_in = q.s_in;
+  }
+  // Step 5 (infer_zero) comes before the division.
+  const bool zero_out = s_out == 0;
+  const bool both_empty = zero_out && s_in == 0;  // any value of -1 keeps the (zero) count
+  if (both_empty && options.empty == empty_rule::strict)
+    fail(errc::infer_zero, {.indices = {m}},
+         fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0: for the empty input {} any "
+                     "value fits (empty rule strict)",
+                     m, input_text(p.input, p.rank_known)),
+         "give the dimension explicitly");
+  if (zero_out && s_in != 0)
+    fail(errc::infer_zero, {.indices = {m}},
+         fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0 and the input {} has no "
+                     "dimension known to be 0",
+                     m, input_text(p.input, p.rank_known)),
+         "use special_zero=true to copy a 0, or give the dimension explicitly");
+  // Step 3: the marker is D_in / D_out. A D is missing (overflowed) only when both static products are
+  // 0: OpenVINO's quotient then has no value, as when its interval comes out empty (D9).
+  std::optional<Dim> value;
+  if (!q.d_in || !q.d_out) {
+    RESHAPE1_ASSERT(both_empty);
+  } else if (fixed(*q.d_in) && fixed(*q.d_out)) {
+    const std::int64_t num = lower(*q.d_in), den = lower(*q.d_out);
+    RESHAPE1_ASSERT(den != 0);
+    if (num % den == 0) value = Dim(num / den);
+  } else if constexpr (!is_static_domain<Dim>) {
+    const dimension& num = *q.d_in;
+    const dimension& den = *q.d_out;
+    const bool upper_known = num.range().is_bounded() && den.lo() > 0 && !den.range().is_unknown();
+    const std::int64_t hi = upper_known ? num.hi() / den.lo() : interval::unbounded;
+    const std::int64_t lo = den.hi() != 0 ? ceil_div(num.lo(), den.hi()) : num.lo();
+    if (lo <= hi) value = dimension(lo, hi);
+  }
+  // Both sides empty: an empty interval does not mean that no value works. Sound bounds must cover
+  // the run-time answer: `?`.
+  if constexpr (!is_static_domain<Dim>) {
+    if (!value && options.sound_bounds && both_empty) value = dimension();
+  }
+  if (!value) {
+    const auto others_shape = output_text_shape(p, std::optional<Dim>());
+    if (both_empty)  // D9 with empty tensors: the count does not decide the -1
       fail(errc::not_divisible, {.indices = {m}},
-           fmt::format("pattern[{}]: cannot infer -1: input {} has {} elements, which the other output dimensions "
-                       "({}) do not divide",
-                       m, to_string(input), input_count, count_text(others)));
+           fmt::format("pattern[{}]: cannot infer -1: input {} and the other output dimensions {} are both empty, so "
+                       "the element count does not fix it, and their remaining dimensions leave no value",
+                       m, input_text(p.input, p.rank_known), to_string(others_shape)),
+           "give the dimension explicitly or use sound bounds");
+    const auto input_count = p.rank_known ? count_text(as_partial(p.input).dims()) : std::string("?");
+    fail(errc::not_divisible, {.indices = {m}},
+         fmt::format("pattern[{}]: cannot infer -1: input {} has {} elements, which the other output dimensions "
+                     "({}) do not divide",
+                     m, input_text(p.input, p.rank_known), input_count, count_text(others_shape.dims())));
+  }
+  // Step 4: the symbol survives only a division by exactly 1.
+  if constexpr (!is_static_domain<Dim>) {
+    if (q.d_in && q.d_out && is_one(*q.d_out)) return dimension(value->range(), q.d_in->symbol());
+  }
+  return *value;
+}
+
+/// Symbol deduction without a marker: S_in == S_out != 0 forces D_in == D_out.
+inline void deduce_equality(const products<dimension>& q, reshape_result& result) {
+  if (!(q.s_in && q.s_out && q.d_in && q.d_out) || q.s_in->lo() != q.s_out->lo() || q.s_in->lo() == 0) return;
+  const dimension d_in = q.s_in->lo() == 1 && is_one(*q.d_in) ? *q.s_in : *q.d_in;
+  const dimension& d_out = *q.d_out;
+  if (d_in.has_symbol() && d_out.has_symbol() && d_in.symbol() != d_out.symbol() &&
+      d_in.range().intersects(d_out.range()))
+    result.symbol_equalities.push_back({d_in.symbol(), d_out.symbol()});
+}
+
+/// Step 1 and 2 for the static domain: products straight from the positions. Cancelling equal factors
+/// changes no quotient of plain values, only whether a product overflows, so the factors are listed
+/// and cancelled only when one does.
+template <class Dim>
+products<Dim> static_products(const problem<Dim>& p, sides<Dim>& s) {
+  const auto& r = p.r;
+  count in, out;
+  for (std::size_t i = 0; i < p.input.size(); ++i)
+    if (!r.copies(i)) in.times(lower(p.input[i]));
+  for (std::size_t i = 0; i < r.size(); ++i)
+    if (r.roles.data()[i] == role::literal) out.times(lower(r.dims[i]));
+  const bool tf = r.marker != none && p.options.empty == empty_rule::tensorflow && out.zero;
+  if (r.marker != none && (tf ? out.overflowed : !out.fits())) [[unlikely]] {
+    collect_for_marker(p, s);
+    fail_literal_overflow(r.marker, text(s.out, false));
+  }
+  if (tf) in.zero = out.zero = false;  // O2 tensorflow: zeros leave both products
+  if (in.fits() && out.fits()) return {in.value(), out.value(), Dim{1}, Dim{1}};
+  if (r.marker != none) {
+    collect_for_marker(p, s);
+  } else {
+    collect(p, s);
+  }
+  cancel(s.in, s.out);
+  return multiply_sides(s);
+}
+
+/// Rows 6 to 8 for one reading whose rows 3 to 5 have passed.
+template <class Dim>
+void infer_reading(const problem<Dim>& p, output_of<Dim>& result) {
+  const std::size_t m = p.r.marker;
+  sides<Dim> s;
+  products<Dim> q;
+  if constexpr (is_static_domain<Dim>) {
+    q = static_products(p, s);
+  } else {
+    if (m != none) {
+      collect_for_marker(p, s);
+      // Section 7: the literal output dimensions must have a product that fits before -1 is resolved.
+      count literal;
+      for (std::size_t i = 0; i < s.out.size(); ++i) literal.times(lower(s.out[i]));
+      if (!literal.fits()) fail_literal_overflow(m, text(s.out, false));
+      if (s.unknown_rank_marker) s.out.add(*s.unknown_rank_marker);
+    } else {
+      collect(p, s);
     }
-    // Step 4: the symbol survives only a division by exactly 1.
-    out[m] = dimension(*value, d_in && d_out && is_one(*d_out) ? d_in->symbol() : std::string());
+    cancel(s.in, s.out);  // step 1
+    q = multiply_sides(s);
   }
 
-  if (!detail::count_product(out, [](const dimension& d) { return d.lo(); }))
-    fail(errc::overflow, {}, fmt::format("pattern: the element count of the output {} overflows 64 bits", join_dims(out)));
-
-  result.shape = partial_shape(std::move(out));
-  if (input.is_static() && result.shape.is_static()) {
-    const auto in_count = *detail::count_product(input.dims(), [](const dimension& d) { return d.lo(); });
-    const auto out_count = *detail::count_product(result.shape.dims(), [](const dimension& d) { return d.lo(); });
-    if (in_count != out_count)
-      fail(errc::count_mismatch, {},
-           fmt::format("pattern: output {} has {} elements but input {} has {}; use 0 to copy an input dimension or "
-                       "-1 to infer one",
-                       to_string(result.shape), out_count, to_string(input), in_count));
+  std::optional<Dim> value;
+  if (m != none) {
+    value = resolve_marker(p, s, q);
+  } else if constexpr (!is_static_domain<Dim>) {
+    // O1: the equality relies on the counts, which a 0 among the copied or cancelled dimensions
+    // makes equal whatever D_in and D_out are.
+    bool hidden_zero = false;
+    if (p.options.sound_bounds) {
+      for (std::size_t i = 0; i < std::min(p.r.size(), p.input.size()); ++i)
+        hidden_zero = hidden_zero || (p.r.copies(i) && p.input[i].lo() == 0);
+      for (std::size_t i = 0; i < s.in.size(); ++i)
+        hidden_zero = hidden_zero || (s.in.cancelled.data()[i] && s.in[i].lo() == 0);
+    }
+    if (!hidden_zero) deduce_equality(q, result);
   }
+
+  auto& out = [&]() -> auto& {
+    if constexpr (is_static_domain<Dim>) return result;
+    else return result.shape;
+  }();
+  count out_count;
+  bool all_static = p.rank_known;
+  for (std::size_t i = 0; i < p.r.size(); ++i) {
+    const Dim d = i == m ? *value : output_dim(p, i);
+    out_count.times(lower(d));
+    all_static = all_static && fixed(d);
+    out.push_back(d);
+  }
+  // Row 7: the output's element count fits.
+  if (!out_count.fits())
+    fail(errc::overflow, {},
+         fmt::format("pattern: the element count of the output {} overflows 64 bits", to_string(output_text_shape(p, value))));
+  // Row 8: input and output fully static with different counts.
+  if constexpr (!is_static_domain<Dim>) {
+    for (const auto& d : p.input) all_static = all_static && d.is_static();
+  }
+  if (!all_static) return;
+  count in_count;
+  for (const auto& d : p.input) in_count.times(lower(d));
+  if (in_count.value() != out_count.value())
+    fail(errc::count_mismatch, {},
+         fmt::format("pattern: output {} has {} elements but input {} has {}", to_string(output_text_shape(p, value)),
+                     out_count.value(), input_text(p.input, true), in_count.value()),
+         "use 0 to copy an input dimension or -1 to infer one");
+}
+
+template <class Dim>
+void infer_checked(const problem<Dim>& p, output_of<Dim>& result) {
+  check_copies(p);
+  check_input_count(p);
+  infer_reading(p, result);
+}
+
+
+// ---- O1: sound bounds ---------------------------------------------------------------------------
+
+/// Sound answer for one reading (option O1): it must contain the static answer of every concrete
+/// instance of the input and the reading. Without a marker the output positions are copies and
+/// literals, which hold in every instance; only the symbol equality needs care (infer_reading drops
+/// it when a factor it relies on can be 0). With a marker, instances fall into three cases:
+///   (i)   no factor is 0: the partial algorithm on factors raised to >= 1;
+///   (ii)  an input factor is 0, no output factor is: the -1 is 0;
+///   (iii) factors on both sides are 0: the -1 is 1 (openvino), anything (tensorflow) or an error (strict).
+/// An output factor of 0 with no input factor 0 is an error in every rule.
+reshape_result infer_sound_reading(const problem<dimension>& p) {
+  check_copies(p);
+  check_input_count(p);
+  reshape_result result;
+  if (p.r.marker == none) {
+    infer_reading(p, result);
+    return result;
+  }
+  const std::size_t m = p.r.marker;
+  const auto& r = p.r;
+  bool in_zero = !p.rank_known, in_nonzero = true, out_zero = false, out_nonzero = true;
+  if (p.rank_known)
+    for (std::size_t i = 0; i < p.input.size(); ++i)
+      if (!r.copies(i)) {
+        in_zero = in_zero || p.input[i].lo() == 0;
+        in_nonzero = in_nonzero && p.input[i].hi() >= 1;
+      }
+  for (std::size_t i = 0; i < r.size(); ++i)
+    if (r.roles.data()[i] == role::literal) {
+      out_zero = out_zero || r.dims[i].lo() == 0;
+      out_nonzero = out_nonzero && r.dims[i].hi() >= 1;
+    }
+  if (!in_zero && !out_zero) {
+    infer_reading(p, result);
+    return result;
+  }
+
+  std::optional<dimension> marker;  // the hull of the cases' values
+  auto add = [&](const dimension& d) {
+    marker = marker ? dimension(marker->range().hull(d.range()), marker->symbol() == d.symbol() ? d.symbol() : symbol())
+                    : d;
+  };
+  std::exception_ptr first_error;
+  if (in_nonzero && out_nonzero) {  // (i)
+    auto raise = [](const dimension& d) {
+      return d.lo() == 0 ? dimension(interval(1, d.hi()), d.symbol()) : d;
+    };
+    inline_vector<dimension, small> input, dims;
+    for (std::size_t i = 0; i < p.input.size(); ++i) input.push_back(r.copies(i) ? p.input[i] : raise(p.input[i]));
+    for (std::size_t i = 0; i < r.size(); ++i)
+      dims.push_back(r.roles.data()[i] == role::literal ? raise(r.dims[i]) : r.dims[i]);
+    reading<dimension> raised{dims.span(), r.roles, r.marker};
+    try {
+      reshape_result nonempty;
+      infer_reading(problem<dimension>{input.span(), p.rank_known, raised, p.options}, nonempty);
+      add(nonempty.shape[m]);
+    } catch (const error&) {
+      first_error = std::current_exception();
+    }
+  }
+  if (in_zero && out_nonzero) add(dimension(0));  // (ii)
+  if (in_zero && out_zero) {                      // (iii)
+    if (p.options.empty == empty_rule::openvino) add(dimension(1));
+    if (p.options.empty == empty_rule::tensorflow) add(dimension());
+  }
+  if (!marker) {
+    infer_reading(p, result);  // no instance is valid: the reading's own error, if it has one
+    if (first_error) std::rethrow_exception(first_error);
+    return result;
+  }
+  // Every other position is a copy or a literal, as in every instance.
+  for (std::size_t i = 0; i < r.size(); ++i) result.shape.push_back(i == m ? *marker : output_dim(p, i));
   return result;
 }
-
-reshape_result infer_checked(const partial_shape& input, const read_pattern& r, const reshape_options& options) {
-  check_copies(r, input);
-  check_input_count(input);
-  return infer_reading(input, r, options);
-}
-
-// ---- O1: sound bounds ------------------------------------------------------------------------
 
 constexpr std::size_t max_enumerated = 4;
 
 /// The ways an element could be read at run time, when that differs from OpenVINO's one reading.
-std::vector<element> readings_of(const pattern_bound& b, const element& literal, bool special_zero) {
-  const std::int64_t lo = b.lo;
-  const std::int64_t hi = upper_bound(b);
-  if (literal.what == role::marker || hi < -1 || hi < lo) return {};
+struct way {
+  reads how;
+  dimension dim;
+};
+
+inline_vector<way, 3> readings_of(const pattern_bound& b, role literal_role, const dimension& literal, bool special_zero) {
+  inline_vector<way, 3> ways;
+  const std::int64_t lo = b.lo, hi = b.hi;
+  if (literal_role == role::marker || hi < -1 || hi < lo) return ways;
   const std::int64_t first = std::max<std::int64_t>(lo, -1);
   const bool may_infer = first <= -1;
   const bool may_copy = special_zero && first <= 0 && hi >= 0;
-  if (!may_infer && !(may_copy && literal.what != role::copy)) return {};
-  std::vector<element> ways;
-  if (may_infer) ways.push_back({role::marker, dimension(interval(), b.symbol)});
-  if (may_copy) ways.push_back({role::copy, dimension()});
+  if (!may_infer && !(may_copy && literal_role != role::copy)) return ways;
+  if (may_infer) ways.push_back({reads::marker, dimension(interval(), b.symbol)});
+  if (may_copy) ways.push_back({reads::copy, dimension()});
   const std::int64_t literal_lo = std::max<std::int64_t>(first, special_zero ? 1 : 0);
   if (lo < -1) {
-    ways.push_back(literal);  // unreliable bounds: keep OpenVINO's `?`
+    ways.push_back({reads::literal, literal});  // unreliable bounds: keep OpenVINO's `?`
   } else if (literal_lo <= hi) {
-    ways.push_back({role::literal, dimension(interval(literal_lo, hi), b.symbol)});
+    ways.push_back({reads::literal, dimension(interval(literal_lo, hi), b.symbol)});
   }
   return ways;
 }
 
-std::optional<read_pattern> validate_reading(std::vector<element> elements) {
-  read_pattern r;
-  for (std::size_t i = 0; i < elements.size(); ++i) {
-    if (elements[i].what != role::marker) continue;
-    if (r.marker) return std::nullopt;  // a second -1: this reading cannot happen
-    r.marker = i;
-  }
-  r.elements = std::move(elements);
-  return r;
-}
-
 reshape_result hull(const std::vector<reshape_result>& results) {
   reshape_result h = results.front();
-  std::vector<dimension> dims = h.shape.dims();
+  partial_shape dims = h.shape;
   for (std::size_t k = 1; k < results.size(); ++k) {
-    const auto& other = results[k].shape.dims();
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-      const auto range = dims[i].range().hull(other[i].range());
-      dims[i] = dimension(range, dims[i].symbol() == other[i].symbol() ? dims[i].symbol() : std::string());
-    }
-    std::erase_if(h.symbol_equalities, [&](const auto& eq) {
-      return std::find(results[k].symbol_equalities.begin(), results[k].symbol_equalities.end(), eq) ==
-             results[k].symbol_equalities.end();
-    });
+    const auto& other = results[k].shape;
+    partial_shape joined;
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      joined.push_back(dimension(dims[i].range().hull(other[i].range()),
+                                 dims[i].symbol() == other[i].symbol() ? dims[i].symbol() : symbol()));
+    dims = std::move(joined);
+    const auto& eq = results[k].symbol_equalities;
+    if (h.symbol_equalities.size() != 0 && !(eq.size() != 0 && eq.data()[0] == h.symbol_equalities.data()[0]))
+      h.symbol_equalities.clear();
   }
-  h.shape = partial_shape(std::move(dims));
+  h.shape = std::move(dims);
   return h;
 }
 
-reshape_result infer_sound(const partial_shape& input, const reshape_pattern& pattern, const read_pattern& literal,
+reshape_result infer_sound(const partial_shape& input, const reshape_pattern& pattern, const reading<dimension>& literal,
                            bool special_zero, const reshape_options& options) {
+  const auto elements = pattern.elements();
   std::vector<std::size_t> ambiguous;
-  std::vector<std::vector<element>> ways(literal.elements.size());
-  for (std::size_t i = 0; i < literal.elements.size(); ++i) {
-    ways[i] = readings_of(pattern.elements()[i], literal.elements[i], special_zero);
-    if (!ways[i].empty()) ambiguous.push_back(i);
+  std::vector<inline_vector<way, 3>> ways(literal.size());
+  for (std::size_t i = 0; i < literal.size(); ++i) {
+    ways[i] = readings_of(elements[i], literal.roles.data()[i], literal.dims[i], special_zero);
+    if (ways[i].size() != 0) ambiguous.push_back(i);
   }
-  if (ambiguous.empty()) return infer_checked(input, literal, options);
+  const problem<dimension> literal_problem{input.dims(), input.rank_known(), literal, options};
+  if (ambiguous.empty()) return infer_sound_reading(literal_problem);
 
   if (ambiguous.size() > max_enumerated) {
     // Too many combinations: the affected dimensions and the -1 become `?`.
-    read_pattern coarse = literal;
-    for (auto i : ambiguous) coarse.elements[i] = {role::literal, dimension()};
-    reshape_result r = infer_checked(input, coarse, options);
-    std::vector<dimension> dims = r.shape.dims();
-    for (auto i : ambiguous) dims[i] = dimension();
-    if (coarse.marker) dims[*coarse.marker] = dimension();
-    return {partial_shape(std::move(dims)), {}};
+    inline_vector<dimension, small> dims;
+    reading<dimension> coarse;
+    for (std::size_t i = 0; i < literal.size(); ++i) {
+      const bool vague = ways[i].size() != 0;
+      dims.push_back(vague ? dimension() : literal.dims[i]);
+      coarse.roles.push_back(vague ? role::literal : literal.roles.data()[i]);
+    }
+    coarse.dims = dims.span();
+    coarse.marker = literal.marker;
+    reshape_result r = infer_sound_reading(problem<dimension>{input.dims(), input.rank_known(), coarse, options});
+    partial_shape widened;
+    for (std::size_t i = 0; i < r.shape.size(); ++i)
+      widened.push_back(ways[i].size() != 0 || i == literal.marker ? dimension() : r.shape[i]);
+    return {std::move(widened), {}};
   }
 
   std::vector<reshape_result> results;
   std::exception_ptr first_error;
   std::vector<std::size_t> choice(ambiguous.size(), 0);
   for (;;) {
-    std::vector<element> elements = literal.elements;
-    for (std::size_t k = 0; k < ambiguous.size(); ++k) elements[ambiguous[k]] = ways[ambiguous[k]][choice[k]];
-    if (auto r = validate_reading(std::move(elements))) {
+    inline_vector<dimension, small> dims;
+    reading<dimension> r;
+    bool valid = true;
+    for (std::size_t i = 0; i < literal.size() && valid; ++i) {
+      const auto it = std::find(ambiguous.begin(), ambiguous.end(), i);
+      role what = literal.roles.data()[i];
+      dimension d = literal.dims[i];
+      if (it != ambiguous.end()) {
+        const way& w = ways[i].data()[choice[static_cast<std::size_t>(it - ambiguous.begin())]];
+        what = w.how == reads::marker ? role::marker : w.how == reads::copy ? role::copy : role::literal;
+        d = w.dim;
+      }
+      if (what == role::marker) {
+        valid = r.marker == none;  // a second -1: this reading cannot happen
+        r.marker = i;
+      }
+      r.roles.push_back(what);
+      dims.push_back(d);
+    }
+    if (valid) {
+      r.dims = dims.span();
       try {
-        results.push_back(infer_checked(input, *r, options));
+        results.push_back(infer_sound_reading(problem<dimension>{input.dims(), input.rank_known(), r, options}));
       } catch (const error&) {
         if (!first_error) first_error = std::current_exception();
       }
@@ -464,42 +700,44 @@ reshape_result infer_sound(const partial_shape& input, const reshape_pattern& pa
     if (k == choice.size()) break;
   }
   if (results.empty()) {
-    infer_checked(input, literal, options);  // OpenVINO's reading: its error, if it has one
+    reshape_result r;
+    infer_checked(literal_problem, r);  // OpenVINO's reading: its error, if it has one
     if (first_error) std::rethrow_exception(first_error);
     fail(errc::not_divisible, {}, "pattern: no reading of the pattern's bounds gives a valid reshape");
   }
   return hull(results);
 }
 
-// ---- rows 1 and 2, scalar patterns, unknown values -------------------------------------------
+// ---- rows 1 and 2, scalar patterns, unknown values --------------------------------------------------
 
 reshape_result infer_general(const partial_shape& input, const reshape_pattern& pattern, bool special_zero,
                              const reshape_options& options) {
   if (!is_integer(pattern.type()))
     fail(errc::pattern_type, {},
-         fmt::format("pattern: element type {} is not an integer type; use an integer type such as i64 or i32",
-                     name(pattern.type())));
+         fmt::format("pattern: element type {} is not an integer type", name(pattern.type())),
+         "use an integer type such as i64 or i32");
   const auto& ts = pattern.tensor_shape();
   bool scalar = false;
   if (ts.rank_known() && ts.size() == 0) {
     if (!options.legacy_scalar_pattern)
-      fail(errc::scalar_pattern, {},
-           "pattern: must be 1-D, got a scalar (rank-0) tensor; write [v] for one output dimension or [] for a "
-           "scalar output");
+      fail(errc::scalar_pattern, {}, "pattern: must be 1-D, got a scalar (rank-0) tensor",
+           "write [v] for one output dimension or [] for a scalar output");
     scalar = true;
   } else if (ts.rank_known() && ts.size() >= 2) {
-    fail(errc::pattern_rank, {}, fmt::format("pattern: must be a 1-D tensor, got shape {}; a pattern lists one value "
-                                             "per output dimension",
-                                             to_string(ts)));
+    fail(errc::pattern_rank, {}, fmt::format("pattern: must be a 1-D tensor, got shape {}", to_string(ts)),
+         "a pattern lists one value per output dimension");
   }
+  if (input.size() > max_rank)
+    fail(errc::too_large, {}, fmt::format("input: rank {} is above reshape1's limit of {} (2^20)", input.size(), max_rank));
 
   // A 1-D pattern of length 0 has no unknown values: it is the empty pattern (a scalar output).
   const bool empty_vector = ts.rank_known() && ts.size() == 1 && ts[0] == dimension(0);
-  if (pattern.what() == reshape_pattern::kind::unknown && empty_vector)
+  if (pattern.kind() == pattern_kind::unknown && empty_vector)
     return infer_general(input, reshape_pattern::from_values({}).with_element_type(pattern.type()), special_zero,
                          options);
-  if (pattern.what() == reshape_pattern::kind::unknown) {
-    check_input_count(input);
+  if (pattern.kind() == pattern_kind::unknown) {
+    reading<dimension> none_read;
+    check_input_count(problem<dimension>{input.dims(), input.rank_known(), none_read, options});
     if (scalar) {  // O3 with an unknown value: the output is a scalar, so the input must be one too
       if (input.rank_known() && input.size() != 0)
         fail(errc::scalar_pattern, {},
@@ -507,10 +745,16 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
                          to_string(input), input.size()));
       return {partial_shape{}, {}};
     }
-    if (ts.rank_known() && ts[0].is_static())
-      return {partial_shape(std::vector<dimension>(static_cast<std::size_t>(ts[0].lo()))), {}};
+    if (ts.rank_known() && ts[0].is_static()) {
+      const auto length = static_cast<std::uint64_t>(ts[0].lo());
+      if (length > max_rank) fail_too_long(static_cast<std::size_t>(std::min<std::uint64_t>(length, SIZE_MAX)));
+      partial_shape out;
+      for (std::uint64_t i = 0; i < length; ++i) out.push_back(dimension());
+      return {std::move(out), {}};
+    }
     return {partial_shape::dynamic(), {}};
   }
+  if (pattern.elements().size() > max_rank) fail_too_long(pattern.elements().size());
 
   if (ts.rank_known() && !scalar && ts[0].is_static() && static_cast<std::size_t>(ts[0].lo()) != pattern.elements().size())
     fail(errc::invalid_argument, {},
@@ -521,29 +765,34 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
     // O3: the one value must be exactly 1; it asks for a scalar output (an empty 1-D pattern).
     const auto e = pattern.elements();
     if (e.size() != 1 || !pattern.too_large().empty() || e[0].lo != 1 || e[0].hi != 1)
-      fail(errc::scalar_pattern, {},
-           fmt::format("pattern: a scalar pattern must hold 1, got {}; write {} for a 1-D pattern", to_string(pattern),
+      fail(errc::scalar_pattern, {}, fmt::format("pattern: a scalar pattern must hold 1, got {}", to_string(pattern)),
+           fmt::format("write {} for a 1-D pattern",
                        e.size() == 1 ? fmt::format("[{}]", to_string(pattern)) : std::string("[v]")));
     scalar_as_empty = reshape_pattern::from_values({});
   }
   const reshape_pattern& effective = scalar_as_empty ? *scalar_as_empty : pattern;
 
-  const read_pattern literal = read_elements(effective, special_zero);
-  if (options.sound_bounds && effective.what() == reshape_pattern::kind::bounds) {
-    check_copies(literal, input);  // the literal reading's row-5 error comes before any enumeration
-    return infer_sound(input, effective, literal, special_zero, options);
-  }
-  return infer_checked(input, literal, options);
+  inline_vector<dimension, small> dims;
+  reading<dimension> literal;
+  read_bounds(effective, special_zero, dims, literal);
+  if (options.sound_bounds) return infer_sound(input, effective, literal, special_zero, options);
+  reshape_result result;
+  infer_checked(problem<dimension>{input.dims(), input.rank_known(), literal, options}, result);
+  return result;
 }
 
 }  // namespace
 
-namespace detail {
-reshape_result infer_for_static_path(const shape& input, std::span<const std::int64_t> pattern, bool special_zero,
-                                     const reshape_options& options) {
-  return infer_general(partial_shape(input), reshape_pattern::from_values(pattern), special_zero, options);
+shape infer_static_shape(const shape& input, std::span<const std::int64_t> pattern, bool special_zero,
+                         const reshape_options& options) {
+  if (pattern.size() > max_rank) [[unlikely]]
+    fail_too_long(pattern.size());
+  reading<std::int64_t> r;
+  read_values(pattern, special_zero, r);
+  shape out;
+  infer_checked(problem<std::int64_t>{input.dims(), true, r, options}, out);
+  return out;
 }
-}  // namespace detail
 
 reshape_result infer_shape(const partial_shape& input, const reshape_pattern& pattern, bool special_zero,
                            const reshape_options& options) {

@@ -1,3 +1,4 @@
+// shape and partial_shape: construction with their invariants, element counts.
 #include "reshape1/shape.hpp"
 
 #include <algorithm>
@@ -9,27 +10,30 @@
 #include "reshape1/partial_shape.hpp"
 
 namespace reshape1 {
+namespace detail {
+
+void check_rank(std::size_t rank, std::string_view what) {
+  if (rank > max_rank)
+    fail(errc::too_large, {},
+         fmt::format("{}: rank {} is above reshape1's limit of {} (2^20)", what, rank, max_rank),
+         "no real model needs as many dimensions; check where this shape comes from");
+}
+
+}  // namespace detail
 
 shape::shape(std::initializer_list<std::int64_t> dims) : shape(std::span<const std::int64_t>(dims.begin(), dims.size())) {}
 
 shape::shape(std::span<const std::int64_t> dims) {
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] < 0)
-      detail::fail(errc::invalid_shape, {.indices = {i}},
-                   fmt::format("shape[{}]: dimension {} is negative; a static shape has dimensions >= 0", i,
-                               dims[i]));
-  if (dims.size() > inline_rank) {
-    heap_.assign(dims.begin(), dims.end());
-  } else {
-    std::copy(dims.begin(), dims.end(), inline_.begin());
-  }
-  size_ = dims.size();
+  detail::check_rank(dims.size(), "shape");
+  dims_.reserve(dims.size());
+  for (const auto d : dims) push_back(d);
 }
 
-void shape::grow(std::int64_t d) {
-  if (size_ == inline_rank) heap_.assign(inline_.begin(), inline_.end());
-  heap_.push_back(d);
-  ++size_;
+void shape::refuse(std::int64_t d) const {
+  detail::check_rank(size() + 1, "shape");
+  detail::fail(errc::invalid_shape, {.indices = {size()}},
+               fmt::format("shape[{}]: dimension {} is negative", size(), d),
+               "a static shape has dimensions >= 0");
 }
 
 std::int64_t shape::element_count() const {
@@ -43,29 +47,47 @@ bool operator==(const shape& a, const shape& b) noexcept { return std::ranges::e
 
 std::string to_string(const shape& s) { return fmt::format("[{}]", fmt::join(s.dims(), ",")); }
 
-partial_shape::partial_shape(const shape& s) {
-  dims_.reserve(s.size());
-  for (auto d : s) dims_.emplace_back(d);
+partial_shape::partial_shape(std::initializer_list<dimension> dims)
+    : partial_shape(std::span<const dimension>(dims.begin(), dims.size())) {}
+
+partial_shape::partial_shape(std::span<const dimension> dims) {
+  detail::check_rank(dims.size(), "shape");
+  dims_.reserve(dims.size());
+  for (const auto& d : dims) dims_.push_back(d);
 }
 
-partial_shape partial_shape::dynamic() {
+partial_shape::partial_shape(const shape& s) {
+  dims_.reserve(s.size());
+  for (auto d : s) dims_.push_back(dimension(d));
+}
+
+partial_shape partial_shape::dynamic() noexcept {
   partial_shape s;
   s.rank_known_ = false;
   return s;
 }
 
+void partial_shape::push_back(const dimension& d) {
+  if (dims_.size() >= max_rank) [[unlikely]]
+    detail::check_rank(dims_.size() + 1, "shape");
+  dims_.push_back(d);
+}
+
 bool partial_shape::is_static() const noexcept {
-  return rank_known_ && std::ranges::all_of(dims_, [](const dimension& d) { return d.is_static(); });
+  return rank_known_ && std::ranges::all_of(dims(), [](const dimension& d) { return d.is_static(); });
 }
 
 shape partial_shape::to_static() const {
   if (!is_static())
-    detail::fail(errc::invalid_argument, {},
-                 fmt::format("shape: {} is not static; only a shape with known rank and values converts",
-                             to_string(*this)));
+    detail::fail(errc::invalid_argument, {}, fmt::format("shape: {} is not static", to_string(*this)),
+                 "only a shape with known rank and values converts");
   shape s;
-  for (const auto& d : dims_) s.push_back(d.lo());
+  for (const auto& d : dims()) s.push_back(d.lo());
   return s;
+}
+
+bool operator==(const partial_shape& a, const partial_shape& b) noexcept {
+  return a.rank_known_ == b.rank_known_ && std::ranges::equal(a.dims(), b.dims());
 }
 
 }  // namespace reshape1

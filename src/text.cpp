@@ -17,10 +17,6 @@
 namespace reshape1 {
 namespace {
 
-/// The largest rank (and pattern length) the notation reads: far beyond any real model, and small enough
-/// that a hostile text cannot make reshape1 allocate without bound.
-constexpr std::size_t max_rank = std::size_t{1} << 20;
-
 constexpr std::string_view dimension_hint =
     "dimensions look like 5, ?, 2..8, 2.., ..8 or -1, optionally followed by @name";
 constexpr std::string_view element_hint =
@@ -86,15 +82,14 @@ class cursor {
     return n;
   }
 
-  /// `@name` if present; "" otherwise.
-  std::string read_symbol(std::string_view hint) {
+  /// `@name` if present; no symbol otherwise.
+  symbol read_symbol() {
     if (!eat("@")) return {};
     const auto start = pos_;
     auto ident_start = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; };
     if (!ident_start(peek())) expected("a symbol name after '@'", "symbol names are letters, digits and _");
     while (!at_end() && (ident_start(peek()) || std::isdigit(static_cast<unsigned char>(peek())) != 0)) ++pos_;
-    (void)hint;
-    return std::string(text_.substr(start, pos_ - start));
+    return symbol(text_.substr(start, pos_ - start));
   }
 
   void expect_end() {
@@ -147,7 +142,7 @@ dimension read_dimension(cursor& c) {
   } else {
     c.expected("a dimension", dimension_hint);
   }
-  return dimension(range, c.read_symbol(dimension_hint));
+  return dimension(range, c.read_symbol());
 }
 
 struct parsed_element {
@@ -230,13 +225,13 @@ parsed_element read_element(cursor& c, element_type t, std::size_t index) {
   } else {
     c.expected("a pattern element", element_hint);
   }
-  e.bound.symbol = c.read_symbol(element_hint);
-  if (!e.bound.symbol.empty()) e.plain_unknown = false;
+  e.bound.symbol = c.read_symbol();
+  if (e.bound.symbol) e.plain_unknown = false;
   return e;
 }
 
 /// `5`, `?`, `2..`, `..8`, `2..8` (lo may be negative for pattern bounds), then `@symbol`.
-std::string range_text(std::int64_t lo, std::int64_t hi, const std::string& symbol) {
+std::string range_text(std::int64_t lo, std::int64_t hi, symbol sym) {
   std::string s;
   if (lo == hi) {
     s = fmt::format("{}", lo);
@@ -247,17 +242,14 @@ std::string range_text(std::int64_t lo, std::int64_t hi, const std::string& symb
   } else {
     s = fmt::format("{}..{}", lo, hi);
   }
-  if (!symbol.empty()) {
+  if (sym) {
     s += '@';
-    s += symbol;
+    s += sym.name();
   }
   return s;
 }
 
-/// A pattern bound; an upper value of -1 above a non-negative lower one means "no upper bound".
-std::string bound_text(const pattern_bound& b) {
-  return range_text(b.lo, b.hi == -1 && b.lo >= 0 ? interval::unbounded : b.hi, b.symbol);
-}
+std::string bound_text(const pattern_bound& b) { return range_text(b.lo, b.hi, b.symbol); }
 
 }  // namespace
 
@@ -290,7 +282,7 @@ partial_shape parse_shape(std::string_view text) {
     for (;;) {
       c.skip_spaces();
       if (dims.size() == max_rank)
-        detail::fail(errc::unsupported, {.offset = c.pos()},
+        detail::fail(errc::too_large, {.offset = c.pos()},
                      fmt::format("offset {}: more than {} dimensions; reshape1 reads shapes of rank up to {}", c.pos(),
                                  max_rank, max_rank));
       dims.push_back(read_dimension(c));
@@ -320,7 +312,7 @@ reshape_pattern parse_pattern(std::string_view text, element_type type) {
       for (;;) {
         c.skip_spaces();
         if (elements.size() == max_rank)
-          detail::fail(errc::unsupported, {.offset = c.pos()},
+          detail::fail(errc::too_large, {.offset = c.pos()},
                        fmt::format("offset {}: more than {} elements; reshape1 reads patterns of up to {}", c.pos(),
                                    max_rank, max_rank));
         elements.push_back(read_element(c, type, elements.size()));
@@ -344,16 +336,16 @@ reshape_pattern parse_pattern(std::string_view text, element_type type) {
   const bool all_values = std::all_of(elements.begin(), elements.end(),
                                       [](const auto& e) { return e.too_big || e.bound.lo == e.bound.hi; });
   std::vector<std::int64_t> values;
-  std::vector<std::string> symbols;
+  std::vector<symbol> symbols;
   std::vector<pattern_bound> bounds;
   for (const auto& e : elements) {
     values.push_back(e.bound.lo);
     symbols.push_back(e.bound.symbol);
     bounds.push_back(e.bound);
   }
-  const bool any_symbol = std::any_of(symbols.begin(), symbols.end(), [](const auto& s) { return !s.empty(); });
-  reshape_pattern p = all_values ? reshape_pattern::from_values(values, any_symbol ? std::span<const std::string>(symbols)
-                                                                                   : std::span<const std::string>())
+  const bool any_symbol = std::any_of(symbols.begin(), symbols.end(), [](symbol s) { return static_cast<bool>(s); });
+  reshape_pattern p = all_values ? reshape_pattern::from_values(values, any_symbol ? std::span<const symbol>(symbols)
+                                                                                   : std::span<const symbol>())
                                  : reshape_pattern::from_bounds(std::move(bounds));
   // Values above int64 (u64 patterns) are kept for inference to report as invalid_value.
   for (std::size_t i = 0; i < elements.size(); ++i)
@@ -363,11 +355,12 @@ reshape_pattern parse_pattern(std::string_view text, element_type type) {
 
 std::string to_string(const reshape_pattern& p) {
   const auto& ts = p.tensor_shape();
-  if (p.what() == reshape_pattern::kind::unknown) {
+  if (p.kind() == pattern_kind::unknown) {
     if (!ts.rank_known()) return "[...]";
     if (ts.size() == 0) return "?";
     if (ts.size() == 1) {
       if (!ts[0].is_static()) return "[...]";
+      if (static_cast<std::uint64_t>(ts[0].lo()) > max_rank) return fmt::format("<{} unknown values>", ts[0].lo());
       std::string s = "[";
       for (std::int64_t i = 0; i < ts[0].lo(); ++i) s += i == 0 ? "?" : ",?";
       s += ']';
@@ -378,8 +371,8 @@ std::string to_string(const reshape_pattern& p) {
   auto element_text = [&](std::size_t i) {
     for (const auto& [index, value] : p.too_large())
       if (index == i) {
-        const auto& symbol = p.elements()[i].symbol;
-        return symbol.empty() ? fmt::format("{}", value) : fmt::format("{}@{}", value, symbol);
+        const symbol sym = p.elements()[i].symbol;
+        return sym ? fmt::format("{}@{}", value, sym.name()) : fmt::format("{}", value);
       }
     return bound_text(p.elements()[i]);
   };

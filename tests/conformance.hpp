@@ -65,7 +65,7 @@ inline reshape_pattern pattern_from_case(const nlohmann::json& c) {
       const auto& b = p.at("bounds")[i];
       bounds.push_back({b[0].is_null() ? 0 : b[0].get<std::int64_t>(),
                         b[1].is_null() ? interval::unbounded : b[1].get<std::int64_t>(),
-                        symbols.empty() ? "" : symbols[i]});
+                        symbols.empty() ? symbol() : symbol(symbols[i])});
     }
     return reshape_pattern::from_bounds(std::move(bounds)).with_element_type(type);
   }
@@ -78,7 +78,8 @@ inline reshape_pattern pattern_from_case(const nlohmann::json& c) {
   } else {
     std::vector<std::int64_t> v;
     for (const auto& x : values) v.push_back(x.get<std::int64_t>());
-    pattern = reshape_pattern::from_values(v, symbols).with_element_type(type);
+    const std::vector<symbol> handles(symbols.begin(), symbols.end());
+    pattern = reshape_pattern::from_values(v, handles).with_element_type(type);
   }
   if (p.contains("pattern_shape")) pattern = pattern.with_tensor_shape(shape_from_json(p.at("pattern_shape")));
   return pattern;

@@ -38,7 +38,7 @@ TEST_F(limits, a_pattern_of_a_million_elements) {
   const auto r = infer_shape(parse_shape("[2,3]"), reshape_pattern::from_values(values), false);
   ASSERT_EQ(r.shape.size(), 1'000'000u);
   EXPECT_EQ(r.shape[500'000], dimension(6));
-  const shape fast = infer_shape(shape{2, 3}, values, false);
+  const shape fast = infer_static_shape(shape{2, 3}, values, false);
   EXPECT_EQ(fast[500'000], 6);
   // The same through the notation (2 MB of text).
   std::string text = "[";
@@ -65,7 +65,7 @@ TEST_F(limits, ten_megabytes_of_shape_text) {
   for (int i = 0; i < 5'000'000; ++i) text += i == 0 ? "1" : ",1";
   text += "]";
   ASSERT_GE(text.size(), 10'000'000u);
-  test::expect_error_containing([&] { (void)parse_shape(text); }, errc::unsupported,
+  test::expect_error_containing([&] { (void)parse_shape(text); }, errc::too_large,
                                 "more than 1048576 dimensions");
   // 10 MB of spaces inside a valid shape is just a long text.
   const std::string spaced = "[2," + std::string(10'000'000, ' ') + "3]";

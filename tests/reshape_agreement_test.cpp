@@ -1,5 +1,5 @@
-// The static fast path and the general path give identical answers (shape, or error code) on
-// generated inputs: empty tensors, special zeros, -1, invalid values and values near 2^63.
+// The static and partial instantiations of the one algorithm give identical answers (shape, or error
+// code) on generated inputs: empty tensors, special zeros, -1, invalid values and values near 2^63.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "detail/static_path.hpp"
 #include "reshape1/reshape1.hpp"
 
 namespace reshape1::test {
@@ -65,16 +64,18 @@ std::string general_answer(const shape& in, const std::vector<std::int64_t>& p, 
 
 std::string fast_answer(const shape& in, const std::vector<std::int64_t>& p, bool sz, const reshape_options& o) {
   try {
-    return to_string(infer_shape(in, p, sz, o));
+    return to_string(infer_static_shape(in, p, sz, o));
   } catch (const error& e) {
     return "error:" + std::string(name(e.code()));
   }
 }
 
-TEST(reshape_agreement, fast_path_matches_general_path_on_generated_inputs) {
+TEST(reshape_agreement, static_instantiation_matches_partial_instantiation_on_generated_inputs) {
+  // One algorithm, two instantiations: on plain integers (infer_static_shape) and on dimensions
+  // (infer_shape). They must give the same shape or the same error code on every input.
   generator g;
   constexpr int total = 120000;
-  int undecided = 0, ok = 0, failed = 0, common = 0;
+  int ok = 0, failed = 0;
   for (int k = 0; k < total; ++k) {
     const auto in_dims = g.input();
     const shape in(in_dims);
@@ -82,33 +83,14 @@ TEST(reshape_agreement, fast_path_matches_general_path_on_generated_inputs) {
     const bool sz = g.chance(50);
     reshape_options o;
     o.empty = static_cast<empty_rule>(g.pick(0, 2));
-
     const auto general = general_answer(in, p, sz, o);
-    shape out;
-    const auto verdict = detail::infer_static(in, p, sz, o, out);
-    std::string fast;
-    switch (verdict.status) {
-      case detail::static_status::ok: fast = to_string(out); ++ok; break;
-      case detail::static_status::failed: fast = "error:" + std::string(name(verdict.code)); ++failed; break;
-      case detail::static_status::undecided: fast = general; ++undecided; break;
-    }
-    ASSERT_EQ(fast, general) << "input " << to_string(in) << " pattern [" << fmt::format("{}", fmt::join(p, ","))
-                             << "] special_zero " << sz << " empty_rule " << static_cast<int>(o.empty);
-    // The common lane answers only what it can decide, and then the same.
-    shape common_out;
-    if (detail::infer_common(in, p, sz, common_out)) {
-      ++common;
-      ASSERT_EQ(to_string(common_out), general) << "common lane, input " << to_string(in);
-    } else {
-      ASSERT_TRUE(common_out.empty());
-    }
-    // The public fast overload (which defers errors to the general path) agrees too.
-    ASSERT_EQ(fast_answer(in, p, sz, o), general);
+    ASSERT_EQ(fast_answer(in, p, sz, o), general)
+        << "input " << to_string(in) << " pattern [" << fmt::format("{}", fmt::join(p, ",")) << "] special_zero " << sz
+        << " empty_rule " << static_cast<int>(o.empty);
+    ++(general.starts_with("error:") ? failed : ok);
   }
-  EXPECT_GT(common, total / 20);  // about 9% of these inputs are valid and free of zeros
   EXPECT_GT(ok, total / 10);
   EXPECT_GT(failed, total / 10);
-  EXPECT_LT(undecided, total / 100);  // the fallback stays rare
 }
 
 TEST(reshape_agreement, near_the_limits) {

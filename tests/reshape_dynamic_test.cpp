@@ -55,11 +55,11 @@ TEST(reshape_dynamic, symbol_equalities_come_with_the_shape) {
   const auto r = infer_shape(parse_shape("[?@A,?@B,768]"), parse_pattern("[?@A,?@C,12,64]"), false);
   EXPECT_EQ(to_string(r.shape), "[?@A,?@C,12,64]");
   ASSERT_EQ(r.symbol_equalities.size(), 1u);
-  EXPECT_EQ(r.symbol_equalities[0], (std::pair<std::string, std::string>{"B", "C"}));
+  EXPECT_EQ(r.symbol_equalities[0], (symbol_equality{"B", "C"}));
 
   const auto s = infer_shape(parse_shape("[1@A,4]"), parse_pattern("[4,1..3@B]"), false);
   ASSERT_EQ(s.symbol_equalities.size(), 1u);
-  EXPECT_EQ(s.symbol_equalities[0], (std::pair<std::string, std::string>{"A", "B"}));
+  EXPECT_EQ(s.symbol_equalities[0], (symbol_equality{"A", "B"}));
 }
 
 TEST(reshape_dynamic, no_equality_when_the_intervals_cannot_meet) {

@@ -177,7 +177,7 @@ TEST(reshape_errors, invalid_argument_for_a_tensor_of_the_wrong_size) {
 
 TEST(reshape_errors, static_fast_path_throws_the_same_error_as_the_general_path) {
   const std::vector<std::int64_t> p{10, -1, 3};
-  expect_error([&] { (void)infer_shape(shape{2, 5, 4}, p, false); }, errc::not_divisible,
+  expect_error([&] { (void)infer_static_shape(shape{2, 5, 4}, p, false); }, errc::not_divisible,
                "pattern[1]: cannot infer -1: input [2,5,4] has 40 elements, which the other output dimensions (30) "
                "do not divide",
                {1});

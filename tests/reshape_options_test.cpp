@@ -97,8 +97,9 @@ TEST(sound_bounds, covers_the_copy_and_the_inference_readings) {
 }
 
 TEST(sound_bounds, a_reading_with_a_second_minus_one_is_skipped) {
-  // [-1..4, -1] with [8]: the first element cannot be -1 as well, so it is read literally.
-  EXPECT_EQ(infer_text("[8]", "[-1..4,-1]", false, sound()), "[..4,2..]");
+  // [-1..4, -1] with [8]: the first element cannot be -1 as well, so it is read literally, 0..4. Its
+  // value 0 is infer_zero in every instance, so the -1 is 8 / (1..4): 2..8.
+  EXPECT_EQ(infer_text("[8]", "[-1..4,-1]", false, sound()), "[..4,2..8]");
 }
 
 TEST(sound_bounds, minus_one_to_zero_reads_as_infer_or_copy) {

@@ -27,7 +27,7 @@ TEST_P(reshape_static, fast_and_general_paths_give_the_table_answer) {
   EXPECT_EQ(infer_text(r.input, pattern_text(r.pattern), r.special_zero), r.expected);
   std::string fast;
   try {
-    fast = to_string(infer_shape(parse_shape(r.input).to_static(), r.pattern, r.special_zero));
+    fast = to_string(infer_static_shape(parse_shape(r.input).to_static(), r.pattern, r.special_zero));
   } catch (const error& e) {
     fast = "error:" + std::string(name(e.code()));
   }
@@ -60,10 +60,10 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(reshape_static, fast_path_output_is_inline_up_to_rank_8) {
   const std::vector<std::int64_t> p{1, 1, 1, 1, 1, 1, 1, -1};
-  const shape out = infer_shape(shape{2, 3}, p, false);
+  const shape out = infer_static_shape(shape{2, 3}, p, false);
   EXPECT_EQ(to_string(out), "[1,1,1,1,1,1,1,6]");
   const std::vector<std::int64_t> p9{1, 1, 1, 1, 1, 1, 1, 1, -1};
-  EXPECT_EQ(to_string(infer_shape(shape{2, 3}, p9, false)), "[1,1,1,1,1,1,1,1,6]");
+  EXPECT_EQ(to_string(infer_static_shape(shape{2, 3}, p9, false)), "[1,1,1,1,1,1,1,1,6]");
 }
 
 }  // namespace

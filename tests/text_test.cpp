@@ -59,15 +59,15 @@ TEST(shape_text, print_then_parse_is_identity) {
 }
 
 TEST(pattern_text, kinds) {
-  EXPECT_EQ(parse_pattern("[0,-1,4]").what(), reshape_pattern::kind::values);
-  EXPECT_EQ(parse_pattern("[8@A,-1@B]").what(), reshape_pattern::kind::values);
-  EXPECT_EQ(parse_pattern("[?,?]").what(), reshape_pattern::kind::unknown);
+  EXPECT_EQ(parse_pattern("[0,-1,4]").kind(), pattern_kind::values);
+  EXPECT_EQ(parse_pattern("[8@A,-1@B]").kind(), pattern_kind::values);
+  EXPECT_EQ(parse_pattern("[?,?]").kind(), pattern_kind::unknown);
   EXPECT_EQ(to_string(parse_pattern("[?,?]").tensor_shape()), "[2]");
-  EXPECT_EQ(parse_pattern("[?@A,?]").what(), reshape_pattern::kind::bounds);
-  EXPECT_EQ(parse_pattern("[2..8,3]").what(), reshape_pattern::kind::bounds);
+  EXPECT_EQ(parse_pattern("[?@A,?]").kind(), pattern_kind::bounds);
+  EXPECT_EQ(parse_pattern("[2..8,3]").kind(), pattern_kind::bounds);
   EXPECT_FALSE(parse_pattern("[...]").tensor_shape().rank_known());
   EXPECT_EQ(parse_pattern("1").tensor_shape().size(), 0u);
-  EXPECT_EQ(parse_pattern("?").what(), reshape_pattern::kind::unknown);
+  EXPECT_EQ(parse_pattern("?").kind(), pattern_kind::unknown);
   EXPECT_EQ(parse_pattern("[]").elements().size(), 0u);
 }
 

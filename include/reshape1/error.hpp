@@ -35,6 +35,7 @@ enum class errc {
   io,                ///< the operating system refused (open, read, write, rename); its message is appended
   bad_file,          ///< a file that is not what its header or format says
   unsupported,       ///< a valid file or value that reshape1 does not handle (e.g. a complex dtype)
+  too_large,         ///< a rank or pattern length above max_rank (2^20), refused before allocating
 };
 
 /// The code's stable name, e.g. "multiple_infer".
@@ -48,15 +49,19 @@ struct location {
   friend bool operator==(const location&, const location&) = default;
 };
 
+/// The one exception type. `what()` is the whole message, `where: what; hint`; `hint()` is the part
+/// after "; " (what to do about it), "" when there is none.
 class error : public std::runtime_error {
  public:
-  error(errc code, location where, const std::string& message);
+  error(errc code, location where, const std::string& message, std::string hint = {});
   [[nodiscard]] errc code() const noexcept { return code_; }
   [[nodiscard]] const location& where() const noexcept { return where_; }
+  [[nodiscard]] const std::string& hint() const noexcept { return hint_; }
 
  private:
   errc code_;
   location where_;
+  std::string hint_;
 };
 
 }  // namespace reshape1

@@ -25,7 +25,7 @@ constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
 struct element {
   std::int64_t lo = lowest;
   std::int64_t hi = highest;
-  std::string symbol;
+  reshape1::symbol symbol{};
   bool constant = false;
   [[nodiscard]] bool exact() const { return lo == hi; }
 };
@@ -390,8 +390,8 @@ finding check_layer(const ir_model& m, evaluator& ev, const ir_layer& l) {
   {
     // Printed without the internal symbols.
     std::vector<pattern_bound> shown(pattern.elements().begin(), pattern.elements().end());
-    for (auto& b : shown) b.symbol.clear();
-    f.pattern = pattern.what() == reshape_pattern::kind::unknown
+    for (auto& b : shown) b.symbol = {};
+    f.pattern = pattern.kind() == pattern_kind::unknown
                     ? to_string(pattern)
                     : to_string(reshape_pattern::from_bounds(shown).with_tensor_shape(pattern.tensor_shape()));
   }
@@ -417,8 +417,7 @@ finding check_layer(const ir_model& m, evaluator& ev, const ir_layer& l) {
     f.result = verdict::error;
     f.code = name(e.code());
     f.message = e.what();
-    const auto hint = f.message.find("; ");
-    f.hint = hint == std::string::npos ? std::string() : f.message.substr(hint + 2);
+    f.hint = e.hint();
   }
 
   // Warnings about the pattern itself.

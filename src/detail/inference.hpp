@@ -1,0 +1,153 @@
+// Internal: the Reshape-1 algorithm, written once over the dimension type (docs/semantics.md,
+// "Inference"). `Dim` is std::int64_t for static shapes, where every step is plain checked
+// arithmetic, or `dimension` for partial shapes (intervals and symbols). Each step below is one step
+// of semantics.md, in its order; the error messages are built in src/reshape.cpp (cold code).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <type_traits>
+
+#include "checked.hpp"
+#include "reshape1/detail/inline_vector.hpp"
+#include "reshape1/reshape.hpp"
+
+namespace reshape1::detail {
+
+template <class Dim>
+inline constexpr bool is_static_domain = std::is_same_v<Dim, std::int64_t>;
+
+inline constexpr std::size_t none = static_cast<std::size_t>(-1);
+inline constexpr std::size_t small = shape::inline_rank;
+
+enum class role : std::uint8_t { literal, copy, marker };
+
+/// One reading of the pattern (semantics.md, "Reading the pattern"): each element's role, and for a
+/// literal its output dimension (for the marker of a partial pattern: `?` with the element's symbol).
+template <class Dim>
+struct reading {
+  std::span<const Dim> dims;
+  inline_vector<role, small> roles;
+  std::size_t marker = none;
+  [[nodiscard]] std::size_t size() const noexcept { return roles.size(); }
+  [[nodiscard]] bool copies(std::size_t i) const noexcept { return i < roles.size() && roles.data()[i] == role::copy; }
+};
+
+// ---- arithmetic on one dimension type ------------------------------------------------------------
+
+[[nodiscard]] inline std::int64_t lower(std::int64_t d) noexcept { return d; }
+[[nodiscard]] inline std::int64_t lower(const dimension& d) noexcept { return d.lo(); }
+[[nodiscard]] inline bool fixed(std::int64_t) noexcept { return true; }
+[[nodiscard]] inline bool fixed(const dimension& d) noexcept { return d.is_static(); }
+[[nodiscard]] inline bool is_zero(std::int64_t d) noexcept { return d == 0; }
+[[nodiscard]] inline bool is_zero(const dimension& d) noexcept { return d.is_static() && d.lo() == 0; }
+[[nodiscard]] inline bool is_one(std::int64_t d) noexcept { return d == 1; }
+[[nodiscard]] inline bool is_one(const dimension& d) noexcept { return d.is_static() && d.lo() == 1; }
+
+/// A product under the element-count rule (a 0 makes it 0, whatever else overflowed), over plain
+/// values: the static domain's products.
+struct count {
+  std::int64_t nonzero = 1;
+  bool zero = false;
+  bool overflowed = false;
+  void times(std::int64_t v) noexcept {
+    if (v == 0) {
+      zero = true;
+    } else {
+      overflowed |= __builtin_mul_overflow(nonzero, v, &nonzero);
+    }
+  }
+  [[nodiscard]] bool fits() const noexcept { return zero || !overflowed; }
+  [[nodiscard]] std::int64_t value() const noexcept { return zero ? 0 : nonzero; }
+};
+
+/// running * factor with the symbol rule: a static 1 on either side leaves the other operand as it
+/// is (symbol included; when the running product is 1 the factor wins); any other product has no
+/// symbol. nullopt when the lower bound overflows.
+[[nodiscard]] inline std::optional<dimension> times(const dimension& running, const dimension& factor) {
+  if (is_one(running)) return factor;
+  if (is_one(factor)) return running;
+  auto p = multiply(running.range(), factor.range());
+  if (!p) return std::nullopt;
+  return dimension(*p);
+}
+
+[[nodiscard]] inline std::optional<std::int64_t> times(std::int64_t a, std::int64_t b) noexcept { return checked_mul(a, b); }
+
+/// Cancellation key (step 1): the same interval and symbol; only static or symbolled factors other
+/// than 0 have one (two plain `?` never cancel; zeros never do).
+struct cancel_key {
+  std::int64_t lo = 0, hi = 0;
+  std::uintptr_t sym = 0;
+  friend auto operator<=>(const cancel_key&, const cancel_key&) = default;
+};
+[[nodiscard]] inline std::optional<cancel_key> key_of(std::int64_t d) noexcept {
+  if (d == 0) return std::nullopt;
+  return cancel_key{d, d, 0};
+}
+[[nodiscard]] inline std::optional<cancel_key> key_of(const dimension& d) noexcept {
+  if (!(d.is_static() || d.has_symbol()) || is_zero(d)) return std::nullopt;
+  return cancel_key{d.lo(), d.hi(), d.symbol().id()};
+}
+
+/// Factors of one side, as values, with the ones that cancelled marked.
+template <class Dim>
+struct factors {
+  inline_vector<Dim, small> dims;
+  inline_vector<std::uint8_t, small> cancelled;  // 1: cancelled in step 1
+  void add(const Dim& d) {
+    dims.push_back(d);
+    cancelled.push_back(0);
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return dims.size(); }
+  [[nodiscard]] const Dim& operator[](std::size_t i) const noexcept { return dims.data()[i]; }
+  template <class F>
+  void for_each_remaining(F f) const {
+    for (std::size_t i = 0; i < size(); ++i)
+      if (!cancelled.data()[i]) f(dims.data()[i]);
+  }
+  /// Drops the factors that are exactly 0 (the tensorflow empty rule).
+  void drop_zeros() {
+    factors kept;
+    for (std::size_t i = 0; i < size(); ++i)
+      if (!is_zero(dims.data()[i])) kept.add(dims.data()[i]);
+    *this = std::move(kept);
+  }
+};
+
+/// Step 1: each input factor cancels the first remaining output factor with the same key. Output
+/// factors that can match are sorted by (key, position): each key's run lists its factors in order,
+/// and the run's first entry counts how many are taken (O(n log n) for any number of equal factors).
+template <class Dim>
+void cancel(factors<Dim>& in, factors<Dim>& out) {
+  struct candidate {
+    cancel_key key;
+    std::size_t index = 0;
+    std::size_t taken = 0;
+  };
+  inline_vector<candidate, small> sorted;
+  for (std::size_t k = 0; k < out.size(); ++k)
+    if (const auto key = key_of(out[k])) sorted.push_back({*key, k, 0});
+  if (sorted.size() == 0) return;
+  candidate* first = sorted.data();
+  candidate* last = first + sorted.size();
+  std::sort(first, last, [](const candidate& a, const candidate& b) {
+    return a.key < b.key || (a.key == b.key && a.index < b.index);
+  });
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const auto key = key_of(in[i]);
+    if (!key) continue;
+    candidate* run = std::lower_bound(first, last, *key, [](const candidate& c, const cancel_key& k) { return c.key < k; });
+    if (run == last || run->key != *key) continue;
+    candidate* pick = run + run->taken;
+    if (pick == last || pick->key != *key) continue;  // every factor of the run is taken
+    in.cancelled.data()[i] = 1;
+    out.cancelled.data()[pick->index] = 1;
+    ++run->taken;
+  }
+}
+
+}  // namespace reshape1::detail
