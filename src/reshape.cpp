@@ -56,13 +56,13 @@ std::string count_text(std::span<const dimension> dims) {
   return count ? to_string(dimension(*count)) : std::string("more than 2^63-1");
 }
 
-[[noreturn, gnu::cold]] void fail_multiple_infer(std::size_t first, std::size_t second) {
+[[noreturn, gnu::cold, gnu::noinline]] void fail_multiple_infer(std::size_t first, std::size_t second) {
   fail(errc::multiple_infer, {.indices = {first, second}},
        fmt::format("pattern[{}] and pattern[{}]: only one -1 is allowed", first, second),
        "give the other dimensions explicitly");
 }
 
-[[noreturn, gnu::cold]] void fail_invalid(std::size_t i, std::int64_t lo, std::int64_t hi) {
+[[noreturn, gnu::cold, gnu::noinline]] void fail_invalid(std::size_t i, std::int64_t lo, std::int64_t hi) {
   if (hi < lo)
     fail(errc::invalid_value, {.indices = {i}}, fmt::format("pattern[{}]: bounds {}..{} are empty", i, lo, hi),
          "the lower bound must not exceed the upper");
@@ -73,13 +73,13 @@ std::string count_text(std::span<const dimension> dims) {
        "a pattern element is -1, 0 or a dimension");
 }
 
-[[noreturn, gnu::cold]] void fail_too_large_value(std::size_t i, std::uint64_t value) {
+[[noreturn, gnu::cold, gnu::noinline]] void fail_too_large_value(std::size_t i, std::uint64_t value) {
   fail(errc::invalid_value, {.indices = {i}}, fmt::format("pattern[{}]: value {} does not fit int64", i, value),
        "a pattern value is -1, 0 or a dimension");
 }
 
 template <class Dim>
-[[noreturn, gnu::cold]] void fail_copy_out_of_range(std::size_t i, std::span<const Dim> input) {
+[[noreturn, gnu::cold, gnu::noinline]] void fail_copy_out_of_range(std::size_t i, std::span<const Dim> input) {
   fail(errc::copy_out_of_range, {.indices = {i}},
        fmt::format("pattern[{}]: 0 copies input dimension {}, but the input {} has rank {}", i, i,
                    to_string(as_partial(input)), input.size()),
@@ -87,11 +87,11 @@ template <class Dim>
 }
 
 template <class Dim>
-[[noreturn, gnu::cold]] void fail_input_overflow(std::span<const Dim> input) {
+[[noreturn, gnu::cold, gnu::noinline]] void fail_input_overflow(std::span<const Dim> input) {
   fail(errc::overflow, {}, fmt::format("input: the element count of {} overflows 64 bits", to_string(as_partial(input))));
 }
 
-[[noreturn, gnu::cold]] void fail_too_long(std::size_t length) {
+[[noreturn, gnu::cold, gnu::noinline]] void fail_too_long(std::size_t length) {
   fail(errc::too_large, {}, fmt::format("pattern: length {} is above reshape1's limit of {} (2^20)", length, max_rank),
        "no real model has an output of that rank; check where the pattern comes from");
 }
@@ -111,22 +111,27 @@ enum class reads : std::uint8_t { marker, literal, copy, unknown, invalid };
 }
 
 template <class Dim>
-inline void note(reading<Dim>& r, reads how, std::size_t i) {
-  if (how == reads::marker) {
-    if (r.marker != none) fail_multiple_infer(r.marker, i);
-    r.marker = i;
-  }
-  r.roles.push_back(how == reads::marker ? role::marker : how == reads::copy ? role::copy : role::literal);
+inline void note_marker(reading<Dim>& r, reads how, std::size_t i) {
+  if (how != reads::marker) return;
+  if (r.marker != none) [[unlikely]]
+    fail_multiple_infer(r.marker, i);
+  r.marker = i;
 }
 
 /// Known values: the static domain's reading (the output dimensions are the values themselves).
 void read_values(std::span<const std::int64_t> p, bool special_zero, reading<std::int64_t>& r) {
   r.dims = p;
+  r.special_zero = special_zero;
   for (std::size_t i = 0; i < p.size(); ++i) {
     const auto how = classify(p[i], p[i], special_zero);
     if (how == reads::invalid) [[unlikely]]
       fail_invalid(i, p[i], p[i]);
-    note(r, how, i);
+    note_marker(r, how, i);
+    if (how == reads::copy) {
+      if (i < 64) r.copy_bits |= std::uint64_t{1} << i;
+    } else if (how == reads::literal) {
+      r.literal.times(p[i]);
+    }
   }
 }
 
@@ -142,7 +147,8 @@ void read_bounds(const reshape_pattern& pattern, bool special_zero, inline_vecto
     const auto& b = elements[i];
     const auto how = classify(b.lo, b.hi, special_zero);
     if (how == reads::invalid) fail_invalid(i, b.lo, b.hi);
-    note(r, how, i);
+    note_marker(r, how, i);
+    r.roles.push_back(how == reads::marker ? role::marker : how == reads::copy ? role::copy : role::literal);
     if (how == reads::marker || how == reads::unknown) {
       dims.push_back(dimension(interval(), b.symbol));
     } else {
@@ -173,13 +179,26 @@ void check_copies(const problem<Dim>& p) {
     if (p.r.copies(i)) fail_copy_out_of_range(i, p.input);
 }
 
-/// Row 5: the input's element count (lower bounds: the smallest possible count) fits 64 bits.
+/// Row 5: the input's element count (lower bounds: the smallest possible count) fits 64 bits. On
+/// the way, the product of the input dimensions that are not copied (used by the static domain).
+struct input_counts {
+  count all, replaced, copied;
+};
+
 template <class Dim>
-void check_input_count(const problem<Dim>& p) {
-  if (!p.rank_known) return;
-  count c;
-  for (const auto& d : p.input) c.times(lower(d));
-  if (!c.fits()) fail_input_overflow(p.input);
+input_counts check_input_count(const problem<Dim>& p) {
+  input_counts c;
+  if (!p.rank_known) return c;
+  if constexpr (is_static_domain<Dim>) {
+    for (std::size_t i = 0; i < p.input.size(); ++i) (p.r.copies(i) ? c.copied : c.replaced).times(p.input[i]);
+    c.all = c.replaced;
+    c.all.times(c.copied);
+  } else {
+    for (const auto& d : p.input) c.all.times(d.lo());
+  }
+  if (!c.all.fits()) [[unlikely]]
+    fail_input_overflow(p.input);
+  return c;
 }
 
 /// The factors of both sides (semantics.md, "Known input rank"): every input dimension that is not
@@ -196,7 +215,7 @@ struct sides {
 /// dimension (the marker's is a placeholder).
 template <class Dim>
 Dim output_dim(const problem<Dim>& p, std::size_t i) {
-  if (p.r.roles.data()[i] != role::copy) return p.r.dims[i];
+  if (p.r.at(i) != role::copy) return p.r.dims[i];
   if constexpr (is_static_domain<Dim>) {
     return p.input[i];
   } else {
@@ -222,14 +241,14 @@ void collect(const problem<Dim>& p, sides<Dim>& s) {
   if (p.rank_known) {
     const std::size_t rank = p.input.size();
     for (std::size_t i = 0; i < n; ++i) {
-      const role what = r.roles.data()[i];
+      const role what = r.at(i);
       if (what == role::literal) s.out.add(r.dims[i]);
       if (what != role::copy && i < rank) s.in.add(p.input[i]);
     }
     for (std::size_t i = n; i < rank; ++i) s.in.add(p.input[i]);
   } else if constexpr (!is_static_domain<Dim>) {
     for (std::size_t i = 0; i < n; ++i) {
-      const role what = r.roles.data()[i];
+      const role what = r.at(i);
       s.unknown_copy = s.unknown_copy || what == role::copy;
       if (what == role::marker) s.unknown_rank_marker = r.dims[i];
       if (what == role::literal) s.out.add(r.dims[i]);
@@ -250,9 +269,12 @@ void collect_for_marker(const problem<Dim>& p, sides<Dim>& s) {
   }
 }
 
-[[noreturn, gnu::cold]] void fail_literal_overflow(std::size_t m, const std::string& literals) {
-  fail(errc::overflow, {.indices = {m}},
-       fmt::format("pattern: the output dimensions other than -1 {} multiply past 64 bits", literals));
+template <class Dim>
+[[noreturn, gnu::cold, gnu::noinline]] void fail_literal_overflow(const problem<Dim>& p) {
+  sides<Dim> s;
+  collect_for_marker(p, s);
+  fail(errc::overflow, {.indices = {p.r.marker}},
+       fmt::format("pattern: the output dimensions other than -1 {} multiply past 64 bits", text(s.out, false)));
 }
 
 /// Step 2: the products of the remaining factors. S is the product of the static ones, exact (0 when
@@ -309,23 +331,94 @@ products<Dim> multiply_sides(const sides<Dim>& s) {
 }
 
 
+/// The remaining factors of one side after steps 1 and 2, as text (cold: for messages).
+template <class Dim>
+std::string remaining_text(const problem<Dim>& p, bool input_side) {
+  sides<Dim> s;
+  collect_for_marker(p, s);
+  if constexpr (!is_static_domain<Dim>) {
+    if (s.unknown_rank_marker) s.out.add(*s.unknown_rank_marker);
+  }
+  cancel(s.in, s.out);
+  return text(input_side ? s.in : s.out, true);
+}
+
+/// The errors of steps 3 to 5 and rows 7 and 8, out of line: the hot path only tests and calls.
+template <class Dim>
+[[noreturn, gnu::cold, gnu::noinline]] void fail_side_overflow(const problem<Dim>& p, bool input_side) {
+  const std::size_t m = p.r.marker;
+  fail(errc::overflow, {.indices = {m}},
+       input_side ? fmt::format("pattern[{}]: cannot infer -1: the input dimensions it stands for {} multiply past 64 bits",
+                                m, remaining_text(p, true))
+                  : fmt::format("pattern[{}]: cannot infer -1: the other output dimensions {} multiply past 64 bits", m,
+                                remaining_text(p, false)));
+}
+
+template <class Dim>
+[[noreturn, gnu::cold, gnu::noinline]] void fail_count_overflow(const problem<Dim>& p) {
+  fail(errc::overflow, {.indices = {p.r.marker}},
+       fmt::format("pattern[{}]: cannot infer -1: the element count of {} overflows 64 bits", p.r.marker,
+                   input_text(p.input, p.rank_known)));
+}
+
+template <class Dim>
+[[noreturn, gnu::cold, gnu::noinline]] void fail_infer_zero(const problem<Dim>& p, bool both_empty) {
+  const std::size_t m = p.r.marker;
+  if (both_empty)
+    fail(errc::infer_zero, {.indices = {m}},
+         fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0: for the empty input {} any "
+                     "value fits (empty rule strict)",
+                     m, input_text(p.input, p.rank_known)),
+         "give the dimension explicitly");
+  fail(errc::infer_zero, {.indices = {m}},
+       fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0 and the input {} has no "
+                   "dimension known to be 0",
+                   m, input_text(p.input, p.rank_known)),
+       "use special_zero=true to copy a 0, or give the dimension explicitly");
+}
+
+template <class Dim>
+[[noreturn, gnu::cold, gnu::noinline]] void fail_not_divisible(const problem<Dim>& p, bool both_empty) {
+  const std::size_t m = p.r.marker;
+  const auto others_shape = output_text_shape(p, std::optional<Dim>());
+  if (both_empty)  // D9 with empty tensors: the count does not decide the -1
+    fail(errc::not_divisible, {.indices = {m}},
+         fmt::format("pattern[{}]: cannot infer -1: input {} and the other output dimensions {} are both empty, so "
+                     "the element count does not fix it, and their remaining dimensions leave no value",
+                     m, input_text(p.input, p.rank_known), to_string(others_shape)),
+         "give the dimension explicitly or use sound bounds");
+  const auto input_count = p.rank_known ? count_text(as_partial(p.input).dims()) : std::string("?");
+  fail(errc::not_divisible, {.indices = {m}},
+       fmt::format("pattern[{}]: cannot infer -1: input {} has {} elements, which the other output dimensions "
+                   "({}) do not divide",
+                   m, input_text(p.input, p.rank_known), input_count, count_text(others_shape.dims())));
+}
+
+template <class Dim>
+[[noreturn, gnu::cold, gnu::noinline]] void fail_output_overflow(const problem<Dim>& p, const std::optional<Dim>& value) {
+  fail(errc::overflow, {},
+       fmt::format("pattern: the element count of the output {} overflows 64 bits", to_string(output_text_shape(p, value))));
+}
+
+template <class Dim>
+[[noreturn, gnu::cold, gnu::noinline]] void fail_count_mismatch(const problem<Dim>& p, const std::optional<Dim>& value,
+                                                               std::int64_t out_count, std::int64_t in_count) {
+  fail(errc::count_mismatch, {},
+       fmt::format("pattern: output {} has {} elements but input {} has {}", to_string(output_text_shape(p, value)),
+                   out_count, input_text(p.input, true), in_count),
+       "use 0 to copy an input dimension or -1 to infer one");
+}
+
 /// Step 3 to 5: the value of the marker, D_in / D_out after the static products are settled.
 template <class Dim>
-Dim resolve_marker(const problem<Dim>& p, const sides<Dim>& s, products<Dim> q) {
-  const std::size_t m = p.r.marker;
+Dim resolve_marker(const problem<Dim>& p, products<Dim> q) {
   const auto& options = p.options;
   // Section 7: a side whose static product is 0 has no elements, however large its other factors, so
   // only an overflowing dynamic product on a side without a 0 is an error. (The output side passed the
   // literal-product check; its static factors can still overflow beside a `?`, whose lower bound 0
   // kept that product at 0: `[8,?,9223372036854775807,-1]`.)
-  if (!q.s_in || (!q.d_in && lower(*q.s_in) != 0))
-    fail(errc::overflow, {.indices = {m}},
-         fmt::format("pattern[{}]: cannot infer -1: the input dimensions it stands for {} multiply past 64 bits", m,
-                     text(s.in, true)));
-  if (!q.s_out || (!q.d_out && lower(*q.s_out) != 0))
-    fail(errc::overflow, {.indices = {m}},
-         fmt::format("pattern[{}]: cannot infer -1: the other output dimensions {} multiply past 64 bits", m,
-                     text(s.out, true)));
+  if (!q.s_in || (!q.d_in && lower(*q.s_in) != 0)) fail_side_overflow(p, true);
+  if (!q.s_out || (!q.d_out && lower(*q.s_out) != 0)) fail_side_overflow(p, false);
   const std::int64_t s_in = lower(*q.s_in), s_out = lower(*q.s_out);
   if (s_in != s_out) {
     // Each S joins its D. A 0 absorbs an overflowed D, and keeps its own symbol beside a plain 1.
@@ -335,28 +428,15 @@ Dim resolve_marker(const problem<Dim>& p, const sides<Dim>& s, products<Dim> q) 
     };
     q.d_in = join(q.d_in, *q.s_in);
     q.d_out = join(q.d_out, *q.s_out);
-    if (!q.d_in || !q.d_out)
-      fail(errc::overflow, {.indices = {m}},
-           fmt::format("pattern[{}]: cannot infer -1: the element count of {} overflows 64 bits", m,
-                       input_text(p.input, p.rank_known)));
+    if (!q.d_in || !q.d_out) fail_count_overflow(p);
   } else if (s_in == 1 && q.d_in && is_one(*q.d_in)) {
     q.d_in = q.s_in;
   }
   // Step 5 (infer_zero) comes before the division.
   const bool zero_out = s_out == 0;
   const bool both_empty = zero_out && s_in == 0;  // any value of -1 keeps the (zero) count
-  if (both_empty && options.empty == empty_rule::strict)
-    fail(errc::infer_zero, {.indices = {m}},
-         fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0: for the empty input {} any "
-                     "value fits (empty rule strict)",
-                     m, input_text(p.input, p.rank_known)),
-         "give the dimension explicitly");
-  if (zero_out && s_in != 0)
-    fail(errc::infer_zero, {.indices = {m}},
-         fmt::format("pattern[{}]: cannot infer -1 when another output dimension is 0 and the input {} has no "
-                     "dimension known to be 0",
-                     m, input_text(p.input, p.rank_known)),
-         "use special_zero=true to copy a 0, or give the dimension explicitly");
+  if (both_empty && options.empty == empty_rule::strict) fail_infer_zero(p, true);
+  if (zero_out && s_in != 0) fail_infer_zero(p, false);
   // Step 3: the marker is D_in / D_out. A D is missing (overflowed) only when both static products are
   // 0: OpenVINO's quotient then has no value, as when its interval comes out empty (D9).
   std::optional<Dim> value;
@@ -379,20 +459,7 @@ Dim resolve_marker(const problem<Dim>& p, const sides<Dim>& s, products<Dim> q) 
   if constexpr (!is_static_domain<Dim>) {
     if (!value && options.sound_bounds && both_empty) value = dimension();
   }
-  if (!value) {
-    const auto others_shape = output_text_shape(p, std::optional<Dim>());
-    if (both_empty)  // D9 with empty tensors: the count does not decide the -1
-      fail(errc::not_divisible, {.indices = {m}},
-           fmt::format("pattern[{}]: cannot infer -1: input {} and the other output dimensions {} are both empty, so "
-                       "the element count does not fix it, and their remaining dimensions leave no value",
-                       m, input_text(p.input, p.rank_known), to_string(others_shape)),
-           "give the dimension explicitly or use sound bounds");
-    const auto input_count = p.rank_known ? count_text(as_partial(p.input).dims()) : std::string("?");
-    fail(errc::not_divisible, {.indices = {m}},
-         fmt::format("pattern[{}]: cannot infer -1: input {} has {} elements, which the other output dimensions "
-                     "({}) do not divide",
-                     m, input_text(p.input, p.rank_known), input_count, count_text(others_shape.dims())));
-  }
+  if (!value) fail_not_divisible(p, both_empty);
   // Step 4: the symbol survives only a division by exactly 1.
   if constexpr (!is_static_domain<Dim>) {
     if (q.d_in && q.d_out && is_one(*q.d_out)) return dimension(value->range(), q.d_in->symbol());
@@ -413,21 +480,16 @@ inline void deduce_equality(const products<dimension>& q, reshape_result& result
 /// Step 1 and 2 for the static domain: products straight from the positions. Cancelling equal factors
 /// changes no quotient of plain values, only whether a product overflows, so the factors are listed
 /// and cancelled only when one does.
-template <class Dim>
-products<Dim> static_products(const problem<Dim>& p, sides<Dim>& s) {
+products<std::int64_t> static_products(const problem<std::int64_t>& p, count in) {
   const auto& r = p.r;
-  count in, out;
-  for (std::size_t i = 0; i < p.input.size(); ++i)
-    if (!r.copies(i)) in.times(lower(p.input[i]));
-  for (std::size_t i = 0; i < r.size(); ++i)
-    if (r.roles.data()[i] == role::literal) out.times(lower(r.dims[i]));
+  count out = r.literal;
   const bool tf = r.marker != none && p.options.empty == empty_rule::tensorflow && out.zero;
-  if (r.marker != none && (tf ? out.overflowed : !out.fits())) [[unlikely]] {
-    collect_for_marker(p, s);
-    fail_literal_overflow(r.marker, text(s.out, false));
-  }
+  if (r.marker != none && (tf ? out.overflowed : !out.fits())) [[unlikely]]
+    fail_literal_overflow(p);
   if (tf) in.zero = out.zero = false;  // O2 tensorflow: zeros leave both products
-  if (in.fits() && out.fits()) return {in.value(), out.value(), Dim{1}, Dim{1}};
+  if (in.fits() && out.fits()) [[likely]]
+    return {in.value(), out.value(), std::int64_t{1}, std::int64_t{1}};
+  sides<std::int64_t> s;
   if (r.marker != none) {
     collect_for_marker(p, s);
   } else {
@@ -437,21 +499,21 @@ products<Dim> static_products(const problem<Dim>& p, sides<Dim>& s) {
   return multiply_sides(s);
 }
 
-/// Rows 6 to 8 for one reading whose rows 3 to 5 have passed.
+/// Rows 6 to 8 for one reading whose rows 3 to 5 have passed (`counts` from row 5).
 template <class Dim>
-void infer_reading(const problem<Dim>& p, output_of<Dim>& result) {
+void infer_reading(const problem<Dim>& p, const input_counts& counts, output_of<Dim>& result) {
   const std::size_t m = p.r.marker;
-  sides<Dim> s;
   products<Dim> q;
+  [[maybe_unused]] sides<Dim> s;  // the factors, listed (always for partial shapes)
   if constexpr (is_static_domain<Dim>) {
-    q = static_products(p, s);
+    q = static_products(p, counts.replaced);
   } else {
     if (m != none) {
       collect_for_marker(p, s);
       // Section 7: the literal output dimensions must have a product that fits before -1 is resolved.
       count literal;
       for (std::size_t i = 0; i < s.out.size(); ++i) literal.times(lower(s.out[i]));
-      if (!literal.fits()) fail_literal_overflow(m, text(s.out, false));
+      if (!literal.fits()) fail_literal_overflow(p);
       if (s.unknown_rank_marker) s.out.add(*s.unknown_rank_marker);
     } else {
       collect(p, s);
@@ -462,7 +524,7 @@ void infer_reading(const problem<Dim>& p, output_of<Dim>& result) {
 
   std::optional<Dim> value;
   if (m != none) {
-    value = resolve_marker(p, s, q);
+    value = resolve_marker(p, q);
   } else if constexpr (!is_static_domain<Dim>) {
     // O1: the equality relies on the counts, which a 0 among the copied or cancelled dimensions
     // makes equal whatever D_in and D_out are.
@@ -482,35 +544,36 @@ void infer_reading(const problem<Dim>& p, output_of<Dim>& result) {
   }();
   count out_count;
   bool all_static = p.rank_known;
-  for (std::size_t i = 0; i < p.r.size(); ++i) {
-    const Dim d = i == m ? *value : output_dim(p, i);
-    out_count.times(lower(d));
-    all_static = all_static && fixed(d);
-    out.push_back(d);
+  if constexpr (is_static_domain<Dim>) {
+    // literal x -1 x copied: the product of the output dimensions, without another pass.
+    out_count = p.r.literal;
+    if (m != none) out_count.times(*value);
+    out_count.times(counts.copied);
+    for (std::size_t i = 0; i < p.r.size(); ++i) out.push_back(i == m ? *value : output_dim(p, i));
+  } else {
+    for (std::size_t i = 0; i < p.r.size(); ++i) {
+      const Dim d = i == m ? *value : output_dim(p, i);
+      out_count.times(d.lo());
+      all_static = all_static && d.is_static();
+      out.push_back(d);
+    }
   }
   // Row 7: the output's element count fits.
-  if (!out_count.fits())
-    fail(errc::overflow, {},
-         fmt::format("pattern: the element count of the output {} overflows 64 bits", to_string(output_text_shape(p, value))));
+  if (!out_count.fits()) [[unlikely]]
+    fail_output_overflow(p, value);
   // Row 8: input and output fully static with different counts.
   if constexpr (!is_static_domain<Dim>) {
     for (const auto& d : p.input) all_static = all_static && d.is_static();
   }
   if (!all_static) return;
-  count in_count;
-  for (const auto& d : p.input) in_count.times(lower(d));
-  if (in_count.value() != out_count.value())
-    fail(errc::count_mismatch, {},
-         fmt::format("pattern: output {} has {} elements but input {} has {}", to_string(output_text_shape(p, value)),
-                     out_count.value(), input_text(p.input, true), in_count.value()),
-         "use 0 to copy an input dimension or -1 to infer one");
+  if (counts.all.value() != out_count.value()) [[unlikely]]
+    fail_count_mismatch(p, value, out_count.value(), counts.all.value());
 }
 
 template <class Dim>
 void infer_checked(const problem<Dim>& p, output_of<Dim>& result) {
   check_copies(p);
-  check_input_count(p);
-  infer_reading(p, result);
+  infer_reading(p, check_input_count(p), result);
 }
 
 
@@ -526,10 +589,10 @@ void infer_checked(const problem<Dim>& p, output_of<Dim>& result) {
 /// An output factor of 0 with no input factor 0 is an error in every rule.
 reshape_result infer_sound_reading(const problem<dimension>& p) {
   check_copies(p);
-  check_input_count(p);
+  const auto counts = check_input_count(p);
   reshape_result result;
   if (p.r.marker == none) {
-    infer_reading(p, result);
+    infer_reading(p, counts, result);
     return result;
   }
   const std::size_t m = p.r.marker;
@@ -542,12 +605,12 @@ reshape_result infer_sound_reading(const problem<dimension>& p) {
         in_nonzero = in_nonzero && p.input[i].hi() >= 1;
       }
   for (std::size_t i = 0; i < r.size(); ++i)
-    if (r.roles.data()[i] == role::literal) {
+    if (r.at(i) == role::literal) {
       out_zero = out_zero || r.dims[i].lo() == 0;
       out_nonzero = out_nonzero && r.dims[i].hi() >= 1;
     }
   if (!in_zero && !out_zero) {
-    infer_reading(p, result);
+    infer_reading(p, counts, result);
     return result;
   }
 
@@ -564,11 +627,11 @@ reshape_result infer_sound_reading(const problem<dimension>& p) {
     inline_vector<dimension, small> input, dims;
     for (std::size_t i = 0; i < p.input.size(); ++i) input.push_back(r.copies(i) ? p.input[i] : raise(p.input[i]));
     for (std::size_t i = 0; i < r.size(); ++i)
-      dims.push_back(r.roles.data()[i] == role::literal ? raise(r.dims[i]) : r.dims[i]);
+      dims.push_back(r.at(i) == role::literal ? raise(r.dims[i]) : r.dims[i]);
     reading<dimension> raised{dims.span(), r.roles, r.marker};
     try {
       reshape_result nonempty;
-      infer_reading(problem<dimension>{input.span(), p.rank_known, raised, p.options}, nonempty);
+      infer_checked(problem<dimension>{input.span(), p.rank_known, raised, p.options}, nonempty);
       add(nonempty.shape[m]);
     } catch (const error&) {
       first_error = std::current_exception();
@@ -580,7 +643,7 @@ reshape_result infer_sound_reading(const problem<dimension>& p) {
     if (p.options.empty == empty_rule::tensorflow) add(dimension());
   }
   if (!marker) {
-    infer_reading(p, result);  // no instance is valid: the reading's own error, if it has one
+    infer_reading(p, counts, result);  // no instance is valid: the reading's own error, if it has one
     if (first_error) std::rethrow_exception(first_error);
     return result;
   }
@@ -640,7 +703,7 @@ reshape_result infer_sound(const partial_shape& input, const reshape_pattern& pa
   std::vector<std::size_t> ambiguous;
   std::vector<inline_vector<way, 3>> ways(literal.size());
   for (std::size_t i = 0; i < literal.size(); ++i) {
-    ways[i] = readings_of(elements[i], literal.roles.data()[i], literal.dims[i], special_zero);
+    ways[i] = readings_of(elements[i], literal.at(i), literal.dims[i], special_zero);
     if (ways[i].size() != 0) ambiguous.push_back(i);
   }
   const problem<dimension> literal_problem{input.dims(), input.rank_known(), literal, options};
@@ -653,7 +716,7 @@ reshape_result infer_sound(const partial_shape& input, const reshape_pattern& pa
     for (std::size_t i = 0; i < literal.size(); ++i) {
       const bool vague = ways[i].size() != 0;
       dims.push_back(vague ? dimension() : literal.dims[i]);
-      coarse.roles.push_back(vague ? role::literal : literal.roles.data()[i]);
+      coarse.roles.push_back(vague ? role::literal : literal.at(i));
     }
     coarse.dims = dims.span();
     coarse.marker = literal.marker;
@@ -673,7 +736,7 @@ reshape_result infer_sound(const partial_shape& input, const reshape_pattern& pa
     bool valid = true;
     for (std::size_t i = 0; i < literal.size() && valid; ++i) {
       const auto it = std::find(ambiguous.begin(), ambiguous.end(), i);
-      role what = literal.roles.data()[i];
+      role what = literal.at(i);
       dimension d = literal.dims[i];
       if (it != ambiguous.end()) {
         const way& w = ways[i].data()[choice[static_cast<std::size_t>(it - ambiguous.begin())]];
@@ -783,8 +846,9 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
 
 }  // namespace
 
-shape infer_static_shape(const shape& input, std::span<const std::int64_t> pattern, bool special_zero,
-                         const reshape_options& options) {
+// Flattened: the steps inline into one function of plain integer arithmetic (messages stay out of line).
+[[gnu::flatten]] shape infer_static_shape(const shape& input, std::span<const std::int64_t> pattern, bool special_zero,
+                                          const reshape_options& options) {
   if (pattern.size() > max_rank) [[unlikely]]
     fail_too_long(pattern.size());
   reading<std::int64_t> r;

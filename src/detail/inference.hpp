@@ -25,28 +25,6 @@ inline constexpr std::size_t small = shape::inline_rank;
 
 enum class role : std::uint8_t { literal, copy, marker };
 
-/// One reading of the pattern (semantics.md, "Reading the pattern"): each element's role, and for a
-/// literal its output dimension (for the marker of a partial pattern: `?` with the element's symbol).
-template <class Dim>
-struct reading {
-  std::span<const Dim> dims;
-  inline_vector<role, small> roles;
-  std::size_t marker = none;
-  [[nodiscard]] std::size_t size() const noexcept { return roles.size(); }
-  [[nodiscard]] bool copies(std::size_t i) const noexcept { return i < roles.size() && roles.data()[i] == role::copy; }
-};
-
-// ---- arithmetic on one dimension type ------------------------------------------------------------
-
-[[nodiscard]] inline std::int64_t lower(std::int64_t d) noexcept { return d; }
-[[nodiscard]] inline std::int64_t lower(const dimension& d) noexcept { return d.lo(); }
-[[nodiscard]] inline bool fixed(std::int64_t) noexcept { return true; }
-[[nodiscard]] inline bool fixed(const dimension& d) noexcept { return d.is_static(); }
-[[nodiscard]] inline bool is_zero(std::int64_t d) noexcept { return d == 0; }
-[[nodiscard]] inline bool is_zero(const dimension& d) noexcept { return d.is_static() && d.lo() == 0; }
-[[nodiscard]] inline bool is_one(std::int64_t d) noexcept { return d == 1; }
-[[nodiscard]] inline bool is_one(const dimension& d) noexcept { return d.is_static() && d.lo() == 1; }
-
 /// A product under the element-count rule (a 0 makes it 0, whatever else overflowed), over plain
 /// values: the static domain's products.
 struct count {
@@ -60,9 +38,57 @@ struct count {
       overflowed |= __builtin_mul_overflow(nonzero, v, &nonzero);
     }
   }
+  /// this * other, for two products of disjoint factors. A wrapped `nonzero` (after an overflow) is
+  /// never trusted: it could be anything, even 0.
+  void times(const count& other) noexcept {
+    zero |= other.zero;
+    overflowed |= other.overflowed || __builtin_mul_overflow(nonzero, other.nonzero, &nonzero);
+  }
   [[nodiscard]] bool fits() const noexcept { return zero || !overflowed; }
   [[nodiscard]] std::int64_t value() const noexcept { return zero ? 0 : nonzero; }
 };
+
+/// One reading of the pattern (semantics.md, "Reading the pattern"): each element's role, and for a
+/// literal its output dimension (for the marker of a partial pattern: `?` with the element's symbol).
+/// Known values carry their roles in themselves (-1 is the marker, 0 a copy under special_zero), so
+/// the static domain's reading stores nothing; bounds store each element's role.
+template <class Dim>
+struct reading {
+  std::span<const Dim> dims;
+  inline_vector<role, small> roles;
+  std::size_t marker = none;
+  [[nodiscard]] std::size_t size() const noexcept { return roles.size(); }
+  [[nodiscard]] role at(std::size_t i) const noexcept { return roles.data()[i]; }
+  [[nodiscard]] bool copies(std::size_t i) const noexcept { return i < roles.size() && roles.data()[i] == role::copy; }
+};
+
+template <>
+struct reading<std::int64_t> {
+  std::span<const std::int64_t> dims;
+  bool special_zero = false;
+  std::size_t marker = none;
+  std::uint64_t copy_bits = 0;  // bit i: element i copies (the first 64 elements)
+  count literal;                // the product of the literal values
+  [[nodiscard]] std::size_t size() const noexcept { return dims.size(); }
+  [[nodiscard]] bool copies(std::size_t i) const noexcept {
+    if (i < 64) return ((copy_bits >> i) & 1) != 0;
+    return i < dims.size() && special_zero && dims[i] == 0;
+  }
+  [[nodiscard]] role at(std::size_t i) const noexcept {
+    return i == marker ? role::marker : copies(i) ? role::copy : role::literal;
+  }
+};
+
+// ---- arithmetic on one dimension type ------------------------------------------------------------
+
+[[nodiscard]] inline std::int64_t lower(std::int64_t d) noexcept { return d; }
+[[nodiscard]] inline std::int64_t lower(const dimension& d) noexcept { return d.lo(); }
+[[nodiscard]] inline bool fixed(std::int64_t) noexcept { return true; }
+[[nodiscard]] inline bool fixed(const dimension& d) noexcept { return d.is_static(); }
+[[nodiscard]] inline bool is_zero(std::int64_t d) noexcept { return d == 0; }
+[[nodiscard]] inline bool is_zero(const dimension& d) noexcept { return d.is_static() && d.lo() == 0; }
+[[nodiscard]] inline bool is_one(std::int64_t d) noexcept { return d == 1; }
+[[nodiscard]] inline bool is_one(const dimension& d) noexcept { return d.is_static() && d.lo() == 1; }
 
 /// running * factor with the symbol rule: a static 1 on either side leaves the other operand as it
 /// is (symbol included; when the running product is 1 the factor wins); any other product has no

@@ -2,12 +2,12 @@
 // to N live inside the object, and only larger ones allocate.
 #pragma once
 
-#include <cstring>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <type_traits>
-#include <vector>
+#include <utility>
 
 namespace reshape1::detail {
 
@@ -18,67 +18,76 @@ class inline_vector {
 
  public:
   inline_vector() noexcept {}  // NOLINT: the inline buffer is written before it is read
-  inline_vector(const inline_vector& o) : heap_(o.heap_), size_(o.size_) { copy_inline(o); }
-  inline_vector(inline_vector&& o) noexcept : heap_(std::move(o.heap_)), size_(o.size_) {
-    copy_inline(o);
-    o.reset();
-  }
+  inline_vector(const inline_vector& o) { assign(o); }
+  inline_vector(inline_vector&& o) noexcept { steal(o); }
   inline_vector& operator=(const inline_vector& o) {
     if (this != &o) {
-      heap_ = o.heap_;
-      size_ = o.size_;
-      copy_inline(o);
+      clear();
+      assign(o);
     }
     return *this;
   }
   inline_vector& operator=(inline_vector&& o) noexcept {
     if (this != &o) {
-      heap_ = std::move(o.heap_);
-      size_ = o.size_;
-      copy_inline(o);
-      o.reset();
+      clear();
+      steal(o);
     }
     return *this;
   }
-  ~inline_vector() = default;
+  ~inline_vector() { delete[] heap_; }
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] const T* data() const noexcept { return size_ <= N ? inline_data() : heap_.data(); }
-  [[nodiscard]] T* data() noexcept { return size_ <= N ? inline_data() : heap_.data(); }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] const T* data() const noexcept { return heap_ != nullptr ? heap_ : inline_data(); }
+  [[nodiscard]] T* data() noexcept { return heap_ != nullptr ? heap_ : inline_data(); }
   [[nodiscard]] std::span<const T> span() const noexcept { return {data(), size_}; }
   [[nodiscard]] const T* begin() const noexcept { return data(); }
   [[nodiscard]] const T* end() const noexcept { return data() + size_; }
-  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
   [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data()[i]; }
   void push_back(const T& v) {
-    if (size_ < N) {
-      std::construct_at(inline_data() + size_, v);
-      ++size_;
-    } else {
-      if (size_ == N) heap_.assign(inline_data(), inline_data() + N);
-      heap_.push_back(v);
-      ++size_;
-    }
+    if (size_ == capacity_) [[unlikely]]
+      reserve(capacity_ * 2);
+    std::construct_at(data() + size_, v);
+    ++size_;
   }
+  /// Room for n values without another allocation.
   void reserve(std::size_t n) {
-    if (n > N) heap_.reserve(n);
+    if (n <= capacity_) return;
+    T* bigger = new T[n];
+    if (size_ != 0) std::memcpy(static_cast<void*>(bigger), data(), size_ * sizeof(T));
+    delete[] heap_;
+    heap_ = bigger;
+    capacity_ = n;
   }
-  void clear() noexcept { reset(); }
+  void clear() noexcept {
+    delete[] heap_;
+    heap_ = nullptr;
+    size_ = 0;
+    capacity_ = N;
+  }
 
  private:
   [[nodiscard]] T* inline_data() noexcept { return reinterpret_cast<T*>(buffer_); }
   [[nodiscard]] const T* inline_data() const noexcept { return reinterpret_cast<const T*>(buffer_); }
-  void copy_inline(const inline_vector& o) noexcept {  // memcpy creates the objects (trivially copyable)
-    if (size_ <= N && size_ != 0) std::memcpy(buffer_, o.buffer_, size_ * sizeof(T));
+  void assign(const inline_vector& o) {
+    reserve(o.size_);
+    if (o.size_ != 0) std::memcpy(static_cast<void*>(data()), o.data(), o.size_ * sizeof(T));  // creates the objects
+    size_ = o.size_;
   }
-  void reset() noexcept {
-    heap_.clear();
-    size_ = 0;
+  void steal(inline_vector& o) noexcept {
+    if (o.heap_ != nullptr) {
+      heap_ = std::exchange(o.heap_, nullptr);
+      capacity_ = std::exchange(o.capacity_, N);
+    } else if (o.size_ != 0) {
+      std::memcpy(buffer_, o.buffer_, o.size_ * sizeof(T));
+    }
+    size_ = std::exchange(o.size_, 0);
   }
 
-  alignas(T) unsigned char buffer_[N * sizeof(T)];  // the first size_ values when size_ <= N
-  std::vector<T> heap_;                             // all values when size_ > N
+  alignas(T) unsigned char buffer_[N * sizeof(T)];  // the values while heap_ is null
+  T* heap_ = nullptr;                               // the values once more than N were stored
   std::size_t size_ = 0;
+  std::size_t capacity_ = N;
 };
 
 }  // namespace reshape1::detail
