@@ -44,9 +44,11 @@ tensor::tensor(const tensor& other) : tensor(other.type_, other.dims_) {
 
 tensor::tensor(tensor&& other) noexcept
     : storage_(std::exchange(other.storage_, nullptr)),
-      type_(other.type_),
+      type_(std::exchange(other.type_, element_type::u8)),
       dims_(std::move(other.dims_)),
-      count_(std::exchange(other.count_, 0)) {}
+      count_(std::exchange(other.count_, 0)) {
+  other.dims_.push_back(0);  // moved-from shapes are []: make it the empty tensor's [0] (inline: cannot throw)
+}
 
 tensor& tensor::operator=(tensor other) noexcept {
   std::swap(storage_, other.storage_);

@@ -91,3 +91,26 @@ TEST(regressions, review_an_overflowing_output_side_is_named_as_such) {
 
 }  // namespace
 }  // namespace reshape1::test
+
+namespace reshape1::test {
+namespace {
+
+TEST(regressions, issue_10_a_symbol_on_a_zero_dimension_survives_the_minus_one) {
+  // OpenVINO keeps the symbol of a static 0 as it does for [5@A]; the 0 used to drop it.
+  EXPECT_EQ(infer_text("[0@A]", "[-1,1]", false), "[0@A,1]");
+  EXPECT_EQ(infer_text("[5@A]", "[-1,1]", false), "[5@A,1]");
+}
+
+TEST(regressions, issue_10_a_pattern_length_is_capped_before_anything_is_allocated) {
+  // A pattern of unknown values declared 10^12 long used to allocate 10^12 dimensions.
+  expect_error([] { (void)infer_shape(parse_shape("[2,3]"), reshape_pattern::of_length(1000000000000), false); },
+               errc::too_large,
+               "pattern: length 1000000000000 is above reshape1's limit of 1048576 (2^20); no real model has an output "
+               "of that rank; check where the pattern comes from");
+  EXPECT_EQ(to_string(reshape_pattern::of_length(1000000000000)), "<1000000000000 unknown values>");
+  // At the limit it is still answered.
+  EXPECT_EQ(infer_shape(parse_shape("[...]"), reshape_pattern::of_length(1 << 20), false).shape.size(), 1u << 20);
+}
+
+}  // namespace
+}  // namespace reshape1::test

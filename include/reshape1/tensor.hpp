@@ -13,7 +13,7 @@
 namespace reshape1 {
 
 /// A read-only, non-owning view of dense row-major data. For element_type::string, `data` points to
-/// element_count() std::string objects.
+/// element_count() std::string objects. A default view is empty: shape [0], no data.
 class tensor_view {
  public:
   tensor_view() = default;
@@ -38,12 +38,13 @@ class tensor_view {
  private:
   const void* data_ = nullptr;
   element_type type_ = element_type::u8;
-  shape dims_;
+  shape dims_{0};
   std::int64_t count_ = 0;
   std::uint64_t bytes_ = 0;
 };
 
-/// An owning tensor with 64-byte-aligned storage, zero-filled (strings: empty).
+/// An owning tensor with 64-byte-aligned storage, zero-filled (strings: empty). A default or
+/// moved-from tensor is empty: u8, shape [0], no storage.
 class tensor {
  public:
   tensor() = default;
@@ -68,7 +69,7 @@ class tensor {
   void release() noexcept;
   void* storage_ = nullptr;
   element_type type_ = element_type::u8;
-  shape dims_;
+  shape dims_{0};
   std::int64_t count_ = 0;
 };
 
