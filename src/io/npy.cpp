@@ -76,7 +76,7 @@ class header_parser {
         seen_shape = true;
       } else {
         bad(key_at, fmt::format("unexpected key '{}' in the header; a .npy header has descr, fortran_order and shape",
-                                key));
+                                detail::escaped(key)));
       }
       skip();
       if (eat('}')) break;
@@ -149,7 +149,7 @@ dtype_info parse_dtype(const std::string& descr, std::uint64_t at, const std::st
     fail(errc::unsupported, {.offset = at, .file = file},
          fmt::format("{}: dtype '{}' ({}) is not supported; reshape1 reads bool, int8..int64, uint8..uint64, "
                      "float16/32/64 and fixed-width strings (S, U)",
-                     detail::at_byte(file, at), descr, what));
+                     detail::at_byte(file, at), detail::escaped(descr), what));
   };
   if (descr.size() < 2) unsupported("not a dtype");
   const char order = descr[0];
@@ -291,9 +291,13 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   auto bad = [&](std::uint64_t at, const std::string& what) {
     fail(errc::bad_file, {.offset = at, .file = name}, fmt::format("{}: {}", detail::at_byte(name, at), what));
   };
-  auto u8 = [&](std::size_t i) { return std::to_integer<std::uint32_t>(bytes[i]); };
+  // The preamble and the header are copied out of the mapping (a copy that fails cleanly if the file
+  // shrinks); the data is read in place or converted under the same guard.
+  std::array<unsigned char, 12> preamble{};
+  detail::guarded_copy(preamble.data(), bytes.data(), std::min(bytes.size(), preamble.size()), name);
+  auto u8 = [&](std::size_t i) { return std::uint32_t{preamble[i]}; };
 
-  if (bytes.size() < magic.size() || std::memcmp(bytes.data(), magic.data(), magic.size()) != 0)
+  if (bytes.size() < magic.size() || std::memcmp(preamble.data(), magic.data(), magic.size()) != 0)
     bad(0, "not a .npy file: it does not start with \\x93NUMPY");
   if (bytes.size() < 10) bad(bytes.size(), "the file ends inside the .npy preamble");
   const std::uint32_t major = u8(6), minor = u8(7);
@@ -308,7 +312,8 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   const std::uint64_t header_start = 8 + length_bytes;
   if (header_length > bytes.size() - header_start)
     bad(8, fmt::format("the header length {} runs past the end of the file ({} bytes)", header_length, bytes.size()));
-  const std::string_view header_text(reinterpret_cast<const char*>(bytes.data() + header_start), header_length);
+  std::string header_text(static_cast<std::size_t>(header_length), '\0');
+  detail::guarded_copy(header_text.data(), bytes.data() + header_start, header_text.size(), name);
   if (major < 3)
     for (std::size_t i = 0; i < header_text.size(); ++i)
       if (static_cast<unsigned char>(header_text[i]) >= 0x80) bad(header_start + i, "the header is not ASCII");
@@ -327,7 +332,7 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   const std::uint64_t data_start = header_start + header_length;
   if (bytes.size() - data_start != data_bytes)
     bad(data_start, fmt::format("the header promises {} bytes of {} data of shape {}, but the file holds {}",
-                                data_bytes, h.descr, to_string(dims), bytes.size() - data_start));
+                                data_bytes, detail::escaped(h.descr), to_string(dims), bytes.size() - data_start));
 
   loaded_tensor result;
   result.dtype_ = h.descr;
@@ -345,8 +350,10 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   const auto n = *count;
   if (dt.type == element_type::string) {
     auto out = converted->strings();
+    std::vector<std::byte> raw(static_cast<std::size_t>(data_bytes));
+    detail::guarded_copy(raw.data(), data, raw.size(), name);
     auto decode = [&](std::int64_t to, std::int64_t from) {
-      const std::byte* item = data + static_cast<std::uint64_t>(from) * dt.item_size;
+      const std::byte* item = raw.data() + static_cast<std::uint64_t>(from) * dt.item_size;
       std::string s;
       if (dt.string_kind == 'S') {
         std::size_t len = static_cast<std::size_t>(dt.item_size);
@@ -390,11 +397,15 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
         std::memcpy(dst, src, size);
       }
     };
-    if (reorder) {
-      for_each_fortran_index(h.dims, n, move_item);
-    } else {
-      for (std::int64_t k = 0; k < n; ++k) move_item(k, k);
-    }
+    // Reads of the mapping: guarded, and nothing with a destructor lives in here.
+    auto convert = [&] {
+      if (reorder) {
+        for_each_fortran_index(h.dims, n, move_item);
+      } else {
+        for (std::int64_t k = 0; k < n; ++k) move_item(k, k);
+      }
+    };
+    if (!detail::guarded(convert)) detail::fail_shrunk(name);
   }
   result.view_ = converted->view();
   result.keep_alive_ = std::move(converted);
@@ -423,22 +434,31 @@ void write_npy(const std::filesystem::path& path, const tensor_view& data, const
   std::vector<std::byte> encoded;  // string tensors only
   if (data.type() == element_type::string) {
     const auto strings = data.strings();
+    auto too_long = [&](std::size_t i, std::size_t length) {
+      fail(errc::invalid_argument, {.indices = {i}, .file = path.string()},
+           fmt::format("{}: element {} has {} characters, more than the dtype's width {}", detail::escaped(path.string()),
+                       i, length, options.string_width));
+    };
     if (options.string_kind == 'S') {
-      std::size_t width = 1;
-      for (const auto& s : strings) width = std::max(width, s.size());
+      std::size_t width = std::max<std::size_t>(1, options.string_width);
+      for (std::size_t i = 0; i < strings.size(); ++i) {
+        if (options.string_width != 0 && strings[i].size() > options.string_width) too_long(i, strings[i].size());
+        width = std::max(width, strings[i].size());
+      }
       encoded.resize(width * strings.size());
       for (std::size_t i = 0; i < strings.size(); ++i) std::memcpy(encoded.data() + i * width, strings[i].data(), strings[i].size());
       descr = fmt::format("|S{}", width);
     } else {
       std::vector<std::vector<std::uint32_t>> cps;
-      std::size_t width = 1;
+      std::size_t width = std::max<std::size_t>(1, options.string_width);
       for (std::size_t i = 0; i < strings.size(); ++i) {
         auto c = code_points(strings[i]);
         if (!c)
           fail(errc::invalid_argument, {.indices = {i}, .file = path.string()},
                fmt::format("{}: element {} is not valid UTF-8, so it cannot be stored as numpy str ('U'); store it "
                            "as bytes ('S')",
-                           path.string(), i));
+                           detail::escaped(path.string()), i));
+        if (options.string_width != 0 && c->size() > options.string_width) too_long(i, c->size());
         width = std::max(width, c->size());
         cps.push_back(std::move(*c));
       }
@@ -505,6 +525,13 @@ tensor_view reshaped(const loaded_tensor& data, const shape& dims, const std::fi
 void write_npy(const std::filesystem::path& path, const loaded_tensor& data, const shape& dims,
                const write_options& options) {
   const tensor_view v = reshaped(data, dims, path);
+  if (v.type() == element_type::string && data.dtype_.size() > 2) {
+    // The output has the input's dtype: its kind, and its width, which is part of the data.
+    write_options o = options;
+    o.string_kind = data.dtype_[1] == 'U' ? 'U' : 'S';
+    o.string_width = std::stoull(data.dtype_.substr(2));
+    return write_npy(path, v, o);
+  }
   const std::string descr = numpy_dtype(v.type());
   if (!data.file_backed() || descr.empty()) return write_npy(path, v, options);
   const std::string head = npy_header(descr, dims);

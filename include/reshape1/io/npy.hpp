@@ -16,6 +16,10 @@ namespace reshape1::io {
 struct write_options {
   /// For string tensors: 'U' (numpy str, UTF-32) or 'S' (numpy bytes).
   char string_kind = 'U';
+  /// For string tensors: the width of the dtype, in characters (U) or bytes (S); 0 takes the longest string
+  /// (at least 1). A longer string is error(invalid_argument). Writing a loaded_tensor keeps its dtype's
+  /// kind and width.
+  std::size_t string_width = 0;
   /// Threads that write large files in parallel; 0 uses every hardware thread.
   unsigned threads = 0;
   /// Called now and then with (bytes written, total bytes).
