@@ -27,6 +27,7 @@ namespace {
 using reshape1::detail::fail;
 
 std::atomic<std::int64_t> g_fail_after{-1};
+std::function<void(const std::filesystem::path&)> g_on_mapped;  // test seam, set while no file is read
 
 std::string system_message(int code) { return std::strerror(code); }
 
@@ -111,6 +112,8 @@ std::filesystem::path follow_dangling_links(std::filesystem::path p, const std::
 }
 
 }  // namespace
+
+void on_mapped(std::function<void(const std::filesystem::path&)> hook) { g_on_mapped = std::move(hook); }
 
 void fail_writes_after(std::optional<std::uint64_t> bytes) {
   g_fail_after = bytes ? static_cast<std::int64_t>(*bytes) : -1;
@@ -242,6 +245,7 @@ mapped_file::mapped_file(const std::filesystem::path& path) {
     data_ = static_cast<const std::byte*>(p);
     size_ = size;
     mapped_ = true;
+    if (g_on_mapped) g_on_mapped(path);
   } else if (standard_input && !S_ISDIR(st.st_mode)) {
     read_all(0);
   } else {

@@ -106,6 +106,10 @@ class atomic_file {
 /// Removes every temporary file an atomic_file has not committed yet. Async-signal-safe.
 void remove_temporary_files() noexcept;
 
+/// Test seam: called with the path of every file mapped_file maps (not those it reads into memory), right
+/// after mapping it; empty to turn off. The tests truncate the file there.
+void on_mapped(std::function<void(const std::filesystem::path&)> hook);
+
 /// Test seam: make every atomic_file fail (error(io)) once it has written this many bytes in total.
 void fail_writes_after(std::optional<std::uint64_t> bytes);
 
