@@ -31,7 +31,10 @@ codes_seen = []
 
 def run(args, cwd=None, stdin=None, timeout=60, env=None):
     """Runs reshape1 with `args` (str or bytes); returns (exit code, stdout bytes, stderr bytes)."""
-    p = subprocess.run([BINARY, *args], capture_output=True, cwd=cwd, stdin=stdin, timeout=timeout, env=env)
+    try:
+        p = subprocess.run([BINARY, *args], capture_output=True, cwd=cwd, stdin=stdin, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:  # killed: a hang is a failure of the check that made it
+        return "timeout", b"", b""
     codes_seen.append(p.returncode)
     return p.returncode, p.stdout, p.stderr
 
@@ -230,15 +233,15 @@ try:
     check("check on a FIFO: refused at once", rc == 2 and b"not a regular file" in err, f"{rc} {err!r}")
     rc, _, err = run(["run", "a.npy", "in_fifo.npy", "--special-zero", "false", "-o", "x.npy"], cwd=work, timeout=10)
     check("a FIFO pattern: refused at once", rc == 1 and b"not a regular file" in err, f"{rc} {err!r}")
-    p = subprocess.run(f"cat a.npy | {shlex.quote(BINARY)} run - '[-1]' --special-zero false -q -o piped.npy",
-                       shell=True, cwd=work, capture_output=True, timeout=30)
+    p = subprocess.run(f"cat a.npy | timeout 30 {shlex.quote(BINARY)} run - '[-1]' --special-zero false -q -o piped.npy",
+                       shell=True, cwd=work, capture_output=True, timeout=60)
     check("- reads a pipe", p.returncode == 0 and (work / "piped.npy").read_bytes() == reference, p.stderr)
     with open(work / "a.npy", "rb") as f:
         rc, _, err = run(["run", "-", "[-1]", "--special-zero", "false", "-q", "-o", "redirected.npy"], cwd=work, stdin=f)
     check("- reads a redirected file", rc == 0 and (work / "redirected.npy").read_bytes() == reference, err)
-    p = subprocess.run(f"{shlex.quote(BINARY)} run /dev/stdin '[-1]' --special-zero false -o x.npy < /dev/null; "
-                       f"cat a.npy | {shlex.quote(BINARY)} run /dev/stdin '[-1]' --special-zero false -o x.npy",
-                       shell=True, cwd=work, capture_output=True, timeout=30)
+    p = subprocess.run(f"timeout 10 {shlex.quote(BINARY)} run /dev/stdin '[-1]' --special-zero false -o x.npy "
+                       f"< /dev/null; cat a.npy | timeout 10 {shlex.quote(BINARY)} run /dev/stdin '[-1]' "
+                       "--special-zero false -o x.npy", shell=True, cwd=work, capture_output=True, timeout=60)
     check("a pipe given by name says why", b"is a FIFO (a pipe), not a regular file" in p.stderr
           and b"character device, not a regular file" in p.stderr and b"Success" not in p.stderr, p.stderr)
 
