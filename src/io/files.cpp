@@ -284,6 +284,9 @@ atomic_file::atomic_file(const std::filesystem::path& destination)
       return;
     }
     kind_ = output_kind::replace;
+    // Replacing goes through the directory; refuse as `cp` would when the file itself is not writable.
+    if (::access(destination.c_str(), W_OK) != 0)
+      fail(errc::io, {.file = shown_}, fmt::format("{}: cannot write: {}", shown_, system_message(errno)));
     std::error_code ec;
     destination_ = std::filesystem::canonical(destination, ec);  // the target of any symbolic link
     if (ec) fail(errc::io, {.file = shown_}, fmt::format("{}: cannot resolve: {}", shown_, ec.message()));

@@ -367,7 +367,8 @@ check("no input ended in exit 3 (internal error) or a signal",
 # directory and in one holding a file named 2, each example's arguments must come through unchanged ------
 shell = shutil.which("zsh")
 lines = []
-for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "examples" / "tensors" / "README.md",
+            ROOT / "examples" / "spec_examples.expected"]:
     for line in doc.read_text().splitlines():
         if line.startswith("$ reshape1 "):
             lines.append((doc.name, line[2:]))
