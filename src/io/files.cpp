@@ -184,6 +184,7 @@ void fail_shrunk(const std::string& file) {
 }
 
 void guarded_copy(void* to, const void* from, std::size_t n, const std::string& file) {
+  if (n == 0) return;  // `from` may be null (an empty file has no mapping)
   struct copy {
     void* to;
     const void* from;

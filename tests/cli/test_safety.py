@@ -335,7 +335,7 @@ try:
             import resource
             resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
     try:
-        p = subprocess.run([BINARY, "check", "big.xml"], cwd=work, capture_output=True, timeout=60, env=big_env,
+        p = subprocess.run([BINARY, "check", "big.xml"], cwd=work, capture_output=True, timeout=30, env=big_env,
                            preexec_fn=cap_memory)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
