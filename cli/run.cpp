@@ -52,25 +52,24 @@ int run(const run_args& a, session& s) {
   }
   const reshape_pattern pattern = load_pattern(a.pattern, a.flags, s);
   s.context.clear();
-  const auto& in = data.view();
-  const auto result = infer_shape(partial_shape(in.dims()), pattern, a.flags.zero_copies(), a.flags.options());
+  const auto result = infer_shape(partial_shape(data.dims()), pattern, a.flags.zero_copies(), a.flags.options());
   const shape out_dims = result.shape.to_static();
 
   // A raw input is written raw, except under a .npy name, which gets a .npy file when numpy has the dtype.
   const bool npy_output = !raw || names_a_file(a.output);
-  if (npy_output && io::numpy_dtype(in.type()).empty() && in.type() != element_type::string)
+  if (npy_output && io::numpy_dtype(data.type()).empty() && data.type() != element_type::string)
     throw CLI::ValidationError(
         "--output", printable(fmt::format("'{}' ends in .npy, but numpy has no dtype for {}, so the output is raw; "
                                           "give it another name (e.g. .bin)",
-                                          a.output, name(in.type()))));
-  const std::string summary = fmt::format("reshape1 run: {} {} -> {} {}", name(in.type()), to_string(in.dims()),
+                                          a.output, name(data.type()))));
+  const std::string summary = fmt::format("reshape1 run: {} {} -> {} {}", name(data.type()), to_string(data.dims()),
                                           to_string(out_dims), printable(a.output));
 
   // -o naming the input (through any link): allowed only when the file would come out the same.
   std::error_code ec;
   if (a.data != "-" && a.output != "-" && std::filesystem::equivalent(a.data, a.output, ec)) {
-    const bool same_bytes = out_dims == in.dims() && npy_output == !raw &&
-                            (data.file_backed() || in.type() == element_type::string);
+    const bool same_bytes = out_dims == data.dims() && npy_output == !raw &&
+                            (data.file_backed() || data.type() == element_type::string);
     if (!same_bytes)
       throw CLI::ValidationError("--output", "names the input file DATA, which the reshape would change; write "
                                              "the output to another file");
@@ -80,7 +79,7 @@ int run(const run_args& a, session& s) {
 
   io::write_options w;
   w.threads = a.threads;
-  const bool show_progress = !a.quiet && in.byte_size() > progress_threshold && ::isatty(STDERR_FILENO) != 0;
+  const bool show_progress = !a.quiet && data.byte_size() > progress_threshold && ::isatty(STDERR_FILENO) != 0;
   const double pause = test_pause_seconds();
   bool paused = false;
   if (show_progress || pause > 0)

@@ -333,8 +333,37 @@ TEST_F(npy, an_input_that_shrinks_while_it_is_converted_is_a_clean_error) {
   for (const bool fortran : {true, false}) {
     const auto file = make("shrinks.npy", dict(fortran ? "<f4" : ">f4", "(512, 1024)", fortran), big_converted_file());
     io::detail::on_mapped([&](const fs::path& p) { fs::resize_file(p, 4096); });
-    expect_file_error([&] { (void)io::read_npy(file); }, errc::io, "became shorter while it was being read");
+    // Converted by view() into memory, or in chunks while writing: a clean error either way.
+    expect_file_error(
+        [&] {
+          const auto t = io::read_npy(file);
+          (void)t.view();
+        },
+        errc::io, "became shorter while it was being read");
+    make("shrinks.npy", dict(fortran ? "<f4" : ">f4", "(512, 1024)", fortran), big_converted_file());
+    expect_file_error([&] { io::write_npy(path("out.npy"), io::read_npy(file), shape{1024, 512}); }, errc::io,
+                      "became shorter while it was being read");
     io::detail::on_mapped({});
+    EXPECT_EQ(files(), std::vector<std::string>{"shrinks.npy"});
+  }
+}
+
+TEST_F(npy, converting_while_writing_gives_the_bytes_view_gives) {
+  // 17.6 MB of f64: more than one 16 MiB chunk of the streamed conversion.
+  std::string data(std::size_t{1100} * 2000 * 8, '\0');
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>((i * 2654435761u) >> 13);
+  for (const char* descr : {"<f8", ">f8"}) {
+    for (const bool fortran : {true, false}) {
+      if (std::string(descr) == "<f8" && !fortran) continue;  // nothing to convert
+      const auto file = make("in.npy", dict(descr, "(1100, 2000)", fortran), data);
+      io::write_npy(path("streamed.npy"), io::read_npy(file), shape{2000, 1100});
+      const auto eager = io::read_npy(file);
+      io::write_npy(path("eager.npy"), eager.view());
+      const auto a = io::read_npy(path("streamed.npy"));
+      const auto b = io::read_npy(path("eager.npy"));
+      ASSERT_EQ(a.dims(), (shape{2000, 1100}));
+      EXPECT_EQ(std::memcmp(a.view().data(), b.view().data(), data.size()), 0) << descr << " fortran " << fortran;
+    }
   }
 }
 

@@ -3,7 +3,9 @@
 #include "reshape1/io/npy.hpp"
 
 #include <array>
+#include <algorithm>
 #include <bit>
+#include <mutex>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -241,15 +243,23 @@ std::optional<std::vector<std::uint32_t>> code_points(const std::string& s) {
 /// numpy arrays have at most 64 dimensions (32 before numpy 2).
 constexpr std::size_t max_numpy_rank = 64;
 
-/// Row-major index -> Fortran-order (column-major) element index, by walking an odometer.
+/// Row-major index -> Fortran-order (column-major) element index, by walking an odometer: f(k, source) for
+/// the `count` row-major indices k from `first`.
 template <class F>
-void for_each_fortran_index(const std::vector<std::int64_t>& dims, std::int64_t count, F f) {
+void for_each_fortran_index(const std::vector<std::int64_t>& dims, std::int64_t first, std::int64_t count, F f) {
   const std::size_t rank = dims.size();
   std::array<std::int64_t, max_numpy_rank> index{}, stride{};
   stride[0] = 1;
   for (std::size_t d = 1; d < rank; ++d) stride[d] = stride[d - 1] * dims[d - 1];
   std::int64_t source = 0;
-  for (std::int64_t k = 0; k < count; ++k) {
+  for (std::int64_t rest = first, d = static_cast<std::int64_t>(rank) - 1; d >= 0; --d) {
+    const auto u = static_cast<std::size_t>(d);
+    if (dims[u] == 0) return;  // no elements
+    index[u] = rest % dims[u];
+    rest /= dims[u];
+    source += index[u] * stride[u];
+  }
+  for (std::int64_t k = first; k < first + count; ++k) {
     f(k, source);
     for (std::size_t d = rank; d-- > 0;) {  // increment the row-major odometer, last axis fastest
       if (++index[d] < dims[d]) {
@@ -282,6 +292,76 @@ std::string numpy_dtype(element_type type) {
     case element_type::f64: return "<f8";
     default: return {};
   }
+}
+
+/// Numeric data still in the file's order: byte-swapped and/or Fortran-ordered.
+struct loaded_tensor::conversion {
+  std::shared_ptr<detail::mapped_file> file;
+  const std::byte* data = nullptr;   // in the mapping
+  std::vector<std::int64_t> dims;    // the file's shape
+  std::size_t item = 0;              // bytes per element
+  bool swap = false;
+  bool fortran = false;
+  std::once_flag once;
+  std::shared_ptr<tensor> converted;
+  tensor_view view;
+
+  /// Row-major elements [first, first + count) into `out`; error(io) if the file shrank.
+  void convert(std::byte* out, std::int64_t first, std::int64_t count) const {
+    auto move_item = [&](std::int64_t to, std::int64_t from) {
+      const std::byte* src = data + static_cast<std::uint64_t>(from) * item;
+      std::byte* dst = out + static_cast<std::uint64_t>(to - first) * item;
+      if (swap) {
+        for (std::size_t b = 0; b < item; ++b) dst[b] = src[item - 1 - b];
+      } else {
+        std::memcpy(dst, src, item);
+      }
+    };
+    // Reads of the mapping: guarded, and nothing with a destructor lives in here.
+    auto run = [&] {
+      if (fortran) {
+        for_each_fortran_index(dims, first, count, move_item);
+      } else {
+        for (std::int64_t k = first; k < first + count; ++k) move_item(k, k);
+      }
+    };
+    if (!detail::guarded(run)) detail::fail_shrunk(file->name());
+  }
+
+  /// Appends all `count` elements to `out`, converted 16 MiB at a time: the memory it takes is bounded.
+  void stream(detail::atomic_file& out, std::int64_t count, const write_options& options) const {
+    constexpr std::int64_t chunk_bytes = std::int64_t{16} << 20;
+    const std::int64_t per_chunk = std::max<std::int64_t>(1, chunk_bytes / static_cast<std::int64_t>(item));
+    std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(count, per_chunk)) * item);
+    const auto total = static_cast<std::uint64_t>(count) * item;
+    for (std::int64_t k = 0; k < count; k += per_chunk) {
+      const std::int64_t m = std::min(per_chunk, count - k);
+      convert(buffer.data(), k, m);
+      out.write(std::span<const std::byte>(buffer.data(), static_cast<std::size_t>(m) * item));
+      if (options.progress) options.progress(static_cast<std::uint64_t>(k + m) * item, total);
+    }
+    if (count == 0 && options.progress) options.progress(0, 0);
+  }
+};
+
+const tensor_view& loaded_tensor::view() const& {
+  if (!pending_) return view_;
+  conversion& c = *pending_;
+  std::call_once(c.once, [&] {
+    auto t = std::make_shared<tensor>(type_, dims_);
+    c.convert(static_cast<std::byte*>(t->data()), 0, dims_.element_count());
+    c.view = t->view();
+    c.converted = std::move(t);
+    c.file.reset();  // the mapping is no longer needed
+  });
+  return c.view;
+}
+
+void loaded_tensor::set_view(const tensor_view& v) {
+  view_ = v;
+  type_ = v.type();
+  dims_ = v.dims();
+  byte_size_ = v.byte_size();
 }
 
 loaded_tensor read_npy(const std::filesystem::path& path) {
@@ -339,16 +419,31 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   const std::byte* data = bytes.data() + data_start;
   const bool reorder = h.fortran && dims.size() > 1;
   if (dt.type != element_type::string && !dt.big_endian && !reorder) {
-    result.view_ = tensor_view(data, dt.type, dims);  // zero-copy: the mapping is the tensor
+    result.set_view(tensor_view(data, dt.type, dims));  // zero-copy: the mapping is the tensor
     result.source_fd_ = file->fd();
     result.source_offset_ = data_start;
     result.keep_alive_ = std::move(file);
     return result;
   }
 
+  if (dt.type != element_type::string) {
+    // Converted when first needed: by view(), or chunk by chunk while writing (write_npy, write_raw).
+    auto c = std::make_shared<loaded_tensor::conversion>();
+    c->data = data;
+    c->dims = h.dims;
+    c->item = static_cast<std::size_t>(dt.item_size);
+    c->swap = dt.big_endian;
+    c->fortran = reorder;
+    c->file = std::move(file);
+    result.type_ = dt.type;
+    result.dims_ = dims;
+    result.byte_size_ = data_bytes;
+    result.pending_ = std::move(c);
+    return result;
+  }
   auto converted = std::make_shared<tensor>(dt.type, dims);
   const auto n = *count;
-  if (dt.type == element_type::string) {
+  {
     auto out = converted->strings();
     std::vector<std::byte> raw(static_cast<std::size_t>(data_bytes));
     detail::guarded_copy(raw.data(), data, raw.size(), name);
@@ -381,33 +476,12 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
       out[static_cast<std::size_t>(to)] = std::move(s);
     };
     if (reorder) {
-      for_each_fortran_index(h.dims, n, decode);
+      for_each_fortran_index(h.dims, 0, n, decode);
     } else {
       for (std::int64_t k = 0; k < n; ++k) decode(k, k);
     }
-  } else {
-    auto* out = static_cast<std::byte*>(converted->data());
-    const std::size_t size = static_cast<std::size_t>(dt.item_size);
-    auto move_item = [&](std::int64_t to, std::int64_t from) {
-      const std::byte* src = data + static_cast<std::uint64_t>(from) * size;
-      std::byte* dst = out + static_cast<std::uint64_t>(to) * size;
-      if (dt.big_endian) {
-        for (std::size_t b = 0; b < size; ++b) dst[b] = src[size - 1 - b];
-      } else {
-        std::memcpy(dst, src, size);
-      }
-    };
-    // Reads of the mapping: guarded, and nothing with a destructor lives in here.
-    auto convert = [&] {
-      if (reorder) {
-        for_each_fortran_index(h.dims, n, move_item);
-      } else {
-        for (std::int64_t k = 0; k < n; ++k) move_item(k, k);
-      }
-    };
-    if (!detail::guarded(convert)) detail::fail_shrunk(name);
   }
-  result.view_ = converted->view();
+  result.set_view(converted->view());
   result.keep_alive_ = std::move(converted);
   return result;
 }
@@ -423,7 +497,7 @@ loaded_tensor read_raw(const std::filesystem::path& path, element_type type, con
          fmt::format("{}: the file has {} bytes, but a {} tensor of shape {} takes {}", file->name(),
                      file->bytes().size(), name(type), to_string(dims), expected));
   loaded_tensor result;
-  result.view_ = tensor_view(file->bytes().data(), type, dims);
+  result.set_view(tensor_view(file->bytes().data(), type, dims));
   result.source_fd_ = file->fd();
   result.keep_alive_ = std::move(file);
   return result;
@@ -513,17 +587,30 @@ std::string npy_header(const std::string& descr, const shape& dims) {
 }
 
 namespace {
-tensor_view reshaped(const loaded_tensor& data, const shape& dims, const std::filesystem::path& path) {
-  const auto& v = data.view();
-  if (dims.element_count() != v.element_count())
+void check_count(const loaded_tensor& data, const shape& dims, const std::filesystem::path& path) {
+  const std::int64_t n = data.dims().element_count();
+  if (dims.element_count() != n)
     fail(errc::invalid_argument, {.file = path.string()},
-         fmt::format("{}: {} elements cannot take the shape {}", path.string(), v.element_count(), to_string(dims)));
+         fmt::format("{}: {} elements cannot take the shape {}", path.string(), n, to_string(dims)));
+}
+tensor_view reshaped(const loaded_tensor& data, const shape& dims, const std::filesystem::path& path) {
+  check_count(data, dims, path);
+  const auto& v = data.view();
   return {v.data(), v.type(), dims};
 }
 }  // namespace
 
 void write_npy(const std::filesystem::path& path, const loaded_tensor& data, const shape& dims,
                const write_options& options) {
+  if (data.pending_ && !data.pending_->converted) {  // convert on the way to the file, in chunks
+    check_count(data, dims, path);
+    const std::string head = npy_header(numpy_dtype(data.type()), dims);
+    detail::atomic_file out(path);
+    out.write(std::as_bytes(std::span(head.data(), head.size())));
+    data.pending_->stream(out, dims.element_count(), options);
+    out.commit();
+    return;
+  }
   const tensor_view v = reshaped(data, dims, path);
   if (v.type() == element_type::string && data.dtype_.size() > 2) {
     // The output has the input's dtype: its kind, and its width, which is part of the data.
@@ -543,6 +630,13 @@ void write_npy(const std::filesystem::path& path, const loaded_tensor& data, con
 
 void write_raw(const std::filesystem::path& path, const loaded_tensor& data, const shape& dims,
                const write_options& options) {
+  if (data.pending_ && !data.pending_->converted) {
+    check_count(data, dims, path);
+    detail::atomic_file out(path);
+    data.pending_->stream(out, dims.element_count(), options);
+    out.commit();
+    return;
+  }
   const tensor_view v = reshaped(data, dims, path);
   if (!data.file_backed()) return write_raw(path, v, options);
   detail::atomic_file out(path);
