@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "report.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/io/ir.hpp"
 
@@ -61,6 +62,8 @@ void print_table(const io::check_report& r, bool quiet) {
                     f.special_zero ? "true" : "false", f.declared, f.result == io::verdict::error ? "-" : f.inferred,
                     std::string(io::name(f.result))});
   }
+  for (auto& row : rows)
+    for (auto& cell : row) cell = printable(cell);  // names and shapes come from the file
   std::vector<std::size_t> width(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {
     width[c] = head[c].size();
@@ -77,9 +80,10 @@ void print_table(const io::check_report& r, bool quiet) {
   for (const auto& f : r.findings) {
     if (quiet && f.result == io::verdict::ok && f.warnings.empty()) continue;
     print_row(rows[k++]);
-    if (f.result == io::verdict::error) std::cout << "    error " << f.code << ": " << f.message << '\n';
-    if (f.result == io::verdict::mismatch || f.result == io::verdict::refinable) std::cout << "    " << f.hint << '\n';
-    for (const auto& w : f.warnings) std::cout << "    warning: " << w << '\n';
+    if (f.result == io::verdict::error) std::cout << "    error " << f.code << ": " << printable(f.message) << '\n';
+    if (f.result == io::verdict::mismatch || f.result == io::verdict::refinable)
+      std::cout << "    " << printable(f.hint) << '\n';
+    for (const auto& w : f.warnings) std::cout << "    warning: " << printable(w) << '\n';
   }
   const auto& s = r.summary;
   std::cout << fmt::format("{} Reshape layers: {} ok, {} error, {} mismatch, {} refinable; {} keep the model from "
@@ -88,25 +92,21 @@ void print_table(const io::check_report& r, bool quiet) {
 }
 
 int check(const check_args& a) {
-  try {
-    const std::string bin = !a.bin.empty() ? a.bin : std::filesystem::path(a.xml).replace_extension(".bin").string();
-    const auto model = io::read_ir(a.xml, bin);
-    const auto report = io::check_ir(model);
-    if (a.json) {
-      std::cout << to_json(report, a.xml).dump(2) << '\n';
-    } else {
-      print_table(report, a.quiet);
-    }
-    return report.summary.errors + report.summary.mismatches == 0 ? exit_ok : exit_invalid;
-  } catch (const error& e) {
-    std::cerr << "reshape1 check: " << e.what() << '\n';
-    return exit_usage;  // the model could not be read
+  // An error reading the model goes to main, which exits 2: the model cannot be read.
+  const std::string bin = !a.bin.empty() ? a.bin : std::filesystem::path(a.xml).replace_extension(".bin").string();
+  const auto model = io::read_ir(a.xml, bin);
+  const auto report = io::check_ir(model);
+  if (a.json) {
+    std::cout << json_text(to_json(report, a.xml), 2) << '\n';
+  } else {
+    print_table(report, a.quiet);
   }
+  return report.summary.errors + report.summary.mismatches == 0 ? exit_ok : exit_invalid;
 }
 
 }  // namespace
 
-void add_check(CLI::App& app, int& exit_code) {
+void add_check(CLI::App& app, session& s) {
   auto args = std::make_shared<check_args>();
   auto* cmd = app.add_subcommand("check", "Check the Reshape layers of an OpenVINO IR model (.xml + .bin)");
   cmd->footer(
@@ -120,7 +120,10 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");
   cmd->add_flag("--json", args->json, "print the findings as one JSON document");
   cmd->add_flag("-q,--quiet", args->quiet, "list only the layers with a problem or a warning");
-  cmd->callback([args, &exit_code] { exit_code = check(*args); });
+  cmd->callback([args, &s] {
+    s.command = "check";
+    s.exit_code = check(*args);
+  });
 }
 
 }  // namespace reshape1::cli

@@ -1,22 +1,76 @@
-// reshape1 command-line tool. The one place where argument errors become exit codes.
+// reshape1 command-line tool. The one place where errors become messages and exit codes.
+#include <csignal>
 #include <exception>
 #include <iostream>
+#include <new>
+
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "io/files.hpp"
+#include "report.hpp"
+
+namespace {
+
+using namespace reshape1::cli;
+
+/// The exit code for an error a subcommand throws: for `check`, the model could not be read (2, as 1 means
+/// that some layer has an error or a mismatch); for `infer` and `run`, invalid input (1).
+int exit_code_for(const session& s, reshape1::errc) { return s.command == "check" ? exit_usage : exit_invalid; }
+
+extern "C" void on_termination(int signal) {
+  // Async-signal-safe: unlink the temporary files of unfinished writes, then die of the signal as usual.
+  reshape1::io::detail::remove_temporary_files();
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+void remove_temporary_files_on_termination() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    ::sigaction(sig, nullptr, &old);
+    if (old.sa_handler == SIG_IGN) continue;  // started ignoring it (nohup): keep ignoring it
+    struct sigaction sa {};
+    sa.sa_handler = on_termination;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
+void add_help(CLI::App& app) {
+  auto* cmd = app.add_subcommand("help", "Print this help, or a subcommand's: reshape1 help run");
+  auto topic = std::make_shared<std::string>();
+  cmd->add_option("COMMAND", *topic, "infer, run or check")->check(CLI::IsMember({"infer", "run", "check"}));
+  cmd->callback([&app, topic] {
+    if (topic->empty()) {
+      std::cout << app.get_formatter()->make_help(&app, "reshape1", CLI::AppFormatMode::Normal);
+    } else {
+      const CLI::App* sub = app.get_subcommand(*topic);
+      std::cout << sub->get_formatter()->make_help(sub, "reshape1 " + *topic, CLI::AppFormatMode::Normal);
+    }
+  });
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  using namespace reshape1::cli;
   CLI::App app{"reshape1: OpenVINO's Reshape-1, complete and exact", "reshape1"};
   app.set_version_flag("--version", std::string("reshape1 ") + RESHAPE1_VERSION);
   app.require_subcommand(1);
-  int exit_code = exit_ok;
-  add_infer(app, exit_code);
-  add_run(app, exit_code);
-  add_check(app, exit_code);
+  app.footer("Quote shapes and patterns ('[2,5,5,24]'): [ ] and ? are glob characters to the shell.\n"
+             "Exit codes: 0 success, 1 invalid input, 2 usage error; see docs/cli.md.");
+  session s;
+  add_infer(app, s);
+  add_run(app, s);
+  add_check(app, s);
+  add_help(app);
+  remove_temporary_files_on_termination();
+  auto who = [&] { return s.command.empty() ? std::string("reshape1") : "reshape1 " + s.command; };
   try {
     app.parse(argc, argv);
+    return s.exit_code;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -24,11 +78,24 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    if (s.command.empty())
+      for (const auto* sub : app.get_subcommands())
+        if (sub->get_name() != "help") s.command = sub->get_name();
+    std::cerr << who() << ": " << printable(e.what()) << "\nRun '" << who() << " --help' for more information.\n";
     return exit_usage;
+  } catch (const reshape1::error& e) {
+    const std::string message = s.context.empty() ? e.what() : fmt::format("{}: {}", s.context, e.what());
+    if (s.json) {
+      std::cout << json_text(error_json(e, message)) << '\n';
+    } else {
+      std::cerr << who() << ": " << printable(message) << '\n';
+    }
+    return exit_code_for(s, e.code());
+  } catch (const std::bad_alloc&) {
+    std::cerr << who() << ": not enough memory\n";
+    return exit_invalid;
   } catch (const std::exception& e) {
-    std::cerr << "reshape1: internal error: " << e.what() << '\n';
-    return exit_usage + 1;
+    std::cerr << who() << ": internal error (a bug in reshape1: please report it): " << printable(e.what()) << '\n';
+    return exit_internal;
   }
-  return exit_code;
 }

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "io/files.hpp"
+
 namespace reshape1::cli {
 
 nlohmann::ordered_json dims_json(const partial_shape& s) {
@@ -28,6 +30,12 @@ nlohmann::ordered_json error_json(const error& e, const std::string& message) {
   nlohmann::ordered_json o = {{"code", name(e.code())}, {"message", message}, {"indices", e.where().indices}};
   if (e.where().offset) o["offset"] = *e.where().offset;
   return {{"error", o}};
+}
+
+std::string printable(std::string_view text) { return io::detail::escaped(text); }
+
+std::string json_text(const nlohmann::ordered_json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace reshape1::cli

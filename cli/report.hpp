@@ -1,6 +1,9 @@
 // reshape1 CLI: text and JSON output of results and errors.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include <nlohmann/json.hpp>
 
 #include "reshape1/reshape1.hpp"
@@ -12,5 +15,12 @@ namespace reshape1::cli {
 nlohmann::ordered_json dims_json(const partial_shape& s);
 nlohmann::ordered_json result_json(const reshape_result& r);
 nlohmann::ordered_json error_json(const error& e, const std::string& message);
+
+/// `text` made safe for a terminal: control characters and bytes that are not UTF-8 become \xNN. Use it
+/// on everything printed as text that comes from a file or an argument.
+[[nodiscard]] std::string printable(std::string_view text);
+/// JSON text of `j`; strings that are not valid UTF-8 get U+FFFD for each bad byte, so the output is
+/// always valid JSON.
+[[nodiscard]] std::string json_text(const nlohmann::ordered_json& j, int indent = -1);
 
 }  // namespace reshape1::cli

@@ -4,7 +4,8 @@
 set -euo pipefail
 bin=${1:-reshape1}
 run() {
-  echo "\$ reshape1 infer $*"
+  # Printed as it is typed: the shape and the pattern quoted, as [ ] are glob characters to the shell.
+  echo "\$ reshape1 infer '$1' '$2' ${*:3}"
   "$bin" infer "$@"
 }
 run '[2,5,5,0]' '[0,4]' --special-zero false

@@ -288,7 +288,8 @@ partial_shape parse_shape(std::string_view text) {
       dims.push_back(read_dimension(c));
       c.skip_spaces();
       if (c.eat("]")) break;
-      if (!c.eat(",")) c.expected("',' or ']'", "separate dimensions with commas");
+      if (!c.eat(","))
+        c.expected("',' or ']'", c.peek() == '.' ? "dimensions are integers" : "separate dimensions with commas");
     }
   }
   c.expect_end();
@@ -318,7 +319,9 @@ reshape_pattern parse_pattern(std::string_view text, element_type type) {
         elements.push_back(read_element(c, type, elements.size()));
         c.skip_spaces();
         if (c.eat("]")) break;
-        if (!c.eat(",")) c.expected("',' or ']'", "separate pattern elements with commas");
+        if (!c.eat(","))
+          c.expected("',' or ']'", c.peek() == '.' ? "pattern values are integers"
+                                                   : "separate pattern elements with commas");
       }
     }
   } else {

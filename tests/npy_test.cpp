@@ -7,6 +7,9 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <thread>
+
+#include <sys/stat.h>
 
 #include "io/files.hpp"
 #include "reshape1/io/npy.hpp"
@@ -289,6 +292,149 @@ TEST_F(npy, large_writes_in_parallel_are_identical) {
   EXPECT_EQ(last, data.size());
   const auto back = io::read_raw(path("big.bin"), element_type::u8, shape{static_cast<std::int64_t>(data.size())});
   EXPECT_EQ(std::memcmp(back.view().data(), data.data(), data.size()), 0);
+}
+
+
+TEST_F(npy, string_dtypes_keep_their_width) {
+  make("u8.npy", dict("<U8", "(2,)"), bytes_of({'a', 0, 0, 0}) + std::string(28, '\0') + std::string(32, '\0'));
+  io::write_npy(path("u8_out.npy"), io::read_npy(path("u8.npy")), shape{2, 1});
+  EXPECT_EQ(io::read_npy(path("u8_out.npy")).dtype(), "<U8");
+  make("s8.npy", dict("|S8", "(2,)"), std::string("ab\0\0\0\0\0\0c\0\0\0\0\0\0\0", 16));
+  io::write_npy(path("s8_out.npy"), io::read_npy(path("s8.npy")), shape{1, 2});
+  EXPECT_EQ(io::read_npy(path("s8_out.npy")).dtype(), "|S8");
+  make("s4.npy", dict("|S4", "(0, 3)"), "");
+  io::write_npy(path("s4_out.npy"), io::read_npy(path("s4.npy")), shape{3, 0});
+  EXPECT_EQ(io::read_npy(path("s4_out.npy")).dtype(), "|S4");
+  // A width given for a plain tensor: a longer string is refused, nothing is written.
+  const auto s = io::read_npy(path("s8.npy"));
+  io::write_options o;
+  o.string_kind = 'S';
+  o.string_width = 1;
+  expect_file_error([&] { io::write_npy(path("narrow.npy"), s.view(), o); }, errc::invalid_argument,
+                    "more than the dtype's width 1");
+  EXPECT_FALSE(fs::exists(path("narrow.npy")));
+}
+
+TEST_F(npy, inputs_that_are_not_regular_files_are_refused_at_once) {
+  ASSERT_EQ(::mkfifo(path("fifo.npy").c_str(), 0600), 0);
+  expect_file_error([&] { (void)io::read_npy(path("fifo.npy")); }, errc::io, "is a FIFO (a pipe), not a regular file");
+  expect_file_error([&] { (void)io::read_npy("/dev/zero"); }, errc::io, "is a character device, not a regular file");
+  expect_file_error([&] { (void)io::read_raw(dir_, element_type::u8, shape{1}); }, errc::io, "is a directory");
+}
+
+/// A Fortran-ordered or big-endian f32 .npy file of 2 MiB: large enough to be mapped, not read.
+std::string big_converted_file() {
+  std::string data(std::size_t{2} << 20, '\0');
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7);
+  return data;
+}
+
+TEST_F(npy, an_input_that_shrinks_while_it_is_converted_is_a_clean_error) {
+  for (const bool fortran : {true, false}) {
+    const auto file = make("shrinks.npy", dict(fortran ? "<f4" : ">f4", "(512, 1024)", fortran), big_converted_file());
+    io::detail::on_mapped([&](const fs::path& p) { fs::resize_file(p, 4096); });
+    // Converted by view() into memory, or in chunks while writing: a clean error either way.
+    expect_file_error(
+        [&] {
+          const auto t = io::read_npy(file);
+          (void)t.view();
+        },
+        errc::io, "became shorter while it was being read");
+    make("shrinks.npy", dict(fortran ? "<f4" : ">f4", "(512, 1024)", fortran), big_converted_file());
+    expect_file_error([&] { io::write_npy(path("out.npy"), io::read_npy(file), shape{1024, 512}); }, errc::io,
+                      "became shorter while it was being read");
+    io::detail::on_mapped({});
+    EXPECT_EQ(files(), std::vector<std::string>{"shrinks.npy"});
+  }
+}
+
+TEST_F(npy, converting_while_writing_gives_the_bytes_view_gives) {
+  // 17.6 MB of f64: more than one 16 MiB chunk of the streamed conversion.
+  std::string data(std::size_t{1100} * 2000 * 8, '\0');
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>((i * 2654435761u) >> 13);
+  for (const char* descr : {"<f8", ">f8"}) {
+    for (const bool fortran : {true, false}) {
+      if (std::string(descr) == "<f8" && !fortran) continue;  // nothing to convert
+      const auto file = make("in.npy", dict(descr, "(1100, 2000)", fortran), data);
+      io::write_npy(path("streamed.npy"), io::read_npy(file), shape{2000, 1100});
+      const auto eager = io::read_npy(file);
+      io::write_npy(path("eager.npy"), eager.view());
+      const auto a = io::read_npy(path("streamed.npy"));
+      const auto b = io::read_npy(path("eager.npy"));
+      ASSERT_EQ(a.dims(), (shape{2000, 1100}));
+      EXPECT_EQ(std::memcmp(a.view().data(), b.view().data(), data.size()), 0) << descr << " fortran " << fortran;
+    }
+  }
+}
+
+TEST_F(npy, an_input_that_shrinks_before_it_is_copied_leaves_nothing) {
+  const auto file = make("in.npy", dict("<f4", "(512, 1024)"), big_converted_file());
+  const auto in = io::read_npy(file);
+  ASSERT_TRUE(in.file_backed());
+  fs::resize_file(file, 8192);
+  expect_file_error([&] { io::write_npy(path("out.npy"), in, shape{1024, 512}); }, errc::io, "became shorter");
+  expect_file_error([&] { io::write_raw(path("out.bin"), in, shape{1024, 512}); }, errc::io, "became shorter");
+  EXPECT_EQ(files(), std::vector<std::string>{"in.npy"});
+}
+
+TEST_F(npy, outputs_that_are_not_regular_files_are_written_in_place) {
+  const float x[2] = {1, 2};
+  const tensor_view v(x, element_type::f32, shape{2});
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream f(path("fifo"), std::ios::binary);
+    got.assign(std::istreambuf_iterator<char>(f), {});
+  });
+  io::write_raw(path("fifo"), v);
+  reader.join();
+  EXPECT_EQ(got, std::string(reinterpret_cast<const char*>(x), sizeof x));
+  EXPECT_TRUE(fs::is_fifo(path("fifo")));
+  io::write_npy("/dev/null", v);
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  expect_file_error([&] { io::write_raw(dir_, v); }, errc::io, "is a directory");
+  expect_error_containing([&] { io::write_raw("", v); }, errc::invalid_argument, "the output file name is empty");
+}
+
+TEST_F(npy, a_symlinked_output_replaces_its_target_and_keeps_the_mode) {
+  const float x[2] = {1, 2};
+  const tensor_view v(x, element_type::f32, shape{2});
+  write_bytes("target.bin", "old");
+  fs::permissions(path("target.bin"), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  fs::create_symlink("target.bin", path("link.bin"));
+  io::write_raw(path("link.bin"), v);
+  EXPECT_TRUE(fs::is_symlink(path("link.bin")));
+  EXPECT_EQ(fs::file_size(path("target.bin")), sizeof x);
+  EXPECT_EQ(fs::status(path("target.bin")).permissions(),
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  const std::string long_name(250, 'n');
+  io::write_raw(path(long_name), v);
+  EXPECT_EQ(fs::file_size(path(long_name)), sizeof x);
+}
+
+TEST_F(npy, temporary_files_are_removed_on_request) {
+  const float x[2] = {1, 2};
+  const tensor_view v(x, element_type::f32, shape{2});
+  io::write_options o;
+  bool removed = false;
+  o.progress = [&](std::uint64_t, std::uint64_t) {
+    // What the CLI's signal handler does, called while the temporary file exists.
+    if (removed) return;
+    removed = true;
+    EXPECT_EQ(files().size(), 1u);
+    io::detail::remove_temporary_files();
+    EXPECT_TRUE(files().empty());
+  };
+  expect_file_error([&] { io::write_raw(path("out.bin"), v, o); }, errc::io, "cannot rename");
+  EXPECT_TRUE(files().empty());
+}
+
+TEST(escaped, control_characters_and_bad_utf8_become_hex) {
+  EXPECT_EQ(io::detail::escaped("plain é ü 漢 \U0001F600"), "plain é ü 漢 \U0001F600");
+  EXPECT_EQ(io::detail::escaped(std::string("a\x1b]0;t\x07\0b\x7f", 10)), "a\\x1B]0;t\\x07\\x00b\\x7F");
+  EXPECT_EQ(io::detail::escaped("\xC2\x9B" "x"), "\\xC2\\x9Bx");        // C1 control (CSI)
+  EXPECT_EQ(io::detail::escaped("\xFF\xC3"), "\\xFF\\xC3");             // invalid, and half a character
+  EXPECT_EQ(io::detail::escaped("\xC0\xAF\xED\xA0\x80"), "\\xC0\\xAF\\xED\\xA0\\x80");  // overlong, surrogate
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include "reshape1/io/npy.hpp"
 
 #include <array>
+#include <algorithm>
 #include <bit>
+#include <mutex>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -76,7 +78,7 @@ class header_parser {
         seen_shape = true;
       } else {
         bad(key_at, fmt::format("unexpected key '{}' in the header; a .npy header has descr, fortran_order and shape",
-                                key));
+                                detail::escaped(key)));
       }
       skip();
       if (eat('}')) break;
@@ -149,7 +151,7 @@ dtype_info parse_dtype(const std::string& descr, std::uint64_t at, const std::st
     fail(errc::unsupported, {.offset = at, .file = file},
          fmt::format("{}: dtype '{}' ({}) is not supported; reshape1 reads bool, int8..int64, uint8..uint64, "
                      "float16/32/64 and fixed-width strings (S, U)",
-                     detail::at_byte(file, at), descr, what));
+                     detail::at_byte(file, at), detail::escaped(descr), what));
   };
   if (descr.size() < 2) unsupported("not a dtype");
   const char order = descr[0];
@@ -241,15 +243,23 @@ std::optional<std::vector<std::uint32_t>> code_points(const std::string& s) {
 /// numpy arrays have at most 64 dimensions (32 before numpy 2).
 constexpr std::size_t max_numpy_rank = 64;
 
-/// Row-major index -> Fortran-order (column-major) element index, by walking an odometer.
+/// Row-major index -> Fortran-order (column-major) element index, by walking an odometer: f(k, source) for
+/// the `count` row-major indices k from `first`.
 template <class F>
-void for_each_fortran_index(const std::vector<std::int64_t>& dims, std::int64_t count, F f) {
+void for_each_fortran_index(const std::vector<std::int64_t>& dims, std::int64_t first, std::int64_t count, F f) {
   const std::size_t rank = dims.size();
   std::array<std::int64_t, max_numpy_rank> index{}, stride{};
   stride[0] = 1;
   for (std::size_t d = 1; d < rank; ++d) stride[d] = stride[d - 1] * dims[d - 1];
   std::int64_t source = 0;
-  for (std::int64_t k = 0; k < count; ++k) {
+  for (std::int64_t rest = first, d = static_cast<std::int64_t>(rank) - 1; d >= 0; --d) {
+    const auto u = static_cast<std::size_t>(d);
+    if (dims[u] == 0) return;  // no elements
+    index[u] = rest % dims[u];
+    rest /= dims[u];
+    source += index[u] * stride[u];
+  }
+  for (std::int64_t k = first; k < first + count; ++k) {
     f(k, source);
     for (std::size_t d = rank; d-- > 0;) {  // increment the row-major odometer, last axis fastest
       if (++index[d] < dims[d]) {
@@ -284,6 +294,76 @@ std::string numpy_dtype(element_type type) {
   }
 }
 
+/// Numeric data still in the file's order: byte-swapped and/or Fortran-ordered.
+struct loaded_tensor::conversion {
+  std::shared_ptr<detail::mapped_file> file;
+  const std::byte* data = nullptr;   // in the mapping
+  std::vector<std::int64_t> dims;    // the file's shape
+  std::size_t item = 0;              // bytes per element
+  bool swap = false;
+  bool fortran = false;
+  std::once_flag once;
+  std::shared_ptr<tensor> converted;
+  tensor_view view;
+
+  /// Row-major elements [first, first + count) into `out`; error(io) if the file shrank.
+  void convert(std::byte* out, std::int64_t first, std::int64_t count) const {
+    auto move_item = [&](std::int64_t to, std::int64_t from) {
+      const std::byte* src = data + static_cast<std::uint64_t>(from) * item;
+      std::byte* dst = out + static_cast<std::uint64_t>(to - first) * item;
+      if (swap) {
+        for (std::size_t b = 0; b < item; ++b) dst[b] = src[item - 1 - b];
+      } else {
+        std::memcpy(dst, src, item);
+      }
+    };
+    // Reads of the mapping: guarded, and nothing with a destructor lives in here.
+    auto run = [&] {
+      if (fortran) {
+        for_each_fortran_index(dims, first, count, move_item);
+      } else {
+        for (std::int64_t k = first; k < first + count; ++k) move_item(k, k);
+      }
+    };
+    if (!detail::guarded(run)) detail::fail_shrunk(file->name());
+  }
+
+  /// Appends all `count` elements to `out`, converted 16 MiB at a time: the memory it takes is bounded.
+  void stream(detail::atomic_file& out, std::int64_t count, const write_options& options) const {
+    constexpr std::int64_t chunk_bytes = std::int64_t{16} << 20;
+    const std::int64_t per_chunk = std::max<std::int64_t>(1, chunk_bytes / static_cast<std::int64_t>(item));
+    std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(count, per_chunk)) * item);
+    const auto total = static_cast<std::uint64_t>(count) * item;
+    for (std::int64_t k = 0; k < count; k += per_chunk) {
+      const std::int64_t m = std::min(per_chunk, count - k);
+      convert(buffer.data(), k, m);
+      out.write(std::span<const std::byte>(buffer.data(), static_cast<std::size_t>(m) * item));
+      if (options.progress) options.progress(static_cast<std::uint64_t>(k + m) * item, total);
+    }
+    if (count == 0 && options.progress) options.progress(0, 0);
+  }
+};
+
+const tensor_view& loaded_tensor::view() const& {
+  if (!pending_) return view_;
+  conversion& c = *pending_;
+  std::call_once(c.once, [&] {
+    auto t = std::make_shared<tensor>(type_, dims_);
+    c.convert(static_cast<std::byte*>(t->data()), 0, dims_.element_count());
+    c.view = t->view();
+    c.converted = std::move(t);
+    c.file.reset();  // the mapping is no longer needed
+  });
+  return c.view;
+}
+
+void loaded_tensor::set_view(const tensor_view& v) {
+  view_ = v;
+  type_ = v.type();
+  dims_ = v.dims();
+  byte_size_ = v.byte_size();
+}
+
 loaded_tensor read_npy(const std::filesystem::path& path) {
   auto file = std::make_shared<detail::mapped_file>(path);
   const auto bytes = file->bytes();
@@ -291,9 +371,13 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   auto bad = [&](std::uint64_t at, const std::string& what) {
     fail(errc::bad_file, {.offset = at, .file = name}, fmt::format("{}: {}", detail::at_byte(name, at), what));
   };
-  auto u8 = [&](std::size_t i) { return std::to_integer<std::uint32_t>(bytes[i]); };
+  // The preamble and the header are copied out of the mapping (a copy that fails cleanly if the file
+  // shrinks); the data is read in place or converted under the same guard.
+  std::array<unsigned char, 12> preamble{};
+  detail::guarded_copy(preamble.data(), bytes.data(), std::min(bytes.size(), preamble.size()), name);
+  auto u8 = [&](std::size_t i) { return std::uint32_t{preamble[i]}; };
 
-  if (bytes.size() < magic.size() || std::memcmp(bytes.data(), magic.data(), magic.size()) != 0)
+  if (bytes.size() < magic.size() || std::memcmp(preamble.data(), magic.data(), magic.size()) != 0)
     bad(0, "not a .npy file: it does not start with \\x93NUMPY");
   if (bytes.size() < 10) bad(bytes.size(), "the file ends inside the .npy preamble");
   const std::uint32_t major = u8(6), minor = u8(7);
@@ -308,7 +392,8 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   const std::uint64_t header_start = 8 + length_bytes;
   if (header_length > bytes.size() - header_start)
     bad(8, fmt::format("the header length {} runs past the end of the file ({} bytes)", header_length, bytes.size()));
-  const std::string_view header_text(reinterpret_cast<const char*>(bytes.data() + header_start), header_length);
+  std::string header_text(static_cast<std::size_t>(header_length), '\0');
+  detail::guarded_copy(header_text.data(), bytes.data() + header_start, header_text.size(), name);
   if (major < 3)
     for (std::size_t i = 0; i < header_text.size(); ++i)
       if (static_cast<unsigned char>(header_text[i]) >= 0x80) bad(header_start + i, "the header is not ASCII");
@@ -327,26 +412,43 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   const std::uint64_t data_start = header_start + header_length;
   if (bytes.size() - data_start != data_bytes)
     bad(data_start, fmt::format("the header promises {} bytes of {} data of shape {}, but the file holds {}",
-                                data_bytes, h.descr, to_string(dims), bytes.size() - data_start));
+                                data_bytes, detail::escaped(h.descr), to_string(dims), bytes.size() - data_start));
 
   loaded_tensor result;
   result.dtype_ = h.descr;
   const std::byte* data = bytes.data() + data_start;
   const bool reorder = h.fortran && dims.size() > 1;
   if (dt.type != element_type::string && !dt.big_endian && !reorder) {
-    result.view_ = tensor_view(data, dt.type, dims);  // zero-copy: the mapping is the tensor
+    result.set_view(tensor_view(data, dt.type, dims));  // zero-copy: the mapping is the tensor
     result.source_fd_ = file->fd();
     result.source_offset_ = data_start;
     result.keep_alive_ = std::move(file);
     return result;
   }
 
+  if (dt.type != element_type::string) {
+    // Converted when first needed: by view(), or chunk by chunk while writing (write_npy, write_raw).
+    auto c = std::make_shared<loaded_tensor::conversion>();
+    c->data = data;
+    c->dims = h.dims;
+    c->item = static_cast<std::size_t>(dt.item_size);
+    c->swap = dt.big_endian;
+    c->fortran = reorder;
+    c->file = std::move(file);
+    result.type_ = dt.type;
+    result.dims_ = dims;
+    result.byte_size_ = data_bytes;
+    result.pending_ = std::move(c);
+    return result;
+  }
   auto converted = std::make_shared<tensor>(dt.type, dims);
   const auto n = *count;
-  if (dt.type == element_type::string) {
+  {
     auto out = converted->strings();
+    std::vector<std::byte> raw(static_cast<std::size_t>(data_bytes));
+    detail::guarded_copy(raw.data(), data, raw.size(), name);
     auto decode = [&](std::int64_t to, std::int64_t from) {
-      const std::byte* item = data + static_cast<std::uint64_t>(from) * dt.item_size;
+      const std::byte* item = raw.data() + static_cast<std::uint64_t>(from) * dt.item_size;
       std::string s;
       if (dt.string_kind == 'S') {
         std::size_t len = static_cast<std::size_t>(dt.item_size);
@@ -374,29 +476,12 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
       out[static_cast<std::size_t>(to)] = std::move(s);
     };
     if (reorder) {
-      for_each_fortran_index(h.dims, n, decode);
+      for_each_fortran_index(h.dims, 0, n, decode);
     } else {
       for (std::int64_t k = 0; k < n; ++k) decode(k, k);
     }
-  } else {
-    auto* out = static_cast<std::byte*>(converted->data());
-    const std::size_t size = static_cast<std::size_t>(dt.item_size);
-    auto move_item = [&](std::int64_t to, std::int64_t from) {
-      const std::byte* src = data + static_cast<std::uint64_t>(from) * size;
-      std::byte* dst = out + static_cast<std::uint64_t>(to) * size;
-      if (dt.big_endian) {
-        for (std::size_t b = 0; b < size; ++b) dst[b] = src[size - 1 - b];
-      } else {
-        std::memcpy(dst, src, size);
-      }
-    };
-    if (reorder) {
-      for_each_fortran_index(h.dims, n, move_item);
-    } else {
-      for (std::int64_t k = 0; k < n; ++k) move_item(k, k);
-    }
   }
-  result.view_ = converted->view();
+  result.set_view(converted->view());
   result.keep_alive_ = std::move(converted);
   return result;
 }
@@ -412,7 +497,7 @@ loaded_tensor read_raw(const std::filesystem::path& path, element_type type, con
          fmt::format("{}: the file has {} bytes, but a {} tensor of shape {} takes {}", file->name(),
                      file->bytes().size(), name(type), to_string(dims), expected));
   loaded_tensor result;
-  result.view_ = tensor_view(file->bytes().data(), type, dims);
+  result.set_view(tensor_view(file->bytes().data(), type, dims));
   result.source_fd_ = file->fd();
   result.keep_alive_ = std::move(file);
   return result;
@@ -423,22 +508,31 @@ void write_npy(const std::filesystem::path& path, const tensor_view& data, const
   std::vector<std::byte> encoded;  // string tensors only
   if (data.type() == element_type::string) {
     const auto strings = data.strings();
+    auto too_long = [&](std::size_t i, std::size_t length) {
+      fail(errc::invalid_argument, {.indices = {i}, .file = path.string()},
+           fmt::format("{}: element {} has {} characters, more than the dtype's width {}", detail::escaped(path.string()),
+                       i, length, options.string_width));
+    };
     if (options.string_kind == 'S') {
-      std::size_t width = 1;
-      for (const auto& s : strings) width = std::max(width, s.size());
+      std::size_t width = std::max<std::size_t>(1, options.string_width);
+      for (std::size_t i = 0; i < strings.size(); ++i) {
+        if (options.string_width != 0 && strings[i].size() > options.string_width) too_long(i, strings[i].size());
+        width = std::max(width, strings[i].size());
+      }
       encoded.resize(width * strings.size());
       for (std::size_t i = 0; i < strings.size(); ++i) std::memcpy(encoded.data() + i * width, strings[i].data(), strings[i].size());
       descr = fmt::format("|S{}", width);
     } else {
       std::vector<std::vector<std::uint32_t>> cps;
-      std::size_t width = 1;
+      std::size_t width = std::max<std::size_t>(1, options.string_width);
       for (std::size_t i = 0; i < strings.size(); ++i) {
         auto c = code_points(strings[i]);
         if (!c)
           fail(errc::invalid_argument, {.indices = {i}, .file = path.string()},
                fmt::format("{}: element {} is not valid UTF-8, so it cannot be stored as numpy str ('U'); store it "
                            "as bytes ('S')",
-                           path.string(), i));
+                           detail::escaped(path.string()), i));
+        if (options.string_width != 0 && c->size() > options.string_width) too_long(i, c->size());
         width = std::max(width, c->size());
         cps.push_back(std::move(*c));
       }
@@ -493,18 +587,38 @@ std::string npy_header(const std::string& descr, const shape& dims) {
 }
 
 namespace {
-tensor_view reshaped(const loaded_tensor& data, const shape& dims, const std::filesystem::path& path) {
-  const auto& v = data.view();
-  if (dims.element_count() != v.element_count())
+void check_count(const loaded_tensor& data, const shape& dims, const std::filesystem::path& path) {
+  const std::int64_t n = data.dims().element_count();
+  if (dims.element_count() != n)
     fail(errc::invalid_argument, {.file = path.string()},
-         fmt::format("{}: {} elements cannot take the shape {}", path.string(), v.element_count(), to_string(dims)));
+         fmt::format("{}: {} elements cannot take the shape {}", path.string(), n, to_string(dims)));
+}
+tensor_view reshaped(const loaded_tensor& data, const shape& dims, const std::filesystem::path& path) {
+  check_count(data, dims, path);
+  const auto& v = data.view();
   return {v.data(), v.type(), dims};
 }
 }  // namespace
 
 void write_npy(const std::filesystem::path& path, const loaded_tensor& data, const shape& dims,
                const write_options& options) {
+  if (data.pending_ && !data.pending_->converted) {  // convert on the way to the file, in chunks
+    check_count(data, dims, path);
+    const std::string head = npy_header(numpy_dtype(data.type()), dims);
+    detail::atomic_file out(path);
+    out.write(std::as_bytes(std::span(head.data(), head.size())));
+    data.pending_->stream(out, dims.element_count(), options);
+    out.commit();
+    return;
+  }
   const tensor_view v = reshaped(data, dims, path);
+  if (v.type() == element_type::string && data.dtype_.size() > 2) {
+    // The output has the input's dtype: its kind, and its width, which is part of the data.
+    write_options o = options;
+    o.string_kind = data.dtype_[1] == 'U' ? 'U' : 'S';
+    o.string_width = std::stoull(data.dtype_.substr(2));
+    return write_npy(path, v, o);
+  }
   const std::string descr = numpy_dtype(v.type());
   if (!data.file_backed() || descr.empty()) return write_npy(path, v, options);
   const std::string head = npy_header(descr, dims);
@@ -516,6 +630,13 @@ void write_npy(const std::filesystem::path& path, const loaded_tensor& data, con
 
 void write_raw(const std::filesystem::path& path, const loaded_tensor& data, const shape& dims,
                const write_options& options) {
+  if (data.pending_ && !data.pending_->converted) {
+    check_count(data, dims, path);
+    detail::atomic_file out(path);
+    data.pending_->stream(out, dims.element_count(), options);
+    out.commit();
+    return;
+  }
   const tensor_view v = reshaped(data, dims, path);
   if (!data.file_backed()) return write_raw(path, v, options);
   detail::atomic_file out(path);

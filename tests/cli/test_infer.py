@@ -96,7 +96,7 @@ check("syntax in INPUT", ["infer", "[2,x]", "[1]", "--special-zero", "false"], 1
 check("syntax in PATTERN", ["infer", "[2,3]", "[1,2", "--special-zero", "false"], 1, "",
       "reshape1 infer: PATTERN '[1,2': offset 4: expected ',' or ']', found the end of the text; separate pattern "
       "elements with commas\n")
-check("unknown type", ["infer", "[2,3]", "[6]", "--special-zero", "false", "--pattern-type", "int"], 1, "",
+check("unknown type", ["infer", "[2,3]", "[6]", "--special-zero", "false", "--pattern-type", "int"], 2, "",
       stderr_has="reshape1 infer: --pattern-type: element type 'int': unknown; use one of boolean")
 check("value out of type", ["infer", "[2,3]", "[300]", "--special-zero", "false", "--pattern-type", "u8"], 1, "",
       "reshape1 infer: PATTERN '[300]': offset 1 (pattern[0]): value 300 does not fit u8 (0..255); choose a wider "

@@ -112,7 +112,7 @@ assert b.flags["C_CONTIGUOUS"]
     rc, _, err = run(["u6.bin", "[-1]", "--special-zero", "false", "-o", "x.bin", "--type", "u6"], work)
     check("--type without --shape", rc == 2, err)
     rc, _, err = run(["u6.bin", "[-1]", "--special-zero", "false", "-o", "x.bin", "--type", "u7", "--shape", "[5]"], work)
-    check("unknown --type", rc == 1 and "element type 'u7': unknown" in err, err)
+    check("unknown --type is a usage error", rc == 2 and "element type 'u7': unknown" in err, err)
 
     # Bad inputs: one line, exit 1, nothing written.
     spec = "examples/tensors/spec_example_2.npy"

@@ -16,6 +16,10 @@ namespace reshape1::io {
 struct write_options {
   /// For string tensors: 'U' (numpy str, UTF-32) or 'S' (numpy bytes).
   char string_kind = 'U';
+  /// For string tensors: the width of the dtype, in characters (U) or bytes (S); 0 takes the longest string
+  /// (at least 1). A longer string is error(invalid_argument). Writing a loaded_tensor keeps its dtype's
+  /// kind and width.
+  std::size_t string_width = 0;
   /// Threads that write large files in parallel; 0 uses every hardware thread.
   unsigned threads = 0;
   /// Called now and then with (bytes written, total bytes).
@@ -23,13 +27,21 @@ struct write_options {
 };
 
 /// A tensor read from a file. Its bytes stay memory-mapped when they can be used as they are
-/// (little-endian, row-major); big-endian, Fortran-ordered and string data are converted.
+/// (little-endian, row-major). Big-endian and Fortran-ordered numeric data is converted when first needed:
+/// view() converts it all into memory once, while write_npy()/write_raw() of a loaded_tensor whose view()
+/// was never taken convert it in bounded chunks on the way to the file. String data is decoded at once.
 class loaded_tensor {
  public:
   loaded_tensor() = default;
-  [[nodiscard]] const tensor_view& view() const& noexcept { return view_; }
+  /// The tensor; converts the data on the first call when it needs converting (thread-safe). Throws
+  /// error(io) if the file became shorter in the meantime.
+  [[nodiscard]] const tensor_view& view() const&;
   /// The view points into this object's storage: keep the loaded_tensor alive while it is used.
   const tensor_view& view() const&& = delete;
+  /// Element type, shape and size in bytes, without converting anything.
+  [[nodiscard]] element_type type() const noexcept { return type_; }
+  [[nodiscard]] const shape& dims() const noexcept { return dims_; }
+  [[nodiscard]] std::uint64_t byte_size() const noexcept { return byte_size_; }
   /// The numpy dtype as the file wrote it (`<f4`, `>i8`, `<U7`...); empty for raw files.
   [[nodiscard]] const std::string& dtype() const noexcept { return dtype_; }
   /// Whether the view is the file's own bytes (mapped, not converted).
@@ -40,8 +52,14 @@ class loaded_tensor {
   friend loaded_tensor read_raw(const std::filesystem::path&, element_type, const shape&);
   friend void write_npy(const std::filesystem::path&, const loaded_tensor&, const shape&, const write_options&);
   friend void write_raw(const std::filesystem::path&, const loaded_tensor&, const shape&, const write_options&);
+  struct conversion;  // a conversion not done yet (npy.cpp)
+  void set_view(const tensor_view& v);
   std::shared_ptr<const void> keep_alive_;  // the mapping or the converted tensor
+  std::shared_ptr<conversion> pending_;     // set while the data still needs converting
   tensor_view view_;
+  element_type type_ = element_type::u8;
+  shape dims_;
+  std::uint64_t byte_size_ = 0;
   std::string dtype_;
   int source_fd_ = -1;           // open while keep_alive_ lives, when file_backed()
   std::uint64_t source_offset_ = 0;  // where the data starts in that file
