@@ -98,18 +98,6 @@ template <class Dim>
 
 // ---- reading the pattern (validation rows 3 and 4 in one scan from the left) ------------------------
 
-/// How one element with bounds lo..hi reads. A known value is lo == hi, so the static domain
-/// reads by the same rule.
-enum class reads : std::uint8_t { marker, literal, copy, unknown, invalid };
-
-[[nodiscard]] inline reads classify(std::int64_t lo, std::int64_t hi, bool special_zero) noexcept {
-  if (hi < lo) return reads::invalid;
-  if (lo == -1 && hi == -1) return reads::marker;
-  if (lo >= -1) return special_zero && hi == 0 ? reads::copy : reads::literal;  // (-1,0) reads as 0
-  if (hi >= 0) return reads::unknown;  // one bound overflowed upstream: `?`
-  return reads::invalid;
-}
-
 template <class Dim>
 inline void note_marker(reading<Dim>& r, reads how, std::size_t i) {
   if (how != reads::marker) return;

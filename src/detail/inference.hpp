@@ -79,6 +79,20 @@ struct reading<std::int64_t> {
   }
 };
 
+// ---- reading one pattern element (row 3) ---------------------------------------------------------
+
+/// How one element with bounds lo..hi reads. A known value is lo == hi, so the static domain
+/// reads by the same rule.
+enum class reads : std::uint8_t { marker, literal, copy, unknown, invalid };
+
+[[nodiscard]] inline reads classify(std::int64_t lo, std::int64_t hi, bool special_zero) noexcept {
+  if (hi < lo) return reads::invalid;
+  if (lo == -1 && hi == -1) return reads::marker;
+  if (lo >= -1) return special_zero && hi == 0 ? reads::copy : reads::literal;  // (-1,0) reads as 0
+  if (hi >= 0) return reads::unknown;  // one bound overflowed upstream: `?`
+  return reads::invalid;
+}
+
 // ---- arithmetic on one dimension type ------------------------------------------------------------
 
 [[nodiscard]] inline std::int64_t lower(std::int64_t d) noexcept { return d; }
