@@ -492,7 +492,9 @@ template <class Dim>
 void infer_reading(const problem<Dim>& p, const input_counts& counts, output_of<Dim>& result) {
   const std::size_t m = p.r.marker;
   products<Dim> q;
-  [[maybe_unused]] sides<Dim> s;  // the factors, listed (always for partial shapes)
+  struct none_listed {};
+  // The factors, listed: always for partial shapes; for plain values only when a product overflows.
+  [[maybe_unused]] std::conditional_t<is_static_domain<Dim>, none_listed, sides<Dim>> s;
   if constexpr (is_static_domain<Dim>) {
     q = static_products(p, counts.replaced);
   } else {
@@ -597,11 +599,6 @@ reshape_result infer_sound_reading(const problem<dimension>& p) {
       out_zero = out_zero || r.dims[i].lo() == 0;
       out_nonzero = out_nonzero && r.dims[i].hi() >= 1;
     }
-  if (!in_zero && !out_zero) {
-    infer_reading(p, counts, result);
-    return result;
-  }
-
   std::optional<dimension> marker;  // the hull of the cases' values
   auto add = [&](const dimension& d) {
     marker = marker ? dimension(marker->range().hull(d.range()), marker->symbol() == d.symbol() ? d.symbol() : symbol())
@@ -621,8 +618,18 @@ reshape_result infer_sound_reading(const problem<dimension>& p) {
       reshape_result nonempty;
       infer_checked(problem<dimension>{input.span(), p.rank_known, raised, p.options}, nonempty);
       add(nonempty.shape[m]);
-    } catch (const error&) {
-      first_error = std::current_exception();
+    } catch (const error& e) {
+      // A product that overflows here is no proof that every instance fails when a copied dimension
+      // can be 0: the counts are then 0, and equal values cancel before anything overflows. The -1
+      // can be anything.
+      bool copied_zero = false;
+      for (std::size_t i = 0; i < std::min(r.size(), p.input.size()); ++i)
+        copied_zero = copied_zero || (r.copies(i) && p.input[i].lo() == 0);
+      if (e.code() == errc::overflow && copied_zero) {
+        add(dimension());
+      } else {
+        first_error = std::current_exception();
+      }
     }
   }
   if (in_zero && out_nonzero) add(dimension(0));  // (ii)

@@ -114,3 +114,19 @@ TEST(regressions, issue_10_a_pattern_length_is_capped_before_anything_is_allocat
 
 }  // namespace
 }  // namespace reshape1::test
+
+namespace reshape1::test {
+namespace {
+
+TEST(regressions, fuzz_infer_sound_bounds_when_a_copied_zero_empties_an_overflowing_product) {
+  // fuzz_infer: [?,9,11,9223372036854775807,8,11] with bounds [0,-1..9,9..,11..,?,?] and special_zero. The
+  // -1 reading failed with `overflow` (9 x 11 x 2^63-1 x ...), so the sound result [?,1..9,...] missed the
+  // instance [0,9,11,9223372036854775807,8,11] . [0,-1,9,11,8,11], whose copied 0 empties both sides and
+  // whose equal values cancel: [0,9223372036854775807,9,11,8,11].
+  const auto sound_answer = infer_text("[?,9,11,9223372036854775807,8,11]", "[0,-1..9,9..,11..,?,?]", true, sound());
+  EXPECT_EQ(sound_answer, "[?,?,9..,11..,1..,1..]");
+  EXPECT_EQ(infer_text("[0,9,11,9223372036854775807,8,11]", "[0,-1,9,11,8,11]", true), "[0,9223372036854775807,9,11,8,11]");
+}
+
+}  // namespace
+}  // namespace reshape1::test
