@@ -49,7 +49,7 @@ endforeach()
 configure_package_config_file(cmake/reshape1-config.cmake.in ${PROJECT_BINARY_DIR}/reshape1-config.cmake
                               INSTALL_DESTINATION ${RESHAPE1_CONFIG_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/reshape1-config-version.cmake
-                                 COMPATIBILITY SameMajorVersion)
+                                 COMPATIBILITY ${RESHAPE1_COMPATIBILITY})
 install(FILES ${PROJECT_BINARY_DIR}/reshape1-config.cmake ${PROJECT_BINARY_DIR}/reshape1-config-version.cmake
         DESTINATION ${RESHAPE1_CONFIG_DIR})
 

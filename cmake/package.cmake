@@ -12,7 +12,7 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "reshape1")
 set(CPACK_PACKAGE_CONTACT "reshape1 developers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
-set(CPACK_PACKAGE_DESCRIPTION
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
     "A C++20 library for OpenVINO's Reshape-1 operation (shape inference on static and partial shapes, and "
     "the data path for every OpenVINO element type), its .npy and OpenVINO IR readers, and the reshape1 "
     "command-line tool (infer, run, check).")

@@ -1,7 +1,7 @@
 # Builds the Debian package as a user would (shared libraries, Release, prefix /usr), checks its name,
 # contents and dependencies, and unpacks it into a scratch root with dpkg -x (never dpkg -i: an installed
 # package would outlive the test and shadow the build tree).
-#   cmake -DSOURCE=<checkout> -DBINARY=dir -DGENERATOR=Ninja -DVERSION=x.y.z -DLIBDIR=lib/<arch> -P deb.cmake
+#   cmake -DSOURCE=<checkout> -DBINARY=dir -DGENERATOR=Ninja -DVERSION=x.y.z -DSOVERSION=0.1 -DLIBDIR=lib/<arch> -P deb.cmake
 # Leaves the unpacked package in BINARY/root.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out)
@@ -39,7 +39,7 @@ set(contents "${out}")
 foreach(path IN ITEMS "usr/bin/reshape1\n" "usr/include/reshape1/version.hpp\n" "usr/include/reshape1/io/npy.hpp\n"
                       "usr/include/reshape1/io/ir.hpp\n" "${lib}/libreshape1.so.${VERSION}\n"
                       "${lib}/libreshape1_io.so.${VERSION}\n" "${lib}/libreshape1_model.so.${VERSION}\n"
-                      "${lib}/libreshape1.so -> " "${lib}/cmake/reshape1/reshape1-config.cmake\n"
+                      "${lib}/libreshape1.so -> libreshape1.so.${SOVERSION}\n" "${lib}/cmake/reshape1/reshape1-config.cmake\n"
                       "${lib}/cmake/reshape1/reshape1-model-targets.cmake\n" "${lib}/pkgconfig/reshape1-model.pc\n" "usr/share/man/man1/reshape1.1.gz\n"
                       "usr/share/bash-completion/completions/reshape1\n" "usr/share/zsh/vendor-completions/_reshape1\n")
   string(REGEX MATCH "\\./${path}" found "${contents}")
