@@ -9,8 +9,11 @@ import os
 
 runs = {}
 for program in ("reshape1_bench", "reshape1_copy_bench", "reshape1_check_bench"):
+    # The copies and their memcpy limits share the memory bus with whatever else runs: interleave their
+    # repetitions so that a busy moment does not land on one side of a ratio only.
+    interleave = ["--benchmark_enable_random_interleaving=true"] if program == "reshape1_copy_bench" else []
     out = subprocess.run([os.path.join(sys.argv[1], program), "--benchmark_format=json", "--benchmark_repetitions=5",
-                          "--benchmark_report_aggregates_only=true"],
+                          "--benchmark_report_aggregates_only=true", *interleave],
                          capture_output=True, text=True, check=True).stdout
     runs.update({b["run_name"]: b for b in json.loads(out)["benchmarks"] if b.get("aggregate_name") == "median"})
 
@@ -46,7 +49,7 @@ print(f"partial inference (intervals and symbols, 5.3) / fast path: {ns('infer_p
 copy_threads = sorted({int(n.split("threads:")[1].split("/")[0]) for n in runs if n.startswith("memcpy_split_256mib")})
 for n in copy_threads:
     limit = f"memcpy_split_256mib/threads:{n}/real_time"
-    for copy, what in ((f"copy_elements_256mib/threads:{n}/real_time", "reshape1's pool"),
+    for copy, what in ((f"copy_elements_256mib/threads:{n}/real_time", "reshape1's pool" if n > 1 else "no pool"),
                        (f"copy_elements_callers_threads_256mib/threads:{n}/real_time", "the caller's threads")):
         if copy in runs:
             print(f"copy_elements, {n} thread(s), {what} / memcpy split over {n} thread(s), 256 MiB: "
