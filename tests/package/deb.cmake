@@ -1,7 +1,7 @@
 # Builds the Debian package as a user would (shared libraries, Release, prefix /usr), checks its name,
 # contents and dependencies, and unpacks it into a scratch root with dpkg -x (never dpkg -i: an installed
 # package would outlive the test and shadow the build tree).
-#   cmake -DSOURCE=<checkout> -DBINARY=dir -DGENERATOR=Ninja -DVERSION=x.y.z -DSOVERSION=0.1 -DLIBDIR=lib/<arch> -P deb.cmake
+#   cmake -DSOURCE=<checkout> -DBINARY=dir -DGENERATOR=Ninja -DVERSION=x.y.z -DSOVERSION=0.1 -DLIBDIR=lib/<arch> -DCPACK=cpack -P deb.cmake
 # Leaves the unpacked package in BINARY/root.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out)
@@ -15,7 +15,7 @@ file(REMOVE_RECURSE "${BINARY}")
 run(${CMAKE_COMMAND} -S "${SOURCE}" -B "${BINARY}/build" -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Release
     -DBUILD_SHARED_LIBS=ON -DRESHAPE1_BUILD_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr "-DCMAKE_INSTALL_LIBDIR=${LIBDIR}")
 run(${CMAKE_COMMAND} --build "${BINARY}/build")
-run(cpack -G DEB -B "${BINARY}/out" --config "${BINARY}/build/CPackConfig.cmake")
+run("${CPACK}" -G DEB -B "${BINARY}/out" --config "${BINARY}/build/CPackConfig.cmake")
 run(dpkg --print-architecture)
 string(STRIP "${out}" arch)
 set(deb "${BINARY}/out/reshape1_${VERSION}_${arch}.deb")
