@@ -5,6 +5,7 @@
 #include <new>
 
 #include <fmt/format.h>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -54,10 +55,12 @@ void add_help(CLI::App& app) {
 }
 
 }  // namespace
+#include "completion.hpp"
+#include "reshape1/version.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"reshape1: OpenVINO's Reshape-1, complete and exact", "reshape1"};
-  app.set_version_flag("--version", std::string("reshape1 ") + RESHAPE1_VERSION);
+  app.set_version_flag("--version", "reshape1 " + std::string(reshape1::version()));
   app.require_subcommand(1);
   app.footer("Quote shapes and patterns ('[2,5,5,24]'): [ ] and ? are glob characters to the shell.\n"
              "Exit codes: 0 success, 1 invalid input, 2 usage error; see docs/cli.md.");
@@ -66,6 +69,7 @@ int main(int argc, char** argv) {
   add_run(app, s);
   add_check(app, s);
   add_help(app);
+  add_completion(app);
   remove_temporary_files_on_termination();
   auto who = [&] { return s.command.empty() ? std::string("reshape1") : "reshape1 " + s.command; };
   try {
@@ -76,6 +80,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (s.command.empty())

@@ -52,7 +52,7 @@ CLI::Validator ir_boolean() {
         }
         return {};
       },
-      "BOOL", "true or false");
+      "{true,false}", "true or false");
 }
 
 CLI::Validator non_empty() {

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs what reshape1 needs to build, test and benchmark, from Debian 12 packages.
+# help2man writes the man page; dpkg-dev (dpkg-shlibdeps) and file let CPack build the .deb and its
+# dependencies; zsh checks the zsh completion.
 # Run as root (or with sudo available). Installs only what is missing.
 #   scripts/install-deps.sh          the build, tests and benchmarks
 #   scripts/install-deps.sh --fuzz   also clang-14 and libFuzzer, for the `fuzz` preset
@@ -10,6 +12,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev libpugixml-dev
   googletest libgtest-dev libbenchmark-dev
   python3 python3-numpy
+  help2man dpkg-dev file zsh
 )
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)

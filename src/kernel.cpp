@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cstring>
 #include <thread>
-#include <vector>
 
 #include <fmt/format.h>
 
+#include "detail/chunk_pool.hpp"
 #include "detail/fail.hpp"
 
 namespace reshape1 {
@@ -39,20 +39,29 @@ void copy_elements(const tensor_view& source, std::span<std::byte> destination, 
   const auto* from = static_cast<const std::byte*>(source.data());
   std::byte* to = destination.data();
 
-  unsigned threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const std::uint64_t threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   if (bytes < options.parallel_threshold || threads == 1) {
     std::memcpy(to, from, static_cast<std::size_t>(bytes));
     return;
   }
-  // Equal slices on cache-line boundaries; the calling thread takes the last one.
+  // Equal slices on cache-line boundaries (the last one shorter), one chunk each.
   constexpr std::uint64_t line = 64;
-  const std::uint64_t slice = (bytes / threads + line - 1) / line * line;
-  std::vector<std::jthread> workers;
-  workers.reserve(threads - 1);
-  std::uint64_t begin = 0;
-  for (unsigned t = 0; t + 1 < threads && begin + slice < bytes; ++t, begin += slice)
-    workers.emplace_back([=] { std::memcpy(to + begin, from + begin, static_cast<std::size_t>(slice)); });
-  std::memcpy(to + begin, from + begin, static_cast<std::size_t>(bytes - begin));
+  struct slices {
+    const std::byte* from;
+    std::byte* to;
+    std::uint64_t size;
+    std::uint64_t bytes;
+  } const s{from, to, (bytes / threads + line - 1) / line * line, bytes};
+  const auto count = static_cast<std::size_t>((bytes + s.size - 1) / s.size);
+  // Captures one pointer, so std::function stores it without allocating.
+  const std::function<void(std::size_t)> chunk = [&s](std::size_t i) {
+    const std::uint64_t begin = i * s.size;
+    std::memcpy(s.to + begin, s.from + begin, static_cast<std::size_t>(std::min(s.size, s.bytes - begin)));
+  };
+  if (options.parallel_for)
+    options.parallel_for(count, chunk);
+  else
+    detail::run_chunks(count, chunk);
 }
 
 void copy_elements(const tensor_view& source, std::span<std::string> destination) {

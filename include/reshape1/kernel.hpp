@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -13,11 +14,21 @@
 
 namespace reshape1 {
 
+/// The caller's threads, lent to reshape1: runs `count` chunks of work, calling `chunk(i)` exactly once for
+/// every i in [0, count), on any threads and in any order, and returns once every call has returned.
+/// The chunks never throw and never wait for one another, so running them one after the other is correct.
+/// Wrap a TBB or OpenMP parallel_for, or a runtime's own pool:
+///   options.parallel_for = [&pool](std::size_t n, const auto& chunk) { pool.parallel_for(0, n, chunk); };
+using parallel_for_fn = std::function<void(std::size_t count, const std::function<void(std::size_t)>& chunk)>;
+
 struct copy_options {
-  /// Threads for large copies; 0 uses every hardware thread.
+  /// How many chunks a large copy is split into (one per thread); 0: one per hardware thread.
   unsigned threads = 0;
   /// Copies smaller than this stay on the calling thread.
   std::uint64_t parallel_threshold = std::uint64_t{16} << 20;
+  /// Runs the chunks of a large copy. Empty: reshape1's own pool, created on the first large copy and kept
+  /// (one worker per hardware thread but one; the calling thread runs chunks too).
+  parallel_for_fn parallel_for;
 };
 
 /// The same buffer under the inferred shape: O(rank), no allocation, no copy. Throws reshape1::error.
@@ -25,8 +36,9 @@ struct copy_options {
                                   const reshape_options& options = {});
 
 /// Copies `source`'s elements into `destination` (storage_size bytes exactly; strings one by one),
-/// checking its capacity before writing anything (error(buffer_too_small)). Large copies use
-/// several threads. Element order never changes.
+/// checking its capacity before writing anything (error(buffer_too_small)). A copy of at least
+/// `parallel_threshold` bytes is split into `threads` chunks run by `parallel_for` (or reshape1's pool).
+/// Element order never changes.
 void copy_elements(const tensor_view& source, std::span<std::byte> destination, const copy_options& options = {});
 void copy_elements(const tensor_view& source, std::span<std::string> destination);
 
