@@ -38,14 +38,18 @@ for name in runs:
     else:
         print(f"{name:34s} {ns(name):9.2f} ns  allocs/call {allocs(name):.2f}")
 print()
-print(f"static fast path / multiply-and-divide baseline: {ns('infer_static') / ns('baseline_multiply_divide'):.2f}x "
-      f"(target <= 4x), allocations per call {allocs('infer_static'):.0f} (target 0)")
-print(f"static path on an empty tensor ([2,0,5,24]) / baseline: "
-      f"{ns('infer_static_empty_tensor') / ns('baseline_multiply_divide'):.2f}x, "
-      f"allocations per call {allocs('infer_static_empty_tensor'):.0f}")
-print(f"general path on the same static input / fast path: "
-      f"{ns('infer_general_on_static_input') / ns('infer_static'):.2f}x")
-print(f"partial inference (intervals and symbols, 5.3) / fast path: {ns('infer_partial') / ns('infer_static'):.2f}x")
+def ratio(a, b, what, target=""):
+    print(f"{what}: {ns(a) / ns(b):.2f}x ({ns(a):.1f} ns / {ns(b):.1f} ns){target}, "
+          f"allocations per call {allocs(a):.0f}")
+
+
+ratio("infer_static", "baseline_multiply_divide", "static inference / multiply-and-divide baseline", " (target <= 4x)")
+ratio("infer_static_empty_tensor", "baseline_multiply_divide", "static inference on an empty tensor ([2,0,5,24]) / baseline")
+ratio("infer_general_on_static_input", "infer_static", "partial instantiation on the same static input / static",
+      " (target <= 8x)")
+ratio("infer_partial", "infer_static", "partial inference [?@A,?@B,768] . [?@A,?@C,12,64] / static", " (target <= 10x)")
+ratio("infer_partial_heads", "infer_static", "partial inference [?,?,768] . [0,0,12,64] / static")
+ratio("infer_partial_flatten", "infer_static", "partial inference [1..8,128,768] . [-1,768] / static")
 copy_threads = sorted({int(n.split("threads:")[1].split("/")[0]) for n in runs if n.startswith("memcpy_split_256mib")})
 for n in copy_threads:
     limit = f"memcpy_split_256mib/threads:{n}/real_time"
