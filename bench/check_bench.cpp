@@ -11,7 +11,7 @@
 
 #include <pugixml.hpp>
 
-#include "reshape1/io/ir.hpp"
+#include "reshape1/model/check.hpp"
 
 namespace {
 
@@ -39,8 +39,8 @@ BENCHMARK(parse_xml_only)->Unit(benchmark::kMillisecond);
 void check_model(benchmark::State& state) {
   const auto path = model();
   for (auto _ : state) {
-    const auto m = reshape1::io::read_ir(path, std::filesystem::path(path).replace_extension(".bin"));
-    auto report = reshape1::io::check_ir(m);
+    const auto m = reshape1::model::read_ir(path, std::filesystem::path(path).replace_extension(".bin"));
+    auto report = reshape1::model::check(m);
     benchmark::DoNotOptimize(report);
   }
   state.SetLabel(path.filename().string());

@@ -138,14 +138,35 @@ std::optional<std::size_t> port_index(const std::vector<port>& ports, std::int64
   return std::nullopt;
 }
 
+/// Layer attributes read for the reader's own checks: errors carry the file and the layer's byte offset.
+const attribute& required_data(const reader& r, const layer& l, std::string_view name) {
+  const auto* a = l.find(name);
+  if (a == nullptr) r.bad_layer(l, fmt::format("missing attribute '{}' in <data>", name));
+  return *a;
+}
+
+std::int64_t count_attribute(const reader& r, const layer& l, std::string_view name) {
+  const auto& a = required_data(r, l, name);
+  if (!a.is_integers || a.integers.size() != 1 || a.integers[0] < 0)
+    r.bad_layer(l, fmt::format("attribute '{}' is '{}', not a byte count below 2^63", name, a.text));
+  return a.integers[0];
+}
+
 void check_const(const reader& r, const layer& l, std::size_t bin_size, const std::string& bin_file) {
-  const auto type = l.element("element_type");
-  const auto& dims = l.integers("shape");
+  const auto& type_name = required_data(r, l, "element_type");
+  const auto found = precision(type_name.text);
+  if (!found)
+    fail(errc::unknown_element_type, {.offset = l.byte, .file = r.file()},
+         fmt::format("{}: {}: element type '{}' is unknown", r.file(), l.where(), type_name.text));
+  const auto type = *found;
+  const auto& shape_attribute = required_data(r, l, "shape");
+  if (!shape_attribute.is_integers)
+    r.bad_layer(l, fmt::format("attribute 'shape' is '{}', not a static shape", shape_attribute.text));
+  const auto& dims = shape_attribute.integers;
   for (auto d : dims)
     if (d < 0) r.bad_layer(l, fmt::format("attribute 'shape' has the dimension {}", d));
-  const auto offset = l.integer("offset");
-  const auto size = l.integer("size");
-  if (offset < 0 || size < 0) r.bad_layer(l, fmt::format("offset {} and size {} must not be negative", offset, size));
+  const auto offset = count_attribute(r, l, "offset");
+  const auto size = count_attribute(r, l, "size");
   if (type != element_type::string) {
     std::uint64_t count = 1;
     for (auto d : dims)
@@ -290,7 +311,11 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
     l.inputs = r.ports(l, node.child("input"));
     l.outputs = r.ports(l, node.child("output"));
     l.sources.resize(l.inputs.size());
-    if (l.type == "Reshape") (void)l.flag("special_zero");  // refused here when missing or not a boolean
+    if (l.type == "Reshape") {  // refused here when missing or not a boolean (OpenVINO keeps its default)
+      const auto& a = required_data(r, l, "special_zero");
+      if (!a.boolean)
+        r.bad_layer(l, fmt::format("attribute 'special_zero' is '{}'; write true, false, 1 or 0", a.text));
+    }
     g.by_id_.emplace_back(l.id, g.layers_.size());
     g.layers_.push_back(std::move(l));
   }

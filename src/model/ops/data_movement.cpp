@@ -1,5 +1,5 @@
-// Data movement: Concat, Gather, StridedSlice, Broadcast, Tile, Transpose, VariadicSplit, Pad and
-// ScatterUpdate. Concat, Gather, StridedSlice, Broadcast and ScatterUpdate also move known values.
+// Data movement: Concat, Gather, StridedSlice, Slice, Broadcast, Tile, Transpose, VariadicSplit, Pad and
+// ScatterUpdate. All but Tile, Transpose, VariadicSplit and Pad also move known values.
 #include <algorithm>
 #include <numeric>
 
@@ -56,14 +56,26 @@ void concat(op& o) {
   const auto result = o.out[0].shape.to_static();
   std::int64_t outer = 1;
   for (std::size_t i = 0; i < axis; ++i) outer *= result[i];
-  for (const auto* t : o.in)
-    if (!t->value || t->value->is_real() || !t->shape.is_static()) return;
+  bool real = false;
+  for (const auto* t : o.in) {
+    if (!t->value || !t->shape.is_static()) return;
+    real = real || t->value->is_real();
+  }
   for (std::int64_t b = 0; b < outer; ++b)
     for (const auto* t : o.in) {
       const auto chunk = static_cast<std::size_t>(element_count(t->shape.to_static()) / std::max<std::int64_t>(outer, 1));
-      const auto& e = t->value->elements;
-      v.elements.insert(v.elements.end(), e.begin() + static_cast<std::ptrdiff_t>(chunk * static_cast<std::size_t>(b)),
-                        e.begin() + static_cast<std::ptrdiff_t>(chunk * static_cast<std::size_t>(b + 1)));
+      const auto from = chunk * static_cast<std::size_t>(b);
+      for (std::size_t k = from; k < from + chunk; ++k) {
+        if (!real) {
+          v.elements.push_back(t->value->elements[k]);
+        } else if (t->value->is_real()) {
+          v.reals.push_back(t->value->reals[k]);
+        } else if (t->value->elements[k].exact()) {
+          v.reals.push_back(static_cast<double>(t->value->elements[k].lo));
+        } else {
+          return;
+        }
+      }
     }
   o.out[0].value = std::move(v);
 }
@@ -140,6 +152,35 @@ slice_axis slice_of(std::int64_t n, std::int64_t b, std::int64_t e, std::int64_t
   return r;
 }
 
+/// The sliced length of a dimension that may be an interval (non-decreasing in the dimension's size).
+dimension sliced(const dimension& d, std::int64_t b, std::int64_t e, std::int64_t s, bool nb, bool ne) {
+  if (d.is_static()) return dimension(slice_of(d.lo(), b, e, s, nb, ne).length);
+  const auto lo = slice_of(d.lo(), b, e, s, nb, ne).length;
+  std::int64_t hi = interval::unbounded;
+  if (d.range().is_bounded()) {
+    hi = slice_of(d.hi(), b, e, s, nb, ne).length;
+  } else if (s > 0 && !ne && e >= 0 && (nb || b >= 0)) {
+    hi = slice_of(interval::unbounded - 1, b, e, s, nb, ne).length;
+  }
+  return span_dimension(std::min(lo, hi), std::max(lo, hi));
+}
+
+/// The values at the cartesian product of the picked coordinates of each axis.
+std::optional<tensor_value> picked_values(const std::optional<tensor_value>& v, const partial_shape& data,
+                                          const std::vector<slice_axis>& picks) {
+  if (!v || !data.is_static()) return std::nullopt;
+  const auto st = strides_of(data.to_static());
+  std::vector<std::size_t> positions{0};
+  for (std::size_t a = 0; a < data.size(); ++a) {
+    std::vector<std::size_t> next;
+    for (auto p : positions)
+      for (std::int64_t k = 0; k < picks[a].length; ++k)
+        next.push_back(p + static_cast<std::size_t>(picks[a].start + k * picks[a].step) * st[a]);
+    positions = std::move(next);
+  }
+  return gather_value(*v, positions);
+}
+
 // StridedSlice-1: NumPy slicing with begin/end/new-axis/shrink/ellipsis masks.
 void strided_slice(op& o) {
   o.need(3, 1);
@@ -167,13 +208,11 @@ void strided_slice(op& o) {
   // Per data axis: the selected coordinates when static (for values), or nothing.
   std::vector<slice_axis> picks(data.size());
   std::vector<bool> picked_static(data.size(), true);
-  std::vector<int> out_kind;  // for values: -1 a new axis, else the data axis
   std::size_t ax = 0;
   auto whole = [&](std::size_t a) {
     out.push_back(data[a]);
     picks[a] = {0, 1, data[a].lo()};
     picked_static[a] = data[a].is_static();
-    out_kind.push_back(static_cast<int>(a));
   };
   for (std::size_t i = 0; i < n; ++i) {
     if (bit(ellipsis, i)) {
@@ -183,7 +222,6 @@ void strided_slice(op& o) {
     }
     if (bit(new_axis, i)) {
       out.emplace_back(1);
-      out_kind.push_back(-1);
       continue;
     }
     const std::int64_t s = strides ? (*strides)[i] : 1;
@@ -199,21 +237,9 @@ void strided_slice(op& o) {
       continue;
     }
     const bool nb = bit(begin_mask, i), ne = bit(end_mask, i);
-    if (d.is_static()) {
-      picks[ax] = slice_of(d.lo(), (*begin)[i], (*end)[i], s, nb, ne);
-      out.emplace_back(picks[ax].length);
-    } else {
-      const auto lo = slice_of(d.lo(), (*begin)[i], (*end)[i], s, nb, ne).length;
-      std::int64_t hi = interval::unbounded;
-      if (d.range().is_bounded()) {
-        hi = slice_of(d.hi(), (*begin)[i], (*end)[i], s, nb, ne).length;
-      } else if (s > 0 && !ne && (*end)[i] >= 0 && (nb || (*begin)[i] >= 0)) {
-        hi = slice_of(interval::unbounded - 1, (*begin)[i], (*end)[i], s, nb, ne).length;
-      }
-      out.push_back(span_dimension(std::min(lo, hi), std::max(lo, hi)));
-      picked_static[ax] = false;
-    }
-    out_kind.push_back(static_cast<int>(ax));
+    if (d.is_static()) picks[ax] = slice_of(d.lo(), (*begin)[i], (*end)[i], s, nb, ne);
+    picked_static[ax] = d.is_static();
+    out.push_back(sliced(d, (*begin)[i], (*end)[i], s, nb, ne));
     ++ax;
   }
   while (ax < data.size()) whole(ax++);
@@ -223,16 +249,41 @@ void strided_slice(op& o) {
   if (!v || !data.is_static() || !small_count(o.out[0].shape) ||
       std::find(picked_static.begin(), picked_static.end(), false) != picked_static.end())
     return;
-  const auto st = strides_of(data.to_static());
-  std::vector<std::size_t> positions{0};
-  for (std::size_t a = 0; a < data.size(); ++a) {
-    std::vector<std::size_t> next;
-    for (auto p : positions)
-      for (std::int64_t k = 0; k < picks[a].length; ++k)
-        next.push_back(p + static_cast<std::size_t>(picks[a].start + k * picks[a].step) * st[a]);
-    positions = std::move(next);
+  o.out[0].value = picked_values(v, data, picks);
+}
+
+// Slice-8: start, stop and step for each of `axes` (default: the first ones), clamped like Python's.
+void slice(op& o) {
+  o.need(4, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto start = known_integers(o, 1), stop = known_integers(o, 2), step = known_integers(o, 3);
+  if (!data.rank_known() || !start || !stop || !step) return;
+  std::vector<std::int64_t> axes;
+  if (o.in.size() > 4) {
+    const auto a = known_integers(o, 4);
+    if (!a) return;
+    axes = *a;
+  } else {
+    for (std::size_t i = 0; i < start->size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
   }
-  o.out[0].value = gather_value(*v, positions);
+  if (stop->size() != start->size() || step->size() != start->size() || axes.size() != start->size())
+    refuse(o, fmt::format("start, stop, step and axes have {}, {}, {} and {} values", start->size(), stop->size(),
+                          step->size(), axes.size()));
+  std::vector<dimension> out(data.begin(), data.end());
+  std::vector<slice_axis> picks(data.size());
+  std::vector<bool> seen(data.size(), false);
+  for (std::size_t i = 0; i < data.size(); ++i) picks[i] = {0, 1, data[i].lo()};
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    const auto a = normalize_axis(o, axes[k], data.size());
+    if (seen[a]) refuse(o, fmt::format("axis {} is sliced twice", a));
+    seen[a] = true;
+    if ((*step)[k] == 0) refuse(o, fmt::format("step[{}] is 0", k));
+    if (data[a].is_static()) picks[a] = slice_of(data[a].lo(), (*start)[k], (*stop)[k], (*step)[k], false, false);
+    out[a] = sliced(data[a], (*start)[k], (*stop)[k], (*step)[k], false, false);
+  }
+  o.out[0].shape = partial_shape(std::move(out));
+  if (small_count(o.out[0].shape)) o.out[0].value = picked_values(o.value(0), data, picks);
 }
 
 // Broadcast-3: numpy (to the target shape), bidirectional (both ways), explicit (axes_mapping).
@@ -407,6 +458,7 @@ constexpr rule_entry table[] = {
     {"Gather", 1, gather},
     {"Gather", 8, gather},
     {"StridedSlice", 1, strided_slice},
+    {"Slice", 8, slice},
     {"Broadcast", 3, broadcast_op},
     {"Tile", 1, tile},
     {"Transpose", 1, transpose},

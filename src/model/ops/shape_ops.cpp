@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "../../detail/fail.hpp"
 #include "../rules.hpp"
 #include "reshape1/reshape.hpp"
 
@@ -127,8 +128,11 @@ namespace {
 // the values/bounds propagated to input 1.
 void reshape(op& o) {
   o.need(2, 1);
-  const auto r = infer_shape(o.shape(0), reshape_pattern_of(o, nullptr), o.l.flag("special_zero"));
-  o.out[0].shape = r.shape;
+  try {
+    o.out[0].shape = infer_shape(o.shape(0), reshape_pattern_of(o, nullptr), o.l.flag("special_zero")).shape;
+  } catch (const error& e) {
+    reshape1::detail::fail(e.code(), e.where(), fmt::format("{}: {}", o.l.where(), e.what()));
+  }
   o.out[0].type = o.in[0]->type;
   if (o.value(0) && o.out[0].shape.is_static()) o.out[0].value = o.value(0);
 }
