@@ -59,23 +59,25 @@ nlohmann::ordered_json to_json(const model::check_report& r, const std::string& 
     if (!f.message.empty()) j["message"] = f.message;
     layers.push_back(std::move(j));
   }
-  const auto& s = r.summary;
+  const auto& s = r.summary.reshapes;
+  const auto& l = r.summary.layers;
   return {{"model", model_file},
           {"findings", findings},
           {"layers", layers},
           {"summary",
-           {{"reshapes", s.reshapes},
+           {{"reshapes", s.count},
             {"ok", s.ok},
             {"error", s.errors},
-            {"mismatch", s.mismatches},
-            {"refinable", s.refinable},
-            {"blocking_reshape", s.blocking},
-            {"layers", s.layers},
-            {"propagated", s.propagated},
             {"shape_mismatch", s.shape_mismatches},
-            {"refinable_outputs", s.refinable_outputs},
-            {"not_covered", s.not_covered},
-            {"rule_error", s.rule_errors}}}};
+            {"refinable", s.refinable},
+            {"blocking_reshape", s.blocking}}},
+          {"layer_summary",
+           {{"layers", l.count},
+            {"propagated", l.propagated},
+            {"shape_mismatch", l.shape_mismatches},
+            {"refinable", l.refinable},
+            {"not_covered", l.not_covered},
+            {"rule_error", l.rule_errors}}}};
 }
 
 void print_rows(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows,
@@ -113,14 +115,14 @@ void print_table(const model::check_report& r, bool quiet) {
              [&](std::size_t k) {
                const auto& f = *shown[k];
                if (f.result == model::verdict::error) std::cout << "    error " << name(*f.code) << ": " << f.message << '\n';
-               if (f.result == model::verdict::mismatch || f.result == model::verdict::refinable)
+               if (f.result == model::verdict::shape_mismatch || f.result == model::verdict::refinable)
                  std::cout << "    " << f.hint << '\n';
                for (const auto& w : f.warnings) std::cout << "    warning: " << w << '\n';
              });
-  const auto& s = r.summary;
-  std::cout << fmt::format("{} Reshape layers: {} ok, {} error, {} mismatch, {} refinable; {} keep the model from "
-                           "being reshaped\n",
-                           s.reshapes, s.ok, s.errors, s.mismatches, s.refinable, s.blocking);
+  const auto& s = r.summary.reshapes;
+  std::cout << fmt::format("{} Reshape layers: {} ok, {} error, {} shape_mismatch, {} refinable; {} keep the model "
+                           "from being reshaped\n",
+                           s.count, s.ok, s.errors, s.shape_mismatches, s.refinable, s.blocking);
   // The whole-model self-check: only layers with something to say.
   std::vector<std::vector<std::string>> layer_rows;
   std::vector<const model::layer_finding*> layer_shown;
@@ -134,10 +136,9 @@ void print_table(const model::check_report& r, bool quiet) {
   print_rows({"id", "name", "op", "port", "declared", "propagated", "issue"}, layer_rows, [&](std::size_t k) {
     if (!layer_shown[k]->message.empty()) std::cout << "    " << layer_shown[k]->message << '\n';
   });
-  std::cout << fmt::format("{} layers: {} propagated, {} shape_mismatch, {} refinable outputs, {} not covered, {} rule "
-                           "errors\n",
-                           s.layers, s.propagated, s.shape_mismatches, s.refinable_outputs, s.not_covered,
-                           s.rule_errors);
+  const auto& l = r.summary.layers;
+  std::cout << fmt::format("{} layers: {} propagated, {} shape_mismatch, {} refinable, {} not_covered, {} rule_error\n",
+                           l.count, l.propagated, l.shape_mismatches, l.refinable, l.not_covered, l.rule_errors);
 }
 
 int check(const check_args& a) {
@@ -166,12 +167,12 @@ void add_check(CLI::App& app, int& exit_code) {
       "For every Reshape: its pattern (a Const, or a shape sub-graph evaluated to values or bounds), reshape1's\n"
       "inferred output against the declared one, and warnings for patterns that hard-code the batch or a\n"
       "dynamic dimension (the model then cannot be reshaped).\n"
-      "Verdicts: ok, error (inference fails), mismatch (the declared output cannot be right), refinable (the\n"
-      "declared output is less precise than what can be inferred).\n"
+      "Verdicts: ok, error (inference fails), shape_mismatch (the declared output cannot be right), refinable\n"
+      "(the declared output is less precise than what can be inferred).\n"
       "Then every layer is propagated from the model's inputs and its outputs compared with the declared\n"
       "shapes: shape_mismatch, refinable (declared static, only an interval derivable), not_covered (no\n"
       "rule for the op), rule_error (the op refuses its inputs).\n"
-      "Exit codes: 0 none of error, mismatch, shape_mismatch or rule_error; 1 otherwise; 2 usage error or\n"
+      "Exit codes: 0 no Reshape error, no shape_mismatch and no rule_error; 1 otherwise; 2 usage error or\n"
       "unreadable model.");
   cmd->add_option("MODEL", args->xml, "the model's .xml file")->required();
   cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");

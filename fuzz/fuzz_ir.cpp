@@ -25,11 +25,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       counted += f.result == model::verdict::ok;
       if (f.result == model::verdict::error && !f.code) fuzz::invariant_broken("an error verdict without a code");
     }
-    if (counted != report.summary.ok) fuzz::invariant_broken("summary counts");
+    if (counted != report.summary.reshapes.ok) fuzz::invariant_broken("summary counts");
     std::size_t mismatches = 0;
     for (const auto& f : report.layers) mismatches += f.issue == model::layer_issue::shape_mismatch;
-    if (mismatches != report.summary.shape_mismatches) fuzz::invariant_broken("layer summary counts");
-    if (report.summary.propagated > report.summary.layers) fuzz::invariant_broken("more layers propagated than read");
+    if (mismatches != report.summary.layers.shape_mismatches) fuzz::invariant_broken("layer summary counts");
+    if (report.summary.layers.propagated > report.summary.layers.count) fuzz::invariant_broken("more layers propagated than read");
   } catch (const error&) {
   }
   return 0;

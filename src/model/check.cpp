@@ -68,7 +68,7 @@ reshape_finding check_reshape(const graph& g, const propagation& p, const layer&
     f.inferred = inferred;
     const int c = reshape_compare(f.declared, inferred);
     if (c < 0) {
-      f.result = verdict::mismatch;
+      f.result = verdict::shape_mismatch;
       f.hint = fmt::format("the declared output {} cannot be {}", to_string(f.declared), to_string(inferred));
     } else if (c > 0) {
       f.result = verdict::refinable;
@@ -130,7 +130,7 @@ std::string_view name(verdict v) noexcept {
   switch (v) {
     case verdict::ok: return "ok";
     case verdict::error: return "error";
-    case verdict::mismatch: return "mismatch";
+    case verdict::shape_mismatch: return "shape_mismatch";
     case verdict::refinable: return "refinable";
   }
   return "ok";
@@ -163,9 +163,9 @@ check_report check(const graph& g) { return check(g, propagate(g)); }
 
 check_report check(const graph& g, const propagation& p) {
   check_report report;
-  auto& s = report.summary;
+  auto& s = report.summary.layers;
   const auto layers = g.layers();
-  s.layers = layers.size();
+  s.count = layers.size();
   std::vector<bool> lost(layers.size(), false);
   for (const auto& x : p.lost) lost[x.layer] = true;
   std::size_t next_lost = 0;
@@ -200,7 +200,7 @@ check_report check(const graph& g, const propagation& p) {
       f.port = l.outputs[k].id;
       f.declared = l.outputs[k].dims;
       f.propagated = without_symbols(propagated);
-      ++(*issue == layer_issue::shape_mismatch ? s.shape_mismatches : s.refinable_outputs);
+      ++(*issue == layer_issue::shape_mismatch ? s.shape_mismatches : s.refinable);
       report.layers.push_back(std::move(f));
     }
     if (all_known) ++s.propagated;
@@ -208,14 +208,15 @@ check_report check(const graph& g, const propagation& p) {
   for (const auto& l : layers) {
     if (l.type != "Reshape") continue;
     auto f = check_reshape(g, p, l);
-    ++s.reshapes;
+    auto& r = report.summary.reshapes;
+    ++r.count;
     switch (f.result) {
-      case verdict::ok: ++s.ok; break;
-      case verdict::error: ++s.errors; break;
-      case verdict::mismatch: ++s.mismatches; break;
-      case verdict::refinable: ++s.refinable; break;
+      case verdict::ok: ++r.ok; break;
+      case verdict::error: ++r.errors; break;
+      case verdict::shape_mismatch: ++r.shape_mismatches; break;
+      case verdict::refinable: ++r.refinable; break;
     }
-    if (f.blocks_reshape) ++s.blocking;
+    if (f.blocks_reshape) ++r.blocking;
     report.reshapes.push_back(std::move(f));
   }
   return report;

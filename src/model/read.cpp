@@ -353,6 +353,12 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
     }
   }
 
+  // Every input must be fed: a layer with nothing on an input port cannot be computed.
+  for (const auto& l : g.layers_)
+    for (std::size_t i = 0; i < l.inputs.size(); ++i)
+      if (!l.sources[i])
+        r.bad_layer(l, fmt::format("nothing is connected to input port {}; the model cannot be read", l.inputs[i].id));
+
   // Topological order (Kahn); what is left over lies on a cycle.
   g.order_.reserve(g.layers_.size());
   for (std::size_t i = 0; i < g.layers_.size(); ++i)

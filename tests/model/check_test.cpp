@@ -189,7 +189,7 @@ TEST_F(ir, error_when_inference_fails) {
   EXPECT_EQ(f.result, model::verdict::error);
   EXPECT_EQ(f.code, errc::multiple_infer);
   EXPECT_EQ(f.message, "pattern[0] and pattern[1]: only one -1 is allowed; give the other dimensions explicitly");
-  EXPECT_EQ(r.summary.errors, 1u);
+  EXPECT_EQ(r.summary.reshapes.errors, 1u);
 }
 
 TEST_F(ir, mismatch_when_the_declared_output_cannot_be_right) {
@@ -197,7 +197,7 @@ TEST_F(ir, mismatch_when_the_declared_output_cannot_be_right) {
   const int x = b.parameter("[2,3]");
   b.reshape(x, b.i64({0, -1}), true, "[2,3]", "[2]", "[2,7]");
   const auto& f = only(check(b));
-  EXPECT_EQ(f.result, model::verdict::mismatch);
+  EXPECT_EQ(f.result, model::verdict::shape_mismatch);
   EXPECT_EQ(shown(f.inferred), "[2,3]");
   EXPECT_EQ(f.hint, "the declared output [2,7] cannot be [2,3]");
 }
@@ -225,7 +225,7 @@ TEST_F(ir, hard_coded_batch_warns_only_on_the_data_path) {
                                      "batch; use 0 to copy it"});
   EXPECT_TRUE(r.reshapes[0].blocks_reshape);
   EXPECT_TRUE(r.reshapes[1].warnings.empty());
-  EXPECT_EQ(r.summary.blocking, 1u);
+  EXPECT_EQ(r.summary.reshapes.blocking, 1u);
 }
 
 TEST_F(ir, hard_coded_dynamic_dimension_warns) {
@@ -386,10 +386,11 @@ void expect_model(const model_expectation& m) {
   SCOPED_TRACE(m.xml.string());
   const auto model = model::read_ir(m.xml, fs::path(m.xml).replace_extension(".bin"));
   const auto r = model::check(model);
-  EXPECT_EQ(r.summary.reshapes, m.reshapes);
-  EXPECT_EQ(r.summary.ok, m.ok);
-  EXPECT_EQ(r.summary.errors + r.summary.mismatches + r.summary.refinable, m.reshapes - m.ok);
-  EXPECT_EQ(r.summary.blocking, m.blocking);
+  const auto& s = r.summary.reshapes;
+  EXPECT_EQ(s.count, m.reshapes);
+  EXPECT_EQ(s.ok, m.ok);
+  EXPECT_EQ(s.errors + s.shape_mismatches + s.refinable, m.reshapes - m.ok);
+  EXPECT_EQ(s.blocking, m.blocking);
   for (const auto& f : r.reshapes) {
     EXPECT_TRUE(f.pattern_known) << f.name;
     EXPECT_EQ(shown(f.inferred), to_string(f.declared)) << f.name;
@@ -432,6 +433,138 @@ TEST(ir_models, shared_models_when_present) {
   expect_model({shared / "yolov8n-int8-ov2024.1-onnx/yolov8n.xml", 5, 5, 5});
   expect_model({shared / "yolov8n-int8-320-ov2025.4/yolov8n.xml", 5, 5, 5});
   expect_model({shared / "yolo11n-int8-ov2025.2/yolo11n.xml", 8, 8, 8});
+}
+
+// ---- hostile reading (issue 12, item 4) ---------------------------------------------------------
+
+TEST_F(ir, special_zero_spellings) {
+  // true/false/1/0 in any case are read; anything else, and a missing attribute, is refused: OpenVINO's
+  // reader would silently keep its default (docs/cli.md, deviations).
+  for (const char* spelling : {"true", "True", "TRUE", "1"}) {
+    ir_builder b;
+    const int x = b.parameter("[2,3]");
+    const int id = b.reshape(x, b.i64({0, -1}), true, "[2,3]", "[2]", "[2,3]");
+    std::string xml = b.xml();
+    xml.replace(xml.find("special_zero=\"true\""), 19, fmt::format("special_zero=\"{}\"", spelling));
+    const auto r = model::check(load(xml, b.bin()));
+    EXPECT_EQ(only(r).result, model::verdict::ok) << spelling << ": " << only(r).message;
+    EXPECT_TRUE(only(r).special_zero) << spelling << " " << id;
+  }
+  for (const char* spelling : {"false", "FALSE", "0"}) {
+    ir_builder b;
+    const int x = b.parameter("[2,3]");
+    b.reshape(x, b.i64({3, 2}), false, "[2,3]", "[2]", "[3,2]");
+    std::string xml = b.xml();
+    xml.replace(xml.find("special_zero=\"false\""), 20, fmt::format("special_zero=\"{}\"", spelling));
+    EXPECT_FALSE(only(model::check(load(xml, b.bin()))).special_zero) << spelling;
+  }
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  b.reshape(x, b.i64({0, -1}), true, "[2,3]", "[2]", "[2,3]");
+  const std::string xml = b.xml();
+  auto with = [&](const std::string& attribute) {
+    std::string t = xml;
+    return t.replace(t.find("special_zero=\"true\""), 19, attribute);
+  };
+  expect_error_containing([&] { (void)load(with("special_zero=\"yes\""), b.bin()); }, errc::bad_file,
+                          "layer 'Reshape_2' (id 2): attribute 'special_zero' is 'yes'; write true, false, 1 or 0");
+  expect_error_containing([&] { (void)load(with("special_zero=\"\""), b.bin()); }, errc::bad_file,
+                          "attribute 'special_zero' is ''");
+  expect_error_containing([&] { (void)load(with("other=\"1\""), b.bin()); }, errc::bad_file,
+                          "layer 'Reshape_2' (id 2): missing attribute 'special_zero' in <data>");
+}
+
+TEST_F(ir, nothing_on_the_pattern_port_cannot_be_read) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  const int r = b.layer("Reshape", "special_zero=\"false\"", {"[2,3]", "[1]"}, {"[6]"});
+  b.edge(x, r, 0);
+  expect_error_containing([&] { (void)load(b.xml(), b.bin()); }, errc::bad_file,
+                          "layer 'Reshape_1' (id 1): nothing is connected to input port 1; the model cannot be read");
+}
+
+TEST_F(ir, a_reshape_that_feeds_its_own_pattern_cannot_be_read) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  const int r = b.layer("Reshape", "special_zero=\"false\"", {"[2,3]", "[1]"}, {"[6]"});
+  b.edge(x, r, 0);
+  b.edge(r, r, 1);
+  expect_error_containing([&] { (void)load(b.xml(), b.bin()); }, errc::bad_file,
+                          "layer 'Reshape_1' (id 1): the layer feeds its own input; the model cannot be read");
+}
+
+TEST_F(ir, a_cycle_cannot_be_read) {
+  // Reshape -> ShapeOf -> Reshape's pattern.
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  const int r = b.layer("Reshape", "special_zero=\"false\"", {"[2,3]", "[2]"}, {"[2,3]"});
+  const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {"[2,3]"}, {"[2]"}, "", 3);
+  b.edge(x, r, 0);
+  b.edge(r, shape, 0);
+  b.edge(shape, r, 1);
+  expect_error_containing([&] { (void)load(b.xml(), b.bin()); }, errc::bad_file,
+                          "the layer is on a cycle of edges; the model cannot be read");
+}
+
+TEST_F(ir, a_two_dimensional_const_pattern_is_pattern_rank) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  b.reshape(x, b.constant(element_type::i64, "1,2", {3, 2}, "[1,2]"), false, "[2,3]", "[1,2]", "[3,2]");
+  const auto r = check(b);
+  EXPECT_EQ(only(r).result, model::verdict::error);
+  EXPECT_EQ(only(r).code, errc::pattern_rank);
+  EXPECT_EQ(r.summary.layers.rule_errors, 1u);  // the self-check names the same layer
+  EXPECT_TRUE(r.summary.failed());
+}
+
+TEST_F(ir, a_u64_pattern_value_of_two_to_the_64_minus_1_is_invalid_value) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  b.reshape(x, b.constant(element_type::u64, "2", {2, -1}, "[2]"), false, "[2,3]", "[2]", "[2,3]");
+  const auto r = check(b);
+  EXPECT_EQ(only(r).result, model::verdict::error);
+  EXPECT_EQ(only(r).code, errc::invalid_value);
+  EXPECT_NE(only(r).message.find("pattern[1]"), std::string::npos) << only(r).message;
+}
+
+TEST_F(ir, a_git_lfs_pointer_instead_of_the_weights) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  b.reshape(x, b.i64({-1}), false, "[2,3]", "[1]", "[6]");
+  const std::string pointer =
+      "version https://git-lfs.github.com/spec/v1\n"
+      "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 2106088\n";
+  expect_error_containing([&] { (void)load(b.xml(), pointer); }, errc::bad_file,
+                          "m.bin: a Git LFS pointer file, not the weights; fetch them with 'git lfs pull'");
+}
+
+TEST_F(ir, hints_that_work) {
+  // For each case, the hint's change, applied, keeps the layer correct at another batch.
+  struct row {
+    std::vector<std::int64_t> pattern;
+    bool special_zero;
+    std::string hint;
+    std::vector<std::int64_t> fixed;
+    bool fixed_special_zero;
+  };
+  for (const auto& c : std::vector<row>{
+           {{1, 144, -1}, false, "pattern[0]: use 0 with special_zero=true to copy it", {0, 144, -1}, true},
+           {{1, 144, 400}, false, "pattern[0]: use -1, or 0 with special_zero=true", {-1, 144, 400}, false},
+           {{1, 144, -1}, true, "pattern[0]: use 0 to copy it", {0, 144, -1}, true},
+           {{1, 144, 400}, true, "pattern[0]: use 0 to copy it, or -1", {0, 144, 400}, true}}) {
+    ir_builder b;
+    const int x = b.parameter("[1,144,20,20]");
+    const std::string out = fmt::format("[1,144,{}]", 400);
+    b.reshape(x, b.i64(c.pattern), c.special_zero, "[1,144,20,20]", fmt::format("[{}]", c.pattern.size()), out);
+    const auto& f = only(check(b));
+    EXPECT_TRUE(f.blocks_reshape);
+    EXPECT_EQ(f.hint, c.hint);
+    EXPECT_EQ(to_string(infer_shape(partial_shape{dimension(2), dimension(144), dimension(20), dimension(20)},
+                                    reshape_pattern::from_values(c.fixed), c.fixed_special_zero)
+                            .shape),
+              "[2,144,400]")
+        << c.hint;
+  }
 }
 
 // ---- malformed models --------------------------------------------------------------------------

@@ -16,11 +16,11 @@ void expect_self_consistent(const fs::path& xml, std::size_t layers) {
   SCOPED_TRACE(xml.string());
   const auto g = model::read_ir(xml, fs::path(xml).replace_extension(".bin"));
   const auto r = model::check(g);
-  EXPECT_EQ(r.summary.layers, layers);
-  EXPECT_EQ(r.summary.propagated, layers);  // every output of every layer has a known rank
-  EXPECT_EQ(r.summary.not_covered, 0u);
-  EXPECT_EQ(r.summary.rule_errors, 0u);
-  EXPECT_EQ(r.summary.shape_mismatches, 0u);
+  EXPECT_EQ(r.summary.layers.count, layers);
+  EXPECT_EQ(r.summary.layers.propagated, layers);  // every output of every layer has a known rank
+  EXPECT_EQ(r.summary.layers.not_covered, 0u);
+  EXPECT_EQ(r.summary.layers.rule_errors, 0u);
+  EXPECT_EQ(r.summary.layers.shape_mismatches, 0u);
   for (const auto& f : r.layers)
     ADD_FAILURE() << model::name(f.issue) << ": layer " << f.id << " '" << f.name << "' " << f.type << "-" << f.opset
                   << " port " << f.port << ": declared " << to_string(f.declared) << ", propagated "

@@ -17,9 +17,10 @@
 
 namespace reshape1::model {
 
-/// A Reshape layer's verdict: inference fails (error), the declared output cannot be right (mismatch),
-/// or is less precise than what can be inferred (refinable).
-enum class verdict { ok, error, mismatch, refinable };
+/// A Reshape layer's verdict: inference fails (error), the declared output cannot be what the layer
+/// computes (shape_mismatch, the same meaning as layer_issue::shape_mismatch), or the two agree but the
+/// declared output is less precise than what can be inferred (refinable).
+enum class verdict { ok, error, shape_mismatch, refinable };
 [[nodiscard]] std::string_view name(verdict v) noexcept;
 
 /// What the checker says of one Reshape layer, at the shapes propagated to it.
@@ -44,6 +45,7 @@ struct reshape_finding {
 enum class layer_issue {
   shape_mismatch,  ///< the propagated and declared shapes cannot both hold
   refinable,       ///< they agree, but the declared shape is static where only an interval can be derived
+                   ///< (a data-dependent size the IR writes down)
   not_covered,     ///< no rule for the layer's (type, version): its outputs are unknown
   rule_error,      ///< the layer's rule refuses its propagated inputs
 };
@@ -61,12 +63,23 @@ struct layer_finding {
   std::string message;       ///< for not_covered and rule_error
 };
 
+struct reshape_summary {
+  std::size_t count = 0, ok = 0, errors = 0, shape_mismatches = 0, refinable = 0, blocking = 0;
+};
+
+struct layer_summary {
+  std::size_t count = 0;
+  std::size_t propagated = 0;  ///< layers whose outputs all have a known rank
+  std::size_t shape_mismatches = 0, refinable = 0, not_covered = 0, rule_errors = 0;
+};
+
 struct check_summary {
-  std::size_t reshapes = 0, ok = 0, errors = 0, mismatches = 0, refinable = 0, blocking = 0;
-  std::size_t layers = 0, propagated = 0, shape_mismatches = 0, refinable_outputs = 0, not_covered = 0,
-              rule_errors = 0;
-  /// Whether check should exit 1: a Reshape error or mismatch, a shape_mismatch or a rule_error.
-  [[nodiscard]] bool failed() const noexcept { return errors + mismatches + shape_mismatches + rule_errors != 0; }
+  reshape_summary reshapes;
+  layer_summary layers;
+  /// Whether check should exit 1: a Reshape error or shape_mismatch, a layer shape_mismatch or rule_error.
+  [[nodiscard]] bool failed() const noexcept {
+    return reshapes.errors + reshapes.shape_mismatches + layers.shape_mismatches + layers.rule_errors != 0;
+  }
 };
 
 struct check_report {
