@@ -124,7 +124,7 @@ std::optional<partial_shape> shape_from_value(const op& o, std::size_t input) {
     return partial_shape(std::move(dims));
   }
   const auto& s = o.shape(input);
-  if (s.rank_known() && s.size() <= 1 && (s.size() == 0 || s[0].is_static())) {
+  if (s.rank_known() && s.size() <= 1 && (s.size() == 0 || (s[0].is_static() && s[0].lo() <= max_value_elements))) {
     return partial_shape(std::vector<dimension>(s.size() == 0 ? 1 : static_cast<std::size_t>(s[0].lo())));
   }
   return std::nullopt;

@@ -30,10 +30,14 @@ void convolve(op& o, bool grouped) {
     // Input channels = groups * channels per group.
     const auto& g = filters[0];
     const auto& per_group = filters[2];
-    if (g.is_static() && per_group.is_static() && data[1].is_static() && g.lo() * per_group.lo() != data[1].lo())
+    std::int64_t channels = 0, outputs = 0;
+    if (g.is_static() && per_group.is_static() && data[1].is_static() &&
+        (__builtin_mul_overflow(g.lo(), per_group.lo(), &channels) || channels != data[1].lo()))
       refuse(o, fmt::format("the data has {} channels but the filters {} expect {} groups of {}", data[1].lo(),
                             to_string(filters), g.lo(), per_group.lo()));
-    out.push_back(g.is_static() && filters[1].is_static() ? dimension(g.lo() * filters[1].lo()) : dimension());
+    const bool known = g.is_static() && filters[1].is_static() &&
+                       !__builtin_mul_overflow(g.lo(), filters[1].lo(), &outputs) && outputs != interval::unbounded;
+    out.push_back(known ? dimension(outputs) : dimension());
   } else {
     (void)merge(o, data[1], filters[1], "input channels of the data and the filters");
     out.push_back(filters[0]);

@@ -1,6 +1,7 @@
 // Data movement: Concat, Gather, StridedSlice, Slice, Broadcast, Tile, Transpose, VariadicSplit, Pad and
 // ScatterUpdate. All but Tile, Transpose, VariadicSplit and Pad also move known values.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -10,10 +11,12 @@
 namespace reshape1::model::detail {
 namespace {
 
-dimension add(const dimension& a, const dimension& b) {
-  const auto lo = a.lo() + b.lo();
-  const bool bounded = a.range().is_bounded() && b.range().is_bounded();
-  return span_dimension(lo, bounded ? a.hi() + b.hi() : interval::unbounded);
+dimension add(const op& o, const dimension& a, const dimension& b) {
+  std::int64_t lo = 0, hi = interval::unbounded;
+  if (__builtin_add_overflow(a.lo(), b.lo(), &lo)) refuse(o, "the concatenated dimension overflows");
+  if (a.range().is_bounded() && b.range().is_bounded() && __builtin_add_overflow(a.hi(), b.hi(), &hi))
+    hi = interval::unbounded;
+  return span_dimension(lo, hi);
 }
 
 std::int64_t element_count(const shape& s) {
@@ -46,7 +49,7 @@ void concat(op& o) {
     if (s.size() != out.size())
       refuse(o, fmt::format("input {} has the shape {}, of another rank than {}", k, to_string(s), to_string(*known)));
     for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = i == axis ? add(out[i], s[i])
+      out[i] = i == axis ? add(o, out[i], s[i])
                          : merge(o, out[i], s[i], fmt::format("input {} dimension {}", k, i));
   }
   o.out[0].shape = partial_shape(std::move(out));
@@ -142,12 +145,13 @@ slice_axis slice_of(std::int64_t n, std::int64_t b, std::int64_t e, std::int64_t
     b = no_begin ? 0 : (b < 0 ? std::max<std::int64_t>(b + n, 0) : std::min(b, n));
     e = no_end ? n : (e < 0 ? std::max<std::int64_t>(e + n, 0) : std::min(e, n));
     r.start = b;
-    r.length = e > b ? (e - b + s - 1) / s : 0;
+    r.length = e > b ? (e - b - 1) / s + 1 : 0;
   } else {
     b = no_begin ? n - 1 : (b < 0 ? std::max<std::int64_t>(b + n, -1) : std::min(b, n - 1));
     e = no_end ? -1 : (e < 0 ? std::max<std::int64_t>(e + n, -1) : std::min(e, n - 1));
     r.start = b;
-    r.length = b > e ? (b - e + (-s) - 1) / (-s) : 0;
+    // b - e <= n + 1; a step of -2^63 has no negation, and takes one element at most.
+    r.length = b > e ? (s == std::numeric_limits<std::int64_t>::min() ? 1 : (b - e - 1) / -s + 1) : 0;
   }
   return r;
 }
@@ -412,11 +416,17 @@ void pad(op& o) {
     refuse(o, fmt::format("pads of lengths {} and {} for the rank-{} input", begin->size(), end->size(), data.size()));
   std::vector<dimension> out;
   for (std::size_t i = 0; i < data.size(); ++i) {
-    const auto extra = (*begin)[i] + (*end)[i];
+    std::int64_t extra = 0;
+    if (__builtin_add_overflow((*begin)[i], (*end)[i], &extra))
+      refuse(o, fmt::format("the pads of dimension {} overflow", i));
     if (data[i].range().is_bounded() && data[i].hi() + extra < 0)
       refuse(o, fmt::format("dimension {} ({}) padded by {} is negative", i, to_string(dimension(data[i].range())),
                             extra));
-    out.push_back(extra == 0 ? data[i] : map_dimension(data[i], [&](std::int64_t x) { return x + extra; }));
+    out.push_back(extra == 0 ? data[i] : map_dimension(data[i], [&](std::int64_t x) {
+      std::int64_t y = 0;
+      if (__builtin_add_overflow(x, extra, &y)) refuse(o, fmt::format("dimension {} padded overflows", i));
+      return y;
+    }));
   }
   o.out[0].shape = partial_shape(std::move(out));
 }

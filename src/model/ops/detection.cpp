@@ -64,11 +64,12 @@ void prior_box(op& o) {
                                                : ratios + min_size.size() - 1);
   if (!fixed_size.empty()) n = static_cast<std::int64_t>(ratios * fixed_size.size());
   for (double d : density) {
+    if (!(d >= 0 && d <= 1e4)) refuse(o, fmt::format("the density {} is not between 0 and 10000", d));
     const auto rounded = static_cast<std::int64_t>(d);
     const auto extra = rounded * rounded - 1;
     n += static_cast<std::int64_t>(fixed_ratio.empty() ? ratios : fixed_ratio.size()) * extra;
   }
-  if (n <= 0) refuse(o, "the attributes give no prior boxes per cell");
+  if (n <= 0 || n > (std::int64_t{1} << 40)) refuse(o, fmt::format("the attributes give {} prior boxes per cell", n));
   prior_output(o, n);
 }
 
@@ -96,8 +97,8 @@ void detection_output(op& o) {
   dimension count;
   if (!keep.empty() && keep[0] > 0) {
     count = times(n, keep[0]);
-  } else if (top_k > 0) {
-    count = times(n, top_k * classes);
+  } else if (std::int64_t k = 0; top_k > 0 && !__builtin_mul_overflow(top_k, classes, &k)) {
+    count = times(n, k);
   } else if (proposals.rank_known() && proposals.size() == 3) {
     const std::int64_t box_size = o.l.flag("normalized", false) ? 4 : 5;
     const auto priors = map_dimension(proposals[2], [&](std::int64_t x) { return x / box_size; });

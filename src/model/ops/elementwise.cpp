@@ -39,7 +39,8 @@ element_bound combine(arith op, const element_bound& a, const element_bound& b) 
     return r;
   }
   if (op == arith::mod) {
-    if (a.exact() && b.exact() && b.lo != 0) r.lo = r.hi = a.lo % b.lo;  // the sign follows the dividend
+    if (a.exact() && b.exact() && b.lo != 0)  // the sign follows the dividend
+      r.lo = r.hi = b.lo == -1 ? 0 : a.lo % b.lo;
     return r;
   }
   if (op == arith::divide && b.lo <= 0 && b.hi >= 0) return r;

@@ -11,7 +11,7 @@ void lstm_sequence(op& o) {
   o.need(7, 3);
   for (auto& t : o.out) t.type = o.in[0]->type;
   const auto hidden = o.l.integer("hidden_size");
-  if (hidden <= 0) refuse(o, fmt::format("hidden_size is {}", hidden));
+  if (hidden <= 0 || hidden > (std::int64_t{1} << 60)) refuse(o, fmt::format("hidden_size is {}", hidden));
   const auto direction = o.l.text("direction", "forward");
   if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
     refuse(o, fmt::format("direction '{}' is not forward, reverse or bidirectional", direction));

@@ -32,8 +32,15 @@ void interpolate(op& o, std::size_t sizes_port, std::size_t scales_port, std::si
   }
   std::vector<dimension> out;
   for (std::size_t i = 0; i < rank; ++i) {
-    const auto extra = pads_begin[i] + pads_end[i];
-    out.push_back(extra == 0 ? data[i] : map_dimension(data[i], [&](std::int64_t x) { return x + extra; }));
+    std::int64_t extra = 0;
+    if (__builtin_add_overflow(pads_begin[i], pads_end[i], &extra))
+      refuse(o, fmt::format("the pads of dimension {} overflow", i));
+    out.push_back(extra == 0 ? data[i] : map_dimension(data[i], [&](std::int64_t x) {
+      std::int64_t y = 0;
+      if (__builtin_add_overflow(x, extra, &y) || y < 0)
+        refuse(o, fmt::format("dimension {} padded by {} is out of range", i, extra));
+      return y;
+    }));
   }
   const auto mode = o.l.text("shape_calculation_mode", "");
   if (mode == "sizes") {
@@ -65,7 +72,9 @@ void interpolate(op& o, std::size_t sizes_port, std::size_t scales_port, std::si
       }
       const auto scale = static_cast<float>(scales[k]);
       out[axes[k]] = map_dimension(out[axes[k]], [&](std::int64_t x) {
-        return static_cast<std::int64_t>(std::floor(static_cast<float>(x) * scale + 1.0e-5f));
+        const double r = std::floor(static_cast<double>(static_cast<float>(x) * scale + 1.0e-5f));
+        if (!(r >= 0 && r < 9.0e18)) refuse(o, fmt::format("the scale {} gives the dimension {}", scale, r));
+        return static_cast<std::int64_t>(r);
       });
     }
   } else {

@@ -46,18 +46,26 @@ dimension window_output(const op& o, const dimension& in, const window& w, std::
       __builtin_add_overflow(w.pads_begin[i], w.pads_end[i], &padded_extra))
     refuse(o, "the window attributes overflow");
   extent += 1;
-  if (in.range().is_bounded() && in.hi() + padded_extra < extent)
+  // Padded sizes saturate below the unbounded marker (no real tensor comes near it).
+  auto padded = [&](std::int64_t x) {
+    std::int64_t y = 0;
+    return __builtin_add_overflow(x, padded_extra, &y) || y == interval::unbounded ? interval::unbounded - 1 : y;
+  };
+  if (in.range().is_bounded() && padded(in.hi()) < extent)
     refuse(o, fmt::format("spatial dimension {}: the window ({}) is larger than the padded input ({})", i, extent,
-                          to_string(dimension(map_dimension(in, [&](std::int64_t x) { return x + padded_extra; })
-                                                  .range()))));
+                          to_string(dimension(map_dimension(in, padded).range()))));
   return map_dimension(in, [&](std::int64_t x) {
-    const std::int64_t span = x + padded_extra - extent;
+    const std::int64_t span = padded(x) - extent;
     if (span < 0) return std::int64_t{0};
     std::int64_t out = span / s + 1;
     if (w.round != rounding::floor && span % s != 0) {
       ++out;
       // ceil_torch: a last window that would start inside the end padding is dropped.
-      if (w.round == rounding::ceil_torch && (out - 1) * s >= x + w.pads_begin[i]) --out;
+      std::int64_t start = 0, limit = 0;
+      if (w.round == rounding::ceil_torch &&
+          (__builtin_mul_overflow(out - 1, s, &start) || __builtin_add_overflow(x, w.pads_begin[i], &limit) ||
+           start >= limit))
+        --out;
     }
     return out;
   });
