@@ -7,7 +7,7 @@
 //   check              read_ir + propagate() + check()  (what `reshape1 check` does, without printing)
 // The models are $RESHAPE1_BENCH_MODEL, else person-vehicle-bike-detection-2004 and yolo11n from
 // ../shared/ir-models, else the largest shipped one. After the table, one line per model gives the absolute
-// times and the ratios.
+// times and the ratios, in CPU time (steadier than wall time on a shared machine; single-threaded code).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -80,7 +80,7 @@ class ratio_reporter : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
     for (const auto& r : runs)
       if (r.aggregate_name.empty() || r.aggregate_name == "median")
-        ms_[r.run_name.function_name] = r.GetAdjustedRealTime() * 1e3 / benchmark::GetTimeUnitMultiplier(r.time_unit);
+        ms_[r.run_name.function_name] = r.GetAdjustedCPUTime() * 1e3 / benchmark::GetTimeUnitMultiplier(r.time_unit);
   }
   void Finalize() override {
     ConsoleReporter::Finalize();

@@ -79,18 +79,21 @@ class reader {
   }
   static std::size_t at(const pugi::xml_node& n) { return static_cast<std::size_t>(n.offset_debug()); }
 
-  std::string_view required(const pugi::xml_node& n, const char* attribute, const std::string& what) const {
+  /// `what` names the element in a message; it is only called on failure.
+  template <class What>
+  std::string_view required(const pugi::xml_node& n, const char* attribute, What what) const {
     const auto a = n.attribute(attribute);
-    if (!a) bad(at(n), fmt::format("{}: missing attribute '{}'", what, attribute));
+    if (!a) bad(at(n), fmt::format("{}: missing attribute '{}'", what(), attribute));
     return a.value();
   }
 
-  std::int64_t integer(const pugi::xml_node& n, const char* attribute, const std::string& what) const {
+  template <class What>
+  std::int64_t integer(const pugi::xml_node& n, const char* attribute, What what) const {
     const auto text = required(n, attribute, what);
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end != text.data() + text.size() || text.empty())
-      bad(at(n), fmt::format("{}: attribute '{}' is '{}', not an integer", what, attribute, text));
+      bad(at(n), fmt::format("{}: attribute '{}' is '{}', not an integer", what(), attribute, text));
     return v;
   }
 
@@ -116,7 +119,7 @@ class reader {
       port out;
       const auto id = p.attribute("id");
       if (!id || id.value()[0] == '\0') bad_layer(l, fmt::format("a port of <{}> has no id", parent.name()));
-      out.id = integer(p, "id", l.where());
+      out.id = integer(p, "id", [&] { return l.where(); });
       std::vector<dimension> dims;
       for (const auto& d : p.children("dim")) dims.push_back(dim(l, out.id, d.child_value()));
       out.dims = partial_shape(std::move(dims));
@@ -226,9 +229,10 @@ std::vector<std::int64_t> layer::integers(std::string_view n, std::vector<std::i
   return find(n) == nullptr ? fallback : integers(n);
 }
 
-const std::vector<double>& layer::reals(std::string_view n) const {
+std::vector<double> layer::reals(std::string_view n) const {
   const auto& a = need(*this, n);
   if (!a.is_reals) bad_attribute(*this, n, fmt::format("is '{}', not a list of numbers", a.text));
+  if (a.is_integers) return {a.integers.begin(), a.integers.end()};
   return a.reals;
 }
 
@@ -277,7 +281,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   graph g;
   g.xml_file_ = file;
   g.name_ = net.attribute("name").value();
-  const std::string_view version = r.required(net, "version", "<net>");
+  const std::string_view version = r.required(net, "version", [] { return "<net>"; });
   if (version != "10" && version != "11")
     fail(errc::unsupported, {.offset = reader::at(net), .file = file},
          fmt::format("{}: IR version {} is not supported; reshape1 reads IR versions 10 and 11",
@@ -286,12 +290,16 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
 
   const auto layers = net.child("layers");
   if (!layers) r.bad(reader::at(net), "<net> has no <layers>");
+  std::size_t count = 0;
+  for (auto node = layers.child("layer"); node; node = node.next_sibling("layer")) ++count;
+  g.layers_.reserve(count);
+  g.by_id_.reserve(count);
   for (const auto& node : layers.children("layer")) {
     layer l;
     l.byte = reader::at(node);
     l.name = node.attribute("name").value();
-    l.id = r.integer(node, "id", fmt::format("layer '{}'", l.name));
-    l.type = r.required(node, "type", l.where());
+    l.id = r.integer(node, "id", [&] { return fmt::format("layer '{}'", l.name); });
+    l.type = r.required(node, "type", [&] { return l.where(); });
     l.version = node.attribute("version").value();
     if (l.version.starts_with("opset")) {
       const std::string_view n = std::string_view(l.version).substr(5);
@@ -305,7 +313,11 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
       at.text = a.value();
       at.boolean = parse_boolean(trim(at.text));
       at.is_integers = parse_list(at.text, at.integers);
-      at.is_reals = parse_list(at.text, at.reals);
+      if (at.is_integers) {
+        at.is_reals = true;  // an integer list is a real list too; `reals` is filled only when read
+      } else {
+        at.is_reals = parse_list(at.text, at.reals);
+      }
       l.attributes.push_back(std::move(at));
     }
     l.inputs = r.ports(l, node.child("input"));
@@ -329,23 +341,25 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   std::vector<std::size_t> pending(g.layers_.size(), 0);
   if (const auto edges = net.child("edges")) {
     for (const auto& node : edges.children("edge")) {
-      const auto from_id = r.integer(node, "from-layer", "<edge>");
-      const auto from_port = r.integer(node, "from-port", "<edge>");
-      const auto to_id = r.integer(node, "to-layer", "<edge>");
-      const auto to_port = r.integer(node, "to-port", "<edge>");
-      const auto where =
-          fmt::format("edge from layer {} port {} to layer {} port {}", from_id, from_port, to_id, to_port);
+      const auto edge = [] { return "<edge>"; };
+      const auto from_id = r.integer(node, "from-layer", edge);
+      const auto from_port = r.integer(node, "from-port", edge);
+      const auto to_id = r.integer(node, "to-layer", edge);
+      const auto to_port = r.integer(node, "to-port", edge);
+      const auto where = [&] {
+        return fmt::format("edge from layer {} port {} to layer {} port {}", from_id, from_port, to_id, to_port);
+      };
       const auto* from = g.find(from_id);
       const auto* to = g.find(to_id);
-      if (from == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where, from_id));
-      if (to == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where, to_id));
+      if (from == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where(), from_id));
+      if (to == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where(), to_id));
       const auto out = port_index(from->outputs, from_port);
       const auto in = port_index(to->inputs, to_port);
-      if (!out) r.bad(reader::at(node), fmt::format("{}: {} has no output port {}", where, from->where(), from_port));
-      if (!in) r.bad(reader::at(node), fmt::format("{}: {} has no input port {}", where, to->where(), to_port));
+      if (!out) r.bad(reader::at(node), fmt::format("{}: {} has no output port {}", where(), from->where(), from_port));
+      if (!in) r.bad(reader::at(node), fmt::format("{}: {} has no input port {}", where(), to->where(), to_port));
       auto& target = g.layers_[static_cast<std::size_t>(to - g.layers_.data())];
       if (target.sources[*in])
-        r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where));
+        r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where()));
       const auto from_index = static_cast<std::size_t>(from - g.layers_.data());
       target.sources[*in] = source{from_index, *out};
       consumers[from_index].push_back(static_cast<std::size_t>(to - g.layers_.data()));

@@ -19,6 +19,9 @@ namespace reshape1::model::detail {
 
 /// The largest tensor whose element values propagation carries.
 inline constexpr std::int64_t max_value_elements = 4096;
+/// The largest Const whose values are read from the .bin: shape paths hold shapes, patterns, indices and
+/// scales; weights are larger and would only cost time.
+inline constexpr std::int64_t max_const_values = 64;
 
 struct op {
   const graph& g;

@@ -23,9 +23,9 @@ struct attribute {
   std::string text;
   std::optional<bool> boolean;
   bool is_integers = false;  ///< `integers` holds the whole text
-  bool is_reals = false;     ///< `reals` holds the whole text (also true for integer lists)
+  bool is_reals = false;     ///< the text is a list of numbers (true for integer lists too)
   std::vector<std::int64_t> integers;
-  std::vector<double> reals;
+  std::vector<double> reals;  ///< only for lists that are not all integers (layer::reals converts the others)
 };
 
 struct port {
@@ -59,7 +59,7 @@ class layer {
   [[nodiscard]] std::int64_t integer(std::string_view name, std::int64_t fallback) const;
   [[nodiscard]] const std::vector<std::int64_t>& integers(std::string_view name) const;
   [[nodiscard]] std::vector<std::int64_t> integers(std::string_view name, std::vector<std::int64_t> fallback) const;
-  [[nodiscard]] const std::vector<double>& reals(std::string_view name) const;
+  [[nodiscard]] std::vector<double> reals(std::string_view name) const;
   [[nodiscard]] bool flag(std::string_view name) const;
   [[nodiscard]] bool flag(std::string_view name, bool fallback) const;
   [[nodiscard]] std::string_view text(std::string_view name, std::string_view fallback) const;

@@ -54,7 +54,7 @@ std::size_t aspect_ratio_count(const std::vector<double>& ratios, bool flip) {
 // PriorBox-1: priors per cell from the sizes, aspect ratios and densities.
 void prior_box(op& o) {
   const auto ratios = aspect_ratio_count(o.l.reals("aspect_ratio"), o.l.flag("flip", false));
-  const auto& min_size = o.l.reals("min_size");
+  const auto min_size = o.l.reals("min_size");
   const auto max_size = o.l.find("max_size") ? o.l.reals("max_size") : std::vector<double>{};
   const auto fixed_size = o.l.find("fixed_size") ? o.l.reals("fixed_size") : std::vector<double>{};
   const auto fixed_ratio = o.l.find("fixed_ratio") ? o.l.reals("fixed_ratio") : std::vector<double>{};
@@ -75,8 +75,8 @@ void prior_box(op& o) {
 
 // PriorBoxClustered-1: one prior per (width, height) pair.
 void prior_box_clustered(op& o) {
-  const auto& widths = o.l.reals("width");
-  const auto& heights = o.l.reals("height");
+  const auto widths = o.l.reals("width");
+  const auto heights = o.l.reals("height");
   if (widths.size() != heights.size() || widths.empty())
     refuse(o, fmt::format("{} widths and {} heights; they must be as many, and not none", widths.size(),
                           heights.size()));

@@ -51,7 +51,7 @@ void constant(op& o) {
   o.out[0].shape = partial_shape(std::move(out));
   o.out[0].type = type;
   const auto count = small_count(o.out[0].shape);
-  if (!count || type == element_type::string) return;
+  if (!count || *count > max_const_values || type == element_type::string) return;
   const auto bytes = o.g.const_bytes(o.l);
   if (is_integer(type)) {
     const auto p = reshape_pattern::from_tensor(type, bytes, shape{*count});
