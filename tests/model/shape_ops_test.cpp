@@ -34,7 +34,11 @@ TEST(shape_ops, squeeze_and_unsqueeze) {
   const auto u = run("Unsqueeze", 1, {}, {values({5}, "[]"), values({0})});
   EXPECT_EQ(model::detail::exact_values(u[0].value), std::vector<std::int64_t>{5});
   expect_refused([] { (void)run("Squeeze", 1, {}, {of("[2,3]"), values({0})}); }, "axis 0 has the dimension 2");
-  expect_refused([] { (void)run("Unsqueeze", 1, {}, {of("[2]"), values({0, 0})}); }, "repeat an axis");
+  // Repeated axes count once, before and after normalisation: [2] with [0,0] is [1,2]; [2,3] with [3,-1] is [2,3,1].
+  EXPECT_EQ(shape_of(run("Unsqueeze", 1, {}, {of("[2]"), values({0, 0})})), "[1,2]");
+  EXPECT_EQ(shape_of(run("Unsqueeze", 1, {}, {of("[2,3]"), values({3, -1})})), "[2,3,1]");
+  EXPECT_EQ(shape_of(run("Unsqueeze", 1, {}, {of("[2,3]"), of("[1]", element_type::i64)})), "[?,?,?]");
+  expect_refused([] { (void)run("Unsqueeze", 1, {}, {of("[2]"), values({})}); }, "the axes input is empty");
   expect_refused([] { (void)run("Unsqueeze", 1, {}, {of("[2]"), values({5})}); }, "axis 5 is out of range for rank 2");
 }
 

@@ -137,14 +137,14 @@ void reshape(op& o) {
   if (o.value(0) && o.out[0].shape.is_static()) o.out[0].value = o.value(0);
 }
 
-/// Axes from input i, normalised for `rank`; nullopt when unknown.
+/// Axes from input i, normalised for `rank`, each once; nullopt when unknown.
 std::optional<std::vector<std::size_t>> axes(const op& o, std::size_t i, std::size_t rank) {
   const auto v = known_integers(o, i);
   if (!v) return std::nullopt;
   std::vector<std::size_t> r;
   for (auto a : *v) r.push_back(normalize_axis(o, a, rank));
   std::sort(r.begin(), r.end());
-  if (std::adjacent_find(r.begin(), r.end()) != r.end()) refuse(o, "the axes repeat an axis");
+  r.erase(std::unique(r.begin(), r.end()), r.end());
   return r;
 }
 
@@ -176,19 +176,32 @@ void squeeze(op& o) {
   o.out[0].value = o.value(0);
 }
 
-// Unsqueeze-1: inserts dimensions of 1 at the given axes of the output.
+// Unsqueeze-1: inserts dimensions of 1 at the given axes of the output. Repeated axes count once (before
+// and after normalisation), as OpenVINO reads them; an empty list is refused.
 void unsqueeze(op& o) {
   o.need(2, 1);
   const auto& s = o.shape(0);
   o.out[0].type = o.in[0]->type;
+  if (!s.rank_known()) return;
   const auto v = known_integers(o, 1);
-  if (!s.rank_known() || !v) return;
-  const std::size_t rank = s.size() + v->size();
-  const auto a = axes(o, 1, rank);
-  std::vector<dimension> dims;
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < rank; ++i)
-    dims.push_back(std::binary_search(a->begin(), a->end(), i) ? dimension(1) : s[k++]);
+  if (!v) {
+    const auto& a = o.shape(1);
+    if (a.is_static() && a.size() == 1 && a[0].lo() == 1)
+      o.out[0].shape = partial_shape(std::vector<dimension>(s.size() + 1));
+    return;
+  }
+  if (v->empty()) refuse(o, "the axes input is empty");
+  std::vector<std::int64_t> unique = *v;
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  const std::size_t rank = s.size() + unique.size();
+  std::set<std::size_t> axes;
+  for (auto a : unique) axes.insert(normalize_axis(o, a, rank));
+  std::vector<dimension> dims(s.begin(), s.end());
+  for (auto a : axes) {
+    if (a <= dims.size()) dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(a), dimension(1));
+    else dims.emplace_back(1);
+  }
   o.out[0].shape = partial_shape(std::move(dims));
   o.out[0].value = o.value(0);
 }
