@@ -54,6 +54,8 @@ TEST(data_movement, broadcast_tile_transpose) {
   EXPECT_EQ(shape_of(run("Transpose", 1, {}, {of("[2,3,4]"), values({2, 0, 1})})), "[4,2,3]");
   EXPECT_EQ(shape_of(run("Transpose", 1, {}, {of("[2,3,4]"), values({})})), "[4,3,2]");
   expect_refused([] { (void)run("Broadcast", 3, {{"mode", "numpy"}}, {of("[3]"), values({4})}); }, "do not broadcast");
+  expect_refused([] { (void)run("Broadcast", 3, {{"mode", "numpy"}}, {of("[3]"), values({1})}); },
+                 "the data [3] does not broadcast to the target [1]");
   expect_refused([] { (void)run("Tile", 1, {}, {of("[2]"), values({-1})}); }, "the repeat -1 is negative");
   expect_refused([] { (void)run("Transpose", 1, {}, {of("[2,3]"), values({0, 0})}); }, "not a permutation");
 }

@@ -13,6 +13,7 @@
 #include "reshape1/error.hpp"
 #include "reshape1/model/graph.hpp"
 #include "reshape1/partial_shape.hpp"
+#include "reshape1/reshape.hpp"
 
 namespace reshape1::model {
 
@@ -23,7 +24,7 @@ struct element_bound {
   static constexpr std::int64_t no_upper = std::numeric_limits<std::int64_t>::max();
   std::int64_t lo = no_lower;
   std::int64_t hi = no_upper;
-  std::string symbol;
+  decltype(pattern_bound::symbol) symbol;  ///< the same symbol type as a pattern's bounds and dimensions
   bool constant = false;
   [[nodiscard]] bool exact() const noexcept { return lo == hi; }
   friend bool operator==(const element_bound&, const element_bound&) = default;

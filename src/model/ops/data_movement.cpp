@@ -301,7 +301,11 @@ void broadcast_op(op& o) {
   if (mode == "numpy") {
     if (data.rank_known() && data.size() > target->size())
       refuse(o, fmt::format("the data {} has a higher rank than the target {}", to_string(data), to_string(*target)));
-    (void)broadcast(o, data, *target);  // refuses what cannot broadcast
+    // One way: each data dimension is 1 or the target's.
+    const auto both = broadcast(o, data, *target);
+    for (std::size_t i = 0; both.rank_known() && i < both.size(); ++i)
+      if (both[i].is_static() && (*target)[i].is_static() && both[i].lo() != (*target)[i].lo())
+        refuse(o, fmt::format("the data {} does not broadcast to the target {}", to_string(data), to_string(*target)));
     o.out[0].shape = *target;
   } else if (mode == "bidirectional") {
     o.out[0].shape = broadcast(o, data, *target);
