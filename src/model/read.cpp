@@ -115,12 +115,18 @@ class reader {
 
   std::vector<port> ports(const layer& l, const pugi::xml_node& parent) const {
     std::vector<port> result;
+    std::size_t count = 0;
+    for (auto p = parent.first_child(); p; p = p.next_sibling()) ++count;  // an upper bound, without name compares
+    result.reserve(count);
     for (const auto& p : parent.children("port")) {
       port out;
       const auto id = p.attribute("id");
       if (!id || id.value()[0] == '\0') bad_layer(l, fmt::format("a port of <{}> has no id", parent.name()));
       out.id = integer(p, "id", [&] { return l.where(); });
       std::vector<dimension> dims;
+      std::size_t rank = 0;
+      for (auto d = p.first_child(); d; d = d.next_sibling()) ++rank;
+      dims.reserve(rank);
       for (const auto& d : p.children("dim")) dims.push_back(dim(l, out.id, d.child_value()));
       out.dims = partial_shape(std::move(dims));
       if (const auto pr = p.attribute("precision")) out.type = precision(pr.value());
@@ -291,7 +297,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   const auto layers = net.child("layers");
   if (!layers) r.bad(reader::at(net), "<net> has no <layers>");
   std::size_t count = 0;
-  for (auto node = layers.child("layer"); node; node = node.next_sibling("layer")) ++count;
+  for (auto node = layers.first_child(); node; node = node.next_sibling()) ++count;
   g.layers_.reserve(count);
   g.by_id_.reserve(count);
   for (const auto& node : layers.children("layer")) {
@@ -307,7 +313,11 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
       const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
       if (ec == std::errc() && end == n.data() + n.size()) l.opset = v;
     }
-    for (const auto& a : node.child("data").attributes()) {
+    const auto data = node.child("data");
+    std::size_t attributes = 0;
+    for (auto a = data.first_attribute(); a; a = a.next_attribute()) ++attributes;
+    l.attributes.reserve(attributes);
+    for (const auto& a : data.attributes()) {
       attribute at;
       at.name = a.name();
       at.text = a.value();
