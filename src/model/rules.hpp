@@ -35,7 +35,7 @@ struct op {
   [[nodiscard]] const layer* constant_source(std::size_t i) const;
   /// Refuses fewer than n inputs or outputs than the op has.
   void need(std::size_t inputs, std::size_t outputs) const;
-  /// The element type declared on output i (its precision), or `fallback`.
+  /// The element type declared on output i (its precision), if any.
   [[nodiscard]] std::optional<element_type> declared_type(std::size_t i) const;
 };
 
