@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <random>
 
@@ -433,6 +434,30 @@ TEST(ir_models, shared_models_when_present) {
   expect_model({shared / "yolov8n-int8-ov2024.1-onnx/yolov8n.xml", 5, 5, 5});
   expect_model({shared / "yolov8n-int8-320-ov2025.4/yolov8n.xml", 5, 5, 5});
   expect_model({shared / "yolo11n-int8-ov2025.2/yolo11n.xml", 8, 8, 8});
+}
+
+TEST_F(ir, a_hand_edited_layer_in_a_real_model_is_one_shape_mismatch) {
+  // Convolution 332 (3x3, stride 2, pads 1) on [1,3,300,300] gives [1,24,150,150]; declare 151 instead.
+  const fs::path base = fs::path(RESHAPE1_TEST_DATA) / "ir-models/face-detection-retail-0005";
+  std::ifstream in(base / "other.xml", std::ios::binary);
+  std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto layer = xml.find("name=\"332\" type=\"Convolution\"");
+  ASSERT_NE(layer, std::string::npos);
+  const auto out = xml.find("<output>", layer);
+  const auto dim = xml.find("<dim>150</dim>", out);
+  xml.replace(dim, 14, "<dim>151</dim>");
+  std::ifstream bin_in(base / "other.bin", std::ios::binary);
+  const std::string bin((std::istreambuf_iterator<char>(bin_in)), std::istreambuf_iterator<char>());
+  const auto r = model::check(load(xml, bin));
+  ASSERT_EQ(r.layers.size(), 1u);  // the layers after it follow the computed shape, not the declared one
+  const auto& f = r.layers[0];
+  EXPECT_EQ(f.issue, model::layer_issue::shape_mismatch);
+  EXPECT_EQ(f.id, 8);
+  EXPECT_EQ(f.type, "Convolution");
+  EXPECT_EQ(f.port, 2);
+  EXPECT_EQ(to_string(f.declared), "[1,24,151,150]");
+  EXPECT_EQ(to_string(f.propagated), "[1,24,150,150]");
+  EXPECT_TRUE(r.summary.failed());
 }
 
 // ---- hostile reading (issue 12, item 4) ---------------------------------------------------------
