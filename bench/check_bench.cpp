@@ -1,52 +1,119 @@
-// `check` on the largest real model (reading both files, evaluating, inferring) versus only parsing its
-// XML with pugixml from memory (target <= 1.5x).
-// The model is $RESHAPE1_BENCH_MODEL, else yolo11n from ../shared/ir-models, else the largest shipped one.
+// `check`'s cost on the largest real models against the floor of parsing their XML with pugixml from memory.
+// Target: reading the model (.xml and .bin) and propagating through every layer (values included) at most
+// 2x the pugixml parse. The stages are timed apart to show where the time goes:
+//   parse_xml_only     pugixml on the XML already in memory (the floor)
+//   read_ir            mapping both files, parsing, building the typed graph, checking every Const
+//   read_and_propagate read_ir + propagate()            <- the target
+//   check              read_ir + propagate() + check()  (what `reshape1 check` does, without printing)
+// The models are $RESHAPE1_BENCH_MODEL, else person-vehicle-bike-detection-2004 and yolo11n from
+// ../shared/ir-models, else the largest shipped one. After the table, one line per model gives the absolute
+// times and the ratios, in CPU time (steadier than wall time on a shared machine; single-threaded code).
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <pugixml.hpp>
 
-#include "reshape1/io/ir.hpp"
+#include "reshape1/model/check.hpp"
 
 namespace {
 
-std::filesystem::path model() {
-  if (const char* env = std::getenv("RESHAPE1_BENCH_MODEL")) return env;
-  const std::filesystem::path shared = RESHAPE1_SHARED_MODELS "/yolo11n-int8-ov2025.2/yolo11n.xml";
-  if (std::filesystem::exists(shared)) return shared;
-  return RESHAPE1_TEST_DATA "/ir-models/face-detection-0200/face-detection-0200.xml";
+namespace fs = std::filesystem;
+
+std::vector<fs::path> models() {
+  if (const char* env = std::getenv("RESHAPE1_BENCH_MODEL")) return {env};
+  std::vector<fs::path> found;
+  for (const char* m : {"omz-person-vehicle-bike-detection-2004-fp16/person-vehicle-bike-detection-2004.xml",
+                        "yolo11n-int8-ov2025.2/yolo11n.xml"}) {
+    const fs::path p = fs::path(RESHAPE1_SHARED_MODELS) / m;
+    if (fs::exists(p)) found.push_back(p);
+  }
+  if (found.empty()) found.push_back(RESHAPE1_TEST_DATA "/ir-models/face-detection-0200/face-detection-0200.xml");
+  return found;
 }
 
-// The floor: pugixml parsing the XML from memory (the file is read once, outside the loop), with the
-// same settings as reshape1's reader.
-void parse_xml_only(benchmark::State& state) {
-  const auto path = model();
-  std::ifstream in(path, std::ios::binary);
+fs::path bin_of(const fs::path& xml) { return fs::path(xml).replace_extension(".bin"); }
+
+void parse_xml_only(benchmark::State& state, const fs::path& xml) {
+  std::ifstream in(xml, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (auto _ : state) {
     pugi::xml_document doc;
     benchmark::DoNotOptimize(doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8));
   }
-  state.SetLabel(path.filename().string());
 }
-BENCHMARK(parse_xml_only)->Unit(benchmark::kMillisecond);
 
-void check_model(benchmark::State& state) {
-  const auto path = model();
+void read_ir(benchmark::State& state, const fs::path& xml) {
   for (auto _ : state) {
-    const auto m = reshape1::io::read_ir(path, std::filesystem::path(path).replace_extension(".bin"));
-    auto report = reshape1::io::check_ir(m);
+    auto g = reshape1::model::read_ir(xml, bin_of(xml));
+    benchmark::DoNotOptimize(g);
+  }
+}
+
+void read_and_propagate(benchmark::State& state, const fs::path& xml) {
+  for (auto _ : state) {
+    const auto g = reshape1::model::read_ir(xml, bin_of(xml));
+    auto p = reshape1::model::propagate(g);
+    benchmark::DoNotOptimize(p);
+  }
+}
+
+void check(benchmark::State& state, const fs::path& xml) {
+  for (auto _ : state) {
+    const auto g = reshape1::model::read_ir(xml, bin_of(xml));
+    auto report = reshape1::model::check(g);
     benchmark::DoNotOptimize(report);
   }
-  state.SetLabel(path.filename().string());
 }
-BENCHMARK(check_model)->Unit(benchmark::kMillisecond);
+
+/// The console table, then the ratios with the absolute times they come from.
+class ratio_reporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const auto& r : runs)
+      if (r.aggregate_name.empty() || r.aggregate_name == "median")
+        ms_[r.run_name.function_name] = r.GetAdjustedCPUTime() * 1e3 / benchmark::GetTimeUnitMultiplier(r.time_unit);
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    for (const auto& xml : models()) {
+      const auto name = xml.filename().string();
+      auto t = [&](const char* stage) { return ms_[std::string(stage) + "/" + name]; };
+      const double floor = t("parse_xml_only");
+      std::printf("%s: pugixml parse %.2f ms; read_ir %.2f ms (%.2fx); read+propagate %.2f ms (%.2fx, target <= 2x); "
+                  "check %.2f ms (%.2fx)\n",
+                  name.c_str(), floor, t("read_ir"), t("read_ir") / floor, t("read_and_propagate"),
+                  t("read_and_propagate") / floor, t("check"), t("check") / floor);
+    }
+  }
+
+ private:
+  std::map<std::string, double> ms_;
+};
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  for (const auto& xml : models()) {
+    const auto name = xml.filename().string();
+    benchmark::RegisterBenchmark(("parse_xml_only/" + name).c_str(), parse_xml_only, xml)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("read_ir/" + name).c_str(), read_ir, xml)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("read_and_propagate/" + name).c_str(), read_and_propagate, xml)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("check/" + name).c_str(), check, xml)->Unit(benchmark::kMillisecond);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  ratio_reporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,5 +1,8 @@
-// `reshape1 check MODEL.xml [--bin MODEL.bin] [--json] [--quiet]`: the Reshape layers of an IR model.
+// `reshape1 check MODEL.xml [--bin MODEL.bin] [--json] [--quiet]`: the Reshape layers of an IR model, and
+// every layer's propagated output shapes against the declared ones.
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -11,7 +14,8 @@
 #include "commands.hpp"
 #include "report.hpp"
 #include "reshape1/error.hpp"
-#include "reshape1/io/ir.hpp"
+#include "reshape1/model/check.hpp"
+#include "reshape1/model/graph.hpp"
 
 namespace reshape1::cli {
 namespace {
@@ -23,47 +27,62 @@ struct check_args {
   bool quiet = false;
 };
 
-nlohmann::ordered_json to_json(const io::check_report& r, const std::string& model) {
+std::string text(const std::optional<partial_shape>& s) { return s ? to_string(*s) : std::string(); }
+
+nlohmann::ordered_json to_json(const model::check_report& r, const std::string& model_file) {
   auto findings = nlohmann::ordered_json::array();
-  for (const auto& f : r.findings) {
-    nlohmann::ordered_json j = {{"id", f.id},
+  for (const auto& f : r.reshapes) {
+    nlohmann::ordered_json j = {{"id", std::to_string(f.id)},
                                 {"name", f.name},
-                                {"verdict", io::name(f.result)},
+                                {"verdict", model::name(f.result)},
                                 {"warnings", f.warnings},
-                                {"input", f.input},
-                                {"pattern", f.pattern},
+                                {"input", to_string(f.input)},
+                                {"pattern", to_string(f.pattern)},
                                 {"pattern_known", f.pattern_known},
                                 {"special_zero", f.special_zero},
-                                {"declared", f.declared},
-                                {"inferred", f.inferred.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f.inferred)},
+                                {"declared", to_string(f.declared)},
+                                {"inferred", f.inferred ? nlohmann::ordered_json(text(f.inferred)) : nlohmann::ordered_json()},
                                 {"blocks_reshape", f.blocks_reshape},
                                 {"hint", f.hint}};
-    if (f.result == io::verdict::error) j["error"] = {{"code", f.code}, {"message", f.message}};
+    if (f.result == model::verdict::error) j["error"] = {{"code", name(*f.code)}, {"message", f.message}};
     findings.push_back(std::move(j));
   }
-  const auto& s = r.summary;
-  return {{"model", model},
+  auto layers = nlohmann::ordered_json::array();
+  for (const auto& f : r.layers) {
+    nlohmann::ordered_json j = {{"issue", model::name(f.issue)}, {"id", std::to_string(f.id)}, {"name", f.name},
+                                {"type", f.type}, {"opset", f.opset}};
+    if (f.port >= 0) {
+      j["port"] = f.port;
+      j["declared"] = to_string(f.declared);
+      j["propagated"] = to_string(f.propagated);
+    }
+    if (f.code) j["code"] = name(*f.code);
+    if (!f.message.empty()) j["message"] = f.message;
+    layers.push_back(std::move(j));
+  }
+  const auto& s = r.summary.reshapes;
+  const auto& l = r.summary.layers;
+  return {{"model", model_file},
           {"findings", findings},
+          {"layers", layers},
           {"summary",
-           {{"reshapes", s.reshapes},
+           {{"reshapes", s.count},
             {"ok", s.ok},
             {"error", s.errors},
-            {"mismatch", s.mismatches},
+            {"shape_mismatch", s.shape_mismatches},
             {"refinable", s.refinable},
-            {"blocking_reshape", s.blocking}}}};
+            {"blocking_reshape", s.blocking}}},
+          {"layer_summary",
+           {{"layers", l.count},
+            {"propagated", l.propagated},
+            {"shape_mismatch", l.shape_mismatches},
+            {"refinable", l.refinable},
+            {"not_covered", l.not_covered},
+            {"rule_error", l.rule_errors}}}};
 }
 
-void print_table(const io::check_report& r, bool quiet) {
-  const std::vector<std::string> head{"id", "name", "input", "pattern", "special_zero", "declared", "inferred", "verdict"};
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& f : r.findings) {
-    if (quiet && f.result == io::verdict::ok && f.warnings.empty()) continue;
-    rows.push_back({f.id, f.name, f.input, f.pattern_known ? f.pattern : f.pattern + " (values unknown)",
-                    f.special_zero ? "true" : "false", f.declared, f.result == io::verdict::error ? "-" : f.inferred,
-                    std::string(io::name(f.result))});
-  }
-  for (auto& row : rows)
-    for (auto& cell : row) cell = printable(cell);  // names and shapes come from the file
+void print_rows(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows,
+                const std::function<void(std::size_t)>& after) {
   std::vector<std::size_t> width(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {
     width[c] = head[c].size();
@@ -76,32 +95,69 @@ void print_table(const io::check_report& r, bool quiet) {
     std::cout << line << '\n';
   };
   if (!rows.empty()) print_row(head);
-  std::size_t k = 0;
-  for (const auto& f : r.findings) {
-    if (quiet && f.result == io::verdict::ok && f.warnings.empty()) continue;
-    print_row(rows[k++]);
-    if (f.result == io::verdict::error) std::cout << "    error " << f.code << ": " << printable(f.message) << '\n';
-    if (f.result == io::verdict::mismatch || f.result == io::verdict::refinable)
-      std::cout << "    " << printable(f.hint) << '\n';
-    for (const auto& w : f.warnings) std::cout << "    warning: " << printable(w) << '\n';
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    print_row(rows[k]);
+    after(k);
   }
-  const auto& s = r.summary;
-  std::cout << fmt::format("{} Reshape layers: {} ok, {} error, {} mismatch, {} refinable; {} keep the model from "
-                           "being reshaped\n",
-                           s.reshapes, s.ok, s.errors, s.mismatches, s.refinable, s.blocking);
+}
+
+void print_table(const model::check_report& r, bool quiet) {
+  std::vector<const model::reshape_finding*> shown;
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& f : r.reshapes) {
+    if (quiet && f.result == model::verdict::ok && f.warnings.empty()) continue;
+    shown.push_back(&f);
+    rows.push_back({std::to_string(f.id), f.name, to_string(f.input),
+                    f.pattern_known ? to_string(f.pattern) : to_string(f.pattern) + " (values unknown)",
+                    f.special_zero ? "true" : "false", to_string(f.declared),
+                    f.result == model::verdict::error ? "-" : text(f.inferred), std::string(model::name(f.result))});
+  }
+  for (auto& row : rows)
+    for (auto& cell : row) cell = printable(cell);  // names and shapes come from the file
+  print_rows({"id", "name", "input", "pattern", "special_zero", "declared", "inferred", "verdict"}, rows,
+             [&](std::size_t k) {
+               const auto& f = *shown[k];
+               if (f.result == model::verdict::error)
+                 std::cout << "    error " << name(*f.code) << ": " << printable(f.message) << '\n';
+               if (f.result == model::verdict::shape_mismatch || f.result == model::verdict::refinable)
+                 std::cout << "    " << printable(f.hint) << '\n';
+               for (const auto& w : f.warnings) std::cout << "    warning: " << printable(w) << '\n';
+             });
+  const auto& s = r.summary.reshapes;
+  std::cout << fmt::format("{} Reshape layers: {} ok, {} error, {} shape_mismatch, {} refinable; {} keep the model "
+                           "from being reshaped\n",
+                           s.count, s.ok, s.errors, s.shape_mismatches, s.refinable, s.blocking);
+  // The whole-model self-check: only layers with something to say.
+  std::vector<std::vector<std::string>> layer_rows;
+  std::vector<const model::layer_finding*> layer_shown;
+  for (const auto& f : r.layers) {
+    if (quiet && f.issue == model::layer_issue::refinable) continue;
+    layer_shown.push_back(&f);
+    layer_rows.push_back({std::to_string(f.id), f.name, fmt::format("{}-{}", f.type, f.opset),
+                          f.port >= 0 ? std::to_string(f.port) : "-", f.port >= 0 ? to_string(f.declared) : "-",
+                          f.port >= 0 ? to_string(f.propagated) : "-", std::string(model::name(f.issue))});
+  }
+  for (auto& row : layer_rows)
+    for (auto& cell : row) cell = printable(cell);
+  print_rows({"id", "name", "op", "port", "declared", "propagated", "issue"}, layer_rows, [&](std::size_t k) {
+    if (!layer_shown[k]->message.empty()) std::cout << "    " << printable(layer_shown[k]->message) << '\n';
+  });
+  const auto& l = r.summary.layers;
+  std::cout << fmt::format("{} layers: {} propagated, {} shape_mismatch, {} refinable, {} not_covered, {} rule_error\n",
+                           l.count, l.propagated, l.shape_mismatches, l.refinable, l.not_covered, l.rule_errors);
 }
 
 int check(const check_args& a) {
   // An error reading the model goes to main, which exits 2: the model cannot be read.
   const std::string bin = !a.bin.empty() ? a.bin : std::filesystem::path(a.xml).replace_extension(".bin").string();
-  const auto model = io::read_ir(a.xml, bin);
-  const auto report = io::check_ir(model);
+  const auto graph = model::read_ir(a.xml, bin);
+  const auto report = model::check(graph);
   if (a.json) {
     std::cout << json_text(to_json(report, a.xml), 2) << '\n';
   } else {
     print_table(report, a.quiet);
   }
-  return report.summary.errors + report.summary.mismatches == 0 ? exit_ok : exit_invalid;
+  return report.summary.failed() ? exit_invalid : exit_ok;
 }
 
 }  // namespace
@@ -113,9 +169,13 @@ void add_check(CLI::App& app, session& s) {
       "For every Reshape: its pattern (a Const, or a shape sub-graph evaluated to values or bounds), reshape1's\n"
       "inferred output against the declared one, and warnings for patterns that hard-code the batch or a\n"
       "dynamic dimension (the model then cannot be reshaped).\n"
-      "Verdicts: ok, error (inference fails), mismatch (the declared output cannot be right), refinable (the\n"
-      "declared output is less precise than what can be inferred).\n"
-      "Exit codes: 0 no error or mismatch, 1 some layer has one, 2 usage error or unreadable model.");
+      "Verdicts: ok, error (inference fails), shape_mismatch (the declared output cannot be right), refinable\n"
+      "(the declared output is less precise than what can be inferred).\n"
+      "Then every layer is propagated from the model's inputs and its outputs compared with the declared\n"
+      "shapes: shape_mismatch, refinable (declared static, only an interval derivable), not_covered (no\n"
+      "rule for the op), rule_error (the op refuses its inputs).\n"
+      "Exit codes: 0 no Reshape error, no shape_mismatch and no rule_error; 1 otherwise; 2 usage error or\n"
+      "unreadable model.");
   cmd->add_option("MODEL", args->xml, "the model's .xml file")->required();
   cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");
   cmd->add_flag("--json", args->json, "print the findings as one JSON document");

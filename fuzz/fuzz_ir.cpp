@@ -1,4 +1,4 @@
-// Fuzz target: the IR reader and the checker. The input is a 2-byte little-endian XML length, the XML,
+// Fuzz target: the IR reader, the propagation through every layer and the checker. The input is a 2-byte little-endian XML length, the XML,
 // then the .bin. Whatever the bytes: a report, or one reshape1::error.
 #include <algorithm>
 #include <filesystem>
@@ -6,7 +6,7 @@
 
 #include "fuzz_input.hpp"
 #include "reshape1/error.hpp"
-#include "reshape1/io/ir.hpp"
+#include "reshape1/model/check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace reshape1;
@@ -18,14 +18,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ofstream(bin, std::ios::binary | std::ios::trunc)
       .write(reinterpret_cast<const char*>(data + 2 + xml_size), static_cast<std::streamsize>(size - 2 - xml_size));
   try {
-    const auto model = io::read_ir(xml, bin);
-    const auto report = io::check_ir(model);
+    const auto graph = model::read_ir(xml, bin);
+    const auto report = model::check(graph);
     std::size_t counted = 0;
-    for (const auto& f : report.findings) {
-      counted += f.result == io::verdict::ok;
-      if (f.result == io::verdict::error && f.code.empty()) fuzz::invariant_broken("an error verdict without a code");
+    for (const auto& f : report.reshapes) {
+      counted += f.result == model::verdict::ok;
+      if (f.result == model::verdict::error && !f.code) fuzz::invariant_broken("an error verdict without a code");
     }
-    if (counted != report.summary.ok) fuzz::invariant_broken("summary counts");
+    if (counted != report.summary.reshapes.ok) fuzz::invariant_broken("summary counts");
+    std::size_t mismatches = 0;
+    for (const auto& f : report.layers) mismatches += f.issue == model::layer_issue::shape_mismatch;
+    if (mismatches != report.summary.layers.shape_mismatches) fuzz::invariant_broken("layer summary counts");
+    if (report.summary.layers.propagated > report.summary.layers.count) fuzz::invariant_broken("more layers propagated than read");
   } catch (const error&) {
   }
   return 0;

@@ -168,7 +168,8 @@ void check_copies(const problem<Dim>& p) {
 }
 
 /// Row 5: the input's element count (lower bounds: the smallest possible count) fits 64 bits. On
-/// the way, the product of the input dimensions that are not copied (used by the static domain).
+/// the way, for plain values, the products of the copied and the other input dimensions: the static
+/// domain's input product and its share of the output's count.
 struct input_counts {
   count all, replaced, copied;
 };
@@ -191,7 +192,7 @@ input_counts check_input_count(const problem<Dim>& p) {
 
 /// The factors of both sides (semantics.md, "Known input rank"): every input dimension that is not
 /// copied, and every literal output dimension; with an unknown input rank, no input factors, and the
-/// marker is an output factor. Also the output dimensions, the marker's a placeholder.
+/// marker is an output factor.
 template <class Dim>
 struct sides {
   factors<Dim> in, out;
@@ -317,7 +318,6 @@ products<Dim> multiply_sides(const sides<Dim>& s) {
   return {fixed_product(s.in), fixed_product(s.out), dynamic_product(s.in, s.unknown_copy),
           dynamic_product(s.out, s.unknown_copy)};
 }
-
 
 /// The remaining factors of one side after steps 1 and 2, as text (cold: for messages).
 template <class Dim>
@@ -565,7 +565,6 @@ void infer_checked(const problem<Dim>& p, output_of<Dim>& result) {
   check_copies(p);
   infer_reading(p, check_input_count(p), result);
 }
-
 
 // ---- O1: sound bounds ---------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@
 #include <functional>
 #include <random>
 
-#include "reshape1/io/ir.hpp"
+#include "reshape1/model/check.hpp"
 #include "reshape1/io/npy.hpp"
 #include "test_util.hpp"
 
@@ -95,16 +95,16 @@ TEST_F(damaged, ir_model_truncated_and_corrupted) {
   const std::string bin = read(base / "other.bin");
   const auto bin_path = write("m.bin", bin);
   for (std::size_t n : {0ul, 1ul, 10ul, 100ul, 1000ul, 5000ul, xml.size() / 2, xml.size() - 20}) {
-    EXPECT_THROW((void)io::read_ir(write("m.xml", xml.substr(0, n)), bin_path), error) << n;
+    EXPECT_THROW((void)model::read_ir(write("m.xml", xml.substr(0, n)), bin_path), error) << n;
   }
   std::mt19937 rng(5);
   for (int k = 0; k < 200; ++k) {
     std::string bad = xml;
     for (int j = 0; j < 4; ++j) bad[rng() % bad.size()] = "<>\"=/ 0123456789-?.x"[rng() % 21];
-    clean([&] { (void)io::check_ir(io::read_ir(write("m.xml", bad), bin_path)); }, "corrupted xml");
+    clean([&] { (void)model::check(model::read_ir(write("m.xml", bad), bin_path)); }, "corrupted xml");
   }
   for (std::size_t n : {0ul, 8ul, bin.size() / 2, bin.size() - 1})
-    EXPECT_THROW((void)io::read_ir(base / "other.xml", write("short.bin", bin.substr(0, n))), error) << n;
+    EXPECT_THROW((void)model::read_ir(base / "other.xml", write("short.bin", bin.substr(0, n))), error) << n;
 }
 
 }  // namespace

@@ -34,18 +34,25 @@ check("table row", lines[1].split() == ["267", "525", "[1,19,19,36]", "[1,-1]", 
       lines[1])
 check("table warning", lines[2].strip() == "warning: pattern[0] hard-codes the batch (1): the model cannot be reshaped "
                                            "to another batch; use 0 to copy it", lines[2])
-check("table summary", lines[-1] == "4 Reshape layers: 4 ok, 0 error, 0 mismatch, 0 refinable; 4 keep the model from "
-                                    "being reshaped", lines[-1])
+check("table summary", lines[-2] == "4 Reshape layers: 4 ok, 0 error, 0 shape_mismatch, 0 refinable; 4 keep the model "
+                                    "from being reshaped", lines[-2])
+check("layer summary", lines[-1] == "305 layers: 305 propagated, 0 shape_mismatch, 0 refinable, 0 not_covered, "
+                                    "0 rule_error", lines[-1])
 
 rc, out, err = run(fd200, "--quiet")
 check("quiet lists only problems", rc == 0 and out.splitlines() == [
-    "29 Reshape layers: 29 ok, 0 error, 0 mismatch, 0 refinable; 0 keep the model from being reshaped"], out)
+    "29 Reshape layers: 29 ok, 0 error, 0 shape_mismatch, 0 refinable; 0 keep the model from being reshaped",
+    "1146 layers: 1146 propagated, 0 shape_mismatch, 0 refinable, 0 not_covered, 0 rule_error"], out)
 
 rc, out, err = run(retail, "--json")
 doc = json.loads(out)
 check("json exit code", rc == 0, err)
-check("json summary", doc["summary"] == {"reshapes": 4, "ok": 4, "error": 0, "mismatch": 0, "refinable": 0,
+check("json summary", doc["summary"] == {"reshapes": 4, "ok": 4, "error": 0, "shape_mismatch": 0, "refinable": 0,
                                          "blocking_reshape": 4}, doc["summary"])
+check("json layer summary", doc["layer_summary"] == {"layers": 305, "propagated": 305, "shape_mismatch": 0,
+                                                     "refinable": 0, "not_covered": 0, "rule_error": 0},
+      doc["layer_summary"])
+check("json layers empty", doc["layers"] == [], doc["layers"])
 f = doc["findings"][0]
 for key in ("id", "name", "verdict", "warnings", "input", "pattern", "declared", "inferred"):
     check(f"json finding has {key}", key in f, list(f))
@@ -65,7 +72,15 @@ with tempfile.TemporaryDirectory() as d:
     check("mismatch exits 1", rc == 1, f"{rc} {err}")
     check("mismatch reported", "the declared output [1,12997] cannot be [1,12996]" in out, out)
     rc, out, err = run(str(bad), "--bin", bin_path, "--json")
-    check("mismatch in json", rc == 1 and json.loads(out)["summary"]["mismatch"] == 1, out[:200])
+    doc = json.loads(out)
+    check("mismatch in json", rc == 1 and doc["summary"]["shape_mismatch"] == 1, out[:200])
+    # The self-check names the same layer. The layers after it are propagated from the output reshape1
+    # computes, which agrees with what they declare: the hand-edited layer is the only finding.
+    check("layer shape_mismatch in json",
+          doc["layer_summary"]["shape_mismatch"] == 1 and doc["layers"][0]["issue"] == "shape_mismatch"
+          and doc["layers"][0]["id"] == "267" and doc["layers"][0]["declared"] == "[1,12997]"
+          and doc["layers"][0]["propagated"] == "[1,12996]" and doc["layers"][0]["type"] == "Reshape",
+          doc["layers"])
 
     # Unreadable models: exit 2, one line naming the file.
     (pathlib.Path(d) / "notxml.xml").write_text("<net version='11'><layers>")

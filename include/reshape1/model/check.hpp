@@ -1,0 +1,99 @@
+// reshape1::model: the checks of `reshape1 check`: every Reshape layer on its own, and every layer's
+// propagated output shapes against the ones the IR declares. Findings are data; the CLI renders them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reshape1/error.hpp"
+#include "reshape1/model/graph.hpp"
+#include "reshape1/model/propagate.hpp"
+#include "reshape1/partial_shape.hpp"
+#include "reshape1/reshape.hpp"
+
+namespace reshape1::model {
+
+/// A Reshape layer's verdict: inference fails (error), the declared output cannot be what the layer
+/// computes (shape_mismatch, the same meaning as layer_issue::shape_mismatch), or the two agree but the
+/// declared output is less precise than what can be inferred (refinable).
+enum class verdict { ok, error, shape_mismatch, refinable };
+[[nodiscard]] std::string_view name(verdict v) noexcept;
+
+/// What the checker says of one Reshape layer, at the shapes propagated to it.
+struct reshape_finding {
+  std::int64_t id = 0;
+  std::string name;
+  verdict result = verdict::ok;
+  std::optional<errc> code;  ///< for verdict::error
+  std::string message;       ///< for verdict::error: reshape1's message
+  partial_shape input;       ///< the data input (symbols removed)
+  reshape_pattern pattern = reshape_pattern::unknown();  ///< as far as it is known (symbols removed)
+  bool pattern_known = false;  ///< false when its values could not be evaluated
+  bool special_zero = false;
+  partial_shape declared;
+  std::optional<partial_shape> inferred;  ///< nullopt on error
+  std::vector<std::string> warnings;
+  bool blocks_reshape = false;  ///< a hard-coded dimension keeps the model from being reshaped
+  std::string hint;             ///< a change that resolves the verdict or the warnings, "" if none
+};
+
+/// What the whole-model self-check says of one layer output (or of a layer that lost information).
+enum class layer_issue {
+  shape_mismatch,  ///< the propagated and declared shapes cannot both hold
+  refinable,       ///< they agree, but the declared shape is static where only an interval can be derived
+                   ///< (a data-dependent size the IR writes down)
+  not_covered,     ///< no rule for the layer's (type, version): its outputs are unknown
+  rule_error,      ///< the layer's rule refuses its propagated inputs
+};
+[[nodiscard]] std::string_view name(layer_issue i) noexcept;
+
+struct layer_finding {
+  layer_issue issue = layer_issue::shape_mismatch;
+  std::int64_t id = 0;
+  std::string name, type;
+  int opset = 0;
+  std::int64_t port = -1;  ///< the output port (-1 for not_covered and rule_error)
+  partial_shape declared = partial_shape::dynamic();
+  partial_shape propagated = partial_shape::dynamic();
+  std::optional<errc> code;  ///< for rule_error
+  std::string message;       ///< for not_covered and rule_error
+};
+
+struct reshape_summary {
+  std::size_t count = 0, ok = 0, errors = 0, shape_mismatches = 0, refinable = 0, blocking = 0;
+};
+
+struct layer_summary {
+  std::size_t count = 0;
+  std::size_t propagated = 0;  ///< layers whose outputs all have a known rank
+  std::size_t shape_mismatches = 0, refinable = 0, not_covered = 0, rule_errors = 0;
+};
+
+struct check_summary {
+  reshape_summary reshapes;
+  layer_summary layers;
+  /// Whether check should exit 1: a Reshape error or shape_mismatch, a layer shape_mismatch or rule_error.
+  [[nodiscard]] bool failed() const noexcept {
+    return reshapes.errors + reshapes.shape_mismatches + layers.shape_mismatches + layers.rule_errors != 0;
+  }
+};
+
+struct check_report {
+  std::vector<reshape_finding> reshapes;
+  std::vector<layer_finding> layers;  ///< in topological order
+  check_summary summary;
+};
+
+/// The agreement of a declared and a propagated shape: nullopt when they agree exactly enough,
+/// shape_mismatch or refinable otherwise (see docs/cli.md).
+[[nodiscard]] std::optional<layer_issue> compare(const partial_shape& declared, const partial_shape& propagated);
+
+/// Propagates through the model and checks every Reshape and every layer output.
+[[nodiscard]] check_report check(const graph& g);
+[[nodiscard]] check_report check(const graph& g, const propagation& p);
+
+}  // namespace reshape1::model

@@ -1,0 +1,101 @@
+// reshape1::model: an OpenVINO IR model (versions 10 and 11) read once into a typed graph.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reshape1/element_type.hpp"
+#include "reshape1/partial_shape.hpp"
+
+namespace reshape1::model {
+
+/// One attribute of a layer's <data> element, parsed when the model is read: a list of integers
+/// (`"1, 2"`, `"5"`, `""`), a list of reals, a boolean (`true`/`false`/`1`/`0` in any case).
+struct attribute {
+  std::string name;
+  std::string text;
+  std::optional<bool> boolean;
+  bool is_integers = false;  ///< `integers` holds the whole text
+  bool is_reals = false;     ///< the text is a list of numbers (true for integer lists too)
+  std::vector<std::int64_t> integers;
+  std::vector<double> reals;  ///< only for lists that are not all integers (layer::reals converts the others)
+};
+
+struct port {
+  std::int64_t id = 0;
+  partial_shape dims;
+  std::optional<element_type> type;  ///< from `precision` or `element_type`, when given
+};
+
+/// Where an input comes from: a layer (index into graph::layers()) and its output (index into outputs).
+struct source {
+  std::size_t layer = 0;
+  std::size_t output = 0;
+};
+
+class layer {
+ public:
+  std::int64_t id = 0;
+  std::string name;
+  std::string type;
+  std::string version;  ///< as written: "opset1", "opset8", ...
+  int opset = 0;        ///< the N of "opsetN"; 0 when the version is not of that form
+  std::size_t byte = 0;  ///< where the <layer> element starts in the .xml
+  std::vector<attribute> attributes;
+  std::vector<port> inputs;
+  std::vector<port> outputs;
+  std::vector<std::optional<source>> sources;  ///< one per input: what feeds it (nullopt: nothing)
+
+  [[nodiscard]] const attribute* find(std::string_view name) const noexcept;
+  /// Typed attribute access. A missing or malformed attribute is error(bad_file) naming the layer.
+  [[nodiscard]] std::int64_t integer(std::string_view name) const;
+  [[nodiscard]] std::int64_t integer(std::string_view name, std::int64_t fallback) const;
+  [[nodiscard]] const std::vector<std::int64_t>& integers(std::string_view name) const;
+  [[nodiscard]] std::vector<std::int64_t> integers(std::string_view name, std::vector<std::int64_t> fallback) const;
+  [[nodiscard]] std::vector<double> reals(std::string_view name) const;
+  [[nodiscard]] bool flag(std::string_view name) const;
+  [[nodiscard]] bool flag(std::string_view name, bool fallback) const;
+  [[nodiscard]] std::string_view text(std::string_view name, std::string_view fallback) const;
+  [[nodiscard]] element_type element(std::string_view name) const;
+  /// `layer 'name' (id 12)`.
+  [[nodiscard]] std::string where() const;
+};
+
+/// A model: its layers in file order, each input linked to its source, and a topological order.
+/// Every Const's offset and size have been checked against the .bin and against its shape and type.
+class graph {
+ public:
+  [[nodiscard]] int version() const noexcept { return version_; }
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] const std::string& xml_file() const noexcept { return xml_file_; }
+  [[nodiscard]] std::span<const layer> layers() const noexcept { return layers_; }
+  /// Layer indices, every producer before its consumers.
+  [[nodiscard]] std::span<const std::size_t> order() const noexcept { return order_; }
+  [[nodiscard]] const layer* find(std::int64_t id) const noexcept;
+  /// The bytes of a Const layer.
+  [[nodiscard]] std::span<const std::byte> const_bytes(const layer& l) const;
+
+ private:
+  friend graph read_ir(const std::filesystem::path&, const std::filesystem::path&);
+  int version_ = 0;
+  std::string name_, xml_file_;
+  std::vector<layer> layers_;
+  std::vector<std::size_t> order_;
+  std::vector<std::pair<std::int64_t, std::size_t>> by_id_;  // sorted by id
+  std::shared_ptr<const void> bin_;
+  std::span<const std::byte> bin_bytes_;
+};
+
+/// Reads model.xml and its weights. Errors: error(io) for unreadable files; error(bad_file) naming the
+/// layer, the attribute or the byte offset (also for a cycle, an input fed twice, and a .bin that is a
+/// Git LFS pointer); error(unsupported) for other IR versions; error(unknown_element_type).
+[[nodiscard]] graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin);
+
+}  // namespace reshape1::model

@@ -1,0 +1,73 @@
+// reshape1::model: shape propagation through every layer of a model, as OpenVINO's shape inference does
+// after model.reshape(), on partial shapes, with the values of small integer tensors on shape paths.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reshape1/error.hpp"
+#include "reshape1/model/graph.hpp"
+#include "reshape1/partial_shape.hpp"
+#include "reshape1/reshape.hpp"
+
+namespace reshape1::model {
+
+/// One element of a known tensor: its bounds (no_lower / no_upper when unbounded), the symbol of the
+/// dimension it was read from (ShapeOf), and whether only constants went into it (a hard-coded value).
+struct element_bound {
+  static constexpr std::int64_t no_lower = std::numeric_limits<std::int64_t>::min();
+  static constexpr std::int64_t no_upper = std::numeric_limits<std::int64_t>::max();
+  std::int64_t lo = no_lower;
+  std::int64_t hi = no_upper;
+  decltype(pattern_bound::symbol) symbol;  ///< the same symbol type as a pattern's bounds and dimensions
+  bool constant = false;
+  [[nodiscard]] bool exact() const noexcept { return lo == hi; }
+  friend bool operator==(const element_bound&, const element_bound&) = default;
+};
+
+/// The elements of a small tensor in row-major order: integer bounds, or (for real constants) `reals`.
+struct tensor_value {
+  std::vector<element_bound> elements;
+  std::vector<double> reals;  ///< set instead of `elements` for a floating-point Const
+  [[nodiscard]] bool is_real() const noexcept { return !reals.empty() && elements.empty(); }
+  friend bool operator==(const tensor_value&, const tensor_value&) = default;
+};
+
+/// What propagation knows of one output port.
+struct tensor {
+  partial_shape shape = partial_shape::dynamic();
+  std::optional<element_type> type;
+  std::optional<tensor_value> value;
+};
+
+/// Why a layer's outputs are unknown: no rule for its (type, version), or its rule refused the inputs.
+struct lost_information {
+  std::size_t layer = 0;  ///< index into graph::layers()
+  bool not_covered = false;
+  errc code = errc::unsupported;
+  std::string message;
+};
+
+struct propagation {
+  /// outputs[layer index][output index].
+  std::vector<std::vector<tensor>> outputs;
+  /// Per layer: whether a Parameter is among its ancestors (or itself).
+  std::vector<bool> follows_inputs;
+  /// Every layer whose outputs became unknown by itself (not because an input was unknown), in order.
+  std::vector<lost_information> lost;
+  [[nodiscard]] const tensor& input(const graph& g, const layer& l, std::size_t port) const;
+};
+
+/// Propagates from the shapes each Parameter declares. Never throws for a well-read graph: rule
+/// failures become `lost` entries.
+[[nodiscard]] propagation propagate(const graph& g);
+
+/// Whether a rule exists for this (type, opset version).
+[[nodiscard]] bool covered(std::string_view type, int opset) noexcept;
+
+}  // namespace reshape1::model

@@ -1,0 +1,225 @@
+// The checks of `reshape1 check`: each Reshape layer at the shapes propagated to it (verdicts, hard-coded
+// dimensions, hints that work), and every layer output's propagated shape against the declared one.
+#include "reshape1/model/check.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "../detail/checked.hpp"
+#include "rules.hpp"
+
+namespace reshape1::model {
+namespace {
+
+/// The shape without the propagation's internal symbols.
+partial_shape without_symbols(const partial_shape& s) {
+  if (!s.rank_known()) return s;
+  std::vector<dimension> dims;
+  dims.reserve(s.size());
+  for (const auto& d : s) dims.emplace_back(d.range());
+  return partial_shape(std::move(dims));
+}
+
+/// -1 when the ranks or a dimension cannot match; 1 when `declared` is less precise somewhere; 0 otherwise.
+int reshape_compare(const partial_shape& declared, const partial_shape& inferred) {
+  if (!declared.rank_known()) return inferred.rank_known() ? 1 : 0;
+  if (!inferred.rank_known()) return 0;
+  if (declared.size() != inferred.size()) return -1;
+  int r = 0;
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const auto& d = declared[i].range();
+    const auto& f = inferred[i].range();
+    if (!d.intersects(f)) return -1;
+    if (d != f && d.lo() <= f.lo() && f.hi() <= d.hi()) r = 1;
+  }
+  return r;
+}
+
+interval count_of(const partial_shape& s) { return reshape1::detail::count_interval(s).value_or(interval()); }
+
+reshape_finding check_reshape(const graph& g, const propagation& p, const layer& l) {
+  reshape_finding f;
+  f.id = l.id;
+  f.name = l.name;
+  f.special_zero = l.flag("special_zero");
+  f.declared = l.outputs.empty() ? partial_shape::dynamic() : l.outputs[0].dims;
+  std::vector<const tensor*> inputs;
+  for (std::size_t i = 0; i < l.inputs.size(); ++i) inputs.push_back(&p.input(g, l, i));
+  const tensor unknown;
+  while (inputs.size() < 2) inputs.push_back(&unknown);
+  std::vector<tensor> scratch;
+  const detail::op o{g, l, inputs, scratch};
+  const partial_shape& input = o.shape(0);
+  f.input = without_symbols(input);
+
+  std::vector<bool> constant;
+  const auto pattern = detail::reshape_pattern_of(o, &constant);
+  f.pattern_known = pattern.kind() != pattern_kind::unknown;
+  {
+    std::vector<pattern_bound> shown(pattern.elements().begin(), pattern.elements().end());
+    for (auto& b : shown) b.symbol = {};
+    f.pattern = f.pattern_known ? reshape_pattern::from_bounds(std::move(shown)).with_tensor_shape(pattern.tensor_shape())
+                                : pattern;
+  }
+
+  try {
+    const auto inferred = without_symbols(infer_shape(input, pattern, f.special_zero).shape);
+    f.inferred = inferred;
+    const int c = reshape_compare(f.declared, inferred);
+    if (c < 0) {
+      f.result = verdict::shape_mismatch;
+      f.hint = fmt::format("the declared output {} cannot be {}", to_string(f.declared), to_string(inferred));
+    } else if (c > 0) {
+      f.result = verdict::refinable;
+      f.hint = fmt::format("the output can be declared as {}", to_string(inferred));
+    }
+    if (input.rank_known() && f.declared.rank_known() && !count_of(input).intersects(count_of(f.declared)))
+      f.warnings.push_back(fmt::format("the input {} has {} elements but the declared output {} has {}: the counts "
+                                       "can never match",
+                                       to_string(f.input), to_string(dimension(count_of(input))),
+                                       to_string(f.declared), to_string(dimension(count_of(f.declared)))));
+  } catch (const error& e) {
+    f.result = verdict::error;
+    f.code = e.code();
+    f.message = e.what();
+    const auto hint = f.message.find("; ");
+    f.hint = hint == std::string::npos ? std::string() : f.message.substr(hint + 2);
+  }
+
+  // Warnings about the pattern itself.
+  const auto elements = pattern.elements();
+  const bool data_path = !l.sources.empty() && l.sources[0] && p.follows_inputs[l.sources[0]->layer];
+  const bool has_minus_one =
+      std::any_of(elements.begin(), elements.end(), [](const pattern_bound& e) { return e.lo == -1 && e.hi == -1; });
+  std::string first_fix;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    const auto& b = elements[i];
+    if (b.lo < b.hi && ((b.lo <= -1 && b.hi >= -1) || (f.special_zero && b.lo <= 0 && b.hi >= 0)))
+      f.warnings.push_back(fmt::format("pattern[{}] has the bounds {}..{}: at run time it may be {}, which the bound "
+                                       "does not cover (see --sound-bounds)",
+                                       i, b.lo, b.hi == interval::unbounded ? std::string() : std::to_string(b.hi),
+                                       b.lo <= -1 && b.hi >= -1 ? "-1 (infer)" : "0 (copy)"));
+    const bool literal = b.lo == b.hi && b.lo > 0 && i < constant.size() && constant[i];
+    if (!literal || !data_path || !input.rank_known() || i >= input.size()) continue;
+    // A fix that works: 0 copies the dimension (with special_zero); -1 only where there is none yet.
+    const std::string fix = f.special_zero ? (has_minus_one ? "use 0 to copy it" : "use 0 to copy it, or -1")
+                                           : (has_minus_one ? "use 0 with special_zero=true to copy it"
+                                                            : "use -1, or 0 with special_zero=true");
+    bool blocks = false;
+    if (!input[i].is_static()) {
+      f.warnings.push_back(fmt::format("pattern[{}] hard-codes {} where the input's dimension {} is dynamic ({}); {}",
+                                       i, b.lo, i, to_string(dimension(input[i].range())), fix));
+      blocks = true;
+    } else if (i == 0 && input[0].lo() == b.lo) {
+      f.warnings.push_back(fmt::format("pattern[0] hard-codes the batch ({}): the model cannot be reshaped to another "
+                                       "batch; {}",
+                                       b.lo, fix));
+      blocks = true;
+    }
+    if (blocks && first_fix.empty()) first_fix = fmt::format("pattern[{}]: {}", i, fix);
+    f.blocks_reshape = f.blocks_reshape || blocks;
+  }
+  if (f.hint.empty() && f.blocks_reshape) f.hint = first_fix;
+  return f;
+}
+
+}  // namespace
+
+std::string_view name(verdict v) noexcept {
+  switch (v) {
+    case verdict::ok: return "ok";
+    case verdict::error: return "error";
+    case verdict::shape_mismatch: return "shape_mismatch";
+    case verdict::refinable: return "refinable";
+  }
+  return "ok";
+}
+
+std::string_view name(layer_issue i) noexcept {
+  switch (i) {
+    case layer_issue::shape_mismatch: return "shape_mismatch";
+    case layer_issue::refinable: return "refinable";
+    case layer_issue::not_covered: return "not_covered";
+    case layer_issue::rule_error: return "rule_error";
+  }
+  return "shape_mismatch";
+}
+
+std::optional<layer_issue> compare(const partial_shape& declared, const partial_shape& propagated) {
+  if (!declared.rank_known() || !propagated.rank_known()) return std::nullopt;
+  if (declared.size() != propagated.size()) return layer_issue::shape_mismatch;
+  bool refinable = false;
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const auto& d = declared[i].range();
+    const auto& f = propagated[i].range();
+    if (!d.intersects(f)) return layer_issue::shape_mismatch;
+    if (d.is_static() && !f.is_static()) refinable = true;  // a data-dependent size the IR writes down
+  }
+  return refinable ? std::optional(layer_issue::refinable) : std::nullopt;
+}
+
+check_report check(const graph& g) { return check(g, propagate(g)); }
+
+check_report check(const graph& g, const propagation& p) {
+  check_report report;
+  auto& s = report.summary.layers;
+  const auto layers = g.layers();
+  s.count = layers.size();
+  std::vector<bool> lost(layers.size(), false);
+  for (const auto& x : p.lost) lost[x.layer] = true;
+  std::size_t next_lost = 0;
+  for (const auto index : g.order()) {
+    const auto& l = layers[index];
+    const auto base = [&](layer_issue issue) {
+      layer_finding f;
+      f.issue = issue;
+      f.id = l.id;
+      f.name = l.name;
+      f.type = l.type;
+      f.opset = l.opset;
+      return f;
+    };
+    if (lost[index]) {
+      while (p.lost[next_lost].layer != index) ++next_lost;
+      const auto& x = p.lost[next_lost];
+      auto f = base(x.not_covered ? layer_issue::not_covered : layer_issue::rule_error);
+      if (!x.not_covered) f.code = x.code;
+      f.message = x.message;
+      ++(x.not_covered ? s.not_covered : s.rule_errors);
+      report.layers.push_back(std::move(f));
+      continue;
+    }
+    bool all_known = true;
+    for (std::size_t k = 0; k < l.outputs.size(); ++k) {
+      const auto& propagated = p.outputs[index][k].shape;
+      all_known = all_known && propagated.rank_known();
+      const auto issue = compare(l.outputs[k].dims, propagated);
+      if (!issue) continue;
+      auto f = base(*issue);
+      f.port = l.outputs[k].id;
+      f.declared = l.outputs[k].dims;
+      f.propagated = without_symbols(propagated);
+      ++(*issue == layer_issue::shape_mismatch ? s.shape_mismatches : s.refinable);
+      report.layers.push_back(std::move(f));
+    }
+    if (all_known) ++s.propagated;
+  }
+  for (const auto& l : layers) {
+    if (l.type != "Reshape") continue;
+    auto f = check_reshape(g, p, l);
+    auto& r = report.summary.reshapes;
+    ++r.count;
+    switch (f.result) {
+      case verdict::ok: ++r.ok; break;
+      case verdict::error: ++r.errors; break;
+      case verdict::shape_mismatch: ++r.shape_mismatches; break;
+      case verdict::refinable: ++r.refinable; break;
+    }
+    if (f.blocks_reshape) ++r.blocking;
+    report.reshapes.push_back(std::move(f));
+  }
+  return report;
+}
+
+}  // namespace reshape1::model

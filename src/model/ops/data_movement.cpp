@@ -1,0 +1,488 @@
+// Data movement: Concat, Gather, StridedSlice, Slice, Broadcast, Tile, Transpose, VariadicSplit, Pad and
+// ScatterUpdate. All but Tile, Transpose, VariadicSplit and Pad also move known values.
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "../rules.hpp"
+
+namespace reshape1::model::detail {
+namespace {
+
+dimension add(const op& o, const dimension& a, const dimension& b) {
+  std::int64_t lo = 0, hi = interval::unbounded;
+  if (__builtin_add_overflow(a.lo(), b.lo(), &lo)) refuse(o, "the concatenated dimension overflows");
+  if (a.range().is_bounded() && b.range().is_bounded() && __builtin_add_overflow(a.hi(), b.hi(), &hi))
+    hi = interval::unbounded;
+  return span_dimension(lo, hi);
+}
+
+std::int64_t element_count(const shape& s) {
+  std::int64_t n = 1;
+  for (std::size_t i = 0; i < s.size(); ++i) n *= s[i];
+  return n;
+}
+
+// Concat-1: equal ranks, equal dimensions except on `axis`, where they add up.
+void concat(op& o) {
+  if (o.in.empty()) refuse(o, "Concat needs at least one input");
+  o.need(1, 1);
+  o.out[0].type = o.in[0]->type;
+  const partial_shape* known = nullptr;
+  for (const auto* t : o.in)
+    if (t->shape.rank_known()) {
+      known = &t->shape;
+      break;
+    }
+  if (known == nullptr) return;
+  const auto axis = normalize_axis(o, o.l.integer("axis"), known->size());
+  std::vector<dimension> out(known->begin(), known->end());
+  out[axis] = dimension(0);
+  for (std::size_t k = 0; k < o.in.size(); ++k) {
+    const auto& s = o.shape(k);
+    if (!s.rank_known()) {
+      out[axis] = dimension();
+      continue;
+    }
+    if (s.size() != out.size())
+      refuse(o, fmt::format("input {} has the shape {}, of another rank than {}", k, to_string(s), to_string(*known)));
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = i == axis ? add(o, out[i], s[i])
+                         : merge(o, out[i], s[i], fmt::format("input {} dimension {}", k, i));
+  }
+  o.out[0].shape = partial_shape(std::move(out));
+  // Values: every input known, the output small.
+  if (!small_count(o.out[0].shape)) return;
+  tensor_value v;
+  const auto result = o.out[0].shape.to_static();
+  std::int64_t outer = 1;
+  for (std::size_t i = 0; i < axis; ++i) outer *= result[i];
+  bool real = false;
+  for (const auto* t : o.in) {
+    if (!t->value || !t->shape.is_static()) return;
+    real = real || t->value->is_real();
+  }
+  for (std::int64_t b = 0; b < outer; ++b)
+    for (const auto* t : o.in) {
+      const auto chunk = static_cast<std::size_t>(element_count(t->shape.to_static()) / std::max<std::int64_t>(outer, 1));
+      const auto from = chunk * static_cast<std::size_t>(b);
+      for (std::size_t k = from; k < from + chunk; ++k) {
+        if (!real) {
+          v.elements.push_back(t->value->elements[k]);
+        } else if (t->value->is_real()) {
+          v.reals.push_back(t->value->reals[k]);
+        } else if (t->value->elements[k].exact()) {
+          v.reals.push_back(static_cast<double>(t->value->elements[k].lo));
+        } else {
+          return;
+        }
+      }
+    }
+  o.out[0].value = std::move(v);
+}
+
+// Gather-1 (no batch_dims) and Gather-8: data[:axis] + indices[batch_dims:] + data[axis+1:].
+void gather(op& o) {
+  o.need(3, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto& indices = o.shape(1);
+  const auto axis_value = known_integers(o, 2);
+  if (!data.rank_known() || !indices.rank_known() || !axis_value) return;
+  if (axis_value->size() != 1) refuse(o, "the axis input must hold one value");
+  const auto axis = normalize_axis(o, (*axis_value)[0], data.size());
+  auto batch = o.l.opset >= 8 ? o.l.integer("batch_dims", 0) : 0;
+  if (batch < 0) batch += static_cast<std::int64_t>(indices.size());
+  if (batch < 0 || static_cast<std::size_t>(batch) > indices.size() || static_cast<std::size_t>(batch) > axis)
+    refuse(o, fmt::format("batch_dims {} must be within the indices' rank {} and not above axis {}",
+                          o.l.integer("batch_dims", 0), indices.size(), axis));
+  const auto b = static_cast<std::size_t>(batch);
+  std::vector<dimension> out;
+  for (std::size_t i = 0; i < axis; ++i)
+    out.push_back(i < b ? merge(o, data[i], indices[i], fmt::format("batch dimension {}", i)) : data[i]);
+  for (std::size_t i = b; i < indices.size(); ++i) out.push_back(indices[i]);
+  for (std::size_t i = axis + 1; i < data.size(); ++i) out.push_back(data[i]);
+  o.out[0].shape = partial_shape(std::move(out));
+  // Values (batch_dims 0): data and indices known, every index in range.
+  const auto idx = known_integers(o, 1);
+  const auto& v = o.value(0);
+  if (b != 0 || !v || !idx || !data.is_static() || !small_count(o.out[0].shape)) return;
+  const auto d = data.to_static();
+  const std::int64_t n = d[axis];
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < axis; ++i) outer *= d[i];
+  for (std::size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
+  std::vector<std::size_t> positions;
+  for (std::int64_t x = 0; x < outer; ++x)
+    for (auto k : *idx) {
+      if (k < -n || k >= n) return;
+      if (k < 0) k += n;
+      for (std::int64_t y = 0; y < inner; ++y) positions.push_back(static_cast<std::size_t>((x * n + k) * inner + y));
+    }
+  o.out[0].value = gather_value(*v, positions);
+}
+
+/// A list attribute of 0/1 flags, read as a mask (missing entries are 0).
+std::vector<bool> mask(const op& o, std::string_view name) {
+  std::vector<bool> m;
+  for (auto x : o.l.integers(name, {})) m.push_back(x != 0);
+  return m;
+}
+
+bool bit(const std::vector<bool>& m, std::size_t i) { return i < m.size() && m[i]; }
+
+struct slice_axis {
+  std::int64_t start = 0, step = 1, length = 0;
+};
+
+/// Python slicing of a dimension of size n.
+slice_axis slice_of(std::int64_t n, std::int64_t b, std::int64_t e, std::int64_t s, bool no_begin, bool no_end) {
+  slice_axis r;
+  r.step = s;
+  if (s > 0) {
+    b = no_begin ? 0 : (b < 0 ? std::max<std::int64_t>(b + n, 0) : std::min(b, n));
+    e = no_end ? n : (e < 0 ? std::max<std::int64_t>(e + n, 0) : std::min(e, n));
+    r.start = b;
+    r.length = e > b ? (e - b - 1) / s + 1 : 0;
+  } else {
+    b = no_begin ? n - 1 : (b < 0 ? std::max<std::int64_t>(b + n, -1) : std::min(b, n - 1));
+    e = no_end ? -1 : (e < 0 ? std::max<std::int64_t>(e + n, -1) : std::min(e, n - 1));
+    r.start = b;
+    // b - e <= n + 1; a step of -2^63 has no negation, and takes one element at most.
+    r.length = b > e ? (s == std::numeric_limits<std::int64_t>::min() ? 1 : (b - e - 1) / -s + 1) : 0;
+  }
+  return r;
+}
+
+/// The sliced length of a dimension that may be an interval (non-decreasing in the dimension's size).
+dimension sliced(const dimension& d, std::int64_t b, std::int64_t e, std::int64_t s, bool nb, bool ne) {
+  if (d.is_static()) return dimension(slice_of(d.lo(), b, e, s, nb, ne).length);
+  const auto lo = slice_of(d.lo(), b, e, s, nb, ne).length;
+  std::int64_t hi = interval::unbounded;
+  if (d.range().is_bounded()) {
+    hi = slice_of(d.hi(), b, e, s, nb, ne).length;
+  } else if (s > 0 && !ne && e >= 0 && (nb || b >= 0)) {
+    hi = slice_of(interval::unbounded - 1, b, e, s, nb, ne).length;
+  }
+  return span_dimension(std::min(lo, hi), std::max(lo, hi));
+}
+
+/// The values at the cartesian product of the picked coordinates of each axis.
+std::optional<tensor_value> picked_values(const std::optional<tensor_value>& v, const partial_shape& data,
+                                          const std::vector<slice_axis>& picks) {
+  if (!v || !data.is_static()) return std::nullopt;
+  const auto st = strides_of(data.to_static());
+  std::vector<std::size_t> positions{0};
+  for (std::size_t a = 0; a < data.size(); ++a) {
+    std::vector<std::size_t> next;
+    for (auto p : positions)
+      for (std::int64_t k = 0; k < picks[a].length; ++k)
+        next.push_back(p + static_cast<std::size_t>(picks[a].start + k * picks[a].step) * st[a]);
+    positions = std::move(next);
+  }
+  return gather_value(*v, positions);
+}
+
+// StridedSlice-1: NumPy slicing with begin/end/new-axis/shrink/ellipsis masks.
+void strided_slice(op& o) {
+  o.need(3, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto begin = known_integers(o, 1), end = known_integers(o, 2);
+  const auto strides = o.in.size() > 3 ? known_integers(o, 3) : std::optional<std::vector<std::int64_t>>();
+  if (!data.rank_known() || !begin || !end || (o.in.size() > 3 && !strides)) return;
+  const auto begin_mask = mask(o, "begin_mask"), end_mask = mask(o, "end_mask");
+  const auto new_axis = mask(o, "new_axis_mask"), shrink = mask(o, "shrink_axis_mask"),
+             ellipsis = mask(o, "ellipsis_mask");
+  const std::size_t n = begin->size();
+  if (end->size() != n || (strides && strides->size() != n))
+    refuse(o, fmt::format("begin, end and strides have {}, {} and {} values", n, end->size(),
+                          strides ? strides->size() : n));
+  std::size_t consumed = 0, ellipses = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (bit(ellipsis, i)) ++ellipses;
+    else if (!bit(new_axis, i)) ++consumed;
+  }
+  if (ellipses > 1) refuse(o, "more than one ellipsis");
+  if (consumed > data.size())
+    refuse(o, fmt::format("{} slices for the rank-{} input {}", consumed, data.size(), to_string(data)));
+  std::vector<dimension> out;
+  // Per data axis: the selected coordinates when static (for values), or nothing.
+  std::vector<slice_axis> picks(data.size());
+  std::vector<bool> picked_static(data.size(), true);
+  std::size_t ax = 0;
+  auto whole = [&](std::size_t a) {
+    out.push_back(data[a]);
+    picks[a] = {0, 1, data[a].lo()};
+    picked_static[a] = data[a].is_static();
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    if (bit(ellipsis, i)) {
+      const std::size_t covered = data.size() - consumed;
+      for (std::size_t k = 0; k < covered; ++k) whole(ax++);
+      continue;
+    }
+    if (bit(new_axis, i)) {
+      out.emplace_back(1);
+      continue;
+    }
+    const std::int64_t s = strides ? (*strides)[i] : 1;
+    if (s == 0) refuse(o, fmt::format("strides[{}] is 0", i));
+    const auto& d = data[ax];
+    if (bit(shrink, i)) {
+      const std::int64_t b = (*begin)[i];
+      if (d.is_static() && (b >= d.lo() || b < -d.lo()))
+        refuse(o, fmt::format("begin[{}] = {} is outside the dimension {}", i, b, d.lo()));
+      picks[ax] = {b < 0 ? b + d.lo() : b, 1, 1};
+      picked_static[ax] = d.is_static();
+      ++ax;
+      continue;
+    }
+    const bool nb = bit(begin_mask, i), ne = bit(end_mask, i);
+    if (d.is_static()) picks[ax] = slice_of(d.lo(), (*begin)[i], (*end)[i], s, nb, ne);
+    picked_static[ax] = d.is_static();
+    out.push_back(sliced(d, (*begin)[i], (*end)[i], s, nb, ne));
+    ++ax;
+  }
+  while (ax < data.size()) whole(ax++);
+  o.out[0].shape = partial_shape(std::move(out));
+  // Values: the cartesian product of the picked coordinates.
+  const auto& v = o.value(0);
+  if (!v || !data.is_static() || !small_count(o.out[0].shape) ||
+      std::find(picked_static.begin(), picked_static.end(), false) != picked_static.end())
+    return;
+  o.out[0].value = picked_values(v, data, picks);
+}
+
+// Slice-8: start, stop and step for each of `axes` (default: the first ones), clamped like Python's.
+void slice(op& o) {
+  o.need(4, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto start = known_integers(o, 1), stop = known_integers(o, 2), step = known_integers(o, 3);
+  if (!data.rank_known() || !start || !stop || !step) return;
+  std::vector<std::int64_t> axes;
+  if (o.in.size() > 4) {
+    const auto a = known_integers(o, 4);
+    if (!a) return;
+    axes = *a;
+  } else {
+    for (std::size_t i = 0; i < start->size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+  }
+  if (stop->size() != start->size() || step->size() != start->size() || axes.size() != start->size())
+    refuse(o, fmt::format("start, stop, step and axes have {}, {}, {} and {} values", start->size(), stop->size(),
+                          step->size(), axes.size()));
+  std::vector<dimension> out(data.begin(), data.end());
+  std::vector<slice_axis> picks(data.size());
+  std::vector<bool> seen(data.size(), false);
+  for (std::size_t i = 0; i < data.size(); ++i) picks[i] = {0, 1, data[i].lo()};
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    const auto a = normalize_axis(o, axes[k], data.size());
+    if (seen[a]) refuse(o, fmt::format("axis {} is sliced twice", a));
+    seen[a] = true;
+    if ((*step)[k] == 0) refuse(o, fmt::format("step[{}] is 0", k));
+    if (data[a].is_static()) picks[a] = slice_of(data[a].lo(), (*start)[k], (*stop)[k], (*step)[k], false, false);
+    out[a] = sliced(data[a], (*start)[k], (*stop)[k], (*step)[k], false, false);
+  }
+  o.out[0].shape = partial_shape(std::move(out));
+  if (small_count(o.out[0].shape)) o.out[0].value = picked_values(o.value(0), data, picks);
+}
+
+// Broadcast-3: numpy (to the target shape), bidirectional (both ways), explicit (axes_mapping).
+void broadcast_op(op& o) {
+  o.need(2, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto mode = o.l.text("mode", "numpy");
+  const auto target = shape_from_value(o, 1);
+  const auto& data = o.shape(0);
+  if (!target) return;
+  if (mode == "numpy") {
+    if (data.rank_known() && data.size() > target->size())
+      refuse(o, fmt::format("the data {} has a higher rank than the target {}", to_string(data), to_string(*target)));
+    // One way: each data dimension is 1 or the target's.
+    const auto both = broadcast(o, data, *target);
+    for (std::size_t i = 0; both.rank_known() && i < both.size(); ++i)
+      if (both[i].is_static() && (*target)[i].is_static() && both[i].lo() != (*target)[i].lo())
+        refuse(o, fmt::format("the data {} does not broadcast to the target {}", to_string(data), to_string(*target)));
+    o.out[0].shape = *target;
+  } else if (mode == "bidirectional") {
+    o.out[0].shape = broadcast(o, data, *target);
+  } else if (mode == "explicit") {
+    o.need(3, 1);
+    const auto mapping = known_integers(o, 2);
+    if (mapping && data.rank_known()) {
+      if (mapping->size() != data.size())
+        refuse(o, fmt::format("axes_mapping has {} values for the rank-{} data", mapping->size(), data.size()));
+      for (std::size_t i = 0; i < mapping->size(); ++i) {
+        const auto a = normalize_axis(o, (*mapping)[i], target->size(), "axes_mapping value");
+        if (!(data[i].is_static() && data[i].lo() == 1)) (void)merge(o, data[i], (*target)[a], "a mapped dimension");
+      }
+    }
+    o.out[0].shape = *target;
+    return;
+  } else {
+    refuse(o, fmt::format("mode '{}' is not numpy, bidirectional or explicit", mode));
+  }
+  const auto& v = o.value(0);
+  if (v && data.is_static() && small_count(o.out[0].shape))
+    o.out[0].value = gather_value(*v, broadcast_positions(data.to_static(), o.out[0].shape.to_static()));
+}
+
+// Tile-1: each dimension times its repeat, aligned from the right; the longer of the two sets the rank.
+void tile(op& o) {
+  o.need(2, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto repeats = known_integers(o, 1);
+  if (!data.rank_known() || !repeats) return;
+  for (auto r : *repeats)
+    if (r < 0) refuse(o, fmt::format("the repeat {} is negative", r));
+  const std::size_t rank = std::max(data.size(), repeats->size());
+  std::vector<dimension> out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const dimension d = i + data.size() >= rank ? data[i + data.size() - rank] : dimension(1);
+    const std::int64_t r = i + repeats->size() >= rank ? (*repeats)[i + repeats->size() - rank] : 1;
+    out[i] = r == 1 ? d : map_dimension(d, [&](std::int64_t x) {
+      std::int64_t y = 0;
+      return __builtin_mul_overflow(x, r, &y) ? interval::unbounded - 1 : y;
+    });
+  }
+  o.out[0].shape = partial_shape(std::move(out));
+}
+
+// Transpose-1: out[i] = data[order[i]]; an empty order reverses.
+void transpose(op& o) {
+  o.need(2, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto order = known_integers(o, 1);
+  if (!data.rank_known() || !order) return;
+  std::vector<std::int64_t> perm = *order;
+  if (perm.empty()) {
+    for (std::size_t i = data.size(); i-- > 0;) perm.push_back(static_cast<std::int64_t>(i));
+  }
+  if (perm.size() != data.size())
+    refuse(o, fmt::format("the order has {} values for the rank-{} input", perm.size(), data.size()));
+  std::vector<bool> seen(data.size(), false);
+  std::vector<dimension> out;
+  for (auto p : perm) {
+    if (p < 0 || static_cast<std::size_t>(p) >= data.size() || seen[static_cast<std::size_t>(p)])
+      refuse(o, fmt::format("the order [{}] is not a permutation of 0..{}", fmt::join(perm, ","), data.size() - 1));
+    seen[static_cast<std::size_t>(p)] = true;
+    out.push_back(data[static_cast<std::size_t>(p)]);
+  }
+  o.out[0].shape = partial_shape(std::move(out));
+}
+
+// VariadicSplit-1: the dimension at `axis` cut into the given lengths (at most one -1 takes the rest).
+void variadic_split(op& o) {
+  o.need(3, 0);
+  const auto& data = o.shape(0);
+  const auto axis = known_integers(o, 1);
+  const auto lengths = known_integers(o, 2);
+  for (auto& t : o.out) t.type = o.in[0]->type;
+  if (!data.rank_known() || !axis || !lengths) return;
+  if (axis->size() != 1) refuse(o, "the axis input must hold one value");
+  const auto a = normalize_axis(o, (*axis)[0], data.size());
+  if (lengths->size() != o.out.size())
+    refuse(o, fmt::format("{} split lengths for {} outputs", lengths->size(), o.out.size()));
+  std::int64_t known = 0, unknown = 0;
+  for (auto x : *lengths) {
+    if (x == -1) ++unknown;
+    else if (x < 0) refuse(o, fmt::format("the split length {} is negative", x));
+    else known += x;
+  }
+  if (unknown > 1) refuse(o, "more than one split length is -1");
+  const auto& d = data[a];
+  if (d.is_static() && (unknown == 0 ? known != d.lo() : known > d.lo()))
+    refuse(o, fmt::format("the split lengths [{}] do not add up to the dimension {}", fmt::join(*lengths, ","), d.lo()));
+  for (std::size_t k = 0; k < o.out.size(); ++k) {
+    std::vector<dimension> dims(data.begin(), data.end());
+    const auto x = (*lengths)[k];
+    dims[a] = x != -1 ? dimension(x) : map_dimension(d, [&](std::int64_t n) { return n - known; });
+    o.out[k].shape = partial_shape(std::move(dims));
+  }
+}
+
+// Pad-1: each dimension grows by its pads (negative pads crop).
+void pad(op& o) {
+  o.need(3, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto begin = known_integers(o, 1), end = known_integers(o, 2);
+  const auto mode = o.l.text("pad_mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "symmetric")
+    refuse(o, fmt::format("pad_mode '{}' is not constant, edge, reflect or symmetric", mode));
+  if (!data.rank_known() || !begin || !end) return;
+  if (begin->size() != data.size() || end->size() != data.size())
+    refuse(o, fmt::format("pads of lengths {} and {} for the rank-{} input", begin->size(), end->size(), data.size()));
+  std::vector<dimension> out;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    std::int64_t extra = 0;
+    if (__builtin_add_overflow((*begin)[i], (*end)[i], &extra))
+      refuse(o, fmt::format("the pads of dimension {} overflow", i));
+    if (data[i].range().is_bounded() && data[i].hi() + extra < 0)
+      refuse(o, fmt::format("dimension {} ({}) padded by {} is negative", i, to_string(dimension(data[i].range())),
+                            extra));
+    out.push_back(extra == 0 ? data[i] : map_dimension(data[i], [&](std::int64_t x) {
+      std::int64_t y = 0;
+      if (__builtin_add_overflow(x, extra, &y)) refuse(o, fmt::format("dimension {} padded overflows", i));
+      return y;
+    }));
+  }
+  o.out[0].shape = partial_shape(std::move(out));
+}
+
+// ScatterUpdate-3: the shape of the data; known values are updated along `axis`.
+void scatter_update(op& o) {
+  o.need(4, 1);
+  o.out[0].type = o.in[0]->type;
+  o.out[0].shape = o.shape(0);
+  const auto& data = o.shape(0);
+  const auto axis = known_integers(o, 3);
+  if (!data.rank_known() || !axis) return;
+  if (axis->size() != 1) refuse(o, "the axis input must hold one value");
+  const auto a = normalize_axis(o, (*axis)[0], data.size());
+  const auto idx = known_integers(o, 1);
+  const auto& v = o.value(0);
+  const auto& updates = o.value(2);
+  if (!v || !idx || !updates || v->is_real() || updates->is_real() || !data.is_static()) return;
+  const auto d = data.to_static();
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < a; ++i) outer *= d[i];
+  for (std::size_t i = a + 1; i < d.size(); ++i) inner *= d[i];
+  const auto count = static_cast<std::size_t>(outer) * idx->size() * static_cast<std::size_t>(inner);
+  if (updates->elements.size() != count) return;
+  tensor_value r = *v;
+  std::size_t u = 0;
+  for (std::int64_t x = 0; x < outer; ++x)
+    for (auto k : *idx) {
+      if (k < -d[a] || k >= d[a]) refuse(o, fmt::format("the index {} is outside the dimension {}", k, d[a]));
+      if (k < 0) k += d[a];
+      for (std::int64_t y = 0; y < inner; ++y)
+        r.elements[static_cast<std::size_t>((x * d[a] + k) * inner + y)] = updates->elements[u++];
+    }
+  o.out[0].value = std::move(r);
+}
+
+constexpr rule_entry table[] = {
+    {"Concat", 1, concat},
+    {"Gather", 1, gather},
+    {"Gather", 8, gather},
+    {"StridedSlice", 1, strided_slice},
+    {"Slice", 8, slice},
+    {"Broadcast", 3, broadcast_op},
+    {"Tile", 1, tile},
+    {"Transpose", 1, transpose},
+    {"VariadicSplit", 1, variadic_split},
+    {"Pad", 1, pad},
+    {"ScatterUpdate", 3, scatter_update},
+};
+
+}  // namespace
+
+std::span<const rule_entry> data_movement_rules() { return table; }
+
+}  // namespace reshape1::model::detail

@@ -1,0 +1,135 @@
+// Reductions: ReduceMax/Min/Mean/Prod-1 (the axes removed, or kept as 1 with keep_dims; values of
+// small tensors reduced too) and TopK-3 (the dimension at `axis` becomes k).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "../rules.hpp"
+
+namespace reshape1::model::detail {
+namespace {
+
+enum class reduction { max, min, mean, prod };
+
+element_bound fold(reduction r, const element_bound& a, const element_bound& b) {
+  element_bound out;
+  out.constant = a.constant && b.constant;
+  switch (r) {
+    case reduction::max: out.lo = std::max(a.lo, b.lo); out.hi = std::max(a.hi, b.hi); break;
+    case reduction::min: out.lo = std::min(a.lo, b.lo); out.hi = std::min(a.hi, b.hi); break;
+    default: {
+      const bool known = a.lo != element_bound::no_lower && a.hi != element_bound::no_upper &&
+                         b.lo != element_bound::no_lower && b.hi != element_bound::no_upper;
+      if (!known) return out;
+      std::int64_t lo = element_bound::no_upper, hi = element_bound::no_lower;
+      for (auto x : {a.lo, a.hi})
+        for (auto y : {b.lo, b.hi}) {
+          std::int64_t z = 0;
+          if (__builtin_mul_overflow(x, y, &z)) return out;
+          lo = std::min(lo, z);
+          hi = std::max(hi, z);
+        }
+      out.lo = lo;
+      out.hi = hi;
+    }
+  }
+  return out;
+}
+
+template <reduction R>
+void reduce(op& o) {
+  o.need(2, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto axes = known_integers(o, 1);
+  const bool keep = o.l.flag("keep_dims", false);
+  if (!data.rank_known()) return;
+  if (!axes) {
+    if (keep) o.out[0].shape = partial_shape(std::vector<dimension>(data.size()));
+    return;
+  }
+  std::vector<bool> reduced(data.size(), false);
+  for (auto a : *axes) reduced[normalize_axis(o, a, data.size())] = true;
+  std::vector<dimension> out;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (!reduced[i]) out.push_back(data[i]);
+    else if (keep) out.emplace_back(1);
+  }
+  o.out[0].shape = partial_shape(std::move(out));
+  // Values: each output element folds the input elements that differ only on reduced axes.
+  const auto& v = o.value(0);
+  if (!v || v->is_real() || !data.is_static() || R == reduction::mean) return;
+  const auto d = data.to_static();
+  const auto st = strides_of(d);
+  std::vector<std::optional<element_bound>> acc;
+  std::vector<std::size_t> out_index(v->elements.size());
+  std::size_t outputs = 1;
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (!reduced[i]) outputs *= static_cast<std::size_t>(d[i]);
+  acc.resize(outputs);
+  for (std::size_t k = 0; k < v->elements.size(); ++k) {
+    std::size_t rest = k, target = 0;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      const std::size_t c = rest / st[i];
+      rest %= st[i];
+      if (!reduced[i]) target = target * static_cast<std::size_t>(d[i]) + c;
+    }
+    acc[target] = acc[target] ? fold(R, *acc[target], v->elements[k]) : v->elements[k];
+  }
+  tensor_value r;
+  for (auto& a : acc) {
+    if (!a) return;  // a reduced dimension of 0
+    a->symbol = {};
+    r.elements.push_back(*a);
+  }
+  if (v->elements.size() == 1 && !r.elements.empty()) r.elements[0].symbol = v->elements[0].symbol;
+  o.out[0].value = std::move(r);
+}
+
+// TopK-3: values and indices of the data's shape with dimension `axis` set to k (at most the dimension).
+void top_k(op& o) {
+  o.need(2, 2);
+  o.out[0].type = o.in[0]->type;
+  o.out[1].type = o.l.element("index_element_type");
+  const auto& data = o.shape(0);
+  const auto& k_shape = o.shape(1);
+  if (k_shape.rank_known() && k_shape.size() != 0 && !(k_shape.size() == 1 && k_shape[0].is_static() && k_shape[0].lo() == 1))
+    refuse(o, fmt::format("k must be a scalar; its shape is {}", to_string(k_shape)));
+  const auto mode = o.l.text("mode", "max");
+  if (mode != "max" && mode != "min") refuse(o, fmt::format("mode '{}' is not max or min", mode));
+  if (!data.rank_known()) return;
+  if (data.size() == 0) refuse(o, "the data must not be a scalar");
+  const auto axis = normalize_axis(o, o.l.integer("axis"), data.size());
+  std::vector<dimension> out(data.begin(), data.end());
+  const auto& v = o.value(1);
+  if (v && !v->is_real() && v->elements.size() == 1) {
+    const auto& k = v->elements[0];
+    if (k.hi < 0) refuse(o, fmt::format("k is {}, negative", k.hi));
+    if (k.exact()) {
+      out[axis] = data[axis].is_static() ? dimension(std::min(k.lo, data[axis].lo()))
+                                         : (data[axis].range().is_bounded() && data[axis].hi() < k.lo
+                                                ? dimension(data[axis].range())
+                                                : dimension(k.lo));
+    } else {
+      const auto lo = std::max<std::int64_t>(0, std::min(k.lo, data[axis].lo()));
+      out[axis] = span_dimension(lo, data[axis].range().is_bounded() ? std::max(lo, data[axis].hi()) : interval::unbounded);
+    }
+  } else {
+    out[axis] = dimension();
+  }
+  o.out[0].shape = partial_shape(out);
+  o.out[1].shape = partial_shape(std::move(out));
+}
+
+constexpr rule_entry table[] = {
+    {"ReduceMax", 1, reduce<reduction::max>},   {"ReduceMin", 1, reduce<reduction::min>},
+    {"ReduceMean", 1, reduce<reduction::mean>}, {"ReduceProd", 1, reduce<reduction::prod>},
+    {"TopK", 3, top_k},
+};
+
+}  // namespace
+
+std::span<const rule_entry> reduction_rules() { return table; }
+
+}  // namespace reshape1::model::detail

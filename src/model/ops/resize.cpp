@@ -1,0 +1,98 @@
+// Interpolate-4 and Interpolate-11: the padded input with the dimensions on `axes` replaced by the
+// sizes, or scaled (rounded down) by the scales, following shape_calculation_mode.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "../rules.hpp"
+
+namespace reshape1::model::detail {
+namespace {
+
+void interpolate(op& o, std::size_t sizes_port, std::size_t scales_port, std::size_t axes_port) {
+  o.need(2, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  if (!data.rank_known()) return;
+  const auto rank = data.size();
+  auto pads_begin = o.l.integers("pads_begin", {});
+  auto pads_end = o.l.integers("pads_end", {});
+  pads_begin.resize(rank, 0);
+  pads_end.resize(rank, 0);
+  std::vector<std::size_t> axes;
+  if (o.in.size() > axes_port) {
+    const auto a = known_integers(o, axes_port);
+    if (!a) {
+      o.out[0].shape = partial_shape(std::vector<dimension>(rank));
+      return;
+    }
+    for (auto x : *a) axes.push_back(normalize_axis(o, x, rank, "the axis"));
+  } else {
+    for (std::size_t i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  std::vector<dimension> out;
+  for (std::size_t i = 0; i < rank; ++i) {
+    std::int64_t extra = 0;
+    if (__builtin_add_overflow(pads_begin[i], pads_end[i], &extra))
+      refuse(o, fmt::format("the pads of dimension {} overflow", i));
+    out.push_back(extra == 0 ? data[i] : map_dimension(data[i], [&](std::int64_t x) {
+      std::int64_t y = 0;
+      if (__builtin_add_overflow(x, extra, &y) || y < 0)
+        refuse(o, fmt::format("dimension {} padded by {} is out of range", i, extra));
+      return y;
+    }));
+  }
+  const auto mode = o.l.text("shape_calculation_mode", "");
+  if (mode == "sizes") {
+    const auto sizes = shape_from_value(o, sizes_port);
+    if (sizes && sizes->size() < axes.size())
+      refuse(o, fmt::format("{} sizes for {} axes", sizes->size(), axes.size()));
+    for (std::size_t k = 0; k < axes.size(); ++k) out[axes[k]] = o.value(sizes_port) ? (*sizes)[k] : dimension();
+  } else if (mode == "scales") {
+    if (o.in.size() <= scales_port) refuse(o, "shape_calculation_mode is scales but there is no scales input");
+    const auto& v = o.value(scales_port);
+    std::vector<double> scales;
+    if (v) {
+      if (v->is_real()) {
+        scales = v->reals;
+      } else {
+        for (const auto& e : v->elements) {
+          if (!e.exact()) break;
+          scales.push_back(static_cast<double>(e.lo));
+        }
+      }
+    }
+    const bool known = v && scales.size() >= axes.size();
+    if (v && !known && scales.size() == (v->is_real() ? v->reals.size() : v->elements.size()))
+      refuse(o, fmt::format("{} scales for {} axes", scales.size(), axes.size()));
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      if (!known) {
+        out[axes[k]] = dimension();
+        continue;
+      }
+      const auto scale = static_cast<float>(scales[k]);
+      out[axes[k]] = map_dimension(out[axes[k]], [&](std::int64_t x) {
+        const double r = std::floor(static_cast<double>(static_cast<float>(x) * scale + 1.0e-5f));
+        if (!(r >= 0 && r < 9.0e18)) refuse(o, fmt::format("the scale {} gives the dimension {}", scale, r));
+        return static_cast<std::int64_t>(r);
+      });
+    }
+  } else {
+    refuse(o, fmt::format("shape_calculation_mode '{}' is not sizes or scales", mode));
+  }
+  o.out[0].shape = partial_shape(std::move(out));
+}
+
+void interpolate4(op& o) { interpolate(o, 1, 2, 3); }
+void interpolate11(op& o) { interpolate(o, 1, 1, 2); }
+
+constexpr rule_entry table[] = {
+    {"Interpolate", 4, interpolate4},
+    {"Interpolate", 11, interpolate11},
+};
+
+}  // namespace
+
+std::span<const rule_entry> resize_rules() { return table; }
+
+}  // namespace reshape1::model::detail

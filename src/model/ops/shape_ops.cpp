@@ -1,0 +1,250 @@
+// Shape ops: the model's inputs and constants, ShapeOf, Reshape (reshape1's own inference), Squeeze,
+// Unsqueeze and NonZero. Values pass through the ops that only change a shape.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "../../detail/fail.hpp"
+#include "../rules.hpp"
+#include "reshape1/reshape.hpp"
+
+namespace reshape1::model::detail {
+namespace {
+
+// Parameter-1: the declared shape; each dynamic dimension gets a symbol of its own, so that
+// computed patterns that read it (ShapeOf) cancel against it in Reshape.
+void parameter(op& o) {
+  o.need(0, 1);
+  const auto& declared = o.l.outputs[0].dims;
+  if (!declared.rank_known()) {
+    o.out[0].shape = declared;
+  } else {
+    std::vector<dimension> dims;
+    for (std::size_t i = 0; i < declared.size(); ++i)
+      dims.push_back(declared[i].is_static() ? declared[i]
+                                             : dimension(declared[i].range(), fmt::format("{}.{}", o.l.name, i)));
+    o.out[0].shape = partial_shape(std::move(dims));
+  }
+  o.out[0].type = o.l.find("element_type") ? std::optional(o.l.element("element_type")) : o.l.outputs[0].type;
+}
+
+double half_to_double(std::uint16_t h) {
+  const int exponent = (h >> 10) & 0x1F;
+  const int mantissa = h & 0x3FF;
+  const double sign = (h & 0x8000) != 0 ? -1.0 : 1.0;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  if (exponent == 31) return mantissa == 0 ? sign * HUGE_VAL : NAN;
+  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
+
+// Const-1: shape and element type from the attributes; the values of small integer and real tensors.
+void constant(op& o) {
+  o.need(0, 1);
+  const auto type = o.l.element("element_type");
+  const auto& dims = o.l.integers("shape");
+  std::vector<dimension> out;
+  for (auto d : dims) out.emplace_back(d);
+  o.out[0].shape = partial_shape(std::move(out));
+  o.out[0].type = type;
+  const auto count = small_count(o.out[0].shape);
+  if (!count || *count > max_const_values || type == element_type::string) return;
+  const auto bytes = o.g.const_bytes(o.l);
+  if (is_integer(type)) {
+    const auto p = reshape_pattern::from_tensor(type, bytes, shape{*count});
+    if (!p.too_large().empty()) return;  // a u64 above 2^63-1: read by Reshape from the bytes themselves
+    tensor_value v;
+    v.elements.reserve(p.elements().size());
+    for (const auto& b : p.elements()) v.elements.push_back({b.lo, b.lo, {}, true});
+    o.out[0].value = std::move(v);
+  } else if (type == element_type::f32 || type == element_type::f16 || type == element_type::f64) {
+    tensor_value v;
+    for (std::int64_t i = 0; i < *count; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      if (type == element_type::f32) {
+        float f = 0;
+        std::memcpy(&f, bytes.data() + 4 * k, 4);
+        v.reals.push_back(f);
+      } else if (type == element_type::f64) {
+        double f = 0;
+        std::memcpy(&f, bytes.data() + 8 * k, 8);
+        v.reals.push_back(f);
+      } else {
+        std::uint16_t h = 0;
+        std::memcpy(&h, bytes.data() + 2 * k, 2);
+        v.reals.push_back(half_to_double(h));
+      }
+    }
+    if (!v.reals.empty()) o.out[0].value = std::move(v);
+  }
+}
+
+// ShapeOf-1, ShapeOf-3: a 1-D tensor of the input's rank whose elements are its dimensions.
+void shape_of(op& o) {
+  o.need(1, 1);
+  const auto& s = o.shape(0);
+  o.out[0].type = o.l.opset >= 3 ? o.l.element("output_type") : element_type::i64;
+  if (!s.rank_known()) {
+    o.out[0].shape = partial_shape{dimension()};
+    return;
+  }
+  o.out[0].shape = partial_shape{dimension(static_cast<std::int64_t>(s.size()))};
+  tensor_value v;
+  for (const auto& d : s) v.elements.push_back(bound_of(d));
+  o.out[0].value = std::move(v);
+}
+
+}  // namespace
+
+reshape_pattern reshape_pattern_of(const op& o, std::vector<bool>* constant) {
+  reshape_pattern pattern = reshape_pattern::unknown(o.shape(1));
+  if (const auto* c = o.constant_source(1); c != nullptr) {
+    const auto type = c->element("element_type");
+    const auto& dims = c->integers("shape");
+    if (is_integer(type) && small_count(o.shape(1))) {
+      pattern = reshape_pattern::from_tensor(type, o.g.const_bytes(*c), shape(std::span<const std::int64_t>(dims)));
+      if (constant != nullptr) constant->assign(pattern.elements().size(), true);
+    } else if (!is_integer(type)) {
+      pattern = pattern.with_element_type(type);
+    }
+  } else if (const auto& v = o.value(1); v && !v->is_real()) {
+    std::vector<pattern_bound> bounds;
+    for (const auto& e : v->elements) {
+      bounds.push_back({e.lo, e.hi, e.symbol});
+      if (constant != nullptr) constant->push_back(e.constant);
+    }
+    pattern = reshape_pattern::from_bounds(std::move(bounds)).with_tensor_shape(o.shape(1));
+    if (o.in[1]->type) pattern = pattern.with_element_type(*o.in[1]->type);
+  }
+  return pattern;
+}
+
+namespace {
+
+// Reshape-1: reshape1's own inference; the pattern is the Const's bytes (exact, any integer type) or
+// the values/bounds propagated to input 1.
+void reshape(op& o) {
+  o.need(2, 1);
+  try {
+    o.out[0].shape = infer_shape(o.shape(0), reshape_pattern_of(o, nullptr), o.l.flag("special_zero")).shape;
+  } catch (const error& e) {
+    reshape1::detail::fail(e.code(), e.where(), fmt::format("{}: {}", o.l.where(), e.what()));
+  }
+  o.out[0].type = o.in[0]->type;
+  if (o.value(0) && o.out[0].shape.is_static()) o.out[0].value = o.value(0);
+}
+
+/// Axes from input i, normalised for `rank`, each once; nullopt when unknown.
+std::optional<std::vector<std::size_t>> axes(const op& o, std::size_t i, std::size_t rank) {
+  const auto v = known_integers(o, i);
+  if (!v) return std::nullopt;
+  std::vector<std::size_t> r;
+  for (auto a : *v) r.push_back(normalize_axis(o, a, rank));
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
+// Squeeze-1: removes the given axes (each must be 1) or, without axes, every dimension that is 1.
+void squeeze(op& o) {
+  o.need(1, 1);
+  const auto& s = o.shape(0);
+  o.out[0].type = o.in[0]->type;
+  if (!s.rank_known()) return;
+  std::vector<bool> drop(s.size(), false);
+  if (o.in.size() > 1) {
+    const auto a = axes(o, 1, s.size());
+    if (!a) return;
+    for (auto i : *a) {
+      if (!s[i].range().contains(1))
+        refuse(o, fmt::format("axis {} has the dimension {}, which is not 1", i, to_string(dimension(s[i].range()))));
+      drop[i] = true;
+    }
+  } else {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!s[i].is_static() && s[i].range().contains(1)) return;  // may or may not be removed
+      drop[i] = s[i].is_static() && s[i].lo() == 1;
+    }
+  }
+  std::vector<dimension> dims;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (!drop[i]) dims.push_back(s[i]);
+  o.out[0].shape = partial_shape(std::move(dims));
+  o.out[0].value = o.value(0);
+}
+
+// Unsqueeze-1: inserts dimensions of 1 at the given axes of the output. Repeated axes count once (before
+// and after normalisation), as OpenVINO reads them; an empty list is refused.
+void unsqueeze(op& o) {
+  o.need(2, 1);
+  const auto& s = o.shape(0);
+  o.out[0].type = o.in[0]->type;
+  if (!s.rank_known()) return;
+  const auto v = known_integers(o, 1);
+  if (!v) {
+    const auto& a = o.shape(1);
+    if (a.is_static() && a.size() == 1 && a[0].lo() == 1)
+      o.out[0].shape = partial_shape(std::vector<dimension>(s.size() + 1));
+    return;
+  }
+  if (v->empty()) refuse(o, "the axes input is empty");
+  std::vector<std::int64_t> unique = *v;
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  const std::size_t rank = s.size() + unique.size();
+  std::set<std::size_t> axes;
+  for (auto a : unique) axes.insert(normalize_axis(o, a, rank));
+  std::vector<dimension> dims(s.begin(), s.end());
+  for (auto a : axes) {
+    if (a <= dims.size()) dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(a), dimension(1));
+    else dims.emplace_back(1);
+  }
+  o.out[0].shape = partial_shape(std::move(dims));
+  o.out[0].value = o.value(0);
+}
+
+// NonZero-3: [rank, count]; the count is exact when the input's values are, an interval otherwise.
+void non_zero(op& o) {
+  o.need(1, 1);
+  const auto& s = o.shape(0);
+  o.out[0].type = o.l.element("output_type");
+  const dimension rank = s.rank_known() ? dimension(static_cast<std::int64_t>(s.size())) : dimension();
+  dimension count;
+  if (const auto& v = o.value(0); v) {
+    std::int64_t lo = 0, hi = 0;
+    if (v->is_real()) {
+      for (double r : v->reals) lo += r != 0 ? 1 : 0;
+      hi = lo;
+    } else {
+      for (const auto& e : v->elements) {
+        lo += (e.lo > 0 || e.hi < 0) ? 1 : 0;
+        hi += (e.lo == 0 && e.hi == 0) ? 0 : 1;
+      }
+    }
+    count = span_dimension(lo, hi);
+  } else if (s.rank_known()) {
+    std::int64_t total = 1;
+    bool bounded = true;
+    for (const auto& d : s) {
+      if (!d.range().is_bounded() || __builtin_mul_overflow(total, d.hi(), &total)) bounded = false;
+      if (!bounded) break;
+    }
+    count = span_dimension(0, bounded ? total : interval::unbounded);
+  }
+  o.out[0].shape = partial_shape{rank, count};
+}
+
+constexpr rule_entry table[] = {
+    {"Parameter", 1, parameter}, {"Const", 1, constant},   {"ShapeOf", 1, shape_of},
+    {"ShapeOf", 3, shape_of},    {"Reshape", 1, reshape},  {"Squeeze", 1, squeeze},
+    {"Unsqueeze", 1, unsqueeze}, {"NonZero", 3, non_zero},
+};
+
+}  // namespace
+
+std::span<const rule_entry> shape_rules() { return table; }
+
+}  // namespace reshape1::model::detail

@@ -1,0 +1,26 @@
+// Internal: the spatial arithmetic Convolution and the pooling ops share (kernel, strides, dilations,
+// pads and auto_pad).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "../rules.hpp"
+
+namespace reshape1::model::detail {
+
+enum class rounding { floor, ceil, ceil_torch };
+
+struct window {
+  std::vector<std::int64_t> kernel, strides, dilations, pads_begin, pads_end;
+  std::string_view auto_pad;  ///< explicit, notset, valid, same_upper, same_lower
+  rounding round = rounding::floor;
+};
+
+/// The window attributes of a layer with `spatial` spatial dimensions (dilations default to 1).
+window read_window(const op& o, std::size_t spatial, const std::vector<std::int64_t>& kernel);
+/// One output spatial dimension from the input's.
+dimension window_output(const op& o, const dimension& in, const window& w, std::size_t i);
+
+}  // namespace reshape1::model::detail

@@ -1,0 +1,61 @@
+// Propagation: every layer in topological order, through the rule its (type, opset) names.
+#include "reshape1/model/propagate.hpp"
+
+#include <fmt/format.h>
+
+#include "rules.hpp"
+
+namespace reshape1::model {
+
+namespace {
+const tensor& unknown_tensor() {
+  static const tensor t;
+  return t;
+}
+}  // namespace
+
+const tensor& propagation::input(const graph& g, const layer& l, std::size_t port) const {
+  (void)g;
+  if (port >= l.sources.size() || !l.sources[port]) return unknown_tensor();
+  return outputs[l.sources[port]->layer][l.sources[port]->output];
+}
+
+bool covered(std::string_view type, int opset) noexcept { return detail::find_rule(type, opset) != nullptr; }
+
+propagation propagate(const graph& g) {
+  propagation p;
+  const auto layers = g.layers();
+  p.outputs.resize(layers.size());
+  p.follows_inputs.assign(layers.size(), false);
+  std::vector<const tensor*> inputs;
+  for (const auto index : g.order()) {
+    const auto& l = layers[index];
+    std::vector<tensor> out(l.outputs.size());
+    inputs.clear();
+    bool follows = l.type == "Parameter";
+    for (std::size_t i = 0; i < l.inputs.size(); ++i) {
+      inputs.push_back(&p.input(g, l, i));
+      if (l.sources[i]) follows = follows || p.follows_inputs[l.sources[i]->layer];
+    }
+    p.follows_inputs[index] = follows;
+    if (const auto rule = detail::find_rule(l.type, l.opset); rule == nullptr) {
+      p.lost.push_back({index, true, errc::unsupported,
+                        fmt::format("{}: no shape rule for {}-{} (version '{}'); its outputs are unknown", l.where(),
+                                    l.type, l.opset, l.version)});
+    } else {
+      try {
+        detail::op o{g, l, inputs, out};
+        rule(o);
+      } catch (const error& e) {
+        out.assign(l.outputs.size(), tensor{});
+        p.lost.push_back({index, false, e.code(), e.what()});
+      }
+    }
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (!out[i].type) out[i].type = l.outputs[i].type;
+    p.outputs[index] = std::move(out);
+  }
+  return p;
+}
+
+}  // namespace reshape1::model

@@ -1,0 +1,417 @@
+// Reading OpenVINO IR (versions 10 and 11) into a typed graph, with pugixml, which stays inside this file.
+// Every number is parsed once here, with std::from_chars; nothing downstream re-reads text.
+#include <pugixml.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "../detail/fail.hpp"
+#include "../io/files.hpp"
+#include "reshape1/error.hpp"
+#include "reshape1/model/graph.hpp"
+
+namespace reshape1::model {
+namespace {
+
+using reshape1::detail::fail;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+/// A comma-separated list of T ("" is the empty list); false when any item is not a T.
+template <class T>
+bool parse_list(std::string_view text, std::vector<T>& out) {
+  out.clear();
+  text = trim(text);
+  if (text.empty()) return true;
+  while (true) {
+    const auto comma = text.find(',');
+    const auto item = trim(text.substr(0, comma));
+    T v{};
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || end != item.data() + item.size() || item.empty()) return false;
+    out.push_back(v);
+    if (comma == std::string_view::npos) return true;
+    text.remove_prefix(comma + 1);
+  }
+}
+
+std::optional<bool> parse_boolean(std::string_view t) {
+  auto equals = [&](std::string_view word) {
+    return t.size() == word.size() &&
+           std::equal(t.begin(), t.end(), word.begin(), [](char a, char b) { return (a | 0x20) == b; });
+  };
+  if (t == "1" || equals("true")) return true;
+  if (t == "0" || equals("false")) return false;
+  return std::nullopt;
+}
+
+std::optional<element_type> precision(std::string_view p) {
+  static constexpr std::pair<std::string_view, element_type> names[] = {
+      {"FP32", element_type::f32}, {"FP16", element_type::f16}, {"FP64", element_type::f64},
+      {"BF16", element_type::bf16}, {"I64", element_type::i64},  {"I32", element_type::i32},
+      {"I16", element_type::i16},  {"I8", element_type::i8},     {"U64", element_type::u64},
+      {"U32", element_type::u32},  {"U16", element_type::u16},   {"U8", element_type::u8},
+      {"BOOL", element_type::boolean}, {"U1", element_type::u1}, {"I4", element_type::i4},
+      {"U4", element_type::u4}};
+  for (const auto& [n, t] : names)
+    if (n == p) return t;
+  return find_element_type(p);
+}
+
+class reader {
+ public:
+  explicit reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void bad(std::size_t byte, const std::string& what) const {
+    fail(errc::bad_file, {.offset = byte, .file = file_}, fmt::format("{}: {}", io::detail::at_byte(file_, byte), what));
+  }
+  [[noreturn]] void bad_layer(const layer& l, const std::string& what) const {
+    fail(errc::bad_file, {.offset = l.byte, .file = file_}, fmt::format("{}: {}: {}", file_, l.where(), what));
+  }
+  static std::size_t at(const pugi::xml_node& n) { return static_cast<std::size_t>(n.offset_debug()); }
+
+  /// `what` names the element in a message; it is only called on failure.
+  template <class What>
+  std::string_view required(const pugi::xml_node& n, const char* attribute, What what) const {
+    const auto a = n.attribute(attribute);
+    if (!a) bad(at(n), fmt::format("{}: missing attribute '{}'", what(), attribute));
+    return a.value();
+  }
+
+  template <class What>
+  std::int64_t integer(const pugi::xml_node& n, const char* attribute, What what) const {
+    const auto text = required(n, attribute, what);
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+      bad(at(n), fmt::format("{}: attribute '{}' is '{}', not an integer", what(), attribute, text));
+    return v;
+  }
+
+  dimension dim(const layer& l, std::int64_t port, std::string_view text) const {
+    text = trim(text);
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && end == text.data() + text.size() && !text.empty()) {
+      if (v == -1) return dimension();
+      if (v >= 0) return dimension(v);
+    }
+    try {  // intervals (`1..10`) and `?`
+      const auto parsed = parse_shape(fmt::format("[{}]", text));
+      if (parsed.rank_known() && parsed.size() == 1) return parsed[0];
+    } catch (const error&) {
+    }
+    bad_layer(l, fmt::format("port {}: '{}' is not a dimension", port, text));
+  }
+
+  std::vector<port> ports(const layer& l, const pugi::xml_node& parent) const {
+    std::vector<port> result;
+    std::size_t count = 0;
+    for (auto p = parent.first_child(); p; p = p.next_sibling()) ++count;  // an upper bound, without name compares
+    result.reserve(count);
+    for (const auto& p : parent.children("port")) {
+      port out;
+      const auto id = p.attribute("id");
+      if (!id || id.value()[0] == '\0') bad_layer(l, fmt::format("a port of <{}> has no id", parent.name()));
+      out.id = integer(p, "id", [&] { return l.where(); });
+      std::vector<dimension> dims;
+      std::size_t rank = 0;
+      for (auto d = p.first_child(); d; d = d.next_sibling()) ++rank;
+      dims.reserve(rank);
+      for (const auto& d : p.children("dim")) dims.push_back(dim(l, out.id, d.child_value()));
+      out.dims = partial_shape(std::move(dims));
+      if (const auto pr = p.attribute("precision")) out.type = precision(pr.value());
+      result.push_back(std::move(out));
+    }
+    return result;
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+std::optional<std::size_t> port_index(const std::vector<port>& ports, std::int64_t id) {
+  for (std::size_t i = 0; i < ports.size(); ++i)
+    if (ports[i].id == id) return i;
+  return std::nullopt;
+}
+
+/// Layer attributes read for the reader's own checks: errors carry the file and the layer's byte offset.
+const attribute& required_data(const reader& r, const layer& l, std::string_view name) {
+  const auto* a = l.find(name);
+  if (a == nullptr) r.bad_layer(l, fmt::format("missing attribute '{}' in <data>", name));
+  return *a;
+}
+
+std::int64_t count_attribute(const reader& r, const layer& l, std::string_view name) {
+  const auto& a = required_data(r, l, name);
+  if (!a.is_integers || a.integers.size() != 1 || a.integers[0] < 0)
+    r.bad_layer(l, fmt::format("attribute '{}' is '{}', not a byte count below 2^63", name, a.text));
+  return a.integers[0];
+}
+
+void check_const(const reader& r, const layer& l, std::size_t bin_size, const std::string& bin_file) {
+  const auto& type_name = required_data(r, l, "element_type");
+  const auto found = precision(type_name.text);
+  if (!found)
+    fail(errc::unknown_element_type, {.offset = l.byte, .file = r.file()},
+         fmt::format("{}: {}: element type '{}' is unknown", r.file(), l.where(), type_name.text));
+  const auto type = *found;
+  const auto& shape_attribute = required_data(r, l, "shape");
+  if (!shape_attribute.is_integers)
+    r.bad_layer(l, fmt::format("attribute 'shape' is '{}', not a static shape", shape_attribute.text));
+  const auto& dims = shape_attribute.integers;
+  for (auto d : dims)
+    if (d < 0) r.bad_layer(l, fmt::format("attribute 'shape' has the dimension {}", d));
+  const auto offset = count_attribute(r, l, "offset");
+  const auto size = count_attribute(r, l, "size");
+  if (type != element_type::string) {
+    std::uint64_t count = 1;
+    for (auto d : dims)
+      if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count))
+        r.bad_layer(l, "attribute 'shape' has more than 2^64 elements");
+    const auto expected = storage_size(type, count);
+    if (static_cast<std::uint64_t>(size) != expected)
+      r.bad_layer(l, fmt::format("size {} does not match a {} tensor of shape [{}] ({} bytes)", size, name(type),
+                                 fmt::join(dims, ","), expected));
+  }
+  std::uint64_t end = 0;
+  if (__builtin_add_overflow(static_cast<std::uint64_t>(offset), static_cast<std::uint64_t>(size), &end) ||
+      end > bin_size)
+    fail(errc::bad_file, {.offset = static_cast<std::size_t>(offset), .file = bin_file},
+         fmt::format("{}: {} reads {} bytes at byte {}, past the end of the file ({} bytes)", bin_file, l.where(), size,
+                     offset, bin_size));
+}
+
+}  // namespace
+
+const attribute* layer::find(std::string_view n) const noexcept {
+  for (const auto& a : attributes)
+    if (a.name == n) return &a;
+  return nullptr;
+}
+
+std::string layer::where() const { return fmt::format("layer '{}' (id {})", name, id); }
+
+namespace {
+[[noreturn]] void bad_attribute(const layer& l, std::string_view n, std::string_view what) {
+  fail(errc::bad_file, {}, fmt::format("{}: attribute '{}' {}", l.where(), n, what));
+}
+const attribute& need(const layer& l, std::string_view n) {
+  const auto* a = l.find(n);
+  if (a == nullptr) fail(errc::bad_file, {}, fmt::format("{}: missing attribute '{}' in <data>", l.where(), n));
+  return *a;
+}
+}  // namespace
+
+std::int64_t layer::integer(std::string_view n) const {
+  const auto& a = need(*this, n);
+  if (!a.is_integers || a.integers.size() != 1) bad_attribute(*this, n, fmt::format("is '{}', not an integer", a.text));
+  return a.integers[0];
+}
+
+std::int64_t layer::integer(std::string_view n, std::int64_t fallback) const {
+  return find(n) == nullptr ? fallback : integer(n);
+}
+
+const std::vector<std::int64_t>& layer::integers(std::string_view n) const {
+  const auto& a = need(*this, n);
+  if (!a.is_integers) bad_attribute(*this, n, fmt::format("is '{}', not a list of integers", a.text));
+  return a.integers;
+}
+
+std::vector<std::int64_t> layer::integers(std::string_view n, std::vector<std::int64_t> fallback) const {
+  return find(n) == nullptr ? fallback : integers(n);
+}
+
+std::vector<double> layer::reals(std::string_view n) const {
+  const auto& a = need(*this, n);
+  if (!a.is_reals) bad_attribute(*this, n, fmt::format("is '{}', not a list of numbers", a.text));
+  if (a.is_integers) return {a.integers.begin(), a.integers.end()};
+  return a.reals;
+}
+
+bool layer::flag(std::string_view n) const {
+  const auto& a = need(*this, n);
+  if (!a.boolean)
+    bad_attribute(*this, n, fmt::format("is '{}'; write true, false, 1 or 0", a.text));
+  return *a.boolean;
+}
+
+bool layer::flag(std::string_view n, bool fallback) const { return find(n) == nullptr ? fallback : flag(n); }
+
+std::string_view layer::text(std::string_view n, std::string_view fallback) const {
+  const auto* a = find(n);
+  return a == nullptr ? fallback : std::string_view(a->text);
+}
+
+element_type layer::element(std::string_view n) const {
+  const auto& a = need(*this, n);
+  const auto t = precision(a.text);
+  if (!t) fail(errc::unknown_element_type, {}, fmt::format("{}: element type '{}' is unknown", where(), a.text));
+  return *t;
+}
+
+const layer* graph::find(std::int64_t id) const noexcept {
+  const auto it = std::lower_bound(by_id_.begin(), by_id_.end(), std::pair<std::int64_t, std::size_t>(id, 0));
+  return it == by_id_.end() || it->first != id ? nullptr : &layers_[it->second];
+}
+
+std::span<const std::byte> graph::const_bytes(const layer& l) const {
+  return bin_bytes_.subspan(static_cast<std::size_t>(l.integer("offset")), static_cast<std::size_t>(l.integer("size")));
+}
+
+graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin) {
+  const std::string file = xml.string();
+  const reader r(file);
+  auto text = std::make_shared<io::detail::mapped_file>(xml);
+  pugi::xml_document doc;
+  const auto bytes = text->bytes();
+  const auto parsed = doc.load_buffer(bytes.data(), bytes.size(), pugi::parse_default, pugi::encoding_utf8);
+  if (!parsed)
+    r.bad(static_cast<std::size_t>(parsed.offset), fmt::format("not well-formed XML: {}", parsed.description()));
+  const auto net = doc.child("net");
+  if (!net) r.bad(0, "not an OpenVINO IR: there is no <net> element");
+
+  graph g;
+  g.xml_file_ = file;
+  g.name_ = net.attribute("name").value();
+  const std::string_view version = r.required(net, "version", [] { return "<net>"; });
+  if (version != "10" && version != "11")
+    fail(errc::unsupported, {.offset = reader::at(net), .file = file},
+         fmt::format("{}: IR version {} is not supported; reshape1 reads IR versions 10 and 11",
+                     io::detail::at_byte(file, reader::at(net)), version));
+  g.version_ = version == "10" ? 10 : 11;
+
+  const auto layers = net.child("layers");
+  if (!layers) r.bad(reader::at(net), "<net> has no <layers>");
+  std::size_t count = 0;
+  for (auto node = layers.first_child(); node; node = node.next_sibling()) ++count;
+  g.layers_.reserve(count);
+  g.by_id_.reserve(count);
+  for (const auto& node : layers.children("layer")) {
+    layer l;
+    l.byte = reader::at(node);
+    l.name = node.attribute("name").value();
+    l.id = r.integer(node, "id", [&] { return fmt::format("layer '{}'", l.name); });
+    l.type = r.required(node, "type", [&] { return l.where(); });
+    l.version = node.attribute("version").value();
+    if (l.version.starts_with("opset")) {
+      const std::string_view n = std::string_view(l.version).substr(5);
+      int v = 0;
+      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
+      if (ec == std::errc() && end == n.data() + n.size()) l.opset = v;
+    }
+    const auto data = node.child("data");
+    std::size_t attributes = 0;
+    for (auto a = data.first_attribute(); a; a = a.next_attribute()) ++attributes;
+    l.attributes.reserve(attributes);
+    for (const auto& a : data.attributes()) {
+      attribute at;
+      at.name = a.name();
+      at.text = a.value();
+      at.boolean = parse_boolean(trim(at.text));
+      at.is_integers = parse_list(at.text, at.integers);
+      if (at.is_integers) {
+        at.is_reals = true;  // an integer list is a real list too; `reals` is filled only when read
+      } else {
+        at.is_reals = parse_list(at.text, at.reals);
+      }
+      l.attributes.push_back(std::move(at));
+    }
+    l.inputs = r.ports(l, node.child("input"));
+    l.outputs = r.ports(l, node.child("output"));
+    l.sources.resize(l.inputs.size());
+    if (l.type == "Reshape") {  // refused here when missing or not a boolean (OpenVINO keeps its default)
+      const auto& a = required_data(r, l, "special_zero");
+      if (!a.boolean)
+        r.bad_layer(l, fmt::format("attribute 'special_zero' is '{}'; write true, false, 1 or 0", a.text));
+    }
+    g.by_id_.emplace_back(l.id, g.layers_.size());
+    g.layers_.push_back(std::move(l));
+  }
+  std::sort(g.by_id_.begin(), g.by_id_.end());
+  for (std::size_t i = 1; i < g.by_id_.size(); ++i)
+    if (g.by_id_[i].first == g.by_id_[i - 1].first)
+      r.bad_layer(g.layers_[std::max(g.by_id_[i].second, g.by_id_[i - 1].second)],
+                  fmt::format("id {} is used by an earlier layer too", g.by_id_[i].first));
+
+  std::vector<std::vector<std::size_t>> consumers(g.layers_.size());
+  std::vector<std::size_t> pending(g.layers_.size(), 0);
+  if (const auto edges = net.child("edges")) {
+    for (const auto& node : edges.children("edge")) {
+      const auto edge = [] { return "<edge>"; };
+      const auto from_id = r.integer(node, "from-layer", edge);
+      const auto from_port = r.integer(node, "from-port", edge);
+      const auto to_id = r.integer(node, "to-layer", edge);
+      const auto to_port = r.integer(node, "to-port", edge);
+      const auto where = [&] {
+        return fmt::format("edge from layer {} port {} to layer {} port {}", from_id, from_port, to_id, to_port);
+      };
+      const auto* from = g.find(from_id);
+      const auto* to = g.find(to_id);
+      if (from == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where(), from_id));
+      if (to == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where(), to_id));
+      const auto out = port_index(from->outputs, from_port);
+      const auto in = port_index(to->inputs, to_port);
+      if (!out) r.bad(reader::at(node), fmt::format("{}: {} has no output port {}", where(), from->where(), from_port));
+      if (!in) r.bad(reader::at(node), fmt::format("{}: {} has no input port {}", where(), to->where(), to_port));
+      auto& target = g.layers_[static_cast<std::size_t>(to - g.layers_.data())];
+      if (target.sources[*in])
+        r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where()));
+      const auto from_index = static_cast<std::size_t>(from - g.layers_.data());
+      target.sources[*in] = source{from_index, *out};
+      consumers[from_index].push_back(static_cast<std::size_t>(to - g.layers_.data()));
+      ++pending[static_cast<std::size_t>(to - g.layers_.data())];
+    }
+  }
+
+  // Every input must be fed: a layer with nothing on an input port cannot be computed.
+  for (const auto& l : g.layers_)
+    for (std::size_t i = 0; i < l.inputs.size(); ++i)
+      if (!l.sources[i])
+        r.bad_layer(l, fmt::format("nothing is connected to input port {}; the model cannot be read", l.inputs[i].id));
+
+  // Topological order (Kahn); what is left over lies on a cycle.
+  g.order_.reserve(g.layers_.size());
+  for (std::size_t i = 0; i < g.layers_.size(); ++i)
+    if (pending[i] == 0) g.order_.push_back(i);
+  for (std::size_t k = 0; k < g.order_.size(); ++k)
+    for (const auto c : consumers[g.order_[k]])
+      if (--pending[c] == 0) g.order_.push_back(c);
+  if (g.order_.size() != g.layers_.size()) {
+    const auto on_cycle = static_cast<std::size_t>(
+        std::find_if(pending.begin(), pending.end(), [](std::size_t p) { return p != 0; }) - pending.begin());
+    const auto& l = g.layers_[on_cycle];
+    const bool self = std::any_of(l.sources.begin(), l.sources.end(),
+                                  [&](const auto& s) { return s && s->layer == on_cycle; });
+    r.bad_layer(l, self ? "the layer feeds its own input; the model cannot be read"
+                        : "the layer is on a cycle of edges; the model cannot be read");
+  }
+
+  auto weights = std::make_shared<io::detail::mapped_file>(bin);
+  g.bin_bytes_ = weights->bytes();
+  g.bin_ = std::move(weights);
+  const std::string bin_file = bin.string();
+  constexpr std::string_view lfs = "version https://git-lfs.github.com/spec/";
+  if (g.bin_bytes_.size() >= lfs.size() && g.bin_bytes_.size() < 1024 &&
+      std::memcmp(g.bin_bytes_.data(), lfs.data(), lfs.size()) == 0)
+    fail(errc::bad_file, {.offset = 0, .file = bin_file},
+         fmt::format("{}: a Git LFS pointer file, not the weights; fetch them with 'git lfs pull'", bin_file));
+  for (const auto& l : g.layers_)
+    if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
+  return g;
+}
+
+}  // namespace reshape1::model

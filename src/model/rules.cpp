@@ -1,0 +1,194 @@
+// The helpers every op family uses, and the one table of rules by (type, opset version).
+#include "rules.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include "../detail/fail.hpp"
+
+namespace reshape1::model::detail {
+
+const layer* op::constant_source(std::size_t i) const {
+  if (i >= l.sources.size() || !l.sources[i]) return nullptr;
+  const auto& s = g.layers()[l.sources[i]->layer];
+  return s.type == "Const" ? &s : nullptr;
+}
+
+void op::need(std::size_t inputs, std::size_t outputs) const {
+  if (in.size() < inputs || out.size() < outputs)
+    refuse(*this, fmt::format("{} {} needs {} inputs and {} outputs; the layer has {} and {}", l.type, l.version,
+                              inputs, outputs, in.size(), out.size()));
+}
+
+std::optional<element_type> op::declared_type(std::size_t i) const {
+  return i < l.outputs.size() ? l.outputs[i].type : std::nullopt;
+}
+
+void refuse(const op& o, const std::string& what) {
+  reshape1::detail::fail(errc::invalid_shape, {}, fmt::format("{}: {}", o.l.where(), what));
+}
+
+std::size_t normalize_axis(const op& o, std::int64_t axis, std::size_t rank, std::string_view what) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r)
+    refuse(o, fmt::format("{} {} is out of range for rank {}", what, axis, rank));
+  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+}
+
+dimension merge(const op& o, const dimension& a, const dimension& b, std::string_view what) {
+  if (!a.range().intersects(b.range()))
+    refuse(o, fmt::format("{}: {} and {} cannot be equal", what, to_string(dimension(a.range())),
+                          to_string(dimension(b.range()))));
+  const interval r(std::max(a.lo(), b.lo()), std::min(a.hi(), b.hi()));
+  if (a.has_symbol() && a.range() == r) return a;
+  if (b.has_symbol() && b.range() == r) return b;
+  return dimension(r, a.has_symbol() ? a.symbol() : b.symbol());
+}
+
+partial_shape broadcast(const op& o, const partial_shape& a, const partial_shape& b) {
+  if (!a.rank_known() || !b.rank_known()) return partial_shape::dynamic();
+  const std::size_t rank = std::max(a.size(), b.size());
+  std::vector<dimension> dims(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const bool has_a = i + a.size() >= rank, has_b = i + b.size() >= rank;
+    const dimension one(1);
+    const dimension& x = has_a ? a[i + a.size() - rank] : one;
+    const dimension& y = has_b ? b[i + b.size() - rank] : one;
+    if (x.is_static() && x.lo() == 1) {
+      dims[i] = y;
+    } else if (y.is_static() && y.lo() == 1) {
+      dims[i] = x;
+    } else if (x.is_static() && y.is_static()) {
+      if (x.lo() != y.lo())
+        refuse(o, fmt::format("the shapes {} and {} do not broadcast: dimension {} is {} and {}", to_string(a),
+                              to_string(b), i, x.lo(), y.lo()));
+      dims[i] = x;
+    } else if (x.is_static() || y.is_static()) {
+      // A static n > 1 against a dynamic dimension: the dynamic one must be n (or 1).
+      const dimension& s = x.is_static() ? x : y;
+      const dimension& d = x.is_static() ? y : x;
+      if (!d.range().contains(s.lo()) && !d.range().contains(1))
+        refuse(o, fmt::format("the shapes {} and {} do not broadcast: dimension {} is {} and {}", to_string(a),
+                              to_string(b), i, to_string(dimension(x.range())), to_string(dimension(y.range()))));
+      dims[i] = s;
+    } else if (x == y) {
+      dims[i] = x;
+    } else {
+      dims[i] = dimension(interval(std::max(x.lo(), y.lo()), std::max(x.hi(), y.hi())));
+    }
+  }
+  return partial_shape(std::move(dims));
+}
+
+dimension dimension_from(const element_bound& e) {
+  const std::int64_t lo = e.lo < 0 ? 0 : e.lo;
+  const std::int64_t hi = e.hi < 0 ? 0 : e.hi;
+  return dimension(interval(lo, hi < lo ? lo : hi), e.symbol);
+}
+
+element_bound bound_of(const dimension& d) {
+  return {d.lo(), d.range().is_bounded() ? d.hi() : element_bound::no_upper, d.symbol(), false};
+}
+
+dimension span_dimension(std::int64_t lo, std::int64_t hi) { return dimension(interval(lo, hi)); }
+
+std::optional<std::int64_t> small_count(const partial_shape& s) {
+  if (!s.is_static()) return std::nullopt;
+  std::int64_t n = 1;
+  for (const auto& d : s) {
+    if (d.lo() > max_value_elements) return std::nullopt;
+    n *= d.lo();
+    if (n > max_value_elements) return std::nullopt;
+  }
+  return n;
+}
+
+std::optional<std::vector<std::int64_t>> exact_values(const std::optional<tensor_value>& v) {
+  if (!v || v->is_real()) return std::nullopt;
+  std::vector<std::int64_t> r;
+  r.reserve(v->elements.size());
+  for (const auto& e : v->elements) {
+    if (!e.exact()) return std::nullopt;
+    r.push_back(e.lo);
+  }
+  return r;
+}
+
+std::optional<partial_shape> shape_from_value(const op& o, std::size_t input) {
+  const auto& v = o.value(input);
+  if (v && !v->is_real()) {
+    std::vector<dimension> dims;
+    for (const auto& e : v->elements) dims.push_back(dimension_from(e));
+    return partial_shape(std::move(dims));
+  }
+  const auto& s = o.shape(input);
+  if (s.rank_known() && s.size() <= 1 && (s.size() == 0 || (s[0].is_static() && s[0].lo() <= max_value_elements))) {
+    return partial_shape(std::vector<dimension>(s.size() == 0 ? 1 : static_cast<std::size_t>(s[0].lo())));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::int64_t>> known_integers(const op& o, std::size_t input) {
+  if (input >= o.in.size()) return std::nullopt;
+  return exact_values(o.value(input));
+}
+
+std::optional<tensor_value> gather_value(const tensor_value& v, const std::vector<std::size_t>& positions) {
+  tensor_value r;
+  if (v.is_real()) {
+    for (auto p : positions) r.reals.push_back(v.reals.at(p));
+  } else {
+    for (auto p : positions) r.elements.push_back(v.elements.at(p));
+  }
+  return r;
+}
+
+std::vector<std::size_t> strides_of(const shape& s) {
+  std::vector<std::size_t> st(s.size(), 1);
+  for (std::size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * static_cast<std::size_t>(s[i]);
+  return st;
+}
+
+/// For each row-major position of `out`, the position in `in` that NumPy broadcasting reads.
+std::vector<std::size_t> broadcast_positions(const shape& in, const shape& out) {
+  const auto in_strides = strides_of(in);
+  const auto out_strides = strides_of(out);
+  std::size_t count = 1;
+  for (std::size_t i = 0; i < out.size(); ++i) count *= static_cast<std::size_t>(out[i]);
+  std::vector<std::size_t> r(count);
+  const std::size_t shift = out.size() - in.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    std::size_t rest = k, p = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const std::size_t coordinate = rest / out_strides[i];
+      rest %= out_strides[i];
+      if (i >= shift && in[i - shift] != 1) p += coordinate * in_strides[i - shift];
+    }
+    r[k] = p;
+  }
+  return r;
+}
+
+namespace {
+bool before(const rule_entry& a, const rule_entry& b) { return a.type != b.type ? a.type < b.type : a.opset < b.opset; }
+}  // namespace
+
+rule find_rule(std::string_view type, int opset) noexcept {
+  // The one table: every family's rules, sorted by (type, opset) once.
+  static const std::vector<rule_entry> table = [] {
+    std::vector<rule_entry> all;
+    for (const auto& family : {elementwise_rules(), convolution_rules(), pooling_rules(), matmul_rules(),
+                               shape_rules(), data_movement_rules(), resize_rules(), reduction_rules(),
+                               detection_rules(), recurrent_rules()})
+      all.insert(all.end(), family.begin(), family.end());
+    std::sort(all.begin(), all.end(), before);
+    return all;
+  }();
+  const rule_entry key{type, opset, nullptr};
+  const auto it = std::lower_bound(table.begin(), table.end(), key, before);
+  return it != table.end() && it->type == type && it->opset == opset ? it->fn : nullptr;
+}
+
+}  // namespace reshape1::model::detail

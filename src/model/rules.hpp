@@ -1,0 +1,109 @@
+// Internal: what a shape rule sees, the helpers the rules share, and the rule tables of each op family.
+// A rule is a plain function from a layer's input tensors (shapes, and values when known) to its output
+// tensors; it refuses impossible inputs with error(invalid_shape) through refuse().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reshape1/model/graph.hpp"
+#include "reshape1/model/propagate.hpp"
+#include "reshape1/reshape.hpp"
+
+namespace reshape1::model::detail {
+
+/// The largest tensor whose element values propagation carries.
+inline constexpr std::int64_t max_value_elements = 4096;
+/// The largest Const whose values are read from the .bin: shape paths hold shapes, patterns, indices and
+/// scales; weights are larger and would only cost time.
+inline constexpr std::int64_t max_const_values = 64;
+
+struct op {
+  const graph& g;
+  const layer& l;
+  std::span<const tensor* const> in;  ///< one per input port; never null (a missing input is unknown)
+  std::vector<tensor>& out;           ///< sized to the layer's outputs, all unknown on entry
+
+  [[nodiscard]] const partial_shape& shape(std::size_t i) const { return in[i]->shape; }
+  [[nodiscard]] const std::optional<tensor_value>& value(std::size_t i) const { return in[i]->value; }
+  /// The Const layer that feeds input i, if any.
+  [[nodiscard]] const layer* constant_source(std::size_t i) const;
+  /// Refuses fewer than n inputs or outputs than the op has.
+  void need(std::size_t inputs, std::size_t outputs) const;
+  /// The element type declared on output i (its precision), if any.
+  [[nodiscard]] std::optional<element_type> declared_type(std::size_t i) const;
+};
+
+using rule = void (*)(op&);
+
+struct rule_entry {
+  std::string_view type;
+  int opset;
+  rule fn;
+};
+
+/// error(invalid_shape): `layer 'name' (id 3): what`.
+[[noreturn]] void refuse(const op& o, const std::string& what);
+
+// ---- shapes ----------------------------------------------------------------------------------
+/// The axis in [0, rank) for an axis in [-rank, rank); refuses others.
+std::size_t normalize_axis(const op& o, std::int64_t axis, std::size_t rank, std::string_view what = "axis");
+/// Two dimensions that must be equal: their intersection (refused when empty).
+dimension merge(const op& o, const dimension& a, const dimension& b, std::string_view what);
+/// NumPy broadcasting of two shapes.
+partial_shape broadcast(const op& o, const partial_shape& a, const partial_shape& b);
+/// A dimension from bounds that may be unknown or negative (clamped to 0..).
+dimension dimension_from(const element_bound& e);
+/// The bounds of a dimension as a value element.
+element_bound bound_of(const dimension& d);
+/// lo..hi, hi saturating to unbounded; refused when lo is negative.
+dimension span_dimension(std::int64_t lo, std::int64_t hi);
+/// Applies a monotonic non-decreasing function to both ends of a dimension (unbounded stays so).
+template <class F>
+dimension map_dimension(const dimension& d, F f) {
+  const auto lo = f(d.lo());
+  const auto hi = d.range().is_bounded() ? f(d.hi()) : interval::unbounded;
+  return span_dimension(lo < 0 ? 0 : lo, hi < lo ? lo : hi);
+}
+/// The number of elements, or nullopt when not static or above max_value_elements.
+std::optional<std::int64_t> small_count(const partial_shape& s);
+
+// ---- values ----------------------------------------------------------------------------------
+/// All elements exact: their values.
+std::optional<std::vector<std::int64_t>> exact_values(const std::optional<tensor_value>& v);
+/// A 1-D (or scalar) shape-like input as a shape (each element a dimension), when its length is known.
+std::optional<partial_shape> shape_from_value(const op& o, std::size_t input);
+/// The exact integers of a Const or known input i; nullopt when unknown.
+std::optional<std::vector<std::int64_t>> known_integers(const op& o, std::size_t input);
+/// A value for every element of a shape's row-major positions from an index mapping (for data movement).
+std::optional<tensor_value> gather_value(const tensor_value& v, const std::vector<std::size_t>& positions);
+/// For each row-major position of `out`, the position in `in` that NumPy broadcasting reads.
+std::vector<std::size_t> broadcast_positions(const shape& in, const shape& out);
+/// Row-major strides of a static shape.
+std::vector<std::size_t> strides_of(const shape& s);
+
+/// Reshape's pattern (input 1): a Const's exact bytes, or the propagated values or bounds; `constant`
+/// (when given) receives, per element, whether only constants went into it.
+reshape_pattern reshape_pattern_of(const op& o, std::vector<bool>* constant);
+
+// ---- the families' tables ---------------------------------------------------------------------
+std::span<const rule_entry> elementwise_rules();
+std::span<const rule_entry> convolution_rules();
+std::span<const rule_entry> pooling_rules();
+std::span<const rule_entry> matmul_rules();
+std::span<const rule_entry> shape_rules();
+std::span<const rule_entry> data_movement_rules();
+std::span<const rule_entry> resize_rules();
+std::span<const rule_entry> reduction_rules();
+std::span<const rule_entry> detection_rules();
+std::span<const rule_entry> recurrent_rules();
+
+/// The rule for (type, opset), or nullptr.
+rule find_rule(std::string_view type, int opset) noexcept;
+
+}  // namespace reshape1::model::detail

@@ -1,0 +1,35 @@
+// ReduceMax/Min/Mean/Prod-1 (keep_dims, values) and TopK-3.
+#include "rule_util.hpp"
+
+namespace reshape1::test {
+namespace {
+
+TEST(reductions, axes_removed_or_kept) {
+  EXPECT_EQ(shape_of(run("ReduceMean", 1, {{"keep_dims", "true"}}, {of("[2,3,4]"), values({1, -1})})), "[2,1,1]");
+  EXPECT_EQ(shape_of(run("ReduceMax", 1, {{"keep_dims", "false"}}, {of("[2,3,4]"), values({1})})), "[2,4]");
+  EXPECT_EQ(shape_of(run("ReduceMin", 1, {}, {of("[5]"), values({0})})), "[]");
+  const auto p = run("ReduceProd", 1, {{"keep_dims", "true"}}, {values({2, 3, 4}), values({0})});
+  EXPECT_EQ(model::detail::exact_values(p[0].value), std::vector<std::int64_t>{24});
+  const auto m = run("ReduceMin", 1, {}, {values({1000, 5376}), values({0})});
+  EXPECT_EQ(model::detail::exact_values(m[0].value), std::vector<std::int64_t>{1000});
+  expect_refused([] { (void)run("ReduceMax", 1, {}, {of("[2,3]"), values({2})}); }, "axis 2 is out of range for rank 2");
+}
+
+TEST(reductions, top_k) {
+  const std::vector<std::pair<std::string, std::string>> a = {
+      {"axis", "0"}, {"mode", "max"}, {"sort", "value"}, {"index_element_type", "i64"}};
+  const auto out = run("TopK", 3, a, {of("[5376]"), values({1000}, "[]")}, 2);
+  EXPECT_EQ(shape_of(out, 0), "[1000]");
+  EXPECT_EQ(shape_of(out, 1), "[1000]");
+  EXPECT_EQ(out[1].type, element_type::i64);
+  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[10,3]"), of("[]", element_type::i64)}, 2), 0), "[?,3]");
+  expect_refused([] { (void)run("TopK", 3, {{"axis", "0"}, {"mode", "max"}, {"index_element_type", "i64"}},
+                                {of("[8]"), values({1, 2})}, 2); },
+                 "k must be a scalar");
+  expect_refused([] { (void)run("TopK", 3, {{"axis", "1"}, {"mode", "max"}, {"index_element_type", "i64"}},
+                                {of("[8]"), values({1}, "[]")}, 2); },
+                 "axis 1 is out of range");
+}
+
+}  // namespace
+}  // namespace reshape1::test

@@ -1,0 +1,38 @@
+// Interpolate-4 and Interpolate-11: sizes and scales modes, pads, axes.
+#include "rule_util.hpp"
+
+namespace reshape1::test {
+namespace {
+
+TEST(resize, interpolate_sizes_and_scales) {
+  EXPECT_EQ(shape_of(run("Interpolate", 4, {{"shape_calculation_mode", "sizes"}},
+                         {of("[1,32,8,14]"), values({1, 32, 16, 28}), reals({1, 1, 2, 2})})),
+            "[1,32,16,28]");
+  EXPECT_EQ(shape_of(run("Interpolate", 11, {{"shape_calculation_mode", "scales"}},
+                         {of("[1,64,20,20]"), reals({1, 1, 2, 2})})),
+            "[1,64,40,40]");
+  EXPECT_EQ(shape_of(run("Interpolate", 11, {{"shape_calculation_mode", "sizes"}},
+                         {of("[1,24,12,3]"), values({24, 24}), values({1, 2})})),
+            "[1,24,24,3]");
+  EXPECT_EQ(shape_of(run("Interpolate", 4, {{"shape_calculation_mode", "scales"}, {"pads_begin", "0,0,1,1"},
+                                            {"pads_end", "0,0,1,1"}},
+                         {of("[1,3,4,4]"), values({0, 0}), reals({1.5, 0.5}), values({2, 3})})),
+            "[1,3,9,3]");
+  EXPECT_EQ(shape_of(run("Interpolate", 11, {{"shape_calculation_mode", "sizes"}},
+                         {of("[1,3,4,4]"), of("[2]", element_type::i64), values({2, 3})})),
+            "[1,3,?,?]");
+}
+
+TEST(resize, refusals) {
+  expect_refused([] { (void)run("Interpolate", 11, {{"shape_calculation_mode", "linear"}}, {of("[1,3]"), values({1, 1})}); },
+                 "shape_calculation_mode 'linear'");
+  expect_refused([] { (void)run("Interpolate", 11, {{"shape_calculation_mode", "sizes"}},
+                                {of("[1,3,4,4]"), values({2}), values({2, 3})}); },
+                 "1 sizes for 2 axes");
+  expect_refused([] { (void)run("Interpolate", 11, {{"shape_calculation_mode", "sizes"}},
+                                {of("[1,3,4,4]"), values({2}), values({4})}); },
+                 "the axis 4 is out of range");
+}
+
+}  // namespace
+}  // namespace reshape1::test

@@ -1,0 +1,52 @@
+// Shape ops: ShapeOf, Reshape (reshape1's inference on propagated patterns), Squeeze, Unsqueeze, NonZero.
+#include "rule_util.hpp"
+
+namespace reshape1::test {
+namespace {
+
+TEST(shape_ops, shape_of_gives_the_dimensions_as_values) {
+  auto x = of("[2,?,1..8]");
+  const auto out = run("ShapeOf", 3, {{"output_type", "i32"}}, {x});
+  EXPECT_EQ(shape_of(out), "[3]");
+  EXPECT_EQ(out[0].type, element_type::i32);
+  ASSERT_TRUE(out[0].value);
+  EXPECT_EQ(out[0].value->elements[0], (model::element_bound{2, 2, {}, false}));
+  EXPECT_EQ(out[0].value->elements[2].hi, 8);
+  EXPECT_EQ(out[0].value->elements[1].hi, model::element_bound::no_upper);
+  EXPECT_EQ(shape_of(run("ShapeOf", 1, {}, {of("[...]")})), "[?]");
+}
+
+TEST(shape_ops, reshape_uses_the_propagated_pattern) {
+  EXPECT_EQ(shape_of(run("Reshape", 1, {{"special_zero", "true"}}, {of("[2,3,4]"), values({0, -1})})), "[2,12]");
+  EXPECT_EQ(shape_of(run("Reshape", 1, {{"special_zero", "false"}}, {of("[2,3,4]"), of("[3]", element_type::i64)})),
+            "[?,?,?]");
+  expect_refused([] { (void)run("Reshape", 1, {{"special_zero", "false"}}, {of("[2,3]"), values({4, -1})}); },
+                 "", errc::not_divisible);
+}
+
+TEST(shape_ops, squeeze_and_unsqueeze) {
+  EXPECT_EQ(shape_of(run("Squeeze", 1, {}, {of("[1,3,1,2]")})), "[3,2]");
+  EXPECT_EQ(shape_of(run("Squeeze", 1, {}, {of("[1,3,1,2]"), values({-2})})), "[1,3,2]");
+  EXPECT_EQ(shape_of(run("Squeeze", 1, {}, {of("[?,3]")})), "[...]");  // ? may be 1: the rank is unknown
+  EXPECT_EQ(shape_of(run("Unsqueeze", 1, {}, {of("[3,2]"), values({0, 3})})), "[1,3,2,1]");
+  EXPECT_EQ(shape_of(run("Unsqueeze", 1, {}, {of("[]"), values({0})})), "[1]");
+  // Values pass through.
+  const auto u = run("Unsqueeze", 1, {}, {values({5}, "[]"), values({0})});
+  EXPECT_EQ(model::detail::exact_values(u[0].value), std::vector<std::int64_t>{5});
+  expect_refused([] { (void)run("Squeeze", 1, {}, {of("[2,3]"), values({0})}); }, "axis 0 has the dimension 2");
+  // Repeated axes count once, before and after normalisation: [2] with [0,0] is [1,2]; [2,3] with [3,-1] is [2,3,1].
+  EXPECT_EQ(shape_of(run("Unsqueeze", 1, {}, {of("[2]"), values({0, 0})})), "[1,2]");
+  EXPECT_EQ(shape_of(run("Unsqueeze", 1, {}, {of("[2,3]"), values({3, -1})})), "[2,3,1]");
+  EXPECT_EQ(shape_of(run("Unsqueeze", 1, {}, {of("[2,3]"), of("[1]", element_type::i64)})), "[?,?,?]");
+  expect_refused([] { (void)run("Unsqueeze", 1, {}, {of("[2]"), values({})}); }, "the axes input is empty");
+  expect_refused([] { (void)run("Unsqueeze", 1, {}, {of("[2]"), values({5})}); }, "axis 5 is out of range for rank 2");
+}
+
+TEST(shape_ops, non_zero_is_exact_when_values_are_known) {
+  EXPECT_EQ(shape_of(run("NonZero", 3, {{"output_type", "i64"}}, {values({0, 4, 0, 7})})), "[1,2]");
+  EXPECT_EQ(shape_of(run("NonZero", 3, {{"output_type", "i64"}}, {of("[2,3]")})), "[2,..6]");
+  EXPECT_EQ(shape_of(run("NonZero", 3, {{"output_type", "i64"}}, {of("[2,?]")})), "[2,?]");
+}
+
+}  // namespace
+}  // namespace reshape1::test
