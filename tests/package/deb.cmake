@@ -37,7 +37,7 @@ run(dpkg-deb --contents "${deb}")
 set(lib "usr/${LIBDIR}")
 set(contents "${out}")
 foreach(path IN ITEMS "usr/bin/reshape1\n" "usr/include/reshape1/version.hpp\n" "usr/include/reshape1/io/npy.hpp\n"
-                      "usr/include/reshape1/io/ir.hpp\n" "${lib}/libreshape1.so.${VERSION}\n"
+                      "usr/include/reshape1/model/graph.hpp\n" "${lib}/libreshape1.so.${VERSION}\n"
                       "${lib}/libreshape1_io.so.${VERSION}\n" "${lib}/libreshape1_model.so.${VERSION}\n"
                       "${lib}/libreshape1.so -> libreshape1.so.${SOVERSION}\n" "${lib}/cmake/reshape1/reshape1-config.cmake\n"
                       "${lib}/cmake/reshape1/reshape1-model-targets.cmake\n" "${lib}/pkgconfig/reshape1-model.pc\n" "usr/share/man/man1/reshape1.1.gz\n"
