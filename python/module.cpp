@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -190,9 +191,33 @@ pattern_values to_pattern_values(py::handle obj) {
   return out;
 }
 
+/// Integers given for a pattern declared as `type` must fit it, as the notation's literals must
+/// (a tensor of that type could not hold them). 64-bit values above int64 are checked by inference.
+void check_fits(const pattern_values& pv, element_type type) {
+  if (!is_integer(type) || bit_width(type) == 64) return;
+  const int bits = bit_width(type);
+  const bool is_signed = is_signed_integer(type);
+  const std::int64_t lo = is_signed ? -(std::int64_t{1} << (bits - 1)) : 0;
+  const std::int64_t hi = is_signed ? (std::int64_t{1} << (bits - 1)) - 1 : (std::int64_t{1} << bits) - 1;
+  for (std::size_t i = 0; i < pv.values.size(); ++i) {
+    const bool big = std::any_of(pv.big.begin(), pv.big.end(), [&](const auto& b) { return b.first == i; });
+    if (big || pv.values[i] < lo || pv.values[i] > hi) {
+      const std::string text = big ? std::to_string(std::find_if(pv.big.begin(), pv.big.end(), [&](const auto& b) {
+                                                      return b.first == i;
+                                                    })->second)
+                                   : std::to_string(pv.values[i]);
+      throw error(errc::value_range, {{i}, {}, {}},
+                  "pattern[" + std::to_string(i) + "]: value " + text + " does not fit " + std::string(name(type)) +
+                      " (" + std::to_string(lo) + ".." + std::to_string(hi) + "); choose a wider element type",
+                  "choose a wider element type");
+    }
+  }
+}
+
 reshape_pattern to_pattern(py::handle obj, element_type type) {
   if (PyUnicode_Check(obj.ptr())) return parse_pattern(obj.cast<std::string_view>(), type);
   const pattern_values pv = to_pattern_values(obj);
+  check_fits(pv, type);
   reshape_pattern p;
   if (pv.big.empty()) {
     p = pv.scalar ? reshape_pattern::scalar(pv.values[0]) : reshape_pattern::from_values(pv.values);
