@@ -28,11 +28,13 @@ def array_and_pattern(draw: Any) -> tuple[np.ndarray[Any, Any], list[int]]:
     a = np.arange(count).astype(dtype).reshape(dims)
     # factor the count into a random output shape, then maybe replace one dimension by -1
     out, rest = [], count
-    while rest > 1 and len(out) < 6:
+    while rest > 1 and len(out) < 5:
         divisors = [d for d in range(2, rest + 1) if rest % d == 0]
         d = draw(st.sampled_from(divisors))
         out.append(d)
         rest //= d
+    if rest > 1:
+        out.append(rest)
     out += [1] * draw(st.integers(0, 2))
     draw(st.randoms()).shuffle(out)
     if out and draw(st.booleans()):
