@@ -11,7 +11,7 @@ packages=(
   googletest libgtest-dev libbenchmark-dev
   python3 python3-numpy
   # the Python module (RESHAPE1_BUILD_PYTHON, setup.py) and its tests
-  python3-dev python3-venv python3-pip python3-setuptools python3-pybind11 pybind11-dev
+  python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11 pybind11-dev
   python3-pytest python3-hypothesis mypy
 )
 if [ "${1:-}" = "--fuzz" ]; then
