@@ -9,6 +9,7 @@ import resource
 import tracemalloc
 
 import numpy as np
+import pytest
 
 import reshape1
 
@@ -80,3 +81,12 @@ def test_no_leak_over_100000_calls() -> None:
     # A leak of one small object per call would be megabytes; allow some noise.
     assert grown < 64 * 1024, grown
     assert after_rss - before_rss < 8 * 1024, (before_rss, after_rss)
+
+
+def test_the_readme_example_prints_what_the_readme_says(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (SOURCE / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Python\n", 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    expected = section.split("prints\n\n```\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out == expected
