@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -275,24 +276,73 @@ reshape_options make_options(std::string_view rule, bool sound_bounds, bool lega
   return o;
 }
 
-py_result infer(py::handle input, py::handle pattern, bool special_zero, std::string_view pattern_type,
-                std::string_view rule, bool sound_bounds, bool legacy_scalar_pattern) {
+// Result is a small hand-written CPython type (not a pybind11 class): creating a pybind11 instance
+// costs more than the whole static inference, and infer() is called in loops by graph tools.
+struct result_object {
+  PyObject_HEAD
+  py_result value;
+};
+
+PyTypeObject* result_type = nullptr;
+
+py::object make_result(py_result&& r) {
+  PyObject* o = result_type->tp_alloc(result_type, 0);
+  if (o == nullptr) throw py::error_already_set();
+  new (&reinterpret_cast<result_object*>(o)->value) py_result(std::move(r));
+  return py::reinterpret_steal<py::object>(o);
+}
+
+void result_dealloc(PyObject* o) {
+  reinterpret_cast<result_object*>(o)->value.~py_result();
+  PyTypeObject* type = Py_TYPE(o);
+  type->tp_free(o);
+  Py_DECREF(type);
+}
+
+/// Integers of a tuple or list of plain ints, into `out` (at most `cap`); false for anything else.
+bool small_int_sequence(PyObject* o, std::int64_t* out, std::size_t cap, std::size_t& n) {
+  if (!PyTuple_CheckExact(o) && !PyList_CheckExact(o)) return false;
+  const Py_ssize_t size = PySequence_Fast_GET_SIZE(o);
+  if (static_cast<std::size_t>(size) > cap) return false;
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t i = 0; i < size; ++i) {
+    if (!PyLong_CheckExact(items[i])) return false;
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+    if (overflow != 0) return false;
+    out[i] = v;
+  }
+  n = static_cast<std::size_t>(size);
+  return true;
+}
+
+py::object infer(py::handle input, py::handle pattern, bool special_zero, std::string_view pattern_type,
+                 std::string_view rule, bool sound_bounds, bool legacy_scalar_pattern) {
   const reshape_options options = make_options(rule, sound_bounds, legacy_scalar_pattern);
+  // The static fast path: plain non-negative ints and i64 values (infer_static_shape: the same answers
+  // and messages as infer_shape), with no allocation up to rank 8.
+  if (pattern_type == "i64") {
+    std::int64_t in[shape::inline_rank];
+    std::int64_t values[shape::inline_rank];
+    std::size_t rank = 0;
+    std::size_t length = 0;
+    if (small_int_sequence(input.ptr(), in, shape::inline_rank, rank) &&
+        std::all_of(in, in + rank, [](std::int64_t d) { return d >= 0; }) &&
+        small_int_sequence(pattern.ptr(), values, shape::inline_rank, length))
+      return make_result(py_result{infer_static_shape(shape(std::span<const std::int64_t>(in, rank)),
+                                                      std::span<const std::int64_t>(values, length), special_zero,
+                                                      options),
+                                   {}});
+  }
   const element_type type = pattern_type == "i64" ? element_type::i64 : parse_element_type(pattern_type);
   bool plain_static = false;
   shape static_input;
   partial_shape in = to_partial_shape(input, plain_static, static_input);
-  // The static fast path: a static input and i64 values (same answers and messages as infer_shape).
-  if (plain_static && type == element_type::i64 && !PyUnicode_Check(pattern.ptr()) &&
-      !py::isinstance<py::array>(pattern) && !PyLong_Check(pattern.ptr())) {
-    const pattern_values pv = to_pattern_values(pattern);
-    if (pv.big.empty()) return py_result{infer_static_shape(static_input, pv.values, special_zero, options), {}};
-  }
   reshape_result r = infer_shape(in, to_pattern(pattern, type), special_zero, options);
   py_result out{std::move(r.shape), {}};
   for (const auto& eq : r.symbol_equalities)
     out.equalities.emplace_back(std::string(eq.input.name()), std::string(eq.output.name()));
-  return out;
+  return make_result(std::move(out));
 }
 
 // ---- numpy reshape --------------------------------------------------------------------------------
@@ -318,21 +368,39 @@ std::vector<std::int64_t> data_pattern(py::handle pattern) {
   return std::move(pv.values);
 }
 
-py::object reshape_array(const py::array& a, py::handle pattern, bool special_zero, std::string_view rule,
+py::object reshape_array(py::handle array, py::handle pattern, bool special_zero, std::string_view rule,
                          py::handle copy) {
-  const std::vector<std::int64_t> values = data_pattern(pattern);
+  auto& api = py::detail::npy_api::get();
+  if (!api.PyArray_Check_(array.ptr()))
+    throw py::type_error("reshape: expected a numpy.ndarray, got " +
+                         std::string(py::str(py::type::handle_of(array).attr("__name__"))));
+  const auto* proxy = py::detail::array_proxy(array.ptr());
   reshape_options options;
   options.empty = parse_empty_rule(rule);
-  shape in;
-  for (py::ssize_t i = 0; i < a.ndim(); ++i) in.push_back(a.shape(i));
-  const shape out = infer_static_shape(in, values, special_zero, options);
+  const shape in(std::span<const std::int64_t>(reinterpret_cast<const std::int64_t*>(proxy->dimensions),
+                                               static_cast<std::size_t>(proxy->nd)));
+  static_assert(sizeof(Py_intptr_t) == sizeof(std::int64_t));
+  // Plain ints up to rank 8 need no allocation; anything else goes through the general conversion.
+  std::int64_t small[shape::inline_rank];
+  std::size_t length = 0;
+  std::vector<std::int64_t> values;
+  std::span<const std::int64_t> p;
+  if (small_int_sequence(pattern.ptr(), small, shape::inline_rank, length)) {
+    p = std::span<const std::int64_t>(small, length);
+  } else {
+    values = data_pattern(pattern);
+    p = values;
+  }
+  const shape out = infer_static_shape(in, p, special_zero, options);
+  const auto a = py::reinterpret_borrow<py::array>(array);
 
-  std::vector<Py_intptr_t> dims(out.begin(), out.end());
-  py::detail::npy_api::PyArray_Dims newshape{dims.data(), static_cast<int>(dims.size())};
-  auto& api = py::detail::npy_api::get();
-  const bool c_contiguous = (a.flags() & py::array::c_style) != 0;
+  std::span<const std::int64_t> dims = out.dims();
+  // numpy reads the new dimensions and never writes them.
+  py::detail::npy_api::PyArray_Dims newshape{const_cast<Py_intptr_t*>(reinterpret_cast<const Py_intptr_t*>(dims.data())),
+                                             static_cast<int>(dims.size())};
+  const bool c_contiguous = (proxy->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_) != 0;
 
-  if (copy.is_none() || (c_contiguous && !PyObject_IsTrue(copy.ptr()))) {
+  if (copy.is_none() || (c_contiguous && copy.ptr() == Py_False)) {
     // numpy's own reshape: a view when the strides allow (always for C-contiguous data), else a copy.
     PyObject* r = api.PyArray_Newshape_(a.ptr(), &newshape, npy_corder);
     if (r == nullptr) throw py::error_already_set();
@@ -479,22 +547,59 @@ PYBIND11_MODULE(_core, m) {
           "Equal to another Shape with the same dimensions and symbols, or to the tuple of a static shape.")
       .def("__hash__", [](const py_shape& s) { return py::hash(py::str(to_string(s.value))); });
 
-  py::class_<py_result>(m, "Result", "The answer of infer(): the output shape and the symbol equalities it proves.")
-      .def_property_readonly("shape", [](const py_result& r) { return py_shape{r.shape}; }, "The output Shape.")
-      .def_property_readonly(
-          "symbol_equalities",
-          [](const py_result& r) {
-            py::list l;
-            for (const auto& [a, b] : r.equalities) l.append(py::make_tuple(a, b));
-            return l;
-          },
-          "Pairs (input symbol, output symbol) that the reshape proves equal; at most one pair.")
-      .def("__repr__", [](const py_result& r) {
-        std::string s = "Result(shape='" + to_string(r.shape) + "', symbol_equalities=[";
-        for (std::size_t i = 0; i < r.equalities.size(); ++i)
-          s += (i ? ", ('" : "('") + r.equalities[i].first + "', '" + r.equalities[i].second + "')";
-        return s + "])";
-      });
+  {
+    static PyGetSetDef getset[] = {
+        {"shape",
+         [](PyObject* self, void*) -> PyObject* {
+           try {
+             return py::cast(py_shape{reinterpret_cast<result_object*>(self)->value.shape}).release().ptr();
+           } catch (py::error_already_set& e) {
+             e.restore();
+             return nullptr;
+           }
+         },
+         nullptr, "The output Shape.", nullptr},
+        {"symbol_equalities",
+         [](PyObject* self, void*) -> PyObject* {
+           const auto& eqs = reinterpret_cast<result_object*>(self)->value.equalities;
+           PyObject* l = PyList_New(static_cast<Py_ssize_t>(eqs.size()));
+           if (l == nullptr) return nullptr;
+           for (std::size_t i = 0; i < eqs.size(); ++i) {
+             py::object pair;
+             try {
+               pair = py::make_tuple(py::str(eqs[i].first), py::str(eqs[i].second));
+             } catch (py::error_already_set& e) {
+               e.restore();
+               Py_DECREF(l);
+               return nullptr;
+             }
+             PyList_SET_ITEM(l, static_cast<Py_ssize_t>(i), pair.release().ptr());
+           }
+           return l;
+         },
+         nullptr, "Pairs (input symbol, output symbol) that the reshape proves equal; at most one pair.", nullptr},
+        {nullptr, nullptr, nullptr, nullptr, nullptr}};
+    static PyType_Slot slots[] = {
+        {Py_tp_dealloc, reinterpret_cast<void*>(&result_dealloc)},
+        {Py_tp_repr, reinterpret_cast<void*>(+[](PyObject* self) -> PyObject* {
+           const auto& r = reinterpret_cast<result_object*>(self)->value;
+           std::string s = "Result(shape='" + to_string(r.shape) + "', symbol_equalities=[";
+           for (std::size_t i = 0; i < r.equalities.size(); ++i)
+             s += (i ? ", ('" : "('") + r.equalities[i].first + "', '" + r.equalities[i].second + "')";
+           s += "])";
+           return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+         })},
+        {Py_tp_getset, getset},
+        {Py_tp_doc, const_cast<char*>("The answer of infer(): .shape, the output Shape, and .symbol_equalities, the "
+                                      "pairs of symbols the reshape proves equal.")},
+        {0, nullptr}};
+    static PyType_Spec spec = {"reshape1.Result", static_cast<int>(sizeof(result_object)), 0, Py_TPFLAGS_DEFAULT,
+                               slots};
+    PyObject* type = PyType_FromSpec(&spec);
+    if (type == nullptr) throw py::error_already_set();
+    result_type = reinterpret_cast<PyTypeObject*>(type);
+    m.attr("Result") = py::reinterpret_borrow<py::object>(type);  // the module keeps a reference
+  }
 
   m.def("infer", &infer, py::arg("input"), py::arg("pattern"), py::arg("special_zero"), py::kw_only(),
         py::arg("pattern_type") = "i64", py::arg("empty_rule") = "openvino", py::arg("sound_bounds") = false,
