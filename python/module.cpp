@@ -590,6 +590,11 @@ PYBIND11_MODULE(_core, m) {
            return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
          })},
         {Py_tp_getset, getset},
+        // Only infer() makes results: a Result made from Python would hold no C++ value.
+        {Py_tp_new, reinterpret_cast<void*>(+[](PyTypeObject*, PyObject*, PyObject*) -> PyObject* {
+           PyErr_SetString(PyExc_TypeError, "reshape1.Result cannot be created directly; call reshape1.infer()");
+           return nullptr;
+         })},
         {Py_tp_doc, const_cast<char*>("The answer of infer(): .shape, the output Shape, and .symbol_equalities, the "
                                       "pairs of symbols the reshape proves equal.")},
         {0, nullptr}};

@@ -123,6 +123,16 @@ def test_the_shape_of_a_partial_result_and_its_symbols() -> None:
     assert e.value.code == "invalid_argument" and "not static" in e.value.message
 
 
+def test_results_come_only_from_infer() -> None:
+    r = reshape1.infer((2, 3), (6,), False)
+    assert isinstance(r, reshape1.Result) and type(r).__module__ == "reshape1"
+    assert repr(r) == "Result(shape='[6]', symbol_equalities=[])"
+    with pytest.raises(TypeError):
+        type(r)()
+    with pytest.raises(AttributeError):
+        r.shape = reshape1.Shape("[1]")  # type: ignore[misc]
+
+
 def test_an_unknown_rank() -> None:
     s = reshape1.infer("[...]", "[?,?]", False).shape
     assert s.rank == 2 and str(s) == "[?,?]"
