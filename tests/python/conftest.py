@@ -6,6 +6,11 @@ import os
 import pathlib
 
 import pytest
+from hypothesis import settings
+
+# No example database in the source tree: every run draws fresh examples (the seed is printed on failure).
+settings.register_profile("reshape1", database=None, print_blob=True)
+settings.load_profile("reshape1")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
