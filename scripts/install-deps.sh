@@ -12,7 +12,11 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev libpugixml-dev
   googletest libgtest-dev libbenchmark-dev
   python3 python3-numpy
+  # the man page, the .deb and its tests, the zsh completion test
   help2man dpkg-dev file zsh
+  # the Python module (RESHAPE1_BUILD_PYTHON, setup.py) and its tests
+  python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11 pybind11-dev
+  python3-pytest python3-hypothesis mypy
 )
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)

@@ -1,0 +1,83 @@
+# Type stub of the reshape1 package (the C++ extension _core and the pure-Python __init__.py).
+from typing import Any, Iterator, Literal, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+EmptyRule = Literal["openvino", "tensorflow", "strict"]
+ShapeLike = Union[str, Sequence[Union[int, str]], npt.NDArray[np.integer[Any]]]
+PatternLike = Union[str, int, Sequence[int], npt.NDArray[np.integer[Any]]]
+
+class Error(ValueError):
+    code: str
+    message: str
+    indices: Tuple[int, ...]
+    hint: str
+    def __init__(self, code: str, message: str, indices: Sequence[int] = ..., hint: str = ...) -> None: ...
+
+class Dim:
+    @property
+    def min(self) -> int: ...
+    @property
+    def max(self) -> Optional[int]: ...
+    @property
+    def symbol(self) -> Optional[str]: ...
+    @property
+    def is_static(self) -> bool: ...
+
+class Shape:
+    def __init__(self, shape: ShapeLike) -> None: ...
+    @property
+    def rank(self) -> Optional[int]: ...
+    @property
+    def is_static(self) -> bool: ...
+    @property
+    def dims(self) -> Tuple[Dim, ...]: ...
+    def __iter__(self) -> Iterator[int]: ...
+    def __hash__(self) -> int: ...
+
+class Result:
+    @property
+    def shape(self) -> Shape: ...
+    @property
+    def symbol_equalities(self) -> list[Tuple[str, str]]: ...
+
+class RawTensor(NamedTuple):
+    data: memoryview
+    element_type: str
+    shape: Tuple[int, ...]
+
+def infer(
+    input: ShapeLike,
+    pattern: PatternLike,
+    special_zero: bool,
+    *,
+    pattern_type: str = ...,
+    empty_rule: EmptyRule = ...,
+    sound_bounds: bool = ...,
+    legacy_scalar_pattern: bool = ...,
+) -> Result: ...
+
+def reshape(
+    array: npt.NDArray[Any],
+    pattern: PatternLike,
+    special_zero: bool,
+    *,
+    empty_rule: EmptyRule = ...,
+    copy: Optional[bool] = ...,
+) -> npt.NDArray[Any]: ...
+
+def reshape_raw(
+    data: Any,
+    element_type: str,
+    shape: Sequence[int],
+    pattern: PatternLike,
+    special_zero: bool,
+    *,
+    empty_rule: EmptyRule = ...,
+) -> RawTensor: ...
+
+def element_types() -> list[str]: ...
+def error_codes() -> list[str]: ...
