@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "reshape1/model/check.hpp"
+#include "reshape1/model/graph.hpp"
 #include "reshape1/reshape1.hpp"
 
 namespace py = pybind11;
@@ -470,6 +472,35 @@ py::tuple reshape_raw_shape(py::handle data, std::string_view type_name, py::han
 
 }  // namespace
 
+// ---- model checks ---------------------------------------------------------------------------------
+
+py::object optional_code(const std::optional<errc>& code) {
+  return code ? py::object(py::str(std::string(name(*code)))) : py::object(py::none());
+}
+
+/// reshape1::model::check as plain tuples; reshape1/__init__.py turns them into typed findings.
+py::tuple check_model(const std::string& xml, const std::string& bin) {
+  model::check_report report;
+  {
+    py::gil_scoped_release unlocked;  // reading and propagating touch no Python object
+    const auto graph = model::read_ir(xml, bin);
+    report = model::check(graph);
+  }
+  py::list reshapes, layers;
+  for (const auto& f : report.reshapes)
+    reshapes.append(py::make_tuple(f.id, f.name, std::string(model::name(f.result)), py_shape{f.input},
+                                   to_string(f.pattern), f.pattern_known, f.special_zero, py_shape{f.declared},
+                                   f.inferred ? py::cast(py_shape{*f.inferred}) : py::object(py::none()),
+                                   optional_code(f.code), f.message, f.warnings, f.blocks_reshape, f.hint));
+  for (const auto& f : report.layers)
+    layers.append(py::make_tuple(std::string(model::name(f.issue)), f.id, f.name, f.type, f.opset,
+                                 f.port >= 0 ? py::object(py::int_(f.port)) : py::object(py::none()),
+                                 f.port >= 0 ? py::cast(py_shape{f.declared}) : py::object(py::none()),
+                                 f.port >= 0 ? py::cast(py_shape{f.propagated}) : py::object(py::none()),
+                                 optional_code(f.code), f.message));
+  return py::make_tuple(reshapes, layers, report.summary.failed());
+}
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "reshape1's C++ core. Import the package `reshape1`, which re-exports these names.";
   m.attr("__version__") = RESHAPE1_VERSION;
@@ -654,6 +685,8 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
         return l;
       },
       "Internal: every stable error code name, in the C++ order.");
+  m.def("_check", &check_model, py::arg("xml"), py::arg("bin"),
+        "Internal: reshape1::model::check on an IR model, as tuples (see reshape1.check).");
   m.def(
       "element_types",
       [] {

@@ -17,7 +17,8 @@ notation (docs/semantics.md). Every failure raises reshape1.Error, a ValueError 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence, Tuple, Union
+import os
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _core
 from ._core import Dim, Result, Shape, element_types, infer, reshape
@@ -27,10 +28,14 @@ __version__: str = _core.__version__
 __all__ = [
     "Dim",
     "Error",
+    "CheckReport",
+    "LayerFinding",
     "RawTensor",
+    "ReshapeFinding",
     "Result",
     "Shape",
     "__version__",
+    "check",
     "element_types",
     "error_codes",
     "infer",
@@ -113,3 +118,74 @@ def reshape_raw(
     view = memoryview(data)
     return RawTensor(view if view.format == "B" and view.ndim == 1 else view.cast("B"), element_type, out)
 
+
+
+class ReshapeFinding(NamedTuple):
+    """What check() says of one Reshape layer (see docs/cli.md, "check").
+
+    verdict is "ok", "error" (inference fails: code and message say why), "shape_mismatch" (the declared
+    output cannot be right) or "refinable" (it is less precise than what can be inferred). Shapes are
+    Shape objects: str() gives the notation, tuple() the integers of a static one.
+    """
+
+    id: int
+    name: str
+    verdict: str
+    input: Shape
+    pattern: str
+    pattern_known: bool
+    special_zero: bool
+    declared: Shape
+    inferred: Optional[Shape]
+    code: Optional[str]
+    message: str
+    warnings: List[str]
+    blocks_reshape: bool
+    hint: str
+    type: str = "Reshape"
+
+
+class LayerFinding(NamedTuple):
+    """One disagreement of the whole-model self-check: issue is "shape_mismatch", "refinable",
+    "not_covered" (no rule for the op: its outputs are unknown) or "rule_error" (the op refuses its
+    propagated inputs). port, declared and propagated are None for the last two."""
+
+    issue: str
+    id: int
+    name: str
+    type: str
+    opset: int
+    port: Optional[int]
+    declared: Optional[Shape]
+    propagated: Optional[Shape]
+    code: Optional[str]
+    message: str
+
+
+class CheckReport(NamedTuple):
+    """The answer of check(): one finding per Reshape, the layers whose shapes disagree or could not be
+    propagated, and whether `reshape1 check` would exit 1 (a Reshape error or shape_mismatch, a layer
+    shape_mismatch or rule_error)."""
+
+    reshapes: List[ReshapeFinding]
+    layers: List[LayerFinding]
+    failed: bool
+
+
+def check(model_xml: Union[str, "os.PathLike[str]"], model_bin: Union[str, "os.PathLike[str]", None] = None) -> CheckReport:
+    """Check an OpenVINO IR model at its declared shapes, as `reshape1 check` does.
+
+    Every Reshape layer's pattern is evaluated (a Const, or a shape sub-graph), its output inferred and
+    compared with the declared one; then every layer is propagated from the model's inputs and its
+    outputs compared with the IR's declared shapes.
+
+    Args:
+        model_xml: the model's .xml file.
+        model_bin: its weights; by default the .xml's path with the extension .bin.
+
+    Raises reshape1.Error ("io", "bad_file", "unsupported"...) when the model cannot be read.
+    """
+    xml = os.fspath(model_xml)
+    binary = os.fspath(model_bin) if model_bin is not None else os.path.splitext(xml)[0] + ".bin"
+    reshapes, layers, failed = _core._check(xml, binary)
+    return CheckReport([ReshapeFinding(*r) for r in reshapes], [LayerFinding(*f) for f in layers], failed)

@@ -1,5 +1,6 @@
 # Type stub of the reshape1 package (the C++ extension _core and the pure-Python __init__.py).
-from typing import Any, Iterator, Literal, NamedTuple, Optional, Sequence, Tuple, Union
+import os
+from typing import Any, Iterator, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -81,3 +82,41 @@ def reshape_raw(
 
 def element_types() -> list[str]: ...
 def error_codes() -> list[str]: ...
+
+class ReshapeFinding(NamedTuple):
+    id: int
+    name: str
+    verdict: str
+    input: Shape
+    pattern: str
+    pattern_known: bool
+    special_zero: bool
+    declared: Shape
+    inferred: Optional[Shape]
+    code: Optional[str]
+    message: str
+    warnings: List[str]
+    blocks_reshape: bool
+    hint: str
+    type: str = ...
+
+class LayerFinding(NamedTuple):
+    issue: str
+    id: int
+    name: str
+    type: str
+    opset: int
+    port: Optional[int]
+    declared: Optional[Shape]
+    propagated: Optional[Shape]
+    code: Optional[str]
+    message: str
+
+class CheckReport(NamedTuple):
+    reshapes: List[ReshapeFinding]
+    layers: List[LayerFinding]
+    failed: bool
+
+def check(
+    model_xml: Union[str, os.PathLike[str]], model_bin: Union[str, os.PathLike[str], None] = ...
+) -> CheckReport: ...

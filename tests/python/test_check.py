@@ -1,0 +1,73 @@
+"""reshape1.check: the findings of `reshape1 check`, as typed Python values."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+import reshape1
+
+MODEL = "ir-models/face-detection-retail-0005/other.xml"
+
+
+def test_check_gives_one_finding_per_reshape_with_shapes(data_dir: pathlib.Path) -> None:
+    report = reshape1.check(data_dir / MODEL)
+    assert isinstance(report, reshape1.CheckReport)
+    assert report.reshapes and not report.failed
+    for f in report.reshapes:
+        assert f.type == "Reshape" and f.verdict == "ok" and f.code is None
+        assert isinstance(f.input, reshape1.Shape) and isinstance(f.declared, reshape1.Shape)
+        assert f.inferred is not None and str(f.inferred) == str(f.declared)
+        if f.inferred.is_static:
+            assert tuple(f.inferred) == tuple(f.declared)
+
+
+def test_check_agrees_with_the_command_line_tool(data_dir: pathlib.Path) -> None:
+    tool = os.environ.get("RESHAPE1_CLI")
+    if not tool:
+        pytest.skip("RESHAPE1_CLI is not set (ctest sets it when the tool is built)")
+    out = subprocess.run([tool, "check", "--json", str(data_dir / MODEL)], capture_output=True, text=True, check=True)
+    cli = json.loads(out.stdout)
+    report = reshape1.check(data_dir / MODEL)
+    assert [(f.id, f.name, f.verdict, str(f.input), f.pattern, str(f.declared), f.hint, f.warnings) for f in report.reshapes] == [
+        (int(j["id"]), j["name"], j["verdict"], j["input"], j["pattern"], j["declared"], j["hint"], j["warnings"])
+        for j in cli["findings"]
+    ]
+    assert [(f.issue, f.id, f.name) for f in report.layers] == [(j["issue"], int(j["id"]), j["name"]) for j in cli["layers"]]
+
+
+def test_a_layer_whose_declared_shape_disagrees_is_a_layer_finding(tmp_path: pathlib.Path, data_dir: pathlib.Path) -> None:
+    # The model with one Reshape's declared output hand-edited: the self-check and the Reshape verdict see it.
+    source = data_dir / MODEL
+    text = source.read_text(encoding="utf-8")
+    report = reshape1.check(source)
+    target = report.reshapes[0]
+    declared = tuple(target.declared)
+    edited = [d + 1 if i == len(declared) - 1 else d for i, d in enumerate(declared)]
+    shutil.copy(source.with_suffix(".bin"), tmp_path / "m.bin")
+    marker = f'<layer id="{target.id}"'
+    start = text.index(marker)
+    port = text.index("<output>", start)
+    last = text.rindex("<dim>", port, text.index("</output>", port))
+    end = text.index("</dim>", last)
+    (tmp_path / "m.xml").write_text(text[:last] + f"<dim>{edited[-1]}" + text[end:], encoding="utf-8")
+    broken = reshape1.check(tmp_path / "m.xml")
+    assert broken.failed
+    assert [f.verdict for f in broken.reshapes if f.id == target.id] == ["shape_mismatch"]
+    mismatches = [f for f in broken.layers if f.issue == "shape_mismatch"]
+    assert mismatches and all(f.port is not None and f.declared is not None for f in mismatches)
+
+
+def test_an_unreadable_model_raises_reshape1_error(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "m.xml").write_text("<net", encoding="utf-8")
+    (tmp_path / "m.bin").write_bytes(b"")
+    with pytest.raises(reshape1.Error) as e:
+        reshape1.check(tmp_path / "m.xml")
+    assert e.value.code == "bad_file"
+    with pytest.raises(reshape1.Error) as missing:
+        reshape1.check(tmp_path / "absent.xml")
+    assert missing.value.code == "io"
