@@ -17,6 +17,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <pugixml.hpp>
@@ -110,10 +111,21 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("check/" + name).c_str(), check, xml)->Unit(benchmark::kMillisecond);
   }
+  // The console gets the ratios beside the times; another format (bench/ratios.py asks for JSON) gets
+  // Google Benchmark's own reporter, so that its output stays parseable.
+  bool console = true;
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]).starts_with("--benchmark_format=") &&
+        std::string_view(argv[i]) != "--benchmark_format=console")
+      console = false;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   ratio_reporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  if (console) {
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
   benchmark::Shutdown();
   return 0;
 }

@@ -36,7 +36,7 @@ for name in runs:
     elif "bytes_per_second" in runs[name]:
         print(f"{name:34s} {gbps(name):9.2f} GB/s")
     else:
-        print(f"{name:34s} {ns(name):9.2f} ns  allocs/call {allocs(name):.2f}")
+        print(f"{name:34s} {ns(name):9.2f} {runs[name]['time_unit']}  allocs/call {allocs(name):.2f}")
 print()
 def ratio(a, b, what, target=""):
     print(f"{what}: {ns(a) / ns(b):.2f}x ({ns(a):.1f} ns / {ns(b):.1f} ns){target}, "
