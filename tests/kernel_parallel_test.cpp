@@ -13,15 +13,10 @@
 #include "detail/chunk_pool.hpp"
 #include "reshape1/kernel.hpp"
 #include "reshape1/version.hpp"
+#include "test_util.hpp"
 
 namespace reshape1 {
 namespace {
-
-std::vector<std::byte> numbered(std::size_t n, unsigned seed) {
-  std::vector<std::byte> b(n);
-  for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::byte>((i * 167 + seed * 13 + 5) & 0xFF);
-  return b;
-}
 
 tensor_view bytes_view(const std::vector<std::byte>& b) {
   return {b.data(), element_type::u8, shape{static_cast<std::int64_t>(b.size())}};
@@ -34,7 +29,7 @@ std::set<std::string> thread_ids() {
 }
 
 TEST(copy_parallel, the_callers_parallel_for_runs_every_chunk_once_in_any_order) {
-  const auto src = numbered((std::size_t{1} << 20) + 77, 1);
+  const auto src = test::pattern_bytes((std::size_t{1} << 20) + 77, 1);
   std::vector<std::byte> dst(src.size());
   copy_options o;
   o.threads = 5;
@@ -50,7 +45,7 @@ TEST(copy_parallel, the_callers_parallel_for_runs_every_chunk_once_in_any_order)
 }
 
 TEST(copy_parallel, the_callers_threads_run_the_chunks) {
-  const auto src = numbered((std::size_t{3} << 20) + 5, 2);
+  const auto src = test::pattern_bytes((std::size_t{3} << 20) + 5, 2);
   std::vector<std::byte> dst(src.size());
   copy_options o;
   o.threads = 4;
@@ -74,7 +69,7 @@ TEST(copy_parallel, the_callers_threads_run_the_chunks) {
 }
 
 TEST(copy_parallel, small_copies_and_one_thread_never_call_parallel_for) {
-  const auto src = numbered(4096, 3);
+  const auto src = test::pattern_bytes(4096, 3);
   std::vector<std::byte> dst(src.size());
   copy_options o;
   o.parallel_for = [](std::size_t, const std::function<void(std::size_t)>&) { FAIL() << "called"; };
@@ -87,7 +82,7 @@ TEST(copy_parallel, small_copies_and_one_thread_never_call_parallel_for) {
 }
 
 TEST(copy_parallel, an_exception_from_parallel_for_reaches_the_caller) {
-  const auto src = numbered(1 << 16, 4);
+  const auto src = test::pattern_bytes(1 << 16, 4);
   std::vector<std::byte> dst(src.size());
   copy_options o;
   o.threads = 2;
@@ -97,7 +92,7 @@ TEST(copy_parallel, an_exception_from_parallel_for_reaches_the_caller) {
 }
 
 TEST(copy_parallel, the_default_pool_starts_its_threads_once) {
-  const auto src = numbered((std::size_t{2} << 20) + 3, 5);
+  const auto src = test::pattern_bytes((std::size_t{2} << 20) + 3, 5);
   std::vector<std::byte> dst(src.size());
   copy_options o;
   o.threads = 3;
@@ -107,7 +102,7 @@ TEST(copy_parallel, the_default_pool_starts_its_threads_once) {
   const auto after_first = thread_ids();
   EXPECT_GE(after_first.size(), 1 + detail::pool_workers());  // the pool's workers and this thread
   for (unsigned seed = 6; seed < 12; ++seed) {
-    const auto again = numbered(src.size(), seed);
+    const auto again = test::pattern_bytes(src.size(), seed);
     copy_elements(bytes_view(again), dst, o);
     EXPECT_EQ(dst, again);
     EXPECT_EQ(thread_ids(), after_first) << "a copy started or ended threads";
@@ -124,7 +119,7 @@ TEST(copy_parallel, copies_from_several_threads_share_the_pool) {
       o.threads = 3;
       o.parallel_threshold = 0;
       for (unsigned round = 0; round < 3; ++round) {
-        const auto src = numbered((std::size_t{1} << 20) + static_cast<std::size_t>(c) * 1000 + round, round + 20);
+        const auto src = test::pattern_bytes((std::size_t{1} << 20) + static_cast<std::size_t>(c) * 1000 + round, round + 20);
         std::vector<std::byte> dst(src.size());
         copy_elements(bytes_view(src), dst, o);
         if (dst == src) ++good;

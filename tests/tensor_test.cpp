@@ -13,12 +13,6 @@
 namespace reshape1::test {
 namespace {
 
-std::vector<std::byte> pattern_bytes(std::size_t n, unsigned seed) {
-  std::vector<std::byte> b(n);
-  for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::byte>((i * 131 + seed * 7 + 17) & 0xFF);
-  return b;
-}
-
 TEST(tensor_view, every_element_type_views_and_copies_byte_identically) {
   for (auto t : all_element_types()) {
     if (t == element_type::string) continue;

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,14 @@ inline std::string infer_text(const std::string& input, const std::string& patte
   } catch (const error& e) {
     return "error:" + std::string(name(e.code()));
   }
+}
+
+/// n bytes that differ from position to position (and with the seed): copies of them show any byte
+/// moved, lost or written twice.
+inline std::vector<std::byte> pattern_bytes(std::size_t n, unsigned seed) {
+  std::vector<std::byte> b(n);
+  for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::byte>((i * 131 + seed * 7 + 17) & 0xFF);
+  return b;
 }
 
 }  // namespace reshape1::test
