@@ -22,6 +22,12 @@ const tensor& propagation::input(const graph& g, const layer& l, std::size_t por
 
 bool covered(std::string_view type, int opset) noexcept { return detail::find_rule(type, opset) != nullptr; }
 
+std::vector<std::pair<std::string_view, int>> covered_ops() {
+  std::vector<std::pair<std::string_view, int>> r;
+  for (const auto& e : detail::rule_table()) r.emplace_back(e.type, e.opset);
+  return r;
+}
+
 propagation propagate(const graph& g) {
   propagation p;
   const auto layers = g.layers();

@@ -175,17 +175,23 @@ namespace {
 bool before(const rule_entry& a, const rule_entry& b) { return a.type != b.type ? a.type < b.type : a.opset < b.opset; }
 }  // namespace
 
-rule find_rule(std::string_view type, int opset) noexcept {
+std::span<const rule_entry> rule_table() noexcept {
   // The one table: every family's rules, sorted by (type, opset) once.
   static const std::vector<rule_entry> table = [] {
     std::vector<rule_entry> all;
     for (const auto& family : {elementwise_rules(), convolution_rules(), pooling_rules(), matmul_rules(),
                                shape_rules(), data_movement_rules(), resize_rules(), reduction_rules(),
-                               detection_rules(), recurrent_rules()})
+                               detection_rules(), recurrent_rules(), normalization_rules(), indexing_rules(),
+                               einsum_rules()})
       all.insert(all.end(), family.begin(), family.end());
     std::sort(all.begin(), all.end(), before);
     return all;
   }();
+  return table;
+}
+
+rule find_rule(std::string_view type, int opset) noexcept {
+  const auto table = rule_table();
   const rule_entry key{type, opset, nullptr};
   const auto it = std::lower_bound(table.begin(), table.end(), key, before);
   return it != table.end() && it->type == type && it->opset == opset ? it->fn : nullptr;

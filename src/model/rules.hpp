@@ -102,6 +102,13 @@ std::span<const rule_entry> resize_rules();
 std::span<const rule_entry> reduction_rules();
 std::span<const rule_entry> detection_rules();
 std::span<const rule_entry> recurrent_rules();
+std::span<const rule_entry> normalization_rules();
+std::span<const rule_entry> indexing_rules();
+std::span<const rule_entry> einsum_rules();
+std::span<const rule_entry> subgraph_rules();
+
+/// Every rule, sorted by (type, opset).
+std::span<const rule_entry> rule_table() noexcept;
 
 /// The rule for (type, opset), or nullptr.
 rule find_rule(std::string_view type, int opset) noexcept;

@@ -76,5 +76,100 @@ TEST(data_movement, split_pad_scatter) {
       "the index 2 is outside the dimension 2");
 }
 
+
+TEST(data_movement, gather_7_has_batch_dims) {
+  EXPECT_EQ(shape_of(run("Gather", 7, {{"batch_dims", "1"}}, {of("[5,6,7]"), of("[5,3]"), values({2}, "[]")})),
+            "[5,6,3]");
+  EXPECT_EQ(shape_of(run("Gather", 7, {{"batch_dims", "-1"}}, {of("[5,6,7]"), of("[5,3]"), values({1}, "[]")})),
+            "[5,3,7]");
+  const auto v = run("Gather", 7, {}, {values({2, 3, 4}), values({2, 0}), values({0}, "[]")});
+  EXPECT_EQ(exact_values(v[0].value), (std::vector<std::int64_t>{4, 2}));
+  expect_refused([] { (void)run("Gather", 7, {{"batch_dims", "3"}}, {of("[5,6,7]"), of("[5,3]"), values({2}, "[]")}); },
+                 "batch_dims 3 must be within the indices' rank 2 and not above axis 2");
+  expect_refused([] { (void)run("Gather", 7, {{"batch_dims", "2"}}, {of("[5,6,7]"), of("[5,3]"), values({2}, "[]")}); },
+                 "batch dimension 1: 6 and 3 cannot be equal");
+  expect_refused([] { (void)run("Gather", 7, {{"batch_dims", "1"}}, {of("[5,6,7]"), of("[4,3]"), values({1}, "[]")}); },
+                 "batch dimension 0: 5 and 4 cannot be equal");
+}
+
+TEST(data_movement, split_cuts_shapes_and_values) {
+  const auto parts = run("Split", 1, {{"num_splits", "3"}}, {of("[2,12,?]"), values({1}, "[]")}, 3);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(shape_of(parts, i), "[2,4,?]");
+  EXPECT_EQ(shape_of(run("Split", 1, {{"num_splits", "2"}}, {of("[3..9]"), values({0}, "[]")}, 2)), "[2..4]");
+  const auto v = run("Split", 1, {{"num_splits", "2"}}, {values({1, 2, 3, 4}), values({-1}, "[]")}, 2);
+  EXPECT_EQ(exact_values(v[0].value), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(exact_values(v[1].value), (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(shape_of(run("Split", 1, {{"num_splits", "2"}}, {of("[4,4]"), of("[]")}, 2), 1), "[?,?]");
+  expect_refused([] { (void)run("Split", 1, {{"num_splits", "3"}}, {of("[2,10]"), values({1}, "[]")}, 3); },
+                 "dimension 1 (10) does not split into 3 equal parts");
+  expect_refused([] { (void)run("Split", 1, {{"num_splits", "2"}}, {of("[2,10]"), values({1}, "[]")}, 3); },
+                 "num_splits is 2 but the layer has 3 outputs");
+  expect_refused([] { (void)run("Split", 1, {{"num_splits", "2"}}, {of("[2,10]"), values({2}, "[]")}, 2); },
+                 "axis 2 is out of range for rank 2");
+  expect_refused([] { (void)run("Split", 1, {{"num_splits", "2"}}, {of("[2,10]"), values({0, 1})}, 2); },
+                 "the axis must be a scalar");
+}
+
+TEST(data_movement, broadcast_1_modes) {
+  EXPECT_EQ(shape_of(run("Broadcast", 1, {{"mode", "numpy"}}, {of("[3,1]"), values({2, 3, 4})})), "[2,3,4]");
+  EXPECT_EQ(shape_of(run("Broadcast", 1, {{"mode", "explicit"}}, {of("[3]"), values({2, 3, 4}), values({1})})),
+            "[2,3,4]");
+  EXPECT_EQ(shape_of(run("Broadcast", 1, {{"mode", "pdpd"}, {"axis", "1"}}, {of("[3,1]"), values({2, 3, 4})})),
+            "[2,3,4]");
+  EXPECT_EQ(shape_of(run("Broadcast", 1, {{"mode", "pdpd"}}, {of("[4]"), values({2, 3, 4})})), "[2,3,4]");
+  const auto v = run("Broadcast", 1, {{"mode", "numpy"}}, {values({7}, "[]"), values({2})});
+  EXPECT_EQ(exact_values(v[0].value), (std::vector<std::int64_t>{7, 7}));
+  expect_refused([] { (void)run("Broadcast", 1, {{"mode", "bidirectional"}}, {of("[3]"), values({3})}); },
+                 "mode 'bidirectional' is not numpy, explicit or pdpd");
+  expect_refused([] { (void)run("Broadcast", 1, {{"mode", "pdpd"}, {"axis", "0"}}, {of("[3]"), values({2, 3})}); },
+                 "data dimension 0: 3 and 2 cannot be equal");
+  expect_refused([] { (void)run("Broadcast", 1, {{"mode", "explicit"}}, {of("[3]"), values({2, 3}), values({0})}); },
+                 "a mapped dimension: 3 and 2 cannot be equal");
+  expect_refused([] { (void)run("Broadcast", 3, {{"mode", "pdpd"}}, {of("[3]"), values({3})}); },
+                 "mode 'pdpd' is Broadcast-1's");
+}
+
+TEST(data_movement, pad_12_crops_and_checks_reflect_pads) {
+  EXPECT_EQ(shape_of(run("Pad", 12, {{"pad_mode", "constant"}}, {of("[1,3,4]"), values({0, -1, 2}), values({0, 1, -3})})),
+            "[1,3,3]");
+  EXPECT_EQ(shape_of(run("Pad", 12, {{"pad_mode", "reflect"}}, {of("[1,3,?]"), values({0, 2, 5}), values({0, 2, 5})})),
+            "[1,7,10..]");
+  EXPECT_EQ(shape_of(run("Pad", 12, {{"pad_mode", "symmetric"}}, {of("[3]"), values({3}), values({3})})), "[9]");
+  expect_refused([] { (void)run("Pad", 12, {{"pad_mode", "reflect"}}, {of("[3]"), values({3}), values({0})}); },
+                 "the pad 3 of dimension 0 (3) is too large for reflect padding");
+  expect_refused([] { (void)run("Pad", 12, {{"pad_mode", "symmetric"}}, {of("[3]"), values({0}), values({4})}); },
+                 "too large for symmetric padding");
+  expect_refused([] { (void)run("Pad", 12, {{"pad_mode", "wrap"}}, {of("[3]"), values({0}), values({4})}); },
+                 "pad_mode 'wrap'");
+  expect_refused([] { (void)run("Pad", 12, {}, {of("[3,3]"), values({0}), values({1})}); }, "pads of lengths 1 and 1");
+}
+
+TEST(data_movement, depth_to_space_space_to_depth_shuffle_channels) {
+  EXPECT_EQ(shape_of(run("DepthToSpace", 1, {{"mode", "blocks_first"}, {"block_size", "2"}}, {of("[1,12,5,?]")})),
+            "[1,3,10,?]");
+  EXPECT_EQ(shape_of(run("DepthToSpace", 1, {{"mode", "depth_first"}, {"block_size", "2"}}, {of("[2,16,2,3,4]")})),
+            "[2,2,4,6,8]");
+  EXPECT_EQ(shape_of(run("SpaceToDepth", 1, {{"mode", "blocks_first"}, {"block_size", "2"}}, {of("[1,3,10,?]")})),
+            "[1,12,5,?]");
+  EXPECT_EQ(shape_of(run("SpaceToDepth", 1, {{"mode", "depth_first"}, {"block_size", "3"}}, {of("[1,2,9,6]")})),
+            "[1,18,3,2]");
+  EXPECT_EQ(shape_of(run("ShuffleChannels", 1, {{"axis", "1"}, {"group", "3"}}, {of("[1,12,5,5]")})), "[1,12,5,5]");
+  EXPECT_EQ(shape_of(run("ShuffleChannels", 1, {{"axis", "-1"}, {"group", "2"}}, {of("[?,4]")})), "[?,4]");
+  expect_refused([] { (void)run("DepthToSpace", 1, {{"mode", "blocks_first"}, {"block_size", "2"}}, {of("[1,6,5,5]")}); },
+                 "the channels (6) is not a multiple of 4");
+  expect_refused([] { (void)run("DepthToSpace", 1, {{"mode", "sideways"}, {"block_size", "2"}}, {of("[1,8,5,5]")}); },
+                 "mode 'sideways'");
+  expect_refused([] { (void)run("DepthToSpace", 1, {{"mode", "blocks_first"}, {"block_size", "2"}}, {of("[1,8]")}); },
+                 "must have rank 3 or more");
+  expect_refused([] { (void)run("SpaceToDepth", 1, {{"mode", "blocks_first"}, {"block_size", "2"}}, {of("[1,3,5,4]")}); },
+                 "spatial dimension 2 (5) is not a multiple of 2");
+  expect_refused([] { (void)run("SpaceToDepth", 1, {{"mode", "blocks_first"}, {"block_size", "0"}}, {of("[1,3,4,4]")}); },
+                 "block_size is 0");
+  expect_refused([] { (void)run("ShuffleChannels", 1, {{"axis", "1"}, {"group", "5"}}, {of("[1,12]")}); },
+                 "dimension 1 (12) is not a multiple of group 5");
+  expect_refused([] { (void)run("ShuffleChannels", 1, {{"axis", "2"}, {"group", "1"}}, {of("[1,12]")}); },
+                 "axis 2 is out of range for rank 2");
+}
+
 }  // namespace
 }  // namespace reshape1::test

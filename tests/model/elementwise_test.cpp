@@ -69,5 +69,107 @@ TEST(elementwise, bad_attributes_are_refused) {
   expect_refused([] { (void)run("PReLU", 1, {}, {of("[1,8,4,4]"), of("[3]")}); }, "do not broadcast");
 }
 
+
+TEST(elementwise, every_unary_op_keeps_the_shape_and_type) {
+  const std::pair<const char*, int> unary[] = {
+      {"Abs", 1},   {"Acos", 1},  {"Acosh", 4},    {"Asin", 1},      {"Asinh", 4},    {"Atan", 1},
+      {"Atanh", 4}, {"Ceiling", 1}, {"Cos", 1},    {"Cosh", 1},      {"Erf", 1},      {"Floor", 1},
+      {"Gelu", 2},  {"Gelu", 7},  {"HSigmoid", 5}, {"HSwish", 4},    {"Log", 1},      {"Mish", 4},
+      {"Negative", 1}, {"Round", 5}, {"Sign", 1},  {"Sin", 1},       {"Sinh", 1},     {"SoftPlus", 4},
+      {"SoftSign", 9}, {"Sqrt", 1}, {"Tan", 1},    {"Tanh", 1}};
+  for (const auto& [type, opset] : unary) {
+    const auto out = run(type, opset, {}, {of("[2,?,1..4]", element_type::f16)});
+    EXPECT_EQ(shape_of(out), "[2,?,1..4]") << type;
+    EXPECT_EQ(out[0].type, element_type::f16) << type;
+  }
+  EXPECT_EQ(shape_of(run("Elu", 1, {{"alpha", "0.5"}}, {of("[3,4]")})), "[3,4]");
+  EXPECT_EQ(shape_of(run("HardSigmoid", 1, {}, {of("[3,4]"), of("[]"), of("[]")})), "[3,4]");
+  EXPECT_EQ(shape_of(run("Selu", 1, {}, {of("[3,4]"), of("[1]"), of("[]")})), "[3,4]");
+  const auto n = run("LogicalNot", 1, {}, {values({0, 3})});
+  EXPECT_EQ(n[0].type, element_type::boolean);
+  EXPECT_EQ(model::detail::exact_values(n[0].value), (std::vector<std::int64_t>{1, 0}));
+  EXPECT_EQ(model::detail::exact_values(run("Negative", 1, {}, {values({2, -5})})[0].value),
+            (std::vector<std::int64_t>{-2, 5}));
+  EXPECT_EQ(model::detail::exact_values(run("Abs", 1, {}, {values({2, -5})})[0].value),
+            (std::vector<std::int64_t>{2, 5}));
+}
+
+TEST(elementwise, unary_attribute_and_parameter_errors) {
+  expect_refused([] { (void)run("HardSigmoid", 1, {}, {of("[3]"), of("[2]"), of("[]")}); },
+                 "alpha must be a scalar; its shape is [2]");
+  expect_refused([] { (void)run("Selu", 1, {}, {of("[3]"), of("[]"), of("[2,2]")}); }, "lambda must be a scalar");
+  expect_refused([] { (void)run("Gelu", 7, {{"approximation_mode", "fast"}}, {of("[3]")}); },
+                 "approximation_mode 'fast' is not erf or tanh");
+  expect_refused([] { (void)run("Round", 5, {{"mode", "up"}}, {of("[3]")}); }, "mode 'up'");
+  expect_refused([] { (void)run("Elu", 1, {{"alpha", "1,2"}}, {of("[3]")}); }, "alpha is '1,2'");
+  expect_refused([] { (void)run("HardSigmoid", 1, {}, {of("[3]")}); }, "needs 3 inputs");
+}
+
+TEST(elementwise, convert_like_takes_the_second_inputs_type) {
+  const auto out = run("ConvertLike", 1, {}, {of("[2,3]", element_type::f32), of("[7]", element_type::i32)});
+  EXPECT_EQ(shape_of(out), "[2,3]");
+  EXPECT_EQ(out[0].type, element_type::i32);
+  const auto v = run("ConvertLike", 1, {}, {reals({2.5, -1.5}), of("[]", element_type::i64)});
+  EXPECT_EQ(model::detail::exact_values(v[0].value), (std::vector<std::int64_t>{2, -1}));
+  expect_refused([] { (void)run("ConvertLike", 1, {}, {of("[2]")}); }, "needs 2 inputs");
+}
+
+TEST(elementwise, every_binary_op_broadcasts) {
+  for (const char* type : {"Maximum", "Minimum", "Power", "SquaredDifference", "FloorMod", "Less", "LessEqual",
+                           "GreaterEqual", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalXor"}) {
+    const auto out = run(type, 1, {}, {of("[2,1,4]"), of("[3,1]")});
+    EXPECT_EQ(shape_of(out), "[2,3,4]") << type;
+    expect_refused([&] { (void)run(type, 1, {}, {of("[2,3]"), of("[4]")}); }, "do not broadcast");
+  }
+  for (const char* type : {"Less", "LessEqual", "GreaterEqual", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalXor"})
+    EXPECT_EQ(run(type, 1, {}, {of("[2]"), of("[2]")})[0].type, element_type::boolean) << type;
+  EXPECT_EQ(run("Maximum", 1, {}, {of("[2]", element_type::i32), of("[2]")})[0].type, element_type::i32);
+}
+
+TEST(elementwise, binary_values) {
+  using model::detail::exact_values;
+  auto v = [](const char* type, std::vector<std::int64_t> a, std::vector<std::int64_t> b) {
+    return exact_values(run(type, 1, {}, {values(std::move(a)), values(std::move(b))})[0].value);
+  };
+  EXPECT_EQ(v("Maximum", {1, 5}, {3}), (std::vector<std::int64_t>{3, 5}));
+  EXPECT_EQ(v("Minimum", {1, 5}, {3}), (std::vector<std::int64_t>{1, 3}));
+  EXPECT_EQ(v("Power", {2, 3}, {3}), (std::vector<std::int64_t>{8, 27}));
+  EXPECT_EQ(v("SquaredDifference", {2, 7}, {4}), (std::vector<std::int64_t>{4, 9}));
+  EXPECT_EQ(v("FloorMod", {7, -7}, {3}), (std::vector<std::int64_t>{1, 2}));  // the sign of the divisor
+  EXPECT_EQ(v("FloorMod", {7, -7}, {-3}), (std::vector<std::int64_t>{-2, -1}));
+  EXPECT_EQ(v("Less", {1, 3, 5}, {3}), (std::vector<std::int64_t>{1, 0, 0}));
+  EXPECT_EQ(v("LessEqual", {1, 3, 5}, {3}), (std::vector<std::int64_t>{1, 1, 0}));
+  EXPECT_EQ(v("GreaterEqual", {1, 3, 5}, {3}), (std::vector<std::int64_t>{0, 1, 1}));
+  EXPECT_EQ(v("NotEqual", {1, 3}, {3}), (std::vector<std::int64_t>{1, 0}));
+  EXPECT_EQ(v("LogicalAnd", {0, 1, 1}, {1, 0, 1}), (std::vector<std::int64_t>{0, 0, 1}));
+  EXPECT_EQ(v("LogicalOr", {0, 1, 0}, {1, 0, 0}), (std::vector<std::int64_t>{1, 1, 0}));
+  EXPECT_EQ(v("LogicalXor", {0, 1, 1}, {1, 0, 1}), (std::vector<std::int64_t>{1, 1, 0}));
+  // Bounds: max(d, 1) of a dimension 2..8 is the dimension itself, with its bounds.
+  model::tensor d = values({0});
+  d.value->elements[0] = {2, 8, {}, false};
+  const auto m = run("Maximum", 1, {}, {d, values({1})});
+  EXPECT_EQ(m[0].value->elements[0].lo, 2);
+  EXPECT_EQ(m[0].value->elements[0].hi, 8);
+  const auto less = run("Less", 1, {}, {d, values({10})});
+  EXPECT_EQ(exact_values(less[0].value), std::vector<std::int64_t>{1});
+}
+
+TEST(elementwise, pdpd_broadcasting) {
+  EXPECT_EQ(shape_of(run("Add", 1, {{"auto_broadcast", "pdpd"}, {"axis", "1"}}, {of("[2,3,4,5]"), of("[3,1]")})),
+            "[2,3,4,5]");
+  EXPECT_EQ(shape_of(run("Maximum", 1, {{"auto_broadcast", "pdpd"}}, {of("[2,3,4,5]"), of("[4,5]")})), "[2,3,4,5]");
+  EXPECT_EQ(shape_of(run("Less", 1, {{"auto_broadcast", "pdpd"}, {"axis", "0"}}, {of("[?,3]"), of("[2]")})), "[2,3]");
+  expect_refused([] { (void)run("Add", 1, {{"auto_broadcast", "pdpd"}}, {of("[2,3]"), of("[2,3,4]")}); },
+                 "has a higher rank");
+  expect_refused([] { (void)run("Add", 1, {{"auto_broadcast", "pdpd"}, {"axis", "1"}}, {of("[2,3]"), of("[4]")}); },
+                 "3 and 4 cannot be equal");
+  expect_refused([] { (void)run("Add", 1, {{"auto_broadcast", "pdpd"}, {"axis", "2"}}, {of("[2,3]"), of("[3]")}); },
+                 "axis 2 does not place");
+  expect_refused([] { (void)run("Add", 1, {{"auto_broadcast", "sideways"}}, {of("[2]"), of("[2]")}); },
+                 "auto_broadcast 'sideways'");
+  expect_refused([] { (void)run("Add", 1, {{"auto_broadcast", "none"}}, {of("[2,3]"), of("[2,4]")}); },
+                 "auto_broadcast none: dimension 1");
+}
+
 }  // namespace
 }  // namespace reshape1::test

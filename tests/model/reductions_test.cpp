@@ -31,5 +31,38 @@ TEST(reductions, top_k) {
                  "axis 1 is out of range");
 }
 
+
+TEST(reductions, sum_l1_l2_and_logical) {
+  for (const auto& [type, opset] : std::vector<std::pair<const char*, int>>{
+           {"ReduceSum", 1}, {"ReduceL1", 4}, {"ReduceL2", 4}, {"ReduceLogicalAnd", 1}, {"ReduceLogicalOr", 1}}) {
+    EXPECT_EQ(shape_of(run(type, opset, {{"keep_dims", "true"}}, {of("[2,3,4]"), values({0, -1})})), "[1,3,1]") << type;
+    EXPECT_EQ(shape_of(run(type, opset, {{"keep_dims", "false"}}, {of("[2,3,4]"), values({1})})), "[2,4]") << type;
+    expect_refused([&] { (void)run(type, opset, {}, {of("[2,3]"), values({2})}); }, "axis 2 is out of range for rank 2");
+    expect_refused([&] { (void)run(type, opset, {}, {of("[2,3]"), values({0}, "[1,1]")}); }, "must be a scalar or 1-D");
+  }
+  EXPECT_EQ(run("ReduceLogicalOr", 1, {}, {of("[2,3]", element_type::boolean), values({0})})[0].type,
+            element_type::boolean);
+  const auto sum = run("ReduceSum", 1, {}, {values({1, 2, 3, 4}, "[2,2]"), values({1})});
+  EXPECT_EQ(model::detail::exact_values(sum[0].value), (std::vector<std::int64_t>{3, 7}));
+}
+
+TEST(reductions, top_k_1_and_11) {
+  const std::vector<std::pair<std::string, std::string>> attributes = {{"axis", "1"}, {"mode", "max"}, {"sort", "value"}};
+  const auto one = run("TopK", 1, attributes, {of("[2,10]"), values({3}, "[]")}, 2);
+  EXPECT_EQ(shape_of(one, 0), "[2,3]");
+  EXPECT_EQ(one[1].type, element_type::i32);  // TopK-1's default index type
+  auto stable = attributes;
+  stable.emplace_back("stable", "true");
+  stable.emplace_back("index_element_type", "i64");
+  const auto eleven = run("TopK", 11, stable, {of("[2,?]"), values({3}, "[]")}, 2);
+  EXPECT_EQ(shape_of(eleven, 1), "[2,3]");
+  EXPECT_EQ(eleven[1].type, element_type::i64);
+  expect_refused([&] { (void)run("TopK", 1, attributes, {of("[2,10]"), values({3})}, 2); },
+                 "k must be a scalar in TopK-1");
+  expect_refused([] { (void)run("TopK", 11, {{"axis", "1"}, {"mode", "max"}, {"sort", "random"}}, {of("[2,10]"), values({3}, "[]")}, 2); },
+                 "sort 'random'");
+  expect_refused([&] { (void)run("TopK", 11, attributes, {of("[]"), values({3}, "[]")}, 2); }, "must not be a scalar");
+}
+
 }  // namespace
 }  // namespace reshape1::test

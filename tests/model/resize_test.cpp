@@ -34,5 +34,20 @@ TEST(resize, refusals) {
                  "the axis 4 is out of range");
 }
 
+
+TEST(resize, interpolate_1_sets_the_axes_to_the_target) {
+  EXPECT_EQ(shape_of(run("Interpolate", 1, {{"axes", "2,3"}, {"mode", "nearest"}}, {of("[1,3,10,20]"), values({40, 60})})),
+            "[1,3,40,60]");
+  EXPECT_EQ(shape_of(run("Interpolate", 1, {{"axes", "1"}, {"mode", "linear"}}, {of("[?,3,10]"), of("[1]")})), "[?,?,10]");
+  expect_refused([] { (void)run("Interpolate", 1, {{"axes", "4"}, {"mode", "nearest"}}, {of("[1,3,10,20]"), values({4})}); },
+                 "the axis 4 is out of range for rank 4");
+  expect_refused([] { (void)run("Interpolate", 1, {{"axes", "2,2"}, {"mode", "nearest"}}, {of("[1,3,10,20]"), values({4, 4})}); },
+                 "the axis 2 is given twice");
+  expect_refused([] { (void)run("Interpolate", 1, {{"axes", "2,3"}, {"mode", "nearest"}}, {of("[1,3,10,20]"), values({4})}); },
+                 "1 target sizes for 2 axes");
+  expect_refused([] { (void)run("Interpolate", 1, {{"axes", "2"}, {"mode", "bicubic"}}, {of("[1,3,10,20]"), values({4})}); },
+                 "mode 'bicubic'");
+}
+
 }  // namespace
 }  // namespace reshape1::test

@@ -48,5 +48,42 @@ TEST(shape_ops, non_zero_is_exact_when_values_are_known) {
   EXPECT_EQ(shape_of(run("NonZero", 3, {{"output_type", "i64"}}, {of("[2,?]")})), "[2,?]");
 }
 
+
+TEST(shape_ops, squeeze_15_may_skip_axes) {
+  const std::vector<std::pair<std::string, std::string>> skip = {{"allow_axis_skip", "true"}};
+  EXPECT_EQ(shape_of(run("Squeeze", 15, skip, {of("[1,3,1,2]"), values({0, 1})})), "[3,1,2]");
+  EXPECT_EQ(shape_of(run("Squeeze", 15, skip, {of("[1,?,2]"), values({0, 1})})), "[...]");  // ? may be 1
+  EXPECT_EQ(shape_of(run("Squeeze", 15, {}, {of("[1,?,2]"), values({0, 1})})), "[2]");
+  EXPECT_EQ(shape_of(run("Squeeze", 15, {}, {of("[1,3,1]")})), "[3]");
+  expect_refused([] { (void)run("Squeeze", 15, {}, {of("[1,3]"), values({1})}); }, "axis 1 has the dimension 3");
+  expect_refused([] { (void)run("Squeeze", 15, {}, {of("[1,3]"), values({0}, "[1,1]")}); }, "must be a scalar or 1-D");
+}
+
+TEST(shape_ops, range_gives_the_count_and_values) {
+  using model::detail::exact_values;
+  const auto r = run("Range", 4, {{"output_type", "i64"}}, {values({2}, "[]"), values({11}, "[]"), values({3}, "[]")});
+  EXPECT_EQ(shape_of(r), "[3]");
+  EXPECT_EQ(exact_values(r[0].value), (std::vector<std::int64_t>{2, 5, 8}));
+  EXPECT_EQ(shape_of(run("Range", 4, {{"output_type", "i32"}}, {values({5}, "[]"), values({0}, "[]"), values({-2}, "[]")})),
+            "[3]");
+  EXPECT_EQ(shape_of(run("Range", 4, {{"output_type", "i32"}}, {values({5}, "[]"), values({0}, "[]"), values({1}, "[]")})),
+            "[0]");
+  model::tensor real_step = reals({0.5});
+  real_step.shape = partial_shape(std::vector<dimension>{});
+  EXPECT_EQ(shape_of(run("Range", 4, {{"output_type", "f32"}}, {values({0}, "[]"), values({2}, "[]"), real_step})),
+            "[4]");
+  EXPECT_EQ(shape_of(run("Range", 1, {}, {values({0}, "[]"), values({10}, "[]"), values({4}, "[]")})), "[3]");
+  // A stop known by its bounds (a dimension read by ShapeOf) gives an interval.
+  model::tensor stop = values({0}, "[]");
+  stop.value->elements[0] = {2, 9, {}, false};
+  EXPECT_EQ(shape_of(run("Range", 4, {{"output_type", "i64"}}, {values({0}, "[]"), stop, values({1}, "[]")})), "[2..9]");
+  EXPECT_EQ(shape_of(run("Range", 4, {{"output_type", "i64"}}, {of("[]"), of("[]"), of("[]")})), "[?]");
+  expect_refused([] {
+    (void)run("Range", 4, {{"output_type", "i64"}}, {values({0}, "[]"), values({3}, "[]"), values({0}, "[]")});
+  }, "step is 0");
+  expect_refused([] { (void)run("Range", 4, {{"output_type", "i64"}}, {values({0, 1}), values({3}, "[]"), values({1}, "[]")}); },
+                 "start must be a scalar");
+}
+
 }  // namespace
 }  // namespace reshape1::test

@@ -8,6 +8,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "reshape1/error.hpp"
@@ -69,5 +71,8 @@ struct propagation {
 
 /// Whether a rule exists for this (type, opset version).
 [[nodiscard]] bool covered(std::string_view type, int opset) noexcept;
+
+/// Every (type, opset version) with a rule, sorted by type, then version.
+[[nodiscard]] std::vector<std::pair<std::string_view, int>> covered_ops();
 
 }  // namespace reshape1::model

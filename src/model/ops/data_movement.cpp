@@ -1,5 +1,6 @@
-// Data movement: Concat, Gather, StridedSlice, Slice, Broadcast, Tile, Transpose, VariadicSplit, Pad and
-// ScatterUpdate. All but Tile, Transpose, VariadicSplit and Pad also move known values.
+// Data movement: Concat, Gather, StridedSlice, Slice, Broadcast, Tile, Transpose, Split, VariadicSplit, Pad,
+// ScatterUpdate, DepthToSpace, SpaceToDepth and ShuffleChannels. Concat, Gather, StridedSlice, Slice,
+// Broadcast, Split and ScatterUpdate also move known values.
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -83,7 +84,7 @@ void concat(op& o) {
   o.out[0].value = std::move(v);
 }
 
-// Gather-1 (no batch_dims) and Gather-8: data[:axis] + indices[batch_dims:] + data[axis+1:].
+// Gather-1 (no batch_dims), Gather-7 and Gather-8: data[:axis] + indices[batch_dims:] + data[axis+1:].
 void gather(op& o) {
   o.need(3, 1);
   o.out[0].type = o.in[0]->type;
@@ -93,7 +94,7 @@ void gather(op& o) {
   if (!data.rank_known() || !indices.rank_known() || !axis_value) return;
   if (axis_value->size() != 1) refuse(o, "the axis input must hold one value");
   const auto axis = normalize_axis(o, (*axis_value)[0], data.size());
-  auto batch = o.l.opset >= 8 ? o.l.integer("batch_dims", 0) : 0;
+  auto batch = o.l.opset >= 7 ? o.l.integer("batch_dims", 0) : 0;
   if (batch < 0) batch += static_cast<std::int64_t>(indices.size());
   if (batch < 0 || static_cast<std::size_t>(batch) > indices.size() || static_cast<std::size_t>(batch) > axis)
     refuse(o, fmt::format("batch_dims {} must be within the indices' rank {} and not above axis {}",
@@ -290,15 +291,41 @@ void slice(op& o) {
   if (small_count(o.out[0].shape)) o.out[0].value = picked_values(o.value(0), data, picks);
 }
 
-// Broadcast-3: numpy (to the target shape), bidirectional (both ways), explicit (axes_mapping).
+/// Broadcast-1's pdpd mode: the data placed at `axis` of the target (-1: aligned to the right), its trailing
+/// 1s ignored, every other dimension 1 or the target's.
+void pdpd_to_target(const op& o, const partial_shape& data, const partial_shape& target) {
+  if (!data.rank_known()) return;
+  if (data.size() > target.size())
+    refuse(o, fmt::format("the data {} has a higher rank than the target {}", to_string(data), to_string(target)));
+  std::size_t used = data.size();
+  while (used > 0 && data[used - 1].is_static() && data[used - 1].lo() == 1) --used;
+  auto axis = o.l.integer("axis", -1);
+  if (axis == -1) axis = static_cast<std::int64_t>(target.size() - data.size());
+  if (axis < 0 || static_cast<std::size_t>(axis) + used > target.size())
+    refuse(o, fmt::format("axis {} does not place the data {} inside the target {}", o.l.integer("axis", -1),
+                          to_string(data), to_string(target)));
+  for (std::size_t i = 0; i < used; ++i)
+    if (!(data[i].is_static() && data[i].lo() == 1))
+      (void)merge(o, data[i], target[static_cast<std::size_t>(axis) + i], fmt::format("data dimension {}", i));
+}
+
+// Broadcast-1 (numpy, explicit, pdpd) and Broadcast-3 (numpy, bidirectional, explicit): the target shape
+// (bidirectional: both ways); explicit maps the data's dimensions to the target's axes_mapping.
 void broadcast_op(op& o) {
   o.need(2, 1);
   o.out[0].type = o.in[0]->type;
   const auto mode = o.l.text("mode", "numpy");
+  if (o.l.opset == 1 && mode != "numpy" && mode != "explicit" && mode != "pdpd")
+    refuse(o, fmt::format("mode '{}' is not numpy, explicit or pdpd (Broadcast-1)", mode));
+  if (o.l.opset != 1 && mode == "pdpd") refuse(o, "mode 'pdpd' is Broadcast-1's; Broadcast-3 has bidirectional");
   const auto target = shape_from_value(o, 1);
   const auto& data = o.shape(0);
   if (!target) return;
-  if (mode == "numpy") {
+  if (mode == "pdpd") {
+    pdpd_to_target(o, data, *target);
+    o.out[0].shape = *target;
+    return;  // values follow NumPy's alignment only
+  } else if (mode == "numpy") {
     if (data.rank_known() && data.size() > target->size())
       refuse(o, fmt::format("the data {} has a higher rank than the target {}", to_string(data), to_string(*target)));
     // One way: each data dimension is 1 or the target's.
@@ -406,7 +433,139 @@ void variadic_split(op& o) {
   }
 }
 
-// Pad-1: each dimension grows by its pads (negative pads crop).
+// Split-1: the dimension at `axis` cut into num_splits equal parts; values are cut too.
+void split(op& o) {
+  o.need(2, 1);
+  const auto parts = o.l.integer("num_splits");
+  if (parts <= 0) refuse(o, fmt::format("num_splits is {}; it must be positive", parts));
+  if (static_cast<std::size_t>(parts) != o.out.size())
+    refuse(o, fmt::format("num_splits is {} but the layer has {} outputs", parts, o.out.size()));
+  for (auto& t : o.out) t.type = o.in[0]->type;
+  const auto& axis_shape = o.shape(1);
+  if (axis_shape.rank_known() && axis_shape.size() != 0)
+    refuse(o, fmt::format("the axis must be a scalar; its shape is {}", to_string(axis_shape)));
+  const auto& data = o.shape(0);
+  const auto axis = known_integers(o, 1);
+  if (!data.rank_known()) return;
+  if (!axis) {  // the rank is known, the axis is not
+    for (auto& t : o.out) t.shape = partial_shape(std::vector<dimension>(data.size()));
+    return;
+  }
+  if (axis->size() != 1) refuse(o, "the axis input must hold one value");
+  const auto a = normalize_axis(o, (*axis)[0], data.size());
+  const auto& d = data[a];
+  if (d.is_static() && d.lo() % parts != 0)
+    refuse(o, fmt::format("dimension {} ({}) does not split into {} equal parts", a, d.lo(), parts));
+  std::vector<dimension> dims(data.begin(), data.end());
+  if (d.is_static()) {
+    dims[a] = dimension(d.lo() / parts);
+  } else {  // the multiples of num_splits within the interval
+    const auto lo = d.lo() / parts + (d.lo() % parts != 0 ? 1 : 0);
+    const auto hi = d.range().is_bounded() ? d.hi() / parts : interval::unbounded;
+    dims[a] = hi < lo ? dimension(lo) : span_dimension(lo, hi);
+  }
+  for (auto& t : o.out) t.shape = partial_shape(dims);
+  const auto& v = o.value(0);
+  if (!v || !data.is_static() || !small_count(data)) return;
+  const auto st = data.to_static();
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < a; ++i) outer *= st[i];
+  for (std::size_t i = a + 1; i < st.size(); ++i) inner *= st[i];
+  const auto piece = st[a] / parts;
+  for (std::int64_t k = 0; k < parts; ++k) {
+    std::vector<std::size_t> positions;
+    for (std::int64_t x = 0; x < outer; ++x)
+      for (std::int64_t y = 0; y < piece; ++y)
+        for (std::int64_t z = 0; z < inner; ++z)
+          positions.push_back(static_cast<std::size_t>((x * st[a] + k * piece + y) * inner + z));
+    o.out[static_cast<std::size_t>(k)].value = gather_value(*v, positions);
+  }
+}
+
+/// block_size to the power of the spatial rank, refused when it overflows or is not positive.
+std::int64_t block_volume(const op& o, std::size_t spatial) {
+  const auto block = o.l.integer("block_size", 1);
+  if (block <= 0) refuse(o, fmt::format("block_size is {}; it must be positive", block));
+  std::int64_t volume = 1;
+  for (std::size_t i = 0; i < spatial; ++i)
+    if (__builtin_mul_overflow(volume, block, &volume)) refuse(o, "block_size to the spatial rank overflows");
+  return volume;
+}
+
+/// DepthToSpace and SpaceToDepth: mode blocks_first or depth_first, data [N, C, spatial...].
+const partial_shape* space_data(const op& o) {
+  o.need(1, 1);
+  const auto mode = o.l.text("mode", "");
+  if (mode != "blocks_first" && mode != "depth_first")
+    refuse(o, fmt::format("mode '{}' is not blocks_first or depth_first", mode));
+  const auto& data = o.shape(0);
+  if (!data.rank_known()) return nullptr;
+  if (data.size() < 3) refuse(o, fmt::format("the data {} must have rank 3 or more", to_string(data)));
+  return &data;
+}
+
+dimension scaled(const op& o, const dimension& d, std::int64_t k) {
+  return map_dimension(d, [&](std::int64_t x) {
+    std::int64_t y = 0;
+    if (__builtin_mul_overflow(x, k, &y)) refuse(o, "a dimension times block_size overflows");
+    return y;
+  });
+}
+
+/// d / k when k divides d; refused when a static d is not a multiple.
+dimension divided(const op& o, const dimension& d, std::int64_t k, std::string_view what) {
+  if (d.is_static() && d.lo() % k != 0)
+    refuse(o, fmt::format("{} ({}) is not a multiple of {}", what, d.lo(), k));
+  if (d.is_static()) return dimension(d.lo() / k);
+  const auto lo = d.lo() / k + (d.lo() % k != 0 ? 1 : 0);
+  const auto hi = d.range().is_bounded() ? d.hi() / k : interval::unbounded;
+  return hi < lo ? dimension(lo) : span_dimension(lo, hi);
+}
+
+// DepthToSpace-1: [N, C, D...] to [N, C / b^k, D * b...].
+void depth_to_space(op& o) {
+  const auto* data = space_data(o);
+  o.out[0].type = o.in[0]->type;
+  if (data == nullptr) return;
+  const auto& d = *data;
+  const auto block = o.l.integer("block_size", 1);
+  const auto volume = block_volume(o, d.size() - 2);
+  std::vector<dimension> out{d[0], divided(o, d[1], volume, "the channels")};
+  for (std::size_t i = 2; i < d.size(); ++i) out.push_back(scaled(o, d[i], block));
+  o.out[0].shape = partial_shape(std::move(out));
+}
+
+// SpaceToDepth-1: [N, C, D...] to [N, C * b^k, D / b...]; each D a multiple of b.
+void space_to_depth(op& o) {
+  const auto* data = space_data(o);
+  o.out[0].type = o.in[0]->type;
+  if (data == nullptr) return;
+  const auto& d = *data;
+  const auto block = o.l.integer("block_size", 1);
+  const auto volume = block_volume(o, d.size() - 2);
+  std::vector<dimension> out{d[0], scaled(o, d[1], volume)};
+  for (std::size_t i = 2; i < d.size(); ++i)
+    out.push_back(divided(o, d[i], block, fmt::format("spatial dimension {}", i)));
+  o.out[0].shape = partial_shape(std::move(out));
+}
+
+// ShuffleChannels-1: the shape; the dimension at `axis` is a multiple of `group`.
+void shuffle_channels(op& o) {
+  o.need(1, 1);
+  o.out[0].type = o.in[0]->type;
+  o.out[0].shape = o.shape(0);
+  const auto group = o.l.integer("group", 1);
+  if (group < 1) refuse(o, fmt::format("group is {}; it must be positive", group));
+  const auto& data = o.shape(0);
+  if (!data.rank_known()) return;
+  if (data.size() == 0) refuse(o, "the data must not be a scalar");
+  const auto a = normalize_axis(o, o.l.integer("axis", 1), data.size());
+  if (data[a].is_static() && data[a].lo() % group != 0)
+    refuse(o, fmt::format("dimension {} ({}) is not a multiple of group {}", a, data[a].lo(), group));
+}
+
+// Pad-1 and Pad-12: each dimension grows by its pads (negative pads crop). With reflect, a pad must be
+// below the dimension; with symmetric, at most the dimension.
 void pad(op& o) {
   o.need(3, 1);
   o.out[0].type = o.in[0]->type;
@@ -420,6 +579,12 @@ void pad(op& o) {
     refuse(o, fmt::format("pads of lengths {} and {} for the rank-{} input", begin->size(), end->size(), data.size()));
   std::vector<dimension> out;
   for (std::size_t i = 0; i < data.size(); ++i) {
+    const bool reflect = mode == "reflect", symmetric = mode == "symmetric";
+    if ((reflect || symmetric) && data[i].is_static())
+      for (auto p : {(*begin)[i], (*end)[i]})
+        if (reflect ? p >= data[i].lo() && p > 0 : p > data[i].lo())
+          refuse(o, fmt::format("the pad {} of dimension {} ({}) is too large for {} padding", p, i, data[i].lo(),
+                                mode));
     std::int64_t extra = 0;
     if (__builtin_add_overflow((*begin)[i], (*end)[i], &extra))
       refuse(o, fmt::format("the pads of dimension {} overflow", i));
@@ -470,14 +635,21 @@ void scatter_update(op& o) {
 constexpr rule_entry table[] = {
     {"Concat", 1, concat},
     {"Gather", 1, gather},
+    {"Gather", 7, gather},
     {"Gather", 8, gather},
     {"StridedSlice", 1, strided_slice},
     {"Slice", 8, slice},
+    {"Broadcast", 1, broadcast_op},
     {"Broadcast", 3, broadcast_op},
     {"Tile", 1, tile},
     {"Transpose", 1, transpose},
+    {"Split", 1, split},
     {"VariadicSplit", 1, variadic_split},
     {"Pad", 1, pad},
+    {"Pad", 12, pad},
+    {"DepthToSpace", 1, depth_to_space},
+    {"SpaceToDepth", 1, space_to_depth},
+    {"ShuffleChannels", 1, shuffle_channels},
     {"ScatterUpdate", 3, scatter_update},
 };
 

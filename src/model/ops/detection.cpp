@@ -1,6 +1,7 @@
 // Detection heads: PriorBox-1 and PriorBoxClustered-1 ([2, 4 * H * W * priors per cell]),
-// DetectionOutput-1 ([1, 1, boxes, 7]), NonMaxSuppression-9 (data-dependent: exact only when nothing is
-// left to the data, an interval otherwise) and CTCGreedyDecoder-1 ([N, T, 1, 1]).
+// DetectionOutput-1 and -8 ([1, 1, boxes, 7]), NonMaxSuppression-5 and -9 (data-dependent: exact only
+// when nothing is left to the data, an interval otherwise), CTCGreedyDecoder-1 ([N, T, 1, 1]),
+// RegionYolo (opset1), Proposal-1 and -4, ROIPooling (opset2) and ROIAlign-3 and -9.
 #include <algorithm>
 #include <cmath>
 
@@ -83,7 +84,33 @@ void prior_box_clustered(op& o) {
   prior_output(o, static_cast<std::int64_t>(widths.size()));
 }
 
-// DetectionOutput-1: [1, 1, N * keep_top_k (or N * top_k * classes, or N * priors * classes), 7].
+/// DetectionOutput-8 has no num_classes: the class predictions [N, priors * classes] over the priors
+/// (the proposals' last dimension over the prior box size) give it; 0 when they cannot.
+std::int64_t classes_from_inputs(const op& o) {
+  const auto& boxes = o.shape(0);
+  const auto& class_preds = o.shape(1);
+  const auto& proposals = o.shape(2);
+  if (boxes.rank_known() && boxes.size() != 2) refuse(o, fmt::format("the box logits {} must be 2-D", to_string(boxes)));
+  if (class_preds.rank_known() && class_preds.size() != 2)
+    refuse(o, fmt::format("the class predictions {} must be 2-D", to_string(class_preds)));
+  if (proposals.rank_known() && proposals.size() != 3)
+    refuse(o, fmt::format("the proposals {} must be 3-D", to_string(proposals)));
+  const std::int64_t box_size = o.l.flag("normalized", false) ? 4 : 5;
+  std::int64_t priors = 0;
+  if (proposals.rank_known() && proposals[2].is_static()) {
+    if (proposals[2].lo() % box_size != 0 || proposals[2].lo() == 0)
+      refuse(o, fmt::format("the proposals' last dimension {} is not a positive multiple of the prior box size {}",
+                            proposals[2].lo(), box_size));
+    priors = proposals[2].lo() / box_size;
+  }
+  if (priors == 0 || !class_preds.rank_known() || !class_preds[1].is_static()) return 0;
+  if (class_preds[1].lo() % priors != 0)
+    refuse(o, fmt::format("the class predictions' dimension {} is not a multiple of the {} priors", class_preds[1].lo(),
+                          priors));
+  return class_preds[1].lo() / priors;
+}
+
+// DetectionOutput-1 and -8: [1, 1, N * keep_top_k (or N * top_k * classes, or N * priors * classes), 7].
 void detection_output(op& o) {
   o.need(3, 1);
   o.out[0].type = o.in[0]->type;
@@ -91,8 +118,12 @@ void detection_output(op& o) {
   const auto& proposals = o.shape(2);
   const auto keep = o.l.integers("keep_top_k");
   const auto top_k = o.l.integer("top_k", -1);
-  const auto classes = o.l.integer("num_classes");
-  if (classes <= 0) refuse(o, fmt::format("num_classes is {}", classes));
+  const auto classes = o.l.opset >= 8 ? classes_from_inputs(o) : o.l.integer("num_classes");
+  if (o.l.opset < 8 && classes <= 0) refuse(o, fmt::format("num_classes is {}", classes));
+  if (classes <= 0 && (keep.empty() || keep[0] <= 0)) {  // DetectionOutput-8 with the classes unknown
+    o.out[0].shape = partial_shape{dimension(1), dimension(1), dimension(), dimension(7)};
+    return;
+  }
   const dimension n = boxes.rank_known() && boxes.size() > 0 ? boxes[0] : dimension();
   dimension count;
   if (!keep.empty() && keep[0] > 0) {
@@ -160,11 +191,133 @@ void ctc_greedy_decoder(op& o) {
   o.out[0].shape = partial_shape{n, t, dimension(1), dimension(1)};
 }
 
+/// A rank check on an input whose rank is known.
+void expect_rank(const op& o, std::size_t port, std::size_t rank, const char* what) {
+  const auto& s = o.shape(port);
+  if (s.rank_known() && s.size() != rank) refuse(o, fmt::format("{} {} must have rank {}", what, to_string(s), rank));
+}
+
+// RegionYolo (opset1): with do_softmax, the data [N, C, H, W] flattened from axis to end_axis; without,
+// [N, (classes + coords + 1) * len(mask), H, W].
+void region_yolo(op& o) {
+  o.need(1, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  expect_rank(o, 0, 4, "the data");
+  const auto coords = o.l.integer("coords"), classes = o.l.integer("classes");
+  if (coords < 0 || classes < 0) refuse(o, fmt::format("coords {} and classes {} must not be negative", coords, classes));
+  if (!data.rank_known()) return;
+  if (o.l.flag("do_softmax", true)) {
+    const auto first = normalize_axis(o, o.l.integer("axis", 1), 4);
+    const auto last = normalize_axis(o, o.l.integer("end_axis", -1), 4, "end_axis");
+    if (last < first) refuse(o, fmt::format("end_axis {} is before axis {}", last, first));
+    std::vector<dimension> out(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(first));
+    dimension flat(1);
+    for (std::size_t i = first; i <= last; ++i) flat = product(flat, data[i]);
+    out.push_back(flat);
+    out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(last + 1), data.end());
+    o.out[0].shape = partial_shape(std::move(out));
+  } else {
+    const auto masks = static_cast<std::int64_t>(o.l.integers("mask", {}).size());
+    o.out[0].shape = partial_shape{data[0], dimension((classes + coords + 1) * masks), data[2], data[3]};
+  }
+}
+
+// Proposal-1 and -4: class probabilities [N, 2K, H, W], box deltas [N, 4K, H, W] and the image shape
+// ([3] or [4]) give the boxes [N * post_nms_topn, 5] (and, in -4, their scores [N * post_nms_topn]).
+void proposal(op& o) {
+  o.need(3, o.l.opset >= 4 ? 2 : 1);
+  for (auto& t : o.out) t.type = o.in[0]->type;
+  expect_rank(o, 0, 4, "the class probabilities");
+  expect_rank(o, 1, 4, "the box deltas");
+  expect_rank(o, 2, 1, "the image shape");
+  const auto& info = o.shape(2);
+  if (info.rank_known() && info[0].is_static() && info[0].lo() != 3 && info[0].lo() != 4)
+    refuse(o, fmt::format("the image shape {} must hold 3 or 4 values", to_string(info)));
+  const auto top = o.l.integer("post_nms_topn");
+  if (top <= 0) refuse(o, fmt::format("post_nms_topn is {}; it must be positive", top));
+  const auto& probs = o.shape(0);
+  const auto& deltas = o.shape(1);
+  dimension n;
+  if (probs.rank_known()) n = probs[0];
+  if (deltas.rank_known()) {
+    n = merge(o, n, deltas[0], "the batch of the class probabilities and the box deltas");
+    if (probs.rank_known()) {
+      (void)merge(o, probs[2], deltas[2], "the heights of the class probabilities and the box deltas");
+      (void)merge(o, probs[3], deltas[3], "the widths of the class probabilities and the box deltas");
+    }
+  }
+  const auto rows = times(n, top);
+  o.out[0].shape = partial_shape{rows, dimension(5)};
+  if (o.out.size() > 1) o.out[1].shape = partial_shape{rows};
+}
+
+/// pooled_h and pooled_w, both positive.
+std::pair<std::int64_t, std::int64_t> pooled_size(const op& o) {
+  const auto h = o.l.integer("pooled_h"), w = o.l.integer("pooled_w");
+  if (h <= 0 || w <= 0) refuse(o, fmt::format("pooled_h {} and pooled_w {} must be positive", h, w));
+  const auto scale = o.l.reals("spatial_scale");
+  if (scale.size() != 1 || !(scale[0] > 0))
+    refuse(o, fmt::format("spatial_scale is '{}'; it must be positive", o.l.text("spatial_scale", "")));
+  return {h, w};
+}
+
+// ROIPooling (opset2): features [N, C, H, W] and boxes [R, 5] give [R, C, pooled_h, pooled_w].
+void roi_pooling(op& o) {
+  o.need(2, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto [h, w] = pooled_size(o);
+  const auto method = o.l.text("method", "max");
+  if (method != "max" && method != "bilinear") refuse(o, fmt::format("method '{}' is not max or bilinear", method));
+  expect_rank(o, 0, 4, "the features");
+  expect_rank(o, 1, 2, "the boxes");
+  const auto& boxes = o.shape(1);
+  if (boxes.rank_known() && !boxes[1].range().contains(5))
+    refuse(o, fmt::format("the boxes {} must be [R, 5]", to_string(boxes)));
+  const dimension c = o.shape(0).rank_known() ? o.shape(0)[1] : dimension();
+  const dimension r = boxes.rank_known() ? boxes[0] : dimension();
+  o.out[0].shape = partial_shape{r, c, dimension(h), dimension(w)};
+}
+
+// ROIAlign-3 and -9: features [N, C, H, W], boxes [R, 4] and batch indices [R] give
+// [R, C, pooled_h, pooled_w].
+void roi_align(op& o) {
+  o.need(3, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto [h, w] = pooled_size(o);
+  const auto mode = o.l.text("mode", "avg");
+  if (mode != "avg" && mode != "max") refuse(o, fmt::format("mode '{}' is not avg or max", mode));
+  if (o.l.opset >= 9) {
+    const auto aligned = o.l.text("aligned_mode", "asymmetric");
+    if (aligned != "asymmetric" && aligned != "half_pixel_for_nn" && aligned != "half_pixel")
+      refuse(o, fmt::format("aligned_mode '{}' is not asymmetric, half_pixel_for_nn or half_pixel", aligned));
+  }
+  if (o.l.integer("sampling_ratio", 0) < 0) refuse(o, "sampling_ratio is negative");
+  expect_rank(o, 0, 4, "the features");
+  expect_rank(o, 1, 2, "the boxes");
+  expect_rank(o, 2, 1, "the batch indices");
+  const auto& boxes = o.shape(1);
+  if (boxes.rank_known() && !boxes[1].range().contains(4))
+    refuse(o, fmt::format("the boxes {} must be [R, 4]", to_string(boxes)));
+  dimension r = boxes.rank_known() ? boxes[0] : dimension();
+  if (o.shape(2).rank_known()) r = merge(o, r, o.shape(2)[0], "the boxes and the batch indices");
+  const dimension c = o.shape(0).rank_known() ? o.shape(0)[1] : dimension();
+  o.out[0].shape = partial_shape{r, c, dimension(h), dimension(w)};
+}
+
 constexpr rule_entry table[] = {
     {"PriorBox", 1, prior_box},
     {"PriorBoxClustered", 1, prior_box_clustered},
     {"DetectionOutput", 1, detection_output},
+    {"DetectionOutput", 8, detection_output},
+    {"NonMaxSuppression", 5, non_max_suppression},
     {"NonMaxSuppression", 9, non_max_suppression},
+    {"RegionYolo", 1, region_yolo},
+    {"Proposal", 1, proposal},
+    {"Proposal", 4, proposal},
+    {"ROIPooling", 2, roi_pooling},
+    {"ROIAlign", 3, roi_align},
+    {"ROIAlign", 9, roi_align},
     {"CTCGreedyDecoder", 1, ctc_greedy_decoder},
 };
 

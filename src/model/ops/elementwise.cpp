@@ -1,6 +1,6 @@
-// Element-wise ops: NumPy-broadcast arithmetic and comparisons (with interval values), Select, the
-// unary activations, Convert, FakeQuantize, and the ops that keep their input's shape (SoftMax, MVN,
-// NormalizeL2, PReLU, Result).
+// Element-wise ops: NumPy- or PDPD-broadcast arithmetic, comparisons and logical ops (with interval
+// values), Select, the unary activations and math functions, Convert and ConvertLike, FakeQuantize, and the
+// ops that keep their input's shape (SoftMax, MVN, NormalizeL2, PReLU, Result).
 #include <algorithm>
 #include <cmath>
 
@@ -14,12 +14,96 @@ namespace {
 constexpr auto no_lower = element_bound::no_lower;
 constexpr auto no_upper = element_bound::no_upper;
 
-enum class arith { add, subtract, multiply, divide, mod, equal, greater };
+enum class arith {
+  add, subtract, multiply, divide, mod, equal, greater,
+  maximum, minimum, power, squared_difference, floor_mod,
+  less, less_equal, greater_equal, not_equal, logical_and, logical_or, logical_xor
+};
+
+constexpr bool is_comparison(arith op) {
+  return op == arith::equal || op == arith::greater || op == arith::less || op == arith::less_equal ||
+         op == arith::greater_equal || op == arith::not_equal;
+}
+constexpr bool is_logical(arith op) {
+  return op == arith::logical_and || op == arith::logical_or || op == arith::logical_xor;
+}
+constexpr bool is_boolean_result(arith op) { return is_comparison(op) || is_logical(op); }
+
+/// 0..1 bounds for a boolean result: exact when `always` or `never` holds.
+element_bound truth(bool always, bool never, bool constant) {
+  return {never ? 0 : (always ? 1 : 0), always ? 1 : (never ? 0 : 1), {}, constant};
+}
+
+/// Whether an element is certainly nonzero / certainly zero.
+bool surely_true(const element_bound& e) { return e.lo > 0 || e.hi < 0; }
+bool surely_false(const element_bound& e) { return e.lo == 0 && e.hi == 0; }
+
+/// The ops whose values are only carried when both operands are exact.
+std::optional<std::int64_t> exact_result(arith op, std::int64_t x, std::int64_t y) {
+  std::int64_t z = 0;
+  switch (op) {
+    case arith::floor_mod: {  // the sign follows the divisor
+      if (y == 0) return std::nullopt;
+      if (y == -1) return 0;
+      z = x % y;
+      if (z != 0 && ((z < 0) != (y < 0))) z += y;
+      return z;
+    }
+    case arith::power: {
+      if (y < 0) return x == 1 ? std::optional<std::int64_t>(1) : std::nullopt;
+      std::int64_t r = 1;
+      for (std::int64_t k = 0; k < y; ++k) {
+        if (__builtin_mul_overflow(r, x, &r)) return std::nullopt;
+        if (r == 0 || r == 1) break;
+      }
+      return r;
+    }
+    case arith::squared_difference:
+      if (__builtin_sub_overflow(x, y, &z) || __builtin_mul_overflow(z, z, &z)) return std::nullopt;
+      return z;
+    default: return std::nullopt;
+  }
+}
 
 /// Interval arithmetic over the bounds' corners; unknown when a bound is open or a step overflows.
 element_bound combine(arith op, const element_bound& a, const element_bound& b) {
   element_bound r;
   r.constant = a.constant && b.constant;
+  switch (op) {
+    case arith::less: return truth(a.hi < b.lo, a.lo >= b.hi, r.constant);
+    case arith::less_equal: return truth(a.hi <= b.lo, a.lo > b.hi, r.constant);
+    case arith::greater_equal: return truth(a.lo >= b.hi, a.hi < b.lo, r.constant);
+    case arith::not_equal: {
+      const auto eq = combine(arith::equal, a, b);
+      return truth(eq.hi == 0, eq.lo == 1, r.constant);
+    }
+    case arith::logical_and:
+      return truth(surely_true(a) && surely_true(b), surely_false(a) || surely_false(b), r.constant);
+    case arith::logical_or:
+      return truth(surely_true(a) || surely_true(b), surely_false(a) && surely_false(b), r.constant);
+    case arith::logical_xor: {
+      const bool known = (surely_true(a) || surely_false(a)) && (surely_true(b) || surely_false(b));
+      const bool value = surely_true(a) != surely_true(b);
+      return truth(known && value, known && !value, r.constant);
+    }
+    case arith::maximum:
+    case arith::minimum: {
+      const bool max = op == arith::maximum;
+      r.lo = max ? std::max(a.lo, b.lo) : std::min(a.lo, b.lo);
+      r.hi = max ? std::max(a.hi, b.hi) : std::min(a.hi, b.hi);
+      // One operand always wins: the result is that operand (its symbol too).
+      if (max ? a.lo >= b.hi : a.hi <= b.lo) r.symbol = a.symbol;
+      else if (max ? b.lo >= a.hi : b.hi <= a.lo) r.symbol = b.symbol;
+      return r;
+    }
+    case arith::power:
+    case arith::squared_difference:
+    case arith::floor_mod:
+      if (a.exact() && b.exact())
+        if (const auto z = exact_result(op, a.lo, b.lo)) r.lo = r.hi = *z;
+      return r;
+    default: break;
+  }
   if (op == arith::equal || op == arith::greater) {
     r.lo = 0;
     r.hi = 1;
@@ -77,6 +161,18 @@ double combine_real(arith op, double a, double b) {
     case arith::mod: return std::fmod(a, b);
     case arith::equal: return a == b ? 1 : 0;
     case arith::greater: return a > b ? 1 : 0;
+    case arith::maximum: return std::max(a, b);
+    case arith::minimum: return std::min(a, b);
+    case arith::power: return std::pow(a, b);
+    case arith::squared_difference: return (a - b) * (a - b);
+    case arith::floor_mod: return a - b * std::floor(a / b);
+    case arith::less: return a < b ? 1 : 0;
+    case arith::less_equal: return a <= b ? 1 : 0;
+    case arith::greater_equal: return a >= b ? 1 : 0;
+    case arith::not_equal: return a != b ? 1 : 0;
+    case arith::logical_and: return (a != 0 && b != 0) ? 1 : 0;
+    case arith::logical_or: return (a != 0 || b != 0) ? 1 : 0;
+    case arith::logical_xor: return ((a != 0) != (b != 0)) ? 1 : 0;
   }
   return 0;
 }
@@ -89,16 +185,57 @@ std::optional<double> real_at(const tensor_value& v, std::size_t i) {
   return e.exact() ? std::optional<double>(static_cast<double>(e.lo)) : std::nullopt;
 }
 
-template <arith Op>
-void binary(op& o) {
-  o.need(2, 1);
-  if (o.l.text("auto_broadcast", "numpy") == "none") {
+/// PDPD broadcasting: the second shape broadcasts to the first, placed at `axis` (-1: aligned to the right);
+/// its trailing 1s are ignored and its other dimensions are 1 or the first shape's.
+partial_shape pdpd_broadcast(const op& o, const partial_shape& a, const partial_shape& b) {
+  if (!a.rank_known()) return a;
+  if (!b.rank_known()) return a;
+  std::size_t used = b.size();
+  while (used > 0 && b[used - 1].is_static() && b[used - 1].lo() == 1) --used;
+  if (b.size() > a.size())
+    refuse(o, fmt::format("PDPD broadcasting: the second shape {} has a higher rank than the first {}", to_string(b),
+                          to_string(a)));
+  auto axis = o.l.integer("axis", -1);
+  if (axis == -1) axis = static_cast<std::int64_t>(a.size() - b.size());
+  if (axis < 0 || static_cast<std::size_t>(axis) + used > a.size())
+    refuse(o, fmt::format("PDPD broadcasting: axis {} does not place {} inside {}", o.l.integer("axis", -1),
+                          to_string(b), to_string(a)));
+  std::vector<dimension> out(a.begin(), a.end());
+  for (std::size_t i = 0; i < used; ++i) {
+    if (b[i].is_static() && b[i].lo() == 1) continue;
+    auto& d = out[static_cast<std::size_t>(axis) + i];
+    if (d.is_static() && d.lo() == 1 && !b[i].range().contains(1))
+      refuse(o, fmt::format("PDPD broadcasting: {} does not broadcast to {} (dimension {})", to_string(b),
+                            to_string(a), i));
+    d = merge(o, d, b[i], fmt::format("PDPD broadcasting of {} to {} at dimension {}", to_string(b), to_string(a), i));
+  }
+  return partial_shape(std::move(out));
+}
+
+/// The output shape of a binary element-wise op under its auto_broadcast mode.
+partial_shape binary_shape(const op& o) {
+  const auto mode = o.l.text("auto_broadcast", "numpy");
+  if (mode == "none") {
     if (o.shape(0).rank_known() && o.shape(1).rank_known() && o.shape(0).size() != o.shape(1).size())
       refuse(o, fmt::format("auto_broadcast is none but the shapes {} and {} differ in rank", to_string(o.shape(0)),
                             to_string(o.shape(1))));
+    if (!o.shape(0).rank_known() || !o.shape(1).rank_known()) return partial_shape::dynamic();
+    std::vector<dimension> out;
+    for (std::size_t i = 0; i < o.shape(0).size(); ++i)
+      out.push_back(merge(o, o.shape(0)[i], o.shape(1)[i], fmt::format("auto_broadcast none: dimension {}", i)));
+    return partial_shape(std::move(out));
   }
-  o.out[0].shape = broadcast(o, o.shape(0), o.shape(1));
-  o.out[0].type = (Op == arith::equal || Op == arith::greater) ? std::optional(element_type::boolean) : o.in[0]->type;
+  if (mode == "pdpd") return pdpd_broadcast(o, o.shape(0), o.shape(1));
+  if (mode != "numpy") refuse(o, fmt::format("auto_broadcast '{}' is not none, numpy or pdpd", mode));
+  return broadcast(o, o.shape(0), o.shape(1));
+}
+
+template <arith Op>
+void binary(op& o) {
+  o.need(2, 1);
+  o.out[0].shape = binary_shape(o);
+  o.out[0].type = is_boolean_result(Op) ? std::optional(element_type::boolean) : o.in[0]->type;
+  if (o.l.text("auto_broadcast", "numpy") == "pdpd") return;  // values follow NumPy's positions only
   const auto& a = o.value(0);
   const auto& b = o.value(1);
   const auto count = small_count(o.out[0].shape);
@@ -113,8 +250,7 @@ void binary(op& o) {
       const auto x = real_at(*a, pa[k]), y = real_at(*b, pb[k]);
       if (!x || !y) return;
       const double z = combine_real(Op, *x, *y);
-      if (Op == arith::equal || Op == arith::greater || (!is_real_type(o.out[0].type) && z == std::trunc(z) &&
-                                                          std::abs(z) < 9.0e18)) {
+      if (is_boolean_result(Op) || (!is_real_type(o.out[0].type) && z == std::trunc(z) && std::abs(z) < 9.0e18)) {
         v.elements.push_back({static_cast<std::int64_t>(z), static_cast<std::int64_t>(z), {}, false});
       } else {
         v.reals.push_back(z);
@@ -158,6 +294,106 @@ void same_shape(op& o) {
   o.need(1, 1);
   o.out[0].shape = o.shape(0);
   o.out[0].type = o.in[0]->type;
+}
+
+/// Integer values element by element (exact elements only; the others become unknown).
+template <class F>
+void map_values(op& o, F f) {
+  const auto& v = o.value(0);
+  if (!v || v->is_real()) return;
+  tensor_value r;
+  for (const auto& e : v->elements) {
+    element_bound b;
+    b.constant = e.constant;
+    if (e.exact())
+      if (const auto z = f(e.lo)) b.lo = b.hi = *z;
+    r.elements.push_back(b);
+  }
+  o.out[0].value = std::move(r);
+}
+
+// Negative-1 and Abs-1: the shape, and integer values negated or made absolute.
+void negative(op& o) {
+  same_shape(o);
+  map_values(o, [](std::int64_t x) { return x == no_lower ? std::nullopt : std::optional<std::int64_t>(-x); });
+}
+void absolute(op& o) {
+  same_shape(o);
+  map_values(o, [](std::int64_t x) { return x == no_lower ? std::nullopt : std::optional<std::int64_t>(x < 0 ? -x : x); });
+}
+
+// LogicalNot-1: the shape; boolean.
+void logical_not(op& o) {
+  same_shape(o);
+  o.out[0].type = element_type::boolean;
+  map_values(o, [](std::int64_t x) { return std::optional<std::int64_t>(x == 0 ? 1 : 0); });
+}
+
+/// Inputs 1.. of HardSigmoid and Selu are scalars (or hold one element).
+void scalar_inputs(const op& o, std::initializer_list<const char*> names) {
+  std::size_t i = 1;
+  for (const char* n : names) {
+    const auto& s = o.shape(i++);
+    if (!s.rank_known()) continue;
+    const bool one = s.size() == 0 || (s.size() == 1 && s[0].range().contains(1));
+    if (!one) refuse(o, fmt::format("{} must be a scalar; its shape is {}", n, to_string(s)));
+  }
+}
+
+// HardSigmoid-1 (data, alpha, beta) and Selu-1 (data, alpha, lambda): the data's shape.
+void hard_sigmoid(op& o) {
+  o.need(3, 1);
+  same_shape(o);
+  scalar_inputs(o, {"alpha", "beta"});
+}
+void selu(op& o) {
+  o.need(3, 1);
+  same_shape(o);
+  scalar_inputs(o, {"alpha", "lambda"});
+}
+
+// Elu-1: the shape; alpha is one number.
+void elu(op& o) {
+  same_shape(o);
+  if (o.l.reals("alpha").size() != 1) refuse(o, fmt::format("alpha is '{}', not one number", o.l.text("alpha", "")));
+}
+
+// Gelu-2 and Gelu-7 (approximation_mode erf or tanh): the shape.
+void gelu(op& o) {
+  same_shape(o);
+  if (o.l.opset < 7) return;
+  const auto mode = o.l.text("approximation_mode", "erf");
+  if (mode != "erf" && mode != "ERF" && mode != "tanh" && mode != "TANH")
+    refuse(o, fmt::format("approximation_mode '{}' is not erf or tanh", mode));
+}
+
+// Round-5: the shape; mode half_to_even or half_away_from_zero.
+void round_op(op& o) {
+  same_shape(o);
+  const auto mode = o.l.text("mode", "half_to_even");
+  if (mode != "half_to_even" && mode != "half_away_from_zero")
+    refuse(o, fmt::format("mode '{}' is not half_to_even or half_away_from_zero", mode));
+}
+
+// ConvertLike-1: the shape of input 0 in the element type of input 1; values as Convert carries them.
+void convert_like(op& o) {
+  o.need(2, 1);
+  o.out[0].shape = o.shape(0);
+  o.out[0].type = o.in[1]->type ? o.in[1]->type : o.declared_type(0);
+  const auto& v = o.value(0);
+  if (!v) return;
+  const bool to_integer = o.out[0].type && (is_integer(*o.out[0].type) || *o.out[0].type == element_type::boolean);
+  if (!v->is_real() || !to_integer) {
+    if (!v->is_real() || !o.out[0].type || is_real_type(o.out[0].type)) o.out[0].value = v;
+    return;
+  }
+  tensor_value r;
+  for (double x : v->reals) {
+    if (!std::isfinite(x) || std::abs(x) > 9.0e18) return;
+    const auto z = *o.out[0].type == element_type::boolean ? (x != 0 ? 1 : 0) : static_cast<std::int64_t>(std::trunc(x));
+    r.elements.push_back({z, z, {}, true});
+  }
+  o.out[0].value = std::move(r);
 }
 
 // Result-1: no output.
@@ -241,6 +477,52 @@ constexpr rule_entry table[] = {
     {"Mod", 1, binary<arith::mod>},
     {"Equal", 1, binary<arith::equal>},
     {"Greater", 1, binary<arith::greater>},
+    {"Maximum", 1, binary<arith::maximum>},
+    {"Minimum", 1, binary<arith::minimum>},
+    {"Power", 1, binary<arith::power>},
+    {"SquaredDifference", 1, binary<arith::squared_difference>},
+    {"FloorMod", 1, binary<arith::floor_mod>},
+    {"Less", 1, binary<arith::less>},
+    {"LessEqual", 1, binary<arith::less_equal>},
+    {"GreaterEqual", 1, binary<arith::greater_equal>},
+    {"NotEqual", 1, binary<arith::not_equal>},
+    {"LogicalAnd", 1, binary<arith::logical_and>},
+    {"LogicalOr", 1, binary<arith::logical_or>},
+    {"LogicalXor", 1, binary<arith::logical_xor>},
+    // Unary: the IR writes the opset the op first appeared in (Acosh, Asinh and Atanh: opset4).
+    {"Abs", 1, absolute},
+    {"Acos", 1, same_shape},
+    {"Acosh", 4, same_shape},
+    {"Asin", 1, same_shape},
+    {"Asinh", 4, same_shape},
+    {"Atan", 1, same_shape},
+    {"Atanh", 4, same_shape},
+    {"Ceiling", 1, same_shape},
+    {"Cos", 1, same_shape},
+    {"Cosh", 1, same_shape},
+    {"Elu", 1, elu},
+    {"Erf", 1, same_shape},
+    {"Floor", 1, same_shape},
+    {"Gelu", 2, gelu},
+    {"Gelu", 7, gelu},
+    {"HSigmoid", 5, same_shape},
+    {"HSwish", 4, same_shape},
+    {"HardSigmoid", 1, hard_sigmoid},
+    {"Log", 1, same_shape},
+    {"LogicalNot", 1, logical_not},
+    {"Mish", 4, same_shape},
+    {"Negative", 1, negative},
+    {"Round", 5, round_op},
+    {"Selu", 1, selu},
+    {"Sign", 1, same_shape},
+    {"Sin", 1, same_shape},
+    {"Sinh", 1, same_shape},
+    {"SoftPlus", 4, same_shape},
+    {"SoftSign", 9, same_shape},
+    {"Sqrt", 1, same_shape},
+    {"Tan", 1, same_shape},
+    {"Tanh", 1, same_shape},
+    {"ConvertLike", 1, convert_like},
     {"Select", 1, select},
     {"Clamp", 1, clamp},
     {"Exp", 1, same_shape},

@@ -1,5 +1,6 @@
-// MaxPool-1/8/14 and AvgPool-1: [N, C, spatial...] to [N, C, window outputs...]; MaxPool-8 and -14
-// also give the indices, of the same shape.
+// MaxPool-1/8/14 and AvgPool-1/14: [N, C, spatial...] to [N, C, window outputs...]; MaxPool-8 and -14
+// also give the indices, of the same shape. AdaptiveAvgPool-8 and AdaptiveMaxPool-8 (which also gives
+// indices): [N, C, spatial...] to [N, C, output_shape...].
 #include <fmt/format.h>
 
 #include "../rules.hpp"
@@ -18,8 +19,8 @@ void pool(op& o) {
   if (data.size() < 3) refuse(o, fmt::format("the data {} has rank below 3", to_string(data)));
   const std::size_t spatial = data.size() - 2;
   const auto w = read_window(o, spatial, o.l.integers("kernel"));
-  if (o.l.type == "MaxPool" && o.l.opset < 14 && w.round == rounding::ceil_torch)
-    refuse(o, "rounding_type ceil_torch needs MaxPool-14");
+  if (o.l.opset < 14 && w.round == rounding::ceil_torch)
+    refuse(o, fmt::format("rounding_type ceil_torch needs {}-14", o.l.type));
   std::vector<dimension> out{data[0], data[1]};
   for (std::size_t i = 0; i < spatial; ++i) out.push_back(window_output(o, data[2 + i], w, i));
   o.out[0].shape = partial_shape(std::move(out));
@@ -29,11 +30,36 @@ void pool(op& o) {
   }
 }
 
+void adaptive_pool(op& o) {
+  const bool indices = o.l.type == "AdaptiveMaxPool";
+  o.need(2, indices ? 2 : 1);
+  o.out[0].type = o.in[0]->type;
+  if (indices) o.out[1].type = o.l.find("index_element_type") ? o.l.element("index_element_type") : element_type::i64;
+  const auto& data = o.shape(0);
+  const auto& sizes_shape = o.shape(1);
+  if (sizes_shape.rank_known() && sizes_shape.size() != 1)
+    refuse(o, fmt::format("output_shape {} must be 1-D", to_string(sizes_shape)));
+  if (data.rank_known() && (data.size() < 3 || data.size() > 5))
+    refuse(o, fmt::format("the data {} must have rank 3, 4 or 5", to_string(data)));
+  const auto sizes = shape_from_value(o, 1);
+  if (!data.rank_known()) return;
+  const std::size_t spatial = data.size() - 2;
+  if (sizes && sizes->size() != spatial)
+    refuse(o, fmt::format("output_shape has {} values for {} spatial dimensions", sizes->size(), spatial));
+  std::vector<dimension> out{data[0], data[1]};
+  for (std::size_t i = 0; i < spatial; ++i) out.push_back(sizes && o.value(1) ? (*sizes)[i] : dimension());
+  o.out[0].shape = partial_shape(std::move(out));
+  if (indices) o.out[1].shape = o.out[0].shape;
+}
+
 constexpr rule_entry table[] = {
     {"MaxPool", 1, pool},
     {"MaxPool", 8, pool},
     {"MaxPool", 14, pool},
     {"AvgPool", 1, pool},
+    {"AvgPool", 14, pool},
+    {"AdaptiveAvgPool", 8, adaptive_pool},
+    {"AdaptiveMaxPool", 8, adaptive_pool},
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Reductions: ReduceMax/Min/Mean/Prod-1 (the axes removed, or kept as 1 with keep_dims; values of
-// small tensors reduced too) and TopK-3 (the dimension at `axis` becomes k).
+// Reductions: ReduceMax/Min/Mean/Prod/Sum/LogicalAnd/LogicalOr-1 and ReduceL1/L2-4 (the axes removed, or
+// kept as 1 with keep_dims; values of small integer tensors reduced too for max, min, prod and sum) and
+// TopK-1, -3 and -11 (the dimension at `axis` becomes k).
 #include <algorithm>
 #include <cmath>
 
@@ -10,7 +11,11 @@
 namespace reshape1::model::detail {
 namespace {
 
-enum class reduction { max, min, mean, prod };
+enum class reduction { max, min, mean, prod, sum, l1, l2, logical_and, logical_or };
+
+constexpr bool carries_values(reduction r) {
+  return r == reduction::max || r == reduction::min || r == reduction::prod || r == reduction::sum;
+}
 
 element_bound fold(reduction r, const element_bound& a, const element_bound& b) {
   element_bound out;
@@ -18,6 +23,14 @@ element_bound fold(reduction r, const element_bound& a, const element_bound& b) 
   switch (r) {
     case reduction::max: out.lo = std::max(a.lo, b.lo); out.hi = std::max(a.hi, b.hi); break;
     case reduction::min: out.lo = std::min(a.lo, b.lo); out.hi = std::min(a.hi, b.hi); break;
+    case reduction::sum: {
+      std::int64_t lo = 0, hi = 0;
+      if (a.lo != element_bound::no_lower && b.lo != element_bound::no_lower && !__builtin_add_overflow(a.lo, b.lo, &lo))
+        out.lo = lo;
+      if (a.hi != element_bound::no_upper && b.hi != element_bound::no_upper && !__builtin_add_overflow(a.hi, b.hi, &hi))
+        out.hi = hi;
+      break;
+    }
     default: {
       const bool known = a.lo != element_bound::no_lower && a.hi != element_bound::no_upper &&
                          b.lo != element_bound::no_lower && b.hi != element_bound::no_upper;
@@ -40,8 +53,12 @@ element_bound fold(reduction r, const element_bound& a, const element_bound& b) 
 template <reduction R>
 void reduce(op& o) {
   o.need(2, 1);
-  o.out[0].type = o.in[0]->type;
+  o.out[0].type = (R == reduction::logical_and || R == reduction::logical_or) ? std::optional(element_type::boolean)
+                                                                              : o.in[0]->type;
   const auto& data = o.shape(0);
+  const auto& axes_shape = o.shape(1);
+  if (axes_shape.rank_known() && axes_shape.size() > 1)
+    refuse(o, fmt::format("the axes {} must be a scalar or 1-D", to_string(axes_shape)));
   const auto axes = known_integers(o, 1);
   const bool keep = o.l.flag("keep_dims", false);
   if (!data.rank_known()) return;
@@ -59,7 +76,7 @@ void reduce(op& o) {
   o.out[0].shape = partial_shape(std::move(out));
   // Values: each output element folds the input elements that differ only on reduced axes.
   const auto& v = o.value(0);
-  if (!v || v->is_real() || !data.is_static() || R == reduction::mean) return;
+  if (!v || v->is_real() || !data.is_static() || !carries_values(R)) return;
   const auto d = data.to_static();
   const auto st = strides_of(d);
   std::vector<std::optional<element_bound>> acc;
@@ -87,11 +104,17 @@ void reduce(op& o) {
   o.out[0].value = std::move(r);
 }
 
-// TopK-3: values and indices of the data's shape with dimension `axis` set to k (at most the dimension).
+// TopK-1, -3 and -11: values and indices of the data's shape with dimension `axis` set to k (at most the
+// dimension); sort is value, index or none.
 void top_k(op& o) {
   o.need(2, 2);
   o.out[0].type = o.in[0]->type;
-  o.out[1].type = o.l.element("index_element_type");
+  o.out[1].type = o.l.find("index_element_type") ? o.l.element("index_element_type") : element_type::i32;
+  const auto sort = o.l.text("sort", "none");
+  if (sort != "value" && sort != "index" && sort != "none")
+    refuse(o, fmt::format("sort '{}' is not value, index or none", sort));
+  if (o.l.opset == 1 && o.shape(1).rank_known() && o.shape(1).size() != 0)
+    refuse(o, fmt::format("k must be a scalar in TopK-1; its shape is {}", to_string(o.shape(1))));
   const auto& data = o.shape(0);
   const auto& k_shape = o.shape(1);
   if (k_shape.rank_known() && k_shape.size() != 0 && !(k_shape.size() == 1 && k_shape[0].is_static() && k_shape[0].lo() == 1))
@@ -125,7 +148,11 @@ void top_k(op& o) {
 constexpr rule_entry table[] = {
     {"ReduceMax", 1, reduce<reduction::max>},   {"ReduceMin", 1, reduce<reduction::min>},
     {"ReduceMean", 1, reduce<reduction::mean>}, {"ReduceProd", 1, reduce<reduction::prod>},
-    {"TopK", 3, top_k},
+    {"ReduceSum", 1, reduce<reduction::sum>},   {"ReduceL1", 4, reduce<reduction::l1>},
+    {"ReduceL2", 4, reduce<reduction::l2>},     {"ReduceLogicalAnd", 1, reduce<reduction::logical_and>},
+    {"ReduceLogicalOr", 1, reduce<reduction::logical_or>},
+    {"TopK", 1, top_k},                         {"TopK", 3, top_k},
+    {"TopK", 11, top_k},
 };
 
 }  // namespace

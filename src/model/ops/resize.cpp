@@ -1,4 +1,5 @@
-// Interpolate-4 and Interpolate-11: the padded input with the dimensions on `axes` replaced by the
+// Interpolate-1: the data's shape with the dimensions on the `axes` attribute replaced by the target
+// spatial shape (input 1). Interpolate-4 and Interpolate-11: the padded input with the dimensions on `axes` replaced by the
 // sizes, or scaled (rounded down) by the scales, following shape_calculation_mode.
 #include <cmath>
 
@@ -83,10 +84,40 @@ void interpolate(op& o, std::size_t sizes_port, std::size_t scales_port, std::si
   o.out[0].shape = partial_shape(std::move(out));
 }
 
+void interpolate1(op& o) {
+  o.need(2, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto mode = o.l.text("mode", "");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic" && mode != "area")
+    refuse(o, fmt::format("mode '{}' is not nearest, linear, cubic or area", mode));
+  const auto& target_shape = o.shape(1);
+  if (target_shape.rank_known() && target_shape.size() != 1)
+    refuse(o, fmt::format("the target spatial shape {} must be 1-D", to_string(target_shape)));
+  o.out[0].shape = data;
+  if (!data.rank_known()) return;
+  const auto& axes = o.l.integers("axes");
+  std::vector<bool> seen(data.size(), false);
+  for (auto a : axes) {
+    if (a < 0 || static_cast<std::size_t>(a) >= data.size())
+      refuse(o, fmt::format("the axis {} is out of range for rank {}", a, data.size()));
+    if (seen[static_cast<std::size_t>(a)]) refuse(o, fmt::format("the axis {} is given twice", a));
+    seen[static_cast<std::size_t>(a)] = true;
+  }
+  const auto sizes = shape_from_value(o, 1);
+  if (sizes && sizes->size() < axes.size())
+    refuse(o, fmt::format("{} target sizes for {} axes", sizes->size(), axes.size()));
+  std::vector<dimension> out(data.begin(), data.end());
+  for (std::size_t k = 0; k < axes.size(); ++k)
+    out[static_cast<std::size_t>(axes[k])] = sizes && o.value(1) ? (*sizes)[k] : dimension();
+  o.out[0].shape = partial_shape(std::move(out));
+}
+
 void interpolate4(op& o) { interpolate(o, 1, 2, 3); }
 void interpolate11(op& o) { interpolate(o, 1, 1, 2); }
 
 constexpr rule_entry table[] = {
+    {"Interpolate", 1, interpolate1},
     {"Interpolate", 4, interpolate4},
     {"Interpolate", 11, interpolate11},
 };

@@ -1,5 +1,5 @@
-// Shape ops: the model's inputs and constants, ShapeOf, Reshape (reshape1's own inference), Squeeze,
-// Unsqueeze and NonZero. Values pass through the ops that only change a shape.
+// Shape ops: the model's inputs and constants, ShapeOf, Reshape (reshape1's own inference), Squeeze-1
+// and -15, Unsqueeze, Range-1 and -4, and NonZero. Values pass through the ops that only change a shape.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -149,16 +149,24 @@ std::optional<std::vector<std::size_t>> axes(const op& o, std::size_t i, std::si
 }
 
 // Squeeze-1: removes the given axes (each must be 1) or, without axes, every dimension that is 1.
+// Squeeze-15 with allow_axis_skip keeps a given axis that is not 1 (and cannot tell the rank when a given
+// axis may or may not be 1).
 void squeeze(op& o) {
   o.need(1, 1);
   const auto& s = o.shape(0);
   o.out[0].type = o.in[0]->type;
+  if (o.in.size() > 1 && o.shape(1).rank_known() && o.shape(1).size() > 1)
+    refuse(o, fmt::format("the axes {} must be a scalar or 1-D", to_string(o.shape(1))));
   if (!s.rank_known()) return;
+  const bool skip = o.l.opset >= 15 && o.l.flag("allow_axis_skip", false);
   std::vector<bool> drop(s.size(), false);
   if (o.in.size() > 1) {
     const auto a = axes(o, 1, s.size());
     if (!a) return;
     for (auto i : *a) {
+      const bool one = s[i].is_static() && s[i].lo() == 1;
+      if (skip && !one && s[i].range().contains(1)) return;  // the rank depends on the data
+      if (skip && !one) continue;
       if (!s[i].range().contains(1))
         refuse(o, fmt::format("axis {} has the dimension {}, which is not 1", i, to_string(dimension(s[i].range()))));
       drop[i] = true;
@@ -206,6 +214,82 @@ void unsqueeze(op& o) {
   o.out[0].value = o.value(0);
 }
 
+/// A scalar input of Range: its one value (integers or reals); nullopt when unknown.
+struct range_operand {
+  element_bound bound;  ///< for integers
+  std::optional<double> real;
+};
+
+std::optional<range_operand> range_input(const op& o, std::size_t i, const char* what) {
+  const auto& s = o.shape(i);
+  if (s.rank_known() && s.size() != 0 && !(s.size() == 1 && s[0].is_static() && s[0].lo() == 1))
+    refuse(o, fmt::format("{} must be a scalar; its shape is {}", what, to_string(s)));
+  const auto& v = o.value(i);
+  if (!v) return std::nullopt;
+  range_operand r;
+  if (v->is_real()) {
+    if (v->reals.size() != 1) return std::nullopt;
+    r.real = v->reals[0];
+  } else {
+    if (v->elements.size() != 1) return std::nullopt;
+    r.bound = v->elements[0];
+    if (r.bound.exact()) r.real = static_cast<double>(r.bound.lo);
+  }
+  return r;
+}
+
+/// The number of elements of a range, clamped to 0 and to the largest dimension.
+std::int64_t range_length(double start, double stop, double step) {
+  const double n = std::ceil((stop - start) / step);
+  if (!(n > 0)) return 0;
+  return n >= 9.0e18 ? interval::unbounded - 1 : static_cast<std::int64_t>(n);
+}
+
+// Range-1 and Range-4: [ceil((stop - start) / step)] (at least 0); step must not be 0. The values of a short
+// integer range are carried; a stop known only by its bounds gives an interval.
+void range(op& o) {
+  o.need(3, 1);
+  o.out[0].type = o.l.opset >= 4 ? std::optional(o.l.element("output_type")) : o.in[0]->type;
+  o.out[0].shape = partial_shape{dimension()};
+  const auto start = range_input(o, 0, "start");
+  const auto stop = range_input(o, 1, "stop");
+  const auto step = range_input(o, 2, "step");
+  if (step && step->real && *step->real == 0) refuse(o, "step is 0");
+  if (!start || !stop || !step || !start->real || !step->real) return;
+  bool integral = o.out[0].type && is_integer(*o.out[0].type);
+  double a = *start->real, d = *step->real;
+  if (integral) {  // integer ranges work on the values converted to the output type
+    a = std::trunc(a);
+    d = std::trunc(d);
+    if (d == 0) refuse(o, "step is 0 in the output type");
+  }
+  if (!stop->real) {
+    // An integer stop known by its bounds: the length is monotonic in it.
+    const auto& b = stop->bound;
+    if (b.lo == element_bound::no_lower || b.hi == element_bound::no_upper) {
+      if (d > 0 && b.lo != element_bound::no_lower)
+        o.out[0].shape = partial_shape{span_dimension(range_length(a, static_cast<double>(b.lo), d), interval::unbounded)};
+      return;
+    }
+    const auto x = range_length(a, static_cast<double>(b.lo), d), y = range_length(a, static_cast<double>(b.hi), d);
+    o.out[0].shape = partial_shape{span_dimension(std::min(x, y), std::max(x, y))};
+    return;
+  }
+  const double e = integral ? std::trunc(*stop->real) : *stop->real;
+  const auto n = range_length(a, e, d);
+  o.out[0].shape = partial_shape{dimension(n)};
+  if (!integral || n > max_value_elements) return;
+  tensor_value v;
+  const bool constant = start->bound.constant && stop->bound.constant && step->bound.constant;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const double x = a + static_cast<double>(k) * d;
+    if (std::abs(x) >= 9.0e18) return;
+    const auto z = static_cast<std::int64_t>(x);
+    v.elements.push_back({z, z, {}, constant});
+  }
+  o.out[0].value = std::move(v);
+}
+
 // NonZero-3: [rank, count]; the count is exact when the input's values are, an interval otherwise.
 void non_zero(op& o) {
   o.need(1, 1);
@@ -240,7 +324,8 @@ void non_zero(op& o) {
 constexpr rule_entry table[] = {
     {"Parameter", 1, parameter}, {"Const", 1, constant},   {"ShapeOf", 1, shape_of},
     {"ShapeOf", 3, shape_of},    {"Reshape", 1, reshape},  {"Squeeze", 1, squeeze},
-    {"Unsqueeze", 1, unsqueeze}, {"NonZero", 3, non_zero},
+    {"Unsqueeze", 1, unsqueeze}, {"NonZero", 3, non_zero},  {"Squeeze", 15, squeeze},
+    {"Range", 1, range},         {"Range", 4, range},
 };
 
 }  // namespace

@@ -1,0 +1,145 @@
+// Indexing by index tensors: GatherND-5 and -8, GatherElements-6, ScatterNDUpdate (opset4) and
+// ScatterElementsUpdate-3 and -12.
+#include <fmt/format.h>
+
+#include "../rules.hpp"
+
+namespace reshape1::model::detail {
+namespace {
+
+// GatherND-5 and -8: the last dimension k of the indices picks a slice of the data after batch_dims
+// shared leading dimensions: batch + indices[batch_dims:-1] + data[batch_dims + k:]. GatherND-5 folds the
+// batch dimensions into one (their product), GatherND-8 keeps them.
+void gather_nd(op& o) {
+  o.need(2, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto& indices = o.shape(1);
+  const auto batch = o.l.integer("batch_dims", 0);
+  if (batch < 0) refuse(o, fmt::format("batch_dims is {}, negative", batch));
+  const auto b = static_cast<std::size_t>(batch);
+  if (data.rank_known() && data.size() == 0) refuse(o, "the data must not be a scalar");
+  if (indices.rank_known() && indices.size() == 0) refuse(o, "the indices must not be a scalar");
+  if (data.rank_known() && b >= data.size())
+    refuse(o, fmt::format("batch_dims {} must be below the data's rank {}", batch, data.size()));
+  if (indices.rank_known() && b >= indices.size())
+    refuse(o, fmt::format("batch_dims {} must be below the indices' rank {}", batch, indices.size()));
+  if (!data.rank_known() || !indices.rank_known()) return;
+  const auto& last = indices[indices.size() - 1];
+  if (!last.is_static()) return;
+  const auto k = static_cast<std::size_t>(last.lo());
+  if (b + k > data.size())
+    refuse(o, fmt::format("the indices {} pick {} dimensions after {} batch dimensions, more than the data {} has", to_string(indices),
+                          k, b, to_string(data)));
+  std::vector<dimension> out;
+  std::vector<dimension> batch_dims;
+  for (std::size_t i = 0; i < b; ++i)
+    batch_dims.push_back(merge(o, data[i], indices[i], fmt::format("batch dimension {}", i)));
+  if (o.l.opset >= 8) {
+    out = batch_dims;
+  } else if (b > 0) {
+    std::int64_t product = 1;
+    bool known = true;
+    for (const auto& d : batch_dims)
+      if (!d.is_static() || __builtin_mul_overflow(product, d.lo(), &product)) known = false;
+    out.push_back(known ? dimension(product) : dimension());
+  }
+  for (std::size_t i = b; i + 1 < indices.size(); ++i) out.push_back(indices[i]);
+  for (std::size_t i = b + k; i < data.size(); ++i) out.push_back(data[i]);
+  o.out[0].shape = partial_shape(std::move(out));
+}
+
+// GatherElements-6: the indices' shape; data and indices have one rank, and agree except on `axis`.
+void gather_elements(op& o) {
+  o.need(2, 1);
+  o.out[0].type = o.in[0]->type;
+  const auto& data = o.shape(0);
+  const auto& indices = o.shape(1);
+  const auto axis = o.l.integer("axis");
+  if (data.rank_known() && data.size() == 0) refuse(o, "the data must not be a scalar");
+  if (indices.rank_known() && indices.size() == 0) refuse(o, "the indices must not be a scalar");
+  if (!data.rank_known() || !indices.rank_known()) {
+    o.out[0].shape = indices;
+    if (data.rank_known()) (void)normalize_axis(o, axis, data.size());
+    return;
+  }
+  if (data.size() != indices.size())
+    refuse(o, fmt::format("the data {} and the indices {} differ in rank", to_string(data), to_string(indices)));
+  const auto a = normalize_axis(o, axis, data.size());
+  std::vector<dimension> out(indices.begin(), indices.end());
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (i != a) out[i] = merge(o, data[i], indices[i], fmt::format("dimension {} of the data and the indices", i));
+  o.out[0].shape = partial_shape(std::move(out));
+}
+
+// ScatterNDUpdate: the data's shape; updates are indices[:-1] + data[k:], k the indices' last dimension.
+void scatter_nd_update(op& o) {
+  o.need(3, 1);
+  o.out[0].type = o.in[0]->type;
+  o.out[0].shape = o.shape(0);
+  const auto& data = o.shape(0);
+  const auto& indices = o.shape(1);
+  const auto& updates = o.shape(2);
+  if (indices.rank_known() && indices.size() == 0) refuse(o, "the indices must not be a scalar");
+  if (!data.rank_known() || !indices.rank_known()) return;
+  const auto& last = indices[indices.size() - 1];
+  if (!last.is_static()) return;
+  const auto k = static_cast<std::size_t>(last.lo());
+  if (k > data.size())
+    refuse(o, fmt::format("the indices {} address {} dimensions of the rank-{} data", to_string(indices), k,
+                          data.size()));
+  if (!updates.rank_known()) return;
+  std::vector<dimension> expected(indices.begin(), indices.end() - 1);
+  for (std::size_t i = k; i < data.size(); ++i) expected.push_back(data[i]);
+  if (updates.size() != expected.size())
+    refuse(o, fmt::format("the updates {} must have the shape {}", to_string(updates),
+                          to_string(partial_shape(expected))));
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    (void)merge(o, expected[i], updates[i], fmt::format("updates dimension {}", i));
+}
+
+// ScatterElementsUpdate-3 and -12: the data's shape; indices and updates have one shape, of the data's
+// rank; the axis (input 3) is within it. -12 adds reduction (none, sum, prod, min, max, mean).
+void scatter_elements_update(op& o) {
+  o.need(4, 1);
+  o.out[0].type = o.in[0]->type;
+  o.out[0].shape = o.shape(0);
+  if (o.l.opset >= 12) {
+    const auto r = o.l.text("reduction", "none");
+    if (r != "none" && r != "sum" && r != "prod" && r != "min" && r != "max" && r != "mean")
+      refuse(o, fmt::format("reduction '{}' is not none, sum, prod, min, max or mean", r));
+  }
+  const auto& data = o.shape(0);
+  const auto& indices = o.shape(1);
+  const auto& updates = o.shape(2);
+  const auto& axis_shape = o.shape(3);
+  if (axis_shape.rank_known() && axis_shape.size() != 0 &&
+      !(axis_shape.size() == 1 && axis_shape[0].is_static() && axis_shape[0].lo() == 1))
+    refuse(o, fmt::format("the axis must be a scalar; its shape is {}", to_string(axis_shape)));
+  if (indices.rank_known() && updates.rank_known()) {
+    if (indices.size() != updates.size())
+      refuse(o, fmt::format("the indices {} and the updates {} must have one shape", to_string(indices),
+                            to_string(updates)));
+    for (std::size_t i = 0; i < indices.size(); ++i)
+      (void)merge(o, indices[i], updates[i], fmt::format("dimension {} of the indices and the updates", i));
+  }
+  if (data.rank_known() && indices.rank_known() && data.size() != indices.size())
+    refuse(o, fmt::format("the indices {} must have the data's rank {}", to_string(indices), data.size()));
+  const auto axis = known_integers(o, 3);
+  if (axis && axis->size() == 1 && data.rank_known()) (void)normalize_axis(o, (*axis)[0], data.size());
+}
+
+constexpr rule_entry table[] = {
+    {"GatherND", 5, gather_nd},
+    {"GatherND", 8, gather_nd},
+    {"GatherElements", 6, gather_elements},
+    {"ScatterNDUpdate", 4, scatter_nd_update},
+    {"ScatterElementsUpdate", 3, scatter_elements_update},
+    {"ScatterElementsUpdate", 12, scatter_elements_update},
+};
+
+}  // namespace
+
+std::span<const rule_entry> indexing_rules() { return table; }
+
+}  // namespace reshape1::model::detail
