@@ -1,5 +1,6 @@
 // `reshape1 check MODEL.xml [--bin MODEL.bin] [--json] [--quiet]`: the Reshape layers of an IR model, and
-// every layer's propagated output shapes against the declared ones.
+// every layer's propagated output shapes against the declared ones. `reshape1 check --list-ops [--json]`:
+// the (type, opset) pairs propagation has a rule for.
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -25,7 +26,21 @@ struct check_args {
   std::string bin;
   bool json = false;
   bool quiet = false;
+  bool list_ops = false;
 };
+
+/// `Type-N` per line, or a JSON array of {"type", "opset"}.
+int list_ops(bool json) {
+  const auto ops = model::covered_ops();
+  if (json) {
+    auto all = nlohmann::ordered_json::array();
+    for (const auto& [type, opset] : ops) all.push_back({{"type", std::string(type)}, {"opset", opset}});
+    std::cout << json_text(all, 2) << '\n';
+  } else {
+    for (const auto& [type, opset] : ops) std::cout << type << '-' << opset << '\n';
+  }
+  return exit_ok;
+}
 
 std::string text(const std::optional<partial_shape>& s) { return s ? to_string(*s) : std::string(); }
 
@@ -175,13 +190,21 @@ void add_check(CLI::App& app, session& s) {
       "shapes: shape_mismatch, refinable (declared static, only an interval derivable), not_covered (no\n"
       "rule for the op), rule_error (the op refuses its inputs).\n"
       "Exit codes: 0 no Reshape error, no shape_mismatch and no rule_error; 1 otherwise; 2 usage error or\n"
-      "unreadable model.");
-  cmd->add_option("MODEL", args->xml, "the model's .xml file")->required();
+      "unreadable model.\n"
+      "--list-ops prints the covered (type, opset) pairs, one 'Type-N' a line (--json: an array).");
+  auto* model_option = cmd->add_option("MODEL", args->xml, "the model's .xml file");
   cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");
   cmd->add_flag("--json", args->json, "print the findings as one JSON document");
   cmd->add_flag("-q,--quiet", args->quiet, "list only the layers with a problem or a warning");
+  cmd->add_flag("--list-ops", args->list_ops, "print every op type and opset version propagation covers, and exit")
+      ->excludes(model_option);
   cmd->callback([args, &s] {
     s.command = "check";
+    if (args->list_ops) {
+      s.exit_code = list_ops(args->json);
+      return;
+    }
+    if (args->xml.empty()) throw CLI::RequiredError("MODEL");
     s.exit_code = check(*args);
   });
 }

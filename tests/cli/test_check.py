@@ -105,4 +105,21 @@ with tempfile.TemporaryDirectory() as d:
 rc, out, err = run()
 check("no model is a usage error", rc == 2, err)
 
+# --list-ops: every covered (type, opset) pair, one `Type-N` a line, sorted, and the same pairs in JSON.
+rc, out, err = run("--list-ops")
+pairs = [line.rsplit("-", 1) for line in out.splitlines()]
+check("list-ops exits 0", rc == 0 and err == "", f"{rc} {err!r}")
+check("list-ops lines are Type-N", all(len(p) == 2 and p[0].isalnum() and p[1].isdigit() for p in pairs), out[:200])
+keys = [(t, int(n)) for t, n in pairs]
+check("list-ops is sorted and unique", keys == sorted(set(keys)), out[:200])
+for want in [("Reshape", 1), ("Parameter", 1), ("LSTMSequence", 5), ("Einsum", 7), ("Gelu", 7), ("TopK", 11),
+             ("ScatterElementsUpdate", 12), ("Squeeze", 15), ("Acosh", 4)]:
+    check(f"list-ops names {want[0]}-{want[1]}", want in keys, out[:200])
+check("list-ops leaves out what has no rule", ("Reshape", 2) not in keys and ("If", 8) not in keys, out[:200])
+rc, out, err = run("--list-ops", "--json")
+doc = json.loads(out)
+check("list-ops json", rc == 0 and [(d["type"], d["opset"]) for d in doc] == keys, out[:200])
+rc, out, err = run("--list-ops", retail)
+check("list-ops takes no model", rc == 2 and "excludes" in err and out == "", f"{rc} {err!r}")
+
 results.finish()
