@@ -12,9 +12,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "check_batch.hpp"
 #include "commands.hpp"
 #include "report.hpp"
 #include "reshape1/error.hpp"
+#include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/model/graph.hpp"
 
@@ -26,7 +28,11 @@ struct check_args {
   std::string bin;
   bool json = false;
   bool quiet = false;
+<<<<<<< HEAD
   bool list_ops = false;
+=======
+  batch_options batch;
+>>>>>>> main
 };
 
 /// `Type-N` per line, or a JSON array of {"type", "opset"}.
@@ -166,6 +172,15 @@ int check(const check_args& a) {
   // An error reading the model goes to main, which exits 2: the model cannot be read.
   const std::string bin = !a.bin.empty() ? a.bin : std::filesystem::path(a.xml).replace_extension(".bin").string();
   const auto graph = model::read_ir(a.xml, bin);
+  if (a.batch.given()) {
+    const auto report = model::check_batch(graph, parse_request(a.batch));
+    if (a.json) {
+      std::cout << json_text(batch_json(report, a.xml), 2) << '\n';
+    } else {
+      print_batch(report, a.quiet);
+    }
+    return report.summary.reshapes() ? exit_ok : exit_invalid;
+  }
   const auto report = model::check(graph);
   if (a.json) {
     std::cout << json_text(to_json(report, a.xml), 2) << '\n';
@@ -196,8 +211,19 @@ void add_check(CLI::App& app, session& s) {
   cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");
   cmd->add_flag("--json", args->json, "print the findings as one JSON document");
   cmd->add_flag("-q,--quiet", args->quiet, "list only the layers with a problem or a warning");
+<<<<<<< HEAD
   cmd->add_flag("--list-ops", args->list_ops, "print every op type and opset version propagation covers, and exit")
       ->excludes(model_option);
+=======
+  cmd->add_option("--batch", args->batch.batch,
+                  "check the model reshaped to this batch (a number, or ? for a dynamic batch)");
+  cmd->add_option("--shape", args->batch.shapes,
+                  "check the model reshaped to NAME=SHAPE (repeatable; SHAPE alone for a one-input model)")
+      ->allow_extra_args(false);
+  cmd->add_option("--layout", args->batch.layouts,
+                  "NAME=LAYOUT (NCHW, [N,C,H,W], TN...): the dimension named N is the input's batch (repeatable)")
+      ->allow_extra_args(false);
+>>>>>>> main
   cmd->callback([args, &s] {
     s.command = "check";
     if (args->list_ops) {

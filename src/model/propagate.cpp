@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "../detail/fail.hpp"
 #include "rules.hpp"
 
 namespace reshape1::model {
@@ -28,9 +29,20 @@ std::vector<std::pair<std::string_view, int>> covered_ops() {
   return r;
 }
 
-propagation propagate(const graph& g) {
-  propagation p;
+propagation propagate(const graph& g) { return propagate(g, {}); }
+
+propagation propagate(const graph& g, std::span<const input_shape> given) {
   const auto layers = g.layers();
+  std::vector<const partial_shape*> given_to(layers.size(), nullptr);
+  for (const auto& x : given) {
+    if (x.layer >= layers.size() || layers[x.layer].type != "Parameter")
+      reshape1::detail::fail(errc::invalid_argument, {},
+           fmt::format("a shape is given to layer index {}, which is not a Parameter of the model", x.layer));
+    if (given_to[x.layer] != nullptr)
+      reshape1::detail::fail(errc::invalid_argument, {}, fmt::format("{}: two shapes are given to it", layers[x.layer].where()));
+    given_to[x.layer] = &x.shape;
+  }
+  propagation p;
   p.outputs.resize(layers.size());
   p.follows_inputs.assign(layers.size(), false);
   std::vector<const tensor*> inputs;
@@ -50,7 +62,7 @@ propagation propagate(const graph& g) {
                                     l.type, l.opset, l.version)});
     } else {
       try {
-        detail::op o{g, l, inputs, out};
+        detail::op o{g, l, inputs, out, given_to[index]};
         rule(o);
       } catch (const error& e) {
         out.assign(l.outputs.size(), tensor{});

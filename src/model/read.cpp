@@ -130,6 +130,8 @@ class reader {
       for (const auto& d : p.children("dim")) dims.push_back(dim(l, out.id, d.child_value()));
       out.dims = partial_shape(std::move(dims));
       if (const auto pr = p.attribute("precision")) out.type = precision(pr.value());
+      for (const auto& a : p.child("rt_info").children("attribute"))
+        if (std::string_view(a.attribute("name").value()) == "layout") out.layout = a.attribute("layout").value();
       result.push_back(std::move(out));
     }
     return result;

@@ -28,6 +28,7 @@ struct op {
   const layer& l;
   std::span<const tensor* const> in;  ///< one per input port; never null (a missing input is unknown)
   std::vector<tensor>& out;           ///< sized to the layer's outputs, all unknown on entry
+  const partial_shape* given = nullptr;  ///< for a Parameter: the shape it is given in place of its own
 
   [[nodiscard]] const partial_shape& shape(std::size_t i) const { return in[i]->shape; }
   [[nodiscard]] const std::optional<tensor_value>& value(std::size_t i) const { return in[i]->value; }

@@ -32,6 +32,7 @@ struct port {
   std::int64_t id = 0;
   partial_shape dims;
   std::optional<element_type> type;  ///< from `precision` or `element_type`, when given
+  std::string layout;  ///< the port's layout from its rt_info (`[N,C,H,W]`), "" when none is written
 };
 
 /// Where an input comes from: a layer (index into graph::layers()) and its output (index into outputs).

@@ -69,6 +69,16 @@ struct propagation {
 /// failures become `lost` entries.
 [[nodiscard]] propagation propagate(const graph& g);
 
+/// A shape given to a Parameter in place of the one it declares (what model.reshape() does).
+struct input_shape {
+  std::size_t layer = 0;  ///< index into graph::layers() of a Parameter
+  partial_shape shape;    ///< its dynamic dimensions keep their symbols; the others get one each
+};
+
+/// Propagates with some Parameters' shapes replaced. error(invalid_argument) when an entry names a
+/// layer that is not a Parameter, or the same Parameter twice.
+[[nodiscard]] propagation propagate(const graph& g, std::span<const input_shape> inputs);
+
 /// Whether a rule exists for this (type, opset version).
 [[nodiscard]] bool covered(std::string_view type, int opset) noexcept;
 

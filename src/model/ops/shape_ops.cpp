@@ -15,18 +15,19 @@
 namespace reshape1::model::detail {
 namespace {
 
-// Parameter-1: the declared shape; each dynamic dimension gets a symbol of its own, so that
-// computed patterns that read it (ShapeOf) cancel against it in Reshape.
+// Parameter-1: the declared shape (or the one it is given); each dynamic dimension without a symbol gets
+// one of its own, so that computed patterns that read it (ShapeOf) cancel against it in Reshape.
 void parameter(op& o) {
   o.need(0, 1);
-  const auto& declared = o.l.outputs[0].dims;
+  const auto& declared = o.given != nullptr ? *o.given : o.l.outputs[0].dims;
   if (!declared.rank_known()) {
     o.out[0].shape = declared;
   } else {
     std::vector<dimension> dims;
     for (std::size_t i = 0; i < declared.size(); ++i)
-      dims.push_back(declared[i].is_static() ? declared[i]
-                                             : dimension(declared[i].range(), fmt::format("{}.{}", o.l.name, i)));
+      dims.push_back(declared[i].is_static() || declared[i].symbol()
+                         ? declared[i]
+                         : dimension(declared[i].range(), fmt::format("{}.{}", o.l.name, i)));
     o.out[0].shape = partial_shape(std::move(dims));
   }
   o.out[0].type = o.l.find("element_type") ? std::optional(o.l.element("element_type")) : o.l.outputs[0].type;

@@ -1,0 +1,194 @@
+// `check --batch`: options into a model::reshape_request, the report into text or JSON.
+#include "check_batch.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "report.hpp"
+
+namespace reshape1::cli {
+namespace {
+
+[[noreturn]] void fail(errc code, location where, const std::string& message, std::string hint = {}) {
+  throw error(code, std::move(where), message, std::move(hint));
+}
+
+/// "NAME=VALUE" split at the last '=' (shapes and layouts never contain one); no '=': an empty name.
+std::pair<std::string, std::string> split_named(const std::string& text) {
+  const auto eq = text.rfind('=');
+  if (eq == std::string::npos) return {std::string(), text};
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::string batch_text(const model::input_report& in) {
+  if (!in.batch_index) {
+    return in.source == model::batch_source::none && !in.layout.empty()
+               ? fmt::format("none (layout {} has no N)", in.layout)
+               : std::string("none");
+  }
+  switch (in.source) {
+    case model::batch_source::layout_option: return fmt::format("{} (--layout {})", *in.batch_index, in.layout);
+    case model::batch_source::layout_in_model: return fmt::format("{} (layout {} in the model)", *in.batch_index, in.layout);
+    default: return fmt::format("{} (first dimension; no layout)", *in.batch_index);
+  }
+}
+
+std::string carrier_text(const model::batch_carrier& c) {
+  switch (c.state) {
+    case model::batch_carrier::kind::one:
+      return c.factor == 1 ? fmt::format("dimension {}", c.axis) : fmt::format("dimension {} (N·{})", c.axis, c.factor);
+    case model::batch_carrier::kind::none: return "none";
+    case model::batch_carrier::kind::several: return "several dimensions";
+    case model::batch_carrier::kind::unknown: break;
+  }
+  return "unknown";
+}
+
+nlohmann::ordered_json carrier_json(const model::batch_carrier& c) {
+  switch (c.state) {
+    case model::batch_carrier::kind::one: return {{"axis", c.axis}, {"factor", c.factor}};
+    case model::batch_carrier::kind::none: return "none";
+    case model::batch_carrier::kind::several: return "several";
+    case model::batch_carrier::kind::unknown: break;
+  }
+  return "unknown";
+}
+
+void print_rows(const std::vector<std::string>& head, std::vector<std::vector<std::string>> rows,
+                const std::vector<std::vector<std::string>>& notes) {
+  for (auto& row : rows)
+    for (auto& cell : row) cell = printable(cell);
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t c = 0; c < head.size(); ++c) {
+    width[c] = head[c].size();
+    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) line += fmt::format("{:<{}}  ", row[c], width[c]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::cout << line << '\n';
+  };
+  if (rows.empty()) return;
+  print_row(head);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    print_row(rows[k]);
+    if (k < notes.size())
+      for (const auto& n : notes[k]) std::cout << "    " << printable(n) << '\n';
+  }
+}
+
+}  // namespace
+
+model::reshape_request parse_request(const batch_options& o) {
+  model::reshape_request r;
+  if (!o.batch.empty()) {
+    partial_shape s;
+    try {
+      s = parse_shape("[" + o.batch + "]");
+    } catch (const error&) {
+      fail(errc::syntax, {}, fmt::format("--batch {}: not a batch", o.batch), "give a number such as 8, or ? for a dynamic batch");
+    }
+    if (!s.rank_known() || s.size() != 1)
+      fail(errc::syntax, {}, fmt::format("--batch {}: not a batch", o.batch), "give a number such as 8, or ? for a dynamic batch");
+    r.batch = dimension(s[0].range());
+  }
+  for (const auto& text : o.shapes) {
+    auto [name, shape] = split_named(text);
+    try {
+      r.shapes.emplace_back(name, parse_shape(shape));
+    } catch (const error& e) {
+      fail(e.code(), {}, fmt::format("--shape {}: {}", text, e.what()));
+    }
+  }
+  for (const auto& text : o.layouts) {
+    auto [name, layout] = split_named(text);
+    if (name.empty())
+      fail(errc::syntax, {}, fmt::format("--layout {}: no input name", text), "write --layout NAME=NCHW");
+    r.layouts.emplace_back(name, layout);
+  }
+  return r;
+}
+
+void print_batch(const model::batch_report& r, bool quiet) {
+  if (!quiet) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& in : r.inputs)
+      rows.push_back({std::to_string(in.id), in.name, to_string(in.declared), to_string(in.requested), batch_text(in)});
+    print_rows({"id", "input", "declared", "reshaped to", "batch index"}, rows, {});
+    std::cout << '\n';
+    rows.clear();
+    for (const auto& out : r.outputs)
+      rows.push_back({std::to_string(out.id), out.name, to_string(out.declared), to_string(out.reshaped),
+                      carrier_text(out.batch)});
+    print_rows({"id", "output", "declared", "reshaped", "batch"}, rows, {});
+    std::cout << '\n';
+  }
+  std::vector<std::vector<std::string>> rows, notes;
+  for (const auto& f : r.findings) {
+    if (quiet && f.issue == model::batch_issue::scales_with_batch) continue;
+    rows.push_back({std::to_string(f.id), f.name, fmt::format("{}-{}", f.type, f.opset),
+                    f.issue == model::batch_issue::fails ? fmt::format("fails at {}", f.at) : std::string(name(f.issue))});
+    std::vector<std::string> n;
+    n.push_back(f.code ? fmt::format("{}: {}", name(*f.code), f.what) : f.what);
+    if (!f.source.empty()) n.push_back("value from: " + f.source);
+    if (!f.hint.empty()) n.push_back("hint: " + f.hint);
+    notes.push_back(std::move(n));
+  }
+  print_rows({"id", "name", "op", "finding"}, rows, notes);
+  if (r.summary.failing_at_declared != 0)
+    std::cout << fmt::format("note: {} layer{} already fail{} at the declared shapes (see reshape1 check without "
+                             "--batch)\n",
+                             r.summary.failing_at_declared, r.summary.failing_at_declared == 1 ? "" : "s",
+                             r.summary.failing_at_declared == 1 ? "s" : "");
+  std::cout << printable(r.summary_line()) << '\n';
+}
+
+nlohmann::ordered_json batch_json(const model::batch_report& r, const std::string& model_file) {
+  auto inputs = nlohmann::ordered_json::array();
+  for (const auto& in : r.inputs)
+    inputs.push_back({{"id", std::to_string(in.id)},
+                      {"name", in.name},
+                      {"declared", to_string(in.declared)},
+                      {"reshaped_to", to_string(in.requested)},
+                      {"batch_index", in.batch_index ? nlohmann::ordered_json(*in.batch_index) : nlohmann::ordered_json()},
+                      {"batch_from", model::name(in.source)},
+                      {"layout", in.layout}});
+  auto outputs = nlohmann::ordered_json::array();
+  for (const auto& out : r.outputs)
+    outputs.push_back({{"id", std::to_string(out.id)},
+                       {"name", out.name},
+                       {"declared", to_string(out.declared)},
+                       {"reshaped", to_string(out.reshaped)},
+                       {"batch", carrier_json(out.batch)}});
+  auto findings = nlohmann::ordered_json::array();
+  for (const auto& f : r.findings) {
+    nlohmann::ordered_json j = {{"finding", model::name(f.issue)}, {"id", std::to_string(f.id)}, {"name", f.name},
+                                {"type", f.type},   {"opset", f.opset}};
+    if (f.code) j["code"] = name(*f.code);
+    if (!f.at.empty()) j["at"] = f.at;
+    j["what"] = f.what;
+    j["source"] = f.source_id ? nlohmann::ordered_json({{"id", std::to_string(*f.source_id)}, {"what", f.source}})
+                              : nlohmann::ordered_json();
+    if (f.used_by_id) j["used_by"] = std::to_string(*f.used_by_id);
+    if (f.cause_id) j["cause"] = std::to_string(*f.cause_id);
+    j["hint"] = f.hint;
+    findings.push_back(std::move(j));
+  }
+  return {{"model", model_file},
+          {"target", r.target},
+          {"inputs", inputs},
+          {"outputs", outputs},
+          {"findings", findings},
+          {"summary",
+           {{"reshapes", r.summary.reshapes()},
+            {"fails", r.summary.fails},
+            {"swallows_batch", r.summary.swallows_batch},
+            {"scales_with_batch", r.summary.scales_with_batch},
+            {"failing_at_declared", r.summary.failing_at_declared},
+            {"line", r.summary_line()}}}};
+}
+
+}  // namespace reshape1::cli

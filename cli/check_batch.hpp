@@ -1,0 +1,27 @@
+// reshape1 CLI: `check --batch N` / `--shape NAME=SHAPE` / `--layout NAME=LAYOUT`: the options, and the
+// batch report as a table or JSON.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reshape1/model/batch.hpp"
+
+namespace reshape1::cli {
+
+struct batch_options {
+  std::string batch;                ///< "8", "?", "" when not given
+  std::vector<std::string> shapes;  ///< "NAME=SHAPE" or "SHAPE"
+  std::vector<std::string> layouts;  ///< "NAME=LAYOUT"
+  [[nodiscard]] bool given() const noexcept { return !batch.empty() || !shapes.empty() || !layouts.empty(); }
+};
+
+/// The request the options describe. error(syntax) or error(invalid_argument) naming the option.
+[[nodiscard]] model::reshape_request parse_request(const batch_options& o);
+
+void print_batch(const model::batch_report& r, bool quiet);
+[[nodiscard]] nlohmann::ordered_json batch_json(const model::batch_report& r, const std::string& model_file);
+
+}  // namespace reshape1::cli

@@ -1,0 +1,132 @@
+// reshape1::model: will a model reshape to another batch (or to other input shapes), and will every layer
+// keep its meaning? The analysis behind `reshape1 check --batch N` and `--shape NAME=SHAPE`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "reshape1/error.hpp"
+#include "reshape1/model/graph.hpp"
+#include "reshape1/model/propagate.hpp"
+#include "reshape1/partial_shape.hpp"
+
+namespace reshape1::model {
+
+/// What to reshape the model to, as `model.reshape(...)` / `ov::set_batch` would be asked.
+struct reshape_request {
+  /// The new batch (a number, `?`, or an interval), set at the batch index of every input that has one.
+  /// nullopt: only `shapes` change.
+  std::optional<dimension> batch{};
+  /// New shapes by Parameter name; an empty name stands for the only Parameter of a one-input model.
+  std::vector<std::pair<std::string, partial_shape>> shapes{};
+  /// Layouts by Parameter name (`NCHW`, `[N,C,H,W]`, `TN`, `...C`): the dimension named N is the batch.
+  std::vector<std::pair<std::string, std::string>> layouts{};
+};
+
+/// Where an input's batch index comes from.
+enum class batch_source {
+  layout_option,    ///< a layout the caller gave (`--layout`)
+  layout_in_model,  ///< the layout in the port's rt_info
+  first_dimension,  ///< no layout: dimension 0
+  none,             ///< rank 0, unknown rank, or a layout without N: the input has no batch
+};
+[[nodiscard]] std::string_view name(batch_source s) noexcept;
+
+struct input_report {
+  std::size_t layer = 0;  ///< index into graph::layers()
+  std::int64_t id = 0;
+  std::string name;
+  partial_shape declared;
+  partial_shape requested;  ///< the shape propagation starts from
+  std::optional<std::size_t> batch_index;
+  batch_source source = batch_source::none;
+  std::string layout;  ///< the layout used, "" when none
+};
+
+/// How a tensor holds the batch N, found by propagating with N at several values: a dimension carries
+/// the batch when it is N·k for one known k at every value.
+struct batch_carrier {
+  enum class kind {
+    unknown,  ///< a rank or a dimension could not be propagated
+    none,     ///< no dimension carries the batch
+    one,      ///< exactly one dimension does: the tensor keeps the batch
+    several,  ///< more than one does
+  };
+  kind state = kind::unknown;
+  std::size_t axis = 0;     ///< for `one`: the dimension
+  std::int64_t factor = 0;  ///< for `one`: k in N·k
+  friend bool operator==(const batch_carrier&, const batch_carrier&) = default;
+};
+
+enum class batch_issue {
+  fails,              ///< shape inference fails at the new shapes: OpenVINO would refuse the reshape
+  swallows_batch,     ///< a Reshape folds the batch into other factors, or a constant replaces it, and a
+                      ///< later layer or a model output depends on it: every layer runs, with wrong meaning
+  scales_with_batch,  ///< not a fault: a data-dependent output (post-processing) whose size grows with N
+};
+[[nodiscard]] std::string_view name(batch_issue i) noexcept;
+
+struct batch_finding {
+  batch_issue issue = batch_issue::fails;
+  std::size_t layer = 0;  ///< index into graph::layers()
+  std::int64_t id = 0;
+  std::string name, type;
+  int opset = 0;
+  std::optional<errc> code;  ///< for `fails`: the rule's or reshape1's error code
+  std::string what;          ///< what happens, naming the layer, dimensions and values involved
+  std::string hint;          ///< a change that resolves it, "" when there is none to give
+  std::string at;            ///< for `fails`: the batch it fails at ("8", "?", or the example batch 2)
+  /// Where the offending value comes from: the Const that holds it, or the layer that computes it.
+  std::optional<std::int64_t> source_id;
+  std::string source;
+  /// For `swallows_batch` and `scales_with_batch`: the layer (or model output) that uses the dimension.
+  std::optional<std::int64_t> used_by_id;
+  /// For a `fails` that follows from a Reshape upstream that hard-codes or folds the batch.
+  std::optional<std::int64_t> cause_id;
+};
+
+/// A model output at the new shapes.
+struct output_report {
+  std::size_t layer = 0;  ///< the Result layer, index into graph::layers()
+  std::int64_t id = 0;
+  std::string name;
+  partial_shape declared;  ///< as propagated at the declared shapes
+  partial_shape reshaped;  ///< as propagated at the new shapes
+  batch_carrier batch;     ///< how it holds the batch (unknown when no input has a batch index)
+};
+
+struct batch_summary {
+  std::size_t fails = 0, swallows_batch = 0, scales_with_batch = 0;
+  /// Layers whose rule already fails at the declared shapes (reported by the plain check, not here).
+  std::size_t failing_at_declared = 0;
+  [[nodiscard]] bool reshapes() const noexcept { return fails + swallows_batch == 0; }
+};
+
+struct batch_report {
+  std::string target;  ///< "batch 8", "batch ?", or "the given shapes"
+  std::vector<input_report> inputs;
+  std::vector<output_report> outputs;
+  std::vector<batch_finding> findings;  ///< in topological order of their layers
+  batch_summary summary;
+  /// Per layer and output: how it holds the batch (empty when no input has a batch index).
+  std::vector<std::vector<batch_carrier>> carriers;
+  /// `reshapes to batch 8: yes` or `reshapes to batch 8: no: 3 layers fail, 2 Reshapes swallow the batch`.
+  [[nodiscard]] std::string summary_line() const;
+};
+
+/// Propagates the model at the requested shapes and says what breaks. error(invalid_argument) for a
+/// request that names no input of the model, names one twice, gives a layout that does not fit the
+/// input's rank, or gives a shape whose batch disagrees with `batch`.
+[[nodiscard]] batch_report check_batch(const graph& g, const reshape_request& request);
+
+/// The index of the batch (N) in a layout written as OpenVINO writes them (`NCHW`, `[N,C,H,W]`, `...N`),
+/// for a shape of the given rank; nullopt when the layout has no N. error(invalid_argument) for a layout
+/// that cannot be read or does not fit the rank.
+[[nodiscard]] std::optional<std::size_t> batch_index_of(std::string_view layout, std::optional<std::size_t> rank);
+
+}  // namespace reshape1::model

@@ -1,0 +1,284 @@
+// check_batch (`reshape1 check --batch N` / `--shape` / `--layout`): hand-made models for each finding
+// (a layer that fails, a Reshape that swallows the batch, an undone batch-major flatten that is fine),
+// inputs whose batches sit at different indices, layouts, and requests that cannot be met.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ir_builder.hpp"
+#include "reshape1/model/batch.hpp"
+
+namespace reshape1::test {
+namespace {
+
+using model::batch_carrier;
+using model::batch_issue;
+
+/// "fails 5, swallows_batch 3": each finding's kind and layer id, in report order.
+std::string listed(const model::batch_report& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", model::name(f.issue), f.id);
+  return s;
+}
+
+class batch : public ir {
+ protected:
+  model::batch_report at(const ir_builder& b, const model::reshape_request& request) {
+    graph_ = load(b.xml(), b.bin());
+    return model::check_batch(graph_, request);
+  }
+  static model::reshape_request batch_of(std::int64_t n) { return {.batch = dimension(n)}; }
+  static model::reshape_request dynamic_batch() { return {.batch = dimension()}; }
+  model::graph graph_;
+};
+
+int result(ir_builder& b, int from, const std::string& dims) {
+  const int r = b.layer("Result", "", {dims}, {});
+  b.edge(from, r, 0);
+  return r;
+}
+
+// A pattern constant that writes the declared batch: at another batch the counts differ and the Reshape
+// fails, naming the Const and a fix that works (this pattern has no -1, so -1 is one).
+TEST_F(batch, a_constant_batch_fails) {
+  ir_builder b;
+  const int x = b.parameter("[1,4,8]");
+  const int c = b.i64({1, 32});
+  const int r = b.reshape(x, c, false, "[1,4,8]", "[2]", "[1,32]");
+  result(b, r, "[1,32]");
+  const auto rep = at(b, batch_of(4));
+  EXPECT_EQ(listed(rep), fmt::format("fails {}", r));
+  const auto& f = rep.findings.at(0);
+  EXPECT_EQ(f.code, errc::count_mismatch);
+  EXPECT_EQ(f.at, "4");
+  EXPECT_EQ(f.source_id, c);
+  EXPECT_EQ(f.source, fmt::format("Const 'Const_{}' (id {})", c, c));
+  EXPECT_NE(f.what.find("pattern[0] is 1, the declared batch, written as a constant"), std::string::npos) << f.what;
+  EXPECT_EQ(f.hint, "pattern[0]: use -1, or 0 with special_zero=true, to follow the batch");
+  EXPECT_FALSE(rep.summary.reshapes());
+  EXPECT_EQ(rep.summary_line(), "reshapes to batch 4: no: 1 layer fails");
+
+  // A dynamic batch: OpenVINO's shape inference accepts ? (it may be 1), so the report shows where an
+  // example batch, 2, fails.
+  const auto dyn = at(b, dynamic_batch());
+  EXPECT_EQ(listed(dyn), fmt::format("fails {}", r));
+  EXPECT_EQ(dyn.findings.at(0).at, "2");
+  EXPECT_EQ(dyn.summary_line(), "reshapes to batch ?: no: 1 layer fails");
+
+  // At the declared batch nothing changes.
+  const auto same = at(b, batch_of(1));
+  EXPECT_EQ(listed(same), "");
+  EXPECT_EQ(same.summary_line(), "reshapes to batch 1: yes");
+}
+
+// The SwinIR case: [1,-1,8,8] on [N,180,8,8]. The -1 takes the batch into the channels: the Reshape runs,
+// the convolution after it fails (its weights have 180 input channels) and names the Reshape as cause.
+TEST_F(batch, a_minus_one_that_swallows_the_batch_before_a_convolution) {
+  ir_builder b;
+  const int x = b.parameter("[1,180,8,8]");
+  const int r = b.reshape(x, b.i64({1, -1, 8, 8}), false, "[1,180,8,8]", "[4]", "[1,180,8,8]");
+  const int w = b.constant(element_type::f32, "16,180,3,3", std::vector<std::int64_t>(16 * 180 * 9, 0),
+                           "[16,180,3,3]");
+  const int conv = b.layer("Convolution",
+                           "strides=\"1,1\" dilations=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" auto_pad=\"explicit\"",
+                           {"[1,180,8,8]", "[16,180,3,3]"}, {"[1,16,8,8]"});
+  b.edge(r, conv, 0);
+  b.edge(w, conv, 1);
+  result(b, conv, "[1,16,8,8]");
+  const auto rep = at(b, batch_of(4));
+  EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}, fails {}", r, conv));
+  const auto& s = rep.findings.at(0);
+  EXPECT_EQ(s.what, "pattern[0] is 1, the declared batch, written as a constant: the output's dimension 0 stays 1 "
+                    "and the batch goes into dimension 1 (N·180)");
+  EXPECT_EQ(s.hint, "pattern[0]: use 0 with special_zero=true to copy the batch");
+  const auto& f = rep.findings.at(1);
+  EXPECT_EQ(f.cause_id, r);
+  EXPECT_EQ(f.code, errc::invalid_shape);
+  EXPECT_EQ(rep.summary_line(), "reshapes to batch 4: no: 1 layer fails, 1 Reshape swallows the batch");
+}
+
+// A -1 that folds the batch with another dimension before a layer that computes across that dimension:
+// nothing fails, the results are wrong. No constant is involved, so the finding comes from the use.
+TEST_F(batch, a_fold_used_across_the_batch_swallows_it) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  const int r = b.reshape(x, b.i64({-1, 4}), false, "[1,6,4]", "[2]", "[6,4]");
+  const int sm = b.layer("SoftMax", "axis=\"0\"", {"[6,4]"}, {"[6,4]"});
+  b.edge(r, sm, 0);
+  const int out = result(b, sm, "[6,4]");
+  const auto rep = at(b, batch_of(3));
+  EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}", r));
+  const auto& f = rep.findings.at(0);
+  EXPECT_EQ(f.used_by_id, sm);
+  EXPECT_EQ(f.what, fmt::format("its output puts the batch into dimension 0 (N·6), which SoftMax 'SoftMax_{}' (id {}) "
+                                "uses as its softmax axis: samples are mixed",
+                                sm, sm));
+  EXPECT_EQ(f.hint, "keep the batch in a dimension of its own: copy it with 0 at pattern[0] (with special_zero=true)");
+  ASSERT_EQ(rep.outputs.size(), 1u);
+  EXPECT_EQ(rep.outputs[0].id, out);
+  EXPECT_EQ(to_string(rep.outputs[0].reshaped), "[18,4]");
+  EXPECT_EQ(rep.outputs[0].batch, (batch_carrier{batch_carrier::kind::one, 0, 6}));
+
+  // Over the last axis instead, only the model output shows the fold: its batch is not a dimension of its own.
+  ir_builder c;
+  const int y = c.parameter("[1,6,4]");
+  const int r2 = c.reshape(y, c.i64({-1, 4}), false, "[1,6,4]", "[2]", "[6,4]");
+  const int sm2 = c.layer("SoftMax", "axis=\"1\"", {"[6,4]"}, {"[6,4]"});
+  c.edge(r2, sm2, 0);
+  const int out2 = result(c, sm2, "[6,4]");
+  const auto rep2 = at(c, batch_of(3));
+  EXPECT_EQ(listed(rep2), fmt::format("swallows_batch {}", r2));
+  EXPECT_EQ(rep2.findings.at(0).used_by_id, out2);
+}
+
+// The batch-major flatten of the issue: [-1,3] on [N,1126,3], a Softmax over the last axis, and a Reshape
+// whose pattern ShapeOf computes back to [N,1126,3]. Correct at every batch: no finding.
+TEST_F(batch, an_undone_batch_major_flatten_is_not_a_finding) {
+  ir_builder b;
+  const int x = b.parameter("[1,1126,3]");
+  const int flat = b.reshape(x, b.i64({-1, 3}), false, "[1,1126,3]", "[2]", "[1126,3]");
+  const int sm = b.layer("SoftMax", "axis=\"1\"", {"[1126,3]"}, {"[1126,3]"});
+  b.edge(flat, sm, 0);
+  const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {"[1,1126,3]"}, {"[3]"}, "", 3);
+  b.edge(x, shape, 0);
+  const int back = b.reshape(sm, shape, false, "[1126,3]", "[3]", "[1,1126,3]");
+  result(b, back, "[1,1126,3]");
+  for (const auto& request : {batch_of(8), dynamic_batch()}) {
+    const auto rep = at(b, request);
+    EXPECT_EQ(listed(rep), "");
+    EXPECT_TRUE(rep.summary.reshapes());
+    ASSERT_EQ(rep.outputs.size(), 1u);
+    EXPECT_EQ(rep.outputs[0].batch, (batch_carrier{batch_carrier::kind::one, 0, 1}));
+  }
+  EXPECT_EQ(to_string(at(b, batch_of(8)).outputs[0].reshaped), "[8,1126,3]");
+}
+
+// A Concat of an input and a constant along another axis: at batch 4 the batch dimensions disagree.
+TEST_F(batch, a_concat_fails) {
+  ir_builder b;
+  const int x = b.parameter("[1,8]");
+  const int c = b.constant(element_type::f32, "1,8", std::vector<std::int64_t>(8, 0), "[1,8]");
+  const int cat = b.layer("Concat", "axis=\"1\"", {"[1,8]", "[1,8]"}, {"[1,16]"}, "joined");
+  b.edge(x, cat, 0);
+  b.edge(c, cat, 1);
+  result(b, cat, "[1,16]");
+  const auto rep = at(b, batch_of(4));
+  EXPECT_EQ(listed(rep), fmt::format("fails {}", cat));
+  const auto& f = rep.findings.at(0);
+  EXPECT_EQ(f.code, errc::invalid_shape);
+  EXPECT_EQ(f.what, fmt::format("layer 'joined' (id {}): input 1 dimension 0: 4 and 1 cannot be equal", cat));
+  EXPECT_FALSE(f.cause_id);
+}
+
+// Two inputs whose batches sit at different indices: the layout in the model (rt_info) says where; without
+// one, dimension 0; --layout overrides both. The report lists each input and the index used.
+TEST_F(batch, two_inputs_with_batches_at_different_indices) {
+  ir_builder b;
+  const int data = b.parameter("[1,3]", "data");
+  const int seq = b.parameter("[5,1]", "seq", "[T,N]");
+  result(b, data, "[1,3]");
+  result(b, seq, "[5,1]");
+  auto rep = at(b, batch_of(4));
+  ASSERT_EQ(rep.inputs.size(), 2u);
+  EXPECT_EQ(rep.inputs[0].id, data);
+  EXPECT_EQ(rep.inputs[0].batch_index, 0u);
+  EXPECT_EQ(rep.inputs[0].source, model::batch_source::first_dimension);
+  EXPECT_EQ(to_string(rep.inputs[0].requested), "[4,3]");
+  EXPECT_EQ(rep.inputs[1].batch_index, 1u);
+  EXPECT_EQ(rep.inputs[1].source, model::batch_source::layout_in_model);
+  EXPECT_EQ(rep.inputs[1].layout, "[T,N]");
+  EXPECT_EQ(to_string(rep.inputs[1].requested), "[5,4]");
+  EXPECT_EQ(listed(rep), "");
+  ASSERT_EQ(rep.outputs.size(), 2u);
+  EXPECT_EQ(rep.outputs[1].batch, (batch_carrier{batch_carrier::kind::one, 1, 1}));
+
+  auto request = batch_of(4);
+  request.layouts = {{"seq", "NC"}, {"data", "CN"}};
+  rep = at(b, request);
+  EXPECT_EQ(rep.inputs[0].batch_index, 1u);
+  EXPECT_EQ(rep.inputs[0].source, model::batch_source::layout_option);
+  EXPECT_EQ(to_string(rep.inputs[0].requested), "[1,4]");
+  EXPECT_EQ(to_string(rep.inputs[1].requested), "[4,1]");
+
+  // A layout without N: that input keeps its shape.
+  request.layouts = {{"seq", "TC"}};
+  rep = at(b, request);
+  EXPECT_FALSE(rep.inputs[1].batch_index);
+  EXPECT_EQ(rep.inputs[1].source, model::batch_source::none);
+  EXPECT_EQ(to_string(rep.inputs[1].requested), "[5,1]");
+}
+
+// --shape alone: other input shapes, the batch included where the shape says so.
+TEST_F(batch, shapes_without_a_batch) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,8,8]", "image");
+  const int r = b.reshape(x, b.i64({0, -1}), true, "[1,3,8,8]", "[2]", "[1,192]");
+  result(b, r, "[1,192]");
+  model::reshape_request request;
+  request.shapes = {{"", parse_shape("[2,3,16,16]")}};
+  const auto rep = at(b, request);
+  EXPECT_EQ(rep.target, "the given shapes");
+  EXPECT_EQ(listed(rep), "");
+  EXPECT_EQ(to_string(rep.outputs.at(0).reshaped), "[2,768]");
+  EXPECT_EQ(rep.summary_line(), "reshapes to the given shapes: yes");
+
+  request.shapes = {{"image", parse_shape("[?,3,16..32,16]")}};
+  EXPECT_EQ(to_string(at(b, request).outputs.at(0).reshaped), "[?@image.0,768..1536]");
+}
+
+TEST_F(batch, requests_that_cannot_be_met) {
+  ir_builder b;
+  b.parameter("[1,3]", "a");
+  b.parameter("[1,3]", "b");
+  const auto g = load(b.xml(), b.bin());
+  const auto refused = [&](model::reshape_request request, const std::string& message) {
+    try {
+      (void)model::check_batch(g, request);
+      ADD_FAILURE() << "accepted; expected: " << message;
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::invalid_argument);
+      EXPECT_EQ(std::string(e.what()), message);
+    }
+  };
+  refused({.shapes = {{"", parse_shape("[2,3]")}}},
+          "--shape without a name: the model has 2 inputs ('a', 'b'); write --shape NAME=...");
+  refused({.shapes = {{"c", parse_shape("[2,3]")}}},
+          "--shape c: the model has no input named 'c'; its inputs are 'a', 'b'; use one of those names");
+  refused({.shapes = {{"a", parse_shape("[2,3]")}, {"a", parse_shape("[3,3]")}}},
+          "--shape a: given twice; give each input's shape once");
+  refused({.batch = dimension(4), .shapes = {{"a", parse_shape("[2,3]")}}},
+          "input 'a': --shape gives 2 at the batch index 0, --batch gives 4; drop one of them, or make them agree");
+  refused({.batch = dimension(0)}, "--batch 0: a batch of 0 samples; give a batch of at least 1, or ?");
+  refused({.batch = dimension(4), .layouts = {{"a", "NCHW"}}},
+          "--layout a=NCHW: layout 'NCHW' has 4 dimensions, the shape has 2; give one name per dimension");
+  // Agreeing --shape and --batch are fine.
+  const auto ok = model::check_batch(g, {.batch = dimension(2), .shapes = {{"a", parse_shape("[2,3]")}}});
+  EXPECT_EQ(to_string(ok.inputs[0].requested), "[2,3]");
+  EXPECT_EQ(to_string(ok.inputs[1].requested), "[2,3]");
+}
+
+TEST(batch_layout, index_of_n) {
+  EXPECT_EQ(model::batch_index_of("NCHW", 4), 0u);
+  EXPECT_EQ(model::batch_index_of("nchw", 4), 0u);
+  EXPECT_EQ(model::batch_index_of("[N,C,H,W]", 4), 0u);
+  EXPECT_EQ(model::batch_index_of("[ T , N ]", 2), 1u);
+  EXPECT_EQ(model::batch_index_of("TN", 2), 1u);
+  EXPECT_EQ(model::batch_index_of("NC...", 5), 0u);
+  EXPECT_EQ(model::batch_index_of("...N", 3), 2u);
+  EXPECT_EQ(model::batch_index_of("...NC", 3), 1u);
+  EXPECT_EQ(model::batch_index_of("[...,N,C]", 4), 2u);
+  EXPECT_EQ(model::batch_index_of("...N", std::nullopt), std::nullopt);
+  EXPECT_EQ(model::batch_index_of("N?HW", 4), 0u);
+  EXPECT_EQ(model::batch_index_of("CHW", 3), std::nullopt);
+  EXPECT_EQ(model::batch_index_of("[batch,C]", 2), std::nullopt);  // OpenVINO names the batch N
+  for (const char* bad : {"", "N C", "[N,C", "[N,,C]", "[N,C,]", "NN", "N...C...", "N1"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_THROW((void)model::batch_index_of(bad, 2), error);
+  }
+  EXPECT_THROW((void)model::batch_index_of("NCHW", 3), error);
+  EXPECT_THROW((void)model::batch_index_of("NCH...W", 3), error);
+}
+
+}  // namespace
+}  // namespace reshape1::test
