@@ -28,11 +28,8 @@ struct check_args {
   std::string bin;
   bool json = false;
   bool quiet = false;
-<<<<<<< HEAD
   bool list_ops = false;
-=======
   batch_options batch;
->>>>>>> main
 };
 
 /// `Type-N` per line, or a JSON array of {"type", "opset"}.
@@ -211,10 +208,8 @@ void add_check(CLI::App& app, session& s) {
   cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");
   cmd->add_flag("--json", args->json, "print the findings as one JSON document");
   cmd->add_flag("-q,--quiet", args->quiet, "list only the layers with a problem or a warning");
-<<<<<<< HEAD
   cmd->add_flag("--list-ops", args->list_ops, "print every op type and opset version propagation covers, and exit")
       ->excludes(model_option);
-=======
   cmd->add_option("--batch", args->batch.batch,
                   "check the model reshaped to this batch (a number, or ? for a dynamic batch)");
   cmd->add_option("--shape", args->batch.shapes,
@@ -223,7 +218,6 @@ void add_check(CLI::App& app, session& s) {
   cmd->add_option("--layout", args->batch.layouts,
                   "NAME=LAYOUT (NCHW, [N,C,H,W], TN...): the dimension named N is the input's batch (repeatable)")
       ->allow_extra_args(false);
->>>>>>> main
   cmd->callback([args, &s] {
     s.command = "check";
     if (args->list_ops) {
