@@ -47,6 +47,19 @@ int list_ops(bool json) {
 
 std::string text(const std::optional<partial_shape>& s) { return s ? to_string(*s) : std::string(); }
 
+/// A layer's id in the table: `3/4` for layer 4 in the body of layer 3.
+std::string id_path(const std::vector<model::enclosing_layer>& within, std::int64_t id) {
+  std::string r;
+  for (const auto& w : within) r += std::to_string(w.id) + "/";
+  return r + std::to_string(id);
+}
+
+nlohmann::ordered_json within_json(const std::vector<model::enclosing_layer>& within) {
+  auto j = nlohmann::ordered_json::array();
+  for (const auto& w : within) j.push_back({{"id", std::to_string(w.id)}, {"name", w.name}, {"type", w.type}});
+  return j;
+}
+
 nlohmann::ordered_json to_json(const model::check_report& r, const std::string& model_file) {
   auto findings = nlohmann::ordered_json::array();
   for (const auto& f : r.reshapes) {
@@ -63,6 +76,7 @@ nlohmann::ordered_json to_json(const model::check_report& r, const std::string& 
                                 {"blocks_reshape", f.blocks_reshape},
                                 {"hint", f.hint}};
     if (f.result == model::verdict::error) j["error"] = {{"code", name(*f.code)}, {"message", f.message}};
+    if (!f.within.empty()) j["within"] = within_json(f.within);
     findings.push_back(std::move(j));
   }
   auto layers = nlohmann::ordered_json::array();
@@ -76,6 +90,7 @@ nlohmann::ordered_json to_json(const model::check_report& r, const std::string& 
     }
     if (f.code) j["code"] = name(*f.code);
     if (!f.message.empty()) j["message"] = f.message;
+    if (!f.within.empty()) j["within"] = within_json(f.within);
     layers.push_back(std::move(j));
   }
   const auto& s = r.summary.reshapes;
@@ -125,7 +140,7 @@ void print_table(const model::check_report& r, bool quiet) {
   for (const auto& f : r.reshapes) {
     if (quiet && f.result == model::verdict::ok && f.warnings.empty()) continue;
     shown.push_back(&f);
-    rows.push_back({std::to_string(f.id), f.name, to_string(f.input),
+    rows.push_back({id_path(f.within, f.id), f.name, to_string(f.input),
                     f.pattern_known ? to_string(f.pattern) : to_string(f.pattern) + " (values unknown)",
                     f.special_zero ? "true" : "false", to_string(f.declared),
                     f.result == model::verdict::error ? "-" : text(f.inferred), std::string(model::name(f.result))});
@@ -151,7 +166,7 @@ void print_table(const model::check_report& r, bool quiet) {
   for (const auto& f : r.layers) {
     if (quiet && f.issue == model::layer_issue::refinable) continue;
     layer_shown.push_back(&f);
-    layer_rows.push_back({std::to_string(f.id), f.name, fmt::format("{}-{}", f.type, f.opset),
+    layer_rows.push_back({id_path(f.within, f.id), f.name, fmt::format("{}-{}", f.type, f.opset),
                           f.port >= 0 ? std::to_string(f.port) : "-", f.port >= 0 ? to_string(f.declared) : "-",
                           f.port >= 0 ? to_string(f.propagated) : "-", std::string(model::name(f.issue))});
   }

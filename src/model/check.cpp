@@ -161,11 +161,13 @@ std::optional<layer_issue> compare(const partial_shape& declared, const partial_
 
 check_report check(const graph& g) { return check(g, propagate(g)); }
 
-check_report check(const graph& g, const propagation& p) {
-  check_report report;
+namespace {
+
+/// The checks of one graph (the model, or a body at the shapes propagated into it), then of its bodies.
+void check_graph(const graph& g, const propagation& p, std::vector<enclosing_layer>& within, check_report& report) {
   auto& s = report.summary.layers;
   const auto layers = g.layers();
-  s.count = layers.size();
+  s.count += layers.size();
   std::vector<bool> lost(layers.size(), false);
   for (const auto& x : p.lost) lost[x.layer] = true;
   std::size_t next_lost = 0;
@@ -178,6 +180,7 @@ check_report check(const graph& g, const propagation& p) {
       f.name = l.name;
       f.type = l.type;
       f.opset = l.opset;
+      f.within = within;
       return f;
     };
     if (lost[index]) {
@@ -208,6 +211,7 @@ check_report check(const graph& g, const propagation& p) {
   for (const auto& l : layers) {
     if (l.type != "Reshape") continue;
     auto f = check_reshape(g, p, l);
+    f.within = within;
     auto& r = report.summary.reshapes;
     ++r.count;
     switch (f.result) {
@@ -219,6 +223,23 @@ check_report check(const graph& g, const propagation& p) {
     if (f.blocks_reshape) ++r.blocking;
     report.reshapes.push_back(std::move(f));
   }
+  // The bodies, at the shapes their TensorIterator or Loop propagated into them.
+  for (const auto index : g.order()) {
+    const auto* inner = p.body(index);
+    const auto& l = layers[index];
+    if (inner == nullptr || !l.body) continue;
+    within.push_back({l.id, l.name, l.type});
+    check_graph(l.body->network, *inner, within, report);
+    within.pop_back();
+  }
+}
+
+}  // namespace
+
+check_report check(const graph& g, const propagation& p) {
+  check_report report;
+  std::vector<enclosing_layer> within;
+  check_graph(g, p, within, report);
   return report;
 }
 

@@ -33,15 +33,29 @@ propagation propagate(const graph& g) { return propagate(g, {}); }
 
 propagation propagate(const graph& g, std::span<const input_shape> given) {
   const auto layers = g.layers();
-  std::vector<const partial_shape*> given_to(layers.size(), nullptr);
-  for (const auto& x : given) {
+  std::vector<tensor> tensors(given.size());
+  std::vector<const tensor*> given_to(given.empty() ? 0 : layers.size(), nullptr);
+  for (std::size_t k = 0; k < given.size(); ++k) {
+    const auto& x = given[k];
     if (x.layer >= layers.size() || layers[x.layer].type != "Parameter")
       reshape1::detail::fail(errc::invalid_argument, {},
            fmt::format("a shape is given to layer index {}, which is not a Parameter of the model", x.layer));
     if (given_to[x.layer] != nullptr)
       reshape1::detail::fail(errc::invalid_argument, {}, fmt::format("{}: two shapes are given to it", layers[x.layer].where()));
-    given_to[x.layer] = &x.shape;
+    tensors[k].shape = x.shape;
+    given_to[x.layer] = &tensors[k];
   }
+  return detail::propagate_graph(g, given_to);
+}
+
+const propagation* propagation::body(std::size_t layer) const noexcept {
+  return layer < bodies.size() ? bodies[layer].get() : nullptr;
+}
+
+namespace detail {
+
+propagation propagate_graph(const graph& g, std::span<const tensor* const> given) {
+  const auto layers = g.layers();
   propagation p;
   p.outputs.resize(layers.size());
   p.follows_inputs.assign(layers.size(), false);
@@ -56,18 +70,28 @@ propagation propagate(const graph& g, std::span<const input_shape> given) {
       if (l.sources[i]) follows = follows || p.follows_inputs[l.sources[i]->layer];
     }
     p.follows_inputs[index] = follows;
-    if (const auto rule = detail::find_rule(l.type, l.opset); rule == nullptr) {
+    const tensor* given_tensor = index < given.size() ? given[index] : nullptr;
+    std::shared_ptr<const propagation> body;  // what a TensorIterator's or Loop's rule saw inside its body
+    if (const auto fn = find_rule(l.type, l.opset); fn == nullptr) {
       p.lost.push_back({index, true, errc::unsupported,
                         fmt::format("{}: no shape rule for {}-{} (version '{}'); its outputs are unknown", l.where(),
                                     l.type, l.opset, l.version)});
     } else {
       try {
-        detail::op o{g, l, inputs, out, given_to[index]};
-        rule(o);
+        op o{g, l, inputs, out, given_tensor != nullptr ? &given_tensor->shape : nullptr, l.body ? &body : nullptr};
+        fn(o);
+        if (given_tensor != nullptr && !out.empty()) {  // a body Parameter: its outer tensor's type and values
+          if (given_tensor->type) out[0].type = given_tensor->type;
+          out[0].value = given_tensor->value;
+        }
       } catch (const error& e) {
         out.assign(l.outputs.size(), tensor{});
         p.lost.push_back({index, false, e.code(), e.what()});
       }
+    }
+    if (body) {
+      if (p.bodies.empty()) p.bodies.resize(layers.size());
+      p.bodies[index] = std::move(body);
     }
     for (std::size_t i = 0; i < out.size(); ++i)
       if (!out[i].type) out[i].type = l.outputs[i].type;
@@ -75,5 +99,7 @@ propagation propagate(const graph& g, std::span<const input_shape> given) {
   }
   return p;
 }
+
+}  // namespace detail
 
 }  // namespace reshape1::model

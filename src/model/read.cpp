@@ -274,6 +274,171 @@ std::span<const std::byte> graph::const_bytes(const layer& l) const {
   return bin_bytes_.subspan(static_cast<std::size_t>(l.integer("offset")), static_cast<std::size_t>(l.integer("size")));
 }
 
+// ---- TensorIterator and Loop bodies -------------------------------------------------------------------
+// A body is a network of its own (<layers>, <edges>) inside the layer, with a <port_map> and <back_edges>.
+// It is read after the outer graph, into a graph that shares the outer one's weights.
+
+/// Reads the bodies of TensorIterator and Loop layers (nested ones too).
+struct body_reader {
+  static std::shared_ptr<const subgraph> read(const reader& r, const pugi::xml_node& node, const graph& outer,
+                                              const layer& owner, const std::string& bin_file);
+
+ private:
+  static layer read_layer(const reader& r, const pugi::xml_node& node);
+  static void link(const reader& r, graph& g, const pugi::xml_node& edges, const layer& owner);
+  static port_mapping mapping(const reader& r, const pugi::xml_node& n, const layer& owner);
+};
+
+layer body_reader::read_layer(const reader& r, const pugi::xml_node& node) {
+  layer l;
+  l.byte = reader::at(node);
+  l.name = node.attribute("name").value();
+  l.id = r.integer(node, "id", [&] { return fmt::format("layer '{}'", l.name); });
+  l.type = r.required(node, "type", [&] { return l.where(); });
+  l.version = node.attribute("version").value();
+  if (l.version.starts_with("opset")) {
+    const std::string_view n = std::string_view(l.version).substr(5);
+    int v = 0;
+    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
+    if (ec == std::errc() && end == n.data() + n.size()) l.opset = v;
+  }
+  for (const auto& a : node.child("data").attributes()) {
+    attribute at;
+    at.name = a.name();
+    at.text = a.value();
+    at.boolean = parse_boolean(trim(at.text));
+    at.is_integers = parse_list(at.text, at.integers);
+    at.is_reals = at.is_integers || parse_list(at.text, at.reals);
+    l.attributes.push_back(std::move(at));
+  }
+  l.inputs = r.ports(l, node.child("input"));
+  l.outputs = r.ports(l, node.child("output"));
+  l.sources.resize(l.inputs.size());
+  if (l.type == "Reshape") {
+    const auto& a = required_data(r, l, "special_zero");
+    if (!a.boolean) r.bad_layer(l, fmt::format("attribute 'special_zero' is '{}'; write true, false, 1 or 0", a.text));
+  }
+  return l;
+}
+
+void body_reader::link(const reader& r, graph& g, const pugi::xml_node& edges, const layer& owner) {
+  std::vector<std::vector<std::size_t>> consumers(g.layers_.size());
+  std::vector<std::size_t> pending(g.layers_.size(), 0);
+  for (const auto& node : edges.children("edge")) {
+    const auto edge = [] { return "<edge>"; };
+    const auto from_id = r.integer(node, "from-layer", edge), from_port = r.integer(node, "from-port", edge);
+    const auto to_id = r.integer(node, "to-layer", edge), to_port = r.integer(node, "to-port", edge);
+    const auto where = [&] {
+      return fmt::format("{}: body edge from layer {} port {} to layer {} port {}", owner.where(), from_id, from_port,
+                         to_id, to_port);
+    };
+    const auto* from = g.find(from_id);
+    const auto* to = g.find(to_id);
+    if (from == nullptr || to == nullptr)
+      r.bad(reader::at(node), fmt::format("{}: layer {} is not in the body", where(), from == nullptr ? from_id : to_id));
+    const auto out = port_index(from->outputs, from_port);
+    const auto in = port_index(to->inputs, to_port);
+    if (!out || !in) r.bad(reader::at(node), fmt::format("{}: there is no such port", where()));
+    const auto to_index = static_cast<std::size_t>(to - g.layers_.data());
+    const auto from_index = static_cast<std::size_t>(from - g.layers_.data());
+    if (g.layers_[to_index].sources[*in]) r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where()));
+    g.layers_[to_index].sources[*in] = source{from_index, *out};
+    consumers[from_index].push_back(to_index);
+    ++pending[to_index];
+  }
+  for (const auto& l : g.layers_)
+    for (std::size_t i = 0; i < l.inputs.size(); ++i)
+      if (!l.sources[i])
+        r.bad_layer(l, fmt::format("in the body of {}: nothing is connected to input port {}", owner.where(),
+                                   l.inputs[i].id));
+  for (std::size_t i = 0; i < g.layers_.size(); ++i)
+    if (pending[i] == 0) g.order_.push_back(i);
+  for (std::size_t k = 0; k < g.order_.size(); ++k)
+    for (const auto c : consumers[g.order_[k]])
+      if (--pending[c] == 0) g.order_.push_back(c);
+  if (g.order_.size() != g.layers_.size()) {
+    const auto on_cycle = static_cast<std::size_t>(
+        std::find_if(pending.begin(), pending.end(), [](std::size_t p) { return p != 0; }) - pending.begin());
+    r.bad_layer(g.layers_[on_cycle], fmt::format("in the body of {}: the layer is on a cycle of edges", owner.where()));
+  }
+}
+
+port_mapping body_reader::mapping(const reader& r, const pugi::xml_node& n, const layer& owner) {
+  const auto what = [&] { return fmt::format("{}: <port_map> <{}>", owner.where(), n.name()); };
+  port_mapping m;
+  m.external_port = r.integer(n, "external_port_id", what);
+  m.internal_layer = r.integer(n, "internal_layer_id", what);
+  if (n.attribute("axis")) m.axis = r.integer(n, "axis", what);
+  if (n.attribute("start")) m.start = r.integer(n, "start", what);
+  if (n.attribute("end")) m.end = r.integer(n, "end", what);
+  if (n.attribute("stride")) m.stride = r.integer(n, "stride", what);
+  if (n.attribute("part_size")) m.part_size = r.integer(n, "part_size", what);
+  m.purpose = n.attribute("purpose").value();
+  if (m.part_size <= 0 || m.stride == 0)
+    r.bad(reader::at(n), fmt::format("{}: part_size {} must be positive and stride not 0", what(), m.part_size));
+  return m;
+}
+
+std::shared_ptr<const subgraph> body_reader::read(const reader& r, const pugi::xml_node& node, const graph& outer,
+                                                  const layer& owner, const std::string& bin_file) {
+  auto sub = std::make_shared<subgraph>();
+  graph& g = sub->network;
+  g.version_ = outer.version_;
+  g.name_ = owner.name;
+  g.xml_file_ = outer.xml_file_;
+  g.bin_ = outer.bin_;
+  g.bin_bytes_ = outer.bin_bytes_;
+  const auto body = node.child("body");
+  const auto layers = body.child("layers");
+  if (!layers) r.bad_layer(owner, "its <body> has no <layers>");
+  std::vector<std::pair<std::size_t, pugi::xml_node>> nested;
+  for (const auto& n : layers.children("layer")) {
+    auto l = read_layer(r, n);
+    if (n.child("body")) nested.emplace_back(g.layers_.size(), n);
+    g.by_id_.emplace_back(l.id, g.layers_.size());
+    g.layers_.push_back(std::move(l));
+  }
+  std::sort(g.by_id_.begin(), g.by_id_.end());
+  for (std::size_t i = 1; i < g.by_id_.size(); ++i)
+    if (g.by_id_[i].first == g.by_id_[i - 1].first)
+      r.bad_layer(g.layers_[std::max(g.by_id_[i].second, g.by_id_[i - 1].second)],
+                  fmt::format("in the body of {}: id {} is used by an earlier layer too", owner.where(),
+                              g.by_id_[i].first));
+  link(r, g, body.child("edges"), owner);
+  for (const auto& l : g.layers_)
+    if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
+  for (const auto& [index, n] : nested) g.layers_[index].body = read(r, n, g, g.layers_[index], bin_file);
+
+  // The port map: external ports are the layer's, internal layers the body's Parameters and Results.
+  const auto map = node.child("port_map");
+  for (const auto& n : map.children()) {
+    const std::string_view kind = n.name();
+    if (kind != "input" && kind != "output") continue;
+    const bool input = kind == "input";
+    auto m = mapping(r, n, owner);
+    const auto* target = g.find(m.internal_layer);
+    const char* expected = input ? "Parameter" : "Result";
+    if (target == nullptr || target->type != expected)
+      r.bad(reader::at(n), fmt::format("{}: <port_map> <{}> names body layer {}, which is not a {}", owner.where(), kind,
+                                       m.internal_layer, expected));
+    if (m.external_port != -1 && !port_index(input ? owner.inputs : owner.outputs, m.external_port))
+      r.bad(reader::at(n), fmt::format("{}: <port_map> <{}> names port {}, which the layer does not have", owner.where(),
+                                       kind, m.external_port));
+    (input ? sub->inputs : sub->outputs).push_back(std::move(m));
+  }
+  for (const auto& n : node.child("back_edges").children("edge")) {
+    const auto what = [&] { return fmt::format("{}: <back_edges> <edge>", owner.where()); };
+    back_edge e{r.integer(n, "from-layer", what), r.integer(n, "to-layer", what)};
+    const auto* from = g.find(e.from_layer);
+    const auto* to = g.find(e.to_layer);
+    if (from == nullptr || from->type != "Result" || to == nullptr || to->type != "Parameter")
+      r.bad(reader::at(n), fmt::format("{}: a back edge goes from a body Result to a body Parameter; {} to {} does not",
+                                       what(), e.from_layer, e.to_layer));
+    sub->back_edges.push_back(e);
+  }
+  return sub;
+}
+
 graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin) {
   const std::string file = xml.string();
   const reader r(file);
@@ -302,6 +467,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   for (auto node = layers.first_child(); node; node = node.next_sibling()) ++count;
   g.layers_.reserve(count);
   g.by_id_.reserve(count);
+  std::vector<std::pair<std::size_t, pugi::xml_node>> bodies;  // TensorIterator and Loop, read last
   for (const auto& node : layers.children("layer")) {
     layer l;
     l.byte = reader::at(node);
@@ -340,6 +506,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
       if (!a.boolean)
         r.bad_layer(l, fmt::format("attribute 'special_zero' is '{}'; write true, false, 1 or 0", a.text));
     }
+    if (node.child("body")) bodies.emplace_back(g.layers_.size(), node);
     g.by_id_.emplace_back(l.id, g.layers_.size());
     g.layers_.push_back(std::move(l));
   }
@@ -413,6 +580,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
          fmt::format("{}: a Git LFS pointer file, not the weights; fetch them with 'git lfs pull'", bin_file));
   for (const auto& l : g.layers_)
     if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
+  for (const auto& [index, node] : bodies) g.layers_[index].body = body_reader::read(r, node, g, g.layers_[index], bin_file);
   return g;
 }
 

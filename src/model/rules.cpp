@@ -182,7 +182,7 @@ std::span<const rule_entry> rule_table() noexcept {
     for (const auto& family : {elementwise_rules(), convolution_rules(), pooling_rules(), matmul_rules(),
                                shape_rules(), data_movement_rules(), resize_rules(), reduction_rules(),
                                detection_rules(), recurrent_rules(), normalization_rules(), indexing_rules(),
-                               einsum_rules()})
+                               einsum_rules(), subgraph_rules()})
       all.insert(all.end(), family.begin(), family.end());
     std::sort(all.begin(), all.end(), before);
     return all;

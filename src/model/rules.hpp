@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,8 @@ struct op {
   std::span<const tensor* const> in;  ///< one per input port; never null (a missing input is unknown)
   std::vector<tensor>& out;           ///< sized to the layer's outputs, all unknown on entry
   const partial_shape* given = nullptr;  ///< for a Parameter: the shape it is given in place of its own
+  /// For a TensorIterator or Loop: where its rule leaves the propagation of its body (else null).
+  std::shared_ptr<const propagation>* body = nullptr;
 
   [[nodiscard]] const partial_shape& shape(std::size_t i) const { return in[i]->shape; }
   [[nodiscard]] const std::optional<tensor_value>& value(std::size_t i) const { return in[i]->value; }
@@ -110,6 +113,11 @@ std::span<const rule_entry> subgraph_rules();
 
 /// Every rule, sorted by (type, opset).
 std::span<const rule_entry> rule_table() noexcept;
+
+/// Propagation through `g` with tensors given to some Parameters (by layer index; null or past the end:
+/// the declared shape): what propagate() does with the shapes it is given, and what TensorIterator and Loop
+/// do with their bodies.
+propagation propagate_graph(const graph& g, std::span<const tensor* const> given);
 
 /// The rule for (type, opset), or nullptr.
 rule find_rule(std::string_view type, int opset) noexcept;

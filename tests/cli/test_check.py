@@ -105,6 +105,24 @@ with tempfile.TemporaryDirectory() as d:
 rc, out, err = run()
 check("no model is a usage error", rc == 2, err)
 
+# TensorIterator and Loop: the Reshapes and layers inside their bodies are checked; ids read outer/inner.
+DATA = ROOT / "tests" / "data" / "models"
+for fixture, row in [("tensor-iterator-lstm", ["3/4", "step", "[1,1,16]", "[0,-1]", "true", "[1,16]", "[1,16]", "ok"]),
+                     ("loop-trip-count", ["3/5", "flat", "[1,4]", "[0,-1]", "true", "[1,4]", "[1,4]", "ok"])]:
+    model_xml = str(DATA / fixture / "model.xml")
+    rc, out, err = run(model_xml)
+    lines = out.splitlines()
+    check(f"{fixture}: exit 0", rc == 0, f"{rc} {err}")
+    check(f"{fixture}: the body's Reshape", len(lines) > 1 and lines[1].split() == row, out)
+    check(f"{fixture}: no layer issue", "0 shape_mismatch, 0 refinable, 0 not_covered, 0 rule_error" in lines[-1],
+          lines[-1] if lines else out)
+    rc, out, err = run(model_xml, "--json")
+    doc = json.loads(out)
+    check(f"{fixture}: json within", doc["findings"][0]["within"][0]["id"] == "3"
+          and doc["findings"][0]["within"][0]["type"] in ("TensorIterator", "Loop"), doc["findings"])
+    rc, out, err = run(model_xml, "--batch", "4")
+    check(f"{fixture}: --batch 4 reshapes", rc == 0 and "reshapes to batch 4: yes" in out, f"{rc} {out} {err}")
+
 # --list-ops: every covered (type, opset) pair, one `Type-N` a line, sorted, and the same pairs in JSON.
 rc, out, err = run("--list-ops")
 pairs = [line.rsplit("-", 1) for line in out.splitlines()]
@@ -112,7 +130,7 @@ check("list-ops exits 0", rc == 0 and err == "", f"{rc} {err!r}")
 check("list-ops lines are Type-N", all(len(p) == 2 and p[0].isalnum() and p[1].isdigit() for p in pairs), out[:200])
 keys = [(t, int(n)) for t, n in pairs]
 check("list-ops is sorted and unique", keys == sorted(set(keys)), out[:200])
-for want in [("Reshape", 1), ("Parameter", 1), ("LSTMSequence", 5), ("Einsum", 7), ("Gelu", 7), ("TopK", 11),
+for want in [("TensorIterator", 1), ("Loop", 5), ("Reshape", 1), ("Parameter", 1), ("LSTMSequence", 5), ("Einsum", 7), ("Gelu", 7), ("TopK", 11),
              ("ScatterElementsUpdate", 12), ("Squeeze", 15), ("Acosh", 4)]:
     check(f"list-ops names {want[0]}-{want[1]}", want in keys, out[:200])
 check("list-ops leaves out what has no rule", ("Reshape", 2) not in keys and ("If", 8) not in keys, out[:200])

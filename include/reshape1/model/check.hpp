@@ -23,10 +23,18 @@ namespace reshape1::model {
 enum class verdict { ok, error, shape_mismatch, refinable };
 [[nodiscard]] std::string_view name(verdict v) noexcept;
 
+/// A TensorIterator or Loop whose body holds the layer a finding is about.
+struct enclosing_layer {
+  std::int64_t id = 0;
+  std::string name, type;
+  friend bool operator==(const enclosing_layer&, const enclosing_layer&) = default;
+};
+
 /// What the checker says of one Reshape layer, at the shapes propagated to it.
 struct reshape_finding {
   std::int64_t id = 0;
   std::string name;
+  std::vector<enclosing_layer> within;  ///< the bodies it is in, outermost first; empty at the top level
   verdict result = verdict::ok;
   std::optional<errc> code;  ///< for verdict::error
   std::string message;       ///< for verdict::error: reshape1's message
@@ -55,6 +63,7 @@ struct layer_finding {
   layer_issue issue = layer_issue::shape_mismatch;
   std::int64_t id = 0;
   std::string name, type;
+  std::vector<enclosing_layer> within;  ///< the bodies it is in, outermost first; empty at the top level
   int opset = 0;
   std::int64_t port = -1;  ///< the output port (-1 for not_covered and rule_error)
   partial_shape declared = partial_shape::dynamic();
@@ -92,7 +101,8 @@ struct check_report {
 /// shape_mismatch or refinable otherwise (see docs/cli.md).
 [[nodiscard]] std::optional<layer_issue> compare(const partial_shape& declared, const partial_shape& propagated);
 
-/// Propagates through the model and checks every Reshape and every layer output.
+/// Propagates through the model and checks every Reshape and every layer output, inside the bodies of
+/// TensorIterator and Loop layers too (their layers are counted in the summaries).
 [[nodiscard]] check_report check(const graph& g);
 [[nodiscard]] check_report check(const graph& g, const propagation& p);
 

@@ -41,6 +41,8 @@ struct source {
   std::size_t output = 0;
 };
 
+struct subgraph;
+
 class layer {
  public:
   std::int64_t id = 0;
@@ -53,6 +55,7 @@ class layer {
   std::vector<port> inputs;
   std::vector<port> outputs;
   std::vector<std::optional<source>> sources;  ///< one per input: what feeds it (nullopt: nothing)
+  std::shared_ptr<const subgraph> body;  ///< TensorIterator and Loop: the <body>, its port map and back edges
 
   [[nodiscard]] const attribute* find(std::string_view name) const noexcept;
   /// Typed attribute access. A missing or malformed attribute is error(bad_file) naming the layer.
@@ -85,6 +88,7 @@ class graph {
 
  private:
   friend graph read_ir(const std::filesystem::path&, const std::filesystem::path&);
+  friend struct body_reader;
   int version_ = 0;
   std::string name_, xml_file_;
   std::vector<layer> layers_;
@@ -92,6 +96,32 @@ class graph {
   std::vector<std::pair<std::int64_t, std::size_t>> by_id_;  // sorted by id
   std::shared_ptr<const void> bin_;
   std::span<const std::byte> bin_bytes_;
+};
+
+/// One <port_map> entry of a TensorIterator or Loop: a port of the layer and the body Parameter (an input)
+/// or Result (an output) it maps to. With `axis`, an input is sliced along it (each iteration sees
+/// part_size of it) and an output is concatenated along it over the iterations.
+struct port_mapping {
+  std::int64_t external_port = -1;  ///< the layer's port id; -1 for Loop's current_iteration and condition
+  std::int64_t internal_layer = 0;  ///< the id of the body layer
+  std::optional<std::int64_t> axis;
+  std::int64_t start = 0, end = -1, stride = 1, part_size = 1;
+  std::string purpose;  ///< Loop: "current_iteration" or "execution_condition"; "" otherwise
+};
+
+/// A <back_edges> entry: the body Result whose value the body Parameter takes at the next iteration.
+struct back_edge {
+  std::int64_t from_layer = 0;  ///< a Result's id
+  std::int64_t to_layer = 0;    ///< a Parameter's id
+};
+
+/// The sub-network of a TensorIterator or Loop. Its ids are the body's own; every id in `inputs`,
+/// `outputs` and `back_edges` names a body Parameter or Result, and every external port one of the
+/// layer's ports (checked when read).
+struct subgraph {
+  graph network;
+  std::vector<port_mapping> inputs, outputs;
+  std::vector<back_edge> back_edges;
 };
 
 /// Reads model.xml and its weights. Errors: error(io) for unreadable files; error(bad_file) naming the

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -62,7 +63,12 @@ struct propagation {
   std::vector<bool> follows_inputs;
   /// Every layer whose outputs became unknown by itself (not because an input was unknown), in order.
   std::vector<lost_information> lost;
+  /// For a TensorIterator or Loop: what propagation knows inside its body (at the last iteration it
+  /// propagated). Empty when the graph has no such layer; else one per layer, null for the others.
+  std::vector<std::shared_ptr<const propagation>> bodies;
   [[nodiscard]] const tensor& input(const graph& g, const layer& l, std::size_t port) const;
+  /// The body propagation of layer `layer` (index into graph::layers()), or nullptr.
+  [[nodiscard]] const propagation* body(std::size_t layer) const noexcept;
 };
 
 /// Propagates from the shapes each Parameter declares. Never throws for a well-read graph: rule

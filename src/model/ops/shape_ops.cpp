@@ -42,7 +42,8 @@ double half_to_double(std::uint16_t h) {
   return sign * std::ldexp(mantissa + 1024, exponent - 25);
 }
 
-// Const-1: shape and element type from the attributes; the values of small integer and real tensors.
+// Const-1: shape and element type from the attributes; the values of small integer, boolean and real
+// tensors.
 void constant(op& o) {
   o.need(0, 1);
   const auto type = o.l.element("element_type");
@@ -60,6 +61,13 @@ void constant(op& o) {
     tensor_value v;
     v.elements.reserve(p.elements().size());
     for (const auto& b : p.elements()) v.elements.push_back({b.lo, b.lo, {}, true});
+    o.out[0].value = std::move(v);
+  } else if (type == element_type::boolean) {  // one byte each; nonzero is true (Loop's conditions)
+    tensor_value v;
+    for (std::int64_t i = 0; i < *count; ++i) {
+      const std::int64_t b = bytes[static_cast<std::size_t>(i)] != std::byte{0} ? 1 : 0;
+      v.elements.push_back({b, b, {}, true});
+    }
     o.out[0].value = std::move(v);
   } else if (type == element_type::f32 || type == element_type::f16 || type == element_type::f64) {
     tensor_value v;

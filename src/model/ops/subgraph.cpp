@@ -1,0 +1,261 @@
+// TensorIterator-1 and Loop-5: their bodies are propagated like a model, from the tensors the port map
+// gives their Parameters. A sliced input gives the body part_size of its axis per iteration; an invariant
+// input gives the whole tensor (values too); an input whose Parameter a back edge feeds starts from the
+// outer tensor and is joined with what the body gives back, until the shapes stop changing (a few rounds,
+// then the dimensions that still change become dynamic). An output is the body Result's tensor at the last
+// iteration, or, with an axis, the iterations' tensors concatenated along it: the per-iteration dimension
+// times the iteration count when it is known, an interval when only bounds are, dynamic otherwise.
+// TensorIterator counts iterations from its sliced inputs ((|end - start| + 1) / part_size, negative start
+// and end counted from the dimension's size); Loop from its trip count and execution conditions. A body
+// layer whose rule refuses its inputs makes the TensorIterator or Loop refuse them too.
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "../rules.hpp"
+
+namespace reshape1::model::detail {
+namespace {
+
+/// Rounds of propagation through a body with back edges before the shapes that still change are widened.
+constexpr int max_rounds = 4;
+
+/// Iterations as bounds (hi == interval::unbounded: no upper bound).
+struct count {
+  std::int64_t lo = 0, hi = interval::unbounded;
+  [[nodiscard]] bool exact() const { return lo == hi; }
+};
+
+std::optional<std::size_t> port_of(const std::vector<port>& ports, std::int64_t id) {
+  for (std::size_t i = 0; i < ports.size(); ++i)
+    if (ports[i].id == id) return i;
+  return std::nullopt;
+}
+
+std::size_t body_index(const graph& body, std::int64_t id) {
+  return static_cast<std::size_t>(body.find(id) - body.layers().data());
+}
+
+/// The smallest shape that holds both (the hull of each dimension; the symbol kept where both agree).
+partial_shape join(const partial_shape& a, const partial_shape& b) {
+  if (!a.rank_known() || !b.rank_known() || a.size() != b.size()) {
+    return a.rank_known() && b.rank_known() ? partial_shape::dynamic() : (a.rank_known() ? b : a);
+  }
+  std::vector<dimension> dims;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i]) {
+      dims.push_back(a[i]);
+    } else {
+      dims.emplace_back(interval(std::min(a[i].lo(), b[i].lo()), std::max(a[i].hi(), b[i].hi())));
+    }
+  }
+  return partial_shape(std::move(dims));
+}
+
+/// The dimensions of `a` that differ from `b` become dynamic (a rank that differs: the rank too).
+partial_shape widen(const partial_shape& a, const partial_shape& b) {
+  if (!a.rank_known() || !b.rank_known() || a.size() != b.size()) return partial_shape::dynamic();
+  std::vector<dimension> dims;
+  for (std::size_t i = 0; i < a.size(); ++i) dims.push_back(a[i] == b[i] ? a[i] : dimension());
+  return partial_shape(std::move(dims));
+}
+
+/// d times the iteration count.
+dimension repeated(const dimension& d, const count& n) {
+  std::int64_t lo = 0, hi = interval::unbounded;
+  if (__builtin_mul_overflow(d.lo(), n.lo, &lo) || lo >= interval::unbounded) return dimension();
+  if (d.range().is_bounded() && n.hi != interval::unbounded &&
+      (__builtin_mul_overflow(d.hi(), n.hi, &hi) || hi >= interval::unbounded))
+    hi = interval::unbounded;
+  if (!d.range().is_bounded() || n.hi == interval::unbounded) hi = interval::unbounded;
+  return span_dimension(lo, hi);
+}
+
+/// TensorIterator: the iterations a sliced input of dimension `d` gives.
+count slices(const dimension& d, const port_mapping& m) {
+  auto at = [&](std::int64_t n) {
+    const std::int64_t start = m.start < 0 ? m.start + n : m.start;
+    const std::int64_t end = m.end < 0 ? m.end + n : m.end;
+    return (std::abs(end - start) + 1) / m.part_size;
+  };
+  if (d.is_static()) return {at(d.lo()), at(d.lo())};
+  // The defaults (the whole axis) are monotonic in the dimension; other bounds are left unknown.
+  if (m.start == 0 && m.end == -1)
+    return {d.lo() / m.part_size, d.range().is_bounded() ? d.hi() / m.part_size : interval::unbounded};
+  return {};
+}
+
+struct body_run {
+  const subgraph* sub = nullptr;
+  std::vector<std::optional<tensor>> given;  // per body layer
+  std::vector<std::size_t> back_targets;     // body Parameters a back edge feeds
+  count iterations;
+  bool iterations_known = false;  // set by sliced inputs (TensorIterator)
+};
+
+/// The tensors the port map gives the body Parameters.
+body_run prepare(op& o) {
+  body_run run;
+  run.sub = o.l.body.get();
+  if (run.sub == nullptr) refuse(o, fmt::format("{} has no <body>", o.l.type));
+  const graph& body = run.sub->network;
+  run.given.resize(body.layers().size());
+  for (const auto& e : run.sub->back_edges) run.back_targets.push_back(body_index(body, e.to_layer));
+  for (const auto& m : run.sub->inputs) {
+    if (m.external_port == -1) continue;  // Loop's current_iteration: the declared shape
+    const auto k = port_of(o.l.inputs, m.external_port);
+    if (!k || *k >= o.in.size()) continue;
+    const auto param = body_index(body, m.internal_layer);
+    const tensor& outer = *o.in[*k];
+    tensor t;
+    t.type = outer.type;
+    if (m.axis) {
+      const auto& s = outer.shape;
+      if (s.rank_known()) {
+        const auto a = normalize_axis(o, *m.axis, s.size(), fmt::format("the sliced axis of input {}", m.external_port));
+        std::vector<dimension> dims(s.begin(), s.end());
+        if (dims[a].is_static() && dims[a].lo() < m.part_size)
+          refuse(o, fmt::format("input {} has {} along its sliced axis, less than part_size {}", m.external_port,
+                                dims[a].lo(), m.part_size));
+        dims[a] = dimension(m.part_size);
+        t.shape = partial_shape(std::move(dims));
+        if (o.l.type == "TensorIterator") {
+          const auto n = slices(s[a], m);
+          if (run.iterations_known && n.exact() && run.iterations.exact() && n.lo != run.iterations.lo)
+            refuse(o, fmt::format("the sliced inputs give {} and {} iterations", run.iterations.lo, n.lo));
+          if (!run.iterations_known || (n.exact() && !run.iterations.exact())) run.iterations = n;
+          run.iterations_known = true;
+        }
+      }
+    } else {
+      t.shape = outer.shape;
+      const bool fed_back = std::find(run.back_targets.begin(), run.back_targets.end(), param) != run.back_targets.end();
+      if (!fed_back) t.value = outer.value;  // an invariant input keeps its values
+    }
+    run.given[param] = std::move(t);
+  }
+  return run;
+}
+
+/// Propagates through the body until the back edges' shapes are stable.
+std::shared_ptr<const propagation> iterate(body_run& run) {
+  const graph& body = run.sub->network;
+  std::vector<const tensor*> pointers(run.given.size(), nullptr);
+  auto once = [&] {
+    for (std::size_t i = 0; i < run.given.size(); ++i) pointers[i] = run.given[i] ? &*run.given[i] : nullptr;
+    return std::make_shared<const propagation>(propagate_graph(body, pointers));
+  };
+  auto p = once();
+  const auto refused = [&] {
+    return std::any_of(p->lost.begin(), p->lost.end(), [](const lost_information& x) { return !x.not_covered; });
+  };
+  for (int round = 0; !run.sub->back_edges.empty() && !refused(); ++round) {
+    bool changed = false;
+    for (const auto& e : run.sub->back_edges) {
+      const auto& result = body.layers()[body_index(body, e.from_layer)];
+      const auto param = body_index(body, e.to_layer);
+      if (!run.given[param]) run.given[param] = tensor{body.layers()[param].outputs.empty()
+                                                            ? partial_shape::dynamic()
+                                                            : body.layers()[param].outputs[0].dims, std::nullopt, std::nullopt};
+      auto& current = run.given[param]->shape;
+      const auto& next = p->input(body, result, 0).shape;
+      auto joined = join(current, next);
+      if (round >= max_rounds) joined = widen(current, joined);
+      if (!(joined == current)) {
+        current = std::move(joined);
+        changed = true;
+      }
+    }
+    if (!changed || round > max_rounds + 2) break;
+    p = once();
+  }
+  return p;
+}
+
+/// The Loop's iteration count from its trip count, its execution condition and the body's condition.
+count loop_iterations(const op& o, const body_run& run, const propagation& p) {
+  const graph& body = run.sub->network;
+  const auto trip = known_integers(o, 0);
+  const auto first = known_integers(o, 1);
+  std::optional<std::int64_t> again;  // the body's condition, when known
+  for (const auto& m : run.sub->outputs) {
+    if (m.purpose != "execution_condition") continue;
+    const auto& v = p.input(body, body.layers()[body_index(body, m.internal_layer)], 0).value;
+    const auto values = exact_values(v);
+    if (values && values->size() == 1) again = (*values)[0] != 0 ? 1 : 0;
+    if (v && v->is_real() && v->reals.size() == 1) again = v->reals[0] != 0 ? 1 : 0;
+  }
+  const bool bounded = trip && trip->size() == 1 && (*trip)[0] >= 0;
+  const std::int64_t most = bounded ? (*trip)[0] : interval::unbounded;
+  if (first && first->size() == 1 && (*first)[0] == 0) return {0, 0};
+  const bool starts = first && first->size() == 1 && (*first)[0] != 0;
+  if (again && *again == 1 && starts) return {most, most};  // a for loop (an infinite one if unbounded)
+  if (again && *again == 0) return {starts ? std::min<std::int64_t>(1, most) : 0, std::min<std::int64_t>(1, most)};
+  return {0, most};
+}
+
+void subgraph_op(op& o) {
+  const bool loop = o.l.type == "Loop";
+  if (loop) {
+    o.need(2, 0);
+    for (std::size_t i = 0; i < 2; ++i) {
+      const auto& s = o.shape(i);
+      if (s.rank_known() && s.size() != 0 && !(s.size() == 1 && s[0].range().contains(1)))
+        refuse(o, fmt::format("the {} {} must be a scalar or hold one element", i == 0 ? "trip count" : "execution condition",
+                              to_string(s)));
+    }
+  }
+  auto run = prepare(o);
+  auto p = iterate(run);
+  if (o.body != nullptr) *o.body = p;
+  // A body layer that refuses its inputs makes the layer fail, as in OpenVINO (after a reshape, say).
+  for (const auto& x : p->lost)
+    if (!x.not_covered) refuse(o, fmt::format("in its body, {}", x.message));
+  const graph& body = run.sub->network;
+  count n = run.iterations;
+  if (loop) {
+    n = loop_iterations(o, run, *p);
+  } else if (!run.iterations_known) {
+    // No sliced input: a concatenated output's own start and end give the count.
+    for (const auto& m : run.sub->outputs)
+      if (m.axis) {
+        const auto c = (std::abs(m.end - m.start)) / m.part_size;
+        n = {c, c};
+        break;
+      }
+  }
+  for (const auto& m : run.sub->outputs) {
+    if (m.external_port == -1) continue;
+    const auto j = port_of(o.l.outputs, m.external_port);
+    if (!j || *j >= o.out.size()) continue;
+    const auto& value = p->input(body, body.layers()[body_index(body, m.internal_layer)], 0);
+    auto& out = o.out[*j];
+    out.type = value.type;
+    if (!m.axis) {
+      out.shape = value.shape;
+      continue;
+    }
+    const auto& s = value.shape;
+    if (!s.rank_known()) continue;
+    std::vector<dimension> dims(s.begin(), s.end());
+    if (dims.empty()) {  // scalars are concatenated into a 1-D tensor
+      if (*m.axis != 0) refuse(o, fmt::format("output {} concatenates scalars along axis {}; it must be 0", m.external_port, *m.axis));
+      dims.emplace_back(1);
+    }
+    const auto a = normalize_axis(o, *m.axis, dims.size(), fmt::format("the concatenation axis of output {}", m.external_port));
+    dims[a] = repeated(dims[a], n);
+    out.shape = partial_shape(std::move(dims));
+  }
+}
+
+constexpr rule_entry table[] = {
+    {"TensorIterator", 1, subgraph_op},
+    {"Loop", 5, subgraph_op},
+};
+
+}  // namespace
+
+std::span<const rule_entry> subgraph_rules() { return table; }
+
+}  // namespace reshape1::model::detail

@@ -1,0 +1,268 @@
+// TensorIterator-1 and Loop-5 through their bodies: the hand-made fixtures of tests/data/models (made by
+// make_recurrent.py there), variants of them edited here, and bodies that are not well-formed.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/check.hpp"
+
+namespace reshape1::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path models = fs::path(RESHAPE1_TEST_DATA) / "models";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// A fixture, possibly edited, written to a temporary directory.
+class body : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("reshape1-body-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void use(const char* name) {
+    xml_ = slurp(models / name / "model.xml");
+    bin_ = slurp(models / name / "model.bin");
+  }
+  /// Replaces the one occurrence of `from` in the .xml.
+  void edit(const std::string& from, const std::string& to) {
+    const auto at = xml_.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    ASSERT_EQ(xml_.find(from, at + 1), std::string::npos) << from;
+    xml_.replace(at, from.size(), to);
+  }
+  /// Overwrites the first bytes of the Const named `name` in the .bin.
+  void poke(const std::string& name, const std::string& bytes) {
+    const auto at = xml_.find("name=\"" + name + "\"");
+    ASSERT_NE(at, std::string::npos) << name;
+    const auto offset = xml_.find("offset=\"", at) + 8;
+    const auto value = std::stoul(xml_.substr(offset, xml_.find('"', offset) - offset));
+    bin_.replace(value, bytes.size(), bytes);
+  }
+  model::graph load() {
+    std::ofstream(dir_ / "m.xml") << xml_;
+    std::ofstream(dir_ / "m.bin", std::ios::binary) << bin_;
+    return model::read_ir(dir_ / "m.xml", dir_ / "m.bin");
+  }
+  template <class F>
+  void expect_unreadable(F edits, const std::string& part) {
+    edits();
+    try {
+      (void)load();
+      ADD_FAILURE() << "read; expected an error containing: " << part;
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::bad_file) << e.what();
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  }
+
+  std::string xml_, bin_;
+  fs::path dir_;
+};
+
+std::size_t index_of(const model::graph& g, std::int64_t id) {
+  return static_cast<std::size_t>(g.find(id) - g.layers().data());
+}
+
+std::string i64_bytes(std::int64_t v) {
+  std::string s(8, '\0');
+  std::memcpy(s.data(), &v, 8);
+  return s;
+}
+
+TEST_F(body, tensor_iterator_with_an_lstm_cell_propagates_at_its_declared_shapes) {
+  use("tensor-iterator-lstm");
+  const auto g = load();
+  const auto* ti = g.find(3);
+  ASSERT_TRUE(ti && ti->body);
+  EXPECT_EQ(ti->body->inputs.size(), 3u);
+  EXPECT_EQ(ti->body->outputs.size(), 3u);
+  EXPECT_EQ(ti->body->back_edges.size(), 2u);
+  EXPECT_EQ(ti->body->inputs[0].axis, 1);
+  EXPECT_EQ(ti->body->network.layers().size(), 14u);
+
+  const auto p = model::propagate(g);
+  const auto& out = p.outputs[index_of(g, 3)];
+  EXPECT_EQ(to_string(out[0].shape), "[1,5,8]");  // 5 iterations of [1,1,8], concatenated on axis 1
+  EXPECT_EQ(to_string(out[1].shape), "[1,8]");
+  const auto* inner = p.body(index_of(g, 3));
+  ASSERT_NE(inner, nullptr);
+  const auto& b = ti->body->network;
+  EXPECT_EQ(to_string(inner->outputs[index_of(b, 0)][0].shape), "[1,1,16]");  // one step of X
+  EXPECT_EQ(to_string(inner->outputs[index_of(b, 4)][0].shape), "[1,16]");    // the Reshape inside
+
+  const auto r = model::check(g, p);
+  EXPECT_EQ(r.summary.layers.count, 21u);  // 7 outside, 14 in the body
+  EXPECT_EQ(r.summary.layers.propagated, 21u);
+  EXPECT_EQ(r.summary.layers.shape_mismatches, 0u);
+  EXPECT_EQ(r.summary.layers.not_covered, 0u);
+  EXPECT_EQ(r.summary.layers.rule_errors, 0u);
+  EXPECT_TRUE(r.layers.empty());
+  ASSERT_EQ(r.reshapes.size(), 1u);  // the Reshape in the body is checked
+  EXPECT_EQ(r.reshapes[0].name, "step");
+  EXPECT_EQ(r.reshapes[0].result, model::verdict::ok);
+  EXPECT_EQ(r.reshapes[0].within, (std::vector<model::enclosing_layer>{{3, "lstm", "TensorIterator"}}));
+  EXPECT_FALSE(r.summary.failed());
+}
+
+TEST_F(body, tensor_iterator_iterations_follow_the_sliced_input) {
+  use("tensor-iterator-lstm");
+  const auto g = load();
+  auto at = [&](const char* x, const char* h) {
+    const std::vector<model::input_shape> given{
+        {index_of(g, 0), parse_shape(x)}, {index_of(g, 1), parse_shape(h)}, {index_of(g, 2), parse_shape(h)}};
+    const auto p = model::propagate(g, given);
+    return to_string(p.outputs[index_of(g, 3)][0].shape);
+  };
+  EXPECT_EQ(at("[2,7,16]", "[2,8]"), "[2,7,8]");
+  EXPECT_EQ(at("[1,3..6,16]", "[1,8]"), "[1,3..6,8]");
+  // The batch keeps the symbol of x's dimension 0 through the body; the unknown step count has none.
+  EXPECT_EQ(at("[?,?,16]", "[?,8]"), "[?@x.0,?,8]");
+}
+
+TEST_F(body, a_shape_mismatch_in_the_body_is_found_and_named) {
+  use("tensor-iterator-lstm");
+  edit("<layer id=\"10\" name=\"y_t\" type=\"Unsqueeze\" version=\"opset1\"><input><port id=\"0\" "
+       "precision=\"FP32\"><dim>1</dim><dim>8</dim></port><port id=\"1\" precision=\"FP32\"><dim>1</dim></port></input>"
+       "<output><port id=\"2\" precision=\"FP32\"><dim>1</dim><dim>1</dim><dim>8</dim>",
+       "<layer id=\"10\" name=\"y_t\" type=\"Unsqueeze\" version=\"opset1\"><input><port id=\"0\" "
+       "precision=\"FP32\"><dim>1</dim><dim>8</dim></port><port id=\"1\" precision=\"FP32\"><dim>1</dim></port></input>"
+       "<output><port id=\"2\" precision=\"FP32\"><dim>1</dim><dim>1</dim><dim>9</dim>");
+  const auto r = model::check(load());
+  ASSERT_EQ(r.layers.size(), 1u);
+  EXPECT_EQ(r.layers[0].issue, model::layer_issue::shape_mismatch);
+  EXPECT_EQ(r.layers[0].name, "y_t");
+  EXPECT_EQ(r.layers[0].within, (std::vector<model::enclosing_layer>{{3, "lstm", "TensorIterator"}}));
+  EXPECT_TRUE(r.summary.failed());
+}
+
+TEST_F(body, batch_follows_into_the_body) {
+  use("tensor-iterator-lstm");
+  const auto ok = model::check_batch(load(), {.batch = dimension(4)});
+  EXPECT_TRUE(ok.summary.reshapes());
+  // The body's Reshape hard-codes the batch: [1,16] cannot take [4,1,16], so the TensorIterator fails.
+  poke("flatten_pattern", i64_bytes(1) + i64_bytes(16));
+  const auto g = load();
+  const auto declared = model::check(g);
+  ASSERT_EQ(declared.reshapes.size(), 1u);
+  EXPECT_TRUE(declared.reshapes[0].blocks_reshape);
+  EXPECT_FALSE(declared.reshapes[0].within.empty());
+  const auto r = model::check_batch(g, {.batch = dimension(4)});
+  EXPECT_FALSE(r.summary.reshapes());
+  ASSERT_GE(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].issue, model::batch_issue::fails);
+  EXPECT_EQ(r.findings[0].id, 3);
+  EXPECT_NE(r.findings[0].what.find("in its body, layer 'step' (id 4)"), std::string::npos) << r.findings[0].what;
+}
+
+TEST_F(body, loop_with_a_known_trip_count) {
+  use("loop-trip-count");
+  const auto g = load();
+  const auto p = model::propagate(g);
+  const auto& out = p.outputs[index_of(g, 3)];
+  EXPECT_EQ(to_string(out[0].shape), "[1,4]");
+  EXPECT_EQ(to_string(out[1].shape), "[1,3,4]");  // 3 iterations of [1,1,4] on axis 1
+  const auto r = model::check(g, p);
+  EXPECT_EQ(r.summary.layers.count, 19u);
+  EXPECT_EQ(r.summary.layers.shape_mismatches, 0u);
+  EXPECT_EQ(r.summary.layers.not_covered + r.summary.layers.rule_errors, 0u);
+  ASSERT_EQ(r.reshapes.size(), 1u);
+  EXPECT_EQ(r.reshapes[0].within, (std::vector<model::enclosing_layer>{{3, "accumulate", "Loop"}}));
+  const auto batch = model::check_batch(g, {.batch = dimension(4)});
+  EXPECT_TRUE(batch.summary.reshapes());
+  ASSERT_EQ(batch.outputs.size(), 2u);
+  EXPECT_EQ(to_string(batch.outputs[1].reshaped), "[4,3,4]");
+}
+
+TEST_F(body, loop_iterations_follow_the_trip_count_and_conditions) {
+  auto steps = [&] {
+    const auto g = load();
+    return to_string(model::propagate(g).outputs[index_of(g, 3)][1].shape);
+  };
+  use("loop-trip-count");
+  poke("trip_count", i64_bytes(5));
+  EXPECT_EQ(steps(), "[1,5,4]");
+  use("loop-trip-count");
+  poke("start", std::string(1, '\0'));  // the first iteration does not run
+  EXPECT_EQ(steps(), "[1,0,4]");
+  use("loop-trip-count");
+  poke("again", std::string(1, '\0'));  // the body stops after one iteration
+  EXPECT_EQ(steps(), "[1,1,4]");
+  use("loop-trip-count");
+  poke("trip_count", i64_bytes(-1));  // no bound, a condition that stays true: unknown
+  EXPECT_EQ(steps(), "[1,?,4]");
+  // A declared [1,3,4] that the trip count contradicts is a shape_mismatch.
+  use("loop-trip-count");
+  poke("trip_count", i64_bytes(2));
+  const auto r = model::check(load());
+  EXPECT_EQ(r.summary.layers.shape_mismatches, 1u);  // the Loop's output
+}
+
+TEST_F(body, a_back_edge_whose_shape_grows_is_widened) {
+  use("loop-trip-count");
+  // The body concatenates the accumulator with a [1,1] Const: [1,4] becomes [1,5], [1,6]...
+  edit("<layer id=\"3\" name=\"next\" type=\"Add\" version=\"opset1\"><data auto_broadcast=\"numpy\"/>",
+       "<layer id=\"3\" name=\"next\" type=\"Concat\" version=\"opset1\"><data axis=\"1\"/>");
+  edit("<layer id=\"2\" name=\"one\" type=\"Const\" version=\"opset1\"><data element_type=\"f32\" shape=\"1\"",
+       "<layer id=\"2\" name=\"one\" type=\"Const\" version=\"opset1\"><data element_type=\"f32\" shape=\"1,1\"");
+  const auto g = load();
+  const auto p = model::propagate(g);
+  const auto& out = p.outputs[index_of(g, 3)];
+  ASSERT_TRUE(out[0].shape.rank_known());
+  EXPECT_EQ(out[0].shape.size(), 2u);
+  EXPECT_FALSE(out[0].shape[1].is_static());
+  EXPECT_TRUE(out[0].shape[1].range().contains(5));
+}
+
+TEST_F(body, bodies_that_cannot_be_read) {
+  use("tensor-iterator-lstm");
+  expect_unreadable([&] { edit("<input external_port_id=\"1\" internal_layer_id=\"1\"/>",
+                               "<input external_port_id=\"1\" internal_layer_id=\"4\"/>"); },
+                    "names body layer 4, which is not a Parameter");
+  use("tensor-iterator-lstm");
+  expect_unreadable([&] { edit("<output external_port_id=\"5\" internal_layer_id=\"13\"/>",
+                               "<output external_port_id=\"9\" internal_layer_id=\"13\"/>"); },
+                    "names port 9, which the layer does not have");
+  use("tensor-iterator-lstm");
+  expect_unreadable([&] { edit("<edge from-layer=\"12\" to-layer=\"1\"/>", "<edge from-layer=\"8\" to-layer=\"1\"/>"); },
+                    "a back edge goes from a body Result to a body Parameter; 8 to 1 does not");
+  use("tensor-iterator-lstm");
+  expect_unreadable([&] { edit("<edge from-layer=\"3\" from-port=\"0\" to-layer=\"4\" to-port=\"1\"/>", ""); },
+                    "in the body of layer 'lstm' (id 3): nothing is connected to input port 1");
+  use("tensor-iterator-lstm");
+  expect_unreadable([&] { edit("<edge from-layer=\"9\" from-port=\"0\" to-layer=\"10\" to-port=\"1\"/>",
+                               "<edge from-layer=\"99\" from-port=\"0\" to-layer=\"10\" to-port=\"1\"/>"); },
+                    "layer 99 is not in the body");
+  use("tensor-iterator-lstm");
+  expect_unreadable([&] { edit("part_size=\"1\" start=\"0\" end=\"-1\" stride=\"1\"/><input",
+                               "part_size=\"0\" start=\"0\" end=\"-1\" stride=\"1\"/><input"); },
+                    "part_size 0 must be positive");
+}
+
+TEST_F(body, a_tensor_iterator_refuses_what_its_body_refuses) {
+  use("tensor-iterator-lstm");
+  const auto g = load();
+  // H0 of another batch than X: the LSTMCell in the body refuses it.
+  const std::vector<model::input_shape> given{{index_of(g, 1), parse_shape("[3,8]")}};
+  const auto p = model::propagate(g, given);
+  ASSERT_EQ(p.lost.size(), 1u);
+  EXPECT_EQ(p.lost[0].layer, index_of(g, 3));
+  EXPECT_NE(p.lost[0].message.find("in its body, layer 'cell' (id 8)"), std::string::npos) << p.lost[0].message;
+  const auto r = model::check(g, p);
+  EXPECT_EQ(r.summary.layers.rule_errors, 2u);  // the TensorIterator, and the LSTMCell in its body
+}
+
+}  // namespace
+}  // namespace reshape1::test
