@@ -45,6 +45,7 @@ propagation propagate(const graph& g, std::span<const input_shape> given) {
     tensors[k].shape = x.shape;
     given_to[x.layer] = &tensors[k];
   }
+  detail::reset_body_budget();
   return detail::propagate_graph(g, given_to);
 }
 

@@ -281,7 +281,9 @@ std::span<const std::byte> graph::const_bytes(const layer& l) const {
 /// Reads the bodies of TensorIterator and Loop layers (nested ones too).
 struct body_reader {
   static std::shared_ptr<const subgraph> read(const reader& r, const pugi::xml_node& node, const graph& outer,
-                                              const layer& owner, const std::string& bin_file);
+                                              const layer& owner, const std::string& bin_file, int depth = 1);
+  /// Bodies nested deeper are refused (real models nest two or three).
+  static constexpr int max_depth = 16;
 
  private:
   static layer read_layer(const reader& r, const pugi::xml_node& node);
@@ -380,7 +382,8 @@ port_mapping body_reader::mapping(const reader& r, const pugi::xml_node& n, cons
 }
 
 std::shared_ptr<const subgraph> body_reader::read(const reader& r, const pugi::xml_node& node, const graph& outer,
-                                                  const layer& owner, const std::string& bin_file) {
+                                                  const layer& owner, const std::string& bin_file, int depth) {
+  if (depth > max_depth) r.bad_layer(owner, fmt::format("its <body> is nested more than {} deep", max_depth));
   auto sub = std::make_shared<subgraph>();
   graph& g = sub->network;
   g.version_ = outer.version_;
@@ -407,7 +410,7 @@ std::shared_ptr<const subgraph> body_reader::read(const reader& r, const pugi::x
   link(r, g, body.child("edges"), owner);
   for (const auto& l : g.layers_)
     if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
-  for (const auto& [index, n] : nested) g.layers_[index].body = read(r, n, g, g.layers_[index], bin_file);
+  for (const auto& [index, n] : nested) g.layers_[index].body = read(r, n, g, g.layers_[index], bin_file, depth + 1);
 
   // The port map: external ports are the layer's, internal layers the body's Parameters and Results.
   const auto map = node.child("port_map");

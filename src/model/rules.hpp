@@ -118,6 +118,8 @@ std::span<const rule_entry> rule_table() noexcept;
 /// the declared shape): what propagate() does with the shapes it is given, and what TensorIterator and Loop
 /// do with their bodies.
 propagation propagate_graph(const graph& g, std::span<const tensor* const> given);
+/// Starts a new budget for propagation through nested bodies (called once per propagate()).
+void reset_body_budget() noexcept;
 
 /// The rule for (type, opset), or nullptr.
 rule find_rule(std::string_view type, int opset) noexcept;

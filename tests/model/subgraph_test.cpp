@@ -8,6 +8,8 @@
 #include <iterator>
 #include <random>
 
+#include <fmt/format.h>
+
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 
@@ -262,6 +264,103 @@ TEST_F(body, a_tensor_iterator_refuses_what_its_body_refuses) {
   EXPECT_NE(p.lost[0].message.find("in its body, layer 'cell' (id 8)"), std::string::npos) << p.lost[0].message;
   const auto r = model::check(g, p);
   EXPECT_EQ(r.summary.layers.rule_errors, 2u);  // the TensorIterator, and the LSTMCell in its body
+}
+
+
+/// TensorIterators nested `depth` deep, each passing [1,2] through to its output; with `growing`, each body
+/// also doubles a fed-back state ([1,2], [1,4], [1,8]...), so that every level iterates and widens.
+std::string nested(int depth, bool growing = false) {
+  const std::string port = "<port id=\"{}\" precision=\"FP32\"><dim>1</dim><dim>2</dim></port>";
+  auto p = [&](int id) { return fmt::format(fmt::runtime(port), id); };
+  std::string inner = "<layer id=\"0\" name=\"p\" type=\"Parameter\" version=\"opset1\"><data shape=\"1,2\" "
+                      "element_type=\"f32\"/><output>" + p(0) + "</output></layer>";
+  std::string edges = "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"2\" to-port=\"0\"/>";
+  std::string body = "<body><layers>" + inner +
+                     "<layer id=\"2\" name=\"r\" type=\"Result\" version=\"opset1\"><input>" + p(0) +
+                     "</input></layer></layers><edges>" + edges + "</edges></body>";
+  // The doubling state: Parameter 3 -> Concat 4 (with itself) -> Result 5, fed back to 3.
+  const std::string state =
+      "<layer id=\"3\" name=\"s\" type=\"Parameter\" version=\"opset1\"><data shape=\"1,2\" element_type=\"f32\"/>"
+      "<output>" + p(0) + "</output></layer><layer id=\"4\" name=\"twice\" type=\"Concat\" version=\"opset1\">"
+      "<data axis=\"1\"/><input>" + p(0) + p(1) + "</input><output><port id=\"2\" precision=\"FP32\"><dim>1</dim>"
+      "<dim>-1</dim></port></output></layer><layer id=\"5\" name=\"s/sink\" type=\"Result\" version=\"opset1\">"
+      "<input><port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>-1</dim></port></input></layer>";
+  const std::string state_edges = "<edge from-layer=\"3\" from-port=\"0\" to-layer=\"4\" to-port=\"0\"/>"
+                                  "<edge from-layer=\"3\" from-port=\"0\" to-layer=\"4\" to-port=\"1\"/>"
+                                  "<edge from-layer=\"4\" from-port=\"2\" to-layer=\"5\" to-port=\"0\"/>";
+  if (growing) {
+    body.insert(body.find("</layers>"), state);
+    body.insert(body.find("</edges>"), state_edges);
+  }
+  for (int level = 0; level < depth; ++level) {
+    const std::string ti = fmt::format("<layer id=\"1\" name=\"ti{}\" type=\"TensorIterator\" version=\"opset1\">"
+                                       "<input>{}{}</input><output>{}</output><port_map>"
+                                       "<input external_port_id=\"0\" internal_layer_id=\"0\"/>{}"
+                                       "<output external_port_id=\"1\" internal_layer_id=\"2\"/></port_map>{}{}</layer>",
+                                       level, p(0), growing ? p(2) : "", p(1),
+                                       growing ? "<input external_port_id=\"2\" internal_layer_id=\"3\"/>" : "",
+                                       growing ? "<back_edges><edge from-layer=\"5\" to-layer=\"3\"/></back_edges>" : "",
+                                       body);
+    body = "<body><layers>" + inner + ti + "<layer id=\"2\" name=\"r\" type=\"Result\" version=\"opset1\"><input>" +
+           p(0) + "</input></layer>" + (growing ? state : "") +
+           "</layers><edges><edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"0\"/>"
+           "<edge from-layer=\"1\" from-port=\"1\" to-layer=\"2\" to-port=\"0\"/>" +
+           (growing ? state_edges + "<edge from-layer=\"3\" from-port=\"0\" to-layer=\"1\" to-port=\"2\"/>" : "") +
+           "</edges></body>";
+  }
+  // The model: the outermost body, unwrapped.
+  const auto layers = body.substr(body.find("<layers>"), body.rfind("</layers>") + 9 - body.find("<layers>"));
+  const auto model_edges = body.substr(body.rfind("<edges>"), body.rfind("</edges>") + 8 - body.rfind("<edges>"));
+  return "<?xml version=\"1.0\"?>\n<net name=\"nested\" version=\"11\">" + layers + model_edges + "</net>\n";
+}
+
+TEST_F(body, nested_bodies_propagate_and_their_findings_name_every_enclosing_layer) {
+  xml_ = nested(3);
+  bin_.clear();
+  const auto g = load();
+  const auto r = model::check(g);
+  EXPECT_EQ(r.summary.layers.count, 3u + 3u + 3u + 2u);  // the model, and the bodies of ti2, ti1, ti0
+  EXPECT_EQ(r.summary.layers.propagated, r.summary.layers.count);
+  EXPECT_FALSE(r.summary.failed());
+  // A declared output that the innermost body contradicts.
+  const auto innermost = xml_.rfind("<layer id=\"0\" name=\"p\" type=\"Parameter\" version=\"opset1\"><data shape=\"1,2\" "
+                                   "element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>2");
+  ASSERT_NE(innermost, std::string::npos);
+  xml_.replace(xml_.find("<dim>2", innermost), 6, "<dim>3");  // the innermost Parameter declares [1,3]
+  const auto bad = model::check(load());
+  ASSERT_EQ(bad.layers.size(), 1u);
+  EXPECT_EQ(bad.layers[0].issue, model::layer_issue::shape_mismatch);
+  EXPECT_EQ(bad.layers[0].within.size(), 3u);
+  EXPECT_EQ(bad.layers[0].within[0].name, "ti2");
+  EXPECT_EQ(bad.layers[0].within[2].name, "ti0");
+}
+
+TEST_F(body, bodies_nested_too_deep_are_refused) {
+  xml_ = nested(17);
+  bin_.clear();
+  expect_unreadable([] {}, "is nested more than 16 deep");
+  xml_ = nested(16);
+  EXPECT_NO_THROW((void)load());
+}
+
+
+TEST_F(body, nested_back_edges_that_keep_growing_stay_within_a_budget) {
+  // Every level iterates its body several rounds, and each round iterates the level below: without a
+  // budget the work would grow as rounds^depth.
+  xml_ = nested(12, true);
+  bin_.clear();
+  const auto g = load();
+  const auto r = model::check(g);
+  EXPECT_EQ(r.summary.layers.rule_errors + r.summary.layers.not_covered, 0u);
+  EXPECT_EQ(r.summary.layers.shape_mismatches, 0u);
+  const auto p = model::propagate(g);
+  EXPECT_EQ(to_string(p.outputs[index_of(g, 4)][0].shape), "[1,4]");  // the model's own Concat: no iteration
+  const auto* inner = p.body(index_of(g, 1));
+  ASSERT_NE(inner, nullptr);
+  const auto& body_graph = g.find(1)->body->network;
+  // The doubling Concat in ti11's body: never a static size (unknown once the budget is spent).
+  const auto& state = inner->outputs[index_of(body_graph, 4)][0].shape;
+  EXPECT_TRUE(!state.rank_known() || !state[1].is_static()) << to_string(state);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 // layer whose rule refuses its inputs makes the TensorIterator or Loop refuse them too.
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,13 @@ namespace {
 
 /// Rounds of propagation through a body with back edges before the shapes that still change are widened.
 constexpr int max_rounds = 4;
+/// Body layers one propagation of a model may run through, nested bodies and rounds included. Past it (a
+/// pathological nesting of bodies with back edges), a fed-back Parameter starts unknown and its body is
+/// propagated once: the work stays linear in the model's size.
+constexpr std::size_t layer_budget = 250'000;
+
+/// The budget's use, per thread, since propagate() began.
+thread_local std::size_t budget_used = 0;
 
 /// Iterations as bounds (hi == interval::unbounded: no upper bound).
 struct count {
@@ -72,14 +80,27 @@ dimension repeated(const dimension& d, const count& n) {
   return span_dimension(lo, hi);
 }
 
+/// (|end - start| + 1) / part_size, nullopt when a step overflows (start and end come from the file).
+std::optional<std::int64_t> span_count(std::int64_t start, std::int64_t end, std::int64_t part_size, bool inclusive) {
+  std::int64_t diff = 0;
+  if (__builtin_sub_overflow(end, start, &diff) || diff == std::numeric_limits<std::int64_t>::min()) return std::nullopt;
+  diff = diff < 0 ? -diff : diff;
+  if (inclusive && __builtin_add_overflow(diff, 1, &diff)) return std::nullopt;
+  return diff / part_size;
+}
+
 /// TensorIterator: the iterations a sliced input of dimension `d` gives.
 count slices(const dimension& d, const port_mapping& m) {
-  auto at = [&](std::int64_t n) {
-    const std::int64_t start = m.start < 0 ? m.start + n : m.start;
-    const std::int64_t end = m.end < 0 ? m.end + n : m.end;
-    return (std::abs(end - start) + 1) / m.part_size;
+  auto at = [&](std::int64_t n) -> std::optional<std::int64_t> {
+    std::int64_t start = m.start, end = m.end;
+    if ((start < 0 && __builtin_add_overflow(start, n, &start)) || (end < 0 && __builtin_add_overflow(end, n, &end)))
+      return std::nullopt;
+    return span_count(start, end, m.part_size, true);
   };
-  if (d.is_static()) return {at(d.lo()), at(d.lo())};
+  if (d.is_static()) {
+    const auto n = at(d.lo());
+    return n ? count{*n, *n} : count{};
+  }
   // The defaults (the whole axis) are monotonic in the dimension; other bounds are left unknown.
   if (m.start == 0 && m.end == -1)
     return {d.lo() / m.part_size, d.range().is_bounded() ? d.hi() / m.part_size : interval::unbounded};
@@ -146,7 +167,15 @@ std::shared_ptr<const propagation> iterate(body_run& run) {
     for (std::size_t i = 0; i < run.given.size(); ++i) pointers[i] = run.given[i] ? &*run.given[i] : nullptr;
     return std::make_shared<const propagation>(propagate_graph(body, pointers));
   };
+  if (budget_used >= layer_budget) {
+    for (const auto& e : run.sub->back_edges) {
+      const auto param = body_index(body, e.to_layer);
+      if (!run.given[param]) run.given[param] = tensor{};
+      run.given[param]->shape = partial_shape::dynamic();
+    }
+  }
   auto p = once();
+  budget_used += body.layers().size();
   const auto refused = [&] {
     return std::any_of(p->lost.begin(), p->lost.end(), [](const lost_information& x) { return !x.not_covered; });
   };
@@ -167,8 +196,16 @@ std::shared_ptr<const propagation> iterate(body_run& run) {
         changed = true;
       }
     }
-    if (!changed || round > max_rounds + 2) break;
+    if (!changed) break;
+    if (budget_used >= layer_budget || round > max_rounds + 2) {
+      // Out of rounds or of budget while the shapes still change: what is fed back is unknown.
+      for (const auto& e : run.sub->back_edges) run.given[body_index(body, e.to_layer)]->shape = partial_shape::dynamic();
+      p = once();
+      budget_used += body.layers().size();
+      break;
+    }
     p = once();
+    budget_used += body.layers().size();
   }
   return p;
 }
@@ -220,8 +257,7 @@ void subgraph_op(op& o) {
     // No sliced input: a concatenated output's own start and end give the count.
     for (const auto& m : run.sub->outputs)
       if (m.axis) {
-        const auto c = (std::abs(m.end - m.start)) / m.part_size;
-        n = {c, c};
+        if (const auto c = span_count(m.start, m.end, m.part_size, false)) n = {*c, *c};
         break;
       }
   }
@@ -257,5 +293,7 @@ constexpr rule_entry table[] = {
 }  // namespace
 
 std::span<const rule_entry> subgraph_rules() { return table; }
+
+void reset_body_budget() noexcept { budget_used = 0; }
 
 }  // namespace reshape1::model::detail
