@@ -132,6 +132,7 @@ TEST_F(body, tensor_iterator_iterations_follow_the_sliced_input) {
   EXPECT_EQ(at("[1,3..6,16]", "[1,8]"), "[1,3..6,8]");
   // The batch keeps the symbol of x's dimension 0 through the body; the unknown step count has none.
   EXPECT_EQ(at("[?,?,16]", "[?,8]"), "[?@x.0,?,8]");
+  EXPECT_EQ(at("[...]", "[1,8]"), "[1,?,8]");  // a sliced input of unknown rank: the count is unknown
 }
 
 TEST_F(body, a_shape_mismatch_in_the_body_is_found_and_named) {

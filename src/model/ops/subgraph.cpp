@@ -133,6 +133,10 @@ body_run prepare(op& o) {
     t.type = outer.type;
     if (m.axis) {
       const auto& s = outer.shape;
+      if (o.l.type == "TensorIterator" && !run.iterations_known) {
+        run.iterations = {};  // unknown until a sliced input of known rank counts them
+        run.iterations_known = true;
+      }
       if (s.rank_known()) {
         const auto a = normalize_axis(o, *m.axis, s.size(), fmt::format("the sliced axis of input {}", m.external_port));
         std::vector<dimension> dims(s.begin(), s.end());
@@ -143,10 +147,9 @@ body_run prepare(op& o) {
         t.shape = partial_shape(std::move(dims));
         if (o.l.type == "TensorIterator") {
           const auto n = slices(s[a], m);
-          if (run.iterations_known && n.exact() && run.iterations.exact() && n.lo != run.iterations.lo)
+          if (n.exact() && run.iterations.exact() && n.lo != run.iterations.lo)
             refuse(o, fmt::format("the sliced inputs give {} and {} iterations", run.iterations.lo, n.lo));
-          if (!run.iterations_known || (n.exact() && !run.iterations.exact())) run.iterations = n;
-          run.iterations_known = true;
+          if (!run.iterations.exact()) run.iterations = n;
         }
       }
     } else {
