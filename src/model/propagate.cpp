@@ -55,7 +55,8 @@ const propagation* propagation::body(std::size_t layer) const noexcept {
 
 namespace detail {
 
-propagation propagate_graph(const graph& g, std::span<const tensor* const> given) {
+propagation propagate_graph(const graph& g, std::span<const tensor* const> given,
+                            const std::vector<bool>* given_follows) {
   const auto layers = g.layers();
   propagation p;
   p.outputs.resize(layers.size());
@@ -65,13 +66,14 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
     const auto& l = layers[index];
     std::vector<tensor> out(l.outputs.size());
     inputs.clear();
-    bool follows = l.type == "Parameter";
+    const tensor* given_tensor = index < given.size() ? given[index] : nullptr;
+    bool follows = l.type == "Parameter" &&
+                   (given_follows == nullptr || index >= given_follows->size() || (*given_follows)[index]);
     for (std::size_t i = 0; i < l.inputs.size(); ++i) {
       inputs.push_back(&p.input(g, l, i));
       if (l.sources[i]) follows = follows || p.follows_inputs[l.sources[i]->layer];
     }
     p.follows_inputs[index] = follows;
-    const tensor* given_tensor = index < given.size() ? given[index] : nullptr;
     std::shared_ptr<const propagation> body;  // what a TensorIterator's or Loop's rule saw inside its body
     if (const auto fn = find_rule(l.type, l.opset); fn == nullptr) {
       p.lost.push_back({index, true, errc::unsupported,
@@ -79,7 +81,8 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
                                     l.type, l.opset, l.version)});
     } else {
       try {
-        op o{g, l, inputs, out, given_tensor != nullptr ? &given_tensor->shape : nullptr, l.body ? &body : nullptr};
+        op o{g,   l, inputs, out, given_tensor != nullptr ? &given_tensor->shape : nullptr, l.body ? &body : nullptr,
+             &p.follows_inputs};
         fn(o);
         if (given_tensor != nullptr && !out.empty()) {  // a body Parameter: its outer tensor's type and values
           if (given_tensor->type) out[0].type = given_tensor->type;

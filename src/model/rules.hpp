@@ -32,6 +32,8 @@ struct op {
   const partial_shape* given = nullptr;  ///< for a Parameter: the shape it is given in place of its own
   /// For a TensorIterator or Loop: where its rule leaves the propagation of its body (else null).
   std::shared_ptr<const propagation>* body = nullptr;
+  /// Per layer of g, whether a Parameter is among its ancestors (as far as propagation got), when known.
+  const std::vector<bool>* follows = nullptr;
 
   [[nodiscard]] const partial_shape& shape(std::size_t i) const { return in[i]->shape; }
   [[nodiscard]] const std::optional<tensor_value>& value(std::size_t i) const { return in[i]->value; }
@@ -116,8 +118,10 @@ std::span<const rule_entry> rule_table() noexcept;
 
 /// Propagation through `g` with tensors given to some Parameters (by layer index; null or past the end:
 /// the declared shape): what propagate() does with the shapes it is given, and what TensorIterator and Loop
-/// do with their bodies.
-propagation propagate_graph(const graph& g, std::span<const tensor* const> given);
+/// do with their bodies. `given_follows`, when given, says per layer whether a given Parameter's tensor
+/// follows the model's inputs (a body Parameter fed by weights does not); Parameters follow them otherwise.
+propagation propagate_graph(const graph& g, std::span<const tensor* const> given,
+                            const std::vector<bool>* given_follows = nullptr);
 /// Starts a new budget for propagation through nested bodies (called once per propagate()).
 void reset_body_budget() noexcept;
 

@@ -364,5 +364,21 @@ TEST_F(body, nested_back_edges_that_keep_growing_stay_within_a_budget) {
   EXPECT_TRUE(!state.rank_known() || !state[1].is_static()) << to_string(state);
 }
 
+TEST_F(body, a_body_parameter_fed_by_weights_is_not_on_the_data_path) {
+  // The sliced input comes from a Const: the body's Reshape that writes 1 for the first dimension does not
+  // hard-code a batch (the same Reshape fed by the model's input does; see batch_follows_into_the_body).
+  use("tensor-iterator-lstm");
+  edit("<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"1,5,16\" element_type=\"f32\"/>",
+       "<layer id=\"0\" name=\"x\" type=\"Const\" version=\"opset1\"><data element_type=\"f32\" shape=\"1,5,16\" "
+       "offset=\"0\" size=\"320\"/>");
+  poke("flatten_pattern", i64_bytes(1) + i64_bytes(16));
+  const auto r = model::check(load());
+  ASSERT_EQ(r.reshapes.size(), 1u);
+  EXPECT_EQ(r.reshapes[0].result, model::verdict::ok);
+  EXPECT_FALSE(r.reshapes[0].blocks_reshape);
+  EXPECT_TRUE(r.reshapes[0].warnings.empty());
+  EXPECT_EQ(r.summary.layers.shape_mismatches, 0u);
+}
+
 }  // namespace
 }  // namespace reshape1::test

@@ -110,6 +110,7 @@ count slices(const dimension& d, const port_mapping& m) {
 struct body_run {
   const subgraph* sub = nullptr;
   std::vector<std::optional<tensor>> given;  // per body layer
+  std::vector<bool> follows;                 // per body layer: for a Parameter, whether it follows the model's inputs
   std::vector<std::size_t> back_targets;     // body Parameters a back edge feeds
   count iterations;
   bool iterations_known = false;  // set by sliced inputs (TensorIterator)
@@ -122,12 +123,18 @@ body_run prepare(op& o) {
   if (run.sub == nullptr) refuse(o, fmt::format("{} has no <body>", o.l.type));
   const graph& body = run.sub->network;
   run.given.resize(body.layers().size());
+  run.follows.assign(body.layers().size(), true);
   for (const auto& e : run.sub->back_edges) run.back_targets.push_back(body_index(body, e.to_layer));
   for (const auto& m : run.sub->inputs) {
-    if (m.external_port == -1) continue;  // Loop's current_iteration: the declared shape
+    const auto param = body_index(body, m.internal_layer);
+    if (m.external_port == -1) {  // Loop's current_iteration: the declared shape; a counter, not data
+      run.follows[param] = false;
+      continue;
+    }
     const auto k = port_of(o.l.inputs, m.external_port);
     if (!k || *k >= o.in.size()) continue;
-    const auto param = body_index(body, m.internal_layer);
+    if (o.follows != nullptr && *k < o.l.sources.size() && o.l.sources[*k])
+      run.follows[param] = (*o.follows)[o.l.sources[*k]->layer];
     const tensor& outer = *o.in[*k];
     tensor t;
     t.type = outer.type;
@@ -168,7 +175,7 @@ std::shared_ptr<const propagation> iterate(body_run& run) {
   std::vector<const tensor*> pointers(run.given.size(), nullptr);
   auto once = [&] {
     for (std::size_t i = 0; i < run.given.size(); ++i) pointers[i] = run.given[i] ? &*run.given[i] : nullptr;
-    return std::make_shared<const propagation>(propagate_graph(body, pointers));
+    return std::make_shared<const propagation>(propagate_graph(body, pointers, &run.follows));
   };
   if (budget_used >= layer_budget) {
     for (const auto& e : run.sub->back_edges) {
