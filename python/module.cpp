@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/model/graph.hpp"
 #include "reshape1/reshape1.hpp"
@@ -501,6 +502,68 @@ py::tuple check_model(const std::string& xml, const std::string& bin) {
   return py::make_tuple(reshapes, layers, report.summary.failed());
 }
 
+py::object carrier_state(const model::batch_carrier& c) {
+  switch (c.state) {
+    case model::batch_carrier::kind::one: return py::str("one");
+    case model::batch_carrier::kind::none: return py::str("none");
+    case model::batch_carrier::kind::several: return py::str("several");
+    case model::batch_carrier::kind::unknown: break;
+  }
+  return py::str("unknown");
+}
+
+py::object optional_id(const std::optional<std::int64_t>& id) {
+  return id ? py::object(py::int_(*id)) : py::object(py::none());
+}
+
+/// reshape1::model::check_batch as plain tuples; reshape1/__init__.py makes them typed.
+py::tuple check_batch_model(const std::string& xml, const std::string& bin, py::handle batch,
+                            const std::vector<std::pair<std::string, py::object>>& shapes,
+                            const std::vector<std::pair<std::string, std::string>>& layouts) {
+  model::reshape_request request;
+  if (!batch.is_none()) {
+    if (PyUnicode_Check(batch.ptr())) {
+      const auto s = parse_shape("[" + batch.cast<std::string>() + "]");
+      if (!s.rank_known() || s.size() != 1) fail("batch: give an integer, \"?\" or an interval such as \"1..8\"");
+      request.batch = dimension(s[0].range());
+    } else {
+      std::int64_t v = 0;
+      std::uint64_t big = 0;
+      if (!to_int64(batch.ptr(), v, big, "batch") || v < 0) fail("batch: give an integer >= 1, \"?\" or an interval");
+      request.batch = dimension(v);
+    }
+  }
+  for (const auto& [name, shape_obj] : shapes) {
+    bool plain = false;
+    shape unused;
+    request.shapes.emplace_back(name, to_partial_shape(shape_obj, plain, unused));
+  }
+  request.layouts = layouts;
+  model::batch_report report;
+  {
+    py::gil_scoped_release unlocked;
+    const auto graph = model::read_ir(xml, bin);
+    report = model::check_batch(graph, request);
+  }
+  py::list inputs, outputs, findings;
+  for (const auto& in : report.inputs)
+    inputs.append(py::make_tuple(in.id, in.name, py_shape{in.declared}, py_shape{in.requested},
+                                 in.batch_index ? py::object(py::int_(*in.batch_index)) : py::object(py::none()),
+                                 std::string(model::name(in.source)), in.layout));
+  for (const auto& out : report.outputs) {
+    const bool one = out.batch.state == model::batch_carrier::kind::one;
+    outputs.append(py::make_tuple(out.id, out.name, py_shape{out.declared}, py_shape{out.reshaped},
+                                  carrier_state(out.batch), one ? py::object(py::int_(out.batch.axis)) : py::object(py::none()),
+                                  one ? py::object(py::int_(out.batch.factor)) : py::object(py::none())));
+  }
+  for (const auto& f : report.findings)
+    findings.append(py::make_tuple(std::string(model::name(f.issue)), f.id, f.name, f.type, f.opset, optional_code(f.code),
+                                   f.at.empty() ? py::object(py::none()) : py::object(py::str(f.at)), f.what,
+                                   optional_id(f.source_id), f.source, optional_id(f.used_by_id), optional_id(f.cause_id),
+                                   f.hint));
+  return py::make_tuple(report.target, inputs, outputs, findings, report.summary.reshapes(), report.summary_line());
+}
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "reshape1's C++ core. Import the package `reshape1`, which re-exports these names.";
   m.attr("__version__") = RESHAPE1_VERSION;
@@ -685,6 +748,8 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
         return l;
       },
       "Internal: every stable error code name, in the C++ order.");
+  m.def("_check_batch", &check_batch_model, py::arg("xml"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
+        py::arg("layouts"), "Internal: reshape1::model::check_batch, as tuples (see reshape1.check_batch).");
   m.def("_check", &check_model, py::arg("xml"), py::arg("bin"),
         "Internal: reshape1::model::check on an IR model, as tuples (see reshape1.check).");
   m.def(
