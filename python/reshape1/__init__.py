@@ -34,6 +34,10 @@ __all__ = [
     "BatchFinding",
     "BatchReport",
     "check_batch",
+    "FixChange",
+    "FixRefusal",
+    "FixReport",
+    "fix",
     "LayerFinding",
     "RawTensor",
     "ReshapeFinding",
@@ -288,4 +292,80 @@ def check_batch(
         [BatchFinding(*f) for f in findings],
         reshapes,
         line,
+    )
+
+
+class FixChange(NamedTuple):
+    """One rewritten Reshape pattern: the Const `const_id` (a clone of `cloned_from` when the original
+    fed other layers too) has `new_value` at `element`; special_zero_set when the Reshape's special_zero
+    went from false to true."""
+
+    id: int
+    name: str
+    old_pattern: str
+    new_pattern: str
+    const_id: int
+    cloned_from: Optional[int]
+    element: int
+    old_value: int
+    new_value: int
+    special_zero_set: bool
+    why: str
+
+
+class FixRefusal(NamedTuple):
+    """A layer that keeps the model from reshaping and that fix() left alone, with the reason."""
+
+    id: int
+    name: str
+    type: str
+    reason: str
+
+
+class FixReport(NamedTuple):
+    """The answer of fix(): fixed is True when the rewritten model (or the model itself, nothing_to_do)
+    reshapes at every checked batch with the same shapes at the declared batch; checked holds the summary
+    line of each batch; written says whether files were written."""
+
+    nothing_to_do: bool
+    fixed: bool
+    changes: List[FixChange]
+    refusals: List[FixRefusal]
+    checked: List[str]
+    written: bool
+
+
+def fix(
+    model_xml: Union[str, "os.PathLike[str]"],
+    output: Union[str, "os.PathLike[str]", None] = None,
+    check_batches: Optional[Sequence[Union[int, str]]] = None,
+    layouts: Optional[Mapping[str, str]] = None,
+    model_bin: Union[str, "os.PathLike[str]", None] = None,
+) -> FixReport:
+    """Rewrite the Reshape patterns that keep the model from reshaping to another batch, as `reshape1 fix`.
+
+    Each rewrite is kept only when the rewritten model propagates to the same shapes at the declared inputs;
+    then the model must reshape at every batch of check_batches (default 1, 2, 8 and "?").
+
+    Args:
+        model_xml: the model's .xml file.
+        output: the fixed model's .xml (its .bin goes beside it); None to write nothing. Nothing is written
+            when nothing changes. The input files are never modified.
+        check_batches: the batches to prove (ints, or "?" for a dynamic batch).
+        layouts: layouts by input name ("NCHW", "TN"): the dimension named N is the batch.
+        model_bin: the weights; by default the .xml's path with the extension .bin.
+
+    Raises reshape1.Error when the model cannot be read, or "invalid_argument" when output names an input.
+    """
+    xml = os.fspath(model_xml)
+    binary = os.fspath(model_bin) if model_bin is not None else os.path.splitext(xml)[0] + ".bin"
+    nothing, fixed, changes, refusals, checked, written = _core._fix(
+        xml,
+        binary,
+        os.fspath(output) if output is not None else "",
+        list(check_batches or []),
+        list((layouts or {}).items()),
+    )
+    return FixReport(
+        nothing, fixed, [FixChange(*c) for c in changes], [FixRefusal(*r) for r in refusals], checked, written
     )

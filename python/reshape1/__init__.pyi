@@ -169,3 +169,38 @@ def check_batch(
     layouts: Optional[Mapping[str, str]] = ...,
     model_bin: Union[str, os.PathLike[str], None] = ...,
 ) -> BatchReport: ...
+
+class FixChange(NamedTuple):
+    id: int
+    name: str
+    old_pattern: str
+    new_pattern: str
+    const_id: int
+    cloned_from: Optional[int]
+    element: int
+    old_value: int
+    new_value: int
+    special_zero_set: bool
+    why: str
+
+class FixRefusal(NamedTuple):
+    id: int
+    name: str
+    type: str
+    reason: str
+
+class FixReport(NamedTuple):
+    nothing_to_do: bool
+    fixed: bool
+    changes: List[FixChange]
+    refusals: List[FixRefusal]
+    checked: List[str]
+    written: bool
+
+def fix(
+    model_xml: Union[str, os.PathLike[str]],
+    output: Union[str, os.PathLike[str], None] = ...,
+    check_batches: Optional[Sequence[Union[int, str]]] = ...,
+    layouts: Optional[Mapping[str, str]] = ...,
+    model_bin: Union[str, os.PathLike[str], None] = ...,
+) -> FixReport: ...

@@ -38,3 +38,8 @@ print(output_shape((2, 3, 4), [0, -1]), describe("[?@A,4]"), flat(np.zeros((2, 2
 def batch_sources(model: str) -> list[int | None]:
     report: reshape1.BatchReport = reshape1.check_batch(model, batch=8, layouts={"data": "NCHW"})
     return [f.source_id for f in report.findings if f.finding == "swallows_batch"]
+
+
+def fixed_layers(model: str, out: str) -> list[int]:
+    report: reshape1.FixReport = reshape1.fix(model, out, check_batches=[1, 2, "?"], layouts={"data": "NCHW"})
+    return [c.id for c in report.changes if report.fixed]
