@@ -138,6 +138,16 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
       in.source = batch_source::none;
     }
   }
+  // A batch index needs a shape that has it (a layout in the model may name N of a dynamic rank).
+  for (auto& in : inputs) {
+    if (!in.batch_index || (in.requested.rank_known() && *in.batch_index < in.requested.size())) continue;
+    if (in.source == batch_source::layout_option)
+      bad_request(fmt::format("--layout {}={}: the input's shape {} has no dimension {}", in.name, in.layout,
+                              to_string(in.requested), *in.batch_index),
+                  "give its shape with --shape NAME=SHAPE");
+    in.batch_index.reset();
+    in.source = batch_source::none;
+  }
   if (request.batch) {
     if (request.batch->range().hi() == 0 && request.batch->range().lo() == 0)
       bad_request("--batch 0: a batch of 0 samples", "give a batch of at least 1, or ?");

@@ -524,8 +524,14 @@ bool same_file(const fs::path& a, const fs::path& b) {
 }  // namespace
 
 fix_report fix(const fs::path& xml, const fs::path& bin, const fix_options& options) {
-  fixer f(xml, bin, options);
-  return f.run();
+  try {
+    fixer f(xml, bin, options);
+    return f.run();
+  } catch (const fs::filesystem_error& e) {
+    // The temporary copies a rewrite is read back from.
+    fail(errc::io, {.file = e.path1().string()},
+         fmt::format("{}: {}", e.path1().string(), e.code().message()), "");
+  }
 }
 
 void write_fixed(const fix_report& report, const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml,

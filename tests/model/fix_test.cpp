@@ -315,6 +315,33 @@ TEST_F(fixing, a_minus_one_without_special_zero_next_to_an_element_that_may_be_0
                                     r1));
 }
 
+// Empty tensors keep every count at 0, so the constant batch does not fail: it swallows it. With a -1
+// already there and special_zero=false next to a literal 0, neither 0 nor -1 can be used.
+TEST_F(fixing, a_minus_one_without_special_zero_next_to_a_literal_0_is_refused) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,0]");
+  const int r1 = b.reshape(x, b.i64({1, -1, 0}), false, "[1,6,0]", "[3]", "[1,1,0]");
+  result(b, r1, "[1,1,0]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(refused(r), fmt::format("{}: pattern has a -1 and special_zero=false with a literal 0 at index 2", r1));
+}
+
+// The same without the -1, in an unsigned pattern: -1 is the only way left, and u8 cannot hold it.
+TEST_F(fixing, an_unsigned_pattern_cannot_take_minus_one) {
+  ir_builder b;
+  const int x = b.parameter("[1,24,0]");
+  const int c = b.constant(element_type::u8, "3", {1, 24, 0}, "[3]");
+  const int r1 = b.reshape(x, c, false, "[1,24,0]", "[3]", "[1,24,0]");
+  result(b, r1, "[1,24,0]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_EQ(refused(r), fmt::format("{}: pattern[0] is held by layer 'Const_{}' (id {}) of unsigned type u8, which "
+                                    "cannot hold -1",
+                                    r1, c, c));
+}
+
 TEST_F(fixing, a_fold_by_minus_one_is_refused) {
   ir_builder b;
   const int x = b.parameter("[1,6,4]");
