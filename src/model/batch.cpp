@@ -343,8 +343,11 @@ class analysis {
     }
     declared_ = propagate(g_);
     target_ = propagate(g_, shapes_at(inputs, std::nullopt));
+    // Whether there is anything to analyse: a new shape, or a batch that is not one known value (a model
+    // declared with a dynamic batch may still hard-code it in a pattern).
     changed_ = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) {
-      return to_string(without_symbols(in.requested)) != to_string(without_symbols(in.declared));
+      return to_string(without_symbols(in.requested)) != to_string(without_symbols(in.declared)) ||
+             (in.batch_index && !in.requested[*in.batch_index].is_static());
     });
     // A dynamic batch: also an example batch that is not the declared one, where a hard-coded batch fails.
     std::optional<std::int64_t> example;
