@@ -84,4 +84,33 @@ with tempfile.TemporaryDirectory() as d:
     check("the input is never overwritten", retail.read_bytes() == xml_before
           and retail.with_suffix(".bin").read_bytes() == bin_before)
 
+# A model whose obstacle is not a Reshape: exit 1, the layer named, nothing written.
+CONCAT = """<?xml version="1.0"?>
+<net name="concat" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data element_type="f32" shape="1,8"/>
+<output><port id="0" precision="FP32"><dim>1</dim><dim>8</dim></port></output></layer>
+<layer id="1" name="c" type="Const" version="opset1"><data element_type="f32" shape="1,8" offset="0" size="32"/>
+<output><port id="0" precision="FP32"><dim>1</dim><dim>8</dim></port></output></layer>
+<layer id="2" name="joined" type="Concat" version="opset1"><data axis="1"/>
+<input><port id="0"><dim>1</dim><dim>8</dim></port><port id="1"><dim>1</dim><dim>8</dim></port></input>
+<output><port id="2" precision="FP32"><dim>1</dim><dim>16</dim></port></output></layer>
+<layer id="3" name="out" type="Result" version="opset1"><input><port id="0"><dim>1</dim><dim>16</dim></port></input></layer>
+</layers><edges>
+<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/><edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
+</edges></net>
+"""
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    (d / "m.xml").write_text(CONCAT)
+    (d / "m.bin").write_bytes(bytes(32))
+    rc, out, err = run("fix", d / "m.xml", "-o", d / "f.xml")
+    lines = out.splitlines()
+    check("not fixable exits 1", rc == 1, f"{rc} {out} {err}")
+    check("not fixable names the layer", lines[0].split() == ["id", "name", "op", "result"]
+          and lines[1].split() == ["2", "joined", "Concat", "not", "fixed"]
+          and lines[2] == "    not a Reshape pattern: fails at batch 2: layer 'joined' (id 2): input 1 dimension 0: "
+                          "2 and 1 cannot be equal", out)
+    check("not fixable writes nothing", not (d / "f.xml").exists() and not (d / "f.bin").exists())
+
 results.finish()
