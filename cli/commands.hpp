@@ -31,5 +31,7 @@ void add_infer(CLI::App& app, session& s);
 void add_run(CLI::App& app, session& s);
 /// Adds `check`.
 void add_check(CLI::App& app, session& s);
+/// Adds `fix`.
+void add_fix(CLI::App& app, session& s);
 
 }  // namespace reshape1::cli

@@ -17,9 +17,11 @@ namespace {
 
 using namespace reshape1::cli;
 
-/// The exit code for an error a subcommand throws: for `check`, the model could not be read (2, as 1 means
-/// that some layer has an error or a mismatch); for `infer` and `run`, invalid input (1).
-int exit_code_for(const session& s, reshape1::errc) { return s.command == "check" ? exit_usage : exit_invalid; }
+/// The exit code for an error a subcommand throws: for `check` and `fix`, the model could not be read or an
+/// option is wrong (2, as 1 means that some layer has a problem); for `infer` and `run`, invalid input (1).
+int exit_code_for(const session& s, reshape1::errc) {
+  return s.command == "check" || s.command == "fix" ? exit_usage : exit_invalid;
+}
 
 extern "C" void on_termination(int signal) {
   // Async-signal-safe: unlink the temporary files of unfinished writes, then die of the signal as usual.
@@ -43,7 +45,7 @@ void remove_temporary_files_on_termination() {
 void add_help(CLI::App& app) {
   auto* cmd = app.add_subcommand("help", "Print this help, or a subcommand's: reshape1 help run");
   auto topic = std::make_shared<std::string>();
-  cmd->add_option("COMMAND", *topic, "infer, run or check")->check(CLI::IsMember({"infer", "run", "check"}));
+  cmd->add_option("COMMAND", *topic, "infer, run, check or fix")->check(CLI::IsMember({"infer", "run", "check", "fix"}));
   cmd->callback([&app, topic] {
     if (topic->empty()) {
       std::cout << app.get_formatter()->make_help(&app, "reshape1", CLI::AppFormatMode::Normal);
@@ -68,6 +70,7 @@ int main(int argc, char** argv) {
   add_infer(app, s);
   add_run(app, s);
   add_check(app, s);
+  add_fix(app, s);
   add_help(app);
   add_completion(app);
   remove_temporary_files_on_termination();

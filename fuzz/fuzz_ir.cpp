@@ -1,4 +1,5 @@
-// Fuzz target: the IR reader, the propagation through every layer and the checker. The input is a 2-byte little-endian XML length, the XML,
+// Fuzz target: the IR reader, the propagation through every layer, the checker and the batch check
+// (`check --batch 3` and `--batch ?`). The input is a 2-byte little-endian XML length, the XML,
 // then the .bin. Whatever the bytes: a report, or one reshape1::error.
 #include <algorithm>
 #include <filesystem>
@@ -6,6 +7,7 @@
 
 #include "fuzz_input.hpp"
 #include "reshape1/error.hpp"
+#include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -30,6 +32,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& f : report.layers) mismatches += f.issue == model::layer_issue::shape_mismatch;
     if (mismatches != report.summary.layers.shape_mismatches) fuzz::invariant_broken("layer summary counts");
     if (report.summary.layers.propagated > report.summary.layers.count) fuzz::invariant_broken("more layers propagated than read");
+    for (const auto& batch : {dimension(3), dimension()}) {
+      const auto b = model::check_batch(graph, {.batch = batch});
+      std::size_t fails = 0, swallows = 0, scales = 0;
+      for (const auto& f : b.findings) {
+        if (f.layer >= graph.layers().size() || graph.layers()[f.layer].id != f.id) fuzz::invariant_broken("finding layer");
+        fails += f.issue == model::batch_issue::fails;
+        swallows += f.issue == model::batch_issue::swallows_batch;
+        scales += f.issue == model::batch_issue::scales_with_batch;
+        if (f.issue == model::batch_issue::fails && (!f.code || f.at.empty())) fuzz::invariant_broken("fails without code");
+      }
+      if (fails != b.summary.fails || swallows != b.summary.swallows_batch || scales != b.summary.scales_with_batch)
+        fuzz::invariant_broken("batch summary counts");
+      if (b.summary.reshapes() != (fails + swallows == 0)) fuzz::invariant_broken("batch verdict");
+      for (const auto& in : b.inputs)
+        if (in.batch_index && (!in.requested.rank_known() || *in.batch_index >= in.requested.size() ||
+                               in.requested[*in.batch_index].range() != batch.range()))
+          fuzz::invariant_broken("batch not set at the batch index");
+    }
   } catch (const error&) {
   }
   return 0;

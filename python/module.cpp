@@ -15,7 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
+#include "reshape1/model/fix.hpp"
 #include "reshape1/model/graph.hpp"
 #include "reshape1/reshape1.hpp"
 
@@ -501,6 +503,95 @@ py::tuple check_model(const std::string& xml, const std::string& bin) {
   return py::make_tuple(reshapes, layers, report.summary.failed());
 }
 
+dimension to_batch(py::handle batch);
+
+py::object carrier_state(const model::batch_carrier& c) {
+  switch (c.state) {
+    case model::batch_carrier::kind::one: return py::str("one");
+    case model::batch_carrier::kind::none: return py::str("none");
+    case model::batch_carrier::kind::several: return py::str("several");
+    case model::batch_carrier::kind::unknown: break;
+  }
+  return py::str("unknown");
+}
+
+py::object optional_id(const std::optional<std::int64_t>& id) {
+  return id ? py::object(py::int_(*id)) : py::object(py::none());
+}
+
+/// reshape1::model::check_batch as plain tuples; reshape1/__init__.py makes them typed.
+py::tuple check_batch_model(const std::string& xml, const std::string& bin, py::handle batch,
+                            const std::vector<std::pair<std::string, py::object>>& shapes,
+                            const std::vector<std::pair<std::string, std::string>>& layouts) {
+  model::reshape_request request;
+  if (!batch.is_none()) request.batch = to_batch(batch);
+  for (const auto& [name, shape_obj] : shapes) {
+    bool plain = false;
+    shape unused;
+    request.shapes.emplace_back(name, to_partial_shape(shape_obj, plain, unused));
+  }
+  request.layouts = layouts;
+  model::batch_report report;
+  {
+    py::gil_scoped_release unlocked;
+    const auto graph = model::read_ir(xml, bin);
+    report = model::check_batch(graph, request);
+  }
+  py::list inputs, outputs, findings;
+  for (const auto& in : report.inputs)
+    inputs.append(py::make_tuple(in.id, in.name, py_shape{in.declared}, py_shape{in.requested},
+                                 in.batch_index ? py::object(py::int_(*in.batch_index)) : py::object(py::none()),
+                                 std::string(model::name(in.source)), in.layout));
+  for (const auto& out : report.outputs) {
+    const bool one = out.batch.state == model::batch_carrier::kind::one;
+    outputs.append(py::make_tuple(out.id, out.name, py_shape{out.declared}, py_shape{out.reshaped},
+                                  carrier_state(out.batch), one ? py::object(py::int_(out.batch.axis)) : py::object(py::none()),
+                                  one ? py::object(py::int_(out.batch.factor)) : py::object(py::none())));
+  }
+  for (const auto& f : report.findings)
+    findings.append(py::make_tuple(std::string(model::name(f.issue)), f.id, f.name, f.type, f.opset, optional_code(f.code),
+                                   f.at.empty() ? py::object(py::none()) : py::object(py::str(f.at)), f.what,
+                                   optional_id(f.source_id), f.source, optional_id(f.used_by_id), optional_id(f.cause_id),
+                                   f.hint));
+  return py::make_tuple(report.target, inputs, outputs, findings, report.summary.reshapes(), report.summary_line());
+}
+
+dimension to_batch(py::handle batch) {
+  if (PyUnicode_Check(batch.ptr())) {
+    const auto s = parse_shape("[" + batch.cast<std::string>() + "]");
+    if (!s.rank_known() || s.size() != 1) fail("batch: give an integer, \"?\" or an interval such as \"1..8\"");
+    return dimension(s[0].range());
+  }
+  std::int64_t v = 0;
+  std::uint64_t big = 0;
+  if (!to_int64(batch.ptr(), v, big, "batch") || v < 0) fail("batch: give an integer >= 1, \"?\" or an interval");
+  return dimension(v);
+}
+
+/// reshape1::model::fix (and write_fixed when `out_xml` is given) as plain tuples.
+py::tuple fix_model(const std::string& xml, const std::string& bin, const std::string& out_xml,
+                    const std::vector<py::object>& batches, const std::vector<std::pair<std::string, std::string>>& layouts) {
+  model::fix_options options;
+  for (const auto& b : batches) options.check_batches.push_back(to_batch(b));
+  options.layouts = layouts;
+  model::fix_report report;
+  bool written = false;
+  {
+    py::gil_scoped_release unlocked;
+    report = model::fix(xml, bin, options);
+    if (!out_xml.empty() && !report.changes.empty()) {
+      model::write_fixed(report, xml, bin, out_xml, std::filesystem::path(out_xml).replace_extension(".bin"));
+      written = true;
+    }
+  }
+  py::list changes, refusals;
+  for (const auto& c : report.changes)
+    changes.append(py::make_tuple(c.id, c.name, c.old_pattern, c.new_pattern, c.const_id, optional_id(c.cloned_from),
+                                  c.const_index, c.old_value, c.new_value, c.special_zero_set, c.why));
+  for (const auto& r : report.refusals) refusals.append(py::make_tuple(r.id, r.name, r.type, r.reason));
+  return py::make_tuple(report.nothing_to_do, report.fixed, changes, refusals, report.checked, written);
+}
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "reshape1's C++ core. Import the package `reshape1`, which re-exports these names.";
   m.attr("__version__") = RESHAPE1_VERSION;
@@ -685,6 +776,10 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
         return l;
       },
       "Internal: every stable error code name, in the C++ order.");
+  m.def("_fix", &fix_model, py::arg("xml"), py::arg("bin"), py::arg("out_xml"), py::arg("batches"), py::arg("layouts"),
+        "Internal: reshape1::model::fix and write_fixed, as tuples (see reshape1.fix).");
+  m.def("_check_batch", &check_batch_model, py::arg("xml"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
+        py::arg("layouts"), "Internal: reshape1::model::check_batch, as tuples (see reshape1.check_batch).");
   m.def("_check", &check_model, py::arg("xml"), py::arg("bin"),
         "Internal: reshape1::model::check on an IR model, as tuples (see reshape1.check).");
   m.def(

@@ -18,7 +18,7 @@ notation (docs/semantics.md). Every failure raises reshape1.Error, a ValueError 
 from __future__ import annotations
 
 import os
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _core
 from ._core import Dim, Result, Shape, element_types, infer, reshape
@@ -29,6 +29,15 @@ __all__ = [
     "Dim",
     "Error",
     "CheckReport",
+    "BatchInput",
+    "BatchOutput",
+    "BatchFinding",
+    "BatchReport",
+    "check_batch",
+    "FixChange",
+    "FixRefusal",
+    "FixReport",
+    "fix",
     "LayerFinding",
     "RawTensor",
     "ReshapeFinding",
@@ -189,3 +198,174 @@ def check(model_xml: Union[str, "os.PathLike[str]"], model_bin: Union[str, "os.P
     binary = os.fspath(model_bin) if model_bin is not None else os.path.splitext(xml)[0] + ".bin"
     reshapes, layers, failed = _core._check(xml, binary)
     return CheckReport([ReshapeFinding(*r) for r in reshapes], [LayerFinding(*f) for f in layers], failed)
+
+
+class BatchInput(NamedTuple):
+    """A model input in check_batch(): its shapes, and which dimension is its batch and why
+    (batch_from is "layout_option", "layout_in_model", "first_dimension" or "none")."""
+
+    id: int
+    name: str
+    declared: Shape
+    reshaped_to: Shape
+    batch_index: Optional[int]
+    batch_from: str
+    layout: str
+
+
+class BatchOutput(NamedTuple):
+    """A model output in check_batch(): its shape at the declared and the new shapes, and how it holds
+    the batch: batch is "one" (dimension batch_axis is N times batch_factor), "none", "several" or
+    "unknown"."""
+
+    id: int
+    name: str
+    declared: Shape
+    reshaped: Shape
+    batch: str
+    batch_axis: Optional[int]
+    batch_factor: Optional[int]
+
+
+class BatchFinding(NamedTuple):
+    """One finding of check_batch(): finding is "fails" (code and at say why and at which batch),
+    "swallows_batch" or "scales_with_batch" (not a fault). source_id is the layer that holds the
+    offending value (a Const) or computes it; used_by the layer or output that depends on it; cause the
+    Reshape upstream behind a failure."""
+
+    finding: str
+    id: int
+    name: str
+    type: str
+    opset: int
+    code: Optional[str]
+    at: Optional[str]
+    what: str
+    source_id: Optional[int]
+    source: str
+    used_by: Optional[int]
+    cause: Optional[int]
+    hint: str
+
+
+class BatchReport(NamedTuple):
+    """The answer of check_batch(): reshapes is True when no layer fails and no Reshape swallows the
+    batch; line is the summary `reshape1 check --batch` prints."""
+
+    target: str
+    inputs: List[BatchInput]
+    outputs: List[BatchOutput]
+    findings: List[BatchFinding]
+    reshapes: bool
+    line: str
+
+
+def check_batch(
+    model_xml: Union[str, "os.PathLike[str]"],
+    batch: Union[int, str, None] = None,
+    shapes: Optional[Mapping[str, Any]] = None,
+    layouts: Optional[Mapping[str, str]] = None,
+    model_bin: Union[str, "os.PathLike[str]", None] = None,
+) -> BatchReport:
+    """Will the model reshape to another batch or input shapes, and will every layer keep its meaning?
+    The report of `reshape1 check --batch` (see docs/cli.md).
+
+    Args:
+        model_xml: the model's .xml file.
+        batch: the new batch: an int, "?" for a dynamic one, or None to change only `shapes`.
+        shapes: new input shapes by input name ("" for the only input of a one-input model).
+        layouts: layouts by input name ("NCHW", "[N,C,H,W]", "TN"): the dimension named N is the batch.
+        model_bin: the weights; by default the .xml's path with the extension .bin.
+
+    Raises reshape1.Error: "invalid_argument" for a request the model cannot take (an unknown input name,
+    a layout that does not fit), "io", "bad_file"... when the model cannot be read.
+    """
+    xml = os.fspath(model_xml)
+    binary = os.fspath(model_bin) if model_bin is not None else os.path.splitext(xml)[0] + ".bin"
+    target, inputs, outputs, findings, reshapes, line = _core._check_batch(
+        xml, binary, batch, list((shapes or {}).items()), list((layouts or {}).items())
+    )
+    return BatchReport(
+        target,
+        [BatchInput(*i) for i in inputs],
+        [BatchOutput(*o) for o in outputs],
+        [BatchFinding(*f) for f in findings],
+        reshapes,
+        line,
+    )
+
+
+class FixChange(NamedTuple):
+    """One rewritten Reshape pattern: the Const `const_id` (a clone of `cloned_from` when the original
+    fed other layers too) has `new_value` at `element`; special_zero_set when the Reshape's special_zero
+    went from false to true."""
+
+    id: int
+    name: str
+    old_pattern: str
+    new_pattern: str
+    const_id: int
+    cloned_from: Optional[int]
+    element: int
+    old_value: int
+    new_value: int
+    special_zero_set: bool
+    why: str
+
+
+class FixRefusal(NamedTuple):
+    """A layer that keeps the model from reshaping and that fix() left alone, with the reason."""
+
+    id: int
+    name: str
+    type: str
+    reason: str
+
+
+class FixReport(NamedTuple):
+    """The answer of fix(): fixed is True when the rewritten model (or the model itself, nothing_to_do)
+    reshapes at every checked batch with the same shapes at the declared batch; checked holds the summary
+    line of each batch; written says whether files were written."""
+
+    nothing_to_do: bool
+    fixed: bool
+    changes: List[FixChange]
+    refusals: List[FixRefusal]
+    checked: List[str]
+    written: bool
+
+
+def fix(
+    model_xml: Union[str, "os.PathLike[str]"],
+    output: Union[str, "os.PathLike[str]", None] = None,
+    check_batches: Optional[Sequence[Union[int, str]]] = None,
+    layouts: Optional[Mapping[str, str]] = None,
+    model_bin: Union[str, "os.PathLike[str]", None] = None,
+) -> FixReport:
+    """Rewrite the Reshape patterns that keep the model from reshaping to another batch, as `reshape1 fix`.
+
+    Each rewrite is kept only when the rewritten model propagates to the same shapes at the declared inputs;
+    then the model must reshape at every batch of check_batches (default 1, 2, 8 and "?").
+
+    Args:
+        model_xml: the model's .xml file.
+        output: the fixed model's .xml (its .bin goes beside it); None to write nothing. Nothing is written
+            when nothing changes. The input files are never modified.
+        check_batches: the batches to prove (ints, or "?" for a dynamic batch).
+        layouts: layouts by input name ("NCHW", "TN"): the dimension named N is the batch.
+        model_bin: the weights; by default the .xml's path with the extension .bin.
+
+    Raises reshape1.Error when the model cannot be read, or "invalid_argument" when output names an input.
+    """
+    xml = os.fspath(model_xml)
+    binary = os.fspath(model_bin) if model_bin is not None else os.path.splitext(xml)[0] + ".bin"
+    nothing, fixed, changes, refusals, checked, written = _core._fix(
+        xml,
+        binary,
+        os.fspath(output) if output is not None else "",
+        list(check_batches or []),
+        list((layouts or {}).items()),
+    )
+    return FixReport(
+        nothing, fixed, [FixChange(*c) for c in changes], [FixRefusal(*r) for r in refusals], checked, written
+    )

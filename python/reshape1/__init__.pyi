@@ -1,6 +1,6 @@
 # Type stub of the reshape1 package (the C++ extension _core and the pure-Python __init__.py).
 import os
-from typing import Any, Iterator, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -120,3 +120,87 @@ class CheckReport(NamedTuple):
 def check(
     model_xml: Union[str, os.PathLike[str]], model_bin: Union[str, os.PathLike[str], None] = ...
 ) -> CheckReport: ...
+
+class BatchInput(NamedTuple):
+    id: int
+    name: str
+    declared: Shape
+    reshaped_to: Shape
+    batch_index: Optional[int]
+    batch_from: Literal["layout_option", "layout_in_model", "first_dimension", "none"]
+    layout: str
+
+class BatchOutput(NamedTuple):
+    id: int
+    name: str
+    declared: Shape
+    reshaped: Shape
+    batch: Literal["one", "none", "several", "unknown"]
+    batch_axis: Optional[int]
+    batch_factor: Optional[int]
+
+class BatchFinding(NamedTuple):
+    finding: Literal["fails", "swallows_batch", "scales_with_batch"]
+    id: int
+    name: str
+    type: str
+    opset: int
+    code: Optional[str]
+    at: Optional[str]
+    what: str
+    source_id: Optional[int]
+    source: str
+    used_by: Optional[int]
+    cause: Optional[int]
+    hint: str
+
+class BatchReport(NamedTuple):
+    target: str
+    inputs: List[BatchInput]
+    outputs: List[BatchOutput]
+    findings: List[BatchFinding]
+    reshapes: bool
+    line: str
+
+def check_batch(
+    model_xml: Union[str, os.PathLike[str]],
+    batch: Union[int, str, None] = ...,
+    shapes: Optional[Mapping[str, ShapeLike]] = ...,
+    layouts: Optional[Mapping[str, str]] = ...,
+    model_bin: Union[str, os.PathLike[str], None] = ...,
+) -> BatchReport: ...
+
+class FixChange(NamedTuple):
+    id: int
+    name: str
+    old_pattern: str
+    new_pattern: str
+    const_id: int
+    cloned_from: Optional[int]
+    element: int
+    old_value: int
+    new_value: int
+    special_zero_set: bool
+    why: str
+
+class FixRefusal(NamedTuple):
+    id: int
+    name: str
+    type: str
+    reason: str
+
+class FixReport(NamedTuple):
+    nothing_to_do: bool
+    fixed: bool
+    changes: List[FixChange]
+    refusals: List[FixRefusal]
+    checked: List[str]
+    written: bool
+
+def fix(
+    model_xml: Union[str, os.PathLike[str]],
+    output: Union[str, os.PathLike[str], None] = ...,
+    check_batches: Optional[Sequence[Union[int, str]]] = ...,
+    layouts: Optional[Mapping[str, str]] = ...,
+    model_bin: Union[str, os.PathLike[str], None] = ...,
+) -> FixReport: ...

@@ -14,12 +14,15 @@
 #include <fmt/format.h>
 
 #include "../detail/fail.hpp"
+#include "batch_internal.hpp"
 #include "rules.hpp"
 
 namespace reshape1::model {
 namespace {
 
 using reshape1::detail::fail;
+using detail::element_origin;
+using detail::origin_of_element;
 
 /// The batch values the carriers are computed at: distinct primes, far from any size a model writes down,
 /// so that N·k cannot be mistaken for a constant dimension.
@@ -134,6 +137,16 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
       in.batch_index.reset();
       in.source = batch_source::none;
     }
+  }
+  // A batch index needs a shape that has it (a layout in the model may name N of a dynamic rank).
+  for (auto& in : inputs) {
+    if (!in.batch_index || (in.requested.rank_known() && *in.batch_index < in.requested.size())) continue;
+    if (in.source == batch_source::layout_option)
+      bad_request(fmt::format("--layout {}={}: the input's shape {} has no dimension {}", in.name, in.layout,
+                              to_string(in.requested), *in.batch_index),
+                  "give its shape with --shape NAME=SHAPE");
+    in.batch_index.reset();
+    in.source = batch_source::none;
   }
   if (request.batch) {
     if (request.batch->range().hi() == 0 && request.batch->range().lo() == 0)
@@ -294,53 +307,6 @@ std::vector<axis_use> non_batch_axes(const graph& g, const propagation& p, const
 
 // ---- where values come from --------------------------------------------------------------------------
 
-struct element_origin {
-  const layer* holder = nullptr;  ///< the Const that holds the element, or the layer that computes it
-  std::size_t index = 0;          ///< the element's index in the holder (for a Const)
-  const layer* through = nullptr;  ///< the Concat the element went through, if any
-};
-
-/// Follows element `index` of input `port` of `l` back to the Const that holds it, through Concats of 1-D
-/// tensors and the ops that keep element positions (Convert, Squeeze, Unsqueeze).
-element_origin origin_of_element(const graph& g, const propagation& p, const layer& l, std::size_t port,
-                                 std::size_t index) {
-  element_origin o;
-  const layer* at = &l;
-  std::size_t in = port;
-  for (int depth = 0; depth < 64; ++depth) {
-    if (in >= at->sources.size() || !at->sources[in]) return o;
-    const auto& src = g.layers()[at->sources[in]->layer];
-    o.holder = &src;
-    o.index = index;
-    if (src.type == "Const") return o;
-    if (src.type == "Concat") {
-      bool found = false;
-      for (std::size_t j = 0; j < src.inputs.size() && !found; ++j) {
-        const auto& s = p.input(g, src, j).shape;
-        if (!s.rank_known() || s.size() != 1 || !s[0].is_static()) return o;
-        const auto length = static_cast<std::size_t>(s[0].lo());
-        if (index < length) {
-          o.through = &src;
-          at = &src;
-          in = j;
-          found = true;
-        } else {
-          index -= length;
-        }
-      }
-      if (!found) return o;
-      continue;
-    }
-    if (src.type == "Convert" || src.type == "Squeeze" || src.type == "Unsqueeze") {
-      at = &src;
-      in = 0;
-      continue;
-    }
-    return o;
-  }
-  return o;
-}
-
 std::string source_text(const element_origin& o) {
   if (o.holder == nullptr) return {};
   if (o.holder->type == "Const")
@@ -377,8 +343,11 @@ class analysis {
     }
     declared_ = propagate(g_);
     target_ = propagate(g_, shapes_at(inputs, std::nullopt));
+    // Whether there is anything to analyse: a new shape, or a batch that is not one known value (a model
+    // declared with a dynamic batch may still hard-code it in a pattern).
     changed_ = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) {
-      return to_string(without_symbols(in.requested)) != to_string(without_symbols(in.declared));
+      return to_string(without_symbols(in.requested)) != to_string(without_symbols(in.declared)) ||
+             (in.batch_index && !in.requested[*in.batch_index].is_static());
     });
     // A dynamic batch: also an example batch that is not the declared one, where a hard-coded batch fails.
     std::optional<std::int64_t> example;
@@ -535,6 +504,7 @@ class analysis {
           f.what += fmt::format("; pattern[{}] is {}, the declared batch, written as a constant", it->second.index,
                                 it->second.value);
           f.hint = it->second.hint;
+          f.pattern_index = it->second.index;
           set_source(f, it->second.origin);
         } else {
           set_pattern_source(f, l);
@@ -576,6 +546,7 @@ class analysis {
       if (out.state == batch_carrier::kind::one)
         f.what += fmt::format(" and the batch goes into dimension {} ({})", out.axis, dim_text(out.factor));
       f.hint = r.hint;
+      f.pattern_index = r.index;
       set_source(f, r.origin);
       report_.findings.push_back(std::move(f));
     }
@@ -730,6 +701,50 @@ class analysis {
 };
 
 }  // namespace
+
+namespace detail {
+element_origin origin_of_element(const graph& g, const propagation& p, const layer& l, std::size_t port,
+                                 std::size_t index) {
+  element_origin o;
+  const layer* at = &l;
+  std::size_t in = port;
+  for (int depth = 0; depth < 64; ++depth) {
+    if (in >= at->sources.size() || !at->sources[in]) return o;
+    const auto& src = g.layers()[at->sources[in]->layer];
+    o.holder = &src;
+    o.index = index;
+    o.consumer = at;
+    o.consumer_port = in;
+    if (src.type == "Const") return o;
+    if (src.type == "Concat") {
+      bool found = false;
+      for (std::size_t j = 0; j < src.inputs.size() && !found; ++j) {
+        const auto& s = p.input(g, src, j).shape;
+        if (!s.rank_known() || s.size() != 1 || !s[0].is_static()) return o;
+        const auto length = static_cast<std::size_t>(s[0].lo());
+        if (index < length) {
+          o.through = &src;
+          at = &src;
+          in = j;
+          found = true;
+        } else {
+          index -= length;
+        }
+      }
+      if (!found) return o;
+      continue;
+    }
+    if (src.type == "Convert" || src.type == "Squeeze" || src.type == "Unsqueeze") {
+      at = &src;
+      in = 0;
+      continue;
+    }
+    return o;
+  }
+  return o;
+}
+
+}  // namespace detail
 
 std::string_view name(batch_source s) noexcept {
   switch (s) {

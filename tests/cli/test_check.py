@@ -102,6 +102,66 @@ with tempfile.TemporaryDirectory() as d:
         rc, out, err = run(str(cut), "--bin", str(MODELS / "face-detection-retail-0005" / "other.bin"))
         check(f"model truncated at {n}", rc == 2 and err.count("\n") == 1 and out == "", f"{rc} {err!r}")
 
+# --batch / --shape / --layout: will the model reshape, and does every layer keep its meaning?
+rc, out, err = run(retail, "--batch", "8")
+lines = out.splitlines()
+check("batch exit code 1 when a Reshape swallows the batch", rc == 1, f"{rc} {err}")
+check("batch inputs table", lines[0].split() == ["id", "input", "declared", "reshaped", "to", "batch", "index"]
+      and lines[1].split()[:4] == ["0", "input.1", "[1,3,300,300]", "[8,3,300,300]"]
+      and lines[1].endswith("0 (first dimension; no layout)"), lines[:2])
+check("batch outputs table", any(line.split() == ["304", "527/sink_port_0", "[1,1,200,7]", "[1,1,200,7]", "none"]
+                                 for line in lines), out)
+check("batch finding row", any(line.split() == ["267", "525", "Reshape-1", "swallows_batch"] for line in lines), out)
+check("batch finding source and hint",
+      "    value from: Const '525/Cast_114614_const' (id 266)" in lines
+      and "    hint: pattern[0]: use 0 to copy the batch" in lines, out)
+check("batch summary line", lines[-1] == "reshapes to batch 8: no: 2 Reshapes swallow the batch", lines[-1])
+
+rc, out, err = run(retail, "--batch", "?", "--json")
+doc = json.loads(out)
+check("batch json exit code", rc == 1, f"{rc} {err}")
+check("batch json", doc["target"] == "batch ?" and doc["summary"]["swallows_batch"] == 2
+      and doc["summary"]["reshapes"] is False and doc["inputs"][0]["reshaped_to"] == "[?@N,3,300,300]"
+      and doc["inputs"][0]["batch_from"] == "first_dimension"
+      and [f["id"] for f in doc["findings"]] == ["267", "280"]
+      and doc["findings"][0]["source"] == {"id": "266", "what": "Const '525/Cast_114614_const' (id 266)"},
+      json.dumps(doc)[:600])
+
+rc, out, err = run(fd200, "--batch", "4", "--quiet")
+check("batch yes exits 0", rc == 0 and out.splitlines()[-1] ==
+      "reshapes to batch 4: yes (1 output grows with the batch, as post-processing does)", f"{rc} {out} {err}")
+check("batch --quiet hides the tables and what only grows", "input" not in out and "scales_with_batch" not in out, out)
+rc, out, err = run(fd200, "--batch", "4", "--json")
+doc = json.loads(out)
+check("scales_with_batch in json", rc == 0 and doc["findings"][0]["finding"] == "scales_with_batch"
+      and doc["findings"][0]["used_by"] == "1145" and doc["outputs"][0]["batch"] == {"axis": 2, "factor": 200},
+      json.dumps(doc)[:600])
+
+rc, out, err = run(fd200, "--shape", "[1,3,512,512]", "--quiet")
+check("--shape without a name on a one-input model",
+      rc == 0 and out.strip() == "reshapes to the given shapes: yes (1 output grows with the batch, as post-processing does)",
+      f"{rc} {out} {err}")
+rc, out, err = run(fd200, "--shape", "image=[2,3,512,512]", "--layout", "image=NCHW", "--json")
+doc = json.loads(out)
+check("--shape NAME=SHAPE and --layout", rc == 0 and doc["inputs"][0]["reshaped_to"] == "[2,3,512,512]"
+      and doc["inputs"][0]["batch_from"] == "layout_option" and doc["outputs"][0]["reshaped"] == "[1,1,400,7]",
+      json.dumps(doc)[:600])
+
+# Bad options: exit 2, one line.
+for args, message in [
+        (["--batch", "x"], "--batch x: not a batch; give a number such as 8, or ? for a dynamic batch"),
+        (["--batch", "0"], "--batch 0: a batch of 0 samples; give a batch of at least 1, or ?"),
+        (["--shape", "nope=[1,2]"], "--shape nope: the model has no input named 'nope'; its inputs are 'image'; "
+                                    "use one of those names"),
+        (["--shape", "[1,2"], "--shape [1,2:"),
+        (["--layout", "NCHW"], "--layout NCHW: no input name; write --layout NAME=NCHW"),
+        (["--layout", "image=NCH"], "--layout image=NCH: layout 'NCH' has 3 dimensions, the shape has 4"),
+        (["--batch", "2", "--shape", "image=[4,3,256,256]"], "input 'image': --shape gives 4 at the batch index 0, "
+                                                               "--batch gives 2"),
+]:
+    rc, out, err = run(fd200, *args)
+    check(f"bad option {args}", rc == 2 and message in err and err.count("\n") == 1 and out == "", f"{rc} {err!r}")
+
 rc, out, err = run()
 check("no model is a usage error", rc == 2, err)
 

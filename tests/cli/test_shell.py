@@ -45,7 +45,7 @@ def complete(*words):
 
 
 for words, want in [
-    (("",), ["check", "help", "infer", "run"]),
+    (("",), ["check", "fix", "help", "infer", "run"]),
     (("i",), ["infer"]),
     (("--",), ["--completion", "--help", "--version"]),
     (("--completion", ""), ["bash", "zsh"]),

@@ -154,6 +154,17 @@ TEST_F(batch, an_undone_batch_major_flatten_is_not_a_finding) {
   EXPECT_EQ(to_string(at(b, batch_of(8)).outputs[0].reshaped), "[8,1126,3]");
 }
 
+// A model exported with a dynamic batch can still hard-code it in a pattern: asking for `?` again is not
+// "nothing changed".
+TEST_F(batch, a_dynamic_batch_declared_is_still_analysed) {
+  ir_builder b;
+  const int x = b.parameter("[-1,6,4]");
+  const int r = b.reshape(x, b.i64({1, -1}), false, "[-1,6,4]", "[2]", "[1,-1]");
+  result(b, r, "[1,-1]");
+  const auto rep = at(b, dynamic_batch());
+  EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}", r));
+}
+
 // A Concat of an input and a constant along another axis: at batch 4 the batch dimensions disagree.
 TEST_F(batch, a_concat_fails) {
   ir_builder b;

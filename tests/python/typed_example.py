@@ -33,3 +33,13 @@ def flat(a: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 raw: reshape1.RawTensor = reshape1.reshape_raw(bytes(48), "bf16", (4, 6), [0, -1, 3], True)
 version: str = reshape1.__version__
 print(output_shape((2, 3, 4), [0, -1]), describe("[?@A,4]"), flat(np.zeros((2, 2), np.float32)).shape, raw.shape, version)
+
+
+def batch_sources(model: str) -> list[int | None]:
+    report: reshape1.BatchReport = reshape1.check_batch(model, batch=8, layouts={"data": "NCHW"})
+    return [f.source_id for f in report.findings if f.finding == "swallows_batch"]
+
+
+def fixed_layers(model: str, out: str) -> list[int]:
+    report: reshape1.FixReport = reshape1.fix(model, out, check_batches=[1, 2, "?"], layouts={"data": "NCHW"})
+    return [c.id for c in report.changes if report.fixed]

@@ -88,6 +88,9 @@ struct batch_finding {
   std::optional<std::int64_t> used_by_id;
   /// For a `fails` that follows from a Reshape upstream that hard-codes or folds the batch.
   std::optional<std::int64_t> cause_id;
+  /// For a Reshape: the pattern element that writes the declared batch as a constant where the input
+  /// has the batch (what `reshape1 fix` rewrites).
+  std::optional<std::size_t> pattern_index;
 };
 
 /// A model output at the new shapes.

@@ -1,0 +1,184 @@
+// `reshape1 fix MODEL.xml -o FIXED.xml [--check-batch 1,2,8,?] [--layout NAME=LAYOUT] [--dry-run] [--json]`:
+// rewrites the Reshape patterns that keep a model from reshaping to another batch, proves the result, and
+// writes the fixed .bin then the fixed .xml.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "report.hpp"
+#include "reshape1/error.hpp"
+#include "reshape1/model/fix.hpp"
+
+namespace reshape1::cli {
+namespace {
+
+struct fix_args {
+  std::string xml, bin, output;
+  std::string batches = "1,2,8,?";
+  std::vector<std::string> layouts;
+  bool dry_run = false;
+  bool json = false;
+};
+
+[[noreturn]] void usage(const std::string& what, const std::string& hint) {
+  throw error(errc::invalid_argument, {}, what, hint);
+}
+
+std::vector<dimension> parse_batches(const std::string& text) {
+  std::vector<dimension> r;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    partial_shape s;
+    try {
+      s = parse_shape("[" + item + "]");
+    } catch (const error&) {
+      usage(fmt::format("--check-batch {}: '{}' is not a batch", text, item), "give numbers or ?, e.g. 1,2,8,?");
+    }
+    if (!s.rank_known() || s.size() != 1 || (s[0].is_static() && s[0].lo() == 0))
+      usage(fmt::format("--check-batch {}: '{}' is not a batch", text, item), "give numbers or ?, e.g. 1,2,8,?");
+    r.emplace_back(s[0].range());
+  }
+  if (r.empty()) usage("--check-batch: no batch given", "give numbers or ?, e.g. 1,2,8,?");
+  return r;
+}
+
+nlohmann::ordered_json to_json(const model::fix_report& r, const fix_args& a, bool written) {
+  auto changes = nlohmann::ordered_json::array();
+  for (const auto& c : r.changes)
+    changes.push_back({{"id", std::to_string(c.id)},
+                       {"name", c.name},
+                       {"old_pattern", c.old_pattern},
+                       {"new_pattern", c.new_pattern},
+                       {"const", std::to_string(c.const_id)},
+                       {"cloned_from", c.cloned_from ? nlohmann::ordered_json(std::to_string(*c.cloned_from))
+                                                     : nlohmann::ordered_json()},
+                       {"element", c.const_index},
+                       {"old_value", c.old_value},
+                       {"new_value", c.new_value},
+                       {"special_zero_set", c.special_zero_set},
+                       {"why", c.why}});
+  auto refusals = nlohmann::ordered_json::array();
+  for (const auto& x : r.refusals)
+    refusals.push_back({{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}});
+  return {{"model", a.xml},
+          {"output", written ? nlohmann::ordered_json(a.output) : nlohmann::ordered_json()},
+          {"nothing_to_do", r.nothing_to_do},
+          {"fixed", r.fixed},
+          {"changes", changes},
+          {"refusals", refusals},
+          {"checked", r.checked}};
+}
+
+void print_table(const std::vector<std::string>& head, std::vector<std::vector<std::string>> rows,
+                 const std::vector<std::string>& notes) {
+  for (auto& row : rows)
+    for (auto& cell : row) cell = printable(cell);
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t c = 0; c < head.size(); ++c) {
+    width[c] = head[c].size();
+    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+  }
+  const auto line = [&](const std::vector<std::string>& row) {
+    std::string s;
+    for (std::size_t c = 0; c < row.size(); ++c) s += fmt::format("{:<{}}  ", row[c], width[c]);
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    std::cout << s << '\n';
+  };
+  if (rows.empty()) return;
+  line(head);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    line(rows[k]);
+    if (k < notes.size()) std::cout << "    " << printable(notes[k]) << '\n';
+  }
+}
+
+int fix(const fix_args& a) {
+  namespace fs = std::filesystem;
+  const fs::path bin = !a.bin.empty() ? fs::path(a.bin) : fs::path(a.xml).replace_extension(".bin");
+  if (!a.dry_run && a.output.empty()) usage("no output: give -o FIXED.xml, or --dry-run", "");
+  const fs::path out_xml = a.output;
+  const fs::path out_bin = fs::path(a.output).replace_extension(".bin");
+  if (!a.dry_run && fs::path(a.output).extension() != ".xml")
+    usage(fmt::format("-o {}: the output must end in .xml (its weights go beside it, in .bin)", a.output), "");
+  model::fix_options options;
+  options.check_batches = parse_batches(a.batches);
+  for (const auto& text : a.layouts) {
+    const auto eq = text.rfind('=');
+    if (eq == std::string::npos) usage(fmt::format("--layout {}: no input name", text), "write --layout NAME=NCHW");
+    options.layouts.emplace_back(text.substr(0, eq), text.substr(eq + 1));
+  }
+  const auto report = model::fix(a.xml, bin, options);
+  const bool write = !a.dry_run && !report.changes.empty();
+  if (write) model::write_fixed(report, a.xml, bin, out_xml, out_bin);
+  if (a.json) {
+    std::cout << json_text(to_json(report, a, write), 2) << '\n';
+  } else if (report.nothing_to_do) {
+    std::cout << "nothing to do: the model already reshapes at every checked batch\n";
+    for (const auto& line : report.checked) std::cout << printable(line) << '\n';
+  } else {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> notes;
+    for (const auto& c : report.changes) {
+      rows.push_back({std::to_string(c.id), c.name, c.old_pattern, c.new_pattern});
+      notes.push_back(c.why);
+    }
+    print_table({"id", "name", "old pattern", "new pattern"}, rows, notes);
+    if (!report.refusals.empty()) {
+      if (!rows.empty()) std::cout << '\n';
+      rows.clear();
+      notes.clear();
+      for (const auto& x : report.refusals) {
+        rows.push_back({std::to_string(x.id), x.name, x.type, "not fixed"});
+        notes.push_back(x.reason);
+      }
+      print_table({"id", "name", "op", "result"}, rows, notes);
+    }
+    std::cout << "after the fix:\n";
+    for (const auto& line : report.checked) std::cout << "  " << printable(line) << '\n';
+    if (write) {
+      std::cout << printable(fmt::format("wrote {} and {} ({} Reshape pattern{} rewritten)", out_xml.string(),
+                                         out_bin.string(), report.changes.size(), report.changes.size() == 1 ? "" : "s"))
+                << '\n';
+    } else if (a.dry_run) {
+      std::cout << "dry run: nothing written\n";
+    }
+  }
+  return report.fixed ? exit_ok : exit_invalid;
+}
+
+}  // namespace
+
+void add_fix(CLI::App& app, session& s) {
+  auto args = std::make_shared<fix_args>();
+  auto* cmd = app.add_subcommand("fix", "Rewrite the Reshape patterns that keep an IR model from reshaping to another batch");
+  cmd->footer(
+      "Each rewrite (a pattern element that writes the declared batch becomes 0 or -1; a shared Const is\n"
+      "cloned first) is kept only when the rewritten model propagates to exactly the same shapes at the\n"
+      "declared inputs; then the model must reshape at every --check-batch. FIXED.bin (the old bytes, then the\n"
+      "new constants) is written first, then FIXED.xml; the input files are never modified.\n"
+      "Exit codes: 0 the fixed model (or the model itself: nothing to do) reshapes at every checked batch;\n"
+      "1 something could not be fixed; 2 usage error or unreadable model.");
+  cmd->add_option("MODEL", args->xml, "the model's .xml file")->required();
+  cmd->add_option("-o,--output", args->output, "the fixed model's .xml (its .bin is written beside it)");
+  cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");
+  cmd->add_option("--check-batch", args->batches, "the batches the fixed model must reshape to (default 1,2,8,?)");
+  cmd->add_option("--layout", args->layouts, "NAME=LAYOUT: the dimension named N is the input's batch (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--dry-run", args->dry_run, "print the report, write nothing");
+  cmd->add_flag("--json", args->json, "print the report as one JSON document");
+  cmd->callback([args, &s] {
+    s.command = "fix";
+    s.exit_code = fix(*args);
+  });
+}
+
+}  // namespace reshape1::cli

@@ -1,0 +1,76 @@
+// reshape1::model: rewrite the Reshape patterns that keep an IR model from reshaping to another batch,
+// and prove the result by propagating the rewritten model. The analysis behind `reshape1 fix`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/graph.hpp"
+#include "reshape1/partial_shape.hpp"
+
+namespace reshape1::model {
+
+struct fix_options {
+  /// The batches the rewritten model must reshape to (`?` is a dynamic batch). Empty: 1, 2, 8 and ?.
+  std::vector<dimension> check_batches{};
+  /// Layouts by Parameter name, as for check_batch: the dimension named N is the batch.
+  std::vector<std::pair<std::string, std::string>> layouts{};
+};
+
+/// One rewritten Reshape pattern.
+struct fix_change {
+  std::int64_t id = 0;  ///< the Reshape
+  std::string name;
+  std::string old_pattern, new_pattern;  ///< the Reshape's pattern before and after, in the notation
+  std::int64_t const_id = 0;             ///< the Const whose bytes now hold the new value
+  std::optional<std::int64_t> cloned_from;  ///< the shared Const it was cloned from, if any
+  std::size_t const_index = 0;              ///< the element of that Const
+  std::int64_t old_value = 0, new_value = 0;
+  bool special_zero_set = false;  ///< the Reshape's special_zero went from false to true
+  std::string why;
+};
+
+/// A layer that keeps the model from reshaping and that fix left alone, with the reason.
+struct fix_refusal {
+  std::int64_t id = 0;
+  std::string name, type;
+  std::string reason;
+};
+
+struct fix_report {
+  /// The model already reshapes at every checked batch: nothing is rewritten.
+  bool nothing_to_do = false;
+  /// The rewritten model reshapes at every checked batch, and every layer keeps its declared shapes.
+  bool fixed = false;
+  std::vector<fix_change> changes;
+  std::vector<fix_refusal> refusals;
+  /// `reshapes to batch B: ...` for each checked batch, on the rewritten model (on the model itself when
+  /// nothing changed).
+  std::vector<std::string> checked;
+  /// The rewritten model: its XML text, and the bytes appended to the original .bin (empty when nothing
+  /// changed). write_fixed writes them.
+  std::string xml;
+  std::vector<std::byte> appended;
+};
+
+/// Finds the rewrites, applies them one at a time to a copy, and keeps each only when the rewritten
+/// model propagates to exactly the same shapes at the declared inputs and the Reshape no longer fails or
+/// swallows the batch. Writes nothing (temporary files aside). `xml` is the model's file (to keep its
+/// text), `bin` its weights.
+[[nodiscard]] fix_report fix(const std::filesystem::path& xml, const std::filesystem::path& bin,
+                             const fix_options& options = {});
+
+/// Writes the rewritten model: the .bin first (the original bytes, then `appended`), then the .xml, each
+/// through a temporary file renamed into place, so an interrupted run never leaves an .xml pointing into a
+/// missing or short .bin. error(invalid_argument) when an output is one of the inputs or when the report
+/// has nothing to write; error(io) from the system.
+void write_fixed(const fix_report& report, const std::filesystem::path& in_xml, const std::filesystem::path& in_bin,
+                 const std::filesystem::path& out_xml, const std::filesystem::path& out_bin);
+
+}  // namespace reshape1::model

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Runs `reshape1 fix` on a shipped model: the report, --dry-run, --json, the files it writes (the .bin as
+the old bytes plus the new constants, the inputs untouched), the fixed model's check, and bad options."""
+import json
+import os
+import pathlib
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from harness import Results, run as run_binary  # noqa: E402
+
+BINARY = os.path.abspath(sys.argv[1])
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MODELS = ROOT / "tests" / "data" / "ir-models"
+results = Results()
+check = results.check
+retail = MODELS / "face-detection-retail-0005" / "other.xml"
+fd200 = MODELS / "face-detection-0200" / "face-detection-0200.xml"
+
+
+def run(*args):
+    return run_binary(BINARY, [str(a) for a in args])
+
+
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    xml_before, bin_before = retail.read_bytes(), retail.with_suffix(".bin").read_bytes()
+
+    rc, out, err = run("fix", retail, "--dry-run")
+    lines = out.splitlines()
+    check("dry run exits 0", rc == 0, f"{rc} {err}")
+    check("dry run rows", lines[0].split() == ["id", "name", "old", "pattern", "new", "pattern"]
+          and lines[1].split() == ["267", "525", "[1,-1]", "[0,-1]"], lines[:2])
+    check("dry run why", lines[2] == "    pattern[0] wrote the declared batch 1; 0 copies the batch "
+                                     "(Const '525/Cast_114614_const' (id 266))", lines[2])
+    check("dry run checks", "  reshapes to batch 8: yes (1 output grows with the batch, as post-processing does)"
+          in lines and lines[-1] == "dry run: nothing written", out)
+    check("dry run writes nothing", list(d.iterdir()) == [], list(d.iterdir()))
+
+    rc, out, err = run("fix", retail, "-o", d / "fixed.xml")
+    check("fix exits 0", rc == 0, f"{rc} {err}")
+    check("fix says what it wrote", out.splitlines()[-1] == f"wrote {d / 'fixed.xml'} and {d / 'fixed.bin'} "
+                                                            "(4 Reshape patterns rewritten)", out)
+    check("inputs untouched", retail.read_bytes() == xml_before
+          and retail.with_suffix(".bin").read_bytes() == bin_before)
+    new_bin = (d / "fixed.bin").read_bytes()
+    check("new .bin = old bytes + new constants", new_bin.startswith(bin_before) and len(new_bin) > len(bin_before),
+          f"{len(new_bin)} {len(bin_before)}")
+    check("no temporary files left", sorted(p.name for p in d.iterdir()) == ["fixed.bin", "fixed.xml"],
+          list(d.iterdir()))
+    rc, out, err = run("check", d / "fixed.xml", "--batch", "8", "--quiet")
+    check("the fixed model reshapes", rc == 0 and out.strip() ==
+          "reshapes to batch 8: yes (1 output grows with the batch, as post-processing does)", f"{rc} {out} {err}")
+    rc, out, err = run("check", d / "fixed.xml", "--quiet")
+    check("the fixed model keeps its declared shapes", rc == 0 and "0 keep the model from being reshaped" in out
+          and "0 shape_mismatch" in out, out)
+
+    rc, out, err = run("fix", retail, "--json", "--dry-run", "--check-batch", "2,?")
+    doc = json.loads(out)
+    check("json", rc == 0 and doc["fixed"] is True and doc["nothing_to_do"] is False and doc["output"] is None
+          and [c["id"] for c in doc["changes"]] == ["267", "280", "282", "285"]
+          and doc["changes"][0]["const"] == "266" and doc["changes"][0]["old_value"] == 1
+          and doc["changes"][0]["new_value"] == 0 and doc["changes"][0]["special_zero_set"] is False
+          and doc["checked"] == ["reshapes to batch 2: yes (1 output grows with the batch, as post-processing does)",
+                                 "reshapes to batch ?: yes (1 output grows with the batch, as post-processing does)"],
+          json.dumps(doc)[:500])
+
+    rc, out, err = run("fix", fd200, "-o", d / "fd.xml")
+    check("nothing to do exits 0 and writes nothing",
+          rc == 0 and out.startswith("nothing to do: the model already reshapes at every checked batch")
+          and not (d / "fd.xml").exists(), f"{rc} {out} {err}")
+
+    for args, message in [
+            (["-o", retail], "is one of the model's own files"),
+            ([], "no output: give -o FIXED.xml, or --dry-run"),
+            (["-o", d / "x.txt"], "the output must end in .xml"),
+            (["--dry-run", "--check-batch", "2,x"], "--check-batch 2,x: 'x' is not a batch"),
+            (["--dry-run", "--check-batch", "0"], "--check-batch 0: '0' is not a batch"),
+            (["--dry-run", "--layout", "NCHW"], "--layout NCHW: no input name"),
+    ]:
+        rc, out, err = run("fix", retail, *args)
+        check(f"bad option {args}", rc == 2 and message in err and err.count("\n") == 1, f"{rc} {err!r}")
+    check("the input is never overwritten", retail.read_bytes() == xml_before
+          and retail.with_suffix(".bin").read_bytes() == bin_before)
+
+# A model whose obstacle is not a Reshape: exit 1, the layer named, nothing written.
+CONCAT = """<?xml version="1.0"?>
+<net name="concat" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data element_type="f32" shape="1,8"/>
+<output><port id="0" precision="FP32"><dim>1</dim><dim>8</dim></port></output></layer>
+<layer id="1" name="c" type="Const" version="opset1"><data element_type="f32" shape="1,8" offset="0" size="32"/>
+<output><port id="0" precision="FP32"><dim>1</dim><dim>8</dim></port></output></layer>
+<layer id="2" name="joined" type="Concat" version="opset1"><data axis="1"/>
+<input><port id="0"><dim>1</dim><dim>8</dim></port><port id="1"><dim>1</dim><dim>8</dim></port></input>
+<output><port id="2" precision="FP32"><dim>1</dim><dim>16</dim></port></output></layer>
+<layer id="3" name="out" type="Result" version="opset1"><input><port id="0"><dim>1</dim><dim>16</dim></port></input></layer>
+</layers><edges>
+<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/><edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
+</edges></net>
+"""
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    (d / "m.xml").write_text(CONCAT)
+    (d / "m.bin").write_bytes(bytes(32))
+    rc, out, err = run("fix", d / "m.xml", "-o", d / "f.xml")
+    lines = out.splitlines()
+    check("not fixable exits 1", rc == 1, f"{rc} {out} {err}")
+    check("not fixable names the layer", lines[0].split() == ["id", "name", "op", "result"]
+          and lines[1].split() == ["2", "joined", "Concat", "not", "fixed"]
+          and lines[2] == "    not a Reshape pattern: fails at batch 2: layer 'joined' (id 2): input 1 dimension 0: "
+                          "2 and 1 cannot be equal", out)
+    check("not fixable writes nothing", not (d / "f.xml").exists() and not (d / "f.bin").exists())
+
+results.finish()

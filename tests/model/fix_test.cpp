@@ -1,0 +1,491 @@
+// model::fix and write_fixed (`reshape1 fix`): hand-made models for each rewrite and each refusal, a shared
+// Const, a Concat-computed pattern, a folded batch; the outcome on every shared model; and the written
+// files read back independently (pugixml and byte comparisons): untouched Consts keep their offsets and
+// bytes, only the listed layers change, and the fixed model reshapes at 2, 8 and ? with the same shapes at
+// the declared batch.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+#include <pugixml.hpp>
+
+#include "ir_builder.hpp"
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/fix.hpp"
+
+namespace reshape1::test {
+namespace {
+
+/// "267 [1,-1]->[0,-1]; 280 ...": each change.
+std::string changes(const model::fix_report& r) {
+  std::string s;
+  for (const auto& c : r.changes)
+    s += fmt::format("{}{} {}->{}{}", s.empty() ? "" : "; ", c.id, c.old_pattern, c.new_pattern,
+                     c.special_zero_set ? " special_zero" : "");
+  return s;
+}
+std::string refused(const model::fix_report& r) {
+  std::string s;
+  for (const auto& x : r.refusals) s += fmt::format("{}{}: {}", s.empty() ? "" : "; ", x.id, x.reason);
+  return s;
+}
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Every shape of every layer at the declared inputs, by id, without symbols.
+std::map<std::int64_t, std::string> shapes(const model::graph& g) {
+  const auto p = model::propagate(g);
+  std::map<std::int64_t, std::string> r;
+  for (std::size_t i = 0; i < g.layers().size(); ++i) {
+    std::string s;
+    for (const auto& t : p.outputs[i]) {
+      std::vector<dimension> dims;
+      if (t.shape.rank_known())
+        for (const auto& d : t.shape) dims.emplace_back(d.range());
+      s += (t.shape.rank_known() ? to_string(partial_shape(std::move(dims))) : "[...]") + " ";
+    }
+    r[g.layers()[i].id] = s;
+  }
+  return r;
+}
+
+/// Writes the fix next to `dir`, then reads both models back independently and checks what may differ.
+void expect_written_as_reported(const fs::path& xml, const model::fix_report& r, const fs::path& dir) {
+  const auto bin = fs::path(xml).replace_extension(".bin");
+  const auto out_xml = dir / "fixed.xml", out_bin = dir / "fixed.bin";
+  const auto input_xml_bytes = read_bytes(xml), input_bin_bytes = read_bytes(bin);
+  model::write_fixed(r, xml, bin, out_xml, out_bin);
+  EXPECT_EQ(read_bytes(xml), input_xml_bytes) << "the input .xml changed";
+  EXPECT_EQ(read_bytes(bin), input_bin_bytes) << "the input .bin changed";
+
+  // The new .bin is the old bytes, then the new constants.
+  const auto new_bin = read_bytes(out_bin);
+  ASSERT_EQ(new_bin.size(), input_bin_bytes.size() + r.appended.size());
+  EXPECT_EQ(new_bin.substr(0, input_bin_bytes.size()), input_bin_bytes);
+
+  // The parsed trees: the same layers with the same attributes, but for the listed Reshapes (special_zero)
+  // and Consts (offset, size), and the clones; the same edges but for those that feed a clone.
+  pugi::xml_document before, after;
+  ASSERT_TRUE(before.load_file(xml.c_str()));
+  ASSERT_TRUE(after.load_file(out_xml.c_str()));
+  std::set<std::string> changed_consts, changed_reshapes, clones, originals;
+  for (const auto& c : r.changes) {
+    changed_consts.insert(std::to_string(c.const_id));
+    changed_reshapes.insert(std::to_string(c.id));
+    if (c.cloned_from) {
+      clones.insert(std::to_string(c.const_id));
+      originals.insert(std::to_string(*c.cloned_from));
+    }
+  }
+  const auto describe = [](const pugi::xml_node& n, const std::set<std::string>& skip) {
+    std::string s = n.name();
+    for (const auto& a : n.attributes())
+      if (!skip.contains(a.name())) s += fmt::format(" {}={}", a.name(), a.value());
+    for (const auto& c : n.children())
+      if (c.type() == pugi::node_element) s += "{" + std::string(c.name()) + "}";
+    return s;
+  };
+  std::map<std::string, pugi::xml_node> old_layers;
+  for (const auto& l : before.child("net").child("layers").children("layer")) old_layers[l.attribute("id").value()] = l;
+  std::size_t seen = 0;
+  for (const auto& l : after.child("net").child("layers").children("layer")) {
+    const std::string id = l.attribute("id").value();
+    if (clones.contains(id)) continue;
+    ++seen;
+    ASSERT_TRUE(old_layers.contains(id)) << "layer " << id << " is new but not a listed clone";
+    const auto& o = old_layers[id];
+    EXPECT_EQ(describe(l, {}), describe(o, {})) << "layer " << id;
+    std::set<std::string> skip;
+    if (changed_consts.contains(id)) skip = {"offset", "size"};
+    if (changed_reshapes.contains(id)) skip = {"special_zero"};
+    EXPECT_EQ(describe(l.child("data"), skip), describe(o.child("data"), skip)) << "layer " << id;
+    if (std::string(l.attribute("type").value()) == "Const" && !changed_consts.contains(id)) {
+      // An untouched Const: the same offset, size and bytes.
+      const auto offset = l.child("data").attribute("offset").as_ullong();
+      const auto size = l.child("data").attribute("size").as_ullong();
+      EXPECT_EQ(offset, o.child("data").attribute("offset").as_ullong());
+      EXPECT_EQ(new_bin.substr(offset, size), input_bin_bytes.substr(offset, size)) << "Const " << id;
+    }
+  }
+  EXPECT_EQ(seen, old_layers.size());
+  std::multiset<std::string> old_edges, new_edges;
+  const auto edge = [](const pugi::xml_node& e) {
+    return fmt::format("{}:{}->{}:{}", e.attribute("from-layer").value(), e.attribute("from-port").value(),
+                       e.attribute("to-layer").value(), e.attribute("to-port").value());
+  };
+  for (const auto& e : before.child("net").child("edges").children("edge")) old_edges.insert(edge(e));
+  for (const auto& e : after.child("net").child("edges").children("edge")) {
+    if (clones.contains(e.attribute("from-layer").value())) continue;
+    new_edges.insert(edge(e));
+  }
+  for (const auto& e : new_edges) EXPECT_TRUE(old_edges.contains(e)) << "new edge " << e;
+  EXPECT_EQ(old_edges.size() - new_edges.size(), clones.size());
+
+  // The rewritten model: the same shapes at the declared inputs, and it reshapes.
+  const auto original = model::read_ir(xml, bin);
+  const auto fixed = model::read_ir(out_xml, out_bin);
+  EXPECT_EQ(shapes(fixed), [&] {
+    auto s = shapes(original);
+    for (const auto& c : clones) s[std::stoll(c)] = shapes(fixed)[std::stoll(c)];
+    return s;
+  }());
+  for (const auto& b : {dimension(2), dimension(8), dimension()}) {
+    const auto at = model::check_batch(fixed, {.batch = b});
+    EXPECT_TRUE(at.summary.reshapes()) << at.summary_line();
+  }
+}
+
+class fixing : public ir {
+ protected:
+  model::fix_report fix(const ir_builder& b, model::fix_options options = {}) {
+    (void)load(b.xml(), b.bin());  // writes m.xml and m.bin
+    return model::fix(dir_ / "m.xml", dir_ / "m.bin", options);
+  }
+  fs::path xml() const { return dir_ / "m.xml"; }
+  fs::path out() {
+    const auto d = dir_ / "out";
+    fs::create_directories(d);
+    return d;
+  }
+};
+
+int result(ir_builder& b, int from, const std::string& dims) {
+  const int r = b.layer("Result", "", {dims}, {});
+  b.edge(from, r, 0);
+  return r;
+}
+
+TEST_F(fixing, a_model_that_reshapes_needs_nothing) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  result(b, b.reshape(x, b.i64({0, -1}), true, "[1,6,4]", "[2]", "[1,24]"), "[1,24]");
+  const auto r = fix(b);
+  EXPECT_TRUE(r.nothing_to_do);
+  EXPECT_TRUE(r.fixed);
+  EXPECT_TRUE(r.changes.empty() && r.xml.empty() && r.appended.empty());
+  EXPECT_EQ(r.checked.size(), 4u);
+  EXPECT_THROW(model::write_fixed(r, xml(), dir_ / "m.bin", out() / "f.xml", out() / "f.bin"), error);
+}
+
+// [1,-1] with special_zero=false and no 0: special_zero becomes true and the 1 becomes 0.
+TEST_F(fixing, a_constant_batch_becomes_a_copy) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  const int c = b.i64({1, -1});
+  const int r1 = b.reshape(x, c, false, "[1,6,4]", "[2]", "[1,24]");
+  result(b, r1, "[1,24]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.nothing_to_do);
+  EXPECT_TRUE(r.fixed) << refused(r);
+  EXPECT_EQ(changes(r), fmt::format("{} [1,-1]->[0,-1] special_zero", r1));
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].const_id, c);
+  EXPECT_EQ(r.changes[0].old_value, 1);
+  EXPECT_EQ(r.changes[0].new_value, 0);
+  EXPECT_FALSE(r.changes[0].cloned_from);
+  EXPECT_EQ(r.refusals.size(), 0u);
+  EXPECT_EQ(r.checked, (std::vector<std::string>{"reshapes to batch 1: yes", "reshapes to batch 2: yes",
+                                                 "reshapes to batch 8: yes", "reshapes to batch ?: yes"}));
+  expect_written_as_reported(xml(), r, out());
+}
+
+// A pattern without -1, all fixed values: 0 (with special_zero set, as the pattern has no 0) comes before -1.
+TEST_F(fixing, a_pattern_without_minus_one) {
+  ir_builder b;
+  const int x = b.parameter("[1,4,8]");
+  const int r1 = b.reshape(x, b.i64({1, 32}), false, "[1,4,8]", "[2]", "[1,32]");
+  result(b, r1, "[1,32]");
+  const auto r = fix(b);
+  EXPECT_TRUE(r.fixed) << refused(r);
+  EXPECT_EQ(changes(r), fmt::format("{} [1,32]->[0,32] special_zero", r1));
+  expect_written_as_reported(xml(), r, out());
+}
+
+// Two Reshapes share one Const: the first is given a clone, the second then owns the original.
+TEST_F(fixing, a_shared_const_is_cloned) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  const int c = b.i64({1, -1});
+  const int r1 = b.reshape(x, c, true, "[1,6,4]", "[2]", "[1,24]");
+  const int y = b.parameter("[1,3,2]");
+  const int r2 = b.reshape(y, c, true, "[1,3,2]", "[2]", "[1,6]");
+  result(b, r1, "[1,24]");
+  result(b, r2, "[1,6]");
+  const auto r = fix(b);
+  EXPECT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 2u);
+  EXPECT_EQ(r.changes[0].cloned_from, c);
+  EXPECT_GT(r.changes[0].const_id, r2);  // a new id
+  EXPECT_NE(r.changes[0].why.find("feeds other layers too, so it was cloned"), std::string::npos);
+  EXPECT_FALSE(r.changes[1].cloned_from);
+  EXPECT_EQ(r.changes[1].const_id, c);
+  expect_written_as_reported(xml(), r, out());
+}
+
+// The pattern is a Concat of two Consts: the one that holds the batch is rewritten.
+TEST_F(fixing, a_concat_computed_pattern) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  const int head = b.i64({1});
+  const int tail = b.i64({-1});
+  const int cat = b.layer("Concat", "axis=\"0\"", {"[1]", "[1]"}, {"[2]"});
+  b.edge(head, cat, 0);
+  b.edge(tail, cat, 1);
+  const int r1 = b.reshape(x, cat, true, "[1,6,4]", "[2]", "[1,24]");
+  result(b, r1, "[1,24]");
+  const auto r = fix(b);
+  EXPECT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].const_id, head);
+  EXPECT_EQ(r.changes[0].const_index, 0u);
+  EXPECT_EQ(r.changes[0].new_pattern, "[0,-1]");
+  EXPECT_NE(r.changes[0].why.find(fmt::format("through layer 'Concat_{}' (id {})", cat, cat)), std::string::npos)
+      << r.changes[0].why;
+  expect_written_as_reported(xml(), r, out());
+}
+
+// [101,512] for batch 1 x 101, undone later by [1,101,10]: both get a -1 where the batch is folded, and
+// every shape at batch 1 stays.
+TEST_F(fixing, a_folded_batch) {
+  ir_builder b;
+  const int x = b.parameter("[1,101,512]");
+  const int flat = b.reshape(x, b.i64({101, 512}), false, "[1,101,512]", "[2]", "[101,512]");
+  const int w = b.constant(element_type::f32, "512,10", std::vector<std::int64_t>(5120, 0), "[512,10]");
+  const int mm = b.layer("MatMul", "transpose_a=\"false\" transpose_b=\"false\"", {"[101,512]", "[512,10]"}, {"[101,10]"});
+  b.edge(flat, mm, 0);
+  b.edge(w, mm, 1);
+  const int back = b.reshape(mm, b.i64({1, 101, 10}), false, "[101,10]", "[3]", "[1,101,10]");
+  result(b, back, "[1,101,10]");
+  const auto r = fix(b);
+  EXPECT_TRUE(r.fixed) << refused(r);
+  EXPECT_EQ(changes(r), fmt::format("{} [101,512]->[-1,512]; {} [1,101,10]->[-1,101,10]", flat, back));
+  expect_written_as_reported(xml(), r, out());
+}
+
+// Refusals, each with its reason; nothing that cannot be proven is written.
+TEST_F(fixing, a_value_computed_by_a_layer_is_refused) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  const int one = b.i64({1, -1});
+  const int k = b.i64({1, 1});
+  const int mul = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[2]", "[2]"}, {"[2]"});
+  b.edge(one, mul, 0);
+  b.edge(k, mul, 1);
+  const int r1 = b.reshape(x, mul, true, "[1,6,4]", "[2]", "[1,24]");
+  result(b, r1, "[1,24]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(refused(r), fmt::format("{}: pattern[0] is computed by layer 'Multiply_{}' (id {}), not held by a Const",
+                                    r1, mul, mul));
+}
+
+TEST_F(fixing, a_minus_one_without_special_zero_next_to_an_element_that_may_be_0_is_refused) {
+  ir_builder b;
+  const int x = b.parameter("[1,?,4]");
+  const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {"[1,?,4]"}, {"[3]"}, "", 3);
+  b.edge(x, shape, 0);
+  const int idx = b.i64({1});
+  const int axis = b.scalar(0);
+  const int g = b.layer("Gather", "batch_dims=\"0\"", {"[3]", "[1]", "[]"}, {"[1]"}, "", 8);
+  b.edge(shape, g, 0);
+  b.edge(idx, g, 1);
+  b.edge(axis, g, 2);
+  const int head = b.i64({1, -1});
+  const int cat = b.layer("Concat", "axis=\"0\"", {"[2]", "[1]"}, {"[3]"});
+  b.edge(head, cat, 0);
+  b.edge(g, cat, 1);
+  const int r1 = b.reshape(x, cat, false, "[1,?,4]", "[3]", "[1,4,?]");
+  result(b, r1, "[1,4,?]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(refused(r), fmt::format("{}: pattern has a -1 at index 1 and special_zero=false with an element that may "
+                                    "be 0",
+                                    r1));
+}
+
+// Empty tensors keep every count at 0, so the constant batch does not fail: it swallows it. With a -1
+// already there and special_zero=false next to a literal 0, neither 0 nor -1 can be used.
+TEST_F(fixing, a_minus_one_without_special_zero_next_to_a_literal_0_is_refused) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,0]");
+  const int r1 = b.reshape(x, b.i64({1, -1, 0}), false, "[1,6,0]", "[3]", "[1,1,0]");
+  result(b, r1, "[1,1,0]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(refused(r), fmt::format("{}: pattern has a -1 and special_zero=false with a literal 0 at index 2", r1));
+}
+
+// The same without the -1, in an unsigned pattern: -1 is the only way left, and u8 cannot hold it.
+TEST_F(fixing, an_unsigned_pattern_cannot_take_minus_one) {
+  ir_builder b;
+  const int x = b.parameter("[1,24,0]");
+  const int c = b.constant(element_type::u8, "3", {1, 24, 0}, "[3]");
+  const int r1 = b.reshape(x, c, false, "[1,24,0]", "[3]", "[1,24,0]");
+  result(b, r1, "[1,24,0]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_EQ(refused(r), fmt::format("{}: pattern[0] is held by layer 'Const_{}' (id {}) of unsigned type u8, which "
+                                    "cannot hold -1",
+                                    r1, c, c));
+}
+
+TEST_F(fixing, a_fold_by_minus_one_is_refused) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  const int r1 = b.reshape(x, b.i64({-1, 4}), false, "[1,6,4]", "[2]", "[6,4]");
+  const int sm = b.layer("SoftMax", "axis=\"0\"", {"[6,4]"}, {"[6,4]"});
+  b.edge(r1, sm, 0);
+  result(b, sm, "[6,4]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_EQ(refused(r), fmt::format("{}: the -1 at pattern[0] folds the batch together with other dimensions; keeping "
+                                    "it apart would change the layer's output rank",
+                                    r1));
+}
+
+TEST_F(fixing, an_obstacle_that_is_not_a_reshape_is_named) {
+  ir_builder b;
+  const int x = b.parameter("[1,8]");
+  const int c = b.constant(element_type::f32, "1,8", std::vector<std::int64_t>(8, 0), "[1,8]");
+  const int cat = b.layer("Concat", "axis=\"1\"", {"[1,8]", "[1,8]"}, {"[1,16]"}, "joined");
+  b.edge(x, cat, 0);
+  b.edge(c, cat, 1);
+  result(b, cat, "[1,16]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(refused(r), fmt::format("{}: not a Reshape pattern: fails at batch 2: layer 'joined' (id {}): input 1 "
+                                    "dimension 0: 2 and 1 cannot be equal",
+                                    cat, cat));
+}
+
+TEST_F(fixing, outputs_that_are_inputs_are_refused) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  result(b, b.reshape(x, b.i64({1, -1}), true, "[1,6,4]", "[2]", "[1,24]"), "[1,24]");
+  const auto r = fix(b);
+  ASSERT_FALSE(r.changes.empty());
+  const auto before = read_bytes(dir_ / "m.bin");
+  for (const auto& [x_out, b_out] : {std::pair{xml(), dir_ / "n.bin"}, std::pair{dir_ / "n.xml", dir_ / "m.bin"},
+                                     std::pair{dir_ / "n.xml", xml()}}) {
+    try {
+      model::write_fixed(r, xml(), dir_ / "m.bin", x_out, b_out);
+      ADD_FAILURE() << "wrote over an input";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::invalid_argument);
+    }
+  }
+  EXPECT_EQ(read_bytes(dir_ / "m.bin"), before);
+  EXPECT_FALSE(fs::exists(dir_ / "n.xml"));
+  EXPECT_FALSE(fs::exists(dir_ / "n.bin"));
+}
+
+// ---- the shared models ----------------------------------------------------------------------------
+
+fs::path shared(const char* path) {
+  const fs::path root = fs::path(RESHAPE1_SHARED_MODELS);
+  if (!fs::exists(root)) {
+    if (std::getenv("CI") != nullptr) ADD_FAILURE() << "CI is set but " << root << " does not exist";
+    return {};
+  }
+  return root / path;
+}
+
+class fixing_models : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("reshape1-fix-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  /// Fixes `xml`; expects the rewritten Reshapes (ids and patterns), or nothing to do when empty.
+  void expect(const fs::path& xml, const std::string& expected, const std::string& refusals = "") {
+    SCOPED_TRACE(xml.string());
+    const auto r = model::fix(xml, fs::path(xml).replace_extension(".bin"));
+    EXPECT_EQ(changes(r), expected);
+    EXPECT_EQ(refused(r), refusals);
+    if (expected.empty() && refusals.empty()) {
+      EXPECT_TRUE(r.nothing_to_do);
+      return;
+    }
+    EXPECT_EQ(r.fixed, refusals.empty());
+    if (!r.changes.empty()) expect_written_as_reported(xml, r, dir_);
+  }
+  fs::path dir_;
+};
+
+#define FIXED(test, path, expected)                       \
+  TEST_F(fixing_models, test) {                           \
+    const auto xml = shared(path);                        \
+    if (xml.empty()) GTEST_SKIP() << "no shared models";  \
+    expect(xml, expected);                                \
+  }
+
+// Models that already reshape: nothing to do.
+FIXED(keras_mnist_cnn, "keras-mnist-cnn-mo2021.4/mnist.xml", "")
+FIXED(lstm_gesture, "lstm-gesture-tf2onnx-ir11/gesture_recognition_lstm.xml", "")
+FIXED(face_detection_0200, "omz-face-detection-0200/face-detection-0200.xml", "")
+FIXED(face_detection_adas_0001, "omz-face-detection-adas-0001-fp16-mo2021.2/face-detection-adas-0001.xml", "")
+FIXED(head_pose_estimation_adas_0001,
+      "omz-head-pose-estimation-adas-0001-fp16-int8-mo2021.1/head-pose-estimation-adas-0001.xml", "")
+FIXED(landmarks_regression_retail_0009,
+      "omz-landmarks-regression-retail-0009-fp16-int8/landmarks-regression-retail-0009.xml", "")
+FIXED(person_detection_action_recognition_0005,
+      "omz-person-detection-action-recognition-0005-fp16/person-detection-action-recognition-0005.xml", "")
+FIXED(person_reidentification_retail_0288,
+      "omz-person-reidentification-retail-0288-fp16/person-reidentification-retail-0288.xml", "")
+FIXED(person_vehicle_bike_detection_2004,
+      "omz-person-vehicle-bike-detection-2004-fp16/person-vehicle-bike-detection-2004.xml", "")
+FIXED(road_segmentation_adas_0001, "omz-road-segmentation-adas-0001-mo2021.3/road-segmentation-adas-0001.xml", "")
+FIXED(single_image_super_resolution_1033,
+      "omz-single-image-super-resolution-1033-fp16/single-image-super-resolution-1033.xml", "")
+// The palm detector's head: two Consts each shared by two Reshapes ([1,-1,1] and [1,-1,18]); the first
+// Reshape of each pair gets a clone, special_zero=false becomes true (no pattern has a 0).
+FIXED(mediapipe_hand_detector, "mediapipe-hand-detector-tflitefe-ir11/hand_detector.xml",
+      "812 [1,-1,18]->[0,-1,18] special_zero; 787 [1,-1,1]->[0,-1,1] special_zero; "
+      "776 [1,-1,1]->[0,-1,1] special_zero; 801 [1,-1,18]->[0,-1,18] special_zero")
+// The SSD flattens [1,-1] and the class-score reshapes after them ([1,-1,2], [1,-1]): 282 and 285 only show
+// once 280 copies the batch.
+FIXED(synet_face_detection_retail_0005, "synet-face-detection-retail-0005/other.xml",
+      "267 [1,-1]->[0,-1]; 280 [1,-1]->[0,-1]; 282 [1,-1,2]->[0,-1,2]; 285 [1,-1]->[0,-1]")
+// The attention block's three Reshapes, the head's three flattens, and the DFL's two: every 1 is the batch.
+FIXED(yolo11n, "yolo11n-int8-ov2025.2/yolo11n.xml",
+      "523 [1,2,128,400]->[0,2,128,400] special_zero; 545 [1,128,20,20]->[0,128,20,20] special_zero; "
+      "543 [1,128,20,20]->[0,128,20,20] special_zero; 863 [1,144,-1]->[0,144,-1] special_zero; "
+      "1034 [1,144,-1]->[0,144,-1] special_zero; 1277 [1,144,-1]->[0,144,-1] special_zero; "
+      "1283 [1,4,16,8400]->[0,4,16,8400] special_zero; 1290 [1,4,8400]->[0,4,8400] special_zero")
+FIXED(yolov8n_320, "yolov8n-int8-320-ov2025.4/yolov8n.xml",
+      "612 [1,144,-1]->[0,144,-1] special_zero; 751 [1,144,-1]->[0,144,-1] special_zero; "
+      "890 [1,144,-1]->[0,144,-1] special_zero; 896 [1,4,16,2100]->[0,4,16,2100] special_zero; "
+      "903 [1,4,2100]->[0,4,2100] special_zero")
+FIXED(yolov8n_onnx, "yolov8n-int8-ov2024.1-onnx/yolov8n.xml",
+      "608 [1,144,-1]->[0,144,-1]; 746 [1,144,-1]->[0,144,-1]; 884 [1,144,-1]->[0,144,-1]; "
+      "890 [1,4,16,8400]->[0,4,16,8400]; 897 [1,4,8400]->[0,4,8400]")
+
+// Its second input's batch is at index 1: without a layout, the CTCGreedyDecoder refuses seq_ind [1,1]
+// (88 steps are expected) and that is not a Reshape pattern; with --layout seq_ind=TN there is nothing to do.
+TEST_F(fixing_models, license_plate_recognition_barrier_0001) {
+  const auto xml = shared("omz-license-plate-recognition-barrier-0001-fp16/license-plate-recognition-barrier-0001.xml");
+  if (xml.empty()) GTEST_SKIP() << "no shared models";
+  expect(xml, "",
+         "99: not a Reshape pattern: fails at batch 1: layer 'decode' (id 99): the time dimension of the data and the "
+         "mask: 88 and 1 cannot be equal");
+  const auto r = model::fix(xml, fs::path(xml).replace_extension(".bin"), {.layouts = {{"seq_ind", "TN"}}});
+  EXPECT_TRUE(r.nothing_to_do);
+}
+
+}  // namespace
+}  // namespace reshape1::test

@@ -1,0 +1,76 @@
+"""reshape1.check_batch: the report of `reshape1 check --batch`, as typed Python values."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+import reshape1
+
+RETAIL = "ir-models/face-detection-retail-0005/other.xml"
+FD200 = "ir-models/face-detection-0200/face-detection-0200.xml"
+
+
+def test_swallowed_batch_names_the_reshapes_and_their_consts(data_dir: pathlib.Path) -> None:
+    report = reshape1.check_batch(data_dir / RETAIL, batch=8)
+    assert isinstance(report, reshape1.BatchReport)
+    assert not report.reshapes
+    assert report.line == "reshapes to batch 8: no: 2 Reshapes swallow the batch"
+    assert [(f.finding, f.id, f.source_id) for f in report.findings] == [
+        ("swallows_batch", 267, 266),
+        ("swallows_batch", 280, 279),
+    ]
+    assert report.findings[0].hint == "pattern[0]: use 0 to copy the batch"
+    (inp,) = report.inputs
+    assert (inp.name, inp.batch_index, inp.batch_from) == ("input.1", 0, "first_dimension")
+    assert tuple(inp.reshaped_to) == (8, 3, 300, 300)
+    (out,) = report.outputs
+    assert str(out.reshaped) == "[1,1,200,7]" and out.batch == "none" and out.batch_axis is None
+
+
+def test_dynamic_batch_and_post_processing(data_dir: pathlib.Path) -> None:
+    report = reshape1.check_batch(data_dir / FD200, batch="?")
+    assert report.reshapes and report.target == "batch ?"
+    assert str(report.inputs[0].reshaped_to) == "[?@N,3,256,256]"
+    (f,) = report.findings
+    assert (f.finding, f.id, f.used_by, f.code, f.at) == ("scales_with_batch", 1144, 1145, None, None)
+    (out,) = report.outputs
+    assert (out.batch, out.batch_axis, out.batch_factor) == ("one", 2, 200)
+
+
+def test_shapes_and_layouts(data_dir: pathlib.Path) -> None:
+    report = reshape1.check_batch(data_dir / FD200, shapes={"image": (2, 3, 512, 512)}, layouts={"image": "NCHW"})
+    assert report.target == "the given shapes" and report.reshapes
+    assert report.inputs[0].batch_from == "layout_option"
+    assert str(report.outputs[0].reshaped) == "[1,1,400,7]"
+    one_input = reshape1.check_batch(data_dir / FD200, shapes={"": "[1,3,512,512]"})
+    assert str(one_input.inputs[0].reshaped_to) == "[1,3,512,512]"
+
+
+def test_requests_the_model_cannot_take(data_dir: pathlib.Path) -> None:
+    with pytest.raises(reshape1.Error) as e:
+        reshape1.check_batch(data_dir / FD200, shapes={"nope": "[1,2]"})
+    assert e.value.code == "invalid_argument" and "no input named 'nope'" in str(e.value)
+    with pytest.raises(reshape1.Error) as layout:
+        reshape1.check_batch(data_dir / FD200, batch=2, layouts={"image": "NCH"})
+    assert layout.value.code == "invalid_argument"
+    with pytest.raises(reshape1.Error):
+        reshape1.check_batch(data_dir / FD200, batch="x")
+
+
+def test_check_batch_agrees_with_the_command_line_tool(data_dir: pathlib.Path) -> None:
+    tool = os.environ.get("RESHAPE1_CLI")
+    if not tool:
+        pytest.skip("RESHAPE1_CLI is not set (ctest sets it when the tool is built)")
+    for model, batch in ((RETAIL, "8"), (RETAIL, "?"), (FD200, "4")):
+        out = subprocess.run([tool, "check", "--json", "--batch", batch, str(data_dir / model)], capture_output=True,
+                             text=True)
+        cli = json.loads(out.stdout)
+        report = reshape1.check_batch(data_dir / model, batch=int(batch) if batch.isdigit() else batch)
+        assert report.line == cli["summary"]["line"] and out.returncode == (0 if report.reshapes else 1)
+        assert [(f.finding, str(f.id), f.what, f.hint) for f in report.findings] == [
+            (j["finding"], j["id"], j["what"], j["hint"]) for j in cli["findings"]
+        ]
