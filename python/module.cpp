@@ -480,6 +480,13 @@ py::object optional_code(const std::optional<errc>& code) {
   return code ? py::object(py::str(std::string(name(*code)))) : py::object(py::none());
 }
 
+/// The enclosing TensorIterator and Loop layers of a finding, as (id, name, type) tuples.
+py::tuple within_tuple(const std::vector<model::enclosing_layer>& within) {
+  py::tuple t(within.size());
+  for (std::size_t i = 0; i < within.size(); ++i) t[i] = py::make_tuple(within[i].id, within[i].name, within[i].type);
+  return t;
+}
+
 /// reshape1::model::check as plain tuples; reshape1/__init__.py turns them into typed findings.
 py::tuple check_model(const std::string& xml, const std::string& bin) {
   model::check_report report;
@@ -493,13 +500,14 @@ py::tuple check_model(const std::string& xml, const std::string& bin) {
     reshapes.append(py::make_tuple(f.id, f.name, std::string(model::name(f.result)), py_shape{f.input},
                                    to_string(f.pattern), f.pattern_known, f.special_zero, py_shape{f.declared},
                                    f.inferred ? py::cast(py_shape{*f.inferred}) : py::object(py::none()),
-                                   optional_code(f.code), f.message, f.warnings, f.blocks_reshape, f.hint));
+                                   optional_code(f.code), f.message, f.warnings, f.blocks_reshape, f.hint,
+                                   std::string("Reshape"), within_tuple(f.within)));
   for (const auto& f : report.layers)
     layers.append(py::make_tuple(std::string(model::name(f.issue)), f.id, f.name, f.type, f.opset,
                                  f.port >= 0 ? py::object(py::int_(f.port)) : py::object(py::none()),
                                  f.port >= 0 ? py::cast(py_shape{f.declared}) : py::object(py::none()),
                                  f.port >= 0 ? py::cast(py_shape{f.propagated}) : py::object(py::none()),
-                                 optional_code(f.code), f.message));
+                                 optional_code(f.code), f.message, within_tuple(f.within)));
   return py::make_tuple(reshapes, layers, report.summary.failed());
 }
 

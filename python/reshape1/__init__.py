@@ -134,7 +134,8 @@ class ReshapeFinding(NamedTuple):
 
     verdict is "ok", "error" (inference fails: code and message say why), "shape_mismatch" (the declared
     output cannot be right) or "refinable" (it is less precise than what can be inferred). Shapes are
-    Shape objects: str() gives the notation, tuple() the integers of a static one.
+    Shape objects: str() gives the notation, tuple() the integers of a static one. within names the
+    TensorIterator and Loop layers whose bodies hold the layer, outermost first, as (id, name, type).
     """
 
     id: int
@@ -152,12 +153,14 @@ class ReshapeFinding(NamedTuple):
     blocks_reshape: bool
     hint: str
     type: str = "Reshape"
+    within: Tuple[Tuple[int, str, str], ...] = ()
 
 
 class LayerFinding(NamedTuple):
     """One disagreement of the whole-model self-check: issue is "shape_mismatch", "refinable",
     "not_covered" (no rule for the op: its outputs are unknown) or "rule_error" (the op refuses its
-    propagated inputs). port, declared and propagated are None for the last two."""
+    propagated inputs). port, declared and propagated are None for the last two. within names the
+    TensorIterator and Loop layers whose bodies hold the layer, outermost first, as (id, name, type)."""
 
     issue: str
     id: int
@@ -169,6 +172,7 @@ class LayerFinding(NamedTuple):
     propagated: Optional[Shape]
     code: Optional[str]
     message: str
+    within: Tuple[Tuple[int, str, str], ...] = ()
 
 
 class CheckReport(NamedTuple):

@@ -71,3 +71,13 @@ def test_an_unreadable_model_raises_reshape1_error(tmp_path: pathlib.Path) -> No
     with pytest.raises(reshape1.Error) as missing:
         reshape1.check(tmp_path / "absent.xml")
     assert missing.value.code == "io"
+
+
+def test_check_names_the_enclosing_layers_inside_bodies(data_dir: pathlib.Path) -> None:
+    report = reshape1.check(data_dir / "models/tensor-iterator-lstm/model.xml")
+    assert not report.failed and report.layers == []
+    (step,) = report.reshapes
+    assert step.name == "step" and step.verdict == "ok" and str(step.inferred) == "[1,16]"
+    assert step.within == ((3, "lstm", "TensorIterator"),)
+    top = reshape1.check(data_dir / MODEL)
+    assert all(f.within == () for f in top.reshapes)
