@@ -11,6 +11,10 @@
 
 namespace reshape1 {
 
+namespace detail {
+struct shape_access;  // inference writes results it has already validated (src/detail/inference.hpp)
+}
+
 /// The largest rank, and pattern length, that reshape1 accepts anywhere (2^20): larger ones are
 /// error(too_large), raised before anything is allocated for them.
 inline constexpr std::size_t max_rank = std::size_t{1} << 20;
@@ -48,6 +52,7 @@ class shape {
   friend bool operator==(const shape& a, const shape& b) noexcept;
 
  private:
+  friend struct detail::shape_access;
   [[noreturn]] void refuse(std::int64_t d) const;
   detail::inline_vector<std::int64_t, inline_rank> dims_;
 };

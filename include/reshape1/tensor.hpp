@@ -12,6 +12,10 @@
 
 namespace reshape1 {
 
+namespace detail {
+struct view_access;  // reshape() builds its view with the count it has already checked (src/kernel.cpp)
+}
+
 /// A read-only, non-owning view of dense row-major data. For element_type::string, `data` points to
 /// element_count() std::string objects. A default view is empty: shape [0], no data.
 class tensor_view {
@@ -36,6 +40,7 @@ class tensor_view {
   }
 
  private:
+  friend struct detail::view_access;
   const void* data_ = nullptr;
   element_type type_ = element_type::u8;
   shape dims_{0};

@@ -25,6 +25,12 @@ inline constexpr std::size_t small = shape::inline_rank;
 
 enum class role : std::uint8_t { literal, copy, marker };
 
+/// The storage of a static result whose dimensions the algorithm has validated (each >= 0, rank within
+/// max_rank): written in place, without push_back's per-element checks.
+struct shape_access {
+  static std::int64_t* resize_for_overwrite(shape& s, std::size_t n) { return s.dims_.resize_for_overwrite(n); }
+};
+
 /// A product under the element-count rule (a 0 makes it 0, whatever else overflowed), over plain
 /// values: the static domain's products.
 struct count {
@@ -62,9 +68,11 @@ struct reading {
   [[nodiscard]] bool copies(std::size_t i) const noexcept { return i < roles.size() && roles.data()[i] == role::copy; }
 };
 
+/// The static domain's reading writes each element's output dimension straight into the result (the
+/// value itself; a copy's and the marker's are filled in when the output is complete).
 template <>
 struct reading<std::int64_t> {
-  std::span<const std::int64_t> dims;
+  std::span<std::int64_t> dims;
   bool special_zero = false;
   std::size_t marker = none;
   std::uint64_t copy_bits = 0;  // bit i: element i copies (the first 64 elements)
