@@ -171,6 +171,23 @@ struct factors {
 /// and the run's first entry counts how many are taken (O(n log n) for any number of equal factors).
 template <class Dim>
 void cancel(factors<Dim>& in, factors<Dim>& out) {
+  if (out.size() <= small) {
+    // Few output factors: scanning them for the first remaining one with the key picks the same
+    // factor as the sorted runs below, without sorting.
+    std::optional<cancel_key> keys[small];
+    for (std::size_t k = 0; k < out.size(); ++k) keys[k] = key_of(out[k]);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const auto key = key_of(in[i]);
+      if (!key) continue;
+      for (std::size_t k = 0; k < out.size(); ++k)
+        if (!out.cancelled.data()[k] && keys[k] == key) {
+          in.cancelled.data()[i] = 1;
+          out.cancelled.data()[k] = 1;
+          break;
+        }
+    }
+    return;
+  }
   struct candidate {
     cancel_key key;
     std::size_t index = 0;
