@@ -6,6 +6,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -173,6 +174,8 @@ struct problem {
   bool rank_known = true;
   std::conditional_t<is_static_domain<Dim>, const reading<Dim>, const reading<Dim>&> r;
   const reshape_options& options;
+  /// A static input's element count as its shape keeps it (shape_access::overflowed past int64).
+  [[no_unique_address]] std::conditional_t<is_static_domain<Dim>, std::int64_t, std::monostate> input_count{};
 };
 
 /// Row 4: a copy at an index the input (of known rank) does not have.
@@ -183,9 +186,10 @@ void check_copies(const problem<Dim>& p) {
     if (p.r.copies(i)) fail_copy_out_of_range(i, p.input);
 }
 
-/// Row 5: the input's element count (lower bounds: the smallest possible count) fits 64 bits. On
-/// the way, for plain values, the product of the copied dimensions: a copied dimension is a factor of
-/// both sides, so the products step (static_products) can use the whole input's count.
+/// Row 5: the input's element count (lower bounds: the smallest possible count) fits 64 bits. For
+/// plain values the count is the one the input shape keeps, and the step adds the product of the
+/// copied dimensions: a copied dimension is a factor of both sides, so the products step
+/// (static_products) can use the whole input's count.
 struct input_counts {
   count all, copied;
 };
@@ -198,7 +202,14 @@ input_counts check_input_count(const problem<Dim>& p) {
     count all, copied;  // locals: the loops store nothing through `p`
     const std::int64_t* dims = p.input.data();
     const std::size_t rank = p.input.size();
-    for (std::size_t i = 0; i < rank; ++i) all.times(dims[i]);
+    // The whole count is the one the input shape keeps, by the same element-count rule.
+    if (p.input_count == 0) {
+      all.zero = true;
+    } else if (p.input_count == shape_access::overflowed) {
+      all.overflowed = true;
+    } else {
+      all.nonzero = p.input_count;
+    }
     // Row 4 has passed: every copy is at an index below the rank.
     for (std::uint64_t bits = p.r.copy_bits; bits != 0; bits &= bits - 1)
       copied.times(dims[std::countr_zero(bits)]);
@@ -900,7 +911,8 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
   std::int64_t* o = shape_access::resize_for_overwrite(out, pattern.size());
   reading<std::int64_t> r;
   read_values(pattern, special_zero, o, r);
-  infer_checked(problem<std::int64_t>{input.dims(), true, r, options});
+  infer_checked(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input)});
+  shape_access::set_count(out, shape_access::count(input));  // row 8: the counts agree
   return out;
 }
 

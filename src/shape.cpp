@@ -37,10 +37,9 @@ void shape::refuse(std::int64_t d) const {
 }
 
 std::int64_t shape::element_count() const {
-  auto n = detail::count_product(dims(), [](std::int64_t d) { return d; });
-  if (!n)
+  if (count_ == overflowed)
     detail::fail(errc::overflow, {}, fmt::format("shape: the element count of {} overflows 64 bits", to_string(*this)));
-  return *n;
+  return count_;
 }
 
 bool operator==(const shape& a, const shape& b) noexcept { return std::ranges::equal(a.dims(), b.dims()); }

@@ -29,6 +29,11 @@ enum class role : std::uint8_t { literal, copy, marker };
 /// max_rank): written in place, without push_back's per-element checks.
 struct shape_access {
   static std::int64_t* resize_for_overwrite(shape& s, std::size_t n) { return s.dims_.resize_for_overwrite(n); }
+  /// The element count the shape keeps (shape::overflowed past int64), and the one to keep for
+  /// dimensions written through resize_for_overwrite.
+  static std::int64_t count(const shape& s) noexcept { return s.count_; }
+  static void set_count(shape& s, std::int64_t n) noexcept { s.count_ = n; }
+  static constexpr std::int64_t overflowed = shape::overflowed;
 };
 
 /// A product under the element-count rule (a 0 makes it 0, whatever else overflowed), over plain
