@@ -66,11 +66,7 @@ partial_shape partial_shape::dynamic() noexcept {
   return s;
 }
 
-void partial_shape::push_back(const dimension& d) {
-  if (dims_.size() >= max_rank) [[unlikely]]
-    detail::check_rank(dims_.size() + 1, "shape");
-  dims_.push_back(d);
-}
+void partial_shape::refuse_rank() const { detail::check_rank(dims_.size() + 1, "shape"); }
 
 bool partial_shape::is_static() const noexcept {
   return rank_known_ && std::ranges::all_of(dims(), [](const dimension& d) { return d.is_static(); });
