@@ -337,12 +337,22 @@ std::optional<Dim> dynamic_product(const factors<Dim>& f, bool unknown_start) {
   if constexpr (is_static_domain<Dim>) {
     return Dim{1};  // every static factor is in S
   } else {
+    // One scan: factors that can be 0 are multiplied at once, the others (usually none or one) after.
     std::optional<dimension> running = unknown_start ? dimension() : dimension(1);
-    for (const bool can_be_zero : {true, false})
-      f.for_each_remaining([&](const dimension& d) {
-        if (d.is_static() || (d.lo() == 0) != can_be_zero || !running) return;
+    inline_vector<std::size_t, small> later;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      const dimension& d = f[i];
+      if (f.cancelled.data()[i] || d.is_static()) continue;
+      if (d.lo() != 0) {
+        later.push_back(i);
+      } else if (running) {
         running = times(*running, d);
-      });
+      }
+    }
+    for (const auto i : later) {
+      if (!running) break;
+      running = times(*running, f[i]);
+    }
     return running;
   }
 }
