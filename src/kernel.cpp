@@ -27,14 +27,8 @@ namespace detail {
 struct view_access {
   /// The input's data under another shape with the same element count (inference checks the counts
   /// agree), so its count and byte size carry over without another pass over the dimensions.
-  static tensor_view reshaped(const tensor_view& input, shape dims) {
-    tensor_view v;
-    v.data_ = input.data_;
-    v.type_ = input.type_;
-    v.dims_ = std::move(dims);
-    v.count_ = input.count_;
-    v.bytes_ = input.bytes_;
-    return v;
+  static tensor_view reshaped(const tensor_view& input, shape&& dims) noexcept {
+    return {input.data_, input.type_, std::move(dims), input.count_, input.bytes_};
   }
 };
 }  // namespace detail

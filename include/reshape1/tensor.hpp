@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "reshape1/element_type.hpp"
 #include "reshape1/shape.hpp"
@@ -41,6 +42,8 @@ class tensor_view {
 
  private:
   friend struct detail::view_access;
+  tensor_view(const void* data, element_type type, shape&& dims, std::int64_t count, std::uint64_t bytes) noexcept
+      : data_(data), type_(type), dims_(std::move(dims)), count_(count), bytes_(bytes) {}
   const void* data_ = nullptr;
   element_type type_ = element_type::u8;
   shape dims_{0};
