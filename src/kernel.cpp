@@ -23,9 +23,19 @@ void require_capacity(std::uint64_t needed, std::uint64_t capacity, const tensor
 
 }  // namespace
 
+namespace detail {
+struct view_access {
+  /// The input's data under another shape with the same element count (inference checks the counts
+  /// agree), so its count and byte size carry over without another pass over the dimensions.
+  static tensor_view reshaped(const tensor_view& input, shape&& dims) noexcept {
+    return {input.data_, input.type_, std::move(dims), input.count_, input.bytes_};
+  }
+};
+}  // namespace detail
+
 tensor_view reshape(const tensor_view& input, std::span<const std::int64_t> pattern, bool special_zero,
                     const reshape_options& options) {
-  return {input.data(), input.type(), infer_static_shape(input.dims(), pattern, special_zero, options)};
+  return detail::view_access::reshaped(input, infer_static_shape(input.dims(), pattern, special_zero, options));
 }
 
 void copy_elements(const tensor_view& source, std::span<std::byte> destination, const copy_options& options) {

@@ -2,9 +2,11 @@
 // instantiations (infer_static_shape on std::int64_t, infer_shape on dimension), the reading of
 // patterns, and option O1 (sound bounds). Section names refer to docs/semantics.md.
 #include <algorithm>
+#include <bit>
 #include <exception>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -98,29 +100,40 @@ template <class Dim>
 
 // ---- reading the pattern (validation rows 3 and 4 in one scan from the left) ------------------------
 
-template <class Dim>
-inline void note_marker(reading<Dim>& r, reads how, std::size_t i) {
-  if (how != reads::marker) return;
-  if (r.marker != none) [[unlikely]]
-    fail_multiple_infer(r.marker, i);
-  r.marker = i;
+/// Row 3's one -1: a second marker is an error naming both.
+inline void note_marker(std::size_t& marker, std::size_t i) {
+  if (marker != none) [[unlikely]]
+    fail_multiple_infer(marker, i);
+  marker = i;
 }
 
-/// Known values: the static domain's reading (the output dimensions are the values themselves).
-void read_values(std::span<const std::int64_t> p, bool special_zero, reading<std::int64_t>& r) {
-  r.dims = p;
-  r.special_zero = special_zero;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const auto how = classify(p[i], p[i], special_zero);
-    if (how == reads::invalid) [[unlikely]]
-      fail_invalid(i, p[i], p[i]);
-    note_marker(r, how, i);
-    if (how == reads::copy) {
-      if (i < 64) r.copy_bits |= std::uint64_t{1} << i;
-    } else if (how == reads::literal) {
-      r.literal.times(p[i]);
+/// Known values: the static domain's reading. `out` (room for p.size() values) receives each
+/// element's output dimension, the value itself; the scan keeps its state in locals.
+void read_values(std::span<const std::int64_t> p, bool special_zero, std::int64_t* out, reading<std::int64_t>& r) {
+  std::size_t marker = none;
+  std::uint64_t copy_bits = 0;
+  count literal;
+  const std::int64_t* values = p.data();
+  const std::size_t n = p.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t v = values[i];
+    out[i] = v;
+    const auto how = classify(v, v, special_zero);
+    if (how == reads::literal) [[likely]] {
+      literal.times(v);
+    } else if (how == reads::copy) {
+      if (i < 64) copy_bits |= std::uint64_t{1} << i;
+    } else if (how == reads::marker) {
+      note_marker(marker, i);
+    } else [[unlikely]] {
+      fail_invalid(i, v, v);
     }
   }
+  r.dims = {out, n};
+  r.special_zero = special_zero;
+  r.marker = marker;
+  r.copy_bits = copy_bits;
+  r.literal = literal;
 }
 
 /// Bounds: the partial domain's reading. `dims` receives each element's output dimension.
@@ -135,7 +148,7 @@ void read_bounds(const reshape_pattern& pattern, bool special_zero, inline_vecto
     const auto& b = elements[i];
     const auto how = classify(b.lo, b.hi, special_zero);
     if (how == reads::invalid) fail_invalid(i, b.lo, b.hi);
-    note_marker(r, how, i);
+    if (how == reads::marker) note_marker(r.marker, i);
     r.roles.push_back(how == reads::marker ? role::marker : how == reads::copy ? role::copy : role::literal);
     if (how == reads::marker || how == reads::unknown) {
       dims.push_back(dimension(interval(), b.symbol));
@@ -148,15 +161,20 @@ void read_bounds(const reshape_pattern& pattern, bool special_zero, inline_vecto
 
 // ---- the algorithm for one reading ----------------------------------------------------------------
 
+/// What inference of one reading returns: the static domain completes its output in place.
 template <class Dim>
-using output_of = std::conditional_t<is_static_domain<Dim>, shape, reshape_result>;
+using output_of = std::conditional_t<is_static_domain<Dim>, void, reshape_result>;
 
+/// One reading of a pattern against an input. The static domain holds its small reading by value (the
+/// compiler then keeps its fields in registers on the hot path; measured with callgrind).
 template <class Dim>
 struct problem {
   std::span<const Dim> input;
   bool rank_known = true;
-  const reading<Dim>& r;
+  std::conditional_t<is_static_domain<Dim>, const reading<Dim>, const reading<Dim>&> r;
   const reshape_options& options;
+  /// A static input's element count as its shape keeps it (shape_access::overflowed past int64).
+  [[no_unique_address]] std::conditional_t<is_static_domain<Dim>, std::int64_t, std::monostate> input_count{};
 };
 
 /// Row 4: a copy at an index the input (of known rank) does not have.
@@ -167,11 +185,12 @@ void check_copies(const problem<Dim>& p) {
     if (p.r.copies(i)) fail_copy_out_of_range(i, p.input);
 }
 
-/// Row 5: the input's element count (lower bounds: the smallest possible count) fits 64 bits. On
-/// the way, for plain values, the products of the copied and the other input dimensions: the static
-/// domain's input product and its share of the output's count.
+/// Row 5: the input's element count (lower bounds: the smallest possible count) fits 64 bits. For
+/// plain values the count is the one the input shape keeps, and the step adds the product of the
+/// copied dimensions: a copied dimension is a factor of both sides, so the products step
+/// (static_products) can use the whole input's count.
 struct input_counts {
-  count all, replaced, copied;
+  count all, copied;
 };
 
 template <class Dim>
@@ -179,9 +198,24 @@ input_counts check_input_count(const problem<Dim>& p) {
   input_counts c;
   if (!p.rank_known) return c;
   if constexpr (is_static_domain<Dim>) {
-    for (std::size_t i = 0; i < p.input.size(); ++i) (p.r.copies(i) ? c.copied : c.replaced).times(p.input[i]);
-    c.all = c.replaced;
-    c.all.times(c.copied);
+    count all, copied;  // locals: the loops store nothing through `p`
+    const std::int64_t* dims = p.input.data();
+    const std::size_t rank = p.input.size();
+    // The whole count is the one the input shape keeps, by the same element-count rule.
+    if (p.input_count == 0) {
+      all.zero = true;
+    } else if (p.input_count == shape_access::overflowed) {
+      all.overflowed = true;
+    } else {
+      all.nonzero = p.input_count;
+    }
+    // Row 4 has passed: every copy is at an index below the rank.
+    for (std::uint64_t bits = p.r.copy_bits; bits != 0; bits &= bits - 1)
+      copied.times(dims[std::countr_zero(bits)]);
+    for (std::size_t i = 64; i < std::min(rank, p.r.size()); ++i)
+      if (p.r.copies(i)) copied.times(dims[i]);
+    c.all = all;
+    c.copied = copied;
   } else {
     for (const auto& d : p.input) c.all.times(d.lo());
   }
@@ -303,12 +337,22 @@ std::optional<Dim> dynamic_product(const factors<Dim>& f, bool unknown_start) {
   if constexpr (is_static_domain<Dim>) {
     return Dim{1};  // every static factor is in S
   } else {
+    // One scan: factors that can be 0 are multiplied at once, the others (usually none or one) after.
     std::optional<dimension> running = unknown_start ? dimension() : dimension(1);
-    for (const bool can_be_zero : {true, false})
-      f.for_each_remaining([&](const dimension& d) {
-        if (d.is_static() || (d.lo() == 0) != can_be_zero || !running) return;
+    inline_vector<std::size_t, small> later;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      const dimension& d = f[i];
+      if (f.cancelled.data()[i] || d.is_static()) continue;
+      if (d.lo() != 0) {
+        later.push_back(i);
+      } else if (running) {
         running = times(*running, d);
-      });
+      }
+    }
+    for (const auto i : later) {
+      if (!running) break;
+      running = times(*running, f[i]);
+    }
     return running;
   }
 }
@@ -401,6 +445,7 @@ template <class Dim>
 template <class Dim>
 Dim resolve_marker(const problem<Dim>& p, products<Dim> q) {
   const auto& options = p.options;
+  if constexpr (is_static_domain<Dim>) q.d_in = q.d_out = Dim{1};  // plain values: every factor is in S
   // Section 7: a side whose static product is 0 has no elements, however large its other factors, so
   // only an overflowing dynamic product on a side without a 0 is an error. (The output side passed the
   // literal-product check; its static factors can still overflow beside a `?`, whose lower bound 0
@@ -465,18 +510,20 @@ inline void deduce_equality(const products<dimension>& q, reshape_result& result
     result.symbol_equalities.push_back({d_in.symbol(), d_out.symbol()});
 }
 
-/// Step 1 and 2 for the static domain: products straight from the positions. Cancelling equal factors
-/// changes no quotient of plain values, only whether a product overflows, so the factors are listed
-/// and cancelled only when one does.
-products<std::int64_t> static_products(const problem<std::int64_t>& p, count in) {
+/// Step 1 and 2 for plain values when a product has a 0 or overflows: the input dimensions that are
+/// not copied against the literal values, and when a product overflows, the factors listed and
+/// cancelled (out of line: rare, and it would crowd the registers of the common case).
+[[gnu::noinline]] products<std::int64_t> zero_or_overflow_products(const problem<std::int64_t>& p) {
   const auto& r = p.r;
+  count in;
+  for (std::size_t i = 0; i < p.input.size(); ++i)
+    if (!r.copies(i)) in.times(p.input[i]);
   count out = r.literal;
   const bool tf = r.marker != none && p.options.empty == empty_rule::tensorflow && out.zero;
   if (r.marker != none && (tf ? out.overflowed : !out.fits())) [[unlikely]]
     fail_literal_overflow(p);
   if (tf) in.zero = out.zero = false;  // O2 tensorflow: zeros leave both products
-  if (in.fits() && out.fits()) [[likely]]
-    return {in.value(), out.value(), std::int64_t{1}, std::int64_t{1}};
+  if (in.fits() && out.fits()) return {in.value(), out.value(), std::int64_t{1}, std::int64_t{1}};
   sides<std::int64_t> s;
   if (r.marker != none) {
     collect_for_marker(p, s);
@@ -487,16 +534,56 @@ products<std::int64_t> static_products(const problem<std::int64_t>& p, count in)
   return multiply_sides(s);
 }
 
+/// Step 1 and 2 for the static domain: products straight from the counts. Cancelling equal factors
+/// changes no quotient of plain values, only whether a product overflows, so the factors are listed
+/// and cancelled only when one does. Without a 0, the copied dimensions, factors of both sides, leave
+/// the quotient as it is: the products are the whole input's count and literal x copied.
+products<std::int64_t> static_products(const problem<std::int64_t>& p, const input_counts& c) {
+  const count& literal = p.r.literal;
+  std::int64_t s_out = 0;
+  if (!c.all.zero && !literal.zero && !literal.overflowed &&
+      !__builtin_mul_overflow(literal.nonzero, c.copied.nonzero, &s_out)) [[likely]]
+    return {c.all.nonzero, s_out, std::int64_t{1}, std::int64_t{1}};
+  return zero_or_overflow_products(p);
+}
+
+/// Completes the static result in place: the copies and the -1's value. Every dimension is then a
+/// copy of an input dimension, a literal (>= 0) or the -1's value (>= 0), and the length is within
+/// max_rank, so the result is valid as written.
+void complete_static_output(const problem<std::int64_t>& p, std::int64_t value) {
+  std::int64_t* o = p.r.dims.data();
+  const std::int64_t* dims = p.input.data();
+  for (std::uint64_t bits = p.r.copy_bits; bits != 0; bits &= bits - 1) {
+    const auto i = static_cast<std::size_t>(std::countr_zero(bits));
+    o[i] = dims[i];
+  }
+  for (std::size_t i = 64; i < p.r.size(); ++i)
+    if (p.r.copies(i)) o[i] = dims[i];
+  if (p.r.marker != none) o[p.r.marker] = value;
+}
+
+/// Rows 7 and 8 on the output's element count.
+template <class Dim>
+void check_output_count(const problem<Dim>& p, const std::optional<Dim>& value, const count& out_count,
+                        bool all_static, const count& in_count) {
+  // Row 7: the output's element count fits.
+  if (!out_count.fits()) [[unlikely]]
+    fail_output_overflow(p, value);
+  // Row 8: input and output fully static with different counts.
+  if (all_static && in_count.value() != out_count.value()) [[unlikely]]
+    fail_count_mismatch(p, value, out_count.value(), in_count.value());
+}
+
 /// Rows 6 to 8 for one reading whose rows 3 to 5 have passed (`counts` from row 5).
 template <class Dim>
-void infer_reading(const problem<Dim>& p, const input_counts& counts, output_of<Dim>& result) {
+output_of<Dim> infer_reading(const problem<Dim>& p, const input_counts& counts) {
   const std::size_t m = p.r.marker;
   products<Dim> q;
   struct none_listed {};
   // The factors, listed: always for partial shapes; for plain values only when a product overflows.
   [[maybe_unused]] std::conditional_t<is_static_domain<Dim>, none_listed, sides<Dim>> s;
   if constexpr (is_static_domain<Dim>) {
-    q = static_products(p, counts.replaced);
+    q = static_products(p, counts);
   } else {
     if (m != none) {
       collect_for_marker(p, s);
@@ -513,57 +600,48 @@ void infer_reading(const problem<Dim>& p, const input_counts& counts, output_of<
   }
 
   std::optional<Dim> value;
-  if (m != none) {
-    value = resolve_marker(p, q);
-  } else if constexpr (!is_static_domain<Dim>) {
-    // O1: the equality relies on the counts, which a 0 among the copied or cancelled dimensions
-    // makes equal whatever D_in and D_out are.
-    bool hidden_zero = false;
-    if (p.options.sound_bounds) {
-      for (std::size_t i = 0; i < std::min(p.r.size(), p.input.size()); ++i)
-        hidden_zero = hidden_zero || (p.r.copies(i) && p.input[i].lo() == 0);
-      for (std::size_t i = 0; i < s.in.size(); ++i)
-        hidden_zero = hidden_zero || (s.in.cancelled.data()[i] && s.in[i].lo() == 0);
-    }
-    if (!hidden_zero) deduce_equality(q, result);
-  }
+  if (m != none) value = resolve_marker(p, q);
 
-  auto& out = [&]() -> auto& {
-    if constexpr (is_static_domain<Dim>) return result;
-    else return result.shape;
-  }();
-  count out_count;
-  bool all_static = p.rank_known;
   if constexpr (is_static_domain<Dim>) {
-    // literal x -1 x copied: the product of the output dimensions, without another pass.
-    out_count = p.r.literal;
+    // The output's count is literal x -1 x copied, known without a pass over the output, so rows 7
+    // and 8 come before it is built.
+    count out_count = p.r.literal;
     if (m != none) out_count.times(*value);
     out_count.times(counts.copied);
-    for (std::size_t i = 0; i < p.r.size(); ++i) out.push_back(i == m ? *value : output_dim(p, i));
+    check_output_count(p, value, out_count, true, counts.all);
+    complete_static_output(p, m == none ? 0 : *value);
   } else {
+    reshape_result result;
+    if (m == none) {
+      // O1: the equality relies on the counts, which a 0 among the copied or cancelled dimensions
+      // makes equal whatever D_in and D_out are.
+      bool hidden_zero = false;
+      if (p.options.sound_bounds) {
+        for (std::size_t i = 0; i < std::min(p.r.size(), p.input.size()); ++i)
+          hidden_zero = hidden_zero || (p.r.copies(i) && p.input[i].lo() == 0);
+        for (std::size_t i = 0; i < s.in.size(); ++i)
+          hidden_zero = hidden_zero || (s.in.cancelled.data()[i] && s.in[i].lo() == 0);
+      }
+      if (!hidden_zero) deduce_equality(q, result);
+    }
+    count out_count;
+    bool all_static = p.rank_known;
     for (std::size_t i = 0; i < p.r.size(); ++i) {
       const Dim d = i == m ? *value : output_dim(p, i);
       out_count.times(d.lo());
       all_static = all_static && d.is_static();
-      out.push_back(d);
+      result.shape.push_back(d);
     }
-  }
-  // Row 7: the output's element count fits.
-  if (!out_count.fits()) [[unlikely]]
-    fail_output_overflow(p, value);
-  // Row 8: input and output fully static with different counts.
-  if constexpr (!is_static_domain<Dim>) {
     for (const auto& d : p.input) all_static = all_static && d.is_static();
+    check_output_count(p, value, out_count, all_static, counts.all);
+    return result;
   }
-  if (!all_static) return;
-  if (counts.all.value() != out_count.value()) [[unlikely]]
-    fail_count_mismatch(p, value, out_count.value(), counts.all.value());
 }
 
 template <class Dim>
-void infer_checked(const problem<Dim>& p, output_of<Dim>& result) {
+output_of<Dim> infer_checked(const problem<Dim>& p) {
   check_copies(p);
-  infer_reading(p, check_input_count(p), result);
+  return infer_reading(p, check_input_count(p));
 }
 
 // ---- O1: sound bounds ---------------------------------------------------------------------------
@@ -579,11 +657,8 @@ void infer_checked(const problem<Dim>& p, output_of<Dim>& result) {
 reshape_result infer_sound_reading(const problem<dimension>& p) {
   check_copies(p);
   const auto counts = check_input_count(p);
+  if (p.r.marker == none) return infer_reading(p, counts);
   reshape_result result;
-  if (p.r.marker == none) {
-    infer_reading(p, counts, result);
-    return result;
-  }
   const std::size_t m = p.r.marker;
   const auto& r = p.r;
   bool in_zero = !p.rank_known, in_nonzero = true, out_zero = false, out_nonzero = true;
@@ -614,8 +689,7 @@ reshape_result infer_sound_reading(const problem<dimension>& p) {
       dims.push_back(r.at(i) == role::literal ? raise(r.dims[i]) : r.dims[i]);
     reading<dimension> raised{dims.span(), r.roles, r.marker};
     try {
-      reshape_result nonempty;
-      infer_checked(problem<dimension>{input.span(), p.rank_known, raised, p.options}, nonempty);
+      const reshape_result nonempty = infer_checked(problem<dimension>{input.span(), p.rank_known, raised, p.options});
       add(nonempty.shape[m]);
     } catch (const error& e) {
       // A product that overflows here is no proof that every instance fails when a copied dimension
@@ -637,7 +711,7 @@ reshape_result infer_sound_reading(const problem<dimension>& p) {
     if (p.options.empty == empty_rule::tensorflow) add(dimension());
   }
   if (!marker) {
-    infer_reading(p, counts, result);  // no instance is valid: the reading's own error, if it has one
+    result = infer_reading(p, counts);  // no instance is valid: the reading's own error, if it has one
     if (first_error) std::rethrow_exception(first_error);
     return result;
   }
@@ -757,8 +831,7 @@ reshape_result infer_sound(const partial_shape& input, const reshape_pattern& pa
     if (k == choice.size()) break;
   }
   if (results.empty()) {
-    reshape_result r;
-    infer_checked(literal_problem, r);  // OpenVINO's reading: its error, if it has one
+    (void)infer_checked(literal_problem);  // OpenVINO's reading: its error, if it has one
     if (first_error) std::rethrow_exception(first_error);
     fail(errc::not_divisible, {}, "pattern: no reading of the pattern's bounds gives a valid reshape");
   }
@@ -833,9 +906,7 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
   reading<dimension> literal;
   read_bounds(effective, special_zero, dims, literal);
   if (options.sound_bounds) return infer_sound(input, effective, literal, special_zero, options);
-  reshape_result result;
-  infer_checked(problem<dimension>{input.dims(), input.rank_known(), literal, options}, result);
-  return result;
+  return infer_checked(problem<dimension>{input.dims(), input.rank_known(), literal, options});
 }
 
 }  // namespace
@@ -845,10 +916,12 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
                                           const reshape_options& options) {
   if (pattern.size() > max_rank) [[unlikely]]
     fail_too_long(pattern.size());
-  reading<std::int64_t> r;
-  read_values(pattern, special_zero, r);
   shape out;
-  infer_checked(problem<std::int64_t>{input.dims(), true, r, options}, out);
+  std::int64_t* o = shape_access::resize_for_overwrite(out, pattern.size());
+  reading<std::int64_t> r;
+  read_values(pattern, special_zero, o, r);
+  infer_checked(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input)});
+  shape_access::set_count(out, shape_access::count(input));  // row 8: the counts agree
   return out;
 }
 

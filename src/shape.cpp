@@ -37,10 +37,9 @@ void shape::refuse(std::int64_t d) const {
 }
 
 std::int64_t shape::element_count() const {
-  auto n = detail::count_product(dims(), [](std::int64_t d) { return d; });
-  if (!n)
+  if (count_ == overflowed)
     detail::fail(errc::overflow, {}, fmt::format("shape: the element count of {} overflows 64 bits", to_string(*this)));
-  return *n;
+  return count_;
 }
 
 bool operator==(const shape& a, const shape& b) noexcept { return std::ranges::equal(a.dims(), b.dims()); }
@@ -67,11 +66,7 @@ partial_shape partial_shape::dynamic() noexcept {
   return s;
 }
 
-void partial_shape::push_back(const dimension& d) {
-  if (dims_.size() >= max_rank) [[unlikely]]
-    detail::check_rank(dims_.size() + 1, "shape");
-  dims_.push_back(d);
-}
+void partial_shape::refuse_rank() const { detail::check_rank(dims_.size() + 1, "shape"); }
 
 bool partial_shape::is_static() const noexcept {
   return rank_known_ && std::ranges::all_of(dims(), [](const dimension& d) { return d.is_static(); });

@@ -48,6 +48,55 @@ TEST(value_types, shape_copies_and_moves_inline_and_heap_ranks) {
   }
 }
 
+// A shape keeps its element count as dimensions are added (inference and views read it without a pass
+// over the dimensions): it must follow every special member and the element-count rule.
+TEST(value_types, shape_keeps_its_element_count) {
+  auto product = [](const shape& s) {
+    std::int64_t n = 1;
+    for (auto d : s) n *= d;
+    return n;
+  };
+  for (const std::size_t rank : {std::size_t{0}, std::size_t{3}, shape::inline_rank + 1, std::size_t{20}}) {
+    const shape original = ranked(rank);
+    if (rank <= 17) {
+      EXPECT_EQ(original.element_count(), product(original));
+    }
+    shape copy = original;
+    shape assigned;
+    assigned = original;
+    shape moved = std::move(copy);
+    if (rank <= 17) {
+      EXPECT_EQ(assigned.element_count(), product(original));
+      EXPECT_EQ(moved.element_count(), product(original));
+    } else {  // 2 x 3 x ... x 21 is past int64
+      EXPECT_THROW((void)moved.element_count(), error);
+    }
+    EXPECT_EQ(copy.element_count(), 1);  // NOLINT(bugprone-use-after-move): moved-from is []
+    shape target = ranked(2);
+    target = std::move(moved);
+    EXPECT_EQ(moved.element_count(), 1);  // NOLINT(bugprone-use-after-move)
+    moved.push_back(5);
+    EXPECT_EQ(moved.element_count(), 5);
+  }
+  // A 0 makes the count 0 whatever else overflowed, before or after it.
+  const std::int64_t big = std::int64_t{1} << 40;
+  shape overflow_then_zero{big, big};
+  EXPECT_THROW((void)overflow_then_zero.element_count(), error);
+  overflow_then_zero.push_back(0);
+  EXPECT_EQ(overflow_then_zero.element_count(), 0);
+  shape zero_then_overflow{0, big};
+  zero_then_overflow.push_back(big);
+  EXPECT_EQ(zero_then_overflow.element_count(), 0);
+  // The result of static inference keeps the input's count.
+  const auto out = infer_static_shape(shape{2, 5, 5, 24}, std::vector<std::int64_t>{0, -1, 4}, true);
+  EXPECT_EQ(out, (shape{2, 150, 4}));
+  EXPECT_EQ(out.element_count(), 1200);
+  shape copied_out = out;
+  EXPECT_EQ(copied_out.element_count(), 1200);
+  EXPECT_EQ(infer_static_shape(shape{3, 0}, std::vector<std::int64_t>{0, -1}, true).element_count(), 0);
+  EXPECT_EQ(infer_static_shape(shape{6}, std::vector<std::int64_t>{2, 3}, false).element_count(), 6);
+}
+
 TEST(value_types, shape_refuses_negative_dimensions_everywhere) {
   shape s{1, 2};
   expect_error([&] { s.push_back(-5); }, errc::invalid_shape,

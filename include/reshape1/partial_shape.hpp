@@ -52,7 +52,11 @@ class partial_shape {
   [[nodiscard]] const dimension* begin() const noexcept { return dims_.data(); }
   [[nodiscard]] const dimension* end() const noexcept { return dims_.data() + dims_.size(); }
   /// Appends a dimension (a shape of unknown rank stays so). Throws error(too_large) past max_rank.
-  void push_back(const dimension& d);
+  void push_back(const dimension& d) {
+    if (dims_.size() >= max_rank) [[unlikely]]
+      refuse_rank();  // throws
+    dims_.push_back(d);
+  }
   /// Known rank and every dimension static.
   [[nodiscard]] bool is_static() const noexcept;
   /// The static shape; throws error(invalid_argument) when !is_static().
@@ -61,6 +65,7 @@ class partial_shape {
   friend bool operator==(const partial_shape& a, const partial_shape& b) noexcept;
 
  private:
+  void refuse_rank() const;
   detail::inline_vector<dimension, shape::inline_rank> dims_;
   bool rank_known_ = true;
 };

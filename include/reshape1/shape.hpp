@@ -6,10 +6,15 @@
 #include <initializer_list>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "reshape1/detail/inline_vector.hpp"
 
 namespace reshape1 {
+
+namespace detail {
+struct shape_access;  // inference writes results it has already validated (src/detail/inference.hpp)
+}
 
 /// The largest rank, and pattern length, that reshape1 accepts anywhere (2^20): larger ones are
 /// error(too_large), raised before anything is allocated for them.
@@ -23,6 +28,15 @@ class shape {
 
   /// The scalar shape `[]`.
   shape() noexcept = default;
+  shape(const shape&) = default;
+  shape& operator=(const shape&) = default;
+  shape(shape&& o) noexcept : dims_(std::move(o.dims_)), count_(std::exchange(o.count_, 1)) {}
+  shape& operator=(shape&& o) noexcept {
+    dims_ = std::move(o.dims_);
+    count_ = std::exchange(o.count_, 1);
+    return *this;
+  }
+  ~shape() = default;
   /// Throws error(invalid_shape) on a negative dimension, error(too_large) past max_rank.
   shape(std::initializer_list<std::int64_t> dims);
   explicit shape(std::span<const std::int64_t> dims);
@@ -41,6 +55,7 @@ class shape {
     if (d < 0 || size() >= max_rank) [[unlikely]]
       refuse(d);
     dims_.push_back(d);
+    count_ = d == 0 ? 0 : count_ <= 0 ? count_ : times(count_, d);
   }
   /// The number of elements; 0 when any dimension is 0. Throws error(overflow) past int64.
   [[nodiscard]] std::int64_t element_count() const;
@@ -48,8 +63,17 @@ class shape {
   friend bool operator==(const shape& a, const shape& b) noexcept;
 
  private:
+  friend struct detail::shape_access;
   [[noreturn]] void refuse(std::int64_t d) const;
+  static constexpr std::int64_t overflowed = -1;
+  [[nodiscard]] static std::int64_t times(std::int64_t count, std::int64_t d) noexcept {
+    std::int64_t r = 0;
+    return __builtin_mul_overflow(count, d, &r) ? overflowed : r;
+  }
   detail::inline_vector<std::int64_t, inline_rank> dims_;
+  /// The element count, kept as dimensions are added (a 0 makes it 0 whatever else overflowed);
+  /// `overflowed` past int64.
+  std::int64_t count_ = 1;
 };
 
 /// `[2,150,4]`

@@ -6,11 +6,16 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "reshape1/element_type.hpp"
 #include "reshape1/shape.hpp"
 
 namespace reshape1 {
+
+namespace detail {
+struct view_access;  // reshape() builds its view with the count it has already checked (src/kernel.cpp)
+}
 
 /// A read-only, non-owning view of dense row-major data. For element_type::string, `data` points to
 /// element_count() std::string objects. A default view is empty: shape [0], no data.
@@ -36,6 +41,9 @@ class tensor_view {
   }
 
  private:
+  friend struct detail::view_access;
+  tensor_view(const void* data, element_type type, shape&& dims, std::int64_t count, std::uint64_t bytes) noexcept
+      : data_(data), type_(type), dims_(std::move(dims)), count_(count), bytes_(bytes) {}
   const void* data_ = nullptr;
   element_type type_ = element_type::u8;
   shape dims_{0};

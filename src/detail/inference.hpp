@@ -25,6 +25,17 @@ inline constexpr std::size_t small = shape::inline_rank;
 
 enum class role : std::uint8_t { literal, copy, marker };
 
+/// The storage of a static result whose dimensions the algorithm has validated (each >= 0, rank within
+/// max_rank): written in place, without push_back's per-element checks.
+struct shape_access {
+  static std::int64_t* resize_for_overwrite(shape& s, std::size_t n) { return s.dims_.resize_for_overwrite(n); }
+  /// The element count the shape keeps (shape::overflowed past int64), and the one to keep for
+  /// dimensions written through resize_for_overwrite.
+  static std::int64_t count(const shape& s) noexcept { return s.count_; }
+  static void set_count(shape& s, std::int64_t n) noexcept { s.count_ = n; }
+  static constexpr std::int64_t overflowed = shape::overflowed;
+};
+
 /// A product under the element-count rule (a 0 makes it 0, whatever else overflowed), over plain
 /// values: the static domain's products.
 struct count {
@@ -62,9 +73,11 @@ struct reading {
   [[nodiscard]] bool copies(std::size_t i) const noexcept { return i < roles.size() && roles.data()[i] == role::copy; }
 };
 
+/// The static domain's reading writes each element's output dimension straight into the result (the
+/// value itself; a copy's and the marker's are filled in when the output is complete).
 template <>
 struct reading<std::int64_t> {
-  std::span<const std::int64_t> dims;
+  std::span<std::int64_t> dims;
   bool special_zero = false;
   std::size_t marker = none;
   std::uint64_t copy_bits = 0;  // bit i: element i copies (the first 64 elements)
@@ -163,6 +176,23 @@ struct factors {
 /// and the run's first entry counts how many are taken (O(n log n) for any number of equal factors).
 template <class Dim>
 void cancel(factors<Dim>& in, factors<Dim>& out) {
+  if (out.size() <= small) {
+    // Few output factors: scanning them for the first remaining one with the key picks the same
+    // factor as the sorted runs below, without sorting.
+    std::optional<cancel_key> keys[small];
+    for (std::size_t k = 0; k < out.size(); ++k) keys[k] = key_of(out[k]);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const auto key = key_of(in[i]);
+      if (!key) continue;
+      for (std::size_t k = 0; k < out.size(); ++k)
+        if (!out.cancelled.data()[k] && keys[k] == key) {
+          in.cancelled.data()[i] = 1;
+          out.cancelled.data()[k] = 1;
+          break;
+        }
+    }
+    return;
+  }
   struct candidate {
     cancel_key key;
     std::size_t index = 0;

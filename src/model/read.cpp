@@ -18,6 +18,14 @@ namespace {
 
 using reshape1::detail::fail;
 
+/// A pugixml name (null-terminated) against a literal, without strlen.
+template <std::size_t N>
+bool named(const char* name, const char (&want)[N]) noexcept {
+  for (std::size_t i = 0; i < N; ++i)  // N counts the terminator: a longer or shorter name differs by then
+    if (name[i] != want[i]) return false;
+  return true;
+}
+
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 std::string_view trim(std::string_view s) {
@@ -89,7 +97,13 @@ class reader {
 
   template <class What>
   std::int64_t integer(const pugi::xml_node& n, const char* attribute, What what) const {
-    const auto text = required(n, attribute, what);
+    return integer(n, n.attribute(attribute), attribute, what);
+  }
+  /// The same, for an attribute already found (null when missing).
+  template <class What>
+  std::int64_t integer(const pugi::xml_node& n, const pugi::xml_attribute& a, const char* attribute, What what) const {
+    if (!a) bad(at(n), fmt::format("{}: missing attribute '{}'", what(), attribute));
+    const std::string_view text = a.value();
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end != text.data() + text.size() || text.empty())
@@ -118,21 +132,29 @@ class reader {
     std::size_t count = 0;
     for (auto p = parent.first_child(); p; p = p.next_sibling()) ++count;  // an upper bound, without name compares
     result.reserve(count);
-    for (const auto& p : parent.children("port")) {
-      port out;
-      const auto id = p.attribute("id");
+    for (auto p = parent.first_child(); p; p = p.next_sibling()) {
+      if (p.type() != pugi::node_element || !named(p.name(), "port")) continue;
+      port& out = result.emplace_back();  // built in place: a port holds its dimensions inline
+      pugi::xml_attribute id, precision_attribute;
+      for (auto a = p.first_attribute(); a; a = a.next_attribute()) {
+        if (named(a.name(), "id")) {
+          if (!id) id = a;  // the first, as pugixml's lookup by name finds it
+        } else if (named(a.name(), "precision")) {
+          if (!precision_attribute) precision_attribute = a;
+        }
+      }
       if (!id || id.value()[0] == '\0') bad_layer(l, fmt::format("a port of <{}> has no id", parent.name()));
-      out.id = integer(p, "id", [&] { return l.where(); });
-      std::vector<dimension> dims;
-      std::size_t rank = 0;
-      for (auto d = p.first_child(); d; d = d.next_sibling()) ++rank;
-      dims.reserve(rank);
-      for (const auto& d : p.children("dim")) dims.push_back(dim(l, out.id, d.child_value()));
-      out.dims = partial_shape(std::move(dims));
-      if (const auto pr = p.attribute("precision")) out.type = precision(pr.value());
-      for (const auto& a : p.child("rt_info").children("attribute"))
-        if (std::string_view(a.attribute("name").value()) == "layout") out.layout = a.attribute("layout").value();
-      result.push_back(std::move(out));
+      out.id = integer(p, id, "id", [&] { return l.where(); });
+      for (auto d = p.first_child(); d; d = d.next_sibling()) {
+        if (d.type() != pugi::node_element) continue;
+        if (named(d.name(), "dim")) {
+          out.dims.push_back(dim(l, out.id, d.child_value()));
+        } else if (named(d.name(), "rt_info")) {
+          for (const auto& a : d.children("attribute"))
+            if (std::string_view(a.attribute("name").value()) == "layout") out.layout = a.attribute("layout").value();
+        }
+      }
+      if (precision_attribute) out.type = precision(precision_attribute.value());
     }
     return result;
   }
@@ -471,20 +493,48 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   g.layers_.reserve(count);
   g.by_id_.reserve(count);
   std::vector<std::pair<std::size_t, pugi::xml_node>> bodies;  // TensorIterator and Loop, read last
-  for (const auto& node : layers.children("layer")) {
+  for (auto node = layers.first_child(); node; node = node.next_sibling()) {
+    if (node.type() != pugi::node_element || !named(node.name(), "layer")) continue;
     layer l;
     l.byte = reader::at(node);
-    l.name = node.attribute("name").value();
-    l.id = r.integer(node, "id", [&] { return fmt::format("layer '{}'", l.name); });
-    l.type = r.required(node, "type", [&] { return l.where(); });
-    l.version = node.attribute("version").value();
+    // One pass over the attributes and one over the children (the first of each name counts, as with
+    // pugixml's lookups by name).
+    pugi::xml_attribute name, id, type, opset_version;
+    for (auto a = node.first_attribute(); a; a = a.next_attribute()) {
+      const char* n = a.name();
+      if (named(n, "name")) {
+        if (!name) name = a;
+      } else if (named(n, "id")) {
+        if (!id) id = a;
+      } else if (named(n, "type")) {
+        if (!type) type = a;
+      } else if (named(n, "version")) {
+        if (!opset_version) opset_version = a;
+      }
+    }
+    pugi::xml_node data, input, output;
+    for (auto c = node.first_child(); c; c = c.next_sibling()) {
+      if (c.type() != pugi::node_element) continue;
+      const char* n = c.name();
+      if (named(n, "data")) {
+        if (!data) data = c;
+      } else if (named(n, "input")) {
+        if (!input) input = c;
+      } else if (named(n, "output")) {
+        if (!output) output = c;
+      }
+    }
+    l.name = name.value();
+    l.id = r.integer(node, id, "id", [&] { return fmt::format("layer '{}'", l.name); });
+    if (!type) r.bad(reader::at(node), fmt::format("{}: missing attribute 'type'", l.where()));
+    l.type = type.value();
+    l.version = opset_version.value();
     if (l.version.starts_with("opset")) {
       const std::string_view n = std::string_view(l.version).substr(5);
       int v = 0;
       const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
       if (ec == std::errc() && end == n.data() + n.size()) l.opset = v;
     }
-    const auto data = node.child("data");
     std::size_t attributes = 0;
     for (auto a = data.first_attribute(); a; a = a.next_attribute()) ++attributes;
     l.attributes.reserve(attributes);
@@ -501,8 +551,8 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
       }
       l.attributes.push_back(std::move(at));
     }
-    l.inputs = r.ports(l, node.child("input"));
-    l.outputs = r.ports(l, node.child("output"));
+    l.inputs = r.ports(l, input);
+    l.outputs = r.ports(l, output);
     l.sources.resize(l.inputs.size());
     if (l.type == "Reshape") {  // refused here when missing or not a boolean (OpenVINO keeps its default)
       const auto& a = required_data(r, l, "special_zero");
@@ -519,20 +569,42 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
       r.bad_layer(g.layers_[std::max(g.by_id_[i].second, g.by_id_[i - 1].second)],
                   fmt::format("id {} is used by an earlier layer too", g.by_id_[i].first));
 
-  std::vector<std::vector<std::size_t>> consumers(g.layers_.size());
+  // Layer ids are usually 0..n-1: a table finds them without a search (graph::find otherwise).
+  std::vector<std::size_t> by_dense_id;
+  if (!g.by_id_.empty() && g.by_id_.front().first >= 0 &&
+      g.by_id_.back().first < static_cast<std::int64_t>(4 * g.layers_.size() + 64)) {
+    by_dense_id.assign(static_cast<std::size_t>(g.by_id_.back().first) + 1, g.layers_.size());
+    for (const auto& [id, index] : g.by_id_) by_dense_id[static_cast<std::size_t>(id)] = index;
+  }
+  const auto layer_of = [&](std::int64_t id) -> const layer* {
+    if (by_dense_id.empty()) return g.find(id);
+    if (id < 0 || static_cast<std::uint64_t>(id) >= by_dense_id.size()) return nullptr;
+    const auto index = by_dense_id[static_cast<std::size_t>(id)];
+    return index < g.layers_.size() ? &g.layers_[index] : nullptr;
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> links;  // (producer, consumer) per edge, in file order
   std::vector<std::size_t> pending(g.layers_.size(), 0);
   if (const auto edges = net.child("edges")) {
-    for (const auto& node : edges.children("edge")) {
+    for (auto node = edges.first_child(); node; node = node.next_sibling()) {
+      if (node.type() != pugi::node_element || !named(node.name(), "edge")) continue;
       const auto edge = [] { return "<edge>"; };
-      const auto from_id = r.integer(node, "from-layer", edge);
-      const auto from_port = r.integer(node, "from-port", edge);
-      const auto to_id = r.integer(node, "to-layer", edge);
-      const auto to_port = r.integer(node, "to-port", edge);
+      pugi::xml_attribute ends[4];  // from-layer, from-port, to-layer, to-port: the first of each
+      for (auto a = node.first_attribute(); a; a = a.next_attribute()) {
+        const char* n = a.name();
+        const int k = named(n, "from-layer") ? 0 : named(n, "from-port") ? 1 : named(n, "to-layer") ? 2
+                                                                          : named(n, "to-port")   ? 3
+                                                                                                  : -1;
+        if (k >= 0 && !ends[k]) ends[k] = a;
+      }
+      const auto from_id = r.integer(node, ends[0], "from-layer", edge);
+      const auto from_port = r.integer(node, ends[1], "from-port", edge);
+      const auto to_id = r.integer(node, ends[2], "to-layer", edge);
+      const auto to_port = r.integer(node, ends[3], "to-port", edge);
       const auto where = [&] {
         return fmt::format("edge from layer {} port {} to layer {} port {}", from_id, from_port, to_id, to_port);
       };
-      const auto* from = g.find(from_id);
-      const auto* to = g.find(to_id);
+      const auto* from = layer_of(from_id);
+      const auto* to = layer_of(to_id);
       if (from == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where(), from_id));
       if (to == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where(), to_id));
       const auto out = port_index(from->outputs, from_port);
@@ -544,7 +616,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
         r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where()));
       const auto from_index = static_cast<std::size_t>(from - g.layers_.data());
       target.sources[*in] = source{from_index, *out};
-      consumers[from_index].push_back(static_cast<std::size_t>(to - g.layers_.data()));
+      links.emplace_back(from_index, static_cast<std::size_t>(to - g.layers_.data()));
       ++pending[static_cast<std::size_t>(to - g.layers_.data())];
     }
   }
@@ -555,13 +627,22 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
       if (!l.sources[i])
         r.bad_layer(l, fmt::format("nothing is connected to input port {}; the model cannot be read", l.inputs[i].id));
 
+  // Each layer's consumers, in edge order, in one array (first[i]..first[i+1]).
+  std::vector<std::size_t> first(g.layers_.size() + 1, 0), consumers(links.size());
+  for (const auto& [from, to] : links) ++first[from + 1];
+  for (std::size_t i = 0; i < g.layers_.size(); ++i) first[i + 1] += first[i];
+  {
+    std::vector<std::size_t> next(first.begin(), first.end() - 1);
+    for (const auto& [from, to] : links) consumers[next[from]++] = to;
+  }
+
   // Topological order (Kahn); what is left over lies on a cycle.
   g.order_.reserve(g.layers_.size());
   for (std::size_t i = 0; i < g.layers_.size(); ++i)
     if (pending[i] == 0) g.order_.push_back(i);
   for (std::size_t k = 0; k < g.order_.size(); ++k)
-    for (const auto c : consumers[g.order_[k]])
-      if (--pending[c] == 0) g.order_.push_back(c);
+    for (std::size_t e = first[g.order_[k]]; e < first[g.order_[k] + 1]; ++e)
+      if (--pending[consumers[e]] == 0) g.order_.push_back(consumers[e]);
   if (g.order_.size() != g.layers_.size()) {
     const auto on_cycle = static_cast<std::size_t>(
         std::find_if(pending.begin(), pending.end(), [](std::size_t p) { return p != 0; }) - pending.begin());

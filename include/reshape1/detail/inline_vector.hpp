@@ -50,6 +50,12 @@ class inline_vector {
     std::construct_at(data() + size_, v);
     ++size_;
   }
+  /// Makes the size n and returns the storage; the caller writes all n values before reading any.
+  T* resize_for_overwrite(std::size_t n) {
+    reserve(n);
+    size_ = n;
+    return data();
+  }
   /// Room for n values without another allocation.
   void reserve(std::size_t n) {
     if (n <= capacity_) return;
@@ -70,18 +76,37 @@ class inline_vector {
   [[nodiscard]] T* inline_data() noexcept { return reinterpret_cast<T*>(buffer_); }
   [[nodiscard]] const T* inline_data() const noexcept { return reinterpret_cast<const T*>(buffer_); }
   void assign(const inline_vector& o) {
-    reserve(o.size_);
-    if (o.size_ != 0) std::memcpy(static_cast<void*>(data()), o.data(), o.size_ * sizeof(T));  // creates the objects
+    if (o.heap_ == nullptr && heap_ == nullptr) {
+      copy_inline(o);
+    } else {
+      reserve(o.size_);
+      if (o.size_ != 0) std::memcpy(static_cast<void*>(data()), o.data(), o.size_ * sizeof(T));  // creates the objects
+    }
     size_ = o.size_;
   }
   void steal(inline_vector& o) noexcept {
     if (o.heap_ != nullptr) {
       heap_ = std::exchange(o.heap_, nullptr);
       capacity_ = std::exchange(o.capacity_, N);
+    } else {
+      copy_inline(o);
+    }
+    size_ = std::exchange(o.size_, 0);
+  }
+
+  /// The inline values of `o` (heap_ null on both sides). A small buffer is copied whole, a fixed size
+  /// that compiles to a few moves instead of a call; the bytes past size_ are indeterminate, which a
+  /// copy of unsigned char may carry (C++20 [basic.indet]).
+  void copy_inline(const inline_vector& o) noexcept {
+    if constexpr (sizeof(buffer_) <= 64) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+      std::memcpy(buffer_, o.buffer_, sizeof(buffer_));
+#pragma GCC diagnostic pop
     } else if (o.size_ != 0) {
       std::memcpy(buffer_, o.buffer_, o.size_ * sizeof(T));
     }
-    size_ = std::exchange(o.size_, 0);
   }
 
   alignas(T) unsigned char buffer_[N * sizeof(T)];  // the values while heap_ is null
