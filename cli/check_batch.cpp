@@ -35,6 +35,13 @@ std::string batch_text(const model::input_report& in) {
   }
 }
 
+/// `3/4`: layer 4 in the body of layer 3.
+std::string id_path(const std::vector<model::enclosing_layer>& within, std::int64_t id) {
+  std::string r;
+  for (const auto& w : within) r += std::to_string(w.id) + "/";
+  return r + std::to_string(id);
+}
+
 std::string carrier_text(const model::batch_carrier& c) {
   switch (c.state) {
     case model::batch_carrier::kind::one:
@@ -129,7 +136,7 @@ void print_batch(const model::batch_report& r, bool quiet) {
   std::vector<std::vector<std::string>> rows, notes;
   for (const auto& f : r.findings) {
     if (quiet && f.issue == model::batch_issue::scales_with_batch) continue;
-    rows.push_back({std::to_string(f.id), f.name, fmt::format("{}-{}", f.type, f.opset),
+    rows.push_back({id_path(f.within, f.id), f.name, fmt::format("{}-{}", f.type, f.opset),
                     f.issue == model::batch_issue::fails ? fmt::format("fails at {}", f.at) : std::string(name(f.issue))});
     std::vector<std::string> n;
     n.push_back(f.code ? fmt::format("{}: {}", name(*f.code), f.what) : f.what);
@@ -167,6 +174,11 @@ nlohmann::ordered_json batch_json(const model::batch_report& r, const std::strin
   for (const auto& f : r.findings) {
     nlohmann::ordered_json j = {{"finding", model::name(f.issue)}, {"id", std::to_string(f.id)}, {"name", f.name},
                                 {"type", f.type},   {"opset", f.opset}};
+    if (!f.within.empty()) {
+      auto w = nlohmann::ordered_json::array();
+      for (const auto& x : f.within) w.push_back({{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}});
+      j["within"] = std::move(w);
+    }
     if (f.code) j["code"] = name(*f.code);
     if (!f.at.empty()) j["at"] = f.at;
     j["what"] = f.what;

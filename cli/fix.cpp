@@ -68,7 +68,15 @@ nlohmann::ordered_json to_json(const model::fix_report& r, const fix_args& a, bo
                        {"why", c.why}});
   auto refusals = nlohmann::ordered_json::array();
   for (const auto& x : r.refusals)
-    refusals.push_back({{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}});
+  {
+    nlohmann::ordered_json j = {{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}};
+    if (!x.within.empty()) {
+      auto w = nlohmann::ordered_json::array();
+      for (const auto& e : x.within) w.push_back({{"id", std::to_string(e.id)}, {"name", e.name}, {"type", e.type}});
+      j["within"] = std::move(w);
+    }
+    refusals.push_back(std::move(j));
+  }
   return {{"model", a.xml},
           {"output", written ? nlohmann::ordered_json(a.output) : nlohmann::ordered_json()},
           {"nothing_to_do", r.nothing_to_do},
@@ -137,12 +145,14 @@ int fix(const fix_args& a) {
       rows.clear();
       notes.clear();
       for (const auto& x : report.refusals) {
-        rows.push_back({std::to_string(x.id), x.name, x.type, "not fixed"});
+        std::string id;
+        for (const auto& w : x.within) id += std::to_string(w.id) + "/";
+        rows.push_back({id + std::to_string(x.id), x.name, x.type, "not fixed"});
         notes.push_back(x.reason);
       }
       print_table({"id", "name", "op", "result"}, rows, notes);
     }
-    std::cout << "after the fix:\n";
+    std::cout << (report.changes.empty() ? "checked:\n" : "after the fix:\n");
     for (const auto& line : report.checked) std::cout << "  " << printable(line) << '\n';
     if (write) {
       std::cout << printable(fmt::format("wrote {} and {} ({} Reshape pattern{} rewritten)", out_xml.string(),

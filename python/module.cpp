@@ -560,7 +560,7 @@ py::tuple check_batch_model(const std::string& xml, const std::string& bin, py::
     findings.append(py::make_tuple(std::string(model::name(f.issue)), f.id, f.name, f.type, f.opset, optional_code(f.code),
                                    f.at.empty() ? py::object(py::none()) : py::object(py::str(f.at)), f.what,
                                    optional_id(f.source_id), f.source, optional_id(f.used_by_id), optional_id(f.cause_id),
-                                   f.hint));
+                                   f.hint, within_tuple(f.within)));
   return py::make_tuple(report.target, inputs, outputs, findings, report.summary.reshapes(), report.summary_line());
 }
 
@@ -596,7 +596,7 @@ py::tuple fix_model(const std::string& xml, const std::string& bin, const std::s
   for (const auto& c : report.changes)
     changes.append(py::make_tuple(c.id, c.name, c.old_pattern, c.new_pattern, c.const_id, optional_id(c.cloned_from),
                                   c.const_index, c.old_value, c.new_value, c.special_zero_set, c.why));
-  for (const auto& r : report.refusals) refusals.append(py::make_tuple(r.id, r.name, r.type, r.reason));
+  for (const auto& r : report.refusals) refusals.append(py::make_tuple(r.id, r.name, r.type, r.reason, within_tuple(r.within)));
   return py::make_tuple(report.nothing_to_do, report.fixed, changes, refusals, report.checked, written);
 }
 

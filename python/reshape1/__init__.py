@@ -235,7 +235,8 @@ class BatchFinding(NamedTuple):
     """One finding of check_batch(): finding is "fails" (code and at say why and at which batch),
     "swallows_batch" or "scales_with_batch" (not a fault). source_id is the layer that holds the
     offending value (a Const) or computes it; used_by the layer or output that depends on it; cause the
-    Reshape upstream behind a failure."""
+    Reshape upstream behind a failure; within the TensorIterator or Loop bodies the layer is in, as
+    (id, name, type), outermost first."""
 
     finding: str
     id: int
@@ -250,6 +251,7 @@ class BatchFinding(NamedTuple):
     used_by: Optional[int]
     cause: Optional[int]
     hint: str
+    within: Tuple[Tuple[int, str, str], ...] = ()
 
 
 class BatchReport(NamedTuple):
@@ -324,6 +326,7 @@ class FixRefusal(NamedTuple):
     name: str
     type: str
     reason: str
+    within: Tuple[Tuple[int, str, str], ...] = ()
 
 
 class FixReport(NamedTuple):

@@ -153,6 +153,7 @@ class BatchFinding(NamedTuple):
     used_by: Optional[int]
     cause: Optional[int]
     hint: str
+    within: Tuple[Tuple[int, str, str], ...] = ...
 
 class BatchReport(NamedTuple):
     target: str
@@ -188,6 +189,7 @@ class FixRefusal(NamedTuple):
     name: str
     type: str
     reason: str
+    within: Tuple[Tuple[int, str, str], ...] = ...
 
 class FixReport(NamedTuple):
     nothing_to_do: bool

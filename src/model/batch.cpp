@@ -325,94 +325,93 @@ struct replaced_batch {
   std::string hint;
 };
 
-class analysis {
+/// The propagations a scope (the model, or a body) is analysed from; samples are null when the batch
+/// does not change (then only failures are looked for).
+struct runs {
+  const propagation* declared = nullptr;
+  const propagation* target = nullptr;
+  const propagation* example = nullptr;
+  std::array<const propagation*, samples.size()> at_samples{};
+  [[nodiscard]] bool analysed() const noexcept { return at_samples[0] != nullptr; }
+  /// The same runs inside the body of layer `index`; nullopt when one of them did not reach it.
+  [[nodiscard]] std::optional<runs> body(std::size_t index) const {
+    runs r;
+    r.declared = declared->body(index);
+    r.target = target->body(index);
+    r.example = example != nullptr ? example->body(index) : nullptr;
+    if (r.declared == nullptr || r.target == nullptr) return std::nullopt;
+    if (analysed()) {
+      for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = at_samples[k]->body(index);
+      if (std::any_of(r.at_samples.begin(), r.at_samples.end(), [](const propagation* p) { return p == nullptr; }))
+        r.at_samples = {};  // a sample that did not reach the body: no carriers inside it
+    }
+    return r;
+  }
+};
+
+/// The analysis of one graph: the model itself (top) or the body of a TensorIterator or Loop, whose
+/// findings carry `within`. Failures and model outputs are looked at on the model only: a layer that fails
+/// inside a body fails its TensorIterator or Loop, which is reported with the body layer's message.
+class scope {
  public:
-  analysis(const graph& g, const reshape_request& request) : g_(g), layers_(g.layers()) {
-    report_.inputs = choose_inputs(g, request);
+  scope(const graph& g, const runs& r, std::vector<enclosing_layer> within)
+      : g_(g), layers_(g.layers()), runs_(r), declared_(*r.declared), target_(*r.target), within_(std::move(within)) {
     position_.assign(layers_.size(), 0);
     for (std::size_t k = 0; k < g.order().size(); ++k) position_[g.order()[k]] = k;
+    if (r.analysed()) compute_carriers();
   }
 
-  batch_report run(const reshape_request& request) {
-    const auto& inputs = report_.inputs;
-    const bool any_batch = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.batch_index; });
-    if (request.batch) {
-      report_.target = fmt::format("batch {}", to_string(*request.batch));
-    } else {
-      report_.target = "the given shapes";
-    }
-    declared_ = propagate(g_);
-    target_ = propagate(g_, shapes_at(inputs, std::nullopt));
-    // Whether there is anything to analyse: a new shape, or a batch that is not one known value (a model
-    // declared with a dynamic batch may still hard-code it in a pattern).
-    changed_ = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) {
-      return to_string(without_symbols(in.requested)) != to_string(without_symbols(in.declared)) ||
-             (in.batch_index && !in.requested[*in.batch_index].is_static());
-    });
-    // A dynamic batch: also an example batch that is not the declared one, where a hard-coded batch fails.
-    std::optional<std::int64_t> example;
-    for (const auto& in : inputs) {
-      if (!in.batch_index || !in.requested.rank_known()) continue;
-      const auto& d = in.requested[*in.batch_index];
-      if (d.is_static()) continue;
-      const auto declared = in.declared.rank_known() && *in.batch_index < in.declared.size() &&
-                                    in.declared[*in.batch_index].is_static()
-                                ? std::optional(in.declared[*in.batch_index].lo())
-                                : std::nullopt;
-      std::int64_t w = std::max<std::int64_t>(d.lo(), 1);
-      if (declared && w == *declared) ++w;
-      if (!d.range().contains(w)) continue;
-      example = w;
-      break;
-    }
-    if (example) example_ = propagate(g_, shapes_at(inputs, example));
-    if (any_batch && changed_) {
-      for (std::size_t k = 0; k < samples.size(); ++k) at_samples_[k] = propagate(g_, shapes_at(inputs, samples[k]));
-      compute_carriers();
-    }
-
-    for (const auto& x : declared_.lost)
-      if (!x.not_covered) ++report_.summary.failing_at_declared;
+  /// The findings, in the order of the layers, each body's right after its TensorIterator or Loop.
+  std::vector<batch_finding> run(const std::string& target_at, std::optional<std::int64_t> example_at,
+                                 std::size_t& failing_at_declared) {
+    const bool top = within_.empty();
+    if (top)
+      for (const auto& x : declared_.lost)
+        if (!x.not_covered) ++failing_at_declared;
     find_replaced();
-    find_failures(target_, request.batch ? to_string(*request.batch) : std::string("the given shapes"));
-    if (example_) find_failures(*example_, std::to_string(*example));
-    if (!report_.carriers.empty()) {
+    if (top) {
+      find_failures(target_, target_at);
+      if (runs_.example != nullptr && example_at) find_failures(*runs_.example, std::to_string(*example_at));
+    }
+    if (!carriers_.empty()) {
       find_replaced_swallows();
       find_axis_uses();
-      find_outputs();
+      if (top) find_outputs();
     }
-    explain_failures();
+    if (top) explain_failures();
+    // The bodies, analysed from what each run propagated inside them.
+    std::map<std::size_t, std::vector<batch_finding>> nested;
     for (const auto index : g_.order()) {
       const auto& l = layers_[index];
-      if (l.type != "Result" || l.sources.empty() || !l.sources[0]) continue;
-      output_report out;
-      out.layer = index;
-      out.id = l.id;
-      out.name = l.name;
-      out.declared = without_symbols(declared_.input(g_, l, 0).shape);
-      out.reshaped = target_.input(g_, l, 0).shape;
-      out.batch = input_carrier(l, 0);
-      report_.outputs.push_back(std::move(out));
+      if (!l.body) continue;
+      const auto inner = runs_.body(index);
+      if (!inner) continue;
+      auto path = within_;
+      path.push_back({l.id, l.name, l.type});
+      scope body(l.body->network, *inner, std::move(path));
+      std::size_t unused = 0;
+      nested[index] = body.run(target_at, example_at, unused);
     }
-    std::stable_sort(report_.findings.begin(), report_.findings.end(),
-                     [&](const batch_finding& a, const batch_finding& b) { return position_[a.layer] < position_[b.layer]; });
-    for (const auto& f : report_.findings) {
-      switch (f.issue) {
-        case batch_issue::fails: ++report_.summary.fails; break;
-        case batch_issue::swallows_batch: ++report_.summary.swallows_batch; break;
-        case batch_issue::scales_with_batch: ++report_.summary.scales_with_batch; break;
-      }
+    std::vector<batch_finding> out;
+    for (const auto index : g_.order()) {
+      for (const auto& f : found_)
+        if (f.layer == index) out.push_back(f);
+      if (const auto it = nested.find(index); it != nested.end())
+        out.insert(out.end(), it->second.begin(), it->second.end());
     }
-    return std::move(report_);
+    return out;
   }
+
+  std::vector<std::vector<batch_carrier>> carriers() && { return std::move(carriers_); }
+  const std::vector<std::vector<batch_carrier>>& carriers() const& { return carriers_; }
 
  private:
   std::size_t index_of(const layer& l) const { return static_cast<std::size_t>(&l - layers_.data()); }
 
   const batch_carrier& carrier(std::size_t layer, std::size_t output) const {
     static const batch_carrier unknown;
-    if (layer >= report_.carriers.size() || output >= report_.carriers[layer].size()) return unknown;
-    return report_.carriers[layer][output];
+    if (layer >= carriers_.size() || output >= carriers_[layer].size()) return unknown;
+    return carriers_[layer][output];
   }
   const batch_carrier& input_carrier(const layer& l, std::size_t port) const {
     static const batch_carrier unknown;
@@ -421,13 +420,13 @@ class analysis {
   }
 
   void compute_carriers() {
-    report_.carriers.resize(layers_.size());
+    carriers_.resize(layers_.size());
     for (std::size_t i = 0; i < layers_.size(); ++i) {
-      report_.carriers[i].resize(layers_[i].outputs.size());
+      carriers_[i].resize(layers_[i].outputs.size());
       for (std::size_t o = 0; o < layers_[i].outputs.size(); ++o) {
         std::array<const partial_shape*, samples.size()> at{};
-        for (std::size_t k = 0; k < samples.size(); ++k) at[k] = &at_samples_[k].outputs[i][o].shape;
-        report_.carriers[i][o] = carrier_of(at);
+        for (std::size_t k = 0; k < samples.size(); ++k) at[k] = &runs_.at_samples[k]->outputs[i][o].shape;
+        carriers_[i][o] = carrier_of(at);
       }
     }
   }
@@ -440,18 +439,19 @@ class analysis {
     f.name = l.name;
     f.type = l.type;
     f.opset = l.opset;
+    f.within = within_;
     return f;
   }
 
   batch_finding* finding_for(std::size_t layer, batch_issue issue) {
-    for (auto& f : report_.findings)
+    for (auto& f : found_)
       if (f.layer == layer && f.issue == issue) return &f;
     return nullptr;
   }
 
   /// Reshapes whose pattern writes the declared batch as a constant where the input has the batch.
   void find_replaced() {
-    if (!changed_) return;
+    if (carriers_.empty()) return;
     for (std::size_t i = 0; i < layers_.size(); ++i) {
       const auto& l = layers_[i];
       if (l.type != "Reshape" || l.inputs.size() < 2) continue;
@@ -510,7 +510,7 @@ class analysis {
           set_pattern_source(f, l);
         }
       }
-      report_.findings.push_back(std::move(f));
+      found_.push_back(std::move(f));
     }
   }
 
@@ -548,7 +548,7 @@ class analysis {
       f.hint = r.hint;
       f.pattern_index = r.index;
       set_source(f, r.origin);
-      report_.findings.push_back(std::move(f));
+      found_.push_back(std::move(f));
     }
   }
 
@@ -597,14 +597,14 @@ class analysis {
     f.used_by_id = used_by;
     f.hint = swallow_hint(l);
     set_pattern_source(f, l);
-    report_.findings.push_back(std::move(f));
+    found_.push_back(std::move(f));
   }
 
   /// Layers that compute across an axis that holds the batch.
   void find_axis_uses() {
     for (const auto index : g_.order()) {
       const auto& l = layers_[index];
-      for (const auto& use : non_batch_axes(g_, at_samples_[0], l)) {
+      for (const auto& use : non_batch_axes(g_, *runs_.at_samples[0], l)) {
         const auto& c = input_carrier(l, use.port);
         if (c.state != batch_carrier::kind::one || c.axis != use.axis) continue;
         const auto& src = *l.sources[use.port];
@@ -624,7 +624,7 @@ class analysis {
                                "are mixed",
                                use.port, c.axis, dim_text(c.factor), use.role);
           f.used_by_id = l.id;
-          report_.findings.push_back(std::move(f));
+          found_.push_back(std::move(f));
         }
         break;
       }
@@ -652,14 +652,14 @@ class analysis {
                              "(post-processing over all samples), which is expected",
                              l.name, l.id, dim_text(c.factor), c.axis);
         f.used_by_id = l.id;
-        report_.findings.push_back(std::move(f));
+        found_.push_back(std::move(f));
       }
     }
   }
 
   /// A layer that fails downstream of a Reshape already reported: name it as the cause.
   void explain_failures() {
-    for (auto& f : report_.findings) {
+    for (auto& f : found_) {
       if (f.issue != batch_issue::fails || f.cause_id || replaced_.contains(f.layer)) continue;
       std::deque<std::size_t> queue{f.layer};
       std::set<std::size_t> seen{f.layer};
@@ -670,7 +670,7 @@ class analysis {
           if (!s || !seen.insert(s->layer).second) continue;
           const auto& src = layers_[s->layer];
           if (src.type == "Reshape" && (replaced_.contains(s->layer) ||
-                                        std::any_of(report_.findings.begin(), report_.findings.end(), [&](const auto& x) {
+                                        std::any_of(found_.begin(), found_.end(), [&](const auto& x) {
                                           return x.layer == s->layer && x.issue == batch_issue::swallows_batch;
                                         }))) {
             f.cause_id = src.id;
@@ -691,14 +691,85 @@ class analysis {
 
   const graph& g_;
   std::span<const layer> layers_;
-  batch_report report_;
+  runs runs_;
+  const propagation& declared_;
+  const propagation& target_;
+  std::vector<enclosing_layer> within_;
   std::vector<std::size_t> position_;
-  propagation declared_, target_;
-  std::optional<propagation> example_;
-  std::array<propagation, samples.size()> at_samples_;
-  bool changed_ = false;
+  std::vector<std::vector<batch_carrier>> carriers_;
+  std::vector<batch_finding> found_;
   std::map<std::size_t, replaced_batch> replaced_;
 };
+
+/// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
+/// dynamic one) and the samples, then the scopes.
+batch_report analyse(const graph& g, const reshape_request& request) {
+  batch_report report;
+  report.inputs = choose_inputs(g, request);
+  const auto& inputs = report.inputs;
+  report.target = request.batch ? fmt::format("batch {}", to_string(*request.batch)) : std::string("the given shapes");
+  const bool any_batch = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.batch_index; });
+  const auto declared = propagate(g);
+  const auto target = propagate(g, shapes_at(inputs, std::nullopt));
+  // Whether there is anything to analyse: a new shape, or a batch that is not one known value (a model
+  // declared with a dynamic batch may still hard-code it in a pattern).
+  const bool changed = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) {
+    return to_string(without_symbols(in.requested)) != to_string(without_symbols(in.declared)) ||
+           (in.batch_index && !in.requested[*in.batch_index].is_static());
+  });
+  // A dynamic batch: also an example batch that is not the declared one, where a hard-coded batch fails.
+  std::optional<std::int64_t> example;
+  for (const auto& in : inputs) {
+    if (!in.batch_index || !in.requested.rank_known()) continue;
+    const auto& d = in.requested[*in.batch_index];
+    if (d.is_static()) continue;
+    const auto declared_batch = in.declared.rank_known() && *in.batch_index < in.declared.size() &&
+                                        in.declared[*in.batch_index].is_static()
+                                    ? std::optional(in.declared[*in.batch_index].lo())
+                                    : std::nullopt;
+    std::int64_t w = std::max<std::int64_t>(d.lo(), 1);
+    if (declared_batch && w == *declared_batch) ++w;
+    if (!d.range().contains(w)) continue;
+    example = w;
+    break;
+  }
+  std::optional<propagation> at_example;
+  if (example) at_example = propagate(g, shapes_at(inputs, example));
+  std::array<propagation, samples.size()> at_samples;
+  runs r{&declared, &target, at_example ? &*at_example : nullptr, {}};
+  if (any_batch && changed) {
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+      at_samples[k] = propagate(g, shapes_at(inputs, samples[k]));
+      r.at_samples[k] = &at_samples[k];
+    }
+  }
+  scope top(g, r, {});
+  report.findings = top.run(request.batch ? to_string(*request.batch) : std::string("the given shapes"), example,
+                            report.summary.failing_at_declared);
+  report.carriers = std::move(top).carriers();
+  for (const auto index : g.order()) {
+    const auto& l = g.layers()[index];
+    if (l.type != "Result" || l.sources.empty() || !l.sources[0]) continue;
+    output_report out;
+    out.layer = index;
+    out.id = l.id;
+    out.name = l.name;
+    out.declared = without_symbols(declared.input(g, l, 0).shape);
+    out.reshaped = target.input(g, l, 0).shape;
+    const auto& src = *l.sources[0];
+    if (src.layer < report.carriers.size() && src.output < report.carriers[src.layer].size())
+      out.batch = report.carriers[src.layer][src.output];
+    report.outputs.push_back(std::move(out));
+  }
+  for (const auto& f : report.findings) {
+    switch (f.issue) {
+      case batch_issue::fails: ++report.summary.fails; break;
+      case batch_issue::swallows_batch: ++report.summary.swallows_batch; break;
+      case batch_issue::scales_with_batch: ++report.summary.scales_with_batch; break;
+    }
+  }
+  return report;
+}
 
 }  // namespace
 
@@ -846,9 +917,6 @@ std::optional<std::size_t> batch_index_of(std::string_view layout, std::optional
   return *rank - (names.size() - *n);
 }
 
-batch_report check_batch(const graph& g, const reshape_request& request) {
-  analysis a(g, request);
-  return a.run(request);
-}
+batch_report check_batch(const graph& g, const reshape_request& request) { return analyse(g, request); }
 
 }  // namespace reshape1::model

@@ -255,7 +255,8 @@ class fixer {
       const auto probe = check_batch(current_, request(dimension()));
       const batch_finding* next = nullptr;
       for (const auto& f : probe.findings)
-        if (f.type == "Reshape" && f.issue != batch_issue::scales_with_batch && !attempted.contains(f.id)) {
+        if (f.type == "Reshape" && f.within.empty() && f.issue != batch_issue::scales_with_batch &&
+            !attempted.contains(f.id)) {
           next = &f;
           break;
         }
@@ -277,14 +278,21 @@ class fixer {
       all = all && r.summary.reshapes() && consistent(r, b);
       for (const auto& f : r.findings) {
         if (f.issue == batch_issue::scales_with_batch) continue;
-        if (std::any_of(report_.refusals.begin(), report_.refusals.end(), [&](const auto& x) { return x.id == f.id; }))
+        if (std::any_of(report_.refusals.begin(), report_.refusals.end(),
+                        [&](const auto& x) { return x.id == f.id && x.within == f.within; }))
           continue;
-        report_.refusals.push_back(
-            {f.id, f.name, f.type,
-             f.type == "Reshape" ? fmt::format("still {} at batch {}: {}", f.issue == batch_issue::fails ? "fails" : "swallows the batch",
-                                               batch_name(b), f.what)
-                                 : fmt::format("not a Reshape pattern: {} at batch {}: {}",
-                                               f.issue == batch_issue::fails ? "fails" : "swallows the batch", batch_name(b), f.what)});
+        const auto what = fmt::format("{} at batch {}: {}", f.issue == batch_issue::fails ? "fails" : "swallows the batch",
+                                      batch_name(b), f.what);
+        std::string reason;
+        if (!f.within.empty()) {
+          reason = fmt::format("inside the body of {} '{}' (id {}), which fix does not rewrite: {}", f.within.back().type,
+                               f.within.back().name, f.within.back().id, what);
+        } else if (f.type == "TensorIterator" || f.type == "Loop") {
+          reason = "a layer inside its body, which fix does not rewrite: " + what;
+        } else {
+          reason = f.type == "Reshape" ? "still " + what : "not a Reshape pattern: " + what;
+        }
+        report_.refusals.push_back({f.id, f.name, f.type, std::move(reason), f.within});
       }
     }
     report_.fixed = all && report_.refusals.empty();

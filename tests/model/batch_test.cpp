@@ -3,11 +3,14 @@
 // inputs whose batches sit at different indices, layouts, and requests that cannot be met.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "ir_builder.hpp"
 #include "reshape1/model/batch.hpp"
+#include "reshape1/model/fix.hpp"
 
 namespace reshape1::test {
 namespace {
@@ -267,6 +270,51 @@ TEST_F(batch, requests_that_cannot_be_met) {
   const auto ok = model::check_batch(g, {.batch = dimension(2), .shapes = {{"a", parse_shape("[2,3]")}}});
   EXPECT_EQ(to_string(ok.inputs[0].requested), "[2,3]");
   EXPECT_EQ(to_string(ok.inputs[1].requested), "[2,3]");
+}
+
+// Into bodies: the TensorIterator fixture's body flattens each step [N,1,16] with the pattern [0,-1]. With
+// the 0 turned into the constant 1, the step becomes [1,N·16] at batch 4: the body's LSTMCell refuses it (so
+// the TensorIterator fails, with the body layer's message) and the body Reshape swallows the batch.
+TEST_F(batch, into_a_tensor_iterator_body) {
+  const auto model = fs::path(RESHAPE1_TEST_DATA) / "models" / "tensor-iterator-lstm";
+  fs::copy_file(model / "model.xml", dir_ / "m.xml");
+  std::string bin;
+  {
+    std::ifstream in(model / "model.bin", std::ios::binary);
+    bin.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string pattern = std::string(8, '\0') + std::string(8, '\xff');  // i64 [0,-1]
+  ASSERT_EQ(bin.find(pattern), bin.rfind(pattern));
+  ASSERT_NE(bin.find(pattern), std::string::npos);
+  bin[bin.find(pattern)] = 1;
+  std::ofstream(dir_ / "m.bin", std::ios::binary).write(bin.data(), static_cast<std::streamsize>(bin.size()));
+  graph_ = model::read_ir(dir_ / "m.xml", dir_ / "m.bin");
+
+  const auto clean = model::check_batch(model::read_ir(model / "model.xml", model / "model.bin"), batch_of(4));
+  EXPECT_EQ(listed(clean), "");
+
+  const auto rep = model::check_batch(graph_, batch_of(4));
+  EXPECT_EQ(listed(rep), "fails 3, swallows_batch 4");
+  ASSERT_EQ(rep.findings.size(), 2u);
+  EXPECT_TRUE(rep.findings[0].within.empty());
+  EXPECT_EQ(rep.findings[0].type, "TensorIterator");
+  const auto& inner = rep.findings[1];
+  ASSERT_EQ(inner.within.size(), 1u);
+  EXPECT_EQ(inner.within[0], (model::enclosing_layer{3, "lstm", "TensorIterator"}));
+  EXPECT_EQ(inner.type, "Reshape");
+  EXPECT_EQ(inner.pattern_index, 0u);
+  EXPECT_EQ(inner.what, "pattern[0] is 1, the declared batch, written as a constant: the output's dimension 0 stays 1 "
+                        "and the batch goes into dimension 1 (N·16)");
+
+  // fix leaves bodies alone and says so.
+  const auto fixed = model::fix(dir_ / "m.xml", dir_ / "m.bin");
+  EXPECT_FALSE(fixed.fixed);
+  EXPECT_TRUE(fixed.changes.empty());
+  bool named = false;
+  for (const auto& x : fixed.refusals)
+    named = named || (x.id == 4 && !x.within.empty() &&
+                      x.reason.starts_with("inside the body of TensorIterator 'lstm' (id 3), which fix does not rewrite"));
+  EXPECT_TRUE(named);
 }
 
 TEST(batch_layout, index_of_n) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reshape1/error.hpp"
+#include "reshape1/model/check.hpp"
 #include "reshape1/model/graph.hpp"
 #include "reshape1/model/propagate.hpp"
 #include "reshape1/partial_shape.hpp"
@@ -73,10 +74,11 @@ enum class batch_issue {
 
 struct batch_finding {
   batch_issue issue = batch_issue::fails;
-  std::size_t layer = 0;  ///< index into graph::layers()
+  std::size_t layer = 0;  ///< index into the layers of its graph (the model's, or the body `within` names)
   std::int64_t id = 0;
   std::string name, type;
   int opset = 0;
+  std::vector<enclosing_layer> within;  ///< the bodies it is in, outermost first; empty at the top level
   std::optional<errc> code;  ///< for `fails`: the rule's or reshape1's error code
   std::string what;          ///< what happens, naming the layer, dimensions and values involved
   std::string hint;          ///< a change that resolves it, "" when there is none to give
@@ -116,7 +118,7 @@ struct batch_report {
   std::vector<output_report> outputs;
   std::vector<batch_finding> findings;  ///< in topological order of their layers
   batch_summary summary;
-  /// Per layer and output: how it holds the batch (empty when no input has a batch index).
+  /// Per layer of the model and output: how it holds the batch (empty when the batch does not change).
   std::vector<std::vector<batch_carrier>> carriers;
   /// `reshapes to batch 8: yes` or `reshapes to batch 8: no: 3 layers fail, 2 Reshapes swallow the batch`.
   [[nodiscard]] std::string summary_line() const;

@@ -41,6 +41,7 @@ struct fix_refusal {
   std::int64_t id = 0;
   std::string name, type;
   std::string reason;
+  std::vector<enclosing_layer> within{};  ///< the bodies the layer is in, outermost first
 };
 
 struct fix_report {
