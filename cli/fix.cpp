@@ -125,7 +125,7 @@ int fix(const fix_args& a) {
     options.layouts.emplace_back(text.substr(0, eq), text.substr(eq + 1));
   }
   const auto report = model::fix(a.xml, bin, options);
-  const bool write = !a.dry_run && !report.changes.empty();
+  const bool write = !a.dry_run && !report.xml.empty();
   if (write) model::write_fixed(report, a.xml, bin, out_xml, out_bin);
   if (a.json) {
     std::cout << json_text(to_json(report, a, write), 2) << '\n';
@@ -160,6 +160,8 @@ int fix(const fix_args& a) {
                 << '\n';
     } else if (a.dry_run) {
       std::cout << "dry run: nothing written\n";
+    } else if (!report.fixed) {
+      std::cout << "not fixed: nothing written\n";
     }
   }
   return report.fixed ? exit_ok : exit_invalid;

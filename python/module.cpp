@@ -587,7 +587,7 @@ py::tuple fix_model(const std::string& xml, const std::string& bin, const std::s
   {
     py::gil_scoped_release unlocked;
     report = model::fix(xml, bin, options);
-    if (!out_xml.empty() && !report.changes.empty()) {
+    if (!out_xml.empty() && !report.xml.empty()) {
       model::write_fixed(report, xml, bin, out_xml, std::filesystem::path(out_xml).replace_extension(".bin"));
       written = true;
     }

@@ -20,6 +20,8 @@
 namespace reshape1::model {
 namespace {
 
+using detail::without_symbols;
+
 using reshape1::detail::fail;
 using detail::element_origin;
 using detail::origin_of_element;
@@ -51,12 +53,6 @@ std::string input_names(const graph& g) {
   return names;
 }
 
-partial_shape without_symbols(const partial_shape& s) {
-  if (!s.rank_known()) return s;
-  std::vector<dimension> dims;
-  for (const auto& d : s) dims.emplace_back(d.range());
-  return partial_shape(std::move(dims));
-}
 
 std::string dim_text(std::int64_t factor) { return factor == 1 ? "N" : fmt::format("N·{}", factor); }
 
@@ -604,9 +600,17 @@ class scope {
   void find_axis_uses() {
     for (const auto index : g_.order()) {
       const auto& l = layers_[index];
-      for (const auto& use : non_batch_axes(g_, *runs_.at_samples[0], l)) {
+      std::vector<axis_use> uses;
+      try {
+        uses = non_batch_axes(g_, *runs_.at_samples[0], l);
+      } catch (const error&) {
+        continue;  // a malformed attribute: its rule refuses the layer, which `check` reports
+      }
+      for (const auto& use : uses) {
         const auto& c = input_carrier(l, use.port);
         if (c.state != batch_carrier::kind::one || c.axis != use.axis) continue;
+        // Concatenating along the batch itself joins whole samples; only a folded batch mixes them there.
+        if (l.type == "Concat" && c.factor == 1) continue;
         const auto& src = *l.sources[use.port];
         const auto origin = origin_of(src.layer, src.output);
         if (layers_[origin].type == "Reshape") {
@@ -727,9 +731,11 @@ batch_report analyse(const graph& g, const reshape_request& request) {
                                         in.declared[*in.batch_index].is_static()
                                     ? std::optional(in.declared[*in.batch_index].lo())
                                     : std::nullopt;
-    std::int64_t w = std::max<std::int64_t>(d.lo(), 1);
+    // 2 (3 when the model is declared at 2), within the requested interval.
+    std::int64_t w = std::max<std::int64_t>(d.lo(), 2);
     if (declared_batch && w == *declared_batch) ++w;
-    if (!d.range().contains(w)) continue;
+    if (!d.range().contains(w)) w = std::max<std::int64_t>(d.lo(), 1);
+    if (!d.range().contains(w) || (declared_batch && w == *declared_batch)) continue;
     example = w;
     break;
   }
@@ -795,6 +801,7 @@ element_origin origin_of_element(const graph& g, const propagation& p, const lay
         const auto length = static_cast<std::size_t>(s[0].lo());
         if (index < length) {
           o.through = &src;
+          o.path.push_back(&src);
           at = &src;
           in = j;
           found = true;
@@ -806,6 +813,7 @@ element_origin origin_of_element(const graph& g, const propagation& p, const lay
       continue;
     }
     if (src.type == "Convert" || src.type == "Squeeze" || src.type == "Unsqueeze") {
+      o.path.push_back(&src);
       at = &src;
       in = 0;
       continue;

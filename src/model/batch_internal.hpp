@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "reshape1/model/graph.hpp"
 #include "reshape1/model/propagate.hpp"
@@ -15,6 +16,7 @@ struct element_origin {
   const layer* through = nullptr;  ///< the Concat the element went through, if any
   const layer* consumer = nullptr;  ///< the layer the holder feeds on the way (the Reshape or a Concat)
   std::size_t consumer_port = 0;    ///< and its input port
+  std::vector<const layer*> path;   ///< the layers between the holder and the layer asked about
 };
 
 /// Follows element `index` of input `port` of `l` back to the Const that holds it, through Concats of 1-D

@@ -12,14 +12,8 @@
 namespace reshape1::model {
 namespace {
 
-/// The shape without the propagation's internal symbols.
-partial_shape without_symbols(const partial_shape& s) {
-  if (!s.rank_known()) return s;
-  std::vector<dimension> dims;
-  dims.reserve(s.size());
-  for (const auto& d : s) dims.emplace_back(d.range());
-  return partial_shape(std::move(dims));
-}
+using detail::without_symbols;
+
 
 /// -1 when the ranks or a dimension cannot match; 1 when `declared` is less precise somewhere; 0 otherwise.
 int reshape_compare(const partial_shape& declared, const partial_shape& inferred) {

@@ -5,7 +5,7 @@
 #include "reshape1/model/fix.hpp"
 
 #include <algorithm>
-#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -26,15 +26,11 @@
 namespace reshape1::model {
 namespace {
 
+using detail::without_symbols;
+
 namespace fs = std::filesystem;
 using reshape1::detail::fail;
 
-partial_shape without_symbols(const partial_shape& s) {
-  if (!s.rank_known()) return s;
-  std::vector<dimension> dims;
-  for (const auto& d : s) dims.emplace_back(d.range());
-  return partial_shape(std::move(dims));
-}
 
 std::string batch_name(const dimension& d) { return to_string(d); }
 
@@ -78,6 +74,7 @@ struct plan {
   std::int64_t holder = 0;
   std::size_t index = 0;
   std::int64_t value = 0;
+  std::int64_t old_value = 0;
   bool set_special_zero = false;
   bool clone = false;
   std::int64_t consumer = 0;
@@ -99,9 +96,12 @@ class rewriter {
     if (!parsed) fail(errc::bad_file, {.offset = static_cast<std::size_t>(parsed.offset), .file = xml.string()},
                       fmt::format("{}: not well-formed XML: {}", xml.string(), parsed.description()));
     bin_size_ = fs::file_size(bin);
-    static std::atomic<unsigned> counter{0};
-    dir_ = fs::temp_directory_path() / fmt::format("reshape1-fix-{}-{}", ::getpid(), counter++);
-    fs::create_directories(dir_);
+    // A private directory of its own (mode 0700, a name no other user can take first).
+    std::string pattern = (fs::temp_directory_path() / "reshape1-fix-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      fail(errc::io, {.file = pattern}, fmt::format("{}: cannot create a temporary directory", pattern),
+           "set TMPDIR to a writable directory");
+    dir_ = pattern;
   }
   rewriter(const rewriter&) = delete;
   rewriter& operator=(const rewriter&) = delete;
@@ -265,12 +265,8 @@ class fixer {
       attempt(*next);
     }
 
-    // The proof on the whole rewritten model.
-    if (const auto d = first_difference(declared_, shapes_by_id(current_, propagate(current_)))) {
-      // Each rewrite was checked alone; a combination that changes the declared shapes is refused whole.
-      report_.refusals.push_back({*d, layer_name(*d), layer_type(*d),
-                                  "the rewrites together change this layer's shapes at the declared inputs"});
-    }
+    // The proof on the whole rewritten model (each rewrite was kept on the model with the earlier ones, so
+    // the declared shapes are those of the original).
     bool all = true;
     for (const auto& b : options_.check_batches) {
       const auto r = check_batch(current_, request(b));
@@ -296,7 +292,7 @@ class fixer {
       }
     }
     report_.fixed = all && report_.refusals.empty();
-    if (!report_.changes.empty()) {
+    if (report_.fixed && !report_.changes.empty()) {  // only a proven model is ever written
       report_.xml = rw_.text();
       report_.appended = rw_.appended();
     }
@@ -305,15 +301,6 @@ class fixer {
 
  private:
   reshape_request request(const dimension& b) const { return {.batch = b, .layouts = options_.layouts}; }
-
-  std::string layer_name(std::int64_t id) const {
-    const auto* l = current_.find(id);
-    return l != nullptr ? l->name : std::string();
-  }
-  std::string layer_type(std::int64_t id) const {
-    const auto* l = current_.find(id);
-    return l != nullptr ? l->type : std::string();
-  }
 
   /// Every tensor that keeps the batch has, at batch b, its declared shape with the batch dimension scaled;
   /// every tensor that does not carry it keeps its declared shape.
@@ -335,7 +322,9 @@ class fixer {
         std::vector<dimension> want(d.begin(), d.end());
         if (c.state == batch_carrier::kind::one) {
           if (c.axis >= want.size()) continue;
-          want[c.axis] = dimension(b.lo() * c.factor);
+          std::int64_t scaled = 0;
+          if (__builtin_mul_overflow(b.lo(), c.factor, &scaled)) continue;
+          want[c.axis] = dimension(scaled);
         }
         if (to_string(without_symbols(partial_shape(std::move(want)))) != to_string(without_symbols(s))) {
           report_.refusals.push_back(
@@ -382,7 +371,15 @@ class fixer {
                              origin.holder->where(), name(type));
         return std::nullopt;
       }
+      // Every layer between the Const and the Reshape must feed only the next one: a shared Concat or
+      // Convert would carry the change to other layers that this report would not list.
+      for (const auto* step : origin.path)
+        if (consumers_of(current_, step->id) > 1) {
+          reason = fmt::format("pattern[{}] comes through {}, which feeds other layers too", index, step->where());
+          return std::nullopt;
+        }
       plan x;
+      x.old_value = e[index].lo;
       x.reshape = l.id;
       x.holder = origin.holder->id;
       x.index = origin.index;
@@ -461,6 +458,33 @@ class fixer {
     return plans;
   }
 
+  /// A finding, as the proof compares them.
+  struct finding_key {
+    std::vector<std::int64_t> within;
+    std::int64_t id = 0;
+    batch_issue issue = batch_issue::fails;
+    auto operator<=>(const finding_key&) const = default;
+  };
+
+  /// `?` and every checked batch.
+  std::vector<dimension> probe_batches() const {
+    std::vector<dimension> r{dimension()};
+    for (const auto& b : options_.check_batches)
+      if (b.is_static()) r.push_back(b);
+    return r;
+  }
+
+  std::set<finding_key> findings_of(const graph& g, const dimension& b) const {
+    std::set<finding_key> r;
+    for (const auto& f : check_batch(g, request(b)).findings) {
+      if (f.issue == batch_issue::scales_with_batch) continue;
+      finding_key k{{}, f.id, f.issue};
+      for (const auto& w : f.within) k.within.push_back(w.id);
+      r.insert(std::move(k));
+    }
+    return r;
+  }
+
   void attempt(const batch_finding& f) {
     std::string reason;
     const auto plans = plans_for(f, reason);
@@ -478,12 +502,21 @@ class fixer {
           rw_.restore(saved);
           continue;
         }
-        const auto after = check_batch(next, request(dimension()));
-        const bool resolved = std::none_of(after.findings.begin(), after.findings.end(), [&](const batch_finding& g) {
-          return g.id == f.id && g.issue != batch_issue::scales_with_batch;
-        });
-        if (!resolved) {
-          failure = fmt::format("rewriting to {} still leaves the layer failing or swallowing the batch", x.value);
+        // At a dynamic batch and at every checked batch, this Reshape has no finding left. (Other layers may
+        // still have some until the Reshapes after it are rewritten too: the whole model is proven at the end,
+        // and nothing is written unless that proof holds.)
+        std::string problem;
+        for (const auto& b : probe_batches()) {
+          for (const auto& k : findings_of(next, b)) {
+            if (!k.within.empty() || k.id != f.id) continue;
+            problem = fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", x.index, x.value,
+                                  k.issue == batch_issue::fails ? "failing" : "swallowing the batch", batch_name(b));
+            break;
+          }
+          if (!problem.empty()) break;
+        }
+        if (!problem.empty()) {
+          failure = problem;
           rw_.restore(saved);
           continue;
         }
@@ -495,12 +528,7 @@ class fixer {
         c.const_id = rw_.cloned_id().value_or(x.holder);
         if (x.clone) c.cloned_from = x.holder;
         c.const_index = x.index;
-        c.old_value = [&] {
-          const auto v = detail::exact_values(propagate(current_).outputs[static_cast<std::size_t>(
-                                                                             current_.find(x.holder) - current_.layers().data())][0]
-                                                  .value);
-          return v && x.index < v->size() ? (*v)[x.index] : 0;
-        }();
+        c.old_value = x.old_value;
         c.new_value = x.value;
         c.special_zero_set = x.set_special_zero;
         c.why = x.why;
@@ -509,6 +537,7 @@ class fixer {
         current_ = std::move(next);
         return;
       } catch (const error& e) {
+        if (e.code() == errc::io) throw;  // the temporary copies: not this rewrite's fault
         failure = e.what();
         rw_.restore(saved);
       }
@@ -537,21 +566,28 @@ fix_report fix(const fs::path& xml, const fs::path& bin, const fix_options& opti
     return f.run();
   } catch (const fs::filesystem_error& e) {
     // The temporary copies a rewrite is read back from.
-    fail(errc::io, {.file = e.path1().string()},
-         fmt::format("{}: {}", e.path1().string(), e.code().message()), "");
+    fail(errc::io, {.file = e.path1().string()}, fmt::format("{}: {}", e.path1().string(), e.code().message()),
+         "fix writes temporary copies of the model under TMPDIR: check its space and permissions");
   }
 }
 
 void write_fixed(const fix_report& report, const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml,
                  const fs::path& out_bin) {
-  if (report.xml.empty()) fail(errc::invalid_argument, {}, "nothing to write: fix changed nothing", "");
+  if (report.xml.empty())
+    fail(errc::invalid_argument, {}, "write_fixed: the report changes nothing", "write only a report with changes");
   for (const auto& out : {out_xml, out_bin})
     for (const auto& in : {in_xml, in_bin})
       if (same_file(out, in))
         fail(errc::invalid_argument, {}, fmt::format("{}: is one of the model's own files ({})", out.string(), in.string()),
              "write the fixed model to other files; the input is never modified");
-  if (out_xml == out_bin) fail(errc::invalid_argument, {}, "the .xml and the .bin are the same file", "");
+  if (same_file(out_xml, out_bin))
+    fail(errc::invalid_argument, {}, fmt::format("{}: the .xml and the .bin are the same file", out_xml.string()),
+         "give the .bin another name");
   const io::detail::mapped_file original(in_bin);
+  // An .xml left from an earlier run would point into the new .bin until the new .xml replaces it: remove
+  // it first, so that an interrupted run leaves no .xml at all rather than one that reads the wrong bytes.
+  std::error_code ec;
+  if (fs::is_regular_file(out_xml, ec)) fs::remove(out_xml, ec);
   {
     io::detail::atomic_file out(out_bin);
     out.write(original.bytes());

@@ -30,6 +30,14 @@ void refuse(const op& o, const std::string& what) {
   reshape1::detail::fail(errc::invalid_shape, {}, fmt::format("{}: {}", o.l.where(), what));
 }
 
+partial_shape without_symbols(const partial_shape& s) {
+  if (!s.rank_known()) return s;
+  std::vector<dimension> dims;
+  dims.reserve(s.size());
+  for (const auto& d : s) dims.emplace_back(d.range());
+  return partial_shape(std::move(dims));
+}
+
 std::size_t normalize_axis(const op& o, std::int64_t axis, std::size_t rank, std::string_view what) {
   const auto r = static_cast<std::int64_t>(rank);
   if (axis < -r || axis >= r)

@@ -76,6 +76,8 @@ dimension map_dimension(const dimension& d, F f) {
   const auto hi = d.range().is_bounded() ? f(d.hi()) : interval::unbounded;
   return span_dimension(lo < 0 ? 0 : lo, hi < lo ? lo : hi);
 }
+/// The shape without the propagation's symbols (for reports and comparisons).
+partial_shape without_symbols(const partial_shape& s);
 /// The number of elements, or nullopt when not static or above max_value_elements.
 std::optional<std::int64_t> small_count(const partial_shape& s);
 

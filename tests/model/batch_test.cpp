@@ -185,6 +185,21 @@ TEST_F(batch, a_concat_fails) {
   EXPECT_FALSE(f.cause_id);
 }
 
+// Concatenating along the batch itself joins whole samples: no layer mixes them (a folded batch there
+// would); the output, N·2 rows, is reported as growing with the batch, not as a fault.
+TEST_F(batch, a_concat_along_the_batch_does_not_swallow_it) {
+  ir_builder b;
+  const int x = b.parameter("[1,8]");
+  const int cat = b.layer("Concat", "axis=\"0\"", {"[1,8]", "[1,8]"}, {"[2,8]"});
+  b.edge(x, cat, 0);
+  b.edge(x, cat, 1);
+  result(b, cat, "[2,8]");
+  const auto rep = at(b, batch_of(4));
+  EXPECT_EQ(listed(rep), fmt::format("scales_with_batch {}", cat));
+  EXPECT_TRUE(rep.summary.reshapes());
+  EXPECT_EQ(rep.outputs.at(0).batch, (batch_carrier{batch_carrier::kind::one, 0, 2}));
+}
+
 // Two inputs whose batches sit at different indices: the layout in the model (rt_info) says where; without
 // one, dimension 0; --layout overrides both. The report lists each input and the index used.
 TEST_F(batch, two_inputs_with_batches_at_different_indices) {

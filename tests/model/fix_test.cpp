@@ -197,6 +197,10 @@ TEST_F(fixing, a_constant_batch_becomes_a_copy) {
   EXPECT_EQ(r.checked, (std::vector<std::string>{"reshapes to batch 1: yes", "reshapes to batch 2: yes",
                                                  "reshapes to batch 8: yes", "reshapes to batch ?: yes"}));
   expect_written_as_reported(xml(), r, out());
+  pugi::xml_document written;
+  ASSERT_TRUE(written.load_file((out() / "fixed.xml").c_str()));
+  const auto reshape = written.child("net").child("layers").find_child_by_attribute("layer", "id", std::to_string(r1).c_str());
+  EXPECT_STREQ(reshape.child("data").attribute("special_zero").value(), "true");
 }
 
 // A pattern without -1, all fixed values: 0 (with special_zero set, as the pattern has no 0) comes before -1.
@@ -230,6 +234,58 @@ TEST_F(fixing, a_shared_const_is_cloned) {
   EXPECT_FALSE(r.changes[1].cloned_from);
   EXPECT_EQ(r.changes[1].const_id, c);
   expect_written_as_reported(xml(), r, out());
+  // The clone feeds the first Reshape's pattern; the original still feeds the second.
+  pugi::xml_document written;
+  ASSERT_TRUE(written.load_file((out() / "fixed.xml").c_str()));
+  std::multiset<std::string> edges;
+  for (const auto& e : written.child("net").child("edges").children("edge"))
+    if (e.attribute("to-port").as_int() == 1)
+      edges.insert(fmt::format("{}->{}", e.attribute("from-layer").value(), e.attribute("to-layer").value()));
+  EXPECT_EQ(edges, (std::multiset<std::string>{fmt::format("{}->{}", r.changes[0].const_id, r.changes[0].id),
+                                               fmt::format("{}->{}", c, r2)}));
+}
+
+// The Const reaches two Reshapes through one Concat: changing it would change both, one of them unlisted.
+TEST_F(fixing, a_value_through_a_shared_concat_is_refused) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  const int head = b.i64({1});
+  const int tail = b.i64({-1});
+  const int cat = b.layer("Concat", "axis=\"0\"", {"[1]", "[1]"}, {"[2]"});
+  b.edge(head, cat, 0);
+  b.edge(tail, cat, 1);
+  const int r1 = b.reshape(x, cat, true, "[1,6,4]", "[2]", "[1,24]");
+  const int w = b.constant(element_type::f32, "1,3,2", std::vector<std::int64_t>(6, 0), "[1,3,2]");
+  const int r2 = b.reshape(w, cat, true, "[1,3,2]", "[2]", "[1,6]");
+  result(b, r1, "[1,24]");
+  result(b, r2, "[1,6]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(refused(r), fmt::format("{}: pattern[0] comes through layer 'Concat_{}' (id {}), which feeds other layers "
+                                    "too",
+                                    r1, cat, cat));
+}
+
+// The Reshape itself can be fixed, but the Concat after it then fails at batch 2 (its other input is a
+// constant [1,32]): the model is not proven, so nothing is written; the kept rewrite is still listed.
+TEST_F(fixing, a_model_proven_only_in_part_is_not_written) {
+  ir_builder b;
+  const int x = b.parameter("[1,4,8]");
+  const int r1 = b.reshape(x, b.i64({1, 32}), false, "[1,4,8]", "[2]", "[1,32]");
+  const int c = b.constant(element_type::f32, "1,32", std::vector<std::int64_t>(32, 0), "[1,32]");
+  const int cat = b.layer("Concat", "axis=\"1\"", {"[1,32]", "[1,32]"}, {"[1,64]"}, "joined");
+  b.edge(r1, cat, 0);
+  b.edge(c, cat, 1);
+  result(b, cat, "[1,64]");
+  const auto r = fix(b);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_EQ(changes(r), fmt::format("{} [1,32]->[0,32] special_zero", r1));
+  EXPECT_EQ(refused(r), fmt::format("{}: not a Reshape pattern: fails at batch 2: layer 'joined' (id {}): input 1 "
+                                    "dimension 0: 2 and 1 cannot be equal",
+                                    cat, cat));
+  EXPECT_TRUE(r.xml.empty() && r.appended.empty());
+  EXPECT_THROW(model::write_fixed(r, xml(), dir_ / "m.bin", out() / "f.xml", out() / "f.bin"), error);
 }
 
 // The pattern is a Concat of two Consts: the one that holds the batch is rewritten.

@@ -54,8 +54,9 @@ struct fix_report {
   /// `reshapes to batch B: ...` for each checked batch, on the rewritten model (on the model itself when
   /// nothing changed).
   std::vector<std::string> checked;
-  /// The rewritten model: its XML text, and the bytes appended to the original .bin (empty when nothing
-  /// changed). write_fixed writes them.
+  /// The rewritten model: its XML text, and the bytes appended to the original .bin; empty unless `fixed`
+  /// and something changed (a model that is not proven at every checked batch is never written, even when
+  /// some rewrites were kept: `changes` then lists what they were). write_fixed writes them.
   std::string xml;
   std::vector<std::byte> appended;
 };
