@@ -63,45 +63,22 @@ nlohmann::ordered_json carrier_json(const model::batch_carrier& c) {
   return "unknown";
 }
 
-void print_rows(const std::vector<std::string>& head, std::vector<std::vector<std::string>> rows,
-                const std::vector<std::vector<std::string>>& notes) {
-  for (auto& row : rows)
-    for (auto& cell : row) cell = printable(cell);
-  std::vector<std::size_t> width(head.size());
-  for (std::size_t c = 0; c < head.size(); ++c) {
-    width[c] = head[c].size();
-    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-  }
-  auto print_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) line += fmt::format("{:<{}}  ", row[c], width[c]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::cout << line << '\n';
-  };
-  if (rows.empty()) return;
-  print_row(head);
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    print_row(rows[k]);
-    if (k < notes.size())
-      for (const auto& n : notes[k]) std::cout << "    " << printable(n) << '\n';
-  }
-}
-
 }  // namespace
+
+dimension parse_batch(const std::string& text, const std::string& where) {
+  partial_shape s;
+  try {
+    s = parse_shape("[" + text + "]");
+  } catch (const error&) {
+  }
+  if (!s.rank_known() || s.size() != 1)
+    fail(errc::syntax, {}, fmt::format("{}: not a batch", where), "give a number such as 8, or ? for a dynamic batch");
+  return dimension(s[0].range());
+}
 
 model::reshape_request parse_request(const batch_options& o) {
   model::reshape_request r;
-  if (!o.batch.empty()) {
-    partial_shape s;
-    try {
-      s = parse_shape("[" + o.batch + "]");
-    } catch (const error&) {
-      fail(errc::syntax, {}, fmt::format("--batch {}: not a batch", o.batch), "give a number such as 8, or ? for a dynamic batch");
-    }
-    if (!s.rank_known() || s.size() != 1)
-      fail(errc::syntax, {}, fmt::format("--batch {}: not a batch", o.batch), "give a number such as 8, or ? for a dynamic batch");
-    r.batch = dimension(s[0].range());
-  }
+  if (!o.batch.empty()) r.batch = parse_batch(o.batch, "--batch " + o.batch);
   for (const auto& text : o.shapes) {
     auto [name, shape] = split_named(text);
     try {
@@ -124,13 +101,13 @@ void print_batch(const model::batch_report& r, bool quiet) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& in : r.inputs)
       rows.push_back({std::to_string(in.id), in.name, to_string(in.declared), to_string(in.requested), batch_text(in)});
-    print_rows({"id", "input", "declared", "reshaped to", "batch index"}, rows, {});
+    print_table({"id", "input", "declared", "reshaped to", "batch index"}, rows, {});
     std::cout << '\n';
     rows.clear();
     for (const auto& out : r.outputs)
       rows.push_back({std::to_string(out.id), out.name, to_string(out.declared), to_string(out.reshaped),
                       carrier_text(out.batch)});
-    print_rows({"id", "output", "declared", "reshaped", "batch"}, rows, {});
+    print_table({"id", "output", "declared", "reshaped", "batch"}, rows, {});
     std::cout << '\n';
   }
   std::vector<std::vector<std::string>> rows, notes;
@@ -144,7 +121,7 @@ void print_batch(const model::batch_report& r, bool quiet) {
     if (!f.hint.empty()) n.push_back("hint: " + f.hint);
     notes.push_back(std::move(n));
   }
-  print_rows({"id", "name", "op", "finding"}, rows, notes);
+  print_table({"id", "name", "op", "finding"}, rows, notes);
   if (r.summary.failing_at_declared != 0)
     std::cout << fmt::format("note: {} layer{} already fail{} at the declared shapes (see reshape1 check without "
                              "--batch)\n",

@@ -12,11 +12,14 @@
 namespace reshape1::cli {
 
 struct batch_options {
-  std::string batch;                ///< "8", "?", "" when not given
-  std::vector<std::string> shapes;  ///< "NAME=SHAPE" or "SHAPE"
-  std::vector<std::string> layouts;  ///< "NAME=LAYOUT"
+  std::string batch{};              ///< "8", "?", "" when not given
+  std::vector<std::string> shapes{};  ///< "NAME=SHAPE" or "SHAPE"
+  std::vector<std::string> layouts{};  ///< "NAME=LAYOUT"
   [[nodiscard]] bool given() const noexcept { return !batch.empty() || !shapes.empty() || !layouts.empty(); }
 };
+
+/// One batch in reshape1's notation (`8`, `?`, `1..8`); error(syntax) naming `where`.
+[[nodiscard]] dimension parse_batch(const std::string& text, const std::string& where);
 
 /// The request the options describe. error(syntax) or error(invalid_argument) naming the option.
 [[nodiscard]] model::reshape_request parse_request(const batch_options& o);

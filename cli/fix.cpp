@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "check_batch.hpp"
 #include "commands.hpp"
 #include "report.hpp"
 #include "reshape1/error.hpp"
@@ -37,15 +38,10 @@ std::vector<dimension> parse_batches(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    partial_shape s;
-    try {
-      s = parse_shape("[" + item + "]");
-    } catch (const error&) {
-      usage(fmt::format("--check-batch {}: '{}' is not a batch", text, item), "give numbers or ?, e.g. 1,2,8,?");
-    }
-    if (!s.rank_known() || s.size() != 1 || (s[0].is_static() && s[0].lo() == 0))
-      usage(fmt::format("--check-batch {}: '{}' is not a batch", text, item), "give numbers or ?, e.g. 1,2,8,?");
-    r.emplace_back(s[0].range());
+    const auto b = parse_batch(item, fmt::format("--check-batch {}: '{}'", text, item));
+    if (b.is_static() && b.lo() == 0)
+      usage(fmt::format("--check-batch {}: '0' is not a batch", text), "give numbers from 1, or ?, e.g. 1,2,8,?");
+    r.push_back(b);
   }
   if (r.empty()) usage("--check-batch: no batch given", "give numbers or ?, e.g. 1,2,8,?");
   return r;
@@ -86,44 +82,25 @@ nlohmann::ordered_json to_json(const model::fix_report& r, const fix_args& a, bo
           {"checked", r.checked}};
 }
 
-void print_table(const std::vector<std::string>& head, std::vector<std::vector<std::string>> rows,
-                 const std::vector<std::string>& notes) {
-  for (auto& row : rows)
-    for (auto& cell : row) cell = printable(cell);
-  std::vector<std::size_t> width(head.size());
-  for (std::size_t c = 0; c < head.size(); ++c) {
-    width[c] = head[c].size();
-    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-  }
-  const auto line = [&](const std::vector<std::string>& row) {
-    std::string s;
-    for (std::size_t c = 0; c < row.size(); ++c) s += fmt::format("{:<{}}  ", row[c], width[c]);
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    std::cout << s << '\n';
-  };
-  if (rows.empty()) return;
-  line(head);
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    line(rows[k]);
-    if (k < notes.size()) std::cout << "    " << printable(notes[k]) << '\n';
-  }
-}
-
 int fix(const fix_args& a) {
   namespace fs = std::filesystem;
   const fs::path bin = !a.bin.empty() ? fs::path(a.bin) : fs::path(a.xml).replace_extension(".bin");
-  if (!a.dry_run && a.output.empty()) usage("no output: give -o FIXED.xml, or --dry-run", "");
+  if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.xml, or --dry-run");
   const fs::path out_xml = a.output;
   const fs::path out_bin = fs::path(a.output).replace_extension(".bin");
   if (!a.dry_run && fs::path(a.output).extension() != ".xml")
-    usage(fmt::format("-o {}: the output must end in .xml (its weights go beside it, in .bin)", a.output), "");
+    usage(fmt::format("-o {}: the output must end in .xml", a.output), "its weights are written beside it, in .bin");
   model::fix_options options;
   options.check_batches = parse_batches(a.batches);
-  for (const auto& text : a.layouts) {
-    const auto eq = text.rfind('=');
-    if (eq == std::string::npos) usage(fmt::format("--layout {}: no input name", text), "write --layout NAME=NCHW");
-    options.layouts.emplace_back(text.substr(0, eq), text.substr(eq + 1));
-  }
+  options.layouts = parse_request({.layouts = a.layouts}).layouts;  // as `check --layout` reads them
+  // Refused before the analysis, not only when writing.
+  for (const auto& out : {out_xml, out_bin})
+    for (const auto& in : {fs::path(a.xml), bin}) {
+      std::error_code ec;
+      if (!a.dry_run && fs::exists(out, ec) && fs::equivalent(out, in, ec))
+        usage(fmt::format("-o {}: {} is one of the model's own files", a.output, out.string()),
+              "write the fixed model to other files; the input is never modified");
+    }
   const auto report = model::fix(a.xml, bin, options);
   const bool write = !a.dry_run && !report.xml.empty();
   if (write) model::write_fixed(report, a.xml, bin, out_xml, out_bin);
@@ -133,11 +110,10 @@ int fix(const fix_args& a) {
     std::cout << "nothing to do: the model already reshapes at every checked batch\n";
     for (const auto& line : report.checked) std::cout << printable(line) << '\n';
   } else {
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> notes;
+    std::vector<std::vector<std::string>> rows, notes;
     for (const auto& c : report.changes) {
       rows.push_back({std::to_string(c.id), c.name, c.old_pattern, c.new_pattern});
-      notes.push_back(c.why);
+      notes.push_back({c.why});
     }
     print_table({"id", "name", "old pattern", "new pattern"}, rows, notes);
     if (!report.refusals.empty()) {
@@ -148,7 +124,7 @@ int fix(const fix_args& a) {
         std::string id;
         for (const auto& w : x.within) id += std::to_string(w.id) + "/";
         rows.push_back({id + std::to_string(x.id), x.name, x.type, "not fixed"});
-        notes.push_back(x.reason);
+        notes.push_back({x.reason});
       }
       print_table({"id", "name", "op", "result"}, rows, notes);
     }

@@ -1,5 +1,11 @@
 #include "report.hpp"
 
+#include <algorithm>
+#include <iostream>
+#include <vector>
+
+#include <fmt/format.h>
+
 #include "io/files.hpp"
 
 namespace reshape1::cli {
@@ -37,5 +43,30 @@ std::string printable(std::string_view text) { return io::detail::escaped(text);
 std::string json_text(const nlohmann::ordered_json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
+
+void print_table(const std::vector<std::string>& head, std::vector<std::vector<std::string>> rows,
+                const std::vector<std::vector<std::string>>& notes) {
+  for (auto& row : rows)
+    for (auto& cell : row) cell = printable(cell);
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t c = 0; c < head.size(); ++c) {
+    width[c] = head[c].size();
+    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) line += fmt::format("{:<{}}  ", row[c], width[c]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::cout << line << '\n';
+  };
+  if (rows.empty()) return;
+  print_row(head);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    print_row(rows[k]);
+    if (k < notes.size())
+      for (const auto& n : notes[k]) std::cout << "    " << printable(n) << '\n';
+  }
+}
+
 
 }  // namespace reshape1::cli

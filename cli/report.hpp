@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,5 +23,10 @@ nlohmann::ordered_json error_json(const error& e, const std::string& message);
 /// JSON text of `j`; strings that are not valid UTF-8 get U+FFFD for each bad byte, so the output is
 /// always valid JSON.
 [[nodiscard]] std::string json_text(const nlohmann::ordered_json& j, int indent = -1);
+
+/// A table: the head, then each row (cells made printable), each followed by its notes indented by four
+/// spaces. Nothing when there are no rows.
+void print_table(const std::vector<std::string>& head, std::vector<std::vector<std::string>> rows,
+                 const std::vector<std::vector<std::string>>& notes);
 
 }  // namespace reshape1::cli

@@ -73,9 +73,9 @@ with tempfile.TemporaryDirectory() as d:
 
     for args, message in [
             (["-o", retail], "is one of the model's own files"),
-            ([], "no output: give -o FIXED.xml, or --dry-run"),
+            ([], "no output file; give -o FIXED.xml, or --dry-run"),
             (["-o", d / "x.txt"], "the output must end in .xml"),
-            (["--dry-run", "--check-batch", "2,x"], "--check-batch 2,x: 'x' is not a batch"),
+            (["--dry-run", "--check-batch", "2,x"], "--check-batch 2,x: 'x': not a batch"),
             (["--dry-run", "--check-batch", "0"], "--check-batch 0: '0' is not a batch"),
             (["--dry-run", "--layout", "NCHW"], "--layout NCHW: no input name"),
     ]:
