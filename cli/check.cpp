@@ -114,27 +114,7 @@ nlohmann::ordered_json to_json(const model::check_report& r, const std::string& 
             {"rule_error", l.rule_errors}}}};
 }
 
-void print_rows(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows,
-                const std::function<void(std::size_t)>& after) {
-  std::vector<std::size_t> width(head.size());
-  for (std::size_t c = 0; c < head.size(); ++c) {
-    width[c] = head[c].size();
-    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-  }
-  auto print_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) line += fmt::format("{:<{}}  ", row[c], width[c]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::cout << line << '\n';
-  };
-  if (!rows.empty()) print_row(head);
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    print_row(rows[k]);
-    after(k);
-  }
-}
-
-void print_table(const model::check_report& r, bool quiet) {
+void print_report(const model::check_report& r, bool quiet) {
   std::vector<const model::reshape_finding*> shown;
   std::vector<std::vector<std::string>> rows;
   for (const auto& f : r.reshapes) {
@@ -145,17 +125,15 @@ void print_table(const model::check_report& r, bool quiet) {
                     f.special_zero ? "true" : "false", to_string(f.declared),
                     f.result == model::verdict::error ? "-" : text(f.inferred), std::string(model::name(f.result))});
   }
-  for (auto& row : rows)
-    for (auto& cell : row) cell = printable(cell);  // names and shapes come from the file
-  print_rows({"id", "name", "input", "pattern", "special_zero", "declared", "inferred", "verdict"}, rows,
-             [&](std::size_t k) {
-               const auto& f = *shown[k];
-               if (f.result == model::verdict::error)
-                 std::cout << "    error " << name(*f.code) << ": " << printable(f.message) << '\n';
-               if (f.result == model::verdict::shape_mismatch || f.result == model::verdict::refinable)
-                 std::cout << "    " << printable(f.hint) << '\n';
-               for (const auto& w : f.warnings) std::cout << "    warning: " << printable(w) << '\n';
-             });
+  std::vector<std::vector<std::string>> notes;
+  for (const auto* f : shown) {
+    auto& n = notes.emplace_back();
+    if (f->result == model::verdict::error) n.push_back(fmt::format("error {}: {}", name(*f->code), f->message));
+    if (f->result == model::verdict::shape_mismatch || f->result == model::verdict::refinable) n.push_back(f->hint);
+    for (const auto& w : f->warnings) n.push_back("warning: " + w);
+  }
+  print_table({"id", "name", "input", "pattern", "special_zero", "declared", "inferred", "verdict"}, std::move(rows),
+              notes);
   const auto& s = r.summary.reshapes;
   std::cout << fmt::format("{} Reshape layers: {} ok, {} error, {} shape_mismatch, {} refinable; {} keep the model "
                            "from being reshaped\n",
@@ -170,11 +148,10 @@ void print_table(const model::check_report& r, bool quiet) {
                           f.port >= 0 ? std::to_string(f.port) : "-", f.port >= 0 ? to_string(f.declared) : "-",
                           f.port >= 0 ? to_string(f.propagated) : "-", std::string(model::name(f.issue))});
   }
-  for (auto& row : layer_rows)
-    for (auto& cell : row) cell = printable(cell);
-  print_rows({"id", "name", "op", "port", "declared", "propagated", "issue"}, layer_rows, [&](std::size_t k) {
-    if (!layer_shown[k]->message.empty()) std::cout << "    " << printable(layer_shown[k]->message) << '\n';
-  });
+  std::vector<std::vector<std::string>> layer_notes;
+  for (const auto* f : layer_shown)
+    layer_notes.push_back(f->message.empty() ? std::vector<std::string>{} : std::vector<std::string>{f->message});
+  print_table({"id", "name", "op", "port", "declared", "propagated", "issue"}, std::move(layer_rows), layer_notes);
   const auto& l = r.summary.layers;
   std::cout << fmt::format("{} layers: {} propagated, {} shape_mismatch, {} refinable, {} not_covered, {} rule_error\n",
                            l.count, l.propagated, l.shape_mismatches, l.refinable, l.not_covered, l.rule_errors);
@@ -197,7 +174,7 @@ int check(const check_args& a) {
   if (a.json) {
     std::cout << json_text(to_json(report, a.xml), 2) << '\n';
   } else {
-    print_table(report, a.quiet);
+    print_report(report, a.quiet);
   }
   return report.summary.failed() ? exit_invalid : exit_ok;
 }

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "ir_builder.hpp"
 #include "reshape1/model/batch.hpp"
 
 namespace reshape1::test {
@@ -22,14 +23,6 @@ std::string listed(const model::batch_report& r) {
   return s;
 }
 
-fs::path shared(const char* path) {
-  const fs::path root = fs::path(RESHAPE1_SHARED_MODELS);
-  if (!fs::exists(root)) {
-    if (std::getenv("CI") != nullptr) ADD_FAILURE() << "CI is set but " << root << " does not exist";
-    return {};
-  }
-  return root / path;
-}
 
 /// The findings at batch 4 and at batch ? (the same for every model here), and the summary line at 4.
 void expect_report(const fs::path& xml, const std::string& findings, const std::string& line) {
@@ -48,11 +41,11 @@ void expect_report(const fs::path& xml, const std::string& findings, const std::
     }
 }
 
-#define SHARED(test, path, findings, line)                 \
-  TEST(batch_models, test) {                               \
-    const auto xml = shared(path);                         \
-    if (xml.empty()) GTEST_SKIP() << "no shared models";   \
-    expect_report(xml, findings, line);                    \
+#define SHARED(test, path, findings, line)               \
+  TEST(batch_models, test) {                             \
+    const auto xml = shared_model(path);                 \
+    if (xml.empty()) GTEST_SKIP() << "no shared models"; \
+    expect_report(xml, findings, line);                  \
   }
 
 // Shipped with the tests: SSD heads that end in DetectionOutput. Its output [1,1,200,7] holds keep_top_k
@@ -137,7 +130,7 @@ SHARED(yolov8n_onnx, "yolov8n-int8-ov2024.1-onnx/yolov8n.xml",
        "reshapes to batch 4: no: 2 layers fail, 3 Reshapes swallow the batch")
 
 TEST(batch_models, license_plate_with_its_layout) {
-  const auto xml = shared("omz-license-plate-recognition-barrier-0001-fp16/license-plate-recognition-barrier-0001.xml");
+  const auto xml = shared_model("omz-license-plate-recognition-barrier-0001-fp16/license-plate-recognition-barrier-0001.xml");
   if (xml.empty()) GTEST_SKIP() << "no shared models";
   const auto g = model::read_ir(xml, fs::path(xml).replace_extension(".bin"));
   const auto r = model::check_batch(g, {.batch = dimension(4), .layouts = {{"seq_ind", "TN"}}});

@@ -36,11 +36,6 @@ class batch : public ir {
   model::graph graph_;
 };
 
-int result(ir_builder& b, int from, const std::string& dims) {
-  const int r = b.layer("Result", "", {dims}, {});
-  b.edge(from, r, 0);
-  return r;
-}
 
 // A pattern constant that writes the declared batch: at another batch the counts differ and the Reshape
 // fails, naming the Const and a fix that works (this pattern has no -1, so -1 is one).
@@ -49,7 +44,7 @@ TEST_F(batch, a_constant_batch_fails) {
   const int x = b.parameter("[1,4,8]");
   const int c = b.i64({1, 32});
   const int r = b.reshape(x, c, false, "[1,4,8]", "[2]", "[1,32]");
-  result(b, r, "[1,32]");
+  b.result(r, "[1,32]");
   const auto rep = at(b, batch_of(4));
   EXPECT_EQ(listed(rep), fmt::format("fails {}", r));
   const auto& f = rep.findings.at(0);
@@ -88,7 +83,7 @@ TEST_F(batch, a_minus_one_that_swallows_the_batch_before_a_convolution) {
                            {"[1,180,8,8]", "[16,180,3,3]"}, {"[1,16,8,8]"});
   b.edge(r, conv, 0);
   b.edge(w, conv, 1);
-  result(b, conv, "[1,16,8,8]");
+  b.result(conv, "[1,16,8,8]");
   const auto rep = at(b, batch_of(4));
   EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}, fails {}", r, conv));
   const auto& s = rep.findings.at(0);
@@ -109,7 +104,7 @@ TEST_F(batch, a_fold_used_across_the_batch_swallows_it) {
   const int r = b.reshape(x, b.i64({-1, 4}), false, "[1,6,4]", "[2]", "[6,4]");
   const int sm = b.layer("SoftMax", "axis=\"0\"", {"[6,4]"}, {"[6,4]"});
   b.edge(r, sm, 0);
-  const int out = result(b, sm, "[6,4]");
+  const int out = b.result(sm, "[6,4]");
   const auto rep = at(b, batch_of(3));
   EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}", r));
   const auto& f = rep.findings.at(0);
@@ -129,7 +124,7 @@ TEST_F(batch, a_fold_used_across_the_batch_swallows_it) {
   const int r2 = c.reshape(y, c.i64({-1, 4}), false, "[1,6,4]", "[2]", "[6,4]");
   const int sm2 = c.layer("SoftMax", "axis=\"1\"", {"[6,4]"}, {"[6,4]"});
   c.edge(r2, sm2, 0);
-  const int out2 = result(c, sm2, "[6,4]");
+  const int out2 = c.result(sm2, "[6,4]");
   const auto rep2 = at(c, batch_of(3));
   EXPECT_EQ(listed(rep2), fmt::format("swallows_batch {}", r2));
   EXPECT_EQ(rep2.findings.at(0).used_by_id, out2);
@@ -146,7 +141,7 @@ TEST_F(batch, an_undone_batch_major_flatten_is_not_a_finding) {
   const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {"[1,1126,3]"}, {"[3]"}, "", 3);
   b.edge(x, shape, 0);
   const int back = b.reshape(sm, shape, false, "[1126,3]", "[3]", "[1,1126,3]");
-  result(b, back, "[1,1126,3]");
+  b.result(back, "[1,1126,3]");
   for (const auto& request : {batch_of(8), dynamic_batch()}) {
     const auto rep = at(b, request);
     EXPECT_EQ(listed(rep), "");
@@ -163,7 +158,7 @@ TEST_F(batch, a_dynamic_batch_declared_is_still_analysed) {
   ir_builder b;
   const int x = b.parameter("[-1,6,4]");
   const int r = b.reshape(x, b.i64({1, -1}), false, "[-1,6,4]", "[2]", "[1,-1]");
-  result(b, r, "[1,-1]");
+  b.result(r, "[1,-1]");
   const auto rep = at(b, dynamic_batch());
   EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}", r));
 }
@@ -176,7 +171,7 @@ TEST_F(batch, a_concat_fails) {
   const int cat = b.layer("Concat", "axis=\"1\"", {"[1,8]", "[1,8]"}, {"[1,16]"}, "joined");
   b.edge(x, cat, 0);
   b.edge(c, cat, 1);
-  result(b, cat, "[1,16]");
+  b.result(cat, "[1,16]");
   const auto rep = at(b, batch_of(4));
   EXPECT_EQ(listed(rep), fmt::format("fails {}", cat));
   const auto& f = rep.findings.at(0);
@@ -193,7 +188,7 @@ TEST_F(batch, a_concat_along_the_batch_does_not_swallow_it) {
   const int cat = b.layer("Concat", "axis=\"0\"", {"[1,8]", "[1,8]"}, {"[2,8]"});
   b.edge(x, cat, 0);
   b.edge(x, cat, 1);
-  result(b, cat, "[2,8]");
+  b.result(cat, "[2,8]");
   const auto rep = at(b, batch_of(4));
   EXPECT_EQ(listed(rep), fmt::format("scales_with_batch {}", cat));
   EXPECT_TRUE(rep.summary.reshapes());
@@ -206,8 +201,8 @@ TEST_F(batch, two_inputs_with_batches_at_different_indices) {
   ir_builder b;
   const int data = b.parameter("[1,3]", "data");
   const int seq = b.parameter("[5,1]", "seq", "[T,N]");
-  result(b, data, "[1,3]");
-  result(b, seq, "[5,1]");
+  b.result(data, "[1,3]");
+  b.result(seq, "[5,1]");
   auto rep = at(b, batch_of(4));
   ASSERT_EQ(rep.inputs.size(), 2u);
   EXPECT_EQ(rep.inputs[0].id, data);
@@ -243,7 +238,7 @@ TEST_F(batch, shapes_without_a_batch) {
   ir_builder b;
   const int x = b.parameter("[1,3,8,8]", "image");
   const int r = b.reshape(x, b.i64({0, -1}), true, "[1,3,8,8]", "[2]", "[1,192]");
-  result(b, r, "[1,192]");
+  b.result(r, "[1,192]");
   model::reshape_request request;
   request.shapes = {{"", parse_shape("[2,3,16,16]")}};
   const auto rep = at(b, request);

@@ -159,16 +159,11 @@ class fixing : public ir {
   }
 };
 
-int result(ir_builder& b, int from, const std::string& dims) {
-  const int r = b.layer("Result", "", {dims}, {});
-  b.edge(from, r, 0);
-  return r;
-}
 
 TEST_F(fixing, a_model_that_reshapes_needs_nothing) {
   ir_builder b;
   const int x = b.parameter("[1,6,4]");
-  result(b, b.reshape(x, b.i64({0, -1}), true, "[1,6,4]", "[2]", "[1,24]"), "[1,24]");
+  b.result(b.reshape(x, b.i64({0, -1}), true, "[1,6,4]", "[2]", "[1,24]"), "[1,24]");
   const auto r = fix(b);
   EXPECT_TRUE(r.nothing_to_do);
   EXPECT_TRUE(r.fixed);
@@ -183,7 +178,7 @@ TEST_F(fixing, a_constant_batch_becomes_a_copy) {
   const int x = b.parameter("[1,6,4]");
   const int c = b.i64({1, -1});
   const int r1 = b.reshape(x, c, false, "[1,6,4]", "[2]", "[1,24]");
-  result(b, r1, "[1,24]");
+  b.result(r1, "[1,24]");
   const auto r = fix(b);
   EXPECT_FALSE(r.nothing_to_do);
   EXPECT_TRUE(r.fixed) << refused(r);
@@ -208,7 +203,7 @@ TEST_F(fixing, a_pattern_without_minus_one) {
   ir_builder b;
   const int x = b.parameter("[1,4,8]");
   const int r1 = b.reshape(x, b.i64({1, 32}), false, "[1,4,8]", "[2]", "[1,32]");
-  result(b, r1, "[1,32]");
+  b.result(r1, "[1,32]");
   const auto r = fix(b);
   EXPECT_TRUE(r.fixed) << refused(r);
   EXPECT_EQ(changes(r), fmt::format("{} [1,32]->[0,32] special_zero", r1));
@@ -223,8 +218,8 @@ TEST_F(fixing, a_shared_const_is_cloned) {
   const int r1 = b.reshape(x, c, true, "[1,6,4]", "[2]", "[1,24]");
   const int y = b.parameter("[1,3,2]");
   const int r2 = b.reshape(y, c, true, "[1,3,2]", "[2]", "[1,6]");
-  result(b, r1, "[1,24]");
-  result(b, r2, "[1,6]");
+  b.result(r1, "[1,24]");
+  b.result(r2, "[1,6]");
   const auto r = fix(b);
   EXPECT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 2u);
@@ -257,8 +252,8 @@ TEST_F(fixing, a_value_through_a_shared_concat_is_refused) {
   const int r1 = b.reshape(x, cat, true, "[1,6,4]", "[2]", "[1,24]");
   const int w = b.constant(element_type::f32, "1,3,2", std::vector<std::int64_t>(6, 0), "[1,3,2]");
   const int r2 = b.reshape(w, cat, true, "[1,3,2]", "[2]", "[1,6]");
-  result(b, r1, "[1,24]");
-  result(b, r2, "[1,6]");
+  b.result(r1, "[1,24]");
+  b.result(r2, "[1,6]");
   const auto r = fix(b);
   EXPECT_FALSE(r.fixed);
   EXPECT_TRUE(r.changes.empty());
@@ -277,7 +272,7 @@ TEST_F(fixing, a_model_proven_only_in_part_is_not_written) {
   const int cat = b.layer("Concat", "axis=\"1\"", {"[1,32]", "[1,32]"}, {"[1,64]"}, "joined");
   b.edge(r1, cat, 0);
   b.edge(c, cat, 1);
-  result(b, cat, "[1,64]");
+  b.result(cat, "[1,64]");
   const auto r = fix(b);
   EXPECT_FALSE(r.fixed);
   EXPECT_EQ(changes(r), fmt::format("{} [1,32]->[0,32] special_zero", r1));
@@ -298,7 +293,7 @@ TEST_F(fixing, a_concat_computed_pattern) {
   b.edge(head, cat, 0);
   b.edge(tail, cat, 1);
   const int r1 = b.reshape(x, cat, true, "[1,6,4]", "[2]", "[1,24]");
-  result(b, r1, "[1,24]");
+  b.result(r1, "[1,24]");
   const auto r = fix(b);
   EXPECT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 1u);
@@ -321,7 +316,7 @@ TEST_F(fixing, a_folded_batch) {
   b.edge(flat, mm, 0);
   b.edge(w, mm, 1);
   const int back = b.reshape(mm, b.i64({1, 101, 10}), false, "[101,10]", "[3]", "[1,101,10]");
-  result(b, back, "[1,101,10]");
+  b.result(back, "[1,101,10]");
   const auto r = fix(b);
   EXPECT_TRUE(r.fixed) << refused(r);
   EXPECT_EQ(changes(r), fmt::format("{} [101,512]->[-1,512]; {} [1,101,10]->[-1,101,10]", flat, back));
@@ -338,7 +333,7 @@ TEST_F(fixing, a_value_computed_by_a_layer_is_refused) {
   b.edge(one, mul, 0);
   b.edge(k, mul, 1);
   const int r1 = b.reshape(x, mul, true, "[1,6,4]", "[2]", "[1,24]");
-  result(b, r1, "[1,24]");
+  b.result(r1, "[1,24]");
   const auto r = fix(b);
   EXPECT_FALSE(r.fixed);
   EXPECT_TRUE(r.changes.empty());
@@ -362,7 +357,7 @@ TEST_F(fixing, a_minus_one_without_special_zero_next_to_an_element_that_may_be_0
   b.edge(head, cat, 0);
   b.edge(g, cat, 1);
   const int r1 = b.reshape(x, cat, false, "[1,?,4]", "[3]", "[1,4,?]");
-  result(b, r1, "[1,4,?]");
+  b.result(r1, "[1,4,?]");
   const auto r = fix(b);
   EXPECT_FALSE(r.fixed);
   EXPECT_TRUE(r.changes.empty());
@@ -377,7 +372,7 @@ TEST_F(fixing, a_minus_one_without_special_zero_next_to_a_literal_0_is_refused) 
   ir_builder b;
   const int x = b.parameter("[1,6,0]");
   const int r1 = b.reshape(x, b.i64({1, -1, 0}), false, "[1,6,0]", "[3]", "[1,1,0]");
-  result(b, r1, "[1,1,0]");
+  b.result(r1, "[1,1,0]");
   const auto r = fix(b);
   EXPECT_FALSE(r.fixed);
   EXPECT_TRUE(r.changes.empty());
@@ -390,7 +385,7 @@ TEST_F(fixing, an_unsigned_pattern_cannot_take_minus_one) {
   const int x = b.parameter("[1,24,0]");
   const int c = b.constant(element_type::u8, "3", {1, 24, 0}, "[3]");
   const int r1 = b.reshape(x, c, false, "[1,24,0]", "[3]", "[1,24,0]");
-  result(b, r1, "[1,24,0]");
+  b.result(r1, "[1,24,0]");
   const auto r = fix(b);
   EXPECT_FALSE(r.fixed);
   EXPECT_EQ(refused(r), fmt::format("{}: pattern[0] is held by layer 'Const_{}' (id {}) of unsigned type u8, which "
@@ -404,7 +399,7 @@ TEST_F(fixing, a_fold_by_minus_one_is_refused) {
   const int r1 = b.reshape(x, b.i64({-1, 4}), false, "[1,6,4]", "[2]", "[6,4]");
   const int sm = b.layer("SoftMax", "axis=\"0\"", {"[6,4]"}, {"[6,4]"});
   b.edge(r1, sm, 0);
-  result(b, sm, "[6,4]");
+  b.result(sm, "[6,4]");
   const auto r = fix(b);
   EXPECT_FALSE(r.fixed);
   EXPECT_EQ(refused(r), fmt::format("{}: the -1 at pattern[0] folds the batch together with other dimensions; keeping "
@@ -419,7 +414,7 @@ TEST_F(fixing, an_obstacle_that_is_not_a_reshape_is_named) {
   const int cat = b.layer("Concat", "axis=\"1\"", {"[1,8]", "[1,8]"}, {"[1,16]"}, "joined");
   b.edge(x, cat, 0);
   b.edge(c, cat, 1);
-  result(b, cat, "[1,16]");
+  b.result(cat, "[1,16]");
   const auto r = fix(b);
   EXPECT_FALSE(r.fixed);
   EXPECT_TRUE(r.changes.empty());
@@ -431,7 +426,7 @@ TEST_F(fixing, an_obstacle_that_is_not_a_reshape_is_named) {
 TEST_F(fixing, outputs_that_are_inputs_are_refused) {
   ir_builder b;
   const int x = b.parameter("[1,6,4]");
-  result(b, b.reshape(x, b.i64({1, -1}), true, "[1,6,4]", "[2]", "[1,24]"), "[1,24]");
+  b.result(b.reshape(x, b.i64({1, -1}), true, "[1,6,4]", "[2]", "[1,24]"), "[1,24]");
   const auto r = fix(b);
   ASSERT_FALSE(r.changes.empty());
   const auto before = read_bytes(dir_ / "m.bin");
@@ -451,14 +446,6 @@ TEST_F(fixing, outputs_that_are_inputs_are_refused) {
 
 // ---- the shared models ----------------------------------------------------------------------------
 
-fs::path shared(const char* path) {
-  const fs::path root = fs::path(RESHAPE1_SHARED_MODELS);
-  if (!fs::exists(root)) {
-    if (std::getenv("CI") != nullptr) ADD_FAILURE() << "CI is set but " << root << " does not exist";
-    return {};
-  }
-  return root / path;
-}
 
 class fixing_models : public ::testing::Test {
  protected:
@@ -483,11 +470,11 @@ class fixing_models : public ::testing::Test {
   fs::path dir_;
 };
 
-#define FIXED(test, path, expected)                       \
-  TEST_F(fixing_models, test) {                           \
-    const auto xml = shared(path);                        \
-    if (xml.empty()) GTEST_SKIP() << "no shared models";  \
-    expect(xml, expected);                                \
+#define FIXED(test, path, expected)                      \
+  TEST_F(fixing_models, test) {                          \
+    const auto xml = shared_model(path);                 \
+    if (xml.empty()) GTEST_SKIP() << "no shared models"; \
+    expect(xml, expected);                               \
   }
 
 // Models that already reshape: nothing to do.
@@ -534,7 +521,7 @@ FIXED(yolov8n_onnx, "yolov8n-int8-ov2024.1-onnx/yolov8n.xml",
 // Its second input's batch is at index 1: without a layout, the CTCGreedyDecoder refuses seq_ind [1,1]
 // (88 steps are expected) and that is not a Reshape pattern; with --layout seq_ind=TN there is nothing to do.
 TEST_F(fixing_models, license_plate_recognition_barrier_0001) {
-  const auto xml = shared("omz-license-plate-recognition-barrier-0001-fp16/license-plate-recognition-barrier-0001.xml");
+  const auto xml = shared_model("omz-license-plate-recognition-barrier-0001-fp16/license-plate-recognition-barrier-0001.xml");
   if (xml.empty()) GTEST_SKIP() << "no shared models";
   expect(xml, "",
          "99: not a Reshape pattern: fails at batch 1: layer 'decode' (id 99): the time dimension of the data and the "

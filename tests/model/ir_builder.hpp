@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -98,6 +99,13 @@ class ir_builder {
     return id;
   }
 
+  /// A Result fed by output 0 of `from`.
+  int result(int from, const std::string& dims) {
+    const int r = layer("Result", "", {dims}, {});
+    edge(from, r, 0);
+    return r;
+  }
+
   int parameter(const std::string& dims) { return layer("Parameter", "element_type=\"f32\"", {}, {dims}); }
   /// A named Parameter; with a layout, written in its port's rt_info as OpenVINO writes it.
   int parameter(const std::string& dims, const std::string& name, const std::string& layout = "") {
@@ -169,5 +177,16 @@ class ir : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+/// A model of ../shared/ir-models (RESHAPE1_SHARED_MODELS), or an empty path when that folder is absent
+/// (the caller skips); in CI (CI set), its absence is a failure.
+inline fs::path shared_model(const char* path) {
+  const fs::path root = fs::path(RESHAPE1_SHARED_MODELS);
+  if (!fs::exists(root)) {
+    if (std::getenv("CI") != nullptr) ADD_FAILURE() << "CI is set but " << root << " does not exist";
+    return {};
+  }
+  return root / path;
+}
 
 }  // namespace reshape1::test

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "ir_builder.hpp"
 #include "reshape1/model/check.hpp"
 
 namespace reshape1::test {
@@ -27,21 +28,12 @@ void expect_self_consistent(const fs::path& xml, std::size_t layers) {
                   << to_string(f.propagated) << " " << f.message;
 }
 
-fs::path shared(const char* path) {
-  const fs::path root = fs::path(RESHAPE1_SHARED_MODELS);
-  if (!fs::exists(root)) {
-    // CI always has ../shared beside the clone: there, its absence is a failure, not a skip.
-    if (std::getenv("CI") != nullptr) ADD_FAILURE() << "CI is set but " << root << " does not exist";
-    return {};
-  }
-  return root / path;
-}
 
-#define SHARED_MODEL(test, path, layers)                   \
-  TEST(shared_models, test) {                              \
-    const auto xml = shared(path);                         \
-    if (xml.empty()) GTEST_SKIP() << "no shared models";   \
-    expect_self_consistent(xml, layers);                   \
+#define SHARED_MODEL(test, path, layers)                 \
+  TEST(shared_models, test) {                            \
+    const auto xml = shared_model(path);                 \
+    if (xml.empty()) GTEST_SKIP() << "no shared models"; \
+    expect_self_consistent(xml, layers);                 \
   }
 
 SHARED_MODEL(keras_mnist_cnn, "keras-mnist-cnn-mo2021.4/mnist.xml", 33)
