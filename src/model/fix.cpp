@@ -167,17 +167,26 @@ class rewriter {
     {
       std::ofstream out(xml, std::ios::binary);
       out << text();
+      out.flush();
+      if (!out) fail_write(xml);
     }
     fs::copy_file(bin_, bin, fs::copy_options::overwrite_existing);
     {
       std::ofstream out(bin, std::ios::binary | std::ios::app);
       out.write(reinterpret_cast<const char*>(appended_.data()), static_cast<std::streamsize>(appended_.size()));
+      out.flush();
+      if (!out) fail_write(bin);
     }
     auto g = read_ir(xml, bin);
     std::error_code ec;
     fs::remove(xml, ec);  // the graph maps the .bin; removing its name keeps the mapping valid
     fs::remove(bin, ec);
     return g;
+  }
+
+  [[noreturn]] static void fail_write(const fs::path& p) {
+    fail(errc::io, {.file = p.string()}, fmt::format("{}: cannot write a temporary copy of the model", p.string()),
+         "fix writes temporary copies under TMPDIR: check its space and permissions");
   }
 
   /// A snapshot to undo a rewrite that did not prove out.
