@@ -2,7 +2,6 @@
 // every layer's propagated output shapes against the declared ones. `reshape1 check --list-ops [--json]`:
 // the (type, opset) pairs propagation has a rule for.
 #include <algorithm>
-#include <functional>
 #include <optional>
 #include <filesystem>
 #include <iostream>
@@ -46,19 +45,6 @@ int list_ops(bool json) {
 }
 
 std::string text(const std::optional<partial_shape>& s) { return s ? to_string(*s) : std::string(); }
-
-/// A layer's id in the table: `3/4` for layer 4 in the body of layer 3.
-std::string id_path(const std::vector<model::enclosing_layer>& within, std::int64_t id) {
-  std::string r;
-  for (const auto& w : within) r += std::to_string(w.id) + "/";
-  return r + std::to_string(id);
-}
-
-nlohmann::ordered_json within_json(const std::vector<model::enclosing_layer>& within) {
-  auto j = nlohmann::ordered_json::array();
-  for (const auto& w : within) j.push_back({{"id", std::to_string(w.id)}, {"name", w.name}, {"type", w.type}});
-  return j;
-}
 
 nlohmann::ordered_json to_json(const model::check_report& r, const std::string& model_file) {
   auto findings = nlohmann::ordered_json::array();

@@ -35,13 +35,6 @@ std::string batch_text(const model::input_report& in) {
   }
 }
 
-/// `3/4`: layer 4 in the body of layer 3.
-std::string id_path(const std::vector<model::enclosing_layer>& within, std::int64_t id) {
-  std::string r;
-  for (const auto& w : within) r += std::to_string(w.id) + "/";
-  return r + std::to_string(id);
-}
-
 std::string carrier_text(const model::batch_carrier& c) {
   switch (c.state) {
     case model::batch_carrier::kind::one:
@@ -151,11 +144,7 @@ nlohmann::ordered_json batch_json(const model::batch_report& r, const std::strin
   for (const auto& f : r.findings) {
     nlohmann::ordered_json j = {{"finding", model::name(f.issue)}, {"id", std::to_string(f.id)}, {"name", f.name},
                                 {"type", f.type},   {"opset", f.opset}};
-    if (!f.within.empty()) {
-      auto w = nlohmann::ordered_json::array();
-      for (const auto& x : f.within) w.push_back({{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}});
-      j["within"] = std::move(w);
-    }
+    if (!f.within.empty()) j["within"] = within_json(f.within);
     if (f.code) j["code"] = name(*f.code);
     if (!f.at.empty()) j["at"] = f.at;
     j["what"] = f.what;

@@ -66,11 +66,7 @@ nlohmann::ordered_json to_json(const model::fix_report& r, const fix_args& a, bo
   for (const auto& x : r.refusals)
   {
     nlohmann::ordered_json j = {{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}};
-    if (!x.within.empty()) {
-      auto w = nlohmann::ordered_json::array();
-      for (const auto& e : x.within) w.push_back({{"id", std::to_string(e.id)}, {"name", e.name}, {"type", e.type}});
-      j["within"] = std::move(w);
-    }
+    if (!x.within.empty()) j["within"] = within_json(x.within);
     refusals.push_back(std::move(j));
   }
   return {{"model", a.xml},
@@ -121,9 +117,7 @@ int fix(const fix_args& a) {
       rows.clear();
       notes.clear();
       for (const auto& x : report.refusals) {
-        std::string id;
-        for (const auto& w : x.within) id += std::to_string(w.id) + "/";
-        rows.push_back({id + std::to_string(x.id), x.name, x.type, "not fixed"});
+        rows.push_back({id_path(x.within, x.id), x.name, x.type, "not fixed"});
         notes.push_back({x.reason});
       }
       print_table({"id", "name", "op", "result"}, rows, notes);

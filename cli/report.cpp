@@ -69,4 +69,16 @@ void print_table(const std::vector<std::string>& head, std::vector<std::vector<s
 }
 
 
+std::string id_path(const std::vector<model::enclosing_layer>& within, std::int64_t id) {
+  std::string r;
+  for (const auto& w : within) r += std::to_string(w.id) + "/";
+  return r + std::to_string(id);
+}
+
+nlohmann::ordered_json within_json(const std::vector<model::enclosing_layer>& within) {
+  auto j = nlohmann::ordered_json::array();
+  for (const auto& w : within) j.push_back({{"id", std::to_string(w.id)}, {"name", w.name}, {"type", w.type}});
+  return j;
+}
+
 }  // namespace reshape1::cli

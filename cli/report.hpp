@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reshape1/model/check.hpp"
 #include "reshape1/reshape1.hpp"
 
 namespace reshape1::cli {
@@ -23,6 +24,11 @@ nlohmann::ordered_json error_json(const error& e, const std::string& message);
 /// JSON text of `j`; strings that are not valid UTF-8 get U+FFFD for each bad byte, so the output is
 /// always valid JSON.
 [[nodiscard]] std::string json_text(const nlohmann::ordered_json& j, int indent = -1);
+
+/// A layer's id in a table: `3/4` for layer 4 in the body of layer 3.
+[[nodiscard]] std::string id_path(const std::vector<model::enclosing_layer>& within, std::int64_t id);
+/// The enclosing layers as JSON: [{"id", "name", "type"}], outermost first.
+[[nodiscard]] nlohmann::ordered_json within_json(const std::vector<model::enclosing_layer>& within);
 
 /// A table: the head, then each row (cells made printable), each followed by its notes indented by four
 /// spaces. Nothing when there are no rows.

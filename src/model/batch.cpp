@@ -458,12 +458,8 @@ class scope {
       if (c.state == batch_carrier::kind::one) axis = c.axis;
       if (!axis) continue;
       if (!input.rank_known() || *axis >= input.size() || !input[*axis].is_static()) continue;
-      std::vector<const tensor*> in;
-      for (std::size_t k = 0; k < l.inputs.size(); ++k) in.push_back(&declared_.input(g_, l, k));
-      std::vector<tensor> scratch;
-      const detail::op o{g_, l, in, scratch};
       std::vector<bool> constant;
-      const auto pattern = detail::reshape_pattern_of(o, &constant);
+      const auto pattern = detail::reshape_pattern_at(g_, declared_, l, &constant);
       const auto elements = pattern.elements();
       if (*axis >= elements.size() || *axis >= constant.size() || !constant[*axis]) continue;
       const auto& e = elements[*axis];

@@ -38,24 +38,13 @@ reshape_finding check_reshape(const graph& g, const propagation& p, const layer&
   f.name = l.name;
   f.special_zero = l.flag("special_zero");
   f.declared = l.outputs.empty() ? partial_shape::dynamic() : l.outputs[0].dims;
-  std::vector<const tensor*> inputs;
-  for (std::size_t i = 0; i < l.inputs.size(); ++i) inputs.push_back(&p.input(g, l, i));
-  const tensor unknown;
-  while (inputs.size() < 2) inputs.push_back(&unknown);
-  std::vector<tensor> scratch;
-  const detail::op o{g, l, inputs, scratch};
-  const partial_shape& input = o.shape(0);
+  const partial_shape& input = p.input(g, l, 0).shape;
   f.input = without_symbols(input);
 
   std::vector<bool> constant;
-  const auto pattern = detail::reshape_pattern_of(o, &constant);
+  const auto pattern = detail::reshape_pattern_at(g, p, l, &constant);
   f.pattern_known = pattern.kind() != pattern_kind::unknown;
-  {
-    std::vector<pattern_bound> shown(pattern.elements().begin(), pattern.elements().end());
-    for (auto& b : shown) b.symbol = {};
-    f.pattern = f.pattern_known ? reshape_pattern::from_bounds(std::move(shown)).with_tensor_shape(pattern.tensor_shape())
-                                : pattern;
-  }
+  f.pattern = detail::without_symbols(pattern);
 
   try {
     const auto inferred = without_symbols(infer_shape(input, pattern, f.special_zero).shape);

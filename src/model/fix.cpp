@@ -57,14 +57,7 @@ std::optional<std::int64_t> first_difference(const std::map<std::int64_t, std::v
 
 /// A pattern's values as the notation, from a propagation (unknown elements as ?).
 std::string pattern_text(const graph& g, const propagation& p, const layer& l) {
-  std::vector<const tensor*> in;
-  for (std::size_t k = 0; k < l.inputs.size(); ++k) in.push_back(&p.input(g, l, k));
-  std::vector<tensor> scratch;
-  const detail::op o{g, l, in, scratch};
-  auto pattern = detail::reshape_pattern_of(o, nullptr);
-  std::vector<pattern_bound> shown(pattern.elements().begin(), pattern.elements().end());
-  for (auto& b : shown) b.symbol = {};
-  return pattern.kind() == pattern_kind::unknown ? to_string(pattern) : to_string(reshape_pattern::from_bounds(std::move(shown)));
+  return to_string(detail::without_symbols(detail::reshape_pattern_at(g, p, l, nullptr)));
 }
 
 /// What one rewrite does: the element `index` of Const `holder` becomes `value`; the Reshape's special_zero
@@ -348,15 +341,11 @@ class fixer {
   }
 
   /// The rewrites that could resolve finding `f`, best first; or the reason there are none.
-  std::vector<plan> plans_for(const batch_finding& f, std::string& reason) {
+  /// `p` is the current model's propagation at the declared inputs.
+  std::vector<plan> plans_for(const batch_finding& f, const propagation& p, std::string& reason) {
     const auto& l = *current_.find(f.id);
-    const auto p = propagate(current_);
-    std::vector<const tensor*> in;
-    for (std::size_t k = 0; k < l.inputs.size(); ++k) in.push_back(&p.input(current_, l, k));
-    std::vector<tensor> scratch;
-    const detail::op o{current_, l, in, scratch};
     std::vector<bool> constant;
-    const auto pattern = detail::reshape_pattern_of(o, &constant);
+    const auto pattern = detail::reshape_pattern_at(current_, p, l, &constant);
     const auto e = pattern.elements();
     const bool special_zero = l.flag("special_zero");
     const auto exact = [&](std::size_t i) { return e[i].lo == e[i].hi; };
@@ -496,16 +485,18 @@ class fixer {
 
   void attempt(const batch_finding& f) {
     std::string reason;
-    const auto plans = plans_for(f, reason);
+    const auto now = propagate(current_);
+    const auto plans = plans_for(f, now, reason);
     const auto& l = *current_.find(f.id);
-    const auto before = pattern_text(current_, propagate(current_), l);
+    const auto before = pattern_text(current_, now, l);
     std::string failure;
     for (const auto& x : plans) {
       const auto saved = rw_.save();
       try {
         rw_.apply(current_, x);
         auto next = rw_.read_back();
-        if (const auto d = first_difference(declared_, shapes_by_id(next, propagate(next)))) {
+        const auto next_declared = propagate(next);
+        if (const auto d = first_difference(declared_, shapes_by_id(next, next_declared))) {
           failure = fmt::format("rewriting pattern[{}] to {} changes the shapes of layer {} at the declared inputs",
                                 x.index, x.value, *d);
           rw_.restore(saved);
@@ -533,7 +524,7 @@ class fixer {
         c.id = l.id;
         c.name = l.name;
         c.old_pattern = before;
-        c.new_pattern = pattern_text(next, propagate(next), *next.find(l.id));
+        c.new_pattern = pattern_text(next, next_declared, *next.find(l.id));
         c.const_id = rw_.cloned_id().value_or(x.holder);
         if (x.clone) c.cloned_from = x.holder;
         c.const_index = x.index;

@@ -98,6 +98,10 @@ std::vector<std::size_t> strides_of(const shape& s);
 /// Reshape's pattern (input 1): a Const's exact bytes, or the propagated values or bounds; `constant`
 /// (when given) receives, per element, whether only constants went into it.
 reshape_pattern reshape_pattern_of(const op& o, std::vector<bool>* constant);
+/// The same for a Reshape layer of `g` at what propagation `p` computed (a missing input is unknown).
+reshape_pattern reshape_pattern_at(const graph& g, const propagation& p, const layer& l, std::vector<bool>* constant);
+/// A pattern without the propagation's symbols on its bounds (for reports); an unknown one as it is.
+reshape_pattern without_symbols(const reshape_pattern& pattern);
 
 // ---- the families' tables ---------------------------------------------------------------------
 std::span<const rule_entry> elementwise_rules();

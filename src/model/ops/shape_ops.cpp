@@ -131,6 +131,22 @@ reshape_pattern reshape_pattern_of(const op& o, std::vector<bool>* constant) {
   return pattern;
 }
 
+reshape_pattern reshape_pattern_at(const graph& g, const propagation& p, const layer& l, std::vector<bool>* constant) {
+  static const tensor unknown;
+  std::vector<const tensor*> in;
+  for (std::size_t k = 0; k < l.inputs.size(); ++k) in.push_back(&p.input(g, l, k));
+  while (in.size() < 2) in.push_back(&unknown);
+  std::vector<tensor> scratch;
+  return reshape_pattern_of(op{g, l, in, scratch}, constant);
+}
+
+reshape_pattern without_symbols(const reshape_pattern& pattern) {
+  if (pattern.kind() == pattern_kind::unknown) return pattern;
+  std::vector<pattern_bound> shown(pattern.elements().begin(), pattern.elements().end());
+  for (auto& b : shown) b.symbol = {};
+  return reshape_pattern::from_bounds(std::move(shown)).with_tensor_shape(pattern.tensor_shape());
+}
+
 namespace {
 
 // Reshape-1: reshape1's own inference; the pattern is the Const's bytes (exact, any integer type) or
