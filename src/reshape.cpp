@@ -578,26 +578,28 @@ void check_output_count(const problem<Dim>& p, const std::optional<Dim>& value, 
 template <class Dim>
 output_of<Dim> infer_reading(const problem<Dim>& p, const input_counts& counts) {
   const std::size_t m = p.r.marker;
-  products<Dim> q;
   struct none_listed {};
   // The factors, listed: always for partial shapes; for plain values only when a product overflows.
   [[maybe_unused]] std::conditional_t<is_static_domain<Dim>, none_listed, sides<Dim>> s;
-  if constexpr (is_static_domain<Dim>) {
-    q = static_products(p, counts);
-  } else {
-    if (m != none) {
-      collect_for_marker(p, s);
-      // Section 7: the literal output dimensions must have a product that fits before -1 is resolved.
-      count literal;
-      for (std::size_t i = 0; i < s.out.size(); ++i) literal.times(lower(s.out[i]));
-      if (!literal.fits()) fail_literal_overflow(p);
-      if (s.unknown_rank_marker) s.out.add(*s.unknown_rank_marker);
+  // Built in one expression: a products<dimension> declared first would be zeroed, then overwritten.
+  const products<Dim> q = [&] {
+    if constexpr (is_static_domain<Dim>) {
+      return static_products(p, counts);
     } else {
-      collect(p, s);
+      if (m != none) {
+        collect_for_marker(p, s);
+        // Section 7: the literal output dimensions must have a product that fits before -1 is resolved.
+        count literal;
+        for (std::size_t i = 0; i < s.out.size(); ++i) literal.times(lower(s.out[i]));
+        if (!literal.fits()) fail_literal_overflow(p);
+        if (s.unknown_rank_marker) s.out.add(*s.unknown_rank_marker);
+      } else {
+        collect(p, s);
+      }
+      cancel(s.in, s.out);  // step 1
+      return multiply_sides(s);
     }
-    cancel(s.in, s.out);  // step 1
-    q = multiply_sides(s);
-  }
+  }();
 
   std::optional<Dim> value;
   if (m != none) value = resolve_marker(p, q);
@@ -890,7 +892,6 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
     fail(errc::invalid_argument, {},
          fmt::format("pattern: tensor shape {} does not hold {} elements", to_string(ts), pattern.elements().size()));
 
-  std::optional<reshape_pattern> scalar_as_empty;  // O3: the pattern read in place of a scalar one
   if (scalar) {
     // O3: the one value must be exactly 1; it asks for a scalar output (an empty 1-D pattern).
     const auto e = pattern.elements();
@@ -898,9 +899,10 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
       fail(errc::scalar_pattern, {}, fmt::format("pattern: a scalar pattern must hold 1, got {}", to_string(pattern)),
            fmt::format("write {} for a 1-D pattern",
                        e.size() == 1 ? fmt::format("[{}]", to_string(pattern)) : std::string("[v]")));
-    scalar_as_empty = reshape_pattern::from_values({});
   }
-  const reshape_pattern& effective = scalar_as_empty ? *scalar_as_empty : pattern;
+  // O3: a scalar pattern is read as the empty 1-D pattern (built once: an immutable value).
+  static const reshape_pattern empty_pattern = reshape_pattern::from_values({});
+  const reshape_pattern& effective = scalar ? empty_pattern : pattern;
 
   inline_vector<dimension, small> dims;
   reading<dimension> literal;

@@ -132,9 +132,9 @@ enum class reads : std::uint8_t { marker, literal, copy, unknown, invalid };
 
 /// Cancellation key (step 1): the same interval and symbol; only static or symbolled factors other
 /// than 0 have one (two plain `?` never cancel; zeros never do).
-struct cancel_key {
-  std::int64_t lo = 0, hi = 0;
-  std::uintptr_t sym = 0;
+struct cancel_key {  // no member initializers: cancel() keeps an array of them that it fills itself
+  std::int64_t lo, hi;
+  std::uintptr_t sym;
   friend auto operator<=>(const cancel_key&, const cancel_key&) = default;
 };
 [[nodiscard]] inline std::optional<cancel_key> key_of(std::int64_t d) noexcept {
@@ -179,13 +179,21 @@ void cancel(factors<Dim>& in, factors<Dim>& out) {
   if (out.size() <= small) {
     // Few output factors: scanning them for the first remaining one with the key picks the same
     // factor as the sorted runs below, without sorting.
-    std::optional<cancel_key> keys[small];
-    for (std::size_t k = 0; k < out.size(); ++k) keys[k] = key_of(out[k]);
-    for (std::size_t i = 0; i < in.size(); ++i) {
+    // Factors without a key are marked cancelled in `open` from the start (an array of optionals
+    // would be zeroed whole on every call).
+    cancel_key keys[small];
+    unsigned open = 0;  // bit k: out[k] has a key and is not taken yet
+    for (std::size_t k = 0; k < out.size(); ++k)
+      if (const auto key = key_of(out[k]); key && !out.cancelled.data()[k]) {
+        keys[k] = *key;
+        open |= 1u << k;
+      }
+    for (std::size_t i = 0; i < in.size() && open != 0; ++i) {
       const auto key = key_of(in[i]);
       if (!key) continue;
       for (std::size_t k = 0; k < out.size(); ++k)
-        if (!out.cancelled.data()[k] && keys[k] == key) {
+        if (((open >> k) & 1u) != 0 && keys[k] == *key) {
+          open &= ~(1u << k);
           in.cancelled.data()[i] = 1;
           out.cancelled.data()[k] = 1;
           break;
