@@ -150,10 +150,10 @@ struct cancel_key {  // no member initializers: cancel() keeps an array of them 
 template <class Dim>
 struct factors {
   inline_vector<Dim, small> dims;
-  inline_vector<std::uint8_t, small> cancelled;  // 1: cancelled in step 1
+  inline_vector<bool, small> cancelled;  // true: cancelled in step 1 (bool: a store through it aliases nothing)
   void add(const Dim& d) {
     dims.push_back(d);
-    cancelled.push_back(0);
+    cancelled.push_back(false);
   }
   [[nodiscard]] std::size_t size() const noexcept { return dims.size(); }
   [[nodiscard]] const Dim& operator[](std::size_t i) const noexcept { return dims.data()[i]; }
@@ -194,8 +194,8 @@ void cancel(factors<Dim>& in, factors<Dim>& out) {
       for (std::size_t k = 0; k < out.size(); ++k)
         if (((open >> k) & 1u) != 0 && keys[k] == *key) {
           open &= ~(1u << k);
-          in.cancelled.data()[i] = 1;
-          out.cancelled.data()[k] = 1;
+          in.cancelled.data()[i] = true;
+          out.cancelled.data()[k] = true;
           break;
         }
     }
@@ -222,8 +222,8 @@ void cancel(factors<Dim>& in, factors<Dim>& out) {
     if (run == last || run->key != *key) continue;
     candidate* pick = run + run->taken;
     if (pick == last || pick->key != *key) continue;  // every factor of the run is taken
-    in.cancelled.data()[i] = 1;
-    out.cancelled.data()[pick->index] = 1;
+    in.cancelled.data()[i] = true;
+    out.cancelled.data()[pick->index] = true;
     ++run->taken;
   }
 }

@@ -12,6 +12,8 @@
 namespace reshape1::detail {
 
 /// A vector of trivially copyable values whose first N live inline. A moved-from vector is empty.
+/// `data_` always points at the values (the inline buffer or the heap), so that reading an element
+/// costs no test of where they live.
 template <class T, std::size_t N>
 class inline_vector {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
@@ -34,59 +36,61 @@ class inline_vector {
     }
     return *this;
   }
-  ~inline_vector() { delete[] heap_; }
+  ~inline_vector() {
+    if (on_heap()) delete[] data_;
+  }
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-  [[nodiscard]] const T* data() const noexcept { return heap_ != nullptr ? heap_ : inline_data(); }
-  [[nodiscard]] T* data() noexcept { return heap_ != nullptr ? heap_ : inline_data(); }
-  [[nodiscard]] std::span<const T> span() const noexcept { return {data(), size_}; }
-  [[nodiscard]] const T* begin() const noexcept { return data(); }
-  [[nodiscard]] const T* end() const noexcept { return data() + size_; }
-  [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data()[i]; }
+  [[nodiscard]] const T* data() const noexcept { return data_; }
+  [[nodiscard]] T* data() noexcept { return data_; }
+  [[nodiscard]] std::span<const T> span() const noexcept { return {data_, size_}; }
+  [[nodiscard]] const T* begin() const noexcept { return data_; }
+  [[nodiscard]] const T* end() const noexcept { return data_ + size_; }
+  [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data_[i]; }
   void push_back(const T& v) {
     if (size_ == capacity_) [[unlikely]]
       reserve(capacity_ * 2);
-    std::construct_at(data() + size_, v);
+    std::construct_at(data_ + size_, v);
     ++size_;
   }
   /// Makes the size n and returns the storage; the caller writes all n values before reading any.
   T* resize_for_overwrite(std::size_t n) {
     reserve(n);
     size_ = n;
-    return data();
+    return data_;
   }
   /// Room for n values without another allocation.
   void reserve(std::size_t n) {
     if (n <= capacity_) return;
     T* bigger = new T[n];
-    if (size_ != 0) std::memcpy(static_cast<void*>(bigger), data(), size_ * sizeof(T));
-    delete[] heap_;
-    heap_ = bigger;
+    if (size_ != 0) std::memcpy(static_cast<void*>(bigger), data_, size_ * sizeof(T));
+    if (on_heap()) delete[] data_;
+    data_ = bigger;
     capacity_ = n;
   }
   void clear() noexcept {
-    delete[] heap_;
-    heap_ = nullptr;
+    if (on_heap()) delete[] data_;
+    data_ = inline_data();
     size_ = 0;
     capacity_ = N;
   }
 
  private:
   [[nodiscard]] T* inline_data() noexcept { return reinterpret_cast<T*>(buffer_); }
-  [[nodiscard]] const T* inline_data() const noexcept { return reinterpret_cast<const T*>(buffer_); }
+  [[nodiscard]] bool on_heap() const noexcept { return capacity_ != N; }  // a heap block always holds more than N
   void assign(const inline_vector& o) {
-    if (o.heap_ == nullptr && heap_ == nullptr) {
+    if (!o.on_heap() && !on_heap()) {
       copy_inline(o);
     } else {
       reserve(o.size_);
-      if (o.size_ != 0) std::memcpy(static_cast<void*>(data()), o.data(), o.size_ * sizeof(T));  // creates the objects
+      if (o.size_ != 0) std::memcpy(static_cast<void*>(data_), o.data_, o.size_ * sizeof(T));  // creates the objects
     }
     size_ = o.size_;
   }
   void steal(inline_vector& o) noexcept {
-    if (o.heap_ != nullptr) {
-      heap_ = std::exchange(o.heap_, nullptr);
+    if (o.on_heap()) {
+      data_ = std::exchange(o.data_, o.inline_data());
       capacity_ = std::exchange(o.capacity_, N);
     } else {
       copy_inline(o);
@@ -94,9 +98,9 @@ class inline_vector {
     size_ = std::exchange(o.size_, 0);
   }
 
-  /// The inline values of `o` (heap_ null on both sides). A small buffer is copied whole, a fixed size
-  /// that compiles to a few moves instead of a call; the bytes past size_ are indeterminate, which a
-  /// copy of unsigned char may carry (C++20 [basic.indet]).
+  /// The inline values of `o` (both inline). A small buffer is copied whole, a fixed size that
+  /// compiles to a few moves instead of a call; the bytes past size_ are indeterminate, which a copy
+  /// of unsigned char may carry (C++20 [basic.indet]).
   void copy_inline(const inline_vector& o) noexcept {
     if constexpr (sizeof(buffer_) <= 64) {
 #pragma GCC diagnostic push
@@ -109,8 +113,8 @@ class inline_vector {
     }
   }
 
-  alignas(T) unsigned char buffer_[N * sizeof(T)];  // the values while heap_ is null
-  T* heap_ = nullptr;                               // the values once more than N were stored
+  alignas(T) unsigned char buffer_[N * sizeof(T)];  // the values while capacity_ == N
+  T* data_ = inline_data();                          // buffer_, or the heap block once more than N were stored
   std::size_t size_ = 0;
   std::size_t capacity_ = N;
 };
