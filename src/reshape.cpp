@@ -142,18 +142,20 @@ void read_bounds(const reshape_pattern& pattern, bool special_zero, inline_vecto
   const auto elements = pattern.elements();
   const auto too_large = pattern.too_large();
   auto big = too_large.begin();
-  dims.reserve(elements.size());
+  // Written in place (the length is within max_rank): each element's role and output dimension.
+  dimension* out = dims.resize_for_overwrite(elements.size());
+  role* roles = r.roles.resize_for_overwrite(elements.size());
   for (std::size_t i = 0; i < elements.size(); ++i) {
     if (big != too_large.end() && big->first == i) fail_too_large_value(i, big->second);
     const auto& b = elements[i];
     const auto how = classify(b.lo, b.hi, special_zero);
     if (how == reads::invalid) fail_invalid(i, b.lo, b.hi);
     if (how == reads::marker) note_marker(r.marker, i);
-    r.roles.push_back(how == reads::marker ? role::marker : how == reads::copy ? role::copy : role::literal);
+    roles[i] = how == reads::marker ? role::marker : how == reads::copy ? role::copy : role::literal;
     if (how == reads::marker || how == reads::unknown) {
-      dims.push_back(dimension(interval(), b.symbol));
+      out[i] = dimension(interval(), b.symbol);
     } else {
-      dims.push_back(dimension(interval(std::max<std::int64_t>(b.lo, 0), b.hi), b.symbol));
+      out[i] = dimension(interval(std::max<std::int64_t>(b.lo, 0), b.hi), b.symbol);
     }
   }
   r.dims = dims.span();
@@ -628,13 +630,14 @@ output_of<Dim> infer_reading(const problem<Dim>& p, const input_counts& counts) 
     }
     count out_count;
     bool all_static = p.rank_known;
+    dimension* out = shape_access::resize_for_overwrite(result.shape, p.r.size());  // the pattern's length
     for (std::size_t i = 0; i < p.r.size(); ++i) {
       const Dim d = i == m ? *value : output_dim(p, i);
       out_count.times(d.lo());
       all_static = all_static && d.is_static();
-      result.shape.push_back(d);
+      out[i] = d;
     }
-    for (const auto& d : p.input) all_static = all_static && d.is_static();
+    for (std::size_t i = 0; all_static && i < p.input.size(); ++i) all_static = p.input[i].is_static();
     check_output_count(p, value, out_count, all_static, counts.all);
     return result;
   }

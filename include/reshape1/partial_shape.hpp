@@ -65,6 +65,7 @@ class partial_shape {
   friend bool operator==(const partial_shape& a, const partial_shape& b) noexcept;
 
  private:
+  friend struct detail::shape_access;
   void refuse_rank() const;
   detail::inline_vector<dimension, shape::inline_rank> dims_;
   bool rank_known_ = true;

@@ -33,6 +33,11 @@ template <class Range, class Proj>
 /// Interval product [a.lo*b.lo, a.hi*b.hi]. The upper bound saturates to unbounded; the lower bound
 /// cannot (no tensor could satisfy it): nullopt when it overflows.
 [[nodiscard]] inline std::optional<interval> multiply(const interval& a, const interval& b) noexcept {
+  if (a.is_static() && b.is_static()) {  // the same rule, for the common case: one checked product
+    std::int64_t p = 0;
+    if (__builtin_mul_overflow(a.lo(), b.lo(), &p)) return std::nullopt;
+    return interval(p);
+  }
   std::int64_t lo = 0;
   if (a.lo() != 0 && b.lo() != 0) {
     auto p = checked_mul(a.lo(), b.lo());

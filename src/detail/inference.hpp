@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -25,10 +26,11 @@ inline constexpr std::size_t small = shape::inline_rank;
 
 enum class role : std::uint8_t { literal, copy, marker };
 
-/// The storage of a static result whose dimensions the algorithm has validated (each >= 0, rank within
-/// max_rank): written in place, without push_back's per-element checks.
+/// The storage of a result whose dimensions the algorithm has validated (rank within max_rank; for a
+/// static shape each >= 0): written in place, without push_back's per-element checks.
 struct shape_access {
   static std::int64_t* resize_for_overwrite(shape& s, std::size_t n) { return s.dims_.resize_for_overwrite(n); }
+  static dimension* resize_for_overwrite(partial_shape& s, std::size_t n) { return s.dims_.resize_for_overwrite(n); }
   /// The element count the shape keeps (shape::overflowed past int64), and the one to keep for
   /// dimensions written through resize_for_overwrite.
   static std::int64_t count(const shape& s) noexcept { return s.count_; }
@@ -191,13 +193,15 @@ void cancel(factors<Dim>& in, factors<Dim>& out) {
     for (std::size_t i = 0; i < in.size() && open != 0; ++i) {
       const auto key = key_of(in[i]);
       if (!key) continue;
-      for (std::size_t k = 0; k < out.size(); ++k)
-        if (((open >> k) & 1u) != 0 && keys[k] == *key) {
+      for (unsigned left = open; left != 0; left &= left - 1) {  // the open ones, in order
+        const auto k = static_cast<std::size_t>(std::countr_zero(left));
+        if (keys[k] == *key) {
           open &= ~(1u << k);
           in.cancelled.data()[i] = true;
           out.cancelled.data()[k] = true;
           break;
         }
+      }
     }
     return;
   }
