@@ -108,11 +108,14 @@ inline void note_marker(std::size_t& marker, std::size_t i) {
 }
 
 /// Known values: the static domain's reading. `out` (room for p.size() values) receives each
-/// element's output dimension, the value itself; the scan keeps its state in locals.
-void read_values(std::span<const std::int64_t> p, bool special_zero, std::int64_t* out, reading<std::int64_t>& r) {
+/// element's output dimension: the value itself, or for a copy below the input's rank the input
+/// dimension, whose product the reading keeps (row 4's copies past the rank are checked after the
+/// scan, in order). The scan keeps its state in locals.
+void read_values(std::span<const std::int64_t> p, bool special_zero, std::span<const std::int64_t> input,
+                 std::int64_t* out, reading<std::int64_t>& r) {
   std::size_t marker = none;
   std::uint64_t copy_bits = 0;
-  count literal;
+  count literal, copied;
   const std::int64_t* values = p.data();
   const std::size_t n = p.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -123,6 +126,10 @@ void read_values(std::span<const std::int64_t> p, bool special_zero, std::int64_
       literal.times(v);
     } else if (how == reads::copy) {
       if (i < 64) copy_bits |= std::uint64_t{1} << i;
+      if (i < input.size()) {
+        out[i] = input[i];
+        copied.times(input[i]);
+      }
     } else if (how == reads::marker) {
       note_marker(marker, i);
     } else [[unlikely]] {
@@ -130,10 +137,12 @@ void read_values(std::span<const std::int64_t> p, bool special_zero, std::int64_
     }
   }
   r.dims = {out, n};
+  r.values = p;
   r.special_zero = special_zero;
   r.marker = marker;
   r.copy_bits = copy_bits;
   r.literal = literal;
+  r.copied = copied;
 }
 
 /// Bounds: the partial domain's reading. `dims` receives each element's output dimension.
@@ -167,6 +176,16 @@ void read_bounds(const reshape_pattern& pattern, bool special_zero, inline_vecto
 template <class Dim>
 using output_of = std::conditional_t<is_static_domain<Dim>, void, reshape_result>;
 
+/// The arguments of one infer_static_shape call, for its cold paths (a failure, or products past the
+/// common case): they rebuild the problem from these (with_rebuilt), so that the hot path never needs
+/// its problem in memory and the compiler keeps it in registers.
+struct static_call {
+  const shape& input;
+  std::span<const std::int64_t> pattern;
+  bool special_zero;
+  const reshape_options& options;
+};
+
 /// One reading of a pattern against an input. The static domain holds its small reading by value (the
 /// compiler then keeps its fields in registers on the hot path; measured with callgrind).
 template <class Dim>
@@ -177,7 +196,32 @@ struct problem {
   const reshape_options& options;
   /// A static input's element count as its shape keeps it (shape_access::overflowed past int64).
   [[no_unique_address]] std::conditional_t<is_static_domain<Dim>, std::int64_t, std::monostate> input_count{};
+  /// The static call this problem comes from.
+  [[no_unique_address]] std::conditional_t<is_static_domain<Dim>, const static_call*, std::monostate> call{};
 };
+
+/// Runs `f` on the problem of a static call, built again from its arguments by the same steps (the
+/// pattern is read again; it passed the first time).
+template <class F>
+[[gnu::cold, gnu::noinline]] auto with_rebuilt(const static_call& c, F f) {
+  shape out;
+  std::int64_t* o = shape_access::resize_for_overwrite(out, c.pattern.size());
+  reading<std::int64_t> r;
+  read_values(c.pattern, c.special_zero, c.input.dims(), o, r);
+  return f(problem<std::int64_t>{c.input.dims(), true, r, c.options, shape_access::count(c.input), &c});
+}
+
+/// Raises the failure `fail` (a [[noreturn]] function of the problem) of one reading. The static domain
+/// hands it a rebuilt problem: passing the hot one would force it into memory on every call.
+template <class Dim, class Fail>
+[[noreturn]] inline void raise(const problem<Dim>& p, Fail fail) {
+  if constexpr (is_static_domain<Dim>) {
+    with_rebuilt(*p.call, fail);
+  } else {
+    fail(p);
+  }
+  __builtin_unreachable();  // every `fail` throws
+}
 
 /// Row 4: a copy at an index the input (of known rank) does not have.
 template <class Dim>
@@ -200,9 +244,7 @@ input_counts check_input_count(const problem<Dim>& p) {
   input_counts c;
   if (!p.rank_known) return c;
   if constexpr (is_static_domain<Dim>) {
-    count all, copied;  // locals: the loops store nothing through `p`
-    const std::int64_t* dims = p.input.data();
-    const std::size_t rank = p.input.size();
+    count all;
     // The whole count is the one the input shape keeps, by the same element-count rule.
     if (p.input_count == 0) {
       all.zero = true;
@@ -211,13 +253,9 @@ input_counts check_input_count(const problem<Dim>& p) {
     } else {
       all.nonzero = p.input_count;
     }
-    // Row 4 has passed: every copy is at an index below the rank.
-    for (std::uint64_t bits = p.r.copy_bits; bits != 0; bits &= bits - 1)
-      copied.times(dims[std::countr_zero(bits)]);
-    for (std::size_t i = 64; i < std::min(rank, p.r.size()); ++i)
-      if (p.r.copies(i)) copied.times(dims[i]);
+    // Row 4 has passed: every copy is at an index below the rank, and the reading multiplied them.
     c.all = all;
-    c.copied = copied;
+    c.copied = p.r.copied;
   } else {
     for (const auto& d : p.input) c.all.times(d.lo());
   }
@@ -452,8 +490,8 @@ Dim resolve_marker(const problem<Dim>& p, products<Dim> q) {
   // only an overflowing dynamic product on a side without a 0 is an error. (The output side passed the
   // literal-product check; its static factors can still overflow beside a `?`, whose lower bound 0
   // kept that product at 0: `[8,?,9223372036854775807,-1]`.)
-  if (!q.s_in || (!q.d_in && lower(*q.s_in) != 0)) fail_side_overflow(p, true);
-  if (!q.s_out || (!q.d_out && lower(*q.s_out) != 0)) fail_side_overflow(p, false);
+  if (!q.s_in || (!q.d_in && lower(*q.s_in) != 0)) raise(p, [](const auto& x) { fail_side_overflow(x, true); });
+  if (!q.s_out || (!q.d_out && lower(*q.s_out) != 0)) raise(p, [](const auto& x) { fail_side_overflow(x, false); });
   const std::int64_t s_in = lower(*q.s_in), s_out = lower(*q.s_out);
   if (s_in != s_out) {
     // Each S joins its D. A 0 absorbs an overflowed D, and keeps its own symbol beside a plain 1.
@@ -463,15 +501,15 @@ Dim resolve_marker(const problem<Dim>& p, products<Dim> q) {
     };
     q.d_in = join(q.d_in, *q.s_in);
     q.d_out = join(q.d_out, *q.s_out);
-    if (!q.d_in || !q.d_out) fail_count_overflow(p);
+    if (!q.d_in || !q.d_out) raise(p, [](const auto& x) { fail_count_overflow(x); });
   } else if (s_in == 1 && q.d_in && is_one(*q.d_in)) {
     q.d_in = q.s_in;
   }
   // Step 5 (infer_zero) comes before the division.
   const bool zero_out = s_out == 0;
   const bool both_empty = zero_out && s_in == 0;  // any value of -1 keeps the (zero) count
-  if (both_empty && options.empty == empty_rule::strict) fail_infer_zero(p, true);
-  if (zero_out && s_in != 0) fail_infer_zero(p, false);
+  if (both_empty && options.empty == empty_rule::strict) raise(p, [](const auto& x) { fail_infer_zero(x, true); });
+  if (zero_out && s_in != 0) raise(p, [](const auto& x) { fail_infer_zero(x, false); });
   // Step 3: the marker is D_in / D_out. A D is missing (overflowed) only when both static products are
   // 0: OpenVINO's quotient then has no value, as when its interval comes out empty (D9).
   std::optional<Dim> value;
@@ -494,7 +532,7 @@ Dim resolve_marker(const problem<Dim>& p, products<Dim> q) {
   if constexpr (!is_static_domain<Dim>) {
     if (!value && options.sound_bounds && both_empty) value = dimension();
   }
-  if (!value) fail_not_divisible(p, both_empty);
+  if (!value) raise(p, [=](const auto& x) { fail_not_divisible(x, both_empty); });
   // Step 4: the symbol survives only a division by exactly 1.
   if constexpr (!is_static_domain<Dim>) {
     if (q.d_in && q.d_out && is_one(*q.d_out)) return dimension(value->range(), q.d_in->symbol());
@@ -515,7 +553,7 @@ inline void deduce_equality(const products<dimension>& q, reshape_result& result
 /// Step 1 and 2 for plain values when a product has a 0 or overflows: the input dimensions that are
 /// not copied against the literal values, and when a product overflows, the factors listed and
 /// cancelled (out of line: rare, and it would crowd the registers of the common case).
-[[gnu::noinline]] products<std::int64_t> zero_or_overflow_products(const problem<std::int64_t>& p) {
+products<std::int64_t> zero_or_overflow_products(const problem<std::int64_t>& p) {
   const auto& r = p.r;
   count in;
   for (std::size_t i = 0; i < p.input.size(); ++i)
@@ -523,7 +561,7 @@ inline void deduce_equality(const products<dimension>& q, reshape_result& result
   count out = r.literal;
   const bool tf = r.marker != none && p.options.empty == empty_rule::tensorflow && out.zero;
   if (r.marker != none && (tf ? out.overflowed : !out.fits())) [[unlikely]]
-    fail_literal_overflow(p);
+    raise(p, [](const auto& x) { fail_literal_overflow(x); });
   if (tf) in.zero = out.zero = false;  // O2 tensorflow: zeros leave both products
   if (in.fits() && out.fits()) return {in.value(), out.value(), std::int64_t{1}, std::int64_t{1}};
   sides<std::int64_t> s;
@@ -546,22 +584,14 @@ products<std::int64_t> static_products(const problem<std::int64_t>& p, const inp
   if (!c.all.zero && !literal.zero && !literal.overflowed &&
       !__builtin_mul_overflow(literal.nonzero, c.copied.nonzero, &s_out)) [[likely]]
     return {c.all.nonzero, s_out, std::int64_t{1}, std::int64_t{1}};
-  return zero_or_overflow_products(p);
+  return with_rebuilt(*p.call, [](const problem<std::int64_t>& x) { return zero_or_overflow_products(x); });
 }
 
-/// Completes the static result in place: the copies and the -1's value. Every dimension is then a
-/// copy of an input dimension, a literal (>= 0) or the -1's value (>= 0), and the length is within
-/// max_rank, so the result is valid as written.
+/// Completes the static result in place: the -1's value (the reading wrote the copies). Every
+/// dimension is then a copy of an input dimension, a literal (>= 0) or the -1's value (>= 0), and the
+/// length is within max_rank, so the result is valid as written.
 void complete_static_output(const problem<std::int64_t>& p, std::int64_t value) {
-  std::int64_t* o = p.r.dims.data();
-  const std::int64_t* dims = p.input.data();
-  for (std::uint64_t bits = p.r.copy_bits; bits != 0; bits &= bits - 1) {
-    const auto i = static_cast<std::size_t>(std::countr_zero(bits));
-    o[i] = dims[i];
-  }
-  for (std::size_t i = 64; i < p.r.size(); ++i)
-    if (p.r.copies(i)) o[i] = dims[i];
-  if (p.r.marker != none) o[p.r.marker] = value;
+  if (p.r.marker != none) p.r.dims[p.r.marker] = value;
 }
 
 /// Rows 7 and 8 on the output's element count.
@@ -570,10 +600,10 @@ void check_output_count(const problem<Dim>& p, const std::optional<Dim>& value, 
                         bool all_static, const count& in_count) {
   // Row 7: the output's element count fits.
   if (!out_count.fits()) [[unlikely]]
-    fail_output_overflow(p, value);
+    raise(p, [=](const auto& x) { fail_output_overflow(x, value); });
   // Row 8: input and output fully static with different counts.
   if (all_static && in_count.value() != out_count.value()) [[unlikely]]
-    fail_count_mismatch(p, value, out_count.value(), in_count.value());
+    raise(p, [=, out = out_count.value(), in = in_count.value()](const auto& x) { fail_count_mismatch(x, value, out, in); });
 }
 
 /// Rows 6 to 8 for one reading whose rows 3 to 5 have passed (`counts` from row 5).
@@ -593,7 +623,7 @@ output_of<Dim> infer_reading(const problem<Dim>& p, const input_counts& counts) 
         // Section 7: the literal output dimensions must have a product that fits before -1 is resolved.
         count literal;
         for (std::size_t i = 0; i < s.out.size(); ++i) literal.times(lower(s.out[i]));
-        if (!literal.fits()) fail_literal_overflow(p);
+        if (!literal.fits()) raise(p, [](const auto& x) { fail_literal_overflow(x); });
         if (s.unknown_rank_marker) s.out.add(*s.unknown_rank_marker);
       } else {
         collect(p, s);
@@ -924,8 +954,9 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
   shape out;
   std::int64_t* o = shape_access::resize_for_overwrite(out, pattern.size());
   reading<std::int64_t> r;
-  read_values(pattern, special_zero, o, r);
-  infer_checked(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input)});
+  read_values(pattern, special_zero, input.dims(), o, r);
+  const static_call call{input, pattern, special_zero, options};
+  infer_checked(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input), &call});
   shape_access::set_count(out, shape_access::count(input));  // row 8: the counts agree
   return out;
 }

@@ -93,6 +93,32 @@ TEST(reshape_agreement, static_instantiation_matches_partial_instantiation_on_ge
   EXPECT_GT(failed, total / 10);
 }
 
+TEST(reshape_agreement, copies_past_the_64th_pattern_element) {
+  // The static reading keeps a bit per copy for the first 64 elements and reads the pattern past them:
+  // long inputs and patterns (mostly 1s, so the counts stay small) with copies, -1s and errors on
+  // both sides of index 64.
+  generator g;
+  int ok = 0;
+  for (int k = 0; k < 6000; ++k) {
+    std::vector<std::int64_t> in_dims(static_cast<std::size_t>(g.pick(58, 72)));
+    for (auto& x : in_dims) x = g.chance(85) ? 1 : g.dim();
+    std::vector<std::int64_t> p(static_cast<std::size_t>(g.pick(58, 74)));
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const auto r = g.pick(0, 999);
+      p[i] = r < 4 ? -1 : r < 350 ? 0 : r < 352 ? -2 : i < in_dims.size() && r < 700 ? in_dims[i] : 1;
+    }
+    const shape in(in_dims);
+    const bool sz = g.chance(80);
+    reshape_options o;
+    o.empty = static_cast<empty_rule>(g.pick(0, 2));
+    const auto general = general_answer(in, p, sz, o);
+    ASSERT_EQ(fast_answer(in, p, sz, o), general)
+        << "input " << to_string(in) << " pattern [" << fmt::format("{}", fmt::join(p, ",")) << "] special_zero " << sz;
+    ok += general.starts_with("error:") ? 0 : 1;
+  }
+  EXPECT_GT(ok, 600);
+}
+
 TEST(reshape_agreement, near_the_limits) {
   // Hand-picked: products at and across 2^63, exact quotients above 2^53, zeros beside huge values.
   const std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> cases{

@@ -75,19 +75,22 @@ struct reading {
   [[nodiscard]] bool copies(std::size_t i) const noexcept { return i < roles.size() && roles.data()[i] == role::copy; }
 };
 
-/// The static domain's reading writes each element's output dimension straight into the result (the
-/// value itself; a copy's and the marker's are filled in when the output is complete).
+/// The static domain's reading writes each element's output dimension straight into the result: the
+/// value itself, or for a copy the input dimension (the marker's is filled in when the output is
+/// complete). It keeps the products of the literal values and of the copied dimensions.
 template <>
 struct reading<std::int64_t> {
   std::span<std::int64_t> dims;
+  std::span<const std::int64_t> values;  // the pattern
   bool special_zero = false;
   std::size_t marker = none;
   std::uint64_t copy_bits = 0;  // bit i: element i copies (the first 64 elements)
   count literal;                // the product of the literal values
+  count copied;                 // the product of the input dimensions copied (those below the rank)
   [[nodiscard]] std::size_t size() const noexcept { return dims.size(); }
   [[nodiscard]] bool copies(std::size_t i) const noexcept {
     if (i < 64) return ((copy_bits >> i) & 1) != 0;
-    return i < dims.size() && special_zero && dims[i] == 0;
+    return i < values.size() && special_zero && values[i] == 0;
   }
   [[nodiscard]] role at(std::size_t i) const noexcept {
     return i == marker ? role::marker : copies(i) ? role::copy : role::literal;
