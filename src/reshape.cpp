@@ -176,16 +176,6 @@ void read_bounds(const reshape_pattern& pattern, bool special_zero, inline_vecto
 template <class Dim>
 using output_of = std::conditional_t<is_static_domain<Dim>, void, reshape_result>;
 
-/// The arguments of one infer_static_shape call, for its cold paths (a failure, or products past the
-/// common case): they rebuild the problem from these (with_rebuilt), so that the hot path never needs
-/// its problem in memory and the compiler keeps it in registers.
-struct static_call {
-  const shape& input;
-  std::span<const std::int64_t> pattern;
-  bool special_zero;
-  const reshape_options& options;
-};
-
 /// One reading of a pattern against an input. The static domain holds its small reading by value (the
 /// compiler then keeps its fields in registers on the hot path; measured with callgrind).
 template <class Dim>
@@ -196,27 +186,37 @@ struct problem {
   const reshape_options& options;
   /// A static input's element count as its shape keeps it (shape_access::overflowed past int64).
   [[no_unique_address]] std::conditional_t<is_static_domain<Dim>, std::int64_t, std::monostate> input_count{};
-  /// The static call this problem comes from.
-  [[no_unique_address]] std::conditional_t<is_static_domain<Dim>, const static_call*, std::monostate> call{};
 };
 
-/// Runs `f` on the problem of a static call, built again from its arguments by the same steps (the
-/// pattern is read again; it passed the first time).
+/// Runs `f` on a static problem built again, by the same steps, from the call's arguments (the input,
+/// the pattern, special_zero, the options): cold paths (failures) take these few values instead of
+/// the problem, which the hot path then never needs in memory, so the compiler keeps it in registers.
+/// The pattern is read again (it passed the first time), and the input's count is multiplied again
+/// by the rule its shape keeps it by.
 template <class F>
-[[gnu::cold, gnu::noinline]] auto with_rebuilt(const static_call& c, F f) {
+[[gnu::cold, gnu::noinline]] auto with_rebuilt(std::span<const std::int64_t> input, std::span<const std::int64_t> pattern,
+                                               bool special_zero, const reshape_options& options, F f) {
   shape out;
-  std::int64_t* o = shape_access::resize_for_overwrite(out, c.pattern.size());
+  std::int64_t* o = shape_access::resize_for_overwrite(out, pattern.size());
   reading<std::int64_t> r;
-  read_values(c.pattern, c.special_zero, c.input.dims(), o, r);
-  return f(problem<std::int64_t>{c.input.dims(), true, r, c.options, shape_access::count(c.input), &c});
+  read_values(pattern, special_zero, input, o, r);
+  count c;
+  for (const auto d : input) c.times(d);
+  const std::int64_t input_count = c.zero ? 0 : c.overflowed ? shape_access::overflowed : c.nonzero;
+  return f(problem<std::int64_t>{input, true, r, options, input_count});
+}
+
+template <class F>
+auto with_rebuilt(const problem<std::int64_t>& p, F f) {
+  return with_rebuilt(p.input, p.r.values, p.r.special_zero, p.options, f);
 }
 
 /// Raises the failure `fail` (a [[noreturn]] function of the problem) of one reading. The static domain
-/// hands it a rebuilt problem: passing the hot one would force it into memory on every call.
+/// hands it a rebuilt problem (with_rebuilt).
 template <class Dim, class Fail>
 [[noreturn]] inline void raise(const problem<Dim>& p, Fail fail) {
   if constexpr (is_static_domain<Dim>) {
-    with_rebuilt(*p.call, fail);
+    with_rebuilt(p, fail);
   } else {
     fail(p);
   }
@@ -518,7 +518,8 @@ Dim resolve_marker(const problem<Dim>& p, products<Dim> q) {
   } else if (fixed(*q.d_in) && fixed(*q.d_out)) {
     const std::int64_t num = lower(*q.d_in), den = lower(*q.d_out);
     RESHAPE1_ASSERT(den != 0);
-    if (num % den == 0) value = Dim(num / den);
+    const std::int64_t quotient = num / den;  // one division (num >= 0, den > 0)
+    if (quotient * den == num) value = Dim(quotient);
   } else if constexpr (!is_static_domain<Dim>) {
     const dimension& num = *q.d_in;
     const dimension& den = *q.d_out;
@@ -553,7 +554,7 @@ inline void deduce_equality(const products<dimension>& q, reshape_result& result
 /// Step 1 and 2 for plain values when a product has a 0 or overflows: the input dimensions that are
 /// not copied against the literal values, and when a product overflows, the factors listed and
 /// cancelled (out of line: rare, and it would crowd the registers of the common case).
-products<std::int64_t> zero_or_overflow_products(const problem<std::int64_t>& p) {
+[[gnu::noinline]] products<std::int64_t> zero_or_overflow_products(const problem<std::int64_t>& p) {
   const auto& r = p.r;
   count in;
   for (std::size_t i = 0; i < p.input.size(); ++i)
@@ -584,7 +585,8 @@ products<std::int64_t> static_products(const problem<std::int64_t>& p, const inp
   if (!c.all.zero && !literal.zero && !literal.overflowed &&
       !__builtin_mul_overflow(literal.nonzero, c.copied.nonzero, &s_out)) [[likely]]
     return {c.all.nonzero, s_out, std::int64_t{1}, std::int64_t{1}};
-  return with_rebuilt(*p.call, [](const problem<std::int64_t>& x) { return zero_or_overflow_products(x); });
+  const problem<std::int64_t> copy = p;  // only this branch puts a problem in memory
+  return zero_or_overflow_products(copy);
 }
 
 /// Completes the static result in place: the -1's value (the reading wrote the copies). Every
@@ -955,8 +957,7 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
   std::int64_t* o = shape_access::resize_for_overwrite(out, pattern.size());
   reading<std::int64_t> r;
   read_values(pattern, special_zero, input.dims(), o, r);
-  const static_call call{input, pattern, special_zero, options};
-  infer_checked(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input), &call});
+  infer_checked(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input)});
   shape_access::set_count(out, shape_access::count(input));  // row 8: the counts agree
   return out;
 }
