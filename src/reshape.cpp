@@ -575,20 +575,6 @@ inline void deduce_equality(const products<dimension>& q, reshape_result& result
   return multiply_sides(s);
 }
 
-/// Step 1 and 2 for the static domain: products straight from the counts. Cancelling equal factors
-/// changes no quotient of plain values, only whether a product overflows, so the factors are listed
-/// and cancelled only when one does. Without a 0, the copied dimensions, factors of both sides, leave
-/// the quotient as it is: the products are the whole input's count and literal x copied.
-products<std::int64_t> static_products(const problem<std::int64_t>& p, const input_counts& c) {
-  const count& literal = p.r.literal;
-  std::int64_t s_out = 0;
-  if (!c.all.zero && !literal.zero && !literal.overflowed &&
-      !__builtin_mul_overflow(literal.nonzero, c.copied.nonzero, &s_out)) [[likely]]
-    return {c.all.nonzero, s_out, std::int64_t{1}, std::int64_t{1}};
-  const problem<std::int64_t> copy = p;  // only this branch puts a problem in memory
-  return zero_or_overflow_products(copy);
-}
-
 /// Completes the static result in place: the -1's value (the reading wrote the copies). Every
 /// dimension is then a copy of an input dimension, a literal (>= 0) or the -1's value (>= 0), and the
 /// length is within max_rank, so the result is valid as written.
@@ -608,18 +594,50 @@ void check_output_count(const problem<Dim>& p, const std::optional<Dim>& value, 
     raise(p, [=, out = out_count.value(), in = in_count.value()](const auto& x) { fail_count_mismatch(x, value, out, in); });
 }
 
+/// Rows 6 to 8 for plain values. Steps 1 and 2 take their products straight from the counts:
+/// cancelling equal factors changes no quotient of plain values, only whether a product overflows, so
+/// the factors are listed and cancelled only when one does (zero_or_overflow_products). Without a 0,
+/// the copied dimensions, factors of both sides, leave the quotient as it is: the products are then
+/// the whole input's count and literal x copied, both at least 1, and the -1 is their exact quotient,
+/// so the output's count (literal x -1 x copied) is the input's: rows 7 and 8 hold by construction.
+void infer_static_reading(const problem<std::int64_t>& p, const input_counts& counts) {
+  const std::size_t m = p.r.marker;
+  const count& literal = p.r.literal;
+  std::int64_t s_out = 0;
+  if (!counts.all.zero && !literal.zero && !literal.overflowed &&
+      !__builtin_mul_overflow(literal.nonzero, counts.copied.nonzero, &s_out)) [[likely]] {
+    const std::int64_t s_in = counts.all.nonzero;
+    if (s_in < 1 || s_out < 1) __builtin_unreachable();  // products of dimensions >= 1 that fit
+    if (m == none) {
+      check_output_count(p, std::optional<std::int64_t>(), count{s_out, false, false}, true, counts.all);
+    } else {
+      complete_static_output(p, resolve_marker(p, {s_in, s_out, std::int64_t{1}, std::int64_t{1}}));
+    }
+    return;
+  }
+  const problem<std::int64_t> copy = p;  // only this branch puts a problem in memory
+  const products<std::int64_t> q = zero_or_overflow_products(copy);
+  std::optional<std::int64_t> value;
+  if (m != none) value = resolve_marker(p, q);
+  // The output's count is literal x -1 x copied, known without a pass over the output, so rows 7
+  // and 8 come before it is built.
+  count out_count = literal;
+  if (m != none) out_count.times(*value);
+  out_count.times(counts.copied);
+  check_output_count(p, value, out_count, true, counts.all);
+  complete_static_output(p, m == none ? 0 : *value);
+}
+
 /// Rows 6 to 8 for one reading whose rows 3 to 5 have passed (`counts` from row 5).
 template <class Dim>
 output_of<Dim> infer_reading(const problem<Dim>& p, const input_counts& counts) {
-  const std::size_t m = p.r.marker;
-  struct none_listed {};
-  // The factors, listed: always for partial shapes; for plain values only when a product overflows.
-  [[maybe_unused]] std::conditional_t<is_static_domain<Dim>, none_listed, sides<Dim>> s;
-  // Built in one expression: a products<dimension> declared first would be zeroed, then overwritten.
-  const products<Dim> q = [&] {
-    if constexpr (is_static_domain<Dim>) {
-      return static_products(p, counts);
-    } else {
+  if constexpr (is_static_domain<Dim>) {
+    infer_static_reading(p, counts);
+  } else {
+    const std::size_t m = p.r.marker;
+    sides<Dim> s;  // the factors, listed
+    // Built in one expression: a products<dimension> declared first would be zeroed, then overwritten.
+    const products<Dim> q = [&] {
       if (m != none) {
         collect_for_marker(p, s);
         // Section 7: the literal output dimensions must have a product that fits before -1 is resolved.
@@ -632,21 +650,11 @@ output_of<Dim> infer_reading(const problem<Dim>& p, const input_counts& counts) 
       }
       cancel(s.in, s.out);  // step 1
       return multiply_sides(s);
-    }
-  }();
+    }();
 
-  std::optional<Dim> value;
-  if (m != none) value = resolve_marker(p, q);
+    std::optional<Dim> value;
+    if (m != none) value = resolve_marker(p, q);
 
-  if constexpr (is_static_domain<Dim>) {
-    // The output's count is literal x -1 x copied, known without a pass over the output, so rows 7
-    // and 8 come before it is built.
-    count out_count = p.r.literal;
-    if (m != none) out_count.times(*value);
-    out_count.times(counts.copied);
-    check_output_count(p, value, out_count, true, counts.all);
-    complete_static_output(p, m == none ? 0 : *value);
-  } else {
     reshape_result result;
     if (m == none) {
       // O1: the equality relies on the counts, which a 0 among the copied or cancelled dimensions
