@@ -883,10 +883,48 @@ reshape_result infer_sound(const partial_shape& input, const reshape_pattern& pa
   return hull(results);
 }
 
+// ---- plain values ---------------------------------------------------------------------------------
+
+/// Whether a problem has plain values only: a static input and a pattern of known values, neither with
+/// symbols, and no value past int64.
+bool plain(const partial_shape& input, const reshape_pattern& pattern) noexcept {
+  if (!input.rank_known() || !pattern.too_large().empty()) return false;
+  for (const dimension& d : input)
+    if (!d.is_static() || d.has_symbol()) return false;
+  for (const pattern_bound& b : pattern.elements())
+    if (b.lo != b.hi || b.symbol) return false;
+  return true;
+}
+
+/// infer_shape on a plain problem: the static instantiation of the same algorithm gives the same shape
+/// and the same errors (tests/reshape_agreement_test.cpp compares both, messages included), without the
+/// partial domain's intervals.
+reshape_result infer_plain(const partial_shape& input, const reshape_pattern& pattern, bool special_zero,
+                           const reshape_options& options) {
+  const auto elements = pattern.elements();
+  shape in;
+  std::int64_t* d = shape_access::resize_for_overwrite(in, input.size());
+  count c;
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    d[i] = input[i].lo();
+    c.times(d[i]);
+  }
+  shape_access::set_count(in, c.zero ? 0 : c.overflowed ? shape_access::overflowed : c.nonzero);
+  inline_vector<std::int64_t, small> values;
+  std::int64_t* v = values.resize_for_overwrite(elements.size());
+  for (std::size_t i = 0; i < elements.size(); ++i) v[i] = elements[i].lo;
+  const shape out = infer_static_shape(in, values.span(), special_zero, options);
+  reshape_result result;
+  dimension* o = shape_access::resize_for_overwrite(result.shape, out.size());
+  for (std::size_t i = 0; i < out.size(); ++i) o[i] = dimension(interval(out[i]));
+  return result;
+}
+
 // ---- rows 1 and 2, scalar patterns, unknown values --------------------------------------------------
 
+/// Rows 1 and 2, then one of the instantiations. `to_static`: plain problems go to the static one.
 reshape_result infer_general(const partial_shape& input, const reshape_pattern& pattern, bool special_zero,
-                             const reshape_options& options) {
+                             const reshape_options& options, bool to_static = true) {
   if (!is_integer(pattern.type()))
     fail(errc::pattern_type, {},
          fmt::format("pattern: element type {} is not an integer type", name(pattern.type())),
@@ -909,7 +947,7 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
   const bool empty_vector = ts.rank_known() && ts.size() == 1 && ts[0] == dimension(0);
   if (pattern.kind() == pattern_kind::unknown && empty_vector)
     return infer_general(input, reshape_pattern::from_values({}).with_element_type(pattern.type()), special_zero,
-                         options);
+                         options, to_static);
   if (pattern.kind() == pattern_kind::unknown) {
     reading<dimension> none_read;
     check_input_count(problem<dimension>{input.dims(), input.rank_known(), none_read, options});
@@ -946,6 +984,8 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
   // O3: a scalar pattern is read as the empty 1-D pattern (built once: an immutable value).
   static const reshape_pattern empty_pattern = reshape_pattern::from_values({});
   const reshape_pattern& effective = scalar ? empty_pattern : pattern;
+  if (to_static && !options.sound_bounds && plain(input, effective))
+    return infer_plain(input, effective, special_zero, options);
 
   inline_vector<dimension, small> dims;
   reading<dimension> literal;
@@ -973,6 +1013,11 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
 reshape_result infer_shape(const partial_shape& input, const reshape_pattern& pattern, bool special_zero,
                            const reshape_options& options) {
   return infer_general(input, pattern, special_zero, options);
+}
+
+reshape_result detail::infer_shape_partial(const partial_shape& input, const reshape_pattern& pattern, bool special_zero,
+                                           const reshape_options& options) {
+  return infer_general(input, pattern, special_zero, options, false);
 }
 
 }  // namespace reshape1

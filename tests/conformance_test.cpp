@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "detail/inference.hpp"
 #include "conformance.hpp"
 
 namespace reshape1::test {
@@ -75,6 +76,25 @@ TEST_P(conformance, structured_form_gives_every_expected_answer) {
   }
   for (const auto& f : failures) ADD_FAILURE() << f;
   EXPECT_GE(runs, all.size());
+}
+
+TEST_P(conformance, partial_instantiation_gives_every_expected_answer) {
+  // infer_shape hands plain problems (static input, known values, no symbols) to the static
+  // instantiation; the partial one must give every answer too.
+  std::size_t runs = 0;
+  std::vector<std::string> failures;
+  for (const auto& c : cases()) {
+    const auto input = shape_from_json(c.at("input"));
+    const auto pattern = pattern_from_case(c);
+    const bool special_zero = c.at("special_zero").get<bool>();
+    auto f = check_case(c, [&](const reshape_options& o) {
+      ++runs;
+      return run([&] { return detail::infer_shape_partial(input, pattern, special_zero, o); });
+    });
+    failures.insert(failures.end(), f.begin(), f.end());
+  }
+  for (const auto& f : failures) ADD_FAILURE() << f;
+  EXPECT_GT(runs, 0u);
 }
 
 TEST_P(conformance, text_form_gives_every_expected_answer) {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "detail/inference.hpp"
 #include "reshape1/reshape1.hpp"
 
 namespace reshape1::test {
@@ -56,9 +57,9 @@ struct generator {
 
 std::string general_answer(const shape& in, const std::vector<std::int64_t>& p, bool sz, const reshape_options& o) {
   try {
-    return to_string(infer_shape(partial_shape(in), reshape_pattern::from_values(p), sz, o).shape);
+    return to_string(detail::infer_shape_partial(partial_shape(in), reshape_pattern::from_values(p), sz, o).shape);
   } catch (const error& e) {
-    return "error:" + std::string(name(e.code()));
+    return "error:" + std::string(name(e.code())) + ": " + e.what();
   }
 }
 
@@ -66,7 +67,7 @@ std::string fast_answer(const shape& in, const std::vector<std::int64_t>& p, boo
   try {
     return to_string(infer_static_shape(in, p, sz, o));
   } catch (const error& e) {
-    return "error:" + std::string(name(e.code()));
+    return "error:" + std::string(name(e.code())) + ": " + e.what();
   }
 }
 

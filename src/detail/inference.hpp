@@ -235,4 +235,9 @@ void cancel(factors<Dim>& in, factors<Dim>& out) {
   }
 }
 
+/// infer_shape with every problem on the partial instantiation: infer_shape hands plain problems
+/// (static input, known values, no symbols) to the static one. For the test that compares the two.
+reshape_result infer_shape_partial(const partial_shape& input, const reshape_pattern& pattern, bool special_zero,
+                                   const reshape_options& options);
+
 }  // namespace reshape1::detail
