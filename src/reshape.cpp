@@ -42,7 +42,7 @@ std::string text(const factors<Dim>& f, bool remaining_only) {
   partial_shape s;
   for (const bool static_pass : {true, false})
     for (std::size_t i = 0; i < f.size(); ++i) {
-      const bool remaining = !f.cancelled.data()[i];
+      const bool remaining = !f.cancelled(i);
       if (!remaining_only) {
         if (static_pass) s.push_back(dimension(f[i]));
       } else if (remaining && fixed(f[i]) == static_pass) {
@@ -298,7 +298,7 @@ partial_shape output_text_shape(const problem<Dim>& p, std::optional<Dim> value)
 }
 
 template <class Dim>
-void collect(const problem<Dim>& p, sides<Dim>& s) {
+[[gnu::always_inline]] inline void collect(const problem<Dim>& p, sides<Dim>& s) {
   const auto& r = p.r;
   const std::size_t n = r.size();
   if (p.rank_known) {
@@ -349,7 +349,7 @@ struct products {
 };
 
 template <class Dim>
-std::optional<Dim> fixed_product(const factors<Dim>& f) {
+[[gnu::always_inline]] inline std::optional<Dim> fixed_product(const factors<Dim>& f) {
   if constexpr (is_static_domain<Dim>) {
     count c;
     f.for_each_remaining([&](std::int64_t d) { c.times(d); });
@@ -373,7 +373,7 @@ std::optional<Dim> fixed_product(const factors<Dim>& f) {
 }
 
 template <class Dim>
-std::optional<Dim> dynamic_product(const factors<Dim>& f, bool unknown_start) {
+[[gnu::always_inline]] inline std::optional<Dim> dynamic_product(const factors<Dim>& f, bool unknown_start) {
   if constexpr (is_static_domain<Dim>) {
     return Dim{1};  // every static factor is in S
   } else {
@@ -382,7 +382,7 @@ std::optional<Dim> dynamic_product(const factors<Dim>& f, bool unknown_start) {
     inline_vector<std::size_t, small> later;
     for (std::size_t i = 0; i < f.size(); ++i) {
       const dimension& d = f[i];
-      if (f.cancelled.data()[i] || d.is_static()) continue;
+      if (f.cancelled(i) || d.is_static()) continue;
       if (d.lo() != 0) {
         later.push_back(i);
       } else if (running) {
@@ -664,7 +664,7 @@ output_of<Dim> infer_reading(const problem<Dim>& p, const input_counts& counts) 
         for (std::size_t i = 0; i < std::min(p.r.size(), p.input.size()); ++i)
           hidden_zero = hidden_zero || (p.r.copies(i) && p.input[i].lo() == 0);
         for (std::size_t i = 0; i < s.in.size(); ++i)
-          hidden_zero = hidden_zero || (s.in.cancelled.data()[i] && s.in[i].lo() == 0);
+          hidden_zero = hidden_zero || (s.in.cancelled(i) && s.in[i].lo() == 0);
       }
       if (!hidden_zero) deduce_equality(q, result);
     }

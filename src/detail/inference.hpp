@@ -137,9 +137,9 @@ enum class reads : std::uint8_t { marker, literal, copy, unknown, invalid };
 
 /// Cancellation key (step 1): the same interval and symbol; only static or symbolled factors other
 /// than 0 have one (two plain `?` never cancel; zeros never do).
-struct cancel_key {  // no member initializers: cancel() keeps an array of them that it fills itself
-  std::int64_t lo, hi;
-  std::uintptr_t sym;
+struct cancel_key {
+  std::int64_t lo = 0, hi = 0;
+  std::uintptr_t sym = 0;
   friend auto operator<=>(const cancel_key&, const cancel_key&) = default;
 };
 [[nodiscard]] inline std::optional<cancel_key> key_of(std::int64_t d) noexcept {
@@ -151,27 +151,30 @@ struct cancel_key {  // no member initializers: cancel() keeps an array of them 
   return cancel_key{d.lo(), d.hi(), d.symbol().id()};
 }
 
-/// Factors of one side, as values, with the ones that cancelled marked.
+/// Factors of one side, as values, with the ones that cancelled marked (one array: adding a factor
+/// is one store).
 template <class Dim>
 struct factors {
-  inline_vector<Dim, small> dims;
-  inline_vector<bool, small> cancelled;  // true: cancelled in step 1 (bool: a store through it aliases nothing)
-  void add(const Dim& d) {
-    dims.push_back(d);
-    cancelled.push_back(false);
-  }
-  [[nodiscard]] std::size_t size() const noexcept { return dims.size(); }
-  [[nodiscard]] const Dim& operator[](std::size_t i) const noexcept { return dims.data()[i]; }
+  struct entry {
+    Dim dim;
+    bool cancelled;  // in step 1
+  };
+  inline_vector<entry, small> entries;
+  void add(const Dim& d) { entries.push_back({d, false}); }
+  [[nodiscard]] std::size_t size() const noexcept { return entries.size(); }
+  [[nodiscard]] const Dim& operator[](std::size_t i) const noexcept { return entries.data()[i].dim; }
+  [[nodiscard]] bool cancelled(std::size_t i) const noexcept { return entries.data()[i].cancelled; }
+  void cancel(std::size_t i) noexcept { entries.data()[i].cancelled = true; }
   template <class F>
   void for_each_remaining(F f) const {
-    for (std::size_t i = 0; i < size(); ++i)
-      if (!cancelled.data()[i]) f(dims.data()[i]);
+    for (const entry& e : entries)
+      if (!e.cancelled) f(e.dim);
   }
   /// Drops the factors that are exactly 0 (the tensorflow empty rule).
   void drop_zeros() {
     factors kept;
-    for (std::size_t i = 0; i < size(); ++i)
-      if (!is_zero(dims.data()[i])) kept.add(dims.data()[i]);
+    for (const entry& e : entries)
+      if (!is_zero(e.dim)) kept.add(e.dim);
     *this = std::move(kept);
   }
 };
@@ -183,25 +186,20 @@ template <class Dim>
 void cancel(factors<Dim>& in, factors<Dim>& out) {
   if (out.size() <= small) {
     // Few output factors: scanning them for the first remaining one with the key picks the same
-    // factor as the sorted runs below, without sorting.
-    // Factors without a key are marked cancelled in `open` from the start (an array of optionals
-    // would be zeroed whole on every call).
-    cancel_key keys[small];
+    // factor as the sorted runs below, without sorting. Two factors with keys have the same key
+    // exactly when they are equal (interval and symbol), so the scan compares the factors.
     unsigned open = 0;  // bit k: out[k] has a key and is not taken yet
     for (std::size_t k = 0; k < out.size(); ++k)
-      if (const auto key = key_of(out[k]); key && !out.cancelled.data()[k]) {
-        keys[k] = *key;
-        open |= 1u << k;
-      }
+      if (!out.cancelled(k) && key_of(out[k])) open |= 1u << k;
     for (std::size_t i = 0; i < in.size() && open != 0; ++i) {
-      const auto key = key_of(in[i]);
-      if (!key) continue;
+      const Dim& x = in[i];
+      if (!key_of(x)) continue;
       for (unsigned left = open; left != 0; left &= left - 1) {  // the open ones, in order
         const auto k = static_cast<std::size_t>(std::countr_zero(left));
-        if (keys[k] == *key) {
+        if (out[k] == x) {
           open &= ~(1u << k);
-          in.cancelled.data()[i] = true;
-          out.cancelled.data()[k] = true;
+          in.cancel(i);
+          out.cancel(k);
           break;
         }
       }
@@ -229,8 +227,8 @@ void cancel(factors<Dim>& in, factors<Dim>& out) {
     if (run == last || run->key != *key) continue;
     candidate* pick = run + run->taken;
     if (pick == last || pick->key != *key) continue;  // every factor of the run is taken
-    in.cancelled.data()[i] = true;
-    out.cancelled.data()[pick->index] = true;
+    in.cancel(i);
+    out.cancel(pick->index);
     ++run->taken;
   }
 }
