@@ -186,35 +186,33 @@ struct problem {
   const reshape_options& options;
   /// A static input's element count as its shape keeps it (shape_access::overflowed past int64).
   [[no_unique_address]] std::conditional_t<is_static_domain<Dim>, std::int64_t, std::monostate> input_count{};
+  /// The static input as the caller gave it (with_rebuilt reads it again).
+  [[no_unique_address]] std::conditional_t<is_static_domain<Dim>, const shape*, std::monostate> source{};
 };
 
 /// Runs `f` on a static problem built again, by the same steps, from the call's arguments (the input,
 /// the pattern, special_zero, the options): cold paths (failures) take these few values instead of
 /// the problem, which the hot path then never needs in memory, so the compiler keeps it in registers.
-/// The pattern is read again (it passed the first time), and the input's count is multiplied again
-/// by the rule its shape keeps it by.
+/// The pattern is read again; it passed the first time.
 template <class F>
-[[gnu::cold, gnu::noinline]] auto with_rebuilt(std::span<const std::int64_t> input, std::span<const std::int64_t> pattern,
-                                               bool special_zero, const reshape_options& options, F f) {
+[[gnu::cold, gnu::noinline]] auto with_rebuilt(const shape& input, std::span<const std::int64_t> pattern,
+                                               bool special_zero, const reshape_options& options, const F& f) {
   shape out;
   std::int64_t* o = shape_access::resize_for_overwrite(out, pattern.size());
   reading<std::int64_t> r;
-  read_values(pattern, special_zero, input, o, r);
-  count c;
-  for (const auto d : input) c.times(d);
-  const std::int64_t input_count = c.zero ? 0 : c.overflowed ? shape_access::overflowed : c.nonzero;
-  return f(problem<std::int64_t>{input, true, r, options, input_count});
+  read_values(pattern, special_zero, input.dims(), o, r);
+  return f(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input), &input});
 }
 
 template <class F>
-auto with_rebuilt(const problem<std::int64_t>& p, F f) {
-  return with_rebuilt(p.input, p.r.values, p.r.special_zero, p.options, f);
+auto with_rebuilt(const problem<std::int64_t>& p, const F& f) {
+  return with_rebuilt(*p.source, p.r.values, p.r.special_zero, p.options, f);
 }
 
 /// Raises the failure `fail` (a [[noreturn]] function of the problem) of one reading. The static domain
 /// hands it a rebuilt problem (with_rebuilt).
 template <class Dim, class Fail>
-[[noreturn]] inline void raise(const problem<Dim>& p, Fail fail) {
+[[noreturn]] inline void raise(const problem<Dim>& p, const Fail& fail) {
   if constexpr (is_static_domain<Dim>) {
     with_rebuilt(p, fail);
   } else {
@@ -246,12 +244,12 @@ input_counts check_input_count(const problem<Dim>& p) {
   if constexpr (is_static_domain<Dim>) {
     count all;
     // The whole count is the one the input shape keeps, by the same element-count rule.
-    if (p.input_count == 0) {
-      all.zero = true;
-    } else if (p.input_count == shape_access::overflowed) {
-      all.overflowed = true;
-    } else {
+    if (p.input_count > 0) [[likely]] {
       all.nonzero = p.input_count;
+    } else if (p.input_count == 0) {
+      all.zero = true;
+    } else {
+      all.overflowed = true;  // shape_access::overflowed
     }
     // Row 4 has passed: every copy is at an index below the rank, and the reading multiplied them.
     c.all = all;
@@ -1005,7 +1003,7 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
   std::int64_t* o = shape_access::resize_for_overwrite(out, pattern.size());
   reading<std::int64_t> r;
   read_values(pattern, special_zero, input.dims(), o, r);
-  infer_checked(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input)});
+  infer_checked(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input), &input});
   shape_access::set_count(out, shape_access::count(input));  // row 8: the counts agree
   return out;
 }
