@@ -45,7 +45,7 @@ def ratio(a, b, what, target=""):
 
 ratio("infer_static", "baseline_multiply_divide", "static inference / multiply-and-divide baseline", " (target <= 4x)")
 ratio("infer_static_empty_tensor", "baseline_multiply_divide", "static inference on an empty tensor ([2,0,5,24]) / baseline")
-ratio("infer_general_on_static_input", "infer_static", "partial instantiation on the same static input / static",
+ratio("infer_general_on_static_input", "infer_static", "infer_shape on the same static input / static",
       " (target <= 8x)")
 ratio("infer_partial", "infer_static", "partial inference [?@A,?@B,768] . [?@A,?@C,12,64] / static", " (target <= 10x)")
 ratio("infer_partial_heads", "infer_static", "partial inference [?,?,768] . [0,0,12,64] / static")

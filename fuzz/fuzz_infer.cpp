@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "detail/inference.hpp"
 #include "fuzz_input.hpp"
 #include "reshape1/reshape1.hpp"
 
@@ -101,6 +102,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     result = infer_shape(input, pattern, special_zero, options);
     return to_string(result->shape);
   });
+
+  // infer_shape hands plain problems to the static instantiation: the partial instantiation, asked
+  // directly, gives the same shape or the same error, message included (when it is not plain, this
+  // is the same call again).
+  const auto with_message = [](const std::function<std::string()>& f) {
+    try {
+      return f();
+    } catch (const error& e) {
+      return "error:" + std::string(name(e.code())) + ": " + e.what();
+    }
+  };
+  const auto partial = with_message([&] { return to_string(detail::infer_shape_partial(input, pattern, special_zero, options).shape); });
+  const auto public_answer = with_message([&] { return to_string(infer_shape(input, pattern, special_zero, options).shape); });
+  if (partial != public_answer) fuzz::invariant_broken("partial instantiation " + partial + " != infer_shape " + public_answer);
 
   // The fast path on the same question: the same shape, or the same error code.
   const bool plain_input = input.is_static() && std::none_of(input.begin(), input.end(), [](const dimension& d) {
