@@ -300,13 +300,19 @@ template <class Dim>
   const auto& r = p.r;
   const std::size_t n = r.size();
   if (p.rank_known) {
+    // Written through local counts (an entry's stores could otherwise alias the arrays' sizes).
     const std::size_t rank = p.input.size();
+    auto* in = s.in.fill(std::max(n, rank));
+    auto* out = s.out.fill(n);
+    std::size_t k_in = 0, k_out = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const role what = r.at(i);
-      if (what == role::literal) s.out.add(r.dims[i]);
-      if (what != role::copy && i < rank) s.in.add(p.input[i]);
+      if (what == role::literal) out[k_out++] = {r.dims[i], false};
+      if (what != role::copy && i < rank) in[k_in++] = {p.input[i], false};
     }
-    for (std::size_t i = n; i < rank; ++i) s.in.add(p.input[i]);
+    for (std::size_t i = n; i < rank; ++i) in[k_in++] = {p.input[i], false};
+    s.in.keep(k_in);
+    s.out.keep(k_out);
   } else if constexpr (!is_static_domain<Dim>) {
     for (std::size_t i = 0; i < n; ++i) {
       const role what = r.at(i);
@@ -626,58 +632,63 @@ void infer_static_reading(const problem<std::int64_t>& p, const input_counts& co
   complete_static_output(p, m == none ? 0 : *value);
 }
 
+/// Rows 6 to 8 for partial shapes: the factors listed, step 1, the products, the -1, the output.
+reshape_result infer_partial_reading(const problem<dimension>& p, const input_counts& counts) {
+  const std::size_t m = p.r.marker;
+  sides<dimension> s;  // the factors, listed
+  // Built in one expression: a products<dimension> declared first would be zeroed, then overwritten.
+  const products<dimension> q = [&] {
+    if (m != none) {
+      collect_for_marker(p, s);
+      // Section 7: the literal output dimensions must have a product that fits before -1 is resolved.
+      count literal;
+      for (std::size_t i = 0; i < s.out.size(); ++i) literal.times(lower(s.out[i]));
+      if (!literal.fits()) raise(p, [](const auto& x) { fail_literal_overflow(x); });
+      if (s.unknown_rank_marker) s.out.add(*s.unknown_rank_marker);
+    } else {
+      collect(p, s);
+    }
+    cancel(s.in, s.out);  // step 1
+    return multiply_sides(s);
+  }();
+
+  std::optional<dimension> value;
+  if (m != none) value = resolve_marker(p, q);
+
+  reshape_result result;
+  if (m == none) {
+    // O1: the equality relies on the counts, which a 0 among the copied or cancelled dimensions
+    // makes equal whatever D_in and D_out are.
+    bool hidden_zero = false;
+    if (p.options.sound_bounds) {
+      for (std::size_t i = 0; i < std::min(p.r.size(), p.input.size()); ++i)
+        hidden_zero = hidden_zero || (p.r.copies(i) && p.input[i].lo() == 0);
+      for (std::size_t i = 0; i < s.in.size(); ++i)
+        hidden_zero = hidden_zero || (s.in.cancelled(i) && s.in[i].lo() == 0);
+    }
+    if (!hidden_zero) deduce_equality(q, result);
+  }
+  count out_count;
+  bool all_static = p.rank_known;
+  dimension* out = shape_access::resize_for_overwrite(result.shape, p.r.size());  // the pattern's length
+  for (std::size_t i = 0; i < p.r.size(); ++i) {
+    const dimension d = i == m ? *value : output_dim(p, i);
+    out_count.times(d.lo());
+    all_static = all_static && d.is_static();
+    out[i] = d;
+  }
+  for (std::size_t i = 0; all_static && i < p.input.size(); ++i) all_static = p.input[i].is_static();
+  check_output_count(p, value, out_count, all_static, counts.all);
+  return result;
+}
+
 /// Rows 6 to 8 for one reading whose rows 3 to 5 have passed (`counts` from row 5).
 template <class Dim>
 output_of<Dim> infer_reading(const problem<Dim>& p, const input_counts& counts) {
   if constexpr (is_static_domain<Dim>) {
     infer_static_reading(p, counts);
   } else {
-    const std::size_t m = p.r.marker;
-    sides<Dim> s;  // the factors, listed
-    // Built in one expression: a products<dimension> declared first would be zeroed, then overwritten.
-    const products<Dim> q = [&] {
-      if (m != none) {
-        collect_for_marker(p, s);
-        // Section 7: the literal output dimensions must have a product that fits before -1 is resolved.
-        count literal;
-        for (std::size_t i = 0; i < s.out.size(); ++i) literal.times(lower(s.out[i]));
-        if (!literal.fits()) raise(p, [](const auto& x) { fail_literal_overflow(x); });
-        if (s.unknown_rank_marker) s.out.add(*s.unknown_rank_marker);
-      } else {
-        collect(p, s);
-      }
-      cancel(s.in, s.out);  // step 1
-      return multiply_sides(s);
-    }();
-
-    std::optional<Dim> value;
-    if (m != none) value = resolve_marker(p, q);
-
-    reshape_result result;
-    if (m == none) {
-      // O1: the equality relies on the counts, which a 0 among the copied or cancelled dimensions
-      // makes equal whatever D_in and D_out are.
-      bool hidden_zero = false;
-      if (p.options.sound_bounds) {
-        for (std::size_t i = 0; i < std::min(p.r.size(), p.input.size()); ++i)
-          hidden_zero = hidden_zero || (p.r.copies(i) && p.input[i].lo() == 0);
-        for (std::size_t i = 0; i < s.in.size(); ++i)
-          hidden_zero = hidden_zero || (s.in.cancelled(i) && s.in[i].lo() == 0);
-      }
-      if (!hidden_zero) deduce_equality(q, result);
-    }
-    count out_count;
-    bool all_static = p.rank_known;
-    dimension* out = shape_access::resize_for_overwrite(result.shape, p.r.size());  // the pattern's length
-    for (std::size_t i = 0; i < p.r.size(); ++i) {
-      const Dim d = i == m ? *value : output_dim(p, i);
-      out_count.times(d.lo());
-      all_static = all_static && d.is_static();
-      out[i] = d;
-    }
-    for (std::size_t i = 0; all_static && i < p.input.size(); ++i) all_static = p.input[i].is_static();
-    check_output_count(p, value, out_count, all_static, counts.all);
-    return result;
+    return infer_partial_reading(p, counts);
   }
 }
 

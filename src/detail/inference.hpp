@@ -161,6 +161,9 @@ struct factors {
   };
   inline_vector<entry, small> entries;
   void add(const Dim& d) { entries.push_back({d, false}); }
+  /// Filling in one pass: room for up to n factors, then keep(k) with the number k written.
+  [[nodiscard]] entry* fill(std::size_t n) { return entries.resize_for_overwrite(n); }
+  void keep(std::size_t k) noexcept { entries.truncate(k); }
   [[nodiscard]] std::size_t size() const noexcept { return entries.size(); }
   [[nodiscard]] const Dim& operator[](std::size_t i) const noexcept { return entries.data()[i].dim; }
   [[nodiscard]] bool cancelled(std::size_t i) const noexcept { return entries.data()[i].cancelled; }

@@ -60,6 +60,8 @@ class inline_vector {
     size_ = n;
     return data_;
   }
+  /// Keeps the first n values (n <= size()).
+  void truncate(std::size_t n) noexcept { size_ = n; }
   /// Room for n values without another allocation.
   void reserve(std::size_t n) {
     if (n <= capacity_) return;
