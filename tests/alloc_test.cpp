@@ -40,6 +40,22 @@ TEST(allocations, static_path_off_the_common_lane_allocates_nothing) {
   EXPECT_EQ(g_allocations.load() - before, 0);
 }
 
+TEST(allocations, infer_shape_allocates_nothing_up_to_the_inline_rank) {
+  // A plain problem (handed to the static instantiation) and a partial one with symbols.
+  const auto plain = reshape1::parse_shape("[2,5,5,24]");
+  const auto values = reshape1::parse_pattern("[0,-1,4]");
+  const auto partial = reshape1::parse_shape("[?@A,?@B,768]");
+  const auto bounds = reshape1::parse_pattern("[?@A,?@C,12,64]");
+  (void)reshape1::infer_shape(plain, values, true);  // warm-up
+  (void)reshape1::infer_shape(partial, bounds, false);
+  const long before = g_allocations.load();
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_EQ(reshape1::infer_shape(plain, values, true).shape[1], reshape1::dimension(150));
+    EXPECT_EQ(reshape1::infer_shape(partial, bounds, false).shape.size(), 4u);
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0);
+}
+
 TEST(allocations, counter_sees_allocations) {
   const long before = g_allocations.load();
   auto r = reshape1::infer_shape(reshape1::parse_shape("[2,1..]"), reshape1::parse_pattern("[-1]"), false);
