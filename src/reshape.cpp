@@ -911,14 +911,8 @@ bool plain(const partial_shape& input, const reshape_pattern& pattern) noexcept 
 reshape_result infer_plain(const partial_shape& input, const reshape_pattern& pattern, bool special_zero,
                            const reshape_options& options) {
   const auto elements = pattern.elements();
-  shape in;
-  std::int64_t* d = shape_access::resize_for_overwrite(in, input.size());
-  count c;
-  for (std::size_t i = 0; i < input.size(); ++i) {
-    d[i] = input[i].lo();
-    c.times(d[i]);
-  }
-  shape_access::set_count(in, c.zero ? 0 : c.overflowed ? shape_access::overflowed : c.nonzero);
+  shape in;  // its element count kept as it grows
+  for (const dimension& d : input) in.push_back(d.lo());
   inline_vector<std::int64_t, small> values;
   std::int64_t* v = values.resize_for_overwrite(elements.size());
   for (std::size_t i = 0; i < elements.size(); ++i) v[i] = elements[i].lo;
