@@ -107,7 +107,9 @@ class inline_vector {
     if constexpr (sizeof(buffer_) <= 64) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // GCC's name; clang has no such group and would warn about it
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
       std::memcpy(buffer_, o.buffer_, sizeof(buffer_));
 #pragma GCC diagnostic pop
     } else if (o.size_ != 0) {
