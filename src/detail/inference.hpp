@@ -142,12 +142,14 @@ struct cancel_key {
   std::uintptr_t sym = 0;
   friend auto operator<=>(const cancel_key&, const cancel_key&) = default;
 };
+[[nodiscard]] inline bool has_key(std::int64_t d) noexcept { return d != 0; }
+[[nodiscard]] inline bool has_key(const dimension& d) noexcept { return (d.is_static() || d.has_symbol()) && !is_zero(d); }
 [[nodiscard]] inline std::optional<cancel_key> key_of(std::int64_t d) noexcept {
-  if (d == 0) return std::nullopt;
+  if (!has_key(d)) return std::nullopt;
   return cancel_key{d, d, 0};
 }
 [[nodiscard]] inline std::optional<cancel_key> key_of(const dimension& d) noexcept {
-  if (!(d.is_static() || d.has_symbol()) || is_zero(d)) return std::nullopt;
+  if (!has_key(d)) return std::nullopt;
   return cancel_key{d.lo(), d.hi(), d.symbol().id()};
 }
 
@@ -182,33 +184,11 @@ struct factors {
   }
 };
 
-/// Step 1: each input factor cancels the first remaining output factor with the same key. Output
-/// factors that can match are sorted by (key, position): each key's run lists its factors in order,
-/// and the run's first entry counts how many are taken (O(n log n) for any number of equal factors).
+/// Step 1 for many output factors: the ones that can match are sorted by (key, position): each key's
+/// run lists its factors in order, and the run's first entry counts how many are taken (O(n log n) for
+/// any number of equal factors). Out of line: cancel()'s common case keeps a small frame.
 template <class Dim>
-void cancel(factors<Dim>& in, factors<Dim>& out) {
-  if (out.size() <= small) {
-    // Few output factors: scanning them for the first remaining one with the key picks the same
-    // factor as the sorted runs below, without sorting. Two factors with keys have the same key
-    // exactly when they are equal (interval and symbol), so the scan compares the factors.
-    unsigned open = 0;  // bit k: out[k] has a key and is not taken yet
-    for (std::size_t k = 0; k < out.size(); ++k)
-      if (!out.cancelled(k) && key_of(out[k])) open |= 1u << k;
-    for (std::size_t i = 0; i < in.size() && open != 0; ++i) {
-      const Dim& x = in[i];
-      if (!key_of(x)) continue;
-      for (unsigned left = open; left != 0; left &= left - 1) {  // the open ones, in order
-        const auto k = static_cast<std::size_t>(std::countr_zero(left));
-        if (out[k] == x) {
-          open &= ~(1u << k);
-          in.cancel(i);
-          out.cancel(k);
-          break;
-        }
-      }
-    }
-    return;
-  }
+[[gnu::noinline]] void cancel_sorted(factors<Dim>& in, factors<Dim>& out) {
   struct candidate {
     cancel_key key;
     std::size_t index = 0;
@@ -233,6 +213,31 @@ void cancel(factors<Dim>& in, factors<Dim>& out) {
     in.cancel(i);
     out.cancel(pick->index);
     ++run->taken;
+  }
+}
+
+/// Step 1: each input factor cancels the first remaining output factor with the same key.
+template <class Dim>
+void cancel(factors<Dim>& in, factors<Dim>& out) {
+  if (out.size() > small) return cancel_sorted(in, out);
+  // Few output factors: scanning them for the first remaining one with the key picks the same factor
+  // as the sorted runs, without sorting. Two factors with keys have the same key exactly when they are
+  // equal (interval and symbol), so the scan compares the factors.
+  unsigned open = 0;  // bit k: out[k] has a key and is not taken yet
+  for (std::size_t k = 0; k < out.size(); ++k)
+    if (!out.cancelled(k) && has_key(out[k])) open |= 1u << k;
+  for (std::size_t i = 0; i < in.size() && open != 0; ++i) {
+    const Dim& x = in[i];
+    if (!has_key(x)) continue;
+    for (unsigned left = open; left != 0; left &= left - 1) {  // the open ones, in order
+      const auto k = static_cast<std::size_t>(std::countr_zero(left));
+      if (out[k] == x) {
+        open &= ~(1u << k);
+        in.cancel(i);
+        out.cancel(k);
+        break;
+      }
+    }
   }
 }
 
