@@ -19,7 +19,7 @@ namespace {
 // one of its own, so that computed patterns that read it (ShapeOf) cancel against it in Reshape.
 void parameter(op& o) {
   o.need(0, 1);
-  const auto& declared = o.given != nullptr ? *o.given : o.l.outputs[0].dims;
+  const auto declared = o.given != nullptr ? *o.given : o.l.outputs[0].shape();
   if (!declared.rank_known()) {
     o.out[0].shape = declared;
   } else {
@@ -47,10 +47,9 @@ double half_to_double(std::uint16_t h) {
 void constant(op& o) {
   o.need(0, 1);
   const auto type = o.l.element("element_type");
-  const auto& dims = o.l.integers("shape");
-  std::vector<dimension> out;
-  for (auto d : dims) out.emplace_back(d);
-  o.out[0].shape = partial_shape(std::move(out));
+  auto& shape_out = o.out[0].shape;
+  shape_out = partial_shape();
+  for (auto d : o.l.integers("shape")) shape_out.push_back(dimension(d));
   o.out[0].type = type;
   const auto count = small_count(o.out[0].shape);
   if (!count || *count > max_const_values || type == element_type::string) return;
