@@ -26,6 +26,19 @@ bool named(const char* name, const char (&want)[N]) noexcept {
   return true;
 }
 
+/// A plain decimal of up to 18 digits that ends the string (what almost every number in an IR is): its
+/// value, without strlen; nullopt for anything else (which the general parser then reads).
+std::optional<std::int64_t> plain_decimal(const char* s) noexcept {
+  std::int64_t v = 0;
+  int digits = 0;
+  for (; *s >= '0' && *s <= '9'; ++s) {
+    if (++digits > 18) return std::nullopt;
+    v = v * 10 + (*s - '0');
+  }
+  if (digits == 0 || *s != '\0') return std::nullopt;
+  return v;
+}
+
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 std::string_view trim(std::string_view s) {
@@ -107,6 +120,7 @@ class reader {
   template <class What>
   std::int64_t integer(const pugi::xml_node& n, const pugi::xml_attribute& a, const char* attribute, What what) const {
     if (!a) bad(at(n), fmt::format("{}: missing attribute '{}'", what(), attribute));
+    if (const auto plain = plain_decimal(a.value())) return *plain;
     const std::string_view text = a.value();
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -378,7 +392,9 @@ std::span<const port> graph_reader::ports(const layer& l, const pugi::xml_node& 
       if (named(d.name(), "dim")) {
         if (st.dims.run_size() >= max_rank) [[unlikely]]  // refused as a partial_shape refuses it
           partial_shape(std::span<const dimension>(st.dims.run())).push_back(dimension());
-        st.dims.append() = r_.dim(l, out.id, d.child_value());
+        const char* text = d.child_value();
+        const auto plain = plain_decimal(text);
+        st.dims.append() = plain ? dimension(*plain) : r_.dim(l, out.id, text);
       } else if (named(d.name(), "rt_info")) {
         for (const auto& a : d.children("attribute"))
           if (std::string_view(a.attribute("name").value()) == "layout") out.layout = a.attribute("layout").value();
