@@ -49,7 +49,7 @@ std::string_view trim(std::string_view s) {
 std::string input_names(const graph& g) {
   std::string names;
   for (const auto& l : g.layers())
-    if (l.type == "Parameter") names += (names.empty() ? "'" : ", '") + l.name + "'";
+    if (l.type == "Parameter") names += fmt::format("{}'{}'", names.empty() ? "" : ", ", l.name);
   return names;
 }
 
@@ -68,7 +68,7 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
     in.layer = i;
     in.id = l.id;
     in.name = l.name;
-    in.declared = l.outputs[0].dims;
+    in.declared = l.outputs[0].shape();
     in.requested = in.declared;
     inputs.push_back(std::move(in));
   }
@@ -383,7 +383,7 @@ class scope {
       const auto inner = runs_.body(index);
       if (!inner) continue;
       auto path = within_;
-      path.push_back({l.id, l.name, l.type});
+      path.push_back({l.id, std::string(l.name), std::string(l.type)});
       scope body(l.body->network, *inner, std::move(path));
       std::size_t unused = 0;
       nested[index] = body.run(target_at, example_at, unused);

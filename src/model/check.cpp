@@ -37,7 +37,7 @@ reshape_finding check_reshape(const graph& g, const propagation& p, const layer&
   f.id = l.id;
   f.name = l.name;
   f.special_zero = l.flag("special_zero");
-  f.declared = l.outputs.empty() ? partial_shape::dynamic() : l.outputs[0].dims;
+  f.declared = l.outputs.empty() ? partial_shape::dynamic() : l.outputs[0].shape();
   const partial_shape& input = p.input(g, l, 0).shape;
   f.input = without_symbols(input);
 
@@ -180,11 +180,11 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
     for (std::size_t k = 0; k < l.outputs.size(); ++k) {
       const auto& propagated = p.outputs[index][k].shape;
       all_known = all_known && propagated.rank_known();
-      const auto issue = compare(l.outputs[k].dims, propagated);
+      const auto issue = compare(l.outputs[k].shape(), propagated);
       if (!issue) continue;
       auto f = base(*issue);
       f.port = l.outputs[k].id;
-      f.declared = l.outputs[k].dims;
+      f.declared = l.outputs[k].shape();
       f.propagated = without_symbols(propagated);
       ++(*issue == layer_issue::shape_mismatch ? s.shape_mismatches : s.refinable);
       report.layers.push_back(std::move(f));
@@ -211,7 +211,7 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
     const auto* inner = p.body(index);
     const auto& l = layers[index];
     if (inner == nullptr || !l.body) continue;
-    within.push_back({l.id, l.name, l.type});
+    within.push_back({l.id, std::string(l.name), std::string(l.type)});
     check_graph(l.body->network, *inner, within, report);
     within.pop_back();
   }

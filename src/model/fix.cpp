@@ -138,7 +138,9 @@ class rewriter {
         if (edge.attribute("from-layer").as_llong() != p.holder || edge.attribute("to-layer").as_llong() != p.consumer)
           continue;
         const auto& consumer = *g.find(p.consumer);
-        if (edge.attribute("to-port").as_llong() != consumer.inputs.at(p.consumer_port).id) continue;
+        if (p.consumer_port >= consumer.inputs.size() ||
+            edge.attribute("to-port").as_llong() != consumer.inputs[p.consumer_port].id)
+          continue;
         edge.attribute("from-layer").set_value(std::to_string(next).c_str());
       }
       cloned_id_ = next;
@@ -330,7 +332,7 @@ class fixer {
         }
         if (to_string(without_symbols(partial_shape(std::move(want)))) != to_string(without_symbols(s))) {
           report_.refusals.push_back(
-              {layers[i].id, layers[i].name, layers[i].type,
+              {layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
                fmt::format("at batch {} output {} is {}, not its declared {} with the batch scaled", batch_name(b), o,
                            to_string(without_symbols(s)), to_string(without_symbols(d)))});
           return false;

@@ -1,6 +1,8 @@
 // Propagation: every layer in topological order, through the rule its (type, opset) names.
 #include "reshape1/model/propagate.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "../detail/fail.hpp"
@@ -19,6 +21,14 @@ const tensor& propagation::input(const graph& g, const layer& l, std::size_t por
   (void)g;
   if (port >= l.sources.size() || !l.sources[port]) return unknown_tensor();
   return outputs[l.sources[port]->layer][l.sources[port]->output];
+}
+
+layer_outputs::layer_outputs(const graph& g) {
+  const auto layers = g.layers();
+  first_.reserve(layers.size() + 1);
+  first_.push_back(0);
+  for (const auto& l : layers) first_.push_back(first_.back() + l.outputs.size());
+  tensors_.resize(first_.back());
 }
 
 bool covered(std::string_view type, int opset) noexcept { return detail::find_rule(type, opset) != nullptr; }
@@ -59,12 +69,12 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
                             const std::vector<bool>* given_follows) {
   const auto layers = g.layers();
   propagation p;
-  p.outputs.resize(layers.size());
+  p.outputs = layer_outputs(g);
   p.follows_inputs.assign(layers.size(), false);
   std::vector<const tensor*> inputs;
   for (const auto index : g.order()) {
     const auto& l = layers[index];
-    std::vector<tensor> out(l.outputs.size());
+    const auto out = p.outputs[index];
     inputs.clear();
     const tensor* given_tensor = index < given.size() ? given[index] : nullptr;
     bool follows = l.type == "Parameter" &&
@@ -89,7 +99,7 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
           out[0].value = given_tensor->value;
         }
       } catch (const error& e) {
-        out.assign(l.outputs.size(), tensor{});
+        std::fill(out.begin(), out.end(), tensor{});
         p.lost.push_back({index, false, e.code(), e.what()});
       }
     }
@@ -99,7 +109,6 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
     }
     for (std::size_t i = 0; i < out.size(); ++i)
       if (!out[i].type) out[i].type = l.outputs[i].type;
-    p.outputs[index] = std::move(out);
   }
   return p;
 }

@@ -26,6 +26,19 @@ bool named(const char* name, const char (&want)[N]) noexcept {
   return true;
 }
 
+/// A plain decimal of up to 18 digits that ends the string (what almost every number in an IR is): its
+/// value, without strlen; nullopt for anything else (which the general parser then reads).
+std::optional<std::int64_t> plain_decimal(const char* s) noexcept {
+  std::int64_t v = 0;
+  int digits = 0;
+  for (; *s >= '0' && *s <= '9'; ++s) {
+    if (++digits > 18) return std::nullopt;
+    v = v * 10 + (*s - '0');
+  }
+  if (digits == 0 || *s != '\0') return std::nullopt;
+  return v;
+}
+
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 std::string_view trim(std::string_view s) {
@@ -34,10 +47,11 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-/// A comma-separated list of T ("" is the empty list); false when any item is not a T.
-template <class T>
-bool parse_list(std::string_view text, std::vector<T>& out) {
-  out.clear();
+/// A comma-separated list of T ("" is the empty list) as a new run of `out`; false (and an empty run) when
+/// any item is not a T.
+template <class T, class Arena>
+bool parse_list(std::string_view text, Arena& out) {
+  out.start();
   text = trim(text);
   if (text.empty()) return true;
   while (true) {
@@ -45,8 +59,11 @@ bool parse_list(std::string_view text, std::vector<T>& out) {
     const auto item = trim(text.substr(0, comma));
     T v{};
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (ec != std::errc() || end != item.data() + item.size() || item.empty()) return false;
-    out.push_back(v);
+    if (ec != std::errc() || end != item.data() + item.size() || item.empty()) {
+      out.truncate(0);
+      return false;
+    }
+    out.append() = v;
     if (comma == std::string_view::npos) return true;
     text.remove_prefix(comma + 1);
   }
@@ -103,6 +120,7 @@ class reader {
   template <class What>
   std::int64_t integer(const pugi::xml_node& n, const pugi::xml_attribute& a, const char* attribute, What what) const {
     if (!a) bad(at(n), fmt::format("{}: missing attribute '{}'", what(), attribute));
+    if (const auto plain = plain_decimal(a.value())) return *plain;
     const std::string_view text = a.value();
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -127,45 +145,13 @@ class reader {
     bad_layer(l, fmt::format("port {}: '{}' is not a dimension", port, text));
   }
 
-  std::vector<port> ports(const layer& l, const pugi::xml_node& parent) const {
-    std::vector<port> result;
-    std::size_t count = 0;
-    for (auto p = parent.first_child(); p; p = p.next_sibling()) ++count;  // an upper bound, without name compares
-    result.reserve(count);
-    for (auto p = parent.first_child(); p; p = p.next_sibling()) {
-      if (p.type() != pugi::node_element || !named(p.name(), "port")) continue;
-      port& out = result.emplace_back();  // built in place: a port holds its dimensions inline
-      pugi::xml_attribute id, precision_attribute;
-      for (auto a = p.first_attribute(); a; a = a.next_attribute()) {
-        if (named(a.name(), "id")) {
-          if (!id) id = a;  // the first, as pugixml's lookup by name finds it
-        } else if (named(a.name(), "precision")) {
-          if (!precision_attribute) precision_attribute = a;
-        }
-      }
-      if (!id || id.value()[0] == '\0') bad_layer(l, fmt::format("a port of <{}> has no id", parent.name()));
-      out.id = integer(p, id, "id", [&] { return l.where(); });
-      for (auto d = p.first_child(); d; d = d.next_sibling()) {
-        if (d.type() != pugi::node_element) continue;
-        if (named(d.name(), "dim")) {
-          out.dims.push_back(dim(l, out.id, d.child_value()));
-        } else if (named(d.name(), "rt_info")) {
-          for (const auto& a : d.children("attribute"))
-            if (std::string_view(a.attribute("name").value()) == "layout") out.layout = a.attribute("layout").value();
-        }
-      }
-      if (precision_attribute) out.type = precision(precision_attribute.value());
-    }
-    return result;
-  }
-
   const std::string& file() const { return file_; }
 
  private:
   std::string file_;
 };
 
-std::optional<std::size_t> port_index(const std::vector<port>& ports, std::int64_t id) {
+std::optional<std::size_t> port_index(std::span<const port> ports, std::int64_t id) {
   for (std::size_t i = 0; i < ports.size(); ++i)
     if (ports[i].id == id) return i;
   return std::nullopt;
@@ -249,21 +235,23 @@ std::int64_t layer::integer(std::string_view n, std::int64_t fallback) const {
   return find(n) == nullptr ? fallback : integer(n);
 }
 
-const std::vector<std::int64_t>& layer::integers(std::string_view n) const {
+std::span<const std::int64_t> layer::integers(std::string_view n) const {
   const auto& a = need(*this, n);
   if (!a.is_integers) bad_attribute(*this, n, fmt::format("is '{}', not a list of integers", a.text));
   return a.integers;
 }
 
 std::vector<std::int64_t> layer::integers(std::string_view n, std::vector<std::int64_t> fallback) const {
-  return find(n) == nullptr ? fallback : integers(n);
+  if (find(n) == nullptr) return fallback;
+  const auto list = integers(n);
+  return {list.begin(), list.end()};
 }
 
 std::vector<double> layer::reals(std::string_view n) const {
   const auto& a = need(*this, n);
   if (!a.is_reals) bad_attribute(*this, n, fmt::format("is '{}', not a list of numbers", a.text));
   if (a.is_integers) return {a.integers.begin(), a.integers.end()};
-  return a.reals;
+  return {a.reals.begin(), a.reals.end()};
 }
 
 bool layer::flag(std::string_view n) const {
@@ -296,56 +284,220 @@ std::span<const std::byte> graph::const_bytes(const layer& l) const {
   return bin_bytes_.subspan(static_cast<std::size_t>(l.integer("offset")), static_cast<std::size_t>(l.integer("size")));
 }
 
-// ---- TensorIterator and Loop bodies -------------------------------------------------------------------
-// A body is a network of its own (<layers>, <edges>) inside the layer, with a <port_map> and <back_edges>.
-// It is read after the outer graph, into a graph that shares the outer one's weights.
+// ---- Reading layers -----------------------------------------------------------------------------------
+// A graph's texts view the parsed XML, which the graph keeps; its ports, attributes, integer and real
+// lists and input sources live in one array each (per graph: a TensorIterator's or Loop's body has its
+// own), which layers view once every layer is read.
 
-/// Reads the bodies of TensorIterator and Loop layers (nested ones too).
-struct body_reader {
-  static std::shared_ptr<const subgraph> read(const reader& r, const pugi::xml_node& node, const graph& outer,
-                                              const layer& owner, const std::string& bin_file, int depth = 1);
+/// Elements appended in runs (a layer's ports, an attribute's integers), each run contiguous, in blocks
+/// that never move: what is appended stays where it is, so that a layer can view its runs at once.
+template <class T>
+class arena {
+ public:
+  /// Starts a run: the elements appended until the next start() are contiguous.
+  void start() {
+    if (blocks_.empty()) grow(0);
+    start_ = blocks_.back().size();
+  }
+  T& append() {
+    auto* b = &blocks_.back();
+    if (b->size() == b->capacity()) {  // full: the run moves to a new block
+      const auto run = b->size() - start_;
+      grow(run);
+      auto& old = blocks_[blocks_.size() - 2];
+      b = &blocks_.back();
+      std::move(old.begin() + static_cast<std::ptrdiff_t>(start_), old.end(), std::back_inserter(*b));
+      old.resize(start_);
+      start_ = 0;
+    }
+    return b->emplace_back();
+  }
+  [[nodiscard]] std::size_t run_size() const { return blocks_.back().size() - start_; }
+  /// Drops the run's elements from the n-th on.
+  void truncate(std::size_t n) { blocks_.back().resize(start_ + n); }
+  [[nodiscard]] std::span<T> run() { return {blocks_.back().data() + start_, run_size()}; }
+
+ private:
+  void grow(std::size_t run) { blocks_.emplace_back().reserve(std::max(block, 2 * run)); }
+  static constexpr std::size_t block = std::max<std::size_t>(16, 16384 / sizeof(T));
+  std::vector<std::vector<T>> blocks_;
+  std::size_t start_ = 0;
+};
+
+/// What a graph's layers view.
+struct graph_storage {
+  std::shared_ptr<const pugi::xml_document> document;  // shared with the bodies
+  arena<attribute> attributes;
+  arena<std::int64_t> integers;
+  arena<double> reals;
+  arena<port> ports;
+  arena<dimension> dims;
+  std::vector<std::optional<source>> sources;
+};
+
+/// Reads the layers of one graph (the model's or a body's) into it, and the bodies of its TensorIterator
+/// and Loop layers (nested ones too).
+struct graph_reader {
+  graph_reader(const reader& r, graph& g, std::shared_ptr<const pugi::xml_document> document)
+      : r_(r), g_(g), storage_(std::make_shared<graph_storage>()) {
+    storage_->document = std::move(document);
+  }
+
+  /// Reads one <layer> (without its body) and appends it to the graph.
+  void read_layer(const pugi::xml_node& node);
+  /// Links each layer's inputs to their sources; no layer is read after this.
+  void finish();
+  /// The source slot of input `input` of layer `index` (after finish()).
+  std::optional<source>& source_slot(std::size_t index, std::size_t input) {
+    return storage_->sources[first_source_[index] + input];
+  }
+  /// The links and the order of a body's layers, with the body's own messages.
+  void link_body(const pugi::xml_node& edges, const layer& owner);
+
+  static std::shared_ptr<const subgraph> read_body(const reader& r, const pugi::xml_node& node, const graph& outer,
+                                                   const layer& owner, const std::string& bin_file, int depth = 1);
   /// Bodies nested deeper are refused (real models nest two or three).
   static constexpr int max_depth = 16;
 
  private:
-  static layer read_layer(const reader& r, const pugi::xml_node& node);
-  static void link(const reader& r, graph& g, const pugi::xml_node& edges, const layer& owner);
+  /// Reads the <port> children of <input> or <output>.
+  std::span<const port> ports(const layer& l, const pugi::xml_node& parent);
   static port_mapping mapping(const reader& r, const pugi::xml_node& n, const layer& owner);
+
+  const reader& r_;
+  graph& g_;
+  std::shared_ptr<graph_storage> storage_;
+  std::vector<std::size_t> first_source_;
 };
 
-layer body_reader::read_layer(const reader& r, const pugi::xml_node& node) {
+std::span<const port> graph_reader::ports(const layer& l, const pugi::xml_node& parent) {
+  auto& st = *storage_;
+  st.ports.start();
+  for (auto p = parent.first_child(); p; p = p.next_sibling()) {
+    if (p.type() != pugi::node_element || !named(p.name(), "port")) continue;
+    port& out = st.ports.append();
+    pugi::xml_attribute id, precision_attribute;
+    for (auto a = p.first_attribute(); a; a = a.next_attribute()) {
+      if (named(a.name(), "id")) {
+        if (!id) id = a;  // the first, as pugixml's lookup by name finds it
+      } else if (named(a.name(), "precision")) {
+        if (!precision_attribute) precision_attribute = a;
+      }
+    }
+    if (!id || id.value()[0] == '\0') r_.bad_layer(l, fmt::format("a port of <{}> has no id", parent.name()));
+    out.id = r_.integer(p, id, "id", [&] { return l.where(); });
+    st.dims.start();
+    for (auto d = p.first_child(); d; d = d.next_sibling()) {
+      if (d.type() != pugi::node_element) continue;
+      if (named(d.name(), "dim")) {
+        if (st.dims.run_size() >= max_rank) [[unlikely]]  // refused as a partial_shape refuses it
+          partial_shape(std::span<const dimension>(st.dims.run())).push_back(dimension());
+        const char* text = d.child_value();
+        const auto plain = plain_decimal(text);
+        st.dims.append() = plain ? dimension(*plain) : r_.dim(l, out.id, text);
+      } else if (named(d.name(), "rt_info")) {
+        for (const auto& a : d.children("attribute"))
+          if (std::string_view(a.attribute("name").value()) == "layout") out.layout = a.attribute("layout").value();
+      }
+    }
+    out.dims = st.dims.run();
+    if (precision_attribute) out.type = precision(precision_attribute.value());
+  }
+  return st.ports.run();
+}
+
+void graph_reader::read_layer(const pugi::xml_node& node) {
   layer l;
   l.byte = reader::at(node);
-  l.name = node.attribute("name").value();
-  l.id = r.integer(node, "id", [&] { return fmt::format("layer '{}'", l.name); });
-  l.type = r.required(node, "type", [&] { return l.where(); });
-  l.version = node.attribute("version").value();
+  // One pass over the attributes and one over the children (the first of each name counts, as with
+  // pugixml's lookups by name).
+  pugi::xml_attribute name, id, type, opset_version;
+  for (auto a = node.first_attribute(); a; a = a.next_attribute()) {
+    const char* n = a.name();
+    if (named(n, "name")) {
+      if (!name) name = a;
+    } else if (named(n, "id")) {
+      if (!id) id = a;
+    } else if (named(n, "type")) {
+      if (!type) type = a;
+    } else if (named(n, "version")) {
+      if (!opset_version) opset_version = a;
+    }
+  }
+  pugi::xml_node data, input, output;
+  for (auto c = node.first_child(); c; c = c.next_sibling()) {
+    if (c.type() != pugi::node_element) continue;
+    const char* n = c.name();
+    if (named(n, "data")) {
+      if (!data) data = c;
+    } else if (named(n, "input")) {
+      if (!input) input = c;
+    } else if (named(n, "output")) {
+      if (!output) output = c;
+    }
+  }
+  l.name = name.value();
+  l.id = r_.integer(node, id, "id", [&] { return fmt::format("layer '{}'", l.name); });
+  if (!type) r_.bad(reader::at(node), fmt::format("{}: missing attribute 'type'", l.where()));
+  l.type = type.value();
+  l.version = opset_version.value();
   if (l.version.starts_with("opset")) {
-    const std::string_view n = std::string_view(l.version).substr(5);
+    const std::string_view n = l.version.substr(5);
     int v = 0;
     const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
     if (ec == std::errc() && end == n.data() + n.size()) l.opset = v;
   }
-  for (const auto& a : node.child("data").attributes()) {
-    attribute at;
+  auto& st = *storage_;
+  st.attributes.start();
+  for (auto a = data.first_attribute(); a; a = a.next_attribute()) {
+    attribute& at = st.attributes.append();
     at.name = a.name();
     at.text = a.value();
     at.boolean = parse_boolean(trim(at.text));
-    at.is_integers = parse_list(at.text, at.integers);
-    at.is_reals = at.is_integers || parse_list(at.text, at.reals);
-    l.attributes.push_back(std::move(at));
+    at.is_integers = parse_list<std::int64_t>(at.text, st.integers);
+    at.integers = st.integers.run();
+    // an integer list is a real list too; `reals` is filled only for the others
+    if (at.is_integers) {
+      at.is_reals = true;
+    } else {
+      at.is_reals = parse_list<double>(at.text, st.reals);
+      at.reals = st.reals.run();
+    }
   }
-  l.inputs = r.ports(l, node.child("input"));
-  l.outputs = r.ports(l, node.child("output"));
-  l.sources.resize(l.inputs.size());
-  if (l.type == "Reshape") {
-    const auto& a = required_data(r, l, "special_zero");
-    if (!a.boolean) r.bad_layer(l, fmt::format("attribute 'special_zero' is '{}'; write true, false, 1 or 0", a.text));
+  l.attributes = st.attributes.run();
+  if (l.type == "Reshape") {  // refused here when missing or not a boolean (OpenVINO keeps its default)
+    const auto* a = l.find("special_zero");
+    if (a == nullptr) r_.bad_layer(l, "missing attribute 'special_zero' in <data>");
+    if (!a->boolean)
+      r_.bad_layer(l, fmt::format("attribute 'special_zero' is '{}'; write true, false, 1 or 0", a->text));
   }
-  return l;
+  l.inputs = ports(l, input);
+  l.outputs = ports(l, output);
+  g_.by_id_.emplace_back(l.id, g_.layers_.size());
+  g_.layers_.push_back(std::move(l));
 }
 
-void body_reader::link(const reader& r, graph& g, const pugi::xml_node& edges, const layer& owner) {
+void graph_reader::finish() {
+  std::size_t sources = 0;
+  first_source_.reserve(g_.layers_.size());
+  for (const auto& l : g_.layers_) {
+    first_source_.push_back(sources);
+    sources += l.inputs.size();
+  }
+  auto& st = *storage_;
+  st.sources.assign(sources, std::nullopt);
+  for (std::size_t i = 0; i < g_.layers_.size(); ++i)
+    g_.layers_[i].sources = {st.sources.data() + first_source_[i], g_.layers_[i].inputs.size()};
+  g_.storage_ = storage_;
+}
+
+// ---- TensorIterator and Loop bodies -------------------------------------------------------------------
+// A body is a network of its own (<layers>, <edges>) inside the layer, with a <port_map> and <back_edges>.
+// It is read after the outer graph, into a graph that shares the outer one's weights and XML.
+
+void graph_reader::link_body(const pugi::xml_node& edges, const layer& owner) {
+  graph& g = g_;
+  const reader& r = r_;
   std::vector<std::vector<std::size_t>> consumers(g.layers_.size());
   std::vector<std::size_t> pending(g.layers_.size(), 0);
   for (const auto& node : edges.children("edge")) {
@@ -365,8 +517,9 @@ void body_reader::link(const reader& r, graph& g, const pugi::xml_node& edges, c
     if (!out || !in) r.bad(reader::at(node), fmt::format("{}: there is no such port", where()));
     const auto to_index = static_cast<std::size_t>(to - g.layers_.data());
     const auto from_index = static_cast<std::size_t>(from - g.layers_.data());
-    if (g.layers_[to_index].sources[*in]) r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where()));
-    g.layers_[to_index].sources[*in] = source{from_index, *out};
+    auto& slot = source_slot(to_index, *in);
+    if (slot) r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where()));
+    slot = source{from_index, *out};
     consumers[from_index].push_back(to_index);
     ++pending[to_index];
   }
@@ -387,7 +540,7 @@ void body_reader::link(const reader& r, graph& g, const pugi::xml_node& edges, c
   }
 }
 
-port_mapping body_reader::mapping(const reader& r, const pugi::xml_node& n, const layer& owner) {
+port_mapping graph_reader::mapping(const reader& r, const pugi::xml_node& n, const layer& owner) {
   const auto what = [&] { return fmt::format("{}: <port_map> <{}>", owner.where(), n.name()); };
   port_mapping m;
   m.external_port = r.integer(n, "external_port_id", what);
@@ -403,8 +556,9 @@ port_mapping body_reader::mapping(const reader& r, const pugi::xml_node& n, cons
   return m;
 }
 
-std::shared_ptr<const subgraph> body_reader::read(const reader& r, const pugi::xml_node& node, const graph& outer,
-                                                  const layer& owner, const std::string& bin_file, int depth) {
+std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const pugi::xml_node& node,
+                                                        const graph& outer, const layer& owner,
+                                                        const std::string& bin_file, int depth) {
   if (depth > max_depth) r.bad_layer(owner, fmt::format("its <body> is nested more than {} deep", max_depth));
   auto sub = std::make_shared<subgraph>();
   graph& g = sub->network;
@@ -416,23 +570,24 @@ std::shared_ptr<const subgraph> body_reader::read(const reader& r, const pugi::x
   const auto body = node.child("body");
   const auto layers = body.child("layers");
   if (!layers) r.bad_layer(owner, "its <body> has no <layers>");
+  graph_reader layers_reader(r, g, static_cast<const graph_storage*>(outer.storage_.get())->document);
   std::vector<std::pair<std::size_t, pugi::xml_node>> nested;
   for (const auto& n : layers.children("layer")) {
-    auto l = read_layer(r, n);
     if (n.child("body")) nested.emplace_back(g.layers_.size(), n);
-    g.by_id_.emplace_back(l.id, g.layers_.size());
-    g.layers_.push_back(std::move(l));
+    layers_reader.read_layer(n);
   }
+  layers_reader.finish();
   std::sort(g.by_id_.begin(), g.by_id_.end());
   for (std::size_t i = 1; i < g.by_id_.size(); ++i)
     if (g.by_id_[i].first == g.by_id_[i - 1].first)
       r.bad_layer(g.layers_[std::max(g.by_id_[i].second, g.by_id_[i - 1].second)],
                   fmt::format("in the body of {}: id {} is used by an earlier layer too", owner.where(),
                               g.by_id_[i].first));
-  link(r, g, body.child("edges"), owner);
+  layers_reader.link_body(body.child("edges"), owner);
   for (const auto& l : g.layers_)
     if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
-  for (const auto& [index, n] : nested) g.layers_[index].body = read(r, n, g, g.layers_[index], bin_file, depth + 1);
+  for (const auto& [index, n] : nested)
+    g.layers_[index].body = read_body(r, n, g, g.layers_[index], bin_file, depth + 1);
 
   // The port map: external ports are the layer's, internal layers the body's Parameters and Results.
   const auto map = node.child("port_map");
@@ -468,12 +623,12 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   const std::string file = xml.string();
   const reader r(file);
   auto text = std::make_shared<io::detail::mapped_file>(xml);
-  pugi::xml_document doc;
+  auto doc = std::make_shared<pugi::xml_document>();
   const auto bytes = text->bytes();
-  const auto parsed = doc.load_buffer(bytes.data(), bytes.size(), pugi::parse_default, pugi::encoding_utf8);
+  const auto parsed = doc->load_buffer(bytes.data(), bytes.size(), pugi::parse_default, pugi::encoding_utf8);
   if (!parsed)
     r.bad(static_cast<std::size_t>(parsed.offset), fmt::format("not well-formed XML: {}", parsed.description()));
-  const auto net = doc.child("net");
+  const auto net = doc->child("net");
   if (!net) r.bad(0, "not an OpenVINO IR: there is no <net> element");
 
   graph g;
@@ -492,77 +647,14 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   for (auto node = layers.first_child(); node; node = node.next_sibling()) ++count;
   g.layers_.reserve(count);
   g.by_id_.reserve(count);
+  graph_reader layers_reader(r, g, std::move(doc));
   std::vector<std::pair<std::size_t, pugi::xml_node>> bodies;  // TensorIterator and Loop, read last
   for (auto node = layers.first_child(); node; node = node.next_sibling()) {
     if (node.type() != pugi::node_element || !named(node.name(), "layer")) continue;
-    layer l;
-    l.byte = reader::at(node);
-    // One pass over the attributes and one over the children (the first of each name counts, as with
-    // pugixml's lookups by name).
-    pugi::xml_attribute name, id, type, opset_version;
-    for (auto a = node.first_attribute(); a; a = a.next_attribute()) {
-      const char* n = a.name();
-      if (named(n, "name")) {
-        if (!name) name = a;
-      } else if (named(n, "id")) {
-        if (!id) id = a;
-      } else if (named(n, "type")) {
-        if (!type) type = a;
-      } else if (named(n, "version")) {
-        if (!opset_version) opset_version = a;
-      }
-    }
-    pugi::xml_node data, input, output;
-    for (auto c = node.first_child(); c; c = c.next_sibling()) {
-      if (c.type() != pugi::node_element) continue;
-      const char* n = c.name();
-      if (named(n, "data")) {
-        if (!data) data = c;
-      } else if (named(n, "input")) {
-        if (!input) input = c;
-      } else if (named(n, "output")) {
-        if (!output) output = c;
-      }
-    }
-    l.name = name.value();
-    l.id = r.integer(node, id, "id", [&] { return fmt::format("layer '{}'", l.name); });
-    if (!type) r.bad(reader::at(node), fmt::format("{}: missing attribute 'type'", l.where()));
-    l.type = type.value();
-    l.version = opset_version.value();
-    if (l.version.starts_with("opset")) {
-      const std::string_view n = std::string_view(l.version).substr(5);
-      int v = 0;
-      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
-      if (ec == std::errc() && end == n.data() + n.size()) l.opset = v;
-    }
-    std::size_t attributes = 0;
-    for (auto a = data.first_attribute(); a; a = a.next_attribute()) ++attributes;
-    l.attributes.reserve(attributes);
-    for (const auto& a : data.attributes()) {
-      attribute at;
-      at.name = a.name();
-      at.text = a.value();
-      at.boolean = parse_boolean(trim(at.text));
-      at.is_integers = parse_list(at.text, at.integers);
-      if (at.is_integers) {
-        at.is_reals = true;  // an integer list is a real list too; `reals` is filled only when read
-      } else {
-        at.is_reals = parse_list(at.text, at.reals);
-      }
-      l.attributes.push_back(std::move(at));
-    }
-    l.inputs = r.ports(l, input);
-    l.outputs = r.ports(l, output);
-    l.sources.resize(l.inputs.size());
-    if (l.type == "Reshape") {  // refused here when missing or not a boolean (OpenVINO keeps its default)
-      const auto& a = required_data(r, l, "special_zero");
-      if (!a.boolean)
-        r.bad_layer(l, fmt::format("attribute 'special_zero' is '{}'; write true, false, 1 or 0", a.text));
-    }
     if (node.child("body")) bodies.emplace_back(g.layers_.size(), node);
-    g.by_id_.emplace_back(l.id, g.layers_.size());
-    g.layers_.push_back(std::move(l));
+    layers_reader.read_layer(node);
   }
+  layers_reader.finish();
   std::sort(g.by_id_.begin(), g.by_id_.end());
   for (std::size_t i = 1; i < g.by_id_.size(); ++i)
     if (g.by_id_[i].first == g.by_id_[i - 1].first)
@@ -611,11 +703,10 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
       const auto in = port_index(to->inputs, to_port);
       if (!out) r.bad(reader::at(node), fmt::format("{}: {} has no output port {}", where(), from->where(), from_port));
       if (!in) r.bad(reader::at(node), fmt::format("{}: {} has no input port {}", where(), to->where(), to_port));
-      auto& target = g.layers_[static_cast<std::size_t>(to - g.layers_.data())];
-      if (target.sources[*in])
-        r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where()));
+      auto& slot = layers_reader.source_slot(static_cast<std::size_t>(to - g.layers_.data()), *in);
+      if (slot) r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where()));
       const auto from_index = static_cast<std::size_t>(from - g.layers_.data());
-      target.sources[*in] = source{from_index, *out};
+      slot = source{from_index, *out};
       links.emplace_back(from_index, static_cast<std::size_t>(to - g.layers_.data()));
       ++pending[static_cast<std::size_t>(to - g.layers_.data())];
     }
@@ -664,7 +755,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
          fmt::format("{}: a Git LFS pointer file, not the weights; fetch them with 'git lfs pull'", bin_file));
   for (const auto& l : g.layers_)
     if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
-  for (const auto& [index, node] : bodies) g.layers_[index].body = body_reader::read(r, node, g, g.layers_[index], bin_file);
+  for (const auto& [index, node] : bodies) g.layers_[index].body = graph_reader::read_body(r, node, g, g.layers_[index], bin_file);
   return g;
 }
 

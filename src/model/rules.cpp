@@ -198,11 +198,33 @@ std::span<const rule_entry> rule_table() noexcept {
   return table;
 }
 
+namespace {
+std::size_t hash_of(std::string_view type, int opset) noexcept {
+  std::size_t h = 14695981039346656037u ^ static_cast<std::size_t>(opset);
+  for (const char c : type) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211u;
+  return h;
+}
+}  // namespace
+
 rule find_rule(std::string_view type, int opset) noexcept {
-  const auto table = rule_table();
-  const rule_entry key{type, opset, nullptr};
-  const auto it = std::lower_bound(table.begin(), table.end(), key, before);
-  return it != table.end() && it->type == type && it->opset == opset ? it->fn : nullptr;
+  // Looked up once per layer per propagation: an open-addressing table over rule_table(), at least four
+  // times as large, finds a rule with one hash and (almost always) one comparison.
+  static const auto index = [] {
+    const auto table = rule_table();
+    std::size_t size = 64;
+    while (size < 4 * table.size()) size *= 2;
+    std::vector<const rule_entry*> slots(size, nullptr);
+    for (const auto& e : table) {
+      auto k = hash_of(e.type, e.opset) & (size - 1);
+      while (slots[k] != nullptr) k = (k + 1) & (size - 1);
+      slots[k] = &e;
+    }
+    return slots;
+  }();
+  const std::size_t mask = index.size() - 1;
+  for (auto k = hash_of(type, opset) & mask; index[k] != nullptr; k = (k + 1) & mask)
+    if (index[k]->opset == opset && index[k]->type == type) return index[k]->fn;
+  return nullptr;
 }
 
 }  // namespace reshape1::model::detail

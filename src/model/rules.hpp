@@ -28,7 +28,7 @@ struct op {
   const graph& g;
   const layer& l;
   std::span<const tensor* const> in;  ///< one per input port; never null (a missing input is unknown)
-  std::vector<tensor>& out;           ///< sized to the layer's outputs, all unknown on entry
+  std::span<tensor> out;              ///< one per output of the layer, all unknown on entry
   const partial_shape* given = nullptr;  ///< for a Parameter: the shape it is given in place of its own
   /// For a TensorIterator or Loop: where its rule leaves the propagation of its body (else null).
   std::shared_ptr<const propagation>* body = nullptr;

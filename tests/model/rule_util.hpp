@@ -46,10 +46,16 @@ inline std::vector<model::tensor> run(std::string type, int opset,
   model::layer l;
   l.id = 7;
   l.name = "op";
-  l.type = std::move(type);
+  l.type = type;
   l.opset = opset;
-  l.version = "opset" + std::to_string(opset);
-  for (const auto& [name, text] : attributes) {
+  const std::string version = "opset" + std::to_string(opset);
+  l.version = version;
+  // What the layer views (a graph's storage when read from a file).
+  std::vector<model::attribute> list;
+  std::vector<std::vector<std::int64_t>> integers(attributes.size());
+  std::vector<std::vector<double>> reals(attributes.size());
+  for (std::size_t k = 0; k < attributes.size(); ++k) {
+    const auto& [name, text] = attributes[k];
     model::attribute a;
     a.name = name;
     a.text = text;
@@ -67,21 +73,26 @@ inline std::vector<model::tensor> run(std::string type, int opset,
       const auto ri = std::from_chars(item.data(), item.data() + item.size(), i);
       const auto rd = std::from_chars(item.data(), item.data() + item.size(), d);
       if (ri.ec != std::errc() || ri.ptr != item.data() + item.size()) a.is_integers = false;
-      else a.integers.push_back(i);
+      else integers[k].push_back(i);
       if (rd.ec != std::errc() || rd.ptr != item.data() + item.size()) a.is_reals = false;
-      else a.reals.push_back(d);
+      else reals[k].push_back(d);
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }
-    l.attributes.push_back(std::move(a));
+    a.integers = integers[k];
+    a.reals = reals[k];
+    list.push_back(a);
   }
-  l.inputs.resize(inputs.size());
-  l.sources.resize(inputs.size());
-  l.outputs.resize(outputs);
+  l.attributes = list;
+  const std::vector<model::port> input_ports(inputs.size()), output_ports(outputs);
+  const std::vector<std::optional<model::source>> sources(inputs.size());
+  l.inputs = input_ports;
+  l.sources = sources;
+  l.outputs = output_ports;
   std::vector<const model::tensor*> in;
   for (const auto& t : inputs) in.push_back(&t);
   std::vector<model::tensor> out(outputs);
   const auto rule = model::detail::find_rule(l.type, opset);
-  if (rule == nullptr) throw std::logic_error("no rule for " + l.type);
+  if (rule == nullptr) throw std::logic_error("no rule for " + type);
   model::detail::op o{empty, l, in, out};
   rule(o);
   return out;

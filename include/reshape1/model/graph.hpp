@@ -18,21 +18,25 @@ namespace reshape1::model {
 
 /// One attribute of a layer's <data> element, parsed when the model is read: a list of integers
 /// (`"1, 2"`, `"5"`, `""`), a list of reals, a boolean (`true`/`false`/`1`/`0` in any case).
+/// Texts, ports and lists view storage that the graph they were read into owns (its copies share it):
+/// they stay valid as long as one of them lives.
 struct attribute {
-  std::string name;
-  std::string text;
+  std::string_view name;
+  std::string_view text;
   std::optional<bool> boolean;
   bool is_integers = false;  ///< `integers` holds the whole text
   bool is_reals = false;     ///< the text is a list of numbers (true for integer lists too)
-  std::vector<std::int64_t> integers;
-  std::vector<double> reals;  ///< only for lists that are not all integers (layer::reals converts the others)
+  std::span<const std::int64_t> integers;
+  std::span<const double> reals;  ///< only for lists that are not all integers (layer::reals converts the others)
 };
 
 struct port {
   std::int64_t id = 0;
-  partial_shape dims;
+  std::span<const dimension> dims;  ///< as declared: each a size, `-1` (dynamic) or an interval
   std::optional<element_type> type;  ///< from `precision` or `element_type`, when given
-  std::string layout;  ///< the port's layout from its rt_info (`[N,C,H,W]`), "" when none is written
+  std::string_view layout;  ///< the port's layout from its rt_info (`[N,C,H,W]`), "" when none is written
+  /// The declared shape.
+  [[nodiscard]] partial_shape shape() const { return partial_shape(dims); }
 };
 
 /// Where an input comes from: a layer (index into graph::layers()) and its output (index into outputs).
@@ -46,22 +50,22 @@ struct subgraph;
 class layer {
  public:
   std::int64_t id = 0;
-  std::string name;
-  std::string type;
-  std::string version;  ///< as written: "opset1", "opset8", ...
+  std::string_view name;
+  std::string_view type;
+  std::string_view version;  ///< as written: "opset1", "opset8", ...
   int opset = 0;        ///< the N of "opsetN"; 0 when the version is not of that form
   std::size_t byte = 0;  ///< where the <layer> element starts in the .xml
-  std::vector<attribute> attributes;
-  std::vector<port> inputs;
-  std::vector<port> outputs;
-  std::vector<std::optional<source>> sources;  ///< one per input: what feeds it (nullopt: nothing)
+  std::span<const attribute> attributes;
+  std::span<const port> inputs;
+  std::span<const port> outputs;
+  std::span<const std::optional<source>> sources;  ///< one per input: what feeds it (nullopt: nothing)
   std::shared_ptr<const subgraph> body;  ///< TensorIterator and Loop: the <body>, its port map and back edges
 
   [[nodiscard]] const attribute* find(std::string_view name) const noexcept;
   /// Typed attribute access. A missing or malformed attribute is error(bad_file) naming the layer.
   [[nodiscard]] std::int64_t integer(std::string_view name) const;
   [[nodiscard]] std::int64_t integer(std::string_view name, std::int64_t fallback) const;
-  [[nodiscard]] const std::vector<std::int64_t>& integers(std::string_view name) const;
+  [[nodiscard]] std::span<const std::int64_t> integers(std::string_view name) const;
   [[nodiscard]] std::vector<std::int64_t> integers(std::string_view name, std::vector<std::int64_t> fallback) const;
   [[nodiscard]] std::vector<double> reals(std::string_view name) const;
   [[nodiscard]] bool flag(std::string_view name) const;
@@ -88,7 +92,7 @@ class graph {
 
  private:
   friend graph read_ir(const std::filesystem::path&, const std::filesystem::path&);
-  friend struct body_reader;
+  friend struct graph_reader;
   int version_ = 0;
   std::string name_, xml_file_;
   std::vector<layer> layers_;
@@ -96,6 +100,7 @@ class graph {
   std::vector<std::pair<std::int64_t, std::size_t>> by_id_;  // sorted by id
   std::shared_ptr<const void> bin_;
   std::span<const std::byte> bin_bytes_;
+  std::shared_ptr<const void> storage_;  // the parsed XML the texts view, and the layers' ports, attributes, lists
 };
 
 /// One <port_map> entry of a TensorIterator or Loop: a port of the layer and the body Parameter (an input)

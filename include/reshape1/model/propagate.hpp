@@ -56,9 +56,28 @@ struct lost_information {
   std::string message;
 };
 
+/// Every layer's output tensors, in one array: outputs[layer index][output index].
+class layer_outputs {
+ public:
+  layer_outputs() = default;
+  /// An unknown tensor for each output of each layer of g.
+  explicit layer_outputs(const graph& g);
+  [[nodiscard]] std::span<const tensor> operator[](std::size_t layer) const noexcept {
+    return {tensors_.data() + first_[layer], first_[layer + 1] - first_[layer]};
+  }
+  [[nodiscard]] std::span<tensor> operator[](std::size_t layer) noexcept {
+    return {tensors_.data() + first_[layer], first_[layer + 1] - first_[layer]};
+  }
+  /// The number of layers.
+  [[nodiscard]] std::size_t size() const noexcept { return first_.empty() ? 0 : first_.size() - 1; }
+
+ private:
+  std::vector<tensor> tensors_;
+  std::vector<std::size_t> first_;  // layer i's tensors are [first_[i], first_[i + 1])
+};
+
 struct propagation {
-  /// outputs[layer index][output index].
-  std::vector<std::vector<tensor>> outputs;
+  layer_outputs outputs;
   /// Per layer: whether a Parameter is among its ancestors (or itself).
   std::vector<bool> follows_inputs;
   /// Every layer whose outputs became unknown by itself (not because an input was unknown), in order.

@@ -19,7 +19,7 @@ namespace {
 // one of its own, so that computed patterns that read it (ShapeOf) cancel against it in Reshape.
 void parameter(op& o) {
   o.need(0, 1);
-  const auto& declared = o.given != nullptr ? *o.given : o.l.outputs[0].dims;
+  const auto declared = o.given != nullptr ? *o.given : o.l.outputs[0].shape();
   if (!declared.rank_known()) {
     o.out[0].shape = declared;
   } else {
@@ -47,15 +47,31 @@ double half_to_double(std::uint16_t h) {
 void constant(op& o) {
   o.need(0, 1);
   const auto type = o.l.element("element_type");
-  const auto& dims = o.l.integers("shape");
-  std::vector<dimension> out;
-  for (auto d : dims) out.emplace_back(d);
-  o.out[0].shape = partial_shape(std::move(out));
+  auto& shape_out = o.out[0].shape;
+  shape_out = partial_shape();
+  for (auto d : o.l.integers("shape")) shape_out.push_back(dimension(d));
   o.out[0].type = type;
   const auto count = small_count(o.out[0].shape);
   if (!count || *count > max_const_values || type == element_type::string) return;
   const auto bytes = o.g.const_bytes(o.l);
-  if (is_integer(type)) {
+  if ((type == element_type::i64 || type == element_type::i32) &&
+      std::endian::native == std::endian::little) {  // the usual ones, read directly (the IR is little-endian)
+    const std::size_t width = type == element_type::i64 ? 8 : 4;
+    tensor_value v;
+    v.elements.resize(static_cast<std::size_t>(*count));
+    for (std::size_t k = 0; k < v.elements.size(); ++k) {
+      std::int64_t x = 0;
+      if (width == 8) {
+        std::memcpy(&x, bytes.data() + 8 * k, 8);
+      } else {
+        std::int32_t y = 0;
+        std::memcpy(&y, bytes.data() + 4 * k, 4);
+        x = y;
+      }
+      v.elements[k] = {x, x, {}, true};
+    }
+    o.out[0].value = std::move(v);
+  } else if (is_integer(type)) {
     const auto p = reshape_pattern::from_tensor(type, bytes, shape{*count});
     if (!p.too_large().empty()) return;  // a u64 above 2^63-1: read by Reshape from the bytes themselves
     tensor_value v;

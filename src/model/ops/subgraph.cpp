@@ -35,7 +35,7 @@ struct count {
   [[nodiscard]] bool exact() const { return lo == hi; }
 };
 
-std::optional<std::size_t> port_of(const std::vector<port>& ports, std::int64_t id) {
+std::optional<std::size_t> port_of(std::span<const port> ports, std::int64_t id) {
   for (std::size_t i = 0; i < ports.size(); ++i)
     if (ports[i].id == id) return i;
   return std::nullopt;
@@ -196,7 +196,7 @@ std::shared_ptr<const propagation> iterate(body_run& run) {
       const auto param = body_index(body, e.to_layer);
       if (!run.given[param]) run.given[param] = tensor{body.layers()[param].outputs.empty()
                                                             ? partial_shape::dynamic()
-                                                            : body.layers()[param].outputs[0].dims, std::nullopt, std::nullopt};
+                                                            : body.layers()[param].outputs[0].shape(), std::nullopt, std::nullopt};
       auto& current = run.given[param]->shape;
       const auto& next = p->input(body, result, 0).shape;
       auto joined = join(current, next);

@@ -5,16 +5,22 @@
 
 namespace reshape1::model::detail {
 
-window read_window(const op& o, std::size_t spatial, const std::vector<std::int64_t>& kernel) {
+window read_window(const op& o, std::size_t spatial, std::span<const std::int64_t> kernel) {
   window w;
-  w.kernel = kernel;
-  w.strides = o.l.integers("strides");
+  w.kernel.assign(kernel.begin(), kernel.end());
+  const auto strides = o.l.integers("strides");
+  w.strides.assign(strides.begin(), strides.end());
   w.dilations = o.l.integers("dilations", std::vector<std::int64_t>(spatial, 1));
   w.auto_pad = o.l.text("auto_pad", "explicit");
   if (w.auto_pad.empty()) w.auto_pad = "explicit";
   const bool explicit_pads = w.auto_pad == "explicit" || w.auto_pad == "notset";
-  w.pads_begin = explicit_pads ? o.l.integers("pads_begin") : o.l.integers("pads_begin", {});
-  w.pads_end = explicit_pads ? o.l.integers("pads_end") : o.l.integers("pads_end", {});
+  const auto list = [&](const char* name) {
+    if (!explicit_pads) return o.l.integers(name, {});
+    const auto l = o.l.integers(name);
+    return std::vector<std::int64_t>(l.begin(), l.end());
+  };
+  w.pads_begin = list("pads_begin");
+  w.pads_end = list("pads_end");
   if (!explicit_pads) {
     w.pads_begin.assign(spatial, 0);
     w.pads_end.assign(spatial, 0);

@@ -19,7 +19,7 @@ struct window {
 };
 
 /// The window attributes of a layer with `spatial` spatial dimensions (dilations default to 1).
-window read_window(const op& o, std::size_t spatial, const std::vector<std::int64_t>& kernel);
+window read_window(const op& o, std::size_t spatial, std::span<const std::int64_t> kernel);
 /// One output spatial dimension from the input's.
 dimension window_output(const op& o, const dimension& in, const window& w, std::size_t i);
 
