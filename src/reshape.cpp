@@ -305,12 +305,13 @@ template <class Dim>
     auto* in = s.in.fill(std::max(n, rank));
     auto* out = s.out.fill(n);
     std::size_t k_in = 0, k_out = 0;
+    using side = factors<Dim>;
     for (std::size_t i = 0; i < n; ++i) {
       const role what = r.at(i);
-      if (what == role::literal) out[k_out++] = {r.dims[i], false};
-      if (what != role::copy && i < rank) in[k_in++] = {p.input[i], false};
+      if (what == role::literal) side::put(out[k_out++], r.dims[i]);
+      if (what != role::copy && i < rank) side::put(in[k_in++], p.input[i]);
     }
-    for (std::size_t i = n; i < rank; ++i) in[k_in++] = {p.input[i], false};
+    for (std::size_t i = n; i < rank; ++i) side::put(in[k_in++], p.input[i]);
     s.in.keep(k_in);
     s.out.keep(k_out);
   } else if constexpr (!is_static_domain<Dim>) {

@@ -54,6 +54,12 @@ class inline_vector {
     std::construct_at(data_ + size_, v);
     ++size_;
   }
+  /// Appends a value for the caller to write (field by field, say) before reading it.
+  T& append_for_overwrite() {
+    if (size_ == capacity_) [[unlikely]]
+      reserve(capacity_ * 2);
+    return data_[size_++];
+  }
   /// Makes the size n and returns the storage; the caller writes all n values before reading any.
   T* resize_for_overwrite(std::size_t n) {
     reserve(n);
