@@ -231,8 +231,8 @@ void check_copies(const problem<Dim>& p) {
 
 /// Row 5: the input's element count (lower bounds: the smallest possible count) fits 64 bits. For
 /// plain values the count is the one the input shape keeps, and the step adds the product of the
-/// copied dimensions: a copied dimension is a factor of both sides, so the products step
-/// (static_products) can use the whole input's count.
+/// copied dimensions (which the reading multiplied): a copied dimension is a factor of both sides, so
+/// the products step (infer_static_reading) can use the whole input's count.
 struct input_counts {
   count all, copied;
 };

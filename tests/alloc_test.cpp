@@ -1,5 +1,5 @@
-// The static fast path allocates nothing on the heap for output ranks up to shape::inline_rank, on
-// and off its common lane.
+// Inference allocates nothing on the heap for output ranks up to shape::inline_rank: the static
+// instantiation in and out of its common case (no 0, no overflow), and infer_shape.
 #include <gtest/gtest.h>
 
 #include "alloc_counter.hpp"
@@ -22,8 +22,8 @@ TEST(allocations, static_fast_path_allocates_nothing) {
 }
 
 TEST(allocations, static_path_off_the_common_lane_allocates_nothing) {
-  // Empty tensors, the empty rules and inputs longer than the inline rank leave the common lane for
-  // the complete static path, which allocates nothing either (the rank-9 input owns its heap block).
+  // Empty tensors, the empty rules and inputs longer than the inline rank leave the common case,
+  // and allocate nothing either (the rank-9 input owns its heap block).
   const reshape1::shape empty{2, 0, 5, 24};
   const reshape1::shape rank9{1, 2, 1, 3, 1, 1, 1, 1, 4};
   const std::vector<std::int64_t> pattern{0, -1, 4};

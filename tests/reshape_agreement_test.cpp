@@ -34,7 +34,7 @@ struct generator {
   }
 
   std::vector<std::int64_t> input() {
-    // Ranks up to 10: across shape::inline_rank, where the common lane hands over to the complete path.
+    // Ranks up to 10: across shape::inline_rank, where the inline storage hands over to the heap.
     std::vector<std::int64_t> d(static_cast<std::size_t>(chance(90) ? pick(0, 6) : pick(7, 10)));
     for (auto& x : d) x = dim();
     return d;
