@@ -2,12 +2,20 @@
 // Target: reading the model (.xml and .bin) and propagating through every layer (values included) at most
 // 2x the pugixml parse. The stages are timed apart to show where the time goes:
 //   parse_xml_only     pugixml on the XML already in memory (the floor)
-//   read_ir            mapping both files, parsing, building the typed graph, checking every Const
+//   read_ir            reading both files, parsing, building the typed graph, checking every Const
 //   read_and_propagate read_ir + propagate()            <- the target
 //   check              read_ir + propagate() + check()  (what `reshape1 check` does, without printing)
+// Each stage runs under two regimes of the C library's allocator, the same for the floor and for reshape1:
+//   fresh   before each run, every freed page goes back to the system (malloc_trim) and glibc's thresholds
+//           stay at their defaults, so each run touches new memory, as a `reshape1 check` process does;
+//   reused  the allocator keeps what it freed (thresholds raised), so runs after the first reuse memory
+//           already mapped, as a long-lived program reading one model after another does.
+// Without this choice the floor landed in either regime from one run to the next (glibc raises its
+// thresholds after some frees), which made the ratio swing by 3x.
 // The models are $RESHAPE1_BENCH_MODEL, else person-vehicle-bike-detection-2004 and yolo11n from
-// ../shared/ir-models, else the largest shipped one. After the table, one line per model gives the absolute
-// times and the ratios, in CPU time (steadier than wall time on a shared machine; single-threaded code).
+// ../shared/ir-models, else the largest shipped one. After the table, one line per model and regime gives
+// the absolute times and the ratios, in CPU time (steadier than wall time on a shared machine;
+// single-threaded code).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -19,6 +27,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <malloc.h>
 
 #include <pugixml.hpp>
 
@@ -42,36 +52,67 @@ std::vector<fs::path> models() {
 
 fs::path bin_of(const fs::path& xml) { return fs::path(xml).replace_extension(".bin"); }
 
-void parse_xml_only(benchmark::State& state, const fs::path& xml) {
+enum class memory { fresh, reused };
+constexpr memory regimes[] = {memory::fresh, memory::reused};
+const char* name_of(memory m) { return m == memory::fresh ? "fresh" : "reused"; }
+
+/// Sets the allocator's regime for a benchmark (before its loop).
+void use(memory m) {
+  if (m == memory::fresh) {
+    // glibc's default thresholds, pinned (set explicitly, they no longer rise after large frees).
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  } else {
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);  // glibc's largest: blocks of the models' size come from the heap
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);           // and the heap is never trimmed
+  }
+  malloc_trim(0);
+}
+
+/// Runs `run` once per iteration under the regime; in the fresh one, freed pages go back untimed.
+template <class Run>
+void timed(benchmark::State& state, memory m, Run run) {
+  use(m);
+  for (auto _ : state) {
+    if (m == memory::fresh) {
+      state.PauseTiming();
+      malloc_trim(0);
+      state.ResumeTiming();
+    }
+    run();
+  }
+}
+
+void parse_xml_only(benchmark::State& state, const fs::path& xml, memory m) {
   std::ifstream in(xml, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (auto _ : state) {
+  timed(state, m, [&] {
     pugi::xml_document doc;
     benchmark::DoNotOptimize(doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8));
-  }
+  });
 }
 
-void read_ir(benchmark::State& state, const fs::path& xml) {
-  for (auto _ : state) {
+void read_ir(benchmark::State& state, const fs::path& xml, memory m) {
+  timed(state, m, [&] {
     auto g = reshape1::model::read_ir(xml, bin_of(xml));
     benchmark::DoNotOptimize(g);
-  }
+  });
 }
 
-void read_and_propagate(benchmark::State& state, const fs::path& xml) {
-  for (auto _ : state) {
+void read_and_propagate(benchmark::State& state, const fs::path& xml, memory m) {
+  timed(state, m, [&] {
     const auto g = reshape1::model::read_ir(xml, bin_of(xml));
     auto p = reshape1::model::propagate(g);
     benchmark::DoNotOptimize(p);
-  }
+  });
 }
 
-void check(benchmark::State& state, const fs::path& xml) {
-  for (auto _ : state) {
+void check(benchmark::State& state, const fs::path& xml, memory m) {
+  timed(state, m, [&] {
     const auto g = reshape1::model::read_ir(xml, bin_of(xml));
     auto report = reshape1::model::check(g);
     benchmark::DoNotOptimize(report);
-  }
+  });
 }
 
 /// The console table, then the ratios with the absolute times they come from.
@@ -85,15 +126,16 @@ class ratio_reporter : public benchmark::ConsoleReporter {
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
-    for (const auto& xml : models()) {
-      const auto name = xml.filename().string();
-      auto t = [&](const char* stage) { return ms_[std::string(stage) + "/" + name]; };
-      const double floor = t("parse_xml_only");
-      std::printf("%s: pugixml parse %.2f ms; read_ir %.2f ms (%.2fx); read+propagate %.2f ms (%.2fx, target <= 2x); "
-                  "check %.2f ms (%.2fx)\n",
-                  name.c_str(), floor, t("read_ir"), t("read_ir") / floor, t("read_and_propagate"),
-                  t("read_and_propagate") / floor, t("check"), t("check") / floor);
-    }
+    for (const auto& xml : models())
+      for (const auto m : regimes) {
+        const auto name = xml.filename().string();
+        auto t = [&](const char* stage) { return ms_[std::string(stage) + "/" + name + "/" + name_of(m)]; };
+        const double floor = t("parse_xml_only");
+        std::printf("%s, %s memory: pugixml parse %.2f ms; read_ir %.2f ms (%.2fx); read+propagate %.2f ms (%.2fx, "
+                    "target <= 2x); check %.2f ms (%.2fx)\n",
+                    name.c_str(), name_of(m), floor, t("read_ir"), t("read_ir") / floor, t("read_and_propagate"),
+                    t("read_and_propagate") / floor, t("check"), t("check") / floor);
+      }
   }
 
  private:
@@ -103,14 +145,15 @@ class ratio_reporter : public benchmark::ConsoleReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (const auto& xml : models()) {
-    const auto name = xml.filename().string();
-    benchmark::RegisterBenchmark(("parse_xml_only/" + name).c_str(), parse_xml_only, xml)->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("read_ir/" + name).c_str(), read_ir, xml)->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("read_and_propagate/" + name).c_str(), read_and_propagate, xml)
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("check/" + name).c_str(), check, xml)->Unit(benchmark::kMillisecond);
-  }
+  for (const auto& xml : models())
+    for (const auto m : regimes) {
+      for (const auto& [stage, f] : {std::pair{"parse_xml_only", &parse_xml_only}, std::pair{"read_ir", &read_ir},
+                                     std::pair{"read_and_propagate", &read_and_propagate}, std::pair{"check", &check}}) {
+        std::string name(stage);
+        name.append("/").append(xml.filename().string()).append("/").append(name_of(m));
+        benchmark::RegisterBenchmark(name.c_str(), f, xml, m)->Unit(benchmark::kMillisecond);
+      }
+    }
   // The console gets the ratios beside the times; another format (bench/ratios.py asks for JSON) gets
   // Google Benchmark's own reporter, so that its output stays parseable.
   bool console = true;

@@ -62,9 +62,9 @@ print(f"reshape of a view: {ns('reshape_view'):.1f} ns per call, {allocs('reshap
       f"(target 0)")
 for name in runs:
     if name.startswith("read_and_propagate/"):
-        model = name.split("/", 1)[1]
-        floor = runs["parse_xml_only/" + model]["real_time"]
+        _, model, memory = name.split("/")
+        floor = runs[f"parse_xml_only/{model}/{memory}"]["real_time"]
         unit = runs[name]["time_unit"]
-        print(f"{model}: read+propagate {runs[name]['real_time']:.2f} {unit} / pugixml parse {floor:.2f} {unit}: "
-              f"{runs[name]['real_time'] / floor:.2f}x (target <= 2x); check "
-              f"{runs['check/' + model]['real_time'] / floor:.2f}x")
+        print(f"{model}, {memory} memory: read+propagate {runs[name]['real_time']:.2f} {unit} / pugixml parse "
+              f"{floor:.2f} {unit}: {runs[name]['real_time'] / floor:.2f}x (target <= 2x); check "
+              f"{runs[f'check/{model}/{memory}']['real_time'] / floor:.2f}x")

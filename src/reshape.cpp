@@ -114,7 +114,6 @@ inline void note_marker(std::size_t& marker, std::size_t i) {
 void read_values(std::span<const std::int64_t> p, bool special_zero, std::span<const std::int64_t> input,
                  std::int64_t* out, reading<std::int64_t>& r) {
   std::size_t marker = none;
-  std::uint64_t copy_bits = 0;
   count literal, copied;
   const std::int64_t* values = p.data();
   const std::size_t n = p.size();
@@ -125,7 +124,6 @@ void read_values(std::span<const std::int64_t> p, bool special_zero, std::span<c
     if (how == reads::literal) [[likely]] {
       literal.times(v);
     } else if (how == reads::copy) {
-      if (i < 64) copy_bits |= std::uint64_t{1} << i;
       if (i < input.size()) {
         out[i] = input[i];
         copied.times(input[i]);
@@ -140,7 +138,6 @@ void read_values(std::span<const std::int64_t> p, bool special_zero, std::span<c
   r.values = p;
   r.special_zero = special_zero;
   r.marker = marker;
-  r.copy_bits = copy_bits;
   r.literal = literal;
   r.copied = copied;
 }

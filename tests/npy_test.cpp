@@ -2,12 +2,15 @@
 // strings, every kind of malformed file, and writes that fail leaving nothing behind.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <sys/stat.h>
 
@@ -435,6 +438,37 @@ TEST(escaped, control_characters_and_bad_utf8_become_hex) {
   EXPECT_EQ(io::detail::escaped("\xC2\x9B" "x"), "\\xC2\\x9Bx");        // C1 control (CSI)
   EXPECT_EQ(io::detail::escaped("\xFF\xC3"), "\\xFF\\xC3");             // invalid, and half a character
   EXPECT_EQ(io::detail::escaped("\xC0\xAF\xED\xA0\x80"), "\\xC0\\xAF\\xED\\xA0\\x80");  // overlong, surrogate
+}
+
+TEST_F(npy, a_file_read_into_memory_is_never_mapped_and_is_writable) {
+  // The IR reader parses the XML in place: whatever its size, the file is a writable copy.
+  const std::string big = big_converted_file(), small = "<net/>", empty;
+  std::ofstream(path("big.xml"), std::ios::binary) << big;
+  std::ofstream(path("small.xml"), std::ios::binary) << small;
+  std::ofstream(path("empty.xml"), std::ios::binary);
+  std::vector<fs::path> mapped;
+  io::detail::on_mapped([&](const fs::path& p) { mapped.push_back(p); });
+  for (const auto& [name, content] : {std::pair{"big.xml", &big}, std::pair{"small.xml", &small},
+                                      std::pair{"empty.xml", &empty}}) {
+    io::detail::mapped_file f(path(name), io::detail::file_access::read_into_memory);
+    EXPECT_FALSE(f.mapped()) << name;
+    const auto bytes = f.writable_bytes();
+    ASSERT_EQ(bytes.size(), content->size()) << name;
+    EXPECT_TRUE(std::equal(content->begin(), content->end(), reinterpret_cast<const char*>(bytes.data()))) << name;
+    EXPECT_EQ(static_cast<const void*>(f.bytes().data()), static_cast<const void*>(bytes.data())) << name;
+    if (!bytes.empty()) bytes[0] = std::byte{'x'};  // the copy is the reader's own
+  }
+  EXPECT_TRUE(mapped.empty());
+  EXPECT_EQ(std::ifstream(path("small.xml")).get(), '<');  // the file itself is untouched
+  // By default a large file is mapped, read-only: no writable bytes.
+  {
+    io::detail::mapped_file f(path("big.xml"));
+    EXPECT_TRUE(f.mapped());
+    EXPECT_TRUE(f.writable_bytes().empty());
+    EXPECT_EQ(f.bytes().size(), big.size());
+  }
+  EXPECT_EQ(mapped.size(), 1U);
+  io::detail::on_mapped({});
 }
 
 }  // namespace

@@ -95,9 +95,9 @@ TEST(reshape_agreement, static_instantiation_matches_partial_instantiation_on_ge
 }
 
 TEST(reshape_agreement, copies_past_the_64th_pattern_element) {
-  // The static reading keeps a bit per copy for the first 64 elements and reads the pattern past them:
-  // long inputs and patterns (mostly 1s, so the counts stay small) with copies, -1s and errors on
-  // both sides of index 64.
+  // Long inputs and patterns (mostly 1s, so the counts stay small) with copies, -1s and errors on
+  // both sides of index 64, where a word-sized mask of the copies would end: the static reading
+  // finds its copies in the pattern itself.
   generator g;
   int ok = 0;
   for (int k = 0; k < 6000; ++k) {

@@ -84,12 +84,10 @@ struct reading<std::int64_t> {
   std::span<const std::int64_t> values;  // the pattern
   bool special_zero = false;
   std::size_t marker = none;
-  std::uint64_t copy_bits = 0;  // bit i: element i copies (the first 64 elements)
   count literal;                // the product of the literal values
   count copied;                 // the product of the input dimensions copied (those below the rank)
   [[nodiscard]] std::size_t size() const noexcept { return dims.size(); }
   [[nodiscard]] bool copies(std::size_t i) const noexcept {
-    if (i < 64) return ((copy_bits >> i) & 1) != 0;
     return i < values.size() && special_zero && values[i] == 0;
   }
   [[nodiscard]] role at(std::size_t i) const noexcept {

@@ -194,7 +194,7 @@ void guarded_copy(void* to, const void* from, std::size_t n, const std::string& 
   if (!guarded(c)) fail_shrunk(file);
 }
 
-mapped_file::mapped_file(const std::filesystem::path& path) {
+mapped_file::mapped_file(const std::filesystem::path& path, file_access access) {
   const bool standard_input = path == "-";
   name_ = standard_input ? std::string("standard input") : escaped(path.string());
   fd_ = standard_input ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
@@ -210,15 +210,19 @@ mapped_file::mapped_file(const std::filesystem::path& path) {
   auto read_all = [&](std::size_t expected) {
     // `expected` bytes of a regular file, or everything up to the end of a stream.
     std::size_t have = 0;
-    buffer_.resize(standard_input && !S_ISREG(st.st_mode) ? std::size_t{1} << 16 : expected);
+    std::size_t capacity = standard_input && !S_ISREG(st.st_mode) ? std::size_t{1} << 16 : expected;
+    buffer_ = std::make_unique_for_overwrite<std::byte[]>(capacity);
     for (;;) {
-      if (have == buffer_.size()) {
+      if (have == capacity) {
         if (S_ISREG(st.st_mode)) break;
-        buffer_.resize(buffer_.size() * 2);
+        auto bigger = std::make_unique_for_overwrite<std::byte[]>(capacity * 2);
+        std::memcpy(bigger.get(), buffer_.get(), have);
+        buffer_ = std::move(bigger);
+        capacity *= 2;
       }
-      const ssize_t r = S_ISREG(st.st_mode) ? ::pread(fd_, buffer_.data() + have, buffer_.size() - have,
+      const ssize_t r = S_ISREG(st.st_mode) ? ::pread(fd_, buffer_.get() + have, capacity - have,
                                                       static_cast<off_t>(have))
-                                            : ::read(fd_, buffer_.data() + have, buffer_.size() - have);
+                                            : ::read(fd_, buffer_.get() + have, capacity - have);
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) give_up(fmt::format("cannot read: {}", system_message(errno)));
       if (r == 0) break;
@@ -229,14 +233,13 @@ mapped_file::mapped_file(const std::filesystem::path& path) {
       fd_ = -1;
       fail_shrunk(name_);
     }
-    buffer_.resize(have);
-    data_ = buffer_.data();
+    data_ = buffer_.get();
     size_ = have;
   };
   if (S_ISREG(st.st_mode)) {
     regular_ = true;
     const auto size = static_cast<std::size_t>(st.st_size);
-    if (size <= read_limit) {
+    if (size <= read_limit || access == file_access::read_into_memory) {
       read_all(size);
       return;
     }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,13 +19,19 @@
 
 namespace reshape1::io::detail {
 
-/// The bytes of a whole input file: a read-only private mapping of a regular file, or, for small files and
-/// for standard input ("-") when it is not a regular file, a copy read into memory. Anything else that is
-/// not a regular file (a FIFO, a device, a socket, a directory) is refused at once with error(io): it is
-/// never opened in a way that could block.
+/// How mapped_file holds a regular file's bytes.
+enum class file_access {
+  map_large,         ///< a read-only mapping when the file is large, a copy in memory when it is small
+  read_into_memory,  ///< always a copy in memory, which writable_bytes() gives (for parsers that work in place)
+};
+
+/// The bytes of a whole input file: a read-only private mapping of a regular file, or, for small files,
+/// for file_access::read_into_memory and for standard input ("-") when it is not a regular file, a copy
+/// read into memory. Anything else that is not a regular file (a FIFO, a device, a socket, a directory) is
+/// refused at once with error(io): it is never opened in a way that could block.
 class mapped_file {
  public:
-  explicit mapped_file(const std::filesystem::path& path);
+  explicit mapped_file(const std::filesystem::path& path, file_access access = file_access::map_large);
   mapped_file(const mapped_file&) = delete;
   mapped_file& operator=(const mapped_file&) = delete;
   ~mapped_file();
@@ -35,13 +42,17 @@ class mapped_file {
   [[nodiscard]] int fd() const noexcept { return regular_ ? fd_ : -1; }
   /// Whether bytes() is a mapping (reads of it can fault if the file shrinks: use guarded_copy).
   [[nodiscard]] bool mapped() const noexcept { return mapped_; }
+  /// The copy in memory, writable; empty when the file is mapped.
+  [[nodiscard]] std::span<std::byte> writable_bytes() noexcept {
+    return mapped_ ? std::span<std::byte>() : std::span<std::byte>(buffer_.get(), size_);
+  }
 
  private:
   std::string name_;
   int fd_ = -1;
   bool regular_ = false;
   bool mapped_ = false;
-  std::vector<std::byte> buffer_;
+  std::unique_ptr<std::byte[]> buffer_;  // not zeroed first: every byte of it is read from the file
   const std::byte* data_ = nullptr;
   std::size_t size_ = 0;
 };

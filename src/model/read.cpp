@@ -622,10 +622,18 @@ std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const p
 graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin) {
   const std::string file = xml.string();
   const reader r(file);
-  auto text = std::make_shared<io::detail::mapped_file>(xml);
-  auto doc = std::make_shared<pugi::xml_document>();
-  const auto bytes = text->bytes();
-  const auto parsed = doc->load_buffer(bytes.data(), bytes.size(), pugi::parse_default, pugi::encoding_utf8);
+  // The XML is read into memory and parsed in place: the document's texts point into that copy, which
+  // lives as long as the document (and the layers' string_views into it).
+  struct xml_in_memory {
+    explicit xml_in_memory(const std::filesystem::path& p) : text(p, io::detail::file_access::read_into_memory) {}
+    io::detail::mapped_file text;
+    pugi::xml_document document;
+  };
+  const auto in_memory = std::make_shared<xml_in_memory>(xml);
+  const std::shared_ptr<pugi::xml_document> doc(in_memory, &in_memory->document);
+  const auto bytes = in_memory->text.writable_bytes();
+  const auto parsed =
+      doc->load_buffer_inplace(bytes.data(), bytes.size(), pugi::parse_default, pugi::encoding_utf8);
   if (!parsed)
     r.bad(static_cast<std::size_t>(parsed.offset), fmt::format("not well-formed XML: {}", parsed.description()));
   const auto net = doc->child("net");
@@ -647,7 +655,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   for (auto node = layers.first_child(); node; node = node.next_sibling()) ++count;
   g.layers_.reserve(count);
   g.by_id_.reserve(count);
-  graph_reader layers_reader(r, g, std::move(doc));
+  graph_reader layers_reader(r, g, doc);
   std::vector<std::pair<std::size_t, pugi::xml_node>> bodies;  // TensorIterator and Loop, read last
   for (auto node = layers.first_child(); node; node = node.next_sibling()) {
     if (node.type() != pugi::node_element || !named(node.name(), "layer")) continue;
