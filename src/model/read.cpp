@@ -343,8 +343,8 @@ struct graph_reader {
     storage_->document = std::move(document);
   }
 
-  /// Reads one <layer> (without its body) and appends it to the graph.
-  void read_layer(const pugi::xml_node& node);
+  /// Reads one <layer> (without its body) and appends it to the graph; true when it has a <body>.
+  bool read_layer(const pugi::xml_node& node);
   /// Links each layer's inputs to their sources; no layer is read after this.
   void finish();
   /// The source slot of input `input` of layer `index` (after finish()).
@@ -406,7 +406,7 @@ std::span<const port> graph_reader::ports(const layer& l, const pugi::xml_node& 
   return st.ports.run();
 }
 
-void graph_reader::read_layer(const pugi::xml_node& node) {
+bool graph_reader::read_layer(const pugi::xml_node& node) {
   layer l;
   l.byte = reader::at(node);
   // One pass over the attributes and one over the children (the first of each name counts, as with
@@ -425,6 +425,7 @@ void graph_reader::read_layer(const pugi::xml_node& node) {
     }
   }
   pugi::xml_node data, input, output;
+  bool body = false;
   for (auto c = node.first_child(); c; c = c.next_sibling()) {
     if (c.type() != pugi::node_element) continue;
     const char* n = c.name();
@@ -434,6 +435,8 @@ void graph_reader::read_layer(const pugi::xml_node& node) {
       if (!input) input = c;
     } else if (named(n, "output")) {
       if (!output) output = c;
+    } else if (named(n, "body")) {
+      body = true;
     }
   }
   l.name = name.value();
@@ -475,6 +478,7 @@ void graph_reader::read_layer(const pugi::xml_node& node) {
   l.outputs = ports(l, output);
   g_.by_id_.emplace_back(l.id, g_.layers_.size());
   g_.layers_.push_back(std::move(l));
+  return body;
 }
 
 void graph_reader::finish() {
@@ -573,8 +577,7 @@ std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const p
   graph_reader layers_reader(r, g, static_cast<const graph_storage*>(outer.storage_.get())->document);
   std::vector<std::pair<std::size_t, pugi::xml_node>> nested;
   for (const auto& n : layers.children("layer")) {
-    if (n.child("body")) nested.emplace_back(g.layers_.size(), n);
-    layers_reader.read_layer(n);
+    if (layers_reader.read_layer(n)) nested.emplace_back(g.layers_.size() - 1, n);
   }
   layers_reader.finish();
   std::sort(g.by_id_.begin(), g.by_id_.end());
@@ -659,8 +662,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   std::vector<std::pair<std::size_t, pugi::xml_node>> bodies;  // TensorIterator and Loop, read last
   for (auto node = layers.first_child(); node; node = node.next_sibling()) {
     if (node.type() != pugi::node_element || !named(node.name(), "layer")) continue;
-    if (node.child("body")) bodies.emplace_back(g.layers_.size(), node);
-    layers_reader.read_layer(node);
+    if (layers_reader.read_layer(node)) bodies.emplace_back(g.layers_.size() - 1, node);
   }
   layers_reader.finish();
   std::sort(g.by_id_.begin(), g.by_id_.end());
