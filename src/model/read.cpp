@@ -3,6 +3,7 @@
 #include <pugixml.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 
@@ -24,6 +25,23 @@ bool named(const char* name, const char (&want)[N]) noexcept {
   for (std::size_t i = 0; i < N; ++i)  // N counts the terminator: a longer or shorter name differs by then
     if (name[i] != want[i]) return false;
   return true;
+}
+
+inline pugi::xml_attribute next(const pugi::xml_attribute& a) { return a.next_attribute(); }
+inline pugi::xml_node next(const pugi::xml_node& n) { return n.next_sibling(); }
+
+/// In one pass over `item` and the siblings after it (attributes or child nodes), the first of each of
+/// `names` (null when there is none), as pugixml's lookups by name would find them one by one.
+template <class Item, std::size_t... N>
+std::array<Item, sizeof...(N)> first_of_each(Item item, const char (&... names)[N]) {
+  std::array<Item, sizeof...(N)> found{};
+  for (; item; item = next(item)) {
+    const char* n = item.name();  // "" for a text node, which no name matches
+    std::size_t k = 0;            // the index of the name that matches; sizeof...(N) for none
+    (void)((named(n, names) || (++k, false)) || ...);
+    if (k < found.size() && !found[k]) found[k] = item;
+  }
+  return found;
 }
 
 /// A plain decimal of up to 18 digits that ends the string (what almost every number in an IR is): its
@@ -376,14 +394,7 @@ std::span<const port> graph_reader::ports(const layer& l, const pugi::xml_node& 
   for (auto p = parent.first_child(); p; p = p.next_sibling()) {
     if (p.type() != pugi::node_element || !named(p.name(), "port")) continue;
     port& out = st.ports.append();
-    pugi::xml_attribute id, precision_attribute;
-    for (auto a = p.first_attribute(); a; a = a.next_attribute()) {
-      if (named(a.name(), "id")) {
-        if (!id) id = a;  // the first, as pugixml's lookup by name finds it
-      } else if (named(a.name(), "precision")) {
-        if (!precision_attribute) precision_attribute = a;
-      }
-    }
+    const auto [id, precision_attribute] = first_of_each(p.first_attribute(), "id", "precision");
     if (!id || id.value()[0] == '\0') r_.bad_layer(l, fmt::format("a port of <{}> has no id", parent.name()));
     out.id = r_.integer(p, id, "id", [&] { return l.where(); });
     st.dims.start();
@@ -409,36 +420,9 @@ std::span<const port> graph_reader::ports(const layer& l, const pugi::xml_node& 
 bool graph_reader::read_layer(const pugi::xml_node& node) {
   layer l;
   l.byte = reader::at(node);
-  // One pass over the attributes and one over the children (the first of each name counts, as with
-  // pugixml's lookups by name).
-  pugi::xml_attribute name, id, type, opset_version;
-  for (auto a = node.first_attribute(); a; a = a.next_attribute()) {
-    const char* n = a.name();
-    if (named(n, "name")) {
-      if (!name) name = a;
-    } else if (named(n, "id")) {
-      if (!id) id = a;
-    } else if (named(n, "type")) {
-      if (!type) type = a;
-    } else if (named(n, "version")) {
-      if (!opset_version) opset_version = a;
-    }
-  }
-  pugi::xml_node data, input, output;
-  bool body = false;
-  for (auto c = node.first_child(); c; c = c.next_sibling()) {
-    if (c.type() != pugi::node_element) continue;
-    const char* n = c.name();
-    if (named(n, "data")) {
-      if (!data) data = c;
-    } else if (named(n, "input")) {
-      if (!input) input = c;
-    } else if (named(n, "output")) {
-      if (!output) output = c;
-    } else if (named(n, "body")) {
-      body = true;
-    }
-  }
+  // One pass over the attributes and one over the children.
+  const auto [name, id, type, opset_version] = first_of_each(node.first_attribute(), "name", "id", "type", "version");
+  const auto [data, input, output, body] = first_of_each(node.first_child(), "data", "input", "output", "body");
   l.name = name.value();
   l.id = r_.integer(node, id, "id", [&] { return fmt::format("layer '{}'", l.name); });
   if (!type) r_.bad(reader::at(node), fmt::format("{}: missing attribute 'type'", l.where()));
@@ -478,7 +462,7 @@ bool graph_reader::read_layer(const pugi::xml_node& node) {
   l.outputs = ports(l, output);
   g_.by_id_.emplace_back(l.id, g_.layers_.size());
   g_.layers_.push_back(std::move(l));
-  return body;
+  return static_cast<bool>(body);
 }
 
 void graph_reader::finish() {
@@ -690,14 +674,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
     for (auto node = edges.first_child(); node; node = node.next_sibling()) {
       if (node.type() != pugi::node_element || !named(node.name(), "edge")) continue;
       const auto edge = [] { return "<edge>"; };
-      pugi::xml_attribute ends[4];  // from-layer, from-port, to-layer, to-port: the first of each
-      for (auto a = node.first_attribute(); a; a = a.next_attribute()) {
-        const char* n = a.name();
-        const int k = named(n, "from-layer") ? 0 : named(n, "from-port") ? 1 : named(n, "to-layer") ? 2
-                                                                          : named(n, "to-port")   ? 3
-                                                                                                  : -1;
-        if (k >= 0 && !ends[k]) ends[k] = a;
-      }
+      const auto ends = first_of_each(node.first_attribute(), "from-layer", "from-port", "to-layer", "to-port");
       const auto from_id = r.integer(node, ends[0], "from-layer", edge);
       const auto from_port = r.integer(node, ends[1], "from-port", edge);
       const auto to_id = r.integer(node, ends[2], "to-layer", edge);
