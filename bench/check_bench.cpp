@@ -131,6 +131,7 @@ class ratio_reporter : public benchmark::ConsoleReporter {
         const auto name = xml.filename().string();
         auto t = [&](const char* stage) { return ms_[std::string(stage) + "/" + name + "/" + name_of(m)]; };
         const double floor = t("parse_xml_only");
+        if (floor == 0) continue;  // not run (--benchmark_filter)
         std::printf("%s, %s memory: pugixml parse %.2f ms; read_ir %.2f ms (%.2fx); read+propagate %.2f ms (%.2fx, "
                     "target <= 2x); check %.2f ms (%.2fx)\n",
                     name.c_str(), name_of(m), floor, t("read_ir"), t("read_ir") / floor, t("read_and_propagate"),

@@ -344,7 +344,7 @@ class arena {
 
 /// What a graph's layers view.
 struct graph_storage {
-  std::shared_ptr<const pugi::xml_document> document;  // shared with the bodies
+  std::shared_ptr<const void> text;  // the XML text every string_view points into; shared with the bodies
   arena<attribute> attributes;
   arena<std::int64_t> integers;
   arena<double> reals;
@@ -356,15 +356,18 @@ struct graph_storage {
 /// Reads the layers of one graph (the model's or a body's) into it, and the bodies of its TensorIterator
 /// and Loop layers (nested ones too).
 struct graph_reader {
-  graph_reader(const reader& r, graph& g, std::shared_ptr<const pugi::xml_document> document)
+  graph_reader(const reader& r, graph& g, std::shared_ptr<const void> text)
       : r_(r), g_(g), storage_(std::make_shared<graph_storage>()) {
-    storage_->document = std::move(document);
+    storage_->text = std::move(text);
   }
 
   /// Reads one <layer> (without its body) and appends it to the graph; true when it has a <body>.
   bool read_layer(const pugi::xml_node& node);
   /// Links each layer's inputs to their sources; no layer is read after this.
   void finish();
+  /// Sorts the graph's index by id (files usually list layers by id already, and then nothing moves).
+  /// Returns the later of two layers that share an id, or nullptr.
+  const layer* sort_ids();
   /// The source slot of input `input` of layer `index` (after finish()).
   std::optional<source>& source_slot(std::size_t index, std::size_t input) {
     return storage_->sources[first_source_[index] + input];
@@ -465,6 +468,14 @@ bool graph_reader::read_layer(const pugi::xml_node& node) {
   return static_cast<bool>(body);
 }
 
+const layer* graph_reader::sort_ids() {
+  auto& ids = g_.by_id_;
+  if (!std::is_sorted(ids.begin(), ids.end())) std::sort(ids.begin(), ids.end());
+  for (std::size_t i = 1; i < ids.size(); ++i)
+    if (ids[i].first == ids[i - 1].first) return &g_.layers_[std::max(ids[i].second, ids[i - 1].second)];
+  return nullptr;
+}
+
 void graph_reader::finish() {
   std::size_t sources = 0;
   first_source_.reserve(g_.layers_.size());
@@ -558,18 +569,14 @@ std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const p
   const auto body = node.child("body");
   const auto layers = body.child("layers");
   if (!layers) r.bad_layer(owner, "its <body> has no <layers>");
-  graph_reader layers_reader(r, g, static_cast<const graph_storage*>(outer.storage_.get())->document);
+  graph_reader layers_reader(r, g, static_cast<const graph_storage*>(outer.storage_.get())->text);
   std::vector<std::pair<std::size_t, pugi::xml_node>> nested;
   for (const auto& n : layers.children("layer")) {
     if (layers_reader.read_layer(n)) nested.emplace_back(g.layers_.size() - 1, n);
   }
   layers_reader.finish();
-  std::sort(g.by_id_.begin(), g.by_id_.end());
-  for (std::size_t i = 1; i < g.by_id_.size(); ++i)
-    if (g.by_id_[i].first == g.by_id_[i - 1].first)
-      r.bad_layer(g.layers_[std::max(g.by_id_[i].second, g.by_id_[i - 1].second)],
-                  fmt::format("in the body of {}: id {} is used by an earlier layer too", owner.where(),
-                              g.by_id_[i].first));
+  if (const auto* twice = layers_reader.sort_ids())
+    r.bad_layer(*twice, fmt::format("in the body of {}: id {} is used by an earlier layer too", owner.where(), twice->id));
   layers_reader.link_body(body.child("edges"), owner);
   for (const auto& l : g.layers_)
     if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
@@ -610,17 +617,19 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   const std::string file = xml.string();
   const reader r(file);
   // The XML is read into memory and parsed in place: the document's texts point into that copy, which
-  // lives as long as the document (and the layers' string_views into it).
+  // lives as long as the graph (its string_views point into it). The document itself is freed once the
+  // graph is built.
   struct xml_in_memory {
     explicit xml_in_memory(const std::filesystem::path& p) : text(p, io::detail::file_access::read_into_memory) {}
     io::detail::mapped_file text;
     pugi::xml_document document;
   };
   const auto in_memory = std::make_shared<xml_in_memory>(xml);
-  const std::shared_ptr<pugi::xml_document> doc(in_memory, &in_memory->document);
+  pugi::xml_document* const doc = &in_memory->document;
   const auto bytes = in_memory->text.writable_bytes();
-  const auto parsed =
-      doc->load_buffer_inplace(bytes.data(), bytes.size(), pugi::parse_default, pugi::encoding_utf8);
+  // parse_embed_pcdata keeps a <dim>'s text in the element itself: no node per dimension.
+  const auto parsed = doc->load_buffer_inplace(bytes.data(), bytes.size(),
+                                               pugi::parse_default | pugi::parse_embed_pcdata, pugi::encoding_utf8);
   if (!parsed)
     r.bad(static_cast<std::size_t>(parsed.offset), fmt::format("not well-formed XML: {}", parsed.description()));
   const auto net = doc->child("net");
@@ -642,18 +651,15 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   for (auto node = layers.first_child(); node; node = node.next_sibling()) ++count;
   g.layers_.reserve(count);
   g.by_id_.reserve(count);
-  graph_reader layers_reader(r, g, doc);
+  graph_reader layers_reader(r, g, in_memory);
   std::vector<std::pair<std::size_t, pugi::xml_node>> bodies;  // TensorIterator and Loop, read last
   for (auto node = layers.first_child(); node; node = node.next_sibling()) {
     if (node.type() != pugi::node_element || !named(node.name(), "layer")) continue;
     if (layers_reader.read_layer(node)) bodies.emplace_back(g.layers_.size() - 1, node);
   }
   layers_reader.finish();
-  std::sort(g.by_id_.begin(), g.by_id_.end());
-  for (std::size_t i = 1; i < g.by_id_.size(); ++i)
-    if (g.by_id_[i].first == g.by_id_[i - 1].first)
-      r.bad_layer(g.layers_[std::max(g.by_id_[i].second, g.by_id_[i - 1].second)],
-                  fmt::format("id {} is used by an earlier layer too", g.by_id_[i].first));
+  if (const auto* twice = layers_reader.sort_ids())
+    r.bad_layer(*twice, fmt::format("id {} is used by an earlier layer too", twice->id));
 
   // Layer ids are usually 0..n-1: a table finds them without a search (graph::find otherwise).
   std::vector<std::size_t> by_dense_id;
@@ -743,6 +749,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   for (const auto& l : g.layers_)
     if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
   for (const auto& [index, node] : bodies) g.layers_[index].body = graph_reader::read_body(r, node, g, g.layers_[index], bin_file);
+  doc->reset();  // the graph needs only the text, not the nodes: propagation reuses their memory
   return g;
 }
 

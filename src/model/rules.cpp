@@ -146,8 +146,10 @@ std::optional<std::vector<std::int64_t>> known_integers(const op& o, std::size_t
 std::optional<tensor_value> gather_value(const tensor_value& v, const std::vector<std::size_t>& positions) {
   tensor_value r;
   if (v.is_real()) {
+    r.reals.reserve(positions.size());
     for (auto p : positions) r.reals.push_back(v.reals.at(p));
   } else {
+    r.elements.reserve(positions.size());
     for (auto p : positions) r.elements.push_back(v.elements.at(p));
   }
   return r;

@@ -100,7 +100,7 @@ class graph {
   std::vector<std::pair<std::int64_t, std::size_t>> by_id_;  // sorted by id
   std::shared_ptr<const void> bin_;
   std::span<const std::byte> bin_bytes_;
-  std::shared_ptr<const void> storage_;  // the parsed XML the texts view, and the layers' ports, attributes, lists
+  std::shared_ptr<const void> storage_;  // the XML text the string_views view, and the layers' ports, attributes, lists
 };
 
 /// One <port_map> entry of a TensorIterator or Loop: a port of the layer and the body Parameter (an input)
