@@ -65,26 +65,32 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-/// A comma-separated list of T ("" is the empty list) as a new run of `out`; false (and an empty run) when
-/// any item is not a T.
+/// A comma-separated list of T ("" is the empty list; spaces around items are allowed) as a new run of
+/// `out`; false (and an empty run) when any item is not a T. One pass over the text.
 template <class T, class Arena>
 bool parse_list(std::string_view text, Arena& out) {
   out.start();
-  text = trim(text);
-  if (text.empty()) return true;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const auto skip_spaces = [&] {
+    while (p != end && is_space(*p)) ++p;
+  };
+  skip_spaces();
+  if (p == end) return true;
   while (true) {
-    const auto comma = text.find(',');
-    const auto item = trim(text.substr(0, comma));
+    skip_spaces();
     T v{};
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (ec != std::errc() || end != item.data() + item.size() || item.empty()) {
-      out.truncate(0);
-      return false;
-    }
+    const auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc() || next == p) break;
     out.append() = v;
-    if (comma == std::string_view::npos) return true;
-    text.remove_prefix(comma + 1);
+    p = next;
+    skip_spaces();
+    if (p == end) return true;
+    if (*p != ',') break;
+    ++p;
   }
+  out.truncate(0);
+  return false;
 }
 
 std::optional<bool> parse_boolean(std::string_view t) {
@@ -97,7 +103,10 @@ std::optional<bool> parse_boolean(std::string_view t) {
   return std::nullopt;
 }
 
+/// An element type as a layer's `element_type` writes it (`f32`, reshape1's own names) or as a port's
+/// `precision` does (`FP32`); the two spellings never collide.
 std::optional<element_type> precision(std::string_view p) {
+  if (const auto t = find_element_type(p)) return t;
   static constexpr std::pair<std::string_view, element_type> names[] = {
       {"FP32", element_type::f32}, {"FP16", element_type::f16}, {"FP64", element_type::f64},
       {"BF16", element_type::bf16}, {"I64", element_type::i64},  {"I32", element_type::i32},
@@ -107,7 +116,7 @@ std::optional<element_type> precision(std::string_view p) {
       {"U4", element_type::u4}};
   for (const auto& [n, t] : names)
     if (n == p) return t;
-  return find_element_type(p);
+  return std::nullopt;
 }
 
 class reader {

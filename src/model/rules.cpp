@@ -161,22 +161,32 @@ std::vector<std::size_t> strides_of(const shape& s) {
   return st;
 }
 
-/// For each row-major position of `out`, the position in `in` that NumPy broadcasting reads.
+/// For each row-major position of `out`, the position in `in` that NumPy broadcasting reads. The output
+/// coordinates advance like an odometer (the last axis first), and the input position moves with them by
+/// each axis's input stride (0 where the input has 1 or no such axis): no division per element.
 std::vector<std::size_t> broadcast_positions(const shape& in, const shape& out) {
+  const std::size_t rank = out.size();
+  const std::size_t shift = rank - in.size();
   const auto in_strides = strides_of(in);
-  const auto out_strides = strides_of(out);
+  std::vector<std::size_t> step(rank, 0), size(rank);
   std::size_t count = 1;
-  for (std::size_t i = 0; i < out.size(); ++i) count *= static_cast<std::size_t>(out[i]);
-  std::vector<std::size_t> r(count);
-  const std::size_t shift = out.size() - in.size();
+  for (std::size_t i = 0; i < rank; ++i) {
+    size[i] = static_cast<std::size_t>(out[i]);
+    count *= size[i];
+    if (i >= shift && in[i - shift] != 1) step[i] = in_strides[i - shift];
+  }
+  std::vector<std::size_t> r(count), coordinate(rank, 0);
+  std::size_t p = 0;
   for (std::size_t k = 0; k < count; ++k) {
-    std::size_t rest = k, p = 0;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      const std::size_t coordinate = rest / out_strides[i];
-      rest %= out_strides[i];
-      if (i >= shift && in[i - shift] != 1) p += coordinate * in_strides[i - shift];
-    }
     r[k] = p;
+    for (std::size_t i = rank; i-- > 0;) {
+      if (++coordinate[i] < size[i]) {
+        p += step[i];
+        break;
+      }
+      p -= step[i] * (size[i] - 1);  // this axis wraps to 0 and the one before it moves
+      coordinate[i] = 0;
+    }
   }
   return r;
 }

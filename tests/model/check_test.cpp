@@ -358,6 +358,35 @@ TEST_F(ir, special_zero_spellings) {
                           "layer 'Reshape_2' (id 2): missing attribute 'special_zero' in <data>");
 }
 
+// Every <data> attribute is parsed once when read: a list of integers, a list of reals, or neither;
+// spaces around the items are allowed, an empty item or a space between two numbers is not.
+TEST_F(ir, attribute_lists_are_parsed_once_when_read) {
+  ir_builder b;
+  b.layer("Foo",
+          "a=\"1, 2,3\" b=\" 7 \" c=\"\" d=\"0.5,2\" e=\"1,,2\" f=\"1 2\" g=\"numpy\" h=\"1,\" i=\"-3,+4\" "
+          "j=\"1e3, -2.5 \" k=\"true\" l=\"\t4,\n5\r\" m=\"12abc\"",
+          {}, {"[2,3]"});
+  const auto g = load(b.xml(), b.bin());
+  const auto& l = g.layers()[0];
+  const auto ints = [&](const char* n) {
+    const auto* a = l.find(n);
+    return a != nullptr && a->is_integers ? std::vector<std::int64_t>(a->integers.begin(), a->integers.end())
+                                          : std::vector<std::int64_t>{-999};
+  };
+  EXPECT_EQ(ints("a"), (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_EQ(ints("b"), (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(ints("c"), (std::vector<std::int64_t>{}));
+  EXPECT_EQ(ints("l"), (std::vector<std::int64_t>{4, 5}));
+  for (const char* n : {"d", "e", "f", "g", "h", "i", "j", "k", "m"}) EXPECT_FALSE(l.find(n)->is_integers) << n;
+  EXPECT_EQ(l.reals("d"), (std::vector<double>{0.5, 2}));
+  EXPECT_EQ(l.reals("j"), (std::vector<double>{1000, -2.5}));
+  EXPECT_EQ(l.reals("a"), (std::vector<double>{1, 2, 3}));
+  for (const char* n : {"e", "f", "g", "h", "i", "k", "m"}) EXPECT_FALSE(l.find(n)->is_reals) << n;
+  EXPECT_TRUE(l.flag("k"));
+  EXPECT_EQ(l.find("g")->text, "numpy");
+  EXPECT_EQ(to_string(l.outputs[0].shape()), "[2,3]");
+}
+
 TEST_F(ir, nothing_on_the_pattern_port_cannot_be_read) {
   ir_builder b;
   const int x = b.parameter("[2,3]");

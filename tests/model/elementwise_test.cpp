@@ -171,5 +171,39 @@ TEST(elementwise, pdpd_broadcasting) {
                  "auto_broadcast none: dimension 1");
 }
 
+// Every output position reads the input element whose coordinates are the output's, right-aligned, with
+// 0 wherever the input has 1: checked against that definition, written out per element.
+TEST(elementwise, broadcast_positions_follow_numpy_indexing) {
+  struct row {
+    reshape1::shape in, out;
+  };
+  for (const auto& r : std::vector<row>{{{}, {}},
+                                        {{}, {3, 2}},
+                                        {{4}, {2, 3, 4}},
+                                        {{3, 1}, {2, 3, 5}},
+                                        {{1, 1}, {4, 1}},
+                                        {{2, 1, 3}, {2, 4, 3}},
+                                        {{1, 5}, {3, 5}},
+                                        {{0, 1}, {0, 7}},
+                                        {{3}, {0, 3}}}) {
+    const auto got = model::detail::broadcast_positions(r.in, r.out);
+    std::size_t count = 1;
+    for (std::size_t i = 0; i < r.out.size(); ++i) count *= static_cast<std::size_t>(r.out[i]);
+    ASSERT_EQ(got.size(), count) << to_string(r.in) << " to " << to_string(r.out);
+    const std::size_t shift = r.out.size() - r.in.size();
+    for (std::size_t k = 0; k < count; ++k) {
+      std::vector<std::size_t> coordinate(r.out.size());
+      for (std::size_t i = r.out.size(), rest = k; i-- > 0;) {
+        coordinate[i] = rest % static_cast<std::size_t>(r.out[i]);
+        rest /= static_cast<std::size_t>(r.out[i]);
+      }
+      std::size_t want = 0;
+      for (std::size_t j = 0; j < r.in.size(); ++j)
+        want = want * static_cast<std::size_t>(r.in[j]) + (r.in[j] == 1 ? 0 : coordinate[j + shift]);
+      EXPECT_EQ(got[k], want) << to_string(r.in) << " to " << to_string(r.out) << ", position " << k;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace reshape1::test
