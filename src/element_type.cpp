@@ -65,8 +65,8 @@ bool is_integer(element_type t) noexcept { return info(t).integer; }
 bool is_signed_integer(element_type t) noexcept { return info(t).integer && info(t).is_signed; }
 
 std::optional<element_type> find_element_type(std::string_view n) noexcept {
-  for (const auto& i : table)
-    if (i.name == n) return i.type;
+  for (const auto& i : table)  // the first character settles most comparisons without a call to memcmp
+    if (i.name.size() == n.size() && i.name[0] == n[0] && i.name == n) return i.type;
   return std::nullopt;
 }
 

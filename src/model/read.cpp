@@ -103,10 +103,10 @@ std::optional<bool> parse_boolean(std::string_view t) {
   return std::nullopt;
 }
 
-/// An element type as a layer's `element_type` writes it (`f32`, reshape1's own names) or as a port's
-/// `precision` does (`FP32`); the two spellings never collide.
+/// An element type as a layer's `element_type` writes it (`f32`: reshape1's own names, all lower case) or
+/// as a port's `precision` does (`FP32`: all upper case).
 std::optional<element_type> precision(std::string_view p) {
-  if (const auto t = find_element_type(p)) return t;
+  if (p.empty() || !(p[0] >= 'A' && p[0] <= 'Z')) return find_element_type(p);
   static constexpr std::pair<std::string_view, element_type> names[] = {
       {"FP32", element_type::f32}, {"FP16", element_type::f16}, {"FP64", element_type::f64},
       {"BF16", element_type::bf16}, {"I64", element_type::i64},  {"I32", element_type::i32},
@@ -234,8 +234,9 @@ void check_const(const reader& r, const layer& l, std::size_t bin_size, const st
 }  // namespace
 
 const attribute* layer::find(std::string_view n) const noexcept {
+  // The first character settles most comparisons without a call to memcmp (an XML name is never empty).
   for (const auto& a : attributes)
-    if (a.name == n) return &a;
+    if (a.name.size() == n.size() && !n.empty() && a.name[0] == n[0] && a.name == n) return &a;
   return nullptr;
 }
 
