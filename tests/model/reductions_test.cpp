@@ -22,7 +22,20 @@ TEST(reductions, top_k) {
   EXPECT_EQ(shape_of(out, 0), "[1000]");
   EXPECT_EQ(shape_of(out, 1), "[1000]");
   EXPECT_EQ(out[1].type, element_type::i64);
-  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[10,3]"), of("[]", element_type::i64)}, 2), 0), "[?,3]");
+  const auto bounds = [](std::int64_t lo, std::int64_t hi) {  // a scalar k known between bounds
+    auto t = values({lo}, "[]");
+    t.value->elements[0] = {lo, hi, {}, false};
+    return t;
+  };
+  // As OpenVINO infers it: an unknown k gives [0, the dimension's upper bound]; a known k is the
+  // dimension even above the data's; a k between bounds is capped by the data's upper bound.
+  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[10,3]"), of("[]", element_type::i64)}, 2), 0), "[..10,3]");
+  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[?,3]"), of("[]", element_type::i64)}, 2), 0), "[?,3]");
+  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[10,3]"), values({20}, "[]")}, 2), 0), "[20,3]");
+  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[2..5,3]"), values({4}, "[]")}, 2), 0), "[4,3]");
+  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[10,3]"), bounds(3, 40)}, 2), 0), "[3..10,3]");
+  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[6..10,3]"), bounds(3, 8)}, 2), 0), "[3..8,3]");
+  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[?,3]"), bounds(3, 8)}, 2), 0), "[?,3]");
   expect_refused([] { (void)run("TopK", 3, {{"axis", "0"}, {"mode", "max"}, {"index_element_type", "i64"}},
                                 {of("[8]"), values({1, 2})}, 2); },
                  "k must be a scalar");

@@ -4,6 +4,21 @@
 namespace reshape1::test {
 namespace {
 
+// Scales as OpenVINO applies them: in float, 1e-6 added to the scale, the product truncated; a scale of
+// exactly 1 leaves the dimension alone (even one that float cannot hold exactly).
+TEST(resize, interpolate_scales_round_as_openvino_does) {
+  const auto scaled = [](const char* data, double scale) {
+    return shape_of(run("Interpolate", 11, {{"shape_calculation_mode", "scales"}}, {of(data), reals({scale})}));
+  };
+  EXPECT_EQ(scaled("[20]", 2.0), "[40]");
+  EXPECT_EQ(scaled("[3]", 1.0 / 3), "[1]");
+  EXPECT_EQ(scaled("[2000000]", 0.5), "[1000002]");
+  EXPECT_EQ(scaled("[16777217]", 1.0), "[16777217]");
+  EXPECT_EQ(scaled("[7]", 0.5), "[3]");
+  EXPECT_EQ(scaled("[2..6]", 1.5), "[3..9]");
+  EXPECT_EQ(scaled("[?]", 2.0), "[?]");
+}
+
 TEST(resize, interpolate_sizes_and_scales) {
   EXPECT_EQ(shape_of(run("Interpolate", 4, {{"shape_calculation_mode", "sizes"}},
                          {of("[1,32,8,14]"), values({1, 32, 16, 28}), reals({1, 1, 2, 2})})),

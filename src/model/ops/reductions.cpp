@@ -104,8 +104,11 @@ void reduce(op& o) {
   o.out[0].value = std::move(r);
 }
 
-// TopK-1, -3 and -11: values and indices of the data's shape with dimension `axis` set to k (at most the
-// dimension); sort is value, index or none.
+// TopK-1, -3 and -11: values and indices of the data's shape with dimension `axis` set to k, as OpenVINO
+// infers it: a known k is the dimension whatever the data's (the spec's shape; a k above it fails only
+// when the model runs); a k between bounds gives [min(its lower bound, the dimension's), min(its upper
+// bound, the dimension's)], unbounded when the dimension is; an unknown k gives [0, the dimension's upper
+// bound]. sort is value, index or none.
 void top_k(op& o) {
   o.need(2, 2);
   o.out[0].type = o.in[0]->type;
@@ -126,20 +129,21 @@ void top_k(op& o) {
   const auto axis = normalize_axis(o, o.l.integer("axis"), data.size());
   std::vector<dimension> out(data.begin(), data.end());
   const auto& v = o.value(1);
+  const auto& d = data[axis];
+  const std::int64_t d_hi = d.range().is_bounded() ? d.hi() : interval::unbounded;
   if (v && !v->is_real() && v->elements.size() == 1) {
     const auto& k = v->elements[0];
     if (k.hi < 0) refuse(o, fmt::format("k is {}, negative", k.hi));
     if (k.exact()) {
-      out[axis] = data[axis].is_static() ? dimension(std::min(k.lo, data[axis].lo()))
-                                         : (data[axis].range().is_bounded() && data[axis].hi() < k.lo
-                                                ? dimension(data[axis].range())
-                                                : dimension(k.lo));
+      out[axis] = dimension_from(k);  // with the symbol of the dimension k was read from, if any
     } else {
-      const auto lo = std::max<std::int64_t>(0, std::min(k.lo, data[axis].lo()));
-      out[axis] = span_dimension(lo, data[axis].range().is_bounded() ? std::max(lo, data[axis].hi()) : interval::unbounded);
+      const auto lo = std::max<std::int64_t>(0, std::min(k.lo, d.lo()));
+      // an unbounded dimension stays unbounded; else k's upper bound (no_upper is unbounded) caps it
+      const auto hi = d.range().is_bounded() ? std::min(d_hi, k.hi) : interval::unbounded;
+      out[axis] = span_dimension(lo, std::max(lo, hi));
     }
   } else {
-    out[axis] = dimension();
+    out[axis] = span_dimension(0, d_hi);
   }
   o.out[0].shape = partial_shape(out);
   o.out[1].shape = partial_shape(std::move(out));

@@ -71,10 +71,14 @@ void interpolate(op& o, std::size_t sizes_port, std::size_t scales_port, std::si
         out[axes[k]] = dimension();
         continue;
       }
+      // As OpenVINO scales a dimension: in float, a scale of exactly 1 leaves it as it is (symbol included),
+      // any other gains 1e-6 (so that 0.5 of 2,000,000 is 1,000,002) and the product is truncated.
       const auto scale = static_cast<float>(scales[k]);
+      if (scale == 1.0f) continue;
+      const float nudged = scale + 1.0e-6f;
       out[axes[k]] = map_dimension(out[axes[k]], [&](std::int64_t x) {
-        const double r = std::floor(static_cast<double>(static_cast<float>(x) * scale + 1.0e-5f));
-        if (!(r >= 0 && r < 9.0e18)) refuse(o, fmt::format("the scale {} gives the dimension {}", scale, r));
+        const float r = static_cast<float>(x) * nudged;
+        if (!(r >= 0 && r < 9.0e18f)) refuse(o, fmt::format("the scale {} gives the dimension {}", scale, r));
         return static_cast<std::int64_t>(r);
       });
     }
