@@ -13,11 +13,13 @@
 #include "../io/files.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/graph.hpp"
+#include "rules.hpp"
 
 namespace reshape1::model {
 namespace {
 
 using reshape1::detail::fail;
+using model::detail::port_index;
 
 /// A pugixml name (null-terminated) against a literal, without strlen.
 template <std::size_t N>
@@ -177,12 +179,6 @@ class reader {
  private:
   std::string file_;
 };
-
-std::optional<std::size_t> port_index(std::span<const port> ports, std::int64_t id) {
-  for (std::size_t i = 0; i < ports.size(); ++i)
-    if (ports[i].id == id) return i;
-  return std::nullopt;
-}
 
 /// Layer attributes read for the reader's own checks: errors carry the file and the layer's byte offset.
 const attribute& required_data(const reader& r, const layer& l, std::string_view name) {

@@ -156,6 +156,12 @@ std::optional<tensor_value> gather_value(const tensor_value& v, const std::vecto
   return r;
 }
 
+std::optional<std::size_t> port_index(std::span<const port> ports, std::int64_t id) noexcept {
+  for (std::size_t i = 0; i < ports.size(); ++i)
+    if (ports[i].id == id) return i;
+  return std::nullopt;
+}
+
 std::vector<std::size_t> strides_of(const shape& s) {
   std::vector<std::size_t> st(s.size(), 1);
   for (std::size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * static_cast<std::size_t>(s[i]);

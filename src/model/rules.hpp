@@ -55,6 +55,8 @@ struct rule_entry {
 
 /// error(invalid_shape): `layer 'name' (id 3): what`.
 [[noreturn]] void refuse(const op& o, const std::string& what);
+/// The index of the port with this id among `ports` (a layer's inputs or outputs), if any.
+std::optional<std::size_t> port_index(std::span<const port> ports, std::int64_t id) noexcept;
 
 // ---- shapes ----------------------------------------------------------------------------------
 /// The axis in [0, rank) for an axis in [-rank, rank); refuses others.

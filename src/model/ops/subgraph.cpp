@@ -35,12 +35,6 @@ struct count {
   [[nodiscard]] bool exact() const { return lo == hi; }
 };
 
-std::optional<std::size_t> port_of(std::span<const port> ports, std::int64_t id) {
-  for (std::size_t i = 0; i < ports.size(); ++i)
-    if (ports[i].id == id) return i;
-  return std::nullopt;
-}
-
 std::size_t body_index(const graph& body, std::int64_t id) {
   return static_cast<std::size_t>(body.find(id) - body.layers().data());
 }
@@ -131,7 +125,7 @@ body_run prepare(op& o) {
       run.follows[param] = false;
       continue;
     }
-    const auto k = port_of(o.l.inputs, m.external_port);
+    const auto k = port_index(o.l.inputs, m.external_port);
     if (!k || *k >= o.in.size()) continue;
     if (o.follows != nullptr && *k < o.l.sources.size() && o.l.sources[*k])
       run.follows[param] = (*o.follows)[o.l.sources[*k]->layer];
@@ -273,7 +267,7 @@ void subgraph_op(op& o) {
   }
   for (const auto& m : run.sub->outputs) {
     if (m.external_port == -1) continue;
-    const auto j = port_of(o.l.outputs, m.external_port);
+    const auto j = port_index(o.l.outputs, m.external_port);
     if (!j || *j >= o.out.size()) continue;
     const auto& value = p->input(body, body.layers()[body_index(body, m.internal_layer)], 0);
     auto& out = o.out[*j];
