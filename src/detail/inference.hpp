@@ -103,6 +103,7 @@ enum class reads : std::uint8_t { marker, literal, copy, unknown, invalid };
 
 [[nodiscard]] inline reads classify(std::int64_t lo, std::int64_t hi, bool special_zero) noexcept {
   if (hi < lo) return reads::invalid;
+  if (lo > 0) [[likely]] return reads::literal;  // the common case first: a dimension
   if (lo == -1 && hi == -1) return reads::marker;
   if (lo >= -1) return special_zero && hi == 0 ? reads::copy : reads::literal;  // (-1,0) reads as 0
   if (hi >= 0) return reads::unknown;  // one bound overflowed upstream: `?`
