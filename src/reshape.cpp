@@ -6,6 +6,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -350,59 +351,54 @@ struct products {
   std::optional<Dim> s_in, s_out, d_in, d_out;
 };
 
+/// Step 2 on one side: {S, D} of its remaining factors, in one scan.
 template <class Dim>
-[[gnu::always_inline]] inline std::optional<Dim> fixed_product(const factors<Dim>& f) {
+[[gnu::always_inline]] inline std::pair<std::optional<Dim>, std::optional<Dim>> multiply_side(const factors<Dim>& f,
+                                                                                              bool unknown_start) {
   if constexpr (is_static_domain<Dim>) {
     count c;
-    f.for_each_remaining([&](std::int64_t d) { c.times(d); });
-    return c.fits() ? std::optional<Dim>(c.value()) : std::nullopt;
+    f.for_each_remaining([&](std::int64_t v) { c.times(v); });
+    return {c.fits() ? std::optional<Dim>(c.value()) : std::nullopt, Dim{1}};  // every factor is in S
   } else {
-    dimension running(1);
+    // S: the static factors, a 0 absorbing an overflow of the others.
+    dimension fixed(1);
     bool zero = false, overflowed = false;
-    f.for_each_remaining([&](const dimension& d) {
-      if (!d.is_static()) return;
-      zero |= d.lo() == 0;
-      if (overflowed) return;
-      if (auto next = times(running, d)) {
-        running = *next;
-      } else {
-        overflowed = true;
-      }
-    });
-    if (overflowed) return zero ? std::optional<Dim>(dimension(0)) : std::nullopt;
-    return running;
-  }
-}
-
-template <class Dim>
-[[gnu::always_inline]] inline std::optional<Dim> dynamic_product(const factors<Dim>& f, bool unknown_start) {
-  if constexpr (is_static_domain<Dim>) {
-    return Dim{1};  // every static factor is in S
-  } else {
-    // One scan: factors that can be 0 are multiplied at once, the others (usually none or one) after.
+    // D: the others, those that can be 0 at once (so that a 0 lower bound absorbs an overflow), the rest
+    // (usually none) in a second scan.
     std::optional<dimension> running = unknown_start ? dimension() : dimension(1);
-    inline_vector<std::size_t, small> later;
+    bool later = false;
     for (std::size_t i = 0; i < f.size(); ++i) {
-      const dimension& d = f[i];
-      if (f.cancelled(i) || d.is_static()) continue;
-      if (d.lo() != 0) {
-        later.push_back(i);
+      if (f.cancelled(i)) continue;
+      const dimension& x = f[i];
+      if (x.is_static()) {
+        zero |= x.lo() == 0;
+        if (overflowed) continue;
+        if (auto next = times(fixed, x)) {
+          fixed = *next;
+        } else {
+          overflowed = true;
+        }
+      } else if (x.lo() != 0) {
+        later = true;
       } else if (running) {
-        running = times(*running, d);
+        running = times(*running, x);
       }
     }
-    for (const auto i : later) {
-      if (!running) break;
-      running = times(*running, f[i]);
+    for (std::size_t i = 0; later && i < f.size() && running; ++i) {
+      const dimension& x = f[i];
+      if (!f.cancelled(i) && !x.is_static() && x.lo() != 0) running = times(*running, x);
     }
-    return running;
+    std::optional<dimension> s = fixed;
+    if (overflowed) s = zero ? std::optional<Dim>(dimension(0)) : std::nullopt;
+    return {s, running};
   }
 }
 
 template <class Dim>
 products<Dim> multiply_sides(const sides<Dim>& s) {
-  return {fixed_product(s.in), fixed_product(s.out), dynamic_product(s.in, s.unknown_copy),
-          dynamic_product(s.out, s.unknown_copy)};
+  auto [s_in, d_in] = multiply_side(s.in, s.unknown_copy);
+  auto [s_out, d_out] = multiply_side(s.out, s.unknown_copy);
+  return {s_in, s_out, d_in, d_out};
 }
 
 /// The remaining factors of one side after steps 1 and 2, as text (cold: for messages).
