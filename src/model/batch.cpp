@@ -20,6 +20,7 @@
 namespace reshape1::model {
 namespace {
 
+using detail::trim;
 using detail::without_symbols;
 
 using reshape1::detail::fail;
@@ -34,12 +35,6 @@ std::string lower(std::string_view s) {
   std::string r(s);
   for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return r;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
-  return s;
 }
 
 [[noreturn]] void bad_request(const std::string& what, const std::string& hint) {

@@ -19,7 +19,9 @@ namespace reshape1::model {
 namespace {
 
 using reshape1::detail::fail;
+using model::detail::is_space;
 using model::detail::port_index;
+using model::detail::trim;
 
 /// A pugixml name (null-terminated) against a literal, without strlen.
 template <std::size_t N>
@@ -59,13 +61,6 @@ std::optional<std::int64_t> plain_decimal(const char* s) noexcept {
   return v;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 /// A comma-separated list of T ("" is the empty list; spaces around items are allowed) as a new run of
 /// `out`; false (and an empty run) when any item is not a T. One pass over the text.

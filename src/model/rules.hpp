@@ -58,6 +58,16 @@ struct rule_entry {
 /// The index of the port with this id among `ports` (a layer's inputs or outputs), if any.
 std::optional<std::size_t> port_index(std::span<const port> ports, std::int64_t id) noexcept;
 
+/// XML's white space (space, tab, line feed, carriage return): what the reader skips around attribute
+/// values and list items, and what a layout given on the command line may carry around its letters.
+[[nodiscard]] inline bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+/// `s` without white space at either end.
+[[nodiscard]] inline std::string_view trim(std::string_view s) noexcept {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
 // ---- shapes ----------------------------------------------------------------------------------
 /// The axis in [0, rank) for an axis in [-rank, rank); refuses others.
 std::size_t normalize_axis(const op& o, std::int64_t axis, std::size_t rank, std::string_view what = "axis");
