@@ -324,7 +324,7 @@ template <class Dim>
 
 /// The factors as in collect(), after the tensorflow rule drops zeros when it applies.
 template <class Dim>
-void collect_for_marker(const problem<Dim>& p, sides<Dim>& s) {
+[[gnu::always_inline]] inline void collect_for_marker(const problem<Dim>& p, sides<Dim>& s) {
   collect(p, s);
   if (p.options.empty != empty_rule::tensorflow) return;
   bool zero = false;
