@@ -61,7 +61,6 @@ std::optional<std::int64_t> plain_decimal(const char* s) noexcept {
   return v;
 }
 
-
 /// A comma-separated list of T ("" is the empty list; spaces around items are allowed) as a new run of
 /// `out`; false (and an empty run) when any item is not a T. One pass over the text.
 template <class T, class Arena>
