@@ -188,6 +188,16 @@ struct problem {
   [[no_unique_address]] std::conditional_t<is_static_domain<Dim>, const shape*, std::monostate> source{};
 };
 
+/// The static problem of a call (the input, the pattern, special_zero, the options): the pattern read
+/// into `out`, room for pattern.size() values.
+[[gnu::always_inline]] inline problem<std::int64_t> static_problem(const shape& input, std::span<const std::int64_t> pattern,
+                                                                   bool special_zero, const reshape_options& options,
+                                                                   std::int64_t* out) {
+  reading<std::int64_t> r;
+  read_values(pattern, special_zero, input.dims(), out, r);
+  return {input.dims(), true, r, options, shape_access::count(input), &input};
+}
+
 /// Runs `f` on a static problem built again, by the same steps, from the call's arguments (the input,
 /// the pattern, special_zero, the options): cold paths (failures) take these few values instead of
 /// the problem, which the hot path then never needs in memory, so the compiler keeps it in registers.
@@ -196,10 +206,8 @@ template <class F>
 [[gnu::cold, gnu::noinline]] auto with_rebuilt(const shape& input, std::span<const std::int64_t> pattern,
                                                bool special_zero, const reshape_options& options, const F& f) {
   shape out;
-  std::int64_t* o = shape_access::resize_for_overwrite(out, pattern.size());
-  reading<std::int64_t> r;
-  read_values(pattern, special_zero, input.dims(), o, r);
-  return f(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input), &input});
+  return f(static_problem(input, pattern, special_zero, options,
+                          shape_access::resize_for_overwrite(out, pattern.size())));
 }
 
 template <class F>
@@ -598,9 +606,7 @@ void check_output_count(const problem<Dim>& p, const std::optional<Dim>& value, 
 [[gnu::noinline, gnu::flatten]] void finish_zero_or_overflow(const shape& input, std::span<const std::int64_t> pattern,
                                                               bool special_zero, const reshape_options& options,
                                                               std::int64_t* out) {
-  reading<std::int64_t> r;
-  read_values(pattern, special_zero, input.dims(), out, r);
-  const problem<std::int64_t> p{input.dims(), true, r, options, shape_access::count(input), &input};
+  const problem<std::int64_t> p = static_problem(input, pattern, special_zero, options, out);
   const input_counts counts = check_input_count(p);
   const std::size_t m = p.r.marker;
   const products<std::int64_t> q = zero_or_overflow_products(p);
@@ -1018,9 +1024,7 @@ template <bool Inline>
   if constexpr (Inline) {
     if (pattern.size() > small) __builtin_unreachable();
   }
-  reading<std::int64_t> r;
-  read_values(pattern, special_zero, input.dims(), o, r);
-  infer_checked(problem<std::int64_t>{input.dims(), true, r, options, shape_access::count(input), &input});
+  infer_checked(static_problem(input, pattern, special_zero, options, o));
   return out;
 }
 

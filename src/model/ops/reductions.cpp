@@ -130,7 +130,6 @@ void top_k(op& o) {
   std::vector<dimension> out(data.begin(), data.end());
   const auto& v = o.value(1);
   const auto& d = data[axis];
-  const std::int64_t d_hi = d.range().is_bounded() ? d.hi() : interval::unbounded;
   if (v && !v->is_real() && v->elements.size() == 1) {
     const auto& k = v->elements[0];
     if (k.hi < 0) refuse(o, fmt::format("k is {}, negative", k.hi));
@@ -139,11 +138,11 @@ void top_k(op& o) {
     } else {
       const auto lo = std::max<std::int64_t>(0, std::min(k.lo, d.lo()));
       // an unbounded dimension stays unbounded; else k's upper bound (no_upper is unbounded) caps it
-      const auto hi = d.range().is_bounded() ? std::min(d_hi, k.hi) : interval::unbounded;
+      const auto hi = d.range().is_bounded() ? std::min(d.hi(), k.hi) : interval::unbounded;
       out[axis] = span_dimension(lo, std::max(lo, hi));
     }
   } else {
-    out[axis] = span_dimension(0, d_hi);
+    out[axis] = span_dimension(0, d.hi());  // unbounded when the dimension is
   }
   o.out[0].shape = partial_shape(out);
   o.out[1].shape = partial_shape(std::move(out));
