@@ -219,12 +219,17 @@ std::span<const rule_entry> rule_table() noexcept {
 
 namespace {
 /// Mixes the length, the first and the last (up to) 8 bytes of the type and the opset: a few instructions
-/// rather than a multiplication per character.
+/// rather than a multiplication per character. Each 8 bytes are one load for types of 8 characters or
+/// more; a shorter type is gathered byte by byte in a register (a copy of variable length through memory
+/// stalls the load that reads it back: measured, a third of this function's time).
 std::size_t hash_of(std::string_view type, int opset) noexcept {
   std::uint64_t head = 0, tail = 0;
-  if (const std::size_t n = std::min<std::size_t>(type.size(), 8); n != 0) {
-    std::memcpy(&head, type.data(), n);
-    std::memcpy(&tail, type.data() + type.size() - n, n);
+  if (type.size() >= 8) {
+    std::memcpy(&head, type.data(), 8);
+    std::memcpy(&tail, type.data() + type.size() - 8, 8);
+  } else {
+    for (const char c : type) head = (head << 8) | static_cast<unsigned char>(c);
+    tail = head;
   }
   std::uint64_t h = (head ^ (tail * 0x9E3779B97F4A7C15u) ^ (type.size() << 56) ^ static_cast<std::uint64_t>(opset)) *
                     0xBF58476D1CE4E5B9u;
