@@ -372,8 +372,10 @@ struct graph_reader {
   std::optional<source>& source_slot(std::size_t index, std::size_t input) {
     return storage_->sources[first_source_[index] + input];
   }
-  /// The links and the order of a body's layers, with the body's own messages.
-  void link_body(const pugi::xml_node& edges, const layer& owner);
+  /// Links each input to its source from <edges>, checks that every input is fed, and orders the layers
+  /// (every producer before its consumers): the model's edges, or those of the body of `owner`, which
+  /// the messages then name.
+  void link(const pugi::xml_node& edges, const layer* owner);
 
   static std::shared_ptr<const subgraph> read_body(const reader& r, const pugi::xml_node& node, const graph& outer,
                                                    const layer& owner, const std::string& bin_file, int depth = 1);
@@ -490,54 +492,92 @@ void graph_reader::finish() {
   g_.storage_ = storage_;
 }
 
-// ---- TensorIterator and Loop bodies -------------------------------------------------------------------
-// A body is a network of its own (<layers>, <edges>) inside the layer, with a <port_map> and <back_edges>.
-// It is read after the outer graph, into a graph that shares the outer one's weights and XML.
-
-void graph_reader::link_body(const pugi::xml_node& edges, const layer& owner) {
+void graph_reader::link(const pugi::xml_node& edges, const layer* owner) {
   graph& g = g_;
   const reader& r = r_;
-  std::vector<std::vector<std::size_t>> consumers(g.layers_.size());
+  // Messages about a body say whose: `in the body of layer 'lstm' (id 3): ...`.
+  const auto in_body = [&] { return owner == nullptr ? std::string() : fmt::format("in the body of {}: ", owner->where()); };
+  // Layer ids are usually 0..n-1: a table finds them without a search (graph::find otherwise).
+  std::vector<std::size_t> by_dense_id;
+  if (!g.by_id_.empty() && g.by_id_.front().first >= 0 &&
+      g.by_id_.back().first < static_cast<std::int64_t>(4 * g.layers_.size() + 64)) {
+    by_dense_id.assign(static_cast<std::size_t>(g.by_id_.back().first) + 1, g.layers_.size());
+    for (const auto& [id, index] : g.by_id_) by_dense_id[static_cast<std::size_t>(id)] = index;
+  }
+  const auto layer_of = [&](std::int64_t id) -> const layer* {
+    if (by_dense_id.empty()) return g.find(id);
+    if (id < 0 || static_cast<std::uint64_t>(id) >= by_dense_id.size()) return nullptr;
+    const auto index = by_dense_id[static_cast<std::size_t>(id)];
+    return index < g.layers_.size() ? &g.layers_[index] : nullptr;
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> links;  // (producer, consumer) per edge, in file order
   std::vector<std::size_t> pending(g.layers_.size(), 0);
-  for (const auto& node : edges.children("edge")) {
-    const auto edge = [] { return "<edge>"; };
-    const auto from_id = r.integer(node, "from-layer", edge), from_port = r.integer(node, "from-port", edge);
-    const auto to_id = r.integer(node, "to-layer", edge), to_port = r.integer(node, "to-port", edge);
+  for (auto node = edges.first_child(); node; node = node.next_sibling()) {
+    if (node.type() != pugi::node_element || !named(node.name(), "edge")) continue;
+    const auto edge = [&] { return in_body() + "<edge>"; };
+    const auto ends = first_of_each(node.first_attribute(), "from-layer", "from-port", "to-layer", "to-port");
+    const auto from_id = r.integer(node, ends[0], "from-layer", edge);
+    const auto from_port = r.integer(node, ends[1], "from-port", edge);
+    const auto to_id = r.integer(node, ends[2], "to-layer", edge);
+    const auto to_port = r.integer(node, ends[3], "to-port", edge);
     const auto where = [&] {
-      return fmt::format("{}: body edge from layer {} port {} to layer {} port {}", owner.where(), from_id, from_port,
-                         to_id, to_port);
+      return fmt::format("{}edge from layer {} port {} to layer {} port {}", in_body(), from_id, from_port, to_id,
+                         to_port);
     };
-    const auto* from = g.find(from_id);
-    const auto* to = g.find(to_id);
-    if (from == nullptr || to == nullptr)
-      r.bad(reader::at(node), fmt::format("{}: layer {} is not in the body", where(), from == nullptr ? from_id : to_id));
+    const auto* from = layer_of(from_id);
+    const auto* to = layer_of(to_id);
+    if (from == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where(), from_id));
+    if (to == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where(), to_id));
     const auto out = port_index(from->outputs, from_port);
     const auto in = port_index(to->inputs, to_port);
-    if (!out || !in) r.bad(reader::at(node), fmt::format("{}: there is no such port", where()));
-    const auto to_index = static_cast<std::size_t>(to - g.layers_.data());
+    if (!out) r.bad(reader::at(node), fmt::format("{}: {} has no output port {}", where(), from->where(), from_port));
+    if (!in) r.bad(reader::at(node), fmt::format("{}: {} has no input port {}", where(), to->where(), to_port));
     const auto from_index = static_cast<std::size_t>(from - g.layers_.data());
+    const auto to_index = static_cast<std::size_t>(to - g.layers_.data());
     auto& slot = source_slot(to_index, *in);
     if (slot) r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where()));
     slot = source{from_index, *out};
-    consumers[from_index].push_back(to_index);
+    links.emplace_back(from_index, to_index);
     ++pending[to_index];
   }
+
+  // Every input must be fed: a layer with nothing on an input port cannot be computed.
   for (const auto& l : g.layers_)
     for (std::size_t i = 0; i < l.inputs.size(); ++i)
       if (!l.sources[i])
-        r.bad_layer(l, fmt::format("in the body of {}: nothing is connected to input port {}", owner.where(),
+        r.bad_layer(l, fmt::format("{}nothing is connected to input port {}; the model cannot be read", in_body(),
                                    l.inputs[i].id));
+
+  // Each layer's consumers, in edge order, in one array (first[i]..first[i+1]).
+  std::vector<std::size_t> first(g.layers_.size() + 1, 0), consumers(links.size());
+  for (const auto& [from, to] : links) ++first[from + 1];
+  for (std::size_t i = 0; i < g.layers_.size(); ++i) first[i + 1] += first[i];
+  {
+    std::vector<std::size_t> next(first.begin(), first.end() - 1);
+    for (const auto& [from, to] : links) consumers[next[from]++] = to;
+  }
+
+  // Topological order (Kahn); what is left over lies on a cycle.
+  g.order_.reserve(g.layers_.size());
   for (std::size_t i = 0; i < g.layers_.size(); ++i)
     if (pending[i] == 0) g.order_.push_back(i);
   for (std::size_t k = 0; k < g.order_.size(); ++k)
-    for (const auto c : consumers[g.order_[k]])
-      if (--pending[c] == 0) g.order_.push_back(c);
+    for (std::size_t e = first[g.order_[k]]; e < first[g.order_[k] + 1]; ++e)
+      if (--pending[consumers[e]] == 0) g.order_.push_back(consumers[e]);
   if (g.order_.size() != g.layers_.size()) {
     const auto on_cycle = static_cast<std::size_t>(
         std::find_if(pending.begin(), pending.end(), [](std::size_t p) { return p != 0; }) - pending.begin());
-    r.bad_layer(g.layers_[on_cycle], fmt::format("in the body of {}: the layer is on a cycle of edges", owner.where()));
+    const auto& l = g.layers_[on_cycle];
+    const bool self = std::any_of(l.sources.begin(), l.sources.end(),
+                                  [&](const auto& s) { return s && s->layer == on_cycle; });
+    r.bad_layer(l, in_body() + (self ? "the layer feeds its own input; the model cannot be read"
+                                     : "the layer is on a cycle of edges; the model cannot be read"));
   }
 }
+
+// ---- TensorIterator and Loop bodies -------------------------------------------------------------------
+// A body is a network of its own (<layers>, <edges>) inside the layer, with a <port_map> and <back_edges>.
+// It is read after the outer graph, into a graph that shares the outer one's weights and XML.
 
 port_mapping graph_reader::mapping(const reader& r, const pugi::xml_node& n, const layer& owner) {
   const auto what = [&] { return fmt::format("{}: <port_map> <{}>", owner.where(), n.name()); };
@@ -577,7 +617,7 @@ std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const p
   layers_reader.finish();
   if (const auto* twice = layers_reader.sort_ids())
     r.bad_layer(*twice, fmt::format("in the body of {}: id {} is used by an earlier layer too", owner.where(), twice->id));
-  layers_reader.link_body(body.child("edges"), owner);
+  layers_reader.link(body.child("edges"), &owner);
   for (const auto& l : g.layers_)
     if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
   for (const auto& [index, n] : nested)
@@ -661,81 +701,7 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   if (const auto* twice = layers_reader.sort_ids())
     r.bad_layer(*twice, fmt::format("id {} is used by an earlier layer too", twice->id));
 
-  // Layer ids are usually 0..n-1: a table finds them without a search (graph::find otherwise).
-  std::vector<std::size_t> by_dense_id;
-  if (!g.by_id_.empty() && g.by_id_.front().first >= 0 &&
-      g.by_id_.back().first < static_cast<std::int64_t>(4 * g.layers_.size() + 64)) {
-    by_dense_id.assign(static_cast<std::size_t>(g.by_id_.back().first) + 1, g.layers_.size());
-    for (const auto& [id, index] : g.by_id_) by_dense_id[static_cast<std::size_t>(id)] = index;
-  }
-  const auto layer_of = [&](std::int64_t id) -> const layer* {
-    if (by_dense_id.empty()) return g.find(id);
-    if (id < 0 || static_cast<std::uint64_t>(id) >= by_dense_id.size()) return nullptr;
-    const auto index = by_dense_id[static_cast<std::size_t>(id)];
-    return index < g.layers_.size() ? &g.layers_[index] : nullptr;
-  };
-  std::vector<std::pair<std::size_t, std::size_t>> links;  // (producer, consumer) per edge, in file order
-  std::vector<std::size_t> pending(g.layers_.size(), 0);
-  if (const auto edges = net.child("edges")) {
-    for (auto node = edges.first_child(); node; node = node.next_sibling()) {
-      if (node.type() != pugi::node_element || !named(node.name(), "edge")) continue;
-      const auto edge = [] { return "<edge>"; };
-      const auto ends = first_of_each(node.first_attribute(), "from-layer", "from-port", "to-layer", "to-port");
-      const auto from_id = r.integer(node, ends[0], "from-layer", edge);
-      const auto from_port = r.integer(node, ends[1], "from-port", edge);
-      const auto to_id = r.integer(node, ends[2], "to-layer", edge);
-      const auto to_port = r.integer(node, ends[3], "to-port", edge);
-      const auto where = [&] {
-        return fmt::format("edge from layer {} port {} to layer {} port {}", from_id, from_port, to_id, to_port);
-      };
-      const auto* from = layer_of(from_id);
-      const auto* to = layer_of(to_id);
-      if (from == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where(), from_id));
-      if (to == nullptr) r.bad(reader::at(node), fmt::format("{}: layer {} does not exist", where(), to_id));
-      const auto out = port_index(from->outputs, from_port);
-      const auto in = port_index(to->inputs, to_port);
-      if (!out) r.bad(reader::at(node), fmt::format("{}: {} has no output port {}", where(), from->where(), from_port));
-      if (!in) r.bad(reader::at(node), fmt::format("{}: {} has no input port {}", where(), to->where(), to_port));
-      auto& slot = layers_reader.source_slot(static_cast<std::size_t>(to - g.layers_.data()), *in);
-      if (slot) r.bad(reader::at(node), fmt::format("{}: that input already has an edge", where()));
-      const auto from_index = static_cast<std::size_t>(from - g.layers_.data());
-      slot = source{from_index, *out};
-      links.emplace_back(from_index, static_cast<std::size_t>(to - g.layers_.data()));
-      ++pending[static_cast<std::size_t>(to - g.layers_.data())];
-    }
-  }
-
-  // Every input must be fed: a layer with nothing on an input port cannot be computed.
-  for (const auto& l : g.layers_)
-    for (std::size_t i = 0; i < l.inputs.size(); ++i)
-      if (!l.sources[i])
-        r.bad_layer(l, fmt::format("nothing is connected to input port {}; the model cannot be read", l.inputs[i].id));
-
-  // Each layer's consumers, in edge order, in one array (first[i]..first[i+1]).
-  std::vector<std::size_t> first(g.layers_.size() + 1, 0), consumers(links.size());
-  for (const auto& [from, to] : links) ++first[from + 1];
-  for (std::size_t i = 0; i < g.layers_.size(); ++i) first[i + 1] += first[i];
-  {
-    std::vector<std::size_t> next(first.begin(), first.end() - 1);
-    for (const auto& [from, to] : links) consumers[next[from]++] = to;
-  }
-
-  // Topological order (Kahn); what is left over lies on a cycle.
-  g.order_.reserve(g.layers_.size());
-  for (std::size_t i = 0; i < g.layers_.size(); ++i)
-    if (pending[i] == 0) g.order_.push_back(i);
-  for (std::size_t k = 0; k < g.order_.size(); ++k)
-    for (std::size_t e = first[g.order_[k]]; e < first[g.order_[k] + 1]; ++e)
-      if (--pending[consumers[e]] == 0) g.order_.push_back(consumers[e]);
-  if (g.order_.size() != g.layers_.size()) {
-    const auto on_cycle = static_cast<std::size_t>(
-        std::find_if(pending.begin(), pending.end(), [](std::size_t p) { return p != 0; }) - pending.begin());
-    const auto& l = g.layers_[on_cycle];
-    const bool self = std::any_of(l.sources.begin(), l.sources.end(),
-                                  [&](const auto& s) { return s && s->layer == on_cycle; });
-    r.bad_layer(l, self ? "the layer feeds its own input; the model cannot be read"
-                        : "the layer is on a cycle of edges; the model cannot be read");
-  }
+  layers_reader.link(net.child("edges"), nullptr);
 
   auto weights = std::make_shared<io::detail::mapped_file>(bin);
   g.bin_bytes_ = weights->bytes();

@@ -247,7 +247,22 @@ TEST_F(body, bodies_that_cannot_be_read) {
   use("tensor-iterator-lstm");
   expect_unreadable([&] { edit("<edge from-layer=\"9\" from-port=\"0\" to-layer=\"10\" to-port=\"1\"/>",
                                "<edge from-layer=\"99\" from-port=\"0\" to-layer=\"10\" to-port=\"1\"/>"); },
-                    "layer 99 is not in the body");
+                    "in the body of layer 'lstm' (id 3): edge from layer 99 port 0 to layer 10 port 1: layer 99 "
+                    "does not exist");
+  // A body's edges are linked and ordered by the model's own rules: ports, self-feeding and cycles too.
+  use("tensor-iterator-lstm");
+  expect_unreadable([&] { edit("<edge from-layer=\"9\" from-port=\"0\" to-layer=\"10\" to-port=\"1\"/>",
+                               "<edge from-layer=\"9\" from-port=\"0\" to-layer=\"10\" to-port=\"7\"/>"); },
+                    "in the body of layer 'lstm' (id 3): edge from layer 9 port 0 to layer 10 port 7: layer 'y_t' "
+                    "(id 10) has no input port 7");
+  use("tensor-iterator-lstm");
+  expect_unreadable([&] { edit("<edge from-layer=\"9\" from-port=\"0\" to-layer=\"10\" to-port=\"1\"/>",
+                               "<edge from-layer=\"10\" from-port=\"2\" to-layer=\"10\" to-port=\"1\"/>"); },
+                    "layer 'y_t' (id 10): in the body of layer 'lstm' (id 3): the layer feeds its own input");
+  use("tensor-iterator-lstm");
+  expect_unreadable([&] { edit("<edge from-layer=\"5\" from-port=\"0\" to-layer=\"8\" to-port=\"3\"/>",
+                               "<edge from-layer=\"10\" from-port=\"2\" to-layer=\"8\" to-port=\"3\"/>"); },
+                    "in the body of layer 'lstm' (id 3): the layer is on a cycle of edges");
   use("tensor-iterator-lstm");
   expect_unreadable([&] { edit("part_size=\"1\" start=\"0\" end=\"-1\" stride=\"1\"/><input",
                                "part_size=\"0\" start=\"0\" end=\"-1\" stride=\"1\"/><input"); },
