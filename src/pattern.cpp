@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "detail/decode.hpp"
 #include "detail/fail.hpp"
 #include "reshape1/reshape.hpp"
 
@@ -18,18 +19,11 @@ T load(const std::byte* p) noexcept {
   return v;
 }
 
-/// Element i of a packed buffer, widened exactly. Layouts follow OpenVINO:
-/// u1/u2: first element in the most significant bits; i4/u4: first element in the low nibble;
-/// u3/u6: split-bit groups of 3 bytes whose first two bytes hold the low bits and the third the high.
-struct decoded {
-  std::int64_t value;
-  bool too_large;
-  std::uint64_t raw;
-};
+}  // namespace
 
-decoded decode(element_type t, const std::byte* data, std::size_t i) {
+detail::decoded_integer detail::decode_integer(element_type t, const std::byte* data, std::size_t i) noexcept {
   auto byte = [&](std::size_t k) { return std::to_integer<unsigned>(data[k]); };
-  auto small = [](unsigned v) { return decoded{static_cast<std::int64_t>(v), false, v}; };
+  auto small = [](unsigned v) { return detail::decoded_integer{static_cast<std::int64_t>(v), false, v}; };
   switch (t) {
     case element_type::i8: return {load<std::int8_t>(data + i), false, 0};
     case element_type::i16: return {load<std::int16_t>(data + 2 * i), false, 0};
@@ -69,8 +63,6 @@ decoded decode(element_type t, const std::byte* data, std::size_t i) {
   }
   return {0, false, 0};  // not reached: callers decode integer types only
 }
-
-}  // namespace
 
 reshape_pattern reshape_pattern::from_values(std::span<const std::int64_t> values,
                                              std::span<const symbol> symbols) {
@@ -139,7 +131,7 @@ reshape_pattern reshape_pattern::from_tensor(element_type type, std::span<const 
   p.kind_ = pattern_kind::values;
   p.elements_.reserve(static_cast<std::size_t>(count));
   for (std::size_t i = 0; i < count; ++i) {
-    const auto d = decode(type, bytes.data(), i);
+    const auto d = detail::decode_integer(type, bytes.data(), i);
     if (d.too_large) p.too_large_.emplace_back(i, d.raw);
     p.elements_.push_back({d.value, d.value, {}});
   }

@@ -440,6 +440,32 @@ TEST_F(ir, a_u64_pattern_value_of_two_to_the_64_minus_1_is_invalid_value) {
   EXPECT_NE(only(r).message.find("pattern[1]"), std::string::npos) << only(r).message;
 }
 
+TEST_F(ir, const_values_of_every_integer_type_reach_the_pattern) {
+  // A Const's values are decoded as reshape_pattern::from_tensor decodes them, for each integer type.
+  for (const auto t : {element_type::i4, element_type::i8, element_type::i16, element_type::i32, element_type::i64,
+                       element_type::u4, element_type::u8, element_type::u16, element_type::u32, element_type::u64}) {
+    SCOPED_TRACE(name(t));
+    const bool is_signed = t == element_type::i4 || t == element_type::i8 || t == element_type::i16 ||
+                           t == element_type::i32 || t == element_type::i64;
+    const std::vector<std::int64_t> v = is_signed ? std::vector<std::int64_t>{3, -1} : std::vector<std::int64_t>{3, 2};
+    ir_builder b;
+    const int x = b.parameter("[2,3]");
+    const int c = b.constant(t, "2", v, "[2]");
+    b.reshape(x, c, false, "[2,3]", "[2]", "[3,2]");
+    const auto g = load(b.xml(), b.bin());
+    const auto p = model::propagate(g);
+    const auto& out = p.outputs[static_cast<std::size_t>(c)];
+    ASSERT_TRUE(out[0].value);
+    std::vector<std::int64_t> got;
+    for (const auto& e : out[0].value->elements) {
+      EXPECT_EQ(e.lo, e.hi);
+      got.push_back(e.lo);
+    }
+    EXPECT_EQ(got, v);
+    EXPECT_EQ(to_string(p.outputs[2][0].shape), "[3,2]");
+  }
+}
+
 TEST_F(ir, a_git_lfs_pointer_instead_of_the_weights) {
   ir_builder b;
   const int x = b.parameter("[2,3]");

@@ -1,13 +1,13 @@
 // Shape ops: the model's inputs and constants, ShapeOf, Reshape (reshape1's own inference), Squeeze-1
 // and -15, Unsqueeze, Range-1 and -4, and NonZero. Values pass through the ops that only change a shape.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "../../detail/decode.hpp"
 #include "../../detail/fail.hpp"
 #include "../rules.hpp"
 #include "reshape1/reshape.hpp"
@@ -54,29 +54,14 @@ void constant(op& o) {
   const auto count = small_count(o.out[0].shape);
   if (!count || *count > max_const_values || type == element_type::string) return;
   const auto bytes = o.g.const_bytes(o.l);
-  if ((type == element_type::i64 || type == element_type::i32) &&
-      std::endian::native == std::endian::little) {  // the usual ones, read directly (the IR is little-endian)
-    const std::size_t width = type == element_type::i64 ? 8 : 4;
+  if (is_integer(type)) {  // with the decoder reshape_pattern::from_tensor uses, every integer type
     tensor_value v;
     v.elements.resize(static_cast<std::size_t>(*count));
     for (std::size_t k = 0; k < v.elements.size(); ++k) {
-      std::int64_t x = 0;
-      if (width == 8) {
-        std::memcpy(&x, bytes.data() + 8 * k, 8);
-      } else {
-        std::int32_t y = 0;
-        std::memcpy(&y, bytes.data() + 4 * k, 4);
-        x = y;
-      }
-      v.elements[k] = {x, x, {}, true};
+      const auto d = reshape1::detail::decode_integer(type, bytes.data(), k);
+      if (d.too_large) return;  // a u64 above 2^63-1: Reshape reads it from the bytes themselves
+      v.elements[k] = {d.value, d.value, {}, true};
     }
-    o.out[0].value = std::move(v);
-  } else if (is_integer(type)) {
-    const auto p = reshape_pattern::from_tensor(type, bytes, shape{*count});
-    if (!p.too_large().empty()) return;  // a u64 above 2^63-1: read by Reshape from the bytes themselves
-    tensor_value v;
-    v.elements.reserve(p.elements().size());
-    for (const auto& b : p.elements()) v.elements.push_back({b.lo, b.lo, {}, true});
     o.out[0].value = std::move(v);
   } else if (type == element_type::boolean) {  // one byte each; nonzero is true (Loop's conditions)
     tensor_value v;
