@@ -72,9 +72,8 @@ bool parse_list(std::string_view text, Arena& out) {
     while (p != end && is_space(*p)) ++p;
   };
   skip_spaces();
-  if (p == end) return true;
-  while (true) {
-    skip_spaces();
+  if (p == end) return true;  // "" or only spaces: the empty list
+  while (true) {              // at an item, spaces before it skipped
     T v{};
     const auto [next, ec] = std::from_chars(p, end, v);
     if (ec != std::errc() || next == p) break;
@@ -84,6 +83,7 @@ bool parse_list(std::string_view text, Arena& out) {
     if (p == end) return true;
     if (*p != ',') break;
     ++p;
+    skip_spaces();
   }
   out.truncate(0);
   return false;
