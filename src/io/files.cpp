@@ -42,6 +42,25 @@ std::uint64_t seam_allows(std::int64_t limit, std::uint64_t at, std::uint64_t wa
 /// Files up to this size are read into memory rather than mapped: nothing can fault on them later.
 constexpr std::size_t read_limit = std::size_t{1} << 20;
 
+/// Asks the kernel to back the whole pages of [data, data + size) with writable memory now, in one call,
+/// rather than one page fault at a time as the read fills them: for a buffer fresh from the system (a
+/// large one), about a quarter of the read's time (a 1.2 MB XML on a 2-core VM: 0.47 -> 0.36 ms). Pages
+/// already there (a reused buffer) are left as they are. Advice only: on a kernel older than 5.14, or
+/// under a sandbox that refuses it, nothing changes and the read faults as before.
+void prefault(std::byte* data, std::size_t size) noexcept {
+#ifdef MADV_POPULATE_WRITE
+  constexpr std::size_t worth = std::size_t{256} << 10;  // smaller buffers come from the heap, mostly mapped
+  if (size < worth) return;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) & ~(page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(page - 1);
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#else
+  (void)data;
+  (void)size;
+#endif
+}
+
 std::string kind_of(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO (a pipe)";
@@ -212,6 +231,7 @@ mapped_file::mapped_file(const std::filesystem::path& path, file_access access) 
     std::size_t have = 0;
     std::size_t capacity = standard_input && !S_ISREG(st.st_mode) ? std::size_t{1} << 16 : expected;
     buffer_ = std::make_unique_for_overwrite<std::byte[]>(capacity);
+    if (S_ISREG(st.st_mode)) prefault(buffer_.get(), capacity);
     for (;;) {
       if (have == capacity) {
         if (S_ISREG(st.st_mode)) break;

@@ -65,6 +65,7 @@ void constant(op& o) {
     o.out[0].value = std::move(v);
   } else if (type == element_type::boolean) {  // one byte each; nonzero is true (Loop's conditions)
     tensor_value v;
+    v.elements.reserve(static_cast<std::size_t>(*count));
     for (std::int64_t i = 0; i < *count; ++i) {
       const std::int64_t b = bytes[static_cast<std::size_t>(i)] != std::byte{0} ? 1 : 0;
       v.elements.push_back({b, b, {}, true});
@@ -72,6 +73,7 @@ void constant(op& o) {
     o.out[0].value = std::move(v);
   } else if (type == element_type::f32 || type == element_type::f16 || type == element_type::f64) {
     tensor_value v;
+    v.reals.reserve(static_cast<std::size_t>(*count));
     for (std::int64_t i = 0; i < *count; ++i) {
       const auto k = static_cast<std::size_t>(i);
       if (type == element_type::f32) {
