@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/files.hpp"
 #include "reshape1/io/npy.hpp"
@@ -469,6 +470,33 @@ TEST_F(npy, a_file_read_into_memory_is_never_mapped_and_is_writable) {
   }
   EXPECT_EQ(mapped.size(), 1U);
   io::detail::on_mapped({});
+}
+
+TEST_F(npy, a_file_with_bytes_appended_reads_as_one_block_and_leaves_the_file_alone) {
+  // fix reads each rewrite back as the .bin followed by the new constants, without writing them anywhere.
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  for (const std::size_t size : {std::size_t{0}, std::size_t{100}, page, page + 1, (std::size_t{2} << 20) + 3}) {
+    std::string content(size, '\0');
+    for (std::size_t i = 0; i < size; ++i) content[i] = static_cast<char>(i * 13 + 1);
+    std::ofstream(path("w.bin"), std::ios::binary) << content;
+    for (const std::size_t tail_size : {std::size_t{0}, std::size_t{5}, page + 7}) {
+      std::vector<std::byte> tail(tail_size);
+      for (std::size_t i = 0; i < tail_size; ++i) tail[i] = static_cast<std::byte>(200 - i % 100);
+      const io::detail::mapped_file f(path("w.bin"), tail);
+      const auto bytes = f.bytes();
+      ASSERT_EQ(bytes.size(), size + tail_size) << size << " + " << tail_size;
+      EXPECT_TRUE(std::equal(content.begin(), content.end(), reinterpret_cast<const char*>(bytes.data())))
+          << size << " + " << tail_size;
+      EXPECT_TRUE(std::equal(tail.begin(), tail.end(), bytes.begin() + static_cast<std::ptrdiff_t>(size)))
+          << size << " + " << tail_size;
+      EXPECT_EQ(f.fd(), -1);  // not the file's bytes alone: no kernel-side copy of it
+    }
+    EXPECT_EQ(fs::file_size(path("w.bin")), size);  // nothing was written to the file
+  }
+  fs::create_directories(path("d"));
+  const std::vector<std::byte> tail(3);
+  expect_file_error([&] { io::detail::mapped_file f(path("d"), tail); }, errc::io, "not a regular file");
+  expect_file_error([&] { io::detail::mapped_file f(path("missing.bin"), tail); }, errc::io, "cannot open");
 }
 
 }  // namespace

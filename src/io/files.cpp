@@ -278,6 +278,42 @@ mapped_file::mapped_file(const std::filesystem::path& path, file_access access) 
   }
 }
 
+mapped_file::mapped_file(const std::filesystem::path& path, std::span<const std::byte> tail)
+    : name_(escaped(path.string())) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) fail(errc::io, {.file = name_}, fmt::format("{}: cannot open: {}", name_, system_message(errno)));
+  struct closer {  // the descriptor serves the mapping only: closed on every way out
+    int fd;
+    ~closer() { ::close(fd); }
+  } const close_at_end{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    fail(errc::io, {.file = name_}, fmt::format("{}: cannot read: {}", name_, system_message(errno)));
+  if (!S_ISREG(st.st_mode))
+    fail(errc::io, {.file = name_},
+         fmt::format("{}: is {}, not a regular file; reshape1 reads regular files", name_, kind_of(st.st_mode)));
+  const auto size = static_cast<std::size_t>(st.st_size);
+  const std::size_t total = size + tail.size();
+  if (total == 0) return;  // no bytes: no mapping, as for an empty file
+  // An anonymous block of the whole size, the file mapped over its start (its last page, past the end of
+  // the file, reads as zeros and takes the tail's first bytes), the tail copied after the file's bytes.
+  void* const base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED)
+    fail(errc::io, {.file = name_}, fmt::format("{}: cannot map: {}", name_, system_message(errno)));
+  try {
+    if (size > 0 && ::mmap(base, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
+      fail(errc::io, {.file = name_}, fmt::format("{}: cannot map: {}", name_, system_message(errno)));
+    guarded_copy(static_cast<std::byte*>(base) + size, tail.data(), tail.size(), name_);  // faults if it shrank
+  } catch (...) {
+    ::munmap(base, total);
+    throw;
+  }
+  (void)::mprotect(base, total, PROT_READ);
+  data_ = static_cast<const std::byte*>(base);
+  size_ = total;
+  mapped_ = true;
+}
+
 mapped_file::~mapped_file() {
   if (mapped_) ::munmap(const_cast<std::byte*>(data_), size_);
   if (fd_ >= 0) ::close(fd_);

@@ -1,25 +1,23 @@
 // `reshape1 fix`: rewrite the Const pattern elements that keep a model from reshaping, one Reshape at a
-// time, each kept only when the rewritten model, written out and read back, propagates to exactly the same
+// time, each kept only when the rewritten model, read back (from memory), propagates to exactly the same
 // shapes at the declared inputs and the Reshape no longer fails or swallows the batch; then the whole
 // rewritten model is checked at every requested batch.
 #include "reshape1/model/fix.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <pugixml.hpp>
 
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
 #include "batch_internal.hpp"
+#include "read_internal.hpp"
 #include "reshape1/model/propagate.hpp"
 #include "rules.hpp"
 
@@ -75,11 +73,12 @@ struct plan {
   std::string why;
 };
 
-/// The model being rewritten: the XML document, the bytes appended to the .bin, and the files a rewrite
-/// is read back from.
+/// The model being rewritten: the XML document and the bytes appended to the .bin. A rewrite is read back
+/// from memory: the document's text, and the .bin mapped with the new bytes after it (nothing is written,
+/// and nothing the size of the .bin is copied).
 class rewriter {
  public:
-  rewriter(const fs::path& xml, const fs::path& bin) : bin_(bin) {
+  rewriter(const fs::path& xml, const fs::path& bin) : xml_name_(xml.string()), bin_(bin) {
     const io::detail::mapped_file text(xml);
     const auto bytes = text.bytes();
     const auto parsed = doc_.load_buffer(bytes.data(), bytes.size(),
@@ -89,18 +88,6 @@ class rewriter {
     if (!parsed) fail(errc::bad_file, {.offset = static_cast<std::size_t>(parsed.offset), .file = xml.string()},
                       fmt::format("{}: not well-formed XML: {}", xml.string(), parsed.description()));
     bin_size_ = fs::file_size(bin);
-    // A private directory of its own (mode 0700, a name no other user can take first).
-    std::string pattern = (fs::temp_directory_path() / "reshape1-fix-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr)
-      fail(errc::io, {.file = pattern}, fmt::format("{}: cannot create a temporary directory", pattern),
-           "set TMPDIR to a writable directory");
-    dir_ = pattern;
-  }
-  rewriter(const rewriter&) = delete;
-  rewriter& operator=(const rewriter&) = delete;
-  ~rewriter() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   [[nodiscard]] std::string text() const {
@@ -154,34 +141,16 @@ class rewriter {
   }
   [[nodiscard]] std::optional<std::int64_t> cloned_id() const { return cloned_id_; }
 
-  /// Writes the current document and .bin under new names and reads them back.
-  [[nodiscard]] graph read_back() {
-    const auto xml = dir_ / fmt::format("m{}.xml", attempt_);
-    const auto bin = dir_ / fmt::format("m{}.bin", attempt_);
-    ++attempt_;
-    {
-      std::ofstream out(xml, std::ios::binary);
-      out << text();
-      out.flush();
-      if (!out) fail_write(xml);
-    }
-    fs::copy_file(bin_, bin, fs::copy_options::overwrite_existing);
-    {
-      std::ofstream out(bin, std::ios::binary | std::ios::app);
-      out.write(reinterpret_cast<const char*>(appended_.data()), static_cast<std::streamsize>(appended_.size()));
-      out.flush();
-      if (!out) fail_write(bin);
-    }
-    auto g = read_ir(xml, bin);
-    std::error_code ec;
-    fs::remove(xml, ec);  // the graph maps the .bin; removing its name keeps the mapping valid
-    fs::remove(bin, ec);
-    return g;
-  }
-
-  [[noreturn]] static void fail_write(const fs::path& p) {
-    fail(errc::io, {.file = p.string()}, fmt::format("{}: cannot write a temporary copy of the model", p.string()),
-         "fix writes temporary copies under TMPDIR: check its space and permissions");
+  /// Reads the rewritten model back: the current document, and the .bin followed by the appended bytes.
+  [[nodiscard]] graph read_back() const {
+    auto weights = std::make_shared<const io::detail::mapped_file>(bin_, appended_);
+    const std::string bin_name = bin_.string();
+    if (weights->bytes().size() != bin_size_ + appended_.size())
+      fail(errc::io, {.file = bin_name},
+           fmt::format("{}: the file changed size while it was being fixed; run again once nothing writes to it",
+                       bin_name));
+    return detail::read_ir_in_memory(text(), xml_name_ + " (rewritten)", std::move(weights),
+                                     bin_name + " (with the new constants)");
   }
 
   /// A snapshot to undo a rewrite that did not prove out.
@@ -206,12 +175,11 @@ class rewriter {
     fail(errc::invalid_argument, {}, fmt::format("layer id {} is not in the model's <layers>", id));
   }
 
+  std::string xml_name_;
   fs::path bin_;
   std::uintmax_t bin_size_ = 0;
   pugi::xml_document doc_;
   std::vector<std::byte> appended_;
-  fs::path dir_;
-  unsigned attempt_ = 0;
   std::optional<std::int64_t> cloned_id_;
 };
 
@@ -592,7 +560,13 @@ void write_fixed(const fix_report& report, const fs::path& in_xml, const fs::pat
   if (fs::is_regular_file(out_xml, ec)) fs::remove(out_xml, ec);
   {
     io::detail::atomic_file out(out_bin);
-    out.write(original.bytes());
+    // The original bytes are copied by the kernel where it can (on a file system that shares blocks, the
+    // copy takes no space); the new constants follow them.
+    if (original.fd() >= 0) {
+      out.copy_from(original.fd(), 0, original.bytes(), 1, {});
+    } else {
+      out.write(original.bytes());
+    }
     out.write(report.appended);
     out.commit();
   }

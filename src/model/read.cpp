@@ -6,6 +6,9 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <functional>
+#include <optional>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -13,6 +16,7 @@
 #include "../io/files.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/graph.hpp"
+#include "read_internal.hpp"
 #include "rules.hpp"
 
 namespace reshape1::model {
@@ -353,6 +357,25 @@ struct graph_storage {
   std::vector<std::optional<source>> sources;
 };
 
+namespace {
+
+/// The .xml's bytes in memory, parsed in place: the document's texts point into them, and they live as
+/// long as the graph (its string_views point into them). The document itself is freed once the graph is
+/// built.
+struct xml_in_memory {
+  /// Read from the file.
+  explicit xml_in_memory(const std::filesystem::path& p)
+      : file(std::in_place, p, io::detail::file_access::read_into_memory), text(file->writable_bytes()) {}
+  /// Given (a model rewritten in memory).
+  explicit xml_in_memory(std::string given) : owned(std::move(given)), text(std::as_writable_bytes(std::span(owned))) {}
+  std::optional<io::detail::mapped_file> file;
+  std::string owned;
+  std::span<std::byte> text;
+  pugi::xml_document document;
+};
+
+}  // namespace
+
 /// Reads the layers of one graph (the model's or a body's) into it, and the bodies of its TensorIterator
 /// and Loop layers (nested ones too).
 struct graph_reader {
@@ -377,6 +400,11 @@ struct graph_reader {
   /// the messages then name.
   void link(const pugi::xml_node& edges, const layer* owner);
 
+  /// Reads the model whose .xml is `in_memory` (named `file` in messages); `weights()` opens its .bin
+  /// (named `bin_file`) once the .xml has been read.
+  static graph read(const std::shared_ptr<xml_in_memory>& in_memory, const std::string& file,
+                    const std::string& bin_file,
+                    const std::function<std::shared_ptr<const io::detail::mapped_file>()>& weights);
   static std::shared_ptr<const subgraph> read_body(const reader& r, const pugi::xml_node& node, const graph& outer,
                                                    const layer& owner, const std::string& bin_file, int depth = 1);
   /// Bodies nested deeper are refused (real models nest two or three).
@@ -653,20 +681,12 @@ std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const p
   return sub;
 }
 
-graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin) {
-  const std::string file = xml.string();
+graph graph_reader::read(const std::shared_ptr<xml_in_memory>& in_memory, const std::string& file,
+                         const std::string& bin_file,
+                         const std::function<std::shared_ptr<const io::detail::mapped_file>()>& weights) {
   const reader r(file);
-  // The XML is read into memory and parsed in place: the document's texts point into that copy, which
-  // lives as long as the graph (its string_views point into it). The document itself is freed once the
-  // graph is built.
-  struct xml_in_memory {
-    explicit xml_in_memory(const std::filesystem::path& p) : text(p, io::detail::file_access::read_into_memory) {}
-    io::detail::mapped_file text;
-    pugi::xml_document document;
-  };
-  const auto in_memory = std::make_shared<xml_in_memory>(xml);
   pugi::xml_document* const doc = &in_memory->document;
-  const auto bytes = in_memory->text.writable_bytes();
+  const auto bytes = in_memory->text;
   // parse_embed_pcdata keeps a <dim>'s text in the element itself: no node per dimension.
   const auto parsed = doc->load_buffer_inplace(bytes.data(), bytes.size(),
                                                pugi::parse_default | pugi::parse_embed_pcdata, pugi::encoding_utf8);
@@ -703,10 +723,9 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
 
   layers_reader.link(net.child("edges"), nullptr);
 
-  auto weights = std::make_shared<io::detail::mapped_file>(bin);
-  g.bin_bytes_ = weights->bytes();
-  g.bin_ = std::move(weights);
-  const std::string bin_file = bin.string();
+  std::shared_ptr<const io::detail::mapped_file> bin = weights();
+  g.bin_bytes_ = bin->bytes();
+  g.bin_ = std::move(bin);
   constexpr std::string_view lfs = "version https://git-lfs.github.com/spec/";
   if (g.bin_bytes_.size() >= lfs.size() && g.bin_bytes_.size() < 1024 &&
       std::memcmp(g.bin_bytes_.data(), lfs.data(), lfs.size()) == 0)
@@ -717,6 +736,17 @@ graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin
   for (const auto& [index, node] : bodies) g.layers_[index].body = graph_reader::read_body(r, node, g, g.layers_[index], bin_file);
   doc->reset();  // the graph needs only the text, not the nodes: propagation reuses their memory
   return g;
+}
+
+graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin) {
+  return graph_reader::read(std::make_shared<xml_in_memory>(xml), xml.string(), bin.string(),
+                            [&] { return std::make_shared<const io::detail::mapped_file>(bin); });
+}
+
+graph detail::read_ir_in_memory(std::string xml, const std::string& xml_name,
+                                std::shared_ptr<const io::detail::mapped_file> weights, const std::string& bin_name) {
+  return graph_reader::read(std::make_shared<xml_in_memory>(std::move(xml)), xml_name, bin_name,
+                            [&] { return weights; });
 }
 
 }  // namespace reshape1::model

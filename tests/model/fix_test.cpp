@@ -198,6 +198,30 @@ TEST_F(fixing, a_constant_batch_becomes_a_copy) {
   EXPECT_STREQ(reshape.child("data").attribute("special_zero").value(), "true");
 }
 
+// Each candidate is read back from memory, with the .bin mapped and the new constants after it: fix writes
+// no temporary copy of the model (one per candidate, the size of the .bin, before), so it needs no
+// temporary directory at all.
+TEST_F(fixing, candidates_are_read_back_without_temporary_files) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  const int r1 = b.reshape(x, b.i64({1, -1}), false, "[1,6,4]", "[2]", "[1,24]");
+  const int r2 = b.reshape(r1, b.i64({1, 24}), false, "[1,24]", "[2]", "[1,24]");
+  b.result(r2, "[1,24]");
+  const char* before = std::getenv("TMPDIR");
+  const std::string saved = before == nullptr ? "" : before;
+  ASSERT_EQ(::setenv("TMPDIR", (dir_ / "no-such-directory").c_str(), 1), 0);
+  const auto r = fix(b);
+  if (before == nullptr) {
+    ::unsetenv("TMPDIR");
+  } else {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  }
+  EXPECT_TRUE(r.fixed) << refused(r);
+  EXPECT_EQ(changes(r), fmt::format("{} [1,-1]->[0,-1] special_zero; {} [1,24]->[0,24] special_zero", r1, r2));
+  expect_written_as_reported(xml(), r, out());
+  EXPECT_FALSE(fs::exists(dir_ / "no-such-directory"));
+}
+
 // A pattern without -1, all fixed values: 0 (with special_zero set, as the pattern has no 0) comes before -1.
 TEST_F(fixing, a_pattern_without_minus_one) {
   ir_builder b;

@@ -91,7 +91,6 @@ class graph {
   [[nodiscard]] std::span<const std::byte> const_bytes(const layer& l) const;
 
  private:
-  friend graph read_ir(const std::filesystem::path&, const std::filesystem::path&);
   friend struct graph_reader;
   int version_ = 0;
   std::string name_, xml_file_;
