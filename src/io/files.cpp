@@ -187,8 +187,14 @@ bool guard_mapped_reads(void (*fn)(void*), void* ctx) {
   std::call_once(once, install_sigbus_handler);
   sigjmp_buf env;
   sigjmp_buf* const outer = t_fault_jump;
-  if (sigsetjmp(env, 1) != 0) {
+  // The signal mask is not saved (that would be a system call on every guard, and the model guards each
+  // Const it reads): after a fault the handler's jump leaves SIGBUS blocked, so it is unblocked here.
+  if (sigsetjmp(env, 0) != 0) {
     t_fault_jump = outer;
+    sigset_t bus;
+    sigemptyset(&bus);
+    sigaddset(&bus, SIGBUS);
+    ::pthread_sigmask(SIG_UNBLOCK, &bus, nullptr);
     return false;
   }
   t_fault_jump = &env;

@@ -87,7 +87,9 @@ class rewriter {
                                          pugi::encoding_utf8);
     if (!parsed) fail(errc::bad_file, {.offset = static_cast<std::size_t>(parsed.offset), .file = xml.string()},
                       fmt::format("{}: not well-formed XML: {}", xml.string(), parsed.description()));
-    bin_size_ = fs::file_size(bin);
+    std::error_code ec;
+    bin_size_ = fs::file_size(bin, ec);
+    if (ec) fail(errc::io, {.file = bin.string()}, fmt::format("{}: cannot open: {}", bin.string(), ec.message()));
   }
 
   [[nodiscard]] std::string text() const {
@@ -100,7 +102,8 @@ class rewriter {
   /// Applies `p` to the document (the caller keeps a copy to undo). `g` is the current model.
   void apply(const graph& g, const plan& p) {
     const auto& holder = *g.find(p.holder);
-    auto bytes = std::vector<std::byte>(g.const_bytes(holder).begin(), g.const_bytes(holder).end());
+    std::vector<std::byte> bytes(g.const_bytes(holder).size());
+    detail::copy_const_bytes(g, holder, bytes);
     const auto type = holder.element("element_type");
     const auto width = static_cast<std::size_t>(bit_width(type) / 8);
     if (width == 0 || (p.index + 1) * width > bytes.size())
@@ -507,7 +510,7 @@ class fixer {
         current_ = std::move(next);
         return;
       } catch (const error& e) {
-        if (e.code() == errc::io) throw;  // the temporary copies: not this rewrite's fault
+        if (e.code() == errc::io) throw;  // the .bin cannot be read (it changed): not this rewrite's fault
         failure = e.what();
         rw_.restore(saved);
       }
@@ -531,14 +534,8 @@ bool same_file(const fs::path& a, const fs::path& b) {
 }  // namespace
 
 fix_report fix(const fs::path& xml, const fs::path& bin, const fix_options& options) {
-  try {
-    fixer f(xml, bin, options);
-    return f.run();
-  } catch (const fs::filesystem_error& e) {
-    // The temporary copies a rewrite is read back from.
-    fail(errc::io, {.file = e.path1().string()}, fmt::format("{}: {}", e.path1().string(), e.code().message()),
-         "fix writes temporary copies of the model under TMPDIR: check its space and permissions");
-  }
+  fixer f(xml, bin, options);
+  return f.run();
 }
 
 void write_fixed(const fix_report& report, const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml,

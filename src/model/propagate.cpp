@@ -99,6 +99,9 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
           out[0].value = given_tensor->value;
         }
       } catch (const error& e) {
+        // A layer that fails is a finding; a .bin that cannot be read (it shrank while mapped) is not the
+        // layer's doing, and nothing after it could be trusted.
+        if (e.code() == errc::io) throw;
         std::fill(out.begin(), out.end(), tensor{});
         p.lost.push_back({index, false, e.code(), e.what()});
       }

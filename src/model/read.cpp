@@ -632,6 +632,7 @@ std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const p
   g.version_ = outer.version_;
   g.name_ = owner.name;
   g.xml_file_ = outer.xml_file_;
+  g.bin_file_ = outer.bin_file_;
   g.bin_ = outer.bin_;
   g.bin_bytes_ = outer.bin_bytes_;
   const auto body = node.child("body");
@@ -697,6 +698,7 @@ graph graph_reader::read(const std::shared_ptr<xml_in_memory>& in_memory, const 
 
   graph g;
   g.xml_file_ = file;
+  g.bin_file_ = bin_file;
   g.name_ = net.attribute("name").value();
   const std::string_view version = r.required(net, "version", [] { return "<net>"; });
   if (version != "10" && version != "11")

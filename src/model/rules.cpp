@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "../detail/assert.hpp"
 #include "../detail/fail.hpp"
+#include "../io/files.hpp"
 
 namespace reshape1::model::detail {
 
@@ -196,6 +198,12 @@ std::vector<std::size_t> broadcast_positions(const shape& in, const shape& out) 
     }
   }
   return r;
+}
+
+void copy_const_bytes(const graph& g, const layer& c, std::span<std::byte> to) {
+  const auto bytes = g.const_bytes(c);
+  RESHAPE1_ASSERT(to.size() >= bytes.size());
+  io::detail::guarded_copy(to.data(), bytes.data(), bytes.size(), g.bin_file());
 }
 
 namespace {

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "io/files.hpp"
 #include "reshape1/model/check.hpp"
 #include "../test_util.hpp"
 #include "ir_builder.hpp"
@@ -464,6 +465,37 @@ TEST_F(ir, const_values_of_every_integer_type_reach_the_pattern) {
     EXPECT_EQ(got, v);
     EXPECT_EQ(to_string(p.outputs[2][0].shape), "[3,2]");
   }
+}
+
+TEST_F(ir, a_bin_that_shrinks_after_it_is_read_is_a_clean_error) {
+  // A .bin over 1 MiB is mapped, and propagation reads the Consts' values from the mapping: when the file
+  // is cut short meanwhile (rewritten in place by another program), the reads fault. They are guarded:
+  // error(io) naming the file, not a crash (SIGBUS).
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  const int c = b.i64({3, -1});
+  const int r = b.reshape(x, c, false, "[2,3]", "[2]", "[3,2]");
+  std::string bin = b.bin();
+  bin.resize(std::size_t{2} << 20, '\0');  // large enough to be mapped; the Const stays at offset 0
+  // Cut short the moment it is mapped: before the reader has read anything of it.
+  io::detail::on_mapped([](const fs::path& p) { fs::resize_file(p, 0); });
+  const auto g = load(b.xml(), bin);
+  io::detail::on_mapped({});
+  for (const auto& run : std::vector<std::function<void()>>{[&] { (void)model::propagate(g); },
+                                                           [&] { (void)model::check(g); }}) {
+    try {
+      run();
+      ADD_FAILURE() << "no error";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::io);
+      EXPECT_NE(std::string(e.what()).find("m.bin: the file became shorter while it was being read"), std::string::npos)
+          << e.what();
+    }
+  }
+  // The same model read again, whole, propagates.
+  const auto whole = load(b.xml(), bin);
+  EXPECT_EQ(to_string(model::propagate(whole).outputs[static_cast<std::size_t>(r)][0].shape), "[3,2]");
+  (void)c;
 }
 
 TEST_F(ir, a_git_lfs_pointer_instead_of_the_weights) {

@@ -83,17 +83,21 @@ class graph {
   [[nodiscard]] int version() const noexcept { return version_; }
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   [[nodiscard]] const std::string& xml_file() const noexcept { return xml_file_; }
+  /// The .bin's name, as messages give it.
+  [[nodiscard]] const std::string& bin_file() const noexcept { return bin_file_; }
   [[nodiscard]] std::span<const layer> layers() const noexcept { return layers_; }
   /// Layer indices, every producer before its consumers.
   [[nodiscard]] std::span<const std::size_t> order() const noexcept { return order_; }
   [[nodiscard]] const layer* find(std::int64_t id) const noexcept;
-  /// The bytes of a Const layer.
+  /// The bytes of a Const layer. A .bin over 1 MiB is mapped, not read: if the file shrinks while the
+  /// graph lives, reading these bytes faults (SIGBUS). reshape1's own reads of them are guarded and fail
+  /// with error(io) instead.
   [[nodiscard]] std::span<const std::byte> const_bytes(const layer& l) const;
 
  private:
   friend struct graph_reader;
   int version_ = 0;
-  std::string name_, xml_file_;
+  std::string name_, xml_file_, bin_file_;
   std::vector<layer> layers_;
   std::vector<std::size_t> order_;
   std::vector<std::pair<std::int64_t, std::size_t>> by_id_;  // sorted by id

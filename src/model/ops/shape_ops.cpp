@@ -1,6 +1,7 @@
 // Shape ops: the model's inputs and constants, ShapeOf, Reshape (reshape1's own inference), Squeeze-1
 // and -15, Unsqueeze, Range-1 and -4, and NonZero. Values pass through the ops that only change a shape.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -53,7 +54,12 @@ void constant(op& o) {
   o.out[0].type = type;
   const auto count = small_count(o.out[0].shape);
   if (!count || *count > max_const_values || type == element_type::string) return;
-  const auto bytes = o.g.const_bytes(o.l);
+  // The reader matched the size to the shape and type: at most 8 bytes (the widest type) per value.
+  std::array<std::byte, 8 * max_const_values> copy;
+  const auto stored = o.g.const_bytes(o.l).size();
+  if (stored > copy.size()) return;
+  const auto bytes = std::span(copy).first(stored);
+  copy_const_bytes(o.g, o.l, bytes);
   if (is_integer(type)) {  // with the decoder reshape_pattern::from_tensor uses, every integer type
     tensor_value v;
     v.elements.resize(static_cast<std::size_t>(*count));
@@ -117,7 +123,9 @@ reshape_pattern reshape_pattern_of(const op& o, std::vector<bool>* constant) {
     const auto type = c->element("element_type");
     const auto& dims = c->integers("shape");
     if (is_integer(type) && small_count(o.shape(1))) {
-      pattern = reshape_pattern::from_tensor(type, o.g.const_bytes(*c), shape(std::span<const std::int64_t>(dims)));
+      std::vector<std::byte> bytes(o.g.const_bytes(*c).size());
+      copy_const_bytes(o.g, *c, bytes);
+      pattern = reshape_pattern::from_tensor(type, bytes, shape(std::span<const std::int64_t>(dims)));
       if (constant != nullptr) constant->assign(pattern.elements().size(), true);
     } else if (!is_integer(type)) {
       pattern = pattern.with_element_type(type);
