@@ -301,20 +301,37 @@ mapped_file::mapped_file(const std::filesystem::path& path, std::span<const std:
   const auto size = static_cast<std::size_t>(st.st_size);
   const std::size_t total = size + tail.size();
   if (total == 0) return;  // no bytes: no mapping, as for an empty file
-  // An anonymous block of the whole size, the file mapped over its start (its last page, past the end of
-  // the file, reads as zeros and takes the tail's first bytes), the tail copied after the file's bytes.
-  void* const base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // One reserved range (inaccessible, no memory committed): the file's whole pages mapped read-only over
+  // its start, as a large file is mapped for reading; then a small writable block for the rest (the
+  // file's last, partial page, read with pread, and the tail), made read-only once filled. Only that
+  // block counts against the system's memory, however large the file.
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t whole = size / page * page;
+  void* const base = ::mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED)
     fail(errc::io, {.file = name_}, fmt::format("{}: cannot map: {}", name_, system_message(errno)));
   try {
-    if (size > 0 && ::mmap(base, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
+    auto* const bytes = static_cast<std::byte*>(base);
+    if (whole > 0 && ::mmap(bytes, whole, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
       fail(errc::io, {.file = name_}, fmt::format("{}: cannot map: {}", name_, system_message(errno)));
-    guarded_copy(static_cast<std::byte*>(base) + size, tail.data(), tail.size(), name_);  // faults if it shrank
+    if (const std::size_t rest = total - whole; rest > 0) {
+      if (::mmap(bytes + whole, rest, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+          MAP_FAILED)
+        fail(errc::io, {.file = name_}, fmt::format("{}: cannot map: {}", name_, system_message(errno)));
+      for (std::size_t have = whole; have < size;) {
+        const ssize_t r = ::pread(fd, bytes + have, size - have, static_cast<off_t>(have));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) fail(errc::io, {.file = name_}, fmt::format("{}: cannot read: {}", name_, system_message(errno)));
+        if (r == 0) fail_shrunk(name_);
+        have += static_cast<std::size_t>(r);
+      }
+      if (!tail.empty()) std::memcpy(bytes + size, tail.data(), tail.size());
+      (void)::mprotect(bytes + whole, rest, PROT_READ);
+    }
   } catch (...) {
     ::munmap(base, total);
     throw;
   }
-  (void)::mprotect(base, total, PROT_READ);
   data_ = static_cast<const std::byte*>(base);
   size_ = total;
   mapped_ = true;

@@ -33,8 +33,8 @@ class mapped_file {
  public:
   explicit mapped_file(const std::filesystem::path& path, file_access access = file_access::map_large);
   /// The regular file's bytes followed by `tail`, one contiguous block: a file with bytes appended, read
-  /// without writing it anywhere. The file is mapped privately; only the tail is copied (and the file's
-  /// last page, which the tail starts on). fd() is -1: the bytes are no longer the file's alone.
+  /// without writing it anywhere. The file's whole pages are mapped read-only; only its last, partial page
+  /// and the tail are copied (and count against memory). fd() is -1: the bytes are no longer the file's.
   mapped_file(const std::filesystem::path& path, std::span<const std::byte> tail);
   mapped_file(const mapped_file&) = delete;
   mapped_file& operator=(const mapped_file&) = delete;
