@@ -102,8 +102,9 @@ class rewriter {
   /// Applies `p` to the document (the caller keeps a copy to undo). `g` is the current model.
   void apply(const graph& g, const plan& p) {
     const auto& holder = *g.find(p.holder);
-    std::vector<std::byte> bytes(g.const_bytes(holder).size());
-    detail::copy_const_bytes(g, holder, bytes);
+    const auto stored = g.const_bytes(holder);
+    std::vector<std::byte> bytes(stored.size());
+    detail::copy_const_bytes(g, stored, bytes);
     const auto type = holder.element("element_type");
     const auto width = static_cast<std::size_t>(bit_width(type) / 8);
     if (width == 0 || (p.index + 1) * width > bytes.size())

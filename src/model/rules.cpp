@@ -200,8 +200,7 @@ std::vector<std::size_t> broadcast_positions(const shape& in, const shape& out) 
   return r;
 }
 
-void copy_const_bytes(const graph& g, const layer& c, std::span<std::byte> to) {
-  const auto bytes = g.const_bytes(c);
+void copy_const_bytes(const graph& g, std::span<const std::byte> bytes, std::span<std::byte> to) {
   RESHAPE1_ASSERT(to.size() >= bytes.size());
   io::detail::guarded_copy(to.data(), bytes.data(), bytes.size(), g.bin_file());
 }

@@ -24,9 +24,10 @@ inline constexpr std::int64_t max_value_elements = 4096;
 /// scales; weights are larger and would only cost time.
 inline constexpr std::int64_t max_const_values = 64;
 
-/// A copy of Const `c`'s bytes in `to` (room for them all). A .bin over 1 MiB is mapped: the read is
-/// guarded, so that a file that shrank since it was read is error(io) naming it, not a crash.
-void copy_const_bytes(const graph& g, const layer& c, std::span<std::byte> to);
+/// Copies `bytes` (a Const's, from g.const_bytes) into `to` (room for them all). A .bin over 1 MiB is
+/// mapped: the read is guarded, so that a file that shrank since it was read is error(io) naming it, not a
+/// crash.
+void copy_const_bytes(const graph& g, std::span<const std::byte> bytes, std::span<std::byte> to);
 
 struct op {
   const graph& g;

@@ -56,10 +56,10 @@ void constant(op& o) {
   if (!count || *count > max_const_values || type == element_type::string) return;
   // The reader matched the size to the shape and type: at most 8 bytes (the widest type) per value.
   std::array<std::byte, 8 * max_const_values> copy;
-  const auto stored = o.g.const_bytes(o.l).size();
-  if (stored > copy.size()) return;
-  const auto bytes = std::span(copy).first(stored);
-  copy_const_bytes(o.g, o.l, bytes);
+  const auto stored = o.g.const_bytes(o.l);
+  if (stored.size() > copy.size()) return;
+  const auto bytes = std::span(copy).first(stored.size());
+  copy_const_bytes(o.g, stored, bytes);
   if (is_integer(type)) {  // with the decoder reshape_pattern::from_tensor uses, every integer type
     tensor_value v;
     v.elements.resize(static_cast<std::size_t>(*count));
@@ -123,8 +123,9 @@ reshape_pattern reshape_pattern_of(const op& o, std::vector<bool>* constant) {
     const auto type = c->element("element_type");
     const auto& dims = c->integers("shape");
     if (is_integer(type) && small_count(o.shape(1))) {
-      std::vector<std::byte> bytes(o.g.const_bytes(*c).size());
-      copy_const_bytes(o.g, *c, bytes);
+      const auto stored = o.g.const_bytes(*c);
+      std::vector<std::byte> bytes(stored.size());
+      copy_const_bytes(o.g, stored, bytes);
       pattern = reshape_pattern::from_tensor(type, bytes, shape(std::span<const std::int64_t>(dims)));
       if (constant != nullptr) constant->assign(pattern.elements().size(), true);
     } else if (!is_integer(type)) {
