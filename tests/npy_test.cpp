@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <random>
+#include <span>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -470,6 +473,19 @@ TEST_F(npy, a_file_read_into_memory_is_never_mapped_and_is_writable) {
   }
   EXPECT_EQ(mapped.size(), 1U);
   io::detail::on_mapped({});
+}
+
+TEST_F(npy, a_copy_from_no_file_writes_the_bytes_given) {
+  // copy_from takes mapped_file::fd() as it is: -1 (bytes that are not a file's alone) writes the fallback.
+  const std::string a = "header:", b = "the bytes in memory";
+  {
+    io::detail::atomic_file out(path("out.bin"));
+    out.write(std::as_bytes(std::span(a.data(), a.size())));
+    out.copy_from(-1, 0, std::as_bytes(std::span(b.data(), b.size())), 1, {});
+    out.commit();
+  }
+  std::ifstream in(path("out.bin"), std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), a + b);
 }
 
 TEST_F(npy, a_file_with_bytes_appended_reads_as_one_block_and_leaves_the_file_alone) {

@@ -511,6 +511,7 @@ void atomic_file::write_large(std::span<const std::byte> bytes, unsigned threads
 void atomic_file::copy_from(int source, std::uint64_t offset, std::span<const std::byte> fallback, unsigned threads,
                             const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (kind_ == output_kind::direct) return write_stream(fallback, progress);
+  if (source < 0) return write_large(fallback, threads, progress);
   constexpr std::uint64_t chunk = std::uint64_t{256} << 20;
   const std::uint64_t total = fallback.size();
   const std::int64_t limit = g_fail_after.load();

@@ -100,7 +100,8 @@ class atomic_file {
   void write_large(std::span<const std::byte> bytes, unsigned threads,
                    const std::function<void(std::uint64_t, std::uint64_t)>& progress);
   /// Appends `length` bytes of the open file `source` from `offset`, copied by the kernel where it can
-  /// (copy_file_range); `fallback` (the same bytes in memory) is written where it cannot.
+  /// (copy_file_range); `fallback` (the same bytes in memory) is written where it cannot, and when
+  /// `source` is -1 (bytes that are not a file's: mapped_file::fd()).
   void copy_from(int source, std::uint64_t offset, std::span<const std::byte> fallback, unsigned threads,
                  const std::function<void(std::uint64_t, std::uint64_t)>& progress);
   void commit();

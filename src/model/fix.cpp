@@ -560,11 +560,7 @@ void write_fixed(const fix_report& report, const fs::path& in_xml, const fs::pat
     io::detail::atomic_file out(out_bin);
     // The original bytes are copied by the kernel where it can (on a file system that shares blocks, the
     // copy may take no new space); the new constants follow them.
-    if (original.fd() >= 0) {
-      out.copy_from(original.fd(), 0, original.bytes(), 1, {});
-    } else {
-      out.write(original.bytes());
-    }
+    out.copy_from(original.fd(), 0, original.bytes(), 1, {});
     out.write(report.appended);
     out.commit();
   }
