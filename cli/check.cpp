@@ -154,7 +154,12 @@ int check(const check_args& a) {
     } else {
       print_batch(report, a.quiet);
     }
-    return report.summary.reshapes() ? exit_ok : exit_invalid;
+    switch (report.summary.verdict()) {
+      case model::batch_verdict::yes: return exit_ok;
+      case model::batch_verdict::no: return exit_invalid;
+      case model::batch_verdict::cannot_tell: return exit_cannot_tell;
+    }
+    return exit_cannot_tell;
   }
   const auto report = model::check(graph);
   if (a.json) {
@@ -181,6 +186,9 @@ void add_check(CLI::App& app, session& s) {
       "rule for the op), rule_error (the op refuses its inputs).\n"
       "Exit codes: 0 no Reshape error, no shape_mismatch and no rule_error; 1 otherwise; 2 usage error or\n"
       "unreadable model.\n"
+      "With --batch, --shape or --layout: will the model reshape, and will every layer keep its meaning?\n"
+      "Exit codes then: 0 yes (proven), 1 no (a layer fails, mixes or drops samples, or an output loses the\n"
+      "batch), 4 cannot tell (no batching rule decides some layer; --assume-kept TYPE vouches for an op).\n"
       "--list-ops prints the covered (type, opset) pairs, one 'Type-N' a line (--json: an array).");
   auto* model_option = cmd->add_option("MODEL", args->xml, "the model's .xml file");
   cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");
@@ -195,6 +203,10 @@ void add_check(CLI::App& app, session& s) {
       ->allow_extra_args(false);
   cmd->add_option("--layout", args->batch.layouts,
                   "NAME=LAYOUT (NCHW, [N,C,H,W], TN...): the dimension named N is the input's batch (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--assume-kept", args->batch.assume_kept,
+                  "TYPE: vouch that every layer of this op type keeps each sample apart, as an elementwise op "
+                  "does (repeatable; for custom ops)")
       ->allow_extra_args(false);
   cmd->callback([args, &s] {
     s.command = "check";

@@ -86,6 +86,10 @@ model::reshape_request parse_request(const batch_options& o) {
       fail(errc::syntax, {}, fmt::format("--layout {}: no input name", text), "write --layout NAME=NCHW");
     r.layouts.emplace_back(name, layout);
   }
+  for (const auto& type : o.assume_kept) {
+    if (type.empty()) fail(errc::syntax, {}, "--assume-kept: an empty op type", "write --assume-kept TYPE, e.g. MyOp");
+    r.assume_kept.push_back(type);
+  }
   return r;
 }
 
@@ -152,6 +156,8 @@ nlohmann::ordered_json batch_json(const model::batch_report& r, const std::strin
                               : nlohmann::ordered_json();
     if (f.used_by_id) j["used_by"] = std::to_string(*f.used_by_id);
     if (f.cause_id) j["cause"] = std::to_string(*f.cause_id);
+    if (f.port) j["port"] = *f.port;
+    if (f.axis) j["axis"] = *f.axis;
     j["hint"] = f.hint;
     findings.push_back(std::move(j));
   }
@@ -161,10 +167,15 @@ nlohmann::ordered_json batch_json(const model::batch_report& r, const std::strin
           {"outputs", outputs},
           {"findings", findings},
           {"summary",
-           {{"reshapes", r.summary.reshapes()},
+           {{"verdict", model::name(r.summary.verdict())},
+            {"reshapes", r.summary.reshapes()},
             {"fails", r.summary.fails},
             {"swallows_batch", r.summary.swallows_batch},
             {"scales_with_batch", r.summary.scales_with_batch},
+            {"mixes_samples", r.summary.mixes_samples},
+            {"drops_samples", r.summary.drops_samples},
+            {"loses_batch", r.summary.loses_batch},
+            {"cannot_tell", r.summary.cannot_tell},
             {"failing_at_declared", r.summary.failing_at_declared},
             {"line", r.summary_line()}}}};
 }

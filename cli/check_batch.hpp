@@ -15,6 +15,7 @@ struct batch_options {
   std::string batch{};              ///< "8", "?", "" when not given
   std::vector<std::string> shapes{};  ///< "NAME=SHAPE" or "SHAPE"
   std::vector<std::string> layouts{};  ///< "NAME=LAYOUT"
+  std::vector<std::string> assume_kept{};  ///< op types the user vouches for
   [[nodiscard]] bool given() const noexcept { return !batch.empty() || !shapes.empty() || !layouts.empty(); }
 };
 

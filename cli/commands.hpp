@@ -14,6 +14,8 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_invalid = 1;
 inline constexpr int exit_usage = 2;
 inline constexpr int exit_internal = 3;
+/// `check --batch`: no rule decides whether the model keeps its meaning.
+inline constexpr int exit_cannot_tell = 4;
 
 /// The state a subcommand shares with main: which subcommand ran, which argument it was reading when an
 /// error was thrown, and how errors are printed.

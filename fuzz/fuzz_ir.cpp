@@ -34,17 +34,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (report.summary.layers.propagated > report.summary.layers.count) fuzz::invariant_broken("more layers propagated than read");
     for (const auto& batch : {dimension(3), dimension()}) {
       const auto b = model::check_batch(graph, {.batch = batch});
-      std::size_t fails = 0, swallows = 0, scales = 0;
+      std::size_t fails = 0, swallows = 0, scales = 0, breaks = 0, undecided = 0;
       for (const auto& f : b.findings) {
-        if (f.layer >= graph.layers().size() || graph.layers()[f.layer].id != f.id) fuzz::invariant_broken("finding layer");
+        if (f.within.empty() && (f.layer >= graph.layers().size() || graph.layers()[f.layer].id != f.id))
+          fuzz::invariant_broken("finding layer");
         fails += f.issue == model::batch_issue::fails;
         swallows += f.issue == model::batch_issue::swallows_batch;
         scales += f.issue == model::batch_issue::scales_with_batch;
+        undecided += f.issue == model::batch_issue::cannot_tell;
+        breaks += f.issue != model::batch_issue::scales_with_batch && f.issue != model::batch_issue::cannot_tell;
         if (f.issue == model::batch_issue::fails && (!f.code || f.at.empty())) fuzz::invariant_broken("fails without code");
+        if (f.hint.empty() && f.issue != model::batch_issue::scales_with_batch && f.issue != model::batch_issue::fails)
+          fuzz::invariant_broken("finding without a hint");
       }
-      if (fails != b.summary.fails || swallows != b.summary.swallows_batch || scales != b.summary.scales_with_batch)
+      if (fails != b.summary.fails || swallows != b.summary.swallows_batch || scales != b.summary.scales_with_batch ||
+          undecided != b.summary.cannot_tell)
         fuzz::invariant_broken("batch summary counts");
-      if (b.summary.reshapes() != (fails + swallows == 0)) fuzz::invariant_broken("batch verdict");
+      const auto expected = breaks != 0      ? model::batch_verdict::no
+                            : undecided != 0 ? model::batch_verdict::cannot_tell
+                                             : model::batch_verdict::yes;
+      if (b.summary.verdict() != expected) fuzz::invariant_broken("batch verdict");
       for (const auto& in : b.inputs)
         if (in.batch_index && (!in.requested.rank_known() || *in.batch_index >= in.requested.size() ||
                                in.requested[*in.batch_index].range() != batch.range()))

@@ -530,8 +530,13 @@ py::object optional_id(const std::optional<std::int64_t>& id) {
 /// reshape1::model::check_batch as plain tuples; reshape1/__init__.py makes them typed.
 py::tuple check_batch_model(const std::string& xml, const std::string& bin, py::handle batch,
                             const std::vector<std::pair<std::string, py::object>>& shapes,
-                            const std::vector<std::pair<std::string, std::string>>& layouts) {
+                            const std::vector<std::pair<std::string, std::string>>& layouts,
+                            const std::vector<std::string>& assume_kept) {
   model::reshape_request request;
+  for (const auto& type : assume_kept) {
+    if (type.empty()) fail("assume_kept: an empty op type");
+    request.assume_kept.push_back(type);
+  }
   if (!batch.is_none()) request.batch = to_batch(batch);
   for (const auto& [name, shape_obj] : shapes) {
     bool plain = false;
@@ -561,7 +566,8 @@ py::tuple check_batch_model(const std::string& xml, const std::string& bin, py::
                                    f.at.empty() ? py::object(py::none()) : py::object(py::str(f.at)), f.what,
                                    optional_id(f.source_id), f.source, optional_id(f.used_by_id), optional_id(f.cause_id),
                                    f.hint, within_tuple(f.within)));
-  return py::make_tuple(report.target, inputs, outputs, findings, report.summary.reshapes(), report.summary_line());
+  return py::make_tuple(report.target, inputs, outputs, findings, report.summary.reshapes(),
+                        std::string(model::name(report.summary.verdict())), report.summary_line());
 }
 
 dimension to_batch(py::handle batch) {
@@ -787,7 +793,7 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
   m.def("_fix", &fix_model, py::arg("xml"), py::arg("bin"), py::arg("out_xml"), py::arg("batches"), py::arg("layouts"),
         "Internal: reshape1::model::fix and write_fixed, as tuples (see reshape1.fix).");
   m.def("_check_batch", &check_batch_model, py::arg("xml"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
-        py::arg("layouts"), "Internal: reshape1::model::check_batch, as tuples (see reshape1.check_batch).");
+        py::arg("layouts"), py::arg("assume_kept"), "Internal: reshape1::model::check_batch, as tuples (see reshape1.check_batch).");
   m.def("_check", &check_model, py::arg("xml"), py::arg("bin"),
         "Internal: reshape1::model::check on an IR model, as tuples (see reshape1.check).");
   m.def(

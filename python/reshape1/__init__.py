@@ -255,14 +255,17 @@ class BatchFinding(NamedTuple):
 
 
 class BatchReport(NamedTuple):
-    """The answer of check_batch(): reshapes is True when no layer fails and no Reshape swallows the
-    batch; line is the summary `reshape1 check --batch` prints."""
+    """The answer of check_batch(): verdict is "yes" (proven for every batch asked), "no" (a finding
+    proves the model breaks: a layer fails, mixes or drops samples, an output loses the batch) or
+    "cannot_tell" (no rule decides some layer); reshapes is verdict == "yes"; line is the summary
+    `reshape1 check --batch` prints."""
 
     target: str
     inputs: List[BatchInput]
     outputs: List[BatchOutput]
     findings: List[BatchFinding]
     reshapes: bool
+    verdict: str
     line: str
 
 
@@ -272,6 +275,7 @@ def check_batch(
     shapes: Optional[Mapping[str, Any]] = None,
     layouts: Optional[Mapping[str, str]] = None,
     model_bin: Union[str, "os.PathLike[str]", None] = None,
+    assume_kept: Optional[Sequence[str]] = None,
 ) -> BatchReport:
     """Will the model reshape to another batch or input shapes, and will every layer keep its meaning?
     The report of `reshape1 check --batch` (see docs/cli.md).
@@ -282,14 +286,15 @@ def check_batch(
         shapes: new input shapes by input name ("" for the only input of a one-input model).
         layouts: layouts by input name ("NCHW", "[N,C,H,W]", "TN"): the dimension named N is the batch.
         model_bin: the weights; by default the .xml's path with the extension .bin.
+        assume_kept: op types whose layers the caller vouches keep each sample apart (custom ops).
 
     Raises reshape1.Error: "invalid_argument" for a request the model cannot take (an unknown input name,
     a layout that does not fit), "io", "bad_file"... when the model cannot be read.
     """
     xml = os.fspath(model_xml)
     binary = os.fspath(model_bin) if model_bin is not None else os.path.splitext(xml)[0] + ".bin"
-    target, inputs, outputs, findings, reshapes, line = _core._check_batch(
-        xml, binary, batch, list((shapes or {}).items()), list((layouts or {}).items())
+    target, inputs, outputs, findings, reshapes, verdict, line = _core._check_batch(
+        xml, binary, batch, list((shapes or {}).items()), list((layouts or {}).items()), list(assume_kept or [])
     )
     return BatchReport(
         target,
@@ -297,6 +302,7 @@ def check_batch(
         [BatchOutput(*o) for o in outputs],
         [BatchFinding(*f) for f in findings],
         reshapes,
+        verdict,
         line,
     )
 

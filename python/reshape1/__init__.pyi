@@ -161,6 +161,7 @@ class BatchReport(NamedTuple):
     outputs: List[BatchOutput]
     findings: List[BatchFinding]
     reshapes: bool
+    verdict: str
     line: str
 
 def check_batch(
@@ -169,6 +170,7 @@ def check_batch(
     shapes: Optional[Mapping[str, ShapeLike]] = ...,
     layouts: Optional[Mapping[str, str]] = ...,
     model_bin: Union[str, os.PathLike[str], None] = ...,
+    assume_kept: Optional[Sequence[str]] = ...,
 ) -> BatchReport: ...
 
 class FixChange(NamedTuple):

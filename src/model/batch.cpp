@@ -27,9 +27,10 @@ using reshape1::detail::fail;
 using detail::element_origin;
 using detail::origin_of_element;
 
-/// The batch values the carriers are computed at: distinct primes, far from any size a model writes down,
-/// so that N·k cannot be mistaken for a constant dimension.
-constexpr std::array<std::int64_t, 3> samples = {1009, 1013, 1019};
+constexpr const auto& samples = detail::batch_samples;
+using kind = detail::batch_state::kind;
+using detail::batch_state;
+using detail::no_layer;
 
 std::string lower(std::string_view s) {
   std::string r(s);
@@ -215,87 +216,6 @@ batch_carrier carrier_of(const std::array<const partial_shape*, samples.size()>&
   return c;
 }
 
-// ---- the axes a layer computes across ---------------------------------------------------------------
-
-/// Exact integer values of input `port` in a propagation.
-std::optional<std::vector<std::int64_t>> values(const graph& g, const propagation& p, const layer& l, std::size_t port) {
-  if (port >= l.inputs.size()) return std::nullopt;
-  return detail::exact_values(p.input(g, l, port).value);
-}
-
-std::optional<std::size_t> axis_in(std::int64_t axis, std::size_t rank) {
-  const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= r) return std::nullopt;
-  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
-}
-
-struct axis_use {
-  std::size_t port = 0;
-  std::size_t axis = 0;
-  std::string role;  ///< "its channels", "its contraction axis", ...
-};
-
-/// The (input, axis) pairs a layer mixes elements across: where the batch must not be. `p` is a
-/// propagation that reached the layer (for its axes inputs and ranks).
-std::vector<axis_use> non_batch_axes(const graph& g, const propagation& p, const layer& l) {
-  std::vector<axis_use> uses;
-  const auto rank = [&](std::size_t port) -> std::optional<std::size_t> {
-    if (port >= l.inputs.size()) return std::nullopt;
-    const auto& s = p.input(g, l, port).shape;
-    return s.rank_known() ? std::optional(s.size()) : std::nullopt;
-  };
-  const auto add_axes = [&](std::size_t port, const std::vector<std::int64_t>& axes, const std::string& role) {
-    const auto r = rank(port);
-    if (!r) return;
-    for (const auto a : axes)
-      if (const auto x = axis_in(a, *r)) uses.push_back({port, *x, role});
-  };
-  const auto& t = l.type;
-  if (t == "Convolution" || t == "GroupConvolution" || t == "ConvolutionBackpropData" ||
-      t == "GroupConvolutionBackpropData") {
-    if (const auto r = rank(0)) {
-      if (*r >= 2) uses.push_back({0, 1, "its channels"});
-      for (std::size_t a = 2; a < *r; ++a) uses.push_back({0, a, "a spatial axis of its kernel"});
-    }
-  } else if (t == "MaxPool" || t == "AvgPool") {
-    if (const auto r = rank(0))
-      for (std::size_t a = 2; a < *r; ++a) uses.push_back({0, a, "a pooled axis"});
-  } else if (t == "MatMul") {
-    const bool ta = l.flag("transpose_a", false), tb = l.flag("transpose_b", false);
-    if (const auto r = rank(0); r && *r >= 1)
-      uses.push_back({0, *r == 1 ? 0 : (ta ? *r - 2 : *r - 1), "its contraction axis"});
-    if (const auto r = rank(1); r && *r >= 1)
-      uses.push_back({1, *r == 1 ? 0 : (tb ? *r - 1 : *r - 2), "its contraction axis"});
-  } else if (t == "SoftMax" || t == "LogSoftmax") {
-    add_axes(0, {l.integer("axis", 1)}, "its softmax axis");
-  } else if (t == "Concat") {
-    for (std::size_t port = 0; port < l.inputs.size(); ++port)
-      add_axes(port, {l.integer("axis", 0)}, "its concatenation axis");
-  } else if (t == "MVN") {
-    if (l.opset >= 6) {
-      if (const auto v = values(g, p, l, 1)) add_axes(0, *v, "an axis it normalises over");
-    } else if (const auto r = rank(0)) {
-      for (std::size_t a = l.flag("across_channels", false) ? 1 : 2; a < *r; ++a)
-        uses.push_back({0, a, "an axis it normalises over"});
-    }
-  } else if (t == "NormalizeL2") {
-    if (const auto v = values(g, p, l, 1)) add_axes(0, *v, "an axis it normalises over");
-  } else if (t.starts_with("Reduce")) {
-    if (const auto v = values(g, p, l, 1)) add_axes(0, *v, "an axis it reduces");
-  } else if (t == "Interpolate") {
-    // The resized axes: those whose output differs from the input.
-    if (const auto r = rank(0); r && !l.outputs.empty()) {
-      const auto& in = p.input(g, l, 0).shape;
-      const auto index = static_cast<std::size_t>(&l - g.layers().data());
-      const auto& out = p.outputs[index].empty() ? partial_shape::dynamic() : p.outputs[index][0].shape;
-      for (std::size_t a = 0; a < *r; ++a)
-        if (out.rank_known() && out.size() == *r && out[a].range() != in[a].range())
-          uses.push_back({0, a, "an axis it resizes"});
-    }
-  }
-  return uses;
-}
-
 // ---- where values come from --------------------------------------------------------------------------
 
 std::string source_text(const element_origin& o) {
@@ -345,52 +265,40 @@ struct runs {
 /// inside a body fails its TensorIterator or Loop, which is reported with the body layer's message.
 class scope {
  public:
-  scope(const graph& g, const runs& r, std::vector<enclosing_layer> within)
-      : g_(g), layers_(g.layers()), runs_(r), declared_(*r.declared), target_(*r.target), within_(std::move(within)) {
+  scope(const graph& g, const runs& r, std::vector<enclosing_layer> within, const std::vector<input_report>* inputs,
+        const reshape_request* request)
+      : g_(g), layers_(g.layers()), runs_(r), declared_(*r.declared), target_(*r.target), within_(std::move(within)),
+        inputs_(inputs), request_(request) {
     position_.assign(layers_.size(), 0);
     for (std::size_t k = 0; k < g.order().size(); ++k) position_[g.order()[k]] = k;
     if (r.analysed()) compute_carriers();
   }
 
-  /// The findings, in the order of the layers, each body's right after its TensorIterator or Loop.
+  /// The model's findings, in the order of the layers, each body's right after its TensorIterator or Loop.
   std::vector<batch_finding> run(const std::string& target_at, std::optional<std::int64_t> example_at,
                                  std::size_t& failing_at_declared) {
-    const bool top = within_.empty();
-    if (top)
-      for (const auto& x : declared_.lost)
-        if (!x.not_covered) ++failing_at_declared;
-    find_replaced();
-    if (top) {
-      find_failures(target_, target_at);
-      if (runs_.example != nullptr && example_at) find_failures(*runs_.example, std::to_string(*example_at));
+    for (const auto& x : declared_.lost) {
+      if (x.not_covered) continue;
+      ++failing_at_declared;
+      auto f = finding(batch_issue::fails_at_declared, layers_[x.layer]);
+      f.code = x.code;
+      const auto semicolon = x.message.find("; ");
+      f.what = x.message.substr(0, semicolon);
+      f.hint = semicolon != std::string::npos ? x.message.substr(semicolon + 2)
+                                              : std::string("see reshape1 check without --batch");
+      found_.push_back(std::move(f));
     }
+    find_replaced();
+    find_failures(target_, target_at);
+    if (runs_.example != nullptr && example_at) find_failures(*runs_.example, std::to_string(*example_at));
     if (!carriers_.empty()) {
       find_replaced_swallows();
-      find_axis_uses();
-      if (top) find_outputs();
+      follow_states(nullptr);
+      check_outputs();
+      replaced_in_bodies();
     }
-    if (top) explain_failures();
-    // The bodies, analysed from what each run propagated inside them.
-    std::map<std::size_t, std::vector<batch_finding>> nested;
-    for (const auto index : g_.order()) {
-      const auto& l = layers_[index];
-      if (!l.body) continue;
-      const auto inner = runs_.body(index);
-      if (!inner) continue;
-      auto path = within_;
-      path.push_back({l.id, std::string(l.name), std::string(l.type)});
-      scope body(l.body->network, *inner, std::move(path));
-      std::size_t unused = 0;
-      nested[index] = body.run(target_at, example_at, unused);
-    }
-    std::vector<batch_finding> out;
-    for (const auto index : g_.order()) {
-      for (const auto& f : found_)
-        if (f.layer == index) out.push_back(f);
-      if (const auto it = nested.find(index); it != nested.end())
-        out.insert(out.end(), it->second.begin(), it->second.end());
-    }
-    return out;
+    explain_failures();
+    return findings();
   }
 
   std::vector<std::vector<batch_carrier>> carriers() && { return std::move(carriers_); }
@@ -516,7 +424,43 @@ class scope {
     f.source = source_text(o);
   }
 
-  /// A replaced batch that does not fail: the -1 takes the batch into another dimension.
+  std::string swallow_hint(std::size_t reshape) const {
+    if (const auto it = replaced_.find(reshape); it != replaced_.end()) return it->second.hint;
+    const auto& r = layers_[reshape];
+    const auto& in = input_carrier(r, 0);
+    const auto axis = in.state == batch_carrier::kind::one ? in.axis : 0;
+    return fmt::format("keep the batch in a dimension of its own: copy it with 0 at pattern[{}]{}", axis,
+                       r.flag("special_zero") ? "" : " (with special_zero=true)");
+  }
+
+  /// A Reshape that swallows the batch: by itself (its output interleaves samples or fixes the batch), or
+  /// because a later layer or output misuses the axis it moved the batch to.
+  void add_swallow(std::size_t reshape, const std::string& what, std::optional<std::int64_t> used_by) {
+    if (finding_for(reshape, batch_issue::swallows_batch) || finding_for(reshape, batch_issue::fails)) return;
+    const auto& l = layers_[reshape];
+    auto f = finding(batch_issue::swallows_batch, l);
+    f.what = what;
+    f.used_by_id = used_by;
+    f.hint = swallow_hint(reshape);
+    const auto& out = states_.empty() || states_[reshape].empty() ? batch_state{} : states_[reshape][0];
+    const auto moved = out.is(kind::batched) ? fmt::format("the batch goes into dimension {} ({})", out.axis, factor_text(out))
+                                             : std::string("the batch goes into other dimensions");
+    if (const auto it = replaced_.find(reshape); it != replaced_.end()) {
+      f.pattern_index = it->second.index;
+      f.what = fmt::format("pattern[{}] is {}, the declared batch, written as a constant: the output's dimension {} stays "
+                           "{} and {}; {}",
+                           it->second.index, it->second.value, it->second.index, it->second.value, moved, what);
+      set_source(f, it->second.origin);
+    } else {
+      if (used_by) f.what = fmt::format("{}; {}", moved, what);
+      set_pattern_source(f, l);
+    }
+    found_.push_back(std::move(f));
+  }
+
+  /// A replaced batch that does not fail: the -1 takes the batch into another dimension. Reported even
+  /// when no later layer misuses that dimension: the pattern hard-codes the batch, which `fix` rewrites
+  /// (a later Reshape that restores the batch would make this a false "no"; none of the models seen does).
   void find_replaced_swallows() {
     for (const auto& [index, r] : replaced_) {
       if (finding_for(index, batch_issue::fails)) continue;
@@ -539,117 +483,326 @@ class scope {
     }
   }
 
-  /// Walks back from a tensor holding the batch as N·factor to the layer that made it so: the first
-  /// Reshape whose input holds the batch differently, or the first other layer none of whose inputs
-  /// holds it with the same factor.
-  std::size_t origin_of(std::size_t layer, std::size_t output) const {
-    const auto want = carrier(layer, output);
-    for (std::size_t steps = 0; steps < layers_.size(); ++steps) {
-      const auto& l = layers_[layer];
-      const auto& here = carrier(layer, output);
-      if (l.type == "Reshape") {
-        const auto& in = input_carrier(l, 0);
-        if (in.state != batch_carrier::kind::one || in.factor != here.factor || in.axis != here.axis) return layer;
-      }
-      // Back along an input that holds the batch with the same factor; else along one that holds it folded
-      // (a Concat of folded inputs adds their factors); a layer with neither made the factor.
-      std::optional<std::size_t> next;
-      for (std::size_t port = 0; port < l.sources.size() && !next; ++port) {
-        const auto& c = input_carrier(l, port);
-        if (c.state == batch_carrier::kind::one && c.factor == want.factor && l.sources[port]) next = port;
-      }
-      for (std::size_t port = 0; port < l.sources.size() && !next && want.factor != 1; ++port) {
-        const auto& c = input_carrier(l, port);
-        if (c.state == batch_carrier::kind::one && c.factor != 1 && l.sources[port]) next = port;
-      }
-      if (!next) return layer;
-      layer = l.sources[*next]->layer;
-      output = l.sources[*next]->output;
+  static std::string factor_text(const batch_state& s) { return dim_text(s.factor); }
+
+  /// The hint of a finding a rule made, by its kind.
+  static std::string hint_for(batch_issue issue, const layer& l) {
+    switch (issue) {
+      case batch_issue::mixes_samples:
+        return "make the layer compute within each sample: change its axes, or keep the batch in an axis it treats "
+               "one index at a time (axis 0 for most ops)";
+      case batch_issue::drops_samples:
+        return "select along another axis, or over the whole batch axis (a full-range slice, indices that follow the "
+               "batch)";
+      case batch_issue::cannot_tell:
+        return fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with --assume-kept {}", l.type,
+                           l.opset, l.type);
+      default: return {};
     }
-    return layer;
   }
 
-  std::string swallow_hint(const layer& r) const {
-    const auto& in = input_carrier(r, 0);
-    const auto axis = in.state == batch_carrier::kind::one ? in.axis : 0;
-    return fmt::format("keep the batch in a dimension of its own: copy it with 0 at pattern[{}]{}", axis,
-                       r.flag("special_zero") ? "" : " (with special_zero=true)");
+  std::vector<batch_state> states_of_inputs(const layer& l) const {
+    std::vector<batch_state> in(l.sources.size());
+    for (std::size_t p = 0; p < l.sources.size(); ++p)
+      if (l.sources[p]) in[p] = states_[l.sources[p]->layer][l.sources[p]->output];
+    return in;
   }
 
-  void add_swallow(std::size_t reshape, const std::string& what, std::int64_t used_by) {
-    if (finding_for(reshape, batch_issue::swallows_batch) || finding_for(reshape, batch_issue::fails)) return;
-    const auto& l = layers_[reshape];
-    auto f = finding(batch_issue::swallows_batch, l);
-    f.what = what;
-    f.used_by_id = used_by;
-    f.hint = swallow_hint(l);
-    set_pattern_source(f, l);
-    found_.push_back(std::move(f));
+  void set_unknown(std::size_t index, const std::string& why, bool emitted = false) {
+    for (auto& s : states_[index]) {
+      s = batch_state{};
+      s.k = kind::unknown;
+      s.origin = index;
+    }
+    auto& u = unknown_[index];
+    if (u.first.empty()) u = {why, emitted};
   }
 
-  /// Layers that compute across an axis that holds the batch.
-  void find_axis_uses() {
+  void set_all(std::size_t index, kind k) {
+    for (auto& s : states_[index]) {
+      s = batch_state{};
+      s.k = k;
+    }
+  }
+
+  /// A layer none of whose inputs holds per-sample data: its outputs are shared when the same at every
+  /// sample batch, values computed from the batch size when only their values change, and undecided when
+  /// their size follows the batch although they read no sample.
+  void by_value(std::size_t index) {
+    for (std::size_t o = 0; o < states_[index].size(); ++o) {
+      const auto& t0 = runs_.at_samples[0]->outputs[index][o];
+      bool same_shape = true, same_value = t0.value.has_value();
+      for (std::size_t k = 1; k < samples.size(); ++k) {
+        const auto& t = runs_.at_samples[k]->outputs[index][o];
+        same_shape = same_shape && to_string(without_symbols(t.shape)) == to_string(without_symbols(t0.shape));
+        same_value = same_value && t.value.has_value() && detail::exact_values(t.value) == detail::exact_values(t0.value) &&
+                     detail::exact_values(t0.value).has_value();
+      }
+      auto& s = states_[index][o];
+      s = batch_state{};
+      if (!same_shape) {
+        set_unknown(index, "its output's size follows the batch, but it reads no sample's data");
+        return;
+      }
+      if (same_value) continue;
+      s.k = kind::size_value;
+      // Known values that differ between the sample batches change with N; unknown ones may.
+      s.varies = t0.value.has_value() && detail::exact_values(t0.value).has_value();
+    }
+  }
+
+  /// The rule's batched outputs must be N·factor at their axis at every sample batch; shared ones must not
+  /// change. A rule whose answer the shapes contradict decides nothing.
+  bool consistent(std::size_t index) const {
+    for (std::size_t o = 0; o < states_[index].size(); ++o) {
+      const auto& s = states_[index][o];
+      if (!s.is(kind::batched) && !s.is(kind::shared)) continue;
+      for (std::size_t k = 0; k < samples.size(); ++k) {
+        const auto& shape = runs_.at_samples[k]->outputs[index][o].shape;
+        if (!shape.rank_known()) return false;
+        if (s.is(kind::batched)) {
+          if (s.axis >= shape.size() || !shape[s.axis].is_static() || shape[s.axis].lo() != s.factor * samples[k])
+            return false;
+        } else if (k > 0 && to_string(without_symbols(shape)) !=
+                                to_string(without_symbols(runs_.at_samples[0]->outputs[index][o].shape))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /// A rule's faults become findings: on the layer itself, or on the Reshape that moved the batch to the
+  /// axis the layer misuses.
+  void report_faults(std::size_t index, const detail::batch_op& op) {
+    const auto& l = layers_[index];
+    for (const auto& x : op.faults) {
+      const auto port = x.port.value_or(0);
+      const auto s = port < op.in.size() ? op.in[port] : batch_state{};
+      if (x.issue == batch_issue::swallows_batch) {
+        add_swallow(index, x.what, std::nullopt);
+        continue;
+      }
+      if (s.moved_by != no_layer && s.moved_by != index) {
+        add_swallow(s.moved_by, fmt::format("then at {} '{}' (id {}): {}", l.type, l.name, l.id, x.what), l.id);
+        continue;
+      }
+      if (finding_for(index, x.issue)) continue;
+      auto f = finding(x.issue, l);
+      f.what = x.what;
+      f.hint = hint_for(x.issue, l);
+      f.port = x.port;
+      if (s.is(kind::batched)) f.axis = s.axis;
+      found_.push_back(std::move(f));
+    }
+  }
+
+  /// --assume-kept: the caller vouches that the op keeps each sample apart, as an elementwise op does.
+  static void assumed(detail::batch_op& o) {
+    const batch_state* first = nullptr;
+    for (const auto& s : o.in)
+      if (s.is(kind::batched)) {
+        if (first != nullptr && (s.axis != first->axis || s.factor != first->factor))
+          return o.cannot_tell("its inputs hold the batch at different axes, which --assume-kept does not cover");
+        first = &s;
+      }
+    if (first == nullptr) return o.cannot_tell("it reads values computed from the batch size");
+    for (std::size_t i = 0; i < o.out.size(); ++i) o.keep(i, *first, first->axis);
+  }
+
+  /// How every tensor holds the batch, layer by layer, from the inputs' batch axes (`given`: the states of
+  /// a body's Parameters, by layer index).
+  void follow_states(const std::vector<batch_state>* given) {
+    states_.assign(layers_.size(), {});
+    for (std::size_t i = 0; i < layers_.size(); ++i) states_[i].resize(layers_[i].outputs.size());
     for (const auto index : g_.order()) {
       const auto& l = layers_[index];
-      std::vector<axis_use> uses;
-      try {
-        uses = non_batch_axes(g_, *runs_.at_samples[0], l);
-      } catch (const error&) {
-        continue;  // a malformed attribute: its rule refuses the layer, which `check` reports
-      }
-      for (const auto& use : uses) {
-        const auto& c = input_carrier(l, use.port);
-        if (c.state != batch_carrier::kind::one || c.axis != use.axis) continue;
-        // Concatenating along the batch itself joins whole samples; only a folded batch mixes them there.
-        if (l.type == "Concat" && c.factor == 1) continue;
-        const auto& src = *l.sources[use.port];
-        const auto origin = origin_of(src.layer, src.output);
-        if (layers_[origin].type == "Reshape") {
-          const auto& oc = carrier(origin, 0);
-          add_swallow(origin,
-                      fmt::format("its output puts the batch into dimension {} ({}), which {} '{}' (id {}) uses as "
-                                  "{}: samples are mixed",
-                                  oc.state == batch_carrier::kind::one ? oc.axis : c.axis,
-                                  dim_text(oc.state == batch_carrier::kind::one ? oc.factor : c.factor), l.type, l.name,
-                                  l.id, use.role),
-                      l.id);
-        } else if (!finding_for(index, batch_issue::swallows_batch) && !finding_for(index, batch_issue::fails)) {
-          auto f = finding(batch_issue::swallows_batch, l);
-          f.what = fmt::format("input {} holds the batch in dimension {} ({}), which this layer uses as {}: samples "
-                               "are mixed",
-                               use.port, c.axis, dim_text(c.factor), use.role);
-          f.used_by_id = l.id;
-          found_.push_back(std::move(f));
+      if (l.type == "Parameter") {
+        if (given != nullptr) {
+          if (index < given->size() && !states_[index].empty()) states_[index][0] = (*given)[index];
+        } else if (inputs_ != nullptr) {
+          for (const auto& in : *inputs_)
+            if (in.layer == index && in.batch_index && !states_[index].empty())
+              states_[index][0] = batch_state::batched_at(*in.batch_index, 1);
         }
-        break;
+        continue;
+      }
+      if (l.outputs.empty()) continue;  // a Result: the outputs are checked at the end
+      const auto in = states_of_inputs(l);
+      if (std::all_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::shared); })) continue;
+      if (finding_for(index, batch_issue::fails) ||
+          std::any_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::broken); })) {
+        set_all(index, kind::broken);
+        continue;
+      }
+      if (const auto it = std::find_if(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::unknown); });
+          it != in.end()) {
+        for (auto& s : states_[index]) s = *it;
+        continue;
+      }
+      bool lost = false;
+      for (std::size_t k = 0; k < samples.size(); ++k)
+        for (const auto& t : runs_.at_samples[k]->outputs[index]) lost = lost || !t.shape.rank_known();
+      if (lost) {
+        std::string why = "its output shapes could not be propagated at the sample batches";
+        for (const auto& x : runs_.at_samples[0]->lost)
+          if (x.layer == index) why = x.message;
+        set_unknown(index, why);
+        continue;
+      }
+      const auto* entry = detail::find_entry(l.type, l.opset);
+      const bool vouched = request_ != nullptr && std::find(request_->assume_kept.begin(), request_->assume_kept.end(),
+                                                            l.type) != request_->assume_kept.end();
+      const bool data = std::any_of(in.begin(), in.end(), [](const batch_state& s) {
+        return s.is(kind::batched) || s.is(kind::per_image);
+      });
+      if (!data && !vouched && (entry == nullptr || !entry->batch.spreads)) {
+        by_value(index);
+        continue;
+      }
+      if (entry == nullptr && !vouched) {
+        set_unknown(index, fmt::format("{}-{} has no rule: reshape1 does not know what it does", l.type, l.opset));
+        continue;
+      }
+      detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, {}, {}, {}};
+      if (l.body) {
+        op.body = [this, index, &l](const std::vector<batch_state>& params)
+            -> std::optional<std::vector<std::vector<batch_state>>> {
+          const auto inner = runs_.body(index);
+          if (!inner || !inner->analysed()) return std::nullopt;
+          auto path = within_;
+          path.push_back({l.id, std::string(l.name), std::string(l.type)});
+          scope body(l.body->network, *inner, std::move(path), nullptr, request_);
+          body.find_replaced();
+          body.find_replaced_swallows();
+          body.follow_states(&params);
+          nested_[index] = body.findings();
+          return std::move(body.states_);
+        };
+      }
+      try {
+        if (vouched)
+          assumed(op);
+        else
+          entry->batch.fn(op);
+      } catch (const error& e) {
+        op.cannot_tell(e.what());
+      }
+      if (!op.faults.empty()) {
+        report_faults(index, op);
+        set_all(index, kind::broken);
+      } else if (!op.unknown_reason.empty()) {
+        set_unknown(index, op.unknown_reason, nested_.contains(index) && op.unknown_reason.find("its body") == 0);
+      } else if (!consistent(index)) {
+        set_unknown(index, "its batching rule's answer does not match the shapes propagated at the sample batches");
       }
     }
   }
 
-  /// Model outputs whose batch dimension is not N: folded by a Reshape, or grown by post-processing.
-  void find_outputs() {
+  /// The batch axis of a model output: its layout's N, otherwise dimension 0; none for a scalar.
+  std::optional<std::size_t> output_axis(const layer& result) const {
+    const auto& shape = runs_.at_samples[0]->input(g_, result, 0).shape;
+    const auto rank = shape.rank_known() ? std::optional(shape.size()) : std::nullopt;
+    if (!result.inputs.empty() && !result.inputs[0].layout.empty()) {
+      try {
+        return batch_index_of(result.inputs[0].layout, rank);
+      } catch (const error&) {
+        // A layout that does not fit: dimension 0, as for an output without one.
+      }
+    }
+    if (rank && *rank == 0) return std::nullopt;
+    return 0;
+  }
+
+  /// Each model output must hold the batch at its batch axis, or be shared by all samples.
+  void check_outputs() {
     for (const auto index : g_.order()) {
       const auto& l = layers_[index];
       if (l.type != "Result" || l.sources.empty() || !l.sources[0]) continue;
-      const auto& c = input_carrier(l, 0);
-      if (c.state != batch_carrier::kind::one || c.factor == 1) continue;
-      const auto origin = origin_of(l.sources[0]->layer, l.sources[0]->output);
-      const auto& o = layers_[origin];
-      if (o.type == "Reshape") {
-        add_swallow(origin,
-                    fmt::format("the model output '{}' (id {}) gets the batch in dimension {} as {}, not as a "
-                                "dimension of its own",
-                                l.name, l.id, c.axis, dim_text(c.factor)),
-                    l.id);
-      } else if (!finding_for(origin, batch_issue::scales_with_batch)) {
-        auto f = finding(batch_issue::scales_with_batch, o);
-        f.what = fmt::format("the model output '{}' (id {}) has {} in dimension {}: its size grows with the batch "
-                             "(post-processing over all samples), which is expected",
-                             l.name, l.id, dim_text(c.factor), c.axis);
-        f.used_by_id = l.id;
-        found_.push_back(std::move(f));
+      const auto& s = states_[l.sources[0]->layer][l.sources[0]->output];
+      const auto axis = output_axis(l);
+      switch (s.k) {
+        case kind::shared:
+        case kind::broken: break;
+        case kind::batched: {
+          if (axis && *axis == s.axis) break;
+          const auto what = fmt::format("the model output '{}' (id {}) gets the batch in dimension {} as {}, not {}",
+                                        l.name, l.id, s.axis, factor_text(s),
+                                        axis ? fmt::format("in dimension {}, its batch axis", *axis)
+                                             : std::string("as a dimension of its own"));
+          if (s.moved_by != no_layer) {
+            add_swallow(s.moved_by, what, l.id);
+          } else {
+            auto f = finding(batch_issue::loses_batch, l);
+            f.what = what;
+            f.hint = "give the output's layout (its N) if its batch axis is another one, or move the batch there";
+            f.axis = s.axis;
+            found_.push_back(std::move(f));
+          }
+          break;
+        }
+        case kind::size_value: {
+          auto f = finding(s.varies ? batch_issue::loses_batch : batch_issue::cannot_tell, l);
+          f.what = fmt::format("the model output '{}' (id {}) is a value computed from the shapes of batched tensors{}",
+                               l.name, l.id, s.varies ? ", which changes with N" : "");
+          f.hint = "an output should hold data, one slice per sample";
+          found_.push_back(std::move(f));
+          break;
+        }
+        case kind::per_image: {
+          if (s.origin == no_layer || finding_for(s.origin, batch_issue::scales_with_batch)) break;
+          const auto& o = layers_[s.origin];
+          auto f = finding(batch_issue::scales_with_batch, o);
+          f.what = fmt::format("the model output '{}' (id {}) holds post-processing results for every image, each kept "
+                               "apart by its image index: its size grows with the batch, which is expected",
+                               l.name, l.id);
+          f.used_by_id = l.id;
+          found_.push_back(std::move(f));
+          break;
+        }
+        case kind::unknown: {
+          const auto origin = s.origin;
+          auto it = unknown_.find(origin);
+          if (origin == no_layer || it == unknown_.end() || it->second.second) break;
+          it->second.second = true;
+          auto f = finding(batch_issue::cannot_tell, layers_[origin]);
+          f.what = it->second.first;
+          f.used_by_id = l.id;
+          f.hint = hint_for(batch_issue::cannot_tell, layers_[origin]);
+          found_.push_back(std::move(f));
+          break;
+        }
       }
     }
+  }
+
+  /// The bodies the batch analysis did not enter (their TensorIterator or Loop fails, or reads no
+  /// batch): their Reshapes that hard-code the batch are still reported.
+  void replaced_in_bodies() {
+    for (const auto index : g_.order()) {
+      const auto& l = layers_[index];
+      if (!l.body || nested_.contains(index)) continue;
+      const auto inner = runs_.body(index);
+      if (!inner || !inner->analysed()) continue;
+      auto path = within_;
+      path.push_back({l.id, std::string(l.name), std::string(l.type)});
+      scope body(l.body->network, *inner, std::move(path), nullptr, request_);
+      body.find_replaced();
+      body.find_replaced_swallows();
+      body.replaced_in_bodies();
+      nested_[index] = body.findings();
+    }
+  }
+
+  /// The findings of a body, its nested bodies' after their layers.
+  std::vector<batch_finding> findings() const {
+    std::vector<batch_finding> out;
+    for (const auto index : g_.order()) {
+      for (const auto& f : found_)
+        if (f.layer == index) out.push_back(f);
+      if (const auto it = nested_.find(index); it != nested_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+    }
+    return out;
   }
 
   /// A layer that fails downstream of a Reshape already reported: name it as the cause.
@@ -694,6 +847,11 @@ class scope {
   std::vector<std::vector<batch_carrier>> carriers_;
   std::vector<batch_finding> found_;
   std::map<std::size_t, replaced_batch> replaced_;
+  const std::vector<input_report>* inputs_ = nullptr;  ///< the model's inputs (null in a body)
+  const reshape_request* request_ = nullptr;
+  std::vector<std::vector<batch_state>> states_;        ///< per layer and output, when analysed
+  std::map<std::size_t, std::pair<std::string, bool>> unknown_;  ///< why a layer cannot tell; reported yet
+  std::map<std::size_t, std::vector<batch_finding>> nested_;     ///< the findings of each analysed body
 };
 
 /// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
@@ -740,7 +898,7 @@ batch_report analyse(const graph& g, const reshape_request& request) {
       r.at_samples[k] = &at_samples[k];
     }
   }
-  scope top(g, r, {});
+  scope top(g, r, {}, &report.inputs, &request);
   report.findings = top.run(request.batch ? to_string(*request.batch) : std::string("the given shapes"), example,
                             report.summary.failing_at_declared);
   report.carriers = std::move(top).carriers();
@@ -763,6 +921,11 @@ batch_report analyse(const graph& g, const reshape_request& request) {
       case batch_issue::fails: ++report.summary.fails; break;
       case batch_issue::swallows_batch: ++report.summary.swallows_batch; break;
       case batch_issue::scales_with_batch: ++report.summary.scales_with_batch; break;
+      case batch_issue::mixes_samples: ++report.summary.mixes_samples; break;
+      case batch_issue::drops_samples: ++report.summary.drops_samples; break;
+      case batch_issue::loses_batch: ++report.summary.loses_batch; break;
+      case batch_issue::cannot_tell: ++report.summary.cannot_tell; break;
+      case batch_issue::fails_at_declared: break;  // counted as failing_at_declared
     }
   }
   return report;
@@ -831,27 +994,53 @@ std::string_view name(batch_issue i) noexcept {
     case batch_issue::fails: return "fails";
     case batch_issue::swallows_batch: return "swallows_batch";
     case batch_issue::scales_with_batch: return "scales_with_batch";
+    case batch_issue::mixes_samples: return "mixes_samples";
+    case batch_issue::drops_samples: return "drops_samples";
+    case batch_issue::loses_batch: return "loses_batch";
+    case batch_issue::fails_at_declared: return "fails_at_declared";
+    case batch_issue::cannot_tell: return "cannot_tell";
   }
   return "fails";
 }
 
+std::string_view name(batch_verdict v) noexcept {
+  switch (v) {
+    case batch_verdict::yes: return "yes";
+    case batch_verdict::no: return "no";
+    case batch_verdict::cannot_tell: return "cannot_tell";
+  }
+  return "cannot_tell";
+}
+
 std::string batch_report::summary_line() const {
   std::string line = fmt::format("reshapes to {}: ", target);
-  if (summary.reshapes()) {
-    line += "yes";
-  } else {
-    line += "no:";
-    if (summary.fails != 0)
-      line += fmt::format(" {} layer{} fail{}", summary.fails, summary.fails == 1 ? "" : "s", summary.fails == 1 ? "s" : "");
-    if (summary.swallows_batch != 0) {
-      const bool reshapes_only = std::all_of(findings.begin(), findings.end(), [](const batch_finding& f) {
-        return f.issue != batch_issue::swallows_batch || f.type == "Reshape";
-      });
-      line += fmt::format("{} {} {}{} swallow{} the batch", summary.fails != 0 ? "," : "", summary.swallows_batch,
-                          reshapes_only ? "Reshape" : "layer", summary.swallows_batch == 1 ? "" : "s",
-                          summary.swallows_batch == 1 ? "s" : "");
-    }
+  const auto count = [](std::size_t n, std::string_view one, std::string_view many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+  };
+  std::vector<std::string> parts;
+  if (summary.failing_at_declared != 0)
+    parts.push_back(count(summary.failing_at_declared, "layer fails at the declared shapes",
+                          "layers fail at the declared shapes"));
+  if (summary.fails != 0) parts.push_back(count(summary.fails, "layer fails", "layers fail"));
+  if (summary.swallows_batch != 0) {
+    const bool reshapes_only = std::all_of(findings.begin(), findings.end(), [](const batch_finding& f) {
+      return f.issue != batch_issue::swallows_batch || f.type == "Reshape";
+    });
+    parts.push_back(reshapes_only ? count(summary.swallows_batch, "Reshape swallows the batch", "Reshapes swallow the batch")
+                                  : count(summary.swallows_batch, "layer swallows the batch", "layers swallow the batch"));
   }
+  if (summary.mixes_samples != 0) parts.push_back(count(summary.mixes_samples, "layer mixes samples", "layers mix samples"));
+  if (summary.drops_samples != 0) parts.push_back(count(summary.drops_samples, "layer drops samples", "layers drop samples"));
+  if (summary.loses_batch != 0) parts.push_back(count(summary.loses_batch, "output loses the batch", "outputs lose the batch"));
+  switch (summary.verdict()) {
+    case batch_verdict::yes: line += "yes"; break;
+    case batch_verdict::no: line += "no:"; break;
+    case batch_verdict::cannot_tell:
+      line += "cannot tell:";
+      parts.push_back(count(summary.cannot_tell, "layer cannot be decided", "layers cannot be decided"));
+      break;
+  }
+  for (std::size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? " " : ", ") + parts[i];
   if (summary.scales_with_batch != 0)
     line += fmt::format(" ({} output{} grow{} with the batch, as post-processing does)", summary.scales_with_batch,
                         summary.scales_with_batch == 1 ? "" : "s", summary.scales_with_batch == 1 ? "s" : "");

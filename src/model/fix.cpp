@@ -204,6 +204,21 @@ std::size_t consumers_of(const graph& g, std::int64_t id) {
   return n;
 }
 
+/// A finding's kind as the refusals say it.
+std::string issue_text(batch_issue i) {
+  switch (i) {
+    case batch_issue::fails: return "fails";
+    case batch_issue::swallows_batch: return "swallows the batch";
+    case batch_issue::scales_with_batch: return "grows with the batch";
+    case batch_issue::mixes_samples: return "mixes samples";
+    case batch_issue::drops_samples: return "drops samples";
+    case batch_issue::loses_batch: return "loses the batch";
+    case batch_issue::fails_at_declared: return "fails at the declared shapes";
+    case batch_issue::cannot_tell: return "cannot tell";
+  }
+  return "fails";
+}
+
 class fixer {
  public:
   fixer(const fs::path& xml, const fs::path& bin, const fix_options& options)
@@ -253,12 +268,13 @@ class fixer {
         if (std::any_of(report_.refusals.begin(), report_.refusals.end(),
                         [&](const auto& x) { return x.id == f.id && x.within == f.within; }))
           continue;
-        const auto what = fmt::format("{} at batch {}: {}", f.issue == batch_issue::fails ? "fails" : "swallows the batch",
-                                      batch_name(b), f.what);
+        const auto what = fmt::format("{} at batch {}: {}", issue_text(f.issue), batch_name(b), f.what);
         std::string reason;
         if (!f.within.empty()) {
           reason = fmt::format("inside the body of {} '{}' (id {}), which fix does not rewrite: {}", f.within.back().type,
                                f.within.back().name, f.within.back().id, what);
+        } else if (f.issue == batch_issue::cannot_tell) {
+          reason = "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
         } else if (f.type == "TensorIterator" || f.type == "Loop") {
           reason = "a layer inside its body, which fix does not rewrite: " + what;
         } else {
@@ -484,7 +500,7 @@ class fixer {
           for (const auto& k : findings_of(next, b)) {
             if (!k.within.empty() || k.id != f.id) continue;
             problem = fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", x.index, x.value,
-                                  k.issue == batch_issue::fails ? "failing" : "swallowing the batch", batch_name(b));
+                                  k.issue == batch_issue::fails ? std::string("failing") : issue_text(k.issue), batch_name(b));
             break;
           }
           if (!problem.empty()) break;

@@ -244,7 +244,7 @@ std::size_t hash_of(std::string_view type, int opset) noexcept {
 }
 }  // namespace
 
-rule find_rule(std::string_view type, int opset) noexcept {
+const rule_entry* find_entry(std::string_view type, int opset) noexcept {
   // Looked up once per layer per propagation: an open-addressing table over rule_table(), at least four
   // times as large, finds a rule with one hash and (almost always) one comparison.
   static const auto index = [] {
@@ -261,8 +261,13 @@ rule find_rule(std::string_view type, int opset) noexcept {
   }();
   const std::size_t mask = index.size() - 1;
   for (auto k = hash_of(type, opset) & mask; index[k] != nullptr; k = (k + 1) & mask)
-    if (index[k]->opset == opset && index[k]->type == type) return index[k]->fn;
+    if (index[k]->opset == opset && index[k]->type == type) return index[k];
   return nullptr;
+}
+
+rule find_rule(std::string_view type, int opset) noexcept {
+  const auto* e = find_entry(type, opset);
+  return e == nullptr ? nullptr : e->fn;
 }
 
 }  // namespace reshape1::model::detail

@@ -15,6 +15,7 @@
 #include "reshape1/model/graph.hpp"
 #include "reshape1/model/propagate.hpp"
 #include "reshape1/reshape.hpp"
+#include "batching.hpp"
 
 namespace reshape1::model::detail {
 
@@ -52,10 +53,12 @@ struct op {
 
 using rule = void (*)(op&);
 
+/// One row of the op registry: the op, its shape rule, and its batching rule.
 struct rule_entry {
   std::string_view type;
   int opset;
   rule fn;
+  batching batch;
 };
 
 /// error(invalid_shape): `layer 'name' (id 3): what`.
@@ -148,7 +151,9 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
 /// Starts a new budget for propagation through nested bodies (called once per propagate()).
 void reset_body_budget() noexcept;
 
-/// The rule for (type, opset), or nullptr.
+/// The registry row for (type, opset), or nullptr.
+const rule_entry* find_entry(std::string_view type, int opset) noexcept;
+/// The shape rule for (type, opset), or nullptr.
 rule find_rule(std::string_view type, int opset) noexcept;
 
 }  // namespace reshape1::model::detail

@@ -109,8 +109,8 @@ TEST_F(batch, a_fold_used_across_the_batch_swallows_it) {
   EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}", r));
   const auto& f = rep.findings.at(0);
   EXPECT_EQ(f.used_by_id, sm);
-  EXPECT_EQ(f.what, fmt::format("its output puts the batch into dimension 0 (N·6), which SoftMax 'SoftMax_{}' (id {}) "
-                                "uses as its softmax axis: samples are mixed",
+  EXPECT_EQ(f.what, fmt::format("the batch goes into dimension 0 (N·6); then at SoftMax 'SoftMax_{}' (id {}): input 0 "
+                                "holds the batch in dimension 0, which this layer uses as its softmax axis",
                                 sm, sm));
   EXPECT_EQ(f.hint, "keep the batch in a dimension of its own: copy it with 0 at pattern[0] (with special_zero=true)");
   ASSERT_EQ(rep.outputs.size(), 1u);
@@ -118,7 +118,8 @@ TEST_F(batch, a_fold_used_across_the_batch_swallows_it) {
   EXPECT_EQ(to_string(rep.outputs[0].reshaped), "[18,4]");
   EXPECT_EQ(rep.outputs[0].batch, (batch_carrier{batch_carrier::kind::one, 0, 6}));
 
-  // Over the last axis instead, only the model output shows the fold: its batch is not a dimension of its own.
+  // Over the last axis instead, nothing computes across samples, and the output [N·6,4] holds each sample's
+  // six rows one after the other: the concatenation of the batch-1 outputs along dimension 0, its batch axis.
   ir_builder c;
   const int y = c.parameter("[1,6,4]");
   const int r2 = c.reshape(y, c.i64({-1, 4}), false, "[1,6,4]", "[2]", "[6,4]");
@@ -126,8 +127,9 @@ TEST_F(batch, a_fold_used_across_the_batch_swallows_it) {
   c.edge(r2, sm2, 0);
   const int out2 = c.result(sm2, "[6,4]");
   const auto rep2 = at(c, batch_of(3));
-  EXPECT_EQ(listed(rep2), fmt::format("swallows_batch {}", r2));
-  EXPECT_EQ(rep2.findings.at(0).used_by_id, out2);
+  EXPECT_EQ(listed(rep2), "");
+  EXPECT_EQ(rep2.summary.verdict(), model::batch_verdict::yes);
+  EXPECT_EQ(rep2.outputs.at(0).id, out2);
 }
 
 // The batch-major flatten of the issue: [-1,3] on [N,1126,3], a Softmax over the last axis, and a Reshape
@@ -180,9 +182,9 @@ TEST_F(batch, a_concat_fails) {
   EXPECT_FALSE(f.cause_id);
 }
 
-// Concatenating along the batch itself joins whole samples: no layer mixes them (a folded batch there
-// would); the output, N·2 rows, is reported as growing with the batch, not as a fault.
-TEST_F(batch, a_concat_along_the_batch_does_not_swallow_it) {
+// Concatenating along the batch axis joins the inputs whole: at batch N the output is x1..xN, x1..xN, where
+// the batch-1 runs give x1, x1, x2, x2, ...: samples are mixed. Along another axis each sample stays apart.
+TEST_F(batch, a_concat_along_the_batch_mixes_samples) {
   ir_builder b;
   const int x = b.parameter("[1,8]");
   const int cat = b.layer("Concat", "axis=\"0\"", {"[1,8]", "[1,8]"}, {"[2,8]"});
@@ -190,9 +192,19 @@ TEST_F(batch, a_concat_along_the_batch_does_not_swallow_it) {
   b.edge(x, cat, 1);
   b.result(cat, "[2,8]");
   const auto rep = at(b, batch_of(4));
-  EXPECT_EQ(listed(rep), fmt::format("scales_with_batch {}", cat));
-  EXPECT_TRUE(rep.summary.reshapes());
-  EXPECT_EQ(rep.outputs.at(0).batch, (batch_carrier{batch_carrier::kind::one, 0, 2}));
+  EXPECT_EQ(listed(rep), fmt::format("mixes_samples {}", cat));
+  EXPECT_EQ(rep.summary.verdict(), model::batch_verdict::no);
+  EXPECT_EQ(rep.findings.at(0).port, 0u);
+  EXPECT_EQ(rep.findings.at(0).axis, 0u);
+  EXPECT_EQ(rep.summary_line(), "reshapes to batch 4: no: 1 layer mixes samples");
+
+  ir_builder c;
+  const int y = c.parameter("[1,8]");
+  const int cat2 = c.layer("Concat", "axis=\"1\"", {"[1,8]", "[1,8]"}, {"[1,16]"});
+  c.edge(y, cat2, 0);
+  c.edge(y, cat2, 1);
+  c.result(cat2, "[1,16]");
+  EXPECT_EQ(listed(at(c, batch_of(4))), "");
 }
 
 // Two inputs whose batches sit at different indices: the layout in the model (rt_info) says where; without
@@ -213,7 +225,8 @@ TEST_F(batch, two_inputs_with_batches_at_different_indices) {
   EXPECT_EQ(rep.inputs[1].source, model::batch_source::layout_in_model);
   EXPECT_EQ(rep.inputs[1].layout, "[T,N]");
   EXPECT_EQ(to_string(rep.inputs[1].requested), "[5,4]");
-  EXPECT_EQ(listed(rep), "");
+  // The output of seq has no layout: its batch axis is dimension 0, and the batch is in dimension 1.
+  EXPECT_EQ(listed(rep), "loses_batch 3");
   ASSERT_EQ(rep.outputs.size(), 2u);
   EXPECT_EQ(rep.outputs[1].batch, (batch_carrier{batch_carrier::kind::one, 1, 1}));
 

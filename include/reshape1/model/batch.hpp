@@ -27,6 +27,9 @@ struct reshape_request {
   std::vector<std::pair<std::string, partial_shape>> shapes{};
   /// Layouts by Parameter name (`NCHW`, `[N,C,H,W]`, `TN`, `...C`): the dimension named N is the batch.
   std::vector<std::pair<std::string, std::string>> layouts{};
+  /// Op types the caller vouches for (`--assume-kept TYPE`): each output of such a layer holds the batch
+  /// at the axis and factor its first batched input holds it, as an elementwise op would.
+  std::vector<std::string> assume_kept{};
 };
 
 /// Where an input's batch index comes from.
@@ -68,9 +71,21 @@ enum class batch_issue {
   fails,              ///< shape inference fails at the new shapes: OpenVINO would refuse the reshape
   swallows_batch,     ///< a Reshape folds the batch into other factors, or a constant replaces it, and a
                       ///< later layer or a model output depends on it: every layer runs, with wrong meaning
-  scales_with_batch,  ///< not a fault: a data-dependent output (post-processing) whose size grows with N
+  scales_with_batch,  ///< not a fault: a data-dependent output (post-processing) whose size grows with N,
+                      ///< each image's results kept apart (an image-id column, a per-image slot)
+  mixes_samples,      ///< a layer computes across the batch axis (reduces, sorts, normalises, contracts,
+                      ///< scans, pads or concatenates along it), or meets two batches at different axes
+  drops_samples,      ///< a layer selects along the batch axis with indices or bounds that do not follow it
+  loses_batch,        ///< a model output does not hold the batch at its batch axis
+  fails_at_declared,  ///< the layer's rule already fails at the declared shapes
+  cannot_tell,        ///< no rule decides: an op without a batching rule, an unknown value that decides it,
+                      ///< data-dependent control flow
 };
 [[nodiscard]] std::string_view name(batch_issue i) noexcept;
+
+/// The answer of check_batch: `yes` only when proven for every batch of the request.
+enum class batch_verdict { yes, no, cannot_tell };
+[[nodiscard]] std::string_view name(batch_verdict v) noexcept;
 
 struct batch_finding {
   batch_issue issue = batch_issue::fails;
@@ -93,6 +108,8 @@ struct batch_finding {
   /// For a Reshape: the pattern element that writes the declared batch as a constant where the input
   /// has the batch (what `reshape1 fix` rewrites).
   std::optional<std::size_t> pattern_index;
+  /// For mixes_samples and drops_samples: the input port, and the axis of it that holds the batch.
+  std::optional<std::size_t> port, axis;
 };
 
 /// A model output at the new shapes.
@@ -107,9 +124,17 @@ struct output_report {
 
 struct batch_summary {
   std::size_t fails = 0, swallows_batch = 0, scales_with_batch = 0;
-  /// Layers whose rule already fails at the declared shapes (reported by the plain check, not here).
+  std::size_t mixes_samples = 0, drops_samples = 0, loses_batch = 0, cannot_tell = 0;
+  /// Layers whose rule already fails at the declared shapes (each a fails_at_declared finding).
   std::size_t failing_at_declared = 0;
-  [[nodiscard]] bool reshapes() const noexcept { return fails + swallows_batch == 0; }
+  /// no: some finding proves a violation; cannot_tell: none does, but some layer could not be decided.
+  [[nodiscard]] batch_verdict verdict() const noexcept {
+    if (fails + swallows_batch + mixes_samples + drops_samples + loses_batch + failing_at_declared != 0)
+      return batch_verdict::no;
+    return cannot_tell != 0 ? batch_verdict::cannot_tell : batch_verdict::yes;
+  }
+  /// The verdict is yes.
+  [[nodiscard]] bool reshapes() const noexcept { return verdict() == batch_verdict::yes; }
 };
 
 struct batch_report {
@@ -120,7 +145,8 @@ struct batch_report {
   batch_summary summary;
   /// Per layer of the model and output: how it holds the batch (empty when the batch does not change).
   std::vector<std::vector<batch_carrier>> carriers;
-  /// `reshapes to batch 8: yes` or `reshapes to batch 8: no: 3 layers fail, 2 Reshapes swallow the batch`.
+  /// `reshapes to batch 8: yes`, `reshapes to batch 8: no: 3 layers fail, 2 Reshapes swallow the batch`, or
+  /// `reshapes to batch 8: cannot tell: 1 layer has no batching rule`.
   [[nodiscard]] std::string summary_line() const;
 };
 

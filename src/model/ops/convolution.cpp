@@ -129,10 +129,10 @@ void convolution_backprop(op& o) { transposed(o, false); }
 void group_convolution_backprop(op& o) { transposed(o, true); }
 
 constexpr rule_entry table[] = {
-    {"Convolution", 1, convolution},
-    {"GroupConvolution", 1, group_convolution},
-    {"ConvolutionBackpropData", 1, convolution_backprop},
-    {"GroupConvolutionBackpropData", 1, group_convolution_backprop},
+    {"Convolution", 1, convolution, batch::spatial},
+    {"GroupConvolution", 1, group_convolution, batch::spatial},
+    {"ConvolutionBackpropData", 1, convolution_backprop, batch::spatial},
+    {"GroupConvolutionBackpropData", 1, group_convolution_backprop, batch::spatial},
 };
 
 }  // namespace

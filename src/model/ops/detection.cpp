@@ -306,19 +306,19 @@ void roi_align(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"PriorBox", 1, prior_box},
-    {"PriorBoxClustered", 1, prior_box_clustered},
-    {"DetectionOutput", 1, detection_output},
-    {"DetectionOutput", 8, detection_output},
-    {"NonMaxSuppression", 5, non_max_suppression},
-    {"NonMaxSuppression", 9, non_max_suppression},
-    {"RegionYolo", 1, region_yolo},
-    {"Proposal", 1, proposal},
-    {"Proposal", 4, proposal},
-    {"ROIPooling", 2, roi_pooling},
-    {"ROIAlign", 3, roi_align},
-    {"ROIAlign", 9, roi_align},
-    {"CTCGreedyDecoder", 1, ctc_greedy_decoder},
+    {"PriorBox", 1, prior_box, batch::cannot_tell},
+    {"PriorBoxClustered", 1, prior_box_clustered, batch::cannot_tell},
+    {"DetectionOutput", 1, detection_output, batch::detection},
+    {"DetectionOutput", 8, detection_output, batch::detection},
+    {"NonMaxSuppression", 5, non_max_suppression, batch::detection},
+    {"NonMaxSuppression", 9, non_max_suppression, batch::detection},
+    {"RegionYolo", 1, region_yolo, batch::region_yolo},
+    {"Proposal", 1, proposal, batch::detection},
+    {"Proposal", 4, proposal, batch::detection},
+    {"ROIPooling", 2, roi_pooling, batch::roi},
+    {"ROIAlign", 3, roi_align, batch::roi},
+    {"ROIAlign", 9, roi_align, batch::roi},
+    {"CTCGreedyDecoder", 1, ctc_greedy_decoder, batch::ctc_greedy_decoder},
 };
 
 }  // namespace

@@ -114,12 +114,12 @@ void log_softmax(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"BatchNormInference", 1, batch_norm},
-    {"BatchNormInference", 5, batch_norm},
-    {"MVN", 2, mvn},
-    {"LRN", 1, lrn},
-    {"GroupNormalization", 12, group_normalization},
-    {"LogSoftmax", 5, log_softmax},
+    {"BatchNormInference", 1, batch_norm, batch::batch_norm},
+    {"BatchNormInference", 5, batch_norm, batch::batch_norm},
+    {"MVN", 2, mvn, batch::mvn},
+    {"LRN", 1, lrn, batch::over_axes_input},
+    {"GroupNormalization", 12, group_normalization, batch::spatial},
+    {"LogSoftmax", 5, log_softmax, batch::softmax},
 };
 
 }  // namespace

@@ -53,13 +53,13 @@ void adaptive_pool(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"MaxPool", 1, pool},
-    {"MaxPool", 8, pool},
-    {"MaxPool", 14, pool},
-    {"AvgPool", 1, pool},
-    {"AvgPool", 14, pool},
-    {"AdaptiveAvgPool", 8, adaptive_pool},
-    {"AdaptiveMaxPool", 8, adaptive_pool},
+    {"MaxPool", 1, pool, batch::pooling},
+    {"MaxPool", 8, pool, batch::pooling},
+    {"MaxPool", 14, pool, batch::pooling},
+    {"AvgPool", 1, pool, batch::pooling},
+    {"AvgPool", 14, pool, batch::pooling},
+    {"AdaptiveAvgPool", 8, adaptive_pool, batch::pooling},
+    {"AdaptiveMaxPool", 8, adaptive_pool, batch::pooling},
 };
 
 }  // namespace

@@ -128,14 +128,14 @@ void ctc_greedy_decoder_seq_len(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"LSTMSequence", 5, sequence},
-    {"GRUSequence", 5, sequence},
-    {"RNNSequence", 5, sequence},
-    {"LSTMCell", 1, cell},
-    {"LSTMCell", 4, cell},
-    {"GRUCell", 3, cell},
-    {"RNNCell", 1, cell},
-    {"CTCGreedyDecoderSeqLen", 6, ctc_greedy_decoder_seq_len},
+    {"LSTMSequence", 5, sequence, batch::recurrent},
+    {"GRUSequence", 5, sequence, batch::recurrent},
+    {"RNNSequence", 5, sequence, batch::recurrent},
+    {"LSTMCell", 1, cell, batch::recurrent},
+    {"LSTMCell", 4, cell, batch::recurrent},
+    {"GRUCell", 3, cell, batch::recurrent},
+    {"RNNCell", 1, cell, batch::recurrent},
+    {"CTCGreedyDecoderSeqLen", 6, ctc_greedy_decoder_seq_len, batch::ctc_greedy_decoder_seq_len},
 };
 
 }  // namespace

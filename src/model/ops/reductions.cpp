@@ -149,13 +149,13 @@ void top_k(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"ReduceMax", 1, reduce<reduction::max>},   {"ReduceMin", 1, reduce<reduction::min>},
-    {"ReduceMean", 1, reduce<reduction::mean>}, {"ReduceProd", 1, reduce<reduction::prod>},
-    {"ReduceSum", 1, reduce<reduction::sum>},   {"ReduceL1", 4, reduce<reduction::l1>},
-    {"ReduceL2", 4, reduce<reduction::l2>},     {"ReduceLogicalAnd", 1, reduce<reduction::logical_and>},
-    {"ReduceLogicalOr", 1, reduce<reduction::logical_or>},
-    {"TopK", 1, top_k},                         {"TopK", 3, top_k},
-    {"TopK", 11, top_k},
+    {"ReduceMax", 1, reduce<reduction::max>, batch::reduce},   {"ReduceMin", 1, reduce<reduction::min>, batch::reduce},
+    {"ReduceMean", 1, reduce<reduction::mean>, batch::reduce}, {"ReduceProd", 1, reduce<reduction::prod>, batch::reduce},
+    {"ReduceSum", 1, reduce<reduction::sum>, batch::reduce},   {"ReduceL1", 4, reduce<reduction::l1>, batch::reduce},
+    {"ReduceL2", 4, reduce<reduction::l2>, batch::reduce},     {"ReduceLogicalAnd", 1, reduce<reduction::logical_and>, batch::reduce},
+    {"ReduceLogicalOr", 1, reduce<reduction::logical_or>, batch::reduce},
+    {"TopK", 1, top_k, batch::top_k},                         {"TopK", 3, top_k, batch::top_k},
+    {"TopK", 11, top_k, batch::top_k},
 };
 
 }  // namespace

@@ -359,10 +359,10 @@ void non_zero(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"Parameter", 1, parameter}, {"Const", 1, constant},   {"ShapeOf", 1, shape_of},
-    {"ShapeOf", 3, shape_of},    {"Reshape", 1, reshape},  {"Squeeze", 1, squeeze},
-    {"Unsqueeze", 1, unsqueeze}, {"NonZero", 3, non_zero},  {"Squeeze", 15, squeeze},
-    {"Range", 1, range},         {"Range", 4, range},
+    {"Parameter", 1, parameter, batch::source}, {"Const", 1, constant, batch::source},   {"ShapeOf", 1, shape_of, batch::shape_of},
+    {"ShapeOf", 3, shape_of, batch::shape_of},    {"Reshape", 1, reshape, batch::reshape},  {"Squeeze", 1, squeeze, batch::squeeze},
+    {"Unsqueeze", 1, unsqueeze, batch::unsqueeze}, {"NonZero", 3, non_zero, batch::non_zero},  {"Squeeze", 15, squeeze, batch::squeeze},
+    {"Range", 1, range, batch::cannot_tell},         {"Range", 4, range, batch::cannot_tell},
 };
 
 }  // namespace

@@ -290,8 +290,8 @@ void subgraph_op(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"TensorIterator", 1, subgraph_op},
-    {"Loop", 5, subgraph_op},
+    {"TensorIterator", 1, subgraph_op, batch::tensor_iterator},
+    {"Loop", 5, subgraph_op, batch::loop},
 };
 
 }  // namespace

@@ -1,0 +1,969 @@
+// The batching rules the registry rows name. Each reads how its inputs hold the batch and the layer's
+// attributes and (exact, batch-independent) input values, and answers for every N >= 1; shapes come from
+// the propagations at the sample batches, which the analysis also uses to check every answer.
+#include "batching.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "rules.hpp"
+
+namespace reshape1::model::detail {
+
+using kind = batch_state::kind;
+
+// ---- batch_op ------------------------------------------------------------------------------------
+
+const partial_shape& batch_op::in_shape(std::size_t port, std::size_t sample) const {
+  return at[sample]->input(g, l, port).shape;
+}
+
+const partial_shape& batch_op::out_shape(std::size_t output, std::size_t sample) const {
+  const auto index = static_cast<std::size_t>(&l - g.layers().data());
+  return at[sample]->outputs[index][output].shape;
+}
+
+std::optional<std::size_t> batch_op::in_rank(std::size_t port) const {
+  if (port >= l.inputs.size()) return std::nullopt;
+  const auto& s = in_shape(port);
+  return s.rank_known() ? std::optional(s.size()) : std::nullopt;
+}
+
+std::optional<std::size_t> batch_op::out_rank(std::size_t output) const {
+  if (output >= l.outputs.size()) return std::nullopt;
+  const auto& s = out_shape(output);
+  return s.rank_known() ? std::optional(s.size()) : std::nullopt;
+}
+
+std::optional<std::vector<std::int64_t>> batch_op::ints(std::size_t port) const {
+  if (port >= l.inputs.size()) return std::nullopt;
+  auto first = exact_values(at[0]->input(g, l, port).value);
+  if (!first) return std::nullopt;
+  for (std::size_t k = 1; k < at.size(); ++k)
+    if (exact_values(at[k]->input(g, l, port).value) != first) return std::nullopt;
+  return first;
+}
+
+bool batch_op::any_batched() const {
+  return std::any_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::batched); });
+}
+
+namespace {
+std::optional<std::int64_t> product_of(const std::array<const partial_shape*, batch_samples.size()>& shapes,
+                                       std::size_t end) {
+  std::optional<std::int64_t> r;
+  for (const auto* s : shapes) {
+    if (!s->rank_known() || s->size() < end) return std::nullopt;
+    std::int64_t p = 1;
+    for (std::size_t i = 0; i < end; ++i) {
+      if (!(*s)[i].is_static()) return std::nullopt;
+      p *= (*s)[i].lo();
+    }
+    if (r && *r != p) return std::nullopt;
+    r = p;
+  }
+  return r;
+}
+}  // namespace
+
+std::optional<std::int64_t> batch_op::in_prefix(std::size_t port, std::size_t end) const {
+  std::array<const partial_shape*, batch_samples.size()> s{};
+  for (std::size_t k = 0; k < s.size(); ++k) s[k] = &in_shape(port, k);
+  return product_of(s, end);
+}
+
+std::optional<std::int64_t> batch_op::out_prefix(std::size_t output, std::size_t end) const {
+  std::array<const partial_shape*, batch_samples.size()> s{};
+  for (std::size_t k = 0; k < s.size(); ++k) s[k] = &out_shape(output, k);
+  return product_of(s, end);
+}
+
+std::optional<std::pair<std::size_t, std::int64_t>> batch_op::out_batch_axis(std::size_t output) const {
+  const auto& first = out_shape(output);
+  if (!first.rank_known()) return std::nullopt;
+  std::optional<std::pair<std::size_t, std::int64_t>> found;
+  for (std::size_t d = 0; d < first.size(); ++d) {
+    std::int64_t factor = 0;
+    bool carries = true;
+    for (std::size_t k = 0; k < batch_samples.size() && carries; ++k) {
+      const auto& s = out_shape(output, k);
+      if (!s.rank_known() || s.size() != first.size() || !s[d].is_static()) return std::nullopt;
+      const auto v = s[d].lo();
+      if (v == 0 || v % batch_samples[k] != 0 || (k > 0 && v / batch_samples[k] != factor)) carries = false;
+      factor = v / batch_samples[k];
+    }
+    if (!carries) continue;
+    if (found) return std::nullopt;  // two axes grow with the batch
+    found = std::pair(d, factor);
+  }
+  return found;
+}
+
+bool batch_op::params_ok(std::initializer_list<std::size_t> ports) {
+  for (const auto p : ports) {
+    if (p >= in.size()) continue;
+    if (in[p].is(kind::batched) || in[p].is(kind::per_image)) {
+      cannot_tell(fmt::format("input {} is a parameter of the op but holds per-sample data", p));
+      return false;
+    }
+  }
+  return true;
+}
+
+bool batch_op::data_ok(std::size_t port) {
+  if (port >= in.size()) return true;
+  switch (in[port].k) {
+    case kind::shared:
+    case kind::batched: return true;
+    case kind::size_value:
+      if (in[port].varies)
+        mixes(port, fmt::format("input {} is a value computed from the batch size (through ShapeOf), used as data: "
+                                "each sample's result depends on N",
+                                port));
+      else
+        cannot_tell(fmt::format("input {} is a value computed from shapes that hold the batch, used as data", port));
+      return false;
+    case kind::per_image:
+      cannot_tell(fmt::format("input {} holds post-processing results, which this op's rule does not follow", port));
+      return false;
+    default: return false;
+  }
+}
+
+const batch_state* batch_op::sole(std::size_t port, std::initializer_list<std::size_t> params) {
+  if (!params_ok(params)) return nullptr;
+  if (!data_ok(port)) return nullptr;
+  for (std::size_t p = 0; p < in.size(); ++p) {
+    if (p == port || std::find(params.begin(), params.end(), p) != params.end()) continue;
+    if (!data_ok(p)) return nullptr;
+    if (in[p].is(kind::batched)) {
+      cannot_tell(fmt::format("input {} holds the batch too, which this op's rule does not follow", p));
+      return nullptr;
+    }
+  }
+  return batched(port) ? &in[port] : nullptr;
+}
+
+namespace batch {
+namespace {
+
+std::optional<std::size_t> axis_in(std::int64_t axis, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r) return std::nullopt;
+  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+}
+
+/// Every output keeps input 0's batch at the same axis (ops whose outputs have input 0's shape or rank).
+void keep_all(batch_op& o, const batch_state& s, std::size_t axis) {
+  for (std::size_t i = 0; i < o.out.size(); ++i) o.keep(i, s, axis);
+}
+
+/// A single-data op whose `forbidden` axes mix elements across: the batch there mixes samples.
+void unary_except(batch_op& o, const std::vector<std::size_t>& forbidden, const std::string& role,
+                  std::initializer_list<std::size_t> params, batch_issue issue = batch_issue::mixes_samples) {
+  const auto* s = o.sole(0, params);
+  if (s == nullptr) return;
+  if (std::find(forbidden.begin(), forbidden.end(), s->axis) != forbidden.end()) {
+    o.fault(issue, 0, fmt::format("input 0 holds the batch in dimension {}, which this layer uses as {}", s->axis, role));
+    return;
+  }
+  keep_all(o, *s, s->axis);
+}
+
+/// Axes given as values of input `port`, normalised for `rank`; nullopt when unknown.
+std::optional<std::vector<std::size_t>> axes_input(batch_op& o, std::size_t port, std::size_t rank) {
+  const auto v = o.ints(port);
+  if (!v) return std::nullopt;
+  std::vector<std::size_t> r;
+  for (const auto a : *v)
+    if (const auto x = axis_in(a, rank)) r.push_back(*x);
+  return r;
+}
+
+}  // namespace
+
+void source(batch_op&) {}
+void output(batch_op&) {}
+
+void pointwise(batch_op& o) {
+  const auto rank = o.out_rank(0);
+  if (!rank) return o.cannot_tell("the output's rank is unknown");
+  if (o.l.text("auto_broadcast", "numpy") == "pdpd")
+    return o.cannot_tell("PDPD broadcasting is not followed by the batch analysis");
+  const batch_state* first = nullptr;
+  std::size_t first_port = 0, aligned = 0;
+  bool per_image = false;
+  for (std::size_t p = 0; p < o.in.size(); ++p) {
+    if (o.in[p].is(kind::per_image)) {
+      per_image = true;
+      continue;
+    }
+    if (!o.data_ok(p)) return;
+    if (!o.batched(p)) continue;
+    const auto r = o.in_rank(p);
+    if (!r || *r > *rank) return o.cannot_tell(fmt::format("input {}'s rank is unknown", p));
+    const auto a = o.in[p].axis + (*rank - *r);
+    if (first == nullptr) {
+      first = &o.in[p];
+      first_port = p;
+      aligned = a;
+    } else if (a != aligned || o.in[p].factor != first->factor) {
+      return o.mixes(p, fmt::format("inputs {} and {} hold the batch at different axes ({} and {} of the output): "
+                                    "broadcasting pairs each sample of one with every sample of the other",
+                                    first_port, p, aligned, a));
+    }
+  }
+  if (per_image) {
+    // Post-processing results scaled or compared with constants keep their rows.
+    if (first != nullptr) return o.cannot_tell("post-processing results meet per-sample data");
+    for (auto& s : o.out) {
+      s.k = kind::per_image;
+      for (const auto& x : o.in)
+        if (x.is(kind::per_image)) s.origin = x.origin;
+    }
+    return;
+  }
+  if (first != nullptr) keep_all(o, *first, aligned);
+}
+
+void first_input(batch_op& o) {
+  const auto* s = o.sole(0, {});
+  for (std::size_t p = 1; p < o.in.size() && s != nullptr; ++p)
+    if (o.in[p].is(kind::batched)) return o.cannot_tell(fmt::format("input {} is a parameter but holds the batch", p));
+  if (s != nullptr) keep_all(o, *s, s->axis);
+}
+
+void batch_norm(batch_op& o) {
+  // BatchNormInference-1 takes (gamma, beta, data, mean, variance); -5 takes the data first.
+  const std::size_t data = o.l.opset >= 5 ? 0 : 2;
+  for (std::size_t p = 0; p < o.in.size(); ++p)
+    if (p != data && !o.params_ok({p})) return;
+  if (!o.batched(data)) return;
+  const auto& s = o.in[data];
+  if (s.axis == 1) return o.mixes(data, "the batch is in dimension 1, the channels, which take per-channel parameters");
+  keep_all(o, s, s.axis);
+}
+
+void spatial(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  std::vector<std::size_t> forbidden;
+  for (std::size_t a = 1; a < *r; ++a) forbidden.push_back(a);
+  std::initializer_list<std::size_t> params = {1, 2, 3, 4};
+  unary_except(o, forbidden, "its channels or a spatial axis", params);
+}
+
+void pooling(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  std::vector<std::size_t> forbidden;
+  for (std::size_t a = 2; a < *r; ++a) forbidden.push_back(a);
+  const auto* s = o.sole(0, {1});
+  if (s == nullptr) return;
+  if (std::find(forbidden.begin(), forbidden.end(), s->axis) != forbidden.end())
+    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, a pooled axis", s->axis));
+  o.keep(0, *s, s->axis);
+  // MaxPool-8's indices count positions from axis `axis` on: from the batch axis or before it, they
+  // count other samples' elements, so each sample's indices depend on where it sits.
+  if (o.out.size() > 1) {
+    const auto from = axis_in(o.l.integer("axis", 0), *r);
+    if (from && *from > s->axis)
+      o.keep(1, *s, s->axis);
+    else
+      o.out[1] = batch_state{kind::size_value, 0, 1, true};
+  }
+}
+
+void softmax(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto axis = axis_in(o.l.integer("axis", 1), *r);
+  if (!axis) return o.cannot_tell("its axis is out of range");
+  unary_except(o, {*axis}, "its softmax axis", {});
+}
+
+void mvn(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  std::vector<std::size_t> axes;
+  if (o.l.opset >= 6) {
+    const auto v = axes_input(o, 1, *r);
+    if (!v) return o.cannot_tell("the axes it normalises over are not known");
+    axes = *v;
+  } else if (const auto* attr = o.l.find("reduction_axes"); attr != nullptr && attr->is_integers && !attr->integers.empty()) {
+    for (const auto a : attr->integers)
+      if (const auto x = axis_in(a, *r)) axes.push_back(*x);
+  } else {
+    for (std::size_t a = o.l.flag("across_channels", false) ? 1 : 2; a < *r; ++a) axes.push_back(a);
+  }
+  unary_except(o, axes, "an axis it normalises over", {1});
+}
+
+void over_axes_input(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto axes = axes_input(o, 1, *r);
+  if (!axes) return o.cannot_tell("the axes it normalises over are not known");
+  unary_except(o, *axes, "an axis it normalises over", {1});
+}
+
+void reduce(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto axes = axes_input(o, 1, *r);
+  if (!axes) return o.cannot_tell("the axes it reduces are not known");
+  const auto* s = o.sole(0, {1});
+  if (s == nullptr) return;
+  if (std::find(axes->begin(), axes->end(), s->axis) != axes->end())
+    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer reduces", s->axis));
+  const bool keep = o.l.flag("keep_dims", false);
+  const auto before = static_cast<std::size_t>(std::count_if(axes->begin(), axes->end(), [&](std::size_t a) { return a < s->axis; }));
+  o.keep(0, *s, keep ? s->axis : s->axis - before);
+}
+
+void top_k(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto axis = axis_in(o.l.integer("axis"), *r);
+  if (!axis) return o.cannot_tell("its axis is out of range");
+  unary_except(o, {*axis}, "the axis it selects the top k along", {1}, batch_issue::drops_samples);
+}
+
+void matmul(batch_op& o) {
+  const auto ra = o.in_rank(0), rb = o.in_rank(1);
+  if (!ra || !rb || *ra == 0 || *rb == 0) return o.cannot_tell("an input's rank is unknown");
+  if (!o.data_ok(0) || !o.data_ok(1)) return;
+  const bool ta = o.l.flag("transpose_a", false), tb = o.l.flag("transpose_b", false);
+  const std::size_t nba = *ra > 2 ? *ra - 2 : 0, nbb = *rb > 2 ? *rb - 2 : 0, nb = std::max(nba, nbb);
+  std::optional<std::size_t> target;
+  const batch_state* first = nullptr;
+  for (std::size_t p = 0; p < 2; ++p) {
+    if (!o.batched(p)) continue;
+    const auto& s = o.in[p];
+    const auto r = p == 0 ? *ra : *rb;
+    std::optional<std::size_t> axis;  // in the output; nullopt: the contraction axis
+    if (r == 1) {
+      axis.reset();
+    } else if (s.axis < r - 2) {
+      axis = s.axis + nb - (p == 0 ? nba : nbb);
+    } else {
+      const bool last = s.axis == r - 1;
+      const bool transposed = p == 0 ? ta : tb;
+      // A's rows (M) are its second-last axis, B's columns (P) its last; transposing swaps them.
+      const bool contraction = p == 0 ? (last != transposed) : (last == transposed);
+      if (!contraction) axis = p == 0 ? nb : nb + (*ra > 1 ? 1 : 0);
+    }
+    if (!axis) return o.mixes(p, fmt::format("input {} holds the batch in dimension {}, its contraction axis", p, s.axis));
+    if (first != nullptr && (*axis != *target || s.factor != first->factor))
+      return o.mixes(p, fmt::format("both inputs hold the batch, at different axes of the product ({} and {}): every "
+                                    "sample of one meets every sample of the other",
+                                    *target, *axis));
+    first = &s;
+    target = axis;
+  }
+  if (first != nullptr) o.keep(0, *first, *target);
+}
+
+void einsum(batch_op& o) {
+  const auto eq = std::string(o.l.text("equation", ""));
+  const auto arrow = eq.find("->");
+  if (arrow == std::string::npos || eq.find("...") != std::string::npos)
+    return o.cannot_tell("an equation with an ellipsis or without an output is not followed by the batch analysis");
+  std::vector<std::string> terms;
+  std::string term;
+  for (const char c : eq.substr(0, arrow)) {
+    if (c == ',') {
+      terms.push_back(term);
+      term.clear();
+    } else if (c != ' ') {
+      term += c;
+    }
+  }
+  terms.push_back(term);
+  std::string result;
+  for (const char c : eq.substr(arrow + 2))
+    if (c != ' ') result += c;
+  std::optional<std::size_t> target;
+  const batch_state* first = nullptr;
+  for (std::size_t p = 0; p < o.in.size(); ++p) {
+    if (!o.data_ok(p) || !o.batched(p)) continue;
+    const auto& s = o.in[p];
+    if (p >= terms.size() || s.axis >= terms[p].size()) return o.cannot_tell("the equation does not fit the inputs");
+    const char label = terms[p][s.axis];
+    if (std::count(terms[p].begin(), terms[p].end(), label) != 1)
+      return o.cannot_tell(fmt::format("the batch's label {} repeats within input {} (a diagonal)", label, p));
+    const auto at = result.find(label);
+    if (at == std::string::npos)
+      return o.mixes(p, fmt::format("input {} holds the batch in dimension {} (label {}), which the equation sums over",
+                                    p, s.axis, label));
+    if (first != nullptr && (at != *target || s.factor != first->factor))
+      return o.mixes(p, "two inputs hold the batch under different labels: every sample of one meets every sample of the other");
+    first = &s;
+    target = at;
+  }
+  if (first != nullptr) o.keep(0, *first, *target);
+}
+
+void concat(batch_op& o) {
+  const auto r = o.out_rank(0);
+  if (!r) return o.cannot_tell("the output's rank is unknown");
+  const auto axis = axis_in(o.l.integer("axis"), *r);
+  if (!axis) return o.cannot_tell("its axis is out of range");
+  const batch_state* first = nullptr;
+  for (std::size_t p = 0; p < o.in.size(); ++p) {
+    if (!o.data_ok(p) || !o.batched(p)) continue;
+    const auto& s = o.in[p];
+    if (s.axis == *axis) {
+      // Every such input is reported: each may come from its own Reshape to blame.
+      o.mixes(p, fmt::format("input {} holds the batch in dimension {}, the concatenation axis: the inputs are "
+                             "joined whole, not sample by sample",
+                             p, s.axis));
+      continue;
+    }
+    if (first != nullptr && (s.axis != first->axis || s.factor != first->factor))
+      return o.mixes(p, "two inputs hold the batch at different axes");
+    first = &s;
+  }
+  if (first != nullptr && o.faults.empty()) o.keep(0, *first, first->axis);
+}
+
+void split(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto v = o.ints(1);
+  if (!v || v->size() != 1) return o.cannot_tell("its axis is not known");
+  const auto axis = axis_in((*v)[0], *r);
+  if (!axis) return o.cannot_tell("its axis is out of range");
+  const auto* s = o.sole(0, {1, 2});
+  if (s == nullptr) return;
+  if (s->axis == *axis && o.out.size() > 1)
+    return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer splits: each output gets "
+                                  "some of the samples",
+                                  s->axis));
+  keep_all(o, *s, s->axis);
+}
+
+void gather(batch_op& o) {
+  const auto rd = o.in_rank(0), ri = o.in_rank(1);
+  if (!rd || !ri) return o.cannot_tell("an input's rank is unknown");
+  const auto av = o.ints(2);
+  if (!av || av->size() != 1) return o.cannot_tell("its axis is not known");
+  const auto axis = axis_in((*av)[0], *rd);
+  if (!axis) return o.cannot_tell("its axis is out of range");
+  auto bd = o.l.opset >= 7 ? o.l.integer("batch_dims", 0) : 0;
+  if (bd < 0) bd += static_cast<std::int64_t>(*ri);
+  if (!o.params_ok({2}) || !o.data_ok(0)) return;
+  if (o.in[1].is(kind::size_value) || o.in[1].is(kind::per_image))
+    return o.cannot_tell("its indices are computed from the batch size");
+  const bool data = o.batched(0), indices = o.batched(1);
+  if (data && indices) {
+    const auto& d = o.in[0];
+    const auto& i = o.in[1];
+    if (bd >= 1 && d.axis == 0 && i.axis == 0 && d.factor == i.factor && *axis > 0) return o.keep(0, d, 0);
+    return o.cannot_tell("both the data and the indices hold the batch");
+  }
+  if (data) {
+    const auto& d = o.in[0];
+    if (d.axis == *axis)
+      return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer gathers along with "
+                                    "indices that do not follow the batch",
+                                    d.axis));
+    if (bd > 0) return o.cannot_tell("batch_dims is set but the indices do not hold the batch");
+    return o.keep(0, d, d.axis < *axis ? d.axis : d.axis - 1 + *ri);
+  }
+  const auto& i = o.in[1];
+  if (bd != 0) return o.cannot_tell("batch_dims is set but the data does not hold the batch");
+  o.keep(0, i, *axis + i.axis);
+}
+
+void strided_slice(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto* s = o.sole(0, {1, 2, 3});
+  if (s == nullptr) return;
+  const auto bits = [&](std::string_view name) {
+    std::vector<bool> m;
+    if (const auto* a = o.l.find(name); a != nullptr && a->is_integers)
+      for (const auto x : a->integers) m.push_back(x != 0);
+    return m;
+  };
+  const auto new_axis = bits("new_axis_mask"), shrink = bits("shrink_axis_mask"), ellipsis = bits("ellipsis_mask");
+  const auto bit = [](const std::vector<bool>& m, std::size_t i) { return i < m.size() && m[i]; };
+  const auto begin = o.ints(1);
+  if (!begin) return o.cannot_tell("the length of its begin input is not known");
+  const auto strides = o.ints(3);
+  std::size_t in_axis = 0, out_axis = 0;
+  std::optional<std::size_t> spec;  // the slice entry that covers the batch axis
+  for (std::size_t j = 0; j < begin->size() && in_axis <= s->axis; ++j) {
+    if (bit(ellipsis, j)) {
+      if (in_axis <= s->axis) return o.cannot_tell("an ellipsis before the batch axis is not followed");
+    }
+    if (bit(new_axis, j)) {
+      ++out_axis;
+      continue;
+    }
+    if (in_axis == s->axis) {
+      if (bit(shrink, j))
+        return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer takes one index of", s->axis));
+      spec = j;
+      break;
+    }
+    if (!bit(shrink, j)) ++out_axis;
+    ++in_axis;
+  }
+  if (!spec) out_axis += s->axis - in_axis;  // past the slice entries, axes map one to one
+  std::int64_t stride = 1;
+  if (spec && o.l.inputs.size() > 3) {
+    if (!strides || *spec >= strides->size()) return o.cannot_tell("its strides are not known");
+    stride = (*strides)[*spec];
+  }
+  const auto& in0 = o.in_shape(0);
+  const auto& out0 = o.out_shape(0);
+  const bool whole = out0.rank_known() && out_axis < out0.size() && out0[out_axis].range() == in0[s->axis].range();
+  if (stride < 0)
+    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer reverses", s->axis));
+  if (stride != 1 || !whole)
+    return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer slices to part of its "
+                                  "range",
+                                  s->axis));
+  o.keep(0, *s, out_axis);
+}
+
+void slice(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto* s = o.sole(0, {1, 2, 3, 4});
+  if (s == nullptr) return;
+  const auto start = o.ints(1);
+  if (!start) return o.cannot_tell("the length of its start input is not known");
+  std::vector<std::size_t> axes;
+  if (o.l.inputs.size() > 4) {
+    const auto v = axes_input(o, 4, *r);
+    if (!v) return o.cannot_tell("its axes are not known");
+    axes = *v;
+  } else {
+    for (std::size_t a = 0; a < start->size(); ++a) axes.push_back(a);
+  }
+  const auto it = std::find(axes.begin(), axes.end(), s->axis);
+  if (it == axes.end()) return o.keep(0, *s, s->axis);
+  const auto steps = o.ints(3);
+  const auto j = static_cast<std::size_t>(it - axes.begin());
+  if (!steps || j >= steps->size()) return o.cannot_tell("its steps are not known");
+  if ((*steps)[j] < 0) return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer reverses", s->axis));
+  const auto& out0 = o.out_shape(0);
+  const bool whole = out0.rank_known() && s->axis < out0.size() && out0[s->axis].range() == o.in_shape(0)[s->axis].range();
+  if ((*steps)[j] != 1 || !whole)
+    return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer slices to part of its range",
+                                  s->axis));
+  o.keep(0, *s, s->axis);
+}
+
+void transpose(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto* s = o.sole(0, {1});
+  if (s == nullptr) return;
+  const auto perm = o.ints(1);
+  if (!perm) return o.cannot_tell("its permutation is not known");
+  if (perm->empty()) return o.keep(0, *s, *r - 1 - s->axis);
+  for (std::size_t j = 0; j < perm->size(); ++j)
+    if (axis_in((*perm)[j], *r) == s->axis) return o.keep(0, *s, j);
+  o.cannot_tell("its permutation does not name the batch axis");
+}
+
+void squeeze(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto* s = o.sole(0, {1});
+  if (s == nullptr) return;
+  std::size_t removed = 0;
+  if (o.l.inputs.size() > 1) {
+    const auto axes = axes_input(o, 1, *r);
+    if (!axes) return o.cannot_tell("its axes are not known");
+    if (std::find(axes->begin(), axes->end(), s->axis) != axes->end())
+      return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer removes", s->axis));
+    removed = static_cast<std::size_t>(std::count_if(axes->begin(), axes->end(), [&](std::size_t a) { return a < s->axis; }));
+  } else {
+    // Without axes every dimension of 1 goes: the batch itself when N·factor is 1.
+    if (s->factor == 1)
+      return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which a Squeeze without axes removes at "
+                                    "batch 1",
+                                    s->axis));
+    for (std::size_t a = 0; a < s->axis; ++a) {
+      const auto& d = o.in_shape(0)[a];
+      if (!d.is_static()) return o.cannot_tell("a dimension before the batch may or may not be 1");
+      if (d.lo() == 1) ++removed;
+    }
+  }
+  o.keep(0, *s, s->axis - removed);
+}
+
+void unsqueeze(batch_op& o) {
+  const auto r = o.out_rank(0);
+  if (!r) return o.cannot_tell("the output's rank is unknown");
+  const auto* s = o.sole(0, {1});
+  if (s == nullptr) return;
+  const auto axes = axes_input(o, 1, *r);
+  if (!axes) return o.cannot_tell("its axes are not known");
+  const std::set<std::size_t> inserted(axes->begin(), axes->end());
+  std::size_t seen = 0;
+  for (std::size_t j = 0; j < *r; ++j) {
+    if (inserted.contains(j)) continue;
+    if (seen++ == s->axis) return o.keep(0, *s, j);
+  }
+  o.cannot_tell("its axes do not fit the data");
+}
+
+void reshape(batch_op& o) {
+  const auto* s = o.sole(0, {1});
+  if (s == nullptr) return;
+  const auto in_prefix = o.in_prefix(0, s->axis);
+  const auto target = o.out_batch_axis(0);
+  if (!target)
+    return o.fault(batch_issue::swallows_batch, 0,
+                   fmt::format("input 0 holds the batch in dimension {}, and no single dimension of the output follows "
+                               "it: the batch is folded into dimensions the pattern fixes",
+                               s->axis));
+  const auto out_prefix = o.out_prefix(0, target->first);
+  if (!in_prefix || !out_prefix) return o.cannot_tell("the dimensions before the batch are not static");
+  if (*in_prefix != *out_prefix)
+    return o.fault(batch_issue::swallows_batch, 0,
+                   fmt::format("its output holds the batch in dimension {} (N·{}) behind {} elements where the input "
+                               "has {}: the batch is not the outermost factor, so samples are interleaved",
+                               target->first, target->second, *out_prefix, *in_prefix));
+  batch_state r = *s;
+  r.axis = target->first;
+  r.factor = target->second;
+  if ((r.axis != s->axis || r.factor != s->factor) && r.moved_by == no_layer) {
+    r.moved_by = static_cast<std::size_t>(&o.l - o.g.layers().data());
+    r.home = s->axis;
+  }
+  // Back where it was, whole: what follows is no longer that Reshape's doing.
+  if (r.moved_by != no_layer && r.factor == 1 && r.axis == r.home) r.moved_by = no_layer;
+  o.out[0] = r;
+}
+
+void shape_of(batch_op& o) {
+  if (o.batched(0)) o.out[0] = batch_state{kind::size_value, 0, 1, true};
+  else if (!o.in.empty() && o.in[0].is(kind::per_image)) o.cannot_tell("the shape of post-processing results depends on the data");
+}
+
+/// Broadcast and Tile of a shared value over a shape that holds the batch: every sample gets the same
+/// slice, which is what each would get alone.
+bool spread(batch_op& o) {
+  if (o.any_batched() || !o.in[0].is(kind::shared)) return false;
+  const auto target = o.out_batch_axis(0);
+  const auto r = o.in_rank(0), ro = o.out_rank(0);
+  if (!target || !r || !ro || *r > *ro) {
+    o.cannot_tell("its output's size follows the batch, but no single axis holds it");
+    return true;
+  }
+  const auto lead = *ro - *r;
+  if (target->first >= lead) {
+    const auto& d = o.in_shape(0)[target->first - lead];
+    if (!d.is_static() || d.lo() != 1) {
+      o.cannot_tell("the data's dimension under the batch is not 1");
+      return true;
+    }
+  }
+  o.out[0] = batch_state::batched_at(target->first, target->second);
+  return true;
+}
+
+void broadcast(batch_op& o) {
+  if (spread(o)) return;
+  const auto* s = o.sole(0, {1, 2});
+  if (s == nullptr) return;
+  const auto r = o.in_rank(0), ro = o.out_rank(0);
+  if (!r || !ro || *r > *ro) return o.cannot_tell("the ranks are not known");
+  const auto mode = o.l.text("mode", "numpy");
+  if (mode == "explicit") {
+    const auto mapping = o.ints(2);
+    if (!mapping || s->axis >= mapping->size()) return o.cannot_tell("its axes mapping is not known");
+    return o.keep(0, *s, static_cast<std::size_t>((*mapping)[s->axis]));
+  }
+  if (mode != "numpy" && mode != "bidirectional") return o.cannot_tell(fmt::format("mode {} is not followed", mode));
+  o.keep(0, *s, s->axis + (*ro - *r));
+}
+
+void tile(batch_op& o) {
+  if (spread(o)) return;
+  const auto* s = o.sole(0, {1});
+  if (s == nullptr) return;
+  const auto r = o.in_rank(0), ro = o.out_rank(0);
+  const auto repeats = o.ints(1);
+  if (!r || !ro || !repeats) return o.cannot_tell("its repeats are not known");
+  const auto axis = s->axis + (*ro - *r);
+  const auto lead = *ro - repeats->size();
+  if (axis >= lead && (*repeats)[axis - lead] != 1)
+    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer repeats: the copies of "
+                                  "all samples follow each other",
+                                  s->axis));
+  o.keep(0, *s, axis);
+}
+
+void pad(batch_op& o) {
+  const auto* s = o.sole(0, {1, 2, 3});
+  if (s == nullptr) return;
+  const auto begin = o.ints(1), end = o.ints(2);
+  if (!begin || !end || s->axis >= begin->size() || s->axis >= end->size())
+    return o.cannot_tell("its pads are not known");
+  if ((*begin)[s->axis] != 0 || (*end)[s->axis] != 0)
+    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer pads", s->axis));
+  o.keep(0, *s, s->axis);
+}
+
+void interpolate(batch_op& o) {
+  const auto* s = o.sole(0, {1, 2, 3});
+  if (s == nullptr) return;
+  for (std::size_t k = 0; k < batch_samples.size(); ++k) {
+    const auto& in0 = o.in_shape(0, k);
+    const auto& out0 = o.out_shape(0, k);
+    if (!out0.rank_known() || s->axis >= out0.size()) return o.cannot_tell("the output's rank is unknown");
+    if (out0[s->axis].range() != in0[s->axis].range())
+      return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer resizes", s->axis));
+  }
+  o.keep(0, *s, s->axis);
+}
+
+void shuffle_channels(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto axis = axis_in(o.l.integer("axis", 1), *r);
+  if (!axis) return o.cannot_tell("its axis is out of range");
+  unary_except(o, {*axis}, "the axis it shuffles", {});
+}
+
+void region_yolo(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  std::vector<std::size_t> forbidden;
+  for (std::size_t a = 1; a < *r; ++a) forbidden.push_back(a);
+  unary_except(o, forbidden, "an axis of its cells", {});
+}
+
+void detection(batch_op& o) {
+  // Every input that holds the batch must hold one image per index of its axis 0: the op's own
+  // per-image loop then keeps each image's results apart (its image-id column or slot).
+  bool any = false;
+  for (std::size_t p = 0; p < o.in.size(); ++p) {
+    if (!o.data_ok(p) || !o.batched(p)) continue;
+    const auto& s = o.in[p];
+    if (s.axis != 0 || s.factor != 1)
+      o.mixes(p, fmt::format("input {} holds the batch in dimension {}{}, where this layer expects one image per index "
+                             "of dimension 0",
+                             p, s.axis, s.factor == 1 ? "" : fmt::format(" (N·{})", s.factor)));
+    any = true;
+  }
+  if (!any || !o.faults.empty()) return;
+  const auto index = static_cast<std::size_t>(&o.l - o.g.layers().data());
+  for (auto& x : o.out) {
+    x.k = kind::per_image;
+    x.origin = index;
+  }
+}
+
+void roi(batch_op& o) {
+  // Boxes that post-processing gave per image (with their image index) select from the batched features.
+  if (!o.batched(0) || o.in[0].axis != 0 || o.in[0].factor != 1)
+    return o.cannot_tell("the feature map does not hold one image per index of dimension 0");
+  for (std::size_t p = 1; p < o.in.size(); ++p)
+    if (!o.in[p].is(kind::per_image))
+      return o.cannot_tell(fmt::format("input {} does not come from per-image post-processing", p));
+  for (auto& x : o.out) {
+    x.k = kind::per_image;
+    x.origin = o.in[1].origin;
+  }
+}
+
+void ctc_greedy_decoder(batch_op& o) {
+  // Data [T, N, C] and mask [T, N] give [N, T, 1, 1].
+  for (std::size_t p = 0; p < 2 && p < o.in.size(); ++p) {
+    if (!o.data_ok(p)) return;
+    if (!o.batched(p)) return o.cannot_tell(fmt::format("input {} does not hold the batch", p));
+    if (o.in[p].axis != 1 || o.in[p].factor != o.in[0].factor)
+      return o.mixes(p, fmt::format("input {} holds the batch in dimension {}, where the decoder scans time", p, o.in[p].axis));
+  }
+  o.keep(0, o.in[0], 0);
+}
+
+void ctc_greedy_decoder_seq_len(batch_op& o) {
+  // Data [N, T, C] and lengths [N] give [N, T] and [N].
+  if (!o.params_ok({2})) return;
+  for (std::size_t p = 0; p < 2 && p < o.in.size(); ++p) {
+    if (!o.data_ok(p)) return;
+    if (!o.batched(p)) return o.cannot_tell(fmt::format("input {} does not hold the batch", p));
+    if (o.in[p].axis != 0 || o.in[p].factor != o.in[0].factor)
+      return o.mixes(p, fmt::format("input {} holds the batch in dimension {}, where the decoder scans time", p, o.in[p].axis));
+  }
+  keep_all(o, o.in[0], 0);
+}
+
+void recurrent(batch_op& o) {
+  // The data and the states hold the batch at axis 0 (X [N, T, I] or [N, I], H and C [N, ...], the
+  // sequence lengths [N]); the weights are shared. The outputs hold it at axis 0.
+  const batch_state* first = nullptr;
+  for (std::size_t p = 0; p < o.in.size(); ++p) {
+    if (!o.data_ok(p) || !o.batched(p)) continue;
+    const auto& s = o.in[p];
+    if (s.axis != 0)
+      return o.mixes(p, fmt::format("input {} holds the batch in dimension {}, which the recurrence does not keep "
+                                    "apart (it scans or mixes along it)",
+                                    p, s.axis));
+    if (first != nullptr && s.factor != first->factor) return o.mixes(p, "inputs hold the batch with different factors");
+    first = &s;
+  }
+  if (first != nullptr) keep_all(o, *first, 0);
+}
+
+void gather_elements(batch_op& o) {
+  if (!o.data_ok(0) || !o.data_ok(1)) return;
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto axis = axis_in(o.l.integer("axis"), *r);
+  if (!axis) return o.cannot_tell("its axis is out of range");
+  if (!o.batched(0) || !o.batched(1) || o.in[0].axis != o.in[1].axis || o.in[0].factor != o.in[1].factor)
+    return o.cannot_tell("the data and the indices do not hold the batch at the same axis");
+  if (o.in[0].axis == *axis)
+    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer gathers along", *axis));
+  o.keep(0, o.in[0], o.in[0].axis);
+}
+
+void gather_nd(batch_op& o) {
+  if (!o.data_ok(0) || !o.data_ok(1)) return;
+  const auto bd = o.l.integer("batch_dims", 0);
+  if (bd >= 1 && o.batched(0) && o.batched(1) && o.in[0].axis == 0 && o.in[1].axis == 0 &&
+      o.in[0].factor == o.in[1].factor)
+    return o.keep(0, o.in[0], 0);
+  o.cannot_tell("the data and the indices do not both hold the batch in a batch dimension of the op");
+}
+
+void scatter_update(batch_op& o) {
+  // Data, indices, updates, axis: with the batch before the axis in the data and in the updates, and
+  // shared indices, each sample is updated alone.
+  if (!o.params_ok({1, 3}) || !o.data_ok(0) || !o.data_ok(2)) return;
+  const auto r = o.in_rank(0);
+  const auto v = o.ints(3);
+  if (!r || !v || v->size() != 1) return o.cannot_tell("its axis is not known");
+  const auto axis = axis_in((*v)[0], *r);
+  if (!axis) return o.cannot_tell("its axis is out of range");
+  if (o.batched(0) && o.in[0].axis == *axis)
+    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer writes along", *axis));
+  if (o.batched(0) && o.batched(2) && o.in[0].axis < *axis && o.in[2].axis == o.in[0].axis &&
+      o.in[2].factor == o.in[0].factor)
+    return o.keep(0, o.in[0], o.in[0].axis);
+  o.cannot_tell("the data and the updates do not hold the batch at the same axis before the scatter axis");
+}
+
+void scatter_elements_update(batch_op& o) {
+  if (!o.params_ok({3}) || !o.data_ok(0) || !o.data_ok(1) || !o.data_ok(2)) return;
+  const auto r = o.in_rank(0);
+  const auto v = o.ints(3);
+  if (!r || !v || v->size() != 1) return o.cannot_tell("its axis is not known");
+  const auto axis = axis_in((*v)[0], *r);
+  if (!axis) return o.cannot_tell("its axis is out of range");
+  for (std::size_t p = 0; p < 3; ++p)
+    if (!o.batched(p) || o.in[p].axis != o.in[0].axis || o.in[p].factor != o.in[0].factor)
+      return o.cannot_tell("the data, indices and updates do not all hold the batch at the same axis");
+  if (o.in[0].axis == *axis)
+    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer writes along", *axis));
+  o.keep(0, o.in[0], o.in[0].axis);
+}
+
+void non_zero(batch_op& o) {
+  // Its output lists coordinates, the batch index among them: per-image results, each row tagged.
+  const auto* s = o.sole(0, {});
+  if (s == nullptr) return;
+  if (s->factor != 1) return o.cannot_tell("the batch is folded with other elements");
+  const auto index = static_cast<std::size_t>(&o.l - o.g.layers().data());
+  o.out[0].k = kind::per_image;
+  o.out[0].origin = index;
+}
+
+namespace {
+void subgraph(batch_op& o, bool loop) {
+  const auto& body = *o.l.body;
+  const auto& inner = body.network;
+  const auto layers = inner.layers();
+  std::vector<batch_state> params(layers.size());
+  const auto body_index = [&](std::int64_t id) -> std::optional<std::size_t> {
+    const auto* x = inner.find(id);
+    return x == nullptr ? std::nullopt : std::optional(static_cast<std::size_t>(x - layers.data()));
+  };
+  // Loop's trip count and condition (inputs 0 and 1) decide how often the body runs.
+  if (loop) {
+    for (std::size_t p = 0; p < 2 && p < o.in.size(); ++p)
+      if (!o.in[p].is(kind::shared))
+        return o.cannot_tell(fmt::format("input {} (the {}) depends on the batch: data-dependent control flow", p,
+                                         p == 0 ? "trip count" : "execution condition"));
+  }
+  for (const auto& m : body.inputs) {
+    const auto b = body_index(m.internal_layer);
+    if (!b) continue;
+    if (m.purpose == "current_iteration" || m.external_port < 0) continue;
+    const auto port = port_index(o.l.inputs, m.external_port);
+    if (!port || *port >= o.in.size()) continue;
+    auto s = o.in[*port];
+    if (s.is(kind::per_image)) return o.cannot_tell("post-processing results enter its body");
+    if (s.is(kind::batched) && m.axis) {
+      const auto r = o.in_rank(*port);
+      const auto a = r ? axis_in(*m.axis, *r) : std::nullopt;
+      if (!a) return o.cannot_tell("its iteration axis is not known");
+      if (*a == s.axis)
+        return o.mixes(*port, fmt::format("input {} holds the batch in dimension {}, which the body iterates along",
+                                          *port, s.axis));
+    }
+    params[*b] = s;
+  }
+  const auto states = o.body(params);
+  if (!states) return o.cannot_tell("its body was not propagated at every sample batch");
+  const auto result_state = [&](std::int64_t id) -> std::optional<batch_state> {
+    const auto b = body_index(id);
+    if (!b) return std::nullopt;
+    const auto& res = layers[*b];
+    if (res.sources.empty() || !res.sources[0]) return std::nullopt;
+    return (*states)[res.sources[0]->layer][res.sources[0]->output];
+  };
+  for (const auto& e : body.back_edges) {
+    const auto from = result_state(e.from_layer);
+    const auto to = body_index(e.to_layer);
+    if (!from || !to) continue;
+    const auto& was = params[*to];
+    if (from->k != was.k || (from->is(kind::batched) && (from->axis != was.axis || from->factor != was.factor)))
+      return o.cannot_tell("a value carried to the next iteration holds the batch differently from its first value");
+  }
+  for (const auto& m : body.outputs) {
+    const auto r = result_state(m.internal_layer);
+    if (m.purpose == "execution_condition") {
+      if (r && !r->is(kind::shared)) return o.cannot_tell("the body's condition depends on the samples: data-dependent control flow");
+      continue;
+    }
+    const auto port = port_index(o.l.outputs, m.external_port);
+    if (!port || *port >= o.out.size() || !r) continue;
+    if (r->is(kind::unknown) || r->is(kind::broken)) return o.cannot_tell("its body cannot tell (see the findings inside it)");
+    if (r->is(kind::batched) && m.axis) {
+      const auto rank = o.out_rank(*port);
+      const auto a = rank ? axis_in(*m.axis, *rank) : std::nullopt;
+      if (!a) return o.cannot_tell("its concatenation axis is not known");
+      if (*a == r->axis)
+        return o.mixes(0, fmt::format("its output {} concatenates the iterations along dimension {}, which holds the batch",
+                                      *port, r->axis));
+    }
+    o.out[*port] = *r;
+    o.out[*port].moved_by = no_layer;
+    o.out[*port].origin = no_layer;
+  }
+}
+}  // namespace
+
+void tensor_iterator(batch_op& o) { subgraph(o, false); }
+void loop(batch_op& o) { subgraph(o, true); }
+
+void cannot_tell(batch_op& o) {
+  o.cannot_tell(fmt::format("{}-{} has no batching rule that follows per-sample data", o.l.type, o.l.opset));
+}
+
+}  // namespace batch
+}  // namespace reshape1::model::detail

@@ -1,0 +1,184 @@
+// Internal: the batching rules of the op registry. Each row of the rule table names one: given how each
+// input holds the batch, it says how each output holds it, or that the layer breaks the batch (mixes or
+// drops samples), or that it cannot tell. The contract (docs/batch.md): a rule's answer must hold for every
+// batch N >= 1; the analysis in batch.cpp checks each answer against the shapes propagated at three batches.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/graph.hpp"
+#include "reshape1/model/propagate.hpp"
+
+namespace reshape1::model::detail {
+
+inline constexpr std::size_t no_layer = std::numeric_limits<std::size_t>::max();
+
+/// How one tensor holds the batch.
+struct batch_state {
+  enum class kind : std::uint8_t {
+    shared,      ///< the same for every sample and every N (constants, inputs without a batch)
+    batched,     ///< axis `axis` is N·factor, sample i at [i·factor, (i+1)·factor)
+    size_value,  ///< a value computed from shapes that hold the batch (ShapeOf): it holds no sample's data
+    per_image,   ///< post-processing results whose length depends on the data, each image's kept apart
+    unknown,     ///< cannot tell; `origin` is the layer that could not
+    broken,      ///< downstream of a finding that already says no
+  };
+  kind k = kind::shared;
+  std::size_t axis = 0;
+  std::int64_t factor = 1;
+  /// For size_value: whether its value is known to change with N (false: it may).
+  bool varies = true;
+  /// For batched: the first Reshape that moved the batch out of the axis (or factor) it had, if any; a
+  /// layer that later misuses that axis is blamed on it.
+  std::size_t moved_by = no_layer;
+  std::size_t home = 0;  ///< for moved_by: the axis the batch had before that Reshape
+  /// For unknown and per_image: the layer the state comes from.
+  std::size_t origin = no_layer;
+
+  [[nodiscard]] bool is(kind x) const noexcept { return k == x; }
+  [[nodiscard]] static batch_state batched_at(std::size_t axis, std::int64_t factor) {
+    batch_state s;
+    s.k = kind::batched;
+    s.axis = axis;
+    s.factor = factor;
+    return s;
+  }
+  [[nodiscard]] batch_state moved_to(std::size_t new_axis) const {
+    batch_state s = *this;
+    s.axis = new_axis;
+    return s;
+  }
+};
+
+/// The batch values the analysis propagates at: distinct primes, far from any size a model writes down,
+/// so that N·k cannot be mistaken for a constant dimension.
+inline constexpr std::array<std::int64_t, 3> batch_samples = {1009, 1013, 1019};
+
+/// One fault a rule found: the input port whose batch it breaks, and how.
+struct batch_fault {
+  batch_issue issue = batch_issue::mixes_samples;
+  std::optional<std::size_t> port;  ///< the input that holds the batch the layer breaks
+  std::string what;
+};
+
+/// What a batching rule sees of one layer, and where it writes its answer.
+struct batch_op {
+  const graph& g;
+  const layer& l;
+  std::span<const batch_state> in;  ///< one per input port
+  std::span<batch_state> out;       ///< one per output, all shared on entry
+  /// The propagations at the three sample batches (inputs and outputs of this layer are known there).
+  std::array<const propagation*, batch_samples.size()> at{};
+  /// For TensorIterator and Loop: analyses the body with these states for its Parameters (by body layer
+  /// index); returns the states of its layers' outputs, or nullopt when the body was not propagated.
+  std::function<std::optional<std::vector<std::vector<batch_state>>>(const std::vector<batch_state>&)> body;
+
+  std::vector<batch_fault> faults;
+  std::string unknown_reason;  ///< set by cannot_tell()
+
+  // ---- what the rule reads ----
+  [[nodiscard]] const partial_shape& in_shape(std::size_t port, std::size_t sample = 0) const;
+  [[nodiscard]] const partial_shape& out_shape(std::size_t output, std::size_t sample = 0) const;
+  [[nodiscard]] std::optional<std::size_t> in_rank(std::size_t port) const;
+  [[nodiscard]] std::optional<std::size_t> out_rank(std::size_t output) const;
+  /// The exact integers of input `port`, the same at every sample batch; nullopt otherwise.
+  [[nodiscard]] std::optional<std::vector<std::int64_t>> ints(std::size_t port) const;
+  [[nodiscard]] bool batched(std::size_t port) const { return port < in.size() && in[port].is(batch_state::kind::batched); }
+  [[nodiscard]] bool any_batched() const;
+  /// The product of dimensions [0, end) of input `port` (output `output`), when static and the same at
+  /// every sample batch.
+  [[nodiscard]] std::optional<std::int64_t> in_prefix(std::size_t port, std::size_t end) const;
+  [[nodiscard]] std::optional<std::int64_t> out_prefix(std::size_t output, std::size_t end) const;
+  /// The output axis that is N·k at every sample batch (k its factor), when exactly one is.
+  [[nodiscard]] std::optional<std::pair<std::size_t, std::int64_t>> out_batch_axis(std::size_t output) const;
+
+  // ---- what the rule answers ----
+  void keep(std::size_t output, const batch_state& s, std::size_t axis) {
+    if (output < out.size()) out[output] = s.moved_to(axis);
+  }
+  void fault(batch_issue issue, std::size_t port, std::string what) {
+    faults.push_back({issue, port, std::move(what)});
+  }
+  void mixes(std::size_t port, std::string what) { fault(batch_issue::mixes_samples, port, std::move(what)); }
+  void drops(std::size_t port, std::string what) { fault(batch_issue::drops_samples, port, std::move(what)); }
+  void cannot_tell(std::string why) {
+    if (unknown_reason.empty()) unknown_reason = std::move(why);
+  }
+  /// Inputs that are parameters of the op (axes, bounds, weights): shared or size values are fine (the
+  /// shapes at the sample batches show what they do); per-sample data there is more than a rule can tell.
+  bool params_ok(std::initializer_list<std::size_t> ports);
+  /// Data inputs that are not batched: shared is fine; a size value used as data makes each sample's result
+  /// depend on N (mixes, or cannot tell when it may not vary); post-processing results: cannot tell.
+  bool data_ok(std::size_t port);
+  /// The only batched data input, at `port`, when every other input is a parameter; else a fault.
+  [[nodiscard]] const batch_state* sole(std::size_t port, std::initializer_list<std::size_t> params);
+};
+
+using batch_rule = void (*)(batch_op&);
+
+/// A registry row's batching: its rule, and whether the rule also runs when no input is batched (an op
+/// that spreads a shared value over a shape that holds the batch: Broadcast, Tile).
+struct batching {
+  batch_rule fn = nullptr;
+  bool spreads = false;
+  constexpr batching() = default;
+  constexpr batching(batch_rule f, bool s = false) : fn(f), spreads(s) {}  // NOLINT: rows name a rule
+};
+
+/// The rules the rows use; docs/batch.md says what each does.
+namespace batch {
+void source(batch_op&);          ///< Parameter, Const: set by the analysis
+void output(batch_op&);          ///< Result: checked by the analysis against the output's batch axis
+void pointwise(batch_op&);       ///< NumPy broadcasting of all inputs
+void first_input(batch_op&);     ///< the output follows input 0; the others are parameters
+void batch_norm(batch_op&);      ///< per-channel parameters; the channel axis must not hold the batch
+void spatial(batch_op&);         ///< convolutions, DepthToSpace...: only axis 0 may hold the batch
+void pooling(batch_op&);         ///< axes 0 and 1 may hold the batch
+void softmax(batch_op&);         ///< the `axis` attribute mixes
+void mvn(batch_op&);             ///< MVN-2 (attributes) and MVN-6 (axes input)
+void over_axes_input(batch_op&); ///< NormalizeL2, LRN: axes input 1 mixes, the shape stays
+void reduce(batch_op&);          ///< Reduce*: axes input 1 mixes; keep_dims
+void top_k(batch_op&);           ///< along the batch: drops samples
+void matmul(batch_op&);
+void einsum(batch_op&);
+void concat(batch_op&);
+void split(batch_op&);           ///< Split, VariadicSplit
+void gather(batch_op&);
+void strided_slice(batch_op&);
+void slice(batch_op&);
+void transpose(batch_op&);
+void squeeze(batch_op&);
+void unsqueeze(batch_op&);
+void reshape(batch_op&);
+void shape_of(batch_op&);
+void broadcast(batch_op&);
+void tile(batch_op&);
+void pad(batch_op&);
+void interpolate(batch_op&);
+void shuffle_channels(batch_op&);
+void region_yolo(batch_op&);
+void detection(batch_op&);       ///< DetectionOutput, NonMaxSuppression, Proposal: per-image results
+void roi(batch_op&);             ///< ROIPooling, ROIAlign: rows follow per-image boxes
+void ctc_greedy_decoder(batch_op&);
+void ctc_greedy_decoder_seq_len(batch_op&);
+void recurrent(batch_op&);       ///< *Sequence and *Cell: batch at axis 0 of the data and states
+void gather_elements(batch_op&);
+void gather_nd(batch_op&);
+void scatter_update(batch_op&);
+void scatter_elements_update(batch_op&);
+void non_zero(batch_op&);
+void tensor_iterator(batch_op&);
+void loop(batch_op&);            ///< also: its trip count and condition must not depend on the samples
+void cannot_tell(batch_op&);     ///< ops no rule decides (PriorBox on batched data, Range, ScatterNDUpdate)
+}  // namespace batch
+
+}  // namespace reshape1::model::detail
