@@ -630,7 +630,7 @@ class scope {
       if (l.outputs.empty()) continue;  // a Result: the outputs are checked at the end
       const auto in = states_of_inputs(l);
       if (std::all_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::shared); })) continue;
-      if (finding_for(index, batch_issue::fails) ||
+      if (finding_for(index, batch_issue::fails) || finding_for(index, batch_issue::fails_at_declared) ||
           std::any_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::broken); })) {
         set_all(index, kind::broken);
         continue;
@@ -643,14 +643,17 @@ class scope {
       bool lost = false;
       for (std::size_t k = 0; k < samples.size(); ++k)
         for (const auto& t : runs_.at_samples[k]->outputs[index]) lost = lost || !t.shape.rank_known();
+      std::string lost_why;
       if (lost) {
-        std::string why = "its output shapes could not be propagated at the sample batches";
+        lost_why = "its output shapes could not be propagated at the sample batches";
         for (const auto& x : runs_.at_samples[0]->lost)
-          if (x.layer == index) why = x.message;
-        set_unknown(index, why);
-        continue;
+          if (x.layer == index) lost_why = x.message;
       }
       const auto* entry = detail::find_entry(l.type, l.opset);
+      if (lost && entry == nullptr) {
+        set_unknown(index, lost_why);
+        continue;
+      }
       const bool vouched = request_ != nullptr && std::find(request_->assume_kept.begin(), request_->assume_kept.end(),
                                                             l.type) != request_->assume_kept.end();
       const bool data = std::any_of(in.begin(), in.end(), [](const batch_state& s) {
@@ -691,6 +694,10 @@ class scope {
       if (!op.faults.empty()) {
         report_faults(index, op);
         set_all(index, kind::broken);
+      } else if (lost) {
+        // A rule may prove a fault without the output shapes (a Split of the batch into halves fails at
+        // the odd sample batches); nothing else can be decided from them.
+        set_unknown(index, lost_why);
       } else if (!op.unknown_reason.empty()) {
         set_unknown(index, op.unknown_reason, nested_.contains(index) && op.unknown_reason.find("its body") == 0);
       } else if (!consistent(index)) {

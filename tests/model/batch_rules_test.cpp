@@ -1,0 +1,216 @@
+// The batching rules, one small model per case: an op that breaks the batch (selects, drops or mixes
+// samples along it) is never "yes"; its twin that keeps the batch (the same op on another axis, a
+// full-range slice) is "yes"; an op without a rule is "cannot tell" until --assume-kept vouches for it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ir_builder.hpp"
+#include "model/rules.hpp"
+#include "reshape1/model/batch.hpp"
+
+namespace reshape1::test {
+namespace {
+
+using model::batch_verdict;
+
+std::string listed(const model::batch_report& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", model::name(f.issue), f.id);
+  return s;
+}
+
+class batch_rules : public ir {
+ protected:
+  model::batch_report at4(const ir_builder& b, std::vector<std::string> assume_kept = {}) {
+    graph_ = load(b.xml(), b.bin());
+    return model::check_batch(graph_, {.batch = dimension(4), .assume_kept = std::move(assume_kept)});
+  }
+  model::graph graph_;
+};
+
+/// Gather-8 of `indices` along `axis` on a [1,3,4] input.
+ir_builder gather(const std::vector<std::int64_t>& indices, std::int64_t axis, const std::string& out) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,4]");
+  const int i = b.i64(indices);
+  const int a = b.scalar(axis);
+  const int g = b.layer("Gather", "batch_dims=\"0\"",
+                        {"[1,3,4]", fmt::format("[{}]", indices.size()), "[]"}, {out}, "", 8);
+  b.edge(x, g, 0);
+  b.edge(i, g, 1);
+  b.edge(a, g, 2);
+  b.result(g, out);
+  return b;
+}
+
+TEST_F(batch_rules, gather_along_the_batch_drops_samples) {
+  // Index 0 on the batch axis: only image 0 goes on (person-vehicle-bike-detection-2004's heads).
+  auto rep = at4(gather({0}, 0, "[1,3,4]"));
+  EXPECT_EQ(listed(rep), "drops_samples 3");
+  EXPECT_EQ(rep.summary.verdict(), batch_verdict::no);
+  EXPECT_EQ(rep.findings.at(0).axis, 0u);
+  EXPECT_FALSE(rep.findings.at(0).hint.empty());
+  // [0,0,0]: three copies of image 0.
+  EXPECT_EQ(listed(at4(gather({0, 0, 0}, 0, "[3,3,4]"))), "drops_samples 3");
+  // The twin: the same Gather along axis 1 keeps every sample.
+  rep = at4(gather({0, 2}, 1, "[1,2,4]"));
+  EXPECT_EQ(listed(rep), "");
+  EXPECT_EQ(rep.summary.verdict(), batch_verdict::yes);
+}
+
+/// StridedSlice-1 of a [2,3] input with begin/end on axis 0 and the given masks.
+ir_builder strided(std::int64_t begin, std::int64_t end, const std::string& masks, const std::string& out) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  const int bg = b.i64({begin, 0}), en = b.i64({end, 0}), st = b.i64({1, 1});
+  const int s = b.layer("StridedSlice", masks, {"[2,3]", "[2]", "[2]", "[2]"}, {out});
+  b.edge(x, s, 0);
+  b.edge(bg, s, 1);
+  b.edge(en, s, 2);
+  b.edge(st, s, 3);
+  b.result(s, out);
+  return b;
+}
+
+TEST_F(batch_rules, strided_slice_of_part_of_the_batch_drops_samples) {
+  EXPECT_EQ(listed(at4(strided(0, 1, "begin_mask=\"0,1\" end_mask=\"0,1\"", "[1,3]"))), "drops_samples 4");
+  // The full range (both bounds masked on axis 0) keeps it.
+  EXPECT_EQ(listed(at4(strided(0, 1, "begin_mask=\"1,1\" end_mask=\"1,1\"", "[2,3]"))), "");
+}
+
+/// A layer `type` with attributes `data` on a [1,6] input, its outputs `outs`, each to a Result.
+ir_builder unary(const std::string& type, const std::string& data, const std::vector<int>& extra_inputs_i64_axis,
+                 const std::vector<std::string>& outs, int opset = 1) {
+  ir_builder b;
+  const int x = b.parameter("[1,6]");
+  std::vector<std::string> ins{"[1,6]"};
+  std::vector<int> consts;
+  for (const auto v : extra_inputs_i64_axis) {
+    consts.push_back(v == -100 ? b.scalar(2) : b.i64({v}));
+    ins.push_back(v == -100 ? "[]" : "[1]");
+  }
+  const int l = b.layer(type, data, ins, outs, "", opset);
+  b.edge(x, l, 0);
+  for (std::size_t i = 0; i < consts.size(); ++i) b.edge(consts[i], l, static_cast<int>(i) + 1);
+  b.result(l, outs[0]);
+  return b;
+}
+
+TEST_F(batch_rules, ops_along_the_batch_break_it_and_their_twins_keep_it) {
+  // TopK along the batch keeps k of the samples; along axis 1, k of each sample's values.
+  EXPECT_EQ(listed(at4(unary("TopK", "axis=\"0\" mode=\"max\" sort=\"value\"", {-100}, {"[1,6]", "[1,6]"}, 11))),
+            "drops_samples 2");
+  EXPECT_EQ(listed(at4(unary("TopK", "axis=\"1\" mode=\"max\" sort=\"value\"", {-100}, {"[1,2]", "[1,2]"}, 11))), "");
+  // Softmax over the batch normalises across samples.
+  EXPECT_EQ(listed(at4(unary("SoftMax", "axis=\"0\"", {}, {"[1,6]"}, 8))), "mixes_samples 1");
+  EXPECT_EQ(listed(at4(unary("SoftMax", "axis=\"1\"", {}, {"[1,6]"}, 8))), "");
+  // ReduceMean and MVN over the batch.
+  EXPECT_EQ(listed(at4(unary("ReduceMean", "keep_dims=\"true\"", {0}, {"[1,6]"}))), "mixes_samples 2");
+  EXPECT_EQ(listed(at4(unary("ReduceMean", "keep_dims=\"true\"", {1}, {"[1,1]"}))), "");
+  const std::string mvn = "eps=\"1e-5\" normalize_variance=\"true\" eps_mode=\"inside_sqrt\"";
+  EXPECT_EQ(listed(at4(unary("MVN", mvn, {0}, {"[1,6]"}, 6))), "mixes_samples 2");
+  EXPECT_EQ(listed(at4(unary("MVN", mvn, {1}, {"[1,6]"}, 6))), "");
+}
+
+TEST_F(batch_rules, split_along_the_batch_drops_samples) {
+  ir_builder b;
+  const int x = b.parameter("[2,6]");
+  const int axis = b.scalar(0);
+  const int s = b.layer("Split", "num_splits=\"2\"", {"[2,6]", "[]"}, {"[1,6]", "[1,6]"});
+  b.edge(x, s, 0);
+  b.edge(axis, s, 1);
+  b.result(s, "[1,6]");
+  EXPECT_EQ(listed(at4(b)), fmt::format("drops_samples {}", s));
+
+  ir_builder c;
+  const int y = c.parameter("[1,6]");
+  const int axis1 = c.scalar(1);
+  const int s1 = c.layer("Split", "num_splits=\"2\"", {"[1,6]", "[]"}, {"[1,3]", "[1,3]"});
+  c.edge(y, s1, 0);
+  c.edge(axis1, s1, 1);
+  c.result(s1, "[1,3]");
+  EXPECT_EQ(listed(at4(c)), "");
+}
+
+TEST_F(batch_rules, matmul_contracting_over_the_batch_mixes_samples) {
+  // x^T · x sums over x's rows, the samples.
+  ir_builder b;
+  const int x = b.parameter("[1,4]");
+  const int m = b.layer("MatMul", "transpose_a=\"true\" transpose_b=\"false\"", {"[1,4]", "[1,4]"}, {"[4,4]"});
+  b.edge(x, m, 0);
+  b.edge(x, m, 1);
+  b.result(m, "[4,4]");
+  EXPECT_EQ(listed(at4(b)), fmt::format("mixes_samples {}", m));
+  // x · w: each row (sample) on its own.
+  ir_builder c;
+  const int y = c.parameter("[1,4]");
+  const int w = c.constant(element_type::f32, "4,3", std::vector<std::int64_t>(12, 0), "[4,3]");
+  const int m2 = c.layer("MatMul", "transpose_a=\"false\" transpose_b=\"false\"", {"[1,4]", "[4,3]"}, {"[1,3]"});
+  c.edge(y, m2, 0);
+  c.edge(w, m2, 1);
+  c.result(m2, "[1,3]");
+  EXPECT_EQ(listed(at4(c)), "");
+}
+
+TEST_F(batch_rules, two_batches_broadcast_at_different_axes_mix_samples) {
+  ir_builder b;
+  const int x = b.parameter("[1,1]", "x");
+  const int y = b.parameter("[1,1]", "y", "[C,N]");
+  const int add = b.layer("Add", "", {"[1,1]", "[1,1]"}, {"[1,1]"});
+  b.edge(x, add, 0);
+  b.edge(y, add, 1);
+  b.result(add, "[1,1]");
+  EXPECT_EQ(listed(at4(b)), fmt::format("mixes_samples {}", add));
+}
+
+TEST_F(batch_rules, a_constant_batch_reaching_an_output) {
+  // [1,-1] keeps 1 where the batch was: the output holds all samples in one row.
+  ir_builder b;
+  const int x = b.parameter("[1,3,2]");
+  const int r = b.reshape(x, b.i64({1, -1}), false, "[1,3,2]", "[2]", "[1,6]");
+  b.result(r, "[1,6]");
+  const auto rep = at4(b);
+  EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}", r));
+  EXPECT_EQ(rep.summary.verdict(), batch_verdict::no);
+}
+
+TEST_F(batch_rules, a_layer_that_fails_at_the_declared_shapes_is_no) {
+  // [5,-1] on [1,3,4,4]: 48 elements are not divisible by 5 at any batch; it said "yes" before.
+  ir_builder b;
+  const int x = b.parameter("[1,3,4,4]");
+  const int r = b.reshape(x, b.i64({5, -1}), false, "[1,3,4,4]", "[2]", "[5,10]");
+  b.result(r, "[5,10]");
+  const auto rep = at4(b);
+  EXPECT_EQ(listed(rep), fmt::format("fails_at_declared {}", r));
+  EXPECT_EQ(rep.summary.failing_at_declared, 1u);
+  EXPECT_EQ(rep.summary.verdict(), batch_verdict::no);
+  EXPECT_EQ(rep.summary_line(), "reshapes to batch 4: no: 1 layer fails at the declared shapes");
+}
+
+TEST_F(batch_rules, an_op_without_a_rule_cannot_tell_until_vouched_for) {
+  ir_builder b;
+  const int x = b.parameter("[1,6]");
+  const int c = b.layer("MyCustomOp", "", {"[1,6]"}, {"[1,6]"});
+  b.edge(x, c, 0);
+  b.result(c, "[1,6]");
+  auto rep = at4(b);
+  EXPECT_EQ(listed(rep), fmt::format("cannot_tell {}", c));
+  EXPECT_EQ(rep.summary.verdict(), batch_verdict::cannot_tell);
+  EXPECT_NE(rep.findings.at(0).hint.find("--assume-kept MyCustomOp"), std::string::npos) << rep.findings.at(0).hint;
+  EXPECT_EQ(rep.summary_line(), "reshapes to batch 4: cannot tell: 1 layer cannot be decided");
+  // Without a shape rule the layer's outputs are unknown at every batch, so vouching cannot prove it either.
+  rep = at4(b, {"MyCustomOp"});
+  EXPECT_NE(rep.summary.verdict(), batch_verdict::yes);
+}
+
+// A row without a batching rule would fall back to nothing: every row names one.
+TEST(batch_registry, every_row_has_a_batching_rule) {
+  for (const auto& e : model::detail::rule_table()) {
+    SCOPED_TRACE(fmt::format("{}-{}", e.type, e.opset));
+    EXPECT_NE(e.batch.fn, nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace reshape1::test
