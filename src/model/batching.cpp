@@ -58,8 +58,7 @@ std::optional<std::int64_t> product_of(const std::array<const partial_shape*, ba
     if (!s->rank_known() || s->size() < end) return std::nullopt;
     std::int64_t p = 1;
     for (std::size_t i = 0; i < end; ++i) {
-      if (!(*s)[i].is_static()) return std::nullopt;
-      p *= (*s)[i].lo();
+      if (!(*s)[i].is_static() || __builtin_mul_overflow(p, (*s)[i].lo(), &p)) return std::nullopt;
     }
     if (r && *r != p) return std::nullopt;
     r = p;
