@@ -31,12 +31,15 @@ struct check_args {
   batch_options batch;
 };
 
-/// `Type-N` per line, or a JSON array of {"type", "opset"}.
+/// `Type-N` per line, or a JSON array of {"type", "opset", "batching"}.
 int list_ops(bool json) {
   const auto ops = model::covered_ops();
   if (json) {
     auto all = nlohmann::ordered_json::array();
-    for (const auto& [type, opset] : ops) all.push_back({{"type", std::string(type)}, {"opset", opset}});
+    for (const auto& [type, opset] : ops)
+      all.push_back({{"type", std::string(type)},
+                     {"opset", opset},
+                     {"batching", std::string(model::batching_rule(type, opset))}});
     std::cout << json_text(all, 2) << '\n';
   } else {
     for (const auto& [type, opset] : ops) std::cout << type << '-' << opset << '\n';

@@ -405,7 +405,49 @@ class scope {
           set_pattern_source(f, l);
         }
       }
+      if (l.body) explain_body_failure(f, l, x.layer, p);
       found_.push_back(std::move(f));
+    }
+  }
+
+  /// A TensorIterator or Loop that fails because a layer of its body does: when that layer meets an input
+  /// that follows the batch and one from outside the body that does not (an initial state, a Const), name
+  /// where the latter comes from, in the model (its ids are the model's, not the body's).
+  void explain_body_failure(batch_finding& f, const layer& l, std::size_t index, const propagation& p) const {
+    const auto* inner = p.body(index);
+    const auto* before = declared_.body(index);
+    if (inner == nullptr || before == nullptr) return;
+    const auto& body = l.body->network;
+    for (const auto& y : inner->lost) {
+      if (y.not_covered) continue;
+      const auto& bl = body.layers()[y.layer];
+      const auto changed = [&](std::size_t port) {
+        return to_string(without_symbols(inner->input(body, bl, port).shape)) !=
+               to_string(without_symbols(before->input(body, bl, port).shape));
+      };
+      bool any_changed = false;
+      for (std::size_t port = 0; port < bl.inputs.size(); ++port) any_changed = any_changed || changed(port);
+      if (!any_changed) return;
+      for (std::size_t port = 0; port < bl.inputs.size(); ++port) {
+        if (changed(port) || port >= bl.sources.size() || !bl.sources[port]) continue;
+        const auto& param = body.layers()[bl.sources[port]->layer];
+        // An input of the body: find the port of `l` that feeds it.
+        for (const auto& m : l.body->inputs) {
+          if (m.internal_layer != param.id || m.external_port < 0) continue;
+          const auto outer = detail::port_index(l.inputs, m.external_port);
+          if (!outer || *outer >= l.sources.size() || !l.sources[*outer]) continue;
+          const auto& src = layers_[l.sources[*outer]->layer];
+          f.source_id = src.id;
+          f.source = fmt::format("{} '{}' (id {}), input {} of {} '{}' (id {}), which does not follow the batch",
+                                 src.type == "Const" ? std::string("Const") : fmt::format("computed by {}", src.type),
+                                 src.name, src.id, *outer, l.type, l.name, l.id);
+          f.hint = fmt::format("give {} '{}' (id {}) in the body its batch: feed input {} of {} '{}' from a model "
+                               "input, or broadcast it to the batch (a Broadcast to the data's ShapeOf)",
+                               bl.type, bl.name, bl.id, *outer, l.type, l.name);
+          return;
+        }
+      }
+      return;
     }
   }
 

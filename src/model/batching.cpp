@@ -965,4 +965,56 @@ void cannot_tell(batch_op& o) {
 }
 
 }  // namespace batch
+
+std::string_view batch_rule_name(batch_rule f) noexcept {
+  static const std::pair<batch_rule, std::string_view> names[] = {
+      {batch::source, "source"},
+      {batch::output, "output"},
+      {batch::pointwise, "pointwise"},
+      {batch::first_input, "first_input"},
+      {batch::batch_norm, "batch_norm"},
+      {batch::spatial, "spatial"},
+      {batch::pooling, "pooling"},
+      {batch::softmax, "softmax"},
+      {batch::mvn, "mvn"},
+      {batch::over_axes_input, "over_axes_input"},
+      {batch::reduce, "reduce"},
+      {batch::top_k, "top_k"},
+      {batch::matmul, "matmul"},
+      {batch::einsum, "einsum"},
+      {batch::concat, "concat"},
+      {batch::split, "split"},
+      {batch::gather, "gather"},
+      {batch::strided_slice, "strided_slice"},
+      {batch::slice, "slice"},
+      {batch::transpose, "transpose"},
+      {batch::squeeze, "squeeze"},
+      {batch::unsqueeze, "unsqueeze"},
+      {batch::reshape, "reshape"},
+      {batch::shape_of, "shape_of"},
+      {batch::broadcast, "broadcast"},
+      {batch::tile, "tile"},
+      {batch::pad, "pad"},
+      {batch::interpolate, "interpolate"},
+      {batch::shuffle_channels, "shuffle_channels"},
+      {batch::region_yolo, "region_yolo"},
+      {batch::detection, "detection"},
+      {batch::roi, "roi"},
+      {batch::ctc_greedy_decoder, "ctc_greedy_decoder"},
+      {batch::ctc_greedy_decoder_seq_len, "ctc_greedy_decoder_seq_len"},
+      {batch::recurrent, "recurrent"},
+      {batch::gather_elements, "gather_elements"},
+      {batch::gather_nd, "gather_nd"},
+      {batch::scatter_update, "scatter_update"},
+      {batch::scatter_elements_update, "scatter_elements_update"},
+      {batch::non_zero, "non_zero"},
+      {batch::tensor_iterator, "tensor_iterator"},
+      {batch::loop, "loop"},
+      {batch::cannot_tell, "cannot_tell"},
+  };
+  for (const auto& [fn, name] : names)
+    if (fn == f) return name;
+  return {};
+}
+
 }  // namespace reshape1::model::detail

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reshape1/model/batch.hpp"
@@ -180,5 +181,8 @@ void tensor_iterator(batch_op&);
 void loop(batch_op&);            ///< also: its trip count and condition must not depend on the samples
 void cannot_tell(batch_op&);     ///< ops no rule decides (PriorBox on batched data, Range, ScatterNDUpdate)
 }  // namespace batch
+
+/// The name of a batching rule (the function's, as `--list-ops --json` prints it), "" for none.
+[[nodiscard]] std::string_view batch_rule_name(batch_rule f) noexcept;
 
 }  // namespace reshape1::model::detail

@@ -33,6 +33,11 @@ layer_outputs::layer_outputs(const graph& g) {
 
 bool covered(std::string_view type, int opset) noexcept { return detail::find_rule(type, opset) != nullptr; }
 
+std::string_view batching_rule(std::string_view type, int opset) noexcept {
+  const auto* e = detail::find_entry(type, opset);
+  return e == nullptr ? std::string_view() : detail::batch_rule_name(e->batch.fn);
+}
+
 std::vector<std::pair<std::string_view, int>> covered_ops() {
   std::vector<std::pair<std::string_view, int>> r;
   for (const auto& e : detail::rule_table()) r.emplace_back(e.type, e.opset);

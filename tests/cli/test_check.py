@@ -197,6 +197,11 @@ check("list-ops leaves out what has no rule", ("Reshape", 2) not in keys and ("I
 rc, out, err = run("--list-ops", "--json")
 doc = json.loads(out)
 check("list-ops json", rc == 0 and [(d["type"], d["opset"]) for d in doc] == keys, out[:200])
+# Every row names its batching rule; the rows that always cannot tell are listed as such.
+rules = {(d["type"], d["opset"]): d["batching"] for d in doc}
+check("list-ops json: every row has a batching rule", all(rules.values()), out[:200])
+check("list-ops json: Reshape's rule", rules.get(("Reshape", 1)) == "reshape", str(rules.get(("Reshape", 1))))
+check("list-ops json: Range cannot tell", rules.get(("Range", 4)) == "cannot_tell", str(rules.get(("Range", 4))))
 rc, out, err = run("--list-ops", retail)
 check("list-ops takes no model", rc == 2 and "excludes" in err and out == "", f"{rc} {err!r}")
 

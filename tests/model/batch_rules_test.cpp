@@ -3,6 +3,8 @@
 // full-range slice) is "yes"; an op without a rule is "cannot tell" until --assume-kept vouches for it.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "ir_builder.hpp"
@@ -209,7 +211,79 @@ TEST(batch_registry, every_row_has_a_batching_rule) {
   for (const auto& e : model::detail::rule_table()) {
     SCOPED_TRACE(fmt::format("{}-{}", e.type, e.opset));
     EXPECT_NE(e.batch.fn, nullptr);
+    EXPECT_FALSE(model::batching_rule(e.type, e.opset).empty());
   }
+}
+
+}  // namespace
+}  // namespace reshape1::test
+
+namespace reshape1::test {
+namespace {
+
+// Inside a Loop body: the shipped loop-trip-count model with its body's Unsqueeze turned into a ReduceSum
+// (keep_dims) over axis `axis` of the accumulator [N,4]. Over axis 0 the body sums the samples: the
+// finding is the body layer's, with the Loop in `within`; over axis 1 each sample is reduced alone.
+class batch_bodies : public ir {
+ protected:
+  model::batch_report loop_reducing_over(std::int64_t axis) {
+    const auto model = fs::path(RESHAPE1_TEST_DATA) / "models" / "loop-trip-count";
+    std::ifstream xin(model / "model.xml");
+    std::string xml((std::istreambuf_iterator<char>(xin)), std::istreambuf_iterator<char>());
+    const std::string from = R"(name="step" type="Unsqueeze" version="opset1">)";
+    const auto at = xml.find(from);
+    EXPECT_NE(at, std::string::npos);
+    xml.replace(at, from.size(), R"(name="step" type="ReduceSum" version="opset1"><data keep_dims="true"/>)");
+    std::ifstream bin_in(model / "model.bin", std::ios::binary);
+    std::string bin((std::istreambuf_iterator<char>(bin_in)), std::istreambuf_iterator<char>());
+    bin.replace(21, 8, pack(element_type::i64, {axis}));  // step_axis, the Const at offset 21
+    graph_ = load(xml, bin);
+    return model::check_batch(graph_, {.batch = dimension(4)});
+  }
+  model::graph graph_;
+};
+
+TEST_F(batch_bodies, a_loop_body_that_reduces_over_the_batch_mixes_samples) {
+  const auto rep = loop_reducing_over(0);
+  ASSERT_EQ(rep.findings.size(), 1u) << listed(rep);
+  const auto& f = rep.findings[0];
+  EXPECT_EQ(f.issue, model::batch_issue::mixes_samples);
+  EXPECT_EQ(f.type, "ReduceSum");
+  ASSERT_EQ(f.within.size(), 1u);
+  EXPECT_EQ(f.within[0], (model::enclosing_layer{3, "accumulate", "Loop"}));
+  EXPECT_EQ(rep.summary.verdict(), model::batch_verdict::no);
+
+  const auto twin = loop_reducing_over(1);
+  EXPECT_EQ(listed(twin), "");
+  EXPECT_EQ(twin.summary.verdict(), model::batch_verdict::yes);
+}
+
+// The TensorIterator fixture with its initial hidden state h0 a Const [1,8] instead of an input: at batch
+// 4 the body's LSTMCell meets X [4,16] and H [1,8] and fails. The finding names the body layer within the
+// TensorIterator's message, and the value behind it with the model's id, not a body-local one.
+TEST_F(batch_bodies, an_outer_constant_initial_state_is_named) {
+  const auto model = fs::path(RESHAPE1_TEST_DATA) / "models" / "tensor-iterator-lstm";
+  std::ifstream xin(model / "model.xml");
+  std::string xml((std::istreambuf_iterator<char>(xin)), std::istreambuf_iterator<char>());
+  std::ifstream bin_in(model / "model.bin", std::ios::binary);
+  std::string bin((std::istreambuf_iterator<char>(bin_in)), std::istreambuf_iterator<char>());
+  const std::string from =
+      R"(<layer id="1" name="h0" type="Parameter" version="opset1"><data shape="1,8" element_type="f32"/>)";
+  const auto at = xml.find(from);
+  ASSERT_NE(at, std::string::npos);
+  xml.replace(at, from.size(),
+              fmt::format(R"(<layer id="1" name="h0" type="Const" version="opset1"><data element_type="f32" )"
+                          R"(shape="1,8" offset="{}" size="32"/>)",
+                          bin.size()));
+  bin += std::string(32, '\0');
+  graph_ = load(xml, bin);
+  const auto rep = model::check_batch(graph_, {.batch = dimension(4)});
+  ASSERT_EQ(listed(rep), "fails 3");
+  const auto& f = rep.findings[0];
+  EXPECT_NE(f.what.find("in its body, layer 'cell' (id 8)"), std::string::npos) << f.what;
+  EXPECT_EQ(f.source_id, 1);
+  EXPECT_EQ(f.source, "Const 'h0' (id 1), input 1 of TensorIterator 'lstm' (id 3), which does not follow the batch");
+  EXPECT_NE(f.hint.find("LSTMCell 'cell' (id 8)"), std::string::npos) << f.hint;
 }
 
 }  // namespace

@@ -107,6 +107,9 @@ struct input_shape {
 /// Whether a rule exists for this (type, opset version).
 [[nodiscard]] bool covered(std::string_view type, int opset) noexcept;
 
+/// The batching rule of (type, opset version), as `check --list-ops --json` names it ("pointwise",
+/// "reshape", ..., "cannot_tell" for the ops whose rule always says it cannot tell), "" when not covered.
+[[nodiscard]] std::string_view batching_rule(std::string_view type, int opset) noexcept;
 /// Every (type, opset version) with a rule, sorted by type, then version.
 [[nodiscard]] std::vector<std::pair<std::string_view, int>> covered_ops();
 
