@@ -152,6 +152,7 @@ int check(const check_args& a) {
   const auto graph = model::read_ir(a.xml, bin);
   if (a.batch.given()) {
     const auto report = model::check_batch(graph, parse_request(a.batch));
+    if (!a.batch.dot.empty()) write_dot(graph, report, a.batch.dot);
     if (a.json) {
       std::cout << json_text(batch_json(report, a.xml), 2) << '\n';
     } else {
@@ -164,6 +165,9 @@ int check(const check_args& a) {
     }
     return exit_cannot_tell;
   }
+  if (!a.batch.dot.empty())
+    throw error(errc::syntax, {}, "--dot: draws the findings of --batch, --shape or --layout, and none is given",
+                "add --batch N");
   const auto report = model::check(graph);
   if (a.json) {
     std::cout << json_text(to_json(report, a.xml), 2) << '\n';
@@ -211,6 +215,8 @@ void add_check(CLI::App& app, session& s) {
                   "TYPE: vouch that every layer of this op type keeps each sample apart, as an elementwise op "
                   "does (repeatable; for custom ops)")
       ->allow_extra_args(false);
+  cmd->add_option("--dot", args->batch.dot,
+                  "FILE: with --batch, write Graphviz DOT of the path from the inputs to each finding");
   cmd->callback([args, &s] {
     s.command = "check";
     if (args->list_ops) {

@@ -3,9 +3,14 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
 
 #include <fmt/format.h>
 
+#include "io/files.hpp"
 #include "report.hpp"
 
 namespace reshape1::cli {
@@ -178,6 +183,107 @@ nlohmann::ordered_json batch_json(const model::batch_report& r, const std::strin
             {"cannot_tell", r.summary.cannot_tell},
             {"failing_at_declared", r.summary.failing_at_declared},
             {"line", r.summary_line()}}}};
+}
+
+namespace {
+
+std::string dot_quote(const std::string& s) {
+  std::string r;
+  for (const char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    r += c;
+  }
+  return r;
+}
+
+/// A shape with its batch dimension marked `*` (from the carrier), as the DOT edges show it.
+std::string marked(const partial_shape& s, const model::batch_carrier* c) {
+  if (!s.rank_known() || c == nullptr || c->state != model::batch_carrier::kind::one || c->axis >= s.size())
+    return to_string(s);
+  std::string r = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto d = to_string(partial_shape{s[i]});  // "[x]"
+    r += (i == 0 ? "" : ",") + d.substr(1, d.size() - 2) + (i == c->axis ? "*" : "");
+  }
+  return r + "]";
+}
+
+std::string fill_of(model::batch_issue i) {
+  switch (i) {
+    case model::batch_issue::scales_with_batch: return "#bcd7f5";
+    case model::batch_issue::cannot_tell: return "#f7d58b";
+    default: return "#f4a6a6";
+  }
+}
+
+}  // namespace
+
+void write_dot(const model::graph& g, const model::batch_report& r, const std::string& path) {
+  const auto layers = g.layers();
+  const auto index_of = [&](std::int64_t id) -> std::optional<std::size_t> {
+    const auto* l = g.find(id);
+    return l == nullptr ? std::nullopt : std::optional(static_cast<std::size_t>(l - layers.data()));
+  };
+  // The layers to draw: every finding's (a body finding's outermost TensorIterator or Loop), the layer or
+  // output it names as the user of the batch, and all their ancestors; Consts only when a finding names one.
+  std::map<std::size_t, const model::batch_finding*> marked_layers;
+  std::set<std::size_t> keep;
+  std::vector<std::size_t> stack;
+  for (const auto& f : r.findings) {
+    const auto at = index_of(f.within.empty() ? f.id : f.within.front().id);
+    if (!at) continue;
+    marked_layers.emplace(*at, &f);
+    stack.push_back(*at);
+    if (f.used_by_id)
+      if (const auto u = index_of(*f.used_by_id)) stack.push_back(*u);
+    if (f.source_id && f.within.empty())
+      if (const auto src = index_of(*f.source_id)) keep.insert(*src);
+  }
+  while (!stack.empty()) {
+    const auto i = stack.back();
+    stack.pop_back();
+    if (!keep.insert(i).second && marked_layers.count(i) == 0) continue;
+    for (const auto& s : layers[i].sources)
+      if (s && layers[s->layer].type != "Const" && !keep.contains(s->layer)) stack.push_back(s->layer);
+  }
+  std::vector<model::input_shape> shapes;
+  for (const auto& in : r.inputs) shapes.push_back({in.layer, in.requested});
+  const auto declared = model::propagate(g);
+  const auto target = model::propagate(g, shapes);
+
+  std::string dot = fmt::format("digraph \"reshape1\" {{\n  label=\"{}\\n* marks the dimension that holds the batch\";\n"
+                                "  labelloc=t;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
+                                "  edge [fontname=\"monospace\", fontsize=9];\n",
+                                dot_quote(r.summary_line()));
+  for (const auto i : keep) {
+    const auto& l = layers[i];
+    std::string label = fmt::format("{} {}\\n{}-{}", l.id, dot_quote(std::string(l.name)), l.type, l.opset);
+    std::string style;
+    if (const auto it = marked_layers.find(i); it != marked_layers.end()) {
+      const auto& f = *it->second;
+      label += "\\n" + std::string(model::name(f.issue));
+      if (!f.within.empty()) label += fmt::format(" (in its body: {} {})", f.id, dot_quote(f.name));
+      style = fmt::format(", style=filled, fillcolor=\"{}\", penwidth=2", fill_of(f.issue));
+    }
+    dot += fmt::format("  L{} [label=\"{}\"{}];\n", l.id, label, style);
+  }
+  for (const auto i : keep) {
+    const auto& l = layers[i];
+    for (const auto& s : l.sources) {
+      if (!s || !keep.contains(s->layer)) continue;
+      const auto& from = layers[s->layer];
+      const model::batch_carrier* c = s->layer < r.carriers.size() && s->output < r.carriers[s->layer].size()
+                                          ? &r.carriers[s->layer][s->output]
+                                          : nullptr;
+      const auto before = to_string(declared.outputs[s->layer][s->output].shape);
+      const auto after = marked(target.outputs[s->layer][s->output].shape, c);
+      dot += fmt::format("  L{} -> L{} [label=\"{}\\n{}\"];\n", from.id, l.id, before, dot_quote(after));
+    }
+  }
+  dot += "}\n";
+  io::detail::atomic_file out(path);
+  out.write(std::as_bytes(std::span(dot.data(), dot.size())));
+  out.commit();
 }
 
 }  // namespace reshape1::cli

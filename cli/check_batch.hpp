@@ -16,6 +16,7 @@ struct batch_options {
   std::vector<std::string> shapes{};  ///< "NAME=SHAPE" or "SHAPE"
   std::vector<std::string> layouts{};  ///< "NAME=LAYOUT"
   std::vector<std::string> assume_kept{};  ///< op types the user vouches for
+  std::string dot{};                        ///< --dot FILE, "" when not given
   [[nodiscard]] bool given() const noexcept { return !batch.empty() || !shapes.empty() || !layouts.empty(); }
 };
 
@@ -26,6 +27,9 @@ struct batch_options {
 [[nodiscard]] model::reshape_request parse_request(const batch_options& o);
 
 void print_batch(const model::batch_report& r, bool quiet);
+/// Graphviz DOT of the path from the inputs to each finding: each edge labelled with its shape at the
+/// declared shapes and at the new ones (the batch dimension marked *), the findings' layers filled.
+void write_dot(const model::graph& g, const model::batch_report& r, const std::string& path);
 [[nodiscard]] nlohmann::ordered_json batch_json(const model::batch_report& r, const std::string& model_file);
 
 }  // namespace reshape1::cli

@@ -205,4 +205,17 @@ check("list-ops json: Range cannot tell", rules.get(("Range", 4)) == "cannot_tel
 rc, out, err = run("--list-ops", retail)
 check("list-ops takes no model", rc == 2 and "excludes" in err and out == "", f"{rc} {err!r}")
 
+# --dot: the path from the inputs to each finding, as Graphviz DOT; written whole or not at all.
+with tempfile.TemporaryDirectory() as d:
+    dot = os.path.join(d, "f.dot")
+    rc, out, err = run(retail, "--batch", "8", "--quiet", "--dot", dot)
+    text = open(dot).read() if os.path.exists(dot) else ""
+    check("dot: written, exit 1 for no", rc == 1 and text.startswith('digraph "reshape1" {'), f"{rc} {err!r}")
+    check("dot: the findings are filled", 'L267 [label="267 525\\nReshape-1\\nswallows_batch", style=filled' in text, text[:300])
+    check("dot: an edge shows the declared shape and the batch dimension", "L266" in text and "[8*,19,19,36]" in text, text[-600:])
+    rc, out, err = run(retail, "--dot", dot + "2")
+    check("dot needs --batch", rc == 2 and "--dot" in err and not os.path.exists(dot + "2"), f"{rc} {err!r}")
+    rc, out, err = run(retail, "--batch", "8", "--dot", os.path.join(d, "no", "such", "dir.dot"))
+    check("dot into a missing directory is an error", rc != 0 and err != "", f"{rc} {err!r}")
+
 results.finish()
