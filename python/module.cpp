@@ -565,7 +565,10 @@ py::tuple check_batch_model(const std::string& xml, const std::string& bin, py::
     findings.append(py::make_tuple(std::string(model::name(f.issue)), f.id, f.name, f.type, f.opset, optional_code(f.code),
                                    f.at.empty() ? py::object(py::none()) : py::object(py::str(f.at)), f.what,
                                    optional_id(f.source_id), f.source, optional_id(f.used_by_id), optional_id(f.cause_id),
-                                   f.hint, within_tuple(f.within)));
+                                   f.hint, within_tuple(f.within),
+                                   f.pattern_index ? py::object(py::int_(*f.pattern_index)) : py::object(py::none()),
+                                   f.port ? py::object(py::int_(*f.port)) : py::object(py::none()),
+                                   f.axis ? py::object(py::int_(*f.axis)) : py::object(py::none())));
   return py::make_tuple(report.target, inputs, outputs, findings, report.summary.reshapes(),
                         std::string(model::name(report.summary.verdict())), report.summary_line());
 }

@@ -233,7 +233,9 @@ class BatchOutput(NamedTuple):
 
 class BatchFinding(NamedTuple):
     """One finding of check_batch(): finding is "fails" (code and at say why and at which batch),
-    "swallows_batch" or "scales_with_batch" (not a fault). source_id is the layer that holds the
+    "swallows_batch", "mixes_samples", "drops_samples" (port and axis: the input and its dimension
+    that holds the batch), "loses_batch", "fails_at_declared", "cannot_tell" or "scales_with_batch"
+    (not a fault); pattern_index is the Reshape pattern element that hard-codes the batch. source_id is the layer that holds the
     offending value (a Const) or computes it; used_by the layer or output that depends on it; cause the
     Reshape upstream behind a failure; within the TensorIterator or Loop bodies the layer is in, as
     (id, name, type), outermost first."""
@@ -252,6 +254,9 @@ class BatchFinding(NamedTuple):
     cause: Optional[int]
     hint: str
     within: Tuple[Tuple[int, str, str], ...] = ()
+    pattern_index: Optional[int] = None
+    port: Optional[int] = None
+    axis: Optional[int] = None
 
 
 class BatchReport(NamedTuple):

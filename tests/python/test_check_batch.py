@@ -74,3 +74,47 @@ def test_check_batch_agrees_with_the_command_line_tool(data_dir: pathlib.Path) -
         assert [(f.finding, str(f.id), f.what, f.hint) for f in report.findings] == [
             (j["finding"], j["id"], j["what"], j["hint"]) for j in cli["findings"]
         ]
+
+
+def test_verdicts_and_the_fields_of_a_finding(tmp_path: pathlib.Path) -> None:
+    # A Gather of image 0 on the batch axis: "no", with the input port and the axis that holds the batch;
+    # an op without a rule: "cannot_tell", until assume_kept vouches for it.
+    def model(op: str, name: str) -> pathlib.Path:
+        xml = f"""<?xml version="1.0"?>
+<net name="m" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,3" element_type="f32"/><output><port id="0" precision="FP32"><dim>1</dim><dim>3</dim></port></output></layer>
+{op}
+<layer id="9" name="out" type="Result" version="opset1"><input><port id="0" precision="FP32"><dim>1</dim><dim>3</dim></port></input></layer>
+</layers><edges>
+<edge from-layer="0" from-port="0" to-layer="3" to-port="0"/>
+<edge from-layer="1" from-port="0" to-layer="3" to-port="1"/>
+<edge from-layer="2" from-port="0" to-layer="3" to-port="2"/>
+<edge from-layer="3" from-port="3" to-layer="9" to-port="0"/>
+</edges></net>"""
+        (tmp_path / f"{name}.xml").write_text(xml)
+        (tmp_path / f"{name}.bin").write_bytes(bytes(16))
+        return tmp_path / f"{name}.xml"
+
+    consts = (
+        '<layer id="1" name="i" type="Const" version="opset1"><data element_type="i64" shape="1" offset="0" size="8"/>'
+        '<output><port id="0" precision="I64"><dim>1</dim></port></output></layer>'
+        '<layer id="2" name="a" type="Const" version="opset1"><data element_type="i64" shape="" offset="8" size="8"/>'
+        '<output><port id="0" precision="I64"/></output></layer>'
+    )
+    ports = ('<input><port id="0" precision="FP32"><dim>1</dim><dim>3</dim></port><port id="1" precision="I64"><dim>1</dim>'
+             '</port><port id="2" precision="I64"/></input><output><port id="3" precision="FP32"><dim>1</dim><dim>3</dim>'
+             '</port></output>')
+    gather = model(consts + f'<layer id="3" name="g" type="Gather" version="opset8"><data batch_dims="0"/>{ports}</layer>',
+                   "gather")
+    report = reshape1.check_batch(gather, batch=4)
+    assert report.verdict == "no" and not report.reshapes
+    (f,) = report.findings
+    assert (f.finding, f.id, f.port, f.axis, f.pattern_index) == ("drops_samples", 3, 0, 0, None)
+    assert f.hint
+
+    custom = model(consts + f'<layer id="3" name="c" type="MyOp" version="opset1">{ports}</layer>', "custom")
+    report = reshape1.check_batch(custom, batch=4)
+    assert report.verdict == "cannot_tell"
+    assert report.findings[0].finding == "cannot_tell" and "MyOp" in report.findings[0].hint
+    with pytest.raises(reshape1.Error):
+        reshape1.check_batch(custom, batch=4, assume_kept=[""])
