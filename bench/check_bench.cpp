@@ -37,6 +37,7 @@
 
 #include <pugixml.hpp>
 
+#include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 
 namespace {
@@ -160,6 +161,14 @@ void check(benchmark::State& state, const fs::path& xml, memory m) {
   });
 }
 
+void check_batch(benchmark::State& state, const fs::path& xml, memory m) {
+  timed(state, m, [&] {
+    const auto g = reshape1::model::read_ir(xml, bin_of(xml));
+    auto report = reshape1::model::check_batch(g, {.batch = reshape1::dimension(4)});
+    benchmark::DoNotOptimize(report);
+  });
+}
+
 /// The console table, then the ratios with the absolute times they come from.
 class ratio_reporter : public benchmark::ConsoleReporter {
  public:
@@ -182,10 +191,10 @@ class ratio_reporter : public benchmark::ConsoleReporter {
           if (floor == 0) continue;  // not run (--benchmark_filter)
           std::printf("%s, %s memory, %s: pugixml parse %.2f ms; parse + a walk that builds nothing %.2f ms "
                       "(%.2fx); read_ir %.2f ms (%.2fx); read+propagate %.2f ms (%.2fx, target <= 2x); check %.2f ms "
-                      "(%.2fx)\n",
+                      "(%.2fx); check --batch 4 %.2f ms (%.2fx)\n",
                       name.c_str(), name_of(m), statistic, floor, t("parse_and_walk"), t("parse_and_walk") / floor,
                       t("read_ir"), t("read_ir") / floor, t("read_and_propagate"), t("read_and_propagate") / floor,
-                      t("check"), t("check") / floor);
+                      t("check"), t("check") / floor, t("check_batch"), t("check_batch") / floor);
         }
   }
 
@@ -203,7 +212,8 @@ int main(int argc, char** argv) {
     for (const auto m : regimes) {
       for (const auto& [stage, f] : {std::pair{"parse_xml_only", &parse_xml_only}, std::pair{"parse_and_walk", &parse_and_walk},
                                      std::pair{"read_ir", &read_ir},
-                                     std::pair{"read_and_propagate", &read_and_propagate}, std::pair{"check", &check}}) {
+                                     std::pair{"read_and_propagate", &read_and_propagate}, std::pair{"check", &check},
+                                     std::pair{"check_batch", &check_batch}}) {
         std::string name(stage);
         name.append("/").append(xml.filename().string()).append("/").append(name_of(m));
         benchmark::RegisterBenchmark(name.c_str(), f, xml, m)
