@@ -406,6 +406,9 @@ class scope {
         }
       }
       if (l.body) explain_body_failure(f, l, x.layer, p);
+      if (f.hint.empty())
+        f.hint = "an input of this layer keeps a size the batch should change: follow it back (--dot FILE draws "
+                 "the path) to the constant or Reshape that fixes it";
       found_.push_back(std::move(f));
     }
   }

@@ -171,6 +171,17 @@ void unary_except(batch_op& o, const std::vector<std::size_t>& forbidden, const 
   keep_all(o, *s, s->axis);
 }
 
+/// A single-data op that computes along the axis its `axis` attribute names (required when `fallback`
+/// is nullopt).
+void along_axis_attribute(batch_op& o, std::optional<std::int64_t> fallback, const std::string& role,
+                          std::initializer_list<std::size_t> params, batch_issue issue = batch_issue::mixes_samples) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell("the data's rank is unknown");
+  const auto axis = axis_in(fallback ? o.l.integer("axis", *fallback) : o.l.integer("axis"), *r);
+  if (!axis) return o.cannot_tell("its axis is out of range");
+  unary_except(o, {*axis}, role, params, issue);
+}
+
 /// Axes given as values of input `port`, normalised for `rank`; nullopt when unknown.
 std::optional<std::vector<std::size_t>> axes_input(batch_op& o, std::size_t port, std::size_t rank) {
   const auto v = o.ints(port);
@@ -275,13 +286,7 @@ void pooling(batch_op& o) {
   }
 }
 
-void softmax(batch_op& o) {
-  const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
-  const auto axis = axis_in(o.l.integer("axis", 1), *r);
-  if (!axis) return o.cannot_tell("its axis is out of range");
-  unary_except(o, {*axis}, "its softmax axis", {});
-}
+void softmax(batch_op& o) { along_axis_attribute(o, 1, "its softmax axis", {}); }
 
 void mvn(batch_op& o) {
   const auto r = o.in_rank(0);
@@ -323,11 +328,7 @@ void reduce(batch_op& o) {
 }
 
 void top_k(batch_op& o) {
-  const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
-  const auto axis = axis_in(o.l.integer("axis"), *r);
-  if (!axis) return o.cannot_tell("its axis is out of range");
-  unary_except(o, {*axis}, "the axis it selects the top k along", {1}, batch_issue::drops_samples);
+  along_axis_attribute(o, std::nullopt, "the axis it selects the top k along", {1}, batch_issue::drops_samples);
 }
 
 void matmul(batch_op& o) {
@@ -727,13 +728,7 @@ void interpolate(batch_op& o) {
   o.keep(0, *s, s->axis);
 }
 
-void shuffle_channels(batch_op& o) {
-  const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
-  const auto axis = axis_in(o.l.integer("axis", 1), *r);
-  if (!axis) return o.cannot_tell("its axis is out of range");
-  unary_except(o, {*axis}, "the axis it shuffles", {});
-}
+void shuffle_channels(batch_op& o) { along_axis_attribute(o, 1, "the axis it shuffles", {}); }
 
 void region_yolo(batch_op& o) {
   const auto r = o.in_rank(0);
