@@ -45,7 +45,8 @@ void raise_error(const error& e) {
 }
 
 [[noreturn]] void fail(const std::string& what, const std::string& hint = {}) {
-  throw error(errc::invalid_argument, {}, what + (hint.empty() ? "" : "; " + hint), hint);
+  // error() itself appends "; hint" to the message.
+  throw error(errc::invalid_argument, {}, what, hint);
 }
 
 // ---- arguments ------------------------------------------------------------------------------------

@@ -168,7 +168,10 @@ def test_pattern_type_options_and_scalar_patterns() -> None:
     assert e.value.code == "infer_zero"
     with pytest.raises(reshape1.Error) as e:
         reshape1.infer((1,), (1,), False, empty_rule="numpy")  # type: ignore[arg-type]
-    assert e.value.code == "invalid_argument" and "empty_rule" in str(e.value)
+    assert e.value.code == "invalid_argument"
+    # The whole message: the hint once (it was repeated, `what; hint; hint`).
+    assert str(e.value) == ("empty_rule: unknown rule 'numpy'; use \"openvino\", \"tensorflow\" or \"strict\"")
+    assert e.value.hint == 'use "openvino", "tensorflow" or "strict"'
 
 
 def test_a_u64_pattern_value_above_int64_is_reported_by_the_library() -> None:
