@@ -165,9 +165,6 @@ int check(const check_args& a) {
     }
     return exit_cannot_tell;
   }
-  if (!a.batch.dot.empty())
-    throw error(errc::syntax, {}, "--dot: draws the findings of --batch, --shape or --layout, and none is given",
-                "add --batch N");
   const auto report = model::check(graph);
   if (a.json) {
     std::cout << json_text(to_json(report, a.xml), 2) << '\n';
@@ -203,8 +200,9 @@ void add_check(CLI::App& app, session& s) {
   cmd->add_flag("-q,--quiet", args->quiet, "list only the layers with a problem or a warning");
   cmd->add_flag("--list-ops", args->list_ops, "print every op type and opset version propagation covers, and exit")
       ->excludes(model_option);
-  cmd->add_option("--batch", args->batch.batch,
-                  "check the model reshaped to this batch (a number, or ? for a dynamic batch)");
+  auto* batch_option = cmd->add_option("--batch", args->batch.batch,
+                                       "check the model reshaped to this batch (a number, or ? or -1 for a dynamic "
+                                       "batch)");
   cmd->add_option("--shape", args->batch.shapes,
                   "check the model reshaped to NAME=SHAPE (repeatable; SHAPE alone for a one-input model)")
       ->allow_extra_args(false);
@@ -217,8 +215,10 @@ void add_check(CLI::App& app, session& s) {
       ->allow_extra_args(false);
   cmd->add_option("--dot", args->batch.dot,
                   "FILE: with --batch, write Graphviz DOT of the path from the inputs to each finding");
-  cmd->callback([args, &s] {
+  cmd->callback([args, &s, batch_option] {
     s.command = "check";
+    s.json = args->json;  // an error is then one JSON object on stdout too
+    args->batch.batch_given = batch_option->count() > 0;
     if (args->list_ops) {
       s.exit_code = list_ops(args->json);
       return;

@@ -70,13 +70,31 @@ dimension parse_batch(const std::string& text, const std::string& where) {
   } catch (const error&) {
   }
   if (!s.rank_known() || s.size() != 1)
-    fail(errc::syntax, {}, fmt::format("{}: not a batch", where), "give a number such as 8, or ? for a dynamic batch");
+    fail(errc::syntax, {}, fmt::format("{}: not a batch", where), "give a number such as 8, or ? (or -1) for a dynamic batch");
   return dimension(s[0].range());
+}
+
+std::vector<std::pair<std::string, std::string>> parse_layouts(const std::vector<std::string>& texts) {
+  std::vector<std::pair<std::string, std::string>> r;
+  for (const auto& text : texts) {
+    auto [name, layout] = split_named(text);
+    if (name.empty())
+      fail(errc::syntax, {}, fmt::format("--layout {}: no input name", text), "write --layout NAME=NCHW");
+    r.emplace_back(name, layout);
+  }
+  return r;
 }
 
 model::reshape_request parse_request(const batch_options& o) {
   model::reshape_request r;
+  if (o.batch_given && o.batch.empty())
+    fail(errc::syntax, {}, "--batch: an empty batch", "give a number such as 8, or ? (or -1) for a dynamic batch");
   if (!o.batch.empty()) r.batch = parse_batch(o.batch, "--batch " + o.batch);
+  // Without a new batch or shape there is nothing to check against: a layout, --assume-kept or --dot
+  // alone would answer "yes" for the declared shapes.
+  if (!r.batch && o.shapes.empty())
+    fail(errc::syntax, {}, "no batch and no shape to check the model at",
+         "add --batch N (or --shape NAME=SHAPE); --layout, --assume-kept and --dot only qualify them");
   for (const auto& text : o.shapes) {
     auto [name, shape] = split_named(text);
     try {
@@ -85,12 +103,7 @@ model::reshape_request parse_request(const batch_options& o) {
       fail(e.code(), {}, fmt::format("--shape {}: {}", text, e.what()));
     }
   }
-  for (const auto& text : o.layouts) {
-    auto [name, layout] = split_named(text);
-    if (name.empty())
-      fail(errc::syntax, {}, fmt::format("--layout {}: no input name", text), "write --layout NAME=NCHW");
-    r.layouts.emplace_back(name, layout);
-  }
+  r.layouts = parse_layouts(o.layouts);
   for (const auto& type : o.assume_kept) {
     if (type.empty()) fail(errc::syntax, {}, "--assume-kept: an empty op type", "write --assume-kept TYPE, e.g. MyOp");
     r.assume_kept.push_back(type);

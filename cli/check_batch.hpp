@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,11 +18,19 @@ struct batch_options {
   std::vector<std::string> layouts{};  ///< "NAME=LAYOUT"
   std::vector<std::string> assume_kept{};  ///< op types the user vouches for
   std::string dot{};                        ///< --dot FILE, "" when not given
-  [[nodiscard]] bool given() const noexcept { return !batch.empty() || !shapes.empty() || !layouts.empty(); }
+  bool batch_given = false;  ///< --batch appeared, even with an empty value (a script's unset "$B")
+  /// Whether any option of the batch analysis was given (then parse_request decides whether it is enough).
+  [[nodiscard]] bool given() const noexcept {
+    return batch_given || !batch.empty() || !shapes.empty() || !layouts.empty() || !assume_kept.empty() ||
+           !dot.empty();
+  }
 };
 
 /// One batch in reshape1's notation (`8`, `?`, `1..8`); error(syntax) naming `where`.
 [[nodiscard]] dimension parse_batch(const std::string& text, const std::string& where);
+
+/// `--layout NAME=LAYOUT` options as (name, layout) pairs; error(syntax) for one without a name.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> parse_layouts(const std::vector<std::string>& texts);
 
 /// The request the options describe. error(syntax) or error(invalid_argument) naming the option.
 [[nodiscard]] model::reshape_request parse_request(const batch_options& o);

@@ -88,7 +88,7 @@ int fix(const fix_args& a) {
     usage(fmt::format("-o {}: the output must end in .xml", a.output), "its weights are written beside it, in .bin");
   model::fix_options options;
   options.check_batches = parse_batches(a.batches);
-  options.layouts = parse_request({.layouts = a.layouts}).layouts;  // as `check --layout` reads them
+  options.layouts = parse_layouts(a.layouts);  // as `check --layout` reads them
   // Refused before the analysis, not only when writing.
   for (const auto& out : {out_xml, out_bin})
     for (const auto& in : {fs::path(a.xml), bin}) {
@@ -159,6 +159,7 @@ void add_fix(CLI::App& app, session& s) {
   cmd->add_flag("--json", args->json, "print the report as one JSON document");
   cmd->callback([args, &s] {
     s.command = "fix";
+    s.json = args->json;
     s.exit_code = fix(*args);
   });
 }

@@ -534,6 +534,9 @@ py::tuple check_batch_model(const std::string& xml, const std::string& bin, py::
                             const std::vector<std::pair<std::string, std::string>>& layouts,
                             const std::vector<std::string>& assume_kept) {
   model::reshape_request request;
+  if (batch.is_none() && shapes.empty())
+    throw error(errc::syntax, {}, "no batch and no shape to check the model at",
+                "give batch=N (or shapes={NAME: SHAPE}); layouts and assume_kept only qualify them");
   for (const auto& type : assume_kept) {
     if (type.empty()) fail("assume_kept: an empty op type");
     request.assume_kept.push_back(type);
@@ -575,15 +578,27 @@ py::tuple check_batch_model(const std::string& xml, const std::string& bin, py::
 }
 
 dimension to_batch(py::handle batch) {
+  // As the CLI's --batch: an empty text is a mistake (not "no batch"), and -1 means a dynamic batch, as
+  // in OpenVINO.
   if (PyUnicode_Check(batch.ptr())) {
-    const auto s = parse_shape("[" + batch.cast<std::string>() + "]");
-    if (!s.rank_known() || s.size() != 1) fail("batch: give an integer, \"?\" or an interval such as \"1..8\"");
+    const auto text = batch.cast<std::string>();
+    if (text.empty())
+      throw error(errc::syntax, {}, "batch: an empty batch", "give a number such as 8, or ? (or -1) for a dynamic batch");
+    partial_shape s;
+    try {
+      s = parse_shape("[" + text + "]");
+    } catch (const error&) {
+    }
+    if (!s.rank_known() || s.size() != 1)
+      throw error(errc::syntax, {}, "batch " + text + ": not a batch",
+                  "give a number such as 8, or ? (or -1) for a dynamic batch");
     return dimension(s[0].range());
   }
   std::int64_t v = 0;
   std::uint64_t big = 0;
-  if (!to_int64(batch.ptr(), v, big, "batch") || v < 0) fail("batch: give an integer >= 1, \"?\" or an interval");
-  return dimension(v);
+  if (!to_int64(batch.ptr(), v, big, "batch") || v < -1)
+    fail("batch: give an integer >= 1, -1 or \"?\" for a dynamic batch, or an interval such as \"1..8\"");
+  return v == -1 ? dimension() : dimension(v);
 }
 
 /// reshape1::model::fix (and write_fixed when `out_xml` is given) as plain tuples.

@@ -149,13 +149,15 @@ check("--shape NAME=SHAPE and --layout", rc == 0 and doc["inputs"][0]["reshaped_
 
 # Bad options: exit 2, one line.
 for args, message in [
-        (["--batch", "x"], "--batch x: not a batch; give a number such as 8, or ? for a dynamic batch"),
+        (["--batch", "x"], "--batch x: not a batch; give a number such as 8, or ? (or -1) for a dynamic batch"),
+        (["--batch", ""], "--batch: an empty batch; give a number such as 8, or ? (or -1) for a dynamic batch"),
         (["--batch", "0"], "--batch 0: a batch of 0 samples; give a batch of at least 1, or ?"),
         (["--shape", "nope=[1,2]"], "--shape nope: the model has no input named 'nope'; its inputs are 'image'; "
                                     "use one of those names"),
         (["--shape", "[1,2"], "--shape [1,2:"),
-        (["--layout", "NCHW"], "--layout NCHW: no input name; write --layout NAME=NCHW"),
-        (["--layout", "image=NCH"], "--layout image=NCH: layout 'NCH' has 3 dimensions, the shape has 4"),
+        (["--batch", "2", "--layout", "NCHW"], "--layout NCHW: no input name; write --layout NAME=NCHW"),
+        (["--batch", "2", "--layout", "image=NCH"], "--layout image=NCH: layout 'NCH' has 3 dimensions, the shape has 4"),
+        (["--layout", "image=NCHW"], "no batch and no shape to check the model at; add --batch N"),
         (["--batch", "2", "--shape", "image=[4,3,256,256]"], "input 'image': --shape gives 4 at the batch index 0, "
                                                                "--batch gives 2"),
 ]:

@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import subprocess
+from typing import Any
 
 import pytest
 
@@ -118,3 +119,48 @@ def test_verdicts_and_the_fields_of_a_finding(tmp_path: pathlib.Path) -> None:
     assert report.findings[0].finding == "cannot_tell" and "MyOp" in report.findings[0].hint
     with pytest.raises(reshape1.Error):
         reshape1.check_batch(custom, batch=4, assume_kept=[""])
+
+
+# The same mistakes through the command line and through Python: one row each, the same error code, and
+# the same message where only the option's spelling differs (--batch / batch=). `check --batch "$B"` with
+# B unset, or a layout alone, would otherwise be answered for the declared shapes.
+# (command-line options, Python keyword arguments, code, message without the option's spelling)
+REQUEST_MISTAKES: list[tuple[list[str], dict[str, Any], str, str]] = [
+    (["--batch", ""], {"batch": ""}, "syntax",
+     "batch: an empty batch; give a number such as 8, or ? (or -1) for a dynamic batch"),
+    (["--batch", "x"], {"batch": "x"}, "syntax",
+     "batch x: not a batch; give a number such as 8, or ? (or -1) for a dynamic batch"),
+    (["--layout", "image=NCHW"], {"layouts": {"image": "NCHW"}}, "syntax", "no batch and no shape to check the model at"),
+    ([], {}, "syntax", "no batch and no shape to check the model at"),
+]
+
+
+def cli_json(args: list[str]) -> tuple[int, dict[str, Any]]:
+    p = subprocess.run([os.environ["RESHAPE1_CLI"], "check", *args, "--json"], capture_output=True, text=True)
+    return p.returncode, json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("cli,kwargs,code,message", REQUEST_MISTAKES)
+def test_request_mistakes_are_refused_alike(data_dir: pathlib.Path, cli: list[str], kwargs: dict[str, Any],
+                                            code: str, message: str) -> None:
+    model = str(data_dir / FD200)
+    with pytest.raises(reshape1.Error) as info:
+        reshape1.check_batch(model, **kwargs)
+    assert info.value.code == code
+    # A message that names the option: the whole of it; else up to its hint, which names the spelling.
+    assert str(info.value) == message if message.startswith("batch") else str(info.value).startswith(message + ";")
+    if "RESHAPE1_CLI" not in os.environ or not cli:
+        return  # without options the command line answers the plain check
+    rc, doc = cli_json([model, *cli])
+    assert rc == 2 and doc["error"]["code"] == code
+    cli_message = doc["error"]["message"]
+    assert cli_message == "--" + message if message.startswith("batch") else cli_message.startswith(message + ";")
+
+
+def test_minus_one_is_a_dynamic_batch(data_dir: pathlib.Path) -> None:
+    assert reshape1.check_batch(data_dir / FD200, batch=-1).target == "batch ?"
+    with pytest.raises(reshape1.Error):
+        reshape1.check_batch(data_dir / FD200, batch=-2)
+    if "RESHAPE1_CLI" in os.environ:
+        rc, doc = cli_json([str(data_dir / FD200), "--batch", "-1"])
+        assert rc == 0 and doc["target"] == "batch ?"
