@@ -240,7 +240,7 @@ void write_dot(const model::graph& g, const model::batch_report& r, const std::s
   // The layers to draw: every finding's (a body finding's outermost TensorIterator or Loop), the layer or
   // output it names as the user of the batch, and all their ancestors; Consts only when a finding names one.
   std::map<std::size_t, const model::batch_finding*> marked_layers;
-  std::set<std::size_t> keep;
+  std::set<std::size_t> keep, sources_shown;
   std::vector<std::size_t> stack;
   for (const auto& f : r.findings) {
     const auto at = index_of(f.within.empty() ? f.id : f.within.front().id);
@@ -250,7 +250,10 @@ void write_dot(const model::graph& g, const model::batch_report& r, const std::s
     if (f.used_by_id)
       if (const auto u = index_of(*f.used_by_id)) stack.push_back(*u);
     if (f.source_id && f.within.empty())
-      if (const auto src = index_of(*f.source_id)) keep.insert(*src);
+      if (const auto src = index_of(*f.source_id)) {
+        keep.insert(*src);
+        sources_shown.insert(*src);
+      }
   }
   while (!stack.empty()) {
     const auto i = stack.back();
@@ -264,11 +267,39 @@ void write_dot(const model::graph& g, const model::batch_report& r, const std::s
   const auto declared = model::propagate(g);
   const auto target = model::propagate(g, shapes);
 
+  // Chains of layers with one input and one output on the way, none of them a finding, are drawn as one
+  // dashed box ("12 layers: a … b"): a backbone would otherwise fill the picture.
+  std::map<std::size_t, std::vector<std::size_t>> preds, succs;
+  for (const auto i : keep)
+    for (const auto& s : layers[i].sources)
+      if (s && keep.contains(s->layer)) {
+        preds[i].push_back(s->layer);
+        succs[s->layer].push_back(i);
+      }
+  const auto elidable = [&](std::size_t i) {
+    return marked_layers.count(i) == 0 && preds[i].size() == 1 && succs[i].size() == 1 && !sources_shown.contains(i);
+  };
+  std::map<std::size_t, std::size_t> run_of;          // an elided layer -> the first layer of its run
+  std::map<std::size_t, std::vector<std::size_t>> runs;  // the first layer -> the run, in order
+  for (const auto i : keep) {
+    if (!elidable(i) || elidable(preds[i][0])) continue;
+    for (auto j = i; elidable(j); j = succs[j][0]) {
+      runs[i].push_back(j);
+      run_of[j] = i;
+      if (!keep.contains(succs[j][0])) break;
+    }
+  }
+  const auto node_name = [&](std::size_t i) {
+    const auto it = run_of.find(i);
+    return it == run_of.end() ? fmt::format("L{}", layers[i].id) : fmt::format("R{}", layers[it->second].id);
+  };
+
   std::string dot = fmt::format("digraph \"reshape1\" {{\n  label=\"{}\\n* marks the dimension that holds the batch\";\n"
                                 "  labelloc=t;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
                                 "  edge [fontname=\"monospace\", fontsize=9];\n",
                                 dot_quote(r.summary_line()));
   for (const auto i : keep) {
+    if (run_of.contains(i)) continue;
     const auto& l = layers[i];
     std::string label = fmt::format("{} {}\\n{}-{}", l.id, dot_quote(std::string(l.name)), l.type, l.opset);
     std::string style;
@@ -280,17 +311,26 @@ void write_dot(const model::graph& g, const model::batch_report& r, const std::s
     }
     dot += fmt::format("  L{} [label=\"{}\"{}];\n", l.id, label, style);
   }
+  for (const auto& [first, run] : runs) {
+    const auto& a = layers[run.front()];
+    const auto& b = layers[run.back()];
+    dot += fmt::format("  R{} [label=\"{} layer{}: {} {} ... {} {}\", style=dashed];\n", a.id, run.size(),
+                       run.size() == 1 ? "" : "s", a.id, dot_quote(std::string(a.name)), b.id,
+                       dot_quote(std::string(b.name)));
+  }
   for (const auto i : keep) {
     const auto& l = layers[i];
     for (const auto& s : l.sources) {
       if (!s || !keep.contains(s->layer)) continue;
-      const auto& from = layers[s->layer];
+      // Inside a run: no edge.
+      if (run_of.contains(i) && run_of.contains(s->layer) && run_of[i] == run_of[s->layer]) continue;
       const model::batch_carrier* c = s->layer < r.carriers.size() && s->output < r.carriers[s->layer].size()
                                           ? &r.carriers[s->layer][s->output]
                                           : nullptr;
       const auto before = to_string(declared.outputs[s->layer][s->output].shape);
       const auto after = marked(target.outputs[s->layer][s->output].shape, c);
-      dot += fmt::format("  L{} -> L{} [label=\"{}\\n{}\"];\n", from.id, l.id, before, dot_quote(after));
+      dot += fmt::format("  {} -> {} [label=\"{}\\n{}\"];\n", node_name(s->layer), node_name(i), before,
+                         dot_quote(after));
     }
   }
   dot += "}\n";
