@@ -505,7 +505,7 @@ class scope {
 
   /// A replaced batch that does not fail: the -1 takes the batch into another dimension. Reported even
   /// when no later layer misuses that dimension: the pattern hard-codes the batch, which `fix` rewrites
-  /// (a later Reshape that restores the batch would make this a false "no"; none of the models seen does).
+  /// (a later layer that puts the batch back makes this a false "no": the known case docs/batch.md names).
   void find_replaced_swallows() {
     for (const auto& [index, r] : replaced_) {
       if (finding_for(index, batch_issue::fails)) continue;

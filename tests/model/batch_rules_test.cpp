@@ -166,6 +166,44 @@ TEST_F(batch_rules, two_batches_broadcast_at_different_axes_mix_samples) {
   EXPECT_EQ(listed(at4(b)), fmt::format("mixes_samples {}", add));
 }
 
+TEST_F(batch_rules, a_concat_along_the_batch_with_a_constant_mixes_samples) {
+  // [x; c] at batch 1 per sample, [x1..xN; c] at N: not the samples' results one after the other.
+  ir_builder b;
+  const int x = b.parameter("[1,3]");
+  const int c = b.constant(element_type::f32, "1,3", {0, 0, 0}, "[1,3]");
+  const int cat = b.layer("Concat", "axis=\"0\"", {"[1,3]", "[1,3]"}, {"[2,3]"});
+  b.edge(x, cat, 0);
+  b.edge(c, cat, 1);
+  b.result(cat, "[2,3]");
+  EXPECT_EQ(listed(at4(b)), fmt::format("mixes_samples {}", cat));
+}
+
+TEST_F(batch_rules, a_concat_of_folded_tensors_along_the_fold_mixes_samples) {
+  // Two flattens keep 1 where the batch was ([1,-1]): each output holds all samples in dimension 1, and
+  // the Concat along it puts all of one after all of the other. Both Reshapes are to blame.
+  ir_builder b;
+  const int x = b.parameter("[1,2,3]");
+  const int r1 = b.reshape(x, b.i64({1, -1}), true, "[1,2,3]", "[2]", "[1,6]");
+  const int r2 = b.reshape(x, b.i64({1, -1}), true, "[1,2,3]", "[2]", "[1,6]");
+  const int cat = b.layer("Concat", "axis=\"1\"", {"[1,6]", "[1,6]"}, {"[1,12]"});
+  b.edge(r1, cat, 0);
+  b.edge(r2, cat, 1);
+  b.result(cat, "[1,12]");
+  const auto rep = at4(b);
+  EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}, swallows_batch {}", r1, r2));
+  EXPECT_EQ(rep.summary.verdict(), batch_verdict::no);
+  // The twin: [0,-1] keeps the batch in dimension 0, and the Concat along 1 joins each sample's rows.
+  ir_builder c;
+  const int y = c.parameter("[1,2,3]");
+  const int s1 = c.reshape(y, c.i64({0, -1}), true, "[1,2,3]", "[2]", "[1,6]");
+  const int s2 = c.reshape(y, c.i64({0, -1}), true, "[1,2,3]", "[2]", "[1,6]");
+  const int cat2 = c.layer("Concat", "axis=\"1\"", {"[1,6]", "[1,6]"}, {"[1,12]"});
+  c.edge(s1, cat2, 0);
+  c.edge(s2, cat2, 1);
+  c.result(cat2, "[1,12]");
+  EXPECT_EQ(listed(at4(c)), "");
+}
+
 TEST_F(batch_rules, a_constant_batch_reaching_an_output) {
   // [1,-1] keeps 1 where the batch was: the output holds all samples in one row.
   ir_builder b;
