@@ -93,6 +93,12 @@ bool to_int64(PyObject* o, std::int64_t& out, std::uint64_t& big, const char* wh
 py::object as_sequence(py::handle obj, const char* what) {
   if (PyTuple_Check(obj.ptr()) || PyList_Check(obj.ptr())) return py::reinterpret_borrow<py::object>(obj);
   if (py::isinstance<py::array>(obj)) return py::reinterpret_borrow<py::array>(obj).attr("tolist")();
+  // Only ordered collections (a reshape1.Shape, a range): bytes would be read as their byte values, a
+  // set or a dict has no order to give dimensions or pattern elements, and an iterator is consumed.
+  if (PyBytes_Check(obj.ptr()) || PyByteArray_Check(obj.ptr()) || PyMemoryView_Check(obj.ptr()) ||
+      PyAnySet_Check(obj.ptr()) || PyDict_Check(obj.ptr()) || PyIter_Check(obj.ptr()))
+    throw py::type_error(std::string(what) + ": expected a str, tuple, list or numpy integer array, got " +
+                         std::string(py::str(py::type::handle_of(obj).attr("__name__"))));
   PyObject* seq = PySequence_Fast(obj.ptr(), what);
   if (seq == nullptr) {
     PyErr_Clear();
@@ -761,7 +767,7 @@ PYBIND11_MODULE(_core, m) {
     m.attr("Result") = py::reinterpret_borrow<py::object>(type);  // the module keeps a reference
   }
 
-  m.def("infer", &infer, py::arg("input"), py::arg("pattern"), py::arg("special_zero"), py::kw_only(),
+  m.def("infer", &infer, py::arg("input"), py::arg("pattern"), py::arg("special_zero").none(false), py::kw_only(),
         py::arg("pattern_type") = "i64", py::arg("empty_rule") = "openvino", py::arg("sound_bounds") = false,
         py::arg("legacy_scalar_pattern") = false, R"doc(Infer the output shape of Reshape-1.
 
@@ -783,10 +789,10 @@ TypeError on an argument of the wrong Python type.)doc");
   m.def(
       "_noop",
       [](py::handle, py::handle, bool, std::string_view, std::string_view, bool, bool) {},
-      py::arg("input"), py::arg("pattern"), py::arg("special_zero"), py::kw_only(), py::arg("pattern_type") = "i64",
+      py::arg("input"), py::arg("pattern"), py::arg("special_zero").none(false), py::kw_only(), py::arg("pattern_type") = "i64",
       py::arg("empty_rule") = "openvino", py::arg("sound_bounds") = false, py::arg("legacy_scalar_pattern") = false,
       "Internal, for bench/python_bench.py: infer's arguments, converted the same way, and nothing done.");
-  m.def("reshape", &reshape_array, py::arg("array"), py::arg("pattern"), py::arg("special_zero"), py::kw_only(),
+  m.def("reshape", &reshape_array, py::arg("array"), py::arg("pattern"), py::arg("special_zero").none(false), py::kw_only(),
         py::arg("empty_rule") = "openvino", py::arg("copy") = py::none(),
         R"doc(Reshape a numpy array by a Reshape-1 pattern.
 
@@ -799,7 +805,7 @@ dtype works (complex, structured, object...). The result is what numpy's own res
   - copy=True always copies (plain data is copied without holding the GIL).
 Raises reshape1.Error with the inference's code and message (e.g. "count_mismatch").)doc");
   m.def("_reshape_raw_shape", &reshape_raw_shape, py::arg("data"), py::arg("element_type"), py::arg("shape"),
-        py::arg("pattern"), py::arg("special_zero"), py::arg("empty_rule") = "openvino",
+        py::arg("pattern"), py::arg("special_zero").none(false), py::arg("empty_rule") = "openvino",
         "Internal: checks raw bytes against (element_type, shape) and returns the reshaped shape.");
   m.def(
       "_error_codes",

@@ -205,3 +205,25 @@ def test_shape_objects() -> None:
     with pytest.raises(reshape1.Error) as e:
         reshape1.Shape("[2,")
     assert e.value.code == "syntax"
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [b"[2,3]", bytearray(b"\x02\x03"), {2, 3}, {2: 3}, (d for d in (2, 3))],
+    ids=["bytes", "bytearray", "set", "dict", "generator"],
+)
+def test_a_shape_of_the_wrong_type_is_a_type_error(wrong: Any) -> None:
+    # bytes were read as their byte values (b"[2,3]" gave [949548600]); a set or dict has no order.
+    with pytest.raises(TypeError, match="expected a str, tuple, list or numpy integer array"):
+        reshape1.infer(wrong, (-1,), False)
+    with pytest.raises(TypeError, match="expected a str, tuple, list or numpy integer array"):
+        reshape1.infer((2, 3), wrong, False)
+
+
+def test_special_zero_none_is_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        reshape1.infer((2, 3), (-1,), None)  # type: ignore[arg-type]
+    # An ordered collection that is not a list or tuple still works: a Shape, a range.
+    shape = reshape1.infer((2, 3), (-1,), False).shape
+    assert str(reshape1.infer(shape, (-1,), False).shape) == "[6]"
+    assert str(reshape1.infer(range(2, 4), (-1,), False).shape) == "[6]"
