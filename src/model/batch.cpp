@@ -282,10 +282,8 @@ class scope {
       ++failing_at_declared;
       auto f = finding(batch_issue::fails_at_declared, layers_[x.layer]);
       f.code = x.code;
-      const auto semicolon = x.message.find("; ");
-      f.what = x.message.substr(0, semicolon);
-      f.hint = semicolon != std::string::npos ? x.message.substr(semicolon + 2)
-                                              : std::string("see reshape1 check without --batch");
+      set_message(f, x.message);
+      if (f.hint.empty()) f.hint = "see reshape1 check without --batch";
       found_.push_back(std::move(f));
     }
     find_replaced();
@@ -391,9 +389,7 @@ class scope {
       auto f = finding(batch_issue::fails, l);
       f.code = x.code;
       f.at = at;
-      const auto semicolon = x.message.find("; ");
-      f.what = x.message.substr(0, semicolon);
-      if (semicolon != std::string::npos) f.hint = x.message.substr(semicolon + 2);
+      set_message(f, x.message);
       if (l.type == "Reshape" && l.inputs.size() >= 2) {
         if (const auto it = replaced_.find(x.layer); it != replaced_.end()) {
           f.what += fmt::format("; pattern[{}] is {}, the declared batch, written as a constant", it->second.index,
@@ -452,6 +448,13 @@ class scope {
       }
       return;
     }
+  }
+
+  /// A rule's message (`what; hint`, as error::what() writes it) as a finding's what and hint.
+  static void set_message(batch_finding& f, const std::string& message) {
+    const auto semicolon = message.find("; ");
+    f.what = message.substr(0, semicolon);
+    f.hint = semicolon != std::string::npos ? message.substr(semicolon + 2) : std::string();
   }
 
   /// The pattern as a whole: its Const, or the layer that computes it.
@@ -712,7 +715,7 @@ class scope {
         set_unknown(index, fmt::format("{}-{} has no rule: reshape1 does not know what it does", l.type, l.opset));
         continue;
       }
-      detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, {}, {}, {}};
+      detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}};
       if (l.body) {
         op.body = [this, index, &l](const std::vector<batch_state>& params)
             -> std::optional<std::vector<std::vector<batch_state>>> {

@@ -79,25 +79,9 @@ std::optional<std::int64_t> batch_op::out_prefix(std::size_t output, std::size_t
   return product_of(s, end);
 }
 
-std::optional<std::pair<std::size_t, std::int64_t>> batch_op::out_batch_axis(std::size_t output) const {
-  const auto& first = out_shape(output);
-  if (!first.rank_known()) return std::nullopt;
-  std::optional<std::pair<std::size_t, std::int64_t>> found;
-  for (std::size_t d = 0; d < first.size(); ++d) {
-    std::int64_t factor = 0;
-    bool carries = true;
-    for (std::size_t k = 0; k < batch_samples.size() && carries; ++k) {
-      const auto& s = out_shape(output, k);
-      if (!s.rank_known() || s.size() != first.size() || !s[d].is_static()) return std::nullopt;
-      const auto v = s[d].lo();
-      if (v == 0 || v % batch_samples[k] != 0 || (k > 0 && v / batch_samples[k] != factor)) carries = false;
-      factor = v / batch_samples[k];
-    }
-    if (!carries) continue;
-    if (found) return std::nullopt;  // two axes grow with the batch
-    found = std::pair(d, factor);
-  }
-  return found;
+const batch_carrier& batch_op::out_carrier(std::size_t output) const {
+  static const batch_carrier unknown;
+  return output < carriers.size() ? carriers[output] : unknown;
 }
 
 bool batch_op::params_ok(std::initializer_list<std::size_t> ports) {
@@ -620,22 +604,27 @@ void reshape(batch_op& o) {
   const auto* s = o.sole(0, {1});
   if (s == nullptr) return;
   const auto in_prefix = o.in_prefix(0, s->axis);
-  const auto target = o.out_batch_axis(0);
-  if (!target)
+  const auto& target = o.out_carrier(0);
+  // Every output dimension must be known: one that is not may hold part of the batch too.
+  const auto& out0 = o.out_shape(0);
+  if (target.state == batch_carrier::kind::unknown || !out0.rank_known() ||
+      std::any_of(out0.begin(), out0.end(), [](const dimension& d) { return !d.is_static(); }))
+    return o.cannot_tell("the output's dimensions are not all known at the sample batches");
+  if (target.state != batch_carrier::kind::one)
     return o.fault(batch_issue::swallows_batch, 0,
                    fmt::format("input 0 holds the batch in dimension {}, and no single dimension of the output follows "
                                "it: the batch is folded into dimensions the pattern fixes",
                                s->axis));
-  const auto out_prefix = o.out_prefix(0, target->first);
+  const auto out_prefix = o.out_prefix(0, target.axis);
   if (!in_prefix || !out_prefix) return o.cannot_tell("the dimensions before the batch are not static");
   if (*in_prefix != *out_prefix)
     return o.fault(batch_issue::swallows_batch, 0,
                    fmt::format("its output holds the batch in dimension {} (N·{}) behind {} elements where the input "
                                "has {}: the batch is not the outermost factor, so samples are interleaved",
-                               target->first, target->second, *out_prefix, *in_prefix));
+                               target.axis, target.factor, *out_prefix, *in_prefix));
   batch_state r = *s;
-  r.axis = target->first;
-  r.factor = target->second;
+  r.axis = target.axis;
+  r.factor = target.factor;
   if ((r.axis != s->axis || r.factor != s->factor) && r.moved_by == no_layer) {
     r.moved_by = static_cast<std::size_t>(&o.l - o.g.layers().data());
     r.home = s->axis;
@@ -654,21 +643,21 @@ void shape_of(batch_op& o) {
 /// slice, which is what each would get alone.
 bool spread(batch_op& o) {
   if (o.any_batched() || !o.in[0].is(kind::shared)) return false;
-  const auto target = o.out_batch_axis(0);
+  const auto& target = o.out_carrier(0);
   const auto r = o.in_rank(0), ro = o.out_rank(0);
-  if (!target || !r || !ro || *r > *ro) {
+  if (target.state != batch_carrier::kind::one || !r || !ro || *r > *ro) {
     o.cannot_tell("its output's size follows the batch, but no single axis holds it");
     return true;
   }
   const auto lead = *ro - *r;
-  if (target->first >= lead) {
-    const auto& d = o.in_shape(0)[target->first - lead];
+  if (target.axis >= lead) {
+    const auto& d = o.in_shape(0)[target.axis - lead];
     if (!d.is_static() || d.lo() != 1) {
       o.cannot_tell("the data's dimension under the batch is not 1");
       return true;
     }
   }
-  o.out[0] = batch_state::batched_at(target->first, target->second);
+  o.out[0] = batch_state::batched_at(target.axis, target.factor);
   return true;
 }
 

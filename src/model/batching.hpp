@@ -79,6 +79,8 @@ struct batch_op {
   std::span<batch_state> out;       ///< one per output, all shared on entry
   /// The propagations at the three sample batches (inputs and outputs of this layer are known there).
   std::array<const propagation*, batch_samples.size()> at{};
+  /// Per output: the dimension that is N·k at every sample batch, as the analysis found it.
+  std::span<const batch_carrier> carriers;
   /// For TensorIterator and Loop: analyses the body with these states for its Parameters (by body layer
   /// index); returns the states of its layers' outputs, or nullopt when the body was not propagated.
   std::function<std::optional<std::vector<std::vector<batch_state>>>(const std::vector<batch_state>&)> body;
@@ -99,8 +101,8 @@ struct batch_op {
   /// every sample batch.
   [[nodiscard]] std::optional<std::int64_t> in_prefix(std::size_t port, std::size_t end) const;
   [[nodiscard]] std::optional<std::int64_t> out_prefix(std::size_t output, std::size_t end) const;
-  /// The output axis that is N·k at every sample batch (k its factor), when exactly one is.
-  [[nodiscard]] std::optional<std::pair<std::size_t, std::int64_t>> out_batch_axis(std::size_t output) const;
+  /// Which dimension of output `output` is N·k at every sample batch.
+  [[nodiscard]] const batch_carrier& out_carrier(std::size_t output) const;
 
   // ---- what the rule answers ----
   void keep(std::size_t output, const batch_state& s, std::size_t axis) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 
 #include "ir_builder.hpp"
 #include "model/rules.hpp"
@@ -179,29 +180,27 @@ TEST_F(batch_rules, a_concat_along_the_batch_with_a_constant_mixes_samples) {
 }
 
 TEST_F(batch_rules, a_concat_of_folded_tensors_along_the_fold_mixes_samples) {
-  // Two flattens keep 1 where the batch was ([1,-1]): each output holds all samples in dimension 1, and
-  // the Concat along it puts all of one after all of the other. Both Reshapes are to blame.
-  ir_builder b;
-  const int x = b.parameter("[1,2,3]");
-  const int r1 = b.reshape(x, b.i64({1, -1}), true, "[1,2,3]", "[2]", "[1,6]");
-  const int r2 = b.reshape(x, b.i64({1, -1}), true, "[1,2,3]", "[2]", "[1,6]");
-  const int cat = b.layer("Concat", "axis=\"1\"", {"[1,6]", "[1,6]"}, {"[1,12]"});
-  b.edge(r1, cat, 0);
-  b.edge(r2, cat, 1);
-  b.result(cat, "[1,12]");
+  // Two flattens of x by `pattern`, concatenated along dimension 1; returns the builder and the ids of
+  // the two Reshapes.
+  const auto model = [](std::int64_t first) {
+    ir_builder b;
+    const int x = b.parameter("[1,2,3]");
+    const int r1 = b.reshape(x, b.i64({first, -1}), true, "[1,2,3]", "[2]", "[1,6]");
+    const int r2 = b.reshape(x, b.i64({first, -1}), true, "[1,2,3]", "[2]", "[1,6]");
+    const int cat = b.layer("Concat", "axis=\"1\"", {"[1,6]", "[1,6]"}, {"[1,12]"});
+    b.edge(r1, cat, 0);
+    b.edge(r2, cat, 1);
+    b.result(cat, "[1,12]");
+    return std::tuple(b, r1, r2);
+  };
+  // [1,-1] keeps 1 where the batch was: each output holds all samples in dimension 1, and the Concat along
+  // it puts all of one after all of the other. Both Reshapes are to blame.
+  const auto [b, r1, r2] = model(1);
   const auto rep = at4(b);
   EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}, swallows_batch {}", r1, r2));
   EXPECT_EQ(rep.summary.verdict(), batch_verdict::no);
   // The twin: [0,-1] keeps the batch in dimension 0, and the Concat along 1 joins each sample's rows.
-  ir_builder c;
-  const int y = c.parameter("[1,2,3]");
-  const int s1 = c.reshape(y, c.i64({0, -1}), true, "[1,2,3]", "[2]", "[1,6]");
-  const int s2 = c.reshape(y, c.i64({0, -1}), true, "[1,2,3]", "[2]", "[1,6]");
-  const int cat2 = c.layer("Concat", "axis=\"1\"", {"[1,6]", "[1,6]"}, {"[1,12]"});
-  c.edge(s1, cat2, 0);
-  c.edge(s2, cat2, 1);
-  c.result(cat2, "[1,12]");
-  EXPECT_EQ(listed(at4(c)), "");
+  EXPECT_EQ(listed(at4(std::get<0>(model(0)))), "");
 }
 
 TEST_F(batch_rules, a_constant_batch_reaching_an_output) {
