@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check_batch.hpp"
+#include "reshape1/onnx.hpp"
 #include "commands.hpp"
 #include "report.hpp"
 #include "reshape1/error.hpp"
@@ -28,11 +29,24 @@ struct check_args {
   bool json = false;
   bool quiet = false;
   bool list_ops = false;
+  std::string format = "ir";
   batch_options batch;
 };
 
-/// `Type-N` per line, or a JSON array of {"type", "opset", "batching"}.
-int list_ops(bool json) {
+/// `Type-N` per line, or a JSON array of {"type", "opset", "batching"}; with format "onnx", the ONNX
+/// op types and the since_version of each translation (a JSON array of {"op_type", "since_version"}).
+int list_ops(bool json, const std::string& format) {
+  if (format == "onnx") {
+    const auto ops = onnx::covered_ops();
+    if (json) {
+      auto all = nlohmann::ordered_json::array();
+      for (const auto& [type, since] : ops) all.push_back({{"op_type", std::string(type)}, {"since_version", since}});
+      std::cout << json_text(all, 2) << '\n';
+    } else {
+      for (const auto& [type, since] : ops) std::cout << type << '-' << since << '\n';
+    }
+    return exit_ok;
+  }
   const auto ops = model::covered_ops();
   if (json) {
     auto all = nlohmann::ordered_json::array();
@@ -148,8 +162,7 @@ void print_report(const model::check_report& r, bool quiet) {
 
 int check(const check_args& a) {
   // An error reading the model goes to main, which exits 2: the model cannot be read.
-  const std::string bin = !a.bin.empty() ? a.bin : std::filesystem::path(a.xml).replace_extension(".bin").string();
-  const auto graph = model::read_ir(a.xml, bin);
+  const auto graph = onnx::read_any(a.xml, a.bin);
   if (a.batch.given()) {
     const auto report = model::check_batch(graph, parse_request(a.batch));
     if (!a.batch.dot.empty()) write_dot(graph, report, a.batch.dot);
@@ -178,7 +191,7 @@ int check(const check_args& a) {
 
 void add_check(CLI::App& app, session& s) {
   auto args = std::make_shared<check_args>();
-  auto* cmd = app.add_subcommand("check", "Check the Reshape layers of an OpenVINO IR model (.xml + .bin)");
+  auto* cmd = app.add_subcommand("check", "Check the Reshape layers of an OpenVINO IR (.xml + .bin) or ONNX model");
   cmd->footer(
       "For every Reshape: its pattern (a Const, or a shape sub-graph evaluated to values or bounds), reshape1's\n"
       "inferred output against the declared one, and warnings for patterns that hard-code the batch or a\n"
@@ -193,13 +206,20 @@ void add_check(CLI::App& app, session& s) {
       "With --batch, --shape or --layout: will the model reshape, and will every layer keep its meaning?\n"
       "Exit codes then: 0 yes (proven), 1 no (a layer fails, mixes or drops samples, or an output loses the\n"
       "batch), 4 cannot tell (no batching rule decides some layer; --assume-kept TYPE vouches for an op).\n"
-      "--list-ops prints the covered (type, opset) pairs, one 'Type-N' a line (--json: an array).");
-  auto* model_option = cmd->add_option("MODEL", args->xml, "the model's .xml file");
-  cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");
+      "--list-ops prints the covered (type, opset) pairs, one 'Type-N' a line (--json: an array); with\n"
+      "--format onnx, the ONNX op types and the since_version of each translation.\n"
+      "An ONNX model is lowered to the same ops as OpenVINO's ONNX frontend would make (docs/onnx.md).");
+  auto* model_option = cmd->add_option("MODEL", args->xml, "the model: an IR .xml or an .onnx file (told apart by content)");
+  cmd->add_option("--bin", args->bin, "the weights file of an IR (default: MODEL with .bin)");
   cmd->add_flag("--json", args->json, "print the findings as one JSON document");
   cmd->add_flag("-q,--quiet", args->quiet, "list only the layers with a problem or a warning");
   cmd->add_flag("--list-ops", args->list_ops, "print every op type and opset version propagation covers, and exit")
       ->excludes(model_option);
+  cmd->add_option("--format", args->format,
+                  "with --list-ops: ir (OpenVINO's op types and opsets, the default) or onnx (the ONNX op types and "
+                  "the since_version of each translation)")
+      ->check(CLI::IsMember({"ir", "onnx"}))
+      ->needs(cmd->get_option("--list-ops"));
   auto* batch_option = cmd->add_option("--batch", args->batch.batch,
                                        "check the model reshaped to this batch (a number, or ? or -1 for a dynamic "
                                        "batch)");
@@ -220,7 +240,7 @@ void add_check(CLI::App& app, session& s) {
     s.json = args->json;  // an error is then one JSON object on stdout too
     args->batch.batch_given = batch_option->count() > 0;
     if (args->list_ops) {
-      s.exit_code = list_ops(args->json);
+      s.exit_code = list_ops(args->json, args->format);
       return;
     }
     if (args->xml.empty()) throw CLI::RequiredError("MODEL");

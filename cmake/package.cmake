@@ -26,13 +26,17 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Run-time dependencies come from dpkg-shlibdeps on the libraries and the CLI; it finds reshape1's own
 # libraries in the build tree.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR} ${PROJECT_BINARY_DIR}/src/model)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR} ${PROJECT_BINARY_DIR}/src/model
+                                               ${PROJECT_BINARY_DIR}/src/onnx)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 # Static libraries need their dependencies' development files to be linked by a consumer.
 if(RESHAPE1_STATIC)
   set(_deb_dev_depends libfmt-dev)
   if(RESHAPE1_BUILD_MODEL)
     list(APPEND _deb_dev_depends libpugixml-dev)
+  endif()
+  if(TARGET reshape1_onnx)
+    list(APPEND _deb_dev_depends libonnx-dev libprotobuf-dev)
   endif()
   list(JOIN _deb_dev_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 endif()

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "reshape1/model/batch.hpp"
+#include "reshape1/onnx.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/model/fix.hpp"
 #include "reshape1/model/graph.hpp"
@@ -494,12 +495,26 @@ py::tuple within_tuple(const std::vector<model::enclosing_layer>& within) {
   return t;
 }
 
+/// A model given as a path (an IR .xml or an .onnx file, told apart by content) or as the bytes of an
+/// ONNX model (reshape1/__init__.py serialises an onnx.ModelProto). Reading touches no Python object.
+model::graph read_model(const py::object& model, const std::string& bin) {
+  if (py::isinstance<py::bytes>(model)) {
+    if (!bin.empty()) fail("model_bin: an ONNX model given as bytes has no weights file");
+    const auto view = model.cast<std::string_view>();
+    py::gil_scoped_release unlocked;
+    return onnx::read(std::as_bytes(std::span(view.data(), view.size())), "<ONNX bytes>");
+  }
+  const auto path = model.cast<std::string>();
+  py::gil_scoped_release unlocked;
+  return onnx::read_any(path, bin);
+}
+
 /// reshape1::model::check as plain tuples; reshape1/__init__.py turns them into typed findings.
-py::tuple check_model(const std::string& xml, const std::string& bin) {
+py::tuple check_model(const py::object& model, const std::string& bin) {
   model::check_report report;
+  const auto graph = read_model(model, bin);
   {
-    py::gil_scoped_release unlocked;  // reading and propagating touch no Python object
-    const auto graph = model::read_ir(xml, bin);
+    py::gil_scoped_release unlocked;  // propagating touches no Python object
     report = model::check(graph);
   }
   py::list reshapes, layers;
@@ -535,7 +550,7 @@ py::object optional_id(const std::optional<std::int64_t>& id) {
 }
 
 /// reshape1::model::check_batch as plain tuples; reshape1/__init__.py makes them typed.
-py::tuple check_batch_model(const std::string& xml, const std::string& bin, py::handle batch,
+py::tuple check_batch_model(const py::object& model, const std::string& bin, py::handle batch,
                             const std::vector<std::pair<std::string, py::object>>& shapes,
                             const std::vector<std::pair<std::string, std::string>>& layouts,
                             const std::vector<std::string>& assume_kept) {
@@ -555,9 +570,9 @@ py::tuple check_batch_model(const std::string& xml, const std::string& bin, py::
   }
   request.layouts = layouts;
   model::batch_report report;
+  const auto graph = read_model(model, bin);
   {
     py::gil_scoped_release unlocked;
-    const auto graph = model::read_ir(xml, bin);
     report = model::check_batch(graph, request);
   }
   py::list inputs, outputs, findings;
@@ -817,9 +832,9 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
       "Internal: every stable error code name, in the C++ order.");
   m.def("_fix", &fix_model, py::arg("xml"), py::arg("bin"), py::arg("out_xml"), py::arg("batches"), py::arg("layouts"),
         "Internal: reshape1::model::fix and write_fixed, as tuples (see reshape1.fix).");
-  m.def("_check_batch", &check_batch_model, py::arg("xml"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
+  m.def("_check_batch", &check_batch_model, py::arg("model"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
         py::arg("layouts"), py::arg("assume_kept"), "Internal: reshape1::model::check_batch, as tuples (see reshape1.check_batch).");
-  m.def("_check", &check_model, py::arg("xml"), py::arg("bin"),
+  m.def("_check", &check_model, py::arg("model"), py::arg("bin"),
         "Internal: reshape1::model::check on an IR model, as tuples (see reshape1.check).");
   m.def(
       "element_types",

@@ -185,22 +185,36 @@ class CheckReport(NamedTuple):
     failed: bool
 
 
-def check(model_xml: Union[str, "os.PathLike[str]"], model_bin: Union[str, "os.PathLike[str]", None] = None) -> CheckReport:
-    """Check an OpenVINO IR model at its declared shapes, as `reshape1 check` does.
+def _model_arg(model: Any, model_bin: Union[str, "os.PathLike[str]", None]) -> Tuple[Union[str, bytes], str]:
+    """A model argument as _core takes it: a path, or the bytes of an ONNX model (bytes, bytearray,
+    memoryview, or an object with SerializeToString(), such as onnx.ModelProto); and the weights path
+    ("" for the default)."""
+    binary = os.fspath(model_bin) if model_bin is not None else ""
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return bytes(model), binary
+    if not isinstance(model, (str, os.PathLike)) and callable(getattr(model, "SerializeToString", None)):
+        return model.SerializeToString(), binary
+    if not isinstance(model, (str, os.PathLike)):
+        raise TypeError(f"model must be a path, ONNX bytes or an onnx.ModelProto, not {type(model).__name__}")
+    return os.fspath(model), binary
+
+
+def check(model_xml: Any, model_bin: Union[str, "os.PathLike[str]", None] = None) -> CheckReport:
+    """Check a model (an OpenVINO IR or an ONNX file) at its declared shapes, as `reshape1 check` does.
 
     Every Reshape layer's pattern is evaluated (a Const, or a shape sub-graph), its output inferred and
     compared with the declared one; then every layer is propagated from the model's inputs and its
     outputs compared with the IR's declared shapes.
 
     Args:
-        model_xml: the model's .xml file.
-        model_bin: its weights; by default the .xml's path with the extension .bin.
+        model_xml: the model: an IR .xml or an .onnx path (told apart by content), or an ONNX model as
+            bytes or an onnx.ModelProto.
+        model_bin: an IR's weights; by default the .xml's path with the extension .bin.
 
     Raises reshape1.Error ("io", "bad_file", "unsupported"...) when the model cannot be read.
     """
-    xml = os.fspath(model_xml)
-    binary = os.fspath(model_bin) if model_bin is not None else os.path.splitext(xml)[0] + ".bin"
-    reshapes, layers, failed = _core._check(xml, binary)
+    model, binary = _model_arg(model_xml, model_bin)
+    reshapes, layers, failed = _core._check(model, binary)
     return CheckReport([ReshapeFinding(*r) for r in reshapes], [LayerFinding(*f) for f in layers], failed)
 
 
@@ -275,7 +289,7 @@ class BatchReport(NamedTuple):
 
 
 def check_batch(
-    model_xml: Union[str, "os.PathLike[str]"],
+    model_xml: Any,
     batch: Union[int, str, None] = None,
     shapes: Optional[Mapping[str, Any]] = None,
     layouts: Optional[Mapping[str, str]] = None,
@@ -286,7 +300,8 @@ def check_batch(
     The report of `reshape1 check --batch` (see docs/cli.md).
 
     Args:
-        model_xml: the model's .xml file.
+        model_xml: the model: an IR .xml or an .onnx path (told apart by content), or an ONNX model as
+            bytes or an onnx.ModelProto.
         batch: the new batch: an int, "?" for a dynamic one, or None to change only `shapes`.
         shapes: new input shapes by input name ("" for the only input of a one-input model).
         layouts: layouts by input name ("NCHW", "[N,C,H,W]", "TN"): the dimension named N is the batch.
@@ -296,10 +311,9 @@ def check_batch(
     Raises reshape1.Error: "invalid_argument" for a request the model cannot take (an unknown input name,
     a layout that does not fit), "io", "bad_file"... when the model cannot be read.
     """
-    xml = os.fspath(model_xml)
-    binary = os.fspath(model_bin) if model_bin is not None else os.path.splitext(xml)[0] + ".bin"
+    model, binary = _model_arg(model_xml, model_bin)
     target, inputs, outputs, findings, reshapes, verdict, line = _core._check_batch(
-        xml, binary, batch, list((shapes or {}).items()), list((layouts or {}).items()), list(assume_kept or [])
+        model, binary, batch, list((shapes or {}).items()), list((layouts or {}).items()), list(assume_kept or [])
     )
     return BatchReport(
         target,

@@ -117,8 +117,11 @@ class CheckReport(NamedTuple):
     layers: List[LayerFinding]
     failed: bool
 
+ModelLike = Union[str, os.PathLike[str], bytes, bytearray, memoryview, Any]
+"""A model: an IR .xml or .onnx path, ONNX bytes, or an object with SerializeToString() (onnx.ModelProto)."""
+
 def check(
-    model_xml: Union[str, os.PathLike[str]], model_bin: Union[str, os.PathLike[str], None] = ...
+    model_xml: ModelLike, model_bin: Union[str, os.PathLike[str], None] = ...
 ) -> CheckReport: ...
 
 class BatchInput(NamedTuple):
@@ -168,7 +171,7 @@ class BatchReport(NamedTuple):
     line: str
 
 def check_batch(
-    model_xml: Union[str, os.PathLike[str]],
+    model_xml: ModelLike,
     batch: Union[int, str, None] = ...,
     shapes: Optional[Mapping[str, ShapeLike]] = ...,
     layouts: Optional[Mapping[str, str]] = ...,

@@ -218,12 +218,20 @@ batch_carrier carrier_of(const std::array<const partial_shape*, samples.size()>&
 
 // ---- where values come from --------------------------------------------------------------------------
 
+/// A Const as a message names it: an IR's by name and id; an ONNX model's by what holds the value there
+/// (an initializer has a name only; a Constant node or a constant a translation added, their node).
+std::string const_text(const layer& c) {
+  if (c.find("onnx_initializer") != nullptr) return fmt::format("initializer '{}'", c.name);
+  if (c.find("onnx_constant") != nullptr) return fmt::format("a constant of node '{}'", c.name);
+  return fmt::format("Const '{}' (id {})", c.name, c.id);
+}
+
 std::string source_text(const element_origin& o) {
   if (o.holder == nullptr) return {};
   if (o.holder->type == "Const")
-    return o.through != nullptr ? fmt::format("Const '{}' (id {}) through Concat '{}' (id {})", o.holder->name,
-                                              o.holder->id, o.through->name, o.through->id)
-                                : fmt::format("Const '{}' (id {})", o.holder->name, o.holder->id);
+    return o.through != nullptr ? fmt::format("{} through Concat '{}' (id {})", const_text(*o.holder), o.through->name,
+                                              o.through->id)
+                                : const_text(*o.holder);
   return fmt::format("computed by {} '{}' (id {})", o.holder->type, o.holder->name, o.holder->id);
 }
 
@@ -462,7 +470,7 @@ class scope {
     if (l.sources.size() < 2 || !l.sources[1]) return;
     const auto& src = layers_[l.sources[1]->layer];
     f.source_id = src.id;
-    f.source = src.type == "Const" ? fmt::format("Const '{}' (id {})", src.name, src.id)
+    f.source = src.type == "Const" ? const_text(src)
                                    : fmt::format("computed by {} '{}' (id {})", src.type, src.name, src.id);
   }
 

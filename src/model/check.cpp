@@ -49,7 +49,8 @@ reshape_finding check_reshape(const graph& g, const propagation& p, const layer&
   try {
     const auto inferred = without_symbols(infer_shape(input, pattern, f.special_zero).shape);
     f.inferred = inferred;
-    const int c = reshape_compare(f.declared, inferred);
+    // An output the model does not declare (ONNX without value_info) has nothing to compare.
+    const int c = l.outputs.empty() || !l.outputs[0].declared ? 0 : reshape_compare(f.declared, inferred);
     if (c < 0) {
       f.result = verdict::shape_mismatch;
       f.hint = fmt::format("the declared output {} cannot be {}", to_string(f.declared), to_string(inferred));
@@ -180,6 +181,7 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
     for (std::size_t k = 0; k < l.outputs.size(); ++k) {
       const auto& propagated = p.outputs[index][k].shape;
       all_known = all_known && propagated.rank_known();
+      if (!l.outputs[k].declared) continue;
       const auto issue = compare(l.outputs[k].shape(), propagated);
       if (!issue) continue;
       auto f = base(*issue);
@@ -192,7 +194,7 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
     if (all_known) ++s.propagated;
   }
   for (const auto& l : layers) {
-    if (l.type != "Reshape") continue;
+    if (l.type != "Reshape" || l.auxiliary) continue;
     auto f = check_reshape(g, p, l);
     f.within = within;
     auto& r = report.summary.reshapes;

@@ -91,9 +91,13 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
     p.follows_inputs[index] = follows;
     std::shared_ptr<const propagation> body;  // what a TensorIterator's or Loop's rule saw inside its body
     if (const auto fn = find_rule(l.type, l.opset); fn == nullptr) {
+      // An ONNX node without a translation says why (`not_covered` attribute); an IR layer names its op.
+      const auto* why = g.format() == model_format::onnx ? l.find("not_covered") : nullptr;
       p.lost.push_back({index, true, errc::unsupported,
-                        fmt::format("{}: no shape rule for {}-{} (version '{}'); its outputs are unknown", l.where(),
-                                    l.type, l.opset, l.version)});
+                        why != nullptr ? fmt::format("{}: {}; its outputs are unknown", l.where(), why->text)
+                                       : fmt::format("{}: no shape rule for {}-{} (version '{}'); its outputs are "
+                                                     "unknown",
+                                                     l.where(), l.type, l.opset, l.version)});
     } else {
       try {
         op o{g,   l, inputs, out, given_tensor != nullptr ? &given_tensor->shape : nullptr, l.body ? &body : nullptr,

@@ -1,8 +1,14 @@
 // Internal: reading a model that is already in memory (fix reads back each rewrite without writing it).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../io/files.hpp"
 #include "reshape1/model/graph.hpp"
@@ -14,5 +20,47 @@ namespace reshape1::model::detail {
 [[nodiscard]] graph read_ir_in_memory(std::string xml, const std::string& xml_name,
                                       std::shared_ptr<const io::detail::mapped_file> weights,
                                       const std::string& bin_name);
+
+/// A graph built layer by layer rather than read from XML: the ONNX reader lowers each node into one or a
+/// few layers with it. Attributes are given as IR texts and parsed as the IR reader parses them, so every
+/// rule reads them the same way whichever file they came from.
+struct graph_builder {
+  struct port_spec {
+    std::vector<dimension> dims;
+    bool declared = false;
+    std::optional<element_type> type;
+    std::string layout;
+  };
+  struct layer_spec {
+    std::int64_t id = 0;
+    std::string name, type;
+    int opset = 1;
+    std::vector<std::pair<std::string, std::string>> attributes;
+    std::vector<std::optional<source>> inputs;  ///< one per input port: what feeds it
+    std::vector<port_spec> outputs;
+    std::shared_ptr<const subgraph> body;
+    std::size_t byte = 0;  ///< where the layer's origin starts in the file, for messages
+    bool auxiliary = false;
+  };
+
+  graph_builder(model_format format, int version, std::string name, std::string file);
+  /// Appends a layer; returns its index.
+  std::size_t add(layer_spec l);
+  [[nodiscard]] layer_spec& at(std::size_t index) { return layers_[index]; }
+  [[nodiscard]] std::size_t size() const noexcept { return layers_.size(); }
+  /// The bytes Const layers' `offset` and `size` attributes address, kept alive by `owner`.
+  void weights(std::shared_ptr<const void> owner, std::span<const std::byte> bytes);
+  /// The graph: every input fed (error(bad_file) naming the layer otherwise), ids unique, layers ordered
+  /// producers first (a cycle is error(bad_file)).
+  [[nodiscard]] graph build();
+
+ private:
+  model_format format_;
+  int version_;
+  std::string name_, file_;
+  std::vector<layer_spec> layers_;
+  std::shared_ptr<const void> weights_owner_;
+  std::span<const std::byte> weights_;
+};
 
 }  // namespace reshape1::model::detail

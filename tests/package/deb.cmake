@@ -27,7 +27,7 @@ endif()
 run(dpkg-deb --field "${deb}" Depends)
 string(STRIP "${out}" depends)
 message(STATUS "Depends: ${depends}")
-foreach(needed IN ITEMS libc6 libstdc\\+\\+6 libfmt[0-9]+ libpugixml)
+foreach(needed IN ITEMS libc6 libstdc\\+\\+6 libfmt[0-9]+ libpugixml libonnx libprotobuf)
   if(NOT depends MATCHES "(^|, )${needed}")
     message(FATAL_ERROR "deb.cmake: the package does not depend on ${needed}: Depends: ${depends}")
   endif()
@@ -39,6 +39,8 @@ set(contents "${out}")
 foreach(path IN ITEMS "usr/bin/reshape1\n" "usr/include/reshape1/version.hpp\n" "usr/include/reshape1/io/npy.hpp\n"
                       "usr/include/reshape1/model/graph.hpp\n" "${lib}/libreshape1.so.${VERSION}\n"
                       "${lib}/libreshape1_io.so.${VERSION}\n" "${lib}/libreshape1_model.so.${VERSION}\n"
+                      "${lib}/libreshape1_onnx.so.${VERSION}\n" "usr/include/reshape1/onnx.hpp\n"
+                      "${lib}/pkgconfig/reshape1-onnx.pc\n" "${lib}/cmake/reshape1/reshape1-onnx-targets.cmake\n"
                       "${lib}/libreshape1.so -> libreshape1.so.${SOVERSION}\n" "${lib}/cmake/reshape1/reshape1-config.cmake\n"
                       "${lib}/cmake/reshape1/reshape1-model-targets.cmake\n" "${lib}/pkgconfig/reshape1-model.pc\n" "usr/share/man/man1/reshape1.1.gz\n"
                       "usr/share/bash-completion/completions/reshape1\n" "usr/share/zsh/vendor-completions/_reshape1\n")

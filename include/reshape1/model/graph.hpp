@@ -35,8 +35,11 @@ struct port {
   std::span<const dimension> dims;  ///< as declared: each a size, `-1` (dynamic) or an interval
   std::optional<element_type> type;  ///< from `precision` or `element_type`, when given
   std::string_view layout;  ///< the port's layout from its rt_info (`[N,C,H,W]`), "" when none is written
-  /// The declared shape.
-  [[nodiscard]] partial_shape shape() const { return partial_shape(dims); }
+  /// Whether the model declares this port's shape. An IR declares every port; an ONNX file declares only
+  /// the tensors its graph inputs, outputs and value_info list (the others' `dims` are empty).
+  bool declared = true;
+  /// The declared shape; of unknown rank when the model does not declare one.
+  [[nodiscard]] partial_shape shape() const { return declared ? partial_shape(dims) : partial_shape::dynamic(); }
 };
 
 /// Where an input comes from: a layer (index into graph::layers()) and its output (index into outputs).
@@ -46,6 +49,9 @@ struct source {
 };
 
 struct subgraph;
+namespace detail {
+struct graph_builder;
+}
 
 class layer {
  public:
@@ -55,6 +61,9 @@ class layer {
   std::string_view version;  ///< as written: "opset1", "opset8", ...
   int opset = 0;        ///< the N of "opsetN"; 0 when the version is not of that form
   std::size_t byte = 0;  ///< where the <layer> element starts in the .xml
+  /// ONNX: a layer reshape1 added to lower a node (a Const pattern, a transpose of LSTM's layout), not the
+  /// node's own. `check` lists only the node's own Reshapes; findings on these name the node all the same.
+  bool auxiliary = false;
   std::span<const attribute> attributes;
   std::span<const port> inputs;
   std::span<const port> outputs;
@@ -76,14 +85,20 @@ class layer {
   [[nodiscard]] std::string where() const;
 };
 
+/// The file a graph was read from: an OpenVINO IR (.xml and .bin) or an ONNX model lowered to the same
+/// operations (one layer per node, or a few for a node OpenVINO also decomposes).
+enum class model_format { ir, onnx };
+
 /// A model: its layers in file order, each input linked to its source, and a topological order.
 /// Every Const's offset and size have been checked against the .bin and against its shape and type.
 class graph {
  public:
+  [[nodiscard]] model_format format() const noexcept { return format_; }
+  /// The IR version (10 or 11); for ONNX, the file's ir_version.
   [[nodiscard]] int version() const noexcept { return version_; }
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   [[nodiscard]] const std::string& xml_file() const noexcept { return xml_file_; }
-  /// The .bin's name, as messages give it.
+  /// The .bin's name, as messages give it (for ONNX, the model file's: its initializers live there).
   [[nodiscard]] const std::string& bin_file() const noexcept { return bin_file_; }
   [[nodiscard]] std::span<const layer> layers() const noexcept { return layers_; }
   /// Layer indices, every producer before its consumers.
@@ -96,6 +111,8 @@ class graph {
 
  private:
   friend struct graph_reader;
+  friend struct detail::graph_builder;
+  model_format format_ = model_format::ir;
   int version_ = 0;
   std::string name_, xml_file_, bin_file_;
   std::vector<layer> layers_;

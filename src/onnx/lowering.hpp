@@ -1,0 +1,155 @@
+// Internal: ONNX nodes lowered to registry ops, as OpenVINO's ONNX frontend lowers them. The reader
+// (read.cpp) owns the protobuf and the graph being built; each translation (lower.cpp) reads one node's
+// attributes and inputs through `node_context` and adds the layers that compute its outputs.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "../model/read_internal.hpp"
+#include "reshape1/element_type.hpp"
+#include "reshape1/model/graph.hpp"
+
+namespace reshape1::onnx::detail {
+
+using model::source;
+
+/// ONNX's TensorProto.DataType as reshape1's element type; nullopt for types reshape1 has no name for.
+[[nodiscard]] std::optional<element_type> element_of(int onnx_type) noexcept;
+
+class graph_lowering;
+
+/// One node being lowered: its inputs (as layer outputs), attributes and version, and the layers it adds.
+class node_context {
+ public:
+  node_context(graph_lowering& g, const ::onnx::NodeProto& node, std::size_t index, int version)
+      : g_(g), node_(node), index_(index), version_(version) {}
+
+  [[nodiscard]] const ::onnx::NodeProto& node() const noexcept { return node_; }
+  [[nodiscard]] int version() const noexcept { return version_; }
+  /// Input i, or nullopt when the node has no input i or it is named "" (an optional input left out).
+  [[nodiscard]] std::optional<source> input(std::size_t i) const;
+  /// Input i, which the node must have (error(bad_file) naming the node otherwise).
+  [[nodiscard]] source need(std::size_t i) const;
+  [[nodiscard]] std::size_t inputs() const noexcept { return static_cast<std::size_t>(node_.input_size()); }
+  [[nodiscard]] std::size_t outputs() const noexcept { return static_cast<std::size_t>(node_.output_size()); }
+  /// Whether output i exists and is used by name (an output named "" is not produced).
+  [[nodiscard]] bool has_output(std::size_t i) const;
+
+  [[nodiscard]] const ::onnx::AttributeProto* attribute(std::string_view name) const;
+  [[nodiscard]] std::int64_t i(std::string_view name, std::int64_t fallback) const;
+  [[nodiscard]] std::optional<std::int64_t> i(std::string_view name) const;
+  [[nodiscard]] float f(std::string_view name, float fallback) const;
+  [[nodiscard]] std::string s(std::string_view name, std::string_view fallback) const;
+  [[nodiscard]] std::optional<std::vector<std::int64_t>> ints(std::string_view name) const;
+  [[nodiscard]] std::optional<std::vector<float>> floats(std::string_view name) const;
+
+  /// The values of input i when a Const (initializer or Constant node) feeds it, as integers.
+  [[nodiscard]] std::optional<std::vector<std::int64_t>> constant_ints(std::size_t i) const;
+  /// The rank of input i when the model declares it (graph input, value_info, or a Const).
+  [[nodiscard]] std::optional<std::size_t> rank(std::size_t i) const;
+
+  using attributes = std::vector<std::pair<std::string, std::string>>;
+  /// Adds a layer of registry op (type, opset) fed by `in`, with `outputs` outputs; returns its first.
+  source add(std::string_view type, int opset, std::vector<source> in, attributes a = {}, std::size_t outputs = 1);
+  /// A Const of i64 values (`dims` empty: a scalar when one value, else 1-D).
+  source i64(std::vector<std::int64_t> values, std::optional<std::vector<std::int64_t>> dims = std::nullopt);
+  /// A Const of f32 values, 1-D (or a scalar when `scalar`).
+  source f32(std::vector<float> values, bool scalar = false);
+  /// A Const holding an ONNX tensor (a Constant node's value).
+  source constant_tensor(const ::onnx::TensorProto& t);
+  /// Node output i is a Const holding `t`, whose values translations of later nodes may read.
+  void output_constant(std::size_t i, const ::onnx::TensorProto& t);
+  /// The element type of input i when a Const feeds it.
+  [[nodiscard]] std::optional<element_type> constant_type(std::size_t i) const;
+  /// Node output i is layer output s.
+  void output(std::size_t i, source s);
+
+  /// Refuses the node: error(bad_file) naming it.
+  [[noreturn]] void bad(const std::string& what) const;
+  /// Leaves the node to a layer no rule covers (its outputs unknown): `check` reports it as not covered
+  /// and `check --batch` cannot tell past it. `why` says what is missing.
+  void not_covered(const std::string& why);
+
+  // Shape helpers built from ops, for translations that need a rank or dimensions only known at run time.
+  /// ShapeOf(x), i64.
+  source shape_of(source x);
+  /// Rank of x as a 0-D i64 tensor.
+  source rank_of(source x);
+  /// Range(from, rank(x) + end_offset) (1-D i64): the axes from `from` on.
+  source axes_from(source x, std::int64_t from);
+
+ private:
+  graph_lowering& g_;
+  const ::onnx::NodeProto& node_;
+  std::size_t index_;
+  int version_;
+};
+
+using translation = void (*)(node_context&);
+
+/// One row of the ONNX table: (op_type, since_version) in the default domain, and its translation.
+struct onnx_entry {
+  std::string_view op_type;
+  int since;
+  translation fn;
+};
+/// The table, sorted by op_type then since_version.
+[[nodiscard]] std::span<const onnx_entry> onnx_table() noexcept;
+/// The translation of op_type at a model's opset: the row with the newest since_version at or below it.
+[[nodiscard]] const onnx_entry* find_translation(std::string_view op_type, int opset) noexcept;
+
+/// The lowering of one graph (the model's, or a subgraph's).
+class graph_lowering {
+ public:
+  graph_lowering(const std::string& file, int opset, model::detail::graph_builder& builder,
+                 std::vector<std::byte>& weights)
+      : file_(file), opset_(opset), b_(builder), weights_(weights) {}
+
+  struct known {
+    source at;
+    std::optional<std::size_t> rank;           ///< declared or constant rank
+    const ::onnx::TensorProto* constant = nullptr;  ///< the initializer or Constant value behind it
+  };
+  [[nodiscard]] const known* find(const std::string& name) const;
+  void bind(const std::string& name, known k);
+  /// Adds a layer; `name` and `byte` say which node it lowers.
+  source add(std::string_view type, int opset, std::vector<source> in, node_context::attributes a,
+             std::size_t outputs, const std::string& name);
+  /// A Const layer holding `t` (an initializer or a Constant node's value), named `name`.
+  source constant(const ::onnx::TensorProto& t, const std::string& name);
+  /// A Const of raw little-endian bytes.
+  source constant_bytes(element_type type, std::span<const std::int64_t> dims, std::span<const std::byte> bytes,
+                        const std::string& name);
+  /// Gives the layer that produced `s` id `id` (the node's index), when it has no node's id yet.
+  void claim(source s, std::int64_t id, std::size_t first_layer);
+
+  [[nodiscard]] const std::string& file() const noexcept { return file_; }
+  [[nodiscard]] int opset() const noexcept { return opset_; }
+  [[nodiscard]] model::detail::graph_builder& builder() noexcept { return b_; }
+  /// Raw bytes of a tensor (raw_data or its typed fields, or its external file), little-endian.
+  std::vector<std::byte> tensor_bytes(const ::onnx::TensorProto& t, const std::string& what) const;
+  std::function<std::vector<std::byte>(const ::onnx::TensorProto&, const std::string&)> external;
+  std::int64_t next_id = 0;
+  /// The ranks value_info and the graph outputs declare, by tensor name.
+  std::unordered_map<std::string, std::size_t> declared_ranks;
+
+ private:
+  std::string file_;
+  int opset_;
+  model::detail::graph_builder& b_;
+  std::vector<std::byte>& weights_;
+  std::unordered_map<std::string, known> names_;
+};
+
+}  // namespace reshape1::onnx::detail

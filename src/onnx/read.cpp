@@ -1,0 +1,487 @@
+// Reading an ONNX model with ONNX's own protobuf classes (onnx_proto, which stays inside reshape1::onnx)
+// and lowering it into the graph every check works on: graph inputs become Parameters, initializers and
+// Constant nodes Consts, nodes registry ops (lower.cpp), graph outputs Results.
+#include "reshape1/onnx.hpp"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "../detail/fail.hpp"
+#include "../io/files.hpp"
+#include "../model/rules.hpp"
+#include "lowering.hpp"
+
+namespace reshape1::onnx {
+namespace {
+
+using model::source;
+using model::detail::graph_builder;
+using reshape1::detail::fail;
+namespace fs = std::filesystem;
+
+/// protobuf refuses messages of 2 GiB or more: larger models keep their tensors in external files.
+constexpr std::uint64_t max_model_bytes = (std::uint64_t{1} << 31) - 1;
+
+[[noreturn]] void bad(const std::string& file, const std::string& what) {
+  fail(errc::bad_file, {.file = file}, fmt::format("{}: {}", file, what));
+}
+
+/// The dims of a declared tensor type: a size, or a dynamic dimension for a dim_param or an unset dim.
+std::optional<std::vector<dimension>> declared_dims(const ::onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+  std::vector<dimension> dims;
+  for (const auto& d : type.tensor_type().shape().dim())
+    dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? dimension(d.dim_value()) : dimension());
+  return dims;
+}
+
+std::string dims_text(const std::vector<dimension>& dims) {
+  std::string s;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i != 0) s += ",";
+    s += dims[i].is_static() ? fmt::format("{}", dims[i].lo()) : "-1";
+  }
+  return s;
+}
+
+/// A tensor's `location` must stay inside the model's directory (ONNX's own loader was fooled by `..`
+/// and absolute paths: CVE-2024-27318); symbolic links are followed before the comparison.
+fs::path external_path(const fs::path& directory, const std::string& location, const std::string& file,
+                       const std::string& tensor) {
+  const fs::path relative(location);
+  const auto refuse = [&](std::string_view why) {
+    fail(errc::bad_file, {.file = file},
+         fmt::format("{}: initializer '{}': its external data '{}' {}; reshape1 reads external data only from the "
+                     "model's directory",
+                     file, tensor, location, why));
+  };
+  if (location.empty()) refuse("is an empty location");
+  if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) refuse("is an absolute path");
+  for (const auto& part : relative)
+    if (part == "..") refuse("goes up a directory");
+  std::error_code ec;
+  const auto base = fs::weakly_canonical(directory.empty() ? fs::path(".") : directory, ec);
+  const auto target = fs::weakly_canonical((directory.empty() ? fs::path(".") : directory) / relative, ec);
+  const auto [b, t] = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
+  if (b != base.end()) refuse("leads out of it through a symbolic link");
+  return target;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::optional<element_type> element_of(int t) noexcept {
+  using T = ::onnx::TensorProto;
+  switch (t) {
+    case T::FLOAT: return element_type::f32;
+    case T::UINT8: return element_type::u8;
+    case T::INT8: return element_type::i8;
+    case T::UINT16: return element_type::u16;
+    case T::INT16: return element_type::i16;
+    case T::INT32: return element_type::i32;
+    case T::INT64: return element_type::i64;
+    case T::BOOL: return element_type::boolean;
+    case T::FLOAT16: return element_type::f16;
+    case T::DOUBLE: return element_type::f64;
+    case T::UINT32: return element_type::u32;
+    case T::UINT64: return element_type::u64;
+    case T::BFLOAT16: return element_type::bf16;
+    default: return std::nullopt;
+  }
+}
+
+const graph_lowering::known* graph_lowering::find(const std::string& name) const {
+  const auto it = names_.find(name);
+  return it == names_.end() ? nullptr : &it->second;
+}
+
+void graph_lowering::bind(const std::string& name, known k) {
+  if (!k.rank)
+    if (const auto it = declared_ranks.find(name); it != declared_ranks.end()) k.rank = it->second;
+  names_[name] = k;
+}
+
+source graph_lowering::add(std::string_view type, int opset, std::vector<source> in, node_context::attributes a,
+                           std::size_t outputs, const std::string& name) {
+  graph_builder::layer_spec l;
+  l.id = next_id++;
+  l.name = name;
+  l.type = type;
+  l.opset = opset;
+  l.attributes = std::move(a);
+  for (const auto& s : in) l.inputs.emplace_back(s);
+  l.outputs.resize(outputs);
+  return source{b_.add(std::move(l)), 0};
+}
+
+void graph_lowering::claim(source s, std::int64_t id, std::size_t first_layer) {
+  if (s.layer < first_layer) return;  // an input passed through (Identity): the layer is not the node's
+  auto& l = b_.at(s.layer);
+  l.id = id;
+}
+
+std::vector<std::byte> graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std::string& what) const {
+  const auto type = element_of(t.data_type());
+  if (!type) fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: ONNX data type {} is not supported", file_, what, t.data_type()));
+  std::uint64_t count = 1;
+  for (const auto d : t.dims()) {
+    if (d < 0) bad(file_, fmt::format("{}: dimension {} is negative", what, d));
+    if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count))
+      bad(file_, fmt::format("{}: more than 2^64 elements", what));
+  }
+  const auto size = storage_size(*type, count);
+  std::vector<std::byte> out;
+  const auto wrong_size = [&](std::uint64_t got) {
+    bad(file_, fmt::format("{}: {} bytes of data for a {} tensor of {} elements ({} bytes)", what, got, name(*type),
+                           count, size));
+  };
+  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    out = external(t, what);
+    if (out.size() != size) wrong_size(out.size());
+    return out;
+  }
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != size) wrong_size(t.raw_data().size());
+    out.resize(size);
+    std::memcpy(out.data(), t.raw_data().data(), size);
+    return out;
+  }
+  out.resize(size);
+  const auto fill = [&](const auto& field, auto convert) {
+    if (static_cast<std::uint64_t>(field.size()) != count)
+      bad(file_, fmt::format("{}: {} values for a tensor of {} elements", what, field.size(), count));
+    const std::size_t width = count == 0 ? 0 : size / count;
+    for (std::size_t k = 0; k < count; ++k) {
+      const auto v = convert(field.Get(static_cast<int>(k)));
+      std::memcpy(out.data() + k * width, &v, width);
+    }
+  };
+  switch (*type) {
+    case element_type::f32: fill(t.float_data(), [](float v) { return v; }); break;
+    case element_type::f64: fill(t.double_data(), [](double v) { return v; }); break;
+    case element_type::i64: fill(t.int64_data(), [](std::int64_t v) { return v; }); break;
+    case element_type::u64: fill(t.uint64_data(), [](std::uint64_t v) { return v; }); break;
+    case element_type::u32: fill(t.uint64_data(), [](std::uint64_t v) { return static_cast<std::uint32_t>(v); }); break;
+    case element_type::i32: fill(t.int32_data(), [](std::int32_t v) { return v; }); break;
+    case element_type::i16: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::int16_t>(v); }); break;
+    case element_type::u16:
+    case element_type::f16:
+    case element_type::bf16: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::uint16_t>(v); }); break;
+    case element_type::i8: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::int8_t>(v); }); break;
+    case element_type::u8:
+    case element_type::boolean: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::uint8_t>(v); }); break;
+    default: fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: element type {} is not supported", file_, what, name(*type)));
+  }
+  return out;
+}
+
+source graph_lowering::constant_bytes(element_type type, std::span<const std::int64_t> dims,
+                                      std::span<const std::byte> bytes, const std::string& name) {
+  std::uint64_t count = 1;
+  for (const auto d : dims) count *= static_cast<std::uint64_t>(d);
+  // Only tensors whose values propagation may read are kept; weights would cost memory and time and no
+  // rule reads them (their shape is all that matters).
+  const bool kept = count <= static_cast<std::uint64_t>(model::detail::max_value_elements);
+  const auto offset = weights_.size();
+  if (kept) weights_.insert(weights_.end(), bytes.begin(), bytes.end());
+  std::string shape_text;
+  for (std::size_t i = 0; i < dims.size(); ++i) shape_text += fmt::format("{}{}", i == 0 ? "" : ",", dims[i]);
+  node_context::attributes a{{"element_type", std::string(reshape1::name(type))},
+                             {"shape", shape_text},
+                             {"offset", fmt::format("{}", kept ? offset : 0)},
+                             {"size", fmt::format("{}", kept ? bytes.size() : 0)}};
+  const auto s = add("Const", 1, {}, std::move(a), 1, name);
+  b_.at(s.layer).attributes.emplace_back("onnx_constant", "true");
+  auto& out = b_.at(s.layer).outputs[0];
+  out.declared = true;
+  out.type = type;
+  for (const auto d : dims) out.dims.emplace_back(d);
+  return s;
+}
+
+source graph_lowering::constant(const ::onnx::TensorProto& t, const std::string& name) {
+  const auto type = element_of(t.data_type());
+  if (!type)
+    fail(errc::unsupported, {.file = file_},
+         fmt::format("{}: tensor '{}': ONNX data type {} is not supported", file_, name, t.data_type()));
+  const auto bytes = tensor_bytes(t, fmt::format("tensor '{}'", name));
+  return constant_bytes(*type, std::span(t.dims().data(), static_cast<std::size_t>(t.dims_size())), bytes, name);
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::graph_lowering;
+using detail::node_context;
+
+/// The version of the default domain ("" or "ai.onnx") the model imports.
+int default_opset(const ::onnx::ModelProto& m, const std::string& file) {
+  for (const auto& o : m.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") return static_cast<int>(o.version());
+  if (m.opset_import_size() == 0 && m.ir_version() < 3) return 1;  // before opset_import existed
+  bad(file, "the model imports no version of the default ONNX domain (opset_import)");
+}
+
+struct model_reader {
+  std::string file;
+  fs::path directory;
+  int opset = 0;
+  std::vector<std::byte> weights;
+
+  void lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top);
+};
+
+void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top) {
+  graph_lowering lw(file, opset, b, weights);
+  lw.external = [this](const ::onnx::TensorProto& t, const std::string& what) {
+    std::string location;
+    std::uint64_t offset = 0;
+    std::optional<std::uint64_t> length;
+    for (const auto& e : t.external_data()) {
+      const auto number = [&] {
+        std::uint64_t v = 0;
+        const auto& s = e.value();
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || end != s.data() + s.size())
+          bad(file, fmt::format("{}: external_data {} is '{}', not a byte count", what, e.key(), s));
+        return v;
+      };
+      if (e.key() == "location") location = e.value();
+      if (e.key() == "offset") offset = number();
+      if (e.key() == "length") length = number();
+    }
+    const auto path = external_path(directory, location, file, t.name());
+    const io::detail::mapped_file data(path);
+    const auto bytes = data.bytes();
+    const auto n = length.value_or(offset <= bytes.size() ? bytes.size() - offset : 0);
+    if (offset > bytes.size() || n > bytes.size() - offset)
+      fail(errc::bad_file, {.offset = offset, .file = path.string()},
+           fmt::format("{}: {} reads {} bytes at byte {}, past the end of the file ({} bytes)", path.string(), what, n,
+                       offset, bytes.size()));
+    std::vector<std::byte> out(n);
+    io::detail::guarded_copy(out.data(), bytes.data() + offset, n, path.string());
+    return out;
+  };
+
+  for (const auto* list : {&g.value_info(), &g.output()})
+    for (const auto& v : *list)
+      if (const auto dims = declared_dims(v.type())) lw.declared_ranks[v.name()] = dims->size();
+  const auto node_count = static_cast<std::int64_t>(g.node_size());
+  lw.next_id = node_count;  // a node's own layer takes the node's index as its id; the others follow
+  std::set<std::string> initializers;
+  for (const auto& t : g.initializer()) initializers.insert(t.name());
+
+  // Graph inputs. An input's batch axis is where it holds the dim_param that axis 0 of the first input holds.
+  std::string batch_param;
+  bool first = true;
+  for (const auto& in : g.input()) {
+    if (initializers.contains(in.name())) continue;  // a weight listed as an input (IR version < 4 style)
+    graph_builder::layer_spec l;
+    l.id = lw.next_id++;
+    l.name = in.name();
+    l.type = "Parameter";
+    l.opset = 1;
+    auto& out = l.outputs.emplace_back();
+    const auto dims = declared_dims(in.type());
+    if (in.type().has_tensor_type()) {
+      if (const auto t = detail::element_of(in.type().tensor_type().elem_type())) {
+        out.type = t;
+        l.attributes.emplace_back("element_type", std::string(reshape1::name(*t)));
+      }
+    }
+    if (dims) {
+      out.dims = *dims;
+      out.declared = true;
+      const auto& shape = in.type().tensor_type().shape();
+      if (top && first && shape.dim_size() > 0 && shape.dim(0).has_dim_param()) batch_param = shape.dim(0).dim_param();
+      if (top && !first && !batch_param.empty()) {
+        for (int k = 1; k < shape.dim_size(); ++k)
+          if (shape.dim(k).has_dim_param() && shape.dim(k).dim_param() == batch_param) {
+            std::string layout = "[";
+            for (int j = 0; j < shape.dim_size(); ++j)
+              layout += fmt::format("{}{}", j == 0 ? "" : ",", j == k ? std::string("N") : fmt::format("D{}", j));
+            out.layout = layout + "]";
+            break;
+          }
+      }
+      l.attributes.emplace_back("shape", dims_text(*dims));
+    }
+    first = false;
+    const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
+    lw.bind(in.name(), {source{b.add(std::move(l)), 0}, rank, nullptr});
+  }
+  for (const auto& t : g.initializer()) {
+    const auto s = lw.constant(t, t.name());
+    auto& held = b.at(s.layer).attributes;  // an initializer, not a constant of a node
+    held.back() = {"onnx_initializer", "true"};
+    lw.bind(t.name(), {s, static_cast<std::size_t>(t.dims_size()), &t});
+  }
+
+  for (int index = 0; index < g.node_size(); ++index) {
+    const auto& node = g.node(index);
+    const auto first_layer = b.size();
+    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    const auto* entry = default_domain && opset >= 7 && opset <= 21 ? detail::find_translation(node.op_type(), opset)
+                                                                     : nullptr;
+    node_context c(lw, node, static_cast<std::size_t>(index), entry != nullptr ? entry->since : opset);
+    if (entry == nullptr) {
+      c.not_covered(!default_domain ? fmt::format("{} of domain '{}' has no translation", node.op_type(), node.domain())
+                    : opset < 7 || opset > 21
+                        ? fmt::format("the model's opset {} is outside the versions reshape1 translates (7 to 21)", opset)
+                        : fmt::format("{} at opset {} has no translation yet", node.op_type(), opset));
+    } else {
+      entry->fn(c);
+    }
+    for (int k = 0; k < node.output_size(); ++k) {
+      if (node.output(k).empty()) continue;
+      const auto* produced = lw.find(node.output(k));
+      if (produced == nullptr) c.bad(fmt::format("its translation does not produce output {}", k));
+      if (k == 0) lw.claim(produced->at, index, first_layer);
+    }
+    for (auto layer = first_layer; layer < b.size(); ++layer) b.at(layer).auxiliary = b.at(layer).id != index;
+  }
+
+  // Declared shapes: graph outputs and value_info, on the layer outputs that compute them.
+  const auto declare = [&](const ::onnx::ValueInfoProto& v) {
+    const auto* k = lw.find(v.name());
+    if (k == nullptr || k->constant != nullptr) return;
+    auto& out = b.at(k->at.layer).outputs[k->at.output];
+    if (b.at(k->at.layer).type == "Parameter") return;
+    if (const auto dims = declared_dims(v.type())) {
+      out.dims = *dims;
+      out.declared = true;
+    }
+    if (v.type().has_tensor_type())
+      if (const auto t = detail::element_of(v.type().tensor_type().elem_type())) out.type = t;
+  };
+  for (const auto& v : g.value_info()) declare(v);
+  for (const auto& v : g.output()) declare(v);
+  for (const auto& v : g.output()) {
+    const auto* k = lw.find(v.name());
+    if (k == nullptr) bad(file, fmt::format("graph output '{}' is not computed by any node", v.name()));
+    graph_builder::layer_spec l;
+    l.id = lw.next_id++;
+    l.name = v.name();
+    l.type = "Result";
+    l.opset = 1;
+    l.inputs.emplace_back(k->at);
+    b.add(std::move(l));
+  }
+}
+
+model::graph read_model(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory) {
+  if (bytes.size() > max_model_bytes)
+    fail(errc::unsupported, {.file = file},
+         fmt::format("{}: {} bytes; protobuf reads ONNX files below 2 GiB, larger models keep their tensors in "
+                     "external data files",
+                     file, bytes.size()));
+  ::onnx::ModelProto m;
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(256);  // nested subgraphs: deep enough for real models, not for a stack overflow
+  if (!m.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+    bad(file, "not an ONNX model: protobuf cannot parse it as a ModelProto");
+  if (!m.has_graph()) bad(file, "not an ONNX model: it has no graph");
+  model_reader r{file, directory, default_opset(m, file), {}};
+  graph_builder b(model::model_format::onnx, static_cast<int>(m.ir_version()), m.graph().name(), file);
+  r.lower_graph(m.graph(), b, true);
+  auto weights = std::make_shared<std::vector<std::byte>>(std::move(r.weights));
+  b.weights(weights, std::span<const std::byte>(*weights));
+  return b.build();
+}
+
+}  // namespace
+
+model::graph read(const fs::path& file) {
+  const io::detail::mapped_file data(file);
+  return read_model(data.bytes(), file.string(), file.parent_path());
+}
+
+model::graph read(std::span<const std::byte> bytes, const std::string& name) {
+  return read_model(bytes, name, fs::path(name).parent_path());
+}
+
+std::vector<std::pair<std::string_view, int>> covered_ops() {
+  std::vector<std::pair<std::string_view, int>> out;
+  for (const auto& e : detail::onnx_table()) out.emplace_back(e.op_type, e.since);
+  return out;
+}
+
+namespace {
+/// What a file of another well-known kind is, from its first bytes; nullopt for none of them.
+std::optional<std::string> known_other(std::span<const std::byte> head) {
+  const auto starts = [&](std::string_view magic) {
+    return head.size() >= magic.size() && std::memcmp(head.data(), magic.data(), magic.size()) == 0;
+  };
+  if (head.empty()) return "an empty file";
+  if (starts("version https://git-lfs")) return "a Git LFS pointer, not the model; fetch it with 'git lfs pull'";
+  if (starts("PK\x03\x04")) return "a zip archive; unpack it first";
+  if (starts("\x1f\x8b")) return "a gzip file; unpack it first";
+  if (starts("\x89PNG") || starts("\xff\xd8\xff")) return "an image";
+  if (starts("\x93NUMPY")) return "a .npy tensor";
+  return std::nullopt;
+}
+
+/// What a file that is neither an IR nor an ONNX model looks like.
+std::string looks_like(std::span<const std::byte> head) {
+  if (auto known = known_other(head)) return *known;
+  std::string shown;
+  for (std::size_t i = 0; i < std::min<std::size_t>(head.size(), 8); ++i)
+    shown += fmt::format("{}{:02x}", i == 0 ? "" : " ", static_cast<unsigned>(head[i]));
+  return fmt::format("neither XML nor protobuf (it starts with the bytes {})", shown);
+}
+}  // namespace
+
+model::graph read_any(const fs::path& file, const fs::path& bin) {
+  std::array<std::byte, 64> head{};
+  std::size_t got = 0;
+  if (file != "-") {
+    const io::detail::mapped_file data(file);
+    got = std::min(head.size(), data.bytes().size());
+    io::detail::guarded_copy(head.data(), data.bytes().data(), got, file.string());
+  }
+  const auto first = std::span<const std::byte>(head.data(), got);
+  std::size_t skip = 0;  // XML may start with a byte order mark or white space
+  if (got >= 3 && std::memcmp(head.data(), "\xef\xbb\xbf", 3) == 0) skip = 3;
+  while (skip < got && std::isspace(static_cast<unsigned char>(head[skip])) != 0) ++skip;
+  if (file == "-" || (skip < got && head[skip] == std::byte{'<'})) {
+    return model::read_ir(file, bin.empty() ? fs::path(file).replace_extension(".bin") : bin);
+  }
+  if (looks_like_onnx(first) && !known_other(first)) {
+    if (!bin.empty())
+      fail(errc::invalid_argument, {.file = file.string()},
+           fmt::format("{}: an ONNX model keeps its weights inside (or in its external data files), so there is no "
+                       "weights file to give",
+                       file.string()),
+           "leave out --bin");
+    return read(file);
+  }
+  fail(errc::bad_file, {.offset = 0, .file = file.string()},
+       fmt::format("{}: not a model: {}", file.string(), looks_like(first)),
+       "give an OpenVINO IR .xml or an .onnx file");
+}
+
+bool looks_like_onnx(std::span<const std::byte> head) noexcept {
+  // A ModelProto begins with one of its fields: ir_version (field 1, varint: 0x08), opset_import (8,
+  // 0x42), producer_name (2, 0x12), ... graph (7, 0x3a). XML begins with '<', a BOM or white space.
+  if (head.empty()) return false;
+  const auto b = static_cast<unsigned char>(head[0]);
+  const unsigned field = b >> 3, wire = b & 7u;
+  return field >= 1 && field <= 20 && (wire == 0 || wire == 2);
+}
+
+}  // namespace reshape1::onnx

@@ -1,0 +1,352 @@
+// The ONNX reader: each fixture of tests/data/onnx (protobuf text, parsed here) read and checked at batch 4;
+// the shared ONNX models (when ../shared is beside the checkout, always in CI) with their reports pinned;
+// and the reader's refusals, each naming what is wrong and where.
+#include <google/protobuf/text_format.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "reshape1/error.hpp"
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/check.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace reshape1::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path fixtures = fs::path(RESHAPE1_TEST_DATA) / "onnx";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// A fixture's model, serialised.
+std::string fixture_bytes(const std::string& name) {
+  ::onnx::ModelProto m;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(slurp(fixtures / (name + ".textproto")), &m)) << name;
+  return m.SerializeAsString();
+}
+
+model::graph read_bytes(const std::string& bytes, const std::string& name) {
+  return onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), name);
+}
+
+/// Reads a fixture as if it lay in tests/data/onnx (where its external data is).
+model::graph read_fixture(const std::string& name) {
+  return read_bytes(fixture_bytes(name), (fixtures / (name + ".onnx")).string());
+}
+
+std::string listed(const model::batch_report& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", model::name(f.issue), f.name);
+  return s;
+}
+
+struct expected {
+  const char* fixture;
+  model::batch_verdict verdict;
+  const char* findings;
+};
+
+class fixture_answers : public ::testing::TestWithParam<expected> {};
+
+TEST_P(fixture_answers, at_batch_4) {
+  const auto& e = GetParam();
+  const auto g = read_fixture(e.fixture);
+  EXPECT_EQ(g.format(), model::model_format::onnx);
+  const auto r = model::check_batch(g, {.batch = dimension(4)});
+  EXPECT_EQ(r.summary.verdict(), e.verdict) << r.summary_line();
+  EXPECT_EQ(listed(r), e.findings);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    onnx, fixture_answers,
+    ::testing::Values(expected{"allowzero_copy", model::batch_verdict::yes, ""},
+                      expected{"allowzero_literal", model::batch_verdict::no, "fails_at_declared flat"},
+                      expected{"constant_node_shape", model::batch_verdict::no, "swallows_batch flat"},
+                      expected{"shared_initializer", model::batch_verdict::no, "fails first"},
+                      expected{"computed_pattern", model::batch_verdict::yes, ""},
+                      expected{"if_branches", model::batch_verdict::cannot_tell, "cannot_tell choose"},
+                      expected{"loop_body", model::batch_verdict::cannot_tell, "cannot_tell repeat"},
+                      expected{"qdq_pair", model::batch_verdict::yes, ""},
+                      expected{"com_microsoft", model::batch_verdict::cannot_tell, "cannot_tell gelu"},
+                      expected{"external_data", model::batch_verdict::yes, ""},
+                      expected{"initializers_as_inputs", model::batch_verdict::no, "swallows_batch flat"}),
+    [](const auto& p) { return std::string(p.param.fixture); });
+
+TEST(onnx, a_node_is_one_layer_with_its_index_as_id_and_its_helpers_are_marked) {
+  const auto g = read_fixture("computed_pattern");
+  const auto* reshape = g.find(4);  // node 4, "flat"
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_EQ(reshape->type, "Reshape");
+  EXPECT_EQ(reshape->name, "flat");
+  EXPECT_FALSE(reshape->auxiliary);
+  EXPECT_TRUE(reshape->flag("special_zero"));  // allowzero absent: 0 copies
+  // Gather's axis becomes a Const input of Gather-8, a layer of the node "batch" that is not its own.
+  bool helper = false;
+  for (const auto& l : g.layers()) helper = helper || (l.name == "batch" && l.auxiliary && l.type == "Const");
+  EXPECT_TRUE(helper);
+  const auto report = model::check(g);
+  ASSERT_EQ(report.reshapes.size(), 1u);
+  EXPECT_EQ(report.reshapes[0].name, "flat");
+  EXPECT_EQ(report.reshapes[0].result, model::verdict::ok);
+  EXPECT_FALSE(report.summary.failed());
+}
+
+TEST(onnx, allowzero_is_the_opposite_of_special_zero) {
+  const auto g = read_fixture("allowzero_literal");
+  EXPECT_FALSE(g.find(0)->flag("special_zero"));
+  const auto report = model::check(g);
+  ASSERT_EQ(report.reshapes.size(), 1u);
+  EXPECT_EQ(report.reshapes[0].result, model::verdict::error);
+  EXPECT_EQ(report.reshapes[0].code, errc::infer_zero);
+}
+
+TEST(onnx, a_node_of_another_domain_is_not_covered_and_named) {
+  const auto g = read_fixture("com_microsoft");
+  const auto report = model::check(g);
+  ASSERT_EQ(report.summary.layers.not_covered, 1u);
+  const auto& f = report.layers[0];
+  EXPECT_EQ(f.name, "gelu");
+  EXPECT_EQ(f.type, "com.microsoft.Gelu");
+  EXPECT_EQ(f.id, 1);
+  EXPECT_EQ(f.message, "layer 'gelu' (id 1): Gelu of domain 'com.microsoft' has no translation; its outputs are unknown");
+}
+
+TEST(onnx, a_subgraph_reads_of_outer_tensors_are_inputs_of_its_node) {
+  // The If's only declared input is the flag; its branches read x, which holds the batch.
+  const auto g = read_fixture("if_branches");
+  const auto* node = g.find(0);
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->type, "onnx.If");
+  EXPECT_EQ(node->sources.size(), 4u);  // flag, and keep, pin, x read by the branches
+}
+
+TEST(onnx, declared_shapes_come_from_outputs_and_value_info_only) {
+  const auto g = read_fixture("shared_initializer");
+  const auto* relu = g.find(1);
+  ASSERT_NE(relu, nullptr);
+  EXPECT_FALSE(relu->outputs[0].declared);
+  EXPECT_FALSE(relu->outputs[0].shape().rank_known());
+  EXPECT_TRUE(g.find(0)->outputs.size() == 1);
+}
+
+TEST(onnx, a_model_above_opset_21_is_read_but_its_nodes_are_not_covered) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_opset_import(0)->set_version(22);
+  const auto g = read_bytes(m.SerializeAsString(), "opset22.onnx");
+  const auto r = model::check_batch(g, {.batch = dimension(4)});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell);
+  const auto report = model::check(g);
+  ASSERT_EQ(report.layers.size(), 1u);
+  EXPECT_EQ(report.layers[0].message,
+            "layer 'flat' (id 0): the model's opset 22 is outside the versions reshape1 translates (7 to 21); its "
+            "outputs are unknown");
+}
+
+TEST(onnx, an_unnamed_node_takes_its_first_outputs_name) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_graph()->mutable_node(0)->clear_name();
+  const auto g = read_bytes(m.SerializeAsString(), "unnamed.onnx");
+  EXPECT_EQ(g.find(0)->name, "y");
+}
+
+/// The message of the error `f` throws, checking its code.
+template <class F>
+std::string refusal(F f, errc code) {
+  try {
+    f();
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return {};
+}
+
+TEST(onnx, refuses_bytes_that_are_not_a_model) {
+  const auto m = refusal([] { (void)read_bytes("\x08\x07\x12\xff\xff", "junk.onnx"); }, errc::bad_file);
+  EXPECT_EQ(m, "junk.onnx: not an ONNX model: protobuf cannot parse it as a ModelProto");
+}
+
+TEST(onnx, refuses_an_input_nothing_computes_naming_the_node) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_graph()->mutable_node(0)->set_input(1, "nowhere");
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_EQ(msg,
+            "m.onnx: node 'flat' (Reshape, node 0): input 1 'nowhere' is computed by no node before it, and is no graph "
+            "input or initializer");
+}
+
+TEST(onnx, refuses_a_model_without_the_default_domain) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_opset_import(0)->set_domain("com.example");
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_NE(msg.find("imports no version of the default ONNX domain"), std::string::npos) << msg;
+}
+
+TEST(onnx, refuses_external_data_that_leaves_the_model_directory) {
+  const auto msg = refusal([] { (void)read_fixture("external_escape"); }, errc::bad_file);
+  EXPECT_NE(msg.find("initializer 'pattern': its external data '../onnx/external_shape.bin' goes up a directory"),
+            std::string::npos)
+      << msg;
+  auto bytes = fixture_bytes("external_data");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_graph()->mutable_initializer(0)->mutable_external_data(0)->set_value("/etc/passwd");
+  const auto absolute = refusal([&] { (void)read_bytes(m.SerializeAsString(), (fixtures / "m.onnx").string()); },
+                                errc::bad_file);
+  EXPECT_NE(absolute.find("is an absolute path"), std::string::npos) << absolute;
+}
+
+TEST(onnx, refuses_external_data_reached_through_a_symbolic_link_out) {
+  const auto dir = fs::temp_directory_path() / fmt::format("reshape1_onnx_link_{}", ::getpid());
+  fs::create_directories(dir / "model");
+  fs::copy_file(fixtures / "external_shape.bin", dir / "outside.bin", fs::copy_options::overwrite_existing);
+  fs::create_symlink(dir / "outside.bin", dir / "model" / "external_shape.bin");
+  const auto msg = refusal([&] { (void)read_bytes(fixture_bytes("external_data"), (dir / "model" / "m.onnx").string()); },
+                           errc::bad_file);
+  EXPECT_NE(msg.find("leads out of it through a symbolic link"), std::string::npos) << msg;
+  // A link that stays inside the directory is followed.
+  fs::remove(dir / "model" / "external_shape.bin");
+  fs::copy_file(fixtures / "external_shape.bin", dir / "model" / "data.bin");
+  fs::create_symlink("data.bin", dir / "model" / "external_shape.bin");
+  EXPECT_NO_THROW((void)read_bytes(fixture_bytes("external_data"), (dir / "model" / "m.onnx").string()));
+  fs::remove_all(dir);
+}
+
+TEST(onnx, refuses_external_data_shorter_than_its_tensor) {
+  auto bytes = fixture_bytes("external_data");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_graph()->mutable_initializer(0)->mutable_external_data(1)->set_value("8");
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), (fixtures / "m.onnx").string()); },
+                           errc::bad_file);
+  EXPECT_NE(msg.find("reads 16 bytes at byte 8, past the end of the file (16 bytes)"), std::string::npos) << msg;
+}
+
+TEST(onnx, read_any_tells_the_formats_apart_by_content) {
+  const auto dir = fs::temp_directory_path() / fmt::format("reshape1_onnx_any_{}", ::getpid());
+  fs::create_directories(dir);
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+    return dir / name;
+  };
+  // An ONNX model named .xml is still read as ONNX.
+  const auto g = onnx::read_any(write("model.xml", fixture_bytes("allowzero_copy")));
+  EXPECT_EQ(g.format(), model::model_format::onnx);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("m.onnx", fixture_bytes("allowzero_copy")), dir / "m.bin"); },
+                    errc::invalid_argument)
+                .find("there is no weights file to give"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("empty.onnx", "")); }, errc::bad_file).find("not a model: an empty file"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("z.onnx", std::string("PK\x03\x04rest", 8))); }, errc::bad_file)
+                .find("a zip archive; unpack it first"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("lfs.onnx", "version https://git-lfs.github.com/spec/v1\n")); },
+                    errc::bad_file)
+                .find("a Git LFS pointer"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("bytes.onnx", std::string("\xff\xfe\x00\x01", 4))); }, errc::bad_file)
+                .find("neither XML nor protobuf (it starts with the bytes ff fe 00 01)"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(onnx, every_table_row_names_a_registry_op_or_a_decomposition) {
+  // Each (op_type, since) is listed once, sorted, and the list covers the ops of the shared models.
+  const auto ops = onnx::covered_ops();
+  ASSERT_FALSE(ops.empty());
+  for (std::size_t i = 1; i < ops.size(); ++i) EXPECT_LT(ops[i - 1], ops[i]);
+  for (const char* op : {"Add", "BatchNormalization", "Cast", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv",
+                         "Div", "Equal", "Exp", "Flatten", "Gather", "Gemm", "GlobalAveragePool", "HardSigmoid",
+                         "Identity", "LSTM", "Log", "MatMul", "MaxPool", "AveragePool", "Mul", "Neg", "Pad", "Pow",
+                         "ReduceMean", "Relu", "Reshape", "Shape", "Sigmoid", "Slice", "Softmax", "Split", "Sqrt",
+                         "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze"}) {
+    EXPECT_TRUE(std::any_of(ops.begin(), ops.end(), [&](const auto& e) { return e.first == op; })) << op;
+  }
+}
+
+// ---- the shared ONNX models ------------------------------------------------------------------------
+
+const fs::path shared = fs::path(RESHAPE1_SOURCE_DIR) / ".." / "shared" / "onnx-models";
+
+fs::path shared_model(const std::string& folder) {
+  for (const auto& e : fs::directory_iterator(shared / folder))
+    if (e.path().extension() == ".onnx") return e.path();
+  return {};
+}
+
+struct shared_expected {
+  const char* folder;
+  const char* check;  ///< model::check's counts: reshapes, reshape errors, not covered, rule errors
+  model::batch_verdict verdict;
+  const char* findings;
+};
+
+class shared_models : public ::testing::TestWithParam<shared_expected> {};
+
+TEST_P(shared_models, pinned_reports) {
+  if (!fs::exists(shared)) GTEST_SKIP() << "../shared is not beside the checkout";
+  const auto& e = GetParam();
+  const auto g = onnx::read(shared_model(e.folder));
+  const auto c = model::check(g);
+  EXPECT_EQ(fmt::format("{} reshapes, {} errors, {} not covered, {} rule errors, {} mismatches", c.summary.reshapes.count,
+                        c.summary.reshapes.errors, c.summary.layers.not_covered, c.summary.layers.rule_errors,
+                        c.summary.layers.shape_mismatches),
+            e.check);
+  const auto r = model::check_batch(g, {.batch = dimension(4)});
+  EXPECT_EQ(r.summary.verdict(), e.verdict) << r.summary_line();
+  EXPECT_EQ(listed(r), e.findings);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    onnx, shared_models,
+    ::testing::Values(
+        shared_expected{"ultraface-rfb-320-simplified-opset9", "9 reshapes, 0 errors, 0 not covered, 0 rule errors, 0 mismatches",
+                        model::batch_verdict::no,
+                        "swallows_batch 328, swallows_batch 342, swallows_batch 374, swallows_batch 388, "
+                        "swallows_batch 414, swallows_batch 428, swallows_batch 446, swallows_batch 458"},
+        shared_expected{"ultraface-rfb-320-opset9", "9 reshapes, 0 errors, 0 not covered, 0 rule errors, 0 mismatches",
+                        model::batch_verdict::yes, ""},
+        shared_expected{"dtln-model1-audio-lstm-opset11", "0 reshapes, 0 errors, 0 not covered, 0 rule errors, 0 mismatches",
+                        model::batch_verdict::yes, ""},
+        shared_expected{"paddleocr-v4-rec-opset9", "9 reshapes, 0 errors, 0 not covered, 0 rule errors, 0 mismatches",
+                        model::batch_verdict::cannot_tell, "cannot_tell p2o.Reshape.64"},
+        shared_expected{"silero-vad-v4-if-lstm-opset16", "0 reshapes, 0 errors, 1 not covered, 0 rule errors, 0 mismatches",
+                        model::batch_verdict::cannot_tell, "cannot_tell If_25"},
+        shared_expected{"faceplugin-age-ssrnet-opset9", "6 reshapes, 0 errors, 0 not covered, 0 rule errors, 0 mismatches",
+                        model::batch_verdict::yes, ""},
+        shared_expected{"faceplugin-headpose-shufflenetv2-opset9",
+                        "32 reshapes, 0 errors, 0 not covered, 0 rule errors, 0 mismatches", model::batch_verdict::no,
+                        "fails Reshape_13"},
+        shared_expected{"faceplugin-landmark-flatten-opset9", "1 reshapes, 0 errors, 0 not covered, 0 rule errors, 0 mismatches",
+                        model::batch_verdict::yes, ""}),
+    [](const auto& p) {
+      std::string n = p.param.folder;
+      for (auto& ch : n)
+        if (ch == '-' || ch == '.') ch = '_';
+      return n;
+    });
+
+}  // namespace
+}  // namespace reshape1::test

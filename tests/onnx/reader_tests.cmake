@@ -1,0 +1,32 @@
+# The ONNX reader's tests (included from tests/CMakeLists.txt when reshape1::onnx is built): its gtest
+# suite, and the fixtures of tests/data/onnx turned from protobuf text into .onnx files for the CLI,
+# Python and ONNX Runtime tests (in ${RESHAPE1_ONNX_FIXTURES}).
+add_executable(onnx_from_text ${CMAKE_CURRENT_LIST_DIR}/onnx_from_text.cpp)
+target_link_libraries(onnx_from_text PRIVATE onnx_proto protobuf::libprotobuf)
+target_compile_options(onnx_from_text PRIVATE ${RESHAPE1_WARNING_FLAGS})
+
+set(RESHAPE1_ONNX_FIXTURES ${CMAKE_CURRENT_BINARY_DIR}/onnx-fixtures)
+file(GLOB _onnx_texts CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/data/onnx/*.textproto)
+set(_onnx_fixtures)
+foreach(text IN LISTS _onnx_texts)
+  get_filename_component(name ${text} NAME_WE)
+  add_custom_command(OUTPUT ${RESHAPE1_ONNX_FIXTURES}/${name}.onnx
+                     COMMAND ${CMAKE_COMMAND} -E make_directory ${RESHAPE1_ONNX_FIXTURES}
+                     COMMAND onnx_from_text ${text} ${RESHAPE1_ONNX_FIXTURES}/${name}.onnx
+                     DEPENDS onnx_from_text ${text} VERBATIM)
+  list(APPEND _onnx_fixtures ${RESHAPE1_ONNX_FIXTURES}/${name}.onnx)
+endforeach()
+add_custom_command(OUTPUT ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin
+                   COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/tests/data/onnx/external_shape.bin
+                           ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin
+                   DEPENDS ${PROJECT_SOURCE_DIR}/tests/data/onnx/external_shape.bin VERBATIM)
+add_custom_target(onnx_fixtures ALL DEPENDS ${_onnx_fixtures} ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin)
+
+add_executable(reshape1_onnx_tests ${CMAKE_CURRENT_LIST_DIR}/onnx_read_test.cpp)
+target_compile_definitions(reshape1_onnx_tests PRIVATE RESHAPE1_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
+                                                       RESHAPE1_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+target_link_libraries(reshape1_onnx_tests PRIVATE reshape1::onnx reshape1::model onnx_proto protobuf::libprotobuf
+                                                  GTest::gtest GTest::gtest_main fmt::fmt)
+target_compile_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_WARNING_FLAGS} ${RESHAPE1_SANITIZER_FLAGS})
+target_link_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_SANITIZER_FLAGS})
+gtest_discover_tests(reshape1_onnx_tests DISCOVERY_TIMEOUT 60 TEST_PREFIX onnx.)
