@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""`reshape1 check` on ONNX files: the fixtures (built from tests/data/onnx into FIXTURES) and the shipped
+UltraFace pair, with their exit codes; files told apart by content; refusals as JSON with --json."""
+import json
+import os
+import pathlib
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from harness import Results, run as run_binary  # noqa: E402
+
+BINARY = os.path.abspath(sys.argv[1])
+FIXTURES = pathlib.Path(sys.argv[2])
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ULTRAFACE = ROOT / "tests" / "data" / "onnx-models" / "ultraface-rfb-320"
+results = Results()
+check = results.check
+
+
+def run(*args):
+    return run_binary(BINARY, ["check", *map(str, args)])
+
+
+# check --batch 4 on each fixture: 0 yes, 1 no, 4 cannot tell; the verdict in the JSON too.
+answers = {"allowzero_copy": (0, "yes"), "allowzero_literal": (1, "no"), "constant_node_shape": (1, "no"),
+           "shared_initializer": (1, "no"), "computed_pattern": (0, "yes"), "if_branches": (4, "cannot_tell"),
+           "loop_body": (4, "cannot_tell"), "qdq_pair": (0, "yes"), "com_microsoft": (4, "cannot_tell"),
+           "external_data": (0, "yes"), "initializers_as_inputs": (1, "no")}
+for name, (code, verdict) in answers.items():
+    rc, out, err = run(FIXTURES / f"{name}.onnx", "--batch", "4", "--json")
+    check(f"{name}: exit code", rc == code, f"{rc} {err}")
+    check(f"{name}: verdict", rc == code and json.loads(out)["summary"]["verdict"] == verdict, out[:300])
+
+rc, out, err = run(ULTRAFACE / "version-RFB-320_simplified.onnx", "--batch", "4", "--quiet")
+check("simplified UltraFace: no", rc == 1 and out.endswith("reshapes to batch 4: no: 8 Reshapes swallow the batch\n"), out)
+check("value from the initializer", "    value from: initializer '327'\n" in out, out)
+rc, out, err = run(ULTRAFACE / "version-RFB-320.onnx", "--batch", "4", "--quiet")
+check("exported UltraFace: yes", (rc, out) == (0, "reshapes to batch 4: yes\n"), f"{rc} {out} {err}")
+
+rc, out, err = run(FIXTURES / "com_microsoft.onnx")
+check("not covered: exit 0", rc == 0, f"{rc} {err}")
+check("not covered: why", "layer 'gelu' (id 1): Gelu of domain 'com.microsoft' has no translation; its outputs are "
+      "unknown" in out, out)
+
+rc, out, err = run(FIXTURES / "external_escape.onnx")
+check("escaping external data: exit 2", rc == 2, f"{rc} {err}")
+check("escaping external data: message", "its external data '../onnx/external_shape.bin' goes up a directory" in err, err)
+
+rc, out, err = run(FIXTURES / "allowzero_copy.onnx", "--bin", FIXTURES / "external_shape.bin")
+check("--bin with ONNX: exit 2", rc == 2, f"{rc} {err}")
+check("--bin with ONNX: message", "there is no weights file to give; leave out --bin" in err, err)
+
+with tempfile.TemporaryDirectory() as tmp:
+    renamed = pathlib.Path(tmp) / "model.xml"
+    renamed.write_bytes((FIXTURES / "constant_node_shape.onnx").read_bytes())
+    rc, out, err = run(renamed, "--batch", "2", "--quiet")
+    check("an ONNX file named .xml is read as ONNX", rc == 1 and "swallows_batch" in out, f"{rc} {out} {err}")
+    archive = pathlib.Path(tmp) / "model.onnx"
+    archive.write_bytes(b"PK\x03\x04" + bytes(60))
+    rc, out, err = run(archive, "--json")
+    check("an archive: exit 2", rc == 2, f"{rc} {err}")
+    error = json.loads(out).get("error", {}) if out else {}
+    check("an archive: JSON error", error.get("code") == "bad_file" and "a zip archive; unpack it first" in
+          error.get("message", ""), out)
+
+rc, out, err = run("--list-ops", "--format", "onnx")
+ops = out.splitlines()
+check("--list-ops --format onnx", rc == 0 and "Reshape-14" in ops and "Conv-1" in ops and "LSTM-7" in ops, out[:200])
+rc, out, err = run("--list-ops", "--format", "onnx", "--json")
+check("--list-ops --format onnx --json", rc == 0 and {"op_type": "Reshape", "since_version": 14} in json.loads(out), out[:200])
+rc, out, err = run(FIXTURES / "allowzero_copy.onnx", "--format", "onnx")
+check("--format without --list-ops: usage error", rc == 2, f"{rc} {err}")
+
+results.finish()

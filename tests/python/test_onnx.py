@@ -1,0 +1,65 @@
+"""ONNX models in reshape1.check and reshape1.check_batch: paths told apart from IR by content, and models
+in memory as bytes or as an object with SerializeToString() (what onnx.ModelProto has)."""
+from __future__ import annotations
+
+import pathlib
+import shutil
+
+import pytest
+
+import reshape1
+
+SIMPLIFIED = "onnx-models/ultraface-rfb-320/version-RFB-320_simplified.onnx"
+EXPORTED = "onnx-models/ultraface-rfb-320/version-RFB-320.onnx"
+
+
+class FakeProto:
+    """Stands for onnx.ModelProto (the onnx package is not a dependency): it serialises itself."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def SerializeToString(self) -> bytes:  # noqa: N802 (protobuf's name)
+        return self.data
+
+
+def test_an_onnx_path_is_checked_at_a_batch(data_dir: pathlib.Path) -> None:
+    report = reshape1.check_batch(data_dir / SIMPLIFIED, batch=4)
+    assert report.verdict == "no"
+    assert report.line == "reshapes to batch 4: no: 8 Reshapes swallow the batch"
+    assert {f.finding for f in report.findings} == {"swallows_batch"}
+    assert report.findings[0].source == "initializer '327'"
+    assert reshape1.check_batch(data_dir / EXPORTED, batch=4).verdict == "yes"
+
+
+def test_an_onnx_model_in_memory(data_dir: pathlib.Path) -> None:
+    data = (data_dir / EXPORTED).read_bytes()
+    for model in (data, bytearray(data), memoryview(data), FakeProto(data)):
+        assert reshape1.check_batch(model, batch=2).verdict == "yes"
+    report = reshape1.check(data)
+    assert not report.failed
+    assert len(report.reshapes) == 9
+
+
+def test_the_format_is_told_by_content_not_name(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    renamed = tmp_path / "model.xml"
+    shutil.copy(data_dir / SIMPLIFIED, renamed)
+    assert reshape1.check_batch(renamed, batch=4).verdict == "no"
+    empty = tmp_path / "empty.onnx"
+    empty.write_bytes(b"")
+    with pytest.raises(reshape1.Error) as e:
+        reshape1.check(empty)
+    assert e.value.code == "bad_file"
+    assert str(e.value) == f"{empty}: not a model: an empty file; give an OpenVINO IR .xml or an .onnx file"
+
+
+def test_wrong_model_arguments(data_dir: pathlib.Path) -> None:
+    with pytest.raises(TypeError):
+        reshape1.check(42)  # type: ignore[arg-type]
+    with pytest.raises(reshape1.Error) as e:
+        reshape1.check(b"\x08\x07\x12\xff\xff")
+    assert e.value.code == "bad_file"
+    assert "not an ONNX model" in str(e.value)
+    with pytest.raises(reshape1.Error) as e:
+        reshape1.check_batch(data_dir / SIMPLIFIED, batch=4, model_bin=data_dir / SIMPLIFIED)
+    assert e.value.code == "invalid_argument"
