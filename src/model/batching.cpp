@@ -944,6 +944,24 @@ void subgraph(batch_op& o, bool loop) {
 void tensor_iterator(batch_op& o) { subgraph(o, false); }
 void loop(batch_op& o) { subgraph(o, true); }
 
+void branch_merge(batch_op& o) {
+  if (o.in.size() < 3) return o.cannot_tell("IfMerge needs a condition and two branch values");
+  if (!o.in[0].is(kind::shared) && !o.in[0].is(kind::size_value))
+    return o.cannot_tell("the condition depends on per-sample data: each sample may take another branch");
+  // A condition with the same value at every sample batch chooses one branch for every N.
+  if (const auto c = o.ints(0); c && c->size() == 1) {
+    o.out[0] = o.in[(*c)[0] != 0 ? 1 : 2];
+    return;
+  }
+  const auto& a = o.in[1];
+  const auto& b = o.in[2];
+  const bool same = a.k == b.k && (!a.is(kind::batched) || (a.axis == b.axis && a.factor == b.factor));
+  if (!same)
+    return o.cannot_tell("the two branches hold the batch differently: which one runs decides what the output is");
+  if (a.is(kind::shared)) return;
+  o.out[0] = a;
+}
+
 void cannot_tell(batch_op& o) {
   o.cannot_tell(fmt::format("{}-{} has no batching rule that follows per-sample data", o.l.type, o.l.opset));
 }
@@ -994,6 +1012,7 @@ std::string_view batch_rule_name(batch_rule f) noexcept {
       {batch::non_zero, "non_zero"},
       {batch::tensor_iterator, "tensor_iterator"},
       {batch::loop, "loop"},
+      {batch::branch_merge, "branch_merge"},
       {batch::cannot_tell, "cannot_tell"},
   };
   for (const auto& [fn, name] : names)

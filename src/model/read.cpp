@@ -815,6 +815,7 @@ graph detail::graph_builder::build() {
       port& p = st.ports.append();
       p.id = static_cast<std::int64_t>(k);
       p.declared = false;
+      if (k < spec.input_layouts.size()) p.layout = spec.input_layouts[k];
     }
     l.inputs = st.ports.run();
     st.ports.start();

@@ -37,6 +37,7 @@ struct graph_builder {
     int opset = 1;
     std::vector<std::pair<std::string, std::string>> attributes;
     std::vector<std::optional<source>> inputs;  ///< one per input port: what feeds it
+    std::vector<std::string> input_layouts;     ///< the layouts of the first input ports (a Result's: N is its batch)
     std::vector<port_spec> outputs;
     std::shared_ptr<const subgraph> body;
     std::size_t byte = 0;  ///< where the layer's origin starts in the file, for messages

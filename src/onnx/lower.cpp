@@ -115,7 +115,8 @@ std::optional<std::vector<std::int64_t>> node_context::constant_ints(std::size_t
     case ::onnx::TensorProto::INT32: read(std::int32_t{}); break;
     case ::onnx::TensorProto::INT16: read(std::int16_t{}); break;
     case ::onnx::TensorProto::INT8: read(std::int8_t{}); break;
-    case ::onnx::TensorProto::UINT8: read(std::uint8_t{}); break;
+    case ::onnx::TensorProto::UINT8:
+    case ::onnx::TensorProto::BOOL: read(std::uint8_t{}); break;
     default: return std::nullopt;
   }
   return out;
@@ -200,6 +201,17 @@ void node_context::not_covered(const std::string& why) {
                         : fmt::format("{}.{}", node_.domain(), node_.op_type());
   const auto first = add(type, version_, std::move(in), {{"not_covered", why}}, std::max<std::size_t>(outputs(), 1));
   for (std::size_t k = 0; k < outputs(); ++k) output(k, source{first.layer, k});
+}
+
+std::vector<source> node_context::inline_subgraph(const ::onnx::GraphProto& sub) {
+  g_.lower_nodes(sub, false);
+  std::vector<source> out;
+  for (const auto& v : sub.output()) {
+    const auto* k = g_.find(v.name());
+    if (k == nullptr) bad(fmt::format("its subgraph '{}' has an output '{}' that nothing computes", sub.name(), v.name()));
+    out.push_back(k->at);
+  }
+  return out;
 }
 
 source node_context::shape_of(source x) { return add("ShapeOf", 3, {x}, {{"output_type", "i64"}}); }
@@ -864,6 +876,27 @@ void dequantize(node_context& c) {
   c.output(0, c.add("Multiply", 1, {y, *scale}, {{"auto_broadcast", "numpy"}}));
 }
 
+// If: a constant condition takes its branch, inlined. Otherwise both branches are inlined (a branch that
+// fails or breaks the batch does so for the inputs that take it) and each output is an IfMerge of the two,
+// which holds the batch only when both branches hold it alike.
+void if_(node_context& c) {
+  const auto* then_branch = c.attribute("then_branch");
+  const auto* else_branch = c.attribute("else_branch");
+  if (then_branch == nullptr || else_branch == nullptr || !then_branch->has_g() || !else_branch->has_g())
+    c.bad("If needs the graph attributes then_branch and else_branch");
+  if (const auto v = c.constant_ints(0); v && v->size() == 1) {
+    const auto out = c.inline_subgraph((*v)[0] != 0 ? then_branch->g() : else_branch->g());
+    for (std::size_t k = 0; k < out.size(); ++k) c.output(k, out[k]);
+    return;
+  }
+  const auto cond = c.need(0);
+  const auto a = c.inline_subgraph(then_branch->g());
+  const auto b = c.inline_subgraph(else_branch->g());
+  if (a.size() != b.size() || a.size() < c.outputs())
+    c.bad(fmt::format("its branches have {} and {} outputs; the node has {}", a.size(), b.size(), c.outputs()));
+  for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, c.add("IfMerge", 1, {cond, a[k], b[k]}));
+}
+
 const std::vector<onnx_entry>& table() {
   static const std::vector<onnx_entry> rows = [] {
     std::vector<onnx_entry> r = {
@@ -904,7 +937,7 @@ const std::vector<onnx_entry>& table() {
         {"Resize", 10, resize10}, {"Resize", 11, resize11}, {"LSTM", 7, recurrent<4>}, {"GRU", 7, recurrent<3>},
         {"RNN", 7, recurrent<1>}, {"NonZero", 9, non_zero}, {"ScatterElements", 11, scatter_elements},
         {"ScatterND", 11, scatter_nd}, {"NonMaxSuppression", 10, non_max_suppression}, {"Trilu", 14, trilu},
-        {"QuantizeLinear", 10, quantize}, {"DequantizeLinear", 10, dequantize},
+        {"If", 1, if_}, {"QuantizeLinear", 10, quantize}, {"DequantizeLinear", 10, dequantize},
     };
     std::sort(r.begin(), r.end(), [](const onnx_entry& a, const onnx_entry& b) {
       return a.op_type != b.op_type ? a.op_type < b.op_type : a.since < b.since;

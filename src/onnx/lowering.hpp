@@ -81,6 +81,10 @@ class node_context {
   /// and `check --batch` cannot tell past it. `why` says what is missing.
   void not_covered(const std::string& why);
 
+  /// Lowers a subgraph (an If branch) into the graph being built, reading the tensors around it by name;
+  /// returns the layer outputs that compute its outputs.
+  std::vector<source> inline_subgraph(const ::onnx::GraphProto& sub);
+
   // Shape helpers built from ops, for translations that need a rank or dimensions only known at run time.
   /// ShapeOf(x), i64.
   source shape_of(source x);
@@ -131,8 +135,12 @@ class graph_lowering {
   /// A Const of raw little-endian bytes.
   source constant_bytes(element_type type, std::span<const std::int64_t> dims, std::span<const std::byte> bytes,
                         const std::string& name);
-  /// Gives the layer that produced `s` id `id` (the node's index), when it has no node's id yet.
-  void claim(source s, std::int64_t id, std::size_t first_layer);
+  /// Lowers a graph's nodes (and, for a subgraph, its initializers) into the graph being built. At the
+  /// top level the layer that computes a node's first output takes the node's index as its id; the other
+  /// layers a node adds are auxiliary.
+  void lower_nodes(const ::onnx::GraphProto& g, bool top);
+  /// A graph's initializers, as Consts bound to their names.
+  void initializers(const ::onnx::GraphProto& g);
 
   [[nodiscard]] const std::string& file() const noexcept { return file_; }
   [[nodiscard]] int opset() const noexcept { return opset_; }

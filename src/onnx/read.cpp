@@ -56,6 +56,21 @@ std::string dims_text(const std::vector<dimension>& dims) {
   return s;
 }
 
+/// The layout that names axis k the batch (`[D0,N,D2]`) when a tensor type holds the model's batch
+/// dim_param there and k is not 0; "" otherwise (axis 0 is the batch by default).
+std::string batch_layout(const ::onnx::TypeProto& type, const std::string& batch_param) {
+  if (batch_param.empty() || !type.has_tensor_type() || !type.tensor_type().has_shape()) return {};
+  const auto& shape = type.tensor_type().shape();
+  for (int k = 1; k < shape.dim_size(); ++k)
+    if (shape.dim(k).has_dim_param() && shape.dim(k).dim_param() == batch_param) {
+      std::string layout = "[";
+      for (int j = 0; j < shape.dim_size(); ++j)
+        layout += fmt::format("{}{}", j == 0 ? "" : ",", j == k ? std::string("N") : fmt::format("D{}", j));
+      return layout + "]";
+    }
+  return {};
+}
+
 /// A tensor's `location` must stay inside the model's directory (ONNX's own loader was fooled by `..`
 /// and absolute paths: CVE-2024-27318); symbolic links are followed before the comparison.
 fs::path external_path(const fs::path& directory, const std::string& location, const std::string& file,
@@ -127,10 +142,45 @@ source graph_lowering::add(std::string_view type, int opset, std::vector<source>
   return source{b_.add(std::move(l)), 0};
 }
 
-void graph_lowering::claim(source s, std::int64_t id, std::size_t first_layer) {
-  if (s.layer < first_layer) return;  // an input passed through (Identity): the layer is not the node's
-  auto& l = b_.at(s.layer);
-  l.id = id;
+void graph_lowering::initializers(const ::onnx::GraphProto& g) {
+  for (const auto& t : g.initializer()) {
+    const auto s = constant(t, t.name());
+    auto& held = b_.at(s.layer).attributes;  // an initializer, not a constant of a node
+    held.back() = {"onnx_initializer", "true"};
+    bind(t.name(), {s, static_cast<std::size_t>(t.dims_size()), &t});
+  }
+}
+
+void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
+  if (!top) initializers(g);
+  for (int index = 0; index < g.node_size(); ++index) {
+    const auto& node = g.node(index);
+    const auto first_layer = b_.size();
+    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    const auto* entry = default_domain && opset_ >= 7 && opset_ <= 21 ? find_translation(node.op_type(), opset_) : nullptr;
+    node_context c(*this, node, static_cast<std::size_t>(index), entry != nullptr ? entry->since : opset_);
+    if (entry == nullptr) {
+      c.not_covered(!default_domain ? fmt::format("{} of domain '{}' has no translation", node.op_type(), node.domain())
+                    : opset_ < 7 || opset_ > 21
+                        ? fmt::format("the model's opset {} is outside the versions reshape1 translates (7 to 21)", opset_)
+                        : fmt::format("{} at opset {} has no translation yet", node.op_type(), opset_));
+    } else {
+      entry->fn(c);
+    }
+    // An If inlines its branches: their nodes keep the layers they lowered to; the If's own are the merges.
+    const bool inlines = node.op_type() == "If" && entry != nullptr;
+    std::optional<std::size_t> own;  // the layer that computes the node's first output, if the node added it
+    for (int k = 0; k < node.output_size(); ++k) {
+      if (node.output(k).empty()) continue;
+      const auto* produced = find(node.output(k));
+      if (produced == nullptr) c.bad(fmt::format("its translation does not produce output {}", k));
+      const auto at = produced->at.layer;
+      if (k == 0 && at >= first_layer && (!inlines || b_.at(at).type == "IfMerge")) own = at;
+    }
+    if (own && top) b_.at(*own).id = index;
+    for (auto layer = first_layer; layer < b_.size(); ++layer)
+      if (!inlines || b_.at(layer).type == "IfMerge") b_.at(layer).auxiliary = !own || layer != *own;
+  }
 }
 
 std::vector<std::byte> graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std::string& what) const {
@@ -308,52 +358,16 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
       out.declared = true;
       const auto& shape = in.type().tensor_type().shape();
       if (top && first && shape.dim_size() > 0 && shape.dim(0).has_dim_param()) batch_param = shape.dim(0).dim_param();
-      if (top && !first && !batch_param.empty()) {
-        for (int k = 1; k < shape.dim_size(); ++k)
-          if (shape.dim(k).has_dim_param() && shape.dim(k).dim_param() == batch_param) {
-            std::string layout = "[";
-            for (int j = 0; j < shape.dim_size(); ++j)
-              layout += fmt::format("{}{}", j == 0 ? "" : ",", j == k ? std::string("N") : fmt::format("D{}", j));
-            out.layout = layout + "]";
-            break;
-          }
-      }
+      if (top && !first) out.layout = batch_layout(in.type(), batch_param);
       l.attributes.emplace_back("shape", dims_text(*dims));
     }
     first = false;
     const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
     lw.bind(in.name(), {source{b.add(std::move(l)), 0}, rank, nullptr});
   }
-  for (const auto& t : g.initializer()) {
-    const auto s = lw.constant(t, t.name());
-    auto& held = b.at(s.layer).attributes;  // an initializer, not a constant of a node
-    held.back() = {"onnx_initializer", "true"};
-    lw.bind(t.name(), {s, static_cast<std::size_t>(t.dims_size()), &t});
-  }
+  lw.initializers(g);
 
-  for (int index = 0; index < g.node_size(); ++index) {
-    const auto& node = g.node(index);
-    const auto first_layer = b.size();
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    const auto* entry = default_domain && opset >= 7 && opset <= 21 ? detail::find_translation(node.op_type(), opset)
-                                                                     : nullptr;
-    node_context c(lw, node, static_cast<std::size_t>(index), entry != nullptr ? entry->since : opset);
-    if (entry == nullptr) {
-      c.not_covered(!default_domain ? fmt::format("{} of domain '{}' has no translation", node.op_type(), node.domain())
-                    : opset < 7 || opset > 21
-                        ? fmt::format("the model's opset {} is outside the versions reshape1 translates (7 to 21)", opset)
-                        : fmt::format("{} at opset {} has no translation yet", node.op_type(), opset));
-    } else {
-      entry->fn(c);
-    }
-    for (int k = 0; k < node.output_size(); ++k) {
-      if (node.output(k).empty()) continue;
-      const auto* produced = lw.find(node.output(k));
-      if (produced == nullptr) c.bad(fmt::format("its translation does not produce output {}", k));
-      if (k == 0) lw.claim(produced->at, index, first_layer);
-    }
-    for (auto layer = first_layer; layer < b.size(); ++layer) b.at(layer).auxiliary = b.at(layer).id != index;
-  }
+  lw.lower_nodes(g, true);
 
   // Declared shapes: graph outputs and value_info, on the layer outputs that compute them.
   const auto declare = [&](const ::onnx::ValueInfoProto& v) {
@@ -379,6 +393,7 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
     l.type = "Result";
     l.opset = 1;
     l.inputs.emplace_back(k->at);
+    if (top) l.input_layouts.push_back(batch_layout(v.type(), batch_param));
     b.add(std::move(l));
   }
 }

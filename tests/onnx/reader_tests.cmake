@@ -25,7 +25,7 @@ add_custom_target(onnx_fixtures ALL DEPENDS ${_onnx_fixtures} ${RESHAPE1_ONNX_FI
 add_executable(reshape1_onnx_tests ${CMAKE_CURRENT_LIST_DIR}/onnx_read_test.cpp)
 target_compile_definitions(reshape1_onnx_tests PRIVATE RESHAPE1_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
                                                        RESHAPE1_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-target_link_libraries(reshape1_onnx_tests PRIVATE reshape1::onnx reshape1::model onnx_proto protobuf::libprotobuf
+target_link_libraries(reshape1_onnx_tests PRIVATE reshape1::onnx reshape1::model onnx onnx_proto protobuf::libprotobuf
                                                   GTest::gtest GTest::gtest_main fmt::fmt)
 target_compile_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_WARNING_FLAGS} ${RESHAPE1_SANITIZER_FLAGS})
 target_link_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_SANITIZER_FLAGS})

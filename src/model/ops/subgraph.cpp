@@ -289,7 +289,35 @@ void subgraph_op(op& o) {
   }
 }
 
+// IfMerge-1 (the ONNX reader's, for an If whose condition is not a constant): the value of one of two
+// branches, inputs 1 and 2, as input 0 (a boolean scalar) chooses at run time. Its shape is what both
+// allow: a dimension they agree on, the hull of two that differ, unknown rank for two ranks.
+void branch_merge(op& o) {
+  o.need(3, 1);
+  auto& out = o.out[0];
+  // A condition known by now (computed from shapes, as exporters write `if x.dim() == 2`) chooses.
+  if (const auto& c = o.value(0); c && !c->is_real() && c->elements.size() == 1 && c->elements[0].exact()) {
+    out = *o.in[c->elements[0].lo != 0 ? 1 : 2];
+    return;
+  }
+  const auto& a = o.shape(1);
+  const auto& b = o.shape(2);
+  out.type = o.in[1]->type == o.in[2]->type ? o.in[1]->type : std::nullopt;
+  if (o.value(1) && o.value(1) == o.value(2)) out.value = o.value(1);
+  if (!a.rank_known() || !b.rank_known() || a.size() != b.size()) return;  // unknown rank
+  std::vector<dimension> dims;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i]) {
+      dims.push_back(a[i]);
+    } else {
+      dims.emplace_back(interval(std::min(a[i].lo(), b[i].lo()), std::max(a[i].hi(), b[i].hi())));
+    }
+  }
+  out.shape = partial_shape(std::move(dims));
+}
+
 constexpr rule_entry table[] = {
+    {"IfMerge", 1, branch_merge, batch::branch_merge},
     {"TensorIterator", 1, subgraph_op, batch::tensor_iterator},
     {"Loop", 5, subgraph_op, batch::loop},
 };

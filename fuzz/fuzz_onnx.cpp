@@ -1,0 +1,36 @@
+// Fuzz target: the ONNX reader (protobuf bytes), the lowering of every node, propagation, the checker and
+// the batch check at batch 3. Whatever the bytes: a report, or one reshape1::error. External data is
+// looked for in a scratch directory that holds nothing, so a location that stays inside it is an io error.
+#include <span>
+
+#include "fuzz_input.hpp"
+#include "reshape1/error.hpp"
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/check.hpp"
+#include "reshape1/onnx.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace reshape1;
+  try {
+    const auto graph = onnx::read(std::as_bytes(std::span(data, size)), (fuzz::scratch_dir() / "m.onnx").string());
+    for (const auto& l : graph.layers())
+      for (const auto& s : l.sources)
+        if (!s || s->layer >= graph.layers().size()) fuzz::invariant_broken("an input without a source");
+    const auto report = model::check(graph);
+    if (report.summary.layers.propagated > report.summary.layers.count) fuzz::invariant_broken("more layers propagated than read");
+    for (const auto& f : report.reshapes)
+      if (graph.find(f.id) == nullptr || graph.find(f.id)->auxiliary) fuzz::invariant_broken("a Reshape finding on no node");
+    const auto b = model::check_batch(graph, {.batch = dimension(3)});
+    std::size_t breaks = 0, undecided = 0;
+    for (const auto& f : b.findings) {
+      undecided += f.issue == model::batch_issue::cannot_tell;
+      breaks += f.issue != model::batch_issue::scales_with_batch && f.issue != model::batch_issue::cannot_tell;
+    }
+    const auto expected = breaks != 0      ? model::batch_verdict::no
+                          : undecided != 0 ? model::batch_verdict::cannot_tell
+                                           : model::batch_verdict::yes;
+    if (b.summary.verdict() != expected) fuzz::invariant_broken("batch verdict");
+  } catch (const error&) {
+  }
+  return 0;
+}
