@@ -142,6 +142,7 @@ void print_batch(const model::batch_report& r, bool quiet) {
                              "--batch)\n",
                              r.summary.failing_at_declared, r.summary.failing_at_declared == 1 ? "" : "s",
                              r.summary.failing_at_declared == 1 ? "s" : "");
+  for (const auto& n : r.notes) std::cout << "note: " << printable(n) << '\n';
   std::cout << printable(r.summary_line()) << '\n';
 }
 
@@ -184,6 +185,7 @@ nlohmann::ordered_json batch_json(const model::batch_report& r, const std::strin
           {"inputs", inputs},
           {"outputs", outputs},
           {"findings", findings},
+          {"notes", r.notes},
           {"summary",
            {{"verdict", model::name(r.summary.verdict())},
             {"reshapes", r.summary.reshapes()},

@@ -595,7 +595,7 @@ py::tuple check_batch_model(const py::object& model, const std::string& bin, py:
                                    f.port ? py::object(py::int_(*f.port)) : py::object(py::none()),
                                    f.axis ? py::object(py::int_(*f.axis)) : py::object(py::none())));
   return py::make_tuple(report.target, inputs, outputs, findings, report.summary.reshapes(),
-                        std::string(model::name(report.summary.verdict())), report.summary_line());
+                        std::string(model::name(report.summary.verdict())), report.summary_line(), report.notes);
 }
 
 dimension to_batch(py::handle batch) {

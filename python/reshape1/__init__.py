@@ -277,7 +277,7 @@ class BatchReport(NamedTuple):
     """The answer of check_batch(): verdict is "yes" (proven for every batch asked), "no" (a finding
     proves the model breaks: a layer fails, mixes or drops samples, an output loses the batch) or
     "cannot_tell" (no rule decides some layer); reshapes is verdict == "yes"; line is the summary
-    `reshape1 check --batch` prints."""
+    `reshape1 check --batch` prints; notes what else to know (an ONNX input whose batch is static)."""
 
     target: str
     inputs: List[BatchInput]
@@ -286,6 +286,7 @@ class BatchReport(NamedTuple):
     reshapes: bool
     verdict: str
     line: str
+    notes: List[str]
 
 
 def check_batch(
@@ -312,7 +313,7 @@ def check_batch(
     a layout that does not fit), "io", "bad_file"... when the model cannot be read.
     """
     model, binary = _model_arg(model_xml, model_bin)
-    target, inputs, outputs, findings, reshapes, verdict, line = _core._check_batch(
+    target, inputs, outputs, findings, reshapes, verdict, line, notes = _core._check_batch(
         model, binary, batch, list((shapes or {}).items()), list((layouts or {}).items()), list(assume_kept or [])
     )
     return BatchReport(
@@ -323,6 +324,7 @@ def check_batch(
         reshapes,
         verdict,
         line,
+        notes,
     )
 
 

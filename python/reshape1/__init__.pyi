@@ -169,6 +169,7 @@ class BatchReport(NamedTuple):
     reshapes: bool
     verdict: str
     line: str
+    notes: List[str]
 
 def check_batch(
     model_xml: ModelLike,

@@ -979,6 +979,16 @@ batch_report analyse(const graph& g, const reshape_request& request) {
       out.batch = report.carriers[src.layer][src.output];
     report.outputs.push_back(std::move(out));
   }
+  if (g.format() == model_format::onnx)
+    for (const auto& in : report.inputs) {
+      if (!in.batch_index || !in.declared.rank_known() || *in.batch_index >= in.declared.size()) continue;
+      const auto& was = in.declared[*in.batch_index];
+      const auto& now = in.requested[*in.batch_index];
+      if (!was.is_static() || (now.is_static() && now.lo() == was.lo())) continue;
+      report.notes.push_back(fmt::format("input '{}' declares its batch (dimension {}) as {}: ONNX Runtime refuses "
+                                         "another batch until that dimension is a dim_param",
+                                         in.name, *in.batch_index, was.lo()));
+    }
   for (const auto& f : report.findings) {
     switch (f.issue) {
       case batch_issue::fails: ++report.summary.fails; break;

@@ -145,9 +145,12 @@ class graph_lowering {
   [[nodiscard]] const std::string& file() const noexcept { return file_; }
   [[nodiscard]] int opset() const noexcept { return opset_; }
   [[nodiscard]] model::detail::graph_builder& builder() noexcept { return b_; }
-  /// Raw bytes of a tensor (raw_data or its typed fields, or its external file), little-endian.
-  std::vector<std::byte> tensor_bytes(const ::onnx::TensorProto& t, const std::string& what) const;
-  std::function<std::vector<std::byte>(const ::onnx::TensorProto&, const std::string&)> external;
+  /// Checks that a tensor's data (raw_data, its typed fields, or its external file) is as long as its shape
+  /// and type say; with `read`, returns the data as raw little-endian bytes (else nothing).
+  std::vector<std::byte> tensor_bytes(const ::onnx::TensorProto& t, const std::string& what, bool read = true) const;
+  /// Finds a tensor's external data (refusing a location outside the model's directory) and returns its
+  /// length; copies it into `into` when given.
+  std::function<std::uint64_t(const ::onnx::TensorProto&, const std::string&, std::vector<std::byte>* into)> external;
   std::int64_t next_id = 0;
   /// The ranks value_info and the graph outputs declare, by tensor name.
   std::unordered_map<std::string, std::size_t> declared_ranks;

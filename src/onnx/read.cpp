@@ -183,7 +183,8 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
   }
 }
 
-std::vector<std::byte> graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std::string& what) const {
+std::vector<std::byte> graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std::string& what,
+                                                   bool read) const {
   const auto type = element_of(t.data_type());
   if (!type) fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: ONNX data type {} is not supported", file_, what, t.data_type()));
   std::uint64_t count = 1;
@@ -199,20 +200,22 @@ std::vector<std::byte> graph_lowering::tensor_bytes(const ::onnx::TensorProto& t
                            count, size));
   };
   if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
-    out = external(t, what);
-    if (out.size() != size) wrong_size(out.size());
+    const auto stored = external(t, what, read ? &out : nullptr);
+    if (stored != size) wrong_size(stored);
     return out;
   }
   if (t.has_raw_data()) {
     if (t.raw_data().size() != size) wrong_size(t.raw_data().size());
+    if (!read) return out;
     out.resize(size);
     std::memcpy(out.data(), t.raw_data().data(), size);
     return out;
   }
-  out.resize(size);
   const auto fill = [&](const auto& field, auto convert) {
     if (static_cast<std::uint64_t>(field.size()) != count)
       bad(file_, fmt::format("{}: {} values for a tensor of {} elements", what, field.size(), count));
+    if (!read) return;
+    out.resize(size);  // only now: the field holds count values, so size is no larger than the file
     const std::size_t width = count == 0 ? 0 : size / count;
     for (std::size_t k = 0; k < count; ++k) {
       const auto v = convert(field.Get(static_cast<int>(k)));
@@ -267,7 +270,15 @@ source graph_lowering::constant(const ::onnx::TensorProto& t, const std::string&
   if (!type)
     fail(errc::unsupported, {.file = file_},
          fmt::format("{}: tensor '{}': ONNX data type {} is not supported", file_, name, t.data_type()));
-  const auto bytes = tensor_bytes(t, fmt::format("tensor '{}'", name));
+  // Weights are checked (their data is as long as their shape says) but not copied: no rule reads more
+  // than max_value_elements values, and copying them would cost the time and memory of the model.
+  std::uint64_t count = 1;
+  bool small = true;
+  for (const auto d : t.dims()) {
+    if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) break;
+    small = small && count <= static_cast<std::uint64_t>(model::detail::max_value_elements);
+  }
+  const auto bytes = tensor_bytes(t, fmt::format("tensor '{}'", name), small);
   return constant_bytes(*type, std::span(t.dims().data(), static_cast<std::size_t>(t.dims_size())), bytes, name);
 }
 
@@ -297,7 +308,7 @@ struct model_reader {
 
 void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top) {
   graph_lowering lw(file, opset, b, weights);
-  lw.external = [this](const ::onnx::TensorProto& t, const std::string& what) {
+  lw.external = [this](const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) {
     std::string location;
     std::uint64_t offset = 0;
     std::optional<std::uint64_t> length;
@@ -322,9 +333,11 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
       fail(errc::bad_file, {.offset = offset, .file = path.string()},
            fmt::format("{}: {} reads {} bytes at byte {}, past the end of the file ({} bytes)", path.string(), what, n,
                        offset, bytes.size()));
-    std::vector<std::byte> out(n);
-    io::detail::guarded_copy(out.data(), bytes.data() + offset, n, path.string());
-    return out;
+    if (into != nullptr) {
+      into->assign(n, std::byte{0});
+      io::detail::guarded_copy(into->data(), bytes.data() + offset, n, path.string());
+    }
+    return n;
   };
 
   for (const auto* list : {&g.value_info(), &g.output()})

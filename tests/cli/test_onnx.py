@@ -36,7 +36,10 @@ rc, out, err = run(ULTRAFACE / "version-RFB-320_simplified.onnx", "--batch", "4"
 check("simplified UltraFace: no", rc == 1 and out.endswith("reshapes to batch 4: no: 8 Reshapes swallow the batch\n"), out)
 check("value from the initializer", "    value from: initializer '327'\n" in out, out)
 rc, out, err = run(ULTRAFACE / "version-RFB-320.onnx", "--batch", "4", "--quiet")
-check("exported UltraFace: yes", (rc, out) == (0, "reshapes to batch 4: yes\n"), f"{rc} {out} {err}")
+check("exported UltraFace: yes", (rc, out) == (0, "note: input 'input' declares its batch (dimension 0) as 1: ONNX "
+      "Runtime refuses another batch until that dimension is a dim_param\nreshapes to batch 4: yes\n"), f"{rc} {out} {err}")
+rc, out, err = run(ULTRAFACE / "version-RFB-320.onnx", "--batch", "4", "--json")
+check("the note in JSON", rc == 0 and len(json.loads(out)["notes"]) == 1, out[:300])
 
 rc, out, err = run(FIXTURES / "com_microsoft.onnx")
 check("not covered: exit 0", rc == 0, f"{rc} {err}")

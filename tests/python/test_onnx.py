@@ -29,7 +29,13 @@ def test_an_onnx_path_is_checked_at_a_batch(data_dir: pathlib.Path) -> None:
     assert report.line == "reshapes to batch 4: no: 8 Reshapes swallow the batch"
     assert {f.finding for f in report.findings} == {"swallows_batch"}
     assert report.findings[0].source == "initializer '327'"
-    assert reshape1.check_batch(data_dir / EXPORTED, batch=4).verdict == "yes"
+    exported = reshape1.check_batch(data_dir / EXPORTED, batch=4)
+    assert exported.verdict == "yes"
+    assert exported.notes == [
+        "input 'input' declares its batch (dimension 0) as 1: ONNX Runtime refuses another batch until that "
+        "dimension is a dim_param"
+    ]
+    assert reshape1.check_batch(data_dir / EXPORTED, batch=1).notes == []
 
 
 def test_an_onnx_model_in_memory(data_dir: pathlib.Path) -> None:

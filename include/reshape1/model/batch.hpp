@@ -145,6 +145,10 @@ struct batch_report {
   batch_summary summary;
   /// Per layer of the model and output: how it holds the batch (empty when the batch does not change).
   std::vector<std::vector<batch_carrier>> carriers;
+  /// What the verdict does not say but a user needs to know: for an ONNX model, the inputs that declare
+  /// a static batch other than the one asked for, which ONNX Runtime refuses until the dimension is
+  /// freed (a dim_param). Never a reason for "no".
+  std::vector<std::string> notes;
   /// `reshapes to batch 8: yes`, `reshapes to batch 8: no: 3 layers fail, 2 Reshapes swallow the batch`, or
   /// `reshapes to batch 8: cannot tell: 1 layer has no batching rule`.
   [[nodiscard]] std::string summary_line() const;
