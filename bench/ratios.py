@@ -9,7 +9,7 @@ import os
 
 runs = {}
 fastest = {}
-for program in ("reshape1_bench", "reshape1_copy_bench", "reshape1_check_bench"):
+for program in ("reshape1_bench", "reshape1_copy_bench", "reshape1_check_bench", "reshape1_onnx_bench"):
     # Each ratio compares two benchmarks of one program, which share the machine with whatever else runs:
     # interleave their repetitions so that a busy moment does not land on one side of a ratio only.
     out = subprocess.run([os.path.join(sys.argv[1], program), "--benchmark_format=json", "--benchmark_repetitions=5",
@@ -77,3 +77,15 @@ for name in runs:
                   f"{floor:.2f} {unit}: {ours / floor:.2f}x (target <= 2x); check "
                   f"{table[f'check/{model}/{memory}']['cpu_time'] / floor:.2f}x; parse + a DOM walk that builds "
                   f"nothing {walk:.2f} {unit}: {walk / floor:.2f}x")
+for name in runs:
+    if name.startswith("onnx_read_and_propagate/"):
+        model = name.split("/")[1]
+        for statistic, table in (("median", runs), ("min", fastest)):
+            if name not in table:
+                continue
+            floor = table[f"onnx_parse_only/{model}"]["cpu_time"]
+            ours = table[name]["cpu_time"]
+            read = table[f"onnx_read/{model}"]["cpu_time"]
+            unit = table[name]["time_unit"]
+            print(f"{model} (ONNX), {statistic}: read+propagate {ours:.2f} {unit} / protobuf ParseFromArray "
+                  f"{floor:.2f} {unit}: {ours / floor:.2f}x (target <= 2x); read alone {read / floor:.2f}x")

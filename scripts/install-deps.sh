@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what reshape1 needs to build, test and benchmark, from Debian 12 packages.
 # help2man writes the man page; dpkg-dev (dpkg-shlibdeps) and file let CPack build the .deb and its
-# dependencies; zsh checks the zsh completion.
+# dependencies; zsh checks the zsh completion; libonnx-dev and libprotobuf-dev read ONNX models.
+# Then ONNX Runtime for the tests (npm's onnxruntime-node, pinned by tests/onnx/ort/package-lock.json),
+# installed outside the source tree in $RESHAPE1_ORT_DIR (default /var/cache/reshape1/onnxruntime-node)
+# and reused while its lockfile is the committed one.
 # Run as root (or with sudo available). Installs only what is missing.
 #   scripts/install-deps.sh          the build, tests and benchmarks
 #   scripts/install-deps.sh --fuzz   also clang-14 and libFuzzer, for the `fuzz` preset
@@ -17,7 +20,14 @@ packages=(
   # the Python module (RESHAPE1_BUILD_PYTHON, setup.py) and its tests
   python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11 pybind11-dev
   python3-pytest python3-hypothesis mypy
+  # ONNX models: ONNX's protobuf classes
+  libonnx-dev libprotobuf-dev
 )
+# Node.js runs ONNX Runtime in the tests. A machine that has node and npm already (nodesource's packages,
+# which Debian's npm conflicts with) keeps them.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)
 fi
@@ -26,10 +36,28 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
 
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)
-echo "install-deps: installing ${missing[*]}" >&2
-"${as_root[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -ne 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  "${as_root[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# ONNX Runtime: `npm ci --ignore-scripts` (its install script only fetches GPU extras; the CPU library is in
+# the package), then the other platforms' prebuilt libraries removed (they are most of its size).
+source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ort_dir="${RESHAPE1_ORT_DIR:-/var/cache/reshape1/onnxruntime-node}"
+lock="$source_dir/tests/onnx/ort/package-lock.json"
+if ! cmp -s "$lock" "$ort_dir/package-lock.json" || [ ! -d "$ort_dir/node_modules/onnxruntime-node" ]; then
+  echo "install-deps: installing onnxruntime-node into $ort_dir" >&2
+  "${as_root[@]}" mkdir -p "$ort_dir"
+  "${as_root[@]}" cp "$source_dir/tests/onnx/ort/package.json" "$lock" "$ort_dir/"
+  (cd "$ort_dir" && "${as_root[@]}" npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
+  for platform in darwin win32 linux/arm64; do
+    "${as_root[@]}" rm -rf "$ort_dir"/node_modules/onnxruntime-node/bin/napi-v*/"$platform"
+  done
+fi
+node -e "require('$ort_dir/node_modules/onnxruntime-node')" ||
+  { echo "install-deps: onnxruntime-node in $ort_dir does not load" >&2; exit 1; }

@@ -4,6 +4,7 @@
 add_executable(onnx_from_text ${CMAKE_CURRENT_LIST_DIR}/onnx_from_text.cpp)
 target_link_libraries(onnx_from_text PRIVATE onnx_proto protobuf::libprotobuf)
 target_compile_options(onnx_from_text PRIVATE ${RESHAPE1_WARNING_FLAGS})
+target_compile_features(onnx_from_text PRIVATE cxx_std_20)
 
 set(RESHAPE1_ONNX_FIXTURES ${CMAKE_CURRENT_BINARY_DIR}/onnx-fixtures)
 file(GLOB _onnx_texts CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/data/onnx/*.textproto)
@@ -30,3 +31,18 @@ target_link_libraries(reshape1_onnx_tests PRIVATE reshape1::onnx reshape1::model
 target_compile_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_WARNING_FLAGS} ${RESHAPE1_SANITIZER_FLAGS})
 target_link_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_SANITIZER_FLAGS})
 gtest_discover_tests(reshape1_onnx_tests DISCOVERY_TIMEOUT 60 TEST_PREFIX onnx.)
+
+# The ONNX Runtime agreement test: a copy of each model with its batch freed, run by ONNX Runtime (npm's
+# onnxruntime-node, installed by scripts/install-deps.sh outside the source tree) per sample and stacked,
+# against `reshape1 check` at the same shapes (tests/onnx/ort_agreement.py).
+add_executable(onnx_free_batch ${CMAKE_CURRENT_LIST_DIR}/onnx_free_batch.cpp)
+target_link_libraries(onnx_free_batch PRIVATE onnx_proto protobuf::libprotobuf)
+target_compile_options(onnx_free_batch PRIVATE ${RESHAPE1_WARNING_FLAGS})
+target_compile_features(onnx_free_batch PRIVATE cxx_std_20)
+if(RESHAPE1_BUILD_CLI)
+  find_package(Python3 COMPONENTS Interpreter REQUIRED)
+  add_test(NAME onnx.ort_agreement
+           COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/ort_agreement.py $<TARGET_FILE:reshape1_cli>
+                   $<TARGET_FILE:onnx_free_batch> ${RESHAPE1_ONNX_FIXTURES})
+  set_tests_properties(onnx.ort_agreement PROPERTIES TIMEOUT 600)
+endif()

@@ -1,0 +1,84 @@
+// Reading an ONNX model against the floor of parsing it with protobuf. Target: reading it (parse, lowering
+// every node, the graph) and propagating through every layer at most 2x protobuf's ParseFromArray of the
+// same bytes. Both start from the file's bytes in memory:
+//   parse_only          ::onnx::ModelProto::ParseFromArray (the floor: any reader of the file pays it)
+//   read                reshape1::onnx::read (the parse, then the lowering into a graph)
+//   read_and_propagate  read + propagate()   <- the target
+// The models are $RESHAPE1_BENCH_ONNX, else the largest shared ONNX model (PaddleOCR's recogniser, 10.8 MB,
+// 765 nodes) and the shipped simplified UltraFace.
+#include <benchmark/benchmark.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <span>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "reshape1/model/propagate.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> models() {
+  if (const char* env = std::getenv("RESHAPE1_BENCH_ONNX")) return {env};
+  std::vector<fs::path> found;
+  const fs::path shared = fs::path(RESHAPE1_SHARED_ONNX) / "paddleocr-v4-rec-opset9" / "ch_PP-OCRv4_rec_infer.onnx";
+  if (fs::exists(shared)) found.push_back(shared);
+  found.push_back(RESHAPE1_TEST_DATA "/onnx-models/ultraface-rfb-320/version-RFB-320_simplified.onnx");
+  return found;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void parse_only(benchmark::State& state, const std::string& bytes) {
+  for (auto _ : state) {
+    ::onnx::ModelProto m;
+    if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) state.SkipWithError("not a model");
+    benchmark::DoNotOptimize(m);
+  }
+}
+
+void read(benchmark::State& state, const std::string& bytes) {
+  for (auto _ : state) {
+    auto g = reshape1::onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "bench.onnx");
+    benchmark::DoNotOptimize(g);
+  }
+}
+
+void read_and_propagate(benchmark::State& state, const std::string& bytes) {
+  for (auto _ : state) {
+    const auto g = reshape1::onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "bench.onnx");
+    auto p = reshape1::model::propagate(g);
+    benchmark::DoNotOptimize(p);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> kept;
+  kept.reserve(8);
+  for (const auto& path : models()) {
+    const auto& bytes = kept.emplace_back(slurp(path));
+    const auto model = path.stem().string();
+    for (const auto& [stage, f] : {std::pair{"onnx_parse_only", &parse_only}, std::pair{"onnx_read", &read},
+                                   std::pair{"onnx_read_and_propagate", &read_and_propagate}}) {
+      benchmark::RegisterBenchmark((std::string(stage) + "/" + model).c_str(), f, bytes)
+          ->Unit(benchmark::kMillisecond)
+          ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

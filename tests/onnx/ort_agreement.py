@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""reshape1's answer against ONNX Runtime's, on the shared ONNX models and the fixtures.
+
+For each model and batch B (2 and 4): ONNX Runtime runs a copy of the model with its batch freed
+(onnx_free_batch), each sample alone and the B samples stacked (tests/onnx/ort/oracle.js); reshape1 checks
+the original model at the same shapes (`check --shape NAME=...`). They must agree both ways: "yes" where
+ONNX Runtime's stacked results equal the samples' own, "no" where it fails or differs. A "cannot tell" is
+no claim; it is allowed only where this file pins it (an op reshape1 does not translate).
+
+Usage: ort_agreement.py RESHAPE1 ONNX_FREE_BATCH FIXTURES_DIR
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+RESHAPE1, FREE_BATCH, FIXTURES = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
+HERE = pathlib.Path(__file__).resolve().parent
+ORACLE = HERE / "ort" / "oracle.js"
+SPECS = HERE / "ort" / "specs"
+SHARED = HERE.parents[2] / "shared" / "onnx-models"
+NODE = os.environ.get("RESHAPE1_NODE", "node")
+
+# (name, model file, spec, onnx_free_batch arguments, reshape1's pinned answer at 2 and 4)
+cases = []
+shared = {
+    "ultraface-rfb-320-simplified-opset9": ([], "no"),
+    "ultraface-rfb-320-opset9": ([], "yes"),
+    "dtln-model1-audio-lstm-opset11": ([], "yes"),
+    "paddleocr-v4-rec-opset9": ([], "yes"),
+    "silero-vad-v4-if-lstm-opset16": (["--axis", "h=1", "--axis", "c=1", "--axis", "sr=none", "--out-axis", "hn=1",
+                                       "--out-axis", "cn=1"], "yes"),
+    "faceplugin-age-ssrnet-opset9": ([], "yes"),
+    "faceplugin-headpose-shufflenetv2-opset9": ([], "no"),
+    "faceplugin-landmark-flatten-opset9": ([], "yes"),
+}
+if SHARED.is_dir():
+    for folder, (args, answer) in shared.items():
+        model = next((SHARED / folder).glob("*.onnx"))
+        cases.append((folder, model, SPECS / f"{folder}.json", args, answer))
+else:
+    print(f"note: {SHARED} is not there; only the fixtures are checked")
+fixtures = {
+    "allowzero_copy": "yes", "allowzero_literal": "no", "constant_node_shape": "no", "shared_initializer": "no",
+    "computed_pattern": "yes", "if_branches": "no", "loop_body": "cannot_tell", "qdq_pair": "yes",
+    "com_microsoft": "cannot_tell", "external_data": "yes", "initializers_as_inputs": "no",
+}
+for name, answer in fixtures.items():
+    spec = SPECS / f"{name}.json"
+    cases.append((name, FIXTURES / f"{name}.onnx", spec if spec.exists() else SPECS / "fixture.json", [], answer))
+
+probe = subprocess.run([NODE, "-e", "1"], capture_output=True)
+if probe.returncode != 0:
+    sys.exit("ort_agreement: Node.js is not installed; run scripts/install-deps.sh")
+
+failures = []
+rows = []
+with tempfile.TemporaryDirectory() as tmp:
+    for name, model, spec_file, free_args, answer in cases:
+        spec = json.loads(spec_file.read_text())
+        spec.setdefault("batches", [2, 4])
+        freed = pathlib.Path(tmp) / f"{name}.onnx"  # external data read into it
+        subprocess.run([FREE_BATCH, str(model), str(freed), *free_args], check=True)
+        run = subprocess.run([NODE, str(ORACLE), str(freed), str(spec_file)], capture_output=True, text=True)
+        if run.returncode != 0:
+            failures.append(f"{name}: the oracle failed ({run.returncode}): {run.stderr[-2000:]}")
+            continue
+        oracle = json.loads(run.stdout)["batches"]
+        for b in spec["batches"]:
+            shapes = []
+            for input_name, inp in spec["inputs"].items():
+                axis = inp.get("batch_axis")
+                if axis is None:
+                    continue
+                dims = list(inp["shape"])
+                dims[axis] *= b
+                shapes += ["--shape", f"{input_name}=[{','.join(map(str, dims))}]"]
+            check = subprocess.run([RESHAPE1, "check", str(model), *shapes, "--json"], capture_output=True, text=True)
+            verdict = json.loads(check.stdout)["summary"]["verdict"] if check.stdout else f"error {check.stderr}"
+            outcome = oracle[str(b)]["outcome"]
+            rows.append((name, b, outcome, verdict))
+            agree = (verdict == "yes" and outcome == "correct") or (verdict == "no" and outcome in ("wrong", "fails"))
+            if verdict != answer:
+                failures.append(f"{name} at batch {b}: reshape1 says {verdict}, pinned {answer}")
+            if not agree and not (verdict == "cannot_tell" and answer == "cannot_tell"):
+                failures.append(f"{name} at batch {b}: reshape1 says {verdict}, ONNX Runtime {outcome}: "
+                                f"{oracle[str(b)]['detail']}")
+
+width = max(len(r[0]) for r in rows) if rows else 10
+print(f"{'model':{width}}  batch  ONNX Runtime  reshape1")
+for name, b, outcome, verdict in rows:
+    print(f"{name:{width}}  {b:5}  {outcome:12}  {verdict}")
+if failures:
+    print("\n".join(["", "FAILED:"] + failures))
+    sys.exit(1)
+print(f"{len(rows)} answers agree with ONNX Runtime ({sum(r[3] == 'cannot_tell' for r in rows)} cannot tell, pinned)")
