@@ -47,7 +47,7 @@ void parse_only(benchmark::State& state, const std::string& bytes) {
   }
 }
 
-void read(benchmark::State& state, const std::string& bytes) {
+void read_only(benchmark::State& state, const std::string& bytes) {
   for (auto _ : state) {
     auto g = reshape1::onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "bench.onnx");
     benchmark::DoNotOptimize(g);
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   for (const auto& path : models()) {
     const auto& bytes = kept.emplace_back(slurp(path));
     const auto model = path.stem().string();
-    for (const auto& [stage, f] : {std::pair{"onnx_parse_only", &parse_only}, std::pair{"onnx_read", &read},
+    for (const auto& [stage, f] : {std::pair{"onnx_parse_only", &parse_only}, std::pair{"onnx_read", &read_only},
                                    std::pair{"onnx_read_and_propagate", &read_and_propagate}}) {
       benchmark::RegisterBenchmark((std::string(stage) + "/" + model).c_str(), f, bytes)
           ->Unit(benchmark::kMillisecond)

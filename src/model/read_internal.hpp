@@ -47,6 +47,7 @@ struct graph_builder {
   graph_builder(model_format format, int version, std::string name, std::string file);
   /// Appends a layer; returns its index.
   std::size_t add(layer_spec l);
+  void reserve(std::size_t layers) { layers_.reserve(layers); }
   [[nodiscard]] layer_spec& at(std::size_t index) { return layers_[index]; }
   [[nodiscard]] std::size_t size() const noexcept { return layers_.size(); }
   /// The bytes Const layers' `offset` and `size` attributes address, kept alive by `owner`.

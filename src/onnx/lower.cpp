@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "../detail/fail.hpp"
+#include "../model/rules.hpp"
 #include "lowering.hpp"
 
 namespace reshape1::onnx::detail {
@@ -120,6 +121,30 @@ std::optional<std::vector<std::int64_t>> node_context::constant_ints(std::size_t
     default: return std::nullopt;
   }
   return out;
+}
+
+std::optional<std::vector<std::int64_t>> node_context::constant_dims(std::size_t i) const {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  if (k == nullptr || k->constant == nullptr) return std::nullopt;
+  return std::vector<std::int64_t>(k->constant->dims().begin(), k->constant->dims().end());
+}
+
+std::optional<source> node_context::constant_as(std::size_t i, const std::vector<std::int64_t>& dims) {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  if (k == nullptr || k->constant == nullptr) return std::nullopt;
+  std::int64_t count = 1, want = 1;
+  for (const auto d : k->constant->dims())
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
+  for (const auto d : dims)
+    if (d < 0 || __builtin_mul_overflow(want, d, &want)) return std::nullopt;
+  if (count != want) return std::nullopt;
+  const auto type = element_of(k->constant->data_type());
+  if (!type) return std::nullopt;
+  const bool small = count <= model::detail::max_value_elements;  // what a rule may read
+  const auto bytes = g_.tensor_bytes(*k->constant, fmt::format("input {} of node '{}'", i, node_name(node_)), small);
+  return g_.constant_bytes(*type, dims, bytes, node_name(node_));
 }
 
 std::optional<std::size_t> node_context::rank(std::size_t i) const {
@@ -328,16 +353,27 @@ std::size_t spatial_axes(const node_context& c, std::size_t ranked_input) {
   c.bad("the number of spatial axes is unknown: no kernel_shape and no declared rank");
 }
 
-/// Bias [C] added to [N, C, ...]: reshaped to [1, C, 1, ...] (rank 2 + spatial).
+/// Bias [C] added to [N, C, ...]: seen as [1, C, 1...] (rank 2 + spatial); an initializer is simply given
+/// that shape, as OpenVINO's frontend folds the Reshape it writes.
 source add_bias(node_context& c, source x, source bias, std::size_t spatial) {
   std::vector<std::int64_t> pattern{1, -1};
   pattern.resize(2 + spatial, 1);
-  const auto shaped = c.add("Reshape", 1, {bias, c.i64(pattern)}, {{"special_zero", "false"}});
-  return c.add("Add", 1, {x, shaped}, {{"auto_broadcast", "numpy"}});
+  std::optional<source> shaped;
+  if (const auto dims = c.constant_dims(2); dims && dims->size() == 1) {
+    pattern[1] = (*dims)[0];
+    shaped = c.constant_as(2, pattern);
+  }
+  if (!shaped) shaped = c.add("Reshape", 1, {bias, c.i64(pattern)}, {{"special_zero", "false"}});
+  return c.add("Add", 1, {x, *shaped}, {{"auto_broadcast", "numpy"}});
 }
 
-/// Grouped weights [O, I/G, k...] as [G, O/G, I/G, k...].
+/// Grouped weights [O, I/G, k...] as [G, O/G, I/G, k...]: an initializer given that shape, or a Reshape.
 source grouped(node_context& c, source w, std::int64_t groups) {
+  if (const auto dims = c.constant_dims(1); dims && !dims->empty() && groups > 0 && (*dims)[0] % groups == 0) {
+    std::vector<std::int64_t> shape{groups, (*dims)[0] / groups};
+    shape.insert(shape.end(), dims->begin() + 1, dims->end());
+    if (const auto s = c.constant_as(1, shape)) return *s;
+  }
   const auto tail = c.add("StridedSlice", 1, {c.shape_of(w), c.i64({1}), c.i64({0}), c.i64({1})},
                           {{"begin_mask", "0"}, {"end_mask", "1"}});
   const auto pattern = c.add("Concat", 1, {c.i64({groups, -1}), tail}, {{"axis", "0"}});

@@ -56,6 +56,11 @@ class node_context {
 
   /// The values of input i when a Const (initializer or Constant node) feeds it, as integers.
   [[nodiscard]] std::optional<std::vector<std::int64_t>> constant_ints(std::size_t i) const;
+  /// The dims of input i when a Const feeds it.
+  [[nodiscard]] std::optional<std::vector<std::int64_t>> constant_dims(std::size_t i) const;
+  /// Input i's Const under other dims of the same element count (what a folded Reshape of it gives);
+  /// nullopt when no Const feeds it or the counts differ.
+  std::optional<source> constant_as(std::size_t i, const std::vector<std::int64_t>& dims);
   /// The rank of input i when the model declares it (graph input, value_info, or a Const).
   [[nodiscard]] std::optional<std::size_t> rank(std::size_t i) const;
 
@@ -126,6 +131,7 @@ class graph_lowering {
     const ::onnx::TensorProto* constant = nullptr;  ///< the initializer or Constant value behind it
   };
   [[nodiscard]] const known* find(const std::string& name) const;
+  /// Binds a tensor name (a string of the ModelProto, which outlives the lowering) to what computes it.
   void bind(const std::string& name, known k);
   /// Adds a layer; `name` and `byte` say which node it lowers.
   source add(std::string_view type, int opset, std::vector<source> in, node_context::attributes a,
@@ -153,14 +159,14 @@ class graph_lowering {
   std::function<std::uint64_t(const ::onnx::TensorProto&, const std::string&, std::vector<std::byte>* into)> external;
   std::int64_t next_id = 0;
   /// The ranks value_info and the graph outputs declare, by tensor name.
-  std::unordered_map<std::string, std::size_t> declared_ranks;
+  std::unordered_map<std::string_view, std::size_t> declared_ranks;  // names view the ModelProto
 
  private:
   std::string file_;
   int opset_;
   model::detail::graph_builder& b_;
   std::vector<std::byte>& weights_;
-  std::unordered_map<std::string, known> names_;
+  std::unordered_map<std::string_view, known> names_;  // names view the ModelProto, which outlives this
 };
 
 }  // namespace reshape1::onnx::detail

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
-#include <set>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -345,8 +345,9 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
       if (const auto dims = declared_dims(v.type())) lw.declared_ranks[v.name()] = dims->size();
   const auto node_count = static_cast<std::int64_t>(g.node_size());
   lw.next_id = node_count;  // a node's own layer takes the node's index as its id; the others follow
-  std::set<std::string> initializers;
+  std::unordered_set<std::string_view> initializers;
   for (const auto& t : g.initializer()) initializers.insert(t.name());
+  b.reserve(static_cast<std::size_t>(2 * g.node_size() + g.initializer_size() + g.input_size() + g.output_size()));
 
   // Graph inputs. An input's batch axis is where it holds the dim_param that axis 0 of the first input holds.
   std::string batch_param;

@@ -258,6 +258,20 @@ TEST(onnx, refuses_external_data_reached_through_a_symbolic_link_out) {
   fs::remove_all(dir);
 }
 
+// fuzz_onnx: dims that promise 2^50 elements, with a few typed values, allocated the whole tensor before
+// the values were counted.
+TEST(onnx, refuses_a_tensor_whose_values_are_fewer_than_its_shape_before_allocating) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto* t = m.mutable_graph()->mutable_initializer(0);
+  t->clear_dims();
+  t->add_dims(std::int64_t{1} << 25);
+  t->add_dims(std::int64_t{1} << 25);
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_EQ(msg, "m.onnx: tensor 'pattern': 2 values for a tensor of 1125899906842624 elements");
+}
+
 TEST(onnx, refuses_external_data_shorter_than_its_tensor) {
   auto bytes = fixture_bytes("external_data");
   ::onnx::ModelProto m;
