@@ -46,3 +46,11 @@ if(RESHAPE1_BUILD_CLI)
                    $<TARGET_FILE:onnx_free_batch> ${RESHAPE1_ONNX_FIXTURES})
   set_tests_properties(onnx.ort_agreement PROPERTIES TIMEOUT 600)
 endif()
+if(RESHAPE1_BUILD_CLI)
+  # Random small ONNX graphs through ONNX Runtime and reshape1 (tests/property/onnx_differential.py).
+  add_test(NAME onnx.differential
+           COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tests/property/onnx_differential.py
+                   $<TARGET_FILE:reshape1_cli> $<TARGET_FILE:onnx_from_text> $<TARGET_FILE:onnx_free_batch>
+                   --graphs 300 --seed 1)
+  set_tests_properties(onnx.differential PROPERTIES TIMEOUT 900)
+endif()

@@ -3,6 +3,7 @@
 // result as it returns it for that sample alone?
 //
 //   node oracle.js MODEL.onnx SPEC.json
+//   node oracle.js --many LIST.json      LIST: [[MODEL, SPEC], ...]; one JSON line per model, in order
 //
 // MODEL's batch must already be free (tests/onnx/onnx_free_batch.cpp). SPEC (JSON):
 //   {"inputs": {NAME: {"shape": [...], "batch_axis": 0, "range": [lo, hi]}          a random float tensor
@@ -91,11 +92,23 @@ function compare(name, alone, together, axis, b) {
 
 async function main() {
   if (process.argv.length !== 4) {
-    process.stderr.write('usage: node oracle.js MODEL.onnx SPEC.json\n');
+    process.stderr.write('usage: node oracle.js MODEL.onnx SPEC.json | --many LIST.json\n');
     process.exit(2);
+  }
+  if (process.argv[2] === '--many') {
+    // One process for many small models (the differential test): Node and ONNX Runtime start once.
+    for (const [model, specFile] of JSON.parse(fs.readFileSync(process.argv[3], 'utf8'))) {
+      const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
+      process.stdout.write(JSON.stringify(await judge(model, spec)) + '\n');
+    }
+    return;
   }
   const [model, specFile] = process.argv.slice(2);
   const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
+  process.stdout.write(JSON.stringify(await judge(model, spec)) + '\n');
+}
+
+async function judge(model, spec) {
   const result = {batches: {}};
   let session;
   try {
@@ -103,8 +116,7 @@ async function main() {
   } catch (e) {  // a model ONNX Runtime refuses to load fails at every batch
     for (const b of spec.batches || [2, 4])
       result.batches[String(b)] = {outcome: 'fails', detail: `loading: ${String(e.message || e).split('\n')[0]}`};
-    process.stdout.write(JSON.stringify(result) + '\n');
-    return;
+    return result;
   }
   const random = generator(spec.seed || 1);
   for (const b of spec.batches || [2, 4]) {
@@ -159,7 +171,7 @@ async function main() {
     }
     result.batches[String(b)] = {outcome, detail};
   }
-  process.stdout.write(JSON.stringify(result) + '\n');
+  return result;
 }
 
 main().catch((e) => {
