@@ -17,6 +17,7 @@
 #include "report.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/fix.hpp"
+#include "reshape1/onnx.hpp"
 
 namespace reshape1::cli {
 namespace {
@@ -24,6 +25,7 @@ namespace {
 struct fix_args {
   std::string xml, bin, output;
   std::string batches = "1,2,8,?";
+  std::string batch_name;
   std::vector<std::string> layouts;
   bool dry_run = false;
   bool json = false;
@@ -78,8 +80,95 @@ nlohmann::ordered_json to_json(const model::fix_report& r, const fix_args& a, bo
           {"checked", r.checked}};
 }
 
+nlohmann::ordered_json to_json(const onnx::fix_report& r, const fix_args& a, bool written) {
+  auto changes = nlohmann::ordered_json::array();
+  for (const auto& c : r.changes)
+    changes.push_back({{"id", std::to_string(c.node)},
+                       {"name", c.name},
+                       {"old_pattern", c.old_pattern},
+                       {"new_pattern", c.new_pattern},
+                       {"tensor", c.tensor},
+                       {"cloned_from", c.cloned_from ? nlohmann::ordered_json(*c.cloned_from) : nlohmann::ordered_json()},
+                       {"element", c.element},
+                       {"old_value", c.old_value},
+                       {"new_value", c.new_value},
+                       {"why", c.why}});
+  auto refusals = nlohmann::ordered_json::array();
+  for (const auto& x : r.refusals)
+    refusals.push_back({{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}});
+  return {{"model", a.xml},
+          {"output", written ? nlohmann::ordered_json(a.output) : nlohmann::ordered_json()},
+          {"nothing_to_do", r.nothing_to_do},
+          {"fixed", r.fixed},
+          {"changes", changes},
+          {"refusals", refusals},
+          {"freed", r.freed},
+          {"checked", r.checked}};
+}
+
+/// fix for an ONNX file: the rewritten file is one .onnx, written through a temporary file.
+int fix_onnx(const fix_args& a) {
+  namespace fs = std::filesystem;
+  if (!a.bin.empty()) usage("--bin: an ONNX model has no weights file", "leave out --bin");
+  if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.onnx, or --dry-run");
+  if (!a.dry_run && fs::path(a.output).extension() != ".onnx")
+    usage(fmt::format("-o {}: the output of an ONNX model must end in .onnx", a.output), "write e.g. -o fixed.onnx");
+  std::error_code ec;
+  if (!a.dry_run && fs::exists(a.output, ec) && fs::equivalent(a.output, a.xml, ec))
+    usage(fmt::format("-o {}: that is the model itself", a.output),
+          "write the fixed model to another file; the input is never modified");
+  if (!a.layouts.empty()) usage("--layout: not for ONNX models yet", "the batch axis comes from the inputs' dim_param");
+  onnx::fix_options options;
+  options.check_batches = parse_batches(a.batches);
+  if (!a.batch_name.empty()) options.batch_name = a.batch_name;
+  const auto report = onnx::fix(a.xml, options);
+  const bool write = !a.dry_run && !report.model.empty();
+  if (write) onnx::write_fixed(report, a.xml, a.output);
+  if (a.json) {
+    std::cout << json_text(to_json(report, a, write), 2) << '\n';
+    return report.fixed ? exit_ok : exit_invalid;
+  }
+  if (report.nothing_to_do) {
+    std::cout << "nothing to do: the model already reshapes at every checked batch\n";
+    for (const auto& line : report.checked) std::cout << printable(line) << '\n';
+    return report.fixed ? exit_ok : exit_invalid;
+  }
+  std::vector<std::vector<std::string>> rows, notes;
+  for (const auto& c : report.changes) {
+    rows.push_back({std::to_string(c.node), c.name, c.old_pattern, c.new_pattern});
+    notes.push_back({c.why});
+  }
+  print_table({"id", "name", "old pattern", "new pattern"}, rows, notes);
+  if (!report.refusals.empty()) {
+    if (!rows.empty()) std::cout << '\n';
+    rows.clear();
+    notes.clear();
+    for (const auto& x : report.refusals) {
+      rows.push_back({std::to_string(x.id), x.name, x.type, "not fixed"});
+      notes.push_back({x.reason});
+    }
+    print_table({"id", "name", "op", "result"}, rows, notes);
+  }
+  if (!report.freed.empty())
+    std::cout << printable(fmt::format("batch freed ({}): {}", options.batch_name, fmt::join(report.freed, ", "))) << '\n';
+  std::cout << "after the fix:\n";
+  for (const auto& line : report.checked) std::cout << "  " << printable(line) << '\n';
+  if (write) {
+    std::cout << printable(fmt::format("wrote {} ({} Reshape pattern{} rewritten)", a.output, report.changes.size(),
+                                       report.changes.size() == 1 ? "" : "s"))
+              << '\n';
+  } else if (a.dry_run) {
+    std::cout << "dry run: nothing written\n";
+  } else if (!report.fixed) {
+    std::cout << "not fixed: nothing written\n";
+  }
+  return report.fixed ? exit_ok : exit_invalid;
+}
+
 int fix(const fix_args& a) {
   namespace fs = std::filesystem;
+  if (onnx::format_of(a.xml) == model::model_format::onnx) return fix_onnx(a);
+  if (!a.batch_name.empty()) usage("--batch-name: only for ONNX models", "an IR's inputs take the batch as a number");
   const fs::path bin = !a.bin.empty() ? fs::path(a.bin) : fs::path(a.xml).replace_extension(".bin");
   if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.xml, or --dry-run");
   const fs::path out_xml = a.output;
@@ -141,16 +230,22 @@ int fix(const fix_args& a) {
 
 void add_fix(CLI::App& app, session& s) {
   auto args = std::make_shared<fix_args>();
-  auto* cmd = app.add_subcommand("fix", "Rewrite the Reshape patterns that keep an IR model from reshaping to another batch");
+  auto* cmd = app.add_subcommand("fix", "Rewrite the Reshape patterns that keep a model from reshaping to another batch");
   cmd->footer(
       "Each rewrite (a pattern element that writes the declared batch becomes 0 or -1; a shared Const is\n"
       "cloned first) is kept only when the rewritten model propagates to exactly the same shapes at the\n"
       "declared inputs; then the model must reshape at every --check-batch. FIXED.bin (the old bytes, then the\n"
       "new constants) is written first, then FIXED.xml; the input files are never modified.\n"
+      "An ONNX model is rewritten in its initializers and Constant nodes (a shared one cloned), its inputs'\n"
+      "batch and every declared dimension that carries it become the dim_param N (--batch-name), and the\n"
+      "file, read back from the bytes to be written, must reshape at every --check-batch.\n"
       "Exit codes: 0 the fixed model (or the model itself: nothing to do) reshapes at every checked batch;\n"
       "1 something could not be fixed; 2 usage error or unreadable model.");
-  cmd->add_option("MODEL", args->xml, "the model's .xml file")->required();
-  cmd->add_option("-o,--output", args->output, "the fixed model's .xml (its .bin is written beside it)");
+  cmd->add_option("MODEL", args->xml, "the model: an IR .xml or an .onnx file (told apart by content)")->required();
+  cmd->add_option("-o,--output", args->output,
+                  "the fixed model: an .xml (its .bin is written beside it), or an .onnx for an ONNX model");
+  cmd->add_option("--batch-name", args->batch_name,
+                  "ONNX: the dim_param the batch becomes in the inputs, outputs and value_info (default N)");
   cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");
   cmd->add_option("--check-batch", args->batches, "the batches the fixed model must reshape to (default 1,2,8,?)");
   cmd->add_option("--layout", args->layouts, "NAME=LAYOUT: the dimension named N is the input's batch (repeatable)")

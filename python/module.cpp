@@ -646,6 +646,44 @@ py::tuple fix_model(const std::string& xml, const std::string& bin, const std::s
   return py::make_tuple(report.nothing_to_do, report.fixed, changes, refusals, report.checked, written);
 }
 
+/// reshape1::onnx::fix as plain tuples: the model is a path or ONNX bytes; `out` ("" for none) is written
+/// for a path when the report holds a fixed model. The fixed bytes come back for a model given as bytes.
+py::tuple fix_onnx_model(const py::object& model, const std::string& out, const std::vector<py::object>& batches,
+                         const std::string& batch_name) {
+  onnx::fix_options options;
+  for (const auto& b : batches) options.check_batches.push_back(to_batch(b));
+  options.batch_name = batch_name;
+  onnx::fix_report report;
+  bool written = false;
+  const bool in_memory = py::isinstance<py::bytes>(model);
+  if (in_memory) {
+    const auto view = model.cast<std::string_view>();
+    py::gil_scoped_release unlocked;
+    report = onnx::fix(std::as_bytes(std::span(view.data(), view.size())), "<ONNX bytes>", options);
+  } else {
+    const auto path = model.cast<std::string>();
+    py::gil_scoped_release unlocked;
+    report = onnx::fix(path, options);
+    if (!out.empty() && !report.model.empty()) {
+      onnx::write_fixed(report, path, out);
+      written = true;
+    }
+  }
+  py::list changes, refusals;
+  for (const auto& c : report.changes)
+    changes.append(py::make_tuple(c.node, c.name, c.old_pattern, c.new_pattern, c.tensor,
+                                  c.cloned_from ? py::object(py::str(*c.cloned_from)) : py::object(py::none()),
+                                  c.element, c.old_value, c.new_value, c.why));
+  for (const auto& r : report.refusals) refusals.append(py::make_tuple(r.id, r.name, r.type, r.reason, within_tuple(r.within)));
+  return py::make_tuple(report.nothing_to_do, report.fixed, changes, refusals, report.checked, written, report.freed,
+                        in_memory && !report.model.empty() ? py::object(py::bytes(report.model)) : py::object(py::none()));
+}
+
+/// "ir" or "onnx": what a file's content says it is.
+std::string format_of_file(const std::string& path) {
+  return onnx::format_of(path) == model::model_format::onnx ? "onnx" : "ir";
+}
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "reshape1's C++ core. Import the package `reshape1`, which re-exports these names.";
   m.attr("__version__") = RESHAPE1_VERSION;
@@ -834,6 +872,8 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
         "Internal: reshape1::model::fix and write_fixed, as tuples (see reshape1.fix).");
   m.def("_check_batch", &check_batch_model, py::arg("model"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
         py::arg("layouts"), py::arg("assume_kept"), "Internal: reshape1::model::check_batch, as tuples (see reshape1.check_batch).");
+  m.def("_fix_onnx", &fix_onnx_model, py::arg("model"), py::arg("out"), py::arg("batches"), py::arg("batch_name"));
+  m.def("_format", &format_of_file, py::arg("path"));
   m.def("_check", &check_model, py::arg("model"), py::arg("bin"),
         "Internal: reshape1::model::check on an IR model, as tuples (see reshape1.check).");
   m.def(

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -11,7 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "reshape1/model/fix.hpp"
 #include "reshape1/model/graph.hpp"
+#include "reshape1/partial_shape.hpp"
 
 namespace reshape1::onnx {
 
@@ -31,11 +35,64 @@ namespace reshape1::onnx {
 /// Whether these first bytes of a file look like an ONNX model (a protobuf ModelProto) rather than XML.
 [[nodiscard]] bool looks_like_onnx(std::span<const std::byte> head) noexcept;
 
+/// The format a file's content says it is (standard input, "-", is read as an IR). A file that is neither
+/// is error(bad_file) saying what it looks like (empty, a Git LFS pointer, an archive, ...).
+[[nodiscard]] model::model_format format_of(const std::filesystem::path& file);
+
 /// Reads a model file of either format, told apart by its content rather than its name: an OpenVINO IR
 /// (.xml; its weights are `bin`, or the file with .bin when `bin` is empty) or an ONNX model (`bin` must
 /// then be empty: error(invalid_argument)). A file that is neither is error(bad_file) saying what it looks
 /// like (empty, a Git LFS pointer, an archive, ...).
 [[nodiscard]] model::graph read_any(const std::filesystem::path& file, const std::filesystem::path& bin = {});
+
+struct fix_options {
+  /// The batches the fixed model must reshape to (`?` is a dynamic batch). Empty: 1, 2, 8 and ?.
+  std::vector<dimension> check_batches{};
+  /// The dim_param the batch becomes in the graph's inputs, outputs and value_info.
+  std::string batch_name = "N";
+};
+
+/// One rewritten Reshape shape: element `element` of the tensor `tensor` (an initializer, or a Constant
+/// node's value) went from `old_value` (the declared batch) to `new_value` (0 copies the batch; -1 where
+/// allowzero=1 makes 0 a literal zero).
+struct fix_change {
+  std::int64_t node = 0;  ///< the Reshape node's index
+  std::string name;
+  std::string old_pattern, new_pattern;
+  std::string tensor;                      ///< the tensor that now holds the new value
+  std::optional<std::string> cloned_from;  ///< the shared tensor it is a copy of, if any
+  std::size_t element = 0;
+  std::int64_t old_value = 0, new_value = 0;
+  std::string why;
+};
+
+struct fix_report {
+  /// Nothing to rewrite and nothing to free: the model already runs at every checked batch.
+  bool nothing_to_do = false;
+  /// The fixed model, read back from its bytes, reshapes at every checked batch.
+  bool fixed = false;
+  std::vector<fix_change> changes;
+  std::vector<model::fix_refusal> refusals;  ///< ids are node indices
+  /// The declared dimensions that became the dim_param (or were cleared, for N·k): `input 'x' dimension 0`.
+  std::vector<std::string> freed;
+  /// `reshapes to batch B: ...` for each checked batch, on the fixed model (on the model itself when
+  /// nothing changed).
+  std::vector<std::string> checked;
+  /// The fixed file's bytes: empty unless `fixed` and something changed.
+  std::string model;
+};
+
+/// `reshape1 fix` for an ONNX file: rewrites the Reshape shapes that write the declared batch as a
+/// constant (cloning a tensor other nodes share), gives the inputs' batch and every declared dimension
+/// that carries it the dim_param, and proves the result: the bytes that would be written, read back,
+/// must reshape at every checked batch. Writes nothing.
+[[nodiscard]] fix_report fix(const std::filesystem::path& file, const fix_options& options = {});
+/// The same for a model in memory (`name` in messages; external data is looked for in its directory).
+[[nodiscard]] fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options = {});
+
+/// Writes `report.model` to `out` through a temporary file renamed into place. error(invalid_argument)
+/// when there is nothing to write or `out` is the input; error(io) from the system.
+void write_fixed(const fix_report& report, const std::filesystem::path& in, const std::filesystem::path& out);
 
 /// Every (op_type, since_version) of the default ONNX domain reshape1 translates, sorted.
 [[nodiscard]] std::vector<std::pair<std::string_view, int>> covered_ops();

@@ -35,6 +35,7 @@ __all__ = [
     "BatchReport",
     "check_batch",
     "FixChange",
+    "OnnxFixChange",
     "FixRefusal",
     "FixReport",
     "fix",
@@ -328,6 +329,43 @@ def check_batch(
     )
 
 
+def _fix_onnx(
+    model: Any,
+    in_memory: bool,
+    output: Union[str, "os.PathLike[str]", None],
+    check_batches: Optional[Sequence[Union[int, str]]],
+    layouts: Optional[Mapping[str, str]],
+    model_bin: Union[str, "os.PathLike[str]", None],
+    batch_name: str,
+) -> "FixReport":
+    if layouts:
+        raise Error("invalid_argument", "layouts: not for ONNX models yet; the batch axis comes from the inputs' dim_param")
+    if model_bin is not None:
+        raise Error("invalid_argument", "model_bin: an ONNX model has no weights file")
+    if in_memory and output is not None:
+        raise Error("invalid_argument", "output: a model given in memory comes back in the report's model")
+    if output is not None and os.path.splitext(os.fspath(output))[1] != ".onnx":
+        raise Error("invalid_argument", f"output {os.fspath(output)}: the output of an ONNX model must end in .onnx")
+    data, _ = _model_arg(model, None)
+    nothing, fixed, changes, refusals, checked, written, freed, fixed_bytes = _core._fix_onnx(
+        data, os.fspath(output) if output is not None else "", list(check_batches or []), batch_name
+    )
+    result: Any = fixed_bytes
+    rebuild = getattr(type(model), "FromString", None)
+    if fixed_bytes is not None and callable(rebuild) and not isinstance(model, (bytes, bytearray, memoryview)):
+        result = rebuild(fixed_bytes)  # an onnx.ModelProto in, one out
+    return FixReport(
+        nothing,
+        fixed,
+        [OnnxFixChange(*c) for c in changes],
+        [FixRefusal(*r) for r in refusals],
+        checked,
+        written,
+        freed,
+        result,
+    )
+
+
 class FixChange(NamedTuple):
     """One rewritten Reshape pattern: the Const `const_id` (a clone of `cloned_from` when the original
     fed other layers too) has `new_value` at `element`; special_zero_set when the Reshape's special_zero
@@ -346,6 +384,23 @@ class FixChange(NamedTuple):
     why: str
 
 
+class OnnxFixChange(NamedTuple):
+    """One rewritten Reshape shape of an ONNX model: element `element` of `tensor` (an initializer, or a
+    Constant node's value; a copy of `cloned_from` when other nodes share that one) went from the declared
+    batch to 0 (or -1 where allowzero=1); `node` is the Reshape node's index."""
+
+    node: int
+    name: str
+    old_pattern: str
+    new_pattern: str
+    tensor: str
+    cloned_from: Optional[str]
+    element: int
+    old_value: int
+    new_value: int
+    why: str
+
+
 class FixRefusal(NamedTuple):
     """A layer that keeps the model from reshaping and that fix() left alone, with the reason."""
 
@@ -359,38 +414,56 @@ class FixRefusal(NamedTuple):
 class FixReport(NamedTuple):
     """The answer of fix(): fixed is True when the rewritten model (or the model itself, nothing_to_do)
     reshapes at every checked batch with the same shapes at the declared batch; checked holds the summary
-    line of each batch; written says whether files were written."""
+    line of each batch; written says whether files were written. For an ONNX model, freed lists the
+    dimensions that became the batch's dim_param, and model is the fixed model when it was given in
+    memory (bytes, or an onnx.ModelProto: the same kind comes back)."""
 
     nothing_to_do: bool
     fixed: bool
-    changes: List[FixChange]
+    changes: List[Any]  # FixChange for an IR, OnnxFixChange for an ONNX model
     refusals: List[FixRefusal]
     checked: List[str]
     written: bool
+    freed: List[str] = []  # ONNX: the declared dimensions that became the batch's dim_param
+    model: Any = None  # ONNX given in memory: the fixed model, as bytes or as the same proto class
 
 
 def fix(
-    model_xml: Union[str, "os.PathLike[str]"],
+    model_xml: Any,
     output: Union[str, "os.PathLike[str]", None] = None,
     check_batches: Optional[Sequence[Union[int, str]]] = None,
     layouts: Optional[Mapping[str, str]] = None,
     model_bin: Union[str, "os.PathLike[str]", None] = None,
+    batch_name: str = "N",
 ) -> FixReport:
     """Rewrite the Reshape patterns that keep the model from reshaping to another batch, as `reshape1 fix`.
 
     Each rewrite is kept only when the rewritten model propagates to the same shapes at the declared inputs;
     then the model must reshape at every batch of check_batches (default 1, 2, 8 and "?").
 
+    An ONNX model (a path told apart by content, bytes, or an onnx.ModelProto) is rewritten in its
+    initializers and Constant nodes, its inputs' batch becomes the dim_param batch_name, and the fixed
+    bytes, read back, must reshape at every checked batch (docs/onnx.md).
+
     Args:
-        model_xml: the model's .xml file.
-        output: the fixed model's .xml (its .bin goes beside it); None to write nothing. Nothing is written
-            when nothing changes. The input files are never modified.
+        model_xml: the model's .xml file, or an ONNX model (path, bytes or onnx.ModelProto).
+        output: the fixed model's .xml (its .bin goes beside it), or .onnx for an ONNX file; None to write
+            nothing. Nothing is written when nothing changes. The input files are never modified.
         check_batches: the batches to prove (ints, or "?" for a dynamic batch).
         layouts: layouts by input name ("NCHW", "TN"): the dimension named N is the batch.
         model_bin: the weights; by default the .xml's path with the extension .bin.
+        batch_name: ONNX: the dim_param the batch becomes.
 
-    Raises reshape1.Error when the model cannot be read, or "invalid_argument" when output names an input.
+    Raises reshape1.Error when the model cannot be read, or "invalid_argument" when output names an input
+    or does not fit the model (.xml for an IR, .onnx for ONNX; none for a model given in memory).
     """
+    in_memory = isinstance(model_xml, (bytes, bytearray, memoryview)) or (
+        not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))
+    )
+    if in_memory or _core._format(os.fspath(model_xml)) == "onnx":
+        return _fix_onnx(model_xml, in_memory, output, check_batches, layouts, model_bin, batch_name)
+    if batch_name != "N":
+        raise Error("invalid_argument", "batch_name: only for ONNX models; an IR's inputs take the batch as a number")
     xml = os.fspath(model_xml)
     binary = os.fspath(model_bin) if model_bin is not None else os.path.splitext(xml)[0] + ".bin"
     nothing, fixed, changes, refusals, checked, written = _core._fix(

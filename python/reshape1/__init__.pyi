@@ -200,18 +200,33 @@ class FixRefusal(NamedTuple):
     reason: str
     within: Tuple[Tuple[int, str, str], ...] = ...
 
+class OnnxFixChange(NamedTuple):
+    node: int
+    name: str
+    old_pattern: str
+    new_pattern: str
+    tensor: str
+    cloned_from: Optional[str]
+    element: int
+    old_value: int
+    new_value: int
+    why: str
+
 class FixReport(NamedTuple):
     nothing_to_do: bool
     fixed: bool
-    changes: List[FixChange]
+    changes: List[Any]
     refusals: List[FixRefusal]
     checked: List[str]
     written: bool
+    freed: List[str] = ...
+    model: Any = ...
 
 def fix(
-    model_xml: Union[str, os.PathLike[str]],
+    model_xml: ModelLike,
     output: Union[str, os.PathLike[str], None] = ...,
     check_batches: Optional[Sequence[Union[int, str]]] = ...,
     layouts: Optional[Mapping[str, str]] = ...,
     model_bin: Union[str, os.PathLike[str], None] = ...,
+    batch_name: str = ...,
 ) -> FixReport: ...

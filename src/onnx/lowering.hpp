@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <span>
@@ -131,6 +132,10 @@ class graph_lowering {
     const ::onnx::TensorProto* constant = nullptr;  ///< the initializer or Constant value behind it
   };
   [[nodiscard]] const known* find(const std::string& name) const;
+  /// Every tensor name bound so far (subgraphs' included) and the layer output that computes it.
+  void export_names(std::unordered_map<std::string, source>& out) const {
+    for (const auto& [name, k] : names_) out.emplace(std::string(name), k.at);
+  }
   /// Binds a tensor name (a string of the ModelProto, which outlives the lowering) to what computes it.
   void bind(const std::string& name, known k);
   /// Adds a layer; `name` and `byte` say which node it lowers.
@@ -168,5 +173,15 @@ class graph_lowering {
   std::vector<std::byte>& weights_;
   std::unordered_map<std::string_view, known> names_;  // names view the ModelProto, which outlives this
 };
+
+/// Parses an ONNX file's bytes (error(bad_file) naming `file` when protobuf cannot, error(unsupported)
+/// from 2 GiB on).
+void parse_model(std::span<const std::byte> bytes, const std::string& file, ::onnx::ModelProto& m);
+
+/// Lowers a parsed model; `names`, when given, receives each tensor name's layer output (for fix, which
+/// writes shapes back into the file by name).
+[[nodiscard]] model::graph lower(const ::onnx::ModelProto& m, const std::string& file,
+                                 const std::filesystem::path& directory,
+                                 std::unordered_map<std::string, source>* names);
 
 }  // namespace reshape1::onnx::detail

@@ -302,6 +302,7 @@ struct model_reader {
   fs::path directory;
   int opset = 0;
   std::vector<std::byte> weights;
+  std::unordered_map<std::string, source>* names = nullptr;  // where each tensor's name ends up, if asked
 
   void lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top);
 };
@@ -410,30 +411,45 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
     if (top) l.input_layouts.push_back(batch_layout(v.type(), batch_param));
     b.add(std::move(l));
   }
+  if (names != nullptr) lw.export_names(*names);
 }
 
-model::graph read_model(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory) {
+/// Parses a file's bytes as a ModelProto.
+void parse(std::span<const std::byte> bytes, const std::string& file, ::onnx::ModelProto& m) {
   if (bytes.size() > max_model_bytes)
     fail(errc::unsupported, {.file = file},
          fmt::format("{}: {} bytes; protobuf reads ONNX files below 2 GiB, larger models keep their tensors in "
                      "external data files",
                      file, bytes.size()));
-  ::onnx::ModelProto m;
   google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
                                                 static_cast<int>(bytes.size()));
   stream.SetRecursionLimit(256);  // nested subgraphs: deep enough for real models, not for a stack overflow
   if (!m.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
     bad(file, "not an ONNX model: protobuf cannot parse it as a ModelProto");
   if (!m.has_graph()) bad(file, "not an ONNX model: it has no graph");
-  model_reader r{file, directory, default_opset(m, file), {}};
+}
+
+model::graph read_model(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory) {
+  ::onnx::ModelProto m;
+  parse(bytes, file, m);
+  return detail::lower(m, file, directory, nullptr);
+}
+
+}  // namespace
+
+void detail::parse_model(std::span<const std::byte> bytes, const std::string& file, ::onnx::ModelProto& m) {
+  parse(bytes, file, m);
+}
+
+model::graph detail::lower(const ::onnx::ModelProto& m, const std::string& file, const fs::path& directory,
+                           std::unordered_map<std::string, source>* names) {
+  model_reader r{file, directory, default_opset(m, file), {}, names};
   graph_builder b(model::model_format::onnx, static_cast<int>(m.ir_version()), m.graph().name(), file);
   r.lower_graph(m.graph(), b, true);
   auto weights = std::make_shared<std::vector<std::byte>>(std::move(r.weights));
   b.weights(weights, std::span<const std::byte>(*weights));
   return b.build();
 }
-
-}  // namespace
 
 model::graph read(const fs::path& file) {
   const io::detail::mapped_file data(file);
@@ -475,10 +491,11 @@ std::string looks_like(std::span<const std::byte> head) {
 }
 }  // namespace
 
-model::graph read_any(const fs::path& file, const fs::path& bin) {
+model::model_format format_of(const fs::path& file) {
+  if (file == "-") return model::model_format::ir;  // standard input: the IR reader's, as before
   std::array<std::byte, 64> head{};
   std::size_t got = 0;
-  if (file != "-") {
+  {
     const io::detail::mapped_file data(file);
     got = std::min(head.size(), data.bytes().size());
     io::detail::guarded_copy(head.data(), data.bytes().data(), got, file.string());
@@ -487,21 +504,23 @@ model::graph read_any(const fs::path& file, const fs::path& bin) {
   std::size_t skip = 0;  // XML may start with a byte order mark or white space
   if (got >= 3 && std::memcmp(head.data(), "\xef\xbb\xbf", 3) == 0) skip = 3;
   while (skip < got && std::isspace(static_cast<unsigned char>(head[skip])) != 0) ++skip;
-  if (file == "-" || (skip < got && head[skip] == std::byte{'<'})) {
-    return model::read_ir(file, bin.empty() ? fs::path(file).replace_extension(".bin") : bin);
-  }
-  if (looks_like_onnx(first) && !known_other(first)) {
-    if (!bin.empty())
-      fail(errc::invalid_argument, {.file = file.string()},
-           fmt::format("{}: an ONNX model keeps its weights inside (or in its external data files), so there is no "
-                       "weights file to give",
-                       file.string()),
-           "leave out --bin");
-    return read(file);
-  }
+  if (skip < got && head[skip] == std::byte{'<'}) return model::model_format::ir;
+  if (looks_like_onnx(first) && !known_other(first)) return model::model_format::onnx;
   fail(errc::bad_file, {.offset = 0, .file = file.string()},
        fmt::format("{}: not a model: {}", file.string(), looks_like(first)),
        "give an OpenVINO IR .xml or an .onnx file");
+}
+
+model::graph read_any(const fs::path& file, const fs::path& bin) {
+  if (format_of(file) == model::model_format::ir)
+    return model::read_ir(file, bin.empty() ? fs::path(file).replace_extension(".bin") : bin);
+  if (!bin.empty())
+    fail(errc::invalid_argument, {.file = file.string()},
+         fmt::format("{}: an ONNX model keeps its weights inside (or in its external data files), so there is no "
+                     "weights file to give",
+                     file.string()),
+         "leave out --bin");
+  return read(file);
 }
 
 bool looks_like_onnx(std::span<const std::byte> head) noexcept {

@@ -75,4 +75,31 @@ check("--list-ops --format onnx --json", rc == 0 and {"op_type": "Reshape", "sin
 rc, out, err = run(FIXTURES / "allowzero_copy.onnx", "--format", "onnx")
 check("--format without --list-ops: usage error", rc == 2, f"{rc} {err}")
 
+# fix on ONNX: the simplified UltraFace gets its 8 patterns rewritten and its batch freed; one .onnx out.
+with tempfile.TemporaryDirectory() as tmp:
+    out = pathlib.Path(tmp) / "fixed.onnx"
+    rc, stdout, err = run_binary(BINARY, ["fix", str(ULTRAFACE / "version-RFB-320_simplified.onnx"), "-o", str(out)])
+    check("fix: exit 0", rc == 0, f"{rc} {err}")
+    check("fix: wrote", stdout.endswith(f"wrote {out} (8 Reshape patterns rewritten)\n") and out.exists(), stdout[-300:])
+    check("fix: batch freed", "batch freed (N): input 'input' dimension 0, output 'scores' dimension 0, output 'boxes' "
+          "dimension 0\n" in stdout, stdout)
+    rc, stdout, err = run(out, "--batch", "4", "--quiet")
+    check("the fixed file reshapes, with no note", (rc, stdout) == (0, "reshapes to batch 4: yes\n"), f"{rc} {stdout} {err}")
+    rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "shared_initializer.onnx"), "--dry-run", "--json"])
+    report = json.loads(stdout) if stdout else {}
+    check("fix --json: a shared initializer is cloned for the first Reshape",
+          rc == 0 and [c["cloned_from"] for c in report.get("changes", [])] == ["pattern", None], stdout[:600])
+    check("fix --dry-run writes nothing", not any(pathlib.Path(tmp).glob("*.tmp*")), "")
+    rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "allowzero_copy.onnx"), "-o", str(pathlib.Path(tmp) / "x.xml")])
+    check("fix: an ONNX output must end in .onnx", rc == 2 and "must end in .onnx" in err, f"{rc} {err}")
+    rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "allowzero_copy.onnx"), "-o",
+                                          str(FIXTURES / "allowzero_copy.onnx")])
+    check("fix: never over the input", rc == 2 and "that is the model itself" in err, f"{rc} {err}")
+    rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "allowzero_literal.onnx"), "-o", str(out)])
+    check("fix: a model that fails at its own shapes is not fixed", rc == 1 and "not fixed: nothing written" in stdout,
+          f"{rc} {stdout} {err}")
+    rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "constant_node_shape.onnx"), "-o",
+                                          str(pathlib.Path(tmp) / "c.onnx"), "--batch-name", "batch"])
+    check("fix --batch-name", rc == 0 and "batch freed (batch): input 'x' dimension 0" in stdout, f"{rc} {stdout} {err}")
+
 results.finish()

@@ -69,3 +69,43 @@ def test_wrong_model_arguments(data_dir: pathlib.Path) -> None:
     with pytest.raises(reshape1.Error) as e:
         reshape1.check_batch(data_dir / SIMPLIFIED, batch=4, model_bin=data_dir / SIMPLIFIED)
     assert e.value.code == "invalid_argument"
+
+
+def test_fix_an_onnx_file(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "fixed.onnx"
+    report = reshape1.fix(data_dir / SIMPLIFIED, out)
+    assert report.fixed and report.written and out.exists()
+    assert len(report.changes) == 8
+    first = report.changes[0]
+    assert isinstance(first, reshape1.OnnxFixChange)
+    assert (first.old_pattern, first.new_pattern, first.tensor, first.cloned_from) == ("[1,-1,2]", "[0,-1,2]", "327", None)
+    assert report.freed == ["input 'input' dimension 0", "output 'scores' dimension 0", "output 'boxes' dimension 0"]
+    assert report.model is None
+    assert reshape1.check_batch(out, batch=4).verdict == "yes"
+
+
+def test_fix_an_onnx_model_in_memory(data_dir: pathlib.Path) -> None:
+    data = (data_dir / SIMPLIFIED).read_bytes()
+    report = reshape1.fix(data)
+    assert report.fixed and isinstance(report.model, bytes)
+    assert reshape1.check_batch(report.model, batch=3).verdict == "yes"
+    # An object without FromString gets bytes back; one with it (as onnx.ModelProto has), its own kind.
+    assert reshape1.fix(FakeProto(data)).model == report.model
+
+    class Proto(FakeProto):
+        @classmethod
+        def FromString(cls, b: bytes) -> "Proto":  # noqa: N802 (protobuf's name)
+            return cls(b)
+
+    back = reshape1.fix(Proto(data)).model
+    assert isinstance(back, Proto) and back.data == report.model
+
+
+def test_fix_refuses_what_does_not_fit_an_onnx_model(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    for kwargs in ({"output": tmp_path / "x.xml"}, {"layouts": {"input": "NCHW"}}, {"model_bin": data_dir / SIMPLIFIED}):
+        with pytest.raises(reshape1.Error) as e:
+            reshape1.fix(data_dir / SIMPLIFIED, **kwargs)  # type: ignore[arg-type]
+        assert e.value.code == "invalid_argument"
+    with pytest.raises(reshape1.Error):
+        reshape1.fix((data_dir / SIMPLIFIED).read_bytes(), tmp_path / "y.onnx")
+    assert not list(tmp_path.iterdir())

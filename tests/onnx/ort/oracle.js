@@ -10,7 +10,8 @@
 //               NAME: {"shape": [], "batch_axis": null, "value": 16000, "type": "int64"}   the same for all
 //               NAME: {"shape": [], "batch_axis": null, "value": false, "type": "bool"}},
 //    "outputs": {NAME: {"batch_axis": 1}},      (optional; 0 otherwise)
-//    "batches": [2, 4], "seed": 1}
+//    "batches": [2, 4], "seed": 1,
+//    "reference": "ORIGINAL.onnx"}           (optional: the samples alone run there, at its own batch 1)
 // `shape` is one sample's shape (1 at the batch axis). Prints one JSON object:
 //   {"batches": {"2": {"outcome": "correct" | "wrong" | "fails", "detail": "..."}, ...}}
 // "fails": a run throws (for one sample alone too); "wrong": an output's shape is not the samples' stacked
@@ -118,9 +119,12 @@ async function judge(model, spec) {
       result.batches[String(b)] = {outcome: 'fails', detail: `loading: ${String(e.message || e).split('\n')[0]}`};
     return result;
   }
+  // A fixed model is held to the original: each sample alone runs in the original model.
+  const alone_session = spec.reference ? await ort.InferenceSession.create(spec.reference, {logSeverityLevel: 3})
+                                       : session;
   const random = generator(spec.seed || 1);
   for (const b of spec.batches || [2, 4]) {
-    const samples = [];
+    const samples = [];  // b samples, alone and stacked
     for (let s = 0; s < b; ++s) {
       const feeds = {};
       for (const [name, input] of Object.entries(spec.inputs)) {
@@ -146,7 +150,7 @@ async function judge(model, spec) {
     let detail = '';
     try {
       const alone = [];
-      for (const s of samples) alone.push(await session.run(feedsFor([s])));
+      for (const s of samples) alone.push(await alone_session.run(feedsFor([s])));
       let together;
       try {
         together = await session.run(feedsFor(samples));

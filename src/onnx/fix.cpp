@@ -1,0 +1,344 @@
+// `reshape1 fix model.onnx`: the Reshape patterns that write the declared batch as a constant get 0 (or
+// -1) in their initializer or Constant node, cloned when other nodes share it; the graph inputs' batch and
+// every declared dim that carries it become the dim_param N (a folded N·k is cleared); then the file, read
+// back from the bytes that will be written, must reshape at every checked batch.
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "../detail/fail.hpp"
+#include "../io/files.hpp"
+#include "lowering.hpp"
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/propagate.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace reshape1::onnx {
+namespace {
+
+namespace fs = std::filesystem;
+using reshape1::detail::fail;
+
+/// The batches at which the batch axis of each tensor is found: N·k at both, for one k.
+constexpr std::int64_t probe_a = 1009, probe_b = 1013;
+
+/// Where a pattern's value is stored: an initializer, or the `value` of a Constant node.
+struct holder {
+  ::onnx::TensorProto* tensor = nullptr;
+  std::string name;        ///< the tensor's name (the Constant node's output)
+  bool constant_node = false;
+};
+
+/// The int64 or int32 values of a pattern tensor, from raw_data or the typed field.
+std::optional<std::vector<std::int64_t>> values_of(const ::onnx::TensorProto& t) {
+  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) return std::nullopt;
+  std::vector<std::int64_t> v;
+  if (t.data_type() == ::onnx::TensorProto::INT64) {
+    if (t.has_raw_data()) {
+      v.resize(t.raw_data().size() / 8);
+      std::memcpy(v.data(), t.raw_data().data(), v.size() * 8);
+    } else {
+      v.assign(t.int64_data().begin(), t.int64_data().end());
+    }
+    return v;
+  }
+  if (t.data_type() == ::onnx::TensorProto::INT32) {
+    if (t.has_raw_data()) {
+      std::vector<std::int32_t> w(t.raw_data().size() / 4);
+      std::memcpy(w.data(), t.raw_data().data(), w.size() * 4);
+      v.assign(w.begin(), w.end());
+    } else {
+      v.assign(t.int32_data().begin(), t.int32_data().end());
+    }
+    return v;
+  }
+  return std::nullopt;
+}
+
+void set_value(::onnx::TensorProto& t, std::size_t element, std::int64_t value) {
+  if (t.data_type() == ::onnx::TensorProto::INT64) {
+    if (t.has_raw_data()) {
+      std::memcpy(t.mutable_raw_data()->data() + element * 8, &value, 8);
+    } else {
+      t.set_int64_data(static_cast<int>(element), value);
+    }
+  } else {
+    const auto v = static_cast<std::int32_t>(value);
+    if (t.has_raw_data()) {
+      std::memcpy(t.mutable_raw_data()->data() + element * 4, &v, 4);
+    } else {
+      t.set_int32_data(static_cast<int>(element), v);
+    }
+  }
+}
+
+std::string pattern_text(const std::vector<std::int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); }
+
+/// Every node input of the model (subgraphs included) named `name`, by count.
+std::size_t uses(const ::onnx::GraphProto& g, const std::string& name) {
+  std::size_t n = 0;
+  for (const auto& node : g.node()) {
+    for (const auto& i : node.input()) n += i == name;
+    for (const auto& a : node.attribute()) {
+      if (a.has_g()) n += uses(a.g(), name);
+      for (const auto& sub : a.graphs()) n += uses(sub, name);
+    }
+  }
+  return n;
+}
+
+class onnx_fixer {
+ public:
+  onnx_fixer(std::span<const std::byte> bytes, const fs::path& file, const fix_options& options)
+      : file_(file), options_(options) {
+    if (options_.check_batches.empty()) options_.check_batches = {dimension(1), dimension(2), dimension(8), dimension()};
+    if (options_.batch_name.empty())
+      fail(errc::invalid_argument, {}, "the batch's dim_param name is empty", "give a name, e.g. --batch-name N");
+    detail::parse_model(bytes, file.string(), model_);
+  }
+
+  fix_report run() {
+    fix_report report;
+    // Rounds: a Reshape downstream of one that breaks the batch is only judged once that one is fixed
+    // (a channel shuffle's second Reshape), so each round rewrites what the last one found, until a
+    // round finds nothing new. Each round rewrites at least one element, and an element only once.
+    std::set<std::pair<std::int64_t, std::size_t>> attempted;
+    std::vector<model::batch_report> before, last;
+    for (bool first = true;; first = false) {
+      const auto g = detail::lower(model_, file_.string(), file_.parent_path(), nullptr);
+      last.clear();
+      for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b}));
+      if (first) before = last;
+      std::map<std::pair<std::int64_t, std::size_t>, const model::batch_finding*> wanted;
+      report.refusals.clear();
+      for (const auto& r : last)
+        for (const auto& f : r.findings) {
+          if (f.pattern_index && f.within.empty() && f.id >= 0 && f.id < model_.graph().node_size() &&
+              model_.graph().node(static_cast<int>(f.id)).op_type() == "Reshape") {
+            const std::pair key(f.id, *f.pattern_index);
+            if (!attempted.contains(key)) {
+              wanted.emplace(key, &f);
+            } else {
+              const auto why = why_not_.find(key);
+              refuse(report, f, why != why_not_.end() ? why->second
+                                                      : fmt::format("rewriting pattern[{}] left it: {}", key.second, f.what));
+            }
+          } else if (f.issue != model::batch_issue::scales_with_batch) {
+            refuse(report, f, f.pattern_index ? "a Reshape inside an If branch, which fix does not rewrite yet"
+                                              : fmt::format("{}: {}", model::name(f.issue), f.what));
+          }
+        }
+      if (wanted.empty()) break;
+      for (const auto& [key, f] : wanted) {
+        attempted.insert(key);
+        rewrite(report, key.first, key.second, *f);
+      }
+    }
+    // The declared dims follow the rewritten model: where its tensors hold the batch now.
+    std::unordered_map<std::string, model::source> names;
+    const auto rewritten = detail::lower(model_, file_.string(), file_.parent_path(), &names);
+    const bool freed = free_dims(rewritten, names, before.front(), report);
+    if (report.changes.empty() && !freed && report.refusals.empty()) {
+      report.nothing_to_do = true;
+      for (const auto& r : before) report.checked.push_back(r.summary_line());
+      report.fixed = std::all_of(before.begin(), before.end(),
+                                 [](const auto& r) { return r.summary.verdict() == model::batch_verdict::yes; });
+      return report;
+    }
+    // The proof: the bytes that will be written, read back and checked at every batch.
+    std::string out;
+    if (!model_.SerializeToString(&out)) fail(errc::io, {.file = file_.string()}, "protobuf cannot serialise the fixed model");
+    ::onnx::ModelProto back;
+    detail::parse_model(std::as_bytes(std::span(out.data(), out.size())), file_.string() + " (fixed)", back);
+    const auto fixed = detail::lower(back, file_.string() + " (fixed)", file_.parent_path(), nullptr);
+    bool all = true;
+    for (const auto& b : options_.check_batches) {
+      const auto r = model::check_batch(fixed, {.batch = b});
+      report.checked.push_back(r.summary_line());
+      all = all && r.summary.verdict() == model::batch_verdict::yes;
+    }
+    report.fixed = all && report.refusals.empty();
+    if (report.fixed) report.model = std::move(out);
+    return report;
+  }
+
+ private:
+  void refuse(fix_report& report, const model::batch_finding& f, std::string reason) {
+    for (const auto& x : report.refusals)
+      if (x.id == f.id && x.within == f.within) return;
+    report.refusals.push_back({f.id, f.name, f.type, std::move(reason), f.within});
+  }
+
+  /// The initializer or Constant node behind a node input, if any.
+  std::optional<holder> holder_of(const std::string& name) {
+    auto& g = *model_.mutable_graph();
+    for (auto& t : *g.mutable_initializer())
+      if (t.name() == name) return holder{&t, name, false};
+    for (auto& n : *g.mutable_node())
+      if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
+        for (auto& a : *n.mutable_attribute())
+          if (a.name() == "value" && a.has_t()) return holder{a.mutable_t(), name, true};
+    return std::nullopt;
+  }
+
+  void rewrite(fix_report& report, std::int64_t index, std::size_t element, const model::batch_finding& f) {
+    auto& node = *model_.mutable_graph()->mutable_node(static_cast<int>(index));
+    const auto no = [&](std::string why) { why_not_[{index, element}] = std::move(why); };
+    if (node.input_size() < 2) return no("the Reshape has no shape input");
+    auto h = holder_of(node.input(1));
+    if (!h) return no(fmt::format("its shape '{}' is computed, not an initializer or a Constant node", node.input(1)));
+    auto values = values_of(*h->tensor);
+    if (!values || element >= values->size())
+      return no(fmt::format("its shape '{}' is not an int64 or int32 tensor held in the file", node.input(1)));
+    bool allowzero = false;
+    for (const auto& a : node.attribute()) allowzero = allowzero || (a.name() == "allowzero" && a.i() != 0);
+    const bool has_infer = std::count(values->begin(), values->end(), -1) != 0;
+    if (allowzero && has_infer) return no("allowzero=1 makes 0 a literal zero, and -1 is taken");
+    const std::int64_t new_value = allowzero ? -1 : 0;
+    const auto old_pattern = *values;
+    // A tensor other nodes read too is cloned for this one: they may need it as it is.
+    std::optional<std::string> cloned_from;
+    if (uses(model_.graph(), h->name) > 1 && !cloned_.contains(h->name + "/" + std::to_string(index))) {
+      auto* copy = model_.mutable_graph()->add_initializer();
+      *copy = *h->tensor;
+      const auto clone_name = unique_name(fmt::format("{}_for_{}", h->name, node.name().empty() ? node.output(0) : node.name()));
+      copy->set_name(clone_name);
+      cloned_from = h->name;
+      cloned_.insert(clone_name + "/" + std::to_string(index));
+      node.set_input(1, clone_name);
+      h = holder{copy, clone_name, false};
+    }
+    const auto old_value = (*values)[element];
+    set_value(*h->tensor, element, new_value);
+    (*values)[element] = new_value;
+    fix_change c;
+    c.node = index;
+    c.name = f.name;
+    c.old_pattern = pattern_text(old_pattern);
+    c.new_pattern = pattern_text(*values);
+    c.tensor = h->name;
+    c.cloned_from = cloned_from;
+    c.element = element;
+    c.old_value = old_value;
+    c.new_value = new_value;
+    c.why = fmt::format("pattern[{}] wrote the declared batch {}; {} ({} '{}')", element, old_value,
+                        new_value == 0 ? "0 copies the batch" : "-1 infers it", h->constant_node ? "Constant" : "initializer",
+                        h->name);
+    // Later findings on the same tensor (a second element) read the values written here.
+    report.changes.push_back(std::move(c));
+  }
+
+  std::string unique_name(const std::string& base) {
+    std::set<std::string> taken;
+    for (const auto& t : model_.graph().initializer()) taken.insert(t.name());
+    for (const auto& n : model_.graph().node())
+      for (const auto& o : n.output()) taken.insert(o);
+    std::string name = base;
+    for (int k = 2; taken.contains(name); ++k) name = fmt::format("{}_{}", base, k);
+    return name;
+  }
+
+  /// The graph inputs' batch becomes the dim_param; in the outputs and value_info, a dim that is N at
+  /// the probe batches becomes it too and one that is N·k (k > 1) is cleared. Returns whether anything
+  /// changed.
+  bool free_dims(const model::graph& g, const std::unordered_map<std::string, model::source>& names,
+                 const model::batch_report& plan, fix_report& report) {
+    bool changed = false;
+    auto& graph = *model_.mutable_graph();
+    std::vector<model::input_shape> at_a, at_b;
+    for (const auto& in : plan.inputs) {
+      if (!in.batch_index || !in.declared.rank_known()) continue;
+      for (auto& v : *graph.mutable_input()) {
+        if (v.name() != in.name || !v.type().tensor_type().has_shape()) continue;
+        auto* d = v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(static_cast<int>(*in.batch_index));
+        if (d->has_dim_param() && d->dim_param() == options_.batch_name) continue;
+        d->set_dim_param(options_.batch_name);
+        report.freed.push_back(fmt::format("input '{}' dimension {}", in.name, *in.batch_index));
+        changed = true;
+      }
+      // The Parameter in the rewritten graph (a cloned initializer may have moved the layers after it).
+      std::optional<std::size_t> layer;
+      for (std::size_t i = 0; i < g.layers().size(); ++i)
+        if (g.layers()[i].type == "Parameter" && g.layers()[i].name == in.name) layer = i;
+      if (!layer) continue;
+      std::vector<dimension> dims(in.declared.begin(), in.declared.end());
+      dims[*in.batch_index] = dimension(probe_a);
+      at_a.push_back({*layer, partial_shape(dims)});
+      dims[*in.batch_index] = dimension(probe_b);
+      at_b.push_back({*layer, partial_shape(dims)});
+    }
+    const auto pa = model::propagate(g, at_a);
+    const auto pb = model::propagate(g, at_b);
+    const auto update = [&](::onnx::ValueInfoProto& v, bool output) {
+      const auto it = names.find(v.name());
+      if (it == names.end() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+      const auto& a = pa.outputs[it->second.layer][it->second.output].shape;
+      const auto& b = pb.outputs[it->second.layer][it->second.output].shape;
+      auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
+      if (!a.rank_known() || !b.rank_known() || a.size() != b.size() ||
+          a.size() != static_cast<std::size_t>(shape->dim_size()))
+        return;
+      for (int k = 0; k < shape->dim_size(); ++k) {
+        const auto& x = a[static_cast<std::size_t>(k)];
+        const auto& y = b[static_cast<std::size_t>(k)];
+        // Unknown at a probe (another dynamic dimension): left as declared. Equal at both: no batch in it.
+        if (!x.is_static() || !y.is_static() || x.lo() == y.lo()) continue;
+        auto* d = shape->mutable_dim(k);
+        const bool carries = x.lo() % probe_a == 0 && y.lo() % probe_b == 0 && x.lo() / probe_a == y.lo() / probe_b;
+        if (carries && x.lo() == probe_a) {
+          if (d->has_dim_param() && d->dim_param() == options_.batch_name) continue;
+          d->set_dim_param(options_.batch_name);
+        } else {
+          if (!d->has_dim_value() && !d->has_dim_param()) continue;
+          d->clear_dim_value();
+          d->clear_dim_param();
+        }
+        if (output) report.freed.push_back(fmt::format("output '{}' dimension {}", v.name(), k));
+        changed = true;
+      }
+    };
+    for (auto& v : *graph.mutable_output()) update(v, true);
+    for (auto& v : *graph.mutable_value_info()) update(v, false);
+    return changed;
+  }
+
+  fs::path file_;
+  fix_options options_;
+  ::onnx::ModelProto model_;
+  std::set<std::string> cloned_;
+  std::map<std::pair<std::int64_t, std::size_t>, std::string> why_not_;  // rewrites refused, and why
+};
+
+}  // namespace
+
+fix_report fix(const fs::path& file, const fix_options& options) {
+  const io::detail::mapped_file data(file);
+  // A mapped file may shrink while it is read: the parse reads a private copy.
+  std::vector<std::byte> bytes(data.bytes().size());
+  io::detail::guarded_copy(bytes.data(), data.bytes().data(), bytes.size(), file.string());
+  return onnx_fixer(bytes, file, options).run();
+}
+
+fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options) {
+  return onnx_fixer(bytes, name, options).run();
+}
+
+void write_fixed(const fix_report& report, const fs::path& in, const fs::path& out) {
+  if (report.model.empty())
+    fail(errc::invalid_argument, {}, "the report has no fixed model to write", "write only a report whose fixed is true");
+  std::error_code ec;
+  if (fs::exists(out, ec) && fs::equivalent(in, out, ec))
+    fail(errc::invalid_argument, {.file = out.string()},
+         fmt::format("{}: the output is the model itself", out.string()),
+         "write the fixed model to another file; the input is never modified");
+  io::detail::atomic_file file(out);
+  file.write(std::as_bytes(std::span(report.model.data(), report.model.size())));
+  file.commit();
+}
+
+}  // namespace reshape1::onnx
