@@ -149,8 +149,14 @@ int fix_onnx(const fix_args& a) {
     }
     print_table({"id", "name", "op", "result"}, rows, notes);
   }
-  if (!report.freed.empty())
-    std::cout << printable(fmt::format("batch freed ({}): {}", options.batch_name, fmt::join(report.freed, ", "))) << '\n';
+  if (!report.freed.empty()) {
+    // Inputs and outputs by name; the value_info entries (one per tensor a model declares) by count.
+    std::vector<std::string> named;
+    std::size_t inner = 0;
+    for (const auto& f : report.freed) f.starts_with("value_info") ? void(++inner) : named.push_back(f);
+    if (inner != 0) named.push_back(fmt::format("{} value_info dimension{}", inner, inner == 1 ? "" : "s"));
+    std::cout << printable(fmt::format("batch freed ({}): {}", options.batch_name, fmt::join(named, ", "))) << '\n';
+  }
   std::cout << "after the fix:\n";
   for (const auto& line : report.checked) std::cout << "  " << printable(line) << '\n';
   if (write) {

@@ -73,7 +73,8 @@ struct fix_report {
   bool fixed = false;
   std::vector<fix_change> changes;
   std::vector<model::fix_refusal> refusals;  ///< ids are node indices
-  /// The declared dimensions that became the dim_param (or were cleared, for N·k): `input 'x' dimension 0`.
+  /// The declared dimensions that became the dim_param, `input 'x' dimension 0` (inputs, then outputs, then
+  /// value_info), or were cleared (they hold N·k): `value_info 'y' dimension 1 cleared`.
   std::vector<std::string> freed;
   /// `reshapes to batch B: ...` for each checked batch, on the fixed model (on the model itself when
   /// nothing changed).

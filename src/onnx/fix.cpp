@@ -274,7 +274,7 @@ class onnx_fixer {
     }
     const auto pa = model::propagate(g, at_a);
     const auto pb = model::propagate(g, at_b);
-    const auto update = [&](::onnx::ValueInfoProto& v, bool output) {
+    const auto update = [&](::onnx::ValueInfoProto& v, const char* kind) {
       const auto it = names.find(v.name());
       if (it == names.end() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
       const auto& a = pa.outputs[it->second.layer][it->second.output].shape;
@@ -293,17 +293,18 @@ class onnx_fixer {
         if (carries && x.lo() == probe_a) {
           if (d->has_dim_param() && d->dim_param() == options_.batch_name) continue;
           d->set_dim_param(options_.batch_name);
+          report.freed.push_back(fmt::format("{} '{}' dimension {}", kind, v.name(), k));
         } else {
           if (!d->has_dim_value() && !d->has_dim_param()) continue;
           d->clear_dim_value();
           d->clear_dim_param();
+          report.freed.push_back(fmt::format("{} '{}' dimension {} cleared", kind, v.name(), k));
         }
-        if (output) report.freed.push_back(fmt::format("output '{}' dimension {}", v.name(), k));
         changed = true;
       }
     };
-    for (auto& v : *graph.mutable_output()) update(v, true);
-    for (auto& v : *graph.mutable_value_info()) update(v, false);
+    for (auto& v : *graph.mutable_output()) update(v, "output");
+    for (auto& v : *graph.mutable_value_info()) update(v, "value_info");
     return changed;
   }
 

@@ -4,10 +4,12 @@
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <google/protobuf/util/message_differencer.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -409,6 +411,100 @@ TEST(onnx, other_dynamic_dimensions_given_a_size) {
   const auto ocr = onnx::read(shared_model("paddleocr-v4-rec-opset9"));
   const auto o = model::check_batch(ocr, {.shapes = {{"x", parse_shape("[4,3,48,320]")}}});
   EXPECT_EQ(o.summary.verdict(), model::batch_verdict::yes) << o.summary_line();
+}
+
+// ---- fix --------------------------------------------------------------------------------------------
+
+/// The original model with a fix report's edits applied by hand: what the fixed file must equal.
+::onnx::ModelProto with_edits(::onnx::ModelProto m, const onnx::fix_report& r) {
+  auto& g = *m.mutable_graph();
+  for (const auto& c : r.changes) {
+    if (c.cloned_from) {
+      for (const auto& t : g.initializer())
+        if (t.name() == *c.cloned_from) {
+          auto copy = t;
+          copy.set_name(c.tensor);
+          *g.add_initializer() = copy;
+          break;
+        }
+      g.mutable_node(static_cast<int>(c.node))->set_input(1, c.tensor);
+    }
+    for (auto& t : *g.mutable_initializer()) {
+      if (t.name() != c.tensor) continue;
+      if (t.has_raw_data()) {
+        std::memcpy(t.mutable_raw_data()->data() + c.element * 8, &c.new_value, 8);
+      } else {
+        t.set_int64_data(static_cast<int>(c.element), c.new_value);
+      }
+    }
+  }
+  for (const auto& f : r.freed) {
+    // "<kind> '<name>' dimension <k>[ cleared]"
+    const auto kind = f.substr(0, f.find(' '));
+    const auto name = f.substr(f.find('\'') + 1, f.rfind('\'') - f.find('\'') - 1);
+    const auto k = std::stoi(f.substr(f.find("dimension ") + 10));
+    auto* list = kind == "input" ? g.mutable_input() : kind == "output" ? g.mutable_output() : g.mutable_value_info();
+    for (auto& v : *list)
+      if (v.name() == name) {
+        auto* d = v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(k);
+        d->clear_dim_value();
+        if (f.ends_with("cleared")) {
+          d->clear_dim_param();
+        } else {
+          d->set_dim_param("N");
+        }
+      }
+  }
+  return m;
+}
+
+TEST(onnx_fix, the_fixed_file_is_the_original_with_the_listed_edits) {
+  for (const auto& path : {fs::path(RESHAPE1_TEST_DATA) / "onnx-models/ultraface-rfb-320/version-RFB-320_simplified.onnx",
+                           fixtures / "shared_initializer.textproto", fixtures / "constant_node_shape.textproto"}) {
+    SCOPED_TRACE(path.string());
+    const auto bytes = path.extension() == ".onnx" ? slurp(path) : fixture_bytes(path.stem().string());
+    const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), path.string());
+    ASSERT_TRUE(r.fixed);
+    ASSERT_FALSE(r.model.empty());
+    ::onnx::ModelProto original, fixed;
+    ASSERT_TRUE(original.ParseFromString(bytes));
+    ASSERT_TRUE(fixed.ParseFromString(r.model));
+    // A Constant node's value is edited in the node: compare the rest as edited, and the node apart.
+    if (path.stem() == "constant_node_shape") {
+      EXPECT_EQ(r.changes.size(), 1u);
+      const auto& value = fixed.graph().node(0).attribute(0).t();
+      EXPECT_EQ(value.int64_data(0), 0);
+      original.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_t()->set_int64_data(0, 0);
+    }
+    std::string diff;
+    google::protobuf::util::MessageDifferencer d;
+    d.ReportDifferencesToString(&diff);
+    EXPECT_TRUE(d.Compare(with_edits(original, r), fixed)) << diff;
+    // Nothing but the edits changed: the model was written field for field, so serialising the edited
+    // original gives the same bytes.
+    EXPECT_EQ(with_edits(original, r).SerializeAsString(), r.model);
+  }
+}
+
+TEST(onnx_fix, a_shared_initializer_is_cloned_for_the_reshape_that_needs_it) {
+  const auto bytes = fixture_bytes("shared_initializer");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shared.onnx");
+  ASSERT_EQ(r.changes.size(), 2u);
+  EXPECT_EQ(r.changes[0].tensor, "pattern_for_first");
+  EXPECT_EQ(r.changes[0].cloned_from, "pattern");
+  EXPECT_EQ(r.changes[1].tensor, "pattern");  // its only reader left is the second Reshape
+  EXPECT_FALSE(r.changes[1].cloned_from);
+  EXPECT_EQ(r.changes[0].new_pattern, "[0,3,2]");
+}
+
+TEST(onnx_fix, refuses_what_it_cannot_prove_and_writes_nothing) {
+  const auto bytes = fixture_bytes("allowzero_literal");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "allowzero.onnx");
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(r.model.empty());
+  ASSERT_FALSE(r.refusals.empty());
+  EXPECT_EQ(r.refusals[0].name, "flat");
+  EXPECT_THROW(onnx::write_fixed(r, "allowzero.onnx", "out.onnx"), error);
 }
 
 // ---- against ONNX's own shape inference -------------------------------------------------------------
