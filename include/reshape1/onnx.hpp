@@ -91,8 +91,10 @@ struct fix_report {
 /// The same for a model in memory (`name` in messages; external data is looked for in its directory).
 [[nodiscard]] fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options = {});
 
-/// Writes `report.model` to `out` through a temporary file renamed into place. error(invalid_argument)
-/// when there is nothing to write or `out` is the input; error(io) from the system.
+/// Writes `report.model` to `out` through a temporary file renamed into place. A model with external data
+/// written to another directory gets its data files beside it first (hard-linked, or copied; a different
+/// file already there is refused). Rewritten tensors are always inline. error(invalid_argument) when there
+/// is nothing to write or `out` is the input; error(io) from the system.
 void write_fixed(const fix_report& report, const std::filesystem::path& in, const std::filesystem::path& out);
 
 /// Every (op_type, since_version) of the default ONNX domain reshape1 translates, sorted.

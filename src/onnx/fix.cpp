@@ -13,6 +13,7 @@
 
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
+#include "../model/batch_internal.hpp"
 #include "lowering.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/propagate.hpp"
@@ -77,7 +78,6 @@ void set_value(::onnx::TensorProto& t, std::size_t element, std::int64_t value) 
   }
 }
 
-std::string pattern_text(const std::vector<std::int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); }
 
 /// Every node input of the model (subgraphs included) named `name`, by count.
 std::size_t uses(const ::onnx::GraphProto& g, const std::string& name) {
@@ -134,9 +134,10 @@ class onnx_fixer {
           }
         }
       if (wanted.empty()) break;
+      const auto p = model::propagate(g);
       for (const auto& [key, f] : wanted) {
         attempted.insert(key);
-        rewrite(report, key.first, key.second, *f);
+        rewrite(report, g, p, key.first, key.second, *f);
       }
     }
     // The declared dims follow the rewritten model: where its tensors hold the batch now.
@@ -186,50 +187,77 @@ class onnx_fixer {
     return std::nullopt;
   }
 
-  void rewrite(fix_report& report, std::int64_t index, std::size_t element, const model::batch_finding& f) {
+  void rewrite(fix_report& report, const model::graph& g, const model::propagation& p, std::int64_t index,
+               std::size_t element, const model::batch_finding& f) {
     auto& node = *model_.mutable_graph()->mutable_node(static_cast<int>(index));
     const auto no = [&](std::string why) { why_not_[{index, element}] = std::move(why); };
-    if (node.input_size() < 2) return no("the Reshape has no shape input");
-    auto h = holder_of(node.input(1));
-    if (!h) return no(fmt::format("its shape '{}' is computed, not an initializer or a Constant node", node.input(1)));
+    const auto* reshape = g.find(index);
+    if (node.input_size() < 2 || reshape == nullptr || reshape->type != "Reshape") return no("the Reshape has no shape input");
+    // The pattern as propagation knows it, and where its element comes from: the tensor itself, or a
+    // tensor a Concat (or Unsqueeze, Cast...) put into it.
+    std::vector<std::optional<std::int64_t>> pattern;
+    if (const auto& v = p.input(g, *reshape, 1).value; v && !v->is_real())
+      for (const auto& e : v->elements) pattern.push_back(e.exact() ? std::optional(e.lo) : std::nullopt);
+    if (element >= pattern.size()) return no("its shape's values are not known");
+    const auto origin = model::detail::origin_of_element(g, p, *reshape, 1, element);
+    if (origin.holder == nullptr || origin.holder->type != "Const")
+      return no(fmt::format("pattern[{}] is computed, not held in an initializer or a Constant node", element));
+    const bool initializer = origin.holder->find("onnx_initializer") != nullptr;
+    if (!initializer && (origin.holder->auxiliary || origin.holder->find("onnx_constant") == nullptr))
+      return no(fmt::format("pattern[{}] is a constant of node '{}' that is not written in the file as a tensor",
+                            element, origin.holder->name));
+    const std::string held(origin.holder->name);
+    auto h = holder_of(held);
+    if (!h) return no(fmt::format("pattern[{}] is held by '{}', which is not a top-level tensor", element, held));
     auto values = values_of(*h->tensor);
-    if (!values || element >= values->size())
-      return no(fmt::format("its shape '{}' is not an int64 or int32 tensor held in the file", node.input(1)));
+    if (!values || origin.index >= values->size())
+      return no(fmt::format("'{}' is not an int64 or int32 tensor held in the file (external data is not rewritten)", held));
+    // The node that reads the tensor: the Reshape, or the Concat on the way.
+    const auto* consumer = origin.consumer == nullptr ? reshape : origin.consumer;
+    if (consumer->auxiliary || consumer->id < 0 || consumer->id >= model_.graph().node_size())
+      return no(fmt::format("'{}' reaches the pattern through a layer reshape1 added", held));
+    auto& reader = *model_.mutable_graph()->mutable_node(static_cast<int>(consumer->id));
+    const auto port = origin.consumer == nullptr ? std::size_t{1} : origin.consumer_port;
+    if (port >= static_cast<std::size_t>(reader.input_size()) || reader.input(static_cast<int>(port)) != held)
+      return no(fmt::format("'{}' does not feed input {} of node '{}' as the lowering saw it", held, port, reader.name()));
     bool allowzero = false;
     for (const auto& a : node.attribute()) allowzero = allowzero || (a.name() == "allowzero" && a.i() != 0);
-    const bool has_infer = std::count(values->begin(), values->end(), -1) != 0;
+    const bool has_infer = std::count(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1)) != 0;
     if (allowzero && has_infer) return no("allowzero=1 makes 0 a literal zero, and -1 is taken");
     const std::int64_t new_value = allowzero ? -1 : 0;
-    const auto old_pattern = *values;
     // A tensor other nodes read too is cloned for this one: they may need it as it is.
     std::optional<std::string> cloned_from;
-    if (uses(model_.graph(), h->name) > 1 && !cloned_.contains(h->name + "/" + std::to_string(index))) {
+    if (uses(model_.graph(), h->name) > 1) {
       auto* copy = model_.mutable_graph()->add_initializer();
       *copy = *h->tensor;
-      const auto clone_name = unique_name(fmt::format("{}_for_{}", h->name, node.name().empty() ? node.output(0) : node.name()));
+      const auto clone_name = unique_name(fmt::format("{}_for_{}", h->name, reader.name().empty() ? reader.output(0) : reader.name()));
       copy->set_name(clone_name);
       cloned_from = h->name;
-      cloned_.insert(clone_name + "/" + std::to_string(index));
-      node.set_input(1, clone_name);
+      reader.set_input(static_cast<int>(port), clone_name);
       h = holder{copy, clone_name, false};
     }
-    const auto old_value = (*values)[element];
-    set_value(*h->tensor, element, new_value);
-    (*values)[element] = new_value;
+    const auto text = [](const std::vector<std::optional<std::int64_t>>& v) {
+      std::vector<std::string> parts;
+      for (const auto& x : v) parts.push_back(x ? std::to_string(*x) : std::string("?"));
+      return fmt::format("[{}]", fmt::join(parts, ","));
+    };
+    const auto old_pattern = text(pattern);
+    pattern[element] = new_value;
+    const auto old_value = (*values)[origin.index];
+    set_value(*h->tensor, origin.index, new_value);
     fix_change c;
     c.node = index;
     c.name = f.name;
-    c.old_pattern = pattern_text(old_pattern);
-    c.new_pattern = pattern_text(*values);
+    c.old_pattern = old_pattern;
+    c.new_pattern = text(pattern);
     c.tensor = h->name;
     c.cloned_from = cloned_from;
-    c.element = element;
+    c.element = origin.index;
     c.old_value = old_value;
     c.new_value = new_value;
-    c.why = fmt::format("pattern[{}] wrote the declared batch {}; {} ({} '{}')", element, old_value,
+    c.why = fmt::format("pattern[{}] wrote the declared batch {}; {} ({} '{}'{})", element, old_value,
                         new_value == 0 ? "0 copies the batch" : "-1 infers it", h->constant_node ? "Constant" : "initializer",
-                        h->name);
-    // Later findings on the same tensor (a second element) read the values written here.
+                        h->name, origin.through != nullptr ? fmt::format(", through Concat '{}'", origin.through->name) : "");
     report.changes.push_back(std::move(c));
   }
 
@@ -311,7 +339,6 @@ class onnx_fixer {
   fs::path file_;
   fix_options options_;
   ::onnx::ModelProto model_;
-  std::set<std::string> cloned_;
   std::map<std::pair<std::int64_t, std::size_t>, std::string> why_not_;  // rewrites refused, and why
 };
 
@@ -329,6 +356,58 @@ fix_report fix(std::span<const std::byte> bytes, const std::string& name, const 
   return onnx_fixer(bytes, name, options).run();
 }
 
+namespace {
+/// The external data files a model's tensors name (subgraphs included).
+void external_locations(const ::onnx::GraphProto& g, std::set<std::string>& out) {
+  for (const auto& t : g.initializer())
+    if (t.data_location() == ::onnx::TensorProto::EXTERNAL)
+      for (const auto& e : t.external_data())
+        if (e.key() == "location") out.insert(e.value());
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) external_locations(a.g(), out);
+      for (const auto& sub : a.graphs()) external_locations(sub, out);
+    }
+}
+
+/// Puts each external data file beside a model written to another directory: a hard link where the file
+/// system allows it, else a copy. A different file already there is refused, not replaced.
+void bring_external_data(const std::string& model, const fs::path& in, const fs::path& out) {
+  ::onnx::ModelProto m;
+  if (!m.ParseFromString(model)) return;
+  std::set<std::string> locations;
+  external_locations(m.graph(), locations);
+  if (locations.empty()) return;
+  const auto from = in.parent_path().empty() ? fs::path(".") : in.parent_path();
+  const auto to = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  std::error_code ec;
+  if (fs::equivalent(from, to, ec)) return;
+  for (const auto& location : locations) {
+    const auto source = from / location;
+    const auto target = to / location;
+    if (fs::exists(target, ec)) {
+      const io::detail::mapped_file a(source), b(target);
+      if (a.bytes().size() == b.bytes().size() &&
+          std::memcmp(a.bytes().data(), b.bytes().data(), a.bytes().size()) == 0)
+        continue;
+      fail(errc::invalid_argument, {.file = target.string()},
+           fmt::format("{}: the fixed model's external data '{}' would replace a different file there", target.string(),
+                       location),
+           "write the fixed model to another directory, or beside the original");
+    }
+    fs::create_directories(target.parent_path(), ec);
+    fs::create_hard_link(source, target, ec);
+    if (ec) {
+      ec.clear();
+      fs::copy_file(source, target, ec);
+      if (ec)
+        fail(errc::io, {.file = target.string()},
+             fmt::format("{}: cannot copy the external data {} there: {}", target.string(), source.string(), ec.message()));
+    }
+  }
+}
+}  // namespace
+
 void write_fixed(const fix_report& report, const fs::path& in, const fs::path& out) {
   if (report.model.empty())
     fail(errc::invalid_argument, {}, "the report has no fixed model to write", "write only a report whose fixed is true");
@@ -337,6 +416,8 @@ void write_fixed(const fix_report& report, const fs::path& in, const fs::path& o
     fail(errc::invalid_argument, {.file = out.string()},
          fmt::format("{}: the output is the model itself", out.string()),
          "write the fixed model to another file; the input is never modified");
+  // The data first: a model written without it would point at nothing.
+  bring_external_data(report.model, in, out);
   io::detail::atomic_file file(out);
   file.write(std::as_bytes(std::span(report.model.data(), report.model.size())));
   file.commit();

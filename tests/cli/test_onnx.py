@@ -27,7 +27,7 @@ answers = {"allowzero_copy": (0, "yes"), "allowzero_literal": (1, "no"), "consta
            "shared_initializer": (1, "no"), "computed_pattern": (0, "yes"), "if_branches": (1, "no"),
            "loop_body": (4, "cannot_tell"), "qdq_pair": (0, "yes"), "com_microsoft": (4, "cannot_tell"),
            "external_data": (0, "yes"), "initializers_as_inputs": (1, "no"),
-           "leading_one_right": (1, "no")}
+           "leading_one_right": (1, "no"), "concat_pattern": (1, "no"), "allowzero_pinned": (1, "no")}
 for name, (code, verdict) in answers.items():
     rc, out, err = run(FIXTURES / f"{name}.onnx", "--batch", "4", "--json")
     check(f"{name}: exit code", rc == code, f"{rc} {err}")
@@ -102,5 +102,16 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "constant_node_shape.onnx"), "-o",
                                           str(pathlib.Path(tmp) / "c.onnx"), "--batch-name", "batch"])
     check("fix --batch-name", rc == 0 and "batch freed (batch): input 'x' dimension 0" in stdout, f"{rc} {stdout} {err}")
+
+# fix a model with external data into another directory: its data file comes along.
+with tempfile.TemporaryDirectory() as tmp:
+    out = pathlib.Path(tmp) / "sub" / "fixed.onnx"
+    out.parent.mkdir()
+    rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "external_data.onnx"), "-o", str(out)])
+    check("fix with external data: written", rc == 0 and out.exists(), f"{rc} {stdout} {err}")
+    check("fix with external data: the data beside it", (out.parent / "external_shape.bin").read_bytes() ==
+          (FIXTURES / "external_shape.bin").read_bytes() if out.exists() else False, "")
+    rc, stdout, err = run(out, "--batch", "3", "--quiet")
+    check("fix with external data: the output reads", (rc, stdout) == (0, "reshapes to batch 3: yes\n"), f"{rc} {stdout} {err}")
 
 results.finish()

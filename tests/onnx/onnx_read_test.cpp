@@ -85,6 +85,8 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"com_microsoft", model::batch_verdict::cannot_tell, "cannot_tell gelu"},
                       expected{"external_data", model::batch_verdict::yes, ""},
                       expected{"initializers_as_inputs", model::batch_verdict::no, "swallows_batch flat"},
+                      expected{"concat_pattern", model::batch_verdict::no, "swallows_batch flat"},
+                      expected{"allowzero_pinned", model::batch_verdict::no, "fails flat"},
                       // right at every batch: the known false "no" (docs/batch.md)
                       expected{"leading_one_right", model::batch_verdict::no, "swallows_batch to_channels"}),
     [](const auto& p) { return std::string(p.param.fixture); });

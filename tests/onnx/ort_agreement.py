@@ -48,7 +48,7 @@ fixtures = {
     "allowzero_copy": "yes", "allowzero_literal": "no", "constant_node_shape": "no", "shared_initializer": "no",
     "computed_pattern": "yes", "if_branches": "no", "loop_body": "cannot_tell", "qdq_pair": "yes",
     "com_microsoft": "cannot_tell", "external_data": "yes", "initializers_as_inputs": "no",
-    "leading_one_right": "no",
+    "leading_one_right": "no", "concat_pattern": "no", "allowzero_pinned": "no",
 }
 known_false_no = {"leading_one_right"}
 for name, answer in fixtures.items():
@@ -111,6 +111,8 @@ fixes = {
     "initializers_as_inputs": (True, 1),
     "allowzero_literal": (False, 0),
     "leading_one_right": (True, 1),  # the 1 becomes 0: the same results, where writing -1 gives two -1
+    "concat_pattern": (True, 1),  # the [1] behind the Concat
+    "allowzero_pinned": (True, 1),  # -1, since 0 is a literal zero there
 }
 fix_rows = []
 with tempfile.TemporaryDirectory() as tmp:
