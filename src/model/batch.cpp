@@ -342,8 +342,8 @@ class scope {
     f.layer = index_of(l);
     f.id = l.id;
     f.name = l.name;
-    f.type = l.type;
-    f.opset = l.opset;
+    f.type = l.op_type();
+    f.opset = l.op_version();
     f.within = within_;
     return f;
   }
@@ -551,8 +551,8 @@ class scope {
         return "select along another axis, or over the whole batch axis (a full-range slice, indices that follow the "
                "batch)";
       case batch_issue::cannot_tell:
-        return fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with --assume-kept {}", l.type,
-                           l.opset, l.type);
+        return fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with --assume-kept {}",
+                           l.op_type(), l.op_version(), l.op_type());
       default: return {};
     }
   }
@@ -710,8 +710,9 @@ class scope {
         set_unknown(index, lost_why);
         continue;
       }
-      const bool vouched = request_ != nullptr && std::find(request_->assume_kept.begin(), request_->assume_kept.end(),
-                                                            l.type) != request_->assume_kept.end();
+      const auto& kept = request_ != nullptr ? request_->assume_kept : std::vector<std::string>{};
+      const bool vouched = std::find(kept.begin(), kept.end(), l.type) != kept.end() ||
+                           std::find(kept.begin(), kept.end(), l.op_type()) != kept.end();
       const bool data = std::any_of(in.begin(), in.end(), [](const batch_state& s) {
         return s.is(kind::batched) || s.is(kind::per_image);
       });

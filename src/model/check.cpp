@@ -162,8 +162,8 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
       f.issue = issue;
       f.id = l.id;
       f.name = l.name;
-      f.type = l.type;
-      f.opset = l.opset;
+      f.type = l.op_type();
+      f.opset = l.op_version();
       f.within = within;
       return f;
     };

@@ -236,6 +236,13 @@ const attribute* layer::find(std::string_view n) const noexcept {
 
 std::string layer::where() const { return fmt::format("layer '{}' (id {})", name, id); }
 
+std::string_view layer::op_type() const { return text("onnx_op", type); }
+
+int layer::op_version() const {
+  const auto* a = find("onnx_version");
+  return a != nullptr && a->is_integers && a->integers.size() == 1 ? static_cast<int>(a->integers[0]) : opset;
+}
+
 namespace {
 [[noreturn]] void bad_attribute(const layer& l, std::string_view n, std::string_view what) {
   fail(errc::bad_file, {}, fmt::format("{}: attribute '{}' {}", l.where(), n, what));

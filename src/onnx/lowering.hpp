@@ -163,6 +163,8 @@ class graph_lowering {
   /// length; copies it into `into` when given.
   std::function<std::uint64_t(const ::onnx::TensorProto&, const std::string&, std::vector<std::byte>* into)> external;
   std::int64_t next_id = 0;
+  /// The version the model imports of each domain other than the default one.
+  std::unordered_map<std::string, int> domain_versions;
   /// The ranks value_info and the graph outputs declare, by tensor name.
   std::unordered_map<std::string_view, std::size_t> declared_ranks;  // names view the ModelProto
 

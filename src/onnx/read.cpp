@@ -158,7 +158,11 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
     const auto first_layer = b_.size();
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
     const auto* entry = default_domain && opset_ >= 7 && opset_ <= 21 ? find_translation(node.op_type(), opset_) : nullptr;
-    node_context c(*this, node, static_cast<std::size_t>(index), entry != nullptr ? entry->since : opset_);
+    const auto other = domain_versions.find(node.domain());
+    const int version = entry != nullptr ? entry->since
+                        : !default_domain && other != domain_versions.end() ? other->second
+                                                                            : opset_;
+    node_context c(*this, node, static_cast<std::size_t>(index), version);
     if (entry == nullptr) {
       c.not_covered(!default_domain ? fmt::format("{} of domain '{}' has no translation", node.op_type(), node.domain())
                     : opset_ < 7 || opset_ > 21
@@ -180,6 +184,14 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
     if (own && top) b_.at(*own).id = index;
     for (auto layer = first_layer; layer < b_.size(); ++layer)
       if (!inlines || b_.at(layer).type == "IfMerge") b_.at(layer).auxiliary = !own || layer != *own;
+    // Findings name the node's op as the file does (layer::op_type); an inlined branch's layers keep theirs.
+    const auto op = default_domain ? node.op_type() : fmt::format("{}.{}", node.domain(), node.op_type());
+    for (auto layer = first_layer; layer < b_.size(); ++layer) {
+      auto& a = b_.at(layer).attributes;
+      if (std::any_of(a.begin(), a.end(), [](const auto& x) { return x.first == "onnx_op"; })) continue;
+      a.emplace_back("onnx_op", op);
+      a.emplace_back("onnx_version", std::to_string(c.version()));
+    }
   }
 }
 
@@ -303,12 +315,14 @@ struct model_reader {
   int opset = 0;
   std::vector<std::byte> weights;
   std::unordered_map<std::string, source>* names = nullptr;  // where each tensor's name ends up, if asked
+  std::unordered_map<std::string, int> domains{};              // the versions of the other domains imported
 
   void lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top);
 };
 
 void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top) {
   graph_lowering lw(file, opset, b, weights);
+  lw.domain_versions = domains;
   lw.external = [this](const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) {
     std::string location;
     std::uint64_t offset = 0;
@@ -443,7 +457,9 @@ void detail::parse_model(std::span<const std::byte> bytes, const std::string& fi
 
 model::graph detail::lower(const ::onnx::ModelProto& m, const std::string& file, const fs::path& directory,
                            std::unordered_map<std::string, source>* names) {
-  model_reader r{file, directory, default_opset(m, file), {}, names};
+  model_reader r{file, directory, default_opset(m, file), {}, names, {}};
+  for (const auto& o : m.opset_import())
+    if (!o.domain().empty() && o.domain() != "ai.onnx") r.domains[o.domain()] = static_cast<int>(o.version());
   graph_builder b(model::model_format::onnx, static_cast<int>(m.ir_version()), m.graph().name(), file);
   r.lower_graph(m.graph(), b, true);
   auto weights = std::make_shared<std::vector<std::byte>>(std::move(r.weights));

@@ -128,6 +128,23 @@ TEST(onnx, a_node_of_another_domain_is_not_covered_and_named) {
   EXPECT_EQ(f.type, "com.microsoft.Gelu");
   EXPECT_EQ(f.id, 1);
   EXPECT_EQ(f.message, "layer 'gelu' (id 1): Gelu of domain 'com.microsoft' has no translation; its outputs are unknown");
+  EXPECT_EQ(f.opset, 1);  // the version of com.microsoft the model imports
+  // The hint names the op as findings do (vouching does not make shapes a layer without a rule cannot give).
+  const auto r = model::check_batch(g, {.batch = dimension(4)});
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].hint,
+            "if every com.microsoft.Gelu-1 layer keeps each sample apart, vouch for it with --assume-kept "
+            "com.microsoft.Gelu");
+}
+
+TEST(onnx, findings_name_the_nodes_op_type_and_version) {
+  const auto g = read_fixture("constant_node_shape");
+  const auto r = model::check_batch(g, {.batch = dimension(4)});
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].type, "Reshape");
+  EXPECT_EQ(r.findings[0].opset, 5);  // Reshape-5 is what opset 13 runs (allowzero came at 14)
+  EXPECT_EQ(g.find(1)->type, "Reshape");
+  EXPECT_EQ(g.find(1)->op_version(), 5);
 }
 
 TEST(onnx, a_subgraph_reads_of_outer_tensors_are_inputs_of_its_node) {

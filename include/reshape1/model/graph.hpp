@@ -83,6 +83,10 @@ class layer {
   [[nodiscard]] element_type element(std::string_view name) const;
   /// `layer 'name' (id 12)`.
   [[nodiscard]] std::string where() const;
+  /// The op as the model names it: the IR's type; for an ONNX model, the op_type of the node the layer
+  /// lowers (`com.microsoft.Gelu` for another domain), and its version (the since_version translated).
+  [[nodiscard]] std::string_view op_type() const;
+  [[nodiscard]] int op_version() const;
 };
 
 /// The file a graph was read from: an OpenVINO IR (.xml and .bin) or an ONNX model lowered to the same
