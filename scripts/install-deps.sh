@@ -50,14 +50,24 @@ fi
 source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ort_dir="${RESHAPE1_ORT_DIR:-/var/cache/reshape1/onnxruntime-node}"
 lock="$source_dir/tests/onnx/ort/package-lock.json"
+# Only the tests need it: when the npm registry cannot be reached, the build goes on and the ONNX Runtime
+# tests (onnx.ort_agreement, onnx.differential) fail saying what is missing.
 if ! cmp -s "$lock" "$ort_dir/package-lock.json" || [ ! -d "$ort_dir/node_modules/onnxruntime-node" ]; then
   echo "install-deps: installing onnxruntime-node into $ort_dir" >&2
   "${as_root[@]}" mkdir -p "$ort_dir"
-  "${as_root[@]}" cp "$source_dir/tests/onnx/ort/package.json" "$lock" "$ort_dir/"
-  (cd "$ort_dir" && "${as_root[@]}" npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
-  for platform in darwin win32 linux/arm64; do
-    "${as_root[@]}" rm -rf "$ort_dir"/node_modules/onnxruntime-node/bin/napi-v*/"$platform"
-  done
+  "${as_root[@]}" rm -f "$ort_dir/package-lock.json"  # written back only once the install has succeeded
+  if (cd "$ort_dir" && "${as_root[@]}" cp "$source_dir/tests/onnx/ort/package.json" . &&
+      "${as_root[@]}" cp "$lock" package-lock.json &&
+      "${as_root[@]}" npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null); then
+    for platform in darwin win32 linux/arm64; do
+      "${as_root[@]}" rm -rf "$ort_dir"/node_modules/onnxruntime-node/bin/napi-v*/"$platform"
+    done
+  else
+    "${as_root[@]}" rm -f "$ort_dir/package-lock.json"
+    echo "install-deps: warning: npm could not install onnxruntime-node (see above); the ONNX Runtime tests need it" >&2
+  fi
 fi
-node -e "require('$ort_dir/node_modules/onnxruntime-node')" ||
-  { echo "install-deps: onnxruntime-node in $ort_dir does not load" >&2; exit 1; }
+if [ -f "$ort_dir/package-lock.json" ] && ! node -e "require('$ort_dir/node_modules/onnxruntime-node')"; then
+  echo "install-deps: warning: onnxruntime-node in $ort_dir does not load; the ONNX Runtime tests need it" >&2
+fi
+exit 0
