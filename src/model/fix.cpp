@@ -1,18 +1,14 @@
-// `reshape1 fix`: rewrite the Const pattern elements that keep a model from reshaping, one Reshape at a
-// time, each kept only when the rewritten model, read back (from memory), propagates to exactly the same
-// shapes at the declared inputs and the Reshape no longer fails or swallows the batch; then the whole
-// rewritten model is checked at every requested batch.
+// `reshape1 fix`: rewrite the Const pattern elements that keep a model from reshaping. Rewrites are data
+// (edits of the graph in memory, read_internal.hpp), judged in groups on the edited graph; the model is
+// written to text once at the end, read back from those bytes, and proven at every requested batch.
 #include "reshape1/model/fix.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
-
-#include <pugixml.hpp>
 
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
@@ -32,34 +28,13 @@ using reshape1::detail::fail;
 
 std::string batch_name(const dimension& d) { return to_string(d); }
 
-/// Every layer's output shapes by layer id, without symbols: what must not change at the declared inputs.
-std::map<std::int64_t, std::vector<std::string>> shapes_by_id(const graph& g, const propagation& p) {
-  std::map<std::int64_t, std::vector<std::string>> r;
-  const auto layers = g.layers();
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    auto& v = r[layers[i].id];
-    for (const auto& t : p.outputs[i]) v.push_back(to_string(without_symbols(t.shape)));
-  }
-  return r;
-}
-
-/// The first layer (in the original's order) whose shapes differ, or nullopt.
-std::optional<std::int64_t> first_difference(const std::map<std::int64_t, std::vector<std::string>>& before,
-                                             const std::map<std::int64_t, std::vector<std::string>>& after) {
-  for (const auto& [id, shapes] : before) {
-    const auto it = after.find(id);
-    if (it == after.end() || it->second != shapes) return id;
-  }
-  return std::nullopt;
-}
-
 /// A pattern's values as the notation, from a propagation (unknown elements as ?).
 std::string pattern_text(const graph& g, const propagation& p, const layer& l) {
   return to_string(detail::without_symbols(detail::reshape_pattern_at(g, p, l, nullptr)));
 }
 
-/// What one rewrite does: the element `index` of Const `holder` becomes `value`; the Reshape's special_zero
-/// may be set; a Const that feeds other layers too is cloned for `consumer`'s input `port`.
+/// What one rewrite does: element `index` of Const `holder` becomes `value`, and the Reshape's special_zero
+/// may be set. Whether the Const is cloned is decided when the plan becomes edits (see fixer::convert).
 struct plan {
   std::int64_t reshape = 0;
   std::int64_t holder = 0;
@@ -67,125 +42,38 @@ struct plan {
   std::int64_t value = 0;
   std::int64_t old_value = 0;
   bool set_special_zero = false;
-  bool clone = false;
-  std::int64_t consumer = 0;
+  std::int64_t consumer = 0;  ///< the layer the holder feeds on the way to the Reshape, and its input
   std::size_t consumer_port = 0;
   std::string why;
 };
 
-/// The model being rewritten: the XML document and the bytes appended to the .bin. A rewrite is read back
-/// from memory: the document's text, and the .bin mapped with the new bytes after it (nothing is written,
-/// and nothing the size of the .bin is copied).
-class rewriter {
- public:
-  rewriter(const fs::path& xml, const fs::path& bin) : xml_name_(xml.string()), bin_(bin) {
-    const io::detail::mapped_file text(xml);
-    const auto bytes = text.bytes();
-    const auto parsed = doc_.load_buffer(bytes.data(), bytes.size(),
-                                         pugi::parse_default | pugi::parse_declaration | pugi::parse_comments |
-                                             pugi::parse_ws_pcdata | pugi::parse_pi | pugi::parse_doctype,
-                                         pugi::encoding_utf8);
-    if (!parsed) fail(errc::bad_file, {.offset = static_cast<std::size_t>(parsed.offset), .file = xml.string()},
-                      fmt::format("{}: not well-formed XML: {}", xml.string(), parsed.description()));
-    std::error_code ec;
-    bin_size_ = fs::file_size(bin, ec);
-    if (ec) fail(errc::io, {.file = bin.string()}, fmt::format("{}: cannot open: {}", bin.string(), ec.message()));
-  }
-
-  [[nodiscard]] std::string text() const {
-    std::ostringstream out;
-    doc_.save(out, "", pugi::format_raw | pugi::format_no_declaration, pugi::encoding_utf8);
-    return out.str();
-  }
-  [[nodiscard]] const std::vector<std::byte>& appended() const { return appended_; }
-
-  /// Applies `p` to the document (the caller keeps a copy to undo). `g` is the current model.
-  void apply(const graph& g, const plan& p) {
-    const auto& holder = *g.find(p.holder);
-    const auto stored = g.const_bytes(holder);
-    std::vector<std::byte> bytes(stored.size());
-    detail::copy_const_bytes(g, stored, bytes);
-    const auto type = holder.element("element_type");
-    const auto width = static_cast<std::size_t>(bit_width(type) / 8);
-    if (width == 0 || (p.index + 1) * width > bytes.size())
-      fail(errc::unsupported, {}, fmt::format("{}: its element type {} is not rewritten", holder.where(), name(type)));
-    const auto value = static_cast<std::uint64_t>(p.value);
-    for (std::size_t b = 0; b < width; ++b)
-      bytes[p.index * width + b] = static_cast<std::byte>((value >> (8 * b)) & 0xFF);
-    const auto offset = bin_size_ + appended_.size();
-    appended_.insert(appended_.end(), bytes.begin(), bytes.end());
-
-    auto layers = doc_.child("net").child("layers");
-    auto node = find_layer(layers, p.holder);
-    if (p.clone) {
-      std::int64_t next = 0;
-      for (const auto& l : g.layers()) next = std::max(next, l.id + 1);
-      auto copy = layers.insert_copy_after(node, node);
-      copy.attribute("id").set_value(std::to_string(next).c_str());
-      copy.attribute("name").set_value(fmt::format("{}/reshape1_fix_{}", holder.name, p.consumer).c_str());
-      node = copy;
-      // Re-point the one edge from the shared Const to this consumer.
-      for (auto edge : doc_.child("net").child("edges").children("edge")) {
-        if (edge.attribute("from-layer").as_llong() != p.holder || edge.attribute("to-layer").as_llong() != p.consumer)
-          continue;
-        const auto& consumer = *g.find(p.consumer);
-        if (p.consumer_port >= consumer.inputs.size() ||
-            edge.attribute("to-port").as_llong() != consumer.inputs[p.consumer_port].id)
-          continue;
-        edge.attribute("from-layer").set_value(std::to_string(next).c_str());
-      }
-      cloned_id_ = next;
-    } else {
-      cloned_id_.reset();
-    }
-    auto data = node.child("data");
-    data.attribute("offset").set_value(std::to_string(offset).c_str());
-    data.attribute("size").set_value(std::to_string(bytes.size()).c_str());
-    if (p.set_special_zero) find_layer(layers, p.reshape).child("data").attribute("special_zero").set_value("true");
-  }
-  [[nodiscard]] std::optional<std::int64_t> cloned_id() const { return cloned_id_; }
-
-  /// Reads the rewritten model back: the current document, and the .bin followed by the appended bytes.
-  [[nodiscard]] graph read_back() const {
-    auto weights = std::make_shared<const io::detail::mapped_file>(bin_, appended_);
-    const std::string bin_name = bin_.string();
-    if (weights->bytes().size() != bin_size_ + appended_.size())
-      fail(errc::io, {.file = bin_name},
-           fmt::format("{}: the file changed size while it was being fixed; run again once nothing writes to it",
-                       bin_name));
-    return detail::read_ir_in_memory(text(), xml_name_ + " (rewritten)", std::move(weights),
-                                     bin_name + " (with the new constants)");
-  }
-
-  /// A snapshot to undo a rewrite that did not prove out.
-  struct state {
-    std::string xml;
-    std::size_t appended = 0;
-  };
-  [[nodiscard]] state save() const { return {text(), appended_.size()}; }
-  void restore(const state& s) {
-    doc_.reset();
-    (void)doc_.load_buffer(s.xml.data(), s.xml.size(),
-                           pugi::parse_default | pugi::parse_declaration | pugi::parse_comments |
-                               pugi::parse_ws_pcdata | pugi::parse_pi | pugi::parse_doctype,
-                           pugi::encoding_utf8);
-    appended_.resize(s.appended);
-  }
-
- private:
-  static pugi::xml_node find_layer(const pugi::xml_node& layers, std::int64_t id) {
-    for (auto l : layers.children("layer"))
-      if (l.attribute("id").as_llong() == id) return l;
-    fail(errc::invalid_argument, {}, fmt::format("layer id {} is not in the model's <layers>", id));
-  }
-
-  std::string xml_name_;
-  fs::path bin_;
-  std::uintmax_t bin_size_ = 0;
-  pugi::xml_document doc_;
-  std::vector<std::byte> appended_;
-  std::optional<std::int64_t> cloned_id_;
+/// A plan made concrete: the Const it writes (the holder, or a clone of it for `consumer`) and the bytes
+/// that Const then holds. Kept rewrites are the fix: their edits are what is judged, proven and written.
+struct rewrite {
+  plan p;
+  bool clone = false;
+  std::int64_t target = 0;
+  std::vector<std::byte> bytes;
+  fix_change change;
 };
+
+/// The bytes of a Const, copied out of the .bin (guarded against a .bin that shrinks while mapped).
+std::vector<std::byte> bytes_of(const graph& g, const layer& l) {
+  const auto stored = g.const_bytes(l);
+  std::vector<std::byte> bytes(stored.size());
+  detail::copy_const_bytes(g, stored, bytes);
+  return bytes;
+}
+
+/// Whether two shapes are the same, symbols aside.
+bool same_shape(const partial_shape& a, const partial_shape& b) {
+  if (a.rank_known() != b.rank_known()) return false;
+  if (!a.rank_known()) return true;
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k].lo() != b[k].lo() || a[k].hi() != b[k].hi()) return false;
+  return true;
+}
 
 bool writable_type(element_type t) {
   switch (t) {
@@ -193,15 +81,6 @@ bool writable_type(element_type t) {
     case element_type::u8: case element_type::u16: case element_type::u32: case element_type::u64: return true;
     default: return false;
   }
-}
-
-/// How many edges leave a layer.
-std::size_t consumers_of(const graph& g, std::int64_t id) {
-  std::size_t n = 0;
-  for (const auto& l : g.layers())
-    for (const auto& s : l.sources)
-      if (s && g.layers()[s->layer].id == id) ++n;
-  return n;
 }
 
 /// A finding's kind as the refusals say it.
@@ -219,92 +98,464 @@ std::string issue_text(batch_issue i) {
   return "fails";
 }
 
+/// The fix of one model, in rounds. Each round takes the Reshapes that check_batch at a dynamic batch
+/// names on the model as rewritten so far, plans one rewrite for each, and judges them together on the
+/// graph in memory: the shapes at the declared inputs must not change, and none of those Reshapes may keep
+/// a finding. A group that fails is split (the Reshapes that kept a finding apart from the others, or
+/// halves), so that one bad rewrite does not cost the others their place; a Reshape alone that fails takes
+/// its next plan, or is refused. Rounds go on until none finds a new Reshape. Then the rewritten model is
+/// written to text once, read back from those bytes, and proven at every requested batch; a rewritten
+/// Reshape that the proof still names loses its rewrite and the rounds resume with its next plan.
+/// The cost is a few propagations and check_batch runs per round, and rounds follow the depth of chained
+/// Reshapes, not the model's size: linear in the layers.
 class fixer {
  public:
   fixer(const fs::path& xml, const fs::path& bin, const fix_options& options)
-      : rw_(xml, bin), options_(options), current_(read_ir(xml, bin)) {
+      : xml_(xml), bin_(bin), options_(options), original_(read_ir(xml, bin)) {
     if (options_.check_batches.empty()) options_.check_batches = {dimension(1), dimension(2), dimension(8), dimension()};
-    declared_ = shapes_by_id(current_, propagate(current_));
+    std::error_code ec;
+    bin_size_ = fs::file_size(bin, ec);
+    if (ec) fail(errc::io, {.file = bin.string()}, fmt::format("{}: cannot open: {}", bin.string(), ec.message()));
+    xml_size_ = fs::file_size(xml, ec);
+    if (!ec) xml_time_ = fs::last_write_time(xml, ec);
+    declared_ = propagate(original_);
+    for (const auto& l : original_.layers()) next_id_ = std::max(next_id_, l.id + 1);
   }
 
   fix_report run() {
-    // Nothing to do when the model already reshapes at every batch.
-    bool clean = true;
-    for (const auto& b : options_.check_batches) {
-      const auto r = check_batch(current_, request(b));
-      clean = clean && r.summary.reshapes();
-      report_.checked.push_back(r.summary_line());
-    }
-    if (clean) {
-      report_.nothing_to_do = report_.fixed = true;
-      return std::move(report_);
-    }
-    report_.checked.clear();
-
-    std::set<std::int64_t> attempted;
-    for (int round = 0; round < 256; ++round) {
-      const auto probe = check_batch(current_, request(dimension()));
-      const batch_finding* next = nullptr;
-      for (const auto& f : probe.findings)
-        if (f.type == "Reshape" && f.within.empty() && f.issue != batch_issue::scales_with_batch &&
-            !attempted.contains(f.id)) {
-          next = &f;
-          break;
-        }
-      if (next == nullptr) break;
-      attempted.insert(next->id);
-      attempt(*next);
-    }
-
-    // The proof on the whole rewritten model (each rewrite was kept on the model with the earlier ones, so
-    // the declared shapes are those of the original).
-    bool all = true;
-    for (const auto& b : options_.check_batches) {
-      const auto r = check_batch(current_, request(b));
-      report_.checked.push_back(r.summary_line());
-      all = all && r.summary.reshapes() && consistent(r, b);
-      for (const auto& f : r.findings) {
-        if (f.issue == batch_issue::scales_with_batch) continue;
-        if (std::any_of(report_.refusals.begin(), report_.refusals.end(),
-                        [&](const auto& x) { return x.id == f.id && x.within == f.within; }))
-          continue;
-        const auto what = fmt::format("{} at batch {}: {}", issue_text(f.issue), batch_name(b), f.what);
-        std::string reason;
-        if (!f.within.empty()) {
-          reason = fmt::format("inside the body of {} '{}' (id {}), which fix does not rewrite: {}", f.within.back().type,
-                               f.within.back().name, f.within.back().id, what);
-        } else if (f.issue == batch_issue::cannot_tell) {
-          reason = "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
-        } else if (f.type == "TensorIterator" || f.type == "Loop") {
-          reason = "a layer inside its body, which fix does not rewrite: " + what;
-        } else {
-          reason = f.type == "Reshape" ? "still " + what : "not a Reshape pattern: " + what;
-        }
-        report_.refusals.push_back({f.id, f.name, f.type, std::move(reason), f.within});
+    probe_ = check_batch(original_, request(dimension()));
+    if (probe_.summary.reshapes()) {  // perhaps nothing to do: the model reshapes at every batch
+      bool clean = true;
+      std::vector<std::string> lines;
+      for (const auto& b : options_.check_batches) {
+        const auto line = b == dimension() ? probe_.summary_line() : [&] {
+          const auto r = check_batch(original_, request(b));
+          clean = clean && r.summary.reshapes();
+          return r.summary_line();
+        }();
+        lines.push_back(line);
+      }
+      if (clean) {
+        report_.checked = std::move(lines);
+        report_.nothing_to_do = report_.fixed = true;
+        return std::move(report_);
       }
     }
-    report_.fixed = all && report_.refusals.empty();
-    if (report_.fixed && !report_.changes.empty()) {  // only a proven model is ever written
-      report_.xml = rw_.text();
-      report_.appended = rw_.appended();
-    }
+    current_.emplace(original_);
+    current_prop_ = declared_;
+    count_consumers();
+    do rounds();
+    while (!prove());
     return std::move(report_);
   }
 
  private:
+  /// A Reshape to rewrite, with its plans (the first `tried_` of them failed earlier).
+  struct candidate {
+    std::int64_t id = 0;
+    std::string name, type;
+    std::vector<plan> plans;
+    std::size_t next = 0;
+  };
+
   reshape_request request(const dimension& b) const { return {.batch = b, .layouts = options_.layouts}; }
+
+  void rounds() {
+    while (true) {
+      std::vector<candidate> group;
+      std::vector<fix_refusal> unplanned;
+      const auto named = [&](const batch_finding& f) {
+        return f.type == "Reshape" && f.within.empty() && f.issue != batch_issue::scales_with_batch &&
+               !done_.contains(f.id);
+      };
+      // A Reshape after another one named here waits for a later round: what it is found to do may be the
+      // earlier one's doing, and is seen again once that one is rewritten.
+      const auto layers = current_->layers();
+      std::vector<char> named_here(layers.size(), 0), after(layers.size(), 0);
+      for (const auto& f : probe_.findings)
+        if (named(f)) named_here[index_of(f.id)] = 1;
+      for (const auto i : current_->order())
+        for (const auto& src : layers[i].sources)
+          if (src && (after[src->layer] || named_here[src->layer])) after[i] = 1;
+      std::set<std::int64_t> seen;
+      for (const auto& f : probe_.findings) {
+        if (!named(f) || after[index_of(f.id)] || !seen.insert(f.id).second) continue;
+        std::string reason;
+        auto plans = plans_for(f, reason);
+        const auto skip = std::min(tried_[f.id], plans.size());
+        plans.erase(plans.begin(), plans.begin() + static_cast<std::ptrdiff_t>(skip));
+        if (plans.empty()) {
+          unplanned.push_back({f.id, f.name, f.type, last_failure_.contains(f.id) ? last_failure_[f.id] : reason});
+          continue;
+        }
+        group.push_back({f.id, f.name, f.type, std::move(plans), 0});
+      }
+      if (group.empty() && unplanned.empty()) return;
+      kept_ = 0;
+      failed_.clear();
+      std::vector<candidate*> all;
+      for (auto& c : group) all.push_back(&c);
+      if (!all.empty()) attempt(all);
+      // A Reshape whose plan failed, or that had none, may have been seen through a Reshape before it that
+      // this round rewrote: it is planned again on the model as it now is.
+      if (kept_ > 0) continue;
+      final_ = true;
+      for (auto* c : std::vector<candidate*>(failed_)) {
+        ++tried_[c->id];
+        if (++c->next < c->plans.size())
+          attempt({c});
+        else
+          refuse(c->id, c->name, c->type, last_failure_[c->id]);
+      }
+      final_ = false;
+      if (kept_ > 0) continue;
+      for (auto& x : unplanned) refuse(x.id, x.name, x.type, std::move(x.reason));
+    }
+  }
+
+  void refuse(std::int64_t id, const std::string& name, const std::string& type, std::string reason) {
+    done_.insert(id);
+    report_.refusals.push_back({id, name, type, std::move(reason)});
+  }
+
+  /// Judges `group`'s current plans together on the model as rewritten so far; keeps them, or splits.
+  void attempt(const std::vector<candidate*>& group) {
+    auto trial = rewrites_;
+    convert(group, trial);
+    std::optional<graph> next;
+    propagation next_prop;
+    batch_report next_probe;
+    std::string failure;
+    std::map<std::int64_t, batch_issue> failing;
+    try {
+      const auto [edits, appended] = build(trial);
+      next.emplace(detail::graph_editor::edited(original_, edits, weights(appended)));
+      next_prop = propagate(*next);
+      if (const auto d = first_difference(next_prop)) {
+        failure = fmt::format("changes the shapes of layer {} at the declared inputs", *d);
+      } else {
+        next_probe = check_batch(*next, request(dimension()));
+        for (const auto& f : next_probe.findings)
+          if (f.within.empty() && f.issue != batch_issue::scales_with_batch &&
+              std::any_of(group.begin(), group.end(), [&](const candidate* c) { return c->id == f.id; }))
+            failing.emplace(f.id, f.issue);
+      }
+    } catch (const error& e) {
+      if (e.code() == errc::io) throw;  // the .bin cannot be read (it changed): not this rewrite's fault
+      failure = e.what();
+    }
+    if (failure.empty() && failing.empty()) {
+      keep(group, std::move(trial), std::move(*next), std::move(next_prop), std::move(next_probe));
+      return;
+    }
+    if (group.size() == 1) {
+      auto& c = *group[0];
+      const auto& x = c.plans[c.next];
+      const auto issue = failing.empty() ? batch_issue::fails : failing.begin()->second;
+      last_failure_[c.id] =
+          !failure.empty() && failure.starts_with("changes the shapes")
+              ? fmt::format("rewriting pattern[{}] to {} {}", x.index, x.value, failure)
+          : !failure.empty()
+              ? failure
+              : fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch ?", x.index, x.value,
+                            issue == batch_issue::fails ? std::string("failing") : issue_text(issue));
+      if (!final_) {  // judged again in this round's final pass, or planned again in the next round
+        failed_.push_back(&c);
+        return;
+      }
+      ++tried_[c.id];
+      if (++c.next < c.plans.size()) return attempt(group);
+      refuse(c.id, c.name, c.type, last_failure_[c.id]);
+      return;
+    }
+    std::vector<candidate*> first, second;
+    if (!failing.empty() && failing.size() < group.size()) {
+      for (auto* c : group) (failing.contains(c->id) ? second : first).push_back(c);
+    } else {
+      first.assign(group.begin(), group.begin() + static_cast<std::ptrdiff_t>(group.size() / 2));
+      second.assign(group.begin() + static_cast<std::ptrdiff_t>(group.size() / 2), group.end());
+    }
+    attempt(first);
+    if (second.size() > 1 && !failing.empty() && failure.empty()) {  // each alone: they failed together
+      for (auto* c : second) attempt({c});
+    } else {
+      attempt(second);
+    }
+  }
+
+  /// Adds `group`'s current plans to `trial` as rewrites. A shared Const is cloned for the Reshape that
+  /// needs the change, unless every layer it feeds is in the group with the same change: then it is
+  /// rewritten in place and stays one Const.
+  void convert(const std::vector<candidate*>& group, std::vector<rewrite>& trial) {
+    std::map<std::int64_t, std::vector<const plan*>> by_holder;
+    for (const auto* c : group) by_holder[c->plans[c->next].holder].push_back(&c->plans[c->next]);
+    for (const auto* c : group) {
+      const auto& x = c->plans[c->next];
+      const auto& holder = *current_->find(x.holder);
+      const auto& sharing = by_holder[x.holder];
+      const bool same = std::all_of(sharing.begin(), sharing.end(),
+                                    [&](const plan* y) { return y->index == x.index && y->value == x.value; });
+      rewrite r;
+      r.p = x;
+      r.clone = consumers(holder) > 1 && !(same && sharing.size() == consumers(holder));
+      r.target = r.clone ? next_id_++ : x.holder;
+      r.bytes = bytes_of(*current_, holder);
+      const auto width = static_cast<std::size_t>(bit_width(holder.element("element_type")) / 8);
+      if (width == 0 || (x.index + 1) * width > r.bytes.size())
+        fail(errc::unsupported, {}, fmt::format("{}: its element type is not rewritten", holder.where()));
+      const auto value = static_cast<std::uint64_t>(x.value);
+      for (std::size_t b = 0; b < width; ++b)
+        r.bytes[x.index * width + b] = static_cast<std::byte>((value >> (8 * b)) & 0xFF);
+      trial.push_back(std::move(r));
+    }
+  }
+
+  /// The edits of `rewrites`, and the bytes they append to the .bin.
+  std::pair<std::vector<detail::graph_edit>, std::vector<std::byte>> build(const std::vector<rewrite>& rewrites) const {
+    using kind = detail::graph_edit::kind;
+    std::vector<detail::graph_edit> edits;
+    std::vector<std::byte> appended;
+    std::map<std::int64_t, std::size_t> written;  // a Const's latest bytes: their place in `appended`
+    for (const auto& r : rewrites) {
+      if (r.clone)
+        edits.push_back({.what = kind::clone_layer,
+                         .layer = r.p.holder,
+                         .name = fmt::format("{}/reshape1_fix_{}", original_.find(r.p.holder)->name, r.p.consumer),
+                         .id = r.target,
+                         .consumer = r.p.consumer,
+                         .port = r.p.consumer_port});
+      std::size_t at = appended.size();
+      if (const auto it = written.find(r.target);
+          it != written.end() && it->second + r.bytes.size() <= appended.size() &&
+          std::equal(r.bytes.begin(), r.bytes.end(), appended.begin() + static_cast<std::ptrdiff_t>(it->second))) {
+        at = it->second;  // the same bytes as the Const's last rewrite (one Const rewritten for two Reshapes)
+      } else {
+        appended.insert(appended.end(), r.bytes.begin(), r.bytes.end());
+      }
+      written[r.target] = at;
+      edits.push_back({.what = kind::set_attribute, .layer = r.target, .name = "offset",
+                       .text = std::to_string(bin_size_ + at)});
+      edits.push_back({.what = kind::set_attribute, .layer = r.target, .name = "size",
+                       .text = std::to_string(r.bytes.size())});
+      if (r.p.set_special_zero)
+        edits.push_back({.what = kind::set_attribute, .layer = r.p.reshape, .name = "special_zero", .text = "true"});
+    }
+    return {std::move(edits), std::move(appended)};
+  }
+
+  /// The .bin, followed by the new bytes: mapped, not copied.
+  std::shared_ptr<const io::detail::mapped_file> weights(const std::vector<std::byte>& appended) const {
+    auto w = std::make_shared<const io::detail::mapped_file>(bin_, appended);
+    if (w->bytes().size() != bin_size_ + appended.size())
+      fail(errc::io, {.file = bin_.string()},
+           fmt::format("{}: the file changed size while it was being fixed; run again once nothing writes to it",
+                       bin_.string()));
+    return w;
+  }
+
+  /// The first layer (by id) whose shapes at the declared inputs differ from the original's, or nullopt.
+  std::optional<std::int64_t> first_difference(const propagation& p) const {
+    std::optional<std::int64_t> first;
+    const auto layers = original_.layers();
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const auto before = declared_.outputs[i], after = p.outputs[i];
+      bool same = before.size() == after.size();
+      for (std::size_t o = 0; same && o < before.size(); ++o) same = same_shape(before[o].shape, after[o].shape);
+      if (!same && (!first || layers[i].id < *first)) first = layers[i].id;
+    }
+    return first;
+  }
+
+  void keep(const std::vector<candidate*>& group, std::vector<rewrite> trial, graph next, propagation next_prop,
+            batch_report next_probe) {
+    for (auto k = rewrites_.size(); k < trial.size(); ++k) {
+      auto& r = trial[k];
+      const auto& l = *next.find(r.p.reshape);
+      auto& c = r.change;
+      c.id = l.id;
+      c.name = l.name;
+      c.old_pattern = pattern_text(*current_, current_prop_, *current_->find(l.id));
+      c.new_pattern = pattern_text(next, next_prop, l);
+      c.const_index = r.p.index;
+      c.old_value = r.p.old_value;
+      c.new_value = r.p.value;
+      c.special_zero_set = r.p.set_special_zero;
+      describe(r);
+    }
+    for (const auto* c : group) done_.insert(c->id);
+    kept_ += group.size();
+    rewrites_ = std::move(trial);
+    current_.emplace(std::move(next));
+    current_prop_ = std::move(next_prop);
+    probe_ = std::move(next_probe);
+    count_consumers();
+  }
+
+  /// The change's Const and why, as the rewrite now stands (a clone may be merged back at the end).
+  static void describe(rewrite& r) {
+    auto& c = r.change;
+    c.const_id = r.target;
+    c.cloned_from = r.clone ? std::optional<std::int64_t>(r.p.holder) : std::nullopt;
+    c.why = r.p.why;
+    if (r.clone) c.why += fmt::format("; Const id {} feeds other layers too, so it was cloned", r.p.holder);
+  }
+
+  /// How many inputs each layer of the current model feeds.
+  void count_consumers() {
+    const auto layers = current_->layers();
+    consumers_.assign(layers.size(), 0);
+    for (const auto& l : layers)
+      for (const auto& s : l.sources)
+        if (s) ++consumers_[s->layer];
+  }
+  std::size_t index_of(std::int64_t id) const {
+    return static_cast<std::size_t>(current_->find(id) - current_->layers().data());
+  }
+  std::size_t consumers(const layer& l) const {
+    return consumers_[static_cast<std::size_t>(&l - current_->layers().data())];
+  }
+
+  /// A clone whose final bytes are those its original ends with (the other Reshapes it feeds were
+  /// rewritten the same way in a later round) is dropped: its Reshape reads the original again.
+  void merge_clones() {
+    std::map<std::int64_t, const std::vector<std::byte>*> last;  // a Const's final bytes
+    for (const auto& r : rewrites_) last[r.target] = &r.bytes;
+    for (auto& r : rewrites_) {
+      if (!r.clone) continue;
+      const auto it = last.find(r.p.holder);
+      if (it == last.end() || *it->second != r.bytes) continue;
+      r.clone = false;
+      r.target = r.p.holder;
+      describe(r);
+    }
+  }
+
+  /// Writes the rewritten model once, reads it back from those bytes, and proves it at every requested
+  /// batch. False when a rewritten Reshape failed the proof: its rewrite is dropped, and rounds resume.
+  bool prove() {
+    merge_clones();
+    std::string text;
+    std::vector<std::byte> appended;
+    std::optional<graph> proven;
+    if (!rewrites_.empty()) {
+      auto [edits, bytes] = build(rewrites_);
+      appended = std::move(bytes);
+      {
+        std::error_code ec;
+        const auto size = fs::file_size(xml_, ec);
+        const auto time = ec ? fs::file_time_type() : fs::last_write_time(xml_, ec);
+        if (ec || size != xml_size_ || time != xml_time_)
+          fail(errc::io, {.file = xml_.string()},
+               fmt::format("{}: the file changed while it was being fixed; run again once nothing writes to it",
+                           xml_.string()));
+        const io::detail::mapped_file original_text(xml_);
+        text = detail::graph_editor::edited_xml(original_, original_text.bytes(), edits);
+      }
+      // The model as rewritten in memory is not needed any more: the proof reads the text back.
+      current_.reset();
+      current_prop_ = {};
+      probe_ = {};
+      proven.emplace(detail::read_ir_in_memory(text, xml_.string() + " (rewritten)", weights(appended),
+                                               bin_.string() + " (with the new constants)"));
+    }
+    const graph& g = proven ? *proven : original_;
+    const auto at_declared = proven ? propagate(g) : declared_;
+    std::vector<std::string> checked;
+    std::vector<fix_refusal> refusals;
+    std::map<std::int64_t, std::string> dropped;  // rewritten Reshapes the proof still names
+    bool all = true;
+    if (proven) {
+      const auto layers = original_.layers();
+      for (std::size_t i = 0; i < layers.size() && all; ++i) {
+        const auto* l = g.find(layers[i].id);
+        const auto after = l == nullptr ? std::span<const tensor>() : at_declared.outputs[static_cast<std::size_t>(l - g.layers().data())];
+        const auto before = declared_.outputs[i];
+        bool same = before.size() == after.size();
+        for (std::size_t o = 0; same && o < before.size(); ++o) same = same_shape(before[o].shape, after[o].shape);
+        if (!same) {
+          all = false;
+          refusals.push_back({layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
+                              "the rewritten model read back has other shapes here at the declared inputs"});
+        }
+      }
+    }
+    for (const auto& b : options_.check_batches) {
+      const auto r = check_batch(g, request(b));
+      checked.push_back(r.summary_line());
+      all = all && r.summary.reshapes() && consistent(g, at_declared, r, b, refusals);
+      for (const auto& f : r.findings) {
+        if (f.issue == batch_issue::scales_with_batch) continue;
+        if (f.within.empty() && std::any_of(rewrites_.begin(), rewrites_.end(),
+                                            [&](const rewrite& x) { return x.p.reshape == f.id; })) {
+          const auto& x = std::find_if(rewrites_.begin(), rewrites_.end(), [&](const rewrite& y) { return y.p.reshape == f.id; })->p;
+          dropped.emplace(f.id, fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", x.index,
+                                            x.value, f.issue == batch_issue::fails ? std::string("failing") : issue_text(f.issue),
+                                            batch_name(b)));
+          continue;
+        }
+        const auto known = [&](const std::vector<fix_refusal>& v) {
+          return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.id == f.id && x.within == f.within; });
+        };
+        if (known(report_.refusals) || known(refusals)) continue;
+        refusals.push_back({f.id, f.name, f.type, refusal_reason(f, b), f.within});
+      }
+    }
+    if (!dropped.empty()) {
+      for (const auto& [id, why] : dropped) {
+        std::erase_if(rewrites_, [&](const rewrite& x) { return x.p.reshape == id; });
+        last_failure_[id] = why;
+        ++tried_[id];
+        done_.erase(id);
+      }
+      const auto [edits, bytes] = build(rewrites_);
+      proven.reset();
+      current_.emplace(detail::graph_editor::edited(original_, edits, weights(bytes)));
+      current_prop_ = propagate(*current_);
+      probe_ = check_batch(*current_, request(dimension()));
+      count_consumers();
+      return false;
+    }
+    report_.checked = std::move(checked);
+    report_.refusals.insert(report_.refusals.end(), refusals.begin(), refusals.end());
+    // Listed in the model's order (producers first), whichever round kept them.
+    std::vector<std::size_t> position(original_.layers().size());
+    for (std::size_t k = 0; k < original_.order().size(); ++k) position[original_.order()[k]] = k;
+    const auto place = [&](const fix_change& c) {
+      return position[static_cast<std::size_t>(original_.find(c.id) - original_.layers().data())];
+    };
+    for (const auto& r : rewrites_) report_.changes.push_back(r.change);
+    std::stable_sort(report_.changes.begin(), report_.changes.end(),
+                     [&](const fix_change& a, const fix_change& b) { return place(a) < place(b); });
+    report_.fixed = all && report_.refusals.empty();
+    if (report_.fixed && !report_.changes.empty()) {  // only a proven model is ever written
+      report_.xml = std::move(text);
+      report_.appended = std::move(appended);
+    }
+    return true;
+  }
+
+  static std::string refusal_reason(const batch_finding& f, const dimension& b) {
+    const auto what = fmt::format("{} at batch {}: {}", issue_text(f.issue), batch_name(b), f.what);
+    if (!f.within.empty())
+      return fmt::format("inside the body of {} '{}' (id {}), which fix does not rewrite: {}", f.within.back().type,
+                         f.within.back().name, f.within.back().id, what);
+    if (f.issue == batch_issue::cannot_tell)
+      return "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
+    if (f.type == "TensorIterator" || f.type == "Loop") return "a layer inside its body, which fix does not rewrite: " + what;
+    return f.type == "Reshape" ? "still " + what : "not a Reshape pattern: " + what;
+  }
 
   /// Every tensor that keeps the batch has, at batch b, its declared shape with the batch dimension scaled;
   /// every tensor that does not carry it keeps its declared shape.
-  bool consistent(const batch_report& r, const dimension& b) {
+  bool consistent(const graph& g, const propagation& declared, const batch_report& r, const dimension& b,
+                  std::vector<fix_refusal>& refusals) const {
     if (!b.is_static() || r.carriers.empty()) return true;
-    const auto at = propagate(current_, [&] {
+    const auto at = propagate(g, [&] {
       std::vector<input_shape> v;
       for (const auto& in : r.inputs) v.push_back({in.layer, in.requested});
       return v;
     }());
-    const auto declared = propagate(current_);
-    const auto layers = current_.layers();
+    const auto layers = g.layers();
     for (std::size_t i = 0; i < layers.size(); ++i) {
       for (std::size_t o = 0; o < layers[i].outputs.size(); ++o) {
         const auto& c = r.carriers[i][o];
@@ -318,8 +569,8 @@ class fixer {
           if (__builtin_mul_overflow(b.lo(), c.factor, &scaled)) continue;
           want[c.axis] = dimension(scaled);
         }
-        if (to_string(without_symbols(partial_shape(std::move(want)))) != to_string(without_symbols(s))) {
-          report_.refusals.push_back(
+        if (!same_shape(partial_shape(std::move(want)), s)) {
+          refusals.push_back(
               {layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
                fmt::format("at batch {} output {} is {}, not its declared {} with the batch scaled", batch_name(b), o,
                            to_string(without_symbols(s)), to_string(without_symbols(d)))});
@@ -331,18 +582,19 @@ class fixer {
   }
 
   /// The rewrites that could resolve finding `f`, best first; or the reason there are none.
-  /// `p` is the current model's propagation at the declared inputs.
-  std::vector<plan> plans_for(const batch_finding& f, const propagation& p, std::string& reason) {
-    const auto& l = *current_.find(f.id);
+  std::vector<plan> plans_for(const batch_finding& f, std::string& reason) const {
+    const auto& g = *current_;
+    const auto& p = current_prop_;
+    const auto& l = *g.find(f.id);
     std::vector<bool> constant;
-    const auto pattern = detail::reshape_pattern_at(current_, p, l, &constant);
+    const auto pattern = detail::reshape_pattern_at(g, p, l, &constant);
     const auto e = pattern.elements();
     const bool special_zero = l.flag("special_zero");
     const auto exact = [&](std::size_t i) { return e[i].lo == e[i].hi; };
     const auto is = [&](std::size_t i, std::int64_t v) { return exact(i) && e[i].lo == v; };
 
     const auto target = [&](std::size_t index, std::int64_t value, std::string why) -> std::optional<plan> {
-      const auto origin = detail::origin_of_element(current_, p, l, 1, index);
+      const auto origin = detail::origin_of_element(g, p, l, 1, index);
       if (origin.holder == nullptr || origin.holder->type != "Const") {
         reason = fmt::format("pattern[{}] is computed by {}, not held by a Const", index,
                              origin.holder != nullptr ? origin.holder->where() : std::string("nothing"));
@@ -362,7 +614,7 @@ class fixer {
       // Every layer between the Const and the Reshape must feed only the next one: a shared Concat or
       // Convert would carry the change to other layers that this report would not list.
       for (const auto* step : origin.path)
-        if (consumers_of(current_, step->id) > 1) {
+        if (consumers(*step) > 1) {
           reason = fmt::format("pattern[{}] comes through {}, which feeds other layers too", index, step->where());
           return std::nullopt;
         }
@@ -374,7 +626,6 @@ class fixer {
       x.value = value;
       x.consumer = origin.consumer->id;
       x.consumer_port = origin.consumer_port;
-      x.clone = consumers_of(current_, origin.holder->id) > 1;
       x.why = std::move(why);
       x.why += origin.through != nullptr
                    ? fmt::format(" (the value is held by Const '{}' (id {}), through {})", origin.holder->name,
@@ -446,99 +697,24 @@ class fixer {
     return plans;
   }
 
-  /// A finding, as the proof compares them.
-  struct finding_key {
-    std::vector<std::int64_t> within;
-    std::int64_t id = 0;
-    batch_issue issue = batch_issue::fails;
-    auto operator<=>(const finding_key&) const = default;
-  };
-
-  /// `?` and every checked batch.
-  std::vector<dimension> probe_batches() const {
-    std::vector<dimension> r{dimension()};
-    for (const auto& b : options_.check_batches)
-      if (b.is_static()) r.push_back(b);
-    return r;
-  }
-
-  std::set<finding_key> findings_of(const graph& g, const dimension& b) const {
-    std::set<finding_key> r;
-    for (const auto& f : check_batch(g, request(b)).findings) {
-      if (f.issue == batch_issue::scales_with_batch) continue;
-      finding_key k{{}, f.id, f.issue};
-      for (const auto& w : f.within) k.within.push_back(w.id);
-      r.insert(std::move(k));
-    }
-    return r;
-  }
-
-  void attempt(const batch_finding& f) {
-    std::string reason;
-    const auto now = propagate(current_);
-    const auto plans = plans_for(f, now, reason);
-    const auto& l = *current_.find(f.id);
-    const auto before = pattern_text(current_, now, l);
-    std::string failure;
-    for (const auto& x : plans) {
-      const auto saved = rw_.save();
-      try {
-        rw_.apply(current_, x);
-        auto next = rw_.read_back();
-        const auto next_declared = propagate(next);
-        if (const auto d = first_difference(declared_, shapes_by_id(next, next_declared))) {
-          failure = fmt::format("rewriting pattern[{}] to {} changes the shapes of layer {} at the declared inputs",
-                                x.index, x.value, *d);
-          rw_.restore(saved);
-          continue;
-        }
-        // At a dynamic batch and at every checked batch, this Reshape has no finding left. (Other layers may
-        // still have some until the Reshapes after it are rewritten too: the whole model is proven at the end,
-        // and nothing is written unless that proof holds.)
-        std::string problem;
-        for (const auto& b : probe_batches()) {
-          for (const auto& k : findings_of(next, b)) {
-            if (!k.within.empty() || k.id != f.id) continue;
-            problem = fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", x.index, x.value,
-                                  k.issue == batch_issue::fails ? std::string("failing") : issue_text(k.issue), batch_name(b));
-            break;
-          }
-          if (!problem.empty()) break;
-        }
-        if (!problem.empty()) {
-          failure = problem;
-          rw_.restore(saved);
-          continue;
-        }
-        fix_change c;
-        c.id = l.id;
-        c.name = l.name;
-        c.old_pattern = before;
-        c.new_pattern = pattern_text(next, next_declared, *next.find(l.id));
-        c.const_id = rw_.cloned_id().value_or(x.holder);
-        if (x.clone) c.cloned_from = x.holder;
-        c.const_index = x.index;
-        c.old_value = x.old_value;
-        c.new_value = x.value;
-        c.special_zero_set = x.set_special_zero;
-        c.why = x.why;
-        if (x.clone) c.why += fmt::format("; Const id {} feeds other layers too, so it was cloned", x.holder);
-        report_.changes.push_back(std::move(c));
-        current_ = std::move(next);
-        return;
-      } catch (const error& e) {
-        if (e.code() == errc::io) throw;  // the .bin cannot be read (it changed): not this rewrite's fault
-        failure = e.what();
-        rw_.restore(saved);
-      }
-    }
-    report_.refusals.push_back({f.id, f.name, f.type, !failure.empty() ? failure : reason});
-  }
-
-  rewriter rw_;
+  fs::path xml_, bin_;
   fix_options options_;
-  graph current_;
-  std::map<std::int64_t, std::vector<std::string>> declared_;
+  graph original_;
+  propagation declared_;
+  std::uintmax_t bin_size_ = 0, xml_size_ = 0;
+  fs::file_time_type xml_time_{};
+  std::int64_t next_id_ = 0;
+  std::optional<graph> current_;  ///< the original with the kept rewrites
+  propagation current_prop_;      ///< and its propagation at the declared inputs
+  batch_report probe_;            ///< and its check_batch at a dynamic batch
+  std::vector<std::size_t> consumers_;
+  std::vector<rewrite> rewrites_;
+  std::size_t kept_ = 0;             ///< rewrites kept in this round
+  std::vector<candidate*> failed_;   ///< candidates whose plan failed in this round
+  bool final_ = false;               ///< the round kept nothing: a failed plan is final
+  std::set<std::int64_t> done_;                      ///< Reshapes rewritten or refused
+  std::map<std::int64_t, std::size_t> tried_;        ///< how many of a Reshape's plans failed
+  std::map<std::int64_t, std::string> last_failure_;  ///< and why the last one did
   fix_report report_;
 };
 

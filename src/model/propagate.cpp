@@ -70,6 +70,12 @@ const propagation* propagation::body(std::size_t layer) const noexcept {
 
 namespace detail {
 
+namespace {
+thread_local std::uint64_t calls = 0;
+}  // namespace
+
+std::uint64_t rule_calls() noexcept { return calls; }
+
 propagation propagate_graph(const graph& g, std::span<const tensor* const> given,
                             const std::vector<bool>* given_follows) {
   const auto layers = g.layers();
@@ -102,6 +108,7 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
       try {
         op o{g,   l, inputs, out, given_tensor != nullptr ? &given_tensor->shape : nullptr, l.body ? &body : nullptr,
              &p.follows_inputs};
+        ++calls;
         fn(o);
         if (given_tensor != nullptr && !out.empty()) {  // a body Parameter: its outer tensor's type and values
           if (given_tensor->type) out[0].type = given_tensor->type;

@@ -1,4 +1,5 @@
-// Reading OpenVINO IR (versions 10 and 11) into a typed graph, with pugixml, which stays inside this file.
+// Reading OpenVINO IR (versions 10 and 11) into a typed graph, with pugixml, which stays inside this file;
+// and the edits fix makes to a graph in memory and to the .xml's text.
 // Every number is parsed once here, with std::from_chars; nothing downstream re-reads text.
 #include <pugixml.hpp>
 
@@ -6,7 +7,9 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 
@@ -731,6 +734,7 @@ graph graph_reader::read(const std::shared_ptr<xml_in_memory>& in_memory, const 
     r.bad_layer(*twice, fmt::format("id {} is used by an earlier layer too", twice->id));
 
   layers_reader.link(net.child("edges"), nullptr);
+  g.edges_byte_ = reader::at(net.child("edges"));
 
   std::shared_ptr<const io::detail::mapped_file> bin = weights();
   g.bin_bytes_ = bin->bytes();
@@ -885,6 +889,228 @@ graph detail::graph_builder::build() {
   storage->text = std::move(texts);
   g.storage_ = std::move(storage);
   return g;
+}
+
+// ---- Graphs edited in memory (fix) -------------------------------------------------------------------
+
+namespace {
+
+/// What an edited graph's changed layers view; the original's storage stays alive beside it.
+struct edit_storage {
+  std::shared_ptr<const void> original;
+  std::deque<std::string> texts;
+  arena<attribute> attributes;
+  arena<std::int64_t> integers;
+  arena<double> reals;
+  std::deque<std::vector<std::optional<source>>> sources;
+};
+
+[[noreturn]] void no_such_layer(std::int64_t id) {
+  fail(errc::invalid_argument, {}, fmt::format("an edit names layer id {}, which is not in the model", id));
+}
+
+}  // namespace
+
+graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> edits,
+                                   std::shared_ptr<const io::detail::mapped_file> weights) {
+  graph r = g;  // the layers view the original's storage; only the edited ones are given new views
+  auto st = std::make_shared<edit_storage>();
+  st->original = g.storage_;
+  r.bin_bytes_ = weights->bytes();
+  r.bin_ = std::move(weights);
+  const auto sorted = r.by_id_.size();
+  std::vector<std::size_t> clones;
+  const auto index_of = [&](std::int64_t id) {
+    const auto end = r.by_id_.begin() + static_cast<std::ptrdiff_t>(sorted);
+    const auto it = std::lower_bound(r.by_id_.begin(), end, std::pair<std::int64_t, std::size_t>(id, 0));
+    if (it != end && it->first == id) return it->second;
+    for (auto k = sorted; k < r.by_id_.size(); ++k)  // the clones made so far (a few per model)
+      if (r.by_id_[k].first == id) return r.by_id_[k].second;
+    no_such_layer(id);
+  };
+  for (const auto& e : edits) {
+    if (e.what == graph_edit::kind::set_attribute) {
+      auto& l = r.layers_[index_of(e.layer)];
+      const std::string_view name = st->texts.emplace_back(e.name);
+      const std::string_view text = st->texts.emplace_back(e.text);
+      const auto old = l.attributes;
+      bool replaced = false;
+      st->attributes.start();
+      for (std::size_t k = 0; k <= old.size(); ++k) {
+        if (k == old.size() && replaced) break;
+        attribute& at = st->attributes.append();
+        if (k < old.size() && old[k].name != name) {
+          at = old[k];
+          continue;
+        }
+        replaced = true;
+        at.name = name;
+        at.text = text;
+        at.boolean = parse_boolean(trim(text));
+        at.is_integers = parse_list<std::int64_t>(text, st->integers);
+        at.integers = st->integers.run();
+        at.is_reals = at.is_integers || parse_list<double>(text, st->reals);
+        at.reals = at.is_integers ? std::span<const double>() : std::span<const double>(st->reals.run());
+      }
+      l.attributes = st->attributes.run();
+    } else {
+      layer copy = r.layers_[index_of(e.layer)];
+      if (copy.type != "Const" || !copy.inputs.empty())
+        fail(errc::invalid_argument, {}, fmt::format("{}: only a Const is cloned", copy.where()));
+      if (std::any_of(r.by_id_.begin(), r.by_id_.end(), [&](const auto& x) { return x.first == e.id; }))
+        fail(errc::invalid_argument, {}, fmt::format("a clone is given id {}, which a layer has already", e.id));
+      auto& consumer = r.layers_[index_of(e.consumer)];
+      if (e.port >= consumer.sources.size())
+        fail(errc::invalid_argument, {}, fmt::format("{} has no input {}", consumer.where(), e.port));
+      copy.id = e.id;
+      copy.name = st->texts.emplace_back(e.name);
+      const auto index = r.layers_.size();
+      auto& fed = st->sources.emplace_back(consumer.sources.begin(), consumer.sources.end());
+      fed[e.port] = source{index, 0};
+      consumer.sources = fed;
+      r.layers_.push_back(copy);
+      r.by_id_.emplace_back(e.id, index);
+      clones.push_back(index);
+    }
+  }
+  if (!clones.empty()) {
+    std::sort(r.by_id_.begin(), r.by_id_.end());
+    // A Const reads nothing: before every other layer is a producers-first place for it.
+    clones.insert(clones.end(), r.order_.begin(), r.order_.end());
+    r.order_ = std::move(clones);
+  }
+  r.storage_ = std::move(st);
+  return r;
+}
+
+namespace {
+
+/// Collects what pugixml prints.
+struct string_writer final : pugi::xml_writer {
+  std::string out;
+  void write(const void* data, std::size_t size) override { out.append(static_cast<const char*>(data), size); }
+};
+
+constexpr unsigned fragment_parse = pugi::parse_default | pugi::parse_comments | pugi::parse_ws_pcdata;
+
+std::string print(const pugi::xml_node& n) {
+  string_writer w;
+  n.print(w, "", pugi::format_raw, pugi::encoding_utf8);
+  return std::move(w.out);
+}
+
+}  // namespace
+
+std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std::byte> xml,
+                                             std::span<const graph_edit> edits) {
+  const std::string_view text(reinterpret_cast<const char*>(xml.data()), xml.size());
+  const auto bad = [&](const std::string& what) -> void {
+    fail(errc::bad_file, {.file = g.xml_file_}, fmt::format("{}: {}", g.xml_file_, what));
+  };
+  // An edited layer's element, parsed on its own: [begin, end) in the text.
+  struct element {
+    std::size_t begin = 0, end = 0;
+    std::unique_ptr<pugi::xml_document> doc;
+    std::vector<std::unique_ptr<pugi::xml_document>> clones;  // written right after it, in order
+  };
+  std::map<std::int64_t, element> elements;      // by the id of a layer of `g`
+  std::map<std::int64_t, pugi::xml_node> nodes;  // every edited layer's node, clones too
+  const auto node_of = [&](std::int64_t id) -> std::pair<pugi::xml_node, std::int64_t> {
+    if (const auto it = nodes.find(id); it != nodes.end()) return {it->second, id};
+    const auto* l = g.find(id);
+    if (l == nullptr) no_such_layer(id);
+    element e;
+    e.begin = l->byte < text.size() && text[l->byte] == '<' ? l->byte : text.rfind('<', l->byte);
+    if (e.begin == std::string_view::npos || text.substr(e.begin, 6) != "<layer")
+      bad(fmt::format("{}: its <layer> element is not where it was read; was the file changed?", l->where()));
+    e.end = text.find("</layer>", e.begin);
+    if (e.end == std::string_view::npos || text.substr(e.begin + 1, e.end - e.begin).find("<layer") != std::string_view::npos)
+      bad(fmt::format("{}: fix rewrites only layers without a body", l->where()));
+    e.end += std::string_view("</layer>").size();
+    e.doc = std::make_unique<pugi::xml_document>();
+    if (!e.doc->load_buffer(text.data() + e.begin, e.end - e.begin, fragment_parse, pugi::encoding_utf8))
+      bad(fmt::format("{}: its <layer> element cannot be parsed on its own", l->where()));
+    const auto node = e.doc->first_child();
+    elements.emplace(id, std::move(e));
+    nodes.emplace(id, node);
+    return {node, id};
+  };
+  std::map<std::int64_t, std::int64_t> owner;  // a clone's id -> the id of the element it follows
+  // Inputs to re-point: (consumer id, port id) -> the layer that now feeds them.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> repoint;
+  for (const auto& e : edits) {
+    auto [node, id] = node_of(e.layer);
+    if (e.what == graph_edit::kind::set_attribute) {
+      auto data = node.child("data");
+      if (!data) data = node.prepend_child("data");
+      auto a = data.attribute(e.name.c_str());
+      if (!a) a = data.append_attribute(e.name.c_str());
+      a.set_value(e.text.c_str());
+      continue;
+    }
+    const auto first = owner.contains(id) ? owner[id] : id;
+    auto& clone = elements.at(first).clones.emplace_back(std::make_unique<pugi::xml_document>());
+    auto copy = clone->append_copy(node);
+    copy.attribute("id").set_value(std::to_string(e.id).c_str());
+    copy.attribute("name").set_value(e.name.c_str());
+    nodes.emplace(e.id, copy);
+    owner[e.id] = first;
+    const auto* consumer = g.find(e.consumer);
+    if (consumer == nullptr) no_such_layer(e.consumer);
+    if (e.port >= consumer->inputs.size()) bad(fmt::format("{} has no input {}", consumer->where(), e.port));
+    repoint[{e.consumer, consumer->inputs[e.port].id}] = e.id;
+  }
+
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // replaced, in the text's order
+  std::vector<std::string> replacements;
+  for (const auto& [id, e] : elements) {
+    std::string s = print(e.doc->first_child());
+    for (const auto& c : e.clones) s += print(c->first_child());
+    ranges.emplace_back(e.begin, e.end);
+    replacements.push_back(std::move(s));
+  }
+  if (!repoint.empty()) {
+    // The model's own <edges>: one <edge> feeds each input port.
+    const auto begin = g.edges_byte_ < text.size() && text[g.edges_byte_] == '<' ? g.edges_byte_ : text.rfind('<', g.edges_byte_);
+    const auto end = begin == std::string_view::npos ? begin : text.find("</edges>", begin);
+    if (end == std::string_view::npos || text.substr(begin, 6) != "<edges") bad("its <edges> element is not where it was read");
+    std::size_t found = 0;
+    for (auto at = text.find("<edge", begin + 6); at < end; at = text.find("<edge", at + 5)) {
+      const auto close = text.find('>', at);
+      if (close == std::string_view::npos || close > end) break;
+      const auto tag = text.substr(at, close + 1 - at);
+      if (tag.size() < 6 || (tag[5] != ' ' && tag[5] != '/' && tag[5] != '\t' && tag[5] != '\n' && tag[5] != '\r')) continue;
+      // Most edges feed no clone's consumer: only a tag that names one of their ids is parsed.
+      bool maybe = false;
+      for (const auto& [key, to] : repoint) maybe = maybe || tag.find(std::to_string(key.first)) != std::string_view::npos;
+      if (!maybe) continue;
+      pugi::xml_document doc;
+      if (!doc.load_buffer(tag.data(), tag.size(), fragment_parse, pugi::encoding_utf8)) continue;
+      auto edge = doc.first_child();
+      const auto it = repoint.find({edge.attribute("to-layer").as_llong(), edge.attribute("to-port").as_llong()});
+      if (it == repoint.end()) continue;
+      edge.attribute("from-layer").set_value(std::to_string(it->second).c_str());
+      ranges.emplace_back(at, close + 1);
+      replacements.push_back(print(edge));
+      ++found;
+    }
+    if (found != repoint.size()) bad("an input fed by a cloned Const has no <edge> in <edges>");
+  }
+  std::vector<std::size_t> by_place(ranges.size());
+  for (std::size_t k = 0; k < by_place.size(); ++k) by_place[k] = k;
+  std::sort(by_place.begin(), by_place.end(), [&](std::size_t a, std::size_t b) { return ranges[a] < ranges[b]; });
+  std::string out;
+  std::size_t size = text.size();
+  for (const auto& s : replacements) size += s.size();
+  out.reserve(size);
+  std::size_t at = 0;
+  for (const auto k : by_place) {
+    out.append(text.substr(at, ranges[k].first - at));
+    out += replacements[k];
+    at = ranges[k].second;
+  }
+  out.append(text.substr(at));
+  return out;
 }
 
 graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin) {

@@ -65,4 +65,32 @@ struct graph_builder {
   std::span<const std::byte> weights_;
 };
 
+/// One change to an IR model in memory. fix plans its rewrites as a list of these: it judges them on the
+/// graph edited() gives and writes the same list with edited_xml(), so what is proven is what is written.
+struct graph_edit {
+  enum class kind {
+    set_attribute,  ///< `layer`'s <data> attribute `name` becomes `text` (it is added when missing)
+    clone_layer,    ///< a copy of Const `layer`, id `id` and name `name`, feeds input `port` of `consumer`
+  };
+  kind what = kind::set_attribute;
+  std::int64_t layer = 0;
+  std::string name{};
+  std::string text{};
+  std::int64_t id = 0;
+  std::int64_t consumer = 0;
+  std::size_t port = 0;
+};
+
+/// What graph_edit works on, with the graph's private parts at hand.
+struct graph_editor {
+  /// `g` (read from an IR) with `edits` applied in order; its Consts read `weights` (the .bin's bytes,
+  /// then the new constants after them). error(invalid_argument) for an edit that names no layer of `g`.
+  [[nodiscard]] static graph edited(const graph& g, std::span<const graph_edit> edits,
+                                    std::shared_ptr<const io::detail::mapped_file> weights);
+  /// `xml`, the text `g` was read from, with `edits` applied: each edited layer's element is written again
+  /// (a clone right after its original), each re-pointed edge too; every other byte is the original's.
+  [[nodiscard]] static std::string edited_xml(const graph& g, std::span<const std::byte> xml,
+                                              std::span<const graph_edit> edits);
+};
+
 }  // namespace reshape1::model::detail

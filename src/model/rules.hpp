@@ -142,6 +142,10 @@ std::span<const rule_entry> subgraph_rules();
 /// Every rule, sorted by (type, opset).
 std::span<const rule_entry> rule_table() noexcept;
 
+/// How many shape rules this thread has run (every layer propagated, bodies included): the unit in which
+/// fix's cost is bounded (tests/model/fix_scale_test.cpp).
+[[nodiscard]] std::uint64_t rule_calls() noexcept;
+
 /// Propagation through `g` with tensors given to some Parameters (by layer index; null or past the end:
 /// the declared shape): what propagate() does with the shapes it is given, and what TensorIterator and Loop
 /// do with their bodies. `given_follows`, when given, says per layer whether a given Parameter's tensor

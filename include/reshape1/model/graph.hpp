@@ -51,6 +51,7 @@ struct source {
 struct subgraph;
 namespace detail {
 struct graph_builder;
+struct graph_editor;
 }
 
 class layer {
@@ -116,6 +117,7 @@ class graph {
  private:
   friend struct graph_reader;
   friend struct detail::graph_builder;
+  friend struct detail::graph_editor;
   model_format format_ = model_format::ir;
   int version_ = 0;
   std::string name_, xml_file_, bin_file_;
@@ -125,6 +127,7 @@ class graph {
   std::shared_ptr<const void> bin_;
   std::span<const std::byte> bin_bytes_;
   std::shared_ptr<const void> storage_;  // the XML text the string_views view, and the layers' ports, attributes, lists
+  std::size_t edges_byte_ = 0;  // where the model's own <edges> starts in the .xml (fix rewrites edges there)
 };
 
 /// One <port_map> entry of a TensorIterator or Loop: a port of the layer and the body Parameter (an input)
