@@ -111,12 +111,7 @@ int fix_onnx(const fix_args& a) {
   namespace fs = std::filesystem;
   if (!a.bin.empty()) usage("--bin: an ONNX model has no weights file", "leave out --bin");
   if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.onnx, or --dry-run");
-  if (!a.dry_run && fs::path(a.output).extension() != ".onnx")
-    usage(fmt::format("-o {}: the output of an ONNX model must end in .onnx", a.output), "write e.g. -o fixed.onnx");
-  std::error_code ec;
-  if (!a.dry_run && fs::exists(a.output, ec) && fs::equivalent(a.output, a.xml, ec))
-    usage(fmt::format("-o {}: that is the model itself", a.output),
-          "write the fixed model to another file; the input is never modified");
+  if (!a.dry_run) onnx::check_fix_output(a.xml, a.output);  // before the analysis, as Python
   if (!a.layouts.empty()) usage("--layout: not for ONNX models yet", "the batch axis comes from the inputs' dim_param");
   onnx::fix_options options;
   options.check_batches = parse_batches(a.batches);
@@ -179,19 +174,11 @@ int fix(const fix_args& a) {
   if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.xml, or --dry-run");
   const fs::path out_xml = a.output;
   const fs::path out_bin = fs::path(a.output).replace_extension(".bin");
-  if (!a.dry_run && fs::path(a.output).extension() != ".xml")
-    usage(fmt::format("-o {}: the output must end in .xml", a.output), "its weights are written beside it, in .bin");
   model::fix_options options;
   options.check_batches = parse_batches(a.batches);
   options.layouts = parse_layouts(a.layouts);  // as `check --layout` reads them
-  // Refused before the analysis, not only when writing.
-  for (const auto& out : {out_xml, out_bin})
-    for (const auto& in : {fs::path(a.xml), bin}) {
-      std::error_code ec;
-      if (!a.dry_run && fs::exists(out, ec) && fs::equivalent(out, in, ec))
-        usage(fmt::format("-o {}: {} is one of the model's own files", a.output, out.string()),
-              "write the fixed model to other files; the input is never modified");
-    }
+  // Refused before the analysis, as Python refuses them: by the rule write_fixed applies.
+  if (!a.dry_run) model::check_fix_outputs(a.xml, bin, out_xml, out_bin);
   const auto report = model::fix(a.xml, bin, options);
   const bool write = !a.dry_run && !report.xml.empty();
   if (write) model::write_fixed(report, a.xml, bin, out_xml, out_bin);

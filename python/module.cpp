@@ -630,11 +630,13 @@ py::tuple fix_model(const std::string& xml, const std::string& bin, const std::s
   options.layouts = layouts;
   model::fix_report report;
   bool written = false;
+  const auto out_bin = std::filesystem::path(out_xml).replace_extension(".bin");
   {
     py::gil_scoped_release unlocked;
+    if (!out_xml.empty()) model::check_fix_outputs(xml, bin, out_xml, out_bin);  // before the analysis, as the CLI
     report = model::fix(xml, bin, options);
     if (!out_xml.empty() && !report.xml.empty()) {
-      model::write_fixed(report, xml, bin, out_xml, std::filesystem::path(out_xml).replace_extension(".bin"));
+      model::write_fixed(report, xml, bin, out_xml, out_bin);
       written = true;
     }
   }
@@ -663,6 +665,7 @@ py::tuple fix_onnx_model(const py::object& model, const std::string& out, const 
   } else {
     const auto path = model.cast<std::string>();
     py::gil_scoped_release unlocked;
+    if (!out.empty()) onnx::check_fix_output(path, out);  // before the analysis, as the CLI
     report = onnx::fix(path, options);
     if (!out.empty() && !report.model.empty()) {
       onnx::write_fixed(report, path, out);

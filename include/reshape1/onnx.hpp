@@ -91,10 +91,15 @@ struct fix_report {
 /// The same for a model in memory (`name` in messages; external data is looked for in its directory).
 [[nodiscard]] fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options = {});
 
+/// The checks write_fixed makes before it writes anything, for a caller to make before fix's analysis too:
+/// `out` ends in .onnx, is not the model `in`, and is not a directory, a FIFO, a device or anything else
+/// that is not a regular file. error(invalid_argument) naming `out` and what is wrong with it.
+void check_fix_output(const std::filesystem::path& in, const std::filesystem::path& out);
+
 /// Writes `report.model` to `out` through a temporary file renamed into place. A model with external data
 /// written to another directory gets its data files beside it first (hard-linked, or copied; a different
 /// file already there is refused). Rewritten tensors are always inline. error(invalid_argument) when there
-/// is nothing to write or `out` is the input; error(io) from the system.
+/// is nothing to write or check_fix_output refuses `out`; error(io) from the system.
 void write_fixed(const fix_report& report, const std::filesystem::path& in, const std::filesystem::path& out);
 
 /// Every (op_type, since_version) of the default ONNX domain reshape1 translates, sorted.

@@ -344,8 +344,6 @@ def _fix_onnx(
         raise Error("invalid_argument", "model_bin: an ONNX model has no weights file")
     if in_memory and output is not None:
         raise Error("invalid_argument", "output: a model given in memory comes back in the report's model")
-    if output is not None and os.path.splitext(os.fspath(output))[1] != ".onnx":
-        raise Error("invalid_argument", f"output {os.fspath(output)}: the output of an ONNX model must end in .onnx")
     data, _ = _model_arg(model, None)
     nothing, fixed, changes, refusals, checked, written, freed, fixed_bytes = _core._fix_onnx(
         data, os.fspath(output) if output is not None else "", list(check_batches or []), batch_name

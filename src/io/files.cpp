@@ -70,6 +70,16 @@ std::string kind_of(mode_t mode) {
   return "not a regular file";
 }
 
+}  // namespace
+
+std::optional<std::string> special_file_kind(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return std::nullopt;
+  return kind_of(st.st_mode);
+}
+
+namespace {
+
 // Temporary files not yet renamed into place, for remove_temporary_files() (which a signal handler calls:
 // lock-free atomics only).
 constexpr int max_temporary_files = 64;

@@ -119,6 +119,10 @@ class atomic_file {
   std::uint64_t written_ = 0;
 };
 
+/// What `path` is when it exists and is not a regular file ("a directory", "a FIFO (a pipe)", ...), for
+/// refusing it as an output before anything is written; nullopt for a regular file or nothing.
+[[nodiscard]] std::optional<std::string> special_file_kind(const std::filesystem::path& path);
+
 /// Removes every temporary file an atomic_file has not committed yet. Async-signal-safe.
 void remove_temporary_files() noexcept;
 

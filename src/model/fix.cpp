@@ -731,18 +731,30 @@ fix_report fix(const fs::path& xml, const fs::path& bin, const fix_options& opti
   return f.run();
 }
 
-void write_fixed(const fix_report& report, const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml,
-                 const fs::path& out_bin) {
-  if (report.xml.empty())
-    fail(errc::invalid_argument, {}, "write_fixed: the report changes nothing", "write only a report with changes");
-  for (const auto& out : {out_xml, out_bin})
+void check_fix_outputs(const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml, const fs::path& out_bin) {
+  if (out_xml.extension() != ".xml")
+    fail(errc::invalid_argument, {}, fmt::format("{}: the output must end in .xml", out_xml.string()),
+         "its weights are written beside it, in .bin");
+  for (const auto& out : {out_xml, out_bin}) {
     for (const auto& in : {in_xml, in_bin})
       if (same_file(out, in))
         fail(errc::invalid_argument, {}, fmt::format("{}: is one of the model's own files ({})", out.string(), in.string()),
              "write the fixed model to other files; the input is never modified");
+    // A FIFO would block the write until something reads it, and a device or directory cannot hold a model.
+    if (const auto kind = io::detail::special_file_kind(out))
+      fail(errc::invalid_argument, {}, fmt::format("{}: is {}, not a regular file", out.string(), *kind),
+           "fix writes the model to regular files; give another name");
+  }
   if (same_file(out_xml, out_bin))
     fail(errc::invalid_argument, {}, fmt::format("{}: the .xml and the .bin are the same file", out_xml.string()),
          "give the .bin another name");
+}
+
+void write_fixed(const fix_report& report, const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml,
+                 const fs::path& out_bin) {
+  if (report.xml.empty())
+    fail(errc::invalid_argument, {}, "write_fixed: the report changes nothing", "write only a report with changes");
+  check_fix_outputs(in_xml, in_bin, out_xml, out_bin);
   const io::detail::mapped_file original(in_bin);
   // An .xml left from an earlier run would point into the new .bin until the new .xml replaces it: remove
   // it first, so that an interrupted run leaves no .xml at all rather than one that reads the wrong bytes.

@@ -408,14 +408,25 @@ void bring_external_data(const std::string& model, const fs::path& in, const fs:
 }
 }  // namespace
 
-void write_fixed(const fix_report& report, const fs::path& in, const fs::path& out) {
-  if (report.model.empty())
-    fail(errc::invalid_argument, {}, "the report has no fixed model to write", "write only a report whose fixed is true");
+void check_fix_output(const fs::path& in, const fs::path& out) {
+  if (out.extension() != ".onnx")
+    fail(errc::invalid_argument, {}, fmt::format("{}: the output of an ONNX model must end in .onnx", out.string()),
+         "write e.g. fixed.onnx");
   std::error_code ec;
   if (fs::exists(out, ec) && fs::equivalent(in, out, ec))
     fail(errc::invalid_argument, {.file = out.string()},
          fmt::format("{}: the output is the model itself", out.string()),
          "write the fixed model to another file; the input is never modified");
+  // A FIFO would block the write until something reads it, and a device or directory cannot hold a model.
+  if (const auto kind = io::detail::special_file_kind(out))
+    fail(errc::invalid_argument, {}, fmt::format("{}: is {}, not a regular file", out.string(), *kind),
+         "fix writes the model to a regular file; give another name");
+}
+
+void write_fixed(const fix_report& report, const fs::path& in, const fs::path& out) {
+  if (report.model.empty())
+    fail(errc::invalid_argument, {}, "the report has no fixed model to write", "write only a report whose fixed is true");
+  check_fix_output(in, out);
   // The data first: a model written without it would point at nothing.
   bring_external_data(report.model, in, out);
   io::detail::atomic_file file(out);

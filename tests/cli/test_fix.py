@@ -84,6 +84,35 @@ with tempfile.TemporaryDirectory() as d:
     check("the input is never overwritten", retail.read_bytes() == xml_before
           and retail.with_suffix(".bin").read_bytes() == bin_before)
 
+# Outputs that are not regular files, or do not fit the model, are refused before the analysis and before
+# anything is written (tests/python/test_fix.py runs the same cases through reshape1.fix). A FIFO would
+# otherwise block the write until something reads it.
+ONNX_MODEL = ROOT / "tests" / "data" / "onnx-models" / "ultraface-rfb-320" / "version-RFB-320_simplified.onnx"
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    os.mkfifo(d / "pipe.xml")
+    os.mkfifo(d / "pipe.bin")
+    os.mkfifo(d / "pipe.onnx")
+    (d / "dir.xml").mkdir()
+    for model, out, message in [
+            (retail, d / "pipe.xml", "pipe.xml: is a FIFO (a pipe), not a regular file"),
+            (retail, d / "dir.xml", "dir.xml: is a directory, not a regular file"),
+            (retail, d / "model.txt", "model.txt: the output must end in .xml"),
+            (ONNX_MODEL, d / "pipe.onnx", "pipe.onnx: is a FIFO (a pipe), not a regular file"),
+            (ONNX_MODEL, d / "model.xml", "model.xml: the output of an ONNX model must end in .onnx"),
+    ]:
+        before = sorted(p.name for p in d.iterdir())
+        rc, out_text, err = run("fix", model, "-o", out)
+        check(f"fix -o {out.name} ({model.suffix}) refused", rc == 2 and message in err and err.count("\n") == 1,
+              f"{rc} {err!r}")
+        check(f"fix -o {out.name} ({model.suffix}) writes nothing", sorted(p.name for p in d.iterdir()) == before,
+              sorted(p.name for p in d.iterdir()))
+    # The .bin beside a regular .xml output is checked too.
+    os.mkfifo(d / "fine.bin")
+    rc, out_text, err = run("fix", retail, "-o", d / "fine.xml")
+    check("fix: a FIFO where the .bin goes is refused", rc == 2 and "fine.bin: is a FIFO (a pipe), not a regular file" in err
+          and not (d / "fine.xml").exists(), f"{rc} {err!r}")
+
 # A model whose obstacle is not a Reshape: exit 1, the layer named, nothing written.
 CONCAT = """<?xml version="1.0"?>
 <net name="concat" version="11"><layers>

@@ -1,6 +1,7 @@
 """reshape1.fix: the rewrites of `reshape1 fix`, as typed Python values, and the files it writes."""
 from __future__ import annotations
 
+import os
 import pathlib
 
 import pytest
@@ -37,3 +38,33 @@ def test_dry_run_nothing_to_do_and_refusals(data_dir: pathlib.Path, tmp_path: pa
     with pytest.raises(reshape1.Error) as e:
         reshape1.fix(data_dir / RETAIL, data_dir / RETAIL)
     assert e.value.code == "invalid_argument"
+
+
+ULTRAFACE = "onnx-models/ultraface-rfb-320/version-RFB-320_simplified.onnx"
+
+
+@pytest.mark.parametrize(
+    "model, out, message",
+    [
+        (RETAIL, "pipe.xml", "pipe.xml: is a FIFO (a pipe), not a regular file"),
+        (RETAIL, "dir.xml", "dir.xml: is a directory, not a regular file"),
+        (RETAIL, "model.txt", "model.txt: the output must end in .xml"),
+        (RETAIL, "fine.xml", "fine.bin: is a FIFO (a pipe), not a regular file"),
+        (ULTRAFACE, "pipe.onnx", "pipe.onnx: is a FIFO (a pipe), not a regular file"),
+        (ULTRAFACE, "model.xml", "model.xml: the output of an ONNX model must end in .onnx"),
+    ],
+)
+def test_outputs_refused_before_anything_is_written(
+    data_dir: pathlib.Path, tmp_path: pathlib.Path, model: str, out: str, message: str
+) -> None:
+    # The same cases and messages as `reshape1 fix -o` (tests/cli/test_fix.py): one rule in the library.
+    os.mkfifo(tmp_path / "pipe.xml")
+    os.mkfifo(tmp_path / "pipe.onnx")
+    os.mkfifo(tmp_path / "fine.bin")
+    (tmp_path / "dir.xml").mkdir()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(reshape1.Error) as e:
+        reshape1.fix(data_dir / model, tmp_path / out)
+    assert e.value.code == "invalid_argument"
+    assert message in str(e.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -68,10 +68,17 @@ struct fix_report {
 [[nodiscard]] fix_report fix(const std::filesystem::path& xml, const std::filesystem::path& bin,
                              const fix_options& options = {});
 
+/// The checks write_fixed makes before it writes anything, for a caller to make before fix's analysis too:
+/// `out_xml` ends in .xml; neither output is one of the model's files, nor a directory, a FIFO, a device
+/// or anything else that is not a regular file (a regular file is replaced; a missing one is created); the
+/// two outputs differ. error(invalid_argument) naming the output and what is wrong with it.
+void check_fix_outputs(const std::filesystem::path& in_xml, const std::filesystem::path& in_bin,
+                       const std::filesystem::path& out_xml, const std::filesystem::path& out_bin);
+
 /// Writes the rewritten model: the .bin first (the original bytes, then `appended`), then the .xml, each
 /// through a temporary file renamed into place, so an interrupted run never leaves an .xml pointing into a
-/// missing or short .bin. error(invalid_argument) when an output is one of the inputs or when the report
-/// has nothing to write; error(io) from the system.
+/// missing or short .bin. error(invalid_argument) when check_fix_outputs refuses an output or when the
+/// report has nothing to write; error(io) from the system.
 void write_fixed(const fix_report& report, const std::filesystem::path& in_xml, const std::filesystem::path& in_bin,
                  const std::filesystem::path& out_xml, const std::filesystem::path& out_bin);
 

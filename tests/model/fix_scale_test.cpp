@@ -1,0 +1,93 @@
+// fix at the scale of real models, as a deterministic guard (the times are in bench/fix_scale): K copies
+// of the shared YOLO11n side by side, 8 Reshapes to rewrite in each. fix keeps every rewrite, with no cap
+// on their number, and the shape rules it runs grow with the layers and the checked batches, not with the
+// rewrites times the layers.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+#include <pugixml.hpp>
+
+#include "ir_builder.hpp"
+#include "model/rules.hpp"
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/fix.hpp"
+
+namespace reshape1::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Writes `copies` disjoint copies of `xml` into dir/m.xml (ids shifted, names suffixed; the copies share
+/// the .bin, which is linked or copied beside it). Returns the number of layers.
+std::size_t write_copies(const fs::path& xml, int copies, const fs::path& dir) {
+  pugi::xml_document d;
+  EXPECT_TRUE(d.load_file(xml.c_str(), pugi::parse_default | pugi::parse_declaration));
+  auto net = d.child("net");
+  auto layers = net.child("layers"), edges = net.child("edges");
+  long long stride = 0;
+  for (const auto& l : layers.children("layer")) stride = std::max(stride, l.attribute("id").as_llong() + 1);
+  const std::vector<pugi::xml_node> first_layers(layers.children("layer").begin(), layers.children("layer").end());
+  const std::vector<pugi::xml_node> first_edges(edges.children("edge").begin(), edges.children("edge").end());
+  for (int k = 1; k < copies; ++k) {
+    for (const auto& l : first_layers) {
+      auto c = layers.append_copy(l);
+      c.attribute("id").set_value(l.attribute("id").as_llong() + k * stride);
+      c.attribute("name").set_value(fmt::format("{}/copy{}", l.attribute("name").value(), k).c_str());
+    }
+    for (const auto& e : first_edges) {
+      auto c = edges.append_copy(e);
+      c.attribute("from-layer").set_value(e.attribute("from-layer").as_llong() + k * stride);
+      c.attribute("to-layer").set_value(e.attribute("to-layer").as_llong() + k * stride);
+    }
+  }
+  EXPECT_TRUE(d.save_file((dir / "m.xml").c_str()));
+  std::error_code ec;
+  fs::create_hard_link(fs::path(xml).replace_extension(".bin"), dir / "m.bin", ec);
+  if (ec) fs::copy_file(fs::path(xml).replace_extension(".bin"), dir / "m.bin");
+  return first_layers.size() * static_cast<std::size_t>(copies);
+}
+
+class fixing_at_scale : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("reshape1-fix-scale-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+// K = 20, 160 rewrites, and K = 34, 272 (past the 256 at which the old fix stopped and blamed the model).
+// The shape rules fix runs, per layer and per checked batch plus two (the propagations at the declared
+// inputs, and the first look at a dynamic batch), stay under a constant c = 12 at both sizes: the work grows
+// with the layers, not with the rewrites times the layers. bench/README.md gives the measured value.
+TEST_F(fixing_at_scale, twenty_copies_of_yolo11n_every_rewrite_kept_in_linear_work) {
+  const auto xml = shared_model("yolo11n-int8-ov2025.2/yolo11n.xml");
+  if (xml.empty()) GTEST_SKIP() << "no shared models";
+  for (const int copies : {20, 34}) {
+    SCOPED_TRACE(copies);
+    const auto dir = dir_ / std::to_string(copies);
+    fs::create_directories(dir);
+    const auto layers = write_copies(xml, copies, dir);
+    const model::fix_options options;  // checked at 1, 2, 8 and ?
+    const auto before = model::detail::rule_calls();
+    const auto r = model::fix(dir / "m.xml", dir / "m.bin", options);
+    const auto calls = model::detail::rule_calls() - before;
+    EXPECT_TRUE(r.fixed);
+    EXPECT_TRUE(r.refusals.empty());
+    EXPECT_EQ(r.changes.size(), 8u * static_cast<std::size_t>(copies));
+    EXPECT_EQ(r.checked.size(), 4u);
+    for (const auto& line : r.checked) EXPECT_TRUE(line.find(": yes") != std::string::npos) << line;
+    const double per = static_cast<double>(calls) / static_cast<double>(layers * (4 + 2));
+    RecordProperty(fmt::format("rule_calls_per_layer_and_batch_k{}", copies), fmt::format("{:.2f}", per));
+    EXPECT_LE(per, 12.0) << calls << " rule calls for " << layers << " layers";
+  }
+}
+
+}  // namespace
+}  // namespace reshape1::test
