@@ -2,10 +2,10 @@
 // every layer's propagated output shapes against the declared ones. `reshape1 check --list-ops [--json]`:
 // the (type, opset) pairs propagation has a rule for.
 #include <algorithm>
-#include <optional>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -14,6 +14,7 @@
 #include "check_batch.hpp"
 #include "reshape1/onnx.hpp"
 #include "commands.hpp"
+#include "progress.hpp"
 #include "report.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
@@ -161,10 +162,15 @@ void print_report(const model::check_report& r, bool quiet) {
 }
 
 int check(const check_args& a) {
+  // Cleared (the object goes) before the report is printed.
+  auto progress = std::make_optional<progress_line>(!a.quiet && !a.json);
+  progress->set(fmt::format("check: reading {}", a.xml));
   // An error reading the model goes to main, which exits 2: the model cannot be read.
   const auto graph = onnx::read_any(a.xml, a.bin);
+  progress->set(fmt::format("check: {} layers, checking", graph.layers().size()));
   if (a.batch.given()) {
     const auto report = model::check_batch(graph, parse_request(a.batch));
+    progress.reset();
     if (!a.batch.dot.empty()) write_dot(graph, report, a.batch.dot);
     if (a.json) {
       std::cout << json_text(batch_json(report, a.xml), 2) << '\n';
@@ -179,6 +185,7 @@ int check(const check_args& a) {
     return exit_cannot_tell;
   }
   const auto report = model::check(graph);
+  progress.reset();
   if (a.json) {
     std::cout << json_text(to_json(report, a.xml), 2) << '\n';
   } else {

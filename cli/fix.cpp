@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 
 #include "check_batch.hpp"
 #include "commands.hpp"
+#include "progress.hpp"
 #include "report.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/fix.hpp"
@@ -29,6 +31,7 @@ struct fix_args {
   std::vector<std::string> layouts;
   bool dry_run = false;
   bool json = false;
+  bool quiet = false;
 };
 
 [[noreturn]] void usage(const std::string& what, const std::string& hint) {
@@ -179,9 +182,21 @@ int fix(const fix_args& a) {
   options.layouts = parse_layouts(a.layouts);  // as `check --layout` reads them
   // Refused before the analysis, as Python refuses them: by the rule write_fixed applies.
   if (!a.dry_run) model::check_fix_outputs(a.xml, bin, out_xml, out_bin);
+  // Cleared (the object goes) before the report is printed.
+  auto progress = std::make_optional<progress_line>(!a.quiet && !a.json);
+  options.progress = [&](const model::fix_progress& p) {
+    auto text = fmt::format("fix: {}", p.stage);
+    if (!p.batch.empty()) text += fmt::format(" at batch {}", p.batch);
+    if (p.round > 0) text += fmt::format(", round {}: {} rewrites tried, {} kept", p.round, p.tried, p.kept);
+    progress->set(fmt::format("{} ({} layers)", text, p.layers));
+  };
   const auto report = model::fix(a.xml, bin, options);
   const bool write = !a.dry_run && !report.xml.empty();
-  if (write) model::write_fixed(report, a.xml, bin, out_xml, out_bin);
+  if (write) {
+    progress->set(fmt::format("fix: writing {}", out_bin.string()));
+    model::write_fixed(report, a.xml, bin, out_xml, out_bin);
+  }
+  progress.reset();
   if (a.json) {
     std::cout << json_text(to_json(report, a, write), 2) << '\n';
   } else if (report.nothing_to_do) {
@@ -245,6 +260,7 @@ void add_fix(CLI::App& app, session& s) {
       ->allow_extra_args(false);
   cmd->add_flag("--dry-run", args->dry_run, "print the report, write nothing");
   cmd->add_flag("--json", args->json, "print the report as one JSON document");
+  cmd->add_flag("-q,--quiet", args->quiet, "no progress line on standard error (shown only on a terminal, after a second)");
   cmd->callback([args, &s] {
     s.command = "fix";
     s.json = args->json;

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
+#include <string_view>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -123,12 +126,13 @@ class fixer {
   }
 
   fix_report run() {
+    report("checking");
     probe_ = check_batch(original_, request(dimension()));
-    if (probe_.summary.reshapes()) {  // perhaps nothing to do: the model reshapes at every batch
+    if (probe_->summary.reshapes()) {  // perhaps nothing to do: the model reshapes at every batch
       bool clean = true;
       std::vector<std::string> lines;
       for (const auto& b : options_.check_batches) {
-        const auto line = b == dimension() ? probe_.summary_line() : [&] {
+        const auto line = b == dimension() ? probe_->summary_line() : [&] {
           const auto r = check_batch(original_, request(b));
           clean = clean && r.summary.reshapes();
           return r.summary_line();
@@ -142,7 +146,6 @@ class fixer {
       }
     }
     current_.emplace(original_);
-    current_prop_ = declared_;
     count_consumers();
     do rounds();
     while (!prove());
@@ -154,14 +157,25 @@ class fixer {
   struct candidate {
     std::int64_t id = 0;
     std::string name, type;
+    std::string pattern;  ///< its pattern as the round found it
     std::vector<plan> plans;
     std::size_t next = 0;
   };
+
+  void report(std::string_view stage, const std::string& batch = "") const {
+    if (options_.progress)
+      options_.progress({.stage = stage, .layers = original_.layers().size(), .round = round_, .tried = tried_count_,
+                         .kept = kept_count_, .batch = batch});
+  }
 
   reshape_request request(const dimension& b) const { return {.batch = b, .layouts = options_.layouts}; }
 
   void rounds() {
     while (true) {
+      // What a round is planned on (after a round that kept nothing, they were freed and are found again).
+      if (!current_prop_) current_prop_ = propagate(*current_);
+      (void)declared();
+      if (!probe_) probe_ = check_batch(*current_, request(dimension()));
       std::vector<candidate> group;
       std::vector<fix_refusal> unplanned;
       const auto named = [&](const batch_finding& f) {
@@ -172,13 +186,13 @@ class fixer {
       // earlier one's doing, and is seen again once that one is rewritten.
       const auto layers = current_->layers();
       std::vector<char> named_here(layers.size(), 0), after(layers.size(), 0);
-      for (const auto& f : probe_.findings)
+      for (const auto& f : probe_->findings)
         if (named(f)) named_here[index_of(f.id)] = 1;
       for (const auto i : current_->order())
         for (const auto& src : layers[i].sources)
           if (src && (after[src->layer] || named_here[src->layer])) after[i] = 1;
       std::set<std::int64_t> seen;
-      for (const auto& f : probe_.findings) {
+      for (const auto& f : probe_->findings) {
         if (!named(f) || after[index_of(f.id)] || !seen.insert(f.id).second) continue;
         std::string reason;
         auto plans = plans_for(f, reason);
@@ -188,9 +202,14 @@ class fixer {
           unplanned.push_back({f.id, f.name, f.type, last_failure_.contains(f.id) ? last_failure_[f.id] : reason});
           continue;
         }
-        group.push_back({f.id, f.name, f.type, std::move(plans), 0});
+        group.push_back({f.id, f.name, f.type, pattern_text(*current_, *current_prop_, *current_->find(f.id)),
+                         std::move(plans), 0});
       }
+      // Judging a group builds another graph, propagation and report beside these: they go first.
+      probe_.reset();
+      current_prop_.reset();
       if (group.empty() && unplanned.empty()) return;
+      ++round_;
       kept_ = 0;
       failed_.clear();
       std::vector<candidate*> all;
@@ -220,6 +239,8 @@ class fixer {
 
   /// Judges `group`'s current plans together on the model as rewritten so far; keeps them, or splits.
   void attempt(const std::vector<candidate*>& group) {
+    tried_count_ += group.size();
+    report("judging rewrites");
     auto trial = rewrites_;
     convert(group, trial);
     std::optional<graph> next;
@@ -358,7 +379,7 @@ class fixer {
     std::optional<std::int64_t> first;
     const auto layers = original_.layers();
     for (std::size_t i = 0; i < layers.size(); ++i) {
-      const auto before = declared_.outputs[i], after = p.outputs[i];
+      const auto before = declared_->outputs[i], after = p.outputs[i];
       bool same = before.size() == after.size();
       for (std::size_t o = 0; same && o < before.size(); ++o) same = same_shape(before[o].shape, after[o].shape);
       if (!same && (!first || layers[i].id < *first)) first = layers[i].id;
@@ -374,7 +395,7 @@ class fixer {
       auto& c = r.change;
       c.id = l.id;
       c.name = l.name;
-      c.old_pattern = pattern_text(*current_, current_prop_, *current_->find(l.id));
+      c.old_pattern = std::find_if(group.begin(), group.end(), [&](const candidate* x) { return x->id == l.id; })[0]->pattern;
       c.new_pattern = pattern_text(next, next_prop, l);
       c.const_index = r.p.index;
       c.old_value = r.p.old_value;
@@ -384,6 +405,7 @@ class fixer {
     }
     for (const auto* c : group) done_.insert(c->id);
     kept_ += group.size();
+    kept_count_ += group.size();
     rewrites_ = std::move(trial);
     current_.emplace(std::move(next));
     current_prop_ = std::move(next_prop);
@@ -430,36 +452,49 @@ class fixer {
     }
   }
 
+  /// The .xml's text with `edits`: the original's bytes but for the edited layers and edges.
+  std::string rewritten_text(const std::vector<detail::graph_edit>& edits) const {
+    std::error_code ec;
+    const auto size = fs::file_size(xml_, ec);
+    const auto time = ec ? fs::file_time_type() : fs::last_write_time(xml_, ec);
+    if (ec || size != xml_size_ || time != xml_time_)
+      fail(errc::io, {.file = xml_.string()},
+           fmt::format("{}: the file changed while it was being fixed; run again once nothing writes to it",
+                       xml_.string()));
+    const io::detail::mapped_file original_text(xml_);
+    return detail::graph_editor::edited_xml(original_, original_text.bytes(), edits);
+  }
+
+  const propagation& declared() {
+    if (!declared_) declared_ = propagate(original_);
+    return *declared_;
+  }
+
   /// Writes the rewritten model once, reads it back from those bytes, and proves it at every requested
   /// batch. False when a rewritten Reshape failed the proof: its rewrite is dropped, and rounds resume.
   bool prove() {
     merge_clones();
-    std::string text;
+    std::vector<detail::graph_edit> edits;
     std::vector<std::byte> appended;
     std::optional<graph> proven;
+    std::optional<propagation> proven_prop;
+    std::size_t digest = 0;
     if (!rewrites_.empty()) {
-      auto [edits, bytes] = build(rewrites_);
-      appended = std::move(bytes);
-      {
-        std::error_code ec;
-        const auto size = fs::file_size(xml_, ec);
-        const auto time = ec ? fs::file_time_type() : fs::last_write_time(xml_, ec);
-        if (ec || size != xml_size_ || time != xml_time_)
-          fail(errc::io, {.file = xml_.string()},
-               fmt::format("{}: the file changed while it was being fixed; run again once nothing writes to it",
-                           xml_.string()));
-        const io::detail::mapped_file original_text(xml_);
-        text = detail::graph_editor::edited_xml(original_, original_text.bytes(), edits);
-      }
-      // The model as rewritten in memory is not needed any more: the proof reads the text back.
+      std::tie(edits, appended) = build(rewrites_);
+      auto text = rewritten_text(edits);
+      digest = std::hash<std::string_view>()(text);
+      // The model as rewritten in memory is not needed any more: the proof reads the text back. The graph
+      // read back keeps that text (parsed in place); the text written is made again from the same edits
+      // once the proof holds, and must be the same bytes.
       current_.reset();
-      current_prop_ = {};
-      probe_ = {};
-      proven.emplace(detail::read_ir_in_memory(text, xml_.string() + " (rewritten)", weights(appended),
+      current_prop_.reset();
+      probe_.reset();
+      proven.emplace(detail::read_ir_in_memory(std::move(text), xml_.string() + " (rewritten)", weights(appended),
                                                bin_.string() + " (with the new constants)"));
+      proven_prop = propagate(*proven);
     }
     const graph& g = proven ? *proven : original_;
-    const auto at_declared = proven ? propagate(g) : declared_;
+    const propagation& at_declared = proven ? *proven_prop : declared();
     std::vector<std::string> checked;
     std::vector<fix_refusal> refusals;
     std::map<std::int64_t, std::string> dropped;  // rewritten Reshapes the proof still names
@@ -469,7 +504,7 @@ class fixer {
       for (std::size_t i = 0; i < layers.size() && all; ++i) {
         const auto* l = g.find(layers[i].id);
         const auto after = l == nullptr ? std::span<const tensor>() : at_declared.outputs[static_cast<std::size_t>(l - g.layers().data())];
-        const auto before = declared_.outputs[i];
+        const auto before = declared().outputs[i];
         bool same = before.size() == after.size();
         for (std::size_t o = 0; same && o < before.size(); ++o) same = same_shape(before[o].shape, after[o].shape);
         if (!same) {
@@ -478,8 +513,10 @@ class fixer {
                               "the rewritten model read back has other shapes here at the declared inputs"});
         }
       }
+      declared_.reset();  // found again if the rounds resume
     }
     for (const auto& b : options_.check_batches) {
+      report("proving", batch_name(b));
       const auto r = check_batch(g, request(b));
       checked.push_back(r.summary_line());
       all = all && r.summary.reshapes() && consistent(g, at_declared, r, b, refusals);
@@ -507,11 +544,10 @@ class fixer {
         ++tried_[id];
         done_.erase(id);
       }
-      const auto [edits, bytes] = build(rewrites_);
+      proven_prop.reset();
       proven.reset();
-      current_.emplace(detail::graph_editor::edited(original_, edits, weights(bytes)));
-      current_prop_ = propagate(*current_);
-      probe_ = check_batch(*current_, request(dimension()));
+      const auto [kept, bytes] = build(rewrites_);
+      current_.emplace(detail::graph_editor::edited(original_, kept, weights(bytes)));
       count_consumers();
       return false;
     }
@@ -528,6 +564,14 @@ class fixer {
                      [&](const fix_change& a, const fix_change& b) { return place(a) < place(b); });
     report_.fixed = all && report_.refusals.empty();
     if (report_.fixed && !report_.changes.empty()) {  // only a proven model is ever written
+      proven_prop.reset();
+      proven.reset();
+      report("writing");
+      auto text = rewritten_text(edits);
+      if (std::hash<std::string_view>()(text) != digest)
+        fail(errc::io, {.file = xml_.string()},
+             fmt::format("{}: the rewritten text came out differently the second time; nothing was written",
+                         xml_.string()));
       report_.xml = std::move(text);
       report_.appended = std::move(appended);
     }
@@ -584,7 +628,7 @@ class fixer {
   /// The rewrites that could resolve finding `f`, best first; or the reason there are none.
   std::vector<plan> plans_for(const batch_finding& f, std::string& reason) const {
     const auto& g = *current_;
-    const auto& p = current_prop_;
+    const auto& p = *current_prop_;
     const auto& l = *g.find(f.id);
     std::vector<bool> constant;
     const auto pattern = detail::reshape_pattern_at(g, p, l, &constant);
@@ -700,16 +744,17 @@ class fixer {
   fs::path xml_, bin_;
   fix_options options_;
   graph original_;
-  propagation declared_;
+  std::optional<propagation> declared_;  ///< the original's propagation at its declared inputs
   std::uintmax_t bin_size_ = 0, xml_size_ = 0;
   fs::file_time_type xml_time_{};
   std::int64_t next_id_ = 0;
   std::optional<graph> current_;  ///< the original with the kept rewrites
-  propagation current_prop_;      ///< and its propagation at the declared inputs
-  batch_report probe_;            ///< and its check_batch at a dynamic batch
+  std::optional<propagation> current_prop_;  ///< and its propagation at the declared inputs
+  std::optional<batch_report> probe_;        ///< and its check_batch at a dynamic batch
   std::vector<std::size_t> consumers_;
   std::vector<rewrite> rewrites_;
   std::size_t kept_ = 0;             ///< rewrites kept in this round
+  std::size_t round_ = 0, tried_count_ = 0, kept_count_ = 0;  ///< for the progress display
   std::vector<candidate*> failed_;   ///< candidates whose plan failed in this round
   bool final_ = false;               ///< the round kept nothing: a failed plan is final
   std::set<std::int64_t> done_;                      ///< Reshapes rewritten or refused

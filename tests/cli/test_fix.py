@@ -4,6 +4,8 @@ the old bytes plus the new constants, the inputs untouched), the fixed model's c
 import json
 import os
 import pathlib
+import pty
+import subprocess
 import sys
 import tempfile
 
@@ -112,6 +114,46 @@ with tempfile.TemporaryDirectory() as d:
     rc, out_text, err = run("fix", retail, "-o", d / "fine.xml")
     check("fix: a FIFO where the .bin goes is refused", rc == 2 and "fine.bin: is a FIFO (a pipe), not a regular file" in err
           and not (d / "fine.xml").exists(), f"{rc} {err!r}")
+
+
+
+def on_terminal(*args, env=None):
+    """Runs reshape1 with standard error on a pseudo-terminal; returns (exit code, stdout, what the terminal got)."""
+    main, side = pty.openpty()
+    p = subprocess.Popen([BINARY, *[str(a) for a in args]], stdout=subprocess.PIPE, stderr=side,
+                         env={**os.environ, **(env or {})})
+    os.close(side)
+    out = p.stdout.read().decode()
+    p.wait(timeout=120)
+    got = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the terminal's other side closed
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(main)
+    return p.returncode, out, got.decode(errors="replace")
+
+
+# The progress line: on a terminal only (shown at once here, by RESHAPE1_PROGRESS_AFTER_MS), cleared before
+# the report; never with --quiet or --json, and never into a pipe.
+NOW = {"RESHAPE1_PROGRESS_AFTER_MS": "0"}
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    rc, out, term = on_terminal("fix", retail, "-o", d / "f.xml", env=NOW)
+    check("progress: fix on a terminal", rc == 0 and "\r\x1b[Kfix: " in term
+          and term.endswith("\r\x1b[K") and "\x1b" not in out, repr(term[:300]))
+    rc, out, term = on_terminal("check", retail, "--batch", "4", env=NOW)
+    check("progress: check on a terminal", "\r\x1b[Kcheck: " in term and term.endswith("\r\x1b[K"), repr(term[:300]))
+    for args in (["fix", retail, "--dry-run", "--quiet"], ["fix", retail, "--dry-run", "--json"],
+                 ["check", retail, "--quiet"], ["check", retail, "--json"]):
+        rc, out, term = on_terminal(*args, env=NOW)
+        check(f"no progress: {args[0]} {args[-1]}", term == "", repr(term[:200]))
+    rc, out, err = run_binary(BINARY, ["fix", str(retail), "--dry-run"])
+    check("no progress into a pipe", "\x1b" not in err and "\r" not in err, repr(err[:200]))
 
 # A model whose obstacle is not a Reshape: exit 1, the layer named, nothing written.
 CONCAT = """<?xml version="1.0"?>

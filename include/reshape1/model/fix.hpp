@@ -5,8 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,11 +18,23 @@
 
 namespace reshape1::model {
 
+/// Where fix is, for a progress display (fix_options::progress).
+struct fix_progress {
+  std::string_view stage;   ///< "checking", "judging rewrites", "proving", "writing"
+  std::size_t layers = 0;   ///< the model's layers
+  std::size_t round = 0;    ///< the current round of rewrites (from 1), 0 before the first
+  std::size_t tried = 0;    ///< rewrites judged so far (one judged in a group counts once)
+  std::size_t kept = 0;     ///< rewrites kept so far
+  std::string_view batch;   ///< "proving": the batch being checked ("8", "?"), "" otherwise
+};
+
 struct fix_options {
   /// The batches the rewritten model must reshape to (`?` is a dynamic batch). Empty: 1, 2, 8 and ?.
   std::vector<dimension> check_batches{};
   /// Layouts by Parameter name, as for check_batch: the dimension named N is the batch.
   std::vector<std::pair<std::string, std::string>> layouts{};
+  /// Called at each stage and each group of rewrites judged (from the calling thread; keep it cheap).
+  std::function<void(const fix_progress&)> progress{};
 };
 
 /// One rewritten Reshape pattern.
