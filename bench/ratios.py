@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Runs the benchmark programs once each and prints the ratios they are judged by.
-Usage: bench/ratios.py build/bench/bench   (the directory holding reshape1_bench and reshape1_copy_bench)"""
+Usage: bench/ratios.py build/bench/bench [build/bench/cli/reshape1]
+(the directory holding reshape1_bench and the others; with the command-line tool, also `fix` at scale,
+bench/fix_scale/run.py, on 1 and 20 copies of the shared YOLO11n)"""
 import json
 import subprocess
 import sys
@@ -89,3 +91,10 @@ for name in runs:
             unit = table[name]["time_unit"]
             print(f"{model} (ONNX), {statistic}: read+propagate {ours:.2f} {unit} / protobuf ParseFromArray "
                   f"{floor:.2f} {unit}: {ours / floor:.2f}x (target <= 2x); read alone {read / floor:.2f}x")
+
+if len(sys.argv) > 2:
+    print()
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fix_scale", "run.py"),
+                    "--cli", sys.argv[2], "--copies", "1,20"], check=True)
+else:
+    print("\n(fix at scale: give the reshape1 binary as a second argument, e.g. build/bench/cli/reshape1)")

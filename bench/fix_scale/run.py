@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""`reshape1 fix` at the scale of real models, against the `check --batch B` runs it proves.
+
+For each K: K copies of a model side by side (make_copies.py; by default the shared YOLO11n, 8 rewrites a
+copy), then `reshape1 check M.xml --batch B --quiet` for each checked batch B and
+`reshape1 fix M.xml -o F.xml --check-batch ... --json`, each a child process timed with its own peak
+memory (wait4's ru_maxrss). Targets (issue 30): fix at most 3x the sum of the check times and at most 2x
+the largest check's peak memory, both linear in the layers (the slopes are printed).
+
+Usage: run.py --cli build/bench/cli/reshape1 [--model M.xml] [--copies 1,20,125] [--check-batch 1,2,8,?]
+              [--json OUT.json] [--timeout 600]
+"""
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+SHARED = HERE.parents[1].parent / "shared" / "ir-models" / "yolo11n-int8-ov2025.2" / "yolo11n.xml"
+
+
+def timed(argv, timeout):
+    """Runs argv; returns (exit code or None on timeout, seconds, peak KiB, stdout)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL)
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid != 0:
+                break
+            if time.perf_counter() > deadline:
+                p.kill()
+                os.wait4(p.pid, 0)
+                return None, timeout, 0, ""
+            time.sleep(0.005)
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        return os.waitstatus_to_exitcode(status), seconds, usage.ru_maxrss, out.read().decode(errors="replace")
+
+
+def slope(xs, ys):
+    n = len(xs)
+    if n < 2:
+        return float("nan")
+    mx, my = sum(xs) / n, sum(ys) / n
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", required=True, help="the reshape1 binary")
+    ap.add_argument("--model", default=str(SHARED))
+    ap.add_argument("--copies", default="1,20,125")
+    ap.add_argument("--check-batch", default="1,2,8,?")
+    ap.add_argument("--json", help="write the rows here too")
+    ap.add_argument("--timeout", type=float, default=600)
+    a = ap.parse_args()
+    if not pathlib.Path(a.model).exists():
+        print(f"fix at scale: {a.model} is missing (the shared models sit at ../shared); skipped")
+        return 0
+    batches = a.check_batch.split(",")
+    rows = []
+    print(f"{'K':>4} {'layers':>7} {'MB':>6} {'checks s':>9} {'fix s':>8} {'time':>6} "
+          f"{'check MB':>9} {'fix MB':>8} {'memory':>7} {'kept':>5}  fixed")
+    with tempfile.TemporaryDirectory() as d:
+        for k in [int(x) for x in a.copies.split(",")]:
+            model = pathlib.Path(d) / f"m{k}.xml"
+            made = subprocess.run([sys.executable, str(HERE / "make_copies.py"), a.model, str(k), str(model)],
+                                  capture_output=True, text=True, check=True)
+            layers = int(made.stdout.split()[0])
+            checks = []
+            for b in batches:
+                rc, s, kib, _ = timed([a.cli, "check", str(model), "--batch", b, "--quiet"], a.timeout)
+                checks.append({"batch": b, "exit": rc, "seconds": s, "peak_kib": kib})
+            rc, s, kib, out = timed([a.cli, "fix", str(model), "-o", str(pathlib.Path(d) / f"f{k}.xml"),
+                                     "--check-batch", a.check_batch, "--json"], a.timeout)
+            report = json.loads(out) if rc is not None and out.startswith("{") else {}
+            row = {"copies": k, "layers": layers, "xml_mb": model.stat().st_size / 1e6,
+                   "checks": checks, "check_seconds": sum(c["seconds"] for c in checks),
+                   "check_peak_kib": max(c["peak_kib"] for c in checks),
+                   "fix": {"exit": rc, "seconds": s, "peak_kib": kib, "kept": len(report.get("changes", [])),
+                           "fixed": report.get("fixed")}}
+            rows.append(row)
+            for f in pathlib.Path(d).glob(f"[mf]{k}.*"):
+                f.unlink()
+            fx = row["fix"]
+            print(f"{k:>4} {layers:>7} {row['xml_mb']:>6.1f} {row['check_seconds']:>9.2f} "
+                  f"{'timeout' if fx['exit'] is None else format(fx['seconds'], '.2f'):>8} "
+                  f"{fx['seconds'] / row['check_seconds']:>5.2f}x {row['check_peak_kib'] / 1024:>9.0f} "
+                  f"{fx['peak_kib'] / 1024:>8.0f} {fx['peak_kib'] / row['check_peak_kib']:>6.2f}x {fx['kept']:>5}  "
+                  f"{fx['fixed']}", flush=True)
+    xs = [r["layers"] for r in rows]
+    print(f"slope: fix {slope(xs, [r['fix']['seconds'] for r in rows]) * 1e6:.1f} us/layer, the checks together "
+          f"{slope(xs, [r['check_seconds'] for r in rows]) * 1e6:.1f} us/layer; fix memory "
+          f"{slope(xs, [r['fix']['peak_kib'] for r in rows]):.2f} KiB/layer, one check "
+          f"{slope(xs, [r['check_peak_kib'] for r in rows]):.2f} KiB/layer")
+    for r in rows:
+        fx = r["fix"]
+        if fx["exit"] is None or fx["seconds"] > 3 * r["check_seconds"]:
+            print(f"target missed at K={r['copies']}: fix time above 3x the checks'")
+        if fx["peak_kib"] > 2 * r["check_peak_kib"]:
+            print(f"target missed at K={r['copies']}: fix memory above 2x one check's")
+        if fx["fixed"] is not True:
+            print(f"target missed at K={r['copies']}: not fixed")
+    if a.json:
+        pathlib.Path(a.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
