@@ -173,7 +173,7 @@ int fix(const fix_args& a) {
   namespace fs = std::filesystem;
   if (onnx::format_of(a.xml) == model::model_format::onnx) return fix_onnx(a);
   if (!a.batch_name.empty()) usage("--batch-name: only for ONNX models", "an IR's inputs take the batch as a number");
-  const fs::path bin = !a.bin.empty() ? fs::path(a.bin) : fs::path(a.xml).replace_extension(".bin");
+  const fs::path bin = model::weights_of(a.xml, a.bin);
   if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.xml, or --dry-run");
   const fs::path out_xml = a.output;
   const fs::path out_bin = fs::path(a.output).replace_extension(".bin");

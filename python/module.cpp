@@ -633,10 +633,11 @@ py::tuple fix_model(const std::string& xml, const std::string& bin, const std::s
   const auto out_bin = std::filesystem::path(out_xml).replace_extension(".bin");
   {
     py::gil_scoped_release unlocked;
-    if (!out_xml.empty()) model::check_fix_outputs(xml, bin, out_xml, out_bin);  // before the analysis, as the CLI
-    report = model::fix(xml, bin, options);
+    const auto weights = model::weights_of(xml, bin);
+    if (!out_xml.empty()) model::check_fix_outputs(xml, weights, out_xml, out_bin);  // before the analysis, as the CLI
+    report = model::fix(xml, weights, options);
     if (!out_xml.empty() && !report.xml.empty()) {
-      model::write_fixed(report, xml, bin, out_xml, out_bin);
+      model::write_fixed(report, xml, weights, out_xml, out_bin);
       written = true;
     }
   }

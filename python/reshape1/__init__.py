@@ -463,7 +463,7 @@ def fix(
     if batch_name != "N":
         raise Error("invalid_argument", "batch_name: only for ONNX models; an IR's inputs take the batch as a number")
     xml = os.fspath(model_xml)
-    binary = os.fspath(model_bin) if model_bin is not None else os.path.splitext(xml)[0] + ".bin"
+    binary = os.fspath(model_bin) if model_bin is not None else ""  # beside the .xml (checked by the library)
     nothing, fixed, changes, refusals, checked, written = _core._fix(
         xml,
         binary,

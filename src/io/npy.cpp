@@ -410,7 +410,9 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   if (!count || __builtin_mul_overflow(static_cast<std::uint64_t>(*count), dt.item_size, &data_bytes))
     bad(header_start, fmt::format("the shape {} promises more than 2^64 bytes of data", to_string(dims)));
   const std::uint64_t data_start = header_start + header_length;
-  if (bytes.size() - data_start != data_bytes)
+  // Bytes after the data are left alone, as numpy's np.load leaves them (it reads what the header
+  // promises); too few are an error.
+  if (bytes.size() - data_start < data_bytes)
     bad(data_start, fmt::format("the header promises {} bytes of {} data of shape {}, but the file holds {}",
                                 data_bytes, detail::escaped(h.descr), to_string(dims), bytes.size() - data_start));
 

@@ -772,6 +772,10 @@ bool same_file(const fs::path& a, const fs::path& b) {
 }  // namespace
 
 fix_report fix(const fs::path& xml, const fs::path& bin, const fix_options& options) {
+  if (xml == "-")
+    fail(errc::invalid_argument, {},
+         "-: fix writes the rewritten model from the bytes of its .xml, which standard input cannot give twice",
+         "save the model to a file and give its path");
   fixer f(xml, bin, options);
   return f.run();
 }

@@ -1113,6 +1113,22 @@ std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std
   return out;
 }
 
+std::filesystem::path weights_of(const std::filesystem::path& xml, const std::filesystem::path& bin) {
+  if (!bin.empty()) return bin;
+  // The weights are looked for beside the .xml: say so, and how to give them, when they are not there.
+  if (xml == "-")
+    fail(errc::invalid_argument, {}, "-: an IR read from standard input has no file beside it to take its weights from",
+         "give the weights' file (--bin FILE; model_bin= in Python)");
+  auto beside = std::filesystem::path(xml).replace_extension(".bin");
+  std::error_code ec;
+  if (!std::filesystem::exists(beside, ec))
+    fail(errc::io, {.file = beside.string()},
+         fmt::format("{}: the weights of {} are not there (an IR's weights are looked for beside its .xml)",
+                     io::detail::escaped(beside.string()), io::detail::escaped(xml.string())),
+         "give the weights' file (--bin FILE; model_bin= in Python)");
+  return beside;
+}
+
 graph read_ir(const std::filesystem::path& xml, const std::filesystem::path& bin) {
   return graph_reader::read(std::make_shared<xml_in_memory>(xml), xml.string(), bin.string(),
                             [&] { return std::make_shared<const io::detail::mapped_file>(bin); });

@@ -528,8 +528,9 @@ model::model_format format_of(const fs::path& file) {
 }
 
 model::graph read_any(const fs::path& file, const fs::path& bin) {
-  if (format_of(file) == model::model_format::ir)
-    return model::read_ir(file, bin.empty() ? fs::path(file).replace_extension(".bin") : bin);
+  if (format_of(file) == model::model_format::ir) {
+    return model::read_ir(file, model::weights_of(file, bin));
+  }
   if (!bin.empty())
     fail(errc::invalid_argument, {.file = file.string()},
          fmt::format("{}: an ONNX model keeps its weights inside (or in its external data files), so there is no "

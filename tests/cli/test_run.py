@@ -101,6 +101,13 @@ assert b.flags["C_CONTIGUOUS"]
     src = (work / "examples/tensors/spec_example_2.npy").read_bytes()
     check("shipped example data unchanged", ex[-4800:] == src[-4800:] and len(ex) == len(src), "bytes differ")
 
+    # Bytes after the data are left alone, as np.load leaves them: the output holds only the data.
+    (work / "long.npy").write_bytes(src + b"trailing bytes")
+    rc, _, err = run(["long.npy", "[0,-1]", "--special-zero", "true", "-o", "long_out.npy"], work)
+    out = (work / "long_out.npy").read_bytes() if rc == 0 else b""
+    check("trailing bytes after the data", rc == 0 and out.endswith(src[-4800:]) and not out.endswith(b"trailing bytes"),
+          f"{rc} {err}")
+
     # Raw files for types numpy lacks.
     (work / "u6.bin").write_bytes(bytes([0x12, 0xF0, 0x1E, 0x10, 0, 0x80]))
     rc, _, err = run(["u6.bin", "[5,1]", "--special-zero", "false", "-o", "u6_out.bin", "--type", "u6",

@@ -157,6 +157,35 @@ def test_request_mistakes_are_refused_alike(data_dir: pathlib.Path, cli: list[st
     assert cli_message == "--" + message if message.startswith("batch") else cli_message.startswith(message + ";")
 
 
+# Weights that cannot be found, through each command and its Python function: the same code and message,
+# which says where they were looked for and how to give them. (command, Python call, code, message start)
+WEIGHTS_MISTAKES: list[tuple[str, Any, str, str]] = [
+    ("check", lambda m: reshape1.check(m), "io", "lonely.bin: the weights of "),
+    ("check --batch 4", lambda m: reshape1.check_batch(m, batch=4), "io", "lonely.bin: the weights of "),
+    ("fix --dry-run", lambda m: reshape1.fix(m), "io", "lonely.bin: the weights of "),
+    ("check -", lambda m: reshape1.check("-"), "invalid_argument",
+     "-: an IR read from standard input has no file beside it to take its weights from"),
+]
+
+
+@pytest.mark.parametrize("command,call,code,message", WEIGHTS_MISTAKES)
+def test_missing_weights_say_how_to_give_them(data_dir: pathlib.Path, tmp_path: pathlib.Path, command: str,
+                                              call: Any, code: str, message: str) -> None:
+    model = tmp_path / "lonely.xml"
+    model.write_bytes((data_dir / FD200).read_bytes())
+    hint = "give the weights' file (--bin FILE; model_bin= in Python)"
+    with pytest.raises(reshape1.Error) as info:
+        call(model)
+    assert info.value.code == code
+    assert message in str(info.value) and str(info.value).endswith(hint)
+    if "RESHAPE1_CLI" not in os.environ:
+        return
+    words = command.split()
+    args = [words[0], "-" if words[-1] == "-" else str(model), *[w for w in words[1:] if w != "-"]]
+    p = subprocess.run([os.environ["RESHAPE1_CLI"], *args], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert p.returncode == 2 and message in p.stderr and p.stderr.rstrip().endswith(hint), p.stderr
+
+
 def test_minus_one_is_a_dynamic_batch(data_dir: pathlib.Path) -> None:
     assert reshape1.check_batch(data_dir / FD200, batch=-1).target == "batch ?"
     with pytest.raises(reshape1.Error):

@@ -156,6 +156,11 @@ struct subgraph {
   std::vector<back_edge> back_edges;
 };
 
+/// The weights file of the IR `xml`: `bin` when given, else the .xml's path with the extension .bin.
+/// error(invalid_argument) for an `xml` of "-" (standard input) without `bin`, and error(io) when the file
+/// beside the .xml is not there; both say how to give the weights.
+[[nodiscard]] std::filesystem::path weights_of(const std::filesystem::path& xml, const std::filesystem::path& bin);
+
 /// Reads model.xml and its weights. Errors: error(io) for unreadable files; error(bad_file) naming the
 /// layer, the attribute or the byte offset (also for a cycle, an input fed twice, and a .bin that is a
 /// Git LFS pointer); error(unsupported) for other IR versions; error(unknown_element_type).
