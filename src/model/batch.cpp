@@ -5,6 +5,7 @@
 #include "reshape1/model/batch.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <array>
 #include <cctype>
 #include <deque>
@@ -76,17 +77,35 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
                     fmt::format("write {} NAME=...", option));
       return inputs[0];
     }
-    for (auto& in : inputs)
-      if (in.name == name) return in;
+    if (name.size() > 1 && name[0] == '#') {  // by id: #12
+      std::int64_t id = 0;
+      const auto [end, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), id);
+      if (ec == std::errc() && end == name.data() + name.size()) {
+        for (auto& in : inputs)
+          if (in.id == id) return in;
+        bad_request(fmt::format("{} {}: no input has the id {}; its inputs are {}", option, name, id, input_names(g)),
+                    "use one of those names, or #ID for an input's id");
+      }
+    }
+    input_report* match = nullptr;
+    for (auto& in : inputs) {
+      if (in.name != name) continue;
+      if (match != nullptr)
+        bad_request(fmt::format("{} {}: two inputs are named '{}' (ids {} and {})", option, name, name, match->id,
+                                in.id),
+                    fmt::format("address one by its id: {} #{}=...", option, match->id));
+      match = &in;
+    }
+    if (match != nullptr) return *match;
     bad_request(fmt::format("{} {}: the model has no input named '{}'; its inputs are {}", option, name, name,
                             input_names(g)),
-                "use one of those names");
+                "use one of those names, or #ID for an input's id");
   };
 
-  std::set<std::string> seen;
+  std::set<std::int64_t> seen;  // by id: two inputs may share a name
   for (const auto& [name, layout] : request.layouts) {
     auto& in = find(name, "--layout");
-    if (!seen.insert(in.name).second)
+    if (!seen.insert(in.id).second)
       bad_request(fmt::format("--layout {}: given twice", in.name), "give each input's layout once");
     try {
       in.batch_index = batch_index_of(layout, in.declared.rank_known() ? std::optional(in.declared.size()) : std::nullopt);
@@ -97,7 +116,7 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
     in.source = in.batch_index ? batch_source::layout_option : batch_source::none;
   }
   for (auto& in : inputs) {
-    if (seen.contains(in.name)) continue;
+    if (seen.contains(in.id)) continue;
     const auto& written = layers[in.layer].outputs[0].layout;
     if (!written.empty()) {
       try {
@@ -118,7 +137,7 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
   seen.clear();
   for (const auto& [name, shape] : request.shapes) {
     auto& in = find(name, "--shape");
-    if (!seen.insert(in.name).second)
+    if (!seen.insert(in.id).second)
       bad_request(fmt::format("--shape {}: given twice", in.name), "give each input's shape once");
     in.requested = shape;
     if (in.batch_index && (!shape.rank_known() || *in.batch_index >= shape.size())) {
@@ -147,7 +166,7 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
       if (!in.batch_index) continue;
       auto dims = std::vector<dimension>(in.requested.begin(), in.requested.end());
       auto& d = dims[*in.batch_index];
-      if (seen.contains(in.name) && d.range() != request.batch->range())
+      if (seen.contains(in.id) && d.range() != request.batch->range())
         bad_request(fmt::format("input '{}': --shape gives {} at the batch index {}, --batch gives {}", in.name,
                                 to_string(dimension(d.range())), *in.batch_index, to_string(*request.batch)),
                     "drop one of them, or make them agree");
@@ -924,6 +943,12 @@ batch_report analyse(const graph& g, const reshape_request& request) {
   batch_report report;
   report.inputs = choose_inputs(g, request);
   const auto& inputs = report.inputs;
+  // Allowed (OpenVINO takes it), but rarely meant: the layers after the input were built for its rank.
+  for (const auto& in : inputs)
+    if (in.requested.rank_known() && in.declared.rank_known() && in.requested.size() != in.declared.size())
+      report.notes.push_back(fmt::format("--shape gives input '{}' (id {}) rank {} ({}); it is declared with rank {} ({})",
+                                         in.name, in.id, in.requested.size(), to_string(in.requested),
+                                         in.declared.size(), to_string(without_symbols(in.declared))));
   report.target = request.batch ? fmt::format("batch {}", to_string(*request.batch)) : std::string("the given shapes");
   const bool any_batch = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.batch_index; });
   const auto declared = propagate(g);

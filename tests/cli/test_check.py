@@ -153,7 +153,7 @@ for args, message in [
         (["--batch", ""], "--batch: an empty batch; give a number such as 8, or ? (or -1) for a dynamic batch"),
         (["--batch", "0"], "--batch 0: a batch of 0 samples; give a batch of at least 1, or ?"),
         (["--shape", "nope=[1,2]"], "--shape nope: the model has no input named 'nope'; its inputs are 'image'; "
-                                    "use one of those names"),
+                                    "use one of those names, or #ID for an input's id"),
         (["--shape", "[1,2"], "--shape [1,2:"),
         (["--batch", "2", "--layout", "NCHW"], "--layout NCHW: no input name; write --layout NAME=NCHW"),
         (["--batch", "2", "--layout", "image=NCH"], "--layout image=NCH: layout 'NCH' has 3 dimensions, the shape has 4"),

@@ -281,7 +281,8 @@ TEST_F(batch, requests_that_cannot_be_met) {
   refused({.shapes = {{"", parse_shape("[2,3]")}}},
           "--shape without a name: the model has 2 inputs ('a', 'b'); write --shape NAME=...");
   refused({.shapes = {{"c", parse_shape("[2,3]")}}},
-          "--shape c: the model has no input named 'c'; its inputs are 'a', 'b'; use one of those names");
+          "--shape c: the model has no input named 'c'; its inputs are 'a', 'b'; use one of those names, or #ID for an "
+          "input's id");
   refused({.shapes = {{"a", parse_shape("[2,3]")}, {"a", parse_shape("[3,3]")}}},
           "--shape a: given twice; give each input's shape once");
   refused({.batch = dimension(4), .shapes = {{"a", parse_shape("[2,3]")}}},

@@ -193,3 +193,45 @@ def test_minus_one_is_a_dynamic_batch(data_dir: pathlib.Path) -> None:
     if "RESHAPE1_CLI" in os.environ:
         rc, doc = cli_json([str(data_dir / FD200), "--batch", "-1"])
         assert rc == 0 and doc["target"] == "batch ?"
+
+
+TWINS = """<?xml version="1.0"?>
+<net name="twins" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,3" element_type="f32"/><output><port id="0" precision="FP32"><dim>1</dim><dim>3</dim></port></output></layer>
+<layer id="1" name="x" type="Parameter" version="opset1"><data shape="1,3" element_type="f32"/><output><port id="0" precision="FP32"><dim>1</dim><dim>3</dim></port></output></layer>
+<layer id="2" name="sum" type="Add" version="opset1"><input><port id="0"><dim>1</dim><dim>3</dim></port><port id="1"><dim>1</dim><dim>3</dim></port></input><output><port id="2" precision="FP32"><dim>1</dim><dim>3</dim></port></output></layer>
+<layer id="3" name="out" type="Result" version="opset1"><input><port id="0"><dim>1</dim><dim>3</dim></port></input></layer>
+</layers><edges>
+<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/><edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
+</edges></net>"""
+
+
+def test_inputs_of_the_same_name_are_addressed_by_id(tmp_path: pathlib.Path) -> None:
+    # --shape x=... would silently apply to the first of two inputs named x: it is refused naming both
+    # ids, and #ID addresses each; the command line answers the same.
+    model = tmp_path / "twins.xml"
+    model.write_text(TWINS)
+    (tmp_path / "twins.bin").write_bytes(b"")
+    message = "--shape x: two inputs are named 'x' (ids 0 and 1); address one by its id: --shape #0=..."
+    with pytest.raises(reshape1.Error) as info:
+        reshape1.check_batch(model, shapes={"x": "[2,3]"})
+    assert info.value.code == "invalid_argument" and str(info.value) == message
+    report = reshape1.check_batch(model, shapes={"#0": "[2,3]", "#1": "[2,3]"})
+    assert report.reshapes and [str(i.reshaped_to) for i in report.inputs] == ["[2,3]", "[2,3]"]
+    with pytest.raises(reshape1.Error) as info:
+        reshape1.check_batch(model, shapes={"#7": "[2,3]"})
+    assert str(info.value).startswith("--shape #7: no input has the id 7")
+    if "RESHAPE1_CLI" in os.environ:
+        rc, doc = cli_json([str(model), "--shape", "x=[2,3]"])
+        assert rc == 2 and doc["error"]["code"] == "invalid_argument" and doc["error"]["message"] == message
+        rc, doc = cli_json([str(model), "--shape", "#0=[2,3]", "--shape", "#1=[2,3]"])
+        assert rc == 0 and doc["summary"]["reshapes"] is True
+
+
+def test_a_shape_of_another_rank_gets_a_note(tmp_path: pathlib.Path) -> None:
+    model = tmp_path / "twins.xml"
+    model.write_text(TWINS)
+    (tmp_path / "twins.bin").write_bytes(b"")
+    report = reshape1.check_batch(model, shapes={"#0": "[1,3,1]", "#1": "[1,3]"})
+    assert report.notes == ["--shape gives input 'x' (id 0) rank 3 ([1,3,1]); it is declared with rank 2 ([1,3])"]
