@@ -65,7 +65,7 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
     in.layer = i;
     in.id = l.id;
     in.name = l.name;
-    in.declared = l.outputs[0].shape();
+    in.declared = detail::parameter_shape(l);
     in.requested = in.declared;
     inputs.push_back(std::move(in));
   }

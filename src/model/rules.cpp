@@ -41,6 +41,18 @@ partial_shape without_symbols(const partial_shape& s) {
   return partial_shape(std::move(dims));
 }
 
+partial_shape parameter_shape(const layer& l) {
+  const auto port = l.outputs.empty() ? partial_shape::dynamic() : l.outputs[0].shape();
+  const auto* a = l.find("shape");
+  if (a == nullptr || l.type != "Parameter") return port;
+  try {
+    const auto text = detail::trim(a->text);
+    return parse_shape(text == "..." ? std::string("[...]") : fmt::format("[{}]", text));
+  } catch (const error&) {
+    return port;  // an attribute that does not read (OpenVINO would refuse the model): the port's dims
+  }
+}
+
 std::size_t normalize_axis(const op& o, std::int64_t axis, std::size_t rank, std::string_view what) {
   const auto r = static_cast<std::int64_t>(rank);
   if (axis < -r || axis >= r)

@@ -142,6 +142,11 @@ std::span<const rule_entry> subgraph_rules();
 /// Every rule, sorted by (type, opset).
 std::span<const rule_entry> rule_table() noexcept;
 
+/// A Parameter's declared shape as OpenVINO builds the Parameter: from its `shape` attribute ("1,3,?,224",
+/// intervals "1..8", "..." for a dynamic rank) when it has one that reads, else from its output port's dims
+/// (which cannot write an interval). Where the two disagree, `check` reports the port as a shape_mismatch.
+[[nodiscard]] partial_shape parameter_shape(const layer& l);
+
 /// How many shape rules this thread has run (every layer propagated, bodies included): the unit in which
 /// fix's cost is bounded (tests/model/fix_scale_test.cpp).
 [[nodiscard]] std::uint64_t rule_calls() noexcept;

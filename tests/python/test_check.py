@@ -81,3 +81,38 @@ def test_check_names_the_enclosing_layers_inside_bodies(data_dir: pathlib.Path) 
     assert step.within == ((3, "lstm", "TensorIterator"),)
     top = reshape1.check(data_dir / MODEL)
     assert all(f.within == () for f in top.reshapes)
+
+
+def parameter_model(tmp_path: pathlib.Path, attribute: str, dims: str) -> pathlib.Path:
+    port = "".join(f"<dim>{d}</dim>" for d in dims.split(","))
+    xml = f"""<?xml version="1.0"?>
+<net name="p" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="{attribute}" element_type="f32"/><output><port id="0" precision="FP32">{port}</port></output></layer>
+<layer id="1" name="out" type="Result" version="opset1"><input><port id="0">{port}</port></input></layer>
+</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>"""
+    (tmp_path / "p.xml").write_text(xml)
+    (tmp_path / "p.bin").write_bytes(b"")
+    return tmp_path / "p.xml"
+
+
+@pytest.mark.parametrize(
+    "attribute,dims,issue,propagated",
+    [
+        ("2,3", "1,3", "shape_mismatch", "[2,3]"),  # the attribute is what OpenVINO builds the Parameter from
+        ("1..8,3", "-1,3", None, None),  # an interval, which the port's -1 cannot write: it stays 1..8
+        ("1,3", "1,3", None, None),
+    ],
+)
+def test_a_parameter_is_its_shape_attribute(tmp_path: pathlib.Path, attribute: str, dims: str, issue: str | None,
+                                            propagated: str | None) -> None:
+    model = parameter_model(tmp_path, attribute, dims)
+    found = [(f.issue, f.id, f.port, str(f.declared), str(f.propagated)) for f in reshape1.check(model).layers
+             if f.id == 0]
+    assert found == ([] if issue is None else [(issue, 0, 0, f"[{dims.replace('-1', '?')}]", propagated)])
+    batch = reshape1.check_batch(model, batch=4)
+    assert str(batch.inputs[0].declared) == f"[{attribute}]"
+    tool = os.environ.get("RESHAPE1_CLI")
+    if tool and issue is not None:
+        out = subprocess.run([tool, "check", "--json", str(model)], capture_output=True, text=True)
+        layers = json.loads(out.stdout)["layers"]
+        assert [(j["issue"], j["id"], j["propagated"]) for j in layers if j["id"] == "0"] == [(issue, "0", propagated)]

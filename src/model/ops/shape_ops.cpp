@@ -20,7 +20,7 @@ namespace {
 // one of its own, so that computed patterns that read it (ShapeOf) cancel against it in Reshape.
 void parameter(op& o) {
   o.need(0, 1);
-  const auto declared = o.given != nullptr ? *o.given : o.l.outputs[0].shape();
+  const auto declared = o.given != nullptr ? *o.given : parameter_shape(o.l);
   if (!declared.rank_known()) {
     o.out[0].shape = declared;
   } else {
