@@ -937,6 +937,50 @@ class scope {
   std::map<std::size_t, std::vector<batch_finding>> nested_;     ///< the findings of each analysed body
 };
 
+/// A batch index taken as dimension 0 for want of a layout is likely wrong when that dimension holds
+/// another size than the other inputs' batches (license-plate-recognition-barrier-0001's `seq_ind [88,1]`
+/// beside `data [1,3,24,94]`): every finding such an input reaches says so, and how to set it.
+void hint_guessed_batches(const graph& g, batch_report& report) {
+  std::map<std::int64_t, std::size_t> sizes;  // the inputs' declared batch sizes, and how many have each
+  for (const auto& in : report.inputs)
+    if (in.batch_index && in.declared.rank_known() && in.declared[*in.batch_index].is_static())
+      ++sizes[in.declared[*in.batch_index].lo()];
+  if (sizes.size() < 2) return;
+  const auto common = std::max_element(sizes.begin(), sizes.end(), [](const auto& a, const auto& b) {
+                        return a.second < b.second;
+                      })->first;
+  const auto layers = g.layers();
+  for (const auto& in : report.inputs) {
+    if (in.source != batch_source::first_dimension || !in.declared.rank_known() ||
+        in.declared[*in.batch_index].lo() == common)
+      continue;
+    // Where the batch may be instead: the one dimension that holds the other inputs' batch size.
+    std::optional<std::size_t> elsewhere;
+    for (std::size_t k = 0; k < in.declared.size(); ++k)
+      if (in.declared[k].is_static() && in.declared[k].lo() == common) elsewhere = elsewhere ? std::nullopt : std::optional(k);
+    std::string layout;
+    if (elsewhere) {
+      for (std::size_t k = 0; k < in.declared.size(); ++k) layout += fmt::format("{}{}", k == 0 ? "[" : ",", k == *elsewhere ? "N" : "?");
+      layout += "]";
+    }
+    const auto hint = fmt::format(
+        "input '{}' (id {}) has {} at dimension 0, taken as its batch for want of a layout, where the other inputs "
+        "have {}: {}",
+        in.name, in.id, in.declared[0].lo(), common,
+        elsewhere ? fmt::format("if its batch is dimension {}, say so with --layout {}={}", *elsewhere, in.name, layout)
+                  : fmt::format("say where its batch is with --layout {}=LAYOUT", in.name));
+    std::vector<char> reached(layers.size(), 0);
+    reached[in.layer] = 1;
+    for (const auto i : g.order())
+      for (const auto& src : layers[i].sources)
+        if (src && reached[src->layer]) reached[i] = 1;
+    for (auto& f : report.findings)
+      if (f.within.empty() && f.layer < reached.size() && reached[f.layer] &&
+          f.issue != batch_issue::scales_with_batch)
+        f.hint = f.hint.empty() ? hint : fmt::format("{}; {}", hint, f.hint);
+  }
+}
+
 /// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
 /// dynamic one) and the samples, then the scopes.
 batch_report analyse(const graph& g, const reshape_request& request) {
@@ -991,6 +1035,7 @@ batch_report analyse(const graph& g, const reshape_request& request) {
   report.findings = top.run(request.batch ? to_string(*request.batch) : std::string("the given shapes"), example,
                             report.summary.failing_at_declared);
   report.carriers = std::move(top).carriers();
+  hint_guessed_batches(g, report);
   for (const auto index : g.order()) {
     const auto& l = g.layers()[index];
     if (l.type != "Result" || l.sources.empty() || !l.sources[0]) continue;
