@@ -242,13 +242,13 @@ class fixer {
     tried_count_ += group.size();
     report("judging rewrites");
     auto trial = rewrites_;
-    convert(group, trial);
     std::optional<graph> next;
     propagation next_prop;
     batch_report next_probe;
     std::string failure;
     std::map<std::int64_t, batch_issue> failing;
     try {
+      convert(group, trial);
       const auto [edits, appended] = build(trial);
       next.emplace(detail::graph_editor::edited(original_, edits, weights(appended)));
       next_prop = propagate(*next);
@@ -437,12 +437,13 @@ class fixer {
     return consumers_[static_cast<std::size_t>(&l - current_->layers().data())];
   }
 
-  /// A clone whose final bytes are those its original ends with (the other Reshapes it feeds were
-  /// rewritten the same way in a later round) is dropped: its Reshape reads the original again.
-  void merge_clones() {
+  /// `rewrites` with every clone whose final bytes are those its original ends with (the other Reshapes it
+  /// feeds were rewritten the same way in a later round) dropped: its Reshape reads the original again.
+  /// A copy: if the proof takes a rewrite back, the others are what they were.
+  static std::vector<rewrite> merged_clones(std::vector<rewrite> rewrites) {
     std::map<std::int64_t, const std::vector<std::byte>*> last;  // a Const's final bytes
-    for (const auto& r : rewrites_) last[r.target] = &r.bytes;
-    for (auto& r : rewrites_) {
+    for (const auto& r : rewrites) last[r.target] = &r.bytes;
+    for (auto& r : rewrites) {
       if (!r.clone) continue;
       const auto it = last.find(r.p.holder);
       if (it == last.end() || *it->second != r.bytes) continue;
@@ -450,6 +451,7 @@ class fixer {
       r.target = r.p.holder;
       describe(r);
     }
+    return rewrites;
   }
 
   /// The .xml's text with `edits`: the original's bytes but for the edited layers and edges.
@@ -473,14 +475,14 @@ class fixer {
   /// Writes the rewritten model once, reads it back from those bytes, and proves it at every requested
   /// batch. False when a rewritten Reshape failed the proof: its rewrite is dropped, and rounds resume.
   bool prove() {
-    merge_clones();
+    const auto final_rewrites = merged_clones(rewrites_);
     std::vector<detail::graph_edit> edits;
     std::vector<std::byte> appended;
     std::optional<graph> proven;
     std::optional<propagation> proven_prop;
     std::size_t digest = 0;
-    if (!rewrites_.empty()) {
-      std::tie(edits, appended) = build(rewrites_);
+    if (!final_rewrites.empty()) {
+      std::tie(edits, appended) = build(final_rewrites);
       auto text = rewritten_text(edits);
       digest = std::hash<std::string_view>()(text);
       // The model as rewritten in memory is not needed any more: the proof reads the text back. The graph
@@ -559,7 +561,7 @@ class fixer {
     const auto place = [&](const fix_change& c) {
       return position[static_cast<std::size_t>(original_.find(c.id) - original_.layers().data())];
     };
-    for (const auto& r : rewrites_) report_.changes.push_back(r.change);
+    for (const auto& r : final_rewrites) report_.changes.push_back(r.change);
     std::stable_sort(report_.changes.begin(), report_.changes.end(),
                      [&](const fix_change& a, const fix_change& b) { return place(a) < place(b); });
     report_.fixed = all && report_.refusals.empty();

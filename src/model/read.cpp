@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 
 #include <fmt/format.h>
@@ -957,7 +958,8 @@ graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> e
       layer copy = r.layers_[index_of(e.layer)];
       if (copy.type != "Const" || !copy.inputs.empty())
         fail(errc::invalid_argument, {}, fmt::format("{}: only a Const is cloned", copy.where()));
-      if (std::any_of(r.by_id_.begin(), r.by_id_.end(), [&](const auto& x) { return x.first == e.id; }))
+      if (g.find(e.id) != nullptr || std::any_of(r.by_id_.begin() + static_cast<std::ptrdiff_t>(sorted), r.by_id_.end(),
+                                                 [&](const auto& x) { return x.first == e.id; }))
         fail(errc::invalid_argument, {}, fmt::format("a clone is given id {}, which a layer has already", e.id));
       auto& consumer = r.layers_[index_of(e.consumer)];
       if (e.port >= consumer.sources.size())
@@ -992,6 +994,23 @@ struct string_writer final : pugi::xml_writer {
 };
 
 constexpr unsigned fragment_parse = pugi::parse_default | pugi::parse_comments | pugi::parse_ws_pcdata;
+
+/// The integer value of attribute `name` in one element's tag text, when it is written plainly
+/// (name="123" or name='123', after a space); nullopt otherwise.
+std::optional<std::int64_t> quick_integer(std::string_view tag, std::string_view name) {
+  for (auto at = tag.find(name); at != std::string_view::npos; at = tag.find(name, at + 1)) {
+    if (at == 0 || (tag[at - 1] != ' ' && tag[at - 1] != '\t' && tag[at - 1] != '\n' && tag[at - 1] != '\r')) continue;
+    auto p = at + name.size();
+    if (p + 1 >= tag.size() || tag[p] != '=' || (tag[p + 1] != '"' && tag[p + 1] != '\'')) return std::nullopt;
+    const char quote = tag[p + 1];
+    p += 2;
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(tag.data() + p, tag.data() + tag.size(), v);
+    if (ec != std::errc() || end == tag.data() + tag.size() || *end != quote) return std::nullopt;
+    return v;
+  }
+  return std::nullopt;
+}
 
 std::string print(const pugi::xml_node& n) {
   string_writer w;
@@ -1074,16 +1093,17 @@ std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std
     const auto begin = g.edges_byte_ < text.size() && text[g.edges_byte_] == '<' ? g.edges_byte_ : text.rfind('<', g.edges_byte_);
     const auto end = begin == std::string_view::npos ? begin : text.find("</edges>", begin);
     if (end == std::string_view::npos || text.substr(begin, 6) != "<edges") bad("its <edges> element is not where it was read");
+    std::set<std::int64_t> consumers;
+    for (const auto& [key, to] : repoint) consumers.insert(key.first);
     std::size_t found = 0;
     for (auto at = text.find("<edge", begin + 6); at < end; at = text.find("<edge", at + 5)) {
       const auto close = text.find('>', at);
       if (close == std::string_view::npos || close > end) break;
       const auto tag = text.substr(at, close + 1 - at);
       if (tag.size() < 6 || (tag[5] != ' ' && tag[5] != '/' && tag[5] != '\t' && tag[5] != '\n' && tag[5] != '\r')) continue;
-      // Most edges feed no clone's consumer: only a tag that names one of their ids is parsed.
-      bool maybe = false;
-      for (const auto& [key, to] : repoint) maybe = maybe || tag.find(std::to_string(key.first)) != std::string_view::npos;
-      if (!maybe) continue;
+      // Most edges feed no clone's consumer: only a tag whose to-layer is one of theirs (or that cannot be
+      // read so simply) is parsed.
+      if (const auto to = quick_integer(tag, "to-layer"); to && !consumers.contains(*to)) continue;
       pugi::xml_document doc;
       if (!doc.load_buffer(tag.data(), tag.size(), fragment_parse, pugi::encoding_utf8)) continue;
       auto edge = doc.first_child();

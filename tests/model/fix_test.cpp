@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -315,6 +316,53 @@ TEST_F(fixing, a_shared_const_is_cloned) {
       edges.insert(fmt::format("{}->{}", e.attribute("from-layer").value(), e.attribute("to-layer").value()));
   EXPECT_EQ(edges, (std::multiset<std::string>{fmt::format("{}->{}", r.changes[0].const_id, r.changes[0].id),
                                                fmt::format("{}->{}", c, r2)}));
+}
+
+// The edges written another way (single quotes, to-layer first, spread over lines): the clone's edge is
+// still the one re-pointed, and every other byte of the file is the input's.
+TEST_F(fixing, edges_written_another_way_are_rewritten_in_place) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  const int c = b.i64({1, -1});
+  const int r1 = b.reshape(x, c, true, "[1,6,4]", "[2]", "[1,24]");
+  const int w = b.constant(element_type::f32, "1,3,2", std::vector<std::int64_t>(6, 0), "[1,3,2]");
+  const int r2 = b.reshape(w, c, true, "[1,3,2]", "[2]", "[1,6]");
+  b.result(r1, "[1,24]");
+  b.result(r2, "[1,6]");
+  std::string text = b.xml();
+  const auto edges = text.find("<edges>");
+  ASSERT_NE(edges, std::string::npos);
+  std::string tail = text.substr(edges);
+  for (std::size_t at = 0; (at = tail.find("<edge from-layer=\"", at)) != std::string::npos; ++at) {
+    // <edge from-layer="A" from-port="B" to-layer="C" to-port="D"/> -> <edge\n to-layer='C' to-port='D' from-layer='A' from-port='B'/>
+    const auto end = tail.find("/>", at);
+    const std::string tag = tail.substr(at, end - at);
+    const auto value = [&](const char* name) {
+      const auto p = tag.find(std::string(name) + "=\"") + std::strlen(name) + 2;
+      return tag.substr(p, tag.find('"', p) - p);
+    };
+    const auto redone = fmt::format("<edge\n to-layer='{}' to-port='{}' from-layer='{}' from-port='{}'", value("to-layer"),
+                                    value("to-port"), value("from-layer"), value("from-port"));
+    tail.replace(at, end - at, redone);
+  }
+  text = text.substr(0, edges) + tail;
+  (void)load(text, b.bin());
+  const auto r = model::fix(xml(), dir_ / "m.bin");
+  EXPECT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].cloned_from, c);
+  expect_written_as_reported(xml(), r, out());
+  // Outside the edited layers and the one edge, the text is the input's.
+  const auto edge = fmt::format("<edge\n to-layer='{}' to-port='1' from-layer='{}' from-port='0'/>", r1, c);
+  ASSERT_NE(text.find(edge), std::string::npos);
+  const auto moved = fmt::format("<edge to-layer=\"{}\" to-port=\"1\" from-layer=\"{}\" from-port=\"0\"/>", r1,
+                                 r.changes[0].const_id);
+  EXPECT_NE(r.xml.find(moved), std::string::npos) << r.xml.substr(r.xml.find("<edges>"));
+  EXPECT_EQ(r.xml.substr(r.xml.find("<edges>")), [&] {
+    auto t = text.substr(text.find("<edges>"));
+    t.replace(t.find(edge), edge.size(), moved);
+    return t;
+  }());
 }
 
 // The Const reaches two Reshapes through one Concat: changing it would change both, one of them unlisted.
