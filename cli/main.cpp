@@ -1,11 +1,13 @@
 // reshape1 command-line tool. The one place where errors become messages and exit codes.
+#include <algorithm>
 #include <csignal>
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
-#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -90,6 +92,12 @@ int main(int argc, char** argv) {
     if (s.command.empty())
       for (const auto* sub : app.get_subcommands())
         if (sub->get_name() != "help") s.command = sub->get_name();
+    // A --json run answers in JSON even when its options do not parse: a script reads one object.
+    if (std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--json"; })) {
+      const reshape1::error usage_error(reshape1::errc::invalid_argument, {}, e.what());
+      std::cout << json_text(error_json(usage_error, e.what())) << '\n';
+      return exit_usage;
+    }
     std::cerr << who() << ": " << printable(e.what()) << "\nRun '" << who() << " --help' for more information.\n";
     return exit_usage;
   } catch (const reshape1::error& e) {

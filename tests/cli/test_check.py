@@ -220,4 +220,13 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run(retail, "--batch", "8", "--dot", os.path.join(d, "no", "such", "dir.dot"))
     check("dot into a missing directory is an error", rc != 0 and err != "", f"{rc} {err!r}")
 
+# Every --json run prints one JSON object, also when its options do not parse (nothing on stderr).
+for args in (["check", "--json", "--bogus", str(retail)], ["check", "--list-ops", "--json", "--format", "nope"],
+             ["fix", "--json"], ["infer", "[2,3]", "--json"]):
+    rc, out, err = run_binary(BINARY, args)
+    doc = json.loads(out) if out.startswith("{") else {}
+    check(f"--json usage error as JSON: {' '.join(args[:2])}", rc == 2 and err == "" and out.count("\n") == 1
+          and doc.get("error", {}).get("code") == "invalid_argument" and doc["error"]["message"] != "",
+          f"{rc} {out!r} {err!r}")
+
 results.finish()
