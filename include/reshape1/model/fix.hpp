@@ -75,10 +75,12 @@ struct fix_report {
   std::vector<std::byte> appended;
 };
 
-/// Finds the rewrites, applies them one at a time to a copy, and keeps each only when the rewritten
-/// model propagates to exactly the same shapes at the declared inputs and the Reshape no longer fails or
-/// swallows the batch. Writes nothing (temporary files aside). `xml` is the model's file (to keep its
-/// text), `bin` its weights.
+/// Finds the rewrites in rounds and judges each round's together on the model in memory: they are kept
+/// when the rewritten model propagates to exactly the same shapes at the declared inputs and their
+/// Reshapes no longer fail or swallow the batch (a group that fails is split). Then the rewritten model is
+/// written to text once, read back, and proven at every checked batch (docs/cli.md, `fix`). Writes
+/// nothing. `xml` is the model's file (its bytes are kept in the output but for the edited elements; not
+/// "-": it is read twice), `bin` its weights (model::weights_of finds them beside the .xml).
 [[nodiscard]] fix_report fix(const std::filesystem::path& xml, const std::filesystem::path& bin,
                              const fix_options& options = {});
 
