@@ -63,17 +63,6 @@ nlohmann::ordered_json carrier_json(const model::batch_carrier& c) {
 
 }  // namespace
 
-dimension parse_batch(const std::string& text, const std::string& where) {
-  partial_shape s;
-  try {
-    s = parse_shape("[" + text + "]");
-  } catch (const error&) {
-  }
-  if (!s.rank_known() || s.size() != 1)
-    fail(errc::syntax, {}, fmt::format("{}: not a batch", where), "give a number such as 8, or ? (or -1) for a dynamic batch");
-  return dimension(s[0].range());
-}
-
 std::vector<std::pair<std::string, std::string>> parse_layouts(const std::vector<std::string>& texts) {
   std::vector<std::pair<std::string, std::string>> r;
   for (const auto& text : texts) {
@@ -87,9 +76,8 @@ std::vector<std::pair<std::string, std::string>> parse_layouts(const std::vector
 
 model::reshape_request parse_request(const batch_options& o) {
   model::reshape_request r;
-  if (o.batch_given && o.batch.empty())
-    fail(errc::syntax, {}, "--batch: an empty batch", "give a number such as 8, or ? (or -1) for a dynamic batch");
-  if (!o.batch.empty()) r.batch = parse_batch(o.batch, "--batch " + o.batch);
+  if (o.batch_given || !o.batch.empty())
+    r.batch = model::parse_batch(o.batch, o.batch.empty() ? std::string("--batch") : "--batch " + o.batch);
   // Without a new batch or shape there is nothing to check against: a layout, --assume-kept or --dot
   // alone would answer "yes" for the declared shapes.
   if (!r.batch && o.shapes.empty())

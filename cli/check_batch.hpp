@@ -26,9 +26,6 @@ struct batch_options {
   }
 };
 
-/// One batch in reshape1's notation (`8`, `?`, `1..8`); error(syntax) naming `where`.
-[[nodiscard]] dimension parse_batch(const std::string& text, const std::string& where);
-
 /// `--layout NAME=LAYOUT` options as (name, layout) pairs; error(syntax) for one without a name.
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> parse_layouts(const std::vector<std::string>& texts);
 

@@ -43,7 +43,7 @@ std::vector<dimension> parse_batches(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    const auto b = parse_batch(item, fmt::format("--check-batch {}: '{}'", text, item));
+    const auto b = model::parse_batch(item, fmt::format("--check-batch {}: '{}'", text, item));
     if (b.is_static() && b.lo() == 0)
       usage(fmt::format("--check-batch {}: '0' is not a batch", text), "give numbers from 1, or ?, e.g. 1,2,8,?");
     r.push_back(b);

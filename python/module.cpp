@@ -598,22 +598,25 @@ py::tuple check_batch_model(const py::object& model, const std::string& bin, py:
                         std::string(model::name(report.summary.verdict())), report.summary_line(), report.notes);
 }
 
+dimension to_batch(py::handle batch);
+
+/// `check_batches` as `--check-batch` reads them: each a batch, and 0 refused as there.
+std::vector<dimension> to_check_batches(const std::vector<py::object>& batches) {
+  std::vector<dimension> r;
+  for (const auto& b : batches) {
+    r.push_back(to_batch(b));
+    if (r.back().is_static() && r.back().lo() == 0)
+      throw error(errc::invalid_argument, {}, "check_batches: 0 is not a batch", "give numbers from 1, or \"?\"");
+  }
+  return r;
+}
+
 dimension to_batch(py::handle batch) {
   // As the CLI's --batch: an empty text is a mistake (not "no batch"), and -1 means a dynamic batch, as
   // in OpenVINO.
   if (PyUnicode_Check(batch.ptr())) {
     const auto text = batch.cast<std::string>();
-    if (text.empty())
-      throw error(errc::syntax, {}, "batch: an empty batch", "give a number such as 8, or ? (or -1) for a dynamic batch");
-    partial_shape s;
-    try {
-      s = parse_shape("[" + text + "]");
-    } catch (const error&) {
-    }
-    if (!s.rank_known() || s.size() != 1)
-      throw error(errc::syntax, {}, "batch " + text + ": not a batch",
-                  "give a number such as 8, or ? (or -1) for a dynamic batch");
-    return dimension(s[0].range());
+    return model::parse_batch(text, text.empty() ? std::string("batch") : "batch " + text);  // --batch's parser
   }
   std::int64_t v = 0;
   std::uint64_t big = 0;
@@ -626,7 +629,7 @@ dimension to_batch(py::handle batch) {
 py::tuple fix_model(const std::string& xml, const std::string& bin, const std::string& out_xml,
                     const std::vector<py::object>& batches, const std::vector<std::pair<std::string, std::string>>& layouts) {
   model::fix_options options;
-  for (const auto& b : batches) options.check_batches.push_back(to_batch(b));
+  options.check_batches = to_check_batches(batches);
   options.layouts = layouts;
   model::fix_report report;
   bool written = false;
@@ -654,7 +657,7 @@ py::tuple fix_model(const std::string& xml, const std::string& bin, const std::s
 py::tuple fix_onnx_model(const py::object& model, const std::string& out, const std::vector<py::object>& batches,
                          const std::string& batch_name) {
   onnx::fix_options options;
-  for (const auto& b : batches) options.check_batches.push_back(to_batch(b));
+  options.check_batches = to_check_batches(batches);
   options.batch_name = batch_name;
   onnx::fix_report report;
   bool written = false;

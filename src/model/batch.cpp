@@ -55,6 +55,23 @@ std::string dim_text(std::int64_t factor) { return factor == 1 ? "N" : fmt::form
 
 // ---- inputs --------------------------------------------------------------------------------------
 
+}  // namespace
+
+dimension parse_batch(std::string_view text, std::string_view where) {
+  constexpr std::string_view hint = "give a number such as 8, or ? (or -1) for a dynamic batch";
+  if (text.empty()) fail(errc::syntax, {}, fmt::format("{}: an empty batch", where), std::string(hint));
+  partial_shape s;
+  try {
+    s = parse_shape(fmt::format("[{}]", text));
+  } catch (const error&) {
+  }
+  if (!s.rank_known() || s.size() != 1)
+    fail(errc::syntax, {}, fmt::format("{}: not a batch", where), std::string(hint));
+  return dimension(s[0].range());
+}
+
+namespace {
+
 std::vector<input_report> choose_inputs(const graph& g, const reshape_request& request) {
   const auto layers = g.layers();
   std::vector<input_report> inputs;

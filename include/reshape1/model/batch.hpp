@@ -154,6 +154,13 @@ struct batch_report {
   [[nodiscard]] std::string summary_line() const;
 };
 
+/// A batch as `--batch` and Python's `batch=` take it (also each of `--check-batch` and `check_batches`):
+/// a number, `?` or `-1` for a dynamic batch, an interval `1..8`. error(syntax) for "" ("WHERE: an empty
+/// batch") or a text that is not a batch ("WHERE: not a batch"), `where` naming the option and the value
+/// as the caller spells them (`--batch x`, `batch x`): one parser, so the command line and Python refuse
+/// the same texts with the same words.
+[[nodiscard]] dimension parse_batch(std::string_view text, std::string_view where);
+
 /// Propagates the model at the requested shapes and says what breaks. error(invalid_argument) for a
 /// request that names no input of the model, names one twice, gives a layout that does not fit the
 /// input's rank, or gives a shape whose batch disagrees with `batch`.
