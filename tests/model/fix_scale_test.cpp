@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <random>
 #include <string>
 
 #include <fmt/format.h>
@@ -52,15 +51,8 @@ std::size_t write_copies(const fs::path& xml, int copies, const fs::path& dir) {
   return first_layers.size() * static_cast<std::size_t>(copies);
 }
 
-class fixing_at_scale : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("reshape1-fix-scale-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+/// A scratch directory per test, as ir_builder.hpp's fixture gives.
+using fixing_at_scale = ir;
 
 // K = 20, 160 rewrites, and K = 34, 272 (past the 256 at which the old fix stopped and blamed the model).
 // The shape rules fix runs, per layer and per checked batch plus two (the propagations at the declared
