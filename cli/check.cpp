@@ -14,6 +14,7 @@
 #include "check_batch.hpp"
 #include "reshape1/onnx.hpp"
 #include "commands.hpp"
+#include "model_options.hpp"
 #include "progress.hpp"
 #include "report.hpp"
 #include "reshape1/error.hpp"
@@ -216,32 +217,20 @@ void add_check(CLI::App& app, session& s) {
       "--list-ops prints the covered (type, opset) pairs, one 'Type-N' a line (--json: an array); with\n"
       "--format onnx, the ONNX op types and the since_version of each translation.\n"
       "An ONNX model is lowered to the same ops as OpenVINO's ONNX frontend would make (docs/onnx.md).");
-  auto* model_option = cmd->add_option("MODEL", args->xml, "the model: an IR .xml or an .onnx file (told apart by content)");
-  cmd->add_option("--bin", args->bin, "the weights file of an IR (default: MODEL with .bin)");
-  cmd->add_flag("--json", args->json, "print the findings as one JSON document");
-  cmd->add_flag("-q,--quiet", args->quiet, "list only the layers with a problem or a warning");
-  cmd->add_flag("--list-ops", args->list_ops, "print every op type and opset version propagation covers, and exit")
-      ->excludes(model_option);
-  cmd->add_option("--format", args->format,
-                  "with --list-ops: ir (OpenVINO's op types and opsets, the default) or onnx (the ONNX op types and "
-                  "the since_version of each translation)")
-      ->check(CLI::IsMember({"ir", "onnx"}))
+  using model::detail::option;
+  auto* model_option = add_table_option(*cmd, option::model, "check", args->xml);
+  add_table_option(*cmd, option::bin, "check", args->bin);
+  add_table_option(*cmd, option::json, "check", args->json);
+  add_table_option(*cmd, option::quiet, "check", args->quiet);
+  add_table_option(*cmd, option::list_ops, "check", args->list_ops)->excludes(model_option);
+  add_table_option(*cmd, option::format, "check", args->format)
+      ->check(CLI::IsMember({"ir", "onnx"}).description(""))  // the placeholder lists the values
       ->needs(cmd->get_option("--list-ops"));
-  auto* batch_option = cmd->add_option("--batch", args->batch.batch,
-                                       "check the model reshaped to this batch (a number, or ? or -1 for a dynamic "
-                                       "batch)");
-  cmd->add_option("--shape", args->batch.shapes,
-                  "check the model reshaped to NAME=SHAPE (repeatable; SHAPE alone for a one-input model)")
-      ->allow_extra_args(false);
-  cmd->add_option("--layout", args->batch.layouts,
-                  "NAME=LAYOUT (NCHW, [N,C,H,W], TN...): the dimension named N is the input's batch (repeatable)")
-      ->allow_extra_args(false);
-  cmd->add_option("--assume-kept", args->batch.assume_kept,
-                  "TYPE: vouch that every layer of this op type keeps each sample apart, as an elementwise op "
-                  "does (repeatable; for custom ops)")
-      ->allow_extra_args(false);
-  cmd->add_option("--dot", args->batch.dot,
-                  "FILE: with --batch, write Graphviz DOT of the path from the inputs to each finding");
+  auto* batch_option = add_table_option(*cmd, option::batch, "check --batch", args->batch.batch);
+  add_table_option(*cmd, option::shape, "check --batch", args->batch.shapes);
+  add_table_option(*cmd, option::layout, "check --batch", args->batch.layouts);
+  add_table_option(*cmd, option::assume_kept, "check --batch", args->batch.assume_kept);
+  add_table_option(*cmd, option::dot, "check --batch", args->batch.dot);
   cmd->callback([args, &s, batch_option] {
     s.command = "check";
     s.json = args->json;  // an error is then one JSON object on stdout too

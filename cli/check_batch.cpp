@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "io/files.hpp"
+#include "model/options.hpp"
 #include "report.hpp"
 
 namespace reshape1::cli {
@@ -65,37 +66,30 @@ nlohmann::ordered_json carrier_json(const model::batch_carrier& c) {
 
 std::vector<std::pair<std::string, std::string>> parse_layouts(const std::vector<std::string>& texts) {
   std::vector<std::pair<std::string, std::string>> r;
-  for (const auto& text : texts) {
-    auto [name, layout] = split_named(text);
-    if (name.empty())
-      fail(errc::syntax, {}, fmt::format("--layout {}: no input name", text), "write --layout NAME=NCHW");
-    r.emplace_back(name, layout);
-  }
+  for (const auto& text : texts) r.push_back(split_named(text));  // no name: the only input, as for --shape
   return r;
 }
 
 model::reshape_request parse_request(const batch_options& o) {
   model::reshape_request r;
   if (o.batch_given || !o.batch.empty())
-    r.batch = model::parse_batch(o.batch, o.batch.empty() ? std::string("--batch") : "--batch " + o.batch);
-  // Without a new batch or shape there is nothing to check against: a layout, --assume-kept or --dot
-  // alone would answer "yes" for the declared shapes.
-  if (!r.batch && o.shapes.empty())
-    fail(errc::syntax, {}, "no batch and no shape to check the model at",
-         "add --batch N (or --shape NAME=SHAPE); --layout, --assume-kept and --dot only qualify them");
+    r.batch = model::parse_batch(o.batch, model::detail::spell(model::detail::option::batch, {}, o.batch));
   for (const auto& text : o.shapes) {
     auto [name, shape] = split_named(text);
     try {
       r.shapes.emplace_back(name, parse_shape(shape));
     } catch (const error& e) {
-      fail(e.code(), {}, fmt::format("--shape {}: {}", text, e.what()));
+      fail(e.code(), {}, fmt::format("{}: {}", model::detail::spell(model::detail::option::shape, name, shape), e.what()));
     }
   }
   r.layouts = parse_layouts(o.layouts);
-  for (const auto& type : o.assume_kept) {
-    if (type.empty()) fail(errc::syntax, {}, "--assume-kept: an empty op type", "write --assume-kept TYPE, e.g. MyOp");
-    r.assume_kept.push_back(type);
-  }
+  r.assume_kept = o.assume_kept;
+  // Without a new batch or shape there is nothing to check against: a layout, --assume-kept or --dot
+  // alone would answer "yes" for the declared shapes. --dot has no Python counterpart, so its own words.
+  if (!o.dot.empty() && !r.batch && r.shapes.empty())
+    fail(errc::syntax, {}, "--dot: no batch and no shape to draw the findings of",
+         "give --batch N (or --shape NAME=SHAPE) with it");
+  model::detail::check_request(r);
   return r;
 }
 

@@ -26,7 +26,8 @@ struct batch_options {
   }
 };
 
-/// `--layout NAME=LAYOUT` options as (name, layout) pairs; error(syntax) for one without a name.
+/// `--layout NAME=LAYOUT` options as (name, layout) pairs; `--layout LAYOUT` has an empty name, which
+/// stands for the only input of a one-input model (as `layouts={"": LAYOUT}` in Python).
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> parse_layouts(const std::vector<std::string>& texts);
 
 /// The request the options describe. error(syntax) or error(invalid_argument) naming the option.

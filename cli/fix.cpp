@@ -17,6 +17,8 @@
 #include "commands.hpp"
 #include "progress.hpp"
 #include "report.hpp"
+#include "model/options.hpp"
+#include "model_options.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/fix.hpp"
 #include "reshape1/onnx.hpp"
@@ -28,6 +30,7 @@ struct fix_args {
   std::string xml, bin, output;
   std::string batches = "1,2,8,?";
   std::string batch_name;
+  bool batch_name_given = false;  // an empty --batch-name is refused, not taken as "not given"
   std::vector<std::string> layouts;
   bool dry_run = false;
   bool json = false;
@@ -39,17 +42,10 @@ struct fix_args {
 }
 
 std::vector<dimension> parse_batches(const std::string& text) {
-  std::vector<dimension> r;
+  std::vector<std::string> items;
   std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    const auto b = model::parse_batch(item, fmt::format("--check-batch {}: '{}'", text, item));
-    if (b.is_static() && b.lo() == 0)
-      usage(fmt::format("--check-batch {}: '0' is not a batch", text), "give numbers from 1, or ?, e.g. 1,2,8,?");
-    r.push_back(b);
-  }
-  if (r.empty()) usage("--check-batch: no batch given", "give numbers or ?, e.g. 1,2,8,?");
-  return r;
+  for (std::string item; std::getline(in, item, ',');) items.push_back(item);
+  return model::detail::parse_check_batches(items, text);
 }
 
 nlohmann::ordered_json to_json(const model::fix_report& r, const fix_args& a, bool written) {
@@ -112,13 +108,14 @@ nlohmann::ordered_json to_json(const onnx::fix_report& r, const fix_args& a, boo
 /// fix for an ONNX file: the rewritten file is one .onnx, written through a temporary file.
 int fix_onnx(const fix_args& a) {
   namespace fs = std::filesystem;
-  if (!a.bin.empty()) usage("--bin: an ONNX model has no weights file", "leave out --bin");
+  using model::detail::option;
+  if (!a.bin.empty()) model::detail::refuse_for_format(option::bin, "onnx");
+  if (!a.layouts.empty()) model::detail::refuse_for_format(option::layout, "onnx");
   if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.onnx, or --dry-run");
   if (!a.dry_run) onnx::check_fix_output(a.xml, a.output);  // before the analysis, as Python
-  if (!a.layouts.empty()) usage("--layout: not for ONNX models yet", "the batch axis comes from the inputs' dim_param");
   onnx::fix_options options;
   options.check_batches = parse_batches(a.batches);
-  if (!a.batch_name.empty()) options.batch_name = a.batch_name;
+  if (a.batch_name_given) options.batch_name = a.batch_name;
   const auto report = onnx::fix(a.xml, options);
   const bool write = !a.dry_run && !report.model.empty();
   if (write) onnx::write_fixed(report, a.xml, a.output);
@@ -172,7 +169,7 @@ int fix_onnx(const fix_args& a) {
 int fix(const fix_args& a) {
   namespace fs = std::filesystem;
   if (onnx::format_of(a.xml) == model::model_format::onnx) return fix_onnx(a);
-  if (!a.batch_name.empty()) usage("--batch-name: only for ONNX models", "an IR's inputs take the batch as a number");
+  if (a.batch_name_given) model::detail::refuse_for_format(model::detail::option::batch_name, "ir");
   const fs::path bin = model::weights_of(a.xml, a.bin);
   if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.xml, or --dry-run");
   const fs::path out_xml = a.output;
@@ -249,20 +246,19 @@ void add_fix(CLI::App& app, session& s) {
       "file, read back from the bytes to be written, must reshape at every --check-batch.\n"
       "Exit codes: 0 the fixed model (or the model itself: nothing to do) reshapes at every checked batch;\n"
       "1 something could not be fixed; 2 usage error or unreadable model.");
-  cmd->add_option("MODEL", args->xml, "the model: an IR .xml or an .onnx file (told apart by content)")->required();
-  cmd->add_option("-o,--output", args->output,
-                  "the fixed model: an .xml (its .bin is written beside it), or an .onnx for an ONNX model");
-  cmd->add_option("--batch-name", args->batch_name,
-                  "ONNX: the dim_param the batch becomes in the inputs, outputs and value_info (default N)");
-  cmd->add_option("--bin", args->bin, "the weights file (default: MODEL with .bin)");
-  cmd->add_option("--check-batch", args->batches, "the batches the fixed model must reshape to (default 1,2,8,?)");
-  cmd->add_option("--layout", args->layouts, "NAME=LAYOUT: the dimension named N is the input's batch (repeatable)")
-      ->allow_extra_args(false);
-  cmd->add_flag("--dry-run", args->dry_run, "print the report, write nothing");
-  cmd->add_flag("--json", args->json, "print the report as one JSON document");
-  cmd->add_flag("-q,--quiet", args->quiet, "no progress line on standard error (shown only on a terminal, after a second)");
-  cmd->callback([args, &s] {
+  using model::detail::option;
+  add_table_option(*cmd, option::model, "fix", args->xml)->required();
+  add_table_option(*cmd, option::output, "fix", args->output);
+  add_table_option(*cmd, option::dry_run, "fix", args->dry_run);
+  add_table_option(*cmd, option::bin, "fix", args->bin);
+  add_table_option(*cmd, option::check_batch, "fix", args->batches);
+  add_table_option(*cmd, option::layout, "fix", args->layouts);
+  auto* batch_name = add_table_option(*cmd, option::batch_name, "fix", args->batch_name);
+  add_table_option(*cmd, option::json, "fix", args->json);
+  add_table_option(*cmd, option::quiet, "fix", args->quiet);
+  cmd->callback([args, &s, batch_name] {
     s.command = "fix";
+    args->batch_name_given = batch_name->count() > 0;
     s.json = args->json;
     s.exit_code = fix(*args);
   });

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/options.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/onnx.hpp"
 #include "reshape1/model/check.hpp"
@@ -554,21 +555,23 @@ py::tuple check_batch_model(const py::object& model, const std::string& bin, py:
                             const std::vector<std::pair<std::string, py::object>>& shapes,
                             const std::vector<std::pair<std::string, std::string>>& layouts,
                             const std::vector<std::string>& assume_kept) {
+  // In the command line's order (--batch, --shape, --layout, then the request as a whole), before the
+  // model is read: the same first mistake is refused with the same words.
   model::reshape_request request;
-  if (batch.is_none() && shapes.empty())
-    throw error(errc::syntax, {}, "no batch and no shape to check the model at",
-                "give batch=N (or shapes={NAME: SHAPE}); layouts and assume_kept only qualify them");
-  for (const auto& type : assume_kept) {
-    if (type.empty()) fail("assume_kept: an empty op type");
-    request.assume_kept.push_back(type);
-  }
   if (!batch.is_none()) request.batch = to_batch(batch);
   for (const auto& [name, shape_obj] : shapes) {
     bool plain = false;
     shape unused;
-    request.shapes.emplace_back(name, to_partial_shape(shape_obj, plain, unused));
+    try {
+      request.shapes.emplace_back(name, to_partial_shape(shape_obj, plain, unused));
+    } catch (const error& e) {
+      const auto text = PyUnicode_Check(shape_obj.ptr()) ? shape_obj.cast<std::string>() : std::string(py::str(shape_obj));
+      throw error(e.code(), {}, model::detail::spell(model::detail::option::shape, name, text) + ": " + e.what());
+    }
   }
   request.layouts = layouts;
+  request.assume_kept = assume_kept;
+  model::detail::check_request(request);
   model::batch_report report;
   const auto graph = read_model(model, bin);
   {
@@ -600,15 +603,25 @@ py::tuple check_batch_model(const py::object& model, const std::string& bin, py:
 
 dimension to_batch(py::handle batch);
 
-/// `check_batches` as `--check-batch` reads them: each a batch, and 0 refused as there.
-std::vector<dimension> to_check_batches(const std::vector<py::object>& batches) {
-  std::vector<dimension> r;
-  for (const auto& b : batches) {
-    r.push_back(to_batch(b));
-    if (r.back().is_static() && r.back().lo() == 0)
-      throw error(errc::invalid_argument, {}, "check_batches: 0 is not a batch", "give numbers from 1, or \"?\"");
+/// `check_batches` read by `--check-batch`'s parser, each int as its decimal text (so -1 is `?` there too);
+/// None: the default batches.
+std::vector<dimension> to_check_batches(const std::optional<std::vector<py::object>>& batches) {
+  if (!batches) return {};
+  std::vector<std::string> items;
+  for (const auto& b : *batches) {
+    if (PyUnicode_Check(b.ptr())) {
+      items.push_back(b.cast<std::string>());
+      continue;
+    }
+    std::int64_t v = 0;
+    std::uint64_t big = 0;
+    if (!to_int64(b.ptr(), v, big, "check_batches"))
+      fail("check_batches: give integers >= 1, -1 or \"?\" for a dynamic batch, or intervals such as \"1..8\"");
+    items.push_back(std::to_string(v));
   }
-  return r;
+  std::string as_given;
+  for (const auto& item : items) as_given += (as_given.empty() ? "" : ",") + item;
+  return model::detail::parse_check_batches(items, as_given);
 }
 
 dimension to_batch(py::handle batch) {
@@ -616,18 +629,19 @@ dimension to_batch(py::handle batch) {
   // in OpenVINO.
   if (PyUnicode_Check(batch.ptr())) {
     const auto text = batch.cast<std::string>();
-    return model::parse_batch(text, text.empty() ? std::string("batch") : "batch " + text);  // --batch's parser
+    return model::parse_batch(text, model::detail::spell(model::detail::option::batch, {}, text));  // --batch's parser
   }
+  // An int is read as its decimal text, so that -2 or 0 is refused in --batch's words.
   std::int64_t v = 0;
   std::uint64_t big = 0;
-  if (!to_int64(batch.ptr(), v, big, "batch") || v < -1)
-    fail("batch: give an integer >= 1, -1 or \"?\" for a dynamic batch, or an interval such as \"1..8\"");
-  return v == -1 ? dimension() : dimension(v);
+  const auto text = to_int64(batch.ptr(), v, big, "batch") ? std::to_string(v) : std::to_string(big);
+  return model::parse_batch(text, model::detail::spell(model::detail::option::batch, {}, text));
 }
 
 /// reshape1::model::fix (and write_fixed when `out_xml` is given) as plain tuples.
 py::tuple fix_model(const std::string& xml, const std::string& bin, const std::string& out_xml,
-                    const std::vector<py::object>& batches, const std::vector<std::pair<std::string, std::string>>& layouts) {
+                    const std::optional<std::vector<py::object>>& batches,
+                    const std::vector<std::pair<std::string, std::string>>& layouts) {
   model::fix_options options;
   options.check_batches = to_check_batches(batches);
   options.layouts = layouts;
@@ -654,7 +668,7 @@ py::tuple fix_model(const std::string& xml, const std::string& bin, const std::s
 
 /// reshape1::onnx::fix as plain tuples: the model is a path or ONNX bytes; `out` ("" for none) is written
 /// for a path when the report holds a fixed model. The fixed bytes come back for a model given as bytes.
-py::tuple fix_onnx_model(const py::object& model, const std::string& out, const std::vector<py::object>& batches,
+py::tuple fix_onnx_model(const py::object& model, const std::string& out, const std::optional<std::vector<py::object>>& batches,
                          const std::string& batch_name) {
   onnx::fix_options options;
   options.check_batches = to_check_batches(batches);
@@ -881,6 +895,25 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
         py::arg("layouts"), py::arg("assume_kept"), "Internal: reshape1::model::check_batch, as tuples (see reshape1.check_batch).");
   m.def("_fix_onnx", &fix_onnx_model, py::arg("model"), py::arg("out"), py::arg("batches"), py::arg("batch_name"));
   m.def("_format", &format_of_file, py::arg("path"));
+  m.def(
+      "_refuse_for_format",
+      [](const std::string& keyword, const std::string& format) {
+        for (const auto& r : model::detail::option_table())
+          if (r.python == keyword) return model::detail::refuse_for_format(r.key, format);
+        throw std::invalid_argument("no such keyword: " + keyword);
+      },
+      py::arg("keyword"), py::arg("format"), "Internal: refuses a keyword the model's format does not take, as the CLI does.");
+  m.def(
+      "_options",
+      [] {
+        py::list l;
+        for (const auto& r : model::detail::option_table())
+          l.append(py::make_tuple(std::string(r.command), std::string(r.cli), std::string(r.cli_value),
+                                  std::string(r.python), std::string(r.python_value), std::string(r.help), r.repeatable));
+        return l;
+      },
+      "Internal: the table of the model commands' options, (command, cli, cli_value, python, python_value, help, "
+      "repeatable), shared with the command line and the docs.");
   m.def("_check", &check_model, py::arg("model"), py::arg("bin"),
         "Internal: reshape1::model::check on an IR model, as tuples (see reshape1.check).");
   m.def(

@@ -336,17 +336,21 @@ def _fix_onnx(
     check_batches: Optional[Sequence[Union[int, str]]],
     layouts: Optional[Mapping[str, str]],
     model_bin: Union[str, "os.PathLike[str]", None],
-    batch_name: str,
+    batch_name: Optional[str],
 ) -> "FixReport":
-    if layouts:
-        raise Error("invalid_argument", "layouts: not for ONNX models yet; the batch axis comes from the inputs' dim_param")
+    # In the command line's order, with its words (the table in src/model/options.hpp).
     if model_bin is not None:
-        raise Error("invalid_argument", "model_bin: an ONNX model has no weights file")
+        _core._refuse_for_format("model_bin", "onnx")
+    if layouts:
+        _core._refuse_for_format("layouts", "onnx")
     if in_memory and output is not None:
         raise Error("invalid_argument", "output: a model given in memory comes back in the report's model")
     data, _ = _model_arg(model, None)
     nothing, fixed, changes, refusals, checked, written, freed, fixed_bytes = _core._fix_onnx(
-        data, os.fspath(output) if output is not None else "", list(check_batches or []), batch_name
+        data,
+        os.fspath(output) if output is not None else "",
+        None if check_batches is None else list(check_batches),
+        "N" if batch_name is None else batch_name,
     )
     result: Any = fixed_bytes
     rebuild = getattr(type(model), "FromString", None)
@@ -432,7 +436,7 @@ def fix(
     check_batches: Optional[Sequence[Union[int, str]]] = None,
     layouts: Optional[Mapping[str, str]] = None,
     model_bin: Union[str, "os.PathLike[str]", None] = None,
-    batch_name: str = "N",
+    batch_name: Optional[str] = None,
 ) -> FixReport:
     """Rewrite the Reshape patterns that keep the model from reshaping to another batch, as `reshape1 fix`.
 
@@ -450,7 +454,7 @@ def fix(
         check_batches: the batches to prove (ints, or "?" for a dynamic batch).
         layouts: layouts by input name ("NCHW", "TN"): the dimension named N is the batch.
         model_bin: the weights; by default the .xml's path with the extension .bin.
-        batch_name: ONNX: the dim_param the batch becomes.
+        batch_name: ONNX: the dim_param the batch becomes ("N" when None).
 
     Raises reshape1.Error when the model cannot be read, or "invalid_argument" when output names an input
     or does not fit the model (.xml for an IR, .onnx for ONNX; none for a model given in memory).
@@ -460,15 +464,15 @@ def fix(
     )
     if in_memory or _core._format(os.fspath(model_xml)) == "onnx":
         return _fix_onnx(model_xml, in_memory, output, check_batches, layouts, model_bin, batch_name)
-    if batch_name != "N":
-        raise Error("invalid_argument", "batch_name: only for ONNX models; an IR's inputs take the batch as a number")
+    if batch_name is not None:
+        _core._refuse_for_format("batch_name", "ir")
     xml = os.fspath(model_xml)
     binary = os.fspath(model_bin) if model_bin is not None else ""  # beside the .xml (checked by the library)
     nothing, fixed, changes, refusals, checked, written = _core._fix(
         xml,
         binary,
         os.fspath(output) if output is not None else "",
-        list(check_batches or []),
+        None if check_batches is None else list(check_batches),
         list((layouts or {}).items()),
     )
     return FixReport(

@@ -228,5 +228,5 @@ def fix(
     check_batches: Optional[Sequence[Union[int, str]]] = ...,
     layouts: Optional[Mapping[str, str]] = ...,
     model_bin: Union[str, os.PathLike[str], None] = ...,
-    batch_name: str = ...,
+    batch_name: Optional[str] = ...,
 ) -> FixReport: ...

@@ -16,6 +16,7 @@
 
 #include "../detail/fail.hpp"
 #include "batch_internal.hpp"
+#include "options.hpp"
 #include "rules.hpp"
 
 namespace reshape1::model {
@@ -86,12 +87,12 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
     in.requested = in.declared;
     inputs.push_back(std::move(in));
   }
-  const auto find = [&](const std::string& name, std::string_view option) -> input_report& {
+  const auto find = [&](const std::string& name, detail::option option) -> input_report& {
     if (name.empty()) {
       if (inputs.size() != 1)
-        bad_request(fmt::format("{} without a name: the model has {} inputs ({})", option, inputs.size(),
-                                input_names(g)),
-                    fmt::format("write {} NAME=...", option));
+        bad_request(fmt::format("{} without a name: the model has {} inputs ({})", detail::spell(option),
+                                inputs.size(), input_names(g)),
+                    fmt::format("write {}", detail::usage_of(option)));
       return inputs[0];
     }
     if (name.size() > 1 && name[0] == '#') {  // by id: #12
@@ -100,7 +101,8 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
       if (ec == std::errc() && end == name.data() + name.size()) {
         for (auto& in : inputs)
           if (in.id == id) return in;
-        bad_request(fmt::format("{} {}: no input has the id {}; its inputs are {}", option, name, id, input_names(g)),
+        bad_request(fmt::format("{}: no input has the id {}; its inputs are {}", detail::spell(option, name), id,
+                                input_names(g)),
                     "use one of those names, or #ID for an input's id");
       }
     }
@@ -108,26 +110,27 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
     for (auto& in : inputs) {
       if (in.name != name) continue;
       if (match != nullptr)
-        bad_request(fmt::format("{} {}: two inputs are named '{}' (ids {} and {})", option, name, name, match->id,
-                                in.id),
-                    fmt::format("address one by its id: {} #{}=...", option, match->id));
+        bad_request(fmt::format("{}: two inputs are named '{}' (ids {} and {})", detail::spell(option, name), name,
+                                match->id, in.id),
+                    fmt::format("address one by its id: {}", detail::spell(option, fmt::format("#{}", match->id), "...")));
       match = &in;
     }
     if (match != nullptr) return *match;
-    bad_request(fmt::format("{} {}: the model has no input named '{}'; its inputs are {}", option, name, name,
-                            input_names(g)),
+    bad_request(fmt::format("{}: the model has no input named '{}'; its inputs are {}", detail::spell(option, name),
+                            name, input_names(g)),
                 "use one of those names, or #ID for an input's id");
   };
 
   std::set<std::int64_t> seen;  // by id: two inputs may share a name
   for (const auto& [name, layout] : request.layouts) {
-    auto& in = find(name, "--layout");
+    auto& in = find(name, detail::option::layout);
     if (!seen.insert(in.id).second)
-      bad_request(fmt::format("--layout {}: given twice", in.name), "give each input's layout once");
+      bad_request(fmt::format("{}: given twice", detail::spell(detail::option::layout, in.name)),
+                  "give each input's layout once");
     try {
       in.batch_index = batch_index_of(layout, in.declared.rank_known() ? std::optional(in.declared.size()) : std::nullopt);
     } catch (const error& e) {
-      bad_request(fmt::format("--layout {}={}: {}", in.name, layout, e.what()), "");
+      bad_request(fmt::format("{}: {}", detail::spell(detail::option::layout, in.name, layout), e.what()), "");
     }
     in.layout = layout;
     in.source = in.batch_index ? batch_source::layout_option : batch_source::none;
@@ -153,15 +156,17 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
 
   seen.clear();
   for (const auto& [name, shape] : request.shapes) {
-    auto& in = find(name, "--shape");
+    auto& in = find(name, detail::option::shape);
     if (!seen.insert(in.id).second)
-      bad_request(fmt::format("--shape {}: given twice", in.name), "give each input's shape once");
+      bad_request(fmt::format("{}: given twice", detail::spell(detail::option::shape, in.name)),
+                  "give each input's shape once");
     in.requested = shape;
     if (in.batch_index && (!shape.rank_known() || *in.batch_index >= shape.size())) {
       if (in.source == batch_source::layout_option || request.batch)
-        bad_request(fmt::format("--shape {}={}: the input's batch index is {}, which the new shape does not have",
-                                in.name, to_string(shape), *in.batch_index),
-                    "give a shape of the input's rank, or its layout with --layout");
+        bad_request(fmt::format("{}: the input's batch index is {}, which the new shape does not have",
+                                detail::spell(detail::option::shape, in.name, to_string(shape)), *in.batch_index),
+                    fmt::format("give a shape of the input's rank, or its layout with {}",
+                                detail::spell(detail::option::layout)));
       in.batch_index.reset();
       in.source = batch_source::none;
     }
@@ -170,22 +175,25 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
   for (auto& in : inputs) {
     if (!in.batch_index || (in.requested.rank_known() && *in.batch_index < in.requested.size())) continue;
     if (in.source == batch_source::layout_option)
-      bad_request(fmt::format("--layout {}={}: the input's shape {} has no dimension {}", in.name, in.layout,
-                              to_string(in.requested), *in.batch_index),
-                  "give its shape with --shape NAME=SHAPE");
+      bad_request(fmt::format("{}: the input's shape {} has no dimension {}",
+                              detail::spell(detail::option::layout, in.name, in.layout), to_string(in.requested),
+                              *in.batch_index),
+                  fmt::format("give its shape with {}", detail::usage_of(detail::option::shape)));
     in.batch_index.reset();
     in.source = batch_source::none;
   }
   if (request.batch) {
     if (request.batch->range().hi() == 0 && request.batch->range().lo() == 0)
-      bad_request("--batch 0: a batch of 0 samples", "give a batch of at least 1, or ?");
+      bad_request(fmt::format("{}: a batch of 0 samples", detail::spell(detail::option::batch, {}, "0")),
+                  "give a batch of at least 1, or ?");
     for (auto& in : inputs) {
       if (!in.batch_index) continue;
       auto dims = std::vector<dimension>(in.requested.begin(), in.requested.end());
       auto& d = dims[*in.batch_index];
       if (seen.contains(in.id) && d.range() != request.batch->range())
-        bad_request(fmt::format("input '{}': --shape gives {} at the batch index {}, --batch gives {}", in.name,
-                                to_string(dimension(d.range())), *in.batch_index, to_string(*request.batch)),
+        bad_request(fmt::format("input '{}': {} gives {} at the batch index {}, {} gives {}", in.name,
+                                detail::spell(detail::option::shape), to_string(dimension(d.range())),
+                                *in.batch_index, detail::spell(detail::option::batch), to_string(*request.batch)),
                     "drop one of them, or make them agree");
       d = request.batch->is_static() ? dimension(request.batch->range()) : dimension(request.batch->range(), symbol("N"));
       in.requested = partial_shape(std::move(dims));
@@ -327,7 +335,7 @@ class scope {
       auto f = finding(batch_issue::fails_at_declared, layers_[x.layer]);
       f.code = x.code;
       set_message(f, x.message);
-      if (f.hint.empty()) f.hint = "see reshape1 check without --batch";
+      if (f.hint.empty()) f.hint = detail::plain_check();
       found_.push_back(std::move(f));
     }
     find_replaced();
@@ -447,8 +455,9 @@ class scope {
       }
       if (l.body) explain_body_failure(f, l, x.layer, p);
       if (f.hint.empty())
-        f.hint = "an input of this layer keeps a size the batch should change: follow it back (--dot FILE draws "
-                 "the path) to the constant or Reshape that fixes it";
+        f.hint = fmt::format("an input of this layer keeps a size the batch should change: follow it back{} to the "
+                             "constant or Reshape that fixes it",
+                             detail::current_front_end() == detail::front_end::cli ? " (--dot FILE draws the path)" : "");
       found_.push_back(std::move(f));
     }
   }
@@ -587,8 +596,8 @@ class scope {
         return "select along another axis, or over the whole batch axis (a full-range slice, indices that follow the "
                "batch)";
       case batch_issue::cannot_tell:
-        return fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with --assume-kept {}",
-                           l.op_type(), l.op_version(), l.op_type());
+        return fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with {}", l.op_type(),
+                           l.op_version(), detail::spell(detail::option::assume_kept, {}, l.op_type()));
       default: return {};
     }
   }
@@ -695,7 +704,8 @@ class scope {
     for (const auto& s : o.in)
       if (s.is(kind::batched)) {
         if (first != nullptr && (s.axis != first->axis || s.factor != first->factor))
-          return o.cannot_tell("its inputs hold the batch at different axes, which --assume-kept does not cover");
+          return o.cannot_tell(fmt::format("its inputs hold the batch at different axes, which {} does not cover",
+                                               detail::spell(detail::option::assume_kept)));
         first = &s;
       }
     if (first == nullptr) return o.cannot_tell("it reads values computed from the batch size");
@@ -984,8 +994,9 @@ void hint_guessed_batches(const graph& g, batch_report& report) {
         "input '{}' (id {}) has {} at dimension 0, taken as its batch for want of a layout, where the other inputs "
         "have {}: {}",
         in.name, in.id, in.declared[0].lo(), common,
-        elsewhere ? fmt::format("if its batch is dimension {}, say so with --layout {}={}", *elsewhere, in.name, layout)
-                  : fmt::format("say where its batch is with --layout {}=LAYOUT", in.name));
+        elsewhere ? fmt::format("if its batch is dimension {}, say so with {}", *elsewhere,
+                                detail::spell(detail::option::layout, in.name, layout))
+                  : fmt::format("say where its batch is with {}", detail::spell(detail::option::layout, in.name, "LAYOUT")));
     std::vector<char> reached(layers.size(), 0);
     reached[in.layer] = 1;
     for (const auto i : g.order())
@@ -1007,8 +1018,8 @@ batch_report analyse(const graph& g, const reshape_request& request) {
   // Allowed (OpenVINO takes it), but rarely meant: the layers after the input were built for its rank.
   for (const auto& in : inputs)
     if (in.requested.rank_known() && in.declared.rank_known() && in.requested.size() != in.declared.size())
-      report.notes.push_back(fmt::format("--shape gives input '{}' (id {}) rank {} ({}); it is declared with rank {} ({})",
-                                         in.name, in.id, in.requested.size(), to_string(in.requested),
+      report.notes.push_back(fmt::format("{} gives input '{}' (id {}) rank {} ({}); it is declared with rank {} ({})",
+                                         detail::spell(detail::option::shape), in.name, in.id, in.requested.size(), to_string(in.requested),
                                          in.declared.size(), to_string(without_symbols(in.declared))));
   report.target = request.batch ? fmt::format("batch {}", to_string(*request.batch)) : std::string("the given shapes");
   const bool any_batch = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.batch_index; });
@@ -1266,6 +1277,9 @@ std::optional<std::size_t> batch_index_of(std::string_view layout, std::optional
   return *rank - (names.size() - *n);
 }
 
-batch_report check_batch(const graph& g, const reshape_request& request) { return analyse(g, request); }
+batch_report check_batch(const graph& g, const reshape_request& request) {
+  detail::check_request(request);
+  return analyse(g, request);
+}
 
 }  // namespace reshape1::model

@@ -20,6 +20,7 @@
 #include "../io/files.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/graph.hpp"
+#include "options.hpp"
 #include "read_internal.hpp"
 #include "rules.hpp"
 
@@ -1138,14 +1139,14 @@ std::filesystem::path weights_of(const std::filesystem::path& xml, const std::fi
   // The weights are looked for beside the .xml: say so, and how to give them, when they are not there.
   if (xml == "-")
     fail(errc::invalid_argument, {}, "-: an IR read from standard input has no file beside it to take its weights from",
-         "give the weights' file (--bin FILE; model_bin= in Python)");
+         fmt::format("give the weights' file with {}", detail::usage_of(detail::option::bin)));
   auto beside = std::filesystem::path(xml).replace_extension(".bin");
   std::error_code ec;
   if (!std::filesystem::exists(beside, ec))
     fail(errc::io, {.file = beside.string()},
          fmt::format("{}: the weights of {} are not there (an IR's weights are looked for beside its .xml)",
                      io::detail::escaped(beside.string()), io::detail::escaped(xml.string())),
-         "give the weights' file (--bin FILE; model_bin= in Python)");
+         fmt::format("give the weights' file with {}", detail::usage_of(detail::option::bin)));
   return beside;
 }
 

@@ -14,6 +14,7 @@
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
 #include "../model/batch_internal.hpp"
+#include "../model/options.hpp"
 #include "lowering.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/propagate.hpp"
@@ -98,7 +99,9 @@ class onnx_fixer {
       : file_(file), options_(options) {
     if (options_.check_batches.empty()) options_.check_batches = {dimension(1), dimension(2), dimension(8), dimension()};
     if (options_.batch_name.empty())
-      fail(errc::invalid_argument, {}, "the batch's dim_param name is empty", "give a name, e.g. --batch-name N");
+      fail(errc::invalid_argument, {},
+           fmt::format("{}: an empty name for the batch's dim_param", model::detail::spell(model::detail::option::batch_name)),
+           fmt::format("give a name, e.g. {}", model::detail::spell(model::detail::option::batch_name, {}, "N")));
     detail::parse_model(bytes, file.string(), model_);
   }
 

@@ -20,6 +20,7 @@
 
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
+#include "../model/options.hpp"
 #include "../model/rules.hpp"
 #include "lowering.hpp"
 
@@ -531,12 +532,7 @@ model::graph read_any(const fs::path& file, const fs::path& bin) {
   if (format_of(file) == model::model_format::ir) {
     return model::read_ir(file, model::weights_of(file, bin));
   }
-  if (!bin.empty())
-    fail(errc::invalid_argument, {.file = file.string()},
-         fmt::format("{}: an ONNX model keeps its weights inside (or in its external data files), so there is no "
-                     "weights file to give",
-                     file.string()),
-         "leave out --bin");
+  if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
   return read(file);
 }
 

@@ -155,9 +155,8 @@ for args, message in [
         (["--shape", "nope=[1,2]"], "--shape nope: the model has no input named 'nope'; its inputs are 'image'; "
                                     "use one of those names, or #ID for an input's id"),
         (["--shape", "[1,2"], "--shape [1,2:"),
-        (["--batch", "2", "--layout", "NCHW"], "--layout NCHW: no input name; write --layout NAME=NCHW"),
         (["--batch", "2", "--layout", "image=NCH"], "--layout image=NCH: layout 'NCH' has 3 dimensions, the shape has 4"),
-        (["--layout", "image=NCHW"], "no batch and no shape to check the model at; add --batch N"),
+        (["--layout", "image=NCHW"], "no batch and no shape to check the model at; give --batch N"),
         (["--batch", "2", "--shape", "image=[4,3,256,256]"], "input 'image': --shape gives 4 at the batch index 0, "
                                                                "--batch gives 2"),
 ]:

@@ -79,7 +79,7 @@ with tempfile.TemporaryDirectory() as d:
             (["-o", d / "x.txt"], "the output must end in .xml"),
             (["--dry-run", "--check-batch", "2,x"], "--check-batch 2,x: 'x': not a batch"),
             (["--dry-run", "--check-batch", "0"], "--check-batch 0: '0' is not a batch"),
-            (["--dry-run", "--layout", "NCHW"], "--layout NCHW: no input name"),
+            (["--dry-run", "--layout", "NCH"], "layout 'NCH' has 3 dimensions"),
     ]:
         rc, out, err = run("fix", retail, *args)
         check(f"bad option {args}", rc == 2 and message in err and err.count("\n") == 1, f"{rc} {err!r}")

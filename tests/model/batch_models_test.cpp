@@ -143,7 +143,7 @@ TEST(batch_models, license_plate_says_its_batch_index_was_guessed) {
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_TRUE(r.findings[0].hint.starts_with(
       "input 'seq_ind' (id 0) has 88 at dimension 0, taken as its batch for want of a layout, where the other inputs "
-      "have 1: if its batch is dimension 1, say so with --layout seq_ind=[?,N]; "))
+      "have 1: if its batch is dimension 1, say so with layouts['seq_ind']=[?,N]; "))
       << r.findings[0].hint;
   // A model whose inputs agree gets no such hint.
   const auto retail = model::read_ir(shared_model("synet-face-detection-retail-0005/other.xml"),

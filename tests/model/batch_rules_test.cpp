@@ -236,7 +236,7 @@ TEST_F(batch_rules, an_op_without_a_rule_cannot_tell_until_vouched_for) {
   auto rep = at4(b);
   EXPECT_EQ(listed(rep), fmt::format("cannot_tell {}", c));
   EXPECT_EQ(rep.summary.verdict(), batch_verdict::cannot_tell);
-  EXPECT_NE(rep.findings.at(0).hint.find("--assume-kept MyCustomOp"), std::string::npos) << rep.findings.at(0).hint;
+  EXPECT_NE(rep.findings.at(0).hint.find("assume_kept=[MyCustomOp]"), std::string::npos) << rep.findings.at(0).hint;
   EXPECT_EQ(rep.summary_line(), "reshapes to batch 4: cannot tell: 1 layer cannot be decided");
   // Without a shape rule the layer's outputs are unknown at every batch, so vouching cannot prove it either.
   rep = at4(b, {"MyCustomOp"});

@@ -279,17 +279,17 @@ TEST_F(batch, requests_that_cannot_be_met) {
     }
   };
   refused({.shapes = {{"", parse_shape("[2,3]")}}},
-          "--shape without a name: the model has 2 inputs ('a', 'b'); write --shape NAME=...");
+          "shapes without a name: the model has 2 inputs ('a', 'b'); write shapes={NAME: SHAPE}");
   refused({.shapes = {{"c", parse_shape("[2,3]")}}},
-          "--shape c: the model has no input named 'c'; its inputs are 'a', 'b'; use one of those names, or #ID for an "
+          "shapes['c']: the model has no input named 'c'; its inputs are 'a', 'b'; use one of those names, or #ID for an "
           "input's id");
   refused({.shapes = {{"a", parse_shape("[2,3]")}, {"a", parse_shape("[3,3]")}}},
-          "--shape a: given twice; give each input's shape once");
+          "shapes['a']: given twice; give each input's shape once");
   refused({.batch = dimension(4), .shapes = {{"a", parse_shape("[2,3]")}}},
-          "input 'a': --shape gives 2 at the batch index 0, --batch gives 4; drop one of them, or make them agree");
-  refused({.batch = dimension(0)}, "--batch 0: a batch of 0 samples; give a batch of at least 1, or ?");
+          "input 'a': shapes gives 2 at the batch index 0, batch gives 4; drop one of them, or make them agree");
+  refused({.batch = dimension(0)}, "batch=0: a batch of 0 samples; give a batch of at least 1, or ?");
   refused({.batch = dimension(4), .layouts = {{"a", "NCHW"}}},
-          "--layout a=NCHW: layout 'NCHW' has 4 dimensions, the shape has 2; give one name per dimension");
+          "layouts['a']=NCHW: layout 'NCHW' has 4 dimensions, the shape has 2; give one name per dimension");
   // Agreeing --shape and --batch are fine.
   const auto ok = model::check_batch(g, {.batch = dimension(2), .shapes = {{"a", parse_shape("[2,3]")}}});
   EXPECT_EQ(to_string(ok.inputs[0].requested), "[2,3]");

@@ -133,8 +133,8 @@ TEST(onnx, a_node_of_another_domain_is_not_covered_and_named) {
   const auto r = model::check_batch(g, {.batch = dimension(4)});
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].hint,
-            "if every com.microsoft.Gelu-1 layer keeps each sample apart, vouch for it with --assume-kept "
-            "com.microsoft.Gelu");
+            "if every com.microsoft.Gelu-1 layer keeps each sample apart, vouch for it with "
+            "assume_kept=[com.microsoft.Gelu]");
 }
 
 TEST(onnx, findings_name_the_nodes_op_type_and_version) {
@@ -317,7 +317,7 @@ TEST(onnx, read_any_tells_the_formats_apart_by_content) {
   EXPECT_EQ(g.format(), model::model_format::onnx);
   EXPECT_NE(refusal([&] { (void)onnx::read_any(write("m.onnx", fixture_bytes("allowzero_copy")), dir / "m.bin"); },
                     errc::invalid_argument)
-                .find("there is no weights file to give"),
+                .find("model_bin: an ONNX model keeps its weights inside"),
             std::string::npos);
   EXPECT_NE(refusal([&] { (void)onnx::read_any(write("empty.onnx", "")); }, errc::bad_file).find("not a model: an empty file"),
             std::string::npos);

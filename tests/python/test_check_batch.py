@@ -121,69 +121,9 @@ def test_verdicts_and_the_fields_of_a_finding(tmp_path: pathlib.Path) -> None:
         reshape1.check_batch(custom, batch=4, assume_kept=[""])
 
 
-# The same mistakes through the command line and through Python: one row each, the same error code, and
-# the same message where only the option's spelling differs (--batch / batch=). `check --batch "$B"` with
-# B unset, or a layout alone, would otherwise be answered for the declared shapes.
-# (command-line options, Python keyword arguments, code, message without the option's spelling)
-REQUEST_MISTAKES: list[tuple[list[str], dict[str, Any], str, str]] = [
-    (["--batch", ""], {"batch": ""}, "syntax",
-     "batch: an empty batch; give a number such as 8, or ? (or -1) for a dynamic batch"),
-    (["--batch", "x"], {"batch": "x"}, "syntax",
-     "batch x: not a batch; give a number such as 8, or ? (or -1) for a dynamic batch"),
-    (["--layout", "image=NCHW"], {"layouts": {"image": "NCHW"}}, "syntax", "no batch and no shape to check the model at"),
-    ([], {}, "syntax", "no batch and no shape to check the model at"),
-]
-
-
 def cli_json(args: list[str]) -> tuple[int, dict[str, Any]]:
     p = subprocess.run([os.environ["RESHAPE1_CLI"], "check", *args, "--json"], capture_output=True, text=True)
     return p.returncode, json.loads(p.stdout)
-
-
-@pytest.mark.parametrize("cli,kwargs,code,message", REQUEST_MISTAKES)
-def test_request_mistakes_are_refused_alike(data_dir: pathlib.Path, cli: list[str], kwargs: dict[str, Any],
-                                            code: str, message: str) -> None:
-    model = str(data_dir / FD200)
-    with pytest.raises(reshape1.Error) as info:
-        reshape1.check_batch(model, **kwargs)
-    assert info.value.code == code
-    # A message that names the option: the whole of it; else up to its hint, which names the spelling.
-    assert str(info.value) == message if message.startswith("batch") else str(info.value).startswith(message + ";")
-    if "RESHAPE1_CLI" not in os.environ or not cli:
-        return  # without options the command line answers the plain check
-    rc, doc = cli_json([model, *cli])
-    assert rc == 2 and doc["error"]["code"] == code
-    cli_message = doc["error"]["message"]
-    assert cli_message == "--" + message if message.startswith("batch") else cli_message.startswith(message + ";")
-
-
-# Weights that cannot be found, through each command and its Python function: the same code and message,
-# which says where they were looked for and how to give them. (command, Python call, code, message start)
-WEIGHTS_MISTAKES: list[tuple[str, Any, str, str]] = [
-    ("check", lambda m: reshape1.check(m), "io", "lonely.bin: the weights of "),
-    ("check --batch 4", lambda m: reshape1.check_batch(m, batch=4), "io", "lonely.bin: the weights of "),
-    ("fix --dry-run", lambda m: reshape1.fix(m), "io", "lonely.bin: the weights of "),
-    ("check -", lambda m: reshape1.check("-"), "invalid_argument",
-     "-: an IR read from standard input has no file beside it to take its weights from"),
-]
-
-
-@pytest.mark.parametrize("command,call,code,message", WEIGHTS_MISTAKES)
-def test_missing_weights_say_how_to_give_them(data_dir: pathlib.Path, tmp_path: pathlib.Path, command: str,
-                                              call: Any, code: str, message: str) -> None:
-    model = tmp_path / "lonely.xml"
-    model.write_bytes((data_dir / FD200).read_bytes())
-    hint = "give the weights' file (--bin FILE; model_bin= in Python)"
-    with pytest.raises(reshape1.Error) as info:
-        call(model)
-    assert info.value.code == code
-    assert message in str(info.value) and str(info.value).endswith(hint)
-    if "RESHAPE1_CLI" not in os.environ:
-        return
-    words = command.split()
-    args = [words[0], "-" if words[-1] == "-" else str(model), *[w for w in words[1:] if w != "-"]]
-    p = subprocess.run([os.environ["RESHAPE1_CLI"], *args], capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    assert p.returncode == 2 and message in p.stderr and p.stderr.rstrip().endswith(hint), p.stderr
 
 
 def test_minus_one_is_a_dynamic_batch(data_dir: pathlib.Path) -> None:
@@ -193,45 +133,3 @@ def test_minus_one_is_a_dynamic_batch(data_dir: pathlib.Path) -> None:
     if "RESHAPE1_CLI" in os.environ:
         rc, doc = cli_json([str(data_dir / FD200), "--batch", "-1"])
         assert rc == 0 and doc["target"] == "batch ?"
-
-
-TWINS = """<?xml version="1.0"?>
-<net name="twins" version="11"><layers>
-<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,3" element_type="f32"/><output><port id="0" precision="FP32"><dim>1</dim><dim>3</dim></port></output></layer>
-<layer id="1" name="x" type="Parameter" version="opset1"><data shape="1,3" element_type="f32"/><output><port id="0" precision="FP32"><dim>1</dim><dim>3</dim></port></output></layer>
-<layer id="2" name="sum" type="Add" version="opset1"><input><port id="0"><dim>1</dim><dim>3</dim></port><port id="1"><dim>1</dim><dim>3</dim></port></input><output><port id="2" precision="FP32"><dim>1</dim><dim>3</dim></port></output></layer>
-<layer id="3" name="out" type="Result" version="opset1"><input><port id="0"><dim>1</dim><dim>3</dim></port></input></layer>
-</layers><edges>
-<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/><edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
-<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
-</edges></net>"""
-
-
-def test_inputs_of_the_same_name_are_addressed_by_id(tmp_path: pathlib.Path) -> None:
-    # --shape x=... would silently apply to the first of two inputs named x: it is refused naming both
-    # ids, and #ID addresses each; the command line answers the same.
-    model = tmp_path / "twins.xml"
-    model.write_text(TWINS)
-    (tmp_path / "twins.bin").write_bytes(b"")
-    message = "--shape x: two inputs are named 'x' (ids 0 and 1); address one by its id: --shape #0=..."
-    with pytest.raises(reshape1.Error) as info:
-        reshape1.check_batch(model, shapes={"x": "[2,3]"})
-    assert info.value.code == "invalid_argument" and str(info.value) == message
-    report = reshape1.check_batch(model, shapes={"#0": "[2,3]", "#1": "[2,3]"})
-    assert report.reshapes and [str(i.reshaped_to) for i in report.inputs] == ["[2,3]", "[2,3]"]
-    with pytest.raises(reshape1.Error) as info:
-        reshape1.check_batch(model, shapes={"#7": "[2,3]"})
-    assert str(info.value).startswith("--shape #7: no input has the id 7")
-    if "RESHAPE1_CLI" in os.environ:
-        rc, doc = cli_json([str(model), "--shape", "x=[2,3]"])
-        assert rc == 2 and doc["error"]["code"] == "invalid_argument" and doc["error"]["message"] == message
-        rc, doc = cli_json([str(model), "--shape", "#0=[2,3]", "--shape", "#1=[2,3]"])
-        assert rc == 0 and doc["summary"]["reshapes"] is True
-
-
-def test_a_shape_of_another_rank_gets_a_note(tmp_path: pathlib.Path) -> None:
-    model = tmp_path / "twins.xml"
-    model.write_text(TWINS)
-    (tmp_path / "twins.bin").write_bytes(b"")
-    report = reshape1.check_batch(model, shapes={"#0": "[1,3,1]", "#1": "[1,3]"})
-    assert report.notes == ["--shape gives input 'x' (id 0) rank 3 ([1,3,1]); it is declared with rank 2 ([1,3])"]

@@ -74,8 +74,8 @@ def test_check_batches_are_read_as_the_command_line_reads_them(data_dir: pathlib
     # One parser for a batch (model::parse_batch): the same texts refused with the same words.
     with pytest.raises(reshape1.Error) as e:
         reshape1.fix(data_dir / RETAIL, check_batches=[2, "x"])
-    assert e.value.code == "syntax" and str(e.value).startswith("batch x: not a batch; give a number such as 8")
+    assert e.value.code == "syntax" and str(e.value).startswith("check_batches=[2,x]: 'x': not a batch; give a number such as 8")
     with pytest.raises(reshape1.Error) as e:
         reshape1.fix(data_dir / RETAIL, check_batches=[0])
-    assert e.value.code == "invalid_argument" and str(e.value).startswith("check_batches: 0 is not a batch")
+    assert e.value.code == "invalid_argument" and str(e.value).startswith("check_batches=[0]: '0' is not a batch")
     assert reshape1.fix(data_dir / RETAIL, check_batches=[-1]).checked[0].startswith("reshapes to batch ?: yes")

@@ -1,0 +1,163 @@
+#include "options.hpp"
+
+#include <array>
+#include <atomic>
+
+#include <fmt/format.h>
+
+#include "reshape1/error.hpp"
+#include "reshape1/model/batch.hpp"
+
+namespace reshape1::model::detail {
+namespace {
+
+// One row per option and command; an option whose meaning is the same everywhere has one row for each
+// command it belongs to so that each command's table in the docs is complete.
+constexpr std::array rows{
+    option_row{option::model, "check", "MODEL", "", "model_xml", "MODEL",
+               "the model: an IR .xml or an .onnx file, told apart by content (`-` reads an IR from standard "
+               "input); Python takes an ONNX model in memory too (bytes, onnx.ModelProto)"},
+    option_row{option::bin, "check", "--bin", "FILE", "model_bin", "FILE",
+               "an IR's weights (default: MODEL with the extension .bin); not for ONNX"},
+    option_row{option::quiet, "check", "-q,--quiet", "", "", "",
+               "list only the layers with a problem or a warning (with --batch: leave out scales_with_batch)"},
+    option_row{option::json, "check", "--json", "", "", "",
+               "print one JSON document on standard output, an error included"},
+    option_row{option::list_ops, "check", "--list-ops", "", "", "",
+               "print every (op type, version) propagation covers, and exit"},
+    option_row{option::format, "check", "--format", "ir|onnx", "", "",
+               "with --list-ops: OpenVINO's op types (ir, the default) or ONNX's (onnx)"},
+
+    option_row{option::model, "check --batch", "MODEL", "", "model_xml", "MODEL",
+               "the model, as for check"},
+    option_row{option::bin, "check --batch", "--bin", "FILE", "model_bin", "FILE", "an IR's weights, as for check"},
+    option_row{option::batch, "check --batch", "--batch", "N", "batch", "N",
+               "the new batch: a number, `?` or -1 for a dynamic batch, or an interval such as 1..8"},
+    option_row{option::shape, "check --batch", "--shape", "NAME=SHAPE", "shapes", "{NAME: SHAPE}",
+               "an input's new shape; NAME may be #ID, and is left out (`\"\"`) for a one-input model", true},
+    option_row{option::layout, "check --batch", "--layout", "NAME=LAYOUT", "layouts", "{NAME: LAYOUT}",
+               "an input's layout (NCHW, [N,C,H,W], TN, ...C): the dimension named N is its batch", true},
+    option_row{option::assume_kept, "check --batch", "--assume-kept", "TYPE", "assume_kept", "[TYPE]",
+               "vouch that every layer of this op type keeps each sample apart, as an elementwise op does", true},
+    option_row{option::dot, "check --batch", "--dot", "FILE", "", "",
+               "write Graphviz DOT of the path from the inputs to each finding"},
+    option_row{option::quiet, "check --batch", "-q,--quiet", "", "", "",
+               "leave out the inputs, the outputs and the scales_with_batch findings"},
+    option_row{option::json, "check --batch", "--json", "", "", "",
+               "print one JSON document on standard output, an error included"},
+
+    option_row{option::model, "fix", "MODEL", "", "model_xml", "MODEL",
+               "the model: an IR .xml or an .onnx file, told apart by content; Python takes an ONNX model in "
+               "memory too (bytes, onnx.ModelProto)"},
+    option_row{option::output, "fix", "-o,--output", "FILE", "output", "FILE",
+               "the fixed model: an .xml (its .bin is written beside it), or an .onnx for an ONNX model"},
+    option_row{option::dry_run, "fix", "--dry-run", "", "output", "None",
+               "write nothing, only report (the command line needs --dry-run or -o)"},
+    option_row{option::bin, "fix", "--bin", "FILE", "model_bin", "FILE", "an IR's weights, as for check"},
+    option_row{option::check_batch, "fix", "--check-batch", "LIST", "check_batches", "[N, ...]",
+               "the batches the fixed model must reshape to (default 1,2,8,?)"},
+    option_row{option::layout, "fix", "--layout", "NAME=LAYOUT", "layouts", "{NAME: LAYOUT}",
+               "an IR input's layout, as for check --batch", true},
+    option_row{option::batch_name, "fix", "--batch-name", "NAME", "batch_name", "NAME",
+               "ONNX: the dim_param the batch becomes in the inputs, outputs and value_info (default N)"},
+    option_row{option::quiet, "fix", "-q,--quiet", "", "", "",
+               "no progress line on standard error (shown only on a terminal, after a second)"},
+    option_row{option::json, "fix", "--json", "", "", "",
+               "print one JSON document on standard output, an error included"},
+};
+
+std::atomic<front_end> reader{front_end::api};
+
+/// The long name of a command-line option ("-o,--output" -> "--output").
+std::string_view long_name(std::string_view cli) {
+  const auto comma = cli.rfind(',');
+  return comma == std::string_view::npos ? cli : cli.substr(comma + 1);
+}
+
+}  // namespace
+
+std::span<const option_row> option_table() noexcept { return rows; }
+
+const option_row& option_of(option key, std::string_view command) noexcept {
+  const option_row* first = nullptr;
+  for (const auto& r : rows) {
+    if (r.key != key) continue;
+    if (r.command == command) return r;
+    if (first == nullptr) first = &r;
+  }
+  return *first;  // every option has a row (options_test checks it)
+}
+
+void set_front_end(front_end f) noexcept { reader.store(f, std::memory_order_relaxed); }
+front_end current_front_end() noexcept { return reader.load(std::memory_order_relaxed); }
+
+std::string spell(option key, std::string_view name, std::string_view value) {
+  const auto& r = option_of(key);
+  const bool keyed = r.python_value.starts_with('{');
+  if (current_front_end() == front_end::cli || r.python.empty()) {
+    const auto flag = long_name(r.cli);
+    if (keyed && !name.empty()) return value.empty() ? fmt::format("{} {}", flag, name) : fmt::format("{} {}={}", flag, name, value);
+    return value.empty() ? std::string(flag) : fmt::format("{} {}", flag, value);
+  }
+  if (keyed) {
+    if (name.empty() && value.empty()) return std::string(r.python);
+    return value.empty() ? fmt::format("{}['{}']", r.python, name) : fmt::format("{}['{}']={}", r.python, name, value);
+  }
+  if (value.empty()) return std::string(r.python);
+  return r.python_value.starts_with('[') ? fmt::format("{}=[{}]", r.python, value)
+                                         : fmt::format("{}={}", r.python, value);
+}
+
+std::string usage_of(option key) {
+  const auto& r = option_of(key);
+  if (current_front_end() == front_end::cli || r.python.empty())
+    return r.cli_value.empty() ? std::string(long_name(r.cli)) : fmt::format("{} {}", long_name(r.cli), r.cli_value);
+  return fmt::format("{}={}", r.python, r.python_value);
+}
+
+std::vector<dimension> parse_check_batches(std::span<const std::string> items, std::string_view as_given) {
+  const auto where = spell(option::check_batch, {}, as_given);
+  constexpr std::string_view hint = "give numbers from 1, or ?, e.g. 1,2,8,?";
+  if (items.empty()) throw error(errc::invalid_argument, {}, fmt::format("{}: no batch given", where), std::string(hint));
+  std::vector<dimension> r;
+  for (const auto& item : items) {
+    const auto b = parse_batch(item, fmt::format("{}: '{}'", where, item));
+    if (b.is_static() && b.lo() == 0)
+      throw error(errc::invalid_argument, {}, fmt::format("{}: '0' is not a batch", where), std::string(hint));
+    r.push_back(b);
+  }
+  return r;
+}
+
+void check_request(const reshape_request& request) {
+  if (!request.batch && request.shapes.empty())
+    throw error(errc::syntax, {}, "no batch and no shape to check the model at",
+                fmt::format("give {} (or {}); {} and {} only qualify them", usage_of(option::batch),
+                            usage_of(option::shape), spell(option::layout), spell(option::assume_kept)));
+  for (const auto& type : request.assume_kept)
+    if (type.empty())
+      throw error(errc::syntax, {}, fmt::format("{}: an empty op type", spell(option::assume_kept)),
+                  fmt::format("write {}, e.g. MyOp", usage_of(option::assume_kept)));
+}
+
+std::string plain_check() {
+  return current_front_end() == front_end::cli ? "see reshape1 check without --batch" : "see check()";
+}
+
+void refuse_for_format(option key, std::string_view format) {
+  const bool onnx = format == "onnx";
+  if (key == option::bin && onnx)
+    throw error(errc::invalid_argument, {},
+                fmt::format("{}: an ONNX model keeps its weights inside (or in its external data files), so there is "
+                            "no weights file to give",
+                            spell(key)),
+                fmt::format("leave out {}", spell(key)));
+  if (key == option::batch_name && !onnx)
+    throw error(errc::invalid_argument, {}, fmt::format("{}: only for ONNX models", spell(key)),
+                "an IR's inputs take the batch as a number");
+  if (key == option::layout && onnx)
+    throw error(errc::invalid_argument, {}, fmt::format("{}: not for ONNX models yet", spell(key)),
+                "the batch axis comes from the inputs' dim_param");
+}
+
+}  // namespace reshape1::model::detail

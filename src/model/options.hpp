@@ -1,0 +1,92 @@
+// Internal: the one definition of the options of the model commands (`check`, `check --batch`, `fix`) and
+// of the keyword arguments of the Python functions that do the same (`check`, `check_batch`, `fix`).
+//
+// The command line declares its options from this table, the Python layer and the library name an option
+// in a message through it, and docs/cli.md and docs/python.md carry tables generated from it (a test fails
+// when they differ): so the two front ends accept the same things and refuse the same mistakes in the same
+// words, only the option's spelling differing (`--batch x` against `batch=x`).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reshape1/dimension.hpp"
+
+namespace reshape1::model {
+struct reshape_request;
+}
+
+namespace reshape1::model::detail {
+
+enum class option {
+  model,        ///< the model file (MODEL / model)
+  bin,          ///< an IR's weights (--bin / model_bin)
+  batch,        ///< check at this batch (--batch / batch)
+  shape,        ///< an input's new shape (--shape / shapes)
+  layout,       ///< an input's layout (--layout / layouts)
+  assume_kept,  ///< an op type vouched for (--assume-kept / assume_kept)
+  dot,          ///< the Graphviz drawing (--dot; the command line only)
+  check_batch,  ///< the batches fix proves (--check-batch / check_batches)
+  batch_name,   ///< an ONNX model's dim_param for the batch (--batch-name / batch_name)
+  output,       ///< fix's output (-o / output)
+  dry_run,      ///< fix writes nothing (--dry-run / output=None)
+  json,         ///< one JSON document (--json; the command line only)
+  quiet,        ///< less output (-q; the command line only)
+  list_ops,     ///< the covered ops (--list-ops; the command line only)
+  format,       ///< with --list-ops: ir or onnx (--format; the command line only)
+};
+
+/// How an option is written where it is taken: its value's form and its meaning for one command.
+struct option_row {
+  option key;
+  std::string_view command;       ///< "check", "check --batch" or "fix"
+  std::string_view cli;           ///< CLI11's names: "--shape", "-o,--output", "MODEL"
+  std::string_view cli_value;     ///< the value's placeholder ("NAME=SHAPE"); "" for a flag
+  std::string_view python;        ///< the keyword ("shapes"); "" when only the command line has it
+  std::string_view python_value;  ///< the value's Python form ("{NAME: SHAPE}")
+  std::string_view help;          ///< the meaning, in words both front ends use
+  bool repeatable = false;        ///< the command line takes it more than once
+};
+
+/// Every row, in the order the docs list them.
+[[nodiscard]] std::span<const option_row> option_table() noexcept;
+/// The row of `key` for `command`; the first row of `key` when the command has none.
+[[nodiscard]] const option_row& option_of(option key, std::string_view command = {}) noexcept;
+
+/// Who is reading the messages: the spelling of options in errors, hints and notes.
+enum class front_end {
+  api,  ///< C++ and Python: the request's field names, which are the keyword arguments (`batch=8`)
+  cli,  ///< the command line's flags (`--batch 8`)
+};
+/// Set once by the command line's main(), before any work: messages then name its flags. The default is
+/// the API's spelling, which Python and C++ callers read.
+void set_front_end(front_end f) noexcept;
+[[nodiscard]] front_end current_front_end() noexcept;
+
+/// The option as the current front end writes it, with an entry's name and value when given:
+/// CLI `--shape x=[2,3]`, `--batch 8`, `--batch`; API `shapes['x']=[2,3]`, `batch=8`, `batch`.
+[[nodiscard]] std::string spell(option key, std::string_view name = {}, std::string_view value = {});
+/// How to give the option, as a hint says it: CLI `--shape NAME=SHAPE`, API `shapes={NAME: SHAPE}`.
+[[nodiscard]] std::string usage_of(option key);
+
+/// The batches of `--check-batch 1,2,8,?` (split at the commas) or `check_batches=[1, 2, 8, "?"]`, each read
+/// by model::parse_batch; `as_given` is the whole value as the caller wrote it, for the messages.
+/// error(syntax) for an item that is not a batch, error(invalid_argument) for 0 or for no item at all.
+[[nodiscard]] std::vector<dimension> parse_check_batches(std::span<const std::string> items, std::string_view as_given);
+
+/// The mistakes a reshape request can hold before any model is read: no batch and no shape (layouts and
+/// op types alone qualify a target, they are none), or an empty op type to assume kept. error(syntax).
+/// Both front ends call it before reading the model, and check_batch again for C++ callers.
+void check_request(const reshape_request& request);
+
+/// Where to look for the failures at the declared shapes: `reshape1 check` without `--batch`, or check().
+[[nodiscard]] std::string plain_check();
+
+/// error(invalid_argument) naming the option in the current spelling when fix was given it for a format it
+/// does not apply to (`format` "ir" or "onnx"): weights or layouts for ONNX, a batch name for an IR. Both
+/// front ends ask in the order bin, batch_name, layout, so that they refuse the same first mistake.
+void refuse_for_format(option key, std::string_view format);
+
+}  // namespace reshape1::model::detail
