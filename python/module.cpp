@@ -53,6 +53,24 @@ void raise_error(const error& e) {
 
 // ---- arguments ------------------------------------------------------------------------------------
 
+/// Runs `parse`; an error it raises is raised again with its message after `named: `, as the command line
+/// names the argument a text came from (`pattern '[a]': offset 1: ...` where `reshape1 infer` says
+/// `PATTERN '[a]': ...`).
+template <class Parse>
+auto named(const std::string& name, Parse&& parse) {
+  try {
+    return parse();
+  } catch (const error& e) {
+    std::string what = e.what();
+    if (!e.hint().empty()) what.resize(what.size() - e.hint().size() - 2);  // error() appends "; hint"
+    throw error(e.code(), e.where(), name + ": " + what, e.hint());
+  }
+}
+
+std::string quoted(const char* argument, std::string_view text) {
+  return std::string(argument) + " '" + std::string(text) + "'";
+}
+
 empty_rule parse_empty_rule(std::string_view s) {
   if (s == "openvino") return empty_rule::openvino;
   if (s == "tensorflow") return empty_rule::tensorflow;
@@ -229,7 +247,10 @@ void check_fits(const pattern_values& pv, element_type type) {
 }
 
 reshape_pattern to_pattern(py::handle obj, element_type type) {
-  if (PyUnicode_Check(obj.ptr())) return parse_pattern(obj.cast<std::string_view>(), type);
+  if (PyUnicode_Check(obj.ptr())) {
+    const auto text = obj.cast<std::string_view>();
+    return named(quoted("pattern", text), [&] { return parse_pattern(text, type); });
+  }
   const pattern_values pv = to_pattern_values(obj);
   check_fits(pv, type);
   reshape_pattern p;
@@ -350,7 +371,10 @@ py::object infer(py::handle input, py::handle pattern, bool special_zero, std::s
   const element_type type = pattern_type == "i64" ? element_type::i64 : parse_element_type(pattern_type);
   bool plain_static = false;
   shape static_input;
-  partial_shape in = to_partial_shape(input, plain_static, static_input);
+  partial_shape in = PyUnicode_Check(input.ptr())
+                         ? named(quoted("input", input.cast<std::string_view>()),
+                                 [&] { return to_partial_shape(input, plain_static, static_input); })
+                         : to_partial_shape(input, plain_static, static_input);
   reshape_result r = infer_shape(in, to_pattern(pattern, type), special_zero, options);
   py_result out{std::move(r.shape), {}};
   for (const auto& eq : r.symbol_equalities)
@@ -365,7 +389,8 @@ constexpr int npy_corder = 0;
 /// The pattern's i64 values for the data path (static: values only).
 std::vector<std::int64_t> data_pattern(py::handle pattern) {
   if (PyUnicode_Check(pattern.ptr())) {
-    const auto p = parse_pattern(pattern.cast<std::string_view>());
+    const auto text = pattern.cast<std::string_view>();
+    const auto p = named(quoted("pattern", text), [&] { return parse_pattern(text); });
     if (p.kind() != pattern_kind::values || p.tensor_shape().size() != 1)
       fail("pattern: reshaping data needs a 1-D pattern of known values, got " + to_string(p));
     std::vector<std::int64_t> v;
@@ -562,12 +587,9 @@ py::tuple check_batch_model(const py::object& model, const std::string& bin, py:
   for (const auto& [name, shape_obj] : shapes) {
     bool plain = false;
     shape unused;
-    try {
-      request.shapes.emplace_back(name, to_partial_shape(shape_obj, plain, unused));
-    } catch (const error& e) {
-      const auto text = PyUnicode_Check(shape_obj.ptr()) ? shape_obj.cast<std::string>() : std::string(py::str(shape_obj));
-      throw error(e.code(), {}, model::detail::spell(model::detail::option::shape, name, text) + ": " + e.what());
-    }
+    const auto text = PyUnicode_Check(shape_obj.ptr()) ? shape_obj.cast<std::string>() : std::string(py::str(shape_obj));
+    request.shapes.emplace_back(name, named(model::detail::spell(model::detail::option::shape, name, text),
+                                            [&] { return to_partial_shape(shape_obj, plain, unused); }));
   }
   request.layouts = layouts;
   request.assume_kept = assume_kept;

@@ -1,8 +1,8 @@
 """reshape1.Error: every error code the Python API can raise, with the library's message.
 
 Where the command-line tool can express the same call, its --json answer (the C++ library's code,
-message and indices) must match: the tool prefixes text errors with the argument's name, so the
-Python message is the end of the tool's.
+message and indices) must match: a text that does not parse is named by its argument in both, spelled
+as each spells it (`INPUT '[2,]': ...` on the command line, `input '[2,]': ...` in Python).
 """
 from __future__ import annotations
 
@@ -71,7 +71,8 @@ def test_each_code_is_raised_with_the_library_message(code: str) -> None:
     args = [tool, "infer", "--json", "--special-zero", str(sz).lower(), *cli, "--", as_text(input), as_text(pattern)]
     out = json.loads(subprocess.run(args, capture_output=True, text=True, check=False).stdout)["error"]
     assert out["code"] == e.code
-    assert out["message"].endswith(e.message), (out["message"], e.message)
+    cli_spelled = e.message.replace("input '", "INPUT '", 1).replace("pattern '", "PATTERN '", 1)
+    assert out["message"] == cli_spelled, (out["message"], e.message)
     assert tuple(out["indices"]) == e.indices
 
 
