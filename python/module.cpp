@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/files.hpp"
 #include "model/options.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/onnx.hpp"
@@ -62,13 +63,16 @@ auto named(const std::string& name, Parse&& parse) {
     return parse();
   } catch (const error& e) {
     std::string what = e.what();
-    if (!e.hint().empty()) what.resize(what.size() - e.hint().size() - 2);  // error() appends "; hint"
+    const auto tail = "; " + e.hint();
+    if (!e.hint().empty() && what.ends_with(tail)) what.resize(what.size() - tail.size());  // error() appends it
     throw error(e.code(), e.where(), name + ": " + what, e.hint());
   }
 }
 
+/// `argument 'text'`, control characters escaped as the command line prints them (a NUL would cut the
+/// message short: Python's exception takes it as a C string).
 std::string quoted(const char* argument, std::string_view text) {
-  return std::string(argument) + " '" + std::string(text) + "'";
+  return std::string(argument) + " '" + io::detail::escaped(text) + "'";
 }
 
 empty_rule parse_empty_rule(std::string_view s) {

@@ -55,8 +55,12 @@ class cursor {
 
   [[noreturn]] void expected(std::string_view what, std::string_view hint) const { expected_at(pos_, what, hint); }
   [[noreturn]] void expected_at(std::size_t at, std::string_view what, std::string_view hint) const {
+    // One byte of the text: a control byte or a byte of a multi-byte character is shown as \xNN, so the
+    // message stays printable, valid UTF-8, and whole where it is read as a C string (a NUL would end it).
+    const auto byte = at < text_.size() ? static_cast<unsigned char>(text_[at]) : 0;
     std::string found = at >= text_.size() ? std::string("the end of the text")
-                                           : fmt::format("'{}'", text_.substr(at, 1));
+                        : byte < 0x20 || byte >= 0x7F ? fmt::format("'\\x{:02X}'", byte)
+                                                      : fmt::format("'{}'", text_.substr(at, 1));
     detail::fail(errc::syntax, {.offset = at}, fmt::format("offset {}: expected {}, found {}; {}", at, what, found, hint));
   }
   [[noreturn]] void fail_at(std::size_t at, errc code, std::string_view what) const {

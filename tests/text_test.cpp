@@ -38,6 +38,24 @@ TEST(shape_text, errors_carry_the_offset) {
   }
 }
 
+TEST(shape_text, an_unexpected_byte_is_shown_escaped_and_the_message_stays_whole) {
+  // A NUL, a control byte, or the first byte of a multi-byte character: shown as \xNN, so what() (a C
+  // string) holds the whole message and it is valid UTF-8.
+  const std::vector<std::pair<std::string, std::string>> rows{
+      {std::string("[2,\0]", 5), "found '\\x00'; "}, {"[2,\x01]", "found '\\x01'; "}, {"[2,\xC3\xA9]", "found '\\xC3'; "},
+      {"[2,x]", "found 'x'; "}};
+  for (const auto& [text, found] : rows) {
+    try {
+      (void)parse_shape(text);
+      ADD_FAILURE() << "accepted";
+    } catch (const error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(found), std::string::npos) << what;
+      EXPECT_TRUE(what.ends_with(e.hint())) << what;
+    }
+  }
+}
+
 TEST(shape_text, print_then_parse_is_identity) {
   std::mt19937_64 rng(7);
   auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };

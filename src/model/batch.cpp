@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "../detail/fail.hpp"
+#include "../io/files.hpp"
 #include "batch_internal.hpp"
 #include "options.hpp"
 #include "rules.hpp"
@@ -47,7 +48,7 @@ std::string lower(std::string_view s) {
 std::string input_names(const graph& g) {
   std::string names;
   for (const auto& l : g.layers())
-    if (l.type == "Parameter") names += fmt::format("{}'{}'", names.empty() ? "" : ", ", l.name);
+    if (l.type == "Parameter") names += fmt::format("{}'{}'", names.empty() ? "" : ", ", io::detail::escaped(l.name));
   return names;
 }
 
@@ -110,14 +111,14 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
     for (auto& in : inputs) {
       if (in.name != name) continue;
       if (match != nullptr)
-        bad_request(fmt::format("{}: two inputs are named '{}' (ids {} and {})", detail::spell(option, name), name,
-                                match->id, in.id),
+        bad_request(fmt::format("{}: two inputs are named '{}' (ids {} and {})", detail::spell(option, name),
+                                io::detail::escaped(name), match->id, in.id),
                     fmt::format("address one by its id: {}", detail::spell(option, fmt::format("#{}", match->id), "...")));
       match = &in;
     }
     if (match != nullptr) return *match;
     bad_request(fmt::format("{}: the model has no input named '{}'; its inputs are {}", detail::spell(option, name),
-                            name, input_names(g)),
+                            io::detail::escaped(name), input_names(g)),
                 "use one of those names, or #ID for an input's id");
   };
 

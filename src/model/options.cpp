@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "../io/files.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
 
@@ -91,7 +92,11 @@ const option_row& option_of(option key, std::string_view command) noexcept {
 void set_front_end(front_end f) noexcept { reader.store(f, std::memory_order_relaxed); }
 front_end current_front_end() noexcept { return reader.load(std::memory_order_relaxed); }
 
-std::string spell(option key, std::string_view name, std::string_view value) {
+std::string spell(option key, std::string_view name_given, std::string_view value_given) {
+  // The caller's texts, control characters escaped: a NUL would end the message where it is read as a C
+  // string (Python's exceptions).
+  const auto name = io::detail::escaped(name_given);
+  const auto value = io::detail::escaped(value_given);
   const auto& r = option_of(key);
   const bool keyed = r.python_value.starts_with('{');
   if (current_front_end() == front_end::cli || r.python.empty()) {

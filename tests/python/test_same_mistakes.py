@@ -156,6 +156,14 @@ MISTAKES = [
             lambda m: reshape1.check_batch(m.fd200, batch=2, shapes={"image": "[]"}), "invalid_argument",
             "<<shape[image]=[]>>: the input's batch index is 0, which the new shape does not have; give a shape of the "
             "input's rank, or its layout with <<layout>>"),
+    Mistake("a control character in a name and a shape", lambda m: ["check", m.fd200, "--shape", "im\x01age=[1,\x01]"],
+            lambda m: reshape1.check_batch(m.fd200, shapes={"im\x01age": "[1,\x01]"}), "syntax",
+            "<<shape[im\\x01age]=[1,\\x01]>>: offset 3: expected a dimension, found '\\x01'; dimensions look like 5, ?, "
+            "2..8, 2.., ..8 or -1, optionally followed by @name"),
+    Mistake("a control character in an input's name", lambda m: ["check", m.fd200, "--shape", "im\x01age=[1,3]"],
+            lambda m: reshape1.check_batch(m.fd200, shapes={"im\x01age": "[1,3]"}), "invalid_argument",
+            "<<shape[im\\x01age]>>: the model has no input named 'im\\x01age'; its inputs are 'image'; use one of "
+            "those names, or #ID for an input's id"),
     # --layout / layouts=
     Mistake("layout of another rank", lambda m: ["check", m.fd200, "--batch", "2", "--layout", "image=NCH"],
             lambda m: reshape1.check_batch(m.fd200, batch=2, layouts={"image": "NCH"}), "invalid_argument",
@@ -252,6 +260,17 @@ def test_the_command_line_refuses_it(mistake: Mistake, models: Models) -> None:
     # Without --json: the same message on standard error, after the command's name.
     p = subprocess.run([os.environ["RESHAPE1_CLI"], *args], capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert p.returncode == 2 and p.stderr == f"reshape1 {args[0]}: {expected(mistake, models, cli=True)}\n"
+
+
+def test_a_nul_in_a_text_is_shown_and_does_not_cut_the_message(models: Models) -> None:
+    # The command line cannot be given a NUL (argv is C strings); Python can, and its exception message
+    # is read as a C string.
+    with pytest.raises(reshape1.Error) as info:
+        reshape1.check_batch(models.fd200, shapes={"im\x00age": "[1,3]"})
+    assert str(info.value).startswith("shapes['im\\x00age']: the model has no input named 'im\\x00age'; its inputs")
+    with pytest.raises(reshape1.Error) as info:
+        reshape1.infer("[2,3\x00]", (-1,), False)
+    assert str(info.value) == "input '[2,3\\x00]': offset 4: expected ',' or ']', found '\\x00'; separate dimensions with commas"
 
 
 # Answers that are not errors but name an option: a note, and the hints of findings.
