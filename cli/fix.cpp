@@ -48,6 +48,17 @@ std::vector<dimension> parse_batches(const std::string& text) {
   return model::detail::parse_check_batches(items, text);
 }
 
+/// The layers fix left alone, a Reshape in a body with the path to it (`within`), as `check --json` gives it.
+nlohmann::ordered_json refusals_json(const std::vector<model::fix_refusal>& refusals) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& x : refusals) {
+    nlohmann::ordered_json j = {{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}};
+    if (!x.within.empty()) j["within"] = within_json(x.within);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 nlohmann::ordered_json to_json(const model::fix_report& r, const fix_args& a, bool written) {
   auto changes = nlohmann::ordered_json::array();
   for (const auto& c : r.changes)
@@ -63,19 +74,12 @@ nlohmann::ordered_json to_json(const model::fix_report& r, const fix_args& a, bo
                        {"new_value", c.new_value},
                        {"special_zero_set", c.special_zero_set},
                        {"why", c.why}});
-  auto refusals = nlohmann::ordered_json::array();
-  for (const auto& x : r.refusals)
-  {
-    nlohmann::ordered_json j = {{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}};
-    if (!x.within.empty()) j["within"] = within_json(x.within);
-    refusals.push_back(std::move(j));
-  }
   return {{"model", a.xml},
           {"output", written ? nlohmann::ordered_json(a.output) : nlohmann::ordered_json()},
           {"nothing_to_do", r.nothing_to_do},
           {"fixed", r.fixed},
           {"changes", changes},
-          {"refusals", refusals},
+          {"refusals", refusals_json(r.refusals)},
           {"checked", r.checked}};
 }
 
@@ -92,15 +96,12 @@ nlohmann::ordered_json to_json(const onnx::fix_report& r, const fix_args& a, boo
                        {"old_value", c.old_value},
                        {"new_value", c.new_value},
                        {"why", c.why}});
-  auto refusals = nlohmann::ordered_json::array();
-  for (const auto& x : r.refusals)
-    refusals.push_back({{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}});
   return {{"model", a.xml},
           {"output", written ? nlohmann::ordered_json(a.output) : nlohmann::ordered_json()},
           {"nothing_to_do", r.nothing_to_do},
           {"fixed", r.fixed},
           {"changes", changes},
-          {"refusals", refusals},
+          {"refusals", refusals_json(r.refusals)},
           {"freed", r.freed},
           {"checked", r.checked}};
 }
@@ -139,7 +140,7 @@ int fix_onnx(const fix_args& a) {
     rows.clear();
     notes.clear();
     for (const auto& x : report.refusals) {
-      rows.push_back({std::to_string(x.id), x.name, x.type, "not fixed"});
+      rows.push_back({id_path(x.within, x.id), x.name, x.type, "not fixed"});
       notes.push_back({x.reason});
     }
     print_table({"id", "name", "op", "result"}, rows, notes);

@@ -132,8 +132,12 @@ class onnx_fixer {
                                                       : fmt::format("rewriting pattern[{}] left it: {}", key.second, f.what));
             }
           } else if (f.issue != model::batch_issue::scales_with_batch) {
-            refuse(report, f, f.pattern_index ? "a Reshape inside an If branch, which fix does not rewrite yet"
-                                              : fmt::format("{}: {}", model::name(f.issue), f.what));
+            refuse(report, f,
+                   !f.pattern_index ? fmt::format("{}: {}", model::name(f.issue), f.what)
+                   : f.within.empty()
+                       ? std::string("a Reshape inside an If branch, which fix does not rewrite yet")
+                       : fmt::format("a Reshape inside the body of {} '{}', which fix does not rewrite yet",
+                                     f.within.front().type, f.within.front().name));
           }
         }
       if (wanted.empty()) break;

@@ -239,6 +239,22 @@ std::vector<source> node_context::inline_subgraph(const ::onnx::GraphProto& sub)
   return out;
 }
 
+node_context::lowered_body node_context::lower_body(const ::onnx::GraphProto& sub, const std::vector<bool>& unsqueezed) {
+  return g_.lower_body(sub, unsqueezed, node_name(node_));
+}
+
+source node_context::add_with_body(std::string_view type, int opset, std::vector<source> in,
+                                   std::shared_ptr<const model::subgraph> body, std::size_t outputs) {
+  const auto first = add(type, opset, std::move(in), {}, outputs);
+  g_.builder().at(first.layer).body = std::move(body);
+  return first;
+}
+
+source node_context::boolean(bool value) {
+  const auto byte = static_cast<std::byte>(value ? 1 : 0);
+  return g_.constant_bytes(element_type::boolean, {}, std::span(&byte, 1), node_name(node_));
+}
+
 source node_context::shape_of(source x) { return add("ShapeOf", 3, {x}, {{"output_type", "i64"}}); }
 
 source node_context::rank_of(source x) {
@@ -933,6 +949,71 @@ void if_(node_context& c) {
   for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, c.add("IfMerge", 1, {cond, a[k], b[k]}));
 }
 
+// Loop: OpenVINO's Loop-5, as its ONNX frontend builds it. The body becomes a graph of its own: the
+// iteration number is the Loop's current_iteration, the condition and each carried value a Parameter fed
+// by the node's input at the first iteration and by the body's output after it (a back edge), the body's
+// condition output the Loop's execution_condition, each scan output unsqueezed at axis 0 and concatenated
+// along it over the iterations. A tensor of the enclosing graph the body reads is one more input of the
+// Loop, invariant across iterations. No trip count is -1 (no bound), no condition is true.
+void loop(node_context& c) {
+  const auto* body = c.attribute("body");
+  if (body == nullptr || !body->has_g()) c.bad("Loop needs the graph attribute body");
+  const auto& g = body->g();
+  const std::size_t carried = c.inputs() > 2 ? c.inputs() - 2 : 0;
+  if (static_cast<std::size_t>(g.input_size()) != carried + 2)
+    c.bad(fmt::format("its body has {} inputs; with {} carried values it needs {} (iteration number, condition, "
+                      "the carried values)",
+                      g.input_size(), carried, carried + 2));
+  if (static_cast<std::size_t>(g.output_size()) < carried + 1)
+    c.bad(fmt::format("its body has {} outputs; with {} carried values it needs at least {} (condition, the carried "
+                      "values, then scan outputs)",
+                      g.output_size(), carried, carried + 1));
+  const std::size_t scans = static_cast<std::size_t>(g.output_size()) - 1 - carried;
+  if (c.outputs() > carried + scans)
+    c.bad(fmt::format("it has {} outputs; its body gives {} (the carried values, then scan outputs)", c.outputs(),
+                      carried + scans));
+  std::vector<bool> unsqueezed(static_cast<std::size_t>(g.output_size()), false);
+  for (std::size_t k = 1 + carried; k < unsqueezed.size(); ++k) unsqueezed[k] = true;
+  auto lowered = c.lower_body(g, unsqueezed);
+
+  std::vector<source> in;
+  in.push_back(c.input(0) ? *c.input(0) : c.i64({-1}, std::vector<std::int64_t>{}));
+  in.push_back(c.input(1) ? *c.input(1) : c.boolean(true));
+  for (std::size_t i = 0; i < carried; ++i) in.push_back(c.need(2 + i));
+  for (const auto& [outside, param] : lowered.captured) in.push_back(outside);
+
+  auto sub = std::make_shared<model::subgraph>();
+  const auto& params = lowered.parameters;
+  const auto& results = lowered.results;
+  const auto mapping = [](std::int64_t external, std::int64_t internal, std::string purpose = {},
+                           std::optional<std::int64_t> axis = std::nullopt) {
+    model::port_mapping m;
+    m.external_port = external;
+    m.internal_layer = internal;
+    m.purpose = std::move(purpose);
+    m.axis = axis;
+    return m;
+  };
+  const auto port = [](std::size_t k) { return static_cast<std::int64_t>(k); };
+  sub->inputs.push_back(mapping(-1, params[0], "current_iteration"));
+  sub->inputs.push_back(mapping(1, params[1]));
+  sub->back_edges.push_back({results[0], params[1]});
+  for (std::size_t i = 0; i < carried; ++i) {
+    sub->inputs.push_back(mapping(port(2 + i), params[2 + i]));
+    sub->back_edges.push_back({results[1 + i], params[2 + i]});
+  }
+  for (std::size_t j = 0; j < lowered.captured.size(); ++j)
+    sub->inputs.push_back(mapping(port(2 + carried + j), lowered.captured[j].second));
+  const auto n_in = in.size();
+  sub->outputs.push_back(mapping(-1, results[0], "execution_condition"));
+  for (std::size_t i = 0; i < carried; ++i) sub->outputs.push_back(mapping(port(n_in + i), results[1 + i]));
+  for (std::size_t k = 0; k < scans; ++k)
+    sub->outputs.push_back(mapping(port(n_in + carried + k), results[1 + carried + k], {}, 0));
+  sub->network = std::move(lowered.network);
+  const auto first = c.add_with_body("Loop", 5, std::move(in), std::move(sub), std::max<std::size_t>(carried + scans, 1));
+  for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, source{first.layer, k});
+}
+
 const std::vector<onnx_entry>& table() {
   static const std::vector<onnx_entry> rows = [] {
     std::vector<onnx_entry> r = {
@@ -973,7 +1054,7 @@ const std::vector<onnx_entry>& table() {
         {"Resize", 10, resize10}, {"Resize", 11, resize11}, {"LSTM", 7, recurrent<4>}, {"GRU", 7, recurrent<3>},
         {"RNN", 7, recurrent<1>}, {"NonZero", 9, non_zero}, {"ScatterElements", 11, scatter_elements},
         {"ScatterND", 11, scatter_nd}, {"NonMaxSuppression", 10, non_max_suppression}, {"Trilu", 14, trilu},
-        {"If", 1, if_}, {"QuantizeLinear", 10, quantize}, {"DequantizeLinear", 10, dequantize},
+        {"If", 1, if_}, {"Loop", 1, loop}, {"QuantizeLinear", 10, quantize}, {"DequantizeLinear", 10, dequantize},
     };
     std::sort(r.begin(), r.end(), [](const onnx_entry& a, const onnx_entry& b) {
       return a.op_type != b.op_type ? a.op_type < b.op_type : a.since < b.since;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -90,6 +91,14 @@ class node_context {
   /// Lowers a subgraph (an If branch) into the graph being built, reading the tensors around it by name;
   /// returns the layer outputs that compute its outputs.
   std::vector<source> inline_subgraph(const ::onnx::GraphProto& sub);
+  /// A subgraph lowered into a graph of its own (a Loop's body): see graph_lowering::lower_body.
+  struct lowered_body;
+  [[nodiscard]] lowered_body lower_body(const ::onnx::GraphProto& sub, const std::vector<bool>& unsqueezed);
+  /// Adds a layer of a registry op that runs `body` (Loop-5), fed by `in`; returns its first output.
+  source add_with_body(std::string_view type, int opset, std::vector<source> in,
+                       std::shared_ptr<const model::subgraph> body, std::size_t outputs);
+  /// A boolean scalar Const.
+  source boolean(bool value);
 
   // Shape helpers built from ops, for translations that need a rank or dimensions only known at run time.
   /// ShapeOf(x), i64.
@@ -119,6 +128,16 @@ struct onnx_entry {
 /// The translation of op_type at a model's opset: the row with the newest since_version at or below it.
 [[nodiscard]] const onnx_entry* find_translation(std::string_view op_type, int opset) noexcept;
 
+/// A subgraph lowered into a graph of its own, ready for a port map: its ids are its own.
+struct node_context::lowered_body {
+  model::graph network;
+  std::vector<std::int64_t> parameters;  ///< the body Parameter of each graph input, in order
+  std::vector<std::int64_t> results;     ///< the body Result of each graph output, in order
+  /// The tensors of the enclosing graphs the body reads by name: what computes each outside, and the body
+  /// Parameter that stands for it inside (an invariant input of the node).
+  std::vector<std::pair<source, std::int64_t>> captured;
+};
+
 /// The lowering of one graph (the model's, or a subgraph's).
 class graph_lowering {
  public:
@@ -131,7 +150,17 @@ class graph_lowering {
     std::optional<std::size_t> rank;           ///< declared or constant rank
     const ::onnx::TensorProto* constant = nullptr;  ///< the initializer or Constant value behind it
   };
+  /// What computes the tensor `name`: a name this graph binds, else (in a Loop body) one of the graphs
+  /// around it, which `outer` makes a Parameter of the body.
   [[nodiscard]] const known* find(const std::string& name) const;
+  /// In a Loop body: resolves a name the body does not bind (set by lower_body).
+  std::function<const known*(const std::string&)> outer;
+  /// Lowers `g` into a graph of its own, as OpenVINO's Loop holds its body: a Parameter per graph input,
+  /// a Result per graph output (after an Unsqueeze at axis 0 where `unsqueezed` says so: ONNX stacks a
+  /// Loop's scan outputs along a new first axis), and a Parameter per tensor of the enclosing graphs the
+  /// body reads by name. `node` names the layers the lowering adds.
+  [[nodiscard]] node_context::lowered_body lower_body(const ::onnx::GraphProto& g, const std::vector<bool>& unsqueezed,
+                                                      const std::string& node);
   /// Every tensor name bound so far (subgraphs' included) and the layer output that computes it.
   void export_names(std::unordered_map<std::string, source>& out) const {
     for (const auto& [name, k] : names_) out.emplace(std::string(name), k.at);

@@ -121,7 +121,86 @@ std::optional<element_type> element_of(int t) noexcept {
 
 const graph_lowering::known* graph_lowering::find(const std::string& name) const {
   const auto it = names_.find(name);
-  return it == names_.end() ? nullptr : &it->second;
+  if (it != names_.end()) return &it->second;
+  return outer ? outer(name) : nullptr;
+}
+
+node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& g, const std::vector<bool>& unsqueezed,
+                                                      const std::string& node) {
+  node_context::lowered_body r;
+  graph_builder bb(model::model_format::onnx, 0, g.name(), file_);
+  // The body's Consts are bytes of their own: the body is a graph of its own, built before the model is.
+  auto bytes = std::make_shared<std::vector<std::byte>>();
+  graph_lowering lb(file_, opset_, bb, *bytes);
+  lb.external = external;
+  lb.domain_versions = domain_versions;
+  for (const auto* list : {&g.value_info(), &g.output()})
+    for (const auto& v : *list)
+      if (const auto dims = declared_dims(v.type())) lb.declared_ranks[v.name()] = dims->size();
+  const auto parameter = [&bb, &lb](const std::string& name, const ::onnx::TypeProto* type) {
+    graph_builder::layer_spec l;
+    l.id = lb.next_id++;
+    l.name = name;
+    l.type = "Parameter";
+    l.opset = 1;
+    auto& out = l.outputs.emplace_back();
+    if (type != nullptr && type->has_tensor_type()) {
+      if (const auto t = detail::element_of(type->tensor_type().elem_type())) {
+        out.type = t;
+        l.attributes.emplace_back("element_type", std::string(reshape1::name(*t)));
+      }
+      if (const auto dims = declared_dims(*type)) {
+        out.dims = *dims;
+        out.declared = true;
+        l.attributes.emplace_back("shape", dims_text(*dims));
+      }
+    }
+    const auto id = l.id;
+    return std::pair{source{bb.add(std::move(l)), 0}, id};
+  };
+  for (const auto& in : g.input()) {
+    const auto [at, id] = parameter(in.name(), &in.type());
+    const auto dims = declared_dims(in.type());
+    lb.bind(in.name(), {at, dims ? std::optional(dims->size()) : std::nullopt, nullptr});
+    r.parameters.push_back(id);
+  }
+  // A name the body does not bind is looked up around it (this lowering, then the ones around it); the
+  // body reads it through a Parameter of its own, which keeps the outer constant's values for the
+  // translations that read them.
+  lb.outer = [this, &lb, &r, &parameter](const std::string& name) -> const known* {
+    const auto* k = find(name);
+    if (k == nullptr) return nullptr;
+    const auto outside = *k;
+    const auto [at, id] = parameter(name, nullptr);
+    r.captured.emplace_back(outside.at, id);
+    lb.bind(name, {at, outside.rank, outside.constant});
+    return lb.find(name);
+  };
+  lb.lower_nodes(g, false);
+  for (int k = 0; k < g.output_size(); ++k) {
+    const auto& v = g.output(k);
+    const auto* found = lb.find(v.name());
+    if (found == nullptr)
+      bad(file_, fmt::format("node '{}': its body '{}' has an output '{}' that nothing computes", node, g.name(), v.name()));
+    auto at = found->at;
+    if (static_cast<std::size_t>(k) < unsqueezed.size() && unsqueezed[static_cast<std::size_t>(k)]) {
+      const std::int64_t zero = 0;
+      const std::int64_t one = 1;
+      const auto axes = lb.constant_bytes(element_type::i64, std::span(&one, 1), std::as_bytes(std::span(&zero, 1)), node);
+      at = lb.add("Unsqueeze", 1, {at, axes}, {}, 1, node);
+    }
+    graph_builder::layer_spec l;
+    l.id = lb.next_id++;
+    l.name = v.name();
+    l.type = "Result";
+    l.opset = 1;
+    l.inputs.emplace_back(at);
+    r.results.push_back(l.id);
+    bb.add(std::move(l));
+  }
+  bb.weights(bytes, std::span<const std::byte>(*bytes));
+  r.network = bb.build();
+  return r;
 }
 
 void graph_lowering::bind(const std::string& name, known k) {

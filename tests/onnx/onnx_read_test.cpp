@@ -80,7 +80,9 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"shared_initializer", model::batch_verdict::no, "fails first"},
                       expected{"computed_pattern", model::batch_verdict::yes, ""},
                       expected{"if_branches", model::batch_verdict::no, "swallows_batch else_flat, cannot_tell choose"},
-                      expected{"loop_body", model::batch_verdict::cannot_tell, "cannot_tell repeat"},
+                      expected{"loop_body", model::batch_verdict::yes, ""},
+                      expected{"loop_scan", model::batch_verdict::yes, ""},
+                      expected{"loop_reshape", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
                       expected{"qdq_pair", model::batch_verdict::yes, ""},
                       expected{"com_microsoft", model::batch_verdict::cannot_tell, "cannot_tell gelu"},
                       expected{"external_data", model::batch_verdict::yes, ""},
@@ -147,12 +149,56 @@ TEST(onnx, findings_name_the_nodes_op_type_and_version) {
   EXPECT_EQ(g.find(1)->op_version(), 5);
 }
 
-TEST(onnx, a_subgraph_reads_of_outer_tensors_are_inputs_of_its_node) {
-  // The Loop (not covered) reads x in its body too: the layer it becomes has it as an input.
+TEST(onnx, a_loop_becomes_openvinos_loop_over_its_body) {
   const auto g = read_fixture("loop_body");
+  const auto* loop = g.find(0);
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->type, "Loop");
+  EXPECT_EQ(loop->opset, 5);
+  ASSERT_NE(loop->body, nullptr);
+  EXPECT_EQ(loop->sources.size(), 4u);  // trips, go, x, and x again: the body reads it from the graph around it
+  const auto& sub = *loop->body;
+  // The iteration number, the condition and the carried value, then x as an invariant input.
+  ASSERT_EQ(sub.inputs.size(), 4u);
+  EXPECT_EQ(sub.inputs[0].purpose, "current_iteration");
+  EXPECT_EQ(sub.inputs[1].external_port, 1);
+  EXPECT_EQ(sub.inputs[3].external_port, 3);
+  EXPECT_EQ(sub.back_edges.size(), 2u);  // the condition and the carried value
+  ASSERT_EQ(sub.outputs.size(), 2u);
+  EXPECT_EQ(sub.outputs[0].purpose, "execution_condition");
+  EXPECT_FALSE(sub.outputs[1].axis);
+  const auto p = model::propagate(g);
+  EXPECT_EQ(to_string(p.outputs[static_cast<std::size_t>(loop - g.layers().data())][0].shape), "[1,2,3]");
+  EXPECT_TRUE(model::check(g).layers.empty());
+
+  // A scan output is stacked along a new axis 0; a condition the body passes on unchanged makes the
+  // trip count exact.
+  const auto s = read_fixture("loop_scan");
+  const auto* scan = s.find(0);
+  ASSERT_NE(scan, nullptr);
+  ASSERT_EQ(scan->body->outputs.size(), 3u);
+  EXPECT_EQ(scan->body->outputs[2].axis, 0);
+  const std::vector<model::input_shape> at4{{static_cast<std::size_t>(s.find(1) - s.layers().data()), parse_shape("[4,2,3]")}};
+  ASSERT_EQ(s.find(1)->name, "x");
+  const auto ps = model::propagate(s, at4);
+  EXPECT_EQ(to_string(ps.outputs[static_cast<std::size_t>(scan - s.layers().data())][1].shape), "[3,4,2,3]");
+}
+
+TEST(onnx, a_node_not_covered_takes_what_its_subgraph_reads_as_inputs) {
+  // Of another domain, the Loop is not covered: the layer it becomes still reads x, as its body does, so
+  // what depends on the batch is seen to.
+  auto bytes = fixture_bytes("loop_body");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_graph()->mutable_node(0)->set_domain("com.example");
+  auto* other = m.add_opset_import();
+  other->set_domain("com.example");
+  other->set_version(1);
+  const auto text = m.SerializeAsString();
+  const auto g = onnx::read(std::as_bytes(std::span(text.data(), text.size())), "loop_elsewhere");
   const auto* node = g.find(0);
   ASSERT_NE(node, nullptr);
-  EXPECT_EQ(node->type, "onnx.Loop");
+  EXPECT_EQ(node->type, "com.example.Loop");
   EXPECT_EQ(node->sources.size(), 4u);  // trips, go, x, and x read by the body
 }
 

@@ -46,7 +46,8 @@ else:
     print(f"note: {SHARED} is not there; only the fixtures are checked")
 fixtures = {
     "allowzero_copy": "yes", "allowzero_literal": "no", "constant_node_shape": "no", "shared_initializer": "no",
-    "computed_pattern": "yes", "if_branches": "no", "loop_body": "cannot_tell", "qdq_pair": "yes",
+    "computed_pattern": "yes", "if_branches": "no", "loop_body": "yes", "loop_scan": "yes", "loop_reshape": "no",
+    "qdq_pair": "yes",
     "com_microsoft": "cannot_tell", "external_data": "yes", "initializers_as_inputs": "no",
     "leading_one_right": "no", "concat_pattern": "no", "allowzero_pinned": "no",
 }

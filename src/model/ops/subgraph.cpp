@@ -154,9 +154,10 @@ body_run prepare(op& o) {
         }
       }
     } else {
+      // An invariant input keeps its values; a fed-back one starts with them too, kept only when the body
+      // gives the same values back (iterate checks it): a condition carried through unchanged, say.
       t.shape = outer.shape;
-      const bool fed_back = std::find(run.back_targets.begin(), run.back_targets.end(), param) != run.back_targets.end();
-      if (!fed_back) t.value = outer.value;  // an invariant input keeps its values
+      t.value = outer.value;
     }
     run.given[param] = std::move(t);
   }
@@ -164,7 +165,7 @@ body_run prepare(op& o) {
 }
 
 /// Propagates through the body until the back edges' shapes are stable.
-std::shared_ptr<const propagation> iterate(body_run& run) {
+std::shared_ptr<const propagation> iterate_shapes(body_run& run) {
   const graph& body = run.sub->network;
   std::vector<const tensor*> pointers(run.given.size(), nullptr);
   auto once = [&] {
@@ -212,6 +213,28 @@ std::shared_ptr<const propagation> iterate(body_run& run) {
     budget_used += body.layers().size();
   }
   return p;
+}
+
+/// iterate_shapes, with the values a back edge feeds: a fed-back Parameter starts with its input's values,
+/// which hold at every iteration when the body gives the same values back (by induction); where it does
+/// not, the body is propagated again without them.
+std::shared_ptr<const propagation> iterate(body_run& run) {
+  const graph& body = run.sub->network;
+  for (;;) {
+    auto start = run.given;  // iterate_shapes widens what it is given: a second try starts afresh
+    auto p = iterate_shapes(run);
+    bool held = true;
+    for (const auto& e : run.sub->back_edges) {
+      const auto param = body_index(body, e.to_layer);
+      if (!start[param] || !start[param]->value) continue;
+      const auto& back = p->input(body, body.layers()[body_index(body, e.from_layer)], 0).value;
+      if (back == start[param]->value) continue;
+      start[param]->value.reset();
+      held = false;
+    }
+    if (held) return p;
+    run.given = std::move(start);
+  }
 }
 
 /// The Loop's iteration count from its trip count, its execution condition and the body's condition.
