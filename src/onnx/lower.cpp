@@ -239,8 +239,9 @@ std::vector<source> node_context::inline_subgraph(const ::onnx::GraphProto& sub)
   return out;
 }
 
-node_context::lowered_body node_context::lower_body(const ::onnx::GraphProto& sub, const std::vector<bool>& unsqueezed) {
-  return g_.lower_body(sub, unsqueezed, node_name(node_));
+node_context::lowered_body node_context::lower_body(const ::onnx::GraphProto& sub, const axes& squeezed,
+                                                    const axes& unsqueezed) {
+  return g_.lower_body(sub, squeezed, unsqueezed, node_name(node_));
 }
 
 source node_context::add_with_body(std::string_view type, int opset, std::vector<source> in,
@@ -949,6 +950,23 @@ void if_(node_context& c) {
   for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, c.add("IfMerge", 1, {cond, a[k], b[k]}));
 }
 
+/// One entry of a Loop's or TensorIterator's port map: with `axis`, an input sliced (an output
+/// concatenated) along it one element at a time, backwards when `reverse`.
+model::port_mapping mapping(std::int64_t external, std::int64_t internal, std::optional<std::int64_t> axis = std::nullopt,
+                            bool reverse = false, std::string purpose = {}) {
+  model::port_mapping m;
+  m.external_port = external;
+  m.internal_layer = internal;
+  m.axis = axis;
+  if (reverse) {
+    m.start = -1;
+    m.end = 0;
+    m.stride = -1;
+  }
+  m.purpose = std::move(purpose);
+  return m;
+}
+
 // Loop: OpenVINO's Loop-5, as its ONNX frontend builds it. The body becomes a graph of its own: the
 // iteration number is the Loop's current_iteration, the condition and each carried value a Parameter fed
 // by the node's input at the first iteration and by the body's output after it (a back edge), the body's
@@ -972,9 +990,9 @@ void loop(node_context& c) {
   if (c.outputs() > carried + scans)
     c.bad(fmt::format("it has {} outputs; its body gives {} (the carried values, then scan outputs)", c.outputs(),
                       carried + scans));
-  std::vector<bool> unsqueezed(static_cast<std::size_t>(g.output_size()), false);
-  for (std::size_t k = 1 + carried; k < unsqueezed.size(); ++k) unsqueezed[k] = true;
-  auto lowered = c.lower_body(g, unsqueezed);
+  node_context::axes unsqueezed(static_cast<std::size_t>(g.output_size()));
+  for (std::size_t k = 1 + carried; k < unsqueezed.size(); ++k) unsqueezed[k] = 0;
+  auto lowered = c.lower_body(g, {}, unsqueezed);
 
   std::vector<source> in;
   in.push_back(c.input(0) ? *c.input(0) : c.i64({-1}, std::vector<std::int64_t>{}));
@@ -985,17 +1003,8 @@ void loop(node_context& c) {
   auto sub = std::make_shared<model::subgraph>();
   const auto& params = lowered.parameters;
   const auto& results = lowered.results;
-  const auto mapping = [](std::int64_t external, std::int64_t internal, std::string purpose = {},
-                           std::optional<std::int64_t> axis = std::nullopt) {
-    model::port_mapping m;
-    m.external_port = external;
-    m.internal_layer = internal;
-    m.purpose = std::move(purpose);
-    m.axis = axis;
-    return m;
-  };
   const auto port = [](std::size_t k) { return static_cast<std::int64_t>(k); };
-  sub->inputs.push_back(mapping(-1, params[0], "current_iteration"));
+  sub->inputs.push_back(mapping(-1, params[0], std::nullopt, false, "current_iteration"));
   sub->inputs.push_back(mapping(1, params[1]));
   sub->back_edges.push_back({results[0], params[1]});
   for (std::size_t i = 0; i < carried; ++i) {
@@ -1005,12 +1014,73 @@ void loop(node_context& c) {
   for (std::size_t j = 0; j < lowered.captured.size(); ++j)
     sub->inputs.push_back(mapping(port(2 + carried + j), lowered.captured[j].second));
   const auto n_in = in.size();
-  sub->outputs.push_back(mapping(-1, results[0], "execution_condition"));
+  sub->outputs.push_back(mapping(-1, results[0], std::nullopt, false, "execution_condition"));
   for (std::size_t i = 0; i < carried; ++i) sub->outputs.push_back(mapping(port(n_in + i), results[1 + i]));
   for (std::size_t k = 0; k < scans; ++k)
-    sub->outputs.push_back(mapping(port(n_in + carried + k), results[1 + carried + k], {}, 0));
+    sub->outputs.push_back(mapping(port(n_in + carried + k), results[1 + carried + k], 0));
   sub->network = std::move(lowered.network);
   const auto first = c.add_with_body("Loop", 5, std::move(in), std::move(sub), std::max<std::size_t>(carried + scans, 1));
+  for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, source{first.layer, k});
+}
+
+// Scan (from 9): OpenVINO's TensorIterator-1, as its ONNX frontend builds it. The state variables are body
+// Parameters fed by the node's inputs and then, by back edges, by the body's outputs; each scan input is
+// sliced along its axis (backwards for direction 1), one element a step, the body seeing it without that
+// axis (a Squeeze: OpenVINO's slice keeps it with size 1); each scan output is unsqueezed at its axis and
+// concatenated along it. A tensor of the graph around the body that the body reads is an invariant input.
+void scan(node_context& c) {
+  const auto* body = c.attribute("body");
+  if (body == nullptr || !body->has_g()) c.bad("Scan needs the graph attribute body");
+  const auto& g = body->g();
+  const auto m = c.i("num_scan_inputs");
+  if (!m || *m < 1 || static_cast<std::size_t>(*m) > c.inputs())
+    c.bad(fmt::format("num_scan_inputs must be between 1 and its {} inputs", c.inputs()));
+  const auto scanned = static_cast<std::size_t>(*m);
+  const std::size_t states = c.inputs() - scanned;
+  if (static_cast<std::size_t>(g.input_size()) != states + scanned)
+    c.bad(fmt::format("its body has {} inputs; the node gives {} (state variables, then scan inputs)", g.input_size(),
+                      states + scanned));
+  if (static_cast<std::size_t>(g.output_size()) < states)
+    c.bad(fmt::format("its body has {} outputs, fewer than its {} state variables", g.output_size(), states));
+  const std::size_t outputs = static_cast<std::size_t>(g.output_size()) - states;
+  if (c.outputs() > states + outputs)
+    c.bad(fmt::format("it has {} outputs; its body gives {}", c.outputs(), states + outputs));
+  const auto list = [&](std::string_view name, std::size_t n) {
+    auto v = c.ints(name).value_or(std::vector<std::int64_t>(n, 0));
+    if (v.size() != n) c.bad(fmt::format("{} has {} entries for {} tensors", name, v.size(), n));
+    return v;
+  };
+  const auto in_axes = list("scan_input_axes", scanned);
+  const auto in_directions = list("scan_input_directions", scanned);
+  const auto out_axes = list("scan_output_axes", outputs);
+  const auto out_directions = list("scan_output_directions", outputs);
+  node_context::axes squeezed(states + scanned), unsqueezed(states + outputs);
+  for (std::size_t j = 0; j < scanned; ++j) squeezed[states + j] = in_axes[j];
+  for (std::size_t k = 0; k < outputs; ++k) unsqueezed[states + k] = out_axes[k];
+  auto lowered = c.lower_body(g, squeezed, unsqueezed);
+
+  std::vector<source> in;
+  for (std::size_t i = 0; i < states + scanned; ++i) in.push_back(c.need(i));
+  for (const auto& [outside, param] : lowered.captured) in.push_back(outside);
+  auto sub = std::make_shared<model::subgraph>();
+  const auto& params = lowered.parameters;
+  const auto& results = lowered.results;
+  const auto port = [](std::size_t k) { return static_cast<std::int64_t>(k); };
+  for (std::size_t i = 0; i < states; ++i) {
+    sub->inputs.push_back(mapping(port(i), params[i]));
+    sub->back_edges.push_back({results[i], params[i]});
+  }
+  for (std::size_t j = 0; j < scanned; ++j)
+    sub->inputs.push_back(mapping(port(states + j), params[states + j], in_axes[j], in_directions[j] != 0));
+  for (std::size_t j = 0; j < lowered.captured.size(); ++j)
+    sub->inputs.push_back(mapping(port(states + scanned + j), lowered.captured[j].second));
+  const auto n_in = in.size();
+  for (std::size_t i = 0; i < states; ++i) sub->outputs.push_back(mapping(port(n_in + i), results[i]));
+  for (std::size_t k = 0; k < outputs; ++k)
+    sub->outputs.push_back(mapping(port(n_in + states + k), results[states + k], out_axes[k], out_directions[k] != 0));
+  sub->network = std::move(lowered.network);
+  const auto first =
+      c.add_with_body("TensorIterator", 1, std::move(in), std::move(sub), std::max<std::size_t>(states + outputs, 1));
   for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, source{first.layer, k});
 }
 
@@ -1054,7 +1124,7 @@ const std::vector<onnx_entry>& table() {
         {"Resize", 10, resize10}, {"Resize", 11, resize11}, {"LSTM", 7, recurrent<4>}, {"GRU", 7, recurrent<3>},
         {"RNN", 7, recurrent<1>}, {"NonZero", 9, non_zero}, {"ScatterElements", 11, scatter_elements},
         {"ScatterND", 11, scatter_nd}, {"NonMaxSuppression", 10, non_max_suppression}, {"Trilu", 14, trilu},
-        {"If", 1, if_}, {"Loop", 1, loop}, {"QuantizeLinear", 10, quantize}, {"DequantizeLinear", 10, dequantize},
+        {"If", 1, if_}, {"Loop", 1, loop}, {"Scan", 9, scan}, {"QuantizeLinear", 10, quantize}, {"DequantizeLinear", 10, dequantize},
     };
     std::sort(r.begin(), r.end(), [](const onnx_entry& a, const onnx_entry& b) {
       return a.op_type != b.op_type ? a.op_type < b.op_type : a.since < b.since;

@@ -91,9 +91,10 @@ class node_context {
   /// Lowers a subgraph (an If branch) into the graph being built, reading the tensors around it by name;
   /// returns the layer outputs that compute its outputs.
   std::vector<source> inline_subgraph(const ::onnx::GraphProto& sub);
-  /// A subgraph lowered into a graph of its own (a Loop's body): see graph_lowering::lower_body.
+  /// A subgraph lowered into a graph of its own (a Loop's or a Scan's body): see graph_lowering::lower_body.
   struct lowered_body;
-  [[nodiscard]] lowered_body lower_body(const ::onnx::GraphProto& sub, const std::vector<bool>& unsqueezed);
+  using axes = std::vector<std::optional<std::int64_t>>;
+  [[nodiscard]] lowered_body lower_body(const ::onnx::GraphProto& sub, const axes& squeezed, const axes& unsqueezed);
   /// Adds a layer of a registry op that runs `body` (Loop-5), fed by `in`; returns its first output.
   source add_with_body(std::string_view type, int opset, std::vector<source> in,
                        std::shared_ptr<const model::subgraph> body, std::size_t outputs);
@@ -155,12 +156,14 @@ class graph_lowering {
   [[nodiscard]] const known* find(const std::string& name) const;
   /// In a Loop body: resolves a name the body does not bind (set by lower_body).
   std::function<const known*(const std::string&)> outer;
-  /// Lowers `g` into a graph of its own, as OpenVINO's Loop holds its body: a Parameter per graph input,
-  /// a Result per graph output (after an Unsqueeze at axis 0 where `unsqueezed` says so: ONNX stacks a
-  /// Loop's scan outputs along a new first axis), and a Parameter per tensor of the enclosing graphs the
-  /// body reads by name. `node` names the layers the lowering adds.
-  [[nodiscard]] node_context::lowered_body lower_body(const ::onnx::GraphProto& g, const std::vector<bool>& unsqueezed,
-                                                      const std::string& node);
+  /// Lowers `g` into a graph of its own, as OpenVINO's Loop and TensorIterator hold their bodies: a
+  /// Parameter per graph input (read through a Squeeze of the axis `squeezed` gives it, when it does: a
+  /// Scan's body sees a slice without its scan axis, OpenVINO's one of size 1), a Result per graph output
+  /// (after an Unsqueeze of the axis `unsqueezed` gives it: ONNX stacks scan outputs along a new axis),
+  /// and a Parameter per tensor of the enclosing graphs the body reads by name. `node` names the layers
+  /// the lowering adds.
+  [[nodiscard]] node_context::lowered_body lower_body(const ::onnx::GraphProto& g, const node_context::axes& squeezed,
+                                                      const node_context::axes& unsqueezed, const std::string& node);
   /// Every tensor name bound so far (subgraphs' included) and the layer output that computes it.
   void export_names(std::unordered_map<std::string, source>& out) const {
     for (const auto& [name, k] : names_) out.emplace(std::string(name), k.at);

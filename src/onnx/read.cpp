@@ -125,8 +125,8 @@ const graph_lowering::known* graph_lowering::find(const std::string& name) const
   return outer ? outer(name) : nullptr;
 }
 
-node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& g, const std::vector<bool>& unsqueezed,
-                                                      const std::string& node) {
+node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& g, const node_context::axes& squeezed,
+                                                      const node_context::axes& unsqueezed, const std::string& node) {
   node_context::lowered_body r;
   graph_builder bb(model::model_format::onnx, 0, g.name(), file_);
   // The body's Consts are bytes of their own: the body is a graph of its own, built before the model is.
@@ -158,10 +158,19 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
     const auto id = l.id;
     return std::pair{source{bb.add(std::move(l)), 0}, id};
   };
-  for (const auto& in : g.input()) {
-    const auto [at, id] = parameter(in.name(), &in.type());
+  const auto axis_const = [&lb, &node](std::int64_t axis) {
+    const std::int64_t one = 1;
+    return lb.constant_bytes(element_type::i64, std::span(&one, 1), std::as_bytes(std::span(&axis, 1)), node);
+  };
+  for (int k = 0; k < g.input_size(); ++k) {
+    const auto& in = g.input(k);
+    std::optional<std::int64_t> squeeze;
+    if (static_cast<std::size_t>(k) < squeezed.size()) squeeze = squeezed[static_cast<std::size_t>(k)];
+    // A sliced input's Parameter declares no shape: the slice keeps the axis the graph input leaves out.
+    const auto [at, id] = parameter(in.name(), squeeze ? nullptr : &in.type());
     const auto dims = declared_dims(in.type());
-    lb.bind(in.name(), {at, dims ? std::optional(dims->size()) : std::nullopt, nullptr});
+    const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
+    lb.bind(in.name(), {squeeze ? lb.add("Squeeze", 1, {at, axis_const(*squeeze)}, {}, 1, node) : at, rank, nullptr});
     r.parameters.push_back(id);
   }
   // A name the body does not bind is looked up around it (this lowering, then the ones around it); the
@@ -183,12 +192,8 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
     if (found == nullptr)
       bad(file_, fmt::format("node '{}': its body '{}' has an output '{}' that nothing computes", node, g.name(), v.name()));
     auto at = found->at;
-    if (static_cast<std::size_t>(k) < unsqueezed.size() && unsqueezed[static_cast<std::size_t>(k)]) {
-      const std::int64_t zero = 0;
-      const std::int64_t one = 1;
-      const auto axes = lb.constant_bytes(element_type::i64, std::span(&one, 1), std::as_bytes(std::span(&zero, 1)), node);
-      at = lb.add("Unsqueeze", 1, {at, axes}, {}, 1, node);
-    }
+    if (static_cast<std::size_t>(k) < unsqueezed.size() && unsqueezed[static_cast<std::size_t>(k)])
+      at = lb.add("Unsqueeze", 1, {at, axis_const(*unsqueezed[static_cast<std::size_t>(k)])}, {}, 1, node);
     graph_builder::layer_spec l;
     l.id = lb.next_id++;
     l.name = v.name();

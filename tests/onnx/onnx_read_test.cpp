@@ -83,6 +83,7 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"loop_body", model::batch_verdict::yes, ""},
                       expected{"loop_scan", model::batch_verdict::yes, ""},
                       expected{"loop_reshape", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
+                      expected{"scan_sum", model::batch_verdict::yes, ""},
                       expected{"qdq_pair", model::batch_verdict::yes, ""},
                       expected{"com_microsoft", model::batch_verdict::cannot_tell, "cannot_tell gelu"},
                       expected{"external_data", model::batch_verdict::yes, ""},
@@ -182,6 +183,29 @@ TEST(onnx, a_loop_becomes_openvinos_loop_over_its_body) {
   ASSERT_EQ(s.find(1)->name, "x");
   const auto ps = model::propagate(s, at4);
   EXPECT_EQ(to_string(ps.outputs[static_cast<std::size_t>(scan - s.layers().data())][1].shape), "[3,4,2,3]");
+}
+
+TEST(onnx, a_scan_becomes_a_tensor_iterator_over_its_body) {
+  const auto g = read_fixture("scan_sum");
+  const auto* scan = g.find(1);
+  ASSERT_NE(scan, nullptr);
+  EXPECT_EQ(scan->type, "TensorIterator");
+  ASSERT_NE(scan->body, nullptr);
+  const auto& sub = *scan->body;
+  // The state, then the two scan inputs sliced along axis 1 (the second backwards).
+  ASSERT_EQ(sub.inputs.size(), 3u);
+  EXPECT_FALSE(sub.inputs[0].axis);
+  EXPECT_EQ(sub.inputs[1].axis, 1);
+  EXPECT_EQ(sub.inputs[1].stride, 1);
+  EXPECT_EQ(sub.inputs[2].stride, -1);
+  EXPECT_EQ(sub.back_edges.size(), 1u);
+  ASSERT_EQ(sub.outputs.size(), 2u);
+  EXPECT_EQ(sub.outputs[1].axis, 1);
+  const auto p = model::propagate(g);
+  const auto at = static_cast<std::size_t>(scan - g.layers().data());
+  EXPECT_EQ(to_string(p.outputs[at][0].shape), "[1,3]");
+  EXPECT_EQ(to_string(p.outputs[at][1].shape), "[1,4,3]");  // four steps, stacked at axis 1
+  EXPECT_TRUE(model::check(g).layers.empty());
 }
 
 TEST(onnx, a_node_not_covered_takes_what_its_subgraph_reads_as_inputs) {

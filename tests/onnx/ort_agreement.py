@@ -47,7 +47,7 @@ else:
 fixtures = {
     "allowzero_copy": "yes", "allowzero_literal": "no", "constant_node_shape": "no", "shared_initializer": "no",
     "computed_pattern": "yes", "if_branches": "no", "loop_body": "yes", "loop_scan": "yes", "loop_reshape": "no",
-    "qdq_pair": "yes",
+    "scan_sum": "yes", "qdq_pair": "yes",
     "com_microsoft": "cannot_tell", "external_data": "yes", "initializers_as_inputs": "no",
     "leading_one_right": "no", "concat_pattern": "no", "allowzero_pinned": "no",
 }
