@@ -2,12 +2,30 @@
 // the batch check at batch 3. Whatever the bytes: a report, or one reshape1::error. External data is
 // looked for in a scratch directory that holds nothing, so a location that stays inside it is an io error.
 #include <span>
+#include <vector>
 
 #include "fuzz_input.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/onnx.hpp"
+
+namespace {
+
+/// The layer a finding names: `id` in the body of the last layer of `within` (a Loop's or Scan's), or at
+/// the top level.
+const reshape1::model::layer* named(const reshape1::model::graph& g, const std::vector<reshape1::model::enclosing_layer>& within,
+                                    std::int64_t id) {
+  const reshape1::model::graph* at = &g;
+  for (const auto& outer : within) {
+    const auto* l = at->find(outer.id);
+    if (l == nullptr || l->body == nullptr) return nullptr;
+    at = &l->body->network;
+  }
+  return at->find(id);
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace reshape1;
@@ -18,8 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!s || s->layer >= graph.layers().size()) fuzz::invariant_broken("an input without a source");
     const auto report = model::check(graph);
     if (report.summary.layers.propagated > report.summary.layers.count) fuzz::invariant_broken("more layers propagated than read");
-    for (const auto& f : report.reshapes)
-      if (graph.find(f.id) == nullptr || graph.find(f.id)->auxiliary) fuzz::invariant_broken("a Reshape finding on no node");
+    for (const auto& f : report.reshapes) {
+      const auto* l = named(graph, f.within, f.id);
+      if (l == nullptr || l->auxiliary || l->type != "Reshape") fuzz::invariant_broken("a Reshape finding on no node");
+    }
     const auto b = model::check_batch(graph, {.batch = dimension(3)});
     std::size_t breaks = 0, undecided = 0;
     for (const auto& f : b.findings) {

@@ -541,7 +541,8 @@ class fixer {
     }
     if (!dropped.empty()) {
       for (const auto& [id, why] : dropped) {
-        std::erase_if(rewrites_, [&](const rewrite& x) { return x.p.reshape == id; });
+        const auto reshape = id;  // clang 14 (the fuzz preset) cannot capture a structured binding
+        std::erase_if(rewrites_, [reshape](const rewrite& x) { return x.p.reshape == reshape; });
         last_failure_[id] = why;
         ++tried_[id];
         done_.erase(id);

@@ -208,6 +208,84 @@ TEST(onnx, a_scan_becomes_a_tensor_iterator_over_its_body) {
   EXPECT_TRUE(model::check(g).layers.empty());
 }
 
+/// A Loop whose body holds a Loop, `depth` deep. Each carries a counter that starts at the constant `zero`
+/// and grows by one an iteration, so the counter's value never holds across iterations.
+void nested_loop_body(::onnx::GraphProto& g, int depth) {
+  const auto d = std::to_string(depth);
+  g.set_name("body" + d);
+  const auto scalar = [&](const std::string& name, int type) {
+    auto* in = g.add_input();
+    in->set_name(name);
+    in->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    in->mutable_type()->mutable_tensor_type()->mutable_shape();
+  };
+  scalar("i" + d, ::onnx::TensorProto::INT64);
+  scalar("c" + d, ::onnx::TensorProto::BOOL);
+  scalar("k" + d, ::onnx::TensorProto::INT64);
+  const auto node = [&](const char* type, std::vector<std::string> in, const std::string& out) {
+    auto* n = g.add_node();
+    n->set_op_type(type);
+    for (const auto& i : in) n->add_input(i);
+    n->add_output(out);
+    return n;
+  };
+  node("Identity", {"c" + d}, "c_out" + d);
+  node("Add", {"k" + d, "one"}, "k_out" + d);
+  if (depth > 0) {
+    auto* inner = node("Loop", {"trips", "go", "zero"}, "inner" + d);
+    auto* body = inner->add_attribute();
+    body->set_name("body");
+    body->set_type(::onnx::AttributeProto::GRAPH);
+    nested_loop_body(*body->mutable_g(), depth - 1);
+  }
+  g.add_output()->set_name("c_out" + d);
+  g.add_output()->set_name("k_out" + d);
+}
+
+TEST(onnx, nested_loops_whose_carried_values_change_are_propagated_in_linear_work) {
+  // Each body's counter is tried with its starting value and again without it: without the layer budget,
+  // 60 nested Loops would take 2^60 propagations.
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& g = *m.mutable_graph();
+  auto* x = g.add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  for (const int dim : {1, 3}) x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(dim);
+  const auto constant = [&](const char* name, int type, std::int64_t v) {
+    auto* t = g.add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    if (type == ::onnx::TensorProto::INT64) t->add_int64_data(v);
+    else t->add_int32_data(static_cast<std::int32_t>(v));
+  };
+  constant("trips", ::onnx::TensorProto::INT64, 2);
+  constant("zero", ::onnx::TensorProto::INT64, 0);
+  constant("one", ::onnx::TensorProto::INT64, 1);
+  constant("go", ::onnx::TensorProto::BOOL, 1);
+  auto* pass = g.add_node();
+  pass->set_op_type("Identity");
+  pass->add_input("x");
+  pass->add_output("x_out");
+  auto* loop = g.add_node();
+  loop->set_op_type("Loop");
+  loop->add_input("trips");
+  loop->add_input("go");
+  loop->add_input("zero");
+  loop->add_output("count");
+  auto* body = loop->add_attribute();
+  body->set_name("body");
+  body->set_type(::onnx::AttributeProto::GRAPH);
+  nested_loop_body(*body->mutable_g(), 60);
+  g.add_output()->set_name("x_out");
+  g.add_output()->set_name("count");
+  const auto text = m.SerializeAsString();
+  const auto model = onnx::read(std::as_bytes(std::span(text.data(), text.size())), "nested_loops");
+  const auto r = model::check_batch(model, {.batch = dimension(4)});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << r.summary_line();
+}
+
 TEST(onnx, a_node_not_covered_takes_what_its_subgraph_reads_as_inputs) {
   // Of another domain, the Loop is not covered: the layer it becomes still reads x, as its body does, so
   // what depends on the batch is seen to.

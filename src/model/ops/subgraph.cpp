@@ -217,10 +217,15 @@ std::shared_ptr<const propagation> iterate_shapes(body_run& run) {
 
 /// iterate_shapes, with the values a back edge feeds: a fed-back Parameter starts with its input's values,
 /// which hold at every iteration when the body gives the same values back (by induction); where it does
-/// not, the body is propagated again without them.
+/// not, the body is propagated again without them (each try drops at least one, and none is tried once
+/// the layer budget is spent).
 std::shared_ptr<const propagation> iterate(body_run& run) {
   const graph& body = run.sub->network;
   for (;;) {
+    // Out of budget, no second try: nested bodies would each multiply the work (the budget's promise).
+    if (budget_used >= layer_budget)
+      for (const auto& e : run.sub->back_edges)
+        if (auto& given = run.given[body_index(body, e.to_layer)]) given->value.reset();
     auto start = run.given;  // iterate_shapes widens what it is given: a second try starts afresh
     auto p = iterate_shapes(run);
     bool held = true;
