@@ -778,8 +778,15 @@ graph detail::graph_builder::build() {
   texts->specs = std::move(layers_);
   layers_.clear();
   const auto& specs = texts->specs;
+  // One text per opset a layer names (a handful), which the layers view: reserved, so none moves.
   texts->versions.reserve(specs.size());
-  for (const auto& spec : specs) texts->versions.push_back(fmt::format("opset{}", spec.opset));
+  std::vector<std::size_t> version_of(specs.size());
+  for (std::size_t index = 0; index < specs.size(); ++index) {
+    const auto text = "opset" + std::to_string(specs[index].opset);
+    const auto known = std::find(texts->versions.begin(), texts->versions.end(), text);
+    version_of[index] = static_cast<std::size_t>(known - texts->versions.begin());
+    if (known == texts->versions.end()) texts->versions.push_back(text);
+  }
 
   graph g;
   g.format_ = format_;
@@ -802,7 +809,7 @@ graph detail::graph_builder::build() {
     l.id = spec.id;
     l.name = spec.name;
     l.type = spec.type;
-    l.version = texts->versions[index];
+    l.version = texts->versions[version_of[index]];
     l.opset = spec.opset;
     l.byte = spec.byte;
     l.body = spec.body;

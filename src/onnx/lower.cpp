@@ -25,7 +25,10 @@ std::string node_name(const ::onnx::NodeProto& n) {
 
 std::string list(std::span<const std::int64_t> v) {
   std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += fmt::format("{}{}", i == 0 ? "" : ",", v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i != 0) s += ',';
+    s += std::to_string(v[i]);
+  }
   return s;
 }
 std::string list(const std::vector<std::int64_t>& v) { return list(std::span<const std::int64_t>(v)); }
@@ -102,7 +105,8 @@ std::optional<std::vector<std::int64_t>> node_context::constant_ints(std::size_t
   const auto* k = g_.find(node_.input(static_cast<int>(i)));
   if (k == nullptr || k->constant == nullptr) return std::nullopt;
   const auto& t = *k->constant;
-  const auto bytes = g_.tensor_bytes(t, fmt::format("input {} of node '{}'", i, node_name(node_)));
+  const auto data = g_.tensor_bytes(t, [&] { return fmt::format("input {} of node '{}'", i, node_name(node_)); });
+  const auto bytes = data.bytes;
   std::vector<std::int64_t> out;
   const auto read = [&]<class T>(T) {
     for (std::size_t p = 0; p + sizeof(T) <= bytes.size(); p += sizeof(T)) {
@@ -142,9 +146,11 @@ std::optional<source> node_context::constant_as(std::size_t i, const std::vector
   if (count != want) return std::nullopt;
   const auto type = element_of(k->constant->data_type());
   if (!type) return std::nullopt;
+  if (const auto view = g_.constant_view(k->at, dims, node_name(node_))) return view;
   const bool small = count <= model::detail::max_value_elements;  // what a rule may read
-  const auto bytes = g_.tensor_bytes(*k->constant, fmt::format("input {} of node '{}'", i, node_name(node_)), small);
-  return g_.constant_bytes(*type, dims, bytes, node_name(node_));
+  const auto data =
+      g_.tensor_bytes(*k->constant, [&] { return fmt::format("input {} of node '{}'", i, node_name(node_)); }, small);
+  return g_.constant_bytes(*type, dims, data.bytes, node_name(node_));
 }
 
 std::optional<std::size_t> node_context::rank(std::size_t i) const {

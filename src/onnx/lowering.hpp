@@ -31,6 +31,20 @@ using model::source;
 
 class graph_lowering;
 
+/// A tensor's data as raw little-endian bytes: a view of the parsed model's raw_data when it has one (no
+/// copy), else bytes converted from the typed fields or read from an external file, owned here. Moving
+/// keeps `bytes` valid (a vector's move keeps its buffer); copying would not, so there is none.
+struct tensor_data {
+  std::vector<std::byte> owned;
+  std::span<const std::byte> bytes;
+
+  tensor_data() = default;
+  tensor_data(tensor_data&&) noexcept = default;
+  tensor_data& operator=(tensor_data&&) noexcept = default;
+  tensor_data(const tensor_data&) = delete;
+  tensor_data& operator=(const tensor_data&) = delete;
+};
+
 /// One node being lowered: its inputs (as layer outputs), attributes and version, and the layers it adds.
 class node_context {
  public:
@@ -178,6 +192,9 @@ class graph_lowering {
   /// A Const of raw little-endian bytes.
   source constant_bytes(element_type type, std::span<const std::int64_t> dims, std::span<const std::byte> bytes,
                         const std::string& name);
+  /// A Const of shape `dims` over the bytes the Const `of` already holds (the same element count), so
+  /// that giving an initializer another shape copies nothing; nullopt when `of` is not such a Const.
+  std::optional<source> constant_view(source of, std::span<const std::int64_t> dims, const std::string& name);
   /// Lowers a graph's nodes (and, for a subgraph, its initializers) into the graph being built. At the
   /// top level the layer that computes a node's first output takes the node's index as its id; the other
   /// layers a node adds are auxiliary.
@@ -189,8 +206,10 @@ class graph_lowering {
   [[nodiscard]] int opset() const noexcept { return opset_; }
   [[nodiscard]] model::detail::graph_builder& builder() noexcept { return b_; }
   /// Checks that a tensor's data (raw_data, its typed fields, or its external file) is as long as its shape
-  /// and type say; with `read`, returns the data as raw little-endian bytes (else nothing).
-  std::vector<std::byte> tensor_bytes(const ::onnx::TensorProto& t, const std::string& what, bool read = true) const;
+  /// and type say; with `read`, returns the data as raw little-endian bytes (else nothing). `what` names
+  /// the tensor in an error; it is called only then, so that reading a valid model formats no names.
+  tensor_data tensor_bytes(const ::onnx::TensorProto& t, const std::function<std::string()>& what,
+                           bool read = true) const;
   /// Finds a tensor's external data (refusing a location outside the model's directory) and returns its
   /// length; copies it into `into` when given.
   std::function<std::uint64_t(const ::onnx::TensorProto&, const std::string&, std::vector<std::byte>* into)> external;
@@ -201,6 +220,9 @@ class graph_lowering {
   std::unordered_map<std::string_view, std::size_t> declared_ranks;  // names view the ModelProto
 
  private:
+  source const_layer(element_type type, std::span<const std::int64_t> dims, std::string offset, std::string size,
+                     const std::string& name);
+
   std::string file_;
   int opset_;
   model::detail::graph_builder& b_;

@@ -3,6 +3,7 @@
 // Constant nodes Consts, nodes registry ops (lower.cpp), graph outputs Results.
 #include "reshape1/onnx.hpp"
 
+#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
 
@@ -280,43 +281,45 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
   }
 }
 
-std::vector<std::byte> graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std::string& what,
-                                                   bool read) const {
+tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std::function<std::string()>& what,
+                                        bool read) const {
   const auto type = element_of(t.data_type());
-  if (!type) fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: ONNX data type {} is not supported", file_, what, t.data_type()));
+  if (!type) fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: ONNX data type {} is not supported", file_, what(), t.data_type()));
   std::uint64_t count = 1;
   for (const auto d : t.dims()) {
-    if (d < 0) bad(file_, fmt::format("{}: dimension {} is negative", what, d));
+    if (d < 0) bad(file_, fmt::format("{}: dimension {} is negative", what(), d));
     if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count))
-      bad(file_, fmt::format("{}: more than 2^64 elements", what));
+      bad(file_, fmt::format("{}: more than 2^64 elements", what()));
   }
   const auto size = storage_size(*type, count);
-  std::vector<std::byte> out;
+  tensor_data out;
+  const auto owned = [&] {
+    out.bytes = out.owned;
+    return std::move(out);
+  };
   const auto wrong_size = [&](std::uint64_t got) {
-    bad(file_, fmt::format("{}: {} bytes of data for a {} tensor of {} elements ({} bytes)", what, got, name(*type),
+    bad(file_, fmt::format("{}: {} bytes of data for a {} tensor of {} elements ({} bytes)", what(), got, name(*type),
                            count, size));
   };
   if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
-    const auto stored = external(t, what, read ? &out : nullptr);
+    const auto stored = external(t, what(), read ? &out.owned : nullptr);
     if (stored != size) wrong_size(stored);
-    return out;
+    return owned();
   }
   if (t.has_raw_data()) {
     if (t.raw_data().size() != size) wrong_size(t.raw_data().size());
-    if (!read) return out;
-    out.resize(size);
-    std::memcpy(out.data(), t.raw_data().data(), size);
+    if (read) out.bytes = std::as_bytes(std::span(t.raw_data().data(), t.raw_data().size()));
     return out;
   }
   const auto fill = [&](const auto& field, auto convert) {
     if (static_cast<std::uint64_t>(field.size()) != count)
-      bad(file_, fmt::format("{}: {} values for a tensor of {} elements", what, field.size(), count));
+      bad(file_, fmt::format("{}: {} values for a tensor of {} elements", what(), field.size(), count));
     if (!read) return;
-    out.resize(size);  // only now: the field holds count values, so size is no larger than the file
+    out.owned.resize(size);  // only now: the field holds count values, so size is no larger than the file
     const std::size_t width = count == 0 ? 0 : size / count;
     for (std::size_t k = 0; k < count; ++k) {
       const auto v = convert(field.Get(static_cast<int>(k)));
-      std::memcpy(out.data() + k * width, &v, width);
+      std::memcpy(out.owned.data() + k * width, &v, width);
     }
   };
   switch (*type) {
@@ -333,9 +336,9 @@ std::vector<std::byte> graph_lowering::tensor_bytes(const ::onnx::TensorProto& t
     case element_type::i8: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::int8_t>(v); }); break;
     case element_type::u8:
     case element_type::boolean: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::uint8_t>(v); }); break;
-    default: fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: element type {} is not supported", file_, what, name(*type)));
+    default: fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: element type {} is not supported", file_, what(), name(*type)));
   }
-  return out;
+  return owned();
 }
 
 source graph_lowering::constant_bytes(element_type type, std::span<const std::int64_t> dims,
@@ -347,12 +350,34 @@ source graph_lowering::constant_bytes(element_type type, std::span<const std::in
   const bool kept = count <= static_cast<std::uint64_t>(model::detail::max_value_elements);
   const auto offset = weights_.size();
   if (kept) weights_.insert(weights_.end(), bytes.begin(), bytes.end());
+  return const_layer(type, dims, std::to_string(kept ? offset : 0), std::to_string(kept ? bytes.size() : 0), name);
+}
+
+std::optional<source> graph_lowering::constant_view(source of, std::span<const std::int64_t> dims,
+                                                    const std::string& name) {
+  const auto& l = b_.at(of.layer);
+  if (l.type != "Const" || l.outputs.empty() || !l.outputs[0].type) return std::nullopt;
+  const std::string* offset = nullptr;
+  const std::string* size = nullptr;
+  for (const auto& [key, value] : l.attributes) {
+    if (key == "offset") offset = &value;
+    if (key == "size") size = &value;
+  }
+  if (offset == nullptr || size == nullptr) return std::nullopt;
+  return const_layer(*l.outputs[0].type, dims, *offset, *size, name);
+}
+
+source graph_lowering::const_layer(element_type type, std::span<const std::int64_t> dims, std::string offset,
+                                   std::string size, const std::string& name) {
   std::string shape_text;
-  for (std::size_t i = 0; i < dims.size(); ++i) shape_text += fmt::format("{}{}", i == 0 ? "" : ",", dims[i]);
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i != 0) shape_text += ',';
+    shape_text += std::to_string(dims[i]);
+  }
   node_context::attributes a{{"element_type", std::string(reshape1::name(type))},
-                             {"shape", shape_text},
-                             {"offset", fmt::format("{}", kept ? offset : 0)},
-                             {"size", fmt::format("{}", kept ? bytes.size() : 0)}};
+                             {"shape", std::move(shape_text)},
+                             {"offset", std::move(offset)},
+                             {"size", std::move(size)}};
   const auto s = add("Const", 1, {}, std::move(a), 1, name);
   b_.at(s.layer).attributes.emplace_back("onnx_constant", "true");
   auto& out = b_.at(s.layer).outputs[0];
@@ -375,8 +400,8 @@ source graph_lowering::constant(const ::onnx::TensorProto& t, const std::string&
     if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) break;
     small = small && count <= static_cast<std::uint64_t>(model::detail::max_value_elements);
   }
-  const auto bytes = tensor_bytes(t, fmt::format("tensor '{}'", name), small);
-  return constant_bytes(*type, std::span(t.dims().data(), static_cast<std::size_t>(t.dims_size())), bytes, name);
+  const auto data = tensor_bytes(t, [&] { return fmt::format("tensor '{}'", name); }, small);
+  return constant_bytes(*type, std::span(t.dims().data(), static_cast<std::size_t>(t.dims_size())), data.bytes, name);
 }
 
 }  // namespace detail
@@ -528,10 +553,35 @@ void parse(std::span<const std::byte> bytes, const std::string& file, ::onnx::Mo
   if (!m.has_graph()) bad(file, "not an ONNX model: it has no graph");
 }
 
+/// About how many bytes the top graph's kept tensors (initializers and Constant values small enough for a
+/// rule to read) take: the weights vector is sized once rather than copied each time it grows.
+std::size_t kept_bytes(const ::onnx::GraphProto& g) {
+  std::size_t total = 0;
+  const auto add = [&](const ::onnx::TensorProto& t) {
+    std::uint64_t count = 1;
+    for (const auto d : t.dims())
+      if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) return;
+    if (count > static_cast<std::uint64_t>(model::detail::max_value_elements)) return;
+    total += t.has_raw_data() ? t.raw_data().size() : static_cast<std::size_t>(count) * 8;
+  };
+  for (const auto& t : g.initializer()) add(t);
+  for (const auto& n : g.node())
+    if (n.op_type() == "Constant")
+      for (const auto& a : n.attribute())
+        if (a.has_t()) add(a.t());
+  return total;
+}
+
 model::graph read_model(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory) {
-  ::onnx::ModelProto m;
-  parse(bytes, file, m);
-  return detail::lower(m, file, directory, nullptr);
+  // The parsed model lives only as long as the lowering: in an arena, its many small messages and strings
+  // are allocated in a few blocks and freed at once (about a fifth of reading a model of small tensors).
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = std::clamp<std::size_t>(bytes.size() / 2, 4096, std::size_t{1} << 24);
+  options.max_block_size = std::size_t{1} << 24;
+  google::protobuf::Arena arena(options);
+  auto* m = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
+  parse(bytes, file, *m);
+  return detail::lower(*m, file, directory, nullptr);
 }
 
 }  // namespace
@@ -546,6 +596,7 @@ model::graph detail::lower(const ::onnx::ModelProto& m, const std::string& file,
   for (const auto& o : m.opset_import())
     if (!o.domain().empty() && o.domain() != "ai.onnx") r.domains[o.domain()] = static_cast<int>(o.version());
   graph_builder b(model::model_format::onnx, static_cast<int>(m.ir_version()), m.graph().name(), file);
+  r.weights.reserve(kept_bytes(m.graph()));
   r.lower_graph(m.graph(), b, true);
   auto weights = std::make_shared<std::vector<std::byte>>(std::move(r.weights));
   b.weights(weights, std::span<const std::byte>(*weights));
