@@ -36,30 +36,35 @@ struct holder {
   bool constant_node = false;
 };
 
-/// The int64 or int32 values of a pattern tensor, from raw_data or the typed field.
-std::optional<std::vector<std::int64_t>> values_of(const ::onnx::TensorProto& t) {
-  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) return std::nullopt;
-  std::vector<std::int64_t> v;
-  if (t.data_type() == ::onnx::TensorProto::INT64) {
-    if (t.has_raw_data()) {
-      v.resize(t.raw_data().size() / 8);
-      std::memcpy(v.data(), t.raw_data().data(), v.size() * 8);
-    } else {
-      v.assign(t.int64_data().begin(), t.int64_data().end());
+/// The values of an int64 or int32 pattern tensor from the bytes the reader made of it (raw little-endian,
+/// whether the file holds them in raw_data, the typed field or an external file); nullopt when it kept
+/// none (a tensor too large for a rule to read) or the tensor has another type.
+std::optional<std::vector<std::int64_t>> values_of(const ::onnx::TensorProto& t, std::span<const std::byte> bytes) {
+  std::uint64_t count = 1;
+  for (const auto d : t.dims())
+    if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) return std::nullopt;
+  const auto read = [&]<class T>(T) -> std::optional<std::vector<std::int64_t>> {
+    if (count * sizeof(T) != bytes.size()) return std::nullopt;
+    std::vector<std::int64_t> v(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      T x;
+      std::memcpy(&x, bytes.data() + k * sizeof(T), sizeof(T));
+      v[k] = x;
     }
     return v;
-  }
-  if (t.data_type() == ::onnx::TensorProto::INT32) {
-    if (t.has_raw_data()) {
-      std::vector<std::int32_t> w(t.raw_data().size() / 4);
-      std::memcpy(w.data(), t.raw_data().data(), w.size() * 4);
-      v.assign(w.begin(), w.end());
-    } else {
-      v.assign(t.int32_data().begin(), t.int32_data().end());
-    }
-    return v;
-  }
+  };
+  if (t.data_type() == ::onnx::TensorProto::INT64) return read(std::int64_t{});
+  if (t.data_type() == ::onnx::TensorProto::INT32) return read(std::int32_t{});
   return std::nullopt;
+}
+
+/// A tensor held in an external file, written into the model itself (raw_data) from the bytes the reader
+/// read: the fixed model holds a rewritten tensor, and the data file stays as it is for the tensors that
+/// are not rewritten (and for the original model, which may share it).
+void write_inline(::onnx::TensorProto& t, std::span<const std::byte> bytes) {
+  t.clear_external_data();
+  t.set_data_location(::onnx::TensorProto::DEFAULT);
+  t.set_raw_data(bytes.data(), bytes.size());
 }
 
 void set_value(::onnx::TensorProto& t, std::size_t element, std::int64_t value) {
@@ -216,9 +221,10 @@ class onnx_fixer {
     const std::string held(origin.holder->name);
     auto h = holder_of(held);
     if (!h) return no(fmt::format("pattern[{}] is held by '{}', which is not a top-level tensor", element, held));
-    auto values = values_of(*h->tensor);
+    const auto bytes = g.const_bytes(*origin.holder);
+    const auto values = values_of(*h->tensor, bytes);
     if (!values || origin.index >= values->size())
-      return no(fmt::format("'{}' is not an int64 or int32 tensor held in the file (external data is not rewritten)", held));
+      return no(fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", held));
     // The node that reads the tensor: the Reshape, or the Concat on the way.
     const auto* consumer = origin.consumer == nullptr ? reshape : origin.consumer;
     if (consumer->auxiliary || consumer->id < 0 || consumer->id >= model_.graph().node_size())
@@ -248,6 +254,8 @@ class onnx_fixer {
       for (const auto& x : v) parts.push_back(x ? std::to_string(*x) : std::string("?"));
       return fmt::format("[{}]", fmt::join(parts, ","));
     };
+    const bool external = h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL;
+    if (external) write_inline(*h->tensor, bytes);
     const auto old_pattern = text(pattern);
     pattern[element] = new_value;
     const auto old_value = (*values)[origin.index];
@@ -262,9 +270,10 @@ class onnx_fixer {
     c.element = origin.index;
     c.old_value = old_value;
     c.new_value = new_value;
-    c.why = fmt::format("pattern[{}] wrote the declared batch {}; {} ({} '{}'{})", element, old_value,
+    c.why = fmt::format("pattern[{}] wrote the declared batch {}; {} ({} '{}'{}{})", element, old_value,
                         new_value == 0 ? "0 copies the batch" : "-1 infers it", h->constant_node ? "Constant" : "initializer",
-                        h->name, origin.through != nullptr ? fmt::format(", through Concat '{}'", origin.through->name) : "");
+                        h->name, origin.through != nullptr ? fmt::format(", through Concat '{}'", origin.through->name) : "",
+                        external ? ", now written in the model rather than its external data" : "");
     report.changes.push_back(std::move(c));
   }
 
@@ -340,6 +349,20 @@ class onnx_fixer {
     };
     for (auto& v : *graph.mutable_output()) update(v, "output");
     for (auto& v : *graph.mutable_value_info()) update(v, "value_info");
+    // An If's branches are lowered into the graph itself, so their tensors were propagated too; a Loop's or
+    // Scan's body is a graph of its own, whose declared dims are left as they are.
+    const auto branches = [&](auto& self, ::onnx::GraphProto& in) -> void {
+      for (auto& node : *in.mutable_node()) {
+        if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
+        for (auto& a : *node.mutable_attribute()) {
+          if (!a.has_g()) continue;
+          for (auto& v : *a.mutable_g()->mutable_output()) update(v, "branch output");
+          for (auto& v : *a.mutable_g()->mutable_value_info()) update(v, "branch value_info");
+          self(self, *a.mutable_g());
+        }
+      }
+    };
+    branches(branches, graph);
     return changed;
   }
 

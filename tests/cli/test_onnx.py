@@ -27,7 +27,7 @@ answers = {"allowzero_copy": (0, "yes"), "allowzero_literal": (1, "no"), "consta
            "shared_initializer": (1, "no"), "computed_pattern": (0, "yes"), "if_branches": (1, "no"),
            "loop_body": (0, "yes"), "loop_scan": (0, "yes"), "loop_reshape": (1, "no"), "scan_sum": (0, "yes"),
            "qdq_pair": (0, "yes"), "com_microsoft": (4, "cannot_tell"),
-           "external_data": (0, "yes"), "initializers_as_inputs": (1, "no"),
+           "external_data": (0, "yes"), "external_pattern": (1, "no"), "initializers_as_inputs": (1, "no"),
            "leading_one_right": (1, "no"), "concat_pattern": (1, "no"), "allowzero_pinned": (1, "no")}
 for name, (code, verdict) in answers.items():
     rc, out, err = run(FIXTURES / f"{name}.onnx", "--batch", "4", "--json")
@@ -123,5 +123,17 @@ with tempfile.TemporaryDirectory() as tmp:
           (FIXTURES / "external_shape.bin").read_bytes() if out.exists() else False, "")
     rc, stdout, err = run(out, "--batch", "3", "--quiet")
     check("fix with external data: the output reads", (rc, stdout) == (0, "reshapes to batch 3: yes\n"), f"{rc} {stdout} {err}")
+
+# fix a pattern held in external data: rewritten inside the fixed model, which then needs no data file.
+with tempfile.TemporaryDirectory() as tmp:
+    out = pathlib.Path(tmp) / "fixed.onnx"
+    rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "external_pattern.onnx"), "-o", str(out)])
+    check("fix of an external pattern: written", rc == 0 and out.exists() and
+          "now written in the model rather than its external data" in stdout, f"{rc} {stdout} {err}")
+    check("fix of an external pattern: no data file needed", not (pathlib.Path(tmp) / "external_shape.bin").exists(),
+          str(list(pathlib.Path(tmp).iterdir())))
+    rc, stdout, err = run(out, "--batch", "3", "--quiet")
+    check("fix of an external pattern: the output reads", (rc, stdout) == (0, "reshapes to batch 3: yes\n"),
+          f"{rc} {stdout} {err}")
 
 results.finish()

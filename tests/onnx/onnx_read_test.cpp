@@ -87,6 +87,7 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"qdq_pair", model::batch_verdict::yes, ""},
                       expected{"com_microsoft", model::batch_verdict::cannot_tell, "cannot_tell gelu"},
                       expected{"external_data", model::batch_verdict::yes, ""},
+                      expected{"external_pattern", model::batch_verdict::no, "swallows_batch flat"},
                       expected{"initializers_as_inputs", model::batch_verdict::no, "swallows_batch flat"},
                       expected{"concat_pattern", model::batch_verdict::no, "swallows_batch flat"},
                       expected{"allowzero_pinned", model::batch_verdict::no, "fails flat"},
@@ -447,10 +448,10 @@ TEST(onnx, refuses_external_data_shorter_than_its_tensor) {
   auto bytes = fixture_bytes("external_data");
   ::onnx::ModelProto m;
   ASSERT_TRUE(m.ParseFromString(bytes));
-  m.mutable_graph()->mutable_initializer(0)->mutable_external_data(1)->set_value("8");
+  m.mutable_graph()->mutable_initializer(0)->mutable_external_data(1)->set_value("24");
   const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), (fixtures / "m.onnx").string()); },
                            errc::bad_file);
-  EXPECT_NE(msg.find("reads 16 bytes at byte 8, past the end of the file (16 bytes)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("reads 16 bytes at byte 24, past the end of the file (32 bytes)"), std::string::npos) << msg;
 }
 
 TEST(onnx, read_any_tells_the_formats_apart_by_content) {
@@ -668,6 +669,73 @@ TEST(onnx_fix, a_shared_initializer_is_cloned_for_the_reshape_that_needs_it) {
   EXPECT_EQ(r.changes[1].tensor, "pattern");  // its only reader left is the second Reshape
   EXPECT_FALSE(r.changes[1].cloned_from);
   EXPECT_EQ(r.changes[0].new_pattern, "[0,3,2]");
+}
+
+TEST(onnx_fix, a_pattern_in_external_data_is_written_into_the_fixed_model) {
+  const auto bytes = fixture_bytes("external_pattern");
+  // Named as if it lay in tests/data/onnx, beside its data file.
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), (fixtures / "external_pattern.onnx").string());
+  ASSERT_TRUE(r.fixed);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].old_pattern, "[1,-1]");
+  EXPECT_EQ(r.changes[0].new_pattern, "[0,-1]");
+  EXPECT_NE(r.changes[0].why.find("now written in the model rather than its external data"), std::string::npos)
+      << r.changes[0].why;
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  const auto& t = fixed.graph().initializer(0);
+  EXPECT_NE(t.data_location(), ::onnx::TensorProto::EXTERNAL);
+  EXPECT_EQ(t.external_data_size(), 0);
+  ASSERT_EQ(t.raw_data().size(), 16u);
+  std::int64_t v[2];
+  std::memcpy(v, t.raw_data().data(), 16);
+  EXPECT_EQ(v[0], 0);
+  EXPECT_EQ(v[1], -1);
+  // Read anywhere: the fixed model needs no data file any more.
+  const auto again = model::check_batch(read_bytes(r.model, "/nonexistent/fixed.onnx"), {.batch = dimension(4)});
+  EXPECT_EQ(again.summary.verdict(), model::batch_verdict::yes) << again.summary_line();
+}
+
+TEST(onnx_fix, the_declared_dims_of_if_branches_follow_the_batch) {
+  // Each branch declares its output and a tensor inside it at batch 1.
+  const auto branch = [](const char* name, const char* op) {
+    return fmt::format(R"(
+      name: "{0}" node {{ name: "{0}_a" op_type: "{1}" input: ["x"] output: ["{0}_t"] }}
+      node {{ name: "{0}_b" op_type: "Neg" input: ["{0}_t"] output: ["{0}_out"] }}
+      value_info {{ name: "{0}_t" type {{ tensor_type {{ elem_type: 1 shape {{ dim {{ dim_value: 1 }} dim {{ dim_value: 3 }} }} }} }} }}
+      output {{ name: "{0}_out" type {{ tensor_type {{ elem_type: 1 shape {{ dim {{ dim_value: 1 }} dim {{ dim_value: 3 }} }} }} }} }})",
+                       name, op);
+  };
+  const auto text = fmt::format(R"(
+    ir_version: 8 opset_import {{ domain: "" version: 13 }}
+    graph {{
+      name: "branches"
+      input {{ name: "x" type {{ tensor_type {{ elem_type: 1 shape {{ dim {{ dim_value: 1 }} dim {{ dim_value: 3 }} }} }} }} }}
+      input {{ name: "flag" type {{ tensor_type {{ elem_type: 9 shape {{ }} }} }} }}
+      node {{ name: "choose" op_type: "If" input: ["flag"] output: ["y"]
+        attribute {{ name: "then_branch" type: GRAPH g {{ {} }} }}
+        attribute {{ name: "else_branch" type: GRAPH g {{ {} }} }} }}
+      output {{ name: "y" type {{ tensor_type {{ elem_type: 1 shape {{ dim {{ dim_value: 1 }} dim {{ dim_value: 3 }} }} }} }} }}
+    }})",
+                                branch("then", "Relu"), branch("else", "Abs"));
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m));
+  const auto bytes = m.SerializeAsString();
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "branches.onnx");
+  ASSERT_TRUE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  const auto freed = fmt::format("{}", fmt::join(r.freed, "; "));
+  for (const auto* want : {"input 'x' dimension 0", "output 'y' dimension 0", "branch output 'then_out' dimension 0",
+                           "branch value_info 'then_t' dimension 0", "branch output 'else_out' dimension 0",
+                           "branch value_info 'else_t' dimension 0"})
+    EXPECT_NE(freed.find(want), std::string::npos) << want << " in " << freed;
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  for (const auto& a : fixed.graph().node(0).attribute()) {
+    EXPECT_EQ(a.g().output(0).type().tensor_type().shape().dim(0).dim_param(), "N") << a.name();
+    EXPECT_EQ(a.g().value_info(0).type().tensor_type().shape().dim(0).dim_param(), "N") << a.name();
+    EXPECT_EQ(a.g().output(0).type().tensor_type().shape().dim(1).dim_value(), 3) << a.name();
+  }
 }
 
 TEST(onnx_fix, refuses_what_it_cannot_prove_and_writes_nothing) {
