@@ -98,6 +98,35 @@ std::size_t uses(const ::onnx::GraphProto& g, const std::string& name) {
   return n;
 }
 
+/// One planned rewrite, kept as data: element `index` of `tensor` (an initializer or a Constant node's
+/// value) becomes `value` where node `reader` (the Reshape, or the Concat on the way) reads it at `port`.
+/// Each round applies the plans kept so far to a copy of the original, in the order they were made, so a
+/// plan the checks reject is taken back by leaving it out.
+struct edit {
+  std::int64_t reshape = 0;  ///< the Reshape node's index
+  std::size_t element = 0;   ///< the pattern element the plan sets
+  std::string tensor;
+  std::int64_t reader = 0;
+  std::size_t port = 0;
+  std::size_t index = 0;
+  std::int64_t old_value = 0, value = 0;
+  std::vector<std::byte> external;  ///< the tensor's bytes when an external file holds them: written inline
+  std::string old_pattern, new_pattern, why;
+};
+
+/// A value a Reshape's pattern element could take, and why.
+struct alternative {
+  std::size_t element = 0;
+  std::int64_t value = 0;
+  std::string why;
+};
+
+std::string pattern_text(const std::vector<std::optional<std::int64_t>>& v) {
+  std::vector<std::string> parts;
+  for (const auto& x : v) parts.push_back(x ? std::to_string(*x) : std::string("?"));
+  return fmt::format("[{}]", fmt::join(parts, ","));
+}
+
 class onnx_fixer {
  public:
   onnx_fixer(std::span<const std::byte> bytes, const fs::path& file, const fix_options& options)
@@ -107,35 +136,34 @@ class onnx_fixer {
       fail(errc::invalid_argument, {},
            fmt::format("{}: an empty name for the batch's dim_param", model::detail::spell(model::detail::option::batch_name)),
            fmt::format("give a name, e.g. {}", model::detail::spell(model::detail::option::batch_name, {}, "N")));
-    detail::parse_model(bytes, file.string(), model_);
+    detail::parse_model(bytes, file.string(), original_);
   }
 
   fix_report run() {
     fix_report report;
     // Rounds: a Reshape downstream of one that breaks the batch is only judged once that one is fixed
-    // (a channel shuffle's second Reshape), so each round rewrites what the last one found, until a
-    // round finds nothing new. Each round rewrites at least one element, and an element only once.
-    std::set<std::pair<std::int64_t, std::size_t>> attempted;
-    std::vector<model::batch_report> before, last;
+    // (a channel shuffle's second Reshape), so each round plans for the Reshapes the checks name. A
+    // Reshape still named with its plan applied loses the plan, and the next round tries its next
+    // alternative (0, then -1; or -1 at each element of a pattern that folds the batch). Every round
+    // adds or drops a plan, and each alternative is tried once: the rounds end.
+    std::vector<edit> edits;
+    std::vector<model::batch_report> before;
     for (bool first = true;; first = false) {
-      const auto g = detail::lower(model_, file_.string(), file_.parent_path(), nullptr);
-      last.clear();
+      auto [m, changes, stale] = apply(edits);
+      bool changed = !stale.empty();
+      for (auto k = stale.rbegin(); k != stale.rend(); ++k) edits.erase(edits.begin() + static_cast<std::ptrdiff_t>(*k));
+      if (changed) continue;  // a plan named a copy that a dropped plan made: planned again on what is left
+      const auto g = detail::lower(m, file_.string(), file_.parent_path(), nullptr);
+      std::vector<model::batch_report> last;
       for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b}));
       if (first) before = last;
-      std::map<std::pair<std::int64_t, std::size_t>, const model::batch_finding*> wanted;
       report.refusals.clear();
+      std::map<std::int64_t, const model::batch_finding*> named;  // top-level Reshapes a check names
       for (const auto& r : last)
         for (const auto& f : r.findings) {
-          if (f.pattern_index && f.within.empty() && f.id >= 0 && f.id < model_.graph().node_size() &&
-              model_.graph().node(static_cast<int>(f.id)).op_type() == "Reshape") {
-            const std::pair key(f.id, *f.pattern_index);
-            if (!attempted.contains(key)) {
-              wanted.emplace(key, &f);
-            } else {
-              const auto why = why_not_.find(key);
-              refuse(report, f, why != why_not_.end() ? why->second
-                                                      : fmt::format("rewriting pattern[{}] left it: {}", key.second, f.what));
-            }
+          if (f.within.empty() && f.id >= 0 && f.id < m.graph().node_size() &&
+              m.graph().node(static_cast<int>(f.id)).op_type() == "Reshape" && (f.pattern_index || f.issue == model::batch_issue::fails)) {
+            named.emplace(f.id, &f);
           } else if (f.issue != model::batch_issue::scales_with_batch) {
             refuse(report, f,
                    !f.pattern_index ? fmt::format("{}: {}", model::name(f.issue), f.what)
@@ -145,11 +173,49 @@ class onnx_fixer {
                                      f.within.front().type, f.within.front().name));
           }
         }
-      if (wanted.empty()) break;
-      const auto p = model::propagate(g);
-      for (const auto& [key, f] : wanted) {
-        attempted.insert(key);
-        rewrite(report, g, p, key.first, key.second, *f);
+      // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
+      // a pattern that folds the batch waits for a later round. A pattern element that writes the declared
+      // batch is the Reshape's own doing, and is planned at once.
+      const auto layers = g.layers();
+      const auto at = [&](std::int64_t id) { return static_cast<std::size_t>(g.find(id) - layers.data()); };
+      std::vector<char> named_here(layers.size(), 0), after(layers.size(), 0);
+      for (const auto& [id, f] : named) named_here[at(id)] = 1;
+      for (const auto i : g.order())
+        for (const auto& src : layers[i].sources)
+          if (src && (after[src->layer] || named_here[src->layer])) after[i] = 1;
+      std::optional<model::propagation> p;
+      std::vector<const model::batch_finding*> waiting;
+      for (const auto& [id, f] : named) {
+        const auto reshape = id;  // clang 14 (the fuzz preset) cannot capture a structured binding
+        const bool waits = after[at(id)] != 0;
+        const auto active = std::find_if(edits.begin(), edits.end(), [reshape](const edit& e) { return e.reshape == reshape; });
+        if (active != edits.end() || (waits && !f->pattern_index)) {
+          if (waits) {
+            waiting.push_back(f);
+            continue;
+          }
+          why_not_[id] = fmt::format("rewriting pattern[{}] to {} left it: {}", active->element, active->value, f->what);
+          ++tried_[id];
+          edits.erase(active);
+          changed = true;
+          continue;
+        }
+        if (!p) p = model::propagate(g);
+        if (auto e = plan(g, *p, m, id, *f)) {
+          edits.push_back(std::move(*e));
+          changed = true;
+        } else {
+          refuse(report, *f, why_not_[id]);
+        }
+      }
+      if (!changed)
+        for (const auto* f : waiting)
+          refuse(report, *f, why_not_[f->id].empty() ? std::string("it comes after a Reshape that fix could not rewrite")
+                                                     : why_not_[f->id]);
+      if (!changed) {
+        report.changes = std::move(changes);
+        model_ = std::move(m);
+        break;
       }
     }
     // The declared dims follow the rewritten model: where its tensors hold the batch now.
@@ -187,9 +253,9 @@ class onnx_fixer {
     report.refusals.push_back({f.id, f.name, f.type, std::move(reason), f.within});
   }
 
-  /// The initializer or Constant node behind a node input, if any.
-  std::optional<holder> holder_of(const std::string& name) {
-    auto& g = *model_.mutable_graph();
+  /// The initializer or Constant node of `m`'s top graph that holds the tensor `name`, if any.
+  static std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name) {
+    auto& g = *m.mutable_graph();
     for (auto& t : *g.mutable_initializer())
       if (t.name() == name) return holder{&t, name, false};
     for (auto& n : *g.mutable_node())
@@ -199,19 +265,121 @@ class onnx_fixer {
     return std::nullopt;
   }
 
-  void rewrite(fix_report& report, const model::graph& g, const model::propagation& p, std::int64_t index,
-               std::size_t element, const model::batch_finding& f) {
-    auto& node = *model_.mutable_graph()->mutable_node(static_cast<int>(index));
-    const auto no = [&](std::string why) { why_not_[{index, element}] = std::move(why); };
+  /// The original with `edits` applied in order, what each did, and the edits that could not apply (their
+  /// tensor was a copy that an edit since dropped had made).
+  std::tuple<::onnx::ModelProto, std::vector<fix_change>, std::vector<std::size_t>> apply(const std::vector<edit>& edits) const {
+    ::onnx::ModelProto m = original_;
+    std::vector<fix_change> changes;
+    std::vector<std::size_t> stale;
+    for (std::size_t k = 0; k < edits.size(); ++k) {
+      const auto& e = edits[k];
+      auto h = holder_of(m, e.tensor);
+      if (!h || e.reader >= m.graph().node_size()) {
+        stale.push_back(k);
+        continue;
+      }
+      auto& reader = *m.mutable_graph()->mutable_node(static_cast<int>(e.reader));
+      // A tensor other nodes read too is cloned for this one: they may need it as it is.
+      std::optional<std::string> cloned_from;
+      if (uses(m.graph(), h->name) > 1) {
+        auto* copy = m.mutable_graph()->add_initializer();
+        *copy = *h->tensor;
+        const auto clone_name =
+            unique_name(m, fmt::format("{}_for_{}", h->name, reader.name().empty() ? reader.output(0) : reader.name()));
+        copy->set_name(clone_name);
+        cloned_from = h->name;
+        reader.set_input(static_cast<int>(e.port), clone_name);
+        h = holder{copy, clone_name, false};
+      }
+      if (!e.external.empty()) write_inline(*h->tensor, e.external);
+      set_value(*h->tensor, e.index, e.value);
+      fix_change c;
+      c.node = e.reshape;
+      c.name = m.graph().node(static_cast<int>(e.reshape)).name();
+      if (c.name.empty() && m.graph().node(static_cast<int>(e.reshape)).output_size() > 0)
+        c.name = m.graph().node(static_cast<int>(e.reshape)).output(0);
+      c.old_pattern = e.old_pattern;
+      c.new_pattern = e.new_pattern;
+      c.tensor = h->name;
+      c.cloned_from = cloned_from;
+      c.element = e.index;
+      c.old_value = e.old_value;
+      c.new_value = e.value;
+      c.why = fmt::format("{} ({} '{}'{})", e.why, h->constant_node ? "Constant" : "initializer", h->name,
+                          e.external.empty() ? "" : ", now written in the model rather than its external data");
+      changes.push_back(std::move(c));
+    }
+    return {std::move(m), std::move(changes), std::move(stale)};
+  }
+
+  /// The next plan for the Reshape node `index` that a check names with `f`, made on the graph `g` of
+  /// the model `m` (propagated as `p`); nullopt when none is left, with the reason in why_not_.
+  std::optional<edit> plan(const model::graph& g, const model::propagation& p, ::onnx::ModelProto& m, std::int64_t index,
+                           const model::batch_finding& f) {
+    const auto& node = m.graph().node(static_cast<int>(index));
+    auto& why_not = why_not_[index];
     const auto* reshape = g.find(index);
-    if (node.input_size() < 2 || reshape == nullptr || reshape->type != "Reshape") return no("the Reshape has no shape input");
-    // The pattern as propagation knows it, and where its element comes from: the tensor itself, or a
-    // tensor a Concat (or Unsqueeze, Cast...) put into it.
+    if (node.input_size() < 2 || reshape == nullptr || reshape->type != "Reshape") {
+      why_not = "the Reshape has no shape input";
+      return std::nullopt;
+    }
+    // The pattern as propagation knows it.
     std::vector<std::optional<std::int64_t>> pattern;
     if (const auto& v = p.input(g, *reshape, 1).value; v && !v->is_real())
       for (const auto& e : v->elements) pattern.push_back(e.exact() ? std::optional(e.lo) : std::nullopt);
-    if (element >= pattern.size()) return no("its shape's values are not known");
-    const auto origin = model::detail::origin_of_element(g, p, *reshape, 1, element);
+    bool allowzero = false;
+    for (const auto& a : node.attribute()) allowzero = allowzero || (a.name() == "allowzero" && a.i() != 0);
+    const auto minus_ones = std::count(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1));
+    std::vector<alternative> alternatives;
+    if (f.pattern_index) {
+      const auto i = *f.pattern_index;
+      if (i >= pattern.size() || !pattern[i]) {
+        if (why_not.empty()) why_not = "its shape's values are not known";
+        return std::nullopt;
+      }
+      const auto declared = *pattern[i];
+      bool others_fixed = true;
+      for (std::size_t k = 0; k < pattern.size(); ++k)
+        if (k != i && (!pattern[k] || *pattern[k] < -1)) others_fixed = false;
+      if (!allowzero)
+        alternatives.push_back({i, 0, fmt::format("pattern[{}] wrote the declared batch {}; 0 copies the batch", i, declared)});
+      if (minus_ones == 0 && (allowzero || others_fixed))
+        alternatives.push_back({i, -1, fmt::format("pattern[{}] wrote the declared batch {}; -1 infers it{}", i, declared,
+                                                   allowzero ? "" : " (the pattern has no other -1 and its other elements are fixed)")});
+      if (alternatives.empty() && why_not.empty()) why_not = "allowzero=1 makes 0 a literal zero, and -1 is taken";
+    } else if (minus_ones == 0) {
+      // No element writes the batch: it is folded into another (`[6,4]` for 2 x 3 x 4). A -1 in one
+      // place may follow it; each place is tried, and the checks decide.
+      for (std::size_t i = 0; i < pattern.size(); ++i)
+        if (pattern[i] && *pattern[i] > 0)
+          alternatives.push_back({i, -1, fmt::format("pattern[{}] held {}, which folds the declared batch with other "
+                                                     "dimensions; -1 infers it at every batch",
+                                                     i, *pattern[i])});
+      if (alternatives.empty() && why_not.empty()) why_not = "no element of the pattern can follow the batch";
+    } else if (why_not.empty()) {
+      why_not = fmt::format("the -1 at pattern[{}] folds the batch together with other dimensions; keeping it apart "
+                            "would change the node's output rank",
+                            std::find(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1)) - pattern.begin());
+    }
+    for (auto& k = tried_[index]; k < alternatives.size(); ++k)
+      if (auto e = target(g, p, m, *reshape, index, pattern, alternatives[k])) return e;
+    return std::nullopt;
+  }
+
+  /// `a` as a rewrite of the tensor that holds its pattern element; nullopt (with the reason in why_not_)
+  /// when that is not a tensor of the file that fix can rewrite.
+  std::optional<edit> target(const model::graph& g, const model::propagation& p, ::onnx::ModelProto& m,
+                             const model::layer& reshape, std::int64_t index,
+                             std::vector<std::optional<std::int64_t>> pattern, const alternative& a) {
+    auto& why_not = why_not_[index];
+    const auto no = [&](std::string why) -> std::optional<edit> {
+      why_not = std::move(why);
+      return std::nullopt;
+    };
+    const auto element = a.element;
+    // Where the element comes from: the tensor itself, or a tensor a Concat (or Unsqueeze, Cast...) put
+    // into it.
+    const auto origin = model::detail::origin_of_element(g, p, reshape, 1, element);
     if (origin.holder == nullptr || origin.holder->type != "Const")
       return no(fmt::format("pattern[{}] is computed, not held in an initializer or a Constant node", element));
     const bool initializer = origin.holder->find("onnx_initializer") != nullptr;
@@ -219,69 +387,52 @@ class onnx_fixer {
       return no(fmt::format("pattern[{}] is a constant of node '{}' that is not written in the file as a tensor",
                             element, origin.holder->name));
     const std::string held(origin.holder->name);
-    auto h = holder_of(held);
+    const auto h = holder_of(m, held);
     if (!h) return no(fmt::format("pattern[{}] is held by '{}', which is not a top-level tensor", element, held));
     const auto bytes = g.const_bytes(*origin.holder);
     const auto values = values_of(*h->tensor, bytes);
     if (!values || origin.index >= values->size())
       return no(fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", held));
     // The node that reads the tensor: the Reshape, or the Concat on the way.
-    const auto* consumer = origin.consumer == nullptr ? reshape : origin.consumer;
-    if (consumer->auxiliary || consumer->id < 0 || consumer->id >= model_.graph().node_size())
+    const auto* consumer = origin.consumer == nullptr ? &reshape : origin.consumer;
+    if (consumer->auxiliary || consumer->id < 0 || consumer->id >= m.graph().node_size())
       return no(fmt::format("'{}' reaches the pattern through a layer reshape1 added", held));
-    auto& reader = *model_.mutable_graph()->mutable_node(static_cast<int>(consumer->id));
+    const auto& reader = m.graph().node(static_cast<int>(consumer->id));
     const auto port = origin.consumer == nullptr ? std::size_t{1} : origin.consumer_port;
     if (port >= static_cast<std::size_t>(reader.input_size()) || reader.input(static_cast<int>(port)) != held)
       return no(fmt::format("'{}' does not feed input {} of node '{}' as the lowering saw it", held, port, reader.name()));
-    bool allowzero = false;
-    for (const auto& a : node.attribute()) allowzero = allowzero || (a.name() == "allowzero" && a.i() != 0);
-    const bool has_infer = std::count(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1)) != 0;
-    if (allowzero && has_infer) return no("allowzero=1 makes 0 a literal zero, and -1 is taken");
-    const std::int64_t new_value = allowzero ? -1 : 0;
-    // A tensor other nodes read too is cloned for this one: they may need it as it is.
-    std::optional<std::string> cloned_from;
-    if (uses(model_.graph(), h->name) > 1) {
-      auto* copy = model_.mutable_graph()->add_initializer();
-      *copy = *h->tensor;
-      const auto clone_name = unique_name(fmt::format("{}_for_{}", h->name, reader.name().empty() ? reader.output(0) : reader.name()));
-      copy->set_name(clone_name);
-      cloned_from = h->name;
-      reader.set_input(static_cast<int>(port), clone_name);
-      h = holder{copy, clone_name, false};
-    }
-    const auto text = [](const std::vector<std::optional<std::int64_t>>& v) {
-      std::vector<std::string> parts;
-      for (const auto& x : v) parts.push_back(x ? std::to_string(*x) : std::string("?"));
-      return fmt::format("[{}]", fmt::join(parts, ","));
-    };
-    const bool external = h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL;
-    if (external) write_inline(*h->tensor, bytes);
-    const auto old_pattern = text(pattern);
-    pattern[element] = new_value;
-    const auto old_value = (*values)[origin.index];
-    set_value(*h->tensor, origin.index, new_value);
-    fix_change c;
-    c.node = index;
-    c.name = f.name;
-    c.old_pattern = old_pattern;
-    c.new_pattern = text(pattern);
-    c.tensor = h->name;
-    c.cloned_from = cloned_from;
-    c.element = origin.index;
-    c.old_value = old_value;
-    c.new_value = new_value;
-    c.why = fmt::format("pattern[{}] wrote the declared batch {}; {} ({} '{}'{}{})", element, old_value,
-                        new_value == 0 ? "0 copies the batch" : "-1 infers it", h->constant_node ? "Constant" : "initializer",
-                        h->name, origin.through != nullptr ? fmt::format(", through Concat '{}'", origin.through->name) : "",
-                        external ? ", now written in the model rather than its external data" : "");
-    report.changes.push_back(std::move(c));
+    edit e;
+    e.reshape = index;
+    e.element = element;
+    e.tensor = held;
+    e.reader = consumer->id;
+    e.port = port;
+    e.index = origin.index;
+    e.old_value = (*values)[origin.index];
+    e.value = a.value;
+    if (h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL) e.external.assign(bytes.begin(), bytes.end());
+    e.old_pattern = pattern_text(pattern);
+    pattern[element] = a.value;
+    e.new_pattern = pattern_text(pattern);
+    e.why = a.why;
+    if (origin.through != nullptr) e.why += fmt::format(", through Concat '{}'", origin.through->name);
+    return e;
   }
 
-  std::string unique_name(const std::string& base) {
+  static std::string unique_name(const ::onnx::ModelProto& m, const std::string& base) {
     std::set<std::string> taken;
-    for (const auto& t : model_.graph().initializer()) taken.insert(t.name());
-    for (const auto& n : model_.graph().node())
-      for (const auto& o : n.output()) taken.insert(o);
+    const auto add = [&](auto& self, const ::onnx::GraphProto& g) -> void {
+      for (const auto& t : g.initializer()) taken.insert(t.name());
+      for (const auto& v : g.input()) taken.insert(v.name());
+      for (const auto& n : g.node()) {
+        for (const auto& o : n.output()) taken.insert(o);
+        for (const auto& a : n.attribute()) {
+          if (a.has_g()) self(self, a.g());
+          for (const auto& sub : a.graphs()) self(self, sub);
+        }
+      }
+    };
+    add(add, m.graph());
     std::string name = base;
     for (int k = 2; taken.contains(name); ++k) name = fmt::format("{}_{}", base, k);
     return name;
@@ -368,8 +519,10 @@ class onnx_fixer {
 
   fs::path file_;
   fix_options options_;
-  ::onnx::ModelProto model_;
-  std::map<std::pair<std::int64_t, std::size_t>, std::string> why_not_;  // rewrites refused, and why
+  ::onnx::ModelProto original_;
+  ::onnx::ModelProto model_;  ///< the original with the edits kept, once the rounds end
+  std::map<std::int64_t, std::string> why_not_;  ///< why a Reshape's last alternative failed
+  std::map<std::int64_t, std::size_t> tried_;    ///< how many of a Reshape's alternatives failed
 };
 
 }  // namespace

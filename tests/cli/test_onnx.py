@@ -28,6 +28,7 @@ answers = {"allowzero_copy": (0, "yes"), "allowzero_literal": (1, "no"), "consta
            "loop_body": (0, "yes"), "loop_scan": (0, "yes"), "loop_reshape": (1, "no"), "scan_sum": (0, "yes"),
            "qdq_pair": (0, "yes"), "com_microsoft": (4, "cannot_tell"),
            "external_data": (0, "yes"), "external_pattern": (1, "no"), "initializers_as_inputs": (1, "no"),
+           "batch_moves": (1, "no"), "fold_rows": (1, "no"),
            "leading_one_right": (1, "no"), "concat_pattern": (1, "no"), "allowzero_pinned": (1, "no")}
 for name, (code, verdict) in answers.items():
     rc, out, err = run(FIXTURES / f"{name}.onnx", "--batch", "4", "--json")

@@ -88,6 +88,8 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"com_microsoft", model::batch_verdict::cannot_tell, "cannot_tell gelu"},
                       expected{"external_data", model::batch_verdict::yes, ""},
                       expected{"external_pattern", model::batch_verdict::no, "swallows_batch flat"},
+                      expected{"batch_moves", model::batch_verdict::no, "fails flat"},
+                      expected{"fold_rows", model::batch_verdict::no, "fails rows"},
                       expected{"initializers_as_inputs", model::batch_verdict::no, "swallows_batch flat"},
                       expected{"concat_pattern", model::batch_verdict::no, "swallows_batch flat"},
                       expected{"allowzero_pinned", model::batch_verdict::no, "fails flat"},
@@ -735,6 +737,20 @@ TEST(onnx_fix, the_declared_dims_of_if_branches_follow_the_batch) {
     EXPECT_EQ(a.g().output(0).type().tensor_type().shape().dim(0).dim_param(), "N") << a.name();
     EXPECT_EQ(a.g().value_info(0).type().tensor_type().shape().dim(0).dim_param(), "N") << a.name();
     EXPECT_EQ(a.g().output(0).type().tensor_type().shape().dim(1).dim_value(), 3) << a.name();
+  }
+}
+
+TEST(onnx_fix, a_pattern_that_fails_gets_minus_one_where_the_checks_hold) {
+  // [1,6] after an Unsqueeze that puts the batch at axis 1: 0 would copy the 1 in front of it. The
+  // finding names no element (the pattern fails), so -1 is tried at each element in turn.
+  for (const auto& [name, want] : {std::pair{"batch_moves", "[-1,6]"}, std::pair{"fold_rows", "[-1,3]"}}) {
+    SCOPED_TRACE(name);
+    const auto bytes = fixture_bytes(name);
+    const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), std::string(name) + ".onnx");
+    ASSERT_TRUE(r.fixed);
+    ASSERT_EQ(r.changes.size(), 1u);
+    EXPECT_EQ(r.changes[0].new_pattern, want);
+    EXPECT_NE(r.changes[0].why.find("folds the declared batch"), std::string::npos) << r.changes[0].why;
   }
 }
 

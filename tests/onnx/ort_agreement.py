@@ -49,6 +49,7 @@ fixtures = {
     "computed_pattern": "yes", "if_branches": "no", "loop_body": "yes", "loop_scan": "yes", "loop_reshape": "no",
     "scan_sum": "yes", "qdq_pair": "yes",
     "com_microsoft": "cannot_tell", "external_data": "yes", "external_pattern": "no", "initializers_as_inputs": "no",
+    "batch_moves": "no", "fold_rows": "no",
     "leading_one_right": "no", "concat_pattern": "no", "allowzero_pinned": "no",
 }
 known_false_no = {"leading_one_right"}
@@ -115,6 +116,8 @@ fixes = {
     "concat_pattern": (True, 1),  # the [1] behind the Concat
     "allowzero_pinned": (True, 1),  # -1, since 0 is a literal zero there
     "external_pattern": (True, 1),  # its pattern, held in external data, written into the model
+    "batch_moves": (True, 1),  # [-1,6]: 0 would copy the 1 an Unsqueeze put in front of the batch
+    "fold_rows": (True, 1),  # [-1,3]: the batch folded into the rows, unfolded by the next Reshape
 }
 external_shapes = {"external_pattern"}
 fix_rows = []
