@@ -56,7 +56,9 @@ struct fix_options {
 /// node's value) went from `old_value` (the declared batch) to `new_value` (0 copies the batch; -1 where
 /// allowzero=1 makes 0 a literal zero).
 struct fix_change {
-  std::int64_t node = 0;  ///< the Reshape node's index
+  /// The Reshape's id, as findings give it: its node's index in the top graph (a node of an If branch is
+  /// numbered after the top graph's nodes).
+  std::int64_t node = 0;
   std::string name;
   std::string old_pattern, new_pattern;
   std::string tensor;                      ///< the tensor that now holds the new value

@@ -389,7 +389,9 @@ class FixChange(NamedTuple):
 class OnnxFixChange(NamedTuple):
     """One rewritten Reshape shape of an ONNX model: element `element` of `tensor` (an initializer, or a
     Constant node's value; a copy of `cloned_from` when other nodes share that one) went from the declared
-    batch to 0 (or -1 where allowzero=1); `node` is the Reshape node's index."""
+    batch to 0 (or -1 where allowzero=1, or where 0 would copy another dimension); `node` is the Reshape's
+    id as findings give it (its node's index in the top graph; a node of an If branch is numbered after
+    them)."""
 
     node: int
     name: str

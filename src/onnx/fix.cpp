@@ -6,8 +6,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
+#include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -98,15 +101,76 @@ std::size_t uses(const ::onnx::GraphProto& g, const std::string& name) {
   return n;
 }
 
+/// Where a node is: its index in the top graph, or in an If branch reached through `path` (each step a
+/// node index and the branch attribute's name). An If's branches are lowered into the graph itself, so
+/// their Reshapes are rewritten as the top graph's are.
+struct node_ref {
+  std::vector<std::pair<int, std::string>> path;
+  int index = 0;
+};
+
+/// The graph `path` leads to.
+::onnx::GraphProto* graph_at(::onnx::ModelProto& m, const std::vector<std::pair<int, std::string>>& path) {
+  auto* g = m.mutable_graph();
+  for (const auto& [node, attribute] : path) {
+    if (node >= g->node_size()) return nullptr;
+    ::onnx::GraphProto* next = nullptr;
+    for (auto& a : *g->mutable_node(node)->mutable_attribute())
+      if (a.name() == attribute && a.has_g()) next = a.mutable_g();
+    if (next == nullptr) return nullptr;
+    g = next;
+  }
+  return g;
+}
+
+::onnx::NodeProto* node_at(::onnx::ModelProto& m, const node_ref& r) {
+  auto* g = graph_at(m, r.path);
+  return g == nullptr || r.index >= g->node_size() ? nullptr : g->mutable_node(r.index);
+}
+
+/// Each graph the lowering put into the top one: the top graph and its If branches, nested ones too.
+void inlined_graphs(::onnx::ModelProto& m, std::vector<std::pair<int, std::string>>& path,
+                    const std::function<void(::onnx::GraphProto&, const std::vector<std::pair<int, std::string>>&)>& visit) {
+  auto* g = graph_at(m, path);
+  if (g == nullptr) return;
+  visit(*g, path);
+  for (int k = 0; k < g->node_size(); ++k) {
+    const auto& node = g->node(k);
+    if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
+    for (const auto& a : node.attribute()) {
+      if (!a.has_g()) continue;
+      path.emplace_back(k, a.name());
+      inlined_graphs(m, path, visit);
+      path.pop_back();
+    }
+  }
+}
+
+/// The node (of the top graph or an If branch) whose first output the layer `layer` computes.
+std::optional<node_ref> locate(::onnx::ModelProto& m, const std::unordered_map<std::string, model::source>& names,
+                               std::size_t layer) {
+  std::optional<node_ref> found;
+  std::vector<std::pair<int, std::string>> path;
+  inlined_graphs(m, path, [&](::onnx::GraphProto& g, const std::vector<std::pair<int, std::string>>& at) {
+    for (int k = 0; k < g.node_size() && !found; ++k) {
+      if (g.node(k).output_size() == 0) continue;
+      const auto it = names.find(g.node(k).output(0));
+      if (it != names.end() && it->second.layer == layer) found = node_ref{at, k};
+    }
+  });
+  return found;
+}
+
 /// One planned rewrite, kept as data: element `index` of `tensor` (an initializer or a Constant node's
 /// value) becomes `value` where node `reader` (the Reshape, or the Concat on the way) reads it at `port`.
 /// Each round applies the plans kept so far to a copy of the original, in the order they were made, so a
 /// plan the checks reject is taken back by leaving it out.
 struct edit {
-  std::int64_t reshape = 0;  ///< the Reshape node's index
+  std::int64_t reshape = 0;  ///< the Reshape's id (its node's index in the top graph)
+  node_ref node;             ///< the Reshape node
   std::size_t element = 0;   ///< the pattern element the plan sets
   std::string tensor;
-  std::int64_t reader = 0;
+  node_ref reader;
   std::size_t port = 0;
   std::size_t index = 0;
   std::int64_t old_value = 0, value = 0;
@@ -153,24 +217,29 @@ class onnx_fixer {
       bool changed = !stale.empty();
       for (auto k = stale.rbegin(); k != stale.rend(); ++k) edits.erase(edits.begin() + static_cast<std::ptrdiff_t>(*k));
       if (changed) continue;  // a plan named a copy that a dropped plan made: planned again on what is left
-      const auto g = detail::lower(m, file_.string(), file_.parent_path(), nullptr);
+      names_.clear();
+      const auto g = detail::lower(m, file_.string(), file_.parent_path(), &names_);
       std::vector<model::batch_report> last;
       for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b}));
       if (first) before = last;
       report.refusals.clear();
-      std::map<std::int64_t, const model::batch_finding*> named;  // top-level Reshapes a check names
+      // The Reshape nodes a check names (of the top graph or an If branch), by id, with their first finding.
+      std::map<std::int64_t, std::pair<const model::batch_finding*, node_ref>> named;
       for (const auto& r : last)
         for (const auto& f : r.findings) {
-          if (f.within.empty() && f.id >= 0 && f.id < m.graph().node_size() &&
-              m.graph().node(static_cast<int>(f.id)).op_type() == "Reshape" && (f.pattern_index || f.issue == model::batch_issue::fails)) {
-            named.emplace(f.id, &f);
+          const bool reshape = f.within.empty() && f.type == "Reshape" && g.find(f.id) != nullptr &&
+                               (f.pattern_index || f.issue == model::batch_issue::fails);
+          const auto node = reshape ? locate(m, names_, static_cast<std::size_t>(g.find(f.id) - g.layers().data()))
+                                    : std::nullopt;
+          if (node) {
+            named.emplace(f.id, std::pair{&f, *node});
           } else if (f.issue != model::batch_issue::scales_with_batch) {
             refuse(report, f,
                    !f.pattern_index ? fmt::format("{}: {}", model::name(f.issue), f.what)
-                   : f.within.empty()
-                       ? std::string("a Reshape inside an If branch, which fix does not rewrite yet")
-                       : fmt::format("a Reshape inside the body of {} '{}', which fix does not rewrite yet",
-                                     f.within.front().type, f.within.front().name));
+                   : !f.within.empty()
+                       ? fmt::format("a Reshape inside the body of {} '{}', which fix does not rewrite yet",
+                                     f.within.front().type, f.within.front().name)
+                       : std::string("a Reshape that reshape1 cannot find in the file"));
           }
         }
       // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
@@ -179,14 +248,15 @@ class onnx_fixer {
       const auto layers = g.layers();
       const auto at = [&](std::int64_t id) { return static_cast<std::size_t>(g.find(id) - layers.data()); };
       std::vector<char> named_here(layers.size(), 0), after(layers.size(), 0);
-      for (const auto& [id, f] : named) named_here[at(id)] = 1;
+      for (const auto& entry : named) named_here[at(entry.first)] = 1;
       for (const auto i : g.order())
         for (const auto& src : layers[i].sources)
           if (src && (after[src->layer] || named_here[src->layer])) after[i] = 1;
       std::optional<model::propagation> p;
       std::vector<const model::batch_finding*> waiting;
-      for (const auto& [id, f] : named) {
+      for (const auto& [id, found] : named) {
         const auto reshape = id;  // clang 14 (the fuzz preset) cannot capture a structured binding
+        const auto* f = found.first;
         const bool waits = after[at(id)] != 0;
         const auto active = std::find_if(edits.begin(), edits.end(), [reshape](const edit& e) { return e.reshape == reshape; });
         if (active != edits.end() || (waits && !f->pattern_index)) {
@@ -201,7 +271,7 @@ class onnx_fixer {
           continue;
         }
         if (!p) p = model::propagate(g);
-        if (auto e = plan(g, *p, m, id, *f)) {
+        if (auto e = plan(g, *p, m, id, found.second, *f)) {
           edits.push_back(std::move(*e));
           changed = true;
         } else {
@@ -253,16 +323,20 @@ class onnx_fixer {
     report.refusals.push_back({f.id, f.name, f.type, std::move(reason), f.within});
   }
 
-  /// The initializer or Constant node of `m`'s top graph that holds the tensor `name`, if any.
+  /// The initializer or Constant node that holds the tensor `name`, in the top graph or an If branch.
   static std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name) {
-    auto& g = *m.mutable_graph();
-    for (auto& t : *g.mutable_initializer())
-      if (t.name() == name) return holder{&t, name, false};
-    for (auto& n : *g.mutable_node())
-      if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
-        for (auto& a : *n.mutable_attribute())
-          if (a.name() == "value" && a.has_t()) return holder{a.mutable_t(), name, true};
-    return std::nullopt;
+    std::optional<holder> found;
+    std::vector<std::pair<int, std::string>> path;
+    inlined_graphs(m, path, [&](::onnx::GraphProto& g, const std::vector<std::pair<int, std::string>>&) {
+      if (found) return;
+      for (auto& t : *g.mutable_initializer())
+        if (t.name() == name) found = holder{&t, name, false};
+      for (auto& n : *g.mutable_node())
+        if (!found && n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
+          for (auto& a : *n.mutable_attribute())
+            if (a.name() == "value" && a.has_t()) found = holder{a.mutable_t(), name, true};
+    });
+    return found;
   }
 
   /// The original with `edits` applied in order, what each did, and the edits that could not apply (their
@@ -274,11 +348,12 @@ class onnx_fixer {
     for (std::size_t k = 0; k < edits.size(); ++k) {
       const auto& e = edits[k];
       auto h = holder_of(m, e.tensor);
-      if (!h || e.reader >= m.graph().node_size()) {
+      auto* const found = node_at(m, e.reader);
+      if (!h || found == nullptr) {
         stale.push_back(k);
         continue;
       }
-      auto& reader = *m.mutable_graph()->mutable_node(static_cast<int>(e.reader));
+      auto& reader = *found;
       // A tensor other nodes read too is cloned for this one: they may need it as it is.
       std::optional<std::string> cloned_from;
       if (uses(m.graph(), h->name) > 1) {
@@ -295,9 +370,7 @@ class onnx_fixer {
       set_value(*h->tensor, e.index, e.value);
       fix_change c;
       c.node = e.reshape;
-      c.name = m.graph().node(static_cast<int>(e.reshape)).name();
-      if (c.name.empty() && m.graph().node(static_cast<int>(e.reshape)).output_size() > 0)
-        c.name = m.graph().node(static_cast<int>(e.reshape)).output(0);
+      if (const auto* n = node_at(m, e.node)) c.name = n->name().empty() && n->output_size() > 0 ? n->output(0) : n->name();
       c.old_pattern = e.old_pattern;
       c.new_pattern = e.new_pattern;
       c.tensor = h->name;
@@ -315,8 +388,8 @@ class onnx_fixer {
   /// The next plan for the Reshape node `index` that a check names with `f`, made on the graph `g` of
   /// the model `m` (propagated as `p`); nullopt when none is left, with the reason in why_not_.
   std::optional<edit> plan(const model::graph& g, const model::propagation& p, ::onnx::ModelProto& m, std::int64_t index,
-                           const model::batch_finding& f) {
-    const auto& node = m.graph().node(static_cast<int>(index));
+                           const node_ref& at, const model::batch_finding& f) {
+    const auto& node = *node_at(m, at);
     auto& why_not = why_not_[index];
     const auto* reshape = g.find(index);
     if (node.input_size() < 2 || reshape == nullptr || reshape->type != "Reshape") {
@@ -362,14 +435,14 @@ class onnx_fixer {
                             std::find(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1)) - pattern.begin());
     }
     for (auto& k = tried_[index]; k < alternatives.size(); ++k)
-      if (auto e = target(g, p, m, *reshape, index, pattern, alternatives[k])) return e;
+      if (auto e = target(g, p, m, *reshape, index, at, pattern, alternatives[k])) return e;
     return std::nullopt;
   }
 
   /// `a` as a rewrite of the tensor that holds its pattern element; nullopt (with the reason in why_not_)
   /// when that is not a tensor of the file that fix can rewrite.
   std::optional<edit> target(const model::graph& g, const model::propagation& p, ::onnx::ModelProto& m,
-                             const model::layer& reshape, std::int64_t index,
+                             const model::layer& reshape, std::int64_t index, const node_ref& at,
                              std::vector<std::optional<std::int64_t>> pattern, const alternative& a) {
     auto& why_not = why_not_[index];
     const auto no = [&](std::string why) -> std::optional<edit> {
@@ -395,9 +468,10 @@ class onnx_fixer {
       return no(fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", held));
     // The node that reads the tensor: the Reshape, or the Concat on the way.
     const auto* consumer = origin.consumer == nullptr ? &reshape : origin.consumer;
-    if (consumer->auxiliary || consumer->id < 0 || consumer->id >= m.graph().node_size())
-      return no(fmt::format("'{}' reaches the pattern through a layer reshape1 added", held));
-    const auto& reader = m.graph().node(static_cast<int>(consumer->id));
+    const auto reader_at =
+        consumer->auxiliary ? std::nullopt : locate(m, names_, static_cast<std::size_t>(consumer - g.layers().data()));
+    if (!reader_at) return no(fmt::format("'{}' reaches the pattern through a layer reshape1 added", held));
+    const auto& reader = *node_at(m, *reader_at);
     const auto port = origin.consumer == nullptr ? std::size_t{1} : origin.consumer_port;
     if (port >= static_cast<std::size_t>(reader.input_size()) || reader.input(static_cast<int>(port)) != held)
       return no(fmt::format("'{}' does not feed input {} of node '{}' as the lowering saw it", held, port, reader.name()));
@@ -405,7 +479,8 @@ class onnx_fixer {
     e.reshape = index;
     e.element = element;
     e.tensor = held;
-    e.reader = consumer->id;
+    e.node = at;
+    e.reader = *reader_at;
     e.port = port;
     e.index = origin.index;
     e.old_value = (*values)[origin.index];
@@ -521,6 +596,7 @@ class onnx_fixer {
   fix_options options_;
   ::onnx::ModelProto original_;
   ::onnx::ModelProto model_;  ///< the original with the edits kept, once the rounds end
+  std::unordered_map<std::string, model::source> names_;  ///< each tensor's layer output, in this round's graph
   std::map<std::int64_t, std::string> why_not_;  ///< why a Reshape's last alternative failed
   std::map<std::int64_t, std::size_t> tried_;    ///< how many of a Reshape's alternatives failed
 };

@@ -754,6 +754,44 @@ TEST(onnx_fix, a_pattern_that_fails_gets_minus_one_where_the_checks_hold) {
   }
 }
 
+TEST(onnx_fix, rewrites_a_reshape_inside_an_if_branch) {
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(fixture_bytes("if_branches")));
+  // As written: the else branch reads the top graph's initializer 'pin'. Then with its shape held by a
+  // Constant node inside the branch.
+  ::onnx::ModelProto inner = m;
+  auto& g = *inner.mutable_graph();
+  const auto pin = g.initializer(1);
+  ASSERT_EQ(pin.name(), "pin");
+  g.mutable_initializer()->RemoveLast();
+  auto* else_branch = g.mutable_node(0)->mutable_attribute(1)->mutable_g();
+  ::onnx::NodeProto constant;
+  constant.set_name("pin_node");
+  constant.set_op_type("Constant");
+  constant.add_output("pin");
+  auto* value = constant.add_attribute();
+  value->set_name("value");
+  value->set_type(::onnx::AttributeProto::TENSOR);
+  *value->mutable_t() = pin;
+  value->mutable_t()->clear_name();
+  *else_branch->add_node() = constant;
+  else_branch->mutable_node()->SwapElements(0, 1);  // the Constant first
+  for (const auto* model : {&m, &inner}) {
+    const auto bytes = model->SerializeAsString();
+    const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "if.onnx");
+    ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+    ASSERT_EQ(r.changes.size(), 1u);
+    EXPECT_EQ(r.changes[0].name, "else_flat");
+    EXPECT_EQ(r.changes[0].tensor, "pin");
+    EXPECT_EQ(r.changes[0].new_pattern, "[0,-1]");
+    ::onnx::ModelProto fixed;
+    ASSERT_TRUE(fixed.ParseFromString(r.model));
+    EXPECT_EQ(fixed.graph().node_size(), model->graph().node_size());
+    const auto back = model::check_batch(read_bytes(r.model, "fixed.onnx"), {.batch = dimension(4)});
+    EXPECT_EQ(back.summary.verdict(), model::batch_verdict::yes) << back.summary_line();
+  }
+}
+
 TEST(onnx_fix, refuses_what_it_cannot_prove_and_writes_nothing) {
   const auto bytes = fixture_bytes("allowzero_literal");
   const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "allowzero.onnx");

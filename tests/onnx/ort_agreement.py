@@ -116,6 +116,7 @@ fixes = {
     "concat_pattern": (True, 1),  # the [1] behind the Concat
     "allowzero_pinned": (True, 1),  # -1, since 0 is a literal zero there
     "external_pattern": (True, 1),  # its pattern, held in external data, written into the model
+    "if_branches": (True, 1),  # the else branch's [1,-1], an initializer of the top graph
     "batch_moves": (True, 1),  # [-1,6]: 0 would copy the 1 an Unsqueeze put in front of the batch
     "fold_rows": (True, 1),  # [-1,3]: the batch folded into the rows, unfolded by the next Reshape
 }
