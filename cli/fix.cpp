@@ -111,12 +111,12 @@ int fix_onnx(const fix_args& a) {
   namespace fs = std::filesystem;
   using model::detail::option;
   if (!a.bin.empty()) model::detail::refuse_for_format(option::bin, "onnx");
-  if (!a.layouts.empty()) model::detail::refuse_for_format(option::layout, "onnx");
   if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.onnx, or --dry-run");
   if (!a.dry_run) onnx::check_fix_output(a.xml, a.output);  // before the analysis, as Python
   onnx::fix_options options;
   options.check_batches = parse_batches(a.batches);
   if (a.batch_name_given) options.batch_name = a.batch_name;
+  options.layouts = parse_layouts(a.layouts);  // as `check --layout` reads them
   const auto report = onnx::fix(a.xml, options);
   const bool write = !a.dry_run && !report.model.empty();
   if (write) onnx::write_fixed(report, a.xml, a.output);

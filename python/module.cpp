@@ -695,9 +695,10 @@ py::tuple fix_model(const std::string& xml, const std::string& bin, const std::s
 /// reshape1::onnx::fix as plain tuples: the model is a path or ONNX bytes; `out` ("" for none) is written
 /// for a path when the report holds a fixed model. The fixed bytes come back for a model given as bytes.
 py::tuple fix_onnx_model(const py::object& model, const std::string& out, const std::optional<std::vector<py::object>>& batches,
-                         const std::string& batch_name) {
+                         const std::vector<std::pair<std::string, std::string>>& layouts, const std::string& batch_name) {
   onnx::fix_options options;
   options.check_batches = to_check_batches(batches);
+  options.layouts = layouts;
   options.batch_name = batch_name;
   onnx::fix_report report;
   bool written = false;
@@ -919,7 +920,8 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
         "Internal: reshape1::model::fix and write_fixed, as tuples (see reshape1.fix).");
   m.def("_check_batch", &check_batch_model, py::arg("model"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
         py::arg("layouts"), py::arg("assume_kept"), "Internal: reshape1::model::check_batch, as tuples (see reshape1.check_batch).");
-  m.def("_fix_onnx", &fix_onnx_model, py::arg("model"), py::arg("out"), py::arg("batches"), py::arg("batch_name"));
+  m.def("_fix_onnx", &fix_onnx_model, py::arg("model"), py::arg("out"), py::arg("batches"), py::arg("layouts"),
+        py::arg("batch_name"));
   m.def("_format", &format_of_file, py::arg("path"));
   m.def(
       "_refuse_for_format",

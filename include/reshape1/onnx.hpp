@@ -50,6 +50,9 @@ struct fix_options {
   std::vector<dimension> check_batches{};
   /// The dim_param the batch becomes in the graph's inputs, outputs and value_info.
   std::string batch_name = "N";
+  /// Layouts by input name, as for check_batch: the dimension named N is the batch (otherwise the axis
+  /// holding the first input's batch dim_param, or 0).
+  std::vector<std::pair<std::string, std::string>> layouts{};
 };
 
 /// One rewritten Reshape shape: element `element` of the tensor `tensor` (an initializer, or a Constant

@@ -341,8 +341,6 @@ def _fix_onnx(
     # In the command line's order, with its words (the table in src/model/options.hpp).
     if model_bin is not None:
         _core._refuse_for_format("model_bin", "onnx")
-    if layouts:
-        _core._refuse_for_format("layouts", "onnx")
     if in_memory and output is not None:
         raise Error("invalid_argument", "output: a model given in memory comes back in the report's model")
     data, _ = _model_arg(model, None)
@@ -350,6 +348,7 @@ def _fix_onnx(
         data,
         os.fspath(output) if output is not None else "",
         None if check_batches is None else list(check_batches),
+        list((layouts or {}).items()),
         "N" if batch_name is None else batch_name,
     )
     result: Any = fixed_bytes

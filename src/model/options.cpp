@@ -58,7 +58,7 @@ constexpr std::array rows{
     option_row{option::check_batch, "fix", "--check-batch", "LIST", "check_batches", "[N, ...]",
                "the batches the fixed model must reshape to (default 1,2,8,?)"},
     option_row{option::layout, "fix", "--layout", "NAME=LAYOUT", "layouts", "{NAME: LAYOUT}",
-               "an IR input's layout, as for check --batch", true},
+               "an input's layout, as for check --batch", true},
     option_row{option::batch_name, "fix", "--batch-name", "NAME", "batch_name", "NAME",
                "ONNX: the dim_param the batch becomes in the inputs, outputs and value_info (default N)"},
     option_row{option::quiet, "fix", "-q,--quiet", "", "", "",
@@ -160,9 +160,6 @@ void refuse_for_format(option key, std::string_view format) {
   if (key == option::batch_name && !onnx)
     throw error(errc::invalid_argument, {}, fmt::format("{}: only for ONNX models", spell(key)),
                 "an IR's inputs take the batch as a number");
-  if (key == option::layout && onnx)
-    throw error(errc::invalid_argument, {}, fmt::format("{}: not for ONNX models yet", spell(key)),
-                "the batch axis comes from the inputs' dim_param");
 }
 
 }  // namespace reshape1::model::detail

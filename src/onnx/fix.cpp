@@ -220,7 +220,7 @@ class onnx_fixer {
       names_.clear();
       const auto g = detail::lower(m, file_.string(), file_.parent_path(), &names_);
       std::vector<model::batch_report> last;
-      for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b}));
+      for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
       if (first) before = last;
       report.refusals.clear();
       // The Reshape nodes a check names (of the top graph or an If branch), by id, with their first finding.
@@ -307,7 +307,7 @@ class onnx_fixer {
     const auto fixed = detail::lower(back, file_.string() + " (fixed)", file_.parent_path(), nullptr);
     bool all = true;
     for (const auto& b : options_.check_batches) {
-      const auto r = model::check_batch(fixed, {.batch = b});
+      const auto r = model::check_batch(fixed, {.batch = b, .layouts = options_.layouts});
       report.checked.push_back(r.summary_line());
       all = all && r.summary.verdict() == model::batch_verdict::yes;
     }

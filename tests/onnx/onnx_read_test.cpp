@@ -792,6 +792,35 @@ TEST(onnx_fix, rewrites_a_reshape_inside_an_if_branch) {
   }
 }
 
+TEST(onnx_fix, takes_the_batch_axis_from_a_layout) {
+  // Time-major [T,N,C] = [5,1,4], made batch-first and flattened as [1,20]: with the layout, the batch is
+  // axis 1, the Reshape's 1 becomes 0, and the input's dimension 1 is freed.
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(ir_version: 8
+    opset_import { domain: "" version: 13 }
+    graph {
+      name: "time_major"
+      input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 5 } dim { dim_value: 1 } dim { dim_value: 4 } } } } }
+      initializer { name: "pattern" data_type: 7 dims: 2 int64_data: [1, 20] }
+      node { name: "batch_first" op_type: "Transpose" input: ["x"] output: ["t"] attribute { name: "perm" type: INTS ints: [1, 0, 2] } }
+      node { name: "flat" op_type: "Reshape" input: ["t", "pattern"] output: ["y"] }
+      output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_value: 1 } dim { dim_value: 20 } } } } }
+    })", &m));
+  const auto bytes = m.SerializeAsString();
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "tnc.onnx", {.layouts = {{"x", "TNC"}}});
+  ASSERT_TRUE(r.fixed);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].new_pattern, "[0,20]");
+  ASSERT_FALSE(r.freed.empty());
+  EXPECT_EQ(r.freed[0], "input 'x' dimension 1");
+  // Without it, axis 0 (T) is taken for the batch, and [1,20] cannot follow it.
+  EXPECT_FALSE(onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "tnc.onnx").fixed);
+  const auto wrong = [&] {
+    (void)onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "tnc.onnx", {.layouts = {{"y", "NC"}}});
+  };
+  EXPECT_THROW(wrong(), error);
+}
+
 TEST(onnx_fix, refuses_what_it_cannot_prove_and_writes_nothing) {
   const auto bytes = fixture_bytes("allowzero_literal");
   const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "allowzero.onnx");

@@ -103,10 +103,17 @@ def test_fix_an_onnx_model_in_memory(data_dir: pathlib.Path) -> None:
 
 
 def test_fix_refuses_what_does_not_fit_an_onnx_model(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
-    for kwargs in ({"output": tmp_path / "x.xml"}, {"layouts": {"input": "NCHW"}}, {"model_bin": data_dir / SIMPLIFIED}):
+    for kwargs in ({"output": tmp_path / "x.xml"}, {"layouts": {"nope": "NCHW"}}, {"model_bin": data_dir / SIMPLIFIED}):
         with pytest.raises(reshape1.Error) as e:
             reshape1.fix(data_dir / SIMPLIFIED, **kwargs)  # type: ignore[arg-type]
         assert e.value.code == "invalid_argument"
     with pytest.raises(reshape1.Error):
         reshape1.fix((data_dir / SIMPLIFIED).read_bytes(), tmp_path / "y.onnx")
     assert not list(tmp_path.iterdir())
+
+
+def test_fix_takes_layouts_for_an_onnx_model(data_dir: pathlib.Path) -> None:
+    # The batch named by the layout, as the dim_param would: the same eight rewrites.
+    report = reshape1.fix(data_dir / SIMPLIFIED, layouts={"input": "NCHW"})
+    assert report.fixed and len(report.changes) == 8
+    assert report.freed[0] == "input 'input' dimension 0"
