@@ -87,6 +87,14 @@ void set_value(::onnx::TensorProto& t, std::size_t element, std::int64_t value) 
   }
 }
 
+/// How many values an int64 or int32 tensor holds: in `external` (its bytes, when an external file holds
+/// them), else in the file (raw_data or its typed field).
+std::size_t element_count(const ::onnx::TensorProto& t, std::span<const std::byte> external) {
+  const std::size_t width = t.data_type() == ::onnx::TensorProto::INT64 ? 8 : 4;
+  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) return external.size() / width;
+  if (t.has_raw_data()) return t.raw_data().size() / width;
+  return static_cast<std::size_t>(width == 8 ? t.int64_data_size() : t.int32_data_size());
+}
 
 /// Every node input of the model (subgraphs included) named `name`, by count.
 std::size_t uses(const ::onnx::GraphProto& g, const std::string& name) {
@@ -102,23 +110,23 @@ std::size_t uses(const ::onnx::GraphProto& g, const std::string& name) {
 }
 
 /// Where a node is: its index in the top graph, or in an If branch reached through `path` (each step a
-/// node index and the branch attribute's name). An If's branches are lowered into the graph itself, so
+/// node index and the index of the branch's attribute), so that refs sort in the file's order. An If's branches are lowered into the graph itself, so
 /// their Reshapes are rewritten as the top graph's are.
+/// It is what fix keys a Reshape by across rounds: the ids of a branch's layers move when a round adds an
+/// initializer (a copy of a shared one), its nodes do not.
 struct node_ref {
-  std::vector<std::pair<int, std::string>> path;
+  std::vector<std::pair<int, int>> path;
   int index = 0;
+  friend auto operator<=>(const node_ref&, const node_ref&) = default;
 };
 
 /// The graph `path` leads to.
-::onnx::GraphProto* graph_at(::onnx::ModelProto& m, const std::vector<std::pair<int, std::string>>& path) {
+::onnx::GraphProto* graph_at(::onnx::ModelProto& m, const std::vector<std::pair<int, int>>& path) {
   auto* g = m.mutable_graph();
   for (const auto& [node, attribute] : path) {
-    if (node >= g->node_size()) return nullptr;
-    ::onnx::GraphProto* next = nullptr;
-    for (auto& a : *g->mutable_node(node)->mutable_attribute())
-      if (a.name() == attribute && a.has_g()) next = a.mutable_g();
-    if (next == nullptr) return nullptr;
-    g = next;
+    if (node >= g->node_size() || attribute >= g->node(node).attribute_size() || !g->node(node).attribute(attribute).has_g())
+      return nullptr;
+    g = g->mutable_node(node)->mutable_attribute(attribute)->mutable_g();
   }
   return g;
 }
@@ -129,31 +137,32 @@ struct node_ref {
 }
 
 /// Each graph the lowering put into the top one: the top graph and its If branches, nested ones too.
-void inlined_graphs(::onnx::ModelProto& m, std::vector<std::pair<int, std::string>>& path,
-                    const std::function<void(::onnx::GraphProto&, const std::vector<std::pair<int, std::string>>&)>& visit) {
+void inlined_graphs(::onnx::ModelProto& m, std::vector<std::pair<int, int>>& path,
+                    const std::function<void(::onnx::GraphProto&, const std::vector<std::pair<int, int>>&)>& visit) {
   auto* g = graph_at(m, path);
   if (g == nullptr) return;
   visit(*g, path);
   for (int k = 0; k < g->node_size(); ++k) {
     const auto& node = g->node(k);
     if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
-    for (const auto& a : node.attribute()) {
-      if (!a.has_g()) continue;
-      path.emplace_back(k, a.name());
+    for (int a = 0; a < node.attribute_size(); ++a) {
+      if (!node.attribute(a).has_g()) continue;
+      path.emplace_back(k, a);
       inlined_graphs(m, path, visit);
       path.pop_back();
     }
   }
 }
 
-/// The node (of the top graph or an If branch) whose first output the layer `layer` computes.
+/// The node (of the top graph or an If branch) of type `op` whose first output the layer `layer` computes.
+/// (An If whose condition is a constant binds its outputs to its branch's layers: the type tells them apart.)
 std::optional<node_ref> locate(::onnx::ModelProto& m, const std::unordered_map<std::string, model::source>& names,
-                               std::size_t layer) {
+                               std::size_t layer, std::string_view op) {
   std::optional<node_ref> found;
-  std::vector<std::pair<int, std::string>> path;
-  inlined_graphs(m, path, [&](::onnx::GraphProto& g, const std::vector<std::pair<int, std::string>>& at) {
+  std::vector<std::pair<int, int>> path;
+  inlined_graphs(m, path, [&](::onnx::GraphProto& g, const std::vector<std::pair<int, int>>& at) {
     for (int k = 0; k < g.node_size() && !found; ++k) {
-      if (g.node(k).output_size() == 0) continue;
+      if (g.node(k).output_size() == 0 || g.node(k).op_type() != op) continue;
       const auto it = names.find(g.node(k).output(0));
       if (it != names.end() && it->second.layer == layer) found = node_ref{at, k};
     }
@@ -166,7 +175,6 @@ std::optional<node_ref> locate(::onnx::ModelProto& m, const std::unordered_map<s
 /// Each round applies the plans kept so far to a copy of the original, in the order they were made, so a
 /// plan the checks reject is taken back by leaving it out.
 struct edit {
-  std::int64_t reshape = 0;  ///< the Reshape's id (its node's index in the top graph)
   node_ref node;             ///< the Reshape node
   std::size_t element = 0;   ///< the pattern element the plan sets
   std::string tensor;
@@ -223,16 +231,16 @@ class onnx_fixer {
       for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
       if (first) before = last;
       report.refusals.clear();
-      // The Reshape nodes a check names (of the top graph or an If branch), by id, with their first finding.
-      std::map<std::int64_t, std::pair<const model::batch_finding*, node_ref>> named;
+      // The Reshape nodes a check names (of the top graph or an If branch), with their first finding.
+      std::map<node_ref, const model::batch_finding*> named;
       for (const auto& r : last)
         for (const auto& f : r.findings) {
           const bool reshape = f.within.empty() && f.type == "Reshape" && g.find(f.id) != nullptr &&
                                (f.pattern_index || f.issue == model::batch_issue::fails);
-          const auto node = reshape ? locate(m, names_, static_cast<std::size_t>(g.find(f.id) - g.layers().data()))
-                                    : std::nullopt;
+          const auto node =
+              reshape ? locate(m, names_, static_cast<std::size_t>(g.find(f.id) - g.layers().data()), "Reshape") : std::nullopt;
           if (node) {
-            named.emplace(f.id, std::pair{&f, *node});
+            named.emplace(*node, &f);
           } else if (f.issue != model::batch_issue::scales_with_batch) {
             refuse(report, f,
                    !f.pattern_index ? fmt::format("{}: {}", model::name(f.issue), f.what)
@@ -248,41 +256,46 @@ class onnx_fixer {
       const auto layers = g.layers();
       const auto at = [&](std::int64_t id) { return static_cast<std::size_t>(g.find(id) - layers.data()); };
       std::vector<char> named_here(layers.size(), 0), after(layers.size(), 0);
-      for (const auto& entry : named) named_here[at(entry.first)] = 1;
+      for (const auto& entry : named) named_here[at(entry.second->id)] = 1;
       for (const auto i : g.order())
         for (const auto& src : layers[i].sources)
           if (src && (after[src->layer] || named_here[src->layer])) after[i] = 1;
       std::optional<model::propagation> p;
-      std::vector<const model::batch_finding*> waiting;
-      for (const auto& [id, found] : named) {
-        const auto reshape = id;  // clang 14 (the fuzz preset) cannot capture a structured binding
-        const auto* f = found.first;
-        const bool waits = after[at(id)] != 0;
-        const auto active = std::find_if(edits.begin(), edits.end(), [reshape](const edit& e) { return e.reshape == reshape; });
+      std::vector<std::pair<node_ref, const model::batch_finding*>> waiting;
+      for (const auto& [ref, f] : named) {
+        const auto& node = ref;  // clang 14 (the fuzz preset) cannot capture a structured binding
+        const bool waits = after[at(f->id)] != 0;
+        const auto active = std::find_if(edits.begin(), edits.end(), [&node](const edit& e) { return e.node == node; });
         if (active != edits.end() || (waits && !f->pattern_index)) {
           if (waits) {
-            waiting.push_back(f);
+            waiting.emplace_back(ref, f);
             continue;
           }
-          why_not_[id] = fmt::format("rewriting pattern[{}] to {} left it: {}", active->element, active->value, f->what);
-          ++tried_[id];
+          why_not_[ref] = fmt::format("rewriting pattern[{}] to {} left it: {}", active->element, active->value, f->what);
+          ++tried_[ref];
           edits.erase(active);
           changed = true;
           continue;
         }
         if (!p) p = model::propagate(g);
-        if (auto e = plan(g, *p, m, id, found.second, *f)) {
+        if (auto e = plan(g, *p, m, ref, *f)) {
           edits.push_back(std::move(*e));
           changed = true;
         } else {
-          refuse(report, *f, why_not_[id]);
+          refuse(report, *f, why_not_[ref]);
         }
       }
       if (!changed)
-        for (const auto* f : waiting)
-          refuse(report, *f, why_not_[f->id].empty() ? std::string("it comes after a Reshape that fix could not rewrite")
-                                                     : why_not_[f->id]);
+        for (const auto& [ref, f] : waiting)
+          refuse(report, *f, why_not_[ref].empty() ? std::string("it comes after a Reshape that fix could not rewrite")
+                                                   : why_not_[ref]);
       if (!changed) {
+        // Each change names its Reshape by its id in this, the final model (as the refusals do).
+        for (std::size_t k = 0; k < changes.size(); ++k) {
+          const auto* n = node_at(m, edits[k].node);
+          const auto it = n == nullptr || n->output_size() == 0 ? names_.end() : names_.find(n->output(0));
+          if (it != names_.end()) changes[k].node = g.layers()[it->second.layer].id;
+        }
         report.changes = std::move(changes);
         model_ = std::move(m);
         break;
@@ -326,8 +339,8 @@ class onnx_fixer {
   /// The initializer or Constant node that holds the tensor `name`, in the top graph or an If branch.
   static std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name) {
     std::optional<holder> found;
-    std::vector<std::pair<int, std::string>> path;
-    inlined_graphs(m, path, [&](::onnx::GraphProto& g, const std::vector<std::pair<int, std::string>>&) {
+    std::vector<std::pair<int, int>> path;
+    inlined_graphs(m, path, [&](::onnx::GraphProto& g, const std::vector<std::pair<int, int>>&) {
       if (found) return;
       for (auto& t : *g.mutable_initializer())
         if (t.name() == name) found = holder{&t, name, false};
@@ -347,9 +360,14 @@ class onnx_fixer {
     std::vector<std::size_t> stale;
     for (std::size_t k = 0; k < edits.size(); ++k) {
       const auto& e = edits[k];
+      // An edit planned on a model that is not the one these edits make (a copy another edit made, since
+      // dropped; a tensor another edit of its round copied or wrote inline first) is planned again.
       auto h = holder_of(m, e.tensor);
       auto* const found = node_at(m, e.reader);
-      if (!h || found == nullptr) {
+      const bool external = h && h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL;
+      if (!h || found == nullptr || e.port >= static_cast<std::size_t>(found->input_size()) ||
+          found->input(static_cast<int>(e.port)) != e.tensor || external != !e.external.empty() ||
+          e.index >= element_count(*h->tensor, e.external)) {
         stale.push_back(k);
         continue;
       }
@@ -366,10 +384,9 @@ class onnx_fixer {
         reader.set_input(static_cast<int>(e.port), clone_name);
         h = holder{copy, clone_name, false};
       }
-      if (!e.external.empty()) write_inline(*h->tensor, e.external);
+      if (external) write_inline(*h->tensor, e.external);
       set_value(*h->tensor, e.index, e.value);
       fix_change c;
-      c.node = e.reshape;
       if (const auto* n = node_at(m, e.node)) c.name = n->name().empty() && n->output_size() > 0 ? n->output(0) : n->name();
       c.old_pattern = e.old_pattern;
       c.new_pattern = e.new_pattern;
@@ -385,13 +402,13 @@ class onnx_fixer {
     return {std::move(m), std::move(changes), std::move(stale)};
   }
 
-  /// The next plan for the Reshape node `index` that a check names with `f`, made on the graph `g` of
+  /// The next plan for the Reshape node `at` that a check names with `f`, made on the graph `g` of
   /// the model `m` (propagated as `p`); nullopt when none is left, with the reason in why_not_.
-  std::optional<edit> plan(const model::graph& g, const model::propagation& p, ::onnx::ModelProto& m, std::int64_t index,
-                           const node_ref& at, const model::batch_finding& f) {
+  std::optional<edit> plan(const model::graph& g, const model::propagation& p, ::onnx::ModelProto& m, const node_ref& at,
+                           const model::batch_finding& f) {
     const auto& node = *node_at(m, at);
-    auto& why_not = why_not_[index];
-    const auto* reshape = g.find(index);
+    auto& why_not = why_not_[at];
+    const auto* reshape = g.find(f.id);
     if (node.input_size() < 2 || reshape == nullptr || reshape->type != "Reshape") {
       why_not = "the Reshape has no shape input";
       return std::nullopt;
@@ -420,6 +437,8 @@ class onnx_fixer {
         alternatives.push_back({i, -1, fmt::format("pattern[{}] wrote the declared batch {}; -1 infers it{}", i, declared,
                                                    allowzero ? "" : " (the pattern has no other -1 and its other elements are fixed)")});
       if (alternatives.empty() && why_not.empty()) why_not = "allowzero=1 makes 0 a literal zero, and -1 is taken";
+    } else if (pattern.empty()) {
+      if (why_not.empty()) why_not = "its shape's values are not known";
     } else if (minus_ones == 0) {
       // No element writes the batch: it is folded into another (`[6,4]` for 2 x 3 x 4). A -1 in one
       // place may follow it; each place is tried, and the checks decide.
@@ -434,17 +453,17 @@ class onnx_fixer {
                             "would change the node's output rank",
                             std::find(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1)) - pattern.begin());
     }
-    for (auto& k = tried_[index]; k < alternatives.size(); ++k)
-      if (auto e = target(g, p, m, *reshape, index, at, pattern, alternatives[k])) return e;
+    for (auto& k = tried_[at]; k < alternatives.size(); ++k)
+      if (auto e = target(g, p, m, *reshape, at, pattern, alternatives[k])) return e;
     return std::nullopt;
   }
 
   /// `a` as a rewrite of the tensor that holds its pattern element; nullopt (with the reason in why_not_)
   /// when that is not a tensor of the file that fix can rewrite.
   std::optional<edit> target(const model::graph& g, const model::propagation& p, ::onnx::ModelProto& m,
-                             const model::layer& reshape, std::int64_t index, const node_ref& at,
+                             const model::layer& reshape, const node_ref& at,
                              std::vector<std::optional<std::int64_t>> pattern, const alternative& a) {
-    auto& why_not = why_not_[index];
+    auto& why_not = why_not_[at];
     const auto no = [&](std::string why) -> std::optional<edit> {
       why_not = std::move(why);
       return std::nullopt;
@@ -468,15 +487,15 @@ class onnx_fixer {
       return no(fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", held));
     // The node that reads the tensor: the Reshape, or the Concat on the way.
     const auto* consumer = origin.consumer == nullptr ? &reshape : origin.consumer;
-    const auto reader_at =
-        consumer->auxiliary ? std::nullopt : locate(m, names_, static_cast<std::size_t>(consumer - g.layers().data()));
+    const auto reader_at = consumer->auxiliary ? std::nullopt
+                                               : locate(m, names_, static_cast<std::size_t>(consumer - g.layers().data()),
+                                                        consumer->op_type());
     if (!reader_at) return no(fmt::format("'{}' reaches the pattern through a layer reshape1 added", held));
     const auto& reader = *node_at(m, *reader_at);
     const auto port = origin.consumer == nullptr ? std::size_t{1} : origin.consumer_port;
     if (port >= static_cast<std::size_t>(reader.input_size()) || reader.input(static_cast<int>(port)) != held)
       return no(fmt::format("'{}' does not feed input {} of node '{}' as the lowering saw it", held, port, reader.name()));
     edit e;
-    e.reshape = index;
     e.element = element;
     e.tensor = held;
     e.node = at;
@@ -597,8 +616,8 @@ class onnx_fixer {
   ::onnx::ModelProto original_;
   ::onnx::ModelProto model_;  ///< the original with the edits kept, once the rounds end
   std::unordered_map<std::string, model::source> names_;  ///< each tensor's layer output, in this round's graph
-  std::map<std::int64_t, std::string> why_not_;  ///< why a Reshape's last alternative failed
-  std::map<std::int64_t, std::size_t> tried_;    ///< how many of a Reshape's alternatives failed
+  std::map<node_ref, std::string> why_not_;  ///< why a Reshape's last alternative failed
+  std::map<node_ref, std::size_t> tried_;    ///< how many of a Reshape's alternatives failed
 };
 
 }  // namespace

@@ -207,7 +207,8 @@ class graph_lowering {
   [[nodiscard]] model::detail::graph_builder& builder() noexcept { return b_; }
   /// Checks that a tensor's data (raw_data, its typed fields, or its external file) is as long as its shape
   /// and type say; with `read`, returns the data as raw little-endian bytes (else nothing). `what` names
-  /// the tensor in an error; it is called only then, so that reading a valid model formats no names.
+  /// the tensor in an error (and for a tensor in an external file); a valid model's tensors inside the
+  /// file format no names.
   tensor_data tensor_bytes(const ::onnx::TensorProto& t, const std::function<std::string()>& what,
                            bool read = true) const;
   /// Finds a tensor's external data (refusing a location outside the model's directory) and returns its

@@ -554,7 +554,8 @@ void parse(std::span<const std::byte> bytes, const std::string& file, ::onnx::Mo
 }
 
 /// About how many bytes the top graph's kept tensors (initializers and Constant values small enough for a
-/// rule to read) take: the weights vector is sized once rather than copied each time it grows.
+/// rule to read) take, counting only the data the file holds (typed fields at 8 bytes a value): the
+/// weights vector is sized for them at once rather than copied each time it grows.
 std::size_t kept_bytes(const ::onnx::GraphProto& g) {
   std::size_t total = 0;
   const auto add = [&](const ::onnx::TensorProto& t) {
@@ -562,7 +563,11 @@ std::size_t kept_bytes(const ::onnx::GraphProto& g) {
     for (const auto d : t.dims())
       if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) return;
     if (count > static_cast<std::uint64_t>(model::detail::max_value_elements)) return;
-    total += t.has_raw_data() ? t.raw_data().size() : static_cast<std::size_t>(count) * 8;
+    // The values the file holds, not the count its dims claim: a tensor that declares more than it holds
+    // is refused later, and must not make this reserve memory first.
+    const auto held = static_cast<std::size_t>(t.float_data_size() + t.int32_data_size() + t.int64_data_size() +
+                                               t.double_data_size() + t.uint64_data_size());
+    total += t.has_raw_data() ? t.raw_data().size() : std::min(static_cast<std::size_t>(count), held) * 8;
   };
   for (const auto& t : g.initializer()) add(t);
   for (const auto& n : g.node())
@@ -574,7 +579,7 @@ std::size_t kept_bytes(const ::onnx::GraphProto& g) {
 
 model::graph read_model(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory) {
   // The parsed model lives only as long as the lowering: in an arena, its many small messages and strings
-  // are allocated in a few blocks and freed at once (about a fifth of reading a model of small tensors).
+  // are allocated in a few blocks and freed at once.
   google::protobuf::ArenaOptions options;
   options.start_block_size = std::clamp<std::size_t>(bytes.size() / 2, 4096, std::size_t{1} << 24);
   options.max_block_size = std::size_t{1} << 24;

@@ -456,6 +456,22 @@ TEST(onnx, refuses_external_data_shorter_than_its_tensor) {
   EXPECT_NE(msg.find("reads 16 bytes at byte 24, past the end of the file (32 bytes)"), std::string::npos) << msg;
 }
 
+TEST(onnx, many_small_tensors_that_hold_no_values_are_refused_without_reserving_their_size) {
+  // 20,000 initializers of 4,096 declared elements and no data: a few bytes each in the file, 32 KiB each
+  // had their sizes been reserved (640 MB) before the first was found short.
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  for (int k = 0; k < 20000; ++k) {
+    auto* t = m.mutable_graph()->add_initializer();
+    t->set_name(fmt::format("empty{}", k));
+    t->set_data_type(::onnx::TensorProto::INT64);
+    t->add_dims(4096);
+  }
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_EQ(msg, "m.onnx: tensor 'empty0': 0 values for a tensor of 4096 elements");
+}
+
 TEST(onnx, read_any_tells_the_formats_apart_by_content) {
   const auto dir = fs::temp_directory_path() / fmt::format("reshape1_onnx_any_{}", ::getpid());
   fs::create_directories(dir);
@@ -819,6 +835,42 @@ TEST(onnx_fix, takes_the_batch_axis_from_a_layout) {
     (void)onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "tnc.onnx", {.layouts = {{"y", "NC"}}});
   };
   EXPECT_THROW(wrong(), error);
+}
+
+TEST(onnx_fix, rewrites_branch_reshapes_that_share_their_shape_and_a_constant_condition_if) {
+  // Both branches flatten with one initializer [1,-1]: the first rewrite copies it, which moves the ids
+  // of the branches' layers in the next round; the Reshapes are known by their place in the file.
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(fixture_bytes("if_branches")));
+  m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_input(1, "pin");
+  {
+    const auto bytes = m.SerializeAsString();
+    const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shared.onnx");
+    ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+    ASSERT_EQ(r.changes.size(), 2u);
+    EXPECT_EQ(r.changes[0].name, "then_flat");
+    EXPECT_EQ(r.changes[0].cloned_from, "pin");
+    EXPECT_EQ(r.changes[1].name, "else_flat");
+    EXPECT_EQ(r.changes[1].tensor, "pin");
+    // The ids are those of the fixed model's layers, as check gives them.
+    const auto g = read_bytes(r.model, "fixed.onnx");
+    for (const auto& c : r.changes) {
+      ASSERT_NE(g.find(c.node), nullptr) << c.name;
+      EXPECT_EQ(g.find(c.node)->name, c.name);
+    }
+  }
+  // A constant condition: the If's output is the then branch's Reshape's, inlined.
+  ::onnx::ModelProto constant = m;
+  auto* flag = constant.mutable_graph()->add_initializer();
+  flag->set_name("flag");
+  flag->set_data_type(::onnx::TensorProto::BOOL);
+  flag->add_int32_data(1);
+  constant.mutable_graph()->mutable_input()->RemoveLast();  // flag is no input any more
+  const auto bytes = constant.SerializeAsString();
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "constant.onnx");
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].name, "then_flat");
 }
 
 TEST(onnx_fix, refuses_what_it_cannot_prove_and_writes_nothing) {
