@@ -1107,6 +1107,15 @@ batch_report analyse(const graph& g, const reshape_request& request) {
 }  // namespace
 
 namespace detail {
+std::vector<char> downstream_of(const graph& g, const std::vector<char>& marked) {
+  const auto layers = g.layers();
+  std::vector<char> after(layers.size(), 0);
+  for (const auto i : g.order())
+    for (const auto& src : layers[i].sources)
+      if (src && (after[src->layer] || marked[src->layer])) after[i] = 1;
+  return after;
+}
+
 element_origin origin_of_element(const graph& g, const propagation& p, const layer& l, std::size_t port,
                                  std::size_t index) {
   element_origin o;

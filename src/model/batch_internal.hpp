@@ -24,4 +24,8 @@ struct element_origin {
 element_origin origin_of_element(const graph& g, const propagation& p, const layer& l, std::size_t port,
                                  std::size_t index);
 
+/// For each layer (by index): whether it reads, directly or through others, a layer `marked` marks. fix
+/// makes a Reshape after another one the checks name wait: what it is found to do may be that one's doing.
+std::vector<char> downstream_of(const graph& g, const std::vector<char>& marked);
+
 }  // namespace reshape1::model::detail

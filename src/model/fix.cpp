@@ -184,13 +184,10 @@ class fixer {
       };
       // A Reshape after another one named here waits for a later round: what it is found to do may be the
       // earlier one's doing, and is seen again once that one is rewritten.
-      const auto layers = current_->layers();
-      std::vector<char> named_here(layers.size(), 0), after(layers.size(), 0);
+      std::vector<char> named_here(current_->layers().size(), 0);
       for (const auto& f : probe_->findings)
         if (named(f)) named_here[index_of(f.id)] = 1;
-      for (const auto i : current_->order())
-        for (const auto& src : layers[i].sources)
-          if (src && (after[src->layer] || named_here[src->layer])) after[i] = 1;
+      const auto after = detail::downstream_of(*current_, named_here);
       std::set<std::int64_t> seen;
       for (const auto& f : probe_->findings) {
         if (!named(f) || after[index_of(f.id)] || !seen.insert(f.id).second) continue;

@@ -110,8 +110,8 @@ std::size_t uses(const ::onnx::GraphProto& g, const std::string& name) {
 }
 
 /// Where a node is: its index in the top graph, or in an If branch reached through `path` (each step a
-/// node index and the index of the branch's attribute), so that refs sort in the file's order. An If's branches are lowered into the graph itself, so
-/// their Reshapes are rewritten as the top graph's are.
+/// node index and the index of the branch's attribute), so that refs sort in the file's order. An If's
+/// branches are lowered into the graph itself, so their Reshapes are rewritten as the top graph's are.
 /// It is what fix keys a Reshape by across rounds: the ids of a branch's layers move when a round adds an
 /// initializer (a copy of a shared one), its nodes do not.
 struct node_ref {
@@ -220,6 +220,7 @@ class onnx_fixer {
     // adds or drops a plan, and each alternative is tried once: the rounds end.
     std::vector<edit> edits;
     std::vector<model::batch_report> before;
+    bool freed = false;
     for (bool first = true;; first = false) {
       auto [m, changes, stale] = apply(edits);
       bool changed = !stale.empty();
@@ -254,13 +255,10 @@ class onnx_fixer {
       // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
       // a pattern that folds the batch waits for a later round. A pattern element that writes the declared
       // batch is the Reshape's own doing, and is planned at once.
-      const auto layers = g.layers();
-      const auto at = [&](std::int64_t id) { return static_cast<std::size_t>(g.find(id) - layers.data()); };
-      std::vector<char> named_here(layers.size(), 0), after(layers.size(), 0);
+      const auto at = [&](std::int64_t id) { return static_cast<std::size_t>(g.find(id) - g.layers().data()); };
+      std::vector<char> named_here(g.layers().size(), 0);
       for (const auto& entry : named) named_here[at(entry.second->id)] = 1;
-      for (const auto i : g.order())
-        for (const auto& src : layers[i].sources)
-          if (src && (after[src->layer] || named_here[src->layer])) after[i] = 1;
+      const auto after = model::detail::downstream_of(g, named_here);
       std::optional<model::propagation> p;
       std::vector<std::pair<node_ref, const model::batch_finding*>> waiting;
       for (const auto& [ref, f] : named) {
@@ -299,13 +297,12 @@ class onnx_fixer {
         }
         report.changes = std::move(changes);
         model_ = std::move(m);
+        // The declared dims follow the rewritten model (this round's graph): where its tensors hold the
+        // batch now.
+        freed = free_dims(g, names_, before.front(), report);
         break;
       }
     }
-    // The declared dims follow the rewritten model: where its tensors hold the batch now.
-    std::unordered_map<std::string, model::source> names;
-    const auto rewritten = detail::lower(model_, file_.string(), file_.parent_path(), &names);
-    const bool freed = free_dims(rewritten, names, before.front(), report);
     if (report.changes.empty() && !freed && report.refusals.empty()) {
       report.nothing_to_do = true;
       for (const auto& r : before) report.checked.push_back(r.summary_line());
@@ -593,22 +590,13 @@ class onnx_fixer {
         changed = true;
       }
     };
-    for (auto& v : *graph.mutable_output()) update(v, "output");
-    for (auto& v : *graph.mutable_value_info()) update(v, "value_info");
-    // An If's branches are lowered into the graph itself, so their tensors were propagated too; a Loop's or
-    // Scan's body is a graph of its own, whose declared dims are left as they are.
-    const auto branches = [&](auto& self, ::onnx::GraphProto& in) -> void {
-      for (auto& node : *in.mutable_node()) {
-        if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
-        for (auto& a : *node.mutable_attribute()) {
-          if (!a.has_g()) continue;
-          for (auto& v : *a.mutable_g()->mutable_output()) update(v, "branch output");
-          for (auto& v : *a.mutable_g()->mutable_value_info()) update(v, "branch value_info");
-          self(self, *a.mutable_g());
-        }
-      }
-    };
-    branches(branches, graph);
+    // The top graph and its If branches, which are lowered into it, so their tensors were propagated too; a
+    // Loop's or Scan's body is a graph of its own, whose declared dims are left as they are.
+    std::vector<std::pair<int, int>> path;
+    inlined_graphs(model_, path, [&](::onnx::GraphProto& in, const std::vector<std::pair<int, int>>& at) {
+      for (auto& v : *in.mutable_output()) update(v, at.empty() ? "output" : "branch output");
+      for (auto& v : *in.mutable_value_info()) update(v, at.empty() ? "value_info" : "branch value_info");
+    });
     return changed;
   }
 
