@@ -227,7 +227,8 @@ class onnx_fixer {
       for (auto k = stale.rbegin(); k != stale.rend(); ++k) edits.erase(edits.begin() + static_cast<std::ptrdiff_t>(*k));
       if (changed) continue;  // a plan named a copy that a dropped plan made: planned again on what is left
       names_.clear();
-      const auto g = detail::lower(m, file_.string(), file_.parent_path(), &names_);
+      bodies_.clear();
+      const auto g = detail::lower(m, file_.string(), file_.parent_path(), &names_, &bodies_);
       std::vector<model::batch_report> last;
       for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
       if (first) before = last;
@@ -296,10 +297,10 @@ class onnx_fixer {
           if (it != names_.end()) changes[k].node = g.layers()[it->second.layer].id;
         }
         report.changes = std::move(changes);
-        model_ = std::move(m);
         // The declared dims follow the rewritten model (this round's graph): where its tensors hold the
         // batch now.
-        freed = free_dims(g, names_, before.front(), report);
+        freed = free_dims(m, g, before.front(), report);
+        model_ = std::move(m);
         break;
       }
     }
@@ -531,12 +532,12 @@ class onnx_fixer {
   }
 
   /// The graph inputs' batch becomes the dim_param; in the outputs and value_info, a dim that is N at
-  /// the probe batches becomes it too and one that is N·k (k > 1) is cleared. Returns whether anything
-  /// changed.
-  bool free_dims(const model::graph& g, const std::unordered_map<std::string, model::source>& names,
-                 const model::batch_report& plan, fix_report& report) {
+  /// the probe batches becomes it too and one that is N·k (k > 1) is cleared; likewise in the inputs,
+  /// outputs and value_info of each Loop's and Scan's body (ONNX Runtime holds a body's outputs to the
+  /// dims they declare). `g` is `m` lowered, with names_ and bodies_. Returns whether anything changed.
+  bool free_dims(::onnx::ModelProto& m, const model::graph& g, const model::batch_report& plan, fix_report& report) {
     bool changed = false;
-    auto& graph = *model_.mutable_graph();
+    auto& graph = *m.mutable_graph();
     std::vector<model::input_shape> at_a, at_b;
     for (const auto& in : plan.inputs) {
       if (!in.batch_index || !in.declared.rank_known()) continue;
@@ -561,11 +562,13 @@ class onnx_fixer {
     }
     const auto pa = model::propagate(g, at_a);
     const auto pb = model::propagate(g, at_b);
-    const auto update = [&](::onnx::ValueInfoProto& v, const char* kind) {
+    // The declared dims of `v`, a tensor that `names` binds to an output of the graph `pa` and `pb` propagated.
+    const auto update = [&](::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& names,
+                            const model::propagation& a_at, const model::propagation& b_at, const std::string& kind) {
       const auto it = names.find(v.name());
       if (it == names.end() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
-      const auto& a = pa.outputs[it->second.layer][it->second.output].shape;
-      const auto& b = pb.outputs[it->second.layer][it->second.output].shape;
+      const auto& a = a_at.outputs[it->second.layer][it->second.output].shape;
+      const auto& b = b_at.outputs[it->second.layer][it->second.output].shape;
       auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
       if (!a.rank_known() || !b.rank_known() || a.size() != b.size() ||
           a.size() != static_cast<std::size_t>(shape->dim_size()))
@@ -590,13 +593,28 @@ class onnx_fixer {
         changed = true;
       }
     };
-    // The top graph and its If branches, which are lowered into it, so their tensors were propagated too; a
-    // Loop's or Scan's body is a graph of its own, whose declared dims are left as they are.
+    // The top graph and its If branches, which are lowered into it, so their tensors were propagated too.
     std::vector<std::pair<int, int>> path;
-    inlined_graphs(model_, path, [&](::onnx::GraphProto& in, const std::vector<std::pair<int, int>>& at) {
-      for (auto& v : *in.mutable_output()) update(v, at.empty() ? "output" : "branch output");
-      for (auto& v : *in.mutable_value_info()) update(v, at.empty() ? "value_info" : "branch value_info");
+    inlined_graphs(m, path, [&](::onnx::GraphProto& in, const std::vector<std::pair<int, int>>& at) {
+      for (auto& v : *in.mutable_output()) update(v, names_, pa, pb, at.empty() ? "output" : "branch output");
+      for (auto& v : *in.mutable_value_info()) update(v, names_, pa, pb, at.empty() ? "value_info" : "branch value_info");
     });
+    // Each body, a graph of its own, propagated (at its last iteration) inside the layer that runs it.
+    for (const auto& body : bodies_) {
+      const model::propagation* a = &pa;
+      const model::propagation* b = &pb;
+      for (const auto layer : body.layers) {
+        a = a == nullptr ? nullptr : a->body(layer);
+        b = b == nullptr ? nullptr : b->body(layer);
+      }
+      if (a == nullptr || b == nullptr) continue;
+      // The lowering read `m` through const references; the graph is m's, which fix owns and edits here.
+      auto& in = const_cast<::onnx::GraphProto&>(*body.graph);
+      const auto kind = [&](const char* what) { return fmt::format("{} '{}' body {}", body.op, body.node, what); };
+      for (auto& v : *in.mutable_input()) update(v, body.names, *a, *b, kind("input"));
+      for (auto& v : *in.mutable_output()) update(v, body.names, *a, *b, kind("output"));
+      for (auto& v : *in.mutable_value_info()) update(v, body.names, *a, *b, kind("value_info"));
+    }
     return changed;
   }
 
@@ -605,6 +623,7 @@ class onnx_fixer {
   ::onnx::ModelProto original_;
   ::onnx::ModelProto model_;  ///< the original with the edits kept, once the rounds end
   std::unordered_map<std::string, model::source> names_;  ///< each tensor's layer output, in this round's graph
+  std::vector<detail::body_names> bodies_;                ///< each Loop's and Scan's body's, likewise
   std::map<node_ref, std::string> why_not_;  ///< why a Reshape's last alternative failed
   std::map<node_ref, std::size_t> tried_;    ///< how many of a Reshape's alternatives failed
 };

@@ -251,9 +251,16 @@ node_context::lowered_body node_context::lower_body(const ::onnx::GraphProto& su
 }
 
 source node_context::add_with_body(std::string_view type, int opset, std::vector<source> in,
-                                   std::shared_ptr<const model::subgraph> body, std::size_t outputs) {
+                                   std::shared_ptr<const model::subgraph> body, std::size_t outputs,
+                                   std::vector<body_names> names) {
   const auto first = add(type, opset, std::move(in), {}, outputs);
   g_.builder().at(first.layer).body = std::move(body);
+  if (g_.bodies != nullptr)
+    for (auto& n : names) {
+      if (n.op.empty()) n.op = node_.op_type();  // this node's own body (its nested ones have theirs)
+      n.layers.insert(n.layers.begin(), first.layer);
+      g_.bodies->push_back(std::move(n));
+    }
   return first;
 }
 
@@ -1025,7 +1032,8 @@ void loop(node_context& c) {
   for (std::size_t k = 0; k < scans; ++k)
     sub->outputs.push_back(mapping(port(n_in + carried + k), results[1 + carried + k], 0));
   sub->network = std::move(lowered.network);
-  const auto first = c.add_with_body("Loop", 5, std::move(in), std::move(sub), std::max<std::size_t>(carried + scans, 1));
+  const auto first = c.add_with_body("Loop", 5, std::move(in), std::move(sub), std::max<std::size_t>(carried + scans, 1),
+                                     std::move(lowered.names));
   for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, source{first.layer, k});
 }
 
@@ -1086,7 +1094,8 @@ void scan(node_context& c) {
     sub->outputs.push_back(mapping(port(n_in + states + k), results[states + k], out_axes[k], out_directions[k] != 0));
   sub->network = std::move(lowered.network);
   const auto first =
-      c.add_with_body("TensorIterator", 1, std::move(in), std::move(sub), std::max<std::size_t>(states + outputs, 1));
+      c.add_with_body("TensorIterator", 1, std::move(in), std::move(sub), std::max<std::size_t>(states + outputs, 1),
+                      std::move(lowered.names));
   for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, source{first.layer, k});
 }
 

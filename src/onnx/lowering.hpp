@@ -31,6 +31,18 @@ using model::source;
 
 class graph_lowering;
 
+/// The tensor names of a Loop's or Scan's body, for fix, which writes the body's declared dims: a body is
+/// a graph of its own, so its names are not among the model's. `layers` are the Loop and TensorIterator
+/// layers that lead to it, outermost first, each an index into the layers of the graph before it (the
+/// model's, then a body's); `names` gives the layer output of the body's graph that computes each name.
+struct body_names {
+  const ::onnx::GraphProto* graph = nullptr;
+  std::string node;  ///< the node that holds the body
+  std::string op;    ///< its op type
+  std::vector<std::size_t> layers;
+  std::unordered_map<std::string, source> names;
+};
+
 /// A tensor's data as raw little-endian bytes: a view of the parsed model's raw_data when it has one (no
 /// copy), else bytes converted from the typed fields or read from an external file, owned here. Moving
 /// keeps `bytes` valid (a vector's move keeps its buffer); copying would not, so there is none.
@@ -110,8 +122,9 @@ class node_context {
   using axes = std::vector<std::optional<std::int64_t>>;
   [[nodiscard]] lowered_body lower_body(const ::onnx::GraphProto& sub, const axes& squeezed, const axes& unsqueezed);
   /// Adds a layer of a registry op that runs `body` (Loop-5), fed by `in`; returns its first output.
+  /// `names` are the body's (and its own bodies') tensor names, kept when the lowering is asked for them.
   source add_with_body(std::string_view type, int opset, std::vector<source> in,
-                       std::shared_ptr<const model::subgraph> body, std::size_t outputs);
+                       std::shared_ptr<const model::subgraph> body, std::size_t outputs, std::vector<body_names> names);
   /// A boolean scalar Const.
   source boolean(bool value);
 
@@ -151,6 +164,9 @@ struct node_context::lowered_body {
   /// The tensors of the enclosing graphs the body reads by name: what computes each outside, and the body
   /// Parameter that stands for it inside (an invariant input of the node).
   std::vector<std::pair<source, std::int64_t>> captured;
+  /// When the lowering keeps names (graph_lowering::bodies): this body's, then its own bodies', their
+  /// `layers` not yet led by the layer that will run this body.
+  std::vector<body_names> names;
 };
 
 /// The lowering of one graph (the model's, or a subgraph's).
@@ -170,6 +186,8 @@ class graph_lowering {
   [[nodiscard]] const known* find(const std::string& name) const;
   /// In a Loop body: resolves a name the body does not bind (set by lower_body).
   std::function<const known*(const std::string&)> outer;
+  /// Where the names of the bodies lowered here go (fix asks for them), or nullptr.
+  std::vector<body_names>* bodies = nullptr;
   /// Lowers `g` into a graph of its own, as OpenVINO's Loop and TensorIterator hold their bodies: a
   /// Parameter per graph input (read through a Squeeze of the axis `squeezed` gives it, when it does: a
   /// Scan's body sees a slice without its scan axis, OpenVINO's one of size 1), a Result per graph output
@@ -236,9 +254,10 @@ class graph_lowering {
 void parse_model(std::span<const std::byte> bytes, const std::string& file, ::onnx::ModelProto& m);
 
 /// Lowers a parsed model; `names`, when given, receives each tensor name's layer output (for fix, which
-/// writes shapes back into the file by name).
+/// writes shapes back into the file by name), and `bodies` the names of each Loop's and Scan's body.
 [[nodiscard]] model::graph lower(const ::onnx::ModelProto& m, const std::string& file,
                                  const std::filesystem::path& directory,
-                                 std::unordered_map<std::string, source>* names);
+                                 std::unordered_map<std::string, source>* names,
+                                 std::vector<body_names>* bodies = nullptr);
 
 }  // namespace reshape1::onnx::detail

@@ -186,6 +186,7 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
     lb.bind(name, {at, outside.rank, outside.constant});
     return lb.find(name);
   };
+  if (bodies != nullptr) lb.bodies = &r.names;  // its own bodies, after this one's entry below
   lb.lower_nodes(g, false);
   for (int k = 0; k < g.output_size(); ++k) {
     const auto& v = g.output(k);
@@ -206,6 +207,11 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
   }
   bb.weights(bytes, std::span<const std::byte>(*bytes));
   r.network = bb.build();
+  if (bodies != nullptr) {
+    body_names own{&g, node, {}, {}, {}};
+    lb.export_names(own.names);
+    r.names.insert(r.names.begin(), std::move(own));
+  }
   return r;
 }
 
@@ -425,6 +431,7 @@ struct model_reader {
   int opset = 0;
   std::vector<std::byte> weights;
   std::unordered_map<std::string, source>* names = nullptr;  // where each tensor's name ends up, if asked
+  std::vector<detail::body_names>* bodies = nullptr;          // and each body's, likewise
   std::unordered_map<std::string, int> domains{};              // the versions of the other domains imported
 
   void lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top);
@@ -433,6 +440,7 @@ struct model_reader {
 void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top) {
   graph_lowering lw(file, opset, b, weights);
   lw.domain_versions = domains;
+  lw.bodies = bodies;
   lw.external = [this](const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) {
     std::string location;
     std::uint64_t offset = 0;
@@ -596,8 +604,8 @@ void detail::parse_model(std::span<const std::byte> bytes, const std::string& fi
 }
 
 model::graph detail::lower(const ::onnx::ModelProto& m, const std::string& file, const fs::path& directory,
-                           std::unordered_map<std::string, source>* names) {
-  model_reader r{file, directory, default_opset(m, file), {}, names, {}};
+                           std::unordered_map<std::string, source>* names, std::vector<body_names>* bodies) {
+  model_reader r{file, directory, default_opset(m, file), {}, names, bodies, {}};
   for (const auto& o : m.opset_import())
     if (!o.domain().empty() && o.domain() != "ai.onnx") r.domains[o.domain()] = static_cast<int>(o.version());
   graph_builder b(model::model_format::onnx, static_cast<int>(m.ir_version()), m.graph().name(), file);

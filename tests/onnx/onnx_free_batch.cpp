@@ -2,8 +2,9 @@
 // A copy of an ONNX model whose batch ONNX Runtime lets change, for the tests that run it at several
 // batches: each graph input that is not an initializer gets the dim_param "N" at its batch axis (0, or K;
 // none for a scalar), each graph output likewise (so that ONNX Runtime warns when an output comes back
-// with another size there), and every value_info entry and subgraph output loses its shape (ONNX Runtime
-// checks them too, and they were written for batch 1). Tensors kept in external files are read into the
+// with another size there), every value_info entry and subgraph output loses its shape, and every subgraph
+// input its dims (ONNX Runtime checks them too, and they were written for batch 1: a Scan body's declared
+// [1,3] sizes the outputs it computes from it; a Loop body's inputs keep their rank, which it requires). Tensors kept in external files are read into the
 // copy (ONNX Runtime's shape inference does not read external data, and the copy lands elsewhere).
 // Nothing else changes.
 #include <onnx/onnx_pb.h>
@@ -26,6 +27,9 @@ void clear_shapes(onnx::GraphProto& g) {
         clear_shapes(*a.mutable_g());
         for (auto& o : *a.mutable_g()->mutable_output())
           if (o.type().has_tensor_type()) o.mutable_type()->mutable_tensor_type()->clear_shape();
+        for (auto& i : *a.mutable_g()->mutable_input())
+          if (i.type().has_tensor_type() && i.type().tensor_type().has_shape())
+            for (auto& d : *i.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) d.Clear();
       }
       for (auto& sub : *a.mutable_graphs()) clear_shapes(sub);
     }

@@ -84,6 +84,7 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"loop_scan", model::batch_verdict::yes, ""},
                       expected{"loop_reshape", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
                       expected{"scan_sum", model::batch_verdict::yes, ""},
+                      expected{"body_dims", model::batch_verdict::yes, ""},
                       expected{"qdq_pair", model::batch_verdict::yes, ""},
                       expected{"com_microsoft", model::batch_verdict::cannot_tell, "cannot_tell gelu"},
                       expected{"external_data", model::batch_verdict::yes, ""},
@@ -754,6 +755,47 @@ TEST(onnx_fix, the_declared_dims_of_if_branches_follow_the_batch) {
     EXPECT_EQ(a.g().value_info(0).type().tensor_type().shape().dim(0).dim_param(), "N") << a.name();
     EXPECT_EQ(a.g().output(0).type().tensor_type().shape().dim(1).dim_value(), 3) << a.name();
   }
+}
+
+TEST(onnx_fix, the_declared_dims_of_loop_and_scan_bodies_follow_the_batch) {
+  // A Loop body and a Scan body declare batch 1 in their inputs, outputs and a value_info: ONNX Runtime
+  // sizes a Scan body's outputs from them, and fails at batch 2 if they stay.
+  const auto bytes = fixture_bytes("body_dims");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "body_dims.onnx");
+  ASSERT_TRUE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  const auto freed = fmt::format("{}", fmt::join(r.freed, "; "));
+  EXPECT_EQ(freed,
+            "input 'x' dimension 0; output 'steps' dimension 0; Loop 'repeat' body input 'acc' dimension 0; "
+            "Loop 'repeat' body output 'acc_out' dimension 0; Loop 'repeat' body value_info 'sum' dimension 0; "
+            "Scan 'running' body input 'step_in' dimension 0; Scan 'running' body output 'step_out' dimension 0");
+  ::onnx::ModelProto fixed, original;
+  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  ASSERT_TRUE(original.ParseFromString(bytes));
+  const auto dims = [](const ::onnx::ValueInfoProto& v) {
+    std::string s;
+    for (const auto& d : v.type().tensor_type().shape().dim())
+      s += (s.empty() ? "" : ",") + (d.has_dim_param() ? d.dim_param() : std::to_string(d.dim_value()));
+    return s;
+  };
+  const auto& loop = fixed.graph().node(0).attribute(0).g();
+  EXPECT_EQ(dims(loop.input(2)), "N,4,3");
+  EXPECT_EQ(dims(loop.output(1)), "N,4,3");
+  EXPECT_EQ(dims(loop.value_info(0)), "N,4,3");
+  EXPECT_EQ(dims(loop.input(0)), "");  // the iteration number, a scalar: unchanged
+  const auto& scan = fixed.graph().node(1).attribute(3).g();
+  EXPECT_EQ(dims(scan.input(0)), "N,3");
+  EXPECT_EQ(dims(scan.output(0)), "N,3");
+  // Nothing else changed: the original with those dims set is the fixed model.
+  for (auto* v : {original.mutable_graph()->mutable_input(0), original.mutable_graph()->mutable_output(0)})
+    v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+  auto& ol = *original.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+  for (auto* v : {ol.mutable_input(2), ol.mutable_output(1), ol.mutable_value_info(0)})
+    v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+  auto& os = *original.mutable_graph()->mutable_node(1)->mutable_attribute(3)->mutable_g();
+  for (auto* v : {os.mutable_input(0), os.mutable_output(0)})
+    v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+  EXPECT_EQ(fixed.SerializeAsString(), original.SerializeAsString());
 }
 
 TEST(onnx_fix, a_pattern_that_fails_gets_minus_one_where_the_checks_hold) {
