@@ -24,6 +24,8 @@ namespace reshape1::model {
 namespace {
 
 using detail::trim;
+using detail::op_part;
+using detail::part_of;
 using detail::without_symbols;
 
 using reshape1::detail::fail;
@@ -48,7 +50,8 @@ std::string lower(std::string_view s) {
 std::string input_names(const graph& g) {
   std::string names;
   for (const auto& l : g.layers())
-    if (l.type == "Parameter") names += fmt::format("{}'{}'", names.empty() ? "" : ", ", io::detail::escaped(l.name));
+    if (part_of(l.type) == op_part::parameter)
+      names += fmt::format("{}'{}'", names.empty() ? "" : ", ", io::detail::escaped(l.name));
   return names;
 }
 
@@ -79,7 +82,7 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
   std::vector<input_report> inputs;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const auto& l = layers[i];
-    if (l.type != "Parameter" || l.outputs.empty()) continue;
+    if (part_of(l.type) != op_part::parameter || l.outputs.empty()) continue;
     input_report in;
     in.layer = i;
     in.id = l.id;
@@ -273,7 +276,7 @@ std::string const_text(const layer& c) {
 
 std::string source_text(const element_origin& o) {
   if (o.holder == nullptr) return {};
-  if (o.holder->type == "Const")
+  if (part_of(o.holder->type) == op_part::constant)
     return o.through != nullptr ? fmt::format("{} through Concat '{}' (id {})", const_text(*o.holder), o.through->name,
                                               o.through->id)
                                 : const_text(*o.holder);
@@ -335,7 +338,7 @@ class scope {
       ++failing_at_declared;
       auto f = finding(batch_issue::fails_at_declared, layers_[x.layer]);
       f.code = x.code;
-      set_message(f, x.message);
+      set_message(f, x);
       if (f.hint.empty()) f.hint = detail::plain_check();
       found_.push_back(std::move(f));
     }
@@ -404,7 +407,7 @@ class scope {
     if (carriers_.empty()) return;
     for (std::size_t i = 0; i < layers_.size(); ++i) {
       const auto& l = layers_[i];
-      if (l.type != "Reshape" || l.inputs.size() < 2) continue;
+      if (part_of(l.type) != op_part::reshape || l.inputs.size() < 2) continue;
       const auto& input = declared_.input(g_, l, 0).shape;
       // Which input dimension holds the batch: from the carriers, or for a direct input, its batch index.
       std::optional<std::size_t> axis;
@@ -442,8 +445,8 @@ class scope {
       auto f = finding(batch_issue::fails, l);
       f.code = x.code;
       f.at = at;
-      set_message(f, x.message);
-      if (l.type == "Reshape" && l.inputs.size() >= 2) {
+      set_message(f, x);
+      if (part_of(l.type) == op_part::reshape && l.inputs.size() >= 2) {
         if (const auto it = replaced_.find(x.layer); it != replaced_.end()) {
           f.what += fmt::format("; pattern[{}] is {}, the declared batch, written as a constant", it->second.index,
                                 it->second.value);
@@ -491,8 +494,9 @@ class scope {
           if (!outer || *outer >= l.sources.size() || !l.sources[*outer]) continue;
           const auto& src = layers_[l.sources[*outer]->layer];
           f.source_id = src.id;
-          f.source = fmt::format("{} '{}' (id {}), input {} of {} '{}' (id {}), which does not follow the batch",
-                                 src.type == "Const" ? std::string("Const") : fmt::format("computed by {}", src.type),
+          const auto what = part_of(src.type) == op_part::constant ? std::string("Const")
+                                                                   : fmt::format("computed by {}", src.type);
+          f.source = fmt::format("{} '{}' (id {}), input {} of {} '{}' (id {}), which does not follow the batch", what,
                                  src.name, src.id, *outer, l.type, l.name, l.id);
           f.hint = fmt::format("give {} '{}' (id {}) in the body its batch: feed input {} of {} '{}' from a model "
                                "input, or broadcast it to the batch (a Broadcast to the data's ShapeOf)",
@@ -504,11 +508,12 @@ class scope {
     }
   }
 
-  /// A rule's message (`what; hint`, as error::what() writes it) as a finding's what and hint.
-  static void set_message(batch_finding& f, const std::string& message) {
-    const auto semicolon = message.find("; ");
-    f.what = message.substr(0, semicolon);
-    f.hint = semicolon != std::string::npos ? message.substr(semicolon + 2) : std::string();
+  /// A lost layer's message as a finding's what and hint: the hint is its own field, and the message
+  /// (error::what(), `what; hint`) ends with it.
+  static void set_message(batch_finding& f, const lost_information& x) {
+    f.hint = x.hint;
+    f.what = x.message;
+    if (!x.hint.empty() && f.what.ends_with("; " + x.hint)) f.what.resize(f.what.size() - x.hint.size() - 2);
   }
 
   /// The pattern as a whole: its Const, or the layer that computes it.
@@ -516,7 +521,7 @@ class scope {
     if (l.sources.size() < 2 || !l.sources[1]) return;
     const auto& src = layers_[l.sources[1]->layer];
     f.source_id = src.id;
-    f.source = src.type == "Const" ? const_text(src)
+    f.source = part_of(src.type) == op_part::constant ? const_text(src)
                                    : fmt::format("computed by {} '{}' (id {})", src.type, src.name, src.id);
   }
 
@@ -720,7 +725,7 @@ class scope {
     for (std::size_t i = 0; i < layers_.size(); ++i) states_[i].resize(layers_[i].outputs.size());
     for (const auto index : g_.order()) {
       const auto& l = layers_[index];
-      if (l.type == "Parameter") {
+      if (part_of(l.type) == op_part::parameter) {
         if (given != nullptr) {
           if (index < given->size() && !states_[index].empty()) states_[index][0] = (*given)[index];
         } else if (inputs_ != nullptr) {
@@ -829,7 +834,7 @@ class scope {
   void check_outputs() {
     for (const auto index : g_.order()) {
       const auto& l = layers_[index];
-      if (l.type != "Result" || l.sources.empty() || !l.sources[0]) continue;
+      if (part_of(l.type) != op_part::result || l.sources.empty() || !l.sources[0]) continue;
       const auto& s = states_[l.sources[0]->layer][l.sources[0]->output];
       const auto axis = output_axis(l);
       switch (s.k) {
@@ -928,7 +933,7 @@ class scope {
         for (const auto& s : l.sources) {
           if (!s || !seen.insert(s->layer).second) continue;
           const auto& src = layers_[s->layer];
-          if (src.type == "Reshape" && (replaced_.contains(s->layer) ||
+          if (part_of(src.type) == op_part::reshape && (replaced_.contains(s->layer) ||
                                         std::any_of(found_.begin(), found_.end(), [&](const auto& x) {
                                           return x.layer == s->layer && x.issue == batch_issue::swallows_batch;
                                         }))) {
@@ -1067,7 +1072,7 @@ batch_report analyse(const graph& g, const reshape_request& request) {
   hint_guessed_batches(g, report);
   for (const auto index : g.order()) {
     const auto& l = g.layers()[index];
-    if (l.type != "Result" || l.sources.empty() || !l.sources[0]) continue;
+    if (part_of(l.type) != op_part::result || l.sources.empty() || !l.sources[0]) continue;
     output_report out;
     out.layer = index;
     out.id = l.id;
@@ -1128,8 +1133,8 @@ element_origin origin_of_element(const graph& g, const propagation& p, const lay
     o.index = index;
     o.consumer = at;
     o.consumer_port = in;
-    if (src.type == "Const") return o;
-    if (src.type == "Concat") {
+    if (part_of(src.type) == op_part::constant) return o;
+    if (part_of(src.type) == op_part::concat) {
       bool found = false;
       for (std::size_t j = 0; j < src.inputs.size() && !found; ++j) {
         const auto& s = p.input(g, src, j).shape;
@@ -1148,7 +1153,7 @@ element_origin origin_of_element(const graph& g, const propagation& p, const lay
       if (!found) return o;
       continue;
     }
-    if (src.type == "Convert" || src.type == "Squeeze" || src.type == "Unsqueeze") {
+    if (part_of(src.type) == op_part::passes_values) {
       o.path.push_back(&src);
       at = &src;
       in = 0;
@@ -1206,7 +1211,7 @@ std::string batch_report::summary_line() const {
   if (summary.fails != 0) parts.push_back(count(summary.fails, "layer fails", "layers fail"));
   if (summary.swallows_batch != 0) {
     const bool reshapes_only = std::all_of(findings.begin(), findings.end(), [](const batch_finding& f) {
-      return f.issue != batch_issue::swallows_batch || f.type == "Reshape";
+      return f.issue != batch_issue::swallows_batch || part_of(f.type) == op_part::reshape;
     });
     parts.push_back(reshapes_only ? count(summary.swallows_batch, "Reshape swallows the batch", "Reshapes swallow the batch")
                                   : count(summary.swallows_batch, "layer swallows the batch", "layers swallow the batch"));

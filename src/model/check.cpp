@@ -12,6 +12,8 @@
 namespace reshape1::model {
 namespace {
 
+using detail::op_part;
+using detail::part_of;
 using detail::without_symbols;
 
 
@@ -67,8 +69,7 @@ reshape_finding check_reshape(const graph& g, const propagation& p, const layer&
     f.result = verdict::error;
     f.code = e.code();
     f.message = e.what();
-    const auto hint = f.message.find("; ");
-    f.hint = hint == std::string::npos ? std::string() : f.message.substr(hint + 2);
+    f.hint = e.hint();
   }
 
   // Warnings about the pattern itself.
@@ -194,7 +195,7 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
     if (all_known) ++s.propagated;
   }
   for (const auto& l : layers) {
-    if (l.type != "Reshape" || l.auxiliary) continue;
+    if (part_of(l.type) != op_part::reshape || l.auxiliary) continue;
     auto f = check_reshape(g, p, l);
     f.within = within;
     auto& r = report.summary.reshapes;

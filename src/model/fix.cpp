@@ -23,6 +23,8 @@
 namespace reshape1::model {
 namespace {
 
+using detail::op_part;
+using detail::part_of;
 using detail::without_symbols;
 
 namespace fs = std::filesystem;
@@ -179,7 +181,7 @@ class fixer {
       std::vector<candidate> group;
       std::vector<fix_refusal> unplanned;
       const auto named = [&](const batch_finding& f) {
-        return f.type == "Reshape" && f.within.empty() && f.issue != batch_issue::scales_with_batch &&
+        return part_of(f.type) == op_part::reshape && f.within.empty() && f.issue != batch_issue::scales_with_batch &&
                !done_.contains(f.id);
       };
       // A Reshape after another one named here waits for a later round: what it is found to do may be the
@@ -585,8 +587,8 @@ class fixer {
                          f.within.back().name, f.within.back().id, what);
     if (f.issue == batch_issue::cannot_tell)
       return "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
-    if (f.type == "TensorIterator" || f.type == "Loop") return "a layer inside its body, which fix does not rewrite: " + what;
-    return f.type == "Reshape" ? "still " + what : "not a Reshape pattern: " + what;
+    if (part_of(f.type) == op_part::runs_body) return "a layer inside its body, which fix does not rewrite: " + what;
+    return part_of(f.type) == op_part::reshape ? "still " + what : "not a Reshape pattern: " + what;
   }
 
   /// Every tensor that keeps the batch has, at batch b, its declared shape with the batch dimension scaled;
@@ -639,7 +641,7 @@ class fixer {
 
     const auto target = [&](std::size_t index, std::int64_t value, std::string why) -> std::optional<plan> {
       const auto origin = detail::origin_of_element(g, p, l, 1, index);
-      if (origin.holder == nullptr || origin.holder->type != "Const") {
+      if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant) {
         reason = fmt::format("pattern[{}] is computed by {}, not held by a Const", index,
                              origin.holder != nullptr ? origin.holder->where() : std::string("nothing"));
         return std::nullopt;

@@ -11,6 +11,9 @@
 namespace reshape1::model {
 
 namespace {
+using detail::op_part;
+using detail::part_of;
+
 const tensor& unknown_tensor() {
   static const tensor t;
   return t;
@@ -52,7 +55,7 @@ propagation propagate(const graph& g, std::span<const input_shape> given) {
   std::vector<const tensor*> given_to(given.empty() ? 0 : layers.size(), nullptr);
   for (std::size_t k = 0; k < given.size(); ++k) {
     const auto& x = given[k];
-    if (x.layer >= layers.size() || layers[x.layer].type != "Parameter")
+    if (x.layer >= layers.size() || part_of(layers[x.layer].type) != op_part::parameter)
       reshape1::detail::fail(errc::invalid_argument, {},
            fmt::format("a shape is given to layer index {}, which is not a Parameter of the model", x.layer));
     if (given_to[x.layer] != nullptr)
@@ -88,7 +91,7 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
     const auto out = p.outputs[index];
     inputs.clear();
     const tensor* given_tensor = index < given.size() ? given[index] : nullptr;
-    bool follows = l.type == "Parameter" &&
+    bool follows = part_of(l.type) == op_part::parameter &&
                    (given_follows == nullptr || index >= given_follows->size() || (*given_follows)[index]);
     for (std::size_t i = 0; i < l.inputs.size(); ++i) {
       inputs.push_back(&p.input(g, l, i));
@@ -99,11 +102,12 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
     if (const auto fn = find_rule(l.type, l.opset); fn == nullptr) {
       // An ONNX node without a translation says why (`not_covered` attribute); an IR layer names its op.
       const auto* why = g.format() == model_format::onnx ? l.find("not_covered") : nullptr;
+      const std::string unknown = "its outputs are unknown";
       p.lost.push_back({index, true, errc::unsupported,
-                        why != nullptr ? fmt::format("{}: {}; its outputs are unknown", l.where(), why->text)
-                                       : fmt::format("{}: no shape rule for {}-{} (version '{}'); its outputs are "
-                                                     "unknown",
-                                                     l.where(), l.type, l.opset, l.version)});
+                        why != nullptr ? fmt::format("{}: {}; {}", l.where(), why->text, unknown)
+                                       : fmt::format("{}: no shape rule for {}-{} (version '{}'); {}", l.where(), l.type,
+                                                     l.opset, l.version, unknown),
+                        unknown});
     } else {
       try {
         op o{g,   l, inputs, out, given_tensor != nullptr ? &given_tensor->shape : nullptr, l.body ? &body : nullptr,
@@ -119,7 +123,7 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
         // layer's doing, and nothing after it could be trusted.
         if (e.code() == errc::io) throw;
         std::fill(out.begin(), out.end(), tensor{});
-        p.lost.push_back({index, false, e.code(), e.what()});
+        p.lost.push_back({index, false, e.code(), e.what(), e.hint()});
       }
     }
     if (body) {

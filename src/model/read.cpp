@@ -29,6 +29,8 @@ namespace {
 
 using reshape1::detail::fail;
 using model::detail::is_space;
+using model::detail::op_part;
+using model::detail::part_of;
 using model::detail::port_index;
 using model::detail::trim;
 
@@ -497,7 +499,7 @@ bool graph_reader::read_layer(const pugi::xml_node& node) {
     }
   }
   l.attributes = st.attributes.run();
-  if (l.type == "Reshape") {  // refused here when missing or not a boolean (OpenVINO keeps its default)
+  if (part_of(l.type) == op_part::reshape) {  // refused here when missing or not a boolean (OpenVINO keeps its default)
     const auto* a = l.find("special_zero");
     if (a == nullptr) r_.bad_layer(l, "missing attribute 'special_zero' in <data>");
     if (!a->boolean)
@@ -660,7 +662,7 @@ std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const p
     r.bad_layer(*twice, fmt::format("in the body of {}: id {} is used by an earlier layer too", owner.where(), twice->id));
   layers_reader.link(body.child("edges"), &owner);
   for (const auto& l : g.layers_)
-    if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
+    if (part_of(l.type) == op_part::constant) check_const(r, l, g.bin_bytes_.size(), bin_file);
   for (const auto& [index, n] : nested)
     g.layers_[index].body = read_body(r, n, g, g.layers_[index], bin_file, depth + 1);
 
@@ -686,7 +688,8 @@ std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const p
     back_edge e{r.integer(n, "from-layer", what), r.integer(n, "to-layer", what)};
     const auto* from = g.find(e.from_layer);
     const auto* to = g.find(e.to_layer);
-    if (from == nullptr || from->type != "Result" || to == nullptr || to->type != "Parameter")
+    if (from == nullptr || part_of(from->type) != op_part::result || to == nullptr ||
+        part_of(to->type) != op_part::parameter)
       r.bad(reader::at(n), fmt::format("{}: a back edge goes from a body Result to a body Parameter; {} to {} does not",
                                        what(), e.from_layer, e.to_layer));
     sub->back_edges.push_back(e);
@@ -747,7 +750,7 @@ graph graph_reader::read(const std::shared_ptr<xml_in_memory>& in_memory, const 
     fail(errc::bad_file, {.offset = 0, .file = bin_file},
          fmt::format("{}: a Git LFS pointer file, not the weights; fetch them with 'git lfs pull'", bin_file));
   for (const auto& l : g.layers_)
-    if (l.type == "Const") check_const(r, l, g.bin_bytes_.size(), bin_file);
+    if (part_of(l.type) == op_part::constant) check_const(r, l, g.bin_bytes_.size(), bin_file);
   for (const auto& [index, node] : bodies) g.layers_[index].body = graph_reader::read_body(r, node, g, g.layers_[index], bin_file);
   doc->reset();  // the graph needs only the text, not the nodes: propagation reuses their memory
   return g;
@@ -964,7 +967,7 @@ graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> e
       l.attributes = st->attributes.run();
     } else {
       layer copy = r.layers_[index_of(e.layer)];
-      if (copy.type != "Const" || !copy.inputs.empty())
+      if (part_of(copy.type) != op_part::constant || !copy.inputs.empty())
         fail(errc::invalid_argument, {}, fmt::format("{}: only a Const is cloned", copy.where()));
       if (g.find(e.id) != nullptr || std::any_of(r.by_id_.begin() + static_cast<std::ptrdiff_t>(sorted), r.by_id_.end(),
                                                  [&](const auto& x) { return x.first == e.id; }))

@@ -13,10 +13,24 @@
 
 namespace reshape1::model::detail {
 
+op_part part_of(std::string_view type) noexcept {
+  static constexpr std::array<std::pair<std::string_view, op_part>, 11> parts{{
+      {"Parameter", op_part::parameter},     {"Const", op_part::constant},
+      {"Result", op_part::result},           {"Reshape", op_part::reshape},
+      {"Concat", op_part::concat},           {"Convert", op_part::passes_values},
+      {"Squeeze", op_part::passes_values},   {"Unsqueeze", op_part::passes_values},
+      {"TensorIterator", op_part::runs_body}, {"Loop", op_part::runs_body},
+      {"IfMerge", op_part::if_merge},
+  }};
+  for (const auto& [name, part] : parts)
+    if (name == type) return part;
+  return op_part::other;
+}
+
 const layer* op::constant_source(std::size_t i) const {
   if (i >= l.sources.size() || !l.sources[i]) return nullptr;
   const auto& s = g.layers()[l.sources[i]->layer];
-  return s.type == "Const" ? &s : nullptr;
+  return part_of(s) == op_part::constant ? &s : nullptr;
 }
 
 void op::need(std::size_t inputs, std::size_t outputs) const {
@@ -44,7 +58,7 @@ partial_shape without_symbols(const partial_shape& s) {
 partial_shape parameter_shape(const layer& l) {
   const auto port = l.outputs.empty() ? partial_shape::dynamic() : l.outputs[0].shape();
   const auto* a = l.find("shape");
-  if (a == nullptr || l.type != "Parameter") return port;
+  if (a == nullptr || part_of(l) != op_part::parameter) return port;
   try {
     const auto text = detail::trim(a->text);
     return parse_shape(text == "..." ? std::string("[...]") : fmt::format("[{}]", text));

@@ -160,6 +160,24 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
 /// Starts a new budget for propagation through nested bodies (called once per propagate()).
 void reset_body_budget() noexcept;
 
+/// What the code outside the rules needs to know of an op besides its rows: its part in the graph (a
+/// model input, a constant, a model output), that it is the op reshape1 is about, or how its output's
+/// elements come from its inputs' (what fix follows back to the constant that holds a pattern element).
+/// The analyses, the readers and fix ask this instead of comparing type names.
+enum class op_part : std::uint8_t {
+  other,
+  parameter,     ///< Parameter: a model input (or a body's)
+  constant,      ///< Const: values held in the weights
+  result,        ///< Result: a model output (or a body's)
+  reshape,       ///< Reshape: its pattern is input 1, special_zero an attribute
+  concat,        ///< Concat: its inputs' elements one after the other along `axis`
+  passes_values, ///< Convert, Squeeze, Unsqueeze: output 0 holds input 0's elements in their order
+  runs_body,     ///< TensorIterator, Loop: runs a body graph of its own
+  if_merge,      ///< IfMerge (ONNX If, lowered): output 0 is input 1 or input 2, as input 0 says
+};
+[[nodiscard]] op_part part_of(std::string_view type) noexcept;
+[[nodiscard]] inline op_part part_of(const layer& l) noexcept { return part_of(l.type); }
+
 /// The registry row for (type, opset), or nullptr.
 const rule_entry* find_entry(std::string_view type, int opset) noexcept;
 /// The shape rule for (type, opset), or nullptr.

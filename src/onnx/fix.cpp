@@ -18,6 +18,7 @@
 #include "../io/files.hpp"
 #include "../model/batch_internal.hpp"
 #include "../model/options.hpp"
+#include "../model/rules.hpp"
 #include "lowering.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/propagate.hpp"
@@ -28,6 +29,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using reshape1::detail::fail;
+using model::detail::op_part;
+using model::detail::part_of;
 
 /// The batches at which the batch axis of each tensor is found: N·k at both, for one k.
 constexpr std::int64_t probe_a = 1009, probe_b = 1013;
@@ -237,7 +240,7 @@ class onnx_fixer {
       std::map<node_ref, const model::batch_finding*> named;
       for (const auto& r : last)
         for (const auto& f : r.findings) {
-          const bool reshape = f.within.empty() && f.type == "Reshape" && g.find(f.id) != nullptr &&
+          const bool reshape = f.within.empty() && part_of(f.type) == op_part::reshape && g.find(f.id) != nullptr &&
                                (f.pattern_index || f.issue == model::batch_issue::fails);
           const auto node =
               reshape ? locate(m, names_, static_cast<std::size_t>(g.find(f.id) - g.layers().data()), "Reshape") : std::nullopt;
@@ -246,7 +249,8 @@ class onnx_fixer {
           } else if (f.issue != model::batch_issue::scales_with_batch) {
             // A node that lowers to a Reshape (Flatten, a grouped Conv's weights) is not one fix rewrites.
             refuse(report, f,
-                   !f.pattern_index || f.type != "Reshape" ? fmt::format("{}: {}", model::name(f.issue), f.what)
+                   !f.pattern_index || part_of(f.type) != op_part::reshape
+                       ? fmt::format("{}: {}", model::name(f.issue), f.what)
                    : !f.within.empty()
                        ? fmt::format("a Reshape inside the body of {} '{}', which fix does not rewrite yet",
                                      f.within.front().type, f.within.front().name)
@@ -408,7 +412,7 @@ class onnx_fixer {
     const auto& node = *node_at(m, at);
     auto& why_not = why_not_[at];
     const auto* reshape = g.find(f.id);
-    if (node.input_size() < 2 || reshape == nullptr || reshape->type != "Reshape") {
+    if (node.input_size() < 2 || reshape == nullptr || part_of(reshape->type) != op_part::reshape) {
       why_not = "the Reshape has no shape input";
       return std::nullopt;
     }
@@ -471,7 +475,7 @@ class onnx_fixer {
     // Where the element comes from: the tensor itself, or a tensor a Concat (or Unsqueeze, Cast...) put
     // into it.
     const auto origin = model::detail::origin_of_element(g, p, reshape, 1, element);
-    if (origin.holder == nullptr || origin.holder->type != "Const")
+    if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant)
       return no(fmt::format("pattern[{}] is computed, not held in an initializer or a Constant node", element));
     const bool initializer = origin.holder->find("onnx_initializer") != nullptr;
     if (!initializer && (origin.holder->auxiliary || origin.holder->find("onnx_constant") == nullptr))
@@ -552,7 +556,7 @@ class onnx_fixer {
       // The Parameter in the rewritten graph (a cloned initializer may have moved the layers after it).
       std::optional<std::size_t> layer;
       for (std::size_t i = 0; i < g.layers().size(); ++i)
-        if (g.layers()[i].type == "Parameter" && g.layers()[i].name == in.name) layer = i;
+        if (part_of(g.layers()[i].type) == op_part::parameter && g.layers()[i].name == in.name) layer = i;
       if (!layer) continue;
       std::vector<dimension> dims(in.declared.begin(), in.declared.end());
       dims[*in.batch_index] = dimension(probe_a);

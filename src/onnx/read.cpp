@@ -30,6 +30,8 @@ namespace {
 
 using model::source;
 using model::detail::graph_builder;
+using model::detail::op_part;
+using model::detail::part_of;
 using reshape1::detail::fail;
 namespace fs = std::filesystem;
 
@@ -271,11 +273,11 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
       const auto* produced = find(node.output(k));
       if (produced == nullptr) c.bad(fmt::format("its translation does not produce output {}", k));
       const auto at = produced->at.layer;
-      if (k == 0 && at >= first_layer && (!inlines || b_.at(at).type == "IfMerge")) own = at;
+      if (k == 0 && at >= first_layer && (!inlines || part_of(b_.at(at).type) == op_part::if_merge)) own = at;
     }
     if (own && top) b_.at(*own).id = index;
     for (auto layer = first_layer; layer < b_.size(); ++layer)
-      if (!inlines || b_.at(layer).type == "IfMerge") b_.at(layer).auxiliary = !own || layer != *own;
+      if (!inlines || part_of(b_.at(layer).type) == op_part::if_merge) b_.at(layer).auxiliary = !own || layer != *own;
     // Findings name the node's op as the file does (layer::op_type); an inlined branch's layers keep theirs.
     const auto op = default_domain ? node.op_type() : fmt::format("{}.{}", node.domain(), node.op_type());
     for (auto layer = first_layer; layer < b_.size(); ++layer) {
@@ -362,7 +364,7 @@ source graph_lowering::constant_bytes(element_type type, std::span<const std::in
 std::optional<source> graph_lowering::constant_view(source of, std::span<const std::int64_t> dims,
                                                     const std::string& name) {
   const auto& l = b_.at(of.layer);
-  if (l.type != "Const" || l.outputs.empty() || !l.outputs[0].type) return std::nullopt;
+  if (part_of(l.type) != op_part::constant || l.outputs.empty() || !l.outputs[0].type) return std::nullopt;
   const std::string* offset = nullptr;
   const std::string* size = nullptr;
   for (const auto& [key, value] : l.attributes) {
@@ -521,7 +523,7 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
     const auto* k = lw.find(v.name());
     if (k == nullptr || k->constant != nullptr) return;
     auto& out = b.at(k->at.layer).outputs[k->at.output];
-    if (b.at(k->at.layer).type == "Parameter") return;
+    if (part_of(b.at(k->at.layer).type) == op_part::parameter) return;
     if (const auto dims = declared_dims(v.type())) {
       out.dims = *dims;
       out.declared = true;

@@ -243,6 +243,24 @@ TEST_F(batch_rules, an_op_without_a_rule_cannot_tell_until_vouched_for) {
   EXPECT_NE(rep.summary.verdict(), batch_verdict::yes);
 }
 
+// A layer whose rule refuses it: the finding's what and hint are the error's (error::hint(), where the
+// message's one grammar, `where: what; hint`, is read once), the hint not repeated in what.
+TEST_F(batch_rules, a_refused_layer_gives_its_hint_apart) {
+  ir_builder b;
+  const int x = b.parameter("[1,4]");
+  const int axis = b.scalar(1);
+  const int split = b.layer("Split", "num_splits=\"0\"", {"[1,4]", "[]"}, {"[1,4]"}, "", 1);
+  b.edge(x, split, 0);
+  b.edge(axis, split, 1);
+  b.result(split, "[1,4]");
+  const auto rep = at4(b);
+  ASSERT_FALSE(rep.findings.empty());
+  const auto& f = rep.findings.at(0);
+  EXPECT_TRUE(f.what.ends_with("num_splits is 0")) << f.what;
+  EXPECT_EQ(f.hint, "it must be positive");
+  EXPECT_EQ(rep.summary.verdict(), batch_verdict::no);
+}
+
 // A row without a batching rule would fall back to nothing: every row names one.
 TEST(batch_registry, every_row_has_a_batching_rule) {
   for (const auto& e : model::detail::rule_table()) {
@@ -250,6 +268,35 @@ TEST(batch_registry, every_row_has_a_batching_rule) {
     EXPECT_NE(e.batch.fn, nullptr);
     EXPECT_FALSE(model::batching_rule(e.type, e.opset).empty());
   }
+}
+
+// The analyses ask part_of() what an op is instead of comparing names: each op it names is a registry op
+// (a misspelt name would make an op silently "other"), and a few ops are what the analyses take them for.
+TEST(batch_registry, every_op_part_names_a_registry_op) {
+  using model::detail::op_part;
+  std::size_t named = 0;
+  for (const auto& e : model::detail::rule_table()) {
+    if (model::detail::part_of(e.type) == op_part::other) continue;
+    ++named;
+    EXPECT_EQ(model::detail::find_entry(e.type, e.opset), &e);
+  }
+  // Parameter, Const, Result, Reshape, Concat (1 row each); Convert, Squeeze, Unsqueeze; TensorIterator,
+  // Loop; IfMerge.
+  EXPECT_GE(named, 11u);
+  for (const auto& [type, part] :
+       {std::pair{"Parameter", op_part::parameter}, std::pair{"Const", op_part::constant},
+        std::pair{"Result", op_part::result}, std::pair{"Reshape", op_part::reshape}, std::pair{"Concat", op_part::concat},
+        std::pair{"Convert", op_part::passes_values}, std::pair{"Squeeze", op_part::passes_values},
+        std::pair{"Unsqueeze", op_part::passes_values}, std::pair{"TensorIterator", op_part::runs_body},
+        std::pair{"Loop", op_part::runs_body}, std::pair{"IfMerge", op_part::if_merge}}) {
+    SCOPED_TRACE(type);
+    EXPECT_EQ(model::detail::part_of(type), part);
+    bool in_registry = false;
+    for (const auto& e : model::detail::rule_table()) in_registry = in_registry || e.type == type;
+    EXPECT_TRUE(in_registry);
+  }
+  EXPECT_EQ(model::detail::part_of("Gather"), op_part::other);
+  EXPECT_EQ(model::detail::part_of("reshape"), op_part::other);  // names are case-sensitive, as OpenVINO's
 }
 
 }  // namespace

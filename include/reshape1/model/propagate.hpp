@@ -53,7 +53,8 @@ struct lost_information {
   std::size_t layer = 0;  ///< index into graph::layers()
   bool not_covered = false;
   errc code = errc::unsupported;
-  std::string message;
+  std::string message;  ///< the whole message, `where: what; hint` (error::what())
+  std::string hint;     ///< its hint alone (error::hint()), "" when it has none
 };
 
 /// Every layer's output tensors, in one array: outputs[layer index][output index].
