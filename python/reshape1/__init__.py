@@ -18,7 +18,7 @@ notation (docs/semantics.md). Every failure raises reshape1.Error, a ValueError 
 from __future__ import annotations
 
 import os
-from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _core
 from ._core import Dim, Result, Shape, element_types, infer, reshape
@@ -88,7 +88,12 @@ def error_codes() -> list[str]:
     return list(_core._error_codes())
 
 
+# The argument types the stub names, here too so that the names exist at run time (numpy's arrays are Any
+# here: the package does not import numpy).
+EmptyRule = Union[Literal["openvino"], Literal["tensorflow"], Literal["strict"]]
+ShapeLike = Union[str, Sequence[Union[int, str]], Any]
 PatternLike = Union[str, int, Sequence[int], Any]
+ModelLike = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Any]
 
 
 class RawTensor(NamedTuple):

@@ -1,6 +1,6 @@
 # Type stub of the reshape1 package (the C++ extension _core and the pure-Python __init__.py).
 import os
-from typing import Any, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +39,7 @@ class Shape:
     def __iter__(self) -> Iterator[int]: ...
     def __hash__(self) -> int: ...
 
+@final
 class Result:
     @property
     def shape(self) -> Shape: ...
@@ -99,6 +100,7 @@ class ReshapeFinding(NamedTuple):
     blocks_reshape: bool
     hint: str
     type: str = ...
+    within: Tuple[Tuple[int, str, str], ...] = ...
 
 class LayerFinding(NamedTuple):
     issue: str
@@ -111,6 +113,7 @@ class LayerFinding(NamedTuple):
     propagated: Optional[Shape]
     code: Optional[str]
     message: str
+    within: Tuple[Tuple[int, str, str], ...] = ...
 
 class CheckReport(NamedTuple):
     reshapes: List[ReshapeFinding]
