@@ -1013,8 +1013,8 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
 
 /// The static instantiation, its steps inlined into one function of plain integer arithmetic
 /// (messages stay out of line). `Inline`: the output fits the shape's inline storage, so the common case
-/// (no product 0 or past 64 bits) makes no call and keeps its state in registers (callgrind, spec example
-/// 2: 106 instructions a call, 129 before the split).
+/// (no product 0 or past 64 bits) makes no call and keeps its state in registers (bench/README.md,
+/// "Design choices").
 template <bool Inline>
 [[gnu::flatten]] shape infer_static(const shape& input, std::span<const std::int64_t> pattern, bool special_zero,
                                     const reshape_options& options) {

@@ -162,7 +162,7 @@ struct factors {
   };
   inline_vector<entry, small> entries;
   /// Writes one entry field by field: a whole `entry{d, false}` built first is copied with loads that
-  /// straddle the stores that built it, which stalls store forwarding (measured: +30% on a partial call).
+  /// straddle the stores that built it, which stalls store forwarding (bench/README.md, "Design choices").
   static void put(entry& e, const Dim& d) noexcept {
     e.dim = d;
     e.cancelled = false;

@@ -43,8 +43,8 @@ std::uint64_t seam_allows(std::int64_t limit, std::uint64_t at, std::uint64_t wa
 constexpr std::size_t read_limit = std::size_t{1} << 20;
 
 /// Asks the kernel to back the whole pages of [data, data + size) with writable memory now, in one call,
-/// rather than one page fault at a time as the read fills them: for a buffer fresh from the system (a
-/// large one), about a quarter of the read's time (a 1.2 MB XML on a 2-core VM: 0.47 -> 0.36 ms). Pages
+/// rather than one page fault at a time as the read fills them, which is much of a fresh buffer's read time
+/// (bench/README.md, "Design choices"). Pages
 /// already there (a reused buffer) are left as they are. Advice only: on a kernel older than 5.14, or
 /// under a sandbox that refuses it, nothing changes and the read faults as before.
 void prefault(std::byte* data, std::size_t size) noexcept {
