@@ -35,8 +35,9 @@ struct check_args {
   batch_options batch;
 };
 
-/// `Type-N` per line, or a JSON array of {"type", "opset", "batching"}; with format "onnx", the ONNX
-/// op types and the since_version of each translation (a JSON array of {"op_type", "since_version"}).
+/// `Type-N` per line (with the specification's name after it where that differs), or a JSON array of
+/// {"type", "opset", "spec", "batching"}; with format "onnx", the ONNX op types and the since_version of
+/// each translation (a JSON array of {"op_type", "since_version"}).
 int list_ops(bool json, const std::string& format) {
   if (format == "onnx") {
     const auto ops = onnx::covered_ops();
@@ -52,13 +53,23 @@ int list_ops(bool json, const std::string& format) {
   const auto ops = model::covered_ops();
   if (json) {
     auto all = nlohmann::ordered_json::array();
-    for (const auto& [type, opset] : ops)
+    for (const auto& [type, opset] : ops) {
+      const auto spec = model::spec_name(type, opset);
       all.push_back({{"type", std::string(type)},
                      {"opset", opset},
+                     {"spec", spec.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(spec)},
                      {"batching", std::string(model::batching_rule(type, opset))}});
+    }
     std::cout << json_text(all, 2) << '\n';
   } else {
-    for (const auto& [type, opset] : ops) std::cout << type << '-' << opset << '\n';
+    for (const auto& [type, opset] : ops) {
+      const auto own = fmt::format("{}-{}", type, opset);
+      const auto spec = model::spec_name(type, opset);
+      std::cout << own;
+      if (spec.empty()) std::cout << "  (reshape1's own: not an OpenVINO op)";
+      else if (spec != own) std::cout << "  (" << spec << " in OpenVINO's specification)";
+      std::cout << '\n';
+    }
   }
   return exit_ok;
 }

@@ -41,6 +41,10 @@ std::string_view batching_rule(std::string_view type, int opset) noexcept {
   return e == nullptr ? std::string_view() : detail::batch_rule_name(e->batch.fn);
 }
 
+std::string spec_name(std::string_view type, int opset) {
+  return detail::find_entry(type, opset) == nullptr ? std::string() : detail::spec_name(type, opset);
+}
+
 std::vector<std::pair<std::string_view, int>> covered_ops() {
   std::vector<std::pair<std::string_view, int>> r;
   for (const auto& e : detail::rule_table()) r.emplace_back(e.type, e.opset);

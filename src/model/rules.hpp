@@ -178,6 +178,10 @@ enum class op_part : std::uint8_t {
 [[nodiscard]] op_part part_of(std::string_view type) noexcept;
 [[nodiscard]] inline op_part part_of(const layer& l) noexcept { return part_of(l.type); }
 
+/// The op's name in OpenVINO's specification (`MVN-1` for the IR's MVN opset2, `Constant-1` for Const),
+/// "" for a registry op OpenVINO does not specify (IfMerge, reshape1's own for ONNX's If).
+[[nodiscard]] std::string spec_name(std::string_view type, int opset);
+
 /// The registry row for (type, opset), or nullptr.
 const rule_entry* find_entry(std::string_view type, int opset) noexcept;
 /// The shape rule for (type, opset), or nullptr.

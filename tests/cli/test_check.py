@@ -184,9 +184,13 @@ for fixture, row in [("tensor-iterator-lstm", ["3/4", "step", "[1,1,16]", "[0,-1
     rc, out, err = run(model_xml, "--batch", "4")
     check(f"{fixture}: --batch 4 reshapes", rc == 0 and "reshapes to batch 4: yes" in out, f"{rc} {out} {err}")
 
-# --list-ops: every covered (type, opset) pair, one `Type-N` a line, sorted, and the same pairs in JSON.
+# --list-ops: every covered (type, opset) pair, one `Type-N` a line (then OpenVINO's name for it where that
+# differs), sorted, and the same pairs in JSON.
 rc, out, err = run("--list-ops")
-pairs = [line.rsplit("-", 1) for line in out.splitlines()]
+pairs = [line.split("  ")[0].rsplit("-", 1) for line in out.splitlines()]
+check("list-ops gives the specification's name where it differs",
+      "MVN-2  (MVN-1 in OpenVINO's specification)" in out.splitlines() and "Reshape-1" in out.splitlines()
+      and "IfMerge-1  (reshape1's own: not an OpenVINO op)" in out.splitlines(), out[:200])
 check("list-ops exits 0", rc == 0 and err == "", f"{rc} {err!r}")
 check("list-ops lines are Type-N", all(len(p) == 2 and p[0].isalnum() and p[1].isdigit() for p in pairs), out[:200])
 keys = [(t, int(n)) for t, n in pairs]
@@ -203,6 +207,9 @@ rules = {(d["type"], d["opset"]): d["batching"] for d in doc}
 check("list-ops json: every row has a batching rule", all(rules.values()), out[:200])
 check("list-ops json: Reshape's rule", rules.get(("Reshape", 1)) == "reshape", str(rules.get(("Reshape", 1))))
 check("list-ops json: Range cannot tell", rules.get(("Range", 4)) == "cannot_tell", str(rules.get(("Range", 4))))
+specs = {(d["type"], d["opset"]): d["spec"] for d in doc}
+check("list-ops json: spec names", specs[("MVN", 2)] == "MVN-1" and specs[("Reshape", 1)] == "Reshape-1"
+      and specs[("Const", 1)] == "Constant-1" and specs[("IfMerge", 1)] is None, str(specs)[:300])
 rc, out, err = run("--list-ops", retail)
 check("list-ops takes no model", rc == 2 and "excludes" in err and out == "", f"{rc} {err!r}")
 

@@ -270,6 +270,30 @@ TEST(batch_registry, every_row_has_a_batching_rule) {
   }
 }
 
+// Every row names its op as OpenVINO's specification does (reshape1's own IfMerge aside), with a version
+// the IR's opset includes: one in that opset or before it, or the first version for a row older than all.
+TEST(batch_registry, every_row_has_a_spec_name) {
+  for (const auto& e : model::detail::rule_table()) {
+    SCOPED_TRACE(fmt::format("{}-{}", e.type, e.opset));
+    const auto spec = model::spec_name(e.type, e.opset);
+    if (e.type == "IfMerge") {
+      EXPECT_EQ(spec, "");
+      continue;
+    }
+    ASSERT_FALSE(spec.empty());
+    const auto dash = spec.rfind('-');
+    const int version = std::stoi(spec.substr(dash + 1));
+    EXPECT_EQ(spec.substr(0, dash), e.type == "Const" ? "Constant" : std::string(e.type));
+    if (version > e.opset) {
+      EXPECT_EQ(model::spec_name(e.type, 1), spec);  // the first version: nothing older
+    }
+  }
+  EXPECT_EQ(model::spec_name("MVN", 2), "MVN-1");
+  EXPECT_EQ(model::spec_name("MVN", 6), "MVN-6");
+  EXPECT_EQ(model::spec_name("Reshape", 1), "Reshape-1");
+  EXPECT_EQ(model::spec_name("NoSuchOp", 1), "");
+}
+
 // The analyses ask part_of() what an op is instead of comparing names: each op it names is a registry op
 // (a misspelt name would make an op silently "other"), and a few ops are what the analyses take them for.
 TEST(batch_registry, every_op_part_names_a_registry_op) {

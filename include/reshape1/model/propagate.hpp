@@ -111,6 +111,10 @@ struct input_shape {
 /// The batching rule of (type, opset version), as `check --list-ops --json` names it ("pointwise",
 /// "reshape", ..., "cannot_tell" for the ops whose rule always says it cannot tell), "" when not covered.
 [[nodiscard]] std::string_view batching_rule(std::string_view type, int opset) noexcept;
+/// The op's name in OpenVINO's operation specification: `MVN-1` for MVN at opset 2 (the IR writes the
+/// opset an op version came into; the specification numbers the version), `Constant-1` for Const; "" for
+/// a covered op that OpenVINO does not specify, or one not covered.
+[[nodiscard]] std::string spec_name(std::string_view type, int opset);
 /// Every (type, opset version) with a rule, sorted by type, then version.
 [[nodiscard]] std::vector<std::pair<std::string_view, int>> covered_ops();
 
