@@ -77,7 +77,8 @@ dimension parse_batch(std::string_view text, std::string_view where) {
 
 namespace {
 
-std::vector<input_report> choose_inputs(const graph& g, const reshape_request& request) {
+/// The model's inputs (its Parameters), each at its declared shape.
+std::vector<input_report> model_inputs(const graph& g) {
   const auto layers = g.layers();
   std::vector<input_report> inputs;
   for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -91,43 +92,51 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
     in.requested = in.declared;
     inputs.push_back(std::move(in));
   }
-  const auto find = [&](const std::string& name, detail::option option) -> input_report& {
-    if (name.empty()) {
-      if (inputs.size() != 1)
-        bad_request(fmt::format("{} without a name: the model has {} inputs ({})", detail::spell(option),
-                                inputs.size(), input_names(g)),
-                    fmt::format("write {}", detail::usage_of(option)));
-      return inputs[0];
-    }
-    if (name.size() > 1 && name[0] == '#') {  // by id: #12
-      std::int64_t id = 0;
-      const auto [end, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), id);
-      if (ec == std::errc() && end == name.data() + name.size()) {
-        for (auto& in : inputs)
-          if (in.id == id) return in;
-        bad_request(fmt::format("{}: no input has the id {}; its inputs are {}", detail::spell(option, name), id,
-                                input_names(g)),
-                    "use one of those names, or #ID for an input's id");
-      }
-    }
-    input_report* match = nullptr;
-    for (auto& in : inputs) {
-      if (in.name != name) continue;
-      if (match != nullptr)
-        bad_request(fmt::format("{}: two inputs are named '{}' (ids {} and {})", detail::spell(option, name),
-                                io::detail::escaped(name), match->id, in.id),
-                    fmt::format("address one by its id: {}", detail::spell(option, fmt::format("#{}", match->id), "...")));
-      match = &in;
-    }
-    if (match != nullptr) return *match;
-    bad_request(fmt::format("{}: the model has no input named '{}'; its inputs are {}", detail::spell(option, name),
-                            io::detail::escaped(name), input_names(g)),
-                "use one of those names, or #ID for an input's id");
-  };
+  return inputs;
+}
 
+/// The input an option names: by name, by id (`#12`), or the only one when the name is empty.
+input_report& named_input(const graph& g, std::vector<input_report>& inputs, const std::string& name,
+                          detail::option option) {
+  if (name.empty()) {
+    if (inputs.size() != 1)
+      bad_request(fmt::format("{} without a name: the model has {} inputs ({})", detail::spell(option), inputs.size(),
+                              input_names(g)),
+                  fmt::format("write {}", detail::usage_of(option)));
+    return inputs[0];
+  }
+  if (name.size() > 1 && name[0] == '#') {  // by id: #12
+    std::int64_t id = 0;
+    const auto [end, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), id);
+    if (ec == std::errc() && end == name.data() + name.size()) {
+      for (auto& in : inputs)
+        if (in.id == id) return in;
+      bad_request(fmt::format("{}: no input has the id {}; its inputs are {}", detail::spell(option, name), id,
+                              input_names(g)),
+                  "use one of those names, or #ID for an input's id");
+    }
+  }
+  input_report* match = nullptr;
+  for (auto& in : inputs) {
+    if (in.name != name) continue;
+    if (match != nullptr)
+      bad_request(fmt::format("{}: two inputs are named '{}' (ids {} and {})", detail::spell(option, name),
+                              io::detail::escaped(name), match->id, in.id),
+                  fmt::format("address one by its id: {}", detail::spell(option, fmt::format("#{}", match->id), "...")));
+    match = &in;
+  }
+  if (match != nullptr) return *match;
+  bad_request(fmt::format("{}: the model has no input named '{}'; its inputs are {}", detail::spell(option, name),
+                          io::detail::escaped(name), input_names(g)),
+              "use one of those names, or #ID for an input's id");
+}
+
+/// Each input's batch index: from the request's layout, else the layout the model writes, else its
+/// dimension 0.
+void choose_batch_axes(const graph& g, std::vector<input_report>& inputs, const reshape_request& request) {
   std::set<std::int64_t> seen;  // by id: two inputs may share a name
   for (const auto& [name, layout] : request.layouts) {
-    auto& in = find(name, detail::option::layout);
+    auto& in = named_input(g, inputs, name, detail::option::layout);
     if (!seen.insert(in.id).second)
       bad_request(fmt::format("{}: given twice", detail::spell(detail::option::layout, in.name)),
                   "give each input's layout once");
@@ -141,7 +150,7 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
   }
   for (auto& in : inputs) {
     if (seen.contains(in.id)) continue;
-    const auto& written = layers[in.layer].outputs[0].layout;
+    const auto& written = g.layers()[in.layer].outputs[0].layout;
     if (!written.empty()) {
       try {
         in.batch_index = batch_index_of(written, in.declared.rank_known() ? std::optional(in.declared.size()) : std::nullopt);
@@ -157,10 +166,14 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
       in.source = batch_source::first_dimension;
     }
   }
+}
 
-  seen.clear();
+/// The request's shapes; an input whose batch index a new shape (or a dynamic rank) does not have loses
+/// it, or is refused when the request's layout or batch needs it. Returns the ids of the inputs shaped.
+std::set<std::int64_t> apply_shapes(const graph& g, std::vector<input_report>& inputs, const reshape_request& request) {
+  std::set<std::int64_t> seen;
   for (const auto& [name, shape] : request.shapes) {
-    auto& in = find(name, detail::option::shape);
+    auto& in = named_input(g, inputs, name, detail::option::shape);
     if (!seen.insert(in.id).second)
       bad_request(fmt::format("{}: given twice", detail::spell(detail::option::shape, in.name)),
                   "give each input's shape once");
@@ -186,23 +199,35 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
     in.batch_index.reset();
     in.source = batch_source::none;
   }
-  if (request.batch) {
-    if (request.batch->range().hi() == 0 && request.batch->range().lo() == 0)
-      bad_request(fmt::format("{}: a batch of 0 samples", detail::spell(detail::option::batch, {}, "0")),
-                  "give a batch of at least 1, or ?");
-    for (auto& in : inputs) {
-      if (!in.batch_index) continue;
-      auto dims = std::vector<dimension>(in.requested.begin(), in.requested.end());
-      auto& d = dims[*in.batch_index];
-      if (seen.contains(in.id) && d.range() != request.batch->range())
-        bad_request(fmt::format("input '{}': {} gives {} at the batch index {}, {} gives {}", in.name,
-                                detail::spell(detail::option::shape), to_string(dimension(d.range())),
-                                *in.batch_index, detail::spell(detail::option::batch), to_string(*request.batch)),
-                    "drop one of them, or make them agree");
-      d = request.batch->is_static() ? dimension(request.batch->range()) : dimension(request.batch->range(), symbol("N"));
-      in.requested = partial_shape(std::move(dims));
-    }
+  return seen;
+}
+
+/// The request's batch at each input's batch index (`shaped`: the inputs whose shape the request gives,
+/// which must agree with it there).
+void apply_batch(std::vector<input_report>& inputs, const reshape_request& request, const std::set<std::int64_t>& shaped) {
+  if (!request.batch) return;
+  if (request.batch->range().hi() == 0 && request.batch->range().lo() == 0)
+    bad_request(fmt::format("{}: a batch of 0 samples", detail::spell(detail::option::batch, {}, "0")),
+                "give a batch of at least 1, or ?");
+  for (auto& in : inputs) {
+    if (!in.batch_index) continue;
+    auto dims = std::vector<dimension>(in.requested.begin(), in.requested.end());
+    auto& d = dims[*in.batch_index];
+    if (shaped.contains(in.id) && d.range() != request.batch->range())
+      bad_request(fmt::format("input '{}': {} gives {} at the batch index {}, {} gives {}", in.name,
+                              detail::spell(detail::option::shape), to_string(dimension(d.range())), *in.batch_index,
+                              detail::spell(detail::option::batch), to_string(*request.batch)),
+                  "drop one of them, or make them agree");
+    d = request.batch->is_static() ? dimension(request.batch->range()) : dimension(request.batch->range(), symbol("N"));
+    in.requested = partial_shape(std::move(dims));
   }
+}
+
+std::vector<input_report> choose_inputs(const graph& g, const reshape_request& request) {
+  auto inputs = model_inputs(g);
+  choose_batch_axes(g, inputs, request);
+  const auto shaped = apply_shapes(g, inputs, request);
+  apply_batch(inputs, request, shaped);
   return inputs;
 }
 
@@ -726,40 +751,16 @@ class scope {
     for (const auto index : g_.order()) {
       const auto& l = layers_[index];
       if (part_of(l.type) == op_part::parameter) {
-        if (given != nullptr) {
-          if (index < given->size() && !states_[index].empty()) states_[index][0] = (*given)[index];
-        } else if (inputs_ != nullptr) {
-          for (const auto& in : *inputs_)
-            if (in.layer == index && in.batch_index && !states_[index].empty())
-              states_[index][0] = batch_state::batched_at(*in.batch_index, 1);
-        }
+        seed_parameter(index, given);
         continue;
       }
       if (l.outputs.empty()) continue;  // a Result: the outputs are checked at the end
       const auto in = states_of_inputs(l);
-      if (std::all_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::shared); })) continue;
-      if (finding_for(index, batch_issue::fails) || finding_for(index, batch_issue::fails_at_declared) ||
-          std::any_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::broken); })) {
-        set_all(index, kind::broken);
-        continue;
-      }
-      if (const auto it = std::find_if(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::unknown); });
-          it != in.end()) {
-        for (auto& s : states_[index]) s = *it;
-        continue;
-      }
-      bool lost = false;
-      for (std::size_t k = 0; k < samples.size(); ++k)
-        for (const auto& t : runs_.at_samples[k]->outputs[index]) lost = lost || !t.shape.rank_known();
-      std::string lost_why;
-      if (lost) {
-        lost_why = "its output shapes could not be propagated at the sample batches";
-        for (const auto& x : runs_.at_samples[0]->lost)
-          if (x.layer == index) lost_why = x.message;
-      }
+      if (settled_by_inputs(index, in)) continue;
+      const auto lost_why = lost_at_samples(index);
       const auto* entry = detail::find_entry(l.type, l.opset);
-      if (lost && entry == nullptr) {
-        set_unknown(index, lost_why);
+      if (lost_why && entry == nullptr) {
+        set_unknown(index, *lost_why);
         continue;
       }
       const auto& kept = request_ != nullptr ? request_->assume_kept : std::vector<std::string>{};
@@ -776,42 +777,90 @@ class scope {
         set_unknown(index, fmt::format("{}-{} has no rule: reshape1 does not know what it does", l.type, l.opset));
         continue;
       }
-      detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}};
-      if (l.body) {
-        op.body = [this, index, &l](const std::vector<batch_state>& params)
-            -> std::optional<std::vector<std::vector<batch_state>>> {
-          const auto inner = runs_.body(index);
-          if (!inner || !inner->analysed()) return std::nullopt;
-          auto path = within_;
-          path.push_back({l.id, std::string(l.name), std::string(l.type)});
-          scope body(l.body->network, *inner, std::move(path), nullptr, request_);
-          body.find_replaced();
-          body.find_replaced_swallows();
-          body.follow_states(&params);
-          nested_[index] = body.findings();
-          return std::move(body.states_);
-        };
-      }
-      try {
-        if (vouched)
-          assumed(op);
-        else
-          entry->batch.fn(op);
-      } catch (const error& e) {
-        op.cannot_tell(e.what());
-      }
-      if (!op.faults.empty()) {
-        report_faults(index, op);
-        set_all(index, kind::broken);
-      } else if (lost) {
-        // A rule may prove a fault without the output shapes (a Split of the batch into halves fails at
-        // the odd sample batches); nothing else can be decided from them.
-        set_unknown(index, lost_why);
-      } else if (!op.unknown_reason.empty()) {
-        set_unknown(index, op.unknown_reason, nested_.contains(index) && op.unknown_reason.find("its body") == 0);
-      } else if (!consistent(index)) {
-        set_unknown(index, "its batching rule's answer does not match the shapes propagated at the sample batches");
-      }
+      apply_rule(index, in, vouched ? nullptr : entry, lost_why);
+    }
+  }
+
+  /// A Parameter's state: the one a body's Parameter is given, or the model input's batch axis.
+  void seed_parameter(std::size_t index, const std::vector<batch_state>* given) {
+    if (states_[index].empty()) return;
+    if (given != nullptr) {
+      if (index < given->size()) states_[index][0] = (*given)[index];
+    } else if (inputs_ != nullptr) {
+      for (const auto& in : *inputs_)
+        if (in.layer == index && in.batch_index) states_[index][0] = batch_state::batched_at(*in.batch_index, 1);
+    }
+  }
+
+  /// Whether the inputs' states decide the layer's without its rule: all shared (the layer's stay
+  /// shared), one broken or the layer failing (broken), one unknown (unknown likewise).
+  bool settled_by_inputs(std::size_t index, const std::vector<batch_state>& in) {
+    if (std::all_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::shared); })) return true;
+    if (finding_for(index, batch_issue::fails) || finding_for(index, batch_issue::fails_at_declared) ||
+        std::any_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::broken); })) {
+      set_all(index, kind::broken);
+      return true;
+    }
+    if (const auto it = std::find_if(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::unknown); });
+        it != in.end()) {
+      for (auto& s : states_[index]) s = *it;
+      return true;
+    }
+    return false;
+  }
+
+  /// Why the layer's output shapes are unknown at a sample batch, or nullopt when they are all known.
+  std::optional<std::string> lost_at_samples(std::size_t index) const {
+    bool lost = false;
+    for (std::size_t k = 0; k < samples.size(); ++k)
+      for (const auto& t : runs_.at_samples[k]->outputs[index]) lost = lost || !t.shape.rank_known();
+    if (!lost) return std::nullopt;
+    std::string why = "its output shapes could not be propagated at the sample batches";
+    for (const auto& x : runs_.at_samples[0]->lost)
+      if (x.layer == index) why = x.message;
+    return why;
+  }
+
+  /// Runs the layer's batching rule (`entry`; null: the op is vouched for, kept as assume_kept says) and
+  /// sets its outputs' states from the answer, a body's analysis included.
+  void apply_rule(std::size_t index, const std::vector<batch_state>& in, const detail::rule_entry* entry,
+                  const std::optional<std::string>& lost_why) {
+    const auto& l = layers_[index];
+    detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}};
+    if (l.body) {
+      op.body = [this, index, &l](const std::vector<batch_state>& params)
+          -> std::optional<std::vector<std::vector<batch_state>>> {
+        const auto inner = runs_.body(index);
+        if (!inner || !inner->analysed()) return std::nullopt;
+        auto path = within_;
+        path.push_back({l.id, std::string(l.name), std::string(l.type)});
+        scope body(l.body->network, *inner, std::move(path), nullptr, request_);
+        body.find_replaced();
+        body.find_replaced_swallows();
+        body.follow_states(&params);
+        nested_[index] = body.findings();
+        return std::move(body.states_);
+      };
+    }
+    try {
+      if (entry == nullptr)
+        assumed(op);
+      else
+        entry->batch.fn(op);
+    } catch (const error& e) {
+      op.cannot_tell(e.what());
+    }
+    if (!op.faults.empty()) {
+      report_faults(index, op);
+      set_all(index, kind::broken);
+    } else if (lost_why) {
+      // A rule may prove a fault without the output shapes (a Split of the batch into halves fails at
+      // the odd sample batches); nothing else can be decided from them.
+      set_unknown(index, *lost_why);
+    } else if (!op.unknown_reason.empty()) {
+      set_unknown(index, op.unknown_reason, nested_.contains(index) && op.unknown_reason.find("its body") == 0);
+    } else if (!consistent(index)) {
+      set_unknown(index, "its batching rule's answer does not match the shapes propagated at the sample batches");
     }
   }
 
@@ -1017,16 +1066,85 @@ void hint_guessed_batches(const graph& g, batch_report& report) {
 
 /// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
 /// dynamic one) and the samples, then the scopes.
+/// A batch to try besides the target when the requested batch is dynamic, where a hard-coded batch fails:
+/// 2 (3 when the model is declared at 2), within the requested interval; nullopt when none fits.
+std::optional<std::int64_t> example_batch(const std::vector<input_report>& inputs) {
+  for (const auto& in : inputs) {
+    if (!in.batch_index || !in.requested.rank_known()) continue;
+    const auto& d = in.requested[*in.batch_index];
+    if (d.is_static()) continue;
+    const auto declared_batch = in.declared.rank_known() && *in.batch_index < in.declared.size() &&
+                                        in.declared[*in.batch_index].is_static()
+                                    ? std::optional(in.declared[*in.batch_index].lo())
+                                    : std::nullopt;
+    std::int64_t w = std::max<std::int64_t>(d.lo(), 2);
+    if (declared_batch && w == *declared_batch) ++w;
+    if (!d.range().contains(w)) w = std::max<std::int64_t>(d.lo(), 1);
+    if (!d.range().contains(w) || (declared_batch && w == *declared_batch)) continue;
+    return w;
+  }
+  return std::nullopt;
+}
+
+/// The notes about the inputs: a shape of another rank (allowed, as OpenVINO takes it, but rarely meant:
+/// the layers after the input were built for its rank), and an ONNX input whose static batch ONNX
+/// Runtime will not let change.
+void input_notes(const graph& g, batch_report& report) {
+  for (const auto& in : report.inputs)
+    if (in.requested.rank_known() && in.declared.rank_known() && in.requested.size() != in.declared.size())
+      report.notes.push_back(fmt::format("{} gives input '{}' (id {}) rank {} ({}); it is declared with rank {} ({})",
+                                         detail::spell(detail::option::shape), in.name, in.id, in.requested.size(),
+                                         to_string(in.requested), in.declared.size(),
+                                         to_string(without_symbols(in.declared))));
+  if (g.format() != model_format::onnx) return;
+  for (const auto& in : report.inputs) {
+    if (!in.batch_index || !in.declared.rank_known() || *in.batch_index >= in.declared.size()) continue;
+    const auto& was = in.declared[*in.batch_index];
+    const auto& now = in.requested[*in.batch_index];
+    if (!was.is_static() || (now.is_static() && now.lo() == was.lo())) continue;
+    report.notes.push_back(fmt::format("input '{}' declares its batch (dimension {}) as {}: ONNX Runtime refuses "
+                                       "another batch until that dimension is a dim_param",
+                                       in.name, *in.batch_index, was.lo()));
+  }
+}
+
+/// Each model output at the declared and the target shapes, and how it holds the batch.
+void output_reports(const graph& g, const propagation& declared, const propagation& target, batch_report& report) {
+  for (const auto index : g.order()) {
+    const auto& l = g.layers()[index];
+    if (part_of(l.type) != op_part::result || l.sources.empty() || !l.sources[0]) continue;
+    output_report out;
+    out.layer = index;
+    out.id = l.id;
+    out.name = l.name;
+    out.declared = without_symbols(declared.input(g, l, 0).shape);
+    out.reshaped = target.input(g, l, 0).shape;
+    const auto& src = *l.sources[0];
+    if (src.layer < report.carriers.size() && src.output < report.carriers[src.layer].size())
+      out.batch = report.carriers[src.layer][src.output];
+    report.outputs.push_back(std::move(out));
+  }
+}
+
+void count_findings(batch_report& report) {
+  for (const auto& f : report.findings) {
+    switch (f.issue) {
+      case batch_issue::fails: ++report.summary.fails; break;
+      case batch_issue::swallows_batch: ++report.summary.swallows_batch; break;
+      case batch_issue::scales_with_batch: ++report.summary.scales_with_batch; break;
+      case batch_issue::mixes_samples: ++report.summary.mixes_samples; break;
+      case batch_issue::drops_samples: ++report.summary.drops_samples; break;
+      case batch_issue::loses_batch: ++report.summary.loses_batch; break;
+      case batch_issue::cannot_tell: ++report.summary.cannot_tell; break;
+      case batch_issue::fails_at_declared: break;  // counted as failing_at_declared
+    }
+  }
+}
+
 batch_report analyse(const graph& g, const reshape_request& request) {
   batch_report report;
   report.inputs = choose_inputs(g, request);
   const auto& inputs = report.inputs;
-  // Allowed (OpenVINO takes it), but rarely meant: the layers after the input were built for its rank.
-  for (const auto& in : inputs)
-    if (in.requested.rank_known() && in.declared.rank_known() && in.requested.size() != in.declared.size())
-      report.notes.push_back(fmt::format("{} gives input '{}' (id {}) rank {} ({}); it is declared with rank {} ({})",
-                                         detail::spell(detail::option::shape), in.name, in.id, in.requested.size(), to_string(in.requested),
-                                         in.declared.size(), to_string(without_symbols(in.declared))));
   report.target = request.batch ? fmt::format("batch {}", to_string(*request.batch)) : std::string("the given shapes");
   const bool any_batch = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.batch_index; });
   const auto declared = propagate(g);
@@ -1037,24 +1155,7 @@ batch_report analyse(const graph& g, const reshape_request& request) {
     return to_string(without_symbols(in.requested)) != to_string(without_symbols(in.declared)) ||
            (in.batch_index && !in.requested[*in.batch_index].is_static());
   });
-  // A dynamic batch: also an example batch that is not the declared one, where a hard-coded batch fails.
-  std::optional<std::int64_t> example;
-  for (const auto& in : inputs) {
-    if (!in.batch_index || !in.requested.rank_known()) continue;
-    const auto& d = in.requested[*in.batch_index];
-    if (d.is_static()) continue;
-    const auto declared_batch = in.declared.rank_known() && *in.batch_index < in.declared.size() &&
-                                        in.declared[*in.batch_index].is_static()
-                                    ? std::optional(in.declared[*in.batch_index].lo())
-                                    : std::nullopt;
-    // 2 (3 when the model is declared at 2), within the requested interval.
-    std::int64_t w = std::max<std::int64_t>(d.lo(), 2);
-    if (declared_batch && w == *declared_batch) ++w;
-    if (!d.range().contains(w)) w = std::max<std::int64_t>(d.lo(), 1);
-    if (!d.range().contains(w) || (declared_batch && w == *declared_batch)) continue;
-    example = w;
-    break;
-  }
+  const auto example = example_batch(inputs);
   std::optional<propagation> at_example;
   if (example) at_example = propagate(g, shapes_at(inputs, example));
   std::array<propagation, samples.size()> at_samples;
@@ -1070,42 +1171,9 @@ batch_report analyse(const graph& g, const reshape_request& request) {
                             report.summary.failing_at_declared);
   report.carriers = std::move(top).carriers();
   hint_guessed_batches(g, report);
-  for (const auto index : g.order()) {
-    const auto& l = g.layers()[index];
-    if (part_of(l.type) != op_part::result || l.sources.empty() || !l.sources[0]) continue;
-    output_report out;
-    out.layer = index;
-    out.id = l.id;
-    out.name = l.name;
-    out.declared = without_symbols(declared.input(g, l, 0).shape);
-    out.reshaped = target.input(g, l, 0).shape;
-    const auto& src = *l.sources[0];
-    if (src.layer < report.carriers.size() && src.output < report.carriers[src.layer].size())
-      out.batch = report.carriers[src.layer][src.output];
-    report.outputs.push_back(std::move(out));
-  }
-  if (g.format() == model_format::onnx)
-    for (const auto& in : report.inputs) {
-      if (!in.batch_index || !in.declared.rank_known() || *in.batch_index >= in.declared.size()) continue;
-      const auto& was = in.declared[*in.batch_index];
-      const auto& now = in.requested[*in.batch_index];
-      if (!was.is_static() || (now.is_static() && now.lo() == was.lo())) continue;
-      report.notes.push_back(fmt::format("input '{}' declares its batch (dimension {}) as {}: ONNX Runtime refuses "
-                                         "another batch until that dimension is a dim_param",
-                                         in.name, *in.batch_index, was.lo()));
-    }
-  for (const auto& f : report.findings) {
-    switch (f.issue) {
-      case batch_issue::fails: ++report.summary.fails; break;
-      case batch_issue::swallows_batch: ++report.summary.swallows_batch; break;
-      case batch_issue::scales_with_batch: ++report.summary.scales_with_batch; break;
-      case batch_issue::mixes_samples: ++report.summary.mixes_samples; break;
-      case batch_issue::drops_samples: ++report.summary.drops_samples; break;
-      case batch_issue::loses_batch: ++report.summary.loses_batch; break;
-      case batch_issue::cannot_tell: ++report.summary.cannot_tell; break;
-      case batch_issue::fails_at_declared: break;  // counted as failing_at_declared
-    }
-  }
+  output_reports(g, declared, target, report);
+  input_notes(g, report);
+  count_findings(report);
   return report;
 }
 

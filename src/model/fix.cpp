@@ -501,19 +501,7 @@ class fixer {
     std::map<std::int64_t, std::string> dropped;  // rewritten Reshapes the proof still names
     bool all = true;
     if (proven) {
-      const auto layers = original_.layers();
-      for (std::size_t i = 0; i < layers.size() && all; ++i) {
-        const auto* l = g.find(layers[i].id);
-        const auto after = l == nullptr ? std::span<const tensor>() : at_declared.outputs[static_cast<std::size_t>(l - g.layers().data())];
-        const auto before = declared().outputs[i];
-        bool same = before.size() == after.size();
-        for (std::size_t o = 0; same && o < before.size(); ++o) same = same_shape(before[o].shape, after[o].shape);
-        if (!same) {
-          all = false;
-          refusals.push_back({layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
-                              "the rewritten model read back has other shapes here at the declared inputs"});
-        }
-      }
+      all = same_shapes_as_declared(g, at_declared, refusals);
       declared_.reset();  // found again if the rounds resume
     }
     for (const auto& b : options_.check_batches) {
@@ -521,49 +509,17 @@ class fixer {
       const auto r = check_batch(g, request(b));
       checked.push_back(r.summary_line());
       all = all && r.summary.reshapes() && consistent(g, at_declared, r, b, refusals);
-      for (const auto& f : r.findings) {
-        if (f.issue == batch_issue::scales_with_batch) continue;
-        if (f.within.empty() && std::any_of(rewrites_.begin(), rewrites_.end(),
-                                            [&](const rewrite& x) { return x.p.reshape == f.id; })) {
-          const auto& x = std::find_if(rewrites_.begin(), rewrites_.end(), [&](const rewrite& y) { return y.p.reshape == f.id; })->p;
-          dropped.emplace(f.id, fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", x.index,
-                                            x.value, f.issue == batch_issue::fails ? std::string("failing") : issue_text(f.issue),
-                                            batch_name(b)));
-          continue;
-        }
-        const auto known = [&](const std::vector<fix_refusal>& v) {
-          return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.id == f.id && x.within == f.within; });
-        };
-        if (known(report_.refusals) || known(refusals)) continue;
-        refusals.push_back({f.id, f.name, f.type, refusal_reason(f, b), f.within});
-      }
+      judge(r, b, dropped, refusals);
     }
     if (!dropped.empty()) {
-      for (const auto& [id, why] : dropped) {
-        const auto reshape = id;  // clang 14 (the fuzz preset) cannot capture a structured binding
-        std::erase_if(rewrites_, [reshape](const rewrite& x) { return x.p.reshape == reshape; });
-        last_failure_[id] = why;
-        ++tried_[id];
-        done_.erase(id);
-      }
       proven_prop.reset();
       proven.reset();
-      const auto [kept, bytes] = build(rewrites_);
-      current_.emplace(detail::graph_editor::edited(original_, kept, weights(bytes)));
-      count_consumers();
+      drop(dropped);
       return false;
     }
     report_.checked = std::move(checked);
     report_.refusals.insert(report_.refusals.end(), refusals.begin(), refusals.end());
-    // Listed in the model's order (producers first), whichever round kept them.
-    std::vector<std::size_t> position(original_.layers().size());
-    for (std::size_t k = 0; k < original_.order().size(); ++k) position[original_.order()[k]] = k;
-    const auto place = [&](const fix_change& c) {
-      return position[static_cast<std::size_t>(original_.find(c.id) - original_.layers().data())];
-    };
-    for (const auto& r : final_rewrites) report_.changes.push_back(r.change);
-    std::stable_sort(report_.changes.begin(), report_.changes.end(),
-                     [&](const fix_change& a, const fix_change& b) { return place(a) < place(b); });
+    list_changes(final_rewrites);
     report_.fixed = all && report_.refusals.empty();
     if (report_.fixed && !report_.changes.empty()) {  // only a proven model is ever written
       proven_prop.reset();
@@ -578,6 +534,77 @@ class fixer {
       report_.appended = std::move(appended);
     }
     return true;
+  }
+
+  /// Whether the model read back (`g`, propagated as `at_declared`) has the original's shapes on every
+  /// layer at the declared inputs; a refusal names the first layer that differs.
+  bool same_shapes_as_declared(const graph& g, const propagation& at_declared, std::vector<fix_refusal>& refusals) {
+    const auto layers = original_.layers();
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const auto* l = g.find(layers[i].id);
+      const auto after =
+          l == nullptr ? std::span<const tensor>() : at_declared.outputs[static_cast<std::size_t>(l - g.layers().data())];
+      const auto before = declared().outputs[i];
+      bool same = before.size() == after.size();
+      for (std::size_t o = 0; same && o < before.size(); ++o) same = same_shape(before[o].shape, after[o].shape);
+      if (!same) {
+        refusals.push_back({layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
+                            "the rewritten model read back has other shapes here at the declared inputs"});
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// The proof's findings at batch `b`: a rewritten Reshape it still names goes to `dropped` (its rewrite
+  /// is taken back), any other finding is a refusal (once).
+  void judge(const batch_report& r, const dimension& b, std::map<std::int64_t, std::string>& dropped,
+             std::vector<fix_refusal>& refusals) const {
+    for (const auto& f : r.findings) {
+      if (f.issue == batch_issue::scales_with_batch) continue;
+      const auto rewritten =
+          f.within.empty() ? std::find_if(rewrites_.begin(), rewrites_.end(), [&](const rewrite& x) { return x.p.reshape == f.id; })
+                           : rewrites_.end();
+      if (rewritten != rewrites_.end()) {
+        const auto& x = rewritten->p;
+        dropped.emplace(f.id, fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", x.index,
+                                          x.value, f.issue == batch_issue::fails ? std::string("failing") : issue_text(f.issue),
+                                          batch_name(b)));
+        continue;
+      }
+      const auto known = [&](const std::vector<fix_refusal>& v) {
+        return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.id == f.id && x.within == f.within; });
+      };
+      if (known(report_.refusals) || known(refusals)) continue;
+      refusals.push_back({f.id, f.name, f.type, refusal_reason(f, b), f.within});
+    }
+  }
+
+  /// Takes back the rewrites of the Reshapes the proof still names (each tries its next alternative) and
+  /// makes the model the rounds resume from.
+  void drop(const std::map<std::int64_t, std::string>& dropped) {
+    for (const auto& [id, why] : dropped) {
+      const auto reshape = id;  // clang 14 (the fuzz preset) cannot capture a structured binding
+      std::erase_if(rewrites_, [reshape](const rewrite& x) { return x.p.reshape == reshape; });
+      last_failure_[id] = why;
+      ++tried_[id];
+      done_.erase(id);
+    }
+    const auto [kept, bytes] = build(rewrites_);
+    current_.emplace(detail::graph_editor::edited(original_, kept, weights(bytes)));
+    count_consumers();
+  }
+
+  /// The report's changes, in the model's order (producers first), whichever round kept them.
+  void list_changes(const std::vector<rewrite>& final_rewrites) {
+    std::vector<std::size_t> position(original_.layers().size());
+    for (std::size_t k = 0; k < original_.order().size(); ++k) position[original_.order()[k]] = k;
+    const auto place = [&](const fix_change& c) {
+      return position[static_cast<std::size_t>(original_.find(c.id) - original_.layers().data())];
+    };
+    for (const auto& r : final_rewrites) report_.changes.push_back(r.change);
+    std::stable_sort(report_.changes.begin(), report_.changes.end(),
+                     [&](const fix_change& a, const fix_change& b) { return place(a) < place(b); });
   }
 
   static std::string refusal_reason(const batch_finding& f, const dimension& b) {
@@ -627,105 +654,66 @@ class fixer {
     return true;
   }
 
+  /// Setting element `index` of Reshape `l`'s pattern to `value` as a rewrite of the Const that holds it
+  /// (directly or through a Concat), `why` being the reason; nullopt, with `reason`, when that Const
+  /// cannot take it.
+  std::optional<plan> target(const layer& l, std::size_t index, std::int64_t old_value, std::int64_t value,
+                             std::string why, std::string& reason) const {
+    const auto origin = detail::origin_of_element(*current_, *current_prop_, l, 1, index);
+    if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant) {
+      reason = fmt::format("pattern[{}] is computed by {}, not held by a Const", index,
+                           origin.holder != nullptr ? origin.holder->where() : std::string("nothing"));
+      return std::nullopt;
+    }
+    const auto type = origin.holder->element("element_type");
+    if (!writable_type(type)) {
+      reason = fmt::format("pattern[{}] is held by {} of type {}, which fix does not rewrite", index,
+                           origin.holder->where(), name(type));
+      return std::nullopt;
+    }
+    if (value < 0 && !is_signed_integer(type)) {
+      reason = fmt::format("pattern[{}] is held by {} of unsigned type {}, which cannot hold -1", index,
+                           origin.holder->where(), name(type));
+      return std::nullopt;
+    }
+    // Every layer between the Const and the Reshape must feed only the next one: a shared Concat or
+    // Convert would carry the change to other layers that this report would not list.
+    for (const auto* step : origin.path)
+      if (consumers(*step) > 1) {
+        reason = fmt::format("pattern[{}] comes through {}, which feeds other layers too", index, step->where());
+        return std::nullopt;
+      }
+    plan x;
+    x.old_value = old_value;
+    x.reshape = l.id;
+    x.holder = origin.holder->id;
+    x.index = origin.index;
+    x.value = value;
+    x.consumer = origin.consumer->id;
+    x.consumer_port = origin.consumer_port;
+    x.why = std::move(why);
+    x.why += origin.through != nullptr
+                 ? fmt::format(" (the value is held by Const '{}' (id {}), through {})", origin.holder->name,
+                               origin.holder->id, origin.through->where())
+                 : fmt::format(" (Const '{}' (id {}))", origin.holder->name, origin.holder->id);
+    return x;
+  }
+
   /// The rewrites that could resolve finding `f`, best first; or the reason there are none.
   std::vector<plan> plans_for(const batch_finding& f, std::string& reason) const {
-    const auto& g = *current_;
-    const auto& p = *current_prop_;
-    const auto& l = *g.find(f.id);
+    const auto& l = *current_->find(f.id);
     std::vector<bool> constant;
-    const auto pattern = detail::reshape_pattern_at(g, p, l, &constant);
+    const auto pattern = detail::reshape_pattern_at(*current_, *current_prop_, l, &constant);
     const auto e = pattern.elements();
-    const bool special_zero = l.flag("special_zero");
-    const auto exact = [&](std::size_t i) { return e[i].lo == e[i].hi; };
-    const auto is = [&](std::size_t i, std::int64_t v) { return exact(i) && e[i].lo == v; };
-
-    const auto target = [&](std::size_t index, std::int64_t value, std::string why) -> std::optional<plan> {
-      const auto origin = detail::origin_of_element(g, p, l, 1, index);
-      if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant) {
-        reason = fmt::format("pattern[{}] is computed by {}, not held by a Const", index,
-                             origin.holder != nullptr ? origin.holder->where() : std::string("nothing"));
-        return std::nullopt;
-      }
-      const auto type = origin.holder->element("element_type");
-      if (!writable_type(type)) {
-        reason = fmt::format("pattern[{}] is held by {} of type {}, which fix does not rewrite", index,
-                             origin.holder->where(), name(type));
-        return std::nullopt;
-      }
-      if (value < 0 && !is_signed_integer(type)) {
-        reason = fmt::format("pattern[{}] is held by {} of unsigned type {}, which cannot hold -1", index,
-                             origin.holder->where(), name(type));
-        return std::nullopt;
-      }
-      // Every layer between the Const and the Reshape must feed only the next one: a shared Concat or
-      // Convert would carry the change to other layers that this report would not list.
-      for (const auto* step : origin.path)
-        if (consumers(*step) > 1) {
-          reason = fmt::format("pattern[{}] comes through {}, which feeds other layers too", index, step->where());
-          return std::nullopt;
-        }
-      plan x;
-      x.old_value = e[index].lo;
-      x.reshape = l.id;
-      x.holder = origin.holder->id;
-      x.index = origin.index;
-      x.value = value;
-      x.consumer = origin.consumer->id;
-      x.consumer_port = origin.consumer_port;
-      x.why = std::move(why);
-      x.why += origin.through != nullptr
-                   ? fmt::format(" (the value is held by Const '{}' (id {}), through {})", origin.holder->name,
-                                 origin.holder->id, origin.through->where())
-                   : fmt::format(" (Const '{}' (id {}))", origin.holder->name, origin.holder->id);
-      return x;
-    };
-
-    std::vector<plan> plans;
-    std::vector<std::size_t> zeros, minus_ones;
-    bool others_fixed = true;
-    for (std::size_t i = 0; i < e.size(); ++i) {
-      if (is(i, 0)) zeros.push_back(i);
-      if (is(i, -1)) minus_ones.push_back(i);
-    }
-    if (f.pattern_index) {
-      const auto i = *f.pattern_index;
-      for (std::size_t k = 0; k < e.size(); ++k)
-        if (k != i && (!exact(k) || (k < constant.size() && !constant[k]) || e[k].lo < -1)) others_fixed = false;
-      const auto declared = e[i].lo;
-      if (special_zero) {
-        if (auto x = target(i, 0, fmt::format("pattern[{}] wrote the declared batch {}; 0 copies the batch", i, declared)))
-          plans.push_back(*x);
-      } else if (zeros.empty() && std::all_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo > 0 || b.hi < 0; })) {
-        if (auto x = target(i, 0, fmt::format("pattern[{}] wrote the declared batch {}; 0 copies the batch, with "
-                                              "special_zero set to true (the pattern has no other 0)",
-                                              i, declared))) {
-          x->set_special_zero = true;
-          plans.push_back(*x);
-        }
-      }
-      if (minus_ones.empty() && others_fixed) {
-        if (auto x = target(i, -1, fmt::format("pattern[{}] wrote the declared batch {}; -1 infers it (the pattern has "
-                                               "no other -1 and its other elements are fixed)",
-                                               i, declared)))
-          plans.push_back(*x);
-      }
-      if (plans.empty() && reason.empty()) {
-        if (!minus_ones.empty() && !special_zero && !zeros.empty())
-          reason = fmt::format("pattern has a -1 and special_zero=false with a literal 0 at index {}", zeros[0]);
-        else if (!minus_ones.empty() && !special_zero)
-          reason = fmt::format("pattern has a -1 at index {} and special_zero=false with an element that may be 0",
-                               minus_ones[0]);
-        else
-          reason = "pattern has elements that are not fixed values, and special_zero=false";
-      }
-      return plans;
-    }
+    if (f.pattern_index) return plans_for_batch(l, e, constant, *f.pattern_index, reason);
     // No element writes the batch: the batch is folded into another dimension (`[101,512]` for 1 x 101).
     // A -1 in one place may follow it; each place is tried, and the proof decides.
-    if (!minus_ones.empty()) {
+    std::vector<plan> plans;
+    const auto minus_one = std::find_if(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1 && b.hi == -1; });
+    if (minus_one != e.end()) {
       reason = fmt::format("the -1 at pattern[{}] folds the batch together with other dimensions; keeping it apart "
                            "would change the layer's output rank",
-                           minus_ones[0]);
+                           minus_one - e.begin());
       return plans;
     }
     if (f.issue != batch_issue::fails) {
@@ -733,13 +721,66 @@ class fixer {
       return plans;
     }
     for (std::size_t i = 0; i < e.size(); ++i) {
-      if (!exact(i) || e[i].lo <= 0) continue;
-      if (auto x = target(i, -1, fmt::format("pattern[{}] held {}, which folds the declared batch with other "
-                                             "dimensions; -1 infers it at every batch",
-                                             i, e[i].lo)))
+      if (e[i].lo != e[i].hi || e[i].lo <= 0) continue;
+      if (auto x = target(l, i, e[i].lo, -1,
+                          fmt::format("pattern[{}] held {}, which folds the declared batch with other "
+                                      "dimensions; -1 infers it at every batch",
+                                      i, e[i].lo),
+                          reason))
         plans.push_back(*x);
     }
     if (plans.empty() && reason.empty()) reason = "no element of the pattern can follow the batch";
+    return plans;
+  }
+
+  /// The rewrites of pattern element `i` of Reshape `l` (pattern `e`), which writes the declared batch:
+  /// 0 (with special_zero, set when the pattern allows it), then -1.
+  std::vector<plan> plans_for_batch(const layer& l, std::span<const pattern_bound> e, const std::vector<bool>& constant,
+                                    std::size_t i, std::string& reason) const {
+    const bool special_zero = l.flag("special_zero");
+    const auto exact = [&](std::size_t k) { return e[k].lo == e[k].hi; };
+    std::vector<std::size_t> zeros, minus_ones;
+    for (std::size_t k = 0; k < e.size(); ++k) {
+      if (exact(k) && e[k].lo == 0) zeros.push_back(k);
+      if (exact(k) && e[k].lo == -1) minus_ones.push_back(k);
+    }
+    bool others_fixed = true;
+    for (std::size_t k = 0; k < e.size(); ++k)
+      if (k != i && (!exact(k) || (k < constant.size() && !constant[k]) || e[k].lo < -1)) others_fixed = false;
+    std::vector<plan> plans;
+    const auto declared = e[i].lo;
+    if (special_zero) {
+      if (auto x = target(l, i, declared, 0,
+                          fmt::format("pattern[{}] wrote the declared batch {}; 0 copies the batch", i, declared), reason))
+        plans.push_back(*x);
+    } else if (zeros.empty() &&
+               std::all_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo > 0 || b.hi < 0; })) {
+      if (auto x = target(l, i, declared, 0,
+                          fmt::format("pattern[{}] wrote the declared batch {}; 0 copies the batch, with special_zero "
+                                      "set to true (the pattern has no other 0)",
+                                      i, declared),
+                          reason)) {
+        x->set_special_zero = true;
+        plans.push_back(*x);
+      }
+    }
+    if (minus_ones.empty() && others_fixed) {
+      if (auto x = target(l, i, declared, -1,
+                          fmt::format("pattern[{}] wrote the declared batch {}; -1 infers it (the pattern has no other "
+                                      "-1 and its other elements are fixed)",
+                                      i, declared),
+                          reason))
+        plans.push_back(*x);
+    }
+    if (plans.empty() && reason.empty()) {
+      if (!minus_ones.empty() && !special_zero && !zeros.empty())
+        reason = fmt::format("pattern has a -1 and special_zero=false with a literal 0 at index {}", zeros[0]);
+      else if (!minus_ones.empty() && !special_zero)
+        reason = fmt::format("pattern has a -1 at index {} and special_zero=false with an element that may be 0",
+                             minus_ones[0]);
+      else
+        reason = "pattern has elements that are not fixed values, and special_zero=false";
+    }
     return plans;
   }
 

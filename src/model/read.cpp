@@ -372,6 +372,25 @@ struct graph_storage {
 };
 
 namespace {
+/// Appends the attribute `name`=`text` to st's current run, with what its text reads as: a boolean, an
+/// integer list (then a real list too; `reals` is filled only for the others), or a real list.
+void append_attribute(graph_storage& st, std::string_view name, std::string_view text) {
+  attribute& at = st.attributes.append();
+  at.name = name;
+  at.text = text;
+  at.boolean = parse_boolean(model::detail::trim(at.text));
+  at.is_integers = parse_list<std::int64_t>(at.text, st.integers);
+  at.integers = st.integers.run();
+  if (at.is_integers) {
+    at.is_reals = true;
+  } else {
+    at.is_reals = parse_list<double>(at.text, st.reals);
+    at.reals = st.reals.run();
+  }
+}
+}  // namespace
+
+namespace {
 
 /// The .xml's bytes in memory, parsed in place: the document's texts point into them, and they live as
 /// long as the graph (its string_views point into them). The document itself is freed once the graph is
@@ -483,21 +502,7 @@ bool graph_reader::read_layer(const pugi::xml_node& node) {
   }
   auto& st = *storage_;
   st.attributes.start();
-  for (auto a = data.first_attribute(); a; a = a.next_attribute()) {
-    attribute& at = st.attributes.append();
-    at.name = a.name();
-    at.text = a.value();
-    at.boolean = parse_boolean(trim(at.text));
-    at.is_integers = parse_list<std::int64_t>(at.text, st.integers);
-    at.integers = st.integers.run();
-    // an integer list is a real list too; `reals` is filled only for the others
-    if (at.is_integers) {
-      at.is_reals = true;
-    } else {
-      at.is_reals = parse_list<double>(at.text, st.reals);
-      at.reals = st.reals.run();
-    }
-  }
+  for (auto a = data.first_attribute(); a; a = a.next_attribute()) append_attribute(st, a.name(), a.value());
   l.attributes = st.attributes.run();
   if (part_of(l.type) == op_part::reshape) {  // refused here when missing or not a boolean (OpenVINO keeps its default)
     const auto* a = l.find("special_zero");
@@ -807,65 +812,61 @@ graph detail::graph_builder::build() {
   for (const auto& spec : specs) sources += spec.inputs.size();
   st.sources.reserve(sources);
   for (std::size_t index = 0; index < specs.size(); ++index) {
-    const auto& spec = specs[index];
-    layer l;
-    l.id = spec.id;
-    l.name = spec.name;
-    l.type = spec.type;
-    l.version = texts->versions[version_of[index]];
-    l.opset = spec.opset;
-    l.byte = spec.byte;
-    l.body = spec.body;
-    l.auxiliary = spec.auxiliary;
-    st.attributes.start();
-    for (const auto& [name, text] : spec.attributes) {
-      attribute& at = st.attributes.append();
-      at.name = name;
-      at.text = text;
-      at.boolean = parse_boolean(model::detail::trim(at.text));
-      at.is_integers = parse_list<std::int64_t>(at.text, st.integers);
-      at.integers = st.integers.run();
-      if (at.is_integers) {
-        at.is_reals = true;
-      } else {
-        at.is_reals = parse_list<double>(at.text, st.reals);
-        at.reals = st.reals.run();
-      }
-    }
-    l.attributes = st.attributes.run();
-    st.ports.start();
-    for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
-      port& p = st.ports.append();
-      p.id = static_cast<std::int64_t>(k);
-      p.declared = false;
-      if (k < spec.input_layouts.size()) p.layout = spec.input_layouts[k];
-    }
-    l.inputs = st.ports.run();
-    st.ports.start();
-    for (std::size_t k = 0; k < spec.outputs.size(); ++k) {
-      const auto& o = spec.outputs[k];
-      port& p = st.ports.append();
-      p.id = static_cast<std::int64_t>(spec.inputs.size() + k);
-      p.declared = o.declared;
-      p.type = o.type;
-      p.layout = o.layout;
-      st.dims.start();
-      for (const auto& d : o.dims) st.dims.append() = d;
-      p.dims = st.dims.run();
-    }
-    l.outputs = st.ports.run();
-    const auto first = st.sources.size();
-    for (const auto& s : spec.inputs) st.sources.push_back(s);
-    l.sources = {st.sources.data() + first, spec.inputs.size()};
-    g.by_id_.emplace_back(l.id, index);
-    g.layers_.push_back(std::move(l));
+    g.by_id_.emplace_back(specs[index].id, index);
+    g.layers_.push_back(built_layer(specs[index], texts->versions[version_of[index]], st));
   }
   std::sort(g.by_id_.begin(), g.by_id_.end());
   for (std::size_t i = 1; i < g.by_id_.size(); ++i)
     if (g.by_id_[i].first == g.by_id_[i - 1].first)
       fail(errc::bad_file, {.file = file_},
            fmt::format("{}: {} has the id of an earlier layer", file_, g.layers_[g.by_id_[i].second].where()));
+  order(g, file_);
+  storage->text = std::move(texts);
+  g.storage_ = std::move(storage);
+  return g;
+}
 
+layer detail::graph_builder::built_layer(const layer_spec& spec, std::string_view version, graph_storage& st) {
+  layer l;
+  l.id = spec.id;
+  l.name = spec.name;
+  l.type = spec.type;
+  l.version = version;
+  l.opset = spec.opset;
+  l.byte = spec.byte;
+  l.body = spec.body;
+  l.auxiliary = spec.auxiliary;
+  st.attributes.start();
+  for (const auto& [name, text] : spec.attributes) append_attribute(st, name, text);
+  l.attributes = st.attributes.run();
+  st.ports.start();
+  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    port& p = st.ports.append();
+    p.id = static_cast<std::int64_t>(k);
+    p.declared = false;
+    if (k < spec.input_layouts.size()) p.layout = spec.input_layouts[k];
+  }
+  l.inputs = st.ports.run();
+  st.ports.start();
+  for (std::size_t k = 0; k < spec.outputs.size(); ++k) {
+    const auto& o = spec.outputs[k];
+    port& p = st.ports.append();
+    p.id = static_cast<std::int64_t>(spec.inputs.size() + k);
+    p.declared = o.declared;
+    p.type = o.type;
+    p.layout = o.layout;
+    st.dims.start();
+    for (const auto& d : o.dims) st.dims.append() = d;
+    p.dims = st.dims.run();
+  }
+  l.outputs = st.ports.run();
+  const auto first = st.sources.size();
+  for (const auto& s : spec.inputs) st.sources.push_back(s);
+  l.sources = {st.sources.data() + first, spec.inputs.size()};
+  return l;
+}
+
+void detail::graph_builder::order(graph& g, const std::string& file_) {
   // Producers first (Kahn); an input that nothing feeds, or a cycle, is refused naming a layer on it.
   const auto n = g.layers_.size();
   std::vector<std::size_t> pending(n, 0), first(n + 1, 0);
@@ -898,9 +899,6 @@ graph detail::graph_builder::build() {
     fail(errc::bad_file, {.offset = l.byte, .file = file_},
          fmt::format("{}: {} is on a cycle of tensors; the model cannot be read", file_, l.where()));
   }
-  storage->text = std::move(texts);
-  g.storage_ = std::move(storage);
-  return g;
 }
 
 // ---- Graphs edited in memory (fix) -------------------------------------------------------------------

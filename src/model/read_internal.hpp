@@ -13,6 +13,10 @@
 #include "../io/files.hpp"
 #include "reshape1/model/graph.hpp"
 
+namespace reshape1::model {
+struct graph_storage;  // what a graph's layers view (read.cpp)
+}  // namespace reshape1::model
+
 namespace reshape1::model::detail {
 
 /// read_ir on a model in memory: `xml` is the .xml's text (parsed in place) and `weights` the .bin's
@@ -57,6 +61,11 @@ struct graph_builder {
   [[nodiscard]] graph build();
 
  private:
+  /// A layer as the graph holds it, its attributes, ports and sources put in `st`.
+  static layer built_layer(const layer_spec& spec, std::string_view version, graph_storage& st);
+  /// Orders g's layers producers first; error(bad_file) naming `file` for an input nothing feeds, or a cycle.
+  static void order(graph& g, const std::string& file);
+
   model_format format_;
   int version_;
   std::string name_, file_;
