@@ -332,6 +332,44 @@ TEST(onnx, an_if_inlines_its_branches_and_merges_their_outputs) {
   EXPECT_EQ(model::check(constant).reshapes.size(), 1u);
 }
 
+// The axes of a reduction move from an attribute to an input (ReduceSum at 13, the others at 18): each
+// form is read at its own opsets. (Translated as one row from version 1, the input form was taken for
+// "no axes attribute", every axis reduced.)
+TEST(onnx, reductions_read_their_axes_from_the_attribute_or_the_input_by_opset) {
+  struct reduction {
+    const char* op;
+    int opset;
+    bool axes_input;
+  };
+  for (const auto& r : {reduction{"ReduceSum", 11, false}, reduction{"ReduceSum", 13, true},
+                        reduction{"ReduceMean", 13, false}, reduction{"ReduceMean", 18, true},
+                        reduction{"ReduceMax", 18, true}, reduction{"ReduceMin", 18, true},
+                        reduction{"ReduceProd", 18, true}, reduction{"ReduceL1", 18, true},
+                        reduction{"ReduceL2", 18, true}}) {
+    for (const int keep : {0, 1}) {
+      SCOPED_TRACE(fmt::format("{}-{} keepdims={}", r.op, r.opset, keep));
+      const auto text = fmt::format(R"(
+        ir_version: 8 opset_import {{ domain: "" version: {1} }}
+        graph {{
+          name: "reduce"
+          input {{ name: "x" type {{ tensor_type {{ elem_type: 1 shape {{ dim {{ dim_value: 2 }} dim {{ dim_value: 3 }} dim {{ dim_value: 4 }} }} }} }} }}
+          initializer {{ name: "axes" data_type: 7 dims: [1] int64_data: [2] }}
+          node {{ name: "r" op_type: "{0}" input: [{2}] output: ["y"] {3}
+                 attribute {{ name: "keepdims" type: INT i: {4} }} }}
+          output {{ name: "y" type {{ tensor_type {{ elem_type: 1 }} }} }}
+        }})",
+                                    r.op, r.opset, r.axes_input ? R"("x", "axes")" : R"("x")",
+                                    r.axes_input ? "" : R"(attribute { name: "axes" type: INTS ints: [2] })", keep);
+      ::onnx::ModelProto m;
+      ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m));
+      const auto g = read_bytes(m.SerializeAsString(), "reduce.onnx");
+      const auto p = model::propagate(g);
+      const auto& result = g.layers()[g.order().back()];
+      EXPECT_EQ(to_string(p.input(g, result, 0).shape), keep != 0 ? "[2,3,1]" : "[2,3]");
+    }
+  }
+}
+
 TEST(onnx, declared_shapes_come_from_outputs_and_value_info_only) {
   const auto g = read_fixture("shared_initializer");
   const auto* relu = g.find(1);
