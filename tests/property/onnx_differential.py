@@ -120,7 +120,11 @@ def step(g):
         out = [1 if i == axis else d for i, d in enumerate(s)] if keep else [d for i, d in enumerate(s) if i != axis]
         if not out:
             return
-        g.node("ReduceMean", [g.current], ints("axes", [axis]) + int_attr("keepdims", int(keep)), out)
+        if rng.random() < 0.5:  # axes as an attribute (ReduceMean before opset 18)
+            g.node("ReduceMean", [g.current], ints("axes", [axis]) + int_attr("keepdims", int(keep)), out)
+        else:  # axes as an input (ReduceSum from opset 13)
+            g.node("ReduceSum", [g.current, g.init([axis], [1])], int_attr("keepdims", int(keep)), out,
+                   family="reduce_sum")
     elif kind == "concat":
         dims = list(s)
         dims[axis] = rng.choice([1, 2])
