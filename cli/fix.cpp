@@ -85,17 +85,21 @@ nlohmann::ordered_json to_json(const model::fix_report& r, const fix_args& a, bo
 
 nlohmann::ordered_json to_json(const onnx::fix_report& r, const fix_args& a, bool written) {
   auto changes = nlohmann::ordered_json::array();
-  for (const auto& c : r.changes)
-    changes.push_back({{"id", std::to_string(c.node)},
-                       {"name", c.name},
-                       {"old_pattern", c.old_pattern},
-                       {"new_pattern", c.new_pattern},
-                       {"tensor", c.tensor},
-                       {"cloned_from", c.cloned_from ? nlohmann::ordered_json(*c.cloned_from) : nlohmann::ordered_json()},
-                       {"element", c.element},
-                       {"old_value", c.old_value},
-                       {"new_value", c.new_value},
-                       {"why", c.why}});
+  for (const auto& c : r.changes) {
+    nlohmann::ordered_json j = {
+        {"id", std::to_string(c.node)},
+        {"name", c.name},
+        {"old_pattern", c.old_pattern},
+        {"new_pattern", c.new_pattern},
+        {"tensor", c.tensor},
+        {"cloned_from", c.cloned_from ? nlohmann::ordered_json(*c.cloned_from) : nlohmann::ordered_json()},
+        {"element", c.element},
+        {"old_value", c.old_value},
+        {"new_value", c.new_value},
+        {"why", c.why}};
+    if (!c.within.empty()) j["within"] = within_json(c.within);  // a Reshape in a body, as refusals give it
+    changes.push_back(std::move(j));
+  }
   return {{"model", a.xml},
           {"output", written ? nlohmann::ordered_json(a.output) : nlohmann::ordered_json()},
           {"nothing_to_do", r.nothing_to_do},
@@ -131,7 +135,7 @@ int fix_onnx(const fix_args& a) {
   }
   std::vector<std::vector<std::string>> rows, notes;
   for (const auto& c : report.changes) {
-    rows.push_back({std::to_string(c.node), c.name, c.old_pattern, c.new_pattern});
+    rows.push_back({id_path(c.within, c.node), c.name, c.old_pattern, c.new_pattern});
     notes.push_back({c.why});
   }
   print_table({"id", "name", "old pattern", "new pattern"}, rows, notes);

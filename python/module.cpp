@@ -721,7 +721,7 @@ py::tuple fix_onnx_model(const py::object& model, const std::string& out, const 
   for (const auto& c : report.changes)
     changes.append(py::make_tuple(c.node, c.name, c.old_pattern, c.new_pattern, c.tensor,
                                   c.cloned_from ? py::object(py::str(*c.cloned_from)) : py::object(py::none()),
-                                  c.element, c.old_value, c.new_value, c.why));
+                                  c.element, c.old_value, c.new_value, c.why, within_tuple(c.within)));
   for (const auto& r : report.refusals) refusals.append(py::make_tuple(r.id, r.name, r.type, r.reason, within_tuple(r.within)));
   return py::make_tuple(report.nothing_to_do, report.fixed, changes, refusals, report.checked, written, report.freed,
                         in_memory && !report.model.empty() ? py::object(py::bytes(report.model)) : py::object(py::none()));

@@ -60,7 +60,7 @@ struct fix_options {
 /// allowzero=1 makes 0 a literal zero).
 struct fix_change {
   /// The Reshape's id, as findings give it: its node's index in the top graph (a node of an If branch is
-  /// numbered after the top graph's nodes).
+  /// numbered after the top graph's nodes); in a Loop's or Scan's body, its id there, with `within`.
   std::int64_t node = 0;
   std::string name;
   std::string old_pattern, new_pattern;
@@ -69,6 +69,7 @@ struct fix_change {
   std::size_t element = 0;
   std::int64_t old_value = 0, new_value = 0;
   std::string why;
+  std::vector<model::enclosing_layer> within{};  ///< the Loop and Scan bodies it is in, outermost first
 };
 
 struct fix_report {

@@ -395,7 +395,8 @@ class OnnxFixChange(NamedTuple):
     Constant node's value; a copy of `cloned_from` when other nodes share that one) went from the declared
     batch to 0 (or -1 where allowzero=1, or where 0 would copy another dimension); `node` is the Reshape's
     id as findings give it (its node's index in the top graph; a node of an If branch is numbered after
-    them)."""
+    them; in a Loop's or Scan's body, its id there, with within naming the Loop and Scan layers around it,
+    outermost first, as (id, name, type))."""
 
     node: int
     name: str
@@ -407,6 +408,7 @@ class OnnxFixChange(NamedTuple):
     old_value: int
     new_value: int
     why: str
+    within: Tuple[Tuple[int, str, str], ...] = ()
 
 
 class FixRefusal(NamedTuple):

@@ -214,6 +214,7 @@ class OnnxFixChange(NamedTuple):
     old_value: int
     new_value: int
     why: str
+    within: Tuple[Tuple[int, str, str], ...] = ...
 
 class FixReport(NamedTuple):
     nothing_to_do: bool

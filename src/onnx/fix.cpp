@@ -157,12 +157,32 @@ void inlined_graphs(::onnx::ModelProto& m, std::vector<std::pair<int, int>>& pat
   }
 }
 
-/// The node (of the top graph or an If branch) of type `op` whose first output the layer `layer` computes.
-/// (An If whose condition is a constant binds its outputs to its branch's layers: the type tells them apart.)
-std::optional<node_ref> locate(::onnx::ModelProto& m, const std::unordered_map<std::string, model::source>& names,
-                               std::size_t layer, std::string_view op) {
-  std::optional<node_ref> found;
+/// The path to the graph `target` (a Loop's or Scan's body), searched through every graph attribute.
+std::optional<std::vector<std::pair<int, int>>> path_to(::onnx::ModelProto& m, const ::onnx::GraphProto* target) {
   std::vector<std::pair<int, int>> path;
+  const auto search = [&](auto& self, const ::onnx::GraphProto& g) -> bool {
+    if (&g == target) return true;
+    for (int k = 0; k < g.node_size(); ++k)
+      for (int a = 0; a < g.node(k).attribute_size(); ++a) {
+        if (!g.node(k).attribute(a).has_g()) continue;
+        path.emplace_back(k, a);
+        if (self(self, g.node(k).attribute(a).g())) return true;
+        path.pop_back();
+      }
+    return false;
+  };
+  if (!search(search, m.graph())) return std::nullopt;
+  return path;
+}
+
+/// The node of type `op` whose first output the layer `layer` computes, in the graph at `start` (the top
+/// graph, or a body) or one of its If branches; `names` binds that graph's tensor names to its layers.
+/// (An If whose condition is a constant binds its outputs to its branch's layers: the type tells them apart.)
+std::optional<node_ref> locate(::onnx::ModelProto& m, std::vector<std::pair<int, int>> start,
+                               const std::unordered_map<std::string, model::source>& names, std::size_t layer,
+                               std::string_view op) {
+  std::optional<node_ref> found;
+  std::vector<std::pair<int, int>>& path = start;
   inlined_graphs(m, path, [&](::onnx::GraphProto& g, const std::vector<std::pair<int, int>>& at) {
     for (int k = 0; k < g.node_size() && !found; ++k) {
       if (g.node(k).output_size() == 0 || g.node(k).op_type() != op) continue;
@@ -187,7 +207,42 @@ struct edit {
   std::int64_t old_value = 0, value = 0;
   std::vector<std::byte> external;  ///< the tensor's bytes when an external file holds them: written inline
   std::string old_pattern, new_pattern, why;
+  std::vector<model::enclosing_layer> within;  ///< the bodies the Reshape is in, when it is in one
+  std::int64_t id = 0;                         ///< its id there, as the checks give it
 };
+
+/// Where a Reshape the checks name is, in the lowered model: the model's graph or a Loop's or Scan's body
+/// (`within` non-empty), what propagation knows there, the tensor names that graph binds, and where it is
+/// in the file.
+struct site {
+  const model::graph* graph = nullptr;
+  const model::propagation* prop = nullptr;
+  const std::unordered_map<std::string, model::source>* names = nullptr;
+  std::vector<std::pair<int, int>> path;
+  std::vector<model::enclosing_layer> within;
+  std::size_t layer = 0;  ///< the Reshape's index in `graph`
+  std::size_t outermost = 0;  ///< the index in the model's graph of the layer it is in (itself at the top)
+};
+
+/// The bytes of an int64 or int32 tensor of the file that hold its values (raw_data, else its typed field
+/// as little-endian bytes); empty when it keeps them in an external file.
+std::vector<std::byte> held_bytes(const ::onnx::TensorProto& t) {
+  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) return {};
+  if (t.has_raw_data()) {
+    const auto* p = reinterpret_cast<const std::byte*>(t.raw_data().data());
+    return {p, p + t.raw_data().size()};
+  }
+  std::vector<std::byte> out;
+  const auto put = [&out](auto v) {
+    const auto* p = reinterpret_cast<const std::byte*>(&v);
+    out.insert(out.end(), p, p + sizeof(v));
+  };
+  if (t.data_type() == ::onnx::TensorProto::INT64)
+    for (const auto v : t.int64_data()) put(static_cast<std::int64_t>(v));
+  else
+    for (const auto v : t.int32_data()) put(static_cast<std::int32_t>(v));
+  return out;
+}
 
 /// A value a Reshape's pattern element could take, and why.
 struct alternative {
@@ -236,39 +291,43 @@ class onnx_fixer {
       for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
       if (first) before = last;
       report.refusals.clear();
-      // The Reshape nodes a check names (of the top graph or an If branch), with their first finding.
-      std::map<node_ref, const model::batch_finding*> named;
+      // The Reshape nodes a check names (of the top graph, an If branch or a body), with their first
+      // finding and where they are.
+      std::optional<model::propagation> p;
+      const auto prop = [&]() -> const model::propagation& {
+        if (!p) p = model::propagate(g);
+        return *p;
+      };
+      std::map<node_ref, std::pair<const model::batch_finding*, site>> named;
       for (const auto& r : last)
         for (const auto& f : r.findings) {
-          const bool reshape = f.within.empty() && part_of(f.type) == op_part::reshape && g.find(f.id) != nullptr &&
-                               (f.pattern_index || f.issue == model::batch_issue::fails);
-          const auto node =
-              reshape ? locate(m, names_, static_cast<std::size_t>(g.find(f.id) - g.layers().data()), "Reshape") : std::nullopt;
+          const bool reshape =
+              part_of(f.type) == op_part::reshape && (f.pattern_index || f.issue == model::batch_issue::fails);
+          auto where = reshape ? site_of(m, g, prop, f) : std::nullopt;
+          const auto node = where ? locate(m, where->path, *where->names, where->layer, "Reshape") : std::nullopt;
           if (node) {
-            named.emplace(*node, &f);
+            named.emplace(*node, std::pair{&f, std::move(*where)});
           } else if (f.issue != model::batch_issue::scales_with_batch) {
             // A node that lowers to a Reshape (Flatten, a grouped Conv's weights) is not one fix rewrites.
             refuse(report, f,
                    !f.pattern_index || part_of(f.type) != op_part::reshape
                        ? fmt::format("{}: {}", model::name(f.issue), f.what)
-                   : !f.within.empty()
-                       ? fmt::format("a Reshape inside the body of {} '{}', which fix does not rewrite yet",
-                                     f.within.front().type, f.within.front().name)
                        : std::string("a Reshape that reshape1 cannot find in the file"));
           }
         }
       // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
       // a pattern that folds the batch waits for a later round. A pattern element that writes the declared
-      // batch is the Reshape's own doing, and is planned at once.
-      const auto at = [&](std::int64_t id) { return static_cast<std::size_t>(g.find(id) - g.layers().data()); };
+      // batch is the Reshape's own doing, and is planned at once. (A body's Reshape is after what its Loop
+      // or Scan is after.)
       std::vector<char> named_here(g.layers().size(), 0);
-      for (const auto& entry : named) named_here[at(entry.second->id)] = 1;
+      for (const auto& entry : named) named_here[entry.second.second.outermost] = 1;
       const auto after = model::detail::downstream_of(g, named_here);
-      std::optional<model::propagation> p;
       std::vector<std::pair<node_ref, const model::batch_finding*>> waiting;
-      for (const auto& [ref, f] : named) {
+      for (auto& [ref, entry] : named) {
         const auto& node = ref;  // clang 14 (the fuzz preset) cannot capture a structured binding
-        const bool waits = after[at(f->id)] != 0;
+        const auto* f = entry.first;
+        auto& where = entry.second;
+        const bool waits = after[where.outermost] != 0;
         const auto active = std::find_if(edits.begin(), edits.end(), [&node](const edit& e) { return e.node == node; });
         if (active != edits.end() || (waits && !f->pattern_index)) {
           if (waits) {
@@ -281,8 +340,8 @@ class onnx_fixer {
           changed = true;
           continue;
         }
-        if (!p) p = model::propagate(g);
-        if (auto e = plan(g, *p, m, ref, *f)) {
+        if (where.prop == nullptr) where.prop = &prop();
+        if (auto e = plan(where, m, ref, *f)) {
           edits.push_back(std::move(*e));
           changed = true;
         } else {
@@ -295,11 +354,7 @@ class onnx_fixer {
                                                    : why_not_[ref]);
       if (!changed) {
         // Each change names its Reshape by its id in this, the final model (as the refusals do).
-        for (std::size_t k = 0; k < changes.size(); ++k) {
-          const auto* n = node_at(m, edits[k].node);
-          const auto it = n == nullptr || n->output_size() == 0 ? names_.end() : names_.find(n->output(0));
-          if (it != names_.end()) changes[k].node = g.layers()[it->second.layer].id;
-        }
+        for (std::size_t k = 0; k < changes.size(); ++k) name_change(m, g, edits[k], changes[k]);
         report.changes = std::move(changes);
         // The declared dims follow the rewritten model (this round's graph): where its tensors hold the
         // batch now.
@@ -339,20 +394,91 @@ class onnx_fixer {
     report.refusals.push_back({f.id, f.name, f.type, std::move(reason), f.within});
   }
 
-  /// The initializer or Constant node that holds the tensor `name`, in the top graph or an If branch.
-  static std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name) {
-    std::optional<holder> found;
-    std::vector<std::pair<int, int>> path;
-    inlined_graphs(m, path, [&](::onnx::GraphProto& g, const std::vector<std::pair<int, int>>&) {
-      if (found) return;
-      for (auto& t : *g.mutable_initializer())
-        if (t.name() == name) found = holder{&t, name, false};
-      for (auto& n : *g.mutable_node())
-        if (!found && n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
+  /// The initializer or Constant node that holds the tensor `name` as node `reader` sees it: in its own
+  /// graph, else in the graphs around it, as ONNX scopes names (a branch's or a body's tensors are not
+  /// seen from outside it; a body's input of that name hides the ones around it).
+  static std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader) {
+    for (auto k = reader.path.size() + 1; k-- > 0;) {
+      auto* g = graph_at(m, {reader.path.begin(), reader.path.begin() + static_cast<std::ptrdiff_t>(k)});
+      if (g == nullptr) continue;
+      for (auto& t : *g->mutable_initializer())
+        if (t.name() == name) return holder{&t, name, false};
+      for (auto& n : *g->mutable_node())
+        if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
           for (auto& a : *n.mutable_attribute())
-            if (a.name() == "value" && a.has_t()) found = holder{a.mutable_t(), name, true};
-    });
-    return found;
+            if (a.name() == "value" && a.has_t()) return holder{a.mutable_t(), name, true};
+      if (k > 0)
+        for (const auto& v : g->input())
+          if (v.name() == name) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  /// Where the Reshape finding `f` names is in the lowered model `g` (of `m`): in the model's graph, or in
+  /// the body its `within` leads to, with that body's names and propagation; nullopt when fix cannot
+  /// follow it there.
+  std::optional<site> site_of(::onnx::ModelProto& m, const model::graph& g,
+                              const std::function<const model::propagation&()>& prop, const model::batch_finding& f) {
+    site s;
+    s.graph = &g;
+    s.names = &names_;
+    s.within = f.within;
+    if (!f.within.empty()) {
+      const model::propagation* p = &prop();
+      std::vector<std::size_t> layers;
+      for (const auto& w : f.within) {
+        const auto* l = s.graph->find(w.id);
+        if (l == nullptr || !l->body || p == nullptr) return std::nullopt;
+        const auto index = static_cast<std::size_t>(l - s.graph->layers().data());
+        if (layers.empty()) s.outermost = index;
+        layers.push_back(index);
+        p = p->body(index);
+        s.graph = &l->body->network;
+      }
+      const auto record = std::find_if(bodies_.begin(), bodies_.end(),
+                                       [&](const detail::body_names& b) { return b.layers == layers; });
+      if (record == bodies_.end() || p == nullptr) return std::nullopt;
+      const auto path = path_to(m, record->graph);
+      if (!path) return std::nullopt;
+      s.names = &record->names;
+      s.path = *path;
+      s.prop = p;
+    }
+    const auto* reshape = s.graph->find(f.id);
+    if (reshape == nullptr) return std::nullopt;
+    s.layer = static_cast<std::size_t>(reshape - s.graph->layers().data());
+    if (f.within.empty()) s.outermost = s.layer;
+    return s;
+  }
+
+  /// Names change `c` as the final round's graph `g` (of `m`) numbers edit `e`'s Reshape: its id, and for
+  /// one in a body, the Loop and Scan layers around it.
+  void name_change(::onnx::ModelProto& m, const model::graph& g, const edit& e, fix_change& c) const {
+    const auto* n = node_at(m, e.node);
+    if (n == nullptr || n->output_size() == 0) return;
+    if (e.within.empty()) {
+      if (const auto it = names_.find(n->output(0)); it != names_.end()) c.node = g.layers()[it->second.layer].id;
+      return;
+    }
+    // The body that holds the node: the record whose graph is the longest prefix of the node's path.
+    for (auto k = e.node.path.size() + 1; k-- > 1;) {
+      const auto* body = graph_at(m, {e.node.path.begin(), e.node.path.begin() + static_cast<std::ptrdiff_t>(k)});
+      const auto record = std::find_if(bodies_.begin(), bodies_.end(),
+                                       [&](const detail::body_names& b) { return b.graph == body; });
+      if (record == bodies_.end()) continue;
+      const auto it = record->names.find(n->output(0));
+      if (it == record->names.end()) return;
+      const model::graph* at = &g;
+      std::vector<model::enclosing_layer> within;
+      for (const auto index : record->layers) {
+        const auto& l = at->layers()[index];
+        within.push_back({l.id, std::string(l.name), std::string(l.type)});
+        at = &l.body->network;
+      }
+      c.node = at->layers()[it->second.layer].id;
+      c.within = std::move(within);
+      return;
+    }
   }
 
   /// The original with `edits` applied in order, what each did, and the edits that could not apply (their
@@ -365,7 +491,7 @@ class onnx_fixer {
       const auto& e = edits[k];
       // An edit planned on a model that is not the one these edits make (a copy another edit made, since
       // dropped; a tensor another edit of its round copied or wrote inline first) is planned again.
-      auto h = holder_of(m, e.tensor);
+      auto h = holder_of(m, e.tensor, e.reader);
       auto* const found = node_at(m, e.reader);
       const bool external = h && h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL;
       if (!h || found == nullptr || e.port >= static_cast<std::size_t>(found->input_size()) ||
@@ -400,15 +526,18 @@ class onnx_fixer {
       c.new_value = e.value;
       c.why = fmt::format("{} ({} '{}'{})", e.why, h->constant_node ? "Constant" : "initializer", h->name,
                           e.external.empty() ? "" : ", now written in the model rather than its external data");
+      c.within = e.within;
+      c.node = e.id;
       changes.push_back(std::move(c));
     }
     return {std::move(m), std::move(changes), std::move(stale)};
   }
 
-  /// The next plan for the Reshape node `at` that a check names with `f`, made on the graph `g` of
-  /// the model `m` (propagated as `p`); nullopt when none is left, with the reason in why_not_.
-  std::optional<edit> plan(const model::graph& g, const model::propagation& p, ::onnx::ModelProto& m, const node_ref& at,
-                           const model::batch_finding& f) {
+  /// The next plan for the Reshape node `at` that a check names with `f`, made where `s` says it is in
+  /// the lowered model `m`; nullopt when none is left, with the reason in why_not_.
+  std::optional<edit> plan(const site& s, ::onnx::ModelProto& m, const node_ref& at, const model::batch_finding& f) {
+    const auto& g = *s.graph;
+    const auto& p = *s.prop;
     const auto& node = *node_at(m, at);
     auto& why_not = why_not_[at];
     const auto* reshape = g.find(f.id);
@@ -457,15 +586,19 @@ class onnx_fixer {
                             std::find(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1)) - pattern.begin());
     }
     for (auto& k = tried_[at]; k < alternatives.size(); ++k)
-      if (auto e = target(g, p, m, *reshape, at, pattern, alternatives[k])) return e;
+      if (auto e = target(s, m, *reshape, at, pattern, alternatives[k])) {
+        e->within = f.within;
+        e->id = f.id;
+        return e;
+      }
     return std::nullopt;
   }
 
   /// `a` as a rewrite of the tensor that holds its pattern element; nullopt (with the reason in why_not_)
   /// when that is not a tensor of the file that fix can rewrite.
-  std::optional<edit> target(const model::graph& g, const model::propagation& p, ::onnx::ModelProto& m,
-                             const model::layer& reshape, const node_ref& at,
+  std::optional<edit> target(const site& s, ::onnx::ModelProto& m, const model::layer& reshape, const node_ref& at,
                              std::vector<std::optional<std::int64_t>> pattern, const alternative& a) {
+    const auto& g = *s.graph;
     auto& why_not = why_not_[at];
     const auto no = [&](std::string why) -> std::optional<edit> {
       why_not = std::move(why);
@@ -474,26 +607,38 @@ class onnx_fixer {
     const auto element = a.element;
     // Where the element comes from: the tensor itself, or a tensor a Concat (or Unsqueeze, Cast...) put
     // into it.
-    const auto origin = model::detail::origin_of_element(g, p, reshape, 1, element);
-    if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant)
+    const auto origin = model::detail::origin_of_element(g, *s.prop, reshape, 1, element);
+    // In a body, a tensor of the graph around it that the body reads by name comes in as a Parameter of
+    // the body's own (named as the tensor).
+    const bool read_from_outside =
+        origin.holder != nullptr && !s.within.empty() && part_of(origin.holder->type) == op_part::parameter;
+    if (origin.holder == nullptr || (part_of(origin.holder->type) != op_part::constant && !read_from_outside))
       return no(fmt::format("pattern[{}] is computed, not held in an initializer or a Constant node", element));
     const bool initializer = origin.holder->find("onnx_initializer") != nullptr;
-    if (!initializer && (origin.holder->auxiliary || origin.holder->find("onnx_constant") == nullptr))
+    if (!read_from_outside && !initializer &&
+        (origin.holder->auxiliary || origin.holder->find("onnx_constant") == nullptr))
       return no(fmt::format("pattern[{}] is a constant of node '{}' that is not written in the file as a tensor",
                             element, origin.holder->name));
     const std::string held(origin.holder->name);
-    const auto h = holder_of(m, held);
-    if (!h) return no(fmt::format("pattern[{}] is held by '{}', which is not a top-level tensor", element, held));
-    const auto bytes = g.const_bytes(*origin.holder);
+    // The node that reads the tensor: the Reshape, or the Concat on the way.
+    const auto* consumer = origin.consumer == nullptr ? &reshape : origin.consumer;
+    const auto reader_at =
+        consumer->auxiliary ? std::nullopt
+                            : locate(m, s.path, *s.names, static_cast<std::size_t>(consumer - g.layers().data()),
+                                     consumer->op_type());
+    if (!reader_at) return no(fmt::format("'{}' reaches the pattern through a layer reshape1 added", held));
+    const auto h = holder_of(m, held, *reader_at);
+    if (!h)
+      return no(fmt::format("pattern[{}] is held by '{}', which is no initializer or Constant node the node sees",
+                            element, held));
+    if (read_from_outside && h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL)
+      return no(fmt::format("pattern[{}] is held by '{}', in external data, and read inside a body", element, held));
+    std::vector<std::byte> outside;
+    if (read_from_outside) outside = held_bytes(*h->tensor);
+    const auto bytes = read_from_outside ? std::span<const std::byte>(outside) : g.const_bytes(*origin.holder);
     const auto values = values_of(*h->tensor, bytes);
     if (!values || origin.index >= values->size())
       return no(fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", held));
-    // The node that reads the tensor: the Reshape, or the Concat on the way.
-    const auto* consumer = origin.consumer == nullptr ? &reshape : origin.consumer;
-    const auto reader_at = consumer->auxiliary ? std::nullopt
-                                               : locate(m, names_, static_cast<std::size_t>(consumer - g.layers().data()),
-                                                        consumer->op_type());
-    if (!reader_at) return no(fmt::format("'{}' reaches the pattern through a layer reshape1 added", held));
     const auto& reader = *node_at(m, *reader_at);
     const auto port = origin.consumer == nullptr ? std::size_t{1} : origin.consumer_port;
     if (port >= static_cast<std::size_t>(reader.input_size()) || reader.input(static_cast<int>(port)) != held)

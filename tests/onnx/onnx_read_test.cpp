@@ -85,6 +85,8 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"loop_reshape", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
                       expected{"scan_sum", model::batch_verdict::yes, ""},
                       expected{"body_dims", model::batch_verdict::yes, ""},
+                      expected{"scan_reshape", model::batch_verdict::no, "fails steps, swallows_batch split"},
+                      expected{"loop_captured", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
                       expected{"qdq_pair", model::batch_verdict::yes, ""},
                       expected{"com_microsoft", model::batch_verdict::cannot_tell, "cannot_tell gelu"},
                       expected{"external_data", model::batch_verdict::yes, ""},
@@ -834,6 +836,69 @@ TEST(onnx_fix, the_declared_dims_of_loop_and_scan_bodies_follow_the_batch) {
   for (auto* v : {os.mutable_input(0), os.mutable_output(0)})
     v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
   EXPECT_EQ(fixed.SerializeAsString(), original.SerializeAsString());
+}
+
+TEST(onnx_fix, rewrites_a_reshape_inside_a_loop_or_scan_body) {
+  // scan_reshape: the shape is an initializer of the Scan's body. loop_captured: the Loop's body reads it
+  // by name from the top graph, where it is rewritten (and the node keeps reading it by that name).
+  struct expected_fix {
+    const char* fixture;
+    const char* tensor;
+    const char* pattern;
+    std::int64_t body_layer;  // the Reshape's id in the body
+    const char* within;       // the layer that runs the body
+  };
+  for (const auto& e : {expected_fix{"scan_reshape", "split_shape", "[0,2,3]", 4, "steps"},
+                        expected_fix{"loop_captured", "flat_shape", "[0,6]", 5, "repeat"}}) {
+    SCOPED_TRACE(e.fixture);
+    const auto bytes = fixture_bytes(e.fixture);
+    const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), std::string(e.fixture) + ".onnx");
+    ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+    ASSERT_EQ(r.changes.size(), 1u);
+    const auto& c = r.changes[0];
+    EXPECT_EQ(c.tensor, e.tensor);
+    EXPECT_EQ(c.new_pattern, e.pattern);
+    EXPECT_EQ(c.node, e.body_layer);
+    ASSERT_EQ(c.within.size(), 1u);
+    EXPECT_EQ(c.within[0].name, e.within);
+    // The tensor is rewritten where it is: in the body's initializers, or in the top graph's.
+    ::onnx::ModelProto fixed;
+    ASSERT_TRUE(fixed.ParseFromString(r.model));
+    const ::onnx::TensorProto* t = nullptr;
+    for (const auto& i : fixed.graph().initializer())
+      if (i.name() == e.tensor) t = &i;
+    for (const auto& n : fixed.graph().node())
+      for (const auto& a : n.attribute())
+        if (a.has_g())
+          for (const auto& i : a.g().initializer())
+            if (i.name() == e.tensor) t = &i;
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->int64_data(0), 0);
+  }
+  // A body input named as a tensor around the body hides it: the Reshape reads the input (a shape the
+  // Loop carries from that tensor, here unchanged). fix does not follow a carried value back to where it
+  // starts, so it leaves the Reshape alone rather than name the outer tensor as the one it reads.
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(fixture_bytes("loop_captured")));
+  auto& loop = *m.mutable_graph()->mutable_node(1);
+  loop.add_input("flat_shape");  // a second carried value: the shape, passed on unchanged
+  loop.add_output("shape_out");
+  auto& body = *loop.mutable_attribute(0)->mutable_g();
+  auto* in = body.add_input();
+  in->set_name("flat_shape");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(7);
+  auto* pass = body.add_node();
+  pass->set_name("pass");
+  pass->set_op_type("Identity");
+  pass->add_input("flat_shape");
+  pass->add_output("shape_next");
+  auto* out = body.add_output();
+  out->set_name("shape_next");
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(7);
+  const auto text = m.SerializeAsString();
+  const auto r = onnx::fix(std::as_bytes(std::span(text.data(), text.size())), "hidden.onnx");
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
 }
 
 TEST(onnx_fix, a_pattern_that_fails_gets_minus_one_where_the_checks_hold) {
