@@ -1064,8 +1064,6 @@ void hint_guessed_batches(const graph& g, batch_report& report) {
   }
 }
 
-/// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
-/// dynamic one) and the samples, then the scopes.
 /// A batch to try besides the target when the requested batch is dynamic, where a hard-coded batch fails:
 /// 2 (3 when the model is declared at 2), within the requested interval; nullopt when none fits.
 std::optional<std::int64_t> example_batch(const std::vector<input_report>& inputs) {
@@ -1141,6 +1139,8 @@ void count_findings(batch_report& report) {
   }
 }
 
+/// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
+/// dynamic one) and the samples, then the scopes.
 batch_report analyse(const graph& g, const reshape_request& request) {
   batch_report report;
   report.inputs = choose_inputs(g, request);

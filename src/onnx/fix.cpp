@@ -303,7 +303,8 @@ class onnx_fixer {
         for (const auto& f : r.findings) {
           const bool reshape =
               part_of(f.type) == op_part::reshape && (f.pattern_index || f.issue == model::batch_issue::fails);
-          auto where = reshape ? site_of(m, g, prop, f) : std::nullopt;
+          std::string lost;
+          auto where = reshape ? site_of(m, g, prop, f, lost) : std::nullopt;
           const auto node = where ? locate(m, where->path, *where->names, where->layer, "Reshape") : std::nullopt;
           if (node) {
             named.emplace(*node, std::pair{&f, std::move(*where)});
@@ -312,7 +313,8 @@ class onnx_fixer {
             refuse(report, f,
                    !f.pattern_index || part_of(f.type) != op_part::reshape
                        ? fmt::format("{}: {}", model::name(f.issue), f.what)
-                       : std::string("a Reshape that reshape1 cannot find in the file"));
+                   : !lost.empty() ? lost
+                                   : std::string("a Reshape that reshape1 cannot find in the file"));
           }
         }
       // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
@@ -320,14 +322,24 @@ class onnx_fixer {
       // batch is the Reshape's own doing, and is planned at once. (A body's Reshape is after what its Loop
       // or Scan is after.)
       std::vector<char> named_here(g.layers().size(), 0);
-      for (const auto& entry : named) named_here[entry.second.second.outermost] = 1;
+      std::map<const model::graph*, std::vector<char>> after_in_body;  // the same within each body
+      for (const auto& entry : named) {
+        const auto& w = entry.second.second;
+        named_here[w.outermost] = 1;
+        if (w.within.empty()) continue;
+        auto& marks = after_in_body[w.graph];
+        marks.resize(w.graph->layers().size(), 0);
+        marks[w.layer] = 1;
+      }
       const auto after = model::detail::downstream_of(g, named_here);
+      for (auto& [body, marks] : after_in_body) marks = model::detail::downstream_of(*body, marks);
       std::vector<std::pair<node_ref, const model::batch_finding*>> waiting;
       for (auto& [ref, entry] : named) {
         const auto& node = ref;  // clang 14 (the fuzz preset) cannot capture a structured binding
         const auto* f = entry.first;
         auto& where = entry.second;
-        const bool waits = after[where.outermost] != 0;
+        const bool waits =
+            after[where.outermost] != 0 || (!where.within.empty() && after_in_body[where.graph][where.layer] != 0);
         const auto active = std::find_if(edits.begin(), edits.end(), [&node](const edit& e) { return e.node == node; });
         if (active != edits.end() || (waits && !f->pattern_index)) {
           if (waits) {
@@ -359,6 +371,7 @@ class onnx_fixer {
         // The declared dims follow the rewritten model (this round's graph): where its tensors hold the
         // batch now.
         freed = free_dims(m, g, before.front(), report);
+        bodies_.clear();  // its graphs are m's, which moves now
         model_ = std::move(m);
         break;
       }
@@ -418,7 +431,11 @@ class onnx_fixer {
   /// the body its `within` leads to, with that body's names and propagation; nullopt when fix cannot
   /// follow it there.
   std::optional<site> site_of(::onnx::ModelProto& m, const model::graph& g,
-                              const std::function<const model::propagation&()>& prop, const model::batch_finding& f) {
+                              const std::function<const model::propagation&()>& prop, const model::batch_finding& f,
+                              std::string& why) {
+    if (!f.within.empty())
+      why = fmt::format("a Reshape inside the body of {} '{}' that fix cannot follow there", f.within.back().type,
+                        f.within.back().name);
     site s;
     s.graph = &g;
     s.names = &names_;
@@ -620,6 +637,16 @@ class onnx_fixer {
       return no(fmt::format("pattern[{}] is a constant of node '{}' that is not written in the file as a tensor",
                             element, origin.holder->name));
     const std::string held(origin.holder->name);
+    // Every node between the tensor and the Reshape must feed only the next one: a shared Concat or Cast
+    // would carry the change to nodes this report would not list.
+    for (const auto* step : origin.path) {
+      const auto index = static_cast<std::size_t>(step - g.layers().data());
+      std::size_t readers = 0;
+      for (const auto& l : g.layers())
+        for (const auto& src : l.sources) readers += src && src->layer == index;
+      if (readers > 1)
+        return no(fmt::format("pattern[{}] comes through node '{}', which feeds other nodes too", element, step->name));
+    }
     // The node that reads the tensor: the Reshape, or the Concat on the way.
     const auto* consumer = origin.consumer == nullptr ? &reshape : origin.consumer;
     const auto reader_at =
@@ -757,12 +784,20 @@ class onnx_fixer {
         b = b == nullptr ? nullptr : b->body(layer);
       }
       if (a == nullptr || b == nullptr) continue;
-      // The lowering read `m` through const references; the graph is m's, which fix owns and edits here.
-      auto& in = const_cast<::onnx::GraphProto&>(*body.graph);
-      const auto kind = [&](const char* what) { return fmt::format("{} '{}' body {}", body.op, body.node, what); };
-      for (auto& v : *in.mutable_input()) update(v, body.names, *a, *b, kind("input"));
-      for (auto& v : *in.mutable_output()) update(v, body.names, *a, *b, kind("output"));
-      for (auto& v : *in.mutable_value_info()) update(v, body.names, *a, *b, kind("value_info"));
+      // The body, and the If branches inside it, which are lowered into it.
+      const auto body_at = path_to(m, body.graph);
+      if (!body_at) continue;
+      auto start = *body_at;
+      inlined_graphs(m, start, [&](::onnx::GraphProto& in, const std::vector<std::pair<int, int>>& where) {
+        const bool branch = where.size() > body_at->size();
+        const auto kind = [&](const char* what) {
+          return fmt::format("{} '{}' body {}{}", body.op, body.node, branch ? "branch " : "", what);
+        };
+        if (!branch)
+          for (auto& v : *in.mutable_input()) update(v, body.names, *a, *b, kind("input"));
+        for (auto& v : *in.mutable_output()) update(v, body.names, *a, *b, kind("output"));
+        for (auto& v : *in.mutable_value_info()) update(v, body.names, *a, *b, kind("value_info"));
+      });
     }
     return changed;
   }

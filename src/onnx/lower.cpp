@@ -738,6 +738,8 @@ void reduce(node_context& c) {
     if (const auto a = c.ints("axes")) axes = c.i64(*a);
   } else {
     axes = c.input(1);
+    // An empty axes tensor is no axes (OpenVINO's reductions read it as "reduce nothing").
+    if (const auto v = axes ? c.constant_ints(1) : std::nullopt; v && v->empty()) axes.reset();
     if (!axes && c.i("noop_with_empty_axes", 0) != 0) return c.output(0, x);
   }
   if (!axes) axes = c.axes_from(x, 0);

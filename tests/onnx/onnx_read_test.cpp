@@ -370,6 +370,26 @@ TEST(onnx, reductions_read_their_axes_from_the_attribute_or_the_input_by_opset) 
       EXPECT_EQ(to_string(p.input(g, result, 0).shape), keep != 0 ? "[2,3,1]" : "[2,3]");
     }
   }
+  // An empty axes input: every axis, or none with noop_with_empty_axes.
+  for (const auto& [noop, want] : {std::pair{0, "[]"}, std::pair{1, "[2,3,4]"}}) {
+    SCOPED_TRACE(fmt::format("noop_with_empty_axes={}", noop));
+    const auto text = fmt::format(R"(
+      ir_version: 8 opset_import {{ domain: "" version: 13 }}
+      graph {{
+        name: "reduce"
+        input {{ name: "x" type {{ tensor_type {{ elem_type: 1 shape {{ dim {{ dim_value: 2 }} dim {{ dim_value: 3 }} dim {{ dim_value: 4 }} }} }} }} }}
+        initializer {{ name: "axes" data_type: 7 dims: [0] }}
+        node {{ name: "r" op_type: "ReduceSum" input: ["x", "axes"] output: ["y"]
+               attribute {{ name: "keepdims" type: INT i: 0 }} attribute {{ name: "noop_with_empty_axes" type: INT i: {} }} }}
+        output {{ name: "y" type {{ tensor_type {{ elem_type: 1 }} }} }}
+      }})",
+                                  noop);
+    ::onnx::ModelProto m;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m));
+    const auto g = read_bytes(m.SerializeAsString(), "reduce.onnx");
+    const auto p = model::propagate(g);
+    EXPECT_EQ(to_string(p.input(g, g.layers()[g.order().back()], 0).shape), want);
+  }
 }
 
 TEST(onnx, declared_shapes_come_from_outputs_and_value_info_only) {
@@ -899,6 +919,102 @@ TEST(onnx_fix, rewrites_a_reshape_inside_a_loop_or_scan_body) {
   const auto r = onnx::fix(std::as_bytes(std::span(text.data(), text.size())), "hidden.onnx");
   EXPECT_FALSE(r.fixed);
   EXPECT_TRUE(r.changes.empty());
+}
+
+// Two chained Reshapes plan alike in a Scan's body and in the top graph: the second is judged with the
+// first one's rewrite, not on its own.
+TEST(onnx_fix, chained_reshapes_in_a_body_are_planned_as_in_the_top_graph) {
+  const auto chain = [](bool in_body) {
+    const std::string nodes = R"(
+      node { name: "r1" op_type: "Reshape" input: ["IN", "s1"] output: ["a"] }
+      node { name: "r2" op_type: "Reshape" input: ["a", "s2"] output: ["b"] })";
+    const std::string shapes = R"(
+      initializer { name: "s1" data_type: 7 dims: [2] int64_data: [1, -1] }
+      initializer { name: "s2" data_type: 7 dims: [2] int64_data: [1, 6] })";
+    const auto replaced = [](std::string text, const std::string& with) {
+      return text.replace(text.find("IN"), 2, with);
+    };
+    const std::string text =
+        in_body ? R"(
+      ir_version: 8 opset_import { domain: "" version: 13 }
+      graph {
+        name: "chain"
+        input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 1 } dim { dim_value: 4 } dim { dim_value: 6 } } } } }
+        node { name: "steps" op_type: "Scan" input: ["x"] output: ["ys"]
+          attribute { name: "num_scan_inputs" type: INT i: 1 }
+          attribute { name: "scan_input_axes" type: INTS ints: [1] }
+          attribute { name: "scan_output_axes" type: INTS ints: [1] }
+          attribute { name: "body" type: GRAPH g {
+            name: "body"
+            input { name: "step" type { tensor_type { elem_type: 1 shape { dim { dim_value: 1 } dim { dim_value: 6 } } } } })" +
+                      shapes + replaced(nodes, "step") + R"(
+            output { name: "b" type { tensor_type { elem_type: 1 } } } } } }
+        output { name: "ys" type { tensor_type { elem_type: 1 } } }
+      })"
+                : R"(
+      ir_version: 8 opset_import { domain: "" version: 13 }
+      graph {
+        name: "chain"
+        input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 1 } dim { dim_value: 6 } } } } })" +
+                      shapes + replaced(nodes, "x") + R"(
+        output { name: "b" type { tensor_type { elem_type: 1 } } }
+      })";
+    ::onnx::ModelProto m;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m));
+    const auto bytes = m.SerializeAsString();
+    return onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "chain.onnx");
+  };
+  const auto top = chain(false);
+  const auto body = chain(true);
+  ASSERT_TRUE(top.fixed);
+  ASSERT_TRUE(body.fixed);
+  ASSERT_EQ(top.changes.size(), body.changes.size());
+  for (std::size_t k = 0; k < top.changes.size(); ++k) {
+    EXPECT_EQ(body.changes[k].name, top.changes[k].name);
+    EXPECT_EQ(body.changes[k].new_pattern, top.changes[k].new_pattern);
+    EXPECT_EQ(body.changes[k].within.size(), 1u);
+  }
+}
+
+// An If inside a Loop's body is lowered into the body: its branches' declared dims follow the batch too.
+TEST(onnx_fix, the_declared_dims_of_if_branches_inside_a_body_follow_the_batch) {
+  const auto branch = [](const char* name, const char* op) {
+    return fmt::format(R"(
+      name: "{0}" node {{ name: "{0}_a" op_type: "{1}" input: ["acc"] output: ["{0}_out"] }}
+      output {{ name: "{0}_out" type {{ tensor_type {{ elem_type: 1 shape {{ dim {{ dim_value: 1 }} dim {{ dim_value: 3 }} }} }} }} }})",
+                       name, op);
+  };
+  const auto text = fmt::format(R"(
+    ir_version: 8 opset_import {{ domain: "" version: 13 }}
+    graph {{
+      name: "loop_if"
+      input {{ name: "x" type {{ tensor_type {{ elem_type: 1 shape {{ dim {{ dim_value: 1 }} dim {{ dim_value: 3 }} }} }} }} }}
+      input {{ name: "flag" type {{ tensor_type {{ elem_type: 9 shape {{ }} }} }} }}
+      initializer {{ name: "trips" data_type: 7 int64_data: [2] }}
+      initializer {{ name: "go" data_type: 9 int32_data: [1] }}
+      node {{ name: "repeat" op_type: "Loop" input: ["trips", "go", "x"] output: ["y"]
+        attribute {{ name: "body" type: GRAPH g {{
+          name: "body"
+          input {{ name: "i" type {{ tensor_type {{ elem_type: 7 shape {{ }} }} }} }}
+          input {{ name: "c" type {{ tensor_type {{ elem_type: 9 shape {{ }} }} }} }}
+          input {{ name: "acc" type {{ tensor_type {{ elem_type: 1 }} }} }}
+          node {{ name: "keep_going" op_type: "Identity" input: ["c"] output: ["c_out"] }}
+          node {{ name: "choose" op_type: "If" input: ["flag"] output: ["acc_out"]
+            attribute {{ name: "then_branch" type: GRAPH g {{ {} }} }}
+            attribute {{ name: "else_branch" type: GRAPH g {{ {} }} }} }}
+          output {{ name: "c_out" type {{ tensor_type {{ elem_type: 9 shape {{ }} }} }} }}
+          output {{ name: "acc_out" type {{ tensor_type {{ elem_type: 1 }} }} }} }} }} }}
+      output {{ name: "y" type {{ tensor_type {{ elem_type: 1 }} }} }}
+    }})",
+                                branch("then", "Relu"), branch("else", "Neg"));
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m));
+  const auto bytes = m.SerializeAsString();
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "loop_if.onnx");
+  const auto freed = fmt::format("{}", fmt::join(r.freed, "; "));
+  for (const auto* want : {"Loop 'repeat' body branch output 'then_out' dimension 0",
+                           "Loop 'repeat' body branch output 'else_out' dimension 0"})
+    EXPECT_NE(freed.find(want), std::string::npos) << want << " in " << freed;
 }
 
 TEST(onnx_fix, a_pattern_that_fails_gets_minus_one_where_the_checks_hold) {
