@@ -224,26 +224,6 @@ struct site {
   std::size_t outermost = 0;  ///< the index in the model's graph of the layer it is in (itself at the top)
 };
 
-/// The bytes of an int64 or int32 tensor of the file that hold its values (raw_data, else its typed field
-/// as little-endian bytes); empty when it keeps them in an external file.
-std::vector<std::byte> held_bytes(const ::onnx::TensorProto& t) {
-  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) return {};
-  if (t.has_raw_data()) {
-    const auto* p = reinterpret_cast<const std::byte*>(t.raw_data().data());
-    return {p, p + t.raw_data().size()};
-  }
-  std::vector<std::byte> out;
-  const auto put = [&out](auto v) {
-    const auto* p = reinterpret_cast<const std::byte*>(&v);
-    out.insert(out.end(), p, p + sizeof(v));
-  };
-  if (t.data_type() == ::onnx::TensorProto::INT64)
-    for (const auto v : t.int64_data()) put(static_cast<std::int64_t>(v));
-  else
-    for (const auto v : t.int32_data()) put(static_cast<std::int32_t>(v));
-  return out;
-}
-
 /// A value a Reshape's pattern element could take, and why.
 struct alternative {
   std::size_t element = 0;
@@ -660,12 +640,21 @@ class onnx_fixer {
                             element, held));
     if (read_from_outside && h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL)
       return no(fmt::format("pattern[{}] is held by '{}', in external data, and read inside a body", element, held));
-    std::vector<std::byte> outside;
-    if (read_from_outside) outside = held_bytes(*h->tensor);
-    const auto bytes = read_from_outside ? std::span<const std::byte>(outside) : g.const_bytes(*origin.holder);
-    const auto values = values_of(*h->tensor, bytes);
-    if (!values || origin.index >= values->size())
-      return no(fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", held));
+    // The value it holds now: the Const's bytes, or for a tensor read from outside the body, the values its
+    // Parameter there carries (the lowering gives it the outer constant's).
+    const auto bytes = read_from_outside ? std::span<const std::byte>() : g.const_bytes(*origin.holder);
+    std::optional<std::int64_t> old_value;
+    if (!read_from_outside) {
+      if (const auto values = values_of(*h->tensor, bytes); values && origin.index < values->size())
+        old_value = (*values)[origin.index];
+    } else if (const auto& v = s.prop->outputs[static_cast<std::size_t>(origin.holder - g.layers().data())][0].value;
+               v && !v->is_real() && origin.index < v->elements.size() && v->elements[origin.index].exact() &&
+               (h->tensor->data_type() == ::onnx::TensorProto::INT64 ||
+                h->tensor->data_type() == ::onnx::TensorProto::INT32) &&
+               origin.index < element_count(*h->tensor, {})) {
+      old_value = v->elements[origin.index].lo;
+    }
+    if (!old_value) return no(fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", held));
     const auto& reader = *node_at(m, *reader_at);
     const auto port = origin.consumer == nullptr ? std::size_t{1} : origin.consumer_port;
     if (port >= static_cast<std::size_t>(reader.input_size()) || reader.input(static_cast<int>(port)) != held)
@@ -677,7 +666,7 @@ class onnx_fixer {
     e.reader = *reader_at;
     e.port = port;
     e.index = origin.index;
-    e.old_value = (*values)[origin.index];
+    e.old_value = *old_value;
     e.value = a.value;
     if (h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL) e.external.assign(bytes.begin(), bytes.end());
     e.old_pattern = pattern_text(pattern);
