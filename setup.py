@@ -69,7 +69,7 @@ setup(
     version=cmake_version(),
     description="OpenVINO Reshape-1, complete and exact: shape inference and numpy reshapes",
     license="MIT",
-    python_requires=">=3.9",
+    python_requires=">=3.10",
     install_requires=["numpy"],
     packages=["reshape1"],
     package_dir={"reshape1": "python/reshape1"},

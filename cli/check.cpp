@@ -76,59 +76,6 @@ int list_ops(bool json, const std::string& format) {
 
 std::string text(const std::optional<partial_shape>& s) { return s ? to_string(*s) : std::string(); }
 
-nlohmann::ordered_json to_json(const model::check_report& r, const std::string& model_file) {
-  auto findings = nlohmann::ordered_json::array();
-  for (const auto& f : r.reshapes) {
-    nlohmann::ordered_json j = {{"id", std::to_string(f.id)},
-                                {"name", f.name},
-                                {"verdict", model::name(f.result)},
-                                {"warnings", f.warnings},
-                                {"input", to_string(f.input)},
-                                {"pattern", to_string(f.pattern)},
-                                {"pattern_known", f.pattern_known},
-                                {"special_zero", f.special_zero},
-                                {"declared", to_string(f.declared)},
-                                {"inferred", f.inferred ? nlohmann::ordered_json(text(f.inferred)) : nlohmann::ordered_json()},
-                                {"blocks_reshape", f.blocks_reshape},
-                                {"hint", f.hint}};
-    if (f.result == model::verdict::error) j["error"] = {{"code", name(*f.code)}, {"message", f.message}};
-    if (!f.within.empty()) j["within"] = within_json(f.within);
-    findings.push_back(std::move(j));
-  }
-  auto layers = nlohmann::ordered_json::array();
-  for (const auto& f : r.layers) {
-    nlohmann::ordered_json j = {{"issue", model::name(f.issue)}, {"id", std::to_string(f.id)}, {"name", f.name},
-                                {"type", f.type}, {"opset", f.opset}};
-    if (f.port >= 0) {
-      j["port"] = f.port;
-      j["declared"] = to_string(f.declared);
-      j["propagated"] = to_string(f.propagated);
-    }
-    if (f.code) j["code"] = name(*f.code);
-    if (!f.message.empty()) j["message"] = f.message;
-    if (!f.within.empty()) j["within"] = within_json(f.within);
-    layers.push_back(std::move(j));
-  }
-  const auto& s = r.summary.reshapes;
-  const auto& l = r.summary.layers;
-  return {{"model", model_file},
-          {"findings", findings},
-          {"layers", layers},
-          {"summary",
-           {{"reshapes", s.count},
-            {"ok", s.ok},
-            {"error", s.errors},
-            {"shape_mismatch", s.shape_mismatches},
-            {"refinable", s.refinable},
-            {"blocking_reshape", s.blocking}}},
-          {"layer_summary",
-           {{"layers", l.count},
-            {"propagated", l.propagated},
-            {"shape_mismatch", l.shape_mismatches},
-            {"refinable", l.refinable},
-            {"not_covered", l.not_covered},
-            {"rule_error", l.rule_errors}}}};
-}
 
 void print_report(const model::check_report& r, bool quiet) {
   std::vector<const model::reshape_finding*> shown;
@@ -185,7 +132,7 @@ int check(const check_args& a) {
     progress.reset();
     if (!a.batch.dot.empty()) write_dot(graph, report, a.batch.dot);
     if (a.json) {
-      std::cout << json_text(batch_json(report, a.xml), 2) << '\n';
+      std::cout << json_text(render::batch_json(report, a.xml), 2) << '\n';
     } else {
       print_batch(report, a.quiet);
     }
@@ -199,7 +146,7 @@ int check(const check_args& a) {
   const auto report = model::check(graph);
   progress.reset();
   if (a.json) {
-    std::cout << json_text(to_json(report, a.xml), 2) << '\n';
+    std::cout << json_text(render::check_json(report, a.xml), 2) << '\n';
   } else {
     print_report(report, a.quiet);
   }

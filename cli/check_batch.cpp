@@ -52,15 +52,6 @@ std::string carrier_text(const model::batch_carrier& c) {
   return "unknown";
 }
 
-nlohmann::ordered_json carrier_json(const model::batch_carrier& c) {
-  switch (c.state) {
-    case model::batch_carrier::kind::one: return {{"axis", c.axis}, {"factor", c.factor}};
-    case model::batch_carrier::kind::none: return "none";
-    case model::batch_carrier::kind::several: return "several";
-    case model::batch_carrier::kind::unknown: break;
-  }
-  return "unknown";
-}
 
 }  // namespace
 
@@ -128,59 +119,6 @@ void print_batch(const model::batch_report& r, bool quiet) {
   std::cout << printable(r.summary_line()) << '\n';
 }
 
-nlohmann::ordered_json batch_json(const model::batch_report& r, const std::string& model_file) {
-  auto inputs = nlohmann::ordered_json::array();
-  for (const auto& in : r.inputs)
-    inputs.push_back({{"id", std::to_string(in.id)},
-                      {"name", in.name},
-                      {"declared", to_string(in.declared)},
-                      {"reshaped_to", to_string(in.requested)},
-                      {"batch_index", in.batch_index ? nlohmann::ordered_json(*in.batch_index) : nlohmann::ordered_json()},
-                      {"batch_from", model::name(in.source)},
-                      {"layout", in.layout}});
-  auto outputs = nlohmann::ordered_json::array();
-  for (const auto& out : r.outputs)
-    outputs.push_back({{"id", std::to_string(out.id)},
-                       {"name", out.name},
-                       {"declared", to_string(out.declared)},
-                       {"reshaped", to_string(out.reshaped)},
-                       {"batch", carrier_json(out.batch)}});
-  auto findings = nlohmann::ordered_json::array();
-  for (const auto& f : r.findings) {
-    nlohmann::ordered_json j = {{"finding", model::name(f.issue)}, {"id", std::to_string(f.id)}, {"name", f.name},
-                                {"type", f.type},   {"opset", f.opset}};
-    if (!f.within.empty()) j["within"] = within_json(f.within);
-    if (f.code) j["code"] = name(*f.code);
-    if (!f.at.empty()) j["at"] = f.at;
-    j["what"] = f.what;
-    j["source"] = f.source_id ? nlohmann::ordered_json({{"id", std::to_string(*f.source_id)}, {"what", f.source}})
-                              : nlohmann::ordered_json();
-    if (f.used_by_id) j["used_by"] = std::to_string(*f.used_by_id);
-    if (f.cause_id) j["cause"] = std::to_string(*f.cause_id);
-    if (f.port) j["port"] = *f.port;
-    if (f.axis) j["axis"] = *f.axis;
-    j["hint"] = f.hint;
-    findings.push_back(std::move(j));
-  }
-  return {{"model", model_file},
-          {"target", r.target},
-          {"inputs", inputs},
-          {"outputs", outputs},
-          {"findings", findings},
-          {"notes", r.notes},
-          {"summary",
-           {{"verdict", model::name(r.summary.verdict())},
-            {"reshapes", r.summary.reshapes()},
-            {"fails", r.summary.fails},
-            {"swallows_batch", r.summary.swallows_batch},
-            {"scales_with_batch", r.summary.scales_with_batch},
-            {"mixes_samples", r.summary.mixes_samples},
-            {"drops_samples", r.summary.drops_samples},
-            {"loses_batch", r.summary.loses_batch},
-            {"cannot_tell", r.summary.cannot_tell},
-            {"failing_at_declared", r.summary.failing_at_declared},
-            {"line", r.summary_line()}}}};
-}
 
 namespace {
 

@@ -37,6 +37,5 @@ void print_batch(const model::batch_report& r, bool quiet);
 /// Graphviz DOT of the path from the inputs to each finding: each edge labelled with its shape at the
 /// declared shapes and at the new ones (the batch dimension marked *), the findings' layers filled.
 void write_dot(const model::graph& g, const model::batch_report& r, const std::string& path);
-[[nodiscard]] nlohmann::ordered_json batch_json(const model::batch_report& r, const std::string& model_file);
 
 }  // namespace reshape1::cli

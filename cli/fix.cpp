@@ -48,67 +48,8 @@ std::vector<dimension> parse_batches(const std::string& text) {
   return model::detail::parse_check_batches(items, text);
 }
 
-/// The layers fix left alone, a Reshape in a body with the path to it (`within`), as `check --json` gives it.
-nlohmann::ordered_json refusals_json(const std::vector<model::fix_refusal>& refusals) {
-  auto out = nlohmann::ordered_json::array();
-  for (const auto& x : refusals) {
-    nlohmann::ordered_json j = {{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}};
-    if (!x.within.empty()) j["within"] = within_json(x.within);
-    out.push_back(std::move(j));
-  }
-  return out;
-}
 
-nlohmann::ordered_json to_json(const model::fix_report& r, const fix_args& a, bool written) {
-  auto changes = nlohmann::ordered_json::array();
-  for (const auto& c : r.changes)
-    changes.push_back({{"id", std::to_string(c.id)},
-                       {"name", c.name},
-                       {"old_pattern", c.old_pattern},
-                       {"new_pattern", c.new_pattern},
-                       {"const", std::to_string(c.const_id)},
-                       {"cloned_from", c.cloned_from ? nlohmann::ordered_json(std::to_string(*c.cloned_from))
-                                                     : nlohmann::ordered_json()},
-                       {"element", c.const_index},
-                       {"old_value", c.old_value},
-                       {"new_value", c.new_value},
-                       {"special_zero_set", c.special_zero_set},
-                       {"why", c.why}});
-  return {{"model", a.xml},
-          {"output", written ? nlohmann::ordered_json(a.output) : nlohmann::ordered_json()},
-          {"nothing_to_do", r.nothing_to_do},
-          {"fixed", r.fixed},
-          {"changes", changes},
-          {"refusals", refusals_json(r.refusals)},
-          {"checked", r.checked}};
-}
 
-nlohmann::ordered_json to_json(const onnx::fix_report& r, const fix_args& a, bool written) {
-  auto changes = nlohmann::ordered_json::array();
-  for (const auto& c : r.changes) {
-    nlohmann::ordered_json j = {
-        {"id", std::to_string(c.node)},
-        {"name", c.name},
-        {"old_pattern", c.old_pattern},
-        {"new_pattern", c.new_pattern},
-        {"tensor", c.tensor},
-        {"cloned_from", c.cloned_from ? nlohmann::ordered_json(*c.cloned_from) : nlohmann::ordered_json()},
-        {"element", c.element},
-        {"old_value", c.old_value},
-        {"new_value", c.new_value},
-        {"why", c.why}};
-    if (!c.within.empty()) j["within"] = within_json(c.within);  // a Reshape in a body, as refusals give it
-    changes.push_back(std::move(j));
-  }
-  return {{"model", a.xml},
-          {"output", written ? nlohmann::ordered_json(a.output) : nlohmann::ordered_json()},
-          {"nothing_to_do", r.nothing_to_do},
-          {"fixed", r.fixed},
-          {"changes", changes},
-          {"refusals", refusals_json(r.refusals)},
-          {"freed", r.freed},
-          {"checked", r.checked}};
-}
 
 /// fix for an ONNX file: the rewritten file is one .onnx, written through a temporary file.
 int fix_onnx(const fix_args& a) {
@@ -125,7 +66,7 @@ int fix_onnx(const fix_args& a) {
   const bool write = !a.dry_run && !report.model.empty();
   if (write) onnx::write_fixed(report, a.xml, a.output);
   if (a.json) {
-    std::cout << json_text(to_json(report, a, write), 2) << '\n';
+    std::cout << json_text(render::fix_json(report, a.xml, write ? render::json(a.output) : render::json()), 2) << '\n';
     return report.fixed ? exit_ok : exit_invalid;
   }
   if (report.nothing_to_do) {
@@ -200,7 +141,7 @@ int fix(const fix_args& a) {
   }
   progress.reset();
   if (a.json) {
-    std::cout << json_text(to_json(report, a, write), 2) << '\n';
+    std::cout << json_text(render::fix_json(report, a.xml, write ? render::json(a.output) : render::json()), 2) << '\n';
   } else if (report.nothing_to_do) {
     std::cout << "nothing to do: the model already reshapes at every checked batch\n";
     for (const auto& line : report.checked) std::cout << printable(line) << '\n';

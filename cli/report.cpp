@@ -40,9 +40,6 @@ nlohmann::ordered_json error_json(const error& e, const std::string& message) {
 
 std::string printable(std::string_view text) { return io::detail::escaped(text); }
 
-std::string json_text(const nlohmann::ordered_json& j, int indent) {
-  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
 
 void print_table(const std::vector<std::string>& head, std::vector<std::vector<std::string>> rows,
                 const std::vector<std::vector<std::string>>& notes) {
@@ -75,10 +72,5 @@ std::string id_path(const std::vector<model::enclosing_layer>& within, std::int6
   return r + std::to_string(id);
 }
 
-nlohmann::ordered_json within_json(const std::vector<model::enclosing_layer>& within) {
-  auto j = nlohmann::ordered_json::array();
-  for (const auto& w : within) j.push_back({{"id", std::to_string(w.id)}, {"name", w.name}, {"type", w.type}});
-  return j;
-}
 
 }  // namespace reshape1::cli

@@ -7,10 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "render/reports.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/reshape1.hpp"
 
 namespace reshape1::cli {
+
+using render::json_text;
 
 /// The conformance dimension encoding: an integer for a static dimension without symbol,
 /// {"min", "max" (null when unbounded), "symbol"} otherwise; "[...]" for an unknown rank.
@@ -21,14 +24,9 @@ nlohmann::ordered_json error_json(const error& e, const std::string& message);
 /// `text` made safe for a terminal: control characters and bytes that are not UTF-8 become \xNN. Use it
 /// on everything printed as text that comes from a file or an argument.
 [[nodiscard]] std::string printable(std::string_view text);
-/// JSON text of `j`; strings that are not valid UTF-8 get U+FFFD for each bad byte, so the output is
-/// always valid JSON.
-[[nodiscard]] std::string json_text(const nlohmann::ordered_json& j, int indent = -1);
 
 /// A layer's id in a table: `3/4` for layer 4 in the body of layer 3.
 [[nodiscard]] std::string id_path(const std::vector<model::enclosing_layer>& within, std::int64_t id);
-/// The enclosing layers as JSON: [{"id", "name", "type"}], outermost first.
-[[nodiscard]] nlohmann::ordered_json within_json(const std::vector<model::enclosing_layer>& within);
 
 /// A table: the head, then each row (cells made printable), each followed by its notes indented by four
 /// spaces. Nothing when there are no rows.

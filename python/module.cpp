@@ -17,6 +17,7 @@
 
 #include "io/files.hpp"
 #include "model/options.hpp"
+#include "render/reports.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/onnx.hpp"
 #include "reshape1/model/check.hpp"
@@ -514,16 +515,15 @@ py::tuple reshape_raw_shape(py::handle data, std::string_view type_name, py::han
 
 // ---- model checks ---------------------------------------------------------------------------------
 
-py::object optional_code(const std::optional<errc>& code) {
-  return code ? py::object(py::str(std::string(name(*code)))) : py::object(py::none());
+// The reports go to Python as the JSON the command line prints (src/render): reshape1/__init__.py builds
+// its report classes from it, whose attribute names are its keys, so the two cannot drift apart.
+
+/// How a report names the model: its path as given, "" for ONNX bytes.
+std::string model_name(const py::object& model) {
+  return py::isinstance<py::bytes>(model) ? std::string() : model.cast<std::string>();
 }
 
-/// The enclosing TensorIterator and Loop layers of a finding, as (id, name, type) tuples.
-py::tuple within_tuple(const std::vector<model::enclosing_layer>& within) {
-  py::tuple t(within.size());
-  for (std::size_t i = 0; i < within.size(); ++i) t[i] = py::make_tuple(within[i].id, within[i].name, within[i].type);
-  return t;
-}
+py::str json_of(const render::json& j) { return py::str(render::json_text(j)); }
 
 /// A model given as a path (an IR .xml or an .onnx file, told apart by content) or as the bytes of an
 /// ONNX model (reshape1/__init__.py serialises an onnx.ModelProto). Reading touches no Python object.
@@ -539,7 +539,7 @@ model::graph read_model(const py::object& model, const std::string& bin) {
   return onnx::read_any(path, bin);
 }
 
-/// reshape1::model::check as plain tuples; reshape1/__init__.py turns them into typed findings.
+/// reshape1::model::check: the report's JSON, and whether `reshape1 check` would exit 1.
 py::tuple check_model(const py::object& model, const std::string& bin) {
   model::check_report report;
   const auto graph = read_model(model, bin);
@@ -547,40 +547,13 @@ py::tuple check_model(const py::object& model, const std::string& bin) {
     py::gil_scoped_release unlocked;  // propagating touches no Python object
     report = model::check(graph);
   }
-  py::list reshapes, layers;
-  for (const auto& f : report.reshapes)
-    reshapes.append(py::make_tuple(f.id, f.name, std::string(model::name(f.result)), py_shape{f.input},
-                                   to_string(f.pattern), f.pattern_known, f.special_zero, py_shape{f.declared},
-                                   f.inferred ? py::cast(py_shape{*f.inferred}) : py::object(py::none()),
-                                   optional_code(f.code), f.message, f.warnings, f.blocks_reshape, f.hint,
-                                   std::string("Reshape"), within_tuple(f.within)));
-  for (const auto& f : report.layers)
-    layers.append(py::make_tuple(std::string(model::name(f.issue)), f.id, f.name, f.type, f.opset,
-                                 f.port >= 0 ? py::object(py::int_(f.port)) : py::object(py::none()),
-                                 f.port >= 0 ? py::cast(py_shape{f.declared}) : py::object(py::none()),
-                                 f.port >= 0 ? py::cast(py_shape{f.propagated}) : py::object(py::none()),
-                                 optional_code(f.code), f.message, within_tuple(f.within)));
-  return py::make_tuple(reshapes, layers, report.summary.failed());
+  return py::make_tuple(json_of(render::check_json(report, model_name(model))), report.summary.failed());
 }
 
 dimension to_batch(py::handle batch);
 
-py::object carrier_state(const model::batch_carrier& c) {
-  switch (c.state) {
-    case model::batch_carrier::kind::one: return py::str("one");
-    case model::batch_carrier::kind::none: return py::str("none");
-    case model::batch_carrier::kind::several: return py::str("several");
-    case model::batch_carrier::kind::unknown: break;
-  }
-  return py::str("unknown");
-}
-
-py::object optional_id(const std::optional<std::int64_t>& id) {
-  return id ? py::object(py::int_(*id)) : py::object(py::none());
-}
-
-/// reshape1::model::check_batch as plain tuples; reshape1/__init__.py makes them typed.
-py::tuple check_batch_model(const py::object& model, const std::string& bin, py::handle batch,
+/// reshape1::model::check_batch: the report's JSON.
+py::str check_batch_model(const py::object& model, const std::string& bin, py::handle batch,
                             const std::vector<std::pair<std::string, py::object>>& shapes,
                             const std::vector<std::pair<std::string, std::string>>& layouts,
                             const std::vector<std::string>& assume_kept) {
@@ -604,27 +577,7 @@ py::tuple check_batch_model(const py::object& model, const std::string& bin, py:
     py::gil_scoped_release unlocked;
     report = model::check_batch(graph, request);
   }
-  py::list inputs, outputs, findings;
-  for (const auto& in : report.inputs)
-    inputs.append(py::make_tuple(in.id, in.name, py_shape{in.declared}, py_shape{in.requested},
-                                 in.batch_index ? py::object(py::int_(*in.batch_index)) : py::object(py::none()),
-                                 std::string(model::name(in.source)), in.layout));
-  for (const auto& out : report.outputs) {
-    const bool one = out.batch.state == model::batch_carrier::kind::one;
-    outputs.append(py::make_tuple(out.id, out.name, py_shape{out.declared}, py_shape{out.reshaped},
-                                  carrier_state(out.batch), one ? py::object(py::int_(out.batch.axis)) : py::object(py::none()),
-                                  one ? py::object(py::int_(out.batch.factor)) : py::object(py::none())));
-  }
-  for (const auto& f : report.findings)
-    findings.append(py::make_tuple(std::string(model::name(f.issue)), f.id, f.name, f.type, f.opset, optional_code(f.code),
-                                   f.at.empty() ? py::object(py::none()) : py::object(py::str(f.at)), f.what,
-                                   optional_id(f.source_id), f.source, optional_id(f.used_by_id), optional_id(f.cause_id),
-                                   f.hint, within_tuple(f.within),
-                                   f.pattern_index ? py::object(py::int_(*f.pattern_index)) : py::object(py::none()),
-                                   f.port ? py::object(py::int_(*f.port)) : py::object(py::none()),
-                                   f.axis ? py::object(py::int_(*f.axis)) : py::object(py::none())));
-  return py::make_tuple(report.target, inputs, outputs, findings, report.summary.reshapes(),
-                        std::string(model::name(report.summary.verdict())), report.summary_line(), report.notes);
+  return json_of(render::batch_json(report, model_name(model)));
 }
 
 dimension to_batch(py::handle batch);
@@ -664,8 +617,8 @@ dimension to_batch(py::handle batch) {
   return model::parse_batch(text, model::detail::spell(model::detail::option::batch, {}, text));
 }
 
-/// reshape1::model::fix (and write_fixed when `out_xml` is given) as plain tuples.
-py::tuple fix_model(const std::string& xml, const std::string& bin, const std::string& out_xml,
+/// reshape1::model::fix (and write_fixed when `out_xml` is given): the report's JSON.
+py::str fix_model(const std::string& xml, const std::string& bin, const std::string& out_xml,
                     const std::optional<std::vector<py::object>>& batches,
                     const std::vector<std::pair<std::string, std::string>>& layouts) {
   model::fix_options options;
@@ -684,16 +637,11 @@ py::tuple fix_model(const std::string& xml, const std::string& bin, const std::s
       written = true;
     }
   }
-  py::list changes, refusals;
-  for (const auto& c : report.changes)
-    changes.append(py::make_tuple(c.id, c.name, c.old_pattern, c.new_pattern, c.const_id, optional_id(c.cloned_from),
-                                  c.const_index, c.old_value, c.new_value, c.special_zero_set, c.why));
-  for (const auto& r : report.refusals) refusals.append(py::make_tuple(r.id, r.name, r.type, r.reason, within_tuple(r.within)));
-  return py::make_tuple(report.nothing_to_do, report.fixed, changes, refusals, report.checked, written);
+  return json_of(render::fix_json(report, xml, written ? render::json(out_xml) : render::json()));
 }
 
-/// reshape1::onnx::fix as plain tuples: the model is a path or ONNX bytes; `out` ("" for none) is written
-/// for a path when the report holds a fixed model. The fixed bytes come back for a model given as bytes.
+/// reshape1::onnx::fix: the model is a path or ONNX bytes; `out` ("" for none) is written for a path when
+/// the report holds a fixed model. The report's JSON, and the fixed bytes for a model given as bytes.
 py::tuple fix_onnx_model(const py::object& model, const std::string& out, const std::optional<std::vector<py::object>>& batches,
                          const std::vector<std::pair<std::string, std::string>>& layouts, const std::string& batch_name) {
   onnx::fix_options options;
@@ -717,13 +665,7 @@ py::tuple fix_onnx_model(const py::object& model, const std::string& out, const 
       written = true;
     }
   }
-  py::list changes, refusals;
-  for (const auto& c : report.changes)
-    changes.append(py::make_tuple(c.node, c.name, c.old_pattern, c.new_pattern, c.tensor,
-                                  c.cloned_from ? py::object(py::str(*c.cloned_from)) : py::object(py::none()),
-                                  c.element, c.old_value, c.new_value, c.why, within_tuple(c.within)));
-  for (const auto& r : report.refusals) refusals.append(py::make_tuple(r.id, r.name, r.type, r.reason, within_tuple(r.within)));
-  return py::make_tuple(report.nothing_to_do, report.fixed, changes, refusals, report.checked, written, report.freed,
+  return py::make_tuple(json_of(render::fix_json(report, model_name(model), written ? render::json(out) : render::json())),
                         in_memory && !report.model.empty() ? py::object(py::bytes(report.model)) : py::object(py::none()));
 }
 
@@ -917,9 +859,9 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
       },
       "Internal: every stable error code name, in the C++ order.");
   m.def("_fix", &fix_model, py::arg("xml"), py::arg("bin"), py::arg("out_xml"), py::arg("batches"), py::arg("layouts"),
-        "Internal: reshape1::model::fix and write_fixed, as tuples (see reshape1.fix).");
+        "Internal: reshape1::model::fix and write_fixed, the report as JSON (see reshape1.fix).");
   m.def("_check_batch", &check_batch_model, py::arg("model"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
-        py::arg("layouts"), py::arg("assume_kept"), "Internal: reshape1::model::check_batch, as tuples (see reshape1.check_batch).");
+        py::arg("layouts"), py::arg("assume_kept"), "Internal: reshape1::model::check_batch, the report as JSON (see reshape1.check_batch).");
   m.def("_fix_onnx", &fix_onnx_model, py::arg("model"), py::arg("out"), py::arg("batches"), py::arg("layouts"),
         py::arg("batch_name"));
   m.def("_format", &format_of_file, py::arg("path"));
@@ -943,7 +885,7 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
       "Internal: the table of the model commands' options, (command, cli, cli_value, python, python_value, help, "
       "repeatable), shared with the command line and the docs.");
   m.def("_check", &check_model, py::arg("model"), py::arg("bin"),
-        "Internal: reshape1::model::check on an IR model, as tuples (see reshape1.check).");
+        "Internal: reshape1::model::check, the report as JSON and whether it failed (see reshape1.check).");
   m.def(
       "element_types",
       [] {

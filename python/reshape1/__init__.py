@@ -17,8 +17,23 @@ notation (docs/semantics.md). Every failure raises reshape1.Error, a ValueError 
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
-from typing import Any, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    List,
+    Literal,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from . import _core
 from ._core import Dim, Result, Shape, element_types, infer, reshape
@@ -29,10 +44,17 @@ __all__ = [
     "Dim",
     "Error",
     "CheckReport",
+    "BatchAxis",
     "BatchInput",
     "BatchOutput",
     "BatchFinding",
     "BatchReport",
+    "BatchSummary",
+    "CheckSummary",
+    "Enclosing",
+    "LayerSummary",
+    "ReshapeError",
+    "ValueSource",
     "check_batch",
     "FixChange",
     "OnnxFixChange",
@@ -135,59 +157,158 @@ def reshape_raw(
 
 
 
-class ReshapeFinding(NamedTuple):
+# ---- reports -------------------------------------------------------------------------------------
+# The reports of check(), check_batch() and fix() are the JSON that `reshape1 ... --json` prints, written by
+# one C++ renderer (src/render); each class below binds one of its objects, an attribute for every key and
+# under the key's name. _from_json refuses a key no class binds, so a field added to the JSON fails the tests
+# until it is bound here (and in the stub). Values get Python types: ids are ints (the JSON writes them as
+# strings, which stay exact in JavaScript), shapes are Shape objects.
+
+_HINTS: dict = {}
+
+
+def _convert(tp: Any, value: Any) -> Any:
+    if value is None or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        return value  # null, or a report object the caller built (the kind of fix's changes)
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is Union:  # Optional[X], or a JSON value of several kinds (an output's batch)
+        for arg in args:
+            if arg is type(None):
+                continue
+            if dataclasses.is_dataclass(arg) and isinstance(value, dict):
+                return _from_json(arg, value)
+            if arg is str and isinstance(value, str):
+                return value
+            if arg not in (str,) and not dataclasses.is_dataclass(arg):
+                return _convert(arg, value)
+        raise TypeError(f"reshape1: no binding for the JSON value {value!r} as {tp}")
+    if origin is list:
+        return [_convert(args[0], v) for v in value]
+    if origin is tuple:
+        return tuple(_convert(args[0], v) for v in value)
+    if dataclasses.is_dataclass(tp):
+        return _from_json(tp, value)
+    if tp is Shape:
+        return Shape(value)
+    if tp is int:
+        return int(value)
+    return value
+
+
+def _from_json(cls: Any, data: Mapping[str, Any], **extra: Any) -> Any:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = get_type_hints(cls)
+    unbound = set(data) - set(hints)
+    if unbound:
+        raise TypeError(f"reshape1: {cls.__name__} binds no field {sorted(unbound)} (a bug: please report it)")
+    return cls(**{key: _convert(hints[key], value) for key, value in data.items()}, **extra)
+
+
+_report = dataclasses.dataclass(frozen=True, kw_only=True)
+
+
+@_report
+class Enclosing:
+    """A TensorIterator, Loop or Scan layer whose body holds the layer a finding is about."""
+
+    id: int
+    name: str
+    type: str
+
+
+@_report
+class ReshapeError:
+    """Why a Reshape's output cannot be inferred: a stable error code (see error_codes()) and the message."""
+
+    code: str
+    message: str
+
+
+@_report
+class ReshapeFinding:
     """What check() says of one Reshape layer (see docs/cli.md, "check").
 
-    verdict is "ok", "error" (inference fails: code and message say why), "shape_mismatch" (the declared
-    output cannot be right) or "refinable" (it is less precise than what can be inferred). Shapes are
-    Shape objects: str() gives the notation, tuple() the integers of a static one. within names the
-    TensorIterator and Loop layers whose bodies hold the layer, outermost first, as (id, name, type).
+    verdict is "ok", "error" (inference fails: error says why), "shape_mismatch" (the declared output cannot
+    be right) or "refinable" (it is less precise than what can be inferred). Shapes are Shape objects: str()
+    gives the notation, tuple() the integers of a static one. within names the bodies that hold the layer,
+    outermost first.
     """
 
     id: int
     name: str
     verdict: str
+    warnings: List[str]
     input: Shape
     pattern: str
     pattern_known: bool
     special_zero: bool
     declared: Shape
     inferred: Optional[Shape]
-    code: Optional[str]
-    message: str
-    warnings: List[str]
     blocks_reshape: bool
     hint: str
-    type: str = "Reshape"
-    within: Tuple[Tuple[int, str, str], ...] = ()
+    error: Optional[ReshapeError] = None
+    within: Tuple[Enclosing, ...] = ()
 
 
-class LayerFinding(NamedTuple):
+@_report
+class LayerFinding:
     """One disagreement of the whole-model self-check: issue is "shape_mismatch", "refinable",
     "not_covered" (no rule for the op: its outputs are unknown) or "rule_error" (the op refuses its
-    propagated inputs). port, declared and propagated are None for the last two. within names the
-    TensorIterator and Loop layers whose bodies hold the layer, outermost first, as (id, name, type)."""
+    propagated inputs). port, declared and propagated are None for the last two; code and message say why
+    for them."""
 
     issue: str
     id: int
     name: str
     type: str
     opset: int
-    port: Optional[int]
-    declared: Optional[Shape]
-    propagated: Optional[Shape]
-    code: Optional[str]
-    message: str
-    within: Tuple[Tuple[int, str, str], ...] = ()
+    port: Optional[int] = None
+    declared: Optional[Shape] = None
+    propagated: Optional[Shape] = None
+    code: Optional[str] = None
+    message: Optional[str] = None
+    within: Tuple[Enclosing, ...] = ()
 
 
-class CheckReport(NamedTuple):
-    """The answer of check(): one finding per Reshape, the layers whose shapes disagree or could not be
-    propagated, and whether `reshape1 check` would exit 1 (a Reshape error or shape_mismatch, a layer
-    shape_mismatch or rule_error)."""
+@_report
+class CheckSummary:
+    """How many Reshape layers check() found, and how many of each verdict (blocking_reshape: those whose
+    hard-coded dimension keeps the model from reshaping)."""
 
-    reshapes: List[ReshapeFinding]
+    reshapes: int
+    ok: int
+    error: int
+    shape_mismatch: int
+    refinable: int
+    blocking_reshape: int
+
+
+@_report
+class LayerSummary:
+    """How many layers check() propagated (propagated: those whose outputs all have a known rank), and how
+    many of each issue."""
+
+    layers: int
+    propagated: int
+    shape_mismatch: int
+    refinable: int
+    not_covered: int
+    rule_error: int
+
+
+@_report
+class CheckReport:
+    """The answer of check(), as `reshape1 check --json` gives it: one finding per Reshape, the layers whose
+    shapes disagree or could not be propagated, the counts; and (not in the JSON, where the exit code says
+    it) failed: whether `reshape1 check` would exit 1 (a Reshape error or shape_mismatch, a layer
+    shape_mismatch or rule_error). model is the path as given ("" for ONNX bytes)."""
+
+    model: str
+    findings: List[ReshapeFinding]
     layers: List[LayerFinding]
+    summary: CheckSummary
+    layer_summary: LayerSummary
     failed: bool
 
 
@@ -220,11 +341,12 @@ def check(model_xml: Any, model_bin: Union[str, "os.PathLike[str]", None] = None
     Raises reshape1.Error ("io", "bad_file", "unsupported"...) when the model cannot be read.
     """
     model, binary = _model_arg(model_xml, model_bin)
-    reshapes, layers, failed = _core._check(model, binary)
-    return CheckReport([ReshapeFinding(*r) for r in reshapes], [LayerFinding(*f) for f in layers], failed)
+    report, failed = _core._check(model, binary)
+    return _from_json(CheckReport, json.loads(report), failed=failed)  # type: ignore[no-any-return]
 
 
-class BatchInput(NamedTuple):
+@_report
+class BatchInput:
     """A model input in check_batch(): its shapes, and which dimension is its batch and why
     (batch_from is "layout_option", "layout_in_model", "first_dimension" or "none")."""
 
@@ -237,62 +359,93 @@ class BatchInput(NamedTuple):
     layout: str
 
 
-class BatchOutput(NamedTuple):
-    """A model output in check_batch(): its shape at the declared and the new shapes, and how it holds
-    the batch: batch is "one" (dimension batch_axis is N times batch_factor), "none", "several" or
-    "unknown"."""
+@_report
+class BatchAxis:
+    """The one dimension of a tensor that holds the batch N: its size is N times factor."""
+
+    axis: int
+    factor: int
+
+
+@_report
+class BatchOutput:
+    """A model output in check_batch(): its shape at the declared and the new shapes, and how it holds the
+    batch: a BatchAxis, or "none", "several" (more than one dimension follows N) or "unknown"."""
 
     id: int
     name: str
     declared: Shape
     reshaped: Shape
-    batch: str
-    batch_axis: Optional[int]
-    batch_factor: Optional[int]
+    batch: Union[BatchAxis, str]
 
 
-class BatchFinding(NamedTuple):
+@_report
+class ValueSource:
+    """The layer that holds the offending value (a Const) or computes it, and what it is."""
+
+    id: int
+    what: str
+
+
+@_report
+class BatchFinding:
     """One finding of check_batch(): finding is "fails" (code and at say why and at which batch),
-    "swallows_batch", "mixes_samples", "drops_samples" (port and axis: the input and its dimension
-    that holds the batch), "loses_batch", "fails_at_declared", "cannot_tell" or "scales_with_batch"
-    (not a fault); pattern_index is the Reshape pattern element that hard-codes the batch. source_id is the layer that holds the
-    offending value (a Const) or computes it; used_by the layer or output that depends on it; cause the
-    Reshape upstream behind a failure; within the TensorIterator or Loop bodies the layer is in, as
-    (id, name, type), outermost first."""
+    "swallows_batch", "mixes_samples", "drops_samples" (port and axis: the input and its dimension that
+    holds the batch), "loses_batch", "fails_at_declared", "cannot_tell" or "scales_with_batch" (not a
+    fault). pattern_index is the Reshape pattern element that hard-codes the batch; source the layer that
+    holds the offending value or computes it; used_by the layer or output that depends on it; cause the
+    Reshape upstream behind a failure; within the bodies the layer is in, outermost first."""
 
     finding: str
     id: int
     name: str
     type: str
     opset: int
-    code: Optional[str]
-    at: Optional[str]
     what: str
-    source_id: Optional[int]
-    source: str
-    used_by: Optional[int]
-    cause: Optional[int]
+    source: Optional[ValueSource]
     hint: str
-    within: Tuple[Tuple[int, str, str], ...] = ()
-    pattern_index: Optional[int] = None
+    within: Tuple[Enclosing, ...] = ()
+    code: Optional[str] = None
+    at: Optional[str] = None
+    used_by: Optional[int] = None
+    cause: Optional[int] = None
     port: Optional[int] = None
     axis: Optional[int] = None
+    pattern_index: Optional[int] = None
 
 
-class BatchReport(NamedTuple):
-    """The answer of check_batch(): verdict is "yes" (proven for every batch asked), "no" (a finding
-    proves the model breaks: a layer fails, mixes or drops samples, an output loses the batch) or
-    "cannot_tell" (no rule decides some layer); reshapes is verdict == "yes"; line is the summary
-    `reshape1 check --batch` prints; notes what else to know (an ONNX input whose batch is static)."""
+@_report
+class BatchSummary:
+    """The answer of check_batch() and its counts: verdict is "yes" (proven for every batch asked), "no" (a
+    finding proves the model breaks) or "cannot_tell" (no rule decides some layer); reshapes is verdict ==
+    "yes"; line is the summary `reshape1 check --batch` prints."""
 
+    verdict: str
+    reshapes: bool
+    fails: int
+    swallows_batch: int
+    scales_with_batch: int
+    mixes_samples: int
+    drops_samples: int
+    loses_batch: int
+    cannot_tell: int
+    failing_at_declared: int
+    line: str
+
+
+@_report
+class BatchReport:
+    """The answer of check_batch(), as `reshape1 check --batch --json` gives it: the inputs and outputs at
+    the new shapes, the findings, the notes (what else to know: an ONNX input whose batch is static) and the
+    summary with the verdict. model is the path as given ("" for ONNX bytes)."""
+
+    model: str
     target: str
     inputs: List[BatchInput]
     outputs: List[BatchOutput]
     findings: List[BatchFinding]
-    reshapes: bool
-    verdict: str
-    line: str
     notes: List[str]
+    summary: BatchSummary
 
 
 def check_batch(
@@ -319,19 +472,81 @@ def check_batch(
     a layout that does not fit), "io", "bad_file"... when the model cannot be read.
     """
     model, binary = _model_arg(model_xml, model_bin)
-    target, inputs, outputs, findings, reshapes, verdict, line, notes = _core._check_batch(
+    report = _core._check_batch(
         model, binary, batch, list((shapes or {}).items()), list((layouts or {}).items()), list(assume_kept or [])
     )
-    return BatchReport(
-        target,
-        [BatchInput(*i) for i in inputs],
-        [BatchOutput(*o) for o in outputs],
-        [BatchFinding(*f) for f in findings],
-        reshapes,
-        verdict,
-        line,
-        notes,
-    )
+    return _from_json(BatchReport, json.loads(report))  # type: ignore[no-any-return]
+
+
+@_report
+class FixChange:
+    """One rewritten Reshape pattern of an IR: the Const `const` (a clone of `cloned_from` when the original
+    fed other layers too) has `new_value` at `element`; special_zero_set when the Reshape's special_zero
+    went from false to true."""
+
+    id: int
+    name: str
+    old_pattern: str
+    new_pattern: str
+    const: int
+    cloned_from: Optional[int]
+    element: int
+    old_value: int
+    new_value: int
+    special_zero_set: bool
+    why: str
+
+
+@_report
+class OnnxFixChange:
+    """One rewritten Reshape shape of an ONNX model: element `element` of `tensor` (an initializer, or a
+    Constant node's value; a copy of `cloned_from` when other nodes share that one) went from the declared
+    batch to 0 (or -1 where allowzero=1, or where 0 would copy another dimension); `id` is the Reshape's
+    id as findings give it (its node's index in the top graph; a node of an If branch is numbered after
+    them; in a Loop's or Scan's body, its id there, with within naming the layers around it, outermost
+    first)."""
+
+    id: int
+    name: str
+    old_pattern: str
+    new_pattern: str
+    tensor: str
+    cloned_from: Optional[str]
+    element: int
+    old_value: int
+    new_value: int
+    why: str
+    within: Tuple[Enclosing, ...] = ()
+
+
+@_report
+class FixRefusal:
+    """A layer that keeps the model from reshaping and that fix() left alone, with the reason."""
+
+    id: int
+    name: str
+    type: str
+    reason: str
+    within: Tuple[Enclosing, ...] = ()
+
+
+@_report
+class FixReport:
+    """The answer of fix(), as `reshape1 fix --json` gives it: fixed is True when the rewritten model (or
+    the model itself, nothing_to_do) reshapes at every checked batch with the same shapes at the declared
+    batch; checked holds the summary line of each batch. output is the path written (None when nothing
+    was), or for an ONNX model given in memory the fixed model (bytes, or the same proto class as given;
+    None when not fixed). For an ONNX model, freed lists the dimensions that became the batch's
+    dim_param. model is the path as given ("" for ONNX bytes)."""
+
+    model: str
+    output: Any
+    nothing_to_do: bool
+    fixed: bool
+    changes: List[Union[FixChange, OnnxFixChange]]
+    refusals: List[FixRefusal]
+    checked: List[str]
+    freed: List[str] = dataclasses.field(default_factory=list)
 
 
 def _fix_onnx(
@@ -342,100 +557,29 @@ def _fix_onnx(
     layouts: Optional[Mapping[str, str]],
     model_bin: Union[str, "os.PathLike[str]", None],
     batch_name: Optional[str],
-) -> "FixReport":
+) -> FixReport:
     # In the command line's order, with its words (the table in src/model/options.hpp).
     if model_bin is not None:
         _core._refuse_for_format("model_bin", "onnx")
     if in_memory and output is not None:
-        raise Error("invalid_argument", "output: a model given in memory comes back in the report's model")
+        raise Error("invalid_argument", "output: a model given in memory comes back in the report's output")
     data, _ = _model_arg(model, None)
-    nothing, fixed, changes, refusals, checked, written, freed, fixed_bytes = _core._fix_onnx(
+    report, fixed_bytes = _core._fix_onnx(
         data,
         os.fspath(output) if output is not None else "",
         None if check_batches is None else list(check_batches),
         list((layouts or {}).items()),
         "N" if batch_name is None else batch_name,
     )
-    result: Any = fixed_bytes
-    rebuild = getattr(type(model), "FromString", None)
-    if fixed_bytes is not None and callable(rebuild) and not isinstance(model, (bytes, bytearray, memoryview)):
-        result = rebuild(fixed_bytes)  # an onnx.ModelProto in, one out
-    return FixReport(
-        nothing,
-        fixed,
-        [OnnxFixChange(*c) for c in changes],
-        [FixRefusal(*r) for r in refusals],
-        checked,
-        written,
-        freed,
-        result,
-    )
-
-
-class FixChange(NamedTuple):
-    """One rewritten Reshape pattern: the Const `const_id` (a clone of `cloned_from` when the original
-    fed other layers too) has `new_value` at `element`; special_zero_set when the Reshape's special_zero
-    went from false to true."""
-
-    id: int
-    name: str
-    old_pattern: str
-    new_pattern: str
-    const_id: int
-    cloned_from: Optional[int]
-    element: int
-    old_value: int
-    new_value: int
-    special_zero_set: bool
-    why: str
-
-
-class OnnxFixChange(NamedTuple):
-    """One rewritten Reshape shape of an ONNX model: element `element` of `tensor` (an initializer, or a
-    Constant node's value; a copy of `cloned_from` when other nodes share that one) went from the declared
-    batch to 0 (or -1 where allowzero=1, or where 0 would copy another dimension); `node` is the Reshape's
-    id as findings give it (its node's index in the top graph; a node of an If branch is numbered after
-    them; in a Loop's or Scan's body, its id there, with within naming the Loop and Scan layers around it,
-    outermost first, as (id, name, type))."""
-
-    node: int
-    name: str
-    old_pattern: str
-    new_pattern: str
-    tensor: str
-    cloned_from: Optional[str]
-    element: int
-    old_value: int
-    new_value: int
-    why: str
-    within: Tuple[Tuple[int, str, str], ...] = ()
-
-
-class FixRefusal(NamedTuple):
-    """A layer that keeps the model from reshaping and that fix() left alone, with the reason."""
-
-    id: int
-    name: str
-    type: str
-    reason: str
-    within: Tuple[Tuple[int, str, str], ...] = ()
-
-
-class FixReport(NamedTuple):
-    """The answer of fix(): fixed is True when the rewritten model (or the model itself, nothing_to_do)
-    reshapes at every checked batch with the same shapes at the declared batch; checked holds the summary
-    line of each batch; written says whether files were written. For an ONNX model, freed lists the
-    dimensions that became the batch's dim_param, and model is the fixed model when it was given in
-    memory (bytes, or an onnx.ModelProto: the same kind comes back)."""
-
-    nothing_to_do: bool
-    fixed: bool
-    changes: List[Any]  # FixChange for an IR, OnnxFixChange for an ONNX model
-    refusals: List[FixRefusal]
-    checked: List[str]
-    written: bool
-    freed: List[str] = []  # ONNX: the declared dimensions that became the batch's dim_param
-    model: Any = None  # ONNX given in memory: the fixed model, as bytes or as the same proto class
+    fields = json.loads(report)
+    fields["changes"] = [_from_json(OnnxFixChange, c) for c in fields["changes"]]
+    if in_memory:
+        result: Any = fixed_bytes
+        rebuild = getattr(type(model), "FromString", None)
+        if fixed_bytes is not None and callable(rebuild) and not isinstance(model, (bytes, bytearray, memoryview)):
+            result = rebuild(fixed_bytes)  # an onnx.ModelProto in, one out
+        fields["output"] = result
+    return _from_json(FixReport, fields)  # type: ignore[no-any-return]
 
 
 def fix(
@@ -476,13 +620,13 @@ def fix(
         _core._refuse_for_format("batch_name", "ir")
     xml = os.fspath(model_xml)
     binary = os.fspath(model_bin) if model_bin is not None else ""  # beside the .xml (checked by the library)
-    nothing, fixed, changes, refusals, checked, written = _core._fix(
+    report = _core._fix(
         xml,
         binary,
         os.fspath(output) if output is not None else "",
         None if check_batches is None else list(check_batches),
         list((layouts or {}).items()),
     )
-    return FixReport(
-        nothing, fixed, [FixChange(*c) for c in changes], [FixRefusal(*r) for r in refusals], checked, written
-    )
+    fields = json.loads(report)
+    fields["changes"] = [_from_json(FixChange, c) for c in fields["changes"]]
+    return _from_json(FixReport, fields)  # type: ignore[no-any-return]

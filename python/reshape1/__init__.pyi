@@ -1,5 +1,6 @@
 # Type stub of the reshape1 package (the C++ extension _core and the pure-Python __init__.py).
 import os
+from dataclasses import dataclass
 from typing import Any, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
@@ -84,40 +85,73 @@ def reshape_raw(
 def element_types() -> list[str]: ...
 def error_codes() -> list[str]: ...
 
-class ReshapeFinding(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class Enclosing:
     id: int
     name: str
-    verdict: str
+    type: str
+
+@dataclass(frozen=True, kw_only=True)
+class ReshapeError:
+    code: str
+    message: str
+
+@dataclass(frozen=True, kw_only=True)
+class ReshapeFinding:
+    id: int
+    name: str
+    verdict: Literal["ok", "error", "shape_mismatch", "refinable"]
+    warnings: List[str]
     input: Shape
     pattern: str
     pattern_known: bool
     special_zero: bool
     declared: Shape
     inferred: Optional[Shape]
-    code: Optional[str]
-    message: str
-    warnings: List[str]
     blocks_reshape: bool
     hint: str
-    type: str = ...
-    within: Tuple[Tuple[int, str, str], ...] = ...
+    error: Optional[ReshapeError] = ...
+    within: Tuple[Enclosing, ...] = ...
 
-class LayerFinding(NamedTuple):
-    issue: str
+@dataclass(frozen=True, kw_only=True)
+class LayerFinding:
+    issue: Literal["shape_mismatch", "refinable", "not_covered", "rule_error"]
     id: int
     name: str
     type: str
     opset: int
-    port: Optional[int]
-    declared: Optional[Shape]
-    propagated: Optional[Shape]
-    code: Optional[str]
-    message: str
-    within: Tuple[Tuple[int, str, str], ...] = ...
+    port: Optional[int] = ...
+    declared: Optional[Shape] = ...
+    propagated: Optional[Shape] = ...
+    code: Optional[str] = ...
+    message: Optional[str] = ...
+    within: Tuple[Enclosing, ...] = ...
 
-class CheckReport(NamedTuple):
-    reshapes: List[ReshapeFinding]
+@dataclass(frozen=True, kw_only=True)
+class CheckSummary:
+    reshapes: int
+    ok: int
+    error: int
+    shape_mismatch: int
+    refinable: int
+    blocking_reshape: int
+
+@dataclass(frozen=True, kw_only=True)
+class LayerSummary:
+    layers: int
+    propagated: int
+    shape_mismatch: int
+    refinable: int
+    not_covered: int
+    rule_error: int
+
+@dataclass(frozen=True, kw_only=True)
+class CheckReport:
+    model: str
+    findings: List[ReshapeFinding]
     layers: List[LayerFinding]
+    summary: CheckSummary
+    layer_summary: LayerSummary
     failed: bool
 
 ModelLike = Union[str, os.PathLike[str], bytes, bytearray, memoryview, Any]
@@ -127,7 +161,8 @@ def check(
     model_xml: ModelLike, model_bin: Union[str, os.PathLike[str], None] = ...
 ) -> CheckReport: ...
 
-class BatchInput(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class BatchInput:
     id: int
     name: str
     declared: Shape
@@ -136,43 +171,75 @@ class BatchInput(NamedTuple):
     batch_from: Literal["layout_option", "layout_in_model", "first_dimension", "none"]
     layout: str
 
-class BatchOutput(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class BatchAxis:
+    axis: int
+    factor: int
+
+@dataclass(frozen=True, kw_only=True)
+class BatchOutput:
     id: int
     name: str
     declared: Shape
     reshaped: Shape
-    batch: Literal["one", "none", "several", "unknown"]
-    batch_axis: Optional[int]
-    batch_factor: Optional[int]
+    batch: Union[BatchAxis, Literal["none", "several", "unknown"]]
 
-class BatchFinding(NamedTuple):
-    finding: Literal["fails", "swallows_batch", "scales_with_batch"]
+@dataclass(frozen=True, kw_only=True)
+class ValueSource:
+    id: int
+    what: str
+
+@dataclass(frozen=True, kw_only=True)
+class BatchFinding:
+    finding: Literal[
+        "fails",
+        "swallows_batch",
+        "scales_with_batch",
+        "mixes_samples",
+        "drops_samples",
+        "loses_batch",
+        "fails_at_declared",
+        "cannot_tell",
+    ]
     id: int
     name: str
     type: str
     opset: int
-    code: Optional[str]
-    at: Optional[str]
     what: str
-    source_id: Optional[int]
-    source: str
-    used_by: Optional[int]
-    cause: Optional[int]
+    source: Optional[ValueSource]
     hint: str
-    within: Tuple[Tuple[int, str, str], ...] = ...
-    pattern_index: Optional[int] = ...
+    within: Tuple[Enclosing, ...] = ...
+    code: Optional[str] = ...
+    at: Optional[str] = ...
+    used_by: Optional[int] = ...
+    cause: Optional[int] = ...
     port: Optional[int] = ...
     axis: Optional[int] = ...
+    pattern_index: Optional[int] = ...
 
-class BatchReport(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class BatchSummary:
+    verdict: Literal["yes", "no", "cannot_tell"]
+    reshapes: bool
+    fails: int
+    swallows_batch: int
+    scales_with_batch: int
+    mixes_samples: int
+    drops_samples: int
+    loses_batch: int
+    cannot_tell: int
+    failing_at_declared: int
+    line: str
+
+@dataclass(frozen=True, kw_only=True)
+class BatchReport:
+    model: str
     target: str
     inputs: List[BatchInput]
     outputs: List[BatchOutput]
     findings: List[BatchFinding]
-    reshapes: bool
-    verdict: str
-    line: str
     notes: List[str]
+    summary: BatchSummary
 
 def check_batch(
     model_xml: ModelLike,
@@ -183,12 +250,13 @@ def check_batch(
     assume_kept: Optional[Sequence[str]] = ...,
 ) -> BatchReport: ...
 
-class FixChange(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class FixChange:
     id: int
     name: str
     old_pattern: str
     new_pattern: str
-    const_id: int
+    const: int
     cloned_from: Optional[int]
     element: int
     old_value: int
@@ -196,15 +264,9 @@ class FixChange(NamedTuple):
     special_zero_set: bool
     why: str
 
-class FixRefusal(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class OnnxFixChange:
     id: int
-    name: str
-    type: str
-    reason: str
-    within: Tuple[Tuple[int, str, str], ...] = ...
-
-class OnnxFixChange(NamedTuple):
-    node: int
     name: str
     old_pattern: str
     new_pattern: str
@@ -214,17 +276,26 @@ class OnnxFixChange(NamedTuple):
     old_value: int
     new_value: int
     why: str
-    within: Tuple[Tuple[int, str, str], ...] = ...
+    within: Tuple[Enclosing, ...] = ...
 
-class FixReport(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class FixRefusal:
+    id: int
+    name: str
+    type: str
+    reason: str
+    within: Tuple[Enclosing, ...] = ...
+
+@dataclass(frozen=True, kw_only=True)
+class FixReport:
+    model: str
+    output: Any
     nothing_to_do: bool
     fixed: bool
-    changes: List[Any]
+    changes: List[Union[FixChange, OnnxFixChange]]
     refusals: List[FixRefusal]
     checked: List[str]
-    written: bool
     freed: List[str] = ...
-    model: Any = ...
 
 def fix(
     model_xml: ModelLike,

@@ -17,9 +17,9 @@ MODEL = "ir-models/face-detection-retail-0005/other.xml"
 def test_check_gives_one_finding_per_reshape_with_shapes(data_dir: pathlib.Path) -> None:
     report = reshape1.check(data_dir / MODEL)
     assert isinstance(report, reshape1.CheckReport)
-    assert report.reshapes and not report.failed
-    for f in report.reshapes:
-        assert f.type == "Reshape" and f.verdict == "ok" and f.code is None
+    assert report.findings and not report.failed
+    for f in report.findings:
+        assert f.verdict == "ok" and f.error is None
         assert isinstance(f.input, reshape1.Shape) and isinstance(f.declared, reshape1.Shape)
         assert f.inferred is not None and str(f.inferred) == str(f.declared)
         if f.inferred.is_static:
@@ -33,7 +33,7 @@ def test_check_agrees_with_the_command_line_tool(data_dir: pathlib.Path) -> None
     out = subprocess.run([tool, "check", "--json", str(data_dir / MODEL)], capture_output=True, text=True, check=True)
     cli = json.loads(out.stdout)
     report = reshape1.check(data_dir / MODEL)
-    assert [(f.id, f.name, f.verdict, str(f.input), f.pattern, str(f.declared), f.hint, f.warnings) for f in report.reshapes] == [
+    assert [(f.id, f.name, f.verdict, str(f.input), f.pattern, str(f.declared), f.hint, f.warnings) for f in report.findings] == [
         (int(j["id"]), j["name"], j["verdict"], j["input"], j["pattern"], j["declared"], j["hint"], j["warnings"])
         for j in cli["findings"]
     ]
@@ -45,7 +45,7 @@ def test_a_layer_whose_declared_shape_disagrees_is_a_layer_finding(tmp_path: pat
     source = data_dir / MODEL
     text = source.read_text(encoding="utf-8")
     report = reshape1.check(source)
-    target = report.reshapes[0]
+    target = report.findings[0]
     declared = tuple(target.declared)
     edited = [d + 1 if i == len(declared) - 1 else d for i, d in enumerate(declared)]
     shutil.copy(source.with_suffix(".bin"), tmp_path / "m.bin")
@@ -57,7 +57,7 @@ def test_a_layer_whose_declared_shape_disagrees_is_a_layer_finding(tmp_path: pat
     (tmp_path / "m.xml").write_text(text[:last] + f"<dim>{edited[-1]}" + text[end:], encoding="utf-8")
     broken = reshape1.check(tmp_path / "m.xml")
     assert broken.failed
-    assert [f.verdict for f in broken.reshapes if f.id == target.id] == ["shape_mismatch"]
+    assert [f.verdict for f in broken.findings if f.id == target.id] == ["shape_mismatch"]
     mismatches = [f for f in broken.layers if f.issue == "shape_mismatch"]
     assert mismatches and all(f.port is not None and f.declared is not None for f in mismatches)
 
@@ -76,11 +76,11 @@ def test_an_unreadable_model_raises_reshape1_error(tmp_path: pathlib.Path) -> No
 def test_check_names_the_enclosing_layers_inside_bodies(data_dir: pathlib.Path) -> None:
     report = reshape1.check(data_dir / "models/tensor-iterator-lstm/model.xml")
     assert not report.failed and report.layers == []
-    (step,) = report.reshapes
+    (step,) = report.findings
     assert step.name == "step" and step.verdict == "ok" and str(step.inferred) == "[1,16]"
-    assert step.within == ((3, "lstm", "TensorIterator"),)
+    assert step.within == (reshape1.Enclosing(id=3, name="lstm", type="TensorIterator"),)
     top = reshape1.check(data_dir / MODEL)
-    assert all(f.within == () for f in top.reshapes)
+    assert all(f.within == () for f in top.findings)
 
 
 def parameter_model(tmp_path: pathlib.Path, attribute: str, dims: str) -> pathlib.Path:

@@ -18,33 +18,33 @@ FD200 = "ir-models/face-detection-0200/face-detection-0200.xml"
 def test_swallowed_batch_names_the_reshapes_and_their_consts(data_dir: pathlib.Path) -> None:
     report = reshape1.check_batch(data_dir / RETAIL, batch=8)
     assert isinstance(report, reshape1.BatchReport)
-    assert not report.reshapes
-    assert report.line == "reshapes to batch 8: no: 2 Reshapes swallow the batch"
-    assert [(f.finding, f.id, f.source_id) for f in report.findings] == [
-        ("swallows_batch", 267, 266),
-        ("swallows_batch", 280, 279),
+    assert not report.summary.reshapes
+    assert report.summary.line == "reshapes to batch 8: no: 2 Reshapes swallow the batch"
+    assert [(f.finding, f.id, f.source and f.source.id, f.pattern_index) for f in report.findings] == [
+        ("swallows_batch", 267, 266, 0),
+        ("swallows_batch", 280, 279, 0),
     ]
     assert report.findings[0].hint == "pattern[0]: use 0 to copy the batch"
     (inp,) = report.inputs
     assert (inp.name, inp.batch_index, inp.batch_from) == ("input.1", 0, "first_dimension")
     assert tuple(inp.reshaped_to) == (8, 3, 300, 300)
     (out,) = report.outputs
-    assert str(out.reshaped) == "[1,1,200,7]" and out.batch == "none" and out.batch_axis is None
+    assert str(out.reshaped) == "[1,1,200,7]" and out.batch == "none"
 
 
 def test_dynamic_batch_and_post_processing(data_dir: pathlib.Path) -> None:
     report = reshape1.check_batch(data_dir / FD200, batch="?")
-    assert report.reshapes and report.target == "batch ?"
+    assert report.summary.reshapes and report.target == "batch ?"
     assert str(report.inputs[0].reshaped_to) == "[?@N,3,256,256]"
     (f,) = report.findings
     assert (f.finding, f.id, f.used_by, f.code, f.at) == ("scales_with_batch", 1144, 1145, None, None)
     (out,) = report.outputs
-    assert (out.batch, out.batch_axis, out.batch_factor) == ("one", 2, 200)
+    assert out.batch == reshape1.BatchAxis(axis=2, factor=200)
 
 
 def test_shapes_and_layouts(data_dir: pathlib.Path) -> None:
     report = reshape1.check_batch(data_dir / FD200, shapes={"image": (2, 3, 512, 512)}, layouts={"image": "NCHW"})
-    assert report.target == "the given shapes" and report.reshapes
+    assert report.target == "the given shapes" and report.summary.reshapes
     assert report.inputs[0].batch_from == "layout_option"
     assert str(report.outputs[0].reshaped) == "[1,1,400,7]"
     one_input = reshape1.check_batch(data_dir / FD200, shapes={"": "[1,3,512,512]"})
@@ -71,7 +71,7 @@ def test_check_batch_agrees_with_the_command_line_tool(data_dir: pathlib.Path) -
                              text=True)
         cli = json.loads(out.stdout)
         report = reshape1.check_batch(data_dir / model, batch=int(batch) if batch.isdigit() else batch)
-        assert report.line == cli["summary"]["line"] and out.returncode == (0 if report.reshapes else 1)
+        assert report.summary.line == cli["summary"]["line"] and out.returncode == (0 if report.summary.reshapes else 1)
         assert [(f.finding, str(f.id), f.what, f.hint) for f in report.findings] == [
             (j["finding"], j["id"], j["what"], j["hint"]) for j in cli["findings"]
         ]
@@ -108,14 +108,14 @@ def test_verdicts_and_the_fields_of_a_finding(tmp_path: pathlib.Path) -> None:
     gather = model(consts + f'<layer id="3" name="g" type="Gather" version="opset8"><data batch_dims="0"/>{ports}</layer>',
                    "gather")
     report = reshape1.check_batch(gather, batch=4)
-    assert report.verdict == "no" and not report.reshapes
+    assert report.summary.verdict == "no" and not report.summary.reshapes
     (f,) = report.findings
     assert (f.finding, f.id, f.port, f.axis, f.pattern_index) == ("drops_samples", 3, 0, 0, None)
     assert f.hint
 
     custom = model(consts + f'<layer id="3" name="c" type="MyOp" version="opset1">{ports}</layer>', "custom")
     report = reshape1.check_batch(custom, batch=4)
-    assert report.verdict == "cannot_tell"
+    assert report.summary.verdict == "cannot_tell"
     assert report.findings[0].finding == "cannot_tell" and "MyOp" in report.findings[0].hint
     with pytest.raises(reshape1.Error):
         reshape1.check_batch(custom, batch=4, assume_kept=[""])

@@ -15,8 +15,9 @@ FD200 = "ir-models/face-detection-0200/face-detection-0200.xml"
 def test_fix_rewrites_the_flattens_and_writes_a_model_that_reshapes(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
     report = reshape1.fix(data_dir / RETAIL, tmp_path / "fixed.xml")
     assert isinstance(report, reshape1.FixReport)
-    assert report.fixed and not report.nothing_to_do and report.written and not report.refusals
-    assert [(c.id, c.old_pattern, c.new_pattern, c.const_id, c.old_value, c.new_value) for c in report.changes] == [
+    assert report.fixed and not report.nothing_to_do and report.output == str(tmp_path / "fixed.xml")
+    assert not report.refusals
+    assert [(c.id, c.old_pattern, c.new_pattern, c.const, c.old_value, c.new_value) for c in report.changes] == [
         (267, "[1,-1]", "[0,-1]", 266, 1, 0),
         (280, "[1,-1]", "[0,-1]", 279, 1, 0),
         (282, "[1,-1,2]", "[0,-1,2]", 281, 1, 0),
@@ -26,15 +27,15 @@ def test_fix_rewrites_the_flattens_and_writes_a_model_that_reshapes(data_dir: pa
     original = (data_dir / RETAIL).with_suffix(".bin").read_bytes()
     assert (tmp_path / "fixed.bin").read_bytes().startswith(original)
     after = reshape1.check_batch(tmp_path / "fixed.xml", batch=8)
-    assert after.reshapes and not [f for f in after.findings if f.finding != "scales_with_batch"]
+    assert after.summary.reshapes and not [f for f in after.findings if f.finding != "scales_with_batch"]
     assert not reshape1.check(tmp_path / "fixed.xml").failed
 
 
 def test_dry_run_nothing_to_do_and_refusals(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
     dry = reshape1.fix(data_dir / RETAIL, check_batches=[2, "?"])
-    assert dry.fixed and not dry.written and len(dry.checked) == 2
+    assert dry.fixed and dry.output is None and len(dry.checked) == 2
     clean = reshape1.fix(data_dir / FD200, tmp_path / "fd.xml")
-    assert clean.nothing_to_do and clean.fixed and not clean.written and not (tmp_path / "fd.xml").exists()
+    assert clean.nothing_to_do and clean.fixed and clean.output is None and not (tmp_path / "fd.xml").exists()
     with pytest.raises(reshape1.Error) as e:
         reshape1.fix(data_dir / RETAIL, data_dir / RETAIL)
     assert e.value.code == "invalid_argument"

@@ -25,12 +25,12 @@ class FakeProto:
 
 def test_an_onnx_path_is_checked_at_a_batch(data_dir: pathlib.Path) -> None:
     report = reshape1.check_batch(data_dir / SIMPLIFIED, batch=4)
-    assert report.verdict == "no"
-    assert report.line == "reshapes to batch 4: no: 8 Reshapes swallow the batch"
+    assert report.summary.verdict == "no"
+    assert report.summary.line == "reshapes to batch 4: no: 8 Reshapes swallow the batch"
     assert {f.finding for f in report.findings} == {"swallows_batch"}
-    assert report.findings[0].source == "initializer '327'"
+    assert report.findings[0].source is not None and report.findings[0].source.what == "initializer '327'"
     exported = reshape1.check_batch(data_dir / EXPORTED, batch=4)
-    assert exported.verdict == "yes"
+    assert exported.summary.verdict == "yes"
     assert exported.notes == [
         "input 'input' declares its batch (dimension 0) as 1: ONNX Runtime refuses another batch until that "
         "dimension is a dim_param"
@@ -41,16 +41,16 @@ def test_an_onnx_path_is_checked_at_a_batch(data_dir: pathlib.Path) -> None:
 def test_an_onnx_model_in_memory(data_dir: pathlib.Path) -> None:
     data = (data_dir / EXPORTED).read_bytes()
     for model in (data, bytearray(data), memoryview(data), FakeProto(data)):
-        assert reshape1.check_batch(model, batch=2).verdict == "yes"
+        assert reshape1.check_batch(model, batch=2).summary.verdict == "yes"
     report = reshape1.check(data)
     assert not report.failed
-    assert len(report.reshapes) == 9
+    assert len(report.findings) == 9 and report.model == ""
 
 
 def test_the_format_is_told_by_content_not_name(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
     renamed = tmp_path / "model.xml"
     shutil.copy(data_dir / SIMPLIFIED, renamed)
-    assert reshape1.check_batch(renamed, batch=4).verdict == "no"
+    assert reshape1.check_batch(renamed, batch=4).summary.verdict == "no"
     empty = tmp_path / "empty.onnx"
     empty.write_bytes(b"")
     with pytest.raises(reshape1.Error) as e:
@@ -74,32 +74,31 @@ def test_wrong_model_arguments(data_dir: pathlib.Path) -> None:
 def test_fix_an_onnx_file(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
     out = tmp_path / "fixed.onnx"
     report = reshape1.fix(data_dir / SIMPLIFIED, out)
-    assert report.fixed and report.written and out.exists()
+    assert report.fixed and report.output == str(out) and out.exists()
     assert len(report.changes) == 8
     first = report.changes[0]
     assert isinstance(first, reshape1.OnnxFixChange)
     assert (first.old_pattern, first.new_pattern, first.tensor, first.cloned_from) == ("[1,-1,2]", "[0,-1,2]", "327", None)
     assert report.freed[:3] == ["input 'input' dimension 0", "output 'scores' dimension 0", "output 'boxes' dimension 0"]
     assert len(report.freed) == 102 and all(f.startswith("value_info '") for f in report.freed[3:])
-    assert report.model is None
-    assert reshape1.check_batch(out, batch=4).verdict == "yes"
+    assert reshape1.check_batch(out, batch=4).summary.verdict == "yes"
 
 
 def test_fix_an_onnx_model_in_memory(data_dir: pathlib.Path) -> None:
     data = (data_dir / SIMPLIFIED).read_bytes()
     report = reshape1.fix(data)
-    assert report.fixed and isinstance(report.model, bytes)
-    assert reshape1.check_batch(report.model, batch=3).verdict == "yes"
+    assert report.fixed and isinstance(report.output, bytes)
+    assert reshape1.check_batch(report.output, batch=3).summary.verdict == "yes"
     # An object without FromString gets bytes back; one with it (as onnx.ModelProto has), its own kind.
-    assert reshape1.fix(FakeProto(data)).model == report.model
+    assert reshape1.fix(FakeProto(data)).output == report.output
 
     class Proto(FakeProto):
         @classmethod
         def FromString(cls, b: bytes) -> "Proto":  # noqa: N802 (protobuf's name)
             return cls(b)
 
-    back = reshape1.fix(Proto(data)).model
-    assert isinstance(back, Proto) and back.data == report.model
+    back = reshape1.fix(Proto(data)).output
+    assert isinstance(back, Proto) and back.data == report.output
 
 
 def test_fix_refuses_what_does_not_fit_an_onnx_model(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:

@@ -291,7 +291,7 @@ def test_a_shape_of_another_rank_gets_the_same_note(models: Models) -> None:
 def test_an_op_without_a_rule_is_vouched_for_in_each_spelling(models: Models) -> None:
     hint = "if every MyCustomOp-0 layer keeps each sample apart, vouch for it with <<assume_kept=MyCustomOp>>"
     report = reshape1.check_batch(models.custom, batch=4)
-    assert report.verdict == "cannot_tell" and report.findings[0].hint == spelled(hint, cli=False)
+    assert report.summary.verdict == "cannot_tell" and report.findings[0].hint == spelled(hint, cli=False)
     if "RESHAPE1_CLI" in os.environ:
         p = subprocess.run([os.environ["RESHAPE1_CLI"], "check", str(models.custom), "--batch", "4", "--json"],
                            capture_output=True, text=True)

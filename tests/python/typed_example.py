@@ -37,7 +37,7 @@ print(output_shape((2, 3, 4), [0, -1]), describe("[?@A,4]"), flat(np.zeros((2, 2
 
 def batch_sources(model: str) -> list[int | None]:
     report: reshape1.BatchReport = reshape1.check_batch(model, batch=8, layouts={"data": "NCHW"})
-    return [f.source_id for f in report.findings if f.finding == "swallows_batch"]
+    return [f.source.id if f.source else None for f in report.findings if f.finding == "swallows_batch"]
 
 
 def fixed_layers(model: str, out: str) -> list[int]:

@@ -1,0 +1,188 @@
+// The reports as JSON: see reports.hpp.
+#include "render/reports.hpp"
+
+#include <string>
+
+namespace reshape1::render {
+namespace {
+
+json carrier_json(const model::batch_carrier& c) {
+  switch (c.state) {
+    case model::batch_carrier::kind::one:
+      return {{"axis", c.axis}, {"factor", c.factor}};
+    case model::batch_carrier::kind::none:
+      return "none";
+    case model::batch_carrier::kind::several:
+      return "several";
+    case model::batch_carrier::kind::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+/// The layers fix left alone, a Reshape in a body with the path to it
+/// (`within`), as `check --json` gives it.
+json refusals_json(const std::vector<model::fix_refusal>& refusals) {
+  auto out = json::array();
+  for (const auto& x : refusals) {
+    json j = {{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}};
+    if (!x.within.empty()) j["within"] = within_json(x.within);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string json_text(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
+json within_json(const std::vector<model::enclosing_layer>& within) {
+  auto j = json::array();
+  for (const auto& w : within) j.push_back({{"id", std::to_string(w.id)}, {"name", w.name}, {"type", w.type}});
+  return j;
+}
+
+json check_json(const model::check_report& r, std::string_view model) {
+  auto findings = json::array();
+  for (const auto& f : r.reshapes) {
+    json j = {{"id", std::to_string(f.id)},         {"name", f.name},
+              {"verdict", model::name(f.result)},   {"warnings", f.warnings},
+              {"input", to_string(f.input)},        {"pattern", to_string(f.pattern)},
+              {"pattern_known", f.pattern_known},   {"special_zero", f.special_zero},
+              {"declared", to_string(f.declared)},  {"inferred", f.inferred ? json(to_string(*f.inferred)) : json()},
+              {"blocks_reshape", f.blocks_reshape}, {"hint", f.hint}};
+    if (f.result == model::verdict::error) j["error"] = {{"code", name(*f.code)}, {"message", f.message}};
+    if (!f.within.empty()) j["within"] = within_json(f.within);
+    findings.push_back(std::move(j));
+  }
+  auto layers = json::array();
+  for (const auto& f : r.layers) {
+    json j = {{"issue", model::name(f.issue)},
+              {"id", std::to_string(f.id)},
+              {"name", f.name},
+              {"type", f.type},
+              {"opset", f.opset}};
+    if (f.port >= 0) {
+      j["port"] = f.port;
+      j["declared"] = to_string(f.declared);
+      j["propagated"] = to_string(f.propagated);
+    }
+    if (f.code) j["code"] = name(*f.code);
+    if (!f.message.empty()) j["message"] = f.message;
+    if (!f.within.empty()) j["within"] = within_json(f.within);
+    layers.push_back(std::move(j));
+  }
+  const auto& s = r.summary.reshapes;
+  const auto& l = r.summary.layers;
+  return {{"model", model},
+          {"findings", findings},
+          {"layers", layers},
+          {"summary",
+           {{"reshapes", s.count},
+            {"ok", s.ok},
+            {"error", s.errors},
+            {"shape_mismatch", s.shape_mismatches},
+            {"refinable", s.refinable},
+            {"blocking_reshape", s.blocking}}},
+          {"layer_summary",
+           {{"layers", l.count},
+            {"propagated", l.propagated},
+            {"shape_mismatch", l.shape_mismatches},
+            {"refinable", l.refinable},
+            {"not_covered", l.not_covered},
+            {"rule_error", l.rule_errors}}}};
+}
+
+json batch_json(const model::batch_report& r, std::string_view model) {
+  auto inputs = json::array();
+  for (const auto& in : r.inputs)
+    inputs.push_back({{"id", std::to_string(in.id)},
+                      {"name", in.name},
+                      {"declared", to_string(in.declared)},
+                      {"reshaped_to", to_string(in.requested)},
+                      {"batch_index", in.batch_index ? json(*in.batch_index) : json()},
+                      {"batch_from", model::name(in.source)},
+                      {"layout", in.layout}});
+  auto outputs = json::array();
+  for (const auto& out : r.outputs)
+    outputs.push_back({{"id", std::to_string(out.id)},
+                       {"name", out.name},
+                       {"declared", to_string(out.declared)},
+                       {"reshaped", to_string(out.reshaped)},
+                       {"batch", carrier_json(out.batch)}});
+  auto findings = json::array();
+  for (const auto& f : r.findings) {
+    json j = {{"finding", model::name(f.issue)},
+              {"id", std::to_string(f.id)},
+              {"name", f.name},
+              {"type", f.type},
+              {"opset", f.opset}};
+    if (!f.within.empty()) j["within"] = within_json(f.within);
+    if (f.code) j["code"] = name(*f.code);
+    if (!f.at.empty()) j["at"] = f.at;
+    j["what"] = f.what;
+    j["source"] = f.source_id ? json({{"id", std::to_string(*f.source_id)}, {"what", f.source}}) : json();
+    if (f.used_by_id) j["used_by"] = std::to_string(*f.used_by_id);
+    if (f.cause_id) j["cause"] = std::to_string(*f.cause_id);
+    if (f.port) j["port"] = *f.port;
+    if (f.axis) j["axis"] = *f.axis;
+    if (f.pattern_index) j["pattern_index"] = *f.pattern_index;
+    j["hint"] = f.hint;
+    findings.push_back(std::move(j));
+  }
+  return {{"model", model},
+          {"target", r.target},
+          {"inputs", inputs},
+          {"outputs", outputs},
+          {"findings", findings},
+          {"notes", r.notes},
+          {"summary",
+           {{"verdict", model::name(r.summary.verdict())},
+            {"reshapes", r.summary.reshapes()},
+            {"fails", r.summary.fails},
+            {"swallows_batch", r.summary.swallows_batch},
+            {"scales_with_batch", r.summary.scales_with_batch},
+            {"mixes_samples", r.summary.mixes_samples},
+            {"drops_samples", r.summary.drops_samples},
+            {"loses_batch", r.summary.loses_batch},
+            {"cannot_tell", r.summary.cannot_tell},
+            {"failing_at_declared", r.summary.failing_at_declared},
+            {"line", r.summary_line()}}}};
+}
+
+json fix_json(const model::fix_report& r, std::string_view model, const json& output) {
+  auto changes = json::array();
+  for (const auto& c : r.changes)
+    changes.push_back({{"id", std::to_string(c.id)},
+                       {"name", c.name},
+                       {"old_pattern", c.old_pattern},
+                       {"new_pattern", c.new_pattern},
+                       {"const", std::to_string(c.const_id)},
+                       {"cloned_from", c.cloned_from ? json(std::to_string(*c.cloned_from)) : json()},
+                       {"element", c.const_index},
+                       {"old_value", c.old_value},
+                       {"new_value", c.new_value},
+                       {"special_zero_set", c.special_zero_set},
+                       {"why", c.why}});
+  return {{"model", model},      {"output", output},   {"nothing_to_do", r.nothing_to_do},
+          {"fixed", r.fixed},    {"changes", changes}, {"refusals", refusals_json(r.refusals)},
+          {"checked", r.checked}};
+}
+
+json fix_json(const onnx::fix_report& r, std::string_view model, const json& output) {
+  auto changes = json::array();
+  for (const auto& c : r.changes) {
+    json j = {{"id", std::to_string(c.node)}, {"name", c.name},
+              {"old_pattern", c.old_pattern}, {"new_pattern", c.new_pattern},
+              {"tensor", c.tensor},           {"cloned_from", c.cloned_from ? json(*c.cloned_from) : json()},
+              {"element", c.element},         {"old_value", c.old_value},
+              {"new_value", c.new_value},     {"why", c.why}};
+    if (!c.within.empty()) j["within"] = within_json(c.within);  // a Reshape in a body, as refusals give it
+    changes.push_back(std::move(j));
+  }
+  return {{"model", model},   {"output", output},    {"nothing_to_do", r.nothing_to_do},
+          {"fixed", r.fixed}, {"changes", changes},  {"refusals", refusals_json(r.refusals)},
+          {"freed", r.freed}, {"checked", r.checked}};
+}
+
+}  // namespace reshape1::render
