@@ -21,6 +21,7 @@
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/model/graph.hpp"
+#include "model/rules.hpp"
 
 namespace reshape1::cli {
 namespace {
@@ -36,8 +37,20 @@ struct check_args {
 };
 
 /// `Type-N` per line (with the specification's name after it where that differs), or a JSON array of
-/// {"type", "opset", "spec", "batching"}; with format "onnx", the ONNX op types and the since_version of
+/// {"type", "opset", "spec", "batching", "values"}; with format "onnx", the ONNX op types and the since_version of
 /// each translation (a JSON array of {"op_type", "since_version"}).
+/// The input ports whose values decide the row's output shapes (the registry's declaration), or "all" for
+/// an op that hands every input to a body.
+nlohmann::ordered_json values_json(std::string_view type, int opset) {
+  const auto* row = model::detail::find_entry(type, opset);
+  if (row == nullptr) return nullptr;
+  if (row->values == model::detail::reads_all_values) return "all";
+  auto ports = nlohmann::ordered_json::array();
+  for (std::size_t port = 0; port < 32; ++port)
+    if (model::detail::reads_value(row->values, port)) ports.push_back(port);
+  return ports;
+}
+
 int list_ops(bool json, const std::string& format) {
   if (format == "onnx") {
     const auto ops = onnx::covered_ops();
@@ -58,7 +71,8 @@ int list_ops(bool json, const std::string& format) {
       all.push_back({{"type", std::string(type)},
                      {"opset", opset},
                      {"spec", spec.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(spec)},
-                     {"batching", std::string(model::batching_rule(type, opset))}});
+                     {"batching", std::string(model::batching_rule(type, opset))},
+                     {"values", values_json(type, opset)}});
     }
     std::cout << json_text(all, 2) << '\n';
   } else {

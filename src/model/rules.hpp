@@ -53,12 +53,34 @@ struct op {
 
 using rule = void (*)(op&);
 
-/// One row of the op registry: the op, its shape rule, and its batching rule.
+/// The input ports whose values (not only shapes) a shape rule reads to decide its output shapes: bit k for
+/// input k. Values an op only computes with (Add on a shape path, Concat, ShapeOf) or only checks (MVN-6's
+/// axes, which cannot change its shape) are not among them. The rule tests check each row both ways
+/// (tests/model/rule_util.hpp): each output's shape stays the same without the other inputs' values, and
+/// each declared input is shown by some test to change one.
+using value_ports = std::uint32_t;
+/// The value_ports of the given input ports: reads_values(1) for Reshape's pattern.
+template <class... Port>
+[[nodiscard]] constexpr value_ports reads_values(Port... ports) noexcept {
+  return (value_ports{0} | ... | (value_ports{1} << ports));
+}
+inline constexpr value_ports no_values = 0;
+/// TensorIterator and Loop: every input but a sliced one takes its values into the body, where any layer
+/// may read them for a shape, so no input can be ruled out by the row alone.
+inline constexpr value_ports reads_all_values = ~value_ports{0};
+/// Whether input `port` is among `ports` (every port is, past the mask's width, for reads_all_values).
+[[nodiscard]] constexpr bool reads_value(value_ports ports, std::size_t port) noexcept {
+  return port < 32 ? ((ports >> port) & 1u) != 0 : ports == reads_all_values;
+}
+
+/// One row of the op registry: the op, its shape rule, its batching rule, and the inputs whose values its
+/// shape rule reads for the output shapes.
 struct rule_entry {
   std::string_view type;
   int opset;
   rule fn;
   batching batch;
+  value_ports values;
 };
 
 /// error(invalid_shape): `layer 'name' (id 3): what`.

@@ -210,6 +210,9 @@ check("list-ops json: Range cannot tell", rules.get(("Range", 4)) == "cannot_tel
 specs = {(d["type"], d["opset"]): d["spec"] for d in doc}
 check("list-ops json: spec names", specs[("MVN", 2)] == "MVN-1" and specs[("Reshape", 1)] == "Reshape-1"
       and specs[("Const", 1)] == "Constant-1" and specs[("IfMerge", 1)] is None, str(specs)[:300])
+values = {(d["type"], d["opset"]): d["values"] for d in doc}
+check("list-ops json: the inputs read as values", values[("Reshape", 1)] == [1] and values[("Add", 1)] == []
+      and values[("StridedSlice", 1)] == [1, 2, 3] and values[("Loop", 5)] == "all", str(values)[:300])
 rc, out, err = run("--list-ops", retail)
 check("list-ops takes no model", rc == 2 and "excludes" in err and out == "", f"{rc} {err!r}")
 

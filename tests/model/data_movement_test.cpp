@@ -171,5 +171,31 @@ TEST(data_movement, depth_to_space_space_to_depth_shuffle_channels) {
                  "axis 2 is out of range for rank 2");
 }
 
+TEST(data_movement, slice_8_clamps_like_python) {
+  // start, stop, step and axes: dimension 0 from 1 to 9 by 2 (1, 3, 5, 7), dimension 2 from -3 to the end.
+  EXPECT_EQ(shape_of(run("Slice", 8, {},
+                         {of("[10,8,6]"), values({1, -3}), values({9, 100}), values({2, 1}), values({0, 2})})),
+            "[4,8,3]");
+  // Without axes: the first ones, in order; a negative step walks back (8, 5, 2).
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[10,8]"), values({0, 1}), values({5, 8}), values({1, 3})})), "[5,3]");
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[10]"), values({8}), values({1}), values({-3})})), "[3]");
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[10]"), values({20}), values({30}), values({1})})), "[0]");
+  // A dynamic dimension sliced from the start by a known amount keeps an upper bound.
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[?,4]"), values({0}), values({2}), values({1}), values({0})})),
+            "[..2,4]");
+  // Unknown start: the rank only.
+  EXPECT_EQ(shape_of(run("Slice", 8, {},
+                         {of("[10,8]"), of("[1]", element_type::i64), values({2}), values({1}), values({0})})),
+            "[...]");
+  const auto v = run("Slice", 8, {}, {values({1, 3, 8, 14}), values({1}), values({3}), values({1}), values({0})});
+  EXPECT_EQ(shape_of(v), "[2]");
+  EXPECT_EQ(model::detail::exact_values(v[0].value), (std::vector<std::int64_t>{3, 8}));
+  expect_refused([] { (void)run("Slice", 8, {}, {of("[10]"), values({0}), values({5}), values({0})}); },
+                 "step[0] is 0");
+  expect_refused([] {
+    (void)run("Slice", 8, {}, {of("[10,8]"), values({0, 0}), values({5, 5}), values({1, 1}), values({1, -1})});
+  }, "axis 1 is sliced twice");
+}
+
 }  // namespace
 }  // namespace reshape1::test

@@ -205,5 +205,38 @@ TEST(elementwise, broadcast_positions_follow_numpy_indexing) {
   }
 }
 
+TEST(elementwise, subtract_1_broadcasts_and_subtracts_values) {
+  EXPECT_EQ(shape_of(run("Subtract", 1, {}, {of("[?,4]"), of("[4]")})), "[?,4]");
+  EXPECT_EQ(shape_of(run("Subtract", 1, {}, {of("[2,1,5]"), of("[3,1]")})), "[2,3,5]");
+  const auto d = run("Subtract", 1, {}, {values({10, 3}), values({4})});
+  EXPECT_EQ(shape_of(d), "[2]");
+  EXPECT_EQ(d[0].type, element_type::i64);
+  EXPECT_EQ(model::detail::exact_values(d[0].value), (std::vector<std::int64_t>{6, -1}));
+  expect_refused([] { (void)run("Subtract", 1, {}, {of("[2,3]"), of("[2]")}); }, "do not broadcast");
+}
+
+TEST(elementwise, equal_1_is_boolean_and_compares_values) {
+  const auto e = run("Equal", 1, {}, {of("[2,1]"), of("[3]")});
+  EXPECT_EQ(shape_of(e), "[2,3]");
+  EXPECT_EQ(e[0].type, element_type::boolean);
+  const auto v = run("Equal", 1, {}, {values({2, 3, 4}), values({3})});
+  EXPECT_EQ(shape_of(v), "[3]");
+  EXPECT_EQ(model::detail::exact_values(v[0].value), (std::vector<std::int64_t>{0, 1, 0}));
+}
+
+TEST(elementwise, softmax_1_keeps_the_shape_with_a_non_negative_axis) {
+  EXPECT_EQ(shape_of(run("SoftMax", 1, {{"axis", "1"}}, {of("[2,5,?]")})), "[2,5,?]");
+  EXPECT_EQ(shape_of(run("SoftMax", 1, {{"axis", "0"}}, {of("[7]")})), "[7]");
+  // SoftMax-1's axis is in [0, rank); SoftMax-8 added negative axes.
+  expect_refused([] { (void)run("SoftMax", 1, {{"axis", "-1"}}, {of("[2,5]")}); }, "must not be negative in SoftMax-1");
+  expect_refused([] { (void)run("SoftMax", 1, {{"axis", "2"}}, {of("[2,5]")}); }, "axis 2");
+}
+
+TEST(elementwise, result_1_has_no_output) {
+  EXPECT_TRUE(run("Result", 1, {}, {of("[1,3,224,224]")}, 0).empty());
+  EXPECT_TRUE(run("Result", 1, {}, {of("[...]")}, 0).empty());
+  expect_refused([] { (void)run("Result", 1, {}, {}, 0); }, "needs 1 inputs and 0 outputs");
+}
+
 }  // namespace
 }  // namespace reshape1::test

@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <charconv>
+#include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -36,6 +40,88 @@ inline model::tensor reals(std::vector<double> v) {
   t.type = element_type::f32;
   t.value = model::tensor_value{{}, std::move(v)};
   return t;
+}
+
+/// The registry rows (type, opset) that run_layer has run to an output: registry_test.cpp checks, with
+/// RESHAPE1_ROW_COVERAGE set, that every row of the registry is among them.
+inline std::set<std::pair<std::string, int>>& rows_run() {
+  static std::set<std::pair<std::string, int>> rows;
+  return rows;
+}
+
+/// The declared value inputs (type, opset, input) that a rule test has shown to matter: without that one
+/// input's value, an output's shape or element type changed (or the rule refused). registry_test.cpp checks,
+/// with RESHAPE1_ROW_COVERAGE set, that every input a row declares is among them: a declaration can be too
+/// wide as well as too narrow.
+inline std::set<std::tuple<std::string, int, std::size_t>>& values_shown() {
+  static std::set<std::tuple<std::string, int, std::size_t>> shown;
+  return shown;
+}
+
+namespace rule_run {
+inline std::vector<model::tensor> apply(const model::graph& g, const model::layer& l,
+                                        const model::detail::rule_entry& e, const std::vector<model::tensor>& inputs,
+                                        std::size_t outputs) {
+  std::vector<const model::tensor*> in;
+  for (const auto& t : inputs) in.push_back(&t);
+  std::vector<model::tensor> out(outputs);
+  model::detail::op o{g, l, in, out};
+  e.fn(o);
+  return out;
+}
+
+/// Whether two runs' outputs have the same shapes (symbols included) and element types.
+inline bool same_shapes(const std::vector<model::tensor>& a, const std::vector<model::tensor>& b) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i].shape == b[i].shape) || a[i].type != b[i].type) return false;
+  return true;
+}
+}  // namespace rule_run
+
+/// Runs the row of layer `l` (a layer of `g`, or made by run()) on `inputs`, for `outputs` outputs, and
+/// checks the row's value_ports: run again with the values of every input the row does not declare taken
+/// away, each output must keep its shape and element type. A refusal is not checked that way: it has no
+/// shapes to compare, and with fewer values a rule may rightly refuse less. Each declared input whose value
+/// alone changes an output is noted in values_shown().
+inline std::vector<model::tensor> run_layer(const model::graph& g, const model::layer& l,
+                                            const std::vector<model::tensor>& inputs, std::size_t outputs = 1) {
+  const auto* e = model::detail::find_entry(l.type, l.opset);
+  if (e == nullptr) throw std::logic_error(fmt::format("no rule for {}-{}", l.type, l.opset));
+  auto out = rule_run::apply(g, l, *e, inputs, outputs);
+  rows_run().emplace(std::string(l.type), l.opset);
+  auto stripped = inputs;
+  std::vector<std::size_t> taken;
+  for (std::size_t k = 0; k < stripped.size(); ++k) {
+    if (!stripped[k].value) continue;
+    if (model::detail::reads_value(e->values, k)) {
+      if (e->values == model::detail::reads_all_values) continue;
+      auto one = inputs;
+      one[k].value.reset();
+      bool changed = true;
+      try {
+        changed = !rule_run::same_shapes(rule_run::apply(g, l, *e, one, outputs), out);
+      } catch (const error&) {
+      }
+      if (changed) values_shown().emplace(std::string(l.type), l.opset, k);
+      continue;
+    }
+    stripped[k].value.reset();
+    taken.push_back(k);
+  }
+  if (taken.empty()) return out;
+  const auto row = fmt::format("{}-{} without the values of inputs [{}], which it does not declare", l.type, l.opset,
+                               fmt::join(taken, ","));
+  try {
+    const auto again = rule_run::apply(g, l, *e, stripped, outputs);
+    for (std::size_t i = 0; i < outputs; ++i) {
+      EXPECT_TRUE(again[i].shape == out[i].shape)
+          << row << ": output " << i << " is " << to_string(again[i].shape) << ", not " << to_string(out[i].shape);
+      EXPECT_TRUE(again[i].type == out[i].type) << row << ": output " << i << " changes its element type";
+    }
+  } catch (const error& x) {
+    ADD_FAILURE() << row << ": refused, where it ran with them: " << x.what();
+  }
+  return out;
 }
 
 /// Runs the rule of (type, opset) on `inputs` with <data> attributes `attributes`, for `outputs` outputs.
@@ -88,14 +174,7 @@ inline std::vector<model::tensor> run(std::string type, int opset,
   l.inputs = input_ports;
   l.sources = sources;
   l.outputs = output_ports;
-  std::vector<const model::tensor*> in;
-  for (const auto& t : inputs) in.push_back(&t);
-  std::vector<model::tensor> out(outputs);
-  const auto rule = model::detail::find_rule(l.type, opset);
-  if (rule == nullptr) throw std::logic_error("no rule for " + type);
-  model::detail::op o{empty, l, in, out};
-  rule(o);
-  return out;
+  return run_layer(empty, l, inputs, outputs);
 }
 
 inline std::string shape_of(const std::vector<model::tensor>& out, std::size_t i = 0) {

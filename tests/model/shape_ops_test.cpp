@@ -1,8 +1,13 @@
-// Shape ops: ShapeOf, Reshape (reshape1's inference on propagated patterns), Squeeze, Unsqueeze, NonZero.
+// Shape ops: Parameter, Const, ShapeOf, Reshape (reshape1's inference on propagated patterns), Squeeze, Unsqueeze,
+// NonZero, Range.
+#include <filesystem>
+
 #include "rule_util.hpp"
 
 namespace reshape1::test {
 namespace {
+
+namespace fs = std::filesystem;
 
 TEST(shape_ops, shape_of_gives_the_dimensions_as_values) {
   auto x = of("[2,?,1..8]");
@@ -83,6 +88,48 @@ TEST(shape_ops, range_gives_the_count_and_values) {
   }, "step is 0");
   expect_refused([] { (void)run("Range", 4, {{"output_type", "i64"}}, {values({0, 1}), values({3}, "[]"), values({1}, "[]")}); },
                  "start must be a scalar");
+}
+
+TEST(shape_ops, parameter_1_gives_its_declared_shape_and_type) {
+  // Each dynamic dimension gets a symbol of its own (named after the layer and the axis), so that a pattern
+  // read from it by ShapeOf cancels against it in Reshape.
+  const auto out = run("Parameter", 1, {{"shape", "1,?,?,224"}, {"element_type", "f16"}}, {});
+  EXPECT_EQ(shape_of(out), "[1,?@op.1,?@op.2,224]");
+  EXPECT_EQ(out[0].type, element_type::f16);
+  const auto& s = out[0].shape;
+  EXPECT_FALSE(s[0].has_symbol());
+  ASSERT_TRUE(s[1].has_symbol());
+  ASSERT_TRUE(s[2].has_symbol());
+  EXPECT_FALSE(s[1] == s[2]);
+  EXPECT_EQ(shape_of(run("Parameter", 1, {{"shape", "1..8,3"}, {"element_type", "i64"}}, {})), "[1..8@op.0,3]");
+  EXPECT_EQ(shape_of(run("Parameter", 1, {{"shape", "..."}, {"element_type", "f32"}}, {})), "[...]");
+  expect_refused([] { (void)run("Parameter", 1, {{"shape", "1"}, {"element_type", "f32"}}, {}, 0); },
+                 "needs 0 inputs and 1 outputs");
+}
+
+TEST(shape_ops, const_1_gives_its_shape_type_and_small_values) {
+  // Weights above max_const_values: shape and type only.
+  const auto weights =
+      run("Const", 1, {{"element_type", "f32"}, {"shape", "64,3,7,7"}, {"offset", "0"}, {"size", "37632"}}, {});
+  EXPECT_EQ(shape_of(weights), "[64,3,7,7]");
+  EXPECT_EQ(weights[0].type, element_type::f32);
+  EXPECT_FALSE(weights[0].value);
+  // Small constants from a model's .bin: an i64 scalar (Loop's trip count) and a boolean (its condition).
+  const auto g = model::read_ir(fs::path(RESHAPE1_TEST_DATA) / "models/loop-trip-count/model.xml",
+                                fs::path(RESHAPE1_TEST_DATA) / "models/loop-trip-count/model.bin");
+  const auto at = [&](std::string_view name) -> const model::layer& {
+    for (const auto& l : g.layers())
+      if (l.name == name) return l;
+    throw std::logic_error(std::string(name));
+  };
+  const auto trip = run_layer(g, at("trip_count"), {});
+  EXPECT_EQ(shape_of(trip), "[]");
+  EXPECT_EQ(trip[0].type, element_type::i64);
+  EXPECT_EQ(model::detail::exact_values(trip[0].value), (std::vector<std::int64_t>{3}));
+  const auto start = run_layer(g, at("start"), {});
+  EXPECT_EQ(shape_of(start), "[]");
+  EXPECT_EQ(start[0].type, element_type::boolean);
+  EXPECT_EQ(model::detail::exact_values(start[0].value), (std::vector<std::int64_t>{1}));
 }
 
 }  // namespace

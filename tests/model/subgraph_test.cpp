@@ -12,6 +12,7 @@
 
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
+#include "rule_util.hpp"
 
 namespace reshape1::test {
 namespace {
@@ -393,6 +394,73 @@ TEST_F(body, a_body_parameter_fed_by_weights_is_not_on_the_data_path) {
   EXPECT_FALSE(r.reshapes[0].blocks_reshape);
   EXPECT_TRUE(r.reshapes[0].warnings.empty());
   EXPECT_EQ(r.summary.layers.shape_mismatches, 0u);
+}
+
+// The rows of TensorIterator-1, Loop-5 and IfMerge-1 run on their own (rule_util.hpp's run_layer), on the
+// layers of the fixtures with tensors given to their inputs.
+const model::layer& layer_named(const model::graph& g, std::string_view name) {
+  for (const auto& l : g.layers())
+    if (l.name == name) return l;
+  throw std::logic_error(std::string(name));
+}
+
+model::tensor scalar(std::int64_t v, element_type t) {
+  auto x = values({v}, "[]");
+  x.type = t;
+  return x;
+}
+
+TEST(subgraph, tensor_iterator_1_slices_and_concatenates_along_its_axes) {
+  const auto g =
+      model::read_ir(models / "tensor-iterator-lstm" / "model.xml", models / "tensor-iterator-lstm" / "model.bin");
+  const auto& ti = layer_named(g, "lstm");
+  // x [1, 5, 16] sliced along axis 1: five iterations; y concatenates each [1, 1, 8] along axis 1.
+  const auto out = run_layer(g, ti, {of("[1,5,16]"), of("[1,8]"), of("[1,8]")}, 3);
+  EXPECT_EQ(shape_of(out, 0), "[1,5,8]");
+  EXPECT_EQ(shape_of(out, 1), "[1,8]");
+  EXPECT_EQ(shape_of(out, 2), "[1,8]");
+  EXPECT_EQ(out[0].type, element_type::f32);
+  // A batch of 4 and sequences of 2..7: as many iterations.
+  const auto dynamic = run_layer(g, ti, {of("[4,2..7,16]"), of("[4,8]"), of("[4,8]")}, 3);
+  EXPECT_EQ(shape_of(dynamic, 0), "[4,2..7,8]");
+  EXPECT_EQ(shape_of(dynamic, 1), "[4,8]");
+}
+
+TEST(subgraph, loop_5_counts_iterations_from_its_trip_count_and_conditions) {
+  const auto g = model::read_ir(models / "loop-trip-count" / "model.xml", models / "loop-trip-count" / "model.bin");
+  const auto& loop = layer_named(g, "accumulate");
+  // Trip count 3, a true condition and a body whose condition stays true: three iterations.
+  const auto bool_true = scalar(1, element_type::boolean), bool_false = scalar(0, element_type::boolean);
+  const auto out = run_layer(g, loop, {scalar(3, element_type::i64), bool_true, of("[1,4]")}, 2);
+  EXPECT_EQ(shape_of(out, 0), "[1,4]");
+  EXPECT_EQ(shape_of(out, 1), "[1,3,4]");
+  // The trip count's value decides the concatenated dimension (why the row declares every input's values).
+  EXPECT_EQ(shape_of(run_layer(g, loop, {scalar(5, element_type::i64), bool_true, of("[1,4]")}, 2), 1), "[1,5,4]");
+  EXPECT_EQ(shape_of(run_layer(g, loop, {scalar(5, element_type::i64), bool_false, of("[1,4]")}, 2), 1), "[1,0,4]");
+  const auto unknown = run_layer(g, loop, {of("[]", element_type::i64), bool_true, of("[1,4]")}, 2);
+  EXPECT_EQ(shape_of(unknown, 1), "[1,?,4]");
+  try {
+    (void)run_layer(g, loop, {of("[2]", element_type::i64), bool_true, of("[1,4]")}, 2);
+    ADD_FAILURE() << "a trip count of two elements was not refused";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_shape) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the trip count [2] must be a scalar"), std::string::npos) << e.what();
+  }
+}
+
+TEST(subgraph, if_merge_1_takes_the_branch_a_known_condition_chooses) {
+  const auto cond = [](std::int64_t v) { return scalar(v, element_type::boolean); };
+  EXPECT_EQ(shape_of(run("IfMerge", 1, {}, {cond(1), of("[1,3]"), of("[1,5]")})), "[1,3]");
+  EXPECT_EQ(shape_of(run("IfMerge", 1, {}, {cond(0), of("[1,3]"), of("[1,5]")})), "[1,5]");
+  // Unknown: what both allow (the hull of 3 and 5; an unknown rank for two ranks).
+  const auto both = run("IfMerge", 1, {}, {of("[]", element_type::boolean), of("[1,3]"), of("[1,5]")});
+  EXPECT_EQ(shape_of(both), "[1,3..5]");
+  EXPECT_EQ(both[0].type, element_type::f32);
+  EXPECT_EQ(shape_of(run("IfMerge", 1, {}, {of("[]", element_type::boolean), of("[1,3]"), of("[3]")})), "[...]");
+  // The chosen branch's values come along.
+  const auto v = run("IfMerge", 1, {}, {cond(0), values({1, 2}), values({7, 8, 9})});
+  EXPECT_EQ(shape_of(v), "[3]");
+  EXPECT_EQ(model::detail::exact_values(v[0].value), (std::vector<std::int64_t>{7, 8, 9}));
 }
 
 }  // namespace

@@ -129,10 +129,10 @@ void convolution_backprop(op& o) { transposed(o, false); }
 void group_convolution_backprop(op& o) { transposed(o, true); }
 
 constexpr rule_entry table[] = {
-    {"Convolution", 1, convolution, batch::spatial},
-    {"GroupConvolution", 1, group_convolution, batch::spatial},
-    {"ConvolutionBackpropData", 1, convolution_backprop, batch::spatial},
-    {"GroupConvolutionBackpropData", 1, group_convolution_backprop, batch::spatial},
+    {"Convolution", 1, convolution, batch::spatial, no_values},
+    {"GroupConvolution", 1, group_convolution, batch::spatial, no_values},
+    {"ConvolutionBackpropData", 1, convolution_backprop, batch::spatial, reads_values(2)},
+    {"GroupConvolutionBackpropData", 1, group_convolution_backprop, batch::spatial, reads_values(2)},
 };
 
 }  // namespace

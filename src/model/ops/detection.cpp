@@ -306,19 +306,19 @@ void roi_align(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"PriorBox", 1, prior_box, batch::cannot_tell},
-    {"PriorBoxClustered", 1, prior_box_clustered, batch::cannot_tell},
-    {"DetectionOutput", 1, detection_output, batch::detection},
-    {"DetectionOutput", 8, detection_output, batch::detection},
-    {"NonMaxSuppression", 5, non_max_suppression, batch::detection},
-    {"NonMaxSuppression", 9, non_max_suppression, batch::detection},
-    {"RegionYolo", 1, region_yolo, batch::region_yolo},
-    {"Proposal", 1, proposal, batch::detection},
-    {"Proposal", 4, proposal, batch::detection},
-    {"ROIPooling", 2, roi_pooling, batch::roi},
-    {"ROIAlign", 3, roi_align, batch::roi},
-    {"ROIAlign", 9, roi_align, batch::roi},
-    {"CTCGreedyDecoder", 1, ctc_greedy_decoder, batch::ctc_greedy_decoder},
+    {"PriorBox", 1, prior_box, batch::cannot_tell, reads_values(0)},
+    {"PriorBoxClustered", 1, prior_box_clustered, batch::cannot_tell, reads_values(0)},
+    {"DetectionOutput", 1, detection_output, batch::detection, no_values},
+    {"DetectionOutput", 8, detection_output, batch::detection, no_values},
+    {"NonMaxSuppression", 5, non_max_suppression, batch::detection, reads_values(2)},
+    {"NonMaxSuppression", 9, non_max_suppression, batch::detection, reads_values(2)},
+    {"RegionYolo", 1, region_yolo, batch::region_yolo, no_values},
+    {"Proposal", 1, proposal, batch::detection, no_values},
+    {"Proposal", 4, proposal, batch::detection, no_values},
+    {"ROIPooling", 2, roi_pooling, batch::roi, no_values},
+    {"ROIAlign", 3, roi_align, batch::roi, no_values},
+    {"ROIAlign", 9, roi_align, batch::roi, no_values},
+    {"CTCGreedyDecoder", 1, ctc_greedy_decoder, batch::ctc_greedy_decoder, no_values},
 };
 
 }  // namespace

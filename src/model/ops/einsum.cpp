@@ -117,7 +117,7 @@ void einsum(op& o) {
   o.out[0].shape = partial_shape(std::move(out));
 }
 
-constexpr rule_entry table[] = {{"Einsum", 7, einsum, batch::einsum}};
+constexpr rule_entry table[] = {{"Einsum", 7, einsum, batch::einsum, no_values}};
 
 }  // namespace
 

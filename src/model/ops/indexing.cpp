@@ -130,12 +130,12 @@ void scatter_elements_update(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"GatherND", 5, gather_nd, batch::gather_nd},
-    {"GatherND", 8, gather_nd, batch::gather_nd},
-    {"GatherElements", 6, gather_elements, batch::gather_elements},
-    {"ScatterNDUpdate", 4, scatter_nd_update, batch::cannot_tell},
-    {"ScatterElementsUpdate", 3, scatter_elements_update, batch::scatter_elements_update},
-    {"ScatterElementsUpdate", 12, scatter_elements_update, batch::scatter_elements_update},
+    {"GatherND", 5, gather_nd, batch::gather_nd, no_values},
+    {"GatherND", 8, gather_nd, batch::gather_nd, no_values},
+    {"GatherElements", 6, gather_elements, batch::gather_elements, no_values},
+    {"ScatterNDUpdate", 4, scatter_nd_update, batch::cannot_tell, no_values},
+    {"ScatterElementsUpdate", 3, scatter_elements_update, batch::scatter_elements_update, no_values},
+    {"ScatterElementsUpdate", 12, scatter_elements_update, batch::scatter_elements_update, no_values},
 };
 
 }  // namespace

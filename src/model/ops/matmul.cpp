@@ -31,7 +31,7 @@ void matmul(op& o) {
   o.out[0].shape = partial_shape(std::move(out));
 }
 
-constexpr rule_entry table[] = {{"MatMul", 1, matmul, batch::matmul}};
+constexpr rule_entry table[] = {{"MatMul", 1, matmul, batch::matmul, no_values}};
 
 }  // namespace
 

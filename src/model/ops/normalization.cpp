@@ -114,12 +114,12 @@ void log_softmax(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"BatchNormInference", 1, batch_norm, batch::batch_norm},
-    {"BatchNormInference", 5, batch_norm, batch::batch_norm},
-    {"MVN", 2, mvn, batch::mvn},
-    {"LRN", 1, lrn, batch::over_axes_input},
-    {"GroupNormalization", 12, group_normalization, batch::spatial},
-    {"LogSoftmax", 5, log_softmax, batch::softmax},
+    {"BatchNormInference", 1, batch_norm, batch::batch_norm, no_values},
+    {"BatchNormInference", 5, batch_norm, batch::batch_norm, no_values},
+    {"MVN", 2, mvn, batch::mvn, no_values},
+    {"LRN", 1, lrn, batch::over_axes_input, no_values},
+    {"GroupNormalization", 12, group_normalization, batch::spatial, no_values},
+    {"LogSoftmax", 5, log_softmax, batch::softmax, no_values},
 };
 
 }  // namespace

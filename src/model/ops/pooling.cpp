@@ -53,13 +53,13 @@ void adaptive_pool(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"MaxPool", 1, pool, batch::pooling},
-    {"MaxPool", 8, pool, batch::pooling},
-    {"MaxPool", 14, pool, batch::pooling},
-    {"AvgPool", 1, pool, batch::pooling},
-    {"AvgPool", 14, pool, batch::pooling},
-    {"AdaptiveAvgPool", 8, adaptive_pool, batch::pooling},
-    {"AdaptiveMaxPool", 8, adaptive_pool, batch::pooling},
+    {"MaxPool", 1, pool, batch::pooling, no_values},
+    {"MaxPool", 8, pool, batch::pooling, no_values},
+    {"MaxPool", 14, pool, batch::pooling, no_values},
+    {"AvgPool", 1, pool, batch::pooling, no_values},
+    {"AvgPool", 14, pool, batch::pooling, no_values},
+    {"AdaptiveAvgPool", 8, adaptive_pool, batch::pooling, reads_values(1)},
+    {"AdaptiveMaxPool", 8, adaptive_pool, batch::pooling, reads_values(1)},
 };
 
 }  // namespace

@@ -128,14 +128,14 @@ void ctc_greedy_decoder_seq_len(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"LSTMSequence", 5, sequence, batch::recurrent},
-    {"GRUSequence", 5, sequence, batch::recurrent},
-    {"RNNSequence", 5, sequence, batch::recurrent},
-    {"LSTMCell", 1, cell, batch::recurrent},
-    {"LSTMCell", 4, cell, batch::recurrent},
-    {"GRUCell", 3, cell, batch::recurrent},
-    {"RNNCell", 1, cell, batch::recurrent},
-    {"CTCGreedyDecoderSeqLen", 6, ctc_greedy_decoder_seq_len, batch::ctc_greedy_decoder_seq_len},
+    {"LSTMSequence", 5, sequence, batch::recurrent, no_values},
+    {"GRUSequence", 5, sequence, batch::recurrent, no_values},
+    {"RNNSequence", 5, sequence, batch::recurrent, no_values},
+    {"LSTMCell", 1, cell, batch::recurrent, no_values},
+    {"LSTMCell", 4, cell, batch::recurrent, no_values},
+    {"GRUCell", 3, cell, batch::recurrent, no_values},
+    {"RNNCell", 1, cell, batch::recurrent, no_values},
+    {"CTCGreedyDecoderSeqLen", 6, ctc_greedy_decoder_seq_len, batch::ctc_greedy_decoder_seq_len, no_values},
 };
 
 }  // namespace

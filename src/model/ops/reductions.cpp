@@ -149,13 +149,18 @@ void top_k(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"ReduceMax", 1, reduce<reduction::max>, batch::reduce},   {"ReduceMin", 1, reduce<reduction::min>, batch::reduce},
-    {"ReduceMean", 1, reduce<reduction::mean>, batch::reduce}, {"ReduceProd", 1, reduce<reduction::prod>, batch::reduce},
-    {"ReduceSum", 1, reduce<reduction::sum>, batch::reduce},   {"ReduceL1", 4, reduce<reduction::l1>, batch::reduce},
-    {"ReduceL2", 4, reduce<reduction::l2>, batch::reduce},     {"ReduceLogicalAnd", 1, reduce<reduction::logical_and>, batch::reduce},
-    {"ReduceLogicalOr", 1, reduce<reduction::logical_or>, batch::reduce},
-    {"TopK", 1, top_k, batch::top_k},                         {"TopK", 3, top_k, batch::top_k},
-    {"TopK", 11, top_k, batch::top_k},
+    {"ReduceMax", 1, reduce<reduction::max>, batch::reduce, reads_values(1)},
+    {"ReduceMin", 1, reduce<reduction::min>, batch::reduce, reads_values(1)},
+    {"ReduceMean", 1, reduce<reduction::mean>, batch::reduce, reads_values(1)},
+    {"ReduceProd", 1, reduce<reduction::prod>, batch::reduce, reads_values(1)},
+    {"ReduceSum", 1, reduce<reduction::sum>, batch::reduce, reads_values(1)},
+    {"ReduceL1", 4, reduce<reduction::l1>, batch::reduce, reads_values(1)},
+    {"ReduceL2", 4, reduce<reduction::l2>, batch::reduce, reads_values(1)},
+    {"ReduceLogicalAnd", 1, reduce<reduction::logical_and>, batch::reduce, reads_values(1)},
+    {"ReduceLogicalOr", 1, reduce<reduction::logical_or>, batch::reduce, reads_values(1)},
+    {"TopK", 1, top_k, batch::top_k, reads_values(1)},
+    {"TopK", 3, top_k, batch::top_k, reads_values(1)},
+    {"TopK", 11, top_k, batch::top_k, reads_values(1)},
 };
 
 }  // namespace

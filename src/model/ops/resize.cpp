@@ -121,9 +121,9 @@ void interpolate4(op& o) { interpolate(o, 1, 2, 3); }
 void interpolate11(op& o) { interpolate(o, 1, 1, 2); }
 
 constexpr rule_entry table[] = {
-    {"Interpolate", 1, interpolate1, batch::interpolate},
-    {"Interpolate", 4, interpolate4, batch::interpolate},
-    {"Interpolate", 11, interpolate11, batch::interpolate},
+    {"Interpolate", 1, interpolate1, batch::interpolate, reads_values(1)},
+    {"Interpolate", 4, interpolate4, batch::interpolate, reads_values(1, 2, 3)},
+    {"Interpolate", 11, interpolate11, batch::interpolate, reads_values(1, 2)},
 };
 
 }  // namespace

@@ -359,10 +359,17 @@ void non_zero(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"Parameter", 1, parameter, batch::source}, {"Const", 1, constant, batch::source},   {"ShapeOf", 1, shape_of, batch::shape_of},
-    {"ShapeOf", 3, shape_of, batch::shape_of},    {"Reshape", 1, reshape, batch::reshape},  {"Squeeze", 1, squeeze, batch::squeeze},
-    {"Unsqueeze", 1, unsqueeze, batch::unsqueeze}, {"NonZero", 3, non_zero, batch::non_zero},  {"Squeeze", 15, squeeze, batch::squeeze},
-    {"Range", 1, range, batch::cannot_tell},         {"Range", 4, range, batch::cannot_tell},
+    {"Parameter", 1, parameter, batch::source, no_values},
+    {"Const", 1, constant, batch::source, no_values},
+    {"ShapeOf", 1, shape_of, batch::shape_of, no_values},
+    {"ShapeOf", 3, shape_of, batch::shape_of, no_values},
+    {"Reshape", 1, reshape, batch::reshape, reads_values(1)},
+    {"Squeeze", 1, squeeze, batch::squeeze, reads_values(1)},
+    {"Unsqueeze", 1, unsqueeze, batch::unsqueeze, reads_values(1)},
+    {"NonZero", 3, non_zero, batch::non_zero, reads_values(0)},
+    {"Squeeze", 15, squeeze, batch::squeeze, reads_values(1)},
+    {"Range", 1, range, batch::cannot_tell, reads_values(0, 1, 2)},
+    {"Range", 4, range, batch::cannot_tell, reads_values(0, 1, 2)},
 };
 
 }  // namespace

@@ -345,9 +345,9 @@ void branch_merge(op& o) {
 }
 
 constexpr rule_entry table[] = {
-    {"IfMerge", 1, branch_merge, batch::branch_merge},
-    {"TensorIterator", 1, subgraph_op, batch::tensor_iterator},
-    {"Loop", 5, subgraph_op, batch::loop},
+    {"IfMerge", 1, branch_merge, batch::branch_merge, reads_values(0)},
+    {"TensorIterator", 1, subgraph_op, batch::tensor_iterator, reads_all_values},
+    {"Loop", 5, subgraph_op, batch::loop, reads_all_values},
 };
 
 }  // namespace

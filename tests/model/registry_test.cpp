@@ -1,0 +1,67 @@
+// The op registry as a whole: every row has a spec test (a rule test that runs that (type, opset) row to an
+// output through rule_util.hpp's run), and the inputs each row declares its shape rule reads values from.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "model/rules.hpp"
+#include "rule_util.hpp"
+
+namespace reshape1::test {
+namespace {
+
+using model::detail::reads_all_values;
+using model::detail::reads_value;
+using model::detail::reads_values;
+
+/// With RESHAPE1_ROW_COVERAGE set (the ctest model.every_row_has_a_spec_test, which runs the rule suites in
+/// one process), every registry row must have been run to an output by then, and every input a row declares
+/// its shape rule reads the values of must have been shown to matter (rule_util.hpp's run_layer): a
+/// declaration is checked both ways. Off otherwise: one test alone runs few rows, as gtest_discover_tests
+/// runs each test in a process of its own. TensorIterator and Loop, which declare every input, are only
+/// checked to run.
+class row_coverage : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (std::getenv("RESHAPE1_ROW_COVERAGE") == nullptr) return;
+    const auto rows = model::detail::rule_table();
+    ASSERT_FALSE(rows.empty());
+    for (const auto& e : rows)
+      if (rows_run().count({std::string(e.type), e.opset}) == 0)
+        ADD_FAILURE() << e.type << "-" << e.opset << " has no spec test: no rule test runs it to an output";
+    for (const auto& e : rows) {
+      if (e.values == model::detail::reads_all_values) continue;
+      for (std::size_t k = 0; k < 32; ++k)
+        if (reads_value(e.values, k) && values_shown().count({std::string(e.type), e.opset, k}) == 0)
+          ADD_FAILURE() << e.type << "-" << e.opset << " declares that its shape rule reads the values of input " << k
+                        << ", but no rule test shows them changing an output's shape";
+    }
+  }
+};
+
+[[maybe_unused]] const auto* const coverage = ::testing::AddGlobalTestEnvironment(new row_coverage);
+
+TEST(registry, value_ports_name_the_inputs_a_row_reads) {
+  EXPECT_EQ(reads_values(), 0u);
+  EXPECT_EQ(reads_values(1, 2), 6u);
+  const auto values = [](std::string_view type, int opset) {
+    const auto* e = model::detail::find_entry(type, opset);
+    return e == nullptr ? ~0u - 1 : e->values;
+  };
+  EXPECT_EQ(values("Reshape", 1), reads_values(1));
+  EXPECT_EQ(values("Add", 1), 0u);
+  EXPECT_EQ(values("ShapeOf", 3), 0u);
+  EXPECT_EQ(values("Range", 4), reads_values(0, 1, 2));
+  EXPECT_EQ(values("Loop", 5), reads_all_values);
+  EXPECT_TRUE(reads_value(reads_all_values, 40));
+  EXPECT_FALSE(reads_value(reads_values(1), 40));
+  // No row names a port its op does not have (the most any row reads is Slice's axes, input 4).
+  for (const auto& e : model::detail::rule_table()) {
+    if (e.values == reads_all_values) continue;
+    EXPECT_LT(e.values, 1u << 5) << e.type << "-" << e.opset;
+  }
+}
+
+}  // namespace
+}  // namespace reshape1::test
