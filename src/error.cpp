@@ -43,10 +43,25 @@ void fail(errc code, location where, std::string message, std::string hint) {
 }
 
 void fail(errc code, location where, std::string message) {
-  // The grammar is `where: what; hint`: a message written in one piece has its hint after the first "; ".
-  const auto split = message.find("; ");
+  // The grammar is `where: what; hint`: a message written in one piece has its hint after the first "; "
+  // that follows the file the message starts with, if any (a path may hold "; ").
+  const auto from = !where.file.empty() && message.starts_with(where.file) ? where.file.size() : 0;
+  const auto split = message.find("; ", from);
   if (split == std::string::npos) throw error(code, std::move(where), message);
   throw error(code, std::move(where), message.substr(0, split), message.substr(split + 2));
+}
+
+void fail_in(errc code, location where, std::string_view prefix, std::string_view what) {
+  const auto split = what.find("; ");
+  std::string message(prefix);
+  message += ": ";
+  message += what.substr(0, split);
+  throw error(code, std::move(where), message, split == std::string_view::npos ? std::string() : std::string(what.substr(split + 2)));
+}
+
+std::string message_of(const error& e) {
+  const std::string_view all = e.what();
+  return std::string(e.hint().empty() ? all : all.substr(0, all.size() - e.hint().size() - 2));
 }
 
 }  // namespace detail

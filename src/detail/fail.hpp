@@ -14,6 +14,11 @@ namespace reshape1::detail {
 [[noreturn]] void fail(errc code, location where, std::string message, std::string hint);
 /// The same for a message written as `where: what; hint` in one piece.
 [[noreturn]] void fail(errc code, location where, std::string message);
+/// error(code, where, `prefix: what`) with the hint taken from `what` alone (after its first "; "): a prefix
+/// that names a layer, a node or a file can hold "; " itself, where a message in one piece would be split.
+[[noreturn]] void fail_in(errc code, location where, std::string_view prefix, std::string_view what);
+/// `e`'s message without its hint: what() is `message; hint`.
+[[nodiscard]] std::string message_of(const error& e);
 
 /// Refuses a rank above max_rank with error(too_large); `what` names the shape ("shape", "input").
 void check_rank(std::size_t rank, std::string_view what);

@@ -34,7 +34,10 @@ int reshape_compare(const partial_shape& declared, const partial_shape& inferred
 
 interval count_of(const partial_shape& s) { return reshape1::detail::count_interval(s).value_or(interval()); }
 
-reshape_finding check_reshape(const graph& g, const propagation& p, const layer& l) {
+/// The verdict on Reshape layer `index` of g, from what propagation computed for it (its output, or why its
+/// rule refused: `lost`), with the pattern's warnings and a hint that works.
+reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t index, const lost_information* lost) {
+  const auto& l = g.layers()[index];
   reshape_finding f;
   f.id = l.id;
   f.name = l.name;
@@ -48,8 +51,13 @@ reshape_finding check_reshape(const graph& g, const propagation& p, const layer&
   f.pattern_known = pattern.kind() != pattern_kind::unknown;
   f.pattern = detail::without_symbols(pattern);
 
-  try {
-    const auto inferred = without_symbols(infer_shape(input, pattern, f.special_zero).shape);
+  if (lost != nullptr) {
+    f.result = verdict::error;
+    f.code = lost->code;
+    f.message = lost->reason;
+    f.hint = lost->hint;
+  } else {
+    const auto inferred = without_symbols(p.outputs[index][0].shape);
     f.inferred = inferred;
     // An output the model does not declare (ONNX without value_info) has nothing to compare.
     const int c = l.outputs.empty() || !l.outputs[0].declared ? 0 : reshape_compare(f.declared, inferred);
@@ -65,11 +73,6 @@ reshape_finding check_reshape(const graph& g, const propagation& p, const layer&
                                        "can never match",
                                        to_string(f.input), to_string(dimension(count_of(input))),
                                        to_string(f.declared), to_string(dimension(count_of(f.declared)))));
-  } catch (const error& e) {
-    f.result = verdict::error;
-    f.code = e.code();
-    f.message = e.what();
-    f.hint = e.hint();
   }
 
   // Warnings about the pattern itself.
@@ -153,9 +156,8 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
   auto& s = report.summary.layers;
   const auto layers = g.layers();
   s.count += layers.size();
-  std::vector<bool> lost(layers.size(), false);
-  for (const auto& x : p.lost) lost[x.layer] = true;
-  std::size_t next_lost = 0;
+  std::vector<const lost_information*> lost(layers.size(), nullptr);
+  for (const auto& x : p.lost) lost[x.layer] = &x;
   for (const auto index : g.order()) {
     const auto& l = layers[index];
     const auto base = [&](layer_issue issue) {
@@ -168,9 +170,8 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
       f.within = within;
       return f;
     };
-    if (lost[index]) {
-      while (p.lost[next_lost].layer != index) ++next_lost;
-      const auto& x = p.lost[next_lost];
+    if (lost[index] != nullptr) {
+      const auto& x = *lost[index];
       auto f = base(x.not_covered ? layer_issue::not_covered : layer_issue::rule_error);
       if (!x.not_covered) f.code = x.code;
       f.message = x.message;
@@ -194,9 +195,10 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
     }
     if (all_known) ++s.propagated;
   }
-  for (const auto& l : layers) {
+  for (std::size_t index = 0; index < layers.size(); ++index) {
+    const auto& l = layers[index];
     if (part_of(l.type) != op_part::reshape || l.auxiliary) continue;
-    auto f = check_reshape(g, p, l);
+    auto f = check_reshape(g, p, index, lost[index]);
     f.within = within;
     auto& r = report.summary.reshapes;
     ++r.count;

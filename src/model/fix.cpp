@@ -120,7 +120,7 @@ class fixer {
     if (options_.check_batches.empty()) options_.check_batches = {dimension(1), dimension(2), dimension(8), dimension()};
     std::error_code ec;
     bin_size_ = fs::file_size(bin, ec);
-    if (ec) fail(errc::io, {.file = bin.string()}, fmt::format("{}: cannot open: {}", bin.string(), ec.message()));
+    if (ec) fail(errc::io, {.file = bin.string()}, fmt::format("{}: cannot open: {}", bin.string(), ec.message()), {});
     xml_size_ = fs::file_size(xml, ec);
     if (!ec) xml_time_ = fs::last_write_time(xml, ec);
     declared_ = propagate(original_);
@@ -322,7 +322,7 @@ class fixer {
       r.bytes = bytes_of(*current_, holder);
       const auto width = static_cast<std::size_t>(bit_width(holder.element("element_type")) / 8);
       if (width == 0 || (x.index + 1) * width > r.bytes.size())
-        fail(errc::unsupported, {}, fmt::format("{}: its element type is not rewritten", holder.where()));
+        fail(errc::unsupported, {}, fmt::format("{}: its element type is not rewritten", holder.where()), {});
       const auto value = static_cast<std::uint64_t>(x.value);
       for (std::size_t b = 0; b < width; ++b)
         r.bytes[x.index * width + b] = static_cast<std::byte>((value >> (8 * b)) & 0xFF);
@@ -368,8 +368,8 @@ class fixer {
     auto w = std::make_shared<const io::detail::mapped_file>(bin_, appended);
     if (w->bytes().size() != bin_size_ + appended.size())
       fail(errc::io, {.file = bin_.string()},
-           fmt::format("{}: the file changed size while it was being fixed; run again once nothing writes to it",
-                       bin_.string()));
+           fmt::format("{}: the file changed size while it was being fixed", bin_.string()),
+           "run again once nothing writes to it");
     return w;
   }
 
@@ -460,8 +460,8 @@ class fixer {
     const auto time = ec ? fs::file_time_type() : fs::last_write_time(xml_, ec);
     if (ec || size != xml_size_ || time != xml_time_)
       fail(errc::io, {.file = xml_.string()},
-           fmt::format("{}: the file changed while it was being fixed; run again once nothing writes to it",
-                       xml_.string()));
+           fmt::format("{}: the file changed while it was being fixed", xml_.string()),
+           "run again once nothing writes to it");
     const io::detail::mapped_file original_text(xml_);
     return detail::graph_editor::edited_xml(original_, original_text.bytes(), edits);
   }
@@ -528,8 +528,8 @@ class fixer {
       auto text = rewritten_text(edits);
       if (std::hash<std::string_view>()(text) != digest)
         fail(errc::io, {.file = xml_.string()},
-             fmt::format("{}: the rewritten text came out differently the second time; nothing was written",
-                         xml_.string()));
+             fmt::format("{}: the rewritten text came out differently the second time", xml_.string()),
+             "nothing was written");
       report_.xml = std::move(text);
       report_.appended = std::move(appended);
     }

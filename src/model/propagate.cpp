@@ -63,7 +63,7 @@ propagation propagate(const graph& g, std::span<const input_shape> given) {
       reshape1::detail::fail(errc::invalid_argument, {},
            fmt::format("a shape is given to layer index {}, which is not a Parameter of the model", x.layer));
     if (given_to[x.layer] != nullptr)
-      reshape1::detail::fail(errc::invalid_argument, {}, fmt::format("{}: two shapes are given to it", layers[x.layer].where()));
+      reshape1::detail::fail(errc::invalid_argument, {}, fmt::format("{}: two shapes are given to it", layers[x.layer].where()), {});
     tensors[k].shape = x.shape;
     given_to[x.layer] = &tensors[k];
   }
@@ -79,6 +79,16 @@ namespace detail {
 
 namespace {
 thread_local std::uint64_t calls = 0;
+
+/// A rule's message without the layer it names in front: rules refuse as `layer 'x' (id 3): what; hint`
+/// (refuse(), and Reshape's rule around reshape1's own message), and check reports a Reshape's reason
+/// without the layer, which its table names already.
+std::string reason_of(std::string_view message, const layer& l) {
+  const auto where = l.where();
+  if (message.size() > where.size() + 1 && message.starts_with(where) && message.substr(where.size(), 2) == ": ")
+    message.remove_prefix(where.size() + 2);
+  return std::string(message);
+}
 }  // namespace
 
 std::uint64_t rule_calls() noexcept { return calls; }
@@ -107,11 +117,10 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
       // An ONNX node without a translation says why (`not_covered` attribute); an IR layer names its op.
       const auto* why = g.format() == model_format::onnx ? l.find("not_covered") : nullptr;
       const std::string unknown = "its outputs are unknown";
-      p.lost.push_back({index, true, errc::unsupported,
-                        why != nullptr ? fmt::format("{}: {}; {}", l.where(), why->text, unknown)
-                                       : fmt::format("{}: no shape rule for {}-{} (version '{}'); {}", l.where(), l.type,
-                                                     l.opset, l.version, unknown),
-                        unknown});
+      const auto reason = why != nullptr ? fmt::format("{}; {}", why->text, unknown)
+                                         : fmt::format("no shape rule for {}-{} (version '{}'); {}", l.type, l.opset,
+                                                       l.version, unknown);
+      p.lost.push_back({index, true, errc::unsupported, fmt::format("{}: {}", l.where(), reason), unknown, reason});
     } else {
       try {
         op o{g,   l, inputs, out, given_tensor != nullptr ? &given_tensor->shape : nullptr, l.body ? &body : nullptr,
@@ -127,7 +136,7 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
         // layer's doing, and nothing after it could be trusted.
         if (e.code() == errc::io) throw;
         std::fill(out.begin(), out.end(), tensor{});
-        p.lost.push_back({index, false, e.code(), e.what(), e.hint()});
+        p.lost.push_back({index, false, e.code(), e.what(), e.hint(), reason_of(e.what(), l)});
       }
     }
     if (body) {

@@ -131,10 +131,10 @@ class reader {
   explicit reader(std::string file) : file_(std::move(file)) {}
 
   [[noreturn]] void bad(std::size_t byte, const std::string& what) const {
-    fail(errc::bad_file, {.offset = byte, .file = file_}, fmt::format("{}: {}", io::detail::at_byte(file_, byte), what));
+    reshape1::detail::fail_in(errc::bad_file, {.offset = byte, .file = file_}, io::detail::at_byte(file_, byte), what);
   }
   [[noreturn]] void bad_layer(const layer& l, const std::string& what) const {
-    fail(errc::bad_file, {.offset = l.byte, .file = file_}, fmt::format("{}: {}: {}", file_, l.where(), what));
+    reshape1::detail::fail_in(errc::bad_file, {.offset = l.byte, .file = file_}, fmt::format("{}: {}", file_, l.where()), what);
   }
   static std::size_t at(const pugi::xml_node& n) { return static_cast<std::size_t>(n.offset_debug()); }
 
@@ -204,7 +204,7 @@ void check_const(const reader& r, const layer& l, std::size_t bin_size, const st
   const auto found = precision(type_name.text);
   if (!found)
     fail(errc::unknown_element_type, {.offset = l.byte, .file = r.file()},
-         fmt::format("{}: {}: element type '{}' is unknown", r.file(), l.where(), type_name.text));
+         fmt::format("{}: {}: element type '{}' is unknown", r.file(), l.where(), type_name.text), {});
   const auto type = *found;
   const auto& shape_attribute = required_data(r, l, "shape");
   if (!shape_attribute.is_integers)
@@ -229,7 +229,8 @@ void check_const(const reader& r, const layer& l, std::size_t bin_size, const st
       end > bin_size)
     fail(errc::bad_file, {.offset = static_cast<std::size_t>(offset), .file = bin_file},
          fmt::format("{}: {} reads {} bytes at byte {}, past the end of the file ({} bytes)", bin_file, l.where(), size,
-                     offset, bin_size));
+                     offset, bin_size),
+         {});
 }
 
 }  // namespace
@@ -252,11 +253,11 @@ int layer::op_version() const {
 
 namespace {
 [[noreturn]] void bad_attribute(const layer& l, std::string_view n, std::string_view what) {
-  fail(errc::bad_file, {}, fmt::format("{}: attribute '{}' {}", l.where(), n, what));
+  reshape1::detail::fail_in(errc::bad_file, {}, l.where(), fmt::format("attribute '{}' {}", n, what));
 }
 const attribute& need(const layer& l, std::string_view n) {
   const auto* a = l.find(n);
-  if (a == nullptr) fail(errc::bad_file, {}, fmt::format("{}: missing attribute '{}' in <data>", l.where(), n));
+  if (a == nullptr) fail(errc::bad_file, {}, fmt::format("{}: missing attribute '{}' in <data>", l.where(), n), {});
   return *a;
 }
 }  // namespace
@@ -307,7 +308,7 @@ std::string_view layer::text(std::string_view n, std::string_view fallback) cons
 element_type layer::element(std::string_view n) const {
   const auto& a = need(*this, n);
   const auto t = precision(a.text);
-  if (!t) fail(errc::unknown_element_type, {}, fmt::format("{}: element type '{}' is unknown", where(), a.text));
+  if (!t) fail(errc::unknown_element_type, {}, fmt::format("{}: element type '{}' is unknown", where(), a.text), {});
   return *t;
 }
 
@@ -723,8 +724,8 @@ graph graph_reader::read(const std::shared_ptr<xml_in_memory>& in_memory, const 
   const std::string_view version = r.required(net, "version", [] { return "<net>"; });
   if (version != "10" && version != "11")
     fail(errc::unsupported, {.offset = reader::at(net), .file = file},
-         fmt::format("{}: IR version {} is not supported; reshape1 reads IR versions 10 and 11",
-                     io::detail::at_byte(file, reader::at(net)), version));
+         fmt::format("{}: IR version {} is not supported", io::detail::at_byte(file, reader::at(net)), version),
+         "reshape1 reads IR versions 10 and 11");
   g.version_ = version == "10" ? 10 : 11;
 
   const auto layers = net.child("layers");
@@ -753,7 +754,7 @@ graph graph_reader::read(const std::shared_ptr<xml_in_memory>& in_memory, const 
   if (g.bin_bytes_.size() >= lfs.size() && g.bin_bytes_.size() < 1024 &&
       std::memcmp(g.bin_bytes_.data(), lfs.data(), lfs.size()) == 0)
     fail(errc::bad_file, {.offset = 0, .file = bin_file},
-         fmt::format("{}: a Git LFS pointer file, not the weights; fetch them with 'git lfs pull'", bin_file));
+         fmt::format("{}: a Git LFS pointer file, not the weights", bin_file), "fetch them with 'git lfs pull'");
   for (const auto& l : g.layers_)
     if (part_of(l.type) == op_part::constant) check_const(r, l, g.bin_bytes_.size(), bin_file);
   for (const auto& [index, node] : bodies) g.layers_[index].body = graph_reader::read_body(r, node, g, g.layers_[index], bin_file);
@@ -819,7 +820,7 @@ graph detail::graph_builder::build() {
   for (std::size_t i = 1; i < g.by_id_.size(); ++i)
     if (g.by_id_[i].first == g.by_id_[i - 1].first)
       fail(errc::bad_file, {.file = file_},
-           fmt::format("{}: {} has the id of an earlier layer", file_, g.layers_[g.by_id_[i].second].where()));
+           fmt::format("{}: {} has the id of an earlier layer", file_, g.layers_[g.by_id_[i].second].where()), {});
   order(g, file_);
   storage->text = std::move(texts);
   g.storage_ = std::move(storage);
@@ -875,8 +876,8 @@ void detail::graph_builder::order(graph& g, const std::string& file_) {
       const auto& s = g.layers_[i].sources[k];
       if (!s || s->layer >= n || s->output >= g.layers_[s->layer].outputs.size())
         fail(errc::bad_file, {.offset = g.layers_[i].byte, .file = file_},
-             fmt::format("{}: {}: nothing computes its input {}; the model cannot be read", file_,
-                         g.layers_[i].where(), k));
+             fmt::format("{}: {}: nothing computes its input {}", file_, g.layers_[i].where(), k),
+             "the model cannot be read");
       ++pending[i];
       ++first[s->layer + 1];
     }
@@ -897,7 +898,7 @@ void detail::graph_builder::order(graph& g, const std::string& file_) {
     const auto& l = g.layers_[static_cast<std::size_t>(
         std::find_if(pending.begin(), pending.end(), [](std::size_t p) { return p != 0; }) - pending.begin())];
     fail(errc::bad_file, {.offset = l.byte, .file = file_},
-         fmt::format("{}: {} is on a cycle of tensors; the model cannot be read", file_, l.where()));
+         fmt::format("{}: {} is on a cycle of tensors", file_, l.where()), "the model cannot be read");
   }
 }
 
@@ -966,13 +967,13 @@ graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> e
     } else {
       layer copy = r.layers_[index_of(e.layer)];
       if (part_of(copy.type) != op_part::constant || !copy.inputs.empty())
-        fail(errc::invalid_argument, {}, fmt::format("{}: only a Const is cloned", copy.where()));
+        fail(errc::invalid_argument, {}, fmt::format("{}: only a Const is cloned", copy.where()), {});
       if (g.find(e.id) != nullptr || std::any_of(r.by_id_.begin() + static_cast<std::ptrdiff_t>(sorted), r.by_id_.end(),
                                                  [&](const auto& x) { return x.first == e.id; }))
         fail(errc::invalid_argument, {}, fmt::format("a clone is given id {}, which a layer has already", e.id));
       auto& consumer = r.layers_[index_of(e.consumer)];
       if (e.port >= consumer.sources.size())
-        fail(errc::invalid_argument, {}, fmt::format("{} has no input {}", consumer.where(), e.port));
+        fail(errc::invalid_argument, {}, fmt::format("{} has no input {}", consumer.where(), e.port), {});
       copy.id = e.id;
       copy.name = st->texts.emplace_back(e.name);
       const auto index = r.layers_.size();
@@ -1033,7 +1034,7 @@ std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std
                                              std::span<const graph_edit> edits) {
   const std::string_view text(reinterpret_cast<const char*>(xml.data()), xml.size());
   const auto bad = [&](const std::string& what) -> void {
-    fail(errc::bad_file, {.file = g.xml_file_}, fmt::format("{}: {}", g.xml_file_, what));
+    reshape1::detail::fail_in(errc::bad_file, {.file = g.xml_file_}, g.xml_file_, what);
   };
   // An edited layer's element, parsed on its own: [begin, end) in the text.
   struct element {

@@ -202,7 +202,7 @@ std::optional<element_type> op::declared_type(std::size_t i) const {
 }
 
 void refuse(const op& o, const std::string& what) {
-  reshape1::detail::fail(errc::invalid_shape, {}, fmt::format("{}: {}", o.l.where(), what));
+  reshape1::detail::fail_in(errc::invalid_shape, {}, o.l.where(), what);
 }
 
 partial_shape without_symbols(const partial_shape& s) {

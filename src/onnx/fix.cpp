@@ -861,7 +861,8 @@ void bring_external_data(const std::string& model, const fs::path& in, const fs:
       fs::copy_file(source, target, ec);
       if (ec)
         fail(errc::io, {.file = target.string()},
-             fmt::format("{}: cannot copy the external data {} there: {}", target.string(), source.string(), ec.message()));
+             fmt::format("{}: cannot copy the external data {} there: {}", target.string(), source.string(), ec.message()),
+             {});
     }
   }
 }

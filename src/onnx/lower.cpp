@@ -35,9 +35,9 @@ std::string list(const std::vector<std::int64_t>& v) { return list(std::span<con
 }  // namespace
 
 void node_context::bad(const std::string& what) const {
-  reshape1::detail::fail(errc::bad_file, {.file = g_.file()},
-                         fmt::format("{}: node '{}' ({}, node {}): {}", g_.file(), node_name(node_), node_.op_type(),
-                                     index_, what));
+  reshape1::detail::fail_in(errc::bad_file, {.file = g_.file()},
+                            fmt::format("{}: node '{}' ({}, node {})", g_.file(), node_name(node_), node_.op_type(), index_),
+                            what);
 }
 
 std::optional<source> node_context::input(std::size_t i) const {

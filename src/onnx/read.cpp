@@ -39,7 +39,7 @@ namespace fs = std::filesystem;
 constexpr std::uint64_t max_model_bytes = (std::uint64_t{1} << 31) - 1;
 
 [[noreturn]] void bad(const std::string& file, const std::string& what) {
-  fail(errc::bad_file, {.file = file}, fmt::format("{}: {}", file, what));
+  reshape1::detail::fail_in(errc::bad_file, {.file = file}, file, what);
 }
 
 /// The dims of a declared tensor type: a size, or a dynamic dimension for a dim_param or an unset dim.
@@ -82,9 +82,8 @@ fs::path external_path(const fs::path& directory, const std::string& location, c
   const fs::path relative(location);
   const auto refuse = [&](std::string_view why) {
     fail(errc::bad_file, {.file = file},
-         fmt::format("{}: initializer '{}': its external data '{}' {}; reshape1 reads external data only from the "
-                     "model's directory",
-                     file, tensor, location, why));
+         fmt::format("{}: initializer '{}': its external data '{}' {}", file, tensor, location, why),
+         "reshape1 reads external data only from the model's directory");
   };
   if (location.empty()) refuse("is an empty location");
   if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) refuse("is an absolute path");
@@ -292,7 +291,7 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
 tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std::function<std::string()>& what,
                                         bool read) const {
   const auto type = element_of(t.data_type());
-  if (!type) fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: ONNX data type {} is not supported", file_, what(), t.data_type()));
+  if (!type) fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: ONNX data type {} is not supported", file_, what(), t.data_type()), {});
   std::uint64_t count = 1;
   for (const auto d : t.dims()) {
     if (d < 0) bad(file_, fmt::format("{}: dimension {} is negative", what(), d));
@@ -344,7 +343,7 @@ tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std
     case element_type::i8: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::int8_t>(v); }); break;
     case element_type::u8:
     case element_type::boolean: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::uint8_t>(v); }); break;
-    default: fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: element type {} is not supported", file_, what(), name(*type)));
+    default: fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: element type {} is not supported", file_, what(), name(*type)), {});
   }
   return owned();
 }
@@ -399,7 +398,7 @@ source graph_lowering::constant(const ::onnx::TensorProto& t, const std::string&
   const auto type = element_of(t.data_type());
   if (!type)
     fail(errc::unsupported, {.file = file_},
-         fmt::format("{}: tensor '{}': ONNX data type {} is not supported", file_, name, t.data_type()));
+         fmt::format("{}: tensor '{}': ONNX data type {} is not supported", file_, name, t.data_type()), {});
   // Weights are checked (their data is as long as their shape says) but not copied: no rule reads more
   // than max_value_elements values, and copying them would cost the time and memory of the model.
   std::uint64_t count = 1;
@@ -467,7 +466,8 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
     if (offset > bytes.size() || n > bytes.size() - offset)
       fail(errc::bad_file, {.offset = offset, .file = path.string()},
            fmt::format("{}: {} reads {} bytes at byte {}, past the end of the file ({} bytes)", path.string(), what, n,
-                       offset, bytes.size()));
+                       offset, bytes.size()),
+           {});
     if (into != nullptr) {
       into->assign(n, std::byte{0});
       io::detail::guarded_copy(into->data(), bytes.data() + offset, n, path.string());
@@ -552,9 +552,8 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
 void parse(std::span<const std::byte> bytes, const std::string& file, ::onnx::ModelProto& m) {
   if (bytes.size() > max_model_bytes)
     fail(errc::unsupported, {.file = file},
-         fmt::format("{}: {} bytes; protobuf reads ONNX files below 2 GiB, larger models keep their tensors in "
-                     "external data files",
-                     file, bytes.size()));
+         fmt::format("{}: {} bytes", file, bytes.size()),
+         "protobuf reads ONNX files below 2 GiB, larger models keep their tensors in external data files");
   google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
                                                 static_cast<int>(bytes.size()));
   stream.SetRecursionLimit(256);  // nested subgraphs: deep enough for real models, not for a stack overflow

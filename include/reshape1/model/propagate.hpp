@@ -55,6 +55,7 @@ struct lost_information {
   errc code = errc::unsupported;
   std::string message;  ///< the whole message, `where: what; hint` (error::what())
   std::string hint;     ///< its hint alone (error::hint()), "" when it has none
+  std::string reason;   ///< the message without the layer it names in front: the rule's own `what; hint`
 };
 
 /// Every layer's output tensors, in one array: outputs[layer index][output index].

@@ -168,7 +168,7 @@ void reshape(op& o) {
   try {
     o.out[0].shape = infer_shape(o.shape(0), reshape_pattern_of(o, nullptr), o.l.flag("special_zero")).shape;
   } catch (const error& e) {
-    reshape1::detail::fail(e.code(), e.where(), fmt::format("{}: {}", o.l.where(), e.what()));
+    reshape1::detail::fail(e.code(), e.where(), fmt::format("{}: {}", o.l.where(), reshape1::detail::message_of(e)), e.hint());
   }
   o.out[0].type = o.in[0]->type;
   if (o.value(0) && o.out[0].shape.is_static()) o.out[0].value = o.value(0);
