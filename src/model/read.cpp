@@ -318,7 +318,12 @@ const layer* graph::find(std::int64_t id) const noexcept {
 }
 
 std::span<const std::byte> graph::const_bytes(const layer& l) const {
-  return bin_bytes_.subspan(static_cast<std::size_t>(l.integer("offset")), static_cast<std::size_t>(l.integer("size")));
+  // The readers checked that every Const's bytes lie in the weights; a layer that is not the graph's own
+  // (or a Const the graph holds no bytes for) gets none, not a view past their end.
+  const auto offset = static_cast<std::uint64_t>(l.integer("offset"));
+  const auto size = static_cast<std::uint64_t>(l.integer("size"));
+  if (offset > bin_bytes_.size() || size > bin_bytes_.size() - offset) return {};
+  return bin_bytes_.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(size));
 }
 
 // ---- Reading layers -----------------------------------------------------------------------------------

@@ -130,6 +130,12 @@ TEST(shape_ops, const_1_gives_its_shape_type_and_small_values) {
   EXPECT_EQ(shape_of(start), "[]");
   EXPECT_EQ(start[0].type, element_type::boolean);
   EXPECT_EQ(model::detail::exact_values(start[0].value), (std::vector<std::int64_t>{1}));
+  // A small Const of a graph that holds no bytes for it (made by hand, not read): its shape and type, and no
+  // values, never bytes that were not written.
+  const auto unread = run("Const", 1, {{"element_type", "i64"}, {"shape", "2"}, {"offset", "0"}, {"size", "16"}}, {});
+  EXPECT_EQ(shape_of(unread), "[2]");
+  EXPECT_EQ(unread[0].type, element_type::i64);
+  EXPECT_FALSE(unread[0].value);
 }
 
 }  // namespace

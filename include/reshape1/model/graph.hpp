@@ -109,7 +109,8 @@ class graph {
   /// Layer indices, every producer before its consumers.
   [[nodiscard]] std::span<const std::size_t> order() const noexcept { return order_; }
   [[nodiscard]] const layer* find(std::int64_t id) const noexcept;
-  /// The bytes of a Const layer. A .bin over 1 MiB is mapped, not read: if the file shrinks while the
+  /// The bytes of a Const layer (none when its offset and size do not lie in the weights, as for a layer
+  /// of another graph). A .bin over 1 MiB is mapped, not read: if the file shrinks while the
   /// graph lives, reading these bytes faults (SIGBUS). reshape1's own reads of them are guarded and fail
   /// with error(io) instead.
   [[nodiscard]] std::span<const std::byte> const_bytes(const layer& l) const;

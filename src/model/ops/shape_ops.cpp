@@ -54,10 +54,11 @@ void constant(op& o) {
   o.out[0].type = type;
   const auto count = small_count(o.out[0].shape);
   if (!count || *count > max_const_values || type == element_type::string) return;
-  // The reader matched the size to the shape and type: at most 8 bytes (the widest type) per value.
+  // The readers match the size to the shape and type: at most 8 bytes (the widest type) per value. A graph
+  // built otherwise, with fewer bytes than the values take, gets no values rather than unwritten bytes.
   std::array<std::byte, 8 * max_const_values> copy;
   const auto stored = o.g.const_bytes(o.l);
-  if (stored.size() > copy.size()) return;
+  if (stored.size() > copy.size() || stored.size() < storage_size(type, static_cast<std::uint64_t>(*count))) return;
   const auto bytes = std::span(copy).first(stored.size());
   copy_const_bytes(o.g, stored, bytes);
   if (is_integer(type)) {  // with the decoder reshape_pattern::from_tensor uses, every integer type
