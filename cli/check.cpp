@@ -21,7 +21,7 @@
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/model/graph.hpp"
-#include "model/rules.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::cli {
 namespace {

@@ -16,9 +16,9 @@
 
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
-#include "../model/batch_internal.hpp"
+#include "model/analysis/batch_internal.hpp"
 #include "../model/options.hpp"
-#include "../model/rules.hpp"
+#include "model/ops/rules.hpp"
 #include "lowering.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/propagate.hpp"

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "../detail/fail.hpp"
-#include "../model/rules.hpp"
+#include "model/ops/rules.hpp"
 #include "lowering.hpp"
 
 namespace reshape1::onnx::detail {

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "../model/read_internal.hpp"
+#include "model/ir/read_internal.hpp"
 #include "reshape1/element_type.hpp"
 #include "reshape1/model/graph.hpp"
 

@@ -22,7 +22,7 @@
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
 #include "../model/options.hpp"
-#include "../model/rules.hpp"
+#include "model/ops/rules.hpp"
 #include "lowering.hpp"
 
 namespace reshape1::onnx {

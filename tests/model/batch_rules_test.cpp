@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "ir_builder.hpp"
-#include "model/rules.hpp"
+#include "model/ops/rules.hpp"
 #include "reshape1/model/batch.hpp"
 
 namespace reshape1::test {

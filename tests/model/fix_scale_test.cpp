@@ -12,7 +12,7 @@
 #include <pugixml.hpp>
 
 #include "ir_builder.hpp"
-#include "model/rules.hpp"
+#include "model/ops/rules.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/fix.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "model/rules.hpp"
+#include "model/ops/rules.hpp"
 #include "rule_util.hpp"
 
 namespace reshape1::test {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/rules.hpp"
+#include "model/ops/rules.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/propagate.hpp"
 

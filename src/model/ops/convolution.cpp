@@ -5,7 +5,7 @@
 // stride * (in - 1) + dilated kernel - pads + output_padding, or is given by the output_shape input.
 #include <fmt/format.h>
 
-#include "../rules.hpp"
+#include "model/ops/rules.hpp"
 #include "window.hpp"
 
 namespace reshape1::model::detail {

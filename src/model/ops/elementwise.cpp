@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "../rules.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
 namespace {

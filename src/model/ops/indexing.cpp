@@ -2,7 +2,7 @@
 // ScatterElementsUpdate-3 and -12.
 #include <fmt/format.h>
 
-#include "../rules.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
 namespace {

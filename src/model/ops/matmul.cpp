@@ -2,7 +2,7 @@
 // operands (a vector is [1, K] on the left and [K, 1] on the right; the added 1 is removed again).
 #include <fmt/format.h>
 
-#include "../rules.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
 namespace {

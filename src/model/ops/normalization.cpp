@@ -2,7 +2,7 @@
 // and LogSoftmax-5. Each gives its data input's shape; the rules check what the parameters must match.
 #include <fmt/format.h>
 
-#include "../rules.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
 namespace {

@@ -3,7 +3,7 @@
 // indices): [N, C, spatial...] to [N, C, output_shape...].
 #include <fmt/format.h>
 
-#include "../rules.hpp"
+#include "model/ops/rules.hpp"
 #include "window.hpp"
 
 namespace reshape1::model::detail {

@@ -5,7 +5,7 @@
 // bidirectional sequence, else 1. CTCGreedyDecoderSeqLen-6: [N, T, C] and lengths [N] give [N, T] and [N].
 #include <fmt/format.h>
 
-#include "../rules.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
 namespace {

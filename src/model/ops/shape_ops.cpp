@@ -10,7 +10,7 @@
 
 #include "../../detail/decode.hpp"
 #include "../../detail/fail.hpp"
-#include "../rules.hpp"
+#include "model/ops/rules.hpp"
 #include "reshape1/reshape.hpp"
 
 namespace reshape1::model::detail {

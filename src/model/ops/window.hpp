@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../rules.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "../io/files.hpp"
+#include "io/files.hpp"
 #include "reshape1/model/graph.hpp"
 
 namespace reshape1::model {

@@ -14,11 +14,11 @@
 
 #include <fmt/format.h>
 
-#include "../detail/fail.hpp"
-#include "../io/files.hpp"
-#include "batch_internal.hpp"
-#include "options.hpp"
-#include "rules.hpp"
+#include "detail/fail.hpp"
+#include "io/files.hpp"
+#include "model/analysis/batch_internal.hpp"
+#include "model/options.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "../detail/fail.hpp"
-#include "rules.hpp"
+#include "detail/fail.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model {
 

@@ -1,5 +1,5 @@
 // The helpers every op family uses, and the one table of rules by (type, opset version).
-#include "rules.hpp"
+#include "model/ops/rules.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "../detail/assert.hpp"
-#include "../detail/fail.hpp"
-#include "../io/files.hpp"
+#include "detail/assert.hpp"
+#include "detail/fail.hpp"
+#include "io/files.hpp"
 
 namespace reshape1::model::detail {
 

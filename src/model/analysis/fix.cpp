@@ -13,12 +13,12 @@
 
 #include <fmt/format.h>
 
-#include "../detail/fail.hpp"
-#include "../io/files.hpp"
-#include "batch_internal.hpp"
-#include "read_internal.hpp"
+#include "detail/fail.hpp"
+#include "io/files.hpp"
+#include "model/analysis/batch_internal.hpp"
+#include "model/ir/read_internal.hpp"
 #include "reshape1/model/propagate.hpp"
-#include "rules.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model {
 namespace {

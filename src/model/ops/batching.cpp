@@ -1,14 +1,14 @@
 // The batching rules the registry rows name. Each reads how its inputs hold the batch and the layer's
 // attributes and (exact, batch-independent) input values, and answers for every N >= 1; shapes come from
 // the propagations at the sample batches, which the analysis also uses to check every answer.
-#include "batching.hpp"
+#include "model/ops/batching.hpp"
 
 #include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "rules.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
 

@@ -15,7 +15,7 @@
 #include "reshape1/model/graph.hpp"
 #include "reshape1/model/propagate.hpp"
 #include "reshape1/reshape.hpp"
-#include "batching.hpp"
+#include "model/ops/batching.hpp"
 
 namespace reshape1::model::detail {
 

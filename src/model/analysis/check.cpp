@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "../detail/checked.hpp"
-#include "rules.hpp"
+#include "detail/checked.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model {
 namespace {

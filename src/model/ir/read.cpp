@@ -16,13 +16,13 @@
 
 #include <fmt/format.h>
 
-#include "../detail/fail.hpp"
-#include "../io/files.hpp"
+#include "detail/fail.hpp"
+#include "io/files.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/graph.hpp"
-#include "options.hpp"
-#include "read_internal.hpp"
-#include "rules.hpp"
+#include "model/options.hpp"
+#include "model/ir/read_internal.hpp"
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model {
 namespace {

@@ -1,7 +1,7 @@
 // Internal: the batching rules of the op registry. Each row of the rule table names one: given how each
 // input holds the batch, it says how each output holds it, or that the layer breaks the batch (mixes or
 // drops samples), or that it cannot tell. The contract (docs/batch.md): a rule's answer must hold for every
-// batch N >= 1; the analysis in batch.cpp checks each answer against the shapes propagated at three batches.
+// batch N >= 1; the analysis in analysis/batch.cpp checks each answer against the shapes propagated at three batches.
 #pragma once
 
 #include <array>
