@@ -525,6 +525,13 @@ std::string model_name(const py::object& model) {
 
 py::str json_of(const render::json& j) { return py::str(render::json_text(j)); }
 
+/// The shapes a report wrote, by their text: Python's Shape objects are these, not the text read back.
+py::dict shapes_of(const render::shapes_seen& seen) {
+  py::dict d;
+  for (const auto& [text, shape] : seen) d[py::str(text)] = py_shape{shape};
+  return d;
+}
+
 /// A model given as a path (an IR .xml or an .onnx file, told apart by content) or as the bytes of an
 /// ONNX model (reshape1/__init__.py serialises an onnx.ModelProto). Reading touches no Python object.
 model::graph read_model(const py::object& model, const std::string& bin) {
@@ -539,7 +546,7 @@ model::graph read_model(const py::object& model, const std::string& bin) {
   return onnx::read_any(path, bin);
 }
 
-/// reshape1::model::check: the report's JSON, and whether `reshape1 check` would exit 1.
+/// reshape1::model::check: the report's JSON, its shapes, and whether `reshape1 check` would exit 1.
 py::tuple check_model(const py::object& model, const std::string& bin) {
   model::check_report report;
   const auto graph = read_model(model, bin);
@@ -547,13 +554,15 @@ py::tuple check_model(const py::object& model, const std::string& bin) {
     py::gil_scoped_release unlocked;  // propagating touches no Python object
     report = model::check(graph);
   }
-  return py::make_tuple(json_of(render::check_json(report, model_name(model))), report.summary.failed());
+  render::shapes_seen seen;
+  const auto json = json_of(render::check_json(report, model_name(model), &seen));
+  return py::make_tuple(json, shapes_of(seen), report.summary.failed());
 }
 
 dimension to_batch(py::handle batch);
 
-/// reshape1::model::check_batch: the report's JSON.
-py::str check_batch_model(const py::object& model, const std::string& bin, py::handle batch,
+/// reshape1::model::check_batch: the report's JSON and its shapes.
+py::tuple check_batch_model(const py::object& model, const std::string& bin, py::handle batch,
                             const std::vector<std::pair<std::string, py::object>>& shapes,
                             const std::vector<std::pair<std::string, std::string>>& layouts,
                             const std::vector<std::string>& assume_kept) {
@@ -577,7 +586,9 @@ py::str check_batch_model(const py::object& model, const std::string& bin, py::h
     py::gil_scoped_release unlocked;
     report = model::check_batch(graph, request);
   }
-  return json_of(render::batch_json(report, model_name(model)));
+  render::shapes_seen seen;
+  const auto json = json_of(render::batch_json(report, model_name(model), &seen));
+  return py::make_tuple(json, shapes_of(seen));
 }
 
 dimension to_batch(py::handle batch);

@@ -167,42 +167,45 @@ def reshape_raw(
 _HINTS: dict = {}
 
 
-def _convert(tp: Any, value: Any) -> Any:
+def _convert(tp: Any, value: Any, shapes: Mapping[str, Shape]) -> Any:
     if value is None or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
-        return value  # null, or a report object the caller built (the kind of fix's changes)
+        return value  # null, or a report object the caller built (fix's changes, whose kind it knows)
     origin, args = get_origin(tp), get_args(tp)
     if origin is Union:  # Optional[X], or a JSON value of several kinds (an output's batch)
         for arg in args:
             if arg is type(None):
                 continue
             if dataclasses.is_dataclass(arg) and isinstance(value, dict):
-                return _from_json(arg, value)
+                return _from_json(arg, value, shapes)
             if arg is str and isinstance(value, str):
                 return value
-            if arg not in (str,) and not dataclasses.is_dataclass(arg):
-                return _convert(arg, value)
+            if arg is not str and not dataclasses.is_dataclass(arg):
+                return _convert(arg, value, shapes)
         raise TypeError(f"reshape1: no binding for the JSON value {value!r} as {tp}")
     if origin is list:
-        return [_convert(args[0], v) for v in value]
+        return [_convert(args[0], v, shapes) for v in value]
     if origin is tuple:
-        return tuple(_convert(args[0], v) for v in value)
+        return tuple(_convert(args[0], v, shapes) for v in value)
     if dataclasses.is_dataclass(tp):
-        return _from_json(tp, value)
+        return _from_json(tp, value, shapes)
     if tp is Shape:
-        return Shape(value)
+        # The shape the report wrote as this text: a symbol named after a layer (?@image.0) is not notation
+        # that reads back.
+        return shapes[value] if value in shapes else Shape(value)
     if tp is int:
         return int(value)
     return value
 
 
-def _from_json(cls: Any, data: Mapping[str, Any], **extra: Any) -> Any:
+def _from_json(cls: Any, data: Mapping[str, Any], shapes: Optional[Mapping[str, Shape]] = None, **extra: Any) -> Any:
     hints = _HINTS.get(cls)
     if hints is None:
         hints = _HINTS[cls] = get_type_hints(cls)
     unbound = set(data) - set(hints)
     if unbound:
         raise TypeError(f"reshape1: {cls.__name__} binds no field {sorted(unbound)} (a bug: please report it)")
-    return cls(**{key: _convert(hints[key], value) for key, value in data.items()}, **extra)
+    known = shapes if shapes is not None else {}
+    return cls(**{key: _convert(hints[key], value, known) for key, value in data.items()}, **extra)
 
 
 _report = dataclasses.dataclass(frozen=True, kw_only=True)
@@ -255,8 +258,8 @@ class ReshapeFinding:
 class LayerFinding:
     """One disagreement of the whole-model self-check: issue is "shape_mismatch", "refinable",
     "not_covered" (no rule for the op: its outputs are unknown) or "rule_error" (the op refuses its
-    propagated inputs). port, declared and propagated are None for the last two; code and message say why
-    for them."""
+    propagated inputs). port, declared and propagated are None for the last two; message says why for
+    both, and code for a rule_error."""
 
     issue: str
     id: int
@@ -341,8 +344,8 @@ def check(model_xml: Any, model_bin: Union[str, "os.PathLike[str]", None] = None
     Raises reshape1.Error ("io", "bad_file", "unsupported"...) when the model cannot be read.
     """
     model, binary = _model_arg(model_xml, model_bin)
-    report, failed = _core._check(model, binary)
-    return _from_json(CheckReport, json.loads(report), failed=failed)  # type: ignore[no-any-return]
+    report, shapes, failed = _core._check(model, binary)
+    return _from_json(CheckReport, json.loads(report), shapes, failed=failed)  # type: ignore[no-any-return]
 
 
 @_report
@@ -472,10 +475,10 @@ def check_batch(
     a layout that does not fit), "io", "bad_file"... when the model cannot be read.
     """
     model, binary = _model_arg(model_xml, model_bin)
-    report = _core._check_batch(
+    report, report_shapes = _core._check_batch(
         model, binary, batch, list((shapes or {}).items()), list((layouts or {}).items()), list(assume_kept or [])
     )
-    return _from_json(BatchReport, json.loads(report))  # type: ignore[no-any-return]
+    return _from_json(BatchReport, json.loads(report), report_shapes)  # type: ignore[no-any-return]
 
 
 @_report

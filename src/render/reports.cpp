@@ -32,6 +32,12 @@ json refusals_json(const std::vector<model::fix_refusal>& refusals) {
   return out;
 }
 
+json shape_json(const partial_shape& s, shapes_seen* seen) {
+  auto text = to_string(s);
+  if (seen != nullptr) seen->emplace_back(text, s);
+  return text;
+}
+
 }  // namespace
 
 std::string json_text(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
@@ -42,14 +48,15 @@ json within_json(const std::vector<model::enclosing_layer>& within) {
   return j;
 }
 
-json check_json(const model::check_report& r, std::string_view model) {
+json check_json(const model::check_report& r, std::string_view model, shapes_seen* shapes) {
+  const auto shape = [&](const partial_shape& x) { return shape_json(x, shapes); };
   auto findings = json::array();
   for (const auto& f : r.reshapes) {
     json j = {{"id", std::to_string(f.id)},         {"name", f.name},
               {"verdict", model::name(f.result)},   {"warnings", f.warnings},
-              {"input", to_string(f.input)},        {"pattern", to_string(f.pattern)},
+              {"input", shape(f.input)},        {"pattern", to_string(f.pattern)},
               {"pattern_known", f.pattern_known},   {"special_zero", f.special_zero},
-              {"declared", to_string(f.declared)},  {"inferred", f.inferred ? json(to_string(*f.inferred)) : json()},
+              {"declared", shape(f.declared)},  {"inferred", f.inferred ? shape(*f.inferred) : json()},
               {"blocks_reshape", f.blocks_reshape}, {"hint", f.hint}};
     if (f.result == model::verdict::error) j["error"] = {{"code", name(*f.code)}, {"message", f.message}};
     if (!f.within.empty()) j["within"] = within_json(f.within);
@@ -64,8 +71,8 @@ json check_json(const model::check_report& r, std::string_view model) {
               {"opset", f.opset}};
     if (f.port >= 0) {
       j["port"] = f.port;
-      j["declared"] = to_string(f.declared);
-      j["propagated"] = to_string(f.propagated);
+      j["declared"] = shape(f.declared);
+      j["propagated"] = shape(f.propagated);
     }
     if (f.code) j["code"] = name(*f.code);
     if (!f.message.empty()) j["message"] = f.message;
@@ -93,13 +100,14 @@ json check_json(const model::check_report& r, std::string_view model) {
             {"rule_error", l.rule_errors}}}};
 }
 
-json batch_json(const model::batch_report& r, std::string_view model) {
+json batch_json(const model::batch_report& r, std::string_view model, shapes_seen* shapes) {
+  const auto shape = [&](const partial_shape& x) { return shape_json(x, shapes); };
   auto inputs = json::array();
   for (const auto& in : r.inputs)
     inputs.push_back({{"id", std::to_string(in.id)},
                       {"name", in.name},
-                      {"declared", to_string(in.declared)},
-                      {"reshaped_to", to_string(in.requested)},
+                      {"declared", shape(in.declared)},
+                      {"reshaped_to", shape(in.requested)},
                       {"batch_index", in.batch_index ? json(*in.batch_index) : json()},
                       {"batch_from", model::name(in.source)},
                       {"layout", in.layout}});
@@ -107,8 +115,8 @@ json batch_json(const model::batch_report& r, std::string_view model) {
   for (const auto& out : r.outputs)
     outputs.push_back({{"id", std::to_string(out.id)},
                        {"name", out.name},
-                       {"declared", to_string(out.declared)},
-                       {"reshaped", to_string(out.reshaped)},
+                       {"declared", shape(out.declared)},
+                       {"reshaped", shape(out.reshaped)},
                        {"batch", carrier_json(out.batch)}});
   auto findings = json::array();
   for (const auto& f : r.findings) {

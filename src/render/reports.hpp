@@ -18,10 +18,16 @@ namespace reshape1::render {
 
 using json = nlohmann::ordered_json;
 
-/// The report of `check`. `model` is the model as the caller named it.
-[[nodiscard]] json check_json(const model::check_report& r, std::string_view model);
+/// The shapes a report writes, each with the text it writes for it: what a reader of the JSON needs to get
+/// the shapes themselves back (a symbol is named after a layer, whose name need not be notation that reads
+/// back: `?@image.0`). Python's report classes take their Shape objects from here.
+using shapes_seen = std::vector<std::pair<std::string, partial_shape>>;
+
+/// The report of `check`. `model` is the model as the caller named it; `shapes`, when given, receives the
+/// shapes written.
+[[nodiscard]] json check_json(const model::check_report& r, std::string_view model, shapes_seen* shapes = nullptr);
 /// The report of `check --batch`.
-[[nodiscard]] json batch_json(const model::batch_report& r, std::string_view model);
+[[nodiscard]] json batch_json(const model::batch_report& r, std::string_view model, shapes_seen* shapes = nullptr);
 /// The report of `fix` on an IR; `output` is the fixed model's path when it was written, else null.
 [[nodiscard]] json fix_json(const model::fix_report& r, std::string_view model, const json& output);
 /// The report of `fix` on an ONNX model.

@@ -262,6 +262,14 @@ with tempfile.TemporaryDirectory() as d:
     check("a name with '; ' stays in the message", rc == 1 and found["what"] == "layer 'a; b' (id 2): pattern: output "
           "[2,3] has 6 elements but input [2,6] has 12" and found["hint"] == "use 0 to copy an input dimension or -1 to "
           "infer one", found)
+    # A Reshape version without a row: propagation knows nothing of it, check still judges it as Reshape-1.
+    (folder / "v3.xml").write_text(SEMICOLON_XML.replace('type="Reshape" version="opset1"',
+                                                         'type="Reshape" version="opset3"'))
+    (folder / "v3.bin").write_bytes((2).to_bytes(8, "little") + (3).to_bytes(8, "little"))
+    rc, out, err = run(str(folder / "v3.xml"), "--json")
+    doc = json.loads(out)
+    check("a Reshape without a row is still judged", rc == 0 and doc["findings"][0]["verdict"] == "ok"
+          and doc["findings"][0]["inferred"] == "[2,3]" and doc["layers"][0]["issue"] == "not_covered", doc)
     (folder / "m.bin").write_bytes(b"x")
     rc, out, err = run(str(folder / "m.xml"), "--json")
     message = json.loads(out)["error"]["message"]

@@ -51,13 +51,28 @@ reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t 
   f.pattern_known = pattern.kind() != pattern_kind::unknown;
   f.pattern = detail::without_symbols(pattern);
 
-  if (lost != nullptr) {
+  // What propagation computed: the output, or why the rule refused. A Reshape whose version has no row
+  // (not_covered: propagation knows nothing of it) is still judged as Reshape-1 here.
+  std::optional<partial_shape> out;
+  if (lost == nullptr) {
+    out = without_symbols(p.outputs[index][0].shape);
+  } else if (!lost->not_covered) {
     f.result = verdict::error;
     f.code = lost->code;
     f.message = lost->reason;
     f.hint = lost->hint;
   } else {
-    const auto inferred = without_symbols(p.outputs[index][0].shape);
+    try {
+      out = without_symbols(infer_shape(input, pattern, f.special_zero).shape);
+    } catch (const error& e) {
+      f.result = verdict::error;
+      f.code = e.code();
+      f.message = e.what();
+      f.hint = e.hint();
+    }
+  }
+  if (out) {
+    const auto& inferred = *out;
     f.inferred = inferred;
     // An output the model does not declare (ONNX without value_info) has nothing to compare.
     const int c = l.outputs.empty() || !l.outputs[0].declared ? 0 : reshape_compare(f.declared, inferred);

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "detail/fail.hpp"
 #include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
@@ -279,8 +280,13 @@ void subgraph_op(op& o) {
   auto p = iterate(run);
   if (o.body != nullptr) *o.body = p;
   // A body layer that refuses its inputs makes the layer fail, as in OpenVINO (after a reshape, say).
-  for (const auto& x : p->lost)
-    if (!x.not_covered) refuse(o, fmt::format("in its body, {}", x.message));
+  // Its hint is the body layer's, given apart: the body layer's name may hold "; ".
+  for (const auto& x : p->lost) {
+    if (x.not_covered) continue;
+    const std::string_view whole = x.message;
+    const auto message = x.hint.empty() ? whole : whole.substr(0, whole.size() - x.hint.size() - 2);
+    reshape1::detail::fail(errc::invalid_shape, {}, fmt::format("{}: in its body, {}", o.l.where(), message), x.hint);
+  }
   const graph& body = run.sub->network;
   count n = run.iterations;
   if (loop) {
