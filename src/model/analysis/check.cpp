@@ -34,6 +34,28 @@ int reshape_compare(const partial_shape& declared, const partial_shape& inferred
 
 interval count_of(const partial_shape& s) { return reshape1::detail::count_interval(s).value_or(interval()); }
 
+/// A Reshape's output as propagation computed it; nullopt, with f's error set, when its rule refused. A
+/// Reshape whose version has no row (not_covered: propagation knows nothing of it) is still inferred as
+/// Reshape-1 here.
+std::optional<partial_shape> computed_output(const propagation& p, std::size_t index, const lost_information* lost,
+                                             const partial_shape& input, const reshape_pattern& pattern,
+                                             reshape_finding& f) {
+  const auto refused = [&f](errc code, const std::string& message, const std::string& hint) {
+    f.result = verdict::error;
+    f.code = code;
+    f.message = message;
+    f.hint = hint;
+    return std::optional<partial_shape>();
+  };
+  if (lost == nullptr) return without_symbols(p.outputs[index][0].shape);
+  if (!lost->not_covered) return refused(lost->code, lost->reason, lost->hint);
+  try {
+    return without_symbols(infer_shape(input, pattern, f.special_zero).shape);
+  } catch (const error& e) {
+    return refused(e.code(), e.what(), e.hint());
+  }
+}
+
 /// The verdict on Reshape layer `index` of g, from what propagation computed for it (its output, or why its
 /// rule refused: `lost`), with the pattern's warnings and a hint that works.
 reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t index, const lost_information* lost) {
@@ -51,26 +73,7 @@ reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t 
   f.pattern_known = pattern.kind() != pattern_kind::unknown;
   f.pattern = detail::without_symbols(pattern);
 
-  // What propagation computed: the output, or why the rule refused. A Reshape whose version has no row
-  // (not_covered: propagation knows nothing of it) is still judged as Reshape-1 here.
-  std::optional<partial_shape> out;
-  if (lost == nullptr) {
-    out = without_symbols(p.outputs[index][0].shape);
-  } else if (!lost->not_covered) {
-    f.result = verdict::error;
-    f.code = lost->code;
-    f.message = lost->reason;
-    f.hint = lost->hint;
-  } else {
-    try {
-      out = without_symbols(infer_shape(input, pattern, f.special_zero).shape);
-    } catch (const error& e) {
-      f.result = verdict::error;
-      f.code = e.code();
-      f.message = e.what();
-      f.hint = e.hint();
-    }
-  }
+  const auto out = computed_output(p, index, lost, input, pattern, f);
   if (out) {
     const auto& inferred = *out;
     f.inferred = inferred;
