@@ -36,9 +36,6 @@ struct check_args {
   batch_options batch;
 };
 
-/// `Type-N` per line (with the specification's name after it where that differs), or a JSON array of
-/// {"type", "opset", "spec", "batching", "values"}; with format "onnx", the ONNX op types and the since_version of
-/// each translation (a JSON array of {"op_type", "since_version"}).
 /// The input ports whose values decide the row's output shapes (the registry's declaration), or "all" for
 /// an op that hands every input to a body.
 nlohmann::ordered_json values_json(std::string_view type, int opset) {
@@ -51,6 +48,9 @@ nlohmann::ordered_json values_json(std::string_view type, int opset) {
   return ports;
 }
 
+/// `Type-N` per line (with the specification's name after it where that differs), or a JSON array of
+/// {"type", "opset", "spec", "batching", "values"}; with format "onnx", the ONNX op types and the
+/// since_version of each translation (a JSON array of {"op_type", "since_version"}).
 int list_ops(bool json, const std::string& format) {
   if (format == "onnx") {
     const auto ops = onnx::covered_ops();
@@ -89,7 +89,6 @@ int list_ops(bool json, const std::string& format) {
 }
 
 std::string text(const std::optional<partial_shape>& s) { return s ? to_string(*s) : std::string(); }
-
 
 void print_report(const model::check_report& r, bool quiet) {
   std::vector<const model::reshape_finding*> shown;
