@@ -59,10 +59,13 @@ void fail_in(errc code, location where, std::string_view prefix, std::string_vie
   throw error(code, std::move(where), message, split == std::string_view::npos ? std::string() : std::string(what.substr(split + 2)));
 }
 
-std::string message_of(const error& e) {
-  const std::string_view all = e.what();
-  return std::string(e.hint().empty() ? all : all.substr(0, all.size() - e.hint().size() - 2));
+std::string_view without_hint(std::string_view whole, std::string_view hint) noexcept {
+  if (hint.empty() || whole.size() < hint.size() + 2 || !whole.ends_with(hint)) return whole;
+  const auto message = whole.substr(0, whole.size() - hint.size() - 2);
+  return whole.substr(message.size(), 2) == "; " ? message : whole;
 }
+
+std::string message_of(const error& e) { return std::string(without_hint(e.what(), e.hint())); }
 
 }  // namespace detail
 

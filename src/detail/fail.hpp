@@ -17,7 +17,10 @@ namespace reshape1::detail {
 /// error(code, where, `prefix: what`) with the hint taken from `what` alone (after its first "; "): a prefix
 /// that names a layer, a node or a file can hold "; " itself, where a message in one piece would be split.
 [[noreturn]] void fail_in(errc code, location where, std::string_view prefix, std::string_view what);
-/// `e`'s message without its hint: what() is `message; hint`.
+/// A whole message (`message; hint`, as error::what() and lost_information::message are) without its
+/// hint; as it is when it does not end with "; " and the hint.
+[[nodiscard]] std::string_view without_hint(std::string_view whole, std::string_view hint) noexcept;
+/// `e`'s message without its hint.
 [[nodiscard]] std::string message_of(const error& e);
 
 /// Refuses a rank above max_rank with error(too_large); `what` names the shape ("shape", "input").

@@ -537,8 +537,7 @@ class scope {
   /// (error::what(), `what; hint`) ends with it.
   static void set_message(batch_finding& f, const lost_information& x) {
     f.hint = x.hint;
-    f.what = x.message;
-    if (!x.hint.empty() && f.what.ends_with("; " + x.hint)) f.what.resize(f.what.size() - x.hint.size() - 2);
+    f.what = reshape1::detail::without_hint(x.message, x.hint);
   }
 
   /// The pattern as a whole: its Const, or the layer that computes it.

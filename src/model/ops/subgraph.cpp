@@ -283,9 +283,9 @@ void subgraph_op(op& o) {
   // Its hint is the body layer's, given apart: the body layer's name may hold "; ".
   for (const auto& x : p->lost) {
     if (x.not_covered) continue;
-    const std::string_view whole = x.message;
-    const auto message = x.hint.empty() ? whole : whole.substr(0, whole.size() - x.hint.size() - 2);
-    reshape1::detail::fail(errc::invalid_shape, {}, fmt::format("{}: in its body, {}", o.l.where(), message), x.hint);
+    reshape1::detail::fail(errc::invalid_shape, {},
+                           fmt::format("{}: in its body, {}", o.l.where(), reshape1::detail::without_hint(x.message, x.hint)),
+                           x.hint);
   }
   const graph& body = run.sub->network;
   count n = run.iterations;
