@@ -58,24 +58,31 @@ struct lost_information {
   std::string reason;   ///< the message without the layer it names in front: the rule's own `what; hint`
 };
 
-/// Every layer's output tensors, in one array: outputs[layer index][output index].
+namespace detail {
+struct layer_outputs_access;  // fix's propagation in place grows and shrinks it with its graph
+}
+
+/// Every layer's output tensors: outputs[layer index][output index]. They are held in blocks of layers
+/// that copies share until one of them writes (the non-const operator[] copies the block first).
 class layer_outputs {
  public:
   layer_outputs() = default;
   /// An unknown tensor for each output of each layer of g.
   explicit layer_outputs(const graph& g);
   [[nodiscard]] std::span<const tensor> operator[](std::size_t layer) const noexcept {
-    return {tensors_.data() + first_[layer], first_[layer + 1] - first_[layer]};
+    const auto& b = *blocks_[layer / block_layers];
+    return {b.data() + (first_[layer] - first_[layer / block_layers * block_layers]), first_[layer + 1] - first_[layer]};
   }
-  [[nodiscard]] std::span<tensor> operator[](std::size_t layer) noexcept {
-    return {tensors_.data() + first_[layer], first_[layer + 1] - first_[layer]};
-  }
+  /// Layer `layer`'s tensors to write: its block is copied first when another layer_outputs shares it.
+  [[nodiscard]] std::span<tensor> operator[](std::size_t layer);
   /// The number of layers.
   [[nodiscard]] std::size_t size() const noexcept { return first_.empty() ? 0 : first_.size() - 1; }
 
  private:
-  std::vector<tensor> tensors_;
-  std::vector<std::size_t> first_;  // layer i's tensors are [first_[i], first_[i + 1])
+  friend struct detail::layer_outputs_access;
+  static constexpr std::size_t block_layers = 64;
+  std::vector<std::shared_ptr<std::vector<tensor>>> blocks_;  // block k: layers [k·64, (k+1)·64)
+  std::vector<std::size_t> first_;  // layer i's tensors are [first_[i], first_[i + 1]) counted over all blocks
 };
 
 struct propagation {

@@ -1140,30 +1140,66 @@ void count_findings(batch_report& report) {
 
 /// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
 /// dynamic one) and the samples, then the scopes.
-batch_report analyse(const graph& g, const reshape_request& request) {
+/// Run k of `runs` at `given`: made afresh, or, with `undo` (runs are those of a graph g is an edit of, at the
+/// same shapes), made g's in place.
+const propagation& run_at(const graph& g, detail::batch_runs& runs, std::size_t k, std::span<const input_shape> given,
+                          std::span<const char> redo, detail::batch_undo* undo) {
+  auto& slot = runs.runs[k];
+  if (undo != nullptr && slot) {
+    detail::propagate_in_place(g, given, *slot, redo, undo->logs[k]);
+    undo->in_place[k] = true;
+  } else {
+    if (undo != nullptr && !undo->replaced[k]) {
+      undo->before[k] = std::move(slot);
+      undo->replaced[k] = true;
+    }
+    slot = propagate(g, given);
+  }
+  return *slot;
+}
+
+batch_report analyse(const graph& g, const reshape_request& request, detail::batch_runs& keep,
+                     std::span<const char> redo, detail::batch_undo* undo) {
   batch_report report;
   report.inputs = choose_inputs(g, request);
   const auto& inputs = report.inputs;
   report.target = request.batch ? fmt::format("batch {}", to_string(*request.batch)) : std::string("the given shapes");
   const bool any_batch = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.batch_index; });
-  const auto declared = propagate(g);
-  const auto target = propagate(g, shapes_at(inputs, std::nullopt));
+  auto requested = shapes_at(inputs, std::nullopt);
+  const auto example = example_batch(inputs);
+  if (undo != nullptr) {
+    // The runs are reused only at the shapes they were made at (an edit leaves the Parameters alone).
+    const bool same = keep.requested.size() == requested.size() && keep.example_batch == example &&
+                      std::equal(requested.begin(), requested.end(), keep.requested.begin(),
+                                 [](const input_shape& a, const input_shape& b) { return a.layer == b.layer && a.shape == b.shape; });
+    undo->analysed = true;
+    undo->requested = std::exchange(keep.requested, requested);
+    undo->example_batch = std::exchange(keep.example_batch, example);
+    if (!same) {
+      for (std::size_t k = 1; k < keep.runs.size(); ++k) {
+        undo->before[k] = std::exchange(keep.runs[k], std::nullopt);
+        undo->replaced[k] = true;
+      }
+    }
+  } else {
+    keep.requested = requested;
+    keep.example_batch = example;
+  }
+  const auto run = [&](std::size_t k, std::span<const input_shape> given) -> const propagation& {
+    return run_at(g, keep, k, given, redo, undo);
+  };
+  if (undo != nullptr ? !(undo->in_place[0] || undo->replaced[0]) : !keep.runs[0]) run(0, {});
+  const auto& declared = *keep.runs[0];
+  const auto& target = run(1, requested);
   // Whether there is anything to analyse: a new shape, or a batch that is not one known value (a model
   // declared with a dynamic batch may still hard-code it in a pattern).
   const bool changed = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) {
     return to_string(without_symbols(in.requested)) != to_string(without_symbols(in.declared)) ||
            (in.batch_index && !in.requested[*in.batch_index].is_static());
   });
-  const auto example = example_batch(inputs);
-  std::optional<propagation> at_example;
-  if (example) at_example = propagate(g, shapes_at(inputs, example));
-  std::array<propagation, samples.size()> at_samples;
-  runs r{&declared, &target, at_example ? &*at_example : nullptr, {}};
+  runs r{&declared, &target, example ? &run(2, shapes_at(inputs, example)) : nullptr, {}};
   if (any_batch && changed) {
-    for (std::size_t k = 0; k < samples.size(); ++k) {
-      at_samples[k] = propagate(g, shapes_at(inputs, samples[k]));
-      r.at_samples[k] = &at_samples[k];
-    }
+    for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = &run(3 + k, shapes_at(inputs, samples[k]));
   }
   scope top(g, r, {}, &report.inputs, &request);
   report.findings = top.run(request.batch ? to_string(*request.batch) : std::string("the given shapes"), example,
@@ -1186,6 +1222,36 @@ std::vector<char> downstream_of(const graph& g, const std::vector<char>& marked)
     for (const auto& src : layers[i].sources)
       if (src && (after[src->layer] || marked[src->layer])) after[i] = 1;
   return after;
+}
+
+namespace {
+/// Whether a rule reads the same of `a` as of `b`: the same attributes and the same sources. (A Const's
+/// bytes are where its offset and size attributes say; the bytes appended for the rewrites kept so far
+/// keep their places in every trial, so the same attributes mean the same bytes.)
+bool same_layer(const layer& a, const layer& b) {
+  const auto same_attributes =
+      (a.attributes.data() == b.attributes.data() && a.attributes.size() == b.attributes.size()) ||
+      std::equal(a.attributes.begin(), a.attributes.end(), b.attributes.begin(), b.attributes.end(),
+                 [](const attribute& x, const attribute& y) { return x.name == y.name && x.text == y.text; });
+  // Ports are never edited: a layer whose ports are other views is taken as changed.
+  const auto same_ports = a.inputs.data() == b.inputs.data() && a.inputs.size() == b.inputs.size() &&
+                          a.outputs.data() == b.outputs.data() && a.outputs.size() == b.outputs.size();
+  return same_attributes && same_ports && a.id == b.id && a.type == b.type && a.opset == b.opset &&
+         std::equal(a.sources.begin(), a.sources.end(), b.sources.begin(), b.sources.end(),
+                    [](const std::optional<source>& x, const std::optional<source>& y) {
+                      return x.has_value() == y.has_value() && (!x || (x->layer == y->layer && x->output == y->output));
+                    });
+}
+
+}  // namespace
+
+std::vector<char> layers_to_redo(const graph& before, const graph& after) {
+  const auto a = before.layers(), b = after.layers();
+  std::vector<char> changed(b.size(), 0);
+  for (std::size_t i = 0; i < b.size(); ++i) changed[i] = i >= a.size() || !same_layer(a[i], b[i]);
+  auto redo = downstream_of(after, changed);
+  for (std::size_t i = 0; i < b.size(); ++i) redo[i] = static_cast<char>(redo[i] || changed[i]);
+  return redo;
 }
 
 element_origin origin_of_element(const graph& g, const propagation& p, const layer& l, std::size_t port,
@@ -1360,8 +1426,35 @@ std::optional<std::size_t> batch_index_of(std::string_view layout, std::optional
 }
 
 batch_report check_batch(const graph& g, const reshape_request& request) {
+  detail::batch_runs runs;
+  return detail::check_batch_keeping(g, request, runs);
+}
+
+batch_report detail::check_batch_keeping(const graph& g, const reshape_request& request, batch_runs& runs) {
   detail::check_request(request);
-  return analyse(g, request);
+  for (std::size_t k = 1; k < runs.runs.size(); ++k) runs.runs[k].reset();
+  return analyse(g, request, runs, {}, nullptr);
+}
+
+void detail::declared_in_place(const graph& g, batch_runs& runs, std::span<const char> redo, batch_undo& undo) {
+  run_at(g, runs, 0, {}, redo, &undo);
+}
+
+batch_report detail::check_batch_in_place(const graph& g, const reshape_request& request, batch_runs& runs,
+                                          std::span<const char> redo, batch_undo& undo) {
+  detail::check_request(request);
+  return analyse(g, request, runs, redo, &undo);
+}
+
+void detail::undo_runs(const graph& before, batch_runs& runs, batch_undo&& undo) {
+  for (std::size_t k = 0; k < runs.runs.size(); ++k) {
+    if (undo.in_place[k] && runs.runs[k]) undo_in_place(before, *runs.runs[k], std::move(undo.logs[k]));
+    if (undo.replaced[k]) runs.runs[k] = std::move(undo.before[k]);
+  }
+  if (undo.analysed) {
+    runs.requested = std::move(undo.requested);
+    runs.example_batch = undo.example_batch;
+  }
 }
 
 }  // namespace reshape1::model

@@ -1,10 +1,16 @@
 // Internal: what check_batch and fix share.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
 #include <vector>
 
+#include "reshape1/model/batch.hpp"
 #include "reshape1/model/graph.hpp"
+#include "model/ops/rules.hpp"
 #include "reshape1/model/propagate.hpp"
 
 namespace reshape1::model::detail {
@@ -23,6 +29,52 @@ struct element_origin {
 /// tensors and the ops that keep element positions (Convert, Squeeze, Unsqueeze).
 element_origin origin_of_element(const graph& g, const propagation& p, const layer& l, std::size_t port,
                                  std::size_t index);
+
+/// The propagations one check_batch runs, kept so that the next one, on an edit of the same graph, runs
+/// only the rules of the layers the edit reaches, in place (fix judges its rewrites this way).
+struct batch_runs {
+  static constexpr std::size_t count = 6;
+  /// 0: at the declared shapes; 1: at the requested ones; 2: at the example batch, for a dynamic one;
+  /// 3, 4, 5: at the sample batches. Empty when check_batch did not need it.
+  std::array<std::optional<propagation>, count> runs;
+  /// The shapes the requested run was given and the example batch: an edit's check_batch updates these
+  /// runs in place only when it gives the same.
+  std::vector<input_shape> requested;
+  std::optional<std::int64_t> example_batch;
+  [[nodiscard]] const propagation& declared() const { return *runs[0]; }
+};
+
+/// What check_batch_in_place replaced in a batch_runs, to put it back.
+struct batch_undo {
+  std::array<undo_log, batch_runs::count> logs;  ///< for a run updated in place
+  std::array<bool, batch_runs::count> in_place{};
+  std::array<bool, batch_runs::count> replaced{};  ///< a run made afresh: `before` holds the old one
+  std::array<std::optional<propagation>, batch_runs::count> before;
+  bool analysed = false;  ///< check_batch_in_place ran: `requested` and `example_batch` are the old ones
+  std::vector<input_shape> requested;
+  std::optional<std::int64_t> example_batch;
+};
+
+/// check_batch(g, request), keeping its propagations in `runs`; `runs.runs[0]`, when set on entry, is
+/// taken as g's propagation at its declared shapes.
+batch_report check_batch_keeping(const graph& g, const reshape_request& request, batch_runs& runs);
+
+/// The declared-shape run of `runs` (the runs of a graph `g` is an edit of) made g's in place: only the
+/// layers `redo` marks (those that changed, and those that read one) run their rules.
+void declared_in_place(const graph& g, batch_runs& runs, std::span<const char> redo, batch_undo& undo);
+
+/// check_batch(g, request) that makes `runs` (the same request's runs on a graph `g` is an edit of) g's in
+/// place, as declared_in_place does; the declared-shape run is taken as already g's when `undo` says so.
+batch_report check_batch_in_place(const graph& g, const reshape_request& request, batch_runs& runs,
+                                  std::span<const char> redo, batch_undo& undo);
+
+/// Puts back what declared_in_place and check_batch_in_place replaced: `runs` are `before`'s again.
+void undo_runs(const graph& before, batch_runs& runs, batch_undo&& undo);
+
+/// Per layer of `after`, an edit of `before` (its layers at the same indices, clones after them, and the
+/// same bytes at the weights' offsets both name): whether its rule runs again when `before`'s propagations
+/// are made after's in place: it is new or edited, or reads such a layer.
+std::vector<char> layers_to_redo(const graph& before, const graph& after);
 
 /// For each layer (by index): whether it reads, directly or through others, a layer `marked` marks. fix
 /// makes a Reshape after another one the checks name wait: what it is found to do may be that one's doing.

@@ -111,8 +111,10 @@ std::string issue_text(batch_issue i) {
 /// its next plan, or is refused. Rounds go on until none finds a new Reshape. Then the rewritten model is
 /// written to text once, read back from those bytes, and proven at every requested batch; a rewritten
 /// Reshape that the proof still names loses its rewrite and the rounds resume with its next plan.
-/// The cost is a few propagations and check_batch runs per round, and rounds follow the depth of chained
-/// Reshapes, not the model's size: linear in the layers.
+/// A judgement makes the current model's propagations the edited one's in place: only the layers downstream
+/// of the rewritten Consts and Reshapes run their rules again, and a group that fails puts back what they
+/// replaced. The cost is one check_batch, the layers each judgement reaches (in six propagations) and the
+/// proof; rounds follow the depth of chained Reshapes, not the model's size: linear in the layers.
 class fixer {
  public:
   fixer(const fs::path& xml, const fs::path& bin, const fix_options& options)
@@ -129,7 +131,8 @@ class fixer {
 
   fix_report run() {
     report("checking");
-    probe_ = check_batch(original_, request(dimension()));
+    runs_.runs[0] = declared();  // shares its tensors
+    probe_ = detail::check_batch_keeping(original_, request(dimension()), runs_);
     if (probe_->summary.reshapes()) {  // perhaps nothing to do: the model reshapes at every batch
       bool clean = true;
       std::vector<std::string> lines;
@@ -174,10 +177,12 @@ class fixer {
 
   void rounds() {
     while (true) {
-      // What a round is planned on (after a round that kept nothing, they were freed and are found again).
-      if (!current_prop_) current_prop_ = propagate(*current_);
+      // What a round is planned on (after the proof took rewrites back, found again).
       (void)declared();
-      if (!probe_) probe_ = check_batch(*current_, request(dimension()));
+      if (!probe_) {
+        runs_ = {};
+        probe_ = detail::check_batch_keeping(*current_, request(dimension()), runs_);
+      }
       std::vector<candidate> group;
       std::vector<fix_refusal> unplanned;
       const auto named = [&](const batch_finding& f) {
@@ -201,12 +206,9 @@ class fixer {
           unplanned.push_back({f.id, f.name, f.type, last_failure_.contains(f.id) ? last_failure_[f.id] : reason});
           continue;
         }
-        group.push_back({f.id, f.name, f.type, pattern_text(*current_, *current_prop_, *current_->find(f.id)),
+        group.push_back({f.id, f.name, f.type, pattern_text(*current_, runs_.declared(), *current_->find(f.id)),
                          std::move(plans), 0});
       }
-      // Judging a group builds another graph, propagation and report beside these: they go first.
-      probe_.reset();
-      current_prop_.reset();
       if (group.empty() && unplanned.empty()) return;
       ++round_;
       kept_ = 0;
@@ -242,19 +244,24 @@ class fixer {
     report("judging rewrites");
     auto trial = rewrites_;
     std::optional<graph> next;
-    propagation next_prop;
     batch_report next_probe;
+    detail::batch_undo undo;
+    bool in_place = false;  // runs_ are being made next's
     std::string failure;
     std::map<std::int64_t, batch_issue> failing;
     try {
       convert(group, trial);
       const auto [edits, appended] = build(trial);
       next.emplace(detail::graph_editor::edited(original_, edits, weights(appended)));
-      next_prop = propagate(*next);
-      if (const auto d = first_difference(next_prop)) {
+      // Only the layers the rewrites reach are propagated again, in place: the others keep the current
+      // model's results, and a group that fails puts back what it replaced.
+      const auto redo = detail::layers_to_redo(*current_, *next);
+      in_place = true;
+      detail::declared_in_place(*next, runs_, redo, undo);
+      if (const auto d = first_difference(runs_.declared())) {
         failure = fmt::format("changes the shapes of layer {} at the declared inputs", *d);
       } else {
-        next_probe = check_batch(*next, request(dimension()));
+        next_probe = detail::check_batch_in_place(*next, request(dimension()), runs_, redo, undo);
         for (const auto& f : next_probe.findings)
           if (f.within.empty() && f.issue != batch_issue::scales_with_batch &&
               std::any_of(group.begin(), group.end(), [&](const candidate* c) { return c->id == f.id; }))
@@ -265,9 +272,10 @@ class fixer {
       failure = e.what();
     }
     if (failure.empty() && failing.empty()) {
-      keep(group, std::move(trial), std::move(*next), std::move(next_prop), std::move(next_probe));
+      keep(group, std::move(trial), std::move(*next), std::move(next_probe));
       return;
     }
+    if (in_place) detail::undo_runs(*current_, runs_, std::move(undo));
     if (group.size() == 1) {
       auto& c = *group[0];
       const auto& x = c.plans[c.next];
@@ -386,8 +394,8 @@ class fixer {
     return first;
   }
 
-  void keep(const std::vector<candidate*>& group, std::vector<rewrite> trial, graph next, propagation next_prop,
-            batch_report next_probe) {
+  /// Keeps `group`'s rewrites: `next` (whose propagations runs_ now hold) becomes the current model.
+  void keep(const std::vector<candidate*>& group, std::vector<rewrite> trial, graph next, batch_report next_probe) {
     for (auto k = rewrites_.size(); k < trial.size(); ++k) {
       auto& r = trial[k];
       const auto& l = *next.find(r.p.reshape);
@@ -395,7 +403,7 @@ class fixer {
       c.id = l.id;
       c.name = l.name;
       c.old_pattern = std::find_if(group.begin(), group.end(), [&](const candidate* x) { return x->id == l.id; })[0]->pattern;
-      c.new_pattern = pattern_text(next, next_prop, l);
+      c.new_pattern = pattern_text(next, runs_.declared(), l);
       c.const_index = r.p.index;
       c.old_value = r.p.old_value;
       c.new_value = r.p.value;
@@ -407,7 +415,6 @@ class fixer {
     kept_count_ += group.size();
     rewrites_ = std::move(trial);
     current_.emplace(std::move(next));
-    current_prop_ = std::move(next_prop);
     probe_ = std::move(next_probe);
     count_consumers();
   }
@@ -488,7 +495,7 @@ class fixer {
       // read back keeps that text (parsed in place); the text written is made again from the same edits
       // once the proof holds, and must be the same bytes.
       current_.reset();
-      current_prop_.reset();
+      runs_ = {};
       probe_.reset();
       proven.emplace(detail::read_ir_in_memory(std::move(text), xml_.string() + " (rewritten)", weights(appended),
                                                bin_.string() + " (with the new constants)"));
@@ -592,6 +599,8 @@ class fixer {
     }
     const auto [kept, bytes] = build(rewrites_);
     current_.emplace(detail::graph_editor::edited(original_, kept, weights(bytes)));
+    runs_ = {};
+    probe_.reset();
     count_consumers();
   }
 
@@ -659,7 +668,7 @@ class fixer {
   /// cannot take it.
   std::optional<plan> target(const layer& l, std::size_t index, std::int64_t old_value, std::int64_t value,
                              std::string why, std::string& reason) const {
-    const auto origin = detail::origin_of_element(*current_, *current_prop_, l, 1, index);
+    const auto origin = detail::origin_of_element(*current_, runs_.declared(), l, 1, index);
     if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant) {
       reason = fmt::format("pattern[{}] is computed by {}, not held by a Const", index,
                            origin.holder != nullptr ? origin.holder->where() : std::string("nothing"));
@@ -703,7 +712,7 @@ class fixer {
   std::vector<plan> plans_for(const batch_finding& f, std::string& reason) const {
     const auto& l = *current_->find(f.id);
     std::vector<bool> constant;
-    const auto pattern = detail::reshape_pattern_at(*current_, *current_prop_, l, &constant);
+    const auto pattern = detail::reshape_pattern_at(*current_, runs_.declared(), l, &constant);
     const auto e = pattern.elements();
     if (f.pattern_index) return plans_for_batch(l, e, constant, *f.pattern_index, reason);
     // No element writes the batch: the batch is folded into another dimension (`[101,512]` for 1 x 101).
@@ -792,8 +801,8 @@ class fixer {
   fs::file_time_type xml_time_{};
   std::int64_t next_id_ = 0;
   std::optional<graph> current_;  ///< the original with the kept rewrites
-  std::optional<propagation> current_prop_;  ///< and its propagation at the declared inputs
-  std::optional<batch_report> probe_;        ///< and its check_batch at a dynamic batch
+  std::optional<batch_report> probe_;  ///< and its check_batch at a dynamic batch
+  detail::batch_runs runs_;            ///< and that check_batch's propagations (`declared`: at the declared inputs)
   std::vector<std::size_t> consumers_;
   std::vector<rewrite> rewrites_;
   std::size_t kept_ = 0;             ///< rewrites kept in this round

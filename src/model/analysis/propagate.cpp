@@ -26,12 +26,38 @@ const tensor& propagation::input(const graph& g, const layer& l, std::size_t por
   return outputs[l.sources[port]->layer][l.sources[port]->output];
 }
 
-layer_outputs::layer_outputs(const graph& g) {
-  const auto layers = g.layers();
-  first_.reserve(layers.size() + 1);
-  first_.push_back(0);
-  for (const auto& l : layers) first_.push_back(first_.back() + l.outputs.size());
-  tensors_.resize(first_.back());
+namespace detail {
+struct layer_outputs_access {
+  /// Fits `o` to g's layers: those it has keep their tensors, the ones g adds after them get unknown ones,
+  /// and those past g's end are dropped (a propagation in place, and its undoing).
+  static void fit(layer_outputs& o, const graph& g) {
+    constexpr auto size = layer_outputs::block_layers;
+    const auto layers = g.layers();
+    const auto kept = std::min(o.size(), layers.size());
+    o.first_.resize(kept + 1);
+    for (std::size_t i = kept; i < layers.size(); ++i) o.first_.push_back(o.first_.back() + layers[i].outputs.size());
+    o.blocks_.resize((layers.size() + size - 1) / size);
+    for (std::size_t k = kept / size; k < o.blocks_.size(); ++k) {
+      const auto begin = k * size, end = std::min(begin + size, layers.size());
+      const auto tensors = o.first_[end] - o.first_[begin];
+      auto& b = o.blocks_[k];
+      if (!b) {
+        b = std::make_shared<std::vector<tensor>>(tensors);
+      } else if (b->size() != tensors) {
+        if (b.use_count() > 1) b = std::make_shared<std::vector<tensor>>(*b);
+        b->resize(tensors);
+      }
+    }
+  }
+};
+}  // namespace detail
+
+layer_outputs::layer_outputs(const graph& g) { detail::layer_outputs_access::fit(*this, g); }
+
+std::span<tensor> layer_outputs::operator[](std::size_t layer) {
+  auto& b = blocks_[layer / block_layers];
+  if (b.use_count() > 1) b = std::make_shared<std::vector<tensor>>(*b);
+  return {b->data() + (first_[layer] - first_[layer / block_layers * block_layers]), first_[layer + 1] - first_[layer]};
 }
 
 bool covered(std::string_view type, int opset) noexcept { return detail::find_rule(type, opset) != nullptr; }
@@ -53,9 +79,11 @@ std::vector<std::pair<std::string_view, int>> covered_ops() {
 
 propagation propagate(const graph& g) { return propagate(g, {}); }
 
-propagation propagate(const graph& g, std::span<const input_shape> given) {
+namespace {
+/// The tensors `given` sets, by layer index (null for a layer given nothing); `store` holds them.
+std::vector<const tensor*> given_tensors(const graph& g, std::span<const input_shape> given, std::vector<tensor>& store) {
   const auto layers = g.layers();
-  std::vector<tensor> tensors(given.size());
+  store.assign(given.size(), tensor{});
   std::vector<const tensor*> given_to(given.empty() ? 0 : layers.size(), nullptr);
   for (std::size_t k = 0; k < given.size(); ++k) {
     const auto& x = given[k];
@@ -64,9 +92,16 @@ propagation propagate(const graph& g, std::span<const input_shape> given) {
            fmt::format("a shape is given to layer index {}, which is not a Parameter of the model", x.layer));
     if (given_to[x.layer] != nullptr)
       reshape1::detail::fail(errc::invalid_argument, {}, fmt::format("{}: two shapes are given to it", layers[x.layer].where()), {});
-    tensors[k].shape = x.shape;
-    given_to[x.layer] = &tensors[k];
+    store[k].shape = x.shape;
+    given_to[x.layer] = &store[k];
   }
+  return given_to;
+}
+}  // namespace
+
+propagation propagate(const graph& g, std::span<const input_shape> given) {
+  std::vector<tensor> store;
+  const auto given_to = given_tensors(g, given, store);
   detail::reset_body_budget();
   return detail::propagate_graph(g, given_to);
 }
@@ -93,16 +128,41 @@ std::string reason_of(std::string_view message, const layer& l) {
 
 std::uint64_t rule_calls() noexcept { return calls; }
 
-propagation propagate_graph(const graph& g, std::span<const tensor* const> given,
-                            const std::vector<bool>* given_follows) {
+namespace {
+
+/// Propagates g into `p`: every layer, or (with `undo`) only those `redo` marks, the others keeping what p
+/// holds for them (propagate_in_place).
+void propagate_into(const graph& g, std::span<const tensor* const> given, const std::vector<bool>* given_follows,
+                    propagation& p, std::span<const char> redo, undo_log* undo) {
   const auto layers = g.layers();
-  propagation p;
-  p.outputs = layer_outputs(g);
-  p.follows_inputs.assign(layers.size(), false);
+  // The findings the base had, by layer, kept in this propagation's order for the layers not run again.
+  std::vector<std::pair<std::size_t, std::size_t>> base_lost;  // (layer, index into undo->lost)
+  if (undo != nullptr) {
+    undo->layers = p.outputs.size();
+    undo->lost = std::exchange(p.lost, {});
+    undo->follows_inputs = p.follows_inputs;
+    undo->bodies = p.bodies;
+    layer_outputs_access::fit(p.outputs, g);
+    if (!p.bodies.empty()) p.bodies.resize(layers.size());
+    for (std::size_t k = 0; k < undo->lost.size(); ++k) base_lost.emplace_back(undo->lost[k].layer, k);
+    std::sort(base_lost.begin(), base_lost.end());
+  }
+  p.follows_inputs.resize(layers.size(), false);
   std::vector<const tensor*> inputs;
   for (const auto index : g.order()) {
     const auto& l = layers[index];
+    const bool old = undo != nullptr && index < undo->layers;
+    if (old && !(index < redo.size() && redo[index])) {
+      for (auto it = std::lower_bound(base_lost.begin(), base_lost.end(), std::pair<std::size_t, std::size_t>(index, 0));
+           it != base_lost.end() && it->first == index; ++it)
+        p.lost.push_back(undo->lost[it->second]);
+      continue;
+    }
     const auto out = p.outputs[index];
+    if (old) {  // computed again from nothing, as in a whole propagation; what it replaces is kept
+      for (std::size_t o = 0; o < out.size(); ++o) undo->outputs.push_back({index, o, std::exchange(out[o], tensor{})});
+      if (index < p.bodies.size()) p.bodies[index].reset();
+    }
     inputs.clear();
     const tensor* given_tensor = index < given.size() ? given[index] : nullptr;
     bool follows = part_of(l.type) == op_part::parameter &&
@@ -146,7 +206,33 @@ propagation propagate_graph(const graph& g, std::span<const tensor* const> given
     for (std::size_t i = 0; i < out.size(); ++i)
       if (!out[i].type) out[i].type = l.outputs[i].type;
   }
+}
+
+}  // namespace
+
+propagation propagate_graph(const graph& g, std::span<const tensor* const> given,
+                            const std::vector<bool>* given_follows) {
+  propagation p;
+  p.outputs = layer_outputs(g);
+  propagate_into(g, given, given_follows, p, {}, nullptr);
   return p;
+}
+
+void propagate_in_place(const graph& g, std::span<const input_shape> given, propagation& p,
+                        std::span<const char> redo, undo_log& undo) {
+  std::vector<tensor> store;
+  const auto given_to = given_tensors(g, given, store);
+  reset_body_budget();
+  undo = {};
+  propagate_into(g, given_to, nullptr, p, redo, &undo);
+}
+
+void undo_in_place(const graph& before, propagation& p, undo_log&& undo) {
+  for (auto& x : undo.outputs) p.outputs[x.layer][x.output] = std::move(x.before);
+  layer_outputs_access::fit(p.outputs, before);
+  p.follows_inputs = std::move(undo.follows_inputs);
+  p.lost = std::move(undo.lost);
+  p.bodies = std::move(undo.bodies);
 }
 
 }  // namespace detail

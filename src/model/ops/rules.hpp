@@ -179,6 +179,31 @@ std::span<const rule_entry> rule_table() noexcept;
 /// follows the model's inputs (a body Parameter fed by weights does not); Parameters follow them otherwise.
 propagation propagate_graph(const graph& g, std::span<const tensor* const> given,
                             const std::vector<bool>* given_follows = nullptr);
+
+/// What a propagation in place replaced, to put it back.
+struct undo_log {
+  struct saved {
+    std::size_t layer = 0, output = 0;
+    tensor before;
+  };
+  std::size_t layers = 0;  ///< how many layers the propagation had
+  std::vector<saved> outputs;
+  std::vector<bool> follows_inputs;
+  std::vector<lost_information> lost;
+  std::vector<std::shared_ptr<const propagation>> bodies;
+};
+
+/// Makes `p`, the propagation of a graph that `g` is an edit of (the same layers at the same indices, and
+/// perhaps more after them) at the same `given` shapes, g's propagation: only the layers `redo` marks run
+/// their rules (those that changed, and every layer that reads one of them: the others' inputs and
+/// attributes are what they were, so their results are too). What they replace goes to `undo`.
+/// One difference from a whole propagation: the budget for nested bodies counts only the bodies run again,
+/// so a model past it may come out more exact.
+void propagate_in_place(const graph& g, std::span<const input_shape> given, propagation& p,
+                        std::span<const char> redo, undo_log& undo);
+/// Puts back what propagate_in_place replaced: `p` is again the propagation of `before`.
+void undo_in_place(const graph& before, propagation& p, undo_log&& undo);
+
 /// Starts a new budget for propagation through nested bodies (called once per propagate()).
 void reset_body_budget() noexcept;
 
