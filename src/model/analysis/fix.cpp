@@ -513,9 +513,13 @@ class fixer {
     }
     for (const auto& b : options_.check_batches) {
       report("proving", batch_name(b));
-      const auto r = check_batch(g, request(b));
+      // The propagation at the declared shapes is the one made above (shared, not made again), and the
+      // one at the requested shapes is what `consistent` compares.
+      detail::batch_runs runs;
+      runs.runs[0] = at_declared;
+      const auto r = detail::check_batch_keeping(g, request(b), runs);
       checked.push_back(r.summary_line());
-      all = all && r.summary.reshapes() && consistent(g, at_declared, r, b, refusals);
+      all = all && r.summary.reshapes() && consistent(g, at_declared, *runs.runs[1], r, b, refusals);
       judge(r, b, dropped, refusals);
     }
     if (!dropped.empty()) {
@@ -628,15 +632,11 @@ class fixer {
   }
 
   /// Every tensor that keeps the batch has, at batch b, its declared shape with the batch dimension scaled;
-  /// every tensor that does not carry it keeps its declared shape.
-  bool consistent(const graph& g, const propagation& declared, const batch_report& r, const dimension& b,
-                  std::vector<fix_refusal>& refusals) const {
+  /// every tensor that does not carry it keeps its declared shape. `at` is g propagated at the shapes `r`
+  /// gave its inputs.
+  bool consistent(const graph& g, const propagation& declared, const propagation& at, const batch_report& r,
+                  const dimension& b, std::vector<fix_refusal>& refusals) const {
     if (!b.is_static() || r.carriers.empty()) return true;
-    const auto at = propagate(g, [&] {
-      std::vector<input_shape> v;
-      for (const auto& in : r.inputs) v.push_back({in.layer, in.requested});
-      return v;
-    }());
     const auto layers = g.layers();
     for (std::size_t i = 0; i < layers.size(); ++i) {
       for (std::size_t o = 0; o < layers[i].outputs.size(); ++o) {
