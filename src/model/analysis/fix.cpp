@@ -126,7 +126,11 @@ class fixer {
     xml_size_ = fs::file_size(xml, ec);
     if (!ec) xml_time_ = fs::last_write_time(xml, ec);
     declared_ = propagate(original_);
-    for (const auto& l : original_.layers()) next_id_ = std::max(next_id_, l.id + 1);
+    layer_count_ = original_.layers().size();
+    for (const auto& l : original_.layers()) {
+      next_id_ = std::max(next_id_, l.id + 1);
+      original_ids_.push_back(l.id);
+    }
   }
 
   fix_report run() {
@@ -169,7 +173,7 @@ class fixer {
 
   void report(std::string_view stage, const std::string& batch = "") const {
     if (options_.progress)
-      options_.progress({.stage = stage, .layers = original_.layers().size(), .round = round_, .tried = tried_count_,
+      options_.progress({.stage = stage, .layers = layer_count_, .round = round_, .tried = tried_count_,
                          .kept = kept_count_, .batch = batch});
   }
 
@@ -460,8 +464,8 @@ class fixer {
     return rewrites;
   }
 
-  /// The .xml's text with `edits`: the original's bytes but for the edited layers and edges.
-  std::string rewritten_text(const std::vector<detail::graph_edit>& edits) const {
+  /// error(io) when the .xml is not as it was when fix read it.
+  void check_unchanged() const {
     std::error_code ec;
     const auto size = fs::file_size(xml_, ec);
     const auto time = ec ? fs::file_time_type() : fs::last_write_time(xml_, ec);
@@ -469,12 +473,20 @@ class fixer {
       fail(errc::io, {.file = xml_.string()},
            fmt::format("{}: the file changed while it was being fixed", xml_.string()),
            "run again once nothing writes to it");
+  }
+
+  /// The .xml's text with `edits`: the original's bytes but for the edited layers and edges.
+  std::string rewritten_text(const std::vector<detail::graph_edit>& edits) const {
+    check_unchanged();
     const io::detail::mapped_file original_text(xml_);
     return detail::graph_editor::edited_xml(original_, original_text.bytes(), edits);
   }
 
   const propagation& declared() {
-    if (!declared_) declared_ = propagate(original_);
+    if (!declared_) {
+      if (original_.layers().empty() && !original_ids_.empty()) read_original();
+      declared_ = propagate(original_);
+    }
     return *declared_;
   }
 
@@ -486,17 +498,20 @@ class fixer {
     std::vector<std::byte> appended;
     std::optional<graph> proven;
     std::optional<propagation> proven_prop;
-    std::size_t digest = 0;
+    std::string written;  // the text written once the proof holds: the bytes read back, before parsing
+    const auto places = places_of(final_rewrites);
     if (!final_rewrites.empty()) {
       std::tie(edits, appended) = build(final_rewrites);
-      auto text = rewritten_text(edits);
-      digest = std::hash<std::string_view>()(text);
-      // The model as rewritten in memory is not needed any more: the proof reads the text back. The graph
-      // read back keeps that text (parsed in place); the text written is made again from the same edits
-      // once the proof holds, and must be the same bytes.
+      // The model as rewritten in memory is not needed any more: the proof reads the text back, and the
+      // graph read back keeps that text (parsed in place). Nor is the original once the text is made, but
+      // for its shapes at the declared inputs (declared_) and its ids: it is read again if the rounds
+      // resume. Each goes before the next copy is made.
       current_.reset();
       runs_ = {};
       probe_.reset();
+      auto text = rewritten_text(edits);
+      original_ = graph();
+      written = text;
       proven.emplace(detail::read_ir_in_memory(std::move(text), xml_.string() + " (rewritten)", weights(appended),
                                                bin_.string() + " (with the new constants)"));
       proven_prop = propagate(*proven);
@@ -525,42 +540,46 @@ class fixer {
     if (!dropped.empty()) {
       proven_prop.reset();
       proven.reset();
+      if (original_.layers().empty()) read_original();
       drop(dropped);
       return false;
     }
     report_.checked = std::move(checked);
     report_.refusals.insert(report_.refusals.end(), refusals.begin(), refusals.end());
-    list_changes(final_rewrites);
+    list_changes(final_rewrites, places);
     report_.fixed = all && report_.refusals.empty();
     if (report_.fixed && !report_.changes.empty()) {  // only a proven model is ever written
-      proven_prop.reset();
-      proven.reset();
       report("writing");
-      auto text = rewritten_text(edits);
-      if (std::hash<std::string_view>()(text) != digest)
-        fail(errc::io, {.file = xml_.string()},
-             fmt::format("{}: the rewritten text came out differently the second time", xml_.string()),
-             "nothing was written");
-      report_.xml = std::move(text);
+      report_.xml = std::move(written);
       report_.appended = std::move(appended);
     }
     return true;
   }
 
+  /// Reads the original again (after the proof freed it), as it was when fix started.
+  void read_original() {
+    check_unchanged();
+    original_ = read_ir(xml_, bin_);
+    if (original_.layers().size() != original_ids_.size())
+      fail(errc::io, {.file = xml_.string()}, fmt::format("{}: the file changed while it was being fixed", xml_.string()),
+           "run again once nothing writes to it");
+  }
+
   /// Whether the model read back (`g`, propagated as `at_declared`) has the original's shapes on every
   /// layer at the declared inputs; a refusal names the first layer that differs.
   bool same_shapes_as_declared(const graph& g, const propagation& at_declared, std::vector<fix_refusal>& refusals) {
-    const auto layers = original_.layers();
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      const auto* l = g.find(layers[i].id);
+    for (std::size_t i = 0; i < original_ids_.size(); ++i) {
+      const auto* l = g.find(original_ids_[i]);
       const auto after =
           l == nullptr ? std::span<const tensor>() : at_declared.outputs[static_cast<std::size_t>(l - g.layers().data())];
       const auto before = declared().outputs[i];
       bool same = before.size() == after.size();
       for (std::size_t o = 0; same && o < before.size(); ++o) same = same_shape(before[o].shape, after[o].shape);
       if (!same) {
-        refusals.push_back({layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
-                            "the rewritten model read back has other shapes here at the declared inputs"});
+        refusals.push_back({original_ids_[i], l == nullptr ? std::string() : std::string(l->name),
+                            l == nullptr ? std::string() : std::string(l->type),
+                            l == nullptr ? "the rewritten model read back has no layer with this id"
+                                         : "the rewritten model read back has other shapes here at the declared inputs"});
         return false;
       }
     }
@@ -608,16 +627,22 @@ class fixer {
     count_consumers();
   }
 
-  /// The report's changes, in the model's order (producers first), whichever round kept them.
-  void list_changes(const std::vector<rewrite>& final_rewrites) {
+  /// Where each rewritten Reshape comes in the original's order (producers first), by id.
+  std::map<std::int64_t, std::size_t> places_of(const std::vector<rewrite>& rewrites) const {
     std::vector<std::size_t> position(original_.layers().size());
     for (std::size_t k = 0; k < original_.order().size(); ++k) position[original_.order()[k]] = k;
-    const auto place = [&](const fix_change& c) {
-      return position[static_cast<std::size_t>(original_.find(c.id) - original_.layers().data())];
-    };
+    std::map<std::int64_t, std::size_t> r;
+    for (const auto& x : rewrites)
+      r[x.change.id] = position[static_cast<std::size_t>(original_.find(x.change.id) - original_.layers().data())];
+    return r;
+  }
+
+  /// The report's changes, in the model's order (`places`), whichever round kept them.
+  void list_changes(const std::vector<rewrite>& final_rewrites, const std::map<std::int64_t, std::size_t>& places) {
     for (const auto& r : final_rewrites) report_.changes.push_back(r.change);
-    std::stable_sort(report_.changes.begin(), report_.changes.end(),
-                     [&](const fix_change& a, const fix_change& b) { return place(a) < place(b); });
+    std::stable_sort(report_.changes.begin(), report_.changes.end(), [&](const fix_change& a, const fix_change& b) {
+      return places.at(a.id) < places.at(b.id);
+    });
   }
 
   static std::string refusal_reason(const batch_finding& f, const dimension& b) {
@@ -795,7 +820,9 @@ class fixer {
 
   fs::path xml_, bin_;
   fix_options options_;
-  graph original_;
+  graph original_;  ///< freed while the proof runs (read again if the rounds resume)
+  std::size_t layer_count_ = 0;
+  std::vector<std::int64_t> original_ids_;  ///< the original's layer ids, by index
   std::optional<propagation> declared_;  ///< the original's propagation at its declared inputs
   std::uintmax_t bin_size_ = 0, xml_size_ = 0;
   fs::file_time_type xml_time_{};

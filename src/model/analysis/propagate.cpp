@@ -146,6 +146,10 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
     if (!p.bodies.empty()) p.bodies.resize(layers.size());
     for (std::size_t k = 0; k < undo->lost.size(); ++k) base_lost.emplace_back(undo->lost[k].layer, k);
     std::sort(base_lost.begin(), base_lost.end());
+    std::size_t saved = 0;  // reserved at once: a growing log would hold up to twice what it needs
+    for (std::size_t i = 0; i < std::min(undo->layers, redo.size()); ++i)
+      if (redo[i]) saved += layers[i].outputs.size();
+    undo->outputs.reserve(saved);
   }
   p.follows_inputs.resize(layers.size(), false);
   std::vector<const tensor*> inputs;
