@@ -6,8 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "reshape1/model/batch.hpp"
 
 namespace reshape1::cli {

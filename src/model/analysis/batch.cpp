@@ -1138,8 +1138,6 @@ void count_findings(batch_report& report) {
   }
 }
 
-/// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
-/// dynamic one) and the samples, then the scopes.
 /// Run k of `runs` at `given`: made afresh, or, with `undo` (runs are those of a graph g is an edit of, at the
 /// same shapes), made g's in place.
 const propagation& run_at(const graph& g, detail::batch_runs& runs, std::size_t k, std::span<const input_shape> given,
@@ -1158,6 +1156,8 @@ const propagation& run_at(const graph& g, detail::batch_runs& runs, std::size_t 
   return *slot;
 }
 
+/// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
+/// dynamic one) and the samples (kept in `keep`; made in place with `undo`), then the scopes.
 batch_report analyse(const graph& g, const reshape_request& request, detail::batch_runs& keep,
                      std::span<const char> redo, detail::batch_undo* undo) {
   batch_report report;
