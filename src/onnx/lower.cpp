@@ -34,10 +34,11 @@ std::string list(std::span<const std::int64_t> v) {
 std::string list(const std::vector<std::int64_t>& v) { return list(std::span<const std::int64_t>(v)); }
 }  // namespace
 
-void node_context::bad(const std::string& what) const {
-  reshape1::detail::fail_in(errc::bad_file, {.file = g_.file()},
-                            fmt::format("{}: node '{}' ({}, node {})", g_.file(), node_name(node_), node_.op_type(), index_),
-                            what);
+void node_context::bad(const std::string& what, std::string hint) const {
+  reshape1::detail::fail(errc::bad_file, {.file = g_.file()},
+                         fmt::format("{}: node '{}' ({}, node {}): {}", g_.file(), node_name(node_), node_.op_type(),
+                                     index_, what),
+                         std::move(hint));
 }
 
 std::optional<source> node_context::input(std::size_t i) const {
@@ -961,7 +962,7 @@ void if_(node_context& c) {
   const auto a = c.inline_subgraph(then_branch->g());
   const auto b = c.inline_subgraph(else_branch->g());
   if (a.size() != b.size() || a.size() < c.outputs())
-    c.bad(fmt::format("its branches have {} and {} outputs; the node has {}", a.size(), b.size(), c.outputs()));
+    c.bad(fmt::format("its branches have {} and {} outputs", a.size(), b.size()), fmt::format("the node has {}", c.outputs()));
   for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, c.add("IfMerge", 1, {cond, a[k], b[k]}));
 }
 
@@ -994,17 +995,17 @@ void loop(node_context& c) {
   const auto& g = body->g();
   const std::size_t carried = c.inputs() > 2 ? c.inputs() - 2 : 0;
   if (static_cast<std::size_t>(g.input_size()) != carried + 2)
-    c.bad(fmt::format("its body has {} inputs; with {} carried values it needs {} (iteration number, condition, "
-                      "the carried values)",
-                      g.input_size(), carried, carried + 2));
+    c.bad(fmt::format("its body has {} inputs", g.input_size()),
+          fmt::format("with {} carried values it needs {} (iteration number, condition, the carried values)", carried,
+                      carried + 2));
   if (static_cast<std::size_t>(g.output_size()) < carried + 1)
-    c.bad(fmt::format("its body has {} outputs; with {} carried values it needs at least {} (condition, the carried "
-                      "values, then scan outputs)",
-                      g.output_size(), carried, carried + 1));
+    c.bad(fmt::format("its body has {} outputs", g.output_size()),
+          fmt::format("with {} carried values it needs at least {} (condition, the carried values, then scan outputs)",
+                      carried, carried + 1));
   const std::size_t scans = static_cast<std::size_t>(g.output_size()) - 1 - carried;
   if (c.outputs() > carried + scans)
-    c.bad(fmt::format("it has {} outputs; its body gives {} (the carried values, then scan outputs)", c.outputs(),
-                      carried + scans));
+    c.bad(fmt::format("it has {} outputs", c.outputs()),
+          fmt::format("its body gives {} (the carried values, then scan outputs)", carried + scans));
   node_context::axes unsqueezed(static_cast<std::size_t>(g.output_size()));
   for (std::size_t k = 1 + carried; k < unsqueezed.size(); ++k) unsqueezed[k] = 0;
   auto lowered = c.lower_body(g, {}, unsqueezed);
@@ -1054,13 +1055,13 @@ void scan(node_context& c) {
   const auto scanned = static_cast<std::size_t>(*m);
   const std::size_t states = c.inputs() - scanned;
   if (static_cast<std::size_t>(g.input_size()) != states + scanned)
-    c.bad(fmt::format("its body has {} inputs; the node gives {} (state variables, then scan inputs)", g.input_size(),
-                      states + scanned));
+    c.bad(fmt::format("its body has {} inputs", g.input_size()),
+          fmt::format("the node gives {} (state variables, then scan inputs)", states + scanned));
   if (static_cast<std::size_t>(g.output_size()) < states)
     c.bad(fmt::format("its body has {} outputs, fewer than its {} state variables", g.output_size(), states));
   const std::size_t outputs = static_cast<std::size_t>(g.output_size()) - states;
   if (c.outputs() > states + outputs)
-    c.bad(fmt::format("it has {} outputs; its body gives {}", c.outputs(), states + outputs));
+    c.bad(fmt::format("it has {} outputs", c.outputs()), fmt::format("its body gives {}", states + outputs));
   const auto list = [&](std::string_view name, std::size_t n) {
     auto v = c.ints(name).value_or(std::vector<std::int64_t>(n, 0));
     if (v.size() != n) c.bad(fmt::format("{} has {} entries for {} tensors", name, v.size(), n));

@@ -108,8 +108,9 @@ class node_context {
   /// Node output i is layer output s.
   void output(std::size_t i, source s);
 
-  /// Refuses the node: error(bad_file) naming it.
-  [[noreturn]] void bad(const std::string& what) const;
+  /// Refuses the node: error(bad_file) naming it, with `hint` apart (`what` may quote names that hold "; ",
+  /// where a message in one piece has its hint).
+  [[noreturn]] void bad(const std::string& what, std::string hint = {}) const;
   /// Leaves the node to a layer no rule covers (its outputs unknown): `check` reports it as not covered
   /// and `check --batch` cannot tell past it. `why` says what is missing.
   void not_covered(const std::string& why);

@@ -38,8 +38,10 @@ namespace fs = std::filesystem;
 /// protobuf refuses messages of 2 GiB or more: larger models keep their tensors in external files.
 constexpr std::uint64_t max_model_bytes = (std::uint64_t{1} << 31) - 1;
 
+// `what` names nodes, tensors and graphs, whose names may hold "; " (where a message in one piece has its
+// hint): it is never split.
 [[noreturn]] void bad(const std::string& file, const std::string& what) {
-  reshape1::detail::fail_in(errc::bad_file, {.file = file}, file, what);
+  reshape1::detail::fail(errc::bad_file, {.file = file}, fmt::format("{}: {}", file, what), {});
 }
 
 /// The dims of a declared tensor type: a size, or a dynamic dimension for a dim_param or an unset dim.

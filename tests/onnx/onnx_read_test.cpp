@@ -454,6 +454,24 @@ TEST(onnx, refuses_an_input_nothing_computes_naming_the_node) {
             "input or initializer");
 }
 
+// "; " is where a whole message's hint starts: a tensor name holding it stays in the message.
+TEST(onnx, a_name_with_a_semicolon_stays_in_the_message) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_graph()->mutable_node(0)->set_input(1, "no; where");
+  try {
+    (void)read_bytes(m.SerializeAsString(), "m.onnx");
+    ADD_FAILURE() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::bad_file);
+    EXPECT_EQ(e.hint(), "");
+    EXPECT_EQ(std::string(e.what()),
+              "m.onnx: node 'flat' (Reshape, node 0): input 1 'no; where' is computed by no node before it, and is no "
+              "graph input or initializer");
+  }
+}
+
 TEST(onnx, refuses_a_model_without_the_default_domain) {
   auto bytes = fixture_bytes("allowzero_copy");
   ::onnx::ModelProto m;

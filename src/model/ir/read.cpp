@@ -130,11 +130,15 @@ class reader {
  public:
   explicit reader(std::string file) : file_(std::move(file)) {}
 
-  [[noreturn]] void bad(std::size_t byte, const std::string& what) const {
-    reshape1::detail::fail_in(errc::bad_file, {.offset = byte, .file = file_}, io::detail::at_byte(file_, byte), what);
+  // `what` names layers and elements and quotes the file's text, which may hold "; " (where a message in one
+  // piece has its hint): the hint is given apart.
+  [[noreturn]] void bad(std::size_t byte, const std::string& what, std::string hint = {}) const {
+    reshape1::detail::fail(errc::bad_file, {.offset = byte, .file = file_},
+                           fmt::format("{}: {}", io::detail::at_byte(file_, byte), what), std::move(hint));
   }
-  [[noreturn]] void bad_layer(const layer& l, const std::string& what) const {
-    reshape1::detail::fail_in(errc::bad_file, {.offset = l.byte, .file = file_}, fmt::format("{}: {}", file_, l.where()), what);
+  [[noreturn]] void bad_layer(const layer& l, const std::string& what, std::string hint = {}) const {
+    reshape1::detail::fail(errc::bad_file, {.offset = l.byte, .file = file_},
+                           fmt::format("{}: {}: {}", file_, l.where(), what), std::move(hint));
   }
   static std::size_t at(const pugi::xml_node& n) { return static_cast<std::size_t>(n.offset_debug()); }
 
@@ -252,8 +256,8 @@ int layer::op_version() const {
 }
 
 namespace {
-[[noreturn]] void bad_attribute(const layer& l, std::string_view n, std::string_view what) {
-  reshape1::detail::fail_in(errc::bad_file, {}, l.where(), fmt::format("attribute '{}' {}", n, what));
+[[noreturn]] void bad_attribute(const layer& l, std::string_view n, std::string_view what, std::string hint = {}) {
+  fail(errc::bad_file, {}, fmt::format("{}: attribute '{}' {}", l.where(), n, what), std::move(hint));
 }
 const attribute& need(const layer& l, std::string_view n) {
   const auto* a = l.find(n);
@@ -294,7 +298,7 @@ std::vector<double> layer::reals(std::string_view n) const {
 bool layer::flag(std::string_view n) const {
   const auto& a = need(*this, n);
   if (!a.boolean)
-    bad_attribute(*this, n, fmt::format("is '{}'; write true, false, 1 or 0", a.text));
+    bad_attribute(*this, n, fmt::format("is '{}'", a.text), "write true, false, 1 or 0");
   return *a.boolean;
 }
 
@@ -514,7 +518,7 @@ bool graph_reader::read_layer(const pugi::xml_node& node) {
     const auto* a = l.find("special_zero");
     if (a == nullptr) r_.bad_layer(l, "missing attribute 'special_zero' in <data>");
     if (!a->boolean)
-      r_.bad_layer(l, fmt::format("attribute 'special_zero' is '{}'; write true, false, 1 or 0", a->text));
+      r_.bad_layer(l, fmt::format("attribute 'special_zero' is '{}'", a->text), "write true, false, 1 or 0");
   }
   l.inputs = ports(l, input);
   l.outputs = ports(l, output);
@@ -598,8 +602,8 @@ void graph_reader::link(const pugi::xml_node& edges, const layer* owner) {
   for (const auto& l : g.layers_)
     for (std::size_t i = 0; i < l.inputs.size(); ++i)
       if (!l.sources[i])
-        r.bad_layer(l, fmt::format("{}nothing is connected to input port {}; the model cannot be read", in_body(),
-                                   l.inputs[i].id));
+        r.bad_layer(l, fmt::format("{}nothing is connected to input port {}", in_body(), l.inputs[i].id),
+                    "the model cannot be read");
 
   // Each layer's consumers, in edge order, in one array (first[i]..first[i+1]).
   std::vector<std::size_t> first(g.layers_.size() + 1, 0), consumers(links.size());
@@ -623,8 +627,8 @@ void graph_reader::link(const pugi::xml_node& edges, const layer* owner) {
     const auto& l = g.layers_[on_cycle];
     const bool self = std::any_of(l.sources.begin(), l.sources.end(),
                                   [&](const auto& s) { return s && s->layer == on_cycle; });
-    r.bad_layer(l, in_body() + (self ? "the layer feeds its own input; the model cannot be read"
-                                     : "the layer is on a cycle of edges; the model cannot be read"));
+    r.bad_layer(l, in_body() + (self ? "the layer feeds its own input" : "the layer is on a cycle of edges"),
+                "the model cannot be read");
   }
 }
 
@@ -701,8 +705,8 @@ std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const p
     const auto* to = g.find(e.to_layer);
     if (from == nullptr || part_of(from->type) != op_part::result || to == nullptr ||
         part_of(to->type) != op_part::parameter)
-      r.bad(reader::at(n), fmt::format("{}: a back edge goes from a body Result to a body Parameter; {} to {} does not",
-                                       what(), e.from_layer, e.to_layer));
+      r.bad(reader::at(n), fmt::format("{}: a back edge goes from a body Result to a body Parameter", what()),
+            fmt::format("{} to {} does not", e.from_layer, e.to_layer));
     sub->back_edges.push_back(e);
   }
   return sub;
@@ -1038,8 +1042,8 @@ std::string print(const pugi::xml_node& n) {
 std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std::byte> xml,
                                              std::span<const graph_edit> edits) {
   const std::string_view text(reinterpret_cast<const char*>(xml.data()), xml.size());
-  const auto bad = [&](const std::string& what) -> void {
-    reshape1::detail::fail_in(errc::bad_file, {.file = g.xml_file_}, g.xml_file_, what);
+  const auto bad = [&](const std::string& what, std::string hint = {}) -> void {
+    fail(errc::bad_file, {.file = g.xml_file_}, fmt::format("{}: {}", g.xml_file_, what), std::move(hint));
   };
   // An edited layer's element, parsed on its own: [begin, end) in the text.
   struct element {
@@ -1056,7 +1060,7 @@ std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std
     element e;
     e.begin = l->byte < text.size() && text[l->byte] == '<' ? l->byte : text.rfind('<', l->byte);
     if (e.begin == std::string_view::npos || text.substr(e.begin, 6) != "<layer")
-      bad(fmt::format("{}: its <layer> element is not where it was read; was the file changed?", l->where()));
+      bad(fmt::format("{}: its <layer> element is not where it was read", l->where()), "was the file changed?");
     e.end = text.find("</layer>", e.begin);
     if (e.end == std::string_view::npos || text.substr(e.begin + 1, e.end - e.begin).find("<layer") != std::string_view::npos)
       bad(fmt::format("{}: fix rewrites only layers without a body", l->where()));
