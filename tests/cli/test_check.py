@@ -240,23 +240,15 @@ for args in (["check", "--json", "--bogus", str(retail)], ["check", "--list-ops"
 
 
 # A layer name or a directory holding "; " (the separator of a message's hint) leaves the message whole and
-# the hint its own: the hint is split from the rule's words, never from a name or a path.
-SEMICOLON_XML = """<?xml version="1.0"?>
-<net name="m" version="11"><layers>
-<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,6" element_type="f32"/><output><port id="0" precision="FP32"><dim>1</dim><dim>6</dim></port></output></layer>
-<layer id="1" name="p" type="Const" version="opset1"><data element_type="i64" shape="2" offset="0" size="16"/><output><port id="0" precision="I64"><dim>2</dim></port></output></layer>
-<layer id="2" name="a; b" type="Reshape" version="opset1"><data special_zero="false"/><input><port id="0" precision="FP32"><dim>1</dim><dim>6</dim></port><port id="1" precision="I64"><dim>2</dim></port></input><output><port id="2" precision="FP32"><dim>2</dim><dim>3</dim></port></output></layer>
-<layer id="3" name="out" type="Result" version="opset1"><input><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port></input></layer>
-</layers><edges>
-<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
-<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
-<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
-</edges></net>"""
+# the hint its own: the hint is split from the rule's words, never from a name or a path. The model's Reshape is
+# named "a; b" (tests/data/models/semicolon-name).
+SEMICOLON = ROOT / "tests" / "data" / "models" / "semicolon-name"
+SEMICOLON_XML = (SEMICOLON / "model.xml").read_text(encoding="utf-8")
 with tempfile.TemporaryDirectory() as d:
     folder = pathlib.Path(d) / "a; b"
     folder.mkdir()
     (folder / "m.xml").write_text(SEMICOLON_XML)
-    (folder / "m.bin").write_bytes((2).to_bytes(8, "little") + (3).to_bytes(8, "little"))
+    (folder / "m.bin").write_bytes((SEMICOLON / "model.bin").read_bytes())
     rc, out, err = run(str(folder / "m.xml"), "--batch", "2", "--json")
     found = json.loads(out)["findings"][0]
     check("a name with '; ' stays in the message", rc == 1 and found["what"] == "layer 'a; b' (id 2): pattern: output "
@@ -265,7 +257,7 @@ with tempfile.TemporaryDirectory() as d:
     # A Reshape version without a row: propagation knows nothing of it, check still judges it as Reshape-1.
     (folder / "v3.xml").write_text(SEMICOLON_XML.replace('type="Reshape" version="opset1"',
                                                          'type="Reshape" version="opset3"'))
-    (folder / "v3.bin").write_bytes((2).to_bytes(8, "little") + (3).to_bytes(8, "little"))
+    (folder / "v3.bin").write_bytes((SEMICOLON / "model.bin").read_bytes())
     rc, out, err = run(str(folder / "v3.xml"), "--json")
     doc = json.loads(out)
     check("a Reshape without a row is still judged", rc == 0 and doc["findings"][0]["verdict"] == "ok"

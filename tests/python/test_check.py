@@ -62,20 +62,6 @@ def test_a_layer_whose_declared_shape_disagrees_is_a_layer_finding(tmp_path: pat
     assert mismatches and all(f.port is not None and f.declared is not None for f in mismatches)
 
 
-# A small IR whose Reshape is named "a; b": "; " is where a whole message's hint starts.
-SEMICOLON_XML = """<?xml version="1.0"?>
-<net name="m" version="11"><layers>
-<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,6" element_type="f32"/><output><port id="0" precision="FP32"><dim>1</dim><dim>6</dim></port></output></layer>
-<layer id="1" name="p" type="Const" version="opset1"><data element_type="i64" shape="2" offset="0" size="16"/><output><port id="0" precision="I64"><dim>2</dim></port></output></layer>
-<layer id="2" name="a; b" type="Reshape" version="opset1"><data special_zero="false"/><input><port id="0" precision="FP32"><dim>1</dim><dim>6</dim></port><port id="1" precision="I64"><dim>2</dim></port></input><output><port id="2" precision="FP32"><dim>2</dim><dim>3</dim></port></output></layer>
-<layer id="3" name="out" type="Result" version="opset1"><input><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port></input></layer>
-</layers><edges>
-<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
-<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
-<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
-</edges></net>"""
-
-
 @pytest.mark.parametrize(("edit", "message", "hint"), [
     (('<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>', ""),
      "layer 'a; b' (id 2): nothing is connected to input port 1", "the model cannot be read"),
@@ -84,11 +70,13 @@ SEMICOLON_XML = """<?xml version="1.0"?>
     (('to-layer="2" to-port="1"', 'to-layer="2" to-port="7"'), "layer 'a; b' (id 2) has no input port 7", ""),
 ])
 def test_a_name_or_value_with_a_semicolon_stays_in_the_readers_message(
-        tmp_path: pathlib.Path, edit: tuple[str, str], message: str, hint: str) -> None:
+        data_dir: pathlib.Path, tmp_path: pathlib.Path, edit: tuple[str, str], message: str, hint: str) -> None:
+    """The Reshape of tests/data/models/semicolon-name is named "a; b" ("; " starts a whole message's hint)."""
+    model = data_dir / "models" / "semicolon-name"
     folder = tmp_path / "x; y"  # the file's path holds one too
     folder.mkdir()
-    (folder / "m.xml").write_text(SEMICOLON_XML.replace(*edit), encoding="utf-8")
-    (folder / "m.bin").write_bytes((2).to_bytes(8, "little") + (3).to_bytes(8, "little"))
+    (folder / "m.xml").write_text((model / "model.xml").read_text(encoding="utf-8").replace(*edit), encoding="utf-8")
+    (folder / "m.bin").write_bytes((model / "model.bin").read_bytes())
     with pytest.raises(reshape1.Error) as e:
         reshape1.check(folder / "m.xml")
     assert e.value.code == "bad_file"
