@@ -8,9 +8,9 @@
 #include <span>
 #include <vector>
 
+#include "model/ops/rules.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/graph.hpp"
-#include "model/ops/rules.hpp"
 #include "reshape1/model/propagate.hpp"
 
 namespace reshape1::model::detail {
