@@ -19,6 +19,7 @@
 #include "model/analysis/batch_internal.hpp"
 #include "model/options.hpp"
 #include "model/ops/rules.hpp"
+#include "model/text/batch.hpp"
 
 namespace reshape1::model {
 namespace {
@@ -36,6 +37,8 @@ constexpr const auto& samples = detail::batch_samples;
 using kind = detail::batch_state::kind;
 using detail::batch_state;
 using detail::no_layer;
+using detail::because;
+using detail::why;
 
 std::string lower(std::string_view s) {
   std::string r(s);
@@ -56,7 +59,6 @@ std::string input_names(const graph& g) {
 }
 
 
-std::string dim_text(std::int64_t factor) { return factor == 1 ? "N" : fmt::format("N·{}", factor); }
 
 // ---- inputs --------------------------------------------------------------------------------------
 
@@ -289,25 +291,6 @@ batch_carrier carrier_of(const std::array<const partial_shape*, samples.size()>&
   return c;
 }
 
-// ---- where values come from --------------------------------------------------------------------------
-
-/// A Const as a message names it: an IR's by name and id; an ONNX model's by what holds the value there
-/// (an initializer has a name only; a Constant node or a constant a translation added, their node).
-std::string const_text(const layer& c) {
-  if (c.find("onnx_initializer") != nullptr) return fmt::format("initializer '{}'", c.name);
-  if (c.find("onnx_constant") != nullptr) return fmt::format("a constant of node '{}'", c.name);
-  return fmt::format("Const '{}' (id {})", c.name, c.id);
-}
-
-std::string source_text(const element_origin& o) {
-  if (o.holder == nullptr) return {};
-  if (part_of(o.holder->type) == op_part::constant)
-    return o.through != nullptr ? fmt::format("{} through Concat '{}' (id {})", const_text(*o.holder), o.through->name,
-                                              o.through->id)
-                                : const_text(*o.holder);
-  return fmt::format("computed by {} '{}' (id {})", o.holder->type, o.holder->name, o.holder->id);
-}
-
 // ---- the analysis ---------------------------------------------------------------------------------------
 
 struct replaced_batch {
@@ -453,10 +436,7 @@ class scope {
       r.index = *axis;
       r.value = e.lo;
       r.origin = origin_of_element(g_, declared_, l, 1, *axis);
-      r.hint = fmt::format("pattern[{}]: {}", *axis,
-                           special_zero ? "use 0 to copy the batch"
-                                        : (has_minus_one ? "use 0 with special_zero=true to copy the batch"
-                                                         : "use -1, or 0 with special_zero=true, to follow the batch"));
+      r.hint = text::copy_batch_hint(*axis, special_zero, has_minus_one);
       replaced_[i] = r;
     }
   }
@@ -473,8 +453,7 @@ class scope {
       set_message(f, x);
       if (part_of(l.type) == op_part::reshape && l.inputs.size() >= 2) {
         if (const auto it = replaced_.find(x.layer); it != replaced_.end()) {
-          f.what += fmt::format("; pattern[{}] is {}, the declared batch, written as a constant", it->second.index,
-                                it->second.value);
+          f.what = text::joined(f.what, text::replaced_batch(it->second.index, it->second.value));
           f.hint = it->second.hint;
           f.pattern_index = it->second.index;
           set_source(f, it->second.origin);
@@ -483,10 +462,7 @@ class scope {
         }
       }
       if (l.body) explain_body_failure(f, l, x.layer, p);
-      if (f.hint.empty())
-        f.hint = fmt::format("an input of this layer keeps a size the batch should change: follow it back{} to the "
-                             "constant or Reshape that fixes it",
-                             detail::current_front_end() == detail::front_end::cli ? " (--dot FILE draws the path)" : "");
+      if (f.hint.empty()) f.hint = text::follow_back_hint();
       found_.push_back(std::move(f));
     }
   }
@@ -519,13 +495,8 @@ class scope {
           if (!outer || *outer >= l.sources.size() || !l.sources[*outer]) continue;
           const auto& src = layers_[l.sources[*outer]->layer];
           f.source_id = src.id;
-          const auto what = part_of(src.type) == op_part::constant ? std::string("Const")
-                                                                   : fmt::format("computed by {}", src.type);
-          f.source = fmt::format("{} '{}' (id {}), input {} of {} '{}' (id {}), which does not follow the batch", what,
-                                 src.name, src.id, *outer, l.type, l.name, l.id);
-          f.hint = fmt::format("give {} '{}' (id {}) in the body its batch: feed input {} of {} '{}' from a model "
-                               "input, or broadcast it to the batch (a Broadcast to the data's ShapeOf)",
-                               bl.type, bl.name, bl.id, *outer, l.type, l.name);
+          f.source = text::body_input_source(src, *outer, l);
+          f.hint = text::body_input_hint(bl, *outer, l);
           return;
         }
       }
@@ -545,14 +516,13 @@ class scope {
     if (l.sources.size() < 2 || !l.sources[1]) return;
     const auto& src = layers_[l.sources[1]->layer];
     f.source_id = src.id;
-    f.source = part_of(src.type) == op_part::constant ? const_text(src)
-                                   : fmt::format("computed by {} '{}' (id {})", src.type, src.name, src.id);
+    f.source = text::holder(src);
   }
 
   void set_source(batch_finding& f, const element_origin& o) const {
     if (o.holder == nullptr) return;
     f.source_id = o.holder->id;
-    f.source = source_text(o);
+    f.source = text::origin(o);
   }
 
   std::string swallow_hint(std::size_t reshape) const {
@@ -560,8 +530,7 @@ class scope {
     const auto& r = layers_[reshape];
     const auto& in = input_carrier(r, 0);
     const auto axis = in.state == batch_carrier::kind::one ? in.axis : 0;
-    return fmt::format("keep the batch in a dimension of its own: copy it with 0 at pattern[{}]{}", axis,
-                       r.flag("special_zero") ? "" : " (with special_zero=true)");
+    return text::own_dimension_hint(axis, r.flag("special_zero"));
   }
 
   /// A Reshape that swallows the batch: by itself (its output interleaves samples or fixes the batch), or
@@ -574,16 +543,14 @@ class scope {
     f.used_by_id = used_by;
     f.hint = swallow_hint(reshape);
     const auto& out = states_.empty() || states_[reshape].empty() ? batch_state{} : states_[reshape][0];
-    const auto moved = out.is(kind::batched) ? fmt::format("the batch goes into dimension {} ({})", out.axis, factor_text(out))
-                                             : std::string("the batch goes into other dimensions");
+    const auto moved =
+        text::batch_goes(out.is(kind::batched) ? std::optional(std::pair(out.axis, out.factor)) : std::nullopt);
     if (const auto it = replaced_.find(reshape); it != replaced_.end()) {
       f.pattern_index = it->second.index;
-      f.what = fmt::format("pattern[{}] is {}, the declared batch, written as a constant: the output's dimension {} stays "
-                           "{} and {}; {}",
-                           it->second.index, it->second.value, it->second.index, it->second.value, moved, what);
+      f.what = text::replaced_batch_swallows(it->second.index, it->second.value, moved, what);
       set_source(f, it->second.origin);
     } else {
-      if (used_by) f.what = fmt::format("{}; {}", moved, what);
+      if (used_by) f.what = text::joined(moved, what);
       set_pattern_source(f, l);
     }
     found_.push_back(std::move(f));
@@ -602,33 +569,13 @@ class scope {
       // Reshape): the batch only moved, with the same factor, and keeps its meaning.
       if (out.state == batch_carrier::kind::one && out.factor == in.factor) continue;
       auto f = finding(batch_issue::swallows_batch, l);
-      f.what = fmt::format("pattern[{}] is {}, the declared batch, written as a constant: the output's dimension {} "
-                           "stays {}",
-                           r.index, r.value, r.index, r.value);
-      if (out.state == batch_carrier::kind::one)
-        f.what += fmt::format(" and the batch goes into dimension {} ({})", out.axis, dim_text(out.factor));
+      f.what = text::replaced_batch_stays(
+          r.index, r.value,
+          out.state == batch_carrier::kind::one ? std::optional(std::pair(out.axis, out.factor)) : std::nullopt);
       f.hint = r.hint;
       f.pattern_index = r.index;
       set_source(f, r.origin);
       found_.push_back(std::move(f));
-    }
-  }
-
-  static std::string factor_text(const batch_state& s) { return dim_text(s.factor); }
-
-  /// The hint of a finding a rule made, by its kind.
-  static std::string hint_for(batch_issue issue, const layer& l) {
-    switch (issue) {
-      case batch_issue::mixes_samples:
-        return "make the layer compute within each sample: change its axes, or keep the batch in an axis it treats "
-               "one index at a time (axis 0 for most ops)";
-      case batch_issue::drops_samples:
-        return "select along another axis, or over the whole batch axis (a full-range slice, indices that follow the "
-               "batch)";
-      case batch_issue::cannot_tell:
-        return fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with {}", l.op_type(),
-                           l.op_version(), detail::spell(detail::option::assume_kept, {}, l.op_type()));
-      default: return {};
     }
   }
 
@@ -639,14 +586,14 @@ class scope {
     return in;
   }
 
-  void set_unknown(std::size_t index, const std::string& why, bool emitted = false) {
+  void set_unknown(std::size_t index, const because& reason, bool emitted = false) {
     for (auto& s : states_[index]) {
       s = batch_state{};
       s.k = kind::unknown;
       s.origin = index;
     }
     auto& u = unknown_[index];
-    if (u.first.empty()) u = {why, emitted};
+    if (!u.first) u = {reason, emitted};
   }
 
   void set_all(std::size_t index, kind k) {
@@ -672,7 +619,7 @@ class scope {
       auto& s = states_[index][o];
       s = batch_state{};
       if (!same_shape) {
-        set_unknown(index, "its output's size follows the batch, but it reads no sample's data");
+        set_unknown(index, why::reads_no_sample);
         return;
       }
       if (same_value) continue;
@@ -711,17 +658,17 @@ class scope {
       const auto port = x.port.value_or(0);
       const auto s = port < op.in.size() ? op.in[port] : batch_state{};
       if (x.issue == batch_issue::swallows_batch) {
-        add_swallow(index, x.what, std::nullopt);
+        add_swallow(index, text::sentence(x.reason), std::nullopt);
         continue;
       }
       if (s.moved_by != no_layer && s.moved_by != index) {
-        add_swallow(s.moved_by, fmt::format("then at {} '{}' (id {}): {}", l.type, l.name, l.id, x.what), l.id);
+        add_swallow(s.moved_by, text::then_at(l, text::sentence(x.reason)), l.id);
         continue;
       }
       if (finding_for(index, x.issue)) continue;
       auto f = finding(x.issue, l);
-      f.what = x.what;
-      f.hint = hint_for(x.issue, l);
+      f.what = text::sentence(x.reason);
+      f.hint = text::rule_hint(x.issue, l);
       f.port = x.port;
       if (s.is(kind::batched)) f.axis = s.axis;
       found_.push_back(std::move(f));
@@ -734,11 +681,10 @@ class scope {
     for (const auto& s : o.in)
       if (s.is(kind::batched)) {
         if (first != nullptr && (s.axis != first->axis || s.factor != first->factor))
-          return o.cannot_tell(fmt::format("its inputs hold the batch at different axes, which {} does not cover",
-                                               detail::spell(detail::option::assume_kept)));
+          return o.cannot_tell(because(why::assumed_axes_differ).quoting(detail::spell(detail::option::assume_kept)));
         first = &s;
       }
-    if (first == nullptr) return o.cannot_tell("it reads values computed from the batch size");
+    if (first == nullptr) return o.cannot_tell(why::assumed_without_batch);
     for (std::size_t i = 0; i < o.out.size(); ++i) o.keep(i, *first, first->axis);
   }
 
@@ -773,7 +719,7 @@ class scope {
         continue;
       }
       if (entry == nullptr && !vouched) {
-        set_unknown(index, fmt::format("{}-{} has no rule: reshape1 does not know what it does", l.type, l.opset));
+        set_unknown(index, because(why::no_rule, l.opset).quoting(std::string(l.type)));
         continue;
       }
       apply_rule(index, in, vouched ? nullptr : entry, lost_why);
@@ -809,21 +755,20 @@ class scope {
   }
 
   /// Why the layer's output shapes are unknown at a sample batch, or nullopt when they are all known.
-  std::optional<std::string> lost_at_samples(std::size_t index) const {
+  std::optional<because> lost_at_samples(std::size_t index) const {
     bool lost = false;
     for (std::size_t k = 0; k < samples.size(); ++k)
       for (const auto& t : runs_.at_samples[k]->outputs[index]) lost = lost || !t.shape.rank_known();
     if (!lost) return std::nullopt;
-    std::string why = "its output shapes could not be propagated at the sample batches";
     for (const auto& x : runs_.at_samples[0]->lost)
-      if (x.layer == index) why = x.message;
-    return why;
+      if (x.layer == index) return because(why::rule_refused).quoting(x.message);
+    return why::not_propagated_at_samples;
   }
 
   /// Runs the layer's batching rule (`entry`; null: the op is vouched for, kept as assume_kept says) and
   /// sets its outputs' states from the answer, a body's analysis included.
   void apply_rule(std::size_t index, const std::vector<batch_state>& in, const detail::rule_entry* entry,
-                  const std::optional<std::string>& lost_why) {
+                  const std::optional<because>& lost_why) {
     const auto& l = layers_[index];
     detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}};
     if (l.body) {
@@ -847,7 +792,7 @@ class scope {
       else
         entry->batch.fn(op);
     } catch (const error& e) {
-      op.cannot_tell(e.what());
+      op.cannot_tell(because(why::rule_refused).quoting(e.what()));
     }
     if (!op.faults.empty()) {
       report_faults(index, op);
@@ -856,10 +801,12 @@ class scope {
       // A rule may prove a fault without the output shapes (a Split of the batch into halves fails at
       // the odd sample batches); nothing else can be decided from them.
       set_unknown(index, *lost_why);
-    } else if (!op.unknown_reason.empty()) {
-      set_unknown(index, op.unknown_reason, nested_.contains(index) && op.unknown_reason.find("its body") == 0);
+    } else if (op.undecided) {
+      // A body that cannot tell has reported why inside it.
+      const bool inside = op.undecided->code == why::body_cannot_tell || op.undecided->code == why::body_not_propagated;
+      set_unknown(index, *op.undecided, nested_.contains(index) && inside);
     } else if (!consistent(index)) {
-      set_unknown(index, "its batching rule's answer does not match the shapes propagated at the sample batches");
+      set_unknown(index, why::answer_contradicted);
     }
   }
 
@@ -890,16 +837,13 @@ class scope {
         case kind::broken: break;
         case kind::batched: {
           if (axis && *axis == s.axis) break;
-          const auto what = fmt::format("the model output '{}' (id {}) gets the batch in dimension {} as {}, not {}",
-                                        l.name, l.id, s.axis, factor_text(s),
-                                        axis ? fmt::format("in dimension {}, its batch axis", *axis)
-                                             : std::string("as a dimension of its own"));
+          const auto what = text::output_batch_elsewhere(l, s.axis, s.factor, axis);
           if (s.moved_by != no_layer) {
             add_swallow(s.moved_by, what, l.id);
           } else {
             auto f = finding(batch_issue::loses_batch, l);
             f.what = what;
-            f.hint = "give the output's layout (its N) if its batch axis is another one, or move the batch there";
+            f.hint = text::output_batch_elsewhere_hint();
             f.axis = s.axis;
             found_.push_back(std::move(f));
           }
@@ -907,9 +851,8 @@ class scope {
         }
         case kind::size_value: {
           auto f = finding(s.varies ? batch_issue::loses_batch : batch_issue::cannot_tell, l);
-          f.what = fmt::format("the model output '{}' (id {}) is a value computed from the shapes of batched tensors{}",
-                               l.name, l.id, s.varies ? ", which changes with N" : "");
-          f.hint = "an output should hold data, one slice per sample";
+          f.what = text::output_size_value(l, s.varies);
+          f.hint = text::output_size_value_hint();
           found_.push_back(std::move(f));
           break;
         }
@@ -917,9 +860,7 @@ class scope {
           if (s.origin == no_layer || finding_for(s.origin, batch_issue::scales_with_batch)) break;
           const auto& o = layers_[s.origin];
           auto f = finding(batch_issue::scales_with_batch, o);
-          f.what = fmt::format("the model output '{}' (id {}) holds post-processing results for every image, each kept "
-                               "apart by its image index: its size grows with the batch, which is expected",
-                               l.name, l.id);
+          f.what = text::output_per_image(l);
           f.used_by_id = l.id;
           found_.push_back(std::move(f));
           break;
@@ -930,9 +871,9 @@ class scope {
           if (origin == no_layer || it == unknown_.end() || it->second.second) break;
           it->second.second = true;
           auto f = finding(batch_issue::cannot_tell, layers_[origin]);
-          f.what = it->second.first;
+          f.what = text::sentence(*it->second.first);
           f.used_by_id = l.id;
-          f.hint = hint_for(batch_issue::cannot_tell, layers_[origin]);
+          f.hint = text::rule_hint(batch_issue::cannot_tell, layers_[origin]);
           found_.push_back(std::move(f));
           break;
         }
@@ -987,12 +928,10 @@ class scope {
                                         }))) {
             f.cause_id = src.id;
             const auto it = replaced_.find(s->layer);
-            f.what += fmt::format("; the Reshape '{}' (id {}) upstream {}", src.name, src.id,
-                                  it != replaced_.end()
-                                      ? fmt::format("writes the declared batch {} as a constant at pattern[{}]",
-                                                    it->second.value, it->second.index)
-                                      : std::string("folds the batch into another dimension"));
-            if (it != replaced_.end()) f.hint = fmt::format("in the Reshape '{}' (id {}), {}", src.name, src.id, it->second.hint);
+            const auto replaced =
+                it != replaced_.end() ? std::optional(std::pair(it->second.value, it->second.index)) : std::nullopt;
+            f.what = text::joined(f.what, text::upstream_reshape(src, replaced));
+            if (it != replaced_.end()) f.hint = text::in_reshape(src, it->second.hint);
             break;
           }
           queue.push_back(s->layer);
@@ -1014,7 +953,7 @@ class scope {
   const std::vector<input_report>* inputs_ = nullptr;  ///< the model's inputs (null in a body)
   const reshape_request* request_ = nullptr;
   std::vector<std::vector<batch_state>> states_;        ///< per layer and output, when analysed
-  std::map<std::size_t, std::pair<std::string, bool>> unknown_;  ///< why a layer cannot tell; reported yet
+  std::map<std::size_t, std::pair<std::optional<because>, bool>> unknown_;  ///< why a layer cannot tell; reported yet
   std::map<std::size_t, std::vector<batch_finding>> nested_;     ///< the findings of each analysed body
 };
 
@@ -1039,18 +978,7 @@ void hint_guessed_batches(const graph& g, batch_report& report) {
     std::optional<std::size_t> elsewhere;
     for (std::size_t k = 0; k < in.declared.size(); ++k)
       if (in.declared[k].is_static() && in.declared[k].lo() == common) elsewhere = elsewhere ? std::nullopt : std::optional(k);
-    std::string layout;
-    if (elsewhere) {
-      for (std::size_t k = 0; k < in.declared.size(); ++k) layout += fmt::format("{}{}", k == 0 ? "[" : ",", k == *elsewhere ? "N" : "?");
-      layout += "]";
-    }
-    const auto hint = fmt::format(
-        "input '{}' (id {}) has {} at dimension 0, taken as its batch for want of a layout, where the other inputs "
-        "have {}: {}",
-        in.name, in.id, in.declared[0].lo(), common,
-        elsewhere ? fmt::format("if its batch is dimension {}, say so with {}", *elsewhere,
-                                detail::spell(detail::option::layout, in.name, layout))
-                  : fmt::format("say where its batch is with {}", detail::spell(detail::option::layout, in.name, "LAYOUT")));
+    const auto hint = text::guessed_batch_hint(in, common, elsewhere);
     std::vector<char> reached(layers.size(), 0);
     reached[in.layer] = 1;
     for (const auto i : g.order())
@@ -1059,7 +987,7 @@ void hint_guessed_batches(const graph& g, batch_report& report) {
     for (auto& f : report.findings)
       if (f.within.empty() && f.layer < reached.size() && reached[f.layer] &&
           f.issue != batch_issue::scales_with_batch)
-        f.hint = f.hint.empty() ? hint : fmt::format("{}; {}", hint, f.hint);
+        f.hint = f.hint.empty() ? hint : text::joined(hint, f.hint);
   }
 }
 
@@ -1089,19 +1017,14 @@ std::optional<std::int64_t> example_batch(const std::vector<input_report>& input
 void input_notes(const graph& g, batch_report& report) {
   for (const auto& in : report.inputs)
     if (in.requested.rank_known() && in.declared.rank_known() && in.requested.size() != in.declared.size())
-      report.notes.push_back(fmt::format("{} gives input '{}' (id {}) rank {} ({}); it is declared with rank {} ({})",
-                                         detail::spell(detail::option::shape), in.name, in.id, in.requested.size(),
-                                         to_string(in.requested), in.declared.size(),
-                                         to_string(without_symbols(in.declared))));
+      report.notes.push_back(text::other_rank_note(in));
   if (g.format() != model_format::onnx) return;
   for (const auto& in : report.inputs) {
     if (!in.batch_index || !in.declared.rank_known() || *in.batch_index >= in.declared.size()) continue;
     const auto& was = in.declared[*in.batch_index];
     const auto& now = in.requested[*in.batch_index];
     if (!was.is_static() || (now.is_static() && now.lo() == was.lo())) continue;
-    report.notes.push_back(fmt::format("input '{}' declares its batch (dimension {}) as {}: ONNX Runtime refuses "
-                                       "another batch until that dimension is a dim_param",
-                                       in.name, *in.batch_index, was.lo()));
+    report.notes.push_back(text::onnx_static_batch_note(in, *in.batch_index, was.lo()));
   }
 }
 
@@ -1163,7 +1086,7 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
   batch_report report;
   report.inputs = choose_inputs(g, request);
   const auto& inputs = report.inputs;
-  report.target = request.batch ? fmt::format("batch {}", to_string(*request.batch)) : std::string("the given shapes");
+  report.target = text::target(request.batch);
   const bool any_batch = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.batch_index; });
   auto requested = shapes_at(inputs, std::nullopt);
   const auto example = example_batch(inputs);
@@ -1202,7 +1125,7 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
     for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = &run(3 + k, shapes_at(inputs, samples[k]));
   }
   scope top(g, r, {}, &report.inputs, &request);
-  report.findings = top.run(request.batch ? to_string(*request.batch) : std::string("the given shapes"), example,
+  report.findings = top.run(text::failing_at(request.batch), example,
                             report.summary.failing_at_declared);
   report.carriers = std::move(top).carriers();
   hint_guessed_batches(g, report);
@@ -1330,41 +1253,6 @@ std::string_view name(batch_verdict v) noexcept {
     case batch_verdict::cannot_tell: return "cannot_tell";
   }
   return "cannot_tell";
-}
-
-std::string batch_report::summary_line() const {
-  std::string line = fmt::format("reshapes to {}: ", target);
-  const auto count = [](std::size_t n, std::string_view one, std::string_view many) {
-    return fmt::format("{} {}", n, n == 1 ? one : many);
-  };
-  std::vector<std::string> parts;
-  if (summary.failing_at_declared != 0)
-    parts.push_back(count(summary.failing_at_declared, "layer fails at the declared shapes",
-                          "layers fail at the declared shapes"));
-  if (summary.fails != 0) parts.push_back(count(summary.fails, "layer fails", "layers fail"));
-  if (summary.swallows_batch != 0) {
-    const bool reshapes_only = std::all_of(findings.begin(), findings.end(), [](const batch_finding& f) {
-      return f.issue != batch_issue::swallows_batch || part_of(f.type) == op_part::reshape;
-    });
-    parts.push_back(reshapes_only ? count(summary.swallows_batch, "Reshape swallows the batch", "Reshapes swallow the batch")
-                                  : count(summary.swallows_batch, "layer swallows the batch", "layers swallow the batch"));
-  }
-  if (summary.mixes_samples != 0) parts.push_back(count(summary.mixes_samples, "layer mixes samples", "layers mix samples"));
-  if (summary.drops_samples != 0) parts.push_back(count(summary.drops_samples, "layer drops samples", "layers drop samples"));
-  if (summary.loses_batch != 0) parts.push_back(count(summary.loses_batch, "output loses the batch", "outputs lose the batch"));
-  switch (summary.verdict()) {
-    case batch_verdict::yes: line += "yes"; break;
-    case batch_verdict::no: line += "no:"; break;
-    case batch_verdict::cannot_tell:
-      line += "cannot tell:";
-      parts.push_back(count(summary.cannot_tell, "layer cannot be decided", "layers cannot be decided"));
-      break;
-  }
-  for (std::size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? " " : ", ") + parts[i];
-  if (summary.scales_with_batch != 0)
-    line += fmt::format(" ({} output{} grow{} with the batch, as post-processing does)", summary.scales_with_batch,
-                        summary.scales_with_batch == 1 ? "" : "s", summary.scales_with_batch == 1 ? "s" : "");
-  return line;
 }
 
 std::optional<std::size_t> batch_index_of(std::string_view layout, std::optional<std::size_t> rank) {

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <set>
 
-#include <fmt/format.h>
-
 #include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
@@ -88,7 +86,7 @@ bool batch_op::params_ok(std::initializer_list<std::size_t> ports) {
   for (const auto p : ports) {
     if (p >= in.size()) continue;
     if (in[p].is(kind::batched) || in[p].is(kind::per_image)) {
-      cannot_tell(fmt::format("input {} is a parameter of the op but holds per-sample data", p));
+      cannot_tell({why::parameter_holds_samples, p});
       return false;
     }
   }
@@ -102,14 +100,12 @@ bool batch_op::data_ok(std::size_t port) {
     case kind::batched: return true;
     case kind::size_value:
       if (in[port].varies)
-        mixes(port, fmt::format("input {} is a value computed from the batch size (through ShapeOf), used as data: "
-                                "each sample's result depends on N",
-                                port));
+        mixes(port, {why::size_value_as_data, port});
       else
-        cannot_tell(fmt::format("input {} is a value computed from shapes that hold the batch, used as data", port));
+        cannot_tell({why::shape_value_as_data, port});
       return false;
     case kind::per_image:
-      cannot_tell(fmt::format("input {} holds post-processing results, which this op's rule does not follow", port));
+      cannot_tell({why::post_processing_input, port});
       return false;
     default: return false;
   }
@@ -122,7 +118,7 @@ const batch_state* batch_op::sole(std::size_t port, std::initializer_list<std::s
     if (p == port || std::find(params.begin(), params.end(), p) != params.end()) continue;
     if (!data_ok(p)) return nullptr;
     if (in[p].is(kind::batched)) {
-      cannot_tell(fmt::format("input {} holds the batch too, which this op's rule does not follow", p));
+      cannot_tell({why::another_batched_input, p});
       return nullptr;
     }
   }
@@ -144,12 +140,12 @@ void keep_all(batch_op& o, const batch_state& s, std::size_t axis) {
 }
 
 /// A single-data op whose `forbidden` axes mix elements across: the batch there mixes samples.
-void unary_except(batch_op& o, const std::vector<std::size_t>& forbidden, const std::string& role,
+void unary_except(batch_op& o, const std::vector<std::size_t>& forbidden, why role,
                   std::initializer_list<std::size_t> params, batch_issue issue = batch_issue::mixes_samples) {
   const auto* s = o.sole(0, params);
   if (s == nullptr) return;
   if (std::find(forbidden.begin(), forbidden.end(), s->axis) != forbidden.end()) {
-    o.fault(issue, 0, fmt::format("input 0 holds the batch in dimension {}, which this layer uses as {}", s->axis, role));
+    o.fault(issue, 0, {role, std::size_t{0}, s->axis});
     return;
   }
   keep_all(o, *s, s->axis);
@@ -157,12 +153,12 @@ void unary_except(batch_op& o, const std::vector<std::size_t>& forbidden, const 
 
 /// A single-data op that computes along the axis its `axis` attribute names (required when `fallback`
 /// is nullopt).
-void along_axis_attribute(batch_op& o, std::optional<std::int64_t> fallback, const std::string& role,
+void along_axis_attribute(batch_op& o, std::optional<std::int64_t> fallback, why role,
                           std::initializer_list<std::size_t> params, batch_issue issue = batch_issue::mixes_samples) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   const auto axis = axis_in(fallback ? o.l.integer("axis", *fallback) : o.l.integer("axis"), *r);
-  if (!axis) return o.cannot_tell("its axis is out of range");
+  if (!axis) return o.cannot_tell(why::axis_out_of_range);
   unary_except(o, {*axis}, role, params, issue);
 }
 
@@ -183,9 +179,9 @@ void output(batch_op&) {}
 
 void pointwise(batch_op& o) {
   const auto rank = o.out_rank(0);
-  if (!rank) return o.cannot_tell("the output's rank is unknown");
+  if (!rank) return o.cannot_tell(why::output_rank_unknown);
   if (o.l.text("auto_broadcast", "numpy") == "pdpd")
-    return o.cannot_tell("PDPD broadcasting is not followed by the batch analysis");
+    return o.cannot_tell(why::pdpd_broadcasting);
   const batch_state* first = nullptr;
   std::size_t first_port = 0, aligned = 0;
   bool per_image = false;
@@ -197,21 +193,19 @@ void pointwise(batch_op& o) {
     if (!o.data_ok(p)) return;
     if (!o.batched(p)) continue;
     const auto r = o.in_rank(p);
-    if (!r || *r > *rank) return o.cannot_tell(fmt::format("input {}'s rank is unknown", p));
+    if (!r || *r > *rank) return o.cannot_tell({why::input_rank_unknown, p});
     const auto a = o.in[p].axis + (*rank - *r);
     if (first == nullptr) {
       first = &o.in[p];
       first_port = p;
       aligned = a;
     } else if (a != aligned || o.in[p].factor != first->factor) {
-      return o.mixes(p, fmt::format("inputs {} and {} hold the batch at different axes ({} and {} of the output): "
-                                    "broadcasting pairs each sample of one with every sample of the other",
-                                    first_port, p, aligned, a));
+      return o.mixes(p, {why::broadcast_pairs_samples, first_port, p, aligned, a});
     }
   }
   if (per_image) {
     // Post-processing results scaled or compared with constants keep their rows.
-    if (first != nullptr) return o.cannot_tell("post-processing results meet per-sample data");
+    if (first != nullptr) return o.cannot_tell(why::post_processing_meets_samples);
     for (auto& s : o.out) {
       s.k = kind::per_image;
       for (const auto& x : o.in)
@@ -225,7 +219,7 @@ void pointwise(batch_op& o) {
 void first_input(batch_op& o) {
   const auto* s = o.sole(0, {});
   for (std::size_t p = 1; p < o.in.size() && s != nullptr; ++p)
-    if (o.in[p].is(kind::batched)) return o.cannot_tell(fmt::format("input {} is a parameter but holds the batch", p));
+    if (o.in[p].is(kind::batched)) return o.cannot_tell({why::batched_parameter, p});
   if (s != nullptr) keep_all(o, *s, s->axis);
 }
 
@@ -236,28 +230,28 @@ void batch_norm(batch_op& o) {
     if (p != data && !o.params_ok({p})) return;
   if (!o.batched(data)) return;
   const auto& s = o.in[data];
-  if (s.axis == 1) return o.mixes(data, "the batch is in dimension 1, the channels, which take per-channel parameters");
+  if (s.axis == 1) return o.mixes(data, why::batch_in_channels);
   keep_all(o, s, s.axis);
 }
 
 void spatial(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   std::vector<std::size_t> forbidden;
   for (std::size_t a = 1; a < *r; ++a) forbidden.push_back(a);
   std::initializer_list<std::size_t> params = {1, 2, 3, 4};
-  unary_except(o, forbidden, "its channels or a spatial axis", params);
+  unary_except(o, forbidden, why::batch_on_spatial_axis, params);
 }
 
 void pooling(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   std::vector<std::size_t> forbidden;
   for (std::size_t a = 2; a < *r; ++a) forbidden.push_back(a);
   const auto* s = o.sole(0, {1});
   if (s == nullptr) return;
   if (std::find(forbidden.begin(), forbidden.end(), s->axis) != forbidden.end())
-    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, a pooled axis", s->axis));
+    return o.mixes(0, {why::batch_on_pooled_axis, std::size_t{0}, s->axis});
   o.keep(0, *s, s->axis);
   // MaxPool-8's indices count positions from axis `axis` on: from the batch axis or before it, they
   // count other samples' elements, so each sample's indices depend on where it sits.
@@ -270,15 +264,15 @@ void pooling(batch_op& o) {
   }
 }
 
-void softmax(batch_op& o) { along_axis_attribute(o, 1, "its softmax axis", {}); }
+void softmax(batch_op& o) { along_axis_attribute(o, 1, why::batch_on_softmax_axis, {}); }
 
 void mvn(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   std::vector<std::size_t> axes;
   if (o.l.opset >= 6) {
     const auto v = axes_input(o, 1, *r);
-    if (!v) return o.cannot_tell("the axes it normalises over are not known");
+    if (!v) return o.cannot_tell(why::normalised_axes_unknown);
     axes = *v;
   } else if (const auto* attr = o.l.find("reduction_axes"); attr != nullptr && attr->is_integers && !attr->integers.empty()) {
     for (const auto a : attr->integers)
@@ -286,38 +280,38 @@ void mvn(batch_op& o) {
   } else {
     for (std::size_t a = o.l.flag("across_channels", false) ? 1 : 2; a < *r; ++a) axes.push_back(a);
   }
-  unary_except(o, axes, "an axis it normalises over", {1});
+  unary_except(o, axes, why::batch_on_normalised_axis, {1});
 }
 
 void over_axes_input(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   const auto axes = axes_input(o, 1, *r);
-  if (!axes) return o.cannot_tell("the axes it normalises over are not known");
-  unary_except(o, *axes, "an axis it normalises over", {1});
+  if (!axes) return o.cannot_tell(why::normalised_axes_unknown);
+  unary_except(o, *axes, why::batch_on_normalised_axis, {1});
 }
 
 void reduce(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   const auto axes = axes_input(o, 1, *r);
-  if (!axes) return o.cannot_tell("the axes it reduces are not known");
+  if (!axes) return o.cannot_tell(why::reduced_axes_unknown);
   const auto* s = o.sole(0, {1});
   if (s == nullptr) return;
   if (std::find(axes->begin(), axes->end(), s->axis) != axes->end())
-    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer reduces", s->axis));
+    return o.mixes(0, {why::reduces_batch, std::size_t{0}, s->axis});
   const bool keep = o.l.flag("keep_dims", false);
   const auto before = static_cast<std::size_t>(std::count_if(axes->begin(), axes->end(), [&](std::size_t a) { return a < s->axis; }));
   o.keep(0, *s, keep ? s->axis : s->axis - before);
 }
 
 void top_k(batch_op& o) {
-  along_axis_attribute(o, std::nullopt, "the axis it selects the top k along", {1}, batch_issue::drops_samples);
+  along_axis_attribute(o, std::nullopt, why::batch_on_top_k_axis, {1}, batch_issue::drops_samples);
 }
 
 void matmul(batch_op& o) {
   const auto ra = o.in_rank(0), rb = o.in_rank(1);
-  if (!ra || !rb || *ra == 0 || *rb == 0) return o.cannot_tell("an input's rank is unknown");
+  if (!ra || !rb || *ra == 0 || *rb == 0) return o.cannot_tell(why::an_input_rank_unknown);
   if (!o.data_ok(0) || !o.data_ok(1)) return;
   const bool ta = o.l.flag("transpose_a", false), tb = o.l.flag("transpose_b", false);
   const std::size_t nba = *ra > 2 ? *ra - 2 : 0, nbb = *rb > 2 ? *rb - 2 : 0, nb = std::max(nba, nbb);
@@ -339,11 +333,9 @@ void matmul(batch_op& o) {
       const bool contraction = p == 0 ? (last != transposed) : (last == transposed);
       if (!contraction) axis = p == 0 ? nb : nb + (*ra > 1 ? 1 : 0);
     }
-    if (!axis) return o.mixes(p, fmt::format("input {} holds the batch in dimension {}, its contraction axis", p, s.axis));
+    if (!axis) return o.mixes(p, {why::contracts_batch, p, s.axis});
     if (first != nullptr && (*axis != *target || s.factor != first->factor))
-      return o.mixes(p, fmt::format("both inputs hold the batch, at different axes of the product ({} and {}): every "
-                                    "sample of one meets every sample of the other",
-                                    *target, *axis));
+      return o.mixes(p, {why::product_axes_differ, *target, *axis});
     first = &s;
     target = axis;
   }
@@ -354,7 +346,7 @@ void einsum(batch_op& o) {
   const auto eq = std::string(o.l.text("equation", ""));
   const auto arrow = eq.find("->");
   if (arrow == std::string::npos || eq.find("...") != std::string::npos)
-    return o.cannot_tell("an equation with an ellipsis or without an output is not followed by the batch analysis");
+    return o.cannot_tell(why::einsum_form_not_followed);
   std::vector<std::string> terms;
   std::string term;
   for (const char c : eq.substr(0, arrow)) {
@@ -374,16 +366,15 @@ void einsum(batch_op& o) {
   for (std::size_t p = 0; p < o.in.size(); ++p) {
     if (!o.data_ok(p) || !o.batched(p)) continue;
     const auto& s = o.in[p];
-    if (p >= terms.size() || s.axis >= terms[p].size()) return o.cannot_tell("the equation does not fit the inputs");
+    if (p >= terms.size() || s.axis >= terms[p].size()) return o.cannot_tell(why::equation_does_not_fit);
     const char label = terms[p][s.axis];
     if (std::count(terms[p].begin(), terms[p].end(), label) != 1)
-      return o.cannot_tell(fmt::format("the batch's label {} repeats within input {} (a diagonal)", label, p));
+      return o.cannot_tell(because(why::label_repeats, p).quoting(std::string(1, label)));
     const auto at = result.find(label);
     if (at == std::string::npos)
-      return o.mixes(p, fmt::format("input {} holds the batch in dimension {} (label {}), which the equation sums over",
-                                    p, s.axis, label));
+      return o.mixes(p, because(why::sums_over_batch, p, s.axis).quoting(std::string(1, label)));
     if (first != nullptr && (at != *target || s.factor != first->factor))
-      return o.mixes(p, "two inputs hold the batch under different labels: every sample of one meets every sample of the other");
+      return o.mixes(p, why::labels_differ);
     first = &s;
     target = at;
   }
@@ -392,22 +383,20 @@ void einsum(batch_op& o) {
 
 void concat(batch_op& o) {
   const auto r = o.out_rank(0);
-  if (!r) return o.cannot_tell("the output's rank is unknown");
+  if (!r) return o.cannot_tell(why::output_rank_unknown);
   const auto axis = axis_in(o.l.integer("axis"), *r);
-  if (!axis) return o.cannot_tell("its axis is out of range");
+  if (!axis) return o.cannot_tell(why::axis_out_of_range);
   const batch_state* first = nullptr;
   for (std::size_t p = 0; p < o.in.size(); ++p) {
     if (!o.data_ok(p) || !o.batched(p)) continue;
     const auto& s = o.in[p];
     if (s.axis == *axis) {
       // Every such input is reported: each may come from its own Reshape to blame.
-      o.mixes(p, fmt::format("input {} holds the batch in dimension {}, the concatenation axis: the inputs are "
-                             "joined whole, not sample by sample",
-                             p, s.axis));
+      o.mixes(p, {why::concatenates_along_batch, p, s.axis});
       continue;
     }
     if (first != nullptr && (s.axis != first->axis || s.factor != first->factor))
-      return o.mixes(p, "two inputs hold the batch at different axes");
+      return o.mixes(p, why::inputs_at_different_axes);
     first = &s;
   }
   if (first != nullptr && o.faults.empty()) o.keep(0, *first, first->axis);
@@ -415,56 +404,52 @@ void concat(batch_op& o) {
 
 void split(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   const auto v = o.ints(1);
-  if (!v || v->size() != 1) return o.cannot_tell("its axis is not known");
+  if (!v || v->size() != 1) return o.cannot_tell(why::axis_unknown);
   const auto axis = axis_in((*v)[0], *r);
-  if (!axis) return o.cannot_tell("its axis is out of range");
+  if (!axis) return o.cannot_tell(why::axis_out_of_range);
   const auto* s = o.sole(0, {1, 2});
   if (s == nullptr) return;
   if (s->axis == *axis && o.out.size() > 1)
-    return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer splits: each output gets "
-                                  "some of the samples",
-                                  s->axis));
+    return o.drops(0, {why::splits_batch, std::size_t{0}, s->axis});
   keep_all(o, *s, s->axis);
 }
 
 void gather(batch_op& o) {
   const auto rd = o.in_rank(0), ri = o.in_rank(1);
-  if (!rd || !ri) return o.cannot_tell("an input's rank is unknown");
+  if (!rd || !ri) return o.cannot_tell(why::an_input_rank_unknown);
   const auto av = o.ints(2);
-  if (!av || av->size() != 1) return o.cannot_tell("its axis is not known");
+  if (!av || av->size() != 1) return o.cannot_tell(why::axis_unknown);
   const auto axis = axis_in((*av)[0], *rd);
-  if (!axis) return o.cannot_tell("its axis is out of range");
+  if (!axis) return o.cannot_tell(why::axis_out_of_range);
   auto bd = o.l.opset >= 7 ? o.l.integer("batch_dims", 0) : 0;
   if (bd < 0) bd += static_cast<std::int64_t>(*ri);
   if (!o.params_ok({2}) || !o.data_ok(0)) return;
   if (o.in[1].is(kind::size_value) || o.in[1].is(kind::per_image))
-    return o.cannot_tell("its indices are computed from the batch size");
+    return o.cannot_tell(why::indices_from_batch_size);
   const bool data = o.batched(0), indices = o.batched(1);
   if (data && indices) {
     const auto& d = o.in[0];
     const auto& i = o.in[1];
     if (bd >= 1 && d.axis == 0 && i.axis == 0 && d.factor == i.factor && *axis > 0) return o.keep(0, d, 0);
-    return o.cannot_tell("both the data and the indices hold the batch");
+    return o.cannot_tell(why::data_and_indices_batched);
   }
   if (data) {
     const auto& d = o.in[0];
     if (d.axis == *axis)
-      return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer gathers along with "
-                                    "indices that do not follow the batch",
-                                    d.axis));
-    if (bd > 0) return o.cannot_tell("batch_dims is set but the indices do not hold the batch");
+      return o.drops(0, {why::gathers_batch_with_fixed_indices, std::size_t{0}, d.axis});
+    if (bd > 0) return o.cannot_tell(why::batch_dims_without_batched_indices);
     return o.keep(0, d, d.axis < *axis ? d.axis : d.axis - 1 + *ri);
   }
   const auto& i = o.in[1];
-  if (bd != 0) return o.cannot_tell("batch_dims is set but the data does not hold the batch");
+  if (bd != 0) return o.cannot_tell(why::batch_dims_without_batched_data);
   o.keep(0, i, *axis + i.axis);
 }
 
 void strided_slice(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   const auto* s = o.sole(0, {1, 2, 3});
   if (s == nullptr) return;
   const auto bits = [&](std::string_view name) {
@@ -476,13 +461,13 @@ void strided_slice(batch_op& o) {
   const auto new_axis = bits("new_axis_mask"), shrink = bits("shrink_axis_mask"), ellipsis = bits("ellipsis_mask");
   const auto bit = [](const std::vector<bool>& m, std::size_t i) { return i < m.size() && m[i]; };
   const auto begin = o.ints(1);
-  if (!begin) return o.cannot_tell("the length of its begin input is not known");
+  if (!begin) return o.cannot_tell(why::begin_length_unknown);
   const auto strides = o.ints(3);
   std::size_t in_axis = 0, out_axis = 0;
   std::optional<std::size_t> spec;  // the slice entry that covers the batch axis
   for (std::size_t j = 0; j < begin->size() && in_axis <= s->axis; ++j) {
     if (bit(ellipsis, j)) {
-      if (in_axis <= s->axis) return o.cannot_tell("an ellipsis before the batch axis is not followed");
+      if (in_axis <= s->axis) return o.cannot_tell(why::ellipsis_before_batch);
     }
     if (bit(new_axis, j)) {
       ++out_axis;
@@ -490,7 +475,7 @@ void strided_slice(batch_op& o) {
     }
     if (in_axis == s->axis) {
       if (bit(shrink, j))
-        return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer takes one index of", s->axis));
+        return o.drops(0, {why::takes_one_index_of_batch, std::size_t{0}, s->axis});
       spec = j;
       break;
     }
@@ -500,32 +485,30 @@ void strided_slice(batch_op& o) {
   if (!spec) out_axis += s->axis - in_axis;  // past the slice entries, axes map one to one
   std::int64_t stride = 1;
   if (spec && o.l.inputs.size() > 3) {
-    if (!strides || *spec >= strides->size()) return o.cannot_tell("its strides are not known");
+    if (!strides || *spec >= strides->size()) return o.cannot_tell(why::strides_unknown);
     stride = (*strides)[*spec];
   }
   const auto& in0 = o.in_shape(0);
   const auto& out0 = o.out_shape(0);
   const bool whole = out0.rank_known() && out_axis < out0.size() && out0[out_axis].range() == in0[s->axis].range();
   if (stride < 0)
-    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer reverses", s->axis));
+    return o.mixes(0, {why::reverses_batch, std::size_t{0}, s->axis});
   if (stride != 1 || !whole)
-    return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer slices to part of its "
-                                  "range",
-                                  s->axis));
+    return o.drops(0, {why::slices_batch, std::size_t{0}, s->axis});
   o.keep(0, *s, out_axis);
 }
 
 void slice(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   const auto* s = o.sole(0, {1, 2, 3, 4});
   if (s == nullptr) return;
   const auto start = o.ints(1);
-  if (!start) return o.cannot_tell("the length of its start input is not known");
+  if (!start) return o.cannot_tell(why::start_length_unknown);
   std::vector<std::size_t> axes;
   if (o.l.inputs.size() > 4) {
     const auto v = axes_input(o, 4, *r);
-    if (!v) return o.cannot_tell("its axes are not known");
+    if (!v) return o.cannot_tell(why::axes_unknown);
     axes = *v;
   } else {
     for (std::size_t a = 0; a < start->size(); ++a) axes.push_back(a);
@@ -534,50 +517,47 @@ void slice(batch_op& o) {
   if (it == axes.end()) return o.keep(0, *s, s->axis);
   const auto steps = o.ints(3);
   const auto j = static_cast<std::size_t>(it - axes.begin());
-  if (!steps || j >= steps->size()) return o.cannot_tell("its steps are not known");
-  if ((*steps)[j] < 0) return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer reverses", s->axis));
+  if (!steps || j >= steps->size()) return o.cannot_tell(why::steps_unknown);
+  if ((*steps)[j] < 0) return o.mixes(0, {why::reverses_batch, std::size_t{0}, s->axis});
   const auto& out0 = o.out_shape(0);
   const bool whole = out0.rank_known() && s->axis < out0.size() && out0[s->axis].range() == o.in_shape(0)[s->axis].range();
   if ((*steps)[j] != 1 || !whole)
-    return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer slices to part of its range",
-                                  s->axis));
+    return o.drops(0, {why::slices_batch, std::size_t{0}, s->axis});
   o.keep(0, *s, s->axis);
 }
 
 void transpose(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   const auto* s = o.sole(0, {1});
   if (s == nullptr) return;
   const auto perm = o.ints(1);
-  if (!perm) return o.cannot_tell("its permutation is not known");
+  if (!perm) return o.cannot_tell(why::permutation_unknown);
   if (perm->empty()) return o.keep(0, *s, *r - 1 - s->axis);
   for (std::size_t j = 0; j < perm->size(); ++j)
     if (axis_in((*perm)[j], *r) == s->axis) return o.keep(0, *s, j);
-  o.cannot_tell("its permutation does not name the batch axis");
+  o.cannot_tell(why::permutation_misses_batch);
 }
 
 void squeeze(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   const auto* s = o.sole(0, {1});
   if (s == nullptr) return;
   std::size_t removed = 0;
   if (o.l.inputs.size() > 1) {
     const auto axes = axes_input(o, 1, *r);
-    if (!axes) return o.cannot_tell("its axes are not known");
+    if (!axes) return o.cannot_tell(why::axes_unknown);
     if (std::find(axes->begin(), axes->end(), s->axis) != axes->end())
-      return o.drops(0, fmt::format("input 0 holds the batch in dimension {}, which this layer removes", s->axis));
+      return o.drops(0, {why::removes_batch, std::size_t{0}, s->axis});
     removed = static_cast<std::size_t>(std::count_if(axes->begin(), axes->end(), [&](std::size_t a) { return a < s->axis; }));
   } else {
     // Without axes every dimension of 1 goes: the batch itself when N·factor is 1.
     if (s->factor == 1)
-      return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which a Squeeze without axes removes at "
-                                    "batch 1",
-                                    s->axis));
+      return o.mixes(0, {why::squeeze_without_axes, std::size_t{0}, s->axis});
     for (std::size_t a = 0; a < s->axis; ++a) {
       const auto& d = o.in_shape(0)[a];
-      if (!d.is_static()) return o.cannot_tell("a dimension before the batch may or may not be 1");
+      if (!d.is_static()) return o.cannot_tell(why::dimension_before_batch_may_be_1);
       if (d.lo() == 1) ++removed;
     }
   }
@@ -586,18 +566,18 @@ void squeeze(batch_op& o) {
 
 void unsqueeze(batch_op& o) {
   const auto r = o.out_rank(0);
-  if (!r) return o.cannot_tell("the output's rank is unknown");
+  if (!r) return o.cannot_tell(why::output_rank_unknown);
   const auto* s = o.sole(0, {1});
   if (s == nullptr) return;
   const auto axes = axes_input(o, 1, *r);
-  if (!axes) return o.cannot_tell("its axes are not known");
+  if (!axes) return o.cannot_tell(why::axes_unknown);
   const std::set<std::size_t> inserted(axes->begin(), axes->end());
   std::size_t seen = 0;
   for (std::size_t j = 0; j < *r; ++j) {
     if (inserted.contains(j)) continue;
     if (seen++ == s->axis) return o.keep(0, *s, j);
   }
-  o.cannot_tell("its axes do not fit the data");
+  o.cannot_tell(why::axes_do_not_fit);
 }
 
 void reshape(batch_op& o) {
@@ -609,19 +589,14 @@ void reshape(batch_op& o) {
   const auto& out0 = o.out_shape(0);
   if (target.state == batch_carrier::kind::unknown || !out0.rank_known() ||
       std::any_of(out0.begin(), out0.end(), [](const dimension& d) { return !d.is_static(); }))
-    return o.cannot_tell("the output's dimensions are not all known at the sample batches");
+    return o.cannot_tell(why::output_dimensions_unknown);
   if (target.state != batch_carrier::kind::one)
-    return o.fault(batch_issue::swallows_batch, 0,
-                   fmt::format("input 0 holds the batch in dimension {}, and no single dimension of the output follows "
-                               "it: the batch is folded into dimensions the pattern fixes",
-                               s->axis));
+    return o.fault(batch_issue::swallows_batch, 0, {why::folded_into_fixed_dimensions, std::size_t{0}, s->axis});
   const auto out_prefix = o.out_prefix(0, target.axis);
-  if (!in_prefix || !out_prefix) return o.cannot_tell("the dimensions before the batch are not static");
+  if (!in_prefix || !out_prefix) return o.cannot_tell(why::prefix_not_static);
   if (*in_prefix != *out_prefix)
     return o.fault(batch_issue::swallows_batch, 0,
-                   fmt::format("its output holds the batch in dimension {} (N·{}) behind {} elements where the input "
-                               "has {}: the batch is not the outermost factor, so samples are interleaved",
-                               target.axis, target.factor, *out_prefix, *in_prefix));
+                   {why::interleaves_samples, target.axis, target.factor, *out_prefix, *in_prefix});
   batch_state r = *s;
   r.axis = target.axis;
   r.factor = target.factor;
@@ -636,7 +611,7 @@ void reshape(batch_op& o) {
 
 void shape_of(batch_op& o) {
   if (o.batched(0)) o.out[0] = batch_state{kind::size_value, 0, 1, true};
-  else if (!o.in.empty() && o.in[0].is(kind::per_image)) o.cannot_tell("the shape of post-processing results depends on the data");
+  else if (!o.in.empty() && o.in[0].is(kind::per_image)) o.cannot_tell(why::post_processing_shape);
 }
 
 /// Broadcast and Tile of a shared value over a shape that holds the batch: every sample gets the same
@@ -646,14 +621,14 @@ bool spread(batch_op& o) {
   const auto& target = o.out_carrier(0);
   const auto r = o.in_rank(0), ro = o.out_rank(0);
   if (target.state != batch_carrier::kind::one || !r || !ro || *r > *ro) {
-    o.cannot_tell("its output's size follows the batch, but no single axis holds it");
+    o.cannot_tell(why::spread_without_axis);
     return true;
   }
   const auto lead = *ro - *r;
   if (target.axis >= lead) {
     const auto& d = o.in_shape(0)[target.axis - lead];
     if (!d.is_static() || d.lo() != 1) {
-      o.cannot_tell("the data's dimension under the batch is not 1");
+      o.cannot_tell(why::spread_dimension_not_1);
       return true;
     }
   }
@@ -666,14 +641,14 @@ void broadcast(batch_op& o) {
   const auto* s = o.sole(0, {1, 2});
   if (s == nullptr) return;
   const auto r = o.in_rank(0), ro = o.out_rank(0);
-  if (!r || !ro || *r > *ro) return o.cannot_tell("the ranks are not known");
+  if (!r || !ro || *r > *ro) return o.cannot_tell(why::ranks_unknown);
   const auto mode = o.l.text("mode", "numpy");
   if (mode == "explicit") {
     const auto mapping = o.ints(2);
-    if (!mapping || s->axis >= mapping->size()) return o.cannot_tell("its axes mapping is not known");
+    if (!mapping || s->axis >= mapping->size()) return o.cannot_tell(why::axes_mapping_unknown);
     return o.keep(0, *s, static_cast<std::size_t>((*mapping)[s->axis]));
   }
-  if (mode != "numpy" && mode != "bidirectional") return o.cannot_tell(fmt::format("mode {} is not followed", mode));
+  if (mode != "numpy" && mode != "bidirectional") return o.cannot_tell(because(why::mode_not_followed).quoting(std::string(mode)));
   o.keep(0, *s, s->axis + (*ro - *r));
 }
 
@@ -683,13 +658,11 @@ void tile(batch_op& o) {
   if (s == nullptr) return;
   const auto r = o.in_rank(0), ro = o.out_rank(0);
   const auto repeats = o.ints(1);
-  if (!r || !ro || !repeats) return o.cannot_tell("its repeats are not known");
+  if (!r || !ro || !repeats) return o.cannot_tell(why::repeats_unknown);
   const auto axis = s->axis + (*ro - *r);
   const auto lead = *ro - repeats->size();
   if (axis >= lead && (*repeats)[axis - lead] != 1)
-    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer repeats: the copies of "
-                                  "all samples follow each other",
-                                  s->axis));
+    return o.mixes(0, {why::repeats_batch, std::size_t{0}, s->axis});
   o.keep(0, *s, axis);
 }
 
@@ -698,9 +671,9 @@ void pad(batch_op& o) {
   if (s == nullptr) return;
   const auto begin = o.ints(1), end = o.ints(2);
   if (!begin || !end || s->axis >= begin->size() || s->axis >= end->size())
-    return o.cannot_tell("its pads are not known");
+    return o.cannot_tell(why::pads_unknown);
   if ((*begin)[s->axis] != 0 || (*end)[s->axis] != 0)
-    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer pads", s->axis));
+    return o.mixes(0, {why::pads_batch, std::size_t{0}, s->axis});
   o.keep(0, *s, s->axis);
 }
 
@@ -710,21 +683,21 @@ void interpolate(batch_op& o) {
   for (std::size_t k = 0; k < batch_samples.size(); ++k) {
     const auto& in0 = o.in_shape(0, k);
     const auto& out0 = o.out_shape(0, k);
-    if (!out0.rank_known() || s->axis >= out0.size()) return o.cannot_tell("the output's rank is unknown");
+    if (!out0.rank_known() || s->axis >= out0.size()) return o.cannot_tell(why::output_rank_unknown);
     if (out0[s->axis].range() != in0[s->axis].range())
-      return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer resizes", s->axis));
+      return o.mixes(0, {why::resizes_batch, std::size_t{0}, s->axis});
   }
   o.keep(0, *s, s->axis);
 }
 
-void shuffle_channels(batch_op& o) { along_axis_attribute(o, 1, "the axis it shuffles", {}); }
+void shuffle_channels(batch_op& o) { along_axis_attribute(o, 1, why::batch_on_shuffled_axis, {}); }
 
 void region_yolo(batch_op& o) {
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   std::vector<std::size_t> forbidden;
   for (std::size_t a = 1; a < *r; ++a) forbidden.push_back(a);
-  unary_except(o, forbidden, "an axis of its cells", {});
+  unary_except(o, forbidden, why::batch_on_cell_axis, {});
 }
 
 void detection(batch_op& o) {
@@ -735,9 +708,8 @@ void detection(batch_op& o) {
     if (!o.data_ok(p) || !o.batched(p)) continue;
     const auto& s = o.in[p];
     if (s.axis != 0 || s.factor != 1)
-      o.mixes(p, fmt::format("input {} holds the batch in dimension {}{}, where this layer expects one image per index "
-                             "of dimension 0",
-                             p, s.axis, s.factor == 1 ? "" : fmt::format(" (N·{})", s.factor)));
+      o.mixes(p, s.factor == 1 ? because(why::expects_image_per_index, p, s.axis)
+                             : because(why::expects_image_per_index_folded, p, s.axis, s.factor));
     any = true;
   }
   if (!any || !o.faults.empty()) return;
@@ -751,10 +723,10 @@ void detection(batch_op& o) {
 void roi(batch_op& o) {
   // Boxes that post-processing gave per image (with their image index) select from the batched features.
   if (!o.batched(0) || o.in[0].axis != 0 || o.in[0].factor != 1)
-    return o.cannot_tell("the feature map does not hold one image per index of dimension 0");
+    return o.cannot_tell(why::feature_map_not_per_image);
   for (std::size_t p = 1; p < o.in.size(); ++p)
     if (!o.in[p].is(kind::per_image))
-      return o.cannot_tell(fmt::format("input {} does not come from per-image post-processing", p));
+      return o.cannot_tell({why::not_per_image_input, p});
   for (auto& x : o.out) {
     x.k = kind::per_image;
     x.origin = o.in[1].origin;
@@ -765,9 +737,9 @@ void ctc_greedy_decoder(batch_op& o) {
   // Data [T, N, C] and mask [T, N] give [N, T, 1, 1].
   for (std::size_t p = 0; p < 2 && p < o.in.size(); ++p) {
     if (!o.data_ok(p)) return;
-    if (!o.batched(p)) return o.cannot_tell(fmt::format("input {} does not hold the batch", p));
+    if (!o.batched(p)) return o.cannot_tell({why::input_not_batched, p});
     if (o.in[p].axis != 1 || o.in[p].factor != o.in[0].factor)
-      return o.mixes(p, fmt::format("input {} holds the batch in dimension {}, where the decoder scans time", p, o.in[p].axis));
+      return o.mixes(p, {why::scans_time_along_batch, p, o.in[p].axis});
   }
   o.keep(0, o.in[0], 0);
 }
@@ -777,9 +749,9 @@ void ctc_greedy_decoder_seq_len(batch_op& o) {
   if (!o.params_ok({2})) return;
   for (std::size_t p = 0; p < 2 && p < o.in.size(); ++p) {
     if (!o.data_ok(p)) return;
-    if (!o.batched(p)) return o.cannot_tell(fmt::format("input {} does not hold the batch", p));
+    if (!o.batched(p)) return o.cannot_tell({why::input_not_batched, p});
     if (o.in[p].axis != 0 || o.in[p].factor != o.in[0].factor)
-      return o.mixes(p, fmt::format("input {} holds the batch in dimension {}, where the decoder scans time", p, o.in[p].axis));
+      return o.mixes(p, {why::scans_time_along_batch, p, o.in[p].axis});
   }
   keep_all(o, o.in[0], 0);
 }
@@ -792,10 +764,8 @@ void recurrent(batch_op& o) {
     if (!o.data_ok(p) || !o.batched(p)) continue;
     const auto& s = o.in[p];
     if (s.axis != 0)
-      return o.mixes(p, fmt::format("input {} holds the batch in dimension {}, which the recurrence does not keep "
-                                    "apart (it scans or mixes along it)",
-                                    p, s.axis));
-    if (first != nullptr && s.factor != first->factor) return o.mixes(p, "inputs hold the batch with different factors");
+      return o.mixes(p, {why::recurrence_along_batch, p, s.axis});
+    if (first != nullptr && s.factor != first->factor) return o.mixes(p, why::factors_differ);
     first = &s;
   }
   if (first != nullptr) keep_all(o, *first, 0);
@@ -804,13 +774,13 @@ void recurrent(batch_op& o) {
 void gather_elements(batch_op& o) {
   if (!o.data_ok(0) || !o.data_ok(1)) return;
   const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell("the data's rank is unknown");
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
   const auto axis = axis_in(o.l.integer("axis"), *r);
-  if (!axis) return o.cannot_tell("its axis is out of range");
+  if (!axis) return o.cannot_tell(why::axis_out_of_range);
   if (!o.batched(0) || !o.batched(1) || o.in[0].axis != o.in[1].axis || o.in[0].factor != o.in[1].factor)
-    return o.cannot_tell("the data and the indices do not hold the batch at the same axis");
+    return o.cannot_tell(why::indices_at_another_axis);
   if (o.in[0].axis == *axis)
-    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer gathers along", *axis));
+    return o.mixes(0, {why::gathers_along_batch, std::size_t{0}, *axis});
   o.keep(0, o.in[0], o.in[0].axis);
 }
 
@@ -820,7 +790,7 @@ void gather_nd(batch_op& o) {
   if (bd >= 1 && o.batched(0) && o.batched(1) && o.in[0].axis == 0 && o.in[1].axis == 0 &&
       o.in[0].factor == o.in[1].factor)
     return o.keep(0, o.in[0], 0);
-  o.cannot_tell("the data and the indices do not both hold the batch in a batch dimension of the op");
+  o.cannot_tell(why::gather_nd_batch_dims);
 }
 
 void scatter_update(batch_op& o) {
@@ -829,29 +799,29 @@ void scatter_update(batch_op& o) {
   if (!o.params_ok({1, 3}) || !o.data_ok(0) || !o.data_ok(2)) return;
   const auto r = o.in_rank(0);
   const auto v = o.ints(3);
-  if (!r || !v || v->size() != 1) return o.cannot_tell("its axis is not known");
+  if (!r || !v || v->size() != 1) return o.cannot_tell(why::axis_unknown);
   const auto axis = axis_in((*v)[0], *r);
-  if (!axis) return o.cannot_tell("its axis is out of range");
+  if (!axis) return o.cannot_tell(why::axis_out_of_range);
   if (o.batched(0) && o.in[0].axis == *axis)
-    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer writes along", *axis));
+    return o.mixes(0, {why::writes_along_batch, std::size_t{0}, *axis});
   if (o.batched(0) && o.batched(2) && o.in[0].axis < *axis && o.in[2].axis == o.in[0].axis &&
       o.in[2].factor == o.in[0].factor)
     return o.keep(0, o.in[0], o.in[0].axis);
-  o.cannot_tell("the data and the updates do not hold the batch at the same axis before the scatter axis");
+  o.cannot_tell(why::updates_at_another_axis);
 }
 
 void scatter_elements_update(batch_op& o) {
   if (!o.params_ok({3}) || !o.data_ok(0) || !o.data_ok(1) || !o.data_ok(2)) return;
   const auto r = o.in_rank(0);
   const auto v = o.ints(3);
-  if (!r || !v || v->size() != 1) return o.cannot_tell("its axis is not known");
+  if (!r || !v || v->size() != 1) return o.cannot_tell(why::axis_unknown);
   const auto axis = axis_in((*v)[0], *r);
-  if (!axis) return o.cannot_tell("its axis is out of range");
+  if (!axis) return o.cannot_tell(why::axis_out_of_range);
   for (std::size_t p = 0; p < 3; ++p)
     if (!o.batched(p) || o.in[p].axis != o.in[0].axis || o.in[p].factor != o.in[0].factor)
-      return o.cannot_tell("the data, indices and updates do not all hold the batch at the same axis");
+      return o.cannot_tell(why::scatter_inputs_at_other_axes);
   if (o.in[0].axis == *axis)
-    return o.mixes(0, fmt::format("input 0 holds the batch in dimension {}, which this layer writes along", *axis));
+    return o.mixes(0, {why::writes_along_batch, std::size_t{0}, *axis});
   o.keep(0, o.in[0], o.in[0].axis);
 }
 
@@ -859,7 +829,7 @@ void non_zero(batch_op& o) {
   // Its output lists coordinates, the batch index among them: per-image results, each row tagged.
   const auto* s = o.sole(0, {});
   if (s == nullptr) return;
-  if (s->factor != 1) return o.cannot_tell("the batch is folded with other elements");
+  if (s->factor != 1) return o.cannot_tell(why::batch_folded);
   const auto index = static_cast<std::size_t>(&o.l - o.g.layers().data());
   o.out[0].k = kind::per_image;
   o.out[0].origin = index;
@@ -879,8 +849,7 @@ void subgraph(batch_op& o, bool loop) {
   if (loop) {
     for (std::size_t p = 0; p < 2 && p < o.in.size(); ++p)
       if (!o.in[p].is(kind::shared))
-        return o.cannot_tell(fmt::format("input {} (the {}) depends on the batch: data-dependent control flow", p,
-                                         p == 0 ? "trip count" : "execution condition"));
+        return o.cannot_tell({p == 0 ? why::trip_count_from_batch : why::condition_from_batch, p});
   }
   for (const auto& m : body.inputs) {
     const auto b = body_index(m.internal_layer);
@@ -889,19 +858,18 @@ void subgraph(batch_op& o, bool loop) {
     const auto port = port_index(o.l.inputs, m.external_port);
     if (!port || *port >= o.in.size()) continue;
     auto s = o.in[*port];
-    if (s.is(kind::per_image)) return o.cannot_tell("post-processing results enter its body");
+    if (s.is(kind::per_image)) return o.cannot_tell(why::post_processing_in_body);
     if (s.is(kind::batched) && m.axis) {
       const auto r = o.in_rank(*port);
       const auto a = r ? axis_in(*m.axis, *r) : std::nullopt;
-      if (!a) return o.cannot_tell("its iteration axis is not known");
+      if (!a) return o.cannot_tell(why::iteration_axis_unknown);
       if (*a == s.axis)
-        return o.mixes(*port, fmt::format("input {} holds the batch in dimension {}, which the body iterates along",
-                                          *port, s.axis));
+        return o.mixes(*port, {why::iterates_along_batch, *port, s.axis});
     }
     params[*b] = s;
   }
   const auto states = o.body(params);
-  if (!states) return o.cannot_tell("its body was not propagated at every sample batch");
+  if (!states) return o.cannot_tell(why::body_not_propagated);
   const auto result_state = [&](std::int64_t id) -> std::optional<batch_state> {
     const auto b = body_index(id);
     if (!b) return std::nullopt;
@@ -915,24 +883,23 @@ void subgraph(batch_op& o, bool loop) {
     if (!from || !to) continue;
     const auto& was = params[*to];
     if (from->k != was.k || (from->is(kind::batched) && (from->axis != was.axis || from->factor != was.factor)))
-      return o.cannot_tell("a value carried to the next iteration holds the batch differently from its first value");
+      return o.cannot_tell(why::carried_value_differs);
   }
   for (const auto& m : body.outputs) {
     const auto r = result_state(m.internal_layer);
     if (m.purpose == "execution_condition") {
-      if (r && !r->is(kind::shared)) return o.cannot_tell("the body's condition depends on the samples: data-dependent control flow");
+      if (r && !r->is(kind::shared)) return o.cannot_tell(why::body_condition_per_sample);
       continue;
     }
     const auto port = port_index(o.l.outputs, m.external_port);
     if (!port || *port >= o.out.size() || !r) continue;
-    if (r->is(kind::unknown) || r->is(kind::broken)) return o.cannot_tell("its body cannot tell (see the findings inside it)");
+    if (r->is(kind::unknown) || r->is(kind::broken)) return o.cannot_tell(why::body_cannot_tell);
     if (r->is(kind::batched) && m.axis) {
       const auto rank = o.out_rank(*port);
       const auto a = rank ? axis_in(*m.axis, *rank) : std::nullopt;
-      if (!a) return o.cannot_tell("its concatenation axis is not known");
+      if (!a) return o.cannot_tell(why::concatenation_axis_unknown);
       if (*a == r->axis)
-        return o.mixes(0, fmt::format("its output {} concatenates the iterations along dimension {}, which holds the batch",
-                                      *port, r->axis));
+        return o.mixes(0, {why::concatenates_iterations, *port, r->axis});
     }
     o.out[*port] = *r;
     o.out[*port].moved_by = no_layer;
@@ -945,9 +912,9 @@ void tensor_iterator(batch_op& o) { subgraph(o, false); }
 void loop(batch_op& o) { subgraph(o, true); }
 
 void branch_merge(batch_op& o) {
-  if (o.in.size() < 3) return o.cannot_tell("IfMerge needs a condition and two branch values");
+  if (o.in.size() < 3) return o.cannot_tell(why::if_merge_inputs);
   if (!o.in[0].is(kind::shared) && !o.in[0].is(kind::size_value))
-    return o.cannot_tell("the condition depends on per-sample data: each sample may take another branch");
+    return o.cannot_tell(why::branch_condition_per_sample);
   // A condition with the same value at every sample batch chooses one branch for every N.
   if (const auto c = o.ints(0); c && c->size() == 1) {
     o.out[0] = o.in[(*c)[0] != 0 ? 1 : 2];
@@ -957,13 +924,13 @@ void branch_merge(batch_op& o) {
   const auto& b = o.in[2];
   const bool same = a.k == b.k && (!a.is(kind::batched) || (a.axis == b.axis && a.factor == b.factor));
   if (!same)
-    return o.cannot_tell("the two branches hold the batch differently: which one runs decides what the output is");
+    return o.cannot_tell(why::branches_differ);
   if (a.is(kind::shared)) return;
   o.out[0] = a;
 }
 
 void cannot_tell(batch_op& o) {
-  o.cannot_tell(fmt::format("{}-{} has no batching rule that follows per-sample data", o.l.type, o.l.opset));
+  o.cannot_tell(because(why::no_batching_rule, o.l.opset).quoting(std::string(o.l.type)));
 }
 
 }  // namespace batch

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -64,11 +65,67 @@ struct batch_state {
 /// so that N·k cannot be mistaken for a constant dimension.
 inline constexpr std::array<std::int64_t, 3> batch_samples = {1009, 1013, 1019};
 
+/// Why a rule (or the analysis) finds that a layer mixes, drops or swallows samples, or cannot tell: the
+/// finding's reason as data. The sentence each code stands for is written in model/text/batch.cpp, the one
+/// place the batch analysis writes English; `because` carries the numbers (and the one quoted text) the
+/// sentence names, in the order it names them.
+enum class why : std::uint8_t {
+  // The layer cannot tell: what the rule does not know or does not follow.
+  data_rank_unknown, output_rank_unknown, an_input_rank_unknown, input_rank_unknown, ranks_unknown,
+  axis_unknown, axis_out_of_range, axes_unknown, axes_do_not_fit, normalised_axes_unknown, reduced_axes_unknown,
+  iteration_axis_unknown, concatenation_axis_unknown, axes_mapping_unknown, permutation_unknown,
+  permutation_misses_batch, begin_length_unknown, start_length_unknown, strides_unknown, steps_unknown,
+  repeats_unknown, pads_unknown, output_dimensions_unknown, prefix_not_static, dimension_before_batch_may_be_1,
+  ellipsis_before_batch, pdpd_broadcasting, mode_not_followed, einsum_form_not_followed, equation_does_not_fit,
+  label_repeats, indices_from_batch_size, data_and_indices_batched, batch_dims_without_batched_indices,
+  batch_dims_without_batched_data, indices_at_another_axis, gather_nd_batch_dims, updates_at_another_axis,
+  scatter_inputs_at_other_axes, batch_folded, parameter_holds_samples, batched_parameter, another_batched_input,
+  shape_value_as_data, post_processing_input, post_processing_meets_samples, post_processing_shape,
+  post_processing_in_body, not_per_image_input, input_not_batched, feature_map_not_per_image, spread_without_axis,
+  spread_dimension_not_1, trip_count_from_batch, condition_from_batch, body_not_propagated, carried_value_differs,
+  body_condition_per_sample, body_cannot_tell, if_merge_inputs, branch_condition_per_sample, branches_differ,
+  no_batching_rule,
+  // ... and what the analysis itself cannot decide (analysis/batch.cpp).
+  no_rule, reads_no_sample, answer_contradicted, not_propagated_at_samples, rule_refused, assumed_axes_differ,
+  assumed_without_batch,
+  // The layer mixes samples.
+  size_value_as_data, broadcast_pairs_samples, batch_in_channels, batch_on_spatial_axis, batch_on_pooled_axis,
+  batch_on_softmax_axis, batch_on_normalised_axis, batch_on_shuffled_axis, batch_on_cell_axis, reduces_batch,
+  contracts_batch, product_axes_differ, sums_over_batch, labels_differ, concatenates_along_batch,
+  inputs_at_different_axes, reverses_batch, squeeze_without_axes, repeats_batch, pads_batch, resizes_batch,
+  expects_image_per_index, expects_image_per_index_folded, scans_time_along_batch, recurrence_along_batch,
+  factors_differ, gathers_along_batch, writes_along_batch, iterates_along_batch, concatenates_iterations,
+  // The layer drops samples.
+  batch_on_top_k_axis, splits_batch, gathers_batch_with_fixed_indices, takes_one_index_of_batch, slices_batch,
+  removes_batch,
+  // A Reshape swallows the batch.
+  folded_into_fixed_dimensions, interleaves_samples,
+};
+
+/// A reason and what its sentence names: up to four numbers (ports, axes, factors, counts) and one quoted
+/// text (an attribute's value, an einsum label, an error's message).
+struct because {
+  why code = why::data_rank_unknown;
+  std::uint8_t count = 0;  ///< how many of `numbers` the sentence names
+  std::array<std::int64_t, 4> numbers{};
+  std::string quoted;
+
+  because(why c) : code(c) {}  // NOLINT(google-explicit-constructor): a reason that names nothing
+  template <std::integral... N>
+    requires(sizeof...(N) >= 1 && sizeof...(N) <= 4)
+  because(why c, N... n) : code(c), count(sizeof...(N)), numbers{static_cast<std::int64_t>(n)...} {}
+  /// The reason, quoting `text` after its numbers.
+  [[nodiscard]] because quoting(std::string text) && {
+    quoted = std::move(text);
+    return std::move(*this);
+  }
+};
+
 /// One fault a rule found: the input port whose batch it breaks, and how.
 struct batch_fault {
   batch_issue issue = batch_issue::mixes_samples;
   std::optional<std::size_t> port;  ///< the input that holds the batch the layer breaks
-  std::string what;
+  because reason;
 };
 
 /// What a batching rule sees of one layer, and where it writes its answer.
@@ -86,7 +143,7 @@ struct batch_op {
   std::function<std::optional<std::vector<std::vector<batch_state>>>(const std::vector<batch_state>&)> body;
 
   std::vector<batch_fault> faults;
-  std::string unknown_reason;  ///< set by cannot_tell()
+  std::optional<because> undecided;  ///< set by cannot_tell(): why the rule cannot tell
 
   // ---- what the rule reads ----
   [[nodiscard]] const partial_shape& in_shape(std::size_t port, std::size_t sample = 0) const;
@@ -108,13 +165,13 @@ struct batch_op {
   void keep(std::size_t output, const batch_state& s, std::size_t axis) {
     if (output < out.size()) out[output] = s.moved_to(axis);
   }
-  void fault(batch_issue issue, std::size_t port, std::string what) {
-    faults.push_back({issue, port, std::move(what)});
+  void fault(batch_issue issue, std::size_t port, because reason) {
+    faults.push_back({issue, port, std::move(reason)});
   }
-  void mixes(std::size_t port, std::string what) { fault(batch_issue::mixes_samples, port, std::move(what)); }
-  void drops(std::size_t port, std::string what) { fault(batch_issue::drops_samples, port, std::move(what)); }
-  void cannot_tell(std::string why) {
-    if (unknown_reason.empty()) unknown_reason = std::move(why);
+  void mixes(std::size_t port, because reason) { fault(batch_issue::mixes_samples, port, std::move(reason)); }
+  void drops(std::size_t port, because reason) { fault(batch_issue::drops_samples, port, std::move(reason)); }
+  void cannot_tell(because reason) {
+    if (!undecided) undecided = std::move(reason);
   }
   /// Inputs that are parameters of the op (axes, bounds, weights): shared or size values are fine (the
   /// shapes at the sample batches show what they do); per-sample data there is more than a rule can tell.

@@ -1,0 +1,419 @@
+// The sentences of `check --batch`: see batch.hpp.
+#include "model/text/batch.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/args.h>
+#include <fmt/format.h>
+
+#include "detail/assert.hpp"
+#include "model/options.hpp"
+#include "model/ops/rules.hpp"
+
+namespace reshape1::model::text {
+
+using detail::why;
+
+sentence_form form_of(why code) noexcept {
+  switch (code) {
+    case why::data_rank_unknown: return {"the data's rank is unknown", 0};
+    case why::output_rank_unknown: return {"the output's rank is unknown", 0};
+    case why::an_input_rank_unknown: return {"an input's rank is unknown", 0};
+    case why::input_rank_unknown: return {"input {}'s rank is unknown", 1};
+    case why::ranks_unknown: return {"the ranks are not known", 0};
+    case why::axis_unknown: return {"its axis is not known", 0};
+    case why::axis_out_of_range: return {"its axis is out of range", 0};
+    case why::axes_unknown: return {"its axes are not known", 0};
+    case why::axes_do_not_fit: return {"its axes do not fit the data", 0};
+    case why::normalised_axes_unknown: return {"the axes it normalises over are not known", 0};
+    case why::reduced_axes_unknown: return {"the axes it reduces are not known", 0};
+    case why::iteration_axis_unknown: return {"its iteration axis is not known", 0};
+    case why::concatenation_axis_unknown: return {"its concatenation axis is not known", 0};
+    case why::axes_mapping_unknown: return {"its axes mapping is not known", 0};
+    case why::permutation_unknown: return {"its permutation is not known", 0};
+    case why::permutation_misses_batch: return {"its permutation does not name the batch axis", 0};
+    case why::begin_length_unknown: return {"the length of its begin input is not known", 0};
+    case why::start_length_unknown: return {"the length of its start input is not known", 0};
+    case why::strides_unknown: return {"its strides are not known", 0};
+    case why::steps_unknown: return {"its steps are not known", 0};
+    case why::repeats_unknown: return {"its repeats are not known", 0};
+    case why::pads_unknown: return {"its pads are not known", 0};
+    case why::output_dimensions_unknown: return {"the output's dimensions are not all known at the sample batches", 0};
+    case why::prefix_not_static: return {"the dimensions before the batch are not static", 0};
+    case why::dimension_before_batch_may_be_1: return {"a dimension before the batch may or may not be 1", 0};
+    case why::ellipsis_before_batch: return {"an ellipsis before the batch axis is not followed", 0};
+    case why::pdpd_broadcasting: return {"PDPD broadcasting is not followed by the batch analysis", 0};
+    case why::mode_not_followed: return {"mode {} is not followed", 0, true};
+    case why::einsum_form_not_followed:
+      return {"an equation with an ellipsis or without an output is not followed by the batch analysis", 0};
+    case why::equation_does_not_fit: return {"the equation does not fit the inputs", 0};
+    case why::label_repeats: return {"the batch's label {1} repeats within input {0} (a diagonal)", 1, true};
+    case why::indices_from_batch_size: return {"its indices are computed from the batch size", 0};
+    case why::data_and_indices_batched: return {"both the data and the indices hold the batch", 0};
+    case why::batch_dims_without_batched_indices: return {"batch_dims is set but the indices do not hold the batch", 0};
+    case why::batch_dims_without_batched_data: return {"batch_dims is set but the data does not hold the batch", 0};
+    case why::indices_at_another_axis: return {"the data and the indices do not hold the batch at the same axis", 0};
+    case why::gather_nd_batch_dims:
+      return {"the data and the indices do not both hold the batch in a batch dimension of the op", 0};
+    case why::updates_at_another_axis:
+      return {"the data and the updates do not hold the batch at the same axis before the scatter axis", 0};
+    case why::scatter_inputs_at_other_axes:
+      return {"the data, indices and updates do not all hold the batch at the same axis", 0};
+    case why::batch_folded: return {"the batch is folded with other elements", 0};
+    case why::parameter_holds_samples: return {"input {} is a parameter of the op but holds per-sample data", 1};
+    case why::batched_parameter: return {"input {} is a parameter but holds the batch", 1};
+    case why::another_batched_input: return {"input {} holds the batch too, which this op's rule does not follow", 1};
+    case why::shape_value_as_data:
+      return {"input {} is a value computed from shapes that hold the batch, used as data", 1};
+    case why::post_processing_input:
+      return {"input {} holds post-processing results, which this op's rule does not follow", 1};
+    case why::post_processing_meets_samples: return {"post-processing results meet per-sample data", 0};
+    case why::post_processing_shape: return {"the shape of post-processing results depends on the data", 0};
+    case why::post_processing_in_body: return {"post-processing results enter its body", 0};
+    case why::not_per_image_input: return {"input {} does not come from per-image post-processing", 1};
+    case why::input_not_batched: return {"input {} does not hold the batch", 1};
+    case why::feature_map_not_per_image: return {"the feature map does not hold one image per index of dimension 0", 0};
+    case why::spread_without_axis: return {"its output's size follows the batch, but no single axis holds it", 0};
+    case why::spread_dimension_not_1: return {"the data's dimension under the batch is not 1", 0};
+    case why::trip_count_from_batch:
+      return {"input {} (the trip count) depends on the batch: data-dependent control flow", 1};
+    case why::condition_from_batch:
+      return {"input {} (the execution condition) depends on the batch: data-dependent control flow", 1};
+    case why::body_not_propagated: return {"its body was not propagated at every sample batch", 0};
+    case why::carried_value_differs:
+      return {"a value carried to the next iteration holds the batch differently from its first value", 0};
+    case why::body_condition_per_sample:
+      return {"the body's condition depends on the samples: data-dependent control flow", 0};
+    case why::body_cannot_tell: return {"its body cannot tell (see the findings inside it)", 0};
+    case why::if_merge_inputs: return {"IfMerge needs a condition and two branch values", 0};
+    case why::branch_condition_per_sample:
+      return {"the condition depends on per-sample data: each sample may take another branch", 0};
+    case why::branches_differ:
+      return {"the two branches hold the batch differently: which one runs decides what the output is", 0};
+    case why::no_batching_rule: return {"{1}-{0} has no batching rule that follows per-sample data", 1, true};
+    case why::no_rule: return {"{1}-{0} has no rule: reshape1 does not know what it does", 1, true};
+    case why::reads_no_sample: return {"its output's size follows the batch, but it reads no sample's data", 0};
+    case why::answer_contradicted:
+      return {"its batching rule's answer does not match the shapes propagated at the sample batches", 0};
+    case why::not_propagated_at_samples: return {"its output shapes could not be propagated at the sample batches", 0};
+    case why::rule_refused: return {"{}", 0, true};
+    case why::assumed_axes_differ:
+      return {"its inputs hold the batch at different axes, which {} does not cover", 0, true};
+    case why::assumed_without_batch: return {"it reads values computed from the batch size", 0};
+    case why::size_value_as_data:
+      return {"input {} is a value computed from the batch size (through ShapeOf), used as data: each sample's "
+              "result depends on N",
+              1};
+    case why::broadcast_pairs_samples:
+      return {"inputs {} and {} hold the batch at different axes ({} and {} of the output): broadcasting pairs each "
+              "sample of one with every sample of the other",
+              4};
+    case why::batch_in_channels:
+      return {"the batch is in dimension 1, the channels, which take per-channel parameters", 0};
+    case why::batch_on_spatial_axis:
+      return {"input {} holds the batch in dimension {}, which this layer uses as its channels or a spatial axis", 2};
+    case why::batch_on_pooled_axis: return {"input {} holds the batch in dimension {}, a pooled axis", 2};
+    case why::batch_on_softmax_axis:
+      return {"input {} holds the batch in dimension {}, which this layer uses as its softmax axis", 2};
+    case why::batch_on_normalised_axis:
+      return {"input {} holds the batch in dimension {}, which this layer uses as an axis it normalises over", 2};
+    case why::batch_on_shuffled_axis:
+      return {"input {} holds the batch in dimension {}, which this layer uses as the axis it shuffles", 2};
+    case why::batch_on_cell_axis:
+      return {"input {} holds the batch in dimension {}, which this layer uses as an axis of its cells", 2};
+    case why::reduces_batch: return {"input {} holds the batch in dimension {}, which this layer reduces", 2};
+    case why::contracts_batch: return {"input {} holds the batch in dimension {}, its contraction axis", 2};
+    case why::product_axes_differ:
+      return {"both inputs hold the batch, at different axes of the product ({} and {}): every sample of one meets "
+              "every sample of the other",
+              2};
+    case why::sums_over_batch:
+      return {"input {} holds the batch in dimension {} (label {}), which the equation sums over", 2, true};
+    case why::labels_differ:
+      return {"two inputs hold the batch under different labels: every sample of one meets every sample of the "
+              "other",
+              0};
+    case why::concatenates_along_batch:
+      return {"input {} holds the batch in dimension {}, the concatenation axis: the inputs are joined whole, not "
+              "sample by sample",
+              2};
+    case why::inputs_at_different_axes: return {"two inputs hold the batch at different axes", 0};
+    case why::reverses_batch: return {"input {} holds the batch in dimension {}, which this layer reverses", 2};
+    case why::squeeze_without_axes:
+      return {"input {} holds the batch in dimension {}, which a Squeeze without axes removes at batch 1", 2};
+    case why::repeats_batch:
+      return {"input {} holds the batch in dimension {}, which this layer repeats: the copies of all samples follow "
+              "each other",
+              2};
+    case why::pads_batch: return {"input {} holds the batch in dimension {}, which this layer pads", 2};
+    case why::resizes_batch: return {"input {} holds the batch in dimension {}, which this layer resizes", 2};
+    case why::expects_image_per_index:
+      return {"input {} holds the batch in dimension {}, where this layer expects one image per index of dimension "
+              "0",
+              2};
+    case why::expects_image_per_index_folded:
+      return {"input {} holds the batch in dimension {} (N·{}), where this layer expects one image per index of "
+              "dimension 0",
+              3};
+    case why::scans_time_along_batch:
+      return {"input {} holds the batch in dimension {}, where the decoder scans time", 2};
+    case why::recurrence_along_batch:
+      return {"input {} holds the batch in dimension {}, which the recurrence does not keep apart (it scans or "
+              "mixes along it)",
+              2};
+    case why::factors_differ: return {"inputs hold the batch with different factors", 0};
+    case why::gathers_along_batch:
+      return {"input {} holds the batch in dimension {}, which this layer gathers along", 2};
+    case why::writes_along_batch: return {"input {} holds the batch in dimension {}, which this layer writes along", 2};
+    case why::iterates_along_batch:
+      return {"input {} holds the batch in dimension {}, which the body iterates along", 2};
+    case why::concatenates_iterations:
+      return {"its output {} concatenates the iterations along dimension {}, which holds the batch", 2};
+    case why::batch_on_top_k_axis:
+      return {"input {} holds the batch in dimension {}, which this layer uses as the axis it selects the top k "
+              "along",
+              2};
+    case why::splits_batch:
+      return {"input {} holds the batch in dimension {}, which this layer splits: each output gets some of the "
+              "samples",
+              2};
+    case why::gathers_batch_with_fixed_indices:
+      return {"input {} holds the batch in dimension {}, which this layer gathers along with indices that do not "
+              "follow the batch",
+              2};
+    case why::takes_one_index_of_batch:
+      return {"input {} holds the batch in dimension {}, which this layer takes one index of", 2};
+    case why::slices_batch:
+      return {"input {} holds the batch in dimension {}, which this layer slices to part of its range", 2};
+    case why::removes_batch: return {"input {} holds the batch in dimension {}, which this layer removes", 2};
+    case why::folded_into_fixed_dimensions:
+      return {"input {} holds the batch in dimension {}, and no single dimension of the output follows it: the "
+              "batch is folded into dimensions the pattern fixes",
+              2};
+    case why::interleaves_samples:
+      return {"its output holds the batch in dimension {} (N·{}) behind {} elements where the input has {}: the "
+              "batch is not the outermost factor, so samples are interleaved",
+              4};
+  }
+  return {"", 0};
+}
+
+std::string sentence(const detail::because& b) {
+  const auto f = form_of(b.code);
+  // A reason made with other numbers than its sentence names is a bug in the rule that made it.
+  RESHAPE1_ASSERT(b.count == f.numbers && b.quoted.empty() != f.quotes);
+  fmt::dynamic_format_arg_store<fmt::format_context> args;
+  for (std::size_t k = 0; k < b.count; ++k) args.push_back(b.numbers[k]);
+  if (f.quotes) args.push_back(b.quoted);
+  return fmt::vformat(f.form, args);
+}
+
+std::string joined(std::string_view a, std::string_view b) { return fmt::format("{}; {}", a, b); }
+
+std::string batch_dimension(std::int64_t factor) { return factor == 1 ? "N" : fmt::format("N·{}", factor); }
+
+std::string constant(const layer& c) {
+  if (c.find("onnx_initializer") != nullptr) return fmt::format("initializer '{}'", c.name);
+  if (c.find("onnx_constant") != nullptr) return fmt::format("a constant of node '{}'", c.name);
+  return fmt::format("Const '{}' (id {})", c.name, c.id);
+}
+
+std::string holder(const layer& l) {
+  if (detail::part_of(l.type) == detail::op_part::constant) return constant(l);
+  return fmt::format("computed by {} '{}' (id {})", l.type, l.name, l.id);
+}
+
+std::string origin(const detail::element_origin& o) {
+  if (o.holder == nullptr) return {};
+  if (detail::part_of(o.holder->type) == detail::op_part::constant && o.through != nullptr)
+    return fmt::format("{} through Concat '{}' (id {})", constant(*o.holder), o.through->name, o.through->id);
+  return holder(*o.holder);
+}
+
+std::string body_input_source(const layer& src, std::size_t port, const layer& outer) {
+  const auto what = detail::part_of(src.type) == detail::op_part::constant ? std::string("Const")
+                                                                           : fmt::format("computed by {}", src.type);
+  return fmt::format("{} '{}' (id {}), input {} of {} '{}' (id {}), which does not follow the batch", what, src.name,
+                     src.id, port, outer.type, outer.name, outer.id);
+}
+
+std::string body_input_hint(const layer& failing, std::size_t port, const layer& outer) {
+  return fmt::format("give {} '{}' (id {}) in the body its batch: feed input {} of {} '{}' from a model input, or "
+                     "broadcast it to the batch (a Broadcast to the data's ShapeOf)",
+                     failing.type, failing.name, failing.id, port, outer.type, outer.name);
+}
+
+std::string replaced_batch(std::size_t index, std::int64_t value) {
+  return fmt::format("pattern[{}] is {}, the declared batch, written as a constant", index, value);
+}
+
+std::string replaced_batch_stays(std::size_t index, std::int64_t value,
+                                 std::optional<std::pair<std::size_t, std::int64_t>> moved) {
+  auto s = fmt::format("{}: the output's dimension {} stays {}", replaced_batch(index, value), index, value);
+  if (moved)
+    s += fmt::format(" and the batch goes into dimension {} ({})", moved->first, batch_dimension(moved->second));
+  return s;
+}
+
+std::string batch_goes(std::optional<std::pair<std::size_t, std::int64_t>> moved) {
+  if (!moved) return "the batch goes into other dimensions";
+  return fmt::format("the batch goes into dimension {} ({})", moved->first, batch_dimension(moved->second));
+}
+
+std::string replaced_batch_swallows(std::size_t index, std::int64_t value, std::string_view moved,
+                                    std::string_view consequence) {
+  return fmt::format("{}: the output's dimension {} stays {} and {}; {}", replaced_batch(index, value), index, value,
+                     moved, consequence);
+}
+
+std::string then_at(const layer& l, std::string_view what) {
+  return fmt::format("then at {} '{}' (id {}): {}", l.type, l.name, l.id, what);
+}
+
+std::string copy_batch_hint(std::size_t index, bool special_zero, bool has_minus_one) {
+  return fmt::format("pattern[{}]: {}", index,
+                     special_zero    ? "use 0 to copy the batch"
+                     : has_minus_one ? "use 0 with special_zero=true to copy the batch"
+                                     : "use -1, or 0 with special_zero=true, to follow the batch");
+}
+
+std::string own_dimension_hint(std::size_t axis, bool special_zero) {
+  return fmt::format("keep the batch in a dimension of its own: copy it with 0 at pattern[{}]{}", axis,
+                     special_zero ? "" : " (with special_zero=true)");
+}
+
+std::string upstream_reshape(const layer& reshape, std::optional<std::pair<std::int64_t, std::size_t>> replaced) {
+  return fmt::format("the Reshape '{}' (id {}) upstream {}", reshape.name, reshape.id,
+                     replaced ? fmt::format("writes the declared batch {} as a constant at pattern[{}]",
+                                            replaced->first, replaced->second)
+                              : std::string("folds the batch into another dimension"));
+}
+
+std::string in_reshape(const layer& reshape, std::string_view hint) {
+  return fmt::format("in the Reshape '{}' (id {}), {}", reshape.name, reshape.id, hint);
+}
+
+std::string follow_back_hint() {
+  return fmt::format("an input of this layer keeps a size the batch should change: follow it back{} to the constant "
+                     "or Reshape that fixes it",
+                     detail::current_front_end() == detail::front_end::cli ? " (--dot FILE draws the path)" : "");
+}
+
+std::string rule_hint(batch_issue issue, const layer& l) {
+  switch (issue) {
+    case batch_issue::mixes_samples:
+      return "make the layer compute within each sample: change its axes, or keep the batch in an axis it treats one "
+             "index at a time (axis 0 for most ops)";
+    case batch_issue::drops_samples:
+      return "select along another axis, or over the whole batch axis (a full-range slice, indices that follow the "
+             "batch)";
+    case batch_issue::cannot_tell:
+      return fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with {}", l.op_type(),
+                         l.op_version(), detail::spell(detail::option::assume_kept, {}, l.op_type()));
+    default: return {};
+  }
+}
+
+std::string output_batch_elsewhere(const layer& result, std::size_t axis, std::int64_t factor,
+                                   std::optional<std::size_t> batch_axis) {
+  return fmt::format("the model output '{}' (id {}) gets the batch in dimension {} as {}, not {}", result.name,
+                     result.id, axis, batch_dimension(factor),
+                     batch_axis ? fmt::format("in dimension {}, its batch axis", *batch_axis)
+                                : std::string("as a dimension of its own"));
+}
+
+std::string output_batch_elsewhere_hint() {
+  return "give the output's layout (its N) if its batch axis is another one, or move the batch there";
+}
+
+std::string output_size_value(const layer& result, bool varies) {
+  return fmt::format("the model output '{}' (id {}) is a value computed from the shapes of batched tensors{}",
+                     result.name, result.id, varies ? ", which changes with N" : "");
+}
+
+std::string output_size_value_hint() { return "an output should hold data, one slice per sample"; }
+
+std::string output_per_image(const layer& result) {
+  return fmt::format("the model output '{}' (id {}) holds post-processing results for every image, each kept apart "
+                     "by its image index: its size grows with the batch, which is expected",
+                     result.name, result.id);
+}
+
+std::string guessed_batch_hint(const input_report& in, std::int64_t common, std::optional<std::size_t> elsewhere) {
+  std::string advice;
+  if (elsewhere) {
+    std::string layout;
+    for (std::size_t k = 0; k < in.declared.size(); ++k)
+      layout += fmt::format("{}{}", k == 0 ? "[" : ",", k == *elsewhere ? "N" : "?");
+    layout += "]";
+    advice = fmt::format("if its batch is dimension {}, say so with {}", *elsewhere,
+                         detail::spell(detail::option::layout, in.name, layout));
+  } else {
+    advice = fmt::format("say where its batch is with {}", detail::spell(detail::option::layout, in.name, "LAYOUT"));
+  }
+  return fmt::format("input '{}' (id {}) has {} at dimension 0, taken as its batch for want of a layout, where the "
+                     "other inputs have {}: {}",
+                     in.name, in.id, in.declared[0].lo(), common, advice);
+}
+
+std::string other_rank_note(const input_report& in) {
+  return fmt::format("{} gives input '{}' (id {}) rank {} ({}); it is declared with rank {} ({})",
+                     detail::spell(detail::option::shape), in.name, in.id, in.requested.size(), to_string(in.requested),
+                     in.declared.size(), to_string(detail::without_symbols(in.declared)));
+}
+
+std::string onnx_static_batch_note(const input_report& in, std::size_t batch_index, std::int64_t declared) {
+  return fmt::format("input '{}' declares its batch (dimension {}) as {}: ONNX Runtime refuses another batch until "
+                     "that dimension is a dim_param",
+                     in.name, batch_index, declared);
+}
+
+std::string target(const std::optional<dimension>& batch) {
+  return batch ? fmt::format("batch {}", to_string(*batch)) : std::string("the given shapes");
+}
+
+std::string failing_at(const std::optional<dimension>& batch) {
+  return batch ? to_string(*batch) : std::string("the given shapes");
+}
+
+}  // namespace reshape1::model::text
+
+namespace reshape1::model {
+
+std::string batch_report::summary_line() const {
+  std::string line = fmt::format("reshapes to {}: ", target);
+  const auto count = [](std::size_t n, std::string_view one, std::string_view many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+  };
+  std::vector<std::string> parts;
+  if (summary.failing_at_declared != 0)
+    parts.push_back(count(summary.failing_at_declared, "layer fails at the declared shapes",
+                          "layers fail at the declared shapes"));
+  if (summary.fails != 0) parts.push_back(count(summary.fails, "layer fails", "layers fail"));
+  if (summary.swallows_batch != 0) {
+    const bool reshapes_only = std::all_of(findings.begin(), findings.end(), [](const batch_finding& f) {
+      return f.issue != batch_issue::swallows_batch || detail::part_of(f.type) == detail::op_part::reshape;
+    });
+    parts.push_back(reshapes_only ? count(summary.swallows_batch, "Reshape swallows the batch", "Reshapes swallow the batch")
+                                  : count(summary.swallows_batch, "layer swallows the batch", "layers swallow the batch"));
+  }
+  if (summary.mixes_samples != 0) parts.push_back(count(summary.mixes_samples, "layer mixes samples", "layers mix samples"));
+  if (summary.drops_samples != 0) parts.push_back(count(summary.drops_samples, "layer drops samples", "layers drop samples"));
+  if (summary.loses_batch != 0) parts.push_back(count(summary.loses_batch, "output loses the batch", "outputs lose the batch"));
+  switch (summary.verdict()) {
+    case batch_verdict::yes: line += "yes"; break;
+    case batch_verdict::no: line += "no:"; break;
+    case batch_verdict::cannot_tell:
+      line += "cannot tell:";
+      parts.push_back(count(summary.cannot_tell, "layer cannot be decided", "layers cannot be decided"));
+      break;
+  }
+  for (std::size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? " " : ", ") + parts[i];
+  if (summary.scales_with_batch != 0)
+    line += fmt::format(" ({} output{} grow{} with the batch, as post-processing does)", summary.scales_with_batch,
+                        summary.scales_with_batch == 1 ? "" : "s", summary.scales_with_batch == 1 ? "s" : "");
+  return line;
+}
+
+}  // namespace reshape1::model

@@ -1,0 +1,111 @@
+// Internal: the sentences of `check --batch`. The batching rules and the analysis decide with typed values
+// (a reason code and the ports, axes and values it names, the layers involved); this is the one place
+// they become English: each finding's what, hint and source, the notes and the summary line. A change of
+// wording is made here and nowhere else, and reaches the text table, the JSON and Python alike.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "model/analysis/batch_internal.hpp"
+#include "model/ops/batching.hpp"
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/graph.hpp"
+
+namespace reshape1::model::text {
+
+/// The form of a reason's sentence: a format string, and what it names (how many numbers; whether it
+/// quotes a text after them).
+struct sentence_form {
+  std::string_view form;
+  std::uint8_t numbers = 0;
+  bool quotes = false;
+};
+[[nodiscard]] sentence_form form_of(detail::why code) noexcept;
+/// The last reason code, for walking all of them.
+inline constexpr auto last_reason = detail::why::interleaves_samples;
+
+/// The sentence a rule's reason stands for.
+[[nodiscard]] std::string sentence(const detail::because& b);
+
+/// "a; b": a finding's sentence continued with what else is known.
+[[nodiscard]] std::string joined(std::string_view a, std::string_view b);
+
+/// How a tensor holds the batch: `N`, or `N·k`.
+[[nodiscard]] std::string batch_dimension(std::int64_t factor);
+
+// ---- where a value comes from (a finding's source) ----
+/// A Const by name and id, an ONNX initializer by name, a constant an ONNX node holds by its node.
+[[nodiscard]] std::string constant(const layer& c);
+/// A Const as constant() names it, or "computed by TYPE 'name' (id N)".
+[[nodiscard]] std::string holder(const layer& l);
+/// The Const that holds a pattern element (through a Concat, when one joins the pattern), or the layer
+/// that computes it; "" when unknown.
+[[nodiscard]] std::string origin(const detail::element_origin& o);
+/// A body's layer fails because an input of its TensorIterator or Loop (`port` of `outer`, fed by `src`)
+/// does not follow the batch.
+[[nodiscard]] std::string body_input_source(const layer& src, std::size_t port, const layer& outer);
+[[nodiscard]] std::string body_input_hint(const layer& failing, std::size_t port, const layer& outer);
+
+// ---- Reshapes that hard-code or fold the batch ----
+/// Element `index` of a pattern writes the declared batch `value` as a constant.
+[[nodiscard]] std::string replaced_batch(std::size_t index, std::int64_t value);
+/// ... and so the output's dimension `index` stays `value`; the batch goes into dimension `axis` (with
+/// `factor`) when it goes into one.
+[[nodiscard]] std::string replaced_batch_stays(std::size_t index, std::int64_t value,
+                                               std::optional<std::pair<std::size_t, std::int64_t>> moved);
+/// Where the batch goes after a Reshape that swallows it: dimension `axis` (with `factor`), or other ones.
+[[nodiscard]] std::string batch_goes(std::optional<std::pair<std::size_t, std::int64_t>> moved);
+/// A swallow by a replaced batch, continued with what it causes: "pattern[i] is v, ...: the output's
+/// dimension i stays v and MOVED; CONSEQUENCE".
+[[nodiscard]] std::string replaced_batch_swallows(std::size_t index, std::int64_t value, std::string_view moved,
+                                                  std::string_view consequence);
+/// A layer downstream misuses the axis a Reshape moved the batch to: "then at TYPE 'name' (id N): WHAT".
+[[nodiscard]] std::string then_at(const layer& l, std::string_view what);
+/// The rewrite of pattern element `index` that copies the batch.
+[[nodiscard]] std::string copy_batch_hint(std::size_t index, bool special_zero, bool has_minus_one);
+/// A Reshape that folds the batch: keep it in a dimension of its own, copied at `axis`.
+[[nodiscard]] std::string own_dimension_hint(std::size_t axis, bool special_zero);
+/// A failure downstream of a Reshape already reported: what that Reshape does (`replaced`: the declared
+/// batch and the pattern element, when it writes it as a constant; else it folds the batch).
+[[nodiscard]] std::string upstream_reshape(const layer& reshape,
+                                           std::optional<std::pair<std::int64_t, std::size_t>> replaced);
+/// ... and the hint: the Reshape's own.
+[[nodiscard]] std::string in_reshape(const layer& reshape, std::string_view hint);
+/// A failure with nothing upstream to blame: follow the size back.
+[[nodiscard]] std::string follow_back_hint();
+
+// ---- a rule's findings ----
+/// The hint of a finding a batching rule made, by its kind ("" for the kinds no rule makes).
+[[nodiscard]] std::string rule_hint(batch_issue issue, const layer& l);
+
+// ---- the model outputs ----
+/// An output holds the batch at `axis` (N·factor), not at its batch axis (`batch_axis`; none: the output
+/// has no dimension for it).
+[[nodiscard]] std::string output_batch_elsewhere(const layer& result, std::size_t axis, std::int64_t factor,
+                                                 std::optional<std::size_t> batch_axis);
+[[nodiscard]] std::string output_batch_elsewhere_hint();
+/// An output that is a value computed from batched shapes (`varies`: known to change with N).
+[[nodiscard]] std::string output_size_value(const layer& result, bool varies);
+[[nodiscard]] std::string output_size_value_hint();
+/// An output of post-processing results, one group per image.
+[[nodiscard]] std::string output_per_image(const layer& result);
+
+// ---- the inputs ----
+/// An input whose dimension 0 (taken as its batch) holds another size than the other inputs' `common`
+/// batch; `elsewhere`: the one dimension that holds `common`, if there is one.
+[[nodiscard]] std::string guessed_batch_hint(const input_report& in, std::int64_t common,
+                                             std::optional<std::size_t> elsewhere);
+/// A shape of another rank than the input's.
+[[nodiscard]] std::string other_rank_note(const input_report& in);
+/// An ONNX input whose static batch ONNX Runtime will not let change.
+[[nodiscard]] std::string onnx_static_batch_note(const input_report& in, std::size_t batch_index, std::int64_t declared);
+
+/// What a report is about ("batch 8", "the given shapes"), and where a failure is seen ("8", "the given shapes").
+[[nodiscard]] std::string target(const std::optional<dimension>& batch);
+[[nodiscard]] std::string failing_at(const std::optional<dimension>& batch);
+
+}  // namespace reshape1::model::text
