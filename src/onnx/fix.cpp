@@ -19,6 +19,7 @@
 #include "model/analysis/batch_internal.hpp"
 #include "../model/options.hpp"
 #include "model/ops/rules.hpp"
+#include "model/text/fix.hpp"
 #include "lowering.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/propagate.hpp"
@@ -291,10 +292,9 @@ class onnx_fixer {
           } else if (f.issue != model::batch_issue::scales_with_batch) {
             // A node that lowers to a Reshape (Flatten, a grouped Conv's weights) is not one fix rewrites.
             refuse(report, f,
-                   !f.pattern_index || part_of(f.type) != op_part::reshape
-                       ? fmt::format("{}: {}", model::name(f.issue), f.what)
-                   : !lost.empty() ? lost
-                                   : std::string("a Reshape that reshape1 cannot find in the file"));
+                   !f.pattern_index || part_of(f.type) != op_part::reshape ? model::text::finding_in_short(f)
+                   : !lost.empty()                                          ? lost
+                                                                            : model::text::reshape_not_found());
           }
         }
       // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
@@ -326,7 +326,7 @@ class onnx_fixer {
             waiting.emplace_back(ref, f);
             continue;
           }
-          why_not_[ref] = fmt::format("rewriting pattern[{}] to {} left it: {}", active->element, active->value, f->what);
+          why_not_[ref] = model::text::rewrite_left(active->element, active->value, f->what);
           ++tried_[ref];
           edits.erase(active);
           changed = true;
@@ -414,8 +414,7 @@ class onnx_fixer {
                               const std::function<const model::propagation&()>& prop, const model::batch_finding& f,
                               std::string& why) {
     if (!f.within.empty())
-      why = fmt::format("a Reshape inside the body of {} '{}' that fix cannot follow there", f.within.back().type,
-                        f.within.back().name);
+      why = model::text::body_not_followed(f.within.back());
     site s;
     s.graph = &g;
     s.names = &names_;
@@ -521,8 +520,7 @@ class onnx_fixer {
       c.element = e.index;
       c.old_value = e.old_value;
       c.new_value = e.value;
-      c.why = fmt::format("{} ({} '{}'{})", e.why, h->constant_node ? "Constant" : "initializer", h->name,
-                          e.external.empty() ? "" : ", now written in the model rather than its external data");
+      c.why = model::text::held_by_tensor(e.why, h->constant_node, h->name, !e.external.empty());
       c.within = e.within;
       c.node = e.id;
       changes.push_back(std::move(c));
@@ -539,7 +537,7 @@ class onnx_fixer {
     auto& why_not = why_not_[at];
     const auto* reshape = g.find(f.id);
     if (node.input_size() < 2 || reshape == nullptr || part_of(reshape->type) != op_part::reshape) {
-      why_not = "the Reshape has no shape input";
+      why_not = model::text::no_shape_input();
       return std::nullopt;
     }
     // The pattern as propagation knows it.
@@ -553,7 +551,7 @@ class onnx_fixer {
     if (f.pattern_index) {
       const auto i = *f.pattern_index;
       if (i >= pattern.size() || !pattern[i]) {
-        if (why_not.empty()) why_not = "its shape's values are not known";
+        if (why_not.empty()) why_not = model::text::shape_values_unknown();
         return std::nullopt;
       }
       const auto declared = *pattern[i];
@@ -561,26 +559,22 @@ class onnx_fixer {
       for (std::size_t k = 0; k < pattern.size(); ++k)
         if (k != i && (!pattern[k] || *pattern[k] < -1)) others_fixed = false;
       if (!allowzero)
-        alternatives.push_back({i, 0, fmt::format("pattern[{}] wrote the declared batch {}; 0 copies the batch", i, declared)});
+        alternatives.push_back({i, 0, model::text::zero_copies_batch(i, declared)});
       if (minus_ones == 0 && (allowzero || others_fixed))
-        alternatives.push_back({i, -1, fmt::format("pattern[{}] wrote the declared batch {}; -1 infers it{}", i, declared,
-                                                   allowzero ? "" : " (the pattern has no other -1 and its other elements are fixed)")});
-      if (alternatives.empty() && why_not.empty()) why_not = "allowzero=1 makes 0 a literal zero, and -1 is taken";
+        alternatives.push_back({i, -1, model::text::minus_one_infers_batch(i, declared, !allowzero)});
+      if (alternatives.empty() && why_not.empty()) why_not = model::text::allowzero_and_minus_one_taken();
     } else if (pattern.empty()) {
-      if (why_not.empty()) why_not = "its shape's values are not known";
+      if (why_not.empty()) why_not = model::text::shape_values_unknown();
     } else if (minus_ones == 0) {
       // No element writes the batch: it is folded into another (`[6,4]` for 2 x 3 x 4). A -1 in one
       // place may follow it; each place is tried, and the checks decide.
       for (std::size_t i = 0; i < pattern.size(); ++i)
         if (pattern[i] && *pattern[i] > 0)
-          alternatives.push_back({i, -1, fmt::format("pattern[{}] held {}, which folds the declared batch with other "
-                                                     "dimensions; -1 infers it at every batch",
-                                                     i, *pattern[i])});
-      if (alternatives.empty() && why_not.empty()) why_not = "no element of the pattern can follow the batch";
+          alternatives.push_back({i, -1, model::text::minus_one_infers_folded(i, *pattern[i])});
+      if (alternatives.empty() && why_not.empty()) why_not = model::text::no_element_follows_batch();
     } else if (why_not.empty()) {
-      why_not = fmt::format("the -1 at pattern[{}] folds the batch together with other dimensions; keeping it apart "
-                            "would change the node's output rank",
-                            std::find(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1)) - pattern.begin());
+      const auto minus_one = std::find(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1));
+      why_not = model::text::minus_one_folds_batch(static_cast<std::size_t>(minus_one - pattern.begin()), true);
     }
     for (auto& k = tried_[at]; k < alternatives.size(); ++k)
       if (auto e = target(s, m, *reshape, at, pattern, alternatives[k])) {
@@ -610,12 +604,11 @@ class onnx_fixer {
     const bool read_from_outside =
         origin.holder != nullptr && !s.within.empty() && part_of(origin.holder->type) == op_part::parameter;
     if (origin.holder == nullptr || (part_of(origin.holder->type) != op_part::constant && !read_from_outside))
-      return no(fmt::format("pattern[{}] is computed, not held in an initializer or a Constant node", element));
+      return no(model::text::computed_not_tensor(element));
     const bool initializer = origin.holder->find("onnx_initializer") != nullptr;
     if (!read_from_outside && !initializer &&
         (origin.holder->auxiliary || origin.holder->find("onnx_constant") == nullptr))
-      return no(fmt::format("pattern[{}] is a constant of node '{}' that is not written in the file as a tensor",
-                            element, origin.holder->name));
+      return no(model::text::constant_not_in_file(element, origin.holder->name));
     const std::string held(origin.holder->name);
     // Every node between the tensor and the Reshape must feed only the next one: a shared Concat or Cast
     // would carry the change to nodes this report would not list.
@@ -625,7 +618,7 @@ class onnx_fixer {
       for (const auto& l : g.layers())
         for (const auto& src : l.sources) readers += src && src->layer == index;
       if (readers > 1)
-        return no(fmt::format("pattern[{}] comes through node '{}', which feeds other nodes too", element, step->name));
+        return no(model::text::comes_through_shared_node(element, step->name));
     }
     // The node that reads the tensor: the Reshape, or the Concat on the way.
     const auto* consumer = origin.consumer == nullptr ? &reshape : origin.consumer;
@@ -633,13 +626,12 @@ class onnx_fixer {
         consumer->auxiliary ? std::nullopt
                             : locate(m, s.path, *s.names, static_cast<std::size_t>(consumer - g.layers().data()),
                                      consumer->op_type());
-    if (!reader_at) return no(fmt::format("'{}' reaches the pattern through a layer reshape1 added", held));
+    if (!reader_at) return no(model::text::reaches_through_added_layer(held));
     const auto h = holder_of(m, held, *reader_at);
     if (!h)
-      return no(fmt::format("pattern[{}] is held by '{}', which is no initializer or Constant node the node sees",
-                            element, held));
+      return no(model::text::not_a_tensor_the_node_sees(element, held));
     if (read_from_outside && h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL)
-      return no(fmt::format("pattern[{}] is held by '{}', in external data, and read inside a body", element, held));
+      return no(model::text::external_read_in_body(element, held));
     // The value it holds now: the Const's bytes, or for a tensor read from outside the body, the values its
     // Parameter there carries (the lowering gives it the outer constant's).
     const auto bytes = read_from_outside ? std::span<const std::byte>() : g.const_bytes(*origin.holder);
@@ -654,11 +646,11 @@ class onnx_fixer {
                origin.index < element_count(*h->tensor, {})) {
       old_value = v->elements[origin.index].lo;
     }
-    if (!old_value) return no(fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", held));
+    if (!old_value) return no(model::text::values_not_read(held));
     const auto& reader = *node_at(m, *reader_at);
     const auto port = origin.consumer == nullptr ? std::size_t{1} : origin.consumer_port;
     if (port >= static_cast<std::size_t>(reader.input_size()) || reader.input(static_cast<int>(port)) != held)
-      return no(fmt::format("'{}' does not feed input {} of node '{}' as the lowering saw it", held, port, reader.name()));
+      return no(model::text::does_not_feed(held, port, reader.name()));
     edit e;
     e.element = element;
     e.tensor = held;
@@ -672,8 +664,7 @@ class onnx_fixer {
     e.old_pattern = pattern_text(pattern);
     pattern[element] = a.value;
     e.new_pattern = pattern_text(pattern);
-    e.why = a.why;
-    if (origin.through != nullptr) e.why += fmt::format(", through Concat '{}'", origin.through->name);
+    e.why = origin.through != nullptr ? model::text::through_concat(a.why, origin.through->name) : a.why;
     return e;
   }
 

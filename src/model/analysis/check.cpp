@@ -4,10 +4,9 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "detail/checked.hpp"
 #include "model/ops/rules.hpp"
+#include "model/text/check.hpp"
 
 namespace reshape1::model {
 namespace {
@@ -81,16 +80,14 @@ reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t 
     const int c = l.outputs.empty() || !l.outputs[0].declared ? 0 : reshape_compare(f.declared, inferred);
     if (c < 0) {
       f.result = verdict::shape_mismatch;
-      f.hint = fmt::format("the declared output {} cannot be {}", to_string(f.declared), to_string(inferred));
+      f.hint = text::declared_cannot_be(f.declared, inferred);
     } else if (c > 0) {
       f.result = verdict::refinable;
-      f.hint = fmt::format("the output can be declared as {}", to_string(inferred));
+      f.hint = text::can_be_declared_as(inferred);
     }
     if (input.rank_known() && f.declared.rank_known() && !count_of(input).intersects(count_of(f.declared)))
-      f.warnings.push_back(fmt::format("the input {} has {} elements but the declared output {} has {}: the counts "
-                                       "can never match",
-                                       to_string(f.input), to_string(dimension(count_of(input))),
-                                       to_string(f.declared), to_string(dimension(count_of(f.declared)))));
+      f.warnings.push_back(text::counts_never_match(f.input, dimension(count_of(input)), f.declared,
+                                                    dimension(count_of(f.declared))));
   }
 
   // Warnings about the pattern itself.
@@ -98,35 +95,26 @@ reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t 
   const bool data_path = !l.sources.empty() && l.sources[0] && p.follows_inputs[l.sources[0]->layer];
   const bool has_minus_one =
       std::any_of(elements.begin(), elements.end(), [](const pattern_bound& e) { return e.lo == -1 && e.hi == -1; });
-  std::string first_fix;
+  const text::dimension_fix fix{.special_zero = f.special_zero, .has_minus_one = has_minus_one};
+  std::optional<std::size_t> first_fix;
   for (std::size_t i = 0; i < elements.size(); ++i) {
     const auto& b = elements[i];
     if (b.lo < b.hi && ((b.lo <= -1 && b.hi >= -1) || (f.special_zero && b.lo <= 0 && b.hi >= 0)))
-      f.warnings.push_back(fmt::format("pattern[{}] has the bounds {}..{}: at run time it may be {}, which the bound "
-                                       "does not cover (see --sound-bounds)",
-                                       i, b.lo, b.hi == interval::unbounded ? std::string() : std::to_string(b.hi),
-                                       b.lo <= -1 && b.hi >= -1 ? "-1 (infer)" : "0 (copy)"));
+      f.warnings.push_back(text::bounds_include_special(i, b.lo, b.hi, b.lo <= -1 && b.hi >= -1));
     const bool literal = b.lo == b.hi && b.lo > 0 && i < constant.size() && constant[i];
     if (!literal || !data_path || !input.rank_known() || i >= input.size()) continue;
-    // A fix that works: 0 copies the dimension (with special_zero); -1 only where there is none yet.
-    const std::string fix = f.special_zero ? (has_minus_one ? "use 0 to copy it" : "use 0 to copy it, or -1")
-                                           : (has_minus_one ? "use 0 with special_zero=true to copy it"
-                                                            : "use -1, or 0 with special_zero=true");
     bool blocks = false;
     if (!input[i].is_static()) {
-      f.warnings.push_back(fmt::format("pattern[{}] hard-codes {} where the input's dimension {} is dynamic ({}); {}",
-                                       i, b.lo, i, to_string(dimension(input[i].range())), fix));
+      f.warnings.push_back(text::hard_codes_dynamic(i, b.lo, dimension(input[i].range()), fix));
       blocks = true;
     } else if (i == 0 && input[0].lo() == b.lo) {
-      f.warnings.push_back(fmt::format("pattern[0] hard-codes the batch ({}): the model cannot be reshaped to another "
-                                       "batch; {}",
-                                       b.lo, fix));
+      f.warnings.push_back(text::hard_codes_batch(b.lo, fix));
       blocks = true;
     }
-    if (blocks && first_fix.empty()) first_fix = fmt::format("pattern[{}]: {}", i, fix);
+    if (blocks && !first_fix) first_fix = i;
     f.blocks_reshape = f.blocks_reshape || blocks;
   }
-  if (f.hint.empty() && f.blocks_reshape) f.hint = first_fix;
+  if (f.hint.empty() && first_fix) f.hint = text::pattern_fix_hint(*first_fix, fix);
   return f;
 }
 

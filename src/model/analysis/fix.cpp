@@ -18,6 +18,7 @@
 #include "model/ir/read_internal.hpp"
 #include "reshape1/model/propagate.hpp"
 #include "model/ops/rules.hpp"
+#include "model/text/fix.hpp"
 
 namespace reshape1::model {
 namespace {
@@ -85,21 +86,6 @@ bool writable_type(element_type t) {
     case element_type::u8: case element_type::u16: case element_type::u32: case element_type::u64: return true;
     default: return false;
   }
-}
-
-/// A finding's kind as the refusals say it.
-std::string issue_text(batch_issue i) {
-  switch (i) {
-    case batch_issue::fails: return "fails";
-    case batch_issue::swallows_batch: return "swallows the batch";
-    case batch_issue::scales_with_batch: return "grows with the batch";
-    case batch_issue::mixes_samples: return "mixes samples";
-    case batch_issue::drops_samples: return "drops samples";
-    case batch_issue::loses_batch: return "loses the batch";
-    case batch_issue::fails_at_declared: return "fails at the declared shapes";
-    case batch_issue::cannot_tell: return "cannot tell";
-  }
-  return "fails";
 }
 
 /// The fix of one model, in rounds. Each round takes the Reshapes that check_batch at a dynamic batch
@@ -250,7 +236,8 @@ class fixer {
     batch_report next_probe;
     detail::batch_undo undo;
     bool in_place = false;  // runs_ are being made next's
-    std::string failure;
+    std::string failure;                     // why the group failed: an error's message
+    std::optional<std::int64_t> changed;     // or the first layer whose declared shapes it changed
     std::map<std::int64_t, batch_issue> failing;
     try {
       convert(group, trial);
@@ -261,9 +248,8 @@ class fixer {
       const auto redo = detail::layers_to_redo(*current_, *next);
       in_place = true;
       detail::declared_in_place(*next, runs_, redo, undo);
-      if (const auto d = first_difference(runs_.declared())) {
-        failure = fmt::format("changes the shapes of layer {} at the declared inputs", *d);
-      } else {
+      changed = first_difference(runs_.declared());
+      if (!changed) {
         next_probe = detail::check_batch_in_place(*next, request(dimension()), runs_, redo, undo);
         for (const auto& f : next_probe.findings)
           if (f.within.empty() && f.issue != batch_issue::scales_with_batch &&
@@ -274,7 +260,7 @@ class fixer {
       if (e.code() == errc::io) throw;  // the .bin cannot be read (it changed): not this rewrite's fault
       failure = e.what();
     }
-    if (failure.empty() && failing.empty()) {
+    if (failure.empty() && !changed && failing.empty()) {
       keep(group, std::move(trial), std::move(*next), std::move(next_probe));
       return;
     }
@@ -283,13 +269,9 @@ class fixer {
       auto& c = *group[0];
       const auto& x = c.plans[c.next];
       const auto issue = failing.empty() ? batch_issue::fails : failing.begin()->second;
-      last_failure_[c.id] =
-          !failure.empty() && failure.starts_with("changes the shapes")
-              ? fmt::format("rewriting pattern[{}] to {} {}", x.index, x.value, failure)
-          : !failure.empty()
-              ? failure
-              : fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch ?", x.index, x.value,
-                            issue == batch_issue::fails ? std::string("failing") : issue_text(issue));
+      last_failure_[c.id] = changed            ? text::rewrite_changes_shapes(x.index, x.value, *changed)
+                            : !failure.empty() ? failure
+                                               : text::rewrite_still_leaves(x.index, x.value, issue, "?");
       if (!final_) {  // judged again in this round's final pass, or planned again in the next round
         failed_.push_back(&c);
         return;
@@ -307,7 +289,7 @@ class fixer {
       second.assign(group.begin() + static_cast<std::ptrdiff_t>(group.size() / 2), group.end());
     }
     attempt(first);
-    if (second.size() > 1 && !failing.empty() && failure.empty()) {  // each alone: they failed together
+    if (second.size() > 1 && !failing.empty() && failure.empty() && !changed) {  // each alone: they failed together
       for (auto* c : second) attempt({c});
     } else {
       attempt(second);
@@ -427,8 +409,7 @@ class fixer {
     auto& c = r.change;
     c.const_id = r.target;
     c.cloned_from = r.clone ? std::optional<std::int64_t>(r.p.holder) : std::nullopt;
-    c.why = r.p.why;
-    if (r.clone) c.why += fmt::format("; Const id {} feeds other layers too, so it was cloned", r.p.holder);
+    c.why = r.clone ? text::cloned_const(r.p.why, r.p.holder) : r.p.why;
   }
 
   /// How many inputs each layer of the current model feeds.
@@ -577,8 +558,7 @@ class fixer {
       if (!same) {
         refusals.push_back({original_ids_[i], l == nullptr ? std::string() : std::string(l->name),
                             l == nullptr ? std::string() : std::string(l->type),
-                            l == nullptr ? "the rewritten model read back has no layer with this id"
-                                         : "the rewritten model read back has other shapes here at the declared inputs"});
+                            l == nullptr ? text::read_back_lacks_layer() : text::read_back_differs()});
         return false;
       }
     }
@@ -596,16 +576,14 @@ class fixer {
                            : rewrites_.end();
       if (rewritten != rewrites_.end()) {
         const auto& x = rewritten->p;
-        dropped.emplace(f.id, fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", x.index,
-                                          x.value, f.issue == batch_issue::fails ? std::string("failing") : issue_text(f.issue),
-                                          batch_name(b)));
+        dropped.emplace(f.id, text::rewrite_still_leaves(x.index, x.value, f.issue, batch_name(b)));
         continue;
       }
       const auto known = [&](const std::vector<fix_refusal>& v) {
         return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.id == f.id && x.within == f.within; });
       };
       if (known(report_.refusals) || known(refusals)) continue;
-      refusals.push_back({f.id, f.name, f.type, refusal_reason(f, b), f.within});
+      refusals.push_back({f.id, f.name, f.type, text::refusal(f, b), f.within});
     }
   }
 
@@ -644,17 +622,6 @@ class fixer {
     });
   }
 
-  static std::string refusal_reason(const batch_finding& f, const dimension& b) {
-    const auto what = fmt::format("{} at batch {}: {}", issue_text(f.issue), batch_name(b), f.what);
-    if (!f.within.empty())
-      return fmt::format("inside the body of {} '{}' (id {}), which fix does not rewrite: {}", f.within.back().type,
-                         f.within.back().name, f.within.back().id, what);
-    if (f.issue == batch_issue::cannot_tell)
-      return "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
-    if (part_of(f.type) == op_part::runs_body) return "a layer inside its body, which fix does not rewrite: " + what;
-    return part_of(f.type) == op_part::reshape ? "still " + what : "not a Reshape pattern: " + what;
-  }
-
   /// Every tensor that keeps the batch has, at batch b, its declared shape with the batch dimension scaled;
   /// every tensor that does not carry it keeps its declared shape. `at` is g propagated at the shapes `r`
   /// gave its inputs.
@@ -676,10 +643,8 @@ class fixer {
           want[c.axis] = dimension(scaled);
         }
         if (!same_shape(partial_shape(std::move(want)), s)) {
-          refusals.push_back(
-              {layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
-               fmt::format("at batch {} output {} is {}, not its declared {} with the batch scaled", batch_name(b), o,
-                           to_string(without_symbols(s)), to_string(without_symbols(d)))});
+          refusals.push_back({layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
+                              text::not_scaled(b, o, s, d)});
           return false;
         }
       }
@@ -691,29 +656,26 @@ class fixer {
   /// (directly or through a Concat), `why` being the reason; nullopt, with `reason`, when that Const
   /// cannot take it.
   std::optional<plan> target(const layer& l, std::size_t index, std::int64_t old_value, std::int64_t value,
-                             std::string why, std::string& reason) const {
+                             std::string_view why, std::string& reason) const {
     const auto origin = detail::origin_of_element(*current_, runs_.declared(), l, 1, index);
     if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant) {
-      reason = fmt::format("pattern[{}] is computed by {}, not held by a Const", index,
-                           origin.holder != nullptr ? origin.holder->where() : std::string("nothing"));
+      reason = text::computed_not_const(index, origin.holder != nullptr ? origin.holder->where() : std::string());
       return std::nullopt;
     }
     const auto type = origin.holder->element("element_type");
     if (!writable_type(type)) {
-      reason = fmt::format("pattern[{}] is held by {} of type {}, which fix does not rewrite", index,
-                           origin.holder->where(), name(type));
+      reason = text::type_not_rewritten(index, origin.holder->where(), name(type));
       return std::nullopt;
     }
     if (value < 0 && !is_signed_integer(type)) {
-      reason = fmt::format("pattern[{}] is held by {} of unsigned type {}, which cannot hold -1", index,
-                           origin.holder->where(), name(type));
+      reason = text::unsigned_cannot_hold_minus_one(index, origin.holder->where(), name(type));
       return std::nullopt;
     }
     // Every layer between the Const and the Reshape must feed only the next one: a shared Concat or
     // Convert would carry the change to other layers that this report would not list.
     for (const auto* step : origin.path)
       if (consumers(*step) > 1) {
-        reason = fmt::format("pattern[{}] comes through {}, which feeds other layers too", index, step->where());
+        reason = text::comes_through_shared_layer(index, step->where());
         return std::nullopt;
       }
     plan x;
@@ -724,11 +686,7 @@ class fixer {
     x.value = value;
     x.consumer = origin.consumer->id;
     x.consumer_port = origin.consumer_port;
-    x.why = std::move(why);
-    x.why += origin.through != nullptr
-                 ? fmt::format(" (the value is held by Const '{}' (id {}), through {})", origin.holder->name,
-                               origin.holder->id, origin.through->where())
-                 : fmt::format(" (Const '{}' (id {}))", origin.holder->name, origin.holder->id);
+    x.why = text::held_by_const(why, *origin.holder, origin.through);
     return x;
   }
 
@@ -744,25 +702,19 @@ class fixer {
     std::vector<plan> plans;
     const auto minus_one = std::find_if(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1 && b.hi == -1; });
     if (minus_one != e.end()) {
-      reason = fmt::format("the -1 at pattern[{}] folds the batch together with other dimensions; keeping it apart "
-                           "would change the layer's output rank",
-                           minus_one - e.begin());
+      reason = text::minus_one_folds_batch(static_cast<std::size_t>(minus_one - e.begin()), false);
       return plans;
     }
     if (f.issue != batch_issue::fails) {
-      reason = "the pattern folds the batch together with other dimensions";
+      reason = text::pattern_folds_batch();
       return plans;
     }
     for (std::size_t i = 0; i < e.size(); ++i) {
       if (e[i].lo != e[i].hi || e[i].lo <= 0) continue;
-      if (auto x = target(l, i, e[i].lo, -1,
-                          fmt::format("pattern[{}] held {}, which folds the declared batch with other "
-                                      "dimensions; -1 infers it at every batch",
-                                      i, e[i].lo),
-                          reason))
+      if (auto x = target(l, i, e[i].lo, -1, text::minus_one_infers_folded(i, e[i].lo), reason))
         plans.push_back(*x);
     }
-    if (plans.empty() && reason.empty()) reason = "no element of the pattern can follow the batch";
+    if (plans.empty() && reason.empty()) reason = text::no_element_follows_batch();
     return plans;
   }
 
@@ -783,36 +735,26 @@ class fixer {
     std::vector<plan> plans;
     const auto declared = e[i].lo;
     if (special_zero) {
-      if (auto x = target(l, i, declared, 0,
-                          fmt::format("pattern[{}] wrote the declared batch {}; 0 copies the batch", i, declared), reason))
+      if (auto x = target(l, i, declared, 0, text::zero_copies_batch(i, declared), reason))
         plans.push_back(*x);
     } else if (zeros.empty() &&
                std::all_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo > 0 || b.hi < 0; })) {
-      if (auto x = target(l, i, declared, 0,
-                          fmt::format("pattern[{}] wrote the declared batch {}; 0 copies the batch, with special_zero "
-                                      "set to true (the pattern has no other 0)",
-                                      i, declared),
-                          reason)) {
+      if (auto x = target(l, i, declared, 0, text::zero_copies_batch(i, declared, true), reason)) {
         x->set_special_zero = true;
         plans.push_back(*x);
       }
     }
     if (minus_ones.empty() && others_fixed) {
-      if (auto x = target(l, i, declared, -1,
-                          fmt::format("pattern[{}] wrote the declared batch {}; -1 infers it (the pattern has no other "
-                                      "-1 and its other elements are fixed)",
-                                      i, declared),
-                          reason))
+      if (auto x = target(l, i, declared, -1, text::minus_one_infers_batch(i, declared, true), reason))
         plans.push_back(*x);
     }
     if (plans.empty() && reason.empty()) {
       if (!minus_ones.empty() && !special_zero && !zeros.empty())
-        reason = fmt::format("pattern has a -1 and special_zero=false with a literal 0 at index {}", zeros[0]);
+        reason = text::literal_zero_with_minus_one(zeros[0]);
       else if (!minus_ones.empty() && !special_zero)
-        reason = fmt::format("pattern has a -1 at index {} and special_zero=false with an element that may be 0",
-                             minus_ones[0]);
+        reason = text::maybe_zero_with_minus_one(minus_ones[0]);
       else
-        reason = "pattern has elements that are not fixed values, and special_zero=false";
+        reason = text::not_fixed_without_special_zero();
     }
     return plans;
   }

@@ -1,0 +1,181 @@
+// The sentences of `reshape1 fix`: see fix.hpp.
+#include "model/text/fix.hpp"
+
+#include <fmt/format.h>
+
+#include "model/ops/rules.hpp"
+
+namespace reshape1::model::text {
+
+std::string zero_copies_batch(std::size_t index, std::int64_t declared, bool setting_special_zero) {
+  return fmt::format("pattern[{}] wrote the declared batch {}; 0 copies the batch{}", index, declared,
+                     setting_special_zero ? ", with special_zero set to true (the pattern has no other 0)" : "");
+}
+
+std::string minus_one_infers_batch(std::size_t index, std::int64_t declared, bool because_fixed) {
+  return fmt::format("pattern[{}] wrote the declared batch {}; -1 infers it{}", index, declared,
+                     because_fixed ? " (the pattern has no other -1 and its other elements are fixed)" : "");
+}
+
+std::string minus_one_infers_folded(std::size_t index, std::int64_t value) {
+  return fmt::format("pattern[{}] held {}, which folds the declared batch with other dimensions; -1 infers it at every "
+                     "batch",
+                     index, value);
+}
+
+std::string held_by_const(std::string_view why, const layer& holder, const layer* through) {
+  if (through != nullptr)
+    return fmt::format("{} (the value is held by Const '{}' (id {}), through {})", why, holder.name, holder.id,
+                       through->where());
+  return fmt::format("{} (Const '{}' (id {}))", why, holder.name, holder.id);
+}
+
+std::string cloned_const(std::string_view why, std::int64_t holder) {
+  return fmt::format("{}; Const id {} feeds other layers too, so it was cloned", why, holder);
+}
+
+std::string held_by_tensor(std::string_view why, bool constant_node, std::string_view tensor, bool was_external) {
+  return fmt::format("{} ({} '{}'{})", why, constant_node ? "Constant" : "initializer", tensor,
+                     was_external ? ", now written in the model rather than its external data" : "");
+}
+
+std::string through_concat(std::string_view why, std::string_view concat) {
+  return fmt::format("{}, through Concat '{}'", why, concat);
+}
+
+std::string minus_one_folds_batch(std::size_t index, bool node) {
+  return fmt::format("the -1 at pattern[{}] folds the batch together with other dimensions; keeping it apart would "
+                     "change the {}'s output rank",
+                     index, node ? "node" : "layer");
+}
+
+std::string pattern_folds_batch() { return "the pattern folds the batch together with other dimensions"; }
+
+std::string no_element_follows_batch() { return "no element of the pattern can follow the batch"; }
+
+std::string literal_zero_with_minus_one(std::size_t zero) {
+  return fmt::format("pattern has a -1 and special_zero=false with a literal 0 at index {}", zero);
+}
+
+std::string maybe_zero_with_minus_one(std::size_t minus_one) {
+  return fmt::format("pattern has a -1 at index {} and special_zero=false with an element that may be 0", minus_one);
+}
+
+std::string not_fixed_without_special_zero() {
+  return "pattern has elements that are not fixed values, and special_zero=false";
+}
+
+std::string allowzero_and_minus_one_taken() { return "allowzero=1 makes 0 a literal zero, and -1 is taken"; }
+
+std::string no_shape_input() { return "the Reshape has no shape input"; }
+
+std::string shape_values_unknown() { return "its shape's values are not known"; }
+
+std::string computed_not_const(std::size_t index, std::string_view where) {
+  return fmt::format("pattern[{}] is computed by {}, not held by a Const", index, where.empty() ? "nothing" : where);
+}
+
+std::string type_not_rewritten(std::size_t index, std::string_view where, std::string_view type) {
+  return fmt::format("pattern[{}] is held by {} of type {}, which fix does not rewrite", index, where, type);
+}
+
+std::string unsigned_cannot_hold_minus_one(std::size_t index, std::string_view where, std::string_view type) {
+  return fmt::format("pattern[{}] is held by {} of unsigned type {}, which cannot hold -1", index, where, type);
+}
+
+std::string comes_through_shared_layer(std::size_t index, std::string_view where) {
+  return fmt::format("pattern[{}] comes through {}, which feeds other layers too", index, where);
+}
+
+std::string computed_not_tensor(std::size_t index) {
+  return fmt::format("pattern[{}] is computed, not held in an initializer or a Constant node", index);
+}
+
+std::string constant_not_in_file(std::size_t index, std::string_view node) {
+  return fmt::format("pattern[{}] is a constant of node '{}' that is not written in the file as a tensor", index, node);
+}
+
+std::string comes_through_shared_node(std::size_t index, std::string_view node) {
+  return fmt::format("pattern[{}] comes through node '{}', which feeds other nodes too", index, node);
+}
+
+std::string reaches_through_added_layer(std::string_view tensor) {
+  return fmt::format("'{}' reaches the pattern through a layer reshape1 added", tensor);
+}
+
+std::string not_a_tensor_the_node_sees(std::size_t index, std::string_view tensor) {
+  return fmt::format("pattern[{}] is held by '{}', which is no initializer or Constant node the node sees", index,
+                     tensor);
+}
+
+std::string external_read_in_body(std::size_t index, std::string_view tensor) {
+  return fmt::format("pattern[{}] is held by '{}', in external data, and read inside a body", index, tensor);
+}
+
+std::string values_not_read(std::string_view tensor) {
+  return fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", tensor);
+}
+
+std::string does_not_feed(std::string_view tensor, std::size_t port, std::string_view node) {
+  return fmt::format("'{}' does not feed input {} of node '{}' as the lowering saw it", tensor, port, node);
+}
+
+std::string body_not_followed(const enclosing_layer& body) {
+  return fmt::format("a Reshape inside the body of {} '{}' that fix cannot follow there", body.type, body.name);
+}
+
+std::string reshape_not_found() { return "a Reshape that reshape1 cannot find in the file"; }
+
+std::string_view issue_words(batch_issue issue) {
+  switch (issue) {
+    case batch_issue::fails: return "fails";
+    case batch_issue::swallows_batch: return "swallows the batch";
+    case batch_issue::scales_with_batch: return "grows with the batch";
+    case batch_issue::mixes_samples: return "mixes samples";
+    case batch_issue::drops_samples: return "drops samples";
+    case batch_issue::loses_batch: return "loses the batch";
+    case batch_issue::fails_at_declared: return "fails at the declared shapes";
+    case batch_issue::cannot_tell: return "cannot tell";
+  }
+  return "fails";
+}
+
+std::string finding_in_short(const batch_finding& f) { return fmt::format("{}: {}", name(f.issue), f.what); }
+
+std::string rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer) {
+  return fmt::format("rewriting pattern[{}] to {} changes the shapes of layer {} at the declared inputs", index, value,
+                     layer);
+}
+
+std::string rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue, std::string_view at) {
+  return fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", index, value,
+                     issue == batch_issue::fails ? std::string_view("failing") : issue_words(issue), at);
+}
+
+std::string rewrite_left(std::size_t index, std::int64_t value, std::string_view what) {
+  return fmt::format("rewriting pattern[{}] to {} left it: {}", index, value, what);
+}
+
+std::string refusal(const batch_finding& f, const dimension& at) {
+  const auto what = fmt::format("{} at batch {}: {}", issue_words(f.issue), to_string(at), f.what);
+  if (!f.within.empty())
+    return fmt::format("inside the body of {} '{}' (id {}), which fix does not rewrite: {}", f.within.back().type,
+                       f.within.back().name, f.within.back().id, what);
+  if (f.issue == batch_issue::cannot_tell)
+    return "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
+  if (detail::part_of(f.type) == detail::op_part::runs_body)
+    return "a layer inside its body, which fix does not rewrite: " + what;
+  return detail::part_of(f.type) == detail::op_part::reshape ? "still " + what : "not a Reshape pattern: " + what;
+}
+
+std::string read_back_lacks_layer() { return "the rewritten model read back has no layer with this id"; }
+
+std::string read_back_differs() { return "the rewritten model read back has other shapes here at the declared inputs"; }
+
+std::string not_scaled(const dimension& at, std::size_t output, const partial_shape& shape,
+                       const partial_shape& declared) {
+  return fmt::format("at batch {} output {} is {}, not its declared {} with the batch scaled", to_string(at), output,
+                     to_string(detail::without_symbols(shape)), to_string(detail::without_symbols(declared)));
+}
+
+}  // namespace reshape1::model::text

@@ -1,0 +1,91 @@
+// Internal: the sentences of `reshape1 fix`, for an IR and an ONNX model alike: why each rewrite was made,
+// why a Reshape was left alone, and why a finding keeps the model from being fixed. The fixers decide with
+// typed values (pattern elements, values, layers, findings); only this file words them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "reshape1/dimension.hpp"
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/graph.hpp"
+#include "reshape1/partial_shape.hpp"
+
+namespace reshape1::model::text {
+
+// ---- why a rewrite ----
+/// Element `index` wrote the declared batch: 0 copies it (`setting_special_zero`: with special_zero set
+/// to true, the pattern having no other 0).
+[[nodiscard]] std::string zero_copies_batch(std::size_t index, std::int64_t declared, bool setting_special_zero = false);
+/// Element `index` wrote the declared batch: -1 infers it (`because_fixed`: the pattern has no other -1
+/// and its other elements are fixed, which is why -1 does).
+[[nodiscard]] std::string minus_one_infers_batch(std::size_t index, std::int64_t declared, bool because_fixed);
+/// Element `index` held `value`, which folds the declared batch with other dimensions: -1 infers it.
+[[nodiscard]] std::string minus_one_infers_folded(std::size_t index, std::int64_t value);
+/// An IR rewrite's Const (`through`: the layer the value goes through, if any), and the clone it needed.
+[[nodiscard]] std::string held_by_const(std::string_view why, const layer& holder, const layer* through);
+[[nodiscard]] std::string cloned_const(std::string_view why, std::int64_t holder);
+/// An ONNX rewrite's tensor: a Constant node's or an initializer (`was_external`: now written in the
+/// model rather than its external data), and the Concat the value goes through.
+[[nodiscard]] std::string held_by_tensor(std::string_view why, bool constant_node, std::string_view tensor,
+                                         bool was_external);
+[[nodiscard]] std::string through_concat(std::string_view why, std::string_view concat);
+
+// ---- why a Reshape is left alone ----
+/// The -1 at `index` folds the batch with other dimensions (`node`: an ONNX node's rank, else a layer's).
+[[nodiscard]] std::string minus_one_folds_batch(std::size_t index, bool node);
+[[nodiscard]] std::string pattern_folds_batch();
+[[nodiscard]] std::string no_element_follows_batch();
+/// special_zero=false with a -1 taken: a literal 0 at `zero`, an element that may be 0 (the -1 at
+/// `minus_one`), or elements that are not fixed values.
+[[nodiscard]] std::string literal_zero_with_minus_one(std::size_t zero);
+[[nodiscard]] std::string maybe_zero_with_minus_one(std::size_t minus_one);
+[[nodiscard]] std::string not_fixed_without_special_zero();
+/// ONNX: allowzero=1 and a -1 already there; no shape input; the shape's values unknown.
+[[nodiscard]] std::string allowzero_and_minus_one_taken();
+[[nodiscard]] std::string no_shape_input();
+[[nodiscard]] std::string shape_values_unknown();
+/// The element is not held where fix can write it. IR: computed by a layer (`where`; "" for nothing), held
+/// by a Const of a type fix does not rewrite, or unsigned where -1 is needed; through a shared layer.
+[[nodiscard]] std::string computed_not_const(std::size_t index, std::string_view where);
+[[nodiscard]] std::string type_not_rewritten(std::size_t index, std::string_view where, std::string_view type);
+[[nodiscard]] std::string unsigned_cannot_hold_minus_one(std::size_t index, std::string_view where,
+                                                         std::string_view type);
+[[nodiscard]] std::string comes_through_shared_layer(std::size_t index, std::string_view where);
+/// ONNX: the same, by node and tensor names.
+[[nodiscard]] std::string computed_not_tensor(std::size_t index);
+[[nodiscard]] std::string constant_not_in_file(std::size_t index, std::string_view node);
+[[nodiscard]] std::string comes_through_shared_node(std::size_t index, std::string_view node);
+[[nodiscard]] std::string reaches_through_added_layer(std::string_view tensor);
+[[nodiscard]] std::string not_a_tensor_the_node_sees(std::size_t index, std::string_view tensor);
+[[nodiscard]] std::string external_read_in_body(std::size_t index, std::string_view tensor);
+[[nodiscard]] std::string values_not_read(std::string_view tensor);
+[[nodiscard]] std::string does_not_feed(std::string_view tensor, std::size_t port, std::string_view node);
+[[nodiscard]] std::string body_not_followed(const enclosing_layer& body);
+[[nodiscard]] std::string reshape_not_found();
+
+// ---- why a rewrite was taken back, or the model not fixed ----
+/// A finding's kind as fix's reasons say it ("swallows the batch").
+[[nodiscard]] std::string_view issue_words(batch_issue issue);
+/// A finding in short: "KIND: WHAT".
+[[nodiscard]] std::string finding_in_short(const batch_finding& f);
+/// Rewriting element `index` to `value` changed layer `layer`'s shapes at the declared inputs.
+[[nodiscard]] std::string rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer);
+/// ... still leaves the Reshape failing (or with `issue`) at batch `at`.
+[[nodiscard]] std::string rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue,
+                                               std::string_view at);
+/// ... left the finding `what` (ONNX).
+[[nodiscard]] std::string rewrite_left(std::size_t index, std::int64_t value, std::string_view what);
+/// Why finding `f`, at batch `at`, keeps the model from being fixed.
+[[nodiscard]] std::string refusal(const batch_finding& f, const dimension& at);
+/// The proof read the rewritten model back: a layer is missing, or has other shapes at the declared inputs.
+[[nodiscard]] std::string read_back_lacks_layer();
+[[nodiscard]] std::string read_back_differs();
+/// At batch `at`, output `output` is `shape`, not its declared shape with the batch scaled.
+[[nodiscard]] std::string not_scaled(const dimension& at, std::size_t output, const partial_shape& shape,
+                                     const partial_shape& declared);
+
+}  // namespace reshape1::model::text
