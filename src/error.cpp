@@ -51,13 +51,6 @@ void fail(errc code, location where, std::string message) {
   throw error(code, std::move(where), message.substr(0, split), message.substr(split + 2));
 }
 
-void fail_in(errc code, location where, std::string_view prefix, std::string_view what) {
-  const auto split = what.find("; ");
-  std::string message(prefix);
-  message += ": ";
-  message += what.substr(0, split);
-  throw error(code, std::move(where), message, split == std::string_view::npos ? std::string() : std::string(what.substr(split + 2)));
-}
 
 std::string_view without_hint(std::string_view whole, std::string_view hint) noexcept {
   if (hint.empty() || whole.size() < hint.size() + 2 || !whole.ends_with(hint)) return whole;

@@ -14,9 +14,6 @@ namespace reshape1::detail {
 [[noreturn]] void fail(errc code, location where, std::string message, std::string hint);
 /// The same for a message written as `where: what; hint` in one piece.
 [[noreturn]] void fail(errc code, location where, std::string message);
-/// error(code, where, `prefix: what`) with the hint taken from `what` alone (after its first "; "): a prefix
-/// that names a layer, a node or a file can hold "; " itself, where a message in one piece would be split.
-[[noreturn]] void fail_in(errc code, location where, std::string_view prefix, std::string_view what);
 /// A whole message (`message; hint`, as error::what() and lost_information::message are) without its
 /// hint; as it is when it does not end with "; " and the hint.
 [[nodiscard]] std::string_view without_hint(std::string_view whole, std::string_view hint) noexcept;

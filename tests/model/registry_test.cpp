@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "model/ops/rules.hpp"
@@ -61,6 +64,39 @@ TEST(registry, value_ports_name_the_inputs_a_row_reads) {
     if (e.values == reads_all_values) continue;
     EXPECT_LT(e.values, 1u << 5) << e.type << "-" << e.opset;
   }
+}
+
+// A rule that refuses gives its hint apart (refuse's third argument): nothing splits the message at a
+// "; ", so a name or an attribute's text quoted in it stays whole. No refusal writes "; " in its message.
+TEST(registry, refusals_give_their_hint_apart) {
+  std::size_t calls = 0;
+  for (const auto& file : std::filesystem::directory_iterator(std::string(RESHAPE1_SOURCE_DIR) + "/src/model/ops")) {
+    if (file.path().extension() != ".cpp") continue;
+    std::ifstream in(file.path());
+    const std::string text{std::istreambuf_iterator<char>(in), {}};
+    for (auto at = text.find("refuse("); at != std::string::npos; at = text.find("refuse(", at + 1)) {
+      // The call's first argument after the op, to its end: up to the comma at depth 1 after it.
+      std::size_t depth = 0, i = at + 6, commas = 0;
+      bool quoted = false;
+      std::string message;
+      for (; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+          if (c == '\\') ++i;
+          else if (c == '"') quoted = false;
+          else if (commas == 1) message += c;
+          continue;
+        }
+        if (c == '"') quoted = true;
+        else if (c == '(') ++depth;
+        else if (c == ')' && --depth == 0) break;
+        else if (c == ',' && depth == 1 && ++commas == 2) break;
+      }
+      ++calls;
+      EXPECT_EQ(message.find("; "), std::string::npos) << file.path().filename() << ": " << text.substr(at, i - at);
+    }
+  }
+  EXPECT_GT(calls, 150U);
 }
 
 }  // namespace

@@ -317,7 +317,7 @@ void broadcast_op(op& o) {
   const auto mode = o.l.text("mode", "numpy");
   if (o.l.opset == 1 && mode != "numpy" && mode != "explicit" && mode != "pdpd")
     refuse(o, fmt::format("mode '{}' is not numpy, explicit or pdpd (Broadcast-1)", mode));
-  if (o.l.opset != 1 && mode == "pdpd") refuse(o, "mode 'pdpd' is Broadcast-1's; Broadcast-3 has bidirectional");
+  if (o.l.opset != 1 && mode == "pdpd") refuse(o, "mode 'pdpd' is Broadcast-1's", "Broadcast-3 has bidirectional");
   const auto target = shape_from_value(o, 1);
   const auto& data = o.shape(0);
   if (!target) return;
@@ -437,13 +437,13 @@ void variadic_split(op& o) {
 void split(op& o) {
   o.need(2, 1);
   const auto parts = o.l.integer("num_splits");
-  if (parts <= 0) refuse(o, fmt::format("num_splits is {}; it must be positive", parts));
+  if (parts <= 0) refuse(o, fmt::format("num_splits is {}", parts), "it must be positive");
   if (static_cast<std::size_t>(parts) != o.out.size())
     refuse(o, fmt::format("num_splits is {} but the layer has {} outputs", parts, o.out.size()));
   for (auto& t : o.out) t.type = o.in[0]->type;
   const auto& axis_shape = o.shape(1);
   if (axis_shape.rank_known() && axis_shape.size() != 0)
-    refuse(o, fmt::format("the axis must be a scalar; its shape is {}", to_string(axis_shape)));
+    refuse(o, "the axis must be a scalar", fmt::format("its shape is {}", to_string(axis_shape)));
   const auto& data = o.shape(0);
   const auto axis = known_integers(o, 1);
   if (!data.rank_known()) return;
@@ -485,7 +485,7 @@ void split(op& o) {
 /// block_size to the power of the spatial rank, refused when it overflows or is not positive.
 std::int64_t block_volume(const op& o, std::size_t spatial) {
   const auto block = o.l.integer("block_size", 1);
-  if (block <= 0) refuse(o, fmt::format("block_size is {}; it must be positive", block));
+  if (block <= 0) refuse(o, fmt::format("block_size is {}", block), "it must be positive");
   std::int64_t volume = 1;
   for (std::size_t i = 0; i < spatial; ++i)
     if (__builtin_mul_overflow(volume, block, &volume)) refuse(o, "block_size to the spatial rank overflows");
@@ -555,7 +555,7 @@ void shuffle_channels(op& o) {
   o.out[0].type = o.in[0]->type;
   o.out[0].shape = o.shape(0);
   const auto group = o.l.integer("group", 1);
-  if (group < 1) refuse(o, fmt::format("group is {}; it must be positive", group));
+  if (group < 1) refuse(o, fmt::format("group is {}", group), "it must be positive");
   const auto& data = o.shape(0);
   if (!data.rank_known()) return;
   if (data.size() == 0) refuse(o, "the data must not be a scalar");

@@ -79,8 +79,8 @@ void prior_box_clustered(op& o) {
   const auto widths = o.l.reals("width");
   const auto heights = o.l.reals("height");
   if (widths.size() != heights.size() || widths.empty())
-    refuse(o, fmt::format("{} widths and {} heights; they must be as many, and not none", widths.size(),
-                          heights.size()));
+    refuse(o, fmt::format("{} widths and {} heights", widths.size(), heights.size()),
+           "they must be as many, and not none");
   prior_output(o, static_cast<std::int64_t>(widths.size()));
 }
 
@@ -235,7 +235,7 @@ void proposal(op& o) {
   if (info.rank_known() && info[0].is_static() && info[0].lo() != 3 && info[0].lo() != 4)
     refuse(o, fmt::format("the image shape {} must hold 3 or 4 values", to_string(info)));
   const auto top = o.l.integer("post_nms_topn");
-  if (top <= 0) refuse(o, fmt::format("post_nms_topn is {}; it must be positive", top));
+  if (top <= 0) refuse(o, fmt::format("post_nms_topn is {}", top), "it must be positive");
   const auto& probs = o.shape(0);
   const auto& deltas = o.shape(1);
   dimension n;
@@ -258,7 +258,7 @@ std::pair<std::int64_t, std::int64_t> pooled_size(const op& o) {
   if (h <= 0 || w <= 0) refuse(o, fmt::format("pooled_h {} and pooled_w {} must be positive", h, w));
   const auto scale = o.l.reals("spatial_scale");
   if (scale.size() != 1 || !(scale[0] > 0))
-    refuse(o, fmt::format("spatial_scale is '{}'; it must be positive", o.l.text("spatial_scale", "")));
+    refuse(o, fmt::format("spatial_scale is '{}'", o.l.text("spatial_scale", "")), "it must be positive");
   return {h, w};
 }
 

@@ -336,7 +336,7 @@ void scalar_inputs(const op& o, std::initializer_list<const char*> names) {
     const auto& s = o.shape(i++);
     if (!s.rank_known()) continue;
     const bool one = s.size() == 0 || (s.size() == 1 && s[0].range().contains(1));
-    if (!one) refuse(o, fmt::format("{} must be a scalar; its shape is {}", n, to_string(s)));
+    if (!one) refuse(o, fmt::format("{} must be a scalar", n), fmt::format("its shape is {}", to_string(s)));
   }
 }
 

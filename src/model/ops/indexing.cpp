@@ -115,7 +115,7 @@ void scatter_elements_update(op& o) {
   const auto& axis_shape = o.shape(3);
   if (axis_shape.rank_known() && axis_shape.size() != 0 &&
       !(axis_shape.size() == 1 && axis_shape[0].is_static() && axis_shape[0].lo() == 1))
-    refuse(o, fmt::format("the axis must be a scalar; its shape is {}", to_string(axis_shape)));
+    refuse(o, "the axis must be a scalar", fmt::format("its shape is {}", to_string(axis_shape)));
   if (indices.rank_known() && updates.rank_known()) {
     if (indices.size() != updates.size())
       refuse(o, fmt::format("the indices {} and the updates {} must have one shape", to_string(indices),

@@ -38,7 +38,7 @@ void batch_norm(op& o) {
   const std::size_t beta = o.l.opset >= 5 ? 2 : 1;
   const auto epsilon = o.l.reals("epsilon");
   if (epsilon.size() != 1 || !(epsilon[0] >= 0))
-    refuse(o, fmt::format("epsilon is '{}'; it must be one number, not negative", o.l.text("epsilon", "")));
+    refuse(o, fmt::format("epsilon is '{}'", o.l.text("epsilon", "")), "it must be one number, not negative");
   auto c = channels_of(o, data);
   c = channel_parameter(o, gamma, c, "gamma");
   c = channel_parameter(o, beta, c, "beta");
@@ -71,7 +71,7 @@ void lrn(op& o) {
   if (axes_shape.rank_known() && axes_shape.size() != 1)
     refuse(o, fmt::format("the axes {} must be 1-D", to_string(axes_shape)));
   const auto size = o.l.integer("size");
-  if (size <= 0) refuse(o, fmt::format("size is {}; it must be positive", size));
+  if (size <= 0) refuse(o, fmt::format("size is {}", size), "it must be positive");
   const auto axes = known_integers(o, 1);
   const auto& s = o.shape(0);
   if (!axes || !s.rank_known()) return;
@@ -88,10 +88,10 @@ void lrn(op& o) {
 void group_normalization(op& o) {
   o.need(3, 1);
   const auto groups = o.l.integer("num_groups");
-  if (groups <= 0) refuse(o, fmt::format("num_groups is {}; it must be positive", groups));
+  if (groups <= 0) refuse(o, fmt::format("num_groups is {}", groups), "it must be positive");
   const auto epsilon = o.l.reals("epsilon");
   if (epsilon.size() != 1 || !(epsilon[0] >= 0))
-    refuse(o, fmt::format("epsilon is '{}'; it must be one number, not negative", o.l.text("epsilon", "")));
+    refuse(o, fmt::format("epsilon is '{}'", o.l.text("epsilon", "")), "it must be one number, not negative");
   auto c = channels_of(o, 0);
   c = channel_parameter(o, 1, c, "scale");
   c = channel_parameter(o, 2, c, "bias");

@@ -117,11 +117,11 @@ void top_k(op& o) {
   if (sort != "value" && sort != "index" && sort != "none")
     refuse(o, fmt::format("sort '{}' is not value, index or none", sort));
   if (o.l.opset == 1 && o.shape(1).rank_known() && o.shape(1).size() != 0)
-    refuse(o, fmt::format("k must be a scalar in TopK-1; its shape is {}", to_string(o.shape(1))));
+    refuse(o, "k must be a scalar in TopK-1", fmt::format("its shape is {}", to_string(o.shape(1))));
   const auto& data = o.shape(0);
   const auto& k_shape = o.shape(1);
   if (k_shape.rank_known() && k_shape.size() != 0 && !(k_shape.size() == 1 && k_shape[0].is_static() && k_shape[0].lo() == 1))
-    refuse(o, fmt::format("k must be a scalar; its shape is {}", to_string(k_shape)));
+    refuse(o, "k must be a scalar", fmt::format("its shape is {}", to_string(k_shape)));
   const auto mode = o.l.text("mode", "max");
   if (mode != "max" && mode != "min") refuse(o, fmt::format("mode '{}' is not max or min", mode));
   if (!data.rank_known()) return;

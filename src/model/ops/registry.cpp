@@ -193,16 +193,16 @@ const layer* op::constant_source(std::size_t i) const {
 
 void op::need(std::size_t inputs, std::size_t outputs) const {
   if (in.size() < inputs || out.size() < outputs)
-    refuse(*this, fmt::format("{} {} needs {} inputs and {} outputs; the layer has {} and {}", l.type, l.version,
-                              inputs, outputs, in.size(), out.size()));
+    refuse(*this, fmt::format("{} {} needs {} inputs and {} outputs", l.type, l.version, inputs, outputs),
+           fmt::format("the layer has {} and {}", in.size(), out.size()));
 }
 
 std::optional<element_type> op::declared_type(std::size_t i) const {
   return i < l.outputs.size() ? l.outputs[i].type : std::nullopt;
 }
 
-void refuse(const op& o, const std::string& what) {
-  reshape1::detail::fail_in(errc::invalid_shape, {}, o.l.where(), what);
+void refuse(const op& o, const std::string& what, const std::string& hint) {
+  reshape1::detail::fail(errc::invalid_shape, {}, fmt::format("{}: {}", o.l.where(), what), hint);
 }
 
 partial_shape without_symbols(const partial_shape& s) {

@@ -83,8 +83,9 @@ struct rule_entry {
   value_ports values;
 };
 
-/// error(invalid_shape): `layer 'name' (id 3): what`.
-[[noreturn]] void refuse(const op& o, const std::string& what);
+/// error(invalid_shape): `layer 'name' (id 3): what`, with `hint` apart (a name or an attribute's text
+/// quoted in `what` may hold the "; " that joins them in error::what()).
+[[noreturn]] void refuse(const op& o, const std::string& what, const std::string& hint = {});
 /// The index of the port with this id among `ports` (a layer's inputs or outputs), if any.
 std::optional<std::size_t> port_index(std::span<const port> ports, std::int64_t id) noexcept;
 

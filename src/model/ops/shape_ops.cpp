@@ -261,7 +261,7 @@ struct range_operand {
 std::optional<range_operand> range_input(const op& o, std::size_t i, const char* what) {
   const auto& s = o.shape(i);
   if (s.rank_known() && s.size() != 0 && !(s.size() == 1 && s[0].is_static() && s[0].lo() == 1))
-    refuse(o, fmt::format("{} must be a scalar; its shape is {}", what, to_string(s)));
+    refuse(o, fmt::format("{} must be a scalar", what), fmt::format("its shape is {}", to_string(s)));
   const auto& v = o.value(i);
   if (!v) return std::nullopt;
   range_operand r;

@@ -314,7 +314,8 @@ void subgraph_op(op& o) {
     if (!s.rank_known()) continue;
     std::vector<dimension> dims(s.begin(), s.end());
     if (dims.empty()) {  // scalars are concatenated into a 1-D tensor
-      if (*m.axis != 0) refuse(o, fmt::format("output {} concatenates scalars along axis {}; it must be 0", m.external_port, *m.axis));
+      if (*m.axis != 0)
+        refuse(o, fmt::format("output {} concatenates scalars along axis {}", m.external_port, *m.axis), "it must be 0");
       dims.emplace_back(1);
     }
     const auto a = normalize_axis(o, *m.axis, dims.size(), fmt::format("the concatenation axis of output {}", m.external_port));
