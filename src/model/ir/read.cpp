@@ -1037,6 +1037,71 @@ std::string print(const pugi::xml_node& n) {
   return std::move(w.out);
 }
 
+/// Replacements of byte ranges of a text, made in one pass.
+class splices {
+ public:
+  void add(std::size_t begin, std::size_t end, std::string text) {
+    ranges_.emplace_back(begin, end);
+    texts_.push_back(std::move(text));
+  }
+  [[nodiscard]] std::string applied_to(std::string_view text) const {
+    std::vector<std::size_t> by_place(ranges_.size());
+    for (std::size_t k = 0; k < by_place.size(); ++k) by_place[k] = k;
+    std::sort(by_place.begin(), by_place.end(), [&](std::size_t a, std::size_t b) { return ranges_[a] < ranges_[b]; });
+    std::string out;
+    std::size_t size = text.size();
+    for (const auto& s : texts_) size += s.size();
+    out.reserve(size);
+    std::size_t at = 0;
+    for (const auto k : by_place) {
+      out.append(text.substr(at, ranges_[k].first - at));
+      out += texts_[k];
+      at = ranges_[k].second;
+    }
+    out.append(text.substr(at));
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::size_t, std::size_t>> ranges_;
+  std::vector<std::string> texts_;
+};
+
+/// Re-points the <edge>s of the model's own <edges> (at `edges_byte` in `text`) that feed an input in
+/// `repoint` ((consumer id, port id) -> the layer that now feeds it), as splices of `text`; `bad` refuses
+/// a file where they are not where they were read.
+template <class Bad>
+void repoint_edges(std::size_t edges_byte, std::string_view text,
+                   const std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>& repoint, splices& edits,
+                   const Bad& bad) {
+  // One <edge> feeds each input port.
+  const auto begin =
+      edges_byte < text.size() && text[edges_byte] == '<' ? edges_byte : text.rfind('<', edges_byte);
+  const auto end = begin == std::string_view::npos ? begin : text.find("</edges>", begin);
+  if (end == std::string_view::npos || text.substr(begin, 6) != "<edges") bad("its <edges> element is not where it was read");
+  std::set<std::int64_t> consumers;
+  for (const auto& [key, to] : repoint) consumers.insert(key.first);
+  std::size_t found = 0;
+  for (auto at = text.find("<edge", begin + 6); at < end; at = text.find("<edge", at + 5)) {
+    const auto close = text.find('>', at);
+    if (close == std::string_view::npos || close > end) break;
+    const auto tag = text.substr(at, close + 1 - at);
+    if (tag.size() < 6 || (tag[5] != ' ' && tag[5] != '/' && tag[5] != '\t' && tag[5] != '\n' && tag[5] != '\r')) continue;
+    // Most edges feed no clone's consumer: only a tag whose to-layer is one of theirs (or that cannot be
+    // read so simply) is parsed.
+    if (const auto to = quick_integer(tag, "to-layer"); to && !consumers.contains(*to)) continue;
+    pugi::xml_document doc;
+    if (!doc.load_buffer(tag.data(), tag.size(), fragment_parse, pugi::encoding_utf8)) continue;
+    auto edge = doc.first_child();
+    const auto it = repoint.find({edge.attribute("to-layer").as_llong(), edge.attribute("to-port").as_llong()});
+    if (it == repoint.end()) continue;
+    edge.attribute("from-layer").set_value(std::to_string(it->second).c_str());
+    edits.add(at, close + 1, print(edge));
+    ++found;
+  }
+  if (found != repoint.size()) bad("an input fed by a cloned Const has no <edge> in <edges>");
+}
+
 }  // namespace
 
 std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std::byte> xml,
@@ -1099,57 +1164,14 @@ std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std
     repoint[{e.consumer, consumer->inputs[e.port].id}] = e.id;
   }
 
-  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // replaced, in the text's order
-  std::vector<std::string> replacements;
+  splices out;
   for (const auto& [id, e] : elements) {
     std::string s = print(e.doc->first_child());
     for (const auto& c : e.clones) s += print(c->first_child());
-    ranges.emplace_back(e.begin, e.end);
-    replacements.push_back(std::move(s));
+    out.add(e.begin, e.end, std::move(s));
   }
-  if (!repoint.empty()) {
-    // The model's own <edges>: one <edge> feeds each input port.
-    const auto begin = g.edges_byte_ < text.size() && text[g.edges_byte_] == '<' ? g.edges_byte_ : text.rfind('<', g.edges_byte_);
-    const auto end = begin == std::string_view::npos ? begin : text.find("</edges>", begin);
-    if (end == std::string_view::npos || text.substr(begin, 6) != "<edges") bad("its <edges> element is not where it was read");
-    std::set<std::int64_t> consumers;
-    for (const auto& [key, to] : repoint) consumers.insert(key.first);
-    std::size_t found = 0;
-    for (auto at = text.find("<edge", begin + 6); at < end; at = text.find("<edge", at + 5)) {
-      const auto close = text.find('>', at);
-      if (close == std::string_view::npos || close > end) break;
-      const auto tag = text.substr(at, close + 1 - at);
-      if (tag.size() < 6 || (tag[5] != ' ' && tag[5] != '/' && tag[5] != '\t' && tag[5] != '\n' && tag[5] != '\r')) continue;
-      // Most edges feed no clone's consumer: only a tag whose to-layer is one of theirs (or that cannot be
-      // read so simply) is parsed.
-      if (const auto to = quick_integer(tag, "to-layer"); to && !consumers.contains(*to)) continue;
-      pugi::xml_document doc;
-      if (!doc.load_buffer(tag.data(), tag.size(), fragment_parse, pugi::encoding_utf8)) continue;
-      auto edge = doc.first_child();
-      const auto it = repoint.find({edge.attribute("to-layer").as_llong(), edge.attribute("to-port").as_llong()});
-      if (it == repoint.end()) continue;
-      edge.attribute("from-layer").set_value(std::to_string(it->second).c_str());
-      ranges.emplace_back(at, close + 1);
-      replacements.push_back(print(edge));
-      ++found;
-    }
-    if (found != repoint.size()) bad("an input fed by a cloned Const has no <edge> in <edges>");
-  }
-  std::vector<std::size_t> by_place(ranges.size());
-  for (std::size_t k = 0; k < by_place.size(); ++k) by_place[k] = k;
-  std::sort(by_place.begin(), by_place.end(), [&](std::size_t a, std::size_t b) { return ranges[a] < ranges[b]; });
-  std::string out;
-  std::size_t size = text.size();
-  for (const auto& s : replacements) size += s.size();
-  out.reserve(size);
-  std::size_t at = 0;
-  for (const auto k : by_place) {
-    out.append(text.substr(at, ranges[k].first - at));
-    out += replacements[k];
-    at = ranges[k].second;
-  }
-  out.append(text.substr(at));
-  return out;
+  if (!repoint.empty()) repoint_edges(g.edges_byte_, text, repoint, out, bad);
+  return out.applied_to(text);
 }
 
 std::filesystem::path weights_of(const std::filesystem::path& xml, const std::filesystem::path& bin) {

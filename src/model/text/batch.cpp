@@ -2,6 +2,7 @@
 #include "model/text/batch.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <vector>
 
 #include <fmt/args.h>
@@ -15,189 +16,181 @@ namespace reshape1::model::text {
 
 using detail::why;
 
-sentence_form form_of(why code) noexcept {
-  switch (code) {
-    case why::data_rank_unknown: return {"the data's rank is unknown", 0};
-    case why::output_rank_unknown: return {"the output's rank is unknown", 0};
-    case why::an_input_rank_unknown: return {"an input's rank is unknown", 0};
-    case why::input_rank_unknown: return {"input {}'s rank is unknown", 1};
-    case why::ranks_unknown: return {"the ranks are not known", 0};
-    case why::axis_unknown: return {"its axis is not known", 0};
-    case why::axis_out_of_range: return {"its axis is out of range", 0};
-    case why::axes_unknown: return {"its axes are not known", 0};
-    case why::axes_do_not_fit: return {"its axes do not fit the data", 0};
-    case why::normalised_axes_unknown: return {"the axes it normalises over are not known", 0};
-    case why::reduced_axes_unknown: return {"the axes it reduces are not known", 0};
-    case why::iteration_axis_unknown: return {"its iteration axis is not known", 0};
-    case why::concatenation_axis_unknown: return {"its concatenation axis is not known", 0};
-    case why::axes_mapping_unknown: return {"its axes mapping is not known", 0};
-    case why::permutation_unknown: return {"its permutation is not known", 0};
-    case why::permutation_misses_batch: return {"its permutation does not name the batch axis", 0};
-    case why::begin_length_unknown: return {"the length of its begin input is not known", 0};
-    case why::start_length_unknown: return {"the length of its start input is not known", 0};
-    case why::strides_unknown: return {"its strides are not known", 0};
-    case why::steps_unknown: return {"its steps are not known", 0};
-    case why::repeats_unknown: return {"its repeats are not known", 0};
-    case why::pads_unknown: return {"its pads are not known", 0};
-    case why::output_dimensions_unknown: return {"the output's dimensions are not all known at the sample batches", 0};
-    case why::prefix_not_static: return {"the dimensions before the batch are not static", 0};
-    case why::dimension_before_batch_may_be_1: return {"a dimension before the batch may or may not be 1", 0};
-    case why::ellipsis_before_batch: return {"an ellipsis before the batch axis is not followed", 0};
-    case why::pdpd_broadcasting: return {"PDPD broadcasting is not followed by the batch analysis", 0};
-    case why::mode_not_followed: return {"mode {} is not followed", 0, true};
-    case why::einsum_form_not_followed:
-      return {"an equation with an ellipsis or without an output is not followed by the batch analysis", 0};
-    case why::equation_does_not_fit: return {"the equation does not fit the inputs", 0};
-    case why::label_repeats: return {"the batch's label {1} repeats within input {0} (a diagonal)", 1, true};
-    case why::indices_from_batch_size: return {"its indices are computed from the batch size", 0};
-    case why::data_and_indices_batched: return {"both the data and the indices hold the batch", 0};
-    case why::batch_dims_without_batched_indices: return {"batch_dims is set but the indices do not hold the batch", 0};
-    case why::batch_dims_without_batched_data: return {"batch_dims is set but the data does not hold the batch", 0};
-    case why::indices_at_another_axis: return {"the data and the indices do not hold the batch at the same axis", 0};
-    case why::gather_nd_batch_dims:
-      return {"the data and the indices do not both hold the batch in a batch dimension of the op", 0};
-    case why::updates_at_another_axis:
-      return {"the data and the updates do not hold the batch at the same axis before the scatter axis", 0};
-    case why::scatter_inputs_at_other_axes:
-      return {"the data, indices and updates do not all hold the batch at the same axis", 0};
-    case why::batch_folded: return {"the batch is folded with other elements", 0};
-    case why::parameter_holds_samples: return {"input {} is a parameter of the op but holds per-sample data", 1};
-    case why::batched_parameter: return {"input {} is a parameter but holds the batch", 1};
-    case why::another_batched_input: return {"input {} holds the batch too, which this op's rule does not follow", 1};
-    case why::shape_value_as_data:
-      return {"input {} is a value computed from shapes that hold the batch, used as data", 1};
-    case why::post_processing_input:
-      return {"input {} holds post-processing results, which this op's rule does not follow", 1};
-    case why::post_processing_meets_samples: return {"post-processing results meet per-sample data", 0};
-    case why::post_processing_shape: return {"the shape of post-processing results depends on the data", 0};
-    case why::post_processing_in_body: return {"post-processing results enter its body", 0};
-    case why::not_per_image_input: return {"input {} does not come from per-image post-processing", 1};
-    case why::input_not_batched: return {"input {} does not hold the batch", 1};
-    case why::feature_map_not_per_image: return {"the feature map does not hold one image per index of dimension 0", 0};
-    case why::spread_without_axis: return {"its output's size follows the batch, but no single axis holds it", 0};
-    case why::spread_dimension_not_1: return {"the data's dimension under the batch is not 1", 0};
-    case why::trip_count_from_batch:
-      return {"input {} (the trip count) depends on the batch: data-dependent control flow", 1};
-    case why::condition_from_batch:
-      return {"input {} (the execution condition) depends on the batch: data-dependent control flow", 1};
-    case why::body_not_propagated: return {"its body was not propagated at every sample batch", 0};
-    case why::carried_value_differs:
-      return {"a value carried to the next iteration holds the batch differently from its first value", 0};
-    case why::body_condition_per_sample:
-      return {"the body's condition depends on the samples: data-dependent control flow", 0};
-    case why::body_cannot_tell: return {"its body cannot tell (see the findings inside it)", 0};
-    case why::if_merge_inputs: return {"IfMerge needs a condition and two branch values", 0};
-    case why::branch_condition_per_sample:
-      return {"the condition depends on per-sample data: each sample may take another branch", 0};
-    case why::branches_differ:
-      return {"the two branches hold the batch differently: which one runs decides what the output is", 0};
-    case why::no_batching_rule: return {"{1}-{0} has no batching rule that follows per-sample data", 1, true};
-    case why::no_rule: return {"{1}-{0} has no rule: reshape1 does not know what it does", 1, true};
-    case why::reads_no_sample: return {"its output's size follows the batch, but it reads no sample's data", 0};
-    case why::answer_contradicted:
-      return {"its batching rule's answer does not match the shapes propagated at the sample batches", 0};
-    case why::not_propagated_at_samples: return {"its output shapes could not be propagated at the sample batches", 0};
-    case why::rule_refused: return {"{}", 0, true};
-    case why::assumed_axes_differ:
-      return {"its inputs hold the batch at different axes, which {} does not cover", 0, true};
-    case why::assumed_without_batch: return {"it reads values computed from the batch size", 0};
-    case why::size_value_as_data:
-      return {"input {} is a value computed from the batch size (through ShapeOf), used as data: each sample's "
-              "result depends on N",
-              1};
-    case why::broadcast_pairs_samples:
-      return {"inputs {} and {} hold the batch at different axes ({} and {} of the output): broadcasting pairs each "
-              "sample of one with every sample of the other",
-              4};
-    case why::batch_in_channels:
-      return {"the batch is in dimension 1, the channels, which take per-channel parameters", 0};
-    case why::batch_on_spatial_axis:
-      return {"input {} holds the batch in dimension {}, which this layer uses as its channels or a spatial axis", 2};
-    case why::batch_on_pooled_axis: return {"input {} holds the batch in dimension {}, a pooled axis", 2};
-    case why::batch_on_softmax_axis:
-      return {"input {} holds the batch in dimension {}, which this layer uses as its softmax axis", 2};
-    case why::batch_on_normalised_axis:
-      return {"input {} holds the batch in dimension {}, which this layer uses as an axis it normalises over", 2};
-    case why::batch_on_shuffled_axis:
-      return {"input {} holds the batch in dimension {}, which this layer uses as the axis it shuffles", 2};
-    case why::batch_on_cell_axis:
-      return {"input {} holds the batch in dimension {}, which this layer uses as an axis of its cells", 2};
-    case why::reduces_batch: return {"input {} holds the batch in dimension {}, which this layer reduces", 2};
-    case why::contracts_batch: return {"input {} holds the batch in dimension {}, its contraction axis", 2};
-    case why::product_axes_differ:
-      return {"both inputs hold the batch, at different axes of the product ({} and {}): every sample of one meets "
-              "every sample of the other",
-              2};
-    case why::sums_over_batch:
-      return {"input {} holds the batch in dimension {} (label {}), which the equation sums over", 2, true};
-    case why::labels_differ:
-      return {"two inputs hold the batch under different labels: every sample of one meets every sample of the "
-              "other",
-              0};
-    case why::concatenates_along_batch:
-      return {"input {} holds the batch in dimension {}, the concatenation axis: the inputs are joined whole, not "
-              "sample by sample",
-              2};
-    case why::inputs_at_different_axes: return {"two inputs hold the batch at different axes", 0};
-    case why::reverses_batch: return {"input {} holds the batch in dimension {}, which this layer reverses", 2};
-    case why::squeeze_without_axes:
-      return {"input {} holds the batch in dimension {}, which a Squeeze without axes removes at batch 1", 2};
-    case why::repeats_batch:
-      return {"input {} holds the batch in dimension {}, which this layer repeats: the copies of all samples follow "
-              "each other",
-              2};
-    case why::pads_batch: return {"input {} holds the batch in dimension {}, which this layer pads", 2};
-    case why::resizes_batch: return {"input {} holds the batch in dimension {}, which this layer resizes", 2};
-    case why::expects_image_per_index:
-      return {"input {} holds the batch in dimension {}, where this layer expects one image per index of dimension "
-              "0",
-              2};
-    case why::expects_image_per_index_folded:
-      return {"input {} holds the batch in dimension {} (N·{}), where this layer expects one image per index of "
-              "dimension 0",
-              3};
-    case why::scans_time_along_batch:
-      return {"input {} holds the batch in dimension {}, where the decoder scans time", 2};
-    case why::recurrence_along_batch:
-      return {"input {} holds the batch in dimension {}, which the recurrence does not keep apart (it scans or "
-              "mixes along it)",
-              2};
-    case why::factors_differ: return {"inputs hold the batch with different factors", 0};
-    case why::gathers_along_batch:
-      return {"input {} holds the batch in dimension {}, which this layer gathers along", 2};
-    case why::writes_along_batch: return {"input {} holds the batch in dimension {}, which this layer writes along", 2};
-    case why::iterates_along_batch:
-      return {"input {} holds the batch in dimension {}, which the body iterates along", 2};
-    case why::concatenates_iterations:
-      return {"its output {} concatenates the iterations along dimension {}, which holds the batch", 2};
-    case why::batch_on_top_k_axis:
-      return {"input {} holds the batch in dimension {}, which this layer uses as the axis it selects the top k "
-              "along",
-              2};
-    case why::splits_batch:
-      return {"input {} holds the batch in dimension {}, which this layer splits: each output gets some of the "
-              "samples",
-              2};
-    case why::gathers_batch_with_fixed_indices:
-      return {"input {} holds the batch in dimension {}, which this layer gathers along with indices that do not "
-              "follow the batch",
-              2};
-    case why::takes_one_index_of_batch:
-      return {"input {} holds the batch in dimension {}, which this layer takes one index of", 2};
-    case why::slices_batch:
-      return {"input {} holds the batch in dimension {}, which this layer slices to part of its range", 2};
-    case why::removes_batch: return {"input {} holds the batch in dimension {}, which this layer removes", 2};
-    case why::folded_into_fixed_dimensions:
-      return {"input {} holds the batch in dimension {}, and no single dimension of the output follows it: the "
-              "batch is folded into dimensions the pattern fixes",
-              2};
-    case why::interleaves_samples:
-      return {"its output holds the batch in dimension {} (N·{}) behind {} elements where the input has {}: the "
-              "batch is not the outermost factor, so samples are interleaved",
-              4};
-  }
-  return {"", 0};
+namespace {
+
+struct form_row {
+  why code;
+  sentence_form form;
+};
+
+/// Every reason's sentence, in the order of the codes (a code is its row's index).
+constexpr form_row forms[] = {
+    {why::data_rank_unknown, {"the data's rank is unknown", 0}},
+    {why::output_rank_unknown, {"the output's rank is unknown", 0}},
+    {why::an_input_rank_unknown, {"an input's rank is unknown", 0}},
+    {why::input_rank_unknown, {"input {}'s rank is unknown", 1}},
+    {why::ranks_unknown, {"the ranks are not known", 0}},
+    {why::axis_unknown, {"its axis is not known", 0}},
+    {why::axis_out_of_range, {"its axis is out of range", 0}},
+    {why::axes_unknown, {"its axes are not known", 0}},
+    {why::axes_do_not_fit, {"its axes do not fit the data", 0}},
+    {why::normalised_axes_unknown, {"the axes it normalises over are not known", 0}},
+    {why::reduced_axes_unknown, {"the axes it reduces are not known", 0}},
+    {why::iteration_axis_unknown, {"its iteration axis is not known", 0}},
+    {why::concatenation_axis_unknown, {"its concatenation axis is not known", 0}},
+    {why::axes_mapping_unknown, {"its axes mapping is not known", 0}},
+    {why::permutation_unknown, {"its permutation is not known", 0}},
+    {why::permutation_misses_batch, {"its permutation does not name the batch axis", 0}},
+    {why::begin_length_unknown, {"the length of its begin input is not known", 0}},
+    {why::start_length_unknown, {"the length of its start input is not known", 0}},
+    {why::strides_unknown, {"its strides are not known", 0}},
+    {why::steps_unknown, {"its steps are not known", 0}},
+    {why::repeats_unknown, {"its repeats are not known", 0}},
+    {why::pads_unknown, {"its pads are not known", 0}},
+    {why::output_dimensions_unknown, {"the output's dimensions are not all known at the sample batches", 0}},
+    {why::prefix_not_static, {"the dimensions before the batch are not static", 0}},
+    {why::dimension_before_batch_may_be_1, {"a dimension before the batch may or may not be 1", 0}},
+    {why::ellipsis_before_batch, {"an ellipsis before the batch axis is not followed", 0}},
+    {why::pdpd_broadcasting, {"PDPD broadcasting is not followed by the batch analysis", 0}},
+    {why::mode_not_followed, {"mode {} is not followed", 0, true}},
+    {why::einsum_form_not_followed,
+     {"an equation with an ellipsis or without an output is not followed by the batch analysis", 0}},
+    {why::equation_does_not_fit, {"the equation does not fit the inputs", 0}},
+    {why::label_repeats, {"the batch's label {1} repeats within input {0} (a diagonal)", 1, true}},
+    {why::indices_from_batch_size, {"its indices are computed from the batch size", 0}},
+    {why::data_and_indices_batched, {"both the data and the indices hold the batch", 0}},
+    {why::batch_dims_without_batched_indices, {"batch_dims is set but the indices do not hold the batch", 0}},
+    {why::batch_dims_without_batched_data, {"batch_dims is set but the data does not hold the batch", 0}},
+    {why::indices_at_another_axis, {"the data and the indices do not hold the batch at the same axis", 0}},
+    {why::gather_nd_batch_dims,
+     {"the data and the indices do not both hold the batch in a batch dimension of the op", 0}},
+    {why::updates_at_another_axis,
+     {"the data and the updates do not hold the batch at the same axis before the scatter axis", 0}},
+    {why::scatter_inputs_at_other_axes,
+     {"the data, indices and updates do not all hold the batch at the same axis", 0}},
+    {why::batch_folded, {"the batch is folded with other elements", 0}},
+    {why::parameter_holds_samples, {"input {} is a parameter of the op but holds per-sample data", 1}},
+    {why::batched_parameter, {"input {} is a parameter but holds the batch", 1}},
+    {why::another_batched_input, {"input {} holds the batch too, which this op's rule does not follow", 1}},
+    {why::shape_value_as_data, {"input {} is a value computed from shapes that hold the batch, used as data", 1}},
+    {why::post_processing_input, {"input {} holds post-processing results, which this op's rule does not follow", 1}},
+    {why::post_processing_meets_samples, {"post-processing results meet per-sample data", 0}},
+    {why::post_processing_shape, {"the shape of post-processing results depends on the data", 0}},
+    {why::post_processing_in_body, {"post-processing results enter its body", 0}},
+    {why::not_per_image_input, {"input {} does not come from per-image post-processing", 1}},
+    {why::input_not_batched, {"input {} does not hold the batch", 1}},
+    {why::feature_map_not_per_image, {"the feature map does not hold one image per index of dimension 0", 0}},
+    {why::spread_without_axis, {"its output's size follows the batch, but no single axis holds it", 0}},
+    {why::spread_dimension_not_1, {"the data's dimension under the batch is not 1", 0}},
+    {why::trip_count_from_batch, {"input {} (the trip count) depends on the batch: data-dependent control flow", 1}},
+    {why::condition_from_batch,
+     {"input {} (the execution condition) depends on the batch: data-dependent control flow", 1}},
+    {why::body_not_propagated, {"its body was not propagated at every sample batch", 0}},
+    {why::carried_value_differs,
+     {"a value carried to the next iteration holds the batch differently from its first value", 0}},
+    {why::body_condition_per_sample, {"the body's condition depends on the samples: data-dependent control flow", 0}},
+    {why::body_cannot_tell, {"its body cannot tell (see the findings inside it)", 0}},
+    {why::if_merge_inputs, {"IfMerge needs a condition and two branch values", 0}},
+    {why::branch_condition_per_sample,
+     {"the condition depends on per-sample data: each sample may take another branch", 0}},
+    {why::branches_differ,
+     {"the two branches hold the batch differently: which one runs decides what the output is", 0}},
+    {why::no_batching_rule, {"{1}-{0} has no batching rule that follows per-sample data", 1, true}},
+    {why::no_rule, {"{1}-{0} has no rule: reshape1 does not know what it does", 1, true}},
+    {why::reads_no_sample, {"its output's size follows the batch, but it reads no sample's data", 0}},
+    {why::answer_contradicted,
+     {"its batching rule's answer does not match the shapes propagated at the sample batches", 0}},
+    {why::not_propagated_at_samples, {"its output shapes could not be propagated at the sample batches", 0}},
+    {why::rule_refused, {"{}", 0, true}},
+    {why::assumed_axes_differ, {"its inputs hold the batch at different axes, which {} does not cover", 0, true}},
+    {why::assumed_without_batch, {"it reads values computed from the batch size", 0}},
+    {why::size_value_as_data,
+     {"input {} is a value computed from the batch size (through ShapeOf), used as data: each sample's "
+      "result depends on N", 1}},
+    {why::broadcast_pairs_samples,
+     {"inputs {} and {} hold the batch at different axes ({} and {} of the output): broadcasting pairs "
+      "each sample of one with every sample of the other", 4}},
+    {why::batch_in_channels, {"the batch is in dimension 1, the channels, which take per-channel parameters", 0}},
+    {why::batch_on_spatial_axis,
+     {"input {} holds the batch in dimension {}, which this layer uses as its channels or a spatial axis", 2}},
+    {why::batch_on_pooled_axis, {"input {} holds the batch in dimension {}, a pooled axis", 2}},
+    {why::batch_on_softmax_axis,
+     {"input {} holds the batch in dimension {}, which this layer uses as its softmax axis", 2}},
+    {why::batch_on_normalised_axis,
+     {"input {} holds the batch in dimension {}, which this layer uses as an axis it normalises over", 2}},
+    {why::batch_on_shuffled_axis,
+     {"input {} holds the batch in dimension {}, which this layer uses as the axis it shuffles", 2}},
+    {why::batch_on_cell_axis,
+     {"input {} holds the batch in dimension {}, which this layer uses as an axis of its cells", 2}},
+    {why::reduces_batch, {"input {} holds the batch in dimension {}, which this layer reduces", 2}},
+    {why::contracts_batch, {"input {} holds the batch in dimension {}, its contraction axis", 2}},
+    {why::product_axes_differ,
+     {"both inputs hold the batch, at different axes of the product ({} and {}): every sample of one "
+      "meets every sample of the other", 2}},
+    {why::sums_over_batch,
+     {"input {} holds the batch in dimension {} (label {}), which the equation sums over", 2, true}},
+    {why::labels_differ,
+     {"two inputs hold the batch under different labels: every sample of one meets every sample of the "
+      "other", 0}},
+    {why::concatenates_along_batch,
+     {"input {} holds the batch in dimension {}, the concatenation axis: the inputs are joined whole, not "
+      "sample by sample", 2}},
+    {why::inputs_at_different_axes, {"two inputs hold the batch at different axes", 0}},
+    {why::reverses_batch, {"input {} holds the batch in dimension {}, which this layer reverses", 2}},
+    {why::squeeze_without_axes,
+     {"input {} holds the batch in dimension {}, which a Squeeze without axes removes at batch 1", 2}},
+    {why::repeats_batch,
+     {"input {} holds the batch in dimension {}, which this layer repeats: the copies of all samples "
+      "follow each other", 2}},
+    {why::pads_batch, {"input {} holds the batch in dimension {}, which this layer pads", 2}},
+    {why::resizes_batch, {"input {} holds the batch in dimension {}, which this layer resizes", 2}},
+    {why::expects_image_per_index,
+     {"input {} holds the batch in dimension {}, where this layer expects one image per index of "
+      "dimension 0", 2}},
+    {why::expects_image_per_index_folded,
+     {"input {} holds the batch in dimension {} (N·{}), where this layer expects one image per index of "
+      "dimension 0", 3}},
+    {why::scans_time_along_batch, {"input {} holds the batch in dimension {}, where the decoder scans time", 2}},
+    {why::recurrence_along_batch,
+     {"input {} holds the batch in dimension {}, which the recurrence does not keep apart (it scans or "
+      "mixes along it)", 2}},
+    {why::factors_differ, {"inputs hold the batch with different factors", 0}},
+    {why::gathers_along_batch, {"input {} holds the batch in dimension {}, which this layer gathers along", 2}},
+    {why::writes_along_batch, {"input {} holds the batch in dimension {}, which this layer writes along", 2}},
+    {why::iterates_along_batch, {"input {} holds the batch in dimension {}, which the body iterates along", 2}},
+    {why::concatenates_iterations,
+     {"its output {} concatenates the iterations along dimension {}, which holds the batch", 2}},
+    {why::batch_on_top_k_axis,
+     {"input {} holds the batch in dimension {}, which this layer uses as the axis it selects the top k "
+      "along", 2}},
+    {why::splits_batch,
+     {"input {} holds the batch in dimension {}, which this layer splits: each output gets some of the "
+      "samples", 2}},
+    {why::gathers_batch_with_fixed_indices,
+     {"input {} holds the batch in dimension {}, which this layer gathers along with indices that do not "
+      "follow the batch", 2}},
+    {why::takes_one_index_of_batch,
+     {"input {} holds the batch in dimension {}, which this layer takes one index of", 2}},
+    {why::slices_batch, {"input {} holds the batch in dimension {}, which this layer slices to part of its range", 2}},
+    {why::removes_batch, {"input {} holds the batch in dimension {}, which this layer removes", 2}},
+    {why::folded_into_fixed_dimensions,
+     {"input {} holds the batch in dimension {}, and no single dimension of the output follows it: the "
+      "batch is folded into dimensions the pattern fixes", 2}},
+    {why::interleaves_samples,
+     {"its output holds the batch in dimension {} (N·{}) behind {} elements where the input has {}: the "
+      "batch is not the outermost factor, so samples are interleaved", 4}},
+};
+
+constexpr bool every_code_in_order() {
+  for (std::size_t k = 0; k < std::size(forms); ++k)
+    if (static_cast<std::size_t>(forms[k].code) != k) return false;
+  return std::size(forms) == static_cast<std::size_t>(last_reason) + 1;
 }
+static_assert(every_code_in_order(), "the table lists every reason once, in the order of the codes");
+
+}  // namespace
+
+sentence_form form_of(why code) noexcept { return forms[static_cast<std::size_t>(code)].form; }
 
 std::string sentence(const detail::because& b) {
   const auto f = form_of(b.code);
