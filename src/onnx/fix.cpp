@@ -342,8 +342,7 @@ class onnx_fixer {
       }
       if (!changed)
         for (const auto& [ref, f] : waiting)
-          refuse(report, *f, why_not_[ref].empty() ? std::string("it comes after a Reshape that fix could not rewrite")
-                                                   : why_not_[ref]);
+          refuse(report, *f, why_not_[ref].empty() ? model::text::after_unfixed_reshape() : why_not_[ref]);
       if (!changed) {
         // Each change names its Reshape by its id in this, the final model (as the refusals do).
         for (std::size_t k = 0; k < changes.size(); ++k) name_change(m, g, edits[k], changes[k]);
@@ -702,7 +701,7 @@ class onnx_fixer {
         auto* d = v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(static_cast<int>(*in.batch_index));
         if (d->has_dim_param() && d->dim_param() == options_.batch_name) continue;
         d->set_dim_param(options_.batch_name);
-        report.freed.push_back(fmt::format("input '{}' dimension {}", in.name, *in.batch_index));
+        report.freed.push_back(model::text::freed_dimension("input", in.name, *in.batch_index, false));
         changed = true;
       }
       // The Parameter in the rewritten graph (a cloned initializer may have moved the layers after it).
@@ -739,12 +738,12 @@ class onnx_fixer {
         if (carries && x.lo() == probe_a) {
           if (d->has_dim_param() && d->dim_param() == options_.batch_name) continue;
           d->set_dim_param(options_.batch_name);
-          report.freed.push_back(fmt::format("{} '{}' dimension {}", kind, v.name(), k));
+          report.freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), false));
         } else {
           if (!d->has_dim_value() && !d->has_dim_param()) continue;
           d->clear_dim_value();
           d->clear_dim_param();
-          report.freed.push_back(fmt::format("{} '{}' dimension {} cleared", kind, v.name(), k));
+          report.freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), true));
         }
         changed = true;
       }

@@ -126,6 +126,12 @@ std::string body_not_followed(const enclosing_layer& body) {
 
 std::string reshape_not_found() { return "a Reshape that reshape1 cannot find in the file"; }
 
+std::string after_unfixed_reshape() { return "it comes after a Reshape that fix could not rewrite"; }
+
+std::string freed_dimension(std::string_view kind, std::string_view name, std::size_t index, bool cleared) {
+  return fmt::format("{} '{}' dimension {}{}", kind, name, index, cleared ? " cleared" : "");
+}
+
 std::string_view issue_words(batch_issue issue) {
   switch (issue) {
     case batch_issue::fails: return "fails";

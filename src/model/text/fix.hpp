@@ -66,6 +66,13 @@ namespace reshape1::model::text {
 [[nodiscard]] std::string does_not_feed(std::string_view tensor, std::size_t port, std::string_view node);
 [[nodiscard]] std::string body_not_followed(const enclosing_layer& body);
 [[nodiscard]] std::string reshape_not_found();
+/// ONNX: a Reshape named after one fix could not rewrite, and with no reason of its own.
+[[nodiscard]] std::string after_unfixed_reshape();
+
+// ---- what an ONNX fix frees ----
+/// Dimension `index` of the tensor `name` (`kind`: "input", "output", "value_info"... as the fix names
+/// where the tensor is declared) became the batch's dim_param, or (`cleared`) lost its declared size.
+[[nodiscard]] std::string freed_dimension(std::string_view kind, std::string_view name, std::size_t index, bool cleared);
 
 // ---- why a rewrite was taken back, or the model not fixed ----
 /// A finding's kind as fix's reasons say it ("swallows the batch").
