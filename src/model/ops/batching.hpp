@@ -67,8 +67,8 @@ inline constexpr std::array<std::int64_t, 3> batch_samples = {1009, 1013, 1019};
 
 /// Why a rule (or the analysis) finds that a layer mixes, drops or swallows samples, or cannot tell: the
 /// finding's reason as data. The sentence each code stands for is written in model/text/batch.cpp, the one
-/// place the batch analysis writes English; `because` carries the numbers (and the one quoted text) the
-/// sentence names, in the order it names them.
+/// place the batch analysis writes English; `because` carries what the sentence names: its numbers, then
+/// its one quoted text (a sentence may name them in another order: "the label {1} ... input {0}").
 enum class why : std::uint8_t {
   // The layer cannot tell: what the rule does not know or does not follow.
   data_rank_unknown, output_rank_unknown, an_input_rank_unknown, input_rank_unknown, ranks_unknown,
