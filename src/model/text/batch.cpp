@@ -244,8 +244,7 @@ std::string replaced_batch(std::size_t index, std::int64_t value) {
 std::string replaced_batch_stays(std::size_t index, std::int64_t value,
                                  std::optional<std::pair<std::size_t, std::int64_t>> moved) {
   auto s = fmt::format("{}: the output's dimension {} stays {}", replaced_batch(index, value), index, value);
-  if (moved)
-    s += fmt::format(" and the batch goes into dimension {} ({})", moved->first, batch_dimension(moved->second));
+  if (moved) s += " and " + batch_goes(moved);
   return s;
 }
 
@@ -256,8 +255,7 @@ std::string batch_goes(std::optional<std::pair<std::size_t, std::int64_t>> moved
 
 std::string replaced_batch_swallows(std::size_t index, std::int64_t value, std::string_view moved,
                                     std::string_view consequence) {
-  return fmt::format("{}: the output's dimension {} stays {} and {}; {}", replaced_batch(index, value), index, value,
-                     moved, consequence);
+  return fmt::format("{} and {}; {}", replaced_batch_stays(index, value, std::nullopt), moved, consequence);
 }
 
 std::string then_at(const layer& l, std::string_view what) {
