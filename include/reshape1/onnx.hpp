@@ -56,8 +56,8 @@ struct fix_options {
 };
 
 /// One rewritten Reshape shape: element `element` of the tensor `tensor` (an initializer, or a Constant
-/// node's value) went from `old_value` (the declared batch) to `new_value` (0 copies the batch; -1 where
-/// allowzero=1 makes 0 a literal zero).
+/// node's value) went from `old_value` (the declared batch) to `new_value` (0 copies the batch, with
+/// allowzero cleared where it was 1; -1 where 0 cannot be written or does not keep the batch).
 struct fix_change {
   /// The Reshape's id, as findings give it: its node's index in the top graph (a node of an If branch is
   /// numbered after the top graph's nodes); in a Loop's or Scan's body, its id there, with `within`.
@@ -68,6 +68,7 @@ struct fix_change {
   std::optional<std::string> cloned_from;  ///< the shared tensor it is a copy of, if any
   std::size_t element = 0;
   std::int64_t old_value = 0, new_value = 0;
+  bool allowzero_cleared = false;  ///< the Reshape's allowzero went from 1 to 0, so that 0 copies the batch
   std::string why;
   std::vector<model::enclosing_layer> within{};  ///< the Loop and Scan bodies it is in, outermost first
 };

@@ -504,7 +504,8 @@ class FixChange:
 class OnnxFixChange:
     """One rewritten Reshape shape of an ONNX model: element `element` of `tensor` (an initializer, or a
     Constant node's value; a copy of `cloned_from` when other nodes share that one) went from the declared
-    batch to 0 (or -1 where allowzero=1, or where 0 would copy another dimension); `id` is the Reshape's
+    batch to 0 (or -1 where 0 would not copy the batch); allowzero_cleared when the Reshape's allowzero
+    went from 1 to 0 so that 0 copies it; `id` is the Reshape's
     id as findings give it (its node's index in the top graph; a node of an If branch is numbered after
     them; in a Loop's or Scan's body, its id there, with within naming the layers around it, outermost
     first)."""
@@ -518,6 +519,7 @@ class OnnxFixChange:
     element: int
     old_value: int
     new_value: int
+    allowzero_cleared: bool
     why: str
     within: Tuple[Enclosing, ...] = ()
 

@@ -275,6 +275,7 @@ class OnnxFixChange:
     element: int
     old_value: int
     new_value: int
+    allowzero_cleared: bool
     why: str
     within: Tuple[Enclosing, ...] = ...
 

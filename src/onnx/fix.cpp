@@ -17,6 +17,7 @@
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
 #include "model/analysis/batch_internal.hpp"
+#include "model/analysis/fix_internal.hpp"
 #include "../model/options.hpp"
 #include "model/ops/rules.hpp"
 #include "model/text/fix.hpp"
@@ -206,6 +207,7 @@ struct edit {
   std::size_t port = 0;
   std::size_t index = 0;
   std::int64_t old_value = 0, value = 0;
+  bool clear_allowzero = false;     ///< the Reshape's allowzero becomes 0 (0 then copies the batch)
   std::vector<std::byte> external;  ///< the tensor's bytes when an external file holds them: written inline
   std::string old_pattern, new_pattern, why;
   std::vector<model::enclosing_layer> within;  ///< the bodies the Reshape is in, when it is in one
@@ -223,13 +225,6 @@ struct site {
   std::vector<model::enclosing_layer> within;
   std::size_t layer = 0;  ///< the Reshape's index in `graph`
   std::size_t outermost = 0;  ///< the index in the model's graph of the layer it is in (itself at the top)
-};
-
-/// A value a Reshape's pattern element could take, and why.
-struct alternative {
-  std::size_t element = 0;
-  std::int64_t value = 0;
-  std::string why;
 };
 
 std::string pattern_text(const std::vector<std::optional<std::int64_t>>& v) {
@@ -511,7 +506,13 @@ class onnx_fixer {
       if (external) write_inline(*h->tensor, e.external);
       set_value(*h->tensor, e.index, e.value);
       fix_change c;
-      if (const auto* n = node_at(m, e.node)) c.name = n->name().empty() && n->output_size() > 0 ? n->output(0) : n->name();
+      if (auto* n = node_at(m, e.node)) {
+        c.name = n->name().empty() && n->output_size() > 0 ? n->output(0) : n->name();
+        if (e.clear_allowzero)
+          for (auto& a : *n->mutable_attribute())
+            if (a.name() == "allowzero") a.set_i(0);
+      }
+      c.allowzero_cleared = e.clear_allowzero;
       c.old_pattern = e.old_pattern;
       c.new_pattern = e.new_pattern;
       c.tensor = h->name;
@@ -539,42 +540,13 @@ class onnx_fixer {
       why_not = model::text::no_shape_input();
       return std::nullopt;
     }
-    // The pattern as propagation knows it.
+    // The pattern as propagation knows it, for the change's patterns before and after.
     std::vector<std::optional<std::int64_t>> pattern;
     if (const auto& v = p.input(g, *reshape, 1).value; v && !v->is_real())
       for (const auto& e : v->elements) pattern.push_back(e.exact() ? std::optional(e.lo) : std::nullopt);
-    bool allowzero = false;
-    for (const auto& a : node.attribute()) allowzero = allowzero || (a.name() == "allowzero" && a.i() != 0);
-    const auto minus_ones = std::count(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1));
-    std::vector<alternative> alternatives;
-    if (f.pattern_index) {
-      const auto i = *f.pattern_index;
-      if (i >= pattern.size() || !pattern[i]) {
-        if (why_not.empty()) why_not = model::text::shape_values_unknown();
-        return std::nullopt;
-      }
-      const auto declared = *pattern[i];
-      bool others_fixed = true;
-      for (std::size_t k = 0; k < pattern.size(); ++k)
-        if (k != i && (!pattern[k] || *pattern[k] < -1)) others_fixed = false;
-      if (!allowzero)
-        alternatives.push_back({i, 0, model::text::zero_copies_batch(i, declared)});
-      if (minus_ones == 0 && (allowzero || others_fixed))
-        alternatives.push_back({i, -1, model::text::minus_one_infers_batch(i, declared, !allowzero)});
-      if (alternatives.empty() && why_not.empty()) why_not = model::text::allowzero_and_minus_one_taken();
-    } else if (pattern.empty()) {
-      if (why_not.empty()) why_not = model::text::shape_values_unknown();
-    } else if (minus_ones == 0) {
-      // No element writes the batch: it is folded into another (`[6,4]` for 2 x 3 x 4). A -1 in one
-      // place may follow it; each place is tried, and the checks decide.
-      for (std::size_t i = 0; i < pattern.size(); ++i)
-        if (pattern[i] && *pattern[i] > 0)
-          alternatives.push_back({i, -1, model::text::minus_one_infers_folded(i, *pattern[i])});
-      if (alternatives.empty() && why_not.empty()) why_not = model::text::no_element_follows_batch();
-    } else if (why_not.empty()) {
-      const auto minus_one = std::find(pattern.begin(), pattern.end(), std::optional<std::int64_t>(-1));
-      why_not = model::text::minus_one_folds_batch(static_cast<std::size_t>(minus_one - pattern.begin()), true);
-    }
+    std::string reason;
+    const auto alternatives = model::detail::pattern_choices(g, p, *reshape, f, reason);
+    if (alternatives.empty() && why_not.empty()) why_not = std::move(reason);
     for (auto& k = tried_[at]; k < alternatives.size(); ++k)
       if (auto e = target(s, m, *reshape, at, pattern, alternatives[k])) {
         e->within = f.within;
@@ -587,7 +559,7 @@ class onnx_fixer {
   /// `a` as a rewrite of the tensor that holds its pattern element; nullopt (with the reason in why_not_)
   /// when that is not a tensor of the file that fix can rewrite.
   std::optional<edit> target(const site& s, ::onnx::ModelProto& m, const model::layer& reshape, const node_ref& at,
-                             std::vector<std::optional<std::int64_t>> pattern, const alternative& a) {
+                             std::vector<std::optional<std::int64_t>> pattern, const model::detail::pattern_choice& a) {
     const auto& g = *s.graph;
     auto& why_not = why_not_[at];
     const auto no = [&](std::string why) -> std::optional<edit> {
@@ -659,6 +631,7 @@ class onnx_fixer {
     e.index = origin.index;
     e.old_value = *old_value;
     e.value = a.value;
+    e.clear_allowzero = a.set_special_zero;
     if (h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL) e.external.assign(bytes.begin(), bytes.end());
     e.old_pattern = pattern_text(pattern);
     pattern[element] = a.value;

@@ -184,7 +184,8 @@ json fix_json(const onnx::fix_report& r, std::string_view model, const json& out
               {"old_pattern", c.old_pattern}, {"new_pattern", c.new_pattern},
               {"tensor", c.tensor},           {"cloned_from", c.cloned_from ? json(*c.cloned_from) : json()},
               {"element", c.element},         {"old_value", c.old_value},
-              {"new_value", c.new_value},     {"why", c.why}};
+              {"new_value", c.new_value},     {"allowzero_cleared", c.allowzero_cleared},
+              {"why", c.why}};
     if (!c.within.empty()) j["within"] = within_json(c.within);  // a Reshape in a body, as refusals give it
     changes.push_back(std::move(j));
   }

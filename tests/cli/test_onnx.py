@@ -112,6 +112,11 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "allowzero_copy.onnx"), "-o",
                                           str(FIXTURES / "allowzero_copy.onnx")])
     check("fix: never over the input", rc == 2 and "the output is the model itself" in err, f"{rc} {err}")
+    rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "allowzero_pinned.onnx"), "--dry-run", "--json"])
+    report = json.loads(stdout) if stdout else {}
+    check("fix --json: allowzero=1 is cleared so that 0 copies the batch",
+          rc == 0 and [(c["new_pattern"], c["allowzero_cleared"]) for c in report.get("changes", [])] == [("[0,6]", True)],
+          stdout[:600])
     rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "allowzero_literal.onnx"), "-o", str(out)])
     check("fix: a model that fails at its own shapes is not fixed", rc == 1 and "not fixed: nothing written" in stdout,
           f"{rc} {stdout} {err}")

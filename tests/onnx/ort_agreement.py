@@ -114,7 +114,7 @@ fixes = {
     "allowzero_literal": (False, 0),
     "leading_one_right": (True, 1),  # the 1 becomes 0: the same results, where writing -1 gives two -1
     "concat_pattern": (True, 1),  # the [1] behind the Concat
-    "allowzero_pinned": (True, 1),  # -1, since 0 is a literal zero there
+    "allowzero_pinned": (True, 1),  # 0 with allowzero cleared (no element may be 0): as the IR fix sets special_zero
     "external_pattern": (True, 1),  # its pattern, held in external data, written into the model
     "if_branches": (True, 1),  # the else branch's [1,-1], an initializer of the top graph
     "batch_moves": (True, 1),  # [-1,6]: 0 would copy the 1 an Unsqueeze put in front of the batch

@@ -79,6 +79,7 @@ def test_fix_an_onnx_file(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> Non
     first = report.changes[0]
     assert isinstance(first, reshape1.OnnxFixChange)
     assert (first.old_pattern, first.new_pattern, first.tensor, first.cloned_from) == ("[1,-1,2]", "[0,-1,2]", "327", None)
+    assert not first.allowzero_cleared
     assert report.freed[:3] == ["input 'input' dimension 0", "output 'scores' dimension 0", "output 'boxes' dimension 0"]
     assert len(report.freed) == 102 and all(f.startswith("value_info '") for f in report.freed[3:])
     assert reshape1.check_batch(out, batch=4).summary.verdict == "yes"

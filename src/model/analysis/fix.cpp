@@ -15,6 +15,7 @@
 #include "detail/fail.hpp"
 #include "io/files.hpp"
 #include "model/analysis/batch_internal.hpp"
+#include "model/analysis/fix_internal.hpp"
 #include "model/ir/read_internal.hpp"
 #include "reshape1/model/propagate.hpp"
 #include "model/ops/rules.hpp"
@@ -690,72 +691,16 @@ class fixer {
     return x;
   }
 
-  /// The rewrites that could resolve finding `f`, best first; or the reason there are none.
+  /// The rewrites that could resolve finding `f`, best first (pattern_choices, each where its value is
+  /// held); or the reason there are none.
   std::vector<plan> plans_for(const batch_finding& f, std::string& reason) const {
     const auto& l = *current_->find(f.id);
-    std::vector<bool> constant;
-    const auto pattern = detail::reshape_pattern_at(*current_, runs_.declared(), l, &constant);
-    const auto e = pattern.elements();
-    if (f.pattern_index) return plans_for_batch(l, e, constant, *f.pattern_index, reason);
-    // No element writes the batch: the batch is folded into another dimension (`[101,512]` for 1 x 101).
-    // A -1 in one place may follow it; each place is tried, and the proof decides.
     std::vector<plan> plans;
-    const auto minus_one = std::find_if(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1 && b.hi == -1; });
-    if (minus_one != e.end()) {
-      reason = text::minus_one_folds_batch(static_cast<std::size_t>(minus_one - e.begin()), false);
-      return plans;
-    }
-    if (f.issue != batch_issue::fails) {
-      reason = text::pattern_folds_batch();
-      return plans;
-    }
-    for (std::size_t i = 0; i < e.size(); ++i) {
-      if (e[i].lo != e[i].hi || e[i].lo <= 0) continue;
-      if (auto x = target(l, i, e[i].lo, -1, text::minus_one_infers_folded(i, e[i].lo), reason))
-        plans.push_back(*x);
-    }
-    if (plans.empty() && reason.empty()) reason = text::no_element_follows_batch();
-    return plans;
-  }
-
-  /// The rewrites of pattern element `i` of Reshape `l` (pattern `e`), which writes the declared batch:
-  /// 0 (with special_zero, set when the pattern allows it), then -1.
-  std::vector<plan> plans_for_batch(const layer& l, std::span<const pattern_bound> e, const std::vector<bool>& constant,
-                                    std::size_t i, std::string& reason) const {
-    const bool special_zero = l.flag("special_zero");
-    const auto exact = [&](std::size_t k) { return e[k].lo == e[k].hi; };
-    std::vector<std::size_t> zeros, minus_ones;
-    for (std::size_t k = 0; k < e.size(); ++k) {
-      if (exact(k) && e[k].lo == 0) zeros.push_back(k);
-      if (exact(k) && e[k].lo == -1) minus_ones.push_back(k);
-    }
-    bool others_fixed = true;
-    for (std::size_t k = 0; k < e.size(); ++k)
-      if (k != i && (!exact(k) || (k < constant.size() && !constant[k]) || e[k].lo < -1)) others_fixed = false;
-    std::vector<plan> plans;
-    const auto declared = e[i].lo;
-    if (special_zero) {
-      if (auto x = target(l, i, declared, 0, text::zero_copies_batch(i, declared), reason))
-        plans.push_back(*x);
-    } else if (zeros.empty() &&
-               std::all_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo > 0 || b.hi < 0; })) {
-      if (auto x = target(l, i, declared, 0, text::zero_copies_batch(i, declared, true), reason)) {
-        x->set_special_zero = true;
+    for (const auto& c : detail::pattern_choices(*current_, runs_.declared(), l, f, reason))
+      if (auto x = target(l, c.element, c.old_value, c.value, c.why, reason)) {
+        x->set_special_zero = c.set_special_zero;
         plans.push_back(*x);
       }
-    }
-    if (minus_ones.empty() && others_fixed) {
-      if (auto x = target(l, i, declared, -1, text::minus_one_infers_batch(i, declared, true), reason))
-        plans.push_back(*x);
-    }
-    if (plans.empty() && reason.empty()) {
-      if (!minus_ones.empty() && !special_zero && !zeros.empty())
-        reason = text::literal_zero_with_minus_one(zeros[0]);
-      else if (!minus_ones.empty() && !special_zero)
-        reason = text::maybe_zero_with_minus_one(minus_ones[0]);
-      else
-        reason = text::not_fixed_without_special_zero();
-    }
     return plans;
   }
 

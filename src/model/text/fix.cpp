@@ -7,14 +7,22 @@
 
 namespace reshape1::model::text {
 
-std::string zero_copies_batch(std::size_t index, std::int64_t declared, bool setting_special_zero) {
+namespace {
+/// The Reshape's flag as the format writes it: OpenVINO's special_zero, or ONNX's allowzero, its negation.
+std::string_view literal_zeros(model_format format) { return format == model_format::onnx ? "allowzero=1" : "special_zero=false"; }
+}  // namespace
+
+std::string zero_copies_batch(std::size_t index, std::int64_t declared, std::optional<model_format> setting) {
   return fmt::format("pattern[{}] wrote the declared batch {}; 0 copies the batch{}", index, declared,
-                     setting_special_zero ? ", with special_zero set to true (the pattern has no other 0)" : "");
+                     !setting                              ? ""
+                     : *setting == model_format::onnx      ? ", with allowzero set to 0 (the pattern has no other 0)"
+                                                           : ", with special_zero set to true (the pattern has no other 0)");
 }
 
-std::string minus_one_infers_batch(std::size_t index, std::int64_t declared, bool because_fixed) {
-  return fmt::format("pattern[{}] wrote the declared batch {}; -1 infers it{}", index, declared,
-                     because_fixed ? " (the pattern has no other -1 and its other elements are fixed)" : "");
+std::string minus_one_infers_batch(std::size_t index, std::int64_t declared) {
+  return fmt::format("pattern[{}] wrote the declared batch {}; -1 infers it (the pattern has no other -1 and its other "
+                     "elements are fixed)",
+                     index, declared);
 }
 
 std::string minus_one_infers_folded(std::size_t index, std::int64_t value) {
@@ -53,19 +61,18 @@ std::string pattern_folds_batch() { return "the pattern folds the batch together
 
 std::string no_element_follows_batch() { return "no element of the pattern can follow the batch"; }
 
-std::string literal_zero_with_minus_one(std::size_t zero) {
-  return fmt::format("pattern has a -1 and special_zero=false with a literal 0 at index {}", zero);
+std::string literal_zero_with_minus_one(std::size_t zero, model_format format) {
+  return fmt::format("pattern has a -1 and {} with a literal 0 at index {}", literal_zeros(format), zero);
 }
 
-std::string maybe_zero_with_minus_one(std::size_t minus_one) {
-  return fmt::format("pattern has a -1 at index {} and special_zero=false with an element that may be 0", minus_one);
+std::string maybe_zero_with_minus_one(std::size_t minus_one, model_format format) {
+  return fmt::format("pattern has a -1 at index {} and {} with an element that may be 0", minus_one,
+                     literal_zeros(format));
 }
 
-std::string not_fixed_without_special_zero() {
-  return "pattern has elements that are not fixed values, and special_zero=false";
+std::string not_fixed_without_special_zero(model_format format) {
+  return fmt::format("pattern has elements that are not fixed values, and {}", literal_zeros(format));
 }
-
-std::string allowzero_and_minus_one_taken() { return "allowzero=1 makes 0 a literal zero, and -1 is taken"; }
 
 std::string no_shape_input() { return "the Reshape has no shape input"; }
 

@@ -17,12 +17,13 @@
 namespace reshape1::model::text {
 
 // ---- why a rewrite ----
-/// Element `index` wrote the declared batch: 0 copies it (`setting_special_zero`: with special_zero set
-/// to true, the pattern having no other 0).
-[[nodiscard]] std::string zero_copies_batch(std::size_t index, std::int64_t declared, bool setting_special_zero = false);
-/// Element `index` wrote the declared batch: -1 infers it (`because_fixed`: the pattern has no other -1
-/// and its other elements are fixed, which is why -1 does).
-[[nodiscard]] std::string minus_one_infers_batch(std::size_t index, std::int64_t declared, bool because_fixed);
+/// Element `index` wrote the declared batch: 0 copies it (`setting`: with the Reshape's special_zero set
+/// to true, allowzero to 0 in ONNX, the pattern having no other 0).
+[[nodiscard]] std::string zero_copies_batch(std::size_t index, std::int64_t declared,
+                                            std::optional<model_format> setting = std::nullopt);
+/// Element `index` wrote the declared batch: -1 infers it (the pattern has no other -1 and its other
+/// elements are fixed, which is why -1 does).
+[[nodiscard]] std::string minus_one_infers_batch(std::size_t index, std::int64_t declared);
 /// Element `index` held `value`, which folds the declared batch with other dimensions: -1 infers it.
 [[nodiscard]] std::string minus_one_infers_folded(std::size_t index, std::int64_t value);
 /// An IR rewrite's Const (`through`: the layer the value goes through, if any), and the clone it needed.
@@ -39,13 +40,12 @@ namespace reshape1::model::text {
 [[nodiscard]] std::string minus_one_folds_batch(std::size_t index, bool node);
 [[nodiscard]] std::string pattern_folds_batch();
 [[nodiscard]] std::string no_element_follows_batch();
-/// special_zero=false with a -1 taken: a literal 0 at `zero`, an element that may be 0 (the -1 at
-/// `minus_one`), or elements that are not fixed values.
-[[nodiscard]] std::string literal_zero_with_minus_one(std::size_t zero);
-[[nodiscard]] std::string maybe_zero_with_minus_one(std::size_t minus_one);
-[[nodiscard]] std::string not_fixed_without_special_zero();
-/// ONNX: allowzero=1 and a -1 already there; no shape input; the shape's values unknown.
-[[nodiscard]] std::string allowzero_and_minus_one_taken();
+/// special_zero=false (allowzero=1 in ONNX, as `format` says) with a -1 taken: a literal 0 at `zero`, an
+/// element that may be 0 (the -1 at `minus_one`), or elements that are not fixed values.
+[[nodiscard]] std::string literal_zero_with_minus_one(std::size_t zero, model_format format);
+[[nodiscard]] std::string maybe_zero_with_minus_one(std::size_t minus_one, model_format format);
+[[nodiscard]] std::string not_fixed_without_special_zero(model_format format);
+/// ONNX: no shape input. Any format: the shape's values unknown.
 [[nodiscard]] std::string no_shape_input();
 [[nodiscard]] std::string shape_values_unknown();
 /// The element is not held where fix can write it. IR: computed by a layer (`where`; "" for nothing), held

@@ -1,0 +1,78 @@
+// The values fix tries in a Reshape's pattern: see fix_internal.hpp.
+#include <algorithm>
+
+#include "model/analysis/fix_internal.hpp"
+#include "model/ops/rules.hpp"
+#include "model/text/fix.hpp"
+
+namespace reshape1::model::detail {
+
+namespace {
+
+/// The choices for element `i`, which writes the declared batch, of pattern `e` (`constant`: which
+/// elements only constants went into).
+std::vector<pattern_choice> for_batch_element(model_format format, bool special_zero, std::span<const pattern_bound> e,
+                                              const std::vector<bool>& constant, std::size_t i, std::string& reason) {
+  const auto exact = [&](std::size_t k) { return e[k].lo == e[k].hi; };
+  if (i >= e.size() || !exact(i)) {
+    reason = text::shape_values_unknown();
+    return {};
+  }
+  std::vector<std::size_t> zeros, minus_ones;
+  for (std::size_t k = 0; k < e.size(); ++k) {
+    if (exact(k) && e[k].lo == 0) zeros.push_back(k);
+    if (exact(k) && e[k].lo == -1) minus_ones.push_back(k);
+  }
+  // -1 infers the batch only when every other element is a value that does not move with it.
+  bool others_fixed = true;
+  for (std::size_t k = 0; k < e.size(); ++k)
+    if (k != i && (!exact(k) || (k < constant.size() && !constant[k]) || e[k].lo < -1)) others_fixed = false;
+  const auto declared = e[i].lo;
+  std::vector<pattern_choice> choices;
+  if (special_zero) {
+    choices.push_back({i, declared, 0, false, text::zero_copies_batch(i, declared)});
+  } else if (zeros.empty() && std::all_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo > 0 || b.hi < 0; })) {
+    choices.push_back({i, declared, 0, true, text::zero_copies_batch(i, declared, format)});
+  }
+  if (minus_ones.empty() && others_fixed) choices.push_back({i, declared, -1, false, text::minus_one_infers_batch(i, declared)});
+  if (choices.empty()) {
+    if (!minus_ones.empty() && !zeros.empty())
+      reason = text::literal_zero_with_minus_one(zeros[0], format);
+    else if (!minus_ones.empty())
+      reason = text::maybe_zero_with_minus_one(minus_ones[0], format);
+    else
+      reason = text::not_fixed_without_special_zero(format);
+  }
+  return choices;
+}
+
+}  // namespace
+
+std::vector<pattern_choice> pattern_choices(const graph& g, const propagation& p, const layer& l,
+                                            const batch_finding& f, std::string& reason) {
+  std::vector<bool> constant;
+  const auto pattern = reshape_pattern_at(g, p, l, &constant);
+  const auto e = pattern.elements();
+  if (f.pattern_index) return for_batch_element(g.format(), l.flag("special_zero"), e, constant, *f.pattern_index, reason);
+  // No element writes the batch: it is folded into another dimension (`[101,512]` for 1 x 101 x 512).
+  std::vector<pattern_choice> choices;
+  const auto minus_one = std::find_if(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1 && b.hi == -1; });
+  if (minus_one != e.end()) {
+    reason = text::minus_one_folds_batch(static_cast<std::size_t>(minus_one - e.begin()), g.format() == model_format::onnx);
+    return choices;
+  }
+  if (f.issue != batch_issue::fails) {
+    reason = text::pattern_folds_batch();
+    return choices;
+  }
+  if (pattern.kind() == pattern_kind::unknown) {
+    reason = text::shape_values_unknown();
+    return choices;
+  }
+  for (std::size_t i = 0; i < e.size(); ++i)
+    if (e[i].lo == e[i].hi && e[i].lo > 0) choices.push_back({i, e[i].lo, -1, false, text::minus_one_infers_folded(i, e[i].lo)});
+  if (choices.empty()) reason = text::no_element_follows_batch();
+  return choices;
+}
+
+}  // namespace reshape1::model::detail

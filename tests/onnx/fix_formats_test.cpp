@@ -1,0 +1,143 @@
+// One choice of rewrites for both formats: the same Reshape, written once as an OpenVINO IR and once as an
+// ONNX file, gets the same rewrite (or the same refusal) from `fix`. The fixers share how they choose
+// (model/analysis/fix_internal.hpp) and differ only in where they write; here the IR's special_zero=false
+// is ONNX's allowzero=1, and setting special_zero is clearing allowzero.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstddef>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../model/ir_builder.hpp"
+#include "reshape1/model/fix.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace reshape1::test {
+namespace {
+
+/// A Reshape of a [1,2,3] input by the constant `pattern` to `out`.
+struct reshape_case {
+  const char* name;
+  std::vector<std::int64_t> pattern;
+  bool special_zero;
+  std::vector<std::int64_t> out;
+};
+
+std::string dims_text(const std::vector<std::int64_t>& d) { return fmt::format("[{}]", fmt::join(d, ",")); }
+
+/// A rewrite's reason without the holder it names (a Const's name and id, or an initializer's name), and
+/// with ONNX's words for the Reshape's flag turned into OpenVINO's: what is left is the choice itself.
+std::string choice_words(std::string why) {
+  for (const char* holder : {" (Const '", " (initializer '"})
+    if (const auto at = why.rfind(holder); at != std::string::npos) why.erase(at);
+  for (const auto& [onnx, ir] : {std::pair{"allowzero set to 0", "special_zero set to true"},
+                                 std::pair{"allowzero=1", "special_zero=false"}})
+    for (auto at = why.find(onnx); at != std::string::npos; at = why.find(onnx)) why.replace(at, std::strlen(onnx), ir);
+  return why;
+}
+
+std::string outcome(bool fixed, const std::vector<std::string>& changes, const std::vector<std::string>& refusals,
+                    const std::vector<std::string>& checked) {
+  return fmt::format("fixed {}\nchanges:\n{}\nrefusals:\n{}\nchecked:\n{}", fixed, fmt::join(changes, "\n"),
+                     fmt::join(refusals, "\n"), fmt::join(checked, "\n"));
+}
+
+std::string outcome(const model::fix_report& r) {
+  std::vector<std::string> changes, refusals;
+  for (const auto& c : r.changes)
+    changes.push_back(fmt::format("{} -> {}: element {} {} -> {}{}: {}", c.old_pattern, c.new_pattern, c.const_index,
+                                  c.old_value, c.new_value, c.special_zero_set ? ", flag set" : "", choice_words(c.why)));
+  for (const auto& x : r.refusals) refusals.push_back(choice_words(x.reason));
+  return outcome(r.fixed, changes, refusals, r.checked);
+}
+
+std::string outcome(const onnx::fix_report& r) {
+  std::vector<std::string> changes, refusals;
+  for (const auto& c : r.changes)
+    changes.push_back(fmt::format("{} -> {}: element {} {} -> {}{}: {}", c.old_pattern, c.new_pattern, c.element,
+                                  c.old_value, c.new_value, c.allowzero_cleared ? ", flag set" : "", choice_words(c.why)));
+  for (const auto& x : r.refusals) refusals.push_back(choice_words(x.reason));
+  return outcome(r.fixed, changes, refusals, r.checked);
+}
+
+/// The case as an ONNX model (opset 14, which has allowzero).
+std::string onnx_model(const reshape_case& c) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(14);
+  auto& g = *m.mutable_graph();
+  g.set_name("fixture");
+  const auto tensor = [](::onnx::ValueInfoProto& v, const char* name, const std::vector<std::int64_t>& dims) {
+    v.set_name(name);
+    auto& t = *v.mutable_type()->mutable_tensor_type();
+    t.set_elem_type(::onnx::TensorProto::FLOAT);
+    for (const auto d : dims) t.mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  tensor(*g.add_input(), "x", {1, 2, 3});
+  tensor(*g.add_output(), "y", c.out);
+  auto& shape = *g.add_initializer();
+  shape.set_name("shape");
+  shape.set_data_type(::onnx::TensorProto::INT64);
+  shape.add_dims(static_cast<std::int64_t>(c.pattern.size()));
+  for (const auto v : c.pattern) shape.add_int64_data(v);
+  auto& node = *g.add_node();
+  node.set_op_type("Reshape");
+  node.set_name("flat");
+  node.add_input("x");
+  node.add_input("shape");
+  node.add_output("y");
+  auto& allowzero = *node.add_attribute();
+  allowzero.set_name("allowzero");
+  allowzero.set_type(::onnx::AttributeProto::INT);
+  allowzero.set_i(c.special_zero ? 0 : 1);
+  std::string bytes;
+  EXPECT_TRUE(m.SerializeToString(&bytes));
+  return bytes;
+}
+
+class fix_formats : public ir, public ::testing::WithParamInterface<reshape_case> {};
+
+TEST_P(fix_formats, choose_the_same_rewrite) {
+  const auto& c = GetParam();
+  ir_builder b;
+  const int x = b.parameter("[1,2,3]");
+  const int r = b.reshape(x, b.i64(c.pattern), c.special_zero, "[1,2,3]", fmt::format("[{}]", c.pattern.size()),
+                          dims_text(c.out), "flat");
+  b.result(r, dims_text(c.out));
+  (void)load(b.xml(), b.bin());
+  const auto from_ir = outcome(model::fix(dir_ / "m.xml", dir_ / "m.bin"));
+  const auto bytes = onnx_model(c);
+  const auto fixed = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "m.onnx");
+  EXPECT_EQ(outcome(fixed), from_ir);
+  // The model written has the Reshape's allowzero as the change says.
+  ASSERT_EQ(fixed.changes.size(), 1u);
+  ::onnx::ModelProto written;
+  ASSERT_TRUE(written.ParseFromString(fixed.model));
+  ASSERT_EQ(written.graph().node(0).attribute_size(), 1);
+  EXPECT_EQ(written.graph().node(0).attribute(0).i(), c.special_zero || fixed.changes[0].allowzero_cleared ? 0 : 1);
+  // Not a comparison of two empty reports: every case here has something to rewrite.
+  EXPECT_EQ(from_ir.find("changes:\n\n"), std::string::npos) << from_ir;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    cases, fix_formats,
+    ::testing::Values(
+        // 0 copies the batch.
+        reshape_case{"copy", {1, 6}, true, {1, 6}},
+        // special_zero=false (allowzero=1) and no element that may be 0: 0 with the flag changed.
+        reshape_case{"copy_setting_the_flag", {1, 6}, false, {1, 6}},
+        reshape_case{"copy_beside_minus_one", {1, -1}, false, {1, 6}},
+        reshape_case{"copy_of_three", {1, 2, -1}, false, {1, 2, 3}},
+        // The batch folded into one dimension: -1 follows it.
+        reshape_case{"folded", {6}, true, {6}},
+        // Folded into the first of two: -1 there keeps the batch folded, -1 in the second moves it.
+        reshape_case{"folded_with_a_trailing_one", {6, 1}, true, {6, 1}}),
+    [](const auto& p) { return std::string(p.param.name); });
+
+}  // namespace
+}  // namespace reshape1::test
