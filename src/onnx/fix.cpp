@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -101,17 +102,28 @@ std::size_t element_count(const ::onnx::TensorProto& t, std::span<const std::byt
   return static_cast<std::size_t>(width == 8 ? t.int64_data_size() : t.int32_data_size());
 }
 
-/// Every node input of the model (subgraphs included) named `name`, by count.
-std::size_t uses(const ::onnx::GraphProto& g, const std::string& name) {
-  std::size_t n = 0;
+/// How many node inputs of the graph (subgraphs included) name each tensor.
+void count_uses(const ::onnx::GraphProto& g, std::unordered_map<std::string, std::size_t>& uses) {
   for (const auto& node : g.node()) {
-    for (const auto& i : node.input()) n += i == name;
+    for (const auto& i : node.input()) ++uses[i];
     for (const auto& a : node.attribute()) {
-      if (a.has_g()) n += uses(a.g(), name);
-      for (const auto& sub : a.graphs()) n += uses(sub, name);
+      if (a.has_g()) count_uses(a.g(), uses);
+      for (const auto& sub : a.graphs()) count_uses(sub, uses);
     }
   }
-  return n;
+}
+
+/// Every name the graph (subgraphs included) gives a tensor: initializers, inputs and node outputs.
+void taken_names(const ::onnx::GraphProto& g, std::set<std::string>& taken) {
+  for (const auto& t : g.initializer()) taken.insert(t.name());
+  for (const auto& v : g.input()) taken.insert(v.name());
+  for (const auto& n : g.node()) {
+    for (const auto& o : n.output()) taken.insert(o);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) taken_names(a.g(), taken);
+      for (const auto& sub : a.graphs()) taken_names(sub, taken);
+    }
+  }
 }
 
 /// Where a node is: its index in the top graph, or in an If branch reached through `path` (each step a
@@ -255,6 +267,11 @@ class onnx_fixer {
     std::vector<edit> edits;
     std::vector<model::batch_report> before;
     bool freed = false;
+    // The first round, on the model as given, checks every batch; a round after one that changed something
+    // checks a dynamic batch only, whose sample batches find what the checked batches would (the IR fix's
+    // rounds judge there too), and, when that changes nothing, every batch on the same model. The rounds
+    // end with one that checked every batch and changed nothing.
+    bool every_batch = true;
     for (bool first = true;; first = false) {
       auto [m, changes, stale] = apply(edits);
       bool changed = !stale.empty();
@@ -264,77 +281,95 @@ class onnx_fixer {
       bodies_.clear();
       const auto g = detail::lower(m, file_.string(), file_.parent_path(), &names_, &bodies_);
       std::vector<model::batch_report> last;
-      for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
+      if (every_batch) {
+        for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
+      } else {
+        last.push_back(model::check_batch(g, {.batch = dimension(), .layouts = options_.layouts}));
+      }
       if (first) before = last;
-      report.refusals.clear();
-      // The Reshape nodes a check names (of the top graph, an If branch or a body), with their first
-      // finding and where they are.
       std::optional<model::propagation> p;
       const auto prop = [&]() -> const model::propagation& {
         if (!p) p = model::propagate(g);
         return *p;
       };
-      std::map<node_ref, std::pair<const model::batch_finding*, site>> named;
-      for (const auto& r : last)
-        for (const auto& f : r.findings) {
-          const bool reshape =
-              part_of(f.type) == op_part::reshape && (f.pattern_index || f.issue == model::batch_issue::fails);
-          std::string lost;
-          auto where = reshape ? site_of(m, g, prop, f, lost) : std::nullopt;
-          const auto node = where ? locate(m, where->path, *where->names, where->layer, "Reshape") : std::nullopt;
-          if (node) {
-            named.emplace(*node, std::pair{&f, std::move(*where)});
-          } else if (f.issue != model::batch_issue::scales_with_batch) {
-            // A node that lowers to a Reshape (Flatten, a grouped Conv's weights) is not one fix rewrites.
-            refuse(report, f,
-                   !f.pattern_index || part_of(f.type) != op_part::reshape ? model::text::finding_in_short(f)
-                   : !lost.empty()                                          ? lost
-                                                                            : model::text::reshape_not_found());
-          }
-        }
-      // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
-      // a pattern that folds the batch waits for a later round. A pattern element that writes the declared
-      // batch is the Reshape's own doing, and is planned at once. (A body's Reshape is after what its Loop
-      // or Scan is after.)
-      std::vector<char> named_here(g.layers().size(), 0);
-      std::map<const model::graph*, std::vector<char>> after_in_body;  // the same within each body
-      for (const auto& entry : named) {
-        const auto& w = entry.second.second;
-        named_here[w.outermost] = 1;
-        if (w.within.empty()) continue;
-        auto& marks = after_in_body[w.graph];
-        marks.resize(w.graph->layers().size(), 0);
-        marks[w.layer] = 1;
-      }
-      const auto after = model::detail::downstream_of(g, named_here);
-      for (auto& [body, marks] : after_in_body) marks = model::detail::downstream_of(*body, marks);
+      // Planned from the dynamic batch's report, then (when that changes nothing) from every batch's.
       std::vector<std::pair<node_ref, const model::batch_finding*>> waiting;
-      for (auto& [ref, entry] : named) {
-        const auto& node = ref;  // clang 14 (the fuzz preset) cannot capture a structured binding
-        const auto* f = entry.first;
-        auto& where = entry.second;
-        const bool waits =
-            after[where.outermost] != 0 || (!where.within.empty() && after_in_body[where.graph][where.layer] != 0);
-        const auto active = std::find_if(edits.begin(), edits.end(), [&node](const edit& e) { return e.node == node; });
-        if (active != edits.end() || (waits && !f->pattern_index)) {
-          if (waits) {
-            waiting.emplace_back(ref, f);
+      for (;;) {
+        report.refusals.clear();
+        waiting.clear();
+        // The Reshape nodes a check names (of the top graph, an If branch or a body), with their first
+        // finding and where they are.
+        std::map<node_ref, std::pair<const model::batch_finding*, site>> named;
+        for (const auto& r : last)
+          for (const auto& f : r.findings) {
+            const bool reshape =
+                part_of(f.type) == op_part::reshape && (f.pattern_index || f.issue == model::batch_issue::fails);
+            std::string lost;
+            auto where = reshape ? site_of(m, g, prop, f, lost) : std::nullopt;
+            const auto node = where ? locate(m, where->path, *where->names, where->layer, "Reshape") : std::nullopt;
+            if (node) {
+              named.emplace(*node, std::pair{&f, std::move(*where)});
+            } else if (f.issue != model::batch_issue::scales_with_batch) {
+              // A node that lowers to a Reshape (Flatten, a grouped Conv's weights) is not one fix rewrites.
+              refuse(report, f,
+                     !f.pattern_index || part_of(f.type) != op_part::reshape ? model::text::finding_in_short(f)
+                     : !lost.empty()                                          ? lost
+                                                                              : model::text::reshape_not_found());
+            }
+          }
+        // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
+        // a pattern that folds the batch waits for a later round. A pattern element that writes the declared
+        // batch is the Reshape's own doing, and is planned at once. (A body's Reshape is after what its Loop
+        // or Scan is after.)
+        std::vector<char> named_here(g.layers().size(), 0);
+        std::map<const model::graph*, std::vector<char>> after_in_body;  // the same within each body
+        for (const auto& entry : named) {
+          const auto& w = entry.second.second;
+          named_here[w.outermost] = 1;
+          if (w.within.empty()) continue;
+          auto& marks = after_in_body[w.graph];
+          marks.resize(w.graph->layers().size(), 0);
+          marks[w.layer] = 1;
+        }
+        const auto after = model::detail::downstream_of(g, named_here);
+        for (auto& [body, marks] : after_in_body) marks = model::detail::downstream_of(*body, marks);
+        for (auto& [ref, entry] : named) {
+          const auto& node = ref;  // clang 14 (the fuzz preset) cannot capture a structured binding
+          const auto* f = entry.first;
+          auto& where = entry.second;
+          const bool waits =
+              after[where.outermost] != 0 || (!where.within.empty() && after_in_body[where.graph][where.layer] != 0);
+          const auto active = std::find_if(edits.begin(), edits.end(), [&node](const edit& e) { return e.node == node; });
+          if (active != edits.end() || (waits && !f->pattern_index)) {
+            if (waits) {
+              waiting.emplace_back(ref, f);
+              continue;
+            }
+            why_not_[ref] = model::text::rewrite_left(active->element, active->value, f->what);
+            ++tried_[ref];
+            edits.erase(active);
+            changed = true;
             continue;
           }
-          why_not_[ref] = model::text::rewrite_left(active->element, active->value, f->what);
-          ++tried_[ref];
-          edits.erase(active);
-          changed = true;
-          continue;
+          if (where.prop == nullptr) where.prop = &prop();
+          if (auto e = plan(where, m, ref, *f)) {
+            edits.push_back(std::move(*e));
+            changed = true;
+          } else {
+            refuse(report, *f, why_not_[ref]);
+          }
         }
-        if (where.prop == nullptr) where.prop = &prop();
-        if (auto e = plan(where, m, ref, *f)) {
-          edits.push_back(std::move(*e));
-          changed = true;
-        } else {
-          refuse(report, *f, why_not_[ref]);
-        }
+        if (changed || every_batch) break;
+        std::vector<model::batch_report> every;
+        bool reused = false;  // the dynamic batch's report, already made
+        for (const auto& b : options_.check_batches)
+          every.push_back(b == dimension() && !std::exchange(reused, true)
+                              ? std::move(last.front())
+                              : model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
+        last = std::move(every);
+        every_batch = true;
       }
+      every_batch = !changed;
       if (!changed)
         for (const auto& [ref, f] : waiting)
           refuse(report, *f, why_not_[ref].empty() ? model::text::after_unfixed_reshape() : why_not_[ref]);
@@ -477,6 +512,12 @@ class onnx_fixer {
     ::onnx::ModelProto m = original_;
     std::vector<fix_change> changes;
     std::vector<std::size_t> stale;
+    // Counted once, and kept up to date as copies are made: each edit looking through the whole model
+    // made a round's cost grow with the edits times the nodes.
+    std::unordered_map<std::string, std::size_t> uses;
+    count_uses(m.graph(), uses);
+    std::set<std::string> taken;
+    taken_names(m.graph(), taken);
     for (std::size_t k = 0; k < edits.size(); ++k) {
       const auto& e = edits[k];
       // An edit planned on a model that is not the one these edits make (a copy another edit made, since
@@ -493,11 +534,13 @@ class onnx_fixer {
       auto& reader = *found;
       // A tensor other nodes read too is cloned for this one: they may need it as it is.
       std::optional<std::string> cloned_from;
-      if (uses(m.graph(), h->name) > 1) {
+      if (uses[h->name] > 1) {
         auto* copy = m.mutable_graph()->add_initializer();
         *copy = *h->tensor;
         const auto clone_name =
-            unique_name(m, fmt::format("{}_for_{}", h->name, reader.name().empty() ? reader.output(0) : reader.name()));
+            unique_name(taken, fmt::format("{}_for_{}", h->name, reader.name().empty() ? reader.output(0) : reader.name()));
+        --uses[h->name];
+        ++uses[clone_name];
         copy->set_name(clone_name);
         cloned_from = h->name;
         reader.set_input(static_cast<int>(e.port), clone_name);
@@ -640,22 +683,11 @@ class onnx_fixer {
     return e;
   }
 
-  static std::string unique_name(const ::onnx::ModelProto& m, const std::string& base) {
-    std::set<std::string> taken;
-    const auto add = [&](auto& self, const ::onnx::GraphProto& g) -> void {
-      for (const auto& t : g.initializer()) taken.insert(t.name());
-      for (const auto& v : g.input()) taken.insert(v.name());
-      for (const auto& n : g.node()) {
-        for (const auto& o : n.output()) taken.insert(o);
-        for (const auto& a : n.attribute()) {
-          if (a.has_g()) self(self, a.g());
-          for (const auto& sub : a.graphs()) self(self, sub);
-        }
-      }
-    };
-    add(add, m.graph());
+  /// `base`, or `base_2`, `base_3`... : the first that `taken` does not hold; it is taken then.
+  static std::string unique_name(std::set<std::string>& taken, const std::string& base) {
     std::string name = base;
     for (int k = 2; taken.contains(name); ++k) name = fmt::format("{}_{}", base, k);
+    taken.insert(name);
     return name;
   }
 

@@ -1173,7 +1173,8 @@ std::vector<char> layers_to_redo(const graph& before, const graph& after) {
   std::vector<char> changed(b.size(), 0);
   for (std::size_t i = 0; i < b.size(); ++i) changed[i] = i >= a.size() || !same_layer(a[i], b[i]);
   auto redo = downstream_of(after, changed);
-  for (std::size_t i = 0; i < b.size(); ++i) redo[i] = static_cast<char>(redo[i] || changed[i]);
+  for (std::size_t i = 0; i < b.size(); ++i)
+    redo[i] = changed[i] ? redo_always : redo[i] ? redo_if_inputs_changed : char{0};
   return redo;
 }
 

@@ -73,7 +73,8 @@ void undo_runs(const graph& before, batch_runs& runs, batch_undo&& undo);
 
 /// Per layer of `after`, an edit of `before` (its layers at the same indices, clones after them, and the
 /// same bytes at the weights' offsets both name): whether its rule runs again when `before`'s propagations
-/// are made after's in place: it is new or edited, or reads such a layer.
+/// are made after's in place: redo_always when it is new or edited, redo_if_inputs_changed when it reads
+/// such a layer, directly or through others.
 std::vector<char> layers_to_redo(const graph& before, const graph& after);
 
 /// For each layer (by index): whether it reads, directly or through others, a layer `marked` marks. fix

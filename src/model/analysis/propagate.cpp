@@ -131,10 +131,15 @@ std::uint64_t rule_calls() noexcept { return calls; }
 namespace {
 
 /// Propagates g into `p`: every layer, or (with `undo`) only those `redo` marks, the others keeping what p
-/// holds for them (propagate_in_place).
+/// holds for them (propagate_in_place). A layer marked as reading an edited one (redo_if_inputs_changed)
+/// runs only when the results of a layer it reads changed in this pass: a rule is a function of its
+/// inputs, its attributes and its Consts' bytes, so with the same inputs it gives what it gave. Behind a
+/// layer that fails both before and after an edit, nothing runs again.
 void propagate_into(const graph& g, std::span<const tensor* const> given, const std::vector<bool>* given_follows,
                     propagation& p, std::span<const char> redo, undo_log* undo) {
   const auto layers = g.layers();
+  std::vector<char> changed;  // with `undo`: the layers whose results this pass changed (or made)
+  if (undo != nullptr) changed.assign(layers.size(), 0);
   // The findings the base had, by layer, kept in this propagation's order for the layers not run again.
   std::vector<std::pair<std::size_t, std::size_t>> base_lost;  // (layer, index into undo->lost)
   if (undo != nullptr) {
@@ -156,13 +161,20 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
   for (const auto index : g.order()) {
     const auto& l = layers[index];
     const bool old = undo != nullptr && index < undo->layers;
-    if (old && !(index < redo.size() && redo[index])) {
+    const char mark = old && index < redo.size() ? redo[index] : 0;
+    const bool run = !old || mark == redo_always ||
+                     (mark == redo_if_inputs_changed &&
+                      std::any_of(l.sources.begin(), l.sources.end(),
+                                  [&](const std::optional<source>& s) { return s && changed[s->layer] != 0; }));
+    if (!run) {
       for (auto it = std::lower_bound(base_lost.begin(), base_lost.end(), std::pair<std::size_t, std::size_t>(index, 0));
            it != base_lost.end() && it->first == index; ++it)
         p.lost.push_back(undo->lost[it->second]);
       continue;
     }
     const auto out = p.outputs[index];
+    const auto saved_at = undo != nullptr ? undo->outputs.size() : 0;
+    const bool followed = old && p.follows_inputs[index];
     if (old) {  // computed again from nothing, as in a whole propagation; what it replaces is kept
       for (std::size_t o = 0; o < out.size(); ++o) undo->outputs.push_back({index, o, std::exchange(out[o], tensor{})});
       if (index < p.bodies.size()) p.bodies[index].reset();
@@ -209,6 +221,14 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
     }
     for (std::size_t i = 0; i < out.size(); ++i)
       if (!out[i].type) out[i].type = l.outputs[i].type;
+    if (undo != nullptr) {
+      bool same = old && followed == p.follows_inputs[index];
+      for (std::size_t o = 0; same && o < out.size(); ++o) {
+        const auto& before = undo->outputs[saved_at + o].before;
+        same = out[o].shape == before.shape && out[o].type == before.type && out[o].value == before.value;
+      }
+      changed[index] = same ? 0 : 1;
+    }
   }
 }
 

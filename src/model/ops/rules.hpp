@@ -194,10 +194,15 @@ struct undo_log {
   std::vector<std::shared_ptr<const propagation>> bodies;
 };
 
+/// How propagate_in_place's `redo` marks a layer (0: it keeps its results).
+inline constexpr char redo_if_inputs_changed = 1;  ///< it reads an edited layer: run when its inputs changed
+inline constexpr char redo_always = 2;             ///< it is edited (or new): run
+
 /// Makes `p`, the propagation of a graph that `g` is an edit of (the same layers at the same indices, and
 /// perhaps more after them) at the same `given` shapes, g's propagation: only the layers `redo` marks run
-/// their rules (those that changed, and every layer that reads one of them: the others' inputs and
-/// attributes are what they were, so their results are too). What they replace goes to `undo`.
+/// their rules (those that changed, and the layers that read one of them, when what they read came out
+/// different: the others' inputs and attributes are what they were, so their results are too). What they
+/// replace goes to `undo`.
 /// One difference from a whole propagation: the budget for nested bodies counts only the bodies run again,
 /// so a model past it may come out more exact.
 void propagate_in_place(const graph& g, std::span<const input_shape> given, propagation& p,
