@@ -295,70 +295,7 @@ class onnx_fixer {
       // Planned from the dynamic batch's report, then (when that changes nothing) from every batch's.
       std::vector<std::pair<node_ref, const model::batch_finding*>> waiting;
       for (;;) {
-        report.refusals.clear();
-        waiting.clear();
-        // The Reshape nodes a check names (of the top graph, an If branch or a body), with their first
-        // finding and where they are.
-        std::map<node_ref, std::pair<const model::batch_finding*, site>> named;
-        for (const auto& r : last)
-          for (const auto& f : r.findings) {
-            const bool reshape =
-                part_of(f.type) == op_part::reshape && (f.pattern_index || f.issue == model::batch_issue::fails);
-            std::string lost;
-            auto where = reshape ? site_of(m, g, prop, f, lost) : std::nullopt;
-            const auto node = where ? locate(m, where->path, *where->names, where->layer, "Reshape") : std::nullopt;
-            if (node) {
-              named.emplace(*node, std::pair{&f, std::move(*where)});
-            } else if (f.issue != model::batch_issue::scales_with_batch) {
-              // A node that lowers to a Reshape (Flatten, a grouped Conv's weights) is not one fix rewrites.
-              refuse(report, f,
-                     !f.pattern_index || part_of(f.type) != op_part::reshape ? model::text::finding_in_short(f)
-                     : !lost.empty()                                          ? lost
-                                                                              : model::text::reshape_not_found());
-            }
-          }
-        // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
-        // a pattern that folds the batch waits for a later round. A pattern element that writes the declared
-        // batch is the Reshape's own doing, and is planned at once. (A body's Reshape is after what its Loop
-        // or Scan is after.)
-        std::vector<char> named_here(g.layers().size(), 0);
-        std::map<const model::graph*, std::vector<char>> after_in_body;  // the same within each body
-        for (const auto& entry : named) {
-          const auto& w = entry.second.second;
-          named_here[w.outermost] = 1;
-          if (w.within.empty()) continue;
-          auto& marks = after_in_body[w.graph];
-          marks.resize(w.graph->layers().size(), 0);
-          marks[w.layer] = 1;
-        }
-        const auto after = model::detail::downstream_of(g, named_here);
-        for (auto& [body, marks] : after_in_body) marks = model::detail::downstream_of(*body, marks);
-        for (auto& [ref, entry] : named) {
-          const auto& node = ref;  // clang 14 (the fuzz preset) cannot capture a structured binding
-          const auto* f = entry.first;
-          auto& where = entry.second;
-          const bool waits =
-              after[where.outermost] != 0 || (!where.within.empty() && after_in_body[where.graph][where.layer] != 0);
-          const auto active = std::find_if(edits.begin(), edits.end(), [&node](const edit& e) { return e.node == node; });
-          if (active != edits.end() || (waits && !f->pattern_index)) {
-            if (waits) {
-              waiting.emplace_back(ref, f);
-              continue;
-            }
-            why_not_[ref] = model::text::rewrite_left(active->element, active->value, f->what);
-            ++tried_[ref];
-            edits.erase(active);
-            changed = true;
-            continue;
-          }
-          if (where.prop == nullptr) where.prop = &prop();
-          if (auto e = plan(where, m, ref, *f)) {
-            edits.push_back(std::move(*e));
-            changed = true;
-          } else {
-            refuse(report, *f, why_not_[ref]);
-          }
-        }
+        changed = plan_round(m, g, prop, last, edits, report, waiting);
         if (changed || every_batch) break;
         std::vector<model::batch_report> every;
         bool reused = false;  // the dynamic batch's report, already made
@@ -410,6 +347,80 @@ class onnx_fixer {
   }
 
  private:
+  /// One round's plans, from the reports `last` of the model `m` lowered as `g`: each Reshape they name
+  /// gets its next plan (added to `edits`), loses the one it has, waits (in `waiting`) behind another
+  /// one named, or is refused, as are the findings fix cannot rewrite. Whether `edits` changed.
+  bool plan_round(::onnx::ModelProto& m, const model::graph& g, const std::function<const model::propagation&()>& prop,
+                  const std::vector<model::batch_report>& last, std::vector<edit>& edits, fix_report& report,
+                  std::vector<std::pair<node_ref, const model::batch_finding*>>& waiting) {
+    report.refusals.clear();
+    waiting.clear();
+    bool changed = false;
+    // The Reshape nodes a check names (of the top graph, an If branch or a body), with their first
+    // finding and where they are.
+    std::map<node_ref, std::pair<const model::batch_finding*, site>> named;
+    for (const auto& r : last)
+      for (const auto& f : r.findings) {
+        const bool reshape =
+            part_of(f.type) == op_part::reshape && (f.pattern_index || f.issue == model::batch_issue::fails);
+        std::string lost;
+        auto where = reshape ? site_of(m, g, prop, f, lost) : std::nullopt;
+        const auto node = where ? locate(m, where->path, *where->names, where->layer, "Reshape") : std::nullopt;
+        if (node) {
+          named.emplace(*node, std::pair{&f, std::move(*where)});
+        } else if (f.issue != model::batch_issue::scales_with_batch) {
+          // A node that lowers to a Reshape (Flatten, a grouped Conv's weights) is not one fix rewrites.
+          refuse(report, f,
+                 !f.pattern_index || part_of(f.type) != op_part::reshape ? model::text::finding_in_short(f)
+                 : !lost.empty()                                          ? lost
+                                                                          : model::text::reshape_not_found());
+        }
+      }
+    // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
+    // a pattern that folds the batch waits for a later round. A pattern element that writes the declared
+    // batch is the Reshape's own doing, and is planned at once. (A body's Reshape is after what its Loop
+    // or Scan is after.)
+    std::vector<char> named_here(g.layers().size(), 0);
+    std::map<const model::graph*, std::vector<char>> after_in_body;  // the same within each body
+    for (const auto& entry : named) {
+      const auto& w = entry.second.second;
+      named_here[w.outermost] = 1;
+      if (w.within.empty()) continue;
+      auto& marks = after_in_body[w.graph];
+      marks.resize(w.graph->layers().size(), 0);
+      marks[w.layer] = 1;
+    }
+    const auto after = model::detail::downstream_of(g, named_here);
+    for (auto& [body, marks] : after_in_body) marks = model::detail::downstream_of(*body, marks);
+    for (auto& [ref, entry] : named) {
+      const auto& node = ref;  // clang 14 (the fuzz preset) cannot capture a structured binding
+      const auto* f = entry.first;
+      auto& where = entry.second;
+      const bool waits =
+          after[where.outermost] != 0 || (!where.within.empty() && after_in_body[where.graph][where.layer] != 0);
+      const auto active = std::find_if(edits.begin(), edits.end(), [&node](const edit& e) { return e.node == node; });
+      if (active != edits.end() || (waits && !f->pattern_index)) {
+        if (waits) {
+          waiting.emplace_back(ref, f);
+          continue;
+        }
+        why_not_[ref] = model::text::rewrite_left(active->element, active->value, f->what);
+        ++tried_[ref];
+        edits.erase(active);
+        changed = true;
+        continue;
+      }
+      if (where.prop == nullptr) where.prop = &prop();
+      if (auto e = plan(where, m, ref, *f)) {
+        edits.push_back(std::move(*e));
+        changed = true;
+      } else {
+        refuse(report, *f, why_not_[ref]);
+      }
+    }
+    return changed;
+  }
+
   void refuse(fix_report& report, const model::batch_finding& f, std::string reason) {
     for (const auto& x : report.refusals)
       if (x.id == f.id && x.within == f.within) return;

@@ -132,9 +132,10 @@ namespace {
 
 /// Propagates g into `p`: every layer, or (with `undo`) only those `redo` marks, the others keeping what p
 /// holds for them (propagate_in_place). A layer marked as reading an edited one (redo_if_inputs_changed)
-/// runs only when the results of a layer it reads changed in this pass: a rule is a function of its
-/// inputs, its attributes and its Consts' bytes, so with the same inputs it gives what it gave. Behind a
-/// layer that fails both before and after an edit, nothing runs again.
+/// runs only when a layer it reads is edited (a rule may read a Const's bytes, which its tensor need not
+/// hold) or came out different in this pass: a rule is a function of its inputs, its attributes and the
+/// Consts it reads, so with the same ones it gives what it gave. Behind a layer that fails both before and
+/// after an edit, nothing runs again.
 void propagate_into(const graph& g, std::span<const tensor* const> given, const std::vector<bool>* given_follows,
                     propagation& p, std::span<const char> redo, undo_log* undo) {
   const auto layers = g.layers();
@@ -165,7 +166,10 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
     const bool run = !old || mark == redo_always ||
                      (mark == redo_if_inputs_changed &&
                       std::any_of(l.sources.begin(), l.sources.end(),
-                                  [&](const std::optional<source>& s) { return s && changed[s->layer] != 0; }));
+                                  [&](const std::optional<source>& s) {
+                                    return s && (changed[s->layer] != 0 ||
+                                                 (s->layer < redo.size() && redo[s->layer] == redo_always));
+                                  }));
     if (!run) {
       for (auto it = std::lower_bound(base_lost.begin(), base_lost.end(), std::pair<std::size_t, std::size_t>(index, 0));
            it != base_lost.end() && it->first == index; ++it)
