@@ -41,28 +41,27 @@ std::string choice_words(std::string why) {
   return why;
 }
 
-std::string outcome(bool fixed, const std::vector<std::string>& changes, const std::vector<std::string>& refusals,
-                    const std::vector<std::string>& checked) {
-  return fmt::format("fixed {}\nchanges:\n{}\nrefusals:\n{}\nchecked:\n{}", fixed, fmt::join(changes, "\n"),
-                     fmt::join(refusals, "\n"), fmt::join(checked, "\n"));
+/// What a fix report says, in words that are the same whichever fixer wrote it: `element` and `flag_set`
+/// read a change's Const element and whether it set the Reshape's flag, as that format's change names them.
+template <class Report, class Element, class FlagSet>
+std::string outcome(const Report& r, Element element, FlagSet flag_set) {
+  std::vector<std::string> changes, refusals;
+  for (const auto& c : r.changes)
+    changes.push_back(fmt::format("{} -> {}: element {} {} -> {}{}: {}", c.old_pattern, c.new_pattern, element(c),
+                                  c.old_value, c.new_value, flag_set(c) ? ", flag set" : "", choice_words(c.why)));
+  for (const auto& x : r.refusals) refusals.push_back(choice_words(x.reason));
+  return fmt::format("fixed {}\nchanges:\n{}\nrefusals:\n{}\nchecked:\n{}", r.fixed, fmt::join(changes, "\n"),
+                     fmt::join(refusals, "\n"), fmt::join(r.checked, "\n"));
 }
 
 std::string outcome(const model::fix_report& r) {
-  std::vector<std::string> changes, refusals;
-  for (const auto& c : r.changes)
-    changes.push_back(fmt::format("{} -> {}: element {} {} -> {}{}: {}", c.old_pattern, c.new_pattern, c.const_index,
-                                  c.old_value, c.new_value, c.special_zero_set ? ", flag set" : "", choice_words(c.why)));
-  for (const auto& x : r.refusals) refusals.push_back(choice_words(x.reason));
-  return outcome(r.fixed, changes, refusals, r.checked);
+  return outcome(r, [](const model::fix_change& c) { return c.const_index; },
+                 [](const model::fix_change& c) { return c.special_zero_set; });
 }
 
 std::string outcome(const onnx::fix_report& r) {
-  std::vector<std::string> changes, refusals;
-  for (const auto& c : r.changes)
-    changes.push_back(fmt::format("{} -> {}: element {} {} -> {}{}: {}", c.old_pattern, c.new_pattern, c.element,
-                                  c.old_value, c.new_value, c.allowzero_cleared ? ", flag set" : "", choice_words(c.why)));
-  for (const auto& x : r.refusals) refusals.push_back(choice_words(x.reason));
-  return outcome(r.fixed, changes, refusals, r.checked);
+  return outcome(r, [](const onnx::fix_change& c) { return c.element; },
+                 [](const onnx::fix_change& c) { return c.allowzero_cleared; });
 }
 
 /// The case as an ONNX model (opset 14, which has allowzero).
