@@ -76,7 +76,8 @@ struct fix_change {
 struct fix_report {
   /// Nothing to rewrite and nothing to free: the model already runs at every checked batch.
   bool nothing_to_do = false;
-  /// The fixed model, read back from its bytes, reshapes at every checked batch.
+  /// The fixed model, read back from its bytes, reshapes at every checked batch, has the original's shapes
+  /// at the original's declared inputs, and at each numeric batch those shapes with the batch scaled.
   bool fixed = false;
   std::vector<fix_change> changes;
   std::vector<model::fix_refusal> refusals;  ///< ids are node indices

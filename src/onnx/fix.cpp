@@ -286,12 +286,15 @@ class onnx_fixer {
       } else {
         last.push_back(model::check_batch(g, {.batch = dimension(), .layouts = options_.layouts}));
       }
-      if (first) before = last;
       std::optional<model::propagation> p;
       const auto prop = [&]() -> const model::propagation& {
         if (!p) p = model::propagate(g);
         return *p;
       };
+      if (first) {
+        before = last;
+        remember_declared(g, prop());
+      }
       // Planned from the dynamic batch's report, then (when that changes nothing) from every batch's.
       std::vector<std::pair<node_ref, const model::batch_finding*>> waiting;
       for (;;) {
@@ -329,24 +332,88 @@ class onnx_fixer {
                                  [](const auto& r) { return r.summary.verdict() == model::batch_verdict::yes; });
       return report;
     }
-    // The proof: the bytes that will be written, read back and checked at every batch.
-    std::string out;
-    if (!model_.SerializeToString(&out)) fail(errc::io, {.file = file_.string()}, "protobuf cannot serialise the fixed model");
-    ::onnx::ModelProto back;
-    detail::parse_model(std::as_bytes(std::span(out.data(), out.size())), file_.string() + " (fixed)", back);
-    const auto fixed = detail::lower(back, file_.string() + " (fixed)", file_.parent_path(), nullptr);
-    bool all = true;
-    for (const auto& b : options_.check_batches) {
-      const auto r = model::check_batch(fixed, {.batch = b, .layouts = options_.layouts});
-      report.checked.push_back(r.summary_line());
-      all = all && r.summary.verdict() == model::batch_verdict::yes;
-    }
-    report.fixed = all && report.refusals.empty();
-    if (report.fixed) report.model = std::move(out);
+    prove(report);
     return report;
   }
 
  private:
+  /// The shape of each tensor of the original model at its declared inputs, and the layer that makes it.
+  struct declared_tensor {
+    partial_shape shape;
+    std::int64_t id = 0;
+    std::string layer, type;
+  };
+
+  /// What the proof compares the fixed model with: the original `g`, propagated as `p`, by tensor name.
+  void remember_declared(const model::graph& g, const model::propagation& p) {
+    for (const auto& [name, at] : names_) {
+      const auto& l = g.layers()[at.layer];
+      declared_.emplace(name, declared_tensor{p.outputs[at.layer][at.output].shape, l.id, std::string(l.name),
+                                              std::string(l.type)});
+    }
+  }
+
+  /// The proof: the bytes that will be written, read back, must reshape at every checked batch, compute
+  /// the original's shapes at the original's declared inputs, and carry the batch where check_batch says
+  /// (fix_proof.cpp). `report.model` holds those bytes when it holds.
+  void prove(fix_report& report) const {
+    std::string out;
+    if (!model_.SerializeToString(&out)) fail(errc::io, {.file = file_.string()}, "protobuf cannot serialise the fixed model");
+    ::onnx::ModelProto back;
+    detail::parse_model(std::as_bytes(std::span(out.data(), out.size())), file_.string() + " (fixed)", back);
+    std::unordered_map<std::string, model::source> names;
+    const auto fixed = detail::lower(back, file_.string() + " (fixed)", file_.parent_path(), &names);
+    // The fixed model at the original's declared inputs: its inputs' batch is the dim_param now.
+    std::vector<model::input_shape> inputs;
+    std::set<std::size_t> seen;
+    for (const auto& [name, at] : names)
+      if (const auto it = declared_.find(name); it != declared_.end() &&
+          part_of(fixed.layers()[at.layer].type) == op_part::parameter && seen.insert(at.layer).second)
+        inputs.push_back({at.layer, it->second.shape});
+    const auto reference = model::propagate(fixed, inputs);
+    bool all = same_shapes_as_declared(fixed, names, reference, report);
+    for (const auto& b : options_.check_batches) {
+      model::detail::batch_runs runs;
+      const auto r = model::detail::check_batch_keeping(fixed, {.batch = b, .layouts = options_.layouts}, runs);
+      report.checked.push_back(r.summary_line());
+      all = all && r.summary.verdict() == model::batch_verdict::yes && runs.runs[1];
+      if (all)
+        if (auto unscaled = model::detail::not_scaled(fixed, reference, *runs.runs[1], r, b)) {
+          report.refusals.push_back(std::move(*unscaled));
+          all = false;
+        }
+    }
+    report.fixed = all && report.refusals.empty();
+    if (report.fixed) report.model = std::move(out);
+  }
+
+  /// Whether every tensor of the original has, in the fixed model `g` (whose tensors `names` binds,
+  /// propagated at the original's declared inputs as `p`), the shape it had; a refusal names the first
+  /// that does not, in the order of the fixed model's layers.
+  bool same_shapes_as_declared(const model::graph& g, const std::unordered_map<std::string, model::source>& names,
+                               const model::propagation& p, fix_report& report) const {
+    const std::pair<const std::string, declared_tensor>* lost = nullptr;  // the first (by id) it lacks
+    std::optional<std::size_t> first;  // the fixed model's first layer whose tensor differs
+    for (const auto& entry : declared_) {
+      const auto it = names.find(entry.first);
+      if (it == names.end()) {
+        if (lost == nullptr || entry.second.id < lost->second.id) lost = &entry;
+      } else if (!model::detail::same_shape(entry.second.shape, p.outputs[it->second.layer][it->second.output].shape) &&
+                 (!first || it->second.layer < *first)) {
+        first = it->second.layer;
+      }
+    }
+    if (lost != nullptr) {
+      const auto& was = lost->second;
+      report.refusals.push_back({was.id, was.layer, was.type, model::text::read_back_lacks_tensor(lost->first)});
+      return false;
+    }
+    if (!first) return true;
+    const auto& l = g.layers()[*first];
+    report.refusals.push_back({l.id, std::string(l.name), std::string(l.type), model::text::read_back_differs()});
+    return false;
+  }
+
   /// One round's plans, from the reports `last` of the model `m` lowered as `g`: each Reshape they name
   /// gets its next plan (added to `edits`), loses the one it has, waits (in `waiting`) behind another
   /// one named, or is refused, as are the findings fix cannot rewrite. Whether `edits` changed.
@@ -801,6 +868,7 @@ class onnx_fixer {
   fix_options options_;
   ::onnx::ModelProto original_;
   ::onnx::ModelProto model_;  ///< the original with the edits kept, once the rounds end
+  std::unordered_map<std::string, declared_tensor> declared_;  ///< the original's tensors, for the proof
   std::unordered_map<std::string, model::source> names_;  ///< each tensor's layer output, in this round's graph
   std::vector<detail::body_names> bodies_;                ///< each Loop's and Scan's body's, likewise
   std::map<node_ref, std::string> why_not_;  ///< why a Reshape's last alternative failed

@@ -26,6 +26,7 @@ namespace {
 
 using detail::op_part;
 using detail::part_of;
+using detail::same_shapes;
 using detail::without_symbols;
 
 namespace fs = std::filesystem;
@@ -69,16 +70,6 @@ std::vector<std::byte> bytes_of(const graph& g, const layer& l) {
   std::vector<std::byte> bytes(stored.size());
   detail::copy_const_bytes(g, stored, bytes);
   return bytes;
-}
-
-/// Whether two shapes are the same, symbols aside.
-bool same_shape(const partial_shape& a, const partial_shape& b) {
-  if (a.rank_known() != b.rank_known()) return false;
-  if (!a.rank_known()) return true;
-  if (a.size() != b.size()) return false;
-  for (std::size_t k = 0; k < a.size(); ++k)
-    if (a[k].lo() != b[k].lo() || a[k].hi() != b[k].hi()) return false;
-  return true;
 }
 
 bool writable_type(element_type t) {
@@ -372,10 +363,7 @@ class fixer {
     std::optional<std::int64_t> first;
     const auto layers = original_.layers();
     for (std::size_t i = 0; i < layers.size(); ++i) {
-      const auto before = declared_->outputs[i], after = p.outputs[i];
-      bool same = before.size() == after.size();
-      for (std::size_t o = 0; same && o < before.size(); ++o) same = same_shape(before[o].shape, after[o].shape);
-      if (!same && (!first || layers[i].id < *first)) first = layers[i].id;
+      if (!same_shapes(declared_->outputs[i], p.outputs[i]) && (!first || layers[i].id < *first)) first = layers[i].id;
     }
     return first;
   }
@@ -510,12 +498,17 @@ class fixer {
     for (const auto& b : options_.check_batches) {
       report("proving", batch_name(b));
       // The propagation at the declared shapes is the one made above (shared, not made again), and the
-      // one at the requested shapes is what `consistent` compares.
+      // one at the requested shapes is what not_scaled compares.
       detail::batch_runs runs;
       runs.runs[0] = at_declared;
       const auto r = detail::check_batch_keeping(g, request(b), runs);
       checked.push_back(r.summary_line());
-      all = all && r.summary.reshapes() && consistent(g, at_declared, *runs.runs[1], r, b, refusals);
+      all = all && r.summary.reshapes();
+      if (all)
+        if (auto unscaled = detail::not_scaled(g, at_declared, *runs.runs[1], r, b)) {
+          refusals.push_back(std::move(*unscaled));
+          all = false;
+        }
       judge(r, b, dropped, refusals);
     }
     if (!dropped.empty()) {
@@ -553,10 +546,7 @@ class fixer {
       const auto* l = g.find(original_ids_[i]);
       const auto after =
           l == nullptr ? std::span<const tensor>() : at_declared.outputs[static_cast<std::size_t>(l - g.layers().data())];
-      const auto before = declared().outputs[i];
-      bool same = before.size() == after.size();
-      for (std::size_t o = 0; same && o < before.size(); ++o) same = same_shape(before[o].shape, after[o].shape);
-      if (!same) {
+      if (!same_shapes(declared().outputs[i], after)) {
         refusals.push_back({original_ids_[i], l == nullptr ? std::string() : std::string(l->name),
                             l == nullptr ? std::string() : std::string(l->type),
                             l == nullptr ? text::read_back_lacks_layer() : text::read_back_differs()});
@@ -621,36 +611,6 @@ class fixer {
     std::stable_sort(report_.changes.begin(), report_.changes.end(), [&](const fix_change& a, const fix_change& b) {
       return places.at(a.id) < places.at(b.id);
     });
-  }
-
-  /// Every tensor that keeps the batch has, at batch b, its declared shape with the batch dimension scaled;
-  /// every tensor that does not carry it keeps its declared shape. `at` is g propagated at the shapes `r`
-  /// gave its inputs.
-  bool consistent(const graph& g, const propagation& declared, const propagation& at, const batch_report& r,
-                  const dimension& b, std::vector<fix_refusal>& refusals) const {
-    if (!b.is_static() || r.carriers.empty()) return true;
-    const auto layers = g.layers();
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      for (std::size_t o = 0; o < layers[i].outputs.size(); ++o) {
-        const auto& c = r.carriers[i][o];
-        const auto& d = declared.outputs[i][o].shape;
-        const auto& s = at.outputs[i][o].shape;
-        if (c.state == batch_carrier::kind::unknown || c.state == batch_carrier::kind::several || !d.rank_known()) continue;
-        std::vector<dimension> want(d.begin(), d.end());
-        if (c.state == batch_carrier::kind::one) {
-          if (c.axis >= want.size()) continue;
-          std::int64_t scaled = 0;
-          if (__builtin_mul_overflow(b.lo(), c.factor, &scaled)) continue;
-          want[c.axis] = dimension(scaled);
-        }
-        if (!same_shape(partial_shape(std::move(want)), s)) {
-          refusals.push_back({layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
-                              text::not_scaled(b, o, s, d)});
-          return false;
-        }
-      }
-    }
-    return true;
   }
 
   /// Setting element `index` of Reshape `l`'s pattern to `value` as a rewrite of the Const that holds it

@@ -1,14 +1,17 @@
-// Internal: what the two fixers decide alike. The IR fix (analysis/fix.cpp) and the ONNX fix
+// Internal: what the two fixers decide and prove alike. The IR fix (analysis/fix.cpp) and the ONNX fix
 // (src/onnx/fix.cpp) write different files, but a Reshape the checks name gets the same values to try, in
 // the same order, whichever file it came from: they differ only in where they write the value.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "reshape1/model/batch.hpp"
+#include "reshape1/model/fix.hpp"
 #include "reshape1/model/graph.hpp"
 #include "reshape1/model/propagate.hpp"
 
@@ -32,5 +35,23 @@ struct pattern_choice {
 /// which one follows the batch is the judges' to find. Empty, with `reason`, when nothing is worth trying.
 [[nodiscard]] std::vector<pattern_choice> pattern_choices(const graph& g, const propagation& p, const layer& l,
                                                           const batch_finding& f, std::string& reason);
+
+// The proof, after check_batch's verdict at every checked batch: a rewritten model must also compute
+// what the original computes at the original's declared inputs, and carry the batch where check_batch
+// says it does. Both fixers prove with these, each matching its model's tensors to the original's (the
+// IR by layer id, ONNX by tensor name).
+
+/// Whether two shapes are the same, symbols aside.
+[[nodiscard]] bool same_shape(const partial_shape& a, const partial_shape& b);
+
+/// Whether a layer's outputs have the same shapes before and after a rewrite.
+[[nodiscard]] bool same_shapes(std::span<const tensor> before, std::span<const tensor> after);
+
+/// The first tensor of `g` that check_batch (its report `r` at batch `b`) says carries the batch but whose
+/// shape at `b` (`at`) is not its shape in `reference` with the batch dimension scaled, or that carries no
+/// batch and does not keep its shape in `reference`; nullopt when there is none. `reference` is `g`
+/// propagated at the original model's declared inputs. A dynamic `b` is always consistent.
+[[nodiscard]] std::optional<fix_refusal> not_scaled(const graph& g, const propagation& reference,
+                                                    const propagation& at, const batch_report& r, const dimension& b);
 
 }  // namespace reshape1::model::detail

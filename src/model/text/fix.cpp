@@ -183,6 +183,10 @@ std::string refusal(const batch_finding& f, const dimension& at) {
 
 std::string read_back_lacks_layer() { return "the rewritten model read back has no layer with this id"; }
 
+std::string read_back_lacks_tensor(std::string_view name) {
+  return fmt::format("the fixed model read back has no tensor '{}'", name);
+}
+
 std::string read_back_differs() { return "the rewritten model read back has other shapes here at the declared inputs"; }
 
 std::string not_scaled(const dimension& at, std::size_t output, const partial_shape& shape,

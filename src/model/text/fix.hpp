@@ -90,6 +90,7 @@ namespace reshape1::model::text {
 [[nodiscard]] std::string refusal(const batch_finding& f, const dimension& at);
 /// The proof read the rewritten model back: a layer is missing, or has other shapes at the declared inputs.
 [[nodiscard]] std::string read_back_lacks_layer();
+[[nodiscard]] std::string read_back_lacks_tensor(std::string_view name);
 [[nodiscard]] std::string read_back_differs();
 /// At batch `at`, output `output` is `shape`, not its declared shape with the batch scaled.
 [[nodiscard]] std::string not_scaled(const dimension& at, std::size_t output, const partial_shape& shape,
