@@ -259,72 +259,8 @@ class onnx_fixer {
 
   fix_report run() {
     fix_report report;
-    // Rounds: a Reshape downstream of one that breaks the batch is only judged once that one is fixed
-    // (a channel shuffle's second Reshape), so each round plans for the Reshapes the checks name. A
-    // Reshape still named with its plan applied loses the plan, and the next round tries its next
-    // alternative (0, then -1; or -1 at each element of a pattern that folds the batch). Every round
-    // adds or drops a plan, and each alternative is tried once: the rounds end.
-    std::vector<edit> edits;
-    std::vector<model::batch_report> before;
-    bool freed = false;
-    // The first round, on the model as given, checks every batch; a round after one that changed something
-    // checks a dynamic batch only, whose sample batches find what the checked batches would (the IR fix's
-    // rounds judge there too), and, when that changes nothing, every batch on the same model. The rounds
-    // end with one that checked every batch and changed nothing.
-    bool every_batch = true;
-    for (bool first = true;; first = false) {
-      auto [m, changes, stale] = apply(edits);
-      bool changed = !stale.empty();
-      for (auto k = stale.rbegin(); k != stale.rend(); ++k) edits.erase(edits.begin() + static_cast<std::ptrdiff_t>(*k));
-      if (changed) continue;  // a plan named a copy that a dropped plan made: planned again on what is left
-      names_.clear();
-      bodies_.clear();
-      const auto g = detail::lower(m, file_.string(), file_.parent_path(), &names_, &bodies_);
-      std::vector<model::batch_report> last;
-      if (every_batch) {
-        for (const auto& b : options_.check_batches) last.push_back(model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
-      } else {
-        last.push_back(model::check_batch(g, {.batch = dimension(), .layouts = options_.layouts}));
-      }
-      std::optional<model::propagation> p;
-      const auto prop = [&]() -> const model::propagation& {
-        if (!p) p = model::propagate(g);
-        return *p;
-      };
-      if (first) {
-        before = last;
-        remember_declared(g, prop());
-      }
-      // Planned from the dynamic batch's report, then (when that changes nothing) from every batch's.
-      std::vector<std::pair<node_ref, const model::batch_finding*>> waiting;
-      for (;;) {
-        changed = plan_round(m, g, prop, last, edits, report, waiting);
-        if (changed || every_batch) break;
-        std::vector<model::batch_report> every;
-        bool reused = false;  // the dynamic batch's report, already made
-        for (const auto& b : options_.check_batches)
-          every.push_back(b == dimension() && !std::exchange(reused, true)
-                              ? std::move(last.front())
-                              : model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
-        last = std::move(every);
-        every_batch = true;
-      }
-      every_batch = !changed;
-      if (!changed)
-        for (const auto& [ref, f] : waiting)
-          refuse(report, *f, why_not_[ref].empty() ? model::text::after_unfixed_reshape() : why_not_[ref]);
-      if (!changed) {
-        // Each change names its Reshape by its id in this, the final model (as the refusals do).
-        for (std::size_t k = 0; k < changes.size(); ++k) name_change(m, g, edits[k], changes[k]);
-        report.changes = std::move(changes);
-        // The declared dims follow the rewritten model (this round's graph): where its tensors hold the
-        // batch now.
-        freed = free_dims(m, g, before.front(), report);
-        bodies_.clear();  // its graphs are m's, which moves now
-        model_ = std::move(m);
-        break;
-      }
-    }
+    std::vector<model::batch_report> before;  // the checks of the model as given, at every batch
+    const bool freed = rounds(report, before);
     if (report.changes.empty() && !freed && report.refusals.empty()) {
       report.nothing_to_do = true;
       for (const auto& r : before) report.checked.push_back(r.summary_line());
@@ -337,6 +273,73 @@ class onnx_fixer {
   }
 
  private:
+  /// Rounds: a Reshape downstream of one that breaks the batch is only judged once that one is fixed (a
+  /// channel shuffle's second Reshape), so each round plans for the Reshapes the checks name. A Reshape
+  /// still named with its plan applied loses the plan, and the next round tries its next alternative (0,
+  /// then -1; or -1 at each element of a pattern that folds the batch). Every round adds or drops a plan,
+  /// and each alternative is tried once: the rounds end. The first round, on the model as given, checks
+  /// every batch (`before`); a round after one that changed something checks a dynamic batch only, whose
+  /// sample batches find what the checked batches would (the IR fix's rounds judge there too), and, when
+  /// that changes nothing, every batch on the same model. The rounds end with one that checked every batch
+  /// and changed nothing: its model, with its declared dims freed, becomes model_. Whether dims were freed.
+  bool rounds(fix_report& report, std::vector<model::batch_report>& before) {
+    std::vector<edit> edits;
+    const std::vector<dimension> dynamic_only{dimension()};
+    bool every_batch = true;
+    for (bool first = true;; first = false) {
+      auto [m, changes, stale] = apply(edits);
+      for (auto k = stale.rbegin(); k != stale.rend(); ++k) edits.erase(edits.begin() + static_cast<std::ptrdiff_t>(*k));
+      if (!stale.empty()) continue;  // a plan named a copy that a dropped plan made: planned again on what is left
+      names_.clear();
+      bodies_.clear();
+      const auto g = detail::lower(m, file_.string(), file_.parent_path(), &names_, &bodies_);
+      std::vector<dimension> at = every_batch ? options_.check_batches : dynamic_only;
+      auto last = checks(g, at, std::nullopt);
+      std::optional<model::propagation> p;
+      const auto prop = [&]() -> const model::propagation& {
+        if (!p) p = model::propagate(g);
+        return *p;
+      };
+      if (first) {
+        before = last;
+        remember_declared(g, prop());
+      }
+      // Planned from the dynamic batch's report, then (when that changes nothing) from every batch's.
+      std::vector<std::pair<node_ref, const model::batch_finding*>> waiting;
+      bool changed = false;
+      for (;;) {
+        changed = plan_round(m, g, prop, at, last, edits, report, waiting);
+        if (changed || every_batch) break;
+        at = options_.check_batches;
+        last = checks(g, at, std::move(last.front()));
+        every_batch = true;
+      }
+      every_batch = !changed;
+      if (changed) continue;
+      for (const auto& [ref, f] : waiting)
+        refuse(report, *f, why_not_[ref].empty() ? model::text::after_unfixed_reshape() : why_not_[ref]);
+      // Each change names its Reshape by its id in this, the final model (as the refusals do).
+      for (std::size_t k = 0; k < changes.size(); ++k) name_change(m, g, edits[k], changes[k]);
+      report.changes = std::move(changes);
+      // The declared dims follow the rewritten model (this round's graph): where its tensors hold the batch
+      // now.
+      const bool freed = free_dims(m, g, before.front(), report);
+      bodies_.clear();  // its graphs are m's, which moves now
+      model_ = std::move(m);
+      return freed;
+    }
+  }
+
+  /// check_batch of `g` at each of `batches`; `dynamic` is the report at a dynamic batch when it is made.
+  std::vector<model::batch_report> checks(const model::graph& g, std::span<const dimension> batches,
+                                          std::optional<model::batch_report> dynamic) const {
+    std::vector<model::batch_report> r;
+    for (const auto& b : batches)
+      r.push_back(b == dimension() && dynamic ? *std::exchange(dynamic, std::nullopt)
+                                              : model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
+    return r;
+  }
+
   /// The shape of each tensor of the original model at its declared inputs, and the layer that makes it.
   struct declared_tensor {
     partial_shape shape;
@@ -414,11 +417,12 @@ class onnx_fixer {
     return false;
   }
 
-  /// One round's plans, from the reports `last` of the model `m` lowered as `g`: each Reshape they name
+  /// One round's plans, from the reports `last` (at the batches `at`) of the model `m` lowered as `g`: each Reshape they name
   /// gets its next plan (added to `edits`), loses the one it has, waits (in `waiting`) behind another
   /// one named, or is refused, as are the findings fix cannot rewrite. Whether `edits` changed.
   bool plan_round(::onnx::ModelProto& m, const model::graph& g, const std::function<const model::propagation&()>& prop,
-                  const std::vector<model::batch_report>& last, std::vector<edit>& edits, fix_report& report,
+                  std::span<const dimension> at, const std::vector<model::batch_report>& last,
+                  std::vector<edit>& edits, fix_report& report,
                   std::vector<std::pair<node_ref, const model::batch_finding*>>& waiting) {
     report.refusals.clear();
     waiting.clear();
@@ -426,8 +430,8 @@ class onnx_fixer {
     // The Reshape nodes a check names (of the top graph, an If branch or a body), with their first
     // finding and where they are.
     std::map<node_ref, std::pair<const model::batch_finding*, site>> named;
-    for (const auto& r : last)
-      for (const auto& f : r.findings) {
+    for (std::size_t k = 0; k < last.size(); ++k)
+      for (const auto& f : last[k].findings) {
         const bool reshape =
             part_of(f.type) == op_part::reshape && (f.pattern_index || f.issue == model::batch_issue::fails);
         std::string lost;
@@ -438,7 +442,7 @@ class onnx_fixer {
         } else if (f.issue != model::batch_issue::scales_with_batch) {
           // A node that lowers to a Reshape (Flatten, a grouped Conv's weights) is not one fix rewrites.
           refuse(report, f,
-                 !f.pattern_index || part_of(f.type) != op_part::reshape ? model::text::finding_in_short(f)
+                 !f.pattern_index || part_of(f.type) != op_part::reshape ? model::text::refusal(f, at[k], model::model_format::onnx)
                  : !lost.empty()                                          ? lost
                                                                           : model::text::reshape_not_found());
         }

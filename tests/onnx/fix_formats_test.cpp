@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <regex>
 #include <span>
 #include <string>
 #include <vector>
@@ -121,6 +122,34 @@ TEST_P(fix_formats, choose_the_same_rewrite) {
   EXPECT_EQ(written.graph().node(0).attribute(0).i(), c.special_zero || fixed.changes[0].allowzero_cleared ? 0 : 1);
   // Not a comparison of two empty reports: every case here has something to rewrite.
   EXPECT_EQ(from_ir.find("changes:\n\n"), std::string::npos) << from_ir;
+}
+
+class fix_formats_refusal : public ir {};
+
+TEST_F(fix_formats_refusal, is_the_same_for_a_model_that_fails_as_given) {
+  // [0,-1] with special_zero=false (allowzero=1): the literal 0 leaves -1 nothing to infer, at the declared
+  // shapes already. Both fixers refuse it with the same reason; setting the flag would make it run, but as
+  // another model than the one given.
+  const reshape_case c{"fails_as_given", {0, -1}, false, {1, 6}};
+  ir_builder b;
+  const int x = b.parameter("[1,2,3]");
+  const int r = b.reshape(x, b.i64(c.pattern), c.special_zero, "[1,2,3]", "[2]", dims_text(c.out), "flat");
+  b.result(r, dims_text(c.out));
+  (void)load(b.xml(), b.bin());
+  const auto from_ir = model::fix(dir_ / "m.xml", dir_ / "m.bin");
+  const auto bytes = onnx_model(c);
+  const auto from_onnx = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "m.onnx");
+  ASSERT_EQ(from_ir.refusals.size(), 1u);
+  ASSERT_EQ(from_onnx.refusals.size(), 1u);
+  // The layer's id differs between the two files.
+  const auto without_id = [](const std::string& s) { return std::regex_replace(s, std::regex(R"( \(id \d+\))"), ""); };
+  EXPECT_EQ(without_id(from_onnx.refusals[0].reason), without_id(from_ir.refusals[0].reason));
+  EXPECT_EQ(without_id(from_ir.refusals[0].reason),
+            "fails at the declared shapes, before any batch changes; fix mends only what another batch breaks: layer "
+            "'flat': pattern[1]: cannot infer -1 when another output dimension is 0 and the input [1,2,3] has no "
+            "dimension known to be 0");
+  EXPECT_FALSE(from_ir.fixed);
+  EXPECT_FALSE(from_onnx.fixed);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -574,7 +574,7 @@ class fixer {
         return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.id == f.id && x.within == f.within; });
       };
       if (known(report_.refusals) || known(refusals)) continue;
-      refusals.push_back({f.id, f.name, f.type, text::refusal(f, b), f.within});
+      refusals.push_back({f.id, f.name, f.type, text::refusal(f, b, model_format::ir), f.within});
     }
   }
 

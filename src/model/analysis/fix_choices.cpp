@@ -50,6 +50,10 @@ std::vector<pattern_choice> for_batch_element(model_format format, bool special_
 
 std::vector<pattern_choice> pattern_choices(const graph& g, const propagation& p, const layer& l,
                                             const batch_finding& f, std::string& reason) {
+  if (f.issue == batch_issue::fails_at_declared) {  // broken before any batch changes: no value mends that
+    reason = text::fails_as_given(f);
+    return {};
+  }
   std::vector<bool> constant;
   const auto pattern = reshape_pattern_at(g, p, l, &constant);
   const auto e = pattern.elements();

@@ -153,8 +153,6 @@ std::string_view issue_words(batch_issue issue) {
   return "fails";
 }
 
-std::string finding_in_short(const batch_finding& f) { return fmt::format("{}: {}", name(f.issue), f.what); }
-
 std::string rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer) {
   return fmt::format("rewriting pattern[{}] to {} changes the shapes of layer {} at the declared inputs", index, value,
                      layer);
@@ -169,16 +167,32 @@ std::string rewrite_left(std::size_t index, std::int64_t value, std::string_view
   return fmt::format("rewriting pattern[{}] to {} left it: {}", index, value, what);
 }
 
-std::string refusal(const batch_finding& f, const dimension& at) {
-  const auto what = fmt::format("{} at batch {}: {}", issue_words(f.issue), to_string(at), f.what);
-  if (!f.within.empty())
+std::string fails_as_given(const batch_finding& f) {
+  return fmt::format("fails at the declared shapes, before any batch changes; fix mends only what another batch breaks: {}",
+                     f.what);
+}
+
+std::string refusal(const batch_finding& f, const dimension& at, model_format format) {
+  const auto what = f.issue == batch_issue::fails_at_declared
+                        ? fails_as_given(f)
+                        : fmt::format("{} at batch {}: {}", issue_words(f.issue), to_string(at), f.what);
+  // The IR fix rewrites nothing inside a body; the ONNX fix rewrites a body's Reshapes as the graph's.
+  const bool bodies_rewritten = format == model_format::onnx;
+  if (!f.within.empty() && !bodies_rewritten)
     return fmt::format("inside the body of {} '{}' (id {}), which fix does not rewrite: {}", f.within.back().type,
                        f.within.back().name, f.within.back().id, what);
+  std::string r;
   if (f.issue == batch_issue::cannot_tell)
-    return "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
-  if (detail::part_of(f.type) == detail::op_part::runs_body)
-    return "a layer inside its body, which fix does not rewrite: " + what;
-  return detail::part_of(f.type) == detail::op_part::reshape ? "still " + what : "not a Reshape pattern: " + what;
+    r = "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
+  else if (detail::part_of(f.type) == detail::op_part::runs_body && !bodies_rewritten)
+    r = "a layer inside its body, which fix does not rewrite: " + what;
+  else if (f.issue == batch_issue::fails_at_declared)
+    r = what;
+  else
+    r = detail::part_of(f.type) == detail::op_part::reshape ? "still " + what : "not a Reshape pattern: " + what;
+  if (f.within.empty()) return r;
+  return fmt::format("inside the body of {} '{}' (id {}): {}", f.within.back().type, f.within.back().name,
+                     f.within.back().id, r);
 }
 
 std::string read_back_lacks_layer() { return "the rewritten model read back has no layer with this id"; }

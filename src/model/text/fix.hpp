@@ -77,8 +77,6 @@ namespace reshape1::model::text {
 // ---- why a rewrite was taken back, or the model not fixed ----
 /// A finding's kind as fix's reasons say it ("swallows the batch").
 [[nodiscard]] std::string_view issue_words(batch_issue issue);
-/// A finding in short: "KIND: WHAT".
-[[nodiscard]] std::string finding_in_short(const batch_finding& f);
 /// Rewriting element `index` to `value` changed layer `layer`'s shapes at the declared inputs.
 [[nodiscard]] std::string rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer);
 /// ... still leaves the Reshape failing (or with `issue`) at batch `at`.
@@ -86,8 +84,10 @@ namespace reshape1::model::text {
                                                std::string_view at);
 /// ... left the finding `what` (ONNX).
 [[nodiscard]] std::string rewrite_left(std::size_t index, std::int64_t value, std::string_view what);
-/// Why finding `f`, at batch `at`, keeps the model from being fixed.
-[[nodiscard]] std::string refusal(const batch_finding& f, const dimension& at);
+/// Why a fails_at_declared finding is not fix's to mend: the model fails as it is given.
+[[nodiscard]] std::string fails_as_given(const batch_finding& f);
+/// Why finding `f`, at batch `at`, keeps the model from being fixed, by the fix of a `format` file.
+[[nodiscard]] std::string refusal(const batch_finding& f, const dimension& at, model_format format);
 /// The proof read the rewritten model back: a layer is missing, or has other shapes at the declared inputs.
 [[nodiscard]] std::string read_back_lacks_layer();
 [[nodiscard]] std::string read_back_lacks_tensor(std::string_view name);
