@@ -1,14 +1,43 @@
-// Fuzz target: the IR reader, the propagation through every layer, the checker and the batch check
-// (`check --batch 3` and `--batch ?`). The input is a 2-byte little-endian XML length, the XML,
-// then the .bin. Whatever the bytes: a report, or one reshape1::error.
+// Fuzz target: the IR reader, the propagation through every layer, the checker, the batch check
+// (`check --batch 3` and `--batch ?`) and `fix` (checked at batches 2 and ?). The input is a 2-byte
+// little-endian XML length, the XML, then the .bin. Whatever the bytes: a report, or one reshape1::error;
+// and a model fix calls fixed, written and read again, reshapes at the batches it was checked at.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "fuzz_input.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
+#include "reshape1/model/fix.hpp"
+
+namespace {
+
+/// fix on the model, and what it writes read again: the report agrees with itself, and a model it calls
+/// fixed reshapes at the batches it was checked at.
+void check_fix(const std::filesystem::path& xml, const std::filesystem::path& bin) {
+  using namespace reshape1;
+  const std::vector<dimension> batches{dimension(2), dimension()};
+  const auto r = model::fix(xml, bin, {.check_batches = batches});
+  if (r.checked.size() != batches.size()) fuzz::invariant_broken("fix: a summary line per checked batch");
+  if (r.nothing_to_do && !r.changes.empty()) fuzz::invariant_broken("fix: nothing to do, yet changes");
+  if (r.fixed && !r.refusals.empty()) fuzz::invariant_broken("fix: fixed with refusals");
+  if (!r.fixed || r.changes.empty()) {
+    if (!r.xml.empty()) fuzz::invariant_broken("fix: a model to write that is not proven");
+    return;
+  }
+  const auto out_xml = fuzz::scratch_dir() / "fixed.xml";
+  const auto out_bin = fuzz::scratch_dir() / "fixed.bin";
+  model::write_fixed(r, xml, bin, out_xml, out_bin);
+  const auto fixed = model::read_ir(out_xml, out_bin);
+  for (const auto& b : batches)
+    if (!model::check_batch(fixed, {.batch = b}).summary.reshapes())
+      fuzz::invariant_broken("fix: the model written does not reshape at a batch it was proven at");
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace reshape1;
@@ -59,6 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                in.requested[*in.batch_index].range() != batch.range()))
           fuzz::invariant_broken("batch not set at the batch index");
     }
+    check_fix(xml, bin);
   } catch (const error&) {
   }
   return 0;

@@ -1,5 +1,6 @@
-// Fuzz target: the ONNX reader (protobuf bytes), the lowering of every node, propagation, the checker and
-// the batch check at batch 3. Whatever the bytes: a report, or one reshape1::error. External data is
+// Fuzz target: the ONNX reader (protobuf bytes), the lowering of every node, propagation, the checker,
+// the batch check at batch 3 and `fix` (checked at batches 2 and ?; a model it calls fixed, read again from
+// the bytes it would write, must reshape there). Whatever the bytes: a report, or one reshape1::error. External data is
 // looked for in a scratch directory that holds nothing, so a location that stays inside it is an io error.
 #include <span>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
+#include "reshape1/model/fix.hpp"
 #include "reshape1/onnx.hpp"
 
 namespace {
@@ -50,6 +52,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                           : undecided != 0 ? model::batch_verdict::cannot_tell
                                            : model::batch_verdict::yes;
     if (b.summary.verdict() != expected) fuzz::invariant_broken("batch verdict");
+    const std::vector<dimension> batches{dimension(2), dimension()};
+    const auto name = (fuzz::scratch_dir() / "m.onnx").string();
+    const auto r = onnx::fix(std::as_bytes(std::span(data, size)), name, {.check_batches = batches});
+    if (r.checked.size() != batches.size()) fuzz::invariant_broken("fix: a summary line per checked batch");
+    if (r.fixed && !r.refusals.empty()) fuzz::invariant_broken("fix: fixed with refusals");
+    if (!r.fixed && !r.model.empty()) fuzz::invariant_broken("fix: a model to write that is not proven");
+    if (!r.model.empty()) {
+      const auto fixed = onnx::read(std::as_bytes(std::span(r.model.data(), r.model.size())), name);
+      for (const auto& at : batches)
+        if (model::check_batch(fixed, {.batch = at}).summary.verdict() != model::batch_verdict::yes)
+          fuzz::invariant_broken("fix: the fixed model does not reshape at a batch it was proven at");
+    }
   } catch (const error&) {
   }
   return 0;

@@ -773,6 +773,43 @@ class onnx_fixer {
     return name;
   }
 
+  /// The declared dims of `v`, a tensor that `names` binds to an output of a graph propagated at the probe
+  /// batches as `a_at` and `b_at`: a dim that is N at both becomes the dim_param, one that is N·k (k > 1) is
+  /// cleared, each listed in `report.freed` as `kind`. Whether any changed.
+  bool free_declared(::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& names,
+                     const model::propagation& a_at, const model::propagation& b_at, const std::string& kind,
+                     fix_report& report) const {
+    const auto it = names.find(v.name());
+    if (it == names.end() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return false;
+    const auto& a = a_at.outputs[it->second.layer][it->second.output].shape;
+    const auto& b = b_at.outputs[it->second.layer][it->second.output].shape;
+    auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (!a.rank_known() || !b.rank_known() || a.size() != b.size() ||
+        a.size() != static_cast<std::size_t>(shape->dim_size()))
+      return false;
+    bool changed = false;
+    for (int k = 0; k < shape->dim_size(); ++k) {
+      const auto& x = a[static_cast<std::size_t>(k)];
+      const auto& y = b[static_cast<std::size_t>(k)];
+      // Unknown at a probe (another dynamic dimension): left as declared. Equal at both: no batch in it.
+      if (!x.is_static() || !y.is_static() || x.lo() == y.lo()) continue;
+      auto* d = shape->mutable_dim(k);
+      const bool carries = x.lo() % probe_a == 0 && y.lo() % probe_b == 0 && x.lo() / probe_a == y.lo() / probe_b;
+      if (carries && x.lo() == probe_a) {
+        if (d->has_dim_param() && d->dim_param() == options_.batch_name) continue;
+        d->set_dim_param(options_.batch_name);
+        report.freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), false));
+      } else {
+        if (!d->has_dim_value() && !d->has_dim_param()) continue;
+        d->clear_dim_value();
+        d->clear_dim_param();
+        report.freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), true));
+      }
+      changed = true;
+    }
+    return changed;
+  }
+
   /// The graph inputs' batch becomes the dim_param; in the outputs and value_info, a dim that is N at
   /// the probe batches becomes it too and one that is N·k (k > 1) is cleared; likewise in the inputs,
   /// outputs and value_info of each Loop's and Scan's body (ONNX Runtime holds a body's outputs to the
@@ -784,7 +821,9 @@ class onnx_fixer {
     for (const auto& in : plan.inputs) {
       if (!in.batch_index || !in.declared.rank_known()) continue;
       for (auto& v : *graph.mutable_input()) {
-        if (v.name() != in.name || !v.type().tensor_type().has_shape()) continue;
+        if (v.name() != in.name || !v.type().tensor_type().has_shape() ||
+            v.type().tensor_type().shape().dim_size() <= static_cast<int>(*in.batch_index))
+          continue;
         auto* d = v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(static_cast<int>(*in.batch_index));
         if (d->has_dim_param() && d->dim_param() == options_.batch_name) continue;
         d->set_dim_param(options_.batch_name);
@@ -804,36 +843,9 @@ class onnx_fixer {
     }
     const auto pa = model::propagate(g, at_a);
     const auto pb = model::propagate(g, at_b);
-    // The declared dims of `v`, a tensor that `names` binds to an output of the graph `pa` and `pb` propagated.
     const auto update = [&](::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& names,
-                            const model::propagation& a_at, const model::propagation& b_at, const std::string& kind) {
-      const auto it = names.find(v.name());
-      if (it == names.end() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
-      const auto& a = a_at.outputs[it->second.layer][it->second.output].shape;
-      const auto& b = b_at.outputs[it->second.layer][it->second.output].shape;
-      auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
-      if (!a.rank_known() || !b.rank_known() || a.size() != b.size() ||
-          a.size() != static_cast<std::size_t>(shape->dim_size()))
-        return;
-      for (int k = 0; k < shape->dim_size(); ++k) {
-        const auto& x = a[static_cast<std::size_t>(k)];
-        const auto& y = b[static_cast<std::size_t>(k)];
-        // Unknown at a probe (another dynamic dimension): left as declared. Equal at both: no batch in it.
-        if (!x.is_static() || !y.is_static() || x.lo() == y.lo()) continue;
-        auto* d = shape->mutable_dim(k);
-        const bool carries = x.lo() % probe_a == 0 && y.lo() % probe_b == 0 && x.lo() / probe_a == y.lo() / probe_b;
-        if (carries && x.lo() == probe_a) {
-          if (d->has_dim_param() && d->dim_param() == options_.batch_name) continue;
-          d->set_dim_param(options_.batch_name);
-          report.freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), false));
-        } else {
-          if (!d->has_dim_value() && !d->has_dim_param()) continue;
-          d->clear_dim_value();
-          d->clear_dim_param();
-          report.freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), true));
-        }
-        changed = true;
-      }
+                            const model::propagation& a, const model::propagation& b, const std::string& kind) {
+      changed = free_declared(v, names, a, b, kind, report) || changed;
     };
     // The top graph and its If branches, which are lowered into it, so their tensors were propagated too.
     std::vector<std::pair<int, int>> path;

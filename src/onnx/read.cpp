@@ -438,43 +438,51 @@ struct model_reader {
   std::unordered_map<std::string, int> domains{};              // the versions of the other domains imported
 
   void lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top);
+  /// The size of tensor `t`'s data in its external file, which must lie inside the model's directory and
+  /// hold it; with `into`, the bytes too. `what` names the tensor in messages.
+  std::uint64_t external_data(const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) const;
 };
+
+std::uint64_t model_reader::external_data(const ::onnx::TensorProto& t, const std::string& what,
+                                          std::vector<std::byte>* into) const {
+  std::string location;
+  std::uint64_t offset = 0;
+  std::optional<std::uint64_t> length;
+  for (const auto& e : t.external_data()) {
+    const auto number = [&] {
+      std::uint64_t v = 0;
+      const auto& s = e.value();
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec != std::errc() || end != s.data() + s.size())
+        bad(file, fmt::format("{}: external_data {} is '{}', not a byte count", what, e.key(), s));
+      return v;
+    };
+    if (e.key() == "location") location = e.value();
+    if (e.key() == "offset") offset = number();
+    if (e.key() == "length") length = number();
+  }
+  const auto path = external_path(directory, location, file, t.name());
+  const io::detail::mapped_file data(path);
+  const auto bytes = data.bytes();
+  const auto n = length.value_or(offset <= bytes.size() ? bytes.size() - offset : 0);
+  if (offset > bytes.size() || n > bytes.size() - offset)
+    fail(errc::bad_file, {.offset = offset, .file = path.string()},
+         fmt::format("{}: {} reads {} bytes at byte {}, past the end of the file ({} bytes)", path.string(), what, n,
+                     offset, bytes.size()),
+         {});
+  if (into != nullptr) {
+    into->assign(n, std::byte{0});
+    io::detail::guarded_copy(into->data(), bytes.data() + offset, n, path.string());
+  }
+  return n;
+}
 
 void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top) {
   graph_lowering lw(file, opset, b, weights);
   lw.domain_versions = domains;
   lw.bodies = bodies;
   lw.external = [this](const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) {
-    std::string location;
-    std::uint64_t offset = 0;
-    std::optional<std::uint64_t> length;
-    for (const auto& e : t.external_data()) {
-      const auto number = [&] {
-        std::uint64_t v = 0;
-        const auto& s = e.value();
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (ec != std::errc() || end != s.data() + s.size())
-          bad(file, fmt::format("{}: external_data {} is '{}', not a byte count", what, e.key(), s));
-        return v;
-      };
-      if (e.key() == "location") location = e.value();
-      if (e.key() == "offset") offset = number();
-      if (e.key() == "length") length = number();
-    }
-    const auto path = external_path(directory, location, file, t.name());
-    const io::detail::mapped_file data(path);
-    const auto bytes = data.bytes();
-    const auto n = length.value_or(offset <= bytes.size() ? bytes.size() - offset : 0);
-    if (offset > bytes.size() || n > bytes.size() - offset)
-      fail(errc::bad_file, {.offset = offset, .file = path.string()},
-           fmt::format("{}: {} reads {} bytes at byte {}, past the end of the file ({} bytes)", path.string(), what, n,
-                       offset, bytes.size()),
-           {});
-    if (into != nullptr) {
-      into->assign(n, std::byte{0});
-      io::detail::guarded_copy(into->data(), bytes.data() + offset, n, path.string());
-    }
-    return n;
+    return external_data(t, what, into);
   };
 
   for (const auto* list : {&g.value_info(), &g.output()})
@@ -489,7 +497,10 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
   // Graph inputs. An input's batch axis is where it holds the dim_param that axis 0 of the first input holds.
   std::string batch_param;
   bool first = true;
+  std::unordered_set<std::string_view> inputs;
   for (const auto& in : g.input()) {
+    // Protobuf merges a message given twice, so a file can list an input twice; ONNX names each value once.
+    if (!inputs.insert(in.name()).second) bad(file, fmt::format("graph input '{}' is listed twice", in.name()));
     if (initializers.contains(in.name())) continue;  // a weight listed as an input (IR version < 4 style)
     graph_builder::layer_spec l;
     l.id = lw.next_id++;

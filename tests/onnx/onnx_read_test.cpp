@@ -454,6 +454,23 @@ TEST(onnx, refuses_an_input_nothing_computes_naming_the_node) {
             "input or initializer");
 }
 
+// Protobuf merges a graph given twice in one file: its inputs are then listed twice (found by fuzzing fix,
+// whose freeing of the batch dimension took the second listing's shorter shape for the first's).
+TEST(onnx, refuses_a_graph_input_listed_twice) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto& again = *m.mutable_graph()->add_input();
+  again = m.graph().input(0);
+  again.mutable_type()->mutable_tensor_type()->mutable_shape()->clear_dim();
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_EQ(msg, fmt::format("m.onnx: graph input '{}' is listed twice", m.graph().input(0).name()));
+  const auto twice = m.SerializeAsString();
+  EXPECT_EQ(refusal([&] { (void)onnx::fix(std::as_bytes(std::span(twice.data(), twice.size())), "m.onnx"); },
+                    errc::bad_file),
+            msg);
+}
+
 // "; " is where a whole message's hint starts: a tensor name holding it stays in the message.
 TEST(onnx, a_name_with_a_semicolon_stays_in_the_message) {
   auto bytes = fixture_bytes("allowzero_copy");
