@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "model/analysis/batch_internal.hpp"
 #include "model/ir/read_internal.hpp"
 #include "model/ops/rules.hpp"
+#include "reshape1/model/batch.hpp"
 #include "reshape1/model/propagate.hpp"
 
 namespace reshape1::test {
@@ -28,7 +31,8 @@ namespace {
 namespace md = model::detail;
 
 /// What a propagation knows, as text: per layer its outputs' dimension ranges (symbols are named afresh
-/// in each propagation), types and value bounds, whether it follows the inputs; then the lost layers.
+/// in each propagation), types and value bounds, whether it follows the inputs, and its body's; then the
+/// lost layers.
 std::string text_of(const model::graph& g, const model::propagation& p) {
   std::string s;
   const auto layers = g.layers();
@@ -48,6 +52,8 @@ std::string text_of(const model::graph& g, const model::propagation& p) {
         for (const auto& e : t.value->elements) s += fmt::format(" {}..{}", e.lo, e.hi);
     }
     s += "\n";
+    if (const auto* body = p.body(i); body != nullptr && layers[i].body)
+      s += fmt::format("body of {} {{\n{}}}\n", layers[i].id, text_of(layers[i].body->network, *body));
   }
   for (const auto& x : p.lost) s += fmt::format("lost {}: {}\n", layers[x.layer].id, x.message);
   return s;
@@ -132,6 +138,102 @@ TEST(propagation_in_place, is_the_edited_graphs_and_undoes) {
     md::undo_in_place(g, p, std::move(undo));
     EXPECT_EQ(text_of(g, p), before);
   }
+}
+
+// Edits inside a body (what fix needs to rewrite a Reshape there): the hand-made TensorIterator's body
+// flattens each step with a Reshape [0,-1]; its pattern Const (body id 3) is cloned for it (body id 100)
+// and given [1,-1], which writes the batch 1. The graph edited in memory, the text edited_xml writes read
+// back, and the propagation made in place all agree, and the original is left as it was.
+TEST(propagation_in_place, reaches_into_a_body) {
+  const fs::path dir = fs::path(RESHAPE1_TEST_DATA) / "models" / "tensor-iterator-lstm";
+  const auto xml = dir / "model.xml", bin = dir / "model.bin";
+  const auto g = model::read_ir(xml, bin);
+  const auto* ti = g.find(3);
+  ASSERT_TRUE(ti != nullptr && ti->body);
+  const std::vector<std::int64_t> pattern{1, -1};
+  std::vector<std::byte> appended(16);
+  std::memcpy(appended.data(), pattern.data(), 16);
+  const auto bin_size = fs::file_size(bin);
+  using kind = md::graph_edit::kind;
+  const std::vector<md::graph_edit> edits{
+      {.what = kind::clone_layer, .layer = 3, .name = "flatten_pattern/clone", .id = 100, .consumer = 4, .port = 1,
+       .within = {3}},
+      {.what = kind::set_attribute, .layer = 100, .name = "offset", .text = std::to_string(bin_size), .within = {3}},
+      {.what = kind::set_attribute, .layer = 4, .name = "special_zero", .text = "false", .within = {3}}};
+  const auto weights = std::make_shared<const io::detail::mapped_file>(bin, appended);
+  const auto next = md::graph_editor::edited(g, edits, weights);
+
+  // In memory: the body has the clone, feeding the Reshape, with the new bytes; the original body is untouched.
+  const auto& body = next.find(3)->body->network;
+  ASSERT_NE(body.find(100), nullptr);
+  EXPECT_EQ(body.find(100)->name, "flatten_pattern/clone");
+  ASSERT_TRUE(body.find(4)->sources[1].has_value());
+  EXPECT_EQ(body.layers()[body.find(4)->sources[1]->layer].id, 100);
+  const auto bytes = body.const_bytes(*body.find(100));
+  ASSERT_EQ(bytes.size(), 16u);
+  EXPECT_EQ(std::memcmp(bytes.data(), pattern.data(), 16), 0);
+  EXPECT_FALSE(body.find(4)->flag("special_zero"));
+  EXPECT_EQ(ti->body->network.find(100), nullptr);
+  EXPECT_TRUE(ti->body->network.find(4)->flag("special_zero"));
+
+  // Written: the clone right after its original inside the body, and the body's edge re-pointed.
+  const io::detail::mapped_file text(xml);
+  auto written = md::graph_editor::edited_xml(g, text.bytes(), edits);
+  EXPECT_NE(written.find("name=\"flatten_pattern/clone\""), std::string::npos);
+  const auto back = md::read_ir_in_memory(std::move(written), "edited.xml", weights, "edited.bin");
+  const auto& back_body = back.find(3)->body->network;
+  ASSERT_NE(back_body.find(100), nullptr);
+  EXPECT_EQ(back_body.layers()[back_body.find(4)->sources[1]->layer].id, 100);
+  EXPECT_EQ(back.find(100), nullptr) << "the clone is in the body, not at the top";
+
+  // Propagated: the TensorIterator runs again (its body changed) and gives what a fresh propagation does,
+  // at the declared shapes and at batch 2, where the body's Reshape [1,-1] now breaks the step.
+  const auto redo = md::layers_to_redo(g, next);
+  EXPECT_EQ(redo[static_cast<std::size_t>(next.find(3) - next.layers().data())], md::redo_always);
+  // The read-back has the clone where the text puts it (after its original), edited() at the end: the
+  // same lines, in another order.
+  const auto lines = [](const std::string& t) {
+    std::vector<std::string> v;
+    std::istringstream in(t);
+    for (std::string line; std::getline(in, line);) v.push_back(line);
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(lines(text_of(back, model::propagate(back))), lines(text_of(next, model::propagate(next))));
+  const auto input = static_cast<std::size_t>(g.find(0) - g.layers().data());
+  for (const auto& given :
+       {std::vector<model::input_shape>{}, std::vector<model::input_shape>{{input, partial_shape{2, 5, 16}}}}) {
+    SCOPED_TRACE(given.empty() ? "declared" : "batch 2");
+    auto p = model::propagate(g, given);
+    const auto before = text_of(g, p);
+    md::undo_log undo;
+    md::propagate_in_place(next, given, p, redo, undo);
+    EXPECT_EQ(text_of(next, p), text_of(next, model::propagate(next, given)));
+    if (!given.empty()) {
+      EXPECT_NE(text_of(next, p), before) << "the edit changes the body at batch 2";
+    }
+    md::undo_in_place(g, p, std::move(undo));
+    EXPECT_EQ(text_of(g, p), before);
+  }
+  EXPECT_TRUE(model::check_batch(g, {.batch = dimension(2)}).summary.reshapes());
+  EXPECT_FALSE(model::check_batch(next, {.batch = dimension(2)}).summary.reshapes());
+  // check_batch in place, as fix judges a rewrite: the edited graph's findings, then the original's back.
+  for (const auto& b : {dimension(2), dimension()}) {
+    md::batch_runs runs;
+    const auto was = md::check_batch_keeping(g, {.batch = b}, runs).summary_line();
+    md::batch_undo undo;
+    md::declared_in_place(next, runs, redo, undo);
+    const auto r = md::check_batch_in_place(next, {.batch = b}, runs, redo, undo);
+    EXPECT_EQ(r.summary_line(), model::check_batch(next, {.batch = b}).summary_line());
+    // The body's Reshape is named in its body, with the element that writes the batch: what fix rewrites.
+    EXPECT_TRUE(std::any_of(r.findings.begin(), r.findings.end(), [](const model::batch_finding& f) {
+      return f.within.size() == 1 && f.within[0].id == 3 && f.id == 4 && f.pattern_index == std::optional<std::size_t>(0);
+    }));
+    md::undo_runs(g, runs, std::move(undo));
+    EXPECT_EQ(md::check_batch_keeping(g, {.batch = b}, runs).summary_line(), was);
+  }
+  EXPECT_EQ(model::check_batch(back, {.batch = dimension(2)}).summary_line(),
+            model::check_batch(next, {.batch = dimension(2)}).summary_line());
 }
 
 }  // namespace

@@ -1148,7 +1148,7 @@ std::vector<char> downstream_of(const graph& g, const std::vector<char>& marked)
 }
 
 namespace {
-/// Whether a rule reads the same of `a` as of `b`: the same attributes and the same sources. (A Const's
+/// Whether a rule reads the same of `a` as of `b`: the same attributes, sources and body. (A Const's
 /// bytes are where its offset and size attributes say; the bytes appended for the rewrites kept so far
 /// keep their places in every trial, so the same attributes mean the same bytes.)
 bool same_layer(const layer& a, const layer& b) {
@@ -1159,7 +1159,8 @@ bool same_layer(const layer& a, const layer& b) {
   // Ports are never edited: a layer whose ports are other views is taken as changed.
   const auto same_ports = a.inputs.data() == b.inputs.data() && a.inputs.size() == b.inputs.size() &&
                           a.outputs.data() == b.outputs.data() && a.outputs.size() == b.outputs.size();
-  return same_attributes && same_ports && a.id == b.id && a.type == b.type && a.opset == b.opset &&
+  // An edit inside a body gives the layer that holds it a new body.
+  return same_attributes && same_ports && a.id == b.id && a.type == b.type && a.opset == b.opset && a.body == b.body &&
          std::equal(a.sources.begin(), a.sources.end(), b.sources.begin(), b.sources.end(),
                     [](const std::optional<source>& x, const std::optional<source>& y) {
                       return x.has_value() == y.has_value() && (!x || (x->layer == y->layer && x->output == y->output));

@@ -676,6 +676,7 @@ std::shared_ptr<const subgraph> graph_reader::read_body(const reader& r, const p
   if (const auto* twice = layers_reader.sort_ids())
     r.bad_layer(*twice, fmt::format("in the body of {}: id {} is used by an earlier layer too", owner.where(), twice->id));
   layers_reader.link(body.child("edges"), &owner);
+  g.edges_byte_ = reader::at(body.child("edges"));
   for (const auto& l : g.layers_)
     if (part_of(l.type) == op_part::constant) check_const(r, l, g.bin_bytes_.size(), bin_file);
   for (const auto& [index, n] : nested)
@@ -937,7 +938,7 @@ graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> e
   auto st = std::make_shared<edit_storage>();
   st->original = g.storage_;
   r.bin_bytes_ = weights->bytes();
-  r.bin_ = std::move(weights);
+  r.bin_ = weights;  // and each edited body's
   const auto sorted = r.by_id_.size();
   std::vector<std::size_t> clones;
   const auto index_of = [&](std::int64_t id) {
@@ -948,7 +949,14 @@ graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> e
       if (r.by_id_[k].first == id) return r.by_id_[k].second;
     no_such_layer(id);
   };
+  // Edits inside a body, by the layer of `g` that holds it (that body's ids are its own), in order.
+  std::map<std::int64_t, std::vector<graph_edit>> inner;
   for (const auto& e : edits) {
+    if (!e.within.empty()) {
+      auto& x = inner[e.within.front()].emplace_back(e);
+      x.within.erase(x.within.begin());
+      continue;
+    }
     if (e.what == graph_edit::kind::set_attribute) {
       auto& l = r.layers_[index_of(e.layer)];
       const std::string_view name = st->texts.emplace_back(e.name);
@@ -993,6 +1001,13 @@ graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> e
       r.by_id_.emplace_back(e.id, index);
       clones.push_back(index);
     }
+  }
+  for (const auto& [id, list] : inner) {
+    auto& l = r.layers_[index_of(id)];
+    if (!l.body) fail(errc::invalid_argument, {}, fmt::format("an edit names the body of {}, which has none", l.where()));
+    auto body = std::make_shared<subgraph>(*l.body);
+    body->network = edited(l.body->network, list, weights);
+    l.body = std::move(body);
   }
   if (!clones.empty()) {
     std::sort(r.by_id_.begin(), r.by_id_.end());
@@ -1110,18 +1125,31 @@ std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std
   const auto bad = [&](const std::string& what, std::string hint = {}) -> void {
     fail(errc::bad_file, {.file = g.xml_file_}, fmt::format("{}: {}", g.xml_file_, what), std::move(hint));
   };
+  // A layer: the body that holds it (the layers around it, outermost first; empty at the top) and its id
+  // there.
+  using key = std::pair<std::vector<std::int64_t>, std::int64_t>;
+  const auto graph_at = [&](const std::vector<std::int64_t>& within) -> const graph& {
+    const graph* at = &g;
+    for (const auto id : within) {
+      const auto* l = at->find(id);
+      if (l == nullptr) no_such_layer(id);
+      if (!l->body) bad(fmt::format("{}: an edit names its body, which it has not", l->where()));
+      at = &l->body->network;
+    }
+    return *at;
+  };
   // An edited layer's element, parsed on its own: [begin, end) in the text.
   struct element {
     std::size_t begin = 0, end = 0;
     std::unique_ptr<pugi::xml_document> doc;
     std::vector<std::unique_ptr<pugi::xml_document>> clones;  // written right after it, in order
   };
-  std::map<std::int64_t, element> elements;      // by the id of a layer of `g`
-  std::map<std::int64_t, pugi::xml_node> nodes;  // every edited layer's node, clones too
-  const auto node_of = [&](std::int64_t id) -> std::pair<pugi::xml_node, std::int64_t> {
-    if (const auto it = nodes.find(id); it != nodes.end()) return {it->second, id};
-    const auto* l = g.find(id);
-    if (l == nullptr) no_such_layer(id);
+  std::map<key, element> elements;      // by layer
+  std::map<key, pugi::xml_node> nodes;  // every edited layer's node, clones too
+  const auto node_of = [&](const key& k) -> pugi::xml_node {
+    if (const auto it = nodes.find(k); it != nodes.end()) return it->second;
+    const auto* l = graph_at(k.first).find(k.second);
+    if (l == nullptr) no_such_layer(k.second);
     element e;
     e.begin = l->byte < text.size() && text[l->byte] == '<' ? l->byte : text.rfind('<', l->byte);
     if (e.begin == std::string_view::npos || text.substr(e.begin, 6) != "<layer")
@@ -1134,15 +1162,16 @@ std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std
     if (!e.doc->load_buffer(text.data() + e.begin, e.end - e.begin, fragment_parse, pugi::encoding_utf8))
       bad(fmt::format("{}: its <layer> element cannot be parsed on its own", l->where()));
     const auto node = e.doc->first_child();
-    elements.emplace(id, std::move(e));
-    nodes.emplace(id, node);
-    return {node, id};
+    elements.emplace(k, std::move(e));
+    nodes.emplace(k, node);
+    return node;
   };
-  std::map<std::int64_t, std::int64_t> owner;  // a clone's id -> the id of the element it follows
-  // Inputs to re-point: (consumer id, port id) -> the layer that now feeds them.
-  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> repoint;
+  std::map<key, key> owner;  // a clone -> the element it follows
+  // Inputs to re-point, by the body that holds them: (consumer id, port id) -> the layer that now feeds them.
+  std::map<std::vector<std::int64_t>, std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>> repoint;
   for (const auto& e : edits) {
-    auto [node, id] = node_of(e.layer);
+    const key k{e.within, e.layer};
+    auto node = node_of(k);
     if (e.what == graph_edit::kind::set_attribute) {
       auto data = node.child("data");
       if (!data) data = node.prepend_child("data");
@@ -1151,26 +1180,27 @@ std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std
       a.set_value(e.text.c_str());
       continue;
     }
-    const auto first = owner.contains(id) ? owner[id] : id;
+    const auto first = owner.contains(k) ? owner[k] : k;
     auto& clone = elements.at(first).clones.emplace_back(std::make_unique<pugi::xml_document>());
     auto copy = clone->append_copy(node);
     copy.attribute("id").set_value(std::to_string(e.id).c_str());
     copy.attribute("name").set_value(e.name.c_str());
-    nodes.emplace(e.id, copy);
-    owner[e.id] = first;
-    const auto* consumer = g.find(e.consumer);
+    const key made{e.within, e.id};
+    nodes.emplace(made, copy);
+    owner[made] = first;
+    const auto* consumer = graph_at(e.within).find(e.consumer);
     if (consumer == nullptr) no_such_layer(e.consumer);
     if (e.port >= consumer->inputs.size()) bad(fmt::format("{} has no input {}", consumer->where(), e.port));
-    repoint[{e.consumer, consumer->inputs[e.port].id}] = e.id;
+    repoint[e.within][{e.consumer, consumer->inputs[e.port].id}] = e.id;
   }
 
   splices out;
-  for (const auto& [id, e] : elements) {
+  for (const auto& [k, e] : elements) {
     std::string s = print(e.doc->first_child());
     for (const auto& c : e.clones) s += print(c->first_child());
     out.add(e.begin, e.end, std::move(s));
   }
-  if (!repoint.empty()) repoint_edges(g.edges_byte_, text, repoint, out, bad);
+  for (const auto& [within, edges] : repoint) repoint_edges(graph_at(within).edges_byte_, text, edges, out, bad);
   return out.applied_to(text);
 }
 

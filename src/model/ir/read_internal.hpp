@@ -88,16 +88,21 @@ struct graph_edit {
   std::int64_t id = 0;
   std::int64_t consumer = 0;
   std::size_t port = 0;
+  /// The layers whose bodies hold `layer` (and a clone's `consumer`), outermost first; empty at the top
+  /// level. Ids inside a body are that body's own.
+  std::vector<std::int64_t> within{};
 };
 
 /// What graph_edit works on, with the graph's private parts at hand.
 struct graph_editor {
   /// `g` (read from an IR) with `edits` applied in order; its Consts read `weights` (the .bin's bytes,
-  /// then the new constants after them). error(invalid_argument) for an edit that names no layer of `g`.
+  /// then the new constants after them). An edit inside a body gives the layer that holds it a new body,
+  /// edited likewise. error(invalid_argument) for an edit that names no layer of `g` or of that body.
   [[nodiscard]] static graph edited(const graph& g, std::span<const graph_edit> edits,
                                     std::shared_ptr<const io::detail::mapped_file> weights);
   /// `xml`, the text `g` was read from, with `edits` applied: each edited layer's element is written again
-  /// (a clone right after its original), each re-pointed edge too; every other byte is the original's.
+  /// (a clone right after its original), each re-pointed edge too (in the <edges> of the body that holds
+  /// it); every other byte is the original's.
   [[nodiscard]] static std::string edited_xml(const graph& g, std::span<const std::byte> xml,
                                               std::span<const graph_edit> edits);
 };
