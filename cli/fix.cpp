@@ -148,7 +148,7 @@ int fix(const fix_args& a) {
   } else {
     std::vector<std::vector<std::string>> rows, notes;
     for (const auto& c : report.changes) {
-      rows.push_back({std::to_string(c.id), c.name, c.old_pattern, c.new_pattern});
+      rows.push_back({id_path(c.within, c.id), c.name, c.old_pattern, c.new_pattern});
       notes.push_back({c.why});
     }
     print_table({"id", "name", "old pattern", "new pattern"}, rows, notes);

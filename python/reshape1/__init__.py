@@ -485,7 +485,8 @@ def check_batch(
 class FixChange:
     """One rewritten Reshape pattern of an IR: the Const `const` (a clone of `cloned_from` when the original
     fed other layers too) has `new_value` at `element`; special_zero_set when the Reshape's special_zero
-    went from false to true."""
+    went from false to true. A Reshape in a TensorIterator's or Loop's body has its id (and its Const's)
+    there, with within naming the layers around it, outermost first."""
 
     id: int
     name: str
@@ -498,6 +499,7 @@ class FixChange:
     new_value: int
     special_zero_set: bool
     why: str
+    within: Tuple[Enclosing, ...] = ()
 
 
 @_report

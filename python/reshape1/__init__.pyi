@@ -263,6 +263,7 @@ class FixChange:
     new_value: int
     special_zero_set: bool
     why: str
+    within: Tuple[Enclosing, ...] = ...
 
 @dataclass(frozen=True, kw_only=True)
 class OnnxFixChange:

@@ -442,7 +442,7 @@ class onnx_fixer {
         } else if (f.issue != model::batch_issue::scales_with_batch) {
           // A node that lowers to a Reshape (Flatten, a grouped Conv's weights) is not one fix rewrites.
           refuse(report, f,
-                 !f.pattern_index || part_of(f.type) != op_part::reshape ? model::text::refusal(f, at[k], model::model_format::onnx)
+                 !f.pattern_index || part_of(f.type) != op_part::reshape ? model::text::refusal(f, at[k])
                  : !lost.empty()                                          ? lost
                                                                           : model::text::reshape_not_found());
         }

@@ -160,18 +160,21 @@ json batch_json(const model::batch_report& r, std::string_view model, shapes_see
 
 json fix_json(const model::fix_report& r, std::string_view model, const json& output) {
   auto changes = json::array();
-  for (const auto& c : r.changes)
-    changes.push_back({{"id", std::to_string(c.id)},
-                       {"name", c.name},
-                       {"old_pattern", c.old_pattern},
-                       {"new_pattern", c.new_pattern},
-                       {"const", std::to_string(c.const_id)},
-                       {"cloned_from", c.cloned_from ? json(std::to_string(*c.cloned_from)) : json()},
-                       {"element", c.const_index},
-                       {"old_value", c.old_value},
-                       {"new_value", c.new_value},
-                       {"special_zero_set", c.special_zero_set},
-                       {"why", c.why}});
+  for (const auto& c : r.changes) {
+    json j = {{"id", std::to_string(c.id)},
+              {"name", c.name},
+              {"old_pattern", c.old_pattern},
+              {"new_pattern", c.new_pattern},
+              {"const", std::to_string(c.const_id)},
+              {"cloned_from", c.cloned_from ? json(std::to_string(*c.cloned_from)) : json()},
+              {"element", c.const_index},
+              {"old_value", c.old_value},
+              {"new_value", c.new_value},
+              {"special_zero_set", c.special_zero_set},
+              {"why", c.why}};
+    if (!c.within.empty()) j["within"] = within_json(c.within);  // a Reshape in a body, as refusals give it
+    changes.push_back(std::move(j));
+  }
   return {{"model", model},      {"output", output},   {"nothing_to_do", r.nothing_to_do},
           {"fixed", r.fixed},    {"changes", changes}, {"refusals", refusals_json(r.refusals)},
           {"checked", r.checked}};

@@ -31,6 +31,24 @@ def test_fix_rewrites_the_flattens_and_writes_a_model_that_reshapes(data_dir: pa
     assert not reshape1.check(tmp_path / "fixed.xml").failed
 
 
+def test_a_reshape_in_a_tensor_iterator_body_is_rewritten_there(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    # The hand-made TensorIterator's body flattens each step with [0,-1]; written as [1,-1], it keeps the
+    # model at batch 1, and fix turns it back in the body's own Const.
+    model = data_dir / "models" / "tensor-iterator-lstm" / "model.xml"
+    weights = bytearray(model.with_suffix(".bin").read_bytes())
+    pattern = bytes(8) + b"\xff" * 8
+    assert weights.count(pattern) == 1
+    weights[weights.index(pattern)] = 1
+    (tmp_path / "m.xml").write_bytes(model.read_bytes())
+    (tmp_path / "m.bin").write_bytes(bytes(weights))
+    report = reshape1.fix(tmp_path / "m.xml", tmp_path / "fixed.xml")
+    assert report.fixed and not report.refusals
+    [change] = report.changes
+    assert (change.id, change.old_pattern, change.new_pattern, change.const, change.new_value) == (4, "[1,-1]", "[0,-1]", 3, 0)
+    assert change.within == (reshape1.Enclosing(id=3, name="lstm", type="TensorIterator"),)
+    assert reshape1.check_batch(tmp_path / "fixed.xml", batch=8).summary.reshapes
+
+
 def test_dry_run_nothing_to_do_and_refusals(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
     dry = reshape1.fix(data_dir / RETAIL, check_batches=[2, "?"])
     assert dry.fixed and dry.output is None and len(dry.checked) == 2

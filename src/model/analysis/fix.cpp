@@ -35,6 +35,73 @@ using reshape1::detail::fail;
 
 std::string batch_name(const dimension& d) { return to_string(d); }
 
+/// A layer of the model: the layers whose bodies hold it, outermost first (empty at the top level), and its
+/// id in that body (a body's ids are its own).
+struct layer_key {
+  std::vector<std::int64_t> within;
+  std::int64_t id = 0;
+  friend auto operator<=>(const layer_key&, const layer_key&) = default;
+};
+
+std::vector<std::int64_t> ids_of(const std::vector<enclosing_layer>& within) {
+  std::vector<std::int64_t> ids;
+  for (const auto& w : within) ids.push_back(w.id);
+  return ids;
+}
+
+layer_key key_of(const batch_finding& f) { return {ids_of(f.within), f.id}; }
+
+/// A body of a model (or the model itself) and what a propagation of the model knows there.
+struct site {
+  const graph* g = nullptr;
+  const propagation* p = nullptr;  ///< nullptr when the propagation kept none
+};
+
+/// The graph that `within` leads to from `g` (propagated as `p`, or nullptr), or nullopt when a layer on
+/// the way is missing or has no body.
+std::optional<site> site_at(const graph& g, const propagation* p, const std::vector<std::int64_t>& within) {
+  site s{&g, p};
+  for (const auto id : within) {
+    const auto* l = s.g->find(id);
+    if (l == nullptr || !l->body) return std::nullopt;
+    s.p = s.p == nullptr ? nullptr : s.p->body(static_cast<std::size_t>(l - s.g->layers().data()));
+    s.g = &l->body->network;
+  }
+  return s;
+}
+
+/// The layers `within` names in `g`, as the reports name them.
+std::vector<enclosing_layer> enclosing(const graph& g, const std::vector<std::int64_t>& within) {
+  std::vector<enclosing_layer> r;
+  const graph* at = &g;
+  for (const auto id : within) {
+    const auto* l = at->find(id);
+    if (l == nullptr || !l->body) break;
+    r.push_back({l->id, std::string(l->name), std::string(l->type)});
+    at = &l->body->network;
+  }
+  return r;
+}
+
+/// How many inputs of `g`'s layers `l` feeds.
+std::size_t readers_of(const graph& g, const layer& l) {
+  const auto index = static_cast<std::size_t>(&l - g.layers().data());
+  std::size_t n = 0;
+  for (const auto& x : g.layers())
+    for (const auto& src : x.sources) n += src && src->layer == index;
+  return n;
+}
+
+/// The largest layer id of `g` and of every body in it.
+std::int64_t largest_id(const graph& g) {
+  std::int64_t r = 0;
+  for (const auto& l : g.layers()) {
+    r = std::max(r, l.id);
+    if (l.body) r = std::max(r, largest_id(l.body->network));
+  }
+  return r;
+}
+
 /// A pattern's values as the notation, from a propagation (unknown elements as ?).
 std::string pattern_text(const graph& g, const propagation& p, const layer& l) {
   return to_string(detail::without_symbols(detail::reshape_pattern_at(g, p, l, nullptr)));
@@ -43,6 +110,7 @@ std::string pattern_text(const graph& g, const propagation& p, const layer& l) {
 /// What one rewrite does: element `index` of Const `holder` becomes `value`, and the Reshape's special_zero
 /// may be set. Whether the Const is cloned is decided when the plan becomes edits (see fixer::convert).
 struct plan {
+  std::vector<std::int64_t> within;  ///< the bodies the Reshape is in (its holder and consumer too)
   std::int64_t reshape = 0;
   std::int64_t holder = 0;
   std::size_t index = 0;
@@ -104,10 +172,9 @@ class fixer {
     if (!ec) xml_time_ = fs::last_write_time(xml, ec);
     declared_ = propagate(original_);
     layer_count_ = original_.layers().size();
-    for (const auto& l : original_.layers()) {
-      next_id_ = std::max(next_id_, l.id + 1);
-      original_ids_.push_back(l.id);
-    }
+    // A clone's id is new in the body that holds it too: above every id of the model and its bodies.
+    next_id_ = largest_id(original_) + 1;
+    for (const auto& l : original_.layers()) original_ids_.push_back(l.id);
   }
 
   fix_report run() {
@@ -141,7 +208,8 @@ class fixer {
  private:
   /// A Reshape to rewrite, with its plans (the first `tried_` of them failed earlier).
   struct candidate {
-    std::int64_t id = 0;
+    layer_key key;
+    std::vector<enclosing_layer> within;  ///< the bodies it is in, as reports name them
     std::string name, type;
     std::string pattern;  ///< its pattern as the round found it
     std::vector<plan> plans;
@@ -167,28 +235,45 @@ class fixer {
       std::vector<candidate> group;
       std::vector<fix_refusal> unplanned;
       const auto named = [&](const batch_finding& f) {
-        return part_of(f.type) == op_part::reshape && f.within.empty() && f.issue != batch_issue::scales_with_batch &&
-               !done_.contains(f.id);
+        return part_of(f.type) == op_part::reshape && f.issue != batch_issue::scales_with_batch &&
+               !done_.contains(key_of(f)) && where(f);
       };
       // A Reshape after another one named here waits for a later round: what it is found to do may be the
-      // earlier one's doing, and is seen again once that one is rewritten.
+      // earlier one's doing, and is seen again once that one is rewritten. (A body's Reshape is after what
+      // the layer that runs the body is after, and after the Reshapes named before it in that body.)
       std::vector<char> named_here(current_->layers().size(), 0);
-      for (const auto& f : probe_->findings)
-        if (named(f)) named_here[index_of(f.id)] = 1;
-      const auto after = detail::downstream_of(*current_, named_here);
-      std::set<std::int64_t> seen;
+      std::map<const graph*, std::vector<char>> named_in_body;
       for (const auto& f : probe_->findings) {
-        if (!named(f) || after[index_of(f.id)] || !seen.insert(f.id).second) continue;
+        if (!named(f)) continue;
+        named_here[index_of(f.within.empty() ? f.id : f.within.front().id)] = 1;
+        if (f.within.empty()) continue;
+        const auto s = where(f);
+        auto& marks = named_in_body[s->g];
+        marks.resize(s->g->layers().size(), 0);
+        marks[static_cast<std::size_t>(s->g->find(f.id) - s->g->layers().data())] = 1;
+      }
+      const auto after = detail::downstream_of(*current_, named_here);
+      for (auto& [body, marks] : named_in_body) marks = detail::downstream_of(*body, marks);
+      const auto waits = [&](const batch_finding& f) {
+        if (after[index_of(f.within.empty() ? f.id : f.within.front().id)]) return true;
+        if (f.within.empty()) return false;
+        const auto s = where(f);
+        return named_in_body[s->g][static_cast<std::size_t>(s->g->find(f.id) - s->g->layers().data())] != 0;
+      };
+      std::set<layer_key> seen;
+      for (const auto& f : probe_->findings) {
+        const auto key = key_of(f);
+        if (!named(f) || waits(f) || !seen.insert(key).second) continue;
         std::string reason;
         auto plans = plans_for(f, reason);
-        const auto skip = std::min(tried_[f.id], plans.size());
+        const auto skip = std::min(tried_[key], plans.size());
         plans.erase(plans.begin(), plans.begin() + static_cast<std::ptrdiff_t>(skip));
         if (plans.empty()) {
-          unplanned.push_back({f.id, f.name, f.type, last_failure_.contains(f.id) ? last_failure_[f.id] : reason});
+          unplanned.push_back({f.id, f.name, f.type, last_failure_.contains(key) ? last_failure_[key] : reason, f.within});
           continue;
         }
-        group.push_back({f.id, f.name, f.type, pattern_text(*current_, runs_.declared(), *current_->find(f.id)),
-                         std::move(plans), 0});
+        const auto s = where(f);
+        group.push_back({key, f.within, f.name, f.type, pattern_text(*s->g, *s->p, *s->g->find(f.id)), std::move(plans), 0});
       }
       if (group.empty() && unplanned.empty()) return;
       ++round_;
@@ -202,21 +287,32 @@ class fixer {
       if (kept_ > 0) continue;
       final_ = true;
       for (auto* c : std::vector<candidate*>(failed_)) {
-        ++tried_[c->id];
+        ++tried_[c->key];
         if (++c->next < c->plans.size())
           attempt({c});
         else
-          refuse(c->id, c->name, c->type, last_failure_[c->id]);
+          refuse(*c, last_failure_[c->key]);
       }
       final_ = false;
       if (kept_ > 0) continue;
-      for (auto& x : unplanned) refuse(x.id, x.name, x.type, std::move(x.reason));
+      for (auto& x : unplanned) {
+        done_.insert({ids_of(x.within), x.id});
+        report_.refusals.push_back(std::move(x));
+      }
     }
   }
 
-  void refuse(std::int64_t id, const std::string& name, const std::string& type, std::string reason) {
-    done_.insert(id);
-    report_.refusals.push_back({id, name, type, std::move(reason)});
+  void refuse(const candidate& c, std::string reason) {
+    done_.insert(c.key);
+    report_.refusals.push_back({c.key.id, c.name, c.type, std::move(reason), c.within});
+  }
+
+  /// Where finding `f`'s layer is in the current model, with the propagation there (at the declared
+  /// shapes); nullopt when the propagation kept none for its body.
+  std::optional<site> where(const batch_finding& f) const {
+    auto s = site_at(*current_, &runs_.declared(), ids_of(f.within));
+    if (!s || s->p == nullptr || s->g->find(f.id) == nullptr) return std::nullopt;
+    return s;
   }
 
   /// Judges `group`'s current plans together on the model as rewritten so far; keeps them, or splits.
@@ -230,7 +326,7 @@ class fixer {
     bool in_place = false;  // runs_ are being made next's
     std::string failure;                     // why the group failed: an error's message
     std::optional<std::int64_t> changed;     // or the first layer whose declared shapes it changed
-    std::map<std::int64_t, batch_issue> failing;
+    std::map<layer_key, batch_issue> failing;
     try {
       convert(group, trial);
       const auto [edits, appended] = build(trial);
@@ -244,9 +340,9 @@ class fixer {
       if (!changed) {
         next_probe = detail::check_batch_in_place(*next, request(dimension()), runs_, redo, undo);
         for (const auto& f : next_probe.findings)
-          if (f.within.empty() && f.issue != batch_issue::scales_with_batch &&
-              std::any_of(group.begin(), group.end(), [&](const candidate* c) { return c->id == f.id; }))
-            failing.emplace(f.id, f.issue);
+          if (f.issue != batch_issue::scales_with_batch &&
+              std::any_of(group.begin(), group.end(), [&](const candidate* c) { return c->key == key_of(f); }))
+            failing.emplace(key_of(f), f.issue);
       }
     } catch (const error& e) {
       if (e.code() == errc::io) throw;  // the .bin cannot be read (it changed): not this rewrite's fault
@@ -261,21 +357,21 @@ class fixer {
       auto& c = *group[0];
       const auto& x = c.plans[c.next];
       const auto issue = failing.empty() ? batch_issue::fails : failing.begin()->second;
-      last_failure_[c.id] = changed            ? text::rewrite_changes_shapes(x.index, x.value, *changed)
+      last_failure_[c.key] = changed           ? text::rewrite_changes_shapes(x.index, x.value, *changed)
                             : !failure.empty() ? failure
                                                : text::rewrite_still_leaves(x.index, x.value, issue, "?");
       if (!final_) {  // judged again in this round's final pass, or planned again in the next round
         failed_.push_back(&c);
         return;
       }
-      ++tried_[c.id];
+      ++tried_[c.key];
       if (++c.next < c.plans.size()) return attempt(group);
-      refuse(c.id, c.name, c.type, last_failure_[c.id]);
+      refuse(c, last_failure_[c.key]);
       return;
     }
     std::vector<candidate*> first, second;
     if (!failing.empty() && failing.size() < group.size()) {
-      for (auto* c : group) (failing.contains(c->id) ? second : first).push_back(c);
+      for (auto* c : group) (failing.contains(c->key) ? second : first).push_back(c);
     } else {
       first.assign(group.begin(), group.begin() + static_cast<std::ptrdiff_t>(group.size() / 2));
       second.assign(group.begin() + static_cast<std::ptrdiff_t>(group.size() / 2), group.end());
@@ -292,19 +388,24 @@ class fixer {
   /// needs the change, unless every layer it feeds is in the group with the same change: then it is
   /// rewritten in place and stays one Const.
   void convert(const std::vector<candidate*>& group, std::vector<rewrite>& trial) {
-    std::map<std::int64_t, std::vector<const plan*>> by_holder;
-    for (const auto* c : group) by_holder[c->plans[c->next].holder].push_back(&c->plans[c->next]);
+    std::map<layer_key, std::vector<const plan*>> by_holder;
     for (const auto* c : group) {
       const auto& x = c->plans[c->next];
-      const auto& holder = *current_->find(x.holder);
-      const auto& sharing = by_holder[x.holder];
+      by_holder[{x.within, x.holder}].push_back(&x);
+    }
+    for (const auto* c : group) {
+      const auto& x = c->plans[c->next];
+      const auto& body = *site_at(*current_, nullptr, x.within)->g;
+      const auto& holder = *body.find(x.holder);
+      const auto& sharing = by_holder[{x.within, x.holder}];
       const bool same = std::all_of(sharing.begin(), sharing.end(),
                                     [&](const plan* y) { return y->index == x.index && y->value == x.value; });
+      const auto readers = x.within.empty() ? consumers(holder) : readers_of(body, holder);
       rewrite r;
       r.p = x;
-      r.clone = consumers(holder) > 1 && !(same && sharing.size() == consumers(holder));
+      r.clone = readers > 1 && !(same && sharing.size() == readers);
       r.target = r.clone ? next_id_++ : x.holder;
-      r.bytes = bytes_of(*current_, holder);
+      r.bytes = bytes_of(body, holder);
       const auto width = static_cast<std::size_t>(bit_width(holder.element("element_type")) / 8);
       if (width == 0 || (x.index + 1) * width > r.bytes.size())
         fail(errc::unsupported, {}, fmt::format("{}: its element type is not rewritten", holder.where()), {});
@@ -320,30 +421,34 @@ class fixer {
     using kind = detail::graph_edit::kind;
     std::vector<detail::graph_edit> edits;
     std::vector<std::byte> appended;
-    std::map<std::int64_t, std::size_t> written;  // a Const's latest bytes: their place in `appended`
+    std::map<layer_key, std::size_t> written;  // a Const's latest bytes: their place in `appended`
     for (const auto& r : rewrites) {
+      const auto& within = r.p.within;
       if (r.clone)
         edits.push_back({.what = kind::clone_layer,
                          .layer = r.p.holder,
-                         .name = fmt::format("{}/reshape1_fix_{}", original_.find(r.p.holder)->name, r.p.consumer),
+                         .name = fmt::format("{}/reshape1_fix_{}", site_at(original_, nullptr, within)->g->find(r.p.holder)->name,
+                                             r.p.consumer),
                          .id = r.target,
                          .consumer = r.p.consumer,
-                         .port = r.p.consumer_port});
+                         .port = r.p.consumer_port,
+                         .within = within});
       std::size_t at = appended.size();
-      if (const auto it = written.find(r.target);
+      if (const auto it = written.find({within, r.target});
           it != written.end() && it->second + r.bytes.size() <= appended.size() &&
           std::equal(r.bytes.begin(), r.bytes.end(), appended.begin() + static_cast<std::ptrdiff_t>(it->second))) {
         at = it->second;  // the same bytes as the Const's last rewrite (one Const rewritten for two Reshapes)
       } else {
         appended.insert(appended.end(), r.bytes.begin(), r.bytes.end());
       }
-      written[r.target] = at;
+      written[{within, r.target}] = at;
       edits.push_back({.what = kind::set_attribute, .layer = r.target, .name = "offset",
-                       .text = std::to_string(bin_size_ + at)});
+                       .text = std::to_string(bin_size_ + at), .within = within});
       edits.push_back({.what = kind::set_attribute, .layer = r.target, .name = "size",
-                       .text = std::to_string(r.bytes.size())});
+                       .text = std::to_string(r.bytes.size()), .within = within});
       if (r.p.set_special_zero)
-        edits.push_back({.what = kind::set_attribute, .layer = r.p.reshape, .name = "special_zero", .text = "true"});
+        edits.push_back(
+            {.what = kind::set_attribute, .layer = r.p.reshape, .name = "special_zero", .text = "true", .within = within});
     }
     return {std::move(edits), std::move(appended)};
   }
@@ -372,19 +477,22 @@ class fixer {
   void keep(const std::vector<candidate*>& group, std::vector<rewrite> trial, graph next, batch_report next_probe) {
     for (auto k = rewrites_.size(); k < trial.size(); ++k) {
       auto& r = trial[k];
-      const auto& l = *next.find(r.p.reshape);
+      const layer_key key{r.p.within, r.p.reshape};
+      const auto s = site_at(next, &runs_.declared(), r.p.within);
+      const auto& l = *s->g->find(r.p.reshape);
       auto& c = r.change;
       c.id = l.id;
       c.name = l.name;
-      c.old_pattern = std::find_if(group.begin(), group.end(), [&](const candidate* x) { return x->id == l.id; })[0]->pattern;
-      c.new_pattern = pattern_text(next, runs_.declared(), l);
+      c.within = enclosing(next, r.p.within);
+      c.old_pattern = std::find_if(group.begin(), group.end(), [&](const candidate* x) { return x->key == key; })[0]->pattern;
+      c.new_pattern = s->p != nullptr ? pattern_text(*s->g, *s->p, l) : std::string("?");
       c.const_index = r.p.index;
       c.old_value = r.p.old_value;
       c.new_value = r.p.value;
       c.special_zero_set = r.p.set_special_zero;
       describe(r);
     }
-    for (const auto* c : group) done_.insert(c->id);
+    for (const auto* c : group) done_.insert(c->key);
     kept_ += group.size();
     kept_count_ += group.size();
     rewrites_ = std::move(trial);
@@ -420,11 +528,11 @@ class fixer {
   /// feeds were rewritten the same way in a later round) dropped: its Reshape reads the original again.
   /// A copy: if the proof takes a rewrite back, the others are what they were.
   static std::vector<rewrite> merged_clones(std::vector<rewrite> rewrites) {
-    std::map<std::int64_t, const std::vector<std::byte>*> last;  // a Const's final bytes
-    for (const auto& r : rewrites) last[r.target] = &r.bytes;
+    std::map<layer_key, const std::vector<std::byte>*> last;  // a Const's final bytes
+    for (const auto& r : rewrites) last[{r.p.within, r.target}] = &r.bytes;
     for (auto& r : rewrites) {
       if (!r.clone) continue;
-      const auto it = last.find(r.p.holder);
+      const auto it = last.find({r.p.within, r.p.holder});
       if (it == last.end() || *it->second != r.bytes) continue;
       r.clone = false;
       r.target = r.p.holder;
@@ -489,7 +597,7 @@ class fixer {
     const propagation& at_declared = proven ? *proven_prop : declared();
     std::vector<std::string> checked;
     std::vector<fix_refusal> refusals;
-    std::map<std::int64_t, std::string> dropped;  // rewritten Reshapes the proof still names
+    std::map<layer_key, std::string> dropped;  // rewritten Reshapes the proof still names
     bool all = true;
     if (proven) {
       all = same_shapes_as_declared(g, at_declared, refusals);
@@ -558,35 +666,36 @@ class fixer {
 
   /// The proof's findings at batch `b`: a rewritten Reshape it still names goes to `dropped` (its rewrite
   /// is taken back), any other finding is a refusal (once).
-  void judge(const batch_report& r, const dimension& b, std::map<std::int64_t, std::string>& dropped,
+  void judge(const batch_report& r, const dimension& b, std::map<layer_key, std::string>& dropped,
              std::vector<fix_refusal>& refusals) const {
     for (const auto& f : r.findings) {
       if (f.issue == batch_issue::scales_with_batch) continue;
-      const auto rewritten =
-          f.within.empty() ? std::find_if(rewrites_.begin(), rewrites_.end(), [&](const rewrite& x) { return x.p.reshape == f.id; })
-                           : rewrites_.end();
+      const auto key = key_of(f);
+      const auto rewritten = std::find_if(rewrites_.begin(), rewrites_.end(), [&](const rewrite& x) {
+        return x.p.reshape == key.id && x.p.within == key.within;
+      });
       if (rewritten != rewrites_.end()) {
         const auto& x = rewritten->p;
-        dropped.emplace(f.id, text::rewrite_still_leaves(x.index, x.value, f.issue, batch_name(b)));
+        dropped.emplace(key, text::rewrite_still_leaves(x.index, x.value, f.issue, batch_name(b)));
         continue;
       }
       const auto known = [&](const std::vector<fix_refusal>& v) {
         return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.id == f.id && x.within == f.within; });
       };
       if (known(report_.refusals) || known(refusals)) continue;
-      refusals.push_back({f.id, f.name, f.type, text::refusal(f, b, model_format::ir), f.within});
+      refusals.push_back({f.id, f.name, f.type, text::refusal(f, b), f.within});
     }
   }
 
   /// Takes back the rewrites of the Reshapes the proof still names (each tries its next alternative) and
   /// makes the model the rounds resume from.
-  void drop(const std::map<std::int64_t, std::string>& dropped) {
-    for (const auto& [id, why] : dropped) {
-      const auto reshape = id;  // clang 14 (the fuzz preset) cannot capture a structured binding
-      std::erase_if(rewrites_, [reshape](const rewrite& x) { return x.p.reshape == reshape; });
-      last_failure_[id] = why;
-      ++tried_[id];
-      done_.erase(id);
+  void drop(const std::map<layer_key, std::string>& dropped) {
+    for (const auto& [key, why] : dropped) {
+      const auto& reshape = key;  // clang 14 (the fuzz preset) cannot capture a structured binding
+      std::erase_if(rewrites_, [&reshape](const rewrite& x) { return x.p.reshape == reshape.id && x.p.within == reshape.within; });
+      last_failure_[key] = why;
+      ++tried_[key];
+      done_.erase(key);
     }
     const auto [kept, bytes] = build(rewrites_);
     current_.emplace(detail::graph_editor::edited(original_, kept, weights(bytes)));
@@ -595,30 +704,42 @@ class fixer {
     count_consumers();
   }
 
-  /// Where each rewritten Reshape comes in the original's order (producers first), by id.
-  std::map<std::int64_t, std::size_t> places_of(const std::vector<rewrite>& rewrites) const {
-    std::vector<std::size_t> position(original_.layers().size());
-    for (std::size_t k = 0; k < original_.order().size(); ++k) position[original_.order()[k]] = k;
-    std::map<std::int64_t, std::size_t> r;
-    for (const auto& x : rewrites)
-      r[x.change.id] = position[static_cast<std::size_t>(original_.find(x.change.id) - original_.layers().data())];
+  /// Where each rewritten Reshape comes in the original's order (producers first): its place, or the
+  /// place of the layer whose body holds it followed by its place in that body.
+  std::map<layer_key, std::vector<std::size_t>> places_of(const std::vector<rewrite>& rewrites) const {
+    std::map<layer_key, std::vector<std::size_t>> r;
+    for (const auto& x : rewrites) {
+      auto& place = r[{x.p.within, x.p.reshape}];
+      const graph* at = &original_;
+      std::vector<std::int64_t> path = x.p.within;
+      path.push_back(x.p.reshape);
+      for (const auto id : path) {
+        const auto* l = at->find(id);
+        if (l == nullptr) break;
+        const auto index = static_cast<std::size_t>(l - at->layers().data());
+        place.push_back(static_cast<std::size_t>(std::find(at->order().begin(), at->order().end(), index) - at->order().begin()));
+        if (!l->body) break;
+        at = &l->body->network;
+      }
+    }
     return r;
   }
 
   /// The report's changes, in the model's order (`places`), whichever round kept them.
-  void list_changes(const std::vector<rewrite>& final_rewrites, const std::map<std::int64_t, std::size_t>& places) {
-    for (const auto& r : final_rewrites) report_.changes.push_back(r.change);
-    std::stable_sort(report_.changes.begin(), report_.changes.end(), [&](const fix_change& a, const fix_change& b) {
-      return places.at(a.id) < places.at(b.id);
-    });
+  void list_changes(const std::vector<rewrite>& final_rewrites, const std::map<layer_key, std::vector<std::size_t>>& places) {
+    std::vector<std::pair<std::vector<std::size_t>, fix_change>> listed;
+    for (const auto& r : final_rewrites) listed.emplace_back(places.at({r.p.within, r.p.reshape}), r.change);
+    std::stable_sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [place, change] : listed) report_.changes.push_back(std::move(change));
   }
 
   /// Setting element `index` of Reshape `l`'s pattern to `value` as a rewrite of the Const that holds it
   /// (directly or through a Concat), `why` being the reason; nullopt, with `reason`, when that Const
   /// cannot take it.
-  std::optional<plan> target(const layer& l, std::size_t index, std::int64_t old_value, std::int64_t value,
-                             std::string_view why, std::string& reason) const {
-    const auto origin = detail::origin_of_element(*current_, runs_.declared(), l, 1, index);
+  std::optional<plan> target(const site& s, const std::vector<std::int64_t>& within, const layer& l, std::size_t index,
+                             std::int64_t old_value, std::int64_t value, std::string_view why,
+                             std::string& reason) const {
+    const auto origin = detail::origin_of_element(*s.g, *s.p, l, 1, index);
     if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant) {
       reason = text::computed_not_const(index, origin.holder != nullptr ? origin.holder->where() : std::string());
       return std::nullopt;
@@ -635,11 +756,12 @@ class fixer {
     // Every layer between the Const and the Reshape must feed only the next one: a shared Concat or
     // Convert would carry the change to other layers that this report would not list.
     for (const auto* step : origin.path)
-      if (consumers(*step) > 1) {
+      if ((within.empty() ? consumers(*step) : readers_of(*s.g, *step)) > 1) {
         reason = text::comes_through_shared_layer(index, step->where());
         return std::nullopt;
       }
     plan x;
+    x.within = within;
     x.old_value = old_value;
     x.reshape = l.id;
     x.holder = origin.holder->id;
@@ -654,10 +776,11 @@ class fixer {
   /// The rewrites that could resolve finding `f`, best first (pattern_choices, each where its value is
   /// held); or the reason there are none.
   std::vector<plan> plans_for(const batch_finding& f, std::string& reason) const {
-    const auto& l = *current_->find(f.id);
+    const auto s = *where(f);
+    const auto& l = *s.g->find(f.id);
     std::vector<plan> plans;
-    for (const auto& c : detail::pattern_choices(*current_, runs_.declared(), l, f, reason))
-      if (auto x = target(l, c.element, c.old_value, c.value, c.why, reason)) {
+    for (const auto& c : detail::pattern_choices(*s.g, *s.p, l, f, reason))
+      if (auto x = target(s, ids_of(f.within), l, c.element, c.old_value, c.value, c.why, reason)) {
         x->set_special_zero = c.set_special_zero;
         plans.push_back(*x);
       }
@@ -682,9 +805,9 @@ class fixer {
   std::size_t round_ = 0, tried_count_ = 0, kept_count_ = 0;  ///< for the progress display
   std::vector<candidate*> failed_;   ///< candidates whose plan failed in this round
   bool final_ = false;               ///< the round kept nothing: a failed plan is final
-  std::set<std::int64_t> done_;                      ///< Reshapes rewritten or refused
-  std::map<std::int64_t, std::size_t> tried_;        ///< how many of a Reshape's plans failed
-  std::map<std::int64_t, std::string> last_failure_;  ///< and why the last one did
+  std::set<layer_key> done_;                      ///< Reshapes rewritten or refused
+  std::map<layer_key, std::size_t> tried_;        ///< how many of a Reshape's plans failed
+  std::map<layer_key, std::string> last_failure_;  ///< and why the last one did
   fix_report report_;
 };
 

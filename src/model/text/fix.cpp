@@ -172,20 +172,13 @@ std::string fails_as_given(const batch_finding& f) {
                      f.what);
 }
 
-std::string refusal(const batch_finding& f, const dimension& at, model_format format) {
+std::string refusal(const batch_finding& f, const dimension& at) {
   const auto what = f.issue == batch_issue::fails_at_declared
                         ? fails_as_given(f)
                         : fmt::format("{} at batch {}: {}", issue_words(f.issue), to_string(at), f.what);
-  // The IR fix rewrites nothing inside a body; the ONNX fix rewrites a body's Reshapes as the graph's.
-  const bool bodies_rewritten = format == model_format::onnx;
-  if (!f.within.empty() && !bodies_rewritten)
-    return fmt::format("inside the body of {} '{}' (id {}), which fix does not rewrite: {}", f.within.back().type,
-                       f.within.back().name, f.within.back().id, what);
   std::string r;
   if (f.issue == batch_issue::cannot_tell)
     r = "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
-  else if (detail::part_of(f.type) == detail::op_part::runs_body && !bodies_rewritten)
-    r = "a layer inside its body, which fix does not rewrite: " + what;
   else if (f.issue == batch_issue::fails_at_declared)
     r = what;
   else

@@ -86,8 +86,8 @@ namespace reshape1::model::text {
 [[nodiscard]] std::string rewrite_left(std::size_t index, std::int64_t value, std::string_view what);
 /// Why a fails_at_declared finding is not fix's to mend: the model fails as it is given.
 [[nodiscard]] std::string fails_as_given(const batch_finding& f);
-/// Why finding `f`, at batch `at`, keeps the model from being fixed, by the fix of a `format` file.
-[[nodiscard]] std::string refusal(const batch_finding& f, const dimension& at, model_format format);
+/// Why finding `f`, at batch `at`, keeps the model from being fixed.
+[[nodiscard]] std::string refusal(const batch_finding& f, const dimension& at);
 /// The proof read the rewritten model back: a layer is missing, or has other shapes at the declared inputs.
 [[nodiscard]] std::string read_back_lacks_layer();
 [[nodiscard]] std::string read_back_lacks_tensor(std::string_view name);
