@@ -103,11 +103,28 @@ def seeds() -> Dict[str, IR]:
     return found
 
 
+def body_seed() -> bytes:
+    """The hand-made TensorIterator (tests/data/models) with its body's pattern [0,-1] written as [1,-1]:
+    fix rewrites it inside the body."""
+    model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "models",
+                         "tensor-iterator-lstm", "model")
+    with open(model + ".xml", "rb") as f:
+        xml = f.read()
+    with open(model + ".bin", "rb") as f:
+        weights = bytearray(f.read())
+    pattern = bytes(8) + b"\xff" * 8
+    assert weights.count(pattern) == 1
+    weights[weights.index(pattern)] = 1
+    return struct.pack("<H", len(xml)) + xml + bytes(weights)
+
+
 def main() -> None:
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "ir")
-    for name, m in seeds().items():
+    made = {name: m.fuzz_input() for name, m in seeds().items()}
+    made["tensor-iterator-body"] = body_seed()
+    for name, data in made.items():
         with open(os.path.join(out, "seed-fix-" + name), "wb") as f:
-            f.write(m.fuzz_input())
+            f.write(data)
 
 
 if __name__ == "__main__":
