@@ -357,6 +357,62 @@ TEST_F(batch, into_a_tensor_iterator_body) {
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), 16), pattern) << "[0,-1] again";
 }
 
+// A Const shared inside a body: the TensorIterator fixture's pattern Const (body id 3), written [1,-1], also
+// shapes a bias [1,16] that is added to each step. The step's Reshape needs 0, the bias's keeps 1: fix
+// gives the step a copy of the Const in the body (its id above every id of the model), re-points the
+// body's own edge, and leaves the bias's Reshape reading the original.
+TEST_F(batch, fix_clones_a_const_shared_inside_a_body) {
+  const auto model = fs::path(RESHAPE1_TEST_DATA) / "models" / "tensor-iterator-lstm";
+  std::string xml, bin;
+  {
+    std::ifstream in(model / "model.xml", std::ios::binary);
+    xml.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::ifstream b(model / "model.bin", std::ios::binary);
+    bin.assign(std::istreambuf_iterator<char>(b), std::istreambuf_iterator<char>());
+  }
+  const std::string pattern = std::string(8, '\0') + std::string(8, '\xff');  // i64 [0,-1]
+  ASSERT_EQ(bin.find(pattern), bin.rfind(pattern));
+  bin[bin.find(pattern)] = 1;
+  const auto bias_at = bin.size();
+  bin += std::string(64, '\0');  // f32 [1,16] of zeros
+  const auto f16 = R"(<dim>1</dim><dim>16</dim>)";
+  const auto layers = fmt::format(
+      R"(<layer id="14" name="bias" type="Const" version="opset1"><data element_type="f32" shape="1,16" offset="{}" size="64"/><output><port id="0" precision="FP32">{}</port></output></layer>)"
+      R"(<layer id="15" name="bias_flat" type="Reshape" version="opset1"><data special_zero="true"/><input><port id="0" precision="FP32">{}</port><port id="1" precision="I64"><dim>2</dim></port></input><output><port id="2" precision="FP32">{}</port></output></layer>)"
+      R"(<layer id="16" name="biased" type="Add" version="opset1"><input><port id="0" precision="FP32">{}</port><port id="1" precision="FP32">{}</port></input><output><port id="2" precision="FP32">{}</port></output></layer>)",
+      bias_at, f16, f16, f16, f16, f16, f16);
+  const std::string last = R"(<layer id="13" name="c/sink" type="Result" version="opset1"><input><port id="0" precision="FP32"><dim>1</dim><dim>8</dim></port></input></layer>)";
+  const std::string step_to_cell = R"(<edge from-layer="4" from-port="2" to-layer="8" to-port="0"/>)";
+  ASSERT_NE(xml.find(last), std::string::npos);
+  ASSERT_NE(xml.find(step_to_cell), std::string::npos);
+  xml.replace(xml.find(last), last.size(), last + layers);
+  xml.replace(xml.find(step_to_cell), step_to_cell.size(),
+              R"(<edge from-layer="4" from-port="2" to-layer="16" to-port="0"/><edge from-layer="14" from-port="0" to-layer="15" to-port="0"/>)"
+              R"(<edge from-layer="3" from-port="0" to-layer="15" to-port="1"/><edge from-layer="15" from-port="2" to-layer="16" to-port="1"/>)"
+              R"(<edge from-layer="16" from-port="2" to-layer="8" to-port="0"/>)");
+  std::ofstream(dir_ / "m.xml", std::ios::binary) << xml;
+  std::ofstream(dir_ / "m.bin", std::ios::binary).write(bin.data(), static_cast<std::streamsize>(bin.size()));
+  ASSERT_FALSE(model::check_batch(model::read_ir(dir_ / "m.xml", dir_ / "m.bin"), batch_of(2)).summary.reshapes());
+
+  const auto fixed = model::fix(dir_ / "m.xml", dir_ / "m.bin");
+  ASSERT_TRUE(fixed.fixed) << (fixed.refusals.empty() ? "" : fixed.refusals[0].reason);
+  ASSERT_EQ(fixed.changes.size(), 1u);
+  const auto& c = fixed.changes[0];
+  EXPECT_EQ(c.id, 4);
+  EXPECT_EQ(c.within, (std::vector<model::enclosing_layer>{{3, "lstm", "TensorIterator"}}));
+  EXPECT_EQ(c.cloned_from, std::optional<std::int64_t>(3));
+  EXPECT_EQ(c.const_id, 17) << "above every id of the model and its body";
+  EXPECT_EQ(c.new_pattern, "[0,-1]");
+  model::write_fixed(fixed, dir_ / "m.xml", dir_ / "m.bin", dir_ / "fixed.xml", dir_ / "fixed.bin");
+  const auto back = model::read_ir(dir_ / "fixed.xml", dir_ / "fixed.bin");
+  for (const auto b : {1, 2, 8}) EXPECT_EQ(listed(model::check_batch(back, batch_of(b))), "") << b;
+  const auto& body = back.find(3)->body->network;
+  ASSERT_NE(body.find(17), nullptr);
+  EXPECT_EQ(body.layers()[body.find(4)->sources[1]->layer].id, 17);
+  EXPECT_EQ(body.layers()[body.find(15)->sources[1]->layer].id, 3) << "the bias's Reshape reads the original";
+  EXPECT_EQ(back.find(17), nullptr);
+}
+
 TEST(batch_layout, index_of_n) {
   EXPECT_EQ(model::batch_index_of("NCHW", 4), 0u);
   EXPECT_EQ(model::batch_index_of("nchw", 4), 0u);

@@ -173,7 +173,7 @@ class fixer {
     declared_ = propagate(original_);
     layer_count_ = original_.layers().size();
     // A clone's id is new in the body that holds it too: above every id of the model and its bodies.
-    next_id_ = largest_id(original_) + 1;
+    next_id_ = largest_id(original_);
     for (const auto& l : original_.layers()) original_ids_.push_back(l.id);
   }
 
@@ -404,7 +404,10 @@ class fixer {
       rewrite r;
       r.p = x;
       r.clone = readers > 1 && !(same && sharing.size() == readers);
-      r.target = r.clone ? next_id_++ : x.holder;
+      if (r.clone && __builtin_add_overflow(next_id_, 1, &next_id_))
+        fail(errc::unsupported, {}, fmt::format("{}: no layer id is left for its copy", holder.where()),
+             "give the layers smaller ids");
+      r.target = r.clone ? next_id_ : x.holder;
       r.bytes = bytes_of(body, holder);
       const auto width = static_cast<std::size_t>(bit_width(holder.element("element_type")) / 8);
       if (width == 0 || (x.index + 1) * width > r.bytes.size())
@@ -795,7 +798,7 @@ class fixer {
   std::optional<propagation> declared_;  ///< the original's propagation at its declared inputs
   std::uintmax_t bin_size_ = 0, xml_size_ = 0;
   fs::file_time_type xml_time_{};
-  std::int64_t next_id_ = 0;
+  std::int64_t next_id_ = 0;  ///< the last id given to a clone (at first the model's largest)
   std::optional<graph> current_;  ///< the original with the kept rewrites
   std::optional<batch_report> probe_;  ///< and its check_batch at a dynamic batch
   detail::batch_runs runs_;            ///< and that check_batch's propagations (`declared`: at the declared inputs)
