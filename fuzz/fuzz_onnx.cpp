@@ -1,7 +1,8 @@
 // Fuzz target: the ONNX reader (protobuf bytes), the lowering of every node, propagation, the checker,
-// the batch check at batch 3 and `fix` (checked at batches 2 and ?; a model it calls fixed, read again from
-// the bytes it would write, must reshape there). Whatever the bytes: a report, or one reshape1::error. External data is
-// looked for in a scratch directory that holds nothing, so a location that stays inside it is an io error.
+// the batch check at batch 3 and `fix` (checked at batches 2 and ?; a model it calls fixed, read again
+// from the bytes it would write, must reshape there). Whatever the bytes: a report, or one
+// reshape1::error. External data is looked for in a scratch directory that holds nothing, so a location
+// that stays inside it is an io error.
 #include <span>
 #include <vector>
 

@@ -184,4 +184,22 @@ with tempfile.TemporaryDirectory() as d:
                           "2 and 1 cannot be equal", out)
     check("not fixable writes nothing", not (d / "f.xml").exists() and not (d / "f.bin").exists())
 
+# A Reshape in a TensorIterator's body (the hand-made fixture, its body's [0,-1] written [1,-1]): rewritten
+# there, listed by the path of ids to it, and `within` in --json.
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    lstm = ROOT / "tests" / "data" / "models" / "tensor-iterator-lstm" / "model.xml"
+    weights = bytearray(lstm.with_suffix(".bin").read_bytes())
+    weights[weights.index(bytes(8) + b"\xff" * 8)] = 1
+    (d / "m.xml").write_bytes(lstm.read_bytes())
+    (d / "m.bin").write_bytes(bytes(weights))
+    rc, out, err = run("fix", d / "m.xml", "--dry-run")
+    lines = out.splitlines()
+    check("body fix exits 0", rc == 0, f"{rc} {out} {err}")
+    check("body fix lists the path of ids", lines[1].split() == ["3/4", "step", "[1,-1]", "[0,-1]"], out)
+    rc, out, err = run("fix", d / "m.xml", "--dry-run", "--json")
+    change = json.loads(out)["changes"][0]
+    check("body fix json names the body", change["id"] == "4" and change["const"] == "3"
+          and change["within"] == [{"id": "3", "name": "lstm", "type": "TensorIterator"}], out)
+
 results.finish()
