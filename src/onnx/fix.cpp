@@ -708,14 +708,9 @@ class onnx_fixer {
     const std::string held(origin.holder->name);
     // Every node between the tensor and the Reshape must feed only the next one: a shared Concat or Cast
     // would carry the change to nodes this report would not list.
-    for (const auto* step : origin.path) {
-      const auto index = static_cast<std::size_t>(step - g.layers().data());
-      std::size_t readers = 0;
-      for (const auto& l : g.layers())
-        for (const auto& src : l.sources) readers += src && src->layer == index;
-      if (readers > 1)
+    for (const auto* step : origin.path)
+      if (model::detail::readers_of(g, *step) > 1)
         return no(model::text::comes_through_shared_node(element, step->name));
-    }
     // The node that reads the tensor: the Reshape, or the Concat on the way.
     const auto* consumer = origin.consumer == nullptr ? &reshape : origin.consumer;
     const auto reader_at =

@@ -26,6 +26,7 @@ namespace {
 
 using detail::op_part;
 using detail::part_of;
+using detail::readers_of;
 using detail::same_shapes;
 using detail::without_symbols;
 
@@ -81,15 +82,6 @@ std::vector<enclosing_layer> enclosing(const graph& g, const std::vector<std::in
     at = &l->body->network;
   }
   return r;
-}
-
-/// How many inputs of `g`'s layers `l` feeds.
-std::size_t readers_of(const graph& g, const layer& l) {
-  const auto index = static_cast<std::size_t>(&l - g.layers().data());
-  std::size_t n = 0;
-  for (const auto& x : g.layers())
-    for (const auto& src : x.sources) n += src && src->layer == index;
-  return n;
 }
 
 /// The largest layer id of `g` and of every body in it.
@@ -400,7 +392,7 @@ class fixer {
       const auto& sharing = by_holder[{x.within, x.holder}];
       const bool same = std::all_of(sharing.begin(), sharing.end(),
                                     [&](const plan* y) { return y->index == x.index && y->value == x.value; });
-      const auto readers = x.within.empty() ? consumers(holder) : readers_of(body, holder);
+      const auto readers = this->readers(x.within, body, holder);
       rewrite r;
       r.p = x;
       r.clone = readers > 1 && !(same && sharing.size() == readers);
@@ -522,6 +514,11 @@ class fixer {
   }
   std::size_t index_of(std::int64_t id) const {
     return static_cast<std::size_t>(current_->find(id) - current_->layers().data());
+  }
+  /// How many inputs layer `l` of `g`, the body `within` leads to, feeds: counted once a round for the
+  /// model's own layers, when asked for a body's (a body is small).
+  std::size_t readers(const std::vector<std::int64_t>& within, const graph& g, const layer& l) const {
+    return within.empty() ? consumers(l) : readers_of(g, l);
   }
   std::size_t consumers(const layer& l) const {
     return consumers_[static_cast<std::size_t>(&l - current_->layers().data())];
@@ -759,7 +756,7 @@ class fixer {
     // Every layer between the Const and the Reshape must feed only the next one: a shared Concat or
     // Convert would carry the change to other layers that this report would not list.
     for (const auto* step : origin.path)
-      if ((within.empty() ? consumers(*step) : readers_of(*s.g, *step)) > 1) {
+      if (readers(within, *s.g, *step) > 1) {
         reason = text::comes_through_shared_layer(index, step->where());
         return std::nullopt;
       }

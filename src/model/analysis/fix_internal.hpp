@@ -36,6 +36,16 @@ struct pattern_choice {
 [[nodiscard]] std::vector<pattern_choice> pattern_choices(const graph& g, const propagation& p, const layer& l,
                                                           const batch_finding& f, std::string& reason);
 
+/// How many inputs of `g`'s layers `l` feeds: a Const or a layer on the way to a pattern that feeds more
+/// than one is shared, and a rewrite must not reach the others.
+[[nodiscard]] inline std::size_t readers_of(const graph& g, const layer& l) {
+  const auto index = static_cast<std::size_t>(&l - g.layers().data());
+  std::size_t n = 0;
+  for (const auto& x : g.layers())
+    for (const auto& src : x.sources) n += src && src->layer == index;
+  return n;
+}
+
 // The proof, after check_batch's verdict at every checked batch: a rewritten model must also compute
 // what the original computes at the original's declared inputs, and carry the batch where check_batch
 // says it does. Both fixers prove with these, each matching its model's tensors to the original's (the
