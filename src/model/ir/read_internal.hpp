@@ -95,11 +95,12 @@ struct graph_edit {
 
 /// What graph_edit works on, with the graph's private parts at hand.
 struct graph_editor {
-  /// `g` (read from an IR) with `edits` applied in order; its Consts read `weights` (the .bin's bytes,
-  /// then the new constants after them). An edit inside a body gives the layer that holds it a new body,
-  /// edited likewise. error(invalid_argument) for an edit that names no layer of `g` or of that body.
-  [[nodiscard]] static graph edited(const graph& g, std::span<const graph_edit> edits,
-                                    std::shared_ptr<const io::detail::mapped_file> weights);
+  /// `g` with `edits` applied in order; its Consts read `weights`, kept alive by `owner` (the bytes `g`'s
+  /// Consts address: an IR's .bin, or the bytes an ONNX lowering kept; then the new constants after them).
+  /// An edit inside a body gives the layer that holds it a new body, edited likewise.
+  /// error(invalid_argument) for an edit that names no layer of `g` or of that body.
+  [[nodiscard]] static graph edited(const graph& g, std::span<const graph_edit> edits, std::shared_ptr<const void> owner,
+                                    std::span<const std::byte> weights);
   /// `xml`, the text `g` was read from, with `edits` applied: each edited layer's element is written again
   /// (a clone right after its original), each re-pointed edge too (in the <edges> of the body that holds
   /// it); every other byte is the original's.

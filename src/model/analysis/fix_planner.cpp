@@ -1,0 +1,634 @@
+// The rounds of `fix`, whatever file the model came from (fix_planner.hpp): rewrites are data (edits of
+// the graph in memory, read_internal.hpp), judged in groups on the edited graph; the format writes the
+// model once at the end, reads it back, and the planner proves it at every requested batch.
+#include "model/analysis/fix_planner.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "detail/fail.hpp"
+#include "model/ops/rules.hpp"
+#include "model/text/fix.hpp"
+#include "reshape1/model/propagate.hpp"
+
+namespace reshape1::model::detail {
+namespace {
+
+using reshape1::detail::fail;
+
+std::string batch_name(const dimension& d) { return to_string(d); }
+
+std::vector<std::int64_t> ids_of(const std::vector<enclosing_layer>& within) {
+  std::vector<std::int64_t> ids;
+  for (const auto& w : within) ids.push_back(w.id);
+  return ids;
+}
+
+layer_key key_of(const batch_finding& f) { return {ids_of(f.within), f.id}; }
+
+/// The graph that `within` leads to from `g` (propagated as `p`, or nullptr), or nullopt when a layer on
+/// the way is missing or has no body.
+std::optional<fix_site> site_at(const graph& g, const propagation* p, const std::vector<std::int64_t>& within) {
+  fix_site s{&g, p};
+  for (const auto id : within) {
+    const auto* l = s.g->find(id);
+    if (l == nullptr || !l->body) return std::nullopt;
+    s.p = s.p == nullptr ? nullptr : s.p->body(static_cast<std::size_t>(l - s.g->layers().data()));
+    s.g = &l->body->network;
+  }
+  return s;
+}
+
+/// The layers `within` names in `g`, as the reports name them.
+std::vector<enclosing_layer> enclosing(const graph& g, const std::vector<std::int64_t>& within) {
+  std::vector<enclosing_layer> r;
+  const graph* at = &g;
+  for (const auto id : within) {
+    const auto* l = at->find(id);
+    if (l == nullptr || !l->body) break;
+    r.push_back({l->id, std::string(l->name), std::string(l->type)});
+    at = &l->body->network;
+  }
+  return r;
+}
+
+/// The largest layer id of `g` and of every body in it.
+std::int64_t largest_id(const graph& g) {
+  std::int64_t r = 0;
+  for (const auto& l : g.layers()) {
+    r = std::max(r, l.id);
+    if (l.body) r = std::max(r, largest_id(l.body->network));
+  }
+  return r;
+}
+
+/// A pattern's values as the notation, from a propagation (unknown elements as ?).
+std::string pattern_text(const graph& g, const propagation& p, const layer& l) {
+  return to_string(detail::without_symbols(detail::reshape_pattern_at(g, p, l, nullptr)));
+}
+
+/// The bytes of a Const, copied out of its weights (guarded against a .bin that shrinks while mapped).
+std::vector<std::byte> bytes_of(const graph& g, const layer& l) {
+  const auto stored = g.const_bytes(l);
+  std::vector<std::byte> bytes(stored.size());
+  detail::copy_const_bytes(g, stored, bytes);
+  return bytes;
+}
+
+}  // namespace
+
+fix_planner::fix_planner(graph original, const fix_options& options)
+    : options_(options), original_(std::move(original)) {
+  if (options_.check_batches.empty()) options_.check_batches = {dimension(1), dimension(2), dimension(8), dimension()};
+  declared_ = propagate(original_);
+  layer_count_ = original_.layers().size();
+  // A clone's id is new in the body that holds it too: above every id of the model and its bodies.
+  next_id_ = largest_id(original_);
+}
+
+fix_report fix_planner::run() {
+  report("checking");
+  runs_.runs[0] = declared();  // shares its tensors
+  probe_ = check_batch_keeping(original_, request(dimension()), runs_);
+  if (clean()) return std::move(report_);
+  current_.emplace(original_);
+  count_consumers();
+  do rounds();
+  while (!prove());
+  return std::move(report_);
+}
+
+bool fix_planner::clean() {
+  if (!probe_->summary.reshapes()) return false;
+  std::vector<std::string> lines;
+  for (const auto& b : options_.check_batches) {
+    if (b == dimension()) {
+      lines.push_back(probe_->summary_line());
+      continue;
+    }
+    const auto r = check_batch(original_, request(b));
+    if (!r.summary.reshapes()) return false;
+    lines.push_back(r.summary_line());
+  }
+  report_.checked = std::move(lines);
+  report_.nothing_to_do = report_.fixed = true;
+  return true;
+}
+
+void fix_planner::report(std::string_view stage, const std::string& batch) const {
+  if (options_.progress)
+    options_.progress({.stage = stage, .layers = layer_count_, .round = round_, .tried = tried_count_,
+                       .kept = kept_count_, .batch = batch});
+}
+
+reshape_request fix_planner::request(const dimension& b) const { return {.batch = b, .layouts = options_.layouts}; }
+
+void fix_planner::rounds() {
+  while (true) {
+    // What a round is planned on (after the proof took rewrites back, found again).
+    (void)declared();
+    if (!probe_) {
+      runs_ = {};
+      probe_ = check_batch_keeping(*current_, request(dimension()), runs_);
+    }
+    std::vector<candidate> group;
+    std::vector<fix_refusal> unplanned;
+    gather(group, unplanned);
+    if (group.empty() && unplanned.empty()) return;
+    ++round_;
+    kept_ = 0;
+    failed_.clear();
+    std::vector<candidate*> all;
+    for (auto& c : group) all.push_back(&c);
+    if (!all.empty()) attempt(all);
+    // A Reshape whose plan failed, or that had none, may have been seen through a Reshape before it that
+    // this round rewrote: it is planned again on the model as it now is.
+    if (kept_ > 0) continue;
+    final_ = true;
+    for (auto* c : std::vector<candidate*>(failed_)) {
+      ++tried_[c->key];
+      if (++c->next < c->plans.size())
+        attempt({c});
+      else
+        refuse(*c, last_failure_[c->key]);
+    }
+    final_ = false;
+    if (kept_ > 0) continue;
+    for (auto& x : unplanned) {
+      done_.insert({ids_of(x.within), x.id});
+      report_.refusals.push_back(std::move(x));
+    }
+  }
+}
+
+void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>& unplanned) {
+  const auto named = [&](const batch_finding& f) {
+    return part_of(f.type) == op_part::reshape && f.issue != batch_issue::scales_with_batch &&
+           !done_.contains(key_of(f)) && where(f);
+  };
+  // A Reshape after another one named here waits for a later round: what it is found to do may be the
+  // earlier one's doing, and is seen again once that one is rewritten. (A body's Reshape is after what
+  // the layer that runs the body is after, and after the Reshapes named before it in that body.)
+  std::vector<char> named_here(current_->layers().size(), 0);
+  std::map<const graph*, std::vector<char>> named_in_body;
+  const auto index_in = [](const graph& g, std::int64_t id) { return static_cast<std::size_t>(g.find(id) - g.layers().data()); };
+  for (const auto& f : probe_->findings) {
+    if (!named(f)) continue;
+    named_here[index_of(f.within.empty() ? f.id : f.within.front().id)] = 1;
+    if (f.within.empty()) continue;
+    const auto s = where(f);
+    auto& marks = named_in_body[s->g];
+    marks.resize(s->g->layers().size(), 0);
+    marks[index_in(*s->g, f.id)] = 1;
+  }
+  const auto after = downstream_of(*current_, named_here);
+  for (auto& [body, marks] : named_in_body) marks = downstream_of(*body, marks);
+  const auto waits = [&](const batch_finding& f) {
+    if (after[index_of(f.within.empty() ? f.id : f.within.front().id)]) return true;
+    if (f.within.empty()) return false;
+    const auto s = where(f);
+    return named_in_body[s->g][index_in(*s->g, f.id)] != 0;
+  };
+  std::set<layer_key> seen;
+  for (const auto& f : probe_->findings) {
+    const auto key = key_of(f);
+    if (!named(f) || waits(f) || !seen.insert(key).second) continue;
+    std::string reason;
+    auto plans = plans_for(f, reason);
+    const auto skip = std::min(tried_[key], plans.size());
+    plans.erase(plans.begin(), plans.begin() + static_cast<std::ptrdiff_t>(skip));
+    if (plans.empty()) {
+      unplanned.push_back({f.id, f.name, f.type, last_failure_.contains(key) ? last_failure_[key] : reason, f.within});
+      continue;
+    }
+    const auto s = where(f);
+    group.push_back({key, f.within, f.name, f.type, pattern_text(*s->g, *s->p, *s->g->find(f.id)), std::move(plans), 0});
+  }
+}
+
+void fix_planner::refuse(const candidate& c, std::string reason) {
+  done_.insert(c.key);
+  report_.refusals.push_back({c.key.id, c.name, c.type, std::move(reason), c.within});
+}
+
+/// Where finding `f`'s layer is in the current model, with the propagation there (at the declared
+/// shapes); nullopt when the propagation kept none for its body.
+std::optional<fix_site> fix_planner::where(const batch_finding& f) const {
+  auto s = site_at(*current_, &runs_.declared(), ids_of(f.within));
+  if (!s || s->p == nullptr || s->g->find(f.id) == nullptr) return std::nullopt;
+  return s;
+}
+
+/// Judges `group`'s current plans together on the model as rewritten so far; keeps them, or splits.
+void fix_planner::attempt(const std::vector<candidate*>& group) {
+  tried_count_ += group.size();
+  report("judging rewrites");
+  auto trial = rewrites_;
+  std::optional<graph> next;
+  batch_report next_probe;
+  batch_undo undo;
+  bool in_place = false;                 // runs_ are being made next's
+  std::string failure;                   // why the group failed: an error's message
+  std::optional<std::int64_t> changed;   // or the first layer whose declared shapes it changed
+  std::map<layer_key, batch_issue> failing;
+  try {
+    convert(group, trial);
+    const auto [edits, appended] = build(trial);
+    next.emplace(edited(edits, appended));
+    // Only the layers the rewrites reach are propagated again, in place: the others keep the current
+    // model's results, and a group that fails puts back what it replaced.
+    const auto redo = layers_to_redo(*current_, *next);
+    in_place = true;
+    declared_in_place(*next, runs_, redo, undo);
+    changed = first_difference(runs_.declared());
+    if (!changed) {
+      next_probe = check_batch_in_place(*next, request(dimension()), runs_, redo, undo);
+      for (const auto& f : next_probe.findings)
+        if (f.issue != batch_issue::scales_with_batch &&
+            std::any_of(group.begin(), group.end(), [&](const candidate* c) { return c->key == key_of(f); }))
+          failing.emplace(key_of(f), f.issue);
+    }
+  } catch (const error& e) {
+    if (e.code() == errc::io) throw;  // the weights cannot be read (they changed): not this rewrite's fault
+    failure = e.what();
+  }
+  if (failure.empty() && !changed && failing.empty()) {
+    keep(group, std::move(trial), std::move(*next), std::move(next_probe));
+    return;
+  }
+  if (in_place) undo_runs(*current_, runs_, std::move(undo));
+  failed(group, failing, failure, changed);
+}
+
+void fix_planner::failed(const std::vector<candidate*>& group, const std::map<layer_key, batch_issue>& failing,
+                         const std::string& failure, std::optional<std::int64_t> changed) {
+  if (group.size() == 1) {
+    auto& c = *group[0];
+    const auto& x = c.plans[c.next];
+    const auto issue = failing.empty() ? batch_issue::fails : failing.begin()->second;
+    last_failure_[c.key] = changed           ? text::rewrite_changes_shapes(x.index, x.value, *changed)
+                          : !failure.empty() ? failure
+                                             : text::rewrite_still_leaves(x.index, x.value, issue, "?");
+    if (!final_) {  // judged again in this round's final pass, or planned again in the next round
+      failed_.push_back(&c);
+      return;
+    }
+    ++tried_[c.key];
+    if (++c.next < c.plans.size()) return attempt(group);
+    refuse(c, last_failure_[c.key]);
+    return;
+  }
+  std::vector<candidate*> first, second;
+  if (!failing.empty() && failing.size() < group.size()) {
+    for (auto* c : group) (failing.contains(c->key) ? second : first).push_back(c);
+  } else {
+    first.assign(group.begin(), group.begin() + static_cast<std::ptrdiff_t>(group.size() / 2));
+    second.assign(group.begin() + static_cast<std::ptrdiff_t>(group.size() / 2), group.end());
+  }
+  attempt(first);
+  if (second.size() > 1 && !failing.empty() && failure.empty() && !changed) {  // each alone: they failed together
+    for (auto* c : second) attempt({c});
+  } else {
+    attempt(second);
+  }
+}
+
+/// Adds `group`'s current plans to `trial` as rewrites. A shared Const is cloned for the Reshape that
+/// needs the change, unless every layer it feeds is in the group with the same change: then it is
+/// rewritten in place and stays one Const.
+void fix_planner::convert(const std::vector<candidate*>& group, std::vector<fix_rewrite>& trial) {
+  std::map<layer_key, std::vector<const fix_plan*>> by_holder;
+  for (const auto* c : group) {
+    const auto& x = c->plans[c->next];
+    by_holder[{x.within, x.holder}].push_back(&x);
+  }
+  for (const auto* c : group) {
+    const auto& x = c->plans[c->next];
+    const auto& body = *site_at(*current_, nullptr, x.within)->g;
+    const auto& holder = *body.find(x.holder);
+    const auto& sharing = by_holder[{x.within, x.holder}];
+    const bool same = std::all_of(sharing.begin(), sharing.end(),
+                                  [&](const fix_plan* y) { return y->index == x.index && y->value == x.value; });
+    const auto readers = this->readers(x.within, body, holder);
+    fix_rewrite r;
+    r.p = x;
+    r.clone = readers > 1 && !(same && sharing.size() == readers);
+    if (r.clone && __builtin_add_overflow(next_id_, 1, &next_id_))
+      fail(errc::unsupported, {}, fmt::format("{}: no layer id is left for its copy", holder.where()),
+           "give the layers smaller ids");
+    r.target = r.clone ? next_id_ : x.holder;
+    r.bytes = bytes_of(body, holder);
+    const auto width = static_cast<std::size_t>(bit_width(holder.element("element_type")) / 8);
+    if (width == 0 || (x.index + 1) * width > r.bytes.size())
+      fail(errc::unsupported, {}, fmt::format("{}: its element type is not rewritten", holder.where()), {});
+    const auto value = static_cast<std::uint64_t>(x.value);
+    for (std::size_t b = 0; b < width; ++b)
+      r.bytes[x.index * width + b] = static_cast<std::byte>((value >> (8 * b)) & 0xFF);
+    trial.push_back(std::move(r));
+  }
+}
+
+/// The edits of `rewrites`, and the bytes they append to the weights.
+std::pair<std::vector<graph_edit>, std::vector<std::byte>> fix_planner::build(const std::vector<fix_rewrite>& rewrites) const {
+  using kind = graph_edit::kind;
+  std::vector<graph_edit> edits;
+  std::vector<std::byte> appended;
+  std::map<layer_key, std::size_t> written;  // a Const's latest bytes: their place in `appended`
+  const auto base = appended_from();
+  for (const auto& r : rewrites) {
+    const auto& within = r.p.within;
+    if (r.clone)
+      edits.push_back({.what = kind::clone_layer,
+                       .layer = r.p.holder,
+                       .name = clone_name(*site_at(original_, nullptr, within)->g->find(r.p.holder), r.p.consumer),
+                       .id = r.target,
+                       .consumer = r.p.consumer,
+                       .port = r.p.consumer_port,
+                       .within = within});
+    std::size_t at = appended.size();
+    if (const auto it = written.find({within, r.target});
+        it != written.end() && it->second + r.bytes.size() <= appended.size() &&
+        std::equal(r.bytes.begin(), r.bytes.end(), appended.begin() + static_cast<std::ptrdiff_t>(it->second))) {
+      at = it->second;  // the same bytes as the Const's last rewrite (one Const rewritten for two Reshapes)
+    } else {
+      appended.insert(appended.end(), r.bytes.begin(), r.bytes.end());
+    }
+    written[{within, r.target}] = at;
+    edits.push_back({.what = kind::set_attribute, .layer = r.target, .name = "offset",
+                     .text = std::to_string(base + at), .within = within});
+    edits.push_back({.what = kind::set_attribute, .layer = r.target, .name = "size",
+                     .text = std::to_string(r.bytes.size()), .within = within});
+    if (r.p.set_special_zero)
+      edits.push_back(
+          {.what = kind::set_attribute, .layer = r.p.reshape, .name = "special_zero", .text = "true", .within = within});
+  }
+  return {std::move(edits), std::move(appended)};
+}
+
+graph fix_planner::edited(const std::vector<graph_edit>& edits, const std::vector<std::byte>& appended) const {
+  const auto [owner, bytes] = weights(appended);
+  return graph_editor::edited(original_, edits, owner, bytes);
+}
+
+/// The first layer (by id) whose shapes at the declared inputs differ from the original's, or nullopt.
+std::optional<std::int64_t> fix_planner::first_difference(const propagation& p) const {
+  std::optional<std::int64_t> first;
+  const auto layers = original_.layers();
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (!same_shapes(declared_->outputs[i], p.outputs[i]) && (!first || layers[i].id < *first)) first = layers[i].id;
+  }
+  return first;
+}
+
+/// Keeps `group`'s rewrites: `next` (whose propagations runs_ now hold) becomes the current model.
+void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rewrite> trial, graph next,
+                       batch_report next_probe) {
+  for (auto k = rewrites_.size(); k < trial.size(); ++k) {
+    auto& r = trial[k];
+    const layer_key key{r.p.within, r.p.reshape};
+    const auto s = site_at(next, &runs_.declared(), r.p.within);
+    const auto& l = *s->g->find(r.p.reshape);
+    auto& c = r.change;
+    c.id = l.id;
+    c.name = l.name;
+    c.within = enclosing(next, r.p.within);
+    c.old_pattern = std::find_if(group.begin(), group.end(), [&](const candidate* x) { return x->key == key; })[0]->pattern;
+    c.new_pattern = s->p != nullptr ? pattern_text(*s->g, *s->p, l) : std::string("?");
+    c.const_index = r.p.index;
+    c.old_value = r.p.old_value;
+    c.new_value = r.p.value;
+    c.special_zero_set = r.p.set_special_zero;
+    describe(r);
+  }
+  for (const auto* c : group) done_.insert(c->key);
+  kept_ += group.size();
+  kept_count_ += group.size();
+  rewrites_ = std::move(trial);
+  current_.emplace(std::move(next));
+  probe_ = std::move(next_probe);
+  count_consumers();
+}
+
+/// The change's Const and why, as the rewrite now stands (a clone may be merged back at the end).
+void fix_planner::describe(fix_rewrite& r) {
+  auto& c = r.change;
+  c.const_id = r.target;
+  c.cloned_from = r.clone ? std::optional<std::int64_t>(r.p.holder) : std::nullopt;
+  c.why = r.clone ? text::cloned_const(r.p.why, r.p.holder) : r.p.why;
+}
+
+/// How many inputs each layer of the current model feeds.
+void fix_planner::count_consumers() {
+  const auto layers = current_->layers();
+  consumers_.assign(layers.size(), 0);
+  for (const auto& l : layers)
+    for (const auto& s : l.sources)
+      if (s) ++consumers_[s->layer];
+}
+
+std::size_t fix_planner::index_of(std::int64_t id) const {
+  return static_cast<std::size_t>(current_->find(id) - current_->layers().data());
+}
+
+// Counted once a round for the model's own layers, when asked for a body's (a body is small).
+std::size_t fix_planner::readers(const std::vector<std::int64_t>& within, const graph& g, const layer& l) const {
+  return within.empty() ? consumers_[static_cast<std::size_t>(&l - current_->layers().data())] : readers_of(g, l);
+}
+
+/// `rewrites` with every clone whose final bytes are those its original ends with (the other Reshapes it
+/// feeds were rewritten the same way in a later round) dropped: its Reshape reads the original again.
+/// A copy: if the proof takes a rewrite back, the others are what they were.
+std::vector<fix_rewrite> fix_planner::merged_clones(std::vector<fix_rewrite> rewrites) {
+  std::map<layer_key, const std::vector<std::byte>*> last;  // a Const's final bytes
+  for (const auto& r : rewrites) last[{r.p.within, r.target}] = &r.bytes;
+  for (auto& r : rewrites) {
+    if (!r.clone) continue;
+    const auto it = last.find({r.p.within, r.p.holder});
+    if (it == last.end() || *it->second != r.bytes) continue;
+    r.clone = false;
+    r.target = r.p.holder;
+    describe(r);
+  }
+  return rewrites;
+}
+
+const propagation& fix_planner::declared() {
+  if (!declared_) {
+    if (original_.layers().empty() && layer_count_ > 0) original_ = reread();
+    declared_ = propagate(original_);
+  }
+  return *declared_;
+}
+
+/// Writes the rewritten model once, reads it back, and proves it at every requested batch. False when a
+/// rewritten Reshape failed the proof: its rewrite is dropped, and rounds resume.
+bool fix_planner::prove() {
+  const auto final_rewrites = merged_clones(rewrites_);
+  const auto places = places_of(final_rewrites);
+  std::optional<graph> proven;
+  std::optional<propagation> proven_prop;
+  std::vector<fix_refusal> refusals;
+  bool all = true;
+  if (!final_rewrites.empty()) {
+    const auto [edits, appended] = build(final_rewrites);
+    // The model as rewritten in memory is not needed any more: the proof reads the model back. Nor is
+    // the original once it is written, but for its shapes at the declared inputs (declared_): the format
+    // may free it, and it is read again if the rounds resume.
+    current_.reset();
+    runs_ = {};
+    probe_.reset();
+    proven.emplace(read_back(edits, appended));
+    proven_prop = propagate(*proven);
+    if (auto d = differs(*proven, *proven_prop)) {
+      refusals.push_back(std::move(*d));
+      all = false;
+    }
+    declared_.reset();  // found again if the rounds resume
+  }
+  const graph& g = proven ? *proven : original_;
+  const propagation& at_declared = proven ? *proven_prop : declared();
+  std::vector<std::string> checked;
+  std::map<layer_key, std::string> dropped;  // rewritten Reshapes the proof still names
+  for (const auto& b : options_.check_batches) {
+    report("proving", batch_name(b));
+    // The propagation at the declared shapes is the one made above (shared, not made again), and the
+    // one at the requested shapes is what not_scaled compares.
+    batch_runs runs;
+    runs.runs[0] = at_declared;
+    const auto r = check_batch_keeping(g, request(b), runs);
+    checked.push_back(r.summary_line());
+    all = all && r.summary.reshapes();
+    if (all)
+      if (auto unscaled = not_scaled(g, at_declared, *runs.runs[1], r, b)) {
+        refusals.push_back(std::move(*unscaled));
+        all = false;
+      }
+    judge(r, b, dropped, refusals);
+  }
+  if (!dropped.empty()) {
+    proven_prop.reset();
+    proven.reset();
+    if (original_.layers().empty()) original_ = reread();
+    drop(dropped);
+    return false;
+  }
+  report_.checked = std::move(checked);
+  report_.refusals.insert(report_.refusals.end(), refusals.begin(), refusals.end());
+  list_changes(final_rewrites, places);
+  report_.fixed = all && report_.refusals.empty();
+  if (report_.fixed && !report_.changes.empty()) {  // only a proven model is ever written
+    report("writing");
+    accept(report_);
+  }
+  return true;
+}
+
+/// The proof's findings at batch `b`: a rewritten Reshape it still names goes to `dropped` (its rewrite
+/// is taken back), any other finding is a refusal (once).
+void fix_planner::judge(const batch_report& r, const dimension& b, std::map<layer_key, std::string>& dropped,
+                        std::vector<fix_refusal>& refusals) const {
+  for (const auto& f : r.findings) {
+    if (f.issue == batch_issue::scales_with_batch) continue;
+    const auto key = key_of(f);
+    const auto rewritten = std::find_if(rewrites_.begin(), rewrites_.end(), [&](const fix_rewrite& x) {
+      return x.p.reshape == key.id && x.p.within == key.within;
+    });
+    if (rewritten != rewrites_.end()) {
+      const auto& x = rewritten->p;
+      dropped.emplace(key, text::rewrite_still_leaves(x.index, x.value, f.issue, batch_name(b)));
+      continue;
+    }
+    const auto known = [&](const std::vector<fix_refusal>& v) {
+      return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.id == f.id && x.within == f.within; });
+    };
+    if (known(report_.refusals) || known(refusals)) continue;
+    refusals.push_back({f.id, f.name, f.type, text::refusal(f, b), f.within});
+  }
+}
+
+/// Takes back the rewrites of the Reshapes the proof still names (each tries its next alternative) and
+/// makes the model the rounds resume from.
+void fix_planner::drop(const std::map<layer_key, std::string>& dropped) {
+  for (const auto& [key, why] : dropped) {
+    const auto& reshape = key;  // clang 14 (the fuzz preset) cannot capture a structured binding
+    std::erase_if(rewrites_, [&reshape](const fix_rewrite& x) {
+      return x.p.reshape == reshape.id && x.p.within == reshape.within;
+    });
+    last_failure_[key] = why;
+    ++tried_[key];
+    done_.erase(key);
+  }
+  const auto [kept, bytes] = build(rewrites_);
+  current_.emplace(edited(kept, bytes));
+  runs_ = {};
+  probe_.reset();
+  count_consumers();
+}
+
+/// Where each rewritten Reshape comes in the original's order (producers first): its place, or the
+/// place of the layer whose body holds it followed by its place in that body.
+std::map<layer_key, std::vector<std::size_t>> fix_planner::places_of(const std::vector<fix_rewrite>& rewrites) const {
+  std::map<layer_key, std::vector<std::size_t>> r;
+  for (const auto& x : rewrites) {
+    auto& place = r[{x.p.within, x.p.reshape}];
+    const graph* at = &original_;
+    std::vector<std::int64_t> path = x.p.within;
+    path.push_back(x.p.reshape);
+    for (const auto id : path) {
+      const auto* l = at->find(id);
+      if (l == nullptr) break;
+      const auto index = static_cast<std::size_t>(l - at->layers().data());
+      place.push_back(static_cast<std::size_t>(std::find(at->order().begin(), at->order().end(), index) - at->order().begin()));
+      if (!l->body) break;
+      at = &l->body->network;
+    }
+  }
+  return r;
+}
+
+/// The report's changes, in the model's order (`places`), whichever round kept them.
+void fix_planner::list_changes(const std::vector<fix_rewrite>& final_rewrites,
+                               const std::map<layer_key, std::vector<std::size_t>>& places) {
+  std::vector<std::pair<std::vector<std::size_t>, fix_change>> listed;
+  for (const auto& r : final_rewrites) listed.emplace_back(places.at({r.p.within, r.p.reshape}), r.change);
+  std::stable_sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [place, change] : listed) report_.changes.push_back(std::move(change));
+}
+
+/// Choice `c` for Reshape `l` as a rewrite of the Const that holds its element (directly or through a
+/// Concat); nullopt, with `reason`, when the format says that Const cannot take it.
+std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector<std::int64_t>& within, const layer& l,
+                                            const pattern_choice& c, std::string& reason) const {
+  const auto origin = origin_of_element(*s.g, *s.p, l, 1, c.element);
+  if (auto no = refuses(s, within, origin, c.element, c.value)) {
+    reason = std::move(*no);
+    return std::nullopt;
+  }
+  fix_plan x;
+  x.within = within;
+  x.old_value = c.old_value;
+  x.reshape = l.id;
+  x.holder = origin.holder->id;
+  x.index = origin.index;
+  x.value = c.value;
+  x.set_special_zero = c.set_special_zero;
+  x.consumer = origin.consumer->id;
+  x.consumer_port = origin.consumer_port;
+  x.why = held_by(c.why, origin);
+  return x;
+}
+
+/// The rewrites that could resolve finding `f`, best first (pattern_choices, each where its value is
+/// held); or the reason there are none.
+std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, std::string& reason) const {
+  const auto s = *where(f);
+  const auto& l = *s.g->find(f.id);
+  std::vector<fix_plan> plans;
+  for (const auto& c : pattern_choices(*s.g, *s.p, l, f, reason))
+    if (auto x = target(s, ids_of(f.within), l, c, reason)) plans.push_back(std::move(*x));
+  return plans;
+}
+
+}  // namespace reshape1::model::detail

@@ -1,0 +1,190 @@
+// Internal: the rounds of `fix`, whatever file the model came from. The planner finds the Reshapes that keep
+// a model from reshaping, plans a rewrite of the Const that holds each one's pattern element, judges them
+// in groups as edits of the graph in memory, and proves the result once it is written and read back. A
+// format (fix.cpp for the IR) says which Consts its file can take a value in, where the new bytes go, and
+// how the rewritten model is written and read back.
+#pragma once
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/analysis/batch_internal.hpp"
+#include "model/analysis/fix_internal.hpp"
+#include "model/ir/read_internal.hpp"
+#include "reshape1/model/fix.hpp"
+
+namespace reshape1::model::detail {
+
+/// A layer of the model: the layers whose bodies hold it, outermost first (empty at the top level), and its
+/// id in that body (a body's ids are its own).
+struct layer_key {
+  std::vector<std::int64_t> within;
+  std::int64_t id = 0;
+  friend auto operator<=>(const layer_key&, const layer_key&) = default;
+};
+
+/// A body of a model (or the model itself) and what a propagation of the model knows there.
+struct fix_site {
+  const graph* g = nullptr;
+  const propagation* p = nullptr;  ///< nullptr when the propagation kept none
+};
+
+/// What one rewrite does: element `index` of Const `holder` becomes `value`, and the Reshape's special_zero
+/// may be set. Whether the Const is cloned is decided when the plan becomes edits (fix_planner::convert).
+struct fix_plan {
+  std::vector<std::int64_t> within;  ///< the bodies the Reshape is in (its holder and consumer too)
+  std::int64_t reshape = 0;
+  std::int64_t holder = 0;
+  std::size_t index = 0;
+  std::int64_t value = 0;
+  std::int64_t old_value = 0;
+  bool set_special_zero = false;
+  std::int64_t consumer = 0;  ///< the layer the holder feeds on the way to the Reshape, and its input
+  std::size_t consumer_port = 0;
+  std::string why;
+};
+
+/// A plan made concrete: the Const it writes (the holder, or a clone of it for `consumer`) and the bytes
+/// that Const then holds. Kept rewrites are the fix: their edits are what is judged, proven and written.
+struct fix_rewrite {
+  fix_plan p;
+  bool clone = false;
+  std::int64_t target = 0;
+  std::vector<std::byte> bytes;
+  fix_change change;
+};
+
+/// The fix of one model, in rounds. Each round takes the Reshapes that check_batch at a dynamic batch
+/// names on the model as rewritten so far, plans one rewrite for each, and judges them together on the
+/// graph in memory: the shapes at the declared inputs must not change, and none of those Reshapes may keep
+/// a finding. A group that fails is split (the Reshapes that kept a finding apart from the others, or
+/// halves), so that one bad rewrite does not cost the others their place; a Reshape alone that fails takes
+/// its next plan, or is refused. Rounds go on until none finds a new Reshape. Then the rewritten model is
+/// written once, read back, and proven at every requested batch; a rewritten Reshape that the proof still
+/// names loses its rewrite and the rounds resume with its next plan.
+/// A judgement makes the current model's propagations the edited one's in place: only the layers downstream
+/// of the rewritten Consts and Reshapes run their rules again, and a group that fails puts back what they
+/// replaced. The cost is one check_batch, the layers each judgement reaches (in six propagations) and the
+/// proof; rounds follow the depth of chained Reshapes, not the model's size: linear in the layers.
+class fix_planner {
+ public:
+  fix_planner(const fix_planner&) = delete;
+  fix_planner& operator=(const fix_planner&) = delete;
+  virtual ~fix_planner() = default;
+
+  /// The fix: `original` is the model as read, `options` as given.
+  fix_report run();
+
+ protected:
+  fix_planner(graph original, const fix_options& options);
+
+  // What a format says.
+
+  /// Why element `index` of the pattern, held where `origin` says, cannot take `value` (a layer that
+  /// computes it, a type the format does not rewrite, a shared layer on the way...); nullopt when it can.
+  /// `site` is the body `within` leads to.
+  [[nodiscard]] virtual std::optional<std::string> refuses(const fix_site& site, const std::vector<std::int64_t>& within,
+                                                           const element_origin& origin, std::size_t index,
+                                                           std::int64_t value) const = 0;
+  /// The reason a rewrite gives: the choice's `why`, with where the value is held.
+  [[nodiscard]] virtual std::string held_by(std::string_view why, const element_origin& origin) const = 0;
+  /// The bytes the original's Consts address, with `appended` after them, and what keeps them alive.
+  [[nodiscard]] virtual std::pair<std::shared_ptr<const void>, std::span<const std::byte>> weights(
+      const std::vector<std::byte>& appended) const = 0;
+  /// Where appended bytes start (the size of what the original's Consts address).
+  [[nodiscard]] virtual std::uint64_t appended_from() const = 0;
+  /// The name of Const `holder`'s copy for layer `consumer`.
+  [[nodiscard]] virtual std::string clone_name(const layer& holder, std::int64_t consumer) const = 0;
+  /// The model the proof runs on: `edits` (which append `appended`) written as the file will hold them and
+  /// read back. original_ may be freed meanwhile (reread() gives it back).
+  [[nodiscard]] virtual graph read_back(const std::vector<graph_edit>& edits, const std::vector<std::byte>& appended) = 0;
+  /// A refusal naming the first tensor of the original that `g` (read back, propagated at the original's
+  /// declared inputs as `at_declared`) does not compute with the shape it had; nullopt when there is none.
+  [[nodiscard]] virtual std::optional<fix_refusal> differs(const graph& g, const propagation& at_declared) = 0;
+  /// The original, read again after read_back freed it.
+  [[nodiscard]] virtual graph reread() = 0;
+  /// The proven model goes into the report (what read_back wrote).
+  virtual void accept(fix_report& report) = 0;
+
+  /// The original's propagation at its declared inputs (made again once the proof freed it).
+  const propagation& declared();
+  /// How many inputs layer `l` of `g`, the body `within` leads to in the current model, feeds.
+  [[nodiscard]] std::size_t readers(const std::vector<std::int64_t>& within, const graph& g, const layer& l) const;
+
+  fix_options options_;
+  graph original_;  ///< freed while the proof runs (read again if the rounds resume)
+
+ private:
+  /// A Reshape to rewrite, with its plans (the first `tried_` of them failed earlier).
+  struct candidate {
+    layer_key key;
+    std::vector<enclosing_layer> within;  ///< the bodies it is in, as reports name them
+    std::string name, type;
+    std::string pattern;  ///< its pattern as the round found it
+    std::vector<fix_plan> plans;
+    std::size_t next = 0;
+  };
+
+  void report(std::string_view stage, const std::string& batch = "") const;
+  [[nodiscard]] reshape_request request(const dimension& b) const;
+  /// The model reshapes at every batch as given: nothing to do.
+  [[nodiscard]] bool clean();
+  void rounds();
+  /// The round's Reshapes to plan (`group`) and the ones with no plan left (`unplanned`).
+  void gather(std::vector<candidate>& group, std::vector<fix_refusal>& unplanned);
+  void refuse(const candidate& c, std::string reason);
+  [[nodiscard]] std::optional<fix_site> where(const batch_finding& f) const;
+  void attempt(const std::vector<candidate*>& group);
+  /// After `group` failed: each of its Reshapes alone tries its next plan, or the group is split.
+  void failed(const std::vector<candidate*>& group, const std::map<layer_key, batch_issue>& failing,
+              const std::string& failure, std::optional<std::int64_t> changed);
+  void convert(const std::vector<candidate*>& group, std::vector<fix_rewrite>& trial);
+  [[nodiscard]] std::pair<std::vector<graph_edit>, std::vector<std::byte>> build(
+      const std::vector<fix_rewrite>& rewrites) const;
+  [[nodiscard]] graph edited(const std::vector<graph_edit>& edits, const std::vector<std::byte>& appended) const;
+  [[nodiscard]] std::optional<std::int64_t> first_difference(const propagation& p) const;
+  void keep(const std::vector<candidate*>& group, std::vector<fix_rewrite> trial, graph next, batch_report next_probe);
+  static void describe(fix_rewrite& r);
+  void count_consumers();
+  [[nodiscard]] std::size_t index_of(std::int64_t id) const;
+  [[nodiscard]] static std::vector<fix_rewrite> merged_clones(std::vector<fix_rewrite> rewrites);
+  bool prove();
+  void judge(const batch_report& r, const dimension& b, std::map<layer_key, std::string>& dropped,
+             std::vector<fix_refusal>& refusals) const;
+  void drop(const std::map<layer_key, std::string>& dropped);
+  [[nodiscard]] std::map<layer_key, std::vector<std::size_t>> places_of(const std::vector<fix_rewrite>& rewrites) const;
+  void list_changes(const std::vector<fix_rewrite>& final_rewrites,
+                    const std::map<layer_key, std::vector<std::size_t>>& places);
+  [[nodiscard]] std::optional<fix_plan> target(const fix_site& s, const std::vector<std::int64_t>& within,
+                                               const layer& l, const pattern_choice& c, std::string& reason) const;
+  [[nodiscard]] std::vector<fix_plan> plans_for(const batch_finding& f, std::string& reason) const;
+
+  std::size_t layer_count_ = 0;
+  std::optional<propagation> declared_;  ///< the original's propagation at its declared inputs
+  std::int64_t next_id_ = 0;             ///< the last id given to a clone (at first the model's largest)
+  std::optional<graph> current_;         ///< the original with the kept rewrites
+  std::optional<batch_report> probe_;    ///< and its check_batch at a dynamic batch
+  batch_runs runs_;                      ///< and that check_batch's propagations (`declared`: at the declared inputs)
+  std::vector<std::size_t> consumers_;
+  std::vector<fix_rewrite> rewrites_;
+  std::size_t kept_ = 0;  ///< rewrites kept in this round
+  std::size_t round_ = 0, tried_count_ = 0, kept_count_ = 0;  ///< for the progress display
+  std::vector<candidate*> failed_;  ///< candidates whose plan failed in this round
+  bool final_ = false;              ///< the round kept nothing: a failed plan is final
+  std::set<layer_key> done_;        ///< Reshapes rewritten or refused
+  std::map<layer_key, std::size_t> tried_;        ///< how many of a Reshape's plans failed
+  std::map<layer_key, std::string> last_failure_;  ///< and why the last one did
+  fix_report report_;
+};
+
+}  // namespace reshape1::model::detail
