@@ -1,15 +1,14 @@
-// `reshape1 fix model.onnx`: the Reshape patterns that write the declared batch as a constant get 0 (or
-// -1) in their initializer or Constant node, cloned when other nodes share it; the graph inputs' batch and
-// every declared dim that carries it become the dim_param N (a folded N·k is cleared); then the file, read
-// back from the bytes that will be written, must reshape at every checked batch.
+// `reshape1 fix model.onnx`: the planner's rounds (model/analysis/fix_planner.hpp) on the model lowered
+// from the file, with ONNX's part. A Reshape pattern element that writes the declared batch as a constant
+// gets 0 (or -1) in its initializer or Constant node, copied when other nodes share it; the graph inputs'
+// batch and every declared dim that carries it become the dim_param N (a folded N·k is cleared); then the
+// file, read back from the bytes that will be written, is proven at every checked batch.
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -17,12 +16,11 @@
 
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
-#include "model/analysis/batch_internal.hpp"
-#include "model/analysis/fix_internal.hpp"
 #include "../model/options.hpp"
+#include "lowering.hpp"
+#include "model/analysis/fix_planner.hpp"
 #include "model/ops/rules.hpp"
 #include "model/text/fix.hpp"
-#include "lowering.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/propagate.hpp"
 #include "reshape1/onnx.hpp"
@@ -34,38 +32,18 @@ namespace fs = std::filesystem;
 using reshape1::detail::fail;
 using model::detail::op_part;
 using model::detail::part_of;
+using model::detail::layer_key;
 
 /// The batches at which the batch axis of each tensor is found: N·k at both, for one k.
 constexpr std::int64_t probe_a = 1009, probe_b = 1013;
 
-/// Where a pattern's value is stored: an initializer, or the `value` of a Constant node.
+/// Where a pattern's value is stored: an initializer, or the `value` of a Constant node, in `graph`.
 struct holder {
   ::onnx::TensorProto* tensor = nullptr;
-  std::string name;        ///< the tensor's name (the Constant node's output)
+  std::string name;  ///< the tensor's name (the Constant node's output)
   bool constant_node = false;
+  ::onnx::GraphProto* graph = nullptr;
 };
-
-/// The values of an int64 or int32 pattern tensor from the bytes the reader made of it (raw little-endian,
-/// whether the file holds them in raw_data, the typed field or an external file); nullopt when it kept
-/// none (a tensor too large for a rule to read) or the tensor has another type.
-std::optional<std::vector<std::int64_t>> values_of(const ::onnx::TensorProto& t, std::span<const std::byte> bytes) {
-  std::uint64_t count = 1;
-  for (const auto d : t.dims())
-    if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) return std::nullopt;
-  const auto read = [&]<class T>(T) -> std::optional<std::vector<std::int64_t>> {
-    if (count * sizeof(T) != bytes.size()) return std::nullopt;
-    std::vector<std::int64_t> v(count);
-    for (std::size_t k = 0; k < count; ++k) {
-      T x;
-      std::memcpy(&x, bytes.data() + k * sizeof(T), sizeof(T));
-      v[k] = x;
-    }
-    return v;
-  };
-  if (t.data_type() == ::onnx::TensorProto::INT64) return read(std::int64_t{});
-  if (t.data_type() == ::onnx::TensorProto::INT32) return read(std::int32_t{});
-  return std::nullopt;
-}
 
 /// A tensor held in an external file, written into the model itself (raw_data) from the bytes the reader
 /// read: the fixed model holds a rewritten tensor, and the data file stays as it is for the tensors that
@@ -102,17 +80,6 @@ std::size_t element_count(const ::onnx::TensorProto& t, std::span<const std::byt
   return static_cast<std::size_t>(width == 8 ? t.int64_data_size() : t.int32_data_size());
 }
 
-/// How many node inputs of the graph (subgraphs included) name each tensor.
-void count_uses(const ::onnx::GraphProto& g, std::unordered_map<std::string, std::size_t>& uses) {
-  for (const auto& node : g.node()) {
-    for (const auto& i : node.input()) ++uses[i];
-    for (const auto& a : node.attribute()) {
-      if (a.has_g()) count_uses(a.g(), uses);
-      for (const auto& sub : a.graphs()) count_uses(sub, uses);
-    }
-  }
-}
-
 /// Every name the graph (subgraphs included) gives a tensor: initializers, inputs and node outputs.
 void taken_names(const ::onnx::GraphProto& g, std::set<std::string>& taken) {
   for (const auto& t : g.initializer()) taken.insert(t.name());
@@ -126,11 +93,9 @@ void taken_names(const ::onnx::GraphProto& g, std::set<std::string>& taken) {
   }
 }
 
-/// Where a node is: its index in the top graph, or in an If branch reached through `path` (each step a
-/// node index and the index of the branch's attribute), so that refs sort in the file's order. An If's
-/// branches are lowered into the graph itself, so their Reshapes are rewritten as the top graph's are.
-/// It is what fix keys a Reshape by across rounds: the ids of a branch's layers move when a round adds an
-/// initializer (a copy of a shared one), its nodes do not.
+/// Where a node is: its index in the graph `path` leads to (each step a node index and the index of the
+/// attribute that holds the subgraph). An If's branches are lowered into the graph around them, so their
+/// Reshapes are rewritten as that graph's are.
 struct node_ref {
   std::vector<std::pair<int, int>> path;
   int index = 0;
@@ -172,7 +137,7 @@ void inlined_graphs(::onnx::ModelProto& m, std::vector<std::pair<int, int>>& pat
 }
 
 /// The path to the graph `target` (a Loop's or Scan's body), searched through every graph attribute.
-std::optional<std::vector<std::pair<int, int>>> path_to(::onnx::ModelProto& m, const ::onnx::GraphProto* target) {
+std::optional<std::vector<std::pair<int, int>>> path_to(const ::onnx::ModelProto& m, const ::onnx::GraphProto* target) {
   std::vector<std::pair<int, int>> path;
   const auto search = [&](auto& self, const ::onnx::GraphProto& g) -> bool {
     if (&g == target) return true;
@@ -207,372 +172,358 @@ std::optional<node_ref> locate(::onnx::ModelProto& m, std::vector<std::pair<int,
   return found;
 }
 
-/// One planned rewrite, kept as data: element `index` of `tensor` (an initializer or a Constant node's
-/// value) becomes `value` where node `reader` (the Reshape, or the Concat on the way) reads it at `port`.
-/// Each round applies the plans kept so far to a copy of the original, in the order they were made, so a
-/// plan the checks reject is taken back by leaving it out.
-struct edit {
-  node_ref node;             ///< the Reshape node
-  std::size_t element = 0;   ///< the pattern element the plan sets
-  std::string tensor;
-  node_ref reader;
-  std::size_t port = 0;
-  std::size_t index = 0;
-  std::int64_t old_value = 0, value = 0;
-  bool clear_allowzero = false;     ///< the Reshape's allowzero becomes 0 (0 then copies the batch)
-  std::vector<std::byte> external;  ///< the tensor's bytes when an external file holds them: written inline
-  std::string old_pattern, new_pattern, why;
-  std::vector<model::enclosing_layer> within;  ///< the bodies the Reshape is in, when it is in one
-  std::int64_t id = 0;                         ///< its id there, as the checks give it
-};
-
-/// Where a Reshape the checks name is, in the lowered model: the model's graph or a Loop's or Scan's body
-/// (`within` non-empty), what propagation knows there, the tensor names that graph binds, and where it is
-/// in the file.
-struct site {
-  const model::graph* graph = nullptr;
-  const model::propagation* prop = nullptr;
+/// The tensor names of a graph the lowering made, and where that graph is in the file.
+struct names_site {
+  const model::graph* g = nullptr;
+  const model::propagation* p = nullptr;  ///< nullptr when the propagation kept none
   const std::unordered_map<std::string, model::source>* names = nullptr;
-  std::vector<std::pair<int, int>> path;
-  std::vector<model::enclosing_layer> within;
-  std::size_t layer = 0;  ///< the Reshape's index in `graph`
-  std::size_t outermost = 0;  ///< the index in the model's graph of the layer it is in (itself at the top)
+  std::vector<std::pair<int, int>> path;  ///< the graph's path in the file (the top graph's is empty)
 };
 
-std::string pattern_text(const std::vector<std::optional<std::int64_t>>& v) {
-  std::vector<std::string> parts;
-  for (const auto& x : v) parts.push_back(x ? std::to_string(*x) : std::string("?"));
-  return fmt::format("[{}]", fmt::join(parts, ","));
-}
-
-class onnx_fixer {
- public:
-  onnx_fixer(std::span<const std::byte> bytes, const fs::path& file, const fix_options& options)
-      : file_(file), options_(options) {
-    if (options_.check_batches.empty()) options_.check_batches = {dimension(1), dimension(2), dimension(8), dimension()};
-    if (options_.batch_name.empty())
+/// The model as the file gives it, lowered with its tensor names: what the planner starts from. (A base
+/// of the fixer, so that it is made before the planner, which takes the lowered graph.)
+struct onnx_source {
+  onnx_source(std::span<const std::byte> bytes, const fs::path& file, const fix_options& options)
+      : file_(file), batch_name_(options.batch_name) {
+    if (options.batch_name.empty())
       fail(errc::invalid_argument, {},
            fmt::format("{}: an empty name for the batch's dim_param", model::detail::spell(model::detail::option::batch_name)),
            fmt::format("give a name, e.g. {}", model::detail::spell(model::detail::option::batch_name, {}, "N")));
-    detail::parse_model(bytes, file.string(), original_);
+    detail::parse_model(bytes, file.string(), proto_);
+    lowered_.emplace(detail::lower(proto_, file.string(), file.parent_path(), &names_, &bodies_));
+    weights_size_ = largest_weights(*lowered_);
   }
 
-  fix_report run() {
-    fix_report report;
-    std::vector<model::batch_report> before;  // the checks of the model as given, at every batch
-    const bool freed = rounds(report, before);
-    if (report.changes.empty() && !freed && report.refusals.empty()) {
-      report.nothing_to_do = true;
-      for (const auto& r : before) report.checked.push_back(r.summary_line());
-      report.fixed = std::all_of(before.begin(), before.end(),
-                                 [](const auto& r) { return r.summary.verdict() == model::batch_verdict::yes; });
-      return report;
-    }
-    prove(report);
-    return report;
-  }
-
- private:
-  /// Rounds: a Reshape downstream of one that breaks the batch is only judged once that one is fixed (a
-  /// channel shuffle's second Reshape), so each round plans for the Reshapes the checks name. A Reshape
-  /// still named with its plan applied loses the plan, and the next round tries its next alternative (0,
-  /// then -1; or -1 at each element of a pattern that folds the batch). Every round adds or drops a plan,
-  /// and each alternative is tried once: the rounds end. The first round, on the model as given, checks
-  /// every batch (`before`); a round after one that changed something checks a dynamic batch only, whose
-  /// sample batches find what the checked batches would (the IR fix's rounds judge there too), and, when
-  /// that changes nothing, every batch on the same model. The rounds end with one that checked every batch
-  /// and changed nothing: its model, with its declared dims freed, becomes model_. Whether dims were freed.
-  bool rounds(fix_report& report, std::vector<model::batch_report>& before) {
-    std::vector<edit> edits;
-    const std::vector<dimension> dynamic_only{dimension()};
-    bool every_batch = true;
-    for (bool first = true;; first = false) {
-      auto [m, changes, stale] = apply(edits);
-      for (auto k = stale.rbegin(); k != stale.rend(); ++k) edits.erase(edits.begin() + static_cast<std::ptrdiff_t>(*k));
-      if (!stale.empty()) continue;  // a plan named a copy that a dropped plan made: planned again on what is left
-      names_.clear();
-      bodies_.clear();
-      const auto g = detail::lower(m, file_.string(), file_.parent_path(), &names_, &bodies_);
-      std::vector<dimension> at = every_batch ? options_.check_batches : dynamic_only;
-      auto last = checks(g, at, std::nullopt);
-      std::optional<model::propagation> p;
-      const auto prop = [&]() -> const model::propagation& {
-        if (!p) p = model::propagate(g);
-        return *p;
-      };
-      if (first) {
-        before = last;
-        remember_declared(g, prop());
-      }
-      // Planned from the dynamic batch's report, then (when that changes nothing) from every batch's.
-      std::vector<std::pair<node_ref, const model::batch_finding*>> waiting;
-      bool changed = false;
-      for (;;) {
-        changed = plan_round(m, g, prop, at, last, edits, report, waiting);
-        if (changed || every_batch) break;
-        at = options_.check_batches;
-        last = checks(g, at, std::move(last.front()));
-        every_batch = true;
-      }
-      every_batch = !changed;
-      if (changed) continue;
-      for (const auto& [ref, f] : waiting)
-        refuse(report, *f, why_not_[ref].empty() ? model::text::after_unfixed_reshape() : why_not_[ref]);
-      // Each change names its Reshape by its id in this, the final model (as the refusals do).
-      for (std::size_t k = 0; k < changes.size(); ++k) name_change(m, g, edits[k], changes[k]);
-      report.changes = std::move(changes);
-      // The declared dims follow the rewritten model (this round's graph): where its tensors hold the batch
-      // now.
-      const bool freed = free_dims(m, g, before.front(), report);
-      bodies_.clear();  // its graphs are m's, which moves now
-      model_ = std::move(m);
-      return freed;
-    }
-  }
-
-  /// check_batch of `g` at each of `batches`; `dynamic` is the report at a dynamic batch when it is made.
-  std::vector<model::batch_report> checks(const model::graph& g, std::span<const dimension> batches,
-                                          std::optional<model::batch_report> dynamic) const {
-    std::vector<model::batch_report> r;
-    for (const auto& b : batches)
-      r.push_back(b == dimension() && dynamic ? *std::exchange(dynamic, std::nullopt)
-                                              : model::check_batch(g, {.batch = b, .layouts = options_.layouts}));
+  /// The most bytes the Consts of `g` or of one of its bodies address.
+  static std::size_t largest_weights(const model::graph& g) {
+    auto r = model::detail::graph_editor::weights(g).second.size();
+    for (const auto& l : g.layers())
+      if (l.body) r = std::max(r, largest_weights(l.body->network));
     return r;
   }
 
-  /// The shape of each tensor of the original model at its declared inputs, and the layer that makes it.
-  struct declared_tensor {
-    partial_shape shape;
-    std::int64_t id = 0;
-    std::string layer, type;
-  };
+  fs::path file_;
+  std::string batch_name_;  ///< the dim_param the batch becomes
+  /// The file as parsed. Never changed: the lookups below take protobuf's mutable pointers, which is why
+  /// it is mutable; every edit is made on a copy.
+  mutable ::onnx::ModelProto proto_;
+  std::unordered_map<std::string, model::source> names_;  ///< each tensor's layer output in the lowered graph
+  std::vector<detail::body_names> bodies_;                ///< each Loop's and Scan's body's, likewise
+  std::optional<model::graph> lowered_;                   ///< moved into the planner
+  std::size_t weights_size_ = 0;  ///< the most bytes the Consts of the graph or of one of its bodies address
+};
 
-  /// What the proof compares the fixed model with: the original `g`, propagated as `p`, by tensor name.
-  void remember_declared(const model::graph& g, const model::propagation& p) {
-    for (const auto& [name, at] : names_) {
-      const auto& l = g.layers()[at.layer];
-      declared_.emplace(name, declared_tensor{p.outputs[at.layer][at.output].shape, l.id, std::string(l.name),
-                                              std::string(l.type)});
+class onnx_fixer final : private onnx_source, public model::detail::fix_planner {
+ public:
+  onnx_fixer(std::span<const std::byte> bytes, const fs::path& file, const fix_options& options)
+      : onnx_source(bytes, file, options),
+        fix_planner(std::move(*lowered_), {.check_batches = options.check_batches, .layouts = options.layouts}) {}
+
+  fix_report result() {
+    auto r = run();
+    fix_report out;
+    out.nothing_to_do = r.nothing_to_do;
+    out.fixed = r.fixed;
+    out.refusals = std::move(r.refusals);
+    out.checked = std::move(r.checked);
+    out.freed = std::move(freed_);
+    for (const auto& c : r.changes) {
+      std::vector<std::int64_t> within;
+      for (const auto& w : c.within) within.push_back(w.id);
+      out.changes.push_back(changes_.at({within, c.id}));
     }
+    if (accepted_) out.model = std::move(written_);
+    return out;
   }
 
-  /// The proof: the bytes that will be written, read back, must reshape at every checked batch, compute
-  /// the original's shapes at the original's declared inputs, and carry the batch where check_batch says
-  /// (fix_proof.cpp). `report.model` holds those bytes when it holds.
-  void prove(fix_report& report) const {
-    std::string out;
-    if (!model_.SerializeToString(&out)) fail(errc::io, {.file = file_.string()}, "protobuf cannot serialise the fixed model");
+ private:
+  // ---- what the planner asks ----
+
+  /// A Reshape node of the file, not a Reshape the lowering added (Flatten's, a grouped Conv's weights').
+  bool rewrites(const model::detail::fix_site&, const std::vector<std::int64_t>&, const model::layer& l) const override {
+    return !l.auxiliary && l.op_type() == "Reshape";
+  }
+
+  std::optional<std::string> refuses(const model::detail::fix_site& s, const model::detail::element_origin& origin,
+                                     model::detail::fix_plan& x) const override {
+    const auto element = x.element;
+    // In a body, a tensor of the graph around it that the body reads by name comes in as a Parameter of
+    // the body's own (named as the tensor).
+    const bool captured =
+        origin.holder != nullptr && !x.within.empty() && part_of(origin.holder->type) == op_part::parameter;
+    if (origin.holder == nullptr || origin.consumer == nullptr ||
+        (part_of(origin.holder->type) != op_part::constant && !captured))
+      return model::text::computed_not_tensor(element);
+    if (!captured && origin.holder->find("onnx_initializer") == nullptr &&
+        (origin.holder->auxiliary || origin.holder->find("onnx_constant") == nullptr))
+      return model::text::constant_not_in_file(element, origin.holder->name);
+    const std::string held(origin.holder->name);
+    // Every node between the tensor and the Reshape must feed only the next one: a shared Concat or Cast
+    // would carry the change to nodes this report would not list.
+    for (const auto* step : origin.path)
+      if (readers(x.within, *s.g, *step) > 1) return model::text::comes_through_shared_node(element, step->name);
+    const auto file = names_at(original_, nullptr, x.within);
+    const auto reader = file ? reader_of(*file, *s.g, *origin.consumer) : std::nullopt;
+    if (!reader) return model::text::reaches_through_added_layer(held);
+    const auto h = holder_of(proto_, held, *reader);
+    if (!h) return model::text::not_a_tensor_the_node_sees(element, held);
+    const bool external = h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL;
+    if (captured && external) return model::text::external_read_in_body(element, held);
+    const auto type = h->tensor->data_type();
+    if ((type != ::onnx::TensorProto::INT64 && type != ::onnx::TensorProto::INT32) ||
+        origin.index >= element_count(*h->tensor, external ? s.g->const_bytes(*origin.holder) : std::span<const std::byte>()))
+      return model::text::values_not_read(held);
+    const auto& node = *node_at(proto_, *reader);
+    if (x.consumer_port >= static_cast<std::size_t>(node.input_size()) ||
+        node.input(static_cast<int>(x.consumer_port)) != held)
+      return model::text::does_not_feed(held, x.consumer_port, node.name());
+    if (captured) return outside(s, *origin.holder, held, x);
+    return std::nullopt;
+  }
+
+  /// Plan `x` for a body's Reshape whose element the body reads by name from the graph around it, through
+  /// its Parameter `param`: it becomes a rewrite of that graph's Const, which the layer running the body
+  /// feeds to `param`; nullopt when it is one, else why it cannot be.
+  std::optional<std::string> outside(const model::detail::fix_site& s, const model::layer& param, const std::string& held,
+                                     model::detail::fix_plan& x) const {
+    if (model::detail::readers_of(*s.g, param) > 1) return model::text::comes_through_shared_node(x.element, held);
+    std::vector<std::int64_t> around(x.within.begin(), x.within.end() - 1);
+    const auto outer = site_at(around);
+    const auto* runs = outer ? outer->find(x.within.back()) : nullptr;
+    if (runs == nullptr || !runs->body) return model::text::not_a_tensor_the_node_sees(x.element, held);
+    const auto& body = *runs->body;
+    const auto mapping = std::find_if(body.inputs.begin(), body.inputs.end(),
+                                      [&](const model::port_mapping& m) { return m.internal_layer == param.id; });
+    const bool carried = std::any_of(body.back_edges.begin(), body.back_edges.end(),
+                                     [&](const model::back_edge& e) { return e.to_layer == param.id; });
+    if (mapping == body.inputs.end() || mapping->axis || carried || mapping->external_port < 0 ||
+        static_cast<std::size_t>(mapping->external_port) >= runs->sources.size() ||
+        !runs->sources[static_cast<std::size_t>(mapping->external_port)])
+      return model::text::not_a_tensor_the_node_sees(x.element, held);
+    const auto& src = outer->layers()[runs->sources[static_cast<std::size_t>(mapping->external_port)]->layer];
+    if (part_of(src.type) != op_part::constant || src.auxiliary || src.name != held)
+      return model::text::computed_not_tensor(x.element);
+    x.holder_within = std::move(around);
+    x.holder = src.id;
+    x.consumer = runs->id;
+    x.consumer_port = static_cast<std::size_t>(mapping->external_port);
+    return std::nullopt;
+  }
+
+  std::string held_by(std::string_view why, const model::detail::element_origin& origin) const override {
+    return origin.through != nullptr ? model::text::through_concat(why, origin.through->name) : std::string(why);
+  }
+
+  /// The bytes the lowering kept for `g` (each body has its own), then zeros up to appended_from(), then
+  /// the new ones: a copy (the lowering keeps only small tensors' bytes).
+  std::pair<std::shared_ptr<const void>, std::span<const std::byte>> weights(
+      const model::graph& g, const std::vector<std::byte>& appended) const override {
+    const auto kept = model::detail::graph_editor::weights(g).second;
+    auto w = std::make_shared<std::vector<std::byte>>(kept.begin(), kept.end());
+    w->resize(weights_size_);
+    w->insert(w->end(), appended.begin(), appended.end());
+    return {w, std::span<const std::byte>(*w)};
+  }
+  std::uint64_t appended_from() const override { return weights_size_; }
+
+  std::string clone_name(const model::layer& holder, std::int64_t consumer) const override {
+    return fmt::format("{}_for_{}", holder.name, consumer);
+  }
+
+  bool rewrites_declarations(const model::batch_report& probe) override {
+    ::onnx::ModelProto m = proto_;
+    std::vector<std::string> freed;
+    return free_dims(m, proto_, original_, names_, bodies_, probe.inputs, freed);
+  }
+
+  /// The original with `rewrites` made on a copy of the file, its declared dims freed, written, and read
+  /// back from those bytes.
+  model::graph read_back(const std::vector<model::detail::fix_rewrite>& rewrites, const std::vector<model::detail::graph_edit>&,
+                         const std::vector<std::byte>&) override {
+    ::onnx::ModelProto m = proto_;
+    std::set<std::string> taken;
+    taken_names(m.graph(), taken);
+    changes_.clear();
+    std::vector<std::pair<layer_key, node_ref>> reshapes;
+    for (const auto& r : rewrites) reshapes.emplace_back(layer_key{r.p.within, r.p.reshape}, apply(m, r, taken));
+    // The declared dims follow the rewritten model: where its tensors hold the batch now. Each change
+    // names its Reshape by its id there, as the refusals of the proof do.
+    {
+      std::unordered_map<std::string, model::source> names;
+      std::vector<detail::body_names> bodies;
+      const auto g = detail::lower(m, file_.string(), file_.parent_path(), &names, &bodies);
+      for (const auto& [key, node] : reshapes) name_change(m, g, names, bodies, node, changes_[key]);
+      freed_.clear();
+      (void)free_dims(m, m, g, names, bodies, original_inputs(), freed_);
+    }
+    written_.clear();
+    if (!m.SerializeToString(&written_)) fail(errc::io, {.file = file_.string()}, "protobuf cannot serialise the fixed model");
     ::onnx::ModelProto back;
-    detail::parse_model(std::as_bytes(std::span(out.data(), out.size())), file_.string() + " (fixed)", back);
-    std::unordered_map<std::string, model::source> names;
-    const auto fixed = detail::lower(back, file_.string() + " (fixed)", file_.parent_path(), &names);
-    // The fixed model at the original's declared inputs: its inputs' batch is the dim_param now.
+    detail::parse_model(std::as_bytes(std::span(written_.data(), written_.size())), file_.string() + " (fixed)", back);
+    names_back_.clear();
+    return detail::lower(back, file_.string() + " (fixed)", file_.parent_path(), &names_back_);
+  }
+
+  /// The model read back at the original's declared inputs: its inputs' batch is the dim_param now.
+  std::optional<model::propagation> at_original_inputs(const model::graph& g) override {
     std::vector<model::input_shape> inputs;
     std::set<std::size_t> seen;
-    for (const auto& [name, at] : names)
-      if (const auto it = declared_.find(name); it != declared_.end() &&
-          part_of(fixed.layers()[at.layer].type) == op_part::parameter && seen.insert(at.layer).second)
-        inputs.push_back({at.layer, it->second.shape});
-    const auto reference = model::propagate(fixed, inputs);
-    bool all = same_shapes_as_declared(fixed, names, reference, report);
-    for (const auto& b : options_.check_batches) {
-      model::detail::batch_runs runs;
-      const auto r = model::detail::check_batch_keeping(fixed, {.batch = b, .layouts = options_.layouts}, runs);
-      report.checked.push_back(r.summary_line());
-      all = all && r.summary.verdict() == model::batch_verdict::yes && runs.runs[1];
-      if (all)
-        if (auto unscaled = model::detail::not_scaled(fixed, reference, *runs.runs[1], r, b)) {
-          report.refusals.push_back(std::move(*unscaled));
-          all = false;
-        }
+    for (const auto& [name, at] : names_back_) {
+      const auto it = names_.find(name);
+      if (it != names_.end() && part_of(g.layers()[at.layer].type) == op_part::parameter && seen.insert(at.layer).second)
+        inputs.push_back({at.layer, shape_of(declared(), it->second)});
     }
-    report.fixed = all && report.refusals.empty();
-    if (report.fixed) report.model = std::move(out);
+    return model::propagate(g, inputs);
   }
 
-  /// Whether every tensor of the original has, in the fixed model `g` (whose tensors `names` binds,
-  /// propagated at the original's declared inputs as `p`), the shape it had; a refusal names the first
-  /// that does not, in the order of the fixed model's layers.
-  bool same_shapes_as_declared(const model::graph& g, const std::unordered_map<std::string, model::source>& names,
-                               const model::propagation& p, fix_report& report) const {
-    const std::pair<const std::string, declared_tensor>* lost = nullptr;  // the first (by id) it lacks
-    std::optional<std::size_t> first;  // the fixed model's first layer whose tensor differs
-    for (const auto& entry : declared_) {
-      const auto it = names.find(entry.first);
-      if (it == names.end()) {
-        if (lost == nullptr || entry.second.id < lost->second.id) lost = &entry;
-      } else if (!model::detail::same_shape(entry.second.shape, p.outputs[it->second.layer][it->second.output].shape) &&
+  static const partial_shape& shape_of(const model::propagation& p, const model::source& at) {
+    return p.outputs[at.layer][at.output].shape;
+  }
+
+  /// The first tensor of the original that the model read back lacks (by the original's ids), else the
+  /// first (in the order of the model read back) whose shape differs.
+  std::optional<model::fix_refusal> differs(const model::graph& g, const model::propagation& at_declared) override {
+    const std::pair<const std::string, model::source>* lost = nullptr;
+    std::optional<std::size_t> first;
+    for (const auto& entry : names_) {
+      const auto it = names_back_.find(entry.first);
+      const auto id = original_.layers()[entry.second.layer].id;
+      if (it == names_back_.end()) {
+        if (lost == nullptr || id < original_.layers()[lost->second.layer].id) lost = &entry;
+      } else if (!model::detail::same_shape(shape_of(declared(), entry.second), shape_of(at_declared, it->second)) &&
                  (!first || it->second.layer < *first)) {
         first = it->second.layer;
       }
     }
     if (lost != nullptr) {
-      const auto& was = lost->second;
-      report.refusals.push_back({was.id, was.layer, was.type, model::text::read_back_lacks_tensor(lost->first)});
-      return false;
+      const auto& l = original_.layers()[lost->second.layer];
+      return model::fix_refusal{l.id, std::string(l.name), std::string(l.type),
+                                model::text::read_back_lacks_tensor(lost->first)};
     }
-    if (!first) return true;
+    if (!first) return std::nullopt;
     const auto& l = g.layers()[*first];
-    report.refusals.push_back({l.id, std::string(l.name), std::string(l.type), model::text::read_back_differs()});
-    return false;
+    return model::fix_refusal{l.id, std::string(l.name), std::string(l.type), model::text::read_back_differs()};
   }
 
-  /// One round's plans, from the reports `last` (at the batches `at`) of the model `m` lowered as `g`: each Reshape they name
-  /// gets its next plan (added to `edits`), loses the one it has, waits (in `waiting`) behind another
-  /// one named, or is refused, as are the findings fix cannot rewrite. Whether `edits` changed.
-  bool plan_round(::onnx::ModelProto& m, const model::graph& g, const std::function<const model::propagation&()>& prop,
-                  std::span<const dimension> at, const std::vector<model::batch_report>& last,
-                  std::vector<edit>& edits, fix_report& report,
-                  std::vector<std::pair<node_ref, const model::batch_finding*>>& waiting) {
-    report.refusals.clear();
-    waiting.clear();
-    bool changed = false;
-    // The Reshape nodes a check names (of the top graph, an If branch or a body), with their first
-    // finding and where they are.
-    std::map<node_ref, std::pair<const model::batch_finding*, site>> named;
-    for (std::size_t k = 0; k < last.size(); ++k)
-      for (const auto& f : last[k].findings) {
-        const bool reshape =
-            part_of(f.type) == op_part::reshape && (f.pattern_index || f.issue == model::batch_issue::fails);
-        std::string lost;
-        auto where = reshape ? site_of(m, g, prop, f, lost) : std::nullopt;
-        const auto node = where ? locate(m, where->path, *where->names, where->layer, "Reshape") : std::nullopt;
-        if (node) {
-          named.emplace(*node, std::pair{&f, std::move(*where)});
-        } else if (f.issue != model::batch_issue::scales_with_batch) {
-          // A node that lowers to a Reshape (Flatten, a grouped Conv's weights) is not one fix rewrites.
-          refuse(report, f,
-                 !f.pattern_index || part_of(f.type) != op_part::reshape ? model::text::refusal(f, at[k])
-                 : !lost.empty()                                          ? lost
-                                                                          : model::text::reshape_not_found());
-        }
-      }
-    // A Reshape after another one named here may be named for that one's doing: its plan is kept, and
-    // a pattern that folds the batch waits for a later round. A pattern element that writes the declared
-    // batch is the Reshape's own doing, and is planned at once. (A body's Reshape is after what its Loop
-    // or Scan is after.)
-    std::vector<char> named_here(g.layers().size(), 0);
-    std::map<const model::graph*, std::vector<char>> after_in_body;  // the same within each body
-    for (const auto& entry : named) {
-      const auto& w = entry.second.second;
-      named_here[w.outermost] = 1;
-      if (w.within.empty()) continue;
-      auto& marks = after_in_body[w.graph];
-      marks.resize(w.graph->layers().size(), 0);
-      marks[w.layer] = 1;
-    }
-    const auto after = model::detail::downstream_of(g, named_here);
-    for (auto& [body, marks] : after_in_body) marks = model::detail::downstream_of(*body, marks);
-    for (auto& [ref, entry] : named) {
-      const auto& node = ref;  // clang 14 (the fuzz preset) cannot capture a structured binding
-      const auto* f = entry.first;
-      auto& where = entry.second;
-      const bool waits =
-          after[where.outermost] != 0 || (!where.within.empty() && after_in_body[where.graph][where.layer] != 0);
-      const auto active = std::find_if(edits.begin(), edits.end(), [&node](const edit& e) { return e.node == node; });
-      if (active != edits.end() || (waits && !f->pattern_index)) {
-        if (waits) {
-          waiting.emplace_back(ref, f);
-          continue;
-        }
-        why_not_[ref] = model::text::rewrite_left(active->element, active->value, f->what);
-        ++tried_[ref];
-        edits.erase(active);
-        changed = true;
-        continue;
-      }
-      if (where.prop == nullptr) where.prop = &prop();
-      if (auto e = plan(where, m, ref, *f)) {
-        edits.push_back(std::move(*e));
-        changed = true;
-      } else {
-        refuse(report, *f, why_not_[ref]);
-      }
-    }
-    return changed;
-  }
+  model::graph reread() override { return detail::lower(proto_, file_.string(), file_.parent_path(), nullptr); }
 
-  void refuse(fix_report& report, const model::batch_finding& f, std::string reason) {
-    for (const auto& x : report.refusals)
-      if (x.id == f.id && x.within == f.within) return;
-    report.refusals.push_back({f.id, f.name, f.type, std::move(reason), f.within});
-  }
+  void accept(model::fix_report&) override { accepted_ = true; }
 
-  /// The initializer or Constant node that holds the tensor `name` as node `reader` sees it: in its own
-  /// graph, else in the graphs around it, as ONNX scopes names (a branch's or a body's tensors are not
-  /// seen from outside it; a body's input of that name hides the ones around it).
-  static std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader) {
-    for (auto k = reader.path.size() + 1; k-- > 0;) {
-      auto* g = graph_at(m, {reader.path.begin(), reader.path.begin() + static_cast<std::ptrdiff_t>(k)});
-      if (g == nullptr) continue;
-      for (auto& t : *g->mutable_initializer())
-        if (t.name() == name) return holder{&t, name, false};
-      for (auto& n : *g->mutable_node())
-        if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
-          for (auto& a : *n.mutable_attribute())
-            if (a.name() == "value" && a.has_t()) return holder{a.mutable_t(), name, true};
-      if (k > 0)
-        for (const auto& v : g->input())
-          if (v.name() == name) return std::nullopt;
-    }
-    return std::nullopt;
-  }
+  // ---- the file ----
 
-  /// Where the Reshape finding `f` names is in the lowered model `g` (of `m`): in the model's graph, or in
-  /// the body its `within` leads to, with that body's names and propagation; nullopt when fix cannot
-  /// follow it there.
-  std::optional<site> site_of(::onnx::ModelProto& m, const model::graph& g,
-                              const std::function<const model::propagation&()>& prop, const model::batch_finding& f,
-                              std::string& why) {
-    if (!f.within.empty())
-      why = model::text::body_not_followed(f.within.back());
-    site s;
-    s.graph = &g;
-    s.names = &names_;
-    s.within = f.within;
-    if (!f.within.empty()) {
-      const model::propagation* p = &prop();
-      std::vector<std::size_t> layers;
-      for (const auto& w : f.within) {
-        const auto* l = s.graph->find(w.id);
-        if (l == nullptr || !l->body || p == nullptr) return std::nullopt;
-        const auto index = static_cast<std::size_t>(l - s.graph->layers().data());
-        if (layers.empty()) s.outermost = index;
-        layers.push_back(index);
-        p = p->body(index);
-        s.graph = &l->body->network;
-      }
-      const auto record = std::find_if(bodies_.begin(), bodies_.end(),
-                                       [&](const detail::body_names& b) { return b.layers == layers; });
-      if (record == bodies_.end() || p == nullptr) return std::nullopt;
-      const auto path = path_to(m, record->graph);
-      if (!path) return std::nullopt;
-      s.names = &record->names;
-      s.path = *path;
-      s.prop = p;
+  /// The graph `within` leads to in `top` (propagated as `p`, or nullptr), with its tensor names and its
+  /// path in the file; nullopt when fix cannot follow it there.
+  std::optional<names_site> names_at(const model::graph& top, const model::propagation* p,
+                                     const std::vector<std::int64_t>& within) const {
+    names_site s{&top, p, &names_, {}};
+    std::vector<std::size_t> layers;
+    for (const auto id : within) {
+      const auto* l = s.g->find(id);
+      if (l == nullptr || !l->body) return std::nullopt;
+      const auto index = static_cast<std::size_t>(l - s.g->layers().data());
+      layers.push_back(index);
+      s.p = s.p == nullptr ? nullptr : s.p->body(index);
+      s.g = &l->body->network;
     }
-    const auto* reshape = s.graph->find(f.id);
-    if (reshape == nullptr) return std::nullopt;
-    s.layer = static_cast<std::size_t>(reshape - s.graph->layers().data());
-    if (f.within.empty()) s.outermost = s.layer;
+    if (within.empty()) return s;
+    const auto record = std::find_if(bodies_.begin(), bodies_.end(),
+                                     [&](const detail::body_names& b) { return b.layers == layers; });
+    if (record == bodies_.end()) return std::nullopt;
+    const auto path = path_to(proto_, record->graph);
+    if (!path) return std::nullopt;
+    s.names = &record->names;
+    s.path = *path;
     return s;
   }
 
-  /// Names change `c` as the final round's graph `g` (of `m`) numbers edit `e`'s Reshape: its id, and for
-  /// one in a body, the Loop and Scan layers around it.
-  void name_change(::onnx::ModelProto& m, const model::graph& g, const edit& e, fix_change& c) const {
-    const auto* n = node_at(m, e.node);
+  /// The graph of the original `within` leads to.
+  const model::graph* site_at(const std::vector<std::int64_t>& within) const {
+    const auto s = names_at(original_, nullptr, within);
+    return s ? s->g : nullptr;
+  }
+
+  /// The node of the file that layer `l`, of `g` (the graph of `s`, or an edit of it), is: the Reshape,
+  /// or the Concat that reads the value.
+  std::optional<node_ref> reader_of(const names_site& s, const model::graph& g, const model::layer& l) const {
+    if (l.auxiliary) return std::nullopt;
+    return locate(proto_, s.path, *s.names, static_cast<std::size_t>(&l - g.layers().data()), l.op_type());
+  }
+
+  /// Rewrite `r` made in `m` (a copy of the file; `taken` holds its names): the value written where the
+  /// reader node sees the tensor, or in a copy of it that the node reads instead; the change it is goes to
+  /// changes_. Returns where the Reshape node is.
+  node_ref apply(::onnx::ModelProto& m, const model::detail::fix_rewrite& r, std::set<std::string>& taken) {
+    const auto s = names_at(original_, &declared(), r.p.within);
+    const auto* reshape = s ? s->g->find(r.p.reshape) : nullptr;
+    if (reshape == nullptr || s->p == nullptr) internal("its Reshape is not found again");
+    const auto origin = model::detail::origin_of_element(*s->g, *s->p, *reshape, 1, r.p.element);
+    const auto reader = origin.consumer != nullptr ? reader_of(*s, *s->g, *origin.consumer) : std::nullopt;
+    const auto node = reader_of(*s, *s->g, *reshape);
+    if (!reader || !node || origin.holder == nullptr) internal("its nodes are not found again");
+    const std::string held(origin.holder->name);
+    auto h = holder_of(m, held, *reader);
+    if (!h) internal(fmt::format("'{}' is not found again", held));
+    const bool external = h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL;
+    const auto holder_graph = site_at(r.p.holder_within);
+    const auto* const_layer = holder_graph != nullptr ? holder_graph->find(r.p.holder) : nullptr;
+    const auto bytes = const_layer != nullptr ? holder_graph->const_bytes(*const_layer) : std::span<const std::byte>();
+    std::optional<std::string> cloned_from;
+    if (r.clone) {  // in the graph that holds the tensor, read by this node only
+      auto& reader_node = *node_at(m, *reader);
+      auto* copy = h->graph->add_initializer();
+      *copy = *h->tensor;
+      const auto name = unique_name(
+          taken, fmt::format("{}_for_{}", held, reader_node.name().empty() ? reader_node.output(0) : reader_node.name()));
+      copy->set_name(name);
+      reader_node.set_input(static_cast<int>(origin.consumer_port), name);
+      cloned_from = held;
+      h = holder{copy, name, false, h->graph};
+    }
+    if (external) write_inline(*h->tensor, bytes);
+    set_value(*h->tensor, origin.index, r.p.value);
+    auto& reshape_node = *node_at(m, *node);
+    if (r.p.set_special_zero)
+      for (auto& a : *reshape_node.mutable_attribute())
+        if (a.name() == "allowzero") a.set_i(0);
+    auto& c = changes_[{r.p.within, r.p.reshape}];
+    c.name = reshape_node.name().empty() && reshape_node.output_size() > 0 ? reshape_node.output(0) : reshape_node.name();
+    c.allowzero_cleared = r.p.set_special_zero;
+    c.old_pattern = r.change.old_pattern;
+    c.new_pattern = r.change.new_pattern;
+    c.tensor = h->name;
+    c.cloned_from = cloned_from;
+    c.element = origin.index;
+    c.old_value = r.p.old_value;
+    c.new_value = r.p.value;
+    c.why = model::text::held_by_tensor(r.p.why, h->constant_node, h->name, external);
+    c.within = r.change.within;
+    c.node = r.p.reshape;
+    return *node;
+  }
+
+  [[noreturn]] void internal(const std::string& what) const {
+    // What the rounds judged was found in the file when it was planned: not finding it again is a bug.
+    fail(errc::unsupported, {.file = file_.string()},
+         fmt::format("{}: fix cannot write a rewrite it judged: {}", file_.string(), what), "please report this with the model");
+  }
+
+  /// Names change `c` as `g` (`m` lowered, with its `names` and `bodies`) numbers the Reshape `node`: its
+  /// id, and for one in a body, the Loop and Scan layers around it.
+  static void name_change(::onnx::ModelProto& m, const model::graph& g,
+                          const std::unordered_map<std::string, model::source>& names,
+                          const std::vector<detail::body_names>& bodies, const node_ref& node, fix_change& c) {
+    const auto* n = node_at(m, node);
     if (n == nullptr || n->output_size() == 0) return;
-    if (e.within.empty()) {
-      if (const auto it = names_.find(n->output(0)); it != names_.end()) c.node = g.layers()[it->second.layer].id;
+    if (c.within.empty()) {
+      if (const auto it = names.find(n->output(0)); it != names.end()) c.node = g.layers()[it->second.layer].id;
       return;
     }
     // The body that holds the node: the record whose graph is the longest prefix of the node's path.
-    for (auto k = e.node.path.size() + 1; k-- > 1;) {
-      const auto* body = graph_at(m, {e.node.path.begin(), e.node.path.begin() + static_cast<std::ptrdiff_t>(k)});
-      const auto record = std::find_if(bodies_.begin(), bodies_.end(),
-                                       [&](const detail::body_names& b) { return b.graph == body; });
-      if (record == bodies_.end()) continue;
+    for (auto k = node.path.size() + 1; k-- > 1;) {
+      const auto* body = graph_at(m, {node.path.begin(), node.path.begin() + static_cast<std::ptrdiff_t>(k)});
+      const auto record =
+          std::find_if(bodies.begin(), bodies.end(), [&](const detail::body_names& b) { return b.graph == body; });
+      if (record == bodies.end()) continue;
       const auto it = record->names.find(n->output(0));
       if (it == record->names.end()) return;
       const model::graph* at = &g;
@@ -588,176 +539,24 @@ class onnx_fixer {
     }
   }
 
-  /// The original with `edits` applied in order, what each did, and the edits that could not apply (their
-  /// tensor was a copy that an edit since dropped had made).
-  std::tuple<::onnx::ModelProto, std::vector<fix_change>, std::vector<std::size_t>> apply(const std::vector<edit>& edits) const {
-    ::onnx::ModelProto m = original_;
-    std::vector<fix_change> changes;
-    std::vector<std::size_t> stale;
-    // Counted once, and kept up to date as copies are made: each edit looking through the whole model
-    // made a round's cost grow with the edits times the nodes.
-    std::unordered_map<std::string, std::size_t> uses;
-    count_uses(m.graph(), uses);
-    std::set<std::string> taken;
-    taken_names(m.graph(), taken);
-    for (std::size_t k = 0; k < edits.size(); ++k) {
-      const auto& e = edits[k];
-      // An edit planned on a model that is not the one these edits make (a copy another edit made, since
-      // dropped; a tensor another edit of its round copied or wrote inline first) is planned again.
-      auto h = holder_of(m, e.tensor, e.reader);
-      auto* const found = node_at(m, e.reader);
-      const bool external = h && h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL;
-      if (!h || found == nullptr || e.port >= static_cast<std::size_t>(found->input_size()) ||
-          found->input(static_cast<int>(e.port)) != e.tensor || external != !e.external.empty() ||
-          e.index >= element_count(*h->tensor, e.external)) {
-        stale.push_back(k);
-        continue;
-      }
-      auto& reader = *found;
-      // A tensor other nodes read too is cloned for this one: they may need it as it is.
-      std::optional<std::string> cloned_from;
-      if (uses[h->name] > 1) {
-        auto* copy = m.mutable_graph()->add_initializer();
-        *copy = *h->tensor;
-        const auto clone_name =
-            unique_name(taken, fmt::format("{}_for_{}", h->name, reader.name().empty() ? reader.output(0) : reader.name()));
-        --uses[h->name];
-        ++uses[clone_name];
-        copy->set_name(clone_name);
-        cloned_from = h->name;
-        reader.set_input(static_cast<int>(e.port), clone_name);
-        h = holder{copy, clone_name, false};
-      }
-      if (external) write_inline(*h->tensor, e.external);
-      set_value(*h->tensor, e.index, e.value);
-      fix_change c;
-      if (auto* n = node_at(m, e.node)) {
-        c.name = n->name().empty() && n->output_size() > 0 ? n->output(0) : n->name();
-        if (e.clear_allowzero)
-          for (auto& a : *n->mutable_attribute())
-            if (a.name() == "allowzero") a.set_i(0);
-      }
-      c.allowzero_cleared = e.clear_allowzero;
-      c.old_pattern = e.old_pattern;
-      c.new_pattern = e.new_pattern;
-      c.tensor = h->name;
-      c.cloned_from = cloned_from;
-      c.element = e.index;
-      c.old_value = e.old_value;
-      c.new_value = e.value;
-      c.why = model::text::held_by_tensor(e.why, h->constant_node, h->name, !e.external.empty());
-      c.within = e.within;
-      c.node = e.id;
-      changes.push_back(std::move(c));
+  /// The initializer or Constant node that holds the tensor `name` as node `reader` sees it: in its own
+  /// graph, else in the graphs around it, as ONNX scopes names (a branch's or a body's tensors are not
+  /// seen from outside it; a body's input of that name hides the ones around it).
+  static std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader) {
+    for (auto k = reader.path.size() + 1; k-- > 0;) {
+      auto* g = graph_at(m, {reader.path.begin(), reader.path.begin() + static_cast<std::ptrdiff_t>(k)});
+      if (g == nullptr) continue;
+      for (auto& t : *g->mutable_initializer())
+        if (t.name() == name) return holder{&t, name, false, g};
+      for (auto& n : *g->mutable_node())
+        if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
+          for (auto& a : *n.mutable_attribute())
+            if (a.name() == "value" && a.has_t()) return holder{a.mutable_t(), name, true, g};
+      if (k > 0)
+        for (const auto& v : g->input())
+          if (v.name() == name) return std::nullopt;
     }
-    return {std::move(m), std::move(changes), std::move(stale)};
-  }
-
-  /// The next plan for the Reshape node `at` that a check names with `f`, made where `s` says it is in
-  /// the lowered model `m`; nullopt when none is left, with the reason in why_not_.
-  std::optional<edit> plan(const site& s, ::onnx::ModelProto& m, const node_ref& at, const model::batch_finding& f) {
-    const auto& g = *s.graph;
-    const auto& p = *s.prop;
-    const auto& node = *node_at(m, at);
-    auto& why_not = why_not_[at];
-    const auto* reshape = g.find(f.id);
-    if (node.input_size() < 2 || reshape == nullptr || part_of(reshape->type) != op_part::reshape) {
-      why_not = model::text::no_shape_input();
-      return std::nullopt;
-    }
-    // The pattern as propagation knows it, for the change's patterns before and after.
-    std::vector<std::optional<std::int64_t>> pattern;
-    if (const auto& v = p.input(g, *reshape, 1).value; v && !v->is_real())
-      for (const auto& e : v->elements) pattern.push_back(e.exact() ? std::optional(e.lo) : std::nullopt);
-    std::string reason;
-    const auto alternatives = model::detail::pattern_choices(g, p, *reshape, f, reason);
-    if (alternatives.empty() && why_not.empty()) why_not = std::move(reason);
-    for (auto& k = tried_[at]; k < alternatives.size(); ++k)
-      if (auto e = target(s, m, *reshape, at, pattern, alternatives[k])) {
-        e->within = f.within;
-        e->id = f.id;
-        return e;
-      }
     return std::nullopt;
-  }
-
-  /// `a` as a rewrite of the tensor that holds its pattern element; nullopt (with the reason in why_not_)
-  /// when that is not a tensor of the file that fix can rewrite.
-  std::optional<edit> target(const site& s, ::onnx::ModelProto& m, const model::layer& reshape, const node_ref& at,
-                             std::vector<std::optional<std::int64_t>> pattern, const model::detail::pattern_choice& a) {
-    const auto& g = *s.graph;
-    auto& why_not = why_not_[at];
-    const auto no = [&](std::string why) -> std::optional<edit> {
-      why_not = std::move(why);
-      return std::nullopt;
-    };
-    const auto element = a.element;
-    // Where the element comes from: the tensor itself, or a tensor a Concat (or Unsqueeze, Cast...) put
-    // into it.
-    const auto origin = model::detail::origin_of_element(g, *s.prop, reshape, 1, element);
-    // In a body, a tensor of the graph around it that the body reads by name comes in as a Parameter of
-    // the body's own (named as the tensor).
-    const bool read_from_outside =
-        origin.holder != nullptr && !s.within.empty() && part_of(origin.holder->type) == op_part::parameter;
-    if (origin.holder == nullptr || (part_of(origin.holder->type) != op_part::constant && !read_from_outside))
-      return no(model::text::computed_not_tensor(element));
-    const bool initializer = origin.holder->find("onnx_initializer") != nullptr;
-    if (!read_from_outside && !initializer &&
-        (origin.holder->auxiliary || origin.holder->find("onnx_constant") == nullptr))
-      return no(model::text::constant_not_in_file(element, origin.holder->name));
-    const std::string held(origin.holder->name);
-    // Every node between the tensor and the Reshape must feed only the next one: a shared Concat or Cast
-    // would carry the change to nodes this report would not list.
-    for (const auto* step : origin.path)
-      if (model::detail::readers_of(g, *step) > 1)
-        return no(model::text::comes_through_shared_node(element, step->name));
-    // The node that reads the tensor: the Reshape, or the Concat on the way.
-    const auto* consumer = origin.consumer == nullptr ? &reshape : origin.consumer;
-    const auto reader_at =
-        consumer->auxiliary ? std::nullopt
-                            : locate(m, s.path, *s.names, static_cast<std::size_t>(consumer - g.layers().data()),
-                                     consumer->op_type());
-    if (!reader_at) return no(model::text::reaches_through_added_layer(held));
-    const auto h = holder_of(m, held, *reader_at);
-    if (!h)
-      return no(model::text::not_a_tensor_the_node_sees(element, held));
-    if (read_from_outside && h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL)
-      return no(model::text::external_read_in_body(element, held));
-    // The value it holds now: the Const's bytes, or for a tensor read from outside the body, the values its
-    // Parameter there carries (the lowering gives it the outer constant's).
-    const auto bytes = read_from_outside ? std::span<const std::byte>() : g.const_bytes(*origin.holder);
-    std::optional<std::int64_t> old_value;
-    if (!read_from_outside) {
-      if (const auto values = values_of(*h->tensor, bytes); values && origin.index < values->size())
-        old_value = (*values)[origin.index];
-    } else if (const auto& v = s.prop->outputs[static_cast<std::size_t>(origin.holder - g.layers().data())][0].value;
-               v && !v->is_real() && origin.index < v->elements.size() && v->elements[origin.index].exact() &&
-               (h->tensor->data_type() == ::onnx::TensorProto::INT64 ||
-                h->tensor->data_type() == ::onnx::TensorProto::INT32) &&
-               origin.index < element_count(*h->tensor, {})) {
-      old_value = v->elements[origin.index].lo;
-    }
-    if (!old_value) return no(model::text::values_not_read(held));
-    const auto& reader = *node_at(m, *reader_at);
-    const auto port = origin.consumer == nullptr ? std::size_t{1} : origin.consumer_port;
-    if (port >= static_cast<std::size_t>(reader.input_size()) || reader.input(static_cast<int>(port)) != held)
-      return no(model::text::does_not_feed(held, port, reader.name()));
-    edit e;
-    e.element = element;
-    e.tensor = held;
-    e.node = at;
-    e.reader = *reader_at;
-    e.port = port;
-    e.index = origin.index;
-    e.old_value = *old_value;
-    e.value = a.value;
-    e.clear_allowzero = a.set_special_zero;
-    if (h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL) e.external.assign(bytes.begin(), bytes.end());
-    e.old_pattern = pattern_text(pattern);
-    pattern[element] = a.value;
-    e.new_pattern = pattern_text(pattern);
-    e.why = origin.through != nullptr ? model::text::through_concat(a.why, origin.through->name) : a.why;
-    return e;
   }
 
   /// `base`, or `base_2`, `base_3`... : the first that `taken` does not hold; it is taken then.
@@ -770,10 +569,10 @@ class onnx_fixer {
 
   /// The declared dims of `v`, a tensor that `names` binds to an output of a graph propagated at the probe
   /// batches as `a_at` and `b_at`: a dim that is N at both becomes the dim_param, one that is N·k (k > 1) is
-  /// cleared, each listed in `report.freed` as `kind`. Whether any changed.
+  /// cleared, each listed in `freed` as `kind`. Whether any changed.
   bool free_declared(::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& names,
                      const model::propagation& a_at, const model::propagation& b_at, const std::string& kind,
-                     fix_report& report) const {
+                     std::vector<std::string>& freed) const {
     const auto it = names.find(v.name());
     if (it == names.end() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return false;
     const auto& a = a_at.outputs[it->second.layer][it->second.output].shape;
@@ -791,14 +590,14 @@ class onnx_fixer {
       auto* d = shape->mutable_dim(k);
       const bool carries = x.lo() % probe_a == 0 && y.lo() % probe_b == 0 && x.lo() / probe_a == y.lo() / probe_b;
       if (carries && x.lo() == probe_a) {
-        if (d->has_dim_param() && d->dim_param() == options_.batch_name) continue;
-        d->set_dim_param(options_.batch_name);
-        report.freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), false));
+        if (d->has_dim_param() && d->dim_param() == batch_name_) continue;
+        d->set_dim_param(batch_name_);
+        freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), false));
       } else {
         if (!d->has_dim_value() && !d->has_dim_param()) continue;
         d->clear_dim_value();
         d->clear_dim_param();
-        report.freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), true));
+        freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), true));
       }
       changed = true;
     }
@@ -808,21 +607,26 @@ class onnx_fixer {
   /// The graph inputs' batch becomes the dim_param; in the outputs and value_info, a dim that is N at
   /// the probe batches becomes it too and one that is N·k (k > 1) is cleared; likewise in the inputs,
   /// outputs and value_info of each Loop's and Scan's body (ONNX Runtime holds a body's outputs to the
-  /// dims they declare). `g` is `m` lowered, with names_ and bodies_. Returns whether anything changed.
-  bool free_dims(::onnx::ModelProto& m, const model::graph& g, const model::batch_report& plan, fix_report& report) {
+  /// dims they declare). `g` is `lowered` (the same as `m`, or the file `m` is a copy of) lowered, with
+  /// its `names` and `bodies`; `inputs` say where the inputs hold the batch. Each dim freed is listed in
+  /// `freed`. Returns whether anything changed.
+  bool free_dims(::onnx::ModelProto& m, const ::onnx::ModelProto& lowered, const model::graph& g,
+                 const std::unordered_map<std::string, model::source>& names,
+                 const std::vector<detail::body_names>& bodies, const std::vector<model::input_report>& inputs,
+                 std::vector<std::string>& freed) const {
     bool changed = false;
     auto& graph = *m.mutable_graph();
     std::vector<model::input_shape> at_a, at_b;
-    for (const auto& in : plan.inputs) {
+    for (const auto& in : inputs) {
       if (!in.batch_index || !in.declared.rank_known()) continue;
       for (auto& v : *graph.mutable_input()) {
         if (v.name() != in.name || !v.type().tensor_type().has_shape() ||
             v.type().tensor_type().shape().dim_size() <= static_cast<int>(*in.batch_index))
           continue;
         auto* d = v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(static_cast<int>(*in.batch_index));
-        if (d->has_dim_param() && d->dim_param() == options_.batch_name) continue;
-        d->set_dim_param(options_.batch_name);
-        report.freed.push_back(model::text::freed_dimension("input", in.name, *in.batch_index, false));
+        if (d->has_dim_param() && d->dim_param() == batch_name_) continue;
+        d->set_dim_param(batch_name_);
+        freed.push_back(model::text::freed_dimension("input", in.name, *in.batch_index, false));
         changed = true;
       }
       // The Parameter in the rewritten graph (a cloned initializer may have moved the layers after it).
@@ -838,18 +642,18 @@ class onnx_fixer {
     }
     const auto pa = model::propagate(g, at_a);
     const auto pb = model::propagate(g, at_b);
-    const auto update = [&](::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& names,
+    const auto update = [&](::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& bound,
                             const model::propagation& a, const model::propagation& b, const std::string& kind) {
-      changed = free_declared(v, names, a, b, kind, report) || changed;
+      changed = free_declared(v, bound, a, b, kind, freed) || changed;
     };
     // The top graph and its If branches, which are lowered into it, so their tensors were propagated too.
     std::vector<std::pair<int, int>> path;
     inlined_graphs(m, path, [&](::onnx::GraphProto& in, const std::vector<std::pair<int, int>>& at) {
-      for (auto& v : *in.mutable_output()) update(v, names_, pa, pb, at.empty() ? "output" : "branch output");
-      for (auto& v : *in.mutable_value_info()) update(v, names_, pa, pb, at.empty() ? "value_info" : "branch value_info");
+      for (auto& v : *in.mutable_output()) update(v, names, pa, pb, at.empty() ? "output" : "branch output");
+      for (auto& v : *in.mutable_value_info()) update(v, names, pa, pb, at.empty() ? "value_info" : "branch value_info");
     });
     // Each body, a graph of its own, propagated (at its last iteration) inside the layer that runs it.
-    for (const auto& body : bodies_) {
+    for (const auto& body : bodies) {
       const model::propagation* a = &pa;
       const model::propagation* b = &pb;
       for (const auto layer : body.layers) {
@@ -858,7 +662,7 @@ class onnx_fixer {
       }
       if (a == nullptr || b == nullptr) continue;
       // The body, and the If branches inside it, which are lowered into it.
-      const auto body_at = path_to(m, body.graph);
+      const auto body_at = path_to(lowered, body.graph);
       if (!body_at) continue;
       auto start = *body_at;
       inlined_graphs(m, start, [&](::onnx::GraphProto& in, const std::vector<std::pair<int, int>>& where) {
@@ -875,15 +679,11 @@ class onnx_fixer {
     return changed;
   }
 
-  fs::path file_;
-  fix_options options_;
-  ::onnx::ModelProto original_;
-  ::onnx::ModelProto model_;  ///< the original with the edits kept, once the rounds end
-  std::unordered_map<std::string, declared_tensor> declared_;  ///< the original's tensors, for the proof
-  std::unordered_map<std::string, model::source> names_;  ///< each tensor's layer output, in this round's graph
-  std::vector<detail::body_names> bodies_;                ///< each Loop's and Scan's body's, likewise
-  std::map<node_ref, std::string> why_not_;  ///< why a Reshape's last alternative failed
-  std::map<node_ref, std::size_t> tried_;    ///< how many of a Reshape's alternatives failed
+  std::map<layer_key, fix_change> changes_;  ///< what read_back made of each rewrite, by its Reshape
+  std::vector<std::string> freed_;            ///< and the declared dims it freed
+  std::string written_;                       ///< and the bytes it read back
+  std::unordered_map<std::string, model::source> names_back_;  ///< the tensor names of the model read back
+  bool accepted_ = false;                     ///< the proof holds: written_ is the fixed model
 };
 
 }  // namespace
@@ -893,11 +693,11 @@ fix_report fix(const fs::path& file, const fix_options& options) {
   // A mapped file may shrink while it is read: the parse reads a private copy.
   std::vector<std::byte> bytes(data.bytes().size());
   io::detail::guarded_copy(bytes.data(), data.bytes().data(), bytes.size(), file.string());
-  return onnx_fixer(bytes, file, options).run();
+  return onnx_fixer(bytes, file, options).result();
 }
 
 fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options) {
-  return onnx_fixer(bytes, name, options).run();
+  return onnx_fixer(bytes, name, options).result();
 }
 
 namespace {

@@ -93,7 +93,7 @@ TEST(propagation_in_place, is_the_edited_graphs_and_undoes) {
   }
   ASSERT_EQ(edits.size(), 3u * 5u) << "YOLO11n has 5 Reshapes with a Const pattern outside its attention block";
   const auto weights = std::make_shared<const io::detail::mapped_file>(bin, appended);
-  const auto next = md::graph_editor::edited(g, edits, weights, weights->bytes());
+  const auto next = md::graph_editor::edited(g, edits, [&](const auto&) { return std::pair<std::shared_ptr<const void>, std::span<const std::byte>>(weights, weights->bytes()); });
   ASSERT_GT(next.layers().size(), layers.size());
   const auto redo = md::layers_to_redo(g, next);
   const auto edited = static_cast<std::size_t>(std::count(redo.begin(), redo.end(), md::redo_always));
@@ -162,7 +162,7 @@ TEST(propagation_in_place, reaches_into_a_body) {
       {.what = kind::set_attribute, .layer = 100, .name = "offset", .text = std::to_string(bin_size), .within = {3}},
       {.what = kind::set_attribute, .layer = 4, .name = "special_zero", .text = "false", .within = {3}}};
   const auto weights = std::make_shared<const io::detail::mapped_file>(bin, appended);
-  const auto next = md::graph_editor::edited(g, edits, weights, weights->bytes());
+  const auto next = md::graph_editor::edited(g, edits, [&](const auto&) { return std::pair<std::shared_ptr<const void>, std::span<const std::byte>>(weights, weights->bytes()); });
 
   // In memory: the body has the clone, feeding the Reshape, with the new bytes; the original body is untouched.
   const auto& body = next.find(3)->body->network;

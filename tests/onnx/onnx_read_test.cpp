@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -87,6 +88,7 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"body_dims", model::batch_verdict::yes, ""},
                       expected{"scan_reshape", model::batch_verdict::no, "fails steps, swallows_batch split"},
                       expected{"loop_captured", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
+                      expected{"loop_captured_shared", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
                       expected{"qdq_pair", model::batch_verdict::yes, ""},
                       expected{"com_microsoft", model::batch_verdict::cannot_tell, "cannot_tell gelu"},
                       expected{"external_data", model::batch_verdict::yes, ""},
@@ -774,15 +776,53 @@ TEST(onnx_fix, the_fixed_file_is_the_original_with_the_listed_edits) {
   }
 }
 
-TEST(onnx_fix, a_shared_initializer_is_cloned_for_the_reshape_that_needs_it) {
+TEST(onnx_fix, a_shared_initializer_rewritten_alike_for_every_reader_stays_one_tensor) {
+  // Both Reshapes need pattern[0] = 0: the first one's copy, made while the second waited for it, is
+  // merged back once the second is rewritten the same way.
   const auto bytes = fixture_bytes("shared_initializer");
   const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shared.onnx");
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
   ASSERT_EQ(r.changes.size(), 2u);
+  for (const auto& c : r.changes) {
+    EXPECT_EQ(c.tensor, "pattern") << c.name;
+    EXPECT_FALSE(c.cloned_from) << c.name;
+  }
+  EXPECT_EQ(r.changes[0].name, "first");
+  EXPECT_EQ(r.changes[0].new_pattern, "[0,3,2]");
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  EXPECT_EQ(fixed.graph().initializer_size(), 1);
+}
+
+TEST(onnx_fix, a_shared_initializer_is_cloned_for_the_reshape_that_needs_it) {
+  // The pattern is also a value of the graph (an Identity makes it an output): the Reshape gets a copy,
+  // and the Identity still reads [1,3,2].
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(fixture_bytes("shared_initializer")));
+  auto& second = *m.mutable_graph()->mutable_node(2);
+  second.set_op_type("Identity");
+  second.clear_input();
+  second.add_input("pattern");
+  m.mutable_graph()->mutable_node(1)->set_output(0, "y2");  // the Relu's output is an output of its own
+  auto* relu_out = m.mutable_graph()->add_output();
+  relu_out->set_name("y2");
+  relu_out->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+  const auto text = m.SerializeAsString();
+  const auto r = onnx::fix(std::as_bytes(std::span(text.data(), text.size())), "shared.onnx");
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].tensor, "pattern_for_first");
   EXPECT_EQ(r.changes[0].cloned_from, "pattern");
-  EXPECT_EQ(r.changes[1].tensor, "pattern");  // its only reader left is the second Reshape
-  EXPECT_FALSE(r.changes[1].cloned_from);
   EXPECT_EQ(r.changes[0].new_pattern, "[0,3,2]");
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  ASSERT_EQ(fixed.graph().initializer_size(), 2);
+  EXPECT_EQ(fixed.graph().initializer(0).name(), "pattern");
+  EXPECT_EQ(fixed.graph().initializer(0).int64_data(0), 1);
+  EXPECT_EQ(fixed.graph().initializer(1).name(), "pattern_for_first");
+  EXPECT_EQ(fixed.graph().initializer(1).int64_data(0), 0);
+  EXPECT_EQ(fixed.graph().node(0).input(1), "pattern_for_first");
+  EXPECT_EQ(fixed.graph().node(2).input(0), "pattern");
 }
 
 TEST(onnx_fix, a_pattern_in_external_data_is_written_into_the_fixed_model) {
@@ -954,6 +994,29 @@ TEST(onnx_fix, rewrites_a_reshape_inside_a_loop_or_scan_body) {
   const auto r = onnx::fix(std::as_bytes(std::span(text.data(), text.size())), "hidden.onnx");
   EXPECT_FALSE(r.fixed);
   EXPECT_TRUE(r.changes.empty());
+}
+
+TEST(onnx_fix, a_shape_a_body_reads_from_outside_is_copied_when_the_graph_reads_it_too) {
+  // loop_captured_shared: the body's Reshape reads a copy of the shape, made in the top graph (the Loop
+  // then passes the copy in), and the graph's own reader keeps [1,6].
+  const auto text = fixture_bytes("loop_captured_shared");
+  const auto r = onnx::fix(std::as_bytes(std::span(text.data(), text.size())), "captured.onnx");
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].tensor, "flat_shape_for_flat");
+  EXPECT_EQ(r.changes[0].cloned_from, "flat_shape");
+  EXPECT_EQ(r.changes[0].new_pattern, "[0,6]");
+  ASSERT_EQ(r.changes[0].within.size(), 1u);
+  EXPECT_EQ(r.changes[0].within[0].name, "repeat");
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  std::map<std::string, std::int64_t> first;
+  for (const auto& i : fixed.graph().initializer())
+    if (i.int64_data_size() > 0) first[i.name()] = i.int64_data(0);
+  EXPECT_EQ(first["flat_shape"], 1);
+  EXPECT_EQ(first["flat_shape_for_flat"], 0);
+  EXPECT_EQ(fixed.graph().node(1).attribute(0).g().node(1).input(1), "flat_shape_for_flat");
+  EXPECT_EQ(fixed.graph().node(2).input(0), "flat_shape");  // the Cast
 }
 
 // Two chained Reshapes plan alike in a Scan's body and in the top graph: the second is judged with the
@@ -1134,8 +1197,7 @@ TEST(onnx_fix, takes_the_batch_axis_from_a_layout) {
 }
 
 TEST(onnx_fix, rewrites_branch_reshapes_that_share_their_shape_and_a_constant_condition_if) {
-  // Both branches flatten with one initializer [1,-1]: the first rewrite copies it, which moves the ids
-  // of the branches' layers in the next round; the Reshapes are known by their place in the file.
+  // Both branches flatten with one initializer [1,-1]: both need the same rewrite, made once in it.
   ::onnx::ModelProto m;
   ASSERT_TRUE(m.ParseFromString(fixture_bytes("if_branches")));
   m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_input(1, "pin");
@@ -1145,9 +1207,11 @@ TEST(onnx_fix, rewrites_branch_reshapes_that_share_their_shape_and_a_constant_co
     ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
     ASSERT_EQ(r.changes.size(), 2u);
     EXPECT_EQ(r.changes[0].name, "then_flat");
-    EXPECT_EQ(r.changes[0].cloned_from, "pin");
     EXPECT_EQ(r.changes[1].name, "else_flat");
-    EXPECT_EQ(r.changes[1].tensor, "pin");
+    for (const auto& c : r.changes) {
+      EXPECT_EQ(c.tensor, "pin") << c.name;
+      EXPECT_FALSE(c.cloned_from) << c.name;
+    }
     // The ids are those of the fixed model's layers, as check gives them.
     const auto g = read_bytes(r.model, "fixed.onnx");
     for (const auto& c : r.changes) {

@@ -47,7 +47,8 @@ else:
 fixtures = {
     "allowzero_copy": "yes", "allowzero_literal": "no", "constant_node_shape": "no", "shared_initializer": "no",
     "computed_pattern": "yes", "if_branches": "no", "loop_body": "yes", "loop_scan": "yes", "loop_reshape": "no",
-    "scan_sum": "yes", "body_dims": "yes", "scan_reshape": "no", "loop_captured": "no", "qdq_pair": "yes",
+    "scan_sum": "yes", "body_dims": "yes", "scan_reshape": "no", "loop_captured": "no",
+    "loop_captured_shared": "no", "qdq_pair": "yes",
     "com_microsoft": "cannot_tell", "external_data": "yes", "external_pattern": "no", "initializers_as_inputs": "no",
     "batch_moves": "no", "fold_rows": "no",
     "leading_one_right": "no", "concat_pattern": "no", "allowzero_pinned": "no",
@@ -122,6 +123,7 @@ fixes = {
     "body_dims": (True, 0),  # the batch freed in a Loop's and a Scan's body too (ONNX Runtime fails otherwise)
     "scan_reshape": (True, 1),  # the [1,2,3] of a Scan body's Reshape, a body initializer
     "loop_captured": (True, 1),  # the [1,6] a Loop body's Reshape reads from the graph around it
+    "loop_captured_shared": (True, 1),  # likewise, in a copy: the graph reads [1,6] too, as a value
     "loop_reshape": (False, 1),  # its body's shape rewritten, but its carried value starts at batch 1
 }
 external_shapes = {"external_pattern"}

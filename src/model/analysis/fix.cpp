@@ -49,19 +49,19 @@ class ir_fixer final : public detail::fix_planner {
   }
 
  private:
-  std::optional<std::string> refuses(const detail::fix_site& s, const std::vector<std::int64_t>& within,
-                                     const detail::element_origin& origin, std::size_t index,
-                                     std::int64_t value) const override {
+  std::optional<std::string> refuses(const detail::fix_site& s, const detail::element_origin& origin,
+                                     detail::fix_plan& x) const override {
+    const auto index = x.element;
     if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant)
       return text::computed_not_const(index, origin.holder != nullptr ? origin.holder->where() : std::string());
     const auto type = origin.holder->element("element_type");
     if (!writable_type(type)) return text::type_not_rewritten(index, origin.holder->where(), name(type));
-    if (value < 0 && !is_signed_integer(type))
+    if (x.value < 0 && !is_signed_integer(type))
       return text::unsigned_cannot_hold_minus_one(index, origin.holder->where(), name(type));
     // Every layer between the Const and the Reshape must feed only the next one: a shared Concat or
     // Convert would carry the change to other layers that this report would not list.
     for (const auto* step : origin.path)
-      if (readers(within, *s.g, *step) > 1) return text::comes_through_shared_layer(index, step->where());
+      if (readers(x.within, *s.g, *step) > 1) return text::comes_through_shared_layer(index, step->where());
     return std::nullopt;
   }
 
@@ -71,7 +71,7 @@ class ir_fixer final : public detail::fix_planner {
 
   /// The .bin, followed by the new bytes: mapped, not copied.
   std::pair<std::shared_ptr<const void>, std::span<const std::byte>> weights(
-      const std::vector<std::byte>& appended) const override {
+      const graph&, const std::vector<std::byte>& appended) const override {
     const auto w = mapped(appended);
     return {w, w->bytes()};
   }
@@ -92,7 +92,8 @@ class ir_fixer final : public detail::fix_planner {
   /// The .xml's text with `edits` (the original's bytes but for the edited layers and edges), read back
   /// with the .bin and the new bytes. The graph read back keeps that text (parsed in place); the original
   /// goes before the copy is made, but for its ids (it is read again if the rounds resume).
-  graph read_back(const std::vector<detail::graph_edit>& edits, const std::vector<std::byte>& appended) override {
+  graph read_back(const std::vector<detail::fix_rewrite>&, const std::vector<detail::graph_edit>& edits,
+                  const std::vector<std::byte>& appended) override {
     check_unchanged();
     std::string text;
     {

@@ -92,6 +92,8 @@ fix_report fix_planner::run() {
   report("checking");
   runs_.runs[0] = declared();  // shares its tensors
   probe_ = check_batch_keeping(original_, request(dimension()), runs_);
+  original_inputs_ = probe_->inputs;
+  declarations_ = rewrites_declarations(*probe_);
   if (clean()) return std::move(report_);
   current_.emplace(original_);
   count_consumers();
@@ -100,8 +102,12 @@ fix_report fix_planner::run() {
   return std::move(report_);
 }
 
+bool fix_planner::rewrites(const fix_site&, const std::vector<std::int64_t>&, const layer&) const { return true; }
+bool fix_planner::rewrites_declarations(const batch_report&) { return false; }
+std::optional<propagation> fix_planner::at_original_inputs(const graph&) { return std::nullopt; }
+
 bool fix_planner::clean() {
-  if (!probe_->summary.reshapes()) return false;
+  if (!probe_->summary.reshapes() || declarations_) return false;
   std::vector<std::string> lines;
   for (const auto& b : options_.check_batches) {
     if (b == dimension()) {
@@ -164,9 +170,14 @@ void fix_planner::rounds() {
 }
 
 void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>& unplanned) {
+  // A Reshape that no rule decides is named only when an element writes the declared batch (the value to
+  // change is known); otherwise the proof refuses it, with what keeps it from being decided.
   const auto named = [&](const batch_finding& f) {
-    return part_of(f.type) == op_part::reshape && f.issue != batch_issue::scales_with_batch &&
-           !done_.contains(key_of(f)) && where(f);
+    if (part_of(f.type) != op_part::reshape || f.issue == batch_issue::scales_with_batch ||
+        (f.issue == batch_issue::cannot_tell && !f.pattern_index) || done_.contains(key_of(f)))
+      return false;
+    const auto s = where(f);
+    return s && rewrites(*s, ids_of(f.within), *s->g->find(f.id));
   };
   // A Reshape after another one named here waits for a later round: what it is found to do may be the
   // earlier one's doing, and is seen again once that one is rewritten. (A body's Reshape is after what
@@ -302,16 +313,16 @@ void fix_planner::convert(const std::vector<candidate*>& group, std::vector<fix_
   std::map<layer_key, std::vector<const fix_plan*>> by_holder;
   for (const auto* c : group) {
     const auto& x = c->plans[c->next];
-    by_holder[{x.within, x.holder}].push_back(&x);
+    by_holder[{x.holder_within, x.holder}].push_back(&x);
   }
   for (const auto* c : group) {
     const auto& x = c->plans[c->next];
-    const auto& body = *site_at(*current_, nullptr, x.within)->g;
+    const auto& body = *site_at(*current_, nullptr, x.holder_within)->g;
     const auto& holder = *body.find(x.holder);
-    const auto& sharing = by_holder[{x.within, x.holder}];
+    const auto& sharing = by_holder[{x.holder_within, x.holder}];
     const bool same = std::all_of(sharing.begin(), sharing.end(),
                                   [&](const fix_plan* y) { return y->index == x.index && y->value == x.value; });
-    const auto readers = this->readers(x.within, body, holder);
+    const auto readers = this->readers(x.holder_within, body, holder);
     fix_rewrite r;
     r.p = x;
     r.clone = readers > 1 && !(same && sharing.size() == readers);
@@ -338,7 +349,7 @@ std::pair<std::vector<graph_edit>, std::vector<std::byte>> fix_planner::build(co
   std::map<layer_key, std::size_t> written;  // a Const's latest bytes: their place in `appended`
   const auto base = appended_from();
   for (const auto& r : rewrites) {
-    const auto& within = r.p.within;
+    const auto& within = r.p.holder_within;
     if (r.clone)
       edits.push_back({.what = kind::clone_layer,
                        .layer = r.p.holder,
@@ -362,14 +373,19 @@ std::pair<std::vector<graph_edit>, std::vector<std::byte>> fix_planner::build(co
                      .text = std::to_string(r.bytes.size()), .within = within});
     if (r.p.set_special_zero)
       edits.push_back(
-          {.what = kind::set_attribute, .layer = r.p.reshape, .name = "special_zero", .text = "true", .within = within});
+          {.what = kind::set_attribute, .layer = r.p.reshape, .name = "special_zero", .text = "true", .within = r.p.within});
   }
   return {std::move(edits), std::move(appended)};
 }
 
 graph fix_planner::edited(const std::vector<graph_edit>& edits, const std::vector<std::byte>& appended) const {
-  const auto [owner, bytes] = weights(appended);
-  return graph_editor::edited(original_, edits, owner, bytes);
+  // Made once for each set of bytes the edited graphs read (an IR's bodies read its .bin, as it does).
+  std::map<const std::byte*, std::pair<std::shared_ptr<const void>, std::span<const std::byte>>> made;
+  return graph_editor::edited(original_, edits, [&](const graph& g) {
+    const auto* key = graph_editor::weights(g).second.data();
+    const auto it = made.find(key);
+    return it != made.end() ? it->second : made.emplace(key, weights(g, appended)).first->second;
+  });
 }
 
 /// The first layer (by id) whose shapes at the declared inputs differ from the original's, or nullopt.
@@ -442,10 +458,10 @@ std::size_t fix_planner::readers(const std::vector<std::int64_t>& within, const 
 /// A copy: if the proof takes a rewrite back, the others are what they were.
 std::vector<fix_rewrite> fix_planner::merged_clones(std::vector<fix_rewrite> rewrites) {
   std::map<layer_key, const std::vector<std::byte>*> last;  // a Const's final bytes
-  for (const auto& r : rewrites) last[{r.p.within, r.target}] = &r.bytes;
+  for (const auto& r : rewrites) last[{r.p.holder_within, r.target}] = &r.bytes;
   for (auto& r : rewrites) {
     if (!r.clone) continue;
-    const auto it = last.find({r.p.within, r.p.holder});
+    const auto it = last.find({r.p.holder_within, r.p.holder});
     if (it == last.end() || *it->second != r.bytes) continue;
     r.clone = false;
     r.target = r.p.holder;
@@ -468,10 +484,10 @@ bool fix_planner::prove() {
   const auto final_rewrites = merged_clones(rewrites_);
   const auto places = places_of(final_rewrites);
   std::optional<graph> proven;
-  std::optional<propagation> proven_prop;
+  std::optional<propagation> proven_prop, reference;
   std::vector<fix_refusal> refusals;
   bool all = true;
-  if (!final_rewrites.empty()) {
+  if (!final_rewrites.empty() || declarations_) {
     const auto [edits, appended] = build(final_rewrites);
     // The model as rewritten in memory is not needed any more: the proof reads the model back. Nor is
     // the original once it is written, but for its shapes at the declared inputs (declared_): the format
@@ -479,9 +495,10 @@ bool fix_planner::prove() {
     current_.reset();
     runs_ = {};
     probe_.reset();
-    proven.emplace(read_back(edits, appended));
+    proven.emplace(read_back(final_rewrites, edits, appended));
     proven_prop = propagate(*proven);
-    if (auto d = differs(*proven, *proven_prop)) {
+    reference = at_original_inputs(*proven);
+    if (auto d = differs(*proven, reference ? *reference : *proven_prop)) {
       refusals.push_back(std::move(*d));
       all = false;
     }
@@ -489,6 +506,8 @@ bool fix_planner::prove() {
   }
   const graph& g = proven ? *proven : original_;
   const propagation& at_declared = proven ? *proven_prop : declared();
+  // What not_scaled compares with: the model read back at the original's declared inputs.
+  const propagation& original_inputs = reference ? *reference : at_declared;
   std::vector<std::string> checked;
   std::map<layer_key, std::string> dropped;  // rewritten Reshapes the proof still names
   for (const auto& b : options_.check_batches) {
@@ -499,9 +518,9 @@ bool fix_planner::prove() {
     runs.runs[0] = at_declared;
     const auto r = check_batch_keeping(g, request(b), runs);
     checked.push_back(r.summary_line());
-    all = all && r.summary.reshapes();
+    all = all && r.summary.reshapes() && runs.runs[1];
     if (all)
-      if (auto unscaled = not_scaled(g, at_declared, *runs.runs[1], r, b)) {
+      if (auto unscaled = not_scaled(g, original_inputs, *runs.runs[1], r, b)) {
         refusals.push_back(std::move(*unscaled));
         all = false;
       }
@@ -518,7 +537,7 @@ bool fix_planner::prove() {
   report_.refusals.insert(report_.refusals.end(), refusals.begin(), refusals.end());
   list_changes(final_rewrites, places);
   report_.fixed = all && report_.refusals.empty();
-  if (report_.fixed && !report_.changes.empty()) {  // only a proven model is ever written
+  if (report_.fixed && (!report_.changes.empty() || declarations_)) {  // only a proven model is ever written
     report("writing");
     accept(report_);
   }
@@ -602,20 +621,23 @@ void fix_planner::list_changes(const std::vector<fix_rewrite>& final_rewrites,
 std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector<std::int64_t>& within, const layer& l,
                                             const pattern_choice& c, std::string& reason) const {
   const auto origin = origin_of_element(*s.g, *s.p, l, 1, c.element);
-  if (auto no = refuses(s, within, origin, c.element, c.value)) {
-    reason = std::move(*no);
-    return std::nullopt;
-  }
   fix_plan x;
-  x.within = within;
-  x.old_value = c.old_value;
+  x.within = x.holder_within = within;
   x.reshape = l.id;
-  x.holder = origin.holder->id;
+  x.element = c.element;
+  x.old_value = c.old_value;
   x.index = origin.index;
   x.value = c.value;
   x.set_special_zero = c.set_special_zero;
-  x.consumer = origin.consumer->id;
-  x.consumer_port = origin.consumer_port;
+  if (origin.holder != nullptr && origin.consumer != nullptr) {
+    x.holder = origin.holder->id;
+    x.consumer = origin.consumer->id;
+    x.consumer_port = origin.consumer_port;
+  }
+  if (auto no = refuses(s, origin, x)) {
+    reason = std::move(*no);
+    return std::nullopt;
+  }
   x.why = held_by(c.why, origin);
   return x;
 }

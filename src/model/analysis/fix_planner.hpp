@@ -39,11 +39,16 @@ struct fix_site {
   const propagation* p = nullptr;  ///< nullptr when the propagation kept none
 };
 
-/// What one rewrite does: element `index` of Const `holder` becomes `value`, and the Reshape's special_zero
-/// may be set. Whether the Const is cloned is decided when the plan becomes edits (fix_planner::convert).
+/// What one rewrite does: element `index` of Const `holder` becomes `value` (pattern element `element` of
+/// the Reshape), and the Reshape's special_zero may be set. Whether the Const is cloned is decided when the
+/// plan becomes edits (fix_planner::convert).
 struct fix_plan {
-  std::vector<std::int64_t> within;  ///< the bodies the Reshape is in (its holder and consumer too)
+  std::vector<std::int64_t> within;  ///< the bodies the Reshape is in
+  /// The bodies the holder and its consumer are in: `within`, or (for an ONNX body that reads a tensor of
+  /// the graph around it) the start of it.
+  std::vector<std::int64_t> holder_within;
   std::int64_t reshape = 0;
+  std::size_t element = 0;
   std::int64_t holder = 0;
   std::size_t index = 0;
   std::int64_t value = 0;
@@ -90,24 +95,37 @@ class fix_planner {
 
   // What a format says.
 
-  /// Why element `index` of the pattern, held where `origin` says, cannot take `value` (a layer that
-  /// computes it, a type the format does not rewrite, a shared layer on the way...); nullopt when it can.
-  /// `site` is the body `within` leads to.
-  [[nodiscard]] virtual std::optional<std::string> refuses(const fix_site& site, const std::vector<std::int64_t>& within,
-                                                           const element_origin& origin, std::size_t index,
-                                                           std::int64_t value) const = 0;
+  /// Whether the format rewrites Reshape `l` of `site` at all (ONNX: one a node of the file is, not a
+  /// Reshape the lowering added); the proof refuses a Reshape it does not.
+  [[nodiscard]] virtual bool rewrites(const fix_site& site, const std::vector<std::int64_t>& within,
+                                      const layer& l) const;
+  /// Why plan `x` (its element held where `origin` says, in `site`, the body x.within leads to) cannot be
+  /// made: a layer that computes the element, a type the format does not rewrite, a shared layer on the
+  /// way...; nullopt when it can. The format may move the plan's holder to a graph around the body
+  /// (x.holder_within, x.holder, x.consumer), where the value is really held.
+  [[nodiscard]] virtual std::optional<std::string> refuses(const fix_site& site, const element_origin& origin,
+                                                           fix_plan& x) const = 0;
   /// The reason a rewrite gives: the choice's `why`, with where the value is held.
   [[nodiscard]] virtual std::string held_by(std::string_view why, const element_origin& origin) const = 0;
-  /// The bytes the original's Consts address, with `appended` after them, and what keeps them alive.
+  /// The bytes the Consts of `g` (the original or one of its bodies) address, with `appended` from
+  /// appended_from() on, and what keeps them alive.
   [[nodiscard]] virtual std::pair<std::shared_ptr<const void>, std::span<const std::byte>> weights(
-      const std::vector<std::byte>& appended) const = 0;
-  /// Where appended bytes start (the size of what the original's Consts address).
+      const graph& g, const std::vector<std::byte>& appended) const = 0;
+  /// Where appended bytes start: past every byte the original's Consts (its bodies' too) address.
   [[nodiscard]] virtual std::uint64_t appended_from() const = 0;
   /// The name of Const `holder`'s copy for layer `consumer`.
   [[nodiscard]] virtual std::string clone_name(const layer& holder, std::int64_t consumer) const = 0;
-  /// The model the proof runs on: `edits` (which append `appended`) written as the file will hold them and
-  /// read back. original_ may be freed meanwhile (reread() gives it back).
-  [[nodiscard]] virtual graph read_back(const std::vector<graph_edit>& edits, const std::vector<std::byte>& appended) = 0;
+  /// Whether the format writes a changed file even with no rewrite (ONNX: declared dims that the batch
+  /// frees); `probe` is check_batch of the original at a dynamic batch. Then a model that reshapes as it
+  /// is still goes to the proof, which reads back what would be written.
+  [[nodiscard]] virtual bool rewrites_declarations(const batch_report& probe);
+  /// The model the proof runs on: `rewrites` (whose edits are `edits`, which append `appended`) written as
+  /// the file will hold them and read back. original_ may be freed meanwhile (reread() gives it back).
+  [[nodiscard]] virtual graph read_back(const std::vector<fix_rewrite>& rewrites, const std::vector<graph_edit>& edits,
+                                        const std::vector<std::byte>& appended) = 0;
+  /// The model read back (`g`) propagated at the original's declared inputs, when its own declared inputs
+  /// are not those (ONNX: its batch is the dim_param now); nullopt when they are.
+  [[nodiscard]] virtual std::optional<propagation> at_original_inputs(const graph& g);
   /// A refusal naming the first tensor of the original that `g` (read back, propagated at the original's
   /// declared inputs as `at_declared`) does not compute with the shape it had; nullopt when there is none.
   [[nodiscard]] virtual std::optional<fix_refusal> differs(const graph& g, const propagation& at_declared) = 0;
@@ -115,6 +133,9 @@ class fix_planner {
   [[nodiscard]] virtual graph reread() = 0;
   /// The proven model goes into the report (what read_back wrote).
   virtual void accept(fix_report& report) = 0;
+
+  /// How the original's inputs carry the batch (check_batch's, at a dynamic batch).
+  [[nodiscard]] const std::vector<input_report>& original_inputs() const { return original_inputs_; }
 
   /// The original's propagation at its declared inputs (made again once the proof freed it).
   const propagation& declared();
@@ -170,6 +191,8 @@ class fix_planner {
   [[nodiscard]] std::vector<fix_plan> plans_for(const batch_finding& f, std::string& reason) const;
 
   std::size_t layer_count_ = 0;
+  std::vector<input_report> original_inputs_;
+  bool declarations_ = false;  ///< the format writes a changed file even with no rewrite
   std::optional<propagation> declared_;  ///< the original's propagation at its declared inputs
   std::int64_t next_id_ = 0;             ///< the last id given to a clone (at first the model's largest)
   std::optional<graph> current_;         ///< the original with the kept rewrites

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -932,13 +933,11 @@ struct edit_storage {
 
 }  // namespace
 
-graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> edits, std::shared_ptr<const void> owner,
-                                   std::span<const std::byte> weights) {
+graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> edits, const weights_for& weights) {
   graph r = g;  // the layers view the original's storage; only the edited ones are given new views
   auto st = std::make_shared<edit_storage>();
   st->original = g.storage_;
-  r.bin_bytes_ = weights;
-  r.bin_ = owner;  // and each edited body's
+  std::tie(r.bin_, r.bin_bytes_) = weights(g);
   const auto sorted = r.by_id_.size();
   std::vector<std::size_t> clones;
   const auto index_of = [&](std::int64_t id) {
@@ -1006,7 +1005,7 @@ graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> e
     auto& l = r.layers_[index_of(id)];
     if (!l.body) fail(errc::invalid_argument, {}, fmt::format("an edit names the body of {}, which has none", l.where()));
     auto body = std::make_shared<subgraph>(*l.body);
-    body->network = edited(l.body->network, list, owner, weights);
+    body->network = edited(l.body->network, list, weights);
     l.body = std::move(body);
   }
   if (!clones.empty()) {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -95,17 +96,23 @@ struct graph_edit {
 
 /// What graph_edit works on, with the graph's private parts at hand.
 struct graph_editor {
-  /// `g` with `edits` applied in order; its Consts read `weights`, kept alive by `owner` (the bytes `g`'s
-  /// Consts address: an IR's .bin, or the bytes an ONNX lowering kept; then the new constants after them).
-  /// An edit inside a body gives the layer that holds it a new body, edited likewise.
+  /// The bytes an edited graph's Consts read, and what keeps them alive, given the graph it is an edit of
+  /// (the model, or one of its bodies): for an IR, the .bin's bytes then the new constants after them; an
+  /// ONNX lowering keeps bytes per body, so each body gets its own, likewise.
+  using weights_for = std::function<std::pair<std::shared_ptr<const void>, std::span<const std::byte>>(const graph&)>;
+  /// `g` with `edits` applied in order; its Consts read `weights(g)`. An edit inside a body gives the layer
+  /// that holds it a new body, edited likewise (reading `weights` of the body it edits).
   /// error(invalid_argument) for an edit that names no layer of `g` or of that body.
-  [[nodiscard]] static graph edited(const graph& g, std::span<const graph_edit> edits, std::shared_ptr<const void> owner,
-                                    std::span<const std::byte> weights);
+  [[nodiscard]] static graph edited(const graph& g, std::span<const graph_edit> edits, const weights_for& weights);
   /// `xml`, the text `g` was read from, with `edits` applied: each edited layer's element is written again
   /// (a clone right after its original), each re-pointed edge too (in the <edges> of the body that holds
   /// it); every other byte is the original's.
   [[nodiscard]] static std::string edited_xml(const graph& g, std::span<const std::byte> xml,
                                               std::span<const graph_edit> edits);
+  /// The bytes `g`'s Consts address, and what keeps them alive.
+  [[nodiscard]] static std::pair<std::shared_ptr<const void>, std::span<const std::byte>> weights(const graph& g) {
+    return {g.bin_, g.bin_bytes_};
+  }
 };
 
 }  // namespace reshape1::model::detail

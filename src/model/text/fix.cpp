@@ -74,8 +74,6 @@ std::string not_fixed_without_special_zero(model_format format) {
   return fmt::format("pattern has elements that are not fixed values, and {}", literal_zeros(format));
 }
 
-std::string no_shape_input() { return "the Reshape has no shape input"; }
-
 std::string shape_values_unknown() { return "its shape's values are not known"; }
 
 std::string computed_not_const(std::size_t index, std::string_view where) {
@@ -127,14 +125,6 @@ std::string does_not_feed(std::string_view tensor, std::size_t port, std::string
   return fmt::format("'{}' does not feed input {} of node '{}' as the lowering saw it", tensor, port, node);
 }
 
-std::string body_not_followed(const enclosing_layer& body) {
-  return fmt::format("a Reshape inside the body of {} '{}' that fix cannot follow there", body.type, body.name);
-}
-
-std::string reshape_not_found() { return "a Reshape that reshape1 cannot find in the file"; }
-
-std::string after_unfixed_reshape() { return "it comes after a Reshape that fix could not rewrite"; }
-
 std::string freed_dimension(std::string_view kind, std::string_view name, std::size_t index, bool cleared) {
   return fmt::format("{} '{}' dimension {}{}", kind, name, index, cleared ? " cleared" : "");
 }
@@ -161,10 +151,6 @@ std::string rewrite_changes_shapes(std::size_t index, std::int64_t value, std::i
 std::string rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue, std::string_view at) {
   return fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", index, value,
                      issue == batch_issue::fails ? std::string_view("failing") : issue_words(issue), at);
-}
-
-std::string rewrite_left(std::size_t index, std::int64_t value, std::string_view what) {
-  return fmt::format("rewriting pattern[{}] to {} left it: {}", index, value, what);
 }
 
 std::string fails_as_given(const batch_finding& f) {

@@ -45,8 +45,7 @@ namespace reshape1::model::text {
 [[nodiscard]] std::string literal_zero_with_minus_one(std::size_t zero, model_format format);
 [[nodiscard]] std::string maybe_zero_with_minus_one(std::size_t minus_one, model_format format);
 [[nodiscard]] std::string not_fixed_without_special_zero(model_format format);
-/// ONNX: no shape input. Any format: the shape's values unknown.
-[[nodiscard]] std::string no_shape_input();
+/// The shape's values unknown.
 [[nodiscard]] std::string shape_values_unknown();
 /// The element is not held where fix can write it. IR: computed by a layer (`where`; "" for nothing), held
 /// by a Const of a type fix does not rewrite, or unsigned where -1 is needed; through a shared layer.
@@ -64,10 +63,6 @@ namespace reshape1::model::text {
 [[nodiscard]] std::string external_read_in_body(std::size_t index, std::string_view tensor);
 [[nodiscard]] std::string values_not_read(std::string_view tensor);
 [[nodiscard]] std::string does_not_feed(std::string_view tensor, std::size_t port, std::string_view node);
-[[nodiscard]] std::string body_not_followed(const enclosing_layer& body);
-[[nodiscard]] std::string reshape_not_found();
-/// ONNX: a Reshape named after one fix could not rewrite, and with no reason of its own.
-[[nodiscard]] std::string after_unfixed_reshape();
 
 // ---- what an ONNX fix frees ----
 /// Dimension `index` of the tensor `name` (`kind`: "input", "output", "value_info"... as the fix names
@@ -82,8 +77,6 @@ namespace reshape1::model::text {
 /// ... still leaves the Reshape failing (or with `issue`) at batch `at`.
 [[nodiscard]] std::string rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue,
                                                std::string_view at);
-/// ... left the finding `what` (ONNX).
-[[nodiscard]] std::string rewrite_left(std::size_t index, std::int64_t value, std::string_view what);
 /// Why a fails_at_declared finding is not fix's to mend: the model fails as it is given.
 [[nodiscard]] std::string fails_as_given(const batch_finding& f);
 /// Why finding `f`, at batch `at`, keeps the model from being fixed.
