@@ -48,8 +48,13 @@ std::vector<dimension> parse_batches(const std::string& text) {
   return model::detail::parse_check_batches(items, text);
 }
 
-
-
+/// The progress line for a stage of fix.
+std::string progress_text(const model::fix_progress& p) {
+  auto text = fmt::format("fix: {}", p.stage);
+  if (!p.batch.empty()) text += fmt::format(" at batch {}", p.batch);
+  if (p.round > 0) text += fmt::format(", round {}: {} rewrites tried, {} kept", p.round, p.tried, p.kept);
+  return fmt::format("{} ({} layers)", text, p.layers);
+}
 
 /// fix for an ONNX file: the rewritten file is one .onnx, written through a temporary file.
 int fix_onnx(const fix_args& a) {
@@ -62,9 +67,15 @@ int fix_onnx(const fix_args& a) {
   options.check_batches = parse_batches(a.batches);
   if (a.batch_name_given) options.batch_name = a.batch_name;
   options.layouts = parse_layouts(a.layouts);  // as `check --layout` reads them
+  auto progress = std::make_optional<progress_line>(!a.quiet && !a.json);
+  options.progress = [&](const model::fix_progress& p) { progress->set(progress_text(p)); };
   const auto report = onnx::fix(a.xml, options);
   const bool write = !a.dry_run && !report.model.empty();
-  if (write) onnx::write_fixed(report, a.xml, a.output);
+  if (write) {
+    progress->set(fmt::format("fix: writing {}", a.output));
+    onnx::write_fixed(report, a.xml, a.output);
+  }
+  progress.reset();
   if (a.json) {
     std::cout << json_text(render::fix_json(report, a.xml, write ? render::json(a.output) : render::json()), 2) << '\n';
     return report.fixed ? exit_ok : exit_invalid;
@@ -127,12 +138,7 @@ int fix(const fix_args& a) {
   if (!a.dry_run) model::check_fix_outputs(a.xml, bin, out_xml, out_bin);
   // Cleared (the object goes) before the report is printed.
   auto progress = std::make_optional<progress_line>(!a.quiet && !a.json);
-  options.progress = [&](const model::fix_progress& p) {
-    auto text = fmt::format("fix: {}", p.stage);
-    if (!p.batch.empty()) text += fmt::format(" at batch {}", p.batch);
-    if (p.round > 0) text += fmt::format(", round {}: {} rewrites tried, {} kept", p.round, p.tried, p.kept);
-    progress->set(fmt::format("{} ({} layers)", text, p.layers));
-  };
+  options.progress = [&](const model::fix_progress& p) { progress->set(progress_text(p)); };
   const auto report = model::fix(a.xml, bin, options);
   const bool write = !a.dry_run && !report.xml.empty();
   if (write) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -53,6 +54,9 @@ struct fix_options {
   /// Layouts by input name, as for check_batch: the dimension named N is the batch (otherwise the axis
   /// holding the first input's batch dim_param, or 0).
   std::vector<std::pair<std::string, std::string>> layouts{};
+  /// Called at each stage and each group of rewrites judged, as for the IR fix (from the calling thread;
+  /// keep it cheap). `layers` counts the layers of the model as lowered.
+  std::function<void(const model::fix_progress&)> progress{};
 };
 
 /// One rewritten Reshape shape: element `element` of the tensor `tensor` (an initializer, or a Constant

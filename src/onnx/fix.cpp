@@ -217,7 +217,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
  public:
   onnx_fixer(std::span<const std::byte> bytes, const fs::path& file, const fix_options& options)
       : onnx_source(bytes, file, options),
-        fix_planner(std::move(*lowered_), {.check_batches = options.check_batches, .layouts = options.layouts}) {}
+        fix_planner(std::move(*lowered_), {.check_batches = options.check_batches, .layouts = options.layouts,
+                                           .progress = options.progress}) {}
 
   fix_report result() {
     auto r = run();
@@ -226,7 +227,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     out.fixed = r.fixed;
     out.refusals = std::move(r.refusals);
     out.checked = std::move(r.checked);
-    out.freed = std::move(freed_);
+    // What read_back last made: the proof read the file back only with rewrites or dims to free.
+    if (!r.changes.empty() || frees_) out.freed = std::move(freed_);
     for (const auto& c : r.changes) {
       std::vector<std::int64_t> within;
       for (const auto& w : c.within) within.push_back(w.id);
@@ -333,7 +335,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   bool rewrites_declarations(const model::batch_report& probe) override {
     ::onnx::ModelProto m = proto_;
     std::vector<std::string> freed;
-    return free_dims(m, proto_, original_, names_, bodies_, probe.inputs, freed);
+    frees_ = free_dims(m, proto_, original_, names_, bodies_, probe.inputs, freed);
+    return frees_;
   }
 
   /// The original with `rewrites` made on a copy of the file, its declared dims freed, written, and read
@@ -683,6 +686,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   std::vector<std::string> freed_;            ///< and the declared dims it freed
   std::string written_;                       ///< and the bytes it read back
   std::unordered_map<std::string, model::source> names_back_;  ///< the tensor names of the model read back
+  bool frees_ = false;                        ///< the original has declared dims to free
   bool accepted_ = false;                     ///< the proof holds: written_ is the fixed model
 };
 

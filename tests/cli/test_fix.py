@@ -146,6 +146,9 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, term = on_terminal("fix", retail, "-o", d / "f.xml", env=NOW)
     check("progress: fix on a terminal", rc == 0 and "\r\x1b[Kfix: " in term
           and term.endswith("\r\x1b[K") and "\x1b" not in out, repr(term[:300]))
+    rc, out, term = on_terminal("fix", ONNX_MODEL, "-o", d / "f.onnx", env=NOW)
+    check("progress: an ONNX fix on a terminal", rc == 0 and "\r\x1b[Kfix: " in term and term.endswith("\r\x1b[K")
+          and "\x1b" not in out, repr(term[:300]))
     rc, out, term = on_terminal("check", retail, "--batch", "4", env=NOW)
     check("progress: check on a terminal", "\r\x1b[Kcheck: " in term and term.endswith("\r\x1b[K"), repr(term[:300]))
     for args in (["fix", retail, "--dry-run", "--quiet"], ["fix", retail, "--dry-run", "--json"],

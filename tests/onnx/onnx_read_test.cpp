@@ -776,6 +776,24 @@ TEST(onnx_fix, the_fixed_file_is_the_original_with_the_listed_edits) {
   }
 }
 
+TEST(onnx_fix, reports_its_progress_as_the_ir_fix_does) {
+  const auto bytes = fixture_bytes("shared_initializer");
+  std::vector<std::string> stages;
+  std::size_t last_round = 0, kept = 0;
+  onnx::fix_options options;
+  options.progress = [&](const model::fix_progress& p) {
+    if (stages.empty() || stages.back() != p.stage) stages.emplace_back(p.stage);
+    last_round = p.round;
+    kept = p.kept;
+  };
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shared.onnx", options);
+  ASSERT_TRUE(r.fixed);
+  const std::vector<std::string> expected{"checking", "judging rewrites", "proving", "writing"};
+  EXPECT_EQ(stages, expected);
+  EXPECT_EQ(last_round, 2u) << "the second Reshape waits a round for the first";
+  EXPECT_EQ(kept, 2u);
+}
+
 TEST(onnx_fix, a_shared_initializer_rewritten_alike_for_every_reader_stays_one_tensor) {
   // Both Reshapes need pattern[0] = 0: the first one's copy, made while the second waited for it, is
   // merged back once the second is rewritten the same way.
