@@ -103,25 +103,47 @@ def seeds() -> Dict[str, IR]:
     return found
 
 
-def body_seed() -> bytes:
+def body_seed(outer: bool) -> bytes:
     """The hand-made TensorIterator (tests/data/models) with its body's pattern [0,-1] written as [1,-1]:
-    fix rewrites it inside the body."""
+    fix rewrites it inside the body. With `outer`, the pattern is a Const of the model that the
+    TensorIterator passes to a body Parameter at every step, and fix rewrites it there."""
     model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "models",
                          "tensor-iterator-lstm", "model")
     with open(model + ".xml", "rb") as f:
-        xml = f.read()
+        xml = f.read().decode()
     with open(model + ".bin", "rb") as f:
         weights = bytearray(f.read())
     pattern = bytes(8) + b"\xff" * 8
     assert weights.count(pattern) == 1
     weights[weights.index(pattern)] = 1
-    return struct.pack("<H", len(xml)) + xml + bytes(weights)
+    if outer:  # as tests/model/batch_test.cpp's fix_rewrites_a_body_pattern_held_around_the_body
+        i64x2 = '<port id="0" precision="I64"><dim>2</dim></port>'
+        for old, new in [
+                ('<layer id="3" name="flatten_pattern" type="Const" version="opset1"><data element_type="i64" '
+                 'shape="2" offset="0" size="16"/>',
+                 '<layer id="3" name="pattern_in" type="Parameter" version="opset1"><data element_type="i64" shape="2"/>'),
+                ('<port id="2" precision="FP32"><dim>1</dim><dim>8</dim></port></input>',
+                 '<port id="2" precision="FP32"><dim>1</dim><dim>8</dim></port><port id="6" precision="I64"><dim>2</dim>'
+                 '</port></input>'),
+                ('<input external_port_id="2" internal_layer_id="2"/>',
+                 '<input external_port_id="2" internal_layer_id="2"/><input external_port_id="6" internal_layer_id="3"/>'),
+                ('<layer id="4" name="y" type="Result"',
+                 '<layer id="7" name="outer_pattern" type="Const" version="opset1"><data element_type="i64" shape="2" '
+                 f'offset="0" size="16"/><output>{i64x2}</output></layer><layer id="4" name="y" type="Result"'),
+                ('<edge from-layer="2" from-port="0" to-layer="3" to-port="2"/>',
+                 '<edge from-layer="2" from-port="0" to-layer="3" to-port="2"/>'
+                 '<edge from-layer="7" from-port="0" to-layer="3" to-port="6"/>')]:
+            assert xml.count(old) == 1, old
+            xml = xml.replace(old, new)
+    text = xml.encode()
+    return struct.pack("<H", len(text)) + text + bytes(weights)
 
 
 def main() -> None:
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "ir")
     made = {name: m.fuzz_input() for name, m in seeds().items()}
-    made["tensor-iterator-body"] = body_seed()
+    made["tensor-iterator-body"] = body_seed(False)
+    made["tensor-iterator-outer-pattern"] = body_seed(True)
     for name, data in made.items():
         with open(os.path.join(out, "seed-fix-" + name), "wb") as f:
             f.write(data)

@@ -99,7 +99,6 @@ void taken_names(const ::onnx::GraphProto& g, std::set<std::string>& taken) {
 struct node_ref {
   std::vector<std::pair<int, int>> path;
   int index = 0;
-  friend auto operator<=>(const node_ref&, const node_ref&) = default;
 };
 
 /// The graph `path` leads to.
@@ -242,8 +241,11 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   // ---- what the planner asks ----
 
   /// A Reshape node of the file, not a Reshape the lowering added (Flatten's, a grouped Conv's weights').
-  bool rewrites(const model::detail::fix_site&, const std::vector<std::int64_t>&, const model::layer& l) const override {
-    return !l.auxiliary && l.op_type() == "Reshape";
+  bool rewrites(const model::detail::fix_site& s, const std::vector<std::int64_t>& within,
+                const model::layer& l) const override {
+    const auto file = names_at(original_, nullptr, within);
+    const auto node = file ? reader_of(*file, *s.g, l) : std::nullopt;
+    return node && node_at(proto_, *node)->op_type() == "Reshape";
   }
 
   std::optional<std::string> refuses(const model::detail::fix_site& s, const model::detail::element_origin& origin,
@@ -284,35 +286,19 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   }
 
   /// Plan `x` for a body's Reshape whose element the body reads by name from the graph around it, through
-  /// its Parameter `param`: it becomes a rewrite of that graph's Const, which the layer running the body
-  /// feeds to `param`; nullopt when it is one, else why it cannot be.
+  /// its Parameter `param`: it becomes a rewrite of that graph's initializer or Constant (`held`), which the
+  /// layer running the body feeds to `param`; nullopt when it is one, else why it cannot be.
   std::optional<std::string> outside(const model::detail::fix_site& s, const model::layer& param, const std::string& held,
                                      model::detail::fix_plan& x) const {
     if (model::detail::readers_of(*s.g, param) > 1) return model::text::comes_through_shared_node(x.element, held);
-    std::vector<std::int64_t> around(x.within.begin(), x.within.end() - 1);
-    const auto outer = site_at(around);
-    const auto* runs = outer ? outer->find(x.within.back()) : nullptr;
-    if (runs == nullptr || !runs->body) return model::text::not_a_tensor_the_node_sees(x.element, held);
-    const auto& body = *runs->body;
-    const auto mapping = std::find_if(body.inputs.begin(), body.inputs.end(),
-                                      [&](const model::port_mapping& m) { return m.internal_layer == param.id; });
-    const bool carried = std::any_of(body.back_edges.begin(), body.back_edges.end(),
-                                     [&](const model::back_edge& e) { return e.to_layer == param.id; });
-    if (mapping == body.inputs.end() || mapping->axis || carried || mapping->external_port < 0 ||
-        static_cast<std::size_t>(mapping->external_port) >= runs->sources.size() ||
-        !runs->sources[static_cast<std::size_t>(mapping->external_port)])
-      return model::text::not_a_tensor_the_node_sees(x.element, held);
-    const auto& src = outer->layers()[runs->sources[static_cast<std::size_t>(mapping->external_port)]->layer];
-    if (part_of(src.type) != op_part::constant || src.auxiliary || src.name != held)
-      return model::text::computed_not_tensor(x.element);
-    x.holder_within = std::move(around);
-    x.holder = src.id;
-    x.consumer = runs->id;
-    x.consumer_port = static_cast<std::size_t>(mapping->external_port);
+    const auto* src = held_outside(s, param, x);
+    if (src == nullptr) return model::text::not_a_tensor_the_node_sees(x.element, held);
+    if (src->auxiliary || src->name != held) return model::text::computed_not_tensor(x.element);
     return std::nullopt;
   }
 
-  std::string held_by(std::string_view why, const model::detail::element_origin& origin) const override {
+  std::string held_by(std::string_view why, const model::layer&,
+                      const model::detail::element_origin& origin) const override {
     return origin.through != nullptr ? model::text::through_concat(why, origin.through->name) : std::string(why);
   }
 

@@ -33,6 +33,43 @@ class batch : public ir {
   }
   static model::reshape_request batch_of(std::int64_t n) { return {.batch = dimension(n)}; }
   static model::reshape_request dynamic_batch() { return {.batch = dimension()}; }
+
+  /// The hand-made TensorIterator's files (tests/data/models/tensor-iterator-lstm), with its step's pattern
+  /// [0,-1] (i64, at offset 0 of the .bin, its only copy there) written as [1,-1].
+  struct files {
+    std::string xml, bin;
+  };
+  static files tensor_iterator_writing_batch_1() {
+    const auto model = fs::path(RESHAPE1_TEST_DATA) / "models" / "tensor-iterator-lstm";
+    files f;
+    std::ifstream in(model / "model.xml", std::ios::binary);
+    f.xml.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::ifstream b(model / "model.bin", std::ios::binary);
+    f.bin.assign(std::istreambuf_iterator<char>(b), std::istreambuf_iterator<char>());
+    EXPECT_EQ(f.bin.find(step_pattern()), 0u);
+    EXPECT_EQ(f.bin.rfind(step_pattern()), 0u);
+    f.bin[0] = 1;
+    return f;
+  }
+  static std::string step_pattern() { return std::string(8, '\0') + std::string(8, '\xff'); }  // i64 [0,-1]
+
+  /// Writes `f` as m.xml and m.bin, which must not reshape to batch 2, and fixes it: one change, to the
+  /// TensorIterator's step (body id 4).
+  model::fix_report fix_the_step(const files& f) {
+    std::ofstream(dir_ / "m.xml", std::ios::binary) << f.xml;
+    std::ofstream(dir_ / "m.bin", std::ios::binary).write(f.bin.data(), static_cast<std::streamsize>(f.bin.size()));
+    EXPECT_FALSE(model::check_batch(model::read_ir(dir_ / "m.xml", dir_ / "m.bin"), batch_of(2)).summary.reshapes());
+    auto fixed = model::fix(dir_ / "m.xml", dir_ / "m.bin");
+    EXPECT_TRUE(fixed.fixed) << (fixed.refusals.empty() ? "" : fixed.refusals[0].reason);
+    EXPECT_EQ(fixed.changes.size(), 1u);
+    for (const auto& c : fixed.changes) {
+      EXPECT_EQ(c.id, 4);
+      EXPECT_EQ(c.within, (std::vector<model::enclosing_layer>{{3, "lstm", "TensorIterator"}}));
+      EXPECT_EQ(c.new_pattern, "[0,-1]");
+    }
+    return fixed;
+  }
+
   model::graph graph_;
 };
 
@@ -357,22 +394,47 @@ TEST_F(batch, into_a_tensor_iterator_body) {
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), 16), pattern) << "[0,-1] again";
 }
 
+// The TensorIterator fixture with its step's pattern held around the body: a Const of the model (id 7,
+// written [1,-1]) that the TensorIterator passes in (input port 6) to the body's Parameter 3 at every step.
+// fix rewrites that Const, in the model itself, and names the change by the Reshape in the body.
+TEST_F(batch, fix_rewrites_a_body_pattern_held_around_the_body) {
+  auto [xml, bin] = tensor_iterator_writing_batch_1();
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    ASSERT_NE(xml.find(from), std::string::npos) << from;
+    xml.replace(xml.find(from), from.size(), to);
+  };
+  const std::string i64x2 = R"(<port id="0" precision="I64"><dim>2</dim></port>)";
+  replace(R"(<layer id="3" name="flatten_pattern" type="Const" version="opset1"><data element_type="i64" shape="2" offset="0" size="16"/>)",
+          R"(<layer id="3" name="pattern_in" type="Parameter" version="opset1"><data element_type="i64" shape="2"/>)");
+  replace(R"(<port id="2" precision="FP32"><dim>1</dim><dim>8</dim></port></input>)",
+          R"(<port id="2" precision="FP32"><dim>1</dim><dim>8</dim></port><port id="6" precision="I64"><dim>2</dim></port></input>)");
+  replace(R"(<input external_port_id="2" internal_layer_id="2"/>)",
+          R"(<input external_port_id="2" internal_layer_id="2"/><input external_port_id="6" internal_layer_id="3"/>)");
+  replace(R"(<layer id="4" name="y" type="Result")",
+          R"(<layer id="7" name="outer_pattern" type="Const" version="opset1"><data element_type="i64" shape="2" offset="0" size="16"/><output>)" +
+              i64x2 + R"(</output></layer><layer id="4" name="y" type="Result")");
+  replace(R"(<edge from-layer="2" from-port="0" to-layer="3" to-port="2"/>)",
+          R"(<edge from-layer="2" from-port="0" to-layer="3" to-port="2"/><edge from-layer="7" from-port="0" to-layer="3" to-port="6"/>)");
+  const auto fixed = fix_the_step({xml, bin});
+  ASSERT_EQ(fixed.changes.size(), 1u);
+  const auto& c = fixed.changes[0];
+  EXPECT_EQ(c.const_id, 7);
+  EXPECT_FALSE(c.cloned_from.has_value());
+  EXPECT_NE(c.why.find("'outer_pattern'"), std::string::npos) << c.why;
+  model::write_fixed(fixed, dir_ / "m.xml", dir_ / "m.bin", dir_ / "fixed.xml", dir_ / "fixed.bin");
+  const auto back = model::read_ir(dir_ / "fixed.xml", dir_ / "fixed.bin");
+  for (const auto b : {1, 2, 8}) EXPECT_EQ(listed(model::check_batch(back, batch_of(b))), "") << b;
+  const auto bytes = back.const_bytes(*back.find(7));
+  ASSERT_EQ(bytes.size(), 16u);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), 16), step_pattern()) << "[0,-1] again";
+}
+
 // A Const shared inside a body: the TensorIterator fixture's pattern Const (body id 3), written [1,-1], also
 // shapes a bias [1,16] that is added to each step. The step's Reshape needs 0, the bias's keeps 1: fix
 // gives the step a copy of the Const in the body (its id above every id of the model), re-points the
 // body's own edge, and leaves the bias's Reshape reading the original.
 TEST_F(batch, fix_clones_a_const_shared_inside_a_body) {
-  const auto model = fs::path(RESHAPE1_TEST_DATA) / "models" / "tensor-iterator-lstm";
-  std::string xml, bin;
-  {
-    std::ifstream in(model / "model.xml", std::ios::binary);
-    xml.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    std::ifstream b(model / "model.bin", std::ios::binary);
-    bin.assign(std::istreambuf_iterator<char>(b), std::istreambuf_iterator<char>());
-  }
-  const std::string pattern = std::string(8, '\0') + std::string(8, '\xff');  // i64 [0,-1]
-  ASSERT_EQ(bin.find(pattern), bin.rfind(pattern));
-  bin[bin.find(pattern)] = 1;
+  auto [xml, bin] = tensor_iterator_writing_batch_1();
   const auto bias_at = bin.size();
   bin += std::string(64, '\0');  // f32 [1,16] of zeros
   const auto f16 = R"(<dim>1</dim><dim>16</dim>)";
@@ -390,16 +452,9 @@ TEST_F(batch, fix_clones_a_const_shared_inside_a_body) {
               R"(<edge from-layer="4" from-port="2" to-layer="16" to-port="0"/><edge from-layer="14" from-port="0" to-layer="15" to-port="0"/>)"
               R"(<edge from-layer="3" from-port="0" to-layer="15" to-port="1"/><edge from-layer="15" from-port="2" to-layer="16" to-port="1"/>)"
               R"(<edge from-layer="16" from-port="2" to-layer="8" to-port="0"/>)");
-  std::ofstream(dir_ / "m.xml", std::ios::binary) << xml;
-  std::ofstream(dir_ / "m.bin", std::ios::binary).write(bin.data(), static_cast<std::streamsize>(bin.size()));
-  ASSERT_FALSE(model::check_batch(model::read_ir(dir_ / "m.xml", dir_ / "m.bin"), batch_of(2)).summary.reshapes());
-
-  const auto fixed = model::fix(dir_ / "m.xml", dir_ / "m.bin");
-  ASSERT_TRUE(fixed.fixed) << (fixed.refusals.empty() ? "" : fixed.refusals[0].reason);
+  const auto fixed = fix_the_step({xml, bin});
   ASSERT_EQ(fixed.changes.size(), 1u);
   const auto& c = fixed.changes[0];
-  EXPECT_EQ(c.id, 4);
-  EXPECT_EQ(c.within, (std::vector<model::enclosing_layer>{{3, "lstm", "TensorIterator"}}));
   EXPECT_EQ(c.cloned_from, std::optional<std::int64_t>(3));
   EXPECT_EQ(c.const_id, 17) << "above every id of the model and its body";
   EXPECT_EQ(c.new_pattern, "[0,-1]");

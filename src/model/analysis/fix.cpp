@@ -52,12 +52,19 @@ class ir_fixer final : public detail::fix_planner {
   std::optional<std::string> refuses(const detail::fix_site& s, const detail::element_origin& origin,
                                      detail::fix_plan& x) const override {
     const auto index = x.element;
-    if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant)
-      return text::computed_not_const(index, origin.holder != nullptr ? origin.holder->where() : std::string());
-    const auto type = origin.holder->element("element_type");
-    if (!writable_type(type)) return text::type_not_rewritten(index, origin.holder->where(), name(type));
+    const auto* holder = origin.holder;
+    // A body's Parameter that the layer running the body feeds the same value at every iteration: the Const
+    // it comes from, around the body, is rewritten (read by this Reshape only, as a layer on the way).
+    if (holder != nullptr && !x.within.empty() && part_of(holder->type) == op_part::parameter) {
+      if (readers(x.within, *s.g, *holder) > 1) return text::comes_through_shared_layer(index, holder->where());
+      if (const auto* outer = held_outside(s, *holder, x)) holder = outer;
+    }
+    if (holder == nullptr || part_of(holder->type) != op_part::constant)
+      return text::computed_not_const(index, holder != nullptr ? holder->where() : std::string());
+    const auto type = holder->element("element_type");
+    if (!writable_type(type)) return text::type_not_rewritten(index, holder->where(), name(type));
     if (x.value < 0 && !is_signed_integer(type))
-      return text::unsigned_cannot_hold_minus_one(index, origin.holder->where(), name(type));
+      return text::unsigned_cannot_hold_minus_one(index, holder->where(), name(type));
     // Every layer between the Const and the Reshape must feed only the next one: a shared Concat or
     // Convert would carry the change to other layers that this report would not list.
     for (const auto* step : origin.path)
@@ -65,8 +72,8 @@ class ir_fixer final : public detail::fix_planner {
     return std::nullopt;
   }
 
-  std::string held_by(std::string_view why, const detail::element_origin& origin) const override {
-    return text::held_by_const(why, *origin.holder, origin.through);
+  std::string held_by(std::string_view why, const layer& holder, const detail::element_origin& origin) const override {
+    return text::held_by_const(why, holder, origin.through);
   }
 
   /// The .bin, followed by the new bytes: mapped, not copied.

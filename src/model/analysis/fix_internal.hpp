@@ -1,6 +1,6 @@
-// Internal: what the two fixers decide and prove alike. The IR fix (analysis/fix.cpp) and the ONNX fix
-// (src/onnx/fix.cpp) write different files, but a Reshape the checks name gets the same values to try, in
-// the same order, whichever file it came from: they differ only in where they write the value.
+// Internal: what the planner (fix_planner.hpp) decides and proves, whichever file the model came from: the
+// values a Reshape the checks name gets to try, in order, and the checks of the proof. The IR fix
+// (analysis/fix.cpp) and the ONNX fix (src/onnx/fix.cpp) differ only in where they write the value.
 #pragma once
 
 #include <cstddef>

@@ -453,6 +453,29 @@ std::size_t fix_planner::readers(const std::vector<std::int64_t>& within, const 
   return within.empty() ? consumers_[static_cast<std::size_t>(&l - current_->layers().data())] : readers_of(g, l);
 }
 
+const layer* fix_planner::held_outside(const fix_site& site, const layer& param, fix_plan& x) const {
+  if (x.within.empty() || part_of(param.type) != op_part::parameter || site.g->find(param.id) != &param) return nullptr;
+  std::vector<std::int64_t> around(x.within.begin(), x.within.end() - 1);
+  const auto outer = site_at(*current_, nullptr, around);
+  const auto* runs = outer ? outer->g->find(x.within.back()) : nullptr;
+  if (runs == nullptr || !runs->body || &runs->body->network != site.g) return nullptr;
+  const auto& body = *runs->body;
+  const auto mapping = std::find_if(body.inputs.begin(), body.inputs.end(),
+                                    [&](const port_mapping& m) { return m.internal_layer == param.id; });
+  const bool carried = std::any_of(body.back_edges.begin(), body.back_edges.end(),
+                                   [&](const back_edge& e) { return e.to_layer == param.id; });
+  if (mapping == body.inputs.end() || mapping->axis || carried) return nullptr;
+  const auto port = port_index(runs->inputs, mapping->external_port);
+  if (!port || *port >= runs->sources.size() || !runs->sources[*port]) return nullptr;
+  const auto& src = outer->g->layers()[runs->sources[*port]->layer];
+  if (part_of(src.type) != op_part::constant) return nullptr;
+  x.holder_within = std::move(around);
+  x.holder = src.id;
+  x.consumer = runs->id;
+  x.consumer_port = *port;
+  return &src;
+}
+
 /// `rewrites` with every clone whose final bytes are those its original ends with (the other Reshapes it
 /// feeds were rewritten the same way in a later round) dropped: its Reshape reads the original again.
 /// A copy: if the proof takes a rewrite back, the others are what they were.
@@ -638,7 +661,7 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     reason = std::move(*no);
     return std::nullopt;
   }
-  x.why = held_by(c.why, origin);
+  x.why = held_by(c.why, *site_at(*current_, nullptr, x.holder_within)->g->find(x.holder), origin);
   return x;
 }
 

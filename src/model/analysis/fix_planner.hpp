@@ -1,8 +1,8 @@
 // Internal: the rounds of `fix`, whatever file the model came from. The planner finds the Reshapes that keep
 // a model from reshaping, plans a rewrite of the Const that holds each one's pattern element, judges them
 // in groups as edits of the graph in memory, and proves the result once it is written and read back. A
-// format (fix.cpp for the IR) says which Consts its file can take a value in, where the new bytes go, and
-// how the rewritten model is written and read back.
+// format (analysis/fix.cpp for the IR, src/onnx/fix.cpp for ONNX) says which Consts its file can take a
+// value in, where the new bytes go, and how the rewritten model is written and read back.
 #pragma once
 
 #include <compare>
@@ -105,8 +105,10 @@ class fix_planner {
   /// (x.holder_within, x.holder, x.consumer), where the value is really held.
   [[nodiscard]] virtual std::optional<std::string> refuses(const fix_site& site, const element_origin& origin,
                                                            fix_plan& x) const = 0;
-  /// The reason a rewrite gives: the choice's `why`, with where the value is held.
-  [[nodiscard]] virtual std::string held_by(std::string_view why, const element_origin& origin) const = 0;
+  /// The reason a rewrite gives: the choice's `why`, with where the value is held (`holder`, the Const
+  /// the plan rewrites; `origin`, the way the element comes).
+  [[nodiscard]] virtual std::string held_by(std::string_view why, const layer& holder,
+                                            const element_origin& origin) const = 0;
   /// The bytes the Consts of `g` (the original or one of its bodies) address, with `appended` from
   /// appended_from() on, and what keeps them alive.
   [[nodiscard]] virtual std::pair<std::shared_ptr<const void>, std::span<const std::byte>> weights(
@@ -139,6 +141,11 @@ class fix_planner {
 
   /// The original's propagation at its declared inputs (made again once the proof freed it).
   const propagation& declared();
+  /// For plan `x`, whose element its body (`site`) reads through Parameter `param`: the Const that feeds
+  /// that Parameter from the graph around the body, through an input of the layer running the body that is
+  /// the same at every iteration (not sliced, not carried); the plan is moved there (holder_within, holder,
+  /// consumer: the layer running the body, and its input). nullptr, the plan unchanged, when there is none.
+  const layer* held_outside(const fix_site& site, const layer& param, fix_plan& x) const;
   /// How many inputs layer `l` of `g`, the body `within` leads to in the current model, feeds.
   [[nodiscard]] std::size_t readers(const std::vector<std::int64_t>& within, const graph& g, const layer& l) const;
 
