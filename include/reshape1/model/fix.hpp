@@ -48,7 +48,8 @@ struct fix_change {
   std::int64_t old_value = 0, new_value = 0;
   bool special_zero_set = false;  ///< the Reshape's special_zero went from false to true
   std::string why;
-  /// The bodies the Reshape is in, outermost first (its Const is in the same body); empty at the top level.
+  /// The bodies the Reshape is in, outermost first; empty at the top level. Its Const is in the same body,
+  /// but for a pattern the body takes unchanged from around it (then `const_id` is of that graph).
   std::vector<enclosing_layer> within{};
 };
 
