@@ -1,0 +1,121 @@
+// The planner's proof taking a rewrite back (fix_planner.hpp): a Reshape the model read back still names
+// loses its rewrite, and the rounds resume with its next value. A rewrite the rounds judged in memory is
+// the one written, so the IR and ONNX fixes never reach this on a model; a format of the test's own, whose
+// read-back can be told to lose the rewrites, does.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ir_builder.hpp"
+#include "model/analysis/fix_planner.hpp"
+#include "model/ir/read_internal.hpp"
+#include "model/ops/rules.hpp"
+
+namespace reshape1::test {
+namespace {
+
+namespace md = model::detail;
+
+/// A format that writes no file: the model "read back" is the original with the edits made in memory, its
+/// Consts reading the original's bytes and the new ones after them. The first `lose` read-backs leave
+/// every edit out, as a writer that dropped them would.
+class memory_format final : public md::fix_planner {
+ public:
+  memory_format(model::graph g, int lose) : fix_planner(std::move(g), {}), lose_(lose) {}
+
+  int read_backs = 0;
+  bool accepted = false;
+
+ private:
+  std::optional<std::string> refuses(const md::fix_site&, const md::element_origin& origin,
+                                     md::fix_plan&) const override {
+    if (origin.holder == nullptr || md::part_of(origin.holder->type) != md::op_part::constant)
+      return std::string("not held by a Const");
+    return std::nullopt;
+  }
+  std::string held_by(std::string_view why, const model::layer&, const md::element_origin&) const override {
+    return std::string(why);
+  }
+  std::pair<std::shared_ptr<const void>, std::span<const std::byte>> weights(
+      const model::graph& g, const std::vector<std::byte>& appended) const override {
+    const auto kept = md::graph_editor::weights(g).second;
+    auto w = std::make_shared<std::vector<std::byte>>(kept.begin(), kept.end());
+    w->insert(w->end(), appended.begin(), appended.end());
+    return {w, std::span<const std::byte>(*w)};
+  }
+  std::uint64_t appended_from() const override { return md::graph_editor::weights(original_).second.size(); }
+  std::string clone_name(const model::layer& holder, std::int64_t consumer) const override {
+    return fmt::format("{}_for_{}", holder.name, consumer);
+  }
+  model::graph read_back(const std::vector<md::fix_rewrite>&, const std::vector<md::graph_edit>& edits,
+                         const std::vector<std::byte>& appended) override {
+    if (++read_backs <= lose_) return original_;
+    return md::graph_editor::edited(original_, edits, [&](const model::graph& g) { return weights(g, appended); });
+  }
+  std::optional<model::fix_refusal> differs(const model::graph&, const model::propagation&) override {
+    return std::nullopt;
+  }
+  model::graph reread() override { return original_; }
+  void accept(model::fix_report&) override { accepted = true; }
+
+  int lose_;
+};
+
+class fix_planner : public ir {
+ protected:
+  /// [1,4,8] -> Reshape by the Const [1,32] (special_zero=false) -> Result: its 1 writes the batch. The
+  /// planner tries 0 with special_zero set first, then -1.
+  model::graph flatten_writing_batch_1() {
+    ir_builder b;
+    const int x = b.parameter("[1,4,8]");
+    const int r = b.reshape(x, b.i64({1, 32}), false, "[1,4,8]", "[2]", "[1,32]");
+    b.result(r, "[1,32]");
+    return load(b.xml(), b.bin());
+  }
+};
+
+TEST_F(fix_planner, keeps_its_first_value_when_the_model_read_back_holds_it) {
+  memory_format f(flatten_writing_batch_1(), 0);
+  const auto r = f.run();
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].new_value, 0);
+  EXPECT_TRUE(r.changes[0].special_zero_set);
+  EXPECT_EQ(f.read_backs, 1);
+  EXPECT_TRUE(f.accepted);
+}
+
+TEST_F(fix_planner, takes_back_a_rewrite_the_model_read_back_lacks_and_tries_the_next_value) {
+  memory_format f(flatten_writing_batch_1(), 1);
+  const auto r = f.run();
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].new_value, -1) << "0 was taken back; -1 is the next value";
+  EXPECT_FALSE(r.changes[0].special_zero_set);
+  EXPECT_EQ(r.changes[0].new_pattern, "[-1,32]");
+  EXPECT_EQ(f.read_backs, 2);
+  EXPECT_TRUE(f.accepted);
+}
+
+TEST_F(fix_planner, refuses_a_reshape_whose_every_value_the_proof_takes_back) {
+  memory_format f(flatten_writing_batch_1(), 2);
+  const auto r = f.run();
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  ASSERT_EQ(r.refusals.size(), 1u);
+  EXPECT_EQ(r.refusals[0].type, "Reshape");
+  EXPECT_EQ(r.refusals[0].reason, "rewriting pattern[0] to -1 still leaves the layer failing at batch 2");
+  EXPECT_EQ(f.read_backs, 2) << "no value left: the last proof is of the model as given";
+  EXPECT_FALSE(f.accepted);
+}
+
+}  // namespace
+}  // namespace reshape1::test
