@@ -182,11 +182,16 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
   // A Reshape after another one named here waits for a later round: what it is found to do may be the
   // earlier one's doing, and is seen again once that one is rewritten. (A body's Reshape is after what
   // the layer that runs the body is after, and after the Reshapes named before it in that body.)
+  // Asked once a finding: the format's answer may search its file.
+  const auto& findings = probe_->findings;
+  std::vector<char> is_named(findings.size(), 0);
+  for (std::size_t k = 0; k < findings.size(); ++k) is_named[k] = named(findings[k]);
   std::vector<char> named_here(current_->layers().size(), 0);
   std::map<const graph*, std::vector<char>> named_in_body;
   const auto index_in = [](const graph& g, std::int64_t id) { return static_cast<std::size_t>(g.find(id) - g.layers().data()); };
-  for (const auto& f : probe_->findings) {
-    if (!named(f)) continue;
+  for (std::size_t k = 0; k < findings.size(); ++k) {
+    if (!is_named[k]) continue;
+    const auto& f = findings[k];
     named_here[index_of(f.within.empty() ? f.id : f.within.front().id)] = 1;
     if (f.within.empty()) continue;
     const auto s = where(f);
@@ -203,9 +208,10 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
     return named_in_body[s->g][index_in(*s->g, f.id)] != 0;
   };
   std::set<layer_key> seen;
-  for (const auto& f : probe_->findings) {
+  for (std::size_t k = 0; k < findings.size(); ++k) {
+    const auto& f = findings[k];
     const auto key = key_of(f);
-    if (!named(f) || waits(f) || !seen.insert(key).second) continue;
+    if (!is_named[k] || waits(f) || !seen.insert(key).second) continue;
     std::string reason;
     auto plans = plans_for(f, reason);
     const auto skip = std::min(tried_[key], plans.size());
