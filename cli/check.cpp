@@ -138,23 +138,37 @@ int check(const check_args& a) {
   auto progress = std::make_optional<progress_line>(!a.quiet && !a.json);
   progress->set(fmt::format("check: reading {}", a.xml));
   // An error reading the model goes to main, which exits 2: the model cannot be read.
+  if (a.batch.dot_given) {
+    // The model's own files: the .xml (or .onnx) and the .bin given or beside it (which need not exist yet).
+    const auto beside = a.xml == "-" ? std::string() : std::filesystem::path(a.xml).replace_extension(".bin").string();
+    check_dot_output(a.batch.dot, {a.xml, a.bin, beside});
+  }
   const auto graph = onnx::read_any(a.xml, a.bin);
   progress->set(fmt::format("check: {} layers, checking", graph.layers().size()));
   if (a.batch.given()) {
-    const auto report = model::check_batch(graph, parse_request(a.batch));
+    const auto request = parse_request(a.batch);
+    const auto report = model::check_batch(graph, request);
     progress.reset();
-    if (!a.batch.dot.empty()) write_dot(graph, report, a.batch.dot);
     if (a.json) {
       std::cout << json_text(render::batch_json(report, a.xml), 2) << '\n';
     } else {
       print_batch(report, a.quiet);
     }
-    switch (report.summary.verdict()) {
-      case model::batch_verdict::yes: return exit_ok;
-      case model::batch_verdict::no: return exit_invalid;
-      case model::batch_verdict::cannot_tell: return exit_cannot_tell;
+    std::cout.flush();
+    const int verdict = report.summary.verdict() == model::batch_verdict::yes  ? exit_ok
+                        : report.summary.verdict() == model::batch_verdict::no ? exit_invalid
+                                                                                : exit_cannot_tell;
+    if (a.batch.dot_given) {
+      // The answer is given: a picture that cannot be written is said on stderr, and the exit code stays
+      // the answer's, which a script reads.
+      try {
+        write_dot(graph, report, a.batch.dot);
+      } catch (const error& e) {
+        std::cerr << fmt::format("reshape1 check: --dot: {}; the picture was not written (the answer above stands)\n",
+                                 printable(e.what()));
+      }
     }
-    return exit_cannot_tell;
+    return verdict;
   }
   const auto report = model::check(graph);
   progress.reset();
@@ -201,11 +215,12 @@ void add_check(CLI::App& app, session& s) {
   add_table_option(*cmd, option::shape, "check --batch", args->batch.shapes);
   add_table_option(*cmd, option::layout, "check --batch", args->batch.layouts);
   add_table_option(*cmd, option::assume_kept, "check --batch", args->batch.assume_kept);
-  add_table_option(*cmd, option::dot, "check --batch", args->batch.dot);
-  cmd->callback([args, &s, batch_option] {
+  auto* dot_option = add_table_option(*cmd, option::dot, "check --batch", args->batch.dot);
+  cmd->callback([args, &s, batch_option, dot_option] {
     s.command = "check";
     s.json = args->json;  // an error is then one JSON object on stdout too
     args->batch.batch_given = batch_option->count() > 0;
+    args->batch.dot_given = dot_option->count() > 0;
     if (args->list_ops) {
       s.exit_code = list_ops(args->json, args->format);
       return;

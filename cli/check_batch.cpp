@@ -2,6 +2,7 @@
 #include "check_batch.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -77,7 +78,7 @@ model::reshape_request parse_request(const batch_options& o) {
   r.assume_kept = o.assume_kept;
   // Without a new batch or shape there is nothing to check against: a layout, --assume-kept or --dot
   // alone would answer "yes" for the declared shapes. --dot has no Python counterpart, so its own words.
-  if (!o.dot.empty() && !r.batch && r.shapes.empty())
+  if ((!o.dot.empty() || o.dot_given) && !r.batch && r.shapes.empty())
     fail(errc::syntax, {}, "--dot: no batch and no shape to draw the findings of",
          "give --batch N (or --shape NAME=SHAPE) with it");
   model::detail::check_request(r);
@@ -152,6 +153,22 @@ std::string fill_of(model::batch_issue i) {
 }
 
 }  // namespace
+
+void check_dot_output(const std::string& path, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  if (path.empty()) fail(errc::invalid_argument, {}, "--dot: an empty file name", "give the file to write the picture to");
+  std::error_code ec;
+  for (const auto& in : inputs) {
+    if (in.empty() || in == "-" || path == "-") continue;
+    if (fs::exists(path, ec) && fs::exists(in, ec) && fs::equivalent(path, in, ec))
+      fail(errc::invalid_argument, {.file = io::detail::escaped(path)},
+           fmt::format("--dot {}: is one of the model's own files ({})", io::detail::escaped(path), io::detail::escaped(in)),
+           "write the picture to another file; the model is never modified");
+  }
+  if (fs::is_directory(path, ec))
+    fail(errc::invalid_argument, {.file = io::detail::escaped(path)},
+         fmt::format("--dot {}: is a directory", io::detail::escaped(path)), "give the name of a file");
+}
 
 void write_dot(const model::graph& g, const model::batch_report& r, const std::string& path) {
   const auto layers = g.layers();

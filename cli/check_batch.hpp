@@ -17,10 +17,11 @@ struct batch_options {
   std::vector<std::string> assume_kept{};  ///< op types the user vouches for
   std::string dot{};                        ///< --dot FILE, "" when not given
   bool batch_given = false;  ///< --batch appeared, even with an empty value (a script's unset "$B")
+  bool dot_given = false;    ///< --dot appeared, even with an empty value (refused, not taken as absent)
   /// Whether any option of the batch analysis was given (then parse_request decides whether it is enough).
   [[nodiscard]] bool given() const noexcept {
     return batch_given || !batch.empty() || !shapes.empty() || !layouts.empty() || !assume_kept.empty() ||
-           !dot.empty();
+           !dot.empty() || dot_given;
   }
 };
 
@@ -32,8 +33,13 @@ struct batch_options {
 [[nodiscard]] model::reshape_request parse_request(const batch_options& o);
 
 void print_batch(const model::batch_report& r, bool quiet);
+/// Refuses a --dot file that would not be written, before the model is analysed: an empty name, a
+/// directory, or one of the model's own files (`inputs`), which --dot must never replace.
+void check_dot_output(const std::string& path, const std::vector<std::string>& inputs);
 /// Graphviz DOT of the path from the inputs to each finding: each edge labelled with its shape at the
-/// declared shapes and at the new ones (the batch dimension marked *), the findings' layers filled.
+/// declared shapes and at the new ones (the batch dimension marked *), the findings' layers filled. Written
+/// as `-o` files are: through a temporary file renamed into place, a FIFO or device in place (a FIFO that
+/// no process reads is refused rather than waited on).
 void write_dot(const model::graph& g, const model::batch_report& r, const std::string& path);
 
 }  // namespace reshape1::cli

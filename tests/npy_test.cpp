@@ -412,6 +412,18 @@ TEST_F(npy, outputs_that_are_not_regular_files_are_written_in_place) {
   expect_error_containing([&] { io::write_raw("", v); }, errc::invalid_argument, "the output file name is empty");
 }
 
+// A FIFO that no process opens for reading is refused after a short wait, not waited on forever (open()
+// for writing blocks until a reader comes); nothing is written and the FIFO stays.
+TEST_F(npy, a_fifo_without_a_reader_is_refused_after_a_wait) {
+  const float x[2] = {1, 2};
+  const tensor_view v(x, element_type::f32, shape{2});
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  io::detail::fifo_reader_wait(std::chrono::milliseconds(50));
+  expect_file_error([&] { io::write_raw(path("fifo"), v); }, errc::io, "is a FIFO (a pipe) that no process reads");
+  io::detail::fifo_reader_wait(std::chrono::milliseconds(5000));
+  EXPECT_TRUE(fs::is_fifo(path("fifo")));
+}
+
 TEST_F(npy, a_symlinked_output_replaces_its_target_and_keeps_the_mode) {
   const float x[2] = {1, 2};
   const tensor_view v(x, element_type::f32, shape{2});

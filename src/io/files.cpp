@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <csetjmp>
 #include <csignal>
@@ -26,6 +27,8 @@ namespace {
 
 using reshape1::detail::fail;
 
+// How long an output FIFO is waited on for a reader (fifo_reader_wait).
+std::atomic<std::int64_t> g_fifo_wait_ms{5000};
 std::atomic<std::int64_t> g_fail_after{-1};
 std::function<void(const std::filesystem::path&)> g_on_mapped;  // test seam, set while no file is read
 
@@ -143,6 +146,8 @@ std::filesystem::path follow_dangling_links(std::filesystem::path p, const std::
 }  // namespace
 
 void on_mapped(std::function<void(const std::filesystem::path&)> hook) { g_on_mapped = std::move(hook); }
+
+void fifo_reader_wait(std::chrono::milliseconds wait) { g_fifo_wait_ms = wait.count(); }
 
 void fail_writes_after(std::optional<std::uint64_t> bytes) {
   g_fail_after = bytes ? static_cast<std::int64_t>(*bytes) : -1;
@@ -370,10 +375,24 @@ atomic_file::atomic_file(const std::filesystem::path& destination)
     if (!S_ISREG(st.st_mode)) {
       // A device or a FIFO: written in place, as cp does (a temporary file and a rename would replace it).
       kind_ = output_kind::direct;
-      fd_ = ::open(destination.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      // A FIFO is opened without blocking (open() would wait forever for a reader that never comes), tried
+      // again for a while: a reader started beside reshape1 (`cat fifo & reshape1 ... -o fifo`) may open it
+      // a moment later.
+      const int wait = S_ISFIFO(st.st_mode) ? O_NONBLOCK : 0;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(g_fifo_wait_ms.load());
+      fd_ = ::open(destination.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | wait);
+      while (fd_ < 0 && errno == ENXIO && wait != 0 && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        fd_ = ::open(destination.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | wait);
+      }
+      if (fd_ < 0 && errno == ENXIO && wait != 0)
+        fail(errc::io, {.file = shown_},
+             fmt::format("{}: is a FIFO (a pipe) that no process reads (waited {} ms)", shown_, g_fifo_wait_ms.load()),
+             "start the program that reads it first, or give a regular file");
       if (fd_ < 0)
         fail(errc::io, {.file = shown_},
              fmt::format("{}: cannot open {} for writing: {}", shown_, kind_of(st.st_mode), system_message(errno)));
+      if (wait != 0) ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);  // then written as any pipe
       return;
     }
     kind_ = output_kind::replace;

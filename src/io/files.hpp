@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -129,6 +130,10 @@ void remove_temporary_files() noexcept;
 /// Test seam: called with the path of every file mapped_file maps (not those it reads into memory), right
 /// after mapping it; empty to turn off. The tests truncate the file there.
 void on_mapped(std::function<void(const std::filesystem::path&)> hook);
+
+/// How long an atomic_file given a FIFO waits for a process to open it for reading before refusing it
+/// (5 s; the tests shorten it).
+void fifo_reader_wait(std::chrono::milliseconds wait);
 
 /// Test seam: make every atomic_file fail (error(io)) once it has written this many bytes in total.
 void fail_writes_after(std::optional<std::uint64_t> bytes);

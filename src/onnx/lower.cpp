@@ -472,19 +472,53 @@ constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
 
 // ---- normalisation -----------------------------------------------------------------------------------
 
+/// The per-channel scale and bias of a normalisation, applied to `normalised`: a BatchNormInference whose
+/// gamma and beta are `scale` and `bias` and whose mean and variance are `mean` and `variance`, so that its
+/// rule checks each is 1-D of the channel count, as ONNX Runtime does. reshape1 computes no floating-point
+/// data: the layer stands for the affine map per channel, whatever the statistics in it.
+source per_channel(node_context& c, source normalised, source scale, source bias, source mean, source variance) {
+  return c.add("BatchNormInference", 5, {normalised, scale, bias, mean, variance}, {{"epsilon", "0"}});
+}
+
+// BatchNormalization: with training_mode (opset 14 on), Y is normalised with the batch's own mean and
+// variance over every axis but the channels, which mixes the samples: an MVN over [0, 2, ...] shows it.
+// The running mean and variance it also returns (ONNX's shape inference, and so ONNX Runtime, wants all
+// three outputs) are per channel: a reduction over the same axes gives their shape.
 void batch_norm(node_context& c) {
+  const auto x = c.need(0);
+  if (c.version() >= 14 && c.i("training_mode", 0) != 0) {
+    if (c.outputs() != 3)
+      c.bad(fmt::format("training_mode=1 with {} output{}", c.outputs(), c.outputs() == 1 ? "" : "s"),
+            "in training mode BatchNormalization has three outputs: Y, running_mean and running_var");
+    const auto axes = c.add("Concat", 1, {c.i64({0}), c.axes_from(x, 2)}, {{"axis", "0"}});
+    const auto normalised = c.add("MVN", 6, {x, axes},
+                                  {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"},
+                                   {"eps_mode", "inside_sqrt"}});
+    c.output(0, per_channel(c, normalised, c.need(1), c.need(2), c.need(3), c.need(4)));
+    // One layer for both (of the normalised data: the MVN is where the samples meet, and is reported).
+    if (c.has_output(1) || c.has_output(2)) {
+      const auto statistics = c.add("ReduceMean", 1, {normalised, axes}, {{"keep_dims", "false"}});
+      for (std::size_t k = 1; k < 3; ++k)
+        if (c.has_output(k)) c.output(k, statistics);
+    }
+    return;
+  }
   if (c.has_output(1) || c.has_output(2) || c.has_output(3) || c.has_output(4))
-    return c.not_covered("BatchNormalization in training mode (more than one output) is not covered");
-  c.output(0, c.add("BatchNormInference", 5, {c.need(0), c.need(1), c.need(2), c.need(3), c.need(4)},
+    return c.not_covered("BatchNormalization's training outputs are not covered");
+  c.output(0, c.add("BatchNormInference", 5, {x, c.need(1), c.need(2), c.need(3), c.need(4)},
                     {{"epsilon", real(c.f("epsilon", 1e-5F))}}));
 }
 
-// InstanceNormalization and LayerNormalization: MVN over the normalised axes. Their scale and bias are
-// per channel (or per normalised element): they change neither shape nor batch, and are left out.
+// InstanceNormalization: MVN over the spatial axes, then the per-channel scale and bias (whose lengths
+// must be C). LayerNormalization: MVN over the normalised axes; its scale and bias are per normalised
+// element: they change neither shape nor batch, and are left out.
 void instance_norm(node_context& c) {
   const auto x = c.need(0);
-  c.output(0, c.add("MVN", 6, {x, c.axes_from(x, 2)},
-                    {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}}));
+  const auto normalised = c.add("MVN", 6, {x, c.axes_from(x, 2)},
+                                {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"},
+                                 {"eps_mode", "inside_sqrt"}});
+  const auto scale = c.need(1), bias = c.need(2);
+  c.output(0, per_channel(c, normalised, scale, bias, bias, scale));
 }
 void layer_norm(node_context& c) {
   if (c.has_output(1) || c.has_output(2)) return c.not_covered("LayerNormalization's mean and inverse outputs are not covered");
@@ -503,22 +537,33 @@ void lrn(node_context& c) {
                      {"bias", real(c.f("bias", 1.0F))}, {"size", fmt::format("{}", c.i("size", 1))}}));
 }
 
+/// The pattern that flattens x to 2-D at `axis` (Flatten, and Softmax before opset 13): [1,-1] at 0,
+/// [0,-1] at 1, else the product of the dimensions before the axis, then -1. Those dimensions are the first
+/// piece of a VariadicSplit of the shape ([axis, -1], or [-1, -axis] for a negative axis), whose rule
+/// refuses an axis past the rank as ONNX Runtime does (a slice would clamp it). With `names_dimension`
+/// (Softmax) the axis must name a dimension, not the end: the split holds a piece of 1 after the prefix.
+source flattening_pattern(node_context& c, source x, std::int64_t axis, bool names_dimension) {
+  if (axis == 0) return c.i64({1, -1});
+  if (axis == 1) return c.i64({0, -1});
+  // The dimensions from the axis on, for a negative one (its magnitude: INT64_MIN's is out of range anyway).
+  const auto from_end = axis == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -axis;
+  std::vector<std::int64_t> lengths;
+  if (names_dimension)
+    lengths = axis > 0 ? std::vector<std::int64_t>{axis, 1, -1} : std::vector<std::int64_t>{-1, 1, from_end - 1};
+  else
+    lengths = axis > 0 ? std::vector<std::int64_t>{axis, -1} : std::vector<std::int64_t>{-1, from_end};
+  const auto pieces = lengths.size();
+  const auto before = c.add("VariadicSplit", 1, {c.shape_of(x), c.i64({0}), c.i64(std::move(lengths))}, {}, pieces);
+  return c.add("Concat", 1, {c.add("ReduceProd", 1, {before, c.i64({0})}, {{"keep_dims", "true"}}), c.i64({-1})},
+               {{"axis", "0"}});
+}
+
 /// Softmax and LogSoftmax before opset 13: the input flattened to 2-D at `axis`, normalised along the
 /// second axis, and shaped back.
 void softmax_2d(node_context& c, std::string_view type, int opset) {
   const auto x = c.need(0);
   const auto axis = c.i("axis", 1);
-  source pattern = axis == 0   ? c.i64({1, -1})
-                   : axis == 1 ? c.i64({0, -1})
-                               : c.add("Concat", 1,
-                                       {c.add("ReduceProd", 1,
-                                              {c.add("StridedSlice", 1, {c.shape_of(x), c.i64({0}), c.i64({axis}), c.i64({1})},
-                                                     {{"begin_mask", "0"}, {"end_mask", "0"}}),
-                                               c.i64({0})},
-                                              {{"keep_dims", "true"}}),
-                                        c.i64({-1})},
-                                       {{"axis", "0"}});
-  const auto flat = c.add("Reshape", 1, {x, pattern}, {{"special_zero", axis == 1 ? "true" : "false"}});
+  const auto flat = c.add("Reshape", 1, {x, flattening_pattern(c, x, axis, true)}, {{"special_zero", axis == 1 ? "true" : "false"}});
   const auto y = c.add(type, opset, {flat}, {{"axis", "1"}});
   c.output(0, c.add("Reshape", 1, {y, c.shape_of(x)}, {{"special_zero", "false"}}));
 }
@@ -572,17 +617,7 @@ void size(node_context& c) {
 void flatten(node_context& c) {
   const auto x = c.need(0);
   const auto axis = c.i("axis", 1);
-  source pattern = axis == 0   ? c.i64({1, -1})
-                   : axis == 1 ? c.i64({0, -1})
-                               : c.add("Concat", 1,
-                                       {c.add("ReduceProd", 1,
-                                              {c.add("StridedSlice", 1, {c.shape_of(x), c.i64({0}), c.i64({axis}), c.i64({1})},
-                                                     {{"begin_mask", "0"}, {"end_mask", "0"}}),
-                                               c.i64({0})},
-                                              {{"keep_dims", "true"}}),
-                                        c.i64({-1})},
-                                       {{"axis", "0"}});
-  c.output(0, c.add("Reshape", 1, {x, pattern}, {{"special_zero", axis == 1 ? "true" : "false"}}));
+  c.output(0, c.add("Reshape", 1, {x, flattening_pattern(c, x, axis, false)}, {{"special_zero", axis == 1 ? "true" : "false"}}));
 }
 /// Squeeze and Unsqueeze: axes from the attribute (before 13) or the second input.
 source axes_input(node_context& c, bool attribute) {
@@ -1122,7 +1157,7 @@ const std::vector<onnx_entry>& table() {
         {"Max", 8, variadic<Maximum>}, {"Min", 8, variadic<Minimum>}, {"Sum", 8, variadic<Add>}, {"Mean", 8, mean},
         {"Conv", 1, conv}, {"ConvTranspose", 1, conv_transpose}, {"MaxPool", 8, max_pool},
         {"AveragePool", 7, average_pool}, {"GlobalAveragePool", 1, global_pool<ReduceMean>},
-        {"GlobalMaxPool", 1, global_pool<ReduceMax>}, {"BatchNormalization", 7, batch_norm},
+        {"GlobalMaxPool", 1, global_pool<ReduceMax>}, {"BatchNormalization", 7, batch_norm}, {"BatchNormalization", 14, batch_norm},
         {"InstanceNormalization", 6, instance_norm}, {"LayerNormalization", 17, layer_norm}, {"LRN", 1, lrn},
         {"Softmax", 1, softmax1}, {"Softmax", 13, softmax13}, {"LogSoftmax", 1, log_softmax1},
         {"LogSoftmax", 13, log_softmax13}, {"MatMul", 1, matmul}, {"Gemm", 7, gemm}, {"Einsum", 12, einsum},

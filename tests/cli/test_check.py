@@ -9,6 +9,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from harness import Results, run as run_binary  # noqa: E402
 import tempfile
+import threading
 
 BINARY = os.path.abspath(sys.argv[1])
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -226,8 +227,37 @@ with tempfile.TemporaryDirectory() as d:
     check("dot: an edge shows the declared shape and the batch dimension", "L266" in text and "[8*,19,19,36]" in text, text[-600:])
     rc, out, err = run(retail, "--dot", dot + "2")
     check("dot needs --batch", rc == 2 and "--dot" in err and not os.path.exists(dot + "2"), f"{rc} {err!r}")
-    rc, out, err = run(retail, "--batch", "8", "--dot", os.path.join(d, "no", "such", "dir.dot"))
-    check("dot into a missing directory is an error", rc != 0 and err != "", f"{rc} {err!r}")
+    # A picture that cannot be written: the answer is printed and the exit code stays the answer's (1: no).
+    rc, out, err = run(retail, "--batch", "8", "--quiet", "--dot", os.path.join(d, "no", "such", "dir.dot"))
+    check("dot into a missing directory: said, the verdict kept", rc == 1 and "reshapes to batch 8: no" in out
+          and "the picture was not written" in err, f"{rc} {out[-200:]!r} {err!r}")
+    rc, out, err = run(str(MODELS / "face-detection-0200" / "face-detection-0200.xml"), "--batch", "2", "--quiet",
+                       "--dot", os.path.join(d, "no", "such", "dir.dot"))
+    check("dot fails, verdict yes: exit 0", rc == 0 and "reshapes to batch 2: yes" in out
+          and "the picture was not written" in err, f"{rc} {out[-200:]!r} {err!r}")
+    # Never onto the model's own files: refused before anything is analysed or written.
+    bin_file = str(retail).replace(".xml", ".bin")
+    before = (os.path.getsize(retail), os.path.getsize(bin_file))
+    for own in (str(retail), bin_file):
+        rc, out, err = run(retail, "--batch", "8", "--dot", own)
+        check(f"dot onto the model's {own[-4:]} is refused", rc == 2 and "one of the model's own files" in err
+              and out == "", f"{rc} {err!r}")
+    check("the model's files are untouched", (os.path.getsize(retail), os.path.getsize(bin_file)) == before)
+    rc, out, err = run(retail, "--batch", "8", "--dot", "")
+    check("dot '' is refused, not ignored", rc == 2 and "--dot: an empty file name" in err, f"{rc} {err!r}")
+    rc, out, err = run(retail, "--batch", "8", "--dot", d)
+    check("dot onto a directory is refused", rc == 2 and "is a directory" in err, f"{rc} {err!r}")
+    # A FIFO no process reads: refused after a short wait, never a hang; one that is read gets the picture.
+    fifo = os.path.join(d, "picture.fifo")
+    os.mkfifo(fifo)
+    rc, out, err = run(retail, "--batch", "8", "--quiet", "--dot", fifo)
+    check("dot onto a FIFO nobody reads: said, no hang", rc == 1 and "no process reads" in err, f"{rc} {err!r}")
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    rc, out, err = run(retail, "--batch", "8", "--quiet", "--dot", fifo)
+    reader.join(timeout=30)
+    check("dot onto a FIFO that is read", rc == 1 and got and got[0].startswith('digraph "reshape1"'), f"{rc} {err!r}")
 
 # Every --json run prints one JSON object, also when its options do not parse (nothing on stderr).
 for args in (["check", "--json", "--bogus", str(retail)], ["check", "--list-ops", "--json", "--format", "nope"],

@@ -492,3 +492,77 @@ TEST(batch_layout, index_of_n) {
 
 }  // namespace
 }  // namespace reshape1::test
+
+namespace reshape1::test {
+namespace {
+
+/// ShapeOf → Gather → Equal(·, 1) → Select(c, 0, x) on x declared at `declared`: `if x.shape[0] == 1`
+/// written as data. Alone a sample is kept; in a batch it becomes 0.
+struct size_select {
+  ir_builder b;
+  int select = 0;
+  explicit size_select(const std::string& declared) {
+    const int x = b.parameter(declared);
+    const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {declared}, {"[2]"}, "shape", 3);
+    b.edge(x, shape, 0);
+    const int index = b.scalar(0), axis = b.scalar(0), one = b.scalar(1);
+    const int n = b.layer("Gather", "batch_dims=\"0\"", {"[2]", "[]", "[]"}, {"[]"}, "n", 8);
+    b.edge(shape, n, 0);
+    b.edge(index, n, 1);
+    b.edge(axis, n, 2);
+    const int alone = b.layer("Equal", "auto_broadcast=\"numpy\"", {"[]", "[]"}, {"[]"}, "alone", 1);
+    b.edge(n, alone, 0);
+    b.edge(one, alone, 1);
+    const int zero = b.constant(element_type::f32, "", {0}, "[]");
+    select = b.layer("Select", "auto_broadcast=\"numpy\"", {"[]", "[]", declared}, {declared}, "pick", 1);
+    b.edge(alone, select, 0);
+    b.edge(zero, select, 1);
+    b.edge(x, select, 2);
+    b.result(select, declared);
+  }
+};
+
+// The sample batches (odd primes above 1000) all give N == 1 false, as batch 4 does: only batch 1, each
+// sample alone, shows that the value changes. Declared at 1, the declared run is batch 1; declared at 2,
+// the analysis makes a run at batch 1 for it.
+TEST_F(batch, the_batch_size_read_as_data_mixes_samples) {
+  for (const std::string declared : {"[1,3]", "[2,3]"}) {
+    size_select m(declared);
+    const auto rep = at(m.b, batch_of(4));
+    EXPECT_EQ(listed(rep), fmt::format("mixes_samples {}", m.select)) << declared;
+    ASSERT_EQ(rep.findings.size(), 1u);
+    EXPECT_EQ(rep.findings[0].port, 0u);
+    EXPECT_NE(rep.findings[0].what.find("ShapeOf 'shape' → Gather 'n' → Equal 'alone'"), std::string::npos)
+        << rep.findings[0].what;
+    EXPECT_EQ(rep.summary_line(), "reshapes to batch 4: no: 1 layer mixes samples");
+    // At batch 1 each sample is alone: nothing changes.
+    EXPECT_EQ(at(m.b, batch_of(1)).summary_line(), "reshapes to batch 1: yes") << declared;
+  }
+}
+
+// A value computed from the batch size that is the same at every batch (N > 0 for N >= 1) is shared.
+TEST_F(batch, a_value_of_the_batch_size_the_same_at_every_batch_is_shared) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {"[2,3]"}, {"[2]"}, "shape", 3);
+  b.edge(x, shape, 0);
+  const int index = b.scalar(0), axis = b.scalar(0), zero = b.scalar(0);
+  const int n = b.layer("Gather", "batch_dims=\"0\"", {"[2]", "[]", "[]"}, {"[]"}, "n", 8);
+  b.edge(shape, n, 0);
+  b.edge(index, n, 1);
+  b.edge(axis, n, 2);
+  const int any = b.layer("Greater", "auto_broadcast=\"numpy\"", {"[]", "[]"}, {"[]"}, "any", 1);
+  b.edge(n, any, 0);
+  b.edge(zero, any, 1);
+  const int as_float = b.layer("Convert", "destination_type=\"f32\"", {"[]"}, {"[]"}, "as_float", 1);
+  b.edge(any, as_float, 0);
+  const int scale = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[2,3]", "[]"}, {"[2,3]"}, "scale", 1);
+  b.edge(x, scale, 0);
+  b.edge(as_float, scale, 1);
+  b.result(scale, "[2,3]");
+  EXPECT_EQ(at(b, batch_of(4)).summary_line(), "reshapes to batch 4: yes");
+  EXPECT_EQ(at(b, batch_of(1)).summary_line(), "reshapes to batch 1: yes");
+}
+
+}  // namespace
+}  // namespace reshape1::test

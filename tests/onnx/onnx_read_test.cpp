@@ -98,6 +98,17 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"initializers_as_inputs", model::batch_verdict::no, "swallows_batch flat"},
                       expected{"concat_pattern", model::batch_verdict::no, "swallows_batch flat"},
                       expected{"allowzero_pinned", model::batch_verdict::no, "fails flat"},
+                      // The batch size used as a value in the data: each sample's result changes with N.
+                      expected{"size_if", model::batch_verdict::no, "mixes_samples branch"},
+                      expected{"size_where", model::batch_verdict::no, "mixes_samples pick"},
+                      expected{"size_scale", model::batch_verdict::no, "mixes_samples scale"},
+                      expected{"size_parity", model::batch_verdict::no, "mixes_samples shift"},
+                      expected{"size_constant", model::batch_verdict::yes, ""},
+                      expected{"batch_norm_training", model::batch_verdict::no, "mixes_samples bn"},
+                      // Invalid at every batch: the spec forbids the attribute or input (rule errors).
+                      expected{"flatten_axis_past_rank", model::batch_verdict::no, "fails_at_declared flat"},
+                      expected{"softmax_axis_out_of_range", model::batch_verdict::no, "fails_at_declared soft"},
+                      expected{"instance_norm_scale_length", model::batch_verdict::no, "fails_at_declared norm"},
                       // right at every batch: the known false "no" (docs/batch.md)
                       expected{"leading_one_right", model::batch_verdict::no, "swallows_batch to_channels"}),
     [](const auto& p) { return std::string(p.param.fixture); });

@@ -52,6 +52,11 @@ fixtures = {
     "com_microsoft": "cannot_tell", "external_data": "yes", "external_pattern": "no", "initializers_as_inputs": "no",
     "batch_moves": "no", "fold_rows": "no",
     "leading_one_right": "no", "concat_pattern": "no", "allowzero_pinned": "no",
+    # the batch size read as data: ONNX Runtime gives each sample another result in a batch than alone
+    "size_if": "no", "size_where": "no", "size_scale": "no", "size_parity": "no", "size_constant": "yes",
+    "batch_norm_training": "no",
+    # invalid at every batch: ONNX Runtime refuses them ("fails"), reshape1 finds a rule error
+    "flatten_axis_past_rank": "no", "softmax_axis_out_of_range": "no", "instance_norm_scale_length": "no",
 }
 known_false_no = {"leading_one_right"}
 for name, answer in fixtures.items():

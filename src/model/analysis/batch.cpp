@@ -307,6 +307,16 @@ struct runs {
   const propagation* target = nullptr;
   const propagation* example = nullptr;
   std::array<const propagation*, samples.size()> at_samples{};
+  /// At batch 1: the reference a value computed from the batch size is compared with (each sample alone
+  /// is what a sample's result must equal); null when not made.
+  const propagation* at_one = nullptr;
+  /// The declared or the requested run when its batch is dynamic over 1 and every batch asked: a value
+  /// known exactly there is the same at all of them.
+  const propagation* covering = nullptr;
+  /// Whether every batch asked is one number (the target run is at it), and whether the batches asked
+  /// include the sample batches (a dynamic batch up to them or unbounded).
+  bool asked_static = false;
+  bool asked_holds_samples = false;
   [[nodiscard]] bool analysed() const noexcept { return at_samples[0] != nullptr; }
   /// The same runs inside the body of layer `index`; nullopt when one of them did not reach it.
   [[nodiscard]] std::optional<runs> body(std::size_t index) const {
@@ -314,6 +324,10 @@ struct runs {
     r.declared = declared->body(index);
     r.target = target->body(index);
     r.example = example != nullptr ? example->body(index) : nullptr;
+    r.at_one = at_one != nullptr ? at_one->body(index) : nullptr;
+    r.covering = covering != nullptr ? covering->body(index) : nullptr;
+    r.asked_static = asked_static;
+    r.asked_holds_samples = asked_holds_samples;
     if (r.declared == nullptr || r.target == nullptr) return std::nullopt;
     if (analysed()) {
       for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = at_samples[k]->body(index);
@@ -333,8 +347,6 @@ class scope {
         const reshape_request* request)
       : g_(g), layers_(g.layers()), runs_(r), declared_(*r.declared), target_(*r.target), within_(std::move(within)),
         inputs_(inputs), request_(request) {
-    position_.assign(layers_.size(), 0);
-    for (std::size_t k = 0; k < g.order().size(); ++k) position_[g.order()[k]] = k;
     if (r.analysed()) compute_carriers();
   }
 
@@ -362,6 +374,9 @@ class scope {
     explain_failures();
     return findings();
   }
+
+  /// Whether a value computed from the batch size needed the run at batch 1, which was not given.
+  [[nodiscard]] bool wants_one() const noexcept { return wants_one_; }
 
   std::vector<std::vector<batch_carrier>> carriers() && { return std::move(carriers_); }
   const std::vector<std::vector<batch_carrier>>& carriers() const& { return carriers_; }
@@ -605,16 +620,18 @@ class scope {
 
   /// A layer none of whose inputs holds per-sample data: its outputs are shared when the same at every
   /// sample batch, values computed from the batch size when only their values change, and undecided when
-  /// their size follows the batch although they read no sample.
-  void by_value(std::size_t index) {
+  /// their size follows the batch although they read no sample. A value computed from the batch size that
+  /// the sample batches agree on is shared only when batch 1 and the batches asked agree too: the samples
+  /// are odd primes above 1000, so `N == 1`, `N > 2` or `N % 2` is the same at all three.
+  void by_value(std::size_t index, const std::vector<batch_state>& in) {
+    const bool from_size = std::any_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::size_value); });
     for (std::size_t o = 0; o < states_[index].size(); ++o) {
       const auto& t0 = runs_.at_samples[0]->outputs[index][o];
-      bool same_shape = true, same_value = t0.value.has_value();
+      bool same_shape = true, same_value = known(t0.value);
       for (std::size_t k = 1; k < samples.size(); ++k) {
         const auto& t = runs_.at_samples[k]->outputs[index][o];
         same_shape = same_shape && to_string(without_symbols(t.shape)) == to_string(without_symbols(t0.shape));
-        same_value = same_value && t.value.has_value() && detail::exact_values(t.value) == detail::exact_values(t0.value) &&
-                     detail::exact_values(t0.value).has_value();
+        same_value = same_value && known(t.value) && *t.value == *t0.value;
       }
       auto& s = states_[index][o];
       s = batch_state{};
@@ -622,11 +639,48 @@ class scope {
         set_unknown(index, why::reads_no_sample);
         return;
       }
-      if (same_value) continue;
+      if (same_value && !from_size) continue;
+      const auto beyond = same_value ? agrees_beyond_samples(index, o, *t0.value) : agreement::differs;
+      if (beyond == agreement::same) continue;
       s.k = kind::size_value;
-      // Known values that differ between the sample batches change with N; unknown ones may.
-      s.varies = t0.value.has_value() && detail::exact_values(t0.value).has_value();
+      s.origin = index;
+      // Known values that differ between the batches compared change with N; unknown ones may.
+      s.varies = same_value ? beyond == agreement::differs : known(t0.value);
     }
+  }
+
+  /// A value every element of which is known exactly.
+  static bool known(const std::optional<tensor_value>& v) {
+    return v && (v->is_real() || std::all_of(v->elements.begin(), v->elements.end(), [](const element_bound& e) {
+                   return e.exact();
+                 }));
+  }
+
+  enum class agreement : std::uint8_t { same, differs, unknown };
+  /// Whether output `o` of layer `index`, `v` at every sample batch, is at each batch asked what it is at
+  /// batch 1 (each sample alone, the reference). Proven by a run whose dynamic batch spans 1 and every batch
+  /// asked and knows the value, or by a static batch asked whose value is batch 1's; refuted by any batch
+  /// asked (the example batch, the samples when the asked interval holds them) whose value is not.
+  agreement agrees_beyond_samples(std::size_t index, std::size_t o, const tensor_value& v) {
+    const auto value_at = [&](const propagation* p) -> const std::optional<tensor_value>& {
+      static const std::optional<tensor_value> none;
+      return p == nullptr ? none : p->outputs[index][o].value;
+    };
+    if (const auto& c = value_at(runs_.covering); known(c)) return agreement::same;
+    if (runs_.at_one == nullptr) {
+      wants_one_ = true;
+      return agreement::unknown;
+    }
+    const auto& reference = value_at(runs_.at_one);
+    if (!known(reference)) return agreement::unknown;
+    if (runs_.asked_static) {
+      const auto& t = value_at(&target_);
+      if (!known(t)) return agreement::unknown;
+      return *t == *reference ? agreement::same : agreement::differs;
+    }
+    if (const auto& e = value_at(runs_.example); known(e) && *e != *reference) return agreement::differs;
+    if (runs_.asked_holds_samples && v != *reference) return agreement::differs;
+    return agreement::unknown;
   }
 
   /// The rule's batched outputs must be N·factor at their axis at every sample batch; shared ones must not
@@ -654,8 +708,10 @@ class scope {
   /// axis the layer misuses.
   void report_faults(std::size_t index, const detail::batch_op& op) {
     const auto& l = layers_[index];
-    for (const auto& x : op.faults) {
+    for (auto x : op.faults) {
       const auto port = x.port.value_or(0);
+      if (x.reason.code == why::size_value_as_data || x.reason.code == why::branch_from_batch_size)
+        x.reason.quoted = text::value_path(size_value_path(l, port));
       const auto s = port < op.in.size() ? op.in[port] : batch_state{};
       if (x.issue == batch_issue::swallows_batch) {
         add_swallow(index, text::sentence(x.reason), std::nullopt);
@@ -668,11 +724,35 @@ class scope {
       if (finding_for(index, x.issue)) continue;
       auto f = finding(x.issue, l);
       f.what = text::sentence(x.reason);
-      f.hint = text::rule_hint(x.issue, l);
+      const bool from_size = x.reason.code == why::size_value_as_data || x.reason.code == why::branch_from_batch_size;
+      f.hint = from_size ? text::size_value_hint() : text::rule_hint(x.issue, l);
       f.port = x.port;
       if (s.is(kind::batched)) f.axis = s.axis;
       found_.push_back(std::move(f));
     }
+  }
+
+  /// The layers a value computed from the batch size went through to input `port` of `l`, from the layer
+  /// that read a shape (ShapeOf) to the one that feeds `l`; at most 8, the first and the last kept.
+  std::vector<const layer*> size_value_path(const layer& l, std::size_t port) const {
+    std::vector<const layer*> path;
+    const layer* at = &l;
+    std::size_t in = port;
+    for (std::size_t steps = 0; steps < layers_.size() && in < at->sources.size() && at->sources[in]; ++steps) {
+      const auto& src = *at->sources[in];
+      const auto& from = layers_[src.layer];
+      path.push_back(&from);
+      // Follow the first input that holds a value computed from the batch size.
+      std::optional<std::size_t> next;
+      for (std::size_t p = 0; p < from.sources.size() && !next; ++p)
+        if (from.sources[p] && states_[from.sources[p]->layer][from.sources[p]->output].is(kind::size_value)) next = p;
+      if (!next) break;
+      at = &from;
+      in = *next;
+    }
+    std::reverse(path.begin(), path.end());
+    if (path.size() > 8) path.erase(path.begin() + 4, path.end() - 4);
+    return path;
   }
 
   /// --assume-kept: the caller vouches that the op keeps each sample apart, as an elementwise op does.
@@ -715,7 +795,7 @@ class scope {
         return s.is(kind::batched) || s.is(kind::per_image);
       });
       if (!data && !vouched && (entry == nullptr || !entry->batch.spreads)) {
-        by_value(index);
+        by_value(index, in);
         continue;
       }
       if (entry == nullptr && !vouched) {
@@ -782,6 +862,7 @@ class scope {
         body.find_replaced();
         body.find_replaced_swallows();
         body.follow_states(&params);
+        wants_one_ = wants_one_ || body.wants_one_;
         nested_[index] = body.findings();
         return std::move(body.states_);
       };
@@ -946,7 +1027,7 @@ class scope {
   const propagation& declared_;
   const propagation& target_;
   std::vector<enclosing_layer> within_;
-  std::vector<std::size_t> position_;
+  bool wants_one_ = false;  ///< a value computed from the batch size needs the run at batch 1, not made
   std::vector<std::vector<batch_carrier>> carriers_;
   std::vector<batch_finding> found_;
   std::map<std::size_t, replaced_batch> replaced_;
@@ -1121,13 +1202,65 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
            (in.batch_index && !in.requested[*in.batch_index].is_static());
   });
   runs r{&declared, &target, example ? &run(2, shapes_at(inputs, example)) : nullptr, {}};
-  if (any_batch && changed) {
+  const bool analysed = any_batch && changed;
+  if (analysed) {
     for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = &run(3 + k, shapes_at(inputs, samples[k]));
+    const auto batches = [&](auto shape_of) {
+      std::vector<interval> b;
+      for (const auto& in : inputs)
+        if (in.batch_index) {
+          const partial_shape& s = shape_of(in);
+          b.push_back(s.rank_known() && *in.batch_index < s.size() ? s[*in.batch_index].range() : interval{});
+        }
+      return b;
+    };
+    const auto declared_at = batches([](const input_report& in) -> const partial_shape& { return in.declared; });
+    const auto asked = batches([](const input_report& in) -> const partial_shape& { return in.requested; });
+    const auto all = [](const std::vector<interval>& b, auto pred) { return std::all_of(b.begin(), b.end(), pred); };
+    // The declared run stands for a batch asked about only where the declared shapes are the requested ones
+    // but for the batch (a --shape may change other dimensions too).
+    const bool declared_alike = std::all_of(inputs.begin(), inputs.end(), [](const input_report& in) {
+      if (!in.declared.rank_known() || !in.requested.rank_known() || in.declared.size() != in.requested.size())
+        return false;
+      for (std::size_t d = 0; d < in.declared.size(); ++d)
+        if ((!in.batch_index || d != *in.batch_index) && !(without_symbols(partial_shape{in.declared[d]}) ==
+                                                           without_symbols(partial_shape{in.requested[d]})))
+          return false;
+      return true;
+    });
+    if (declared_alike && all(declared_at, [](const interval& i) { return i.lo() == 1 && i.hi() == 1; }))
+      r.at_one = &declared;
+    else if (all(asked, [](const interval& i) { return i.lo() == 1 && i.hi() == 1; })) r.at_one = &target;
+    r.asked_static = all(asked, [](const interval& i) { return i.lo() == i.hi(); });
+    r.asked_holds_samples = all(asked, [](const interval& i) {
+      return std::all_of(samples.begin(), samples.end(), [&](std::int64_t n) { return i.contains(n); });
+    });
+    if (all(asked, [](const interval& i) { return i.lo() != i.hi() && i.contains(1); })) r.covering = &target;
+    bool declared_covers = true;
+    for (std::size_t k = 0; k < asked.size(); ++k)
+      declared_covers = declared_covers && declared_at[k].lo() != declared_at[k].hi() && declared_at[k].contains(1) &&
+                        declared_at[k].lo() <= asked[k].lo() && asked[k].hi() <= declared_at[k].hi();
+    if (declared_alike && declared_covers && r.covering == nullptr) r.covering = &declared;
   }
-  scope top(g, r, {}, &report.inputs, &request);
-  report.findings = top.run(text::failing_at(request.batch), example,
-                            report.summary.failing_at_declared);
-  report.carriers = std::move(top).carriers();
+  std::optional<scope> top;
+  top.emplace(g, r, std::vector<enclosing_layer>{}, &report.inputs, &request);
+  report.findings = top->run(text::failing_at(request.batch), example, report.summary.failing_at_declared);
+  if (top->wants_one()) {
+    // A value computed from the batch size that the samples agree on: compare it with batch 1, then analyse
+    // again with that run.
+    r.at_one = &run(6, shapes_at(inputs, 1));
+    report.summary.failing_at_declared = 0;
+    top.emplace(g, r, std::vector<enclosing_layer>{}, &report.inputs, &request);
+    report.findings = top->run(text::failing_at(request.batch), example, report.summary.failing_at_declared);
+  } else if (keep.runs[6]) {
+    // Not made for this graph: a later analysis in place must not take it for this graph's run.
+    if (undo != nullptr && !undo->replaced[6]) {
+      undo->before[6] = std::move(keep.runs[6]);
+      undo->replaced[6] = true;
+    }
+    keep.runs[6].reset();
+  }
+  report.carriers = std::move(*top).carriers();
   hint_guessed_batches(g, report);
   output_reports(g, declared, target, report);
   input_notes(g, report);

@@ -33,9 +33,10 @@ element_origin origin_of_element(const graph& g, const propagation& p, const lay
 /// The propagations one check_batch runs, kept so that the next one, on an edit of the same graph, runs
 /// only the rules of the layers the edit reaches, in place (fix judges its rewrites this way).
 struct batch_runs {
-  static constexpr std::size_t count = 6;
+  static constexpr std::size_t count = 7;
   /// 0: at the declared shapes; 1: at the requested ones; 2: at the example batch, for a dynamic one;
-  /// 3, 4, 5: at the sample batches. Empty when check_batch did not need it.
+  /// 3, 4, 5: at the sample batches; 6: at batch 1, each sample alone, when neither 0 nor 1 is and a value
+  /// computed from the batch size needs it. Empty when check_batch did not need it.
   std::array<std::optional<propagation>, count> runs;
   /// The shapes the requested run was given and the example batch: an edit's check_batch updates these
   /// runs in place only when it gives the same.

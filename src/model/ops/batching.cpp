@@ -915,6 +915,12 @@ void branch_merge(batch_op& o) {
   if (o.in.size() < 3) return o.cannot_tell(why::if_merge_inputs);
   if (!o.in[0].is(kind::shared) && !o.in[0].is(kind::size_value))
     return o.cannot_tell(why::branch_condition_per_sample);
+  // A condition computed from the batch size (`if x.size(0) == 1`) that the analysis could not prove the
+  // same at batch 1 and at the batches asked: a sample batched may take the branch it would not take alone.
+  if (o.in[0].is(kind::size_value)) {
+    if (o.in[0].varies) return o.mixes(0, why::branch_from_batch_size);
+    return o.cannot_tell(why::branch_may_follow_batch_size);
+  }
   // A condition with the same value at every sample batch chooses one branch for every N.
   if (const auto c = o.ints(0); c && c->size() == 1) {
     o.out[0] = o.in[(*c)[0] != 0 ? 1 : 2];

@@ -84,12 +84,13 @@ enum class why : std::uint8_t {
   post_processing_in_body, not_per_image_input, input_not_batched, feature_map_not_per_image, spread_without_axis,
   spread_dimension_not_1, trip_count_from_batch, condition_from_batch, body_not_propagated, carried_value_differs,
   body_condition_per_sample, body_cannot_tell, if_merge_inputs, branch_condition_per_sample, branches_differ,
+  branch_may_follow_batch_size,
   no_batching_rule,
   // ... and what the analysis itself cannot decide (analysis/batch.cpp).
   no_rule, reads_no_sample, answer_contradicted, not_propagated_at_samples, rule_refused, assumed_axes_differ,
   assumed_without_batch,
   // The layer mixes samples.
-  size_value_as_data, broadcast_pairs_samples, batch_in_channels, batch_on_spatial_axis, batch_on_pooled_axis,
+  size_value_as_data, branch_from_batch_size, broadcast_pairs_samples, batch_in_channels, batch_on_spatial_axis, batch_on_pooled_axis,
   batch_on_softmax_axis, batch_on_normalised_axis, batch_on_shuffled_axis, batch_on_cell_axis, reduces_batch,
   contracts_batch, product_axes_differ, sums_over_batch, labels_differ, concatenates_along_batch,
   inputs_at_different_axes, reverses_batch, squeeze_without_axes, repeats_batch, pads_batch, resizes_batch,

@@ -403,6 +403,28 @@ void transpose(op& o) {
   o.out[0].shape = partial_shape(std::move(out));
 }
 
+/// Split and VariadicSplit of a known value: output k holds the elements of the pieces' k-th stretch of
+/// `lengths` along axis `a` (shape-computing sub-graphs split a ShapeOf's value, and read what they cut).
+void cut_values(op& o, std::size_t a, const std::vector<std::int64_t>& lengths) {
+  const auto& data = o.shape(0);
+  const auto& v = o.value(0);
+  if (!v || !data.is_static() || !small_count(data) || lengths.size() != o.out.size()) return;
+  const auto st = data.to_static();
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < a; ++i) outer *= st[i];
+  for (std::size_t i = a + 1; i < st.size(); ++i) inner *= st[i];
+  std::int64_t start = 0;
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    std::vector<std::size_t> positions;
+    for (std::int64_t x = 0; x < outer; ++x)
+      for (std::int64_t y = 0; y < lengths[k]; ++y)
+        for (std::int64_t z = 0; z < inner; ++z)
+          positions.push_back(static_cast<std::size_t>((x * st[a] + start + y) * inner + z));
+    o.out[k].value = gather_value(*v, positions);
+    start += lengths[k];
+  }
+}
+
 // VariadicSplit-1: the dimension at `axis` cut into the given lengths (at most one -1 takes the rest).
 void variadic_split(op& o) {
   o.need(3, 0);
@@ -419,7 +441,7 @@ void variadic_split(op& o) {
   for (auto x : *lengths) {
     if (x == -1) ++unknown;
     else if (x < 0) refuse(o, fmt::format("the split length {} is negative", x));
-    else known += x;
+    else if (__builtin_add_overflow(known, x, &known)) refuse(o, fmt::format("the split lengths [{}] overflow", fmt::join(*lengths, ",")));
   }
   if (unknown > 1) refuse(o, "more than one split length is -1");
   const auto& d = data[a];
@@ -431,6 +453,11 @@ void variadic_split(op& o) {
     dims[a] = x != -1 ? dimension(x) : map_dimension(d, [&](std::int64_t n) { return n - known; });
     o.out[k].shape = partial_shape(std::move(dims));
   }
+  if (!d.is_static()) return;
+  std::vector<std::int64_t> cut(*lengths);
+  for (auto& x : cut)
+    if (x == -1) x = d.lo() - known;
+  cut_values(o, a, cut);
 }
 
 // Split-1: the dimension at `axis` cut into num_splits equal parts; values are cut too.
@@ -465,21 +492,7 @@ void split(op& o) {
     dims[a] = hi < lo ? dimension(lo) : span_dimension(lo, hi);
   }
   for (auto& t : o.out) t.shape = partial_shape(dims);
-  const auto& v = o.value(0);
-  if (!v || !data.is_static() || !small_count(data)) return;
-  const auto st = data.to_static();
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t i = 0; i < a; ++i) outer *= st[i];
-  for (std::size_t i = a + 1; i < st.size(); ++i) inner *= st[i];
-  const auto piece = st[a] / parts;
-  for (std::int64_t k = 0; k < parts; ++k) {
-    std::vector<std::size_t> positions;
-    for (std::int64_t x = 0; x < outer; ++x)
-      for (std::int64_t y = 0; y < piece; ++y)
-        for (std::int64_t z = 0; z < inner; ++z)
-          positions.push_back(static_cast<std::size_t>((x * st[a] + k * piece + y) * inner + z));
-    o.out[static_cast<std::size_t>(k)].value = gather_value(*v, positions);
-  }
+  if (d.is_static()) cut_values(o, a, std::vector<std::int64_t>(static_cast<std::size_t>(parts), d.lo() / parts));
 }
 
 /// block_size to the power of the spatial rank, refused when it overflows or is not positive.

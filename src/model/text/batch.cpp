@@ -95,6 +95,9 @@ constexpr form_row forms[] = {
      {"the condition depends on per-sample data: each sample may take another branch", 0}},
     {why::branches_differ,
      {"the two branches hold the batch differently: which one runs decides what the output is", 0}},
+    {why::branch_may_follow_batch_size,
+     {"its condition is computed from the batch size and may change with it: a sample run in a batch may "
+      "take another branch than it takes alone", 0}},
     {why::no_batching_rule, {"{1}-{0} has no batching rule that follows per-sample data", 1, true}},
     {why::no_rule, {"{1}-{0} has no rule: reshape1 does not know what it does", 1, true}},
     {why::reads_no_sample, {"its output's size follows the batch, but it reads no sample's data", 0}},
@@ -105,8 +108,11 @@ constexpr form_row forms[] = {
     {why::assumed_axes_differ, {"its inputs hold the batch at different axes, which {} does not cover", 0, true}},
     {why::assumed_without_batch, {"it reads values computed from the batch size", 0}},
     {why::size_value_as_data,
-     {"input {} is a value computed from the batch size (through ShapeOf), used as data: each sample's "
-      "result depends on N", 1}},
+     {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
+      "sample's result depends on N", 1, true}},
+    {why::branch_from_batch_size,
+     {"its condition is computed from the batch size ({}) and changes with it: a sample run in a batch "
+      "takes another branch than it takes alone", 0, true}},
     {why::broadcast_pairs_samples,
      {"inputs {} and {} hold the batch at different axes ({} and {} of the output): broadcasting pairs "
       "each sample of one with every sample of the other", 4}},
@@ -217,6 +223,15 @@ std::string holder(const layer& l) {
   return fmt::format("computed by {} '{}' (id {})", l.type, l.name, l.id);
 }
 
+std::string value_path(std::span<const layer* const> path) {
+  std::string r;
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    if (k > 0) r += " → ";
+    r += fmt::format("{} '{}'", path[k]->op_type(), path[k]->name);
+  }
+  return r;
+}
+
 std::string origin(const detail::element_origin& o) {
   if (o.holder == nullptr) return {};
   if (detail::part_of(o.holder->type) == detail::op_part::constant && o.through != nullptr)
@@ -289,6 +304,11 @@ std::string follow_back_hint() {
   return fmt::format("an input of this layer keeps a size the batch should change: follow it back{} to the constant "
                      "or Reshape that fixes it",
                      detail::current_front_end() == detail::front_end::cli ? " (--dot FILE draws the path)" : "");
+}
+
+std::string size_value_hint() {
+  return "the batch size is read as a value here, so what each sample gets depends on how many run with it; "
+         "compute the value from a dimension that does not hold the batch, or from a constant";
 }
 
 std::string rule_hint(batch_issue issue, const layer& l) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -42,6 +43,8 @@ inline constexpr auto last_reason = detail::why::interleaves_samples;
 [[nodiscard]] std::string constant(const layer& c);
 /// A Const as constant() names it, or "computed by TYPE 'name' (id N)".
 [[nodiscard]] std::string holder(const layer& l);
+/// The layers a value goes through, first to last: "Shape 'shape' → Gather 'n' → Equal 'eq'".
+[[nodiscard]] std::string value_path(std::span<const layer* const> path);
 /// The Const that holds a pattern element (through a Concat, when one joins the pattern), or the layer
 /// that computes it; "" when unknown.
 [[nodiscard]] std::string origin(const detail::element_origin& o);
@@ -79,6 +82,8 @@ inline constexpr auto last_reason = detail::why::interleaves_samples;
 [[nodiscard]] std::string follow_back_hint();
 
 // ---- a rule's findings ----
+/// The hint for a value computed from the batch size that reaches data or a branch condition.
+[[nodiscard]] std::string size_value_hint();
 /// The hint of a finding a batching rule made, by its kind ("" for the kinds no rule makes).
 [[nodiscard]] std::string rule_hint(batch_issue issue, const layer& l);
 
