@@ -30,7 +30,8 @@ namespace reshape1::onnx {
 /// 2 GiB or more (protobuf's limit) and for data types reshape1 has no name for.
 [[nodiscard]] model::graph read(const std::filesystem::path& file);
 /// The same for a model in memory; `name` is used in messages, and external data is looked for in its
-/// directory.
+/// directory. A name without one ("<ONNX bytes>") leaves the model no directory: external data is refused
+/// (error(bad_file)), as reading whatever file of the working directory the bytes name would be.
 [[nodiscard]] model::graph read(std::span<const std::byte> bytes, const std::string& name);
 
 /// Whether these first bytes of a file look like an ONNX model (a protobuf ModelProto) rather than XML.
@@ -100,7 +101,8 @@ struct fix_report {
 /// that carries it the dim_param, and proves the result: the bytes that would be written, read back,
 /// must reshape at every checked batch. Writes nothing.
 [[nodiscard]] fix_report fix(const std::filesystem::path& file, const fix_options& options = {});
-/// The same for a model in memory (`name` in messages; external data is looked for in its directory).
+/// The same for a model in memory (`name` in messages; external data is looked for in its directory, and
+/// refused when the name has none, as `read` does).
 [[nodiscard]] fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options = {});
 
 /// The checks write_fixed makes before it writes anything, for a caller to make before fix's analysis too:

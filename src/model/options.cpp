@@ -16,8 +16,9 @@ namespace {
 // command it belongs to so that each command's table in the docs is complete.
 constexpr std::array rows{
     option_row{option::model, "check", "MODEL", "", "model_xml", "MODEL",
-               "the model: an IR .xml or an .onnx file, told apart by content (`-` reads an IR from standard "
-               "input); Python takes an ONNX model in memory too (bytes, onnx.ModelProto)"},
+               "the model: an IR .xml or an .onnx file, told apart by content (`-` reads it from standard input: "
+               "an IR's weights then need --bin, and an ONNX model's external data is refused); Python takes an "
+               "ONNX model in memory too (bytes, onnx.ModelProto), whose external data is refused likewise"},
     option_row{option::bin, "check", "--bin", "FILE", "model_bin", "FILE",
                "an IR's weights (default: MODEL with the extension .bin); not for ONNX"},
     option_row{option::quiet, "check", "-q,--quiet", "", "", "",

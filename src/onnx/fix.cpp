@@ -182,14 +182,15 @@ struct names_site {
 /// The model as the file gives it, lowered with its tensor names: what the planner starts from. (A base
 /// of the fixer, so that it is made before the planner, which takes the lowered graph.)
 struct onnx_source {
-  onnx_source(std::span<const std::byte> bytes, const fs::path& file, const fix_options& options)
-      : file_(file), batch_name_(options.batch_name) {
+  onnx_source(std::span<const std::byte> bytes, const fs::path& file, const fs::path& directory,
+              const fix_options& options)
+      : file_(file), directory_(directory), batch_name_(options.batch_name) {
     if (options.batch_name.empty())
       fail(errc::invalid_argument, {},
            fmt::format("{}: an empty name for the batch's dim_param", model::detail::spell(model::detail::option::batch_name)),
            fmt::format("give a name, e.g. {}", model::detail::spell(model::detail::option::batch_name, {}, "N")));
     detail::parse_model(bytes, file.string(), proto_);
-    lowered_.emplace(detail::lower(proto_, file.string(), file.parent_path(), &names_, &bodies_));
+    lowered_.emplace(detail::lower(proto_, file.string(), directory_, &names_, &bodies_));
     weights_size_ = largest_weights(*lowered_);
   }
 
@@ -202,6 +203,7 @@ struct onnx_source {
   }
 
   fs::path file_;
+  fs::path directory_;  ///< where the external data is (none, empty, for a model given as bytes)
   std::string batch_name_;  ///< the dim_param the batch becomes
   /// The file as parsed. Never changed: the lookups below take protobuf's mutable pointers, which is why
   /// it is mutable; every edit is made on a copy.
@@ -214,8 +216,9 @@ struct onnx_source {
 
 class onnx_fixer final : private onnx_source, public model::detail::fix_planner {
  public:
-  onnx_fixer(std::span<const std::byte> bytes, const fs::path& file, const fix_options& options)
-      : onnx_source(bytes, file, options),
+  onnx_fixer(std::span<const std::byte> bytes, const fs::path& file, const fs::path& directory,
+             const fix_options& options)
+      : onnx_source(bytes, file, directory, options),
         fix_planner(std::move(*lowered_), {.check_batches = options.check_batches, .layouts = options.layouts,
                                            .progress = options.progress}) {}
 
@@ -340,7 +343,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     {
       std::unordered_map<std::string, model::source> names;
       std::vector<detail::body_names> bodies;
-      const auto g = detail::lower(m, file_.string(), file_.parent_path(), &names, &bodies);
+      const auto g = detail::lower(m, file_.string(), directory_, &names, &bodies);
       for (const auto& [key, node] : reshapes) name_change(m, g, names, bodies, node, changes_[key]);
       freed_.clear();
       (void)free_dims(m, m, g, names, bodies, original_inputs(), freed_);
@@ -350,7 +353,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     ::onnx::ModelProto back;
     detail::parse_model(std::as_bytes(std::span(written_.data(), written_.size())), file_.string() + " (fixed)", back);
     names_back_.clear();
-    return detail::lower(back, file_.string() + " (fixed)", file_.parent_path(), &names_back_);
+    return detail::lower(back, file_.string() + " (fixed)", directory_, &names_back_);
   }
 
   /// The model read back at the original's declared inputs: its inputs' batch is the dim_param now.
@@ -394,7 +397,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return model::fix_refusal{l.id, std::string(l.name), std::string(l.type), model::text::read_back_differs()};
   }
 
-  model::graph reread() override { return detail::lower(proto_, file_.string(), file_.parent_path(), nullptr); }
+  model::graph reread() override { return detail::lower(proto_, file_.string(), directory_, nullptr); }
 
   void accept(model::fix_report&) override { accepted_ = true; }
 
@@ -683,11 +686,11 @@ fix_report fix(const fs::path& file, const fix_options& options) {
   // A mapped file may shrink while it is read: the parse reads a private copy.
   std::vector<std::byte> bytes(data.bytes().size());
   io::detail::guarded_copy(bytes.data(), data.bytes().data(), bytes.size(), file.string());
-  return onnx_fixer(bytes, file, options).result();
+  return onnx_fixer(bytes, file, detail::directory_of(file), options).result();
 }
 
 fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options) {
-  return onnx_fixer(bytes, name, options).result();
+  return onnx_fixer(bytes, name, fs::path(name).parent_path(), options).result();
 }
 
 namespace {

@@ -26,6 +26,10 @@ namespace reshape1::onnx::detail {
 
 using model::source;
 
+/// The directory a model file lies in, where its external data is looked for ("." for a bare name). A
+/// model read from memory is given none (an empty path), and its external data is refused.
+[[nodiscard]] std::filesystem::path directory_of(const std::filesystem::path& file);
+
 /// ONNX's TensorProto.DataType as reshape1's element type; nullopt for types reshape1 has no name for.
 [[nodiscard]] std::optional<element_type> element_of(int onnx_type) noexcept;
 

@@ -84,16 +84,29 @@ fs::path external_path(const fs::path& directory, const std::string& location, c
   const fs::path relative(location);
   const auto refuse = [&](std::string_view why) {
     fail(errc::bad_file, {.file = file},
-         fmt::format("{}: initializer '{}': its external data '{}' {}", file, tensor, location, why),
+         fmt::format("{}: initializer '{}': its external data '{}' {}", file, io::detail::escaped(tensor),
+                     io::detail::escaped(location), why),
          "reshape1 reads external data only from the model's directory");
   };
+  if (location.find('\0') != std::string::npos) refuse("holds a NUL byte, which no file name can");
   if (location.empty()) refuse("is an empty location");
+  // A model read from memory (standard input, bytes) lies in no directory: a file its tensors name could
+  // be anything the process can read, so it is refused unless the caller says where the model lies.
+  if (directory.empty())
+    fail(errc::bad_file, {.file = file},
+         fmt::format("{}: initializer '{}': its data is in the external file '{}', but a model read from memory has no "
+                     "directory to find it in",
+                     file, io::detail::escaped(tensor), io::detail::escaped(location)),
+         "read the model from its file");
   if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) refuse("is an absolute path");
   for (const auto& part : relative)
     if (part == "..") refuse("goes up a directory");
   std::error_code ec;
-  const auto base = fs::weakly_canonical(directory.empty() ? fs::path(".") : directory, ec);
-  const auto target = fs::weakly_canonical((directory.empty() ? fs::path(".") : directory) / relative, ec);
+  const auto base = fs::weakly_canonical(directory, ec);
+  if (ec) refuse(fmt::format("cannot be looked for: the model's directory cannot be resolved ({})", ec.message()));
+  const auto target = fs::weakly_canonical(directory / relative, ec);
+  // A loop of symbolic links, a name too long for the system: said as such, not as a link that leads out.
+  if (ec) refuse(fmt::format("cannot be resolved: {}", ec.message()));
   const auto [b, t] = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
   if (b != base.end()) refuse("leads out of it through a symbolic link");
   return target;
@@ -630,9 +643,11 @@ model::graph detail::lower(const ::onnx::ModelProto& m, const std::string& file,
   return b.build();
 }
 
+fs::path detail::directory_of(const fs::path& file) { return file.parent_path().empty() ? fs::path(".") : file.parent_path(); }
+
 model::graph read(const fs::path& file) {
   const io::detail::mapped_file data(file);
-  return read_model(data.bytes(), file.string(), file.parent_path());
+  return read_model(data.bytes(), file.string(), detail::directory_of(file));
 }
 
 model::graph read(std::span<const std::byte> bytes, const std::string& name) {
@@ -668,10 +683,23 @@ std::string looks_like(std::span<const std::byte> head) {
     shown += fmt::format("{}{:02x}", i == 0 ? "" : " ", static_cast<unsigned>(head[i]));
   return fmt::format("neither XML nor protobuf (it starts with the bytes {})", shown);
 }
+
+/// The format bytes hold (read_any's standard input, format_of's first bytes).
+model::model_format format_of_bytes(std::span<const std::byte> bytes, const std::string& file) {
+  const auto head = bytes.first(std::min<std::size_t>(bytes.size(), 64));
+  const auto got = head.size();
+  std::size_t skip = 0;  // XML may start with a byte order mark or white space
+  if (got >= 3 && std::memcmp(head.data(), "\xef\xbb\xbf", 3) == 0) skip = 3;
+  while (skip < got && std::isspace(static_cast<unsigned char>(head[skip])) != 0) ++skip;
+  if (skip < got && head[skip] == std::byte{'<'}) return model::model_format::ir;
+  if (looks_like_onnx(head) && !known_other(head)) return model::model_format::onnx;
+  fail(errc::bad_file, {.offset = 0, .file = file}, fmt::format("{}: not a model: {}", file, looks_like(head)),
+       "give an OpenVINO IR .xml or an .onnx file");
+}
 }  // namespace
 
 model::model_format format_of(const fs::path& file) {
-  if (file == "-") return model::model_format::ir;  // standard input: the IR reader's, as before
+  if (file == "-") return model::model_format::ir;  // standard input cannot be looked at twice: read_any reads it
   std::array<std::byte, 64> head{};
   std::size_t got = 0;
   {
@@ -679,18 +707,23 @@ model::model_format format_of(const fs::path& file) {
     got = std::min(head.size(), data.bytes().size());
     io::detail::guarded_copy(head.data(), data.bytes().data(), got, file.string());
   }
-  const auto first = std::span<const std::byte>(head.data(), got);
-  std::size_t skip = 0;  // XML may start with a byte order mark or white space
-  if (got >= 3 && std::memcmp(head.data(), "\xef\xbb\xbf", 3) == 0) skip = 3;
-  while (skip < got && std::isspace(static_cast<unsigned char>(head[skip])) != 0) ++skip;
-  if (skip < got && head[skip] == std::byte{'<'}) return model::model_format::ir;
-  if (looks_like_onnx(first) && !known_other(first)) return model::model_format::onnx;
-  fail(errc::bad_file, {.offset = 0, .file = file.string()},
-       fmt::format("{}: not a model: {}", file.string(), looks_like(first)),
-       "give an OpenVINO IR .xml or an .onnx file");
+  return format_of_bytes(std::span<const std::byte>(head.data(), got), file.string());
 }
 
 model::graph read_any(const fs::path& file, const fs::path& bin) {
+  if (file == "-") {
+    // Standard input is read once, whole: its bytes say which format it is.
+    const io::detail::mapped_file data(file);
+    const auto bytes = data.bytes();
+    if (format_of_bytes(bytes, "standard input") == model::model_format::ir) {
+      const auto weights = model::weights_of(file, bin);  // --bin is needed: nothing lies beside standard input
+      return model::detail::read_ir_in_memory(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                                              "-", std::make_shared<const io::detail::mapped_file>(weights),
+                                              weights.string());
+    }
+    if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+    return read_model(bytes, "standard input", {});
+  }
   if (format_of(file) == model::model_format::ir) {
     return model::read_ir(file, model::weights_of(file, bin));
   }

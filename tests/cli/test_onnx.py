@@ -29,7 +29,10 @@ answers = {"allowzero_copy": (0, "yes"), "allowzero_literal": (1, "no"), "consta
            "qdq_pair": (0, "yes"), "com_microsoft": (4, "cannot_tell"), "loop_captured_shared": (1, "no"),
            "external_data": (0, "yes"), "external_pattern": (1, "no"), "initializers_as_inputs": (1, "no"),
            "batch_moves": (1, "no"), "fold_rows": (1, "no"),
-           "leading_one_right": (1, "no"), "concat_pattern": (1, "no"), "allowzero_pinned": (1, "no")}
+           "leading_one_right": (1, "no"), "concat_pattern": (1, "no"), "allowzero_pinned": (1, "no"),
+           "size_if": (1, "no"), "size_where": (1, "no"), "size_scale": (1, "no"), "size_parity": (1, "no"),
+           "size_constant": (0, "yes"), "batch_norm_training": (1, "no"), "flatten_axis_past_rank": (1, "no"),
+           "softmax_axis_out_of_range": (1, "no"), "instance_norm_scale_length": (1, "no")}
 for name, (code, verdict) in answers.items():
     rc, out, err = run(FIXTURES / f"{name}.onnx", "--batch", "4", "--json")
     check(f"{name}: exit code", rc == code, f"{rc} {err}")
@@ -147,5 +150,30 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, stdout, err = run(out, "--batch", "3", "--quiet")
     check("fix of an external pattern: the output reads", (rc, stdout) == (0, "reshapes to batch 3: yes\n"),
           f"{rc} {stdout} {err}")
+
+# Standard input: its bytes say the format. An ONNX model is read from them; its external data, which
+# would be looked for in no directory, is refused; an IR needs --bin, and an empty input is no model.
+import subprocess  # noqa: E402
+
+
+def from_stdin(data, *args):
+    p = subprocess.run([BINARY, "check", "-", *args], input=data, capture_output=True, timeout=60)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+rc, out, err = from_stdin((FIXTURES / "computed_pattern.onnx").read_bytes(), "--batch", "4", "--quiet")
+check("ONNX on standard input", rc == 0 and out.endswith("reshapes to batch 4: yes\n"), f"{rc} {out} {err}")
+rc, out, err = from_stdin((FIXTURES / "external_data.onnx").read_bytes(), "--batch", "4")
+check("ONNX on standard input: external data refused", rc == 2 and
+      "its data is in the external file 'external_shape.bin', but a model read from memory has no directory" in err,
+      f"{rc} {err}")
+ir = ROOT / "tests" / "data" / "ir-models" / "face-detection-retail-0005" / "other.xml"
+rc, out, err = from_stdin(ir.read_bytes(), "--quiet")
+check("IR on standard input without --bin", rc == 2 and "an IR read from standard input has no file beside it" in err,
+      f"{rc} {err}")
+rc, out, err = from_stdin(ir.read_bytes(), "--quiet", "--bin", str(ir.with_suffix(".bin")))
+check("IR on standard input with --bin", rc == 0 and "305 layers: 305 propagated" in out, f"{rc} {out[-300:]} {err}")
+rc, out, err = from_stdin(b"", "--batch", "2")
+check("empty standard input", rc == 2 and "standard input: not a model: an empty file" in err, f"{rc} {err}")
 
 results.finish()

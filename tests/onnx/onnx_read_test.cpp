@@ -541,6 +541,35 @@ TEST(onnx, refuses_external_data_reached_through_a_symbolic_link_out) {
   fs::remove_all(dir);
 }
 
+// A location that cannot be resolved says why (a loop of links, a name too long), not that it leads out; one
+// with a NUL byte is refused as such, the whole message kept; bytes without a directory find no file.
+TEST(onnx, external_data_that_cannot_be_resolved_says_why) {
+  const auto dir = fs::temp_directory_path() / fmt::format("reshape1_onnx_loop_{}", ::getpid());
+  fs::create_directories(dir);
+  fs::create_symlink("b.bin", dir / "a.bin");
+  fs::create_symlink("a.bin", dir / "b.bin");
+  const auto with_location = [](const std::string& location) {
+    ::onnx::ModelProto m;
+    EXPECT_TRUE(m.ParseFromString(fixture_bytes("external_data")));
+    m.mutable_graph()->mutable_initializer(0)->mutable_external_data(0)->set_value(location);
+    return m.SerializeAsString();
+  };
+  const auto in_dir = (dir / "m.onnx").string();
+  const auto loop = refusal([&] { (void)read_bytes(with_location("a.bin"), in_dir); }, errc::bad_file);
+  EXPECT_NE(loop.find("its external data 'a.bin' cannot be resolved: Too many levels of symbolic links"),
+            std::string::npos) << loop;
+  const auto long_name = refusal([&] { (void)read_bytes(with_location(std::string(5000, 'n')), in_dir); }, errc::bad_file);
+  EXPECT_NE(long_name.find("cannot be resolved: File name too long"), std::string::npos) << long_name.substr(0, 300);
+  EXPECT_EQ(long_name.find("symbolic link"), std::string::npos);
+  const auto nul = refusal([&] { (void)read_bytes(with_location(std::string("data\0.bin", 9)), in_dir); }, errc::bad_file);
+  EXPECT_NE(nul.find("its external data 'data\\x00.bin' holds a NUL byte, which no file name can; reshape1 reads "
+                     "external data only from the model's directory"),
+            std::string::npos) << nul;
+  const auto memory = refusal([&] { (void)read_bytes(fixture_bytes("external_data"), "<ONNX bytes>"); }, errc::bad_file);
+  EXPECT_NE(memory.find("but a model read from memory has no directory to find it in"), std::string::npos) << memory;
+  fs::remove_all(dir);
+}
+
 // fuzz_onnx: dims that promise 2^50 elements, with a few typed values, allocated the whole tensor before
 // the values were counted.
 TEST(onnx, refuses_a_tensor_whose_values_are_fewer_than_its_shape_before_allocating) {

@@ -8,8 +8,17 @@ random axes, the batch axis included. ONNX Runtime runs each on three samples al
 (tests/onnx/ort/oracle.js, on a copy with the batch freed); reshape1's verdict at batch 3 is held against it:
   - a "yes" where ONNX Runtime fails or differs is a failure (the model is kept and printed);
   - among the graphs ONNX Runtime runs correctly, at most 5% may get "no" or "cannot tell";
-  - at least 20% of the graphs must break, so that both sides are tested.
-Graphs ONNX Runtime cannot run at batch 1 are not counted.
+  - at least 20% of the graphs it runs at batch 1 must break, so that both sides are tested.
+Besides the shape ops, the chain draws the batch size flowing into data (n = Gather(Shape(x), 0), or of
+the current tensor, compared with a constant (Equal, Greater, Less) or computed on (Mod, Div, Sub, Max, Min),
+then cast to float and multiplied or added in, or the condition of a Where or of an If whose branches differ:
+size_scale, size_shift, size_where, size_if), some values changing between batch 1 and 3 and some not; and
+per-channel normalisation (batch_norm, instance_norm, and bn_training: BatchNormalization with
+training_mode=1, which mixes samples). A fifth of the graphs are written at opset 11 or 12 (softmax_2d:
+Softmax on the input flattened at its axis). One in ten gets an attribute ONNX Runtime refuses
+(flatten_bad_axis, softmax_bad_axis mostly at opset 11/12, instance_norm_bad_scale). Graphs ONNX Runtime
+cannot run at batch 1, those among them, are counted apart ("invalid"): a "yes" there is a failure too, but
+they stay out of both thresholds.
 
     onnx_differential.py RESHAPE1 ONNX_FROM_TEXT ONNX_FREE_BATCH [--graphs N] [--seed S] [--keep DIR]
 """
@@ -32,10 +41,13 @@ NODE = os.environ.get("RESHAPE1_NODE", "node")
 
 
 class Graph:
-    """A chain of nodes on one tensor, in protobuf text; `shape` is the current tensor's at batch 1."""
+    """A chain of nodes on one tensor, in protobuf text; `shape` is the current tensor's at batch 1. `opset` is
+    the model's (the steps write each op as that opset has it); `invalid` is set by a step that means the model
+    to be refused (an attribute out of range)."""
 
-    def __init__(self, rng, shape):
+    def __init__(self, rng, shape, opset=14):
         self.rng, self.shape, self.nodes, self.inits, self.n, self.current, self.ops = rng, shape, [], [], 0, "x", []
+        self.opset, self.invalid = opset, False
 
     def name(self, what):
         self.n += 1
@@ -61,7 +73,7 @@ class Graph:
         dims = "".join(f" dim {{ dim_value: {d} }}" for d in self.x_shape)
         out_dims = "".join(f" dim {{ dim_value: {d} }}" for d in self.shape)
         body = "\n  ".join(self.inits + self.nodes)
-        return (f'ir_version: 8\nopset_import {{ domain: "" version: 14 }}\ngraph {{\n  name: "g"\n'
+        return (f'ir_version: 8\nopset_import {{ domain: "" version: {self.opset} }}\ngraph {{\n  name: "g"\n'
                 f'  input {{ name: "x" type {{ tensor_type {{ elem_type: 1 shape {{{dims} }} }} }} }}\n  {body}\n'
                 f'  output {{ name: "{self.current}" type {{ tensor_type {{ elem_type: 1 shape {{{out_dims} }} }} }} }}\n}}\n')
 
@@ -74,13 +86,24 @@ def int_attr(name, value):
     return f'attribute {{ name: "{name}" type: INT i: {value} }} '
 
 
+def unsqueeze(g, tensor, axis, out_shape=None, family=None):
+    """Unsqueeze at `axis`: the axes an input from opset 13, an attribute before."""
+    if g.opset >= 13:
+        return g.node("Unsqueeze", [tensor, g.init([axis], [1])], out_shape=out_shape, family=family)
+    return g.node("Unsqueeze", [tensor], ints("axes", [axis]), out_shape, family)
+
+
 def step(g):
     rng, s = g.rng, g.shape
     rank = len(s)
     axis = rng.randrange(rank)
     kind = rng.choice(["relu", "add", "transpose", "reshape", "reshape", "softmax", "reduce", "concat", "flatten",
-                       "unsqueeze", "slice", "gather", "matmul", "tile", "split_swap"])
-    if kind == "relu":
+                       "unsqueeze", "slice", "gather", "matmul", "tile", "split_swap", "size", "size", "norm"])
+    if kind == "size":
+        size_step(g)
+    elif kind == "norm":
+        norm_step(g)
+    elif kind == "relu":
         g.node("Relu", [g.current], out_shape=s)
     elif kind == "add":
         k = rng.randrange(1, rank + 1)
@@ -105,7 +128,7 @@ def step(g):
         elif choice == "computed":
             shape = g.node("Shape", [g.current])
             n = g.node("Gather", [shape, g.init([0], [])], int_attr("axis", 0))
-            n1 = g.node("Unsqueeze", [n, g.init([0], [1])])
+            n1 = unsqueeze(g, n, 0)
             p = g.node("Concat", [n1, g.init([-1], [1])], int_attr("axis", 0))
             g.node("Reshape", [g.current, p], out_shape=[s[0], total // s[0]], family="reshape_computed")
         else:  # fold the first two axes together ([-1, rest...])
@@ -113,8 +136,8 @@ def step(g):
                 return
             out = [s[0] * s[1], *s[2:]]
             g.node("Reshape", [g.current, g.init([-1, *s[2:]], [rank - 1])], out_shape=out, family="reshape_fold")
-    elif kind == "softmax":
-        g.node("Softmax", [g.current], int_attr("axis", axis), s)
+    elif kind == "softmax":  # before opset 13 the input flattened to 2-D at the axis, the batch's row included
+        g.node("Softmax", [g.current], int_attr("axis", axis), s, "Softmax" if g.opset >= 13 else "softmax_2d")
     elif kind == "reduce":
         keep = rng.random() < 0.5
         out = [1 if i == axis else d for i, d in enumerate(s)] if keep else [d for i, d in enumerate(s) if i != axis]
@@ -122,8 +145,11 @@ def step(g):
             return
         if rng.random() < 0.5:  # axes as an attribute (ReduceMean before opset 18)
             g.node("ReduceMean", [g.current], ints("axes", [axis]) + int_attr("keepdims", int(keep)), out)
-        else:  # axes as an input (ReduceSum from opset 13)
+        elif g.opset >= 13:  # axes as an input (ReduceSum from opset 13)
             g.node("ReduceSum", [g.current, g.init([axis], [1])], int_attr("keepdims", int(keep)), out,
+                   family="reduce_sum")
+        else:
+            g.node("ReduceSum", [g.current], ints("axes", [axis]) + int_attr("keepdims", int(keep)), out,
                    family="reduce_sum")
     elif kind == "concat":
         dims = list(s)
@@ -139,7 +165,7 @@ def step(g):
         if rank >= 5:
             return
         a = rng.randrange(rank + 1)
-        g.node("Unsqueeze", [g.current, g.init([a], [1])], out_shape=[*s[:a], 1, *s[a:]])
+        unsqueeze(g, g.current, a, [*s[:a], 1, *s[a:]], "Unsqueeze")
     elif kind == "slice":
         if s[axis] < 2:
             return
@@ -175,13 +201,124 @@ def step(g):
         raise ValueError("too large")
 
 
+# n = Gather(Shape(t), 0) made a boolean (compared with 0 to 4) or an integer. At batch 1 and at BATCH (3) on x
+# (whose axis 0 is the batch): Equal 1/3, Greater 1/2, Less 2/3 differ; Equal 0/2/4, Greater 0/3/4, Less 0/1/4
+# do not; Mod 3 and Max 1 (n) differ; Mod 2 (odd at both), Div n (1), Sub n (0), Min 1 (1) do not. Both kinds,
+# so that a "yes" is due where the value is the same and a wrong one where it is not.
+COMPARISONS = ["Equal", "Greater", "Less"]
+ARITHMETIC = [("Mod", 2), ("Mod", 3), ("Div", None), ("Sub", None), ("Max", 1), ("Min", 1)]
+# If branches: each a different op on the outer tensor, read by name (a constant: an outer initializer).
+BRANCHES = [("Identity", None), ("Mul", 2.0), ("Neg", None), ("Sigmoid", None), ("Add", 1.0)]
+
+
+def size_step(g):
+    """The batch size flowing into data: n = Gather(Shape(t), 0) compared with a constant or computed on, then
+    cast to float and multiplied into or added to the current tensor, or the condition of a Where or an If. t is
+    x (axis 0 the batch) or, less often, the current tensor, whose axis 0 may hold the batch, a multiple of it,
+    or none of it (then n is a constant and the model keeps its meaning)."""
+    rng, s = g.rng, g.shape
+    source = "x" if rng.random() < 0.7 else g.current
+    n = g.node("Gather", [g.node("Shape", [source]), g.init([0], [])], int_attr("axis", 0))
+    use = rng.choice(["scale", "shift", "where", "if"])
+    if use in ("where", "if") or rng.random() < 0.5:  # Where and If take a bool: the comparison itself
+        value = g.node(rng.choice(COMPARISONS), [n, g.init([rng.randrange(5)], [])])
+    else:
+        # Max and Min take int64 from opset 12 (ONNX Runtime refuses them at 11)
+        op, k = rng.choice([a for a in ARITHMETIC if g.opset >= 12 or a[0] not in ("Max", "Min")])
+        value = g.node(op, [n, n if k is None else g.init([k], [])])
+    # A 0 where torch writes one (Where's other value, a factor of 0) makes the samples alike, and a later op
+    # that mixes them then gives ONNX Runtime the samples' own result: reshape1's "no" would count as false.
+    # So mostly the other value is the tensor negated and the factor one more than the value.
+    if use == "where":
+        other = g.init([0.0], [], dtype=1) if rng.random() < 0.3 else g.node("Neg", [g.current])
+        g.node("Where", [value, *rng.sample([other, g.current], 2)], out_shape=s, family="size_where")
+    elif use == "if":
+        attrs = ""
+        for label, (op, k) in zip(["then_branch", "else_branch"], rng.sample(BRANCHES, 2)):
+            out = g.name("b")
+            ins = ", ".join(f'"{i}"' for i in [g.current] + ([] if k is None else [g.init([k], [], dtype=1)]))
+            attrs += (f'attribute {{ name: "{label}" type: GRAPH g {{ name: "{out}" node {{ name: "{out}" '
+                      f'op_type: "{op}" input: [{ins}] output: ["{out}"] }} '
+                      f'output {{ name: "{out}" type {{ tensor_type {{ elem_type: 1 }} }} }} }} }} ')
+        g.node("If", [value], attrs, s, "size_if")
+    else:
+        f = g.node("Cast", [value], int_attr("to", 1))
+        if use == "scale" and rng.random() < 0.7:
+            f = g.node("Add", [f, g.init([1.0], [], dtype=1)])
+        g.node("Mul" if use == "scale" else "Add", [g.current, f], out_shape=s, family=f"size_{use}")
+
+
+def channels(g, length, low, high):
+    return g.init([round(g.rng.uniform(low, high), 3) for _ in range(length)], [length], dtype=1)
+
+
+def norm_step(g):
+    """Per-channel normalisation of a rank>=3 tensor (C = shape[1]): BatchNormalization in training mode
+    (opset 14 on; its statistics are the batch's, so it mixes samples), in inference mode (the running
+    statistics: per sample), and InstanceNormalization (statistics per sample and channel: it keeps them apart
+    while the batch is at axis 0, not when a transpose moved it among the normalised axes)."""
+    rng, s = g.rng, g.shape
+    if len(s) < 3:
+        return
+    c = s[1]
+    kind = rng.choice(["bn_training", "batch_norm", "instance_norm"])
+    if kind == "instance_norm":
+        g.node("InstanceNormalization", [g.current, channels(g, c, 0.5, 1.5), channels(g, c, -1, 1)], out_shape=s,
+               family="instance_norm")
+        return
+    params = [channels(g, c, 0.5, 1.5), channels(g, c, -1, 1), channels(g, c, -1, 1), channels(g, c, 0.5, 1.5)]
+    if kind == "batch_norm" or g.opset < 14:  # no training_mode before opset 14
+        g.node("BatchNormalization", [g.current, *params], out_shape=s, family="batch_norm")
+    else:  # training mode wants all three outputs; only Y goes on, the running statistics left unused
+        y = g.name("t")
+        ins = ", ".join(f'"{i}"' for i in [g.current, *params])
+        g.nodes.append(f'node {{ name: "{y}" op_type: "BatchNormalization" input: [{ins}] '
+                       f'output: ["{y}", "{y}m", "{y}v"] {int_attr("training_mode", 1)}}}')
+        g.current = y
+        g.ops.append("bn_training")
+
+
+def invalid_step(g, kind):
+    """An attribute ONNX Runtime refuses (at load, or when a sample alone runs): Flatten's axis outside
+    [-rank, rank]; Softmax's outside [-rank, rank-1] (at opset 11 or 12 mostly, where reshape1 lowers it
+    to a 2-D Flatten, which would take axis = rank); InstanceNormalization's scale and bias of another length
+    than the channels. The chain goes on from a shape the op could have."""
+    rng, s = g.rng, g.shape
+    rank = len(s)
+    g.invalid = True
+    if kind == "flatten":
+        a = rng.choice([rank + 1, rank + 2, -rank - 1])
+        g.node("Flatten", [g.current], int_attr("axis", a), [1, math.prod(s)] if a < 0 else [math.prod(s), 1],
+               "flatten_bad_axis")
+    elif kind == "softmax":
+        g.node("Softmax", [g.current], int_attr("axis", rng.choice([rank, rank + 1, -rank - 1])), s,
+               "softmax_bad_axis")
+    else:
+        while len(g.shape) < 3:  # a channel and a spatial axis needed: 1s appended
+            unsqueeze(g, g.current, len(g.shape), [*g.shape, 1], "Unsqueeze")
+        c = g.shape[1]
+        length = rng.choice([n for n in (c - 1, c + 1, 2 * c) if n >= 1 and n != c])
+        g.node("InstanceNormalization", [g.current, channels(g, length, 0.5, 1.5), channels(g, length, -1, 1)],
+               out_shape=g.shape, family="instance_norm_bad_scale")
+
+
 def generate(rng):
     rank = rng.choice([2, 3, 3, 4])
     shape = [1] + [rng.choice([2, 3, 4]) for _ in range(rank - 1)]
-    g = Graph(rng, list(shape))
+    # One graph in ten has an invalid attribute at a random place in its chain. A fifth of the others, and most
+    # with an invalid Softmax, are written at opset 11 or 12 (Softmax on a 2-D flattening, axes as attributes,
+    # no training mode); the rest at 14 or 15.
+    bad = rng.choice(["flatten", "softmax", "instance_norm"]) if rng.random() < 0.1 else None
+    old = rng.random() < (0.75 if bad == "softmax" else 0.2)
+    g = Graph(rng, list(shape), rng.choice([11, 12] if old else [14, 15]))
     g.x_shape = list(shape)
-    for _ in range(rng.randrange(1, 6)):
-        step(g)
+    steps = rng.randrange(1, 6)
+    at = rng.randrange(steps + 1) if bad else -1
+    for i in range(steps + 1):
+        if i == at:
+            invalid_step(g, bad)
+        if i < steps:
+            step(g)
     return g
 
 
@@ -222,17 +359,23 @@ def main():
     failures = []
     for i, g in enumerate(graphs):
         o = oracle[i]
-        if o["outcome"] == "fails" and o["detail"].startswith(("one sample alone", "loading")):
-            counts["invalid at batch 1"] += 1
-            continue
         dims = ",".join(map(str, [BATCH, *g.x_shape[1:]]))
         check = subprocess.run([args.reshape1, "check", tmp / f"g{i}.onnx", "--shape", f"x=[{dims}]", "--json"],
                                capture_output=True, text=True, timeout=60)
         verdict = json.loads(check.stdout)["summary"]["verdict"] if check.stdout else "error"
         correct = o["outcome"] == "correct"
-        counts["correct" if correct else "broken"] += 1
+        # A model ONNX Runtime refuses, or cannot run one sample alone of, is held to "never yes" only: it says
+        # nothing of batches, so it stays out of the thresholds below (as broken it would fill the 20%).
+        invalid = o["outcome"] == "fails" and o["detail"].startswith(("one sample alone", "loading"))
+        outcome = "invalid" if invalid else "correct" if correct else "broken"
+        counts[outcome] += 1
+        if invalid:
+            counts[f"invalid {verdict}"] += 1
+            counts["invalid undrawn"] += not g.invalid  # the generator meant it valid: a mistake of its own
+        elif g.invalid:
+            counts["drawn invalid but run"] += 1
         for f in set(g.ops):
-            families[f]["correct" if correct else "broken"] += 1
+            families[f][outcome] += 1
         if verdict == "yes" and not correct:
             failures.append(f"g{i}: reshape1 says yes, ONNX Runtime {o['outcome']}: {o['detail']}\n{g.text()}")
             counts["wrong yes"] += 1
@@ -245,12 +388,14 @@ def main():
             shutil.copy(tmp / f"g{i}.textproto", pathlib.Path(args.keep) / f"g{i}-{verdict}-{o['outcome']}.textproto")
     shutil.rmtree(tmp)
 
-    print(f"{'op family':20} correct  broken")
+    print(f"{'op family':24} correct  broken  invalid")
     for f in sorted(families):
-        print(f"{f:20} {families[f]['correct']:7}  {families[f]['broken']:6}")
+        print(f"{f:24} {families[f]['correct']:7}  {families[f]['broken']:6}  {families[f]['invalid']:7}")
     judged = counts["correct"] + counts["broken"]
     false = counts["false no"] + counts["false cannot_tell"]
-    print(f"{len(graphs)} graphs: {counts['invalid at batch 1']} invalid at batch 1, {judged} judged; ONNX Runtime "
+    print(f"{len(graphs)} graphs: {counts['invalid']} invalid at batch 1 (reshape1 no {counts['invalid no']}, "
+          f"cannot tell {counts['invalid cannot_tell']}; {counts['invalid undrawn']} not drawn invalid; "
+          f"{counts['drawn invalid but run']} drawn invalid but run), {judged} judged; ONNX Runtime "
           f"correct {counts['correct']}, broken {counts['broken']}; reshape1 wrong yes {counts['wrong yes']}, "
           f"false no {counts['false no']}, false cannot tell {counts['false cannot_tell']}")
     if counts["correct"] and false > 0.05 * counts["correct"]:

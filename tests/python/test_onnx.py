@@ -117,3 +117,51 @@ def test_fix_takes_layouts_for_an_onnx_model(data_dir: pathlib.Path) -> None:
     report = reshape1.fix(data_dir / SIMPLIFIED, layouts={"input": "NCHW"})
     assert report.fixed and len(report.changes) == 8
     assert report.freed[0] == "input 'input' dimension 0"
+
+
+def _field(number: int, payload: bytes | int) -> bytes:
+    """One protobuf field: a varint (wire type 0) for an int, length-delimited (2) for bytes."""
+
+    def varint(v: int) -> bytes:
+        out = bytearray()
+        while True:
+            byte, v = v & 0x7F, v >> 7
+            out.append(byte | (0x80 if v else 0))
+            if not v:
+                return bytes(out)
+
+    if isinstance(payload, int):
+        return varint(number << 3) + varint(payload)
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def _external_pattern_model(location: str) -> bytes:
+    """A ModelProto: y = Reshape(x [1,6], pattern), the pattern an initializer in the external file `location`."""
+    dims = lambda *ds: _field(2, b"".join(_field(1, _field(1, d)) for d in ds))  # noqa: E731 (Tensor.shape)
+    value = lambda name, *ds: _field(1, name.encode()) + _field(2, _field(1, _field(1, 1) + dims(*ds)))  # noqa: E731
+    initializer = (_field(1, 2) + _field(2, 7) + _field(8, b"pattern")
+                   + _field(13, _field(1, b"location") + _field(2, location.encode())) + _field(14, 1))
+    node = _field(1, b"x") + _field(1, b"pattern") + _field(2, b"y") + _field(3, b"flat") + _field(4, b"Reshape")
+    graph = (_field(1, node) + _field(2, b"g") + _field(5, initializer) + _field(11, value("x", 1, 6))
+             + _field(12, value("y", 1, 6)))
+    return _field(1, 7) + _field(8, _field(2, 13)) + _field(7, graph)
+
+
+def test_a_model_in_memory_has_no_directory_for_its_external_data(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The bytes name a file of the working directory: reading it would put any file's bytes in the report
+    # (the pattern). A model in memory lies in no directory, so its external data is refused.
+    (tmp_path / "secret.bin").write_bytes((1).to_bytes(8, "little") + (6).to_bytes(8, "little"))
+    monkeypatch.chdir(tmp_path)
+    model = _external_pattern_model("secret.bin")
+    for call in (lambda: reshape1.check(model), lambda: reshape1.check_batch(FakeProto(model), batch=2),
+                 lambda: reshape1.fix(model)):
+        with pytest.raises(reshape1.Error) as info:
+            call()
+        assert info.value.code == "bad_file"
+        assert "its data is in the external file 'secret.bin', but a model read from memory has no directory" in str(
+            info.value)
+    # The same model as a file finds its data beside it.
+    (tmp_path / "m.onnx").write_bytes(model)
+    assert reshape1.check_batch(tmp_path / "m.onnx", batch=2).summary.verdict == "no"

@@ -182,9 +182,6 @@ MISTAKES = [
             lambda m: reshape1.check_batch(m.lonely, batch=4), "io",
             "{lonely_bin}: the weights of {lonely} are not there (an IR's weights are looked for beside its .xml); "
             + WEIGHTS),
-    Mistake("an IR on standard input without weights", lambda m: ["check", "-"], lambda m: reshape1.check("-"),
-            "invalid_argument",
-            "-: an IR read from standard input has no file beside it to take its weights from; " + WEIGHTS),
     Mistake("weights for an ONNX model", lambda m: ["check", m.onnx, "--bin", m.fd200.with_suffix(".bin")],
             lambda m: reshape1.check(m.onnx, model_bin=m.fd200.with_suffix(".bin")), "invalid_argument", ONNX_BIN),
     # fix
