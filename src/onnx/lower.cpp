@@ -531,6 +531,17 @@ void layer_norm(node_context& c) {
   c.output(0, c.add("MVN", 6, {x, axes},
                     {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}}));
 }
+// MeanVarianceNormalization: MVN over its axes (9 on: the attribute, [0, 2, 3] by default; the
+// experimental opset-1 op: the spatial axes, the channels too with across_channels). Its statistics are
+// over those axes only: with the batch folded into the channels ([1, -1, 0, 0]), the default axes keep each
+// sample's channels apart.
+void mean_variance_norm(node_context& c) {
+  const auto x = c.need(0);
+  const std::string variance = c.version() >= 9 || c.i("normalize_variance", 1) != 0 ? "true" : "false";
+  const auto axes = c.version() >= 9 ? c.i64(c.ints("axes").value_or(std::vector<std::int64_t>{0, 2, 3}))
+                                     : c.axes_from(x, c.i("across_channels", 0) != 0 ? 1 : 2);
+  c.output(0, c.add("MVN", 6, {x, axes}, {{"eps", "1e-09"}, {"normalize_variance", variance}, {"eps_mode", "outside_sqrt"}}));
+}
 void lrn(node_context& c) {
   c.output(0, c.add("LRN", 1, {c.need(0), c.i64({1})},
                     {{"alpha", real(c.f("alpha", 1e-4F))}, {"beta", real(c.f("beta", 0.75F))},
@@ -1158,7 +1169,9 @@ const std::vector<onnx_entry>& table() {
         {"Conv", 1, conv}, {"ConvTranspose", 1, conv_transpose}, {"MaxPool", 8, max_pool},
         {"AveragePool", 7, average_pool}, {"GlobalAveragePool", 1, global_pool<ReduceMean>},
         {"GlobalMaxPool", 1, global_pool<ReduceMax>}, {"BatchNormalization", 7, batch_norm}, {"BatchNormalization", 14, batch_norm},
-        {"InstanceNormalization", 6, instance_norm}, {"LayerNormalization", 17, layer_norm}, {"LRN", 1, lrn},
+        {"InstanceNormalization", 6, instance_norm},
+        {"MeanVarianceNormalization", 1, mean_variance_norm}, {"MeanVarianceNormalization", 9, mean_variance_norm},
+        {"MeanVarianceNormalization", 13, mean_variance_norm}, {"LayerNormalization", 17, layer_norm}, {"LRN", 1, lrn},
         {"Softmax", 1, softmax1}, {"Softmax", 13, softmax13}, {"LogSoftmax", 1, log_softmax1},
         {"LogSoftmax", 13, log_softmax13}, {"MatMul", 1, matmul}, {"Gemm", 7, gemm}, {"Einsum", 12, einsum},
         {"Reshape", 5, reshape5}, {"Reshape", 14, reshape5}, {"Shape", 1, shape1}, {"Shape", 15, shape15},

@@ -105,12 +105,15 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"size_parity", model::batch_verdict::no, "mixes_samples shift"},
                       expected{"size_constant", model::batch_verdict::yes, ""},
                       expected{"batch_norm_training", model::batch_verdict::no, "mixes_samples bn"},
+                      // The batch folded into the channels, normalised per channel or across them, put back.
+                      expected{"group_norm_fold", model::batch_verdict::yes, ""},
+                      expected{"group_norm_fold_mixed", model::batch_verdict::no, "swallows_batch to_channels"},
                       // Invalid at every batch: the spec forbids the attribute or input (rule errors).
                       expected{"flatten_axis_past_rank", model::batch_verdict::no, "fails_at_declared flat"},
                       expected{"softmax_axis_out_of_range", model::batch_verdict::no, "fails_at_declared soft"},
                       expected{"instance_norm_scale_length", model::batch_verdict::no, "fails_at_declared norm"},
-                      // right at every batch: the known false "no" (docs/batch.md)
-                      expected{"leading_one_right", model::batch_verdict::no, "swallows_batch to_channels"}),
+                      // the batch folded into the channels by a written 1 and put back: right at every batch
+                      expected{"leading_one_right", model::batch_verdict::yes, ""}),
     [](const auto& p) { return std::string(p.param.fixture); });
 
 TEST(onnx, a_node_is_one_layer_with_its_index_as_id_and_its_helpers_are_marked) {

@@ -369,6 +369,7 @@ class scope {
       find_replaced_swallows();
       follow_states(nullptr);
       check_outputs();
+      drop_harmless_replaced();
       replaced_in_bodies();
     }
     explain_failures();
@@ -551,7 +552,17 @@ class scope {
   /// A Reshape that swallows the batch: by itself (its output interleaves samples or fixes the batch), or
   /// because a later layer or output misuses the axis it moved the batch to.
   void add_swallow(std::size_t reshape, const std::string& what, std::optional<std::int64_t> used_by) {
-    if (finding_for(reshape, batch_issue::swallows_batch) || finding_for(reshape, batch_issue::fails)) return;
+    const bool first = swallowed_.insert(reshape).second;
+    if (finding_for(reshape, batch_issue::fails)) return;
+    if (auto* f = finding_for(reshape, batch_issue::swallows_batch)) {
+      // The replaced batch's own finding, made before the layers after it were followed: the first layer
+      // found to misuse the batch it moved is what proves the "no", so the finding names it.
+      if (first && used_by && !f->used_by_id && replaced_.contains(reshape)) {
+        f->what = text::joined(f->what, what);
+        f->used_by_id = used_by;
+      }
+      return;
+    }
     const auto& l = layers_[reshape];
     auto f = finding(batch_issue::swallows_batch, l);
     f.what = what;
@@ -571,9 +582,9 @@ class scope {
     found_.push_back(std::move(f));
   }
 
-  /// A replaced batch that does not fail: the -1 takes the batch into another dimension. Reported even
-  /// when no later layer misuses that dimension: the pattern hard-codes the batch, which `fix` rewrites
-  /// (a later layer that puts the batch back makes this a false "no": the known case docs/batch.md names).
+  /// A replaced batch that does not fail: the -1 takes the batch into another dimension. Reported here,
+  /// before the layers after it are followed (their misuse of that dimension is then told in this finding);
+  /// drop_harmless_replaced takes it back where everything after it is shown to keep each sample apart.
   void find_replaced_swallows() {
     for (const auto& [index, r] : replaced_) {
       if (finding_for(index, batch_issue::fails)) continue;
@@ -592,6 +603,32 @@ class scope {
       set_source(f, r.origin);
       found_.push_back(std::move(f));
     }
+  }
+
+  /// A "no" must name what breaks: a replaced batch whose Reshape no later layer or output was found to
+  /// misuse (no add_swallow for it), and after which every layer's state is decided and unbroken and no
+  /// finding sits, only moved the batch and let the layers after it put it back (a fold into the channels
+  /// for a per-channel normalisation, undone by a Reshape computed from Shape): its finding is dropped.
+  /// Where anything after it fails, cannot tell or is a finding, it stays: `fix` rewrites its pattern.
+  void drop_harmless_replaced() {
+    std::erase_if(found_, [&](const batch_finding& f) {
+      if (f.issue != batch_issue::swallows_batch || !replaced_.contains(f.layer) || swallowed_.contains(f.layer))
+        return false;
+      const auto& own = states_[f.layer];
+      if (own.empty() || !own[0].is(kind::batched)) return false;
+      std::vector<char> marked(layers_.size(), 0);
+      marked[f.layer] = 1;
+      const auto after = detail::downstream_of(g_, marked);
+      for (std::size_t i = 0; i < layers_.size(); ++i) {
+        if (!after[i]) continue;
+        for (const auto& x : states_[i])
+          if (x.is(kind::unknown) || x.is(kind::broken)) return false;
+        if (nested_.contains(i) && !nested_.at(i).empty()) return false;
+        for (const auto& other : found_)
+          if (other.layer == i) return false;
+      }
+      return true;
+    });
   }
 
   std::vector<batch_state> states_of_inputs(const layer& l) const {
@@ -1031,6 +1068,7 @@ class scope {
   std::vector<std::vector<batch_carrier>> carriers_;
   std::vector<batch_finding> found_;
   std::map<std::size_t, replaced_batch> replaced_;
+  std::set<std::size_t> swallowed_;  ///< the Reshapes a later layer or output was found to misuse the batch of
   const std::vector<input_report>* inputs_ = nullptr;  ///< the model's inputs (null in a body)
   const reshape_request* request_ = nullptr;
   std::vector<std::vector<batch_state>> states_;        ///< per layer and output, when analysed

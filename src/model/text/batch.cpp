@@ -274,7 +274,7 @@ std::string replaced_batch_swallows(std::size_t index, std::int64_t value, std::
 }
 
 std::string then_at(const layer& l, std::string_view what) {
-  return fmt::format("then at {} '{}' (id {}): {}", l.type, l.name, l.id, what);
+  return fmt::format("then at {} '{}' (id {}): {}", l.op_type(), l.name, l.id, what);
 }
 
 std::string copy_batch_hint(std::size_t index, bool special_zero, bool has_minus_one) {
