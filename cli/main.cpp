@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "reshape1 " + std::string(reshape1::version()));
   app.require_subcommand(1);
   app.footer("Quote shapes and patterns ('[2,5,5,24]'): [ ] and ? are glob characters to the shell.\n"
-             "Exit codes: 0 success, 1 invalid input, 2 usage error; see docs/cli.md.");
+             "Exit codes: 0 success, 1 invalid input (or a check that answers no), 2 usage error, 3 a bug in reshape1,\n"
+             "4 check --batch cannot tell; see docs/cli.md.");
   session s;
   add_infer(app, s);
   add_run(app, s);

@@ -621,6 +621,9 @@ dimension to_batch(py::handle batch) {
     const auto text = batch.cast<std::string>();
     return model::parse_batch(text, model::detail::spell(model::detail::option::batch, {}, text));  // --batch's parser
   }
+  // A bool is an int to Python; True would be batch 1 and False batch 0.
+  if (PyBool_Check(batch.ptr()))
+    throw py::type_error("batch must be an int or a str, not a bool (" + py::str(batch).cast<std::string>() + ")");
   // An int is read as its decimal text, so that -2 or 0 is refused in --batch's words.
   std::int64_t v = 0;
   std::uint64_t big = 0;

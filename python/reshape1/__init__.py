@@ -315,11 +315,22 @@ class CheckReport:
     failed: bool
 
 
+def _file_arg(keyword: str, path: Union[str, "os.PathLike[str]", None]) -> str:
+    """A file keyword as _core takes it ("" for None). An empty name (a script's unset variable) is refused,
+    as the command line refuses `--bin ''`, not taken as left out."""
+    if path is None:
+        return ""
+    text = os.fspath(path)
+    if text == "":
+        raise Error("invalid_argument", f"{keyword}: an empty file name")
+    return text
+
+
 def _model_arg(model: Any, model_bin: Union[str, "os.PathLike[str]", None]) -> Tuple[Union[str, bytes], str]:
     """A model argument as _core takes it: a path, or the bytes of an ONNX model (bytes, bytearray,
     memoryview, or an object with SerializeToString(), such as onnx.ModelProto); and the weights path
     ("" for the default)."""
-    binary = os.fspath(model_bin) if model_bin is not None else ""
+    binary = _file_arg("model_bin", model_bin)
     if isinstance(model, (bytes, bytearray, memoryview)):
         return bytes(model), binary
     if not isinstance(model, (str, os.PathLike)) and callable(getattr(model, "SerializeToString", None)):
@@ -573,7 +584,7 @@ def _fix_onnx(
     data, _ = _model_arg(model, None)
     report, fixed_bytes = _core._fix_onnx(
         data,
-        os.fspath(output) if output is not None else "",
+        _file_arg("output", output),
         None if check_batches is None else list(check_batches),
         list((layouts or {}).items()),
         "N" if batch_name is None else batch_name,
@@ -626,11 +637,11 @@ def fix(
     if batch_name is not None:
         _core._refuse_for_format("batch_name", "ir")
     xml = os.fspath(model_xml)
-    binary = os.fspath(model_bin) if model_bin is not None else ""  # beside the .xml (checked by the library)
+    binary = _file_arg("model_bin", model_bin)  # "": beside the .xml (checked by the library)
     report = _core._fix(
         xml,
         binary,
-        os.fspath(output) if output is not None else "",
+        _file_arg("output", output),
         None if check_batches is None else list(check_batches),
         list((layouts or {}).items()),
     )

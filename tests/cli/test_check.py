@@ -243,8 +243,9 @@ with tempfile.TemporaryDirectory() as d:
         check(f"dot onto the model's {own[-4:]} is refused", rc == 2 and "one of the model's own files" in err
               and out == "", f"{rc} {err!r}")
     check("the model's files are untouched", (os.path.getsize(retail), os.path.getsize(bin_file)) == before)
-    rc, out, err = run(retail, "--batch", "8", "--dot", "")
-    check("dot '' is refused, not ignored", rc == 2 and "--dot: an empty file name" in err, f"{rc} {err!r}")
+    for option in ("--dot", "--bin"):
+        rc, out, err = run(retail, "--batch", "8", option, "")
+        check(f"{option} '' is refused, not ignored", rc == 2 and f"{option}: an empty file name" in err, f"{rc} {err!r}")
     rc, out, err = run(retail, "--batch", "8", "--dot", d)
     check("dot onto a directory is refused", rc == 2 and "is a directory" in err, f"{rc} {err!r}")
     # A FIFO no process reads: refused after a short wait, never a hang; one that is read gets the picture.

@@ -60,6 +60,16 @@ def test_requests_the_model_cannot_take(data_dir: pathlib.Path) -> None:
     assert layout.value.code == "invalid_argument"
     with pytest.raises(reshape1.Error):
         reshape1.check_batch(data_dir / FD200, batch="x")
+    # An empty file name is refused, not taken as left out (the command line's `--bin ''`, `-o ''`).
+    for call in (lambda: reshape1.check_batch(data_dir / FD200, batch=2, model_bin=""),
+                 lambda: reshape1.fix(data_dir / FD200, output="")):
+        with pytest.raises(reshape1.Error, match="an empty file name") as empty:
+            call()
+        assert empty.value.code == "invalid_argument"
+    # A bool is an int to Python: True is not batch 1.
+    for flag in (True, False):
+        with pytest.raises(TypeError, match="batch must be an int or a str, not a bool"):
+            reshape1.check_batch(data_dir / FD200, batch=flag)
 
 
 def test_check_batch_agrees_with_the_command_line_tool(data_dir: pathlib.Path) -> None:

@@ -116,6 +116,9 @@ MISTAKES = [
             lambda m: reshape1.check_batch(m.fd200, batch=-2), "syntax", f"<<batch=-2>>: not a batch; {BATCH_HINT}"),
     Mistake("batch 0", lambda m: ["check", m.fd200, "--batch", "0"], lambda m: reshape1.check_batch(m.fd200, batch=0),
             "invalid_argument", "<<batch=0>>: a batch of 0 samples; give a batch of at least 1, or ?"),
+    Mistake("batch interval from 0", lambda m: ["check", m.fd200, "--batch", "0..8"],
+            lambda m: reshape1.check_batch(m.fd200, batch="0..8"), "invalid_argument",
+            "<<batch=0..8>>: a batch interval from 0 samples; give one from 1 (1..8), or ?"),
     # no target
     Mistake("layout alone", lambda m: ["check", m.fd200, "--layout", "image=NCHW"],
             lambda m: reshape1.check_batch(m.fd200, layouts={"image": "NCHW"}), "syntax",

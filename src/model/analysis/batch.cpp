@@ -211,6 +211,13 @@ void apply_batch(std::vector<input_report>& inputs, const reshape_request& reque
   if (request.batch->range().hi() == 0 && request.batch->range().lo() == 0)
     bad_request(fmt::format("{}: a batch of 0 samples", detail::spell(detail::option::batch, {}, "0")),
                 "give a batch of at least 1, or ?");
+  // An interval written from 0 (`0..8`) asks for a batch of 0 among the others; `?` is every batch.
+  if (request.batch->range().lo() == 0 && request.batch->range().is_bounded()) {
+    const auto hi = request.batch->range().hi();
+    bad_request(fmt::format("{}: a batch interval from 0 samples",
+                            detail::spell(detail::option::batch, {}, fmt::format("0..{}", hi))),
+                fmt::format("give one from 1 (1..{}), or ?", hi));
+  }
   for (auto& in : inputs) {
     if (!in.batch_index) continue;
     auto dims = std::vector<dimension>(in.requested.begin(), in.requested.end());
