@@ -151,6 +151,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check("fix of an external pattern: the output reads", (rc, stdout) == (0, "reshapes to batch 3: yes\n"),
           f"{rc} {stdout} {err}")
 
+# A batch asked of a model none of whose inputs holds one (here a layout without N) is refused, not "yes".
+rc, out, err = run(FIXTURES / "computed_pattern.onnx", "--batch", "4", "--layout", "x=CHW")
+check("no batched input: the batch is refused", rc == 2 and out == "" and
+      "--batch 4: no input holds a batch ('x' has layout CHW, without N)" in err, f"{rc} {out} {err}")
+
 # Standard input: its bytes say the format. An ONNX model is read from them; its external data, which
 # would be looked for in no directory, is refused; an IR needs --bin, and an empty input is no model.
 import subprocess  # noqa: E402

@@ -218,6 +218,17 @@ void apply_batch(std::vector<input_report>& inputs, const reshape_request& reque
                             detail::spell(detail::option::batch, {}, fmt::format("0..{}", hi))),
                 fmt::format("give one from 1 (1..{}), or ?", hi));
   }
+  // A batch asked of a model none of whose inputs holds one (every layout without N, inputs of rank 0)
+  // changes nothing: "yes" would answer a question the model cannot be asked.
+  if (!inputs.empty() && std::none_of(inputs.begin(), inputs.end(), [](const input_report& in) { return in.batch_index; })) {
+    std::string why;
+    for (const auto& in : inputs)
+      why += fmt::format("{}'{}' {}", why.empty() ? "" : ", ", io::detail::escaped(in.name),
+                         in.layout.empty() ? std::string("has no batch dimension") : fmt::format("has layout {}, without N", in.layout));
+    bad_request(fmt::format("{}: no input holds a batch ({})", detail::spell(detail::option::batch, {}, to_string(*request.batch)), why),
+                fmt::format("give each batched input a layout with N ({}), or change its shape with {}",
+                            detail::spell(detail::option::layout, "NAME", "NCHW"), detail::spell(detail::option::shape)));
+  }
   for (auto& in : inputs) {
     if (!in.batch_index) continue;
     auto dims = std::vector<dimension>(in.requested.begin(), in.requested.end());
