@@ -694,12 +694,13 @@ fix_report fix(std::span<const std::byte> bytes, const std::string& name, const 
 }
 
 namespace {
-/// The external data files a model's tensors name (subgraphs included).
-void external_locations(const ::onnx::GraphProto& g, std::set<std::string>& out) {
+/// The external data files a model's tensors name (subgraphs included), each with the first tensor that
+/// names it.
+void external_locations(const ::onnx::GraphProto& g, std::map<std::string, std::string>& out) {
   for (const auto& t : g.initializer())
     if (t.data_location() == ::onnx::TensorProto::EXTERNAL)
       for (const auto& e : t.external_data())
-        if (e.key() == "location") out.insert(e.value());
+        if (e.key() == "location") out.emplace(e.value(), t.name());
   for (const auto& n : g.node())
     for (const auto& a : n.attribute()) {
       if (a.has_g()) external_locations(a.g(), out);
@@ -712,16 +713,25 @@ void external_locations(const ::onnx::GraphProto& g, std::set<std::string>& out)
 void bring_external_data(const std::string& model, const fs::path& in, const fs::path& out) {
   ::onnx::ModelProto m;
   if (!m.ParseFromString(model)) return;
-  std::set<std::string> locations;
+  std::map<std::string, std::string> locations;
   external_locations(m.graph(), locations);
   if (locations.empty()) return;
   const auto from = in.parent_path().empty() ? fs::path(".") : in.parent_path();
   const auto to = out.parent_path().empty() ? fs::path(".") : out.parent_path();
   std::error_code ec;
   if (fs::equivalent(from, to, ec)) return;
-  for (const auto& location : locations) {
+  for (const auto& [location, tensor] : locations) {
     const auto source = from / location;
     const auto target = to / location;
+    // What is written must read back: the data beside the written model is looked for by the rules of
+    // the reader (a symbolic link there that leads out of the directory would make it unreadable).
+    try {
+      (void)detail::external_path(to, location, out.string(), tensor);
+    } catch (const error& e) {
+      fail(errc::invalid_argument, {.file = target.string()},
+           fmt::format("the fixed model could not be read back from there: {}", reshape1::detail::without_hint(e.what(), e.hint())),
+           "write the fixed model to another directory");
+    }
     if (fs::exists(target, ec)) {
       const io::detail::mapped_file a(source), b(target);
       if (a.bytes().size() == b.bytes().size() &&

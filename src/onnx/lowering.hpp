@@ -26,6 +26,12 @@ namespace reshape1::onnx::detail {
 
 using model::source;
 
+/// Where a tensor's external data `location` is, in `directory` (the model's): refused (error(bad_file)
+/// naming `file` and `tensor`) when it is empty, absolute, goes up, holds a NUL, cannot be resolved, leads
+/// out through a symbolic link, or when `directory` is empty (a model read from memory).
+[[nodiscard]] std::filesystem::path external_path(const std::filesystem::path& directory, const std::string& location,
+                                                  const std::string& file, const std::string& tensor);
+
 /// The directory a model file lies in, where its external data is looked for ("." for a bare name). A
 /// model read from memory is given none (an empty path), and its external data is refused.
 [[nodiscard]] std::filesystem::path directory_of(const std::filesystem::path& file);

@@ -79,39 +79,6 @@ std::string batch_layout(const ::onnx::TypeProto& type, const std::string& batch
 
 /// A tensor's `location` must stay inside the model's directory (ONNX's own loader was fooled by `..`
 /// and absolute paths: CVE-2024-27318); symbolic links are followed before the comparison.
-fs::path external_path(const fs::path& directory, const std::string& location, const std::string& file,
-                       const std::string& tensor) {
-  const fs::path relative(location);
-  const auto refuse = [&](std::string_view why) {
-    fail(errc::bad_file, {.file = file},
-         fmt::format("{}: initializer '{}': its external data '{}' {}", file, io::detail::escaped(tensor),
-                     io::detail::escaped(location), why),
-         "reshape1 reads external data only from the model's directory");
-  };
-  if (location.find('\0') != std::string::npos) refuse("holds a NUL byte, which no file name can");
-  if (location.empty()) refuse("is an empty location");
-  // A model read from memory (standard input, bytes) lies in no directory: a file its tensors name could
-  // be anything the process can read, so it is refused unless the caller says where the model lies.
-  if (directory.empty())
-    fail(errc::bad_file, {.file = file},
-         fmt::format("{}: initializer '{}': its data is in the external file '{}', but a model read from memory has no "
-                     "directory to find it in",
-                     file, io::detail::escaped(tensor), io::detail::escaped(location)),
-         "read the model from its file");
-  if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) refuse("is an absolute path");
-  for (const auto& part : relative)
-    if (part == "..") refuse("goes up a directory");
-  std::error_code ec;
-  const auto base = fs::weakly_canonical(directory, ec);
-  if (ec) refuse(fmt::format("cannot be looked for: the model's directory cannot be resolved ({})", ec.message()));
-  const auto target = fs::weakly_canonical(directory / relative, ec);
-  // A loop of symbolic links, a name too long for the system: said as such, not as a link that leads out.
-  if (ec) refuse(fmt::format("cannot be resolved: {}", ec.message()));
-  const auto [b, t] = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
-  if (b != base.end()) refuse("leads out of it through a symbolic link");
-  return target;
-}
-
 }  // namespace
 
 namespace detail {
@@ -474,7 +441,7 @@ std::uint64_t model_reader::external_data(const ::onnx::TensorProto& t, const st
     if (e.key() == "offset") offset = number();
     if (e.key() == "length") length = number();
   }
-  const auto path = external_path(directory, location, file, t.name());
+  const auto path = detail::external_path(directory, location, file, t.name());
   const io::detail::mapped_file data(path);
   const auto bytes = data.bytes();
   const auto n = length.value_or(offset <= bytes.size() ? bytes.size() - offset : 0);
@@ -641,6 +608,39 @@ model::graph detail::lower(const ::onnx::ModelProto& m, const std::string& file,
   auto weights = std::make_shared<std::vector<std::byte>>(std::move(r.weights));
   b.weights(weights, std::span<const std::byte>(*weights));
   return b.build();
+}
+
+fs::path detail::external_path(const fs::path& directory, const std::string& location, const std::string& file,
+                       const std::string& tensor) {
+  const fs::path relative(location);
+  const auto refuse = [&](std::string_view why) {
+    fail(errc::bad_file, {.file = file},
+         fmt::format("{}: initializer '{}': its external data '{}' {}", file, io::detail::escaped(tensor),
+                     io::detail::escaped(location), why),
+         "reshape1 reads external data only from the model's directory");
+  };
+  if (location.find('\0') != std::string::npos) refuse("holds a NUL byte, which no file name can");
+  if (location.empty()) refuse("is an empty location");
+  // A model read from memory (standard input, bytes) lies in no directory: a file its tensors name could
+  // be anything the process can read, so it is refused unless the caller says where the model lies.
+  if (directory.empty())
+    fail(errc::bad_file, {.file = file},
+         fmt::format("{}: initializer '{}': its data is in the external file '{}', but a model read from memory has no "
+                     "directory to find it in",
+                     file, io::detail::escaped(tensor), io::detail::escaped(location)),
+         "read the model from its file");
+  if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) refuse("is an absolute path");
+  for (const auto& part : relative)
+    if (part == "..") refuse("goes up a directory");
+  std::error_code ec;
+  const auto base = fs::weakly_canonical(directory, ec);
+  if (ec) refuse(fmt::format("cannot be looked for: the model's directory cannot be resolved ({})", ec.message()));
+  const auto target = fs::weakly_canonical(directory / relative, ec);
+  // A loop of symbolic links, a name too long for the system: said as such, not as a link that leads out.
+  if (ec) refuse(fmt::format("cannot be resolved: {}", ec.message()));
+  const auto [b, t] = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
+  if (b != base.end()) refuse("leads out of it through a symbolic link");
+  return target;
 }
 
 fs::path detail::directory_of(const fs::path& file) { return file.parent_path().empty() ? fs::path(".") : file.parent_path(); }

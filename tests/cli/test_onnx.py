@@ -139,6 +139,17 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, stdout, err = run(out, "--batch", "3", "--quiet")
     check("fix with external data: the output reads", (rc, stdout) == (0, "reshapes to batch 3: yes\n"), f"{rc} {stdout} {err}")
 
+# ... but not into a directory whose data file is a symbolic link leading out of it (even to the same bytes):
+# the written model could not be read back. Refused before anything is written.
+with tempfile.TemporaryDirectory() as tmp:
+    out = pathlib.Path(tmp) / "sub" / "fixed.onnx"
+    out.parent.mkdir()
+    (out.parent / "external_shape.bin").symlink_to(FIXTURES / "external_shape.bin")
+    rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "external_data.onnx"), "-o", str(out)])
+    check("fix with external data onto a link out: refused", rc == 2 and not out.exists() and
+          "the fixed model could not be read back from there" in err and "leads out of it through a symbolic link" in err,
+          f"{rc} {stdout} {err}")
+
 # fix a pattern held in external data: rewritten inside the fixed model, which then needs no data file.
 with tempfile.TemporaryDirectory() as tmp:
     out = pathlib.Path(tmp) / "fixed.onnx"
