@@ -123,9 +123,12 @@ void print_batch(const model::batch_report& r, bool quiet) {
 
 namespace {
 
+/// A name or a text in a DOT string: control characters and bidirectional overrides escaped as the
+/// terminal output shows them (a newline or an escape sequence from a model's names must not reach a
+/// viewer raw), then quotes and backslashes escaped for DOT.
 std::string dot_quote(const std::string& s) {
   std::string r;
-  for (const char c : s) {
+  for (const char c : io::detail::escaped(s)) {
     if (c == '"' || c == '\\') r += '\\';
     r += c;
   }

@@ -463,6 +463,8 @@ TEST(escaped, control_characters_and_bad_utf8_become_hex) {
   EXPECT_EQ(io::detail::escaped("\xC2\x9B" "x"), "\\xC2\\x9Bx");        // C1 control (CSI)
   EXPECT_EQ(io::detail::escaped("\xFF\xC3"), "\\xFF\\xC3");             // invalid, and half a character
   EXPECT_EQ(io::detail::escaped("\xC0\xAF\xED\xA0\x80"), "\\xC0\\xAF\\xED\\xA0\\x80");  // overlong, surrogate
+  // Characters that reorder the line on a terminal: a right-to-left override, an isolate, a mark.
+  EXPECT_EQ(io::detail::escaped("a\u202Eb\u2066c\u200Fd"), "a\\u{202E}b\\u{2066}c\\u{200F}d");
 }
 
 TEST_F(npy, a_file_read_into_memory_is_never_mapped_and_is_writable) {

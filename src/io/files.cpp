@@ -185,6 +185,15 @@ std::string escaped(std::string_view text) {
       ++i;
       continue;
     }
+    // The characters that reorder a line on a terminal (bidirectional embeddings, overrides and isolates,
+    // and the marks): a name holding one could make a message read as something else.
+    const bool reorders = (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E ||
+                          cp == 0x200F || cp == 0x061C;
+    if (reorders) {
+      out += fmt::format("\\u{{{:04X}}}", cp);
+      i += extra + 1;
+      continue;
+    }
     for (std::size_t k = 0; k <= extra; ++k) {
       if (cp <= 0x9F) {
         hex(static_cast<unsigned char>(text[i + k]));  // a C1 control character

@@ -142,7 +142,8 @@ void fail_writes_after(std::optional<std::uint64_t> bytes);
 [[nodiscard]] std::string at_byte(const std::string& file, std::uint64_t byte);
 
 /// `text` with control characters (C0, DEL and C1) and bytes that are not part of valid UTF-8 written as
-/// \xNN: safe to print on a terminal, and never half a character.
+/// \xNN, and the characters that reorder text (bidirectional overrides, isolates, marks) as \u{NNNN}: safe
+/// to print on a terminal, read as written, and never half a character.
 [[nodiscard]] std::string escaped(std::string_view text);
 
 }  // namespace reshape1::io::detail

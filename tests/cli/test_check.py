@@ -248,6 +248,18 @@ with tempfile.TemporaryDirectory() as d:
         check(f"{option} '' is refused, not ignored", rc == 2 and f"{option}: an empty file name" in err, f"{rc} {err!r}")
     rc, out, err = run(retail, "--batch", "8", "--dot", d)
     check("dot onto a directory is refused", rc == 2 and "is a directory" in err, f"{rc} {err!r}")
+    # Names are escaped in the picture as on the terminal: a newline, or a right-to-left override, from a
+    # layer's name never reaches the DOT file (or the table) raw.
+    xml = pathlib.Path(retail).read_text().replace('name="525"', 'name="52&#10;5&#x202E;x"', 1)
+    odd = pathlib.Path(d) / "odd.xml"
+    odd.write_text(xml)
+    rc, out, err = run(str(odd), "--bin", str(retail).replace(".xml", ".bin"), "--batch", "8", "--quiet", "--dot",
+                       os.path.join(d, "odd.dot"))
+    text = pathlib.Path(d, "odd.dot").read_text() if os.path.exists(os.path.join(d, "odd.dot")) else ""
+    check("dot: a name's newline and override are escaped", '52\\\\x0A5\\\\u{202E}x' in text and "\u202e" not in text
+          and "52\n5" not in text, text[:400])
+    check("table: a name's newline and override are escaped", "52\\x0A5\\u{202E}x" in out and "\u202e" not in out,
+          out[:600])
     # A FIFO no process reads: refused after a short wait, never a hang; one that is read gets the picture.
     fifo = os.path.join(d, "picture.fifo")
     os.mkfifo(fifo)
