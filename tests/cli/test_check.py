@@ -139,8 +139,8 @@ check("scales_with_batch in json", rc == 0 and doc["findings"][0]["finding"] == 
       json.dumps(doc)[:600])
 
 rc, out, err = run(fd200, "--shape", "[1,3,512,512]", "--quiet")
-check("--shape without a name on a one-input model",
-      rc == 0 and out.strip() == "reshapes to the given shapes: yes (1 output grows with the batch, as post-processing does)",
+# (At batch 1 each sample is alone: nothing grows with the batch, and only failures could be found.)
+check("--shape without a name on a one-input model", rc == 0 and out.strip() == "reshapes to the given shapes: yes",
       f"{rc} {out} {err}")
 rc, out, err = run(fd200, "--shape", "image=[2,3,512,512]", "--layout", "image=NCHW", "--json")
 doc = json.loads(out)

@@ -566,3 +566,21 @@ TEST_F(batch, a_value_of_the_batch_size_the_same_at_every_batch_is_shared) {
 
 }  // namespace
 }  // namespace reshape1::test
+
+namespace reshape1::test {
+namespace {
+
+// At batch 1 each sample is alone: a pattern that writes 1 for a dynamic batch is right there (and fails or
+// swallows at 2), so `check --batch 1` says yes, and fix's check at 1 names nothing.
+TEST_F(batch, at_batch_1_nothing_mixes_or_swallows) {
+  ir_builder b;
+  const int x = b.parameter("[-1,2,3]");
+  const int r = b.reshape(x, b.i64({1, -1}), false, "[-1,2,3]", "[2]", "[1,-1]");
+  b.result(r, "[1,-1]");
+  EXPECT_EQ(at(b, batch_of(1)).summary_line(), "reshapes to batch 1: yes");
+  const auto two = at(b, batch_of(2));
+  EXPECT_EQ(listed(two), fmt::format("swallows_batch {}", r));
+}
+
+}  // namespace
+}  // namespace reshape1::test

@@ -1258,7 +1258,13 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
            (in.batch_index && !in.requested[*in.batch_index].is_static());
   });
   runs r{&declared, &target, example ? &run(2, shapes_at(inputs, example)) : nullptr, {}};
-  const bool analysed = any_batch && changed;
+  // At batch 1 every sample is alone: nothing can mix, drop or swallow it, and only a layer that fails
+  // there is a finding (a pattern that hard-codes 1 is right at 1, whatever the declared batch).
+  const bool one_sample = std::all_of(inputs.begin(), inputs.end(), [](const input_report& in) {
+    return !in.batch_index || (in.requested.rank_known() && *in.batch_index < in.requested.size() &&
+                               in.requested[*in.batch_index].is_static() && in.requested[*in.batch_index].lo() == 1);
+  });
+  const bool analysed = any_batch && changed && !one_sample;
   if (analysed) {
     for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = &run(3 + k, shapes_at(inputs, samples[k]));
     const auto batches = [&](auto shape_of) {
