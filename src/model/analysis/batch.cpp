@@ -946,6 +946,31 @@ class scope {
     }
   }
 
+  /// What to do about a layer that cannot tell: where the reason is a shape the model's other dynamic
+  /// dimensions leave unknown, give them sizes (--shape); where the op is already vouched for, nothing more
+  /// to vouch; otherwise vouch for the op if it keeps samples apart.
+  std::string undecided_hint(const layer& l, const because& reason) const {
+    switch (reason.code) {
+      case why::output_dimensions_unknown:
+      case why::prefix_not_static:
+      case why::dimension_before_batch_may_be_1:
+      case why::data_rank_unknown:
+      case why::output_rank_unknown:
+      case why::an_input_rank_unknown:
+      case why::input_rank_unknown:
+      case why::ranks_unknown:
+      case why::not_propagated_at_samples:
+        if (inputs_ != nullptr) {
+          if (auto hint = text::dynamic_dims_hint(*inputs_); !hint.empty()) return hint;
+        }
+        break;
+      case why::assumed_axes_differ:
+      case why::assumed_without_batch: return {};  // vouched for already: the sentence says why it is not enough
+      default: break;
+    }
+    return text::rule_hint(batch_issue::cannot_tell, l);
+  }
+
   /// The batch axis of a model output: its layout's N, otherwise dimension 0; none for a scalar.
   std::optional<std::size_t> output_axis(const layer& result) const {
     const auto& shape = runs_.at_samples[0]->input(g_, result, 0).shape;
@@ -1006,10 +1031,14 @@ class scope {
           auto it = unknown_.find(origin);
           if (origin == no_layer || it == unknown_.end() || it->second.second) break;
           it->second.second = true;
+          // One layer, one finding: a Reshape already found to swallow the batch is not also undecided.
+          if (finding_for(origin, batch_issue::swallows_batch) || finding_for(origin, batch_issue::mixes_samples) ||
+              finding_for(origin, batch_issue::drops_samples))
+            break;
           auto f = finding(batch_issue::cannot_tell, layers_[origin]);
           f.what = text::sentence(*it->second.first);
           f.used_by_id = l.id;
-          f.hint = text::rule_hint(batch_issue::cannot_tell, layers_[origin]);
+          f.hint = undecided_hint(layers_[origin], *it->second.first);
           found_.push_back(std::move(f));
           break;
         }

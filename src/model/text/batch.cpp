@@ -306,6 +306,23 @@ std::string follow_back_hint() {
                      detail::current_front_end() == detail::front_end::cli ? " (--dot FILE draws the path)" : "");
 }
 
+std::string dynamic_dims_hint(const std::vector<input_report>& inputs) {
+  std::string listed;
+  for (const auto& in : inputs) {
+    if (!in.requested.rank_known()) {
+      listed += fmt::format("{}'{}' (rank unknown)", listed.empty() ? "" : ", ", in.name);
+      continue;
+    }
+    bool dynamic = false;
+    for (std::size_t d = 0; d < in.requested.size(); ++d)
+      dynamic = dynamic || ((!in.batch_index || d != *in.batch_index) && !in.requested[d].is_static());
+    if (dynamic) listed += fmt::format("{}'{}' {}", listed.empty() ? "" : ", ", in.name, to_string(in.requested));
+  }
+  if (listed.empty()) return {};
+  return fmt::format("the shapes here follow the inputs' other dynamic dimensions ({}): give them sizes with {}",
+                     listed, detail::spell(detail::option::shape));
+}
+
 std::string size_value_hint() {
   return "the batch size is read as a value here, so what each sample gets depends on how many run with it; "
          "compute the value from a dimension that does not hold the batch, or from a constant";

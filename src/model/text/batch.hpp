@@ -82,6 +82,9 @@ inline constexpr auto last_reason = detail::why::interleaves_samples;
 [[nodiscard]] std::string follow_back_hint();
 
 // ---- a rule's findings ----
+/// The hint for a layer that cannot tell because shapes are unknown: the inputs whose dimensions other than
+/// the batch are dynamic, to be given sizes with --shape; "" when there are none.
+[[nodiscard]] std::string dynamic_dims_hint(const std::vector<input_report>& inputs);
 /// The hint for a value computed from the batch size that reaches data or a branch condition.
 [[nodiscard]] std::string size_value_hint();
 /// The hint of a finding a batching rule made, by its kind ("" for the kinds no rule makes).
