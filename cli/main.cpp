@@ -33,7 +33,8 @@ extern "C" void on_termination(int signal) {
 }
 
 void remove_temporary_files_on_termination() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  // SIGXFSZ: a file-size limit (ulimit -f) reached while writing ends the process as the others do.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGXFSZ}) {
     struct sigaction old {};
     ::sigaction(sig, nullptr, &old);
     if (old.sa_handler == SIG_IGN) continue;  // started ignoring it (nohup): keep ignoring it

@@ -118,7 +118,7 @@ void add_run(CLI::App& app, session& s) {
       "1-D .npy file of any integer dtype.\n"
       "The output has the input's dtype and is .npy (raw when DATA is raw and OUT does not end in .npy). A new\n"
       "or regular OUT is written to a temporary file beside it and renamed into place (a symbolic link is\n"
-      "followed and its target replaced): on any error, or SIGINT/SIGTERM/SIGHUP, nothing is left. A device,\n"
+      "followed and its target replaced): on any error, or SIGINT/SIGTERM/SIGHUP/SIGXFSZ, nothing is left. A device,\n"
       "a FIFO or - (standard output) is written directly. OUT naming DATA is refused unless nothing changes.\n"
       "Exit codes: 0 success, 1 invalid input or impossible reshape, 2 usage error.");
   cmd->add_option("DATA", args->data, "input tensor file, or - for standard input")->required();

@@ -102,7 +102,7 @@ class block_termination_signals {
   block_termination_signals() {
     sigset_t set;
     sigemptyset(&set);
-    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGXFSZ}) sigaddset(&set, s);
     pthread_sigmask(SIG_BLOCK, &set, &old_);
   }
   block_termination_signals(const block_termination_signals&) = delete;
@@ -499,7 +499,8 @@ void atomic_file::write_large(std::span<const std::byte> bytes, unsigned threads
   constexpr std::uint64_t chunk = std::uint64_t{64} << 20;
   const std::uint64_t total = bytes.size();
   const std::uint64_t base = written_;
-  std::atomic<std::uint64_t> done{0};
+  std::atomic<std::uint64_t> done{0};  // whole chunks, for the progress
+  std::atomic<std::uint64_t> sent_total{0};  // every byte written, for the message of a failure
   std::atomic<int> error_code{0};
   const std::int64_t limit = g_fail_after.load();
 
@@ -524,6 +525,7 @@ void atomic_file::write_large(std::span<const std::byte> bytes, unsigned threads
           return;
         }
         sent += static_cast<std::uint64_t>(r);
+        sent_total += static_cast<std::uint64_t>(r);
       }
       const auto now = done += n;
       if (progress && worker == 0) progress(now, total);
@@ -540,7 +542,7 @@ void atomic_file::write_large(std::span<const std::byte> bytes, unsigned threads
   }
   if (limit >= 0 && total == 0 && base >= static_cast<std::uint64_t>(limit)) error_code = EIO;
   if (error_code != 0)
-    fail_io(fmt::format("write failed after {} bytes: {}", base + done.load(), system_message(error_code)),
+    fail_io(fmt::format("write failed after {} bytes: {}", base + sent_total.load(), system_message(error_code)),
             error_code);
   written_ = base + total;
   if (progress) progress(total, total);

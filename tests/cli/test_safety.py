@@ -265,6 +265,33 @@ try:
         check(f"{sig.name} during a write", b"paused before the rename" in line and len(temps) == 1 and rc == -sig
               and not leftovers and not (work / "sig_out.npy").exists(), f"{line!r} {temps} {rc} {leftovers}")
 
+    # A file-size limit (ulimit -f) reached while fix writes its .bin: SIGXFSZ ends the process as the others
+    # do, with no temporary file left; with the signal ignored, write() fails with EFBIG, and the message
+    # counts the bytes written (it said 0 when they did not fill a whole chunk).
+    retail = ROOT / "tests" / "data" / "ir-models" / "face-detection-retail-0005" / "other.xml"
+    import resource  # noqa: E402 (only here: the limit is set in the child)
+
+    def limited(ignore):
+        def child():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+            if ignore:
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        return child
+
+    for ignore in (False, True):
+        out_dir = work / f"fsize_{int(ignore)}"
+        out_dir.mkdir()
+        p = subprocess.run([BINARY, "fix", str(retail), "-o", str(out_dir / "fixed.xml"), "--quiet"],
+                           capture_output=True, timeout=60, preexec_fn=limited(ignore))
+        left = sorted(q.name for q in out_dir.iterdir())
+        if ignore:
+            check("a file-size limit, SIGXFSZ ignored: an error with the bytes written, nothing left",
+                  p.returncode != 0 and b"write failed after 1048576 bytes: File too large" in p.stderr and left == [],
+                  f"{p.returncode} {p.stderr[-300:]!r} {left}")
+        else:
+            check("a file-size limit: SIGXFSZ ends it, nothing left", p.returncode == -signal.SIGXFSZ and left == [],
+                  f"{p.returncode} {p.stderr[-300:]!r} {left}")
+
     # ---- messages -----------------------------------------------------------------------------------
     (work / "pat.npy").write_bytes(npy(b"<i8", (2,), struct.pack("<2q", 3, -1)))
     cases = [
