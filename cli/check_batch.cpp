@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "io/files.hpp"
+#include "model/ops/rules.hpp"
 #include "model/options.hpp"
 #include "report.hpp"
 
@@ -147,6 +148,25 @@ std::string marked(const partial_shape& s, const model::batch_carrier* c) {
   return r + "]";
 }
 
+/// A layer's box as the file names it. An IR layer: its id, name, type and opset. An ONNX node: its index
+/// (the id reshape1 gives it), name, op and version; the layers its translation adds beside the one that
+/// computes its first output, the graph's inputs, initializers and outputs have ids the file does not, so
+/// they are shown by name and what they are.
+std::string box_label(const model::graph& g, const model::layer& l) {
+  const auto name = dot_quote(std::string(l.name));
+  if (g.format() != model::model_format::onnx) return fmt::format("{} {}\\n{}-{}", l.id, name, l.type, l.opset);
+  if (l.find("onnx_op") == nullptr) {
+    const auto part = model::detail::part_of(l.type);
+    const char* what = l.find("onnx_initializer") != nullptr          ? "initializer"
+                       : part == model::detail::op_part::parameter ? "graph input"
+                       : part == model::detail::op_part::result    ? "graph output"
+                                                                    : "tensor";
+    return fmt::format("{}\\n{}", name, what);
+  }
+  if (l.auxiliary) return fmt::format("{}\\n{}-{} (part of the node)", name, l.op_type(), l.op_version());
+  return fmt::format("{} {}\\n{}-{}", l.id, name, l.op_type(), l.op_version());
+}
+
 std::string fill_of(model::batch_issue i) {
   switch (i) {
     case model::batch_issue::scales_with_batch: return "#bcd7f5";
@@ -243,7 +263,7 @@ void write_dot(const model::graph& g, const model::batch_report& r, const std::s
   for (const auto i : keep) {
     if (run_of.contains(i)) continue;
     const auto& l = layers[i];
-    std::string label = fmt::format("{} {}\\n{}-{}", l.id, dot_quote(std::string(l.name)), l.type, l.opset);
+    std::string label = box_label(g, l);
     std::string style;
     if (const auto it = marked_layers.find(i); it != marked_layers.end()) {
       const auto& f = *it->second;

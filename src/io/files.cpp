@@ -256,29 +256,30 @@ mapped_file::mapped_file(const std::filesystem::path& path, file_access access) 
   };
   struct stat st {};
   if (::fstat(fd_, &st) != 0) give_up(fmt::format("cannot read: {}", system_message(errno)));
+  // A regular file that says it holds 0 bytes may still give some (/proc and /sys files): read as a stream.
+  const bool sized = S_ISREG(st.st_mode) && st.st_size > 0;
   auto read_all = [&](std::size_t expected) {
     // `expected` bytes of a regular file, or everything up to the end of a stream.
     std::size_t have = 0;
-    std::size_t capacity = standard_input && !S_ISREG(st.st_mode) ? std::size_t{1} << 16 : expected;
+    std::size_t capacity = sized ? expected : std::size_t{1} << 16;
     buffer_ = std::make_unique_for_overwrite<std::byte[]>(capacity);
-    if (S_ISREG(st.st_mode)) prefault(buffer_.get(), capacity);
+    if (sized) prefault(buffer_.get(), capacity);
     for (;;) {
       if (have == capacity) {
-        if (S_ISREG(st.st_mode)) break;
+        if (sized) break;
         auto bigger = std::make_unique_for_overwrite<std::byte[]>(capacity * 2);
         std::memcpy(bigger.get(), buffer_.get(), have);
         buffer_ = std::move(bigger);
         capacity *= 2;
       }
-      const ssize_t r = S_ISREG(st.st_mode) ? ::pread(fd_, buffer_.get() + have, capacity - have,
-                                                      static_cast<off_t>(have))
-                                            : ::read(fd_, buffer_.get() + have, capacity - have);
+      const ssize_t r = sized ? ::pread(fd_, buffer_.get() + have, capacity - have, static_cast<off_t>(have))
+                              : ::read(fd_, buffer_.get() + have, capacity - have);
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) give_up(fmt::format("cannot read: {}", system_message(errno)));
       if (r == 0) break;
       have += static_cast<std::size_t>(r);
     }
-    if (S_ISREG(st.st_mode) && have != expected) {
+    if (sized && have != expected) {
       ::close(fd_);
       fd_ = -1;
       fail_shrunk(name_);

@@ -217,6 +217,10 @@ check("list-ops json: the inputs read as values", values[("Reshape", 1)] == [1] 
 rc, out, err = run("--list-ops", retail)
 check("list-ops takes no model", rc == 2 and "excludes" in err and out == "", f"{rc} {err!r}")
 
+# A /proc file says it holds 0 bytes but gives some: read as a stream, it is what it is, not "an empty file".
+rc, out, err = run("/proc/self/status")
+check("a /proc file is read, not taken as empty", rc == 2 and "not a model: neither XML nor protobuf" in err, f"{rc} {err!r}")
+
 # --dot: the path from the inputs to each finding, as Graphviz DOT; written whole or not at all.
 with tempfile.TemporaryDirectory() as d:
     dot = os.path.join(d, "f.dot")

@@ -162,6 +162,15 @@ with tempfile.TemporaryDirectory() as tmp:
     check("fix of an external pattern: the output reads", (rc, stdout) == (0, "reshapes to batch 3: yes\n"),
           f"{rc} {stdout} {err}")
 
+# --dot names an ONNX model's boxes as the file does: nodes by index, name, op and version (not the op they
+# are lowered to), graph inputs and initializers by name, with no id the file does not have.
+with tempfile.TemporaryDirectory() as tmp:
+    dot = pathlib.Path(tmp) / "g.dot"
+    rc, out, err = run(FIXTURES / "group_norm_fold_mixed.onnx", "--batch", "4", "--quiet", "--dot", dot)
+    text = dot.read_text() if dot.exists() else ""
+    check("dot of an ONNX model: boxes as the file names them", rc == 1 and '[label="1 norm\\nMeanVarianceNormalization-13"]' in text
+          and '[label="x\\ngraph input"]' in text and '[label="fold\\ninitializer"]' in text and "MVN" not in text, text)
+
 # A batch asked of a model none of whose inputs holds one (here a layout without N) is refused, not "yes".
 rc, out, err = run(FIXTURES / "computed_pattern.onnx", "--batch", "4", "--layout", "x=CHW")
 check("no batched input: the batch is refused", rc == 2 and out == "" and
