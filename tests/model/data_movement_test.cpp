@@ -57,6 +57,10 @@ TEST(data_movement, broadcast_tile_transpose) {
   expect_refused([] { (void)run("Broadcast", 3, {{"mode", "numpy"}}, {of("[3]"), values({1})}); },
                  "the data [3] does not broadcast to the target [1]");
   expect_refused([] { (void)run("Tile", 1, {}, {of("[2]"), values({-1})}); }, "the repeat -1 is negative");
+  // A size no tensor can have is refused, as Concat and Pad refuse theirs; an unbounded interval stays so.
+  expect_refused([] { (void)run("Tile", 1, {}, {of("[4]"), values({std::int64_t{1} << 62})}); },
+                 "dimension 0 ([4]) times its repeat 4611686018427387904 overflows");
+  EXPECT_EQ(shape_of(run("Tile", 1, {}, {of("[2..]"), values({3})})), "[6..]");
   expect_refused([] { (void)run("Transpose", 1, {}, {of("[2,3]"), values({0, 0})}); }, "not a permutation");
 }
 

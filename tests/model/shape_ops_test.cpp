@@ -1,5 +1,6 @@
 // Shape ops: Parameter, Const, ShapeOf, Reshape (reshape1's inference on propagated patterns), Squeeze, Unsqueeze,
 // NonZero, Range.
+#include <limits>
 #include <filesystem>
 
 #include "rule_util.hpp"
@@ -86,6 +87,12 @@ TEST(shape_ops, range_gives_the_count_and_values) {
   expect_refused([] {
     (void)run("Range", 4, {{"output_type", "i64"}}, {values({0}, "[]"), values({3}, "[]"), values({0}, "[]")});
   }, "step is 0");
+  // A length no tensor can have is refused (it was shown as 2^63 - 2).
+  expect_refused([] {
+    (void)run("Range", 4, {{"output_type", "i64"}},
+              {values({std::numeric_limits<std::int64_t>::min()}, "[]"), values({std::numeric_limits<std::int64_t>::max()}, "[]"),
+               values({1}, "[]")});
+  }, "overflows");
   expect_refused([] { (void)run("Range", 4, {{"output_type", "i64"}}, {values({0, 1}), values({3}, "[]"), values({1}, "[]")}); },
                  "start must be a scalar");
 }

@@ -371,9 +371,14 @@ void tile(op& o) {
   for (std::size_t i = 0; i < rank; ++i) {
     const dimension d = i + data.size() >= rank ? data[i + data.size() - rank] : dimension(1);
     const std::int64_t r = i + repeats->size() >= rank ? (*repeats)[i + repeats->size() - rank] : 1;
+    // A dimension no tensor can have is refused, as Concat and Pad refuse theirs; an interval's upper
+    // bound that overflows is no bound.
+    std::int64_t lo = 0;
+    if (__builtin_mul_overflow(d.lo(), r, &lo))
+      refuse(o, fmt::format("dimension {} ({}) times its repeat {} overflows", i, to_string(partial_shape{d}), r));
     out[i] = r == 1 ? d : map_dimension(d, [&](std::int64_t x) {
       std::int64_t y = 0;
-      return __builtin_mul_overflow(x, r, &y) ? interval::unbounded - 1 : y;
+      return __builtin_mul_overflow(x, r, &y) ? interval::unbounded : y;
     });
   }
   o.out[0].shape = partial_shape(std::move(out));

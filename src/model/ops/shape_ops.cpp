@@ -315,6 +315,9 @@ void range(op& o) {
   }
   const double e = integral ? std::trunc(*stop->real) : *stop->real;
   const auto n = range_length(a, e, d);
+  // A length no tensor can have is refused, as Concat and Pad refuse theirs (it was shown as 2^63 - 2).
+  if (n == interval::unbounded - 1)
+    refuse(o, fmt::format("its length, ceil(({} - {}) / {}), overflows", e, a, d));
   o.out[0].shape = partial_shape{dimension(n)};
   if (!integral || n > max_value_elements) return;
   tensor_value v;
