@@ -88,7 +88,23 @@ int list_ops(bool json, const std::string& format) {
   return exit_ok;
 }
 
-std::string text(const std::optional<partial_shape>& s) { return s ? to_string(*s) : std::string(); }
+/// A shape for the table: one of a rank above 16 whose dimensions are all unknown as its rank alone (a
+/// pattern of 5,000 unread values printed 20,000 characters).
+std::string cell(const partial_shape& s) {
+  if (s.rank_known() && s.size() > 16 && std::all_of(s.begin(), s.end(), [](const dimension& d) { return d.range().is_unknown(); }))
+    return fmt::format("[? x{}]", s.size());
+  return to_string(s);
+}
+
+/// The pattern column: its values, or what is known of them.
+std::string pattern_cell(const model::reshape_finding& f) {
+  const auto& s = f.pattern.tensor_shape();
+  const auto elements = f.pattern.elements();
+  if (f.pattern.kind() != pattern_kind::values && s.rank_known() && s.size() == 1 && s[0].is_static() && s[0].lo() > 16 &&
+      std::none_of(elements.begin(), elements.end(), [](const pattern_bound& e) { return e.lo == e.hi; }))
+    return fmt::format("[{} values, not read]", s[0].lo());
+  return f.pattern_known ? to_string(f.pattern) : to_string(f.pattern) + " (values unknown)";
+}
 
 void print_report(const model::check_report& r, bool quiet) {
   std::vector<const model::reshape_finding*> shown;
@@ -97,9 +113,10 @@ void print_report(const model::check_report& r, bool quiet) {
     if (quiet && f.result == model::verdict::ok && f.warnings.empty()) continue;
     shown.push_back(&f);
     rows.push_back({id_path(f.within, f.id), f.name, to_string(f.input),
-                    f.pattern_known ? to_string(f.pattern) : to_string(f.pattern) + " (values unknown)",
-                    f.special_zero ? "true" : "false", to_string(f.declared),
-                    f.result == model::verdict::error ? "-" : text(f.inferred), std::string(model::name(f.result))});
+                    pattern_cell(f),
+                    f.special_zero ? "true" : "false", cell(f.declared),
+                    f.result == model::verdict::error ? "-" : f.inferred ? cell(*f.inferred) : std::string(),
+                    std::string(model::name(f.result))});
   }
   std::vector<std::vector<std::string>> notes;
   for (const auto* f : shown) {

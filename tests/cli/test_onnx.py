@@ -171,6 +171,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check("dot of an ONNX model: boxes as the file names them", rc == 1 and '[label="1 norm\\nMeanVarianceNormalization-13"]' in text
           and '[label="x\\ngraph input"]' in text and '[label="fold\\ninitializer"]' in text and "MVN" not in text, text)
 
+# A pattern too long for its values to be read: said, and shown by its length.
+rc, out, err = run(FIXTURES / "long_pattern.onnx")
+check("a pattern of 5000 values: said, not printed", rc == 0 and "[5000 values, not read]" in out and "[? x5000]" in out
+      and "the pattern holds 5000 values, more than the 4096 reshape1 reads as values" in out and len(out) < 2000,
+      out[:600])
+
 # A batch asked of a model none of whose inputs holds one (here a layout without N) is refused, not "yes".
 rc, out, err = run(FIXTURES / "computed_pattern.onnx", "--batch", "4", "--layout", "x=CHW")
 check("no batched input: the batch is refused", rc == 2 and out == "" and
