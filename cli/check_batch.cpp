@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -191,6 +192,18 @@ void check_dot_output(const std::string& path, const std::vector<std::string>& i
   if (fs::is_directory(path, ec))
     fail(errc::invalid_argument, {.file = io::detail::escaped(path)},
          fmt::format("--dot {}: is a directory", io::detail::escaped(path)), "give the name of a file");
+  // An existing file that is not a picture reshape1 wrote is data (an ONNX model's external data, a tensor,
+  // another model): the picture never replaces it.
+  if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > 0) {
+    std::string head(16, '\0');
+    std::ifstream in(path, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (!head.starts_with("digraph"))
+      fail(errc::invalid_argument, {.file = io::detail::escaped(path)},
+           fmt::format("--dot {}: is a file that holds something else than a DOT picture", io::detail::escaped(path)),
+           "give a new name, or the name of a picture --dot wrote before");
+  }
 }
 
 void write_dot(const model::graph& g, const model::batch_report& r, const std::string& path) {

@@ -503,6 +503,9 @@ void batch_norm(node_context& c) {
     }
     return;
   }
+  if (c.version() >= 14 && c.outputs() != 1)
+    c.bad(fmt::format("training_mode=0 with {} outputs", c.outputs()),
+          "in inference mode BatchNormalization has one output, Y (training_mode=1 gives the running statistics)");
   if (c.has_output(1) || c.has_output(2) || c.has_output(3) || c.has_output(4))
     return c.not_covered("BatchNormalization's training outputs are not covered");
   c.output(0, c.add("BatchNormInference", 5, {x, c.need(1), c.need(2), c.need(3), c.need(4)},
@@ -514,6 +517,9 @@ void batch_norm(node_context& c) {
 // element: they change neither shape nor batch, and are left out.
 void instance_norm(node_context& c) {
   const auto x = c.need(0);
+  // ONNX Runtime refuses an input of rank below 3 (no spatial axis to normalise over).
+  if (const auto r = c.rank(0); r && *r < 3)
+    c.bad(fmt::format("its input has rank {}", *r), "InstanceNormalization normalises over the axes from 2 on: rank 3 at least");
   const auto normalised = c.add("MVN", 6, {x, c.axes_from(x, 2)},
                                 {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"},
                                  {"eps_mode", "inside_sqrt"}});

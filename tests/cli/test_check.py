@@ -247,6 +247,14 @@ with tempfile.TemporaryDirectory() as d:
         check(f"dot onto the model's {own[-4:]} is refused", rc == 2 and "one of the model's own files" in err
               and out == "", f"{rc} {err!r}")
     check("the model's files are untouched", (os.path.getsize(retail), os.path.getsize(bin_file)) == before)
+    # Any other file that is not a picture --dot wrote (an ONNX model's external data, a tensor) is data.
+    data = pathlib.Path(d) / "weights.bin"
+    data.write_bytes(b"\x01\x02\x03")
+    rc, out, err = run(retail, "--batch", "8", "--dot", str(data))
+    check("dot onto a data file is refused", rc == 2 and "holds something else than a DOT picture" in err
+          and data.read_bytes() == b"\x01\x02\x03", f"{rc} {err!r}")
+    rc, out, err = run(retail, "--batch", "8", "--quiet", "--dot", dot)
+    check("dot onto a picture it wrote before: replaced", rc == 1 and open(dot).read().startswith("digraph"), f"{rc} {err!r}")
     for option in ("--dot", "--bin"):
         rc, out, err = run(retail, "--batch", "8", option, "")
         check(f"{option} '' is refused, not ignored", rc == 2 and f"{option}: an empty file name" in err, f"{rc} {err!r}")

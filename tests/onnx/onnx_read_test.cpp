@@ -544,6 +544,26 @@ TEST(onnx, refuses_external_data_reached_through_a_symbolic_link_out) {
   fs::remove_all(dir);
 }
 
+// What ONNX Runtime refuses to load is refused as it reads: InstanceNormalization below rank 3,
+// BatchNormalization in inference mode with its training outputs, or in training mode without them.
+TEST(onnx, normalisations_onnx_runtime_refuses_are_refused) {
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(fixture_bytes("instance_norm_scale_length")));
+  auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim()->DeleteSubrange(2, 2);
+  const auto rank2 = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_NE(rank2.find("node 'norm' (InstanceNormalization, node 0): its input has rank 2"), std::string::npos) << rank2;
+  ASSERT_TRUE(m.ParseFromString(fixture_bytes("batch_norm_training")));
+  m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(0);
+  const auto inference = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_NE(inference.find("training_mode=0 with 3 outputs"), std::string::npos) << inference;
+  ASSERT_TRUE(m.ParseFromString(fixture_bytes("batch_norm_training")));
+  m.mutable_graph()->mutable_node(0)->mutable_output()->DeleteSubrange(1, 2);
+  m.mutable_graph()->mutable_output()->DeleteSubrange(1, 2);
+  const auto training = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_NE(training.find("training_mode=1 with 1 output"), std::string::npos) << training;
+}
+
 // A location that cannot be resolved says why (a loop of links, a name too long), not that it leads out; one
 // with a NUL byte is refused as such, the whole message kept; bytes without a directory find no file.
 TEST(onnx, external_data_that_cannot_be_resolved_says_why) {
