@@ -538,6 +538,9 @@ TEST_F(batch, the_batch_size_read_as_data_mixes_samples) {
     // At batch 1 each sample is alone: nothing changes.
     EXPECT_EQ(at(m.b, batch_of(1)).summary_line(), "reshapes to batch 1: yes") << declared;
   }
+  // Asked at the batch it is declared at, 2, the model is still compared with each sample alone.
+  size_select m("[2,3]");
+  EXPECT_EQ(at(m.b, batch_of(2)).summary_line(), "reshapes to batch 2: no: 1 layer mixes samples");
 }
 
 // A value computed from the batch size that is the same at every batch (N > 0 for N >= 1) is shared.

@@ -1280,11 +1280,13 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
   if (undo != nullptr ? !(undo->in_place[0] || undo->replaced[0]) : !keep.runs[0]) run(0, {});
   const auto& declared = *keep.runs[0];
   const auto& target = run(1, requested);
-  // Whether there is anything to analyse: a new shape, or a batch that is not one known value (a model
-  // declared with a dynamic batch may still hard-code it in a pattern).
+  // Whether there is anything to analyse: a new shape, a batch that is not one known value (a model
+  // declared with a dynamic batch may still hard-code it), or a batch of several samples even where the model
+  // is declared at it (each sample's result is compared with the sample alone, at batch 1, whatever the
+  // declared batch: `n == 1` read as data is wrong at a declared batch of 2 too).
   const bool changed = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) {
     return to_string(without_symbols(in.requested)) != to_string(without_symbols(in.declared)) ||
-           (in.batch_index && !in.requested[*in.batch_index].is_static());
+           (in.batch_index && (!in.requested[*in.batch_index].is_static() || in.requested[*in.batch_index].lo() != 1));
   });
   runs r{&declared, &target, example ? &run(2, shapes_at(inputs, example)) : nullptr, {}};
   // At batch 1 every sample is alone: nothing can mix, drop or swallow it, and only a layer that fails
