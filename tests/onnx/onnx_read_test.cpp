@@ -104,6 +104,9 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"size_scale", model::batch_verdict::no, "mixes_samples scale"},
                       expected{"size_parity", model::batch_verdict::no, "mixes_samples shift"},
                       expected{"size_constant", model::batch_verdict::yes, ""},
+                      // ... and as a parameter that sets a layer's output shape.
+                      expected{"size_slice_end", model::batch_verdict::no, "mixes_samples sl"},
+                      expected{"size_topk", model::batch_verdict::no, "mixes_samples tk"},
                       expected{"batch_norm_training", model::batch_verdict::no, "mixes_samples bn"},
                       // The batch folded into the channels, normalised per channel or across them, put back.
                       expected{"group_norm_fold", model::batch_verdict::yes, ""},

@@ -765,7 +765,8 @@ class scope {
     const auto& l = layers_[index];
     for (auto x : op.faults) {
       const auto port = x.port.value_or(0);
-      if (x.reason.code == why::size_value_as_data || x.reason.code == why::branch_from_batch_size)
+      if (x.reason.code == why::size_value_as_data || x.reason.code == why::branch_from_batch_size ||
+          x.reason.code == why::size_value_as_parameter)
         x.reason.quoted = text::value_path(size_value_path(l, port));
       const auto s = port < op.in.size() ? op.in[port] : batch_state{};
       if (x.issue == batch_issue::swallows_batch) {
@@ -779,7 +780,8 @@ class scope {
       if (finding_for(index, x.issue)) continue;
       auto f = finding(x.issue, l);
       f.what = text::sentence(x.reason);
-      const bool from_size = x.reason.code == why::size_value_as_data || x.reason.code == why::branch_from_batch_size;
+      const bool from_size = x.reason.code == why::size_value_as_data || x.reason.code == why::branch_from_batch_size ||
+                             x.reason.code == why::size_value_as_parameter;
       f.hint = from_size ? text::size_value_hint() : text::rule_hint(x.issue, l);
       f.port = x.port;
       if (s.is(kind::batched)) f.axis = s.axis;
@@ -930,6 +932,7 @@ class scope {
     } catch (const error& e) {
       op.cannot_tell(because(why::rule_refused).quoting(e.what()));
     }
+    if (op.faults.empty() && !op.undecided && !lost_why && !l.body) alone_as_in_a_batch(index, in, op);
     if (!op.faults.empty()) {
       report_faults(index, op);
       set_all(index, kind::broken);
@@ -969,6 +972,37 @@ class scope {
       default: break;
     }
     return text::rule_hint(batch_issue::cannot_tell, l);
+  }
+
+  /// A layer that reads a value computed from the batch size as a parameter (a Slice's end, TopK's k, a
+  /// Resize's scale, an Expand's shape): the sample batches show its shapes there, not at batch 1, where
+  /// each sample is alone (`k = min(n, 3)` is 3 at every sample batch). Each output's shape at batch 1 must
+  /// be one sample's share of the batched one (or the same, for a shared output); where it is not, the
+  /// parameter makes each sample's result depend on the batch: the layer mixes samples.
+  void alone_as_in_a_batch(std::size_t index, const std::vector<batch_state>& in, detail::batch_op& op) {
+    std::optional<std::size_t> port;
+    for (std::size_t p = 0; p < in.size() && !port; ++p)
+      if (in[p].is(kind::size_value)) port = p;
+    if (!port) return;
+    if (runs_.at_one == nullptr) {
+      wants_one_ = true;  // the scope runs again with the run at batch 1
+      return;
+    }
+    for (std::size_t o = 0; o < states_[index].size(); ++o) {
+      const auto& s = states_[index][o];
+      if (!s.is(kind::batched) && !s.is(kind::shared)) continue;
+      const auto& alone = runs_.at_one->outputs[index][o].shape;
+      const auto& sample = runs_.at_samples[0]->outputs[index][o].shape;
+      if (!alone.rank_known() || !sample.rank_known()) continue;
+      std::vector<dimension> share(sample.begin(), sample.end());
+      if (s.is(kind::batched)) {
+        if (s.axis >= share.size()) continue;
+        share[s.axis] = dimension(s.factor);
+      }
+      if (to_string(without_symbols(alone)) == to_string(without_symbols(partial_shape(std::move(share))))) continue;
+      op.mixes(*port, {why::size_value_as_parameter, *port});
+      return;
+    }
   }
 
   /// The batch axis of a model output: its layout's N, otherwise dimension 0; none for a scalar.

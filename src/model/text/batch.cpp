@@ -113,6 +113,9 @@ constexpr form_row forms[] = {
     {why::branch_from_batch_size,
      {"its condition is computed from the batch size ({}) and changes with it: a sample run in a batch "
       "takes another branch than it takes alone", 0, true}},
+    {why::size_value_as_parameter,
+     {"input {} is computed from the batch size ({}) and sets the output's shape, which at batch 1 is not "
+      "one sample's share of the batched output: each sample's result depends on N", 1, true}},
     {why::broadcast_pairs_samples,
      {"inputs {} and {} hold the batch at different axes ({} and {} of the output): broadcasting pairs "
       "each sample of one with every sample of the other", 4}},
