@@ -496,6 +496,18 @@ TEST(batch_layout, index_of_n) {
 namespace reshape1::test {
 namespace {
 
+/// ShapeOf → Gather: the batch size N of parameter `x` declared at `declared`, as a scalar (layer id).
+int batch_size_of(ir_builder& b, int x, const std::string& declared) {
+  const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {declared}, {"[2]"}, "shape", 3);
+  b.edge(x, shape, 0);
+  const int index = b.scalar(0), axis = b.scalar(0);
+  const int n = b.layer("Gather", "batch_dims=\"0\"", {"[2]", "[]", "[]"}, {"[]"}, "n", 8);
+  b.edge(shape, n, 0);
+  b.edge(index, n, 1);
+  b.edge(axis, n, 2);
+  return n;
+}
+
 /// ShapeOf → Gather → Equal(·, 1) → Select(c, 0, x) on x declared at `declared`: `if x.shape[0] == 1`
 /// written as data. Alone a sample is kept; in a batch it becomes 0.
 struct size_select {
@@ -503,13 +515,8 @@ struct size_select {
   int select = 0;
   explicit size_select(const std::string& declared) {
     const int x = b.parameter(declared);
-    const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {declared}, {"[2]"}, "shape", 3);
-    b.edge(x, shape, 0);
-    const int index = b.scalar(0), axis = b.scalar(0), one = b.scalar(1);
-    const int n = b.layer("Gather", "batch_dims=\"0\"", {"[2]", "[]", "[]"}, {"[]"}, "n", 8);
-    b.edge(shape, n, 0);
-    b.edge(index, n, 1);
-    b.edge(axis, n, 2);
+    const int n = batch_size_of(b, x, declared);
+    const int one = b.scalar(1);
     const int alone = b.layer("Equal", "auto_broadcast=\"numpy\"", {"[]", "[]"}, {"[]"}, "alone", 1);
     b.edge(n, alone, 0);
     b.edge(one, alone, 1);
@@ -547,13 +554,8 @@ TEST_F(batch, the_batch_size_read_as_data_mixes_samples) {
 TEST_F(batch, a_value_of_the_batch_size_the_same_at_every_batch_is_shared) {
   ir_builder b;
   const int x = b.parameter("[2,3]");
-  const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {"[2,3]"}, {"[2]"}, "shape", 3);
-  b.edge(x, shape, 0);
-  const int index = b.scalar(0), axis = b.scalar(0), zero = b.scalar(0);
-  const int n = b.layer("Gather", "batch_dims=\"0\"", {"[2]", "[]", "[]"}, {"[]"}, "n", 8);
-  b.edge(shape, n, 0);
-  b.edge(index, n, 1);
-  b.edge(axis, n, 2);
+  const int n = batch_size_of(b, x, "[2,3]");
+  const int zero = b.scalar(0);
   const int any = b.layer("Greater", "auto_broadcast=\"numpy\"", {"[]", "[]"}, {"[]"}, "any", 1);
   b.edge(n, any, 0);
   b.edge(zero, any, 1);
@@ -565,6 +567,43 @@ TEST_F(batch, a_value_of_the_batch_size_the_same_at_every_batch_is_shared) {
   b.result(scale, "[2,3]");
   EXPECT_EQ(at(b, batch_of(4)).summary_line(), "reshapes to batch 4: yes");
   EXPECT_EQ(at(b, batch_of(1)).summary_line(), "reshapes to batch 1: yes");
+}
+
+// Gather(x, min(N - 1, 2), axis 1): the index is 2 at every sample batch and at 4, 0 at batch 1, and the
+// output's shape is the same at all of them. Each sample gets its column 2 in a batch, its column 0 alone.
+// The index that is N - 1 itself differs between the sample batches: that one is the batch, and the rule
+// decides it (here, along the columns, it cannot tell).
+TEST_F(batch, a_parameter_of_the_batch_size_that_picks_other_values_alone_mixes_samples) {
+  for (const bool clamped : {true, false}) {
+    ir_builder b;
+    const int x = b.parameter("[2,3]");
+    const int n = batch_size_of(b, x, "[2,3]");
+    const int one = b.scalar(1), two = b.scalar(2), axis = b.scalar(1);
+    const int last = b.layer("Subtract", "auto_broadcast=\"numpy\"", {"[]", "[]"}, {"[]"}, "last", 1);
+    b.edge(n, last, 0);
+    b.edge(one, last, 1);
+    int index = last;
+    if (clamped) {
+      index = b.layer("Minimum", "auto_broadcast=\"numpy\"", {"[]", "[]"}, {"[]"}, "clamp", 1);
+      b.edge(last, index, 0);
+      b.edge(two, index, 1);
+    }
+    const int pick = b.layer("Gather", "batch_dims=\"0\"", {"[2,3]", "[]", "[]"}, {"[2]"}, "pick", 8);
+    b.edge(x, pick, 0);
+    b.edge(index, pick, 1);
+    b.edge(axis, pick, 2);
+    b.result(pick, "[2]");
+    const auto rep = at(b, batch_of(4));
+    if (clamped) {
+      EXPECT_EQ(listed(rep), fmt::format("mixes_samples {}", pick));
+      ASSERT_EQ(rep.findings.size(), 1u);
+      EXPECT_EQ(rep.findings[0].port, 1u);
+      EXPECT_NE(rep.findings[0].what.find("the same in every batch but not at batch 1"), std::string::npos)
+          << rep.findings[0].what;
+    } else {
+      EXPECT_EQ(rep.summary.verdict(), model::batch_verdict::cannot_tell) << rep.summary_line();
+    }
+  }
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ random axes, the batch axis included. ONNX Runtime runs each on three samples al
 Besides the shape ops, the chain draws the batch size flowing into data (n = Gather(Shape(x), 0), or of
 the current tensor, compared with a constant (Equal, Greater, Less) or computed on (Mod, Div, Sub, Max, Min),
 then cast to float and multiplied or added in, or the condition of a Where or of an If whose branches differ:
-size_scale, size_shift, size_where, size_if), some values changing between batch 1 and 3 and some not; and
+size_scale, size_shift, size_where, size_if; or min(n - 1, k) or n mod a length as a Gather index or a Slice
+start: size_pick), some values changing between batch 1 and 3 and some not; and
 per-channel normalisation (batch_norm, instance_norm, and bn_training: BatchNormalization with
 training_mode=1, which mixes samples). A fifth of the graphs are written at opset 11 or 12 (softmax_2d:
 Softmax on the input flattened at its axis). One in ten gets an attribute ONNX Runtime refuses
@@ -219,7 +220,10 @@ def size_step(g):
     rng, s = g.rng, g.shape
     source = "x" if rng.random() < 0.7 else g.current
     n = g.node("Gather", [g.node("Shape", [source]), g.init([0], [])], int_attr("axis", 0))
-    use = rng.choice(["scale", "shift", "where", "if"])
+    use = rng.choice(["scale", "shift", "where", "if", "pick"])
+    if use == "pick":
+        pick_step(g, n)
+        return
     if use in ("where", "if") or rng.random() < 0.5:  # Where and If take a bool: the comparison itself
         value = g.node(rng.choice(COMPARISONS), [n, g.init([rng.randrange(5)], [])])
     else:
@@ -246,6 +250,30 @@ def size_step(g):
         if use == "scale" and rng.random() < 0.7:
             f = g.node("Add", [f, g.init([1.0], [], dtype=1)])
         g.node("Mul" if use == "scale" else "Add", [g.current, f], out_shape=s, family=f"size_{use}")
+
+
+def pick_step(g, n):
+    """The batch size read as a parameter that picks values, not the shape: a Gather index or a one-wide
+    Slice's start along an axis of the current tensor, min(n - 1, k) or n mod the axis' length, both in range
+    at every batch. At batch 1 and at BATCH (3): min(n - 1, 0) and n mod 2 are the same (0; 1), min(n - 1, k)
+    for k >= 1 and n mod 3 or 4 are not; along axis 0, where the batch may be, it picks one sample."""
+    rng, s = g.rng, g.shape
+    # Mostly another axis than 0: the values picked there differ between a sample alone and in a batch while
+    # the shape does not, the class a shape comparison misses.
+    axis = rng.randrange(1, len(s)) if len(s) > 1 and rng.random() < 0.8 else rng.randrange(len(s))
+    length = s[axis]
+    one = g.init([1], [])
+    if g.opset >= 12 and rng.random() < 0.5:  # Min takes int64 from opset 12
+        value = g.node("Min", [g.node("Sub", [n, one]), g.init([rng.randrange(length)], [])])
+    else:
+        value = g.node("Mod", [n, g.init([length], [])])
+    index = g.node("Reshape", [value, g.init([1], [1])])
+    out = [1 if a == axis else d for a, d in enumerate(s)]
+    if rng.random() < 0.5:
+        g.node("Gather", [g.current, index], int_attr("axis", axis), out, "size_pick")
+    else:
+        end = g.node("Add", [index, g.init([1], [1])])
+        g.node("Slice", [g.current, index, end, g.init([axis], [1])], out_shape=out, family="size_pick")
 
 
 def channels(g, length, low, high):

@@ -629,24 +629,32 @@ class scope {
   /// for a per-channel normalisation, undone by a Reshape computed from Shape): its finding is dropped.
   /// Where anything after it fails, cannot tell or is a finding, it stays: `fix` rewrites its pattern.
   void drop_harmless_replaced() {
-    std::erase_if(found_, [&](const batch_finding& f) {
-      if (f.issue != batch_issue::swallows_batch || !replaced_.contains(f.layer) || swallowed_.contains(f.layer))
-        return false;
-      const auto& own = states_[f.layer];
-      if (own.empty() || !own[0].is(kind::batched)) return false;
-      std::vector<char> marked(layers_.size(), 0);
-      marked[f.layer] = 1;
-      const auto after = detail::downstream_of(g_, marked);
-      for (std::size_t i = 0; i < layers_.size(); ++i) {
-        if (!after[i]) continue;
-        for (const auto& x : states_[i])
-          if (x.is(kind::unknown) || x.is(kind::broken)) return false;
-        if (nested_.contains(i) && !nested_.at(i).empty()) return false;
-        for (const auto& other : found_)
-          if (other.layer == i) return false;
-      }
-      return true;
-    });
+    // Decided over the findings as they stand, before any is dropped: whether one finding goes must not
+    // depend on whether another went first.
+    std::vector<char> layer_has_finding(layers_.size(), 0);
+    for (const auto& f : found_) layer_has_finding[f.layer] = 1;
+    std::vector<batch_finding> kept;
+    kept.reserve(found_.size());
+    for (auto& f : found_)
+      if (!harmless_replaced(f, layer_has_finding)) kept.push_back(std::move(f));
+    found_ = std::move(kept);
+  }
+
+  bool harmless_replaced(const batch_finding& f, const std::vector<char>& layer_has_finding) const {
+    if (f.issue != batch_issue::swallows_batch || !replaced_.contains(f.layer) || swallowed_.contains(f.layer))
+      return false;
+    const auto& own = states_[f.layer];
+    if (own.empty() || !own[0].is(kind::batched)) return false;
+    std::vector<char> marked(layers_.size(), 0);
+    marked[f.layer] = 1;
+    const auto after = detail::downstream_of(g_, marked);
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+      if (!after[i]) continue;
+      for (const auto& x : states_[i])
+        if (x.is(kind::unknown) || x.is(kind::broken)) return false;
+      if ((nested_.contains(i) && !nested_.at(i).empty()) || layer_has_finding[i]) return false;
+    }
+    return true;
   }
 
   std::vector<batch_state> states_of_inputs(const layer& l) const {
@@ -722,10 +730,7 @@ class scope {
       return p == nullptr ? none : p->outputs[index][o].value;
     };
     if (const auto& c = value_at(runs_.covering); known(c)) return agreement::same;
-    if (runs_.at_one == nullptr) {
-      wants_one_ = true;
-      return agreement::unknown;
-    }
+    if (alone() == nullptr) return agreement::unknown;
     const auto& reference = value_at(runs_.at_one);
     if (!known(reference)) return agreement::unknown;
     if (runs_.asked_static) {
@@ -759,14 +764,19 @@ class scope {
     return true;
   }
 
+  /// The reasons that name a value computed from the batch size (its path is quoted in the sentence).
+  static bool from_batch_size(why code) noexcept {
+    return code == why::size_value_as_data || code == why::branch_from_batch_size ||
+           code == why::size_value_as_parameter || code == why::size_value_as_parameter_value;
+  }
+
   /// A rule's faults become findings: on the layer itself, or on the Reshape that moved the batch to the
   /// axis the layer misuses.
   void report_faults(std::size_t index, const detail::batch_op& op) {
     const auto& l = layers_[index];
     for (auto x : op.faults) {
       const auto port = x.port.value_or(0);
-      if (x.reason.code == why::size_value_as_data || x.reason.code == why::branch_from_batch_size ||
-          x.reason.code == why::size_value_as_parameter)
+      if (from_batch_size(x.reason.code))
         x.reason.quoted = text::value_path(size_value_path(l, port));
       const auto s = port < op.in.size() ? op.in[port] : batch_state{};
       if (x.issue == batch_issue::swallows_batch) {
@@ -780,8 +790,7 @@ class scope {
       if (finding_for(index, x.issue)) continue;
       auto f = finding(x.issue, l);
       f.what = text::sentence(x.reason);
-      const bool from_size = x.reason.code == why::size_value_as_data || x.reason.code == why::branch_from_batch_size ||
-                             x.reason.code == why::size_value_as_parameter;
+      const bool from_size = from_batch_size(x.reason.code);
       f.hint = from_size ? text::size_value_hint() : text::rule_hint(x.issue, l);
       f.port = x.port;
       if (s.is(kind::batched)) f.axis = s.axis;
@@ -932,7 +941,7 @@ class scope {
     } catch (const error& e) {
       op.cannot_tell(because(why::rule_refused).quoting(e.what()));
     }
-    if (op.faults.empty() && !op.undecided && !lost_why && !l.body) alone_as_in_a_batch(index, in, op);
+    if (op.faults.empty() && !lost_why && !l.body) alone_as_in_a_batch(index, in, op);
     if (!op.faults.empty()) {
       report_faults(index, op);
       set_all(index, kind::broken);
@@ -974,20 +983,40 @@ class scope {
     return text::rule_hint(batch_issue::cannot_tell, l);
   }
 
-  /// A layer that reads a value computed from the batch size as a parameter (a Slice's end, TopK's k, a
-  /// Resize's scale, an Expand's shape): the sample batches show its shapes there, not at batch 1, where
-  /// each sample is alone (`k = min(n, 3)` is 3 at every sample batch). Each output's shape at batch 1 must
-  /// be one sample's share of the batched one (or the same, for a shared output); where it is not, the
-  /// parameter makes each sample's result depend on the batch: the layer mixes samples.
+  /// The run at batch 1, each sample alone; null when it has not been made yet, and then the scope is
+  /// asked to run again with it (it is made only when a value computed from the batch size needs it).
+  const propagation* alone() {
+    if (runs_.at_one == nullptr) wants_one_ = true;
+    return runs_.at_one;
+  }
+
+  /// A layer that reads a value computed from the batch size as a parameter (a Slice's start or end, a
+  /// Gather's indices, TopK's k, a Resize's scale, an Expand's shape): the sample batches show it there,
+  /// not at batch 1, where each sample is alone (`k = min(n, 3)` is 3 at every sample batch). Decided
+  /// layers: each output's shape at batch 1 must be one sample's share of the batched one (or the same,
+  /// for a shared output). Every such layer: no element of the parameter that is not the batch itself may
+  /// differ between batch 1 and the batches compared. Where either fails, the parameter makes each
+  /// sample's result depend on the batch: the layer mixes samples.
   void alone_as_in_a_batch(std::size_t index, const std::vector<batch_state>& in, detail::batch_op& op) {
-    std::optional<std::size_t> port;
-    for (std::size_t p = 0; p < in.size() && !port; ++p)
-      if (in[p].is(kind::size_value)) port = p;
-    if (!port) return;
-    if (runs_.at_one == nullptr) {
-      wants_one_ = true;  // the scope runs again with the run at batch 1
-      return;
+    const auto port = std::find_if(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::size_value); });
+    if (port == in.end() || alone() == nullptr) return;
+    if (!op.undecided) {
+      if (const auto p = static_cast<std::size_t>(port - in.begin()); !shares_alone(index)) {
+        op.mixes(p, {why::size_value_as_parameter, p});
+        return;
+      }
     }
+    for (std::size_t p = 0; p < in.size(); ++p) {
+      if (in[p].is(kind::size_value) && picks_otherwise_alone(layers_[index], p)) {
+        op.mixes(p, {why::size_value_as_parameter_value, p});
+        return;
+      }
+    }
+  }
+
+  /// Whether each output of layer `index` at batch 1 is one sample's share of its batched shape at the
+  /// sample batches (the same shape, for a shared output).
+  bool shares_alone(std::size_t index) const {
     for (std::size_t o = 0; o < states_[index].size(); ++o) {
       const auto& s = states_[index][o];
       if (!s.is(kind::batched) && !s.is(kind::shared)) continue;
@@ -999,10 +1028,38 @@ class scope {
         if (s.axis >= share.size()) continue;
         share[s.axis] = dimension(s.factor);
       }
-      if (to_string(without_symbols(alone)) == to_string(without_symbols(partial_shape(std::move(share))))) continue;
-      op.mixes(*port, {why::size_value_as_parameter, *port});
-      return;
+      if (to_string(without_symbols(alone)) != to_string(without_symbols(partial_shape(std::move(share))))) return false;
     }
+    return true;
+  }
+
+  /// Whether input `port` of `l`, a parameter computed from the batch size, has an element that is not
+  /// the batch itself (the sample batches agree on it) and is another at batch 1 than at a batch compared
+  /// (a sample batch, the batch asked, the example batch): `start = min(n - 1, 2)` is 2 in every batch and
+  /// 0 alone; `index = n % 2` is 1 at the samples and alone but 0 at batch 4. It picks other values for a
+  /// sample alone than for the same sample in a batch, whatever the output's shape.
+  bool picks_otherwise_alone(const layer& l, std::size_t port) const {
+    const auto& alone = runs_.at_one->input(g_, l, port).value;
+    if (!known(alone) || alone->is_real()) return false;
+    const auto elements_of = [&](const propagation* run) -> const std::vector<element_bound>* {
+      if (run == nullptr) return nullptr;
+      const auto& v = run->input(g_, l, port).value;
+      if (!known(v) || v->is_real() || v->elements.size() != alone->elements.size()) return nullptr;
+      return &v->elements;
+    };
+    std::array<const std::vector<element_bound>*, samples.size()> at{};
+    for (std::size_t k = 0; k < samples.size(); ++k)
+      if ((at[k] = elements_of(runs_.at_samples[k])) == nullptr) return false;
+    const auto* asked = elements_of(runs_.asked_static ? &target_ : nullptr);
+    const auto* example = elements_of(runs_.example);
+    for (std::size_t e = 0; e < alone->elements.size(); ++e) {
+      const auto v = (*at[0])[e].lo;
+      if (std::any_of(at.begin(), at.end(), [&](const auto* x) { return (*x)[e].lo != v; })) continue;  // the batch
+      const auto one = alone->elements[e].lo;
+      if (v != one || (asked != nullptr && (*asked)[e].lo != one) || (example != nullptr && (*example)[e].lo != one))
+        return true;
+    }
+    return false;
   }
 
   /// The batch axis of a model output: its layout's N, otherwise dimension 0; none for a scalar.

@@ -90,7 +90,8 @@ enum class why : std::uint8_t {
   no_rule, reads_no_sample, answer_contradicted, not_propagated_at_samples, rule_refused, assumed_axes_differ,
   assumed_without_batch,
   // The layer mixes samples.
-  size_value_as_data, branch_from_batch_size, size_value_as_parameter, broadcast_pairs_samples, batch_in_channels, batch_on_spatial_axis, batch_on_pooled_axis,
+  size_value_as_data, branch_from_batch_size, size_value_as_parameter, size_value_as_parameter_value,
+  broadcast_pairs_samples, batch_in_channels, batch_on_spatial_axis, batch_on_pooled_axis,
   batch_on_softmax_axis, batch_on_normalised_axis, batch_on_shuffled_axis, batch_on_cell_axis, reduces_batch,
   contracts_batch, product_axes_differ, sums_over_batch, labels_differ, concatenates_along_batch,
   inputs_at_different_axes, reverses_batch, squeeze_without_axes, repeats_batch, pads_batch, resizes_batch,

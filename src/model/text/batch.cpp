@@ -116,6 +116,9 @@ constexpr form_row forms[] = {
     {why::size_value_as_parameter,
      {"input {} is computed from the batch size ({}) and sets the output's shape, which at batch 1 is not "
       "one sample's share of the batched output: each sample's result depends on N", 1, true}},
+    {why::size_value_as_parameter_value,
+     {"input {} is computed from the batch size ({}) and is the same in every batch but not at batch 1: it "
+      "picks other values for a sample alone than for the same sample in a batch", 1, true}},
     {why::broadcast_pairs_samples,
      {"inputs {} and {} hold the batch at different axes ({} and {} of the output): broadcasting pairs "
       "each sample of one with every sample of the other", 4}},
