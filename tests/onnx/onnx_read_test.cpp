@@ -118,6 +118,7 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"flatten_axis_past_rank", model::batch_verdict::no, "fails_at_declared flat"},
                       expected{"softmax_axis_out_of_range", model::batch_verdict::no, "fails_at_declared soft"},
                       expected{"instance_norm_scale_length", model::batch_verdict::no, "fails_at_declared norm"},
+                      expected{"tile_repeats_length", model::batch_verdict::no, "fails_at_declared t"},
                       // the batch folded into the channels by a written 1 and put back: right at every batch
                       expected{"leading_one_right", model::batch_verdict::yes, ""}),
     [](const auto& p) { return std::string(p.param.fixture); });

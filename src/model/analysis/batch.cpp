@@ -886,12 +886,14 @@ class scope {
   /// Whether the inputs' states decide the layer's without its rule: all shared (the layer's stay
   /// shared), one broken or the layer failing (broken), one unknown (unknown likewise).
   bool settled_by_inputs(std::size_t index, const std::vector<batch_state>& in) {
-    if (std::all_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::shared); })) return true;
+    // A layer that fails is broken even when its inputs are shared (a Reshape of constants to a wrong
+    // length): the layers after it have nothing to decide.
     if (finding_for(index, batch_issue::fails) || finding_for(index, batch_issue::fails_at_declared) ||
         std::any_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::broken); })) {
       set_all(index, kind::broken);
       return true;
     }
+    if (std::all_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::shared); })) return true;
     if (const auto it = std::find_if(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::unknown); });
         it != in.end()) {
       for (auto& s : states_[index]) s = *it;
