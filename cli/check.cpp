@@ -29,6 +29,7 @@ namespace {
 struct check_args {
   std::string xml;
   std::string bin;
+  std::string base_dir;
   bool json = false;
   bool quiet = false;
   bool list_ops = false;
@@ -160,7 +161,7 @@ int check(const check_args& a) {
     const auto beside = a.xml == "-" ? std::string() : std::filesystem::path(a.xml).replace_extension(".bin").string();
     check_dot_output(a.batch.dot, {a.xml, a.bin, beside});
   }
-  const auto graph = onnx::read_any(a.xml, a.bin);
+  const auto graph = onnx::read_any(a.xml, a.bin, a.base_dir);
   progress->set(fmt::format("check: {} layers, checking", graph.layers().size()));
   if (a.batch.given()) {
     const auto request = parse_request(a.batch);
@@ -222,6 +223,7 @@ void add_check(CLI::App& app, session& s) {
   using model::detail::option;
   auto* model_option = add_table_option(*cmd, option::model, "check", args->xml);
   add_table_option(*cmd, option::bin, "check", args->bin);
+  add_table_option(*cmd, option::base_dir, "check", args->base_dir);
   add_table_option(*cmd, option::json, "check", args->json);
   add_table_option(*cmd, option::quiet, "check", args->quiet);
   add_table_option(*cmd, option::list_ops, "check", args->list_ops)->excludes(model_option);

@@ -26,9 +26,10 @@ CLI::Option* add_table_option(CLI::App& cmd, model::detail::option key, std::str
     if (!row.cli_value.empty()) o->type_name(std::string(row.cli_value));
     if (row.repeatable) o->allow_extra_args(false);
     // A file option given an empty value (a script's unset "$BIN") is refused, not taken as left out.
-    if (row.cli_value == "FILE")
-      o->check(CLI::Validator([](const std::string& v) { return v.empty() ? std::string("an empty file name") : std::string(); },
-                              "", "not empty"));
+    if (row.cli_value == "FILE" || row.cli_value == "DIR") {
+      const std::string what = row.cli_value == "FILE" ? "an empty file name" : "an empty directory name";
+      o->check(CLI::Validator([what](const std::string& v) { return v.empty() ? what : std::string(); }, "", "not empty"));
+    }
     return o;
   }
 }

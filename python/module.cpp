@@ -534,22 +534,23 @@ py::dict shapes_of(const render::shapes_seen& seen) {
 
 /// A model given as a path (an IR .xml or an .onnx file, told apart by content) or as the bytes of an
 /// ONNX model (reshape1/__init__.py serialises an onnx.ModelProto). Reading touches no Python object.
-model::graph read_model(const py::object& model, const std::string& bin) {
+/// `base_dir` ("" for none) is where a model in memory finds its external data; refused for a file.
+model::graph read_model(const py::object& model, const std::string& bin, const std::string& base_dir) {
   if (py::isinstance<py::bytes>(model)) {
     if (!bin.empty()) fail("model_bin: an ONNX model given as bytes has no weights file");
     const auto view = model.cast<std::string_view>();
     py::gil_scoped_release unlocked;
-    return onnx::read(std::as_bytes(std::span(view.data(), view.size())), "<ONNX bytes>");
+    return onnx::read(std::as_bytes(std::span(view.data(), view.size())), "<ONNX bytes>", base_dir);
   }
   const auto path = model.cast<std::string>();
   py::gil_scoped_release unlocked;
-  return onnx::read_any(path, bin);
+  return onnx::read_any(path, bin, base_dir);
 }
 
 /// reshape1::model::check: the report's JSON, its shapes, and whether `reshape1 check` would exit 1.
-py::tuple check_model(const py::object& model, const std::string& bin) {
+py::tuple check_model(const py::object& model, const std::string& bin, const std::string& base_dir) {
   model::check_report report;
-  const auto graph = read_model(model, bin);
+  const auto graph = read_model(model, bin, base_dir);
   {
     py::gil_scoped_release unlocked;  // propagating touches no Python object
     report = model::check(graph);
@@ -565,7 +566,7 @@ dimension to_batch(py::handle batch);
 py::tuple check_batch_model(const py::object& model, const std::string& bin, py::handle batch,
                             const std::vector<std::pair<std::string, py::object>>& shapes,
                             const std::vector<std::pair<std::string, std::string>>& layouts,
-                            const std::vector<std::string>& assume_kept) {
+                            const std::vector<std::string>& assume_kept, const std::string& base_dir) {
   // In the command line's order (--batch, --shape, --layout, then the request as a whole), before the
   // model is read: the same first mistake is refused with the same words.
   model::reshape_request request;
@@ -581,7 +582,7 @@ py::tuple check_batch_model(const py::object& model, const std::string& bin, py:
   request.assume_kept = assume_kept;
   model::detail::check_request(request);
   model::batch_report report;
-  const auto graph = read_model(model, bin);
+  const auto graph = read_model(model, bin, base_dir);
   {
     py::gil_scoped_release unlocked;
     report = model::check_batch(graph, request);
@@ -657,8 +658,10 @@ py::str fix_model(const std::string& xml, const std::string& bin, const std::str
 /// reshape1::onnx::fix: the model is a path or ONNX bytes; `out` ("" for none) is written for a path when
 /// the report holds a fixed model. The report's JSON, and the fixed bytes for a model given as bytes.
 py::tuple fix_onnx_model(const py::object& model, const std::string& out, const std::optional<std::vector<py::object>>& batches,
-                         const std::vector<std::pair<std::string, std::string>>& layouts, const std::string& batch_name) {
+                         const std::vector<std::pair<std::string, std::string>>& layouts, const std::string& batch_name,
+                         const std::string& base_dir) {
   onnx::fix_options options;
+  options.base_dir = base_dir;
   options.check_batches = to_check_batches(batches);
   options.layouts = layouts;
   options.batch_name = batch_name;
@@ -875,10 +878,13 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
   m.def("_fix", &fix_model, py::arg("xml"), py::arg("bin"), py::arg("out_xml"), py::arg("batches"), py::arg("layouts"),
         "Internal: reshape1::model::fix and write_fixed, the report as JSON (see reshape1.fix).");
   m.def("_check_batch", &check_batch_model, py::arg("model"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
-        py::arg("layouts"), py::arg("assume_kept"), "Internal: reshape1::model::check_batch, the report as JSON (see reshape1.check_batch).");
+        py::arg("layouts"), py::arg("assume_kept"), py::arg("base_dir"), "Internal: reshape1::model::check_batch, the report as JSON (see reshape1.check_batch).");
   m.def("_fix_onnx", &fix_onnx_model, py::arg("model"), py::arg("out"), py::arg("batches"), py::arg("layouts"),
-        py::arg("batch_name"));
+        py::arg("batch_name"), py::arg("base_dir"));
   m.def("_format", &format_of_file, py::arg("path"));
+  m.def(
+      "_refuse_base_dir", [] { model::detail::refuse_base_dir_for_file(); },
+      "Internal: refuses base_dir for a model read from a file, with the command line's words.");
   m.def(
       "_refuse_for_format",
       [](const std::string& keyword, const std::string& format) {
@@ -898,7 +904,7 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
       },
       "Internal: the table of the model commands' options, (command, cli, cli_value, python, python_value, help, "
       "repeatable), shared with the command line and the docs.");
-  m.def("_check", &check_model, py::arg("model"), py::arg("bin"),
+  m.def("_check", &check_model, py::arg("model"), py::arg("bin"), py::arg("base_dir"),
         "Internal: reshape1::model::check, the report as JSON and whether it failed (see reshape1.check).");
   m.def(
       "element_types",

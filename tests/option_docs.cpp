@@ -27,6 +27,7 @@ std::string cell(std::string_view text) {
 }
 
 std::string cli_form(const reshape1::model::detail::option_row& r) {
+  if (r.cli.empty()) return "(Python only)";
   std::string names(r.cli);
   std::string shown;
   for (std::size_t at = 0; at <= names.size();) {
@@ -49,7 +50,7 @@ std::string table(std::string_view command, bool cli) {
   std::ostringstream out;
   out << (cli ? "| Option | Python | Meaning |\n" : "| Keyword | Command line | Meaning |\n") << "|---|---|---|\n";
   for (const auto& r : option_table()) {
-    if (r.command != command || (!cli && r.python.empty())) continue;
+    if (r.command != command || (!cli && r.python.empty()) || (cli && r.cli.empty())) continue;
     const std::string meaning = std::string(r.help) + (r.repeatable && cli ? " (repeatable)" : "");
     if (cli)
       out << "| " << cli_form(r) << " | " << python_form(r) << " | " << cell(meaning) << " |\n";

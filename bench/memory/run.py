@@ -12,11 +12,13 @@ default 256 MiB, in float matrices of 16 MiB):
     each two, then a Reshape to [1,-1] whose shape initializer (int64 raw_data) writes the batch as 1,
     output y. `check --batch 4` finds the Reshape swallowing the batch, and `fix` has one rewrite to do;
   - an OpenVINO IR (.xml + .bin) of the same chain, the .bin holding the same bytes.
-It checks that reshape1 reads both (ONNX: `check` exits 0, `check --batch 4` exits 1 with a
-swallows_batch finding), then runs, each in a child process of its own,
+It checks that reshape1 reads both as meant (`check` exits 0, `check --batch 4` exits 1 with a
+swallows_batch finding, the model `fix` writes reshapes to batch 4), then runs, each in a child process
+of its own,
   reshape1 check M --quiet, reshape1 check M --batch 4 --quiet, reshape1 fix M -o OUT --quiet
-and prints the peak resident set (wait4's ru_maxrss, in KiB: the high-water mark of anonymous memory
-and of file pages mapped and touched together), the peak over the file's size, and the wall time.
+and prints the peak resident set (GNU time's %M, or wait4's ru_maxrss without /usr/bin/time: the
+high-water mark of anonymous memory and of file pages mapped and touched, together), the peak over the
+file's size, and the wall time.
 While a child runs, /proc/PID/status is sampled every few milliseconds for the split of the resident
 set into anonymous memory (heap: copies) and file pages (the mapped model), whose highest values are
 printed beside it: a page of a mapped file counts in the resident set once it is touched, so a reader
@@ -27,8 +29,8 @@ Python process that maps M and touches every page (what any mapped read of the w
 with a Python process that does nothing beside it.
 
 The files are written just before they are read, so the runs read them from the page cache (the times
-are not those of a cold disk). Everything written is removed at the end, --dir included only when the
-script made it.
+are not those of a cold disk). Everything written is removed at the end: under --dir, a directory the
+script makes there, and --dir itself when it did not exist.
 
 Usage: bench/memory/run.py [--cli build/bench/cli/reshape1] [--size-mb 256] [--dir DIR] [--timeout 300]
 """
@@ -39,8 +41,8 @@ import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import struct
+import tempfile
 import time
 import traceback
 
@@ -50,7 +52,7 @@ MATRIX_MIB = MATRIX[0] * MATRIX[1] * 4 / 2**20
 TARGETS = {("onnx", "check"): 1.3, ("onnx", "check --batch 4"): 1.3, ("onnx", "fix"): 2.5}
 
 
-# ---- protobuf's wire format, as the pieces of a message (bytes, or numpy arrays written as they are) ----
+# ---- protobuf's wire format, a message as a list of pieces (bytes, or a Weight written in its place) ----
 
 def varint(n):
     out = bytearray()
@@ -211,13 +213,15 @@ def write_models(directory, count):
         for p in model:
             if isinstance(p, Weight):
                 shape, matrix = next(matrices)
-                assert shape == p.shape
+                if shape != p.shape:
+                    raise RuntimeError(f"a weight of {shape} where the file announces {p.shape}")
                 f.write(memoryview(matrix).cast("B"))
                 b.write(memoryview(matrix).cast("B"))
             else:
                 f.write(p)
         b.write(pattern)
-        assert f.tell() == size_of(model)
+        if f.tell() != size_of(model):  # the lengths written before the data must add up to it
+            raise RuntimeError(f"{onnx_path}: {f.tell()} bytes written, {size_of(model)} announced")
     return onnx_path, xml_path, bin_path
 
 

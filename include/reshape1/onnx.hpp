@@ -29,10 +29,12 @@ namespace reshape1::onnx {
 /// or external data whose location leaves the model's directory; error(unsupported) for a file of
 /// 2 GiB or more (protobuf's limit) and for data types reshape1 has no name for.
 [[nodiscard]] model::graph read(const std::filesystem::path& file);
-/// The same for a model in memory; `name` is used in messages, and external data is looked for in its
-/// directory. A name without one ("<ONNX bytes>") leaves the model no directory: external data is refused
-/// (error(bad_file)), as reading whatever file of the working directory the bytes name would be.
-[[nodiscard]] model::graph read(std::span<const std::byte> bytes, const std::string& name);
+/// The same for a model in memory; `name` is used in messages. External data is looked for in `base_dir`,
+/// or when that is empty in the name's directory. A name without one ("<ONNX bytes>") and no base_dir
+/// leave the model no directory: external data is refused (error(bad_file)), as reading whatever file of
+/// the working directory the bytes name would be.
+[[nodiscard]] model::graph read(std::span<const std::byte> bytes, const std::string& name,
+                                const std::filesystem::path& base_dir = {});
 
 /// Whether these first bytes of a file look like an ONNX model (a protobuf ModelProto) rather than XML.
 [[nodiscard]] bool looks_like_onnx(std::span<const std::byte> head) noexcept;
@@ -45,7 +47,8 @@ namespace reshape1::onnx {
 /// (.xml; its weights are `bin`, or the file with .bin when `bin` is empty) or an ONNX model (`bin` must
 /// then be empty: error(invalid_argument)). A file that is neither is error(bad_file) saying what it looks
 /// like (empty, a Git LFS pointer, an archive, ...).
-[[nodiscard]] model::graph read_any(const std::filesystem::path& file, const std::filesystem::path& bin = {});
+[[nodiscard]] model::graph read_any(const std::filesystem::path& file, const std::filesystem::path& bin = {},
+                                    const std::filesystem::path& base_dir = {});
 
 struct fix_options {
   /// The batches the fixed model must reshape to (`?` is a dynamic batch). Empty: 1, 2, 8 and ?.
@@ -58,6 +61,9 @@ struct fix_options {
   /// Called at each stage and each group of rewrites judged, as for the IR fix (from the calling thread;
   /// keep it cheap). `layers` counts the layers of the model as lowered.
   std::function<void(const model::fix_progress&)> progress{};
+  /// For a model in memory: the directory its external data is looked for in (as `read`'s base_dir).
+  /// error(invalid_argument) for a model read from a file, whose data lies beside it.
+  std::filesystem::path base_dir{};
 };
 
 /// One rewritten Reshape shape: element `element` of the tensor `tensor` (an initializer, or a Constant

@@ -326,6 +326,17 @@ def _file_arg(keyword: str, path: Union[str, "os.PathLike[str]", None]) -> str:
     return text
 
 
+def _dir_arg(keyword: str, path: Union[str, "os.PathLike[str]", None]) -> str:
+    """A directory keyword as _core takes it: "" for None; an empty name is refused, as the command line
+    refuses `--base-dir ''`."""
+    if path is None:
+        return ""
+    text = os.fspath(path)
+    if text == "":
+        raise Error("invalid_argument", f"{keyword}: an empty directory name")
+    return text
+
+
 def _model_arg(model: Any, model_bin: Union[str, "os.PathLike[str]", None]) -> Tuple[Union[str, bytes], str]:
     """A model argument as _core takes it: a path, or the bytes of an ONNX model (bytes, bytearray,
     memoryview, or an object with SerializeToString(), such as onnx.ModelProto); and the weights path
@@ -340,7 +351,11 @@ def _model_arg(model: Any, model_bin: Union[str, "os.PathLike[str]", None]) -> T
     return os.fspath(model), binary
 
 
-def check(model_xml: Any, model_bin: Union[str, "os.PathLike[str]", None] = None) -> CheckReport:
+def check(
+    model_xml: Any,
+    model_bin: Union[str, "os.PathLike[str]", None] = None,
+    base_dir: Union[str, "os.PathLike[str]", None] = None,
+) -> CheckReport:
     """Check a model (an OpenVINO IR or an ONNX file) at its declared shapes, as `reshape1 check` does.
 
     Every Reshape layer's pattern is evaluated (a Const, or a shape sub-graph), its output inferred and
@@ -351,11 +366,13 @@ def check(model_xml: Any, model_bin: Union[str, "os.PathLike[str]", None] = None
         model_xml: the model: an IR .xml or an .onnx path (told apart by content), or an ONNX model as
             bytes or an onnx.ModelProto.
         model_bin: an IR's weights; by default the .xml's path with the extension .bin.
+        base_dir: for an ONNX model given in memory, the directory its external data files are looked
+            for in; without it, external data is refused (the bytes belong to no directory).
 
     Raises reshape1.Error ("io", "bad_file", "unsupported"...) when the model cannot be read.
     """
     model, binary = _model_arg(model_xml, model_bin)
-    report, shapes, failed = _core._check(model, binary)
+    report, shapes, failed = _core._check(model, binary, _dir_arg("base_dir", base_dir))
     return _from_json(CheckReport, json.loads(report), shapes, failed=failed)  # type: ignore[no-any-return]
 
 
@@ -469,6 +486,7 @@ def check_batch(
     layouts: Optional[Mapping[str, str]] = None,
     model_bin: Union[str, "os.PathLike[str]", None] = None,
     assume_kept: Optional[Sequence[str]] = None,
+    base_dir: Union[str, "os.PathLike[str]", None] = None,
 ) -> BatchReport:
     """Will the model reshape to another batch or input shapes, and will every layer keep its meaning?
     The report of `reshape1 check --batch` (see docs/cli.md).
@@ -481,13 +499,20 @@ def check_batch(
         layouts: layouts by input name ("NCHW", "[N,C,H,W]", "TN"): the dimension named N is the batch.
         model_bin: the weights; by default the .xml's path with the extension .bin.
         assume_kept: op types whose layers the caller vouches keep each sample apart (custom ops).
+        base_dir: for an ONNX model given in memory, where its external data lies, as for check().
 
     Raises reshape1.Error: "invalid_argument" for a request the model cannot take (an unknown input name,
     a layout that does not fit), "io", "bad_file"... when the model cannot be read.
     """
     model, binary = _model_arg(model_xml, model_bin)
     report, report_shapes = _core._check_batch(
-        model, binary, batch, list((shapes or {}).items()), list((layouts or {}).items()), list(assume_kept or [])
+        model,
+        binary,
+        batch,
+        list((shapes or {}).items()),
+        list((layouts or {}).items()),
+        list(assume_kept or []),
+        _dir_arg("base_dir", base_dir),
     )
     return _from_json(BatchReport, json.loads(report), report_shapes)  # type: ignore[no-any-return]
 
@@ -575,6 +600,7 @@ def _fix_onnx(
     layouts: Optional[Mapping[str, str]],
     model_bin: Union[str, "os.PathLike[str]", None],
     batch_name: Optional[str],
+    base_dir: str,
 ) -> FixReport:
     # In the command line's order, with its words (the table in src/model/options.hpp).
     if model_bin is not None:
@@ -588,6 +614,7 @@ def _fix_onnx(
         None if check_batches is None else list(check_batches),
         list((layouts or {}).items()),
         "N" if batch_name is None else batch_name,
+        base_dir,
     )
     fields = json.loads(report)
     fields["changes"] = [_from_json(OnnxFixChange, c) for c in fields["changes"]]
@@ -607,6 +634,7 @@ def fix(
     layouts: Optional[Mapping[str, str]] = None,
     model_bin: Union[str, "os.PathLike[str]", None] = None,
     batch_name: Optional[str] = None,
+    base_dir: Union[str, "os.PathLike[str]", None] = None,
 ) -> FixReport:
     """Rewrite the Reshape patterns that keep the model from reshaping to another batch, as `reshape1 fix`.
 
@@ -625,6 +653,7 @@ def fix(
         layouts: layouts by input name ("NCHW", "TN"): the dimension named N is the batch.
         model_bin: the weights; by default the .xml's path with the extension .bin.
         batch_name: ONNX: the dim_param the batch becomes ("N" when None).
+        base_dir: for an ONNX model given in memory, where its external data lies, as for check().
 
     Raises reshape1.Error when the model cannot be read, or "invalid_argument" when output names an input
     or does not fit the model (.xml for an IR, .onnx for ONNX; none for a model given in memory).
@@ -632,10 +661,13 @@ def fix(
     in_memory = isinstance(model_xml, (bytes, bytearray, memoryview)) or (
         not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))
     )
+    directory = _dir_arg("base_dir", base_dir)
     if in_memory or _core._format(os.fspath(model_xml)) == "onnx":
-        return _fix_onnx(model_xml, in_memory, output, check_batches, layouts, model_bin, batch_name)
+        return _fix_onnx(model_xml, in_memory, output, check_batches, layouts, model_bin, batch_name, directory)
     if batch_name is not None:
         _core._refuse_for_format("batch_name", "ir")
+    if directory:
+        _core._refuse_base_dir()
     xml = os.fspath(model_xml)
     binary = _file_arg("model_bin", model_bin)  # "": beside the .xml (checked by the library)
     report = _core._fix(

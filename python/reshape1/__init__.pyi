@@ -158,7 +158,9 @@ ModelLike = Union[str, os.PathLike[str], bytes, bytearray, memoryview, Any]
 """A model: an IR .xml or .onnx path, ONNX bytes, or an object with SerializeToString() (onnx.ModelProto)."""
 
 def check(
-    model_xml: ModelLike, model_bin: Union[str, os.PathLike[str], None] = ...
+    model_xml: ModelLike,
+    model_bin: Union[str, os.PathLike[str], None] = ...,
+    base_dir: Union[str, os.PathLike[str], None] = ...,
 ) -> CheckReport: ...
 
 @dataclass(frozen=True, kw_only=True)
@@ -248,6 +250,7 @@ def check_batch(
     layouts: Optional[Mapping[str, str]] = ...,
     model_bin: Union[str, os.PathLike[str], None] = ...,
     assume_kept: Optional[Sequence[str]] = ...,
+    base_dir: Union[str, os.PathLike[str], None] = ...,
 ) -> BatchReport: ...
 
 @dataclass(frozen=True, kw_only=True)
@@ -306,4 +309,5 @@ def fix(
     layouts: Optional[Mapping[str, str]] = ...,
     model_bin: Union[str, os.PathLike[str], None] = ...,
     batch_name: Optional[str] = ...,
+    base_dir: Union[str, os.PathLike[str], None] = ...,
 ) -> FixReport: ...

@@ -17,10 +17,13 @@ namespace {
 constexpr std::array rows{
     option_row{option::model, "check", "MODEL", "", "model_xml", "MODEL",
                "the model: an IR .xml or an .onnx file, told apart by content (`-` reads it from standard input: "
-               "an IR's weights then need --bin, and an ONNX model's external data is refused); Python takes an "
-               "ONNX model in memory too (bytes, onnx.ModelProto), whose external data is refused likewise"},
+               "an IR's weights then need --bin, and an ONNX model's external data needs --base-dir); Python takes "
+               "an ONNX model in memory too (bytes, onnx.ModelProto), whose external data needs base_dir likewise"},
     option_row{option::bin, "check", "--bin", "FILE", "model_bin", "FILE",
                "an IR's weights (default: MODEL with the extension .bin); not for ONNX"},
+    option_row{option::base_dir, "check", "--base-dir", "DIR", "base_dir", "DIR",
+               "an ONNX model read from memory (`-`; in Python bytes or an onnx.ModelProto): the directory its "
+               "external data files are looked for in (without it they are refused)"},
     option_row{option::quiet, "check", "-q,--quiet", "", "", "",
                "list only the layers with a problem or a warning (with --batch: leave out scales_with_batch)"},
     option_row{option::json, "check", "--json", "", "", "",
@@ -33,6 +36,8 @@ constexpr std::array rows{
     option_row{option::model, "check --batch", "MODEL", "", "model_xml", "MODEL",
                "the model, as for check"},
     option_row{option::bin, "check --batch", "--bin", "FILE", "model_bin", "FILE", "an IR's weights, as for check"},
+    option_row{option::base_dir, "check --batch", "--base-dir", "DIR", "base_dir", "DIR",
+               "where an ONNX model read from memory finds its external data, as for check"},
     option_row{option::batch, "check --batch", "--batch", "N", "batch", "N",
                "the new batch: a number, `?` or -1 for a dynamic batch, or an interval such as 1..8"},
     option_row{option::shape, "check --batch", "--shape", "NAME=SHAPE", "shapes", "{NAME: SHAPE}",
@@ -56,6 +61,9 @@ constexpr std::array rows{
     option_row{option::dry_run, "fix", "--dry-run", "", "output", "None",
                "write nothing, only report (the command line needs --dry-run or -o)"},
     option_row{option::bin, "fix", "--bin", "FILE", "model_bin", "FILE", "an IR's weights, as for check"},
+    option_row{option::base_dir, "fix", "", "", "base_dir", "DIR",
+               "where an ONNX model given in memory finds its external data, as for check (the command line's "
+               "fix reads files only)"},
     option_row{option::check_batch, "fix", "--check-batch", "LIST", "check_batches", "[N, ...]",
                "the batches the fixed model must reshape to (default 1,2,8,?)"},
     option_row{option::layout, "fix", "--layout", "NAME=LAYOUT", "layouts", "{NAME: LAYOUT}",
@@ -158,9 +166,21 @@ void refuse_for_format(option key, std::string_view format) {
                             "no weights file to give",
                             spell(key)),
                 fmt::format("leave out {}", spell(key)));
+  if (key == option::base_dir && !onnx)
+    throw error(errc::invalid_argument, {},
+                fmt::format("{}: only for ONNX models: an IR has no external data", spell(key)),
+                fmt::format("give an IR's weights with {}", spell(option::bin)));
   if (key == option::batch_name && !onnx)
     throw error(errc::invalid_argument, {}, fmt::format("{}: only for ONNX models", spell(key)),
                 "an IR's inputs take the batch as a number");
+}
+
+void refuse_base_dir_for_file() {
+  throw error(errc::invalid_argument, {},
+              fmt::format("{}: only for an ONNX model read from memory, not from a file: a file's external data is "
+                          "looked for in the file's own directory",
+                          spell(option::base_dir)),
+              fmt::format("leave out {}", spell(option::base_dir)));
 }
 
 }  // namespace reshape1::model::detail

@@ -23,6 +23,7 @@ namespace reshape1::model::detail {
 enum class option {
   model,        ///< the model file (MODEL / model)
   bin,          ///< an IR's weights (--bin / model_bin)
+  base_dir,     ///< where a model in memory finds its external data (--base-dir / base_dir)
   batch,        ///< check at this batch (--batch / batch)
   shape,        ///< an input's new shape (--shape / shapes)
   layout,       ///< an input's layout (--layout / layouts)
@@ -88,5 +89,8 @@ void check_request(const reshape_request& request);
 /// does not apply to (`format` "ir" or "onnx"): weights or layouts for ONNX, a batch name for an IR. Both
 /// front ends ask in the order bin, batch_name, layout, so that they refuse the same first mistake.
 void refuse_for_format(option key, std::string_view format);
+/// error(invalid_argument): a base directory given for a model read from a file, whose external data
+/// lies beside it.
+[[noreturn]] void refuse_base_dir_for_file();
 
 }  // namespace reshape1::model::detail

@@ -682,6 +682,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
 }  // namespace
 
 fix_report fix(const fs::path& file, const fix_options& options) {
+  if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file();
   const io::detail::mapped_file data(file);
   // A mapped file may shrink while it is read: the parse reads a private copy.
   std::vector<std::byte> bytes(data.bytes().size());
@@ -690,7 +691,8 @@ fix_report fix(const fs::path& file, const fix_options& options) {
 }
 
 fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options) {
-  return onnx_fixer(bytes, name, fs::path(name).parent_path(), options).result();
+  return onnx_fixer(bytes, name, options.base_dir.empty() ? fs::path(name).parent_path() : options.base_dir, options)
+      .result();
 }
 
 namespace {

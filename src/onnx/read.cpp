@@ -628,7 +628,8 @@ fs::path detail::external_path(const fs::path& directory, const std::string& loc
          fmt::format("{}: initializer '{}': its data is in the external file '{}', but a model read from memory has no "
                      "directory to find it in",
                      file, io::detail::escaped(tensor), io::detail::escaped(location)),
-         "read the model from its file");
+         fmt::format("read the model from its file, or give the directory its data lies in with {}",
+                     model::detail::usage_of(model::detail::option::base_dir)));
   if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) refuse("is an absolute path");
   for (const auto& part : relative)
     if (part == "..") refuse("goes up a directory");
@@ -650,8 +651,8 @@ model::graph read(const fs::path& file) {
   return read_model(data.bytes(), file.string(), detail::directory_of(file));
 }
 
-model::graph read(std::span<const std::byte> bytes, const std::string& name) {
-  return read_model(bytes, name, fs::path(name).parent_path());
+model::graph read(std::span<const std::byte> bytes, const std::string& name, const fs::path& base_dir) {
+  return read_model(bytes, name, base_dir.empty() ? fs::path(name).parent_path() : base_dir);
 }
 
 std::vector<std::pair<std::string_view, int>> covered_ops() {
@@ -710,19 +711,21 @@ model::model_format format_of(const fs::path& file) {
   return format_of_bytes(std::span<const std::byte>(head.data(), got), file.string());
 }
 
-model::graph read_any(const fs::path& file, const fs::path& bin) {
+model::graph read_any(const fs::path& file, const fs::path& bin, const fs::path& base_dir) {
+  if (file != "-" && !base_dir.empty()) model::detail::refuse_base_dir_for_file();
   if (file == "-") {
     // Standard input is read once, whole: its bytes say which format it is.
     const io::detail::mapped_file data(file);
     const auto bytes = data.bytes();
     if (format_of_bytes(bytes, "standard input") == model::model_format::ir) {
+      if (!base_dir.empty()) model::detail::refuse_for_format(model::detail::option::base_dir, "ir");
       const auto weights = model::weights_of(file, bin);  // --bin is needed: nothing lies beside standard input
       return model::detail::read_ir_in_memory(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
                                               "-", std::make_shared<const io::detail::mapped_file>(weights),
                                               weights.string());
     }
     if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
-    return read_model(bytes, "standard input", {});
+    return read_model(bytes, "standard input", base_dir);
   }
   if (format_of(file) == model::model_format::ir) {
     return model::read_ir(file, model::weights_of(file, bin));

@@ -198,7 +198,22 @@ rc, out, err = from_stdin((FIXTURES / "external_data.onnx").read_bytes(), "--bat
 check("ONNX on standard input: external data refused", rc == 2 and
       "its data is in the external file 'external_shape.bin', but a model read from memory has no directory" in err,
       f"{rc} {err}")
+check("ONNX on standard input: the hint names --base-dir", "give the directory its data lies in with --base-dir DIR" in err,
+      err)
+rc, out, err = from_stdin((FIXTURES / "external_data.onnx").read_bytes(), "--batch", "4", "--quiet", "--base-dir",
+                          str(FIXTURES))
+check("ONNX on standard input: external data found in --base-dir", rc == 0 and out.endswith("reshapes to batch 4: yes\n"),
+      f"{rc} {out} {err}")
+p = subprocess.run([BINARY, "check", str(FIXTURES / "external_data.onnx"), "--base-dir", str(FIXTURES)],
+                   capture_output=True, timeout=60)
+check("--base-dir refused for a file", p.returncode == 2 and p.stderr.decode().startswith(
+      "reshape1 check: --base-dir: only for an ONNX model read from memory, not from a file"), p.stderr.decode())
+rc, out, err = from_stdin((FIXTURES / "external_data.onnx").read_bytes(), "--base-dir", "")
+check("--base-dir '' refused", rc == 2 and "an empty directory name" in err, f"{rc} {err}")
 ir = ROOT / "tests" / "data" / "ir-models" / "face-detection-retail-0005" / "other.xml"
+rc, out, err = from_stdin(ir.read_bytes(), "--quiet", "--bin", str(ir.with_suffix(".bin")), "--base-dir", str(FIXTURES))
+check("--base-dir refused for an IR", rc == 2 and "--base-dir: only for ONNX models: an IR has no external data" in err,
+      f"{rc} {err}")
 rc, out, err = from_stdin(ir.read_bytes(), "--quiet")
 check("IR on standard input without --bin", rc == 2 and "an IR read from standard input has no file beside it" in err,
       f"{rc} {err}")

@@ -165,3 +165,38 @@ def test_a_model_in_memory_has_no_directory_for_its_external_data(
     # The same model as a file finds its data beside it.
     (tmp_path / "m.onnx").write_bytes(model)
     assert reshape1.check_batch(tmp_path / "m.onnx", batch=2).summary.verdict == "no"
+
+
+def test_base_dir_says_where_a_model_in_memory_finds_its_external_data(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "pattern.bin").write_bytes((1).to_bytes(8, "little", signed=True) + (-1).to_bytes(8, "little", signed=True))
+    monkeypatch.chdir(tmp_path)  # not where the data is: only base_dir leads to it
+    model = _external_pattern_model("pattern.bin")
+    plain = reshape1.check(model, base_dir=data)
+    assert plain.failed is False
+    assert [r.pattern for r in plain.findings] == ["[1,-1]"]
+    batch = reshape1.check_batch(FakeProto(model), batch=2, base_dir=str(data))
+    assert batch.summary.verdict == "no" and [f.finding for f in batch.findings] == ["swallows_batch"]
+    fixed = reshape1.fix(model, base_dir=data)
+    assert [(c.old_pattern, c.new_pattern) for c in fixed.changes] == [("[1,-1]", "[0,-1]")]
+    assert isinstance(fixed.output, bytes)
+    # The rules of a file's external data hold for base_dir too: nothing outside it.
+    escape = _external_pattern_model("../pattern.bin")
+    with pytest.raises(reshape1.Error) as info:
+        reshape1.check(escape, base_dir=data)
+    assert info.value.code == "bad_file" and "goes up a directory" in str(info.value)
+    # A file has a directory of its own; an empty name is a mistake, not "no base_dir".
+    (data / "m.onnx").write_bytes(model)
+    for call in (lambda: reshape1.check(data / "m.onnx", base_dir=data),
+                 lambda: reshape1.check_batch(data / "m.onnx", batch=2, base_dir=data),
+                 lambda: reshape1.fix(data / "m.onnx", base_dir=data)):
+        with pytest.raises(reshape1.Error) as info:
+            call()
+        assert info.value.code == "invalid_argument"
+        assert str(info.value).startswith("base_dir: only for an ONNX model read from memory, not from a file")
+    with pytest.raises(reshape1.Error) as info:
+        reshape1.check(model, base_dir="")
+    assert info.value.code == "invalid_argument" and "base_dir: an empty directory name" in str(info.value)
