@@ -39,6 +39,9 @@ using model::source;
 /// ONNX's TensorProto.DataType as reshape1's element type; nullopt for types reshape1 has no name for.
 [[nodiscard]] std::optional<element_type> element_of(int onnx_type) noexcept;
 
+/// The length of each initializer's raw_data that the parse left out (skim.hpp), by the parsed tensor.
+using left_out_raw = std::unordered_map<const ::onnx::TensorProto*, std::uint64_t>;
+
 class graph_lowering;
 
 /// The tensor names of a Loop's or Scan's body, for fix, which writes the body's declared dims: a body is
@@ -243,6 +246,9 @@ class graph_lowering {
   /// Finds a tensor's external data (refusing a location outside the model's directory) and returns its
   /// length; copies it into `into` when given.
   std::function<std::uint64_t(const ::onnx::TensorProto&, const std::string&, std::vector<std::byte>* into)> external;
+  /// Tensors parsed without their raw_data, too long for any rule to read (skim.hpp): its length, checked
+  /// as the raw_data's would be.
+  const left_out_raw* left_out = nullptr;
   std::int64_t next_id = 0;
   /// The version the model imports of each domain other than the default one.
   std::unordered_map<std::string, int> domain_versions;
@@ -266,9 +272,10 @@ void parse_model(std::span<const std::byte> bytes, const std::string& file, ::on
 
 /// Lowers a parsed model; `names`, when given, receives each tensor name's layer output (for fix, which
 /// writes shapes back into the file by name), and `bodies` the names of each Loop's and Scan's body.
+/// `left_out`: the top graph's initializers parsed without their raw_data, and its length.
 [[nodiscard]] model::graph lower(const ::onnx::ModelProto& m, const std::string& file,
                                  const std::filesystem::path& directory,
                                  std::unordered_map<std::string, source>* names,
-                                 std::vector<body_names>* bodies = nullptr);
+                                 std::vector<body_names>* bodies = nullptr, const left_out_raw* left_out = nullptr);
 
 }  // namespace reshape1::onnx::detail

@@ -22,6 +22,7 @@
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
 #include "../model/options.hpp"
+#include "skim.hpp"
 #include "model/ops/rules.hpp"
 #include "lowering.hpp"
 
@@ -295,6 +296,15 @@ tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std
     if (stored != size) wrong_size(stored);
     return owned();
   }
+  if (left_out != nullptr) {
+    if (const auto it = left_out->find(&t); it != left_out->end()) {
+      // Longer than any tensor a rule reads (min_left_out): a tensor that small holding this many bytes
+      // is refused here, as it was with its bytes.
+      if (it->second != size) wrong_size(it->second);
+      if (read) bad(file_, fmt::format("{}: its data was left out of the parse", what()));
+      return out;
+    }
+  }
   if (t.has_raw_data()) {
     if (t.raw_data().size() != size) wrong_size(t.raw_data().size());
     if (read) out.bytes = std::as_bytes(std::span(t.raw_data().data(), t.raw_data().size()));
@@ -416,6 +426,7 @@ struct model_reader {
   std::unordered_map<std::string, source>* names = nullptr;  // where each tensor's name ends up, if asked
   std::vector<detail::body_names>* bodies = nullptr;          // and each body's, likewise
   std::unordered_map<std::string, int> domains{};              // the versions of the other domains imported
+  const detail::left_out_raw* left_out = nullptr;              // initializers parsed without their raw_data
 
   void lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top);
   /// The size of tensor `t`'s data in its external file, which must lie inside the model's directory and
@@ -461,6 +472,7 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
   graph_lowering lw(file, opset, b, weights);
   lw.domain_versions = domains;
   lw.bodies = bodies;
+  if (top) lw.left_out = left_out;
   lw.external = [this](const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) {
     return external_data(t, what, into);
   };
@@ -541,12 +553,17 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
   if (names != nullptr) lw.export_names(*names);
 }
 
-/// Parses a file's bytes as a ModelProto.
-void parse(std::span<const std::byte> bytes, const std::string& file, ::onnx::ModelProto& m) {
+/// Refuses a file protobuf cannot read whole.
+void check_size(std::span<const std::byte> bytes, const std::string& file) {
   if (bytes.size() > max_model_bytes)
     fail(errc::unsupported, {.file = file},
          fmt::format("{}: {} bytes", file, bytes.size()),
          "protobuf reads ONNX files below 2 GiB, larger models keep their tensors in external data files");
+}
+
+/// Parses a file's bytes as a ModelProto.
+void parse(std::span<const std::byte> bytes, const std::string& file, ::onnx::ModelProto& m) {
+  check_size(bytes, file);
   google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
                                                 static_cast<int>(bytes.size()));
   stream.SetRecursionLimit(256);  // nested subgraphs: deep enough for real models, not for a stack overflow
@@ -580,15 +597,24 @@ std::size_t kept_bytes(const ::onnx::GraphProto& g) {
 }
 
 model::graph read_model(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory) {
+  // The weights are parsed by their length only (skim.hpp): neither copied nor read, so that reading a
+  // model costs little more than its graph. The limit is the file's, as protobuf's parse of it would be.
+  check_size(bytes, file);
+  const auto skimmed = detail::skim(bytes);
+  const auto parsed = skimmed.bytes.empty() ? bytes : std::as_bytes(std::span(skimmed.bytes));
   // The parsed model lives only as long as the lowering: in an arena, its many small messages and strings
   // are allocated in a few blocks and freed at once.
   google::protobuf::ArenaOptions options;
-  options.start_block_size = std::clamp<std::size_t>(bytes.size() / 2, 4096, std::size_t{1} << 24);
+  options.start_block_size = std::clamp<std::size_t>(parsed.size() / 2, 4096, std::size_t{1} << 24);
   options.max_block_size = std::size_t{1} << 24;
   google::protobuf::Arena arena(options);
   auto* m = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
-  parse(bytes, file, *m);
-  return detail::lower(*m, file, directory, nullptr);
+  parse(parsed, file, *m);
+  detail::left_out_raw left_out;
+  for (const auto& [index, length] : skimmed.raw_sizes)
+    if (index < static_cast<std::size_t>(m->graph().initializer_size()))
+      left_out.emplace(&m->graph().initializer(static_cast<int>(index)), length);
+  return detail::lower(*m, file, directory, nullptr, nullptr, &left_out);
 }
 
 }  // namespace
@@ -598,8 +624,9 @@ void detail::parse_model(std::span<const std::byte> bytes, const std::string& fi
 }
 
 model::graph detail::lower(const ::onnx::ModelProto& m, const std::string& file, const fs::path& directory,
-                           std::unordered_map<std::string, source>* names, std::vector<body_names>* bodies) {
-  model_reader r{file, directory, default_opset(m, file), {}, names, bodies, {}};
+                           std::unordered_map<std::string, source>* names, std::vector<body_names>* bodies,
+                           const left_out_raw* left_out) {
+  model_reader r{file, directory, default_opset(m, file), {}, names, bodies, {}, left_out};
   for (const auto& o : m.opset_import())
     if (!o.domain().empty() && o.domain() != "ai.onnx") r.domains[o.domain()] = static_cast<int>(o.version());
   graph_builder b(model::model_format::onnx, static_cast<int>(m.ir_version()), m.graph().name(), file);

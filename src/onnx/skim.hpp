@@ -1,0 +1,35 @@
+// reshape1::onnx: an ONNX file's bytes with its large weights left out, for a reader that needs only their
+// length. Protobuf's generated classes copy every raw_data they parse, so parsing a model costs its size
+// twice (the file's pages and the copy); a model's weights are almost all of its bytes, and reshape1 reads
+// no weight above max_value_elements values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+
+namespace reshape1::onnx::detail {
+
+/// A ModelProto's bytes without the raw_data of the top graph's large initializers.
+struct skimmed_model {
+  /// The ModelProto to parse in place of the file, each left-out raw_data's enclosing messages given their
+  /// new lengths; empty when nothing worth leaving out was found (parse the file itself).
+  std::string bytes;
+  /// For each initializer of the top graph whose raw_data was left out (its index among the graph's
+  /// initializers, counted as protobuf merges them): the length of that raw_data, the field's last
+  /// occurrence, which is the one protobuf would keep.
+  std::unordered_map<std::size_t, std::uint64_t> raw_sizes;
+};
+
+/// The raw_data fields left out are those above `min_left_out` bytes (64 KiB: no tensor of at most
+/// max_value_elements values, the most a rule reads, is that long). Only the headers of the fields walked
+/// are read, never a left-out field's bytes, so a mapped file's weight pages are not touched. Bytes that
+/// are not a well-formed ModelProto as far as the walk goes (a truncated field, a group) give nothing
+/// left out, so that protobuf's parse of the file itself says what is wrong, as it did before.
+[[nodiscard]] skimmed_model skim(std::span<const std::byte> file);
+
+inline constexpr std::uint64_t min_left_out = std::uint64_t{64} << 10;
+
+}  // namespace reshape1::onnx::detail

@@ -1,0 +1,145 @@
+// The weights of an ONNX model are parsed by their length only (src/onnx/skim.hpp): what reading the
+// model says must be what it said when protobuf parsed every byte.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reshape1/error.hpp"
+#include "reshape1/model/check.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace reshape1::test {
+namespace {
+
+constexpr std::int64_t width = 20000;  // 80,000 bytes of f32: above the 64 KiB left out
+
+/// y = Reshape(x + w, [1, -1]), x [1, width], w an f32 initializer of `dims` holding `raw` bytes.
+std::string model_with_weight(std::vector<std::int64_t> dims, std::size_t raw) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* xt = x->mutable_type()->mutable_tensor_type();
+  xt->set_elem_type(1);
+  xt->mutable_shape()->add_dim()->set_dim_value(1);
+  xt->mutable_shape()->add_dim()->set_dim_value(width);
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(1);
+  for (const auto d : dims) w->add_dims(d);
+  w->set_raw_data(std::string(raw, '\x01'));
+  auto* p = g->add_initializer();
+  p->set_name("p");
+  p->set_data_type(7);
+  p->add_dims(2);
+  p->add_int64_data(1);
+  p->add_int64_data(-1);
+  auto* add = g->add_node();
+  add->set_op_type("Add");
+  add->set_name("add");
+  add->add_input("x");
+  add->add_input("w");
+  add->add_output("s");
+  auto* r = g->add_node();
+  r->set_op_type("Reshape");
+  r->set_name("flat");
+  r->add_input("s");
+  r->add_input("p");
+  r->add_output("y");
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+std::span<const std::byte> bytes_of(const std::string& s) { return std::as_bytes(std::span(s.data(), s.size())); }
+
+std::string error_of(const std::string& model) {
+  try {
+    (void)onnx::read(bytes_of(model), "m.onnx");
+  } catch (const error& e) {
+    return std::string(name(e.code())) + ": " + e.what();
+  }
+  return "read";
+}
+
+/// A length-delimited field of protobuf's wire format.
+std::string field(int number, const std::string& payload) {
+  std::string out;
+  const auto varint = [&](std::uint64_t v) {
+    while (v >= 0x80) {
+      out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+  };
+  varint(static_cast<std::uint64_t>(number) << 3 | 2);
+  varint(payload.size());
+  return out + payload;
+}
+
+TEST(onnx_skim, a_large_weight_is_read_by_its_length) {
+  const auto g = onnx::read(bytes_of(model_with_weight({width}, width * 4)), "m.onnx");
+  const auto report = model::check(g);
+  EXPECT_FALSE(report.summary.failed());
+  bool found = false;
+  for (const auto& l : g.layers())
+    if (l.name == "w") {
+      found = true;
+      ASSERT_EQ(l.outputs.size(), 1u);
+      EXPECT_EQ(to_string(l.outputs[0].shape()), "[20000]");
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(onnx_skim, a_large_weight_of_the_wrong_length_is_refused_as_before) {
+  EXPECT_EQ(error_of(model_with_weight({width + 1}, width * 4)),
+            "bad_file: m.onnx: tensor 'w': 80000 bytes of data for a f32 tensor of 20001 elements (80004 bytes)");
+  // A tensor small enough for a rule to read, with far more data than its shape holds.
+  EXPECT_EQ(error_of(model_with_weight({2}, width * 4)),
+            "bad_file: m.onnx: tensor 'w': 80000 bytes of data for a f32 tensor of 2 elements (8 bytes)");
+}
+
+// protobuf keeps the last of a field written twice: the reader must see that one, whichever was left out.
+TEST(onnx_skim, the_last_raw_data_of_a_tensor_counts) {
+  ::onnx::ModelProto m;
+  const auto base = model_with_weight({2}, 8);
+  ASSERT_TRUE(m.ParseFromString(base));
+  const auto with_second_raw = [&](const std::string& first, const std::string& second) {
+    ::onnx::ModelProto copy = m;
+    auto* w = copy.mutable_graph()->mutable_initializer(0);
+    w->set_raw_data(first);
+    auto g = copy.graph();
+    copy.clear_graph();
+    // The initializer's bytes with one more raw_data field after the first, the graph put back around them.
+    std::string graph_bytes;
+    for (int k = 0; k < g.initializer_size(); ++k) {
+      auto t = g.initializer(k).SerializeAsString();
+      if (k == 0) t += field(9, second);
+      graph_bytes += field(5, t);
+    }
+    g.clear_initializer();
+    graph_bytes += g.SerializeAsString();
+    return copy.SerializeAsString() + field(7, graph_bytes);
+  };
+  const std::string small(8, '\x02'), large(width * 4, '\x02');
+  // The large one last: w [2] holds 80,000 bytes, refused.
+  EXPECT_EQ(error_of(with_second_raw(small, large)),
+            "bad_file: m.onnx: tensor 'w': 80000 bytes of data for a f32 tensor of 2 elements (8 bytes)");
+  // The small one last: the large one before it is gone, and w is read.
+  EXPECT_EQ(error_of(with_second_raw(large, small)), "read");
+}
+
+TEST(onnx_skim, a_file_cut_inside_a_weight_is_not_a_model) {
+  const auto whole = model_with_weight({width}, width * 4);
+  EXPECT_EQ(error_of(whole.substr(0, whole.size() / 2)),
+            "bad_file: m.onnx: not an ONNX model: protobuf cannot parse it as a ModelProto");
+}
+
+}  // namespace
+}  // namespace reshape1::test
