@@ -18,6 +18,7 @@
 #include "../io/files.hpp"
 #include "../model/options.hpp"
 #include "lowering.hpp"
+#include "skim.hpp"
 #include "model/analysis/fix_planner.hpp"
 #include "model/ops/rules.hpp"
 #include "model/text/fix.hpp"
@@ -182,16 +183,23 @@ struct names_site {
 /// The model as the file gives it, lowered with its tensor names: what the planner starts from. (A base
 /// of the fixer, so that it is made before the planner, which takes the lowered graph.)
 struct onnx_source {
-  onnx_source(std::span<const std::byte> bytes, const fs::path& file, const fs::path& directory,
-              const fix_options& options)
-      : file_(file), directory_(directory), batch_name_(options.batch_name) {
+  onnx_source(std::span<const std::byte> bytes, detail::skimmed_model skimmed, const fs::path& file,
+              const fs::path& directory, const fix_options& options)
+      : file_(file), directory_(directory), batch_name_(options.batch_name), source_(bytes), skimmed_(std::move(skimmed)) {
     if (options.batch_name.empty())
       fail(errc::invalid_argument, {},
            fmt::format("{}: an empty name for the batch's dim_param", model::detail::spell(model::detail::option::batch_name)),
            fmt::format("give a name, e.g. {}", model::detail::spell(model::detail::option::batch_name, {}, "N")));
-    detail::parse_model(bytes, file.string(), proto_);
-    lowered_.emplace(detail::lower(proto_, file.string(), directory_, &names_, &bodies_));
+    detail::check_model_size(bytes, file.string());
+    detail::parse_model(skimmed_.bytes.empty() ? bytes : std::as_bytes(std::span(skimmed_.bytes)), file.string(), proto_);
+    const auto left_out = left_out_of(proto_);
+    lowered_.emplace(detail::lower(proto_, file.string(), directory_, &names_, &bodies_, &left_out));
     weights_size_ = largest_weights(*lowered_);
+  }
+
+  /// The initializers of `m` (proto_, or an edit of it) parsed without their raw_data, with its length.
+  [[nodiscard]] detail::left_out_raw left_out_of(const ::onnx::ModelProto& m) const {
+    return detail::left_out_of(m, skimmed_);
   }
 
   /// The most bytes the Consts of `g` or of one of its bodies address.
@@ -205,6 +213,10 @@ struct onnx_source {
   fs::path file_;
   fs::path directory_;  ///< where the external data is (none, empty, for a model given as bytes)
   std::string batch_name_;  ///< the dim_param the batch becomes
+  /// The file's bytes, and what of them was parsed: the large weights are left out of proto_ and of every
+  /// edit of it (skim.hpp), and put back from `source_` into the fixed model's bytes at the end.
+  std::span<const std::byte> source_;
+  detail::skimmed_model skimmed_;
   /// The file as parsed. Never changed: the lookups below take protobuf's mutable pointers, which is why
   /// it is mutable; every edit is made on a copy.
   mutable ::onnx::ModelProto proto_;
@@ -216,9 +228,9 @@ struct onnx_source {
 
 class onnx_fixer final : private onnx_source, public model::detail::fix_planner {
  public:
-  onnx_fixer(std::span<const std::byte> bytes, const fs::path& file, const fs::path& directory,
-             const fix_options& options)
-      : onnx_source(bytes, file, directory, options),
+  onnx_fixer(std::span<const std::byte> bytes, detail::skimmed_model skimmed, const fs::path& file,
+             const fs::path& directory, const fix_options& options)
+      : onnx_source(bytes, std::move(skimmed), file, directory, options),
         fix_planner(std::move(*lowered_), {.check_batches = options.check_batches, .layouts = options.layouts,
                                            .progress = options.progress}) {}
 
@@ -236,7 +248,23 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       for (const auto& w : c.within) within.push_back(w.id);
       out.changes.push_back(changes_.at({within, c.id}));
     }
-    if (accepted_) out.model = std::move(written_);
+    if (accepted_) {
+      if (skimmed_.bytes.empty()) {
+        out.model = std::move(written_);
+      } else {
+        out.model = detail::put_back(std::as_bytes(std::span(written_)), source_, skimmed_.left_out, file_.string());
+        // What the proof read back is written_ with the weights' lengths: the model written must skim to
+        // exactly those bytes, its weights to those lengths.
+        const auto again = detail::skim(std::as_bytes(std::span(out.model)), true);
+        bool same = again.bytes == written_ && again.left_out.size() == skimmed_.left_out.size();
+        for (const auto& [index, field] : skimmed_.left_out) {
+          const auto it = again.left_out.find(index);
+          same = same && it != again.left_out.end() && it->second.length == field.length;
+        }
+        if (!same) internal("the weights put back do not read back as the model the proof read");
+      }
+      written_ = std::string();
+    }
     return out;
   }
 
@@ -343,7 +371,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     {
       std::unordered_map<std::string, model::source> names;
       std::vector<detail::body_names> bodies;
-      const auto g = detail::lower(m, file_.string(), directory_, &names, &bodies);
+      const auto left_out = left_out_of(m);
+      const auto g = detail::lower(m, file_.string(), directory_, &names, &bodies, &left_out);
       for (const auto& [key, node] : reshapes) name_change(m, g, names, bodies, node, changes_[key]);
       freed_.clear();
       (void)free_dims(m, m, g, names, bodies, original_inputs(), freed_);
@@ -353,7 +382,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     ::onnx::ModelProto back;
     detail::parse_model(std::as_bytes(std::span(written_.data(), written_.size())), file_.string() + " (fixed)", back);
     names_back_.clear();
-    return detail::lower(back, file_.string() + " (fixed)", directory_, &names_back_);
+    const auto left_out = left_out_of(back);
+    return detail::lower(back, file_.string() + " (fixed)", directory_, &names_back_, nullptr, &left_out);
   }
 
   /// The model read back at the original's declared inputs: its inputs' batch is the dim_param now.
@@ -397,7 +427,10 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return model::fix_refusal{l.id, std::string(l.name), std::string(l.type), model::text::read_back_differs()};
   }
 
-  model::graph reread() override { return detail::lower(proto_, file_.string(), directory_, nullptr); }
+  model::graph reread() override {
+    const auto left_out = left_out_of(proto_);
+    return detail::lower(proto_, file_.string(), directory_, nullptr, nullptr, &left_out);
+  }
 
   void accept(model::fix_report&) override { accepted_ = true; }
 
@@ -684,14 +717,21 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
 fix_report fix(const fs::path& file, const fix_options& options) {
   if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file();
   const io::detail::mapped_file data(file);
-  // A mapped file may shrink while it is read: the parse reads a private copy.
+  // The large weights are left out of the parse and copied from the mapping into the fixed model at the
+  // end (guarded: a mapped file may shrink while it is read). Where none is, protobuf parses the whole
+  // file: a private copy of it, for the same reason.
+  detail::check_model_size(data.bytes(), file.string());
+  auto skimmed = detail::skim(data.bytes());
+  if (!skimmed.bytes.empty()) return onnx_fixer(data.bytes(), std::move(skimmed), file, detail::directory_of(file), options).result();
   std::vector<std::byte> bytes(data.bytes().size());
   io::detail::guarded_copy(bytes.data(), data.bytes().data(), bytes.size(), file.string());
-  return onnx_fixer(bytes, file, detail::directory_of(file), options).result();
+  return onnx_fixer(bytes, {}, file, detail::directory_of(file), options).result();
 }
 
 fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options) {
-  return onnx_fixer(bytes, name, options.base_dir.empty() ? fs::path(name).parent_path() : options.base_dir, options)
+  detail::check_model_size(bytes, name);
+  return onnx_fixer(bytes, detail::skim(bytes), name,
+                    options.base_dir.empty() ? fs::path(name).parent_path() : options.base_dir, options)
       .result();
 }
 
@@ -713,8 +753,11 @@ void external_locations(const ::onnx::GraphProto& g, std::map<std::string, std::
 /// Puts each external data file beside a model written to another directory: a hard link where the file
 /// system allows it, else a copy. A different file already there is refused, not replaced.
 void bring_external_data(const std::string& model, const fs::path& in, const fs::path& out) {
+  // Only the tensors' locations are read: the weights inside the model are left out of the parse.
+  const auto bytes = std::as_bytes(std::span(model));
+  const auto skimmed = detail::skim(bytes);
   ::onnx::ModelProto m;
-  if (!m.ParseFromString(model)) return;
+  if (!(skimmed.bytes.empty() ? m.ParseFromString(model) : m.ParseFromString(skimmed.bytes))) return;
   std::map<std::string, std::string> locations;
   external_locations(m.graph(), locations);
   if (locations.empty()) return;

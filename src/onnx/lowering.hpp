@@ -269,6 +269,13 @@ class graph_lowering {
 /// Parses an ONNX file's bytes (error(bad_file) naming `file` when protobuf cannot, error(unsupported)
 /// from 2 GiB on).
 void parse_model(std::span<const std::byte> bytes, const std::string& file, ::onnx::ModelProto& m);
+/// error(unsupported) for a file from 2 GiB on, which protobuf cannot parse whole.
+void check_model_size(std::span<const std::byte> bytes, const std::string& file);
+
+struct skimmed_model;
+/// The initializers of `m`, parsed from `skimmed`'s bytes (or a serialisation of an edit of them that
+/// keeps their order), whose raw_data was left out, with its length.
+[[nodiscard]] left_out_raw left_out_of(const ::onnx::ModelProto& m, const skimmed_model& skimmed);
 
 /// Lowers a parsed model; `names`, when given, receives each tensor name's layer output (for fix, which
 /// writes shapes back into the file by name), and `bodies` the names of each Loop's and Scan's body.

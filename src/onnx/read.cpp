@@ -610,10 +610,7 @@ model::graph read_model(std::span<const std::byte> bytes, const std::string& fil
   google::protobuf::Arena arena(options);
   auto* m = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   parse(parsed, file, *m);
-  detail::left_out_raw left_out;
-  for (const auto& [index, length] : skimmed.raw_sizes)
-    if (index < static_cast<std::size_t>(m->graph().initializer_size()))
-      left_out.emplace(&m->graph().initializer(static_cast<int>(index)), length);
+  const auto left_out = detail::left_out_of(*m, skimmed);
   return detail::lower(*m, file, directory, nullptr, nullptr, &left_out);
 }
 
@@ -621,6 +618,16 @@ model::graph read_model(std::span<const std::byte> bytes, const std::string& fil
 
 void detail::parse_model(std::span<const std::byte> bytes, const std::string& file, ::onnx::ModelProto& m) {
   parse(bytes, file, m);
+}
+
+void detail::check_model_size(std::span<const std::byte> bytes, const std::string& file) { check_size(bytes, file); }
+
+detail::left_out_raw detail::left_out_of(const ::onnx::ModelProto& m, const skimmed_model& skimmed) {
+  left_out_raw out;
+  for (const auto& [index, field] : skimmed.left_out)
+    if (index < static_cast<std::size_t>(m.graph().initializer_size()))
+      out.emplace(&m.graph().initializer(static_cast<int>(index)), field.length);
+  return out;
 }
 
 model::graph detail::lower(const ::onnx::ModelProto& m, const std::string& file, const fs::path& directory,

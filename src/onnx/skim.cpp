@@ -2,6 +2,12 @@
 
 #include <optional>
 
+#include <fmt/format.h>
+
+#include "../detail/fail.hpp"
+#include "../io/files.hpp"
+#include "reshape1/error.hpp"
+
 namespace reshape1::onnx::detail {
 namespace {
 
@@ -109,7 +115,8 @@ class skimmer {
   explicit skimmer(std::string* out) : out_(out) {}
   bool ok = true;
   std::uint64_t left_out = 0;
-  std::unordered_map<std::size_t, std::uint64_t> raw_sizes;
+  std::unordered_map<std::size_t, left_out_field> left_out_fields;
+  const std::uint8_t* file_begin = nullptr;  // to give a left-out field's offset in the file
 
   void model(const std::uint8_t* begin, const std::uint8_t* end) {
     fields f(begin, end);
@@ -150,13 +157,13 @@ class skimmer {
   /// holding that many bytes whatever smaller field came before).
   void tensor(const std::uint8_t* begin, const std::uint8_t* end, std::string* out) {
     fields f(begin, end);
-    std::optional<std::uint64_t> last_left_out;
+    std::optional<left_out_field> last_left_out;
     while (ok && !f.done()) {
       const auto x = f.next();
       if (!x) break;
       if (x->number == tensor_raw_data && x->wire == length_delimited) {
         if (x->length > min_left_out) {
-          last_left_out = x->length;
+          last_left_out = left_out_field{static_cast<std::uint64_t>(x->payload - file_begin), x->length};
           left_out += x->length;
           continue;
         }
@@ -165,7 +172,7 @@ class skimmer {
       if (out != nullptr) put_bytes(*out, x->begin, x->next);
     }
     ok = ok && f.ok();
-    if (last_left_out) raw_sizes[initializer_] = *last_left_out;
+    if (last_left_out) left_out_fields[initializer_] = *last_left_out;
   }
 
   std::string* out_;
@@ -174,20 +181,158 @@ class skimmer {
 
 }  // namespace
 
-skimmed_model skim(std::span<const std::byte> file) {
+skimmed_model skim(std::span<const std::byte> file, bool any_share) {
   const auto* begin = reinterpret_cast<const std::uint8_t*>(file.data());
   const auto* end = begin + file.size();
   skimmer plan(nullptr);
+  plan.file_begin = begin;
   plan.model(begin, end);
   // Worth a copy of the rest only when the weights left out are most of the file: a model of many small
   // tensors is parsed from the file as it is.
-  if (!plan.ok || plan.left_out < file.size() / 2) return {};
+  if (!plan.ok || plan.left_out == 0 || (!any_share && plan.left_out < file.size() / 2)) return {};
   skimmed_model s;
   s.bytes.reserve(static_cast<std::size_t>(file.size() - plan.left_out) + 64);
   skimmer write(&s.bytes);
+  write.file_begin = begin;
   write.model(begin, end);
-  s.raw_sizes = std::move(write.raw_sizes);
+  s.left_out = std::move(write.left_out_fields);
   return s;
+}
+
+namespace {
+
+/// The bytes a varint takes.
+std::uint64_t varint_size(std::uint64_t v) {
+  std::uint64_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
+}
+
+/// put_back's walk: the model's fields copied, its graph's and the left-out initializers' rebuilt, all
+/// written once into the output (the lengths of the graph and of each initializer are worked out first,
+/// so that no part holding the weights is built apart and copied again).
+class restorer {
+ public:
+  restorer(std::span<const std::byte> file, const std::unordered_map<std::size_t, left_out_field>& left_out,
+           const std::string& name)
+      : file_(file), left_out_(left_out), name_(name) {}
+
+  std::string model(const std::uint8_t* begin, const std::uint8_t* end) {
+    std::uint64_t size = static_cast<std::uint64_t>(end - begin);
+    {
+      fields f(begin, end);
+      while (!f.done()) {
+        const auto x = need(f.next());
+        if (x.number != model_graph || x.wire != length_delimited) continue;
+        const auto grown = graph_size(x.payload, x.payload + x.length);
+        size += grown - x.length + varint_size(grown) - varint_size(x.length);
+      }
+    }
+    std::string out;
+    out.reserve(static_cast<std::size_t>(size));
+    fields f(begin, end);
+    while (!f.done()) {
+      const auto x = need(f.next());
+      if (x.number == model_graph && x.wire == length_delimited) {
+        put_varint(out, (std::uint64_t{model_graph} << 3) | length_delimited);
+        put_varint(out, graph_size(x.payload, x.payload + x.length));
+        graph(out, x.payload, x.payload + x.length);
+      } else {
+        put_bytes(out, x.begin, x.next);
+      }
+    }
+    if (restored_ != left_out_.size()) broken("an initializer whose weights were left out is missing");
+    return out;
+  }
+
+ private:
+  field need(std::optional<field> x) const {
+    if (!x) broken("it is not a well-formed ModelProto");
+    return *x;
+  }
+
+  [[noreturn]] void broken(std::string_view why) const {
+    reshape1::detail::fail(errc::unsupported, {.file = name_},
+                           fmt::format("{}: fix cannot put the weights back into the fixed model: {}", name_, why),
+                           "please report this with the model");
+  }
+
+  /// The raw_data field of `raw`: its tag, its length and its bytes.
+  static std::uint64_t raw_field_size(const left_out_field& raw) {
+    return varint_size((std::uint64_t{tensor_raw_data} << 3) | length_delimited) + varint_size(raw.length) + raw.length;
+  }
+
+  /// The graph's length once its left-out initializers hold their raw_data again (the initializers
+  /// counted from the graph's first: a model holds one graph field, which protobuf wrote).
+  std::uint64_t graph_size(const std::uint8_t* begin, const std::uint8_t* end) const {
+    std::uint64_t size = static_cast<std::uint64_t>(end - begin);
+    fields f(begin, end);
+    std::size_t index = 0;
+    while (!f.done()) {
+      const auto x = need(f.next());
+      if (x.number != graph_initializer || x.wire != length_delimited) continue;
+      const auto it = left_out_.find(index++);
+      if (it == left_out_.end()) continue;
+      const auto grown = x.length + raw_field_size(it->second);
+      size += grown - x.length + varint_size(grown) - varint_size(x.length);
+    }
+    return size;
+  }
+
+  void graph(std::string& out, const std::uint8_t* begin, const std::uint8_t* end) {
+    fields f(begin, end);
+    std::size_t index = 0;
+    while (!f.done()) {
+      const auto x = need(f.next());
+      if (x.number == graph_initializer && x.wire == length_delimited) {
+        const auto it = left_out_.find(index++);
+        if (it != left_out_.end()) {
+          put_varint(out, (std::uint64_t{graph_initializer} << 3) | length_delimited);
+          put_varint(out, x.length + raw_field_size(it->second));
+          tensor(out, x.payload, x.payload + x.length, it->second);
+          ++restored_;
+          continue;
+        }
+      }
+      put_bytes(out, x.begin, x.next);
+    }
+  }
+
+  /// The tensor's fields with raw_data before the first field numbered above it, as protobuf writes
+  /// fields in their numbers' order (at the end when there is none).
+  void tensor(std::string& out, const std::uint8_t* begin, const std::uint8_t* end, const left_out_field& raw) {
+    bool put = false;
+    const auto put_raw = [&] {
+      if (raw.offset > file_.size() || raw.length > file_.size() - raw.offset) broken("a weight lies past the file's end");
+      put_varint(out, (std::uint64_t{tensor_raw_data} << 3) | length_delimited);
+      put_varint(out, raw.length);
+      const auto at = out.size();
+      out.resize(at + static_cast<std::size_t>(raw.length));
+      io::detail::guarded_copy(out.data() + at, file_.data() + raw.offset, static_cast<std::size_t>(raw.length), name_);
+      put = true;
+    };
+    fields f(begin, end);
+    while (!f.done()) {
+      const auto x = need(f.next());
+      if (x.number == tensor_raw_data) broken("an initializer whose weights were left out holds raw_data");
+      if (!put && x.number > tensor_raw_data) put_raw();
+      put_bytes(out, x.begin, x.next);
+    }
+    if (!put) put_raw();
+  }
+
+  std::span<const std::byte> file_;
+  const std::unordered_map<std::size_t, left_out_field>& left_out_;
+  const std::string& name_;
+  std::size_t restored_ = 0;
+};
+
+}  // namespace
+
+std::string put_back(std::span<const std::byte> skimmed, std::span<const std::byte> file,
+                     const std::unordered_map<std::size_t, left_out_field>& left_out, const std::string& name) {
+  const auto* begin = reinterpret_cast<const std::uint8_t*>(skimmed.data());
+  return restorer(file, left_out, name).model(begin, begin + skimmed.size());
 }
 
 }  // namespace reshape1::onnx::detail

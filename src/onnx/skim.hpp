@@ -9,8 +9,14 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace reshape1::onnx::detail {
+
+/// Where a raw_data field left out lies in the file: its bytes (without the field's tag and length).
+struct left_out_field {
+  std::uint64_t offset = 0, length = 0;
+};
 
 /// A ModelProto's bytes without the raw_data of the top graph's large initializers.
 struct skimmed_model {
@@ -20,7 +26,7 @@ struct skimmed_model {
   /// For each initializer of the top graph whose raw_data was left out (its index among the graph's
   /// initializers, counted as protobuf merges them): the length of that raw_data, the field's last
   /// occurrence, which is the one protobuf would keep.
-  std::unordered_map<std::size_t, std::uint64_t> raw_sizes;
+  std::unordered_map<std::size_t, left_out_field> left_out;
 };
 
 /// The raw_data fields left out are those above `min_left_out` bytes (64 KiB: no tensor of at most
@@ -28,8 +34,18 @@ struct skimmed_model {
 /// are read, never a left-out field's bytes, so a mapped file's weight pages are not touched. Bytes that
 /// are not a well-formed ModelProto as far as the walk goes (a truncated field, a group) give nothing
 /// left out, so that protobuf's parse of the file itself says what is wrong, as it did before.
-[[nodiscard]] skimmed_model skim(std::span<const std::byte> file);
+/// With `any_share`, weights are left out however small a share of the file they are.
+[[nodiscard]] skimmed_model skim(std::span<const std::byte> file, bool any_share = false);
 
 inline constexpr std::uint64_t min_left_out = std::uint64_t{64} << 10;
+
+/// The model `skimmed` (a ModelProto serialised by protobuf from a parse of skim's bytes, edited, its top
+/// graph's first initializers the same ones) with each raw_data left out put back into its initializer,
+/// copied from `file` (the bytes skim walked), where protobuf would have written it: the bytes a parse and
+/// a serialisation of the whole file would give. error(io) naming `name` when `file` is a mapping of a
+/// file that shrank; error(unsupported) when `skimmed` is not such a model (a bug).
+[[nodiscard]] std::string put_back(std::span<const std::byte> skimmed, std::span<const std::byte> file,
+                                   const std::unordered_map<std::size_t, left_out_field>& left_out,
+                                   const std::string& name);
 
 }  // namespace reshape1::onnx::detail

@@ -135,6 +135,32 @@ TEST(onnx_skim, the_last_raw_data_of_a_tensor_counts) {
   EXPECT_EQ(error_of(with_second_raw(large, small)), "read");
 }
 
+// fix parses the model without its weights and puts them back into the fixed bytes: those must be what a
+// parse and a serialisation of the whole edited model give, the weights where protobuf writes them.
+TEST(onnx_skim, fix_puts_the_weights_back_where_protobuf_writes_them) {
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(model_with_weight({width}, width * 4)));
+  auto* w = m.mutable_graph()->mutable_initializer(0);
+  std::string weights(width * 4, '\0');
+  for (std::size_t k = 0; k < weights.size(); ++k) weights[k] = static_cast<char>(k * 7 + 3);
+  w->set_raw_data(weights);
+  w->set_doc_string("a field numbered after raw_data");  // 12: raw_data (9) goes before it
+  w->set_data_location(::onnx::TensorProto::DEFAULT);      // 14
+  const auto bytes = m.SerializeAsString();
+  const auto report = onnx::fix(bytes_of(bytes), "m.onnx");
+  ASSERT_TRUE(report.fixed);
+  ASSERT_EQ(report.changes.size(), 1u);
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(report.model));
+  EXPECT_EQ(fixed.graph().initializer(0).raw_data(), weights);
+  EXPECT_EQ(fixed.graph().initializer(0).doc_string(), "a field numbered after raw_data");
+  EXPECT_EQ(fixed.graph().initializer(1).int64_data(0), 0);  // the pattern's batch, [1,-1] -> [0,-1]
+  // protobuf writes the parsed model back byte for byte: the weights are where it puts them.
+  EXPECT_EQ(fixed.SerializeAsString(), report.model);
+  // The weight's tensor is the original's, field for field.
+  EXPECT_EQ(fixed.graph().initializer(0).SerializeAsString(), m.graph().initializer(0).SerializeAsString());
+}
+
 TEST(onnx_skim, a_file_cut_inside_a_weight_is_not_a_model) {
   const auto whole = model_with_weight({width}, width * 4);
   EXPECT_EQ(error_of(whole.substr(0, whole.size() / 2)),
