@@ -109,10 +109,12 @@ void put_message(std::string& out, std::uint32_t number, const std::string& cont
   out += content;
 }
 
-/// The walk runs twice: once to find what to leave out (`out` null), then to write the rest.
+/// The walk runs twice: once to find what to leave out (`out` null), then to write the rest, by the
+/// first walk's `plan`.
 class skimmer {
  public:
-  explicit skimmer(std::string* out) : out_(out) {}
+  skimmer(std::string* out, std::uint64_t above, const std::unordered_map<std::size_t, left_out_field>* plan)
+      : out_(out), above_(above), plan_(plan) {}
   bool ok = true;
   std::uint64_t left_out = 0;
   std::unordered_map<std::size_t, left_out_field> left_out_fields;
@@ -152,17 +154,19 @@ class skimmer {
     ok = ok && f.ok();
   }
 
-  /// Every raw_data field above min_left_out is left out; the last raw_data field decides what protobuf
-  /// would have kept, so its length is recorded when it is one of them (and the tensor is then read as
-  /// holding that many bytes whatever smaller field came before).
+  /// The last raw_data field decides what protobuf would have kept: when it is long, the tensor's length
+  /// is recorded and every raw_data field of it left out (it is read as holding that many bytes); else
+  /// only the long ones before it are left out, which protobuf would have replaced.
   void tensor(const std::uint8_t* begin, const std::uint8_t* end, std::string* out) {
     fields f(begin, end);
     std::optional<left_out_field> last_left_out;
+    const bool all = plan_ != nullptr && plan_->contains(initializer_);
     while (ok && !f.done()) {
       const auto x = f.next();
       if (!x) break;
       if (x->number == tensor_raw_data && x->wire == length_delimited) {
-        if (x->length > min_left_out) {
+        if (all) continue;
+        if (x->length > above_) {
           last_left_out = left_out_field{static_cast<std::uint64_t>(x->payload - file_begin), x->length};
           left_out += x->length;
           continue;
@@ -176,15 +180,17 @@ class skimmer {
   }
 
   std::string* out_;
+  std::uint64_t above_;
+  const std::unordered_map<std::size_t, left_out_field>* plan_;
   std::size_t initializer_ = 0;
 };
 
 }  // namespace
 
-skimmed_model skim(std::span<const std::byte> file, bool any_share) {
+skimmed_model skim(std::span<const std::byte> file, bool any_share, std::uint64_t above) {
   const auto* begin = reinterpret_cast<const std::uint8_t*>(file.data());
   const auto* end = begin + file.size();
-  skimmer plan(nullptr);
+  skimmer plan(nullptr, above, nullptr);
   plan.file_begin = begin;
   plan.model(begin, end);
   // Worth a copy of the rest only when the weights left out are most of the file: a model of many small
@@ -192,10 +198,10 @@ skimmed_model skim(std::span<const std::byte> file, bool any_share) {
   if (!plan.ok || plan.left_out == 0 || (!any_share && plan.left_out < file.size() / 2)) return {};
   skimmed_model s;
   s.bytes.reserve(static_cast<std::size_t>(file.size() - plan.left_out) + 64);
-  skimmer write(&s.bytes);
+  skimmer write(&s.bytes, above, &plan.left_out_fields);
   write.file_begin = begin;
   write.model(begin, end);
-  s.left_out = std::move(write.left_out_fields);
+  s.left_out = std::move(plan.left_out_fields);
   return s;
 }
 

@@ -34,10 +34,13 @@ struct skimmed_model {
 /// are read, never a left-out field's bytes, so a mapped file's weight pages are not touched. Bytes that
 /// are not a well-formed ModelProto as far as the walk goes (a truncated field, a group) give nothing
 /// left out, so that protobuf's parse of the file itself says what is wrong, as it did before.
-/// With `any_share`, weights are left out however small a share of the file they are.
-[[nodiscard]] skimmed_model skim(std::span<const std::byte> file, bool any_share = false);
-
 inline constexpr std::uint64_t min_left_out = std::uint64_t{64} << 10;
+
+/// With `any_share`, weights are left out however small a share of the file they are. `above` is the
+/// length from which a raw_data is left out (below min_left_out only for the fuzzer, whose inputs are
+/// small: the reader would then refuse a tensor small enough to read whose data was left out).
+[[nodiscard]] skimmed_model skim(std::span<const std::byte> file, bool any_share = false,
+                                 std::uint64_t above = min_left_out);
 
 /// The model `skimmed` (a ModelProto serialised by protobuf from a parse of skim's bytes, edited, its top
 /// graph's first initializers the same ones) with each raw_data left out put back into its initializer,
