@@ -538,5 +538,15 @@ TEST_F(npy, a_file_with_bytes_appended_reads_as_one_block_and_leaves_the_file_al
   expect_file_error([&] { io::detail::mapped_file f(path("missing.bin"), tail); }, errc::io, "cannot open");
 }
 
+// A name with a NUL in it would be opened only up to the NUL (a C++ or Python caller can give one; argv
+// cannot): refused, never another file read or written.
+TEST_F(npy, a_file_name_holding_a_nul_is_refused) {
+  { std::ofstream(path("a")) << "x"; }
+  const auto with_nul = path("a").string() + std::string(1, '\0') + "b";
+  expect_file_error([&] { io::detail::mapped_file f{fs::path(with_nul)}; }, errc::invalid_argument, "holds a NUL byte");
+  expect_file_error([&] { io::detail::atomic_file f{fs::path(with_nul)}; }, errc::invalid_argument, "holds a NUL byte");
+  EXPECT_EQ(fs::file_size(path("a")), 1u);
+}
+
 }  // namespace
 }  // namespace reshape1::test

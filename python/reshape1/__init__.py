@@ -320,9 +320,18 @@ def _file_arg(keyword: str, path: Union[str, "os.PathLike[str]", None]) -> str:
     as the command line refuses `--bin ''`, not taken as left out."""
     if path is None:
         return ""
-    text = os.fspath(path)
+    text = _path_text(keyword, path)
     if text == "":
         raise Error("invalid_argument", f"{keyword}: an empty file name")
+    return text
+
+
+def _path_text(keyword: str, path: Union[str, "os.PathLike[str]"]) -> str:
+    """A path as text; one holding a NUL byte is refused: the system would read it only up to the NUL,
+    another file than the one named."""
+    text = os.fspath(path)
+    if "\x00" in text:
+        raise Error("invalid_argument", f"{keyword}: {text!r} holds a NUL byte, which no file name can")
     return text
 
 
@@ -331,7 +340,7 @@ def _dir_arg(keyword: str, path: Union[str, "os.PathLike[str]", None]) -> str:
     refuses `--base-dir ''`."""
     if path is None:
         return ""
-    text = os.fspath(path)
+    text = _path_text(keyword, path)
     if text == "":
         raise Error("invalid_argument", f"{keyword}: an empty directory name")
     return text
@@ -348,7 +357,7 @@ def _model_arg(model: Any, model_bin: Union[str, "os.PathLike[str]", None]) -> T
         return model.SerializeToString(), binary
     if not isinstance(model, (str, os.PathLike)):
         raise TypeError(f"model must be a path, ONNX bytes or an onnx.ModelProto, not {type(model).__name__}")
-    return os.fspath(model), binary
+    return _path_text("model_xml", model), binary
 
 
 def check(
@@ -662,13 +671,13 @@ def fix(
         not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))
     )
     directory = _dir_arg("base_dir", base_dir)
-    if in_memory or _core._format(os.fspath(model_xml)) == "onnx":
+    if in_memory or _core._format(_path_text("model_xml", model_xml)) == "onnx":
         return _fix_onnx(model_xml, in_memory, output, check_batches, layouts, model_bin, batch_name, directory)
     if batch_name is not None:
         _core._refuse_for_format("batch_name", "ir")
     if directory:
         _core._refuse_base_dir()
-    xml = os.fspath(model_xml)
+    xml = _path_text("model_xml", model_xml)
     binary = _file_arg("model_bin", model_bin)  # "": beside the .xml (checked by the library)
     report = _core._fix(
         xml,

@@ -246,6 +246,9 @@ void guarded_copy(void* to, const void* from, std::size_t n, const std::string& 
 mapped_file::mapped_file(const std::filesystem::path& path, file_access access) {
   const bool standard_input = path == "-";
   name_ = standard_input ? std::string("standard input") : escaped(path.string());
+  // The system would read the name only up to a NUL: another file than the one named.
+  if (path.native().find('\0') != std::string::npos)
+    fail(errc::invalid_argument, {.file = name_}, fmt::format("{}: holds a NUL byte, which no file name can", name_));
   fd_ = standard_input ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
                        : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd_ < 0) fail(errc::io, {.file = name_}, fmt::format("{}: cannot open: {}", name_, system_message(errno)));
@@ -371,6 +374,8 @@ atomic_file::atomic_file(const std::filesystem::path& destination)
     : shown_(escaped(destination.string())), destination_(destination) {
   if (destination.empty())
     fail(errc::invalid_argument, {}, "the output file name is empty; give a file name, or - for standard output");
+  if (destination.native().find('\0') != std::string::npos)
+    fail(errc::invalid_argument, {.file = shown_}, fmt::format("{}: holds a NUL byte, which no file name can", shown_));
   if (destination == "-") {
     shown_ = "standard output";
     kind_ = output_kind::direct;

@@ -281,7 +281,12 @@ tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std
     if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count))
       bad(file_, fmt::format("{}: more than 2^64 elements", what()));
   }
-  const auto size = storage_size(*type, count);
+  std::uint64_t size = 0;
+  try {
+    size = storage_size(*type, count);
+  } catch (const error&) {  // said here with the file and the tensor, which storage_size does not know
+    bad(file_, fmt::format("{}: {} elements of {} need more than 2^64 bytes", what(), count, name(*type)));
+  }
   tensor_data out;
   const auto owned = [&] {
     out.bytes = out.owned;

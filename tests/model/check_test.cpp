@@ -569,6 +569,10 @@ TEST_F(ir, malformed_models_get_one_clear_error_each) {
                      errc::unknown_element_type, "layer 'Const_1' (id 1): element type 'int64' is unknown");
   expect_error_containing([&] { (void)load(replaced("size=\"8\"", "size=\"16\""), good.bin() + std::string(8, '\0')); },
                      errc::bad_file, "size 16 does not match a i64 tensor of shape [1] (8 bytes)");
+  // A shape whose storage no 64-bit size can hold: said on the layer, not as a bare sum.
+  expect_error_containing([&] { (void)load(replaced("shape=\"1\"", "shape=\"2147483648,2147483648\""), good.bin()); },
+                          errc::bad_file,
+                          "layer 'Const_1' (id 1): attribute 'shape' holds 4611686018427387904 elements of i64, more than 2^64 bytes");
   expect_error_containing([&] { (void)load(replaced(" offset=\"0\"", ""), good.bin()); }, errc::bad_file,
                      "missing attribute 'offset' in <data>");
   expect_error_containing([&] { (void)load(xml, good.bin().substr(0, 4)); }, errc::bad_file,

@@ -161,6 +161,11 @@ TEST(onnx_skim, fix_puts_the_weights_back_where_protobuf_writes_them) {
   EXPECT_EQ(fixed.graph().initializer(0).SerializeAsString(), m.graph().initializer(0).SerializeAsString());
 }
 
+TEST(onnx, a_tensor_too_large_for_any_storage_is_named_with_its_file) {
+  EXPECT_EQ(error_of(model_with_weight({std::int64_t{1} << 31, std::int64_t{1} << 31}, 16)),
+            "bad_file: m.onnx: tensor 'w': 4611686018427387904 elements of f32 need more than 2^64 bytes");
+}
+
 TEST(onnx_skim, a_file_cut_inside_a_weight_is_not_a_model) {
   const auto whole = model_with_weight({width}, width * 4);
   EXPECT_EQ(error_of(whole.substr(0, whole.size() / 2)),

@@ -96,3 +96,25 @@ def test_errors_pickle_and_print() -> None:
 def test_errors_can_be_made_by_callers() -> None:
     e = reshape1.Error("syntax", "input: bad", [2])
     assert e.indices == (2,) and e.hint == "" and str(e) == "input: bad"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda p: reshape1.check(p + "\x00.xml"),
+        lambda p: reshape1.check_batch(p + "\x00", batch=2),
+        lambda p: reshape1.fix(p, output=p + "\x00.onnx"),
+        lambda p: reshape1.check(p, model_bin=p + "\x00"),
+        lambda p: reshape1.check(b"", base_dir=p + "\x00"),
+    ],
+)
+def test_a_path_holding_a_nul_is_refused_not_cut(call: Any, tmp_path: Any) -> None:
+    # The system reads a name up to its NUL: the file before it must not be read or written instead.
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"\x08\x08")
+    with pytest.raises(reshape1.Error) as info:
+        call(str(model))
+    assert info.value.code == "invalid_argument"
+    assert "holds a NUL byte, which no file name can" in str(info.value)
+    assert model.read_bytes() == b"\x08\x08"
+

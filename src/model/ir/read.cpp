@@ -224,7 +224,12 @@ void check_const(const reader& r, const layer& l, std::size_t bin_size, const st
     for (auto d : dims)
       if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count))
         r.bad_layer(l, "attribute 'shape' has more than 2^64 elements");
-    const auto expected = storage_size(type, count);
+    std::uint64_t expected = 0;
+    try {
+      expected = storage_size(type, count);
+    } catch (const error&) {  // said here with the layer, which storage_size does not know
+      r.bad_layer(l, fmt::format("attribute 'shape' holds {} elements of {}, more than 2^64 bytes", count, name(type)));
+    }
     if (static_cast<std::uint64_t>(size) != expected)
       r.bad_layer(l, fmt::format("size {} does not match a {} tensor of shape [{}] ({} bytes)", size, name(type),
                                  fmt::join(dims, ","), expected));
