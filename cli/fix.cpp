@@ -51,8 +51,10 @@ std::vector<dimension> parse_batches(const std::string& text) {
 /// The progress line for a stage of fix.
 std::string progress_text(const model::fix_progress& p) {
   auto text = fmt::format("fix: {}", p.stage);
-  if (!p.batch.empty()) text += fmt::format(" at batch {}", p.batch);
-  if (p.round > 0) text += fmt::format(", round {}: {} rewrites tried, {} kept", p.round, p.tried, p.kept);
+  if (!p.batch.empty()) text += fmt::format(" at batch {} ({} of {})", p.batch, p.batch_index, p.batches);
+  if (p.round > 0)
+    text += fmt::format(", round {}: {} of {} rewrites judged, {} kept in all", p.round, p.round_tried,
+                        p.round_rewrites, p.kept);
   return fmt::format("{} ({} layers)", text, p.layers);
 }
 

@@ -199,6 +199,44 @@ TEST_F(fixing, a_constant_batch_becomes_a_copy) {
   EXPECT_STREQ(reshape.child("data").attribute("special_zero").value(), "true");
 }
 
+// The progress a caller is given has its totals: the round's rewrites judged of how many it plans, and the
+// batch proven of how many are checked.
+TEST_F(fixing, progress_gives_each_count_with_its_total) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]");
+  const int r1 = b.reshape(x, b.i64({1, -1}), false, "[1,6,4]", "[2]", "[1,24]");
+  const int r2 = b.reshape(r1, b.i64({1, 6, 4}), false, "[1,24]", "[3]", "[1,6,4]");
+  b.result(r2, "[1,6,4]");
+  std::vector<model::fix_progress> seen;
+  std::vector<std::string> batches;
+  model::fix_options options;
+  options.progress = [&](const model::fix_progress& p) {
+    seen.push_back(p);
+    batches.emplace_back(p.batch);
+  };
+  const auto r = fix(b, options);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  std::vector<std::string> proving;
+  bool judged = false;
+  for (std::size_t k = 0; k < seen.size(); ++k) {
+    const auto& p = seen[k];
+    EXPECT_LE(p.round_tried, p.round_rewrites);
+    if (p.stage == "judging rewrites") {
+      judged = true;
+      EXPECT_GE(p.round_rewrites, 1u);
+      EXPECT_GE(p.round_tried, 1u);
+      // The round's last report has judged all of it.
+      const bool last_of_round = k + 1 == seen.size() || seen[k + 1].round != p.round || seen[k + 1].stage != p.stage;
+      if (last_of_round) {
+        EXPECT_EQ(p.round_tried, p.round_rewrites) << "round " << p.round;
+      }
+    }
+    if (p.stage == "proving") proving.push_back(fmt::format("{} {}/{}", batches[k], p.batch_index, p.batches));
+  }
+  EXPECT_TRUE(judged);
+  EXPECT_EQ(proving, (std::vector<std::string>{"1 1/4", "2 2/4", "8 3/4", "? 4/4"}));
+}
+
 // Each candidate is read back from memory, with the .bin mapped and the new constants after it: fix writes
 // no temporary copy of the model (one per candidate, the size of the .bin, before), so it needs no
 // temporary directory at all.

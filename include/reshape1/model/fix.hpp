@@ -26,6 +26,11 @@ struct fix_progress {
   std::size_t tried = 0;    ///< rewrites judged so far (one judged in a group counts once)
   std::size_t kept = 0;     ///< rewrites kept so far
   std::string_view batch;   ///< "proving": the batch being checked ("8", "?"), "" otherwise
+  /// "judging rewrites": how many of the round's rewrites have been judged, of how many it plans (a
+  /// rewrite judged again, alone after its group failed, is not counted twice: at most round_rewrites).
+  std::size_t round_tried = 0, round_rewrites = 0;
+  /// "proving": the batch's place among the batches checked (from 1), and their number.
+  std::size_t batch_index = 0, batches = 0;
 };
 
 struct fix_options {

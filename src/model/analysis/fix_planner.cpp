@@ -126,7 +126,9 @@ bool fix_planner::clean() {
 void fix_planner::report(std::string_view stage, const std::string& batch) const {
   if (options_.progress)
     options_.progress({.stage = stage, .layers = layer_count_, .round = round_, .tried = tried_count_,
-                       .kept = kept_count_, .batch = batch});
+                       .kept = kept_count_, .batch = batch, .round_tried = std::min(tried_count_ - round_first_tried_, round_rewrites_),
+                       .round_rewrites = round_rewrites_, .batch_index = batch.empty() ? 0 : batch_index_,
+                       .batches = batch.empty() ? 0 : options_.check_batches.size()});
 }
 
 reshape_request fix_planner::request(const dimension& b) const { return {.batch = b, .layouts = options_.layouts}; }
@@ -144,6 +146,8 @@ void fix_planner::rounds() {
     gather(group, unplanned);
     if (group.empty() && unplanned.empty()) return;
     ++round_;
+    round_first_tried_ = tried_count_;
+    round_rewrites_ = group.size();
     kept_ = 0;
     failed_.clear();
     std::vector<candidate*> all;
@@ -539,7 +543,9 @@ bool fix_planner::prove() {
   const propagation& original_inputs = reference ? *reference : at_declared;
   std::vector<std::string> checked;
   std::map<layer_key, std::string> dropped;  // rewritten Reshapes the proof still names
+  batch_index_ = 0;
   for (const auto& b : options_.check_batches) {
+    ++batch_index_;
     report("proving", batch_name(b));
     // The propagation at the declared shapes is the one made above (shared, not made again), and the
     // one at the requested shapes is what not_scaled compares.

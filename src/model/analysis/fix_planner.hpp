@@ -209,6 +209,8 @@ class fix_planner {
   std::vector<fix_rewrite> rewrites_;
   std::size_t kept_ = 0;  ///< rewrites kept in this round
   std::size_t round_ = 0, tried_count_ = 0, kept_count_ = 0;  ///< for the progress display
+  std::size_t round_first_tried_ = 0, round_rewrites_ = 0;    ///< the round's start and size, likewise
+  std::size_t batch_index_ = 0;                               ///< the batch being proven (from 1), likewise
   std::vector<candidate*> failed_;  ///< candidates whose plan failed in this round
   bool final_ = false;              ///< the round kept nothing: a failed plan is final
   std::set<layer_key> done_;        ///< Reshapes rewritten or refused
