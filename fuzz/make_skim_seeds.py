@@ -71,6 +71,15 @@ def seeds():
     yield model([graph([tensor("w", [4], [weights(16)]), tensor("c", [], [b"\x01"])], iff)])
     whole = model([graph([tensor("w", [4], [weights(64)])], add)])
     yield whole[: len(whole) // 2]
+    # raw_data and a field 9 of another wire type (protobuf keeps that one as an unknown field)
+    yield model([graph([tensor("w", [4], [weights(16)], varint(9 << 3) + varint(5))], add)])
+    # data in an external file and a stale raw_data beside it: not left out
+    location = field(13, field(1, b"location") + field(2, b"w.bin")) + field(14, 1)
+    yield model([graph([tensor("w", [4], [weights(16)], location)], add)])
+    # a length written in six bytes, which protobuf refuses
+    t = tensor("w", [4], [])
+    raw = varint(9 << 3 | 2) + bytes([0x90, 0x80, 0x80, 0x80, 0x80, 0x00]) + weights(16)
+    yield model([graph([t + raw], add)])
 
 
 def main():

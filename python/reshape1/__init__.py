@@ -329,7 +329,7 @@ def _file_arg(keyword: str, path: Union[str, "os.PathLike[str]", None]) -> str:
 def _path_text(keyword: str, path: Union[str, "os.PathLike[str]"]) -> str:
     """A path as text; one holding a NUL byte is refused: the system would read it only up to the NUL,
     another file than the one named."""
-    text = os.fspath(path)
+    text = os.fsdecode(os.fspath(path))  # a bytes path too, as the os module takes it
     if "\x00" in text:
         raise Error("invalid_argument", f"{keyword}: {text!r} holds a NUL byte, which no file name can")
     return text

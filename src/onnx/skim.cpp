@@ -3,6 +3,8 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <google/protobuf/wire_format.h>
+#include <onnx/onnx_pb.h>
 
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
@@ -15,6 +17,7 @@ namespace {
 constexpr std::uint32_t model_graph = 7;         // ModelProto.graph
 constexpr std::uint32_t graph_initializer = 5;   // GraphProto.initializer
 constexpr std::uint32_t tensor_raw_data = 9;     // TensorProto.raw_data
+constexpr std::uint32_t tensor_data_location = 14;  // TensorProto.data_location (1: EXTERNAL)
 constexpr int length_delimited = 2;
 
 /// One field of a message: its tag from `begin`, its payload (for a length-delimited one), the next field.
@@ -23,7 +26,7 @@ struct field {
   int wire = 0;
   const std::uint8_t* begin = nullptr;
   const std::uint8_t* payload = nullptr;
-  std::uint64_t length = 0;
+  std::uint64_t length = 0;  ///< a length-delimited field's length; a varint field's value
   const std::uint8_t* next = nullptr;
 };
 
@@ -38,14 +41,19 @@ class fields {
   std::optional<field> next() {
     field f;
     f.begin = p_;
-    const auto tag = varint();
+    // A tag or a length longer than five bytes, or a length above 2^31 - 1, is left to protobuf, which
+    // refuses some of them: the walk must not make a file it refuses readable by writing them anew.
+    const auto tag = varint(5);
     if (!tag || (*tag >> 3) == 0 || (*tag >> 3) > 0x1FFFFFFF) return fail();
     f.number = static_cast<std::uint32_t>(*tag >> 3);
     f.wire = static_cast<int>(*tag & 7);
     switch (f.wire) {
-      case 0:
-        if (!varint()) return fail();
+      case 0: {
+        const auto v = varint(10);
+        if (!v) return fail();
+        f.length = *v;
         break;
+      }
       case 1:
         if (!skip(8)) return fail();
         break;
@@ -53,8 +61,8 @@ class fields {
         if (!skip(4)) return fail();
         break;
       case length_delimited: {
-        const auto n = varint();
-        if (!n || *n > static_cast<std::uint64_t>(end_ - p_)) return fail();
+        const auto n = varint(5);
+        if (!n || *n > 0x7FFFFFFF || *n > static_cast<std::uint64_t>(end_ - p_)) return fail();
         f.payload = p_;
         f.length = *n;
         p_ += *n;
@@ -76,9 +84,9 @@ class fields {
     p_ += n;
     return true;
   }
-  std::optional<std::uint64_t> varint() {
+  std::optional<std::uint64_t> varint(int most_bytes) {
     std::uint64_t v = 0;
-    for (int shift = 0; shift < 64 && p_ < end_; shift += 7) {
+    for (int shift = 0; shift < 7 * most_bytes && p_ < end_; shift += 7) {
       const auto byte = *p_++;
       v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
       if ((byte & 0x80) == 0) return v;
@@ -154,29 +162,36 @@ class skimmer {
     ok = ok && f.ok();
   }
 
-  /// The last raw_data field decides what protobuf would have kept: when it is long, the tensor's length
-  /// is recorded and every raw_data field of it left out (it is read as holding that many bytes); else
-  /// only the long ones before it are left out, which protobuf would have replaced.
+  /// The last raw_data field decides what protobuf would have kept: when it is long (and the tensor's data
+  /// is not in an external file, which is what is read, and which a rewrite inlines), the first walk
+  /// records its place and length, and the second leaves out every raw_data field of the tensor (it is
+  /// read as holding that many bytes). Any other tensor is written as it is.
   void tensor(const std::uint8_t* begin, const std::uint8_t* end, std::string* out) {
     fields f(begin, end);
-    std::optional<left_out_field> last_left_out;
-    const bool all = plan_ != nullptr && plan_->contains(initializer_);
+    if (out != nullptr) {
+      const bool left = plan_ != nullptr && plan_->contains(initializer_);
+      while (ok && !f.done()) {
+        const auto x = f.next();
+        if (!x) break;
+        if (left && x->number == tensor_raw_data && x->wire == length_delimited) continue;
+        put_bytes(*out, x->begin, x->next);
+      }
+      ok = ok && f.ok();
+      return;
+    }
+    std::optional<left_out_field> last;
+    bool external = false;  // data_location EXTERNAL, by its last value
     while (ok && !f.done()) {
       const auto x = f.next();
       if (!x) break;
-      if (x->number == tensor_raw_data && x->wire == length_delimited) {
-        if (all) continue;
-        if (x->length > above_) {
-          last_left_out = left_out_field{static_cast<std::uint64_t>(x->payload - file_begin), x->length};
-          left_out += x->length;
-          continue;
-        }
-        last_left_out.reset();
-      }
-      if (out != nullptr) put_bytes(*out, x->begin, x->next);
+      if (x->number == tensor_data_location && x->wire == 0) external = x->length == 1;
+      if (x->number == tensor_raw_data && x->wire == length_delimited)
+        last = left_out_field{static_cast<std::uint64_t>(x->payload - file_begin), x->length};
     }
     ok = ok && f.ok();
-    if (last_left_out) left_out_fields[initializer_] = *last_left_out;
+    if (!last || external || last->length <= above_) return;
+    left_out_fields[initializer_] = *last;
+    left_out += last->length;
   }
 
   std::string* out_;
@@ -206,6 +221,16 @@ skimmed_model skim(std::span<const std::byte> file, bool any_share, std::uint64_
 }
 
 namespace {
+
+/// Whether protobuf parses field `number` of a TensorProto, with this wire type, into a known field (else
+/// it keeps it as an unknown field, which it writes after every known one).
+bool known_tensor_field(std::uint32_t number, int wire) {
+  const auto* f = ::onnx::TensorProto::descriptor()->FindFieldByNumber(static_cast<int>(number));
+  if (f == nullptr) return false;
+  using google::protobuf::internal::WireFormat;
+  if (static_cast<int>(WireFormat::WireTypeForFieldType(f->type())) == wire) return true;
+  return f->is_packable() && wire == length_delimited;  // a repeated number, packed or not
+}
 
 /// The bytes a varint takes.
 std::uint64_t varint_size(std::uint64_t v) {
@@ -304,8 +329,9 @@ class restorer {
     }
   }
 
-  /// The tensor's fields with raw_data before the first field numbered above it, as protobuf writes
-  /// fields in their numbers' order (at the end when there is none).
+  /// The tensor's fields with raw_data where protobuf writes it: its known fields in their numbers' order,
+  /// then the unknown ones; so before the first known field numbered above it or the first unknown one
+  /// (at the end when there is neither).
   void tensor(std::string& out, const std::uint8_t* begin, const std::uint8_t* end, const left_out_field& raw) {
     bool put = false;
     const auto put_raw = [&] {
@@ -320,8 +346,9 @@ class restorer {
     fields f(begin, end);
     while (!f.done()) {
       const auto x = need(f.next());
-      if (x.number == tensor_raw_data) broken("an initializer whose weights were left out holds raw_data");
-      if (!put && x.number > tensor_raw_data) put_raw();
+      if (x.number == tensor_raw_data && x.wire == length_delimited)
+        broken("an initializer whose weights were left out holds raw_data");
+      if (!put && (x.number > tensor_raw_data || !known_tensor_field(x.number, x.wire))) put_raw();
       put_bytes(out, x.begin, x.next);
     }
     if (!put) put_raw();

@@ -29,11 +29,13 @@ struct skimmed_model {
   std::unordered_map<std::size_t, left_out_field> left_out;
 };
 
-/// The raw_data fields left out are those above `min_left_out` bytes (64 KiB: no tensor of at most
-/// max_value_elements values, the most a rule reads, is that long). Only the headers of the fields walked
-/// are read, never a left-out field's bytes, so a mapped file's weight pages are not touched. Bytes that
-/// are not a well-formed ModelProto as far as the walk goes (a truncated field, a group) give nothing
-/// left out, so that protobuf's parse of the file itself says what is wrong, as it did before.
+/// The raw_data fields left out are those of a tensor whose last raw_data is above `min_left_out` bytes
+/// (64 KiB: no tensor of at most max_value_elements values, the most a rule reads, is that long) and
+/// whose data is not in an external file. Only the headers of the fields walked are read, never a
+/// left-out field's bytes, so a mapped file's weight pages are not touched. Bytes that are not a
+/// well-formed ModelProto as far as the walk goes (a truncated field, a group, a tag or length of more
+/// than five bytes, a length from 2^31) give nothing left out, so that protobuf's parse of the file
+/// itself says what is wrong, as it did before.
 inline constexpr std::uint64_t min_left_out = std::uint64_t{64} << 10;
 
 /// With `any_share`, weights are left out however small a share of the file they are. `above` is the

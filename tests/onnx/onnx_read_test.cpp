@@ -110,6 +110,7 @@ INSTANTIATE_TEST_SUITE_P(
                       // ... and as a parameter that picks other values alone than in a batch, at the same shape.
                       expected{"size_slice_start", model::batch_verdict::no, "mixes_samples cut"},
                       expected{"size_gather_index", model::batch_verdict::no, "mixes_samples pick"},
+                      expected{"size_pad_value", model::batch_verdict::no, "mixes_samples pad"},
                       expected{"batch_norm_training", model::batch_verdict::no, "mixes_samples bn"},
                       // The batch folded into the channels, normalised per channel or across them, put back.
                       expected{"group_norm_fold", model::batch_verdict::yes, ""},

@@ -178,7 +178,7 @@ def test_base_dir_says_where_a_model_in_memory_finds_its_external_data(
     plain = reshape1.check(model, base_dir=data)
     assert plain.failed is False
     assert [r.pattern for r in plain.findings] == ["[1,-1]"]
-    batch = reshape1.check_batch(FakeProto(model), batch=2, base_dir=str(data))
+    batch = reshape1.check_batch(FakeProto(model), batch=2, base_dir=str(data).encode())  # a bytes path too
     assert batch.summary.verdict == "no" and [f.finding for f in batch.findings] == ["swallows_batch"]
     fixed = reshape1.fix(model, base_dir=data)
     assert [(c.old_pattern, c.new_pattern) for c in fixed.changes] == [("[1,-1]", "[0,-1]")]

@@ -667,7 +667,9 @@ void tile(batch_op& o) {
 }
 
 void pad(batch_op& o) {
-  const auto* s = o.sole(0, {1, 2, 3});
+  // The pad value (port 3) is data: written into every sample's padding, a value of the batch size there
+  // gives a sample another result in a batch than alone.
+  const auto* s = o.sole(0, {1, 2});
   if (s == nullptr) return;
   const auto begin = o.ints(1), end = o.ints(2);
   if (!begin || !end || s->axis >= begin->size() || s->axis >= end->size())
