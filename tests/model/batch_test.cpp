@@ -569,6 +569,27 @@ TEST_F(batch, a_value_of_the_batch_size_the_same_at_every_batch_is_shared) {
   EXPECT_EQ(at(b, batch_of(1)).summary_line(), "reshapes to batch 1: yes");
 }
 
+// Pad(x, 0, [0, 2], pad value N as f32): the value written into the padding is the batch size, 1 for a sample
+// alone and 4 in a batch of 4. The pad value is data, not a parameter: the layer mixes samples.
+TEST_F(batch, a_pad_value_of_the_batch_size_mixes_samples) {
+  ir_builder b;
+  const int x = b.parameter("[2,3]");
+  const int n = batch_size_of(b, x, "[2,3]");
+  const int value = b.layer("Convert", "destination_type=\"f32\"", {"[]"}, {"[]"}, "value", 1);
+  b.edge(n, value, 0);
+  const int begin = b.i64({0, 0}), end = b.i64({0, 2});
+  const int pad = b.layer("Pad", "pad_mode=\"constant\"", {"[2,3]", "[2]", "[2]", "[]"}, {"[2,5]"}, "pad", 1);
+  b.edge(x, pad, 0);
+  b.edge(begin, pad, 1);
+  b.edge(end, pad, 2);
+  b.edge(value, pad, 3);
+  b.result(pad, "[2,5]");
+  const auto rep = at(b, batch_of(4));
+  EXPECT_EQ(listed(rep), fmt::format("mixes_samples {}", pad));
+  ASSERT_EQ(rep.findings.size(), 1u);
+  EXPECT_EQ(rep.findings[0].port, 3u);
+}
+
 // Gather(x, min(N - 1, 2), axis 1): the index is 2 at every sample batch and at 4, 0 at batch 1, and the
 // output's shape is the same at all of them. Each sample gets its column 2 in a batch, its column 0 alone.
 // The index that is N - 1 itself differs between the sample batches: that one is the batch, and the rule
