@@ -127,6 +127,9 @@ int fix_onnx(const fix_args& a) {
 
 int fix(const fix_args& a) {
   namespace fs = std::filesystem;
+  // fix proves the file it rewrites and keeps the rest of it (an IR's .bin, an ONNX model's external data)
+  // beside the output: it needs the model's own files, whichever format standard input would hold.
+  if (a.xml == "-") usage("fix reads the model from its file, not from standard input", "save the model and give its path");
   if (onnx::format_of(a.xml) == model::model_format::onnx) return fix_onnx(a);
   if (a.batch_name_given) model::detail::refuse_for_format(model::detail::option::batch_name, "ir");
   const fs::path bin = model::weights_of(a.xml, a.bin);

@@ -219,6 +219,10 @@ check("IR on standard input without --bin", rc == 2 and "an IR read from standar
       f"{rc} {err}")
 rc, out, err = from_stdin(ir.read_bytes(), "--quiet", "--bin", str(ir.with_suffix(".bin")))
 check("IR on standard input with --bin", rc == 0 and "305 layers: 305 propagated" in out, f"{rc} {out[-300:]} {err}")
+p = subprocess.run([BINARY, "fix", "-", "--dry-run"], input=(FIXTURES / "computed_pattern.onnx").read_bytes(),
+                   capture_output=True, timeout=60)
+check("fix - is refused as standard input, whatever it holds", p.returncode == 2 and
+      "fix reads the model from its file, not from standard input" in p.stderr.decode(), p.stderr.decode())
 rc, out, err = from_stdin(b"", "--batch", "2")
 check("empty standard input", rc == 2 and "standard input: not a model: an empty file" in err, f"{rc} {err}")
 
