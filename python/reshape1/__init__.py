@@ -315,14 +315,15 @@ class CheckReport:
     failed: bool
 
 
-def _file_arg(keyword: str, path: Union[str, "os.PathLike[str]", None]) -> str:
-    """A file keyword as _core takes it ("" for None). An empty name (a script's unset variable) is refused,
-    as the command line refuses `--bin ''`, not taken as left out."""
+def _file_arg(keyword: str, path: Union[str, "os.PathLike[str]", None], kind: str = "file") -> str:
+    """A file (or, with kind="directory", a directory) keyword as _core takes it ("" for None). An empty
+    name (a script's unset variable) is refused, as the command line refuses `--bin ''` and
+    `--base-dir ''`, not taken as left out."""
     if path is None:
         return ""
     text = _path_text(keyword, path)
     if text == "":
-        raise Error("invalid_argument", f"{keyword}: an empty file name")
+        raise Error("invalid_argument", f"{keyword}: an empty {kind} name")
     return text
 
 
@@ -332,17 +333,6 @@ def _path_text(keyword: str, path: Union[str, "os.PathLike[str]"]) -> str:
     text = os.fsdecode(os.fspath(path))  # a bytes path too, as the os module takes it
     if "\x00" in text:
         raise Error("invalid_argument", f"{keyword}: {text!r} holds a NUL byte, which no file name can")
-    return text
-
-
-def _dir_arg(keyword: str, path: Union[str, "os.PathLike[str]", None]) -> str:
-    """A directory keyword as _core takes it: "" for None; an empty name is refused, as the command line
-    refuses `--base-dir ''`."""
-    if path is None:
-        return ""
-    text = _path_text(keyword, path)
-    if text == "":
-        raise Error("invalid_argument", f"{keyword}: an empty directory name")
     return text
 
 
@@ -381,7 +371,7 @@ def check(
     Raises reshape1.Error ("io", "bad_file", "unsupported"...) when the model cannot be read.
     """
     model, binary = _model_arg(model_xml, model_bin)
-    report, shapes, failed = _core._check(model, binary, _dir_arg("base_dir", base_dir))
+    report, shapes, failed = _core._check(model, binary, _file_arg("base_dir", base_dir, "directory"))
     return _from_json(CheckReport, json.loads(report), shapes, failed=failed)  # type: ignore[no-any-return]
 
 
@@ -521,7 +511,7 @@ def check_batch(
         list((shapes or {}).items()),
         list((layouts or {}).items()),
         list(assume_kept or []),
-        _dir_arg("base_dir", base_dir),
+        _file_arg("base_dir", base_dir, "directory"),
     )
     return _from_json(BatchReport, json.loads(report), report_shapes)  # type: ignore[no-any-return]
 
@@ -670,7 +660,7 @@ def fix(
     in_memory = isinstance(model_xml, (bytes, bytearray, memoryview)) or (
         not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))
     )
-    directory = _dir_arg("base_dir", base_dir)
+    directory = _file_arg("base_dir", base_dir, "directory")
     if in_memory or _core._format(_path_text("model_xml", model_xml)) == "onnx":
         return _fix_onnx(model_xml, in_memory, output, check_batches, layouts, model_bin, batch_name, directory)
     if batch_name is not None:

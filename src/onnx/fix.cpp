@@ -190,7 +190,7 @@ struct onnx_source {
       fail(errc::invalid_argument, {},
            fmt::format("{}: an empty name for the batch's dim_param", model::detail::spell(model::detail::option::batch_name)),
            fmt::format("give a name, e.g. {}", model::detail::spell(model::detail::option::batch_name, {}, "N")));
-    detail::check_model_size(bytes, file.string());
+    // Both entry points refused a file protobuf cannot read whole (check_model_size) before skimming it.
     detail::parse_model(skimmed_.bytes.empty() ? bytes : std::as_bytes(std::span(skimmed_.bytes)), file.string(), proto_);
     const auto left_out = left_out_of(proto_);
     lowered_.emplace(detail::lower(proto_, file.string(), directory_, &names_, &bodies_, &left_out));
