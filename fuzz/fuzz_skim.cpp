@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   namespace fuzz = reshape1::fuzz;
   namespace skim = reshape1::onnx::detail;
   const auto bytes = std::as_bytes(std::span(data, size));
-  const auto s = skim::skim(bytes, true, 8);
+  const auto s = skim::skim(bytes, "fuzz input", true, 8);
   if (s.bytes.empty()) {
     if (!s.left_out.empty()) fuzz::invariant_broken("skim: weights left out of nothing");
     return 0;

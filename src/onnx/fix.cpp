@@ -255,7 +255,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
         out.model = detail::put_back(std::as_bytes(std::span(written_)), source_, skimmed_.left_out, file_.string());
         // What the proof read back is written_ with the weights' lengths: the model written must skim to
         // exactly those bytes, its weights to those lengths.
-        const auto again = detail::skim(std::as_bytes(std::span(out.model)), true);
+        const auto again = detail::skim(std::as_bytes(std::span(out.model)), file_.string(), true);
         bool same = again.bytes == written_ && again.left_out.size() == skimmed_.left_out.size();
         for (const auto& [index, field] : skimmed_.left_out) {
           const auto it = again.left_out.find(index);
@@ -721,7 +721,7 @@ fix_report fix(const fs::path& file, const fix_options& options) {
   // end (guarded: a mapped file may shrink while it is read). Where none is, protobuf parses the whole
   // file: a private copy of it, for the same reason.
   detail::check_model_size(data.bytes(), file.string());
-  auto skimmed = detail::skim(data.bytes());
+  auto skimmed = detail::skim(data.bytes(), file.string());
   if (!skimmed.bytes.empty()) return onnx_fixer(data.bytes(), std::move(skimmed), file, detail::directory_of(file), options).result();
   std::vector<std::byte> bytes(data.bytes().size());
   io::detail::guarded_copy(bytes.data(), data.bytes().data(), bytes.size(), file.string());
@@ -730,7 +730,7 @@ fix_report fix(const fs::path& file, const fix_options& options) {
 
 fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options) {
   detail::check_model_size(bytes, name);
-  return onnx_fixer(bytes, detail::skim(bytes), name,
+  return onnx_fixer(bytes, detail::skim(bytes, name), name,
                     options.base_dir.empty() ? fs::path(name).parent_path() : options.base_dir, options)
       .result();
 }
@@ -755,7 +755,7 @@ void external_locations(const ::onnx::GraphProto& g, std::map<std::string, std::
 void bring_external_data(const std::string& model, const fs::path& in, const fs::path& out) {
   // Only the tensors' locations are read: the weights inside the model are left out of the parse.
   const auto bytes = std::as_bytes(std::span(model));
-  const auto skimmed = detail::skim(bytes);
+  const auto skimmed = detail::skim(bytes, out.string());
   ::onnx::ModelProto m;
   if (!(skimmed.bytes.empty() ? m.ParseFromString(model) : m.ParseFromString(skimmed.bytes))) return;
   std::map<std::string, std::string> locations;

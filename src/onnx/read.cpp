@@ -601,12 +601,22 @@ std::size_t kept_bytes(const ::onnx::GraphProto& g) {
   return total;
 }
 
-model::graph read_model(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory) {
+model::graph read_model(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory,
+                        bool mapped) {
   // The weights are parsed by their length only (skim.hpp): neither copied nor read, so that reading a
   // model costs little more than its graph. The limit is the file's, as protobuf's parse of it would be.
   check_size(bytes, file);
-  const auto skimmed = detail::skim(bytes);
-  const auto parsed = skimmed.bytes.empty() ? bytes : std::as_bytes(std::span(skimmed.bytes));
+  const auto skimmed = detail::skim(bytes, file);
+  // Where nothing is left out, protobuf parses a private copy: its parse of a mapping is not guarded, and
+  // a file that shrinks under it would fault. The copy costs what the mapping's pages would.
+  std::vector<std::byte> copy;
+  if (skimmed.bytes.empty() && mapped) {
+    copy.resize(bytes.size());
+    io::detail::guarded_copy(copy.data(), bytes.data(), bytes.size(), file);
+  }
+  const auto parsed = !skimmed.bytes.empty() ? std::as_bytes(std::span(skimmed.bytes))
+                      : mapped            ? std::span<const std::byte>(copy)
+                                          : bytes;
   // The parsed model lives only as long as the lowering: in an arena, its many small messages and strings
   // are allocated in a few blocks and freed at once.
   google::protobuf::ArenaOptions options;
@@ -687,11 +697,11 @@ fs::path detail::directory_of(const fs::path& file) { return file.parent_path().
 
 model::graph read(const fs::path& file) {
   const io::detail::mapped_file data(file);
-  return read_model(data.bytes(), file.string(), detail::directory_of(file));
+  return read_model(data.bytes(), file.string(), detail::directory_of(file), data.mapped());
 }
 
 model::graph read(std::span<const std::byte> bytes, const std::string& name, const fs::path& base_dir) {
-  return read_model(bytes, name, base_dir.empty() ? fs::path(name).parent_path() : base_dir);
+  return read_model(bytes, name, base_dir.empty() ? fs::path(name).parent_path() : base_dir, false);
 }
 
 std::vector<std::pair<std::string_view, int>> covered_ops() {
@@ -726,8 +736,10 @@ std::string looks_like(std::span<const std::byte> head) {
 
 /// The format bytes hold (read_any's standard input, format_of's first bytes).
 model::model_format format_of_bytes(std::span<const std::byte> bytes, const std::string& file) {
-  const auto head = bytes.first(std::min<std::size_t>(bytes.size(), 64));
-  const auto got = head.size();
+  std::array<std::byte, 64> first{};  // copied guarded: the bytes may be a mapping of standard input's file
+  const auto got = std::min(bytes.size(), first.size());
+  io::detail::guarded_copy(first.data(), bytes.data(), got, file);
+  const auto head = std::span<const std::byte>(first.data(), got);
   std::size_t skip = 0;  // XML may start with a byte order mark or white space
   if (got >= 3 && std::memcmp(head.data(), "\xef\xbb\xbf", 3) == 0) skip = 3;
   while (skip < got && std::isspace(static_cast<unsigned char>(head[skip])) != 0) ++skip;
@@ -759,12 +771,13 @@ model::graph read_any(const fs::path& file, const fs::path& bin, const fs::path&
     if (format_of_bytes(bytes, "standard input") == model::model_format::ir) {
       if (!base_dir.empty()) model::detail::refuse_for_format(model::detail::option::base_dir, "ir");
       const auto weights = model::weights_of(file, bin);  // --bin is needed: nothing lies beside standard input
-      return model::detail::read_ir_in_memory(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                                              "-", std::make_shared<const io::detail::mapped_file>(weights),
+      std::string xml(bytes.size(), '\0');
+      io::detail::guarded_copy(xml.data(), bytes.data(), bytes.size(), "standard input");
+      return model::detail::read_ir_in_memory(std::move(xml), "-", std::make_shared<const io::detail::mapped_file>(weights),
                                               weights.string());
     }
     if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
-    return read_model(bytes, "standard input", base_dir);
+    return read_model(bytes, "standard input", base_dir, data.mapped());
   }
   if (format_of(file) == model::model_format::ir) {
     return model::read_ir(file, model::weights_of(file, bin));

@@ -1,5 +1,6 @@
 #include "skim.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -31,22 +32,40 @@ struct field {
 };
 
 /// Reads the fields of a message's bytes one by one; `ok` turns false at anything the walk does not take
-/// (a truncated varint or field, a group, a field number protobuf refuses).
+/// (a truncated varint or field, a group, a field number protobuf refuses). The bytes may be a mapping of
+/// the file: each field's header is copied out of it guarded, so that a file that shrinks while it is
+/// walked is error(io) naming `name`, not a fault.
 class fields {
  public:
-  fields(const std::uint8_t* begin, const std::uint8_t* end) : p_(begin), end_(end) {}
+  fields(const std::uint8_t* begin, const std::uint8_t* end, const std::string& name)
+      : p_(begin), end_(end), name_(name) {}
   [[nodiscard]] bool ok() const noexcept { return ok_; }
   [[nodiscard]] bool done() const noexcept { return p_ == end_; }
 
   std::optional<field> next() {
     field f;
     f.begin = p_;
+    // The longest header: a five-byte tag and a ten-byte varint value.
+    std::uint8_t head[15];
+    const auto held = std::min<std::size_t>(sizeof head, static_cast<std::size_t>(end_ - p_));
+    io::detail::guarded_copy(head, p_, held, name_);
+    std::size_t at = 0;
+    const auto varint = [&](int most_bytes) -> std::optional<std::uint64_t> {
+      std::uint64_t v = 0;
+      for (int shift = 0; shift < 7 * most_bytes && at < held; shift += 7) {
+        const auto byte = head[at++];
+        v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+        if ((byte & 0x80) == 0) return v;
+      }
+      return std::nullopt;
+    };
     // A tag or a length longer than five bytes, or a length above 2^31 - 1, is left to protobuf, which
     // refuses some of them: the walk must not make a file it refuses readable by writing them anew.
     const auto tag = varint(5);
     if (!tag || (*tag >> 3) == 0 || (*tag >> 3) > 0x1FFFFFFF) return fail();
     f.number = static_cast<std::uint32_t>(*tag >> 3);
     f.wire = static_cast<int>(*tag & 7);
+    std::uint64_t body = 0;  // the bytes after the header
     switch (f.wire) {
       case 0: {
         const auto v = varint(10);
@@ -54,22 +73,21 @@ class fields {
         f.length = *v;
         break;
       }
-      case 1:
-        if (!skip(8)) return fail();
-        break;
-      case 5:
-        if (!skip(4)) return fail();
-        break;
+      case 1: body = 8; break;
+      case 5: body = 4; break;
       case length_delimited: {
         const auto n = varint(5);
-        if (!n || *n > 0x7FFFFFFF || *n > static_cast<std::uint64_t>(end_ - p_)) return fail();
-        f.payload = p_;
+        if (!n || *n > 0x7FFFFFFF) return fail();
         f.length = *n;
-        p_ += *n;
+        body = *n;
         break;
       }
       default: return fail();  // groups (3, 4) and the wire types that do not exist
     }
+    p_ += at;
+    if (body > static_cast<std::uint64_t>(end_ - p_)) return fail();
+    if (f.wire == length_delimited) f.payload = p_;
+    p_ += body;
     f.next = p_;
     return f;
   }
@@ -79,22 +97,9 @@ class fields {
     ok_ = false;
     return std::nullopt;
   }
-  bool skip(std::size_t n) {
-    if (static_cast<std::size_t>(end_ - p_) < n) return false;
-    p_ += n;
-    return true;
-  }
-  std::optional<std::uint64_t> varint(int most_bytes) {
-    std::uint64_t v = 0;
-    for (int shift = 0; shift < 7 * most_bytes && p_ < end_; shift += 7) {
-      const auto byte = *p_++;
-      v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-      if ((byte & 0x80) == 0) return v;
-    }
-    return std::nullopt;
-  }
   const std::uint8_t* p_;
   const std::uint8_t* end_;
+  const std::string& name_;
   bool ok_ = true;
 };
 
@@ -106,8 +111,11 @@ void put_varint(std::string& out, std::uint64_t v) {
   out.push_back(static_cast<char>(v));
 }
 
-void put_bytes(std::string& out, const std::uint8_t* begin, const std::uint8_t* end) {
-  out.append(reinterpret_cast<const char*>(begin), static_cast<std::size_t>(end - begin));
+/// Appends bytes that may lie in a mapping of the file `name` (guarded, as fields reads them).
+void put_bytes(std::string& out, const std::uint8_t* begin, const std::uint8_t* end, const std::string& name) {
+  const auto at = out.size();
+  out.resize(at + static_cast<std::size_t>(end - begin));
+  io::detail::guarded_copy(out.data() + at, begin, static_cast<std::size_t>(end - begin), name);
 }
 
 /// A length-delimited field `number` holding `content`.
@@ -121,15 +129,16 @@ void put_message(std::string& out, std::uint32_t number, const std::string& cont
 /// first walk's `plan`.
 class skimmer {
  public:
-  skimmer(std::string* out, std::uint64_t above, const std::unordered_map<std::size_t, left_out_field>* plan)
-      : out_(out), above_(above), plan_(plan) {}
+  skimmer(std::string* out, std::uint64_t above, const std::unordered_map<std::size_t, left_out_field>* plan,
+          const std::string& name)
+      : out_(out), above_(above), plan_(plan), name_(name) {}
   bool ok = true;
   std::uint64_t left_out = 0;
   std::unordered_map<std::size_t, left_out_field> left_out_fields;
   const std::uint8_t* file_begin = nullptr;  // to give a left-out field's offset in the file
 
   void model(const std::uint8_t* begin, const std::uint8_t* end) {
-    fields f(begin, end);
+    fields f(begin, end, name_);
     while (ok && !f.done()) {
       const auto x = f.next();
       if (!x) break;
@@ -138,7 +147,7 @@ class skimmer {
         graph(x->payload, x->payload + x->length, out_ != nullptr ? &content : nullptr);
         if (out_ != nullptr) put_message(*out_, model_graph, content);
       } else if (out_ != nullptr) {
-        put_bytes(*out_, x->begin, x->next);
+        put_bytes(*out_, x->begin, x->next, name_);
       }
     }
     ok = ok && f.ok();
@@ -146,7 +155,7 @@ class skimmer {
 
  private:
   void graph(const std::uint8_t* begin, const std::uint8_t* end, std::string* out) {
-    fields f(begin, end);
+    fields f(begin, end, name_);
     while (ok && !f.done()) {
       const auto x = f.next();
       if (!x) break;
@@ -156,7 +165,7 @@ class skimmer {
         if (out != nullptr) put_message(*out, graph_initializer, content);
         ++initializer_;
       } else if (out != nullptr) {
-        put_bytes(*out, x->begin, x->next);
+        put_bytes(*out, x->begin, x->next, name_);
       }
     }
     ok = ok && f.ok();
@@ -167,14 +176,14 @@ class skimmer {
   /// records its place and length, and the second leaves out every raw_data field of the tensor (it is
   /// read as holding that many bytes). Any other tensor is written as it is.
   void tensor(const std::uint8_t* begin, const std::uint8_t* end, std::string* out) {
-    fields f(begin, end);
+    fields f(begin, end, name_);
     if (out != nullptr) {
       const bool left = plan_ != nullptr && plan_->contains(initializer_);
       while (ok && !f.done()) {
         const auto x = f.next();
         if (!x) break;
         if (left && x->number == tensor_raw_data && x->wire == length_delimited) continue;
-        put_bytes(*out, x->begin, x->next);
+        put_bytes(*out, x->begin, x->next, name_);
       }
       ok = ok && f.ok();
       return;
@@ -197,15 +206,16 @@ class skimmer {
   std::string* out_;
   std::uint64_t above_;
   const std::unordered_map<std::size_t, left_out_field>* plan_;
+  const std::string& name_;
   std::size_t initializer_ = 0;
 };
 
 }  // namespace
 
-skimmed_model skim(std::span<const std::byte> file, bool any_share, std::uint64_t above) {
+skimmed_model skim(std::span<const std::byte> file, const std::string& name, bool any_share, std::uint64_t above) {
   const auto* begin = reinterpret_cast<const std::uint8_t*>(file.data());
   const auto* end = begin + file.size();
-  skimmer plan(nullptr, above, nullptr);
+  skimmer plan(nullptr, above, nullptr, name);
   plan.file_begin = begin;
   plan.model(begin, end);
   // Worth a copy of the rest only when the weights left out are most of the file: a model of many small
@@ -213,7 +223,7 @@ skimmed_model skim(std::span<const std::byte> file, bool any_share, std::uint64_
   if (!plan.ok || plan.left_out == 0 || (!any_share && plan.left_out < file.size() / 2)) return {};
   skimmed_model s;
   s.bytes.reserve(static_cast<std::size_t>(file.size() - plan.left_out) + 64);
-  skimmer write(&s.bytes, above, &plan.left_out_fields);
+  skimmer write(&s.bytes, above, &plan.left_out_fields, name);
   write.file_begin = begin;
   write.model(begin, end);
   s.left_out = std::move(plan.left_out_fields);
@@ -251,7 +261,7 @@ class restorer {
   std::string model(const std::uint8_t* begin, const std::uint8_t* end) {
     std::uint64_t size = static_cast<std::uint64_t>(end - begin);
     {
-      fields f(begin, end);
+      fields f(begin, end, name_);
       while (!f.done()) {
         const auto x = need(f.next());
         if (x.number != model_graph || x.wire != length_delimited) continue;
@@ -261,7 +271,7 @@ class restorer {
     }
     std::string out;
     out.reserve(static_cast<std::size_t>(size));
-    fields f(begin, end);
+    fields f(begin, end, name_);
     while (!f.done()) {
       const auto x = need(f.next());
       if (x.number == model_graph && x.wire == length_delimited) {
@@ -269,7 +279,7 @@ class restorer {
         put_varint(out, graph_size(x.payload, x.payload + x.length));
         graph(out, x.payload, x.payload + x.length);
       } else {
-        put_bytes(out, x.begin, x.next);
+        put_bytes(out, x.begin, x.next, name_);
       }
     }
     if (restored_ != left_out_.size()) broken("an initializer whose weights were left out is missing");
@@ -297,7 +307,7 @@ class restorer {
   /// counted from the graph's first: a model holds one graph field, which protobuf wrote).
   std::uint64_t graph_size(const std::uint8_t* begin, const std::uint8_t* end) const {
     std::uint64_t size = static_cast<std::uint64_t>(end - begin);
-    fields f(begin, end);
+    fields f(begin, end, name_);
     std::size_t index = 0;
     while (!f.done()) {
       const auto x = need(f.next());
@@ -311,7 +321,7 @@ class restorer {
   }
 
   void graph(std::string& out, const std::uint8_t* begin, const std::uint8_t* end) {
-    fields f(begin, end);
+    fields f(begin, end, name_);
     std::size_t index = 0;
     while (!f.done()) {
       const auto x = need(f.next());
@@ -325,7 +335,7 @@ class restorer {
           continue;
         }
       }
-      put_bytes(out, x.begin, x.next);
+      put_bytes(out, x.begin, x.next, name_);
     }
   }
 
@@ -343,13 +353,13 @@ class restorer {
       io::detail::guarded_copy(out.data() + at, file_.data() + raw.offset, static_cast<std::size_t>(raw.length), name_);
       put = true;
     };
-    fields f(begin, end);
+    fields f(begin, end, name_);
     while (!f.done()) {
       const auto x = need(f.next());
       if (x.number == tensor_raw_data && x.wire == length_delimited)
         broken("an initializer whose weights were left out holds raw_data");
       if (!put && (x.number > tensor_raw_data || !known_tensor_field(x.number, x.wire))) put_raw();
-      put_bytes(out, x.begin, x.next);
+      put_bytes(out, x.begin, x.next, name_);
     }
     if (!put) put_raw();
   }

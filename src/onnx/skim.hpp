@@ -38,10 +38,11 @@ struct skimmed_model {
 /// itself says what is wrong, as it did before.
 inline constexpr std::uint64_t min_left_out = std::uint64_t{64} << 10;
 
+/// `file` may be a mapping: a file that shrinks while it is walked is error(io) naming `name`.
 /// With `any_share`, weights are left out however small a share of the file they are. `above` is the
 /// length from which a raw_data is left out (below min_left_out only for the fuzzer, whose inputs are
 /// small: the reader would then refuse a tensor small enough to read whose data was left out).
-[[nodiscard]] skimmed_model skim(std::span<const std::byte> file, bool any_share = false,
+[[nodiscard]] skimmed_model skim(std::span<const std::byte> file, const std::string& name, bool any_share = false,
                                  std::uint64_t above = min_left_out);
 
 /// The model `skimmed` (a ModelProto serialised by protobuf from a parse of skim's bytes, edited, its top

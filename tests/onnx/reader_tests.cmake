@@ -28,8 +28,9 @@ add_executable(reshape1_onnx_tests ${CMAKE_CURRENT_LIST_DIR}/onnx_read_test.cpp 
 target_compile_definitions(reshape1_onnx_tests PRIVATE RESHAPE1_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
                                                        RESHAPE1_SHARED_MODELS="${PROJECT_SOURCE_DIR}/../shared/ir-models"
                                                        RESHAPE1_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-target_link_libraries(reshape1_onnx_tests PRIVATE reshape1::onnx reshape1::model onnx onnx_proto protobuf::libprotobuf
-                                                  GTest::gtest GTest::gtest_main fmt::fmt)
+target_link_libraries(reshape1_onnx_tests PRIVATE reshape1::onnx reshape1::model reshape1_io onnx onnx_proto
+                                                  protobuf::libprotobuf GTest::gtest GTest::gtest_main fmt::fmt)
+target_include_directories(reshape1_onnx_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)  # io/files.hpp's test hook
 target_compile_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_WARNING_FLAGS} ${RESHAPE1_SANITIZER_FLAGS})
 target_link_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_SANITIZER_FLAGS})
 gtest_discover_tests(reshape1_onnx_tests DISCOVERY_TIMEOUT 60 TEST_PREFIX onnx.)

@@ -3,14 +3,21 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <unistd.h>
+
 #include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "reshape1/error.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/onnx.hpp"
+#include "io/files.hpp"
 
 namespace reshape1::test {
 namespace {
@@ -170,6 +177,54 @@ TEST(onnx_skim, a_file_cut_inside_a_weight_is_not_a_model) {
   const auto whole = model_with_weight({width}, width * 4);
   EXPECT_EQ(error_of(whole.substr(0, whole.size() / 2)),
             "bad_file: m.onnx: not an ONNX model: protobuf cannot parse it as a ModelProto");
+}
+
+// A model over 1 MiB is mapped, not read: when another program cuts the file short while reshape1 reads
+// it, the reads of the lost pages fault. The walk that leaves the weights out, and the parse of a file
+// whose weights it cannot leave out, read guarded: error(io) naming the file, not SIGBUS.
+TEST(onnx_skim, a_file_that_shrinks_while_it_is_read_is_a_clean_error) {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("reshape1_shrink_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto file = dir / "m.onnx";
+  // One model whose weight is left out of the parse (raw_data), one whose weight protobuf parses
+  // (float_data: nothing for the walk to leave out).
+  ::onnx::ModelProto typed;
+  ASSERT_TRUE(typed.ParseFromString(model_with_weight({width}, width * 4)));
+  auto* w = typed.mutable_graph()->mutable_initializer(0);
+  w->clear_raw_data();
+  for (std::int64_t k = 0; k < width * 20; ++k) w->add_float_data(1.0F);
+  w->clear_dims();
+  w->add_dims(width * 20);
+  const std::vector<std::string> models{model_with_weight({width * 20}, width * 80), typed.SerializeAsString()};
+  for (const auto& model : models) {
+    ASSERT_GT(model.size(), std::size_t{1} << 20);
+    for (const std::uintmax_t kept : {std::uintmax_t{0}, std::uintmax_t{4096}}) {
+      // read_any maps the file twice (its first bytes tell the format, then the read): cut at the second.
+      const std::vector<std::tuple<std::string, std::function<void()>, int>> runs{
+          {"read", [&] { (void)onnx::read(file); }, 1},
+          {"fix", [&] { (void)onnx::fix(file); }, 1},
+          {"read_any", [&] { (void)onnx::read_any(file); }, 2}};
+      for (const auto& [what, run, cut_at] : runs) {
+        std::ofstream(file, std::ios::binary) << model;
+        int mapped = 0;
+        io::detail::on_mapped([&, cut_at = cut_at](const fs::path& p) {
+          if (++mapped == cut_at) fs::resize_file(p, kept);
+        });
+        try {
+          run();
+          ADD_FAILURE() << what << ": no error";
+        } catch (const error& e) {
+          EXPECT_EQ(e.code(), errc::io) << what;
+          EXPECT_NE(std::string(e.what()).find("m.onnx: the file became shorter while it was being read"),
+                    std::string::npos)
+              << what << ": " << e.what();
+        }
+        io::detail::on_mapped({});
+      }
+    }
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace
