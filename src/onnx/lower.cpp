@@ -725,11 +725,8 @@ void expand(node_context& c) {
 }
 void tile(node_context& c) {
   // ONNX wants one repeat per input dimension, where OpenVINO's Tile takes any number (it pads the shorter
-  // of the two with ones): the repeats pass through a Reshape to [rank], which refuses any other length.
-  const auto x = c.need(0);
-  const auto rank = c.shape_of(c.shape_of(x));
-  const auto repeats = c.add("Reshape", 1, {c.need(1), rank}, {{"special_zero", "false"}});
-  c.output(0, c.add("Tile", 1, {x, repeats}));
+  // of the two with ones): the attribute tells Tile's rule to refuse any other length.
+  c.output(0, c.add("Tile", 1, {c.need(0), c.need(1)}, {{"onnx_exact_repeats", "true"}}));
 }
 void constant_of_shape(node_context& c) {
   // The value's type decides the output's; its shape does not matter past its one element.

@@ -16,14 +16,17 @@ TEST(data_movement, concat) {
 }
 
 TEST(data_movement, gather) {
-  EXPECT_EQ(shape_of(run("Gather", 8, {{"batch_dims", "0"}}, {of("[5,6,7]"), of("[2,3]"), values({1}, "[]")})),
+  EXPECT_EQ(shape_of(run("Gather", 8, {{"batch_dims", "0"}}, {of("[5,6,7]"), of("[2,3]", element_type::i64), values({1}, "[]")})),
             "[5,2,3,7]");
-  EXPECT_EQ(shape_of(run("Gather", 8, {{"batch_dims", "1"}}, {of("[5,6,7]"), of("[5,3]"), values({1}, "[]")})),
+  EXPECT_EQ(shape_of(run("Gather", 8, {{"batch_dims", "1"}}, {of("[5,6,7]"), of("[5,3]", element_type::i64), values({1}, "[]")})),
             "[5,3,7]");
   const auto v = run("Gather", 1, {}, {values({2, 3, 4}), values({-1, 0}), values({0}, "[]")});
   EXPECT_EQ(exact_values(v[0].value), (std::vector<std::int64_t>{4, 2}));
-  expect_refused([] { (void)run("Gather", 8, {}, {of("[5]"), of("[2]"), values({1}, "[]")}); },
+  expect_refused([] { (void)run("Gather", 8, {}, {of("[5]"), of("[2]", element_type::i64), values({1}, "[]")}); },
                  "axis 1 is out of range for rank 1");
+  // Indices are integers (T_IND): a real index has no meaning, whatever its value.
+  expect_refused([] { (void)run("Gather", 8, {}, {of("[5,6]"), of("[2]", element_type::f32), values({1}, "[]")}); },
+                 "indices (input 1) is f32, not an integer type");
 }
 
 TEST(data_movement, strided_slice) {
@@ -57,6 +60,17 @@ TEST(data_movement, broadcast_tile_transpose) {
   expect_refused([] { (void)run("Broadcast", 3, {{"mode", "numpy"}}, {of("[3]"), values({1})}); },
                  "the data [3] does not broadcast to the target [1]");
   expect_refused([] { (void)run("Tile", 1, {}, {of("[2]"), values({-1})}); }, "the repeat -1 is negative");
+  // Repeats are a 1-D integer tensor, as the spec says; not a matrix of them, nor reals.
+  expect_refused([] { (void)run("Tile", 1, {}, {of("[2,3]"), of("[1,2]", element_type::i64)}); },
+                 "repeats (input 1) must be a 1-D tensor, got shape [1,2]");
+  expect_refused([] { (void)run("Tile", 1, {}, {of("[2,3]"), of("[2]", element_type::f32)}); },
+                 "repeats (input 1) is f32, not an integer type");
+  // Lowered from ONNX (which takes one repeat per dimension, no fewer and no more): another count is refused.
+  EXPECT_EQ(shape_of(run("Tile", 1, {{"onnx_exact_repeats", "true"}}, {of("[2,3]"), values({2, 1})})), "[4,3]");
+  expect_refused([] { (void)run("Tile", 1, {{"onnx_exact_repeats", "true"}}, {of("[2,3]"), values({2, 1, 2})}); },
+                 "3 repeats for an input of rank 2");
+  expect_refused([] { (void)run("Tile", 1, {{"onnx_exact_repeats", "true"}}, {of("[2,3]"), of("[1]", element_type::i64)}); },
+                 "1 repeat for an input of rank 2");
   // A size no tensor can have is refused, as Concat and Pad refuse theirs; an unbounded interval stays so.
   expect_refused([] { (void)run("Tile", 1, {}, {of("[4]"), values({std::int64_t{1} << 62})}); },
                  "dimension 0 ([4]) times its repeat 4611686018427387904 overflows");
@@ -82,17 +96,17 @@ TEST(data_movement, split_pad_scatter) {
 
 
 TEST(data_movement, gather_7_has_batch_dims) {
-  EXPECT_EQ(shape_of(run("Gather", 7, {{"batch_dims", "1"}}, {of("[5,6,7]"), of("[5,3]"), values({2}, "[]")})),
+  EXPECT_EQ(shape_of(run("Gather", 7, {{"batch_dims", "1"}}, {of("[5,6,7]"), of("[5,3]", element_type::i64), values({2}, "[]")})),
             "[5,6,3]");
-  EXPECT_EQ(shape_of(run("Gather", 7, {{"batch_dims", "-1"}}, {of("[5,6,7]"), of("[5,3]"), values({1}, "[]")})),
+  EXPECT_EQ(shape_of(run("Gather", 7, {{"batch_dims", "-1"}}, {of("[5,6,7]"), of("[5,3]", element_type::i64), values({1}, "[]")})),
             "[5,3,7]");
   const auto v = run("Gather", 7, {}, {values({2, 3, 4}), values({2, 0}), values({0}, "[]")});
   EXPECT_EQ(exact_values(v[0].value), (std::vector<std::int64_t>{4, 2}));
-  expect_refused([] { (void)run("Gather", 7, {{"batch_dims", "3"}}, {of("[5,6,7]"), of("[5,3]"), values({2}, "[]")}); },
+  expect_refused([] { (void)run("Gather", 7, {{"batch_dims", "3"}}, {of("[5,6,7]"), of("[5,3]", element_type::i64), values({2}, "[]")}); },
                  "batch_dims 3 must be within the indices' rank 2 and not above axis 2");
-  expect_refused([] { (void)run("Gather", 7, {{"batch_dims", "2"}}, {of("[5,6,7]"), of("[5,3]"), values({2}, "[]")}); },
+  expect_refused([] { (void)run("Gather", 7, {{"batch_dims", "2"}}, {of("[5,6,7]"), of("[5,3]", element_type::i64), values({2}, "[]")}); },
                  "batch dimension 1: 6 and 3 cannot be equal");
-  expect_refused([] { (void)run("Gather", 7, {{"batch_dims", "1"}}, {of("[5,6,7]"), of("[4,3]"), values({1}, "[]")}); },
+  expect_refused([] { (void)run("Gather", 7, {{"batch_dims", "1"}}, {of("[5,6,7]"), of("[4,3]", element_type::i64), values({1}, "[]")}); },
                  "batch dimension 0: 5 and 4 cannot be equal");
 }
 
@@ -196,6 +210,11 @@ TEST(data_movement, slice_8_clamps_like_python) {
   EXPECT_EQ(model::detail::exact_values(v[0].value), (std::vector<std::int64_t>{3, 8}));
   expect_refused([] { (void)run("Slice", 8, {}, {of("[10]"), values({0}), values({5}), values({0})}); },
                  "step[0] is 0");
+  // start, stop, step and axes are 1-D integer tensors: a [1,1] start is refused even when its value is known.
+  expect_refused([] { (void)run("Slice", 8, {}, {of("[10,8]"), values({0}, "[1,1]"), values({5}), values({1})}); },
+                 "start (input 1) must be a 1-D tensor, got shape [1,1]");
+  expect_refused([] { (void)run("Slice", 8, {}, {of("[10,8]"), values({0}), of("[1]", element_type::f32), values({1})}); },
+                 "stop (input 2) is f32, not an integer type");
   expect_refused([] {
     (void)run("Slice", 8, {}, {of("[10,8]"), values({0, 0}), values({5, 5}), values({1, 1}), values({1, -1})});
   }, "axis 1 is sliced twice");

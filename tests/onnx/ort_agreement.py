@@ -59,7 +59,7 @@ fixtures = {
     "group_norm_fold": "yes", "group_norm_fold_mixed": "no",
     # invalid at every batch: ONNX Runtime refuses them ("fails"), reshape1 finds a rule error
     "flatten_axis_past_rank": "no", "softmax_axis_out_of_range": "no", "instance_norm_scale_length": "no",
-    "tile_repeats_length": "no",
+    "tile_repeats_length": "no", "gather_real_indices": "no", "slice_matrix_starts": "no",
 }
 known_false_no = set()  # a "no" where ONNX Runtime is right: none since a "no" must name what breaks
 for name, answer in fixtures.items():

@@ -88,6 +88,8 @@ void concat(op& o) {
 void gather(op& o) {
   o.need(3, 1);
   o.out[0].type = o.in[0]->type;
+  require_index_input(o, 1, "indices", false);
+  require_index_input(o, 2, "axis", false);
   const auto& data = o.shape(0);
   const auto& indices = o.shape(1);
   const auto axis_value = known_integers(o, 2);
@@ -261,6 +263,8 @@ void strided_slice(op& o) {
 void slice(op& o) {
   o.need(4, 1);
   o.out[0].type = o.in[0]->type;
+  for (const auto& [port, what] : {std::pair<std::size_t, std::string_view>{1, "start"}, {2, "stop"}, {3, "step"}, {4, "axes"}})
+    require_index_input(o, port, what, true);
   const auto& data = o.shape(0);
   const auto start = known_integers(o, 1), stop = known_integers(o, 2), step = known_integers(o, 3);
   if (!data.rank_known() || !start || !stop || !step) return;
@@ -358,10 +362,18 @@ void broadcast_op(op& o) {
 }
 
 // Tile-1: each dimension times its repeat, aligned from the right; the longer of the two sets the rank.
+// A Tile the ONNX reader lowered (attribute onnx_exact_repeats) takes exactly one repeat per dimension, as
+// ONNX's Tile does.
 void tile(op& o) {
   o.need(2, 1);
   o.out[0].type = o.in[0]->type;
+  require_index_input(o, 1, "repeats", true);
   const auto& data = o.shape(0);
+  if (const auto& r = o.shape(1);
+      o.l.find("onnx_exact_repeats") != nullptr && data.rank_known() && r.rank_known() && r.size() == 1 &&
+      r[0].is_static() && r[0].lo() != static_cast<std::int64_t>(data.size()))
+    refuse(o, fmt::format("{} repeat{} for an input of rank {}", r[0].lo(), r[0].lo() == 1 ? "" : "s", data.size()),
+           "ONNX's Tile takes one repeat for each dimension of its input");
   const auto repeats = known_integers(o, 1);
   if (!data.rank_known() || !repeats) return;
   for (auto r : *repeats)

@@ -330,6 +330,15 @@ std::optional<std::vector<std::int64_t>> known_integers(const op& o, std::size_t
   return exact_values(o.value(input));
 }
 
+void require_index_input(const op& o, std::size_t input, std::string_view what, bool one_d) {
+  if (input >= o.in.size()) return;
+  if (const auto& t = o.in[input]->type; t && !is_integer(*t))
+    refuse(o, fmt::format("{} (input {}) is {}, not an integer type", what, input, name(*t)),
+           "indices, bounds and repeats are integers (i64 or i32)");
+  if (const auto& s = o.shape(input); one_d && s.rank_known() && s.size() != 1)
+    refuse(o, fmt::format("{} (input {}) must be a 1-D tensor, got shape {}", what, input, to_string(s)));
+}
+
 std::optional<tensor_value> gather_value(const tensor_value& v, const std::vector<std::size_t>& positions) {
   tensor_value r;
   if (v.is_real()) {

@@ -131,6 +131,9 @@ std::optional<std::vector<std::int64_t>> exact_values(const std::optional<tensor
 std::optional<partial_shape> shape_from_value(const op& o, std::size_t input);
 /// The exact integers of a Const or known input i; nullopt when unknown.
 std::optional<std::vector<std::int64_t>> known_integers(const op& o, std::size_t input);
+/// Refuses an index input (indices, starts, repeats: the spec's T_IND) whose element type is known and not
+/// an integer type, or, with `one_d`, whose rank is known and not 1. `what` names it in the message.
+void require_index_input(const op& o, std::size_t input, std::string_view what, bool one_d);
 /// A value for every element of a shape's row-major positions from an index mapping (for data movement).
 std::optional<tensor_value> gather_value(const tensor_value& v, const std::vector<std::size_t>& positions);
 /// For each row-major position of `out`, the position in `in` that NumPy broadcasting reads.
