@@ -104,6 +104,13 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"size_scale", model::batch_verdict::no, "mixes_samples scale"},
                       expected{"size_parity", model::batch_verdict::no, "mixes_samples shift"},
                       expected{"size_constant", model::batch_verdict::yes, ""},
+                      // ... and an If on it whose first branch runs alone only: that branch is not named.
+                      expected{"size_if_view", model::batch_verdict::no, "mixes_samples branch"},
+                      // An If's branch that runs at no batch: what it writes does not matter.
+                      expected{"if_untaken_branch", model::batch_verdict::yes, ""},
+                      // Both branches of an If write the batch as 1: both are named.
+                      expected{"if_both_branches", model::batch_verdict::no,
+                               "swallows_batch then_flat, swallows_batch else_flat"},
                       // ... and as a parameter that sets a layer's output shape.
                       expected{"size_slice_end", model::batch_verdict::no, "mixes_samples sl"},
                       expected{"size_topk", model::batch_verdict::no, "mixes_samples tk"},

@@ -60,6 +60,8 @@ fixtures = {
     # invalid at every batch: ONNX Runtime refuses them ("fails"), reshape1 finds a rule error
     "flatten_axis_past_rank": "no", "softmax_axis_out_of_range": "no", "instance_norm_scale_length": "no",
     "tile_repeats_length": "no", "gather_real_indices": "no", "slice_matrix_starts": "no",
+    # an If whose else branch, writing the batch as 1, runs at no batch
+    "if_untaken_branch": "yes", "if_both_branches": "no",
 }
 known_false_no = set()  # a "no" where ONNX Runtime is right: none since a "no" must name what breaks
 for name, answer in fixtures.items():
@@ -126,6 +128,7 @@ fixes = {
     "allowzero_pinned": (True, 1),  # 0 with allowzero cleared (no element may be 0): as the IR fix sets special_zero
     "external_pattern": (True, 1),  # its pattern, held in external data, written into the model
     "if_branches": (True, 1),  # the else branch's [1,-1], an initializer of the top graph
+    "if_both_branches": (True, 2),  # both branches' [1,-1], one initializer both read, rewritten alike
     "batch_moves": (True, 1),  # [-1,6]: 0 would copy the 1 an Unsqueeze put in front of the batch
     "fold_rows": (True, 1),  # [-1,3]: the batch folded into the rows, unfolded by the next Reshape
     "body_dims": (True, 0),  # the batch freed in a Loop's and a Scan's body too (ONNX Runtime fails otherwise)

@@ -652,7 +652,9 @@ class scope {
       if (!after[i]) continue;
       for (const auto& x : states_[i])
         if (x.is(kind::unknown) || x.is(kind::broken)) return false;
-      if ((nested_.contains(i) && !nested_.at(i).empty()) || layer_has_finding[i]) return false;
+      // A layer found to misuse the batch, blamed on another Reshape (the first one that moved it: the
+      // other branch of an If that holds it alike), is shown to misuse this one's too.
+      if ((nested_.contains(i) && !nested_.at(i).empty()) || layer_has_finding[i] || misusers_.contains(i)) return false;
     }
     return true;
   }
@@ -785,6 +787,7 @@ class scope {
       }
       if (s.moved_by != no_layer && s.moved_by != index) {
         add_swallow(s.moved_by, text::then_at(l, text::sentence(x.reason)), l.id);
+        misusers_.insert(index);
         continue;
       }
       if (finding_for(index, x.issue)) continue;
@@ -1094,6 +1097,7 @@ class scope {
           const auto what = text::output_batch_elsewhere(l, s.axis, s.factor, axis);
           if (s.moved_by != no_layer) {
             add_swallow(s.moved_by, what, l.id);
+            misusers_.insert(index);
           } else {
             auto f = finding(batch_issue::loses_batch, l);
             f.what = what;
@@ -1157,15 +1161,64 @@ class scope {
     }
   }
 
-  /// The findings of a body, its nested bodies' after their layers.
+  /// The findings of a body, its nested bodies' after their layers. A layer that runs at none of the
+  /// batches the answer is about has none (idle_layers).
   std::vector<batch_finding> findings() const {
+    const auto idle = idle_layers();
     std::vector<batch_finding> out;
     for (const auto index : g_.order()) {
+      if (idle[index] != 0) continue;
       for (const auto& f : found_)
         if (f.layer == index) out.push_back(f);
       if (const auto it = nested_.find(index); it != nested_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
     }
     return out;
+  }
+
+  /// The condition of IfMerge `l` when it is known and the same at the batch asked and at every sample
+  /// batch: the branch taken at all of them.
+  std::optional<bool> condition_everywhere(const layer& l) const {
+    if (l.sources.empty() || !l.sources[0]) return std::nullopt;
+    const auto s = *l.sources[0];
+    std::vector<const propagation*> at{&target_};
+    if (runs_.analysed()) at.insert(at.end(), runs_.at_samples.begin(), runs_.at_samples.end());
+    std::optional<bool> taken;
+    for (const auto* p : at) {
+      const auto v = detail::exact_values(p->outputs[s.layer][s.output].value);
+      if (!v || v->size() != 1 || (taken && *taken != ((*v)[0] != 0))) return std::nullopt;
+      taken = (*v)[0] != 0;
+    }
+    return taken;
+  }
+
+  /// Per layer, whether it runs at none of the batches the answer is about: it reaches the outputs only
+  /// through an If's branch whose condition chooses the other one at the batch asked and at every sample
+  /// batch (`x.view(1, -1) if n == 1 else x.view(n, -1)`: the first branch runs alone only, where writing
+  /// 1 is right). Batch 1 is the reference each sample is compared with, not a batch answered about. A
+  /// layer that reaches no output at all is not idle: what it does is reported as before.
+  std::vector<char> idle_layers() const {
+    const auto reach = [&](bool honour_conditions) {
+      std::vector<char> live(layers_.size(), 0);
+      const auto order = g_.order();
+      for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const auto& l = layers_[*it];
+        if (part_of(l.type) == op_part::result) live[*it] = 1;
+        if (live[*it] == 0) continue;
+        const auto taken = honour_conditions && part_of(l.type) == op_part::if_merge && l.sources.size() == 3
+                               ? condition_everywhere(l)
+                               : std::nullopt;
+        for (std::size_t i = 0; i < l.sources.size(); ++i)
+          if (l.sources[i] && (!taken || i == 0 || i == (*taken ? 1u : 2u))) live[l.sources[i]->layer] = 1;
+      }
+      return live;
+    };
+    if (std::none_of(layers_.begin(), layers_.end(), [](const layer& l) { return part_of(l.type) == op_part::if_merge; }))
+      return std::vector<char>(layers_.size(), 0);
+    const auto any = reach(false);
+    const auto taken = reach(true);
+    std::vector<char> idle(layers_.size(), 0);
+    for (std::size_t i = 0; i < idle.size(); ++i) idle[i] = any[i] != 0 && taken[i] == 0 ? 1 : 0;
+    return idle;
   }
 
   /// A layer that fails downstream of a Reshape already reported: name it as the cause.
@@ -1209,6 +1262,7 @@ class scope {
   std::vector<batch_finding> found_;
   std::map<std::size_t, replaced_batch> replaced_;
   std::set<std::size_t> swallowed_;  ///< the Reshapes a later layer or output was found to misuse the batch of
+  std::set<std::size_t> misusers_;   ///< the layers and outputs found to misuse a batch a Reshape moved
   const std::vector<input_report>* inputs_ = nullptr;  ///< the model's inputs (null in a body)
   const reshape_request* request_ = nullptr;
   std::vector<std::vector<batch_state>> states_;        ///< per layer and output, when analysed
