@@ -566,17 +566,20 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
 
   /// The initializer or Constant node that holds the tensor `name` as node `reader` sees it: in its own
   /// graph, else in the graphs around it, as ONNX scopes names (a branch's or a body's tensors are not
-  /// seen from outside it; a body's input of that name hides the ones around it).
+  /// seen from outside it; a body's input of that name hides the ones around it). A name given twice is
+  /// the last one, as the reader and ONNX Runtime take it (a Constant node's after every initializer).
   static std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader) {
     for (auto k = reader.path.size() + 1; k-- > 0;) {
       auto* g = graph_at(m, {reader.path.begin(), reader.path.begin() + static_cast<std::ptrdiff_t>(k)});
       if (g == nullptr) continue;
+      std::optional<holder> last;
       for (auto& t : *g->mutable_initializer())
-        if (t.name() == name) return holder{&t, name, false, g};
+        if (t.name() == name) last = holder{&t, name, false, g};
       for (auto& n : *g->mutable_node())
         if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
           for (auto& a : *n.mutable_attribute())
-            if (a.name() == "value" && a.has_t()) return holder{a.mutable_t(), name, true, g};
+            if (a.name() == "value" && a.has_t()) last = holder{a.mutable_t(), name, true, g};
+      if (last) return last;
       if (k > 0)
         for (const auto& v : g->input())
           if (v.name() == name) return std::nullopt;

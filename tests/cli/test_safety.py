@@ -292,6 +292,27 @@ try:
             check("a file-size limit: SIGXFSZ ends it, nothing left", p.returncode == -signal.SIGXFSZ and left == [],
                   f"{p.returncode} {p.stderr[-300:]!r} {left}")
 
+    # fix -o through symbolic links, for both formats as for every output: each target is replaced, the links
+    # stay (the IR's .xml link was replaced by a file, where its .bin link was followed).
+    onnx_model = ROOT / "tests" / "data" / "onnx" / "shared_initializer.textproto"
+    links = work / "fix_links"
+    links.mkdir()
+    for name in ("t.xml", "t.bin", "t.onnx"):
+        (links / name).write_bytes(b"old")
+    for name, target in (("o.xml", "t.xml"), ("o.bin", "t.bin"), ("o.onnx", "t.onnx")):
+        os.symlink(target, links / name)
+    rc, _, err = run(["fix", str(retail), "-o", "o.xml", "--quiet"], cwd=links)
+    check("fix -o a linked .xml and .bin: the targets replaced, the links kept",
+          rc == 0 and os.path.islink(links / "o.xml") and os.path.islink(links / "o.bin")
+          and (links / "t.xml").read_bytes().startswith(b"<?xml") and (links / "t.bin").stat().st_size > 3,
+          f"{rc} {err!r} {sorted(q.name for q in links.iterdir())}")
+    from_text = pathlib.Path(BINARY).parent.parent / "tests" / "onnx_from_text"  # built with the ONNX reader
+    if from_text.exists():
+        subprocess.run([str(from_text), str(onnx_model), str(links / "m.onnx")], check=True)
+        rc, _, err = run(["fix", "m.onnx", "-o", "o.onnx", "--quiet"], cwd=links)
+        check("fix -o a linked .onnx: the target replaced, the link kept",
+              rc == 0 and os.path.islink(links / "o.onnx") and (links / "t.onnx").stat().st_size > 3, f"{rc} {err!r}")
+
     # ---- messages -----------------------------------------------------------------------------------
     (work / "pat.npy").write_bytes(npy(b"<i8", (2,), struct.pack("<2q", 3, -1)))
     cases = [

@@ -14,6 +14,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -882,6 +883,39 @@ TEST(onnx_fix, reports_its_progress_as_the_ir_fix_does) {
   EXPECT_EQ(stages, expected);
   EXPECT_EQ(last_round, 2u) << "the second Reshape waits a round for the first";
   EXPECT_EQ(kept, 2u);
+}
+
+// A tensor name given twice (two initializers, or an initializer and a Constant node) is the last one, as
+// the reader and ONNX Runtime take it ("the model will use the latest encountered initializer"): fix
+// rewrites that one, where it rewrote the first and then said the layer still failed.
+TEST(onnx_fix, a_name_given_twice_is_rewritten_where_the_reader_takes_it) {
+  const std::string head = R"(ir_version: 8 opset_import { domain: "" version: 13 }
+    graph { name: "twice"
+      input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 3 } dim { dim_value: 2 } } } } }
+      output { name: "y" type { tensor_type { elem_type: 1 } } }
+      initializer { name: "s" data_type: 7 dims: 2 int64_data: [2, -1] }
+      node { name: "r" op_type: "Reshape" input: ["x", "s"] output: ["y"] })";
+  for (const auto& [what, second, constant] :
+       {std::tuple<std::string, std::string, bool>{"an initializer",
+                                                   R"(initializer { name: "s" data_type: 7 dims: 2 int64_data: [3, -1] })", false},
+        {"a Constant node", R"(node { name: "c" op_type: "Constant" output: ["s"] attribute { name: "value" type: TENSOR
+                                  t { data_type: 7 dims: 2 int64_data: [3, -1] } } })", true}}) {
+    ::onnx::ModelProto m;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(head + second + "}", &m)) << what;
+    if (constant) m.mutable_graph()->mutable_node()->SwapElements(0, 1);  // the Constant before the Reshape
+    const auto bytes = m.SerializeAsString();
+    const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "twice.onnx");
+    ASSERT_TRUE(r.fixed) << what << ": " << (r.refusals.empty() ? "" : r.refusals[0].reason);
+    ASSERT_EQ(r.changes.size(), 1u) << what;
+    EXPECT_EQ(r.changes[0].old_pattern, "[3,-1]") << what;
+    EXPECT_EQ(r.changes[0].new_pattern, "[0,-1]") << what;
+    ::onnx::ModelProto fixed;
+    ASSERT_TRUE(fixed.ParseFromString(r.model)) << what;
+    const auto& first = fixed.graph().initializer(0);
+    EXPECT_EQ(std::vector<std::int64_t>(first.int64_data().begin(), first.int64_data().end()),
+              (std::vector<std::int64_t>{2, -1}))
+        << what << ": the first definition, which nothing reads, is left as it was";
+  }
 }
 
 TEST(onnx_fix, a_shared_initializer_rewritten_alike_for_every_reader_stays_one_tensor) {

@@ -206,8 +206,10 @@ void write_fixed(const fix_report& report, const fs::path& in_xml, const fs::pat
   const io::detail::mapped_file original(in_bin);
   // An .xml left from an earlier run would point into the new .bin until the new .xml replaces it: remove
   // it first, so that an interrupted run leaves no .xml at all rather than one that reads the wrong bytes.
+  // An .xml given as a symbolic link is written through it, as every output is: its target goes, not the link.
   std::error_code ec;
-  if (fs::is_regular_file(out_xml, ec)) fs::remove(out_xml, ec);
+  if (fs::is_regular_file(out_xml, ec))
+    if (const auto target = fs::canonical(out_xml, ec); !ec) fs::remove(target, ec);
   {
     io::detail::atomic_file out(out_bin);
     // The original bytes are copied by the kernel where it can (on a file system that shares blocks, the
