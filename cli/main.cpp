@@ -12,8 +12,11 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "completion.hpp"
 #include "io/files.hpp"
+#include "model/options.hpp"
 #include "report.hpp"
+#include "reshape1/version.hpp"
 
 namespace {
 
@@ -60,9 +63,6 @@ void add_help(CLI::App& app) {
 }
 
 }  // namespace
-#include "completion.hpp"
-#include "model/options.hpp"
-#include "reshape1/version.hpp"
 
 int main(int argc, char** argv) {
   // Messages from the library then name this program's flags (--batch 8) rather than the API's fields.
@@ -114,8 +114,14 @@ int main(int argc, char** argv) {
     }
     return exit_code_for(s, e.code());
   } catch (const std::bad_alloc&) {
-    std::cerr << who() << ": not enough memory\n";
-    return exit_invalid;
+    // Not the input's fault as such, nor an answer: for check and fix, exit 1 would read as "no".
+    const std::string message = "not enough memory: the input needs more than this process can allocate";
+    if (s.json) {
+      std::cout << json_text(out_of_memory_json(message)) << '\n';
+    } else {
+      std::cerr << who() << ": " << message << '\n';
+    }
+    return exit_code_for(s, reshape1::errc::too_large);
   } catch (const std::exception& e) {
     std::cerr << who() << ": internal error (a bug in reshape1: please report it): " << printable(e.what()) << '\n';
     return exit_internal;

@@ -38,6 +38,10 @@ nlohmann::ordered_json error_json(const error& e, const std::string& message) {
   return {{"error", o}};
 }
 
+nlohmann::ordered_json out_of_memory_json(const std::string& message) {
+  return {{"error", {{"code", "out_of_memory"}, {"message", message}, {"indices", nlohmann::ordered_json::array()}}}};
+}
+
 std::string printable(std::string_view text) { return io::detail::escaped(text); }
 
 

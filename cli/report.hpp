@@ -20,6 +20,8 @@ using render::json_text;
 nlohmann::ordered_json dims_json(const partial_shape& s);
 nlohmann::ordered_json result_json(const reshape_result& r);
 nlohmann::ordered_json error_json(const error& e, const std::string& message);
+/// The error object of a run that could not allocate what it needed (code `out_of_memory`).
+nlohmann::ordered_json out_of_memory_json(const std::string& message);
 
 /// `text` made safe for a terminal: control characters and bytes that are not UTF-8 become \xNN. Use it
 /// on everything printed as text that comes from a file or an argument.

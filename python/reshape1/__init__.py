@@ -344,7 +344,13 @@ def _model_arg(model: Any, model_bin: Union[str, "os.PathLike[str]", None]) -> T
     if isinstance(model, (bytes, bytearray, memoryview)):
         return bytes(model), binary
     if not isinstance(model, (str, os.PathLike)) and callable(getattr(model, "SerializeToString", None)):
-        return model.SerializeToString(), binary
+        data = model.SerializeToString()
+        # A str would be read as a path: another file than the model the object stands for.
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(
+                f"{type(model).__name__}.SerializeToString() returned {type(data).__name__}, not the model's bytes"
+            )
+        return bytes(data), binary
     if not isinstance(model, (str, os.PathLike)):
         raise TypeError(f"model must be a path, ONNX bytes or an onnx.ModelProto, not {type(model).__name__}")
     return _path_text("model_xml", model), binary

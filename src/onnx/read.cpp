@@ -666,7 +666,8 @@ fs::path detail::external_path(const fs::path& directory, const std::string& loc
     fail(errc::bad_file, {.file = file},
          fmt::format("{}: initializer '{}': its external data '{}' {}", file, io::detail::escaped(tensor),
                      io::detail::escaped(location), why),
-         "reshape1 reads external data only from the model's directory");
+         fmt::format("reshape1 reads external data only from within the model's directory, or the one {} gives",
+                     model::detail::usage_of(model::detail::option::base_dir)));
   };
   if (location.find('\0') != std::string::npos) refuse("holds a NUL byte, which no file name can");
   if (location.empty()) refuse("is an empty location");

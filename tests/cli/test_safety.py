@@ -392,6 +392,36 @@ try:
     check("a pattern of length 10^12 is a clean error (too_large)", rc == 1 and b"too_large" in out + err,
           f"{rc} {out[-300:]!r} {err!r}")
 
+    # Out of memory (standard input is read whole: 160 MB under a 200 MB address-space cap) is an error like
+    # the others: the JSON object with --json, and for check exit 2, not the 1 that means "no". ASan reserves
+    # address space beyond any such cap: not there.
+    if not asan:
+        import resource
+
+        def cap_small():
+            resource.setrlimit(resource.RLIMIT_AS, (200 << 20, 200 << 20))
+        for args in (["check", "-", "--json"], ["check", "-"]):
+            p = subprocess.Popen([BINARY, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 preexec_fn=cap_small)
+            try:
+                chunk = bytes(1 << 20)
+                for _ in range(160):
+                    p.stdin.write(chunk)
+                p.stdin.close()
+            except BrokenPipeError:
+                pass
+            out, err = p.stdout.read(), p.stderr.read()
+            rc = p.wait(60)
+            codes_seen.append(rc)
+            message = b"not enough memory: the input needs more than this process can allocate"
+            if "--json" in args:
+                doc = json.loads(out) if out else {}
+                check("out of memory: the JSON error object, exit 2",
+                      rc == 2 and doc.get("error", {}).get("code") == "out_of_memory" and err == b"", f"{rc} {out!r} {err!r}")
+            else:
+                check("out of memory: one line, exit 2", rc == 2 and err == b"reshape1 check: " + message + b"\n",
+                      f"{rc} {err!r}")
+
     # ---- nothing left behind ------------------------------------------------------------------------
     leftovers = [q.name for q in work.rglob("*") if ".reshape1-" in q.name]
     check("no temporary files left", not leftovers, str(leftovers))

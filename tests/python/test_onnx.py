@@ -47,6 +47,24 @@ def test_an_onnx_model_in_memory(data_dir: pathlib.Path) -> None:
     assert len(report.findings) == 9 and report.model == ""
 
 
+class TextProto:
+    """An object whose SerializeToString() gives text: it must not be taken as a path to read."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def SerializeToString(self) -> str:  # noqa: N802 (protobuf's name)
+        return self.text
+
+
+def test_serialize_to_string_must_give_bytes(data_dir: pathlib.Path) -> None:
+    path = str(data_dir / EXPORTED)  # a real model's path: read, it would answer as if it were the object
+    for call in (lambda m: reshape1.check(m), lambda m: reshape1.check_batch(m, batch=2), lambda m: reshape1.fix(m)):
+        with pytest.raises(TypeError) as e:
+            call(TextProto(path))
+        assert str(e.value) == "TextProto.SerializeToString() returned str, not the model's bytes"
+
+
 def test_the_format_is_told_by_content_not_name(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
     renamed = tmp_path / "model.xml"
     shutil.copy(data_dir / SIMPLIFIED, renamed)
