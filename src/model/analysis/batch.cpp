@@ -627,36 +627,61 @@ class scope {
   /// misuse (no add_swallow for it), and after which every layer's state is decided and unbroken and no
   /// finding sits, only moved the batch and let the layers after it put it back (a fold into the channels
   /// for a per-channel normalisation, undone by a Reshape computed from Shape): its finding is dropped.
-  /// Where anything after it fails, cannot tell or is a finding, it stays: `fix` rewrites its pattern.
+  /// Where a layer after it cannot tell (and nothing after it fails, misuses or is a "no"), what it did to
+  /// the batch is not shown to break anything: its finding becomes cannot tell, naming the moved batch
+  /// (`fix` still rewrites its pattern). Where anything after it fails or is a "no", it stays.
   void drop_harmless_replaced() {
     // Decided over the findings as they stand, before any is dropped: whether one finding goes must not
-    // depend on whether another went first.
+    // depend on whether another went first. 1: a layer with a "no" finding; 2: with cannot tell only.
     std::vector<char> layer_has_finding(layers_.size(), 0);
-    for (const auto& f : found_) layer_has_finding[f.layer] = 1;
+    for (const auto& f : found_)
+      layer_has_finding[f.layer] = f.issue == batch_issue::cannot_tell && layer_has_finding[f.layer] != 1 ? 2 : 1;
     std::vector<batch_finding> kept;
     kept.reserve(found_.size());
-    for (auto& f : found_)
-      if (!harmless_replaced(f, layer_has_finding)) kept.push_back(std::move(f));
+    for (auto& f : found_) {
+      switch (after_replaced(f, layer_has_finding)) {
+        case replaced_outcome::harmless: continue;
+        case replaced_outcome::undecided:
+          f.issue = batch_issue::cannot_tell;
+          f.what = text::joined(f.what, text::replaced_batch_undecided());
+          break;
+        case replaced_outcome::stays: break;
+      }
+      kept.push_back(std::move(f));
+    }
     found_ = std::move(kept);
   }
 
-  bool harmless_replaced(const batch_finding& f, const std::vector<char>& layer_has_finding) const {
+  enum class replaced_outcome { stays, harmless, undecided };
+  replaced_outcome after_replaced(const batch_finding& f, const std::vector<char>& layer_has_finding) const {
     if (f.issue != batch_issue::swallows_batch || !replaced_.contains(f.layer) || swallowed_.contains(f.layer))
-      return false;
+      return replaced_outcome::stays;
     const auto& own = states_[f.layer];
-    if (own.empty() || !own[0].is(kind::batched)) return false;
+    if (own.empty() || !own[0].is(kind::batched)) return replaced_outcome::stays;
     std::vector<char> marked(layers_.size(), 0);
     marked[f.layer] = 1;
     const auto after = detail::downstream_of(g_, marked);
+    bool undecided = false;
     for (std::size_t i = 0; i < layers_.size(); ++i) {
       if (!after[i]) continue;
-      for (const auto& x : states_[i])
-        if (x.is(kind::unknown) || x.is(kind::broken)) return false;
+      // An If whose branches hold the batch differently because this Reshape moved it in one of them: where
+      // that branch runs, the If's output has the batch where the other branch does not put it. That is
+      // the Reshape's doing, not something undecided after it.
+      if (part_of(layers_[i].type) == op_part::if_merge)
+        if (const auto it = unknown_.find(i);
+            it != unknown_.end() && it->second.first && it->second.first->code == why::branches_differ)
+          return replaced_outcome::stays;
+      for (const auto& x : states_[i]) {
+        if (x.is(kind::broken)) return replaced_outcome::stays;
+        undecided = undecided || x.is(kind::unknown);
+      }
       // A layer found to misuse the batch, blamed on another Reshape (the first one that moved it: the
       // other branch of an If that holds it alike), is shown to misuse this one's too.
-      if ((nested_.contains(i) && !nested_.at(i).empty()) || layer_has_finding[i] || misusers_.contains(i)) return false;
+      if ((nested_.contains(i) && !nested_.at(i).empty()) || layer_has_finding[i] == 1 || misusers_.contains(i))
+        return replaced_outcome::stays;
+      undecided = undecided || layer_has_finding[i] == 2;
     }
-    return true;
+    return undecided ? replaced_outcome::undecided : replaced_outcome::harmless;
   }
 
   std::vector<batch_state> states_of_inputs(const layer& l) const {
@@ -985,6 +1010,8 @@ class scope {
       case why::assumed_without_batch: return {};  // vouched for already: the sentence says why it is not enough
       default: break;
     }
+    // An ONNX node reshape1 does not translate has no output shapes: vouching for it would not give them.
+    if (g_.format() == model_format::onnx && l.find("not_covered") != nullptr) return text::not_covered_hint(l);
     return text::rule_hint(batch_issue::cannot_tell, l);
   }
 

@@ -269,6 +269,10 @@ std::string replaced_batch_stays(std::size_t index, std::int64_t value,
   return s;
 }
 
+std::string replaced_batch_undecided() {
+  return "no layer after it is shown to misuse that dimension, but one cannot tell whether it keeps each sample apart";
+}
+
 std::string batch_goes(std::optional<std::pair<std::size_t, std::int64_t>> moved) {
   if (!moved) return "the batch goes into other dimensions";
   return fmt::format("the batch goes into dimension {} ({})", moved->first, batch_dimension(moved->second));
@@ -347,6 +351,12 @@ std::string rule_hint(batch_issue issue, const layer& l) {
                          l.op_version(), detail::spell(detail::option::assume_kept, {}, l.op_type()));
     default: return {};
   }
+}
+
+std::string not_covered_hint(const layer& l) {
+  return fmt::format("reshape1 does not translate {}-{} yet, so its outputs' shapes are unknown and vouching for it "
+                     "with {} cannot help; docs/onnx.md lists the ops it translates",
+                     l.op_type(), l.op_version(), detail::spell(detail::option::assume_kept));
 }
 
 std::string output_batch_elsewhere(const layer& result, std::size_t axis, std::int64_t factor,

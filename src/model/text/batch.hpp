@@ -58,6 +58,10 @@ inline constexpr auto last_reason = detail::why::interleaves_samples;
 [[nodiscard]] std::string replaced_batch(std::size_t index, std::int64_t value);
 /// ... and so the output's dimension `index` stays `value`; the batch goes into dimension `axis` (with
 /// `factor`) when it goes into one.
+/// What to do about an ONNX node reshape1 does not translate (its outputs' shapes are unknown).
+[[nodiscard]] std::string not_covered_hint(const layer& l);
+/// Said of a replaced batch after which nothing is shown to break it, but some layer cannot tell.
+[[nodiscard]] std::string replaced_batch_undecided();
 [[nodiscard]] std::string replaced_batch_stays(std::size_t index, std::int64_t value,
                                                std::optional<std::pair<std::size_t, std::int64_t>> moved);
 /// Where the batch goes after a Reshape that swallows it: dimension `axis` (with `factor`), or other ones.
