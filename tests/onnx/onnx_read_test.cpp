@@ -105,6 +105,8 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"size_scale", model::batch_verdict::no, "mixes_samples scale"},
                       expected{"size_parity", model::batch_verdict::no, "mixes_samples shift"},
                       expected{"size_constant", model::batch_verdict::yes, ""},
+                      // ... and one that changes between the sample batches but not between batch 1 and 4.
+                      expected{"size_max", model::batch_verdict::yes, ""},
                       // ... and an If on it whose first branch runs alone only: that branch is not named.
                       expected{"size_if_view", model::batch_verdict::no, "mixes_samples branch"},
                       // An If's branch that runs at no batch: what it writes does not matter.
@@ -135,6 +137,21 @@ INSTANTIATE_TEST_SUITE_P(
                       // the batch folded into the channels by a written 1 and put back: right at every batch
                       expected{"leading_one_right", model::batch_verdict::yes, ""}),
     [](const auto& p) { return std::string(p.param.fixture); });
+
+// A value of the batch size that changes with N (max(N, 4)) mixes samples only where it differs from batch
+// 1's: not at 2 or 4, at 8 and at a dynamic batch (which holds the sample batches); at 2..4, where no run
+// shows it, cannot tell.
+TEST(onnx, a_batch_size_value_is_judged_at_the_batches_asked) {
+  const auto g = read_fixture("size_max");
+  const std::vector<std::pair<std::string, model::batch_verdict>> cases{
+      {"2", model::batch_verdict::yes},  {"4", model::batch_verdict::yes},
+      {"8", model::batch_verdict::no},   {"?", model::batch_verdict::no},
+      {"2..4", model::batch_verdict::cannot_tell}};
+  for (const auto& [batch, verdict] : cases) {
+    const auto r = model::check_batch(g, {.batch = model::parse_batch(batch, "batch")});
+    EXPECT_EQ(r.summary.verdict(), verdict) << batch << ": " << r.summary_line();
+  }
+}
 
 // A node reshape1 does not translate has no output shapes: --assume-kept would not give them, so it is not
 // offered, before or after the user tried it.

@@ -874,7 +874,8 @@ class scope {
         continue;
       }
       if (l.outputs.empty()) continue;  // a Result: the outputs are checked at the end
-      const auto in = states_of_inputs(l);
+      auto in = states_of_inputs(l);
+      share_values_alike_alone(l, in);
       if (settled_by_inputs(index, in)) continue;
       const auto lost_why = lost_at_samples(index);
       const auto* entry = detail::find_entry(l.type, l.opset);
@@ -897,6 +898,46 @@ class scope {
         continue;
       }
       apply_rule(index, in, vouched ? nullptr : entry, lost_why);
+    }
+  }
+
+  /// A value computed from the batch size that changes between the sample batches changes with N, but what
+  /// a layer that also reads samples computes is wrong only where it differs between batch 1 and the batch
+  /// asked (`x + max(N, 4)` is right at batch 2 and 4): where the input's value is known to be the same
+  /// there (a static batch asked, or a run whose dynamic batch spans 1 and every batch asked), it is
+  /// shared by all samples for this question.
+  void share_values_alike_alone(const layer& l, std::vector<batch_state>& in) {
+    if (std::none_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::batched) || s.is(kind::per_image); }))
+      return;
+    for (std::size_t p = 0; p < in.size(); ++p) {
+      if (!in[p].is(kind::size_value) || !in[p].varies || !l.sources[p]) continue;
+      const auto src = *l.sources[p];
+      const auto value_at = [&](const propagation* run) -> const std::optional<tensor_value>& {
+        static const std::optional<tensor_value> none;
+        return run == nullptr ? none : run->outputs[src.layer][src.output].value;
+      };
+      if (known(value_at(runs_.covering))) {
+        in[p] = batch_state{};
+        continue;
+      }
+      // The samples differ from each other, so from batch 1 at one of them at least: asked about, they
+      // show the value mixes samples.
+      if (!runs_.asked_static && runs_.asked_holds_samples) continue;
+      const auto* one = alone();  // asks for the run at batch 1 when it has not been made
+      if (one == nullptr || !known(value_at(one))) continue;
+      const auto& reference = *value_at(one);
+      if (runs_.asked_static) {
+        if (const auto& asked = value_at(&target_); known(asked)) {
+          if (*asked == reference) in[p] = batch_state{};
+        } else {
+          in[p].varies = false;
+        }
+        continue;
+      }
+      // A dynamic batch asked that holds no sample: the example batch may show a difference; otherwise the
+      // value may or may not differ at some batch asked.
+      if (const auto& e = value_at(runs_.example); known(e) && *e != reference) continue;
+      in[p].varies = false;
     }
   }
 
