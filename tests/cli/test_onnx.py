@@ -31,7 +31,7 @@ answers = {"allowzero_copy": (0, "yes"), "allowzero_literal": (1, "no"), "consta
            "batch_moves": (1, "no"), "fold_rows": (1, "no"),
            "leading_one_right": (0, "yes"), "concat_pattern": (1, "no"), "allowzero_pinned": (1, "no"),
            "size_if": (1, "no"), "size_where": (1, "no"), "size_scale": (1, "no"), "size_parity": (1, "no"),
-           "size_constant": (0, "yes"), "size_slice_end": (1, "no"), "size_topk": (1, "no"), "size_slice_start": (1, "no"), "size_gather_index": (1, "no"), "size_pad_value": (1, "no"), "group_norm_fold": (0, "yes"), "group_norm_fold_mixed": (1, "no"), "batch_norm_training": (1, "no"), "flatten_axis_past_rank": (1, "no"), "tile_repeats_length": (1, "no"), "gather_real_indices": (1, "no"), "slice_matrix_starts": (1, "no"), "size_if_view": (1, "no"), "if_untaken_branch": (0, "yes"), "if_both_branches": (1, "no"), "fold_cumsum": (4, "cannot_tell"), "size_max": (0, "yes"),
+           "size_constant": (0, "yes"), "size_slice_end": (1, "no"), "size_topk": (1, "no"), "size_slice_start": (1, "no"), "size_gather_index": (1, "no"), "size_pad_value": (1, "no"), "group_norm_fold": (0, "yes"), "group_norm_fold_mixed": (1, "no"), "batch_norm_training": (1, "no"), "flatten_axis_past_rank": (1, "no"), "tile_repeats_length": (1, "no"), "gather_real_indices": (1, "no"), "slice_matrix_starts": (1, "no"), "size_if_view": (1, "no"), "if_untaken_branch": (0, "yes"), "if_both_branches": (1, "no"), "fold_cumsum": (4, "cannot_tell"), "size_max": (0, "yes"), "slice_batch_end_1000": (4, "cannot_tell"),
            "softmax_axis_out_of_range": (1, "no"), "instance_norm_scale_length": (1, "no")}
 for name, (code, verdict) in answers.items():
     rc, out, err = run(FIXTURES / f"{name}.onnx", "--batch", "4", "--json")

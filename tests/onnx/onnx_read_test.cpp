@@ -107,6 +107,8 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"size_constant", model::batch_verdict::yes, ""},
                       // ... and one that changes between the sample batches but not between batch 1 and 4.
                       expected{"size_max", model::batch_verdict::yes, ""},
+                      // A slice of the batch that ends between 4 and the sample batches drops nothing at 4.
+                      expected{"slice_batch_end_1000", model::batch_verdict::cannot_tell, "cannot_tell cut"},
                       // ... and an If on it whose first branch runs alone only: that branch is not named.
                       expected{"size_if_view", model::batch_verdict::no, "mixes_samples branch"},
                       // An If's branch that runs at no batch: what it writes does not matter.
@@ -151,6 +153,13 @@ TEST(onnx, a_batch_size_value_is_judged_at_the_batches_asked) {
     const auto r = model::check_batch(g, {.batch = model::parse_batch(batch, "batch")});
     EXPECT_EQ(r.summary.verdict(), verdict) << batch << ": " << r.summary_line();
   }
+}
+
+// At a batch past its end, the same slice drops samples.
+TEST(onnx, a_slice_of_the_batch_past_its_end_drops_samples) {
+  const auto r = model::check_batch(read_fixture("slice_batch_end_1000"), {.batch = dimension(2000)});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::no) << r.summary_line();
+  EXPECT_EQ(listed(r), "drops_samples cut");
 }
 
 // A node reshape1 does not translate has no output shapes: --assume-kept would not give them, so it is not

@@ -1012,6 +1012,7 @@ class scope {
     } catch (const error& e) {
       op.cannot_tell(because(why::rule_refused).quoting(e.what()));
     }
+    if (runs_.asked_static) whole_at_the_batch_asked(index, op);
     if (op.faults.empty() && !lost_why && !l.body) alone_as_in_a_batch(index, in, op);
     if (!op.faults.empty()) {
       report_faults(index, op);
@@ -1027,6 +1028,27 @@ class scope {
     } else if (!consistent(index)) {
       set_unknown(index, why::answer_contradicted);
     }
+  }
+
+  /// A slice of the batch axis found to drop samples at the sample batches (above 1000) that keeps the
+  /// whole axis at the batch asked (`x[:1000]` at batch 4) drops none there: not a "no". The layers after it
+  /// see another shape at the sample batches than the batch would give them, so they cannot be followed.
+  void whole_at_the_batch_asked(std::size_t index, detail::batch_op& op) const {
+    const auto& l = layers_[index];
+    const auto it = std::find_if(op.faults.begin(), op.faults.end(), [](const detail::batch_fault& f) {
+      return f.issue == batch_issue::drops_samples && f.reason.code == why::slices_batch;
+    });
+    if (it == op.faults.end() || l.outputs.empty() || op.faults.size() != 1) return;
+    const auto port = it->port.value_or(0);
+    const auto axis = static_cast<std::size_t>(it->reason.numbers[1]);
+    if (port >= l.inputs.size()) return;
+    const auto& in = target_.input(g_, l, port).shape;
+    const auto& out = target_.outputs[index][0].shape;
+    if (!in.rank_known() || !out.rank_known() || in.size() != out.size() || axis >= in.size() ||
+        !in[axis].is_static() || !out[axis].is_static() || in[axis].lo() != out[axis].lo())
+      return;
+    op.faults.clear();
+    op.cannot_tell(because(why::slice_whole_at_asked, port, axis));
   }
 
   /// What to do about a layer that cannot tell: where the reason is a shape the model's other dynamic
@@ -1049,6 +1071,7 @@ class scope {
         break;
       case why::assumed_axes_differ:
       case why::assumed_without_batch: return {};  // vouched for already: the sentence says why it is not enough
+      case why::slice_whole_at_asked: return text::slice_whole_at_asked_hint();
       default: break;
     }
     // An ONNX node reshape1 does not translate has no output shapes: vouching for it would not give them.

@@ -107,6 +107,10 @@ constexpr form_row forms[] = {
     {why::rule_refused, {"{}", 0, true}},
     {why::assumed_axes_differ, {"its inputs hold the batch at different axes, which {} does not cover", 0, true}},
     {why::assumed_without_batch, {"it reads values computed from the batch size", 0}},
+    {why::slice_whole_at_asked,
+     {"input {} holds the batch in dimension {}, which this layer keeps whole at the batch asked but slices to part "
+      "of its range at the larger batches the analysis follows the batch at, so the layers after it cannot be "
+      "followed", 2}},
     {why::size_value_as_data,
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
       "sample's result depends on N", 1, true}},
@@ -351,6 +355,11 @@ std::string rule_hint(batch_issue issue, const layer& l) {
                          l.op_version(), detail::spell(detail::option::assume_kept, {}, l.op_type()));
     default: return {};
   }
+}
+
+std::string slice_whole_at_asked_hint() {
+  return "an end past every batch (the largest int64, as a slice with no end exports) keeps the whole batch at "
+         "every batch, and lets the analysis follow it";
 }
 
 std::string not_covered_hint(const layer& l) {

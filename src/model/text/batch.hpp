@@ -58,6 +58,8 @@ inline constexpr auto last_reason = detail::why::interleaves_samples;
 [[nodiscard]] std::string replaced_batch(std::size_t index, std::int64_t value);
 /// ... and so the output's dimension `index` stays `value`; the batch goes into dimension `axis` (with
 /// `factor`) when it goes into one.
+/// What to do about a slice of the batch axis that ends between the batch asked and the sample batches.
+[[nodiscard]] std::string slice_whole_at_asked_hint();
 /// What to do about an ONNX node reshape1 does not translate (its outputs' shapes are unknown).
 [[nodiscard]] std::string not_covered_hint(const layer& l);
 /// Said of a replaced batch after which nothing is shown to break it, but some layer cannot tell.
