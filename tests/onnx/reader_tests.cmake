@@ -50,6 +50,14 @@ if(RESHAPE1_BUILD_CLI)
   set_tests_properties(onnx.ort_agreement PROPERTIES TIMEOUT 600)
 endif()
 if(RESHAPE1_BUILD_CLI)
+  # Every output of check, check --batch and fix on every shared and test model and fixture, against the
+  # committed goldens (tests/golden/golden.py; --write rewrites them when an output is meant to change).
+  add_test(NAME golden
+           COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tests/golden/golden.py $<TARGET_FILE:reshape1_cli>
+                   ${RESHAPE1_ONNX_FIXTURES})
+  set_tests_properties(golden PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
+endif()
+if(RESHAPE1_BUILD_CLI)
   # Random small ONNX graphs through ONNX Runtime and reshape1 (tests/property/onnx_differential.py).
   add_test(NAME onnx.differential
            COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tests/property/onnx_differential.py
