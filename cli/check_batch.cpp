@@ -235,7 +235,8 @@ void write_dot(const model::graph& g, const model::batch_report& r, const std::s
     stack.pop_back();
     if (!keep.insert(i).second && marked_layers.count(i) == 0) continue;
     for (const auto& s : layers[i].sources)
-      if (s && layers[s->layer].type != "Const" && !keep.contains(s->layer)) stack.push_back(s->layer);
+      if (s && model::detail::part_of(layers[s->layer]) != model::detail::op_part::constant && !keep.contains(s->layer))
+        stack.push_back(s->layer);
   }
   std::vector<model::input_shape> shapes;
   for (const auto& in : r.inputs) shapes.push_back({in.layer, in.requested});

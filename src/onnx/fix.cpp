@@ -753,16 +753,39 @@ void external_locations(const ::onnx::GraphProto& g, std::map<std::string, std::
     }
 }
 
-/// Puts each external data file beside a model written to another directory: a hard link where the file
-/// system allows it, else a copy. A different file already there is refused, not replaced.
-void bring_external_data(const std::string& model, const fs::path& in, const fs::path& out) {
+/// The external data files the model `model` (bytes) names, each with the first tensor that names it.
+std::map<std::string, std::string> external_locations_of(const std::string& model, const fs::path& out) {
   // Only the tensors' locations are read: the weights inside the model are left out of the parse.
   const auto bytes = std::as_bytes(std::span(model));
   const auto skimmed = detail::skim(bytes, out.string());
   ::onnx::ModelProto m;
-  if (!(skimmed.bytes.empty() ? m.ParseFromString(model) : m.ParseFromString(skimmed.bytes))) return;
   std::map<std::string, std::string> locations;
-  external_locations(m.graph(), locations);
+  if (skimmed.bytes.empty() ? m.ParseFromString(model) : m.ParseFromString(skimmed.bytes))
+    external_locations(m.graph(), locations);
+  return locations;
+}
+
+/// Refuses an output that is one of the external data files the input reads, or the fixed model will read
+/// where it is written (through a symbolic link, too): writing the model there would replace data a model
+/// reads.
+void refuse_output_over_external_data(const std::map<std::string, std::string>& locations, const fs::path& in,
+                                      const fs::path& out) {
+  const auto from = in.parent_path().empty() ? fs::path(".") : in.parent_path();
+  const auto to = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return;
+  for (const auto& [location, tensor] : locations)
+    for (const auto& data : {from / location, to / location})
+      if (fs::exists(data, ec) && fs::equivalent(data, out, ec))
+        fail(errc::invalid_argument, {.file = out.string()},
+             fmt::format("{}: the output is the external data file '{}' that the model's tensor '{}' reads",
+                         out.string(), io::detail::escaped(location), io::detail::escaped(tensor)),
+             "write the fixed model to another file; the input and its data are never modified");
+}
+
+/// Puts each external data file beside a model written to another directory: a hard link where the file
+/// system allows it, else a copy. A different file already there is refused, not replaced.
+void bring_external_data(const std::map<std::string, std::string>& locations, const fs::path& in, const fs::path& out) {
   if (locations.empty()) return;
   const auto from = in.parent_path().empty() ? fs::path(".") : in.parent_path();
   const auto to = out.parent_path().empty() ? fs::path(".") : out.parent_path();
@@ -823,8 +846,10 @@ void write_fixed(const fix_report& report, const fs::path& in, const fs::path& o
   if (report.model.empty())
     fail(errc::invalid_argument, {}, "the report has no fixed model to write", "write only a report whose fixed is true");
   check_fix_output(in, out);
+  const auto locations = external_locations_of(report.model, out);
+  refuse_output_over_external_data(locations, in, out);
   // The data first: a model written without it would point at nothing.
-  bring_external_data(report.model, in, out);
+  bring_external_data(locations, in, out);
   io::detail::atomic_file file(out);
   file.write(std::as_bytes(std::span(report.model.data(), report.model.size())));
   file.commit();

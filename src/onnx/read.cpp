@@ -229,9 +229,33 @@ void graph_lowering::initializers(const ::onnx::GraphProto& g) {
 
 void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
   if (!top) initializers(g);
+  // Each name is defined once in a graph (ONNX Runtime: "Duplicate definition of name"), but for the
+  // weights: an initializer and a Constant node of one name are the last one, as ONNX Runtime takes them.
+  struct definition {
+    std::string what;
+    bool weight = false;
+  };
+  std::unordered_map<std::string_view, definition> defined;
+  for (const auto& t : g.initializer()) defined[t.name()] = {"an initializer", true};
+  for (const auto& in : g.input())
+    if (!defined.contains(in.name())) defined[in.name()] = {"a graph input", false};
   for (int index = 0; index < g.node_size(); ++index) {
     const auto& node = g.node(index);
     const auto first_layer = b_.size();
+    const bool constant = node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx");
+    for (int k = 0; k < node.output_size(); ++k) {
+      const auto& name = node.output(k);
+      if (name.empty()) continue;
+      const auto [it, fresh] = defined.try_emplace(
+          name, definition{fmt::format("node '{}' ({}, node {})", io::detail::escaped(node.name().empty() ? name : node.name()),
+                                       node.op_type(), index),
+                           constant});
+      if (!fresh && !(constant && it->second.weight))
+        node_context(*this, node, static_cast<std::size_t>(index), 0)
+            .bad(fmt::format("output {} '{}' is already defined by {}", k, io::detail::escaped(name), it->second.what),
+                 "a tensor name is defined once in a graph; ONNX Runtime refuses the model");
+      if (!fresh) it->second.weight = constant;
+    }
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
     const auto* entry = default_domain && opset_ >= 7 && opset_ <= 21 ? find_translation(node.op_type(), opset_) : nullptr;
     const auto other = domain_versions.find(node.domain());
@@ -723,6 +747,10 @@ std::optional<std::string> known_other(std::span<const std::byte> head) {
   if (starts("\x1f\x8b")) return "a gzip file; unpack it first";
   if (starts("\x89PNG") || starts("\xff\xd8\xff")) return "an image";
   if (starts("\x93NUMPY")) return "a .npy tensor";
+  for (const std::string_view field : {"ir_version", "opset_import", "producer_name", "graph {", "graph{"})
+    if (starts(field))
+      return "an ONNX model in protobuf's text format; write it as a binary model first (protobuf's TextFormat "
+             "parser, or onnx.save in Python)";
   return std::nullopt;
 }
 

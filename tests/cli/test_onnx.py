@@ -4,6 +4,7 @@ UltraFace pair, with their exit codes; files told apart by content; refusals as 
 import json
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 
@@ -148,6 +149,19 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "external_data.onnx"), "-o", str(out)])
     check("fix with external data onto a link out: refused", rc == 2 and not out.exists() and
           "the fixed model could not be read back from there" in err and "leads out of it through a symbolic link" in err,
+          f"{rc} {stdout} {err}")
+
+# ... nor onto the input's own data file (here through a symbolic link to it): the model written there would
+# replace the bytes both models read. Refused before anything is written (found by a cold try).
+with tempfile.TemporaryDirectory() as tmp:
+    work = pathlib.Path(tmp)
+    shutil.copy(FIXTURES / "external_data.onnx", work / "m.onnx")
+    shutil.copy(FIXTURES / "external_shape.bin", work / "external_shape.bin")
+    (work / "out.onnx").symlink_to("external_shape.bin")
+    rc, stdout, err = run_binary(BINARY, ["fix", str(work / "m.onnx"), "-o", str(work / "out.onnx")])
+    check("fix onto the input's external data: refused", rc == 2 and "the output is the external data file "
+          "'external_shape.bin' that the model's tensor 'pattern' reads" in err and
+          (work / "external_shape.bin").read_bytes() == (FIXTURES / "external_shape.bin").read_bytes(),
           f"{rc} {stdout} {err}")
 
 # fix a pattern held in external data: rewritten inside the fixed model, which then needs no data file.

@@ -550,6 +550,46 @@ TEST(onnx, refuses_a_graph_input_listed_twice) {
             msg);
 }
 
+// A tensor name is defined once in a graph, as ONNX Runtime requires ("Duplicate definition of name"): a node
+// output that an earlier node, an initializer or a graph input already defines is refused, naming both. An
+// initializer and a Constant node of one name are weights, the last one counts (ONNX Runtime warns).
+TEST(onnx, refuses_a_name_defined_twice) {
+  const std::string head = R"(ir_version: 8 opset_import { domain: "" version: 13 }
+    graph { name: "twice"
+      input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
+      output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  const auto error_of = [&](const std::string& rest) {
+    ::onnx::ModelProto m;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(head + rest + "}", &m));
+    return refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  };
+  const std::string hint = "; a tensor name is defined once in a graph; ONNX Runtime refuses the model";
+  EXPECT_EQ(error_of(R"(node { name: "a" op_type: "Relu" input: "x" output: "y" }
+                        node { name: "b" op_type: "Sigmoid" input: "x" output: "y" })"),
+            "m.onnx: node 'b' (Sigmoid, node 1): output 0 'y' is already defined by node 'a' (Relu, node 0)" + hint);
+  EXPECT_EQ(error_of(R"(initializer { name: "y" data_type: 1 dims: 1 float_data: 1 }
+                        node { name: "b" op_type: "Sigmoid" input: "x" output: "y" })"),
+            "m.onnx: node 'b' (Sigmoid, node 0): output 0 'y' is already defined by an initializer" + hint);
+  EXPECT_EQ(error_of(R"(node { name: "b" op_type: "Sigmoid" input: "x" output: "x" }
+                        node { name: "c" op_type: "Relu" input: "x" output: "y" })"),
+            "m.onnx: node 'b' (Sigmoid, node 0): output 0 'x' is already defined by a graph input" + hint);
+  ::onnx::ModelProto weights;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(head + R"(
+      initializer { name: "s" data_type: 7 dims: 2 int64_data: [2, -1] }
+      node { name: "c" op_type: "Constant" output: "s" attribute { name: "value" type: TENSOR
+             t { data_type: 7 dims: 2 int64_data: [3, -1] } } }
+      node { name: "r" op_type: "Reshape" input: ["x", "s"] output: "y" } })", &weights));
+  const auto g = read_bytes(weights.SerializeAsString(), "m.onnx");
+  const auto p = model::propagate(g);
+  bool found = false;
+  for (std::size_t i = 0; i < g.layers().size(); ++i)
+    if (g.layers()[i].name == "r" && g.layers()[i].type == "Reshape") {
+      found = true;
+      EXPECT_EQ(to_string(p.outputs[i][0].shape), "[3,2]") << "the Constant's [3,-1], the last of the two";
+    }
+  EXPECT_TRUE(found);
+}
+
 // "; " is where a whole message's hint starts: a tensor name holding it stays in the message.
 TEST(onnx, a_name_with_a_semicolon_stays_in_the_message) {
   auto bytes = fixture_bytes("allowzero_copy");
@@ -721,6 +761,10 @@ TEST(onnx, read_any_tells_the_formats_apart_by_content) {
             std::string::npos);
   EXPECT_NE(refusal([&] { (void)onnx::read_any(write("bytes.onnx", std::string("\xff\xfe\x00\x01", 4))); }, errc::bad_file)
                 .find("neither XML nor protobuf (it starts with the bytes ff fe 00 01)"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("text.onnx", "ir_version: 8\ngraph { name: \"g\" }\n")); },
+                    errc::bad_file)
+                .find("an ONNX model in protobuf's text format; write it as a binary model first"),
             std::string::npos);
   fs::remove_all(dir);
 }

@@ -196,7 +196,8 @@ struct batching {
   constexpr batching(batch_rule f, bool s = false) : fn(f), spreads(s) {}  // NOLINT: rows name a rule
 };
 
-/// The rules the rows use; docs/batch.md says what each does.
+/// The rules the rows use; each says what it decides where it is defined (batching.cpp), and docs/batch.md
+/// gives the property every one of them must keep.
 namespace batch {
 void source(batch_op&);          ///< Parameter, Const: set by the analysis
 void output(batch_op&);          ///< Result: checked by the analysis against the output's batch axis
