@@ -1,6 +1,7 @@
 // reshape1 command-line tool. The one place where errors become messages and exit codes.
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -114,14 +115,22 @@ int main(int argc, char** argv) {
     }
     return exit_code_for(s, e.code());
   } catch (const std::bad_alloc&) {
-    // Not the input's fault as such, nor an answer: for check and fix, exit 1 would read as "no".
-    const std::string message = "not enough memory: the input needs more than this process can allocate";
-    if (s.json) {
-      std::cout << json_text(out_of_memory_json(message)) << '\n';
-    } else {
-      std::cerr << who() << ": " << message << '\n';
+    // Not the input's fault as such, nor an answer: for check and fix, exit 1 would read as "no". Saying so
+    // allocates: where even that fails, the words are written as they are.
+    const int code = exit_code_for(s, reshape1::errc::too_large);
+    static constexpr const char* message = "not enough memory: the input needs more than this process can allocate";
+    try {
+      if (s.json) {
+        std::cout << json_text(out_of_memory_json(message)) << '\n';
+      } else {
+        std::cerr << who() << ": " << message << '\n';
+      }
+    } catch (const std::bad_alloc&) {
+      std::fputs(s.json ? R"({"error":{"code":"out_of_memory","message":"not enough memory","indices":[]}})" "\n"
+                        : "reshape1: not enough memory\n",
+                 s.json ? stdout : stderr);
     }
-    return exit_code_for(s, reshape1::errc::too_large);
+    return code;
   } catch (const std::exception& e) {
     std::cerr << who() << ": internal error (a bug in reshape1: please report it): " << printable(e.what()) << '\n';
     return exit_internal;

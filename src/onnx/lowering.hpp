@@ -231,6 +231,11 @@ class graph_lowering {
   /// top level the layer that computes a node's first output takes the node's index as its id; the other
   /// layers a node adds are auxiliary.
   void lower_nodes(const ::onnx::GraphProto& g, bool top);
+  /// The order g's nodes are lowered in: the file's, but for a weight's name given twice (initializers and
+  /// Constant nodes), whose last Constant node comes first and whose other Constant nodes are left out, so
+  /// that every node reads the last definition, as ONNX Runtime (which makes Constant nodes initializers)
+  /// does. Refuses any other name defined twice in g, naming both definitions.
+  std::vector<int> lowering_order(const ::onnx::GraphProto& g) const;
   /// A graph's initializers, as Consts bound to their names.
   void initializers(const ::onnx::GraphProto& g);
 

@@ -227,10 +227,7 @@ void graph_lowering::initializers(const ::onnx::GraphProto& g) {
   }
 }
 
-void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
-  if (!top) initializers(g);
-  // Each name is defined once in a graph (ONNX Runtime: "Duplicate definition of name"), but for the
-  // weights: an initializer and a Constant node of one name are the last one, as ONNX Runtime takes them.
+std::vector<int> graph_lowering::lowering_order(const ::onnx::GraphProto& g) const {
   struct definition {
     std::string what;
     bool weight = false;
@@ -239,23 +236,50 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
   for (const auto& t : g.initializer()) defined[t.name()] = {"an initializer", true};
   for (const auto& in : g.input())
     if (!defined.contains(in.name())) defined[in.name()] = {"a graph input", false};
+  std::unordered_map<std::string_view, int> last_constant;  // a weight's name given twice: its last Constant
   for (int index = 0; index < g.node_size(); ++index) {
     const auto& node = g.node(index);
-    const auto first_layer = b_.size();
     const bool constant = node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx");
     for (int k = 0; k < node.output_size(); ++k) {
       const auto& name = node.output(k);
       if (name.empty()) continue;
-      const auto [it, fresh] = defined.try_emplace(
-          name, definition{fmt::format("node '{}' ({}, node {})", io::detail::escaped(node.name().empty() ? name : node.name()),
-                                       node.op_type(), index),
-                           constant});
-      if (!fresh && !(constant && it->second.weight))
-        node_context(*this, node, static_cast<std::size_t>(index), 0)
-            .bad(fmt::format("output {} '{}' is already defined by {}", k, io::detail::escaped(name), it->second.what),
-                 "a tensor name is defined once in a graph; ONNX Runtime refuses the model");
-      if (!fresh) it->second.weight = constant;
+      const auto what = fmt::format("node '{}' ({}, node {})", io::detail::escaped(node.name().empty() ? name : node.name()),
+                                    node.op_type(), index);
+      const auto [it, fresh] = defined.try_emplace(name, definition{what, constant});
+      if (fresh) continue;
+      if (constant && it->second.weight) {
+        last_constant[name] = index;
+        continue;
+      }
+      const auto where = fmt::format("{}: node '{}' ({}, node {}): output {} '{}' is already defined by {}", file_,
+                                     io::detail::escaped(node.name().empty() ? name : node.name()), node.op_type(), index,
+                                     k, io::detail::escaped(name), it->second.what);
+      // ONNX Runtime makes a Constant node an initializer, the default value of a graph input of its name.
+      if (constant)
+        reshape1::detail::fail(errc::unsupported, {.file = file_}, where,
+                               "a Constant node that gives a graph input a default value is not read by reshape1");
+      reshape1::detail::fail(errc::bad_file, {.file = file_}, where,
+                             "a tensor name is defined once in a graph; ONNX Runtime refuses the model");
     }
+  }
+  std::vector<int> order;
+  order.reserve(static_cast<std::size_t>(g.node_size()));
+  for (int index = 0; index < g.node_size(); ++index)
+    if (g.node(index).output_size() == 1 && last_constant.contains(g.node(index).output(0)) &&
+        last_constant.at(g.node(index).output(0)) == index)
+      order.push_back(index);
+  for (int index = 0; index < g.node_size(); ++index)
+    if (g.node(index).output_size() != 1 || !last_constant.contains(g.node(index).output(0)) ||
+        (g.node(index).op_type() != "Constant"))
+      order.push_back(index);
+  return order;
+}
+
+void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
+  if (!top) initializers(g);
+  for (const int index : lowering_order(g)) {
+    const auto& node = g.node(index);
+    const auto first_layer = b_.size();
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
     const auto* entry = default_domain && opset_ >= 7 && opset_ <= 21 ? find_translation(node.op_type(), opset_) : nullptr;
     const auto other = domain_versions.find(node.domain());
@@ -747,8 +771,16 @@ std::optional<std::string> known_other(std::span<const std::byte> head) {
   if (starts("\x1f\x8b")) return "a gzip file; unpack it first";
   if (starts("\x89PNG") || starts("\xff\xd8\xff")) return "an image";
   if (starts("\x93NUMPY")) return "a .npy tensor";
+  // ONNX's text format: its first field, after any blank or `#` comment lines.
+  std::string_view text(reinterpret_cast<const char*>(head.data()), head.size());
+  for (;;) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) text.remove_prefix(1);
+    if (text.empty() || text.front() != '#') break;
+    const auto eol = text.find('\n');
+    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol);
+  }
   for (const std::string_view field : {"ir_version", "opset_import", "producer_name", "graph {", "graph{"})
-    if (starts(field))
+    if (text.starts_with(field))
       return "an ONNX model in protobuf's text format; write it as a binary model first (protobuf's TextFormat "
              "parser, or onnx.save in Python)";
   return std::nullopt;
@@ -765,7 +797,7 @@ std::string looks_like(std::span<const std::byte> head) {
 
 /// The format bytes hold (read_any's standard input, format_of's first bytes).
 model::model_format format_of_bytes(std::span<const std::byte> bytes, const std::string& file) {
-  std::array<std::byte, 64> first{};  // copied guarded: the bytes may be a mapping of standard input's file
+  std::array<std::byte, 1024> first{};  // copied guarded: the bytes may be a mapping of standard input's file
   const auto got = std::min(bytes.size(), first.size());
   io::detail::guarded_copy(first.data(), bytes.data(), got, file);
   const auto head = std::span<const std::byte>(first.data(), got);
@@ -781,7 +813,7 @@ model::model_format format_of_bytes(std::span<const std::byte> bytes, const std:
 
 model::model_format format_of(const fs::path& file) {
   if (file == "-") return model::model_format::ir;  // standard input cannot be looked at twice: read_any reads it
-  std::array<std::byte, 64> head{};
+  std::array<std::byte, 1024> head{};  // enough for a comment line before a text-format model's first field
   std::size_t got = 0;
   {
     const io::detail::mapped_file data(file);

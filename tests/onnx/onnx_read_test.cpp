@@ -107,6 +107,8 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"size_constant", model::batch_verdict::yes, ""},
                       // ... and one that changes between the sample batches but not between batch 1 and 4.
                       expected{"size_max", model::batch_verdict::yes, ""},
+                      // ... but not where it is read as a shape: the same value at 1 and 4 does not scale.
+                      expected{"size_max_pattern", model::batch_verdict::no, "mixes_samples r"},
                       // A slice of the batch that ends between 4 and the sample batches drops nothing at 4.
                       expected{"slice_batch_end_1000", model::batch_verdict::cannot_tell, "cannot_tell cut"},
                       // ... and an If on it whose first branch runs alone only: that branch is not named.
@@ -573,21 +575,37 @@ TEST(onnx, refuses_a_name_defined_twice) {
   EXPECT_EQ(error_of(R"(node { name: "b" op_type: "Sigmoid" input: "x" output: "x" }
                         node { name: "c" op_type: "Relu" input: "x" output: "y" })"),
             "m.onnx: node 'b' (Sigmoid, node 0): output 0 'x' is already defined by a graph input" + hint);
-  ::onnx::ModelProto weights;
+  // A Constant node of a graph input's name would give the input a default value (ONNX Runtime makes it an
+  // initializer): not read, and not said to be refused by ONNX Runtime.
+  ::onnx::ModelProto defaulted;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(head + R"(
-      initializer { name: "s" data_type: 7 dims: 2 int64_data: [2, -1] }
-      node { name: "c" op_type: "Constant" output: "s" attribute { name: "value" type: TENSOR
-             t { data_type: 7 dims: 2 int64_data: [3, -1] } } }
-      node { name: "r" op_type: "Reshape" input: ["x", "s"] output: "y" } })", &weights));
-  const auto g = read_bytes(weights.SerializeAsString(), "m.onnx");
-  const auto p = model::propagate(g);
-  bool found = false;
-  for (std::size_t i = 0; i < g.layers().size(); ++i)
-    if (g.layers()[i].name == "r" && g.layers()[i].type == "Reshape") {
-      found = true;
-      EXPECT_EQ(to_string(p.outputs[i][0].shape), "[3,2]") << "the Constant's [3,-1], the last of the two";
-    }
-  EXPECT_TRUE(found);
+      node { name: "c" op_type: "Constant" output: "x" attribute { name: "value" type: TENSOR
+             t { data_type: 1 dims: [2, 3] float_data: [1, 2, 3, 4, 5, 6] } } }
+      node { name: "r" op_type: "Relu" input: "x" output: "y" } })", &defaulted));
+  EXPECT_EQ(refusal([&] { (void)read_bytes(defaulted.SerializeAsString(), "m.onnx"); }, errc::unsupported),
+            "m.onnx: node 'c' (Constant, node 0): output 0 'x' is already defined by a graph input; a Constant node "
+            "that gives a graph input a default value is not read by reshape1");
+  // The last of a weight's definitions is what every node reads, one before the last Constant included, as
+  // ONNX Runtime makes every Constant node an initializer before it runs anything.
+  for (const bool constant_first : {true, false}) {
+    const std::string constant = R"(node { name: "c" op_type: "Constant" output: "s" attribute { name: "value"
+        type: TENSOR t { data_type: 7 dims: 2 int64_data: [3, -1] } } })";
+    const std::string reshape = R"(node { name: "r" op_type: "Reshape" input: ["x", "s"] output: "y" })";
+    ::onnx::ModelProto weights;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        head + R"(initializer { name: "s" data_type: 7 dims: 2 int64_data: [2, -1] })" +
+            (constant_first ? constant + reshape : reshape + constant) + "}",
+        &weights));
+    const auto g = read_bytes(weights.SerializeAsString(), "m.onnx");
+    const auto p = model::propagate(g);
+    bool found = false;
+    for (std::size_t i = 0; i < g.layers().size(); ++i)
+      if (g.layers()[i].name == "r" && g.layers()[i].type == "Reshape") {
+        found = true;
+        EXPECT_EQ(to_string(p.outputs[i][0].shape), "[3,2]") << "the Constant's [3,-1]; first: " << constant_first;
+      }
+    EXPECT_TRUE(found);
+  }
 }
 
 // "; " is where a whole message's hint starts: a tensor name holding it stays in the message.
@@ -762,7 +780,7 @@ TEST(onnx, read_any_tells_the_formats_apart_by_content) {
   EXPECT_NE(refusal([&] { (void)onnx::read_any(write("bytes.onnx", std::string("\xff\xfe\x00\x01", 4))); }, errc::bad_file)
                 .find("neither XML nor protobuf (it starts with the bytes ff fe 00 01)"),
             std::string::npos);
-  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("text.onnx", "ir_version: 8\ngraph { name: \"g\" }\n")); },
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("text.onnx", "# a comment\n\nir_version: 8\ngraph { name: \"g\" }\n")); },
                     errc::bad_file)
                 .find("an ONNX model in protobuf's text format; write it as a binary model first"),
             std::string::npos);

@@ -54,7 +54,7 @@ fixtures = {
     # the batch size read as data: ONNX Runtime gives each sample another result in a batch than alone
     "size_if": "no", "size_where": "no", "size_scale": "no", "size_parity": "no", "size_constant": "yes",
     "size_slice_end": "no", "size_topk": "no", "size_slice_start": "no", "size_gather_index": "no", "size_pad_value": "no",
-    "size_max": "yes", "slice_batch_end_1000": "cannot_tell",
+    "size_max": "yes", "size_max_pattern": "no", "slice_batch_end_1000": "cannot_tell",
     "batch_norm_training": "no",
     # the batch folded into the channels and put back: a per-channel normalisation keeps it; one across them not
     "group_norm_fold": "yes", "group_norm_fold_mixed": "no",

@@ -207,7 +207,7 @@ def step(g):
 # do not; Mod 3 and Max 1 (n) differ; Mod 2 (odd at both), Div n (1), Sub n (0), Min 1 (1) do not. Both kinds,
 # so that a "yes" is due where the value is the same and a wrong one where it is not.
 COMPARISONS = ["Equal", "Greater", "Less"]
-ARITHMETIC = [("Mod", 2), ("Mod", 3), ("Div", None), ("Sub", None), ("Max", 1), ("Min", 1)]
+ARITHMETIC = [("Mod", 2), ("Mod", 3), ("Div", None), ("Sub", None), ("Max", 1), ("Min", 1), ("Max", 3)]
 # If branches: each a different op on the outer tensor, read by name (a constant: an outer initializer).
 BRANCHES = [("Identity", None), ("Mul", 2.0), ("Neg", None), ("Sigmoid", None), ("Add", 1.0)]
 
@@ -220,10 +220,19 @@ def size_step(g):
     rng, s = g.rng, g.shape
     source = "x" if rng.random() < 0.7 else g.current
     n = g.node("Gather", [g.node("Shape", [source]), g.init([0], [])], int_attr("axis", 0))
-    use = rng.choice(["scale", "shift", "where", "if", "pick"])
+    use = rng.choice(["scale", "shift", "where", "if", "pick", "view"])
     if use == "pick":
         pick_step(g, n)
         return
+    if use == "view" and g.opset >= 12 and math.prod(s) % 3 == 0:
+        # max(n, 3) as the first element of a Reshape's shape: 3 at batch 1 and at BATCH alike, and still no
+        # share of a batch (a value equal at 1 and N is shared where it is data, never where it is a shape).
+        first = g.node("Reshape", [g.node("Max", [n, g.init([3], [])]), g.init([1], [1])])
+        shape = g.node("Concat", [first, g.init([-1], [1])], int_attr("axis", 0))
+        g.node("Reshape", [g.current, shape], out_shape=[3, math.prod(s) // 3], family="size_view")
+        return
+    if use == "view":
+        use = "shift"
     if use in ("where", "if") or rng.random() < 0.5:  # Where and If take a bool: the comparison itself
         value = g.node(rng.choice(COMPARISONS), [n, g.init([rng.randrange(5)], [])])
     else:

@@ -874,8 +874,7 @@ class scope {
         continue;
       }
       if (l.outputs.empty()) continue;  // a Result: the outputs are checked at the end
-      auto in = states_of_inputs(l);
-      share_values_alike_alone(l, in);
+      const auto in = states_of_inputs(l);
       if (settled_by_inputs(index, in)) continue;
       const auto lost_why = lost_at_samples(index);
       const auto* entry = detail::find_entry(l.type, l.opset);
@@ -901,44 +900,32 @@ class scope {
     }
   }
 
-  /// A value computed from the batch size that changes between the sample batches changes with N, but what
-  /// a layer that also reads samples computes is wrong only where it differs between batch 1 and the batch
-  /// asked (`x + max(N, 4)` is right at batch 2 and 4): where the input's value is known to be the same
-  /// there (a static batch asked, or a run whose dynamic batch spans 1 and every batch asked), it is
-  /// shared by all samples for this question.
-  void share_values_alike_alone(const layer& l, std::vector<batch_state>& in) {
-    if (std::none_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::batched) || s.is(kind::per_image); }))
-      return;
-    for (std::size_t p = 0; p < in.size(); ++p) {
-      if (!in[p].is(kind::size_value) || !in[p].varies || !l.sources[p]) continue;
-      const auto src = *l.sources[p];
-      const auto value_at = [&](const propagation* run) -> const std::optional<tensor_value>& {
-        static const std::optional<tensor_value> none;
-        return run == nullptr ? none : run->outputs[src.layer][src.output].value;
-      };
-      if (known(value_at(runs_.covering))) {
-        in[p] = batch_state{};
-        continue;
-      }
-      // The samples differ from each other, so from batch 1 at one of them at least: asked about, they
-      // show the value mixes samples.
-      if (!runs_.asked_static && runs_.asked_holds_samples) continue;
-      const auto* one = alone();  // asks for the run at batch 1 when it has not been made
-      if (one == nullptr || !known(value_at(one))) continue;
-      const auto& reference = *value_at(one);
-      if (runs_.asked_static) {
-        if (const auto& asked = value_at(&target_); known(asked)) {
-          if (*asked == reference) in[p] = batch_state{};
-        } else {
-          in[p].varies = false;
-        }
-        continue;
-      }
-      // A dynamic batch asked that holds no sample: the example batch may show a difference; otherwise the
-      // value may or may not differ at some batch asked.
-      if (const auto& e = value_at(runs_.example); known(e) && *e != reference) continue;
-      in[p].varies = false;
+  /// Whether input `port` of `l`, a value computed from the batch size that changes between the sample
+  /// batches, is the same at batch 1 as at the batch asked: proven by a run whose dynamic batch spans 1 and
+  /// every batch asked and knows it, or by its value at a static batch asked; refuted by that value, by a
+  /// dynamic batch asked that holds the sample batches (they differ from each other), or by the example
+  /// batch; otherwise unknown. Asks for the run at batch 1 when it has not been made (false until then).
+  /// batch_op::alike_alone says where a rule may take it as shared.
+  std::optional<bool> alike_alone(const layer& l, std::size_t port) {
+    if (port >= l.sources.size() || !l.sources[port]) return false;
+    const auto src = *l.sources[port];
+    const auto value_at = [&](const propagation* run) -> const std::optional<tensor_value>& {
+      static const std::optional<tensor_value> none;
+      return run == nullptr ? none : run->outputs[src.layer][src.output].value;
+    };
+    if (known(value_at(runs_.covering))) return true;
+    if (!runs_.asked_static && runs_.asked_holds_samples) return false;
+    const auto* one = alone();
+    if (one == nullptr) return false;  // the analysis runs again with batch 1
+    const auto& reference = value_at(one);
+    if (!known(reference)) return std::nullopt;
+    if (runs_.asked_static) {
+      const auto& asked = value_at(&target_);
+      if (!known(asked)) return std::nullopt;
+      return *asked == *reference;
     }
+    if (const auto& e = value_at(runs_.example); known(e) && *e != *reference) return false;
+    return std::nullopt;
   }
 
   /// A Parameter's state: the one a body's Parameter is given, or the model input's batch axis.
@@ -987,7 +974,8 @@ class scope {
   void apply_rule(std::size_t index, const std::vector<batch_state>& in, const detail::rule_entry* entry,
                   const std::optional<because>& lost_why) {
     const auto& l = layers_[index];
-    detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}};
+    detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}, {}};
+    op.alike_alone = [this, &l](std::size_t port) { return alike_alone(l, port); };
     if (l.body) {
       op.body = [this, index, &l](const std::vector<batch_state>& params)
           -> std::optional<std::vector<std::vector<batch_state>>> {

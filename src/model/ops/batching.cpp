@@ -98,12 +98,15 @@ bool batch_op::data_ok(std::size_t port) {
   switch (in[port].k) {
     case kind::shared:
     case kind::batched: return true;
-    case kind::size_value:
-      if (in[port].varies)
+    case kind::size_value: {
+      const auto alike = in[port].varies && alike_alone ? alike_alone(port) : std::optional<bool>(false);
+      if (in[port].varies && alike == true) return true;  // what each sample gets alone, at the batch asked
+      if (in[port].varies && alike == false)
         mixes(port, {why::size_value_as_data, port});
       else
         cannot_tell({why::shape_value_as_data, port});
       return false;
+    }
     case kind::per_image:
       cannot_tell({why::post_processing_input, port});
       return false;
@@ -920,7 +923,9 @@ void branch_merge(batch_op& o) {
   // A condition computed from the batch size (`if x.size(0) == 1`) that the analysis could not prove the
   // same at batch 1 and at the batches asked: a sample batched may take the branch it would not take alone.
   if (o.in[0].is(kind::size_value)) {
-    if (o.in[0].varies) return o.mixes(0, why::branch_from_batch_size);
+    // The same at batch 1 as at the batch asked, the condition still may choose another branch at the
+    // sample batches the analysis follows: cannot tell, not mixes.
+    if (o.in[0].varies && (!o.alike_alone || o.alike_alone(0) == false)) return o.mixes(0, why::branch_from_batch_size);
     return o.cannot_tell(why::branch_may_follow_batch_size);
   }
   // A condition with the same value at every sample batch chooses one branch for every N.

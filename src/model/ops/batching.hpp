@@ -143,6 +143,11 @@ struct batch_op {
   /// For TensorIterator and Loop: analyses the body with these states for its Parameters (by body layer
   /// index); returns the states of its layers' outputs, or nullopt when the body was not propagated.
   std::function<std::optional<std::vector<std::vector<batch_state>>>(const std::vector<batch_state>&)> body;
+  /// Whether input `port`, a value computed from the batch size that changes with N, is the same at batch 1
+  /// (each sample alone) as at the batch asked (`max(N, 4)` at 4): read as data, it then gives each sample
+  /// what it gets alone (true), or not (false), or nothing shows which (nullopt). Only a data input may be
+  /// taken so: a shape or a bound equal at 1 and N does not scale with the batch. Null: always false.
+  std::function<std::optional<bool>(std::size_t)> alike_alone;
 
   std::vector<batch_fault> faults;
   std::optional<because> undecided;  ///< set by cannot_tell(): why the rule cannot tell

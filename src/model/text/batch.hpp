@@ -53,17 +53,19 @@ inline constexpr auto last_reason = detail::why::interleaves_samples;
 [[nodiscard]] std::string body_input_source(const layer& src, std::size_t port, const layer& outer);
 [[nodiscard]] std::string body_input_hint(const layer& failing, std::size_t port, const layer& outer);
 
-// ---- Reshapes that hard-code or fold the batch ----
-/// Element `index` of a pattern writes the declared batch `value` as a constant.
-[[nodiscard]] std::string replaced_batch(std::size_t index, std::int64_t value);
-/// ... and so the output's dimension `index` stays `value`; the batch goes into dimension `axis` (with
-/// `factor`) when it goes into one.
+// ---- hints of what cannot be decided ----
 /// What to do about a slice of the batch axis that ends between the batch asked and the sample batches.
 [[nodiscard]] std::string slice_whole_at_asked_hint();
 /// What to do about an ONNX node reshape1 does not translate (its outputs' shapes are unknown).
 [[nodiscard]] std::string not_covered_hint(const layer& l);
+
+// ---- Reshapes that hard-code or fold the batch ----
+/// Element `index` of a pattern writes the declared batch `value` as a constant.
+[[nodiscard]] std::string replaced_batch(std::size_t index, std::int64_t value);
 /// Said of a replaced batch after which nothing is shown to break it, but some layer cannot tell.
 [[nodiscard]] std::string replaced_batch_undecided();
+/// ... and so the output's dimension `index` stays `value`; the batch goes into dimension `axis` (with
+/// `factor`) when it goes into one.
 [[nodiscard]] std::string replaced_batch_stays(std::size_t index, std::int64_t value,
                                                std::optional<std::pair<std::size_t, std::int64_t>> moved);
 /// Where the batch goes after a Reshape that swallows it: dimension `axis` (with `factor`), or other ones.
