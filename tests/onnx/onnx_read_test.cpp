@@ -115,6 +115,10 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"size_if_view", model::batch_verdict::no, "mixes_samples branch"},
                       // An If's branch that runs at no batch: what it writes does not matter.
                       expected{"if_untaken_branch", model::batch_verdict::yes, ""},
+                      // An If on the batch size whose branch at 4 is not the one at the sample batches.
+                      expected{"size_if_flatten", model::batch_verdict::cannot_tell, "cannot_tell flat, cannot_tell branch"},
+                      // ... and one whose other branch runs alone only: the If still mixes samples.
+                      expected{"size_if_idle_branch", model::batch_verdict::no, "mixes_samples branch"},
                       // Both branches of an If write the batch as 1: both are named.
                       expected{"if_both_branches", model::batch_verdict::no,
                                "swallows_batch then_flat, swallows_batch else_flat"},

@@ -772,10 +772,17 @@ class scope {
 
   /// The rule's batched outputs must be N·factor at their axis at every sample batch; shared ones must not
   /// change. A rule whose answer the shapes contradict decides nothing.
+  /// The run at the batch asked must agree too, where its dimension is exact: the sample batches may take
+  /// another path than the batch asked does (an If on `n < 5` runs one branch at 1009 and the other at 4).
   bool consistent(std::size_t index) const {
+    const auto asked = asked_batch();
     for (std::size_t o = 0; o < states_[index].size(); ++o) {
       const auto& s = states_[index][o];
       if (!s.is(kind::batched) && !s.is(kind::shared)) continue;
+      if (const auto& t = target_.outputs[index][o].shape;
+          s.is(kind::batched) && asked && t.rank_known() && s.axis < t.size() && t[s.axis].is_static() &&
+          (!asked->is_static() || t[s.axis].lo() != s.factor * asked->lo()))
+        return false;
       for (std::size_t k = 0; k < samples.size(); ++k) {
         const auto& shape = runs_.at_samples[k]->outputs[index][o].shape;
         if (!shape.rank_known()) return false;
@@ -789,6 +796,16 @@ class scope {
       }
     }
     return true;
+  }
+
+  /// The batch asked: the requested size of the model's batched inputs' batch dimension (in the model's
+  /// scope; a body has no inputs of its own to read it from).
+  std::optional<dimension> asked_batch() const {
+    if (inputs_ == nullptr) return std::nullopt;
+    for (const auto& in : *inputs_)
+      if (in.batch_index && in.requested.rank_known() && *in.batch_index < in.requested.size())
+        return in.requested[*in.batch_index];
+    return std::nullopt;
   }
 
   /// The reasons that name a value computed from the batch size (its path is quoted in the sentence).
@@ -874,7 +891,11 @@ class scope {
         continue;
       }
       if (l.outputs.empty()) continue;  // a Result: the outputs are checked at the end
-      const auto in = states_of_inputs(l);
+      auto in = states_of_inputs(l);
+      // An If's branch that runs at none of the batches answered about has no findings (idle_layers): what
+      // it would break must not break the If either. The If still answers for its condition.
+      if (part_of(l.type) == op_part::if_merge && in.size() == 3)
+        if (const auto taken = condition_everywhere(l)) in[*taken ? 2 : 1] = batch_state{};
       if (settled_by_inputs(index, in)) continue;
       const auto lost_why = lost_at_samples(index);
       const auto* entry = detail::find_entry(l.type, l.opset);
@@ -974,8 +995,14 @@ class scope {
   void apply_rule(std::size_t index, const std::vector<batch_state>& in, const detail::rule_entry* entry,
                   const std::optional<because>& lost_why) {
     const auto& l = layers_[index];
-    detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}, {}};
+    detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}};
     op.alike_alone = [this, &l](std::size_t port) { return alike_alone(l, port); };
+    op.asked_like_samples = [this, &l](std::size_t port) {
+      if (port >= l.sources.size() || !l.sources[port] || !runs_.analysed()) return false;
+      const auto& asked = target_.outputs[l.sources[port]->layer][l.sources[port]->output].value;
+      const auto& sample = runs_.at_samples[0]->outputs[l.sources[port]->layer][l.sources[port]->output].value;
+      return known(asked) && known(sample) && *asked == *sample;
+    };
     if (l.body) {
       op.body = [this, index, &l](const std::vector<batch_state>& params)
           -> std::optional<std::vector<std::vector<batch_state>>> {

@@ -928,8 +928,10 @@ void branch_merge(batch_op& o) {
     if (o.in[0].varies && (!o.alike_alone || o.alike_alone(0) == false)) return o.mixes(0, why::branch_from_batch_size);
     return o.cannot_tell(why::branch_may_follow_batch_size);
   }
-  // A condition with the same value at every sample batch chooses one branch for every N.
+  // A condition with the same value at every sample batch, and at the batch asked, chooses one branch for
+  // every N; one the batch asked does not share takes another branch there than the one followed here.
   if (const auto c = o.ints(0); c && c->size() == 1) {
+    if (o.asked_like_samples && !o.asked_like_samples(0)) return o.cannot_tell(why::branch_may_follow_batch_size);
     o.out[0] = o.in[(*c)[0] != 0 ? 1 : 2];
     return;
   }

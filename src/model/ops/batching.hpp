@@ -148,6 +148,10 @@ struct batch_op {
   /// what it gets alone (true), or not (false), or nothing shows which (nullopt). Only a data input may be
   /// taken so: a shape or a bound equal at 1 and N does not scale with the batch. Null: always false.
   std::function<std::optional<bool>(std::size_t)> alike_alone;
+  /// Whether input `port` has at the batch asked the value the sample batches agree on (an If's condition
+  /// `n < 5` does not: true at 4, false at 1009), so that what the rule reads at the samples holds there.
+  /// Null: always.
+  std::function<bool(std::size_t)> asked_like_samples;
 
   std::vector<batch_fault> faults;
   std::optional<because> undecided;  ///< set by cannot_tell(): why the rule cannot tell
