@@ -191,6 +191,42 @@ TEST_F(batch, an_undone_batch_major_flatten_is_not_a_finding) {
   EXPECT_EQ(to_string(at(b, batch_of(8)).outputs[0].reshaped), "[8,1126,3]");
 }
 
+// The samples interleaved: [3,-1] on [N,3] gives [3,N], each row holding elements of several samples. A
+// Reshape changes no element and no order, so what matters is what reads the result: elementwise layers keep
+// every element where it is, and a Reshape to ShapeOf(x) puts each sample back (yes); a SoftMax along the
+// interleaved axis mixes them, and the "no" names the Reshape and the SoftMax that shows it.
+TEST_F(batch, interleaved_samples_are_judged_by_what_reads_them) {
+  for (const std::string axis : {"", "1"}) {
+    ir_builder b;
+    const int x = b.parameter("[1,3]");
+    const int r = b.reshape(x, b.i64({3, -1}), false, "[1,3]", "[2]", "[3,1]");
+    const int two = b.constant(element_type::f32, "", {2}, "[]");
+    const int mul = b.layer("Multiply", "", {"[3,1]", "[]"}, {"[3,1]"});
+    b.edge(r, mul, 0);
+    b.edge(two, mul, 1);
+    int last = mul;
+    if (!axis.empty()) {
+      last = b.layer("SoftMax", "axis=\"" + axis + "\"", {"[3,1]"}, {"[3,1]"});
+      b.edge(mul, last, 0);
+    }
+    const int shape = b.layer("ShapeOf", "output_type=\"i64\"", {"[1,3]"}, {"[2]"}, "", 3);
+    b.edge(x, shape, 0);
+    const int back = b.reshape(last, shape, false, "[3,1]", "[2]", "[1,3]");
+    b.result(back, "[1,3]");
+    const auto rep = at(b, batch_of(4));
+    if (axis.empty()) {
+      EXPECT_EQ(listed(rep), "");
+      EXPECT_EQ(rep.summary.verdict(), model::batch_verdict::yes) << rep.summary_line();
+    } else {
+      EXPECT_EQ(listed(rep), fmt::format("swallows_batch {}", r));
+      ASSERT_FALSE(rep.findings.empty());
+      EXPECT_EQ(rep.findings[0].used_by_id, last);
+      EXPECT_NE(rep.findings[0].what.find("samples are interleaved; then at SoftMax"), std::string::npos)
+          << rep.findings[0].what;
+    }
+  }
+}
+
 // A model exported with a dynamic batch can still hard-code it in a pattern: asking for `?` again is not
 // "nothing changed".
 TEST_F(batch, a_dynamic_batch_declared_is_still_analysed) {

@@ -135,6 +135,13 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"group_norm_fold_mixed", model::batch_verdict::no, "swallows_batch to_channels"},
                       // ... and a layer after it that cannot be decided: cannot tell, not no.
                       expected{"fold_cumsum", model::batch_verdict::cannot_tell, "cannot_tell flat, cannot_tell acc"},
+                      // The samples interleaved by a Reshape ([3,-1] of [N,3]): kept through elementwise layers
+                      // and put back, yes; a Softmax along the interleaved axis or a model output that holds
+                      // them, no (the Reshape, as that layer shows); a Transpose of them, cannot tell.
+                      expected{"fold_interleave", model::batch_verdict::yes, ""},
+                      expected{"fold_interleave_mixed", model::batch_verdict::no, "swallows_batch interleave"},
+                      expected{"fold_interleave_output", model::batch_verdict::no, "swallows_batch interleave"},
+                      expected{"fold_interleave_transpose", model::batch_verdict::cannot_tell, "cannot_tell t1"},
                       // Invalid at every batch: the spec forbids the attribute or input (rule errors).
                       expected{"flatten_axis_past_rank", model::batch_verdict::no, "fails_at_declared flat"},
                       expected{"softmax_axis_out_of_range", model::batch_verdict::no, "fails_at_declared soft"},

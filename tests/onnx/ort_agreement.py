@@ -65,6 +65,9 @@ fixtures = {
     "if_untaken_branch": "yes", "if_both_branches": "no", "size_if_flatten": "cannot_tell", "size_if_idle_branch": "no",
     # the batch folded, then a layer reshape1 cannot decide: nothing is shown to break it
     "fold_cumsum": "cannot_tell",
+    # the samples interleaved by a Reshape: elementwise and put back, yes; a Softmax across them or an output, no
+    "fold_interleave": "yes", "fold_interleave_mixed": "no", "fold_interleave_output": "no",
+    "fold_interleave_transpose": "cannot_tell",
 }
 known_false_no = set()  # a "no" where ONNX Runtime is right: none since a "no" must name what breaks
 for name, answer in fixtures.items():

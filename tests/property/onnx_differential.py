@@ -14,6 +14,7 @@ the current tensor, compared with a constant (Equal, Greater, Less) or computed 
 then cast to float and multiplied or added in, or the condition of a Where or of an If whose branches differ:
 size_scale, size_shift, size_where, size_if; or min(n - 1, k) or n mod a length as a Gather index or a Slice
 start: size_pick), some values changing between batch 1 and 3 and some not; and
+samples interleaved by a Reshape [k,-1] and put back by a Reshape to Shape (interleave); and
 per-channel normalisation (batch_norm, instance_norm, and bn_training: BatchNormalization with
 training_mode=1, which mixes samples). A fifth of the graphs are written at opset 11 or 12 (softmax_2d:
 Softmax on the input flattened at its axis). One in ten gets an attribute ONNX Runtime refuses
@@ -99,8 +100,10 @@ def step(g):
     rank = len(s)
     axis = rng.randrange(rank)
     kind = rng.choice(["relu", "add", "transpose", "reshape", "reshape", "softmax", "reduce", "concat", "flatten",
-                       "unsqueeze", "slice", "gather", "matmul", "tile", "split_swap", "size", "size", "norm"])
-    if kind == "size":
+                       "unsqueeze", "slice", "gather", "matmul", "tile", "split_swap", "size", "size", "norm", "interleave"])
+    if kind == "interleave":
+        interleave_step(g, math.prod(s))
+    elif kind == "size":
         size_step(g)
     elif kind == "norm":
         norm_step(g)
@@ -210,6 +213,37 @@ COMPARISONS = ["Equal", "Greater", "Less"]
 ARITHMETIC = [("Mod", 2), ("Mod", 3), ("Div", None), ("Sub", None), ("Max", 1), ("Min", 1), ("Max", 3)]
 # If branches: each a different op on the outer tensor, read by name (a constant: an outer initializer).
 BRANCHES = [("Identity", None), ("Mul", 2.0), ("Neg", None), ("Sigmoid", None), ("Add", 1.0)]
+
+
+def interleave_step(g, total):
+    """[k,-1] with k a dimension of the sample: at batch N each row holds elements of several samples. Then up to
+    two layers on the interleaved tensor (elementwise, by a scalar or along its rows, a Softmax along either axis,
+    two Transposes that cancel) and, mostly, a Reshape back to the Shape taken before the fold."""
+    rng, s = g.rng, list(g.shape)
+    ks = [d for d in s[1:] if d > 1]
+    if not ks:
+        return
+    k = rng.choice(ks)
+    before = g.node("Shape", [g.current])
+    g.node("Reshape", [g.current, g.init([k, -1], [2])], out_shape=[k, total // k], family="interleave")
+    for _ in range(rng.randrange(3)):
+        kind = rng.choice(["relu", "scale", "add_rows", "softmax", "transposes"])
+        cur = list(g.shape)
+        if kind == "relu":
+            g.node("Relu", [g.current], out_shape=cur, family="interleave")
+        elif kind == "scale":
+            g.node("Mul", [g.current, g.init([round(rng.uniform(0.5, 2), 3)], [], dtype=1)], out_shape=cur,
+                   family="interleave")
+        elif kind == "add_rows":  # one value per row: each row holds several samples at batch N
+            c = g.init([round(rng.uniform(-1, 1), 3) for _ in range(k)], [k, 1], dtype=1)
+            g.node("Add", [g.current, c], out_shape=cur, family="interleave")
+        elif kind == "softmax":
+            g.node("Softmax", [g.current], int_attr("axis", rng.randrange(2)), cur, "interleave")
+        else:
+            t = g.node("Transpose", [g.current], ints("perm", [1, 0]))
+            g.node("Transpose", [t], ints("perm", [1, 0]), cur, "interleave")
+    if rng.random() < 0.8:
+        g.node("Reshape", [g.current, before], out_shape=s, family="interleave")
 
 
 def size_step(g):

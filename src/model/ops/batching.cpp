@@ -48,9 +48,7 @@ bool batch_op::any_batched() const {
   return std::any_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::batched); });
 }
 
-namespace {
-std::optional<std::int64_t> product_of(const std::array<const partial_shape*, batch_samples.size()>& shapes,
-                                       std::size_t end) {
+std::optional<std::int64_t> prefix_product(std::span<const partial_shape* const> shapes, std::size_t end) {
   std::optional<std::int64_t> r;
   for (const auto* s : shapes) {
     if (!s->rank_known() || s->size() < end) return std::nullopt;
@@ -63,18 +61,17 @@ std::optional<std::int64_t> product_of(const std::array<const partial_shape*, ba
   }
   return r;
 }
-}  // namespace
 
 std::optional<std::int64_t> batch_op::in_prefix(std::size_t port, std::size_t end) const {
   std::array<const partial_shape*, batch_samples.size()> s{};
   for (std::size_t k = 0; k < s.size(); ++k) s[k] = &in_shape(port, k);
-  return product_of(s, end);
+  return prefix_product(s, end);
 }
 
 std::optional<std::int64_t> batch_op::out_prefix(std::size_t output, std::size_t end) const {
   std::array<const partial_shape*, batch_samples.size()> s{};
   for (std::size_t k = 0; k < s.size(); ++k) s[k] = &out_shape(output, k);
-  return product_of(s, end);
+  return prefix_product(s, end);
 }
 
 const batch_carrier& batch_op::out_carrier(std::size_t output) const {

@@ -33,6 +33,11 @@ struct batch_state {
     per_image,   ///< post-processing results whose length depends on the data, each image's kept apart
     unknown,     ///< cannot tell; `origin` is the layer that could not
     broken,      ///< downstream of a finding that already says no
+    /// the elements of a batched tensor in their order, under a shape that interleaves samples (a Reshape
+    /// [3,-1] of [N,3]): `origin` is that Reshape, and axis, factor, moved_by and home are the batched
+    /// state of its input, which a later Reshape to a shape that holds the batch again gives back. Only the
+    /// analysis sets and reads it; rules never see it.
+    folded,
   };
   kind k = kind::shared;
   std::size_t axis = 0;
@@ -43,7 +48,7 @@ struct batch_state {
   /// layer that later misuses that axis is blamed on it.
   std::size_t moved_by = no_layer;
   std::size_t home = 0;  ///< for moved_by: the axis the batch had before that Reshape
-  /// For unknown and per_image: the layer the state comes from.
+  /// For unknown, per_image and folded: the layer the state comes from.
   std::size_t origin = no_layer;
 
   [[nodiscard]] bool is(kind x) const noexcept { return k == x; }
@@ -60,6 +65,9 @@ struct batch_state {
     return s;
   }
 };
+
+/// The product of dimensions [0, end) of each shape, when every one is static and the products agree.
+[[nodiscard]] std::optional<std::int64_t> prefix_product(std::span<const partial_shape* const> shapes, std::size_t end);
 
 /// The batch values the analysis propagates at: distinct primes, far from any size a model writes down,
 /// so that N·k cannot be mistaken for a constant dimension.
@@ -88,7 +96,7 @@ enum class why : std::uint8_t {
   no_batching_rule,
   // ... and what the analysis itself cannot decide (analysis/batch.cpp).
   no_rule, reads_no_sample, answer_contradicted, not_propagated_at_samples, rule_refused, assumed_axes_differ,
-  assumed_without_batch, slice_whole_at_asked,
+  assumed_without_batch, slice_whole_at_asked, reads_interleaved,
   // The layer mixes samples.
   size_value_as_data, branch_from_batch_size, size_value_as_parameter, size_value_as_parameter_value,
   broadcast_pairs_samples, batch_in_channels, batch_on_spatial_axis, batch_on_pooled_axis,

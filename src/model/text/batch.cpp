@@ -111,6 +111,9 @@ constexpr form_row forms[] = {
      {"input {} holds the batch in dimension {}, which this layer keeps whole at the batch asked but slices to part "
       "of its range at the larger batches the analysis follows the batch at, so the layers after it cannot be "
       "followed", 2}},
+    {why::reads_interleaved,
+     {"input {0} holds the samples interleaved by the Reshape '{2}' (id {1}), and nothing shows whether this layer "
+      "keeps them apart or mixes them", 2, true}},
     {why::size_value_as_data,
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
       "sample's result depends on N", 1, true}},
@@ -374,6 +377,22 @@ std::string output_batch_elsewhere(const layer& result, std::size_t axis, std::i
                      result.id, axis, batch_dimension(factor),
                      batch_axis ? fmt::format("in dimension {}, its batch axis", *batch_axis)
                                 : std::string("as a dimension of its own"));
+}
+
+std::string output_interleaved(const layer& result) {
+  return fmt::format("the model output '{}' (id {}) gets the samples interleaved, not one after the other along a "
+                     "dimension of its own", result.name, result.id);
+}
+
+std::string reads_interleaved(std::size_t port, std::size_t axis) {
+  return fmt::format("there, along dimension {} of its input {}, each line holds elements of several samples "
+                     "interleaved, and this layer mixes them", axis, port);
+}
+
+std::string reads_interleaved_hint(std::string_view fold, std::int64_t id) {
+  return fmt::format("reshape1 follows interleaved samples only through elementwise layers and Reshapes; keep the "
+                     "batch in a dimension of its own in the Reshape '{}' (id {}), or put it back before this layer",
+                     fold, id);
 }
 
 std::string output_batch_elsewhere_hint() {

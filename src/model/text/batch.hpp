@@ -104,6 +104,12 @@ inline constexpr auto last_reason = detail::why::interleaves_samples;
 [[nodiscard]] std::string output_batch_elsewhere(const layer& result, std::size_t axis, std::int64_t factor,
                                                  std::optional<std::size_t> batch_axis);
 [[nodiscard]] std::string output_batch_elsewhere_hint();
+/// A model output that holds the samples interleaved (folded by a Reshape and never put back).
+[[nodiscard]] std::string output_interleaved(const layer& result);
+/// What a layer shown to mix or drop along a folded tensor's axis does: it reads the samples interleaved.
+[[nodiscard]] std::string reads_interleaved(std::size_t port, std::size_t axis);
+/// What to do about a layer that cannot tell because it reads samples the Reshape `fold` (id) interleaved.
+[[nodiscard]] std::string reads_interleaved_hint(std::string_view fold, std::int64_t id);
 /// An output that is a value computed from batched shapes (`varies`: known to change with N).
 [[nodiscard]] std::string output_size_value(const layer& result, bool varies);
 [[nodiscard]] std::string output_size_value_hint();
