@@ -116,6 +116,33 @@ TEST_F(batch_rules, ops_along_the_batch_break_it_and_their_twins_keep_it) {
   EXPECT_EQ(listed(at4(unary("MVN", mvn, {1}, {"[1,6]"}, 6))), "");
 }
 
+// Interpolate along the batch: linear interpolation computes rows from neighbouring samples (no); nearest to
+// twice the rows repeats each sample in place or not depending on the coordinate mode (cannot tell); nearest
+// to a fixed count leaves samples out (no).
+TEST_F(batch_rules, interpolate_along_the_batch) {
+  // `calc` "sizes" takes [2] rows whatever the batch; "scales" takes 2 rows per row (the f32 bits of 2).
+  const auto resize = [](const std::string& mode, const std::string& calc, const std::string& out) {
+    ir_builder b;
+    const int x = b.parameter("[1,6]");
+    const int n = calc == "sizes" ? b.i64({2}) : b.constant(element_type::f32, "1", {0x40000000}, "[1]");  // 2.0f
+    const int a = b.i64({0});
+    const int r = b.layer("Interpolate",
+                          fmt::format("mode=\"{}\" shape_calculation_mode=\"{}\" coordinate_transformation_mode="
+                                      "\"asymmetric\" nearest_mode=\"floor\"", mode, calc),
+                          {"[1,6]", "[1]", "[1]"}, {out}, "", 11);
+    b.edge(x, r, 0);
+    b.edge(n, r, 1);
+    b.edge(a, r, 2);
+    b.result(r, out);
+    return b;
+  };
+  EXPECT_EQ(listed(at4(resize("linear_onnx", "scales", "[2,6]"))), "mixes_samples 3");
+  EXPECT_EQ(listed(at4(resize("nearest", "sizes", "[2,6]"))), "mixes_samples 3");
+  const auto twice = at4(resize("nearest", "scales", "[2,6]"));
+  EXPECT_EQ(listed(twice), "cannot_tell 3") << (twice.findings.empty() ? "" : twice.findings[0].what);
+  EXPECT_EQ(twice.summary.verdict(), batch_verdict::cannot_tell);
+}
+
 TEST_F(batch_rules, split_along_the_batch_drops_samples) {
   ir_builder b;
   const int x = b.parameter("[2,6]");

@@ -142,6 +142,8 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"fold_interleave_mixed", model::batch_verdict::no, "swallows_batch interleave"},
                       expected{"fold_interleave_output", model::batch_verdict::no, "swallows_batch interleave"},
                       expected{"fold_interleave_transpose", model::batch_verdict::cannot_tell, "cannot_tell t1"},
+                      // Nearest to twice the rows along the batch: kept or not by the coordinate mode, not followed.
+                      expected{"resize_batch_nearest", model::batch_verdict::cannot_tell, "cannot_tell up"},
                       // Invalid at every batch: the spec forbids the attribute or input (rule errors).
                       expected{"flatten_axis_past_rank", model::batch_verdict::no, "fails_at_declared flat"},
                       expected{"softmax_axis_out_of_range", model::batch_verdict::no, "fails_at_declared soft"},

@@ -686,8 +686,16 @@ void interpolate(batch_op& o) {
     const auto& in0 = o.in_shape(0, k);
     const auto& out0 = o.out_shape(0, k);
     if (!out0.rank_known() || s->axis >= out0.size()) return o.cannot_tell(why::output_rank_unknown);
-    if (out0[s->axis].range() != in0[s->axis].range())
-      return o.mixes(0, {why::resizes_batch, std::size_t{0}, s->axis});
+    if (out0[s->axis].range() == in0[s->axis].range()) continue;
+    // Interpolation (linear, cubic, area) computes each output row from neighbouring rows: across the
+    // batch axis, from neighbouring samples. Nearest copies whole rows: to N·k rows it repeats each sample
+    // in place with most coordinate modes (kept) and picks across samples with others (align_corners), which
+    // is not followed here, so it is no finding either way; to any other count it leaves samples out.
+    const auto& c = o.out_carrier(0);
+    if (const auto* mode = o.l.find("mode"); mode != nullptr && mode->text == "nearest" &&
+        c.state == batch_carrier::kind::one && c.axis == s->axis && s->factor > 0 && c.factor % s->factor == 0)
+      return o.cannot_tell({why::resizes_batch_nearest, std::size_t{0}, s->axis});
+    return o.mixes(0, {why::resizes_batch, std::size_t{0}, s->axis});
   }
   o.keep(0, *s, s->axis);
 }

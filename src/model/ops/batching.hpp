@@ -92,7 +92,7 @@ enum class why : std::uint8_t {
   post_processing_in_body, not_per_image_input, input_not_batched, feature_map_not_per_image, spread_without_axis,
   spread_dimension_not_1, trip_count_from_batch, condition_from_batch, body_not_propagated, carried_value_differs,
   body_condition_per_sample, body_cannot_tell, if_merge_inputs, branch_condition_per_sample, branches_differ,
-  branch_may_follow_batch_size,
+  branch_may_follow_batch_size, resizes_batch_nearest,
   no_batching_rule,
   // ... and what the analysis itself cannot decide (analysis/batch.cpp).
   no_rule, reads_no_sample, answer_contradicted, not_propagated_at_samples, rule_refused, assumed_axes_differ,

@@ -98,6 +98,10 @@ constexpr form_row forms[] = {
     {why::branch_may_follow_batch_size,
      {"its condition is computed from the batch size and may change with it: a sample run in a batch may "
       "take another branch than it takes alone", 0}},
+    {why::resizes_batch_nearest,
+     {"input {} holds the batch in dimension {}, which this layer resizes by nearest neighbours: whether each "
+      "output row takes its own sample's rows depends on the scale and the coordinate mode, which the batch "
+      "analysis does not follow", 2}},
     {why::no_batching_rule, {"{1}-{0} has no batching rule that follows per-sample data", 1, true}},
     {why::no_rule, {"{1}-{0} has no rule: reshape1 does not know what it does", 1, true}},
     {why::reads_no_sample, {"its output's size follows the batch, but it reads no sample's data", 0}},
