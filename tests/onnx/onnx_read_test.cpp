@@ -144,6 +144,11 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"fold_interleave_transpose", model::batch_verdict::cannot_tell, "cannot_tell t1"},
                       // Nearest to twice the rows along the batch: kept or not by the coordinate mode, not followed.
                       expected{"resize_batch_nearest", model::batch_verdict::cannot_tell, "cannot_tell up"},
+                      // A value the same alone and at the batch asked but another at the samples (n > 1000)
+                      // steers the layers after it otherwise there: a shape from it is not shared.
+                      expected{"fold_interleave_if_rows", model::batch_verdict::cannot_tell, "cannot_tell choose"},
+                      // A condition on the batch size the same alone as at the batch asked reads one side.
+                      expected{"size_where_alike", model::batch_verdict::no, "mixes_samples pick"},
                       // Invalid at every batch: the spec forbids the attribute or input (rule errors).
                       expected{"flatten_axis_past_rank", model::batch_verdict::no, "fails_at_declared flat"},
                       expected{"softmax_axis_out_of_range", model::batch_verdict::no, "fails_at_declared soft"},
@@ -167,6 +172,22 @@ TEST(onnx, a_batch_size_value_is_judged_at_the_batches_asked) {
   for (const auto& [batch, verdict] : cases) {
     const auto r = model::check_batch(g, {.batch = model::parse_batch(batch, "batch")});
     EXPECT_EQ(r.summary.verdict(), verdict) << batch << ": " << r.summary_line();
+  }
+}
+
+// Where(n < 3, x, float(n)): alike alone and at 1..2, so float(n) reaches no sample there (yes); at 3 and
+// more it does (no). Mul(x, w[:Where(n > 1000, 1, 3)]): at 3 the factor has 3 rows, at the samples 1: the
+// samples do not show what it does (cannot tell); at 2 and 4 it fails.
+TEST(onnx, a_batch_size_value_alike_alone_is_judged_at_the_batch_asked) {
+  const auto where = read_fixture("size_where_alike");
+  const auto slice = read_fixture("size_shape_beyond_samples");
+  const std::vector<std::tuple<const model::graph*, std::string, model::batch_verdict>> cases{
+      {&where, "2", model::batch_verdict::yes},   {&where, "1..2", model::batch_verdict::yes},
+      {&where, "3", model::batch_verdict::no},    {&where, "?", model::batch_verdict::no},
+      {&slice, "3", model::batch_verdict::cannot_tell}, {&slice, "4", model::batch_verdict::no}};
+  for (const auto& [g, batch, verdict] : cases) {
+    const auto r = model::check_batch(*g, {.batch = model::parse_batch(batch, "batch")});
+    EXPECT_EQ(r.summary.verdict(), verdict) << g->name() << " at " << batch << ": " << r.summary_line();
   }
 }
 

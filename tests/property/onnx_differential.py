@@ -13,7 +13,7 @@ Besides the shape ops, the chain draws the batch size flowing into data (n = Gat
 the current tensor, compared with a constant (Equal, Greater, Less) or computed on (Mod, Div, Sub, Max, Min),
 then cast to float and multiplied or added in, or the condition of a Where or of an If whose branches differ:
 size_scale, size_shift, size_where, size_if; or min(n - 1, k) or n mod a length as a Gather index or a Slice
-start: size_pick), some values changing between batch 1 and 3 and some not; and
+start: size_pick; or a slice end that is 1 above 1000 and BATCH below: size_beyond), some values changing between batch 1 and 3 and some not; and
 samples interleaved by a Reshape [k,-1] and put back by a Reshape to Shape (interleave); and
 per-channel normalisation (batch_norm, instance_norm, and bn_training: BatchNormalization with
 training_mode=1, which mixes samples). A fifth of the graphs are written at opset 11 or 12 (softmax_2d:
@@ -254,7 +254,15 @@ def size_step(g):
     rng, s = g.rng, g.shape
     source = "x" if rng.random() < 0.7 else g.current
     n = g.node("Gather", [g.node("Shape", [source]), g.init([0], [])], int_attr("axis", 0))
-    use = rng.choice(["scale", "shift", "where", "if", "pick", "view"])
+    use = rng.choice(["scale", "shift", "where", "if", "pick", "view", "beyond"])
+    if use == "beyond":
+        # A factor of BATCH rows, or of one row above 1000 (where the analysis follows the batch): the same
+        # alone as at BATCH, another at the batches reshape1 samples, so those cannot show what it does.
+        e = g.node("Where", [g.node("Greater", [n, g.init([1000], [])]), g.init([1], [1]), g.init([BATCH], [1])])
+        w = g.init([round(rng.uniform(0.5, 2), 3) for _ in range(BATCH)], [BATCH] + [1] * (len(s) - 1), dtype=1)
+        c = g.node("Slice", [w, g.init([0], [1]), e, g.init([0], [1])])
+        g.node("Mul", [g.current, c], out_shape=[max(BATCH, s[0]), *s[1:]], family="size_beyond")
+        return
     if use == "pick":
         pick_step(g, n)
         return

@@ -729,6 +729,13 @@ class scope {
         set_unknown(index, why::reads_no_sample);
         return;
       }
+      // A shape the sample batches agree on but the batch asked does not (`w[:max(1, 3 - n // 500)]`: [1] at
+      // the samples, [3] at 4): every rule after it would judge a broadcast or a length that is not the
+      // one at the batch asked.
+      if (to_string(without_symbols(target_.outputs[index][o].shape)) != to_string(without_symbols(t0.shape))) {
+        set_unknown(index, because(why::shape_differs_at_asked, o));
+        return;
+      }
       if (same_value && !from_size) continue;
       const auto beyond = same_value ? agrees_beyond_samples(index, o, *t0.value) : agreement::differs;
       if (beyond == agreement::same) continue;
@@ -747,23 +754,25 @@ class scope {
   }
 
   enum class agreement : std::uint8_t { same, differs, unknown };
-  /// Whether output `o` of layer `index`, `v` at every sample batch, is at each batch asked what it is at
-  /// batch 1 (each sample alone, the reference). Proven by a run whose dynamic batch spans 1 and every batch
+  /// Whether output `o` of layer `index`, `v` at every sample batch, is `v` at batch 1 (each sample alone,
+  /// the reference) and at each batch asked too. Proven by a run whose dynamic batch spans 1 and every batch
   /// asked and knows the value, or by a static batch asked whose value is batch 1's; refuted by any batch
-  /// asked (the example batch, the samples when the asked interval holds them) whose value is not.
+  /// asked (the example batch, the samples when the asked interval holds them) whose value is not. A value
+  /// the same alone and at the batch asked but another at the samples (`n > 1000`) differs: the layers after
+  /// it are followed at the samples, where it would steer them otherwise than at the batch asked.
   agreement agrees_beyond_samples(std::size_t index, std::size_t o, const tensor_value& v) {
     const auto value_at = [&](const propagation* p) -> const std::optional<tensor_value>& {
       static const std::optional<tensor_value> none;
       return p == nullptr ? none : p->outputs[index][o].value;
     };
-    if (const auto& c = value_at(runs_.covering); known(c)) return agreement::same;
+    if (const auto& c = value_at(runs_.covering); known(c)) return *c == v ? agreement::same : agreement::differs;
     if (alone() == nullptr) return agreement::unknown;
     const auto& reference = value_at(runs_.at_one);
     if (!known(reference)) return agreement::unknown;
     if (runs_.asked_static) {
       const auto& t = value_at(&target_);
       if (!known(t)) return agreement::unknown;
-      return *t == *reference ? agreement::same : agreement::differs;
+      return *t == *reference && *reference == v ? agreement::same : agreement::differs;
     }
     if (const auto& e = value_at(runs_.example); known(e) && *e != *reference) return agreement::differs;
     if (runs_.asked_holds_samples && v != *reference) return agreement::differs;
@@ -999,13 +1008,21 @@ class scope {
   void apply_rule(std::size_t index, const std::vector<batch_state>& in, const detail::rule_entry* entry,
                   const std::optional<because>& lost_why) {
     const auto& l = layers_[index];
-    detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}};
+    detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}, {}};
     op.alike_alone = [this, &l](std::size_t port) { return alike_alone(l, port); };
     op.asked_like_samples = [this, &l](std::size_t port) {
       if (port >= l.sources.size() || !l.sources[port] || !runs_.analysed()) return false;
       const auto& asked = target_.outputs[l.sources[port]->layer][l.sources[port]->output].value;
       const auto& sample = runs_.at_samples[0]->outputs[l.sources[port]->layer][l.sources[port]->output].value;
       return known(asked) && known(sample) && *asked == *sample;
+    };
+    op.alike_value = [this, &l](std::size_t port) -> const tensor_value* {
+      if (alike_alone(l, port) != true) return nullptr;
+      const auto src = *l.sources[port];
+      for (const auto* run : {runs_.covering, runs_.at_one})
+        if (run != nullptr && known(run->outputs[src.layer][src.output].value))
+          return &*run->outputs[src.layer][src.output].value;
+      return nullptr;
     };
     if (l.body) {
       op.body = [this, index, &l](const std::vector<batch_state>& params)
@@ -1097,7 +1114,8 @@ class scope {
       states_[index].assign(states_[index].size(), batch_state{kind::size_value, 0, 1, true});
       return;
     }
-    if (entry != nullptr && (entry->batch.fn == &detail::batch::pointwise || entry->batch.fn == &detail::batch::first_input) &&
+    if (entry != nullptr && (entry->batch.fn == &detail::batch::pointwise || entry->batch.fn == &detail::batch::select ||
+                            entry->batch.fn == &detail::batch::first_input) &&
         keeps_fold_elementwise(l, in, fold)) {
       states_[index].assign(states_[index].size(), fold);
       return;
@@ -1113,7 +1131,7 @@ class scope {
       auto pretend = in;
       pretend[port] = batch_state::batched_at(c.axis, c.factor);
       std::vector<batch_state> out(states_[index].size());
-      detail::batch_op op{g_, l, pretend, out, runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}};
+      detail::batch_op op{g_, l, pretend, out, runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}, {}};
       op.alike_alone = [](std::size_t) -> std::optional<bool> { return std::nullopt; };
       op.asked_like_samples = [](std::size_t) { return false; };
       try {
@@ -1283,7 +1301,8 @@ class scope {
       }
     }
     for (std::size_t p = 0; p < in.size(); ++p) {
-      if (in[p].is(kind::size_value) && picks_otherwise_alone(layers_[index], p)) {
+      // A value the same alone as at every batch asked picks alike there, whatever the samples read.
+      if (in[p].is(kind::size_value) && alike_alone(layers_[index], p) != true && picks_otherwise_alone(layers_[index], p)) {
         op.mixes(p, {why::size_value_as_parameter_value, p});
         return;
       }

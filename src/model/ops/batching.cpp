@@ -216,6 +216,31 @@ void pointwise(batch_op& o) {
   if (first != nullptr) keep_all(o, *first, aligned);
 }
 
+void select(batch_op& o) {
+  // A condition computed from the batch size that is the same alone as at every batch asked, and all true
+  // (or all false), reads the same side for a sample alone as in the batch: the other side reaches no
+  // sample's result there (`Where(n < 3, x, float(n))` at 2), whatever it holds.
+  if (o.in.size() == 3 && o.in[0].is(kind::size_value) && o.alike_value) {
+    const auto* v = o.alike_value(0);
+    if (v != nullptr && !v->is_real() && !v->elements.empty()) {
+      const auto& e = v->elements;
+      const bool all_true = std::all_of(e.begin(), e.end(), [](const element_bound& b) { return b.exact() && b.lo != 0; });
+      const bool all_false = std::all_of(e.begin(), e.end(), [](const element_bound& b) { return b.exact() && b.lo == 0; });
+      if (all_true || all_false) {
+        std::vector<batch_state> in(o.in.begin(), o.in.end());
+        in[all_true ? 2 : 1] = batch_state{};
+        batch_op read = o;
+        read.in = in;
+        pointwise(read);
+        o.faults = std::move(read.faults);
+        o.undecided = std::move(read.undecided);
+        return;
+      }
+    }
+  }
+  pointwise(o);
+}
+
 void first_input(batch_op& o) {
   const auto* s = o.sole(0, {});
   for (std::size_t p = 1; p < o.in.size() && s != nullptr; ++p)
@@ -960,6 +985,7 @@ std::string_view batch_rule_name(batch_rule f) noexcept {
       {batch::source, "source"},
       {batch::output, "output"},
       {batch::pointwise, "pointwise"},
+      {batch::select, "select"},
       {batch::first_input, "first_input"},
       {batch::batch_norm, "batch_norm"},
       {batch::spatial, "spatial"},

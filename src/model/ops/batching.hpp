@@ -96,7 +96,7 @@ enum class why : std::uint8_t {
   no_batching_rule,
   // ... and what the analysis itself cannot decide (analysis/batch.cpp).
   no_rule, reads_no_sample, answer_contradicted, not_propagated_at_samples, rule_refused, assumed_axes_differ,
-  assumed_without_batch, slice_whole_at_asked, reads_interleaved,
+  assumed_without_batch, slice_whole_at_asked, reads_interleaved, shape_differs_at_asked,
   // The layer mixes samples.
   size_value_as_data, branch_from_batch_size, size_value_as_parameter, size_value_as_parameter_value,
   broadcast_pairs_samples, batch_in_channels, batch_on_spatial_axis, batch_on_pooled_axis,
@@ -160,6 +160,9 @@ struct batch_op {
   /// `n < 5` does not: true at 4, false at 1009), so that what the rule reads at the samples holds there.
   /// Null: always.
   std::function<bool(std::size_t)> asked_like_samples;
+  /// The value of input `port` where alike_alone finds it the same at batch 1 and every batch asked, its
+  /// elements known exactly; null otherwise (and when the function is null).
+  std::function<const tensor_value*(std::size_t)> alike_value;
 
   std::vector<batch_fault> faults;
   std::optional<because> undecided;  ///< set by cannot_tell(): why the rule cannot tell
@@ -219,6 +222,7 @@ namespace batch {
 void source(batch_op&);          ///< Parameter, Const: set by the analysis
 void output(batch_op&);          ///< Result: checked by the analysis against the output's batch axis
 void pointwise(batch_op&);       ///< NumPy broadcasting of all inputs
+void select(batch_op&);          ///< Select: pointwise, but a condition alike alone and in the batch reads one side
 void first_input(batch_op&);     ///< the output follows input 0; the others are parameters
 void batch_norm(batch_op&);      ///< per-channel parameters; the channel axis must not hold the batch
 void spatial(batch_op&);         ///< convolutions, DepthToSpace...: only axis 0 may hold the batch

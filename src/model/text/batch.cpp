@@ -118,6 +118,9 @@ constexpr form_row forms[] = {
     {why::reads_interleaved,
      {"input {0} holds the samples interleaved by the Reshape '{2}' (id {1}), and nothing shows whether this layer "
       "keeps them apart or mixes them", 2, true}},
+    {why::shape_differs_at_asked,
+     {"its output {} has another shape at the batch asked than at the larger batches the analysis follows the "
+      "batch at (its shape is computed from the batch size), so those do not show what the layers after it do", 1}},
     {why::size_value_as_data,
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
       "sample's result depends on N", 1, true}},
