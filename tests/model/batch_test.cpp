@@ -586,6 +586,42 @@ TEST_F(batch, the_batch_size_read_as_data_mixes_samples) {
   EXPECT_EQ(at(m.b, batch_of(2)).summary_line(), "reshapes to batch 2: no: 1 layer mixes samples");
 }
 
+// x [N,3] times rows[:e], rows [3,1] and e = Select(N > 1000, [1], [3]): the factor is the same alone as at
+// 3 ([3,1], which scales each sample by another row at 3) and another at the sample batches above 1000
+// ([1,1]). The samples do not show what it does at the batch asked: not shared, and it cannot tell. At 2
+// and 4 the Multiply fails.
+TEST_F(batch, a_shape_from_the_batch_size_unlike_at_the_samples_cannot_tell) {
+  ir_builder b;
+  const int x = b.parameter("[1,3]");
+  const int n = batch_size_of(b, x, "[1,3]");
+  const int thousand = b.scalar(1000);
+  const int big = b.layer("Greater", "auto_broadcast=\"numpy\"", {"[]", "[]"}, {"[]"}, "big", 1);
+  b.edge(n, big, 0);
+  b.edge(thousand, big, 1);
+  const int one = b.i64({1}), three = b.i64({3});
+  const int end = b.layer("Select", "auto_broadcast=\"numpy\"", {"[]", "[1]", "[1]"}, {"[1]"}, "end", 1);
+  b.edge(big, end, 0);
+  b.edge(one, end, 1);
+  b.edge(three, end, 2);
+  const int rows = b.constant(element_type::f32, "3,1", {0x3F800000, 0x40000000, 0x40400000}, "[3,1]");
+  const int start = b.i64({0}), step = b.i64({1}), axes = b.i64({0});
+  const int cut = b.layer("Slice", "", {"[3,1]", "[1]", "[1]", "[1]", "[1]"}, {"[3,1]"}, "cut", 8);
+  b.edge(rows, cut, 0);
+  b.edge(start, cut, 1);
+  b.edge(end, cut, 2);
+  b.edge(step, cut, 3);
+  b.edge(axes, cut, 4);
+  const int mul = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[1,3]", "[3,1]"}, {"[3,3]"}, "scale", 1);
+  b.edge(x, mul, 0);
+  b.edge(cut, mul, 1);
+  b.result(mul, "[3,3]");
+  const auto three_asked = at(b, batch_of(3));
+  EXPECT_EQ(three_asked.summary.verdict(), model::batch_verdict::cannot_tell) << three_asked.summary_line();
+  ASSERT_FALSE(three_asked.findings.empty());
+  EXPECT_EQ(listed(three_asked), fmt::format("cannot_tell {}", cut)) << three_asked.findings[0].what;
+  EXPECT_EQ(at(b, batch_of(4)).summary.verdict(), model::batch_verdict::no);
+}
+
 // A value computed from the batch size that is the same at every batch (N > 0 for N >= 1) is shared.
 TEST_F(batch, a_value_of_the_batch_size_the_same_at_every_batch_is_shared) {
   ir_builder b;
