@@ -632,10 +632,12 @@ class scope {
   /// (`fix` still rewrites its pattern). Where anything after it fails or is a "no", it stays.
   void drop_harmless_replaced() {
     // Decided over the findings as they stand, before any is dropped: whether one finding goes must not
-    // depend on whether another went first. 1: a layer with a "no" finding; 2: with cannot tell only.
-    std::vector<char> layer_has_finding(layers_.size(), 0);
+    // depend on whether another went first.
+    std::vector<layer_findings> layer_has_finding(layers_.size(), layer_findings::none);
     for (const auto& f : found_)
-      layer_has_finding[f.layer] = f.issue == batch_issue::cannot_tell && layer_has_finding[f.layer] != 1 ? 2 : 1;
+      layer_has_finding[f.layer] = f.issue == batch_issue::cannot_tell && layer_has_finding[f.layer] != layer_findings::a_no
+                                       ? layer_findings::cannot_tell_only
+                                       : layer_findings::a_no;
     std::vector<batch_finding> kept;
     kept.reserve(found_.size());
     for (auto& f : found_) {
@@ -653,7 +655,9 @@ class scope {
   }
 
   enum class replaced_outcome { stays, harmless, undecided };
-  replaced_outcome after_replaced(const batch_finding& f, const std::vector<char>& layer_has_finding) const {
+  /// What findings a layer has: none, at least one "no", or only cannot tell.
+  enum class layer_findings : std::uint8_t { none, a_no, cannot_tell_only };
+  replaced_outcome after_replaced(const batch_finding& f, const std::vector<layer_findings>& layer_has_finding) const {
     if (f.issue != batch_issue::swallows_batch || !replaced_.contains(f.layer) || swallowed_.contains(f.layer))
       return replaced_outcome::stays;
     const auto& own = states_[f.layer];
@@ -677,9 +681,9 @@ class scope {
       }
       // A layer found to misuse the batch, blamed on another Reshape (the first one that moved it: the
       // other branch of an If that holds it alike), is shown to misuse this one's too.
-      if ((nested_.contains(i) && !nested_.at(i).empty()) || layer_has_finding[i] == 1 || misusers_.contains(i))
+      if ((nested_.contains(i) && !nested_.at(i).empty()) || layer_has_finding[i] == layer_findings::a_no || misusers_.contains(i))
         return replaced_outcome::stays;
-      undecided = undecided || layer_has_finding[i] == 2;
+      undecided = undecided || layer_has_finding[i] == layer_findings::cannot_tell_only;
     }
     return undecided ? replaced_outcome::undecided : replaced_outcome::harmless;
   }
