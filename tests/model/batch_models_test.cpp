@@ -24,8 +24,9 @@ std::string listed(const model::batch_report& r) {
 }
 
 
-/// The findings at batch 4 and at batch ? (the same for every model here), and the summary line at 4.
-void expect_report(const fs::path& xml, const std::string& findings, const std::string& line) {
+/// The findings at batch 4 and at batch ? (the same unless `at_dynamic` is given), and the summary line at 4.
+void expect_report(const fs::path& xml, const std::string& findings, const std::string& line,
+                   const char* at_dynamic = nullptr) {
   SCOPED_TRACE(xml.string());
   const auto g = model::read_ir(xml, fs::path(xml).replace_extension(".bin"));
   const auto at4 = model::check_batch(g, {.batch = dimension(4)});
@@ -33,7 +34,7 @@ void expect_report(const fs::path& xml, const std::string& findings, const std::
   EXPECT_EQ(at4.summary_line(), line);
   EXPECT_EQ(at4.summary.failing_at_declared, 0u);
   const auto dynamic = model::check_batch(g, {.batch = dimension()});
-  EXPECT_EQ(listed(dynamic), findings);
+  EXPECT_EQ(listed(dynamic), at_dynamic != nullptr ? std::string(at_dynamic) : findings);
   // Every input got the new batch at the index the report names.
   for (const auto& in : at4.inputs)
     if (in.batch_index) {
@@ -41,11 +42,11 @@ void expect_report(const fs::path& xml, const std::string& findings, const std::
     }
 }
 
-#define SHARED(test, path, findings, line)               \
+#define SHARED(test, path, findings, line, ...)           \
   TEST(batch_models, test) {                             \
     const auto xml = shared_model(path);                 \
     if (xml.empty()) GTEST_SKIP() << "no shared models"; \
-    expect_report(xml, findings, line);                  \
+    expect_report(xml, findings, line __VA_OPT__(, ) __VA_ARGS__); \
   }
 
 // Shipped with the tests: SSD heads that end in DetectionOutput. Its output [1,1,200,7] holds keep_top_k
@@ -109,7 +110,11 @@ SHARED(person_vehicle_bike_detection_2004,
        "drops_samples 1463, drops_samples 1510, drops_samples 1411, drops_samples 1942, drops_samples 1895, "
        "drops_samples 1843, drops_samples 2275, drops_samples 2327, drops_samples 2374, drops_samples 979, "
        "drops_samples 1078, drops_samples 1031, drops_samples 641, drops_samples 594, drops_samples 532",
-       "reshapes to batch 4: no: 15 layers drop samples")
+       "reshapes to batch 4: no: 15 layers drop samples",
+       // At ?, the run over every batch does not know the FPN upsample's sizes exactly, so Resize_177 cannot
+       // show they are batch 1's at every batch: the six Gathers after it are not decided (still no).
+       "drops_samples 1463, drops_samples 1510, drops_samples 1411, drops_samples 1942, drops_samples 1895, "
+       "drops_samples 1843, drops_samples 2275, drops_samples 2327, drops_samples 2374")
 SHARED(road_segmentation_adas_0001, "omz-road-segmentation-adas-0001-mo2021.3/road-segmentation-adas-0001.xml", "",
        "reshapes to batch 4: yes")
 SHARED(single_image_super_resolution_1033,

@@ -149,6 +149,8 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"fold_interleave_if_rows", model::batch_verdict::cannot_tell, "cannot_tell choose"},
                       // A condition on the batch size the same alone as at the batch asked reads one side.
                       expected{"size_where_alike", model::batch_verdict::no, "mixes_samples pick"},
+                      // A parameter the same alone as at the batch asked still acts on another batch.
+                      expected{"size_alike_reverse", model::batch_verdict::no, "mixes_samples rev"},
                       // Invalid at every batch: the spec forbids the attribute or input (rule errors).
                       expected{"flatten_axis_past_rank", model::batch_verdict::no, "fails_at_declared flat"},
                       expected{"softmax_axis_out_of_range", model::batch_verdict::no, "fails_at_declared soft"},
@@ -181,10 +183,14 @@ TEST(onnx, a_batch_size_value_is_judged_at_the_batches_asked) {
 TEST(onnx, a_batch_size_value_alike_alone_is_judged_at_the_batch_asked) {
   const auto where = read_fixture("size_where_alike");
   const auto slice = read_fixture("size_shape_beyond_samples");
+  const auto four = read_fixture("size_equal_four");
   const std::vector<std::tuple<const model::graph*, std::string, model::batch_verdict>> cases{
       {&where, "2", model::batch_verdict::yes},   {&where, "1..2", model::batch_verdict::yes},
       {&where, "3", model::batch_verdict::no},    {&where, "?", model::batch_verdict::no},
-      {&slice, "3", model::batch_verdict::cannot_tell}, {&slice, "4", model::batch_verdict::no}};
+      {&slice, "3", model::batch_verdict::cannot_tell}, {&slice, "4", model::batch_verdict::no},
+      // A parameter n == 4 ? 3 : 2: batch 1's at 2, not at 4, unproven over ? and 1..8.
+      {&four, "2", model::batch_verdict::yes},   {&four, "4", model::batch_verdict::no},
+      {&four, "?", model::batch_verdict::cannot_tell}, {&four, "1..8", model::batch_verdict::cannot_tell}};
   for (const auto& [g, batch, verdict] : cases) {
     const auto r = model::check_batch(*g, {.batch = model::parse_batch(batch, "batch")});
     EXPECT_EQ(r.summary.verdict(), verdict) << g->name() << " at " << batch << ": " << r.summary_line();

@@ -72,6 +72,7 @@ fixtures = {
     "resize_batch_nearest": "cannot_tell",
     # a batch-size value alike alone and at the batch asked, another at the samples (specs: at 3; at 2)
     "fold_interleave_if_rows": "cannot_tell", "size_shape_beyond_samples": "cannot_tell", "size_where_alike": "yes",
+    "size_alike_reverse": "no",
 }
 known_false_no = set()  # a "no" where ONNX Runtime is right: none since a "no" must name what breaks
 for name, answer in fixtures.items():

@@ -1012,7 +1012,7 @@ class scope {
   void apply_rule(std::size_t index, const std::vector<batch_state>& in, const detail::rule_entry* entry,
                   const std::optional<because>& lost_why) {
     const auto& l = layers_[index];
-    detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}, {}};
+    detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}, {}, {}};
     op.alike_alone = [this, &l](std::size_t port) { return alike_alone(l, port); };
     op.asked_like_samples = [this, &l](std::size_t port) {
       if (port >= l.sources.size() || !l.sources[port] || !runs_.analysed()) return false;
@@ -1135,7 +1135,7 @@ class scope {
       auto pretend = in;
       pretend[port] = batch_state::batched_at(c.axis, c.factor);
       std::vector<batch_state> out(states_[index].size());
-      detail::batch_op op{g_, l, pretend, out, runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}, {}};
+      detail::batch_op op{g_, l, pretend, out, runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}, {}, {}};
       op.alike_alone = [](std::size_t) -> std::optional<bool> { return std::nullopt; };
       op.asked_like_samples = [](std::size_t) { return false; };
       try {
@@ -1305,11 +1305,16 @@ class scope {
       }
     }
     for (std::size_t p = 0; p < in.size(); ++p) {
-      // A value the same alone as at every batch asked picks alike there, whatever the samples read.
-      if (in[p].is(kind::size_value) && alike_alone(layers_[index], p) != true && picks_otherwise_alone(layers_[index], p)) {
+      // Data the same alone as at every batch asked gives each sample what it gets alone there, whatever the
+      // samples read; a parameter so does not (batch_op::alike_data).
+      const bool alike_data = std::find(op.alike_data.begin(), op.alike_data.end(), p) != op.alike_data.end();
+      if (!in[p].is(kind::size_value) || alike_data) continue;
+      const auto picks = picks_otherwise_alone(layers_[index], p);
+      if (picks == true) {
         op.mixes(p, {why::size_value_as_parameter_value, p});
         return;
       }
+      if (!picks) op.cannot_tell({why::size_value_parameter_unproven, p});
     }
   }
 
@@ -1336,8 +1341,10 @@ class scope {
   /// the batch itself (the sample batches agree on it) and is another at batch 1 than at a batch compared
   /// (a sample batch, the batch asked, the example batch): `start = min(n - 1, 2)` is 2 in every batch and
   /// 0 alone; `index = n % 2` is 1 at the samples and alone but 0 at batch 4. It picks other values for a
-  /// sample alone than for the same sample in a batch, whatever the output's shape.
-  bool picks_otherwise_alone(const layer& l, std::size_t port) const {
+  /// sample alone than for the same sample in a batch, whatever the output's shape. At a dynamic batch asked
+  /// the run there must know each such element exactly (then it is the same at every batch asked): the
+  /// samples, batch 1 and the example batch cannot show `n == 4` in `1..8`; nullopt when it does not.
+  std::optional<bool> picks_otherwise_alone(const layer& l, std::size_t port) const {
     const auto& alone = runs_.at_one->input(g_, l, port).value;
     if (!known(alone) || alone->is_real()) return false;
     const auto elements_of = [&](const propagation* run) -> const std::vector<element_bound>* {
@@ -1351,13 +1358,21 @@ class scope {
       if ((at[k] = elements_of(runs_.at_samples[k])) == nullptr) return false;
     const auto* asked = elements_of(runs_.asked_static ? &target_ : nullptr);
     const auto* example = elements_of(runs_.example);
+    const auto& over = target_.input(g_, l, port).value;  // over every batch asked, for a dynamic one
+    const bool over_fits = over && !over->is_real() && over->elements.size() == alone->elements.size();
+    bool unproven = false;
     for (std::size_t e = 0; e < alone->elements.size(); ++e) {
       const auto v = (*at[0])[e].lo;
       if (std::any_of(at.begin(), at.end(), [&](const auto* x) { return (*x)[e].lo != v; })) continue;  // the batch
       const auto one = alone->elements[e].lo;
       if (v != one || (asked != nullptr && (*asked)[e].lo != one) || (example != nullptr && (*example)[e].lo != one))
         return true;
+      if (!runs_.asked_static) {
+        if (!over_fits || !over->elements[e].exact()) unproven = true;
+        else if (over->elements[e].lo != one) return true;
+      }
     }
+    if (unproven) return std::nullopt;
     return false;
   }
 

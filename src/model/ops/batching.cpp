@@ -97,7 +97,10 @@ bool batch_op::data_ok(std::size_t port) {
     case kind::batched: return true;
     case kind::size_value: {
       const auto alike = in[port].varies && alike_alone ? alike_alone(port) : std::optional<bool>(false);
-      if (in[port].varies && alike == true) return true;  // what each sample gets alone, at the batch asked
+      if (in[port].varies && alike == true) {  // what each sample gets alone, at the batch asked
+        alike_data.push_back(port);
+        return true;
+      }
       if (in[port].varies && alike == false)
         mixes(port, {why::size_value_as_data, port});
       else
@@ -227,13 +230,16 @@ void select(batch_op& o) {
       const bool all_true = std::all_of(e.begin(), e.end(), [](const element_bound& b) { return b.exact() && b.lo != 0; });
       const bool all_false = std::all_of(e.begin(), e.end(), [](const element_bound& b) { return b.exact() && b.lo == 0; });
       if (all_true || all_false) {
+        const std::size_t unread = all_true ? 2 : 1;
         std::vector<batch_state> in(o.in.begin(), o.in.end());
-        in[all_true ? 2 : 1] = batch_state{};
+        in[unread] = batch_state{};
         batch_op read = o;
         read.in = in;
         pointwise(read);
         o.faults = std::move(read.faults);
         o.undecided = std::move(read.undecided);
+        o.alike_data = std::move(read.alike_data);
+        o.alike_data.push_back(unread);  // it reaches no sample, alone or at the batch asked
         return;
       }
     }
@@ -955,7 +961,10 @@ void branch_merge(batch_op& o) {
   if (o.in[0].is(kind::size_value)) {
     // The same at batch 1 as at the batch asked, the condition still may choose another branch at the
     // sample batches the analysis follows: cannot tell, not mixes.
-    if (o.in[0].varies && (!o.alike_alone || o.alike_alone(0) == false)) return o.mixes(0, why::branch_from_batch_size);
+    const auto alike = o.alike_alone ? o.alike_alone(0) : std::optional<bool>(false);
+    if (o.in[0].varies && alike == false) return o.mixes(0, why::branch_from_batch_size);
+    // Alike alone and at the batch asked, it takes the same branch for a sample alone as in the batch there.
+    if (alike == true) o.alike_data.push_back(0);
     return o.cannot_tell(why::branch_may_follow_batch_size);
   }
   // A condition with the same value at every sample batch, and at the batch asked, chooses one branch for

@@ -97,6 +97,7 @@ enum class why : std::uint8_t {
   // ... and what the analysis itself cannot decide (analysis/batch.cpp).
   no_rule, reads_no_sample, answer_contradicted, not_propagated_at_samples, rule_refused, assumed_axes_differ,
   assumed_without_batch, slice_whole_at_asked, reads_interleaved, shape_differs_at_asked,
+  size_value_parameter_unproven,
   // The layer mixes samples.
   size_value_as_data, branch_from_batch_size, size_value_as_parameter, size_value_as_parameter_value,
   broadcast_pairs_samples, batch_in_channels, batch_on_spatial_axis, batch_on_pooled_axis,
@@ -166,6 +167,10 @@ struct batch_op {
 
   std::vector<batch_fault> faults;
   std::optional<because> undecided;  ///< set by cannot_tell(): why the rule cannot tell
+  /// The inputs data_ok took as data the same alone as at the batch asked (alike_alone): read elementwise,
+  /// what the sample batches hold there steers nothing. A parameter alike alone is not among them: the same
+  /// value acts on another batch (a reversal of the batch axis is nothing alone and reverses a batch).
+  std::vector<std::size_t> alike_data;
 
   // ---- what the rule reads ----
   [[nodiscard]] const partial_shape& in_shape(std::size_t port, std::size_t sample = 0) const;

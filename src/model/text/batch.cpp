@@ -121,6 +121,9 @@ constexpr form_row forms[] = {
     {why::shape_differs_at_asked,
      {"its output {} has another shape at the batch asked than at the larger batches the analysis follows the "
       "batch at (its shape is computed from the batch size), so those do not show what the layers after it do", 1}},
+    {why::size_value_parameter_unproven,
+     {"input {} is a parameter computed from the batch size, and nothing shows that it is the same at every "
+      "batch asked as at batch 1, where each sample is alone", 1}},
     {why::size_value_as_data,
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
       "sample's result depends on N", 1, true}},
