@@ -879,6 +879,14 @@ class scope {
     return path;
   }
 
+  /// Whether --assume-kept names the layer's op (by its type, or as the file names it).
+  bool vouched_for(const layer& l) const {
+    if (request_ == nullptr) return false;
+    const auto& kept = request_->assume_kept;
+    return std::find(kept.begin(), kept.end(), l.type) != kept.end() ||
+           std::find(kept.begin(), kept.end(), l.op_type()) != kept.end();
+  }
+
   /// --assume-kept: the caller vouches that the op keeps each sample apart, as an elementwise op does.
   static void assumed(detail::batch_op& o) {
     const batch_state* first = nullptr;
@@ -920,9 +928,7 @@ class scope {
         set_unknown(index, *lost_why);
         continue;
       }
-      const auto& kept = request_ != nullptr ? request_->assume_kept : std::vector<std::string>{};
-      const bool vouched = std::find(kept.begin(), kept.end(), l.type) != kept.end() ||
-                           std::find(kept.begin(), kept.end(), l.op_type()) != kept.end();
+      const bool vouched = vouched_for(l);
       const bool data = std::any_of(in.begin(), in.end(), [](const batch_state& s) {
         return s.is(kind::batched) || s.is(kind::per_image);
       });
@@ -1125,10 +1131,7 @@ class scope {
       return;
     }
     const auto& c = input_carrier(l, port);
-    const auto& kept = request_ != nullptr ? request_->assume_kept : std::vector<std::string>{};
-    const bool vouched = std::find(kept.begin(), kept.end(), l.type) != kept.end() ||
-                         std::find(kept.begin(), kept.end(), l.op_type()) != kept.end();
-    if (entry != nullptr && !vouched && !l.body && part != op_part::if_merge && c.state == batch_carrier::kind::one) {
+    if (entry != nullptr && !vouched_for(l) && !l.body && part != op_part::if_merge && c.state == batch_carrier::kind::one) {
       // The layer's own rule, as if the folded tensor held the batch at the axis that grows with N: along
       // that axis each line holds elements of several samples, so a layer that combines or drops along it
       // is shown to misuse the fold.
@@ -1208,17 +1211,10 @@ class scope {
     const auto in_prefix = detail::prefix_product(before, fold.axis);
     const auto out_prefix = detail::prefix_product(after, c.axis);
     if (!in_prefix || !out_prefix || *in_prefix != *out_prefix) return fold;
-    batch_state r = fold;
-    r.k = kind::batched;
-    r.origin = no_layer;
-    r.axis = c.axis;
-    r.factor = c.factor;
-    if ((r.axis != fold.axis || r.factor != fold.factor) && r.moved_by == no_layer) {
-      r.moved_by = fold.origin;
-      r.home = fold.axis;
-    }
-    if (r.moved_by != no_layer && r.factor == 1 && r.axis == r.home) r.moved_by = no_layer;
-    return r;
+    batch_state before_fold = fold;
+    before_fold.k = kind::batched;
+    before_fold.origin = no_layer;
+    return before_fold.regrouped(c.axis, c.factor, fold.origin);
   }
 
   /// Layer (or model output) `user` is shown to misuse the samples the Reshape `fold` interleaved: that

@@ -628,16 +628,7 @@ void reshape(batch_op& o) {
   if (*in_prefix != *out_prefix)
     return o.fault(batch_issue::swallows_batch, 0,
                    {why::interleaves_samples, target.axis, target.factor, *out_prefix, *in_prefix});
-  batch_state r = *s;
-  r.axis = target.axis;
-  r.factor = target.factor;
-  if ((r.axis != s->axis || r.factor != s->factor) && r.moved_by == no_layer) {
-    r.moved_by = static_cast<std::size_t>(&o.l - o.g.layers().data());
-    r.home = s->axis;
-  }
-  // Back where it was, whole: what follows is no longer that Reshape's doing.
-  if (r.moved_by != no_layer && r.factor == 1 && r.axis == r.home) r.moved_by = no_layer;
-  o.out[0] = r;
+  o.out[0] = s->regrouped(target.axis, target.factor, static_cast<std::size_t>(&o.l - o.g.layers().data()));
 }
 
 void shape_of(batch_op& o) {

@@ -59,6 +59,20 @@ struct batch_state {
     s.factor = factor;
     return s;
   }
+  /// The state after Reshape `by` regroups the batch into `new_axis` with `new_factor`: it remembers the
+  /// first Reshape that moved the batch, and forgets it once the batch is back where it was, whole (what
+  /// follows is no longer that Reshape's doing).
+  [[nodiscard]] batch_state regrouped(std::size_t new_axis, std::int64_t new_factor, std::size_t by) const {
+    batch_state r = *this;
+    r.axis = new_axis;
+    r.factor = new_factor;
+    if ((new_axis != axis || new_factor != factor) && r.moved_by == no_layer) {
+      r.moved_by = by;
+      r.home = axis;
+    }
+    if (r.moved_by != no_layer && r.factor == 1 && r.axis == r.home) r.moved_by = no_layer;
+    return r;
+  }
   [[nodiscard]] batch_state moved_to(std::size_t new_axis) const {
     batch_state s = *this;
     s.axis = new_axis;
