@@ -107,7 +107,9 @@ void print_batch(const model::batch_report& r, bool quiet) {
     rows.push_back({id_path(f.within, f.id), f.name, fmt::format("{}-{}", f.type, f.opset),
                     f.issue == model::batch_issue::fails ? fmt::format("fails at {}", f.at) : std::string(name(f.issue))});
     std::vector<std::string> n;
-    n.push_back(f.code ? fmt::format("{}: {}", name(*f.code), f.what) : f.what);
+    n.push_back(f.issue == model::batch_issue::fails || f.issue == model::batch_issue::fails_at_declared
+                    ? fmt::format("{}: {}", f.code, f.what)
+                    : f.what);
     if (!f.source.empty()) n.push_back("value from: " + f.source);
     if (!f.hint.empty()) n.push_back("hint: " + f.hint);
     notes.push_back(std::move(n));

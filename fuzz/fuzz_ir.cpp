@@ -72,7 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         scales += f.issue == model::batch_issue::scales_with_batch;
         undecided += f.issue == model::batch_issue::cannot_tell;
         breaks += f.issue != model::batch_issue::scales_with_batch && f.issue != model::batch_issue::cannot_tell;
-        if (f.issue == model::batch_issue::fails && (!f.code || f.at.empty())) fuzz::invariant_broken("fails without code");
+        if (f.code.empty()) fuzz::invariant_broken("a finding without a code");
+        if (f.issue == model::batch_issue::fails && f.at.empty()) fuzz::invariant_broken("fails without the batch it fails at");
         if (f.hint.empty() && f.issue != model::batch_issue::scales_with_batch && f.issue != model::batch_issue::fails)
           fuzz::invariant_broken("finding without a hint");
       }

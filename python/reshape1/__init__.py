@@ -22,6 +22,7 @@ import json
 import os
 from typing import (
     Any,
+    Dict,
     List,
     Literal,
     Mapping,
@@ -430,18 +431,21 @@ class BatchFinding:
     holds the batch), "loses_batch", "fails_at_declared", "cannot_tell" or "scales_with_batch" (not a
     fault). pattern_index is the Reshape pattern element that hard-codes the batch; source the layer that
     holds the offending value or computes it; used_by the layer or output that depends on it; cause the
-    Reshape upstream behind a failure; within the bodies the layer is in, outermost first."""
+    Reshape upstream behind a failure; within the bodies the layer is in, outermost first. code says why as
+    a stable name (an error code for "fails", else the reason: "reduces_batch", "replaces_batch", ...) and
+    args what the reason names ({"port": 0, "axis": 1}); what says it in English."""
 
     finding: str
     id: int
     name: str
     type: str
     opset: int
+    code: str
+    args: Dict[str, Union[int, str]]
     what: str
     source: Optional[ValueSource]
     hint: str
     within: Tuple[Enclosing, ...] = ()
-    code: Optional[str] = None
     at: Optional[str] = None
     used_by: Optional[int] = None
     cause: Optional[int] = None

@@ -1,7 +1,7 @@
 # Type stub of the reshape1 package (the C++ extension _core and the pure-Python __init__.py).
 import os
 from dataclasses import dataclass
-from typing import Any, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union, final
+from typing import Any, Dict, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -207,11 +207,12 @@ class BatchFinding:
     name: str
     type: str
     opset: int
+    code: str
+    args: Dict[str, Union[int, str]]
     what: str
     source: Optional[ValueSource]
     hint: str
     within: Tuple[Enclosing, ...] = ...
-    code: Optional[str] = ...
     at: Optional[str] = ...
     used_by: Optional[int] = ...
     cause: Optional[int] = ...

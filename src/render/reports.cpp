@@ -2,6 +2,7 @@
 #include "render/reports.hpp"
 
 #include <string>
+#include <variant>
 
 namespace reshape1::render {
 namespace {
@@ -100,6 +101,12 @@ json check_json(const model::check_report& r, std::string_view model, shapes_see
             {"rule_error", l.rule_errors}}}};
 }
 
+json args_json(const model::reason_args& args) {
+  auto j = json::object();
+  for (const auto& [key, value] : args) std::visit([&](const auto& v) { j[key] = v; }, value);
+  return j;
+}
+
 json batch_json(const model::batch_report& r, std::string_view model, shapes_seen* shapes) {
   const auto shape = [&](const partial_shape& x) { return shape_json(x, shapes); };
   auto inputs = json::array();
@@ -126,7 +133,8 @@ json batch_json(const model::batch_report& r, std::string_view model, shapes_see
               {"type", f.type},
               {"opset", f.opset}};
     if (!f.within.empty()) j["within"] = within_json(f.within);
-    if (f.code) j["code"] = name(*f.code);
+    j["code"] = f.code;
+    j["args"] = args_json(f.args);
     if (!f.at.empty()) j["at"] = f.at;
     j["what"] = f.what;
     j["source"] = f.source_id ? json({{"id", std::to_string(*f.source_id)}, {"what", f.source}}) : json();

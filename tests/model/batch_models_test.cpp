@@ -19,7 +19,11 @@ namespace fs = std::filesystem;
 
 std::string listed(const model::batch_report& r) {
   std::string s;
-  for (const auto& f : r.findings) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", model::name(f.issue), f.id);
+  for (const auto& f : r.findings) {
+    s += fmt::format("{}{} {}", s.empty() ? "" : ", ", model::name(f.issue), f.id);
+    // Every finding says why as a code; a reason other than an error names what it is about.
+    EXPECT_FALSE(f.code.empty()) << f.what;
+  }
   return s;
 }
 

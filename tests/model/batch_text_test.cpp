@@ -65,6 +65,38 @@ TEST(batch_text, every_reason_has_a_sentence_that_names_what_it_carries) {
   }
 }
 
+// A finding's code and args come from the same row as its sentence: a stable snake_case name per reason,
+// and a name for each value the sentence names, in its order.
+TEST(batch_text, every_reason_has_a_code_and_names_what_it_carries) {
+  std::set<std::string_view> codes;
+  const std::regex snake("[a-z][a-z0-9]*(_[a-z0-9]+)*");
+  for (const auto code : every_reason()) {
+    const auto name = model::text::code_name(code);
+    SCOPED_TRACE(std::string(name));
+    EXPECT_TRUE(std::regex_match(std::string(name), snake));
+    EXPECT_TRUE(codes.insert(name).second) << "two reasons with one code";
+    const auto f = model::text::form_of(code);
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : model::text::args_of(because(code))) keys.push_back(key);
+    EXPECT_EQ(keys.size(), f.numbers + (f.quotes ? 1U : 0U)) << "names: " << f.names;
+    EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), keys.size()) << "a name given twice";
+    for (const auto& key : keys) EXPECT_TRUE(std::regex_match(key, snake)) << key;
+  }
+  const auto args = model::text::args_of(because(why::sums_over_batch, 1, 2).quoting("b"));
+  ASSERT_EQ(args.size(), 3U);
+  EXPECT_EQ(args[0].first, "port");
+  EXPECT_EQ(std::get<std::int64_t>(args[1].second), 2);
+  EXPECT_EQ(std::get<std::string>(args[2].second), "b");
+  EXPECT_EQ(model::text::code_name(why::sums_over_batch), "sums_over_batch");
+}
+
+TEST(batch_text, an_output_elsewhere_names_its_batch_dimension) {
+  EXPECT_EQ(model::text::sentence(because(why::output_batch_elsewhere, 7, 1, 1, 0).quoting("y")),
+            "the model output 'y' (id 7) gets the batch in dimension 1 as N, not in dimension 0, its batch axis");
+  EXPECT_EQ(model::text::sentence(because(why::output_batch_elsewhere, 7, 1, 3, -1).quoting("y")),
+            "the model output 'y' (id 7) gets the batch in dimension 1 as N·3, not as a dimension of its own");
+}
+
 TEST(batch_text, a_reason_reads_as_its_sentence_with_its_numbers) {
   EXPECT_EQ(model::text::sentence({why::reduces_batch, std::size_t{0}, std::size_t{2}}),
             "input 0 holds the batch in dimension 2, which this layer reduces");

@@ -37,7 +37,8 @@ def test_dynamic_batch_and_post_processing(data_dir: pathlib.Path) -> None:
     assert report.summary.reshapes and report.target == "batch ?"
     assert str(report.inputs[0].reshaped_to) == "[?@N,3,256,256]"
     (f,) = report.findings
-    assert (f.finding, f.id, f.used_by, f.code, f.at) == ("scales_with_batch", 1144, 1145, None, None)
+    assert (f.finding, f.id, f.used_by, f.code, f.at) == ("scales_with_batch", 1144, 1145, "output_per_image", None)
+    assert f.args == {"output": 1145, "output_name": "detection_out/sink_port_0"}
     (out,) = report.outputs
     assert out.batch == reshape1.BatchAxis(axis=2, factor=200)
 
@@ -82,8 +83,8 @@ def test_check_batch_agrees_with_the_command_line_tool(data_dir: pathlib.Path) -
         cli = json.loads(out.stdout)
         report = reshape1.check_batch(data_dir / model, batch=int(batch) if batch.isdigit() else batch)
         assert report.summary.line == cli["summary"]["line"] and out.returncode == (0 if report.summary.reshapes else 1)
-        assert [(f.finding, str(f.id), f.what, f.hint) for f in report.findings] == [
-            (j["finding"], j["id"], j["what"], j["hint"]) for j in cli["findings"]
+        assert [(f.finding, str(f.id), f.code, f.args, f.what, f.hint) for f in report.findings] == [
+            (j["finding"], j["id"], j["code"], j["args"], j["what"], j["hint"]) for j in cli["findings"]
         ]
 
 
@@ -121,12 +122,14 @@ def test_verdicts_and_the_fields_of_a_finding(tmp_path: pathlib.Path) -> None:
     assert report.summary.verdict == "no" and not report.summary.reshapes
     (f,) = report.findings
     assert (f.finding, f.id, f.port, f.axis, f.pattern_index) == ("drops_samples", 3, 0, 0, None)
+    assert (f.code, f.args) == ("gathers_batch_with_fixed_indices", {"port": 0, "axis": 0})
     assert f.hint
 
     custom = model(consts + f'<layer id="3" name="c" type="MyOp" version="opset1">{ports}</layer>', "custom")
     report = reshape1.check_batch(custom, batch=4)
     assert report.summary.verdict == "cannot_tell"
     assert report.findings[0].finding == "cannot_tell" and "MyOp" in report.findings[0].hint
+    assert report.findings[0].code == "rule_refused" and set(report.findings[0].args) == {"message"}
     with pytest.raises(reshape1.Error):
         reshape1.check_batch(custom, batch=4, assume_kept=[""])
 

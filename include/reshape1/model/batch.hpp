@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "reshape1/error.hpp"
@@ -87,6 +88,13 @@ enum class batch_issue {
 enum class batch_verdict { yes, no, cannot_tell };
 [[nodiscard]] std::string_view name(batch_verdict v) noexcept;
 
+/// A value a finding's reason names: a number (a port, an axis, a factor, a layer's id) or a text (an op
+/// type, a layer's name, an error's message).
+using reason_value = std::variant<std::int64_t, std::string>;
+/// What a finding's reason names, each under its name (`port`, `axis`, `factor`...), in the order its
+/// sentence names them.
+using reason_args = std::vector<std::pair<std::string, reason_value>>;
+
 struct batch_finding {
   batch_issue issue = batch_issue::fails;
   std::size_t layer = 0;  ///< index into the layers of its graph (the model's, or the body `within` names)
@@ -94,7 +102,10 @@ struct batch_finding {
   std::string name, type;
   int opset = 0;
   std::vector<enclosing_layer> within;  ///< the bodies it is in, outermost first; empty at the top level
-  std::optional<errc> code;  ///< for `fails`: the rule's or reshape1's error code
+  /// Why, as a stable snake_case code: for `fails` and `fails_at_declared` the error code's name
+  /// (name(errc)), else the reason (`reduces_batch`, `replaces_batch`, `output_batch_elsewhere`...).
+  std::string code;
+  reason_args args;          ///< what the reason names (for `fails`: nothing; `what` gives the message)
   std::string what;          ///< what happens, naming the layer, dimensions and values involved
   std::string hint;          ///< a change that resolves it, "" when there is none to give
   std::string at;            ///< for `fails`: the batch it fails at ("8", "?", or the example batch 2)

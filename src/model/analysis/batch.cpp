@@ -375,7 +375,7 @@ class scope {
       if (x.not_covered) continue;
       ++failing_at_declared;
       auto f = finding(batch_issue::fails_at_declared, layers_[x.layer]);
-      f.code = x.code;
+      f.code = name(x.code);
       set_message(f, x);
       if (f.hint.empty()) f.hint = detail::plain_check();
       found_.push_back(std::move(f));
@@ -438,6 +438,12 @@ class scope {
     return f;
   }
 
+  /// The finding's code and args: what its reason names.
+  static void set_reason(batch_finding& f, const because& reason) {
+    f.code = text::code_name(reason.code);
+    f.args = text::args_of(reason);
+  }
+
   batch_finding* finding_for(std::size_t layer, batch_issue issue) {
     for (auto& f : found_)
       if (f.layer == layer && f.issue == issue) return &f;
@@ -482,7 +488,7 @@ class scope {
       if (x.not_covered || failed_before[x.layer] || finding_for(x.layer, batch_issue::fails)) continue;
       const auto& l = layers_[x.layer];
       auto f = finding(batch_issue::fails, l);
-      f.code = x.code;
+      f.code = name(x.code);
       f.at = at;
       set_message(f, x);
       if (part_of(l.type) == op_part::reshape && l.inputs.size() >= 2) {
@@ -545,6 +551,12 @@ class scope {
     f.what = reshape1::detail::without_hint(x.message, x.hint);
   }
 
+  /// A reason as a finding's code, args and what.
+  static void set_message(batch_finding& f, const because& reason) {
+    set_reason(f, reason);
+    f.what = text::sentence(reason);
+  }
+
   /// The pattern as a whole: its Const, or the layer that computes it.
   void set_pattern_source(batch_finding& f, const layer& l) const {
     if (l.sources.size() < 2 || !l.sources[1]) return;
@@ -569,7 +581,8 @@ class scope {
 
   /// A Reshape that swallows the batch: by itself (its output interleaves samples or fixes the batch), or
   /// because a later layer or output misuses the axis it moved the batch to.
-  void add_swallow(std::size_t reshape, const std::string& what, std::optional<std::int64_t> used_by) {
+  void add_swallow(std::size_t reshape, const because& reason, const std::string& what,
+                   std::optional<std::int64_t> used_by) {
     const bool first = swallowed_.insert(reshape).second;
     if (finding_for(reshape, batch_issue::fails)) return;
     if (auto* f = finding_for(reshape, batch_issue::swallows_batch)) {
@@ -583,6 +596,7 @@ class scope {
     }
     const auto& l = layers_[reshape];
     auto f = finding(batch_issue::swallows_batch, l);
+    set_reason(f, reason);
     f.what = what;
     f.used_by_id = used_by;
     f.hint = swallow_hint(reshape);
@@ -591,6 +605,7 @@ class scope {
         text::batch_goes(out.is(kind::batched) ? std::optional(std::pair(out.axis, out.factor)) : std::nullopt);
     if (const auto it = replaced_.find(reshape); it != replaced_.end()) {
       f.pattern_index = it->second.index;
+      set_reason(f, {why::replaces_batch, it->second.index, it->second.value});
       f.what = text::replaced_batch_swallows(it->second.index, it->second.value, moved, what);
       set_source(f, it->second.origin);
     } else {
@@ -613,6 +628,7 @@ class scope {
       // Reshape): the batch only moved, with the same factor, and keeps its meaning.
       if (out.state == batch_carrier::kind::one && out.factor == in.factor) continue;
       auto f = finding(batch_issue::swallows_batch, l);
+      set_reason(f, {why::replaces_batch, r.index, r.value});
       f.what = text::replaced_batch_stays(
           r.index, r.value,
           out.state == batch_carrier::kind::one ? std::optional(std::pair(out.axis, out.factor)) : std::nullopt);
@@ -837,17 +853,17 @@ class scope {
         x.reason.quoted = text::value_path(size_value_path(l, port));
       const auto s = port < op.in.size() ? op.in[port] : batch_state{};
       if (x.issue == batch_issue::swallows_batch) {
-        add_swallow(index, text::sentence(x.reason), std::nullopt);
+        add_swallow(index, x.reason, text::sentence(x.reason), std::nullopt);
         continue;
       }
       if (s.moved_by != no_layer && s.moved_by != index) {
-        add_swallow(s.moved_by, text::then_at(l, text::sentence(x.reason)), l.id);
+        add_swallow(s.moved_by, x.reason, text::then_at(l, text::sentence(x.reason)), l.id);
         misusers_.insert(index);
         continue;
       }
       if (finding_for(index, x.issue)) continue;
       auto f = finding(x.issue, l);
-      f.what = text::sentence(x.reason);
+      set_message(f, x.reason);
       const bool from_size = from_batch_size(x.reason.code);
       f.hint = from_size ? text::size_value_hint() : text::rule_hint(x.issue, l);
       f.port = x.port;
@@ -1222,8 +1238,8 @@ class scope {
   void misuses_fold(std::size_t fold, std::size_t user, const std::string& what) {
     if (fold >= layers_.size()) return;
     const auto it = folds_.find(fold);
-    const auto how = it != folds_.end() ? text::sentence(it->second) : std::string();
-    add_swallow(fold, text::joined(how, what), layers_[user].id);
+    if (it == folds_.end()) return;
+    add_swallow(fold, it->second, text::joined(text::sentence(it->second), what), layers_[user].id);
     misusers_.insert(user);
   }
 
@@ -1399,12 +1415,16 @@ class scope {
         case kind::broken: break;
         case kind::batched: {
           if (axis && *axis == s.axis) break;
-          const auto what = text::output_batch_elsewhere(l, s.axis, s.factor, axis);
+          const auto reason = because(why::output_batch_elsewhere, l.id, s.axis, s.factor,
+                                      axis ? static_cast<std::int64_t>(*axis) : -1)
+                                  .quoting(std::string(l.name));
+          const auto what = text::sentence(reason);
           if (s.moved_by != no_layer) {
-            add_swallow(s.moved_by, what, l.id);
+            add_swallow(s.moved_by, reason, what, l.id);
             misusers_.insert(index);
           } else {
             auto f = finding(batch_issue::loses_batch, l);
+            set_reason(f, reason);
             f.what = what;
             f.hint = text::output_batch_elsewhere_hint();
             f.axis = s.axis;
@@ -1414,19 +1434,20 @@ class scope {
         }
         case kind::size_value: {
           auto f = finding(s.varies ? batch_issue::loses_batch : batch_issue::cannot_tell, l);
-          f.what = text::output_size_value(l, s.varies);
+          set_message(f, because(s.varies ? why::output_size_value_varies : why::output_size_value, l.id)
+                             .quoting(std::string(l.name)));
           f.hint = text::output_size_value_hint();
           found_.push_back(std::move(f));
           break;
         }
         case kind::folded:
-          misuses_fold(s.origin, index, text::output_interleaved(l));
+          misuses_fold(s.origin, index, text::sentence(because(why::output_interleaved, l.id).quoting(std::string(l.name))));
           break;
         case kind::per_image: {
           if (s.origin == no_layer || finding_for(s.origin, batch_issue::scales_with_batch)) break;
           const auto& o = layers_[s.origin];
           auto f = finding(batch_issue::scales_with_batch, o);
-          f.what = text::output_per_image(l);
+          set_message(f, because(why::output_per_image, l.id).quoting(std::string(l.name)));
           f.used_by_id = l.id;
           found_.push_back(std::move(f));
           break;
@@ -1441,7 +1462,7 @@ class scope {
               finding_for(origin, batch_issue::drops_samples))
             break;
           auto f = finding(batch_issue::cannot_tell, layers_[origin]);
-          f.what = text::sentence(*it->second.first);
+          set_message(f, *it->second.first);
           f.used_by_id = l.id;
           f.hint = undecided_hint(layers_[origin], *it->second.first);
           found_.push_back(std::move(f));

@@ -125,6 +125,9 @@ enum class why : std::uint8_t {
   removes_batch,
   // A Reshape swallows the batch.
   folded_into_fixed_dimensions, interleaves_samples,
+  // What the analysis finds at a Reshape's pattern and at the model's outputs (analysis/batch.cpp).
+  replaces_batch, output_batch_elsewhere, output_size_value, output_size_value_varies, output_interleaved,
+  output_per_image,
 };
 
 /// A reason and what its sentence names: up to four numbers (ports, axes, factors, counts) and one quoted

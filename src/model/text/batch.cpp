@@ -20,194 +20,214 @@ namespace {
 
 struct form_row {
   why code;
+  std::string_view name;  ///< the code as JSON and Python spell it: the enumerator's own name
   sentence_form form;
 };
 
 /// Every reason's sentence, in the order of the codes (a code is its row's index).
 constexpr form_row forms[] = {
-    {why::data_rank_unknown, {"the data's rank is unknown", 0}},
-    {why::output_rank_unknown, {"the output's rank is unknown", 0}},
-    {why::an_input_rank_unknown, {"an input's rank is unknown", 0}},
-    {why::input_rank_unknown, {"input {}'s rank is unknown", 1}},
-    {why::ranks_unknown, {"the ranks are not known", 0}},
-    {why::axis_unknown, {"its axis is not known", 0}},
-    {why::axis_out_of_range, {"its axis is out of range", 0}},
-    {why::axes_unknown, {"its axes are not known", 0}},
-    {why::axes_do_not_fit, {"its axes do not fit the data", 0}},
-    {why::normalised_axes_unknown, {"the axes it normalises over are not known", 0}},
-    {why::reduced_axes_unknown, {"the axes it reduces are not known", 0}},
-    {why::iteration_axis_unknown, {"its iteration axis is not known", 0}},
-    {why::concatenation_axis_unknown, {"its concatenation axis is not known", 0}},
-    {why::axes_mapping_unknown, {"its axes mapping is not known", 0}},
-    {why::permutation_unknown, {"its permutation is not known", 0}},
-    {why::permutation_misses_batch, {"its permutation does not name the batch axis", 0}},
-    {why::begin_length_unknown, {"the length of its begin input is not known", 0}},
-    {why::start_length_unknown, {"the length of its start input is not known", 0}},
-    {why::strides_unknown, {"its strides are not known", 0}},
-    {why::steps_unknown, {"its steps are not known", 0}},
-    {why::repeats_unknown, {"its repeats are not known", 0}},
-    {why::pads_unknown, {"its pads are not known", 0}},
-    {why::output_dimensions_unknown, {"the output's dimensions are not all known at the sample batches", 0}},
-    {why::prefix_not_static, {"the dimensions before the batch are not static", 0}},
-    {why::dimension_before_batch_may_be_1, {"a dimension before the batch may or may not be 1", 0}},
-    {why::ellipsis_before_batch, {"an ellipsis before the batch axis is not followed", 0}},
-    {why::pdpd_broadcasting, {"PDPD broadcasting is not followed by the batch analysis", 0}},
-    {why::mode_not_followed, {"mode {} is not followed", 0, true}},
-    {why::einsum_form_not_followed,
+    {why::data_rank_unknown, "data_rank_unknown", {"the data's rank is unknown", 0}},
+    {why::output_rank_unknown, "output_rank_unknown", {"the output's rank is unknown", 0}},
+    {why::an_input_rank_unknown, "an_input_rank_unknown", {"an input's rank is unknown", 0}},
+    {why::input_rank_unknown, "input_rank_unknown", {"input {}'s rank is unknown", 1, false, "port"}},
+    {why::ranks_unknown, "ranks_unknown", {"the ranks are not known", 0}},
+    {why::axis_unknown, "axis_unknown", {"its axis is not known", 0}},
+    {why::axis_out_of_range, "axis_out_of_range", {"its axis is out of range", 0}},
+    {why::axes_unknown, "axes_unknown", {"its axes are not known", 0}},
+    {why::axes_do_not_fit, "axes_do_not_fit", {"its axes do not fit the data", 0}},
+    {why::normalised_axes_unknown, "normalised_axes_unknown", {"the axes it normalises over are not known", 0}},
+    {why::reduced_axes_unknown, "reduced_axes_unknown", {"the axes it reduces are not known", 0}},
+    {why::iteration_axis_unknown, "iteration_axis_unknown", {"its iteration axis is not known", 0}},
+    {why::concatenation_axis_unknown, "concatenation_axis_unknown", {"its concatenation axis is not known", 0}},
+    {why::axes_mapping_unknown, "axes_mapping_unknown", {"its axes mapping is not known", 0}},
+    {why::permutation_unknown, "permutation_unknown", {"its permutation is not known", 0}},
+    {why::permutation_misses_batch, "permutation_misses_batch", {"its permutation does not name the batch axis", 0}},
+    {why::begin_length_unknown, "begin_length_unknown", {"the length of its begin input is not known", 0}},
+    {why::start_length_unknown, "start_length_unknown", {"the length of its start input is not known", 0}},
+    {why::strides_unknown, "strides_unknown", {"its strides are not known", 0}},
+    {why::steps_unknown, "steps_unknown", {"its steps are not known", 0}},
+    {why::repeats_unknown, "repeats_unknown", {"its repeats are not known", 0}},
+    {why::pads_unknown, "pads_unknown", {"its pads are not known", 0}},
+    {why::output_dimensions_unknown, "output_dimensions_unknown", {"the output's dimensions are not all known at the sample batches", 0}},
+    {why::prefix_not_static, "prefix_not_static", {"the dimensions before the batch are not static", 0}},
+    {why::dimension_before_batch_may_be_1, "dimension_before_batch_may_be_1", {"a dimension before the batch may or may not be 1", 0}},
+    {why::ellipsis_before_batch, "ellipsis_before_batch", {"an ellipsis before the batch axis is not followed", 0}},
+    {why::pdpd_broadcasting, "pdpd_broadcasting", {"PDPD broadcasting is not followed by the batch analysis", 0}},
+    {why::mode_not_followed, "mode_not_followed", {"mode {} is not followed", 0, true, "mode"}},
+    {why::einsum_form_not_followed, "einsum_form_not_followed",
      {"an equation with an ellipsis or without an output is not followed by the batch analysis", 0}},
-    {why::equation_does_not_fit, {"the equation does not fit the inputs", 0}},
-    {why::label_repeats, {"the batch's label {1} repeats within input {0} (a diagonal)", 1, true}},
-    {why::indices_from_batch_size, {"its indices are computed from the batch size", 0}},
-    {why::data_and_indices_batched, {"both the data and the indices hold the batch", 0}},
-    {why::batch_dims_without_batched_indices, {"batch_dims is set but the indices do not hold the batch", 0}},
-    {why::batch_dims_without_batched_data, {"batch_dims is set but the data does not hold the batch", 0}},
-    {why::indices_at_another_axis, {"the data and the indices do not hold the batch at the same axis", 0}},
-    {why::gather_nd_batch_dims,
+    {why::equation_does_not_fit, "equation_does_not_fit", {"the equation does not fit the inputs", 0}},
+    {why::label_repeats, "label_repeats", {"the batch's label {1} repeats within input {0} (a diagonal)", 1, true, "port,label"}},
+    {why::indices_from_batch_size, "indices_from_batch_size", {"its indices are computed from the batch size", 0}},
+    {why::data_and_indices_batched, "data_and_indices_batched", {"both the data and the indices hold the batch", 0}},
+    {why::batch_dims_without_batched_indices, "batch_dims_without_batched_indices", {"batch_dims is set but the indices do not hold the batch", 0}},
+    {why::batch_dims_without_batched_data, "batch_dims_without_batched_data", {"batch_dims is set but the data does not hold the batch", 0}},
+    {why::indices_at_another_axis, "indices_at_another_axis", {"the data and the indices do not hold the batch at the same axis", 0}},
+    {why::gather_nd_batch_dims, "gather_nd_batch_dims",
      {"the data and the indices do not both hold the batch in a batch dimension of the op", 0}},
-    {why::updates_at_another_axis,
+    {why::updates_at_another_axis, "updates_at_another_axis",
      {"the data and the updates do not hold the batch at the same axis before the scatter axis", 0}},
-    {why::scatter_inputs_at_other_axes,
+    {why::scatter_inputs_at_other_axes, "scatter_inputs_at_other_axes",
      {"the data, indices and updates do not all hold the batch at the same axis", 0}},
-    {why::batch_folded, {"the batch is folded with other elements", 0}},
-    {why::parameter_holds_samples, {"input {} is a parameter of the op but holds per-sample data", 1}},
-    {why::batched_parameter, {"input {} is a parameter but holds the batch", 1}},
-    {why::another_batched_input, {"input {} holds the batch too, which this op's rule does not follow", 1}},
-    {why::shape_value_as_data, {"input {} is a value computed from shapes that hold the batch, used as data", 1}},
-    {why::post_processing_input, {"input {} holds post-processing results, which this op's rule does not follow", 1}},
-    {why::post_processing_meets_samples, {"post-processing results meet per-sample data", 0}},
-    {why::post_processing_shape, {"the shape of post-processing results depends on the data", 0}},
-    {why::post_processing_in_body, {"post-processing results enter its body", 0}},
-    {why::not_per_image_input, {"input {} does not come from per-image post-processing", 1}},
-    {why::input_not_batched, {"input {} does not hold the batch", 1}},
-    {why::feature_map_not_per_image, {"the feature map does not hold one image per index of dimension 0", 0}},
-    {why::spread_without_axis, {"its output's size follows the batch, but no single axis holds it", 0}},
-    {why::spread_dimension_not_1, {"the data's dimension under the batch is not 1", 0}},
-    {why::trip_count_from_batch, {"input {} (the trip count) depends on the batch: data-dependent control flow", 1}},
-    {why::condition_from_batch,
-     {"input {} (the execution condition) depends on the batch: data-dependent control flow", 1}},
-    {why::body_not_propagated, {"its body was not propagated at every sample batch", 0}},
-    {why::carried_value_differs,
+    {why::batch_folded, "batch_folded", {"the batch is folded with other elements", 0}},
+    {why::parameter_holds_samples, "parameter_holds_samples", {"input {} is a parameter of the op but holds per-sample data", 1, false, "port"}},
+    {why::batched_parameter, "batched_parameter", {"input {} is a parameter but holds the batch", 1, false, "port"}},
+    {why::another_batched_input, "another_batched_input", {"input {} holds the batch too, which this op's rule does not follow", 1, false, "port"}},
+    {why::shape_value_as_data, "shape_value_as_data", {"input {} is a value computed from shapes that hold the batch, used as data", 1, false, "port"}},
+    {why::post_processing_input, "post_processing_input", {"input {} holds post-processing results, which this op's rule does not follow", 1, false, "port"}},
+    {why::post_processing_meets_samples, "post_processing_meets_samples", {"post-processing results meet per-sample data", 0}},
+    {why::post_processing_shape, "post_processing_shape", {"the shape of post-processing results depends on the data", 0}},
+    {why::post_processing_in_body, "post_processing_in_body", {"post-processing results enter its body", 0}},
+    {why::not_per_image_input, "not_per_image_input", {"input {} does not come from per-image post-processing", 1, false, "port"}},
+    {why::input_not_batched, "input_not_batched", {"input {} does not hold the batch", 1, false, "port"}},
+    {why::feature_map_not_per_image, "feature_map_not_per_image", {"the feature map does not hold one image per index of dimension 0", 0}},
+    {why::spread_without_axis, "spread_without_axis", {"its output's size follows the batch, but no single axis holds it", 0}},
+    {why::spread_dimension_not_1, "spread_dimension_not_1", {"the data's dimension under the batch is not 1", 0}},
+    {why::trip_count_from_batch, "trip_count_from_batch", {"input {} (the trip count) depends on the batch: data-dependent control flow", 1, false, "port"}},
+    {why::condition_from_batch, "condition_from_batch",
+     {"input {} (the execution condition) depends on the batch: data-dependent control flow", 1, false, "port"}},
+    {why::body_not_propagated, "body_not_propagated", {"its body was not propagated at every sample batch", 0}},
+    {why::carried_value_differs, "carried_value_differs",
      {"a value carried to the next iteration holds the batch differently from its first value", 0}},
-    {why::body_condition_per_sample, {"the body's condition depends on the samples: data-dependent control flow", 0}},
-    {why::body_cannot_tell, {"its body cannot tell (see the findings inside it)", 0}},
-    {why::if_merge_inputs, {"IfMerge needs a condition and two branch values", 0}},
-    {why::branch_condition_per_sample,
+    {why::body_condition_per_sample, "body_condition_per_sample", {"the body's condition depends on the samples: data-dependent control flow", 0}},
+    {why::body_cannot_tell, "body_cannot_tell", {"its body cannot tell (see the findings inside it)", 0}},
+    {why::if_merge_inputs, "if_merge_inputs", {"IfMerge needs a condition and two branch values", 0}},
+    {why::branch_condition_per_sample, "branch_condition_per_sample",
      {"the condition depends on per-sample data: each sample may take another branch", 0}},
-    {why::branches_differ,
+    {why::branches_differ, "branches_differ",
      {"the two branches hold the batch differently: which one runs decides what the output is", 0}},
-    {why::branch_may_follow_batch_size,
+    {why::branch_may_follow_batch_size, "branch_may_follow_batch_size",
      {"its condition is computed from the batch size and may change with it: a sample run in a batch may "
       "take another branch than it takes alone", 0}},
-    {why::resizes_batch_nearest,
+    {why::resizes_batch_nearest, "resizes_batch_nearest",
      {"input {} holds the batch in dimension {}, which this layer resizes by nearest neighbours: whether each "
       "output row takes its own sample's rows depends on the scale and the coordinate mode, which the batch "
-      "analysis does not follow", 2}},
-    {why::no_batching_rule, {"{1}-{0} has no batching rule that follows per-sample data", 1, true}},
-    {why::no_rule, {"{1}-{0} has no rule: reshape1 does not know what it does", 1, true}},
-    {why::reads_no_sample, {"its output's size follows the batch, but it reads no sample's data", 0}},
-    {why::answer_contradicted,
+      "analysis does not follow", 2, false, "port,axis"}},
+    {why::no_batching_rule, "no_batching_rule", {"{1}-{0} has no batching rule that follows per-sample data", 1, true, "version,type"}},
+    {why::no_rule, "no_rule", {"{1}-{0} has no rule: reshape1 does not know what it does", 1, true, "version,type"}},
+    {why::reads_no_sample, "reads_no_sample", {"its output's size follows the batch, but it reads no sample's data", 0}},
+    {why::answer_contradicted, "answer_contradicted",
      {"its batching rule's answer does not match the shapes propagated at the sample batches", 0}},
-    {why::not_propagated_at_samples, {"its output shapes could not be propagated at the sample batches", 0}},
-    {why::rule_refused, {"{}", 0, true}},
-    {why::assumed_axes_differ, {"its inputs hold the batch at different axes, which {} does not cover", 0, true}},
-    {why::assumed_without_batch, {"it reads values computed from the batch size", 0}},
-    {why::slice_whole_at_asked,
+    {why::not_propagated_at_samples, "not_propagated_at_samples", {"its output shapes could not be propagated at the sample batches", 0}},
+    {why::rule_refused, "rule_refused", {"{}", 0, true, "message"}},
+    {why::assumed_axes_differ, "assumed_axes_differ", {"its inputs hold the batch at different axes, which {} does not cover", 0, true, "option"}},
+    {why::assumed_without_batch, "assumed_without_batch", {"it reads values computed from the batch size", 0}},
+    {why::slice_whole_at_asked, "slice_whole_at_asked",
      {"input {} holds the batch in dimension {}, which this layer keeps whole at the batch asked but slices to part "
       "of its range at the larger batches the analysis follows the batch at, so the layers after it cannot be "
-      "followed", 2}},
-    {why::reads_interleaved,
+      "followed", 2, false, "port,axis"}},
+    {why::reads_interleaved, "reads_interleaved",
      {"input {0} holds the samples interleaved by the Reshape '{2}' (id {1}), and nothing shows whether this layer "
-      "keeps them apart or mixes them", 2, true}},
-    {why::shape_differs_at_asked,
+      "keeps them apart or mixes them", 2, true, "port,reshape_id,reshape"}},
+    {why::shape_differs_at_asked, "shape_differs_at_asked",
      {"its output {} has another shape at the batch asked than at the larger batches the analysis follows the "
-      "batch at (its shape is computed from the batch size), so those do not show what the layers after it do", 1}},
-    {why::size_value_parameter_unproven,
+      "batch at (its shape is computed from the batch size), so those do not show what the layers after it do", 1, false, "output"}},
+    {why::size_value_parameter_unproven, "size_value_parameter_unproven",
      {"input {} is a parameter computed from the batch size, and nothing shows that it is the same at every "
-      "batch asked as at batch 1, where each sample is alone", 1}},
-    {why::size_value_as_data,
+      "batch asked as at batch 1, where each sample is alone", 1, false, "port"}},
+    {why::size_value_as_data, "size_value_as_data",
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
-      "sample's result depends on N", 1, true}},
-    {why::branch_from_batch_size,
+      "sample's result depends on N", 1, true, "port,value"}},
+    {why::branch_from_batch_size, "branch_from_batch_size",
      {"its condition is computed from the batch size ({}) and changes with it: a sample run in a batch "
-      "takes another branch than it takes alone", 0, true}},
-    {why::size_value_as_parameter,
+      "takes another branch than it takes alone", 0, true, "value"}},
+    {why::size_value_as_parameter, "size_value_as_parameter",
      {"input {} is computed from the batch size ({}) and sets the output's shape, which at batch 1 is not "
-      "one sample's share of the batched output: each sample's result depends on N", 1, true}},
-    {why::size_value_as_parameter_value,
+      "one sample's share of the batched output: each sample's result depends on N", 1, true, "port,value"}},
+    {why::size_value_as_parameter_value, "size_value_as_parameter_value",
      {"input {} is computed from the batch size ({}) and is the same in every batch but not at batch 1: it "
-      "picks other values for a sample alone than for the same sample in a batch", 1, true}},
-    {why::broadcast_pairs_samples,
+      "picks other values for a sample alone than for the same sample in a batch", 1, true, "port,value"}},
+    {why::broadcast_pairs_samples, "broadcast_pairs_samples",
      {"inputs {} and {} hold the batch at different axes ({} and {} of the output): broadcasting pairs "
-      "each sample of one with every sample of the other", 4}},
-    {why::batch_in_channels, {"the batch is in dimension 1, the channels, which take per-channel parameters", 0}},
-    {why::batch_on_spatial_axis,
-     {"input {} holds the batch in dimension {}, which this layer uses as its channels or a spatial axis", 2}},
-    {why::batch_on_pooled_axis, {"input {} holds the batch in dimension {}, a pooled axis", 2}},
-    {why::batch_on_softmax_axis,
-     {"input {} holds the batch in dimension {}, which this layer uses as its softmax axis", 2}},
-    {why::batch_on_normalised_axis,
-     {"input {} holds the batch in dimension {}, which this layer uses as an axis it normalises over", 2}},
-    {why::batch_on_shuffled_axis,
-     {"input {} holds the batch in dimension {}, which this layer uses as the axis it shuffles", 2}},
-    {why::batch_on_cell_axis,
-     {"input {} holds the batch in dimension {}, which this layer uses as an axis of its cells", 2}},
-    {why::reduces_batch, {"input {} holds the batch in dimension {}, which this layer reduces", 2}},
-    {why::contracts_batch, {"input {} holds the batch in dimension {}, its contraction axis", 2}},
-    {why::product_axes_differ,
+      "each sample of one with every sample of the other", 4, false, "port,other_port,axis,other_axis"}},
+    {why::batch_in_channels, "batch_in_channels", {"the batch is in dimension 1, the channels, which take per-channel parameters", 0}},
+    {why::batch_on_spatial_axis, "batch_on_spatial_axis",
+     {"input {} holds the batch in dimension {}, which this layer uses as its channels or a spatial axis", 2, false, "port,axis"}},
+    {why::batch_on_pooled_axis, "batch_on_pooled_axis", {"input {} holds the batch in dimension {}, a pooled axis", 2, false, "port,axis"}},
+    {why::batch_on_softmax_axis, "batch_on_softmax_axis",
+     {"input {} holds the batch in dimension {}, which this layer uses as its softmax axis", 2, false, "port,axis"}},
+    {why::batch_on_normalised_axis, "batch_on_normalised_axis",
+     {"input {} holds the batch in dimension {}, which this layer uses as an axis it normalises over", 2, false, "port,axis"}},
+    {why::batch_on_shuffled_axis, "batch_on_shuffled_axis",
+     {"input {} holds the batch in dimension {}, which this layer uses as the axis it shuffles", 2, false, "port,axis"}},
+    {why::batch_on_cell_axis, "batch_on_cell_axis",
+     {"input {} holds the batch in dimension {}, which this layer uses as an axis of its cells", 2, false, "port,axis"}},
+    {why::reduces_batch, "reduces_batch", {"input {} holds the batch in dimension {}, which this layer reduces", 2, false, "port,axis"}},
+    {why::contracts_batch, "contracts_batch", {"input {} holds the batch in dimension {}, its contraction axis", 2, false, "port,axis"}},
+    {why::product_axes_differ, "product_axes_differ",
      {"both inputs hold the batch, at different axes of the product ({} and {}): every sample of one "
-      "meets every sample of the other", 2}},
-    {why::sums_over_batch,
-     {"input {} holds the batch in dimension {} (label {}), which the equation sums over", 2, true}},
-    {why::labels_differ,
+      "meets every sample of the other", 2, false, "axis,other_axis"}},
+    {why::sums_over_batch, "sums_over_batch",
+     {"input {} holds the batch in dimension {} (label {}), which the equation sums over", 2, true, "port,axis,label"}},
+    {why::labels_differ, "labels_differ",
      {"two inputs hold the batch under different labels: every sample of one meets every sample of the "
       "other", 0}},
-    {why::concatenates_along_batch,
+    {why::concatenates_along_batch, "concatenates_along_batch",
      {"input {} holds the batch in dimension {}, the concatenation axis: the inputs are joined whole, not "
-      "sample by sample", 2}},
-    {why::inputs_at_different_axes, {"two inputs hold the batch at different axes", 0}},
-    {why::reverses_batch, {"input {} holds the batch in dimension {}, which this layer reverses", 2}},
-    {why::squeeze_without_axes,
-     {"input {} holds the batch in dimension {}, which a Squeeze without axes removes at batch 1", 2}},
-    {why::repeats_batch,
+      "sample by sample", 2, false, "port,axis"}},
+    {why::inputs_at_different_axes, "inputs_at_different_axes", {"two inputs hold the batch at different axes", 0}},
+    {why::reverses_batch, "reverses_batch", {"input {} holds the batch in dimension {}, which this layer reverses", 2, false, "port,axis"}},
+    {why::squeeze_without_axes, "squeeze_without_axes",
+     {"input {} holds the batch in dimension {}, which a Squeeze without axes removes at batch 1", 2, false, "port,axis"}},
+    {why::repeats_batch, "repeats_batch",
      {"input {} holds the batch in dimension {}, which this layer repeats: the copies of all samples "
-      "follow each other", 2}},
-    {why::pads_batch, {"input {} holds the batch in dimension {}, which this layer pads", 2}},
-    {why::resizes_batch, {"input {} holds the batch in dimension {}, which this layer resizes", 2}},
-    {why::expects_image_per_index,
+      "follow each other", 2, false, "port,axis"}},
+    {why::pads_batch, "pads_batch", {"input {} holds the batch in dimension {}, which this layer pads", 2, false, "port,axis"}},
+    {why::resizes_batch, "resizes_batch", {"input {} holds the batch in dimension {}, which this layer resizes", 2, false, "port,axis"}},
+    {why::expects_image_per_index, "expects_image_per_index",
      {"input {} holds the batch in dimension {}, where this layer expects one image per index of "
-      "dimension 0", 2}},
-    {why::expects_image_per_index_folded,
+      "dimension 0", 2, false, "port,axis"}},
+    {why::expects_image_per_index_folded, "expects_image_per_index_folded",
      {"input {} holds the batch in dimension {} (N·{}), where this layer expects one image per index of "
-      "dimension 0", 3}},
-    {why::scans_time_along_batch, {"input {} holds the batch in dimension {}, where the decoder scans time", 2}},
-    {why::recurrence_along_batch,
+      "dimension 0", 3, false, "port,axis,factor"}},
+    {why::scans_time_along_batch, "scans_time_along_batch", {"input {} holds the batch in dimension {}, where the decoder scans time", 2, false, "port,axis"}},
+    {why::recurrence_along_batch, "recurrence_along_batch",
      {"input {} holds the batch in dimension {}, which the recurrence does not keep apart (it scans or "
-      "mixes along it)", 2}},
-    {why::factors_differ, {"inputs hold the batch with different factors", 0}},
-    {why::gathers_along_batch, {"input {} holds the batch in dimension {}, which this layer gathers along", 2}},
-    {why::writes_along_batch, {"input {} holds the batch in dimension {}, which this layer writes along", 2}},
-    {why::iterates_along_batch, {"input {} holds the batch in dimension {}, which the body iterates along", 2}},
-    {why::concatenates_iterations,
-     {"its output {} concatenates the iterations along dimension {}, which holds the batch", 2}},
-    {why::batch_on_top_k_axis,
+      "mixes along it)", 2, false, "port,axis"}},
+    {why::factors_differ, "factors_differ", {"inputs hold the batch with different factors", 0}},
+    {why::gathers_along_batch, "gathers_along_batch", {"input {} holds the batch in dimension {}, which this layer gathers along", 2, false, "port,axis"}},
+    {why::writes_along_batch, "writes_along_batch", {"input {} holds the batch in dimension {}, which this layer writes along", 2, false, "port,axis"}},
+    {why::iterates_along_batch, "iterates_along_batch", {"input {} holds the batch in dimension {}, which the body iterates along", 2, false, "port,axis"}},
+    {why::concatenates_iterations, "concatenates_iterations",
+     {"its output {} concatenates the iterations along dimension {}, which holds the batch", 2, false, "output,axis"}},
+    {why::batch_on_top_k_axis, "batch_on_top_k_axis",
      {"input {} holds the batch in dimension {}, which this layer uses as the axis it selects the top k "
-      "along", 2}},
-    {why::splits_batch,
+      "along", 2, false, "port,axis"}},
+    {why::splits_batch, "splits_batch",
      {"input {} holds the batch in dimension {}, which this layer splits: each output gets some of the "
-      "samples", 2}},
-    {why::gathers_batch_with_fixed_indices,
+      "samples", 2, false, "port,axis"}},
+    {why::gathers_batch_with_fixed_indices, "gathers_batch_with_fixed_indices",
      {"input {} holds the batch in dimension {}, which this layer gathers along with indices that do not "
-      "follow the batch", 2}},
-    {why::takes_one_index_of_batch,
-     {"input {} holds the batch in dimension {}, which this layer takes one index of", 2}},
-    {why::slices_batch, {"input {} holds the batch in dimension {}, which this layer slices to part of its range", 2}},
-    {why::removes_batch, {"input {} holds the batch in dimension {}, which this layer removes", 2}},
-    {why::folded_into_fixed_dimensions,
+      "follow the batch", 2, false, "port,axis"}},
+    {why::takes_one_index_of_batch, "takes_one_index_of_batch",
+     {"input {} holds the batch in dimension {}, which this layer takes one index of", 2, false, "port,axis"}},
+    {why::slices_batch, "slices_batch", {"input {} holds the batch in dimension {}, which this layer slices to part of its range", 2, false, "port,axis"}},
+    {why::removes_batch, "removes_batch", {"input {} holds the batch in dimension {}, which this layer removes", 2, false, "port,axis"}},
+    {why::folded_into_fixed_dimensions, "folded_into_fixed_dimensions",
      {"input {} holds the batch in dimension {}, and no single dimension of the output follows it: the "
-      "batch is folded into dimensions the pattern fixes", 2}},
-    {why::interleaves_samples,
+      "batch is folded into dimensions the pattern fixes", 2, false, "port,axis"}},
+    {why::interleaves_samples, "interleaves_samples",
      {"its output holds the batch in dimension {} (N·{}) behind {} elements where the input has {}: the "
-      "batch is not the outermost factor, so samples are interleaved", 4}},
+      "batch is not the outermost factor, so samples are interleaved", 4, false,
+      "axis,factor,elements_before,input_elements_before"}},
+    {why::replaces_batch, "replaces_batch", {"pattern[{}] is {}, the declared batch, written as a constant", 2, false, "pattern_index,value"}},
+    // sentence() writes the batch dimension N for a factor of 1, and "as a dimension of its own" for a
+    // batch_axis of -1 (an output without one).
+    {why::output_batch_elsewhere, "output_batch_elsewhere",
+     {"the model output '{4}' (id {0}) gets the batch in dimension {1} as N·{2}, not in dimension {3}, its batch axis",
+      4, true, "output,axis,factor,batch_axis,output_name"}},
+    {why::output_size_value, "output_size_value",
+     {"the model output '{1}' (id {0}) is a value computed from the shapes of batched tensors", 1, true,
+      "output,output_name"}},
+    {why::output_size_value_varies, "output_size_value_varies",
+     {"the model output '{1}' (id {0}) is a value computed from the shapes of batched tensors, which changes with N",
+      1, true, "output,output_name"}},
+    {why::output_interleaved, "output_interleaved",
+     {"the model output '{1}' (id {0}) gets the samples interleaved, not one after the other along a dimension of "
+      "its own", 1, true, "output,output_name"}},
+    {why::output_per_image, "output_per_image",
+     {"the model output '{1}' (id {0}) holds post-processing results for every image, each kept apart by its "
+      "image index: its size grows with the batch, which is expected", 1, true, "output,output_name"}},
 };
 
 constexpr bool every_code_in_order() {
@@ -221,10 +241,35 @@ static_assert(every_code_in_order(), "the table lists every reason once, in the 
 
 sentence_form form_of(why code) noexcept { return forms[static_cast<std::size_t>(code)].form; }
 
+std::string_view code_name(why code) noexcept { return forms[static_cast<std::size_t>(code)].name; }
+
+reason_args args_of(const detail::because& b) {
+  const auto f = form_of(b.code);
+  reason_args args;
+  std::string_view names = f.names;
+  for (std::size_t k = 0; !names.empty(); ++k) {
+    const auto comma = names.find(',');
+    const auto key = names.substr(0, comma);
+    names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
+    if (k < b.count)
+      args.emplace_back(std::string(key), b.numbers[k]);
+    else
+      args.emplace_back(std::string(key), b.quoted);
+  }
+  return args;
+}
+
 std::string sentence(const detail::because& b) {
   const auto f = form_of(b.code);
   // A reason made with other numbers than its sentence names is a bug in the rule that made it.
   RESHAPE1_ASSERT(b.count == f.numbers && b.quoted.empty() != f.quotes);
+  if (b.code == why::output_batch_elsewhere) {
+    const auto batch_axis = b.numbers[3];
+    return fmt::format("the model output '{}' (id {}) gets the batch in dimension {} as {}, not {}", b.quoted,
+                       b.numbers[0], b.numbers[1], batch_dimension(b.numbers[2]),
+                       batch_axis >= 0 ? fmt::format("in dimension {}, its batch axis", batch_axis)
+                                       : std::string("as a dimension of its own"));
+  }
   fmt::dynamic_format_arg_store<fmt::format_context> args;
   for (std::size_t k = 0; k < b.count; ++k) args.push_back(b.numbers[k]);
   if (f.quotes) args.push_back(b.quoted);
@@ -276,7 +321,7 @@ std::string body_input_hint(const layer& failing, std::size_t port, const layer&
 }
 
 std::string replaced_batch(std::size_t index, std::int64_t value) {
-  return fmt::format("pattern[{}] is {}, the declared batch, written as a constant", index, value);
+  return sentence({why::replaces_batch, index, value});
 }
 
 std::string replaced_batch_stays(std::size_t index, std::int64_t value,
@@ -381,19 +426,6 @@ std::string not_covered_hint(const layer& l) {
                      l.op_type(), l.op_version(), detail::spell(detail::option::assume_kept));
 }
 
-std::string output_batch_elsewhere(const layer& result, std::size_t axis, std::int64_t factor,
-                                   std::optional<std::size_t> batch_axis) {
-  return fmt::format("the model output '{}' (id {}) gets the batch in dimension {} as {}, not {}", result.name,
-                     result.id, axis, batch_dimension(factor),
-                     batch_axis ? fmt::format("in dimension {}, its batch axis", *batch_axis)
-                                : std::string("as a dimension of its own"));
-}
-
-std::string output_interleaved(const layer& result) {
-  return fmt::format("the model output '{}' (id {}) gets the samples interleaved, not one after the other along a "
-                     "dimension of its own", result.name, result.id);
-}
-
 std::string reads_interleaved(std::size_t port, std::size_t axis) {
   return fmt::format("there, along dimension {} of its input {}, each line holds elements of several samples "
                      "interleaved, and this layer mixes them", axis, port);
@@ -409,18 +441,7 @@ std::string output_batch_elsewhere_hint() {
   return "give the output's layout (its N) if its batch axis is another one, or move the batch there";
 }
 
-std::string output_size_value(const layer& result, bool varies) {
-  return fmt::format("the model output '{}' (id {}) is a value computed from the shapes of batched tensors{}",
-                     result.name, result.id, varies ? ", which changes with N" : "");
-}
-
 std::string output_size_value_hint() { return "an output should hold data, one slice per sample"; }
-
-std::string output_per_image(const layer& result) {
-  return fmt::format("the model output '{}' (id {}) holds post-processing results for every image, each kept apart "
-                     "by its image index: its size grows with the batch, which is expected",
-                     result.name, result.id);
-}
 
 std::string guessed_batch_hint(const input_report& in, std::int64_t common, std::optional<std::size_t> elsewhere) {
   std::string advice;

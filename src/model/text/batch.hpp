@@ -24,10 +24,16 @@ struct sentence_form {
   std::string_view form;
   std::uint8_t numbers = 0;
   bool quotes = false;
+  /// What the numbers and then the quoted text stand for, comma-separated: a finding's `args` keys.
+  std::string_view names{};
 };
 [[nodiscard]] sentence_form form_of(detail::why code) noexcept;
 /// The last reason code, for walking all of them.
-inline constexpr auto last_reason = detail::why::interleaves_samples;
+inline constexpr auto last_reason = detail::why::output_per_image;
+/// A reason's code as JSON and Python spell it (`reduces_batch`).
+[[nodiscard]] std::string_view code_name(detail::why code) noexcept;
+/// What a reason names, by the names its form gives them, in its sentence's order.
+[[nodiscard]] reason_args args_of(const detail::because& b);
 
 /// The sentence a rule's reason stands for.
 [[nodiscard]] std::string sentence(const detail::because& b);
@@ -99,22 +105,12 @@ inline constexpr auto last_reason = detail::why::interleaves_samples;
 [[nodiscard]] std::string rule_hint(batch_issue issue, const layer& l);
 
 // ---- the model outputs ----
-/// An output holds the batch at `axis` (N·factor), not at its batch axis (`batch_axis`; none: the output
-/// has no dimension for it).
-[[nodiscard]] std::string output_batch_elsewhere(const layer& result, std::size_t axis, std::int64_t factor,
-                                                 std::optional<std::size_t> batch_axis);
 [[nodiscard]] std::string output_batch_elsewhere_hint();
-/// A model output that holds the samples interleaved (folded by a Reshape and never put back).
-[[nodiscard]] std::string output_interleaved(const layer& result);
 /// What a layer shown to mix or drop along a folded tensor's axis does: it reads the samples interleaved.
 [[nodiscard]] std::string reads_interleaved(std::size_t port, std::size_t axis);
 /// What to do about a layer that cannot tell because it reads samples the Reshape `fold` (id) interleaved.
 [[nodiscard]] std::string reads_interleaved_hint(std::string_view fold, std::int64_t id);
-/// An output that is a value computed from batched shapes (`varies`: known to change with N).
-[[nodiscard]] std::string output_size_value(const layer& result, bool varies);
 [[nodiscard]] std::string output_size_value_hint();
-/// An output of post-processing results, one group per image.
-[[nodiscard]] std::string output_per_image(const layer& result);
 
 // ---- the inputs ----
 /// An input whose dimension 0 (taken as its batch) holds another size than the other inputs' `common`
