@@ -111,7 +111,9 @@ TEST(batch_text, a_reason_reads_as_its_sentence_with_its_numbers) {
 // reasons by code: no sentence is written in them.
 TEST(batch_text, the_rules_give_reasons_and_write_no_sentence) {
   const auto rules = source("src/model/ops/batching.cpp");
-  const auto analysis = source("src/model/analysis/batch.cpp");
+  std::string analysis;
+  for (const char* stage : {"batch", "batch_failures", "batch_walk", "batch_fold", "batch_findings"})
+    analysis += source(std::string("src/model/analysis/") + stage + ".cpp");
   ASSERT_FALSE(rules.empty());
   ASSERT_FALSE(analysis.empty());
   const auto header = source("src/model/ops/batching.hpp");
