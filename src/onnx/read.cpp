@@ -394,6 +394,9 @@ struct model_reader {
   const detail::left_out_raw* left_out = nullptr;              // initializers parsed without their raw_data
 
   void lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top);
+  /// The graph inputs as Parameters (a weight also listed as an input is its initializer); returns the
+  /// batch's dim_param, which axis 0 of the first input holds (none below the top graph).
+  std::string add_inputs(const ::onnx::GraphProto& g, graph_builder& b, detail::graph_lowering& lw, bool top) const;
   /// The size of tensor `t`'s data in its external file, which must lie inside the model's directory and
   /// hold it; with `into`, the bytes too. `what` names the tensor in messages.
   std::uint64_t external_data(const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) const;
@@ -433,25 +436,11 @@ std::uint64_t model_reader::external_data(const ::onnx::TensorProto& t, const st
   return n;
 }
 
-void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top) {
-  graph_lowering lw(file, opset, b, weights);
-  lw.domain_versions = domains;
-  lw.bodies = bodies;
-  if (top) lw.left_out = left_out;
-  lw.external = [this](const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) {
-    return external_data(t, what, into);
-  };
-
-  for (const auto* list : {&g.value_info(), &g.output()})
-    for (const auto& v : *list)
-      if (const auto dims = declared_dims(v.type())) lw.declared_ranks[v.name()] = dims->size();
-  const auto node_count = static_cast<std::int64_t>(g.node_size());
-  lw.next_id = node_count;  // a node's own layer takes the node's index as its id; the others follow
+std::string model_reader::add_inputs(const ::onnx::GraphProto& g, graph_builder& b, detail::graph_lowering& lw,
+                                     bool top) const {
   std::unordered_set<std::string_view> initializers;
   for (const auto& t : g.initializer()) initializers.insert(t.name());
-  b.reserve(static_cast<std::size_t>(2 * g.node_size() + g.initializer_size() + g.input_size() + g.output_size()));
-
-  // Graph inputs. An input's batch axis is where it holds the dim_param that axis 0 of the first input holds.
+  // An input's batch axis is where it holds the dim_param that axis 0 of the first input holds.
   std::string batch_param;
   bool first = true;
   std::unordered_set<std::string_view> inputs;
@@ -484,6 +473,26 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
     const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
     lw.bind(in.name(), {source{b.add(std::move(l)), 0}, rank, nullptr});
   }
+  return batch_param;
+}
+
+void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top) {
+  graph_lowering lw(file, opset, b, weights);
+  lw.domain_versions = domains;
+  lw.bodies = bodies;
+  if (top) lw.left_out = left_out;
+  lw.external = [this](const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) {
+    return external_data(t, what, into);
+  };
+
+  for (const auto* list : {&g.value_info(), &g.output()})
+    for (const auto& v : *list)
+      if (const auto dims = declared_dims(v.type())) lw.declared_ranks[v.name()] = dims->size();
+  const auto node_count = static_cast<std::int64_t>(g.node_size());
+  lw.next_id = node_count;  // a node's own layer takes the node's index as its id; the others follow
+  b.reserve(static_cast<std::size_t>(2 * g.node_size() + g.initializer_size() + g.input_size() + g.output_size()));
+
+  const auto batch_param = add_inputs(g, b, lw, top);
   lw.initializers(g);
 
   lw.lower_nodes(g, true);
