@@ -1,6 +1,7 @@
 // Internal: ONNX nodes lowered to registry ops, as OpenVINO's ONNX frontend lowers them. The reader
-// (read.cpp) owns the protobuf and the graph being built; each translation (lower.cpp) reads one node's
-// attributes and inputs through `node_context` and adds the layers that compute its outputs.
+// (read.cpp) owns the protobuf and the graph being built; each translation (lower/<family>.cpp) reads one
+// node's attributes and inputs through `node_context` (lower/context.cpp) and adds the layers that compute
+// its outputs.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -35,6 +36,11 @@ using model::source;
 /// The directory a model file lies in, where its external data is looked for ("." for a bare name). A
 /// model read from memory is given none (an empty path), and its external data is refused.
 [[nodiscard]] std::filesystem::path directory_of(const std::filesystem::path& file);
+
+/// The dims of a declared tensor type: a size, or a dynamic dimension for a dim_param or an unset dim.
+[[nodiscard]] std::optional<std::vector<dimension>> declared_dims(const ::onnx::TypeProto& type);
+/// Dims as a Parameter's `shape` attribute: a size, or -1 for a dynamic dimension.
+[[nodiscard]] std::string dims_text(const std::vector<dimension>& dims);
 
 /// ONNX's TensorProto.DataType as reshape1's element type; nullopt for types reshape1 has no name for.
 [[nodiscard]] std::optional<element_type> element_of(int onnx_type) noexcept;

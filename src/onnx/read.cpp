@@ -1,6 +1,6 @@
 // Reading an ONNX model with ONNX's own protobuf classes (onnx_proto, which stays inside reshape1::onnx)
 // and lowering it into the graph every check works on: graph inputs become Parameters, initializers and
-// Constant nodes Consts, nodes registry ops (lower.cpp), graph outputs Results.
+// Constant nodes Consts, nodes registry ops (lower/), graph outputs Results.
 #include "reshape1/onnx.hpp"
 
 #include <google/protobuf/arena.h>
@@ -45,24 +45,6 @@ constexpr std::uint64_t max_model_bytes = (std::uint64_t{1} << 31) - 1;
   reshape1::detail::fail(errc::bad_file, {.file = file}, fmt::format("{}: {}", file, what), {});
 }
 
-/// The dims of a declared tensor type: a size, or a dynamic dimension for a dim_param or an unset dim.
-std::optional<std::vector<dimension>> declared_dims(const ::onnx::TypeProto& type) {
-  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
-  std::vector<dimension> dims;
-  for (const auto& d : type.tensor_type().shape().dim())
-    dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? dimension(d.dim_value()) : dimension());
-  return dims;
-}
-
-std::string dims_text(const std::vector<dimension>& dims) {
-  std::string s;
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    if (i != 0) s += ",";
-    s += dims[i].is_static() ? fmt::format("{}", dims[i].lo()) : "-1";
-  }
-  return s;
-}
-
 /// The layout that names axis k the batch (`[D0,N,D2]`) when a tensor type holds the model's batch
 /// dim_param there and k is not 0; "" otherwise (axis 0 is the batch by default).
 std::string batch_layout(const ::onnx::TypeProto& type, const std::string& batch_param) {
@@ -83,6 +65,23 @@ std::string batch_layout(const ::onnx::TypeProto& type, const std::string& batch
 }  // namespace
 
 namespace detail {
+
+std::optional<std::vector<dimension>> declared_dims(const ::onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+  std::vector<dimension> dims;
+  for (const auto& d : type.tensor_type().shape().dim())
+    dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? dimension(d.dim_value()) : dimension());
+  return dims;
+}
+
+std::string dims_text(const std::vector<dimension>& dims) {
+  std::string s;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i != 0) s += ",";
+    s += dims[i].is_static() ? fmt::format("{}", dims[i].lo()) : "-1";
+  }
+  return s;
+}
 
 std::optional<element_type> element_of(int t) noexcept {
   using T = ::onnx::TensorProto;
@@ -108,95 +107,6 @@ const graph_lowering::known* graph_lowering::find(const std::string& name) const
   const auto it = names_.find(name);
   if (it != names_.end()) return &it->second;
   return outer ? outer(name) : nullptr;
-}
-
-node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& g, const node_context::axes& squeezed,
-                                                      const node_context::axes& unsqueezed, const std::string& node) {
-  node_context::lowered_body r;
-  graph_builder bb(model::model_format::onnx, 0, g.name(), file_);
-  // The body's Consts are bytes of their own: the body is a graph of its own, built before the model is.
-  auto bytes = std::make_shared<std::vector<std::byte>>();
-  graph_lowering lb(file_, opset_, bb, *bytes);
-  lb.external = external;
-  lb.domain_versions = domain_versions;
-  for (const auto* list : {&g.value_info(), &g.output()})
-    for (const auto& v : *list)
-      if (const auto dims = declared_dims(v.type())) lb.declared_ranks[v.name()] = dims->size();
-  const auto parameter = [&bb, &lb](const std::string& name, const ::onnx::TypeProto* type) {
-    graph_builder::layer_spec l;
-    l.id = lb.next_id++;
-    l.name = name;
-    l.type = "Parameter";
-    l.opset = 1;
-    auto& out = l.outputs.emplace_back();
-    if (type != nullptr && type->has_tensor_type()) {
-      if (const auto t = detail::element_of(type->tensor_type().elem_type())) {
-        out.type = t;
-        l.attributes.emplace_back("element_type", std::string(reshape1::name(*t)));
-      }
-      if (const auto dims = declared_dims(*type)) {
-        out.dims = *dims;
-        out.declared = true;
-        l.attributes.emplace_back("shape", dims_text(*dims));
-      }
-    }
-    const auto id = l.id;
-    return std::pair{source{bb.add(std::move(l)), 0}, id};
-  };
-  const auto axis_const = [&lb, &node](std::int64_t axis) {
-    const std::int64_t one = 1;
-    return lb.constant_bytes(element_type::i64, std::span(&one, 1), std::as_bytes(std::span(&axis, 1)), node);
-  };
-  for (int k = 0; k < g.input_size(); ++k) {
-    const auto& in = g.input(k);
-    std::optional<std::int64_t> squeeze;
-    if (static_cast<std::size_t>(k) < squeezed.size()) squeeze = squeezed[static_cast<std::size_t>(k)];
-    // A sliced input's Parameter declares no shape: the slice keeps the axis the graph input leaves out.
-    const auto [at, id] = parameter(in.name(), squeeze ? nullptr : &in.type());
-    const auto dims = declared_dims(in.type());
-    const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
-    lb.bind(in.name(), {squeeze ? lb.add("Squeeze", 1, {at, axis_const(*squeeze)}, {}, 1, node) : at, rank, nullptr});
-    r.parameters.push_back(id);
-  }
-  // A name the body does not bind is looked up around it (this lowering, then the ones around it); the
-  // body reads it through a Parameter of its own, which keeps the outer constant's values for the
-  // translations that read them.
-  lb.outer = [this, &lb, &r, &parameter](const std::string& name) -> const known* {
-    const auto* k = find(name);
-    if (k == nullptr) return nullptr;
-    const auto outside = *k;
-    const auto [at, id] = parameter(name, nullptr);
-    r.captured.emplace_back(outside.at, id);
-    lb.bind(name, {at, outside.rank, outside.constant});
-    return lb.find(name);
-  };
-  if (bodies != nullptr) lb.bodies = &r.names;  // its own bodies, after this one's entry below
-  lb.lower_nodes(g, false);
-  for (int k = 0; k < g.output_size(); ++k) {
-    const auto& v = g.output(k);
-    const auto* found = lb.find(v.name());
-    if (found == nullptr)
-      bad(file_, fmt::format("node '{}': its body '{}' has an output '{}' that nothing computes", node, g.name(), v.name()));
-    auto at = found->at;
-    if (static_cast<std::size_t>(k) < unsqueezed.size() && unsqueezed[static_cast<std::size_t>(k)])
-      at = lb.add("Unsqueeze", 1, {at, axis_const(*unsqueezed[static_cast<std::size_t>(k)])}, {}, 1, node);
-    graph_builder::layer_spec l;
-    l.id = lb.next_id++;
-    l.name = v.name();
-    l.type = "Result";
-    l.opset = 1;
-    l.inputs.emplace_back(at);
-    r.results.push_back(l.id);
-    bb.add(std::move(l));
-  }
-  bb.weights(bytes, std::span<const std::byte>(*bytes));
-  r.network = bb.build();
-  if (bodies != nullptr) {
-    body_names own{&g, node, {}, {}, {}};
-    lb.export_names(own.names);
-    r.names.insert(r.names.begin(), std::move(own));
-  }
-  return r;
 }
 
 void graph_lowering::bind(const std::string& name, known k) {
@@ -460,6 +370,8 @@ source graph_lowering::constant(const ::onnx::TensorProto& t, const std::string&
 
 namespace {
 
+using detail::declared_dims;
+using detail::dims_text;
 using detail::graph_lowering;
 using detail::node_context;
 
@@ -482,6 +394,9 @@ struct model_reader {
   const detail::left_out_raw* left_out = nullptr;              // initializers parsed without their raw_data
 
   void lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top);
+  /// The graph inputs as Parameters (a weight also listed as an input is its initializer); returns the
+  /// batch's dim_param, which axis 0 of the first input holds (none below the top graph).
+  std::string add_inputs(const ::onnx::GraphProto& g, graph_builder& b, detail::graph_lowering& lw, bool top) const;
   /// The size of tensor `t`'s data in its external file, which must lie inside the model's directory and
   /// hold it; with `into`, the bytes too. `what` names the tensor in messages.
   std::uint64_t external_data(const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) const;
@@ -521,25 +436,11 @@ std::uint64_t model_reader::external_data(const ::onnx::TensorProto& t, const st
   return n;
 }
 
-void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top) {
-  graph_lowering lw(file, opset, b, weights);
-  lw.domain_versions = domains;
-  lw.bodies = bodies;
-  if (top) lw.left_out = left_out;
-  lw.external = [this](const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) {
-    return external_data(t, what, into);
-  };
-
-  for (const auto* list : {&g.value_info(), &g.output()})
-    for (const auto& v : *list)
-      if (const auto dims = declared_dims(v.type())) lw.declared_ranks[v.name()] = dims->size();
-  const auto node_count = static_cast<std::int64_t>(g.node_size());
-  lw.next_id = node_count;  // a node's own layer takes the node's index as its id; the others follow
+std::string model_reader::add_inputs(const ::onnx::GraphProto& g, graph_builder& b, detail::graph_lowering& lw,
+                                     bool top) const {
   std::unordered_set<std::string_view> initializers;
   for (const auto& t : g.initializer()) initializers.insert(t.name());
-  b.reserve(static_cast<std::size_t>(2 * g.node_size() + g.initializer_size() + g.input_size() + g.output_size()));
-
-  // Graph inputs. An input's batch axis is where it holds the dim_param that axis 0 of the first input holds.
+  // An input's batch axis is where it holds the dim_param that axis 0 of the first input holds.
   std::string batch_param;
   bool first = true;
   std::unordered_set<std::string_view> inputs;
@@ -572,6 +473,26 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
     const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
     lw.bind(in.name(), {source{b.add(std::move(l)), 0}, rank, nullptr});
   }
+  return batch_param;
+}
+
+void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bool top) {
+  graph_lowering lw(file, opset, b, weights);
+  lw.domain_versions = domains;
+  lw.bodies = bodies;
+  if (top) lw.left_out = left_out;
+  lw.external = [this](const ::onnx::TensorProto& t, const std::string& what, std::vector<std::byte>* into) {
+    return external_data(t, what, into);
+  };
+
+  for (const auto* list : {&g.value_info(), &g.output()})
+    for (const auto& v : *list)
+      if (const auto dims = declared_dims(v.type())) lw.declared_ranks[v.name()] = dims->size();
+  const auto node_count = static_cast<std::int64_t>(g.node_size());
+  lw.next_id = node_count;  // a node's own layer takes the node's index as its id; the others follow
+  b.reserve(static_cast<std::size_t>(2 * g.node_size() + g.initializer_size() + g.input_size() + g.output_size()));
+
+  const auto batch_param = add_inputs(g, b, lw, top);
   lw.initializers(g);
 
   lw.lower_nodes(g, true);

@@ -24,7 +24,7 @@ add_custom_command(OUTPUT ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin
 add_custom_target(onnx_fixtures ALL DEPENDS ${_onnx_fixtures} ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin)
 
 add_executable(reshape1_onnx_tests ${CMAKE_CURRENT_LIST_DIR}/onnx_read_test.cpp ${CMAKE_CURRENT_LIST_DIR}/fix_formats_test.cpp
-                                  ${CMAKE_CURRENT_LIST_DIR}/skim_test.cpp)
+                                  ${CMAKE_CURRENT_LIST_DIR}/skim_test.cpp ${CMAKE_CURRENT_LIST_DIR}/lower_test.cpp)
 target_compile_definitions(reshape1_onnx_tests PRIVATE RESHAPE1_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
                                                        RESHAPE1_SHARED_MODELS="${PROJECT_SOURCE_DIR}/../shared/ir-models"
                                                        RESHAPE1_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
@@ -34,6 +34,10 @@ target_include_directories(reshape1_onnx_tests PRIVATE ${PROJECT_SOURCE_DIR}/src
 target_compile_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_WARNING_FLAGS} ${RESHAPE1_SANITIZER_FLAGS})
 target_link_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_SANITIZER_FLAGS})
 gtest_discover_tests(reshape1_onnx_tests DISCOVERY_TIMEOUT 60 TEST_PREFIX onnx.)
+# Every row of the ONNX table is lowered by a case of lower_test.cpp: the cases in one process
+# (gtest_discover_tests gives each its own), whose environment then names each row none of them lowered.
+add_test(NAME onnx.every_row_has_a_lowering_test COMMAND reshape1_onnx_tests --gtest_filter=onnx/lower_rows.*)
+set_tests_properties(onnx.every_row_has_a_lowering_test PROPERTIES ENVIRONMENT RESHAPE1_ONNX_ROW_COVERAGE=1)
 
 # The ONNX Runtime agreement test: a copy of each model with its batch freed, run by ONNX Runtime (npm's
 # onnxruntime-node, installed by scripts/install-deps.sh outside the source tree) per sample and stacked,

@@ -1,0 +1,271 @@
+// What every translation reads a node through and adds layers with: node_context, over the graph being
+// built (graph_lowering, read.cpp). The translations themselves are in the files of their families beside
+// this one.
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "../../detail/fail.hpp"
+#include "model/ops/rules.hpp"
+#include "../lowering.hpp"
+
+namespace reshape1::onnx::detail {
+
+namespace {
+std::string node_name(const ::onnx::NodeProto& n) {
+  if (!n.name().empty()) return n.name();
+  return n.output_size() > 0 ? n.output(0) : std::string();
+}
+}  // namespace
+
+void node_context::bad(const std::string& what, std::string hint) const {
+  reshape1::detail::fail(errc::bad_file, {.file = g_.file()},
+                         fmt::format("{}: node '{}' ({}, node {}): {}", g_.file(), node_name(node_), node_.op_type(),
+                                     index_, what),
+                         std::move(hint));
+}
+
+std::optional<source> node_context::input(std::size_t i) const {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  if (k == nullptr)
+    bad(fmt::format("input {} '{}' is computed by no node before it, and is no graph input or initializer", i,
+                    node_.input(static_cast<int>(i))));
+  return k->at;
+}
+
+source node_context::need(std::size_t i) const {
+  const auto s = input(i);
+  if (!s) bad(fmt::format("{} {} needs input {}", node_.op_type(), version_, i));
+  return *s;
+}
+
+bool node_context::has_output(std::size_t i) const {
+  return i < outputs() && !node_.output(static_cast<int>(i)).empty();
+}
+
+const ::onnx::AttributeProto* node_context::attribute(std::string_view name) const {
+  for (const auto& a : node_.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+std::optional<std::int64_t> node_context::i(std::string_view name) const {
+  const auto* a = attribute(name);
+  if (a == nullptr) return std::nullopt;
+  if (a->type() != ::onnx::AttributeProto::INT && !a->has_i()) bad(fmt::format("attribute '{}' is not an integer", name));
+  return a->i();
+}
+
+std::int64_t node_context::i(std::string_view name, std::int64_t fallback) const { return i(name).value_or(fallback); }
+
+float node_context::f(std::string_view name, float fallback) const {
+  const auto* a = attribute(name);
+  if (a == nullptr) return fallback;
+  if (a->type() != ::onnx::AttributeProto::FLOAT && !a->has_f()) bad(fmt::format("attribute '{}' is not a float", name));
+  return a->f();
+}
+
+std::string node_context::s(std::string_view name, std::string_view fallback) const {
+  const auto* a = attribute(name);
+  if (a == nullptr) return std::string(fallback);
+  if (a->type() != ::onnx::AttributeProto::STRING && !a->has_s()) bad(fmt::format("attribute '{}' is not a string", name));
+  return a->s();
+}
+
+std::optional<std::vector<std::int64_t>> node_context::ints(std::string_view name) const {
+  const auto* a = attribute(name);
+  if (a == nullptr) return std::nullopt;
+  return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<std::vector<float>> node_context::floats(std::string_view name) const {
+  const auto* a = attribute(name);
+  if (a == nullptr) return std::nullopt;
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+std::optional<std::vector<std::int64_t>> node_context::constant_ints(std::size_t i) const {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  if (k == nullptr || k->constant == nullptr) return std::nullopt;
+  const auto& t = *k->constant;
+  const auto data = g_.tensor_bytes(t, [&] { return fmt::format("input {} of node '{}'", i, node_name(node_)); });
+  const auto bytes = data.bytes;
+  std::vector<std::int64_t> out;
+  const auto read = [&]<class T>(T) {
+    for (std::size_t p = 0; p + sizeof(T) <= bytes.size(); p += sizeof(T)) {
+      T v;
+      std::memcpy(&v, bytes.data() + p, sizeof(T));
+      out.push_back(static_cast<std::int64_t>(v));
+    }
+  };
+  switch (t.data_type()) {
+    case ::onnx::TensorProto::INT64: read(std::int64_t{}); break;
+    case ::onnx::TensorProto::INT32: read(std::int32_t{}); break;
+    case ::onnx::TensorProto::INT16: read(std::int16_t{}); break;
+    case ::onnx::TensorProto::INT8: read(std::int8_t{}); break;
+    case ::onnx::TensorProto::UINT8:
+    case ::onnx::TensorProto::BOOL: read(std::uint8_t{}); break;
+    default: return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<std::vector<std::int64_t>> node_context::constant_dims(std::size_t i) const {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  if (k == nullptr || k->constant == nullptr) return std::nullopt;
+  return std::vector<std::int64_t>(k->constant->dims().begin(), k->constant->dims().end());
+}
+
+std::optional<source> node_context::constant_as(std::size_t i, const std::vector<std::int64_t>& dims) {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  if (k == nullptr || k->constant == nullptr) return std::nullopt;
+  std::int64_t count = 1, want = 1;
+  for (const auto d : k->constant->dims())
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
+  for (const auto d : dims)
+    if (d < 0 || __builtin_mul_overflow(want, d, &want)) return std::nullopt;
+  if (count != want) return std::nullopt;
+  const auto type = element_of(k->constant->data_type());
+  if (!type) return std::nullopt;
+  if (const auto view = g_.constant_view(k->at, dims, node_name(node_))) return view;
+  const bool small = count <= model::detail::max_value_elements;  // what a rule may read
+  const auto data =
+      g_.tensor_bytes(*k->constant, [&] { return fmt::format("input {} of node '{}'", i, node_name(node_)); }, small);
+  return g_.constant_bytes(*type, dims, data.bytes, node_name(node_));
+}
+
+std::optional<std::size_t> node_context::rank(std::size_t i) const {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  return k == nullptr ? std::nullopt : k->rank;
+}
+
+source node_context::add(std::string_view type, int opset, std::vector<source> in, attributes a, std::size_t outputs) {
+  return g_.add(type, opset, std::move(in), std::move(a), outputs, node_name(node_));
+}
+
+source node_context::i64(std::vector<std::int64_t> values, std::optional<std::vector<std::int64_t>> dims) {
+  const std::vector<std::int64_t> d = dims ? *dims : std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())};
+  return g_.constant_bytes(element_type::i64, d, std::as_bytes(std::span(values)), node_name(node_));
+}
+
+source node_context::f32(std::vector<float> values, bool scalar) {
+  const std::vector<std::int64_t> d = scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())};
+  return g_.constant_bytes(element_type::f32, d, std::as_bytes(std::span(values)), node_name(node_));
+}
+
+source node_context::constant_tensor(const ::onnx::TensorProto& t) { return g_.constant(t, node_name(node_)); }
+
+void node_context::output_constant(std::size_t i, const ::onnx::TensorProto& t) {
+  if (!has_output(i)) return;
+  g_.bind(node_.output(static_cast<int>(i)),
+          {g_.constant(t, node_.output(static_cast<int>(i))), static_cast<std::size_t>(t.dims_size()), &t});
+}
+
+std::optional<element_type> node_context::constant_type(std::size_t i) const {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  return k == nullptr || k->constant == nullptr ? std::nullopt : element_of(k->constant->data_type());
+}
+
+void node_context::output(std::size_t i, source s) {
+  if (!has_output(i)) return;
+  g_.bind(node_.output(static_cast<int>(i)), {s, std::nullopt, nullptr});
+}
+
+namespace {
+/// The names a subgraph reads from the scopes around it: its nodes' inputs that neither its own inputs,
+/// initializers nor nodes define (nested subgraphs included).
+void outer_names(const ::onnx::GraphProto& g, std::set<std::string>& out) {
+  std::set<std::string> defined;
+  for (const auto& v : g.input()) defined.insert(v.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& n : g.node()) {
+    for (const auto& i : n.input())
+      if (!i.empty() && !defined.contains(i)) out.insert(i);
+    for (const auto& a : n.attribute()) {
+      std::set<std::string> inner;
+      if (a.has_g()) outer_names(a.g(), inner);
+      for (const auto& sub : a.graphs()) outer_names(sub, inner);
+      for (const auto& i : inner)
+        if (!defined.contains(i)) out.insert(i);
+    }
+    for (const auto& o : n.output()) defined.insert(o);
+  }
+}
+}  // namespace
+
+void node_context::not_covered(const std::string& why) {
+  std::vector<source> in;
+  for (std::size_t k = 0; k < inputs(); ++k)
+    if (const auto s = input(k)) in.push_back(*s);
+  // A subgraph (If's branches, Loop's and Scan's bodies) may read any tensor of the graphs around it:
+  // those it reads are inputs of the layer too, so that what depends on the batch is seen to.
+  std::set<std::string> captured;
+  for (const auto& a : node_.attribute()) {
+    if (a.has_g()) outer_names(a.g(), captured);
+    for (const auto& sub : a.graphs()) outer_names(sub, captured);
+  }
+  for (const auto& name : captured)
+    if (const auto* k = g_.find(name)) in.push_back(k->at);
+  const auto type = node_.domain().empty() || node_.domain() == "ai.onnx"
+                        ? fmt::format("onnx.{}", node_.op_type())
+                        : fmt::format("{}.{}", node_.domain(), node_.op_type());
+  const auto first = add(type, version_, std::move(in), {{"not_covered", why}}, std::max<std::size_t>(outputs(), 1));
+  for (std::size_t k = 0; k < outputs(); ++k) output(k, source{first.layer, k});
+}
+
+std::vector<source> node_context::inline_subgraph(const ::onnx::GraphProto& sub) {
+  g_.lower_nodes(sub, false);
+  std::vector<source> out;
+  for (const auto& v : sub.output()) {
+    const auto* k = g_.find(v.name());
+    if (k == nullptr) bad(fmt::format("its subgraph '{}' has an output '{}' that nothing computes", sub.name(), v.name()));
+    out.push_back(k->at);
+  }
+  return out;
+}
+
+node_context::lowered_body node_context::lower_body(const ::onnx::GraphProto& sub, const axes& squeezed,
+                                                    const axes& unsqueezed) {
+  return g_.lower_body(sub, squeezed, unsqueezed, node_name(node_));
+}
+
+source node_context::add_with_body(std::string_view type, int opset, std::vector<source> in,
+                                   std::shared_ptr<const model::subgraph> body, std::size_t outputs,
+                                   std::vector<body_names> names) {
+  const auto first = add(type, opset, std::move(in), {}, outputs);
+  g_.builder().at(first.layer).body = std::move(body);
+  if (g_.bodies != nullptr)
+    for (auto& n : names) {
+      if (n.op.empty()) n.op = node_.op_type();  // this node's own body (its nested ones have theirs)
+      n.layers.insert(n.layers.begin(), first.layer);
+      g_.bodies->push_back(std::move(n));
+    }
+  return first;
+}
+
+source node_context::boolean(bool value) {
+  const auto byte = static_cast<std::byte>(value ? 1 : 0);
+  return g_.constant_bytes(element_type::boolean, {}, std::span(&byte, 1), node_name(node_));
+}
+
+source node_context::shape_of(source x) { return add("ShapeOf", 3, {x}, {{"output_type", "i64"}}); }
+
+source node_context::rank_of(source x) {
+  const auto shape_of_shape = shape_of(shape_of(x));
+  return add("Squeeze", 1, {shape_of_shape, i64({0})});
+}
+
+source node_context::axes_from(source x, std::int64_t from) {
+  return add("Range", 4, {i64({from}, std::vector<std::int64_t>{}), rank_of(x), i64({1}, std::vector<std::int64_t>{})},
+             {{"output_type", "i64"}});
+}
+
+}  // namespace reshape1::onnx::detail

@@ -1,0 +1,304 @@
+// ONNX's nodes that hold graphs: If (its branches inlined), Loop and Scan (their bodies lowered into graphs
+// of their own, which OpenVINO's Loop-5 and TensorIterator-1 run), and the lowering of such a body.
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../../detail/fail.hpp"
+#include "families.hpp"
+
+namespace reshape1::onnx::detail {
+namespace {
+
+// If: a constant condition takes its branch, inlined. Otherwise both branches are inlined (a branch that
+// fails or breaks the batch does so for the inputs that take it) and each output is an IfMerge of the two,
+// which holds the batch only when both branches hold it alike.
+void if_(node_context& c) {
+  const auto* then_branch = c.attribute("then_branch");
+  const auto* else_branch = c.attribute("else_branch");
+  if (then_branch == nullptr || else_branch == nullptr || !then_branch->has_g() || !else_branch->has_g())
+    c.bad("If needs the graph attributes then_branch and else_branch");
+  if (const auto v = c.constant_ints(0); v && v->size() == 1) {
+    const auto out = c.inline_subgraph((*v)[0] != 0 ? then_branch->g() : else_branch->g());
+    for (std::size_t k = 0; k < out.size(); ++k) c.output(k, out[k]);
+    return;
+  }
+  const auto cond = c.need(0);
+  const auto a = c.inline_subgraph(then_branch->g());
+  const auto b = c.inline_subgraph(else_branch->g());
+  if (a.size() != b.size() || a.size() < c.outputs())
+    c.bad(fmt::format("its branches have {} and {} outputs", a.size(), b.size()), fmt::format("the node has {}", c.outputs()));
+  for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, c.add("IfMerge", 1, {cond, a[k], b[k]}));
+}
+
+/// One entry of a Loop's or TensorIterator's port map: with `axis`, an input sliced (an output
+/// concatenated) along it one element at a time, backwards when `reverse`.
+model::port_mapping mapping(std::int64_t external, std::int64_t internal, std::optional<std::int64_t> axis = std::nullopt,
+                            bool reverse = false, std::string purpose = {}) {
+  model::port_mapping m;
+  m.external_port = external;
+  m.internal_layer = internal;
+  m.axis = axis;
+  if (reverse) {
+    m.start = -1;
+    m.end = 0;
+    m.stride = -1;
+  }
+  m.purpose = std::move(purpose);
+  return m;
+}
+
+// Loop: OpenVINO's Loop-5, as its ONNX frontend builds it. The body becomes a graph of its own: the
+// iteration number is the Loop's current_iteration, the condition and each carried value a Parameter fed
+// by the node's input at the first iteration and by the body's output after it (a back edge), the body's
+// condition output the Loop's execution_condition, each scan output unsqueezed at axis 0 and concatenated
+// along it over the iterations. A tensor of the enclosing graph the body reads is one more input of the
+// Loop, invariant across iterations. No trip count is -1 (no bound), no condition is true.
+void loop(node_context& c) {
+  const auto* body = c.attribute("body");
+  if (body == nullptr || !body->has_g()) c.bad("Loop needs the graph attribute body");
+  const auto& g = body->g();
+  const std::size_t carried = c.inputs() > 2 ? c.inputs() - 2 : 0;
+  if (static_cast<std::size_t>(g.input_size()) != carried + 2)
+    c.bad(fmt::format("its body has {} inputs", g.input_size()),
+          fmt::format("with {} carried values it needs {} (iteration number, condition, the carried values)", carried,
+                      carried + 2));
+  if (static_cast<std::size_t>(g.output_size()) < carried + 1)
+    c.bad(fmt::format("its body has {} outputs", g.output_size()),
+          fmt::format("with {} carried values it needs at least {} (condition, the carried values, then scan outputs)",
+                      carried, carried + 1));
+  const std::size_t scans = static_cast<std::size_t>(g.output_size()) - 1 - carried;
+  if (c.outputs() > carried + scans)
+    c.bad(fmt::format("it has {} outputs", c.outputs()),
+          fmt::format("its body gives {} (the carried values, then scan outputs)", carried + scans));
+  node_context::axes unsqueezed(static_cast<std::size_t>(g.output_size()));
+  for (std::size_t k = 1 + carried; k < unsqueezed.size(); ++k) unsqueezed[k] = 0;
+  auto lowered = c.lower_body(g, {}, unsqueezed);
+
+  std::vector<source> in;
+  in.push_back(c.input(0) ? *c.input(0) : c.i64({-1}, std::vector<std::int64_t>{}));
+  in.push_back(c.input(1) ? *c.input(1) : c.boolean(true));
+  for (std::size_t i = 0; i < carried; ++i) in.push_back(c.need(2 + i));
+  for (const auto& [outside, param] : lowered.captured) in.push_back(outside);
+
+  auto sub = std::make_shared<model::subgraph>();
+  const auto& params = lowered.parameters;
+  const auto& results = lowered.results;
+  const auto port = [](std::size_t k) { return static_cast<std::int64_t>(k); };
+  sub->inputs.push_back(mapping(-1, params[0], std::nullopt, false, "current_iteration"));
+  sub->inputs.push_back(mapping(1, params[1]));
+  sub->back_edges.push_back({results[0], params[1]});
+  for (std::size_t i = 0; i < carried; ++i) {
+    sub->inputs.push_back(mapping(port(2 + i), params[2 + i]));
+    sub->back_edges.push_back({results[1 + i], params[2 + i]});
+  }
+  for (std::size_t j = 0; j < lowered.captured.size(); ++j)
+    sub->inputs.push_back(mapping(port(2 + carried + j), lowered.captured[j].second));
+  const auto n_in = in.size();
+  sub->outputs.push_back(mapping(-1, results[0], std::nullopt, false, "execution_condition"));
+  for (std::size_t i = 0; i < carried; ++i) sub->outputs.push_back(mapping(port(n_in + i), results[1 + i]));
+  for (std::size_t k = 0; k < scans; ++k)
+    sub->outputs.push_back(mapping(port(n_in + carried + k), results[1 + carried + k], 0));
+  sub->network = std::move(lowered.network);
+  const auto first = c.add_with_body("Loop", 5, std::move(in), std::move(sub), std::max<std::size_t>(carried + scans, 1),
+                                     std::move(lowered.names));
+  for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, source{first.layer, k});
+}
+
+// Scan (from 9): OpenVINO's TensorIterator-1, as its ONNX frontend builds it. The state variables are body
+// Parameters fed by the node's inputs and then, by back edges, by the body's outputs; each scan input is
+// sliced along its axis (backwards for direction 1), one element a step, the body seeing it without that
+// axis (a Squeeze: OpenVINO's slice keeps it with size 1); each scan output is unsqueezed at its axis and
+// concatenated along it. A tensor of the graph around the body that the body reads is an invariant input.
+void scan(node_context& c) {
+  const auto* body = c.attribute("body");
+  if (body == nullptr || !body->has_g()) c.bad("Scan needs the graph attribute body");
+  const auto& g = body->g();
+  const auto m = c.i("num_scan_inputs");
+  if (!m || *m < 1 || static_cast<std::size_t>(*m) > c.inputs())
+    c.bad(fmt::format("num_scan_inputs must be between 1 and its {} inputs", c.inputs()));
+  const auto scanned = static_cast<std::size_t>(*m);
+  const std::size_t states = c.inputs() - scanned;
+  if (static_cast<std::size_t>(g.input_size()) != states + scanned)
+    c.bad(fmt::format("its body has {} inputs", g.input_size()),
+          fmt::format("the node gives {} (state variables, then scan inputs)", states + scanned));
+  if (static_cast<std::size_t>(g.output_size()) < states)
+    c.bad(fmt::format("its body has {} outputs, fewer than its {} state variables", g.output_size(), states));
+  const std::size_t outputs = static_cast<std::size_t>(g.output_size()) - states;
+  if (c.outputs() > states + outputs)
+    c.bad(fmt::format("it has {} outputs", c.outputs()), fmt::format("its body gives {}", states + outputs));
+  const auto list = [&](std::string_view name, std::size_t n) {
+    auto v = c.ints(name).value_or(std::vector<std::int64_t>(n, 0));
+    if (v.size() != n) c.bad(fmt::format("{} has {} entries for {} tensors", name, v.size(), n));
+    return v;
+  };
+  const auto in_axes = list("scan_input_axes", scanned);
+  const auto in_directions = list("scan_input_directions", scanned);
+  const auto out_axes = list("scan_output_axes", outputs);
+  const auto out_directions = list("scan_output_directions", outputs);
+  node_context::axes squeezed(states + scanned), unsqueezed(states + outputs);
+  for (std::size_t j = 0; j < scanned; ++j) squeezed[states + j] = in_axes[j];
+  for (std::size_t k = 0; k < outputs; ++k) unsqueezed[states + k] = out_axes[k];
+  auto lowered = c.lower_body(g, squeezed, unsqueezed);
+
+  std::vector<source> in;
+  for (std::size_t i = 0; i < states + scanned; ++i) in.push_back(c.need(i));
+  for (const auto& [outside, param] : lowered.captured) in.push_back(outside);
+  auto sub = std::make_shared<model::subgraph>();
+  const auto& params = lowered.parameters;
+  const auto& results = lowered.results;
+  const auto port = [](std::size_t k) { return static_cast<std::int64_t>(k); };
+  for (std::size_t i = 0; i < states; ++i) {
+    sub->inputs.push_back(mapping(port(i), params[i]));
+    sub->back_edges.push_back({results[i], params[i]});
+  }
+  for (std::size_t j = 0; j < scanned; ++j)
+    sub->inputs.push_back(mapping(port(states + j), params[states + j], in_axes[j], in_directions[j] != 0));
+  for (std::size_t j = 0; j < lowered.captured.size(); ++j)
+    sub->inputs.push_back(mapping(port(states + scanned + j), lowered.captured[j].second));
+  const auto n_in = in.size();
+  for (std::size_t i = 0; i < states; ++i) sub->outputs.push_back(mapping(port(n_in + i), results[i]));
+  for (std::size_t k = 0; k < outputs; ++k)
+    sub->outputs.push_back(mapping(port(n_in + states + k), results[states + k], out_axes[k], out_directions[k] != 0));
+  sub->network = std::move(lowered.network);
+  const auto first =
+      c.add_with_body("TensorIterator", 1, std::move(in), std::move(sub), std::max<std::size_t>(states + outputs, 1),
+                      std::move(lowered.names));
+  for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, source{first.layer, k});
+}
+
+}  // namespace
+
+std::span<const onnx_entry> control_flow_rows() {
+  static const std::vector<onnx_entry> rows = {
+      {"If", 1, if_}, {"Loop", 1, loop}, {"Scan", 9, scan},
+  };
+  return rows;
+}
+
+// ---- a Loop's or Scan's body, lowered into a graph of its own ----------------------------------------
+
+namespace {
+
+using model::detail::graph_builder;
+
+/// A Parameter of a body (a graph input of it, or a tensor of the graphs around it that it reads), of the
+/// element type and dims `type` declares when given; its output and its id.
+std::pair<source, std::int64_t> body_parameter(graph_builder& bb, graph_lowering& lb, const std::string& name,
+                                               const ::onnx::TypeProto* type) {
+  graph_builder::layer_spec l;
+  l.id = lb.next_id++;
+  l.name = name;
+  l.type = "Parameter";
+  l.opset = 1;
+  auto& out = l.outputs.emplace_back();
+  if (type != nullptr && type->has_tensor_type()) {
+    if (const auto t = element_of(type->tensor_type().elem_type())) {
+      out.type = t;
+      l.attributes.emplace_back("element_type", std::string(reshape1::name(*t)));
+    }
+    if (const auto dims = declared_dims(*type)) {
+      out.dims = *dims;
+      out.declared = true;
+      l.attributes.emplace_back("shape", dims_text(*dims));
+    }
+  }
+  const auto id = l.id;
+  return std::pair{source{bb.add(std::move(l)), 0}, id};
+}
+
+/// The axis a scanned tensor is squeezed or unsqueezed at, as the 1-D Const the op reads.
+source axis_const(graph_lowering& lb, std::int64_t axis, const std::string& node) {
+  const std::int64_t one = 1;
+  return lb.constant_bytes(element_type::i64, std::span(&one, 1), std::as_bytes(std::span(&axis, 1)), node);
+}
+
+/// Binds each graph input of the body to a Parameter of its own (read through a Squeeze of the axis
+/// `squeezed` gives it, when it does), and lists the Parameters in `parameters`.
+void bind_body_inputs(graph_builder& bb, graph_lowering& lb, const ::onnx::GraphProto& g,
+                      const node_context::axes& squeezed, const std::string& node, std::vector<std::int64_t>& parameters) {
+  for (int k = 0; k < g.input_size(); ++k) {
+    const auto& in = g.input(k);
+    std::optional<std::int64_t> squeeze;
+    if (static_cast<std::size_t>(k) < squeezed.size()) squeeze = squeezed[static_cast<std::size_t>(k)];
+    // A sliced input's Parameter declares no shape: the slice keeps the axis the graph input leaves out.
+    const auto [at, id] = body_parameter(bb, lb, in.name(), squeeze ? nullptr : &in.type());
+    const auto dims = declared_dims(in.type());
+    const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
+    lb.bind(in.name(), {squeeze ? lb.add("Squeeze", 1, {at, axis_const(lb, *squeeze, node)}, {}, 1, node) : at, rank,
+                        nullptr});
+    parameters.push_back(id);
+  }
+}
+
+/// A Result for each graph output of the body (after an Unsqueeze of the axis `unsqueezed` gives it, when
+/// it does), listed in `results`.
+void add_body_results(graph_builder& bb, graph_lowering& lb, const ::onnx::GraphProto& g,
+                      const node_context::axes& unsqueezed, const std::string& node, std::vector<std::int64_t>& results) {
+  for (int k = 0; k < g.output_size(); ++k) {
+    const auto& v = g.output(k);
+    const auto* found = lb.find(v.name());
+    if (found == nullptr)
+      reshape1::detail::fail(errc::bad_file, {.file = lb.file()},
+                             fmt::format("{}: node '{}': its body '{}' has an output '{}' that nothing computes",
+                                         lb.file(), node, g.name(), v.name()),
+                             {});
+    auto at = found->at;
+    if (static_cast<std::size_t>(k) < unsqueezed.size() && unsqueezed[static_cast<std::size_t>(k)])
+      at = lb.add("Unsqueeze", 1, {at, axis_const(lb, *unsqueezed[static_cast<std::size_t>(k)], node)}, {}, 1, node);
+    graph_builder::layer_spec l;
+    l.id = lb.next_id++;
+    l.name = v.name();
+    l.type = "Result";
+    l.opset = 1;
+    l.inputs.emplace_back(at);
+    results.push_back(l.id);
+    bb.add(std::move(l));
+  }
+}
+
+}  // namespace
+
+node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& g, const node_context::axes& squeezed,
+                                                      const node_context::axes& unsqueezed, const std::string& node) {
+  node_context::lowered_body r;
+  graph_builder bb(model::model_format::onnx, 0, g.name(), file_);
+  // The body's Consts are bytes of their own: the body is a graph of its own, built before the model is.
+  auto bytes = std::make_shared<std::vector<std::byte>>();
+  graph_lowering lb(file_, opset_, bb, *bytes);
+  lb.external = external;
+  lb.domain_versions = domain_versions;
+  for (const auto* list : {&g.value_info(), &g.output()})
+    for (const auto& v : *list)
+      if (const auto dims = declared_dims(v.type())) lb.declared_ranks[v.name()] = dims->size();
+  bind_body_inputs(bb, lb, g, squeezed, node, r.parameters);
+  // A name the body does not bind is looked up around it (this lowering, then the ones around it); the
+  // body reads it through a Parameter of its own, which keeps the outer constant's values for the
+  // translations that read them.
+  lb.outer = [this, &bb, &lb, &r](const std::string& name) -> const known* {
+    const auto* k = find(name);
+    if (k == nullptr) return nullptr;
+    const auto outside = *k;
+    const auto [at, id] = body_parameter(bb, lb, name, nullptr);
+    r.captured.emplace_back(outside.at, id);
+    lb.bind(name, {at, outside.rank, outside.constant});
+    return lb.find(name);
+  };
+  if (bodies != nullptr) lb.bodies = &r.names;  // its own bodies, after this one's entry below
+  lb.lower_nodes(g, false);
+  add_body_results(bb, lb, g, unsqueezed, node, r.results);
+  bb.weights(bytes, std::span<const std::byte>(*bytes));
+  r.network = bb.build();
+  if (bodies != nullptr) {
+    body_names own{&g, node, {}, {}, {}};
+    lb.export_names(own.names);
+    r.names.insert(r.names.begin(), std::move(own));
+  }
+  return r;
+}
+
+}  // namespace reshape1::onnx::detail

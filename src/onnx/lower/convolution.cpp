@@ -1,0 +1,147 @@
+// ONNX's windowed nodes, convolutions and pooling: the same window attributes under the IR's names, a
+// bias (an input in ONNX, a separate Add in the IR) added after, grouped weights given the IR's layout.
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "families.hpp"
+
+namespace reshape1::onnx::detail {
+namespace {
+
+std::string list(std::span<const std::int64_t> v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i != 0) s += ',';
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+std::string list(const std::vector<std::int64_t>& v) { return list(std::span<const std::int64_t>(v)); }
+
+using attributes = node_context::attributes;
+
+/// The window attributes every ONNX windowed op shares, in IR names.
+attributes window(const node_context& c, std::size_t spatial, bool with_dilations) {
+  attributes a;
+  const auto ones = std::vector<std::int64_t>(spatial, 1);
+  a.emplace_back("strides", list(c.ints("strides").value_or(ones)));
+  if (with_dilations) a.emplace_back("dilations", list(c.ints("dilations").value_or(ones)));
+  const auto pads = c.ints("pads").value_or(std::vector<std::int64_t>(2 * spatial, 0));
+  if (pads.size() != 2 * spatial) c.bad(fmt::format("pads has {} values for {} spatial axes", pads.size(), spatial));
+  a.emplace_back("pads_begin", list(std::span(pads).first(spatial)));
+  a.emplace_back("pads_end", list(std::span(pads).last(spatial)));
+  const auto pad = c.s("auto_pad", "NOTSET");
+  a.emplace_back("auto_pad", pad == "SAME_UPPER"   ? "same_upper"
+                             : pad == "SAME_LOWER" ? "same_lower"
+                             : pad == "VALID"      ? "valid"
+                                                   : "explicit");
+  return a;
+}
+
+/// The number of spatial axes of a windowed op: from kernel_shape, or the weights' (or input's) rank.
+std::size_t spatial_axes(const node_context& c, std::size_t ranked_input) {
+  if (const auto k = c.ints("kernel_shape")) return k->size();
+  if (const auto r = c.rank(ranked_input); r && *r >= 2) return *r - 2;
+  c.bad("the number of spatial axes is unknown: no kernel_shape and no declared rank");
+}
+
+/// Bias [C] added to [N, C, ...]: seen as [1, C, 1...] (rank 2 + spatial); an initializer is simply given
+/// that shape, as OpenVINO's frontend folds the Reshape it writes.
+source add_bias(node_context& c, source x, source bias, std::size_t spatial) {
+  std::vector<std::int64_t> pattern{1, -1};
+  pattern.resize(2 + spatial, 1);
+  std::optional<source> shaped;
+  if (const auto dims = c.constant_dims(2); dims && dims->size() == 1) {
+    pattern[1] = (*dims)[0];
+    shaped = c.constant_as(2, pattern);
+  }
+  if (!shaped) shaped = c.add("Reshape", 1, {bias, c.i64(pattern)}, {{"special_zero", "false"}});
+  return c.add("Add", 1, {x, *shaped}, {{"auto_broadcast", "numpy"}});
+}
+
+/// Grouped weights [O, I/G, k...] as [G, O/G, I/G, k...]: an initializer given that shape, or a Reshape.
+source grouped(node_context& c, source w, std::int64_t groups) {
+  if (const auto dims = c.constant_dims(1); dims && !dims->empty() && groups > 0 && (*dims)[0] % groups == 0) {
+    std::vector<std::int64_t> shape{groups, (*dims)[0] / groups};
+    shape.insert(shape.end(), dims->begin() + 1, dims->end());
+    if (const auto s = c.constant_as(1, shape)) return *s;
+  }
+  const auto tail = c.add("StridedSlice", 1, {c.shape_of(w), c.i64({1}), c.i64({0}), c.i64({1})},
+                          {{"begin_mask", "0"}, {"end_mask", "1"}});
+  const auto pattern = c.add("Concat", 1, {c.i64({groups, -1}), tail}, {{"axis", "0"}});
+  return c.add("Reshape", 1, {w, pattern}, {{"special_zero", "false"}});
+}
+
+void conv(node_context& c) {
+  const auto spatial = spatial_axes(c, 1);
+  const auto groups = c.i("group", 1);
+  auto a = window(c, spatial, true);
+  source y = groups == 1 ? c.add("Convolution", 1, {c.need(0), c.need(1)}, a)
+                         : c.add("GroupConvolution", 1, {c.need(0), grouped(c, c.need(1), groups)}, a);
+  if (const auto bias = c.input(2)) y = add_bias(c, y, *bias, spatial);
+  c.output(0, y);
+}
+
+void conv_transpose(node_context& c) {
+  const auto spatial = spatial_axes(c, 1);
+  const auto groups = c.i("group", 1);
+  auto a = window(c, spatial, true);
+  a.emplace_back("output_padding", list(c.ints("output_padding").value_or(std::vector<std::int64_t>(spatial, 0))));
+  if (c.ints("output_shape")) return c.not_covered("ConvTranspose with output_shape is not covered");
+  source y = groups == 1 ? c.add("ConvolutionBackpropData", 1, {c.need(0), c.need(1)}, a)
+                         : c.add("GroupConvolutionBackpropData", 1, {c.need(0), grouped(c, c.need(1), groups)}, a);
+  if (const auto bias = c.input(2)) y = add_bias(c, y, *bias, spatial);
+  c.output(0, y);
+}
+
+void max_pool(node_context& c) {
+  const auto spatial = spatial_axes(c, 0);
+  auto a = window(c, spatial, true);
+  const auto kernel = c.ints("kernel_shape");
+  if (!kernel) c.bad("MaxPool needs kernel_shape");
+  a.emplace_back("kernel", list(*kernel));
+  a.emplace_back("rounding_type", c.i("ceil_mode", 0) != 0 ? "ceil" : "floor");
+  a.emplace_back("index_element_type", "i64");
+  a.emplace_back("axis", "0");
+  const auto y = c.add("MaxPool", 8, {c.need(0)}, a, 2);
+  c.output(0, y);
+  c.output(1, source{y.layer, 1});
+}
+
+void average_pool(node_context& c) {
+  const auto spatial = spatial_axes(c, 0);
+  auto a = window(c, spatial, false);
+  const auto kernel = c.ints("kernel_shape");
+  if (!kernel) c.bad("AveragePool needs kernel_shape");
+  a.emplace_back("kernel", list(*kernel));
+  a.emplace_back("rounding_type", c.i("ceil_mode", 0) != 0 ? "ceil" : "floor");
+  a.emplace_back("exclude-pad", c.i("count_include_pad", 0) != 0 ? "false" : "true");
+  if (c.ints("dilations")) {
+    const auto d = *c.ints("dilations");
+    if (std::any_of(d.begin(), d.end(), [](std::int64_t v) { return v != 1; }))
+      return c.not_covered("AveragePool with dilations is not covered");
+  }
+  c.output(0, c.add("AvgPool", 1, {c.need(0)}, a));
+}
+
+template <const char* Reduce>
+void global_pool(node_context& c) {
+  const auto x = c.need(0);
+  c.output(0, c.add(Reduce, 1, {x, c.axes_from(x, 2)}, {{"keep_dims", "true"}}));
+}
+constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
+
+}  // namespace
+
+std::span<const onnx_entry> convolution_rows() {
+  static const std::vector<onnx_entry> rows = {
+      {"Conv", 1, conv}, {"ConvTranspose", 1, conv_transpose}, {"MaxPool", 8, max_pool},
+      {"AveragePool", 7, average_pool}, {"GlobalAveragePool", 1, global_pool<ReduceMean>},
+      {"GlobalMaxPool", 1, global_pool<ReduceMax>},
+  };
+  return rows;
+}
+
+}  // namespace reshape1::onnx::detail

@@ -1,0 +1,42 @@
+// Internal to the ONNX lowering: the rows of each op family (src/onnx/lower/<family>.cpp), which table.cpp
+// assembles into the one table, and the helpers more than one family uses. A new ONNX op is a translation
+// and a row in its family's file, and a case in tests/onnx/lower_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../lowering.hpp"
+
+namespace reshape1::onnx::detail {
+
+/// A float attribute as the IR's text writes it.
+[[nodiscard]] inline std::string real(float v) { return fmt::format("{}", v); }
+
+/// The pattern that flattens x to 2-D at `axis` (Flatten, and Softmax before opset 13): see shape.cpp.
+source flattening_pattern(node_context& c, source x, std::int64_t axis, bool names_dimension);
+
+std::span<const onnx_entry> elementwise_rows();
+std::span<const onnx_entry> convolution_rows();
+std::span<const onnx_entry> normalization_rows();
+std::span<const onnx_entry> matmul_rows();
+std::span<const onnx_entry> shape_rows();
+std::span<const onnx_entry> indexing_rows();
+std::span<const onnx_entry> reduction_rows();
+std::span<const onnx_entry> resize_rows();
+std::span<const onnx_entry> recurrent_rows();
+std::span<const onnx_entry> detection_rows();
+std::span<const onnx_entry> quantization_rows();
+std::span<const onnx_entry> control_flow_rows();
+
+/// The families' rows as one table, sorted by op_type then since_version. Two rows of the same
+/// (op_type, since_version) are a fault of reshape1's own, not of a model: the process stops, naming the
+/// row, rather than let one translation silently shadow the other.
+[[nodiscard]] std::vector<onnx_entry> assemble(std::initializer_list<std::span<const onnx_entry>> families);
+
+}  // namespace reshape1::onnx::detail

@@ -1,0 +1,122 @@
+// ONNX's normalisations (and Softmax, which normalises along an axis): MVN over the axes each one names,
+// then a per-channel BatchNormInference where the node has a per-channel scale and bias.
+#include <fmt/format.h>
+
+#include "families.hpp"
+
+namespace reshape1::onnx::detail {
+namespace {
+
+/// The per-channel scale and bias of a normalisation, applied to `normalised`: a BatchNormInference whose
+/// gamma and beta are `scale` and `bias` and whose mean and variance are `mean` and `variance`, so that its
+/// rule checks each is 1-D of the channel count, as ONNX Runtime does. reshape1 computes no floating-point
+/// data: the layer stands for the affine map per channel, whatever the statistics in it.
+source per_channel(node_context& c, source normalised, source scale, source bias, source mean, source variance) {
+  return c.add("BatchNormInference", 5, {normalised, scale, bias, mean, variance}, {{"epsilon", "0"}});
+}
+
+// BatchNormalization: with training_mode (opset 14 on), Y is normalised with the batch's own mean and
+// variance over every axis but the channels, which mixes the samples: an MVN over [0, 2, ...] shows it.
+// The running mean and variance it also returns (ONNX's shape inference, and so ONNX Runtime, wants all
+// three outputs) are per channel: a reduction over the same axes gives their shape.
+void batch_norm(node_context& c) {
+  const auto x = c.need(0);
+  if (c.version() >= 14 && c.i("training_mode", 0) != 0) {
+    if (c.outputs() != 3)
+      c.bad(fmt::format("training_mode=1 with {} output{}", c.outputs(), c.outputs() == 1 ? "" : "s"),
+            "in training mode BatchNormalization has three outputs: Y, running_mean and running_var");
+    const auto axes = c.add("Concat", 1, {c.i64({0}), c.axes_from(x, 2)}, {{"axis", "0"}});
+    const auto normalised = c.add("MVN", 6, {x, axes},
+                                  {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"},
+                                   {"eps_mode", "inside_sqrt"}});
+    c.output(0, per_channel(c, normalised, c.need(1), c.need(2), c.need(3), c.need(4)));
+    // One layer for both (of the normalised data: the MVN is where the samples meet, and is reported).
+    if (c.has_output(1) || c.has_output(2)) {
+      const auto statistics = c.add("ReduceMean", 1, {normalised, axes}, {{"keep_dims", "false"}});
+      for (std::size_t k = 1; k < 3; ++k)
+        if (c.has_output(k)) c.output(k, statistics);
+    }
+    return;
+  }
+  if (c.version() >= 14 && c.outputs() != 1)
+    c.bad(fmt::format("training_mode=0 with {} outputs", c.outputs()),
+          "in inference mode BatchNormalization has one output, Y (training_mode=1 gives the running statistics)");
+  if (c.has_output(1) || c.has_output(2) || c.has_output(3) || c.has_output(4))
+    return c.not_covered("BatchNormalization's training outputs are not covered");
+  c.output(0, c.add("BatchNormInference", 5, {x, c.need(1), c.need(2), c.need(3), c.need(4)},
+                    {{"epsilon", real(c.f("epsilon", 1e-5F))}}));
+}
+
+// InstanceNormalization: MVN over the spatial axes, then the per-channel scale and bias (whose lengths
+// must be C). LayerNormalization: MVN over the normalised axes; its scale and bias are per normalised
+// element: they change neither shape nor batch, and are left out.
+void instance_norm(node_context& c) {
+  const auto x = c.need(0);
+  // ONNX Runtime refuses an input of rank below 3 (no spatial axis to normalise over).
+  if (const auto r = c.rank(0); r && *r < 3)
+    c.bad(fmt::format("its input has rank {}", *r), "InstanceNormalization normalises over the axes from 2 on: rank 3 at least");
+  const auto normalised = c.add("MVN", 6, {x, c.axes_from(x, 2)},
+                                {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"},
+                                 {"eps_mode", "inside_sqrt"}});
+  const auto scale = c.need(1), bias = c.need(2);
+  c.output(0, per_channel(c, normalised, scale, bias, bias, scale));
+}
+void layer_norm(node_context& c) {
+  if (c.has_output(1) || c.has_output(2)) return c.not_covered("LayerNormalization's mean and inverse outputs are not covered");
+  const auto x = c.need(0);
+  const auto axis = c.i("axis", -1);
+  source axes = axis >= 0 ? c.axes_from(x, axis)
+                          : c.add("Range", 4, {c.i64({axis}, std::vector<std::int64_t>{}), c.i64({0}, std::vector<std::int64_t>{}),
+                                               c.i64({1}, std::vector<std::int64_t>{})},
+                                  {{"output_type", "i64"}});
+  c.output(0, c.add("MVN", 6, {x, axes},
+                    {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}}));
+}
+// MeanVarianceNormalization: MVN over its axes (9 on: the attribute, [0, 2, 3] by default; the
+// experimental opset-1 op: the spatial axes, the channels too with across_channels). Its statistics are
+// over those axes only: with the batch folded into the channels ([1, -1, 0, 0]), the default axes keep each
+// sample's channels apart.
+void mean_variance_norm(node_context& c) {
+  const auto x = c.need(0);
+  const std::string variance = c.version() >= 9 || c.i("normalize_variance", 1) != 0 ? "true" : "false";
+  const auto axes = c.version() >= 9 ? c.i64(c.ints("axes").value_or(std::vector<std::int64_t>{0, 2, 3}))
+                                     : c.axes_from(x, c.i("across_channels", 0) != 0 ? 1 : 2);
+  c.output(0, c.add("MVN", 6, {x, axes}, {{"eps", "1e-09"}, {"normalize_variance", variance}, {"eps_mode", "outside_sqrt"}}));
+}
+void lrn(node_context& c) {
+  c.output(0, c.add("LRN", 1, {c.need(0), c.i64({1})},
+                    {{"alpha", real(c.f("alpha", 1e-4F))}, {"beta", real(c.f("beta", 0.75F))},
+                     {"bias", real(c.f("bias", 1.0F))}, {"size", fmt::format("{}", c.i("size", 1))}}));
+}
+
+/// Softmax and LogSoftmax before opset 13: the input flattened to 2-D at `axis`, normalised along the
+/// second axis, and shaped back.
+void softmax_2d(node_context& c, std::string_view type, int opset) {
+  const auto x = c.need(0);
+  const auto axis = c.i("axis", 1);
+  const auto flat = c.add("Reshape", 1, {x, flattening_pattern(c, x, axis, true)}, {{"special_zero", axis == 1 ? "true" : "false"}});
+  const auto y = c.add(type, opset, {flat}, {{"axis", "1"}});
+  c.output(0, c.add("Reshape", 1, {y, c.shape_of(x)}, {{"special_zero", "false"}}));
+}
+void softmax1(node_context& c) { softmax_2d(c, "SoftMax", 8); }
+void softmax13(node_context& c) { c.output(0, c.add("SoftMax", 8, {c.need(0)}, {{"axis", fmt::format("{}", c.i("axis", -1))}})); }
+void log_softmax1(node_context& c) { softmax_2d(c, "LogSoftmax", 5); }
+void log_softmax13(node_context& c) {
+  c.output(0, c.add("LogSoftmax", 5, {c.need(0)}, {{"axis", fmt::format("{}", c.i("axis", -1))}}));
+}
+
+}  // namespace
+
+std::span<const onnx_entry> normalization_rows() {
+  static const std::vector<onnx_entry> rows = {
+      {"BatchNormalization", 7, batch_norm}, {"BatchNormalization", 14, batch_norm},
+      {"InstanceNormalization", 6, instance_norm},
+      {"MeanVarianceNormalization", 1, mean_variance_norm}, {"MeanVarianceNormalization", 9, mean_variance_norm},
+      {"MeanVarianceNormalization", 13, mean_variance_norm}, {"LayerNormalization", 17, layer_norm}, {"LRN", 1, lrn},
+      {"Softmax", 1, softmax1}, {"Softmax", 13, softmax13}, {"LogSoftmax", 1, log_softmax1},
+      {"LogSoftmax", 13, log_softmax13},
+  };
+  return rows;
+}
+
+}  // namespace reshape1::onnx::detail

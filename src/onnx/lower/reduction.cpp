@@ -1,0 +1,73 @@
+// ONNX's reductions and the nodes that select along an axis (ArgMax, ArgMin, TopK, all lowered to TopK).
+// A translation sees the since_version of its row: the version that moves the axes from an attribute to
+// an input has a row of its own.
+#include <fmt/format.h>
+
+#include "families.hpp"
+
+namespace reshape1::onnx::detail {
+namespace {
+
+constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
+
+/// Reductions: axes from the attribute (ReduceSum before 13, the others before 18) or the second input;
+/// none means every axis (or none at all with noop_with_empty_axes).
+template <const char* Type, int AxesInputSince, int Opset = 1>
+void reduce(node_context& c) {
+  const auto x = c.need(0);
+  const bool keep = c.i("keepdims", 1) != 0;
+  std::optional<source> axes;
+  if (c.version() < AxesInputSince) {
+    if (const auto a = c.ints("axes")) axes = c.i64(*a);
+  } else {
+    axes = c.input(1);
+    // An empty axes tensor is no axes (OpenVINO's reductions read it as "reduce nothing").
+    if (const auto v = axes ? c.constant_ints(1) : std::nullopt; v && v->empty()) axes.reset();
+    if (!axes && c.i("noop_with_empty_axes", 0) != 0) return c.output(0, x);
+  }
+  if (!axes) axes = c.axes_from(x, 0);
+  c.output(0, c.add(Type, Opset, {x, *axes}, {{"keep_dims", keep ? "true" : "false"}}));
+}
+constexpr char ReduceSum[] = "ReduceSum", ReduceMin[] = "ReduceMin", ReduceProd[] = "ReduceProd",
+               ReduceL2[] = "ReduceL2", ReduceL1[] = "ReduceL1";
+
+template <bool Max>
+void arg(node_context& c) {
+  if (c.i("select_last_index", 0) != 0) return c.not_covered("select_last_index is not covered");
+  const auto axis = c.i("axis", 0);
+  const auto k = c.add("TopK", 11, {c.need(0), c.i64({1}, std::vector<std::int64_t>{})},
+                       {{"axis", fmt::format("{}", axis)}, {"mode", Max ? "max" : "min"}, {"sort", "none"},
+                        {"index_element_type", "i64"}},
+                       2);
+  source y{k.layer, 1};
+  if (c.i("keepdims", 1) == 0) y = c.add("Squeeze", 1, {y, c.i64({axis})});
+  c.output(0, y);
+}
+void top_k(node_context& c) {
+  const auto k = c.version() < 10 ? c.i64({c.i("k", 1)}, std::vector<std::int64_t>{}) : c.need(1);
+  const auto scalar_k = c.version() < 10 ? k : c.add("Squeeze", 1, {k});
+  const auto y = c.add("TopK", 11, {c.need(0), scalar_k},
+                       {{"axis", fmt::format("{}", c.i("axis", -1))}, {"mode", c.i("largest", 1) != 0 ? "max" : "min"},
+                        {"sort", c.i("sorted", 1) != 0 ? "value" : "none"}, {"index_element_type", "i64"}},
+                       2);
+  c.output(0, y);
+  c.output(1, source{y.layer, 1});
+}
+
+}  // namespace
+
+std::span<const onnx_entry> reduction_rows() {
+  static const std::vector<onnx_entry> rows = {
+      {"ReduceMean", 1, reduce<ReduceMean, 18>}, {"ReduceMean", 18, reduce<ReduceMean, 18>},
+      {"ReduceMax", 1, reduce<ReduceMax, 18>}, {"ReduceMax", 18, reduce<ReduceMax, 18>},
+      {"ReduceMin", 1, reduce<ReduceMin, 18>}, {"ReduceMin", 18, reduce<ReduceMin, 18>},
+      {"ReduceProd", 1, reduce<ReduceProd, 18>}, {"ReduceProd", 18, reduce<ReduceProd, 18>},
+      {"ReduceSum", 1, reduce<ReduceSum, 13>}, {"ReduceSum", 13, reduce<ReduceSum, 13>},
+      {"ReduceL2", 1, reduce<ReduceL2, 18, 4>}, {"ReduceL2", 18, reduce<ReduceL2, 18, 4>},
+      {"ReduceL1", 1, reduce<ReduceL1, 18, 4>}, {"ReduceL1", 18, reduce<ReduceL1, 18, 4>}, {"ArgMax", 1, arg<true>},
+      {"ArgMin", 1, arg<false>}, {"TopK", 1, top_k}, {"TopK", 10, top_k},
+  };
+  return rows;
+}
+
+}  // namespace reshape1::onnx::detail

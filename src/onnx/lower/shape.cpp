@@ -1,0 +1,207 @@
+// ONNX's nodes that move data without computing it: Reshape (allowzero is the opposite of special_zero),
+// the nodes that read or build shapes, and those that change one (Flatten, Squeeze, Transpose, Concat,
+// Split, Slice, Expand, Tile, Pad...). Where ONNX moved an attribute to an input, each form has its row.
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "families.hpp"
+
+namespace reshape1::onnx::detail {
+
+/// The pattern that flattens x to 2-D at `axis` (Flatten, and Softmax before opset 13): [1,-1] at 0,
+/// [0,-1] at 1, else the product of the dimensions before the axis, then -1. Those dimensions are the first
+/// piece of a VariadicSplit of the shape ([axis, -1], or [-1, -axis] for a negative axis), whose rule
+/// refuses an axis past the rank as ONNX Runtime does (a slice would clamp it). With `names_dimension`
+/// (Softmax) the axis must name a dimension, not the end: the split holds a piece of 1 after the prefix.
+source flattening_pattern(node_context& c, source x, std::int64_t axis, bool names_dimension) {
+  if (axis == 0) return c.i64({1, -1});
+  if (axis == 1) return c.i64({0, -1});
+  // The dimensions from the axis on, for a negative one (its magnitude: INT64_MIN's is out of range anyway).
+  const auto from_end = axis == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -axis;
+  std::vector<std::int64_t> lengths;
+  if (names_dimension)
+    lengths = axis > 0 ? std::vector<std::int64_t>{axis, 1, -1} : std::vector<std::int64_t>{-1, 1, from_end - 1};
+  else
+    lengths = axis > 0 ? std::vector<std::int64_t>{axis, -1} : std::vector<std::int64_t>{-1, from_end};
+  const auto pieces = lengths.size();
+  const auto before = c.add("VariadicSplit", 1, {c.shape_of(x), c.i64({0}), c.i64(std::move(lengths))}, {}, pieces);
+  return c.add("Concat", 1, {c.add("ReduceProd", 1, {before, c.i64({0})}, {{"keep_dims", "true"}}), c.i64({-1})},
+               {{"axis", "0"}});
+}
+
+namespace {
+
+void reshape5(node_context& c) {
+  const bool allowzero = c.version() >= 14 && c.i("allowzero", 0) != 0;
+  c.output(0, c.add("Reshape", 1, {c.need(0), c.need(1)}, {{"special_zero", allowzero ? "false" : "true"}}));
+}
+void shape1(node_context& c) { c.output(0, c.shape_of(c.need(0))); }
+void shape15(node_context& c) {
+  const auto s = c.shape_of(c.need(0));
+  const auto start = c.i("start", 0);
+  const auto end = c.i("end");
+  if (start == 0 && !end) return c.output(0, s);
+  c.output(0, c.add("Slice", 8, {s, c.i64({start}), c.i64({end.value_or(std::numeric_limits<std::int64_t>::max())}), c.i64({1})}));
+}
+void size(node_context& c) {
+  c.output(0, c.add("ReduceProd", 1, {c.shape_of(c.need(0)), c.i64({0})}, {{"keep_dims", "false"}}));
+}
+void flatten(node_context& c) {
+  const auto x = c.need(0);
+  const auto axis = c.i("axis", 1);
+  c.output(0, c.add("Reshape", 1, {x, flattening_pattern(c, x, axis, false)}, {{"special_zero", axis == 1 ? "true" : "false"}}));
+}
+/// Squeeze and Unsqueeze: axes from the attribute (before 13) or the second input.
+source axes_input(node_context& c, bool attribute) {
+  if (attribute) {
+    const auto axes = c.ints("axes");
+    if (!axes) c.bad("needs the attribute axes");
+    return c.i64(*axes);
+  }
+  return c.need(1);
+}
+void squeeze1(node_context& c) {
+  if (const auto axes = c.ints("axes")) return c.output(0, c.add("Squeeze", 1, {c.need(0), c.i64(*axes)}));
+  c.output(0, c.add("Squeeze", 1, {c.need(0)}));
+}
+void squeeze13(node_context& c) {
+  if (const auto axes = c.input(1)) return c.output(0, c.add("Squeeze", 1, {c.need(0), *axes}));
+  c.output(0, c.add("Squeeze", 1, {c.need(0)}));
+}
+void unsqueeze1(node_context& c) { c.output(0, c.add("Unsqueeze", 1, {c.need(0), axes_input(c, true)})); }
+void unsqueeze13(node_context& c) { c.output(0, c.add("Unsqueeze", 1, {c.need(0), axes_input(c, false)})); }
+void transpose(node_context& c) {
+  const auto x = c.need(0);
+  if (const auto perm = c.ints("perm")) return c.output(0, c.add("Transpose", 1, {x, c.i64(*perm)}));
+  // No perm: the axes reversed.
+  const auto rank = c.rank_of(x);
+  const auto last = c.add("Subtract", 1, {rank, c.i64({1}, std::vector<std::int64_t>{})}, {{"auto_broadcast", "numpy"}});
+  const auto order = c.add("Range", 4, {last, c.i64({-1}, std::vector<std::int64_t>{}), c.i64({-1}, std::vector<std::int64_t>{})},
+                           {{"output_type", "i64"}});
+  c.output(0, c.add("Transpose", 1, {x, order}));
+}
+void concat(node_context& c) {
+  std::vector<source> in;
+  for (std::size_t k = 0; k < c.inputs(); ++k)
+    if (const auto s = c.input(k)) in.push_back(*s);
+  const auto axis = c.i("axis");
+  if (!axis) c.bad("Concat needs the attribute axis");
+  c.output(0, c.add("Concat", 1, std::move(in), {{"axis", fmt::format("{}", *axis)}}));
+}
+/// Split: given lengths (attribute before 13, input from 13), or equal parts.
+void split(node_context& c) {
+  const auto x = c.need(0);
+  const auto axis = c.i("axis", 0);
+  const auto n = c.outputs();
+  std::optional<source> lengths;
+  if (c.version() < 13) {
+    if (const auto s = c.ints("split")) lengths = c.i64(*s);
+  } else {
+    lengths = c.input(1);
+  }
+  const auto axis_const = c.i64({axis}, std::vector<std::int64_t>{});
+  source y = lengths ? c.add("VariadicSplit", 1, {x, axis_const, *lengths}, {}, n)
+                     : c.add("Split", 1, {x, axis_const}, {{"num_splits", fmt::format("{}", c.i("num_outputs", static_cast<std::int64_t>(n)))}}, n);
+  for (std::size_t k = 0; k < n; ++k) c.output(k, source{y.layer, k});
+}
+void slice1(node_context& c) {
+  const auto starts = c.ints("starts");
+  const auto ends = c.ints("ends");
+  if (!starts || !ends) c.bad("Slice needs the attributes starts and ends");
+  std::vector<std::int64_t> axes = c.ints("axes").value_or(std::vector<std::int64_t>{});
+  if (axes.empty())
+    for (std::size_t k = 0; k < starts->size(); ++k) axes.push_back(static_cast<std::int64_t>(k));
+  c.output(0, c.add("Slice", 8, {c.need(0), c.i64(*starts), c.i64(*ends), c.i64(std::vector<std::int64_t>(starts->size(), 1)),
+                                 c.i64(axes)}));
+}
+void slice10(node_context& c) {
+  const auto starts = c.need(1);
+  std::vector<source> in{c.need(0), starts, c.need(2)};
+  if (const auto steps = c.input(4)) {
+    in.push_back(*steps);
+  } else {
+    in.push_back(c.add("Broadcast", 3, {c.i64({1}, std::vector<std::int64_t>{}), c.shape_of(starts)}, {{"mode", "numpy"}}));
+  }
+  if (const auto axes = c.input(3)) in.push_back(*axes);
+  c.output(0, c.add("Slice", 8, std::move(in)));
+}
+void expand(node_context& c) {
+  c.output(0, c.add("Broadcast", 3, {c.need(0), c.need(1)}, {{"mode", "bidirectional"}}));
+}
+void tile(node_context& c) {
+  // ONNX wants one repeat per input dimension, where OpenVINO's Tile takes any number (it pads the shorter
+  // of the two with ones): the attribute tells Tile's rule to refuse any other length.
+  c.output(0, c.add("Tile", 1, {c.need(0), c.need(1)}, {{"onnx_exact_repeats", "true"}}));
+}
+void constant_of_shape(node_context& c) {
+  // The value's type decides the output's; its shape does not matter past its one element.
+  source scalar;
+  if (const auto* a = c.attribute("value"); a != nullptr && a->has_t()) {
+    ::onnx::TensorProto t = a->t();
+    t.clear_dims();
+    scalar = c.constant_tensor(t);
+  } else {
+    scalar = c.f32({0.0F}, true);
+  }
+  c.output(0, c.add("Broadcast", 3, {scalar, c.need(0)}, {{"mode", "numpy"}}));
+}
+void range(node_context& c) {
+  c.output(0, c.add("Range", 4, {c.need(0), c.need(1), c.need(2)}, {{"output_type", "i64"}}));
+}
+void constant(node_context& c) {
+  if (const auto* a = c.attribute("value"); a != nullptr) {
+    if (!a->has_t()) c.bad("attribute value is not a tensor");
+    return c.output_constant(0, a->t());
+  }
+  if (const auto v = c.ints("value_ints")) return c.output(0, c.i64(*v));
+  if (const auto v = c.i("value_int")) return c.output(0, c.i64({*v}, std::vector<std::int64_t>{}));
+  if (const auto v = c.floats("value_floats")) return c.output(0, c.f32(*v));
+  if (c.attribute("value_float") != nullptr) return c.output(0, c.f32({c.f("value_float", 0)}, true));
+  c.not_covered("a Constant of a sparse tensor or strings is not covered");
+}
+void depth_to_space(node_context& c) {
+  c.output(0, c.add("DepthToSpace", 1, {c.need(0)},
+                    {{"mode", c.s("mode", "DCR") == "CRD" ? "depth_first" : "blocks_first"},
+                     {"block_size", fmt::format("{}", c.i("blocksize", 1))}}));
+}
+void space_to_depth(node_context& c) {
+  c.output(0, c.add("SpaceToDepth", 1, {c.need(0)},
+                    {{"mode", "blocks_first"}, {"block_size", fmt::format("{}", c.i("blocksize", 1))}}));
+}
+
+// Pad-2 (pads attribute) and Pad-11 (pads input, [begin..., end...]).
+void pad_with(node_context& c, source pads, std::optional<source> value) {
+  const auto halves = c.add("Split", 1, {pads, c.i64({0}, std::vector<std::int64_t>{})}, {{"num_splits", "2"}}, 2);
+  const auto mode = c.s("mode", "constant");
+  std::vector<source> in{c.need(0), halves, source{halves.layer, 1}};
+  if (value) in.push_back(*value);
+  c.output(0, c.add("Pad", 1, std::move(in), {{"pad_mode", mode == "edge" ? "edge" : mode == "reflect" ? "reflect" : "constant"}}));
+}
+void pad2(node_context& c) {
+  const auto pads = c.ints("pads");
+  if (!pads) c.bad("Pad needs the attribute pads");
+  pad_with(c, c.i64(*pads), c.f32({c.f("value", 0.0F)}, true));
+}
+void pad11(node_context& c) {
+  if (c.input(3)) return c.not_covered("Pad with axes is not covered");
+  pad_with(c, c.need(1), c.input(2));
+}
+
+}  // namespace
+
+std::span<const onnx_entry> shape_rows() {
+  static const std::vector<onnx_entry> rows = {
+      {"Reshape", 5, reshape5}, {"Reshape", 14, reshape5}, {"Shape", 1, shape1}, {"Shape", 15, shape15},
+      {"Size", 1, size}, {"Flatten", 1, flatten}, {"Squeeze", 1, squeeze1}, {"Squeeze", 13, squeeze13},
+      {"Unsqueeze", 1, unsqueeze1}, {"Unsqueeze", 13, unsqueeze13}, {"Transpose", 1, transpose},
+      {"Concat", 4, concat}, {"Split", 2, split}, {"Split", 13, split}, {"Split", 18, split},
+      {"Slice", 1, slice1}, {"Slice", 10, slice10}, {"Expand", 8, expand}, {"Tile", 6, tile},
+      {"ConstantOfShape", 9, constant_of_shape}, {"Range", 11, range}, {"Constant", 1, constant},
+      {"DepthToSpace", 1, depth_to_space}, {"SpaceToDepth", 1, space_to_depth}, {"Pad", 2, pad2},
+      {"Pad", 11, pad11},
+  };
+  return rows;
+}
+
+}  // namespace reshape1::onnx::detail

@@ -1,0 +1,477 @@
+// The ONNX table row by row: for each (op_type, since_version), a model of one such node is read, and the
+// layers it lowers to and the shapes propagated to its outputs are those of ONNX's specification
+// (docs/Operators.md). Every layer a translation adds must be a registry op; the cases and the table
+// must name the same rows, both ways.
+#include <google/protobuf/text_format.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "model/ops/rules.hpp"
+#include "onnx/lower/families.hpp"
+#include "reshape1/model/propagate.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace reshape1::test {
+namespace {
+
+/// One row's case: a node of `op` in a model whose opset is the row's since_version (7 at least, the
+/// oldest opset reshape1 translates: a row from before 7 is what opset 7 runs).
+struct lowering_case {
+  std::string op;
+  int since;
+  /// The tensors around the node: `x:f32[2,3]` is a graph input; `w:f32[4,3]=` an initializer of zeros,
+  /// `axes:i64[1]=2` one holding those values (`[]`: a scalar).
+  std::string tensors;
+  std::string inputs;   ///< the node's, comma-separated; an empty one leaves an optional input out
+  std::string outputs;  ///< the node's, each also a graph output
+  std::string attributes;
+  std::string layers;  ///< what the node lowers to, in order: its layers but Consts (and the model's Parameters, Results)
+  std::string shapes;  ///< the propagated shape of each graph output
+};
+
+std::string attr_i(const char* name, std::int64_t v) {
+  return fmt::format(R"(attribute {{ name: "{}" type: INT i: {} }} )", name, v);
+}
+std::string attr_ints(const char* name, const std::vector<std::int64_t>& v) {
+  return fmt::format(R"(attribute {{ name: "{}" type: INTS ints: [{}] }} )", name, fmt::join(v, ", "));
+}
+std::string attr_f(const char* name, float v) {
+  return fmt::format(R"(attribute {{ name: "{}" type: FLOAT f: {} }} )", name, v);
+}
+std::string attr_floats(const char* name, const std::vector<float>& v) {
+  return fmt::format(R"(attribute {{ name: "{}" type: FLOATS floats: [{}] }} )", name, fmt::join(v, ", "));
+}
+std::string attr_s(const char* name, const char* v) {
+  return fmt::format(R"(attribute {{ name: "{}" type: STRING s: "{}" }} )", name, v);
+}
+std::string attr_g(const char* name, const std::string& graph) {
+  return fmt::format(R"(attribute {{ name: "{}" type: GRAPH g {{ {} }} }} )", name, graph);
+}
+
+int onnx_type(const std::string& name) {
+  if (name == "f32") return ::onnx::TensorProto::FLOAT;
+  if (name == "i64") return ::onnx::TensorProto::INT64;
+  if (name == "i32") return ::onnx::TensorProto::INT32;
+  if (name == "u8") return ::onnx::TensorProto::UINT8;
+  if (name == "bool") return ::onnx::TensorProto::BOOL;
+  ADD_FAILURE() << "no element type " << name;
+  return 0;
+}
+
+std::vector<std::string> split(const std::string& s, char by) {
+  std::vector<std::string> out;
+  std::string piece;
+  std::istringstream in(s);
+  while (std::getline(in, piece, by)) out.push_back(piece);
+  if (!s.empty() && s.back() == by) out.emplace_back();
+  return out;
+}
+
+/// One tensor of `lowering_case::tensors` added to `g`.
+void add_tensor(::onnx::GraphProto& g, const std::string& spec) {
+  const auto colon = spec.find(':'), open = spec.find('['), close = spec.find(']');
+  ASSERT_TRUE(colon != std::string::npos && open != std::string::npos && close != std::string::npos) << spec;
+  const auto name = spec.substr(0, colon);
+  const auto type = onnx_type(spec.substr(colon + 1, open - colon - 1));
+  std::vector<std::int64_t> dims;
+  for (const auto& d : split(spec.substr(open + 1, close - open - 1), ',')) dims.push_back(std::stoll(d));
+  if (spec.find('=', close) == std::string::npos) {
+    auto* in = g.add_input();
+    in->set_name(name);
+    auto* t = in->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    auto* shape = t->mutable_shape();
+    for (const auto d : dims) shape->add_dim()->set_dim_value(d);
+    return;
+  }
+  auto* t = g.add_initializer();
+  t->set_name(name);
+  t->set_data_type(type);
+  std::int64_t count = 1;
+  for (const auto d : dims) {
+    t->add_dims(d);
+    count *= d;
+  }
+  auto values = split(spec.substr(spec.find('=', close) + 1), ',');
+  if (values.empty()) values.assign(static_cast<std::size_t>(count), "0");
+  for (const auto& v : values) {
+    if (type == ::onnx::TensorProto::FLOAT) t->add_float_data(std::stof(v));
+    else if (type == ::onnx::TensorProto::INT64) t->add_int64_data(std::stoll(v));
+    else t->add_int32_data(std::stoi(v));
+  }
+}
+
+int opset_of(const lowering_case& c) { return std::max(c.since, 7); }
+
+/// What a failing case prints for itself (gtest would dump its bytes).
+void PrintTo(const lowering_case& c, std::ostream* out) { *out << c.op << "-" << c.since; }
+
+/// The model of one node of the case.
+std::string model_of(const lowering_case& c) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(opset_of(c));
+  auto& g = *m.mutable_graph();
+  g.set_name(c.op);
+  std::istringstream tensors(c.tensors);
+  for (std::string spec; tensors >> spec;) add_tensor(g, spec);
+  auto* node = g.add_node();
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(c.attributes, node)) << c.attributes;
+  node->set_name("n");
+  node->set_op_type(c.op);
+  for (const auto& in : split(c.inputs, ',')) node->add_input(in);
+  for (const auto& out : split(c.outputs, ',')) {
+    node->add_output(out);
+    g.add_output()->set_name(out);
+  }
+  return m.SerializeAsString();
+}
+
+/// The rows the cases run in this process lowered (a layer's op_type and op_version say which).
+std::set<std::pair<std::string, int>>& rows_lowered() {
+  static std::set<std::pair<std::string, int>> rows;
+  return rows;
+}
+
+/// The layers of `g` and of the bodies in it that are no registry op, as "type-opset" in a list.
+std::string not_in_registry(const model::graph& g) {
+  std::string out;
+  for (const auto& l : g.layers()) {
+    if (model::detail::find_entry(l.type, l.opset) == nullptr) out += fmt::format("{}-{} ", l.type, l.opset);
+    if (l.body) out += not_in_registry(l.body->network);
+  }
+  return out;
+}
+
+// ---- the cases, by the family of their rows (src/onnx/lower/<family>.cpp) ------------------------------
+
+/// A node of one input of [2,3,4] that lowers to one layer of that shape.
+lowering_case unary(const char* op, int since, const char* layers, std::string attributes = {}) {
+  return {op, since, "x:f32[2,3,4]", "x", "y", std::move(attributes), layers, "[2,3,4]"};
+}
+/// A node of two inputs broadcast as numpy does: [2,1,4] and [3,1] give [2,3,4].
+lowering_case binary(const char* op, int since, const char* layers, const char* type = "f32") {
+  return {op, since, fmt::format("a:{0}[2,1,4] b:{0}[3,1]", type), "a,b", "y", "", layers, "[2,3,4]"};
+}
+
+std::vector<lowering_case> elementwise_cases() {
+  return {
+      unary("Abs", 6, "Abs"), unary("Acos", 7, "Acos"), unary("Asin", 7, "Asin"), unary("Atan", 7, "Atan"),
+      unary("Ceil", 6, "Ceiling"), unary("Cos", 7, "Cos"), unary("Cosh", 9, "Cosh"), unary("Erf", 9, "Erf"),
+      unary("Exp", 6, "Exp"), unary("Floor", 6, "Floor"), unary("Log", 6, "Log"), unary("Neg", 6, "Negative"),
+      {"Not", 1, "x:bool[2,3,4]", "x", "y", "", "LogicalNot", "[2,3,4]"},
+      unary("Relu", 6, "ReLU"), unary("Sigmoid", 6, "Sigmoid"), unary("Sign", 9, "Sign"), unary("Sin", 7, "Sin"),
+      unary("Sinh", 9, "Sinh"), unary("Softplus", 1, "SoftPlus"), unary("Sqrt", 6, "Sqrt"), unary("Tan", 7, "Tan"),
+      unary("Tanh", 6, "Tanh"), unary("HardSwish", 14, "HSwish"), unary("Round", 11, "Round"),
+      unary("Reciprocal", 6, "Divide"), unary("Elu", 6, "Elu", attr_f("alpha", 0.5F)),
+      unary("LeakyRelu", 6, "PReLU", attr_f("alpha", 0.1F)),
+      {"PRelu", 7, "x:f32[2,3,4] slope:f32[1]=0.25", "x,slope", "y", "", "PReLU", "[2,3,4]"},
+      unary("HardSigmoid", 6, "HardSigmoid"), unary("Identity", 1, ""), unary("Dropout", 7, ""),
+      unary("Cast", 6, "Convert", attr_i("to", ::onnx::TensorProto::INT64)),
+      unary("Clip", 6, "Clamp", attr_f("min", 0.0F) + attr_f("max", 6.0F)),
+      {"Clip", 11, "x:f32[2,3,4] lo:f32[]=0 hi:f32[]=6", "x,lo,hi", "y", "", "Maximum,Minimum", "[2,3,4]"},
+      binary("Add", 7, "Add"), binary("Sub", 7, "Subtract"), binary("Mul", 7, "Multiply"),
+      binary("Div", 7, "Divide"), binary("Pow", 7, "Power"), binary("Equal", 7, "Equal"),
+      binary("Greater", 7, "Greater"), binary("Less", 7, "Less"), binary("GreaterOrEqual", 12, "GreaterEqual"),
+      binary("LessOrEqual", 12, "LessEqual"), binary("And", 7, "LogicalAnd", "bool"),
+      binary("Or", 7, "LogicalOr", "bool"), binary("Xor", 7, "LogicalXor", "bool"), binary("Mod", 10, "FloorMod"),
+      {"Where", 9, "c:bool[2,1,4] a:f32[3,1] b:f32[1]", "c,a,b", "y", "", "Select", "[2,3,4]"},
+      // The variadic nodes: a chain of the binary op, each broadcast as numpy does.
+      {"Max", 8, "a:f32[2,1,4] b:f32[3,1] c:f32[4]", "a,b,c", "y", "", "Maximum,Maximum", "[2,3,4]"},
+      {"Min", 8, "a:f32[2,1,4] b:f32[3,1]", "a,b", "y", "", "Minimum", "[2,3,4]"},
+      {"Sum", 8, "a:f32[2,1,4] b:f32[3,1] c:f32[4]", "a,b,c", "y", "", "Add,Add", "[2,3,4]"},
+      {"Mean", 8, "a:f32[2,1,4] b:f32[3,1]", "a,b", "y", "", "Add,Divide", "[2,3,4]"},
+  };
+}
+
+std::vector<lowering_case> convolution_cases() {
+  return {
+      // (8 + 1 + 1 - 3) / 2 + 1 = 4 per spatial axis; the bias initializer given the shape [1,4,1,1].
+      {"Conv", 1, "x:f32[1,3,8,8] w:f32[4,3,3,3]= b:f32[4]=", "x,w,b", "y",
+       attr_ints("pads", {1, 1, 1, 1}) + attr_ints("strides", {2, 2}), "Convolution,Add", "[1,4,4,4]"},
+      // (5 - 1) * 2 + 3 = 11; the weights are [C_in, C_out / group, k, k].
+      {"ConvTranspose", 1, "x:f32[1,4,5,5] w:f32[4,2,3,3]=", "x,w", "y", attr_ints("strides", {2, 2}),
+       "ConvolutionBackpropData", "[1,2,11,11]"},
+      {"MaxPool", 8, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}),
+       "MaxPool", "[1,3,4,4]"},
+      {"AveragePool", 7, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {3, 3}) + attr_ints("pads", {1, 1, 1, 1}),
+       "AvgPool", "[1,3,8,8]"},
+      // Reduced over the axes from 2 on: a Range to the rank.
+      {"GlobalAveragePool", 1, "x:f32[1,3,8,8]", "x", "y", "", "ShapeOf,ShapeOf,Squeeze,Range,ReduceMean", "[1,3,1,1]"},
+      {"GlobalMaxPool", 1, "x:f32[1,3,8,8]", "x", "y", "", "ShapeOf,ShapeOf,Squeeze,Range,ReduceMax", "[1,3,1,1]"},
+  };
+}
+
+std::vector<lowering_case> normalization_cases() {
+  const std::string statistics = "x:f32[2,3,4,4] scale:f32[3]= bias:f32[3]= mean:f32[3]= var:f32[3]=";
+  return {
+      {"BatchNormalization", 7, statistics, "x,scale,bias,mean,var", "y", "", "BatchNormInference", "[2,3,4,4]"},
+      {"BatchNormalization", 14, statistics, "x,scale,bias,mean,var", "y", "", "BatchNormInference", "[2,3,4,4]"},
+      {"InstanceNormalization", 6, "x:f32[2,3,4,4] scale:f32[3]= bias:f32[3]=", "x,scale,bias", "y", "",
+       "ShapeOf,ShapeOf,Squeeze,Range,MVN,BatchNormInference", "[2,3,4,4]"},
+      {"MeanVarianceNormalization", 1, "x:f32[2,3,4,4]", "x", "y", "", "ShapeOf,ShapeOf,Squeeze,Range,MVN", "[2,3,4,4]"},
+      {"MeanVarianceNormalization", 9, "x:f32[2,3,4,4]", "x", "y", "", "MVN", "[2,3,4,4]"},
+      {"MeanVarianceNormalization", 13, "x:f32[2,3,4,4]", "x", "y", attr_ints("axes", {2, 3}), "MVN", "[2,3,4,4]"},
+      {"LayerNormalization", 17, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y", "", "Range,MVN", "[2,3,4]"},
+      {"LRN", 1, "x:f32[1,3,8,8]", "x", "y", attr_i("size", 3), "LRN", "[1,3,8,8]"},
+      // Before 13: flattened to 2-D at the axis (1: [0,-1]), normalised along the second axis, shaped back.
+      {"Softmax", 1, "x:f32[2,3,4]", "x", "y", "", "Reshape,SoftMax,ShapeOf,Reshape", "[2,3,4]"},
+      {"Softmax", 13, "x:f32[2,3,4]", "x", "y", "", "SoftMax", "[2,3,4]"},
+      {"LogSoftmax", 1, "x:f32[2,3,4]", "x", "y", "", "Reshape,LogSoftmax,ShapeOf,Reshape", "[2,3,4]"},
+      {"LogSoftmax", 13, "x:f32[2,3,4]", "x", "y", "", "LogSoftmax", "[2,3,4]"},
+  };
+}
+
+std::vector<lowering_case> matmul_cases() {
+  return {
+      {"MatMul", 1, "a:f32[2,3,4] b:f32[4,5]", "a,b", "y", "", "MatMul", "[2,3,5]"},
+      // alpha * A * B^T + C.
+      {"Gemm", 7, "a:f32[3,4] b:f32[5,4] c:f32[5]", "a,b,c", "y", attr_i("transB", 1) + attr_f("alpha", 2.0F),
+       "MatMul,Multiply,Add", "[3,5]"},
+      {"Einsum", 12, "a:f32[2,3] b:f32[3,4]", "a,b", "y", attr_s("equation", "ij,jk->ik"), "Einsum", "[2,4]"},
+  };
+}
+
+std::vector<lowering_case> shape_cases() {
+  const auto value = R"(attribute { name: "value" type: TENSOR t { data_type: 7 dims: [3] int64_data: [1, 2, 3] } })";
+  return {
+      {"Reshape", 5, "x:f32[2,3,4] shape:i64[2]=0,-1", "x,shape", "y", "", "Reshape", "[2,12]"},
+      {"Reshape", 14, "x:f32[2,3,4] shape:i64[2]=6,-1", "x,shape", "y", attr_i("allowzero", 1), "Reshape", "[6,4]"},
+      {"Shape", 1, "x:f32[2,3,4]", "x", "y", "", "ShapeOf", "[3]"},
+      {"Shape", 15, "x:f32[2,3,4]", "x", "y", attr_i("start", 1), "ShapeOf,Slice", "[2]"},
+      {"Size", 1, "x:f32[2,3,4]", "x", "y", "", "ShapeOf,ReduceProd", "[]"},
+      // [2 * 3, 4]: the product of the dimensions before the axis, from a split of the shape.
+      {"Flatten", 1, "x:f32[2,3,4]", "x", "y", attr_i("axis", 2), "ShapeOf,VariadicSplit,ReduceProd,Concat,Reshape",
+       "[6,4]"},
+      {"Squeeze", 1, "x:f32[2,1,4]", "x", "y", attr_ints("axes", {1}), "Squeeze", "[2,4]"},
+      {"Squeeze", 13, "x:f32[2,1,4] axes:i64[1]=1", "x,axes", "y", "", "Squeeze", "[2,4]"},
+      {"Unsqueeze", 1, "x:f32[2,4]", "x", "y", attr_ints("axes", {0}), "Unsqueeze", "[1,2,4]"},
+      {"Unsqueeze", 13, "x:f32[2,4] axes:i64[1]=0", "x,axes", "y", "", "Unsqueeze", "[1,2,4]"},
+      {"Transpose", 1, "x:f32[2,3,4]", "x", "y", attr_ints("perm", {2, 0, 1}), "Transpose", "[4,2,3]"},
+      {"Concat", 4, "a:f32[2,3] b:f32[2,5]", "a,b", "y", attr_i("axis", 1), "Concat", "[2,8]"},
+      {"Split", 2, "x:f32[2,6]", "x", "y,z", attr_i("axis", 1) + attr_ints("split", {2, 4}), "VariadicSplit",
+       "[2,2] [2,4]"},
+      {"Split", 13, "x:f32[2,6] split:i64[2]=2,4", "x,split", "y,z", attr_i("axis", 1), "VariadicSplit", "[2,2] [2,4]"},
+      {"Split", 18, "x:f32[2,6]", "x", "y,z,w", attr_i("axis", 1) + attr_i("num_outputs", 3), "Split",
+       "[2,2] [2,2] [2,2]"},
+      {"Slice", 1, "x:f32[2,6]", "x", "y", attr_ints("starts", {1}) + attr_ints("ends", {3}) + attr_ints("axes", {1}),
+       "Slice", "[2,2]"},
+      // Elements 1 and 3 of axis 1.
+      {"Slice", 10, "x:f32[2,6] starts:i64[1]=1 ends:i64[1]=5 axes:i64[1]=1 steps:i64[1]=2", "x,starts,ends,axes,steps",
+       "y", "", "Slice", "[2,2]"},
+      {"Expand", 8, "x:f32[3,1] shape:i64[3]=2,1,4", "x,shape", "y", "", "Broadcast", "[2,3,4]"},
+      {"Tile", 6, "x:f32[2,3] repeats:i64[2]=2,2", "x,repeats", "y", "", "Tile", "[4,6]"},
+      {"ConstantOfShape", 9, "shape:i64[2]=2,3", "shape", "y", "", "Broadcast", "[2,3]"},
+      // 0, 3, 6, 9.
+      {"Range", 11, "start:i64[]=0 limit:i64[]=10 delta:i64[]=3", "start,limit,delta", "y", "", "Range", "[4]"},
+      {"Constant", 1, "", "", "y", value, "", "[3]"},
+      {"DepthToSpace", 1, "x:f32[1,8,2,3]", "x", "y", attr_i("blocksize", 2), "DepthToSpace", "[1,2,4,6]"},
+      {"SpaceToDepth", 1, "x:f32[1,2,4,6]", "x", "y", attr_i("blocksize", 2), "SpaceToDepth", "[1,8,2,3]"},
+      // One before and two after axis 1; the pads split into their begin and end halves.
+      {"Pad", 2, "x:f32[2,3]", "x", "y", attr_ints("pads", {0, 1, 0, 2}), "Split,Pad", "[2,6]"},
+      {"Pad", 11, "x:f32[2,3] pads:i64[4]=0,1,0,2", "x,pads", "y", "", "Split,Pad", "[2,6]"},
+  };
+}
+
+std::vector<lowering_case> indexing_cases() {
+  return {
+      {"Gather", 1, "data:f32[5,4] idx:i64[2,3]", "data,idx", "y", "", "Gather", "[2,3,4]"},
+      {"GatherElements", 11, "data:f32[3,4] idx:i64[2,4]", "data,idx", "y", "", "GatherElements", "[2,4]"},
+      {"GatherND", 11, "data:f32[2,3,4] idx:i64[2,2]", "data,idx", "y", "", "GatherND", "[2,4]"},
+      // One column per element not zero: 0 to 6 of them ([2,..6]).
+      {"NonZero", 9, "x:f32[2,3]", "x", "y", "", "NonZero", "[2,..6]"},
+      {"ScatterElements", 11, "data:f32[3,4] idx:i64[2,4] upd:f32[2,4]", "data,idx,upd", "y", attr_i("axis", 0),
+       "ScatterElementsUpdate", "[3,4]"},
+      {"ScatterND", 11, "data:f32[4,5] idx:i64[2,1] upd:f32[2,5]", "data,idx,upd", "y", "", "ScatterNDUpdate", "[4,5]"},
+      // The lower triangle from the first diagonal above the main one: column - row <= k, over the last two axes.
+      {"Trilu", 14, "x:f32[2,3,4] k:i64[]=1", "x,k", "y", attr_i("upper", 0),
+       "ShapeOf,Gather,Range,Unsqueeze,Gather,Range,Subtract,LessEqual,Subtract,Select", "[2,3,4]"},
+  };
+}
+
+/// A reduction's two rows: axes as an attribute (the row of version 1), then as an input.
+std::vector<lowering_case> reduce(const char* op, int axes_input_since, const char* layer) {
+  return {{op, 1, "x:f32[2,3,4]", "x", "y", attr_ints("axes", {1}) + attr_i("keepdims", 0), layer, "[2,4]"},
+          {op, axes_input_since, "x:f32[2,3,4] axes:i64[1]=1", "x,axes", "y", attr_i("keepdims", 0), layer, "[2,4]"}};
+}
+
+std::vector<lowering_case> reduction_cases() {
+  std::vector<lowering_case> all{
+      {"ArgMax", 1, "x:f32[2,3,4]", "x", "y", attr_i("axis", 1) + attr_i("keepdims", 0), "TopK,Squeeze", "[2,4]"},
+      {"ArgMin", 1, "x:f32[2,3,4]", "x", "y", attr_i("axis", 2), "TopK", "[2,3,1]"},
+      {"TopK", 1, "x:f32[2,3,4]", "x", "v,i", attr_i("k", 2), "TopK", "[2,3,2] [2,3,2]"},
+      {"TopK", 10, "x:f32[2,3,4] k:i64[1]=2", "x,k", "v,i", "", "Squeeze,TopK", "[2,3,2] [2,3,2]"},
+  };
+  for (const auto& [op, since, layer] : {std::tuple{"ReduceMean", 18, "ReduceMean"}, {"ReduceMax", 18, "ReduceMax"},
+                                         {"ReduceMin", 18, "ReduceMin"}, {"ReduceProd", 18, "ReduceProd"},
+                                         {"ReduceSum", 13, "ReduceSum"}, {"ReduceL2", 18, "ReduceL2"},
+                                         {"ReduceL1", 18, "ReduceL1"}})
+    for (auto& c : reduce(op, since, layer)) all.push_back(std::move(c));
+  return all;
+}
+
+std::vector<lowering_case> resize_cases() {
+  return {
+      {"Upsample", 7, "x:f32[1,3,4,4]", "x", "y", attr_floats("scales", {1, 1, 2, 2}), "Interpolate", "[1,3,8,8]"},
+      {"Upsample", 9, "x:f32[1,3,4,4] scales:f32[4]=1,1,2,2", "x,scales", "y", "", "Interpolate", "[1,3,8,8]"},
+      {"Resize", 10, "x:f32[1,3,4,4] scales:f32[4]=1,1,2,2", "x,scales", "y", "", "Interpolate", "[1,3,8,8]"},
+      // From 11 the sizes are the fourth input, after roi and scales (left out).
+      {"Resize", 11, "x:f32[1,3,4,4] sizes:i64[4]=1,3,6,6", "x,,,sizes", "y", "", "Interpolate", "[1,3,6,6]"},
+  };
+}
+
+std::vector<lowering_case> recurrent_cases() {
+  // X [L=5, N=2, I=3], hidden size 4, one direction: Y [L, 1, N, 4], the states [1, N, 4]. The layout moves
+  // to the batch first and back; the initial states and the lengths are built from X's shape.
+  const std::string into = "Transpose,ShapeOf,Gather,Gather,Concat,Broadcast,Broadcast";
+  return {
+      {"LSTM", 7, "x:f32[5,2,3] w:f32[1,16,3]= r:f32[1,16,4]=", "x,w,r", "y,yh,yc", attr_i("hidden_size", 4),
+       into + ",Broadcast,Concat,Broadcast,LSTMSequence,Transpose,Transpose,Transpose", "[5,1,2,4] [1,2,4] [1,2,4]"},
+      // B's two halves added: OpenVINO has one bias per gate.
+      {"GRU", 7, "x:f32[5,2,3] w:f32[1,12,3]= r:f32[1,12,4]= b:f32[1,24]=", "x,w,r,b", "y,yh", attr_i("hidden_size", 4),
+       into + ",Split,Add,GRUSequence,Transpose,Transpose", "[5,1,2,4] [1,2,4]"},
+      {"RNN", 7, "x:f32[5,2,3] w:f32[1,4,3]= r:f32[1,4,4]=", "x,w,r", "y,yh", attr_i("hidden_size", 4),
+       into + ",Broadcast,RNNSequence,Transpose,Transpose", "[5,1,2,4] [1,2,4]"},
+  };
+}
+
+std::vector<lowering_case> detection_cases() {
+  // At most 3 boxes of the 6 selected per class and batch: [..3, 3] (batch, class, box).
+  return {{"NonMaxSuppression", 10, "boxes:f32[1,6,4] scores:f32[1,1,6] most:i64[1]=3", "boxes,scores,most", "y", "",
+           "NonMaxSuppression", "[..3,3]"}};
+}
+
+std::vector<lowering_case> quantization_cases() {
+  return {
+      {"QuantizeLinear", 10, "x:f32[2,3] scale:f32[]=0.5 zp:u8[]=0", "x,scale,zp", "y", "", "Divide,Convert,Add,Convert",
+       "[2,3]"},
+      {"DequantizeLinear", 10, "x:u8[2,3] scale:f32[]=0.5 zp:u8[]=0", "x,scale,zp", "y", "",
+       "Convert,Convert,Subtract,Multiply", "[2,3]"},
+  };
+}
+
+/// A value_info of a graph (a body's input), in protobuf text.
+std::string value(const char* name, int type, const std::vector<std::int64_t>& dims) {
+  std::string shape;
+  for (const auto d : dims) shape += fmt::format("dim {{ dim_value: {} }} ", d);
+  return fmt::format("{{ name: \"{}\" type {{ tensor_type {{ elem_type: {} shape {{ {}}} }} }} }}", name, type, shape);
+}
+
+std::vector<lowering_case> control_flow_cases() {
+  constexpr int f32 = ::onnx::TensorProto::FLOAT, i64 = ::onnx::TensorProto::INT64, boolean = ::onnx::TensorProto::BOOL;
+  // Both branches read x from the graph around them; inlined, each output is an IfMerge of theirs.
+  const auto branches = attr_g("then_branch", R"(name: "then" node { op_type: "Relu" input: ["x"] output: ["t"] }
+                                                  output { name: "t" })") +
+                        attr_g("else_branch", R"(name: "else" node { op_type: "Neg" input: ["x"] output: ["e"] }
+                                                  output { name: "e" })");
+  // A carried value doubled three times, and a scan output: each iteration's stacked along a new axis 0.
+  const auto loop_body = attr_g("body", "name: \"body\" input " + value("i", i64, {}) + " input " + value("c", boolean, {}) +
+                                            " input " + value("x_in", f32, {2, 3}) + R"(
+      node { op_type: "Identity" input: ["c"] output: ["c_out"] }
+      node { op_type: "Add" input: ["x_in", "x_in"] output: ["x_out"] }
+      node { op_type: "Relu" input: ["x_in"] output: ["s_out"] }
+      output { name: "c_out" } output { name: "x_out" } output { name: "s_out" })");
+  // A running sum over the 4 rows of xs, and each row's ReLU stacked along axis 0.
+  const auto scan_body = attr_g("body", "name: \"body\" input " + value("s_in", f32, {3}) + " input " +
+                                            value("x_in", f32, {3}) + R"(
+      node { op_type: "Add" input: ["s_in", "x_in"] output: ["s_out"] }
+      node { op_type: "Relu" input: ["x_in"] output: ["y_out"] }
+      output { name: "s_out" } output { name: "y_out" })");
+  return {
+      {"If", 1, "c:bool[] x:f32[2,3]", "c", "y", branches, "ReLU,Negative,IfMerge", "[2,3]"},
+      {"Loop", 1, "trips:i64[]=3 go:bool[]=1 x:f32[2,3]", "trips,go,x", "y,ys", loop_body, "Loop", "[2,3] [3,2,3]"},
+      {"Scan", 9, "s:f32[3] xs:f32[4,3]", "s,xs", "sum,ys", scan_body + attr_i("num_scan_inputs", 1), "TensorIterator",
+       "[3] [4,3]"},
+  };
+}
+
+std::vector<lowering_case> cases() {
+  std::vector<lowering_case> all;
+  for (auto family : {elementwise_cases(), convolution_cases(), normalization_cases(), matmul_cases(), shape_cases(),
+                      indexing_cases(), reduction_cases(), resize_cases(), recurrent_cases(), detection_cases(),
+                      quantization_cases(), control_flow_cases()})
+    for (auto& c : family) all.push_back(std::move(c));
+  return all;
+}
+
+/// With RESHAPE1_ONNX_ROW_COVERAGE set (the ctest onnx.every_row_has_a_lowering_test, which runs the cases
+/// in one process), every row of the table must have been lowered by then. Off otherwise: one case alone
+/// lowers one row, as gtest_discover_tests runs each test in a process of its own.
+class row_coverage : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (std::getenv("RESHAPE1_ONNX_ROW_COVERAGE") == nullptr) return;
+    for (const auto& [op, since] : onnx::covered_ops())
+      if (rows_lowered().count({std::string(op), since}) == 0)
+        ADD_FAILURE() << op << "-" << since << " is lowered by no case of tests/onnx/lower_test.cpp";
+  }
+};
+
+[[maybe_unused]] const auto* const coverage = ::testing::AddGlobalTestEnvironment(new row_coverage);
+
+class lower_rows : public ::testing::TestWithParam<lowering_case> {};
+
+TEST_P(lower_rows, lowers_to_registry_ops_of_the_specified_shapes) {
+  const auto& c = GetParam();
+  const auto bytes = model_of(c);
+  const auto g = onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), c.op + ".onnx");
+  // The row the model's opset runs is the case's, and the node's layers (Identity and Dropout add none)
+  // say they lower that version.
+  const auto* row = onnx::detail::find_translation(c.op, opset_of(c));
+  ASSERT_NE(row, nullptr);
+  ASSERT_EQ(row->since, c.since) << "opset " << opset_of(c) << " runs another row";
+  std::string layers;
+  for (const auto& l : g.layers()) {
+    if (l.op_type() == c.op) {
+      EXPECT_EQ(l.op_version(), c.since) << l.type;
+    }
+    if (l.type == "Parameter" || l.type == "Const" || l.type == "Result") continue;
+    layers += fmt::format("{}{}", layers.empty() ? "" : ",", l.type);
+  }
+  rows_lowered().emplace(c.op, c.since);
+  EXPECT_EQ(layers, c.layers);
+  EXPECT_EQ(not_in_registry(g), "");
+  const auto p = model::propagate(g);
+  std::string shapes;
+  for (const auto& l : g.layers())
+    if (l.type == "Result") shapes += fmt::format("{}{}", shapes.empty() ? "" : " ", to_string(p.input(g, l, 0).shape));
+  EXPECT_EQ(shapes, c.shapes);
+  for (const auto& lost : p.lost) ADD_FAILURE() << "propagation lost at " << lost.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(onnx, lower_rows, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<lowering_case>& row) {
+                           return fmt::format("{}_{}", row.param.op, row.param.since);
+                         });
+
+TEST(lower_table, every_row_has_one_case_and_every_case_names_a_row) {
+  std::set<std::pair<std::string, int>> rows, named;
+  for (const auto& [op, since] : onnx::covered_ops()) rows.emplace(op, since);
+  for (const auto& c : cases()) {
+    EXPECT_TRUE(named.emplace(c.op, c.since).second) << c.op << "-" << c.since << " has two cases";
+    EXPECT_TRUE(rows.contains({c.op, c.since})) << c.op << "-" << c.since << " is no row of the table";
+  }
+  for (const auto& r : rows) EXPECT_TRUE(named.contains(r)) << r.first << "-" << r.second << " has no case";
+}
+
+TEST(lower_table, a_row_given_twice_stops_the_process_naming_it) {
+  const std::vector<onnx::detail::onnx_entry> one{{"Reshape", 14, nullptr}, {"Abs", 6, nullptr}};
+  const std::vector<onnx::detail::onnx_entry> again{{"Reshape", 14, nullptr}};
+  EXPECT_EQ(onnx::detail::assemble({one}).front().op_type, "Abs");  // sorted
+  EXPECT_DEATH((void)onnx::detail::assemble({one, again}), "the ONNX table has two rows for Reshape-14");
+}
+
+}  // namespace
+}  // namespace reshape1::test
