@@ -25,21 +25,8 @@
 namespace reshape1::model {
 namespace {
 
-using detail::trim;
-using detail::op_part;
-using detail::part_of;
-using detail::without_symbols;
-
-using reshape1::detail::fail;
-using detail::element_origin;
-using detail::origin_of_element;
-
-constexpr const auto& samples = detail::batch_samples;
-using kind = detail::batch_state::kind;
-using detail::batch_state;
-using detail::no_layer;
-using detail::because;
-using detail::why;
+// The names the stages share (batch_scope.hpp).
+using namespace batch_analysis;  // NOLINT(google-build-using-namespace)
 
 std::string lower(std::string_view s) {
   std::string r(s);
@@ -358,8 +345,6 @@ void scope::compute_carriers() {
 
 namespace {
 
-using batch_analysis::runs;
-using batch_analysis::scope;
 
 /// A batch index taken as dimension 0 for want of a layout is likely wrong when that dimension holds
 /// another size than the other inputs' batches (license-plate-recognition-barrier-0001's `seq_ind [88,1]`
