@@ -468,6 +468,71 @@ const propagation& run_at(const graph& g, detail::batch_runs& runs, std::size_t 
   return *slot;
 }
 
+/// Records the shapes the runs in `keep` are made at. With `undo` (the runs are an edited graph's), the runs
+/// are reused only at the shapes they were made at (an edit leaves the Parameters alone): any other are
+/// set aside in `undo`, to be made afresh.
+void keep_request(detail::batch_runs& keep, detail::batch_undo* undo, const std::vector<input_shape>& requested,
+                  std::optional<std::int64_t> example) {
+  if (undo == nullptr) {
+    keep.requested = requested;
+    keep.example_batch = example;
+    return;
+  }
+  const bool same = keep.requested.size() == requested.size() && keep.example_batch == example &&
+                    std::equal(requested.begin(), requested.end(), keep.requested.begin(),
+                               [](const input_shape& a, const input_shape& b) { return a.layer == b.layer && a.shape == b.shape; });
+  undo->analysed = true;
+  undo->requested = std::exchange(keep.requested, requested);
+  undo->example_batch = std::exchange(keep.example_batch, example);
+  if (same) return;
+  for (std::size_t k = 1; k < keep.runs.size(); ++k) {
+    undo->before[k] = std::exchange(keep.runs[k], std::nullopt);
+    undo->replaced[k] = true;
+  }
+}
+
+/// Which runs stand for batch 1 (each sample alone) and cover every batch asked, from the batches the
+/// inputs declare and are asked at.
+void reference_runs(const std::vector<input_report>& inputs, const propagation& declared, const propagation& target,
+                    runs& r) {
+  const auto batches = [&](auto shape_of) {
+    std::vector<interval> b;
+    for (const auto& in : inputs)
+      if (in.batch_index) {
+        const partial_shape& s = shape_of(in);
+        b.push_back(s.rank_known() && *in.batch_index < s.size() ? s[*in.batch_index].range() : interval{});
+      }
+    return b;
+  };
+  const auto declared_at = batches([](const input_report& in) -> const partial_shape& { return in.declared; });
+  const auto asked = batches([](const input_report& in) -> const partial_shape& { return in.requested; });
+  const auto all = [](const std::vector<interval>& b, auto pred) { return std::all_of(b.begin(), b.end(), pred); };
+  // The declared run stands for a batch asked about only where the declared shapes are the requested ones
+  // but for the batch (a --shape may change other dimensions too).
+  const bool declared_alike = std::all_of(inputs.begin(), inputs.end(), [](const input_report& in) {
+    if (!in.declared.rank_known() || !in.requested.rank_known() || in.declared.size() != in.requested.size())
+      return false;
+    for (std::size_t d = 0; d < in.declared.size(); ++d)
+      if ((!in.batch_index || d != *in.batch_index) && !(without_symbols(partial_shape{in.declared[d]}) ==
+                                                         without_symbols(partial_shape{in.requested[d]})))
+        return false;
+    return true;
+  });
+  if (declared_alike && all(declared_at, [](const interval& i) { return i.lo() == 1 && i.hi() == 1; }))
+    r.at_one = &declared;
+  else if (all(asked, [](const interval& i) { return i.lo() == 1 && i.hi() == 1; })) r.at_one = &target;
+  r.asked_static = all(asked, [](const interval& i) { return i.lo() == i.hi(); });
+  r.asked_holds_samples = all(asked, [](const interval& i) {
+    return std::all_of(samples.begin(), samples.end(), [&](std::int64_t n) { return i.contains(n); });
+  });
+  if (all(asked, [](const interval& i) { return i.lo() != i.hi() && i.contains(1); })) r.covering = &target;
+  bool declared_covers = true;
+  for (std::size_t k = 0; k < asked.size(); ++k)
+    declared_covers = declared_covers && declared_at[k].lo() != declared_at[k].hi() && declared_at[k].contains(1) &&
+                      declared_at[k].lo() <= asked[k].lo() && asked[k].hi() <= declared_at[k].hi();
+  if (declared_alike && declared_covers && r.covering == nullptr) r.covering = &declared;
+}
+
 /// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
 /// dynamic one) and the samples (kept in `keep`; made in place with `undo`), then the scopes.
 batch_report analyse(const graph& g, const reshape_request& request, detail::batch_runs& keep,
@@ -479,24 +544,7 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
   const bool any_batch = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.batch_index; });
   auto requested = shapes_at(inputs, std::nullopt);
   const auto example = example_batch(inputs);
-  if (undo != nullptr) {
-    // The runs are reused only at the shapes they were made at (an edit leaves the Parameters alone).
-    const bool same = keep.requested.size() == requested.size() && keep.example_batch == example &&
-                      std::equal(requested.begin(), requested.end(), keep.requested.begin(),
-                                 [](const input_shape& a, const input_shape& b) { return a.layer == b.layer && a.shape == b.shape; });
-    undo->analysed = true;
-    undo->requested = std::exchange(keep.requested, requested);
-    undo->example_batch = std::exchange(keep.example_batch, example);
-    if (!same) {
-      for (std::size_t k = 1; k < keep.runs.size(); ++k) {
-        undo->before[k] = std::exchange(keep.runs[k], std::nullopt);
-        undo->replaced[k] = true;
-      }
-    }
-  } else {
-    keep.requested = requested;
-    keep.example_batch = example;
-  }
+  keep_request(keep, undo, requested, example);
   const auto run = [&](std::size_t k, std::span<const input_shape> given) -> const propagation& {
     return run_at(g, keep, k, given, redo, undo);
   };
@@ -521,42 +569,7 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
   const bool analysed = any_batch && changed && !one_sample;
   if (analysed) {
     for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = &run(3 + k, shapes_at(inputs, samples[k]));
-    const auto batches = [&](auto shape_of) {
-      std::vector<interval> b;
-      for (const auto& in : inputs)
-        if (in.batch_index) {
-          const partial_shape& s = shape_of(in);
-          b.push_back(s.rank_known() && *in.batch_index < s.size() ? s[*in.batch_index].range() : interval{});
-        }
-      return b;
-    };
-    const auto declared_at = batches([](const input_report& in) -> const partial_shape& { return in.declared; });
-    const auto asked = batches([](const input_report& in) -> const partial_shape& { return in.requested; });
-    const auto all = [](const std::vector<interval>& b, auto pred) { return std::all_of(b.begin(), b.end(), pred); };
-    // The declared run stands for a batch asked about only where the declared shapes are the requested ones
-    // but for the batch (a --shape may change other dimensions too).
-    const bool declared_alike = std::all_of(inputs.begin(), inputs.end(), [](const input_report& in) {
-      if (!in.declared.rank_known() || !in.requested.rank_known() || in.declared.size() != in.requested.size())
-        return false;
-      for (std::size_t d = 0; d < in.declared.size(); ++d)
-        if ((!in.batch_index || d != *in.batch_index) && !(without_symbols(partial_shape{in.declared[d]}) ==
-                                                           without_symbols(partial_shape{in.requested[d]})))
-          return false;
-      return true;
-    });
-    if (declared_alike && all(declared_at, [](const interval& i) { return i.lo() == 1 && i.hi() == 1; }))
-      r.at_one = &declared;
-    else if (all(asked, [](const interval& i) { return i.lo() == 1 && i.hi() == 1; })) r.at_one = &target;
-    r.asked_static = all(asked, [](const interval& i) { return i.lo() == i.hi(); });
-    r.asked_holds_samples = all(asked, [](const interval& i) {
-      return std::all_of(samples.begin(), samples.end(), [&](std::int64_t n) { return i.contains(n); });
-    });
-    if (all(asked, [](const interval& i) { return i.lo() != i.hi() && i.contains(1); })) r.covering = &target;
-    bool declared_covers = true;
-    for (std::size_t k = 0; k < asked.size(); ++k)
-      declared_covers = declared_covers && declared_at[k].lo() != declared_at[k].hi() && declared_at[k].contains(1) &&
-                        declared_at[k].lo() <= asked[k].lo() && asked[k].hi() <= declared_at[k].hi();
-    if (declared_alike && declared_covers && r.covering == nullptr) r.covering = &declared;
+    reference_runs(inputs, declared, target, r);
   }
   std::optional<scope> top;
   top.emplace(g, r, std::vector<enclosing_layer>{}, &report.inputs, &request);

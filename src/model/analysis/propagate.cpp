@@ -130,6 +130,60 @@ std::uint64_t rule_calls() noexcept { return calls; }
 
 namespace {
 
+/// Before a pass in place: `undo` takes what `p` holds that the pass replaces (its findings, which layers
+/// follow the inputs, the bodies), and `base_lost` lists the base's findings by layer, in order, for the
+/// layers not run again.
+void start_undo(const graph& g, propagation& p, std::span<const char> redo, undo_log& undo,
+                std::vector<std::pair<std::size_t, std::size_t>>& base_lost) {
+  const auto layers = g.layers();
+  undo.layers = p.outputs.size();
+  undo.lost = std::exchange(p.lost, {});
+  undo.follows_inputs = p.follows_inputs;
+  undo.bodies = p.bodies;
+  layer_outputs_access::fit(p.outputs, g);
+  if (!p.bodies.empty()) p.bodies.resize(layers.size());
+  for (std::size_t k = 0; k < undo.lost.size(); ++k) base_lost.emplace_back(undo.lost[k].layer, k);
+  std::sort(base_lost.begin(), base_lost.end());
+  std::size_t saved = 0;  // reserved at once: a growing log would hold up to twice what it needs
+  for (std::size_t i = 0; i < std::min(undo.layers, redo.size()); ++i)
+    if (redo[i]) saved += layers[i].outputs.size();
+  undo.outputs.reserve(saved);
+}
+
+/// Runs layer `index`'s rule into `out`; a layer without a rule, or whose rule refuses its inputs, is a
+/// finding of `p` and leaves its outputs unknown.
+void run_rule(const graph& g, std::size_t index, std::span<const tensor* const> inputs, std::span<tensor> out,
+              const tensor* given_tensor, propagation& p, std::shared_ptr<const propagation>& body) {
+  const auto& l = g.layers()[index];
+  const auto fn = find_rule(l.type, l.opset);
+  if (fn == nullptr) {
+    // An ONNX node without a translation says why (`not_covered` attribute); an IR layer names its op.
+    const auto* why = g.format() == model_format::onnx ? l.find("not_covered") : nullptr;
+    const std::string unknown = "its outputs are unknown";
+    const auto reason = why != nullptr ? fmt::format("{}; {}", why->text, unknown)
+                                       : fmt::format("no shape rule for {}-{} (version '{}'); {}", l.type, l.opset,
+                                                     l.version, unknown);
+    p.lost.push_back({index, true, errc::unsupported, fmt::format("{}: {}", l.where(), reason), unknown, reason});
+    return;
+  }
+  try {
+    op o{g,   l, inputs, out, given_tensor != nullptr ? &given_tensor->shape : nullptr, l.body ? &body : nullptr,
+         &p.follows_inputs};
+    ++calls;
+    fn(o);
+    if (given_tensor != nullptr && !out.empty()) {  // a body Parameter: its outer tensor's type and values
+      if (given_tensor->type) out[0].type = given_tensor->type;
+      out[0].value = given_tensor->value;
+    }
+  } catch (const error& e) {
+    // A layer that fails is a finding; a .bin that cannot be read (it shrank while mapped) is not the
+    // layer's doing, and nothing after it could be trusted.
+    if (e.code() == errc::io) throw;
+    std::fill(out.begin(), out.end(), tensor{});
+    p.lost.push_back({index, false, e.code(), e.what(), e.hint(), reason_of(e.what(), l)});
+  }
+}
+
 /// Propagates g into `p`: every layer, or (with `undo`) only those `redo` marks, the others keeping what p
 /// holds for them (propagate_in_place). A layer marked as reading an edited one (redo_if_inputs_changed)
 /// runs only when a layer it reads is edited (a rule may read a Const's bytes, which its tensor need not
@@ -143,20 +197,7 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
   if (undo != nullptr) changed.assign(layers.size(), 0);
   // The findings the base had, by layer, kept in this propagation's order for the layers not run again.
   std::vector<std::pair<std::size_t, std::size_t>> base_lost;  // (layer, index into undo->lost)
-  if (undo != nullptr) {
-    undo->layers = p.outputs.size();
-    undo->lost = std::exchange(p.lost, {});
-    undo->follows_inputs = p.follows_inputs;
-    undo->bodies = p.bodies;
-    layer_outputs_access::fit(p.outputs, g);
-    if (!p.bodies.empty()) p.bodies.resize(layers.size());
-    for (std::size_t k = 0; k < undo->lost.size(); ++k) base_lost.emplace_back(undo->lost[k].layer, k);
-    std::sort(base_lost.begin(), base_lost.end());
-    std::size_t saved = 0;  // reserved at once: a growing log would hold up to twice what it needs
-    for (std::size_t i = 0; i < std::min(undo->layers, redo.size()); ++i)
-      if (redo[i]) saved += layers[i].outputs.size();
-    undo->outputs.reserve(saved);
-  }
+  if (undo != nullptr) start_undo(g, p, redo, *undo, base_lost);
   p.follows_inputs.resize(layers.size(), false);
   std::vector<const tensor*> inputs;
   for (const auto index : g.order()) {
@@ -193,32 +234,7 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
     }
     p.follows_inputs[index] = follows;
     std::shared_ptr<const propagation> body;  // what a TensorIterator's or Loop's rule saw inside its body
-    if (const auto fn = find_rule(l.type, l.opset); fn == nullptr) {
-      // An ONNX node without a translation says why (`not_covered` attribute); an IR layer names its op.
-      const auto* why = g.format() == model_format::onnx ? l.find("not_covered") : nullptr;
-      const std::string unknown = "its outputs are unknown";
-      const auto reason = why != nullptr ? fmt::format("{}; {}", why->text, unknown)
-                                         : fmt::format("no shape rule for {}-{} (version '{}'); {}", l.type, l.opset,
-                                                       l.version, unknown);
-      p.lost.push_back({index, true, errc::unsupported, fmt::format("{}: {}", l.where(), reason), unknown, reason});
-    } else {
-      try {
-        op o{g,   l, inputs, out, given_tensor != nullptr ? &given_tensor->shape : nullptr, l.body ? &body : nullptr,
-             &p.follows_inputs};
-        ++calls;
-        fn(o);
-        if (given_tensor != nullptr && !out.empty()) {  // a body Parameter: its outer tensor's type and values
-          if (given_tensor->type) out[0].type = given_tensor->type;
-          out[0].value = given_tensor->value;
-        }
-      } catch (const error& e) {
-        // A layer that fails is a finding; a .bin that cannot be read (it shrank while mapped) is not the
-        // layer's doing, and nothing after it could be trusted.
-        if (e.code() == errc::io) throw;
-        std::fill(out.begin(), out.end(), tensor{});
-        p.lost.push_back({index, false, e.code(), e.what(), e.hint(), reason_of(e.what(), l)});
-      }
-    }
+    run_rule(g, index, inputs, out, given_tensor, p, body);
     if (body) {
       if (p.bodies.empty()) p.bodies.resize(layers.size());
       p.bodies[index] = std::move(body);
