@@ -208,65 +208,86 @@ void check_dot_output(const std::string& path, const std::vector<std::string>& i
   }
 }
 
-void write_dot(const model::graph& g, const model::batch_report& r, const std::string& path) {
+/// The layers --dot draws: every finding's (a body finding's outermost TensorIterator or Loop), the layer or
+/// output it names as the user of the batch, and all their ancestors; Consts only when a finding names one.
+struct drawn_layers {
+  std::map<std::size_t, const model::batch_finding*> marked;
+  std::set<std::size_t> keep, sources_shown;
+};
+
+drawn_layers layers_to_draw(const model::graph& g, const model::batch_report& r) {
   const auto layers = g.layers();
   const auto index_of = [&](std::int64_t id) -> std::optional<std::size_t> {
     const auto* l = g.find(id);
     return l == nullptr ? std::nullopt : std::optional(static_cast<std::size_t>(l - layers.data()));
   };
-  // The layers to draw: every finding's (a body finding's outermost TensorIterator or Loop), the layer or
-  // output it names as the user of the batch, and all their ancestors; Consts only when a finding names one.
-  std::map<std::size_t, const model::batch_finding*> marked_layers;
-  std::set<std::size_t> keep, sources_shown;
+  drawn_layers d;
   std::vector<std::size_t> stack;
   for (const auto& f : r.findings) {
     const auto at = index_of(f.within.empty() ? f.id : f.within.front().id);
     if (!at) continue;
-    marked_layers.emplace(*at, &f);
+    d.marked.emplace(*at, &f);
     stack.push_back(*at);
     if (f.used_by_id)
       if (const auto u = index_of(*f.used_by_id)) stack.push_back(*u);
     if (f.source_id && f.within.empty())
       if (const auto src = index_of(*f.source_id)) {
-        keep.insert(*src);
-        sources_shown.insert(*src);
+        d.keep.insert(*src);
+        d.sources_shown.insert(*src);
       }
   }
   while (!stack.empty()) {
     const auto i = stack.back();
     stack.pop_back();
-    if (!keep.insert(i).second && marked_layers.count(i) == 0) continue;
+    if (!d.keep.insert(i).second && d.marked.count(i) == 0) continue;
     for (const auto& s : layers[i].sources)
-      if (s && model::detail::part_of(layers[s->layer]) != model::detail::op_part::constant && !keep.contains(s->layer))
+      if (s && model::detail::part_of(layers[s->layer]) != model::detail::op_part::constant && !d.keep.contains(s->layer))
         stack.push_back(s->layer);
   }
+  return d;
+}
+
+/// Chains of layers with one input and one output on the way, none of them a finding, are drawn as one
+/// dashed box ("12 layers: a … b"): a backbone would otherwise fill the picture.
+struct elided_runs {
+  std::map<std::size_t, std::size_t> run_of;          ///< an elided layer -> the first layer of its run
+  std::map<std::size_t, std::vector<std::size_t>> runs;  ///< the first layer -> the run, in order
+};
+
+elided_runs runs_to_elide(std::span<const model::layer> layers, const drawn_layers& d) {
+  std::map<std::size_t, std::vector<std::size_t>> preds, succs;
+  for (const auto i : d.keep)
+    for (const auto& s : layers[i].sources)
+      if (s && d.keep.contains(s->layer)) {
+        preds[i].push_back(s->layer);
+        succs[s->layer].push_back(i);
+      }
+  const auto elidable = [&](std::size_t i) {
+    return d.marked.count(i) == 0 && preds[i].size() == 1 && succs[i].size() == 1 && !d.sources_shown.contains(i);
+  };
+  elided_runs e;
+  for (const auto i : d.keep) {
+    if (!elidable(i) || elidable(preds[i][0])) continue;
+    for (auto j = i; elidable(j); j = succs[j][0]) {
+      e.runs[i].push_back(j);
+      e.run_of[j] = i;
+      if (!d.keep.contains(succs[j][0])) break;
+    }
+  }
+  return e;
+}
+
+void write_dot(const model::graph& g, const model::batch_report& r, const std::string& path) {
+  const auto layers = g.layers();
+  const auto drawn = layers_to_draw(g, r);
+  const auto& marked_layers = drawn.marked;
+  const auto& keep = drawn.keep;
+  auto [run_of, runs] = runs_to_elide(layers, drawn);
   std::vector<model::input_shape> shapes;
   for (const auto& in : r.inputs) shapes.push_back({in.layer, in.requested});
   const auto declared = model::propagate(g);
   const auto target = model::propagate(g, shapes);
 
-  // Chains of layers with one input and one output on the way, none of them a finding, are drawn as one
-  // dashed box ("12 layers: a … b"): a backbone would otherwise fill the picture.
-  std::map<std::size_t, std::vector<std::size_t>> preds, succs;
-  for (const auto i : keep)
-    for (const auto& s : layers[i].sources)
-      if (s && keep.contains(s->layer)) {
-        preds[i].push_back(s->layer);
-        succs[s->layer].push_back(i);
-      }
-  const auto elidable = [&](std::size_t i) {
-    return marked_layers.count(i) == 0 && preds[i].size() == 1 && succs[i].size() == 1 && !sources_shown.contains(i);
-  };
-  std::map<std::size_t, std::size_t> run_of;          // an elided layer -> the first layer of its run
-  std::map<std::size_t, std::vector<std::size_t>> runs;  // the first layer -> the run, in order
-  for (const auto i : keep) {
-    if (!elidable(i) || elidable(preds[i][0])) continue;
-    for (auto j = i; elidable(j); j = succs[j][0]) {
-      runs[i].push_back(j);
-      run_of[j] = i;
-      if (!keep.contains(succs[j][0])) break;
-    }
-  }
   const auto node_name = [&](std::size_t i) {
     const auto it = run_of.find(i);
     return it == run_of.end() ? fmt::format("L{}", layers[i].id) : fmt::format("R{}", layers[it->second].id);

@@ -370,6 +370,30 @@ mapped_file::~mapped_file() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+namespace {
+/// Opens a device or a FIFO to be written in place. A FIFO is opened without blocking (open() would wait
+/// forever for a reader that never comes), tried again for a while: a reader started beside reshape1 (`cat
+/// fifo & reshape1 ... -o fifo`) may open it a moment later.
+int open_in_place(const std::filesystem::path& destination, const std::string& shown, const struct stat& st) {
+  const int wait = S_ISFIFO(st.st_mode) ? O_NONBLOCK : 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(g_fifo_wait_ms.load());
+  int fd = ::open(destination.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | wait);
+  while (fd < 0 && errno == ENXIO && wait != 0 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    fd = ::open(destination.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | wait);
+  }
+  if (fd < 0 && errno == ENXIO && wait != 0)
+    fail(errc::io, {.file = shown},
+         fmt::format("{}: is a FIFO (a pipe) that no process reads (waited {} ms)", shown, g_fifo_wait_ms.load()),
+         "start the program that reads it first, or give a regular file");
+  if (fd < 0)
+    fail(errc::io, {.file = shown},
+         fmt::format("{}: cannot open {} for writing: {}", shown, kind_of(st.st_mode), system_message(errno)));
+  if (wait != 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // then written as any pipe
+  return fd;
+}
+}  // namespace
+
 atomic_file::atomic_file(const std::filesystem::path& destination)
     : shown_(escaped(destination.string())), destination_(destination) {
   if (destination.empty())
@@ -390,24 +414,7 @@ atomic_file::atomic_file(const std::filesystem::path& destination)
     if (!S_ISREG(st.st_mode)) {
       // A device or a FIFO: written in place, as cp does (a temporary file and a rename would replace it).
       kind_ = output_kind::direct;
-      // A FIFO is opened without blocking (open() would wait forever for a reader that never comes), tried
-      // again for a while: a reader started beside reshape1 (`cat fifo & reshape1 ... -o fifo`) may open it
-      // a moment later.
-      const int wait = S_ISFIFO(st.st_mode) ? O_NONBLOCK : 0;
-      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(g_fifo_wait_ms.load());
-      fd_ = ::open(destination.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | wait);
-      while (fd_ < 0 && errno == ENXIO && wait != 0 && std::chrono::steady_clock::now() < until) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        fd_ = ::open(destination.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | wait);
-      }
-      if (fd_ < 0 && errno == ENXIO && wait != 0)
-        fail(errc::io, {.file = shown_},
-             fmt::format("{}: is a FIFO (a pipe) that no process reads (waited {} ms)", shown_, g_fifo_wait_ms.load()),
-             "start the program that reads it first, or give a regular file");
-      if (fd_ < 0)
-        fail(errc::io, {.file = shown_},
-             fmt::format("{}: cannot open {} for writing: {}", shown_, kind_of(st.st_mode), system_message(errno)));
-      if (wait != 0) ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);  // then written as any pipe
+      fd_ = open_in_place(destination, shown_, st);
       return;
     }
     kind_ = output_kind::replace;

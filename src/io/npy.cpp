@@ -364,15 +364,67 @@ void loaded_tensor::set_view(const tensor_view& v) {
   byte_size_ = v.byte_size();
 }
 
-loaded_tensor read_npy(const std::filesystem::path& path) {
-  auto file = std::make_shared<detail::mapped_file>(path);
-  const auto bytes = file->bytes();
-  const std::string& name = file->name();
+/// Decodes numpy's fixed-width strings ('S': bytes, NUL-padded; 'U': UTF-32 code points) into a string
+/// tensor, in C order; a code point that is not one is refused, naming its byte (`data_start`: the data's).
+std::shared_ptr<tensor> decode_strings(const std::byte* data, std::int64_t n, std::uint64_t data_bytes,
+                                       const dtype_info& dt, const std::vector<std::int64_t>& dims, bool reorder,
+                                       std::uint64_t data_start, const std::string& name) {
   auto bad = [&](std::uint64_t at, const std::string& what) {
     fail(errc::bad_file, {.offset = at, .file = name}, fmt::format("{}: {}", detail::at_byte(name, at), what));
   };
-  // The preamble and the header are copied out of the mapping (a copy that fails cleanly if the file
-  // shrinks); the data is read in place or converted under the same guard.
+  auto converted = std::make_shared<tensor>(dt.type, shape(dims));
+  {
+    auto out = converted->strings();
+    std::vector<std::byte> raw(static_cast<std::size_t>(data_bytes));
+    detail::guarded_copy(raw.data(), data, raw.size(), name);
+    auto decode = [&](std::int64_t to, std::int64_t from) {
+      const std::byte* item = raw.data() + static_cast<std::uint64_t>(from) * dt.item_size;
+      std::string s;
+      if (dt.string_kind == 'S') {
+        std::size_t len = static_cast<std::size_t>(dt.item_size);
+        while (len > 0 && item[len - 1] == std::byte{0}) --len;
+        s.assign(reinterpret_cast<const char*>(item), len);
+      } else {
+        std::size_t chars = static_cast<std::size_t>(dt.item_size / 4);
+        auto cp_at = [&](std::size_t c) {
+          std::uint32_t v = 0;
+          for (int b = 0; b < 4; ++b) {
+            const auto byte = std::to_integer<std::uint32_t>(item[4 * c + static_cast<std::size_t>(b)]);
+            v |= dt.big_endian ? byte << (8 * (3 - b)) : byte << (8 * b);
+          }
+          return v;
+        };
+        while (chars > 0 && cp_at(chars - 1) == 0) --chars;
+        for (std::size_t c = 0; c < chars; ++c) {
+          const auto cp = cp_at(c);
+          if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            bad(data_start + static_cast<std::uint64_t>(from) * dt.item_size + 4 * c,
+                fmt::format("U+{:X} is not a Unicode code point", cp));
+          append_utf8(s, cp);
+        }
+      }
+      out[static_cast<std::size_t>(to)] = std::move(s);
+    };
+    if (reorder) {
+      for_each_fortran_index(dims, 0, n, decode);
+    } else {
+      for (std::int64_t k = 0; k < n; ++k) decode(k, k);
+    }
+  }
+  return converted;
+}
+
+/// Where a .npy file's header starts and how long it is, from its preamble (the magic, the version, the
+/// header's length), and its major version.
+struct npy_preamble {
+  std::uint32_t major = 0;
+  std::uint64_t header_start = 0, header_length = 0;
+};
+
+npy_preamble read_preamble(std::span<const std::byte> bytes, const std::string& name) {
+  auto bad = [&](std::uint64_t at, const std::string& what) {
+    fail(errc::bad_file, {.offset = at, .file = name}, fmt::format("{}: {}", detail::at_byte(name, at), what));
+  };
   std::array<unsigned char, 12> preamble{};
   detail::guarded_copy(preamble.data(), bytes.data(), std::min(bytes.size(), preamble.size()), name);
   auto u8 = [&](std::size_t i) { return std::uint32_t{preamble[i]}; };
@@ -392,6 +444,19 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
   const std::uint64_t header_start = 8 + length_bytes;
   if (header_length > bytes.size() - header_start)
     bad(8, fmt::format("the header length {} runs past the end of the file ({} bytes)", header_length, bytes.size()));
+  return {major, header_start, header_length};
+}
+
+loaded_tensor read_npy(const std::filesystem::path& path) {
+  auto file = std::make_shared<detail::mapped_file>(path);
+  const auto bytes = file->bytes();
+  const std::string& name = file->name();
+  auto bad = [&](std::uint64_t at, const std::string& what) {
+    fail(errc::bad_file, {.offset = at, .file = name}, fmt::format("{}: {}", detail::at_byte(name, at), what));
+  };
+  // The preamble and the header are copied out of the mapping (a copy that fails cleanly if the file
+  // shrinks); the data is read in place or converted under the same guard.
+  const auto [major, header_start, header_length] = read_preamble(bytes, name);
   std::string header_text(static_cast<std::size_t>(header_length), '\0');
   detail::guarded_copy(header_text.data(), bytes.data() + header_start, header_text.size(), name);
   if (major < 3)
@@ -443,46 +508,7 @@ loaded_tensor read_npy(const std::filesystem::path& path) {
     result.pending_ = std::move(c);
     return result;
   }
-  auto converted = std::make_shared<tensor>(dt.type, dims);
-  const auto n = *count;
-  {
-    auto out = converted->strings();
-    std::vector<std::byte> raw(static_cast<std::size_t>(data_bytes));
-    detail::guarded_copy(raw.data(), data, raw.size(), name);
-    auto decode = [&](std::int64_t to, std::int64_t from) {
-      const std::byte* item = raw.data() + static_cast<std::uint64_t>(from) * dt.item_size;
-      std::string s;
-      if (dt.string_kind == 'S') {
-        std::size_t len = static_cast<std::size_t>(dt.item_size);
-        while (len > 0 && item[len - 1] == std::byte{0}) --len;
-        s.assign(reinterpret_cast<const char*>(item), len);
-      } else {
-        std::size_t chars = static_cast<std::size_t>(dt.item_size / 4);
-        auto cp_at = [&](std::size_t c) {
-          std::uint32_t v = 0;
-          for (int b = 0; b < 4; ++b) {
-            const auto byte = std::to_integer<std::uint32_t>(item[4 * c + static_cast<std::size_t>(b)]);
-            v |= dt.big_endian ? byte << (8 * (3 - b)) : byte << (8 * b);
-          }
-          return v;
-        };
-        while (chars > 0 && cp_at(chars - 1) == 0) --chars;
-        for (std::size_t c = 0; c < chars; ++c) {
-          const auto cp = cp_at(c);
-          if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            bad(data_start + static_cast<std::uint64_t>(from) * dt.item_size + 4 * c,
-                fmt::format("U+{:X} is not a Unicode code point", cp));
-          append_utf8(s, cp);
-        }
-      }
-      out[static_cast<std::size_t>(to)] = std::move(s);
-    };
-    if (reorder) {
-      for_each_fortran_index(h.dims, 0, n, decode);
-    } else {
-      for (std::int64_t k = 0; k < n; ++k) decode(k, k);
-    }
-  }
+  auto converted = decode_strings(bytes.data() + data_start, *count, data_bytes, dt, h.dims, reorder, data_start, name);
   result.set_view(converted->view());
   result.keep_alive_ = std::move(converted);
   return result;

@@ -65,6 +65,33 @@ std::optional<std::int64_t> exact_result(arith op, std::int64_t x, std::int64_t 
   }
 }
 
+/// Add, Subtract, Multiply or Divide of two bounded intervals: the extremes are at the corners. `r` is the
+/// unknown result to narrow; left so when a step overflows.
+element_bound at_corners(arith op, const element_bound& a, const element_bound& b, element_bound r) {
+  std::int64_t lo = no_upper, hi = no_lower;
+  for (auto x : {a.lo, a.hi})
+    for (auto y : {b.lo, b.hi}) {
+      std::int64_t z = 0;
+      bool overflow = false;
+      switch (op) {
+        case arith::add: overflow = __builtin_add_overflow(x, y, &z); break;
+        case arith::subtract: overflow = __builtin_sub_overflow(x, y, &z); break;
+        case arith::multiply: overflow = __builtin_mul_overflow(x, y, &z); break;
+        default:  // integer Divide rounds toward negative infinity (Python's //)
+          if (x == no_lower && y == -1) return r;
+          z = x / y - ((x % y != 0) && ((x < 0) != (y < 0)) ? 1 : 0);
+      }
+      if (overflow) return r;
+      lo = std::min(lo, z);
+      hi = std::max(hi, z);
+    }
+  r.lo = lo;
+  r.hi = hi;
+  const bool identity = b.exact() && ((op == arith::multiply || op == arith::divide) ? b.lo == 1 : b.lo == 0);
+  if (identity) r.symbol = a.symbol;
+  return r;
+}
+
 /// Interval arithmetic over the bounds' corners; unknown when a bound is open or a step overflows.
 element_bound combine(arith op, const element_bound& a, const element_bound& b) {
   element_bound r;
@@ -128,28 +155,7 @@ element_bound combine(arith op, const element_bound& a, const element_bound& b) 
     return r;
   }
   if (op == arith::divide && b.lo <= 0 && b.hi >= 0) return r;
-  std::int64_t lo = no_upper, hi = no_lower;
-  for (auto x : {a.lo, a.hi})
-    for (auto y : {b.lo, b.hi}) {
-      std::int64_t z = 0;
-      bool overflow = false;
-      switch (op) {
-        case arith::add: overflow = __builtin_add_overflow(x, y, &z); break;
-        case arith::subtract: overflow = __builtin_sub_overflow(x, y, &z); break;
-        case arith::multiply: overflow = __builtin_mul_overflow(x, y, &z); break;
-        default:  // integer Divide rounds toward negative infinity (Python's //)
-          if (x == no_lower && y == -1) return r;
-          z = x / y - ((x % y != 0) && ((x < 0) != (y < 0)) ? 1 : 0);
-      }
-      if (overflow) return r;
-      lo = std::min(lo, z);
-      hi = std::max(hi, z);
-    }
-  r.lo = lo;
-  r.hi = hi;
-  const bool identity = b.exact() && ((op == arith::multiply || op == arith::divide) ? b.lo == 1 : b.lo == 0);
-  if (identity) r.symbol = a.symbol;
-  return r;
+  return at_corners(op, a, b, r);
 }
 
 double combine_real(arith op, double a, double b) {
