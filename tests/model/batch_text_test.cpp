@@ -110,7 +110,7 @@ TEST(batch_text, a_reason_reads_as_its_sentence_with_its_numbers) {
 // Each reason is one a rule or the analysis gives (no sentence is dead), and the rules name their
 // reasons by code: no sentence is written in them.
 TEST(batch_text, the_rules_give_reasons_and_write_no_sentence) {
-  const auto rules = source("src/model/ops/batching.cpp");
+  const auto rules = source("src/model/ops/batching.cpp") + source("src/model/ops/batching_data.cpp");
   std::string analysis;
   for (const char* stage : {"batch", "batch_failures", "batch_walk", "batch_fold", "batch_findings"})
     analysis += source(std::string("src/model/analysis/") + stage + ".cpp");
