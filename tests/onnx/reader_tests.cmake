@@ -23,7 +23,7 @@ add_custom_command(OUTPUT ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin
                    DEPENDS ${PROJECT_SOURCE_DIR}/tests/data/onnx/external_shape.bin VERBATIM)
 add_custom_target(onnx_fixtures ALL DEPENDS ${_onnx_fixtures} ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin)
 
-add_executable(reshape1_onnx_tests ${CMAKE_CURRENT_LIST_DIR}/onnx_read_test.cpp ${CMAKE_CURRENT_LIST_DIR}/fix_formats_test.cpp
+add_executable(reshape1_onnx_tests ${CMAKE_CURRENT_LIST_DIR}/onnx_read_test.cpp ${CMAKE_CURRENT_LIST_DIR}/onnx_fix_test.cpp ${CMAKE_CURRENT_LIST_DIR}/fix_formats_test.cpp
                                   ${CMAKE_CURRENT_LIST_DIR}/skim_test.cpp ${CMAKE_CURRENT_LIST_DIR}/lower_test.cpp)
 target_compile_definitions(reshape1_onnx_tests PRIVATE RESHAPE1_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
                                                        RESHAPE1_SHARED_MODELS="${PROJECT_SOURCE_DIR}/../shared/ir-models"
