@@ -242,6 +242,14 @@ struct graph_reader {
   static constexpr int max_depth = 16;
 
  private:
+  /// Orders the layers (Kahn's algorithm) from `links`, (producer, consumer) per edge in file order, and
+  /// `pending`, each layer's count of them; a cycle is refused.
+  void order(const std::vector<std::pair<std::size_t, std::size_t>>& links, std::vector<std::size_t>& pending,
+             const layer* owner);
+  /// Messages about a body say whose: `in the body of layer 'lstm' (id 3): ...`.
+  static std::string body_prefix(const layer* owner) {
+    return owner == nullptr ? std::string() : fmt::format("in the body of {}: ", owner->where());
+  }
   /// Reads the <port> children of <input> or <output>.
   std::span<const port> ports(const layer& l, const pugi::xml_node& parent);
   static port_mapping mapping(const reader& r, const pugi::xml_node& n, const layer& owner);
@@ -340,8 +348,7 @@ void graph_reader::finish() {
 void graph_reader::link(const pugi::xml_node& edges, const layer* owner) {
   graph& g = g_;
   const reader& r = r_;
-  // Messages about a body say whose: `in the body of layer 'lstm' (id 3): ...`.
-  const auto in_body = [&] { return owner == nullptr ? std::string() : fmt::format("in the body of {}: ", owner->where()); };
+  const auto in_body = [&] { return body_prefix(owner); };
   // Layer ids are usually 0..n-1: a table finds them without a search (graph::find otherwise).
   std::vector<std::size_t> by_dense_id;
   if (!g.by_id_.empty() && g.by_id_.front().first >= 0 &&
@@ -392,7 +399,12 @@ void graph_reader::link(const pugi::xml_node& edges, const layer* owner) {
       if (!l.sources[i])
         r.bad_layer(l, fmt::format("{}nothing is connected to input port {}", in_body(), l.inputs[i].id),
                     "the model cannot be read");
+  order(links, pending, owner);
+}
 
+void graph_reader::order(const std::vector<std::pair<std::size_t, std::size_t>>& links,
+                         std::vector<std::size_t>& pending, const layer* owner) {
+  graph& g = g_;
   // Each layer's consumers, in edge order, in one array (first[i]..first[i+1]).
   std::vector<std::size_t> first(g.layers_.size() + 1, 0), consumers(links.size());
   for (const auto& [from, to] : links) ++first[from + 1];
@@ -415,8 +427,8 @@ void graph_reader::link(const pugi::xml_node& edges, const layer* owner) {
     const auto& l = g.layers_[on_cycle];
     const bool self = std::any_of(l.sources.begin(), l.sources.end(),
                                   [&](const auto& s) { return s && s->layer == on_cycle; });
-    r.bad_layer(l, in_body() + (self ? "the layer feeds its own input" : "the layer is on a cycle of edges"),
-                "the model cannot be read");
+    r_.bad_layer(l, body_prefix(owner) + (self ? "the layer feeds its own input" : "the layer is on a cycle of edges"),
+                 "the model cannot be read");
   }
 }
 
