@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/ir/read_internal.hpp"
+#include "model/graph/build.hpp"
 #include "reshape1/element_type.hpp"
 #include "reshape1/model/graph.hpp"
 

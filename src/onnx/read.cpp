@@ -23,6 +23,7 @@
 #include "../io/files.hpp"
 #include "../model/options.hpp"
 #include "skim.hpp"
+#include "model/ir/read_internal.hpp"
 #include "model/ops/rules.hpp"
 #include "lowering.hpp"
 

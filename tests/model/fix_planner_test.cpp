@@ -16,7 +16,7 @@
 
 #include "ir_builder.hpp"
 #include "model/analysis/fix_planner.hpp"
-#include "model/ir/read_internal.hpp"
+#include "model/graph/edit.hpp"
 #include "model/ops/rules.hpp"
 
 namespace reshape1::test {

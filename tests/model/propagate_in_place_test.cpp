@@ -20,6 +20,7 @@
 #include "io/files.hpp"
 #include "ir_builder.hpp"
 #include "model/analysis/batch_internal.hpp"
+#include "model/graph/edit.hpp"
 #include "model/ir/read_internal.hpp"
 #include "model/ops/rules.hpp"
 #include "reshape1/model/batch.hpp"

@@ -11,6 +11,7 @@
 #include "detail/fail.hpp"
 #include "io/files.hpp"
 #include "model/analysis/fix_planner.hpp"
+#include "model/graph/edit.hpp"
 #include "model/ir/read_internal.hpp"
 #include "model/ops/rules.hpp"
 #include "model/text/fix.hpp"

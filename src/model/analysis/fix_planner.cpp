@@ -1,5 +1,5 @@
 // The rounds of `fix`, whatever file the model came from (fix_planner.hpp): rewrites are data (edits of
-// the graph in memory, read_internal.hpp), judged in groups on the edited graph; the format writes the
+// the graph in memory, graph/edit.hpp), judged in groups on the edited graph; the format writes the
 // model once at the end, reads it back, and the planner proves it at every requested batch.
 #include "model/analysis/fix_planner.hpp"
 

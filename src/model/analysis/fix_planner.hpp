@@ -20,7 +20,7 @@
 
 #include "model/analysis/batch_internal.hpp"
 #include "model/analysis/fix_internal.hpp"
-#include "model/ir/read_internal.hpp"
+#include "model/graph/edit.hpp"
 #include "reshape1/model/fix.hpp"
 
 namespace reshape1::model::detail {

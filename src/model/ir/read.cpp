@@ -1,5 +1,5 @@
-// Reading OpenVINO IR (versions 10 and 11) into a typed graph, with pugixml, which stays inside this file;
-// and the edits fix makes to a graph in memory and to the .xml's text.
+// Reading OpenVINO IR (versions 10 and 11) into a typed graph, with pugixml, which stays inside the IR's
+// reader and writer (write.cpp).
 // Every number is parsed once here, with std::from_chars; nothing downstream re-reads text.
 #include <pugixml.hpp>
 
@@ -7,13 +7,9 @@
 #include <array>
 #include <charconv>
 #include <cstring>
-#include <deque>
 #include <functional>
-#include <map>
 #include <optional>
-#include <set>
 #include <span>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -22,6 +18,7 @@
 #include "reshape1/error.hpp"
 #include "reshape1/model/graph.hpp"
 #include "model/options.hpp"
+#include "model/graph/storage.hpp"
 #include "model/ir/read_internal.hpp"
 #include "model/ops/rules.hpp"
 
@@ -29,10 +26,10 @@ namespace reshape1::model {
 namespace {
 
 using reshape1::detail::fail;
-using model::detail::is_space;
 using model::detail::op_part;
 using model::detail::part_of;
 using model::detail::port_index;
+using model::detail::precision;
 using model::detail::trim;
 
 /// A pugixml name (null-terminated) against a literal, without strlen.
@@ -71,60 +68,6 @@ std::optional<std::int64_t> plain_decimal(const char* s) noexcept {
   }
   if (digits == 0 || *s != '\0') return std::nullopt;
   return v;
-}
-
-/// A comma-separated list of T ("" is the empty list; spaces around items are allowed) as a new run of
-/// `out`; false (and an empty run) when any item is not a T. One pass over the text.
-template <class T, class Arena>
-bool parse_list(std::string_view text, Arena& out) {
-  out.start();
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  const auto skip_spaces = [&] {
-    while (p != end && is_space(*p)) ++p;
-  };
-  skip_spaces();
-  if (p == end) return true;  // "" or only spaces: the empty list
-  while (true) {              // at an item, spaces before it skipped
-    T v{};
-    const auto [next, ec] = std::from_chars(p, end, v);
-    if (ec != std::errc() || next == p) break;
-    out.append() = v;
-    p = next;
-    skip_spaces();
-    if (p == end) return true;
-    if (*p != ',') break;
-    ++p;
-    skip_spaces();
-  }
-  out.truncate(0);
-  return false;
-}
-
-std::optional<bool> parse_boolean(std::string_view t) {
-  auto equals = [&](std::string_view word) {
-    return t.size() == word.size() &&
-           std::equal(t.begin(), t.end(), word.begin(), [](char a, char b) { return (a | 0x20) == b; });
-  };
-  if (t == "1" || equals("true")) return true;
-  if (t == "0" || equals("false")) return false;
-  return std::nullopt;
-}
-
-/// An element type as a layer's `element_type` writes it (`f32`: reshape1's own names, all lower case) or
-/// as a port's `precision` does (`FP32`: all upper case).
-std::optional<element_type> precision(std::string_view p) {
-  if (p.empty() || !(p[0] >= 'A' && p[0] <= 'Z')) return find_element_type(p);
-  static constexpr std::pair<std::string_view, element_type> names[] = {
-      {"FP32", element_type::f32}, {"FP16", element_type::f16}, {"FP64", element_type::f64},
-      {"BF16", element_type::bf16}, {"I64", element_type::i64},  {"I32", element_type::i32},
-      {"I16", element_type::i16},  {"I8", element_type::i8},     {"U64", element_type::u64},
-      {"U32", element_type::u32},  {"U16", element_type::u16},   {"U8", element_type::u8},
-      {"BOOL", element_type::boolean}, {"U1", element_type::u1}, {"I4", element_type::i4},
-      {"U4", element_type::u4}};
-  for (const auto& [n, t] : names)
-    if (n == p) return t;
-  return std::nullopt;
 }
 
 class reader {
@@ -245,167 +188,6 @@ void check_const(const reader& r, const layer& l, std::size_t bin_size, const st
 
 }  // namespace
 
-const attribute* layer::find(std::string_view n) const noexcept {
-  // The first character settles most comparisons without a call to memcmp (an XML name is never empty).
-  for (const auto& a : attributes)
-    if (a.name.size() == n.size() && !n.empty() && a.name[0] == n[0] && a.name == n) return &a;
-  return nullptr;
-}
-
-std::string layer::where() const { return fmt::format("layer '{}' (id {})", name, id); }
-
-std::string_view layer::op_type() const { return text("onnx_op", type); }
-
-int layer::op_version() const {
-  const auto* a = find("onnx_version");
-  return a != nullptr && a->is_integers && a->integers.size() == 1 ? static_cast<int>(a->integers[0]) : opset;
-}
-
-namespace {
-[[noreturn]] void bad_attribute(const layer& l, std::string_view n, std::string_view what, std::string hint = {}) {
-  fail(errc::bad_file, {}, fmt::format("{}: attribute '{}' {}", l.where(), n, what), std::move(hint));
-}
-const attribute& need(const layer& l, std::string_view n) {
-  const auto* a = l.find(n);
-  if (a == nullptr) fail(errc::bad_file, {}, fmt::format("{}: missing attribute '{}' in <data>", l.where(), n), {});
-  return *a;
-}
-}  // namespace
-
-std::int64_t layer::integer(std::string_view n) const {
-  const auto& a = need(*this, n);
-  if (!a.is_integers || a.integers.size() != 1) bad_attribute(*this, n, fmt::format("is '{}', not an integer", a.text));
-  return a.integers[0];
-}
-
-std::int64_t layer::integer(std::string_view n, std::int64_t fallback) const {
-  return find(n) == nullptr ? fallback : integer(n);
-}
-
-std::span<const std::int64_t> layer::integers(std::string_view n) const {
-  const auto& a = need(*this, n);
-  if (!a.is_integers) bad_attribute(*this, n, fmt::format("is '{}', not a list of integers", a.text));
-  return a.integers;
-}
-
-std::vector<std::int64_t> layer::integers(std::string_view n, std::vector<std::int64_t> fallback) const {
-  if (find(n) == nullptr) return fallback;
-  const auto list = integers(n);
-  return {list.begin(), list.end()};
-}
-
-std::vector<double> layer::reals(std::string_view n) const {
-  const auto& a = need(*this, n);
-  if (!a.is_reals) bad_attribute(*this, n, fmt::format("is '{}', not a list of numbers", a.text));
-  if (a.is_integers) return {a.integers.begin(), a.integers.end()};
-  return {a.reals.begin(), a.reals.end()};
-}
-
-bool layer::flag(std::string_view n) const {
-  const auto& a = need(*this, n);
-  if (!a.boolean)
-    bad_attribute(*this, n, fmt::format("is '{}'", a.text), "write true, false, 1 or 0");
-  return *a.boolean;
-}
-
-bool layer::flag(std::string_view n, bool fallback) const { return find(n) == nullptr ? fallback : flag(n); }
-
-std::string_view layer::text(std::string_view n, std::string_view fallback) const {
-  const auto* a = find(n);
-  return a == nullptr ? fallback : std::string_view(a->text);
-}
-
-element_type layer::element(std::string_view n) const {
-  const auto& a = need(*this, n);
-  const auto t = precision(a.text);
-  if (!t) fail(errc::unknown_element_type, {}, fmt::format("{}: element type '{}' is unknown", where(), a.text), {});
-  return *t;
-}
-
-const layer* graph::find(std::int64_t id) const noexcept {
-  const auto it = std::lower_bound(by_id_.begin(), by_id_.end(), std::pair<std::int64_t, std::size_t>(id, 0));
-  return it == by_id_.end() || it->first != id ? nullptr : &layers_[it->second];
-}
-
-std::span<const std::byte> graph::const_bytes(const layer& l) const {
-  // The readers checked that every Const's bytes lie in the weights; a layer that is not the graph's own
-  // (or a Const the graph holds no bytes for) gets none, not a view past their end.
-  const auto offset = static_cast<std::uint64_t>(l.integer("offset"));
-  const auto size = static_cast<std::uint64_t>(l.integer("size"));
-  if (offset > bin_bytes_.size() || size > bin_bytes_.size() - offset) return {};
-  return bin_bytes_.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(size));
-}
-
-// ---- Reading layers -----------------------------------------------------------------------------------
-// A graph's texts view the parsed XML, which the graph keeps; its ports, attributes, integer and real
-// lists and input sources live in one array each (per graph: a TensorIterator's or Loop's body has its
-// own), which layers view once every layer is read.
-
-/// Elements appended in runs (a layer's ports, an attribute's integers), each run contiguous, in blocks
-/// that never move: what is appended stays where it is, so that a layer can view its runs at once.
-template <class T>
-class arena {
- public:
-  /// Starts a run: the elements appended until the next start() are contiguous.
-  void start() {
-    if (blocks_.empty()) grow(0);
-    start_ = blocks_.back().size();
-  }
-  T& append() {
-    auto* b = &blocks_.back();
-    if (b->size() == b->capacity()) {  // full: the run moves to a new block
-      const auto run = b->size() - start_;
-      grow(run);
-      auto& old = blocks_[blocks_.size() - 2];
-      b = &blocks_.back();
-      std::move(old.begin() + static_cast<std::ptrdiff_t>(start_), old.end(), std::back_inserter(*b));
-      old.resize(start_);
-      start_ = 0;
-    }
-    return b->emplace_back();
-  }
-  [[nodiscard]] std::size_t run_size() const { return blocks_.back().size() - start_; }
-  /// Drops the run's elements from the n-th on.
-  void truncate(std::size_t n) { blocks_.back().resize(start_ + n); }
-  [[nodiscard]] std::span<T> run() { return {blocks_.back().data() + start_, run_size()}; }
-
- private:
-  void grow(std::size_t run) { blocks_.emplace_back().reserve(std::max(block, 2 * run)); }
-  static constexpr std::size_t block = std::max<std::size_t>(16, 16384 / sizeof(T));
-  std::vector<std::vector<T>> blocks_;
-  std::size_t start_ = 0;
-};
-
-/// What a graph's layers view.
-struct graph_storage {
-  std::shared_ptr<const void> text;  // the XML text every string_view points into; shared with the bodies
-  arena<attribute> attributes;
-  arena<std::int64_t> integers;
-  arena<double> reals;
-  arena<port> ports;
-  arena<dimension> dims;
-  std::vector<std::optional<source>> sources;
-};
-
-namespace {
-/// Appends the attribute `name`=`text` to st's current run, with what its text reads as: a boolean, an
-/// integer list (then a real list too; `reals` is filled only for the others), or a real list.
-void append_attribute(graph_storage& st, std::string_view name, std::string_view text) {
-  attribute& at = st.attributes.append();
-  at.name = name;
-  at.text = text;
-  at.boolean = parse_boolean(model::detail::trim(at.text));
-  at.is_integers = parse_list<std::int64_t>(at.text, st.integers);
-  at.integers = st.integers.run();
-  if (at.is_integers) {
-    at.is_reals = true;
-  } else {
-    at.is_reals = parse_list<double>(at.text, st.reals);
-    at.reals = st.reals.run();
-  }
-}
-}  // namespace
-
 namespace {
 
 /// The .xml's bytes in memory, parsed in place: the document's texts point into them, and they live as
@@ -460,6 +242,14 @@ struct graph_reader {
   static constexpr int max_depth = 16;
 
  private:
+  /// Orders the layers (Kahn's algorithm) from `links`, (producer, consumer) per edge in file order, and
+  /// `pending`, each layer's count of them; a cycle is refused.
+  void order(const std::vector<std::pair<std::size_t, std::size_t>>& links, std::vector<std::size_t>& pending,
+             const layer* owner);
+  /// Messages about a body say whose: `in the body of layer 'lstm' (id 3): ...`.
+  static std::string body_prefix(const layer* owner) {
+    return owner == nullptr ? std::string() : fmt::format("in the body of {}: ", owner->where());
+  }
   /// Reads the <port> children of <input> or <output>.
   std::span<const port> ports(const layer& l, const pugi::xml_node& parent);
   static port_mapping mapping(const reader& r, const pugi::xml_node& n, const layer& owner);
@@ -558,8 +348,7 @@ void graph_reader::finish() {
 void graph_reader::link(const pugi::xml_node& edges, const layer* owner) {
   graph& g = g_;
   const reader& r = r_;
-  // Messages about a body say whose: `in the body of layer 'lstm' (id 3): ...`.
-  const auto in_body = [&] { return owner == nullptr ? std::string() : fmt::format("in the body of {}: ", owner->where()); };
+  const auto in_body = [&] { return body_prefix(owner); };
   // Layer ids are usually 0..n-1: a table finds them without a search (graph::find otherwise).
   std::vector<std::size_t> by_dense_id;
   if (!g.by_id_.empty() && g.by_id_.front().first >= 0 &&
@@ -610,7 +399,12 @@ void graph_reader::link(const pugi::xml_node& edges, const layer* owner) {
       if (!l.sources[i])
         r.bad_layer(l, fmt::format("{}nothing is connected to input port {}", in_body(), l.inputs[i].id),
                     "the model cannot be read");
+  order(links, pending, owner);
+}
 
+void graph_reader::order(const std::vector<std::pair<std::size_t, std::size_t>>& links,
+                         std::vector<std::size_t>& pending, const layer* owner) {
+  graph& g = g_;
   // Each layer's consumers, in edge order, in one array (first[i]..first[i+1]).
   std::vector<std::size_t> first(g.layers_.size() + 1, 0), consumers(links.size());
   for (const auto& [from, to] : links) ++first[from + 1];
@@ -633,8 +427,8 @@ void graph_reader::link(const pugi::xml_node& edges, const layer* owner) {
     const auto& l = g.layers_[on_cycle];
     const bool self = std::any_of(l.sources.begin(), l.sources.end(),
                                   [&](const auto& s) { return s && s->layer == on_cycle; });
-    r.bad_layer(l, in_body() + (self ? "the layer feeds its own input" : "the layer is on a cycle of edges"),
-                "the model cannot be read");
+    r_.bad_layer(l, body_prefix(owner) + (self ? "the layer feeds its own input" : "the layer is on a cycle of edges"),
+                 "the model cannot be read");
   }
 }
 
@@ -776,436 +570,6 @@ graph graph_reader::read(const std::shared_ptr<xml_in_memory>& in_memory, const 
   for (const auto& [index, node] : bodies) g.layers_[index].body = graph_reader::read_body(r, node, g, g.layers_[index], bin_file);
   doc->reset();  // the graph needs only the text, not the nodes: propagation reuses their memory
   return g;
-}
-
-// ---- Graphs built layer by layer (ONNX) -------------------------------------------------------------
-
-detail::graph_builder::graph_builder(model_format format, int version, std::string name, std::string file)
-    : format_(format), version_(version), name_(std::move(name)), file_(std::move(file)) {}
-
-std::size_t detail::graph_builder::add(layer_spec l) {
-  layers_.push_back(std::move(l));
-  return layers_.size() - 1;
-}
-
-void detail::graph_builder::weights(std::shared_ptr<const void> owner, std::span<const std::byte> bytes) {
-  weights_owner_ = std::move(owner);
-  weights_ = bytes;
-}
-
-graph detail::graph_builder::build() {
-  // The specs own every text the layers view: they move into the graph's storage once, and never change.
-  struct owned {
-    std::vector<layer_spec> specs;
-    std::vector<std::string> versions;
-  };
-  auto texts = std::make_shared<owned>();
-  texts->specs = std::move(layers_);
-  layers_.clear();
-  const auto& specs = texts->specs;
-  // One text per opset a layer names (a handful), which the layers view: reserved, so none moves.
-  texts->versions.reserve(specs.size());
-  std::vector<std::size_t> version_of(specs.size());
-  for (std::size_t index = 0; index < specs.size(); ++index) {
-    const auto text = "opset" + std::to_string(specs[index].opset);
-    const auto known = std::find(texts->versions.begin(), texts->versions.end(), text);
-    version_of[index] = static_cast<std::size_t>(known - texts->versions.begin());
-    if (known == texts->versions.end()) texts->versions.push_back(text);
-  }
-
-  graph g;
-  g.format_ = format_;
-  g.version_ = version_;
-  g.name_ = name_;
-  g.xml_file_ = file_;
-  g.bin_file_ = file_;
-  g.bin_ = weights_owner_;
-  g.bin_bytes_ = weights_;
-  auto storage = std::make_shared<graph_storage>();
-  auto& st = *storage;
-  g.layers_.reserve(specs.size());
-  g.by_id_.reserve(specs.size());
-  std::size_t sources = 0;
-  for (const auto& spec : specs) sources += spec.inputs.size();
-  st.sources.reserve(sources);
-  for (std::size_t index = 0; index < specs.size(); ++index) {
-    g.by_id_.emplace_back(specs[index].id, index);
-    g.layers_.push_back(built_layer(specs[index], texts->versions[version_of[index]], st));
-  }
-  std::sort(g.by_id_.begin(), g.by_id_.end());
-  for (std::size_t i = 1; i < g.by_id_.size(); ++i)
-    if (g.by_id_[i].first == g.by_id_[i - 1].first)
-      fail(errc::bad_file, {.file = file_},
-           fmt::format("{}: {} has the id of an earlier layer", file_, g.layers_[g.by_id_[i].second].where()), {});
-  order(g, file_);
-  storage->text = std::move(texts);
-  g.storage_ = std::move(storage);
-  return g;
-}
-
-layer detail::graph_builder::built_layer(const layer_spec& spec, std::string_view version, graph_storage& st) {
-  layer l;
-  l.id = spec.id;
-  l.name = spec.name;
-  l.type = spec.type;
-  l.version = version;
-  l.opset = spec.opset;
-  l.byte = spec.byte;
-  l.body = spec.body;
-  l.auxiliary = spec.auxiliary;
-  st.attributes.start();
-  for (const auto& [name, text] : spec.attributes) append_attribute(st, name, text);
-  l.attributes = st.attributes.run();
-  st.ports.start();
-  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
-    port& p = st.ports.append();
-    p.id = static_cast<std::int64_t>(k);
-    p.declared = false;
-    if (k < spec.input_layouts.size()) p.layout = spec.input_layouts[k];
-  }
-  l.inputs = st.ports.run();
-  st.ports.start();
-  for (std::size_t k = 0; k < spec.outputs.size(); ++k) {
-    const auto& o = spec.outputs[k];
-    port& p = st.ports.append();
-    p.id = static_cast<std::int64_t>(spec.inputs.size() + k);
-    p.declared = o.declared;
-    p.type = o.type;
-    p.layout = o.layout;
-    st.dims.start();
-    for (const auto& d : o.dims) st.dims.append() = d;
-    p.dims = st.dims.run();
-  }
-  l.outputs = st.ports.run();
-  const auto first = st.sources.size();
-  for (const auto& s : spec.inputs) st.sources.push_back(s);
-  l.sources = {st.sources.data() + first, spec.inputs.size()};
-  return l;
-}
-
-void detail::graph_builder::order(graph& g, const std::string& file_) {
-  // Producers first (Kahn); an input that nothing feeds, or a cycle, is refused naming a layer on it.
-  const auto n = g.layers_.size();
-  std::vector<std::size_t> pending(n, 0), first(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < g.layers_[i].sources.size(); ++k) {
-      const auto& s = g.layers_[i].sources[k];
-      if (!s || s->layer >= n || s->output >= g.layers_[s->layer].outputs.size())
-        fail(errc::bad_file, {.offset = g.layers_[i].byte, .file = file_},
-             fmt::format("{}: {}: nothing computes its input {}", file_, g.layers_[i].where(), k),
-             "the model cannot be read");
-      ++pending[i];
-      ++first[s->layer + 1];
-    }
-  for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i];
-  std::vector<std::size_t> consumers(first[n]);
-  {
-    std::vector<std::size_t> next(first.begin(), first.end() - 1);
-    for (std::size_t i = 0; i < n; ++i)
-      for (const auto& s : g.layers_[i].sources) consumers[next[s->layer]++] = i;
-  }
-  g.order_.reserve(n);
-  for (std::size_t i = 0; i < n; ++i)
-    if (pending[i] == 0) g.order_.push_back(i);
-  for (std::size_t k = 0; k < g.order_.size(); ++k)
-    for (std::size_t e = first[g.order_[k]]; e < first[g.order_[k] + 1]; ++e)
-      if (--pending[consumers[e]] == 0) g.order_.push_back(consumers[e]);
-  if (g.order_.size() != n) {
-    const auto& l = g.layers_[static_cast<std::size_t>(
-        std::find_if(pending.begin(), pending.end(), [](std::size_t p) { return p != 0; }) - pending.begin())];
-    fail(errc::bad_file, {.offset = l.byte, .file = file_},
-         fmt::format("{}: {} is on a cycle of tensors", file_, l.where()), "the model cannot be read");
-  }
-}
-
-// ---- Graphs edited in memory (fix) -------------------------------------------------------------------
-
-namespace {
-
-/// What an edited graph's changed layers view; the original's storage stays alive beside it.
-struct edit_storage {
-  std::shared_ptr<const void> original;
-  std::deque<std::string> texts;
-  arena<attribute> attributes;
-  arena<std::int64_t> integers;
-  arena<double> reals;
-  std::deque<std::vector<std::optional<source>>> sources;
-};
-
-[[noreturn]] void no_such_layer(std::int64_t id) {
-  fail(errc::invalid_argument, {}, fmt::format("an edit names layer id {}, which is not in the model", id));
-}
-
-}  // namespace
-
-graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> edits, const weights_for& weights) {
-  graph r = g;  // the layers view the original's storage; only the edited ones are given new views
-  auto st = std::make_shared<edit_storage>();
-  st->original = g.storage_;
-  std::tie(r.bin_, r.bin_bytes_) = weights(g);
-  const auto sorted = r.by_id_.size();
-  std::vector<std::size_t> clones;
-  const auto index_of = [&](std::int64_t id) {
-    const auto end = r.by_id_.begin() + static_cast<std::ptrdiff_t>(sorted);
-    const auto it = std::lower_bound(r.by_id_.begin(), end, std::pair<std::int64_t, std::size_t>(id, 0));
-    if (it != end && it->first == id) return it->second;
-    for (auto k = sorted; k < r.by_id_.size(); ++k)  // the clones made so far (a few per model)
-      if (r.by_id_[k].first == id) return r.by_id_[k].second;
-    no_such_layer(id);
-  };
-  // Edits inside a body, by the layer of `g` that holds it (that body's ids are its own), in order.
-  std::map<std::int64_t, std::vector<graph_edit>> inner;
-  for (const auto& e : edits) {
-    if (!e.within.empty()) {
-      auto& x = inner[e.within.front()].emplace_back(e);
-      x.within.erase(x.within.begin());
-      continue;
-    }
-    if (e.what == graph_edit::kind::set_attribute) {
-      auto& l = r.layers_[index_of(e.layer)];
-      const std::string_view name = st->texts.emplace_back(e.name);
-      const std::string_view text = st->texts.emplace_back(e.text);
-      const auto old = l.attributes;
-      bool replaced = false;
-      st->attributes.start();
-      for (std::size_t k = 0; k <= old.size(); ++k) {
-        if (k == old.size() && replaced) break;
-        attribute& at = st->attributes.append();
-        if (k < old.size() && old[k].name != name) {
-          at = old[k];
-          continue;
-        }
-        replaced = true;
-        at.name = name;
-        at.text = text;
-        at.boolean = parse_boolean(trim(text));
-        at.is_integers = parse_list<std::int64_t>(text, st->integers);
-        at.integers = st->integers.run();
-        at.is_reals = at.is_integers || parse_list<double>(text, st->reals);
-        at.reals = at.is_integers ? std::span<const double>() : std::span<const double>(st->reals.run());
-      }
-      l.attributes = st->attributes.run();
-    } else {
-      layer copy = r.layers_[index_of(e.layer)];
-      if (part_of(copy.type) != op_part::constant || !copy.inputs.empty())
-        fail(errc::invalid_argument, {}, fmt::format("{}: only a Const is cloned", copy.where()), {});
-      if (g.find(e.id) != nullptr || std::any_of(r.by_id_.begin() + static_cast<std::ptrdiff_t>(sorted), r.by_id_.end(),
-                                                 [&](const auto& x) { return x.first == e.id; }))
-        fail(errc::invalid_argument, {}, fmt::format("a clone is given id {}, which a layer has already", e.id));
-      auto& consumer = r.layers_[index_of(e.consumer)];
-      if (e.port >= consumer.sources.size())
-        fail(errc::invalid_argument, {}, fmt::format("{} has no input {}", consumer.where(), e.port), {});
-      copy.id = e.id;
-      copy.name = st->texts.emplace_back(e.name);
-      const auto index = r.layers_.size();
-      auto& fed = st->sources.emplace_back(consumer.sources.begin(), consumer.sources.end());
-      fed[e.port] = source{index, 0};
-      consumer.sources = fed;
-      r.layers_.push_back(copy);
-      r.by_id_.emplace_back(e.id, index);
-      clones.push_back(index);
-    }
-  }
-  for (const auto& [id, list] : inner) {
-    auto& l = r.layers_[index_of(id)];
-    if (!l.body) fail(errc::invalid_argument, {}, fmt::format("an edit names the body of {}, which has none", l.where()));
-    auto body = std::make_shared<subgraph>(*l.body);
-    body->network = edited(l.body->network, list, weights);
-    l.body = std::move(body);
-  }
-  if (!clones.empty()) {
-    std::sort(r.by_id_.begin(), r.by_id_.end());
-    // A Const reads nothing: before every other layer is a producers-first place for it.
-    clones.insert(clones.end(), r.order_.begin(), r.order_.end());
-    r.order_ = std::move(clones);
-  }
-  r.storage_ = std::move(st);
-  return r;
-}
-
-namespace {
-
-/// Collects what pugixml prints.
-struct string_writer final : pugi::xml_writer {
-  std::string out;
-  void write(const void* data, std::size_t size) override { out.append(static_cast<const char*>(data), size); }
-};
-
-constexpr unsigned fragment_parse = pugi::parse_default | pugi::parse_comments | pugi::parse_ws_pcdata;
-
-/// The integer value of attribute `name` in one element's tag text, when it is written plainly
-/// (name="123" or name='123', after a space); nullopt otherwise.
-std::optional<std::int64_t> quick_integer(std::string_view tag, std::string_view name) {
-  for (auto at = tag.find(name); at != std::string_view::npos; at = tag.find(name, at + 1)) {
-    if (at == 0 || (tag[at - 1] != ' ' && tag[at - 1] != '\t' && tag[at - 1] != '\n' && tag[at - 1] != '\r')) continue;
-    auto p = at + name.size();
-    if (p + 1 >= tag.size() || tag[p] != '=' || (tag[p + 1] != '"' && tag[p + 1] != '\'')) return std::nullopt;
-    const char quote = tag[p + 1];
-    p += 2;
-    std::int64_t v = 0;
-    const auto [end, ec] = std::from_chars(tag.data() + p, tag.data() + tag.size(), v);
-    if (ec != std::errc() || end == tag.data() + tag.size() || *end != quote) return std::nullopt;
-    return v;
-  }
-  return std::nullopt;
-}
-
-std::string print(const pugi::xml_node& n) {
-  string_writer w;
-  n.print(w, "", pugi::format_raw, pugi::encoding_utf8);
-  return std::move(w.out);
-}
-
-/// Replacements of byte ranges of a text, made in one pass.
-class splices {
- public:
-  void add(std::size_t begin, std::size_t end, std::string text) {
-    ranges_.emplace_back(begin, end);
-    texts_.push_back(std::move(text));
-  }
-  [[nodiscard]] std::string applied_to(std::string_view text) const {
-    std::vector<std::size_t> by_place(ranges_.size());
-    for (std::size_t k = 0; k < by_place.size(); ++k) by_place[k] = k;
-    std::sort(by_place.begin(), by_place.end(), [&](std::size_t a, std::size_t b) { return ranges_[a] < ranges_[b]; });
-    std::string out;
-    std::size_t size = text.size();
-    for (const auto& s : texts_) size += s.size();
-    out.reserve(size);
-    std::size_t at = 0;
-    for (const auto k : by_place) {
-      out.append(text.substr(at, ranges_[k].first - at));
-      out += texts_[k];
-      at = ranges_[k].second;
-    }
-    out.append(text.substr(at));
-    return out;
-  }
-
- private:
-  std::vector<std::pair<std::size_t, std::size_t>> ranges_;
-  std::vector<std::string> texts_;
-};
-
-/// Re-points the <edge>s of the model's own <edges> (at `edges_byte` in `text`) that feed an input in
-/// `repoint` ((consumer id, port id) -> the layer that now feeds it), as splices of `text`; `bad` refuses
-/// a file where they are not where they were read.
-template <class Bad>
-void repoint_edges(std::size_t edges_byte, std::string_view text,
-                   const std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>& repoint, splices& edits,
-                   const Bad& bad) {
-  // One <edge> feeds each input port.
-  const auto begin =
-      edges_byte < text.size() && text[edges_byte] == '<' ? edges_byte : text.rfind('<', edges_byte);
-  const auto end = begin == std::string_view::npos ? begin : text.find("</edges>", begin);
-  if (end == std::string_view::npos || text.substr(begin, 6) != "<edges") bad("its <edges> element is not where it was read");
-  std::set<std::int64_t> consumers;
-  for (const auto& [key, to] : repoint) consumers.insert(key.first);
-  std::size_t found = 0;
-  for (auto at = text.find("<edge", begin + 6); at < end; at = text.find("<edge", at + 5)) {
-    const auto close = text.find('>', at);
-    if (close == std::string_view::npos || close > end) break;
-    const auto tag = text.substr(at, close + 1 - at);
-    if (tag.size() < 6 || (tag[5] != ' ' && tag[5] != '/' && tag[5] != '\t' && tag[5] != '\n' && tag[5] != '\r')) continue;
-    // Most edges feed no clone's consumer: only a tag whose to-layer is one of theirs (or that cannot be
-    // read so simply) is parsed.
-    if (const auto to = quick_integer(tag, "to-layer"); to && !consumers.contains(*to)) continue;
-    pugi::xml_document doc;
-    if (!doc.load_buffer(tag.data(), tag.size(), fragment_parse, pugi::encoding_utf8)) continue;
-    auto edge = doc.first_child();
-    const auto it = repoint.find({edge.attribute("to-layer").as_llong(), edge.attribute("to-port").as_llong()});
-    if (it == repoint.end()) continue;
-    edge.attribute("from-layer").set_value(std::to_string(it->second).c_str());
-    edits.add(at, close + 1, print(edge));
-    ++found;
-  }
-  if (found != repoint.size()) bad("an input fed by a cloned Const has no <edge> in <edges>");
-}
-
-}  // namespace
-
-std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std::byte> xml,
-                                             std::span<const graph_edit> edits) {
-  const std::string_view text(reinterpret_cast<const char*>(xml.data()), xml.size());
-  const auto bad = [&](const std::string& what, std::string hint = {}) -> void {
-    fail(errc::bad_file, {.file = g.xml_file_}, fmt::format("{}: {}", g.xml_file_, what), std::move(hint));
-  };
-  // A layer: the body that holds it (the layers around it, outermost first; empty at the top) and its id
-  // there.
-  using key = std::pair<std::vector<std::int64_t>, std::int64_t>;
-  const auto graph_at = [&](const std::vector<std::int64_t>& within) -> const graph& {
-    const graph* at = &g;
-    for (const auto id : within) {
-      const auto* l = at->find(id);
-      if (l == nullptr) no_such_layer(id);
-      if (!l->body) bad(fmt::format("{}: an edit names its body, which it has not", l->where()));
-      at = &l->body->network;
-    }
-    return *at;
-  };
-  // An edited layer's element, parsed on its own: [begin, end) in the text.
-  struct element {
-    std::size_t begin = 0, end = 0;
-    std::unique_ptr<pugi::xml_document> doc;
-    std::vector<std::unique_ptr<pugi::xml_document>> clones;  // written right after it, in order
-  };
-  std::map<key, element> elements;      // by layer
-  std::map<key, pugi::xml_node> nodes;  // every edited layer's node, clones too
-  const auto node_of = [&](const key& k) -> pugi::xml_node {
-    if (const auto it = nodes.find(k); it != nodes.end()) return it->second;
-    const auto* l = graph_at(k.first).find(k.second);
-    if (l == nullptr) no_such_layer(k.second);
-    element e;
-    e.begin = l->byte < text.size() && text[l->byte] == '<' ? l->byte : text.rfind('<', l->byte);
-    if (e.begin == std::string_view::npos || text.substr(e.begin, 6) != "<layer")
-      bad(fmt::format("{}: its <layer> element is not where it was read", l->where()), "was the file changed?");
-    e.end = text.find("</layer>", e.begin);
-    if (e.end == std::string_view::npos || text.substr(e.begin + 1, e.end - e.begin).find("<layer") != std::string_view::npos)
-      bad(fmt::format("{}: fix rewrites only layers without a body", l->where()));
-    e.end += std::string_view("</layer>").size();
-    e.doc = std::make_unique<pugi::xml_document>();
-    if (!e.doc->load_buffer(text.data() + e.begin, e.end - e.begin, fragment_parse, pugi::encoding_utf8))
-      bad(fmt::format("{}: its <layer> element cannot be parsed on its own", l->where()));
-    const auto node = e.doc->first_child();
-    elements.emplace(k, std::move(e));
-    nodes.emplace(k, node);
-    return node;
-  };
-  std::map<key, key> owner;  // a clone -> the element it follows
-  // Inputs to re-point, by the body that holds them: (consumer id, port id) -> the layer that now feeds them.
-  std::map<std::vector<std::int64_t>, std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>> repoint;
-  for (const auto& e : edits) {
-    const key k{e.within, e.layer};
-    auto node = node_of(k);
-    if (e.what == graph_edit::kind::set_attribute) {
-      auto data = node.child("data");
-      if (!data) data = node.prepend_child("data");
-      auto a = data.attribute(e.name.c_str());
-      if (!a) a = data.append_attribute(e.name.c_str());
-      a.set_value(e.text.c_str());
-      continue;
-    }
-    const auto first = owner.contains(k) ? owner[k] : k;
-    auto& clone = elements.at(first).clones.emplace_back(std::make_unique<pugi::xml_document>());
-    auto copy = clone->append_copy(node);
-    copy.attribute("id").set_value(std::to_string(e.id).c_str());
-    copy.attribute("name").set_value(e.name.c_str());
-    const key made{e.within, e.id};
-    nodes.emplace(made, copy);
-    owner[made] = first;
-    const auto* consumer = graph_at(e.within).find(e.consumer);
-    if (consumer == nullptr) no_such_layer(e.consumer);
-    if (e.port >= consumer->inputs.size()) bad(fmt::format("{} has no input {}", consumer->where(), e.port));
-    repoint[e.within][{e.consumer, consumer->inputs[e.port].id}] = e.id;
-  }
-
-  splices out;
-  for (const auto& [k, e] : elements) {
-    std::string s = print(e.doc->first_child());
-    for (const auto& c : e.clones) s += print(c->first_child());
-    out.add(e.begin, e.end, std::move(s));
-  }
-  for (const auto& [within, edges] : repoint) repoint_edges(graph_at(within).edges_byte_, text, edges, out, bad);
-  return out.applied_to(text);
 }
 
 std::filesystem::path weights_of(const std::filesystem::path& xml, const std::filesystem::path& bin) {

@@ -1,0 +1,248 @@
+// Writing fix's edits into an IR's .xml: only the edited layers' elements and the re-pointed edges are
+// written again, so every other byte of the file stays the original's.
+#include <pugixml.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "detail/fail.hpp"
+#include "reshape1/error.hpp"
+#include "reshape1/model/graph.hpp"
+#include "model/graph/edit.hpp"
+#include "model/graph/storage.hpp"
+
+namespace reshape1::model {
+namespace {
+
+using reshape1::detail::fail;
+using model::detail::graph_edit;
+using model::detail::no_such_layer;
+
+/// Collects what pugixml prints.
+struct string_writer final : pugi::xml_writer {
+  std::string out;
+  void write(const void* data, std::size_t size) override { out.append(static_cast<const char*>(data), size); }
+};
+
+constexpr unsigned fragment_parse = pugi::parse_default | pugi::parse_comments | pugi::parse_ws_pcdata;
+
+/// The integer value of attribute `name` in one element's tag text, when it is written plainly
+/// (name="123" or name='123', after a space); nullopt otherwise.
+std::optional<std::int64_t> quick_integer(std::string_view tag, std::string_view name) {
+  for (auto at = tag.find(name); at != std::string_view::npos; at = tag.find(name, at + 1)) {
+    if (at == 0 || (tag[at - 1] != ' ' && tag[at - 1] != '\t' && tag[at - 1] != '\n' && tag[at - 1] != '\r')) continue;
+    auto p = at + name.size();
+    if (p + 1 >= tag.size() || tag[p] != '=' || (tag[p + 1] != '"' && tag[p + 1] != '\'')) return std::nullopt;
+    const char quote = tag[p + 1];
+    p += 2;
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(tag.data() + p, tag.data() + tag.size(), v);
+    if (ec != std::errc() || end == tag.data() + tag.size() || *end != quote) return std::nullopt;
+    return v;
+  }
+  return std::nullopt;
+}
+
+std::string print(const pugi::xml_node& n) {
+  string_writer w;
+  n.print(w, "", pugi::format_raw, pugi::encoding_utf8);
+  return std::move(w.out);
+}
+
+/// Replacements of byte ranges of a text, made in one pass.
+class splices {
+ public:
+  void add(std::size_t begin, std::size_t end, std::string text) {
+    ranges_.emplace_back(begin, end);
+    texts_.push_back(std::move(text));
+  }
+  [[nodiscard]] std::string applied_to(std::string_view text) const {
+    std::vector<std::size_t> by_place(ranges_.size());
+    for (std::size_t k = 0; k < by_place.size(); ++k) by_place[k] = k;
+    std::sort(by_place.begin(), by_place.end(), [&](std::size_t a, std::size_t b) { return ranges_[a] < ranges_[b]; });
+    std::string out;
+    std::size_t size = text.size();
+    for (const auto& s : texts_) size += s.size();
+    out.reserve(size);
+    std::size_t at = 0;
+    for (const auto k : by_place) {
+      out.append(text.substr(at, ranges_[k].first - at));
+      out += texts_[k];
+      at = ranges_[k].second;
+    }
+    out.append(text.substr(at));
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::size_t, std::size_t>> ranges_;
+  std::vector<std::string> texts_;
+};
+
+/// Re-points the <edge>s of the model's own <edges> (at `edges_byte` in `text`) that feed an input in
+/// `repoint` ((consumer id, port id) -> the layer that now feeds it), as splices of `text`; `bad` refuses
+/// a file where they are not where they were read.
+template <class Bad>
+void repoint_edges(std::size_t edges_byte, std::string_view text,
+                   const std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>& repoint, splices& edits,
+                   const Bad& bad) {
+  // One <edge> feeds each input port.
+  const auto begin =
+      edges_byte < text.size() && text[edges_byte] == '<' ? edges_byte : text.rfind('<', edges_byte);
+  const auto end = begin == std::string_view::npos ? begin : text.find("</edges>", begin);
+  if (end == std::string_view::npos || text.substr(begin, 6) != "<edges") bad("its <edges> element is not where it was read");
+  std::set<std::int64_t> consumers;
+  for (const auto& [key, to] : repoint) consumers.insert(key.first);
+  std::size_t found = 0;
+  for (auto at = text.find("<edge", begin + 6); at < end; at = text.find("<edge", at + 5)) {
+    const auto close = text.find('>', at);
+    if (close == std::string_view::npos || close > end) break;
+    const auto tag = text.substr(at, close + 1 - at);
+    if (tag.size() < 6 || (tag[5] != ' ' && tag[5] != '/' && tag[5] != '\t' && tag[5] != '\n' && tag[5] != '\r')) continue;
+    // Most edges feed no clone's consumer: only a tag whose to-layer is one of theirs (or that cannot be
+    // read so simply) is parsed.
+    if (const auto to = quick_integer(tag, "to-layer"); to && !consumers.contains(*to)) continue;
+    pugi::xml_document doc;
+    if (!doc.load_buffer(tag.data(), tag.size(), fragment_parse, pugi::encoding_utf8)) continue;
+    auto edge = doc.first_child();
+    const auto it = repoint.find({edge.attribute("to-layer").as_llong(), edge.attribute("to-port").as_llong()});
+    if (it == repoint.end()) continue;
+    edge.attribute("from-layer").set_value(std::to_string(it->second).c_str());
+    edits.add(at, close + 1, print(edge));
+    ++found;
+  }
+  if (found != repoint.size()) bad("an input fed by a cloned Const has no <edge> in <edges>");
+}
+
+
+/// A layer: the body that holds it (the layers around it, outermost first; empty at the top) and its id
+/// there.
+using layer_key = std::pair<std::vector<std::int64_t>, std::int64_t>;
+
+/// fix's edits of one model's .xml, made on each edited layer's element parsed on its own.
+class xml_edits {
+ public:
+  xml_edits(const graph& g, std::string_view text) : g_(g), text_(text) {}
+
+  [[noreturn]] void bad(const std::string& what, std::string hint = {}) const {
+    fail(errc::bad_file, {.file = g_.xml_file()}, fmt::format("{}: {}", g_.xml_file(), what), std::move(hint));
+  }
+
+  /// The graph of the body `within` names (the model's own for none).
+  [[nodiscard]] const graph& graph_at(const std::vector<std::int64_t>& within) const {
+    const graph* at = &g_;
+    for (const auto id : within) {
+      const auto* l = at->find(id);
+      if (l == nullptr) no_such_layer(id);
+      if (!l->body) bad(fmt::format("{}: an edit names its body, which it has not", l->where()));
+      at = &l->body->network;
+    }
+    return *at;
+  }
+
+  void apply(const graph_edit& e) {
+    const layer_key k{e.within, e.layer};
+    auto node = node_of(k);
+    if (e.what == graph_edit::kind::set_attribute) {
+      auto data = node.child("data");
+      if (!data) data = node.prepend_child("data");
+      auto a = data.attribute(e.name.c_str());
+      if (!a) a = data.append_attribute(e.name.c_str());
+      a.set_value(e.text.c_str());
+      return;
+    }
+    const auto first = owner_.contains(k) ? owner_[k] : k;
+    auto& clone = elements_.at(first).clones.emplace_back(std::make_unique<pugi::xml_document>());
+    auto copy = clone->append_copy(node);
+    copy.attribute("id").set_value(std::to_string(e.id).c_str());
+    copy.attribute("name").set_value(e.name.c_str());
+    const layer_key made{e.within, e.id};
+    nodes_.emplace(made, copy);
+    owner_[made] = first;
+    const auto* consumer = graph_at(e.within).find(e.consumer);
+    if (consumer == nullptr) no_such_layer(e.consumer);
+    if (e.port >= consumer->inputs.size()) bad(fmt::format("{} has no input {}", consumer->where(), e.port));
+    repoint_[e.within][{e.consumer, consumer->inputs[e.port].id}] = e.id;
+  }
+
+  /// Each edited element written again, its clones right after it.
+  [[nodiscard]] splices elements_written() const {
+    splices out;
+    for (const auto& [k, e] : elements_) {
+      std::string s = print(e.doc->first_child());
+      for (const auto& c : e.clones) s += print(c->first_child());
+      out.add(e.begin, e.end, std::move(s));
+    }
+    return out;
+  }
+
+  /// Inputs to re-point, by the body that holds them: (consumer id, port id) -> the layer that now feeds them.
+  using repoints = std::map<std::vector<std::int64_t>, std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>>;
+  [[nodiscard]] const repoints& repoint() const { return repoint_; }
+
+ private:
+  // An edited layer's element, parsed on its own: [begin, end) in the text.
+  struct element {
+    std::size_t begin = 0, end = 0;
+    std::unique_ptr<pugi::xml_document> doc;
+    std::vector<std::unique_ptr<pugi::xml_document>> clones;  // written right after it, in order
+  };
+
+  pugi::xml_node node_of(const layer_key& k) {
+    if (const auto it = nodes_.find(k); it != nodes_.end()) return it->second;
+    const auto* l = graph_at(k.first).find(k.second);
+    if (l == nullptr) no_such_layer(k.second);
+    element e;
+    e.begin = l->byte < text_.size() && text_[l->byte] == '<' ? l->byte : text_.rfind('<', l->byte);
+    if (e.begin == std::string_view::npos || text_.substr(e.begin, 6) != "<layer")
+      bad(fmt::format("{}: its <layer> element is not where it was read", l->where()), "was the file changed?");
+    e.end = text_.find("</layer>", e.begin);
+    if (e.end == std::string_view::npos ||
+        text_.substr(e.begin + 1, e.end - e.begin).find("<layer") != std::string_view::npos)
+      bad(fmt::format("{}: fix rewrites only layers without a body", l->where()));
+    e.end += std::string_view("</layer>").size();
+    e.doc = std::make_unique<pugi::xml_document>();
+    if (!e.doc->load_buffer(text_.data() + e.begin, e.end - e.begin, fragment_parse, pugi::encoding_utf8))
+      bad(fmt::format("{}: its <layer> element cannot be parsed on its own", l->where()));
+    const auto node = e.doc->first_child();
+    elements_.emplace(k, std::move(e));
+    nodes_.emplace(k, node);
+    return node;
+  }
+
+  const graph& g_;
+  std::string_view text_;
+  std::map<layer_key, element> elements_;      // by layer
+  std::map<layer_key, pugi::xml_node> nodes_;  // every edited layer's node, clones too
+  std::map<layer_key, layer_key> owner_;       // a clone -> the element it follows
+  repoints repoint_;
+};
+
+}  // namespace
+
+std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std::byte> xml,
+                                             std::span<const graph_edit> edits) {
+  const std::string_view text(reinterpret_cast<const char*>(xml.data()), xml.size());
+  xml_edits x(g, text);
+  for (const auto& e : edits) x.apply(e);
+  splices out = x.elements_written();
+  const auto bad = [&](const std::string& what) { x.bad(what); };
+  for (const auto& [within, edges] : x.repoint()) repoint_edges(x.graph_at(within).edges_byte_, text, edges, out, bad);
+  return out.applied_to(text);
+}
+
+}  // namespace reshape1::model
