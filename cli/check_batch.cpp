@@ -208,6 +208,8 @@ void check_dot_output(const std::string& path, const std::vector<std::string>& i
   }
 }
 
+namespace {
+
 /// The layers --dot draws: every finding's (a body finding's outermost TensorIterator or Loop), the layer or
 /// output it names as the user of the batch, and all their ancestors; Consts only when a finding names one.
 struct drawn_layers {
@@ -276,6 +278,8 @@ elided_runs runs_to_elide(std::span<const model::layer> layers, const drawn_laye
   }
   return e;
 }
+
+}  // namespace
 
 void write_dot(const model::graph& g, const model::batch_report& r, const std::string& path) {
   const auto layers = g.layers();

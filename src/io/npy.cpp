@@ -364,6 +364,8 @@ void loaded_tensor::set_view(const tensor_view& v) {
   byte_size_ = v.byte_size();
 }
 
+namespace {
+
 /// Decodes numpy's fixed-width strings ('S': bytes, NUL-padded; 'U': UTF-32 code points) into a string
 /// tensor, in C order; a code point that is not one is refused, naming its byte (`data_start`: the data's).
 std::shared_ptr<tensor> decode_strings(const std::byte* data, std::int64_t n, std::uint64_t data_bytes,
@@ -446,6 +448,8 @@ npy_preamble read_preamble(std::span<const std::byte> bytes, const std::string& 
     bad(8, fmt::format("the header length {} runs past the end of the file ({} bytes)", header_length, bytes.size()));
   return {major, header_start, header_length};
 }
+
+}  // namespace
 
 loaded_tensor read_npy(const std::filesystem::path& path) {
   auto file = std::make_shared<detail::mapped_file>(path);

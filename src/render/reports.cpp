@@ -103,7 +103,15 @@ json check_json(const model::check_report& r, std::string_view model, shapes_see
 
 json args_json(const model::reason_args& args) {
   auto j = json::object();
-  for (const auto& [key, value] : args) std::visit([&](const auto& v) { j[key] = v; }, value);
+  for (const auto& [key, value] : args) {
+    // A layer's id is a string, as everywhere in the JSON (it stays exact in JavaScript).
+    const auto* number = std::get_if<std::int64_t>(&value);
+    if (number != nullptr && key.ends_with("_id")) {
+      j[key] = std::to_string(*number);
+    } else {
+      std::visit([&](const auto& v) { j[key] = v; }, value);
+    }
+  }
   return j;
 }
 

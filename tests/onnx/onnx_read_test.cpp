@@ -179,6 +179,34 @@ TEST(onnx, a_slice_of_the_batch_past_its_end_drops_samples) {
   EXPECT_EQ(listed(r), "drops_samples cut");
 }
 
+// A finding's code and args are what proves it: a Reshape blamed for what a later layer or a model output
+// does to the samples it interleaved carries that layer's or output's reason; alone, its own.
+TEST(onnx, a_reshape_blamed_for_a_later_layer_carries_its_reason) {
+  const auto find = [](const model::batch_report& r) {
+    EXPECT_EQ(r.findings.size(), 1U) << listed(r);
+    return r.findings.empty() ? model::batch_finding{} : r.findings.front();
+  };
+  const auto mixed = find(model::check_batch(read_fixture("fold_interleave_mixed"), {.batch = dimension(4)}));
+  EXPECT_EQ(mixed.issue, model::batch_issue::swallows_batch);
+  EXPECT_EQ(mixed.type, "Reshape");
+  EXPECT_EQ(mixed.code, "batch_on_softmax_axis");
+  const model::reason_args softmax_input{{"port", std::int64_t{0}}, {"axis", std::int64_t{1}}};
+  EXPECT_EQ(mixed.args, softmax_input);
+  EXPECT_TRUE(mixed.used_by_id.has_value());
+  const auto output = find(model::check_batch(read_fixture("fold_interleave_output"), {.batch = dimension(4)}));
+  EXPECT_EQ(output.code, "output_interleaved");
+  ASSERT_EQ(output.args.size(), 2U);
+  EXPECT_EQ(output.args[0].first, "output_id");
+  EXPECT_EQ(std::get<std::int64_t>(output.args[0].second), *output.used_by_id);
+  const auto cumsum = model::check_batch(read_fixture("fold_cumsum"), {.batch = dimension(4)});
+  ASSERT_EQ(listed(cumsum), "cannot_tell flat, cannot_tell acc");
+  const auto& replaced = cumsum.findings.front();
+  EXPECT_FALSE(replaced.used_by_id.has_value());
+  EXPECT_EQ(replaced.code, "replaces_batch");
+  const model::reason_args written{{"pattern_index", std::int64_t{0}}, {"value", std::int64_t{1}}};
+  EXPECT_EQ(replaced.args, written);
+}
+
 // A node reshape1 does not translate has no output shapes: --assume-kept would not give them, so it is not
 // offered, before or after the user tried it.
 TEST(onnx, an_untranslated_node_is_not_offered_to_assume_kept) {

@@ -38,7 +38,7 @@ def test_dynamic_batch_and_post_processing(data_dir: pathlib.Path) -> None:
     assert str(report.inputs[0].reshaped_to) == "[?@N,3,256,256]"
     (f,) = report.findings
     assert (f.finding, f.id, f.used_by, f.code, f.at) == ("scales_with_batch", 1144, 1145, "output_per_image", None)
-    assert f.args == {"output": 1145, "output_name": "detection_out/sink_port_0"}
+    assert f.args == {"output_id": "1145", "output_name": "detection_out/sink_port_0"}
     (out,) = report.outputs
     assert out.batch == reshape1.BatchAxis(axis=2, factor=200)
 

@@ -91,8 +91,8 @@ enum class batch_verdict { yes, no, cannot_tell };
 /// A value a finding's reason names: a number (a port, an axis, a factor, a layer's id) or a text (an op
 /// type, a layer's name, an error's message).
 using reason_value = std::variant<std::int64_t, std::string>;
-/// What a finding's reason names, each under its name (`port`, `axis`, `factor`...), in the order its
-/// sentence names them.
+/// What a finding's reason names, each under its name (`port`, `axis`, `factor`...): its numbers first,
+/// then its text. A name ending in `_id` is a layer's id.
 using reason_args = std::vector<std::pair<std::string, reason_value>>;
 
 struct batch_finding {

@@ -28,7 +28,9 @@ std::string scope::swallow_hint(std::size_t reshape) const {
 }
 
 /// A Reshape that swallows the batch: by itself (its output interleaves samples or fixes the batch), or
-/// because a later layer or output misuses the axis it moved the batch to.
+/// because a later layer or output misuses the axis it moved the batch to. The finding's code and args are
+/// what proves it: the reason of the layer or output `used_by` names when there is one (its args name
+/// that layer's input), else the Reshape's own.
 void scope::add_swallow(std::size_t reshape, const because& reason, const std::string& what,
                         std::optional<std::int64_t> used_by) {
   const bool first = swallowed_.insert(reshape).second;
@@ -39,6 +41,7 @@ void scope::add_swallow(std::size_t reshape, const because& reason, const std::s
     if (first && used_by && !f->used_by_id && replaced_.contains(reshape)) {
       f->what = text::joined(f->what, what);
       f->used_by_id = used_by;
+      set_reason(*f, reason);
     }
     return;
   }
@@ -53,7 +56,7 @@ void scope::add_swallow(std::size_t reshape, const because& reason, const std::s
       text::batch_goes(out.is(kind::batched) ? std::optional(std::pair(out.axis, out.factor)) : std::nullopt);
   if (const auto it = replaced_.find(reshape); it != replaced_.end()) {
     f.pattern_index = it->second.index;
-    set_reason(f, {why::replaces_batch, it->second.index, it->second.value});
+    if (!used_by) set_reason(f, {why::replaces_batch, it->second.index, it->second.value});
     f.what = text::replaced_batch_swallows(it->second.index, it->second.value, moved, what);
     set_source(f, it->second.origin);
   } else {
@@ -202,7 +205,7 @@ void scope::check_outputs() {
         break;
       }
       case kind::folded:
-        misuses_fold(s.origin, index, text::sentence(because(why::output_interleaved, l.id).quoting(std::string(l.name))));
+        misuses_fold(s.origin, index, because(why::output_interleaved, l.id).quoting(std::string(l.name)), {});
         break;
       case kind::per_image: {
         if (s.origin == no_layer || finding_for(s.origin, batch_issue::scales_with_batch)) break;

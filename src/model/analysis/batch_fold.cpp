@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <fmt/format.h>
+#include "detail/assert.hpp"
 #include "detail/fail.hpp"
 #include "io/files.hpp"
 #include "model/analysis/batch_internal.hpp"
@@ -90,7 +91,7 @@ void scope::follow_fold(std::size_t index, const std::vector<batch_state>& in, c
     }
     for (const auto& x : op.faults) {
       if (x.port.value_or(0) != port || x.issue == batch_issue::swallows_batch) continue;
-      misuses_fold(fold.origin, index, text::then_at(l, text::joined(text::sentence(x.reason), text::reads_interleaved(port, c.axis))));
+      misuses_fold(fold.origin, index, x.reason, text::reads_interleaved(port, c.axis));
       set_all(index, kind::broken);
       return;
     }
@@ -161,11 +162,17 @@ batch_state scope::unfolded(std::size_t index, const batch_state& fold) const {
 
 /// Layer (or model output) `user` is shown to misuse the samples the Reshape `fold` interleaved: that
 /// Reshape swallows the batch, its finding naming both.
-void scope::misuses_fold(std::size_t fold, std::size_t user, const std::string& what) {
+void scope::misuses_fold(std::size_t fold, std::size_t user, const because& reason, const std::string& there) {
   if (fold >= layers_.size()) return;
   const auto it = folds_.find(fold);
-  if (it == folds_.end()) return;
-  add_swallow(fold, it->second, text::joined(text::sentence(it->second), what), layers_[user].id);
+  // A folded state comes only from folds(), which records the fold's reason.
+  RESHAPE1_ASSERT(it != folds_.end());
+  const auto& l = layers_[user];
+  // A model output says what it gets by itself; a layer is named, with what it does there.
+  const auto what = part_of(l.type) == op_part::result
+                        ? text::sentence(reason)
+                        : text::then_at(l, text::joined(text::sentence(reason), there));
+  add_swallow(fold, reason, text::joined(text::sentence(it->second), what), l.id);
   misusers_.insert(user);
 }
 

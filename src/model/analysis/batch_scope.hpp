@@ -275,7 +275,9 @@ class scope {
 
   /// Layer (or model output) `user` is shown to misuse the samples the Reshape `fold` interleaved: that
   /// Reshape swallows the batch, its finding naming both.
-  void misuses_fold(std::size_t fold, std::size_t user, const std::string& what);
+  /// `reason`: what the user does (a layer's fault, or the output's own reason); `there`: how it meets the
+  /// interleaved samples (for a layer).
+  void misuses_fold(std::size_t fold, std::size_t user, const because& reason, const std::string& there);
 
   /// A slice of the batch axis found to drop samples at the sample batches (above 1000) that keeps the
   /// whole axis at the batch asked (`x[:1000]` at batch 4) drops none there: not a "no". The layers after it

@@ -1,7 +1,8 @@
 // Internal: the batching rules of the op registry. Each row of the rule table names one: given how each
 // input holds the batch, it says how each output holds it, or that the layer breaks the batch (mixes or
 // drops samples), or that it cannot tell. The contract (docs/batch.md): a rule's answer must hold for every
-// batch N >= 1; the analysis in analysis/batch.cpp checks each answer against the shapes propagated at three batches.
+// batch N >= 1; the analysis (analysis/batch_walk.cpp) checks each answer against the shapes propagated at
+// three batches.
 #pragma once
 
 #include <array>
@@ -108,7 +109,7 @@ enum class why : std::uint8_t {
   body_condition_per_sample, body_cannot_tell, if_merge_inputs, branch_condition_per_sample, branches_differ,
   branch_may_follow_batch_size, resizes_batch_nearest,
   no_batching_rule,
-  // ... and what the analysis itself cannot decide (analysis/batch.cpp).
+  // ... and what the analysis itself cannot decide (analysis/batch_walk.cpp, batch_fold.cpp).
   no_rule, reads_no_sample, answer_contradicted, not_propagated_at_samples, rule_refused, assumed_axes_differ,
   assumed_without_batch, slice_whole_at_asked, reads_interleaved, shape_differs_at_asked,
   size_value_parameter_unproven,
@@ -125,7 +126,8 @@ enum class why : std::uint8_t {
   removes_batch,
   // A Reshape swallows the batch.
   folded_into_fixed_dimensions, interleaves_samples,
-  // What the analysis finds at a Reshape's pattern and at the model's outputs (analysis/batch.cpp).
+  // What the analysis finds at a Reshape's pattern and at the model's outputs (analysis/batch_failures.cpp,
+  // batch_findings.cpp).
   replaces_batch, output_batch_elsewhere, output_size_value, output_size_value_varies, output_interleaved,
   output_per_image,
 };
@@ -238,7 +240,8 @@ struct batching {
   constexpr batching(batch_rule f, bool s = false) : fn(f), spreads(s) {}  // NOLINT: rows name a rule
 };
 
-/// The rules the rows use; each says what it decides where it is defined (batching.cpp), and docs/batch.md
+/// The rules the rows use; each says what it decides where it is defined (batching.cpp for ops that compute
+/// on data, batching_data.cpp for ops that move, select and index it), and docs/batch.md
 /// gives the property every one of them must keep.
 namespace batch {
 void source(batch_op&);          ///< Parameter, Const: set by the analysis

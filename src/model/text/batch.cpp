@@ -127,16 +127,16 @@ constexpr form_row forms[] = {
       "batch asked as at batch 1, where each sample is alone", 1, false, "port"}},
     {why::size_value_as_data, "size_value_as_data",
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
-      "sample's result depends on N", 1, true, "port,value"}},
+      "sample's result depends on N", 1, true, "port,path"}},
     {why::branch_from_batch_size, "branch_from_batch_size",
      {"its condition is computed from the batch size ({}) and changes with it: a sample run in a batch "
-      "takes another branch than it takes alone", 0, true, "value"}},
+      "takes another branch than it takes alone", 0, true, "path"}},
     {why::size_value_as_parameter, "size_value_as_parameter",
      {"input {} is computed from the batch size ({}) and sets the output's shape, which at batch 1 is not "
-      "one sample's share of the batched output: each sample's result depends on N", 1, true, "port,value"}},
+      "one sample's share of the batched output: each sample's result depends on N", 1, true, "port,path"}},
     {why::size_value_as_parameter_value, "size_value_as_parameter_value",
      {"input {} is computed from the batch size ({}) and is the same in every batch but not at batch 1: it "
-      "picks other values for a sample alone than for the same sample in a batch", 1, true, "port,value"}},
+      "picks other values for a sample alone than for the same sample in a batch", 1, true, "port,path"}},
     {why::broadcast_pairs_samples, "broadcast_pairs_samples",
      {"inputs {} and {} hold the batch at different axes ({} and {} of the output): broadcasting pairs "
       "each sample of one with every sample of the other", 4, false, "port,other_port,axis,other_axis"}},
@@ -215,19 +215,19 @@ constexpr form_row forms[] = {
     // batch_axis of -1 (an output without one).
     {why::output_batch_elsewhere, "output_batch_elsewhere",
      {"the model output '{4}' (id {0}) gets the batch in dimension {1} as N·{2}, not in dimension {3}, its batch axis",
-      4, true, "output,axis,factor,batch_axis,output_name"}},
+      4, true, "output_id,axis,factor,batch_axis,output_name"}},
     {why::output_size_value, "output_size_value",
      {"the model output '{1}' (id {0}) is a value computed from the shapes of batched tensors", 1, true,
-      "output,output_name"}},
+      "output_id,output_name"}},
     {why::output_size_value_varies, "output_size_value_varies",
      {"the model output '{1}' (id {0}) is a value computed from the shapes of batched tensors, which changes with N",
-      1, true, "output,output_name"}},
+      1, true, "output_id,output_name"}},
     {why::output_interleaved, "output_interleaved",
      {"the model output '{1}' (id {0}) gets the samples interleaved, not one after the other along a dimension of "
-      "its own", 1, true, "output,output_name"}},
+      "its own", 1, true, "output_id,output_name"}},
     {why::output_per_image, "output_per_image",
      {"the model output '{1}' (id {0}) holds post-processing results for every image, each kept apart by its "
-      "image index: its size grows with the batch, which is expected", 1, true, "output,output_name"}},
+      "image index: its size grows with the batch, which is expected", 1, true, "output_id,output_name"}},
 };
 
 constexpr bool every_code_in_order() {
@@ -251,10 +251,10 @@ reason_args args_of(const detail::because& b) {
     const auto comma = names.find(',');
     const auto key = names.substr(0, comma);
     names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
-    if (k < b.count)
-      args.emplace_back(std::string(key), b.numbers[k]);
-    else
+    if (k >= b.count)
       args.emplace_back(std::string(key), b.quoted);
+    else if (!(b.code == why::output_batch_elsewhere && key == "batch_axis" && b.numbers[k] < 0))
+      args.emplace_back(std::string(key), b.numbers[k]);  // an output without a batch axis has none to name
   }
   return args;
 }

@@ -32,7 +32,7 @@ struct sentence_form {
 inline constexpr auto last_reason = detail::why::output_per_image;
 /// A reason's code as JSON and Python spell it (`reduces_batch`).
 [[nodiscard]] std::string_view code_name(detail::why code) noexcept;
-/// What a reason names, by the names its form gives them, in its sentence's order.
+/// What a reason names, by the names its form gives them: its numbers first, then its quoted text.
 [[nodiscard]] reason_args args_of(const detail::because& b);
 
 /// The sentence a rule's reason stands for.
