@@ -125,7 +125,7 @@ fixes = {
     "ultraface-rfb-320-opset9": (True, 0),  # only its batch freed
     "dtln-model1-audio-lstm-opset11": (True, 0),
     "paddleocr-v4-rec-opset9": (False, 0),  # its text width is dynamic too: cannot tell without a size
-    "silero-vad-v4-if-lstm-opset16": (False, 0),  # likewise its chunk length
+    "silero-vad-v4-if-lstm-opset16": (True, 0),  # only its batch freed: its chunk length is a size apart from it
     "faceplugin-age-ssrnet-opset9": (True, 0),
     "faceplugin-headpose-shufflenetv2-opset9": (True, 32),
     "faceplugin-landmark-flatten-opset9": (True, 0),

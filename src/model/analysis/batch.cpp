@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -253,9 +254,79 @@ std::vector<input_shape> shapes_at(const std::vector<input_report>& inputs, std:
   return r;
 }
 
+/// The inputs' shapes at sample batch `batch`. Their other dynamic dimensions keep (or get, from the
+/// Parameter) a symbol that is the same at every sample batch, which the rules read as a size that does not
+/// change with N; so a dimension the request names with the batch's own symbol (`[?@B,?@B]`) is not one of
+/// those: it is the batch, and gets the sample's value as the batch dimension does.
+std::vector<input_shape> sample_shapes(const std::vector<input_report>& inputs, std::int64_t batch) {
+  std::unordered_set<symbol> batch_symbols;
+  for (const auto& in : inputs)
+    if (in.batch_index && in.requested.rank_known() && *in.batch_index < in.requested.size() &&
+        in.requested[*in.batch_index].symbol())
+      batch_symbols.insert(in.requested[*in.batch_index].symbol());
+  auto r = shapes_at(inputs, batch);
+  if (batch_symbols.empty()) return r;
+  for (auto& in : r) {
+    if (!in.shape.rank_known()) continue;
+    std::vector<dimension> dims(in.shape.begin(), in.shape.end());
+    for (auto& d : dims)
+      if (d.symbol() && batch_symbols.contains(d.symbol())) d = dimension(batch);
+    in.shape = partial_shape(std::move(dims));
+  }
+  return r;
+}
+
+bool any_name_starts_with(const graph& g, std::string_view prefix) {
+  return std::any_of(g.layers().begin(), g.layers().end(), [&](const layer& l) {
+    return l.name.starts_with(prefix) || (l.body != nullptr && any_name_starts_with(l.body->network, prefix));
+  });
+}
+
+/// What the sample runs name the dimensions they leave unknown after (propagate_graph): a name no layer's
+/// starts with, so that none is a Parameter's `NAME.k` or another's; "" (no names) for a model whose names
+/// would not allow one.
+std::string sample_names(const graph& g) {
+  const std::string prefix = "\x01";
+  return any_name_starts_with(g, prefix) ? std::string() : prefix;
+}
+
+void body_layer_names(const graph& g, std::unordered_set<std::string_view>& names) {
+  for (const auto& l : g.layers()) {
+    if (l.body == nullptr) continue;
+    for (const auto& b : l.body->network.layers()) names.insert(b.name);
+    body_layer_names(l.body->network, names);
+  }
+}
+
+/// The sizes apart from the batch (batch_free_sizes): the symbols the sample runs give the inputs' other
+/// dynamic dimensions, one the same at each. A Parameter names a dynamic dimension `NAME.k`: a body's
+/// Parameter with an input's name could give another dimension that input's names, which are then left out.
+detail::batch_free_sizes free_sizes(const graph& g, const std::vector<input_report>& inputs, const runs& r) {
+  detail::batch_free_sizes sizes;
+  std::unordered_set<std::string_view> in_bodies;
+  body_layer_names(g, in_bodies);
+  for (const auto& in : inputs) {
+    std::array<const partial_shape*, samples.size()> at{};
+    for (std::size_t k = 0; k < samples.size(); ++k) at[k] = &r.at_samples[k]->outputs[in.layer][0].shape;
+    if (!at[0]->rank_known()) continue;
+    for (std::size_t d = 0; d < at[0]->size(); ++d) {
+      const auto s = (*at[0])[d].symbol();
+      if (in.batch_index == d || !s || (*at[0])[d].is_static()) continue;
+      const auto name = s.name();
+      const auto dot = name.rfind('.');
+      if (dot != std::string_view::npos && in_bodies.contains(name.substr(0, dot))) continue;
+      if (std::all_of(at.begin(), at.end(), [&](const partial_shape* x) {
+            return x->rank_known() && d < x->size() && (*x)[d].symbol() == s && !(*x)[d].is_static();
+          }))
+        sizes.insert(s);
+    }
+  }
+  return sizes;
+}
+
 // ---- carriers --------------------------------------------------------------------------------------
 
-batch_carrier carrier_of(const std::array<const partial_shape*, samples.size()>& at) {
+batch_carrier carrier_of(const std::array<const partial_shape*, samples.size()>& at, const detail::batch_free_sizes* sizes) {
   batch_carrier c;
   const auto& first = *at[0];
   if (!first.rank_known()) return c;
@@ -269,7 +340,9 @@ batch_carrier carrier_of(const std::array<const partial_shape*, samples.size()>&
     for (std::size_t k = 0; k < samples.size(); ++k) {
       const auto& dim = (*at[k])[d];
       if (!dim.is_static()) {
-        known = carries = false;
+        // A size apart from the batch is known not to carry it; any other dimension may.
+        known = detail::known_at_samples(at, d, sizes);
+        carries = false;
         break;
       }
       const auto v = dim.lo();
@@ -336,7 +409,7 @@ void scope::compute_carriers() {
     for (std::size_t o = 0; o < layers_[i].outputs.size(); ++o) {
       std::array<const partial_shape*, samples.size()> at{};
       for (std::size_t k = 0; k < samples.size(); ++k) at[k] = &runs_.at_samples[k]->outputs[i][o].shape;
-      carriers_[i][o] = carrier_of(at);
+      carriers_[i][o] = carrier_of(at, runs_.sizes);
     }
   }
 }
@@ -453,17 +526,17 @@ void count_findings(batch_report& report) {
 /// Run k of `runs` at `given`: made afresh, or, with `undo` (runs are those of a graph g is an edit of, at the
 /// same shapes), made g's in place.
 const propagation& run_at(const graph& g, detail::batch_runs& runs, std::size_t k, std::span<const input_shape> given,
-                          std::span<const char> redo, detail::batch_undo* undo) {
+                          std::span<const char> redo, detail::batch_undo* undo, std::string_view names) {
   auto& slot = runs.runs[k];
   if (undo != nullptr && slot) {
-    detail::propagate_in_place(g, given, *slot, redo, undo->logs[k]);
+    detail::propagate_in_place(g, given, *slot, redo, undo->logs[k], names);
     undo->in_place[k] = true;
   } else {
     if (undo != nullptr && !undo->replaced[k]) {
       undo->before[k] = std::move(slot);
       undo->replaced[k] = true;
     }
-    slot = propagate(g, given);
+    slot = detail::propagate_naming(g, given, names);
   }
   return *slot;
 }
@@ -545,8 +618,11 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
   auto requested = shapes_at(inputs, std::nullopt);
   const auto example = example_batch(inputs);
   keep_request(keep, undo, requested, example);
+  // The sample runs name every dimension they leave unknown (sample_names): the analysis follows which of
+  // them do not change with N (batch_free_sizes).
+  const auto names = sample_names(g);
   const auto run = [&](std::size_t k, std::span<const input_shape> given) -> const propagation& {
-    return run_at(g, keep, k, given, redo, undo);
+    return run_at(g, keep, k, given, redo, undo, k >= 3 && k < 3 + samples.size() ? std::string_view(names) : std::string_view());
   };
   if (undo != nullptr ? !(undo->in_place[0] || undo->replaced[0]) : !keep.runs[0]) run(0, {});
   const auto& declared = *keep.runs[0];
@@ -568,9 +644,11 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
   });
   const bool analysed = any_batch && changed && !one_sample;
   if (analysed) {
-    for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = &run(3 + k, shapes_at(inputs, samples[k]));
+    for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = &run(3 + k, sample_shapes(inputs, samples[k]));
     reference_runs(inputs, declared, target, r);
   }
+  const auto sizes = analysed ? free_sizes(g, inputs, r) : detail::batch_free_sizes{};
+  r.sizes = &sizes;
   std::optional<scope> top;
   top.emplace(g, r, std::vector<enclosing_layer>{}, &report.inputs, &request);
   report.findings = top->run(text::failing_at(request.batch), example, report.summary.failing_at_declared);
@@ -789,7 +867,7 @@ batch_report detail::check_batch_keeping(const graph& g, const reshape_request& 
 }
 
 void detail::declared_in_place(const graph& g, batch_runs& runs, std::span<const char> redo, batch_undo& undo) {
-  run_at(g, runs, 0, {}, redo, &undo);
+  run_at(g, runs, 0, {}, redo, &undo, {});
 }
 
 batch_report detail::check_batch_in_place(const graph& g, const reshape_request& request, batch_runs& runs,

@@ -81,7 +81,7 @@ void scope::follow_fold(std::size_t index, const std::vector<batch_state>& in, c
     auto pretend = in;
     pretend[port] = batch_state::batched_at(c.axis, c.factor);
     std::vector<batch_state> out(states_[index].size());
-    detail::batch_op op{g_, l, pretend, out, runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}, {}, {}};
+    detail::batch_op op{g_, l, pretend, out, runs_.at_samples, carriers_[index], &sizes_, {}, {}, {}, {}, {}, {}, {}};
     op.alike_alone = [](std::size_t) -> std::optional<bool> { return std::nullopt; };
     op.asked_like_samples = [](std::size_t) { return false; };
     try {
@@ -147,12 +147,12 @@ batch_state scope::unfolded(std::size_t index, const batch_state& fold) const {
   for (std::size_t k = 0; k < samples.size(); ++k) {
     before[k] = &runs_.at_samples[k]->input(g_, layers_[fold.origin], 0).shape;
     after[k] = &runs_.at_samples[k]->outputs[index][0].shape;
-    if (!after[k]->rank_known() ||
-        std::any_of(after[k]->begin(), after[k]->end(), [](const dimension& d) { return !d.is_static(); }))
-      return fold;
+    if (!after[k]->rank_known() || after[k]->size() != after[0]->size()) return fold;
   }
-  const auto in_prefix = detail::prefix_product(before, fold.axis);
-  const auto out_prefix = detail::prefix_product(after, c.axis);
+  for (std::size_t d = 0; d < after[0]->size(); ++d)
+    if (!detail::known_at_samples(after, d, &sizes_)) return fold;
+  const auto in_prefix = detail::prefix_product(before, fold.axis, &sizes_);
+  const auto out_prefix = detail::prefix_product(after, c.axis, &sizes_);
   if (!in_prefix || !out_prefix || *in_prefix != *out_prefix) return fold;
   batch_state before_fold = fold;
   before_fold.k = kind::batched;

@@ -62,6 +62,8 @@ struct runs {
   /// include the sample batches (a dynamic batch up to them or unbounded).
   bool asked_static = false;
   bool asked_holds_samples = false;
+  /// The sizes apart from the batch, as the sample runs name them (null: none).
+  const detail::batch_free_sizes* sizes = nullptr;
   [[nodiscard]] bool analysed() const noexcept { return at_samples[0] != nullptr; }
   /// The same runs inside the body of layer `index`; nullopt when one of them did not reach it.
   [[nodiscard]] std::optional<runs> body(std::size_t index) const {
@@ -73,6 +75,7 @@ struct runs {
     r.covering = covering != nullptr ? covering->body(index) : nullptr;
     r.asked_static = asked_static;
     r.asked_holds_samples = asked_holds_samples;
+    r.sizes = sizes;
     if (r.declared == nullptr || r.target == nullptr) return std::nullopt;
     if (analysed()) {
       for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = at_samples[k]->body(index);
@@ -180,6 +183,9 @@ class scope {
   /// the sample batches agree on is shared only when batch 1 and the batches asked agree too: the samples
   /// are odd primes above 1000, so `N == 1`, `N > 2` or `N % 2` is the same at all three.
   void by_value(std::size_t index, const std::vector<batch_state>& in);
+  /// Whether output `o` of layer `index` holds, at every sample batch, only sizes apart from the batch
+  /// (sizes_), the same ones at each.
+  [[nodiscard]] bool free_sizes_only(std::size_t index, std::size_t o) const;
 
   /// A value every element of which is known exactly.
   static bool known(const std::optional<tensor_value>& v);
@@ -223,6 +229,12 @@ class scope {
   /// How every tensor holds the batch, layer by layer, from the inputs' batch axes (`given`: the states of
   /// a body's Parameters, by layer index).
   void follow_states(const std::vector<batch_state>* given);
+  /// One layer of follow_states.
+  void follow_layer(std::size_t index, const std::vector<batch_state>* given);
+  /// Adds to sizes_ the dimensions of layer `index`'s outputs that its states show do not change with N: all
+  /// of a shared tensor's, and all but the batch axis of a batched one (each sample's share of it is what the
+  /// sample alone gives, so its other dimensions are the sample's own).
+  void trust_sizes(std::size_t index);
 
   /// Whether input `port` of `l`, a value computed from the batch size that changes between the sample
   /// batches, is the same at batch 1 as at the batch asked: proven by a run whose dynamic batch spans 1 and
@@ -359,6 +371,8 @@ class scope {
   const std::vector<input_report>* inputs_ = nullptr;  ///< the model's inputs (null in a body)
   const reshape_request* request_ = nullptr;
   std::vector<std::vector<batch_state>> states_;        ///< per layer and output, when analysed
+  /// The sizes apart from the batch (runs::sizes), and those the layers followed so far showed.
+  detail::batch_free_sizes sizes_;
   std::map<std::size_t, std::pair<std::optional<because>, bool>> unknown_;  ///< why a layer cannot tell; reported yet
   std::map<std::size_t, std::vector<batch_finding>> nested_;     ///< the findings of each analysed body
 };

@@ -109,6 +109,9 @@ void scope::by_value(std::size_t index, const std::vector<batch_state>& in) {
       return;
     }
     if (same_value && !from_size) continue;
+    // A value each element of which is a size apart from the batch (the length of a [T,N,64] sequence read
+    // through its Shape) is the same at every N, whatever it is.
+    if (!same_value && free_sizes_only(index, o)) continue;
     const auto beyond = same_value ? agrees_beyond_samples(index, o, *t0.value) : agreement::differs;
     if (beyond == agreement::same) continue;
     s.k = kind::size_value;
@@ -116,6 +119,20 @@ void scope::by_value(std::size_t index, const std::vector<batch_state>& in) {
     // Known values that differ between the batches compared change with N; unknown ones may.
     s.varies = same_value ? beyond == agreement::differs : known(t0.value);
   }
+}
+
+bool scope::free_sizes_only(std::size_t index, std::size_t o) const {
+  const auto& v0 = runs_.at_samples[0]->outputs[index][o].value;
+  if (!v0 || v0->is_real() || v0->elements.empty()) return false;
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    const auto& v = runs_.at_samples[k]->outputs[index][o].value;
+    if (!v || v->is_real() || v->elements.size() != v0->elements.size()) return false;
+    for (std::size_t e = 0; e < v->elements.size(); ++e) {
+      const auto& x = v->elements[e];
+      if (x.exact() || !x.symbol || x.symbol != v0->elements[e].symbol || !sizes_.contains(x.symbol)) return false;
+    }
+  }
+  return true;
 }
 
 /// A value every element of which is known exactly.
@@ -272,28 +289,54 @@ void scope::assumed(detail::batch_op& o) {
 void scope::follow_states(const std::vector<batch_state>* given) {
   states_.assign(layers_.size(), {});
   for (std::size_t i = 0; i < layers_.size(); ++i) states_[i].resize(layers_[i].outputs.size());
+  sizes_ = runs_.sizes != nullptr ? *runs_.sizes : detail::batch_free_sizes{};
   for (const auto index : g_.order()) {
+    follow_layer(index, given);
+    trust_sizes(index);
+  }
+}
+
+void scope::trust_sizes(std::size_t index) {
+  for (std::size_t o = 0; o < states_[index].size(); ++o) {
+    const auto& s = states_[index][o];
+    if (!s.is(kind::shared) && !s.is(kind::batched)) continue;
+    std::array<const partial_shape*, samples.size()> at{};
+    for (std::size_t k = 0; k < samples.size(); ++k) at[k] = &runs_.at_samples[k]->outputs[index][o].shape;
+    if (!at[0]->rank_known()) continue;
+    for (std::size_t d = 0; d < at[0]->size(); ++d) {
+      const auto sym = (*at[0])[d].symbol();
+      if ((s.is(kind::batched) && d == s.axis) || !sym || (*at[0])[d].is_static()) continue;
+      if (std::all_of(at.begin(), at.end(), [&](const partial_shape* x) {
+            return x->rank_known() && d < x->size() && !(*x)[d].is_static() && (*x)[d].symbol() == sym;
+          }))
+        sizes_.insert(sym);
+    }
+  }
+}
+
+void scope::follow_layer(std::size_t index, const std::vector<batch_state>* given) {
+  {
     const auto& l = layers_[index];
     if (part_of(l.type) == op_part::parameter) {
       seed_parameter(index, given);
-      continue;
+      return;
     }
-    if (l.outputs.empty()) continue;  // a Result: the outputs are checked at the end
+    if (l.outputs.empty()) return;  // a Result: the outputs are checked at the end
     auto in = states_of_inputs(l);
     // An If's branch that runs at none of the batches answered about has no findings (idle_layers): what
     // it would break must not break the If either. The If still answers for its condition.
     if (part_of(l.type) == op_part::if_merge && in.size() == 3)
       if (const auto taken = condition_everywhere(l)) in[*taken ? 2 : 1] = batch_state{};
-    if (settled_by_inputs(index, in)) continue;
+    if (settled_by_inputs(index, in)) return;
     const auto lost_why = lost_at_samples(index);
     const auto* entry = detail::find_entry(l.type, l.opset);
     if (std::any_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::folded); })) {
       follow_fold(index, in, entry, lost_why);
-      continue;
+      return;
     }
     if (lost_why && entry == nullptr) {
       set_unknown(index, *lost_why);
-      continue;
+      return;
     }
     const bool vouched = vouched_for(l);
     const bool data = std::any_of(in.begin(), in.end(), [](const batch_state& s) {
@@ -301,11 +344,11 @@ void scope::follow_states(const std::vector<batch_state>* given) {
     });
     if (!data && !vouched && (entry == nullptr || !entry->batch.spreads)) {
       by_value(index, in);
-      continue;
+      return;
     }
     if (entry == nullptr && !vouched) {
       set_unknown(index, because(why::no_rule, l.opset).quoting(std::string(l.type)));
-      continue;
+      return;
     }
     apply_rule(index, in, vouched ? nullptr : entry, lost_why);
   }
@@ -385,7 +428,7 @@ std::optional<because> scope::lost_at_samples(std::size_t index) const {
 void scope::apply_rule(std::size_t index, const std::vector<batch_state>& in, const detail::rule_entry* entry,
                        const std::optional<because>& lost_why) {
   const auto& l = layers_[index];
-  detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], {}, {}, {}, {}, {}, {}, {}};
+  detail::batch_op op{g_, l, in, states_[index], runs_.at_samples, carriers_[index], &sizes_, {}, {}, {}, {}, {}, {}, {}};
   op.alike_alone = [this, &l](std::size_t port) { return alike_alone(l, port); };
   op.asked_like_samples = [this, &l](std::size_t port) {
     if (port >= l.sources.size() || !l.sources[port] || !runs_.analysed()) return false;

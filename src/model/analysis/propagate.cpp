@@ -100,10 +100,7 @@ std::vector<const tensor*> given_tensors(const graph& g, std::span<const input_s
 }  // namespace
 
 propagation propagate(const graph& g, std::span<const input_shape> given) {
-  std::vector<tensor> store;
-  const auto given_to = given_tensors(g, given, store);
-  detail::reset_body_budget();
-  return detail::propagate_graph(g, given_to);
+  return detail::propagate_naming(g, given, {});
 }
 
 const propagation* propagation::body(std::size_t layer) const noexcept {
@@ -190,8 +187,23 @@ void run_rule(const graph& g, std::size_t index, std::span<const tensor* const> 
 /// hold) or came out different in this pass: a rule is a function of its inputs, its attributes and the
 /// Consts it reads, so with the same ones it gives what it gave. Behind a layer that fails both before and
 /// after an edit, nothing runs again.
+/// Gives each dynamic dimension of `out` without a symbol one named after `names`, the layer and the place.
+void name_dimensions(std::span<tensor> out, std::string_view names, std::size_t index) {
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    auto& shape = out[o].shape;
+    if (!shape.rank_known() ||
+        std::all_of(shape.begin(), shape.end(), [](const dimension& d) { return d.is_static() || d.has_symbol(); }))
+      continue;
+    std::vector<dimension> dims(shape.begin(), shape.end());
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      if (!dims[d].is_static() && !dims[d].has_symbol())
+        dims[d] = dimension(dims[d].range(), symbol(fmt::format("{}{}.{}.{}", names, index, o, d)));
+    shape = partial_shape(std::move(dims));
+  }
+}
+
 void propagate_into(const graph& g, std::span<const tensor* const> given, const std::vector<bool>* given_follows,
-                    propagation& p, std::span<const char> redo, undo_log* undo) {
+                    propagation& p, std::span<const char> redo, undo_log* undo, std::string_view names) {
   const auto layers = g.layers();
   std::vector<char> changed;  // with `undo`: the layers whose results this pass changed (or made)
   if (undo != nullptr) changed.assign(layers.size(), 0);
@@ -241,6 +253,7 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
     }
     for (std::size_t i = 0; i < out.size(); ++i)
       if (!out[i].type) out[i].type = l.outputs[i].type;
+    if (!names.empty()) name_dimensions(out, names, index);
     if (undo != nullptr) {
       bool same = old && followed == p.follows_inputs[index];
       for (std::size_t o = 0; same && o < out.size(); ++o) {
@@ -255,20 +268,27 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
 }  // namespace
 
 propagation propagate_graph(const graph& g, std::span<const tensor* const> given,
-                            const std::vector<bool>* given_follows) {
+                            const std::vector<bool>* given_follows, std::string_view names) {
   propagation p;
   p.outputs = layer_outputs(g);
-  propagate_into(g, given, given_follows, p, {}, nullptr);
+  propagate_into(g, given, given_follows, p, {}, nullptr, names);
   return p;
 }
 
+propagation propagate_naming(const graph& g, std::span<const input_shape> given, std::string_view names) {
+  std::vector<tensor> store;
+  const auto given_to = given_tensors(g, given, store);
+  reset_body_budget();
+  return propagate_graph(g, given_to, nullptr, names);
+}
+
 void propagate_in_place(const graph& g, std::span<const input_shape> given, propagation& p,
-                        std::span<const char> redo, undo_log& undo) {
+                        std::span<const char> redo, undo_log& undo, std::string_view names) {
   std::vector<tensor> store;
   const auto given_to = given_tensors(g, given, store);
   reset_body_budget();
   undo = {};
-  propagate_into(g, given_to, nullptr, p, redo, &undo);
+  propagate_into(g, given_to, nullptr, p, redo, &undo, names);
 }
 
 void undo_in_place(const graph& before, propagation& p, undo_log&& undo) {

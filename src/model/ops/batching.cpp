@@ -49,30 +49,67 @@ bool batch_op::any_batched() const {
   return std::any_of(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::batched); });
 }
 
-std::optional<std::int64_t> prefix_product(std::span<const partial_shape* const> shapes, std::size_t end) {
-  std::optional<std::int64_t> r;
+bool known_at_samples(std::span<const partial_shape* const> shapes, std::size_t d, const batch_free_sizes* sizes) {
+  if (shapes.empty()) return false;
+  const auto& first = (*shapes.front())[d];
+  return std::all_of(shapes.begin(), shapes.end(), [&](const partial_shape* s) {
+    if (!s->rank_known() || d >= s->size()) return false;
+    const auto& x = (*s)[d];
+    if (x.is_static()) return true;
+    return sizes != nullptr && x.symbol() && x.symbol() == first.symbol() && sizes->contains(x.symbol());
+  });
+}
+
+std::optional<size_product> span_product(std::span<const partial_shape* const> shapes, std::size_t begin,
+                                         std::size_t end, const batch_free_sizes* sizes) {
+  std::optional<size_product> r;
   for (const auto* s : shapes) {
     if (!s->rank_known() || s->size() < end) return std::nullopt;
-    std::int64_t p = 1;
-    for (std::size_t i = 0; i < end; ++i) {
-      if (!(*s)[i].is_static() || __builtin_mul_overflow(p, (*s)[i].lo(), &p)) return std::nullopt;
+    size_product p;
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto& d = (*s)[i];
+      if (d.is_static()) {
+        if (__builtin_mul_overflow(p.constant, d.lo(), &p.constant)) return std::nullopt;
+      } else if (known_at_samples(shapes, i, sizes)) {
+        p.sizes.push_back(d.symbol().id());
+      } else {
+        return std::nullopt;
+      }
     }
+    std::sort(p.sizes.begin(), p.sizes.end());
     if (r && *r != p) return std::nullopt;
-    r = p;
+    r = std::move(p);
   }
   return r;
 }
 
-std::optional<std::int64_t> batch_op::in_prefix(std::size_t port, std::size_t end) const {
-  std::array<const partial_shape*, batch_samples.size()> s{};
-  for (std::size_t k = 0; k < s.size(); ++k) s[k] = &in_shape(port, k);
-  return prefix_product(s, end);
+std::optional<size_product> prefix_product(std::span<const partial_shape* const> shapes, std::size_t end,
+                                           const batch_free_sizes* sizes) {
+  return span_product(shapes, 0, end, sizes);
 }
 
-std::optional<std::int64_t> batch_op::out_prefix(std::size_t output, std::size_t end) const {
+std::optional<size_product> batch_op::in_prefix(std::size_t port, std::size_t end) const {
+  std::array<const partial_shape*, batch_samples.size()> s{};
+  for (std::size_t k = 0; k < s.size(); ++k) s[k] = &in_shape(port, k);
+  return prefix_product(s, end, sizes);
+}
+
+std::optional<size_product> batch_op::out_prefix(std::size_t output, std::size_t end) const {
   std::array<const partial_shape*, batch_samples.size()> s{};
   for (std::size_t k = 0; k < s.size(); ++k) s[k] = &out_shape(output, k);
-  return prefix_product(s, end);
+  return prefix_product(s, end, sizes);
+}
+
+std::optional<std::vector<std::size_t>> batch_op::out_unknown(std::size_t output) const {
+  std::array<const partial_shape*, batch_samples.size()> s{};
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    s[k] = &out_shape(output, k);
+    if (!s[k]->rank_known() || s[k]->size() != s[0]->size()) return std::nullopt;
+  }
+  std::vector<std::size_t> r;
+  for (std::size_t d = 0; d < s[0]->size(); ++d)
+    if (!known_at_samples(s, d, sizes)) r.push_back(d);
+  return r;
 }
 
 const batch_carrier& batch_op::out_carrier(std::size_t output) const {

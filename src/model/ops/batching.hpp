@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "reshape1/model/batch.hpp"
@@ -81,8 +82,36 @@ struct batch_state {
   }
 };
 
-/// The product of dimensions [0, end) of each shape, when every one is static and the products agree.
-[[nodiscard]] std::optional<std::int64_t> prefix_product(std::span<const partial_shape* const> shapes, std::size_t end);
+/// The symbols of the model inputs' dimensions other than the batch, where the sample batches give them
+/// one (the request's, or the one a Parameter gives each dynamic dimension): sizes apart from the batch,
+/// which do not change with N. A dimension that carries one of them at every sample batch does not hold
+/// the batch, though it is not static. Symbols that other layers make (a body's Parameter given a dimension
+/// without one) are not among them: nothing says those do not change with N.
+using batch_free_sizes = std::unordered_set<symbol>;
+
+/// A product of dimensions that the sample batches agree on: a constant times sizes that do not change
+/// with N (`120·W`), the sizes by symbol id, sorted.
+struct size_product {
+  std::int64_t constant = 1;
+  std::vector<std::uintptr_t> sizes;
+  [[nodiscard]] bool is_constant() const noexcept { return sizes.empty(); }
+  friend bool operator==(const size_product&, const size_product&) = default;
+};
+
+/// Whether dimension `d` is known at every sample batch in `shapes`: static at each (it may be N·k), or
+/// the same size apart from the batch at each (one symbol of `sizes`, which may be null: none).
+[[nodiscard]] bool known_at_samples(std::span<const partial_shape* const> shapes, std::size_t d,
+                                    const batch_free_sizes* sizes);
+
+/// The product of dimensions [begin, end) of each shape, when every one is known (known_at_samples) and
+/// the products agree.
+[[nodiscard]] std::optional<size_product> span_product(std::span<const partial_shape* const> shapes, std::size_t begin,
+                                                       std::size_t end, const batch_free_sizes* sizes);
+
+/// The product of dimensions [0, end) of each shape, when every one is known (known_at_samples) and the
+/// products agree.
+[[nodiscard]] std::optional<size_product> prefix_product(std::span<const partial_shape* const> shapes, std::size_t end,
+                                                         const batch_free_sizes* sizes);
 
 /// The batch values the analysis propagates at: distinct primes, far from any size a model writes down,
 /// so that N·k cannot be mistaken for a constant dimension.
@@ -168,6 +197,8 @@ struct batch_op {
   std::array<const propagation*, batch_samples.size()> at{};
   /// Per output: the dimension that is N·k at every sample batch, as the analysis found it.
   std::span<const batch_carrier> carriers;
+  /// The sizes that do not change with N (null: none is known).
+  const batch_free_sizes* sizes = nullptr;
   /// For TensorIterator and Loop: analyses the body with these states for its Parameters (by body layer
   /// index); returns the states of its layers' outputs, or nullopt when the body was not propagated.
   std::function<std::optional<std::vector<std::vector<batch_state>>>(const std::vector<batch_state>&)> body;
@@ -200,10 +231,13 @@ struct batch_op {
   [[nodiscard]] std::optional<std::vector<std::int64_t>> ints(std::size_t port) const;
   [[nodiscard]] bool batched(std::size_t port) const { return port < in.size() && in[port].is(batch_state::kind::batched); }
   [[nodiscard]] bool any_batched() const;
-  /// The product of dimensions [0, end) of input `port` (output `output`), when static and the same at
-  /// every sample batch.
-  [[nodiscard]] std::optional<std::int64_t> in_prefix(std::size_t port, std::size_t end) const;
-  [[nodiscard]] std::optional<std::int64_t> out_prefix(std::size_t output, std::size_t end) const;
+  /// The product of dimensions [0, end) of input `port` (output `output`), when known and the same at
+  /// every sample batch (prefix_product).
+  [[nodiscard]] std::optional<size_product> in_prefix(std::size_t port, std::size_t end) const;
+  [[nodiscard]] std::optional<size_product> out_prefix(std::size_t output, std::size_t end) const;
+  /// The dimensions of output `output` not known at every sample batch (known_at_samples); nullopt when
+  /// its rank is not known there.
+  [[nodiscard]] std::optional<std::vector<std::size_t>> out_unknown(std::size_t output) const;
   /// Which dimension of output `output` is N·k at every sample batch.
   [[nodiscard]] const batch_carrier& out_carrier(std::size_t output) const;
 

@@ -218,18 +218,26 @@ void reshape(batch_op& o) {
   if (s == nullptr) return;
   const auto in_prefix = o.in_prefix(0, s->axis);
   const auto& target = o.out_carrier(0);
-  // Every output dimension must be known: one that is not may hold part of the batch too.
-  const auto& out0 = o.out_shape(0);
-  if (target.state == batch_carrier::kind::unknown || !out0.rank_known() ||
-      std::any_of(out0.begin(), out0.end(), [](const dimension& d) { return !d.is_static(); }))
+  // The output's dimensions must be known (static, or a size apart from the batch), but for one after the
+  // batch: one sample's elements are as many as alone (the input's dimensions other than the batch do not
+  // change with N, as the input holds the batch), so with every other one known that one does not change
+  // with N either (the -1 of [N,120,-1] over [N,120,1,X] is X, whatever X is). Two unknown ones may trade
+  // a factor N between them, and one before the batch is part of the prefix compared below.
+  const auto unknown = o.out_unknown(0);
+  if (target.state == batch_carrier::kind::unknown || !unknown || unknown->size() > 1 ||
+      (unknown->size() == 1 && unknown->front() < target.axis))
     return o.cannot_tell(why::output_dimensions_unknown);
   if (target.state != batch_carrier::kind::one)
     return o.fault(batch_issue::swallows_batch, 0, {why::folded_into_fixed_dimensions, std::size_t{0}, s->axis});
   const auto out_prefix = o.out_prefix(0, target.axis);
   if (!in_prefix || !out_prefix) return o.cannot_tell(why::prefix_not_static);
-  if (*in_prefix != *out_prefix)
+  if (*in_prefix != *out_prefix) {
+    // Products of sizes apart from the batch that differ as written may still be equal at some sizes (W
+    // and 8 at W = 8): only constants prove the samples interleaved.
+    if (!in_prefix->is_constant() || !out_prefix->is_constant()) return o.cannot_tell(why::prefix_not_static);
     return o.fault(batch_issue::swallows_batch, 0,
-                   {why::interleaves_samples, target.axis, target.factor, *out_prefix, *in_prefix});
+                   {why::interleaves_samples, target.axis, target.factor, out_prefix->constant, in_prefix->constant});
+  }
   o.out[0] = s->regrouped(target.axis, target.factor, static_cast<std::size_t>(&o.l - o.g.layers().data()));
 }
 

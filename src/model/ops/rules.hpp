@@ -181,8 +181,13 @@ std::span<const rule_entry> rule_table() noexcept;
 /// the declared shape): what propagate() does with the shapes it is given, and what TensorIterator and Loop
 /// do with their bodies. `given_follows`, when given, says per layer whether a given Parameter's tensor
 /// follows the model's inputs (a body Parameter fed by weights does not); Parameters follow them otherwise.
+/// With `names` (not empty), every dimension a layer's rule leaves dynamic without a symbol gets one of its
+/// own, `names` followed by the layer's index, output and axis: what the batch analysis's sample runs need to
+/// tell one unknown dimension from another and follow it (a ShapeOf's element, a Reshape's -1).
 propagation propagate_graph(const graph& g, std::span<const tensor* const> given,
-                            const std::vector<bool>* given_follows = nullptr);
+                            const std::vector<bool>* given_follows = nullptr, std::string_view names = {});
+/// propagate(g, given), naming dimensions as propagate_graph does with `names`.
+propagation propagate_naming(const graph& g, std::span<const input_shape> given, std::string_view names);
 
 /// What a propagation in place replaced, to put it back.
 struct undo_log {
@@ -209,7 +214,7 @@ inline constexpr char redo_always = 2;             ///< it is edited (or new): r
 /// One difference from a whole propagation: the budget for nested bodies counts only the bodies run again,
 /// so a model past it may come out more exact.
 void propagate_in_place(const graph& g, std::span<const input_shape> given, propagation& p,
-                        std::span<const char> redo, undo_log& undo);
+                        std::span<const char> redo, undo_log& undo, std::string_view names = {});
 /// Puts back what propagate_in_place replaced: `p` is again the propagation of `before`.
 void undo_in_place(const graph& before, propagation& p, undo_log&& undo);
 
