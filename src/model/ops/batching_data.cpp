@@ -225,7 +225,7 @@ void reshape(batch_op& o) {
   // a factor N between them, and one before the batch is part of the prefix compared below.
   const auto unknown = o.out_unknown(0);
   if (target.state == batch_carrier::kind::unknown || !unknown || unknown->size() > 1 ||
-      (unknown->size() == 1 && unknown->front() < target.axis))
+      (unknown->size() == 1 && (target.state != batch_carrier::kind::one || unknown->front() < target.axis)))
     return o.cannot_tell(why::output_dimensions_unknown);
   if (target.state != batch_carrier::kind::one)
     return o.fault(batch_issue::swallows_batch, 0, {why::folded_into_fixed_dimensions, std::size_t{0}, s->axis});
