@@ -68,6 +68,7 @@ fixtures = {
     # the samples interleaved by a Reshape: elementwise and put back, yes; a Softmax across them or an output, no
     "fold_interleave": "yes", "fold_interleave_mixed": "no", "fold_interleave_output": "no",
     "fold_interleave_transpose": "cannot_tell",
+    "flatten_past_size": "yes",  # checked with L given (the spec's shape): cannot tell without it
     # nearest along the batch: ONNX Runtime keeps each sample at this coordinate mode; reshape1 does not follow modes
     "resize_batch_nearest": "cannot_tell",
     # a batch-size value alike alone and at the batch asked, another at the samples (specs: at 3; at 2)
@@ -124,7 +125,7 @@ fixes = {
     "ultraface-rfb-320-simplified-opset9": (True, 8),
     "ultraface-rfb-320-opset9": (True, 0),  # only its batch freed
     "dtln-model1-audio-lstm-opset11": (True, 0),
-    "paddleocr-v4-rec-opset9": (False, 0),  # its text width is dynamic too: cannot tell without a size
+    "paddleocr-v4-rec-opset9": (True, 0),  # only its batch freed: its text width is a size apart from it
     "silero-vad-v4-if-lstm-opset16": (True, 0),  # only its batch freed: its chunk length is a size apart from it
     "faceplugin-age-ssrnet-opset9": (True, 0),
     "faceplugin-headpose-shufflenetv2-opset9": (True, 32),

@@ -619,10 +619,12 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
   const auto example = example_batch(inputs);
   keep_request(keep, undo, requested, example);
   // The sample runs name every dimension they leave unknown (sample_names): the analysis follows which of
-  // them do not change with N (batch_free_sizes).
+  // them do not change with N (batch_free_sizes). So does the run at batch 1 made for them (run 6), so that
+  // a size read back from a shape ([N, T, -1] of [N, T, 6625]) is as known alone as at the samples.
   const auto names = sample_names(g);
+  const auto named = [](std::size_t k) { return (k >= 3 && k < 3 + samples.size()) || k == 6; };
   const auto run = [&](std::size_t k, std::span<const input_shape> given) -> const propagation& {
-    return run_at(g, keep, k, given, redo, undo, k >= 3 && k < 3 + samples.size() ? std::string_view(names) : std::string_view());
+    return run_at(g, keep, k, given, redo, undo, named(k) ? std::string_view(names) : std::string_view());
   };
   if (undo != nullptr ? !(undo->in_place[0] || undo->replaced[0]) : !keep.runs[0]) run(0, {});
   const auto& declared = *keep.runs[0];
@@ -655,7 +657,7 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
   if (top->wants_one()) {
     // A value computed from the batch size that the samples agree on: compare it with batch 1, then analyse
     // again with that run.
-    r.at_one = &run(6, shapes_at(inputs, 1));
+    r.at_one = &run(6, sample_shapes(inputs, 1));
     report.summary.failing_at_declared = 0;
     top.emplace(g, r, std::vector<enclosing_layer>{}, &report.inputs, &request);
     report.findings = top->run(text::failing_at(request.batch), example, report.summary.failing_at_declared);

@@ -315,8 +315,9 @@ class scope {
   void alone_as_in_a_batch(std::size_t index, const std::vector<batch_state>& in, detail::batch_op& op);
 
   /// Whether each output of layer `index` at batch 1 is one sample's share of its batched shape at the
-  /// sample batches (the same shape, for a shared output).
-  bool shares_alone(std::size_t index) const;
+  /// sample batches (the same shape, for a shared output): false where a dimension both runs know differs,
+  /// nullopt where the only differences are dimensions one of them does not know.
+  std::optional<bool> shares_alone(std::size_t index) const;
 
   /// Whether input `port` of `l`, a parameter computed from the batch size, has an element that is not
   /// the batch itself (the sample batches agree on it) and is another at batch 1 than at a batch compared

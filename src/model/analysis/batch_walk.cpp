@@ -554,9 +554,12 @@ const propagation* scope::alone() {
 void scope::alone_as_in_a_batch(std::size_t index, const std::vector<batch_state>& in, detail::batch_op& op) {
   const auto port = std::find_if(in.begin(), in.end(), [](const batch_state& s) { return s.is(kind::size_value); });
   if (port == in.end() || alone() == nullptr) return;
+  const auto p_port = static_cast<std::size_t>(port - in.begin());
+  std::optional<bool> shares = true;
   if (!op.undecided) {
-    if (const auto p = static_cast<std::size_t>(port - in.begin()); !shares_alone(index)) {
-      op.mixes(p, {why::size_value_as_parameter, p});
+    shares = shares_alone(index);
+    if (shares == false) {
+      op.mixes(p_port, {why::size_value_as_parameter, p_port});
       return;
     }
   }
@@ -572,11 +575,15 @@ void scope::alone_as_in_a_batch(std::size_t index, const std::vector<batch_state
     }
     if (!picks) op.cannot_tell({why::size_value_parameter_unproven, p});
   }
+  // A shape at batch 1 that is less known than at the samples shows no difference: not proven either way.
+  if (!shares) op.cannot_tell({why::size_value_parameter_unproven, p_port});
 }
 
 /// Whether each output of layer `index` at batch 1 is one sample's share of its batched shape at the
-/// sample batches (the same shape, for a shared output).
-bool scope::shares_alone(std::size_t index) const {
+/// sample batches (the same shape, for a shared output): false where a dimension known in both differs,
+/// nullopt where the only differences are dimensions one of the runs does not know.
+std::optional<bool> scope::shares_alone(std::size_t index) const {
+  bool unknown = false;
   for (std::size_t o = 0; o < states_[index].size(); ++o) {
     const auto& s = states_[index][o];
     if (!s.is(kind::batched) && !s.is(kind::shared)) continue;
@@ -588,8 +595,15 @@ bool scope::shares_alone(std::size_t index) const {
       if (s.axis >= share.size()) continue;
       share[s.axis] = dimension(s.factor);
     }
-    if (to_string(without_symbols(alone)) != to_string(without_symbols(partial_shape(std::move(share))))) return false;
+    const partial_shape expected(std::move(share));
+    if (to_string(without_symbols(alone)) == to_string(without_symbols(expected))) continue;
+    if (alone.size() != expected.size()) return false;
+    for (std::size_t d = 0; d < alone.size(); ++d) {
+      if (!alone[d].is_static() || !expected[d].is_static()) unknown = true;
+      else if (alone[d].lo() != expected[d].lo()) return false;
+    }
   }
+  if (unknown) return std::nullopt;
   return true;
 }
 

@@ -18,8 +18,8 @@ namespace reshape1::onnx::detail {
 /// A float attribute as the IR's text writes it.
 [[nodiscard]] inline std::string real(float v) { return fmt::format("{}", v); }
 
-/// The pattern that flattens x to 2-D at `axis` (Flatten, and Softmax before opset 13): see shape.cpp.
-source flattening_pattern(node_context& c, source x, std::int64_t axis, bool names_dimension);
+/// The pattern that flattens x to 2-D at `axis` (Flatten): see shape.cpp.
+source flattening_pattern(node_context& c, source x, std::int64_t axis);
 
 std::span<const onnx_entry> elementwise_rows();
 std::span<const onnx_entry> convolution_rows();

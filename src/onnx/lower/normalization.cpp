@@ -1,5 +1,7 @@
 // ONNX's normalisations (and Softmax, which normalises along an axis): MVN over the axes each one names,
 // then a per-channel BatchNormInference where the node has a per-channel scale and bias.
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "families.hpp"
@@ -89,13 +91,27 @@ void lrn(node_context& c) {
                      {"bias", real(c.f("bias", 1.0F))}, {"size", fmt::format("{}", c.i("size", 1))}}));
 }
 
-/// Softmax and LogSoftmax before opset 13: the input flattened to 2-D at `axis`, normalised along the
-/// second axis, and shaped back.
+/// Softmax and LogSoftmax before opset 13 normalise the input coerced to 2-D at `axis`: each row of that
+/// matrix (one index into the dimensions before the axis) over all the dimensions from the axis on. The rows
+/// are independent, so the dimensions before the axis are kept as they are and only those from the axis on
+/// are merged into one, normalised along the last axis, and shaped back. Keeping them (rather than their
+/// product, as a literal 2-D flatten would) leaves the batch and every other leading size in its own
+/// dimension, which is what lets `check` follow them; the values are the same. The leading dimensions are the
+/// first piece of the split `flattening_pattern` also makes, whose rule refuses an axis that names no
+/// dimension, as ONNX Runtime does.
 void softmax_2d(node_context& c, std::string_view type, int opset) {
   const auto x = c.need(0);
   const auto axis = c.i("axis", 1);
-  const auto flat = c.add("Reshape", 1, {x, flattening_pattern(c, x, axis, true)}, {{"special_zero", axis == 1 ? "true" : "false"}});
-  const auto y = c.add(type, opset, {flat}, {{"axis", "1"}});
+  source pattern = c.i64({0, -1});
+  if (axis == 0) pattern = c.i64({-1});
+  else if (axis != 1) {
+    const auto from_end = axis == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -axis;
+    auto lengths = axis > 0 ? std::vector<std::int64_t>{axis, 1, -1} : std::vector<std::int64_t>{-1, 1, from_end - 1};
+    const auto before = c.add("VariadicSplit", 1, {c.shape_of(x), c.i64({0}), c.i64(std::move(lengths))}, {}, 3);
+    pattern = c.add("Concat", 1, {before, c.i64({-1})}, {{"axis", "0"}});
+  }
+  const auto merged = c.add("Reshape", 1, {x, pattern}, {{"special_zero", axis == 1 ? "true" : "false"}});
+  const auto y = c.add(type, opset, {merged}, {{"axis", "-1"}});
   c.output(0, c.add("Reshape", 1, {y, c.shape_of(x)}, {{"special_zero", "false"}}));
 }
 void softmax1(node_context& c) { softmax_2d(c, "SoftMax", 8); }

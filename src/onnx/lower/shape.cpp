@@ -9,23 +9,17 @@
 
 namespace reshape1::onnx::detail {
 
-/// The pattern that flattens x to 2-D at `axis` (Flatten, and Softmax before opset 13): [1,-1] at 0,
-/// [0,-1] at 1, else the product of the dimensions before the axis, then -1. Those dimensions are the first
-/// piece of a VariadicSplit of the shape ([axis, -1], or [-1, -axis] for a negative axis), whose rule
-/// refuses an axis past the rank as ONNX Runtime does (a slice would clamp it). With `names_dimension`
-/// (Softmax) the axis must name a dimension, not the end: the split holds a piece of 1 after the prefix.
-source flattening_pattern(node_context& c, source x, std::int64_t axis, bool names_dimension) {
+/// The pattern that flattens x to 2-D at `axis` (Flatten): [1,-1] at 0, [0,-1] at 1, else the product of
+/// the dimensions before the axis, then -1. Those dimensions are the first piece of a VariadicSplit of the
+/// shape ([axis, -1], or [-1, -axis] for a negative axis), whose rule refuses an axis past the rank as ONNX
+/// Runtime does (a slice would clamp it).
+source flattening_pattern(node_context& c, source x, std::int64_t axis) {
   if (axis == 0) return c.i64({1, -1});
   if (axis == 1) return c.i64({0, -1});
   // The dimensions from the axis on, for a negative one (its magnitude: INT64_MIN's is out of range anyway).
   const auto from_end = axis == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -axis;
-  std::vector<std::int64_t> lengths;
-  if (names_dimension)
-    lengths = axis > 0 ? std::vector<std::int64_t>{axis, 1, -1} : std::vector<std::int64_t>{-1, 1, from_end - 1};
-  else
-    lengths = axis > 0 ? std::vector<std::int64_t>{axis, -1} : std::vector<std::int64_t>{-1, from_end};
-  const auto pieces = lengths.size();
-  const auto before = c.add("VariadicSplit", 1, {c.shape_of(x), c.i64({0}), c.i64(std::move(lengths))}, {}, pieces);
+  auto lengths = axis > 0 ? std::vector<std::int64_t>{axis, -1} : std::vector<std::int64_t>{-1, from_end};
+  const auto before = c.add("VariadicSplit", 1, {c.shape_of(x), c.i64({0}), c.i64(std::move(lengths))}, {}, 2);
   return c.add("Concat", 1, {c.add("ReduceProd", 1, {before, c.i64({0})}, {{"keep_dims", "true"}}), c.i64({-1})},
                {{"axis", "0"}});
 }
@@ -50,7 +44,7 @@ void size(node_context& c) {
 void flatten(node_context& c) {
   const auto x = c.need(0);
   const auto axis = c.i("axis", 1);
-  c.output(0, c.add("Reshape", 1, {x, flattening_pattern(c, x, axis, false)}, {{"special_zero", axis == 1 ? "true" : "false"}}));
+  c.output(0, c.add("Reshape", 1, {x, flattening_pattern(c, x, axis)}, {{"special_zero", axis == 1 ? "true" : "false"}}));
 }
 /// Squeeze and Unsqueeze: axes from the attribute (before 13) or the second input.
 source axes_input(node_context& c, bool attribute) {
