@@ -67,11 +67,20 @@ std::string batch_layout(const ::onnx::TypeProto& type, const std::string& batch
 
 namespace detail {
 
-std::optional<std::vector<dimension>> declared_dims(const ::onnx::TypeProto& type) {
+bool symbol_name(std::string_view name) noexcept {
+  const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  return !name.empty() && letter(name[0]) &&
+         std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+std::optional<std::vector<dimension>> declared_dims(const ::onnx::TypeProto& type, bool names) {
   if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
   std::vector<dimension> dims;
-  for (const auto& d : type.tensor_type().shape().dim())
-    dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? dimension(d.dim_value()) : dimension());
+  for (const auto& d : type.tensor_type().shape().dim()) {
+    if (d.has_dim_value() && d.dim_value() >= 0) dims.emplace_back(d.dim_value());
+    else if (names && d.has_dim_param() && symbol_name(d.dim_param())) dims.emplace_back(interval(0, interval::unbounded), symbol(d.dim_param()));
+    else dims.emplace_back();
+  }
   return dims;
 }
 
@@ -79,7 +88,7 @@ std::string dims_text(const std::vector<dimension>& dims) {
   std::string s;
   for (std::size_t i = 0; i < dims.size(); ++i) {
     if (i != 0) s += ",";
-    s += dims[i].is_static() ? fmt::format("{}", dims[i].lo()) : "-1";
+    s += dims[i].is_static() ? fmt::format("{}", dims[i].lo()) : dims[i].has_symbol() ? to_string(dims[i]) : "-1";
   }
   return s;
 }
@@ -455,7 +464,7 @@ std::string model_reader::add_inputs(const ::onnx::GraphProto& g, graph_builder&
     l.type = "Parameter";
     l.opset = 1;
     auto& out = l.outputs.emplace_back();
-    const auto dims = declared_dims(in.type());
+    const auto dims = declared_dims(in.type(), top);
     if (in.type().has_tensor_type()) {
       if (const auto t = detail::element_of(in.type().tensor_type().elem_type())) {
         out.type = t;
@@ -504,7 +513,7 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
     if (k == nullptr || k->constant != nullptr) return;
     auto& out = b.at(k->at.layer).outputs[k->at.output];
     if (part_of(b.at(k->at.layer).type) == op_part::parameter) return;
-    if (const auto dims = declared_dims(v.type())) {
+    if (const auto dims = declared_dims(v.type(), top)) {
       out.dims = *dims;
       out.declared = true;
     }

@@ -528,6 +528,55 @@ TEST(onnx, declared_shapes_come_from_outputs_and_value_info_only) {
   EXPECT_TRUE(g.find(0)->outputs.size() == 1);
 }
 
+// A dim_param that reads as a symbol's name is that symbol in the top graph's declarations: reports show it
+// and dimensions declared with one name are one size. One that would not read back stays unnamed, and so
+// does every dim_param of a body (a Loop's graph may reuse a name for another size).
+TEST(onnx, dim_params_are_symbols_where_they_read_as_names) {
+  const std::string text = R"pb(
+    ir_version: 8
+    opset_import { domain: "" version: 13 }
+    graph {
+      name: "named"
+      input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_param: "batch" } dim { dim_param: "seq" } dim { dim_value: 3 } } } } }
+      input { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_param: "batch" } dim { dim_param: "floor(seq/2)" } } } } }
+      input { name: "m" type { tensor_type { elem_type: 1 shape { dim { dim_param: "batch" } dim { dim_param: "batch" } } } } }
+      node { name: "r" op_type: "Relu" input: ["x"] output: ["z"] }
+      output { name: "z" type { tensor_type { elem_type: 1 shape { dim { dim_param: "batch" } dim { dim_param: "seq" } dim { dim_value: 3 } } } } }
+    })pb";
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m));
+  const auto g = read_bytes(m.SerializeAsString(), "named.onnx");
+  const auto r = model::check_batch(g, {.batch = dimension(4)});
+  ASSERT_EQ(r.inputs.size(), 3u);
+  EXPECT_EQ(to_string(r.inputs[0].declared), "[?@batch,?@seq,3]");
+  EXPECT_EQ(to_string(r.inputs[1].declared), "[?@batch,?]");
+  EXPECT_EQ(to_string(r.inputs[0].requested), "[4,?@seq,3]");
+  // Every dimension named as the batch is the batch, not a size apart from it.
+  EXPECT_EQ(to_string(r.inputs[2].requested), "[4,4]");
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(to_string(r.outputs[0].declared), "[?@batch,?@seq,3]");
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << r.summary_line();
+
+  auto body = fixture_bytes("loop_body");
+  ::onnx::ModelProto loop;
+  ASSERT_TRUE(loop.ParseFromString(body));
+  auto* acc = loop.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g()->mutable_input(2);
+  acc->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("seq");
+  const auto lg = read_bytes(loop.SerializeAsString(), "loop.onnx");
+  const auto* repeat = lg.find(0);
+  ASSERT_NE(repeat, nullptr);
+  ASSERT_NE(repeat->body, nullptr);
+  bool seen = false;
+  for (const auto& l : repeat->body->network.layers())
+    if (l.name == "acc") {
+      seen = true;
+      EXPECT_EQ(to_string(l.outputs[0].shape()), "[?]");
+      ASSERT_NE(l.find("shape"), nullptr);
+      EXPECT_EQ(l.find("shape")->text, "-1");
+    }
+  EXPECT_TRUE(seen);
+}
+
 TEST(onnx, a_model_above_opset_21_is_read_but_its_nodes_are_not_covered) {
   auto bytes = fixture_bytes("allowzero_copy");
   ::onnx::ModelProto m;
@@ -929,7 +978,7 @@ TEST(onnx, other_dynamic_dimensions_given_a_size) {
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].name, "flatten");
   EXPECT_EQ(r.findings[0].hint,
-            "the shapes here follow the inputs' other dynamic dimensions ('x' [4,8,?,?]): give them sizes with shapes");
+            "the shapes here follow the inputs' other dynamic dimensions ('x' [4,8,?@L,?@L]): give them sizes with shapes");
   EXPECT_EQ(model::check_batch(read_fixture("flatten_past_size"), {.shapes = {{"x", parse_shape("[4,8,5,5]")}}})
                 .summary.verdict(),
             model::batch_verdict::yes);

@@ -218,6 +218,10 @@ void apply_batch(std::vector<input_report>& inputs, const reshape_request& reque
                 fmt::format("give each batched input a layout with N ({}), or change its shape with {}",
                             detail::spell(detail::option::layout, "NAME", "NCHW"), detail::spell(detail::option::shape)));
   }
+  const auto batch = request.batch->is_static() ? dimension(request.batch->range()) : dimension(request.batch->range(), symbol("N"));
+  // A model that names its batch (an ONNX dim_param) may name it elsewhere too: a dimension with that name
+  // is the batch as well, and gets the batch asked (else it would be taken for a size apart from it).
+  std::unordered_set<symbol> named_batch;
   for (auto& in : inputs) {
     if (!in.batch_index) continue;
     auto dims = std::vector<dimension>(in.requested.begin(), in.requested.end());
@@ -227,7 +231,16 @@ void apply_batch(std::vector<input_report>& inputs, const reshape_request& reque
                               detail::spell(detail::option::shape), to_string(dimension(d.range())), *in.batch_index,
                               detail::spell(detail::option::batch), to_string(*request.batch)),
                   "drop one of them, or make them agree");
-    d = request.batch->is_static() ? dimension(request.batch->range()) : dimension(request.batch->range(), symbol("N"));
+    if (d.has_symbol() && !d.is_static()) named_batch.insert(d.symbol());
+    d = batch;
+    in.requested = partial_shape(std::move(dims));
+  }
+  if (named_batch.empty()) return;
+  for (auto& in : inputs) {
+    if (!in.requested.rank_known()) continue;
+    auto dims = std::vector<dimension>(in.requested.begin(), in.requested.end());
+    for (auto& d : dims)
+      if (d.has_symbol() && named_batch.contains(d.symbol())) d = batch;
     in.requested = partial_shape(std::move(dims));
   }
 }
@@ -499,7 +512,7 @@ void output_reports(const graph& g, const propagation& declared, const propagati
     out.layer = index;
     out.id = l.id;
     out.name = l.name;
-    out.declared = without_symbols(declared.input(g, l, 0).shape);
+    out.declared = detail::with_given_symbols(declared.input(g, l, 0).shape);
     out.reshaped = target.input(g, l, 0).shape;
     const auto& src = *l.sources[0];
     if (src.layer < report.carriers.size() && src.output < report.carriers[src.layer].size())

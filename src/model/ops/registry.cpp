@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -210,6 +211,19 @@ partial_shape without_symbols(const partial_shape& s) {
   std::vector<dimension> dims;
   dims.reserve(s.size());
   for (const auto& d : s) dims.emplace_back(d.range());
+  return partial_shape(std::move(dims));
+}
+
+partial_shape with_given_symbols(const partial_shape& s) {
+  if (!s.rank_known()) return s;
+  // A name that reads back as a symbol (letters, digits and _): every one reshape1 makes holds a '.'.
+  const auto given = [](std::string_view n) {
+    return !n.empty() && std::isdigit(static_cast<unsigned char>(n[0])) == 0 &&
+           std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+  };
+  std::vector<dimension> dims;
+  dims.reserve(s.size());
+  for (const auto& d : s) dims.emplace_back(d.range(), d.has_symbol() && given(d.symbol().name()) ? d.symbol() : symbol{});
   return partial_shape(std::move(dims));
 }
 

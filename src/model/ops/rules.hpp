@@ -121,6 +121,9 @@ dimension map_dimension(const dimension& d, F f) {
 }
 /// The shape without the propagation's symbols (for reports and comparisons).
 partial_shape without_symbols(const partial_shape& s);
+/// The shape with only the symbols a model or a request names (an ONNX dim_param, `?@H`), for reports: those
+/// reshape1 makes for itself (a Parameter's `x.2`, a sample run's) are dropped.
+partial_shape with_given_symbols(const partial_shape& s);
 /// The number of elements, or nullopt when not static or above max_value_elements.
 std::optional<std::int64_t> small_count(const partial_shape& s);
 
