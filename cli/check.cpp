@@ -234,6 +234,7 @@ void add_check(CLI::App& app, session& s) {
   add_table_option(*cmd, option::shape, "check --batch", args->batch.shapes);
   add_table_option(*cmd, option::layout, "check --batch", args->batch.layouts);
   add_table_option(*cmd, option::assume_kept, "check --batch", args->batch.assume_kept);
+  add_table_option(*cmd, option::assume_constant, "check --batch", args->batch.assume_constant);
   auto* dot_option = add_table_option(*cmd, option::dot, "check --batch", args->batch.dot);
   cmd->callback([args, &s, batch_option, dot_option] {
     s.command = "check";

@@ -78,6 +78,7 @@ model::reshape_request parse_request(const batch_options& o) {
   }
   r.layouts = parse_layouts(o.layouts);
   r.assume_kept = o.assume_kept;
+  r.assume_constant = o.assume_constant;
   // Without a new batch or shape there is nothing to check against: a layout, --assume-kept or --dot
   // alone would answer "yes" for the declared shapes. --dot has no Python counterpart, so its own words.
   if ((!o.dot.empty() || o.dot_given) && !r.batch && r.shapes.empty())

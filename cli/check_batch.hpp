@@ -15,12 +15,14 @@ struct batch_options {
   std::vector<std::string> shapes{};  ///< "NAME=SHAPE" or "SHAPE"
   std::vector<std::string> layouts{};  ///< "NAME=LAYOUT"
   std::vector<std::string> assume_kept{};  ///< op types the user vouches for
+  std::vector<std::string> assume_constant{};  ///< constants the user vouches stay at every size
   std::string dot{};                        ///< --dot FILE, "" when not given
   bool batch_given = false;  ///< --batch appeared, even with an empty value (a script's unset "$B")
   bool dot_given = false;    ///< --dot appeared, even with an empty value (refused, not taken as absent)
   /// Whether any option of the batch analysis was given (then parse_request decides whether it is enough).
   [[nodiscard]] bool given() const noexcept {
     return batch_given || !batch.empty() || !shapes.empty() || !layouts.empty() || !assume_kept.empty() ||
+           !assume_constant.empty() ||
            !dot.empty() || dot_given;
   }
 };

@@ -566,7 +566,8 @@ dimension to_batch(py::handle batch);
 py::tuple check_batch_model(const py::object& model, const std::string& bin, py::handle batch,
                             const std::vector<std::pair<std::string, py::object>>& shapes,
                             const std::vector<std::pair<std::string, std::string>>& layouts,
-                            const std::vector<std::string>& assume_kept, const std::string& base_dir) {
+                            const std::vector<std::string>& assume_kept, const std::vector<std::string>& assume_constant,
+                            const std::string& base_dir) {
   // In the command line's order (--batch, --shape, --layout, then the request as a whole), before the
   // model is read: the same first mistake is refused with the same words.
   model::reshape_request request;
@@ -580,6 +581,7 @@ py::tuple check_batch_model(const py::object& model, const std::string& bin, py:
   }
   request.layouts = layouts;
   request.assume_kept = assume_kept;
+  request.assume_constant = assume_constant;
   model::detail::check_request(request);
   model::batch_report report;
   const auto graph = read_model(model, bin, base_dir);
@@ -878,7 +880,7 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
   m.def("_fix", &fix_model, py::arg("xml"), py::arg("bin"), py::arg("out_xml"), py::arg("batches"), py::arg("layouts"),
         "Internal: reshape1::model::fix and write_fixed, the report as JSON (see reshape1.fix).");
   m.def("_check_batch", &check_batch_model, py::arg("model"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
-        py::arg("layouts"), py::arg("assume_kept"), py::arg("base_dir"), "Internal: reshape1::model::check_batch, the report as JSON (see reshape1.check_batch).");
+        py::arg("layouts"), py::arg("assume_kept"), py::arg("assume_constant"), py::arg("base_dir"), "Internal: reshape1::model::check_batch, the report as JSON (see reshape1.check_batch).");
   m.def("_fix_onnx", &fix_onnx_model, py::arg("model"), py::arg("out"), py::arg("batches"), py::arg("layouts"),
         py::arg("batch_name"), py::arg("base_dir"));
   m.def("_format", &format_of_file, py::arg("path"));

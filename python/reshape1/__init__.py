@@ -316,6 +316,13 @@ class CheckReport:
     failed: bool
 
 
+def _names(keyword: str, names: Optional[Sequence[str]]) -> List[str]:
+    """A list of names as the keyword takes it: one string would otherwise be read letter by letter."""
+    if isinstance(names, (str, bytes)):
+        raise TypeError(f"{keyword} takes a list of names, not one string: {keyword}=[{names!r}]")
+    return list(names or [])
+
+
 def _file_arg(keyword: str, path: Union[str, "os.PathLike[str]", None], kind: str = "file") -> str:
     """A file (or, with kind="directory", a directory) keyword as _core takes it ("" for None). An empty
     name (a script's unset variable) is refused, as the command line refuses `--bin ''` and
@@ -496,6 +503,7 @@ def check_batch(
     model_bin: Union[str, "os.PathLike[str]", None] = None,
     assume_kept: Optional[Sequence[str]] = None,
     base_dir: Union[str, "os.PathLike[str]", None] = None,
+    assume_constant: Optional[Sequence[str]] = None,
 ) -> BatchReport:
     """Will the model reshape to another batch or input shapes, and will every layer keep its meaning?
     The report of `reshape1 check --batch` (see docs/cli.md).
@@ -509,6 +517,8 @@ def check_batch(
         model_bin: the weights; by default the .xml's path with the extension .bin.
         assume_kept: op types whose layers the caller vouches keep each sample apart (custom ops).
         base_dir: for an ONNX model given in memory, where its external data lies, as for check().
+        assume_constant: constants (by name, or "#ID") the caller vouches are meant to stay as they are at
+            every size: at new sizes, one that equals a size that changes is then not a finding.
 
     Raises reshape1.Error: "invalid_argument" for a request the model cannot take (an unknown input name,
     a layout that does not fit), "io", "bad_file"... when the model cannot be read.
@@ -520,7 +530,8 @@ def check_batch(
         batch,
         list((shapes or {}).items()),
         list((layouts or {}).items()),
-        list(assume_kept or []),
+        _names("assume_kept", assume_kept),
+        _names("assume_constant", assume_constant),
         _file_arg("base_dir", base_dir, "directory"),
     )
     return _from_json(BatchReport, json.loads(report), report_shapes)  # type: ignore[no-any-return]

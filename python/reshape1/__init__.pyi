@@ -252,6 +252,7 @@ def check_batch(
     model_bin: Union[str, os.PathLike[str], None] = ...,
     assume_kept: Optional[Sequence[str]] = ...,
     base_dir: Union[str, os.PathLike[str], None] = ...,
+    assume_constant: Optional[Sequence[str]] = ...,
 ) -> BatchReport: ...
 
 @dataclass(frozen=True, kw_only=True)

@@ -46,6 +46,9 @@ constexpr std::array rows{
                "an input's layout (NCHW, [N,C,H,W], TN, ...C): the dimension named N is its batch", true},
     option_row{option::assume_kept, "check --batch", "--assume-kept", "TYPE", "assume_kept", "[TYPE]",
                "vouch that every layer of this op type keeps each sample apart, as an elementwise op does", true},
+    option_row{option::assume_constant, "check --batch", "--assume-constant", "NAME", "assume_constant", "[NAME]",
+               "vouch that this constant (an ONNX initializer's or Constant's output name, an IR Const's name, or "
+               "#ID) is meant to stay as it is at every size: a size that matches it is not a finding", true},
     option_row{option::dot, "check --batch", "--dot", "FILE", "", "",
                "write Graphviz DOT of the path from the inputs to each finding"},
     option_row{option::quiet, "check --batch", "-q,--quiet", "", "", "",
@@ -152,6 +155,10 @@ void check_request(const reshape_request& request) {
     if (type.empty())
       throw error(errc::syntax, {}, fmt::format("{}: an empty op type", spell(option::assume_kept)),
                   fmt::format("write {}, e.g. MyOp", usage_of(option::assume_kept)));
+  for (const auto& name : request.assume_constant)
+    if (name.empty())
+      throw error(errc::syntax, {}, fmt::format("{}: an empty name", spell(option::assume_constant)),
+                  fmt::format("write {}, e.g. a constant's name or #12", usage_of(option::assume_constant)));
 }
 
 std::string plain_check() {

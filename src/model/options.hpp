@@ -28,6 +28,7 @@ enum class option {
   shape,        ///< an input's new shape (--shape / shapes)
   layout,       ///< an input's layout (--layout / layouts)
   assume_kept,  ///< an op type vouched for (--assume-kept / assume_kept)
+  assume_constant,  ///< a constant vouched for at every size (--assume-constant / assume_constant)
   dot,          ///< the Graphviz drawing (--dot; the command line only)
   check_batch,  ///< the batches fix proves (--check-batch / check_batches)
   batch_name,   ///< an ONNX model's dim_param for the batch (--batch-name / batch_name)

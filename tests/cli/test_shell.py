@@ -57,7 +57,7 @@ for words, want in [
     (("run", "-o", "da"), ["data.npy"]),
     (("run", "d"), ["data.npy"]),
     (("check", "--quiet", "m"), ["model.xml"]),
-    (("check", "--"), ["--assume-kept", "--base-dir", "--batch", "--bin", "--dot", "--format", "--help", "--json", "--layout", "--list-ops", "--quiet", "--shape"]),
+    (("check", "--"), ["--assume-constant", "--assume-kept", "--base-dir", "--batch", "--bin", "--dot", "--format", "--help", "--json", "--layout", "--list-ops", "--quiet", "--shape"]),
 ]:
     got = complete(*words)
     r.check(f"bash completion of {' '.join(words)!r}", got == want, f"{got}, want {want}")

@@ -112,7 +112,7 @@ TEST(batch_text, a_reason_reads_as_its_sentence_with_its_numbers) {
 TEST(batch_text, the_rules_give_reasons_and_write_no_sentence) {
   const auto rules = source("src/model/ops/batching.cpp") + source("src/model/ops/batching_data.cpp");
   std::string analysis;
-  for (const char* stage : {"batch", "batch_failures", "batch_walk", "batch_fold", "batch_findings"})
+  for (const char* stage : {"batch", "batch_failures", "batch_walk", "batch_fold", "batch_findings", "batch_sizes"})
     analysis += source(std::string("src/model/analysis/") + stage + ".cpp");
   ASSERT_FALSE(rules.empty());
   ASSERT_FALSE(analysis.empty());

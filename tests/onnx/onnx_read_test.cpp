@@ -1000,6 +1000,59 @@ TEST(onnx, other_dynamic_dimensions_given_a_size) {
   EXPECT_EQ(o.summary.verdict(), model::batch_verdict::yes) << o.summary_line();
 }
 
+// At new sizes (check --shape with an image's height and width changed), a constant the model reads as a
+// size, bound or divisor that equals, at the declared shapes, a size that changes on its path cannot tell:
+// a fixed-shape export writes x.shape-derived values down. Each fixture is declared at 4x4 and asked at 8x8.
+TEST(onnx, constants_that_may_stand_for_a_size_cannot_tell) {
+  struct size_case {
+    const char* fixture;
+    model::batch_verdict verdict;
+    const char* code;
+    const char* source;  ///< the constant the finding names ("" for none)
+  };
+  for (const auto& c : {size_case{"size_mean_baked", model::batch_verdict::cannot_tell, "baked_size", "area"},
+                        size_case{"size_crop_end", model::batch_verdict::cannot_tell, "baked_size", "ends"},
+                        size_case{"size_pool_window", model::batch_verdict::cannot_tell, "kernel_covers_size", ""},
+                        size_case{"size_view_free", model::batch_verdict::yes, "", ""}}) {
+    SCOPED_TRACE(c.fixture);
+    const auto g = read_fixture(c.fixture);
+    const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,8,8]")}}});
+    EXPECT_EQ(r.summary.verdict(), c.verdict) << r.summary_line();
+    if (c.verdict == model::batch_verdict::yes) {
+      EXPECT_TRUE(r.findings.empty());
+      continue;
+    }
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].code, c.code);
+    EXPECT_EQ(r.findings[0].source, c.source);
+    // At the declared sizes nothing changes: no such finding.
+    EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,4]")}}}).summary.verdict(), model::batch_verdict::yes);
+    // Vouched for by name, the constant is not a finding.
+    if (*c.source != '\0') {
+      EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,8,8]")}}, .assume_constant = {c.source}})
+                    .summary.verdict(),
+                model::batch_verdict::yes);
+    }
+  }
+  // The finding says what the constant equals and what that becomes.
+  const auto mean = model::check_batch(read_fixture("size_mean_baked"), {.shapes = {{"x", parse_shape("[1,3,8,8]")}}});
+  ASSERT_EQ(mean.findings.size(), 1u);
+  EXPECT_EQ(mean.findings[0].what,
+            "input 1 element 0 is the constant 16, which may stand for a size: it equals 4·4, dimensions 2..3 of 'x' "
+            "[1,3,4,4] at the declared shapes, which is 64 at the shapes asked");
+  // A batch alone changes no size: none of these findings.
+  EXPECT_EQ(model::check_batch(read_fixture("size_mean_baked"), {.batch = dimension(4)}).summary.verdict(),
+            model::batch_verdict::yes);
+  // A name the model has no constant for is refused, naming it.
+  try {
+    (void)model::check_batch(read_fixture("size_mean_baked"), {.shapes = {{"x", parse_shape("[1,3,8,8]")}}, .assume_constant = {"nope"}});
+    ADD_FAILURE() << "an unknown constant was taken";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("no constant named 'nope'"), std::string::npos) << e.what();
+  }
+}
+
 // ---- against ONNX's own shape inference -------------------------------------------------------------
 // ONNX's InferShapes (1.12, opsets up to 17) writes the shapes it infers into value_info; reshape1 then
 // compares each with what it propagates, as it compares an IR's declared shapes. A shape_mismatch would

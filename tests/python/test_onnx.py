@@ -218,3 +218,21 @@ def test_base_dir_says_where_a_model_in_memory_finds_its_external_data(
     with pytest.raises(reshape1.Error) as info:
         reshape1.check(model, base_dir="")
     assert info.value.code == "invalid_argument" and "base_dir: an empty directory name" in str(info.value)
+
+
+def test_new_sizes_name_the_constants_that_may_stand_for_one(data_dir: pathlib.Path) -> None:
+    # At 640x480 the simplified UltraFace reshapes its box head with a constant 4 (the coordinates of a box),
+    # which equals a feature map's height upstream at 320x240: reshape1 cannot tell which it stands for.
+    report = reshape1.check_batch(data_dir / SIMPLIFIED, shapes={"input": "[1,3,480,640]"})
+    assert report.summary.verdict == "cannot_tell"
+    assert [(f.code, f.args["value"]) for f in report.findings] == [("baked_size", 4)]
+    source = report.findings[0].source
+    assert source is not None
+    vouched = reshape1.check_batch(data_dir / SIMPLIFIED, shapes={"input": "[1,3,480,640]"}, assume_constant=[source.what])
+    assert vouched.summary.verdict == "yes"
+    # One string would be read letter by letter: refused, as an unknown name is.
+    with pytest.raises(TypeError, match="assume_constant takes a list of names"):
+        reshape1.check_batch(data_dir / SIMPLIFIED, shapes={"input": "[1,3,480,640]"}, assume_constant=source.what)  # type: ignore[arg-type]
+    with pytest.raises(reshape1.Error, match="no constant named 'nope'") as e:
+        reshape1.check_batch(data_dir / SIMPLIFIED, shapes={"input": "[1,3,480,640]"}, assume_constant=["nope"])
+    assert e.value.code == "invalid_argument"

@@ -31,6 +31,10 @@ struct reshape_request {
   /// Op types the caller vouches for (`--assume-kept TYPE`): each output of such a layer holds the batch
   /// at the axis and factor its first batched input holds it, as an elementwise op would.
   std::vector<std::string> assume_kept{};
+  /// Constants the caller vouches are meant to stay as they are at every size (`--assume-constant NAME`):
+  /// by name (an ONNX initializer's or Constant's output, an IR Const's) or `#ID`. At new sizes, a constant
+  /// that equals a size that changes is a finding unless vouched for (see check_batch).
+  std::vector<std::string> assume_constant{};
 };
 
 /// Where an input's batch index comes from.
@@ -172,9 +176,13 @@ struct batch_report {
 /// the same texts with the same words.
 [[nodiscard]] dimension parse_batch(std::string_view text, std::string_view where);
 
-/// Propagates the model at the requested shapes and says what breaks. error(invalid_argument) for a
-/// request that names no input of the model, names one twice, gives a layout that does not fit the
-/// input's rank, or gives a shape whose batch disagrees with `batch`.
+/// Propagates the model at the requested shapes and says what breaks. Where a size other than the batch
+/// changes (an image's height, a sequence's length), a constant the model reads as a size, bound, count or
+/// index (a Reshape's pattern, a Slice's end, a scalar divisor, a pooling window) that equals, at the
+/// declared shapes, a size that changes cannot tell: a fixed-shape export may have written it where the
+/// program computed it. error(invalid_argument) for a request that names no input of the model, names one
+/// twice, gives a layout that does not fit the input's rank, gives a shape whose batch disagrees with
+/// `batch`, or vouches for a constant the model does not have.
 [[nodiscard]] batch_report check_batch(const graph& g, const reshape_request& request);
 
 /// The index of the batch (N) in a layout written as OpenVINO writes them (`NCHW`, `[N,C,H,W]`, `...N`),

@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -619,12 +620,60 @@ void reference_runs(const std::vector<input_report>& inputs, const propagation& 
   if (declared_alike && declared_covers && r.covering == nullptr) r.covering = &declared;
 }
 
+/// Whether a size other than the batch changes: an input's rank, or a dimension but its batch, is another
+/// in the request than declared.
+bool sizes_change(const std::vector<input_report>& inputs) {
+  return std::any_of(inputs.begin(), inputs.end(), [](const input_report& in) {
+    if (!in.declared.rank_known() || !in.requested.rank_known()) return in.declared.rank_known() != in.requested.rank_known();
+    if (in.declared.size() != in.requested.size()) return true;
+    for (std::size_t d = 0; d < in.declared.size(); ++d)
+      if ((!in.batch_index || d != *in.batch_index) && in.declared[d].range() != in.requested[d].range()) return true;
+    return false;
+  });
+}
+
+/// The request's --assume-constant names, each a constant of the model (by name or #ID).
+void check_assumed_constants(const graph& g, const reshape_request& request) {
+  for (const auto& name : request.assume_constant) {
+    const bool found = std::any_of(g.layers().begin(), g.layers().end(), [&](const layer& l) {
+      return part_of(l.type) == op_part::constant && (l.name == name || fmt::format("#{}", l.id) == name);
+    });
+    if (!found)
+      bad_request(fmt::format("{}: the model has no constant named '{}'", detail::spell(detail::option::assume_constant, {}, name),
+                              io::detail::escaped(name)),
+                  "give an ONNX initializer's or Constant node's output name, an IR Const's name, or #ID");
+  }
+}
+
+/// The constants that may stand for a size that changes, each a finding after the layer's others, in the
+/// order of the layers (a layer that already has a finding keeps only that: it fails, or its batch does).
+void add_size_findings(const graph& g, const propagation& declared, const propagation& target,
+                       const reshape_request& request, batch_report& report) {
+  std::vector<std::size_t> position(g.layers().size(), 0);
+  for (std::size_t k = 0; k < g.order().size(); ++k) position[g.order()[k]] = k;
+  std::unordered_map<std::int64_t, std::size_t> by_id;
+  for (std::size_t i = 0; i < g.layers().size(); ++i) by_id.emplace(g.layers()[i].id, i);
+  const auto key = [&](const batch_finding& f) {
+    if (f.within.empty()) return position[f.layer];
+    const auto it = by_id.find(f.within.front().id);
+    return it == by_id.end() ? std::size_t{0} : position[it->second];
+  };
+  std::unordered_set<std::size_t> decided;
+  for (const auto& f : report.findings)
+    if (f.within.empty()) decided.insert(f.layer);
+  for (auto& f : detail::baked_sizes(g, declared, target, report.carriers, request.assume_constant))
+    if (!decided.contains(f.layer)) report.findings.push_back(std::move(f));
+  std::stable_sort(report.findings.begin(), report.findings.end(),
+                   [&](const batch_finding& a, const batch_finding& b) { return key(a) < key(b); });
+}
+
 /// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
 /// dynamic one) and the samples (kept in `keep`; made in place with `undo`), then the scopes.
 batch_report analyse(const graph& g, const reshape_request& request, detail::batch_runs& keep,
                      std::span<const char> redo, detail::batch_undo* undo) {
   batch_report report;
   report.inputs = choose_inputs(g, request);
+  check_assumed_constants(g, request);
   const auto& inputs = report.inputs;
   report.target = text::target(request.batch);
   const bool any_batch = std::any_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.batch_index; });
@@ -683,6 +732,7 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
     keep.runs[6].reset();
   }
   report.carriers = std::move(*top).carriers();
+  if (sizes_change(inputs)) add_size_findings(g, declared, target, request, report);
   hint_guessed_batches(g, report);
   output_reports(g, declared, target, report);
   input_notes(g, report);

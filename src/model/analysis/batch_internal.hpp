@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "model/ops/rules.hpp"
@@ -29,6 +30,13 @@ struct element_origin {
 /// tensors and the ops that keep element positions (Convert, Squeeze, Unsqueeze).
 element_origin origin_of_element(const graph& g, const propagation& p, const layer& l, std::size_t port,
                                  std::size_t index);
+
+/// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
+/// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis
+/// `carriers` show in a tensor (check_batch's, empty when the batch does not change) is not such a size.
+std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                                       std::span<const std::vector<batch_carrier>> carriers,
+                                       std::span<const std::string> assumed);
 
 /// The propagations one check_batch runs, kept so that the next one, on an edit of the same graph, runs
 /// only the rules of the layers the edit reaches, in place (fix judges its rewrites this way).

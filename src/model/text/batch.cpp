@@ -125,6 +125,15 @@ constexpr form_row forms[] = {
     {why::size_value_parameter_unproven, "size_value_parameter_unproven",
      {"input {} is a parameter computed from the batch size, and nothing shows that it is the same at every "
       "batch asked as at batch 1, where each sample is alone", 1, false, "port"}},
+    {why::baked_size, "baked_size",
+     {"input {} element {} is the constant {}, which may stand for a size: it equals {}", 3, true,
+      "port,element,value,equals"}},
+    {why::kernel_covers_size, "kernel_covers_size",
+     {"its window is {1} along axis {0}, the whole input there at the declared shapes, and that axis is {2} at "
+      "the shapes asked", 2, true, "axis,window,asked"}},
+    {why::sizes_in_body, "sizes_in_body",
+     {"its body is not searched for sizes written as constants, so nothing shows it computes at the new sizes "
+      "what it computes at the declared ones", 0}},
     {why::size_value_as_data, "size_value_as_data",
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
       "sample's result depends on N", 1, true, "port,path"}},

@@ -1,0 +1,324 @@
+// check_batch at new sizes (issue 47, item 2): the constants a fixed-shape export may have written where
+// the program computed a size. A model exported at 224x224 that views a tensor as [1,49,768] holds 49 = 7·7,
+// which is 8·8 at 256x256: where the constant still fits (no layer fails), the model runs and computes
+// something else. reshape1 cannot see what the source program computed, so a constant that equals, at the
+// declared shapes, a size that changes (a dimension, or a product of adjacent dimensions, of a tensor whose
+// shape changes) is a finding that cannot tell, naming both; `--assume-constant` vouches for one.
+#include "model/analysis/batch_internal.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "model/options.hpp"
+#include "model/text/batch.hpp"
+
+namespace reshape1::model::detail {
+namespace {
+
+/// What a size at the declared shapes is: where it is read and what it becomes at the shapes asked.
+struct size_source {
+  std::string what;                   ///< `7·7, dimensions 1..2 of 'conv' [1,7,7,768]`
+  std::optional<std::int64_t> asked;  ///< its value at the shapes asked, when known
+};
+
+/// Products above this are not sizes any constant is compared with (and would overflow).
+constexpr std::int64_t largest_size = std::int64_t{1} << 40;
+
+bool same_at(const partial_shape& declared, const partial_shape& asked, std::size_t d) {
+  return asked.rank_known() && asked.size() == declared.size() && asked[d].is_static() && asked[d].lo() == declared[d].lo();
+}
+
+/// The sizes of one tensor that change: each static dimension at the declared shapes (`d`) that is another
+/// at the shapes asked (`a`), and each product of adjacent dimensions that holds one, by value (the first
+/// met kept).
+void add_changing(const partial_shape& d, const partial_shape& a, std::optional<std::size_t> batch_axis,
+                  std::string_view name, std::unordered_map<std::int64_t, size_source>& sizes) {
+  if (!d.rank_known() || d.size() == 0) return;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d[i].is_static() && d[i].lo() == 1) continue;  // a product from a 1 is the one after it, named so
+    std::int64_t product = 1;
+    std::optional<std::int64_t> at_asked = 1;
+    bool changes = false;
+    std::string factors;
+    for (std::size_t j = i; j < d.size(); ++j) {
+      if (!d[j].is_static() || d[j].lo() == 0) break;
+      product *= d[j].lo();
+      if (product > largest_size) break;
+      // The batch is the batch analysis's: a channel count is not a size because it sits beside N.
+      changes = changes || (j != batch_axis && !same_at(d, a, j));
+      if (at_asked && a.rank_known() && a.size() == d.size() && a[j].is_static() && *at_asked <= largest_size)
+        at_asked = *at_asked * a[j].lo();
+      else
+        at_asked.reset();
+      factors += fmt::format("{}{}", factors.empty() ? "" : "·", d[j].lo());
+      if (!changes || product <= 1 || sizes.contains(product)) continue;
+      const auto dims = i == j ? fmt::format("dimension {}", i) : fmt::format("{}, dimensions {}..{}", factors, i, j);
+      sizes.emplace(product, size_source{fmt::format("{} of '{}' {}", dims, name, to_string(without_symbols(d))),
+                                         at_asked && *at_asked <= largest_size ? at_asked : std::nullopt});
+    }
+  }
+}
+
+/// The axis output `o` of layer `index` holds the batch in, where the batch analysis showed one.
+std::optional<std::size_t> batch_axis(std::span<const std::vector<batch_carrier>> carriers, std::size_t index, std::size_t o) {
+  if (index >= carriers.size() || o >= carriers[index].size()) return std::nullopt;
+  const auto& c = carriers[index][o];
+  return c.state == batch_carrier::kind::one ? std::optional(c.axis) : std::nullopt;
+}
+
+/// Every size that changes, of every tensor of the graph.
+std::unordered_map<std::int64_t, size_source> changing_sizes(const graph& g, const propagation& declared,
+                                                           const propagation& asked,
+                                                           std::span<const std::vector<batch_carrier>> carriers) {
+  std::unordered_map<std::int64_t, size_source> sizes;
+  for (const auto index : g.order())
+    for (std::size_t o = 0; o < declared.outputs[index].size() && o < asked.outputs[index].size(); ++o)
+      add_changing(declared.outputs[index][o].shape, asked.outputs[index][o].shape, batch_axis(carriers, index, o),
+                   g.layers()[index].name, sizes);
+  return sizes;
+}
+
+/// The inputs of an op that it reads as sizes, bounds, counts or indices.
+std::span<const std::size_t> size_ports(std::string_view type) {
+  static const std::unordered_map<std::string_view, std::vector<std::size_t>> ports = {
+      {"Reshape", {1}},    {"Interpolate", {1, 2}}, {"Slice", {1, 2, 3}}, {"StridedSlice", {1, 2, 3}},
+      {"Gather", {1}},     {"Range", {0, 1, 2}},    {"Tile", {1}},        {"Broadcast", {1}},
+      {"Pad", {1, 2}},     {"TopK", {1}},           {"VariadicSplit", {2}}, {"ROIAlign", {}},
+      {"Multiply", {0, 1}}, {"Divide", {0, 1}},     {"Add", {0, 1}},      {"Subtract", {0, 1}},
+  };
+  const auto it = ports.find(type);
+  return it == ports.end() ? std::span<const std::size_t>() : std::span<const std::size_t>(it->second);
+}
+
+bool elementwise(std::string_view type) {
+  return type == "Multiply" || type == "Divide" || type == "Add" || type == "Subtract";
+}
+
+struct baked {
+  std::size_t port = 0, element = 0;
+  std::int64_t value = 0;
+  size_source equals;  ///< a copy: the sizes of one layer's data are made for it alone
+  std::string holder;  ///< the Const's name, "" when it is not one Const's element
+  std::optional<std::int64_t> holder_id;
+  bool reciprocal = false;  ///< a real constant 1/value (a mean written as a product)
+};
+
+/// Whether the caller vouches for the Const `holder` (by name or `#id`).
+bool vouched(const layer& holder, std::span<const std::string> assumed) {
+  const auto id = fmt::format("#{}", holder.id);
+  return std::any_of(assumed.begin(), assumed.end(), [&](const std::string& a) { return a == holder.name || a == id; });
+}
+
+/// The sizes on one layer's path: what its inputs hold, then the layers before them, nearest first, looked at
+/// only as far as a constant needs. A constant is compared only with these: a channel count that equals an
+/// image's height somewhere else in the model is not taken for it; one that equals it upstream is.
+class upstream_sizes {
+ public:
+  upstream_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                 std::span<const std::vector<batch_carrier>> carriers, const std::unordered_map<std::int64_t, size_source>& all,
+                 const layer& l, std::size_t data)
+      : g_(g), declared_(declared), asked_(asked), carriers_(carriers), all_(all), l_(l), data_(data) {}
+
+  /// The nearest size upstream that is `v`; null when there is none.
+  [[nodiscard]] const size_source* find(std::int64_t v) {
+    if (!all_.contains(v)) return nullptr;  // no tensor of the model has it
+    if (visited_.empty()) {
+      // Made only for a constant some tensor's size equals: most layers never walk their path.
+      visited_.assign(g_.layers().size(), 0);
+      const auto push = [&](std::size_t p) {
+        if (p < l_.sources.size() && l_.sources[p] && visited_[l_.sources[p]->layer] == 0) {
+          visited_[l_.sources[p]->layer] = 1;
+          queue_.push_back(l_.sources[p]->layer);
+        }
+      };
+      push(data_);
+      for (std::size_t p = 0; p < l_.sources.size(); ++p) push(p);
+    }
+    for (;;) {
+      if (const auto it = seen_.find(v); it != seen_.end()) return &it->second;
+      if (queue_.empty()) return nullptr;
+      const auto index = queue_.front();
+      queue_.pop_front();
+      const auto& l = g_.layers()[index];
+      for (std::size_t o = 0; o < declared_.outputs[index].size() && o < asked_.outputs[index].size(); ++o)
+        add_changing(declared_.outputs[index][o].shape, asked_.outputs[index][o].shape, batch_axis(carriers_, index, o),
+                     l.name, seen_);
+      for (const auto& s : l.sources)
+        if (s && visited_[s->layer] == 0) {
+          visited_[s->layer] = 1;
+          queue_.push_back(s->layer);
+        }
+    }
+  }
+
+ private:
+  const graph& g_;
+  const propagation& declared_;
+  const propagation& asked_;
+  std::span<const std::vector<batch_carrier>> carriers_;
+  const std::unordered_map<std::int64_t, size_source>& all_;
+  const layer& l_;
+  std::size_t data_;
+  std::unordered_map<std::int64_t, size_source> seen_;
+  std::deque<std::size_t> queue_;
+  std::vector<char> visited_;
+};
+
+/// The constant elements of input `port` of `l` that equal a size that changes.
+void baked_in_port(const graph& g, const propagation& declared, const layer& l, std::size_t port,
+                   upstream_sizes& sizes, std::span<const std::string> assumed, std::vector<baked>& found) {
+  if (port >= l.sources.size() || !l.sources[port]) return;
+  const auto& v = declared.input(g, l, port).value;
+  if (!v) return;
+  const auto& feeder = g.layers()[l.sources[port]->layer];
+  if (v->is_real()) {
+    // A real constant: only a scalar of an elementwise op (a mean written as sum/49 or sum·(1/49)).
+    if (!elementwise(l.type) || v->reals.size() != 1 || part_of(feeder.type) != op_part::constant) return;
+    if (feeder.auxiliary || vouched(feeder, assumed)) return;
+    const double r = v->reals[0];
+    for (const bool reciprocal : {false, true}) {
+      const double x = reciprocal ? (r != 0.0 ? 1.0 / r : 0.0) : r;
+      const double n = std::round(x);
+      if (n < 2 || n > static_cast<double>(largest_size) || std::abs(x - n) > 1e-6 * n) continue;
+      if (const auto* equals = sizes.find(static_cast<std::int64_t>(n))) {
+        found.push_back({port, 0, static_cast<std::int64_t>(n), *equals, std::string(feeder.name), feeder.id, reciprocal});
+        return;
+      }
+    }
+    return;
+  }
+  // Integers: an elementwise op's only when one element (a divisor), the others' every element.
+  if (elementwise(l.type) && v->elements.size() != 1) return;
+  for (std::size_t e = 0; e < v->elements.size(); ++e) {
+    const auto& b = v->elements[e];
+    if (!b.exact() || !b.constant || b.lo < 2) continue;
+    const auto* equals = sizes.find(b.lo);
+    if (equals == nullptr) continue;
+    const auto origin = origin_of_element(g, declared, l, port, e);
+    // reshape1's own constants (an axis an ONNX lowering writes as a split's lengths) stand for attributes.
+    if (origin.holder != nullptr && origin.holder->auxiliary && l.auxiliary) continue;
+    if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant && vouched(*origin.holder, assumed))
+      continue;
+    baked x{port, e, b.lo, *equals, {}, std::nullopt, false};
+    if (origin.holder != nullptr) {
+      x.holder = origin.holder->name;
+      x.holder_id = origin.holder->id;
+    }
+    found.push_back(std::move(x));
+  }
+}
+
+batch_finding size_finding(const layer& l, std::size_t index) {
+  batch_finding f;
+  f.issue = batch_issue::cannot_tell;
+  f.layer = index;
+  f.id = l.id;
+  f.name = l.name;
+  f.type = l.op_type();
+  f.opset = l.op_version();
+  return f;
+}
+
+std::string asked_text(const size_source& s) { return s.asked ? fmt::format("{}", *s.asked) : std::string("unknown"); }
+
+std::string vouch_hint(const std::string& holder, std::int64_t id) {
+  const auto name = holder.empty() ? fmt::format("#{}", id) : holder;
+  return fmt::format("if it is meant to stay as it is at every size, vouch for it with {}; otherwise export the model "
+                     "with this value computed from the input's shape",
+                     spell(option::assume_constant, {}, name));
+}
+
+/// A pooling window or a convolution kernel as large as its input at the declared shapes, along an axis
+/// whose size changes: global pooling written as a fixed window.
+void kernel_covers(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                   std::vector<batch_finding>& out) {
+  const auto& l = g.layers()[index];
+  std::vector<std::int64_t> kernel;
+  if ((l.type == "AvgPool" || l.type == "MaxPool") && l.find("kernel") != nullptr) {
+    const auto k = l.integers("kernel");
+    kernel.assign(k.begin(), k.end());
+  } else if ((l.type == "Convolution" || l.type == "GroupConvolution") && l.sources.size() >= 2) {
+    const auto& w = declared.input(g, l, 1).shape;
+    const std::size_t skip = l.type == "Convolution" ? 2 : 3;
+    if (!w.rank_known() || w.size() < skip) return;
+    for (std::size_t i = skip; i < w.size(); ++i) kernel.push_back(w[i].is_static() ? w[i].lo() : 0);
+  } else {
+    return;
+  }
+  const auto& d = declared.input(g, l, 0).shape;
+  const auto& a = asked.input(g, l, 0).shape;
+  if (!d.rank_known() || d.size() != kernel.size() + 2) return;
+  for (std::size_t k = 0; k < kernel.size(); ++k) {
+    const auto axis = k + 2;
+    if (kernel[k] < 2 || !d[axis].is_static() || d[axis].lo() != kernel[k] || same_at(d, a, axis)) continue;
+    auto f = size_finding(l, index);
+    const std::optional<std::int64_t> at = a.rank_known() && a.size() == d.size() && a[axis].is_static()
+                                               ? std::optional(a[axis].lo())
+                                               : std::nullopt;
+    const because reason = because(why::kernel_covers_size, axis, kernel[k]).quoting(at ? fmt::format("{}", *at) : "unknown");
+    f.code = text::code_name(reason.code);
+    f.args = text::args_of(reason);
+    f.what = text::sentence(reason);
+    f.hint = "a window as large as the input at one size is global pooling only at that size: write it as a "
+             "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size";
+    out.push_back(std::move(f));
+    return;
+  }
+}
+
+}  // namespace
+
+std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                                       std::span<const std::vector<batch_carrier>> carriers,
+                                       std::span<const std::string> assumed) {
+  std::vector<batch_finding> out;
+  const auto sizes = changing_sizes(g, declared, asked, carriers);
+  for (const auto index : g.order()) {
+    const auto& l = g.layers()[index];
+    if (l.body != nullptr) {
+      // A body's constants are not searched: nothing shows its sizes are not written down.
+      auto f = size_finding(l, index);
+      const because reason(why::sizes_in_body);
+      f.code = text::code_name(reason.code);
+      f.args = text::args_of(reason);
+      f.what = text::sentence(reason);
+      out.push_back(std::move(f));
+      continue;
+    }
+    kernel_covers(g, declared, asked, index, out);
+    if (sizes.empty()) continue;
+    std::vector<baked> found;
+    for (const auto port : size_ports(l.type)) {
+      // The data the constant is about (looked at first): an elementwise op's other input, any other op's first.
+      const auto& v = declared.input(g, l, port).value;
+      if (!v) continue;
+      upstream_sizes upstream(g, declared, asked, carriers, sizes, l, elementwise(l.type) ? 1 - port : 0);
+      baked_in_port(g, declared, l, port, upstream, assumed, found);
+    }
+    if (found.empty()) continue;
+    const auto& b = found.front();
+    auto f = size_finding(l, index);
+    const because reason =
+        because(why::baked_size, b.port, b.element, b.value)
+            .quoting(fmt::format("{}{} at the declared shapes, which is {} at the shapes asked",
+                                 b.reciprocal ? "(as its reciprocal) " : "", b.equals.what, asked_text(b.equals)));
+    f.code = text::code_name(reason.code);
+    f.args = text::args_of(reason);
+    f.what = text::sentence(reason);
+    if (found.size() > 1) f.what += fmt::format(" ({} more such elements)", found.size() - 1);
+    if (b.holder_id) {
+      f.source_id = b.holder_id;
+      f.source = b.holder;
+    }
+    f.hint = vouch_hint(b.holder, b.holder_id.value_or(l.id));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace reshape1::model::detail
