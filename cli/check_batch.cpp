@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -302,14 +303,24 @@ void write_dot(const model::graph& g, const model::batch_report& r, const std::s
                                 "  labelloc=t;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
                                 "  edge [fontname=\"monospace\", fontsize=9];\n",
                                 dot_quote(r.summary_line()));
+  // A constant a size finding names: the value it holds, which may stand for a size.
+  std::map<std::int64_t, std::string> constants;
+  for (const auto& f : r.findings) {
+    if (f.code != "baked_size" || !f.source_id || !f.within.empty()) continue;
+    for (const auto& [key, value] : f.args)
+      if (key == "size" && std::holds_alternative<std::int64_t>(value))
+        constants.emplace(*f.source_id, fmt::format("may stand for the size {}", std::get<std::int64_t>(value)));
+  }
   for (const auto i : keep) {
     if (run_of.contains(i)) continue;
     const auto& l = layers[i];
     std::string label = box_label(g, l);
+    if (const auto c = constants.find(l.id); c != constants.end()) label += "\\n" + c->second;
     std::string style;
     if (const auto it = marked_layers.find(i); it != marked_layers.end()) {
       const auto& f = *it->second;
       label += "\\n" + std::string(model::name(f.issue));
+      if (f.issue == model::batch_issue::cannot_tell && !f.code.empty()) label += fmt::format(" ({})", f.code);
       if (!f.within.empty()) label += fmt::format(" (in its body: {} {})", f.id, dot_quote(f.name));
       style = fmt::format(", style=filled, fillcolor=\"{}\", penwidth=2", fill_of(f.issue));
     }

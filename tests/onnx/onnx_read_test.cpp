@@ -1012,6 +1012,7 @@ TEST(onnx, constants_that_may_stand_for_a_size_cannot_tell) {
   };
   for (const auto& c : {size_case{"size_mean_baked", model::batch_verdict::cannot_tell, "baked_size", "area"},
                         size_case{"size_crop_end", model::batch_verdict::cannot_tell, "baked_size", "ends"},
+                        size_case{"size_last_row", model::batch_verdict::cannot_tell, "baked_size", "last"},
                         size_case{"size_pool_window", model::batch_verdict::cannot_tell, "kernel_covers_size", ""},
                         size_case{"size_view_free", model::batch_verdict::yes, "", ""}}) {
     SCOPED_TRACE(c.fixture);
@@ -1038,7 +1039,7 @@ TEST(onnx, constants_that_may_stand_for_a_size_cannot_tell) {
   const auto mean = model::check_batch(read_fixture("size_mean_baked"), {.shapes = {{"x", parse_shape("[1,3,8,8]")}}});
   ASSERT_EQ(mean.findings.size(), 1u);
   EXPECT_EQ(mean.findings[0].what,
-            "input 1 element 0 is the constant 16, which may stand for a size: it equals 4·4, dimensions 2..3 of 'x' "
+            "input 1 element 0 may stand for the size 16: the constant 16 equals 4·4, dimensions 2..3 of 'x' "
             "[1,3,4,4] at the declared shapes, which is 64 at the shapes asked");
   // A batch alone changes no size: none of these findings.
   EXPECT_EQ(model::check_batch(read_fixture("size_mean_baked"), {.batch = dimension(4)}).summary.verdict(),

@@ -225,7 +225,7 @@ def test_new_sizes_name_the_constants_that_may_stand_for_one(data_dir: pathlib.P
     # which equals a feature map's height upstream at 320x240: reshape1 cannot tell which it stands for.
     report = reshape1.check_batch(data_dir / SIMPLIFIED, shapes={"input": "[1,3,480,640]"})
     assert report.summary.verdict == "cannot_tell"
-    assert [(f.code, f.args["value"]) for f in report.findings] == [("baked_size", 4)]
+    assert [(f.code, f.args["size"]) for f in report.findings] == [("baked_size", 4)]
     source = report.findings[0].source
     assert source is not None
     vouched = reshape1.check_batch(data_dir / SIMPLIFIED, shapes={"input": "[1,3,480,640]"}, assume_constant=[source.what])

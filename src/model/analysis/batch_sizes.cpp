@@ -105,7 +105,8 @@ struct baked {
   size_source equals;  ///< a copy: the sizes of one layer's data are made for it alone
   std::string holder;  ///< the Const's name, "" when it is not one Const's element
   std::optional<std::int64_t> holder_id;
-  bool reciprocal = false;  ///< a real constant 1/value (a mean written as a product)
+  std::string constant;  ///< the constant as the model holds it (`16`, `0.0625`)
+  std::string_view relation = "equals";  ///< how it is the size: equals it, is its reciprocal, is one less
 };
 
 /// Whether the caller vouches for the Const `holder` (by name or `#id`).
@@ -186,7 +187,8 @@ void baked_in_port(const graph& g, const propagation& declared, const layer& l, 
       const double n = std::round(x);
       if (n < 2 || n > static_cast<double>(largest_size) || std::abs(x - n) > 1e-6 * n) continue;
       if (const auto* equals = sizes.find(static_cast<std::int64_t>(n))) {
-        found.push_back({port, 0, static_cast<std::int64_t>(n), *equals, std::string(feeder.name), feeder.id, reciprocal});
+        found.push_back({port, 0, static_cast<std::int64_t>(n), *equals, std::string(feeder.name), feeder.id,
+                         fmt::format("{}", r), reciprocal ? "is the reciprocal of" : "equals"});
         return;
       }
     }
@@ -194,17 +196,24 @@ void baked_in_port(const graph& g, const propagation& declared, const layer& l, 
   }
   // Integers: an elementwise op's only when one element (a divisor), the others' every element.
   if (elementwise(l.type) && v->elements.size() != 1) return;
+  // An index or a bound may be the last index along a size (x[:, -1] written as H - 1).
+  const bool index = (l.type == "Gather" && port == 1) || ((l.type == "Slice" || l.type == "StridedSlice") && (port == 1 || port == 2));
   for (std::size_t e = 0; e < v->elements.size(); ++e) {
     const auto& b = v->elements[e];
-    if (!b.exact() || !b.constant || b.lo < 2) continue;
-    const auto* equals = sizes.find(b.lo);
+    if (!b.exact() || !b.constant || b.lo < (index ? 1 : 2)) continue;
+    const auto* equals = b.lo >= 2 ? sizes.find(b.lo) : nullptr;
+    std::string_view relation = "equals";
+    if (equals == nullptr && index && b.lo < largest_size) {
+      equals = sizes.find(b.lo + 1);
+      relation = "is one less than";
+    }
     if (equals == nullptr) continue;
     const auto origin = origin_of_element(g, declared, l, port, e);
     // reshape1's own constants (an axis an ONNX lowering writes as a split's lengths) stand for attributes.
     if (origin.holder != nullptr && origin.holder->auxiliary && l.auxiliary) continue;
     if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant && vouched(*origin.holder, assumed))
       continue;
-    baked x{port, e, b.lo, *equals, {}, std::nullopt, false};
+    baked x{port, e, b.lo + (relation == "equals" ? 0 : 1), *equals, {}, std::nullopt, fmt::format("{}", b.lo), relation};
     if (origin.holder != nullptr) {
       x.holder = origin.holder->name;
       x.holder_id = origin.holder->id;
@@ -305,8 +314,8 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     auto f = size_finding(l, index);
     const because reason =
         because(why::baked_size, b.port, b.element, b.value)
-            .quoting(fmt::format("{}{} at the declared shapes, which is {} at the shapes asked",
-                                 b.reciprocal ? "(as its reciprocal) " : "", b.equals.what, asked_text(b.equals)));
+            .quoting(fmt::format("the constant {} {} {} at the declared shapes, which is {} at the shapes asked",
+                                 b.constant, b.relation, b.equals.what, asked_text(b.equals)));
     f.code = text::code_name(reason.code);
     f.args = text::args_of(reason);
     f.what = text::sentence(reason);

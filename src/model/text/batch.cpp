@@ -126,8 +126,7 @@ constexpr form_row forms[] = {
      {"input {} is a parameter computed from the batch size, and nothing shows that it is the same at every "
       "batch asked as at batch 1, where each sample is alone", 1, false, "port"}},
     {why::baked_size, "baked_size",
-     {"input {} element {} is the constant {}, which may stand for a size: it equals {}", 3, true,
-      "port,element,value,equals"}},
+     {"input {} element {} may stand for the size {}: {}", 3, true, "port,element,size,equals"}},
     {why::kernel_covers_size, "kernel_covers_size",
      {"its window is {1} along axis {0}, the whole input there at the declared shapes, and that axis is {2} at "
       "the shapes asked", 2, true, "axis,window,asked"}},
