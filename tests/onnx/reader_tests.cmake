@@ -68,4 +68,10 @@ if(RESHAPE1_BUILD_CLI)
                    $<TARGET_FILE:reshape1_cli> $<TARGET_FILE:onnx_from_text> $<TARGET_FILE:onnx_free_batch>
                    --graphs 300 --seed 1)
   set_tests_properties(onnx.differential PROPERTIES TIMEOUT 900)
+  # Small programs exported at one size and run at another, through ONNX Runtime and reshape1's check at new
+  # sizes (tests/property/size_differential.py).
+  add_test(NAME onnx.size_differential
+           COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tests/property/size_differential.py
+                   $<TARGET_FILE:reshape1_cli> $<TARGET_FILE:onnx_from_text> --programs 280 --seed 1)
+  set_tests_properties(onnx.size_differential PROPERTIES TIMEOUT 600)
 endif()

@@ -24,6 +24,7 @@ namespace {
 struct size_source {
   std::string what;                   ///< `7·7, dimensions 1..2 of 'conv' [1,7,7,768]`
   std::optional<std::int64_t> asked;  ///< its value at the shapes asked, when known
+  bool scaled = false;                ///< half or twice a dimension, not one
 };
 
 /// Products above this are not sizes any constant is compared with (and would overflow).
@@ -37,7 +38,7 @@ bool same_at(const partial_shape& declared, const partial_shape& asked, std::siz
 /// at the shapes asked (`a`), and each product of adjacent dimensions that holds one, by value (the first
 /// met kept).
 void add_changing(const partial_shape& d, const partial_shape& a, std::optional<std::size_t> batch_axis,
-                  std::string_view name, std::unordered_map<std::int64_t, size_source>& sizes) {
+                  std::string_view name, std::unordered_map<std::int64_t, size_source>& sizes, bool scaled_too) {
   if (!d.rank_known() || d.size() == 0) return;
   for (std::size_t i = 0; i < d.size(); ++i) {
     if (d[i].is_static() && d[i].lo() == 1) continue;  // a product from a 1 is the one after it, named so
@@ -46,20 +47,30 @@ void add_changing(const partial_shape& d, const partial_shape& a, std::optional<
     bool changes = false;
     std::string factors;
     for (std::size_t j = i; j < d.size(); ++j) {
-      if (!d[j].is_static() || d[j].lo() == 0) break;
+      // Products stay at most largest_size (2^40), so none overflows: a factor is checked before it is taken.
+      if (!d[j].is_static() || d[j].lo() == 0 || d[j].lo() > largest_size / product) break;
       product *= d[j].lo();
-      if (product > largest_size) break;
       // The batch is the batch analysis's: a channel count is not a size because it sits beside N.
       changes = changes || (j != batch_axis && !same_at(d, a, j));
-      if (at_asked && a.rank_known() && a.size() == d.size() && a[j].is_static() && *at_asked <= largest_size)
+      if (at_asked && a.rank_known() && a.size() == d.size() && a[j].is_static() && a[j].lo() <= largest_size / std::max<std::int64_t>(*at_asked, 1))
         at_asked = *at_asked * a[j].lo();
       else
         at_asked.reset();
       factors += fmt::format("{}{}", factors.empty() ? "" : "·", d[j].lo());
-      if (!changes || product <= 1 || sizes.contains(product)) continue;
+      if (!changes || product <= 1) continue;
       const auto dims = i == j ? fmt::format("dimension {}", i) : fmt::format("{}, dimensions {}..{}", factors, i, j);
-      sizes.emplace(product, size_source{fmt::format("{} of '{}' {}", dims, name, to_string(without_symbols(d))),
-                                         at_asked && *at_asked <= largest_size ? at_asked : std::nullopt});
+      const auto what = fmt::format("{} of '{}' {}", dims, name, to_string(without_symbols(d)));
+      sizes.emplace(product, size_source{what, at_asked});
+      if (i != j || !scaled_too) continue;
+      // Half and twice a dimension (a crop to the middle, an upsampled size): the usual factor, rounded
+      // both ways.
+      const auto scaled = [&](std::int64_t value, std::string_view how, auto at) {
+        if (value > 1 && value <= largest_size) sizes.emplace(value, size_source{fmt::format("{} {}", how, what), at, true});
+      };
+      const auto asked_by = [&](auto f) { return at_asked ? std::optional<std::int64_t>(f(*at_asked)) : std::nullopt; };
+      scaled(product / 2, "half (rounded down) of", asked_by([](std::int64_t x) { return x / 2; }));
+      scaled((product + 1) / 2, "half (rounded up) of", asked_by([](std::int64_t x) { return (x + 1) / 2; }));
+      scaled(product * 2, "twice", asked_by([](std::int64_t x) { return x * 2; }));
     }
   }
 }
@@ -79,7 +90,7 @@ std::unordered_map<std::int64_t, size_source> changing_sizes(const graph& g, con
   for (const auto index : g.order())
     for (std::size_t o = 0; o < declared.outputs[index].size() && o < asked.outputs[index].size(); ++o)
       add_changing(declared.outputs[index][o].shape, asked.outputs[index][o].shape, batch_axis(carriers, index, o),
-                   g.layers()[index].name, sizes);
+                   g.layers()[index].name, sizes, true);
   return sizes;
 }
 
@@ -137,6 +148,12 @@ class upstream_sizes {
           queue_.push_back(l_.sources[p]->layer);
         }
       };
+      // Half and twice a size only of the data the layer reads: further up they would match too much.
+      if (data_ < l_.sources.size() && l_.sources[data_]) {
+        const auto& s = *l_.sources[data_];
+        add_changing(declared_.outputs[s.layer][s.output].shape, asked_.outputs[s.layer][s.output].shape,
+                     batch_axis(carriers_, s.layer, s.output), g_.layers()[s.layer].name, seen_, true);
+      }
       push(data_);
       for (std::size_t p = 0; p < l_.sources.size(); ++p) push(p);
     }
@@ -148,7 +165,7 @@ class upstream_sizes {
       const auto& l = g_.layers()[index];
       for (std::size_t o = 0; o < declared_.outputs[index].size() && o < asked_.outputs[index].size(); ++o)
         add_changing(declared_.outputs[index][o].shape, asked_.outputs[index][o].shape, batch_axis(carriers_, index, o),
-                     l.name, seen_);
+                     l.name, seen_, false);
       for (const auto& s : l.sources)
         if (s && visited_[s->layer] == 0) {
           visited_[s->layer] = 1;
@@ -170,9 +187,30 @@ class upstream_sizes {
   std::vector<char> visited_;
 };
 
+/// Whether element `e` (value `v`) of a Slice's end is at or past the end of its axis both at the declared
+/// shapes and at the shapes asked: it takes the axis to its end at both, whatever size it stands for.
+bool ends_past_both(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
+                    std::size_t port, std::size_t e, std::int64_t v) {
+  if (l.type != "Slice" || port != 2) return false;
+  std::int64_t axis = static_cast<std::int64_t>(e);
+  if (l.sources.size() > 4 && l.sources[4]) {
+    const auto& axes = declared.input(g, l, 4).value;
+    if (!axes || axes->is_real() || e >= axes->elements.size() || !axes->elements[e].exact()) return false;
+    axis = axes->elements[e].lo;
+  }
+  const auto& d = declared.input(g, l, 0).shape;
+  const auto& a = asked.input(g, l, 0).shape;
+  if (!d.rank_known() || !a.rank_known() || d.size() != a.size()) return false;
+  if (axis < 0) axis += static_cast<std::int64_t>(d.size());
+  if (axis < 0 || static_cast<std::size_t>(axis) >= d.size()) return false;
+  const auto k = static_cast<std::size_t>(axis);
+  return d[k].is_static() && a[k].is_static() && v >= d[k].lo() && v >= a[k].lo();
+}
+
 /// The constant elements of input `port` of `l` that equal a size that changes.
-void baked_in_port(const graph& g, const propagation& declared, const layer& l, std::size_t port,
-                   upstream_sizes& sizes, std::span<const std::string> assumed, std::vector<baked>& found) {
+void baked_in_port(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
+                   std::size_t port, upstream_sizes& sizes, std::span<const std::string> assumed,
+                   std::vector<baked>& found) {
   if (port >= l.sources.size() || !l.sources[port]) return;
   const auto& v = declared.input(g, l, port).value;
   if (!v) return;
@@ -184,6 +222,7 @@ void baked_in_port(const graph& g, const propagation& declared, const layer& l, 
     const double r = v->reals[0];
     for (const bool reciprocal : {false, true}) {
       const double x = reciprocal ? (r != 0.0 ? 1.0 / r : 0.0) : r;
+      if (!std::isfinite(x)) continue;  // NaN or an infinity: no size, and no integer to convert to
       const double n = std::round(x);
       if (n < 2 || n > static_cast<double>(largest_size) || std::abs(x - n) > 1e-6 * n) continue;
       if (const auto* equals = sizes.find(static_cast<std::int64_t>(n))) {
@@ -198,16 +237,21 @@ void baked_in_port(const graph& g, const propagation& declared, const layer& l, 
   if (elementwise(l.type) && v->elements.size() != 1) return;
   // An index or a bound may be the last index along a size (x[:, -1] written as H - 1).
   const bool index = (l.type == "Gather" && port == 1) || ((l.type == "Slice" || l.type == "StridedSlice") && (port == 1 || port == 2));
+  // Indices into a shape (Gather(Shape(x), 2)) name dimensions, not positions along one.
+  if (index && declared.input(g, l, 0).value) return;
   for (std::size_t e = 0; e < v->elements.size(); ++e) {
     const auto& b = v->elements[e];
     if (!b.exact() || !b.constant || b.lo < (index ? 1 : 2)) continue;
     const auto* equals = b.lo >= 2 ? sizes.find(b.lo) : nullptr;
     std::string_view relation = "equals";
     if (equals == nullptr && index && b.lo < largest_size) {
+      // One less than a dimension, not than half of one: 1 would be one less than half of 4.
       equals = sizes.find(b.lo + 1);
+      if (equals != nullptr && equals->scaled) equals = nullptr;
       relation = "is one less than";
     }
     if (equals == nullptr) continue;
+    if (relation == "equals" && ends_past_both(g, declared, asked, l, port, e, b.lo)) continue;
     const auto origin = origin_of_element(g, declared, l, port, e);
     // reshape1's own constants (an axis an ONNX lowering writes as a split's lengths) stand for attributes.
     if (origin.holder != nullptr && origin.holder->auxiliary && l.auxiliary) continue;
@@ -220,6 +264,105 @@ void baked_in_port(const graph& g, const propagation& declared, const layer& l, 
     }
     found.push_back(std::move(x));
   }
+}
+
+/// The axes of the data (input 0) whose size changes between the declared shapes and the shapes asked.
+std::vector<bool> changing_axes(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
+                                std::optional<std::size_t> batch) {
+  const auto& d = declared.input(g, l, 0).shape;
+  const auto& a = asked.input(g, l, 0).shape;
+  std::vector<bool> r(d.rank_known() ? d.size() : 0, false);
+  for (std::size_t i = 0; i < r.size(); ++i) r[i] = i != batch && !same_at(d, a, i);
+  return r;
+}
+
+/// A constant that places something at an absolute position along an axis whose size changes: an
+/// Interpolate to a fixed size, a Pad by fixed amounts, a Slice that ends inside the axis or starts past its
+/// second element. A fixed-shape export writes these where the program computed them from the size (TF's
+/// SAME padding, a crop to the middle, an upsampling to twice the input), and nothing in the graph says
+/// which: cannot tell. Returns the port, the element, its value and the axis.
+struct placed {
+  std::size_t port = 0, element = 0, axis = 0;
+  std::int64_t value = 0;
+  std::string holder;
+  std::optional<std::int64_t> holder_id;
+};
+
+std::optional<placed> placed_on_changing_axis(const graph& g, const propagation& declared, const propagation& asked,
+                                              const layer& l, std::optional<std::size_t> batch,
+                                              std::span<const std::string> assumed) {
+  const auto axes_changing = changing_axes(g, declared, asked, l, batch);
+  if (std::none_of(axes_changing.begin(), axes_changing.end(), [](bool b) { return b; })) return std::nullopt;
+  const auto& extent = declared.input(g, l, 0).shape;
+  const auto constant_at = [&](std::size_t port) -> const tensor_value* {
+    if (port >= l.sources.size() || !l.sources[port]) return nullptr;
+    const auto& v = declared.input(g, l, port).value;
+    if (!v || v->is_real()) return nullptr;
+    return &*v;
+  };
+  // The axis each element of a parameter names: the layer's axes input, else element i is axis i.
+  const auto axes_of = [&](std::optional<std::size_t> axes_port, std::size_t n) {
+    std::vector<std::optional<std::size_t>> r(n);
+    // An axes input the layer does not have: element i is axis i.
+    if (axes_port && (*axes_port >= l.sources.size() || !l.sources[*axes_port])) axes_port.reset();
+    const auto* axes = axes_port ? constant_at(*axes_port) : nullptr;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::int64_t a = static_cast<std::int64_t>(i);
+      if (axes != nullptr) {
+        if (i >= axes->elements.size() || !axes->elements[i].exact()) continue;
+        a = axes->elements[i].lo;
+        if (a < 0) a += static_cast<std::int64_t>(axes_changing.size());
+      } else if (axes_port) {
+        continue;  // an axes input whose values are not known: nothing to place
+      }
+      if (a >= 0 && static_cast<std::size_t>(a) < axes_changing.size()) r[i] = static_cast<std::size_t>(a);
+    }
+    return r;
+  };
+  const auto check = [&](std::size_t port, std::optional<std::size_t> axes_port, auto absolute) -> std::optional<placed> {
+    const auto* v = constant_at(port);
+    if (v == nullptr) return std::nullopt;
+    const auto axes = axes_of(axes_port, v->elements.size());
+    for (std::size_t e = 0; e < v->elements.size(); ++e) {
+      const auto& b = v->elements[e];
+      if (!axes[e] || !axes_changing[*axes[e]] || !b.exact() || !b.constant) continue;
+      const auto& x = extent[*axes[e]];
+      if (!x.is_static() || !absolute(b.lo, x.lo(), *v)) continue;
+      const auto origin = origin_of_element(g, declared, l, port, e);
+      if (origin.holder != nullptr && origin.holder->auxiliary && l.auxiliary) continue;
+      if (origin.holder != nullptr && vouched(*origin.holder, assumed)) continue;
+      placed p{port, e, *axes[e], b.lo, {}, std::nullopt};
+      if (origin.holder != nullptr) {
+        p.holder = origin.holder->name;
+        p.holder_id = origin.holder->id;
+      }
+      return p;
+    }
+    return std::nullopt;
+  };
+  if (l.type == "Interpolate" && l.text("shape_calculation_mode", "sizes") == "sizes")
+    return check(1, l.opset >= 11 ? std::optional<std::size_t>(2) : std::optional<std::size_t>(3),
+                 [](std::int64_t, std::int64_t, const tensor_value&) { return true; });
+  if (l.type == "Pad") {
+    // Any amount on such an axis: one of 0 too where the layer pads nothing at all (then it is there only
+    // because the size asked for it elsewhere).
+    const auto* begin = constant_at(1);
+    const auto* end = constant_at(2);
+    bool all_zero = begin != nullptr && end != nullptr;
+    for (const auto* v : {begin, end})
+      if (v != nullptr)
+        for (const auto& b : v->elements) all_zero = all_zero && b.exact() && b.lo == 0;
+    const auto amount = [all_zero](std::int64_t v, std::int64_t, const tensor_value&) { return v > 0 || all_zero; };
+    if (auto p = check(1, std::nullopt, amount)) return p;
+    return check(2, std::nullopt, amount);
+  }
+  if (l.type == "Slice") {
+    const std::optional<std::size_t> axes_port = l.sources.size() > 4 ? std::optional<std::size_t>(4) : std::nullopt;
+    if (auto p = check(1, axes_port, [](std::int64_t v, std::int64_t x, const tensor_value&) { return v >= 2 && v < x; }))
+      return p;
+    return check(2, axes_port, [](std::int64_t v, std::int64_t x, const tensor_value&) { return v >= 1 && v < x; });
+  }
+  return std::nullopt;
 }
 
 batch_finding size_finding(const layer& l, std::size_t index) {
@@ -261,10 +404,14 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
   }
   const auto& d = declared.input(g, l, 0).shape;
   const auto& a = asked.input(g, l, 0).shape;
-  if (!d.rank_known() || d.size() != kernel.size() + 2) return;
+  const auto& made = declared.outputs[index].empty() ? partial_shape::dynamic() : declared.outputs[index][0].shape;
+  if (!d.rank_known() || d.size() != kernel.size() + 2 || !made.rank_known() || made.size() != d.size()) return;
   for (std::size_t k = 0; k < kernel.size(); ++k) {
     const auto axis = k + 2;
+    // The window is the whole extent where it takes all of it into one output (a 3x3 kernel padded on a 3x3
+    // map is an ordinary convolution there, and at every size).
     if (kernel[k] < 2 || !d[axis].is_static() || d[axis].lo() != kernel[k] || same_at(d, a, axis)) continue;
+    if (!made[axis].is_static() || made[axis].lo() != 1) continue;
     auto f = size_finding(l, index);
     const std::optional<std::int64_t> at = a.rank_known() && a.size() == d.size() && a[axis].is_static()
                                                ? std::optional(a[axis].lo())
@@ -300,6 +447,26 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       continue;
     }
     kernel_covers(g, declared, asked, index, out);
+    if (!out.empty() && out.back().layer == index) continue;
+    if (const auto p = placed_on_changing_axis(g, declared, asked, l,
+                                               l.sources.empty() || !l.sources[0]
+                                                   ? std::nullopt
+                                                   : batch_axis(carriers, l.sources[0]->layer, l.sources[0]->output),
+                                               assumed)) {
+      auto f = size_finding(l, index);
+      const because reason =
+          because(why::placed_on_size, p->port, p->element, p->axis, p->value);
+      f.code = text::code_name(reason.code);
+      f.args = text::args_of(reason);
+      f.what = text::sentence(reason);
+      if (p->holder_id) {
+        f.source_id = p->holder_id;
+        f.source = p->holder;
+      }
+      f.hint = vouch_hint(p->holder, p->holder_id.value_or(l.id));
+      out.push_back(std::move(f));
+      continue;
+    }
     if (sizes.empty()) continue;
     std::vector<baked> found;
     for (const auto port : size_ports(l.type)) {
@@ -307,7 +474,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       const auto& v = declared.input(g, l, port).value;
       if (!v) continue;
       upstream_sizes upstream(g, declared, asked, carriers, sizes, l, elementwise(l.type) ? 1 - port : 0);
-      baked_in_port(g, declared, l, port, upstream, assumed, found);
+      baked_in_port(g, declared, asked, l, port, upstream, assumed, found);
     }
     if (found.empty()) continue;
     const auto& b = found.front();

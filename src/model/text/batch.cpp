@@ -127,6 +127,9 @@ constexpr form_row forms[] = {
       "batch asked as at batch 1, where each sample is alone", 1, false, "port"}},
     {why::baked_size, "baked_size",
      {"input {} element {} may stand for the size {}: {}", 3, true, "port,element,size,equals"}},
+    {why::placed_on_size, "placed_on_size",
+     {"input {0} element {1} is the constant {3} along axis {2}, whose size changes: a fixed size, amount or "
+      "bound there may stand for one computed from the size", 4, false, "port,element,axis,value"}},
     {why::kernel_covers_size, "kernel_covers_size",
      {"its window is {1} along axis {0}, the whole input there at the declared shapes, and that axis is {2} at "
       "the shapes asked", 2, true, "axis,window,asked"}},
