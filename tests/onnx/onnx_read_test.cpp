@@ -540,6 +540,7 @@ TEST(onnx, dim_params_are_symbols_where_they_read_as_names) {
       input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_param: "batch" } dim { dim_param: "seq" } dim { dim_value: 3 } } } } }
       input { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_param: "batch" } dim { dim_param: "floor(seq/2)" } } } } }
       input { name: "m" type { tensor_type { elem_type: 1 shape { dim { dim_param: "batch" } dim { dim_param: "batch" } } } } }
+      input { name: "pts" type { tensor_type { elem_type: 1 shape { dim { dim_param: "batch" } dim { dim_param: "N" } } } } }
       node { name: "r" op_type: "Relu" input: ["x"] output: ["z"] }
       output { name: "z" type { tensor_type { elem_type: 1 shape { dim { dim_param: "batch" } dim { dim_param: "seq" } dim { dim_value: 3 } } } } }
     })pb";
@@ -547,7 +548,7 @@ TEST(onnx, dim_params_are_symbols_where_they_read_as_names) {
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m));
   const auto g = read_bytes(m.SerializeAsString(), "named.onnx");
   const auto r = model::check_batch(g, {.batch = dimension(4)});
-  ASSERT_EQ(r.inputs.size(), 3u);
+  ASSERT_EQ(r.inputs.size(), 4u);
   EXPECT_EQ(to_string(r.inputs[0].declared), "[?@batch,?@seq,3]");
   EXPECT_EQ(to_string(r.inputs[1].declared), "[?@batch,?]");
   EXPECT_EQ(to_string(r.inputs[0].requested), "[4,?@seq,3]");
@@ -556,6 +557,10 @@ TEST(onnx, dim_params_are_symbols_where_they_read_as_names) {
   ASSERT_EQ(r.outputs.size(), 1u);
   EXPECT_EQ(to_string(r.outputs[0].declared), "[?@batch,?@seq,3]");
   EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << r.summary_line();
+  // A dynamic batch is ?@N, but for a model that names another size N (a point count): then N1.
+  const auto dynamic = model::check_batch(g, {.batch = dimension()});
+  EXPECT_EQ(to_string(dynamic.inputs[3].requested), "[?@N1,?@N]");
+  EXPECT_EQ(to_string(dynamic.inputs[2].requested), "[?@N1,?@N1]");
 
   auto body = fixture_bytes("loop_body");
   ::onnx::ModelProto loop;
@@ -1044,6 +1049,12 @@ TEST(onnx, constants_that_may_stand_for_a_size_cannot_tell) {
   // A batch alone changes no size: none of these findings.
   EXPECT_EQ(model::check_batch(read_fixture("size_mean_baked"), {.batch = dimension(4)}).summary.verdict(),
             model::batch_verdict::yes);
+  // A Loop's body is not searched for such constants: at new sizes it cannot tell; at a new batch alone it
+  // is judged as before.
+  const auto loop = model::check_batch(read_fixture("loop_body"), {.shapes = {{"x", parse_shape("[1,2,5]")}}});
+  ASSERT_EQ(loop.findings.size(), 1u);
+  EXPECT_EQ(loop.findings[0].code, "sizes_in_body");
+  EXPECT_EQ(model::check_batch(read_fixture("loop_body"), {.batch = dimension(4)}).summary.verdict(), model::batch_verdict::yes);
   // A name the model has no constant for is refused, naming it.
   try {
     (void)model::check_batch(read_fixture("size_mean_baked"), {.shapes = {{"x", parse_shape("[1,3,8,8]")}}, .assume_constant = {"nope"}});

@@ -194,6 +194,27 @@ std::set<std::int64_t> apply_shapes(const graph& g, std::vector<input_report>& i
   return seen;
 }
 
+/// The names a model gives its batch: each input's declared batch dimension's symbol (an ONNX dim_param).
+std::unordered_set<symbol> named_batch(const std::vector<input_report>& inputs) {
+  std::unordered_set<symbol> r;
+  for (const auto& in : inputs)
+    if (in.batch_index && in.declared.rank_known() && *in.batch_index < in.declared.size() &&
+        in.declared[*in.batch_index].has_symbol() && !in.declared[*in.batch_index].is_static())
+      r.insert(in.declared[*in.batch_index].symbol());
+  return r;
+}
+
+/// Where an input holds the batch: its batch index, and every dimension it declares with the batch's name
+/// (`[2,batch,64]` beside `[batch,512]`): those are the batch too, whatever the request's value there.
+std::vector<bool> batch_positions(const input_report& in, const std::unordered_set<symbol>& names) {
+  std::vector<bool> r(in.requested.rank_known() ? in.requested.size() : 0, false);
+  if (in.batch_index && *in.batch_index < r.size()) r[*in.batch_index] = true;
+  if (!in.declared.rank_known() || in.declared.size() != r.size()) return r;
+  for (std::size_t d = 0; d < r.size(); ++d)
+    if (in.declared[d].has_symbol() && !in.declared[d].is_static() && names.contains(in.declared[d].symbol())) r[d] = true;
+  return r;
+}
+
 /// The request's batch at each input's batch index (`shaped`: the inputs whose shape the request gives,
 /// which must agree with it there).
 void apply_batch(std::vector<input_report>& inputs, const reshape_request& request, const std::set<std::int64_t>& shaped) {
@@ -219,10 +240,20 @@ void apply_batch(std::vector<input_report>& inputs, const reshape_request& reque
                 fmt::format("give each batched input a layout with N ({}), or change its shape with {}",
                             detail::spell(detail::option::layout, "NAME", "NCHW"), detail::spell(detail::option::shape)));
   }
-  const auto batch = request.batch->is_static() ? dimension(request.batch->range()) : dimension(request.batch->range(), symbol("N"));
   // A model that names its batch (an ONNX dim_param) may name it elsewhere too: a dimension with that name
   // is the batch as well, and gets the batch asked (else it would be taken for a size apart from it).
-  std::unordered_set<symbol> named_batch;
+  const auto names = named_batch(inputs);
+  // A dynamic batch is `?@N`, unless the model names another size N (a point count): then N1, N2...
+  std::unordered_set<symbol> others;
+  for (const auto& in : inputs) {
+    const auto at = batch_positions(in, names);
+    for (std::size_t d = 0; d < at.size(); ++d)
+      if (!at[d] && in.requested[d].has_symbol()) others.insert(in.requested[d].symbol());
+  }
+  std::string batch_name = "N";
+  for (int k = 1; others.contains(symbol(batch_name)); ++k) batch_name = fmt::format("N{}", k);
+  const auto batch = request.batch->is_static() ? dimension(request.batch->range())
+                                                : dimension(request.batch->range(), symbol(batch_name));
   for (auto& in : inputs) {
     if (!in.batch_index) continue;
     auto dims = std::vector<dimension>(in.requested.begin(), in.requested.end());
@@ -232,16 +263,15 @@ void apply_batch(std::vector<input_report>& inputs, const reshape_request& reque
                               detail::spell(detail::option::shape), to_string(dimension(d.range())), *in.batch_index,
                               detail::spell(detail::option::batch), to_string(*request.batch)),
                   "drop one of them, or make them agree");
-    if (d.has_symbol() && !d.is_static()) named_batch.insert(d.symbol());
     d = batch;
     in.requested = partial_shape(std::move(dims));
   }
-  if (named_batch.empty()) return;
   for (auto& in : inputs) {
-    if (!in.requested.rank_known()) continue;
+    const auto at = batch_positions(in, names);
+    if (std::none_of(at.begin(), at.end(), [](bool b) { return b; })) continue;
     auto dims = std::vector<dimension>(in.requested.begin(), in.requested.end());
-    for (auto& d : dims)
-      if (d.has_symbol() && named_batch.contains(d.symbol())) d = batch;
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      if (at[d]) dims[d] = batch;
     in.requested = partial_shape(std::move(dims));
   }
 }
@@ -256,13 +286,16 @@ std::vector<input_report> choose_inputs(const graph& g, const reshape_request& r
 
 std::vector<input_shape> shapes_at(const std::vector<input_report>& inputs, std::optional<std::int64_t> batch) {
   std::vector<input_shape> r;
+  const auto names = named_batch(inputs);
   for (const auto& in : inputs) {
     if (!batch || !in.batch_index) {
       r.push_back({in.layer, in.requested});
       continue;
     }
     std::vector<dimension> dims(in.requested.begin(), in.requested.end());
-    dims[*in.batch_index] = dimension(*batch);
+    const auto at = batch_positions(in, names);
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      if (at[d]) dims[d] = dimension(*batch);
     r.push_back({in.layer, partial_shape(std::move(dims))});
   }
   return r;
@@ -623,11 +656,13 @@ void reference_runs(const std::vector<input_report>& inputs, const propagation& 
 /// Whether a size other than the batch changes: an input's rank, or a dimension but its batch, is another
 /// in the request than declared.
 bool sizes_change(const std::vector<input_report>& inputs) {
-  return std::any_of(inputs.begin(), inputs.end(), [](const input_report& in) {
+  const auto names = named_batch(inputs);
+  return std::any_of(inputs.begin(), inputs.end(), [&](const input_report& in) {
     if (!in.declared.rank_known() || !in.requested.rank_known()) return in.declared.rank_known() != in.requested.rank_known();
     if (in.declared.size() != in.requested.size()) return true;
+    const auto at = batch_positions(in, names);
     for (std::size_t d = 0; d < in.declared.size(); ++d)
-      if ((!in.batch_index || d != *in.batch_index) && in.declared[d].range() != in.requested[d].range()) return true;
+      if (!at[d] && in.declared[d].range() != in.requested[d].range()) return true;
     return false;
   });
 }
@@ -660,7 +695,7 @@ void add_size_findings(const graph& g, const propagation& declared, const propag
   };
   std::unordered_set<std::size_t> decided;
   for (const auto& f : report.findings)
-    if (f.within.empty()) decided.insert(f.layer);
+    if (f.within.empty() && f.issue != batch_issue::scales_with_batch) decided.insert(f.layer);
   for (auto& f : detail::baked_sizes(g, declared, target, report.carriers, request.assume_constant))
     if (!decided.contains(f.layer)) report.findings.push_back(std::move(f));
   std::stable_sort(report.findings.begin(), report.findings.end(),

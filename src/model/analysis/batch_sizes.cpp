@@ -101,13 +101,18 @@ std::span<const std::size_t> size_ports(std::string_view type) {
       {"Gather", {1}},     {"Range", {0, 1, 2}},    {"Tile", {1}},        {"Broadcast", {1}},
       {"Pad", {1, 2}},     {"TopK", {1}},           {"VariadicSplit", {2}}, {"ROIAlign", {}},
       {"Multiply", {0, 1}}, {"Divide", {0, 1}},     {"Add", {0, 1}},      {"Subtract", {0, 1}},
+      {"Minimum", {0, 1}},  {"Maximum", {0, 1}},    {"FloorMod", {0, 1}}, {"Mod", {0, 1}},
+      {"LSTMSequence", {3}}, {"GRUSequence", {2}},  {"RNNSequence", {2}}, {"ReverseSequence", {1}},
+      {"OneHot", {1}},      {"Roll", {1}},          {"ConvolutionBackpropData", {2}},
+      {"GroupConvolutionBackpropData", {2}},
   };
   const auto it = ports.find(type);
   return it == ports.end() ? std::span<const std::size_t>() : std::span<const std::size_t>(it->second);
 }
 
 bool elementwise(std::string_view type) {
-  return type == "Multiply" || type == "Divide" || type == "Add" || type == "Subtract";
+  return type == "Multiply" || type == "Divide" || type == "Add" || type == "Subtract" || type == "Minimum" ||
+         type == "Maximum" || type == "FloorMod" || type == "Mod";
 }
 
 struct baked {
@@ -214,17 +219,27 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
   if (port >= l.sources.size() || !l.sources[port]) return;
   const auto& v = declared.input(g, l, port).value;
   if (!v) return;
-  const auto& feeder = g.layers()[l.sources[port]->layer];
   if (v->is_real()) {
-    // A real constant: only a scalar of an elementwise op (a mean written as sum/49 or sum·(1/49)).
-    if (!elementwise(l.type) || v->reals.size() != 1 || part_of(feeder.type) != op_part::constant) return;
+    // A real constant: only a scalar of an elementwise op (a mean written as sum/49 or sum·(1/49)), from a
+    // Const, maybe through Converts (an IR compressed to f16 decompresses its weights so).
+    if (!elementwise(l.type) || v->reals.size() != 1) return;
+    const layer* holder = &g.layers()[l.sources[port]->layer];
+    for (int hops = 0; hops < 8 && part_of(holder->type) == op_part::passes_values && !holder->sources.empty() &&
+                       holder->sources[0];
+         ++hops)
+      holder = &g.layers()[holder->sources[0]->layer];
+    if (part_of(holder->type) != op_part::constant) return;
+    const auto& feeder = *holder;
     if (feeder.auxiliary || vouched(feeder, assumed)) return;
+    // As close as the Const's type holds a size or its reciprocal: f16 keeps 11 bits, bf16 8.
+    const auto type = feeder.find("element_type") != nullptr ? feeder.text("element_type", "f32") : std::string_view("f32");
+    const double tolerance = type == "f16" ? 1e-3 : type == "bf16" ? 8e-3 : type == "f32" ? 1e-6 : 1e-9;
     const double r = v->reals[0];
     for (const bool reciprocal : {false, true}) {
       const double x = reciprocal ? (r != 0.0 ? 1.0 / r : 0.0) : r;
       if (!std::isfinite(x)) continue;  // NaN or an infinity: no size, and no integer to convert to
       const double n = std::round(x);
-      if (n < 2 || n > static_cast<double>(largest_size) || std::abs(x - n) > 1e-6 * n) continue;
+      if (n < 2 || n > static_cast<double>(largest_size) || std::abs(x - n) > tolerance * n) continue;
       if (const auto* equals = sizes.find(static_cast<std::int64_t>(n))) {
         found.push_back({port, 0, static_cast<std::int64_t>(n), *equals, std::string(feeder.name), feeder.id,
                          fmt::format("{}", r), reciprocal ? "is the reciprocal of" : "equals"});
@@ -237,8 +252,11 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
   if (elementwise(l.type) && v->elements.size() != 1) return;
   // An index or a bound may be the last index along a size (x[:, -1] written as H - 1).
   const bool index = (l.type == "Gather" && port == 1) || ((l.type == "Slice" || l.type == "StridedSlice") && (port == 1 || port == 2));
-  // Indices into a shape (Gather(Shape(x), 2)) name dimensions, not positions along one.
-  if (index && declared.input(g, l, 0).value) return;
+  // Indices into a shape (Gather(Shape(x), 2)) name dimensions, not positions along one: data some of whose
+  // elements were computed from shapes. A table of constants is indexed by position, as a tensor is.
+  if (const auto& data = declared.input(g, l, 0).value; index && data && !data->is_real() &&
+      std::any_of(data->elements.begin(), data->elements.end(), [](const element_bound& b) { return !b.constant; }))
+    return;
   for (std::size_t e = 0; e < v->elements.size(); ++e) {
     const auto& b = v->elements[e];
     if (!b.exact() || !b.constant || b.lo < (index ? 1 : 2)) continue;
@@ -258,7 +276,7 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant && vouched(*origin.holder, assumed))
       continue;
     baked x{port, e, b.lo + (relation == "equals" ? 0 : 1), *equals, {}, std::nullopt, fmt::format("{}", b.lo), relation};
-    if (origin.holder != nullptr) {
+    if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant) {
       x.holder = origin.holder->name;
       x.holder_id = origin.holder->id;
     }
@@ -276,11 +294,7 @@ std::vector<bool> changing_axes(const graph& g, const propagation& declared, con
   return r;
 }
 
-/// A constant that places something at an absolute position along an axis whose size changes: an
-/// Interpolate to a fixed size, a Pad by fixed amounts, a Slice that ends inside the axis or starts past its
-/// second element. A fixed-shape export writes these where the program computed them from the size (TF's
-/// SAME padding, a crop to the middle, an upsampling to twice the input), and nothing in the graph says
-/// which: cannot tell. Returns the port, the element, its value and the axis.
+/// A constant placed along an axis whose size changes: where it is, and the Const that holds it.
 struct placed {
   std::size_t port = 0, element = 0, axis = 0;
   std::int64_t value = 0;
@@ -288,6 +302,11 @@ struct placed {
   std::optional<std::int64_t> holder_id;
 };
 
+/// A constant that places something at an absolute position along an axis whose size changes: an
+/// Interpolate to a fixed size, a Pad by fixed amounts, a Slice or StridedSlice that ends inside the axis
+/// or starts past its second element. A fixed-shape export writes these where the program computed them
+/// from the size (TF's SAME padding, a crop to the middle, an upsampling to twice the input), and nothing in
+/// the graph says which: cannot tell.
 std::optional<placed> placed_on_changing_axis(const graph& g, const propagation& declared, const propagation& asked,
                                               const layer& l, std::optional<std::size_t> batch,
                                               std::span<const std::string> assumed) {
@@ -319,20 +338,34 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
     }
     return r;
   };
+  // Interpolate-1 names its axes in an attribute: element i of its target shape is axis axes[i].
+  std::optional<std::vector<std::int64_t>> axes_attribute;
+  if (const auto* a = l.find("axes"); l.type == "Interpolate" && l.opset < 4 && a != nullptr && a->is_integers) {
+    const auto listed = l.integers("axes");
+    axes_attribute.emplace(listed.begin(), listed.end());
+  }
   const auto check = [&](std::size_t port, std::optional<std::size_t> axes_port, auto absolute) -> std::optional<placed> {
     const auto* v = constant_at(port);
     if (v == nullptr) return std::nullopt;
-    const auto axes = axes_of(axes_port, v->elements.size());
+    auto axes = axes_of(axes_port, v->elements.size());
+    if (axes_attribute) {
+      for (std::size_t i = 0; i < axes.size(); ++i) {
+        axes[i].reset();
+        if (i < axes_attribute->size() && (*axes_attribute)[i] >= 0 &&
+            static_cast<std::size_t>((*axes_attribute)[i]) < axes_changing.size())
+          axes[i] = static_cast<std::size_t>((*axes_attribute)[i]);
+      }
+    }
     for (std::size_t e = 0; e < v->elements.size(); ++e) {
       const auto& b = v->elements[e];
       if (!axes[e] || !axes_changing[*axes[e]] || !b.exact() || !b.constant) continue;
       const auto& x = extent[*axes[e]];
-      if (!x.is_static() || !absolute(b.lo, x.lo(), *v)) continue;
+      if (!x.is_static() || !absolute(b.lo, x.lo(), e)) continue;
       const auto origin = origin_of_element(g, declared, l, port, e);
       if (origin.holder != nullptr && origin.holder->auxiliary && l.auxiliary) continue;
       if (origin.holder != nullptr && vouched(*origin.holder, assumed)) continue;
       placed p{port, e, *axes[e], b.lo, {}, std::nullopt};
-      if (origin.holder != nullptr) {
+      if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant) {
         p.holder = origin.holder->name;
         p.holder_id = origin.holder->id;
       }
@@ -341,8 +374,8 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
     return std::nullopt;
   };
   if (l.type == "Interpolate" && l.text("shape_calculation_mode", "sizes") == "sizes")
-    return check(1, l.opset >= 11 ? std::optional<std::size_t>(2) : std::optional<std::size_t>(3),
-                 [](std::int64_t, std::int64_t, const tensor_value&) { return true; });
+    return check(1, l.opset >= 11 ? std::optional<std::size_t>(2) : l.opset >= 4 ? std::optional<std::size_t>(3) : std::nullopt,
+                 [](std::int64_t, std::int64_t, std::size_t) { return true; });
   if (l.type == "Pad") {
     // Any amount on such an axis: one of 0 too where the layer pads nothing at all (then it is there only
     // because the size asked for it elsewhere).
@@ -352,15 +385,34 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
     for (const auto* v : {begin, end})
       if (v != nullptr)
         for (const auto& b : v->elements) all_zero = all_zero && b.exact() && b.lo == 0;
-    const auto amount = [all_zero](std::int64_t v, std::int64_t, const tensor_value&) { return v > 0 || all_zero; };
+    // A negative amount crops: a fixed position too.
+    const auto amount = [all_zero](std::int64_t v, std::int64_t, std::size_t) { return v != 0 || all_zero; };
     if (auto p = check(1, std::nullopt, amount)) return p;
     return check(2, std::nullopt, amount);
   }
+  if (l.type == "StridedSlice") {
+    // Element i is axis i where no mask inserts or removes one; a begin or end its mask ignores is none.
+    const auto mask = [&](std::string_view name) {
+      const auto* a = l.find(name);
+      return a != nullptr && a->is_integers ? l.integers(name) : std::span<const std::int64_t>();
+    };
+    const auto any = [](std::span<const std::int64_t> m) { return std::any_of(m.begin(), m.end(), [](std::int64_t b) { return b != 0; }); };
+    if (any(mask("ellipsis_mask")) || any(mask("new_axis_mask")) || any(mask("shrink_axis_mask"))) return std::nullopt;
+    const auto begin_mask = mask("begin_mask");
+    const auto end_mask = mask("end_mask");
+    const auto used = [](std::span<const std::int64_t> m, std::size_t e) { return e >= m.size() || m[e] == 0; };
+    if (auto p = check(1, std::nullopt, [&](std::int64_t v, std::int64_t x, std::size_t e) {
+          return used(begin_mask, e) && v >= 2 && v < x;
+        }))
+      return p;
+    return check(2, std::nullopt,
+                 [&](std::int64_t v, std::int64_t x, std::size_t e) { return used(end_mask, e) && v >= 1 && v < x; });
+  }
   if (l.type == "Slice") {
     const std::optional<std::size_t> axes_port = l.sources.size() > 4 ? std::optional<std::size_t>(4) : std::nullopt;
-    if (auto p = check(1, axes_port, [](std::int64_t v, std::int64_t x, const tensor_value&) { return v >= 2 && v < x; }))
+    if (auto p = check(1, axes_port, [](std::int64_t v, std::int64_t x, std::size_t) { return v >= 2 && v < x; }))
       return p;
-    return check(2, axes_port, [](std::int64_t v, std::int64_t x, const tensor_value&) { return v >= 1 && v < x; });
+    return check(2, axes_port, [](std::int64_t v, std::int64_t x, std::size_t) { return v >= 1 && v < x; });
   }
   return std::nullopt;
 }
@@ -378,11 +430,14 @@ batch_finding size_finding(const layer& l, std::size_t index) {
 
 std::string asked_text(const size_source& s) { return s.asked ? fmt::format("{}", *s.asked) : std::string("unknown"); }
 
-std::string vouch_hint(const std::string& holder, std::int64_t id) {
-  const auto name = holder.empty() ? fmt::format("#{}", id) : holder;
-  return fmt::format("if it is meant to stay as it is at every size, vouch for it with {}; otherwise export the model "
-                     "with this value computed from the input's shape",
-                     spell(option::assume_constant, {}, name));
+/// Vouching names a Const (`holder`, or `#id`); a value computed from constants by other layers has none to
+/// name, and only the export can change it.
+std::string vouch_hint(const std::string& holder, std::optional<std::int64_t> id) {
+  constexpr std::string_view export_it = "export the model with this value computed from the input's shape";
+  if (!id) return fmt::format("{}, or vouch for the constants it is computed from", export_it);
+  const auto name = holder.empty() ? fmt::format("#{}", *id) : holder;
+  return fmt::format("if it is meant to stay as it is at every size, vouch for it with {}; otherwise {}",
+                     spell(option::assume_constant, {}, name), export_it);
 }
 
 /// A pooling window or a convolution kernel as large as its input at the declared shapes, along an axis
@@ -391,7 +446,8 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
                    std::vector<batch_finding>& out) {
   const auto& l = g.layers()[index];
   std::vector<std::int64_t> kernel;
-  if ((l.type == "AvgPool" || l.type == "MaxPool") && l.find("kernel") != nullptr) {
+  // An attribute that is not a list of integers is the rule's to refuse (a finding of its own), not this.
+  if (const auto* a = l.find("kernel"); (l.type == "AvgPool" || l.type == "MaxPool") && a != nullptr && a->is_integers) {
     const auto k = l.integers("kernel");
     kernel.assign(k.begin(), k.end());
   } else if ((l.type == "Convolution" || l.type == "GroupConvolution") && l.sources.size() >= 2) {
@@ -463,7 +519,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
         f.source_id = p->holder_id;
         f.source = p->holder;
       }
-      f.hint = vouch_hint(p->holder, p->holder_id.value_or(l.id));
+      f.hint = vouch_hint(p->holder, p->holder_id);
       out.push_back(std::move(f));
       continue;
     }
@@ -491,7 +547,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       f.source_id = b.holder_id;
       f.source = b.holder;
     }
-    f.hint = vouch_hint(b.holder, b.holder_id.value_or(l.id));
+    f.hint = vouch_hint(b.holder, b.holder_id);
     out.push_back(std::move(f));
   }
   return out;

@@ -576,7 +576,7 @@ void scope::alone_as_in_a_batch(std::size_t index, const std::vector<batch_state
     if (!picks) op.cannot_tell({why::size_value_parameter_unproven, p});
   }
   // A shape at batch 1 that is less known than at the samples shows no difference: not proven either way.
-  if (!shares) op.cannot_tell({why::size_value_parameter_unproven, p_port});
+  if (!shares.has_value()) op.cannot_tell({why::size_value_parameter_unproven, p_port});
 }
 
 /// Whether each output of layer `index` at batch 1 is one sample's share of its batched shape at the

@@ -216,7 +216,8 @@ partial_shape without_symbols(const partial_shape& s) {
 
 partial_shape with_given_symbols(const partial_shape& s) {
   if (!s.rank_known()) return s;
-  // A name that reads back as a symbol (letters, digits and _): every one reshape1 makes holds a '.'.
+  // A name that reads back as a symbol (letters, digits and _): those reshape1 makes for the dimensions it
+  // leaves unknown hold a '.' (a Parameter's `x.2`) or start with \x01 (a sample run's).
   const auto given = [](std::string_view n) {
     return !n.empty() && std::isdigit(static_cast<unsigned char>(n[0])) == 0 &&
            std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
