@@ -37,11 +37,9 @@ using model::source;
 /// model read from memory is given none (an empty path), and its external data is refused.
 [[nodiscard]] std::filesystem::path directory_of(const std::filesystem::path& file);
 
-/// Whether a dim_param can be a symbol's name: letters, digits and _, not starting with a digit, as symbols
-/// are written (`?@H`). Others (`floor(H/2)`, `batch size`) would not read back, and stay unnamed.
-[[nodiscard]] bool symbol_name(std::string_view name) noexcept;
 /// The dims of a declared tensor type: a size, or a dynamic dimension for a dim_param or an unset dim.
-/// With `names` (the top graph's declarations), a dim_param that can be a symbol's name is that symbol:
+/// With `names` (the top graph's declarations), a dim_param that reads as a symbol's name
+/// (model::detail::reads_as_symbol; `floor(H/2)` or `batch size` would not read back) is that symbol:
 /// dimensions the model declares with one name are one size, and reports show it (`[?@batch,?@seq]`).
 /// Never a body's: a Loop's or Scan's graph may reuse a name for another size.
 [[nodiscard]] std::optional<std::vector<dimension>> declared_dims(const ::onnx::TypeProto& type, bool names = false);

@@ -67,18 +67,12 @@ std::string batch_layout(const ::onnx::TypeProto& type, const std::string& batch
 
 namespace detail {
 
-bool symbol_name(std::string_view name) noexcept {
-  const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; };
-  return !name.empty() && letter(name[0]) &&
-         std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || std::isdigit(static_cast<unsigned char>(c)) != 0; });
-}
-
 std::optional<std::vector<dimension>> declared_dims(const ::onnx::TypeProto& type, bool names) {
   if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
   std::vector<dimension> dims;
   for (const auto& d : type.tensor_type().shape().dim()) {
     if (d.has_dim_value() && d.dim_value() >= 0) dims.emplace_back(d.dim_value());
-    else if (names && d.has_dim_param() && symbol_name(d.dim_param())) dims.emplace_back(interval(0, interval::unbounded), symbol(d.dim_param()));
+    else if (names && d.has_dim_param() && model::detail::reads_as_symbol(d.dim_param())) dims.emplace_back(interval(0, interval::unbounded), symbol(d.dim_param()));
     else dims.emplace_back();
   }
   return dims;

@@ -417,6 +417,13 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
   return std::nullopt;
 }
 
+/// A finding's code, args and sentence: its reason's.
+void set_reason(batch_finding& f, const because& reason) {
+  f.code = text::code_name(reason.code);
+  f.args = text::args_of(reason);
+  f.what = text::sentence(reason);
+}
+
 batch_finding size_finding(const layer& l, std::size_t index) {
   batch_finding f;
   f.issue = batch_issue::cannot_tell;
@@ -473,9 +480,7 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
                                                ? std::optional(a[axis].lo())
                                                : std::nullopt;
     const because reason = because(why::kernel_covers_size, axis, kernel[k]).quoting(at ? fmt::format("{}", *at) : "unknown");
-    f.code = text::code_name(reason.code);
-    f.args = text::args_of(reason);
-    f.what = text::sentence(reason);
+    set_reason(f, reason);
     f.hint = "a window as large as the input at one size is global pooling only at that size: write it as a "
              "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size";
     out.push_back(std::move(f));
@@ -496,9 +501,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       // A body's constants are not searched: nothing shows its sizes are not written down.
       auto f = size_finding(l, index);
       const because reason(why::sizes_in_body);
-      f.code = text::code_name(reason.code);
-      f.args = text::args_of(reason);
-      f.what = text::sentence(reason);
+      set_reason(f, reason);
       out.push_back(std::move(f));
       continue;
     }
@@ -512,9 +515,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       auto f = size_finding(l, index);
       const because reason =
           because(why::placed_on_size, p->port, p->element, p->axis, p->value);
-      f.code = text::code_name(reason.code);
-      f.args = text::args_of(reason);
-      f.what = text::sentence(reason);
+      set_reason(f, reason);
       if (p->holder_id) {
         f.source_id = p->holder_id;
         f.source = p->holder;
@@ -539,9 +540,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
         because(why::baked_size, b.port, b.element, b.value)
             .quoting(fmt::format("the constant {} {} {} at the declared shapes, which is {} at the shapes asked",
                                  b.constant, b.relation, b.equals.what, asked_text(b.equals)));
-    f.code = text::code_name(reason.code);
-    f.args = text::args_of(reason);
-    f.what = text::sentence(reason);
+    set_reason(f, reason);
     if (found.size() > 1) f.what += fmt::format(" ({} more such elements)", found.size() - 1);
     if (b.holder_id) {
       f.source_id = b.holder_id;

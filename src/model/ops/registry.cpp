@@ -214,17 +214,19 @@ partial_shape without_symbols(const partial_shape& s) {
   return partial_shape(std::move(dims));
 }
 
+bool reads_as_symbol(std::string_view name) noexcept {
+  const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  return !name.empty() && letter(name[0]) && std::all_of(name.begin(), name.end(), [&](char c) {
+           return letter(c) || std::isdigit(static_cast<unsigned char>(c)) != 0;
+         });
+}
+
 partial_shape with_given_symbols(const partial_shape& s) {
   if (!s.rank_known()) return s;
-  // A name that reads back as a symbol (letters, digits and _): those reshape1 makes for the dimensions it
-  // leaves unknown hold a '.' (a Parameter's `x.2`) or start with \x01 (a sample run's).
-  const auto given = [](std::string_view n) {
-    return !n.empty() && std::isdigit(static_cast<unsigned char>(n[0])) == 0 &&
-           std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
-  };
   std::vector<dimension> dims;
   dims.reserve(s.size());
-  for (const auto& d : s) dims.emplace_back(d.range(), d.has_symbol() && given(d.symbol().name()) ? d.symbol() : symbol{});
+  for (const auto& d : s)
+    dims.emplace_back(d.range(), d.has_symbol() && reads_as_symbol(d.symbol().name()) ? d.symbol() : symbol{});
   return partial_shape(std::move(dims));
 }
 

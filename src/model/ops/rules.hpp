@@ -121,6 +121,10 @@ dimension map_dimension(const dimension& d, F f) {
 }
 /// The shape without the propagation's symbols (for reports and comparisons).
 partial_shape without_symbols(const partial_shape& s);
+/// Whether a name reads back as a symbol's in shape text (`?@H`): letters, digits and _, not starting with a
+/// digit. Those reshape1 makes for the dimensions it leaves unknown never do: they hold a '.' (a
+/// Parameter's `x.2`) or start with \x01 (a sample run's).
+[[nodiscard]] bool reads_as_symbol(std::string_view name) noexcept;
 /// The shape with only the symbols a model or a request names (an ONNX dim_param, `?@H`), for reports: those
 /// reshape1 makes for itself (a Parameter's `x.2`, a sample run's) are dropped.
 partial_shape with_given_symbols(const partial_shape& s);
