@@ -1,12 +1,14 @@
-// onnx_free_batch IN.onnx OUT.onnx [--axis NAME=K]... [--out-axis NAME=K]...
+// onnx_free_batch IN.onnx OUT.onnx [--axis NAME=K]... [--out-axis NAME=K]... [--free NAME=K]...
 // A copy of an ONNX model whose batch ONNX Runtime lets change, for the tests that run it at several
-// batches: each graph input that is not an initializer gets the dim_param "N" at its batch axis (0, or K;
+// batches (or at other sizes, with --free): each graph input that is not an initializer gets the dim_param "N" at its batch axis (0, or K;
 // none for a scalar), each graph output likewise (so that ONNX Runtime warns when an output comes back
 // with another size there), every value_info entry and subgraph output loses its shape, and every subgraph
 // input its dims (ONNX Runtime checks them too, and they were written for batch 1: a Scan body's declared
 // [1,3] sizes the outputs it computes from it; a Loop body's inputs keep their rank, which it requires). Tensors kept in external files are read into the
 // copy (ONNX Runtime's shape inference does not read external data, and the copy lands elsewhere).
-// Nothing else changes.
+// --free NAME=K also frees axis K of input NAME (dim_param "NAME_K"), for the tests that run a model at
+// other sizes; the graph outputs then lose every dim value (their rank stays), since any of them may
+// follow a size. Nothing else changes.
 #include <onnx/onnx_pb.h>
 
 #include <cstdlib>
@@ -59,11 +61,11 @@ bool inline_external(onnx::GraphProto& g, const std::string& directory) {
   return true;
 }
 
-void free_axis(onnx::ValueInfoProto& v, int axis) {
+void free_axis(onnx::ValueInfoProto& v, int axis, const std::string& name = "N") {
   if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
   auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
   if (axis < 0 || axis >= shape->dim_size()) return;
-  shape->mutable_dim(axis)->set_dim_param("N");
+  shape->mutable_dim(axis)->set_dim_param(name);
 }
 
 bool parse_axis(const std::string& arg, std::map<std::string, int>& into) {
@@ -77,13 +79,20 @@ bool parse_axis(const std::string& arg, std::map<std::string, int>& into) {
 
 int main(int argc, char** argv) {
   std::map<std::string, int> axes, out_axes;
+  std::multimap<std::string, int> freed;
   if (argc < 3) {
-    std::cerr << "usage: onnx_free_batch IN.onnx OUT.onnx [--axis NAME=K|none]... [--out-axis NAME=K|none]...\n";
+    std::cerr << "usage: onnx_free_batch IN.onnx OUT.onnx [--axis NAME=K|none]... [--out-axis NAME=K|none]... "
+                 "[--free NAME=K]...\n";
     return 2;
   }
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     if ((a == "--axis" || a == "--out-axis") && i + 1 < argc && parse_axis(argv[i + 1], a == "--axis" ? axes : out_axes)) {
+      ++i;
+      continue;
+    }
+    if (std::map<std::string, int> one; a == "--free" && i + 1 < argc && parse_axis(argv[i + 1], one) && one.begin()->second >= 0) {
+      freed.insert(*one.begin());
       ++i;
       continue;
     }
@@ -105,7 +114,15 @@ int main(int argc, char** argv) {
     if (initializers.contains(v.name())) continue;
     free_axis(v, axes.contains(v.name()) ? axes[v.name()] : 0);
   }
-  for (auto& v : *g.mutable_output()) free_axis(v, out_axes.contains(v.name()) ? out_axes[v.name()] : 0);
+  for (auto& v : *g.mutable_input()) {
+    const auto [from, to] = freed.equal_range(v.name());
+    for (auto it = from; it != to; ++it) free_axis(v, it->second, v.name() + "_" + std::to_string(it->second));
+  }
+  for (auto& v : *g.mutable_output()) {
+    free_axis(v, out_axes.contains(v.name()) ? out_axes[v.name()] : 0);
+    if (!freed.empty() && v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+      for (auto& d : *v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) d.Clear();
+  }
   clear_shapes(g);
   const std::string in_path = argv[1];
   const auto slash = in_path.rfind('/');

@@ -561,6 +561,13 @@ TEST(onnx, dim_params_are_symbols_where_they_read_as_names) {
   const auto dynamic = model::check_batch(g, {.batch = dimension()});
   EXPECT_EQ(to_string(dynamic.inputs[3].requested), "[?@N1,?@N]");
   EXPECT_EQ(to_string(dynamic.inputs[2].requested), "[?@N1,?@N1]");
+  // A named dimension given a value in one input's shape has it in the inputs the request leaves as
+  // declared: y, m and pts follow x to batch 1 (and y's unnamed dimension stays as declared).
+  const auto one = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,7,3]")}}});
+  EXPECT_EQ(to_string(one.inputs[1].requested), "[1,?]");
+  EXPECT_EQ(to_string(one.inputs[2].requested), "[1,1]");
+  EXPECT_EQ(to_string(one.inputs[3].requested), "[1,?@N]");
+  EXPECT_EQ(one.summary.verdict(), model::batch_verdict::yes) << one.summary_line();
 
   auto body = fixture_bytes("loop_body");
   ::onnx::ModelProto loop;
@@ -1019,7 +1026,10 @@ TEST(onnx, constants_that_may_stand_for_a_size_cannot_tell) {
                         size_case{"size_crop_end", model::batch_verdict::cannot_tell, "baked_size", "ends"},
                         size_case{"size_last_row", model::batch_verdict::cannot_tell, "baked_size", "last"},
                         size_case{"size_pool_window", model::batch_verdict::cannot_tell, "kernel_covers_size", ""},
-                        size_case{"size_view_free", model::batch_verdict::yes, "", ""}}) {
+                        size_case{"size_view_free", model::batch_verdict::yes, "", ""},
+                        // Sizes computed from the shape through floats are not constants (a real computed
+                        // from a dimension keeps that it was).
+                        size_case{"size_resize_from_shape", model::batch_verdict::yes, "", ""}}) {
     SCOPED_TRACE(c.fixture);
     const auto g = read_fixture(c.fixture);
     const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,8,8]")}}});

@@ -75,3 +75,18 @@ if(RESHAPE1_BUILD_CLI)
                    $<TARGET_FILE:reshape1_cli> $<TARGET_FILE:onnx_from_text> --programs 280 --seed 1)
   set_tests_properties(onnx.size_differential PROPERTIES TIMEOUT 600)
 endif()
+if(RESHAPE1_BUILD_CLI)
+  # torch.onnx.export output at one size, checked and run at another (tests/onnx/torch_sizes.py).
+  add_test(NAME onnx.torch_sizes
+           COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/torch_sizes.py $<TARGET_FILE:reshape1_cli>
+                   $<TARGET_FILE:onnx_free_batch>)
+  set_tests_properties(onnx.torch_sizes PROPERTIES TIMEOUT 600)
+endif()
+if(RESHAPE1_BUILD_CLI)
+  # check --shape on every shared model at two other sizes, pinned and explained, the ONNX ones run by ONNX
+  # Runtime there (tests/golden/sizes.py; --write rewrites tests/golden/sizes/).
+  add_test(NAME golden.sizes
+           COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tests/golden/sizes.py $<TARGET_FILE:reshape1_cli>
+                   $<TARGET_FILE:onnx_free_batch>)
+  set_tests_properties(golden.sizes PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
+endif()

@@ -37,6 +37,9 @@ struct element_bound {
 struct tensor_value {
   std::vector<element_bound> elements;
   std::vector<double> reals;  ///< set instead of `elements` for a floating-point Const
+  /// Whether only constants went into `reals` (as element_bound::constant, for the whole tensor): a real
+  /// computed from a dimension (ShapeOf, converted to f32 and scaled) is not a hard-coded value.
+  bool reals_constant = true;
   [[nodiscard]] bool is_real() const noexcept { return !reals.empty() && elements.empty(); }
   friend bool operator==(const tensor_value&, const tensor_value&) = default;
 };

@@ -180,6 +180,25 @@ std::set<std::int64_t> apply_shapes(const graph& g, std::vector<input_report>& i
       in.source = batch_source::none;
     }
   }
+  // A dimension the model names (an ONNX dim_param) is one size wherever it is declared: given a value in
+  // one input's new shape, it has that value in the inputs the request leaves as declared (Silero's `h` and
+  // `c`, [2,batch,64], follow `input=[1,1024]` to batch 1).
+  std::unordered_map<symbol, dimension> given;
+  for (const auto& in : inputs) {
+    if (!seen.contains(in.id) || !in.declared.rank_known() || !in.requested.rank_known() ||
+        in.declared.size() != in.requested.size())
+      continue;
+    for (std::size_t d = 0; d < in.declared.size(); ++d)
+      if (in.declared[d].has_symbol() && !in.declared[d].is_static()) given.emplace(in.declared[d].symbol(), in.requested[d]);
+  }
+  for (auto& in : inputs) {
+    if (given.empty() || seen.contains(in.id) || !in.requested.rank_known()) continue;
+    std::vector<dimension> dims(in.requested.begin(), in.requested.end());
+    for (auto& d : dims)
+      if (const auto it = d.has_symbol() && !d.is_static() ? given.find(d.symbol()) : given.end(); it != given.end())
+        d = it->second;
+    in.requested = partial_shape(std::move(dims));
+  }
   // A batch index needs a shape that has it (a layout in the model may name N of a dynamic rank).
   for (auto& in : inputs) {
     if (!in.batch_index || (in.requested.rank_known() && *in.batch_index < in.requested.size())) continue;

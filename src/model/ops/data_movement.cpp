@@ -74,8 +74,10 @@ void concat(op& o) {
           v.elements.push_back(t->value->elements[k]);
         } else if (t->value->is_real()) {
           v.reals.push_back(t->value->reals[k]);
+          v.reals_constant = v.reals_constant && t->value->reals_constant;
         } else if (t->value->elements[k].exact()) {
           v.reals.push_back(static_cast<double>(t->value->elements[k].lo));
+          v.reals_constant = v.reals_constant && t->value->elements[k].constant;
         } else {
           return;
         }

@@ -191,6 +191,8 @@ std::optional<double> real_at(const tensor_value& v, std::size_t i) {
   return e.exact() ? std::optional<double>(static_cast<double>(e.lo)) : std::nullopt;
 }
 
+bool constant_at(const tensor_value& v, std::size_t i) { return v.is_real() ? v.reals_constant : v.elements[i].constant; }
+
 /// PDPD broadcasting: the second shape broadcasts to the first, placed at `axis` (-1: aligned to the right);
 /// its trailing 1s are ignored and its other dimensions are 1 or the first shape's.
 partial_shape pdpd_broadcast(const op& o, const partial_shape& a, const partial_shape& b) {
@@ -256,10 +258,12 @@ void binary(op& o) {
       const auto x = real_at(*a, pa[k]), y = real_at(*b, pb[k]);
       if (!x || !y) return;
       const double z = combine_real(Op, *x, *y);
+      const bool constant = constant_at(*a, pa[k]) && constant_at(*b, pb[k]);
       if (is_boolean_result(Op) || (!is_real_type(o.out[0].type) && z == std::trunc(z) && std::abs(z) < 9.0e18)) {
-        v.elements.push_back({static_cast<std::int64_t>(z), static_cast<std::int64_t>(z), {}, false});
+        v.elements.push_back({static_cast<std::int64_t>(z), static_cast<std::int64_t>(z), {}, constant});
       } else {
         v.reals.push_back(z);
+        v.reals_constant = v.reals_constant && constant;
       }
     } else {
       v.elements.push_back(combine(Op, a->elements[pa[k]], b->elements[pb[k]]));
@@ -397,7 +401,7 @@ void convert_like(op& o) {
   for (double x : v->reals) {
     if (!std::isfinite(x) || std::abs(x) > 9.0e18) return;
     const auto z = *o.out[0].type == element_type::boolean ? (x != 0 ? 1 : 0) : static_cast<std::int64_t>(std::trunc(x));
-    r.elements.push_back({z, z, {}, true});
+    r.elements.push_back({z, z, {}, v->reals_constant});
   }
   o.out[0].value = std::move(r);
 }
@@ -418,7 +422,7 @@ void convert(op& o) {
     for (double x : v->reals) {
       if (!std::isfinite(x) || std::abs(x) > 9.0e18) return;
       const auto z = to == element_type::boolean ? (x != 0 ? 1 : 0) : static_cast<std::int64_t>(std::trunc(x));
-      r.elements.push_back({z, z, {}, true});
+      r.elements.push_back({z, z, {}, v->reals_constant});
     }
     o.out[0].value = std::move(r);
   } else {

@@ -384,7 +384,7 @@ std::string in_reshape(const layer& reshape, std::string_view hint) {
 }
 
 std::string follow_back_hint() {
-  return fmt::format("an input of this layer keeps a size the batch should change: follow it back{} to the constant "
+  return fmt::format("an input of this layer keeps a size the new shapes should change: follow it back{} to the constant "
                      "or Reshape that fixes it",
                      detail::current_front_end() == detail::front_end::cli ? " (--dot FILE draws the path)" : "");
 }

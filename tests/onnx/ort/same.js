@@ -6,10 +6,12 @@
 //
 // RUN is the model exported at size A with its inputs' varying dimensions freed (dim_param) and no declared
 // output shape; TRUTH the program exported at size B. SPEC: {"inputs": {NAME: SHAPE}, "seed": 1}, the
-// shapes at B. Both run on the same random inputs (uniform in [-1, 1]). Prints per pair:
+// shapes at B (an input may instead be {"shape": SHAPE, "type": "int64" | "float32", "value": V}, every
+// element V). Both run on the same random inputs (uniform in [-1, 1]). Prints per pair:
 //   {"outcome": "same" | "differ" | "fails" | "truth_fails", "detail": "..."}
 // "fails": RUN throws at B; "differ": an output's shape or a value differs beyond rtol 1e-4 (atol 1e-5);
-// "truth_fails": TRUTH itself does not run (the pair says nothing).
+// "truth_fails": TRUTH itself does not run (the pair says nothing). With TRUTH null, RUN only runs:
+// "runs" (its outputs' shapes in the detail) or "fails".
 'use strict';
 
 const fs = require('fs');
@@ -60,8 +62,24 @@ function differs(name, a, b) {
 async function judge(runModel, truthModel, spec) {
   const random = generator(spec.seed || 1);
   const feeds = {};
-  for (const [name, shape] of Object.entries(spec.inputs))
-    feeds[name] = new ort.Tensor('float32', Float32Array.from({length: count(shape)}, () => -1 + 2 * random()), shape);
+  for (const [name, input] of Object.entries(spec.inputs)) {
+    if (Array.isArray(input)) {
+      feeds[name] = new ort.Tensor('float32', Float32Array.from({length: count(input)}, () => -1 + 2 * random()), input);
+    } else if (input.type === 'int64') {
+      feeds[name] = new ort.Tensor('int64', BigInt64Array.from({length: count(input.shape)}, () => BigInt(input.value)), input.shape);
+    } else {
+      feeds[name] = new ort.Tensor('float32', Float32Array.from({length: count(input.shape)}, () => input.value), input.shape);
+    }
+  }
+  if (truthModel === null) {
+    let got;
+    try {
+      got = await run(runModel, feeds);
+    } catch (e) {
+      return {outcome: 'fails', detail: String(e.message || e).split('\n')[0]};
+    }
+    return {outcome: 'runs', detail: Object.entries(got).map(([name, t]) => `${name} [${Array.from(t.dims)}]`).join(', ')};
+  }
   let truth;
   try {
     truth = await run(truthModel, feeds);

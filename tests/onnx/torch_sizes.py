@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""`check --shape` on real torch.onnx.export output, against ONNX Runtime (tests/data/torch, made by make.py).
+
+For each module: NAME.at_a.onnx (exported at size A with fixed shapes, as users ship it) is run by ONNX
+Runtime at size B with its varying input dims freed and its output dims cleared (onnx_free_batch --free),
+against NAME.at_b.onnx (the same module exported at B: the truth); NAME.dynamic.onnx (exported with
+dynamic_axes) is run at B against the same truth. reshape1 checks NAME.at_a.onnx and NAME.dynamic.onnx with
+`--shape x=B`. The soundness rule holds for every pair, whatever the table says: "yes" only where ONNX
+Runtime gives the truth's results, "no" only where it fails. The table pins the answers and the outcomes.
+
+Usage: torch_sizes.py RESHAPE1 ONNX_FREE_BATCH
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+RESHAPE1, FREE = sys.argv[1], sys.argv[2]
+HERE = pathlib.Path(__file__).resolve().parent
+DATA = HERE.parents[1] / "tests" / "data" / "torch"
+SAME = HERE / "ort" / "same.js"
+NODE = os.environ.get("RESHAPE1_NODE", "node")
+
+# name: (shape at B, axes that change, (reshape1 on at_a, ONNX Runtime on at_a at B), reshape1 on dynamic)
+CASES = {
+    # view(b, h//ws, ws, w//ws, ws, c) exports as Reshape [1,4,4,4,4,8] on [1,16,16,8]: 256 elements per
+    # channel at A, 768 at B: the pattern no longer fits, and ONNX Runtime refuses it too.
+    "window_partition": ([1, 24, 32, 8], [1, 2], ("no", "fails"), "yes"),
+    # arange(h), arange(w) fold to an [1,2,8,8] grid constant that the Add then broadcasts against [1,2,12,16].
+    "range_grid": ([1, 2, 12, 16], [2, 3], ("no", "fails"), "yes"),
+    # interpolate(size=(2h, 2w)) folds to Resize sizes [1,4,16,16]: at B it still makes 16x16 (runs, but not
+    # the 24x32 the module makes). The sizes are placed along H and W, whose size changes: cannot tell.
+    "interpolate_to_size": ([1, 3, 12, 16], [2, 3], ("cannot tell", "differ"), "yes"),
+    # scale_factor=2 exports as Resize scales: nothing about the size is a constant.
+    "interpolate_by_scale": ([1, 3, 12, 16], [2, 3], ("yes", "same"), "yes"),
+    # view(1, c*h*w): Reshape [1,192] on 576 elements at B fails.
+    "flatten_baked": ([1, 3, 12, 16], [2, 3], ("no", "fails"), "yes"),
+    # view(b, -1): Reshape [1,-1].
+    "flatten_inferred": ([1, 3, 12, 16], [2, 3], ("yes", "same"), "yes"),
+    # view(b, L, heads, -1) with L = 12 baked: Reshape [1,12,4,-1] of q, k and v, [1,20,16] at B: 320
+    # elements, which 1*12*4 = 48 does not divide. All three fail.
+    "attention_baked": ([1, 20, 16], [1], ("no", "fails"), "yes"),
+    # view(b, -1, heads, d) and reshape(b, -1, dim).
+    "attention_inferred": ([1, 20, 16], [1], ("yes", "same"), "yes"),
+    # sum / (h*w): the divisor 64 equals H*W at A (8x8) and is a constant at B (where H*W is 192): the model
+    # runs and returns three times the mean; reshape1 names the divisor: cannot tell.
+    "mean_by_size": ([1, 4, 12, 16], [2, 3], ("cannot tell", "differ"), "yes"),
+    # ShuffleNetV2's channel shuffle, view(b, 2, c/2, h, w), exports as Reshape [1,2,24,16,16]: fails at B.
+    "shufflenet": ([1, 3, 96, 128], [2, 3], ("no", "fails"), "yes"),
+}
+
+def answer(model: pathlib.Path, shape) -> str:
+    p = subprocess.run([RESHAPE1, "check", str(model), "--shape", f"x={json.dumps(shape).replace(' ', '')}"],
+                       capture_output=True, text=True, timeout=300)
+    said = {0: "yes", 1: "no", 4: "cannot tell"}.get(p.returncode)
+    if said is None:
+        raise SystemExit(f"{model.name}: check exited {p.returncode}\n{p.stdout}{p.stderr}")
+    return said
+
+
+def main() -> int:
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="reshape1-torch-") as tmp:
+        tmp = pathlib.Path(tmp)
+        pairs = []
+        for name, (shape, axes, _, _) in CASES.items():
+            freed = tmp / f"{name}.freed.onnx"
+            args = [FREE, str(DATA / f"{name}.at_a.onnx"), str(freed)]
+            for a in axes:
+                args += ["--free", f"x={a}"]
+            subprocess.run(args, check=True)
+            spec = tmp / f"{name}.json"
+            spec.write_text(json.dumps({"inputs": {"x": shape}, "seed": 1}))
+            truth = str(DATA / f"{name}.at_b.onnx")
+            pairs += [[str(freed), truth, str(spec)], [str(DATA / f"{name}.dynamic.onnx"), truth, str(spec)]]
+        listing = tmp / "pairs.json"
+        listing.write_text(json.dumps(pairs))
+        p = subprocess.run([NODE, str(SAME), "--many", str(listing)], capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            print(p.stdout + p.stderr)
+            return 1
+        outcomes = [json.loads(line) for line in p.stdout.splitlines()]
+    print(f"{'module':22} {'at_a: reshape1':16} {'ONNX Runtime':14} {'dynamic: reshape1':18} ONNX Runtime")
+    for i, (name, (shape, _, (want_a, want_ort), want_dynamic)) in enumerate(CASES.items()):
+        ort_a, ort_dynamic = outcomes[2 * i], outcomes[2 * i + 1]
+        said_a = answer(DATA / f"{name}.at_a.onnx", shape)
+        said_dynamic = answer(DATA / f"{name}.dynamic.onnx", shape)
+        print(f"{name:22} {said_a:16} {ort_a['outcome']:14} {said_dynamic:18} {ort_dynamic['outcome']}")
+        for model, said, ort in ((f"{name}.at_a", said_a, ort_a), (f"{name}.dynamic", said_dynamic, ort_dynamic)):
+            if ort["outcome"] == "truth_fails":
+                failures.append(f"{model}: the truth does not run: {ort['detail']}")
+            if said == "yes" and ort["outcome"] != "same":
+                failures.append(f"{model}: reshape1 says yes, ONNX Runtime {ort['outcome']}: {ort['detail']}")
+            if said == "no" and ort["outcome"] != "fails":
+                failures.append(f"{model}: reshape1 says no, ONNX Runtime {ort['outcome']}")
+        if (said_a, ort_a["outcome"]) != (want_a, want_ort):
+            failures.append(f"{name}.at_a: {said_a} / {ort_a['outcome']}, pinned {want_a} / {want_ort}")
+        if said_dynamic != want_dynamic or ort_dynamic["outcome"] != "same":
+            failures.append(f"{name}.dynamic: {said_dynamic} / {ort_dynamic['outcome']}, pinned {want_dynamic} / same")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
