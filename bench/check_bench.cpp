@@ -9,6 +9,9 @@
 //   read_ir            reading both files, parsing, building the typed graph, checking every Const
 //   read_and_propagate read_ir + propagate()            <- the target
 //   check              read_ir + propagate() + check()  (what `reshape1 check` does, without printing)
+//   check_batch        read_ir + check --batch 4
+//   check_shape        read_ir + check --shape with the input's height and width named (?@H, ?@W):
+//                      target at most 1.5x check_batch
 // Each stage runs under two regimes of the C library's allocator, the same for the floor and for reshape1:
 //   fresh   before each run, every freed page goes back to the system (malloc_trim) and glibc's thresholds
 //           stay at their defaults, so each run touches new memory, as a `reshape1 check` process does;
@@ -39,6 +42,7 @@
 
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
+#include "named_sizes.hpp"
 
 namespace {
 
@@ -169,6 +173,15 @@ void check_batch(benchmark::State& state, const fs::path& xml, memory m) {
   });
 }
 
+void check_shape(benchmark::State& state, const fs::path& xml, memory m) {
+  const auto request = bench::at_named_sizes(reshape1::model::read_ir(xml, bin_of(xml)));
+  timed(state, m, [&] {
+    const auto g = reshape1::model::read_ir(xml, bin_of(xml));
+    auto report = reshape1::model::check_batch(g, request);
+    benchmark::DoNotOptimize(report);
+  });
+}
+
 /// The console table, then the ratios with the absolute times they come from.
 class ratio_reporter : public benchmark::ConsoleReporter {
  public:
@@ -191,10 +204,12 @@ class ratio_reporter : public benchmark::ConsoleReporter {
           if (floor == 0) continue;  // not run (--benchmark_filter)
           std::printf("%s, %s memory, %s: pugixml parse %.2f ms; parse + a walk that builds nothing %.2f ms "
                       "(%.2fx); read_ir %.2f ms (%.2fx); read+propagate %.2f ms (%.2fx, target <= 2x); check %.2f ms "
-                      "(%.2fx); check --batch 4 %.2f ms (%.2fx)\n",
+                      "(%.2fx); check --batch 4 %.2f ms (%.2fx); check --shape H, W %.2f ms (%.2fx check --batch 4, "
+                      "target <= 1.5x)\n",
                       name.c_str(), name_of(m), statistic, floor, t("parse_and_walk"), t("parse_and_walk") / floor,
                       t("read_ir"), t("read_ir") / floor, t("read_and_propagate"), t("read_and_propagate") / floor,
-                      t("check"), t("check") / floor, t("check_batch"), t("check_batch") / floor);
+                      t("check"), t("check") / floor, t("check_batch"), t("check_batch") / floor, t("check_shape"),
+                      t("check_batch") == 0 ? 0.0 : t("check_shape") / t("check_batch"));
         }
   }
 
@@ -213,7 +228,7 @@ int main(int argc, char** argv) {
       for (const auto& [stage, f] : {std::pair{"parse_xml_only", &parse_xml_only}, std::pair{"parse_and_walk", &parse_and_walk},
                                      std::pair{"read_ir", &read_ir},
                                      std::pair{"read_and_propagate", &read_and_propagate}, std::pair{"check", &check},
-                                     std::pair{"check_batch", &check_batch}}) {
+                                     std::pair{"check_batch", &check_batch}, std::pair{"check_shape", &check_shape}}) {
         std::string name(stage);
         name.append("/").append(xml.filename().string()).append("/").append(name_of(m));
         benchmark::RegisterBenchmark(name.c_str(), f, xml, m)

@@ -4,6 +4,8 @@
 //   parse_only          ::onnx::ModelProto::ParseFromArray (the floor: any reader of the file pays it)
 //   read                reshape1::onnx::read (the parse, then the lowering into a graph)
 //   read_and_propagate  read + propagate()   <- the target
+//   check_batch         read + check --batch 4
+//   check_shape         read + check --shape with the input's height and width named: at most 1.5x check_batch
 // The models are $RESHAPE1_BENCH_ONNX, else the largest shared ONNX model (PaddleOCR's recogniser, 10.8 MB,
 // 765 nodes) and the shipped simplified UltraFace.
 #include <benchmark/benchmark.h>
@@ -19,6 +21,8 @@
 #include <vector>
 
 #include "reshape1/model/propagate.hpp"
+#include "named_sizes.hpp"
+#include "reshape1/model/batch.hpp"
 #include "reshape1/onnx.hpp"
 
 namespace {
@@ -62,6 +66,23 @@ void read_and_propagate(benchmark::State& state, const std::string& bytes) {
   }
 }
 
+void check_batch(benchmark::State& state, const std::string& bytes) {
+  for (auto _ : state) {
+    const auto g = reshape1::onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "bench.onnx");
+    auto r = reshape1::model::check_batch(g, {.batch = reshape1::dimension(4)});
+    benchmark::DoNotOptimize(r);
+  }
+}
+
+void check_shape(benchmark::State& state, const std::string& bytes) {
+  const auto request = bench::at_named_sizes(reshape1::onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "bench.onnx"));
+  for (auto _ : state) {
+    const auto g = reshape1::onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "bench.onnx");
+    auto r = reshape1::model::check_batch(g, request);
+    benchmark::DoNotOptimize(r);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,7 +92,8 @@ int main(int argc, char** argv) {
     const auto& bytes = kept.emplace_back(slurp(path));
     const auto model = path.stem().string();
     for (const auto& [stage, f] : {std::pair{"onnx_parse_only", &parse_only}, std::pair{"onnx_read", &read_only},
-                                   std::pair{"onnx_read_and_propagate", &read_and_propagate}}) {
+                                   std::pair{"onnx_read_and_propagate", &read_and_propagate},
+                                   std::pair{"onnx_check_batch", &check_batch}, std::pair{"onnx_check_shape", &check_shape}}) {
       benchmark::RegisterBenchmark((std::string(stage) + "/" + model).c_str(), f, bytes)
           ->Unit(benchmark::kMillisecond)
           ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
