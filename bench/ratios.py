@@ -79,6 +79,10 @@ for name in runs:
                   f"{floor:.2f} {unit}: {ours / floor:.2f}x (target <= 2x); check "
                   f"{table[f'check/{model}/{memory}']['cpu_time'] / floor:.2f}x; parse + a DOM walk that builds "
                   f"nothing {walk:.2f} {unit}: {walk / floor:.2f}x")
+            shape, batch = table.get(f"check_shape/{model}/{memory}"), table.get(f"check_batch/{model}/{memory}")
+            if shape and batch:
+                print(f"{model}, {memory} memory, {statistic}: check --shape with H and W named {shape['cpu_time']:.2f} {unit} / "
+                      f"check --batch 4 {batch['cpu_time']:.2f} {unit}: {shape['cpu_time'] / batch['cpu_time']:.2f}x (target <= 1.5x)")
 for name in runs:
     if name.startswith("onnx_read_and_propagate/"):
         model = name.split("/")[1]
@@ -91,6 +95,10 @@ for name in runs:
             unit = table[name]["time_unit"]
             print(f"{model} (ONNX), {statistic}: read+propagate {ours:.2f} {unit} / protobuf ParseFromArray "
                   f"{floor:.2f} {unit}: {ours / floor:.2f}x (target <= 2x); read alone {read / floor:.2f}x")
+            shape, batch = table.get(f"onnx_check_shape/{model}"), table.get(f"onnx_check_batch/{model}")
+            if shape and batch:
+                print(f"{model} (ONNX), {statistic}: check --shape with H and W named {shape['cpu_time']:.2f} {unit} / "
+                      f"check --batch 4 {batch['cpu_time']:.2f} {unit}: {shape['cpu_time'] / batch['cpu_time']:.2f}x (target <= 1.5x)")
 
 if len(sys.argv) > 2:
     print()

@@ -7,6 +7,7 @@
 #include "model/analysis/batch_internal.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <unordered_map>
@@ -20,12 +21,31 @@
 namespace reshape1::model::detail {
 namespace {
 
-/// What a size at the declared shapes is: where it is read and what it becomes at the shapes asked.
+/// What a size at the declared shapes is: where it is read and what it becomes at the shapes asked. Its
+/// sentence is written only for a finding (describe): most sizes are never one.
 struct size_source {
-  std::string what;                   ///< `7·7, dimensions 1..2 of 'conv' [1,7,7,768]`
-  std::optional<std::int64_t> asked;  ///< its value at the shapes asked, when known
-  bool scaled = false;                ///< half or twice a dimension, not one
+  enum class scale : std::uint8_t { none, half_down, half_up, twice };
+  const partial_shape* shape = nullptr;  ///< the declared shape it is read from (the propagation's)
+  std::string_view name;                 ///< that tensor's layer
+  std::size_t from = 0, to = 0;          ///< the dimensions whose product it is
+  std::optional<std::int64_t> asked;     ///< its value at the shapes asked, when known
+  scale how = scale::none;
+  [[nodiscard]] bool scaled() const noexcept { return how != scale::none; }
 };
+
+/// `7·7, dimensions 1..2 of 'conv' [1,7,7,768]`, `half (rounded down) of dimension 2 of ...`.
+std::string describe(const size_source& s) {
+  const auto& d = *s.shape;
+  std::string dims;
+  if (s.from == s.to) {
+    dims = fmt::format("dimension {}", s.from);
+  } else {
+    for (std::size_t j = s.from; j <= s.to; ++j) dims += fmt::format("{}{}", j == s.from ? "" : "·", d[j].lo());
+    dims += fmt::format(", dimensions {}..{}", s.from, s.to);
+  }
+  constexpr std::array<std::string_view, 4> how{"", "half (rounded down) of ", "half (rounded up) of ", "twice "};
+  return fmt::format("{}{} of '{}' {}", how[static_cast<std::size_t>(s.how)], dims, s.name, to_string(without_symbols(d)));
+}
 
 /// Products above this are not sizes any constant is compared with (and would overflow).
 constexpr std::int64_t largest_size = std::int64_t{1} << 40;
@@ -45,7 +65,6 @@ void add_changing(const partial_shape& d, const partial_shape& a, std::optional<
     std::int64_t product = 1;
     std::optional<std::int64_t> at_asked = 1;
     bool changes = false;
-    std::string factors;
     for (std::size_t j = i; j < d.size(); ++j) {
       // Products stay at most largest_size (2^40), so none overflows: a factor is checked before it is taken.
       if (!d[j].is_static() || d[j].lo() == 0 || d[j].lo() > largest_size / product) break;
@@ -56,21 +75,22 @@ void add_changing(const partial_shape& d, const partial_shape& a, std::optional<
         at_asked = *at_asked * a[j].lo();
       else
         at_asked.reset();
-      factors += fmt::format("{}{}", factors.empty() ? "" : "·", d[j].lo());
       if (!changes || product <= 1) continue;
-      const auto dims = i == j ? fmt::format("dimension {}", i) : fmt::format("{}, dimensions {}..{}", factors, i, j);
-      const auto what = fmt::format("{} of '{}' {}", dims, name, to_string(without_symbols(d)));
-      sizes.emplace(product, size_source{what, at_asked});
+      const size_source source{&d, name, i, j, at_asked};
+      sizes.try_emplace(product, source);
       if (i != j || !scaled_too) continue;
       // Half and twice a dimension (a crop to the middle, an upsampled size): the usual factor, rounded
       // both ways.
-      const auto scaled = [&](std::int64_t value, std::string_view how, auto at) {
-        if (value > 1 && value <= largest_size) sizes.emplace(value, size_source{fmt::format("{} {}", how, what), at, true});
+      const auto scaled = [&](std::int64_t value, size_source::scale how, auto f) {
+        if (value <= 1 || value > largest_size) return;
+        auto x = source;
+        x.how = how;
+        x.asked = at_asked ? std::optional<std::int64_t>(f(*at_asked)) : std::nullopt;
+        sizes.try_emplace(value, x);
       };
-      const auto asked_by = [&](auto f) { return at_asked ? std::optional<std::int64_t>(f(*at_asked)) : std::nullopt; };
-      scaled(product / 2, "half (rounded down) of", asked_by([](std::int64_t x) { return x / 2; }));
-      scaled((product + 1) / 2, "half (rounded up) of", asked_by([](std::int64_t x) { return (x + 1) / 2; }));
-      scaled(product * 2, "twice", asked_by([](std::int64_t x) { return x * 2; }));
+      scaled(product / 2, size_source::scale::half_down, [](std::int64_t x) { return x / 2; });
+      scaled((product + 1) / 2, size_source::scale::half_up, [](std::int64_t x) { return (x + 1) / 2; });
+      scaled(product * 2, size_source::scale::twice, [](std::int64_t x) { return x * 2; });
     }
   }
 }
@@ -265,7 +285,7 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     if (equals == nullptr && index && b.lo < largest_size) {
       // One less than a dimension, not than half of one: 1 would be one less than half of 4.
       equals = sizes.find(b.lo + 1);
-      if (equals != nullptr && equals->scaled) equals = nullptr;
+      if (equals != nullptr && equals->scaled()) equals = nullptr;
       relation = "is one less than";
     }
     if (equals == nullptr) continue;
@@ -539,7 +559,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     const because reason =
         because(why::baked_size, b.port, b.element, b.value)
             .quoting(fmt::format("the constant {} {} {} at the declared shapes, which is {} at the shapes asked",
-                                 b.constant, b.relation, b.equals.what, asked_text(b.equals)));
+                                 b.constant, b.relation, describe(b.equals), asked_text(b.equals)));
     set_reason(f, reason);
     if (found.size() > 1) f.what += fmt::format(" ({} more such elements)", found.size() - 1);
     if (b.holder_id) {
