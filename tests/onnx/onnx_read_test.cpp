@@ -1075,6 +1075,34 @@ TEST(onnx, constants_that_may_stand_for_a_size_cannot_tell) {
   }
 }
 
+TEST(onnx, sizes_asked_as_intervals_or_symbols_hold_for_every_member_or_cannot_tell) {
+  const auto g = read_fixture("size_stride_skip");
+  // Propagation over 4..16 fits (intervals meet intervals); the member 9 does not: no, naming it.
+  for (const char* asked : {"[1,1,4..16,4..16]", "[1,1,?@H,?@W]"}) {
+    SCOPED_TRACE(asked);
+    const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape(asked)}}});
+    EXPECT_EQ(r.summary.verdict(), model::batch_verdict::no) << r.summary_line();
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].issue, model::batch_issue::fails);
+    EXPECT_EQ(r.findings[0].name, "skip");
+    EXPECT_EQ(r.findings[0].at, "x=[1,1,9,9]");
+  }
+  // A new single size beside an interval: the interval's members are tried with it (9 fails).
+  const auto mixed = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,1,16,8..9]")}}});
+  EXPECT_EQ(mixed.summary.verdict(), model::batch_verdict::no) << mixed.summary_line();
+  ASSERT_EQ(mixed.findings.size(), 1u);
+  EXPECT_EQ(mixed.findings[0].at, "x=[1,1,16,9]");
+  const auto single = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,1,16,16]")}}});
+  EXPECT_EQ(single.summary.verdict(), model::batch_verdict::yes) << single.summary_line();
+  // Where every member tried runs, the others are not proven: cannot tell, saying what ran.
+  const auto free = model::check_batch(read_fixture("size_view_free"), {.shapes = {{"x", parse_shape("[1,3,?@H,4..6]")}}});
+  EXPECT_EQ(free.summary.verdict(), model::batch_verdict::cannot_tell) << free.summary_line();
+  ASSERT_EQ(free.findings.size(), 1u);
+  EXPECT_EQ(free.findings[0].code, "sizes_not_proven");
+  EXPECT_EQ(free.findings[0].name, "x");
+  EXPECT_EQ(free.findings[0].hint, "it runs at x=[1,3,5,5], x=[1,3,1,4] and x=[1,3,8,6]; to be sure of a size, ask for it alone");
+}
+
 // ---- against ONNX's own shape inference -------------------------------------------------------------
 // ONNX's InferShapes (1.12, opsets up to 17) writes the shapes it infers into value_info; reshape1 then
 // compares each with what it propagates, as it compares an IR's declared shapes. A shape_mismatch would

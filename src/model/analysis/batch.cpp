@@ -721,6 +721,27 @@ void add_size_findings(const graph& g, const propagation& declared, const propag
                    [&](const batch_finding& a, const batch_finding& b) { return key(a) < key(b); });
 }
 
+/// Sizes asked as intervals or symbols (not the batch's), tried at members (detail::try_members) unless a
+/// layer already fails.
+void try_sizes_asked(const graph& g, const propagation& declared, batch_report& report) {
+  if (std::any_of(report.findings.begin(), report.findings.end(), [](const batch_finding& f) { return f.issue == batch_issue::fails; }))
+    return;
+  const auto names = named_batch(report.inputs);
+  std::vector<std::vector<bool>> ranged;
+  bool any = false;
+  for (const auto& in : report.inputs) {
+    auto& r = ranged.emplace_back();
+    if (!in.declared.rank_known() || !in.requested.rank_known() || in.declared.size() != in.requested.size()) continue;
+    const auto at = batch_positions(in, names);
+    r.assign(in.requested.size(), false);
+    for (std::size_t d = 0; d < r.size(); ++d) {
+      r[d] = !at[d] && !in.requested[d].is_static() && in.declared[d].range() != in.requested[d].range();
+      any = any || r[d];
+    }
+  }
+  if (any) detail::try_members(g, declared, report.inputs, ranged, report.findings);
+}
+
 /// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
 /// dynamic one) and the samples (kept in `keep`; made in place with `undo`), then the scopes.
 batch_report analyse(const graph& g, const reshape_request& request, detail::batch_runs& keep,
@@ -786,7 +807,10 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
     keep.runs[6].reset();
   }
   report.carriers = std::move(*top).carriers();
-  if (sizes_change(inputs)) add_size_findings(g, declared, target, request, report);
+  if (sizes_change(inputs)) {
+    add_size_findings(g, declared, target, request, report);
+    try_sizes_asked(g, declared, report);
+  }
   hint_guessed_batches(g, report);
   output_reports(g, declared, target, report);
   input_notes(g, report);

@@ -38,6 +38,13 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
                                        std::span<const std::vector<batch_carrier>> carriers,
                                        std::span<const std::string> assumed);
 
+/// At new sizes asked as intervals or symbols (`ranged[i][d]`: dimension d of input i is one, a size that
+/// changes): propagation over them shows only that some of their values fit, so the model is also run at a
+/// few members of each (analysis/batch_sizes.cpp). A layer that fails at one is a `fails` finding there
+/// (the answer is no); where none fails, a `sizes_not_proven` finding on the input (cannot tell).
+void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
+                 const std::vector<std::vector<bool>>& ranged, std::vector<batch_finding>& findings);
+
 /// The propagations one check_batch runs, kept so that the next one, on an edit of the same graph, runs
 /// only the rules of the layers the edit reaches, in place (fix judges its rewrites this way).
 struct batch_runs {

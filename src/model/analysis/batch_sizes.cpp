@@ -15,7 +15,9 @@
 
 #include <fmt/format.h>
 
+#include "detail/fail.hpp"
 #include "model/options.hpp"
+#include "model/ops/rules.hpp"
 #include "model/text/batch.hpp"
 
 namespace reshape1::model::detail {
@@ -508,7 +510,78 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
   }
 }
 
+/// The members tried of a dimension asked as `r` and declared as `declared`: one past the declared size
+/// (where a stride's multiple stops being one), the least and the largest (twice the declared size where
+/// there is no largest), each kept inside `r`.
+std::array<std::int64_t, 3> members_of(const dimension& r, const dimension& declared) {
+  const std::int64_t lo = std::max<std::int64_t>(r.lo(), 1);
+  const std::int64_t base = declared.is_static() ? declared.lo() : lo;
+  const std::int64_t hi = r.hi() == interval::unbounded ? std::max<std::int64_t>(2 * base, lo) : r.hi();
+  const auto inside = [&](std::int64_t v) { return std::clamp(v, lo, std::max(lo, hi)); };
+  const std::int64_t past = base + 1 <= hi ? base + 1 : base - 1;
+  return {inside(past), lo, inside(hi)};
+}
+
 }  // namespace
+
+void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
+                 const std::vector<std::vector<bool>>& ranged, std::vector<batch_finding>& findings) {
+  std::vector<std::string> tried;
+  for (std::size_t k = 0; k < 3; ++k) {
+    std::vector<input_shape> given;
+    std::string shapes;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const auto& in = inputs[i];
+      if (!in.requested.rank_known() || i >= ranged.size()) {
+        given.push_back({in.layer, in.requested});
+        continue;
+      }
+      std::vector<dimension> dims(in.requested.begin(), in.requested.end());
+      bool any = false;
+      for (std::size_t d = 0; d < dims.size() && d < ranged[i].size(); ++d) {
+        if (!ranged[i][d]) continue;
+        const auto& declared_dim = in.declared.rank_known() && d < in.declared.size() ? in.declared[d] : dimension();
+        dims[d] = dimension(members_of(in.requested[d], declared_dim)[k]);
+        any = true;
+      }
+      given.push_back({in.layer, partial_shape(dims)});
+      if (any) shapes += fmt::format("{}{}={}", shapes.empty() ? "" : " ", in.name, to_string(given.back().shape));
+    }
+    if (std::find(tried.begin(), tried.end(), shapes) != tried.end()) continue;
+    tried.push_back(shapes);
+    const auto p = propagate_naming(g, given, {});
+    std::vector<bool> failed_before(g.layers().size(), false);
+    for (const auto& x : declared.lost) failed_before[x.layer] = true;
+    const auto it = std::find_if(p.lost.begin(), p.lost.end(),
+                                 [&](const lost_information& x) { return !x.not_covered && !failed_before[x.layer]; });
+    if (it == p.lost.end()) continue;
+    // A member that fails: the model does not run at every size asked.
+    const auto& l = g.layers()[it->layer];
+    auto f = size_finding(l, it->layer);
+    f.issue = batch_issue::fails;
+    f.code = name(it->code);
+    f.at = shapes;
+    f.what = fmt::format("{} (a member of the sizes asked)", reshape1::detail::without_hint(it->message, it->hint));
+    f.hint = "the model does not run at every size asked: ask for the sizes it runs at (often the multiples of "
+             "its stride), one at a time";
+    findings.push_back(std::move(f));
+    return;
+  }
+  // Every member tried runs; the others are not proven.
+  for (std::size_t i = 0; i < inputs.size() && i < ranged.size(); ++i)
+    for (std::size_t d = 0; d < ranged[i].size(); ++d) {
+      if (!ranged[i][d]) continue;
+      const auto& in = inputs[i];
+      auto f = size_finding(g.layers()[in.layer], in.layer);
+      set_reason(f, because(why::sizes_not_proven, d).quoting(to_string(in.requested[d])));
+      std::string list;
+      for (std::size_t t = 0; t < tried.size(); ++t)
+        list += fmt::format("{}{}", t == 0 ? "" : t + 1 == tried.size() ? " and " : ", ", tried[t]);
+      f.hint = fmt::format("it runs at {}; to be sure of a size, ask for it alone", list);
+      findings.push_back(std::move(f));
+      return;  // one finding says it for the request
+    }
+}
 
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,

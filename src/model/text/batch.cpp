@@ -136,6 +136,9 @@ constexpr form_row forms[] = {
     {why::sizes_in_body, "sizes_in_body",
      {"its body is not searched for sizes written as constants, so nothing shows it computes at the new sizes "
       "what it computes at the declared ones", 0}},
+    {why::sizes_not_proven, "sizes_not_proven",
+     {"its dimension {} is asked as {}: every layer propagates over it, but propagation over an interval or a "
+      "symbol shows only that some of its sizes fit, not that each does", 1, true, "dimension,asked"}},
     {why::size_value_as_data, "size_value_as_data",
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
       "sample's result depends on N", 1, true, "port,path"}},
