@@ -1,4 +1,5 @@
-// Fuzz target: the IR reader, the propagation through every layer, the checker, the batch check
+// Fuzz target: the IR reader, the propagation through every layer, the checker, check at new sizes
+// (fuzz/at_new_sizes.hpp), the batch check
 // (`check --batch 3` and `--batch ?`) and `fix` (checked at batches 2 and ?). The input is a 2-byte
 // little-endian XML length, the XML, then the .bin. Whatever the bytes: a report, or one reshape1::error;
 // and a model fix calls fixed, written and read again, reshapes at the batches it was checked at.
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <vector>
 
+#include "at_new_sizes.hpp"
 #include "fuzz_input.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
@@ -61,6 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& f : report.layers) mismatches += f.issue == model::layer_issue::shape_mismatch;
     if (mismatches != report.summary.layers.shape_mismatches) fuzz::invariant_broken("layer summary counts");
     if (report.summary.layers.propagated > report.summary.layers.count) fuzz::invariant_broken("more layers propagated than read");
+    fuzz::check_at_new_sizes(graph);
     for (const auto& batch : {dimension(3), dimension()}) {
       const auto b = model::check_batch(graph, {.batch = batch});
       std::size_t fails = 0, swallows = 0, scales = 0, breaks = 0, undecided = 0;

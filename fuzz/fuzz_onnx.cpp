@@ -1,4 +1,5 @@
 // Fuzz target: the ONNX reader (protobuf bytes), the lowering of every node, propagation, the checker,
+// check at new sizes (fuzz/at_new_sizes.hpp),
 // the batch check at batch 3 and `fix` (checked at batches 2 and ?; a model it calls fixed, read again
 // from the bytes it would write, must reshape there). Whatever the bytes: a report, or one
 // reshape1::error. External data is looked for in a scratch directory that holds nothing, so a location
@@ -6,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "at_new_sizes.hpp"
 #include "fuzz_input.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
@@ -43,6 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto* l = named(graph, f.within, f.id);
       if (l == nullptr || l->auxiliary || l->type != "Reshape") fuzz::invariant_broken("a Reshape finding on no node");
     }
+    fuzz::check_at_new_sizes(graph);
     const auto b = model::check_batch(graph, {.batch = dimension(3)});
     std::size_t breaks = 0, undecided = 0;
     for (const auto& f : b.findings) {
