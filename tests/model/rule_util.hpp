@@ -38,7 +38,8 @@ inline model::tensor reals(std::vector<double> v) {
   model::tensor t;
   t.shape = partial_shape{dimension(static_cast<std::int64_t>(v.size()))};
   t.type = element_type::f32;
-  t.value = model::tensor_value{{}, std::move(v)};
+  t.value.emplace();
+  t.value->reals = std::move(v);
   return t;
 }
 

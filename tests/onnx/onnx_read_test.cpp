@@ -1100,7 +1100,38 @@ TEST(onnx, sizes_asked_as_intervals_or_symbols_hold_for_every_member_or_cannot_t
   ASSERT_EQ(free.findings.size(), 1u);
   EXPECT_EQ(free.findings[0].code, "sizes_not_proven");
   EXPECT_EQ(free.findings[0].name, "x");
-  EXPECT_EQ(free.findings[0].hint, "it runs at x=[1,3,5,5], x=[1,3,1,4] and x=[1,3,8,6]; to be sure of a size, ask for it alone");
+  EXPECT_EQ(free.findings[0].hint, "it runs at x=[1,3,5,5], x=[1,3,1,4] and x=[1,3,64,6]; to be sure of a size, ask for it alone");
+}
+
+TEST(onnx, sizes_found_after_a_cold_review) {
+  struct size_case {
+    const char* fixture;
+    std::vector<std::pair<std::string, const char*>> shapes;
+    model::batch_verdict verdict;
+    const char* code;  ///< the first finding's
+  };
+  const std::vector<size_case> cases{
+      // A fixed target divided by the shape: the output keeps its size.
+      {"size_resize_scales_fixed", {{"x", "[1,3,24,24]"}}, model::batch_verdict::cannot_tell, "resize_to_fixed_size"},
+      // A float divisor computed from float constants is a constant.
+      {"size_mean_computed", {{"x", "[1,3,8,12]"}}, model::batch_verdict::cannot_tell, "baked_size"},
+      // A float constant concatenated with dims from Shape stays a constant, element by element.
+      {"size_view_real_concat", {{"x", "[1,3,16,6]"}}, model::batch_verdict::cannot_tell, "baked_size"},
+      // One symbol is one size in both inputs' members (16 and 12 apart would fail the Add): not no; the
+      // Pad by a fixed 2 along the length is the first finding.
+      {"size_two_inputs_one_size", {{"a", "[1,?@S]"}, {"b", "[1,?@S]"}}, model::batch_verdict::cannot_tell, "placed_on_size"},
+      // A dimension the model declares at one size and the request asks as `?` (every size) is tried.
+      {"size_stride_skip", {{"x", "[1,1,?,?]"}}, model::batch_verdict::no, "invalid_shape"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.fixture);
+    model::reshape_request request;
+    for (const auto& [name, shape] : c.shapes) request.shapes.emplace_back(name, parse_shape(shape));
+    const auto r = model::check_batch(read_fixture(c.fixture), request);
+    EXPECT_EQ(r.summary.verdict(), c.verdict) << r.summary_line();
+    ASSERT_FALSE(r.findings.empty());
+    EXPECT_EQ(r.findings[0].code, c.code) << r.findings[0].what;
+  }
 }
 
 // ---- against ONNX's own shape inference -------------------------------------------------------------

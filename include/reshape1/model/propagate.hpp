@@ -37,9 +37,16 @@ struct element_bound {
 struct tensor_value {
   std::vector<element_bound> elements;
   std::vector<double> reals;  ///< set instead of `elements` for a floating-point Const
-  /// Whether only constants went into `reals` (as element_bound::constant, for the whole tensor): a real
-  /// computed from a dimension (ShapeOf, converted to f32 and scaled) is not a hard-coded value.
-  bool reals_constant = true;
+  /// Per real, whether a dimension went into it (element_bound::constant, the other way round): a real
+  /// computed from a ShapeOf, converted to f32 and scaled, is not a hard-coded value. Empty: none did.
+  std::vector<bool> reals_computed;
+  [[nodiscard]] bool real_constant(std::size_t i) const noexcept { return i >= reals_computed.size() || !reals_computed[i]; }
+  /// Appends a real, and whether only constants went into it.
+  void push_real(double x, bool constant) {
+    if (!constant && reals_computed.size() < reals.size()) reals_computed.resize(reals.size(), false);
+    reals.push_back(x);
+    if (!reals_computed.empty() || !constant) reals_computed.push_back(!constant);
+  }
   [[nodiscard]] bool is_real() const noexcept { return !reals.empty() && elements.empty(); }
   friend bool operator==(const tensor_value&, const tensor_value&) = default;
 };

@@ -721,21 +721,27 @@ void add_size_findings(const graph& g, const propagation& declared, const propag
                    [&](const batch_finding& a, const batch_finding& b) { return key(a) < key(b); });
 }
 
-/// Sizes asked as intervals or symbols (not the batch's), tried at members (detail::try_members) unless a
-/// layer already fails.
-void try_sizes_asked(const graph& g, const propagation& declared, batch_report& report) {
+/// Sizes asked as intervals or symbols (not the batch's) in the request's --shape, tried at members
+/// (detail::try_members) unless a layer already fails. A dimension the model declares `?` and the request
+/// asks as `?` is asked too: "every length" is the question.
+void try_sizes_asked(const graph& g, const propagation& declared, const reshape_request& request, batch_report& report) {
   if (std::any_of(report.findings.begin(), report.findings.end(), [](const batch_finding& f) { return f.issue == batch_issue::fails; }))
     return;
   const auto names = named_batch(report.inputs);
+  const auto given = [&](const input_report& in) {
+    return std::any_of(request.shapes.begin(), request.shapes.end(), [&](const auto& s) {
+      return s.first == in.name || (s.first.empty() && report.inputs.size() == 1);
+    });
+  };
   std::vector<std::vector<bool>> ranged;
   bool any = false;
   for (const auto& in : report.inputs) {
     auto& r = ranged.emplace_back();
-    if (!in.declared.rank_known() || !in.requested.rank_known() || in.declared.size() != in.requested.size()) continue;
+    if (!given(in) || !in.requested.rank_known()) continue;
     const auto at = batch_positions(in, names);
     r.assign(in.requested.size(), false);
     for (std::size_t d = 0; d < r.size(); ++d) {
-      r[d] = !at[d] && !in.requested[d].is_static() && in.declared[d].range() != in.requested[d].range();
+      r[d] = !at[d] && !in.requested[d].is_static();
       any = any || r[d];
     }
   }
@@ -807,10 +813,8 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
     keep.runs[6].reset();
   }
   report.carriers = std::move(*top).carriers();
-  if (sizes_change(inputs)) {
-    add_size_findings(g, declared, target, request, report);
-    try_sizes_asked(g, declared, report);
-  }
+  if (sizes_change(inputs)) add_size_findings(g, declared, target, request, report);
+  try_sizes_asked(g, declared, request, report);
   hint_guessed_batches(g, report);
   output_reports(g, declared, target, report);
   input_notes(g, report);

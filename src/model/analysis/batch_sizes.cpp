@@ -242,19 +242,21 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
   const auto& v = declared.input(g, l, port).value;
   if (!v) return;
   if (v->is_real()) {
-    // A real constant: only a scalar of an elementwise op (a mean written as sum/49 or sum·(1/49)), from a
-    // Const, maybe through Converts (an IR compressed to f16 decompresses its weights so).
-    if (!elementwise(l.type) || v->reals.size() != 1) return;
+    // A real constant: only a scalar of an elementwise op (a mean written as sum/49, sum·(1/49), or
+    // sum/(7·7) computed from constants), not one computed from a dimension. Its Const, maybe through
+    // Converts (an IR compressed to f16 decompresses its weights so), is named where there is one.
+    if (!elementwise(l.type) || v->reals.size() != 1 || !v->real_constant(0)) return;
     const layer* holder = &g.layers()[l.sources[port]->layer];
     for (int hops = 0; hops < 8 && part_of(holder->type) == op_part::passes_values && !holder->sources.empty() &&
                        holder->sources[0];
          ++hops)
       holder = &g.layers()[holder->sources[0]->layer];
-    if (part_of(holder->type) != op_part::constant) return;
+    const bool one_const = part_of(holder->type) == op_part::constant;
+    if (one_const && (holder->auxiliary || vouched(*holder, assumed))) return;
     const auto& feeder = *holder;
-    if (feeder.auxiliary || vouched(feeder, assumed)) return;
-    // As close as the Const's type holds a size or its reciprocal: f16 keeps 11 bits, bf16 8.
-    const auto type = feeder.find("element_type") != nullptr ? feeder.text("element_type", "f32") : std::string_view("f32");
+    // As close as the Const's type holds a size or its reciprocal: f16 keeps 11 bits, bf16 8 (a value
+    // computed from constants: as f32 holds it).
+    const auto type = one_const && feeder.find("element_type") != nullptr ? feeder.text("element_type", "f32") : std::string_view("f32");
     const double tolerance = type == "f16" ? 1e-3 : type == "bf16" ? 8e-3 : type == "f32" ? 1e-6 : 1e-9;
     const double r = v->reals[0];
     for (const bool reciprocal : {false, true}) {
@@ -263,8 +265,9 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
       const double n = std::round(x);
       if (n < 2 || n > static_cast<double>(largest_size) || std::abs(x - n) > tolerance * n) continue;
       if (const auto* equals = sizes.find(static_cast<std::int64_t>(n))) {
-        found.push_back({port, 0, static_cast<std::int64_t>(n), *equals, std::string(feeder.name), feeder.id,
-                         fmt::format("{}", r), reciprocal ? "is the reciprocal of" : "equals"});
+        found.push_back({port, 0, static_cast<std::int64_t>(n), *equals, one_const ? std::string(feeder.name) : std::string(),
+                         one_const ? std::optional<std::int64_t>(feeder.id) : std::nullopt, fmt::format("{}", r),
+                         reciprocal ? "is the reciprocal of" : "equals"});
         return;
       }
     }
@@ -511,22 +514,52 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
 }
 
 /// The members tried of a dimension asked as `r` and declared as `declared`: one past the declared size
-/// (where a stride's multiple stops being one), the least and the largest (twice the declared size where
-/// there is no largest), each kept inside `r`.
+/// (where a stride's multiple stops being one), the least and the largest (twice the declared size, or 64,
+/// where there is no largest), each kept inside `r`.
 std::array<std::int64_t, 3> members_of(const dimension& r, const dimension& declared) {
-  const std::int64_t lo = std::max<std::int64_t>(r.lo(), 1);
-  const std::int64_t base = declared.is_static() ? declared.lo() : lo;
-  const std::int64_t hi = r.hi() == interval::unbounded ? std::max<std::int64_t>(2 * base, lo) : r.hi();
+  constexpr std::int64_t large = std::int64_t{1} << 40;  // no overflow in what follows
+  const std::int64_t lo = std::clamp<std::int64_t>(r.lo(), 1, large);
+  const std::int64_t base = declared.is_static() ? std::clamp<std::int64_t>(declared.lo(), lo, large) : lo;
+  const std::int64_t hi = r.hi() == interval::unbounded ? std::max<std::int64_t>({2 * base, lo, 64}) : std::min(r.hi(), 2 * large);
   const auto inside = [&](std::int64_t v) { return std::clamp(v, lo, std::max(lo, hi)); };
-  const std::int64_t past = base + 1 <= hi ? base + 1 : base - 1;
-  return {inside(past), lo, inside(hi)};
+  return {inside(base + 1 <= hi ? base + 1 : base - 1), lo, inside(hi)};
+}
+
+/// An Interpolate whose output keeps its size along an axis where its input's changes: however its sizes
+/// or scales are computed (scales as a fixed size divided by the input's), the result is one size only.
+bool fixed_resize(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                  std::vector<batch_finding>& out) {
+  const auto& l = g.layers()[index];
+  if (l.type != "Interpolate" || l.sources.empty() || !l.sources[0] || declared.outputs[index].empty() ||
+      asked.outputs[index].empty())
+    return false;
+  const auto& din = declared.input(g, l, 0).shape;
+  const auto& ain = asked.input(g, l, 0).shape;
+  const auto& dout = declared.outputs[index][0].shape;
+  const auto& aout = asked.outputs[index][0].shape;
+  if (!din.rank_known() || !dout.rank_known() || !aout.rank_known() || din.size() != dout.size() || aout.size() != dout.size())
+    return false;
+  for (std::size_t axis = 0; axis < din.size(); ++axis) {
+    if (same_at(din, ain, axis) || !dout[axis].is_static() || !aout[axis].is_static() || dout[axis].lo() != aout[axis].lo())
+      continue;
+    auto f = size_finding(l, index);
+    set_reason(f, because(why::resize_to_fixed_size, axis, dout[axis].lo()));
+    f.hint = "export the model with the size computed from the input's shape, or resize by scales alone";
+    out.push_back(std::move(f));
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
 
 void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
                  const std::vector<std::vector<bool>>& ranged, std::vector<batch_finding>& findings) {
+  // A symbol is one size wherever it is asked (`a=[1,?@S]`, `b=[1,?@S]`): its members are its first
+  // dimension's.
+  std::unordered_map<symbol, std::array<std::int64_t, 3>> by_symbol;
   std::vector<std::string> tried;
+  std::size_t asked = 0;
   for (std::size_t k = 0; k < 3; ++k) {
     std::vector<input_shape> given;
     std::string shapes;
@@ -541,8 +574,11 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
       for (std::size_t d = 0; d < dims.size() && d < ranged[i].size(); ++d) {
         if (!ranged[i][d]) continue;
         const auto& declared_dim = in.declared.rank_known() && d < in.declared.size() ? in.declared[d] : dimension();
-        dims[d] = dimension(members_of(in.requested[d], declared_dim)[k]);
+        auto members = members_of(in.requested[d], declared_dim);
+        if (const auto s = in.requested[d].symbol()) members = by_symbol.try_emplace(s, members).first->second;
+        dims[d] = dimension(members[k]);
         any = true;
+        asked += k == 0;
       }
       given.push_back({in.layer, partial_shape(dims)});
       if (any) shapes += fmt::format("{}{}={}", shapes.empty() ? "" : " ", in.name, to_string(given.back().shape));
@@ -574,6 +610,7 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
       const auto& in = inputs[i];
       auto f = size_finding(g.layers()[in.layer], in.layer);
       set_reason(f, because(why::sizes_not_proven, d).quoting(to_string(in.requested[d])));
+      if (asked > 1) f.what += fmt::format(" ({} more dimensions asked so)", asked - 1);
       std::string list;
       for (std::size_t t = 0; t < tried.size(); ++t)
         list += fmt::format("{}{}", t == 0 ? "" : t + 1 == tried.size() ? " and " : ", ", tried[t]);
@@ -617,6 +654,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       out.push_back(std::move(f));
       continue;
     }
+    if (fixed_resize(g, declared, asked, index, out)) continue;
     if (sizes.empty()) continue;
     std::vector<baked> found;
     for (const auto port : size_ports(l.type)) {

@@ -73,11 +73,9 @@ void concat(op& o) {
         if (!real) {
           v.elements.push_back(t->value->elements[k]);
         } else if (t->value->is_real()) {
-          v.reals.push_back(t->value->reals[k]);
-          v.reals_constant = v.reals_constant && t->value->reals_constant;
+          v.push_real(t->value->reals[k], t->value->real_constant(k));
         } else if (t->value->elements[k].exact()) {
-          v.reals.push_back(static_cast<double>(t->value->elements[k].lo));
-          v.reals_constant = v.reals_constant && t->value->elements[k].constant;
+          v.push_real(static_cast<double>(t->value->elements[k].lo), t->value->elements[k].constant);
         } else {
           return;
         }

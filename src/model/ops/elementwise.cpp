@@ -191,7 +191,7 @@ std::optional<double> real_at(const tensor_value& v, std::size_t i) {
   return e.exact() ? std::optional<double>(static_cast<double>(e.lo)) : std::nullopt;
 }
 
-bool constant_at(const tensor_value& v, std::size_t i) { return v.is_real() ? v.reals_constant : v.elements[i].constant; }
+bool constant_at(const tensor_value& v, std::size_t i) { return v.is_real() ? v.real_constant(i) : v.elements[i].constant; }
 
 /// PDPD broadcasting: the second shape broadcasts to the first, placed at `axis` (-1: aligned to the right);
 /// its trailing 1s are ignored and its other dimensions are 1 or the first shape's.
@@ -262,8 +262,7 @@ void binary(op& o) {
       if (is_boolean_result(Op) || (!is_real_type(o.out[0].type) && z == std::trunc(z) && std::abs(z) < 9.0e18)) {
         v.elements.push_back({static_cast<std::int64_t>(z), static_cast<std::int64_t>(z), {}, constant});
       } else {
-        v.reals.push_back(z);
-        v.reals_constant = v.reals_constant && constant;
+        v.push_real(z, constant);
       }
     } else {
       v.elements.push_back(combine(Op, a->elements[pa[k]], b->elements[pb[k]]));
@@ -398,10 +397,11 @@ void convert_like(op& o) {
     return;
   }
   tensor_value r;
-  for (double x : v->reals) {
+  for (std::size_t i = 0; i < v->reals.size(); ++i) {
+    const double x = v->reals[i];
     if (!std::isfinite(x) || std::abs(x) > 9.0e18) return;
     const auto z = *o.out[0].type == element_type::boolean ? (x != 0 ? 1 : 0) : static_cast<std::int64_t>(std::trunc(x));
-    r.elements.push_back({z, z, {}, v->reals_constant});
+    r.elements.push_back({z, z, {}, v->real_constant(i)});
   }
   o.out[0].value = std::move(r);
 }
@@ -419,10 +419,11 @@ void convert(op& o) {
   if (!v) return;
   if (v->is_real() && (is_integer(to) || to == element_type::boolean)) {
     tensor_value r;
-    for (double x : v->reals) {
+    for (std::size_t i = 0; i < v->reals.size(); ++i) {
+      const double x = v->reals[i];
       if (!std::isfinite(x) || std::abs(x) > 9.0e18) return;
       const auto z = to == element_type::boolean ? (x != 0 ? 1 : 0) : static_cast<std::int64_t>(std::trunc(x));
-      r.elements.push_back({z, z, {}, v->reals_constant});
+      r.elements.push_back({z, z, {}, v->real_constant(i)});
     }
     o.out[0].value = std::move(r);
   } else {

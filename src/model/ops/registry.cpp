@@ -360,8 +360,7 @@ std::optional<tensor_value> gather_value(const tensor_value& v, const std::vecto
   tensor_value r;
   if (v.is_real()) {
     r.reals.reserve(positions.size());
-    r.reals_constant = v.reals_constant;
-    for (auto p : positions) r.reals.push_back(v.reals.at(p));
+    for (auto p : positions) r.push_real(v.reals.at(p), v.real_constant(p));
   } else {
     r.elements.reserve(positions.size());
     for (auto p : positions) r.elements.push_back(v.elements.at(p));

@@ -268,7 +268,7 @@ std::optional<range_operand> range_input(const op& o, std::size_t i, const char*
   if (v->is_real()) {
     if (v->reals.size() != 1) return std::nullopt;
     r.real = v->reals[0];
-    r.bound.constant = v->reals_constant;
+    r.bound.constant = v->real_constant(0);
   } else {
     if (v->elements.size() != 1) return std::nullopt;
     r.bound = v->elements[0];

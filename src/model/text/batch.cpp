@@ -139,6 +139,10 @@ constexpr form_row forms[] = {
     {why::sizes_not_proven, "sizes_not_proven",
      {"its dimension {} is asked as {}: every layer propagates over it, but propagation over an interval or a "
       "symbol shows only that some of its sizes fit, not that each does", 1, true, "dimension,asked"}},
+    {why::resize_to_fixed_size, "resize_to_fixed_size",
+     {"its output is {1} along axis {0} both at the declared shapes and at the shapes asked, where its input's "
+      "size there changes: a size written for one input size may stand for one that follows it", 2, false,
+      "axis,size"}},
     {why::size_value_as_data, "size_value_as_data",
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
       "sample's result depends on N", 1, true, "port,path"}},
