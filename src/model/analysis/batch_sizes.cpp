@@ -560,6 +560,9 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
   std::unordered_map<symbol, std::array<std::int64_t, 3>> by_symbol;
   std::vector<std::string> tried;
   std::size_t asked = 0;
+  // A layer that fails at the declared shapes is not one a member shows.
+  std::vector<bool> failed_before(g.layers().size(), false);
+  for (const auto& x : declared.lost) failed_before[x.layer] = true;
   for (std::size_t k = 0; k < 3; ++k) {
     std::vector<input_shape> given;
     std::string shapes;
@@ -586,8 +589,6 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
     if (std::find(tried.begin(), tried.end(), shapes) != tried.end()) continue;
     tried.push_back(shapes);
     const auto p = propagate_naming(g, given, {});
-    std::vector<bool> failed_before(g.layers().size(), false);
-    for (const auto& x : declared.lost) failed_before[x.layer] = true;
     const auto it = std::find_if(p.lost.begin(), p.lost.end(),
                                  [&](const lost_information& x) { return !x.not_covered && !failed_before[x.layer]; });
     if (it == p.lost.end()) continue;
