@@ -1,6 +1,7 @@
-// `reshape1 fix MODEL.xml -o FIXED.xml [--check-batch 1,2,8,?] [--layout NAME=LAYOUT] [--dry-run] [--json]`:
+// `reshape1 fix MODEL -o FIXED [--check-batch 1,2,8,?] [--layout NAME=LAYOUT] [--dry-run] [--json]`:
 // rewrites the Reshape patterns that keep a model from reshaping to another batch, proves the result, and
-// writes the fixed .bin then the fixed .xml.
+// writes the fixed model (an IR's .bin then its .xml; an ONNX file). One driver for both formats: what
+// differs by format is the library's.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -58,38 +59,11 @@ std::string progress_text(const model::fix_progress& p) {
   return fmt::format("{} ({} layers)", text, p.layers);
 }
 
-/// fix for an ONNX file: the rewritten file is one .onnx, written through a temporary file.
-int fix_onnx(const fix_args& a) {
-  namespace fs = std::filesystem;
-  using model::detail::option;
-  if (!a.bin.empty()) model::detail::refuse_for_format(option::bin, "onnx");
-  if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.onnx, or --dry-run");
-  if (!a.dry_run) onnx::check_fix_output(a.xml, a.output);  // before the analysis, as Python
-  onnx::fix_options options;
-  options.check_batches = parse_batches(a.batches);
-  if (a.batch_name_given) options.batch_name = a.batch_name;
-  options.layouts = parse_layouts(a.layouts);  // as `check --layout` reads them
-  auto progress = std::make_optional<progress_line>(!a.quiet && !a.json);
-  options.progress = [&](const model::fix_progress& p) { progress->set(progress_text(p)); };
-  const auto report = onnx::fix(a.xml, options);
-  const bool write = !a.dry_run && !report.model.empty();
-  if (write) {
-    progress->set(fmt::format("fix: writing {}", a.output));
-    onnx::write_fixed(report, a.xml, a.output);
-  }
-  progress.reset();
-  if (a.json) {
-    std::cout << json_text(render::fix_json(report, a.xml, write ? render::json(a.output) : render::json()), 2) << '\n';
-    return report.fixed ? exit_ok : exit_invalid;
-  }
-  if (report.nothing_to_do) {
-    std::cout << "nothing to do: the model already reshapes at every checked batch\n";
-    for (const auto& line : report.checked) std::cout << printable(line) << '\n';
-    return report.fixed ? exit_ok : exit_invalid;
-  }
+/// The table of rewrites, the table of refusals and the freed dims, as the report's text.
+void print_report(const model::fix_report& report, const model::fix_options& options) {
   std::vector<std::vector<std::string>> rows, notes;
   for (const auto& c : report.changes) {
-    rows.push_back({id_path(c.within, c.node), c.name, c.old_pattern, c.new_pattern});
+    rows.push_back({id_path(c.within, c.id), c.name, c.old_pattern, c.new_pattern});
     notes.push_back({c.why});
   }
   print_table({"id", "name", "old pattern", "new pattern"}, rows, notes);
@@ -103,52 +77,37 @@ int fix_onnx(const fix_args& a) {
     }
     print_table({"id", "name", "op", "result"}, rows, notes);
   }
-  if (!report.freed.empty()) {
+  if (const auto freed = report.freed(); !freed.empty()) {
     // Inputs and outputs by name; the value_info entries (one per tensor a model declares) by count.
     std::vector<std::string> named;
     std::size_t inner = 0;
-    for (const auto& f : report.freed) f.starts_with("value_info") ? void(++inner) : named.push_back(f);
+    for (const auto& f : freed) f.starts_with("value_info") ? void(++inner) : named.push_back(f);
     if (inner != 0) named.push_back(fmt::format("{} value_info dimension{}", inner, inner == 1 ? "" : "s"));
-    std::cout << printable(fmt::format("batch freed ({}): {}", options.batch_name, fmt::join(named, ", "))) << '\n';
-  }
-  std::cout << "after the fix:\n";
-  for (const auto& line : report.checked) std::cout << "  " << printable(line) << '\n';
-  if (write) {
-    std::cout << printable(fmt::format("wrote {} ({} Reshape pattern{} rewritten)", a.output, report.changes.size(),
-                                       report.changes.size() == 1 ? "" : "s"))
+    std::cout << printable(fmt::format("batch freed ({}): {}", options.batch_name.value_or("N"), fmt::join(named, ", ")))
               << '\n';
-  } else if (a.dry_run) {
-    std::cout << "dry run: nothing written\n";
-  } else if (!report.fixed) {
-    std::cout << "not fixed: nothing written\n";
   }
-  return report.fixed ? exit_ok : exit_invalid;
 }
 
 int fix(const fix_args& a) {
   namespace fs = std::filesystem;
-  // fix proves the file it rewrites and keeps the rest of it (an IR's .bin, an ONNX model's external data)
-  // beside the output: it needs the model's own files, whichever format standard input would hold.
-  if (a.xml == "-") usage("fix reads the model from its file, not from standard input", "save the model and give its path");
-  if (onnx::format_of(a.xml) == model::model_format::onnx) return fix_onnx(a);
-  if (a.batch_name_given) model::detail::refuse_for_format(model::detail::option::batch_name, "ir");
-  const fs::path bin = model::weights_of(a.xml, a.bin);
-  if (!a.dry_run && a.output.empty()) usage("no output file", "give -o FIXED.xml, or --dry-run");
-  const fs::path out_xml = a.output;
-  const fs::path out_bin = fs::path(a.output).replace_extension(".bin");
   model::fix_options options;
+  options.bin = a.bin;
+  if (a.batch_name_given) options.batch_name = a.batch_name;
+  onnx::check_fix_input(a.xml, options);
+  if (!a.dry_run && a.output.empty())
+    usage("no output file", fmt::format("give -o FIXED{}, or --dry-run", model::extension_of(onnx::format_of(a.xml))));
   options.check_batches = parse_batches(a.batches);
   options.layouts = parse_layouts(a.layouts);  // as `check --layout` reads them
   // Refused before the analysis, as Python refuses them: by the rule write_fixed applies.
-  if (!a.dry_run) model::check_fix_outputs(a.xml, bin, out_xml, out_bin);
+  if (!a.dry_run) onnx::check_fix_output(a.xml, a.bin, a.output);
   // Cleared (the object goes) before the report is printed.
   auto progress = std::make_optional<progress_line>(!a.quiet && !a.json);
   options.progress = [&](const model::fix_progress& p) { progress->set(progress_text(p)); };
-  const auto report = model::fix(a.xml, bin, options);
-  const bool write = !a.dry_run && !report.xml.empty();
+  const auto report = onnx::fix(a.xml, options);
+  const bool write = !a.dry_run && report.writes();
   if (write) {
-    progress->set(fmt::format("fix: writing {}", out_bin.string()));
-    model::write_fixed(report, a.xml, bin, out_xml, out_bin);
+    progress->set(fmt::format("fix: writing {}", a.output));
+    onnx::write_fixed(report, a.xml, a.output);
   }
   progress.reset();
   if (a.json) {
@@ -157,27 +116,14 @@ int fix(const fix_args& a) {
     std::cout << "nothing to do: the model already reshapes at every checked batch\n";
     for (const auto& line : report.checked) std::cout << printable(line) << '\n';
   } else {
-    std::vector<std::vector<std::string>> rows, notes;
-    for (const auto& c : report.changes) {
-      rows.push_back({id_path(c.within, c.id), c.name, c.old_pattern, c.new_pattern});
-      notes.push_back({c.why});
-    }
-    print_table({"id", "name", "old pattern", "new pattern"}, rows, notes);
-    if (!report.refusals.empty()) {
-      if (!rows.empty()) std::cout << '\n';
-      rows.clear();
-      notes.clear();
-      for (const auto& x : report.refusals) {
-        rows.push_back({id_path(x.within, x.id), x.name, x.type, "not fixed"});
-        notes.push_back({x.reason});
-      }
-      print_table({"id", "name", "op", "result"}, rows, notes);
-    }
+    print_report(report, options);
     std::cout << (report.changes.empty() ? "checked:\n" : "after the fix:\n");
     for (const auto& line : report.checked) std::cout << "  " << printable(line) << '\n';
     if (write) {
-      std::cout << printable(fmt::format("wrote {} and {} ({} Reshape pattern{} rewritten)", out_xml.string(),
-                                         out_bin.string(), report.changes.size(), report.changes.size() == 1 ? "" : "s"))
+      std::vector<std::string> files;
+      for (const auto& f : report.files(a.output)) files.push_back(f.string());
+      std::cout << printable(fmt::format("wrote {} ({} Reshape pattern{} rewritten)", fmt::join(files, " and "),
+                                         report.changes.size(), report.changes.size() == 1 ? "" : "s"))
                 << '\n';
     } else if (a.dry_run) {
       std::cout << "dry run: nothing written\n";

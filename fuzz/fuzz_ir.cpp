@@ -14,6 +14,7 @@
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/model/fix.hpp"
+#include "reshape1/onnx.hpp"
 
 namespace {
 
@@ -22,17 +23,17 @@ namespace {
 void check_fix(const std::filesystem::path& xml, const std::filesystem::path& bin) {
   using namespace reshape1;
   const std::vector<dimension> batches{dimension(2), dimension()};
-  const auto r = model::fix(xml, bin, {.check_batches = batches});
+  const auto r = onnx::fix(xml, {.check_batches = batches, .bin = bin});
   if (r.checked.size() != batches.size()) fuzz::invariant_broken("fix: a summary line per checked batch");
   if (r.nothing_to_do && !r.changes.empty()) fuzz::invariant_broken("fix: nothing to do, yet changes");
   if (r.fixed && !r.refusals.empty()) fuzz::invariant_broken("fix: fixed with refusals");
   if (!r.fixed || r.changes.empty()) {
-    if (!r.xml.empty()) fuzz::invariant_broken("fix: a model to write that is not proven");
+    if (r.writes()) fuzz::invariant_broken("fix: a model to write that is not proven");
     return;
   }
   const auto out_xml = fuzz::scratch_dir() / "fixed.xml";
   const auto out_bin = fuzz::scratch_dir() / "fixed.bin";
-  model::write_fixed(r, xml, bin, out_xml, out_bin);
+  onnx::write_fixed(r, xml, out_xml);
   const auto fixed = model::read_ir(out_xml, out_bin);
   for (const auto& b : batches)
     if (!model::check_batch(fixed, {.batch = b}).summary.reshapes())

@@ -61,9 +61,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto r = onnx::fix(std::as_bytes(std::span(data, size)), name, {.check_batches = batches});
     if (r.checked.size() != batches.size()) fuzz::invariant_broken("fix: a summary line per checked batch");
     if (r.fixed && !r.refusals.empty()) fuzz::invariant_broken("fix: fixed with refusals");
-    if (!r.fixed && !r.model.empty()) fuzz::invariant_broken("fix: a model to write that is not proven");
-    if (!r.model.empty()) {
-      const auto fixed = onnx::read(std::as_bytes(std::span(r.model.data(), r.model.size())), name);
+    if (!r.fixed && r.writes()) fuzz::invariant_broken("fix: a model to write that is not proven");
+    if (r.writes()) {
+      const auto& bytes = std::get<model::onnx_output>(r.output).model;
+      const auto fixed = onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), name);
       for (const auto& at : batches)
         if (model::check_batch(fixed, {.batch = at}).summary.verdict() != model::batch_verdict::yes)
           fuzz::invariant_broken("fix: the fixed model does not reshape at a batch it was proven at");

@@ -634,40 +634,20 @@ dimension to_batch(py::handle batch) {
   return model::parse_batch(text, model::detail::spell(model::detail::option::batch, {}, text));
 }
 
-/// reshape1::model::fix (and write_fixed when `out_xml` is given): the report's JSON.
-py::str fix_model(const std::string& xml, const std::string& bin, const std::string& out_xml,
+/// reshape1::onnx::fix, either format: the model is a path or ONNX bytes; `out` ("" for none) is written
+/// for a path when the report holds a fixed model. The report's JSON, and the fixed bytes for a model given
+/// as bytes.
+py::tuple fix_model(const py::object& model, const std::string& bin, const std::string& out,
                     const std::optional<std::vector<py::object>>& batches,
-                    const std::vector<std::pair<std::string, std::string>>& layouts) {
+                    const std::vector<std::pair<std::string, std::string>>& layouts,
+                    const std::optional<std::string>& batch_name, const std::string& base_dir) {
   model::fix_options options;
-  options.check_batches = to_check_batches(batches);
-  options.layouts = layouts;
-  model::fix_report report;
-  bool written = false;
-  const auto out_bin = std::filesystem::path(out_xml).replace_extension(".bin");
-  {
-    py::gil_scoped_release unlocked;
-    const auto weights = model::weights_of(xml, bin);
-    if (!out_xml.empty()) model::check_fix_outputs(xml, weights, out_xml, out_bin);  // before the analysis, as the CLI
-    report = model::fix(xml, weights, options);
-    if (!out_xml.empty() && !report.xml.empty()) {
-      model::write_fixed(report, xml, weights, out_xml, out_bin);
-      written = true;
-    }
-  }
-  return json_of(render::fix_json(report, xml, written ? render::json(out_xml) : render::json()));
-}
-
-/// reshape1::onnx::fix: the model is a path or ONNX bytes; `out` ("" for none) is written for a path when
-/// the report holds a fixed model. The report's JSON, and the fixed bytes for a model given as bytes.
-py::tuple fix_onnx_model(const py::object& model, const std::string& out, const std::optional<std::vector<py::object>>& batches,
-                         const std::vector<std::pair<std::string, std::string>>& layouts, const std::string& batch_name,
-                         const std::string& base_dir) {
-  onnx::fix_options options;
+  options.bin = bin;
   options.base_dir = base_dir;
   options.check_batches = to_check_batches(batches);
   options.layouts = layouts;
   options.batch_name = batch_name;
-  onnx::fix_report report;
+  model::fix_report report;
   bool written = false;
   const bool in_memory = py::isinstance<py::bytes>(model);
   if (in_memory) {
@@ -677,15 +657,17 @@ py::tuple fix_onnx_model(const py::object& model, const std::string& out, const 
   } else {
     const auto path = model.cast<std::string>();
     py::gil_scoped_release unlocked;
-    if (!out.empty()) onnx::check_fix_output(path, out);  // before the analysis, as the CLI
+    onnx::check_fix_input(path, options);
+    if (!out.empty()) onnx::check_fix_output(path, bin, out);  // before the analysis, as the CLI
     report = onnx::fix(path, options);
-    if (!out.empty() && !report.model.empty()) {
+    if (!out.empty() && report.writes()) {
       onnx::write_fixed(report, path, out);
       written = true;
     }
   }
+  const auto* fixed = std::get_if<model::onnx_output>(&report.output);
   return py::make_tuple(json_of(render::fix_json(report, model_name(model), written ? render::json(out) : render::json())),
-                        in_memory && !report.model.empty() ? py::object(py::bytes(report.model)) : py::object(py::none()));
+                        in_memory && report.writes() ? py::object(py::bytes(fixed->model)) : py::object(py::none()));
 }
 
 /// "ir" or "onnx": what a file's content says it is.
@@ -877,12 +859,12 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
         return l;
       },
       "Internal: every stable error code name, in the C++ order.");
-  m.def("_fix", &fix_model, py::arg("xml"), py::arg("bin"), py::arg("out_xml"), py::arg("batches"), py::arg("layouts"),
-        "Internal: reshape1::model::fix and write_fixed, the report as JSON (see reshape1.fix).");
+  m.def("_fix", &fix_model, py::arg("model"), py::arg("bin"), py::arg("out"), py::arg("batches"), py::arg("layouts"),
+        py::arg("batch_name"), py::arg("base_dir"),
+        "Internal: reshape1::onnx::fix and write_fixed, the report as JSON and the fixed bytes of a model in memory "
+        "(see reshape1.fix).");
   m.def("_check_batch", &check_batch_model, py::arg("model"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
         py::arg("layouts"), py::arg("assume_kept"), py::arg("assume_constant"), py::arg("base_dir"), "Internal: reshape1::model::check_batch, the report as JSON (see reshape1.check_batch).");
-  m.def("_fix_onnx", &fix_onnx_model, py::arg("model"), py::arg("out"), py::arg("batches"), py::arg("layouts"),
-        py::arg("batch_name"), py::arg("base_dir"));
   m.def("_format", &format_of_file, py::arg("path"));
   m.def(
       "_refuse_base_dir", [] { model::detail::refuse_base_dir_for_file(); },

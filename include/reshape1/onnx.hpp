@@ -50,77 +50,41 @@ namespace reshape1::onnx {
 [[nodiscard]] model::graph read_any(const std::filesystem::path& file, const std::filesystem::path& bin = {},
                                     const std::filesystem::path& base_dir = {});
 
-struct fix_options {
-  /// The batches the fixed model must reshape to (`?` is a dynamic batch). Empty: 1, 2, 8 and ?.
-  std::vector<dimension> check_batches{};
-  /// The dim_param the batch becomes in the graph's inputs, outputs and value_info.
-  std::string batch_name = "N";
-  /// Layouts by input name, as for check_batch: the dimension named N is the batch (otherwise the axis
-  /// holding the first input's batch dim_param, or 0).
-  std::vector<std::pair<std::string, std::string>> layouts{};
-  /// Called at each stage and each group of rewrites judged, as for the IR fix (from the calling thread;
-  /// keep it cheap). `layers` counts the layers of the model as lowered.
-  std::function<void(const model::fix_progress&)> progress{};
-  /// For a model in memory: the directory its external data is looked for in (as `read`'s base_dir).
-  /// error(invalid_argument) for a model read from a file, whose data lies beside it.
-  std::filesystem::path base_dir{};
-};
+/// `reshape1 fix` on a model of either format, told apart by content as read_any does: rewrites the Reshape
+/// patterns that write the declared batch as a constant (cloning a constant other layers share) and proves
+/// the result (docs/cli.md, `fix`). An IR's rewrites go into its Consts, their bytes appended to the .bin,
+/// and the rewritten .xml is read back with them for the proof. An ONNX model's go into its initializers
+/// and Constant nodes; its inputs' batch and every declared dimension that carries it become the dim_param
+/// `batch_name`, and the bytes that would be written, read back, must reshape at every checked batch.
+/// Writes nothing. The file is read twice (not "-": error(invalid_argument)); an IR's weights are
+/// `options.bin`, or beside it (model::weights_of).
+[[nodiscard]] model::fix_report fix(const std::filesystem::path& file, const model::fix_options& options = {});
+/// The same for an ONNX model in memory (`name` in messages; external data is looked for in
+/// `options.base_dir`, or the name's directory, and refused when the name has none, as `read` does). An IR
+/// is fixed from its files: error(invalid_argument) for IR bytes.
+[[nodiscard]] model::fix_report fix(std::span<const std::byte> bytes, const std::string& name,
+                                    const model::fix_options& options = {});
 
-/// One rewritten Reshape shape: element `element` of the tensor `tensor` (an initializer, or a Constant
-/// node's value) went from `old_value` (the declared batch) to `new_value` (0 copies the batch, with
-/// allowzero cleared where it was 1; -1 where 0 cannot be written or does not keep the batch).
-struct fix_change {
-  /// The Reshape's id, as findings give it: its node's index in the top graph (a node of an If branch is
-  /// numbered after the top graph's nodes); in a Loop's or Scan's body, its id there, with `within`.
-  std::int64_t node = 0;
-  std::string name;
-  std::string old_pattern, new_pattern;
-  std::string tensor;                      ///< the tensor that now holds the new value
-  std::optional<std::string> cloned_from;  ///< the shared tensor it is a copy of, if any
-  std::size_t element = 0;
-  std::int64_t old_value = 0, new_value = 0;
-  bool allowzero_cleared = false;  ///< the Reshape's allowzero went from 1 to 0, so that 0 copies the batch
-  std::string why;
-  std::vector<model::enclosing_layer> within{};  ///< the Loop and Scan bodies it is in, outermost first
-};
-
-struct fix_report {
-  /// Nothing to rewrite and nothing to free: the model already runs at every checked batch.
-  bool nothing_to_do = false;
-  /// The fixed model, read back from its bytes, reshapes at every checked batch, has the original's shapes
-  /// at the original's declared inputs, and at each numeric batch those shapes with the batch scaled.
-  bool fixed = false;
-  std::vector<fix_change> changes;
-  std::vector<model::fix_refusal> refusals;  ///< ids are node indices
-  /// The declared dimensions that became the dim_param, `input 'x' dimension 0` (inputs, then outputs, then
-  /// value_info), or were cleared (they hold N·k): `value_info 'y' dimension 1 cleared`.
-  std::vector<std::string> freed;
-  /// `reshapes to batch B: ...` for each checked batch, on the fixed model (on the model itself when
-  /// nothing changed).
-  std::vector<std::string> checked;
-  /// The fixed file's bytes: empty unless `fixed` and something changed.
-  std::string model;
-};
-
-/// `reshape1 fix` for an ONNX file: rewrites the Reshape shapes that write the declared batch as a
-/// constant (cloning a tensor other nodes share), gives the inputs' batch and every declared dimension
-/// that carries it the dim_param, and proves the result: the bytes that would be written, read back,
-/// must reshape at every checked batch. Writes nothing.
-[[nodiscard]] fix_report fix(const std::filesystem::path& file, const fix_options& options = {});
-/// The same for a model in memory (`name` in messages; external data is looked for in its directory, and
-/// refused when the name has none, as `read` does).
-[[nodiscard]] fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options = {});
+/// The checks fix makes before it reads the model, for a caller to make before its own: `file` is not "-",
+/// and the options fit its format (fix_options::bin only for an IR, batch_name only for ONNX, base_dir for neither),
+/// an IR's weights are there. error(invalid_argument), or as format_of and model::weights_of refuse.
+void check_fix_input(const std::filesystem::path& file, const model::fix_options& options);
 
 /// The checks write_fixed makes before it writes anything, for a caller to make before fix's analysis too:
-/// `out` ends in .onnx, is not the model `in`, and is not a directory, a FIFO, a device or anything else
-/// that is not a regular file. error(invalid_argument) naming `out` and what is wrong with it.
-void check_fix_output(const std::filesystem::path& in, const std::filesystem::path& out);
+/// `out` ends in the model's extension (.xml, .onnx); neither it nor, for an IR, the .bin beside it is one
+/// of the model's files (`in`, and an IR's weights `bin`, empty for beside the .xml), nor a directory, a
+/// FIFO, a device or anything else that is not a regular file (a regular file is replaced; a missing one is
+/// created). error(invalid_argument) naming the output and what is wrong with it.
+void check_fix_output(const std::filesystem::path& in, const std::filesystem::path& bin,
+                      const std::filesystem::path& out);
 
-/// Writes `report.model` to `out` through a temporary file renamed into place. A model with external data
-/// written to another directory gets its data files beside it first (hard-linked, or copied; a different
-/// file already there is refused). Rewritten tensors are always inline. error(invalid_argument) when there
-/// is nothing to write or check_fix_output refuses `out`; error(io) from the system.
-void write_fixed(const fix_report& report, const std::filesystem::path& in, const std::filesystem::path& out);
+/// Writes the fixed model to `out` (report.files(out)), each file through a temporary file renamed into
+/// place. An IR: the .bin first (the original bytes, then the new ones), then the .xml, so an interrupted
+/// run never leaves an .xml pointing into a missing or short .bin. An ONNX model with external data written
+/// to another directory gets its data files beside it first (hard-linked, or copied; a different file
+/// already there is refused); rewritten tensors are always inline. error(invalid_argument) when there is
+/// nothing to write or check_fix_output refuses `out`; error(io) from the system.
+void write_fixed(const model::fix_report& report, const std::filesystem::path& in, const std::filesystem::path& out);
 
 /// Every (op_type, since_version) of the default ONNX domain reshape1 translates, sorted.
 [[nodiscard]] std::vector<std::pair<std::string_view, int>> covered_ops();

@@ -58,7 +58,8 @@ __all__ = [
     "ValueSource",
     "check_batch",
     "FixChange",
-    "OnnxFixChange",
+    "IrEdit",
+    "OnnxEdit",
     "FixRefusal",
     "FixReport",
     "fix",
@@ -538,48 +539,53 @@ def check_batch(
 
 
 @_report
-class FixChange:
-    """One rewritten Reshape pattern of an IR: the Const `const` (a clone of `cloned_from` when the original
-    fed other layers too) has `new_value` at `element`; special_zero_set when the Reshape's special_zero
-    went from false to true. A Reshape in a TensorIterator's or Loop's body has its id (and its Const's)
-    there, with within naming the layers around it, outermost first."""
+class IrEdit:
+    """Where an IR's rewrite wrote its value: the Const `const` (a clone of `cloned_from` when the original
+    fed other layers too); special_zero_set when the Reshape's special_zero went from false to true."""
 
-    id: int
-    name: str
-    old_pattern: str
-    new_pattern: str
     const: int
     cloned_from: Optional[int]
-    element: int
-    old_value: int
-    new_value: int
     special_zero_set: bool
-    why: str
-    within: Tuple[Enclosing, ...] = ()
 
 
 @_report
-class OnnxFixChange:
-    """One rewritten Reshape shape of an ONNX model: element `element` of `tensor` (an initializer, or a
-    Constant node's value; a copy of `cloned_from` when other nodes share that one) went from the declared
-    batch to 0 (or -1 where 0 would not copy the batch); allowzero_cleared when the Reshape's allowzero
-    went from 1 to 0 so that 0 copies it; `id` is the Reshape's
-    id as findings give it (its node's index in the top graph; a node of an If branch is numbered after
-    them; in a Loop's or Scan's body, its id there, with within naming the layers around it, outermost
-    first)."""
+class OnnxEdit:
+    """Where an ONNX model's rewrite wrote its value: `tensor` (an initializer, or a Constant node's value; a
+    copy of `cloned_from` when other nodes share that one); allowzero_cleared when the Reshape's allowzero
+    went from 1 to 0 so that 0 copies the batch."""
+
+    tensor: str
+    cloned_from: Optional[str]
+    allowzero_cleared: bool
+
+
+@_report
+class FixChange:
+    """One rewritten Reshape pattern, of an IR or an ONNX model: element `element` went from old_value (the
+    declared batch) to new_value (0 copies the batch; -1 where 0 cannot be written or does not keep it).
+    `id` is the Reshape's id as findings give it (for ONNX its node's index in the top graph; a node of an If
+    branch is numbered after them); in a body, its id there, with within naming the layers around it,
+    outermost first. `edit` is what the format wrote (IrEdit or OnnxEdit): the JSON gives its keys beside
+    the others."""
 
     id: int
     name: str
     old_pattern: str
     new_pattern: str
-    tensor: str
-    cloned_from: Optional[str]
     element: int
     old_value: int
     new_value: int
-    allowzero_cleared: bool
     why: str
+    edit: Union[IrEdit, OnnxEdit]
     within: Tuple[Enclosing, ...] = ()
+
+
+def _fix_change(data: Mapping[str, Any]) -> FixChange:
+    # An IR's change names its Const, an ONNX model's its tensor: the keys of one edit class.
+    kind: Any = IrEdit if "const" in data else OnnxEdit
+    keys = {f.name for f in dataclasses.fields(kind)}
+    edit = _from_json(kind, {k: v for k, v in data.items() if k in keys})
+    return _from_json(FixChange, {k: v for k, v in data.items() if k not in keys}, edit=edit)  # type: ignore[no-any-return]
 
 
 @_report
@@ -606,45 +612,10 @@ class FixReport:
     output: Any
     nothing_to_do: bool
     fixed: bool
-    changes: List[Union[FixChange, OnnxFixChange]]
+    changes: List[FixChange]
     refusals: List[FixRefusal]
     checked: List[str]
     freed: List[str] = dataclasses.field(default_factory=list)
-
-
-def _fix_onnx(
-    model: Any,
-    in_memory: bool,
-    output: Union[str, "os.PathLike[str]", None],
-    check_batches: Optional[Sequence[Union[int, str]]],
-    layouts: Optional[Mapping[str, str]],
-    model_bin: Union[str, "os.PathLike[str]", None],
-    batch_name: Optional[str],
-    base_dir: str,
-) -> FixReport:
-    # In the command line's order, with its words (the table in src/model/options.hpp).
-    if model_bin is not None:
-        _core._refuse_for_format("model_bin", "onnx")
-    if in_memory and output is not None:
-        raise Error("invalid_argument", "output: a model given in memory comes back in the report's output")
-    data, _ = _model_arg(model, None)
-    report, fixed_bytes = _core._fix_onnx(
-        data,
-        _file_arg("output", output),
-        None if check_batches is None else list(check_batches),
-        list((layouts or {}).items()),
-        "N" if batch_name is None else batch_name,
-        base_dir,
-    )
-    fields = json.loads(report)
-    fields["changes"] = [_from_json(OnnxFixChange, c) for c in fields["changes"]]
-    if in_memory:
-        result: Any = fixed_bytes
-        rebuild = getattr(type(model), "FromString", None)
-        if fixed_bytes is not None and callable(rebuild) and not isinstance(model, (bytes, bytearray, memoryview)):
-            result = rebuild(fixed_bytes)  # an onnx.ModelProto in, one out
-        fields["output"] = result
-    return _from_json(FixReport, fields)  # type: ignore[no-any-return]
 
 
 def fix(
@@ -681,22 +652,24 @@ def fix(
     in_memory = isinstance(model_xml, (bytes, bytearray, memoryview)) or (
         not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))
     )
-    directory = _file_arg("base_dir", base_dir, "directory")
-    if in_memory or _core._format(_path_text("model_xml", model_xml)) == "onnx":
-        return _fix_onnx(model_xml, in_memory, output, check_batches, layouts, model_bin, batch_name, directory)
-    if batch_name is not None:
-        _core._refuse_for_format("batch_name", "ir")
-    if directory:
-        _core._refuse_base_dir()
-    xml = _path_text("model_xml", model_xml)
-    binary = _file_arg("model_bin", model_bin)  # "": beside the .xml (checked by the library)
-    report = _core._fix(
-        xml,
+    if in_memory and output is not None:
+        raise Error("invalid_argument", "output: a model given in memory comes back in the report's output")
+    data, binary = _model_arg(model_xml, model_bin)
+    report, fixed_bytes = _core._fix(
+        data,
         binary,
         _file_arg("output", output),
         None if check_batches is None else list(check_batches),
         list((layouts or {}).items()),
+        batch_name,
+        _file_arg("base_dir", base_dir, "directory"),
     )
     fields = json.loads(report)
-    fields["changes"] = [_from_json(FixChange, c) for c in fields["changes"]]
+    fields["changes"] = [_fix_change(c) for c in fields["changes"]]
+    if in_memory:
+        result: Any = fixed_bytes
+        rebuild = getattr(type(model_xml), "FromString", None)
+        if fixed_bytes is not None and callable(rebuild) and not isinstance(model_xml, (bytes, bytearray, memoryview)):
+            result = rebuild(fixed_bytes)  # an onnx.ModelProto in, one out
+        fields["output"] = result
     return _from_json(FixReport, fields)  # type: ignore[no-any-return]

@@ -256,33 +256,28 @@ def check_batch(
 ) -> BatchReport: ...
 
 @dataclass(frozen=True, kw_only=True)
+class IrEdit:
+    const: int
+    cloned_from: Optional[int]
+    special_zero_set: bool
+
+@dataclass(frozen=True, kw_only=True)
+class OnnxEdit:
+    tensor: str
+    cloned_from: Optional[str]
+    allowzero_cleared: bool
+
+@dataclass(frozen=True, kw_only=True)
 class FixChange:
     id: int
     name: str
     old_pattern: str
     new_pattern: str
-    const: int
-    cloned_from: Optional[int]
     element: int
     old_value: int
     new_value: int
-    special_zero_set: bool
     why: str
-    within: Tuple[Enclosing, ...] = ...
-
-@dataclass(frozen=True, kw_only=True)
-class OnnxFixChange:
-    id: int
-    name: str
-    old_pattern: str
-    new_pattern: str
-    tensor: str
-    cloned_from: Optional[str]
-    element: int
-    old_value: int
-    new_value: int
-    allowzero_cleared: bool
-    why: str
+    edit: Union[IrEdit, OnnxEdit]
     within: Tuple[Enclosing, ...] = ...
 
 @dataclass(frozen=True, kw_only=True)
@@ -299,7 +294,7 @@ class FixReport:
     output: Any
     nothing_to_do: bool
     fixed: bool
-    changes: List[Union[FixChange, OnnxFixChange]]
+    changes: List[FixChange]
     refusals: List[FixRefusal]
     checked: List[str]
     freed: List[str] = ...

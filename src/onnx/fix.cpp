@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -19,6 +20,7 @@
 #include "../model/options.hpp"
 #include "lowering.hpp"
 #include "skim.hpp"
+#include "model/analysis/fix_ir.hpp"
 #include "model/analysis/fix_planner.hpp"
 #include "model/ops/rules.hpp"
 #include "model/text/fix.hpp"
@@ -34,6 +36,9 @@ using reshape1::detail::fail;
 using model::detail::op_part;
 using model::detail::part_of;
 using model::detail::layer_key;
+using model::fix_change;
+using model::fix_options;
+using model::fix_report;
 
 /// The batches at which the batch axis of each tensor is found: N·k at both, for one k.
 constexpr std::int64_t probe_a = 1009, probe_b = 1013;
@@ -185,8 +190,9 @@ struct names_site {
 struct onnx_source {
   onnx_source(std::span<const std::byte> bytes, detail::skimmed_model skimmed, const fs::path& file,
               const fs::path& directory, const fix_options& options)
-      : file_(file), directory_(directory), batch_name_(options.batch_name), source_(bytes), skimmed_(std::move(skimmed)) {
-    if (options.batch_name.empty())
+      : file_(file), directory_(directory), batch_name_(options.batch_name.value_or("N")), source_(bytes),
+        skimmed_(std::move(skimmed)) {
+    if (batch_name_.empty())
       fail(errc::invalid_argument, {},
            fmt::format("{}: an empty name for the batch's dim_param", model::detail::spell(model::detail::option::batch_name)),
            fmt::format("give a name, e.g. {}", model::detail::spell(model::detail::option::batch_name, {}, "N")));
@@ -241,8 +247,9 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     out.fixed = r.fixed;
     out.refusals = std::move(r.refusals);
     out.checked = std::move(r.checked);
+    auto& written = out.output.emplace<model::onnx_output>();
     // What read_back last made: the proof read the file back only with rewrites or dims to free.
-    if (!r.changes.empty() || frees_) out.freed = std::move(freed_);
+    if (!r.changes.empty() || frees_) written.freed = std::move(freed_);
     for (const auto& c : r.changes) {
       std::vector<std::int64_t> within;
       for (const auto& w : c.within) within.push_back(w.id);
@@ -250,12 +257,12 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     }
     if (accepted_) {
       if (skimmed_.bytes.empty()) {
-        out.model = std::move(written_);
+        written.model = std::move(written_);
       } else {
-        out.model = detail::put_back(std::as_bytes(std::span(written_)), source_, skimmed_.left_out, file_.string());
+        written.model = detail::put_back(std::as_bytes(std::span(written_)), source_, skimmed_.left_out, file_.string());
         // What the proof read back is written_ with the weights' lengths: the model written must skim to
         // exactly those bytes, its weights to those lengths.
-        const auto again = detail::skim(std::as_bytes(std::span(out.model)), file_.string(), true);
+        const auto again = detail::skim(std::as_bytes(std::span(written.model)), file_.string(), true);
         bool same = again.bytes == written_ && again.left_out.size() == skimmed_.left_out.size();
         for (const auto& [index, field] : skimmed_.left_out) {
           const auto it = again.left_out.find(index);
@@ -512,17 +519,15 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
         if (a.name() == "allowzero") a.set_i(0);
     auto& c = changes_[{r.p.within, r.p.reshape}];
     c.name = reshape_node.name().empty() && reshape_node.output_size() > 0 ? reshape_node.output(0) : reshape_node.name();
-    c.allowzero_cleared = r.p.set_special_zero;
+    c.edit = model::onnx_edit{h->name, cloned_from, r.p.set_special_zero};
     c.old_pattern = r.change.old_pattern;
     c.new_pattern = r.change.new_pattern;
-    c.tensor = h->name;
-    c.cloned_from = cloned_from;
     c.element = origin.index;
     c.old_value = r.p.old_value;
     c.new_value = r.p.value;
     c.why = model::text::held_by_tensor(r.p.why, h->constant_node, h->name, external);
     c.within = r.change.within;
-    c.node = r.p.reshape;
+    c.id = r.p.reshape;
     return *node;
   }
 
@@ -540,7 +545,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const auto* n = node_at(m, node);
     if (n == nullptr || n->output_size() == 0) return;
     if (c.within.empty()) {
-      if (const auto it = names.find(n->output(0)); it != names.end()) c.node = g.layers()[it->second.layer].id;
+      if (const auto it = names.find(n->output(0)); it != names.end()) c.id = g.layers()[it->second.layer].id;
       return;
     }
     // The body that holds the node: the record whose graph is the longest prefix of the node's path.
@@ -558,7 +563,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
         within.push_back({l.id, std::string(l.name), std::string(l.type)});
         at = &l.body->network;
       }
-      c.node = at->layers()[it->second.layer].id;
+      c.id = at->layers()[it->second.layer].id;
       c.within = std::move(within);
       return;
     }
@@ -715,10 +720,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   bool accepted_ = false;                     ///< the proof holds: written_ is the fixed model
 };
 
-}  // namespace
-
-fix_report fix(const fs::path& file, const fix_options& options) {
-  if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file();
+fix_report fix_onnx_file(const fs::path& file, const fix_options& options) {
   const io::detail::mapped_file data(file);
   // The large weights are left out of the parse and copied from the mapping into the fixed model at the
   // end (guarded: a mapped file may shrink while it is read). Where none is, protobuf parses the whole
@@ -731,7 +733,48 @@ fix_report fix(const fs::path& file, const fix_options& options) {
   return onnx_fixer(bytes, {}, file, detail::directory_of(file), options).result();
 }
 
+}  // namespace
+
+namespace {
+
+/// check_fix_input, and the format it found.
+model::model_format checked_input(const fs::path& file, const fix_options& options) {
+  // fix proves the file it rewrites and keeps the rest of it (an IR's .bin, an ONNX model's external data)
+  // beside the output: it needs the model's own files, whichever format standard input would hold.
+  if (file == "-")
+    fail(errc::invalid_argument, {}, "fix reads the model from its file, not from standard input",
+         "save the model and give its path");
+  const auto format = format_of(file);
+  if (format == model::model_format::onnx) {
+    if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  } else {
+    if (options.batch_name) model::detail::refuse_for_format(model::detail::option::batch_name, "ir");
+    (void)model::weights_of(file, options.bin);
+  }
+  if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file();
+  return format;
+}
+
+}  // namespace
+
+void check_fix_input(const fs::path& file, const fix_options& options) { (void)checked_input(file, options); }
+
+fix_report fix(const fs::path& file, const fix_options& options) {
+  if (checked_input(file, options) == model::model_format::onnx) return fix_onnx_file(file, options);
+  return model::detail::fix_ir(file, model::weights_of(file, options.bin), options);
+}
+
 fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options) {
+  // XML (an IR's .xml) begins with '<', after white space or a byte order mark; anything else is read as
+  // ONNX and refused by the reader as it would be by read().
+  const auto first = std::find_if(bytes.begin(), bytes.end(), [](std::byte b) {
+    const auto c = static_cast<unsigned char>(b);
+    return c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != 0xEF && c != 0xBB && c != 0xBF;
+  });
+  if (first != bytes.end() && static_cast<char>(*first) == '<')
+    fail(errc::invalid_argument, {}, fmt::format("{}: an OpenVINO IR is fixed from its files, not from bytes", name),
+         "save the .xml and its .bin and give the .xml's path");
+  if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
   detail::check_model_size(bytes, name);
   return onnx_fixer(bytes, detail::skim(bytes, name), name,
                     options.base_dir.empty() ? fs::path(name).parent_path() : options.base_dir, options)
@@ -827,7 +870,9 @@ void bring_external_data(const std::map<std::string, std::string>& locations, co
 }
 }  // namespace
 
-void check_fix_output(const fs::path& in, const fs::path& out) {
+namespace {
+
+void check_onnx_output(const fs::path& in, const fs::path& out) {
   if (out.extension() != ".onnx")
     fail(errc::invalid_argument, {}, fmt::format("{}: the output of an ONNX model must end in .onnx", out.string()),
          "write e.g. fixed.onnx");
@@ -842,17 +887,35 @@ void check_fix_output(const fs::path& in, const fs::path& out) {
          "fix writes the model to a regular file; give another name");
 }
 
-void write_fixed(const fix_report& report, const fs::path& in, const fs::path& out) {
-  if (report.model.empty())
-    fail(errc::invalid_argument, {}, "the report has no fixed model to write", "write only a report whose fixed is true");
-  check_fix_output(in, out);
-  const auto locations = external_locations_of(report.model, out);
+void write_onnx(const model::onnx_output& fixed, const fs::path& in, const fs::path& out) {
+  check_onnx_output(in, out);
+  const auto locations = external_locations_of(fixed.model, out);
   refuse_output_over_external_data(locations, in, out);
   // The data first: a model written without it would point at nothing.
   bring_external_data(locations, in, out);
   io::detail::atomic_file file(out);
-  file.write(std::as_bytes(std::span(report.model.data(), report.model.size())));
+  file.write(std::as_bytes(std::span(fixed.model.data(), fixed.model.size())));
   file.commit();
+}
+
+}  // namespace
+
+void check_fix_output(const fs::path& in, const fs::path& bin, const fs::path& out) {
+  if (format_of(in) == model::model_format::onnx) {
+    if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+    check_onnx_output(in, out);
+    return;
+  }
+  model::detail::check_ir_outputs(in, model::weights_of(in, bin), out, fs::path(out).replace_extension(".bin"));
+}
+
+void write_fixed(const fix_report& report, const fs::path& in, const fs::path& out) {
+  if (!report.writes())
+    fail(errc::invalid_argument, {}, "the report has no fixed model to write", "write only a report whose fixed is true");
+  if (const auto* ir = std::get_if<model::ir_output>(&report.output))
+    model::detail::write_ir(*ir, in, out, fs::path(out).replace_extension(".bin"));
+  else
+    write_onnx(std::get<model::onnx_output>(report.output), in, out);
 }
 
 }  // namespace reshape1::onnx

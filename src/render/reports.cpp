@@ -174,43 +174,42 @@ json batch_json(const model::batch_report& r, std::string_view model, shapes_see
             {"line", r.summary_line()}}}};
 }
 
+namespace {
+
+// A change's format-specific keys, in the places the reports have always given them: what holds the new
+// value (an IR's Const, an ONNX tensor) after the patterns, the Reshape's flag before `why`.
+void add_holder(json& j, const model::ir_edit& e) {
+  j["const"] = std::to_string(e.const_id);
+  j["cloned_from"] = e.cloned_from ? json(std::to_string(*e.cloned_from)) : json();
+}
+void add_holder(json& j, const model::onnx_edit& e) {
+  j["tensor"] = e.tensor;
+  j["cloned_from"] = e.cloned_from ? json(*e.cloned_from) : json();
+}
+void add_flag(json& j, const model::ir_edit& e) { j["special_zero_set"] = e.special_zero_set; }
+void add_flag(json& j, const model::onnx_edit& e) { j["allowzero_cleared"] = e.allowzero_cleared; }
+
+}  // namespace
+
 json fix_json(const model::fix_report& r, std::string_view model, const json& output) {
   auto changes = json::array();
   for (const auto& c : r.changes) {
-    json j = {{"id", std::to_string(c.id)},
-              {"name", c.name},
-              {"old_pattern", c.old_pattern},
-              {"new_pattern", c.new_pattern},
-              {"const", std::to_string(c.const_id)},
-              {"cloned_from", c.cloned_from ? json(std::to_string(*c.cloned_from)) : json()},
-              {"element", c.const_index},
-              {"old_value", c.old_value},
-              {"new_value", c.new_value},
-              {"special_zero_set", c.special_zero_set},
-              {"why", c.why}};
+    json j = {{"id", std::to_string(c.id)}, {"name", c.name}, {"old_pattern", c.old_pattern}, {"new_pattern", c.new_pattern}};
+    std::visit([&](const auto& e) { add_holder(j, e); }, c.edit);
+    j["element"] = c.element;
+    j["old_value"] = c.old_value;
+    j["new_value"] = c.new_value;
+    std::visit([&](const auto& e) { add_flag(j, e); }, c.edit);
+    j["why"] = c.why;
     if (!c.within.empty()) j["within"] = within_json(c.within);  // a Reshape in a body, as refusals give it
     changes.push_back(std::move(j));
   }
-  return {{"model", model},      {"output", output},   {"nothing_to_do", r.nothing_to_do},
-          {"fixed", r.fixed},    {"changes", changes}, {"refusals", refusals_json(r.refusals)},
-          {"checked", r.checked}};
-}
-
-json fix_json(const onnx::fix_report& r, std::string_view model, const json& output) {
-  auto changes = json::array();
-  for (const auto& c : r.changes) {
-    json j = {{"id", std::to_string(c.node)}, {"name", c.name},
-              {"old_pattern", c.old_pattern}, {"new_pattern", c.new_pattern},
-              {"tensor", c.tensor},           {"cloned_from", c.cloned_from ? json(*c.cloned_from) : json()},
-              {"element", c.element},         {"old_value", c.old_value},
-              {"new_value", c.new_value},     {"allowzero_cleared", c.allowzero_cleared},
-              {"why", c.why}};
-    if (!c.within.empty()) j["within"] = within_json(c.within);  // a Reshape in a body, as refusals give it
-    changes.push_back(std::move(j));
-  }
-  return {{"model", model},   {"output", output},    {"nothing_to_do", r.nothing_to_do},
-          {"fixed", r.fixed}, {"changes", changes},  {"refusals", refusals_json(r.refusals)},
-          {"freed", r.freed}, {"checked", r.checked}};
+  json j = {{"model", model},   {"output", output},   {"nothing_to_do", r.nothing_to_do},
+            {"fixed", r.fixed}, {"changes", changes}, {"refusals", refusals_json(r.refusals)}};
+  // An ONNX model's freed dims (none is an empty list); an IR declares no names to free.
+  if (const auto* o = std::get_if<model::onnx_output>(&r.output)) j["freed"] = o->freed;
+  j["checked"] = r.checked;
+  return j;
 }
 
 }  // namespace reshape1::render

@@ -28,10 +28,8 @@ using shapes_seen = std::vector<std::pair<std::string, partial_shape>>;
 [[nodiscard]] json check_json(const model::check_report& r, std::string_view model, shapes_seen* shapes = nullptr);
 /// The report of `check --batch`.
 [[nodiscard]] json batch_json(const model::batch_report& r, std::string_view model, shapes_seen* shapes = nullptr);
-/// The report of `fix` on an IR; `output` is the fixed model's path when it was written, else null.
+/// The report of `fix` (either format); `output` is the fixed model's path when it was written, else null.
 [[nodiscard]] json fix_json(const model::fix_report& r, std::string_view model, const json& output);
-/// The report of `fix` on an ONNX model.
-[[nodiscard]] json fix_json(const onnx::fix_report& r, std::string_view model, const json& output);
 
 /// The enclosing layers: [{"id", "name", "type"}], outermost first.
 [[nodiscard]] json within_json(const std::vector<model::enclosing_layer>& within);

@@ -128,6 +128,14 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "constant_node_shape.onnx"), "-o",
                                           str(pathlib.Path(tmp) / "c.onnx"), "--batch-name", "batch"])
     check("fix --batch-name", rc == 0 and "batch freed (batch): input 'x' dimension 0" in stdout, f"{rc} {stdout} {err}")
+    # One driver for both formats: with nothing rewritten (the pattern already copies the batch), only
+    # declared dims freed, the summary is "checked:", as for an IR.
+    freed_only = pathlib.Path(tmp) / "freed.onnx"
+    rc, stdout, err = run_binary(BINARY, ["fix", str(FIXTURES / "allowzero_copy.onnx"), "-o", str(freed_only)])
+    check("fix: dims freed, no pattern rewritten", rc == 0 and stdout.startswith(
+        "batch freed (N): input 'x' dimension 0, output 'y' dimension 0\nchecked:\n  reshapes to batch 1: yes")
+          and stdout.endswith(f"wrote {freed_only} (0 Reshape patterns rewritten)\n") and freed_only.exists(),
+          f"{rc} {stdout} {err}")
 
 # fix a model with external data into another directory: its data file comes along.
 with tempfile.TemporaryDirectory() as tmp:

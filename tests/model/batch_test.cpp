@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "../fix_parts.hpp"
 #include "ir_builder.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/fix.hpp"
+#include "reshape1/onnx.hpp"
 
 namespace reshape1::test {
 namespace {
@@ -59,7 +61,7 @@ class batch : public ir {
     std::ofstream(dir_ / "m.xml", std::ios::binary) << f.xml;
     std::ofstream(dir_ / "m.bin", std::ios::binary).write(f.bin.data(), static_cast<std::streamsize>(f.bin.size()));
     EXPECT_FALSE(model::check_batch(model::read_ir(dir_ / "m.xml", dir_ / "m.bin"), batch_of(2)).summary.reshapes());
-    auto fixed = model::fix(dir_ / "m.xml", dir_ / "m.bin");
+    auto fixed = onnx::fix(dir_ / "m.xml", {.bin = dir_ / "m.bin"});
     EXPECT_TRUE(fixed.fixed) << (fixed.refusals.empty() ? "" : fixed.refusals[0].reason);
     EXPECT_EQ(fixed.changes.size(), 1u);
     for (const auto& c : fixed.changes) {
@@ -406,7 +408,7 @@ TEST_F(batch, into_a_tensor_iterator_body) {
 
   // fix rewrites the body's Reshape as it would one at the top: 0 again, in the body's own Const (id 3
   // there); the model it writes, read back, reshapes at every checked batch.
-  const auto fixed = model::fix(dir_ / "m.xml", dir_ / "m.bin");
+  const auto fixed = onnx::fix(dir_ / "m.xml", {.bin = dir_ / "m.bin"});
   EXPECT_TRUE(fixed.fixed) << (fixed.refusals.empty() ? "" : fixed.refusals[0].reason);
   EXPECT_TRUE(fixed.refusals.empty());
   ASSERT_EQ(fixed.changes.size(), 1u);
@@ -415,13 +417,13 @@ TEST_F(batch, into_a_tensor_iterator_body) {
   EXPECT_EQ(c.within, (std::vector<model::enclosing_layer>{{3, "lstm", "TensorIterator"}}));
   EXPECT_EQ(c.old_pattern, "[1,-1]");
   EXPECT_EQ(c.new_pattern, "[0,-1]");
-  EXPECT_EQ(c.const_id, 3);
-  EXPECT_FALSE(c.cloned_from.has_value());
-  EXPECT_EQ(c.const_index, 0u);
+  EXPECT_EQ(ir_edit(c).const_id, 3);
+  EXPECT_FALSE(ir_edit(c).cloned_from.has_value());
+  EXPECT_EQ(c.element, 0u);
   EXPECT_EQ(c.old_value, 1);
   EXPECT_EQ(c.new_value, 0);
-  EXPECT_FALSE(c.special_zero_set);
-  model::write_fixed(fixed, dir_ / "m.xml", dir_ / "m.bin", dir_ / "fixed.xml", dir_ / "fixed.bin");
+  EXPECT_FALSE(ir_edit(c).special_zero_set);
+  onnx::write_fixed(fixed, dir_ / "m.xml", dir_ / "fixed.xml");
   const auto back = model::read_ir(dir_ / "fixed.xml", dir_ / "fixed.bin");
   for (const auto b : {1, 2, 8}) EXPECT_EQ(listed(model::check_batch(back, batch_of(b))), "") << b;
   const auto& body = back.find(3)->body->network;
@@ -454,10 +456,10 @@ TEST_F(batch, fix_rewrites_a_body_pattern_held_around_the_body) {
   const auto fixed = fix_the_step({xml, bin});
   ASSERT_EQ(fixed.changes.size(), 1u);
   const auto& c = fixed.changes[0];
-  EXPECT_EQ(c.const_id, 7);
-  EXPECT_FALSE(c.cloned_from.has_value());
+  EXPECT_EQ(ir_edit(c).const_id, 7);
+  EXPECT_FALSE(ir_edit(c).cloned_from.has_value());
   EXPECT_NE(c.why.find("'outer_pattern'"), std::string::npos) << c.why;
-  model::write_fixed(fixed, dir_ / "m.xml", dir_ / "m.bin", dir_ / "fixed.xml", dir_ / "fixed.bin");
+  onnx::write_fixed(fixed, dir_ / "m.xml", dir_ / "fixed.xml");
   const auto back = model::read_ir(dir_ / "fixed.xml", dir_ / "fixed.bin");
   for (const auto b : {1, 2, 8}) EXPECT_EQ(listed(model::check_batch(back, batch_of(b))), "") << b;
   const auto bytes = back.const_bytes(*back.find(7));
@@ -491,10 +493,10 @@ TEST_F(batch, fix_clones_a_const_shared_inside_a_body) {
   const auto fixed = fix_the_step({xml, bin});
   ASSERT_EQ(fixed.changes.size(), 1u);
   const auto& c = fixed.changes[0];
-  EXPECT_EQ(c.cloned_from, std::optional<std::int64_t>(3));
-  EXPECT_EQ(c.const_id, 17) << "above every id of the model and its body";
+  EXPECT_EQ(ir_edit(c).cloned_from, std::optional<std::int64_t>(3));
+  EXPECT_EQ(ir_edit(c).const_id, 17) << "above every id of the model and its body";
   EXPECT_EQ(c.new_pattern, "[0,-1]");
-  model::write_fixed(fixed, dir_ / "m.xml", dir_ / "m.bin", dir_ / "fixed.xml", dir_ / "fixed.bin");
+  onnx::write_fixed(fixed, dir_ / "m.xml", dir_ / "fixed.xml");
   const auto back = model::read_ir(dir_ / "fixed.xml", dir_ / "fixed.bin");
   for (const auto b : {1, 2, 8}) EXPECT_EQ(listed(model::check_batch(back, batch_of(b))), "") << b;
   const auto& body = back.find(3)->body->network;

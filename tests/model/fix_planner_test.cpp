@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "../fix_parts.hpp"
 #include "ir_builder.hpp"
 #include "model/analysis/fix_planner.hpp"
 #include "model/graph/edit.hpp"
@@ -88,7 +89,7 @@ TEST_F(fix_planner, keeps_its_first_value_when_the_model_read_back_holds_it) {
   ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].new_value, 0);
-  EXPECT_TRUE(r.changes[0].special_zero_set);
+  EXPECT_TRUE(ir_edit(r.changes[0]).special_zero_set);
   EXPECT_EQ(f.read_backs, 1);
   EXPECT_TRUE(f.accepted);
 }
@@ -99,7 +100,7 @@ TEST_F(fix_planner, takes_back_a_rewrite_the_model_read_back_lacks_and_tries_the
   ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].new_value, -1) << "0 was taken back; -1 is the next value";
-  EXPECT_FALSE(r.changes[0].special_zero_set);
+  EXPECT_FALSE(ir_edit(r.changes[0]).special_zero_set);
   EXPECT_EQ(r.changes[0].new_pattern, "[-1,32]");
   EXPECT_EQ(f.read_backs, 2);
   EXPECT_TRUE(f.accepted);

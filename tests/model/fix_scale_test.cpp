@@ -11,10 +11,12 @@
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
+#include "../fix_parts.hpp"
 #include "ir_builder.hpp"
 #include "model/ops/rules.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/fix.hpp"
+#include "reshape1/onnx.hpp"
 
 namespace reshape1::test {
 namespace {
@@ -70,7 +72,7 @@ TEST_F(fixing_at_scale, twenty_copies_of_yolo11n_every_rewrite_kept_in_linear_wo
     const auto layers = write_copies(xml, copies, dir);
     const model::fix_options options;  // checked at 1, 2, 8 and ?
     const auto before = model::detail::rule_calls();
-    const auto r = model::fix(dir / "m.xml", dir / "m.bin", options);
+    const auto r = onnx::fix(dir / "m.xml", with_bin(options, dir / "m.bin"));
     const auto calls = model::detail::rule_calls() - before;
     EXPECT_TRUE(r.fixed);
     EXPECT_TRUE(r.refusals.empty());
@@ -112,7 +114,7 @@ TEST_F(fixing_at_scale, a_chain_of_reshapes_runs_each_layer_a_bounded_number_of_
     const auto b = chain_of_shuffles(k);
     (void)load(b.xml(), b.bin());
     const auto before = model::detail::rule_calls();
-    const auto r = model::fix(dir_ / "m.xml", dir_ / "m.bin");
+    const auto r = onnx::fix(dir_ / "m.xml", {.bin = dir_ / "m.bin"});
     const auto calls = model::detail::rule_calls() - before;
     EXPECT_TRUE(r.fixed);
     EXPECT_EQ(r.changes.size(), 2u * static_cast<std::size_t>(k));

@@ -1,4 +1,4 @@
-// model::fix and write_fixed (`reshape1 fix`): hand-made models for each rewrite and each refusal, a shared
+// onnx::fix and write_fixed on an IR (`reshape1 fix`): hand-made models for each rewrite and each refusal, a shared
 // Const, a Concat-computed pattern, a folded batch; the outcome on every shared model; and the written
 // files read back independently (pugixml and byte comparisons): untouched Consts keep their offsets and
 // bytes, only the listed layers change, and the fixed model reshapes at 2, 8 and ? with the same shapes at
@@ -17,9 +17,11 @@
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
+#include "../fix_parts.hpp"
 #include "ir_builder.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/fix.hpp"
+#include "reshape1/onnx.hpp"
 
 namespace reshape1::test {
 namespace {
@@ -29,7 +31,7 @@ std::string changes(const model::fix_report& r) {
   std::string s;
   for (const auto& c : r.changes)
     s += fmt::format("{}{} {}->{}{}", s.empty() ? "" : "; ", c.id, c.old_pattern, c.new_pattern,
-                     c.special_zero_set ? " special_zero" : "");
+                     ir_edit(c).special_zero_set ? " special_zero" : "");
   return s;
 }
 std::string refused(const model::fix_report& r) {
@@ -65,13 +67,13 @@ void expect_written_as_reported(const fs::path& xml, const model::fix_report& r,
   const auto bin = fs::path(xml).replace_extension(".bin");
   const auto out_xml = dir / "fixed.xml", out_bin = dir / "fixed.bin";
   const auto input_xml_bytes = read_bytes(xml), input_bin_bytes = read_bytes(bin);
-  model::write_fixed(r, xml, bin, out_xml, out_bin);
+  onnx::write_fixed(r, xml, out_xml);
   EXPECT_EQ(read_bytes(xml), input_xml_bytes) << "the input .xml changed";
   EXPECT_EQ(read_bytes(bin), input_bin_bytes) << "the input .bin changed";
 
   // The new .bin is the old bytes, then the new constants.
   const auto new_bin = read_bytes(out_bin);
-  ASSERT_EQ(new_bin.size(), input_bin_bytes.size() + r.appended.size());
+  ASSERT_EQ(new_bin.size(), input_bin_bytes.size() + ir_output(r).appended.size());
   EXPECT_EQ(new_bin.substr(0, input_bin_bytes.size()), input_bin_bytes);
 
   // The parsed trees: the same layers with the same attributes, but for the listed Reshapes (special_zero)
@@ -81,11 +83,11 @@ void expect_written_as_reported(const fs::path& xml, const model::fix_report& r,
   ASSERT_TRUE(after.load_file(out_xml.c_str()));
   std::set<std::string> changed_consts, changed_reshapes, clones, originals;
   for (const auto& c : r.changes) {
-    changed_consts.insert(std::to_string(c.const_id));
+    changed_consts.insert(std::to_string(ir_edit(c).const_id));
     changed_reshapes.insert(std::to_string(c.id));
-    if (c.cloned_from) {
-      clones.insert(std::to_string(c.const_id));
-      originals.insert(std::to_string(*c.cloned_from));
+    if (ir_edit(c).cloned_from) {
+      clones.insert(std::to_string(ir_edit(c).const_id));
+      originals.insert(std::to_string(*ir_edit(c).cloned_from));
     }
   }
   const auto describe = [](const pugi::xml_node& n, const std::set<std::string>& skip) {
@@ -150,7 +152,7 @@ class fixing : public ir {
  protected:
   model::fix_report fix(const ir_builder& b, model::fix_options options = {}) {
     (void)load(b.xml(), b.bin());  // writes m.xml and m.bin
-    return model::fix(dir_ / "m.xml", dir_ / "m.bin", options);
+    return onnx::fix(dir_ / "m.xml", with_bin(options, dir_ / "m.bin"));
   }
   fs::path xml() const { return dir_ / "m.xml"; }
   fs::path out() {
@@ -168,9 +170,9 @@ TEST_F(fixing, a_model_that_reshapes_needs_nothing) {
   const auto r = fix(b);
   EXPECT_TRUE(r.nothing_to_do);
   EXPECT_TRUE(r.fixed);
-  EXPECT_TRUE(r.changes.empty() && r.xml.empty() && r.appended.empty());
+  EXPECT_TRUE(r.changes.empty() && ir_output(r).xml.empty() && ir_output(r).appended.empty());
   EXPECT_EQ(r.checked.size(), 4u);
-  EXPECT_THROW(model::write_fixed(r, xml(), dir_ / "m.bin", out() / "f.xml", out() / "f.bin"), error);
+  EXPECT_THROW(onnx::write_fixed(r, xml(), out() / "f.xml"), error);
 }
 
 // [1,-1] with special_zero=false and no 0: special_zero becomes true and the 1 becomes 0.
@@ -185,10 +187,10 @@ TEST_F(fixing, a_constant_batch_becomes_a_copy) {
   EXPECT_TRUE(r.fixed) << refused(r);
   EXPECT_EQ(changes(r), fmt::format("{} [1,-1]->[0,-1] special_zero", r1));
   ASSERT_EQ(r.changes.size(), 1u);
-  EXPECT_EQ(r.changes[0].const_id, c);
+  EXPECT_EQ(ir_edit(r.changes[0]).const_id, c);
   EXPECT_EQ(r.changes[0].old_value, 1);
   EXPECT_EQ(r.changes[0].new_value, 0);
-  EXPECT_FALSE(r.changes[0].cloned_from);
+  EXPECT_FALSE(ir_edit(r.changes[0]).cloned_from);
   EXPECT_EQ(r.refusals.size(), 0u);
   EXPECT_EQ(r.checked, (std::vector<std::string>{"reshapes to batch 1: yes", "reshapes to batch 2: yes",
                                                  "reshapes to batch 8: yes", "reshapes to batch ?: yes"}));
@@ -298,13 +300,13 @@ TEST_F(fixing, a_shared_const_rewritten_the_same_way_stays_one) {
   EXPECT_TRUE(r.fixed) << refused(r);
   EXPECT_EQ(changes(r), fmt::format("{} [1,-1]->[0,-1]; {} [1,-1]->[0,-1]", r1, r2));
   for (const auto& change : r.changes) {
-    EXPECT_EQ(change.const_id, c);
-    EXPECT_FALSE(change.cloned_from);
+    EXPECT_EQ(ir_edit(change).const_id, c);
+    EXPECT_FALSE(ir_edit(change).cloned_from);
     EXPECT_EQ(change.why.find("cloned"), std::string::npos) << change.why;
   }
   expect_written_as_reported(xml(), r, out());
   EXPECT_EQ(const_ids(out() / "fixed.xml"), const_ids(xml()));
-  EXPECT_EQ(r.appended.size(), 16u);  // the new [0,-1], once
+  EXPECT_EQ(ir_output(r).appended.size(), 16u);  // the new [0,-1], once
 }
 
 // The same, when the second Reshape only shows once the first is rewritten (it reads its output): the
@@ -320,8 +322,8 @@ TEST_F(fixing, a_clone_rewritten_like_its_original_is_merged_back) {
   EXPECT_TRUE(r.fixed) << refused(r);
   EXPECT_EQ(changes(r), fmt::format("{} [1,-1]->[0,-1]; {} [1,-1]->[0,-1]", r1, r2));
   for (const auto& change : r.changes) {
-    EXPECT_EQ(change.const_id, c);
-    EXPECT_FALSE(change.cloned_from);
+    EXPECT_EQ(ir_edit(change).const_id, c);
+    EXPECT_FALSE(ir_edit(change).cloned_from);
   }
   expect_written_as_reported(xml(), r, out());
   EXPECT_EQ(const_ids(out() / "fixed.xml"), const_ids(xml()));
@@ -341,8 +343,8 @@ TEST_F(fixing, a_shared_const_is_cloned) {
   const auto r = fix(b);
   EXPECT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 1u);
-  EXPECT_EQ(r.changes[0].cloned_from, c);
-  EXPECT_GT(r.changes[0].const_id, r2);  // a new id
+  EXPECT_EQ(ir_edit(r.changes[0]).cloned_from, c);
+  EXPECT_GT(ir_edit(r.changes[0]).const_id, r2);  // a new id
   EXPECT_NE(r.changes[0].why.find("feeds other layers too, so it was cloned"), std::string::npos);
   expect_written_as_reported(xml(), r, out());
   // The clone feeds the first Reshape's pattern; the original still feeds the second.
@@ -352,7 +354,7 @@ TEST_F(fixing, a_shared_const_is_cloned) {
   for (const auto& e : written.child("net").child("edges").children("edge"))
     if (e.attribute("to-port").as_int() == 1)
       edges.insert(fmt::format("{}->{}", e.attribute("from-layer").value(), e.attribute("to-layer").value()));
-  EXPECT_EQ(edges, (std::multiset<std::string>{fmt::format("{}->{}", r.changes[0].const_id, r.changes[0].id),
+  EXPECT_EQ(edges, (std::multiset<std::string>{fmt::format("{}->{}", ir_edit(r.changes[0]).const_id, r.changes[0].id),
                                                fmt::format("{}->{}", c, r2)}));
 }
 
@@ -385,18 +387,18 @@ TEST_F(fixing, edges_written_another_way_are_rewritten_in_place) {
   }
   text = text.substr(0, edges) + tail;
   (void)load(text, b.bin());
-  const auto r = model::fix(xml(), dir_ / "m.bin");
+  const auto r = onnx::fix(xml(), {.bin = dir_ / "m.bin"});
   EXPECT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 1u);
-  EXPECT_EQ(r.changes[0].cloned_from, c);
+  EXPECT_EQ(ir_edit(r.changes[0]).cloned_from, c);
   expect_written_as_reported(xml(), r, out());
   // Outside the edited layers and the one edge, the text is the input's.
   const auto edge = fmt::format("<edge\n to-layer='{}' to-port='1' from-layer='{}' from-port='0'/>", r1, c);
   ASSERT_NE(text.find(edge), std::string::npos);
   const auto moved = fmt::format("<edge to-layer=\"{}\" to-port=\"1\" from-layer=\"{}\" from-port=\"0\"/>", r1,
-                                 r.changes[0].const_id);
-  EXPECT_NE(r.xml.find(moved), std::string::npos) << r.xml.substr(r.xml.find("<edges>"));
-  EXPECT_EQ(r.xml.substr(r.xml.find("<edges>")), [&] {
+                                 ir_edit(r.changes[0]).const_id);
+  EXPECT_NE(ir_output(r).xml.find(moved), std::string::npos) << ir_output(r).xml.substr(ir_output(r).xml.find("<edges>"));
+  EXPECT_EQ(ir_output(r).xml.substr(ir_output(r).xml.find("<edges>")), [&] {
     auto t = text.substr(text.find("<edges>"));
     t.replace(t.find(edge), edge.size(), moved);
     return t;
@@ -442,8 +444,8 @@ TEST_F(fixing, a_model_proven_only_in_part_is_not_written) {
   EXPECT_EQ(refused(r), fmt::format("{}: not a Reshape pattern: fails at batch 2: layer 'joined' (id {}): input 1 "
                                     "dimension 0: 2 and 1 cannot be equal",
                                     cat, cat));
-  EXPECT_TRUE(r.xml.empty() && r.appended.empty());
-  EXPECT_THROW(model::write_fixed(r, xml(), dir_ / "m.bin", out() / "f.xml", out() / "f.bin"), error);
+  EXPECT_TRUE(ir_output(r).xml.empty() && ir_output(r).appended.empty());
+  EXPECT_THROW(onnx::write_fixed(r, xml(), out() / "f.xml"), error);
 }
 
 // The pattern is a Concat of two Consts: the one that holds the batch is rewritten.
@@ -460,8 +462,8 @@ TEST_F(fixing, a_concat_computed_pattern) {
   const auto r = fix(b);
   EXPECT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 1u);
-  EXPECT_EQ(r.changes[0].const_id, head);
-  EXPECT_EQ(r.changes[0].const_index, 0u);
+  EXPECT_EQ(ir_edit(r.changes[0]).const_id, head);
+  EXPECT_EQ(r.changes[0].element, 0u);
   EXPECT_EQ(r.changes[0].new_pattern, "[0,-1]");
   EXPECT_NE(r.changes[0].why.find(fmt::format("through layer 'Concat_{}' (id {})", cat, cat)), std::string::npos)
       << r.changes[0].why;
@@ -593,17 +595,22 @@ TEST_F(fixing, outputs_that_are_inputs_are_refused) {
   const auto r = fix(b);
   ASSERT_FALSE(r.changes.empty());
   const auto before = read_bytes(dir_ / "m.bin");
-  for (const auto& [x_out, b_out] : {std::pair{xml(), dir_ / "n.bin"}, std::pair{dir_ / "n.xml", dir_ / "m.bin"},
-                                     std::pair{dir_ / "n.xml", xml()}}) {
+  // The model's own .xml as the output; an output whose .bin beside it is the model's weights (read from
+  // w.bin, the output w.xml).
+  fs::copy_file(dir_ / "m.bin", dir_ / "w.bin");
+  const auto from_w = onnx::fix(xml(), {.bin = dir_ / "w.bin"});
+  ASSERT_TRUE(from_w.writes());
+  for (const auto& [report, out] : {std::pair{&r, xml()}, std::pair{&from_w, dir_ / "w.xml"}}) {
     try {
-      model::write_fixed(r, xml(), dir_ / "m.bin", x_out, b_out);
-      ADD_FAILURE() << "wrote over an input";
+      onnx::write_fixed(*report, xml(), out);
+      ADD_FAILURE() << "wrote over an input: " << out;
     } catch (const error& e) {
       EXPECT_EQ(e.code(), errc::invalid_argument);
     }
   }
   EXPECT_EQ(read_bytes(dir_ / "m.bin"), before);
-  EXPECT_FALSE(fs::exists(dir_ / "n.xml"));
+  EXPECT_EQ(read_bytes(dir_ / "w.bin"), before);
+  EXPECT_FALSE(fs::exists(dir_ / "w.xml"));
   EXPECT_FALSE(fs::exists(dir_ / "n.bin"));
 }
 
@@ -620,7 +627,7 @@ class fixing_models : public ::testing::Test {
   /// Fixes `xml`; expects the rewritten Reshapes (ids and patterns), or nothing to do when empty.
   void expect(const fs::path& xml, const std::string& expected, const std::string& refusals = "") {
     SCOPED_TRACE(xml.string());
-    const auto r = model::fix(xml, fs::path(xml).replace_extension(".bin"));
+    const auto r = onnx::fix(xml, {.bin = fs::path(xml).replace_extension(".bin")});
     EXPECT_EQ(changes(r), expected);
     EXPECT_EQ(refused(r), refusals);
     if (expected.empty() && refusals.empty()) {
@@ -658,10 +665,10 @@ FIXED(person_reidentification_retail_0288,
 TEST_F(fixing_models, person_vehicle_bike_detection_2004) {
   const auto xml = shared_model("omz-person-vehicle-bike-detection-2004-fp16/person-vehicle-bike-detection-2004.xml");
   if (xml.empty()) GTEST_SKIP() << "no shared models";
-  const auto r = model::fix(xml, fs::path(xml).replace_extension(".bin"));
+  const auto r = onnx::fix(xml, {.bin = fs::path(xml).replace_extension(".bin")});
   EXPECT_EQ(changes(r), "");
   EXPECT_FALSE(r.fixed);
-  EXPECT_TRUE(r.xml.empty());
+  EXPECT_TRUE(ir_output(r).xml.empty());
   ASSERT_EQ(r.refusals.size(), 15u);
   for (const auto& x : r.refusals) {
     EXPECT_EQ(x.type, "Gather");
@@ -702,7 +709,7 @@ TEST_F(fixing_models, license_plate_recognition_barrier_0001) {
   expect(xml, "",
          "99: not a Reshape pattern: fails at batch 1: layer 'decode' (id 99): the time dimension of the data and the "
          "mask: 88 and 1 cannot be equal");
-  const auto r = model::fix(xml, fs::path(xml).replace_extension(".bin"), {.layouts = {{"seq_ind", "TN"}}});
+  const auto r = onnx::fix(xml, with_bin({.layouts = {{"seq_ind", "TN"}}}, fs::path(xml).replace_extension(".bin")));
   EXPECT_TRUE(r.nothing_to_do);
 }
 

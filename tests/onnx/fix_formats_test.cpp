@@ -42,27 +42,20 @@ std::string choice_words(std::string why) {
   return why;
 }
 
-/// What a fix report says, in words that are the same whichever fixer wrote it: `element` and `flag_set`
-/// read a change's Const element and whether it set the Reshape's flag, as that format's change names them.
-template <class Report, class Element, class FlagSet>
-std::string outcome(const Report& r, Element element, FlagSet flag_set) {
+/// What a fix report says, in words that are the same whichever format was fixed: the flag a change set is
+/// the Reshape's special_zero (IR) or allowzero (ONNX), as that format's edit names it.
+std::string outcome(const model::fix_report& r) {
+  const auto flag_set = [](const model::fix_change& c) {
+    if (const auto* e = std::get_if<model::ir_edit>(&c.edit)) return e->special_zero_set;
+    return std::get<model::onnx_edit>(c.edit).allowzero_cleared;
+  };
   std::vector<std::string> changes, refusals;
   for (const auto& c : r.changes)
-    changes.push_back(fmt::format("{} -> {}: element {} {} -> {}{}: {}", c.old_pattern, c.new_pattern, element(c),
+    changes.push_back(fmt::format("{} -> {}: element {} {} -> {}{}: {}", c.old_pattern, c.new_pattern, c.element,
                                   c.old_value, c.new_value, flag_set(c) ? ", flag set" : "", choice_words(c.why)));
   for (const auto& x : r.refusals) refusals.push_back(choice_words(x.reason));
   return fmt::format("fixed {}\nchanges:\n{}\nrefusals:\n{}\nchecked:\n{}", r.fixed, fmt::join(changes, "\n"),
                      fmt::join(refusals, "\n"), fmt::join(r.checked, "\n"));
-}
-
-std::string outcome(const model::fix_report& r) {
-  return outcome(r, [](const model::fix_change& c) { return c.const_index; },
-                 [](const model::fix_change& c) { return c.special_zero_set; });
-}
-
-std::string outcome(const onnx::fix_report& r) {
-  return outcome(r, [](const onnx::fix_change& c) { return c.element; },
-                 [](const onnx::fix_change& c) { return c.allowzero_cleared; });
 }
 
 /// The case as an ONNX model (opset 14, which has allowzero).
@@ -110,16 +103,16 @@ TEST_P(fix_formats, choose_the_same_rewrite) {
                           dims_text(c.out), "flat");
   b.result(r, dims_text(c.out));
   (void)load(b.xml(), b.bin());
-  const auto from_ir = outcome(model::fix(dir_ / "m.xml", dir_ / "m.bin"));
+  const auto from_ir = outcome(onnx::fix(dir_ / "m.xml", {.bin = dir_ / "m.bin"}));
   const auto bytes = onnx_model(c);
   const auto fixed = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "m.onnx");
   EXPECT_EQ(outcome(fixed), from_ir);
   // The model written has the Reshape's allowzero as the change says.
   ASSERT_EQ(fixed.changes.size(), 1u);
   ::onnx::ModelProto written;
-  ASSERT_TRUE(written.ParseFromString(fixed.model));
+  ASSERT_TRUE(written.ParseFromString(std::get<model::onnx_output>(fixed.output).model));
   ASSERT_EQ(written.graph().node(0).attribute_size(), 1);
-  EXPECT_EQ(written.graph().node(0).attribute(0).i(), c.special_zero || fixed.changes[0].allowzero_cleared ? 0 : 1);
+  EXPECT_EQ(written.graph().node(0).attribute(0).i(), c.special_zero || std::get<model::onnx_edit>(fixed.changes[0].edit).allowzero_cleared ? 0 : 1);
   // Not a comparison of two empty reports: every case here has something to rewrite.
   EXPECT_EQ(from_ir.find("changes:\n\n"), std::string::npos) << from_ir;
 }
@@ -136,7 +129,7 @@ TEST_F(fix_formats_refusal, is_the_same_for_a_model_that_fails_as_given) {
   const int r = b.reshape(x, b.i64(c.pattern), c.special_zero, "[1,2,3]", "[2]", dims_text(c.out), "flat");
   b.result(r, dims_text(c.out));
   (void)load(b.xml(), b.bin());
-  const auto from_ir = model::fix(dir_ / "m.xml", dir_ / "m.bin");
+  const auto from_ir = onnx::fix(dir_ / "m.xml", {.bin = dir_ / "m.bin"});
   const auto bytes = onnx_model(c);
   const auto from_onnx = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "m.onnx");
   ASSERT_EQ(from_ir.refusals.size(), 1u);

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "onnx_test_util.hpp"
+#include "../fix_parts.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
@@ -26,21 +27,21 @@ namespace reshape1::test {
 namespace {
 
 /// The original model with a fix report's edits applied by hand: what the fixed file must equal.
-::onnx::ModelProto with_edits(::onnx::ModelProto m, const onnx::fix_report& r) {
+::onnx::ModelProto with_edits(::onnx::ModelProto m, const model::fix_report& r) {
   auto& g = *m.mutable_graph();
   for (const auto& c : r.changes) {
-    if (c.cloned_from) {
+    if (onnx_edit(c).cloned_from) {
       for (const auto& t : g.initializer())
-        if (t.name() == *c.cloned_from) {
+        if (t.name() == *onnx_edit(c).cloned_from) {
           auto copy = t;
-          copy.set_name(c.tensor);
+          copy.set_name(onnx_edit(c).tensor);
           *g.add_initializer() = copy;
           break;
         }
-      g.mutable_node(static_cast<int>(c.node))->set_input(1, c.tensor);
+      g.mutable_node(static_cast<int>(c.id))->set_input(1, onnx_edit(c).tensor);
     }
     for (auto& t : *g.mutable_initializer()) {
-      if (t.name() != c.tensor) continue;
+      if (t.name() != onnx_edit(c).tensor) continue;
       if (t.has_raw_data()) {
         std::memcpy(t.mutable_raw_data()->data() + c.element * 8, &c.new_value, 8);
       } else {
@@ -48,7 +49,7 @@ namespace {
       }
     }
   }
-  for (const auto& f : r.freed) {
+  for (const auto& f : r.freed()) {
     // "<kind> '<name>' dimension <k>[ cleared]"
     const auto kind = f.substr(0, f.find(' '));
     const auto name = f.substr(f.find('\'') + 1, f.rfind('\'') - f.find('\'') - 1);
@@ -75,10 +76,10 @@ TEST(onnx_fix, the_fixed_file_is_the_original_with_the_listed_edits) {
     const auto bytes = path.extension() == ".onnx" ? slurp(path) : fixture_bytes(path.stem().string());
     const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), path.string());
     ASSERT_TRUE(r.fixed);
-    ASSERT_FALSE(r.model.empty());
+    ASSERT_FALSE(onnx_output(r).model.empty());
     ::onnx::ModelProto original, fixed;
     ASSERT_TRUE(original.ParseFromString(bytes));
-    ASSERT_TRUE(fixed.ParseFromString(r.model));
+    ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
     // A Constant node's value is edited in the node: compare the rest as edited, and the node apart.
     if (path.stem() == "constant_node_shape") {
       EXPECT_EQ(r.changes.size(), 1u);
@@ -93,7 +94,7 @@ TEST(onnx_fix, the_fixed_file_is_the_original_with_the_listed_edits) {
     // Nothing but the edits changed: the model was written field for field, so serialising the edited
     // original gives the same bytes; and where the file is protobuf's own serialisation (the shipped
     // UltraFace), every byte outside the edits is the file's.
-    EXPECT_EQ(with_edits(original, r).SerializeAsString(), r.model);
+    EXPECT_EQ(with_edits(original, r).SerializeAsString(), onnx_output(r).model);
     if (path.extension() == ".onnx") {
       ::onnx::ModelProto again;
       ASSERT_TRUE(again.ParseFromString(bytes));
@@ -106,7 +107,7 @@ TEST(onnx_fix, reports_its_progress_as_the_ir_fix_does) {
   const auto bytes = fixture_bytes("shared_initializer");
   std::vector<std::string> stages;
   std::size_t last_round = 0, kept = 0;
-  onnx::fix_options options;
+  model::fix_options options;
   options.progress = [&](const model::fix_progress& p) {
     if (stages.empty() || stages.back() != p.stage) stages.emplace_back(p.stage);
     last_round = p.round;
@@ -145,7 +146,7 @@ TEST(onnx_fix, a_name_given_twice_is_rewritten_where_the_reader_takes_it) {
     EXPECT_EQ(r.changes[0].old_pattern, "[3,-1]") << what;
     EXPECT_EQ(r.changes[0].new_pattern, "[0,-1]") << what;
     ::onnx::ModelProto fixed;
-    ASSERT_TRUE(fixed.ParseFromString(r.model)) << what;
+    ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model)) << what;
     const auto& first = fixed.graph().initializer(0);
     EXPECT_EQ(std::vector<std::int64_t>(first.int64_data().begin(), first.int64_data().end()),
               (std::vector<std::int64_t>{2, -1}))
@@ -161,13 +162,13 @@ TEST(onnx_fix, a_shared_initializer_rewritten_alike_for_every_reader_stays_one_t
   ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
   ASSERT_EQ(r.changes.size(), 2u);
   for (const auto& c : r.changes) {
-    EXPECT_EQ(c.tensor, "pattern") << c.name;
-    EXPECT_FALSE(c.cloned_from) << c.name;
+    EXPECT_EQ(onnx_edit(c).tensor, "pattern") << c.name;
+    EXPECT_FALSE(onnx_edit(c).cloned_from) << c.name;
   }
   EXPECT_EQ(r.changes[0].name, "first");
   EXPECT_EQ(r.changes[0].new_pattern, "[0,3,2]");
   ::onnx::ModelProto fixed;
-  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
   EXPECT_EQ(fixed.graph().initializer_size(), 1);
 }
 
@@ -188,11 +189,11 @@ TEST(onnx_fix, a_shared_initializer_is_cloned_for_the_reshape_that_needs_it) {
   const auto r = onnx::fix(std::as_bytes(std::span(text.data(), text.size())), "shared.onnx");
   ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
   ASSERT_EQ(r.changes.size(), 1u);
-  EXPECT_EQ(r.changes[0].tensor, "pattern_for_first");
-  EXPECT_EQ(r.changes[0].cloned_from, "pattern");
+  EXPECT_EQ(onnx_edit(r.changes[0]).tensor, "pattern_for_first");
+  EXPECT_EQ(onnx_edit(r.changes[0]).cloned_from, "pattern");
   EXPECT_EQ(r.changes[0].new_pattern, "[0,3,2]");
   ::onnx::ModelProto fixed;
-  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
   ASSERT_EQ(fixed.graph().initializer_size(), 2);
   EXPECT_EQ(fixed.graph().initializer(0).name(), "pattern");
   EXPECT_EQ(fixed.graph().initializer(0).int64_data(0), 1);
@@ -213,7 +214,7 @@ TEST(onnx_fix, a_pattern_in_external_data_is_written_into_the_fixed_model) {
   EXPECT_NE(r.changes[0].why.find("now written in the model rather than its external data"), std::string::npos)
       << r.changes[0].why;
   ::onnx::ModelProto fixed;
-  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
   const auto& t = fixed.graph().initializer(0);
   EXPECT_NE(t.data_location(), ::onnx::TensorProto::EXTERNAL);
   EXPECT_EQ(t.external_data_size(), 0);
@@ -223,7 +224,7 @@ TEST(onnx_fix, a_pattern_in_external_data_is_written_into_the_fixed_model) {
   EXPECT_EQ(v[0], 0);
   EXPECT_EQ(v[1], -1);
   // Read anywhere: the fixed model needs no data file any more.
-  const auto again = model::check_batch(read_bytes(r.model, "/nonexistent/fixed.onnx"), {.batch = dimension(4)});
+  const auto again = model::check_batch(read_bytes(onnx_output(r).model, "/nonexistent/fixed.onnx"), {.batch = dimension(4)});
   EXPECT_EQ(again.summary.verdict(), model::batch_verdict::yes) << again.summary_line();
 }
 
@@ -255,13 +256,13 @@ TEST(onnx_fix, the_declared_dims_of_if_branches_follow_the_batch) {
   const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "branches.onnx");
   ASSERT_TRUE(r.fixed);
   EXPECT_TRUE(r.changes.empty());
-  const auto freed = fmt::format("{}", fmt::join(r.freed, "; "));
+  const auto freed = fmt::format("{}", fmt::join(r.freed(), "; "));
   for (const auto* want : {"input 'x' dimension 0", "output 'y' dimension 0", "branch output 'then_out' dimension 0",
                            "branch value_info 'then_t' dimension 0", "branch output 'else_out' dimension 0",
                            "branch value_info 'else_t' dimension 0"})
     EXPECT_NE(freed.find(want), std::string::npos) << want << " in " << freed;
   ::onnx::ModelProto fixed;
-  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
   for (const auto& a : fixed.graph().node(0).attribute()) {
     EXPECT_EQ(a.g().output(0).type().tensor_type().shape().dim(0).dim_param(), "N") << a.name();
     EXPECT_EQ(a.g().value_info(0).type().tensor_type().shape().dim(0).dim_param(), "N") << a.name();
@@ -276,13 +277,13 @@ TEST(onnx_fix, the_declared_dims_of_loop_and_scan_bodies_follow_the_batch) {
   const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "body_dims.onnx");
   ASSERT_TRUE(r.fixed);
   EXPECT_TRUE(r.changes.empty());
-  const auto freed = fmt::format("{}", fmt::join(r.freed, "; "));
+  const auto freed = fmt::format("{}", fmt::join(r.freed(), "; "));
   EXPECT_EQ(freed,
             "input 'x' dimension 0; output 'steps' dimension 0; Loop 'repeat' body input 'acc' dimension 0; "
             "Loop 'repeat' body output 'acc_out' dimension 0; Loop 'repeat' body value_info 'sum' dimension 0; "
             "Scan 'running' body input 'step_in' dimension 0; Scan 'running' body output 'step_out' dimension 0");
   ::onnx::ModelProto fixed, original;
-  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
   ASSERT_TRUE(original.ParseFromString(bytes));
   const auto dims = [](const ::onnx::ValueInfoProto& v) {
     std::string s;
@@ -328,14 +329,14 @@ TEST(onnx_fix, rewrites_a_reshape_inside_a_loop_or_scan_body) {
     ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
     ASSERT_EQ(r.changes.size(), 1u);
     const auto& c = r.changes[0];
-    EXPECT_EQ(c.tensor, e.tensor);
+    EXPECT_EQ(onnx_edit(c).tensor, e.tensor);
     EXPECT_EQ(c.new_pattern, e.pattern);
-    EXPECT_EQ(c.node, e.body_layer);
+    EXPECT_EQ(c.id, e.body_layer);
     ASSERT_EQ(c.within.size(), 1u);
     EXPECT_EQ(c.within[0].name, e.within);
     // The tensor is rewritten where it is: in the body's initializers, or in the top graph's.
     ::onnx::ModelProto fixed;
-    ASSERT_TRUE(fixed.ParseFromString(r.model));
+    ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
     const ::onnx::TensorProto* t = nullptr;
     for (const auto& i : fixed.graph().initializer())
       if (i.name() == e.tensor) t = &i;
@@ -380,13 +381,13 @@ TEST(onnx_fix, a_shape_a_body_reads_from_outside_is_copied_when_the_graph_reads_
   const auto r = onnx::fix(std::as_bytes(std::span(text.data(), text.size())), "captured.onnx");
   ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
   ASSERT_EQ(r.changes.size(), 1u);
-  EXPECT_EQ(r.changes[0].tensor, "flat_shape_for_flat");
-  EXPECT_EQ(r.changes[0].cloned_from, "flat_shape");
+  EXPECT_EQ(onnx_edit(r.changes[0]).tensor, "flat_shape_for_flat");
+  EXPECT_EQ(onnx_edit(r.changes[0]).cloned_from, "flat_shape");
   EXPECT_EQ(r.changes[0].new_pattern, "[0,6]");
   ASSERT_EQ(r.changes[0].within.size(), 1u);
   EXPECT_EQ(r.changes[0].within[0].name, "repeat");
   ::onnx::ModelProto fixed;
-  ASSERT_TRUE(fixed.ParseFromString(r.model));
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
   std::map<std::string, std::int64_t> first;
   for (const auto& i : fixed.graph().initializer())
     if (i.int64_data_size() > 0) first[i.name()] = i.int64_data(0);
@@ -486,7 +487,7 @@ TEST(onnx_fix, the_declared_dims_of_if_branches_inside_a_body_follow_the_batch) 
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m));
   const auto bytes = m.SerializeAsString();
   const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "loop_if.onnx");
-  const auto freed = fmt::format("{}", fmt::join(r.freed, "; "));
+  const auto freed = fmt::format("{}", fmt::join(r.freed(), "; "));
   for (const auto* want : {"Loop 'repeat' body branch output 'then_out' dimension 0",
                            "Loop 'repeat' body branch output 'else_out' dimension 0"})
     EXPECT_NE(freed.find(want), std::string::npos) << want << " in " << freed;
@@ -534,12 +535,12 @@ TEST(onnx_fix, rewrites_a_reshape_inside_an_if_branch) {
     ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
     ASSERT_EQ(r.changes.size(), 1u);
     EXPECT_EQ(r.changes[0].name, "else_flat");
-    EXPECT_EQ(r.changes[0].tensor, "pin");
+    EXPECT_EQ(onnx_edit(r.changes[0]).tensor, "pin");
     EXPECT_EQ(r.changes[0].new_pattern, "[0,-1]");
     ::onnx::ModelProto fixed;
-    ASSERT_TRUE(fixed.ParseFromString(r.model));
+    ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
     EXPECT_EQ(fixed.graph().node_size(), model->graph().node_size());
-    const auto back = model::check_batch(read_bytes(r.model, "fixed.onnx"), {.batch = dimension(4)});
+    const auto back = model::check_batch(read_bytes(onnx_output(r).model, "fixed.onnx"), {.batch = dimension(4)});
     EXPECT_EQ(back.summary.verdict(), model::batch_verdict::yes) << back.summary_line();
   }
 }
@@ -563,8 +564,8 @@ TEST(onnx_fix, takes_the_batch_axis_from_a_layout) {
   ASSERT_TRUE(r.fixed);
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].new_pattern, "[0,20]");
-  ASSERT_FALSE(r.freed.empty());
-  EXPECT_EQ(r.freed[0], "input 'x' dimension 1");
+  ASSERT_FALSE(r.freed().empty());
+  EXPECT_EQ(r.freed()[0], "input 'x' dimension 1");
   // Without it, axis 0 (T) is taken for the batch, and [1,20] cannot follow it.
   EXPECT_FALSE(onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "tnc.onnx").fixed);
   const auto wrong = [&] {
@@ -586,14 +587,14 @@ TEST(onnx_fix, rewrites_branch_reshapes_that_share_their_shape_and_a_constant_co
     EXPECT_EQ(r.changes[0].name, "then_flat");
     EXPECT_EQ(r.changes[1].name, "else_flat");
     for (const auto& c : r.changes) {
-      EXPECT_EQ(c.tensor, "pin") << c.name;
-      EXPECT_FALSE(c.cloned_from) << c.name;
+      EXPECT_EQ(onnx_edit(c).tensor, "pin") << c.name;
+      EXPECT_FALSE(onnx_edit(c).cloned_from) << c.name;
     }
     // The ids are those of the fixed model's layers, as check gives them.
-    const auto g = read_bytes(r.model, "fixed.onnx");
+    const auto g = read_bytes(onnx_output(r).model, "fixed.onnx");
     for (const auto& c : r.changes) {
-      ASSERT_NE(g.find(c.node), nullptr) << c.name;
-      EXPECT_EQ(g.find(c.node)->name, c.name);
+      ASSERT_NE(g.find(c.id), nullptr) << c.name;
+      EXPECT_EQ(g.find(c.id)->name, c.name);
     }
   }
   // A constant condition: the If's output is the then branch's Reshape's, inlined.
@@ -614,7 +615,7 @@ TEST(onnx_fix, refuses_what_it_cannot_prove_and_writes_nothing) {
   const auto bytes = fixture_bytes("allowzero_literal");
   const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "allowzero.onnx");
   EXPECT_FALSE(r.fixed);
-  EXPECT_TRUE(r.model.empty());
+  EXPECT_TRUE(onnx_output(r).model.empty());
   ASSERT_FALSE(r.refusals.empty());
   EXPECT_EQ(r.refusals[0].name, "flat");
   EXPECT_THROW(onnx::write_fixed(r, "allowzero.onnx", "out.onnx"), error);

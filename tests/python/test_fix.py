@@ -17,7 +17,7 @@ def test_fix_rewrites_the_flattens_and_writes_a_model_that_reshapes(data_dir: pa
     assert isinstance(report, reshape1.FixReport)
     assert report.fixed and not report.nothing_to_do and report.output == str(tmp_path / "fixed.xml")
     assert not report.refusals
-    assert [(c.id, c.old_pattern, c.new_pattern, c.const, c.old_value, c.new_value) for c in report.changes] == [
+    assert [(c.id, c.old_pattern, c.new_pattern, c.edit.const, c.old_value, c.new_value) for c in report.changes] == [
         (267, "[1,-1]", "[0,-1]", 266, 1, 0),
         (280, "[1,-1]", "[0,-1]", 279, 1, 0),
         (282, "[1,-1,2]", "[0,-1,2]", 281, 1, 0),
@@ -44,7 +44,7 @@ def test_a_reshape_in_a_tensor_iterator_body_is_rewritten_there(data_dir: pathli
     report = reshape1.fix(tmp_path / "m.xml", tmp_path / "fixed.xml")
     assert report.fixed and not report.refusals
     [change] = report.changes
-    assert (change.id, change.old_pattern, change.new_pattern, change.const, change.new_value) == (4, "[1,-1]", "[0,-1]", 3, 0)
+    assert (change.id, change.old_pattern, change.new_pattern, change.edit.const, change.new_value) == (4, "[1,-1]", "[0,-1]", 3, 0)
     assert change.within == (reshape1.Enclosing(id=3, name="lstm", type="TensorIterator"),)
     assert reshape1.check_batch(tmp_path / "fixed.xml", batch=8).summary.reshapes
 

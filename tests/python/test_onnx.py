@@ -95,9 +95,9 @@ def test_fix_an_onnx_file(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> Non
     assert report.fixed and report.output == str(out) and out.exists()
     assert len(report.changes) == 8
     first = report.changes[0]
-    assert isinstance(first, reshape1.OnnxFixChange)
-    assert (first.old_pattern, first.new_pattern, first.tensor, first.cloned_from) == ("[1,-1,2]", "[0,-1,2]", "327", None)
-    assert not first.allowzero_cleared
+    assert isinstance(first, reshape1.FixChange) and isinstance(first.edit, reshape1.OnnxEdit)
+    assert (first.old_pattern, first.new_pattern, first.edit.tensor, first.edit.cloned_from) == ("[1,-1,2]", "[0,-1,2]", "327", None)
+    assert not first.edit.allowzero_cleared
     assert report.freed[:3] == ["input 'input' dimension 0", "output 'scores' dimension 0", "output 'boxes' dimension 0"]
     assert len(report.freed) == 102 and all(f.startswith("value_info '") for f in report.freed[3:])
     assert reshape1.check_batch(out, batch=4).summary.verdict == "yes"

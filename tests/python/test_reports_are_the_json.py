@@ -19,18 +19,28 @@ import reshape1
 SPELLED = {"hint", "what", "message", "line", "reason", "checked", "notes"}
 
 
+def same_fields(j: Any, p: Any, path: str) -> None:
+    assert dataclasses.is_dataclass(p), path
+    bound = {f.name for f in dataclasses.fields(p)}
+    assert set(j) <= bound, (path, set(j) - bound)
+    for key, value in j.items():
+        if key in SPELLED:
+            assert isinstance(getattr(p, key), type(value)), (path, key)
+            continue
+        same(value, getattr(p, key), f"{path}.{key}")
+
+
 def same(j: Any, p: Any, path: str) -> None:
     if isinstance(j, dict) and isinstance(p, dict):  # a finding's args: names to numbers and texts
         assert j == p, path
+    elif isinstance(j, dict) and isinstance(p, reshape1.FixChange):
+        # The format's keys of a fix change (an IR's Const, an ONNX tensor) are bound in its edit.
+        edit = {f.name for f in dataclasses.fields(p.edit)}
+        assert edit <= set(j), (path, edit - set(j))
+        same_fields({k: v for k, v in j.items() if k in edit}, p.edit, f"{path}.edit")
+        same_fields({k: v for k, v in j.items() if k not in edit}, p, path)
     elif isinstance(j, dict):
-        assert dataclasses.is_dataclass(p), path
-        bound = {f.name for f in dataclasses.fields(p)}
-        assert set(j) <= bound, (path, set(j) - bound)
-        for key, value in j.items():
-            if key in SPELLED:
-                assert isinstance(getattr(p, key), type(value)), (path, key)
-                continue
-            same(value, getattr(p, key), f"{path}.{key}")
+        same_fields(j, p, path)
     elif isinstance(j, list):
         assert isinstance(p, (list, tuple)) and len(j) == len(p), path
         for i, (a, b) in enumerate(zip(j, p)):

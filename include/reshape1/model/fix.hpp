@@ -1,5 +1,6 @@
-// reshape1::model: rewrite the Reshape patterns that keep an IR model from reshaping to another batch,
-// and prove the result by propagating the rewritten model. The analysis behind `reshape1 fix`.
+// reshape1::model: what `reshape1 fix` reports, for an OpenVINO IR and an ONNX model alike: the Reshape
+// patterns it rewrote so that the model reshapes to another batch, the layers it left alone, and the
+// proof. fix itself is in reshape1/onnx.hpp, the component that reads and writes both formats.
 #pragma once
 
 #include <cstddef>
@@ -7,9 +8,11 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "reshape1/model/batch.hpp"
@@ -34,28 +37,58 @@ struct fix_progress {
 };
 
 struct fix_options {
-  /// The batches the rewritten model must reshape to (`?` is a dynamic batch). Empty: 1, 2, 8 and ?.
+  /// The batches the fixed model must reshape to (`?` is a dynamic batch). Empty: 1, 2, 8 and ?.
   std::vector<dimension> check_batches{};
-  /// Layouts by Parameter name, as for check_batch: the dimension named N is the batch.
+  /// Layouts by input name, as for check_batch: the dimension named N is the batch (an ONNX model without
+  /// one: the axis holding the first input's batch dim_param, or 0).
   std::vector<std::pair<std::string, std::string>> layouts{};
   /// Called at each stage and each group of rewrites judged (from the calling thread; keep it cheap).
+  /// `layers` counts the layers of the model as read (for ONNX, as lowered).
   std::function<void(const fix_progress&)> progress{};
+  /// An IR's weights: empty for the .xml's path with .bin (model::weights_of). An ONNX model has none:
+  /// error(invalid_argument) when given.
+  std::filesystem::path bin{};
+  /// ONNX: the dim_param the batch becomes in the graph's inputs, outputs and value_info; none is "N". An
+  /// IR declares no names: error(invalid_argument) when given, as for an empty name.
+  std::optional<std::string> batch_name{};
+  /// For an ONNX model in memory: the directory its external data is looked for in (as onnx::read's
+  /// base_dir). error(invalid_argument) for a model read from a file, whose data lies beside it.
+  std::filesystem::path base_dir{};
 };
 
-/// One rewritten Reshape pattern.
+/// Where an IR's rewrite wrote its value: the Const `const_id` (a clone of `cloned_from` when that one fed
+/// other layers too); `special_zero_set` when the Reshape's special_zero went from false to true.
+struct ir_edit {
+  std::int64_t const_id = 0;  ///< JSON `const`
+  std::optional<std::int64_t> cloned_from;
+  bool special_zero_set = false;
+};
+
+/// Where an ONNX model's rewrite wrote its value: the tensor `tensor` (an initializer, or a Constant node's
+/// value; a copy of `cloned_from` when other nodes share that one); `allowzero_cleared` when the Reshape's
+/// allowzero went from 1 to 0, so that 0 copies the batch.
+struct onnx_edit {
+  std::string tensor;
+  std::optional<std::string> cloned_from;
+  bool allowzero_cleared = false;
+};
+
+/// One rewritten Reshape pattern: element `element` of its pattern went from `old_value` (the declared
+/// batch) to `new_value` (0 copies the batch; -1 where 0 cannot be written or does not keep it).
 struct fix_change {
-  std::int64_t id = 0;  ///< the Reshape
+  /// The Reshape's id, as findings give it (for ONNX its node's index in the top graph; a node of an If
+  /// branch is numbered after the top graph's nodes); in a body, its id there, with `within`.
+  std::int64_t id = 0;
   std::string name;
   std::string old_pattern, new_pattern;  ///< the Reshape's pattern before and after, in the notation
-  std::int64_t const_id = 0;             ///< the Const whose bytes now hold the new value
-  std::optional<std::int64_t> cloned_from;  ///< the shared Const it was cloned from, if any
-  std::size_t const_index = 0;              ///< the element of that Const
+  std::size_t element = 0;
   std::int64_t old_value = 0, new_value = 0;
-  bool special_zero_set = false;  ///< the Reshape's special_zero went from false to true
   std::string why;
-  /// The bodies the Reshape is in, outermost first; empty at the top level. Its Const is in the same body,
-  /// but for a pattern the body takes unchanged from around it (then `const_id` is of that graph).
+  /// The bodies the Reshape is in, outermost first; empty at the top level. An IR's Const is in the same
+  /// body, but for a pattern the body takes unchanged from around it (then `const_id` is of that graph).
   std::vector<enclosing_layer> within{};
+  /// What the format wrote: the file's own words for it.
+  std::variant<ir_edit, onnx_edit> edit{};
 };
 
 /// A layer that keeps the model from reshaping and that fix left alone, with the reason.
@@ -66,44 +99,46 @@ struct fix_refusal {
   std::vector<enclosing_layer> within{};  ///< the bodies the layer is in, outermost first
 };
 
+/// What fix writes for an IR: the .xml's text, and the bytes appended to the original .bin (`bin`).
+struct ir_output {
+  std::string xml;
+  std::vector<std::byte> appended;
+  std::filesystem::path bin;  ///< the weights the model was read with
+};
+
+/// What fix writes for an ONNX model: the file's bytes. `freed`: the declared dimensions that became the
+/// batch's dim_param, `input 'x' dimension 0` (inputs, then outputs, then value_info), or were cleared
+/// (they hold N·k): `value_info 'y' dimension 1 cleared`.
+struct onnx_output {
+  std::string model;
+  std::vector<std::string> freed;
+};
+
 struct fix_report {
-  /// The model already reshapes at every checked batch: nothing is rewritten.
+  /// The model already reshapes at every checked batch: nothing is rewritten (nor freed).
   bool nothing_to_do = false;
-  /// The rewritten model reshapes at every checked batch, and every layer keeps its declared shapes.
+  /// The fixed model, read back from the bytes to be written, reshapes at every checked batch, has the
+  /// original's shapes at the declared inputs, and at each numeric batch those shapes with the batch scaled.
   bool fixed = false;
   std::vector<fix_change> changes;
   std::vector<fix_refusal> refusals;
-  /// `reshapes to batch B: ...` for each checked batch, on the rewritten model (on the model itself when
+  /// `reshapes to batch B: ...` for each checked batch, on the fixed model (on the model itself when
   /// nothing changed).
   std::vector<std::string> checked;
-  /// The rewritten model: its XML text, and the bytes appended to the original .bin; empty unless `fixed`
-  /// and something changed (a model that is not proven at every checked batch is never written, even when
-  /// some rewrites were kept: `changes` then lists what they were). write_fixed writes them.
-  std::string xml;
-  std::vector<std::byte> appended;
+  /// What the format writes: empty unless `fixed` and something changed (a model not proven at every
+  /// checked batch is never written, even when some rewrites were kept: `changes` then lists them).
+  std::variant<ir_output, onnx_output> output{};
+
+  /// Whether there is a fixed model to write.
+  [[nodiscard]] bool writes() const noexcept;
+  /// The files write_fixed writes for output `out`, in the order a reader should be told of them: an IR's
+  /// .xml and its .bin beside it; an ONNX model's file.
+  [[nodiscard]] std::vector<std::filesystem::path> files(const std::filesystem::path& out) const;
+  /// The freed dimensions (ONNX); empty for an IR, whose inputs declare no names.
+  [[nodiscard]] std::span<const std::string> freed() const noexcept;
 };
 
-/// Finds the rewrites in rounds and judges each round's together on the model in memory: they are kept
-/// when the rewritten model propagates to exactly the same shapes at the declared inputs and their
-/// Reshapes no longer fail or swallow the batch (a group that fails is split). Then the rewritten model is
-/// written to text once, read back, and proven at every checked batch (docs/cli.md, `fix`). Writes
-/// nothing. `xml` is the model's file (its bytes are kept in the output but for the edited elements; not
-/// "-": it is read twice), `bin` its weights (model::weights_of finds them beside the .xml).
-[[nodiscard]] fix_report fix(const std::filesystem::path& xml, const std::filesystem::path& bin,
-                             const fix_options& options = {});
-
-/// The checks write_fixed makes before it writes anything, for a caller to make before fix's analysis too:
-/// `out_xml` ends in .xml; neither output is one of the model's files, nor a directory, a FIFO, a device
-/// or anything else that is not a regular file (a regular file is replaced; a missing one is created); the
-/// two outputs differ. error(invalid_argument) naming the output and what is wrong with it.
-void check_fix_outputs(const std::filesystem::path& in_xml, const std::filesystem::path& in_bin,
-                       const std::filesystem::path& out_xml, const std::filesystem::path& out_bin);
-
-/// Writes the rewritten model: the .bin first (the original bytes, then `appended`), then the .xml, each
-/// through a temporary file renamed into place, so an interrupted run never leaves an .xml pointing into a
-/// missing or short .bin. error(invalid_argument) when check_fix_outputs refuses an output or when the
-/// report has nothing to write; error(io) from the system.
-void write_fixed(const fix_report& report, const std::filesystem::path& in_xml, const std::filesystem::path& in_bin,
-                 const std::filesystem::path& out_xml, const std::filesystem::path& out_bin);
+// The entry points (fix, check_fix_output, write_fixed) read and write either format, so they are in the
+// component that reads both: reshape1/onnx.hpp.
 
 }  // namespace reshape1::model

@@ -94,6 +94,11 @@ class layer {
 /// operations (one layer per node, or a few for a node OpenVINO also decomposes).
 enum class model_format { ir, onnx };
 
+/// The extension of a model file of format `f`: ".xml" (an IR's weights beside it in .bin), ".onnx".
+[[nodiscard]] constexpr std::string_view extension_of(model_format f) noexcept {
+  return f == model_format::onnx ? ".onnx" : ".xml";
+}
+
 /// A model: its layers in file order, each input linked to its source, and a topological order.
 /// Every Const's offset and size have been checked against the .bin and against its shape and type.
 class graph {

@@ -1,10 +1,11 @@
 // `reshape1 fix` on an OpenVINO IR: the planner's rounds (fix_planner.hpp) with the IR's part. A Const's
 // new bytes are appended to the .bin (mapped, not copied, while the rounds judge), and the rewritten model
 // is the original .xml's text with the edited layers written again, read back from those bytes for the proof.
-#include "reshape1/model/fix.hpp"
+#include "model/analysis/fix_ir.hpp"
 
 #include <algorithm>
 #include <string_view>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -140,8 +141,7 @@ class ir_fixer final : public detail::fix_planner {
   }
 
   void accept(fix_report& report) override {
-    report.xml = std::move(written_);
-    report.appended = std::move(appended_);
+    report.output = ir_output{std::move(written_), std::move(appended_), bin_};
   }
 
   /// error(io) when the .xml is not as it was when fix read it.
@@ -171,16 +171,16 @@ bool same_file(const fs::path& a, const fs::path& b) {
 
 }  // namespace
 
-fix_report fix(const fs::path& xml, const fs::path& bin, const fix_options& options) {
-  if (xml == "-")
-    fail(errc::invalid_argument, {},
-         "-: fix writes the rewritten model from the bytes of its .xml, which standard input cannot give twice",
-         "save the model to a file and give its path");
+namespace detail {
+
+fix_report fix_ir(const fs::path& xml, const fs::path& bin, const fix_options& options) {
   ir_fixer f(xml, bin, options);
-  return f.run();
+  auto report = f.run();
+  std::get<ir_output>(report.output).bin = bin;  // accept() set the rest, when the proof held
+  return report;
 }
 
-void check_fix_outputs(const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml, const fs::path& out_bin) {
+void check_ir_outputs(const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml, const fs::path& out_bin) {
   if (out_xml.extension() != ".xml")
     fail(errc::invalid_argument, {}, fmt::format("{}: the output must end in .xml", out_xml.string()),
          "its weights are written beside it, in .bin");
@@ -199,12 +199,9 @@ void check_fix_outputs(const fs::path& in_xml, const fs::path& in_bin, const fs:
          "give the .bin another name");
 }
 
-void write_fixed(const fix_report& report, const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml,
-                 const fs::path& out_bin) {
-  if (report.xml.empty())
-    fail(errc::invalid_argument, {}, "write_fixed: the report changes nothing", "write only a report with changes");
-  check_fix_outputs(in_xml, in_bin, out_xml, out_bin);
-  const io::detail::mapped_file original(in_bin);
+void write_ir(const ir_output& fixed, const fs::path& in_xml, const fs::path& out_xml, const fs::path& out_bin) {
+  check_ir_outputs(in_xml, fixed.bin, out_xml, out_bin);
+  const io::detail::mapped_file original(fixed.bin);
   // An .xml left from an earlier run would point into the new .bin until the new .xml replaces it: remove
   // it first, so that an interrupted run leaves no .xml at all rather than one that reads the wrong bytes.
   // An .xml given as a symbolic link is written through it, as every output is: its target goes, not the link.
@@ -216,12 +213,29 @@ void write_fixed(const fix_report& report, const fs::path& in_xml, const fs::pat
     // The original bytes are copied by the kernel where it can (on a file system that shares blocks, the
     // copy may take no new space); the new constants follow them.
     out.copy_from(original.fd(), 0, original.bytes(), 1, {});
-    out.write(report.appended);
+    out.write(fixed.appended);
     out.commit();
   }
   io::detail::atomic_file out(out_xml);
-  out.write(std::as_bytes(std::span(report.xml.data(), report.xml.size())));
+  out.write(std::as_bytes(std::span(fixed.xml.data(), fixed.xml.size())));
   out.commit();
+}
+
+}  // namespace detail
+
+bool fix_report::writes() const noexcept {
+  if (const auto* o = std::get_if<ir_output>(&output)) return !o->xml.empty();
+  return !std::get<onnx_output>(output).model.empty();
+}
+
+std::vector<fs::path> fix_report::files(const fs::path& out) const {
+  if (std::holds_alternative<ir_output>(output)) return {out, fs::path(out).replace_extension(".bin")};
+  return {out};
+}
+
+std::span<const std::string> fix_report::freed() const noexcept {
+  if (const auto* o = std::get_if<onnx_output>(&output)) return o->freed;
+  return {};
 }
 
 }  // namespace reshape1::model

@@ -422,10 +422,9 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
     c.within = enclosing(next, r.p.within);
     c.old_pattern = std::find_if(group.begin(), group.end(), [&](const candidate* x) { return x->key == key; })[0]->pattern;
     c.new_pattern = s->p != nullptr ? pattern_text(*s->g, *s->p, l) : std::string("?");
-    c.const_index = r.p.index;
+    c.element = r.p.index;
     c.old_value = r.p.old_value;
     c.new_value = r.p.value;
-    c.special_zero_set = r.p.set_special_zero;
     describe(r);
   }
   for (const auto* c : group) done_.insert(c->key);
@@ -440,8 +439,7 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
 /// The change's Const and why, as the rewrite now stands (a clone may be merged back at the end).
 void fix_planner::describe(fix_rewrite& r) {
   auto& c = r.change;
-  c.const_id = r.target;
-  c.cloned_from = r.clone ? std::optional<std::int64_t>(r.p.holder) : std::nullopt;
+  c.edit = ir_edit{r.target, r.clone ? std::optional<std::int64_t>(r.p.holder) : std::nullopt, r.p.set_special_zero};
   c.why = r.clone ? text::cloned_const(r.p.why, r.p.holder) : r.p.why;
 }
 
