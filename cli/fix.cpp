@@ -106,7 +106,9 @@ int fix(const fix_args& a) {
   const auto report = onnx::fix(a.xml, options);
   const bool write = !a.dry_run && report.writes();
   if (write) {
-    progress->set(fmt::format("fix: writing {}", a.output));
+    std::vector<std::string> files;
+    for (const auto& f : report.files(a.output)) files.push_back(f.string());
+    progress->set(fmt::format("fix: writing {}", fmt::join(files, " and ")));
     onnx::write_fixed(report, a.xml, a.output);
   }
   progress.reset();

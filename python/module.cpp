@@ -644,12 +644,15 @@ py::tuple fix_model(const py::object& model, const std::string& bin, const std::
   model::fix_options options;
   options.bin = bin;
   options.base_dir = base_dir;
+  options.batch_name = batch_name;
+  const bool in_memory = py::isinstance<py::bytes>(model);
+  // The model and the options that do not fit it first, then the batches, as the CLI reads them.
+  if (in_memory && !bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  if (!in_memory) onnx::check_fix_input(model.cast<std::string>(), options);
   options.check_batches = to_check_batches(batches);
   options.layouts = layouts;
-  options.batch_name = batch_name;
   model::fix_report report;
   bool written = false;
-  const bool in_memory = py::isinstance<py::bytes>(model);
   if (in_memory) {
     const auto view = model.cast<std::string_view>();
     py::gil_scoped_release unlocked;
@@ -657,7 +660,6 @@ py::tuple fix_model(const py::object& model, const std::string& bin, const std::
   } else {
     const auto path = model.cast<std::string>();
     py::gil_scoped_release unlocked;
-    onnx::check_fix_input(path, options);
     if (!out.empty()) onnx::check_fix_output(path, bin, out);  // before the analysis, as the CLI
     report = onnx::fix(path, options);
     if (!out.empty() && report.writes()) {

@@ -60,12 +60,13 @@ namespace reshape1::onnx {
 /// `options.bin`, or beside it (model::weights_of).
 [[nodiscard]] model::fix_report fix(const std::filesystem::path& file, const model::fix_options& options = {});
 /// The same for an ONNX model in memory (`name` in messages; external data is looked for in
-/// `options.base_dir`, or the name's directory, and refused when the name has none, as `read` does). An IR
-/// is fixed from its files: error(invalid_argument) for IR bytes.
+/// `options.base_dir`, or the name's directory, and refused when the name has none, as `read` does). The
+/// bytes are read as ONNX (an IR is fixed from its files); `options.bin` is refused.
 [[nodiscard]] model::fix_report fix(std::span<const std::byte> bytes, const std::string& name,
                                     const model::fix_options& options = {});
 
-/// The checks fix makes before it reads the model, for a caller to make before its own: `file` is not "-",
+/// The checks fix makes before it reads the model (it looks only at the file's first bytes, for its format),
+/// for a caller to make before its own: `file` is not "-",
 /// and the options fit its format (fix_options::bin only for an IR, batch_name only for ONNX, base_dir for neither),
 /// an IR's weights are there. error(invalid_argument), or as format_of and model::weights_of refuse.
 void check_fix_input(const std::filesystem::path& file, const model::fix_options& options);

@@ -590,11 +590,15 @@ def _fix_change(data: Mapping[str, Any]) -> FixChange:
 
 @_report
 class FixRefusal:
-    """A layer that keeps the model from reshaping and that fix() left alone, with the reason."""
+    """A layer that keeps the model from reshaping and that fix() left alone: code says why as a stable name
+    ("computed_not_const", "batch_finding", ...; docs/cli.md lists them), args what it names
+    ({"pattern_index": 0, "layer": "Concat 'shape' (id 5)"}), reason says it in English."""
 
     id: int
     name: str
     type: str
+    code: str
+    args: Dict[str, Union[int, str]]
     reason: str
     within: Tuple[Enclosing, ...] = ()
 
@@ -652,6 +656,8 @@ def fix(
     in_memory = isinstance(model_xml, (bytes, bytearray, memoryview)) or (
         not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))
     )
+    if in_memory and model_bin is not None:
+        _core._refuse_for_format("model_bin", "onnx")
     if in_memory and output is not None:
         raise Error("invalid_argument", "output: a model given in memory comes back in the report's output")
     data, binary = _model_arg(model_xml, model_bin)

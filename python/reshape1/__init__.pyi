@@ -285,6 +285,8 @@ class FixRefusal:
     id: int
     name: str
     type: str
+    code: str
+    args: Dict[str, Union[int, str]]
     reason: str
     within: Tuple[Enclosing, ...] = ...
 

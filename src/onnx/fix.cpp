@@ -4,6 +4,7 @@
 // batch and every declared dim that carries it become the dim_param N (a folded N·k is cleared); then the
 // file, read back from the bytes that will be written, is proven at every checked batch.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -286,7 +287,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return node && node_at(proto_, *node)->op_type() == "Reshape";
   }
 
-  std::optional<std::string> refuses(const model::detail::fix_site& s, const model::detail::element_origin& origin,
+  std::optional<model::text::fix_reason> refuses(const model::detail::fix_site& s, const model::detail::element_origin& origin,
                                      model::detail::fix_plan& x) const override {
     const auto element = x.element;
     // In a body, a tensor of the graph around it that the body reads by name comes in as a Parameter of
@@ -326,7 +327,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   /// Plan `x` for a body's Reshape whose element the body reads by name from the graph around it, through
   /// its Parameter `param`: it becomes a rewrite of that graph's initializer or Constant (`held`), which the
   /// layer running the body feeds to `param`; nullopt when it is one, else why it cannot be.
-  std::optional<std::string> outside(const model::detail::fix_site& s, const model::layer& param, const std::string& held,
+  std::optional<model::text::fix_reason> outside(const model::detail::fix_site& s, const model::layer& param, const std::string& held,
                                      model::detail::fix_plan& x) const {
     if (model::detail::readers_of(*s.g, param) > 1) return model::text::comes_through_shared_node(x.element, held);
     const auto* src = held_outside(s, param, x);
@@ -426,12 +427,12 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     }
     if (lost != nullptr) {
       const auto& l = original_.layers()[lost->second.layer];
-      return model::fix_refusal{l.id, std::string(l.name), std::string(l.type),
-                                model::text::read_back_lacks_tensor(lost->first)};
+      return model::detail::refused(l.id, std::string(l.name), std::string(l.type),
+                                    model::text::read_back_lacks_tensor(lost->first));
     }
     if (!first) return std::nullopt;
     const auto& l = g.layers()[*first];
-    return model::fix_refusal{l.id, std::string(l.name), std::string(l.type), model::text::read_back_differs()};
+    return model::detail::refused(l.id, std::string(l.name), std::string(l.type), model::text::read_back_differs());
   }
 
   model::graph reread() override {
@@ -745,13 +746,12 @@ model::model_format checked_input(const fs::path& file, const fix_options& optio
     fail(errc::invalid_argument, {}, "fix reads the model from its file, not from standard input",
          "save the model and give its path");
   const auto format = format_of(file);
-  if (format == model::model_format::onnx) {
-    if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
-  } else {
-    if (options.batch_name) model::detail::refuse_for_format(model::detail::option::batch_name, "ir");
-    (void)model::weights_of(file, options.bin);
-  }
+  if (format == model::model_format::onnx && !options.bin.empty())
+    model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  if (format == model::model_format::ir && options.batch_name)
+    model::detail::refuse_for_format(model::detail::option::batch_name, "ir");
   if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file();
+  if (format == model::model_format::ir) (void)model::weights_of(file, options.bin);
   return format;
 }
 
@@ -765,15 +765,6 @@ fix_report fix(const fs::path& file, const fix_options& options) {
 }
 
 fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options) {
-  // XML (an IR's .xml) begins with '<', after white space or a byte order mark; anything else is read as
-  // ONNX and refused by the reader as it would be by read().
-  const auto first = std::find_if(bytes.begin(), bytes.end(), [](std::byte b) {
-    const auto c = static_cast<unsigned char>(b);
-    return c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != 0xEF && c != 0xBB && c != 0xBF;
-  });
-  if (first != bytes.end() && static_cast<char>(*first) == '<')
-    fail(errc::invalid_argument, {}, fmt::format("{}: an OpenVINO IR is fixed from its files, not from bytes", name),
-         "save the .xml and its .bin and give the .xml's path");
   if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
   detail::check_model_size(bytes, name);
   return onnx_fixer(bytes, detail::skim(bytes, name), name,
@@ -797,14 +788,16 @@ void external_locations(const ::onnx::GraphProto& g, std::map<std::string, std::
 }
 
 /// The external data files the model `model` (bytes) names, each with the first tensor that names it.
-std::map<std::string, std::string> external_locations_of(const std::string& model, const fs::path& out) {
+std::map<std::string, std::string> external_locations_of(std::span<const std::byte> bytes, const fs::path& file) {
   // Only the tensors' locations are read: the weights inside the model are left out of the parse.
-  const auto bytes = std::as_bytes(std::span(model));
-  const auto skimmed = detail::skim(bytes, out.string());
+  const auto skimmed = detail::skim(bytes, file.string());
   ::onnx::ModelProto m;
   std::map<std::string, std::string> locations;
-  if (skimmed.bytes.empty() ? m.ParseFromString(model) : m.ParseFromString(skimmed.bytes))
-    external_locations(m.graph(), locations);
+  const bool parsed = skimmed.bytes.empty()
+                          ? bytes.size() <= static_cast<std::size_t>(INT_MAX) &&
+                                m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))
+                          : m.ParseFromString(skimmed.bytes);
+  if (parsed) external_locations(m.graph(), locations);
   return locations;
 }
 
@@ -881,6 +874,12 @@ void check_onnx_output(const fs::path& in, const fs::path& out) {
     fail(errc::invalid_argument, {.file = out.string()},
          fmt::format("{}: the output is the model itself", out.string()),
          "write the fixed model to another file; the input is never modified");
+  // The input's own external data: the fixed model may no longer read a file of it (its one tensor there
+  // rewritten inline), but writing over it would still change the input.
+  if (fs::exists(out, ec)) {
+    const io::detail::mapped_file data(in);
+    refuse_output_over_external_data(external_locations_of(data.bytes(), in), in, out);
+  }
   // A FIFO would block the write until something reads it, and a device or directory cannot hold a model.
   if (const auto kind = io::detail::special_file_kind(out))
     fail(errc::invalid_argument, {}, fmt::format("{}: is {}, not a regular file", out.string(), *kind),
@@ -889,7 +888,7 @@ void check_onnx_output(const fs::path& in, const fs::path& out) {
 
 void write_onnx(const model::onnx_output& fixed, const fs::path& in, const fs::path& out) {
   check_onnx_output(in, out);
-  const auto locations = external_locations_of(fixed.model, out);
+  const auto locations = external_locations_of(std::as_bytes(std::span(fixed.model)), out);
   refuse_output_over_external_data(locations, in, out);
   // The data first: a model written without it would point at nothing.
   bring_external_data(locations, in, out);

@@ -21,18 +21,6 @@ json carrier_json(const model::batch_carrier& c) {
   return "unknown";
 }
 
-/// The layers fix left alone, a Reshape in a body with the path to it
-/// (`within`), as `check --json` gives it.
-json refusals_json(const std::vector<model::fix_refusal>& refusals) {
-  auto out = json::array();
-  for (const auto& x : refusals) {
-    json j = {{"id", std::to_string(x.id)}, {"name", x.name}, {"type", x.type}, {"reason", x.reason}};
-    if (!x.within.empty()) j["within"] = within_json(x.within);
-    out.push_back(std::move(j));
-  }
-  return out;
-}
-
 json shape_json(const partial_shape& s, shapes_seen* seen) {
   auto text = to_string(s);
   if (seen != nullptr) seen->emplace_back(text, s);
@@ -175,6 +163,19 @@ json batch_json(const model::batch_report& r, std::string_view model, shapes_see
 }
 
 namespace {
+
+/// The layers fix left alone, a Reshape in a body with the path to it
+/// (`within`), as `check --json` gives it.
+json refusals_json(const std::vector<model::fix_refusal>& refusals) {
+  auto out = json::array();
+  for (const auto& x : refusals) {
+    json j = {{"id", std::to_string(x.id)}, {"name", x.name},           {"type", x.type},
+              {"code", x.code},               {"args", args_json(x.args)}, {"reason", x.reason}};
+    if (!x.within.empty()) j["within"] = within_json(x.within);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
 
 // A change's format-specific keys, in the places the reports have always given them: what holds the new
 // value (an IR's Const, an ONNX tensor) after the patterns, the Reshape's flag before `why`.

@@ -109,6 +109,11 @@ with tempfile.TemporaryDirectory() as d:
               f"{rc} {err!r}")
         check(f"fix -o {out.name} ({model.suffix}) writes nothing", sorted(p.name for p in d.iterdir()) == before,
               sorted(p.name for p in d.iterdir()))
+    # An .xml that cannot be written (a link into a directory that is not there) leaves no .bin behind.
+    (d / "nowhere.xml").symlink_to(d / "missing" / "model.xml")
+    rc, out_text, err = run("fix", retail, "-o", d / "nowhere.xml")
+    check("fix: an .xml that cannot be written leaves no .bin", rc == 2 and not (d / "nowhere.bin").exists(),
+          f"{rc} {err!r} {sorted(p.name for p in d.iterdir())}")
     # The .bin beside a regular .xml output is checked too.
     os.mkfifo(d / "fine.bin")
     rc, out_text, err = run("fix", retail, "-o", d / "fine.xml")
@@ -186,6 +191,11 @@ with tempfile.TemporaryDirectory() as d:
           and lines[2] == "    not a Reshape pattern: fails at batch 2: layer 'joined' (id 2): input 1 dimension 0: "
                           "2 and 1 cannot be equal", out)
     check("not fixable writes nothing", not (d / "f.xml").exists() and not (d / "f.bin").exists())
+    rc, out, err = run("fix", d / "m.xml", "--dry-run", "--json")
+    refusals = json.loads(out)["refusals"] if rc == 1 else []
+    check("a refusal says why as a code, with what it names",
+          [(x["code"], x["args"]) for x in refusals] ==
+          [("batch_finding", {"finding": "fails", "finding_code": "invalid_shape", "batch": "2"})], out)
 
 # A Reshape in a TensorIterator's body (the hand-made fixture, its body's [0,-1] written [1,-1]): rewritten
 # there, listed by the path of ids to it, and `within` in --json.

@@ -172,6 +172,21 @@ with tempfile.TemporaryDirectory() as tmp:
           (work / "external_shape.bin").read_bytes() == (FIXTURES / "external_shape.bin").read_bytes(),
           f"{rc} {stdout} {err}")
 
+# ... nor onto an input's data file that the fixed model no longer reads (its one tensor rewritten inline):
+# the input would lose its data all the same. Here the data file is named like an ONNX output (the model's
+# location patched to a name of the same length). Refused before the analysis (found by a cold review).
+with tempfile.TemporaryDirectory() as tmp:
+    work = pathlib.Path(tmp)
+    model = (FIXTURES / "external_pattern.onnx").read_bytes()
+    assert model.count(b"external_shape.bin") == 1
+    (work / "m.onnx").write_bytes(model.replace(b"external_shape.bin", b"external_shap.onnx"))
+    shutil.copy(FIXTURES / "external_shape.bin", work / "external_shap.onnx")
+    rc, stdout, err = run_binary(BINARY, ["fix", str(work / "m.onnx"), "-o", str(work / "external_shap.onnx")])
+    check("fix onto an input's data file the fixed model does not read: refused", rc == 2 and
+          "the output is the external data file 'external_shap.onnx' that the model's tensor 'pattern' reads" in err and
+          (work / "external_shap.onnx").read_bytes() == (FIXTURES / "external_shape.bin").read_bytes(),
+          f"{rc} {stdout} {err}")
+
 # fix a pattern held in external data: rewritten inside the fixed model, which then needs no data file.
 with tempfile.TemporaryDirectory() as tmp:
     out = pathlib.Path(tmp) / "fixed.onnx"

@@ -36,10 +36,10 @@ class memory_format final : public md::fix_planner {
   bool accepted = false;
 
  private:
-  std::optional<std::string> refuses(const md::fix_site&, const md::element_origin& origin,
-                                     md::fix_plan&) const override {
+  std::optional<model::text::fix_reason> refuses(const md::fix_site&, const md::element_origin& origin,
+                                                 md::fix_plan&) const override {
     if (origin.holder == nullptr || md::part_of(origin.holder->type) != md::op_part::constant)
-      return std::string("not held by a Const");
+      return model::text::computed_not_const(0, "");
     return std::nullopt;
   }
   std::string held_by(std::string_view why, const model::layer&, const md::element_origin&) const override {
@@ -114,6 +114,9 @@ TEST_F(fix_planner, refuses_a_reshape_whose_every_value_the_proof_takes_back) {
   ASSERT_EQ(r.refusals.size(), 1u);
   EXPECT_EQ(r.refusals[0].type, "Reshape");
   EXPECT_EQ(r.refusals[0].reason, "rewriting pattern[0] to -1 still leaves the layer failing at batch 2");
+  EXPECT_EQ(r.refusals[0].code, "rewrite_still_leaves");
+  EXPECT_EQ(r.refusals[0].args, (model::reason_args{{"pattern_index", std::int64_t{0}}, {"value", std::int64_t{-1}},
+                                                    {"finding", std::string("fails")}, {"batch", std::string("2")}}));
   EXPECT_EQ(f.read_backs, 2) << "no value left: the last proof is of the model as given";
   EXPECT_FALSE(f.accepted);
 }

@@ -85,7 +85,7 @@ struct fix_change {
   std::int64_t old_value = 0, new_value = 0;
   std::string why;
   /// The bodies the Reshape is in, outermost first; empty at the top level. An IR's Const is in the same
-  /// body, but for a pattern the body takes unchanged from around it (then `const_id` is of that graph).
+  /// body, but for a pattern the body takes unchanged from around it (then `ir_edit::const_id` is of that graph).
   std::vector<enclosing_layer> within{};
   /// What the format wrote: the file's own words for it.
   std::variant<ir_edit, onnx_edit> edit{};
@@ -95,7 +95,10 @@ struct fix_change {
 struct fix_refusal {
   std::int64_t id = 0;
   std::string name, type;
-  std::string reason;
+  /// Why, as a stable snake_case code (docs/cli.md, `fix`: `computed_not_const`, `batch_finding`...).
+  std::string code;
+  reason_args args;    ///< what the reason names, each under its name (as a batch finding's args)
+  std::string reason;  ///< the sentence, written from the code and its args
   std::vector<enclosing_layer> within{};  ///< the bodies the layer is in, outermost first
 };
 

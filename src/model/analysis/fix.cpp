@@ -51,7 +51,7 @@ class ir_fixer final : public detail::fix_planner {
   }
 
  private:
-  std::optional<std::string> refuses(const detail::fix_site& s, const detail::element_origin& origin,
+  std::optional<text::fix_reason> refuses(const detail::fix_site& s, const detail::element_origin& origin,
                                      detail::fix_plan& x) const override {
     const auto index = x.element;
     const auto* holder = origin.holder;
@@ -123,9 +123,9 @@ class ir_fixer final : public detail::fix_planner {
       const auto after =
           l == nullptr ? std::span<const tensor>() : at_declared.outputs[static_cast<std::size_t>(l - g.layers().data())];
       if (!same_shapes(declared().outputs[i], after))
-        return fix_refusal{original_ids_[i], l == nullptr ? std::string() : std::string(l->name),
-                           l == nullptr ? std::string() : std::string(l->type),
-                           l == nullptr ? text::read_back_lacks_layer() : text::read_back_differs()};
+        return detail::refused(original_ids_[i], l == nullptr ? std::string() : std::string(l->name),
+                               l == nullptr ? std::string() : std::string(l->type),
+                               l == nullptr ? text::read_back_lacks_layer() : text::read_back_differs());
     }
     return std::nullopt;
   }
@@ -202,23 +202,23 @@ void check_ir_outputs(const fs::path& in_xml, const fs::path& in_bin, const fs::
 void write_ir(const ir_output& fixed, const fs::path& in_xml, const fs::path& out_xml, const fs::path& out_bin) {
   check_ir_outputs(in_xml, fixed.bin, out_xml, out_bin);
   const io::detail::mapped_file original(fixed.bin);
+  // Both temporary files are made before either output is touched: an .xml that cannot be written (its
+  // directory gone, a link into nowhere) stops the write before a .bin is left without its .xml.
+  io::detail::atomic_file xml_out(out_xml);
+  io::detail::atomic_file bin_out(out_bin);
   // An .xml left from an earlier run would point into the new .bin until the new .xml replaces it: remove
   // it first, so that an interrupted run leaves no .xml at all rather than one that reads the wrong bytes.
   // An .xml given as a symbolic link is written through it, as every output is: its target goes, not the link.
   std::error_code ec;
   if (fs::is_regular_file(out_xml, ec))
     if (const auto target = fs::canonical(out_xml, ec); !ec) fs::remove(target, ec);
-  {
-    io::detail::atomic_file out(out_bin);
-    // The original bytes are copied by the kernel where it can (on a file system that shares blocks, the
-    // copy may take no new space); the new constants follow them.
-    out.copy_from(original.fd(), 0, original.bytes(), 1, {});
-    out.write(fixed.appended);
-    out.commit();
-  }
-  io::detail::atomic_file out(out_xml);
-  out.write(std::as_bytes(std::span(fixed.xml.data(), fixed.xml.size())));
-  out.commit();
+  // The original bytes are copied by the kernel where it can (on a file system that shares blocks, the
+  // copy may take no new space); the new constants follow them.
+  bin_out.copy_from(original.fd(), 0, original.bytes(), 1, {});
+  bin_out.write(fixed.appended);
+  bin_out.commit();
+  xml_out.write(std::as_bytes(std::span(fixed.xml.data(), fixed.xml.size())));
+  xml_out.commit();
 }
 
 }  // namespace detail

@@ -12,7 +12,7 @@ namespace {
 /// The choices for element `i`, which writes the declared batch, of pattern `e` (`constant`: which
 /// elements only constants went into).
 std::vector<pattern_choice> for_batch_element(model_format format, bool special_zero, std::span<const pattern_bound> e,
-                                              const std::vector<bool>& constant, std::size_t i, std::string& reason) {
+                                              const std::vector<bool>& constant, std::size_t i, text::fix_reason& reason) {
   const auto exact = [&](std::size_t k) { return e[k].lo == e[k].hi; };
   if (i >= e.size() || !exact(i)) {
     reason = text::shape_values_unknown();
@@ -49,7 +49,7 @@ std::vector<pattern_choice> for_batch_element(model_format format, bool special_
 }  // namespace
 
 std::vector<pattern_choice> pattern_choices(const graph& g, const propagation& p, const layer& l,
-                                            const batch_finding& f, std::string& reason) {
+                                            const batch_finding& f, text::fix_reason& reason) {
   if (f.issue == batch_issue::fails_at_declared) {  // broken before any batch changes: no value mends that
     reason = text::fails_as_given(f);
     return {};

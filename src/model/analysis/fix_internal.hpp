@@ -8,11 +8,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/fix.hpp"
 #include "reshape1/model/graph.hpp"
+#include "model/text/fix.hpp"
 #include "reshape1/model/propagate.hpp"
 
 namespace reshape1::model::detail {
@@ -34,7 +36,14 @@ struct pattern_choice {
 /// dimension and fails at the checked batch gets -1 at each element that holds a positive value, in turn:
 /// which one follows the batch is the judges' to find. Empty, with `reason`, when nothing is worth trying.
 [[nodiscard]] std::vector<pattern_choice> pattern_choices(const graph& g, const propagation& p, const layer& l,
-                                                          const batch_finding& f, std::string& reason);
+                                                          const batch_finding& f, text::fix_reason& reason);
+
+/// A refusal of layer `id` for reason `why`.
+[[nodiscard]] inline fix_refusal refused(std::int64_t id, std::string name, std::string type, text::fix_reason why,
+                                         std::vector<enclosing_layer> within = {}) {
+  return {id, std::move(name), std::move(type), std::move(why.code), std::move(why.args), std::move(why.text),
+          std::move(within)};
+}
 
 /// How many inputs of `g`'s layers `l` feeds: a Const or a layer on the way to a pattern that feeds more
 /// than one is shared, and a rewrite must not reach the others.

@@ -216,12 +216,12 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
     const auto& f = findings[k];
     const auto key = key_of(f);
     if (!is_named[k] || waits(f) || !seen.insert(key).second) continue;
-    std::string reason;
+    text::fix_reason reason;
     auto plans = plans_for(f, reason);
     const auto skip = std::min(tried_[key], plans.size());
     plans.erase(plans.begin(), plans.begin() + static_cast<std::ptrdiff_t>(skip));
     if (plans.empty()) {
-      unplanned.push_back({f.id, f.name, f.type, last_failure_.contains(key) ? last_failure_[key] : reason, f.within});
+      unplanned.push_back(refused(f.id, f.name, f.type, last_failure_.contains(key) ? last_failure_[key] : reason, f.within));
       continue;
     }
     const auto s = where(f);
@@ -229,9 +229,9 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
   }
 }
 
-void fix_planner::refuse(const candidate& c, std::string reason) {
+void fix_planner::refuse(const candidate& c, text::fix_reason reason) {
   done_.insert(c.key);
-  report_.refusals.push_back({c.key.id, c.name, c.type, std::move(reason), c.within});
+  report_.refusals.push_back(refused(c.key.id, c.name, c.type, std::move(reason), c.within));
 }
 
 /// Where finding `f`'s layer is in the current model, with the propagation there (at the declared
@@ -251,7 +251,7 @@ void fix_planner::attempt(const std::vector<candidate*>& group) {
   batch_report next_probe;
   batch_undo undo;
   bool in_place = false;                 // runs_ are being made next's
-  std::string failure;                   // why the group failed: an error's message
+  std::optional<text::fix_reason> failure;  // why the group failed: an error
   std::optional<std::int64_t> changed;   // or the first layer whose declared shapes it changed
   std::map<layer_key, batch_issue> failing;
   try {
@@ -273,9 +273,9 @@ void fix_planner::attempt(const std::vector<candidate*>& group) {
     }
   } catch (const error& e) {
     if (e.code() == errc::io) throw;  // the weights cannot be read (they changed): not this rewrite's fault
-    failure = e.what();
+    failure = text::rewrite_raises(e.code(), e.what());
   }
-  if (failure.empty() && !changed && failing.empty()) {
+  if (!failure && !changed && failing.empty()) {
     keep(group, std::move(trial), std::move(*next), std::move(next_probe));
     return;
   }
@@ -284,14 +284,14 @@ void fix_planner::attempt(const std::vector<candidate*>& group) {
 }
 
 void fix_planner::failed(const std::vector<candidate*>& group, const std::map<layer_key, batch_issue>& failing,
-                         const std::string& failure, std::optional<std::int64_t> changed) {
+                         const std::optional<text::fix_reason>& failure, std::optional<std::int64_t> changed) {
   if (group.size() == 1) {
     auto& c = *group[0];
     const auto& x = c.plans[c.next];
     const auto issue = failing.empty() ? batch_issue::fails : failing.begin()->second;
-    last_failure_[c.key] = changed           ? text::rewrite_changes_shapes(x.index, x.value, *changed)
-                          : !failure.empty() ? failure
-                                             : text::rewrite_still_leaves(x.index, x.value, issue, "?");
+    last_failure_[c.key] = changed   ? text::rewrite_changes_shapes(x.index, x.value, *changed)
+                           : failure ? *failure
+                                     : text::rewrite_still_leaves(x.index, x.value, issue, "?");
     if (!final_) {  // judged again in this round's final pass, or planned again in the next round
       failed_.push_back(&c);
       return;
@@ -309,7 +309,7 @@ void fix_planner::failed(const std::vector<candidate*>& group, const std::map<la
     second.assign(group.begin() + static_cast<std::ptrdiff_t>(group.size() / 2), group.end());
   }
   attempt(first);
-  if (second.size() > 1 && !failing.empty() && failure.empty() && !changed) {  // each alone: they failed together
+  if (second.size() > 1 && !failing.empty() && !failure && !changed) {  // each alone: they failed together
     for (auto* c : second) attempt({c});
   } else {
     attempt(second);
@@ -540,7 +540,7 @@ bool fix_planner::prove() {
   // What not_scaled compares with: the model read back at the original's declared inputs.
   const propagation& original_inputs = reference ? *reference : at_declared;
   std::vector<std::string> checked;
-  std::map<layer_key, std::string> dropped;  // rewritten Reshapes the proof still names
+  std::map<layer_key, text::fix_reason> dropped;  // rewritten Reshapes the proof still names
   batch_index_ = 0;
   for (const auto& b : options_.check_batches) {
     ++batch_index_;
@@ -579,7 +579,7 @@ bool fix_planner::prove() {
 
 /// The proof's findings at batch `b`: a rewritten Reshape it still names goes to `dropped` (its rewrite
 /// is taken back), any other finding is a refusal (once).
-void fix_planner::judge(const batch_report& r, const dimension& b, std::map<layer_key, std::string>& dropped,
+void fix_planner::judge(const batch_report& r, const dimension& b, std::map<layer_key, text::fix_reason>& dropped,
                         std::vector<fix_refusal>& refusals) const {
   for (const auto& f : r.findings) {
     if (f.issue == batch_issue::scales_with_batch) continue;
@@ -596,13 +596,13 @@ void fix_planner::judge(const batch_report& r, const dimension& b, std::map<laye
       return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.id == f.id && x.within == f.within; });
     };
     if (known(report_.refusals) || known(refusals)) continue;
-    refusals.push_back({f.id, f.name, f.type, text::refusal(f, b), f.within});
+    refusals.push_back(refused(f.id, f.name, f.type, text::refusal(f, b), f.within));
   }
 }
 
 /// Takes back the rewrites of the Reshapes the proof still names (each tries its next alternative) and
 /// makes the model the rounds resume from.
-void fix_planner::drop(const std::map<layer_key, std::string>& dropped) {
+void fix_planner::drop(const std::map<layer_key, text::fix_reason>& dropped) {
   for (const auto& [key, why] : dropped) {
     const auto& reshape = key;  // clang 14 (the fuzz preset) cannot capture a structured binding
     std::erase_if(rewrites_, [&reshape](const fix_rewrite& x) {
@@ -652,7 +652,7 @@ void fix_planner::list_changes(const std::vector<fix_rewrite>& final_rewrites,
 /// Choice `c` for Reshape `l` as a rewrite of the Const that holds its element (directly or through a
 /// Concat); nullopt, with `reason`, when the format says that Const cannot take it.
 std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector<std::int64_t>& within, const layer& l,
-                                            const pattern_choice& c, std::string& reason) const {
+                                            const pattern_choice& c, text::fix_reason& reason) const {
   const auto origin = origin_of_element(*s.g, *s.p, l, 1, c.element);
   fix_plan x;
   x.within = x.holder_within = within;
@@ -677,7 +677,7 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
 
 /// The rewrites that could resolve finding `f`, best first (pattern_choices, each where its value is
 /// held); or the reason there are none.
-std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, std::string& reason) const {
+std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_reason& reason) const {
   const auto s = *where(f);
   const auto& l = *s.g->find(f.id);
   std::vector<fix_plan> plans;

@@ -103,7 +103,7 @@ class fix_planner {
   /// made: a layer that computes the element, a type the format does not rewrite, a shared layer on the
   /// way...; nullopt when it can. The format may move the plan's holder to a graph around the body
   /// (x.holder_within, x.holder, x.consumer), where the value is really held.
-  [[nodiscard]] virtual std::optional<std::string> refuses(const fix_site& site, const element_origin& origin,
+  [[nodiscard]] virtual std::optional<text::fix_reason> refuses(const fix_site& site, const element_origin& origin,
                                                            fix_plan& x) const = 0;
   /// The reason a rewrite gives: the choice's `why`, with where the value is held (`holder`, the Const
   /// the plan rewrites; `origin`, the way the element comes).
@@ -170,12 +170,12 @@ class fix_planner {
   void rounds();
   /// The round's Reshapes to plan (`group`) and the ones with no plan left (`unplanned`).
   void gather(std::vector<candidate>& group, std::vector<fix_refusal>& unplanned);
-  void refuse(const candidate& c, std::string reason);
+  void refuse(const candidate& c, text::fix_reason reason);
   [[nodiscard]] std::optional<fix_site> where(const batch_finding& f) const;
   void attempt(const std::vector<candidate*>& group);
   /// After `group` failed: each of its Reshapes alone tries its next plan, or the group is split.
   void failed(const std::vector<candidate*>& group, const std::map<layer_key, batch_issue>& failing,
-              const std::string& failure, std::optional<std::int64_t> changed);
+              const std::optional<text::fix_reason>& failure, std::optional<std::int64_t> changed);
   void convert(const std::vector<candidate*>& group, std::vector<fix_rewrite>& trial);
   [[nodiscard]] std::pair<std::vector<graph_edit>, std::vector<std::byte>> build(
       const std::vector<fix_rewrite>& rewrites) const;
@@ -187,15 +187,15 @@ class fix_planner {
   [[nodiscard]] std::size_t index_of(std::int64_t id) const;
   [[nodiscard]] static std::vector<fix_rewrite> merged_clones(std::vector<fix_rewrite> rewrites);
   bool prove();
-  void judge(const batch_report& r, const dimension& b, std::map<layer_key, std::string>& dropped,
+  void judge(const batch_report& r, const dimension& b, std::map<layer_key, text::fix_reason>& dropped,
              std::vector<fix_refusal>& refusals) const;
-  void drop(const std::map<layer_key, std::string>& dropped);
+  void drop(const std::map<layer_key, text::fix_reason>& dropped);
   [[nodiscard]] std::map<layer_key, std::vector<std::size_t>> places_of(const std::vector<fix_rewrite>& rewrites) const;
   void list_changes(const std::vector<fix_rewrite>& final_rewrites,
                     const std::map<layer_key, std::vector<std::size_t>>& places);
   [[nodiscard]] std::optional<fix_plan> target(const fix_site& s, const std::vector<std::int64_t>& within,
-                                               const layer& l, const pattern_choice& c, std::string& reason) const;
-  [[nodiscard]] std::vector<fix_plan> plans_for(const batch_finding& f, std::string& reason) const;
+                                               const layer& l, const pattern_choice& c, text::fix_reason& reason) const;
+  [[nodiscard]] std::vector<fix_plan> plans_for(const batch_finding& f, text::fix_reason& reason) const;
 
   std::size_t layer_count_ = 0;
   std::vector<input_report> original_inputs_;
@@ -215,7 +215,7 @@ class fix_planner {
   bool final_ = false;              ///< the round kept nothing: a failed plan is final
   std::set<layer_key> done_;        ///< Reshapes rewritten or refused
   std::map<layer_key, std::size_t> tried_;        ///< how many of a Reshape's plans failed
-  std::map<layer_key, std::string> last_failure_;  ///< and why the last one did
+  std::map<layer_key, text::fix_reason> last_failure_;  ///< and why the last one did
   fix_report report_;
 };
 

@@ -40,8 +40,8 @@ std::optional<fix_refusal> not_scaled(const graph& g, const propagation& referen
         want[c.axis] = dimension(scaled);
       }
       if (!same_shape(partial_shape(std::move(want)), s))
-        return fix_refusal{layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
-                           text::not_scaled(b, o, s, d)};
+        return refused(layers[i].id, std::string(layers[i].name), std::string(layers[i].type),
+                       text::not_scaled(b, o, s, d));
     }
   }
   return std::nullopt;

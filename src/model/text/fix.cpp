@@ -10,6 +10,15 @@ namespace reshape1::model::text {
 namespace {
 /// The Reshape's flag as the format writes it: OpenVINO's special_zero, or ONNX's allowzero, its negation.
 std::string_view literal_zeros(model_format format) { return format == model_format::onnx ? "allowzero=1" : "special_zero=false"; }
+
+/// A pattern index or port as a reason's value.
+reason_value at(std::size_t index) { return static_cast<std::int64_t>(index); }
+
+/// A refusal's sentence for a layer in a body: the body named first.
+std::string inside_body(const batch_finding& f, std::string_view r) {
+  return fmt::format("inside the body of {} '{}' (id {}): {}", f.within.back().type, f.within.back().name,
+                     f.within.back().id, r);
+}
 }  // namespace
 
 std::string zero_copies_batch(std::size_t index, std::int64_t declared, std::optional<model_format> setting) {
@@ -51,78 +60,99 @@ std::string through_concat(std::string_view why, std::string_view concat) {
   return fmt::format("{}, through Concat '{}'", why, concat);
 }
 
-std::string minus_one_folds_batch(std::size_t index, bool node) {
-  return fmt::format("the -1 at pattern[{}] folds the batch together with other dimensions; keeping it apart would "
+fix_reason minus_one_folds_batch(std::size_t index, bool node) {
+  return {"minus_one_folds_batch", {{"pattern_index", at(index)}}, fmt::format("the -1 at pattern[{}] folds the batch together with other dimensions; keeping it apart would "
                      "change the {}'s output rank",
-                     index, node ? "node" : "layer");
+                     index, node ? "node" : "layer")};
 }
 
-std::string pattern_folds_batch() { return "the pattern folds the batch together with other dimensions"; }
-
-std::string no_element_follows_batch() { return "no element of the pattern can follow the batch"; }
-
-std::string literal_zero_with_minus_one(std::size_t zero, model_format format) {
-  return fmt::format("pattern has a -1 and {} with a literal 0 at index {}", literal_zeros(format), zero);
+fix_reason pattern_folds_batch() {
+  return {"pattern_folds_batch", {}, "the pattern folds the batch together with other dimensions"};
 }
 
-std::string maybe_zero_with_minus_one(std::size_t minus_one, model_format format) {
-  return fmt::format("pattern has a -1 at index {} and {} with an element that may be 0", minus_one,
-                     literal_zeros(format));
+fix_reason no_element_follows_batch() {
+  return {"no_element_follows_batch", {}, "no element of the pattern can follow the batch"};
 }
 
-std::string not_fixed_without_special_zero(model_format format) {
-  return fmt::format("pattern has elements that are not fixed values, and {}", literal_zeros(format));
+fix_reason literal_zero_with_minus_one(std::size_t zero, model_format format) {
+  return {"literal_zero_with_minus_one", {{"pattern_index", at(zero)}, {"flag", std::string(literal_zeros(format))}},
+          fmt::format("pattern has a -1 and {} with a literal 0 at index {}", literal_zeros(format), zero)};
 }
 
-std::string shape_values_unknown() { return "its shape's values are not known"; }
-
-std::string computed_not_const(std::size_t index, std::string_view where) {
-  return fmt::format("pattern[{}] is computed by {}, not held by a Const", index, where.empty() ? "nothing" : where);
+fix_reason maybe_zero_with_minus_one(std::size_t minus_one, model_format format) {
+  return {"maybe_zero_with_minus_one", {{"pattern_index", at(minus_one)}, {"flag", std::string(literal_zeros(format))}},
+          fmt::format("pattern has a -1 at index {} and {} with an element that may be 0", minus_one,
+                      literal_zeros(format))};
 }
 
-std::string type_not_rewritten(std::size_t index, std::string_view where, std::string_view type) {
-  return fmt::format("pattern[{}] is held by {} of type {}, which fix does not rewrite", index, where, type);
+fix_reason not_fixed_without_special_zero(model_format format) {
+  return {"not_fixed_without_special_zero", {{"flag", std::string(literal_zeros(format))}},
+          fmt::format("pattern has elements that are not fixed values, and {}", literal_zeros(format))};
 }
 
-std::string unsigned_cannot_hold_minus_one(std::size_t index, std::string_view where, std::string_view type) {
-  return fmt::format("pattern[{}] is held by {} of unsigned type {}, which cannot hold -1", index, where, type);
+fix_reason shape_values_unknown() { return {"shape_values_unknown", {}, "its shape's values are not known"}; }
+
+fix_reason computed_not_const(std::size_t index, std::string_view where) {
+  return {"computed_not_const", {{"pattern_index", at(index)}, {"layer", std::string(where)}},
+          fmt::format("pattern[{}] is computed by {}, not held by a Const", index, where.empty() ? "nothing" : where)};
 }
 
-std::string comes_through_shared_layer(std::size_t index, std::string_view where) {
-  return fmt::format("pattern[{}] comes through {}, which feeds other layers too", index, where);
+fix_reason type_not_rewritten(std::size_t index, std::string_view where, std::string_view type) {
+  return {"type_not_rewritten",
+          {{"pattern_index", at(index)}, {"layer", std::string(where)}, {"element_type", std::string(type)}},
+          fmt::format("pattern[{}] is held by {} of type {}, which fix does not rewrite", index, where, type)};
 }
 
-std::string computed_not_tensor(std::size_t index) {
-  return fmt::format("pattern[{}] is computed, not held in an initializer or a Constant node", index);
+fix_reason unsigned_cannot_hold_minus_one(std::size_t index, std::string_view where, std::string_view type) {
+  return {"unsigned_cannot_hold_minus_one",
+          {{"pattern_index", at(index)}, {"layer", std::string(where)}, {"element_type", std::string(type)}},
+          fmt::format("pattern[{}] is held by {} of unsigned type {}, which cannot hold -1", index, where, type)};
 }
 
-std::string constant_not_in_file(std::size_t index, std::string_view node) {
-  return fmt::format("pattern[{}] is a constant of node '{}' that is not written in the file as a tensor", index, node);
+fix_reason comes_through_shared_layer(std::size_t index, std::string_view where) {
+  return {"comes_through_shared_layer", {{"pattern_index", at(index)}, {"layer", std::string(where)}},
+          fmt::format("pattern[{}] comes through {}, which feeds other layers too", index, where)};
 }
 
-std::string comes_through_shared_node(std::size_t index, std::string_view node) {
-  return fmt::format("pattern[{}] comes through node '{}', which feeds other nodes too", index, node);
+fix_reason computed_not_tensor(std::size_t index) {
+  return {"computed_not_tensor", {{"pattern_index", at(index)}},
+          fmt::format("pattern[{}] is computed, not held in an initializer or a Constant node", index)};
 }
 
-std::string reaches_through_added_layer(std::string_view tensor) {
-  return fmt::format("'{}' reaches the pattern through a layer reshape1 added", tensor);
+fix_reason constant_not_in_file(std::size_t index, std::string_view node) {
+  return {"constant_not_in_file", {{"pattern_index", at(index)}, {"node", std::string(node)}},
+          fmt::format("pattern[{}] is a constant of node '{}' that is not written in the file as a tensor", index, node)};
 }
 
-std::string not_a_tensor_the_node_sees(std::size_t index, std::string_view tensor) {
-  return fmt::format("pattern[{}] is held by '{}', which is no initializer or Constant node the node sees", index,
-                     tensor);
+fix_reason comes_through_shared_node(std::size_t index, std::string_view node) {
+  return {"comes_through_shared_node", {{"pattern_index", at(index)}, {"node", std::string(node)}},
+          fmt::format("pattern[{}] comes through node '{}', which feeds other nodes too", index, node)};
 }
 
-std::string external_read_in_body(std::size_t index, std::string_view tensor) {
-  return fmt::format("pattern[{}] is held by '{}', in external data, and read inside a body", index, tensor);
+fix_reason reaches_through_added_layer(std::string_view tensor) {
+  return {"reaches_through_added_layer", {{"tensor", std::string(tensor)}},
+          fmt::format("'{}' reaches the pattern through a layer reshape1 added", tensor)};
 }
 
-std::string values_not_read(std::string_view tensor) {
-  return fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", tensor);
+fix_reason not_a_tensor_the_node_sees(std::size_t index, std::string_view tensor) {
+  return {"not_a_tensor_the_node_sees", {{"pattern_index", at(index)}, {"tensor", std::string(tensor)}},
+          fmt::format("pattern[{}] is held by '{}', which is no initializer or Constant node the node sees", index,
+                      tensor)};
 }
 
-std::string does_not_feed(std::string_view tensor, std::size_t port, std::string_view node) {
-  return fmt::format("'{}' does not feed input {} of node '{}' as the lowering saw it", tensor, port, node);
+fix_reason external_read_in_body(std::size_t index, std::string_view tensor) {
+  return {"external_read_in_body", {{"pattern_index", at(index)}, {"tensor", std::string(tensor)}},
+          fmt::format("pattern[{}] is held by '{}', in external data, and read inside a body", index, tensor)};
+}
+
+fix_reason values_not_read(std::string_view tensor) {
+  return {"values_not_read", {{"tensor", std::string(tensor)}},
+          fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", tensor)};
+}
+
+fix_reason does_not_feed(std::string_view tensor, std::size_t port, std::string_view node) {
+  return {"does_not_feed", {{"port", at(port)}, {"tensor", std::string(tensor)}, {"node", std::string(node)}},
+          fmt::format("'{}' does not feed input {} of node '{}' as the lowering saw it", tensor, port, node)};
 }
 
 std::string freed_dimension(std::string_view kind, std::string_view name, std::size_t index, bool cleared) {
@@ -143,49 +173,78 @@ std::string_view issue_words(batch_issue issue) {
   return "fails";
 }
 
-std::string rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer) {
-  return fmt::format("rewriting pattern[{}] to {} changes the shapes of layer {} at the declared inputs", index, value,
-                     layer);
+fix_reason rewrite_raises(errc code, std::string_view what) {
+  return {"rewrite_raises", {{"error", std::string(name(code))}}, std::string(what)};
 }
 
-std::string rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue, std::string_view at) {
-  return fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", index, value,
-                     issue == batch_issue::fails ? std::string_view("failing") : issue_words(issue), at);
+fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer) {
+  return {"rewrite_changes_shapes", {{"pattern_index", at(index)}, {"value", value}, {"layer_id", layer}},
+          fmt::format("rewriting pattern[{}] to {} changes the shapes of layer {} at the declared inputs", index,
+                      value, layer)};
 }
 
-std::string fails_as_given(const batch_finding& f) {
-  return fmt::format("fails at the declared shapes, before any batch changes; fix mends only what another batch breaks: {}",
-                     f.what);
+fix_reason rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue, std::string_view batch) {
+  return {"rewrite_still_leaves",
+          {{"pattern_index", at(index)}, {"value", value}, {"finding", std::string(name(issue))}, {"batch", std::string(batch)}},
+          fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", index, value,
+                      issue == batch_issue::fails ? std::string_view("failing") : issue_words(issue), batch)};
 }
 
-std::string refusal(const batch_finding& f, const dimension& at) {
-  const auto what = f.issue == batch_issue::fails_at_declared
-                        ? fails_as_given(f)
-                        : fmt::format("{} at batch {}: {}", issue_words(f.issue), to_string(at), f.what);
+fix_reason fails_as_given(const batch_finding& f) {
+  return {"fails_as_given", {{"finding_code", f.code}},
+          fmt::format("fails at the declared shapes, before any batch changes; fix mends only what another batch "
+                      "breaks: {}",
+                      f.what)};
+}
+
+fix_reason refusal(const batch_finding& f, const dimension& at) {
+  if (f.issue == batch_issue::fails_at_declared) {
+    auto r = fails_as_given(f);
+    if (!f.within.empty()) r.text = inside_body(f, r.text);
+    return r;
+  }
+  const auto what = fmt::format("{} at batch {}: {}", issue_words(f.issue), to_string(at), f.what);
   std::string r;
   if (f.issue == batch_issue::cannot_tell)
     r = "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
-  else if (f.issue == batch_issue::fails_at_declared)
-    r = what;
   else
     r = detail::part_of(f.type) == detail::op_part::reshape ? "still " + what : "not a Reshape pattern: " + what;
-  if (f.within.empty()) return r;
-  return fmt::format("inside the body of {} '{}' (id {}): {}", f.within.back().type, f.within.back().name,
-                     f.within.back().id, r);
+  return {"batch_finding",
+          {{"finding", std::string(name(f.issue))}, {"finding_code", f.code}, {"batch", to_string(at)}},
+          f.within.empty() ? r : inside_body(f, r)};
 }
 
-std::string read_back_lacks_layer() { return "the rewritten model read back has no layer with this id"; }
-
-std::string read_back_lacks_tensor(std::string_view name) {
-  return fmt::format("the fixed model read back has no tensor '{}'", name);
+fix_reason read_back_lacks_layer() {
+  return {"read_back_lacks_layer", {}, "the rewritten model read back has no layer with this id"};
 }
 
-std::string read_back_differs() { return "the rewritten model read back has other shapes here at the declared inputs"; }
+fix_reason read_back_lacks_tensor(std::string_view tensor) {
+  return {"read_back_lacks_tensor", {{"tensor", std::string(tensor)}},
+          fmt::format("the fixed model read back has no tensor '{}'", tensor)};
+}
 
-std::string not_scaled(const dimension& at, std::size_t output, const partial_shape& shape,
-                       const partial_shape& declared) {
-  return fmt::format("at batch {} output {} is {}, not its declared {} with the batch scaled", to_string(at), output,
-                     to_string(detail::without_symbols(shape)), to_string(detail::without_symbols(declared)));
+fix_reason read_back_differs() {
+  return {"read_back_differs", {}, "the rewritten model read back has other shapes here at the declared inputs"};
+}
+
+fix_reason not_scaled(const dimension& batch, std::size_t output, const partial_shape& shape,
+                      const partial_shape& declared) {
+  const auto is = to_string(detail::without_symbols(shape)), was = to_string(detail::without_symbols(declared));
+  return {"not_scaled", {{"output", at(output)}, {"batch", to_string(batch)}, {"shape", is}, {"declared", was}},
+          fmt::format("at batch {} output {} is {}, not its declared {} with the batch scaled", to_string(batch),
+                      output, is, was)};
+}
+
+std::span<const std::string_view> fix_reason_codes() noexcept {
+  static constexpr std::string_view codes[] = {
+      "minus_one_folds_batch", "pattern_folds_batch", "no_element_follows_batch", "literal_zero_with_minus_one",
+      "maybe_zero_with_minus_one", "not_fixed_without_special_zero", "shape_values_unknown", "computed_not_const",
+      "type_not_rewritten", "unsigned_cannot_hold_minus_one", "comes_through_shared_layer", "computed_not_tensor",
+      "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
+      "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
+      "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
+      "read_back_lacks_tensor", "read_back_differs", "not_scaled"};
+  return codes;
 }
 
 }  // namespace reshape1::model::text

@@ -6,15 +6,25 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "reshape1/dimension.hpp"
+#include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/graph.hpp"
 #include "reshape1/partial_shape.hpp"
 
 namespace reshape1::model::text {
+
+/// Why fix left a Reshape alone or did not call the model fixed: a stable snake_case code, the values it
+/// names (each under its name, as a finding's args), and the sentence that says it, written here from them.
+struct fix_reason {
+  std::string code;
+  reason_args args;
+  std::string text;
+};
 
 // ---- why a rewrite ----
 /// Element `index` wrote the declared batch: 0 copies it (`setting`: with the Reshape's special_zero set
@@ -37,32 +47,32 @@ namespace reshape1::model::text {
 
 // ---- why a Reshape is left alone ----
 /// The -1 at `index` folds the batch with other dimensions (`node`: an ONNX node's rank, else a layer's).
-[[nodiscard]] std::string minus_one_folds_batch(std::size_t index, bool node);
-[[nodiscard]] std::string pattern_folds_batch();
-[[nodiscard]] std::string no_element_follows_batch();
+[[nodiscard]] fix_reason minus_one_folds_batch(std::size_t index, bool node);
+[[nodiscard]] fix_reason pattern_folds_batch();
+[[nodiscard]] fix_reason no_element_follows_batch();
 /// special_zero=false (allowzero=1 in ONNX, as `format` says) with a -1 taken: a literal 0 at `zero`, an
 /// element that may be 0 (the -1 at `minus_one`), or elements that are not fixed values.
-[[nodiscard]] std::string literal_zero_with_minus_one(std::size_t zero, model_format format);
-[[nodiscard]] std::string maybe_zero_with_minus_one(std::size_t minus_one, model_format format);
-[[nodiscard]] std::string not_fixed_without_special_zero(model_format format);
+[[nodiscard]] fix_reason literal_zero_with_minus_one(std::size_t zero, model_format format);
+[[nodiscard]] fix_reason maybe_zero_with_minus_one(std::size_t minus_one, model_format format);
+[[nodiscard]] fix_reason not_fixed_without_special_zero(model_format format);
 /// The shape's values unknown.
-[[nodiscard]] std::string shape_values_unknown();
+[[nodiscard]] fix_reason shape_values_unknown();
 /// The element is not held where fix can write it. IR: computed by a layer (`where`; "" for nothing), held
 /// by a Const of a type fix does not rewrite, or unsigned where -1 is needed; through a shared layer.
-[[nodiscard]] std::string computed_not_const(std::size_t index, std::string_view where);
-[[nodiscard]] std::string type_not_rewritten(std::size_t index, std::string_view where, std::string_view type);
-[[nodiscard]] std::string unsigned_cannot_hold_minus_one(std::size_t index, std::string_view where,
+[[nodiscard]] fix_reason computed_not_const(std::size_t index, std::string_view where);
+[[nodiscard]] fix_reason type_not_rewritten(std::size_t index, std::string_view where, std::string_view type);
+[[nodiscard]] fix_reason unsigned_cannot_hold_minus_one(std::size_t index, std::string_view where,
                                                          std::string_view type);
-[[nodiscard]] std::string comes_through_shared_layer(std::size_t index, std::string_view where);
+[[nodiscard]] fix_reason comes_through_shared_layer(std::size_t index, std::string_view where);
 /// ONNX: the same, by node and tensor names.
-[[nodiscard]] std::string computed_not_tensor(std::size_t index);
-[[nodiscard]] std::string constant_not_in_file(std::size_t index, std::string_view node);
-[[nodiscard]] std::string comes_through_shared_node(std::size_t index, std::string_view node);
-[[nodiscard]] std::string reaches_through_added_layer(std::string_view tensor);
-[[nodiscard]] std::string not_a_tensor_the_node_sees(std::size_t index, std::string_view tensor);
-[[nodiscard]] std::string external_read_in_body(std::size_t index, std::string_view tensor);
-[[nodiscard]] std::string values_not_read(std::string_view tensor);
-[[nodiscard]] std::string does_not_feed(std::string_view tensor, std::size_t port, std::string_view node);
+[[nodiscard]] fix_reason computed_not_tensor(std::size_t index);
+[[nodiscard]] fix_reason constant_not_in_file(std::size_t index, std::string_view node);
+[[nodiscard]] fix_reason comes_through_shared_node(std::size_t index, std::string_view node);
+[[nodiscard]] fix_reason reaches_through_added_layer(std::string_view tensor);
+[[nodiscard]] fix_reason not_a_tensor_the_node_sees(std::size_t index, std::string_view tensor);
+[[nodiscard]] fix_reason external_read_in_body(std::size_t index, std::string_view tensor);
+[[nodiscard]] fix_reason values_not_read(std::string_view tensor);
+[[nodiscard]] fix_reason does_not_feed(std::string_view tensor, std::size_t port, std::string_view node);
 
 // ---- what an ONNX fix frees ----
 /// Dimension `index` of the tensor `name` (`kind`: "input", "output", "value_info"... as the fix names
@@ -72,21 +82,27 @@ namespace reshape1::model::text {
 // ---- why a rewrite was taken back, or the model not fixed ----
 /// A finding's kind as fix's reasons say it ("swallows the batch").
 [[nodiscard]] std::string_view issue_words(batch_issue issue);
+/// Rewriting raised an error (`code`, its message `what`) while the rewritten model was propagated.
+[[nodiscard]] fix_reason rewrite_raises(errc code, std::string_view what);
 /// Rewriting element `index` to `value` changed layer `layer`'s shapes at the declared inputs.
-[[nodiscard]] std::string rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer);
+[[nodiscard]] fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer);
 /// ... still leaves the Reshape failing (or with `issue`) at batch `at`.
-[[nodiscard]] std::string rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue,
+[[nodiscard]] fix_reason rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue,
                                                std::string_view at);
 /// Why a fails_at_declared finding is not fix's to mend: the model fails as it is given.
-[[nodiscard]] std::string fails_as_given(const batch_finding& f);
-/// Why finding `f`, at batch `at`, keeps the model from being fixed.
-[[nodiscard]] std::string refusal(const batch_finding& f, const dimension& at);
+[[nodiscard]] fix_reason fails_as_given(const batch_finding& f);
+/// Why finding `f`, at batch `at`, keeps the model from being fixed (code `batch_finding`, naming the
+/// finding's kind, code and batch).
+[[nodiscard]] fix_reason refusal(const batch_finding& f, const dimension& at);
 /// The proof read the rewritten model back: a layer is missing, or has other shapes at the declared inputs.
-[[nodiscard]] std::string read_back_lacks_layer();
-[[nodiscard]] std::string read_back_lacks_tensor(std::string_view name);
-[[nodiscard]] std::string read_back_differs();
+[[nodiscard]] fix_reason read_back_lacks_layer();
+[[nodiscard]] fix_reason read_back_lacks_tensor(std::string_view name);
+[[nodiscard]] fix_reason read_back_differs();
 /// At batch `at`, output `output` is `shape`, not its declared shape with the batch scaled.
-[[nodiscard]] std::string not_scaled(const dimension& at, std::size_t output, const partial_shape& shape,
+[[nodiscard]] fix_reason not_scaled(const dimension& at, std::size_t output, const partial_shape& shape,
                                      const partial_shape& declared);
+
+/// Every code the reasons above give, in their order (the tests render each).
+[[nodiscard]] std::span<const std::string_view> fix_reason_codes() noexcept;
 
 }  // namespace reshape1::model::text

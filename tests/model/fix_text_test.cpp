@@ -1,0 +1,94 @@
+// The reasons fix gives for a refusal come from one place (model/text/fix.cpp): each has a stable code, a
+// sentence, and the values it names under snake_case names; every code is listed and given somewhere.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/text/fix.hpp"
+
+namespace reshape1::test {
+namespace {
+
+namespace fs = std::filesystem;
+using model::text::fix_reason;
+
+bool snake_case(const std::string& s) { return std::regex_match(s, std::regex("[a-z]+(_[a-z]+)*")); }
+
+std::vector<fix_reason> every_reason() {
+  namespace t = model::text;
+  model::batch_finding f;
+  f.issue = model::batch_issue::fails;
+  f.code = "invalid_shape";
+  f.type = "Concat";
+  f.what = "layer 'c' (id 2): input 1 dimension 0: 2 and 1 cannot be equal";
+  model::batch_finding given = f;
+  given.issue = model::batch_issue::fails_at_declared;
+  const auto ir = model::model_format::ir;
+  return {t::minus_one_folds_batch(1, false),
+          t::pattern_folds_batch(),
+          t::no_element_follows_batch(),
+          t::literal_zero_with_minus_one(0, ir),
+          t::maybe_zero_with_minus_one(1, model::model_format::onnx),
+          t::not_fixed_without_special_zero(ir),
+          t::shape_values_unknown(),
+          t::computed_not_const(0, "Concat 'shape' (id 5)"),
+          t::type_not_rewritten(0, "Const 'p' (id 3)", "f32"),
+          t::unsigned_cannot_hold_minus_one(0, "Const 'p' (id 3)", "u8"),
+          t::comes_through_shared_layer(0, "Concat 'shape' (id 5)"),
+          t::computed_not_tensor(0),
+          t::constant_not_in_file(0, "n"),
+          t::comes_through_shared_node(0, "n"),
+          t::reaches_through_added_layer("p"),
+          t::not_a_tensor_the_node_sees(0, "p"),
+          t::external_read_in_body(0, "p"),
+          t::values_not_read("p"),
+          t::does_not_feed("p", 1, "n"),
+          t::rewrite_raises(errc::invalid_shape, "layer 'r': cannot reshape"),
+          t::rewrite_changes_shapes(0, -1, 7),
+          t::rewrite_still_leaves(0, 0, model::batch_issue::mixes_samples, "2"),
+          t::fails_as_given(given),
+          t::refusal(f, dimension(2)),
+          t::read_back_lacks_layer(),
+          t::read_back_lacks_tensor("y"),
+          t::read_back_differs(),
+          t::not_scaled(dimension(2), 0, partial_shape{dimension(2), dimension(4)}, partial_shape{dimension(1), dimension(3)})};
+}
+
+TEST(fix_text, every_reason_has_a_listed_code_a_sentence_and_named_values) {
+  std::set<std::string> given;
+  for (const auto& r : every_reason()) {
+    EXPECT_TRUE(snake_case(r.code)) << r.code;
+    EXPECT_FALSE(r.text.empty()) << r.code;
+    EXPECT_TRUE(given.insert(r.code).second) << "two reasons give " << r.code;
+    for (const auto& [name, value] : r.args) EXPECT_TRUE(snake_case(name)) << r.code << ": " << name;
+  }
+  const auto listed = model::text::fix_reason_codes();
+  EXPECT_EQ(given, std::set<std::string>(listed.begin(), listed.end()));
+}
+
+// Each reason is given by the fixers (its function called outside model/text), and documented.
+TEST(fix_text, every_code_is_given_by_a_fixer_and_documented) {
+  std::string code_text;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(RESHAPE1_SOURCE_DIR) / "src")) {
+    if (!e.is_regular_file() || e.path().string().find("/model/text/") != std::string::npos) continue;
+    std::ifstream in(e.path());
+    code_text.append(std::istreambuf_iterator<char>(in), {});
+  }
+  std::ifstream doc(fs::path(RESHAPE1_SOURCE_DIR) / "docs" / "cli.md");
+  const std::string docs{std::istreambuf_iterator<char>(doc), {}};
+  for (const auto code : model::text::fix_reason_codes()) {
+    // A finding that keeps the model from being fixed is worded by text::refusal.
+    const auto function = code == "batch_finding" ? std::string("refusal") : std::string(code);
+    EXPECT_NE(code_text.find("text::" + function + "("), std::string::npos) << code << " is given nowhere";
+    EXPECT_NE(docs.find("`" + std::string(code) + "`"), std::string::npos) << code << " is not in docs/cli.md";
+  }
+}
+
+}  // namespace
+}  // namespace reshape1::test
