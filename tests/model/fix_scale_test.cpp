@@ -14,6 +14,7 @@
 #include "../fix_parts.hpp"
 #include "ir_builder.hpp"
 #include "model/ops/rules.hpp"
+#include "model/propagate/engine.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/fix.hpp"
 #include "reshape1/onnx.hpp"

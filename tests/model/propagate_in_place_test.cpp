@@ -23,6 +23,8 @@
 #include "model/graph/edit.hpp"
 #include "model/ir/read_internal.hpp"
 #include "model/ops/rules.hpp"
+#include "model/propagate/in_place.hpp"
+#include "model/propagate/engine.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/propagate.hpp"
 

@@ -22,6 +22,8 @@
 #include "model/analysis/batch_scope.hpp"
 #include "model/options.hpp"
 #include "model/ops/rules.hpp"
+#include "model/propagate/in_place.hpp"
+#include "model/propagate/engine.hpp"
 #include "model/text/batch.hpp"
 
 namespace reshape1::model {

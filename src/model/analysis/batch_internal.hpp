@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/ops/rules.hpp"
+#include "model/propagate/in_place.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/graph.hpp"
 #include "reshape1/model/propagate.hpp"

@@ -18,6 +18,7 @@
 #include "detail/fail.hpp"
 #include "model/options.hpp"
 #include "model/ops/rules.hpp"
+#include "model/propagate/engine.hpp"
 #include "model/text/batch.hpp"
 
 namespace reshape1::model::detail {

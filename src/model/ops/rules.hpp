@@ -180,54 +180,6 @@ std::span<const rule_entry> rule_table() noexcept;
 /// (which cannot write an interval). Where the two disagree, `check` reports the port as a shape_mismatch.
 [[nodiscard]] partial_shape parameter_shape(const layer& l);
 
-/// How many shape rules this thread has run (every layer propagated, bodies included): the unit in which
-/// fix's cost is bounded (tests/model/fix_scale_test.cpp).
-[[nodiscard]] std::uint64_t rule_calls() noexcept;
-
-/// Propagation through `g` with tensors given to some Parameters (by layer index; null or past the end:
-/// the declared shape): what propagate() does with the shapes it is given, and what TensorIterator and Loop
-/// do with their bodies. `given_follows`, when given, says per layer whether a given Parameter's tensor
-/// follows the model's inputs (a body Parameter fed by weights does not); Parameters follow them otherwise.
-/// With `names` (not empty), every dimension a layer's rule leaves dynamic without a symbol gets one of its
-/// own, `names` followed by the layer's index, output and axis: what the batch analysis's sample runs need to
-/// tell one unknown dimension from another and follow it (a ShapeOf's element, a Reshape's -1).
-propagation propagate_graph(const graph& g, std::span<const tensor* const> given,
-                            const std::vector<bool>* given_follows = nullptr, std::string_view names = {});
-/// propagate(g, given), naming dimensions as propagate_graph does with `names`.
-propagation propagate_naming(const graph& g, std::span<const input_shape> given, std::string_view names);
-
-/// What a propagation in place replaced, to put it back.
-struct undo_log {
-  struct saved {
-    std::size_t layer = 0, output = 0;
-    tensor before;
-  };
-  std::size_t layers = 0;  ///< how many layers the propagation had
-  std::vector<saved> outputs;
-  std::vector<bool> follows_inputs;
-  std::vector<lost_information> lost;
-  std::vector<std::shared_ptr<const propagation>> bodies;
-};
-
-/// How propagate_in_place's `redo` marks a layer (0: it keeps its results).
-inline constexpr char redo_if_inputs_changed = 1;  ///< it reads an edited layer: run when its inputs changed
-inline constexpr char redo_always = 2;             ///< it is edited (or new): run
-
-/// Makes `p`, the propagation of a graph that `g` is an edit of (the same layers at the same indices, and
-/// perhaps more after them) at the same `given` shapes, g's propagation: only the layers `redo` marks run
-/// their rules (those that changed, and the layers that read one of them, when what they read came out
-/// different: the others' inputs and attributes are what they were, so their results are too). What they
-/// replace goes to `undo`.
-/// One difference from a whole propagation: the budget for nested bodies counts only the bodies run again,
-/// so a model past it may come out more exact.
-void propagate_in_place(const graph& g, std::span<const input_shape> given, propagation& p,
-                        std::span<const char> redo, undo_log& undo, std::string_view names = {});
-/// Puts back what propagate_in_place replaced: `p` is again the propagation of `before`.
-void undo_in_place(const graph& before, propagation& p, undo_log&& undo);
-
-/// Starts a new budget for propagation through nested bodies (called once per propagate()).
-void reset_body_budget() noexcept;
-
 /// What the code outside the rules needs to know of an op besides its rows: its part in the graph (a
 /// model input, a constant, a model output), that it is the op reshape1 is about, or how its output's
 /// elements come from its inputs' (what fix follows back to the constant that holds a pattern element).

@@ -16,6 +16,7 @@
 
 #include "detail/fail.hpp"
 #include "model/ops/rules.hpp"
+#include "model/propagate/engine.hpp"
 
 namespace reshape1::model::detail {
 namespace {

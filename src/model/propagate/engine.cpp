@@ -1,5 +1,5 @@
-// Propagation: every layer in topological order, through the rule its (type, opset) names.
-#include "reshape1/model/propagate.hpp"
+// Propagation: every layer in topological order, through the rule its (type, opset) names (engine.hpp).
+#include "model/propagate/engine.hpp"
 
 #include <algorithm>
 
@@ -27,10 +27,7 @@ const tensor& propagation::input(const graph& g, const layer& l, std::size_t por
 }
 
 namespace detail {
-struct layer_outputs_access {
-  /// Fits `o` to g's layers: those it has keep their tensors, the ones g adds after them get unknown ones,
-  /// and those past g's end are dropped (a propagation in place, and its undoing).
-  static void fit(layer_outputs& o, const graph& g) {
+void layer_outputs_access::fit(layer_outputs& o, const graph& g) {
     constexpr auto size = layer_outputs::block_layers;
     const auto layers = g.layers();
     const auto kept = std::min(o.size(), layers.size());
@@ -48,8 +45,7 @@ struct layer_outputs_access {
         b->resize(tensors);
       }
     }
-  }
-};
+}
 }  // namespace detail
 
 layer_outputs::layer_outputs(const graph& g) { detail::layer_outputs_access::fit(*this, g); }
@@ -79,8 +75,7 @@ std::vector<std::pair<std::string_view, int>> covered_ops() {
 
 propagation propagate(const graph& g) { return propagate(g, {}); }
 
-namespace {
-/// The tensors `given` sets, by layer index (null for a layer given nothing); `store` holds them.
+namespace detail {
 std::vector<const tensor*> given_tensors(const graph& g, std::span<const input_shape> given, std::vector<tensor>& store) {
   const auto layers = g.layers();
   store.assign(given.size(), tensor{});
@@ -97,7 +92,7 @@ std::vector<const tensor*> given_tensors(const graph& g, std::span<const input_s
   }
   return given_to;
 }
-}  // namespace
+}  // namespace detail
 
 propagation propagate(const graph& g, std::span<const input_shape> given) {
   return detail::propagate_naming(g, given, {});
@@ -126,26 +121,6 @@ std::string reason_of(std::string_view message, const layer& l) {
 std::uint64_t rule_calls() noexcept { return calls; }
 
 namespace {
-
-/// Before a pass in place: `undo` takes what `p` holds that the pass replaces (its findings, which layers
-/// follow the inputs, the bodies), and `base_lost` lists the base's findings by layer, in order, for the
-/// layers not run again.
-void start_undo(const graph& g, propagation& p, std::span<const char> redo, undo_log& undo,
-                std::vector<std::pair<std::size_t, std::size_t>>& base_lost) {
-  const auto layers = g.layers();
-  undo.layers = p.outputs.size();
-  undo.lost = std::exchange(p.lost, {});
-  undo.follows_inputs = p.follows_inputs;
-  undo.bodies = p.bodies;
-  layer_outputs_access::fit(p.outputs, g);
-  if (!p.bodies.empty()) p.bodies.resize(layers.size());
-  for (std::size_t k = 0; k < undo.lost.size(); ++k) base_lost.emplace_back(undo.lost[k].layer, k);
-  std::sort(base_lost.begin(), base_lost.end());
-  std::size_t saved = 0;  // reserved at once: a growing log would hold up to twice what it needs
-  for (std::size_t i = 0; i < std::min(undo.layers, redo.size()); ++i)
-    if (redo[i]) saved += layers[i].outputs.size();
-  undo.outputs.reserve(saved);
-}
 
 /// Runs layer `index`'s rule into `out`; a layer without a rule, or whose rule refuses its inputs, is a
 /// finding of `p` and leaves its outputs unknown.
@@ -181,12 +156,6 @@ void run_rule(const graph& g, std::size_t index, std::span<const tensor* const> 
   }
 }
 
-/// Propagates g into `p`: every layer, or (with `undo`) only those `redo` marks, the others keeping what p
-/// holds for them (propagate_in_place). A layer marked as reading an edited one (redo_if_inputs_changed)
-/// runs only when a layer it reads is edited (a rule may read a Const's bytes, which its tensor need not
-/// hold) or came out different in this pass: a rule is a function of its inputs, its attributes and the
-/// Consts it reads, so with the same ones it gives what it gave. Behind a layer that fails both before and
-/// after an edit, nothing runs again.
 /// Gives each dynamic dimension of `out` without a symbol one named after `names`, the layer and the place.
 void name_dimensions(std::span<tensor> out, std::string_view names, std::size_t index) {
   for (std::size_t o = 0; o < out.size(); ++o) {
@@ -202,40 +171,18 @@ void name_dimensions(std::span<tensor> out, std::string_view names, std::size_t 
   }
 }
 
+}  // namespace
+
 void propagate_into(const graph& g, std::span<const tensor* const> given, const std::vector<bool>* given_follows,
-                    propagation& p, std::span<const char> redo, undo_log* undo, std::string_view names) {
+                    propagation& p, layer_pass* pass, std::string_view names) {
   const auto layers = g.layers();
-  std::vector<char> changed;  // with `undo`: the layers whose results this pass changed (or made)
-  if (undo != nullptr) changed.assign(layers.size(), 0);
-  // The findings the base had, by layer, kept in this propagation's order for the layers not run again.
-  std::vector<std::pair<std::size_t, std::size_t>> base_lost;  // (layer, index into undo->lost)
-  if (undo != nullptr) start_undo(g, p, redo, *undo, base_lost);
   p.follows_inputs.resize(layers.size(), false);
   std::vector<const tensor*> inputs;
   for (const auto index : g.order()) {
+    if (pass != nullptr && !pass->runs(index)) continue;
     const auto& l = layers[index];
-    const bool old = undo != nullptr && index < undo->layers;
-    const char mark = old && index < redo.size() ? redo[index] : 0;
-    const bool run = !old || mark == redo_always ||
-                     (mark == redo_if_inputs_changed &&
-                      std::any_of(l.sources.begin(), l.sources.end(),
-                                  [&](const std::optional<source>& s) {
-                                    return s && (changed[s->layer] != 0 ||
-                                                 (s->layer < redo.size() && redo[s->layer] == redo_always));
-                                  }));
-    if (!run) {
-      for (auto it = std::lower_bound(base_lost.begin(), base_lost.end(), std::pair<std::size_t, std::size_t>(index, 0));
-           it != base_lost.end() && it->first == index; ++it)
-        p.lost.push_back(undo->lost[it->second]);
-      continue;
-    }
+    if (pass != nullptr) pass->replacing(index);
     const auto out = p.outputs[index];
-    const auto saved_at = undo != nullptr ? undo->outputs.size() : 0;
-    const bool followed = old && p.follows_inputs[index];
-    if (old) {  // computed again from nothing, as in a whole propagation; what it replaces is kept
-      for (std::size_t o = 0; o < out.size(); ++o) undo->outputs.push_back({index, o, std::exchange(out[o], tensor{})});
-      if (index < p.bodies.size()) p.bodies[index].reset();
-    }
     inputs.clear();
     const tensor* given_tensor = index < given.size() ? given[index] : nullptr;
     bool follows = part_of(l.type) == op_part::parameter &&
@@ -254,24 +201,15 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
     for (std::size_t i = 0; i < out.size(); ++i)
       if (!out[i].type) out[i].type = l.outputs[i].type;
     if (!names.empty()) name_dimensions(out, names, index);
-    if (undo != nullptr) {
-      bool same = old && followed == p.follows_inputs[index];
-      for (std::size_t o = 0; same && o < out.size(); ++o) {
-        const auto& before = undo->outputs[saved_at + o].before;
-        same = out[o].shape == before.shape && out[o].type == before.type && out[o].value == before.value;
-      }
-      changed[index] = same ? 0 : 1;
-    }
+    if (pass != nullptr) pass->ran(index);
   }
 }
-
-}  // namespace
 
 propagation propagate_graph(const graph& g, std::span<const tensor* const> given,
                             const std::vector<bool>* given_follows, std::string_view names) {
   propagation p;
   p.outputs = layer_outputs(g);
-  propagate_into(g, given, given_follows, p, {}, nullptr, names);
+  propagate_into(g, given, given_follows, p, nullptr, names);
   return p;
 }
 
@@ -280,23 +218,6 @@ propagation propagate_naming(const graph& g, std::span<const input_shape> given,
   const auto given_to = given_tensors(g, given, store);
   reset_body_budget();
   return propagate_graph(g, given_to, nullptr, names);
-}
-
-void propagate_in_place(const graph& g, std::span<const input_shape> given, propagation& p,
-                        std::span<const char> redo, undo_log& undo, std::string_view names) {
-  std::vector<tensor> store;
-  const auto given_to = given_tensors(g, given, store);
-  reset_body_budget();
-  undo = {};
-  propagate_into(g, given_to, nullptr, p, redo, &undo, names);
-}
-
-void undo_in_place(const graph& before, propagation& p, undo_log&& undo) {
-  for (auto& x : undo.outputs) p.outputs[x.layer][x.output] = std::move(x.before);
-  layer_outputs_access::fit(p.outputs, before);
-  p.follows_inputs = std::move(undo.follows_inputs);
-  p.lost = std::move(undo.lost);
-  p.bodies = std::move(undo.bodies);
 }
 
 }  // namespace detail
