@@ -48,6 +48,25 @@ TEST(elementwise, real_scales_times_a_shape) {
   EXPECT_EQ(model::detail::exact_values(converted[0].value), (std::vector<std::int64_t>{1, 32, 16, 28}));
 }
 
+TEST(elementwise, rounding_ops_round_real_values_and_keep_whether_each_is_a_constant) {
+  // Interpolate sizes written as Convert(Floor(c)): the values stay known, so a size baked as a float
+  // constant is still seen as one.
+  const auto floor = run("Floor", 1, {}, {reals({2.5, -2.5, 32.0})});
+  const auto as_i64 = run("Convert", 1, {{"destination_type", "i64"}}, {floor[0]});
+  EXPECT_EQ(model::detail::exact_values(as_i64[0].value), (std::vector<std::int64_t>{2, -3, 32}));
+  ASSERT_TRUE(floor[0].value);
+  EXPECT_TRUE(floor[0].value->real_constant(0));
+  EXPECT_EQ(floor[0].value->reals, (std::vector<double>{2.0, -3.0, 32.0}));
+  EXPECT_EQ(run("Ceiling", 1, {}, {reals({2.5, -2.5})})[0].value->reals, (std::vector<double>{3.0, -2.0}));
+  EXPECT_EQ(run("Round", 5, {}, {reals({2.5, 3.5, -2.5, 2.4})})[0].value->reals,
+            (std::vector<double>{2.0, 4.0, -2.0, 2.0}));  // half_to_even
+  EXPECT_EQ(run("Round", 5, {{"mode", "half_away_from_zero"}}, {reals({2.5, -2.5})})[0].value->reals,
+            (std::vector<double>{3.0, -3.0}));
+  // Integers are their own rounding.
+  EXPECT_EQ(model::detail::exact_values(run("Floor", 1, {}, {values({4, -1})})[0].value),
+            (std::vector<std::int64_t>{4, -1}));
+}
+
 TEST(elementwise, unary_and_same_shape_ops_keep_the_shape) {
   for (const char* op : {"ReLU", "Sigmoid", "Exp"}) EXPECT_EQ(shape_of(run(op, 1, {}, {of("[2,?,4]")})), "[2,?,4]");
   EXPECT_EQ(shape_of(run("Swish", 4, {}, {of("[2,3]")})), "[2,3]");

@@ -376,12 +376,46 @@ void gelu(op& o) {
     refuse(o, fmt::format("approximation_mode '{}' is not erf or tanh", mode));
 }
 
-// Round-5: the shape; mode half_to_even or half_away_from_zero.
+/// Real values rounded by `f`, each keeping whether it is a constant; integers are their own rounding. A
+/// size computed as floor(h * scale), or a constant written as Cast(Floor(c)), keeps its value this way,
+/// as Convert's truncation keeps it: the analyses can then tell a size that follows the input from one
+/// baked into the model.
+template <class F>
+void rounded_values(op& o, F f) {
+  const auto& v = o.value(0);
+  if (!v) return;
+  if (!v->is_real()) {
+    o.out[0].value = v;
+    return;
+  }
+  tensor_value r;
+  for (std::size_t i = 0; i < v->reals.size(); ++i) r.push_real(f(v->reals[i]), v->real_constant(i));
+  o.out[0].value = std::move(r);
+}
+
+// Floor-1, Ceiling-1: the shape; values rounded down, up.
+void floor_op(op& o) {
+  same_shape(o);
+  rounded_values(o, [](double x) { return std::floor(x); });
+}
+void ceiling_op(op& o) {
+  same_shape(o);
+  rounded_values(o, [](double x) { return std::ceil(x); });
+}
+
+// Round-5: the shape; mode half_to_even or half_away_from_zero; values rounded so.
 void round_op(op& o) {
   same_shape(o);
   const auto mode = o.l.text("mode", "half_to_even");
   if (mode != "half_to_even" && mode != "half_away_from_zero")
     refuse(o, fmt::format("mode '{}' is not half_to_even or half_away_from_zero", mode));
+  if (mode == "half_away_from_zero") return rounded_values(o, [](double x) { return std::round(x); });
+  rounded_values(o, [](double x) {
+    // Ties to even: nearest, and where x is halfway, the even one of the two.
+    const double down = std::floor(x), diff = x - down;
+    if (diff != 0.5) return std::round(x);
+    return std::fmod(down, 2.0) == 0.0 ? down : down + 1.0;
+  });
 }
 
 // ConvertLike-1: the shape of input 0 in the element type of input 1; values as Convert carries them.
@@ -508,12 +542,12 @@ constexpr rule_entry table[] = {
     {"Asinh", 4, same_shape, batch::pointwise, no_values},
     {"Atan", 1, same_shape, batch::pointwise, no_values},
     {"Atanh", 4, same_shape, batch::pointwise, no_values},
-    {"Ceiling", 1, same_shape, batch::pointwise, no_values},
+    {"Ceiling", 1, ceiling_op, batch::pointwise, no_values},
     {"Cos", 1, same_shape, batch::pointwise, no_values},
     {"Cosh", 1, same_shape, batch::pointwise, no_values},
     {"Elu", 1, elu, batch::first_input, no_values},
     {"Erf", 1, same_shape, batch::pointwise, no_values},
-    {"Floor", 1, same_shape, batch::pointwise, no_values},
+    {"Floor", 1, floor_op, batch::pointwise, no_values},
     {"Gelu", 2, gelu, batch::pointwise, no_values},
     {"Gelu", 7, gelu, batch::pointwise, no_values},
     {"HSigmoid", 5, same_shape, batch::pointwise, no_values},
