@@ -552,6 +552,34 @@ bool fixed_resize(const graph& g, const propagation& declared, const propagation
   return false;
 }
 
+/// A layer whose shape rule reads an input's values (its row's value ports: a Reshape's pattern, an
+/// Interpolate's sizes, a Pad's amounts...) that are unknown at the shapes asked: its output's shape is
+/// whatever those values are, and nothing shows they follow the new sizes (a size computed through an op
+/// that carries no values, or a constant hidden behind one). An input the layer does not have is not one.
+bool unknown_shape_value(const graph& g, const propagation& asked, std::size_t index, std::vector<batch_finding>& out) {
+  const auto& l = g.layers()[index];
+  const auto* row = find_entry(l.type, l.opset);
+  if (row == nullptr || row->values == reads_all_values) return false;
+  // Only where the unknown values leave the output's shape undecided: a rank or a dimension that neither a
+  // symbol nor a bound ties to anything (an If whose branches agree decides its shape without its condition).
+  const auto undecided = [](const tensor& t) {
+    return !t.shape.rank_known() || std::any_of(t.shape.begin(), t.shape.end(), [](const dimension& d) {
+             return !d.has_symbol() && d.range().is_unknown();
+           });
+  };
+  if (std::none_of(asked.outputs[index].begin(), asked.outputs[index].end(), undecided)) return false;
+  for (std::size_t port = 0; port < l.sources.size(); ++port) {
+    if (!l.sources[port] || !reads_value(row->values, port) || asked.input(g, l, port).value) continue;
+    auto f = size_finding(l, index);
+    set_reason(f, because(why::size_value_unknown, port));
+    f.hint = "compute the value from the input's shape with ops whose values reshape1 follows (ShapeOf, Gather, "
+             "Concat, arithmetic, Convert)";
+    out.push_back(std::move(f));
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
@@ -657,16 +685,19 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       continue;
     }
     if (fixed_resize(g, declared, asked, index, out)) continue;
-    if (sizes.empty()) continue;
     std::vector<baked> found;
-    for (const auto port : size_ports(l.type)) {
+    for (const auto port : sizes.empty() ? std::span<const std::size_t>() : size_ports(l.type)) {
       // The data the constant is about (looked at first): an elementwise op's other input, any other op's first.
       const auto& v = declared.input(g, l, port).value;
       if (!v) continue;
       upstream_sizes upstream(g, declared, asked, carriers, sizes, l, elementwise(l.type) ? 1 - port : 0);
       baked_in_port(g, declared, asked, l, port, upstream, assumed, found);
     }
-    if (found.empty()) continue;
+    if (found.empty()) {
+      // No constant shown to be a size: the values that decide the shape may still be unknown.
+      (void)unknown_shape_value(g, asked, index, out);
+      continue;
+    }
     const auto& b = found.front();
     auto f = size_finding(l, index);
     const because reason =

@@ -143,6 +143,9 @@ constexpr form_row forms[] = {
      {"its output is {1} along axis {0} both at the declared shapes and at the shapes asked, where its input's "
       "size there changes: a size written for one input size may stand for one that follows it", 2, false,
       "axis,size"}},
+    {why::size_value_unknown, "size_value_unknown",
+     {"the values of its input {} decide its output's shape, and reshape1 does not know them at the shapes "
+      "asked: nothing shows they follow the new sizes rather than stand for the declared ones", 1, false, "port"}},
     {why::size_value_as_data, "size_value_as_data",
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
       "sample's result depends on N", 1, true, "port,path"}},
