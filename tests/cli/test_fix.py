@@ -2,6 +2,7 @@
 """Runs `reshape1 fix` on a shipped model: the report, --dry-run, --json, the files it writes (the .bin as
 the old bytes plus the new constants, the inputs untouched), the fixed model's check, and bad options."""
 import json
+import shutil
 import os
 import pathlib
 import pty
@@ -164,25 +165,10 @@ with tempfile.TemporaryDirectory() as d:
     check("no progress into a pipe", "\x1b" not in err and "\r" not in err, repr(err[:200]))
 
 # A model whose obstacle is not a Reshape: exit 1, the layer named, nothing written.
-CONCAT = """<?xml version="1.0"?>
-<net name="concat" version="11"><layers>
-<layer id="0" name="x" type="Parameter" version="opset1"><data element_type="f32" shape="1,8"/>
-<output><port id="0" precision="FP32"><dim>1</dim><dim>8</dim></port></output></layer>
-<layer id="1" name="c" type="Const" version="opset1"><data element_type="f32" shape="1,8" offset="0" size="32"/>
-<output><port id="0" precision="FP32"><dim>1</dim><dim>8</dim></port></output></layer>
-<layer id="2" name="joined" type="Concat" version="opset1"><data axis="1"/>
-<input><port id="0"><dim>1</dim><dim>8</dim></port><port id="1"><dim>1</dim><dim>8</dim></port></input>
-<output><port id="2" precision="FP32"><dim>1</dim><dim>16</dim></port></output></layer>
-<layer id="3" name="out" type="Result" version="opset1"><input><port id="0"><dim>1</dim><dim>16</dim></port></input></layer>
-</layers><edges>
-<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/><edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
-<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
-</edges></net>
-"""
 with tempfile.TemporaryDirectory() as d:
     d = pathlib.Path(d)
-    (d / "m.xml").write_text(CONCAT)
-    (d / "m.bin").write_bytes(bytes(32))
+    shutil.copy(ROOT / "tests" / "data" / "models" / "concat-batch-const" / "model.xml", d / "m.xml")
+    shutil.copy(ROOT / "tests" / "data" / "models" / "concat-batch-const" / "model.bin", d / "m.bin")
     rc, out, err = run("fix", d / "m.xml", "-o", d / "f.xml")
     lines = out.splitlines()
     check("not fixable exits 1", rc == 1, f"{rc} {out} {err}")

@@ -100,28 +100,10 @@ def test_check_batches_are_read_as_the_command_line_reads_them(data_dir: pathlib
     assert reshape1.fix(data_dir / RETAIL, check_batches=[-1]).checked[0].startswith("reshapes to batch ?: yes")
 
 
-CONCAT = """<?xml version="1.0"?>
-<net name="concat" version="11"><layers>
-<layer id="0" name="x" type="Parameter" version="opset1"><data element_type="f32" shape="1,8"/>
-<output><port id="0" precision="FP32"><dim>1</dim><dim>8</dim></port></output></layer>
-<layer id="1" name="c" type="Const" version="opset1"><data element_type="f32" shape="1,8" offset="0" size="32"/>
-<output><port id="0" precision="FP32"><dim>1</dim><dim>8</dim></port></output></layer>
-<layer id="2" name="joined" type="Concat" version="opset1"><data axis="1"/>
-<input><port id="0"><dim>1</dim><dim>8</dim></port><port id="1"><dim>1</dim><dim>8</dim></port></input>
-<output><port id="2" precision="FP32"><dim>1</dim><dim>16</dim></port></output></layer>
-<layer id="3" name="out" type="Result" version="opset1"><input><port id="0"><dim>1</dim><dim>16</dim></port></input></layer>
-</layers><edges>
-<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/><edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
-<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
-</edges></net>
-"""
 
-
-def test_a_refusal_says_why_as_a_code_with_what_it_names(tmp_path: pathlib.Path) -> None:
+def test_a_refusal_says_why_as_a_code_with_what_it_names(data_dir: pathlib.Path) -> None:
     # A Concat with a constant of batch 1: no Reshape to rewrite, so fix leaves it, with the finding's code.
-    (tmp_path / "m.xml").write_text(CONCAT)
-    (tmp_path / "m.bin").write_bytes(bytes(32))
-    report = reshape1.fix(tmp_path / "m.xml")
+    report = reshape1.fix(data_dir / "models" / "concat-batch-const" / "model.xml")
     assert not report.fixed and not report.changes
     [refusal] = report.refusals
     assert (refusal.id, refusal.name, refusal.type) == (2, "joined", "Concat")
