@@ -40,6 +40,33 @@ TEST(elementwise, integer_values_follow_the_arithmetic) {
   EXPECT_EQ(model::detail::exact_values(sel[0].value), (std::vector<std::int64_t>{10, 40}));
 }
 
+TEST(elementwise, values_as_the_engines_compute_them) {
+  // Odd powers of -1 are -1 (a cold review: Pow(-1, 3) came out 1).
+  EXPECT_EQ(model::detail::exact_values(run("Power", 1, {}, {values({-1, -1, 2, 0}), values({3, 2, 10, 0})})[0].value),
+            (std::vector<std::int64_t>{-1, 1, 1024, 1}));
+  // Divide rounds integers down unless m_pythondiv is false (ONNX's Div): then toward zero.
+  EXPECT_EQ(model::detail::exact_values(run("Divide", 1, {}, {values({1, -7}), values({-2, 2})})[0].value),
+            (std::vector<std::int64_t>{-1, -4}));
+  EXPECT_EQ(model::detail::exact_values(
+                run("Divide", 1, {{"m_pythondiv", "false"}}, {values({1, -7}), values({-2, 2})})[0].value),
+            (std::vector<std::int64_t>{0, -3}));
+  // Integers converted to a narrower type wrap, as ONNX Runtime converts them; to boolean, nonzero is 1.
+  EXPECT_EQ(model::detail::exact_values(run("Convert", 1, {{"destination_type", "u8"}}, {values({-1, 300, 7})})[0].value),
+            (std::vector<std::int64_t>{255, 44, 7}));
+  EXPECT_EQ(model::detail::exact_values(run("Convert", 1, {{"destination_type", "boolean"}}, {values({-1, 0})})[0].value),
+            (std::vector<std::int64_t>{1, 0}));
+  EXPECT_EQ(model::detail::exact_values(
+                run("Convert", 1, {{"destination_type", "i32"}}, {values({4294967297})})[0].value),
+            (std::vector<std::int64_t>{1}));
+  // An f32 product is rounded to f32 before it is rounded or truncated: 10 * 0.7f is 7 in f32.
+  const auto product = run("Multiply", 1, {}, {reals({10.0}), reals({static_cast<double>(0.7F)})});  // f32 both
+  EXPECT_EQ(model::detail::exact_values(
+                run("Convert", 1, {{"destination_type", "i64"}}, {run("Floor", 1, {}, {product[0]})[0]})[0].value),
+            (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(model::detail::exact_values(run("Convert", 1, {{"destination_type", "i64"}}, {product[0]})[0].value),
+            (std::vector<std::int64_t>{7}));
+}
+
 TEST(elementwise, real_scales_times_a_shape) {
   // Interpolate sizes computed as Convert(ShapeOf) * scales, then Convert to i64.
   const auto product = run("Multiply", 1, {}, {values({1, 32, 8, 14}), reals({1, 1, 2, 2})});

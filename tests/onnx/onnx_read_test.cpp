@@ -1118,6 +1118,8 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       {"size_resize_floor_fixed", {{"x", "[1,3,24,24]"}}, model::batch_verdict::cannot_tell, "placed_on_size"},
       // Sizes computed through an op whose values are not followed: unknown, so the output's shape is.
       {"size_resize_unknown_sizes", {{"x", "[1,3,24,24]"}}, model::batch_verdict::cannot_tell, "size_value_unknown"},
+      // An op without a translation on the input's values: its output is unknown, so nothing after it is shown.
+      {"size_not_covered", {{"x", "[1,3,24,24]"}}, model::batch_verdict::cannot_tell, "no_rule"},
       // A float divisor computed from float constants is a constant.
       {"size_mean_computed", {{"x", "[1,3,8,12]"}}, model::batch_verdict::cannot_tell, "baked_size"},
       // A float constant concatenated with dims from Shape stays a constant, element by element.

@@ -665,6 +665,14 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       out.push_back(std::move(f));
       continue;
     }
+    if (find_entry(l.type, l.opset) == nullptr && index < asked.follows_inputs.size() && asked.follows_inputs[index]) {
+      // An op without a rule, on values that follow the inputs: its outputs are unknown, so nothing shows
+      // that it, or anything after it, computes at the new sizes what it computes at the declared ones.
+      auto f = size_finding(l, index);
+      set_reason(f, because(why::no_rule, l.opset).quoting(std::string(l.type)));
+      out.push_back(std::move(f));
+      continue;
+    }
     kernel_covers(g, declared, asked, index, out);
     if (!out.empty() && out.back().layer == index) continue;
     if (const auto p = placed_on_changing_axis(g, declared, asked, l,

@@ -15,7 +15,7 @@ constexpr auto no_lower = element_bound::no_lower;
 constexpr auto no_upper = element_bound::no_upper;
 
 enum class arith {
-  add, subtract, multiply, divide, mod, equal, greater,
+  add, subtract, multiply, divide, divide_trunc, mod, equal, greater,
   maximum, minimum, power, squared_difference, floor_mod,
   less, less_equal, greater_equal, not_equal, logical_and, logical_or, logical_xor
 };
@@ -50,12 +50,14 @@ std::optional<std::int64_t> exact_result(arith op, std::int64_t x, std::int64_t 
       return z;
     }
     case arith::power: {
-      if (y < 0) return x == 1 ? std::optional<std::int64_t>(1) : std::nullopt;
+      // 1, 0 and -1 to any power without a loop (-1's sign alternates); the others overflow within 63 steps.
+      if (x == 1 || y == 0) return 1;
+      if (x == -1) return y % 2 == 0 ? 1 : -1;
+      if (y < 0) return std::nullopt;
+      if (x == 0) return 0;
       std::int64_t r = 1;
-      for (std::int64_t k = 0; k < y; ++k) {
+      for (std::int64_t k = 0; k < y; ++k)
         if (__builtin_mul_overflow(r, x, &r)) return std::nullopt;
-        if (r == 0 || r == 1) break;
-      }
       return r;
     }
     case arith::squared_difference:
@@ -77,6 +79,10 @@ element_bound at_corners(arith op, const element_bound& a, const element_bound& 
         case arith::add: overflow = __builtin_add_overflow(x, y, &z); break;
         case arith::subtract: overflow = __builtin_sub_overflow(x, y, &z); break;
         case arith::multiply: overflow = __builtin_mul_overflow(x, y, &z); break;
+        case arith::divide_trunc:  // Divide with m_pythondiv false, and ONNX's Div: toward zero, as C
+          if (x == no_lower && y == -1) return r;
+          z = x / y;
+          break;
         default:  // integer Divide rounds toward negative infinity (Python's //)
           if (x == no_lower && y == -1) return r;
           z = x / y - ((x % y != 0) && ((x < 0) != (y < 0)) ? 1 : 0);
@@ -87,7 +93,8 @@ element_bound at_corners(arith op, const element_bound& a, const element_bound& 
     }
   r.lo = lo;
   r.hi = hi;
-  const bool identity = b.exact() && ((op == arith::multiply || op == arith::divide) ? b.lo == 1 : b.lo == 0);
+  const bool identity =
+      b.exact() && ((op == arith::multiply || op == arith::divide || op == arith::divide_trunc) ? b.lo == 1 : b.lo == 0);
   if (identity) r.symbol = a.symbol;
   return r;
 }
@@ -154,7 +161,7 @@ element_bound combine(arith op, const element_bound& a, const element_bound& b) 
       r.lo = r.hi = b.lo == -1 ? 0 : a.lo % b.lo;
     return r;
   }
-  if (op == arith::divide && b.lo <= 0 && b.hi >= 0) return r;
+  if ((op == arith::divide || op == arith::divide_trunc) && b.lo <= 0 && b.hi >= 0) return r;
   return at_corners(op, a, b, r);
 }
 
@@ -163,7 +170,8 @@ double combine_real(arith op, double a, double b) {
     case arith::add: return a + b;
     case arith::subtract: return a - b;
     case arith::multiply: return a * b;
-    case arith::divide: return a / b;
+    case arith::divide:
+    case arith::divide_trunc: return a / b;
     case arith::mod: return std::fmod(a, b);
     case arith::equal: return a == b ? 1 : 0;
     case arith::greater: return a > b ? 1 : 0;
@@ -252,7 +260,8 @@ void binary(op& o) {
   const auto pa = broadcast_positions(o.shape(0).to_static(), out);
   const auto pb = broadcast_positions(o.shape(1).to_static(), out);
   tensor_value v;
-  const bool real = a->is_real() || b->is_real() || (is_real_type(o.out[0].type) && Op == arith::divide);
+  const bool real = a->is_real() || b->is_real() ||
+                    (is_real_type(o.out[0].type) && (Op == arith::divide || Op == arith::divide_trunc));
   for (std::size_t k = 0; k < pa.size(); ++k) {
     if (real) {
       const auto x = real_at(*a, pa[k]), y = real_at(*b, pb[k]);
@@ -270,6 +279,12 @@ void binary(op& o) {
   }
   if (!v.elements.empty() && !v.reals.empty()) return;
   o.out[0].value = std::move(v);
+}
+
+// Divide-1: integers rounded toward negative infinity (m_pythondiv true, the default) or toward zero.
+void divide(op& o) {
+  if (o.l.flag("m_pythondiv", true)) return binary<arith::divide>(o);
+  binary<arith::divide_trunc>(o);
 }
 
 // Select-1: the three inputs broadcast together; the value is known where the condition is.
@@ -376,6 +391,15 @@ void gelu(op& o) {
     refuse(o, fmt::format("approximation_mode '{}' is not erf or tanh", mode));
 }
 
+/// A real value as a tensor of type `t` holds it: values are carried as doubles, but an f32 computation
+/// rounds each result to f32 (10 * 0.7f is 7 in f32, 6.99999988 in double), and a rounding or a conversion
+/// to an integer must see that value. f16 and bf16 results are not modelled: nullopt.
+std::optional<double> as_held(double x, std::optional<element_type> t) {
+  if (!t || *t == element_type::f64) return x;
+  if (*t == element_type::f32) return static_cast<double>(static_cast<float>(x));
+  return std::nullopt;
+}
+
 /// Real values rounded by `f`, each keeping whether it is a constant; integers are their own rounding. A
 /// size computed as floor(h * scale), or a constant written as Cast(Floor(c)), keeps its value this way,
 /// as Convert's truncation keeps it: the analyses can then tell a size that follows the input from one
@@ -389,7 +413,11 @@ void rounded_values(op& o, F f) {
     return;
   }
   tensor_value r;
-  for (std::size_t i = 0; i < v->reals.size(); ++i) r.push_real(f(v->reals[i]), v->real_constant(i));
+  for (std::size_t i = 0; i < v->reals.size(); ++i) {
+    const auto x = as_held(v->reals[i], o.in[0]->type);
+    if (!x) return;
+    r.push_real(f(*x), v->real_constant(i));
+  }
   o.out[0].value = std::move(r);
 }
 
@@ -418,26 +446,67 @@ void round_op(op& o) {
   });
 }
 
+/// An integer as type `to` holds it: a boolean is 0 or 1; a narrower integer type wraps (two's complement,
+/// as C++ and ONNX Runtime convert). nullopt for a type not modelled.
+std::optional<std::int64_t> wrapped(std::int64_t x, element_type to) {
+  if (to == element_type::boolean) return x != 0 ? 1 : 0;
+  const int bits = bit_width(to);
+  if (bits >= 64) return x;
+  if (bits <= 0) return std::nullopt;
+  const auto u = static_cast<std::uint64_t>(x) & ((std::uint64_t{1} << bits) - 1);
+  if (is_signed_integer(to) && (u >> (bits - 1)) != 0) return static_cast<std::int64_t>(u) - (std::int64_t{1} << bits);
+  return static_cast<std::int64_t>(u);
+}
+
+/// Values converted from `from` to `to` (Convert, ConvertLike): reals truncate toward zero into an integer
+/// type (as their source type holds them; out of range: unknown), integers wrap into a narrower one (a
+/// finite bound that would wrap: unknown), reals stay reals and integers integers otherwise.
+void converted_values(op& o, std::optional<element_type> from, std::optional<element_type> to) {
+  const auto& v = o.value(0);
+  if (!v) return;
+  const bool to_integer = to && (is_integer(*to) || *to == element_type::boolean);
+  if (!to_integer) {
+    if (!v->is_real() || !to || is_real_type(to)) o.out[0].value = v;
+    return;
+  }
+  tensor_value r;
+  if (v->is_real()) {
+    for (std::size_t i = 0; i < v->reals.size(); ++i) {
+      const auto x = as_held(v->reals[i], from);
+      if (!x || !std::isfinite(*x) || std::abs(*x) > 9.0e18) return;
+      const auto t = static_cast<std::int64_t>(std::trunc(*x));
+      const auto z = *to == element_type::boolean ? std::optional<std::int64_t>(*x != 0 ? 1 : 0) : wrapped(t, *to);
+      if (!z || (*to != element_type::boolean && *z != t)) return;  // out of the type's range
+      r.elements.push_back({*z, *z, {}, v->real_constant(i)});
+    }
+  } else {
+    for (const auto& b : v->elements) {
+      auto e = b;
+      if (b.exact()) {
+        const auto z = wrapped(b.lo, *to);
+        if (!z) return;
+        if (*z != b.lo) e = {*z, *z, {}, b.constant};
+      } else {
+        // A finite bound past the type's range: some values wrap, the bounds say nothing. An open bound
+        // (0.., a size) is kept as it is: sizes do not reach 2^31.
+        const auto past = [&](std::int64_t x) {
+          const auto w = wrapped(x, *to);
+          return x != no_lower && x != no_upper && (!w || *w != x);
+        };
+        if (past(b.lo) || past(b.hi)) e = {no_lower, no_upper, {}, b.constant};
+      }
+      r.elements.push_back(e);
+    }
+  }
+  o.out[0].value = std::move(r);
+}
+
 // ConvertLike-1: the shape of input 0 in the element type of input 1; values as Convert carries them.
 void convert_like(op& o) {
   o.need(2, 1);
   o.out[0].shape = o.shape(0);
   o.out[0].type = o.in[1]->type ? o.in[1]->type : o.declared_type(0);
-  const auto& v = o.value(0);
-  if (!v) return;
-  const bool to_integer = o.out[0].type && (is_integer(*o.out[0].type) || *o.out[0].type == element_type::boolean);
-  if (!v->is_real() || !to_integer) {
-    if (!v->is_real() || !o.out[0].type || is_real_type(o.out[0].type)) o.out[0].value = v;
-    return;
-  }
-  tensor_value r;
-  for (std::size_t i = 0; i < v->reals.size(); ++i) {
-    const double x = v->reals[i];
-    if (!std::isfinite(x) || std::abs(x) > 9.0e18) return;
-    const auto z = *o.out[0].type == element_type::boolean ? (x != 0 ? 1 : 0) : static_cast<std::int64_t>(std::trunc(x));
-    r.elements.push_back({z, z, {}, v->real_constant(i)});
-  }
-  o.out[0].value = std::move(r);
+  converted_values(o, o.in[0]->type, o.out[0].type);
 }
 
 // Result-1: no output.
@@ -449,20 +518,7 @@ void convert(op& o) {
   const auto to = o.l.element("destination_type");
   o.out[0].shape = o.shape(0);
   o.out[0].type = to;
-  const auto& v = o.value(0);
-  if (!v) return;
-  if (v->is_real() && (is_integer(to) || to == element_type::boolean)) {
-    tensor_value r;
-    for (std::size_t i = 0; i < v->reals.size(); ++i) {
-      const double x = v->reals[i];
-      if (!std::isfinite(x) || std::abs(x) > 9.0e18) return;
-      const auto z = to == element_type::boolean ? (x != 0 ? 1 : 0) : static_cast<std::int64_t>(std::trunc(x));
-      r.elements.push_back({z, z, {}, v->real_constant(i)});
-    }
-    o.out[0].value = std::move(r);
-  } else {
-    o.out[0].value = v;
-  }
+  converted_values(o, o.in[0]->type, to);
 }
 
 // SoftMax-1 (axis in [0, rank)) and SoftMax-8 (axis in [-rank, rank)).
@@ -518,7 +574,7 @@ constexpr rule_entry table[] = {
     {"Add", 1, binary<arith::add>, batch::pointwise, no_values},
     {"Subtract", 1, binary<arith::subtract>, batch::pointwise, no_values},
     {"Multiply", 1, binary<arith::multiply>, batch::pointwise, no_values},
-    {"Divide", 1, binary<arith::divide>, batch::pointwise, no_values},
+    {"Divide", 1, divide, batch::pointwise, no_values},
     {"Mod", 1, binary<arith::mod>, batch::pointwise, no_values},
     {"Equal", 1, binary<arith::equal>, batch::pointwise, no_values},
     {"Greater", 1, binary<arith::greater>, batch::pointwise, no_values},

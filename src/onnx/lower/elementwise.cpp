@@ -52,6 +52,11 @@ void prelu(node_context& c) { c.output(0, c.add("PReLU", 1, {c.need(0), c.need(1
 void hard_sigmoid(node_context& c) {
   c.output(0, c.add("HardSigmoid", 1, {c.need(0), c.f32({c.f("alpha", 0.2F)}, true), c.f32({c.f("beta", 0.5F)}, true)}));
 }
+/// Div: integers divide toward zero, as ONNX specifies and ONNX Runtime computes (OpenVINO's frontend makes
+/// a Divide that rounds them down, Python's //; the two differ when the signs differ, docs/onnx.md).
+void div(node_context& c) {
+  c.output(0, c.add("Divide", 1, {c.need(0), c.need(1)}, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "false"}}));
+}
 void cast(node_context& c) {
   const auto to = element_of(static_cast<int>(c.i("to", 0)));
   if (!to) return c.not_covered(fmt::format("Cast to ONNX data type {} is not covered", c.i("to", 0)));
@@ -89,7 +94,7 @@ std::span<const onnx_entry> elementwise_rows() {
       {"PRelu", 7, prelu}, {"HardSigmoid", 6, hard_sigmoid}, {"Identity", 1, identity}, {"Dropout", 7, dropout},
       {"Cast", 6, cast}, {"Clip", 6, clip6}, {"Clip", 11, clip11},
       {"Add", 7, binary<Add>}, {"Sub", 7, binary<Subtract>}, {"Mul", 7, binary<Multiply>},
-      {"Div", 7, binary<Divide>}, {"Pow", 7, binary<Power>}, {"Equal", 7, binary<Equal>},
+      {"Div", 7, div}, {"Pow", 7, binary<Power>}, {"Equal", 7, binary<Equal>},
       {"Greater", 7, binary<Greater>}, {"Less", 7, binary<Less>}, {"GreaterOrEqual", 12, binary<GreaterEqual>},
       {"LessOrEqual", 12, binary<LessEqual>}, {"And", 7, binary<LogicalAnd>}, {"Or", 7, binary<LogicalOr>},
       {"Xor", 7, binary<LogicalXor>}, {"Mod", 10, mod}, {"Where", 9, where},
