@@ -876,9 +876,16 @@ void check_onnx_output(const fs::path& in, const fs::path& out) {
          "write the fixed model to another file; the input is never modified");
   // The input's own external data: the fixed model may no longer read a file of it (its one tensor there
   // rewritten inline), but writing over it would still change the input.
-  if (fs::exists(out, ec)) {
-    const io::detail::mapped_file data(in);
-    refuse_output_over_external_data(external_locations_of(data.bytes(), in), in, out);
+  // A model fixed from bytes has no file to read them from; one that does not parse is the analysis's to
+  // report.
+  if (fs::exists(out, ec) && fs::is_regular_file(in, ec)) {
+    std::map<std::string, std::string> locations;
+    try {
+      const io::detail::mapped_file data(in);
+      locations = external_locations_of(data.bytes(), in);
+    } catch (const error&) {
+    }
+    refuse_output_over_external_data(locations, in, out);
   }
   // A FIFO would block the write until something reads it, and a device or directory cannot hold a model.
   if (const auto kind = io::detail::special_file_kind(out))
