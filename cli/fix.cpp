@@ -105,8 +105,8 @@ int fix(const fix_args& a) {
   options.progress = [&](const model::fix_progress& p) { progress->set(progress_text(p)); };
   const auto report = onnx::fix(a.xml, options);
   const bool write = !a.dry_run && report.writes();
+  std::vector<std::string> files;  // what is written, as the progress line and the report name it
   if (write) {
-    std::vector<std::string> files;
     for (const auto& f : report.files(a.output)) files.push_back(f.string());
     progress->set(fmt::format("fix: writing {}", fmt::join(files, " and ")));
     onnx::write_fixed(report, a.xml, a.output);
@@ -122,8 +122,6 @@ int fix(const fix_args& a) {
     std::cout << (report.changes.empty() ? "checked:\n" : "after the fix:\n");
     for (const auto& line : report.checked) std::cout << "  " << printable(line) << '\n';
     if (write) {
-      std::vector<std::string> files;
-      for (const auto& f : report.files(a.output)) files.push_back(f.string());
       std::cout << printable(fmt::format("wrote {} ({} Reshape pattern{} rewritten)", fmt::join(files, " and "),
                                          report.changes.size(), report.changes.size() == 1 ? "" : "s"))
                 << '\n';
