@@ -82,7 +82,8 @@ TEST_F(batch_rules, strided_slice_of_part_of_the_batch_drops_samples) {
   EXPECT_EQ(listed(at4(strided(0, 1, "begin_mask=\"1,1\" end_mask=\"1,1\"", "[2,3]"))), "");
 }
 
-/// A layer `type` with attributes `data` on a [1,6] input, its outputs `outs`, each to a Result.
+/// A layer `type` with attributes `data` on a [1,6] input, its outputs `outs`, each to a Result; extra inputs
+/// are i64 constants [v], or the scalars 2 (-100) and 1 (-101).
 ir_builder unary(const std::string& type, const std::string& data, const std::vector<int>& extra_inputs_i64_axis,
                  const std::vector<std::string>& outs, int opset = 1) {
   ir_builder b;
@@ -90,8 +91,9 @@ ir_builder unary(const std::string& type, const std::string& data, const std::ve
   std::vector<std::string> ins{"[1,6]"};
   std::vector<int> consts;
   for (const auto v : extra_inputs_i64_axis) {
-    consts.push_back(v == -100 ? b.scalar(2) : b.i64({v}));
-    ins.push_back(v == -100 ? "[]" : "[1]");
+    const bool scalar = v == -100 || v == -101;  // the scalar 2 or 1
+    consts.push_back(scalar ? b.scalar(v == -100 ? 2 : 1) : b.i64({v}));
+    ins.push_back(scalar ? "[]" : "[1]");
   }
   const int l = b.layer(type, data, ins, outs, "", opset);
   b.edge(x, l, 0);
@@ -102,7 +104,7 @@ ir_builder unary(const std::string& type, const std::string& data, const std::ve
 
 TEST_F(batch_rules, ops_along_the_batch_break_it_and_their_twins_keep_it) {
   // TopK along the batch keeps k of the samples; along axis 1, k of each sample's values.
-  EXPECT_EQ(listed(at4(unary("TopK", "axis=\"0\" mode=\"max\" sort=\"value\"", {-100}, {"[1,6]", "[1,6]"}, 11))),
+  EXPECT_EQ(listed(at4(unary("TopK", "axis=\"0\" mode=\"max\" sort=\"value\"", {-101}, {"[1,6]", "[1,6]"}, 11))),
             "drops_samples 2");
   EXPECT_EQ(listed(at4(unary("TopK", "axis=\"1\" mode=\"max\" sort=\"value\"", {-100}, {"[1,2]", "[1,2]"}, 11))), "");
   // Softmax over the batch normalises across samples.

@@ -29,6 +29,12 @@ TEST(indexing, gather_elements) {
                  "dimension 0 of the data and the indices: 3 and 2 cannot be equal");
   expect_refused([] { (void)run("GatherElements", 6, {{"axis", "2"}}, {of("[3,4]"), of("[3,4]")}); },
                  "axis 2 is out of range for rank 2");
+  // Known indices past the axis: the spec allows none, and the engines refuse them when the model runs.
+  expect_refused([] { (void)run("GatherElements", 6, {{"axis", "1"}}, {of("[1,4]"), values({1, 4}, "[1,2]")}); },
+                 "index 4 (element 1 of input 1) is outside axis 1, which holds 4");
+  expect_refused([] { (void)run("GatherElements", 6, {{"axis", "1"}}, {of("[1,4]"), values({-5, 0}, "[1,2]")}); },
+                 "index -5 (element 0 of input 1) is outside axis 1");
+  EXPECT_EQ(shape_of(run("GatherElements", 6, {{"axis", "1"}}, {of("[1,4]"), values({-4, 3}, "[1,2]")})), "[1,2]");
 }
 
 TEST(indexing, scatter_nd_update) {

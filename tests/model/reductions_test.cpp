@@ -28,10 +28,16 @@ TEST(reductions, top_k) {
     return t;
   };
   // As OpenVINO infers it: an unknown k gives [0, the dimension's upper bound]; a known k is the
-  // dimension even above the data's; a k between bounds is capped by the data's upper bound.
+  // dimension; a k between bounds is capped by the data's upper bound. A k that cannot fit is refused, as
+  // the engines refuse it when the model runs.
   EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[10,3]"), of("[]", element_type::i64)}, 2), 0), "[..10,3]");
   EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[?,3]"), of("[]", element_type::i64)}, 2), 0), "[?,3]");
-  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[10,3]"), values({20}, "[]")}, 2), 0), "[20,3]");
+  expect_refused([&] { (void)run("TopK", 3, a, {of("[10,3]"), values({20}, "[]")}, 2); },
+                 "k is 20, more than axis 0 holds (10)");
+  expect_refused([&] { (void)run("TopK", 3, a, {of("[2..5,3]"), bounds(6, 9)}, 2); },
+                 "k is at least 6, more than axis 0 holds (2..5)");
+  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[10,3]"), values({10}, "[]")}, 2), 0), "[10,3]");
+  EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[2..,3]"), values({20}, "[]")}, 2), 0), "[20,3]");
   EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[2..5,3]"), values({4}, "[]")}, 2), 0), "[4,3]");
   EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[10,3]"), bounds(3, 40)}, 2), 0), "[3..10,3]");
   EXPECT_EQ(shape_of(run("TopK", 3, a, {of("[6..10,3]"), bounds(3, 8)}, 2), 0), "[3..8,3]");

@@ -1127,6 +1127,11 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       // One symbol is one size in both inputs' members (16 and 12 apart would fail the Add): not no; the
       // Pad by a fixed 2 along the length is the first finding.
       {"size_two_inputs_one_size", {{"a", "[1,?@S]"}, {"b", "[1,?@S]"}}, model::batch_verdict::cannot_tell, "placed_on_size"},
+      // A k and an index past the axis at the new length: ONNX Runtime refuses both (they said yes).
+      {"size_topk_past_axis", {{"x", "[1,8]"}}, model::batch_verdict::no, "invalid_shape"},
+      {"size_gather_past_axis", {{"x", "[1,8]"}}, model::batch_verdict::no, "invalid_shape"},
+      // An end read from the Shape of a ConstantOfShape of a constant is a constant too (it said yes).
+      {"size_shape_of_constant", {{"x", "[1,3,16,16]"}}, model::batch_verdict::cannot_tell, "baked_size"},
       // A dimension the model declares at one size and the request asks as `?` (every size) is tried.
       {"size_stride_skip", {{"x", "[1,1,?,?]"}}, model::batch_verdict::no, "invalid_shape"},
   };

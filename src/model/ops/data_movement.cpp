@@ -102,6 +102,9 @@ void gather(op& o) {
     refuse(o, fmt::format("batch_dims {} must be within the indices' rank {} and not above axis {}",
                           o.l.integer("batch_dims", 0), indices.size(), axis));
   const auto b = static_cast<std::size_t>(batch);
+  // OpenVINO's Gather-8 gives zeros for an index outside the axis; ONNX's Gather is refused by ONNX Runtime
+  // when the model runs, so a Gather read from an ONNX file refuses a known one.
+  if (o.g.format() == model_format::onnx) refuse_indices_past(o, 1, data[axis], axis);
   std::vector<dimension> out;
   for (std::size_t i = 0; i < axis; ++i)
     out.push_back(i < b ? merge(o, data[i], indices[i], fmt::format("batch dimension {}", i)) : data[i]);

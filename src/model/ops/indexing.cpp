@@ -49,7 +49,8 @@ void gather_nd(op& o) {
   o.out[0].shape = partial_shape(std::move(out));
 }
 
-// GatherElements-6: the indices' shape; data and indices have one rank, and agree except on `axis`.
+// GatherElements-6: the indices' shape; data and indices have one rank, and agree except on `axis`. Known
+// indices outside the axis are refused (the spec allows none; ONNX Runtime refuses them).
 void gather_elements(op& o) {
   o.need(2, 1);
   o.out[0].type = o.in[0]->type;
@@ -66,6 +67,7 @@ void gather_elements(op& o) {
   if (data.size() != indices.size())
     refuse(o, fmt::format("the data {} and the indices {} differ in rank", to_string(data), to_string(indices)));
   const auto a = normalize_axis(o, axis, data.size());
+  refuse_indices_past(o, 1, data[a], a);
   std::vector<dimension> out(indices.begin(), indices.end());
   for (std::size_t i = 0; i < out.size(); ++i)
     if (i != a) out[i] = merge(o, data[i], indices[i], fmt::format("dimension {} of the data and the indices", i));

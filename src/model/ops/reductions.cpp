@@ -105,10 +105,11 @@ void reduce(op& o) {
 }
 
 // TopK-1, -3 and -11: values and indices of the data's shape with dimension `axis` set to k, as OpenVINO
-// infers it: a known k is the dimension whatever the data's (the spec's shape; a k above it fails only
-// when the model runs); a k between bounds gives [min(its lower bound, the dimension's), min(its upper
-// bound, the dimension's)], unbounded when the dimension is; an unknown k gives [0, the dimension's upper
-// bound]. sort is value, index or none.
+// infers it: a known k is the dimension; a k between bounds gives [min(its lower bound, the dimension's),
+// min(its upper bound, the dimension's)], unbounded when the dimension is; an unknown k gives [0, the
+// dimension's upper bound]. sort is value, index or none. A known k above the dimension's upper bound is
+// refused: OpenVINO's shape inference lets it through, but its CPU plugin and ONNX Runtime both refuse it
+// when the model runs, and "it reshapes" must mean "it runs".
 void top_k(op& o) {
   o.need(2, 2);
   o.out[0].type = o.in[0]->type;
@@ -133,6 +134,11 @@ void top_k(op& o) {
   if (v && !v->is_real() && v->elements.size() == 1) {
     const auto& k = v->elements[0];
     if (k.hi < 0) refuse(o, fmt::format("k is {}, negative", k.hi));
+    if (k.lo > 0 && d.range().is_bounded() && k.lo > d.hi())
+      refuse(o,
+             fmt::format("k is {}{}, more than axis {} holds ({})", k.exact() ? "" : "at least ", k.lo, axis,
+                         to_string(d)),
+             "engines refuse a k larger than the axis when the model runs");
     if (k.exact()) {
       out[axis] = dimension_from(k);  // with the symbol of the dimension k was read from, if any
     } else {

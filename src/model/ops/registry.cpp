@@ -347,6 +347,23 @@ std::optional<std::vector<std::int64_t>> known_integers(const op& o, std::size_t
   return exact_values(o.value(input));
 }
 
+void refuse_indices_past(const op& o, std::size_t input, const dimension& axis_dim, std::size_t axis) {
+  if (input >= o.in.size() || !axis_dim.range().is_bounded()) return;
+  const auto& v = o.value(input);
+  if (!v || v->is_real()) return;
+  const auto n = axis_dim.hi();
+  for (std::size_t i = 0; i < v->elements.size(); ++i) {
+    const auto& e = v->elements[i];
+    // Past [-n, n) whatever the element's and the dimension's exact values are within their bounds.
+    if (e.lo >= n || e.hi < -n)
+      refuse(o,
+             fmt::format("index {} (element {} of input {}) is outside axis {}, which holds {}",
+                         e.exact() ? fmt::format("{}", e.lo) : fmt::format("{}..{}", e.lo, e.hi), i, input, axis,
+                         to_string(axis_dim)),
+             "engines refuse an index past the axis when the model runs");
+  }
+}
+
 void require_index_input(const op& o, std::size_t input, std::string_view what, bool one_d) {
   if (input >= o.in.size()) return;
   if (const auto& t = o.in[input]->type; t && !is_integer(*t))

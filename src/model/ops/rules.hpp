@@ -138,6 +138,10 @@ std::optional<std::vector<std::int64_t>> exact_values(const std::optional<tensor
 std::optional<partial_shape> shape_from_value(const op& o, std::size_t input);
 /// The exact integers of a Const or known input i; nullopt when unknown.
 std::optional<std::vector<std::int64_t>> known_integers(const op& o, std::size_t input);
+/// Refuses known indices (input `input`) that lie outside [-n, n) for every size n the dimension `axis_dim`
+/// of the data may have: `what` names them ("an index"). Engines refuse such an index when the model runs
+/// (ONNX Runtime's Gather and GatherElements; OpenVINO's GatherElements, whose spec allows no other).
+void refuse_indices_past(const op& o, std::size_t input, const dimension& axis_dim, std::size_t axis);
 /// Refuses an index input (indices, starts, repeats: the spec's T_IND) whose element type is known and not
 /// an integer type, or, with `one_d`, whose rank is known and not 1. `what` names it in the message.
 void require_index_input(const op& o, std::size_t input, std::string_view what, bool one_d);

@@ -101,7 +101,9 @@ void constant(op& o) {
   }
 }
 
-// ShapeOf-1, ShapeOf-3: a 1-D tensor of the input's rank whose elements are its dimensions.
+// ShapeOf-1, ShapeOf-3: a 1-D tensor of the input's rank whose elements are its dimensions. The shape of a
+// tensor no input feeds (a ConstantOfShape of a constant) is itself a constant: a size written there is
+// written down as surely as in a Const, and the analyses at new sizes must see it so.
 void shape_of(op& o) {
   o.need(1, 1);
   const auto& s = o.shape(0);
@@ -111,8 +113,13 @@ void shape_of(op& o) {
     return;
   }
   o.out[0].shape = partial_shape{dimension(static_cast<std::int64_t>(s.size()))};
+  const bool constant = o.follows != nullptr && !o.l.sources.empty() && o.l.sources[0] &&
+                        o.l.sources[0]->layer < o.follows->size() && !(*o.follows)[o.l.sources[0]->layer];
   tensor_value v;
-  for (const auto& d : s) v.elements.push_back(bound_of(d));
+  for (const auto& d : s) {
+    v.elements.push_back(bound_of(d));
+    v.elements.back().constant = constant && d.is_static();
+  }
   o.out[0].value = std::move(v);
 }
 
