@@ -421,10 +421,24 @@ class row_coverage : public ::testing::Environment {
 
 [[maybe_unused]] const auto* const coverage = ::testing::AddGlobalTestEnvironment(new row_coverage);
 
-class lower_rows : public ::testing::TestWithParam<lowering_case> {};
+/// More cases for rows whose attributes choose between lowerings: each also lowers its row.
+std::vector<lowering_case> variant_cases() {
+  return {
+      // An empty axes constant is no axes: every 1 is squeezed (ONNX Runtime: [2,4]).
+      {"Squeeze", 13, "x:f32[2,1,4,1] axes:i64[0]=", "x,axes", "y", "", "Squeeze", "[2,4]"},
+      // SAME_UPPER without output_shape: the input's size times the stride (ONNX Runtime: [1,2,8,12]), read
+      // from the input's shape so that it follows new sizes; the window is only the padding's business.
+      {"ConvTranspose", 1, "x:f32[1,4,4,6] w:f32[4,2,3,3]=", "x,w", "y",
+       attr_ints("strides", {2, 2}) + attr_s("auto_pad", "SAME_UPPER"),
+       "ShapeOf,StridedSlice,Multiply,ConvolutionBackpropData", "[1,2,8,12]"},
+      // output_shape gives the spatial sizes (as ONNX Runtime runs it).
+      {"ConvTranspose", 1, "x:f32[1,4,5,5] w:f32[4,2,3,3]=", "x,w", "y",
+       attr_ints("strides", {2, 2}) + attr_ints("output_shape", {10, 12}), "ConvolutionBackpropData",
+       "[1,2,10,12]"},
+  };
+}
 
-TEST_P(lower_rows, lowers_to_registry_ops_of_the_specified_shapes) {
-  const auto& c = GetParam();
+void expect_lowered(const lowering_case& c) {
   const auto bytes = model_of(c);
   const auto g = onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), c.op + ".onnx");
   // The row the model's opset runs is the case's, and the node's layers (Identity and Dropout add none)
@@ -451,9 +465,18 @@ TEST_P(lower_rows, lowers_to_registry_ops_of_the_specified_shapes) {
   for (const auto& lost : p.lost) ADD_FAILURE() << "propagation lost at " << lost.message;
 }
 
+class lower_rows : public ::testing::TestWithParam<lowering_case> {};
+TEST_P(lower_rows, lowers_to_registry_ops_of_the_specified_shapes) { expect_lowered(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(onnx, lower_rows, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<lowering_case>& row) {
                            return fmt::format("{}_{}", row.param.op, row.param.since);
+                         });
+
+class lower_variants : public ::testing::TestWithParam<lowering_case> {};
+TEST_P(lower_variants, lowers_to_registry_ops_of_the_specified_shapes) { expect_lowered(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(onnx, lower_variants, ::testing::ValuesIn(variant_cases()),
+                         [](const ::testing::TestParamInfo<lowering_case>& row) {
+                           return fmt::format("{}_{}_{}", row.param.op, row.param.since, row.index);
                          });
 
 TEST(lower_table, every_row_has_one_case_and_every_case_names_a_row) {

@@ -84,14 +84,30 @@ void conv(node_context& c) {
   c.output(0, y);
 }
 
+// ConvTranspose: ConvolutionBackpropData (grouped when `group` > 1). Its output's spatial sizes differ from
+// the IR op's where ONNX says more: an `output_shape` attribute gives them (spatial sizes only: ONNX Runtime
+// refuses a model whose output_shape holds N and C too, which OpenVINO's frontend skips), and SAME_UPPER/SAME_LOWER without one make them the input's
+// times the stride, whatever the window (the IR op, given no output_shape, pads nothing). Both become the
+// IR op's output_shape input; the second is computed from the input's shape, so it follows new sizes.
 void conv_transpose(node_context& c) {
   const auto spatial = spatial_axes(c, 1);
   const auto groups = c.i("group", 1);
   auto a = window(c, spatial, true);
   a.emplace_back("output_padding", list(c.ints("output_padding").value_or(std::vector<std::int64_t>(spatial, 0))));
-  if (c.ints("output_shape")) return c.not_covered("ConvTranspose with output_shape is not covered");
-  source y = groups == 1 ? c.add("ConvolutionBackpropData", 1, {c.need(0), c.need(1)}, a)
-                         : c.add("GroupConvolutionBackpropData", 1, {c.need(0), grouped(c, c.need(1), groups)}, a);
+  const auto x = c.need(0);
+  std::vector<source> inputs{x, groups == 1 ? c.need(1) : grouped(c, c.need(1), groups)};
+  const auto pad = c.s("auto_pad", "NOTSET");
+  if (auto sizes = c.ints("output_shape")) {
+    if (sizes->size() != spatial)
+      c.bad(fmt::format("output_shape has {} values for {} spatial axes", sizes->size(), spatial));
+    inputs.push_back(c.i64(*sizes));
+  } else if (pad == "SAME_UPPER" || pad == "SAME_LOWER") {
+    const auto dims = c.add("StridedSlice", 1, {c.shape_of(x), c.i64({2}), c.i64({0}), c.i64({1})},
+                            {{"begin_mask", "0"}, {"end_mask", "1"}});
+    const auto strides = c.ints("strides").value_or(std::vector<std::int64_t>(spatial, 1));
+    inputs.push_back(c.add("Multiply", 1, {dims, c.i64(strides)}, {{"auto_broadcast", "numpy"}}));
+  }
+  source y = c.add(groups == 1 ? "ConvolutionBackpropData" : "GroupConvolutionBackpropData", 1, inputs, a);
   if (const auto bias = c.input(2)) y = add_bias(c, y, *bias, spatial);
   c.output(0, y);
 }

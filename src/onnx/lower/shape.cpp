@@ -60,7 +60,10 @@ void squeeze1(node_context& c) {
   c.output(0, c.add("Squeeze", 1, {c.need(0)}));
 }
 void squeeze13(node_context& c) {
-  if (const auto axes = c.input(1)) return c.output(0, c.add("Squeeze", 1, {c.need(0), *axes}));
+  // An empty axes constant is no axes (ONNX Runtime squeezes every 1); OpenVINO's Squeeze would squeeze none.
+  const auto given = c.input(1);
+  const auto v = given ? c.constant_ints(1) : std::nullopt;
+  if (given && !(v && v->empty())) return c.output(0, c.add("Squeeze", 1, {c.need(0), *given}));
   c.output(0, c.add("Squeeze", 1, {c.need(0)}));
 }
 void unsqueeze1(node_context& c) { c.output(0, c.add("Unsqueeze", 1, {c.need(0), axes_input(c, true)})); }
