@@ -18,6 +18,7 @@
 #include "detail/fail.hpp"
 #include "model/options.hpp"
 #include "model/ops/rules.hpp"
+#include "model/ops/sizes.hpp"
 #include "model/propagate/engine.hpp"
 #include "model/text/batch.hpp"
 
@@ -117,27 +118,6 @@ std::unordered_map<std::int64_t, size_source> changing_sizes(const graph& g, con
   return sizes;
 }
 
-/// The inputs of an op that it reads as sizes, bounds, counts or indices.
-std::span<const std::size_t> size_ports(std::string_view type) {
-  static const std::unordered_map<std::string_view, std::vector<std::size_t>> ports = {
-      {"Reshape", {1}},    {"Interpolate", {1, 2}}, {"Slice", {1, 2, 3}}, {"StridedSlice", {1, 2, 3}},
-      {"Gather", {1}},     {"Range", {0, 1, 2}},    {"Tile", {1}},        {"Broadcast", {1}},
-      {"Pad", {1, 2}},     {"TopK", {1}},           {"VariadicSplit", {2}}, {"ROIAlign", {}},
-      {"Multiply", {0, 1}}, {"Divide", {0, 1}},     {"Add", {0, 1}},      {"Subtract", {0, 1}},
-      {"Minimum", {0, 1}},  {"Maximum", {0, 1}},    {"FloorMod", {0, 1}}, {"Mod", {0, 1}},
-      {"LSTMSequence", {3}}, {"GRUSequence", {2}},  {"RNNSequence", {2}}, {"ReverseSequence", {1}},
-      {"OneHot", {1}},      {"Roll", {1}},          {"ConvolutionBackpropData", {2}},
-      {"GroupConvolutionBackpropData", {2}},
-  };
-  const auto it = ports.find(type);
-  return it == ports.end() ? std::span<const std::size_t>() : std::span<const std::size_t>(it->second);
-}
-
-bool elementwise(std::string_view type) {
-  return type == "Multiply" || type == "Divide" || type == "Add" || type == "Subtract" || type == "Minimum" ||
-         type == "Maximum" || type == "FloorMod" || type == "Mod";
-}
-
 struct baked {
   std::size_t port = 0, element = 0;
   std::int64_t value = 0;
@@ -215,14 +195,18 @@ class upstream_sizes {
   std::vector<char> visited_;
 };
 
-/// Whether element `e` (value `v`) of a Slice's end is at or past the end of its axis both at the declared
-/// shapes and at the shapes asked: it takes the axis to its end at both, whatever size it stands for.
+/// Whether element `e` (value `v`) of a slice's end is at or past the end of its axis both at the declared
+/// shapes and at the shapes asked: it takes the axis to its end at both (a negative step: from its end),
+/// whatever size it stands for.
 bool ends_past_both(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
                     std::size_t port, std::size_t e, std::int64_t v) {
-  if (l.type != "Slice" || port != 2) return false;
+  const auto placed = placed_inputs(l);
+  const auto end = std::find_if(placed.begin(), placed.end(),
+                                [&](const placed_input& p) { return p.port == port && p.kind == placement::end; });
+  if (end == placed.end()) return false;
   std::int64_t axis = static_cast<std::int64_t>(e);
-  if (l.sources.size() > 4 && l.sources[4]) {
-    const auto& axes = declared.input(g, l, 4).value;
+  if (end->axes_port && *end->axes_port < l.sources.size() && l.sources[*end->axes_port]) {
+    const auto& axes = declared.input(g, l, *end->axes_port).value;
     if (!axes || axes->is_real() || e >= axes->elements.size() || !axes->elements[e].exact()) return false;
     axis = axes->elements[e].lo;
   }
@@ -246,7 +230,7 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     // A real constant: only a scalar of an elementwise op (a mean written as sum/49, sum·(1/49), or
     // sum/(7·7) computed from constants), not one computed from a dimension. Its Const, maybe through
     // Converts (an IR compressed to f16 decompresses its weights so), is named where there is one.
-    if (!elementwise(l.type) || v->reals.size() != 1 || !v->real_constant(0)) return;
+    if (!elementwise_arithmetic(l.type) || v->reals.size() != 1 || !v->real_constant(0)) return;
     const layer* holder = &g.layers()[l.sources[port]->layer];
     for (int hops = 0; hops < 8 && part_of(holder->type) == op_part::passes_values && !holder->sources.empty() &&
                        holder->sources[0];
@@ -275,9 +259,9 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     return;
   }
   // Integers: an elementwise op's only when one element (a divisor), the others' every element.
-  if (elementwise(l.type) && v->elements.size() != 1) return;
+  if (elementwise_arithmetic(l.type) && v->elements.size() != 1) return;
   // An index or a bound may be the last index along a size (x[:, -1] written as H - 1).
-  const bool index = (l.type == "Gather" && port == 1) || ((l.type == "Slice" || l.type == "StridedSlice") && (port == 1 || port == 2));
+  const bool index = holds_positions(l, port);
   // Indices into a shape (Gather(Shape(x), 2)) name dimensions, not positions along one: data some of whose
   // elements were computed from shapes. A table of constants is indexed by position, as a tensor is.
   if (const auto& data = declared.input(g, l, 0).value; index && data && !data->is_real() &&
@@ -364,33 +348,27 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
     }
     return r;
   };
-  // Interpolate-1 names its axes in an attribute: element i of its target shape is axis axes[i].
-  std::optional<std::vector<std::int64_t>> axes_attribute;
-  if (const auto* a = l.find("axes"); l.type == "Interpolate" && l.opset < 4 && a != nullptr && a->is_integers) {
-    const auto listed = l.integers("axes");
-    axes_attribute.emplace(listed.begin(), listed.end());
-  }
-  const auto check = [&](std::size_t port, std::optional<std::size_t> axes_port, auto absolute) -> std::optional<placed> {
-    const auto* v = constant_at(port);
+  const auto check = [&](const placed_input& in, auto absolute) -> std::optional<placed> {
+    const auto* v = constant_at(in.port);
     if (v == nullptr) return std::nullopt;
-    auto axes = axes_of(axes_port, v->elements.size());
-    if (axes_attribute) {
+    auto axes = axes_of(in.axes_port, v->elements.size());
+    if (!in.axes.empty()) {
       for (std::size_t i = 0; i < axes.size(); ++i) {
         axes[i].reset();
-        if (i < axes_attribute->size() && (*axes_attribute)[i] >= 0 &&
-            static_cast<std::size_t>((*axes_attribute)[i]) < axes_changing.size())
-          axes[i] = static_cast<std::size_t>((*axes_attribute)[i]);
+        if (i < in.axes.size() && in.axes[i] >= 0 && static_cast<std::size_t>(in.axes[i]) < axes_changing.size())
+          axes[i] = static_cast<std::size_t>(in.axes[i]);
       }
     }
     for (std::size_t e = 0; e < v->elements.size(); ++e) {
       const auto& b = v->elements[e];
       if (!axes[e] || !axes_changing[*axes[e]] || !b.exact() || !b.constant) continue;
+      if (e < in.ignored.size() && in.ignored[e]) continue;
       const auto& x = extent[*axes[e]];
-      if (!x.is_static() || !absolute(b.lo, x.lo(), e)) continue;
-      const auto origin = origin_of_element(g, declared, l, port, e);
+      if (!x.is_static() || !absolute(b.lo, x.lo())) continue;
+      const auto origin = origin_of_element(g, declared, l, in.port, e);
       if (origin.holder != nullptr && origin.holder->auxiliary && l.auxiliary) continue;
       if (origin.holder != nullptr && vouched(*origin.holder, assumed)) continue;
-      placed p{port, e, *axes[e], b.lo, {}, std::nullopt};
+      placed p{in.port, e, *axes[e], b.lo, {}, std::nullopt};
       if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant) {
         p.holder = origin.holder->name;
         p.holder_id = origin.holder->id;
@@ -399,46 +377,31 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
     }
     return std::nullopt;
   };
-  if (l.type == "Interpolate" && l.text("shape_calculation_mode", "sizes") == "sizes")
-    return check(1, l.opset >= 11 ? std::optional<std::size_t>(2) : l.opset >= 4 ? std::optional<std::size_t>(3) : std::nullopt,
-                 [](std::int64_t, std::int64_t, std::size_t) { return true; });
-  if (l.type == "Pad") {
-    // Any amount on such an axis: one of 0 too where the layer pads nothing at all (then it is there only
-    // because the size asked for it elsewhere).
-    const auto* begin = constant_at(1);
-    const auto* end = constant_at(2);
-    bool all_zero = begin != nullptr && end != nullptr;
-    for (const auto* v : {begin, end})
-      if (v != nullptr)
-        for (const auto& b : v->elements) all_zero = all_zero && b.exact() && b.lo == 0;
-    // A negative amount crops: a fixed position too.
-    const auto amount = [all_zero](std::int64_t v, std::int64_t, std::size_t) { return v != 0 || all_zero; };
-    if (auto p = check(1, std::nullopt, amount)) return p;
-    return check(2, std::nullopt, amount);
+  const auto inputs = placed_inputs(l);
+  // An amount of 0 on a changing axis counts where the layer adds or cuts nothing at all (then it is there
+  // only because the size asked for it elsewhere); a negative amount crops: a fixed position too.
+  bool all_zero = std::any_of(inputs.begin(), inputs.end(), [](const placed_input& in) { return in.kind == placement::amount; });
+  for (const auto& in : inputs) {
+    if (in.kind != placement::amount) continue;
+    const auto* v = constant_at(in.port);
+    all_zero = all_zero && v != nullptr &&
+               std::all_of(v->elements.begin(), v->elements.end(), [](const element_bound& b) { return b.exact() && b.lo == 0; });
   }
-  if (l.type == "StridedSlice") {
-    // Element i is axis i where no mask inserts or removes one; a begin or end its mask ignores is none.
-    const auto mask = [&](std::string_view name) {
-      const auto* a = l.find(name);
-      return a != nullptr && a->is_integers ? l.integers(name) : std::span<const std::int64_t>();
-    };
-    const auto any = [](std::span<const std::int64_t> m) { return std::any_of(m.begin(), m.end(), [](std::int64_t b) { return b != 0; }); };
-    if (any(mask("ellipsis_mask")) || any(mask("new_axis_mask")) || any(mask("shrink_axis_mask"))) return std::nullopt;
-    const auto begin_mask = mask("begin_mask");
-    const auto end_mask = mask("end_mask");
-    const auto used = [](std::span<const std::int64_t> m, std::size_t e) { return e >= m.size() || m[e] == 0; };
-    if (auto p = check(1, std::nullopt, [&](std::int64_t v, std::int64_t x, std::size_t e) {
-          return used(begin_mask, e) && v >= 2 && v < x;
-        }))
-      return p;
-    return check(2, std::nullopt,
-                 [&](std::int64_t v, std::int64_t x, std::size_t e) { return used(end_mask, e) && v >= 1 && v < x; });
-  }
-  if (l.type == "Slice") {
-    const std::optional<std::size_t> axes_port = l.sources.size() > 4 ? std::optional<std::size_t>(4) : std::nullopt;
-    if (auto p = check(1, axes_port, [](std::int64_t v, std::int64_t x, std::size_t) { return v >= 2 && v < x; }))
-      return p;
-    return check(2, axes_port, [](std::int64_t v, std::int64_t x, std::size_t) { return v >= 1 && v < x; });
+  for (const auto& in : inputs) {
+    const auto p = check(in, [&](std::int64_t v, std::int64_t x) {
+      switch (in.kind) {
+        case placement::size:
+          return true;
+        case placement::amount:
+          return v != 0 || all_zero;
+        case placement::begin:
+          return v >= 2 && v < x;
+        case placement::end:
+          return v >= 1 && v < x;
+      }
+      return false;
+    });
+    if (p) return p;
   }
   return std::nullopt;
 }
@@ -478,18 +441,14 @@ std::string vouch_hint(const std::string& holder, std::optional<std::int64_t> id
 void kernel_covers(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                    std::vector<batch_finding>& out) {
   const auto& l = g.layers()[index];
-  std::vector<std::int64_t> kernel;
-  // An attribute that is not a list of integers is the rule's to refuse (a finding of its own), not this.
-  if (const auto* a = l.find("kernel"); (l.type == "AvgPool" || l.type == "MaxPool") && a != nullptr && a->is_integers) {
-    const auto k = l.integers("kernel");
-    kernel.assign(k.begin(), k.end());
-  } else if ((l.type == "Convolution" || l.type == "GroupConvolution") && l.sources.size() >= 2) {
-    const auto& w = declared.input(g, l, 1).shape;
-    const std::size_t skip = l.type == "Convolution" ? 2 : 3;
-    if (!w.rank_known() || w.size() < skip) return;
-    for (std::size_t i = skip; i < w.size(); ++i) kernel.push_back(w[i].is_static() ? w[i].lo() : 0);
-  } else {
-    return;
+  const auto window = window_of(l);
+  if (!window) return;
+  auto kernel = window->kernel;
+  if (const auto port = window->weights_port) {
+    if (*port >= l.sources.size()) return;
+    const auto& w = declared.input(g, l, *port).shape;
+    if (!w.rank_known() || w.size() < window->weights_lead) return;
+    for (std::size_t i = window->weights_lead; i < w.size(); ++i) kernel.push_back(w[i].is_static() ? w[i].lo() : 0);
   }
   const auto& d = declared.input(g, l, 0).shape;
   const auto& a = asked.input(g, l, 0).shape;
@@ -531,7 +490,7 @@ std::array<std::int64_t, 3> members_of(const dimension& r, const dimension& decl
 bool fixed_resize(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                   std::vector<batch_finding>& out) {
   const auto& l = g.layers()[index];
-  if (l.type != "Interpolate" || l.sources.empty() || !l.sources[0] || declared.outputs[index].empty() ||
+  if (!resizes(l) || l.sources.empty() || !l.sources[0] || declared.outputs[index].empty() ||
       asked.outputs[index].empty())
     return false;
   const auto& din = declared.input(g, l, 0).shape;
@@ -698,7 +657,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       // The data the constant is about (looked at first): an elementwise op's other input, any other op's first.
       const auto& v = declared.input(g, l, port).value;
       if (!v) continue;
-      upstream_sizes upstream(g, declared, asked, carriers, sizes, l, elementwise(l.type) ? 1 - port : 0);
+      upstream_sizes upstream(g, declared, asked, carriers, sizes, l, elementwise_arithmetic(l.type) ? 1 - port : 0);
       baked_in_port(g, declared, asked, l, port, upstream, assumed, found);
     }
     if (found.empty()) {

@@ -1,0 +1,69 @@
+// Internal: what an op reads as a size, and where it places something along its data's axes: the facts the
+// analysis at new sizes (analysis/batch_sizes.cpp) asks of a layer to find the constants a fixed-shape export
+// may have written where the program computed them. Kept with the rules, so that the analysis asks
+// questions of a layer and never names an op; an op whose parameters are sizes gets its facts here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "reshape1/model/graph.hpp"
+
+namespace reshape1::model::detail {
+
+/// The inputs an op of this type reads as sizes, bounds, counts or indices (its constants there may be a
+/// size written down).
+[[nodiscard]] std::span<const std::size_t> size_ports(std::string_view type);
+
+/// Elementwise arithmetic (Multiply, Divide, Add, Subtract, Minimum, Maximum, FloorMod, Mod): a constant
+/// operand is one factor, divisor or bound, read element by element against the other operand's sizes.
+[[nodiscard]] bool elementwise_arithmetic(std::string_view type);
+
+/// Input `port` of `l` holds positions along an axis (Gather's indices, Slice's and StridedSlice's begins and
+/// ends): the last position along a size is written as one less than it.
+[[nodiscard]] bool holds_positions(const layer& l, std::size_t port);
+
+/// How an input places something along the data's (input 0's) axes.
+enum class placement {
+  size,    ///< the extent of the output along the axis (Interpolate's sizes): any value
+  amount,  ///< how much is added or cut at an end (Pad's amounts): any value but 0, unless every one is 0
+  begin,   ///< where a slice starts: inside the axis, past its second element
+  end,     ///< where a slice ends: inside the axis, past its first element
+};
+
+/// An input of a layer whose elements are positions or extents along the data's axes.
+struct placed_input {
+  std::size_t port = 0;
+  placement kind = placement::size;
+  /// The input naming each element's axis, when the layer has one; else `axes` (from an attribute), else
+  /// element i is axis i.
+  std::optional<std::size_t> axes_port;
+  std::vector<std::int64_t> axes;
+  std::vector<bool> ignored;  ///< elements a mask tells the layer to ignore (StridedSlice's begin_mask, end_mask)
+};
+
+/// The inputs of `l` that place something along its data's axes; none for an op that places nothing, and
+/// for a StridedSlice whose masks insert, remove or skip axes (its elements name no axis one for one).
+[[nodiscard]] std::vector<placed_input> placed_inputs(const layer& l);
+
+/// The window a pooling or convolution layer slides over its data's spatial axes (from axis 2 on): a
+/// pooling kernel from its attribute, or a convolution's from its weights (input `weights_port`, whose
+/// dimensions from `weights_lead` on are the window).
+struct window_source {
+  std::vector<std::int64_t> kernel;
+  std::optional<std::size_t> weights_port;
+  std::size_t weights_lead = 0;
+};
+/// nullopt for a layer that slides no window, or one whose kernel attribute is not a list of integers (its
+/// rule refuses that).
+[[nodiscard]] std::optional<window_source> window_of(const layer& l);
+
+/// `l` resizes its data (Interpolate): its output's extent along an axis is whatever its sizes or scales make
+/// it, not a function of the data's alone.
+[[nodiscard]] bool resizes(const layer& l);
+
+}  // namespace reshape1::model::detail
