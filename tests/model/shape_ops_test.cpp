@@ -52,6 +52,10 @@ TEST(shape_ops, non_zero_is_exact_when_values_are_known) {
   EXPECT_EQ(shape_of(run("NonZero", 3, {{"output_type", "i64"}}, {values({0, 4, 0, 7})})), "[1,2]");
   EXPECT_EQ(shape_of(run("NonZero", 3, {{"output_type", "i64"}}, {of("[2,3]")})), "[2,..6]");
   EXPECT_EQ(shape_of(run("NonZero", 3, {{"output_type", "i64"}}, {of("[2,?]")})), "[2,?]");
+  // A scalar in an IR: [1,1] when it is not zero, [0,0] when it is (OpenVINO's evaluation).
+  EXPECT_EQ(shape_of(run("NonZero", 3, {{"output_type", "i64"}}, {values({5}, "[]")})), "[1,1]");
+  EXPECT_EQ(shape_of(run("NonZero", 3, {{"output_type", "i64"}}, {values({0}, "[]")})), "[0,0]");
+  EXPECT_EQ(shape_of(run("NonZero", 3, {{"output_type", "i64"}}, {of("[]")})), "[..1,..1]");
 }
 
 

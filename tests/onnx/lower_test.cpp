@@ -424,6 +424,13 @@ class row_coverage : public ::testing::Environment {
 /// More cases for rows whose attributes choose between lowerings: each also lowers its row.
 std::vector<lowering_case> variant_cases() {
   return {
+      // A scalar from ONNX: rank 1, ONNX Runtime's [1,1] or [1,0] (OpenVINO would give [0,0] for a zero).
+      {"NonZero", 9, "x:f32[]", "x", "y", "", "NonZero", "[1,..1]"},
+      // A slope of higher rank than the data: ONNX Runtime broadcasts both ways ([2,3]; OpenVINO's PReLU
+      // would keep the data's [3]), so the data is broadcast first.
+      {"PRelu", 7, "x:f32[3] slope:f32[2,3]=", "x,slope", "y", "", "ShapeOf,Broadcast,PReLU", "[2,3]"},
+      // A slope along the last axis, as numpy aligns it (not OpenVINO's channel axis): the data's shape.
+      {"PRelu", 7, "x:f32[2,3,4] slope:f32[4]=", "x,slope", "y", "", "PReLU", "[2,3,4]"},
       // An empty axes constant is no axes: every 1 is squeezed (ONNX Runtime: [2,4]).
       {"Squeeze", 13, "x:f32[2,1,4,1] axes:i64[0]=", "x,axes", "y", "", "Squeeze", "[2,4]"},
       // SAME_UPPER without output_shape: the input's size times the stride (ONNX Runtime: [1,2,8,12]), read

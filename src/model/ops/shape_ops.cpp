@@ -339,7 +339,9 @@ void range(op& o) {
   o.out[0].value = std::move(v);
 }
 
-// NonZero-3: [rank, count]; the count is exact when the input's values are, an interval otherwise.
+// NonZero-3: [rank, count]; the count is exact when the input's values are, an interval otherwise. A
+// scalar is read as one element of rank 1 where it is not zero: OpenVINO gives [1,1] for it and [0,0] for a
+// zero, ONNX Runtime [1,1] and [1,0] (a model read from ONNX gets ONNX Runtime's).
 void non_zero(op& o) {
   o.need(1, 1);
   const auto& s = o.shape(0);
@@ -366,6 +368,16 @@ void non_zero(op& o) {
       if (!bounded) break;
     }
     count = span_dimension(0, bounded ? total : interval::unbounded);
+  }
+  if (s.rank_known() && s.size() == 0) {
+    if (o.g.format() == model_format::onnx) {
+      o.out[0].shape = partial_shape{dimension(1), count};
+    } else {
+      const auto n = count.range().is_bounded() ? std::min<std::int64_t>(count.hi(), 1) : 1;
+      const auto lo = std::min<std::int64_t>(count.lo(), 1);
+      o.out[0].shape = partial_shape{span_dimension(lo, n), span_dimension(lo, n)};
+    }
+    return;
   }
   o.out[0].shape = partial_shape{rank, count};
 }

@@ -48,7 +48,17 @@ void reciprocal(node_context& c) { c.output(0, c.add("Divide", 1, {c.f32({1.0F},
 void round_(node_context& c) { c.output(0, c.add("Round", 5, {c.need(0)}, {{"mode", "half_to_even"}})); }
 void elu(node_context& c) { c.output(0, c.add("Elu", 1, {c.need(0)}, {{"alpha", real(c.f("alpha", 1.0F))}})); }
 void leaky_relu(node_context& c) { c.output(0, c.add("PReLU", 1, {c.need(0), c.f32({c.f("alpha", 0.01F)}, true)})); }
-void prelu(node_context& c) { c.output(0, c.add("PReLU", 1, {c.need(0), c.need(1)})); }
+/// PRelu: OpenVINO's PReLU keeps the data's shape, the slope broadcast to it; ONNX Runtime broadcasts the two
+/// both ways, so a slope of higher rank than the data (or of unknown rank) first broadcasts the data to the
+/// shape they make together.
+void prelu(node_context& c) {
+  auto x = c.need(0);
+  const auto slope = c.need(1);
+  const auto data_rank = c.rank(0), slope_rank = c.rank(1);
+  if (!data_rank || !slope_rank || *slope_rank > *data_rank)
+    x = c.add("Broadcast", 3, {x, c.shape_of(slope)}, {{"mode", "bidirectional"}});
+  c.output(0, c.add("PReLU", 1, {x, slope}));
+}
 void hard_sigmoid(node_context& c) {
   c.output(0, c.add("HardSigmoid", 1, {c.need(0), c.f32({c.f("alpha", 0.2F)}, true), c.f32({c.f("beta", 0.5F)}, true)}));
 }
