@@ -224,7 +224,8 @@ std::vector<lowering_case> normalization_cases() {
       {"MeanVarianceNormalization", 1, "x:f32[2,3,4,4]", "x", "y", "", "ShapeOf,ShapeOf,Squeeze,Range,MVN", "[2,3,4,4]"},
       {"MeanVarianceNormalization", 9, "x:f32[2,3,4,4]", "x", "y", "", "MVN", "[2,3,4,4]"},
       {"MeanVarianceNormalization", 13, "x:f32[2,3,4,4]", "x", "y", attr_ints("axes", {2, 3}), "MVN", "[2,3,4,4]"},
-      {"LayerNormalization", 17, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y", "", "Range,MVN", "[2,3,4]"},
+      {"LayerNormalization", 17, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y", "", "Range,MVN,ShapeOf,Slice,Reshape,Multiply",
+       "[2,3,4]"},
       {"LRN", 1, "x:f32[1,3,8,8]", "x", "y", attr_i("size", 3), "LRN", "[1,3,8,8]"},
       // Before 13: flattened to 2-D at the axis (1: [0,-1]), normalised along the second axis, shaped back.
       {"Softmax", 1, "x:f32[2,3,4]", "x", "y", "", "Reshape,SoftMax,ShapeOf,Reshape", "[2,3,4]"},
@@ -431,6 +432,9 @@ std::vector<lowering_case> variant_cases() {
       {"PRelu", 7, "x:f32[3] slope:f32[2,3]=", "x,slope", "y", "", "ShapeOf,Broadcast,PReLU", "[2,3]"},
       // A slope along the last axis, as numpy aligns it (not OpenVINO's channel axis): the data's shape.
       {"PRelu", 7, "x:f32[2,3,4] slope:f32[4]=", "x,slope", "y", "", "PReLU", "[2,3,4]"},
+      // The bias too, over the last two axes: each shaped as the axes it scales.
+      {"LayerNormalization", 17, "x:f32[2,3,4] scale:f32[12]= bias:f32[3,4]=", "x,scale,bias", "y", attr_i("axis", 1),
+       "ShapeOf,ShapeOf,Squeeze,Range,MVN,ShapeOf,Slice,Reshape,Multiply,Reshape,Add", "[2,3,4]"},
       // An empty axes constant is no axes: every 1 is squeezed (ONNX Runtime: [2,4]).
       {"Squeeze", 13, "x:f32[2,1,4,1] axes:i64[0]=", "x,axes", "y", "", "Squeeze", "[2,4]"},
       // SAME_UPPER without output_shape: the input's size times the stride (ONNX Runtime: [1,2,8,12]), read
@@ -438,6 +442,11 @@ std::vector<lowering_case> variant_cases() {
       {"ConvTranspose", 1, "x:f32[1,4,4,6] w:f32[4,2,3,3]=", "x,w", "y",
        attr_ints("strides", {2, 2}) + attr_s("auto_pad", "SAME_UPPER"),
        "ShapeOf,StridedSlice,Multiply,ConvolutionBackpropData", "[1,2,8,12]"},
+      // SAME_UPPER with a window shorter than the stride: ONNX Runtime pads by 0 where stride·in would need a
+      // negative padding, so the output is stride·(in - 1) + 1 = 15, not 16.
+      {"ConvTranspose", 1, "x:f32[1,2,8] w:f32[2,2,1]=", "x,w", "y",
+       attr_ints("strides", {2}) + attr_s("auto_pad", "SAME_UPPER"),
+       "ShapeOf,StridedSlice,Multiply,Add,ConvolutionBackpropData", "[1,2,15]"},
       // output_shape gives the spatial sizes (as ONNX Runtime runs it).
       {"ConvTranspose", 1, "x:f32[1,4,5,5] w:f32[4,2,3,3]=", "x,w", "y",
        attr_ints("strides", {2, 2}) + attr_ints("output_shape", {10, 12}), "ConvolutionBackpropData",
@@ -485,6 +494,24 @@ INSTANTIATE_TEST_SUITE_P(onnx, lower_variants, ::testing::ValuesIn(variant_cases
                          [](const ::testing::TestParamInfo<lowering_case>& row) {
                            return fmt::format("{}_{}_{}", row.param.op, row.param.since, row.index);
                          });
+
+// Attributes ONNX Runtime refuses: the model is refused when read (bad_file), naming the node.
+TEST(lower_convolution, conv_transpose_refuses_what_onnx_runtime_refuses) {
+  const auto refused = [](const std::string& attributes, const std::string& words) {
+    const lowering_case c{"ConvTranspose", 1, "x:f32[1,2,8] w:f32[2,2,3]=", "x,w", "y", attributes, "", ""};
+    const auto bytes = model_of(c);
+    try {
+      (void)onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.onnx");
+      ADD_FAILURE() << attributes << ": read";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::bad_file) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused(attr_s("auto_pad", "VALID") + attr_ints("pads", {0, 0}), "pads is given with auto_pad VALID");
+  refused(attr_ints("strides", {2}) + attr_ints("output_padding", {2}),
+          "output_padding 2 on spatial axis 0 is not below the stride 2 or the dilation 1");
+}
 
 TEST(lower_table, every_row_has_one_case_and_every_case_names_a_row) {
   std::set<std::pair<std::string, int>> rows, named;

@@ -1130,6 +1130,12 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       // A k and an index past the axis at the new length: ONNX Runtime refuses both (they said yes).
       {"size_topk_past_axis", {{"x", "[1,8]"}}, model::batch_verdict::no, "invalid_shape"},
       {"size_gather_past_axis", {{"x", "[1,8]"}}, model::batch_verdict::no, "invalid_shape"},
+      // A LayerNormalization's scale made for the declared width, and a ScatterND index past the new height:
+      // ONNX Runtime refuses both (they said yes).
+      {"size_layer_norm_scale", {{"x", "[1,3,8,10]"}}, model::batch_verdict::no, "count_mismatch"},
+      {"size_scatter_nd_past_axis", {{"x", "[1,3,8,4]"}}, model::batch_verdict::no, "invalid_shape"},
+      // A ConvTranspose output_shape past what the shorter input makes: ONNX Runtime refuses it (it said yes).
+      {"size_conv_transpose_output_shape", {{"x", "[1,2,8]"}}, model::batch_verdict::no, "invalid_shape"},
       // An end read from the Shape of a ConstantOfShape of a constant is a constant too (it said yes).
       {"size_shape_of_constant", {{"x", "[1,3,16,16]"}}, model::batch_verdict::cannot_tell, "baked_size"},
       // A dimension the model declares at one size and the request asks as `?` (every size) is tried.

@@ -89,6 +89,30 @@ void transposed(op& o, bool grouped) {
     const auto sizes = shape_from_value(o, 2);
     if (sizes && sizes->size() != spatial)
       refuse(o, fmt::format("output_shape has {} values for {} spatial dimensions", sizes->size(), spatial));
+    if (sizes && o.value(2) && o.g.format() == model_format::onnx) {
+      // ONNX Runtime pads an output_shape below the natural size down to it, but takes at most stride - 1
+      // more (as output padding): past that the input is too small for it, and the model fails when run.
+      std::vector<std::int64_t> kernel(spatial, 1);
+      for (std::size_t i = 0; i < spatial; ++i)
+        if (filters[lead + i].is_static()) kernel[i] = std::max<std::int64_t>(filters[lead + i].lo(), 1);
+      const auto w = read_window(o, spatial, kernel);
+      for (std::size_t i = 0; i < spatial; ++i) {
+        const auto& in = data[2 + i];
+        const auto& want = (*sizes)[i];
+        if (!filters[lead + i].is_static() || !in.is_static() || !want.is_static() || in.lo() == 0) continue;
+        std::int64_t most = 0, extent = 0;
+        if (__builtin_mul_overflow(in.lo() - 1, w.strides[i], &most) ||
+            __builtin_mul_overflow(w.kernel[i] - 1, w.dilations[i], &extent) ||
+            __builtin_add_overflow(most, extent, &most) || __builtin_add_overflow(most, output_padding[i], &most) ||
+            __builtin_add_overflow(most, w.strides[i], &most))
+          continue;
+        if (want.lo() > most)
+          refuse(o,
+                 fmt::format("output_shape asks {} along spatial axis {}, more than an input of {} makes (at most {})",
+                             want.lo(), i, in.lo(), most),
+                 "ONNX Runtime refuses an output_shape its input is too small for when the model runs");
+      }
+    }
     for (std::size_t i = 0; i < spatial; ++i) out.push_back(sizes && o.value(2) ? (*sizes)[i] : dimension());
     o.out[0].shape = partial_shape(std::move(out));
     return;
@@ -120,6 +144,9 @@ void transposed(op& o, bool grouped) {
     };
     if (in.is_static() && in.lo() > 0 && size(in.lo()) < 0)
       refuse(o, fmt::format("spatial dimension {}: the output size {} is negative", i, size(in.lo())));
+    // ONNX Runtime refuses an output that the pads leave empty.
+    if (in.is_static() && in.lo() > 0 && size(in.lo()) == 0 && o.g.format() == model_format::onnx)
+      refuse(o, fmt::format("spatial dimension {}: the pads leave an output of 0", i));
     out.push_back(map_dimension(in, size));
   }
   o.out[0].shape = partial_shape(std::move(out));

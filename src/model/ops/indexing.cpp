@@ -31,6 +31,8 @@ void gather_nd(op& o) {
   if (b + k > data.size())
     refuse(o, fmt::format("the indices {} pick {} dimensions after {} batch dimensions, more than the data {} has", to_string(indices),
                           k, b, to_string(data)));
+  // ONNX Runtime refuses an index past its axis; OpenVINO's GatherND leaves it undefined.
+  if (o.g.format() == model_format::onnx) refuse_index_tuples_past(o, 1, data, b, k);
   std::vector<dimension> out;
   std::vector<dimension> batch_dims;
   for (std::size_t i = 0; i < b; ++i)
@@ -90,6 +92,7 @@ void scatter_nd_update(op& o) {
   if (k > data.size())
     refuse(o, fmt::format("the indices {} address {} dimensions of the rank-{} data", to_string(indices), k,
                           data.size()));
+  if (o.g.format() == model_format::onnx) refuse_index_tuples_past(o, 1, data, 0, k);
   if (!updates.rank_known()) return;
   std::vector<dimension> expected(indices.begin(), indices.end() - 1);
   for (std::size_t i = k; i < data.size(); ++i) expected.push_back(data[i]);
@@ -128,7 +131,10 @@ void scatter_elements_update(op& o) {
   if (data.rank_known() && indices.rank_known() && data.size() != indices.size())
     refuse(o, fmt::format("the indices {} must have the data's rank {}", to_string(indices), data.size()));
   const auto axis = known_integers(o, 3);
-  if (axis && axis->size() == 1 && data.rank_known()) (void)normalize_axis(o, (*axis)[0], data.size());
+  if (axis && axis->size() == 1 && data.rank_known()) {
+    const auto a = normalize_axis(o, (*axis)[0], data.size());
+    if (o.g.format() == model_format::onnx) refuse_indices_past(o, 1, data[a], a);
+  }
 }
 
 constexpr rule_entry table[] = {

@@ -364,6 +364,25 @@ void refuse_indices_past(const op& o, std::size_t input, const dimension& axis_d
   }
 }
 
+void refuse_index_tuples_past(const op& o, std::size_t input, const partial_shape& data, std::size_t first,
+                              std::size_t k) {
+  if (input >= o.in.size() || k == 0 || !data.rank_known() || first + k > data.size()) return;
+  const auto& v = o.value(input);
+  if (!v || v->is_real()) return;
+  for (std::size_t i = 0; i < v->elements.size(); ++i) {
+    const auto axis = first + i % k;
+    const auto& d = data[axis];
+    if (!d.range().is_bounded()) continue;
+    const auto& e = v->elements[i];
+    if (e.lo >= d.hi() || e.hi < -d.hi())
+      refuse(o,
+             fmt::format("index {} (element {} of input {}) is outside axis {} of the data, which holds {}",
+                         e.exact() ? fmt::format("{}", e.lo) : fmt::format("{}..{}", e.lo, e.hi), i, input, axis,
+                         to_string(d)),
+             "engines refuse an index past the axis when the model runs");
+  }
+}
+
 void require_index_input(const op& o, std::size_t input, std::string_view what, bool one_d) {
   if (input >= o.in.size()) return;
   if (const auto& t = o.in[input]->type; t && !is_integer(*t))

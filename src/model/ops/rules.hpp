@@ -142,6 +142,10 @@ std::optional<std::vector<std::int64_t>> known_integers(const op& o, std::size_t
 /// of the data may have: `what` names them ("an index"). Engines refuse such an index when the model runs
 /// (ONNX Runtime's Gather and GatherElements; OpenVINO's GatherElements, whose spec allows no other).
 void refuse_indices_past(const op& o, std::size_t input, const dimension& axis_dim, std::size_t axis);
+/// The same for index tuples (GatherND, ScatterND): the innermost dimension of input `input` holds `k`
+/// indices, the j-th into the data's axis `first + j` (`data` the data's shape, of rank first + k or more).
+void refuse_index_tuples_past(const op& o, std::size_t input, const partial_shape& data, std::size_t first,
+                              std::size_t k);
 /// Refuses an index input (indices, starts, repeats: the spec's T_IND) whose element type is known and not
 /// an integer type, or, with `one_d`, whose rank is known and not 1. `what` names it in the message.
 void require_index_input(const op& o, std::size_t input, std::string_view what, bool one_d);

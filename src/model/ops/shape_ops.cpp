@@ -193,7 +193,8 @@ std::optional<std::vector<std::size_t>> axes(const op& o, std::size_t i, std::si
   return r;
 }
 
-// Squeeze-1: removes the given axes (each must be 1) or, without axes, every dimension that is 1.
+// Squeeze-1: removes the given axes (each must be 1) or, without axes, every dimension that is 1 (from ONNX,
+// an empty list of axes too).
 // Squeeze-15 with allow_axis_skip keeps a given axis that is not 1 (and cannot tell the rank when a given
 // axis may or may not be 1).
 void squeeze(op& o) {
@@ -205,7 +206,13 @@ void squeeze(op& o) {
   if (!s.rank_known()) return;
   const bool skip = o.l.opset >= 15 && o.l.flag("allow_axis_skip", false);
   std::vector<bool> drop(s.size(), false);
-  if (o.in.size() > 1) {
+  // ONNX's Squeeze reads an empty axes list as none given, whatever computes it (ONNX Runtime squeezes every 1).
+  const auto& axes_shape = o.in.size() > 1 ? o.shape(1) : partial_shape::dynamic();
+  const auto listed = o.in.size() > 1 ? known_integers(o, 1) : std::nullopt;
+  const bool none_given = o.g.format() == model_format::onnx && o.in.size() > 1 &&
+                          ((listed && listed->empty()) ||
+                           (axes_shape.rank_known() && axes_shape.size() == 1 && axes_shape[0].is_static() && axes_shape[0].lo() == 0));
+  if (o.in.size() > 1 && !none_given) {
     const auto a = axes(o, 1, s.size());
     if (!a) return;
     for (auto i : *a) {

@@ -33,6 +33,9 @@ attributes window(const node_context& c, std::size_t spatial, bool with_dilation
   a.emplace_back("pads_begin", list(std::span(pads).first(spatial)));
   a.emplace_back("pads_end", list(std::span(pads).last(spatial)));
   const auto pad = c.s("auto_pad", "NOTSET");
+  // ONNX's shape inference refuses both (ONNX Runtime does not load such a model).
+  if (pad != "NOTSET" && c.attribute("pads") != nullptr)
+    c.bad(fmt::format("pads is given with auto_pad {}", pad), "the pads attribute cannot be used with auto_pad");
   a.emplace_back("auto_pad", pad == "SAME_UPPER"   ? "same_upper"
                              : pad == "SAME_LOWER" ? "same_lower"
                              : pad == "VALID"      ? "valid"
@@ -86,14 +89,25 @@ void conv(node_context& c) {
 
 // ConvTranspose: ConvolutionBackpropData (grouped when `group` > 1). Its output's spatial sizes differ from
 // the IR op's where ONNX says more: an `output_shape` attribute gives them (spatial sizes only: ONNX Runtime
-// refuses a model whose output_shape holds N and C too, which OpenVINO's frontend skips), and SAME_UPPER/SAME_LOWER without one make them the input's
-// times the stride, whatever the window (the IR op, given no output_shape, pads nothing). Both become the
+// refuses a model whose output_shape holds N and C too, which OpenVINO's frontend skips), and
+// SAME_UPPER/SAME_LOWER without one make them the input's times the stride, less what ONNX Runtime leaves
+// out for a window shorter than the stride (the IR op, given no output_shape, pads nothing). Both become the
 // IR op's output_shape input; the second is computed from the input's shape, so it follows new sizes.
 void conv_transpose(node_context& c) {
   const auto spatial = spatial_axes(c, 1);
   const auto groups = c.i("group", 1);
   auto a = window(c, spatial, true);
-  a.emplace_back("output_padding", list(c.ints("output_padding").value_or(std::vector<std::int64_t>(spatial, 0))));
+  const auto output_padding = c.ints("output_padding").value_or(std::vector<std::int64_t>(spatial, 0));
+  {
+    // ONNX Runtime refuses an output padding as large as both the stride and the dilation.
+    const auto s = c.ints("strides").value_or(std::vector<std::int64_t>(spatial, 1));
+    const auto d = c.ints("dilations").value_or(std::vector<std::int64_t>(spatial, 1));
+    for (std::size_t i = 0; i < output_padding.size() && i < s.size() && i < d.size(); ++i)
+      if (output_padding[i] >= std::max(s[i], d[i]))
+        c.bad(fmt::format("output_padding {} on spatial axis {} is not below the stride {} or the dilation {}",
+                          output_padding[i], i, s[i], d[i]));
+  }
+  a.emplace_back("output_padding", list(output_padding));
   const auto x = c.need(0);
   std::vector<source> inputs{x, groups == 1 ? c.need(1) : grouped(c, c.need(1), groups)};
   const auto pad = c.s("auto_pad", "NOTSET");
@@ -105,7 +119,30 @@ void conv_transpose(node_context& c) {
     const auto dims = c.add("StridedSlice", 1, {c.shape_of(x), c.i64({2}), c.i64({0}), c.i64({1})},
                             {{"begin_mask", "0"}, {"end_mask", "1"}});
     const auto strides = c.ints("strides").value_or(std::vector<std::int64_t>(spatial, 1));
-    inputs.push_back(c.add("Multiply", 1, {dims, c.i64(strides)}, {{"auto_broadcast", "numpy"}}));
+    source out_sizes = c.add("Multiply", 1, {dims, c.i64(strides)}, {{"auto_broadcast", "numpy"}});
+    // ONNX Runtime pads by stride·(in - 1) + window + output_padding - stride·in where that is not negative,
+    // and by 0 where it is: a window (with its output padding) shorter than the stride leaves the output
+    // that much short of stride·in. Known where the kernel is (kernel_shape, or the weights' dims).
+    auto kernel = c.ints("kernel_shape");
+    if (!kernel)
+      if (const auto w = c.constant_dims(1); w && w->size() == spatial + 2) kernel.emplace(w->begin() + 2, w->end());
+    const auto dilations = c.ints("dilations").value_or(std::vector<std::int64_t>(spatial, 1));
+    const auto padding = c.ints("output_padding").value_or(std::vector<std::int64_t>(spatial, 0));
+    if (kernel && kernel->size() == spatial && strides.size() == spatial && dilations.size() == spatial &&
+        padding.size() == spatial) {
+      std::vector<std::int64_t> short_by(spatial, 0);
+      bool any = false;
+      for (std::size_t i = 0; i < spatial; ++i) {
+        std::int64_t window = 0;
+        if (__builtin_mul_overflow((*kernel)[i] - 1, dilations[i], &window) || window > (std::int64_t{1} << 40) ||
+            padding[i] > (std::int64_t{1} << 40) || strides[i] > (std::int64_t{1} << 40))
+          continue;  // the rule refuses such attributes
+        short_by[i] = std::min<std::int64_t>(0, window + 1 + padding[i] - strides[i]);
+        any = any || short_by[i] != 0;
+      }
+      if (any) out_sizes = c.add("Add", 1, {out_sizes, c.i64(short_by)}, {{"auto_broadcast", "numpy"}});
+    }
+    inputs.push_back(out_sizes);
   }
   source y = c.add(groups == 1 ? "ConvolutionBackpropData" : "GroupConvolutionBackpropData", 1, inputs, a);
   if (const auto bias = c.input(2)) y = add_bias(c, y, *bias, spatial);

@@ -50,8 +50,9 @@ void batch_norm(node_context& c) {
 }
 
 // InstanceNormalization: MVN over the spatial axes, then the per-channel scale and bias (whose lengths
-// must be C). LayerNormalization: MVN over the normalised axes; its scale and bias are per normalised
-// element: they change neither shape nor batch, and are left out.
+// must be C). LayerNormalization: MVN over the normalised axes, times the scale and plus the bias, each
+// shaped as those axes: ONNX Runtime requires as many elements as they hold, which the Reshape to their
+// shape refuses otherwise (a scale made for one width no longer fits at another).
 void instance_norm(node_context& c) {
   const auto x = c.need(0);
   // ONNX Runtime refuses an input of rank below 3 (no spatial axis to normalise over).
@@ -71,8 +72,14 @@ void layer_norm(node_context& c) {
                           : c.add("Range", 4, {c.i64({axis}, std::vector<std::int64_t>{}), c.i64({0}, std::vector<std::int64_t>{}),
                                                c.i64({1}, std::vector<std::int64_t>{})},
                                   {{"output_type", "i64"}});
-  c.output(0, c.add("MVN", 6, {x, axes},
-                    {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}}));
+  auto y = c.add("MVN", 6, {x, axes},
+                 {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}});
+  const auto normalised_dims =
+      c.add("Slice", 8, {c.shape_of(x), c.i64({axis}), c.i64({std::numeric_limits<std::int64_t>::max()}), c.i64({1})});
+  const auto shaped = [&](source t) { return c.add("Reshape", 1, {t, normalised_dims}, {{"special_zero", "false"}}); };
+  y = c.add("Multiply", 1, {y, shaped(c.need(1))}, {{"auto_broadcast", "numpy"}});
+  if (const auto bias = c.input(2)) y = c.add("Add", 1, {y, shaped(*bias)}, {{"auto_broadcast", "numpy"}});
+  c.output(0, y);
 }
 // MeanVarianceNormalization: MVN over its axes (9 on: the attribute, [0, 2, 3] by default; the
 // experimental opset-1 op: the spatial axes, the channels too with across_channels). Its statistics are
@@ -103,8 +110,11 @@ void softmax_2d(node_context& c, std::string_view type, int opset) {
   const auto x = c.need(0);
   const auto axis = c.i("axis", 1);
   source pattern = c.i64({0, -1});
+  // Axis 1 copies the first dimension, where the input is known to have one more: else the split below
+  // refuses a rank the axis does not fit (a Squeeze of every 1 may leave one dimension).
+  const auto rank = c.rank(0);
   if (axis == 0) pattern = c.i64({-1});
-  else if (axis != 1) {
+  else if (axis != 1 || !rank || *rank < 2) {
     const auto from_end = axis == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -axis;
     auto lengths = axis > 0 ? std::vector<std::int64_t>{axis, 1, -1} : std::vector<std::int64_t>{-1, 1, from_end - 1};
     const auto before = c.add("VariadicSplit", 1, {c.shape_of(x), c.i64({0}), c.i64(std::move(lengths))}, {}, 3);

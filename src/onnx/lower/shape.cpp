@@ -56,7 +56,9 @@ source axes_input(node_context& c, bool attribute) {
   return c.need(1);
 }
 void squeeze1(node_context& c) {
-  if (const auto axes = c.ints("axes")) return c.output(0, c.add("Squeeze", 1, {c.need(0), c.i64(*axes)}));
+  // An empty axes attribute is none given, as ONNX Runtime reads it.
+  if (const auto axes = c.ints("axes"); axes && !axes->empty())
+    return c.output(0, c.add("Squeeze", 1, {c.need(0), c.i64(*axes)}));
   c.output(0, c.add("Squeeze", 1, {c.need(0)}));
 }
 void squeeze13(node_context& c) {
