@@ -133,10 +133,13 @@ void conv_transpose(node_context& c) {
       std::vector<std::int64_t> short_by(spatial, 0);
       bool any = false;
       for (std::size_t i = 0; i < spatial; ++i) {
+        // Attributes out of these ranges are the rule's to refuse; nothing here may overflow on them.
+        constexpr std::int64_t large = std::int64_t{1} << 40;
+        const auto within = [](std::int64_t v, std::int64_t lo) { return v >= lo && v <= large; };
+        if (!within((*kernel)[i], 1) || !within(dilations[i], 1) || !within(padding[i], 0) || !within(strides[i], 1))
+          continue;
         std::int64_t window = 0;
-        if (__builtin_mul_overflow((*kernel)[i] - 1, dilations[i], &window) || window > (std::int64_t{1} << 40) ||
-            padding[i] > (std::int64_t{1} << 40) || strides[i] > (std::int64_t{1} << 40))
-          continue;  // the rule refuses such attributes
+        if (__builtin_mul_overflow((*kernel)[i] - 1, dilations[i], &window) || window > large) continue;
         short_by[i] = std::min<std::int64_t>(0, window + 1 + padding[i] - strides[i]);
         any = any || short_by[i] != 0;
       }
