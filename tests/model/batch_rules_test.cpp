@@ -64,16 +64,7 @@ TEST_F(batch_rules, gather_along_the_batch_drops_samples) {
 
 /// StridedSlice-1 of a [2,3] input with begin/end on axis 0 and the given masks.
 ir_builder strided(std::int64_t begin, std::int64_t end, const std::string& masks, const std::string& out) {
-  ir_builder b;
-  const int x = b.parameter("[2,3]");
-  const int bg = b.i64({begin, 0}), en = b.i64({end, 0}), st = b.i64({1, 1});
-  const int s = b.layer("StridedSlice", masks, {"[2,3]", "[2]", "[2]", "[2]"}, {out});
-  b.edge(x, s, 0);
-  b.edge(bg, s, 1);
-  b.edge(en, s, 2);
-  b.edge(st, s, 3);
-  b.result(s, out);
-  return b;
+  return strided_slice_model("[2,3]", {begin, 0}, {end, 0}, masks, out);
 }
 
 TEST_F(batch_rules, strided_slice_of_part_of_the_batch_drops_samples) {

@@ -161,6 +161,22 @@ class ir_builder {
   std::map<int, int> ports_in_;
 };
 
+/// A model of one StridedSlice-1 of a 2-D Parameter `input`, from `begin` to `end` (two elements each) in
+/// steps of 1, with the mask attributes `masks`, its output `out` to a Result.
+inline ir_builder strided_slice_model(const std::string& input, std::vector<std::int64_t> begin,
+                                      std::vector<std::int64_t> end, const std::string& masks, const std::string& out) {
+  ir_builder b;
+  const int x = b.parameter(input);
+  const int bg = b.i64(begin), en = b.i64(end), st = b.i64({1, 1});
+  const int s = b.layer("StridedSlice", masks, {input, "[2]", "[2]", "[2]"}, {out});
+  b.edge(x, s, 0);
+  b.edge(bg, s, 1);
+  b.edge(en, s, 2);
+  b.edge(st, s, 3);
+  b.result(s, out);
+  return b;
+}
+
 class ir : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -22,18 +22,7 @@ class sizes : public ir {
 
 /// x [1,16] cut along axis 1 by a StridedSlice from 0 to `end`.
 ir_builder strided_to(std::int64_t end, const std::string& out) {
-  ir_builder b;
-  const int x = b.parameter("[1,16]");
-  const int begin = b.i64({0, 0});
-  const int stop = b.i64({1, end});
-  const int step = b.i64({1, 1});
-  const int s = b.layer("StridedSlice", R"(begin_mask="0,0" end_mask="0,0")", {"[1,16]", "[2]", "[2]", "[2]"}, {out});
-  b.edge(x, s, 0);
-  b.edge(begin, s, 1);
-  b.edge(stop, s, 2);
-  b.edge(step, s, 3);
-  b.result(s, out);
-  return b;
+  return strided_slice_model("[1,16]", {0, 0}, {1, end}, R"(begin_mask="0,0" end_mask="0,0")", out);
 }
 
 TEST_F(sizes, a_strided_slice_end_inside_a_changing_axis_is_placed_and_one_past_it_is_not) {

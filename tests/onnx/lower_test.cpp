@@ -447,6 +447,11 @@ std::vector<lowering_case> variant_cases() {
       {"ConvTranspose", 1, "x:f32[1,2,8] w:f32[2,2,1]=", "x,w", "y",
        attr_ints("strides", {2}) + attr_s("auto_pad", "SAME_UPPER"),
        "ShapeOf,StridedSlice,Multiply,Add,ConvolutionBackpropData", "[1,2,15]"},
+      // The same with weights the graph computes (no kernel_shape, no initializer): the window from their shape.
+      {"ConvTranspose", 1, "x:f32[1,2,8] w:f32[2,2,1]", "x,w", "y",
+       attr_ints("strides", {2}) + attr_s("auto_pad", "SAME_UPPER"),
+       "ShapeOf,StridedSlice,Multiply,ShapeOf,StridedSlice,Subtract,Multiply,Add,Minimum,Add,ConvolutionBackpropData",
+       "[1,2,15]"},
       // output_shape gives the spatial sizes (as ONNX Runtime runs it).
       {"ConvTranspose", 1, "x:f32[1,4,5,5] w:f32[4,2,3,3]=", "x,w", "y",
        attr_ints("strides", {2, 2}) + attr_ints("output_shape", {10, 12}), "ConvolutionBackpropData",
@@ -511,6 +516,49 @@ TEST(lower_convolution, conv_transpose_refuses_what_onnx_runtime_refuses) {
   refused(attr_s("auto_pad", "VALID") + attr_ints("pads", {0, 0}), "pads is given with auto_pad VALID");
   refused(attr_ints("strides", {2}) + attr_ints("output_padding", {2}),
           "output_padding 2 on spatial axis 0 is not below the stride 2 or the dilation 1");
+}
+
+/// The messages of the layers whose rules refuse the case's model when it is propagated ("" when none does).
+std::string refusals(const lowering_case& c) {
+  const auto bytes = model_of(c);
+  const auto g = onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), c.op + ".onnx");
+  std::string out;
+  for (const auto& lost : model::propagate(g).lost) out += lost.message;
+  return out;
+}
+
+// Indices ONNX Runtime refuses when it runs the node: past their axis, in [-n, n) otherwise; a tuple's j-th
+// index is into the data's axis batch_dims + j.
+TEST(lower_indexing, indices_past_their_axis_are_refused_as_onnx_runtime_refuses_them) {
+  const auto gather_nd = [](const char* indices) {
+    return refusals({"GatherND", 12, fmt::format("x:f32[2,3,4] i:i64[2,1]={}", indices), "x,i", "y",
+                     attr_i("batch_dims", 1), "", ""});
+  };
+  EXPECT_EQ(gather_nd("2,-3"), "");
+  EXPECT_NE(gather_nd("3,0").find("index 3 (element 0 of input 1) is outside axis 1 of the data, which holds 3"),
+            std::string::npos);
+  const auto scatter = [](const char* indices) {
+    return refusals({"ScatterElements", 11, fmt::format("x:f32[2,3] i:i64[1,2]={} u:f32[1,2]=", indices), "x,i,u", "y",
+                     attr_i("axis", 1), "", ""});
+  };
+  EXPECT_EQ(scatter("-3,2"), "");
+  EXPECT_NE(scatter("0,-4").find("index -4 (element 1 of input 1) is outside axis 1, which holds 3"), std::string::npos);
+}
+
+// An output_shape ONNX Runtime takes: up to stride·(in - 1) + window + stride - 1 (9, 3, 2: 20), whatever the
+// output padding.
+TEST(lower_convolution, conv_transpose_output_shape_within_onnx_runtime_s_reach) {
+  const auto run = [](std::int64_t padding, std::int64_t size) {
+    return refusals({"ConvTranspose", 1, "x:f32[1,2,9] w:f32[2,2,3]=", "x,w", "y",
+                     attr_ints("strides", {2}) + attr_ints("output_padding", {padding}) +
+                         attr_ints("output_shape", {size}),
+                     "", ""});
+  };
+  EXPECT_EQ(run(0, 20), "");
+  EXPECT_EQ(run(1, 20), "");
+  EXPECT_NE(run(0, 21).find("output_shape asks 21 along spatial axis 0, more than an input of 9 makes (at most 20)"),
+            std::string::npos);
+  EXPECT_NE(run(1, 21).find("at most 20"), std::string::npos);
 }
 
 TEST(lower_table, every_row_has_one_case_and_every_case_names_a_row) {

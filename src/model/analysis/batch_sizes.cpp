@@ -196,8 +196,8 @@ class upstream_sizes {
 };
 
 /// Whether element `e` (value `v`) of a slice's end is at or past the end of its axis both at the declared
-/// shapes and at the shapes asked: it takes the axis to its end at both (a negative step: from its end),
-/// whatever size it stands for.
+/// shapes and at the shapes asked: it is clamped to the axis at both, so the slice is the same whatever
+/// size it stands for.
 bool ends_past_both(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
                     std::size_t port, std::size_t e, std::int64_t v) {
   const auto placed = placed_inputs(l);
@@ -265,7 +265,8 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
   // Indices into a shape (Gather(Shape(x), 2)) name dimensions, not positions along one: data some of whose
   // elements were computed from shapes. A table of constants is indexed by position, as a tensor is.
   if (const auto& data = declared.input(g, l, 0).value; index && data && !data->is_real() &&
-      std::any_of(data->elements.begin(), data->elements.end(), [](const element_bound& b) { return !b.constant; }))
+      (std::any_of(data->elements.begin(), data->elements.end(), [](const element_bound& b) { return !b.constant; }) ||
+       (!l.sources.empty() && l.sources[0] && gives_dimensions(g.layers()[l.sources[0]->layer]))))
     return;
   for (std::size_t e = 0; e < v->elements.size(); ++e) {
     const auto& b = v->elements[e];
@@ -352,11 +353,11 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
     const auto* v = constant_at(in.port);
     if (v == nullptr) return std::nullopt;
     auto axes = axes_of(in.axes_port, v->elements.size());
-    if (!in.axes.empty()) {
+    if (in.axes) {
       for (std::size_t i = 0; i < axes.size(); ++i) {
         axes[i].reset();
-        if (i < in.axes.size() && in.axes[i] >= 0 && static_cast<std::size_t>(in.axes[i]) < axes_changing.size())
-          axes[i] = static_cast<std::size_t>(in.axes[i]);
+        if (i < in.axes->size() && (*in.axes)[i] >= 0 && static_cast<std::size_t>((*in.axes)[i]) < axes_changing.size())
+          axes[i] = static_cast<std::size_t>((*in.axes)[i]);
       }
     }
     for (std::size_t e = 0; e < v->elements.size(); ++e) {

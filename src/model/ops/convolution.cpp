@@ -90,8 +90,9 @@ void transposed(op& o, bool grouped) {
     if (sizes && sizes->size() != spatial)
       refuse(o, fmt::format("output_shape has {} values for {} spatial dimensions", sizes->size(), spatial));
     if (sizes && o.value(2) && o.g.format() == model_format::onnx) {
-      // ONNX Runtime pads an output_shape below the natural size down to it, but takes at most stride - 1
-      // more (as output padding): past that the input is too small for it, and the model fails when run.
+      // ONNX Runtime pads an output_shape below the natural size down to it, but takes it at most
+      // stride·(in - 1) + window + stride - 1 (whatever the output padding): past that the input is too
+      // small for it, and the model fails when run.
       std::vector<std::int64_t> kernel(spatial, 1);
       for (std::size_t i = 0; i < spatial; ++i)
         if (filters[lead + i].is_static()) kernel[i] = std::max<std::int64_t>(filters[lead + i].lo(), 1);
@@ -103,8 +104,7 @@ void transposed(op& o, bool grouped) {
         std::int64_t most = 0, extent = 0;
         if (__builtin_mul_overflow(in.lo() - 1, w.strides[i], &most) ||
             __builtin_mul_overflow(w.kernel[i] - 1, w.dilations[i], &extent) ||
-            __builtin_add_overflow(most, extent, &most) || __builtin_add_overflow(most, output_padding[i], &most) ||
-            __builtin_add_overflow(most, w.strides[i], &most))
+            __builtin_add_overflow(most, extent, &most) || __builtin_add_overflow(most, w.strides[i], &most))
           continue;
         if (want.lo() > most)
           refuse(o,

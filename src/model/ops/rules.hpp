@@ -139,7 +139,7 @@ std::optional<partial_shape> shape_from_value(const op& o, std::size_t input);
 /// The exact integers of a Const or known input i; nullopt when unknown.
 std::optional<std::vector<std::int64_t>> known_integers(const op& o, std::size_t input);
 /// Refuses known indices (input `input`) that lie outside [-n, n) for every size n the dimension `axis_dim`
-/// of the data may have: `what` names them ("an index"). Engines refuse such an index when the model runs
+/// (the data's axis `axis`) may have. Engines refuse such an index when the model runs
 /// (ONNX Runtime's Gather and GatherElements; OpenVINO's GatherElements, whose spec allows no other).
 void refuse_indices_past(const op& o, std::size_t input, const dimension& axis_dim, std::size_t axis);
 /// The same for index tuples (GatherND, ScatterND): the innermost dimension of input `input` holds `k`

@@ -42,7 +42,7 @@ std::vector<placed_input> placed_inputs(const layer& l) {
     } else if (const auto* a = l.find("axes"); a != nullptr && a->is_integers) {
       // Interpolate-1 names its axes in an attribute: element i of its target shape is axis axes[i].
       const auto listed = l.integers("axes");
-      sizes.axes.assign(listed.begin(), listed.end());
+      sizes.axes.emplace(listed.begin(), listed.end());
     }
     return {sizes};
   }
@@ -85,5 +85,7 @@ std::optional<window_source> window_of(const layer& l) {
 }
 
 bool resizes(const layer& l) { return l.type == "Interpolate"; }
+
+bool gives_dimensions(const layer& l) { return l.type == "ShapeOf"; }
 
 }  // namespace reshape1::model::detail

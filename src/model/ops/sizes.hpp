@@ -39,10 +39,10 @@ enum class placement {
 struct placed_input {
   std::size_t port = 0;
   placement kind = placement::size;
-  /// The input naming each element's axis, when the layer has one; else `axes` (from an attribute), else
-  /// element i is axis i.
+  /// The input naming each element's axis, when the layer has one; else `axes` (from an attribute: an
+  /// empty one names none), else element i is axis i.
   std::optional<std::size_t> axes_port;
-  std::vector<std::int64_t> axes;
+  std::optional<std::vector<std::int64_t>> axes;
   std::vector<bool> ignored;  ///< elements a mask tells the layer to ignore (StridedSlice's begin_mask, end_mask)
 };
 
@@ -61,6 +61,10 @@ struct window_source {
 /// nullopt for a layer that slides no window, or one whose kernel attribute is not a list of integers (its
 /// rule refuses that).
 [[nodiscard]] std::optional<window_source> window_of(const layer& l);
+
+/// `l`'s output holds another tensor's dimensions (ShapeOf): an index into it names a dimension, not a
+/// position along one, even where the dimensions are constants.
+[[nodiscard]] bool gives_dimensions(const layer& l);
 
 /// `l` resizes its data (Interpolate): its output's extent along an axis is whatever its sizes or scales make
 /// it, not a function of the data's alone.

@@ -33,8 +33,9 @@ attributes window(const node_context& c, std::size_t spatial, bool with_dilation
   a.emplace_back("pads_begin", list(std::span(pads).first(spatial)));
   a.emplace_back("pads_end", list(std::span(pads).last(spatial)));
   const auto pad = c.s("auto_pad", "NOTSET");
-  // ONNX's shape inference refuses both (ONNX Runtime does not load such a model).
-  if (pad != "NOTSET" && c.attribute("pads") != nullptr)
+  // ONNX's shape inference refuses both where the input's rank is known (ONNX Runtime does not load such a
+  // model); where it is not, ONNX Runtime ignores the pads.
+  if (pad != "NOTSET" && c.attribute("pads") != nullptr && c.rank(0))
     c.bad(fmt::format("pads is given with auto_pad {}", pad), "the pads attribute cannot be used with auto_pad");
   a.emplace_back("auto_pad", pad == "SAME_UPPER"   ? "same_upper"
                              : pad == "SAME_LOWER" ? "same_lower"
@@ -144,6 +145,22 @@ void conv_transpose(node_context& c) {
         any = any || short_by[i] != 0;
       }
       if (any) out_sizes = c.add("Add", 1, {out_sizes, c.i64(short_by)}, {{"auto_broadcast", "numpy"}});
+    } else if (!kernel && strides.size() == spatial && dilations.size() == spatial && padding.size() == spatial) {
+      // The window from the weights' shape (weights computed in the graph, no kernel_shape).
+      const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+      const auto k = c.add("StridedSlice", 1, {c.shape_of(c.need(1)), c.i64({2}), c.i64({0}), c.i64({1})},
+                           {{"begin_mask", "0"}, {"end_mask", "1"}});
+      std::vector<std::int64_t> rest(spatial, 0);
+      for (std::size_t i = 0; i < spatial; ++i)
+        if (__builtin_add_overflow(padding[i], 1, &rest[i]) || __builtin_sub_overflow(rest[i], strides[i], &rest[i]))
+          rest[i] = 0;  // the rule refuses such attributes
+      const auto window = c.add("Multiply", 1, {c.add("Subtract", 1, {k, c.i64(std::vector<std::int64_t>(spatial, 1))}, numpy),
+                                                c.i64(dilations)},
+                                numpy);
+      const auto short_by = c.add("Minimum", 1, {c.add("Add", 1, {window, c.i64(rest)}, numpy),
+                                                 c.i64(std::vector<std::int64_t>(spatial, 0))},
+                                  numpy);
+      out_sizes = c.add("Add", 1, {out_sizes, short_by}, numpy);
     }
     inputs.push_back(out_sizes);
   }
