@@ -347,21 +347,28 @@ std::optional<std::vector<std::int64_t>> known_integers(const op& o, std::size_t
   return exact_values(o.value(input));
 }
 
+namespace {
+
+/// Refuses element `i` (`e`) of input `input` where it lies outside [-n, n) for every size n the dimension
+/// `d` (axis `axis`, "of the data" where `of_data`) may have.
+void refuse_if_past(const op& o, std::size_t input, std::size_t i, const element_bound& e, const dimension& d,
+                    std::size_t axis, bool of_data) {
+  if (!d.range().is_bounded() || (e.lo < d.hi() && e.hi >= -d.hi())) return;
+  refuse(o,
+         fmt::format("index {} (element {} of input {}) is outside axis {}{}, which holds {}",
+                     e.exact() ? fmt::format("{}", e.lo) : fmt::format("{}..{}", e.lo, e.hi), i, input, axis,
+                     of_data ? " of the data" : "", to_string(d)),
+         "engines refuse an index past the axis when the model runs");
+}
+
+}  // namespace
+
 void refuse_indices_past(const op& o, std::size_t input, const dimension& axis_dim, std::size_t axis) {
-  if (input >= o.in.size() || !axis_dim.range().is_bounded()) return;
+  if (input >= o.in.size()) return;
   const auto& v = o.value(input);
   if (!v || v->is_real()) return;
-  const auto n = axis_dim.hi();
-  for (std::size_t i = 0; i < v->elements.size(); ++i) {
-    const auto& e = v->elements[i];
-    // Past [-n, n) whatever the element's and the dimension's exact values are within their bounds.
-    if (e.lo >= n || e.hi < -n)
-      refuse(o,
-             fmt::format("index {} (element {} of input {}) is outside axis {}, which holds {}",
-                         e.exact() ? fmt::format("{}", e.lo) : fmt::format("{}..{}", e.lo, e.hi), i, input, axis,
-                         to_string(axis_dim)),
-             "engines refuse an index past the axis when the model runs");
-  }
+  for (std::size_t i = 0; i < v->elements.size(); ++i)
+    refuse_if_past(o, input, i, v->elements[i], axis_dim, axis, false);
 }
 
 void refuse_index_tuples_past(const op& o, std::size_t input, const partial_shape& data, std::size_t first,
@@ -371,15 +378,7 @@ void refuse_index_tuples_past(const op& o, std::size_t input, const partial_shap
   if (!v || v->is_real()) return;
   for (std::size_t i = 0; i < v->elements.size(); ++i) {
     const auto axis = first + i % k;
-    const auto& d = data[axis];
-    if (!d.range().is_bounded()) continue;
-    const auto& e = v->elements[i];
-    if (e.lo >= d.hi() || e.hi < -d.hi())
-      refuse(o,
-             fmt::format("index {} (element {} of input {}) is outside axis {} of the data, which holds {}",
-                         e.exact() ? fmt::format("{}", e.lo) : fmt::format("{}..{}", e.lo, e.hi), i, input, axis,
-                         to_string(d)),
-             "engines refuse an index past the axis when the model runs");
+    refuse_if_past(o, input, i, v->elements[i], data[axis], axis, true);
   }
 }
 
