@@ -65,18 +65,25 @@ std::vector<std::pair<std::string, std::string>> parse_layouts(const std::vector
   return r;
 }
 
+std::vector<std::pair<std::string, partial_shape>> parse_shapes(const std::vector<std::string>& texts,
+                                                                model::detail::option key) {
+  std::vector<std::pair<std::string, partial_shape>> r;
+  for (const auto& text : texts) {
+    auto [name, shape] = split_named(text);
+    try {
+      r.emplace_back(name, parse_shape(shape));
+    } catch (const error& e) {
+      fail(e.code(), {}, fmt::format("{}: {}", model::detail::spell(key, name, shape), e.what()));
+    }
+  }
+  return r;
+}
+
 model::reshape_request parse_request(const batch_options& o) {
   model::reshape_request r;
   if (o.batch_given || !o.batch.empty())
     r.batch = model::parse_batch(o.batch, model::detail::spell(model::detail::option::batch, {}, o.batch));
-  for (const auto& text : o.shapes) {
-    auto [name, shape] = split_named(text);
-    try {
-      r.shapes.emplace_back(name, parse_shape(shape));
-    } catch (const error& e) {
-      fail(e.code(), {}, fmt::format("{}: {}", model::detail::spell(model::detail::option::shape, name, shape), e.what()));
-    }
-  }
+  r.shapes = parse_shapes(o.shapes, model::detail::option::shape);
   r.layouts = parse_layouts(o.layouts);
   r.assume_kept = o.assume_kept;
   r.assume_constant = o.assume_constant;

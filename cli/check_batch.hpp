@@ -6,7 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "model/options.hpp"
 #include "reshape1/model/batch.hpp"
+#include "reshape1/partial_shape.hpp"
 
 namespace reshape1::cli {
 
@@ -30,6 +32,11 @@ struct batch_options {
 /// `--layout NAME=LAYOUT` options as (name, layout) pairs; `--layout LAYOUT` has an empty name, which
 /// stands for the only input of a one-input model (as `layouts={"": LAYOUT}` in Python).
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> parse_layouts(const std::vector<std::string>& texts);
+
+/// `--shape NAME=SHAPE` texts (the option `key` names them in errors: --shape, --check-shape) as (name,
+/// shape) pairs; no name: the only input's. error(syntax) naming the option and its value.
+[[nodiscard]] std::vector<std::pair<std::string, partial_shape>> parse_shapes(const std::vector<std::string>& texts,
+                                                                              model::detail::option key);
 
 /// The request the options describe. error(syntax) or error(invalid_argument) naming the option.
 [[nodiscard]] model::reshape_request parse_request(const batch_options& o);

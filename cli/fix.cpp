@@ -33,6 +33,8 @@ struct fix_args {
   std::string batch_name;
   bool batch_name_given = false;  // an empty --batch-name is refused, not taken as "not given"
   std::vector<std::string> layouts;
+  std::vector<std::string> shapes, check_shapes, assume_constant;
+  bool batches_given = false;
   bool dry_run = false;
   bool json = false;
   bool quiet = false;
@@ -53,6 +55,7 @@ std::vector<dimension> parse_batches(const std::string& text) {
 std::string progress_text(const model::fix_progress& p) {
   auto text = fmt::format("fix: {}", p.stage);
   if (!p.batch.empty()) text += fmt::format(" at batch {} ({} of {})", p.batch, p.batch_index, p.batches);
+  if (!p.shapes.empty()) text += fmt::format(" at {} ({} of {})", p.shapes, p.batch_index, p.batches);
   if (p.round > 0)
     text += fmt::format(", round {}: {} of {} rewrites judged, {} kept in all", p.round, p.round_tried,
                         p.round_rewrites, p.kept);
@@ -83,8 +86,9 @@ void print_report(const model::fix_report& report, const model::fix_options& opt
     std::size_t inner = 0;
     for (const auto& f : freed) f.starts_with("value_info") ? void(++inner) : named.push_back(f);
     if (inner != 0) named.push_back(fmt::format("{} value_info dimension{}", inner, inner == 1 ? "" : "s"));
-    std::cout << printable(fmt::format("batch freed ({}): {}", options.batch_name.value_or("N"), fmt::join(named, ", ")))
-              << '\n';
+    const auto what = options.shapes.empty() ? fmt::format("batch freed ({})", options.batch_name.value_or("N"))
+                                             : std::string("sizes freed");
+    std::cout << printable(fmt::format("{}: {}", what, fmt::join(named, ", "))) << '\n';
   }
 }
 
@@ -96,7 +100,12 @@ int fix(const fix_args& a) {
   onnx::check_fix_input(a.xml, options);
   if (!a.dry_run && a.output.empty())
     usage("no output file", fmt::format("give -o FIXED{}, or --dry-run", model::extension_of(onnx::format_of(a.xml))));
-  options.check_batches = parse_batches(a.batches);
+  // The default batches only for the batch's fix: the library refuses batches given with new sizes.
+  using model::detail::option;
+  options.shapes = parse_shapes(a.shapes, option::shape);
+  if (options.shapes.empty() || a.batches_given) options.check_batches = parse_batches(a.batches);
+  for (const auto& x : parse_shapes(a.check_shapes, option::check_shape)) options.check_shapes.push_back({x});
+  options.assume_constant = a.assume_constant;
   options.layouts = parse_layouts(a.layouts);  // as `check --layout` reads them
   // Refused before the analysis, as Python refuses them: by the rule write_fixed applies.
   if (!a.dry_run) onnx::check_fix_output(a.xml, a.bin, a.output);
@@ -115,7 +124,8 @@ int fix(const fix_args& a) {
   if (a.json) {
     std::cout << json_text(render::fix_json(report, a.xml, write ? render::json(a.output) : render::json()), 2) << '\n';
   } else if (report.nothing_to_do) {
-    std::cout << "nothing to do: the model already reshapes at every checked batch\n";
+    std::cout << (options.shapes.empty() ? "nothing to do: the model already reshapes at every checked batch\n"
+                                         : "nothing to do: the model already takes the new sizes at every checked shape\n");
     for (const auto& line : report.checked) std::cout << printable(line) << '\n';
   } else {
     print_report(report, options);
@@ -147,6 +157,11 @@ void add_fix(CLI::App& app, session& s) {
       "An ONNX model is rewritten in its initializers and Constant nodes (a shared one cloned), its inputs'\n"
       "batch and every declared dimension that carries it become the dim_param N (--batch-name), and the\n"
       "file, read back from the bytes to be written, must reshape at every --check-batch.\n"
+      "With --shape (new sizes: `?`, intervals, `?@H`), the patterns an export wrote for the declared sizes are\n"
+      "rewritten instead (0 copies a dimension that changes, -1 infers one): the model must then have no\n"
+      "finding at those shapes but that a `?` or an interval is not proven for every value, and take every\n"
+      "--check-shape (default: the new sizes at twice and three times their declared values); an ONNX model\n"
+      "declares each new size as a dim_param (H, or INPUT_AXIS) and frees the dims that follow it.\n"
       "Exit codes: 0 the fixed model (or the model itself: nothing to do) reshapes at every checked batch;\n"
       "1 something could not be fixed; 2 usage error or unreadable model.");
   using model::detail::option;
@@ -154,14 +169,18 @@ void add_fix(CLI::App& app, session& s) {
   add_table_option(*cmd, option::output, "fix", args->output);
   add_table_option(*cmd, option::dry_run, "fix", args->dry_run);
   add_table_option(*cmd, option::bin, "fix", args->bin);
-  add_table_option(*cmd, option::check_batch, "fix", args->batches);
+  auto* check_batch = add_table_option(*cmd, option::check_batch, "fix", args->batches);
+  add_table_option(*cmd, option::shape, "fix", args->shapes);
+  add_table_option(*cmd, option::check_shape, "fix", args->check_shapes);
+  add_table_option(*cmd, option::assume_constant, "fix", args->assume_constant);
   add_table_option(*cmd, option::layout, "fix", args->layouts);
   auto* batch_name = add_table_option(*cmd, option::batch_name, "fix", args->batch_name);
   add_table_option(*cmd, option::json, "fix", args->json);
   add_table_option(*cmd, option::quiet, "fix", args->quiet);
-  cmd->callback([args, &s, batch_name] {
+  cmd->callback([args, &s, batch_name, check_batch] {
     s.command = "fix";
     args->batch_name_given = batch_name->count() > 0;
+    args->batches_given = check_batch->count() > 0;
     s.json = args->json;
     s.exit_code = fix(*args);
   });

@@ -637,10 +637,27 @@ dimension to_batch(py::handle batch) {
 /// reshape1::onnx::fix, either format: the model is a path or ONNX bytes; `out` ("" for none) is written
 /// for a path when the report holds a fixed model. The report's JSON, and the fixed bytes for a model given
 /// as bytes.
+/// A shape keyword's (name, shape) pairs, each read as check_batch's `shapes` reads it, named in errors as
+/// option `key` names it.
+std::vector<std::pair<std::string, partial_shape>> to_shapes(const std::vector<std::pair<std::string, py::object>>& shapes,
+                                                             model::detail::option key) {
+  std::vector<std::pair<std::string, partial_shape>> r;
+  for (const auto& [name, shape_obj] : shapes) {
+    bool plain = false;
+    shape unused;
+    const auto text = PyUnicode_Check(shape_obj.ptr()) ? shape_obj.cast<std::string>() : std::string(py::str(shape_obj));
+    r.emplace_back(name, named(model::detail::spell(key, name, text), [&] { return to_partial_shape(shape_obj, plain, unused); }));
+  }
+  return r;
+}
+
 py::tuple fix_model(const py::object& model, const std::string& bin, const std::string& out,
                     const std::optional<std::vector<py::object>>& batches,
                     const std::vector<std::pair<std::string, std::string>>& layouts,
-                    const std::optional<std::string>& batch_name, const std::string& base_dir) {
+                    const std::optional<std::string>& batch_name, const std::string& base_dir,
+                    const std::vector<std::pair<std::string, py::object>>& shapes,
+                    const std::vector<std::vector<std::pair<std::string, py::object>>>& check_shapes,
+                    const std::vector<std::string>& assume_constant) {
   model::fix_options options;
   options.bin = bin;
   options.base_dir = base_dir;
@@ -649,7 +666,12 @@ py::tuple fix_model(const py::object& model, const std::string& bin, const std::
   // The model and the options that do not fit it first, then the batches, as the CLI reads them.
   if (in_memory && !bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
   if (!in_memory) onnx::check_fix_input(model.cast<std::string>(), options);
+  // As the command line: the library refuses what does not go together (batches with new sizes...).
+  using model::detail::option;
+  options.shapes = to_shapes(shapes, option::shape);
   options.check_batches = to_check_batches(batches);
+  for (const auto& sample : check_shapes) options.check_shapes.push_back(to_shapes(sample, option::check_shape));
+  options.assume_constant = assume_constant;
   options.layouts = layouts;
   model::fix_report report;
   bool written = false;
@@ -862,7 +884,7 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
       },
       "Internal: every stable error code name, in the C++ order.");
   m.def("_fix", &fix_model, py::arg("model"), py::arg("bin"), py::arg("out"), py::arg("batches"), py::arg("layouts"),
-        py::arg("batch_name"), py::arg("base_dir"),
+        py::arg("batch_name"), py::arg("base_dir"), py::arg("shapes"), py::arg("check_shapes"), py::arg("assume_constant"),
         "Internal: reshape1::onnx::fix and write_fixed, the report as JSON and the fixed bytes of a model in memory "
         "(see reshape1.fix).");
   m.def("_check_batch", &check_batch_model, py::arg("model"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),

@@ -630,11 +630,18 @@ def fix(
     model_bin: Union[str, "os.PathLike[str]", None] = None,
     batch_name: Optional[str] = None,
     base_dir: Union[str, "os.PathLike[str]", None] = None,
+    shapes: Optional[Mapping[str, Any]] = None,
+    check_shapes: Optional[Sequence[Mapping[str, Any]]] = None,
+    assume_constant: Optional[Sequence[str]] = None,
 ) -> FixReport:
-    """Rewrite the Reshape patterns that keep the model from reshaping to another batch, as `reshape1 fix`.
+    """Rewrite the Reshape patterns that keep the model from reshaping to another batch, as `reshape1 fix`;
+    with shapes, those that keep it from computing at new sizes what it computes at its declared ones.
 
     Each rewrite is kept only when the rewritten model propagates to the same shapes at the declared inputs;
-    then the model must reshape at every batch of check_batches (default 1, 2, 8 and "?").
+    then the model must reshape at every batch of check_batches (default 1, 2, 8 and "?"), or, with shapes,
+    have no finding at them but that sizes asked as "?" or intervals are not proven for every value, and
+    reshape at every sample of check_shapes (default: the new sizes at twice and three times their
+    declared values).
 
     An ONNX model (a path told apart by content, bytes, or an onnx.ModelProto) is rewritten in its
     initializers and Constant nodes, its inputs' batch becomes the dim_param batch_name, and the fixed
@@ -649,6 +656,11 @@ def fix(
         model_bin: the weights; by default the .xml's path with the extension .bin.
         batch_name: ONNX: the dim_param the batch becomes ("N" when None).
         base_dir: for an ONNX model given in memory, where its external data lies, as for check().
+        shapes: new sizes by input name, as check_batch() takes them ("?", intervals, "?@H" named sizes):
+            fix rewrites Reshape patterns an export wrote for the declared sizes (0 copies a dimension, -1
+            infers one); an ONNX model declares each new size as a dim_param (H, or INPUT_AXIS).
+        check_shapes: with shapes, samples to check too, each {NAME: SHAPE} for some inputs.
+        assume_constant: with shapes, constants vouched for as at check_batch().
 
     Raises reshape1.Error when the model cannot be read, or "invalid_argument" when output names an input
     or does not fit the model (.xml for an IR, .onnx for ONNX; none for a model given in memory).
@@ -669,6 +681,9 @@ def fix(
         list((layouts or {}).items()),
         batch_name,
         _file_arg("base_dir", base_dir, "directory"),
+        list((shapes or {}).items()),
+        [list(sample.items()) for sample in (check_shapes or [])],
+        _names("assume_constant", assume_constant),
     )
     fields = json.loads(report)
     fields["changes"] = [_fix_change(c) for c in fields["changes"]]

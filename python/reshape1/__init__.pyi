@@ -309,4 +309,7 @@ def fix(
     model_bin: Union[str, os.PathLike[str], None] = ...,
     batch_name: Optional[str] = ...,
     base_dir: Union[str, os.PathLike[str], None] = ...,
+    shapes: Optional[Mapping[str, ShapeLike]] = ...,
+    check_shapes: Optional[Sequence[Mapping[str, ShapeLike]]] = ...,
+    assume_constant: Optional[Sequence[str]] = ...,
 ) -> FixReport: ...

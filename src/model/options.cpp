@@ -8,6 +8,7 @@
 #include "../io/files.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
+#include "reshape1/model/fix.hpp"
 
 namespace reshape1::model::detail {
 namespace {
@@ -69,6 +70,15 @@ constexpr std::array rows{
                "fix reads files only)"},
     option_row{option::check_batch, "fix", "--check-batch", "LIST", "check_batches", "[N, ...]",
                "the batches the fixed model must reshape to (default 1,2,8,?)"},
+    option_row{option::shape, "fix", "--shape", "NAME=SHAPE", "shapes", "{NAME: SHAPE}",
+               "an input's new sizes (`?`, intervals, named sizes `?@H`): fix rewrites the Reshape patterns an "
+               "export wrote for the declared sizes, instead of the batch's", true},
+    option_row{option::check_shape, "fix", "--check-shape", "NAME=SHAPE", "check_shapes", "[{NAME: SHAPE}]",
+               "with --shape: a sample the fixed model is checked at too (default: the sizes asked at twice and "
+               "three times their declared values)", true},
+    option_row{option::assume_constant, "fix", "--assume-constant", "NAME", "assume_constant", "[NAME]",
+               "with --shape: vouch that this constant is meant to stay as it is at every size, as for check "
+               "--batch", true},
     option_row{option::layout, "fix", "--layout", "NAME=LAYOUT", "layouts", "{NAME: LAYOUT}",
                "an input's layout, as for check --batch", true},
     option_row{option::batch_name, "fix", "--batch-name", "NAME", "batch_name", "NAME",
@@ -188,6 +198,21 @@ void refuse_base_dir_for_file() {
                           "looked for in the file's own directory",
                           spell(option::base_dir)),
               fmt::format("leave out {}", spell(option::base_dir)));
+}
+
+void check_fix_options(const fix_options& o) {
+  if (!o.shapes.empty() && !o.check_batches.empty())
+    throw error(errc::invalid_argument, {},
+                fmt::format("{}: fix checks shapes when it is given them, not batches", spell(option::check_batch)),
+                fmt::format("give the shapes to check with {}", spell(option::check_shape)));
+  if (o.shapes.empty() && !o.check_shapes.empty())
+    throw error(errc::invalid_argument, {}, fmt::format("{}: there are no new sizes to check", spell(option::check_shape)),
+                fmt::format("give them with {}, or leave {} out to fix for the batch", usage_of(option::shape),
+                            spell(option::check_shape)));
+  if (o.shapes.empty() && !o.assume_constant.empty())
+    throw error(errc::invalid_argument, {},
+                fmt::format("{}: fix vouches for constants only at new sizes", spell(option::assume_constant)),
+                fmt::format("give the sizes with {}", usage_of(option::shape)));
 }
 
 }  // namespace reshape1::model::detail

@@ -16,6 +16,7 @@
 
 namespace reshape1::model {
 struct reshape_request;
+struct fix_options;
 }
 
 namespace reshape1::model::detail {
@@ -31,6 +32,7 @@ enum class option {
   assume_constant,  ///< a constant vouched for at every size (--assume-constant / assume_constant)
   dot,          ///< the Graphviz drawing (--dot; the command line only)
   check_batch,  ///< the batches fix proves (--check-batch / check_batches)
+  check_shape,  ///< with fix --shape, a sample it checks too (--check-shape / check_shapes)
   batch_name,   ///< an ONNX model's dim_param for the batch (--batch-name / batch_name)
   output,       ///< fix's output (-o / output)
   dry_run,      ///< fix writes nothing (--dry-run / output=None)
@@ -72,6 +74,10 @@ void set_front_end(front_end f) noexcept;
 [[nodiscard]] std::string spell(option key, std::string_view name = {}, std::string_view value = {});
 /// How to give the option, as a hint says it: CLI `--shape NAME=SHAPE`, API `shapes={NAME: SHAPE}`.
 [[nodiscard]] std::string usage_of(option key);
+
+/// error(invalid_argument) for fix options that do not go together: new sizes with batches to check, or
+/// samples or vouched constants without new sizes (each named as the caller spells it).
+void check_fix_options(const fix_options& o);
 
 /// The batches of `--check-batch 1,2,8,?` (split at the commas) or `check_batches=[1, 2, 8, "?"]`, each read
 /// by model::parse_batch; `as_given` is the whole value as the caller wrote it, for the messages.

@@ -238,7 +238,9 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   onnx_fixer(std::span<const std::byte> bytes, detail::skimmed_model skimmed, const fs::path& file,
              const fs::path& directory, const fix_options& options)
       : onnx_source(bytes, std::move(skimmed), file, directory, options),
-        fix_planner(std::move(*lowered_), {.check_batches = options.check_batches, .layouts = options.layouts,
+        fix_planner(std::move(*lowered_), {.check_batches = options.check_batches, .shapes = options.shapes,
+                                           .check_shapes = options.check_shapes,
+                                           .assume_constant = options.assume_constant, .layouts = options.layouts,
                                            .progress = options.progress}) {}
 
   fix_report result() {
@@ -360,7 +362,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   bool rewrites_declarations(const model::batch_report& probe) override {
     ::onnx::ModelProto m = proto_;
     std::vector<std::string> freed;
-    frees_ = free_dims(m, proto_, original_, names_, bodies_, probe.inputs, freed);
+    frees_ = sizes() ? free_size_dims(m, proto_, original_, names_, bodies_, freed)
+                     : free_dims(m, proto_, original_, names_, bodies_, probe.inputs, freed);
     return frees_;
   }
 
@@ -383,7 +386,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       const auto g = detail::lower(m, file_.string(), directory_, &names, &bodies, &left_out);
       for (const auto& [key, node] : reshapes) name_change(m, g, names, bodies, node, changes_[key]);
       freed_.clear();
-      (void)free_dims(m, m, g, names, bodies, original_inputs(), freed_);
+      (void)(sizes() ? free_size_dims(m, m, g, names, bodies, freed_) : free_dims(m, m, g, names, bodies, original_inputs(), freed_));
     }
     written_.clear();
     if (!m.SerializeToString(&written_)) fail(errc::io, {.file = file_.string()}, "protobuf cannot serialise the fixed model");
@@ -394,8 +397,9 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return detail::lower(back, file_.string() + " (fixed)", directory_, &names_back_, nullptr, &left_out);
   }
 
-  /// The model read back at the original's declared inputs: its inputs' batch is the dim_param now.
-  std::optional<model::propagation> at_original_inputs(const model::graph& g) override {
+  /// The original's declared inputs, for the model read back: its inputs' batch (or new sizes) are
+  /// dim_params now.
+  std::vector<model::input_shape> original_inputs_of(const model::graph& g) override {
     std::vector<model::input_shape> inputs;
     std::set<std::size_t> seen;
     for (const auto& [name, at] : names_back_) {
@@ -403,7 +407,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       if (it != names_.end() && part_of(g.layers()[at.layer].type) == op_part::parameter && seen.insert(at.layer).second)
         inputs.push_back({at.layer, shape_of(declared(), it->second)});
     }
-    return model::propagate(g, inputs);
+    return inputs;
   }
 
   static const partial_shape& shape_of(const model::propagation& p, const model::source& at) {
@@ -604,9 +608,13 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   /// The declared dims of `v`, a tensor that `names` binds to an output of a graph propagated at the probe
   /// batches as `a_at` and `b_at`: a dim that is N at both becomes the dim_param, one that is N·k (k > 1) is
   /// cleared, each listed in `freed` as `kind`. Whether any changed.
+  /// What a declared dim that is `x` at one probe and `y` at the other (x != y) becomes: a dim_param, or
+  /// nullopt to be cleared.
+  using freed_as = std::function<std::optional<std::string>(std::int64_t x, std::int64_t y)>;
+
   bool free_declared(::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& names,
                      const model::propagation& a_at, const model::propagation& b_at, const std::string& kind,
-                     std::vector<std::string>& freed) const {
+                     const freed_as& as, std::vector<std::string>& freed) const {
     const auto it = names.find(v.name());
     if (it == names.end() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return false;
     const auto& a = a_at.outputs[it->second.layer][it->second.output].shape;
@@ -622,10 +630,9 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       // Unknown at a probe (another dynamic dimension): left as declared. Equal at both: no batch in it.
       if (!x.is_static() || !y.is_static() || x.lo() == y.lo()) continue;
       auto* d = shape->mutable_dim(k);
-      const bool carries = x.lo() % probe_a == 0 && y.lo() % probe_b == 0 && x.lo() / probe_a == y.lo() / probe_b;
-      if (carries && x.lo() == probe_a) {
-        if (d->has_dim_param() && d->dim_param() == batch_name_) continue;
-        d->set_dim_param(batch_name_);
+      if (const auto param = as(x.lo(), y.lo())) {
+        if (d->has_dim_param() && d->dim_param() == *param) continue;
+        d->set_dim_param(*param);
         freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), false));
       } else {
         if (!d->has_dim_value() && !d->has_dim_param()) continue;
@@ -674,11 +681,73 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       dims[*in.batch_index] = dimension(probe_b);
       at_b.push_back({*layer, partial_shape(dims)});
     }
+    // A dim that is N at both probes becomes the batch's dim_param; one that is N·k (k > 1) is cleared.
+    const freed_as batch = [&](std::int64_t x, std::int64_t y) -> std::optional<std::string> {
+      const bool carries = x % probe_a == 0 && y % probe_b == 0 && x / probe_a == y / probe_b;
+      return carries && x == probe_a ? std::optional(batch_name_) : std::nullopt;
+    };
+    return free_outputs(m, lowered, g, names, bodies, at_a, at_b, batch, freed) || changed;
+  }
+
+  /// New sizes: each input dim of a size that changes becomes its dim_param (free_size::name); in the
+  /// outputs and value_info (the bodies' too, as free_dims), a dim that is one such size at both samples
+  /// becomes its dim_param and one that changes otherwise (H·W, H/2) is cleared. Arguments as free_dims'.
+  bool free_size_dims(::onnx::ModelProto& m, const ::onnx::ModelProto& lowered, const model::graph& g,
+                      const std::unordered_map<std::string, model::source>& names,
+                      const std::vector<detail::body_names>& bodies, std::vector<std::string>& freed) const {
+    bool changed = false;
+    std::vector<model::input_shape> at_a, at_b;
+    for (const auto& in : original_inputs()) {
+      if (!in.declared.rank_known()) continue;
+      std::vector<dimension> a(in.declared.begin(), in.declared.end()), b = a;
+      bool any = false;
+      for (const auto& size : free_sizes())
+        for (const auto& [input, axis] : size.dims) {
+          if (input != in.name || axis >= a.size()) continue;
+          a[axis] = dimension(size.samples[0]);
+          b[axis] = dimension(size.samples[1]);
+          any = true;
+          for (auto& v : *m.mutable_graph()->mutable_input()) {
+            if (v.name() != in.name || !v.type().tensor_type().has_shape() ||
+                v.type().tensor_type().shape().dim_size() <= static_cast<int>(axis))
+              continue;
+            auto* d = v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(static_cast<int>(axis));
+            if (d->has_dim_param() && d->dim_param() == size.name) continue;
+            d->set_dim_param(size.name);
+            freed.push_back(model::text::freed_dimension("input", in.name, axis, false));
+            changed = true;
+          }
+        }
+      if (!any) continue;
+      std::optional<std::size_t> layer;
+      for (std::size_t i = 0; i < g.layers().size(); ++i)
+        if (part_of(g.layers()[i].type) == op_part::parameter && g.layers()[i].name == in.name) layer = i;
+      if (!layer) continue;
+      at_a.push_back({*layer, partial_shape(a)});
+      at_b.push_back({*layer, partial_shape(b)});
+    }
+    // Two sizes with the same samples are told apart by neither: the first is named (they are declared
+    // alike only where the model makes them equal).
+    const freed_as by_size = [&](std::int64_t x, std::int64_t y) -> std::optional<std::string> {
+      for (const auto& size : free_sizes())
+        if (size.samples[0] == x && size.samples[1] == y) return size.name;
+      return std::nullopt;
+    };
+    return free_outputs(m, lowered, g, names, bodies, at_a, at_b, by_size, freed) || changed;
+  }
+
+  /// The outputs' and value_info's declared dims (the If branches' and bodies' too) freed as `as` says,
+  /// from `g` propagated with its inputs `at_a` and `at_b`. Whether any changed.
+  bool free_outputs(::onnx::ModelProto& m, const ::onnx::ModelProto& lowered, const model::graph& g,
+                    const std::unordered_map<std::string, model::source>& names,
+                    const std::vector<detail::body_names>& bodies, const std::vector<model::input_shape>& at_a,
+                    const std::vector<model::input_shape>& at_b, const freed_as& as, std::vector<std::string>& freed) const {
+    bool changed = false;
     const auto pa = model::propagate(g, at_a);
     const auto pb = model::propagate(g, at_b);
     const auto update = [&](::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& bound,
                             const model::propagation& a, const model::propagation& b, const std::string& kind) {
-      changed = free_declared(v, bound, a, b, kind, freed) || changed;
+      changed = free_declared(v, bound, a, b, kind, as, freed) || changed;
     };
     // The top graph and its If branches, which are lowered into it, so their tensors were propagated too.
     std::vector<std::pair<int, int>> path;
@@ -751,6 +820,7 @@ model::model_format checked_input(const fs::path& file, const fix_options& optio
   if (format == model::model_format::ir && options.batch_name)
     model::detail::refuse_for_format(model::detail::option::batch_name, "ir");
   if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file();
+  model::detail::check_fix_options(options);
   if (format == model::model_format::ir) (void)model::weights_of(file, options.bin);
   return format;
 }
@@ -766,6 +836,7 @@ fix_report fix(const fs::path& file, const fix_options& options) {
 
 fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options) {
   if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  model::detail::check_fix_options(options);
   detail::check_model_size(bytes, name);
   return onnx_fixer(bytes, detail::skim(bytes, name), name,
                     options.base_dir.empty() ? fs::path(name).parent_path() : options.base_dir, options)

@@ -1140,6 +1140,10 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       {"size_shape_of_constant", {{"x", "[1,3,16,16]"}}, model::batch_verdict::cannot_tell, "baked_size"},
       // A dimension the model declares at one size and the request asks as `?` (every size) is tried.
       {"size_stride_skip", {{"x", "[1,1,?,?]"}}, model::batch_verdict::no, "invalid_shape"},
+      // A Reshape that runs at the new size but groups its dimensions otherwise, no constant equal to a
+      // size (they said yes, and only sizes_not_proven at a `?` length).
+      {"size_regroup_inferred", {{"x", "[1,112,112,96]"}}, model::batch_verdict::cannot_tell, "regroups_sizes"},
+      {"size_regroup_members", {{"x", "[1,?,12]"}}, model::batch_verdict::cannot_tell, "regroups_sizes"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.fixture);
@@ -1150,6 +1154,15 @@ TEST(onnx, sizes_found_after_a_cold_review) {
     ASSERT_FALSE(r.findings.empty());
     EXPECT_EQ(r.findings[0].code, c.code) << r.findings[0].what;
   }
+}
+
+TEST(onnx, a_reshape_that_groups_its_dimensions_alike_at_every_size_is_not_a_finding) {
+  // [0,-1,96] on [1,H,W,96] makes H·W one dimension at 56x56 and at 112x64 alike.
+  model::reshape_request request;
+  request.shapes.emplace_back("x", parse_shape("[1,112,64,96]"));
+  const auto r = model::check_batch(read_fixture("size_regroup_kept"), request);
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << r.summary_line();
+  EXPECT_TRUE(r.findings.empty());
 }
 
 // ---- against ONNX's own shape inference -------------------------------------------------------------

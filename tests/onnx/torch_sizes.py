@@ -8,6 +8,10 @@ dynamic_axes) is run at B against the same truth. reshape1 checks NAME.at_a.onnx
 `--shape x=B`. The soundness rule holds for every pair, whatever the table says: "yes" only where ONNX
 Runtime gives the truth's results, "no" only where it fails. The table pins the answers and the outcomes.
 
+Then `fix --shape` on NAME.at_a.onnx with the changing axes asked as `?`: a model it writes must, run as
+written by ONNX Runtime, give NAME.at_a.onnx's results at A and NAME.at_b.onnx's at B (never a model that
+differs); the table pins which modules it fixes and which it refuses.
+
 Usage: torch_sizes.py RESHAPE1 ONNX_FREE_BATCH
 """
 import json
@@ -23,32 +27,33 @@ DATA = HERE.parents[1] / "tests" / "data" / "torch"
 SAME = HERE / "ort" / "same.js"
 NODE = os.environ.get("RESHAPE1_NODE", "node")
 
-# name: (shape at B, axes that change, (reshape1 on at_a, ONNX Runtime on at_a at B), reshape1 on dynamic)
+# name: (shape at B, axes that change, (reshape1 on at_a, ONNX Runtime on at_a at B), reshape1 on dynamic,
+#        fix --shape on at_a: "fixed" or "refused")
 CASES = {
     # view(b, h//ws, ws, w//ws, ws, c) exports as Reshape [1,4,4,4,4,8] on [1,16,16,8]: 256 elements per
     # channel at A, 768 at B: the pattern no longer fits, and ONNX Runtime refuses it too.
-    "window_partition": ([1, 24, 32, 8], [1, 2], ("no", "fails"), "yes"),
+    "window_partition": ([1, 24, 32, 8], [1, 2], ("no", "fails"), "yes", "refused"),
     # arange(h), arange(w) fold to an [1,2,8,8] grid constant that the Add then broadcasts against [1,2,12,16].
-    "range_grid": ([1, 2, 12, 16], [2, 3], ("no", "fails"), "yes"),
+    "range_grid": ([1, 2, 12, 16], [2, 3], ("no", "fails"), "yes", "refused"),
     # interpolate(size=(2h, 2w)) folds to Resize sizes [1,4,16,16]: at B it still makes 16x16 (runs, but not
     # the 24x32 the module makes). The sizes are placed along H and W, whose size changes: cannot tell.
-    "interpolate_to_size": ([1, 3, 12, 16], [2, 3], ("cannot tell", "differ"), "yes"),
+    "interpolate_to_size": ([1, 3, 12, 16], [2, 3], ("cannot tell", "differ"), "yes", "refused"),
     # scale_factor=2 exports as Resize scales: nothing about the size is a constant.
-    "interpolate_by_scale": ([1, 3, 12, 16], [2, 3], ("yes", "same"), "yes"),
+    "interpolate_by_scale": ([1, 3, 12, 16], [2, 3], ("yes", "same"), "yes", "fixed"),
     # view(1, c*h*w): Reshape [1,192] on 576 elements at B fails.
-    "flatten_baked": ([1, 3, 12, 16], [2, 3], ("no", "fails"), "yes"),
+    "flatten_baked": ([1, 3, 12, 16], [2, 3], ("no", "fails"), "yes", "fixed"),
     # view(b, -1): Reshape [1,-1].
-    "flatten_inferred": ([1, 3, 12, 16], [2, 3], ("yes", "same"), "yes"),
+    "flatten_inferred": ([1, 3, 12, 16], [2, 3], ("yes", "same"), "yes", "fixed"),
     # view(b, L, heads, -1) with L = 12 baked: Reshape [1,12,4,-1] of q, k and v, [1,20,16] at B: 320
     # elements, which 1*12*4 = 48 does not divide. All three fail.
-    "attention_baked": ([1, 20, 16], [1], ("no", "fails"), "yes"),
+    "attention_baked": ([1, 20, 16], [1], ("no", "fails"), "yes", "fixed"),
     # view(b, -1, heads, d) and reshape(b, -1, dim).
-    "attention_inferred": ([1, 20, 16], [1], ("yes", "same"), "yes"),
+    "attention_inferred": ([1, 20, 16], [1], ("yes", "same"), "yes", "fixed"),
     # sum / (h*w): the divisor 64 equals H*W at A (8x8) and is a constant at B (where H*W is 192): the model
     # runs and returns three times the mean; reshape1 names the divisor: cannot tell.
-    "mean_by_size": ([1, 4, 12, 16], [2, 3], ("cannot tell", "differ"), "yes"),
+    "mean_by_size": ([1, 4, 12, 16], [2, 3], ("cannot tell", "differ"), "yes", "refused"),
     # ShuffleNetV2's channel shuffle, view(b, 2, c/2, h, w), exports as Reshape [1,2,24,16,16]: fails at B.
-    "shufflenet": ([1, 3, 96, 128], [2, 3], ("no", "fails"), "yes"),
+    "shufflenet": ([1, 3, 96, 128], [2, 3], ("no", "fails"), "yes", "refused"),
 }
 
 def answer(model: pathlib.Path, shape) -> str:
@@ -60,12 +65,32 @@ def answer(model: pathlib.Path, shape) -> str:
     return said
 
 
+def declared_shape(model: pathlib.Path):
+    """The first input's declared shape, as a list of ints."""
+    p = subprocess.run([RESHAPE1, "check", str(model), "--batch", "1", "--json"], capture_output=True, text=True, check=True)
+    return [int(d) for d in json.loads(p.stdout)["inputs"][0]["declared"].strip("[]").split(",")]
+
+
+def fix(name: str, axes, out: pathlib.Path) -> str:
+    """fix --shape on NAME.at_a.onnx, the changing axes asked as `?`: "fixed" (out written) or "refused"."""
+    dims = [str(d) for d in declared_shape(DATA / f"{name}.at_a.onnx")]
+    for a in axes:
+        dims[a] = "?"
+    p = subprocess.run([RESHAPE1, "fix", str(DATA / f"{name}.at_a.onnx"), "--shape", f"x=[{','.join(dims)}]",
+                        "-o", str(out), "--json"], capture_output=True, text=True, timeout=300)
+    report = json.loads(p.stdout)
+    if p.returncode not in (0, 1) or (p.returncode == 0) != out.exists():
+        raise SystemExit(f"{name}: fix exited {p.returncode}\n{p.stdout}{p.stderr}")
+    return "fixed" if p.returncode == 0 and report.get("fixed") else "refused"
+
+
 def main() -> int:
     failures = []
     with tempfile.TemporaryDirectory(prefix="reshape1-torch-") as tmp:
         tmp = pathlib.Path(tmp)
         pairs = []
-        for name, (shape, axes, _, _) in CASES.items():
+        fixed = {}
+        for name, (shape, axes, _, _, _) in CASES.items():
             freed = tmp / f"{name}.freed.onnx"
             args = [FREE, str(DATA / f"{name}.at_a.onnx"), str(freed)]
             for a in axes:
@@ -75,6 +100,13 @@ def main() -> int:
             spec.write_text(json.dumps({"inputs": {"x": shape}, "seed": 1}))
             truth = str(DATA / f"{name}.at_b.onnx")
             pairs += [[str(freed), truth, str(spec)], [str(DATA / f"{name}.dynamic.onnx"), truth, str(spec)]]
+            # The fixed model, as written, at B against the truth and at A against the export at A.
+            out = tmp / f"{name}.fixed.onnx"
+            fixed[name] = fix(name, axes, out)
+            if fixed[name] == "fixed":
+                spec_a = tmp / f"{name}.a.json"
+                spec_a.write_text(json.dumps({"inputs": {"x": declared_shape(DATA / f"{name}.at_a.onnx")}, "seed": 2}))
+                pairs += [[str(out), truth, str(spec)], [str(out), str(DATA / f"{name}.at_a.onnx"), str(spec_a)]]
         listing = tmp / "pairs.json"
         listing.write_text(json.dumps(pairs))
         p = subprocess.run([NODE, str(SAME), "--many", str(listing)], capture_output=True, text=True, timeout=600)
@@ -82,12 +114,26 @@ def main() -> int:
             print(p.stdout + p.stderr)
             return 1
         outcomes = [json.loads(line) for line in p.stdout.splitlines()]
-    print(f"{'module':22} {'at_a: reshape1':16} {'ONNX Runtime':14} {'dynamic: reshape1':18} ONNX Runtime")
-    for i, (name, (shape, _, (want_a, want_ort), want_dynamic)) in enumerate(CASES.items()):
-        ort_a, ort_dynamic = outcomes[2 * i], outcomes[2 * i + 1]
+    print(f"{'module':22} {'at_a: reshape1':16} {'ONNX Runtime':14} {'dynamic: reshape1':18} {'ONNX Runtime':14} "
+          "fix --shape: ONNX Runtime at B, at A")
+    at = 0
+    for name, (shape, _, (want_a, want_ort), want_dynamic, want_fix) in CASES.items():
+        ort_a, ort_dynamic = outcomes[at], outcomes[at + 1]
+        at += 2
+        ort_fix = []
+        if fixed[name] == "fixed":
+            ort_fix = outcomes[at:at + 2]
+            at += 2
+            for where, o in zip(("B", "A"), ort_fix):
+                if o["outcome"] != "same":
+                    failures.append(f"{name}: fix --shape wrote a model that ONNX Runtime at {where} finds "
+                                    f"{o['outcome']}: {o['detail']}")
+        if fixed[name] != want_fix:
+            failures.append(f"{name}: fix --shape {fixed[name]}, pinned {want_fix}")
         said_a = answer(DATA / f"{name}.at_a.onnx", shape)
         said_dynamic = answer(DATA / f"{name}.dynamic.onnx", shape)
-        print(f"{name:22} {said_a:16} {ort_a['outcome']:14} {said_dynamic:18} {ort_dynamic['outcome']}")
+        print(f"{name:22} {said_a:16} {ort_a['outcome']:14} {said_dynamic:18} {ort_dynamic['outcome']:14} "
+              f"{fixed[name]}{': ' + ', '.join(o['outcome'] for o in ort_fix) if ort_fix else ''}")
         for model, said, ort in ((f"{name}.at_a", said_a, ort_a), (f"{name}.dynamic", said_dynamic, ort_dynamic)):
             if ort["outcome"] == "truth_fails":
                 failures.append(f"{model}: the truth does not run: {ort['detail']}")

@@ -29,16 +29,31 @@ struct fix_progress {
   std::size_t tried = 0;    ///< rewrites judged so far (one judged in a group counts once)
   std::size_t kept = 0;     ///< rewrites kept so far
   std::string_view batch;   ///< "proving": the batch being checked ("8", "?"), "" otherwise
+  std::string_view shapes;  ///< "proving" new sizes: the shapes being checked ("x=[1,3,64,96]"), "" otherwise
   /// "judging rewrites": how many of the round's rewrites have been judged, of how many it plans (a
   /// rewrite judged again, alone after its group failed, is not counted twice: at most round_rewrites).
   std::size_t round_tried = 0, round_rewrites = 0;
-  /// "proving": the batch's place among the batches checked (from 1), and their number.
+  /// "proving": the batch's (or shapes') place among those checked (from 1), and their number.
   std::size_t batch_index = 0, batches = 0;
 };
 
 struct fix_options {
-  /// The batches the fixed model must reshape to (`?` is a dynamic batch). Empty: 1, 2, 8 and ?.
+  /// The batches the fixed model must reshape to (`?` is a dynamic batch). Empty: 1, 2, 8 and ?, unless
+  /// `shapes` are given.
   std::vector<dimension> check_batches{};
+  /// New sizes (`fix --shape`): shapes by input name, as check_batch's request takes them (`?`, intervals,
+  /// named sizes `?@H`; an empty name is the only input of a one-input model). Given: fix rewrites the
+  /// Reshape patterns that keep the model from computing at these sizes what it computes at the declared
+  /// ones (sizes an export wrote as constants) with 0 and -1, and proves the result at them and at
+  /// `check_shapes`; check_batches must then be empty (error(invalid_argument)).
+  std::vector<std::pair<std::string, partial_shape>> shapes{};
+  /// With `shapes`: samples the fixed model is checked at too, each some inputs' shapes by name (the
+  /// others as `shapes` asks them). Empty: two, where each size that changes is its declared size times 2
+  /// and then 3 (3 and then 2 for every other size, so that no two sizes are equal), inside its interval.
+  std::vector<std::vector<std::pair<std::string, partial_shape>>> check_shapes{};
+  /// Constants the caller vouches are meant to stay as they are at every size, as check_batch's request
+  /// takes them (reshape_request::assume_constant).
+  std::vector<std::string> assume_constant{};
   /// Layouts by input name, as for check_batch: the dimension named N is the batch (an ONNX model without
   /// one: the axis holding the first input's batch dim_param, or 0).
   std::vector<std::pair<std::string, std::string>> layouts{};

@@ -72,7 +72,7 @@ dimension parse_batch(std::string_view text, std::string_view where) {
 namespace {
 
 /// The model's inputs (its Parameters), each at its declared shape.
-std::vector<input_report> model_inputs(const graph& g) {
+std::vector<input_report> model_inputs(const graph& g, std::span<const input_shape> declared = {}) {
   const auto layers = g.layers();
   std::vector<input_report> inputs;
   for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -82,7 +82,8 @@ std::vector<input_report> model_inputs(const graph& g) {
     in.layer = i;
     in.id = l.id;
     in.name = l.name;
-    in.declared = detail::parameter_shape(l);
+    const auto given = std::find_if(declared.begin(), declared.end(), [&](const input_shape& x) { return x.layer == i; });
+    in.declared = given != declared.end() ? given->shape : detail::parameter_shape(l);
     in.requested = in.declared;
     inputs.push_back(std::move(in));
   }
@@ -297,8 +298,9 @@ void apply_batch(std::vector<input_report>& inputs, const reshape_request& reque
   }
 }
 
-std::vector<input_report> choose_inputs(const graph& g, const reshape_request& request) {
-  auto inputs = model_inputs(g);
+std::vector<input_report> choose_inputs(const graph& g, const reshape_request& request,
+                                        std::span<const input_shape> declared = {}) {
+  auto inputs = model_inputs(g, declared);
   choose_batch_axes(g, inputs, request);
   const auto shaped = apply_shapes(g, inputs, request);
   apply_batch(inputs, request, shaped);
@@ -747,7 +749,7 @@ void try_sizes_asked(const graph& g, const propagation& declared, const reshape_
       any = any || r[d];
     }
   }
-  if (any) detail::try_members(g, declared, report.inputs, ranged, report.findings);
+  if (any) detail::try_members(g, declared, report.inputs, ranged, request.assume_constant, report.findings);
 }
 
 /// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
@@ -755,7 +757,7 @@ void try_sizes_asked(const graph& g, const propagation& declared, const reshape_
 batch_report analyse(const graph& g, const reshape_request& request, detail::batch_runs& keep,
                      std::span<const char> redo, detail::batch_undo* undo) {
   batch_report report;
-  report.inputs = choose_inputs(g, request);
+  report.inputs = choose_inputs(g, request, keep.declared_inputs);
   check_assumed_constants(g, request);
   const auto& inputs = report.inputs;
   report.target = text::target(request.batch);
@@ -771,7 +773,7 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
   const auto run = [&](std::size_t k, std::span<const input_shape> given) -> const propagation& {
     return run_at(g, keep, k, given, redo, undo, named(k) ? std::string_view(names) : std::string_view());
   };
-  if (undo != nullptr ? !(undo->in_place[0] || undo->replaced[0]) : !keep.runs[0]) run(0, {});
+  if (undo != nullptr ? !(undo->in_place[0] || undo->replaced[0]) : !keep.runs[0]) run(0, keep.declared_inputs);
   const auto& declared = *keep.runs[0];
   const auto& target = run(1, requested);
   // Whether there is anything to analyse: a new shape, a batch that is not one known value (a model

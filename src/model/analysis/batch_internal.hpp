@@ -42,9 +42,12 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
 /// At new sizes asked as intervals or symbols (`ranged[i][d]`: dimension d of input i is one, a size that
 /// changes): propagation over them shows only that some of their values fit, so the model is also run at a
 /// few members of each (analysis/batch_sizes.cpp). A layer that fails at one is a `fails` finding there
-/// (the answer is no); where none fails, a `sizes_not_proven` finding on the input (cannot tell).
+/// (the answer is no); where none fails, a `sizes_not_proven` finding on the input (cannot tell), and a
+/// `regroups_sizes` finding on each Reshape (not in `findings` yet) that groups its dimensions otherwise at
+/// a member than at the declared shapes, unless `assumed` vouches for its pattern.
 void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
-                 const std::vector<std::vector<bool>>& ranged, std::vector<batch_finding>& findings);
+                 const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
+                 std::vector<batch_finding>& findings);
 
 /// The propagations one check_batch runs, kept so that the next one, on an edit of the same graph, runs
 /// only the rules of the layers the edit reaches, in place (fix judges its rewrites this way).
@@ -58,6 +61,9 @@ struct batch_runs {
   /// runs in place only when it gives the same.
   std::vector<input_shape> requested;
   std::optional<std::int64_t> example_batch;
+  /// The inputs' shapes taken as declared, where they are not the graph's own (empty: its own). A fixed
+  /// model read back declares its new sizes as dim_params; its proof compares it with the original's sizes.
+  std::vector<input_shape> declared_inputs;
   [[nodiscard]] const propagation& declared() const { return *runs[0]; }
 };
 

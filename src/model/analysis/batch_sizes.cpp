@@ -425,6 +425,10 @@ batch_finding size_finding(const layer& l, std::size_t index) {
   return f;
 }
 
+constexpr std::string_view regroup_hint =
+    "write the pattern with 0 and -1, or compute it from the input's shape, so that each output dimension "
+    "follows the sizes it is made of; a pattern meant to stay as it is can be vouched for with --assume-constant";
+
 std::string asked_text(const size_source& s) { return s.asked ? fmt::format("{}", *s.asked) : std::string("unknown"); }
 
 /// Vouching names a Const (`holder`, or `#id`); a value computed from constants by other layers has none to
@@ -540,10 +544,77 @@ bool unknown_shape_value(const graph& g, const propagation& asked, std::size_t i
   return false;
 }
 
+/// Where Reshape `index` groups its input's dimensions into its output's otherwise at `asked` than at
+/// `declared`. A Reshape keeps what each output dimension means only where it regroups the same dimensions
+/// at every size: `[1,56,56,96] -> [1,8,7,8,7,96]` must hold H in its first two output factors at 112 too,
+/// where `[1,-1,7,8,7,96]` gives `[1,32,7,8,7,96]` and runs. A grouping is a product the input's leading
+/// dimensions and the output's share (each a range of places where a dimension of 1 makes several); each
+/// one at the declared shapes must be one at the shapes asked. Only where all four shapes are static and
+/// nothing is empty: a symbolic size is tried at its members.
+std::optional<because> regrouped(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                                 std::span<const std::string> assumed) {
+  const auto& l = g.layers()[index];
+  if (part_of(l.type) != op_part::reshape || l.sources.size() < 2 || !l.sources[0] || !l.sources[1] ||
+      declared.outputs[index].empty() || asked.outputs[index].empty())
+    return std::nullopt;
+  // A pattern whose every element is held by a Const the caller vouches for is meant as it is.
+  if (const auto& pattern = declared.input(g, l, 1).value; !assumed.empty() && pattern && !pattern->elements.empty()) {
+    bool all = true;
+    for (std::size_t e = 0; e < pattern->elements.size() && all; ++e) {
+      const auto origin = origin_of_element(g, declared, l, 1, e);
+      all = origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant && vouched(*origin.holder, assumed);
+    }
+    if (all) return std::nullopt;
+  }
+  const std::array<const partial_shape*, 4> shapes{&declared.input(g, l, 0).shape, &declared.outputs[index][0].shape,
+                                                   &asked.input(g, l, 0).shape, &asked.outputs[index][0].shape};
+  // Prefix products; nullopt where a dimension is not a known positive size or a product passes 2^62.
+  const auto prefixes = [](const partial_shape& s) -> std::optional<std::vector<std::int64_t>> {
+    if (!s.rank_known()) return std::nullopt;
+    std::vector<std::int64_t> p{1};
+    for (const auto& d : s) {
+      if (!d.is_static() || d.lo() <= 0 || d.lo() > (std::int64_t{1} << 62) / p.back()) return std::nullopt;
+      p.push_back(p.back() * d.lo());
+    }
+    return p;
+  };
+  std::array<std::vector<std::int64_t>, 4> p;
+  for (std::size_t k = 0; k < 4; ++k) {
+    auto x = prefixes(*shapes[k]);
+    if (!x) return std::nullopt;
+    p[k] = std::move(*x);
+  }
+  const auto& [din, dout, ain, aout] = p;
+  if (ain.size() != din.size() || aout.size() != dout.size() || din.back() != dout.back() || ain.back() != aout.back())
+    return std::nullopt;
+  for (std::size_t i = 0; i < din.size();) {
+    // The places (a range: dimensions of 1 repeat a product) where input and output share this product.
+    std::size_t i_end = i;
+    while (i_end < din.size() && din[i_end] == din[i]) ++i_end;
+    const auto j_first = std::find(dout.begin(), dout.end(), din[i]);
+    if (j_first != dout.end()) {
+      const auto j = static_cast<std::size_t>(j_first - dout.begin());
+      std::size_t j_end = j;
+      while (j_end < dout.size() && dout[j_end] == din[i]) ++j_end;
+      bool kept = false;
+      for (std::size_t a = i; a < i_end && !kept; ++a)
+        for (std::size_t b = j; b < j_end && !kept; ++b) kept = ain[a] == aout[b];
+      if (!kept)
+        return because(why::regroups_sizes, i, j)
+            .quoting(fmt::format("{} -> {} against {} -> {}",
+                                 to_string(without_symbols(*shapes[0])), to_string(without_symbols(*shapes[1])),
+                                 to_string(without_symbols(*shapes[2])), to_string(without_symbols(*shapes[3]))));
+    }
+    i = i_end;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
-                 const std::vector<std::vector<bool>>& ranged, std::vector<batch_finding>& findings) {
+                 const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
+                 std::vector<batch_finding>& findings) {
   // A symbol is one size wherever it is asked (`a=[1,?@S]`, `b=[1,?@S]`): its members are its first
   // dimension's.
   std::unordered_map<symbol, std::array<std::int64_t, 3>> by_symbol;
@@ -552,6 +623,10 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
   // A layer that fails at the declared shapes is not one a member shows.
   std::vector<bool> failed_before(g.layers().size(), false);
   for (const auto& x : declared.lost) failed_before[x.layer] = true;
+  // Reshapes that already have a finding, and those a member showed regrouping.
+  std::vector<char> regrouped_at(g.layers().size(), 0);
+  for (const auto& f : findings)
+    if (f.within.empty() && f.layer < regrouped_at.size()) regrouped_at[f.layer] = 1;
   for (std::size_t k = 0; k < 3; ++k) {
     std::vector<input_shape> given;
     std::string shapes;
@@ -580,7 +655,21 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
     const auto p = propagate_naming(g, given, {});
     const auto it = std::find_if(p.lost.begin(), p.lost.end(),
                                  [&](const lost_information& x) { return !x.not_covered && !failed_before[x.layer]; });
-    if (it == p.lost.end()) continue;
+    if (it == p.lost.end()) {
+      // It runs there: each Reshape must still group its dimensions as at the declared shapes.
+      for (const auto index : g.order()) {
+        if (regrouped_at[index]) continue;
+        if (auto reason = regrouped(g, declared, p, index, assumed)) {
+          regrouped_at[index] = 1;
+          auto f = size_finding(g.layers()[index], index);
+          f.at = shapes;
+          set_reason(f, *reason);
+          f.hint = regroup_hint;
+          findings.push_back(std::move(f));
+        }
+      }
+      continue;
+    }
     // A member that fails: the model does not run at every size asked.
     const auto& l = g.layers()[it->layer];
     auto f = size_finding(l, it->layer);
@@ -662,7 +751,15 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       baked_in_port(g, declared, asked, l, port, upstream, assumed, found);
     }
     if (found.empty()) {
-      // No constant shown to be a size: the values that decide the shape may still be unknown.
+      // No constant shown to be a size (`8` of `[1,8,7,8,7,96]` is H/7): the Reshape may still regroup its
+      // dimensions otherwise at the new sizes. Else the values that decide the shape may still be unknown.
+      if (auto reason = regrouped(g, declared, asked, index, assumed)) {
+        auto f = size_finding(l, index);
+        set_reason(f, *reason);
+        f.hint = regroup_hint;
+        out.push_back(std::move(f));
+        continue;
+      }
       (void)unknown_shape_value(g, asked, index, out);
       continue;
     }

@@ -1,5 +1,7 @@
 // The values fix tries in a Reshape's pattern: see fix_internal.hpp.
 #include <algorithm>
+#include <optional>
+#include <variant>
 
 #include "model/analysis/fix_internal.hpp"
 #include "model/ops/rules.hpp"
@@ -76,6 +78,73 @@ std::vector<pattern_choice> pattern_choices(const graph& g, const propagation& p
   for (std::size_t i = 0; i < e.size(); ++i)
     if (e[i].lo == e[i].hi && e[i].lo > 0) choices.push_back({i, e[i].lo, -1, false, text::minus_one_infers_folded(i, e[i].lo)});
   if (choices.empty()) reason = text::no_element_follows_batch();
+  return choices;
+}
+
+std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                                 const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  if (f.issue == batch_issue::fails_at_declared) {
+    reason = text::fails_as_given(f);
+    return {};
+  }
+  std::vector<bool> constant;
+  const auto pattern = reshape_pattern_at(g, declared, l, &constant);
+  const auto e = pattern.elements();
+  const auto& in = declared.input(g, l, 0).shape;
+  const auto& now = asked.input(g, l, 0).shape;
+  const bool exact = std::all_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == b.hi; }) &&
+                     std::all_of(constant.begin(), constant.end(), [](bool c) { return c; });
+  if (e.empty() || !exact || !in.rank_known() || !now.rank_known() || now.size() != in.size()) {
+    reason = text::shape_values_unknown();
+    return {};
+  }
+  // The element the finding names (a constant that equals a size), tried first for -1.
+  std::optional<std::size_t> named;
+  bool pattern_port = false;
+  for (const auto& [key, value] : f.args) {
+    if (const auto* v = std::get_if<std::int64_t>(&value); v != nullptr && *v >= 0) {
+      if (key == "port") pattern_port = *v == 1;
+      if (key == "element" && pattern_port) named = static_cast<std::size_t>(*v);
+    }
+  }
+  const bool special_zero = l.flag("special_zero");
+  const bool has_zero = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == 0; });
+  const bool has_minus_one = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1; });
+  const auto changes = [&](std::size_t k) { return !(now[k].is_static() && in[k].is_static() && now[k].lo() == in[k].lo()); };
+  // 0 copies the input's dimension at the same index: where the element holds it and it changes. A literal
+  // 0 in a pattern without special_zero would change meaning if special_zero were set: then no copies.
+  std::vector<std::size_t> copies;
+  if (special_zero || !has_zero)
+    for (std::size_t k = 0; k < e.size() && k < in.size(); ++k)
+      if (in[k].is_static() && in[k].lo() > 0 && e[k].lo == in[k].lo() && changes(k)) copies.push_back(k);
+  const bool set_special_zero = !copies.empty() && !special_zero;
+  const auto choice = [&](std::optional<std::size_t> minus_one) {
+    pattern_choice c;
+    const auto first = minus_one ? *minus_one : copies.front();
+    c.element = first;
+    c.old_value = e[first].lo;
+    c.value = minus_one ? -1 : 0;
+    c.set_special_zero = set_special_zero;
+    for (const auto k : copies)
+      if (k != first) c.also.emplace_back(k, 0);
+    c.why = text::follows_sizes(copies, minus_one ? std::optional(std::pair(*minus_one, e[*minus_one].lo)) : std::nullopt,
+                                set_special_zero ? std::optional(g.format()) : std::nullopt);
+    return c;
+  };
+  std::vector<pattern_choice> choices;
+  if (!copies.empty()) choices.push_back(choice(std::nullopt));
+  if (!has_minus_one) {
+    std::vector<std::size_t> order;
+    if (named && *named < e.size()) order.push_back(*named);
+    for (std::size_t k = 0; k < e.size(); ++k)
+      if (!named || k != *named) order.push_back(k);
+    for (const auto k : order)
+      if (e[k].lo > 1 && std::find(copies.begin(), copies.end(), k) == copies.end()) choices.push_back(choice(k));
+  }
+  if (choices.empty()) {
+    const auto k = named && *named < e.size() ? *named : std::size_t{0};
+    reason = text::needs_computed_pattern(k, e[k].lo);
+  }
   return choices;
 }
 

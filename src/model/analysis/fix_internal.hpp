@@ -26,6 +26,9 @@ struct pattern_choice {
   std::int64_t value = 0;         ///< 0 or -1
   bool set_special_zero = false;  ///< with the Reshape's special_zero set to true (ONNX: allowzero to 0)
   std::string why;
+  /// New sizes: other elements (of the pattern) written with it, each with its value (0: they copy the
+  /// input's dimension there). They come from the same Const as `element`, or the choice is not made.
+  std::vector<std::pair<std::size_t, std::int64_t>> also{};
 };
 
 /// The values to try, best first, for Reshape `l` of `g` (propagated as `p`), which check_batch names with
@@ -37,6 +40,16 @@ struct pattern_choice {
 /// which one follows the batch is the judges' to find. Empty, with `reason`, when nothing is worth trying.
 [[nodiscard]] std::vector<pattern_choice> pattern_choices(const graph& g, const propagation& p, const layer& l,
                                                           const batch_finding& f, text::fix_reason& reason);
+
+/// New sizes: the values to try, best first, for Reshape `l` of `g`, which check_batch at the shapes asked
+/// (propagated there as `asked`, at the declared ones as `declared`) names with finding `f`. Each element
+/// that holds its input's declared dimension at the same index, where that dimension changes, gets 0 (with
+/// special_zero set where the pattern has no 0); then -1 goes, in turn, to each other element that holds
+/// a value above 1 (the finding's element first), where the pattern has no -1: which one stands for the
+/// sizes that change is the judges' to find. Empty, with `reason`, when nothing is worth trying.
+[[nodiscard]] std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagation& declared,
+                                                               const propagation& asked, const layer& l,
+                                                               const batch_finding& f, text::fix_reason& reason);
 
 /// A refusal of layer `id` for reason `why`.
 [[nodiscard]] inline fix_refusal refused(std::int64_t id, std::string name, std::string type, text::fix_reason why,

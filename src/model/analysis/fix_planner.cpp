@@ -10,6 +10,7 @@
 
 #include "detail/fail.hpp"
 #include "model/ops/rules.hpp"
+#include "model/options.hpp"
 #include "model/text/fix.hpp"
 #include "reshape1/model/propagate.hpp"
 
@@ -69,6 +70,11 @@ std::string pattern_text(const graph& g, const propagation& p, const layer& l) {
   return to_string(detail::without_symbols(detail::reshape_pattern_at(g, p, l, nullptr)));
 }
 
+/// A proof point's line in the report: check_batch's summary, after the shapes it was asked at (new sizes).
+std::string line_of(const text::proof_at& at, const batch_report& r) {
+  return at.key == "batch" ? r.summary_line() : fmt::format("at {}: {}", at.value, r.summary_line());
+}
+
 /// The bytes of a Const, copied out of its weights (guarded against a .bin that shrinks while mapped).
 std::vector<std::byte> bytes_of(const graph& g, const layer& l) {
   const auto stored = g.const_bytes(l);
@@ -81,7 +87,9 @@ std::vector<std::byte> bytes_of(const graph& g, const layer& l) {
 
 fix_planner::fix_planner(graph original, const fix_options& options)
     : options_(options), original_(std::move(original)) {
-  if (options_.check_batches.empty()) options_.check_batches = {dimension(1), dimension(2), dimension(8), dimension()};
+  check_fix_options(options_);
+  if (!sizes() && options_.check_batches.empty())
+    options_.check_batches = {dimension(1), dimension(2), dimension(8), dimension()};
   declared_ = propagate(original_);
   layer_count_ = original_.layers().size();
   // A clone's id is new in the body that holds it too: above every id of the model and its bodies.
@@ -93,6 +101,7 @@ fix_report fix_planner::run() {
   runs_.runs[0] = declared();  // shares its tensors
   probe_ = check_batch_keeping(original_, request(dimension()), runs_);
   original_inputs_ = probe_->inputs;
+  make_proofs();
   declarations_ = rewrites_declarations(*probe_);
   if (clean()) return std::move(report_);
   current_.emplace(original_);
@@ -104,34 +113,134 @@ fix_report fix_planner::run() {
 
 bool fix_planner::rewrites(const fix_site&, const std::vector<std::int64_t>&, const layer&) const { return true; }
 bool fix_planner::rewrites_declarations(const batch_report&) { return false; }
-std::optional<propagation> fix_planner::at_original_inputs(const graph&) { return std::nullopt; }
+std::vector<input_shape> fix_planner::original_inputs_of(const graph&) { return {}; }
 
 bool fix_planner::clean() {
-  if (!probe_->summary.reshapes() || declarations_) return false;
+  if (!passes(*probe_) || declarations_) return false;
   std::vector<std::string> lines;
-  for (const auto& b : options_.check_batches) {
-    if (b == dimension()) {
-      lines.push_back(probe_->summary_line());
+  for (const auto& point : proofs_) {
+    // The probe is the check at a dynamic batch, or at the shapes asked (the first point).
+    if (sizes() ? &point == &proofs_.front() : point.request.batch == dimension()) {
+      lines.push_back(line_of(point.at, *probe_));
       continue;
     }
-    const auto r = check_batch(original_, request(b));
-    if (!r.summary.reshapes()) return false;
-    lines.push_back(r.summary_line());
+    const auto r = check_batch(original_, point.request);
+    if (!passes(r)) return false;
+    lines.push_back(line_of(point.at, r));
   }
   report_.checked = std::move(lines);
   report_.nothing_to_do = report_.fixed = true;
   return true;
 }
 
-void fix_planner::report(std::string_view stage, const std::string& batch) const {
-  if (options_.progress)
-    options_.progress({.stage = stage, .layers = layer_count_, .round = round_, .tried = tried_count_,
-                       .kept = kept_count_, .batch = batch, .round_tried = std::min(tried_count_ - round_first_tried_, round_rewrites_),
-                       .round_rewrites = round_rewrites_, .batch_index = batch.empty() ? 0 : batch_index_,
-                       .batches = batch.empty() ? 0 : options_.check_batches.size()});
+void fix_planner::report(std::string_view stage, const proof_point* point) const {
+  if (!options_.progress) return;
+  const bool batch = point != nullptr && point->at.key == "batch";
+  options_.progress({.stage = stage, .layers = layer_count_, .round = round_, .tried = tried_count_,
+                     .kept = kept_count_, .batch = batch ? std::string_view(point->at.value) : std::string_view(),
+                     .shapes = point != nullptr && !batch ? std::string_view(point->at.value) : std::string_view(),
+                     .round_tried = std::min(tried_count_ - round_first_tried_, round_rewrites_),
+                     .round_rewrites = round_rewrites_, .batch_index = point == nullptr ? 0 : batch_index_,
+                     .batches = point == nullptr ? 0 : proofs_.size()});
 }
 
-reshape_request fix_planner::request(const dimension& b) const { return {.batch = b, .layouts = options_.layouts}; }
+reshape_request fix_planner::request(const dimension& b) const {
+  if (sizes()) return {.shapes = options_.shapes, .layouts = options_.layouts, .assume_constant = options_.assume_constant};
+  return {.batch = b, .layouts = options_.layouts, .assume_constant = options_.assume_constant};
+}
+
+bool fix_planner::passes(const batch_report& r) const {
+  if (!sizes()) return r.summary.reshapes();
+  return std::all_of(r.findings.begin(), r.findings.end(),
+                     [](const batch_finding& f) { return f.code == "sizes_not_proven"; });
+}
+
+void fix_planner::make_proofs() {
+  proofs_.clear();
+  if (!sizes()) {
+    for (const auto& b : options_.check_batches) proofs_.push_back({{"batch", batch_name(b)}, request(b)});
+    return;
+  }
+  // A shape given without a name is the only input's: named, so that a sample can take its place.
+  const auto only = original_inputs_.size() == 1 ? original_inputs_[0].name : std::string();
+  for (auto& x : options_.shapes)
+    if (x.first.empty()) x.first = only;
+  for (auto& sample : options_.check_shapes)
+    for (auto& x : sample)
+      if (x.first.empty()) x.first = only;
+  // The sizes that change: each dimension the request does not keep at its declared value, one per
+  // symbol (`?@H` in two inputs is one size).
+  free_sizes_.clear();
+  std::map<std::uintptr_t, std::size_t> by_symbol;
+  for (const auto& in : original_inputs_) {
+    const bool asked = std::any_of(options_.shapes.begin(), options_.shapes.end(),
+                                   [&](const auto& x) { return x.first == in.name; });
+    if (!asked || !in.requested.rank_known() || !in.declared.rank_known() || in.requested.size() != in.declared.size())
+      continue;
+    for (std::size_t d = 0; d < in.requested.size(); ++d) {
+      const auto& r = in.requested[d];
+      const auto& was = in.declared[d];
+      if (r.is_static() && was.is_static() && r.lo() == was.lo()) continue;
+      if (const auto sym = r.symbol(); sym && by_symbol.contains(sym.id())) {
+        free_sizes_[by_symbol[sym.id()]].dims.emplace_back(in.name, d);
+        continue;
+      }
+      free_size f;
+      f.name = r.symbol() ? std::string(r.symbol().name()) : fmt::format("{}_{}", in.name, d);
+      f.dims.emplace_back(in.name, d);
+      // Multiples of the declared size keep what it divides (strides, windows); 2 and 3 alternate so
+      // that no two sizes are equal at a sample (a height taken for a width shows).
+      const std::int64_t base = was.is_static() && was.lo() > 0 ? was.lo() : std::max<std::int64_t>(r.lo(), 16);
+      const std::int64_t hi = r.hi() == interval::unbounded ? std::numeric_limits<std::int64_t>::max() : r.hi();
+      for (std::size_t k = 0; k < 2; ++k) {
+        const std::int64_t factor = (k + free_sizes_.size()) % 2 == 0 ? 2 : 3;
+        const std::int64_t v = r.is_static() ? r.lo() : base <= hi / factor ? base * factor : hi;
+        f.samples[k] = std::clamp(v, std::max<std::int64_t>(r.lo(), 1), std::max<std::int64_t>(hi, 1));
+      }
+      if (const auto sym = r.symbol()) by_symbol[sym.id()] = free_sizes_.size();
+      free_sizes_.push_back(std::move(f));
+    }
+  }
+  const auto shapes_text = [](const std::vector<std::pair<std::string, partial_shape>>& shapes) {
+    std::string t;
+    for (const auto& [name, shape] : shapes) t += fmt::format("{}{}={}", t.empty() ? "" : " ", name, to_string(shape));
+    return t;
+  };
+  proofs_.push_back({{"shapes", shapes_text(options_.shapes)}, request(dimension())});
+  // A sample: the shapes asked, each changing size at one value.
+  const auto sample = [&](std::vector<std::pair<std::string, partial_shape>> shapes) {
+    auto r = request(dimension());
+    for (auto& [name, shape] : shapes) {
+      const auto it = std::find_if(r.shapes.begin(), r.shapes.end(), [&](const auto& x) { return x.first == name; });
+      if (it != r.shapes.end()) it->second = std::move(shape);
+      else r.shapes.emplace_back(name, std::move(shape));
+    }
+    std::vector<std::pair<std::string, partial_shape>> given;
+    for (const auto& x : r.shapes) given.push_back(x);
+    proofs_.push_back({{"shapes", shapes_text(given)}, std::move(r)});
+  };
+  if (!options_.check_shapes.empty()) {
+    for (const auto& x : options_.check_shapes) sample(x);
+    return;
+  }
+  if (free_sizes_.empty()) return;
+  for (std::size_t k = 0; k < 2; ++k) {
+    std::vector<std::pair<std::string, partial_shape>> shapes;
+    for (const auto& in : original_inputs_) {
+      std::vector<dimension> dims;
+      bool any = false;
+      for (const auto& f : free_sizes_)
+        for (const auto& [name, axis] : f.dims)
+          if (name == in.name) {
+            if (dims.empty()) dims.assign(in.requested.begin(), in.requested.end());
+            dims[axis] = dimension(f.samples[k]);
+            any = true;
+          }
+      if (any) shapes.emplace_back(in.name, partial_shape(dims));
+    }
+    sample(std::move(shapes));
+  }
+}
 
 void fix_planner::rounds() {
   while (true) {
@@ -177,8 +286,10 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
   // A Reshape that no rule decides is named only when an element writes the declared batch (the value to
   // change is known); otherwise the proof refuses it, with what keeps it from being decided.
   const auto named = [&](const batch_finding& f) {
-    if (part_of(f.type) != op_part::reshape || f.issue == batch_issue::scales_with_batch ||
-        (f.issue == batch_issue::cannot_tell && !f.pattern_index) || done_.contains(key_of(f)))
+    if (part_of(f.type) != op_part::reshape || done_.contains(key_of(f))) return false;
+    // New sizes: every finding of a Reshape of the model itself (a body's sizes are not searched).
+    if (sizes() ? !f.within.empty() || f.code == "sizes_not_proven"
+                : f.issue == batch_issue::scales_with_batch || (f.issue == batch_issue::cannot_tell && !f.pattern_index))
       return false;
     const auto s = where(f);
     return s && rewrites(*s, ids_of(f.within), *s->g->find(f.id));
@@ -291,7 +402,9 @@ void fix_planner::failed(const std::vector<candidate*>& group, const std::map<la
     const auto issue = failing.empty() ? batch_issue::fails : failing.begin()->second;
     last_failure_[c.key] = changed   ? text::rewrite_changes_shapes(x.index, x.value, *changed)
                            : failure ? *failure
-                                     : text::rewrite_still_leaves(x.index, x.value, issue, "?");
+                                     : text::rewrite_still_leaves(x.index, x.value, issue, proofs_.front().at.key == "batch"
+                                                                                                 ? text::proof_at{"batch", "?"}
+                                                                                                 : proofs_.front().at);
     if (!final_) {  // judged again in this round's final pass, or planned again in the next round
       failed_.push_back(&c);
       return;
@@ -330,8 +443,9 @@ void fix_planner::convert(const std::vector<candidate*>& group, std::vector<fix_
     const auto& body = *site_at(*current_, nullptr, x.holder_within)->g;
     const auto& holder = *body.find(x.holder);
     const auto& sharing = by_holder[{x.holder_within, x.holder}];
-    const bool same = std::all_of(sharing.begin(), sharing.end(),
-                                  [&](const fix_plan* y) { return y->index == x.index && y->value == x.value; });
+    const bool same = std::all_of(sharing.begin(), sharing.end(), [&](const fix_plan* y) {
+      return y->index == x.index && y->value == x.value && y->also == x.also;
+    });
     const auto readers = this->readers(x.holder_within, body, holder);
     fix_rewrite r;
     r.p = x;
@@ -342,11 +456,15 @@ void fix_planner::convert(const std::vector<candidate*>& group, std::vector<fix_
     r.target = r.clone ? next_id_ : x.holder;
     r.bytes = bytes_of(body, holder);
     const auto width = static_cast<std::size_t>(bit_width(holder.element("element_type")) / 8);
-    if (width == 0 || (x.index + 1) * width > r.bytes.size())
-      fail(errc::unsupported, {}, fmt::format("{}: its element type is not rewritten", holder.where()), {});
-    const auto value = static_cast<std::uint64_t>(x.value);
-    for (std::size_t b = 0; b < width; ++b)
-      r.bytes[x.index * width + b] = static_cast<std::byte>((value >> (8 * b)) & 0xFF);
+    const auto write = [&](std::size_t index, std::int64_t v) {
+      if (width == 0 || (index + 1) * width > r.bytes.size())
+        fail(errc::unsupported, {}, fmt::format("{}: its element type is not rewritten", holder.where()), {});
+      const auto value = static_cast<std::uint64_t>(v);
+      for (std::size_t b = 0; b < width; ++b)
+        r.bytes[index * width + b] = static_cast<std::byte>((value >> (8 * b)) & 0xFF);
+    };
+    write(x.index, x.value);
+    for (const auto& [index, v] : x.also) write(index, v);
     trial.push_back(std::move(r));
   }
 }
@@ -516,6 +634,7 @@ bool fix_planner::prove() {
   const auto places = places_of(final_rewrites);
   std::optional<graph> proven;
   std::optional<propagation> proven_prop, reference;
+  std::vector<input_shape> original_shapes;
   std::vector<fix_refusal> refusals;
   bool all = true;
   if (!final_rewrites.empty() || declarations_) {
@@ -528,7 +647,8 @@ bool fix_planner::prove() {
     probe_.reset();
     proven.emplace(read_back(final_rewrites, edits, appended));
     proven_prop = propagate(*proven);
-    reference = at_original_inputs(*proven);
+    original_shapes = original_inputs_of(*proven);
+    if (!original_shapes.empty()) reference = propagate(*proven, original_shapes);
     if (auto d = differs(*proven, reference ? *reference : *proven_prop)) {
       refusals.push_back(std::move(*d));
       all = false;
@@ -542,22 +662,27 @@ bool fix_planner::prove() {
   std::vector<std::string> checked;
   std::map<layer_key, text::fix_reason> dropped;  // rewritten Reshapes the proof still names
   batch_index_ = 0;
-  for (const auto& b : options_.check_batches) {
+  for (const auto& point : proofs_) {
     ++batch_index_;
-    report("proving", batch_name(b));
+    report("proving", &point);
     // The propagation at the declared shapes is the one made above (shared, not made again), and the
     // one at the requested shapes is what not_scaled compares.
     batch_runs runs;
     runs.runs[0] = at_declared;
-    const auto r = check_batch_keeping(g, request(b), runs);
-    checked.push_back(r.summary_line());
-    all = all && r.summary.reshapes() && runs.runs[1];
-    if (all)
-      if (auto unscaled = not_scaled(g, original_inputs, *runs.runs[1], r, b)) {
+    if (sizes() && reference) {
+      // New sizes are dim_params in the model read back: the sizes it is checked against are the original's.
+      runs.runs[0] = *reference;
+      runs.declared_inputs = original_shapes;
+    }
+    const auto r = check_batch_keeping(g, point.request, runs);
+    checked.push_back(line_of(point.at, r));
+    all = all && passes(r) && runs.runs[1];
+    if (all && !sizes())
+      if (auto unscaled = not_scaled(g, original_inputs, *runs.runs[1], r, *point.request.batch)) {
         refusals.push_back(std::move(*unscaled));
         all = false;
       }
-    judge(r, b, dropped, refusals);
+    judge(r, point.at, dropped, refusals);
   }
   if (!dropped.empty()) {
     proven_prop.reset();
@@ -579,24 +704,24 @@ bool fix_planner::prove() {
 
 /// The proof's findings at batch `b`: a rewritten Reshape it still names goes to `dropped` (its rewrite
 /// is taken back), any other finding is a refusal (once).
-void fix_planner::judge(const batch_report& r, const dimension& b, std::map<layer_key, text::fix_reason>& dropped,
+void fix_planner::judge(const batch_report& r, const text::proof_at& at, std::map<layer_key, text::fix_reason>& dropped,
                         std::vector<fix_refusal>& refusals) const {
   for (const auto& f : r.findings) {
-    if (f.issue == batch_issue::scales_with_batch) continue;
+    if (f.issue == batch_issue::scales_with_batch || (sizes() && f.code == "sizes_not_proven")) continue;
     const auto key = key_of(f);
     const auto rewritten = std::find_if(rewrites_.begin(), rewrites_.end(), [&](const fix_rewrite& x) {
       return x.p.reshape == key.id && x.p.within == key.within;
     });
     if (rewritten != rewrites_.end()) {
       const auto& x = rewritten->p;
-      dropped.emplace(key, text::rewrite_still_leaves(x.index, x.value, f.issue, batch_name(b)));
+      dropped.emplace(key, text::rewrite_still_leaves(x.index, x.value, f.issue, at));
       continue;
     }
     const auto known = [&](const std::vector<fix_refusal>& v) {
       return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.id == f.id && x.within == f.within; });
     };
     if (known(report_.refusals) || known(refusals)) continue;
-    refusals.push_back(refused(f.id, f.name, f.type, text::refusal(f, b), f.within));
+    refusals.push_back(refused(f.id, f.name, f.type, text::refusal(f, at), f.within));
   }
 }
 
@@ -667,6 +792,16 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     x.consumer = origin.consumer->id;
     x.consumer_port = origin.consumer_port;
   }
+  for (const auto& [element, value] : c.also) {
+    // Written into the same Const as the element, or not at all: one rewrite is one Const's bytes.
+    const auto other = origin_of_element(*s.g, *s.p, l, 1, element);
+    if (other.holder != origin.holder || other.consumer != origin.consumer || other.consumer_port != origin.consumer_port ||
+        other.path != origin.path) {
+      reason = text::held_apart(c.element, element);
+      return std::nullopt;
+    }
+    x.also.emplace_back(other.index, value);
+  }
   if (auto no = refuses(s, origin, x)) {
     reason = std::move(*no);
     return std::nullopt;
@@ -681,7 +816,9 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
   const auto s = *where(f);
   const auto& l = *s.g->find(f.id);
   std::vector<fix_plan> plans;
-  for (const auto& c : pattern_choices(*s.g, *s.p, l, f, reason))
+  const auto choices = sizes() && runs_.runs[1] ? size_pattern_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
+                                               : pattern_choices(*s.g, *s.p, l, f, reason);
+  for (const auto& c : choices)
     if (auto x = target(s, ids_of(f.within), l, c, reason)) plans.push_back(std::move(*x));
   return plans;
 }

@@ -5,6 +5,7 @@
 // value in, where the new bytes go, and how the rewritten model is written and read back.
 #pragma once
 
+#include <array>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -54,6 +55,8 @@ struct fix_plan {
   std::int64_t value = 0;
   std::int64_t old_value = 0;
   bool set_special_zero = false;
+  /// New sizes: other indices of the holder written with it, each with its value.
+  std::vector<std::pair<std::size_t, std::int64_t>> also;
   std::int64_t consumer = 0;  ///< the layer the holder feeds on the way to the Reshape, and its input
   std::size_t consumer_port = 0;
   std::string why;
@@ -125,9 +128,9 @@ class fix_planner {
   /// the file will hold them and read back. original_ may be freed meanwhile (reread() gives it back).
   [[nodiscard]] virtual graph read_back(const std::vector<fix_rewrite>& rewrites, const std::vector<graph_edit>& edits,
                                         const std::vector<std::byte>& appended) = 0;
-  /// The model read back (`g`) propagated at the original's declared inputs, when its own declared inputs
-  /// are not those (ONNX: its batch is the dim_param now); nullopt when they are.
-  [[nodiscard]] virtual std::optional<propagation> at_original_inputs(const graph& g);
+  /// The original's declared input shapes for the model read back (`g`), when its own declared inputs are
+  /// not those (ONNX: its batch, or its new sizes, are dim_params now); empty when they are.
+  [[nodiscard]] virtual std::vector<input_shape> original_inputs_of(const graph& g);
   /// A refusal naming the first tensor of the original that `g` (read back, propagated at the original's
   /// declared inputs as `at_declared`) does not compute with the shape it had; nullopt when there is none.
   [[nodiscard]] virtual std::optional<fix_refusal> differs(const graph& g, const propagation& at_declared) = 0;
@@ -136,8 +139,21 @@ class fix_planner {
   /// The proven model goes into the report (what read_back wrote).
   virtual void accept(fix_report& report) = 0;
 
-  /// How the original's inputs carry the batch (check_batch's, at a dynamic batch).
+  /// How the original's inputs carry the batch (check_batch's, at a dynamic batch; with new sizes, at the
+  /// shapes asked).
   [[nodiscard]] const std::vector<input_report>& original_inputs() const { return original_inputs_; }
+  /// Whether fix rewrites for new sizes (fix_options::shapes) rather than the batch.
+  [[nodiscard]] bool sizes() const noexcept { return !options_.shapes.empty(); }
+  /// New sizes: one size that changes, as the inputs ask it (a dimension of each input that names it; a
+  /// symbol `?@H` is one size wherever it is asked), with what the fixed model declares it as (the
+  /// symbol's name, else `INPUT_AXIS`) and two values it takes at the samples the proof checks by default.
+  struct free_size {
+    std::string name;
+    std::vector<std::pair<std::string, std::size_t>> dims;  ///< input name, axis
+    std::array<std::int64_t, 2> samples{};
+  };
+  /// New sizes: each size that changes between the declared shapes and the shapes asked.
+  [[nodiscard]] const std::vector<free_size>& free_sizes() const { return free_sizes_; }
 
   /// The original's propagation at its declared inputs (made again once the proof freed it).
   const propagation& declared();
@@ -163,7 +179,18 @@ class fix_planner {
     std::size_t next = 0;
   };
 
-  void report(std::string_view stage, const std::string& batch = "") const;
+  /// Where the proof checks: a batch, or (new sizes) the shapes asked and the samples.
+  struct proof_point {
+    text::proof_at at;
+    reshape_request request;
+  };
+  void report(std::string_view stage, const proof_point* point = nullptr) const;
+  /// The proof's points: each of check_batches; or the shapes asked, then each of check_shapes (by
+  /// default, the two samples of free_sizes()).
+  void make_proofs();
+  /// Whether check_batch's report `r` is the answer the fix needs: yes for a batch; for new sizes, no
+  /// finding but that the sizes asked as symbols or intervals are not proven for every value.
+  [[nodiscard]] bool passes(const batch_report& r) const;
   [[nodiscard]] reshape_request request(const dimension& b) const;
   /// The model reshapes at every batch as given: nothing to do.
   [[nodiscard]] bool clean();
@@ -187,7 +214,7 @@ class fix_planner {
   [[nodiscard]] std::size_t index_of(std::int64_t id) const;
   [[nodiscard]] static std::vector<fix_rewrite> merged_clones(std::vector<fix_rewrite> rewrites);
   bool prove();
-  void judge(const batch_report& r, const dimension& b, std::map<layer_key, text::fix_reason>& dropped,
+  void judge(const batch_report& r, const text::proof_at& at, std::map<layer_key, text::fix_reason>& dropped,
              std::vector<fix_refusal>& refusals) const;
   void drop(const std::map<layer_key, text::fix_reason>& dropped);
   [[nodiscard]] std::map<layer_key, std::vector<std::size_t>> places_of(const std::vector<fix_rewrite>& rewrites) const;
@@ -197,6 +224,8 @@ class fix_planner {
                                                const layer& l, const pattern_choice& c, text::fix_reason& reason) const;
   [[nodiscard]] std::vector<fix_plan> plans_for(const batch_finding& f, text::fix_reason& reason) const;
 
+  std::vector<proof_point> proofs_;
+  std::vector<free_size> free_sizes_;
   std::size_t layer_count_ = 0;
   std::vector<input_report> original_inputs_;
   bool declarations_ = false;  ///< the format writes a changed file even with no rewrite

@@ -146,6 +146,10 @@ constexpr form_row forms[] = {
     {why::size_value_unknown, "size_value_unknown",
      {"the values of its input {} decide its output's shape, and reshape1 does not know them at the shapes "
       "asked: nothing shows they follow the new sizes rather than stand for the declared ones", 1, false, "port"}},
+    {why::regroups_sizes, "regroups_sizes",
+     {"its first {1} output dimensions hold its first {0} input dimensions at the declared shapes but not at "
+      "the shapes asked ({2}): a pattern written for one size may stand for values computed from it", 2, true,
+      "input_dimensions,output_dimensions,shapes"}},
     {why::size_value_as_data, "size_value_as_data",
      {"input {} is a value computed from the batch size ({}) that changes with it, used as data: each "
       "sample's result depends on N", 1, true, "port,path"}},

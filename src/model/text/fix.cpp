@@ -2,6 +2,7 @@
 #include "model/text/fix.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "model/ops/rules.hpp"
 
@@ -38,6 +39,22 @@ std::string minus_one_infers_folded(std::size_t index, std::int64_t value) {
   return fmt::format("pattern[{}] held {}, which folds the declared batch with other dimensions; -1 infers it at every "
                      "batch",
                      index, value);
+}
+
+std::string follows_sizes(std::span<const std::size_t> copies, std::optional<std::pair<std::size_t, std::int64_t>> minus_one,
+                          std::optional<model_format> setting) {
+  std::string r;
+  if (copies.size() == 1)
+    r = fmt::format("pattern[{}] held the input's dimension there, which changes: 0 copies it", copies[0]);
+  else if (!copies.empty())
+    r = fmt::format("pattern[{}] held the input's dimensions there, which change: 0 copies them", fmt::join(copies, ","));
+  if (minus_one)
+    r += fmt::format("{}pattern[{}] held {}, which stands for the sizes that change: -1 infers it",
+                     r.empty() ? "" : "; ", minus_one->first, minus_one->second);
+  if (setting)
+    r += *setting == model_format::onnx ? ", with allowzero set to 0 (the pattern has no other 0)"
+                                        : ", with special_zero set to true (the pattern has no other 0)";
+  return r;
 }
 
 std::string held_by_const(std::string_view why, const layer& holder, const layer* through) {
@@ -183,11 +200,11 @@ fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::in
                       value, layer)};
 }
 
-fix_reason rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue, std::string_view batch) {
+fix_reason rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue, const proof_at& place) {
   return {"rewrite_still_leaves",
-          {{"pattern_index", at(index)}, {"value", value}, {"finding", std::string(name(issue))}, {"batch", std::string(batch)}},
-          fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at batch {}", index, value,
-                      issue == batch_issue::fails ? std::string_view("failing") : issue_words(issue), batch)};
+          {{"pattern_index", at(index)}, {"value", value}, {"finding", std::string(name(issue))}, {std::string(place.key), place.value}},
+          fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at {}", index, value,
+                      issue == batch_issue::fails ? std::string_view("failing") : issue_words(issue), place.words())};
 }
 
 fix_reason fails_as_given(const batch_finding& f) {
@@ -197,21 +214,36 @@ fix_reason fails_as_given(const batch_finding& f) {
                       f.what)};
 }
 
-fix_reason refusal(const batch_finding& f, const dimension& at) {
+fix_reason refusal(const batch_finding& f, const proof_at& place) {
   if (f.issue == batch_issue::fails_at_declared) {
     auto r = fails_as_given(f);
     if (!f.within.empty()) r.text = inside_body(f, r.text);
     return r;
   }
-  const auto what = fmt::format("{} at batch {}: {}", issue_words(f.issue), to_string(at), f.what);
+  const auto what = fmt::format("{} at {}: {}", issue_words(f.issue), place.words(), f.what);
   std::string r;
   if (f.issue == batch_issue::cannot_tell)
-    r = "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what;
+    r = place.key == "batch" ? "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what
+                          : "reshape1 cannot tell whether it keeps its meaning at the new sizes, so nothing can be proven: " + what;
   else
     r = detail::part_of(f.type) == detail::op_part::reshape ? "still " + what : "not a Reshape pattern: " + what;
   return {"batch_finding",
-          {{"finding", std::string(name(f.issue))}, {"finding_code", f.code}, {"batch", to_string(at)}},
+          {{"finding", std::string(name(f.issue))}, {"finding_code", f.code}, {std::string(place.key), place.value}},
           f.within.empty() ? r : inside_body(f, r)};
+}
+
+fix_reason needs_computed_pattern(std::size_t index, std::int64_t value) {
+  return {"needs_computed_pattern", {{"pattern_index", at(index)}, {"value", value}},
+          fmt::format("pattern[{}] holds {}, which stands for a size, and no 0 or -1 makes the pattern follow the "
+                      "sizes (other elements stand for sizes too, or it has a -1 already); computing the pattern "
+                      "from the input's shape is not done yet (issue 48)",
+                      index, value)};
+}
+
+fix_reason held_apart(std::size_t index, std::size_t other) {
+  return {"held_apart", {{"pattern_index", at(index)}, {"other_index", at(other)}},
+          fmt::format("pattern[{}] and pattern[{}] must be rewritten together, and different constants hold them",
+                      index, other)};
 }
 
 fix_reason read_back_lacks_layer() {
@@ -243,7 +275,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
-      "read_back_lacks_tensor", "read_back_differs", "not_scaled"};
+      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "held_apart"};
   return codes;
 }
 

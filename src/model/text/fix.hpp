@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "reshape1/dimension.hpp"
 #include "reshape1/error.hpp"
@@ -34,6 +35,12 @@ struct fix_reason {
 /// Element `index` wrote the declared batch: -1 infers it (the pattern has no other -1 and its other
 /// elements are fixed, which is why -1 does).
 [[nodiscard]] std::string minus_one_infers_batch(std::size_t index, std::int64_t declared);
+/// New sizes: the pattern elements `copies` become 0, copying the input's dimensions that change, and
+/// `minus_one` (an element and the value it held) becomes -1 (`setting`: with special_zero set to true,
+/// allowzero to 0 in ONNX).
+[[nodiscard]] std::string follows_sizes(std::span<const std::size_t> copies,
+                                        std::optional<std::pair<std::size_t, std::int64_t>> minus_one,
+                                        std::optional<model_format> setting);
 /// Element `index` held `value`, which folds the declared batch with other dimensions: -1 infers it.
 [[nodiscard]] std::string minus_one_infers_folded(std::size_t index, std::int64_t value);
 /// An IR rewrite's Const (`through`: the layer the value goes through, if any), and the clone it needed.
@@ -86,14 +93,27 @@ struct fix_reason {
 [[nodiscard]] fix_reason rewrite_raises(errc code, std::string_view what);
 /// Rewriting element `index` to `value` changed layer `layer`'s shapes at the declared inputs.
 [[nodiscard]] fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer);
-/// ... still leaves the Reshape failing (or with `issue`) at batch `at`.
+/// Where the proof checks: a batch (`batch`, "8") or, for new sizes, the shapes asked (`shapes`,
+/// "x=[1,3,?@H,?@W]"); the reasons name it under that key.
+struct proof_at {
+  std::string_view key = "batch";
+  std::string value;
+  [[nodiscard]] std::string words() const { return key == "batch" ? "batch " + value : value; }
+};
+/// ... still leaves the Reshape failing (or with `issue`) at `at`.
 [[nodiscard]] fix_reason rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue,
-                                               std::string_view at);
+                                               const proof_at& at);
 /// Why a fails_at_declared finding is not fix's to mend: the model fails as it is given.
 [[nodiscard]] fix_reason fails_as_given(const batch_finding& f);
-/// Why finding `f`, at batch `at`, keeps the model from being fixed (code `batch_finding`, naming the
-/// finding's kind, code and batch).
-[[nodiscard]] fix_reason refusal(const batch_finding& f, const dimension& at);
+/// Why finding `f`, at `at`, keeps the model from being fixed (code `batch_finding`, naming the finding's
+/// kind, code and where).
+[[nodiscard]] fix_reason refusal(const batch_finding& f, const proof_at& at);
+/// New sizes: no 0 and -1 in Reshape pattern element `index` (holding `value`) and the elements that copy
+/// the input's dimensions makes the pattern follow the sizes (more than one element stands for a size, or
+/// the pattern has a -1 already); computing it from the input's shape is not done yet.
+[[nodiscard]] fix_reason needs_computed_pattern(std::size_t index, std::int64_t value);
+/// New sizes: pattern elements `index` and `other`, rewritten together, are held by different constants.
+[[nodiscard]] fix_reason held_apart(std::size_t index, std::size_t other);
 /// The proof read the rewritten model back: a layer is missing, or has other shapes at the declared inputs.
 [[nodiscard]] fix_reason read_back_lacks_layer();
 [[nodiscard]] fix_reason read_back_lacks_tensor(std::string_view name);
