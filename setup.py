@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,8 @@ class CMakeBuild(build_ext):
             "-DRESHAPE1_INSTALL=OFF",
             f"-DPython3_EXECUTABLE={sys.executable}",
         ]
+        # Extra configure arguments, as scikit-build and conda take them (the package test builds unoptimised).
+        configure += shlex.split(os.environ.get("CMAKE_ARGS", ""))
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(min(4, os.cpu_count() or 1)))
         subprocess.run(configure, check=True)
         subprocess.run(["cmake", "--build", str(build_dir), "--target", "reshape1_python", "-j", jobs], check=True)

@@ -640,8 +640,8 @@ def fix(
     Each rewrite is kept only when the rewritten model propagates to the same shapes at the declared inputs;
     then the model must reshape at every batch of check_batches (default 1, 2, 8 and "?"), or, with shapes,
     have no finding at them but that sizes asked as "?" or intervals are not proven for every value, and
-    reshape at every sample of check_shapes (default: the new sizes at twice and three times their
-    declared values).
+    reshape at every sample of check_shapes (default: two, the new sizes at 2 to 4 times their declared
+    values, no two equal).
 
     An ONNX model (a path told apart by content, bytes, or an onnx.ModelProto) is rewritten in its
     initializers and Constant nodes, its inputs' batch becomes the dim_param batch_name, and the fixed
@@ -672,6 +672,12 @@ def fix(
         _core._refuse_for_format("model_bin", "onnx")
     if in_memory and output is not None:
         raise Error("invalid_argument", "output: a model given in memory comes back in the report's output")
+    if shapes is not None and not isinstance(shapes, Mapping):
+        raise TypeError(f"shapes takes a mapping {{NAME: SHAPE}}, not {type(shapes).__name__}")
+    if check_shapes is not None and (
+        isinstance(check_shapes, (str, bytes, Mapping)) or not all(isinstance(x, Mapping) for x in check_shapes)
+    ):
+        raise TypeError("check_shapes takes a list of mappings {NAME: SHAPE}, one per sample: check_shapes=[{...}]")
     data, binary = _model_arg(model_xml, model_bin)
     report, fixed_bytes = _core._fix(
         data,

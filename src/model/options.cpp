@@ -74,8 +74,8 @@ constexpr std::array rows{
                "an input's new sizes (`?`, intervals, named sizes `?@H`): fix rewrites the Reshape patterns an "
                "export wrote for the declared sizes, instead of the batch's", true},
     option_row{option::check_shape, "fix", "--check-shape", "NAME=SHAPE", "check_shapes", "[{NAME: SHAPE}]",
-               "with --shape: a sample the fixed model is checked at too (default: the sizes asked at twice and "
-               "three times their declared values)", true},
+               "with --shape: a sample the fixed model is checked at too (default: two, the new sizes at 2 to 4 "
+               "times their declared values, no two equal)", true},
     option_row{option::assume_constant, "fix", "--assume-constant", "NAME", "assume_constant", "[NAME]",
                "with --shape: vouch that this constant is meant to stay as it is at every size, as for check "
                "--batch", true},

@@ -518,6 +518,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     }
     if (external) write_inline(*h->tensor, bytes);
     set_value(*h->tensor, origin.index, r.p.value);
+    for (const auto& [index, value] : r.p.also) set_value(*h->tensor, index, value);  // in the same tensor
     auto& reshape_node = *node_at(m, *node);
     if (r.p.set_special_zero)
       for (auto& a : *reshape_node.mutable_attribute())
@@ -627,9 +628,18 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     for (int k = 0; k < shape->dim_size(); ++k) {
       const auto& x = a[static_cast<std::size_t>(k)];
       const auto& y = b[static_cast<std::size_t>(k)];
-      // Unknown at a probe (another dynamic dimension): left as declared. Equal at both: no batch in it.
-      if (!x.is_static() || !y.is_static() || x.lo() == y.lo()) continue;
+      // Unknown at a probe (another dynamic dimension): left as declared. Equal at both: no batch in it;
+      // with new sizes asked as values, the value it has at them where another is declared.
+      if (!x.is_static() || !y.is_static()) continue;
       auto* d = shape->mutable_dim(k);
+      if (x.lo() == y.lo()) {
+        if (sizes() && d->has_dim_value() && d->dim_value() != x.lo()) {
+          d->set_dim_value(x.lo());
+          freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), false));
+          changed = true;
+        }
+        continue;
+      }
       if (const auto param = as(x.lo(), y.lo())) {
         if (d->has_dim_param() && d->dim_param() == *param) continue;
         d->set_dim_param(*param);
@@ -712,8 +722,13 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
                 v.type().tensor_type().shape().dim_size() <= static_cast<int>(axis))
               continue;
             auto* d = v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(static_cast<int>(axis));
-            if (d->has_dim_param() && d->dim_param() == size.name) continue;
-            d->set_dim_param(size.name);
+            if (size.fixed) {  // asked as one value: declared as it
+              if (d->has_dim_value() && d->dim_value() == size.samples[0]) continue;
+              d->set_dim_value(size.samples[0]);
+            } else {
+              if (d->has_dim_param() && d->dim_param() == size.name) continue;
+              d->set_dim_param(size.name);
+            }
             freed.push_back(model::text::freed_dimension("input", in.name, axis, false));
             changed = true;
           }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -619,6 +621,141 @@ TEST(onnx_fix, refuses_what_it_cannot_prove_and_writes_nothing) {
   ASSERT_FALSE(r.refusals.empty());
   EXPECT_EQ(r.refusals[0].name, "flat");
   EXPECT_THROW(onnx::write_fixed(r, "allowzero.onnx", "out.onnx"), error);
+}
+
+// ---- fix --shape: new sizes ----
+
+const fs::path torch_exports = fs::path(RESHAPE1_TEST_DATA) / "torch";
+
+model::fix_options at_sizes(std::string shape) {
+  model::fix_options o;
+  o.shapes.emplace_back("x", parse_shape(shape));
+  return o;
+}
+
+/// The dims of graph input or output `name` of a written model, as dim_value or dim_param text.
+std::vector<std::string> declared_dims(const model::fix_report& r, const std::string& name) {
+  ::onnx::ModelProto m;
+  EXPECT_TRUE(m.ParseFromString(onnx_output(r).model));
+  std::vector<std::string> dims;
+  for (const auto* list : {&m.graph().input(), &m.graph().output()})
+    for (const auto& v : *list)
+      if (v.name() == name)
+        for (const auto& d : v.type().tensor_type().shape().dim())
+          dims.push_back(d.has_dim_value() ? std::to_string(d.dim_value()) : d.has_dim_param() ? d.dim_param() : "");
+  return dims;
+}
+
+TEST(onnx_fix, new_sizes_an_element_that_copies_a_changing_dimension_becomes_0) {
+  // view(b, L, heads, -1) exported at L = 12: [1,12,4,-1] on [1,12,16] four times; each 12 becomes 0. The
+  // length asked as ?@L is declared L in the input and in the output, whose length follows it.
+  const auto r = onnx::fix(torch_exports / "attention_baked.at_a.onnx", at_sizes("[1,?@L,16]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 4u);
+  for (const auto& c : r.changes) {
+    EXPECT_EQ(c.element, 1u) << c.name;
+    EXPECT_EQ(c.old_value, 12) << c.name;
+    EXPECT_EQ(c.new_value, 0) << c.name;
+  }
+  EXPECT_EQ(r.changes.back().new_pattern, "[1,0,16]");
+  EXPECT_EQ(declared_dims(r, "x"), (std::vector<std::string>{"1", "L", "16"}));
+  EXPECT_EQ(declared_dims(r, "y"), (std::vector<std::string>{"1", "L", "16"}));
+  // The proof: at the sizes asked, then at the two samples (12 times 2 and 3).
+  ASSERT_EQ(r.checked.size(), 3u);
+  EXPECT_EQ(r.checked[1], "at x=[1,24,16]: reshapes to the given shapes: yes");
+  EXPECT_EQ(r.checked[2], "at x=[1,36,16]: reshapes to the given shapes: yes");
+}
+
+TEST(onnx_fix, new_sizes_a_product_of_changing_sizes_becomes_minus_one) {
+  // view(1, c*h*w) at 8x8: [1,192] becomes [1,-1]; H and W unnamed are declared x_2 and x_3, and the
+  // output's 3·H·W, which is neither, is cleared.
+  const auto r = onnx::fix(torch_exports / "flatten_baked.at_a.onnx", at_sizes("[1,3,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].old_pattern, "[1,192]");
+  EXPECT_EQ(r.changes[0].new_pattern, "[1,-1]");
+  EXPECT_EQ(declared_dims(r, "x"), (std::vector<std::string>{"1", "3", "x_2", "x_3"}));
+  EXPECT_EQ(declared_dims(r, "y"), (std::vector<std::string>{"1", ""}));
+  // H and W differ at each sample (a copy of one where the other belongs would show), and H·W at the two.
+  EXPECT_EQ(r.checked[1], "at x=[1,3,16,24]: reshapes to the given shapes: yes");
+  EXPECT_EQ(r.checked[2], "at x=[1,3,24,32]: reshapes to the given shapes: yes");
+}
+
+TEST(onnx_fix, new_sizes_left_in_a_divisor_or_in_two_elements_are_refused_and_nothing_is_written) {
+  // sum / (h*w): the divisor 64 is no Reshape pattern; a window partition [1,4,4,4,4,8] holds H/4 and W/4.
+  const auto mean = onnx::fix(torch_exports / "mean_by_size.at_a.onnx", at_sizes("[1,4,?,?]"));
+  EXPECT_FALSE(mean.fixed);
+  EXPECT_TRUE(onnx_output(mean).model.empty());
+  ASSERT_EQ(mean.refusals.size(), 1u);
+  EXPECT_EQ(mean.refusals[0].name, "/Div");
+  EXPECT_EQ(mean.refusals[0].code, "batch_finding");
+  const auto windows = onnx::fix(torch_exports / "window_partition.at_a.onnx", at_sizes("[1,?,?,8]"));
+  EXPECT_FALSE(windows.fixed);
+  EXPECT_TRUE(onnx_output(windows).model.empty());
+  EXPECT_TRUE(std::any_of(windows.refusals.begin(), windows.refusals.end(),
+                          [](const model::fix_refusal& x) { return x.code == "needs_computed_pattern"; }));
+}
+
+TEST(onnx_fix, new_sizes_a_model_that_takes_them_already_is_left_as_it_is) {
+  // Exported with -1 and 0: nothing to rewrite, but the sizes are declared free.
+  const auto r = onnx::fix(torch_exports / "flatten_inferred.at_a.onnx", at_sizes("[1,3,?@H,?@W]"));
+  ASSERT_TRUE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(declared_dims(r, "x"), (std::vector<std::string>{"1", "3", "H", "W"}));
+}
+
+TEST(onnx_fix, new_sizes_a_value_that_equals_two_sizes_is_not_copied) {
+  // Each ran at every size once copied, and computed what the program does not (a cold attack's, checked
+  // in ONNX Runtime): the value is H and W, H and C, L and D, S and T at the declared shapes.
+  const std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> cases = {
+      {"size_fix_h_equals_w", {{"x", "[1,3,?,?]"}}},
+      {"size_fix_c_equals_h", {{"x", "[1,8,?,5]"}}},
+      {"size_fix_l_equals_d", {{"x", "[1,?,16]"}}},
+      {"size_fix_two_inputs", {{"a", "[1,?,4]"}, {"b", "[1,?,4]"}}},
+      {"size_fix_two_inputs", {{"a", "[1,?@S,4]"}, {"b", "[1,?@T,4]"}}},
+  };
+  for (const auto& [name, shapes] : cases) {
+    SCOPED_TRACE(name);
+    model::fix_options o;
+    for (const auto& [input, shape] : shapes) o.shapes.emplace_back(input, parse_shape(shape));
+    const auto bytes = fixture_bytes(name);
+    const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), name + ".onnx", o);
+    EXPECT_FALSE(r.fixed);
+    EXPECT_TRUE(r.changes.empty());
+    EXPECT_TRUE(onnx_output(r).model.empty());
+  }
+  // Two copies of sizes that differ are one rewrite of the one initializer, both in the file.
+  const auto bytes = fixture_bytes("size_fix_identity");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "identity.onnx", at_sizes("[1,3,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].new_pattern, "[1,3,0,0,1]");
+}
+
+TEST(onnx_fix, new_sizes_of_another_rank_or_a_sample_outside_them_are_refused) {
+  const auto flatten = torch_exports / "flatten_baked.at_a.onnx";
+  EXPECT_THROW((void)onnx::fix(flatten, at_sizes("[1,3,?,?,5]")), error);
+  auto o = at_sizes("[1,3,?,11]");
+  o.check_shapes.push_back({{"x", parse_shape("[1,3,8,12]")}});
+  EXPECT_THROW((void)onnx::fix(flatten, o), error);
+  auto unknown = at_sizes("[1,3,?,?]");
+  unknown.check_shapes.push_back({{"y", parse_shape("[1,3,8,12]")}});
+  EXPECT_THROW((void)onnx::fix(flatten, unknown), error);
+  // Concrete sizes are declared as their values, and are their own sample.
+  const auto r = onnx::fix(flatten, at_sizes("[1,3,16,24]"));
+  ASSERT_TRUE(r.fixed);
+  EXPECT_EQ(declared_dims(r, "x"), (std::vector<std::string>{"1", "3", "16", "24"}));
+  EXPECT_EQ(declared_dims(r, "y"), (std::vector<std::string>{"1", "1152"}));
+  EXPECT_EQ(r.checked.size(), 1u);
+}
+
+TEST(onnx_fix, new_sizes_and_batches_do_not_go_together) {
+  auto o = at_sizes("[1,3,?,?]");
+  o.check_batches = {dimension(2)};
+  EXPECT_THROW((void)onnx::fix(torch_exports / "flatten_baked.at_a.onnx", o), error);
+  model::fix_options samples_alone;
+  samples_alone.check_shapes.push_back({{"x", parse_shape("[1,3,16,16]")}});
+  EXPECT_THROW((void)onnx::fix(torch_exports / "flatten_baked.at_a.onnx", samples_alone), error);
 }
 
 }  // namespace

@@ -52,6 +52,8 @@ SPELLING = {
     "check_batch": ("--check-batch", "check_batches", "list", "LIST|[N, ...]"),
     "bin": ("--bin", "model_bin", "scalar", "FILE"),
     "batch_name": ("--batch-name", "batch_name", "scalar", "NAME"),
+    "check_shape": ("--check-shape", "check_shapes", "list", "NAME=SHAPE|[{NAME: SHAPE}]"),
+    "assume_constant": ("--assume-constant", "assume_constant", "list", "NAME|[NAME]"),
 }
 MARKER = re.compile(r"<<(usage:)?(\w+)(?:\[([^\]]*)\])?(?:=(.*?))?>>")
 
@@ -197,6 +199,23 @@ MISTAKES = [
     Mistake("no check batch", lambda m: ["fix", m.fd200, "--dry-run", "--check-batch", ""],
             lambda m: reshape1.fix(m.fd200, check_batches=[]), "invalid_argument",
             "<<check_batch>>: no batch given; give numbers from 1, or ?, e.g. 1,2,8,?"),
+    # fix --shape: new sizes or batches, and samples or vouched constants only with new sizes
+    Mistake("samples without new sizes", lambda m: ["fix", m.onnx, "--dry-run", "--check-shape", "input=[1,3,480,640]"],
+            lambda m: reshape1.fix(m.onnx, check_shapes=[{"input": "[1,3,480,640]"}]), "invalid_argument",
+            "<<check_shape>>: there are no new sizes to check; give them with <<usage:shape>>, or leave "
+            "<<check_shape>> out to fix for the batch"),
+    Mistake("batches with new sizes", lambda m: ["fix", m.onnx, "--dry-run", "--shape", "input=[1,3,?,?]",
+                                                 "--check-batch", "2"],
+            lambda m: reshape1.fix(m.onnx, shapes={"input": "[1,3,?,?]"}, check_batches=[2]), "invalid_argument",
+            "<<check_batch>>: fix checks shapes when it is given them, not batches; give the shapes to check with "
+            "<<check_shape>>"),
+    Mistake("a vouched constant without new sizes", lambda m: ["fix", m.onnx, "--dry-run", "--assume-constant", "c"],
+            lambda m: reshape1.fix(m.onnx, assume_constant=["c"]), "invalid_argument",
+            "<<assume_constant>>: fix vouches for constants only at new sizes; give the sizes with <<usage:shape>>"),
+    Mistake("a new size not a shape", lambda m: ["fix", m.onnx, "--dry-run", "--shape", "input=[1,3,x]"],
+            lambda m: reshape1.fix(m.onnx, shapes={"input": "[1,3,x]"}), "syntax",
+            "<<shape[input]=[1,3,x]>>: offset 5: expected a dimension, found 'x'; dimensions look like 5, ?, 2..8, "
+            "2.., ..8 or -1, optionally followed by @name"),
     Mistake("batch name for an IR", lambda m: ["fix", m.fd200, "--dry-run", "--batch-name", "B"],
             lambda m: reshape1.fix(m.fd200, batch_name="B"), "invalid_argument",
             "<<batch_name>>: only for ONNX models; an IR's inputs take the batch as a number"),

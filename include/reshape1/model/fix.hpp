@@ -48,8 +48,8 @@ struct fix_options {
   /// `check_shapes`; check_batches must then be empty (error(invalid_argument)).
   std::vector<std::pair<std::string, partial_shape>> shapes{};
   /// With `shapes`: samples the fixed model is checked at too, each some inputs' shapes by name (the
-  /// others as `shapes` asks them). Empty: two, where each size that changes is its declared size times 2
-  /// and then 3 (3 and then 2 for every other size, so that no two sizes are equal), inside its interval.
+  /// others as `shapes` asks them). Empty: two, where the sizes that change are their declared sizes times
+  /// 2 and 3 in turn, then times 3 and 4 (no two sizes equal at a sample), each inside its interval.
   std::vector<std::vector<std::pair<std::string, partial_shape>>> check_shapes{};
   /// Constants the caller vouches are meant to stay as they are at every size, as check_batch's request
   /// takes them (reshape_request::assume_constant).

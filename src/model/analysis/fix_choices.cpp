@@ -3,6 +3,7 @@
 #include <optional>
 #include <variant>
 
+#include "model/analysis/batch_internal.hpp"
 #include "model/analysis/fix_internal.hpp"
 #include "model/ops/rules.hpp"
 #include "model/text/fix.hpp"
@@ -113,10 +114,43 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
   const auto changes = [&](std::size_t k) { return !(now[k].is_static() && in[k].is_static() && now[k].lo() == in[k].lo()); };
   // 0 copies the input's dimension at the same index: where the element holds it and it changes. A literal
   // 0 in a pattern without special_zero would change meaning if special_zero were set: then no copies.
+  // Only where the value names that dimension alone: a 12 that is the length L here and also another size
+  // (the width where H == W, the channels where C == H, another input's length) may stand for the other
+  // one, and a copy would then compute at the new sizes what the program does not (after it, no constant
+  // is left for the check to see).
+  // (The outputs of Reshapes, this one's and others' that may be rewritten too, and what follows them hold
+  // their patterns' values: not sizes the inputs carry.)
+  std::vector<char> after;
+  const auto alone = [&](std::size_t k) {
+    if (after.empty()) {
+      std::vector<char> marked(g.layers().size(), 0);
+      for (std::size_t i = 0; i < marked.size(); ++i) marked[i] = part_of(g.layers()[i].type) == op_part::reshape;
+      after = downstream_of(g, marked);
+      for (std::size_t i = 0; i < marked.size(); ++i) after[i] = after[i] || marked[i];
+    }
+    const auto v = in[k].lo();
+    const auto size = now[k].symbol();
+    for (std::size_t i = 0; i < g.layers().size(); ++i) {
+      if (after[i]) continue;
+      for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
+        const auto& d = declared.outputs[i][o].shape;
+        const auto& a = asked.outputs[i][o].shape;
+        if (!d.rank_known()) continue;
+        for (std::size_t j = 0; j < d.size(); ++j) {
+          if (!d[j].is_static() || d[j].lo() != v || !a.rank_known() || a.size() != d.size()) continue;
+          // Another size: one that stays (C == H), or one of another name (W where H is). A dimension the
+          // propagation names no size at (an interval computed by a Slice) is not shown to be another.
+          const bool other = a[j].is_static() || (a[j].has_symbol() && a[j].symbol() != size) || !size;
+          if (other) return false;
+        }
+      }
+    }
+    return true;
+  };
   std::vector<std::size_t> copies;
   if (special_zero || !has_zero)
     for (std::size_t k = 0; k < e.size() && k < in.size(); ++k)
-      if (in[k].is_static() && in[k].lo() > 0 && e[k].lo == in[k].lo() && changes(k)) copies.push_back(k);
+      if (in[k].is_static() && in[k].lo() > 0 && e[k].lo == in[k].lo() && changes(k) && alone(k)) copies.push_back(k);
   const bool set_special_zero = !copies.empty() && !special_zero;
   const auto choice = [&](std::optional<std::size_t> minus_one) {
     pattern_choice c;

@@ -161,13 +161,49 @@ void fix_planner::make_proofs() {
     for (const auto& b : options_.check_batches) proofs_.push_back({{"batch", batch_name(b)}, request(b)});
     return;
   }
-  // A shape given without a name is the only input's: named, so that a sample can take its place.
-  const auto only = original_inputs_.size() == 1 ? original_inputs_[0].name : std::string();
-  for (auto& x : options_.shapes)
-    if (x.first.empty()) x.first = only;
+  // Every shape by its input's name (a shape given without one is the only input's, `#ID` the input's
+  // with that id), so that a sample can take the place of the shape asked.
+  // (A sample's option is not keyed by name in Python, where it is a list: its name and shape follow it.)
+  const auto named_as = [](option key, const std::string& name, const std::string& text) {
+    return key == option::shape ? spell(key, name, text) : fmt::format("{} {}{}{}", spell(key), name, name.empty() ? "" : "=", text);
+  };
+  const auto input_of = [&](const std::string& name, option key, const std::string& text) -> const input_report& {
+    const auto it = std::find_if(original_inputs_.begin(), original_inputs_.end(), [&](const input_report& in) {
+      return name.empty() ? original_inputs_.size() == 1 : in.name == name || fmt::format("#{}", in.id) == name;
+    });
+    if (it == original_inputs_.end())
+      fail(errc::invalid_argument, {}, fmt::format("{}: the model has no input named '{}'", named_as(key, name, text), name),
+           fmt::format("name one of the inputs the shapes are asked for with {}", spell(option::shape)));
+    return *it;
+  };
+  for (auto& [name, shape] : options_.shapes) {
+    const auto& in = input_of(name, option::shape, to_string(shape));
+    // Rewriting patterns keeps every tensor's rank: a new rank is no new size.
+    if (shape.rank_known() && in.declared.rank_known() && shape.size() != in.declared.size())
+      fail(errc::invalid_argument, {},
+           fmt::format("{}: rank {}, and input '{}' is declared with rank {} ({})", spell(option::shape, name, to_string(shape)),
+                       shape.size(), in.name, in.declared.size(), to_string(in.declared)),
+           "fix rewrites sizes, not ranks: give a shape of the declared rank");
+    name = in.name;
+  }
   for (auto& sample : options_.check_shapes)
-    for (auto& x : sample)
-      if (x.first.empty()) x.first = only;
+    for (auto& [name, shape] : sample) {
+      const auto text = to_string(shape);
+      const auto& in = input_of(name, option::check_shape, text);
+      const auto asked = std::find_if(options_.shapes.begin(), options_.shapes.end(), [&](const auto& x) { return x.first == in.name; });
+      const auto& range = asked != options_.shapes.end() ? asked->second : in.declared;
+      // A sample is one of the shapes asked: each dimension a value the shape asked allows.
+      bool inside = shape.rank_known() && range.rank_known() && shape.size() == range.size();
+      for (std::size_t d = 0; inside && d < shape.size(); ++d)
+        inside = shape[d].is_static() && range[d].range().contains(shape[d].lo());
+      if (!inside)
+        fail(errc::invalid_argument, {},
+             fmt::format("{}: not one of the shapes asked for input '{}' ({})", named_as(option::check_shape, name, text),
+                         in.name, to_string(range)),
+             fmt::format("give a static shape that {} allows", asked != options_.shapes.end() ? spell(option::shape, in.name)
+                                                                                            : std::string("its declared shape")));
+      name = in.name;
+    }
   // The sizes that change: each dimension the request does not keep at its declared value, one per
   // symbol (`?@H` in two inputs is one size).
   free_sizes_.clear();
@@ -187,15 +223,28 @@ void fix_planner::make_proofs() {
       }
       free_size f;
       f.name = r.symbol() ? std::string(r.symbol().name()) : fmt::format("{}_{}", in.name, d);
+      f.fixed = r.is_static();
       f.dims.emplace_back(in.name, d);
-      // Multiples of the declared size keep what it divides (strides, windows); 2 and 3 alternate so
-      // that no two sizes are equal at a sample (a height taken for a width shows).
-      const std::int64_t base = was.is_static() && was.lo() > 0 ? was.lo() : std::max<std::int64_t>(r.lo(), 16);
-      const std::int64_t hi = r.hi() == interval::unbounded ? std::numeric_limits<std::int64_t>::max() : r.hi();
+      // Multiples of the declared size keep what it divides (strides, windows). At the first sample the
+      // sizes are 2 and 3 times theirs in turn, at the second 3 and 4: no two sizes are equal at a sample
+      // (a height taken for a width shows), and no product of them is equal at both (H·W follows them).
+      // Inside an interval that holds none of those, another of its members than the declared size.
+      const std::int64_t lo = std::max<std::int64_t>(r.lo(), 1);
+      const std::int64_t hi = r.hi() == interval::unbounded ? std::int64_t{1} << 40 : std::max(r.hi(), lo);
+      const std::int64_t base = was.is_static() && was.lo() > 0 ? was.lo() : std::max<std::int64_t>(lo, 16);
       for (std::size_t k = 0; k < 2; ++k) {
-        const std::int64_t factor = (k + free_sizes_.size()) % 2 == 0 ? 2 : 3;
-        const std::int64_t v = r.is_static() ? r.lo() : base <= hi / factor ? base * factor : hi;
-        f.samples[k] = std::clamp(v, std::max<std::int64_t>(r.lo(), 1), std::max<std::int64_t>(hi, 1));
+        const auto other = static_cast<std::int64_t>(free_sizes_.size() % 2);  // every other size
+        const auto factor = 2 + static_cast<std::int64_t>(k) + other;
+        const auto k64 = static_cast<std::int64_t>(k);
+        std::int64_t v = r.is_static() ? r.lo() : base;
+        if (!r.is_static())
+          for (const auto c : {base <= hi / factor ? base * factor : hi + 1, base <= hi / (factor + 2) ? base * (factor + 2) : hi + 1,
+                               hi - k64 - other, lo + k64 + other, lo + (hi - lo) / 2 + k64 + other})
+            if (c >= lo && c <= hi && c != base) {
+              v = c;
+              break;
+            }
+        f.samples[k] = v;
       }
       if (const auto sym = r.symbol()) by_symbol[sym.id()] = free_sizes_.size();
       free_sizes_.push_back(std::move(f));
@@ -217,7 +266,10 @@ void fix_planner::make_proofs() {
     }
     std::vector<std::pair<std::string, partial_shape>> given;
     for (const auto& x : r.shapes) given.push_back(x);
-    proofs_.push_back({{"shapes", shapes_text(given)}, std::move(r)});
+    // (Concrete sizes asked are their own sample: each point is checked once.)
+    const auto text = shapes_text(given);
+    if (std::none_of(proofs_.begin(), proofs_.end(), [&](const proof_point& p) { return p.at.value == text; }))
+      proofs_.push_back({{"shapes", text}, std::move(r)});
   };
   if (!options_.check_shapes.empty()) {
     for (const auto& x : options_.check_shapes) sample(x);

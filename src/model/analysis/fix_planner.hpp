@@ -149,6 +149,7 @@ class fix_planner {
   /// symbol's name, else `INPUT_AXIS`) and two values it takes at the samples the proof checks by default.
   struct free_size {
     std::string name;
+    bool fixed = false;  ///< asked as one value: declared as that value, not as a name
     std::vector<std::pair<std::string, std::size_t>> dims;  ///< input name, axis
     std::array<std::int64_t, 2> samples{};
   };
