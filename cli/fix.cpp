@@ -160,9 +160,10 @@ void add_fix(CLI::App& app, session& s) {
       "With --shape (new sizes: `?`, intervals, `?@H`), the patterns an export wrote for the declared sizes are\n"
       "rewritten instead (0 copies a dimension that changes, -1 infers one): the model must then have no\n"
       "finding at those shapes but that a `?` or an interval is not proven for every value, and take every\n"
-      "--check-shape (default: two, the new sizes at 2 to 4 times their declared values); an ONNX model\n"
+      "--check-shape (default: two, the new sizes at multiples of their declared values); an ONNX model\n"
       "declares each new size as a dim_param (H, or INPUT_AXIS) and frees the dims that follow it.\n"
-      "Exit codes: 0 the fixed model (or the model itself: nothing to do) reshapes at every checked batch;\n"
+      "Exit codes: 0 the fixed model (or the model itself: nothing to do) reshapes at every checked batch\n"
+      "(with --shape: takes every checked shape);\n"
       "1 something could not be fixed; 2 usage error or unreadable model.");
   using model::detail::option;
   add_table_option(*cmd, option::model, "fix", args->xml)->required();

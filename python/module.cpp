@@ -634,9 +634,6 @@ dimension to_batch(py::handle batch) {
   return model::parse_batch(text, model::detail::spell(model::detail::option::batch, {}, text));
 }
 
-/// reshape1::onnx::fix, either format: the model is a path or ONNX bytes; `out` ("" for none) is written
-/// for a path when the report holds a fixed model. The report's JSON, and the fixed bytes for a model given
-/// as bytes.
 /// A shape keyword's (name, shape) pairs, each read as check_batch's `shapes` reads it, named in errors as
 /// option `key` names it.
 std::vector<std::pair<std::string, partial_shape>> to_shapes(const std::vector<std::pair<std::string, py::object>>& shapes,
@@ -651,6 +648,9 @@ std::vector<std::pair<std::string, partial_shape>> to_shapes(const std::vector<s
   return r;
 }
 
+/// reshape1::onnx::fix, either format: the model is a path or ONNX bytes; `out` ("" for none) is written
+/// for a path when the report holds a fixed model. The report's JSON, and the fixed bytes for a model given
+/// as bytes.
 py::tuple fix_model(const py::object& model, const std::string& bin, const std::string& out,
                     const std::optional<std::vector<py::object>>& batches,
                     const std::vector<std::pair<std::string, std::string>>& layouts,

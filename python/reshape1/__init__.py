@@ -640,7 +640,7 @@ def fix(
     Each rewrite is kept only when the rewritten model propagates to the same shapes at the declared inputs;
     then the model must reshape at every batch of check_batches (default 1, 2, 8 and "?"), or, with shapes,
     have no finding at them but that sizes asked as "?" or intervals are not proven for every value, and
-    reshape at every sample of check_shapes (default: two, the new sizes at 2 to 4 times their declared
+    reshape at every sample of check_shapes (default: two, the new sizes at multiples of their declared
     values, no two equal).
 
     An ONNX model (a path told apart by content, bytes, or an onnx.ModelProto) is rewritten in its

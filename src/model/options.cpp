@@ -74,8 +74,8 @@ constexpr std::array rows{
                "an input's new sizes (`?`, intervals, named sizes `?@H`): fix rewrites the Reshape patterns an "
                "export wrote for the declared sizes, instead of the batch's", true},
     option_row{option::check_shape, "fix", "--check-shape", "NAME=SHAPE", "check_shapes", "[{NAME: SHAPE}]",
-               "with --shape: a sample the fixed model is checked at too (default: two, the new sizes at 2 to 4 "
-               "times their declared values, no two equal)", true},
+               "with --shape: a sample the fixed model is checked at too (default: two, the new sizes at multiples "
+               "of their declared values, no two equal)", true},
     option_row{option::assume_constant, "fix", "--assume-constant", "NAME", "assume_constant", "[NAME]",
                "with --shape: vouch that this constant is meant to stay as it is at every size, as for check "
                "--batch", true},
@@ -209,6 +209,10 @@ void check_fix_options(const fix_options& o) {
     throw error(errc::invalid_argument, {}, fmt::format("{}: there are no new sizes to check", spell(option::check_shape)),
                 fmt::format("give them with {}, or leave {} out to fix for the batch", usage_of(option::shape),
                             spell(option::check_shape)));
+  if (!o.shapes.empty() && o.batch_name)
+    throw error(errc::invalid_argument, {},
+                fmt::format("{}: fix names the new sizes as they are asked (?@H), not the batch's", spell(option::batch_name)),
+                fmt::format("name a size in {} (`?@NAME`), or leave {} out", usage_of(option::shape), spell(option::batch_name)));
   if (o.shapes.empty() && !o.assume_constant.empty())
     throw error(errc::invalid_argument, {},
                 fmt::format("{}: fix vouches for constants only at new sizes", spell(option::assume_constant)),

@@ -315,8 +315,9 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const bool external = h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL;
     if (captured && external) return model::text::external_read_in_body(element, held);
     const auto type = h->tensor->data_type();
-    if ((type != ::onnx::TensorProto::INT64 && type != ::onnx::TensorProto::INT32) ||
-        origin.index >= element_count(*h->tensor, external ? s.g->const_bytes(*origin.holder) : std::span<const std::byte>()))
+    const auto count = element_count(*h->tensor, external ? s.g->const_bytes(*origin.holder) : std::span<const std::byte>());
+    if ((type != ::onnx::TensorProto::INT64 && type != ::onnx::TensorProto::INT32) || origin.index >= count ||
+        std::any_of(x.also.begin(), x.also.end(), [&](const auto& a) { return a.first >= count; }))
       return model::text::values_not_read(held);
     const auto& node = *node_at(proto_, *reader);
     if (x.consumer_port >= static_cast<std::size_t>(node.input_size()) ||
@@ -606,13 +607,13 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return name;
   }
 
-  /// The declared dims of `v`, a tensor that `names` binds to an output of a graph propagated at the probe
-  /// batches as `a_at` and `b_at`: a dim that is N at both becomes the dim_param, one that is N·k (k > 1) is
-  /// cleared, each listed in `freed` as `kind`. Whether any changed.
   /// What a declared dim that is `x` at one probe and `y` at the other (x != y) becomes: a dim_param, or
   /// nullopt to be cleared.
   using freed_as = std::function<std::optional<std::string>(std::int64_t x, std::int64_t y)>;
 
+  /// The declared dims of `v`, a tensor that `names` binds to an output of a graph propagated at the two
+  /// probes (batches, or samples of the new sizes) as `a_at` and `b_at`: a dim that differs between them
+  /// becomes what `as` says (a dim_param, or cleared), each listed in `freed` as `kind`. Whether any changed.
   bool free_declared(::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& names,
                      const model::propagation& a_at, const model::propagation& b_at, const std::string& kind,
                      const freed_as& as, std::vector<std::string>& freed) const {
@@ -628,14 +629,21 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     for (int k = 0; k < shape->dim_size(); ++k) {
       const auto& x = a[static_cast<std::size_t>(k)];
       const auto& y = b[static_cast<std::size_t>(k)];
-      // Unknown at a probe (another dynamic dimension): left as declared. Equal at both: no batch in it;
-      // with new sizes asked as values, the value it has at them where another is declared.
+      // Unknown at a probe (another dynamic dimension): left as declared. Equal at both: no batch in it.
+      // New sizes: one that is another value than declared, the same at both samples, is that value where
+      // every new size was asked as a value; otherwise it may still follow one (a Slice's end up to a size
+      // that the samples both pass): cleared.
       if (!x.is_static() || !y.is_static()) continue;
       auto* d = shape->mutable_dim(k);
       if (x.lo() == y.lo()) {
         if (sizes() && d->has_dim_value() && d->dim_value() != x.lo()) {
-          d->set_dim_value(x.lo());
-          freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), false));
+          const bool values = std::all_of(free_sizes().begin(), free_sizes().end(), [](const auto& f) { return f.fixed; });
+          if (values) {
+            d->set_dim_value(x.lo());
+          } else {
+            d->clear_dim_value();
+          }
+          freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), !values));
           changed = true;
         }
         continue;

@@ -47,9 +47,10 @@ struct fix_options {
   /// ones (sizes an export wrote as constants) with 0 and -1, and proves the result at them and at
   /// `check_shapes`; check_batches must then be empty (error(invalid_argument)).
   std::vector<std::pair<std::string, partial_shape>> shapes{};
-  /// With `shapes`: samples the fixed model is checked at too, each some inputs' shapes by name (the
-  /// others as `shapes` asks them). Empty: two, where the sizes that change are their declared sizes times
-  /// 2 and 3 in turn, then times 3 and 4 (no two sizes equal at a sample), each inside its interval.
+  /// With `shapes`: samples the fixed model is checked at too, each some inputs' shapes by name (the others at the
+  /// first default sample). Empty: two, where the sizes that change are their declared sizes times 2 and 3
+  /// in turn, then 3 and 4, each moved on until no two sizes are equal at a sample (where their intervals
+  /// allow).
   std::vector<std::vector<std::pair<std::string, partial_shape>>> check_shapes{};
   /// Constants the caller vouches are meant to stay as they are at every size, as check_batch's request
   /// takes them (reshape_request::assume_constant).

@@ -140,7 +140,7 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
           if (!d[j].is_static() || d[j].lo() != v || !a.rank_known() || a.size() != d.size()) continue;
           // Another size: one that stays (C == H), or one of another name (W where H is). A dimension the
           // propagation names no size at (an interval computed by a Slice) is not shown to be another.
-          const bool other = a[j].is_static() || (a[j].has_symbol() && a[j].symbol() != size) || !size;
+          const bool other = a[j].is_static() || !a[j].has_symbol() || a[j].symbol() != size || !size;
           if (other) return false;
         }
       }
@@ -150,7 +150,9 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
   std::vector<std::size_t> copies;
   if (special_zero || !has_zero)
     for (std::size_t k = 0; k < e.size() && k < in.size(); ++k)
-      if (in[k].is_static() && in[k].lo() > 0 && e[k].lo == in[k].lo() && changes(k) && alone(k)) copies.push_back(k);
+      if (in[k].is_static() && in[k].lo() > 0 && e[k].lo == in[k].lo() && changes(k) && alone(k) &&
+          std::count_if(e.begin(), e.end(), [&](const pattern_bound& b) { return b.lo == e[k].lo; }) == 1)
+        copies.push_back(k);  // (a value two elements hold, `[1,8,8,8]` of L = heads = 8, names neither alone)
   const bool set_special_zero = !copies.empty() && !special_zero;
   const auto choice = [&](std::optional<std::size_t> minus_one) {
     pattern_choice c;
@@ -176,7 +178,14 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
       if (e[k].lo > 1 && std::find(copies.begin(), copies.end(), k) == copies.end()) choices.push_back(choice(k));
   }
   if (choices.empty()) {
-    const auto k = named && *named < e.size() ? *named : std::size_t{0};
+    // The element the finding names, else the first that holds a size-like value (not a 1, 0 or -1).
+    auto k = named && *named < e.size() ? *named : std::size_t{0};
+    if (!named)
+      for (std::size_t i = 0; i < e.size(); ++i)
+        if (e[i].lo > 1) {
+          k = i;
+          break;
+        }
     reason = text::needs_computed_pattern(k, e[k].lo);
   }
   return choices;

@@ -151,8 +151,9 @@ reshape_request fix_planner::request(const dimension& b) const {
 
 bool fix_planner::passes(const batch_report& r) const {
   if (!sizes()) return r.summary.reshapes();
-  return std::all_of(r.findings.begin(), r.findings.end(),
-                     [](const batch_finding& f) { return f.code == "sizes_not_proven"; });
+  return std::all_of(r.findings.begin(), r.findings.end(), [](const batch_finding& f) {
+    return f.code == "sizes_not_proven" || f.issue == batch_issue::scales_with_batch;
+  });
 }
 
 void fix_planner::make_proofs() {
@@ -171,6 +172,10 @@ void fix_planner::make_proofs() {
     const auto it = std::find_if(original_inputs_.begin(), original_inputs_.end(), [&](const input_report& in) {
       return name.empty() ? original_inputs_.size() == 1 : in.name == name || fmt::format("#{}", in.id) == name;
     });
+    if (it == original_inputs_.end() && name.empty())
+      fail(errc::invalid_argument, {},
+           fmt::format("{} without a name: the model has {} inputs", named_as(key, name, text), original_inputs_.size()),
+           "name the input the shape is for (NAME=SHAPE)");
     if (it == original_inputs_.end())
       fail(errc::invalid_argument, {}, fmt::format("{}: the model has no input named '{}'", named_as(key, name, text), name),
            fmt::format("name one of the inputs the shapes are asked for with {}", spell(option::shape)));
@@ -222,29 +227,40 @@ void fix_planner::make_proofs() {
         continue;
       }
       free_size f;
-      f.name = r.symbol() ? std::string(r.symbol().name()) : fmt::format("{}_{}", in.name, d);
+      // The name asked (`?@H`), else the one the model declares (an ONNX dim_param), else INPUT_AXIS.
+      f.name = r.symbol()     ? std::string(r.symbol().name())
+               : was.symbol() ? std::string(was.symbol().name())
+                              : fmt::format("{}_{}", in.name, d);
       f.fixed = r.is_static();
       f.dims.emplace_back(in.name, d);
-      // Multiples of the declared size keep what it divides (strides, windows). At the first sample the
-      // sizes are 2 and 3 times theirs in turn, at the second 3 and 4: no two sizes are equal at a sample
-      // (a height taken for a width shows), and no product of them is equal at both (H·W follows them).
-      // Inside an interval that holds none of those, another of its members than the declared size.
+      // Multiples of the declared size keep what it divides (strides, windows): 2 and 3 times it in turn
+      // at the first sample, 3 and 4 at the second, then the next multiples (or, inside an interval that
+      // holds none, other members of it) until the value is another than every other size's at that
+      // sample and than its own at the first: a height taken for a width, or a size for another, shows.
       const std::int64_t lo = std::max<std::int64_t>(r.lo(), 1);
       const std::int64_t hi = r.hi() == interval::unbounded ? std::int64_t{1} << 40 : std::max(r.hi(), lo);
       const std::int64_t base = was.is_static() && was.lo() > 0 ? was.lo() : std::max<std::int64_t>(lo, 16);
       for (std::size_t k = 0; k < 2; ++k) {
-        const auto other = static_cast<std::int64_t>(free_sizes_.size() % 2);  // every other size
-        const auto factor = 2 + static_cast<std::int64_t>(k) + other;
-        const auto k64 = static_cast<std::int64_t>(k);
-        std::int64_t v = r.is_static() ? r.lo() : base;
-        if (!r.is_static())
-          for (const auto c : {base <= hi / factor ? base * factor : hi + 1, base <= hi / (factor + 2) ? base * (factor + 2) : hi + 1,
-                               hi - k64 - other, lo + k64 + other, lo + (hi - lo) / 2 + k64 + other})
-            if (c >= lo && c <= hi && c != base) {
-              v = c;
-              break;
-            }
-        f.samples[k] = v;
+        const auto taken = [&](std::int64_t v) {
+          return std::any_of(free_sizes_.begin(), free_sizes_.end(), [&](const free_size& x) { return x.samples[k] == v; }) ||
+                 (k == 1 && v == f.samples[0]);
+        };
+        if (r.is_static()) {
+          f.samples[k] = r.lo();
+          continue;
+        }
+        const auto other = static_cast<std::int64_t>(free_sizes_.size() % 2);
+        std::vector<std::int64_t> candidates;
+        for (std::int64_t m = 2 + static_cast<std::int64_t>(k) + other; m <= 16; ++m)
+          if (base <= hi / m) candidates.push_back(base * m);
+        for (std::int64_t step = 0; step < 8; ++step)
+          for (const auto c : {hi - step, lo + step, lo + (hi - lo) / 2 + step}) candidates.push_back(c);
+        f.samples[k] = std::clamp(base, lo, hi);  // an interval of the declared size alone
+        for (const auto c : candidates)
+          if (c >= lo && c <= hi && c != base && !taken(c)) {
+            f.samples[k] = c;
+            break;
+          }
       }
       if (const auto sym = r.symbol()) by_symbol[sym.id()] = free_sizes_.size();
       free_sizes_.push_back(std::move(f));
@@ -271,12 +287,8 @@ void fix_planner::make_proofs() {
     if (std::none_of(proofs_.begin(), proofs_.end(), [&](const proof_point& p) { return p.at.value == text; }))
       proofs_.push_back({{"shapes", text}, std::move(r)});
   };
-  if (!options_.check_shapes.empty()) {
-    for (const auto& x : options_.check_shapes) sample(x);
-    return;
-  }
-  if (free_sizes_.empty()) return;
-  for (std::size_t k = 0; k < 2; ++k) {
+  // A default sample: sample `k` of every size that changes.
+  const auto at_sample = [&](std::size_t k) {
     std::vector<std::pair<std::string, partial_shape>> shapes;
     for (const auto& in : original_inputs_) {
       std::vector<dimension> dims;
@@ -290,8 +302,23 @@ void fix_planner::make_proofs() {
           }
       if (any) shapes.emplace_back(in.name, partial_shape(dims));
     }
-    sample(std::move(shapes));
+    return shapes;
+  };
+  if (!options_.check_shapes.empty()) {
+    // The inputs a sample leaves out take the first default sample: a sample is all static.
+    for (const auto& x : options_.check_shapes) {
+      auto shapes = at_sample(0);
+      for (const auto& [name, shape] : x) {
+        const auto it = std::find_if(shapes.begin(), shapes.end(), [&](const auto& y) { return y.first == name; });
+        if (it != shapes.end()) it->second = shape;
+        else shapes.emplace_back(name, shape);
+      }
+      sample(std::move(shapes));
+    }
+    return;
   }
+  if (free_sizes_.empty()) return;
+  for (std::size_t k = 0; k < 2; ++k) sample(at_sample(k));
 }
 
 void fix_planner::rounds() {
@@ -340,8 +367,8 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
   const auto named = [&](const batch_finding& f) {
     if (part_of(f.type) != op_part::reshape || done_.contains(key_of(f))) return false;
     // New sizes: every finding of a Reshape of the model itself (a body's sizes are not searched).
-    if (sizes() ? !f.within.empty() || f.code == "sizes_not_proven"
-                : f.issue == batch_issue::scales_with_batch || (f.issue == batch_issue::cannot_tell && !f.pattern_index))
+    if (f.issue == batch_issue::scales_with_batch) return false;
+    if (sizes() ? !f.within.empty() || f.code == "sizes_not_proven" : f.issue == batch_issue::cannot_tell && !f.pattern_index)
       return false;
     const auto s = where(f);
     return s && rewrites(*s, ids_of(f.within), *s->g->find(f.id));
@@ -868,8 +895,12 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
   const auto s = *where(f);
   const auto& l = *s.g->find(f.id);
   std::vector<fix_plan> plans;
-  const auto choices = sizes() && runs_.runs[1] ? size_pattern_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
-                                               : pattern_choices(*s.g, *s.p, l, f, reason);
+  if (sizes() && !runs_.runs[1]) {  // the run at the shapes asked is what the choices are made from
+    reason = text::shape_values_unknown();
+    return plans;
+  }
+  const auto choices = sizes() ? size_pattern_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
+                               : pattern_choices(*s.g, *s.p, l, f, reason);
   for (const auto& c : choices)
     if (auto x = target(s, ids_of(f.within), l, c, reason)) plans.push_back(std::move(*x));
   return plans;
