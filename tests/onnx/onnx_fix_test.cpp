@@ -741,6 +741,12 @@ TEST(onnx_fix, new_sizes_of_another_rank_or_a_sample_outside_them_are_refused) {
   auto unknown = at_sizes("[1,3,?,?]");
   unknown.check_shapes.push_back({{"y", parse_shape("[1,3,8,12]")}});
   EXPECT_THROW((void)onnx::fix(flatten, unknown), error);
+  // Inside an interval the samples are its members, H never W's value at one.
+  const auto narrow = onnx::fix(flatten, at_sizes("[1,3,16..17,?]"));
+  ASSERT_TRUE(narrow.fixed);
+  ASSERT_EQ(narrow.checked.size(), 3u);
+  EXPECT_EQ(narrow.checked[1], "at x=[1,3,16,24]: reshapes to the given shapes: yes");
+  EXPECT_EQ(narrow.checked[2], "at x=[1,3,17,32]: reshapes to the given shapes: yes");
   // Concrete sizes are declared as their values, and are their own sample.
   const auto r = onnx::fix(flatten, at_sizes("[1,3,16,24]"));
   ASSERT_TRUE(r.fixed);

@@ -212,6 +212,11 @@ MISTAKES = [
     Mistake("a vouched constant without new sizes", lambda m: ["fix", m.onnx, "--dry-run", "--assume-constant", "c"],
             lambda m: reshape1.fix(m.onnx, assume_constant=["c"]), "invalid_argument",
             "<<assume_constant>>: fix vouches for constants only at new sizes; give the sizes with <<usage:shape>>"),
+    Mistake("a batch name with new sizes", lambda m: ["fix", m.onnx, "--dry-run", "--shape", "input=[1,3,?,?]",
+                                                      "--batch-name", "B"],
+            lambda m: reshape1.fix(m.onnx, shapes={"input": "[1,3,?,?]"}, batch_name="B"), "invalid_argument",
+            "<<batch_name>>: fix names the new sizes as they are asked (?@H), not the batch's; name a size in "
+            "<<usage:shape>> (`?@NAME`), or leave <<batch_name>> out"),
     Mistake("a new size not a shape", lambda m: ["fix", m.onnx, "--dry-run", "--shape", "input=[1,3,x]"],
             lambda m: reshape1.fix(m.onnx, shapes={"input": "[1,3,x]"}), "syntax",
             "<<shape[input]=[1,3,x]>>: offset 5: expected a dimension, found 'x'; dimensions look like 5, ?, 2..8, "
