@@ -138,8 +138,8 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
         if (!d.rank_known()) continue;
         for (std::size_t j = 0; j < d.size(); ++j) {
           if (!d[j].is_static() || d[j].lo() != v || !a.rank_known() || a.size() != d.size()) continue;
-          // Another size: one that stays (C == H), or one of another name (W where H is). A dimension the
-          // propagation names no size at (an interval computed by a Slice) is not shown to be another.
+          // Another size: one that stays (C == H), or one of another name (W where H is); a dimension the
+          // propagation names no size at (an interval a Slice computed) too: nothing shows it is this one.
           const bool other = a[j].is_static() || !a[j].has_symbol() || a[j].symbol() != size || !size;
           if (other) return false;
         }
