@@ -674,24 +674,16 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
                  const std::vector<detail::body_names>& bodies, const std::vector<model::input_report>& inputs,
                  std::vector<std::string>& freed) const {
     bool changed = false;
-    auto& graph = *m.mutable_graph();
     std::vector<model::input_shape> at_a, at_b;
     for (const auto& in : inputs) {
       if (!in.batch_index || !in.declared.rank_known()) continue;
-      for (auto& v : *graph.mutable_input()) {
-        if (v.name() != in.name || !v.type().tensor_type().has_shape() ||
-            v.type().tensor_type().shape().dim_size() <= static_cast<int>(*in.batch_index))
-          continue;
-        auto* d = v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(static_cast<int>(*in.batch_index));
-        if (d->has_dim_param() && d->dim_param() == batch_name_) continue;
-        d->set_dim_param(batch_name_);
+      for_input_dim(m, in.name, *in.batch_index, [&](::onnx::TensorShapeProto_Dimension& d) {
+        if (d.has_dim_param() && d.dim_param() == batch_name_) return;
+        d.set_dim_param(batch_name_);
         freed.push_back(model::text::freed_dimension("input", in.name, *in.batch_index, false));
         changed = true;
-      }
-      // The Parameter in the rewritten graph (a cloned initializer may have moved the layers after it).
-      std::optional<std::size_t> layer;
-      for (std::size_t i = 0; i < g.layers().size(); ++i)
-        if (part_of(g.layers()[i].type) == op_part::parameter && g.layers()[i].name == in.name) layer = i;
+      });
+      const auto layer = parameter_named(g, in.name);
       if (!layer) continue;
       std::vector<dimension> dims(in.declared.begin(), in.declared.end());
       dims[*in.batch_index] = dimension(probe_a);
@@ -705,6 +697,24 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       return carries && x == probe_a ? std::optional(batch_name_) : std::nullopt;
     };
     return free_outputs(m, lowered, g, names, bodies, at_a, at_b, batch, freed) || changed;
+  }
+
+  /// Calls `f` with dimension `axis` of each graph input of `m` named `name` that declares one.
+  template <class F>
+  static void for_input_dim(::onnx::ModelProto& m, const std::string& name, std::size_t axis, F f) {
+    for (auto& v : *m.mutable_graph()->mutable_input())
+      if (v.name() == name && v.type().tensor_type().has_shape() &&
+          v.type().tensor_type().shape().dim_size() > static_cast<int>(axis))
+        f(*v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(static_cast<int>(axis)));
+  }
+
+  /// The Parameter named `name` in `g`, the rewritten graph (a cloned initializer may have moved the
+  /// layers after it), by its index; the last of that name.
+  static std::optional<std::size_t> parameter_named(const model::graph& g, const std::string& name) {
+    std::optional<std::size_t> layer;
+    for (std::size_t i = 0; i < g.layers().size(); ++i)
+      if (part_of(g.layers()[i].type) == op_part::parameter && g.layers()[i].name == name) layer = i;
+    return layer;
   }
 
   /// New sizes: each input dim of a size that changes becomes its dim_param (free_size::name); in the
@@ -725,26 +735,20 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
           a[axis] = dimension(size.samples[0]);
           b[axis] = dimension(size.samples[1]);
           any = true;
-          for (auto& v : *m.mutable_graph()->mutable_input()) {
-            if (v.name() != in.name || !v.type().tensor_type().has_shape() ||
-                v.type().tensor_type().shape().dim_size() <= static_cast<int>(axis))
-              continue;
-            auto* d = v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(static_cast<int>(axis));
+          for_input_dim(m, in.name, axis, [&](::onnx::TensorShapeProto_Dimension& d) {
             if (size.fixed) {  // asked as one value: declared as it
-              if (d->has_dim_value() && d->dim_value() == size.samples[0]) continue;
-              d->set_dim_value(size.samples[0]);
+              if (d.has_dim_value() && d.dim_value() == size.samples[0]) return;
+              d.set_dim_value(size.samples[0]);
             } else {
-              if (d->has_dim_param() && d->dim_param() == size.name) continue;
-              d->set_dim_param(size.name);
+              if (d.has_dim_param() && d.dim_param() == size.name) return;
+              d.set_dim_param(size.name);
             }
             freed.push_back(model::text::freed_dimension("input", in.name, axis, false));
             changed = true;
-          }
+          });
         }
       if (!any) continue;
-      std::optional<std::size_t> layer;
-      for (std::size_t i = 0; i < g.layers().size(); ++i)
-        if (part_of(g.layers()[i].type) == op_part::parameter && g.layers()[i].name == in.name) layer = i;
+      const auto layer = parameter_named(g, in.name);
       if (!layer) continue;
       at_a.push_back({*layer, partial_shape(a)});
       at_b.push_back({*layer, partial_shape(b)});
