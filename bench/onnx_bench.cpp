@@ -6,6 +6,9 @@
 //   read_and_propagate  read + propagate()   <- the target
 //   check_batch         read + check --batch 4
 //   check_shape         read + check --shape with the input's height and width named: at most 1.5x check_batch
+//   check               read + check (every Reshape, every layer against its declaration)
+//   shapes              reshape1 shapes: read, propagate with every size named, list every tensor: at most 1.2x check
+//   shapes_copy         shapes and the bytes of the copy that declares every tensor's shape (shapes -o, not written)
 // The models are $RESHAPE1_BENCH_ONNX, else the largest shared ONNX model (PaddleOCR's recogniser, 10.8 MB,
 // 765 nodes) and the shipped simplified UltraFace.
 #include <benchmark/benchmark.h>
@@ -23,6 +26,7 @@
 #include "reshape1/model/propagate.hpp"
 #include "named_sizes.hpp"
 #include "reshape1/model/batch.hpp"
+#include "reshape1/model/check.hpp"
 #include "reshape1/onnx.hpp"
 
 namespace {
@@ -83,6 +87,24 @@ void check_shape(benchmark::State& state, const std::string& bytes) {
   }
 }
 
+void check(benchmark::State& state, const std::string& bytes) {
+  for (auto _ : state) {
+    const auto g = reshape1::onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "bench.onnx");
+    auto r = reshape1::model::check(g);
+    benchmark::DoNotOptimize(r);
+  }
+}
+
+void shapes(benchmark::State& state, const std::string& bytes, bool copy) {
+  for (auto _ : state) {
+    auto r = reshape1::onnx::shapes(std::as_bytes(std::span(bytes.data(), bytes.size())), "bench.onnx", {.copy = copy});
+    benchmark::DoNotOptimize(r);
+  }
+}
+
+void shapes_only(benchmark::State& state, const std::string& bytes) { shapes(state, bytes, false); }
+void shapes_copy(benchmark::State& state, const std::string& bytes) { shapes(state, bytes, true); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,7 +115,9 @@ int main(int argc, char** argv) {
     const auto model = path.stem().string();
     for (const auto& [stage, f] : {std::pair{"onnx_parse_only", &parse_only}, std::pair{"onnx_read", &read_only},
                                    std::pair{"onnx_read_and_propagate", &read_and_propagate},
-                                   std::pair{"onnx_check_batch", &check_batch}, std::pair{"onnx_check_shape", &check_shape}}) {
+                                   std::pair{"onnx_check_batch", &check_batch}, std::pair{"onnx_check_shape", &check_shape},
+                                   std::pair{"onnx_check", &check}, std::pair{"onnx_shapes", &shapes_only},
+                                   std::pair{"onnx_shapes_copy", &shapes_copy}}) {
       benchmark::RegisterBenchmark((std::string(stage) + "/" + model).c_str(), f, bytes)
           ->Unit(benchmark::kMillisecond)
           ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });

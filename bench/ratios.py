@@ -99,6 +99,12 @@ for name in runs:
             if shape and batch:
                 print(f"{model} (ONNX), {statistic}: check --shape with H and W named {shape['cpu_time']:.2f} {unit} / "
                       f"check --batch 4 {batch['cpu_time']:.2f} {unit}: {shape['cpu_time'] / batch['cpu_time']:.2f}x (target <= 1.5x)")
+            shapes, copy, check = (table.get(f"onnx_shapes/{model}"), table.get(f"onnx_shapes_copy/{model}"),
+                                   table.get(f"onnx_check/{model}"))
+            if shapes and copy and check:
+                print(f"{model} (ONNX), {statistic}: shapes {shapes['cpu_time']:.2f} {unit} / check {check['cpu_time']:.2f} "
+                      f"{unit}: {shapes['cpu_time'] / check['cpu_time']:.2f}x (target <= 1.2x); with the copy's bytes "
+                      f"{copy['cpu_time']:.2f} {unit}: {copy['cpu_time'] / check['cpu_time']:.2f}x")
 
 if len(sys.argv) > 2:
     print()

@@ -35,5 +35,7 @@ void add_run(CLI::App& app, session& s);
 void add_check(CLI::App& app, session& s);
 /// Adds `fix`.
 void add_fix(CLI::App& app, session& s);
+/// Adds `shapes`.
+void add_shapes(CLI::App& app, session& s);
 
 }  // namespace reshape1::cli

@@ -23,10 +23,10 @@ namespace {
 
 using namespace reshape1::cli;
 
-/// The exit code for an error a subcommand throws: for `check` and `fix`, the model could not be read or an
+/// The exit code for an error a subcommand throws: for `check`, `fix` and `shapes`, the model could not be read or an
 /// option is wrong (2, as 1 means that some layer has a problem); for `infer` and `run`, invalid input (1).
 int exit_code_for(const session& s, reshape1::errc) {
-  return s.command == "check" || s.command == "fix" ? exit_usage : exit_invalid;
+  return s.command == "check" || s.command == "fix" || s.command == "shapes" ? exit_usage : exit_invalid;
 }
 
 extern "C" void on_termination(int signal) {
@@ -52,7 +52,7 @@ void remove_temporary_files_on_termination() {
 void add_help(CLI::App& app) {
   auto* cmd = app.add_subcommand("help", "Print this help, or a subcommand's: reshape1 help run");
   auto topic = std::make_shared<std::string>();
-  cmd->add_option("COMMAND", *topic, "infer, run, check or fix")->check(CLI::IsMember({"infer", "run", "check", "fix"}));
+  cmd->add_option("COMMAND", *topic, "infer, run, check, fix or shapes")->check(CLI::IsMember({"infer", "run", "check", "fix", "shapes"}));
   cmd->callback([&app, topic] {
     if (topic->empty()) {
       std::cout << app.get_formatter()->make_help(&app, "reshape1", CLI::AppFormatMode::Normal);
@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   add_run(app, s);
   add_check(app, s);
   add_fix(app, s);
+  add_shapes(app, s);
   add_help(app);
   add_completion(app);
   remove_temporary_files_on_termination();

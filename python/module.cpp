@@ -23,6 +23,7 @@
 #include "reshape1/model/check.hpp"
 #include "reshape1/model/fix.hpp"
 #include "reshape1/model/graph.hpp"
+#include "reshape1/model/shapes.hpp"
 #include "reshape1/reshape1.hpp"
 
 namespace py = pybind11;
@@ -651,6 +652,34 @@ std::vector<std::pair<std::string, partial_shape>> to_shapes(const std::vector<s
 /// reshape1::onnx::fix, either format: the model is a path or ONNX bytes; `out` ("" for none) is written
 /// for a path when the report holds a fixed model. The report's JSON, and the fixed bytes for a model given
 /// as bytes.
+py::tuple shapes_model(const py::object& model, const std::string& bin, const std::string& out, const std::string& base_dir,
+                       const std::vector<std::pair<std::string, py::object>>& shapes) {
+  model::shapes_options options;
+  options.bin = bin;
+  options.base_dir = base_dir;
+  const bool in_memory = py::isinstance<py::bytes>(model);
+  if (in_memory && !bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  if (!in_memory && !base_dir.empty()) model::detail::refuse_base_dir_for_file();
+  options.shapes = to_shapes(shapes, model::detail::option::shape);
+  options.copy = in_memory || !out.empty();  // a model in memory comes back with its shapes
+  model::shapes_report report;
+  if (in_memory) {
+    const auto view = model.cast<std::string_view>();
+    py::gil_scoped_release unlocked;
+    report = onnx::shapes(std::as_bytes(std::span(view.data(), view.size())), "<ONNX bytes>", options);
+  } else {
+    const auto path = model.cast<std::string>();
+    py::gil_scoped_release unlocked;
+    if (!out.empty()) onnx::check_shapes_output(path, out);  // before the analysis, as the CLI
+    report = onnx::shapes(path, options);
+    if (!out.empty()) onnx::write_shapes(report, path, out);
+  }
+  render::shapes_seen seen;
+  const auto json = json_of(render::shapes_json(report, model_name(model), out.empty() ? render::json() : render::json(out), &seen));
+  return py::make_tuple(json, shapes_of(seen),
+                        in_memory && report.output ? py::object(py::bytes(report.output->model)) : py::object(py::none()));
+}
+
 py::tuple fix_model(const py::object& model, const std::string& bin, const std::string& out,
                     const std::optional<std::vector<py::object>>& batches,
                     const std::vector<std::pair<std::string, std::string>>& layouts,
@@ -887,6 +916,9 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
         py::arg("batch_name"), py::arg("base_dir"), py::arg("shapes"), py::arg("check_shapes"), py::arg("assume_constant"),
         "Internal: reshape1::onnx::fix and write_fixed, the report as JSON and the fixed bytes of a model in memory "
         "(see reshape1.fix).");
+  m.def("_shapes", &shapes_model, py::arg("model"), py::arg("bin"), py::arg("out"), py::arg("base_dir"), py::arg("shapes"),
+        "Internal: reshape1::onnx::shapes and write_shapes, the report as JSON, its shapes, and for an ONNX model in "
+        "memory the bytes of the copy that declares them (see reshape1.shapes).");
   m.def("_check_batch", &check_batch_model, py::arg("model"), py::arg("bin"), py::arg("batch"), py::arg("shapes"),
         py::arg("layouts"), py::arg("assume_kept"), py::arg("assume_constant"), py::arg("base_dir"), "Internal: reshape1::model::check_batch, the report as JSON (see reshape1.check_batch).");
   m.def("_format", &format_of_file, py::arg("path"));

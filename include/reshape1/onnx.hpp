@@ -16,6 +16,7 @@
 
 #include "reshape1/model/fix.hpp"
 #include "reshape1/model/graph.hpp"
+#include "reshape1/model/shapes.hpp"
 #include "reshape1/partial_shape.hpp"
 
 namespace reshape1::onnx {
@@ -86,6 +87,24 @@ void check_fix_output(const std::filesystem::path& in, const std::filesystem::pa
 /// already there is refused); rewritten tensors are always inline. error(invalid_argument) when there is
 /// nothing to write or check_fix_output refuses `out`; error(io) from the system.
 void write_fixed(const model::fix_report& report, const std::filesystem::path& in, const std::filesystem::path& out);
+
+/// `reshape1 shapes` on a model of either format (told apart by content): every tensor a layer computes and
+/// the shape propagation gives it, from the declared inputs or `options.shapes`; for an ONNX model, also the
+/// bytes of a copy whose graph outputs and value_info declare those shapes (shapes_report::output). Errors
+/// as read_any's, and check_batch's for `options.shapes`; the file is not "-" (error(invalid_argument)).
+[[nodiscard]] model::shapes_report shapes(const std::filesystem::path& file, const model::shapes_options& options = {});
+/// The same for an ONNX model in memory (`name` in messages; external data as for `read`).
+[[nodiscard]] model::shapes_report shapes(std::span<const std::byte> bytes, const std::string& name,
+                                          const model::shapes_options& options = {});
+
+/// The checks write_shapes makes before it writes anything, for a caller to make before the analysis too:
+/// check_fix_output's for an ONNX model; an IR is error(unsupported) (its ports' shapes are not written).
+void check_shapes_output(const std::filesystem::path& in, const std::filesystem::path& out);
+
+/// Writes the model with its shapes (report.output) to `out`, as write_fixed writes a fixed ONNX model
+/// (through a temporary file; external data brought beside it). error(unsupported) for a report without
+/// an output (an IR's), error(invalid_argument) when check_shapes_output refuses `out`, error(io).
+void write_shapes(const model::shapes_report& report, const std::filesystem::path& in, const std::filesystem::path& out);
 
 /// Every (op_type, since_version) of the default ONNX domain reshape1 translates, sorted.
 [[nodiscard]] std::vector<std::pair<std::string_view, int>> covered_ops();

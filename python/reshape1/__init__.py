@@ -63,6 +63,11 @@ __all__ = [
     "FixRefusal",
     "FixReport",
     "fix",
+    "TensorShape",
+    "ShapesGap",
+    "ShapesSummary",
+    "ShapesReport",
+    "shapes",
     "LayerFinding",
     "RawTensor",
     "ReshapeFinding",
@@ -700,3 +705,107 @@ def fix(
             result = rebuild(fixed_bytes)  # an onnx.ModelProto in, one out
         fields["output"] = result
     return _from_json(FixReport, fields)  # type: ignore[no-any-return]
+
+
+@_report
+class TensorShape:
+    """One tensor in shapes(): an input of the model or an output of a layer. name is the ONNX tensor's name,
+    or for an IR the layer's name and the port's id ("conv1:3"); id, layer and op (as the file names it,
+    "Conv-11") are the layer that computes it, output which of its outputs (an IR's port id). shape is what
+    propagation gives it: a dynamic dimension keeps the name the model or the caller gives it, any other is
+    named after the tensor and axis where it first appears. declared is the shape the file declares, None
+    where it declares none; type the element type name, None when unknown."""
+
+    name: str
+    id: int
+    layer: str
+    op: str
+    output: int
+    shape: Shape
+    type: Optional[str]
+    declared: Optional[Shape]
+
+
+@_report
+class ShapesGap:
+    """A layer past which propagation knows nothing more: issue is "not_covered" (no rule for its op) or
+    "rule_error" (its rule refused its inputs: reason says why)."""
+
+    id: int
+    name: str
+    op: str
+    issue: str
+    reason: str
+
+
+@_report
+class ShapesSummary:
+    """How many tensors shapes() lists, how many of known rank, and how many whose every dimension is a number."""
+
+    tensors: int
+    rank_known: int
+    static: int
+
+
+@_report
+class ShapesReport:
+    """The answer of shapes(), as `reshape1 shapes --json` gives it. output is the path the ONNX copy that
+    declares every shape was written to (None when none was), or for an ONNX model given in memory that
+    copy (bytes, or the same proto class as given). model is the path as given ("" for ONNX bytes)."""
+
+    model: str
+    output: Any
+    tensors: List[TensorShape]
+    gaps: List[ShapesGap]
+    summary: ShapesSummary
+
+
+def shapes(
+    model_xml: Any,
+    shapes: Optional[Mapping[str, Any]] = None,
+    output: Union[str, "os.PathLike[str]", None] = None,
+    model_bin: Union[str, "os.PathLike[str]", None] = None,
+    base_dir: Union[str, "os.PathLike[str]", None] = None,
+) -> ShapesReport:
+    """Every tensor's propagated shape, as `reshape1 shapes`; for an ONNX model, a copy whose outputs and
+    value_info declare them (a named dimension as a dim_param), so that tools that show only what a file
+    declares show them.
+
+    Args:
+        model_xml: the model: an IR .xml or an .onnx path (told apart by content), or an ONNX model as
+            bytes or an onnx.ModelProto.
+        shapes: inputs' shapes in place of the declared ones, by input name, as check_batch() takes them
+            ("?", intervals, "?@H" named sizes).
+        output: ONNX: the .onnx file to write the copy to (never the input); None to write nothing. A model
+            given in memory comes back in the report's output instead. Not for an IR.
+        model_bin: an IR's weights; by default the .xml's path with the extension .bin.
+        base_dir: for an ONNX model given in memory, where its external data lies, as for check().
+
+    Raises reshape1.Error when the model cannot be read, "invalid_argument" when output names the input or
+    does not end in .onnx, and "unsupported" for output with an IR.
+    """
+    in_memory = isinstance(model_xml, (bytes, bytearray, memoryview)) or (
+        not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))
+    )
+    if in_memory and model_bin is not None:
+        _core._refuse_for_format("model_bin", "onnx")
+    if in_memory and output is not None:
+        raise Error("invalid_argument", "output: a model given in memory comes back in the report's output")
+    if shapes is not None and not isinstance(shapes, Mapping):
+        raise TypeError(f"shapes takes a mapping {{NAME: SHAPE}}, not {type(shapes).__name__}")
+    data, binary = _model_arg(model_xml, model_bin)
+    report, known, copy = _core._shapes(
+        data,
+        binary,
+        _file_arg("output", output),
+        _file_arg("base_dir", base_dir, "directory"),
+        list((shapes or {}).items()),
+    )
+    fields = json.loads(report)
+    if in_memory:
+        result: Any = copy
+        rebuild = getattr(type(model_xml), "FromString", None)
+        if copy is not None and callable(rebuild) and not isinstance(model_xml, (bytes, bytearray, memoryview)):
+            result = rebuild(copy)  # an onnx.ModelProto in, one out
+        fields["output"] = result
+    return _from_json(ShapesReport, fields, known)  # type: ignore[no-any-return]

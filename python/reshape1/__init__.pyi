@@ -313,3 +313,44 @@ def fix(
     check_shapes: Optional[Sequence[Mapping[str, ShapeLike]]] = ...,
     assume_constant: Optional[Sequence[str]] = ...,
 ) -> FixReport: ...
+
+@dataclass(frozen=True, kw_only=True)
+class TensorShape:
+    name: str
+    id: int
+    layer: str
+    op: str
+    output: int
+    shape: Shape
+    type: Optional[str]
+    declared: Optional[Shape]
+
+@dataclass(frozen=True, kw_only=True)
+class ShapesGap:
+    id: int
+    name: str
+    op: str
+    issue: str
+    reason: str
+
+@dataclass(frozen=True, kw_only=True)
+class ShapesSummary:
+    tensors: int
+    rank_known: int
+    static: int
+
+@dataclass(frozen=True, kw_only=True)
+class ShapesReport:
+    model: str
+    output: Any
+    tensors: List[TensorShape]
+    gaps: List[ShapesGap]
+    summary: ShapesSummary
+
+def shapes(
+    model_xml: ModelLike,
+    shapes: Optional[Mapping[str, ShapeLike]] = ...,
+    output: Union[str, os.PathLike[str], None] = ...,
+    model_bin: Union[str, os.PathLike[str], None] = ...,
+    base_dir: Union[str, os.PathLike[str], None] = ...,
+) -> ShapesReport: ...

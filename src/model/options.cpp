@@ -87,6 +87,24 @@ constexpr std::array rows{
                "no progress line on standard error (shown only on a terminal, after a second)"},
     option_row{option::json, "fix", "--json", "", "", "",
                "print one JSON document on standard output, an error included"},
+
+    option_row{option::model, "shapes", "MODEL", "", "model_xml", "MODEL",
+               "the model: an IR .xml or an .onnx file, told apart by content; Python takes an ONNX model in "
+               "memory too (bytes, onnx.ModelProto)"},
+    option_row{option::output, "shapes", "-o,--output", "FILE", "output", "FILE",
+               "ONNX: write a copy of the model whose outputs and value_info declare every tensor's shape (an "
+               ".onnx; not for an IR)"},
+    option_row{option::bin, "shapes", "--bin", "FILE", "model_bin", "FILE", "an IR's weights, as for check"},
+    option_row{option::base_dir, "shapes", "", "", "base_dir", "DIR",
+               "where an ONNX model given in memory finds its external data, as for check (the command line's "
+               "shapes reads files only)"},
+    option_row{option::shape, "shapes", "--shape", "NAME=SHAPE", "shapes", "{NAME: SHAPE}",
+               "an input's shape in place of the declared one (`?`, intervals, named sizes `?@H`); NAME may be "
+               "#ID, and is left out (`\"\"`) for a one-input model", true},
+    option_row{option::quiet, "shapes", "-q,--quiet", "", "", "",
+               "print only the layers propagation cannot pass and the summary"},
+    option_row{option::json, "shapes", "--json", "", "", "",
+               "print one JSON document on standard output, an error included"},
 };
 
 std::atomic<front_end> reader{front_end::api};

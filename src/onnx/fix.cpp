@@ -20,6 +20,7 @@
 #include "../io/files.hpp"
 #include "../model/options.hpp"
 #include "lowering.hpp"
+#include "output.hpp"
 #include "skim.hpp"
 #include "model/analysis/fix_ir.hpp"
 #include "model/analysis/fix_planner.hpp"
@@ -34,6 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using reshape1::detail::fail;
+using detail::output_words;
 using model::detail::op_part;
 using model::detail::part_of;
 using model::detail::layer_key;
@@ -903,7 +905,7 @@ std::map<std::string, std::string> external_locations_of(std::span<const std::by
 /// where it is written (through a symbolic link, too): writing the model there would replace data a model
 /// reads.
 void refuse_output_over_external_data(const std::map<std::string, std::string>& locations, const fs::path& in,
-                                      const fs::path& out) {
+                                      const fs::path& out, const output_words& words) {
   const auto from = in.parent_path().empty() ? fs::path(".") : in.parent_path();
   const auto to = out.parent_path().empty() ? fs::path(".") : out.parent_path();
   std::error_code ec;
@@ -914,12 +916,13 @@ void refuse_output_over_external_data(const std::map<std::string, std::string>& 
         fail(errc::invalid_argument, {.file = out.string()},
              fmt::format("{}: the output is the external data file '{}' that the model's tensor '{}' reads",
                          out.string(), io::detail::escaped(location), io::detail::escaped(tensor)),
-             "write the fixed model to another file; the input and its data are never modified");
+             fmt::format("write {} to another file; the input and its data are never modified", words.model));
 }
 
 /// Puts each external data file beside a model written to another directory: a hard link where the file
 /// system allows it, else a copy. A different file already there is refused, not replaced.
-void bring_external_data(const std::map<std::string, std::string>& locations, const fs::path& in, const fs::path& out) {
+void bring_external_data(const std::map<std::string, std::string>& locations, const fs::path& in, const fs::path& out,
+                         const output_words& words) {
   if (locations.empty()) return;
   const auto from = in.parent_path().empty() ? fs::path(".") : in.parent_path();
   const auto to = out.parent_path().empty() ? fs::path(".") : out.parent_path();
@@ -934,8 +937,8 @@ void bring_external_data(const std::map<std::string, std::string>& locations, co
       (void)detail::external_path(to, location, out.string(), tensor);
     } catch (const error& e) {
       fail(errc::invalid_argument, {.file = target.string()},
-           fmt::format("the fixed model could not be read back from there: {}", reshape1::detail::without_hint(e.what(), e.hint())),
-           "write the fixed model to another directory");
+           fmt::format("{} could not be read back from there: {}", words.model, reshape1::detail::without_hint(e.what(), e.hint())),
+           fmt::format("write {} to another directory", words.model));
     }
     if (fs::exists(target, ec)) {
       const io::detail::mapped_file a(source), b(target);
@@ -943,9 +946,9 @@ void bring_external_data(const std::map<std::string, std::string>& locations, co
           std::memcmp(a.bytes().data(), b.bytes().data(), a.bytes().size()) == 0)
         continue;
       fail(errc::invalid_argument, {.file = target.string()},
-           fmt::format("{}: the fixed model's external data '{}' would replace a different file there", target.string(),
+           fmt::format("{}: {}'s external data '{}' would replace a different file there", target.string(), words.model,
                        location),
-           "write the fixed model to another directory, or beside the original");
+           fmt::format("write {} to another directory, or beside the original", words.model));
     }
     fs::create_directories(target.parent_path(), ec);
     fs::create_hard_link(source, target, ec);
@@ -961,17 +964,15 @@ void bring_external_data(const std::map<std::string, std::string>& locations, co
 }
 }  // namespace
 
-namespace {
-
-void check_onnx_output(const fs::path& in, const fs::path& out) {
+void detail::check_onnx_output(const fs::path& in, const fs::path& out, const output_words& words) {
   if (out.extension() != ".onnx")
     fail(errc::invalid_argument, {}, fmt::format("{}: the output of an ONNX model must end in .onnx", out.string()),
-         "write e.g. fixed.onnx");
+         fmt::format("write e.g. {}", words.example));
   std::error_code ec;
   if (fs::exists(out, ec) && fs::equivalent(in, out, ec))
     fail(errc::invalid_argument, {.file = out.string()},
          fmt::format("{}: the output is the model itself", out.string()),
-         "write the fixed model to another file; the input is never modified");
+         fmt::format("write {} to another file; the input is never modified", words.model));
   // The input's own external data: the fixed model may no longer read a file of it (its one tensor there
   // rewritten inline), but writing over it would still change the input.
   // A model fixed from bytes has no file to read them from; one that does not parse is the analysis's to
@@ -983,31 +984,31 @@ void check_onnx_output(const fs::path& in, const fs::path& out) {
       locations = external_locations_of(data.bytes(), in);
     } catch (const error&) {
     }
-    refuse_output_over_external_data(locations, in, out);
+    refuse_output_over_external_data(locations, in, out, words);
   }
   // A FIFO would block the write until something reads it, and a device or directory cannot hold a model.
   if (const auto kind = io::detail::special_file_kind(out))
     fail(errc::invalid_argument, {}, fmt::format("{}: is {}, not a regular file", out.string(), *kind),
-         "fix writes the model to a regular file; give another name");
+         fmt::format("{} writes the model to a regular file; give another name", words.command));
 }
 
-void write_onnx(const model::onnx_output& fixed, const fs::path& in, const fs::path& out) {
-  check_onnx_output(in, out);
+void detail::write_onnx(const model::onnx_output& fixed, const fs::path& in, const fs::path& out,
+                        const output_words& words) {
+  check_onnx_output(in, out, words);
   const auto locations = external_locations_of(std::as_bytes(std::span(fixed.model)), out);
-  refuse_output_over_external_data(locations, in, out);
+  refuse_output_over_external_data(locations, in, out, words);
   // The data first: a model written without it would point at nothing.
-  bring_external_data(locations, in, out);
+  bring_external_data(locations, in, out, words);
   io::detail::atomic_file file(out);
   file.write(std::as_bytes(std::span(fixed.model.data(), fixed.model.size())));
   file.commit();
 }
 
-}  // namespace
 
 void check_fix_output(const fs::path& in, const fs::path& bin, const fs::path& out) {
   if (format_of(in) == model::model_format::onnx) {
     if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
-    check_onnx_output(in, out);
+    detail::check_onnx_output(in, out, detail::fix_words);
     return;
   }
   model::detail::check_ir_outputs(in, model::weights_of(in, bin), out, fs::path(out).replace_extension(".bin"));
@@ -1019,7 +1020,7 @@ void write_fixed(const fix_report& report, const fs::path& in, const fs::path& o
   if (const auto* ir = std::get_if<model::ir_output>(&report.output))
     model::detail::write_ir(*ir, in, out, fs::path(out).replace_extension(".bin"));
   else
-    write_onnx(std::get<model::onnx_output>(report.output), in, out);
+    detail::write_onnx(std::get<model::onnx_output>(report.output), in, out, detail::fix_words);
 }
 
 }  // namespace reshape1::onnx

@@ -213,4 +213,30 @@ json fix_json(const model::fix_report& r, std::string_view model, const json& ou
   return j;
 }
 
+json shapes_json(const model::shapes_report& r, std::string_view model, const json& output, shapes_seen* shapes) {
+  auto tensors = json::array();
+  for (const auto& t : r.tensors)
+    tensors.push_back({{"name", t.name},
+                       {"id", std::to_string(t.id)},
+                       {"layer", t.layer},
+                       {"op", t.op},
+                       {"output", t.output},
+                       {"shape", shape_json(t.shape, shapes)},
+                       {"type", t.type ? json(std::string(name(*t.type))) : json()},
+                       {"declared", t.declared ? shape_json(*t.declared, shapes) : json()}});
+  auto gaps = json::array();
+  for (const auto& g : r.gaps)
+    gaps.push_back({{"id", std::to_string(g.id)},
+                    {"name", g.name},
+                    {"op", g.op},
+                    {"issue", g.not_covered ? "not_covered" : "rule_error"},
+                    {"reason", g.reason}});
+  const auto& s = r.summary;
+  return {{"model", model},
+          {"output", output},
+          {"tensors", tensors},
+          {"gaps", gaps},
+          {"summary", {{"tensors", s.tensors}, {"rank_known", s.rank_known}, {"static", s.all_static}}}};
+}
+
 }  // namespace reshape1::render

@@ -12,6 +12,7 @@
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/model/fix.hpp"
+#include "reshape1/model/shapes.hpp"
 #include "reshape1/onnx.hpp"
 
 namespace reshape1::render {
@@ -30,6 +31,11 @@ using shapes_seen = std::vector<std::pair<std::string, partial_shape>>;
 [[nodiscard]] json batch_json(const model::batch_report& r, std::string_view model, shapes_seen* shapes = nullptr);
 /// The report of `fix` (either format); `output` is the fixed model's path when it was written, else null.
 [[nodiscard]] json fix_json(const model::fix_report& r, std::string_view model, const json& output);
+
+/// The report of `shapes` (either format); `output` is the path the model with its shapes was written to,
+/// else null.
+[[nodiscard]] json shapes_json(const model::shapes_report& r, std::string_view model, const json& output,
+                               shapes_seen* shapes = nullptr);
 
 /// The enclosing layers: [{"id", "name", "type"}], outermost first.
 [[nodiscard]] json within_json(const std::vector<model::enclosing_layer>& within);

@@ -45,7 +45,8 @@ def complete(*words):
 
 
 for words, want in [
-    (("",), ["check", "fix", "help", "infer", "run"]),
+    (("",), ["check", "fix", "help", "infer", "run", "shapes"]),
+    (("shapes", "--"), ["--bin", "--help", "--json", "--output", "--quiet", "--shape"]),
     (("i",), ["infer"]),
     (("--",), ["--completion", "--help", "--version"]),
     (("--completion", ""), ["bash", "zsh"]),
@@ -63,7 +64,7 @@ for words, want in [
     r.check(f"bash completion of {' '.join(words)!r}", got == want, f"{got}, want {want}")
 
 # Every option that a subcommand's --help lists is offered by the bash completion.
-for sub in ("infer", "run", "check"):
+for sub in ("infer", "run", "check", "fix", "shapes"):
     _, help_text, _ = run(BINARY, [sub, "--help"])
     listed = {tok.rstrip(",") for line in help_text.splitlines() if line.startswith("  -")
               for tok in line.split()[0].split(",") if tok.startswith("-")}
@@ -82,7 +83,7 @@ if zsh:
 if MAN:
     page = gzip.decompress(pathlib.Path(MAN).read_bytes()).decode()
     r.check("man page: name and version", page.startswith(".\\\"") and f'"reshape1 {version}"' in page, page[:300])
-    for sub in ("infer", "run", "check"):
+    for sub in ("infer", "run", "check", "fix", "shapes"):
         r.check(f"man page documents {sub}", f'.SS "reshape1 {sub}"' in page and f"reshape1 {sub} [OPTIONS]" in page)
 
 shutil.rmtree(scratch)

@@ -24,7 +24,8 @@ add_custom_command(OUTPUT ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin
 add_custom_target(onnx_fixtures ALL DEPENDS ${_onnx_fixtures} ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin)
 
 add_executable(reshape1_onnx_tests ${CMAKE_CURRENT_LIST_DIR}/onnx_read_test.cpp ${CMAKE_CURRENT_LIST_DIR}/onnx_fix_test.cpp ${CMAKE_CURRENT_LIST_DIR}/fix_formats_test.cpp
-                                  ${CMAKE_CURRENT_LIST_DIR}/skim_test.cpp ${CMAKE_CURRENT_LIST_DIR}/lower_test.cpp)
+                                  ${CMAKE_CURRENT_LIST_DIR}/skim_test.cpp ${CMAKE_CURRENT_LIST_DIR}/lower_test.cpp
+                                  ${CMAKE_CURRENT_LIST_DIR}/shapes_test.cpp)
 target_compile_definitions(reshape1_onnx_tests PRIVATE RESHAPE1_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
                                                        RESHAPE1_SHARED_MODELS="${PROJECT_SOURCE_DIR}/../shared/ir-models"
                                                        RESHAPE1_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
@@ -89,4 +90,17 @@ if(RESHAPE1_BUILD_CLI)
            COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tests/golden/sizes.py $<TARGET_FILE:reshape1_cli>
                    $<TARGET_FILE:onnx_free_batch>)
   set_tests_properties(golden.sizes PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
+endif()
+
+# What ONNX's checker and shape inference say of a model `reshape1 shapes -o` wrote, and the copy that
+# exposes every tensor to ONNX Runtime (tests/onnx/shapes_ort.py).
+add_executable(onnx_shapes_check ${CMAKE_CURRENT_LIST_DIR}/onnx_shapes_check.cpp)
+target_link_libraries(onnx_shapes_check PRIVATE onnx onnx_proto protobuf::libprotobuf)
+target_compile_options(onnx_shapes_check PRIVATE ${RESHAPE1_WARNING_FLAGS})
+target_compile_features(onnx_shapes_check PRIVATE cxx_std_20)
+if(RESHAPE1_BUILD_CLI)
+  add_test(NAME onnx.shapes_ort
+           COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/shapes_ort.py $<TARGET_FILE:reshape1_cli>
+                   $<TARGET_FILE:onnx_shapes_check> ${RESHAPE1_ONNX_FIXTURES})
+  set_tests_properties(onnx.shapes_ort PROPERTIES TIMEOUT 600)
 endif()

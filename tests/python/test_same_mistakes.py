@@ -242,6 +242,31 @@ MISTAKES = [
     Mistake("output over the input", lambda m: ["fix", m.fd200, "-o", m.fd200],
             lambda m: reshape1.fix(m.fd200, m.fd200), "invalid_argument", "{fd200}: is one of the model's own files ({fd200}); write the fixed model to other files; the input is "
             "never modified"),
+    # shapes
+    Mistake("shapes: no such input", lambda m: ["shapes", m.onnx, "--shape", "nope=[1,2]"],
+            lambda m: reshape1.shapes(m.onnx, shapes={"nope": "[1,2]"}), "invalid_argument",
+            "<<shape[nope]>>: the model has no input named 'nope'; its inputs are 'input'; use one of those names, or "
+            "#ID for an input's id"),
+    Mistake("shapes: a shape that does not parse", lambda m: ["shapes", m.onnx, "--shape", "input=[1,3,x]"],
+            lambda m: reshape1.shapes(m.onnx, shapes={"input": "[1,3,x]"}), "syntax",
+            "<<shape[input]=[1,3,x]>>: offset 5: expected a dimension, found 'x'; dimensions look like 5, ?, 2..8, "
+            "2.., ..8 or -1, optionally followed by @name"),
+    Mistake("shapes: weights for an ONNX model", lambda m: ["shapes", m.onnx, "--bin", m.fd200.with_suffix(".bin")],
+            lambda m: reshape1.shapes(m.onnx, model_bin=m.fd200.with_suffix(".bin")), "invalid_argument", ONNX_BIN),
+    Mistake("shapes: weights not beside the .xml", lambda m: ["shapes", m.lonely], lambda m: reshape1.shapes(m.lonely),
+            "io", "{lonely_bin}: the weights of {lonely} are not there (an IR's weights are looked for beside its "
+            ".xml); " + WEIGHTS),
+    Mistake("shapes: an IR's shapes written", lambda m: ["shapes", m.fd200, "-o", m.junk.with_name("out.onnx")],
+            lambda m: reshape1.shapes(m.fd200, output=m.junk.with_name("out.onnx")), "unsupported",
+            "shapes writes an ONNX model with its shapes; an IR's port shapes are not written; run shapes without -o "
+            "for an IR: it lists every port's shape"),
+    Mistake("shapes: output over the input", lambda m: ["shapes", m.onnx, "-o", m.onnx],
+            lambda m: reshape1.shapes(m.onnx, output=m.onnx), "invalid_argument",
+            "{onnx}: the output is the model itself; write the model with its shapes to another file; the input is "
+            "never modified"),
+    Mistake("shapes: output not .onnx", lambda m: ["shapes", m.onnx, "-o", m.junk.with_name("out.txt")],
+            lambda m: reshape1.shapes(m.onnx, output=m.junk.with_name("out.txt")), "invalid_argument",
+            "{out_txt}: the output of an ONNX model must end in .onnx; write e.g. shapes.onnx"),
     # not a model
     Mistake("neither IR nor ONNX", lambda m: ["check", m.junk], lambda m: reshape1.check(m.junk), "bad_file",
             "{junk}: not an ONNX model: protobuf cannot parse it as a ModelProto"),
@@ -261,7 +286,7 @@ def models(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> Models:
 
 
 def expected(mistake: Mistake, m: Models, cli: bool) -> str:
-    files = {"lonely": m.lonely, "lonely_bin": m.lonely.with_suffix(".bin"), "fd200": m.fd200, "junk": m.junk,
+    files = {"lonely": m.lonely, "lonely_bin": m.lonely.with_suffix(".bin"), "fd200": m.fd200, "junk": m.junk, "onnx": m.onnx,
              "out_txt": m.junk.with_name("out.txt")}
     text = mistake.message
     for key, path in files.items():
@@ -333,7 +358,8 @@ def test_the_spelling_here_is_the_library_table() -> None:
 def test_every_keyword_of_the_table_is_a_parameter_of_its_function() -> None:
     import inspect
 
-    functions = {"check": reshape1.check, "check --batch": reshape1.check_batch, "fix": reshape1.fix}
+    functions = {"check": reshape1.check, "check --batch": reshape1.check_batch, "fix": reshape1.fix,
+                 "shapes": reshape1.shapes}
     for command, _, _, keyword, _, _, _ in reshape1._core._options():
         if keyword:
             assert keyword in inspect.signature(functions[command]).parameters, (command, keyword)

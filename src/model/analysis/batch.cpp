@@ -1006,6 +1006,13 @@ std::optional<std::size_t> batch_index_of(std::string_view layout, std::optional
   return *rank - (names.size() - *n);
 }
 
+std::vector<input_shape> detail::requested_shapes(const graph& g,
+                                                  std::span<const std::pair<std::string, partial_shape>> shapes) {
+  reshape_request request;
+  request.shapes.assign(shapes.begin(), shapes.end());
+  return shapes_at(choose_inputs(g, request), std::nullopt);
+}
+
 batch_report check_batch(const graph& g, const reshape_request& request) {
   detail::batch_runs runs;
   return detail::check_batch_keeping(g, request, runs);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/ops/rules.hpp"
@@ -48,6 +49,11 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
 void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
                  const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
                  std::vector<batch_finding>& findings);
+
+/// Every input's shape as check_batch reads `shapes` (`--shape NAME=SHAPE`: by name, `#ID`, or no name for
+/// the only input; a named size follows into the inputs that declare it), without a batch: what `shapes`
+/// propagates from. error(invalid_argument) as check_batch refuses the same shapes.
+std::vector<input_shape> requested_shapes(const graph& g, std::span<const std::pair<std::string, partial_shape>> shapes);
 
 /// The propagations one check_batch runs, kept so that the next one, on an edit of the same graph, runs
 /// only the rules of the layers the edit reaches, in place (fix judges its rewrites this way).

@@ -1,0 +1,345 @@
+// `reshape1 shapes MODEL`: every tensor a layer computes and the shape propagation gives it; for an ONNX
+// model, a copy whose graph outputs and value_info hold those shapes, so that tools that show only what a
+// file declares (Netron) show them.
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../detail/fail.hpp"
+#include "../io/files.hpp"
+#include "../model/options.hpp"
+#include "lowering.hpp"
+#include "output.hpp"
+#include "skim.hpp"
+#include "model/analysis/batch_internal.hpp"
+#include "model/ops/rules.hpp"
+#include "model/propagate/engine.hpp"
+#include "reshape1/model/shapes.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace reshape1::onnx {
+namespace {
+
+namespace fs = std::filesystem;
+using model::source;
+using reshape1::detail::fail;
+
+/// What propagation names a dimension it leaves unknown: a prefix no model's name starts with (a control
+/// character), so that no such name is one of the model's; they are all renamed after the tensors.
+constexpr std::string_view unnamed = "\x1f";
+
+/// A tensor to list: its name, the layer output that computes it, and (ONNX) the graph that declares it.
+struct listed {
+  std::string name;
+  source at;
+  ::onnx::GraphProto* graph = nullptr;
+};
+
+std::string op_of(const model::layer& l) { return fmt::format("{}-{}", l.op_type(), l.op_version()); }
+
+/// The names a model's inputs, outputs and value_info give dimensions (its subgraphs' too): the names
+/// reshape1 gives must not be one of them.
+void dim_params(const ::onnx::GraphProto& g, std::set<std::string>& out) {
+  const auto add = [&](const ::onnx::ValueInfoProto& v) {
+    if (!v.type().has_tensor_type()) return;
+    for (const auto& d : v.type().tensor_type().shape().dim())
+      if (d.has_dim_param()) out.insert(d.dim_param());
+  };
+  for (const auto& v : g.input()) add(v);
+  for (const auto& v : g.output()) add(v);
+  for (const auto& v : g.value_info()) add(v);
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) dim_params(a.g(), out);
+      for (const auto& sub : a.graphs()) dim_params(sub, out);
+    }
+}
+
+/// The tensors of `g` the lowering computes, in file order: the inputs (top graph), then each node's
+/// outputs (a Constant node's aside: a value the file holds, as an initializer); an If's branches where the
+/// If is, when the lowering inlined them (a constant condition inlines only the branch it takes).
+void list_graph(::onnx::GraphProto& g, const std::unordered_map<std::string, source>& names, const model::graph& lowered,
+                bool top, std::set<std::string>& seen, std::vector<listed>& out) {
+  const auto add = [&](const std::string& name) {
+    if (name.empty()) return;
+    const auto it = names.find(name);
+    if (it == names.end() || !seen.insert(name).second) return;
+    out.push_back({name, it->second, &g});
+  };
+  if (top) {
+    std::set<std::string_view> weights;
+    for (const auto& t : g.initializer()) weights.insert(t.name());
+    for (const auto& in : g.input())
+      if (!weights.contains(in.name())) add(in.name());
+  }
+  for (auto& n : *g.mutable_node()) {
+    const bool onnx_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    if (onnx_domain && n.op_type() == "Constant") continue;  // a value the file holds, as an initializer is
+    for (const auto& o : n.output()) {
+      // An initializer's name bound again by a node is the node's; a graph input's is the input's.
+      const auto it = names.find(o);
+      if (it != names.end() && model::detail::part_of(lowered.layers()[it->second.layer]) == model::detail::op_part::parameter)
+        continue;
+      add(o);
+    }
+    if (onnx_domain && n.op_type() == "If")
+      for (auto& a : *n.mutable_attribute())
+        if (a.has_g()) list_graph(*a.mutable_g(), names, lowered, false, seen, out);
+  }
+}
+
+/// The tensors of an IR: each layer's output ports, Consts (weights) and Results (no outputs) aside.
+std::vector<listed> list_ir(const model::graph& g) {
+  std::vector<listed> out;
+  const auto layers = g.layers();
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto& l = layers[i];
+    if (model::detail::part_of(l) == model::detail::op_part::constant) continue;
+    for (std::size_t o = 0; o < l.outputs.size(); ++o)
+      out.push_back({fmt::format("{}:{}", l.name, l.outputs[o].id), source{i, o}, nullptr});
+  }
+  return out;
+}
+
+/// The report's tensors from a propagation that named every unknown dimension. A name the model or the
+/// caller gives (`names`) stays; every other (propagation's `unnamed`..., a Parameter's `x.1`) becomes the
+/// tensor's and axis's where it first appears (`conv_2`), unless that is taken (then `conv_2_2`, ...).
+model::shapes_report report_of(const model::graph& g, const model::propagation& p, const std::vector<listed>& tensors,
+                               const std::set<std::string>& names) {
+  model::shapes_report r;
+  std::unordered_map<symbol, symbol> renamed;
+  auto taken = names;
+  const auto rename = [&](const dimension& d, const std::string& tensor, std::size_t axis) -> dimension {
+    if (!d.has_symbol() || names.contains(std::string(d.symbol().name()))) return d;
+    auto [it, fresh] = renamed.try_emplace(d.symbol());
+    if (fresh) {
+      auto name = fmt::format("{}_{}", tensor, axis);
+      for (std::size_t k = 2; taken.contains(name); ++k) name = fmt::format("{}_{}_{}", tensor, axis, k);
+      taken.insert(name);
+      it->second = symbol(name);
+    }
+    return dimension(d.range(), it->second);
+  };
+  const auto layers = g.layers();
+  for (const auto& t : tensors) {
+    const auto& l = layers[t.at.layer];
+    const auto& known = p.outputs[t.at.layer][t.at.output];
+    model::tensor_shape s;
+    s.name = t.name;
+    s.id = l.id;
+    s.layer = std::string(l.name);
+    s.op = op_of(l);
+    s.output = g.format() == model::model_format::ir ? static_cast<std::size_t>(l.outputs[t.at.output].id) : t.at.output;
+    if (known.shape.rank_known()) {
+      std::vector<dimension> dims;
+      for (std::size_t d = 0; d < known.shape.size(); ++d) dims.push_back(rename(known.shape[d], t.name, d));
+      s.shape = partial_shape(dims);
+    }
+    s.type = known.type ? known.type : l.outputs[t.at.output].type;
+    if (l.outputs[t.at.output].declared) s.declared = l.outputs[t.at.output].shape();
+    ++r.summary.tensors;
+    if (s.shape.rank_known()) ++r.summary.rank_known;
+    if (s.shape.is_static()) ++r.summary.all_static;
+    r.tensors.push_back(std::move(s));
+  }
+  for (const auto& lost : p.lost) {
+    const auto& l = layers[lost.layer];
+    r.gaps.push_back({l.id, std::string(l.name), op_of(l), lost.not_covered, lost.reason});
+  }
+  return r;
+}
+
+/// The ONNX data type of `t` (the reader's mapping, the other way).
+std::optional<int> onnx_type_of(element_type t) {
+  for (int k = 1; k < 64; ++k)
+    if (detail::element_of(k) == t) return k;
+  return std::nullopt;
+}
+
+/// Writes `s` into `v`'s type: a number where the dimension is one; else the name the model or the caller
+/// gives it; else, when the inputs are the declared ones (`as_declared`), what the file declares there (a
+/// number or a name: its claim stands where propagation knows less; at other input shapes it need not
+/// hold); else the name reshape1 gave it. A tensor of unknown rank or type is left as declared.
+void write_shape(::onnx::ValueInfoProto& v, const model::tensor_shape& s, const std::set<std::string>& own,
+                 bool as_declared) {
+  if (!s.shape.rank_known()) return;
+  if (v.has_type() && !v.type().has_tensor_type()) return;  // a sequence or an optional: not a tensor's shape
+  auto* tt = v.mutable_type()->mutable_tensor_type();
+  if (tt->elem_type() == 0) {
+    const auto type = s.type ? onnx_type_of(*s.type) : std::nullopt;
+    if (!type) return;
+    tt->set_elem_type(*type);
+  }
+  const auto old = tt->has_shape() ? std::optional(tt->shape()) : std::nullopt;
+  const bool same_rank = as_declared && old && old->dim_size() == static_cast<int>(s.shape.size());
+  auto* shape = tt->mutable_shape();
+  shape->clear_dim();
+  for (std::size_t d = 0; d < s.shape.size(); ++d) {
+    const auto& dim = s.shape[d];
+    auto* out = shape->add_dim();
+    if (dim.is_static()) {
+      out->set_dim_value(dim.lo());
+      continue;
+    }
+    const auto name = std::string(dim.symbol().name());
+    if (!name.empty() && !own.contains(name)) {
+      out->set_dim_param(name);
+      continue;
+    }
+    if (same_rank) {
+      const auto& was = old->dim(static_cast<int>(d));
+      if (was.has_dim_value() && was.dim_value() >= dim.lo() && was.dim_value() <= dim.hi()) {
+        out->set_dim_value(was.dim_value());
+        continue;
+      }
+      if (was.has_dim_param() && !was.dim_param().empty()) {
+        out->set_dim_param(was.dim_param());
+        continue;
+      }
+    }
+    if (!name.empty()) out->set_dim_param(name);
+  }
+}
+
+/// The names reshape1 gave: the report's dimension names the model and the caller do not use.
+std::set<std::string> own_names(const model::shapes_report& r, const std::set<std::string>& taken) {
+  std::set<std::string> own;
+  for (const auto& t : r.tensors)
+    for (const auto& d : t.shape.dims())
+      if (d.has_symbol() && !taken.contains(std::string(d.symbol().name()))) own.insert(std::string(d.symbol().name()));
+  return own;
+}
+
+/// The names the caller gives sizes (`?@H`).
+void asked_names(const model::shapes_options& options, std::set<std::string>& out) {
+  for (const auto& [name, shape] : options.shapes)
+    for (const auto& d : shape.dims())
+      if (d.has_symbol()) out.insert(std::string(d.symbol().name()));
+}
+
+[[noreturn]] void refuse_ir_copy() {
+  fail(errc::unsupported, {}, "shapes writes an ONNX model with its shapes; an IR's port shapes are not written",
+       "run shapes without -o for an IR: it lists every port's shape");
+}
+
+model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory,
+                                 const model::shapes_options& options) {
+  detail::check_model_size(bytes, file);
+  const auto skimmed = detail::skim(bytes, file);
+  // Where nothing is left out, protobuf parses a private copy (a mapping's parse is not guarded).
+  std::vector<std::byte> copy;
+  if (skimmed.bytes.empty()) {
+    copy.resize(bytes.size());
+    io::detail::guarded_copy(copy.data(), bytes.data(), bytes.size(), file);
+  }
+  ::onnx::ModelProto m;
+  detail::parse_model(skimmed.bytes.empty() ? std::span<const std::byte>(copy) : std::as_bytes(std::span(skimmed.bytes)),
+                      file, m);
+  std::unordered_map<std::string, source> names;
+  const auto left_out = detail::left_out_of(m, skimmed);
+  const auto g = detail::lower(m, file, directory, &names, nullptr, &left_out);
+  const auto inputs = model::detail::requested_shapes(g, options.shapes);
+  const auto p = model::detail::propagate_naming(g, inputs, unnamed);
+
+  std::set<std::string> taken;
+  dim_params(m.graph(), taken);
+  asked_names(options, taken);
+  std::set<std::string> seen;
+  std::vector<listed> tensors;
+  list_graph(*m.mutable_graph(), names, g, true, seen, tensors);
+  auto r = report_of(g, p, tensors, taken);
+
+  if (!options.copy) return r;
+  const auto own = own_names(r, taken);
+  // Each graph's declarations by name, made once (a RepeatedPtrField keeps its elements where they are as it grows).
+  std::unordered_map<const ::onnx::GraphProto*, std::unordered_map<std::string, ::onnx::ValueInfoProto*>> inputs_outputs, infos;
+  const auto index = [&](::onnx::GraphProto& graph) {
+    if (infos.contains(&graph)) return;
+    auto& io = inputs_outputs[&graph];
+    auto& vi = infos[&graph];
+    for (auto* list : {graph.mutable_input(), graph.mutable_output()})
+      for (auto& x : *list) io.emplace(x.name(), &x);
+    for (auto& x : *graph.mutable_value_info()) vi.emplace(x.name(), &x);
+  };
+  std::set<std::string> outputs;
+  for (const auto& o : m.graph().output()) outputs.insert(o.name());
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    auto& graph = *tensors[k].graph;
+    const auto& name = tensors[k].name;
+    const auto& t = r.tensors[k];
+    index(graph);
+    ::onnx::ValueInfoProto* v = nullptr;
+    if (const auto it = inputs_outputs[&graph].find(name); it != inputs_outputs[&graph].end()) {
+      // An input keeps its declaration unless the caller gave it a shape: the file then declares the shape
+      // its tensors were computed from.
+      if (&graph == m.mutable_graph() && !outputs.contains(name) && options.shapes.empty()) continue;
+      v = it->second;
+    } else if (const auto at = infos[&graph].find(name); at != infos[&graph].end()) {
+      v = at->second;
+    } else {
+      // A value_info entry is added only with what it must hold: a rank and an element type.
+      if (!t.shape.rank_known() || !t.type || !onnx_type_of(*t.type)) continue;
+      v = graph.add_value_info();
+      v->set_name(name);
+      infos[&graph].emplace(name, v);
+    }
+    write_shape(*v, t, own, options.shapes.empty());
+  }
+  std::string written;
+  if (!m.SerializeToString(&written)) fail(errc::io, {.file = file}, "protobuf cannot serialise the model with its shapes");
+  r.output.emplace();
+  r.output->model = skimmed.bytes.empty() ? std::move(written)
+                                          : detail::put_back(std::as_bytes(std::span(written)), bytes, skimmed.left_out, file);
+  return r;
+}
+
+model::shapes_report shapes_ir(const fs::path& file, const fs::path& bin, const model::shapes_options& options) {
+  const auto g = model::read_ir(file, model::weights_of(file, bin));
+  const auto inputs = model::detail::requested_shapes(g, options.shapes);
+  const auto p = model::detail::propagate_naming(g, inputs, unnamed);
+  std::set<std::string> names;  // an IR names no dimension: only the caller's are kept
+  asked_names(options, names);
+  return report_of(g, p, list_ir(g), names);
+}
+
+}  // namespace
+
+model::shapes_report shapes(const fs::path& file, const model::shapes_options& options) {
+  if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file();
+  if (file == "-")
+    fail(errc::invalid_argument, {}, "shapes reads the model from its file, not from standard input",
+         "save the model and give its path");
+  if (format_of(file) == model::model_format::ir) {
+    if (options.copy) refuse_ir_copy();
+    return shapes_ir(file, options.bin, options);
+  }
+  if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  const io::detail::mapped_file data(file);
+  return shapes_onnx(data.bytes(), file.string(), detail::directory_of(file), options);
+}
+
+model::shapes_report shapes(std::span<const std::byte> bytes, const std::string& name,
+                            const model::shapes_options& options) {
+  if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  return shapes_onnx(bytes, name, options.base_dir.empty() ? fs::path(name).parent_path() : options.base_dir, options);
+}
+
+void check_shapes_output(const fs::path& in, const fs::path& out) {
+  if (format_of(in) != model::model_format::onnx) refuse_ir_copy();
+  detail::check_onnx_output(in, out, detail::shapes_words);
+}
+
+void write_shapes(const model::shapes_report& report, const fs::path& in, const fs::path& out) {
+  if (!report.output)
+    fail(errc::invalid_argument, {}, "the report has no copy of the model to write",
+         "ask shapes for one (shapes_options::copy)");
+  detail::write_onnx(*report.output, in, out, detail::shapes_words);
+}
+
+}  // namespace reshape1::onnx

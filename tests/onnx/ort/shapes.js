@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// The shapes ONNX Runtime computes: runs MODEL once and prints every output's shape.
+//
+//   node shapes.js MODEL.onnx SPEC.json [BATCH]
+//
+// SPEC as oracle.js reads it; each input at its `shape`, with its batch axis at BATCH (default 1), random
+// floats in its `range`, or its `value`. Prints one JSON object: {"outputs": {NAME: [dims...]}}, or
+// {"error": "..."} when the model does not load or the run throws. tests/onnx/shapes_ort.py compares these
+// with the shapes `reshape1 shapes -o` wrote.
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+const ortDir = process.env.RESHAPE1_ORT_DIR || '/var/cache/reshape1/onnxruntime-node';
+let ort;
+try {
+  ort = require(path.join(ortDir, 'node_modules', 'onnxruntime-node'));
+} catch (e) {
+  process.stderr.write(`shapes.js: onnxruntime-node is not installed in ${ortDir}; run scripts/install-deps.sh\n`);
+  process.exit(3);
+}
+
+const count = (shape) => shape.reduce((a, b) => a * b, 1);
+
+async function main() {
+  if (process.argv.length < 4 || process.argv.length > 5) {
+    process.stderr.write('usage: node shapes.js MODEL.onnx SPEC.json [BATCH]\n');
+    process.exit(2);
+  }
+  const [model, specFile] = process.argv.slice(2, 4);
+  const batch = process.argv.length === 5 ? Number(process.argv[4]) : 1;
+  const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
+  let seed = 7;
+  const random = () => {  // a fixed sequence: every run feeds the same values
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const feeds = {};
+  for (const [name, input] of Object.entries(spec.inputs)) {
+    const shape = input.shape.slice();
+    if (input.batch_axis !== null && input.batch_axis !== undefined) shape[input.batch_axis] *= batch;
+    const n = count(shape);
+    if (input.value !== undefined) {
+      if (input.type === 'int64') feeds[name] = new ort.Tensor('int64', BigInt64Array.from({length: n}, () => BigInt(input.value)), shape);
+      else if (input.type === 'bool') feeds[name] = new ort.Tensor('bool', Uint8Array.from({length: n}, () => (input.value ? 1 : 0)), shape);
+      else feeds[name] = new ort.Tensor('float32', Float32Array.from({length: n}, () => input.value), shape);
+    } else {
+      const [lo, hi] = input.range || [-1, 1];
+      feeds[name] = new ort.Tensor('float32', Float32Array.from({length: n}, () => lo + (hi - lo) * random()), shape);
+    }
+  }
+  let result;
+  try {
+    const session = await ort.InferenceSession.create(model, {logSeverityLevel: 3});
+    const got = await session.run(feeds);
+    const outputs = {};
+    for (const name of session.outputNames) outputs[name] = Array.from(got[name].dims);
+    result = {outputs};
+  } catch (e) {
+    result = {error: String(e.message || e).split('\n')[0]};
+  }
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+main().catch((e) => {
+  process.stderr.write(`shapes.js: ${e.stack || e}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,215 @@
+// onnx::shapes: every tensor's propagated shape, the names given to the sizes a model does not name, and the
+// copy of an ONNX model that declares them.
+#include <google/protobuf/text_format.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "onnx_test_util.hpp"
+#include "reshape1/error.hpp"
+#include "reshape1/model/shapes.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace reshape1::test {
+namespace {
+
+std::string model_of(const std::string& text) {
+  ::onnx::ModelProto m;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m));
+  return m.SerializeAsString();
+}
+
+model::shapes_report shapes_of(const std::string& bytes, model::shapes_options options = {}) {
+  options.copy = true;
+  return onnx::shapes(std::as_bytes(std::span(bytes.data(), bytes.size())), "<test>", options);
+}
+
+std::map<std::string, std::string> listed(const model::shapes_report& r) {
+  std::map<std::string, std::string> out;
+  for (const auto& t : r.tensors) out[t.name] = to_string(t.shape);
+  return out;
+}
+
+/// The dims a graph of the written copy declares for each tensor: numbers, names, or "?".
+std::map<std::string, std::string> declared(const ::onnx::GraphProto& g) {
+  std::map<std::string, std::string> out;
+  for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
+    for (const auto& v : *list) {
+      if (!v.type().tensor_type().has_shape()) {
+        out[v.name()] = "no shape";
+        continue;
+      }
+      std::string s = "[";
+      for (const auto& d : v.type().tensor_type().shape().dim())
+        s += (s.size() > 1 ? "," : "") + (d.has_dim_value() ? std::to_string(d.dim_value()) : d.has_dim_param() ? d.dim_param() : "?");
+      out[v.name()] = s + "]";
+    }
+  return out;
+}
+
+::onnx::ModelProto written(const model::shapes_report& r) {
+  ::onnx::ModelProto m;
+  EXPECT_TRUE(r.output.has_value());
+  EXPECT_TRUE(m.ParseFromString(r.output->model));
+  return m;
+}
+
+constexpr const char* flatten_model = R"(
+ir_version: 8
+opset_import { domain: "" version: 14 }
+graph {
+  name: "g"
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { } dim { dim_value: 4 } } } } }
+  initializer { name: "two" data_type: 7 dims: 2 int64_data: [-1, 2] }
+  node { name: "act" op_type: "Relu" input: ["x"] output: ["y"] }
+  node { name: "fold" op_type: "Reshape" input: ["y", "two"] output: ["z"] }
+  output { name: "z" type { tensor_type { elem_type: 1 } } }
+}
+)";
+
+TEST(shapes, a_size_the_model_does_not_name_is_named_after_the_tensor_and_axis_where_it_first_appears) {
+  const auto r = shapes_of(model_of(flatten_model));
+  EXPECT_EQ(listed(r), (std::map<std::string, std::string>{{"x", "[?@x_0,4]"}, {"y", "[?@x_0,4]"}, {"z", "[?@z_0,2]"}}));
+  ASSERT_EQ(r.tensors.size(), 3U);
+  EXPECT_EQ(r.tensors[1].op, "Relu-6");  // the since_version of the translation that reads it
+  EXPECT_EQ(r.tensors[1].layer, "act");
+  EXPECT_FALSE(r.tensors[2].declared.has_value());  // declared with no shape
+  EXPECT_EQ(r.summary.tensors, 3U);
+  EXPECT_EQ(r.summary.rank_known, 3U);
+  EXPECT_EQ(r.summary.all_static, 0U);
+  // The copy declares them: y in a value_info of its own, z's output given a shape; the input as it was.
+  const auto d = declared(written(r).graph());
+  EXPECT_EQ(d.at("x"), "[?,4]");
+  EXPECT_EQ(d.at("y"), "[x_0,4]");
+  EXPECT_EQ(d.at("z"), "[z_0,2]");
+}
+
+TEST(shapes, the_shapes_given_are_propagated_and_the_copy_declares_them_on_its_inputs) {
+  model::shapes_options options;
+  options.shapes = {{"x", parse_shape("[?@B,4]")}};
+  const auto r = shapes_of(model_of(flatten_model), options);
+  EXPECT_EQ(listed(r).at("z"), "[?@z_0,2]");
+  EXPECT_EQ(listed(r).at("y"), "[?@B,4]");
+  const auto d = declared(written(r).graph());
+  EXPECT_EQ(d.at("x"), "[B,4]");
+  EXPECT_EQ(d.at("y"), "[B,4]");
+
+  options.shapes = {{"x", parse_shape("[6,4]")}};
+  const auto fixed = declared(written(shapes_of(model_of(flatten_model), options)).graph());
+  EXPECT_EQ(fixed.at("x"), "[6,4]");
+  EXPECT_EQ(fixed.at("z"), "[12,2]");
+
+  options.shapes = {{"nope", parse_shape("[6,4]")}};
+  try {
+    (void)shapes_of(model_of(flatten_model), options);
+    FAIL() << "an input the model does not have";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("no input named 'nope'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(shapes, a_name_the_model_uses_is_not_given_to_another_size) {
+  // x_1 names the first dimension: the second, unnamed, cannot be x_1 too.
+  const auto r = shapes_of(model_of(R"(
+ir_version: 8
+opset_import { domain: "" version: 14 }
+graph {
+  name: "g"
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_param: "x_1" } dim { } } } } }
+  node { name: "act" op_type: "Relu" input: ["x"] output: ["y"] }
+  output { name: "y" type { tensor_type { elem_type: 1 } } }
+}
+)"));
+  EXPECT_EQ(listed(r).at("y"), "[?@x_1,?@x_1_2]");
+  EXPECT_EQ(declared(written(r).graph()).at("y"), "[x_1,x_1_2]");
+}
+
+TEST(shapes, where_propagation_knows_less_the_files_declaration_stays_at_the_declared_shapes_only) {
+  // NonZero's count is data: propagation gives an interval; the file says 7.
+  const auto bytes = model_of(R"(
+ir_version: 8
+opset_import { domain: "" version: 14 }
+graph {
+  name: "g"
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 3 } dim { dim_value: 4 } } } } }
+  node { name: "where" op_type: "NonZero" input: ["x"] output: ["i"] }
+  output { name: "i" type { tensor_type { elem_type: 7 shape { dim { dim_value: 2 } dim { dim_value: 7 } } } } }
+}
+)");
+  const auto r = shapes_of(bytes);
+  EXPECT_EQ(listed(r).at("i"), "[2,..12@i_1]");  // at most every element
+  EXPECT_EQ(declared(written(r).graph()).at("i"), "[2,7]");
+  model::shapes_options options;
+  options.shapes = {{"x", parse_shape("[5,4]")}};
+  EXPECT_EQ(declared(written(shapes_of(bytes, options)).graph()).at("i"), "[2,i_1]");
+}
+
+TEST(shapes, an_op_without_a_rule_is_a_gap_and_its_outputs_get_no_value_info) {
+  const auto r = shapes_of(model_of(R"(
+ir_version: 8
+opset_import { domain: "" version: 14 }
+opset_import { domain: "com.example" version: 1 }
+graph {
+  name: "g"
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
+  node { name: "mystery" op_type: "Mystery" domain: "com.example" input: ["x"] output: ["m"] }
+  node { name: "act" op_type: "Relu" input: ["m"] output: ["y"] }
+  output { name: "y" type { tensor_type { elem_type: 1 } } }
+}
+)"));
+  ASSERT_EQ(r.gaps.size(), 1U);
+  EXPECT_TRUE(r.gaps[0].not_covered);
+  EXPECT_EQ(r.gaps[0].name, "mystery");
+  EXPECT_EQ(listed(r).at("m"), "[...]");
+  EXPECT_EQ(r.summary.rank_known, 1U);
+  const auto d = declared(written(r).graph());
+  EXPECT_FALSE(d.contains("m"));      // nothing known: no entry added
+  EXPECT_EQ(d.at("y"), "no shape");  // declared with no shape, and still so
+}
+
+TEST(shapes, an_if_branch_tensor_is_declared_in_its_branch) {
+  const auto r = shapes_of(fixture_bytes("if_branches"));
+  EXPECT_EQ(listed(r).at("t"), "[1,6]");
+  EXPECT_EQ(listed(r).at("e"), "[1,6]");
+  const auto m = written(r);
+  const auto& node = m.graph().node(0);
+  ASSERT_EQ(node.op_type(), "If");
+  for (const auto& a : node.attribute()) {
+    const auto d = declared(a.g());
+    EXPECT_EQ(d.at(a.name() == "then_branch" ? "t" : "e"), "[1,6]") << a.name();
+  }
+  EXPECT_EQ(declared(m.graph()).at("y"), "[1,6]");
+}
+
+TEST(shapes, an_ir_lists_every_port_and_writes_nothing) {
+  const fs::path xml = fs::path(RESHAPE1_TEST_DATA) / "models" / "concat-batch-const" / "model.xml";
+  const auto r = onnx::shapes(xml);
+  EXPECT_FALSE(r.output.has_value());
+  ASSERT_FALSE(r.tensors.empty());
+  for (const auto& t : r.tensors) EXPECT_NE(t.name.find(':'), std::string::npos) << t.name;
+  const auto out = fs::temp_directory_path() / "reshape1_shapes_ir.onnx";
+  try {
+    onnx::check_shapes_output(xml, out);
+    FAIL() << "an IR's shapes are not written";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::unsupported);
+  }
+  model::shapes_options copy;
+  copy.copy = true;
+  EXPECT_THROW((void)onnx::shapes(xml, copy), error);
+  try {
+    onnx::write_shapes(r, xml, out);
+    FAIL() << "a report without a copy";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace reshape1::test
