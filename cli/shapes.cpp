@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -53,13 +54,17 @@ int shapes(const shapes_args& a) {
   options.bin = a.bin;
   options.shapes = parse_shapes(a.shapes, model::detail::option::shape);
   options.copy = !a.output.empty();
-  if (!a.output.empty()) onnx::check_shapes_output(a.xml, a.output);
+  if (!a.output.empty()) onnx::check_shapes_output(a.xml, a.bin, a.output);
   auto progress = std::make_optional<progress_line>(!a.quiet && !a.json);
   progress->set(fmt::format("shapes: reading and propagating {}", a.xml));
   const auto report = onnx::shapes(a.xml, options);
+  std::vector<std::string> files;  // what is written, as the report names it
   if (!a.output.empty()) {
     progress->set(fmt::format("shapes: writing {}", a.output));
     onnx::write_shapes(report, a.xml, a.output);
+    files.push_back(a.output);
+    if (std::holds_alternative<model::ir_output>(*report.output))
+      files.push_back(std::filesystem::path(a.output).replace_extension(".bin").string());
   }
   progress.reset();
   if (a.json) {
@@ -67,7 +72,7 @@ int shapes(const shapes_args& a) {
               << '\n';
   } else {
     print_report(report, a.quiet);
-    if (!a.output.empty()) std::cout << printable(fmt::format("wrote {}", a.output)) << '\n';
+    if (!files.empty()) std::cout << printable(fmt::format("wrote {}", fmt::join(files, " and "))) << '\n';
   }
   return exit_ok;
 }
@@ -82,8 +87,9 @@ void add_shapes(CLI::App& app, session& s) {
       "graph input) with the shape propagation gives it from the declared inputs, or from --shape.\n"
       "A dynamic dimension keeps the name the model (an ONNX dim_param) or --shape (?@H) gives it; any other\n"
       "is named after the tensor and axis where it first appears (conv_out_2): one name, one size.\n"
-      "-o (ONNX only) writes a copy whose graph outputs and value_info declare those shapes (a name as a\n"
-      "dim_param), so that tools which show only declared shapes show them; the input is never modified.\n"
+      "-o writes a copy that declares those shapes, so that tools which show only declared shapes show them:\n"
+      "an ONNX model's graph outputs and value_info (a name as a dim_param); an IR's ports (numbers, -1,\n"
+      "intervals) and its .bin beside it. The input is never modified.\n"
       "Exit codes: 0 success (layers propagation cannot pass are listed, not failures); 2 usage error or\n"
       "unreadable model.");
   using model::detail::option;

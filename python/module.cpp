@@ -670,14 +670,15 @@ py::tuple shapes_model(const py::object& model, const std::string& bin, const st
   } else {
     const auto path = model.cast<std::string>();
     py::gil_scoped_release unlocked;
-    if (!out.empty()) onnx::check_shapes_output(path, out);  // before the analysis, as the CLI
+    if (!out.empty()) onnx::check_shapes_output(path, bin, out);  // before the analysis, as the CLI
     report = onnx::shapes(path, options);
     if (!out.empty()) onnx::write_shapes(report, path, out);
   }
   render::shapes_seen seen;
   const auto json = json_of(render::shapes_json(report, model_name(model), out.empty() ? render::json() : render::json(out), &seen));
   return py::make_tuple(json, shapes_of(seen),
-                        in_memory && report.output ? py::object(py::bytes(report.output->model)) : py::object(py::none()));
+                        in_memory && report.output ? py::object(py::bytes(std::get<model::onnx_output>(*report.output).model))
+                                                   : py::object(py::none()));
 }
 
 py::tuple fix_model(const py::object& model, const std::string& bin, const std::string& out,

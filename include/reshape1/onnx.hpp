@@ -89,21 +89,24 @@ void check_fix_output(const std::filesystem::path& in, const std::filesystem::pa
 void write_fixed(const model::fix_report& report, const std::filesystem::path& in, const std::filesystem::path& out);
 
 /// `reshape1 shapes` on a model of either format (told apart by content): every tensor a layer computes and
-/// the shape propagation gives it, from the declared inputs or `options.shapes`; for an ONNX model, also the
-/// bytes of a copy whose graph outputs and value_info declare those shapes (shapes_report::output). Errors
-/// as read_any's, and check_batch's for `options.shapes`; the file is not "-" (error(invalid_argument)).
+/// the shape propagation gives it, from the declared inputs or `options.shapes`; with `options.copy`, also
+/// a copy of the model that declares those shapes (shapes_report::output). Errors as read_any's, and
+/// check_batch's for `options.shapes`; the file is not "-" (error(invalid_argument)).
 [[nodiscard]] model::shapes_report shapes(const std::filesystem::path& file, const model::shapes_options& options = {});
 /// The same for an ONNX model in memory (`name` in messages; external data as for `read`).
 [[nodiscard]] model::shapes_report shapes(std::span<const std::byte> bytes, const std::string& name,
                                           const model::shapes_options& options = {});
 
 /// The checks write_shapes makes before it writes anything, for a caller to make before the analysis too:
-/// check_fix_output's for an ONNX model; an IR is error(unsupported) (its ports' shapes are not written).
-void check_shapes_output(const std::filesystem::path& in, const std::filesystem::path& out);
+/// check_fix_output's (for an IR, `out` ends in .xml and the .bin beside it is written too; `bin` is the
+/// model's weights, empty for beside it, and refused for ONNX).
+void check_shapes_output(const std::filesystem::path& in, const std::filesystem::path& bin,
+                         const std::filesystem::path& out);
 
-/// Writes the model with its shapes (report.output) to `out`, as write_fixed writes a fixed ONNX model
-/// (through a temporary file; external data brought beside it). error(unsupported) for a report without
-/// an output (an IR's), error(invalid_argument) when check_shapes_output refuses `out`, error(io).
+/// Writes the copy of the model with its shapes (report.output) to `out`, as write_fixed writes a fixed
+/// model (through temporary files; an IR's .bin, the original bytes, then its .xml; an ONNX model's
+/// external data brought beside it). error(invalid_argument) for a report without a copy or when
+/// check_shapes_output refuses `out`; error(io).
 void write_shapes(const model::shapes_report& report, const std::filesystem::path& in, const std::filesystem::path& out);
 
 /// Every (op_type, since_version) of the default ONNX domain reshape1 translates, sorted.

@@ -767,22 +767,23 @@ def shapes(
     model_bin: Union[str, "os.PathLike[str]", None] = None,
     base_dir: Union[str, "os.PathLike[str]", None] = None,
 ) -> ShapesReport:
-    """Every tensor's propagated shape, as `reshape1 shapes`; for an ONNX model, a copy whose outputs and
-    value_info declare them (a named dimension as a dim_param), so that tools that show only what a file
-    declares show them.
+    """Every tensor's propagated shape, as `reshape1 shapes`; and a copy of the model that declares them (an
+    ONNX model's outputs and value_info, a name as a dim_param; an IR's ports), so that tools that show only
+    what a file declares show them.
 
     Args:
         model_xml: the model: an IR .xml or an .onnx path (told apart by content), or an ONNX model as
             bytes or an onnx.ModelProto.
         shapes: inputs' shapes in place of the declared ones, by input name, as check_batch() takes them
             ("?", intervals, "?@H" named sizes).
-        output: ONNX: the .onnx file to write the copy to (never the input); None to write nothing. A model
-            given in memory comes back in the report's output instead. Not for an IR.
+        output: where to write the copy that declares every shape: an .onnx for an ONNX model (its outputs and
+            value_info), an .xml for an IR (its ports; the .bin is written beside it); never the input. None
+            to write nothing. A model given in memory comes back in the report's output instead.
         model_bin: an IR's weights; by default the .xml's path with the extension .bin.
         base_dir: for an ONNX model given in memory, where its external data lies, as for check().
 
-    Raises reshape1.Error when the model cannot be read, "invalid_argument" when output names the input or
-    does not end in .onnx, and "unsupported" for output with an IR.
+    Raises reshape1.Error when the model cannot be read, and "invalid_argument" when output names one of
+    the model's files or does not end in the model's extension.
     """
     in_memory = isinstance(model_xml, (bytes, bytearray, memoryview)) or (
         not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))

@@ -92,8 +92,8 @@ constexpr std::array rows{
                "the model: an IR .xml or an .onnx file, told apart by content; Python takes an ONNX model in "
                "memory too (bytes, onnx.ModelProto)"},
     option_row{option::output, "shapes", "-o,--output", "FILE", "output", "FILE",
-               "ONNX: write a copy of the model whose outputs and value_info declare every tensor's shape (an "
-               ".onnx; not for an IR)"},
+               "write a copy of the model that declares every tensor's shape: an .onnx (its outputs and value_info), "
+               "or an .xml (its ports; the .bin is written beside it)"},
     option_row{option::bin, "shapes", "--bin", "FILE", "model_bin", "FILE", "an IR's weights, as for check"},
     option_row{option::base_dir, "shapes", "", "", "base_dir", "DIR",
                "where an ONNX model given in memory finds its external data, as for check (the command line's "

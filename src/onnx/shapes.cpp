@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include "output.hpp"
 #include "skim.hpp"
 #include "model/analysis/batch_internal.hpp"
+#include "model/analysis/fix_ir.hpp"
 #include "model/ops/rules.hpp"
 #include "model/propagate/engine.hpp"
 #include "reshape1/model/shapes.hpp"
@@ -223,11 +225,6 @@ void asked_names(const model::shapes_options& options, std::set<std::string>& ou
       if (d.has_symbol()) out.insert(std::string(d.symbol().name()));
 }
 
-[[noreturn]] void refuse_ir_copy() {
-  fail(errc::unsupported, {}, "shapes writes an ONNX model with its shapes; an IR's port shapes are not written",
-       "run shapes without -o for an IR: it lists every port's shape");
-}
-
 model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory,
                                  const model::shapes_options& options) {
   detail::check_model_size(bytes, file);
@@ -293,19 +290,27 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
   }
   std::string written;
   if (!m.SerializeToString(&written)) fail(errc::io, {.file = file}, "protobuf cannot serialise the model with its shapes");
-  r.output.emplace();
-  r.output->model = skimmed.bytes.empty() ? std::move(written)
-                                          : detail::put_back(std::as_bytes(std::span(written)), bytes, skimmed.left_out, file);
+  model::onnx_output with_shapes;
+  with_shapes.model = skimmed.bytes.empty()
+                          ? std::move(written)
+                          : detail::put_back(std::as_bytes(std::span(written)), bytes, skimmed.left_out, file);
+  r.output = std::move(with_shapes);
   return r;
 }
 
 model::shapes_report shapes_ir(const fs::path& file, const fs::path& bin, const model::shapes_options& options) {
-  const auto g = model::read_ir(file, model::weights_of(file, bin));
+  const auto weights = model::weights_of(file, bin);
+  const auto g = model::read_ir(file, weights);
   const auto inputs = model::detail::requested_shapes(g, options.shapes);
   const auto p = model::detail::propagate_naming(g, inputs, unnamed);
   std::set<std::string> names;  // an IR names no dimension: only the caller's are kept
   asked_names(options, names);
-  return report_of(g, p, list_ir(g), names);
+  auto r = report_of(g, p, list_ir(g), names);
+  if (options.copy) {
+    const io::detail::mapped_file xml(file);
+    r.output = model::ir_output{model::detail::xml_with_shapes(g, xml.bytes(), p, inputs), {}, weights};
+  }
+  return r;
 }
 
 }  // namespace
@@ -315,10 +320,7 @@ model::shapes_report shapes(const fs::path& file, const model::shapes_options& o
   if (file == "-")
     fail(errc::invalid_argument, {}, "shapes reads the model from its file, not from standard input",
          "save the model and give its path");
-  if (format_of(file) == model::model_format::ir) {
-    if (options.copy) refuse_ir_copy();
-    return shapes_ir(file, options.bin, options);
-  }
+  if (format_of(file) == model::model_format::ir) return shapes_ir(file, options.bin, options);
   if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
   const io::detail::mapped_file data(file);
   return shapes_onnx(data.bytes(), file.string(), detail::directory_of(file), options);
@@ -330,16 +332,25 @@ model::shapes_report shapes(std::span<const std::byte> bytes, const std::string&
   return shapes_onnx(bytes, name, options.base_dir.empty() ? fs::path(name).parent_path() : options.base_dir, options);
 }
 
-void check_shapes_output(const fs::path& in, const fs::path& out) {
-  if (format_of(in) != model::model_format::onnx) refuse_ir_copy();
-  detail::check_onnx_output(in, out, detail::shapes_words);
+void check_shapes_output(const fs::path& in, const fs::path& bin, const fs::path& out) {
+  if (format_of(in) == model::model_format::onnx) {
+    if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+    detail::check_onnx_output(in, out, detail::shapes_words);
+    return;
+  }
+  model::detail::check_ir_outputs(in, model::weights_of(in, bin), out, fs::path(out).replace_extension(".bin"),
+                                  detail::shapes_words.model, detail::shapes_words.command);
 }
 
 void write_shapes(const model::shapes_report& report, const fs::path& in, const fs::path& out) {
   if (!report.output)
     fail(errc::invalid_argument, {}, "the report has no copy of the model to write",
          "ask shapes for one (shapes_options::copy)");
-  detail::write_onnx(*report.output, in, out, detail::shapes_words);
+  if (const auto* ir = std::get_if<model::ir_output>(&*report.output))
+    model::detail::write_ir(*ir, in, out, fs::path(out).replace_extension(".bin"), detail::shapes_words.model,
+                            detail::shapes_words.command);
+  else
+    detail::write_onnx(std::get<model::onnx_output>(*report.output), in, out, detail::shapes_words);
 }
 
 }  // namespace reshape1::onnx

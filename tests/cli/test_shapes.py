@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs `reshape1 shapes` on shipped models: the table, --json, --shape, -o (the copy written, the input
-untouched, no temporary file left, what it refuses), and an IR."""
+untouched, no temporary file left, what it refuses), and on the shipped IRs at a free batch (the copy's
+ports, read back, declare what was propagated)."""
 import json
 import os
 import pathlib
@@ -82,7 +83,8 @@ with tempfile.TemporaryDirectory() as d:
         ((ULTRAFACE, "-o", ULTRAFACE), "invalid_argument", "the output is the model itself"),
         ((ULTRAFACE, "-o", d / "x.txt"), "invalid_argument", "must end in .onnx"),
         ((ULTRAFACE, "-o", d), "invalid_argument", "must end in .onnx"),
-        ((RETAIL, "-o", d / "ir.onnx"), "unsupported", "an IR's port shapes are not written"),
+        ((RETAIL, "-o", d / "ir.onnx"), "invalid_argument", "the output must end in .xml"),
+        ((RETAIL, "-o", RETAIL), "invalid_argument", "is one of the model's own files"),
         ((ULTRAFACE, "--shape", "nope=[1]"), "invalid_argument", "no input named 'nope'"),
         (("-",), "invalid_argument", "not from standard input"),
     ]:
@@ -92,12 +94,37 @@ with tempfile.TemporaryDirectory() as d:
               f"{rc} {out}")
     check("nothing written by a refusal", sorted(p.name for p in d.iterdir()) == ["shapes.onnx"], list(d.iterdir()))
 
-# An IR: every output port by LAYER:PORT, nothing written.
+# An IR: every output port by LAYER:PORT; -o writes an .xml whose ports declare them, its .bin beside it.
 rc, out, err = run("shapes", RETAIL, "--json")
 doc = json.loads(out)
 check("an IR is listed", rc == 0 and doc["summary"]["tensors"] > 0 and all(":" in t["name"] for t in doc["tensors"]),
       f"{rc} {err}")
 check("an IR's ports are as declared", all(t["shape"] == t["declared"] for t in doc["tensors"]),
       [t for t in doc["tensors"] if t["shape"] != t["declared"]][:2])
+
+
+def ranges(text):
+    """A shape's dimensions without their names: '[?@a,3,1..4@b]' -> ['?', '3', '1..4']."""
+    return [d.split("@")[0] for d in text.strip("[]").split(",")] if text != "[]" else []
+
+
+for model in sorted((ROOT / "tests" / "data" / "ir-models").glob("*/*.xml")):
+    with tempfile.TemporaryDirectory() as d:
+        d = pathlib.Path(d)
+        rc, out, err = run("shapes", model, "--json")
+        first = json.loads(out)["tensors"][0]
+        batch_free = "[?," + first["shape"].strip("[]").split(",", 1)[1] + "]"
+        rc, out, err = run("shapes", model, "--shape", f"{first['layer']}={batch_free}", "-o", d / "copy.xml", "--json")
+        made = json.loads(out)
+        check(f"{model.name}: -o at a free batch", rc == 0 and made["output"] == str(d / "copy.xml")
+              and sorted(p.name for p in d.iterdir()) == ["copy.bin", "copy.xml"], f"{rc} {err}")
+        check(f"{model.name}: the weights copied", (d / "copy.bin").read_bytes() == model.with_suffix(".bin").read_bytes())
+        rc, out, err = run("shapes", d / "copy.xml", "--json")
+        again = json.loads(out)["tensors"]
+        wrong = [(a["name"], a["declared"], b["shape"]) for a, b in zip(again, made["tensors"])
+                 if a["declared"] is None or ranges(a["declared"]) != ranges(b["shape"])]
+        check(f"{model.name}: every port of the copy declares what was propagated",
+              len(again) == len(made["tensors"]) and not wrong, wrong[:3])
+        check(f"{model.name}: the copy's input is free", ranges(again[0]["declared"])[0] == "?", again[0])
 
 results.finish()

@@ -7,10 +7,12 @@
 #include <map>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "onnx_test_util.hpp"
 #include "reshape1/error.hpp"
+#include "reshape1/model/check.hpp"
 #include "reshape1/model/shapes.hpp"
 #include "reshape1/onnx.hpp"
 
@@ -54,7 +56,7 @@ std::map<std::string, std::string> declared(const ::onnx::GraphProto& g) {
 ::onnx::ModelProto written(const model::shapes_report& r) {
   ::onnx::ModelProto m;
   EXPECT_TRUE(r.output.has_value());
-  EXPECT_TRUE(m.ParseFromString(r.output->model));
+  EXPECT_TRUE(m.ParseFromString(std::get<model::onnx_output>(*r.output).model));
   return m;
 }
 
@@ -186,29 +188,60 @@ TEST(shapes, an_if_branch_tensor_is_declared_in_its_branch) {
   EXPECT_EQ(declared(m.graph()).at("y"), "[1,6]");
 }
 
-TEST(shapes, an_ir_lists_every_port_and_writes_nothing) {
+TEST(shapes, an_ir_lists_every_port_and_its_copy_declares_them_on_its_ports) {
   const fs::path xml = fs::path(RESHAPE1_TEST_DATA) / "models" / "concat-batch-const" / "model.xml";
   const auto r = onnx::shapes(xml);
-  EXPECT_FALSE(r.output.has_value());
+  EXPECT_FALSE(r.output.has_value());  // none asked for
   ASSERT_FALSE(r.tensors.empty());
   for (const auto& t : r.tensors) EXPECT_NE(t.name.find(':'), std::string::npos) << t.name;
-  const auto out = fs::temp_directory_path() / "reshape1_shapes_ir.onnx";
-  try {
-    onnx::check_shapes_output(xml, out);
-    FAIL() << "an IR's shapes are not written";
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), errc::unsupported);
+
+  // At a dynamic batch: the ports say -1 where the batch goes, the Parameter's shape attribute `?`.
+  model::shapes_options options;
+  options.copy = true;
+  options.shapes = {{"", parse_shape("[?,8]")}};
+  const auto dir = fs::temp_directory_path() / "reshape1_shapes_ir";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto out = dir / "copy.xml";
+  onnx::check_shapes_output(xml, {}, out);
+  const auto copy = onnx::shapes(xml, options);
+  ASSERT_TRUE(copy.output.has_value());
+  ASSERT_TRUE(std::holds_alternative<model::ir_output>(*copy.output));
+  onnx::write_shapes(copy, xml, out);
+  EXPECT_EQ(slurp(dir / "copy.bin"), slurp(xml.parent_path() / "model.bin"));
+  // Read back: every port declares what propagation gives it, and the input takes the shape given.
+  const auto again = onnx::shapes(out);
+  for (std::size_t k = 0; k < again.tensors.size(); ++k) {
+    const auto& t = again.tensors[k];
+    ASSERT_TRUE(t.declared.has_value()) << t.name;
+    EXPECT_EQ(t.declared->size(), copy.tensors[k].shape.size()) << t.name;
+    for (std::size_t d = 0; d < t.declared->size(); ++d)
+      EXPECT_EQ((*t.declared)[d].range(), copy.tensors[k].shape[d].range()) << t.name << " axis " << d;
   }
-  model::shapes_options copy;
-  copy.copy = true;
-  EXPECT_THROW((void)onnx::shapes(xml, copy), error);
+  EXPECT_FALSE(again.tensors[0].shape[0].is_static());
+  const auto check = model::check(model::read_ir(out, dir / "copy.bin"));
+  EXPECT_EQ(check.summary.layers.shape_mismatches, 0U);
+  fs::remove_all(dir);
+}
+
+TEST(shapes, a_report_without_a_copy_writes_nothing) {
+  const fs::path xml = fs::path(RESHAPE1_TEST_DATA) / "models" / "concat-batch-const" / "model.xml";
+  const auto out = fs::temp_directory_path() / "reshape1_shapes_none.xml";
+  fs::remove(out);
   try {
-    onnx::write_shapes(r, xml, out);
+    onnx::write_shapes(onnx::shapes(xml), xml, out);
     FAIL() << "a report without a copy";
   } catch (const error& e) {
     EXPECT_EQ(e.code(), errc::invalid_argument);
   }
   EXPECT_FALSE(fs::exists(out));
+  try {
+    onnx::check_shapes_output(xml, {}, xml);
+    FAIL() << "the input itself";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("the model with its shapes"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -256,10 +256,13 @@ MISTAKES = [
     Mistake("shapes: weights not beside the .xml", lambda m: ["shapes", m.lonely], lambda m: reshape1.shapes(m.lonely),
             "io", "{lonely_bin}: the weights of {lonely} are not there (an IR's weights are looked for beside its "
             ".xml); " + WEIGHTS),
-    Mistake("shapes: an IR's shapes written", lambda m: ["shapes", m.fd200, "-o", m.junk.with_name("out.onnx")],
-            lambda m: reshape1.shapes(m.fd200, output=m.junk.with_name("out.onnx")), "unsupported",
-            "shapes writes an ONNX model with its shapes; an IR's port shapes are not written; run shapes without -o "
-            "for an IR: it lists every port's shape"),
+    Mistake("shapes: an IR's copy not .xml", lambda m: ["shapes", m.fd200, "-o", m.junk.with_name("out.onnx")],
+            lambda m: reshape1.shapes(m.fd200, output=m.junk.with_name("out.onnx")), "invalid_argument",
+            "{out_onnx}: the output must end in .xml; its weights are written beside it, in .bin"),
+    Mistake("shapes: an IR's copy over the input", lambda m: ["shapes", m.fd200, "-o", m.fd200],
+            lambda m: reshape1.shapes(m.fd200, output=m.fd200), "invalid_argument",
+            "{fd200}: is one of the model's own files ({fd200}); write the model with its shapes to other files; the "
+            "input is never modified"),
     Mistake("shapes: output over the input", lambda m: ["shapes", m.onnx, "-o", m.onnx],
             lambda m: reshape1.shapes(m.onnx, output=m.onnx), "invalid_argument",
             "{onnx}: the output is the model itself; write the model with its shapes to another file; the input is "
@@ -287,6 +290,7 @@ def models(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> Models:
 
 def expected(mistake: Mistake, m: Models, cli: bool) -> str:
     files = {"lonely": m.lonely, "lonely_bin": m.lonely.with_suffix(".bin"), "fd200": m.fd200, "junk": m.junk, "onnx": m.onnx,
+             "out_onnx": m.junk.with_name("out.onnx"),
              "out_txt": m.junk.with_name("out.txt")}
     text = mistake.message
     for key, path in files.items():

@@ -64,12 +64,20 @@ def test_output_writes_the_copy_and_bytes_come_back_with_it(data_dir: pathlib.Pa
     assert isinstance(from_proto.output, Proto) and from_proto.output.data == from_bytes.output
 
 
-def test_an_ir_is_listed_not_written(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
-    r = reshape1.shapes(data_dir / RETAIL)
+def test_an_ir_is_listed_and_its_copy_written_with_its_weights(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    model = data_dir / RETAIL
+    r = reshape1.shapes(model)
     assert r.output is None and all(":" in t.name for t in r.tensors)
+    first = r.tensors[0]
+    free = "[?," + ",".join(str(d) for d in list(first.shape)[1:]) + "]"
+    copy = reshape1.shapes(model, shapes={first.layer: free}, output=tmp_path / "copy.xml")
+    assert copy.output == str(tmp_path / "copy.xml")
+    assert (tmp_path / "copy.bin").read_bytes() == model.with_suffix(".bin").read_bytes()
+    again = reshape1.shapes(tmp_path / "copy.xml")
+    assert again.tensors[0].declared is not None and not again.tensors[0].declared.is_static
     with pytest.raises(reshape1.Error) as info:
-        reshape1.shapes(data_dir / RETAIL, output=tmp_path / "ir.onnx")
-    assert info.value.code == "unsupported" and not (tmp_path / "ir.onnx").exists()
+        reshape1.shapes(model, output=tmp_path / "ir.onnx")
+    assert info.value.code == "invalid_argument" and not (tmp_path / "ir.onnx").exists()
 
 
 def test_bad_arguments(data_dir: pathlib.Path) -> None:

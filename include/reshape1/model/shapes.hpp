@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "reshape1/element_type.hpp"
@@ -28,8 +29,8 @@ struct shapes_options {
   std::filesystem::path bin{};
   /// For an ONNX model in memory: the directory its external data is looked for in (as onnx::read's).
   std::filesystem::path base_dir{};
-  /// ONNX: also make the copy of the model that declares every tensor's shape (shapes_report::output), for
-  /// write_shapes or the caller. error(unsupported) for an IR, whose ports' shapes are not written.
+  /// Also make the copy of the model that declares every tensor's shape (shapes_report::output), for
+  /// write_shapes or the caller.
   bool copy = false;
 };
 
@@ -74,9 +75,12 @@ struct shapes_report {
   std::vector<tensor_shape> tensors;
   std::vector<shapes_gap> gaps;
   shapes_summary summary;
-  /// With shapes_options::copy: the bytes of a copy of the ONNX model whose outputs and value_info declare
-  /// every listed tensor's shape (onnx_output::freed lists nothing). Empty otherwise.
-  std::optional<onnx_output> output;
+  /// With shapes_options::copy, a copy of the model that declares every listed tensor's shape. ONNX: the
+  /// bytes of one whose graph outputs and value_info declare them (a name as a dim_param; onnx_output::freed
+  /// lists nothing). IR: an .xml whose ports declare them (numbers, -1, intervals: an IR has no names for
+  /// sizes) and whose Parameters given a shape take it, with the weights unchanged (ir_output::appended is
+  /// empty). Empty without `copy`.
+  std::optional<std::variant<ir_output, onnx_output>> output;
 };
 
 }  // namespace reshape1::model

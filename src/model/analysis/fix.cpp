@@ -180,7 +180,8 @@ fix_report fix_ir(const fs::path& xml, const fs::path& bin, const fix_options& o
   return report;
 }
 
-void check_ir_outputs(const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml, const fs::path& out_bin) {
+void check_ir_outputs(const fs::path& in_xml, const fs::path& in_bin, const fs::path& out_xml, const fs::path& out_bin,
+                      std::string_view model, std::string_view command) {
   if (out_xml.extension() != ".xml")
     fail(errc::invalid_argument, {}, fmt::format("{}: the output must end in .xml", out_xml.string()),
          "its weights are written beside it, in .bin");
@@ -188,19 +189,20 @@ void check_ir_outputs(const fs::path& in_xml, const fs::path& in_bin, const fs::
     for (const auto& in : {in_xml, in_bin})
       if (same_file(out, in))
         fail(errc::invalid_argument, {}, fmt::format("{}: is one of the model's own files ({})", out.string(), in.string()),
-             "write the fixed model to other files; the input is never modified");
+             fmt::format("write {} to other files; the input is never modified", model));
     // A FIFO would block the write until something reads it, and a device or directory cannot hold a model.
     if (const auto kind = io::detail::special_file_kind(out))
       fail(errc::invalid_argument, {}, fmt::format("{}: is {}, not a regular file", out.string(), *kind),
-           "fix writes the model to regular files; give another name");
+           fmt::format("{} writes the model to regular files; give another name", command));
   }
   if (same_file(out_xml, out_bin))
     fail(errc::invalid_argument, {}, fmt::format("{}: the .xml and the .bin are the same file", out_xml.string()),
          "give the .bin another name");
 }
 
-void write_ir(const ir_output& fixed, const fs::path& in_xml, const fs::path& out_xml, const fs::path& out_bin) {
-  check_ir_outputs(in_xml, fixed.bin, out_xml, out_bin);
+void write_ir(const ir_output& fixed, const fs::path& in_xml, const fs::path& out_xml, const fs::path& out_bin,
+              std::string_view model, std::string_view command) {
+  check_ir_outputs(in_xml, fixed.bin, out_xml, out_bin, model, command);
   const io::detail::mapped_file original(fixed.bin);
   // Both temporary files are made before either output is touched: an .xml that cannot be written (its
   // directory gone, a link into nowhere) stops the write before a .bin is left without its .xml.

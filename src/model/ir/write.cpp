@@ -24,6 +24,8 @@
 #include "reshape1/model/graph.hpp"
 #include "model/graph/edit.hpp"
 #include "model/graph/storage.hpp"
+#include "model/analysis/fix_ir.hpp"
+#include "reshape1/model/propagate.hpp"
 
 namespace reshape1::model {
 namespace {
@@ -243,6 +245,93 @@ std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std
   const auto bad = [&](const std::string& what) { x.bad(what); };
   for (const auto& [within, edges] : x.repoint()) repoint_edges(x.graph_at(within).edges_byte_, text, edges, out, bad);
   return out.applied_to(text);
+}
+
+namespace {
+
+/// A dimension as an IR's port writes it: a number, -1 for one of which nothing is known, or an interval
+/// (`1..10`, `2..`), which OpenVINO's reader and reshape1's read back.
+std::string port_dim(const dimension& d) {
+  if (d.is_static()) return std::to_string(d.lo());
+  if (d.range().is_unknown()) return "-1";
+  return to_string(dimension(d.range()));
+}
+
+/// A Parameter's `shape` attribute: the dimensions without their symbols (`1,3,?,1..10`), `...` for an
+/// unknown rank.
+std::string shape_attribute(const partial_shape& s) {
+  if (!s.rank_known()) return "...";
+  std::string out;
+  for (std::size_t d = 0; d < s.size(); ++d) out += (d == 0 ? "" : ",") + to_string(dimension(s[d].range()));
+  return out;
+}
+
+/// Sets a <port>'s <dim> children to `s` (a port of unknown rank is left as declared). Dims already there
+/// are rewritten in place, so the file's layout stays; a port of another rank gets its dims anew.
+void set_dims(pugi::xml_node port, const partial_shape& s) {
+  if (!s.rank_known()) return;
+  std::vector<pugi::xml_node> dims;
+  for (auto d = port.child("dim"); d; d = d.next_sibling("dim")) dims.push_back(d);
+  if (dims.size() != s.size()) {
+    for (const auto& d : dims) port.remove_child(d);
+    dims.clear();
+    for (std::size_t k = 0; k < s.size(); ++k) dims.push_back(port.append_child("dim"));
+  }
+  for (std::size_t k = 0; k < s.size(); ++k) dims[k].text().set(port_dim(s[k]).c_str());
+}
+
+}  // namespace
+
+std::string detail::xml_with_shapes(const graph& g, std::span<const std::byte> xml, const propagation& p,
+                                    std::span<const input_shape> given) {
+  std::string text(reinterpret_cast<const char*>(xml.data()), xml.size());
+  pugi::xml_document doc;
+  // Whitespace and comments are kept and written back raw: only the dims (and given Parameters' shapes) change.
+  const auto parsed = doc.load_buffer_inplace(text.data(), text.size(), pugi::parse_full | pugi::parse_ws_pcdata,
+                                              pugi::encoding_utf8);
+  if (!parsed)
+    fail(errc::bad_file, {.offset = static_cast<std::size_t>(parsed.offset), .file = g.xml_file()},
+         fmt::format("{}: not well-formed XML: {}", g.xml_file(), parsed.description()), {});
+  const auto layers = g.layers();
+  const auto shape_of = [&](std::size_t layer, std::size_t output) -> const partial_shape& {
+    return p.outputs[layer][output].shape;
+  };
+  for (auto node : doc.child("net").child("layers").children("layer")) {
+    const auto* l = g.find(node.attribute("id").as_llong(-1));
+    if (l == nullptr) continue;
+    const auto index = static_cast<std::size_t>(l - layers.data());
+    std::size_t k = 0;
+    for (auto port : node.child("input").children("port")) {
+      if (k < l->sources.size() && l->sources[k]) set_dims(port, shape_of(l->sources[k]->layer, l->sources[k]->output));
+      ++k;
+    }
+    for (auto port : node.child("output").children("port")) {
+      const auto id = port.attribute("id").as_llong(-1);
+      for (std::size_t o = 0; o < l->outputs.size(); ++o)
+        if (l->outputs[o].id == id) set_dims(port, shape_of(index, o));
+    }
+    for (const auto& x : given)
+      if (x.layer == index)
+        if (auto data = node.child("data"); data && data.attribute("shape"))
+          data.attribute("shape").set_value(shape_attribute(x.shape).c_str());
+  }
+  // The bytes around <net> (the declaration, the line breaks, comments after it) as the file has them:
+  // pugixml keeps no whitespace outside the root element.
+  const std::string_view original(reinterpret_cast<const char*>(xml.data()), xml.size());
+  const auto net = doc.child("net");
+  // offset_debug() is where the element's name starts, after its '<'.
+  const auto begin = net.offset_debug() > 0 ? original.rfind('<', static_cast<std::size_t>(net.offset_debug()))
+                                            : std::string_view::npos;
+  const auto close = original.rfind("</net>");
+  if (begin == std::string_view::npos || close == std::string_view::npos || close < begin) {
+    string_writer w;
+    doc.save(w, "", pugi::format_raw | pugi::format_no_declaration, pugi::encoding_utf8);
+    return std::move(w.out);
+  }
+  std::string out(original.substr(0, begin));
+  out += print(net);
+  out += original.substr(close + std::string_view("</net>").size());
+  return out;
 }
 
 }  // namespace reshape1::model
