@@ -946,8 +946,8 @@ void bring_external_data(const std::map<std::string, std::string>& locations, co
           std::memcmp(a.bytes().data(), b.bytes().data(), a.bytes().size()) == 0)
         continue;
       fail(errc::invalid_argument, {.file = target.string()},
-           fmt::format("{}: {}'s external data '{}' would replace a different file there", target.string(), words.model,
-                       location),
+           fmt::format("{}: the external data '{}' of {} would replace a different file there", target.string(), location,
+                       words.model),
            fmt::format("write {} to another directory, or beside the original", words.model));
     }
     fs::create_directories(target.parent_path(), ec);

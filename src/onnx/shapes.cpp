@@ -2,7 +2,9 @@
 // model, a copy whose graph outputs and value_info hold those shapes, so that tools that show only what a
 // file declares (Netron) show them.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -36,14 +38,24 @@ using reshape1::detail::fail;
 /// character), so that no such name is one of the model's; they are all renamed after the tensors.
 constexpr std::string_view unnamed = "\x1f";
 
-/// A tensor to list: its name, the layer output that computes it, and (ONNX) the graph that declares it.
+/// A tensor to list: its name, the layer output that computes it, and (ONNX) the graph that declares it and
+/// the node whose output it is (none for a graph input).
 struct listed {
   std::string name;
   source at;
   ::onnx::GraphProto* graph = nullptr;
+  const ::onnx::NodeProto* node = nullptr;
+  std::size_t output = 0;  ///< which of the node's outputs
 };
 
 std::string op_of(const model::layer& l) { return fmt::format("{}-{}", l.op_type(), l.op_version()); }
+
+/// The version of the default domain a model imports (0 when it names none).
+int default_opset_of(const ::onnx::ModelProto& m) {
+  for (const auto& o : m.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") return static_cast<int>(o.version());
+  return 0;
+}
 
 /// The names a model's inputs, outputs and value_info give dimensions (its subgraphs' too): the names
 /// reshape1 gives must not be one of them.
@@ -68,28 +80,25 @@ void dim_params(const ::onnx::GraphProto& g, std::set<std::string>& out) {
 /// If is, when the lowering inlined them (a constant condition inlines only the branch it takes).
 void list_graph(::onnx::GraphProto& g, const std::unordered_map<std::string, source>& names, const model::graph& lowered,
                 bool top, std::set<std::string>& seen, std::vector<listed>& out) {
-  const auto add = [&](const std::string& name) {
+  const auto add = [&](const std::string& name, const ::onnx::NodeProto* node, std::size_t output) {
     if (name.empty()) return;
     const auto it = names.find(name);
     if (it == names.end() || !seen.insert(name).second) return;
-    out.push_back({name, it->second, &g});
+    out.push_back({name, it->second, &g, node, output});
   };
   if (top) {
     std::set<std::string_view> weights;
     for (const auto& t : g.initializer()) weights.insert(t.name());
     for (const auto& in : g.input())
-      if (!weights.contains(in.name())) add(in.name());
+      if (!weights.contains(in.name())) add(in.name(), nullptr, 0);
   }
+  (void)lowered;
   for (auto& n : *g.mutable_node()) {
     const bool onnx_domain = n.domain().empty() || n.domain() == "ai.onnx";
     if (onnx_domain && n.op_type() == "Constant") continue;  // a value the file holds, as an initializer is
-    for (const auto& o : n.output()) {
-      // An initializer's name bound again by a node is the node's; a graph input's is the input's.
-      const auto it = names.find(o);
-      if (it != names.end() && model::detail::part_of(lowered.layers()[it->second.layer]) == model::detail::op_part::parameter)
-        continue;
-      add(o);
-    }
+    // An output that passes its input on (Identity, Dropout's output, a Reduce over no axes) is bound to what
+    // computed that input: listed all the same, as the node's.
+    for (int k = 0; k < n.output_size(); ++k) add(n.output(k), &n, static_cast<std::size_t>(k));
     if (onnx_domain && n.op_type() == "If")
       for (auto& a : *n.mutable_attribute())
         if (a.has_g()) list_graph(*a.mutable_g(), names, lowered, false, seen, out);
@@ -104,32 +113,77 @@ std::vector<listed> list_ir(const model::graph& g) {
     const auto& l = layers[i];
     if (model::detail::part_of(l) == model::detail::op_part::constant) continue;
     for (std::size_t o = 0; o < l.outputs.size(); ++o)
-      out.push_back({fmt::format("{}:{}", l.name, l.outputs[o].id), source{i, o}, nullptr});
+      out.push_back({fmt::format("{}:{}", l.name, l.outputs[o].id), source{i, o}, nullptr, nullptr, 0});
   }
   return out;
 }
 
+/// A name made from a tensor's that reads back in the shape notation (`?@conv_out_2`): characters other
+/// than letters, digits and `_` become `_`, and one that starts with a digit gets `_` in front.
+std::string identifier(std::string_view tensor) {
+  std::string out;
+  for (const char c : tensor) out += std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])) != 0) out.insert(out.begin(), '_');
+  return out;
+}
+
+/// `message` with each symbol propagation named written as the report names it, and those the report does
+/// not name (propagation's own, `unnamed`...) as a plain `?`: a rule's message names the shapes it refused.
+std::string renamed_in(std::string message, const std::unordered_map<symbol, symbol>& renamed) {
+  std::vector<std::pair<std::string, std::string>> by_length;
+  for (const auto& [from, to] : renamed) by_length.emplace_back(fmt::format("@{}", from.name()), fmt::format("@{}", to.name()));
+  // The longest first: `x.1` must not be replaced inside `x.12`.
+  std::sort(by_length.begin(), by_length.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [from, to] : by_length)
+    for (auto at = message.find(from); at != std::string::npos; at = message.find(from, at + to.size()))
+      message.replace(at, from.size(), to);
+  for (auto at = message.find(fmt::format("@{}", unnamed)); at != std::string::npos; at = message.find(fmt::format("@{}", unnamed), at)) {
+    auto end = at + 1 + unnamed.size();
+    while (end < message.size() && (std::isdigit(static_cast<unsigned char>(message[end])) != 0 || message[end] == '.')) ++end;
+    message.erase(at, end - at);
+  }
+  return message;
+}
+
+/// How an ONNX node is named in the report: `Type-N` as its translation reads it (N the since_version that
+/// covers the model's opset), or the op type alone for one reshape1 does not translate.
+std::string onnx_op(const ::onnx::NodeProto& n, int opset) {
+  std::string_view type = n.op_type();
+  const bool onnx_domain = n.domain().empty() || n.domain() == "ai.onnx";
+  int since = 0;
+  if (onnx_domain)
+    for (const auto& [op, version] : covered_ops())
+      if (op == type && version <= opset) since = std::max(since, version);
+  const auto name = onnx_domain ? std::string(type) : fmt::format("{}.{}", n.domain(), type);
+  return since == 0 ? name : fmt::format("{}-{}", name, since);
+}
+
 /// The report's tensors from a propagation that named every unknown dimension. A name the model or the
-/// caller gives (`names`) stays; every other (propagation's `unnamed`..., a Parameter's `x.1`) becomes the
-/// tensor's and axis's where it first appears (`conv_2`), unless that is taken (then `conv_2_2`, ...).
+/// caller gives (`names`) stays, as does one `seeded` (a model's input dim_param that is not notation);
+/// every other (propagation's `unnamed`..., a Parameter's `x.1`) becomes the tensor's and axis's where it
+/// first appears (`conv_2`), unless that is taken (then `conv_2_2`, ...). `declared` (ONNX) gives each
+/// tensor's declaration; an IR's is its port's. `opset` is an ONNX model's default one.
 model::shapes_report report_of(const model::graph& g, const model::propagation& p, const std::vector<listed>& tensors,
-                               const std::set<std::string>& names) {
+                               const std::set<std::string>& names, std::unordered_map<symbol, symbol> renamed,
+                               const std::vector<std::optional<partial_shape>>* declared = nullptr, int opset = 0) {
   model::shapes_report r;
-  std::unordered_map<symbol, symbol> renamed;
   auto taken = names;
+  for (const auto& [from, to] : renamed) taken.insert(std::string(to.name()));
   const auto rename = [&](const dimension& d, const std::string& tensor, std::size_t axis) -> dimension {
     if (!d.has_symbol() || names.contains(std::string(d.symbol().name()))) return d;
     auto [it, fresh] = renamed.try_emplace(d.symbol());
     if (fresh) {
-      auto name = fmt::format("{}_{}", tensor, axis);
-      for (std::size_t k = 2; taken.contains(name); ++k) name = fmt::format("{}_{}_{}", tensor, axis, k);
+      const auto base = identifier(tensor);
+      auto name = fmt::format("{}_{}", base, axis);
+      for (std::size_t k = 2; taken.contains(name); ++k) name = fmt::format("{}_{}_{}", base, axis, k);
       taken.insert(name);
       it->second = symbol(name);
     }
     return dimension(d.range(), it->second);
   };
   const auto layers = g.layers();
-  for (const auto& t : tensors) {
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    const auto& t = tensors[k];
     const auto& l = layers[t.at.layer];
     const auto& known = p.outputs[t.at.layer][t.at.output];
     model::tensor_shape s;
@@ -138,21 +192,36 @@ model::shapes_report report_of(const model::graph& g, const model::propagation& 
     s.layer = std::string(l.name);
     s.op = op_of(l);
     s.output = g.format() == model::model_format::ir ? static_cast<std::size_t>(l.outputs[t.at.output].id) : t.at.output;
+    if (t.node != nullptr) {
+      // The node's own name (its first output's when it has none, as the lowering names its layers); an
+      // output bound to another node's tensor is still this node's.
+      const auto& own = t.node->name().empty() ? t.node->output(0) : t.node->name();
+      if (own != l.name) {
+        s.layer = own;
+        s.op = onnx_op(*t.node, opset);
+      }
+      s.output = t.output;
+    }
     if (known.shape.rank_known()) {
       std::vector<dimension> dims;
       for (std::size_t d = 0; d < known.shape.size(); ++d) dims.push_back(rename(known.shape[d], t.name, d));
       s.shape = partial_shape(dims);
     }
     s.type = known.type ? known.type : l.outputs[t.at.output].type;
-    if (l.outputs[t.at.output].declared) s.declared = l.outputs[t.at.output].shape();
+    if (declared != nullptr) s.declared = (*declared)[k];
+    else if (l.outputs[t.at.output].declared) s.declared = l.outputs[t.at.output].shape();
     ++r.summary.tensors;
     if (s.shape.rank_known()) ++r.summary.rank_known;
     if (s.shape.is_static()) ++r.summary.all_static;
     r.tensors.push_back(std::move(s));
   }
-  for (const auto& lost : p.lost) {
-    const auto& l = layers[lost.layer];
-    r.gaps.push_back({l.id, std::string(l.name), op_of(l), lost.not_covered, lost.reason});
+  // In the file's order (propagation meets them in its own).
+  std::vector<const model::lost_information*> lost;
+  for (const auto& x : p.lost) lost.push_back(&x);
+  std::stable_sort(lost.begin(), lost.end(), [](const auto* a, const auto* b) { return a->layer < b->layer; });
+  for (const auto* x : lost) {
+    const auto& l = layers[x->layer];
+    r.gaps.push_back({l.id, std::string(l.name), op_of(l), x->not_covered, renamed_in(x->reason, renamed)});
   }
   return r;
 }
@@ -167,11 +236,16 @@ std::optional<int> onnx_type_of(element_type t) {
 /// Writes `s` into `v`'s type: a number where the dimension is one; else the name the model or the caller
 /// gives it; else, when the inputs are the declared ones (`as_declared`), what the file declares there (a
 /// number or a name: its claim stands where propagation knows less; at other input shapes it need not
-/// hold); else the name reshape1 gave it. A tensor of unknown rank or type is left as declared.
+/// hold); else the name reshape1 gave it. A tensor of unknown rank is left as declared at the declared
+/// input shapes, and declares no shape at others; one of unknown type gets no new entry.
 void write_shape(::onnx::ValueInfoProto& v, const model::tensor_shape& s, const std::set<std::string>& own,
                  bool as_declared) {
-  if (!s.shape.rank_known()) return;
   if (v.has_type() && !v.type().has_tensor_type()) return;  // a sequence or an optional: not a tensor's shape
+  if (!s.shape.rank_known()) {
+    // At other input shapes, a declaration past a layer propagation cannot pass need not hold: none is made.
+    if (!as_declared && v.has_type()) v.mutable_type()->mutable_tensor_type()->clear_shape();
+    return;
+  }
   auto* tt = v.mutable_type()->mutable_tensor_type();
   if (tt->elem_type() == 0) {
     const auto type = s.type ? onnx_type_of(*s.type) : std::nullopt;
@@ -250,7 +324,36 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
   std::set<std::string> seen;
   std::vector<listed> tensors;
   list_graph(*m.mutable_graph(), names, g, true, seen, tensors);
-  auto r = report_of(g, p, tensors, taken);
+  // Each tensor's declaration as its graph has it (an output that passes its input on has its own).
+  std::vector<std::optional<partial_shape>> declarations;
+  std::unordered_map<const ::onnx::GraphProto*, std::unordered_map<std::string_view, const ::onnx::ValueInfoProto*>> declaring;
+  for (const auto& t : tensors) {
+    auto [it, fresh] = declaring.try_emplace(t.graph);
+    if (fresh)
+      for (const auto* list : {&t.graph->input(), &t.graph->output(), &t.graph->value_info()})
+        for (const auto& v : *list) it->second.emplace(v.name(), &v);
+    const auto v = it->second.find(t.name);
+    const auto dims = v == it->second.end() ? std::nullopt : detail::declared_dims(v->second->type(), true);
+    declarations.push_back(dims ? std::optional(partial_shape(*dims)) : std::nullopt);
+  }
+  // A dim_param of an input that is not notation (`batch-size`, torch's `s0 + 1`) is no symbol to the
+  // reader; at the declared shapes, the size it names keeps that name all the same.
+  std::unordered_map<symbol, symbol> seeded;
+  if (options.shapes.empty())
+    for (const auto& in : m.graph().input()) {
+      const auto it = names.find(in.name());
+      if (it == names.end() || !in.type().tensor_type().has_shape()) continue;
+      const auto& shape = p.outputs[it->second.layer][it->second.output].shape;
+      const auto& dims = in.type().tensor_type().shape();
+      if (!shape.rank_known() || static_cast<int>(shape.size()) != dims.dim_size()) continue;
+      for (int d = 0; d < dims.dim_size(); ++d) {
+        const auto& param = dims.dim(d).dim_param();
+        const auto& dim = shape[static_cast<std::size_t>(d)];
+        if (!param.empty() && !model::detail::reads_as_symbol(param) && dim.has_symbol() && !dim.is_static())
+          seeded.try_emplace(dim.symbol(), symbol(param));
+      }
+    }
+  auto r = report_of(g, p, tensors, taken, std::move(seeded), &declarations, default_opset_of(m));
 
   if (!options.copy) return r;
   const auto own = own_names(r, taken);
@@ -305,7 +408,7 @@ model::shapes_report shapes_ir(const fs::path& file, const fs::path& bin, const 
   const auto p = model::detail::propagate_naming(g, inputs, unnamed);
   std::set<std::string> names;  // an IR names no dimension: only the caller's are kept
   asked_names(options, names);
-  auto r = report_of(g, p, list_ir(g), names);
+  auto r = report_of(g, p, list_ir(g), names, {});
   if (options.copy) {
     const io::detail::mapped_file xml(file);
     r.output = model::ir_output{model::detail::xml_with_shapes(g, xml.bytes(), p, inputs), {}, weights};

@@ -223,5 +223,27 @@ TEST(data_movement, slice_8_clamps_like_python) {
   }, "axis 1 is sliced twice");
 }
 
+TEST(data_movement, slice_8_starts_a_backward_slice_before_the_first_element_at_it) {
+  // x[-4::-2] of 3 elements: ONNX's Slice and OpenVINO's Slice-8 clamp the start to element 0 and take it
+  // (ONNX Runtime: 1); Python and StridedSlice take nothing.
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[3]"), values({-4}), values({-100}), values({-2})})), "[1]");
+  EXPECT_EQ(shape_of(run("StridedSlice", 1, {{"begin_mask", "0"}, {"end_mask", "0"}},
+                         {of("[3]"), values({-4}), values({-100}), values({-2})})),
+            "[0]");
+  // Of an empty dimension, nothing either way.
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[0]"), values({-4}), values({-100}), values({-2})})), "[0]");
+}
+
+TEST(data_movement, a_sliced_interval_holds_every_length_its_sizes_give) {
+  // x[2:-5:-1] of n elements takes 1, 3, 3, 2, 0 of n = 1, 3, 4, 5, 7: not the lengths at the ends alone.
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[1..7]"), values({2}), values({-5}), values({-1})})), "[..3]");
+  // x[-3:2] takes 1, 2, 2, 1, 0 of n = 1, 2, 3, 4, 5.
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[1..5]"), values({-3}), values({2}), values({1})})), "[..2]");
+  // A length that only grows or only shrinks: its ends (x[1:] of 2..9 is 1..8).
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[2..9]"), values({1}), values({100}), values({1})})), "[1..8]");
+  // Unbounded and shrinking: x[-10:-2:-1] takes 1 element of 1, none from 2 on.
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[1..]"), values({-10}), values({-2}), values({-1})})), "[..1]");
+}
+
 }  // namespace
 }  // namespace reshape1::test

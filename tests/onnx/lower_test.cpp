@@ -254,7 +254,7 @@ std::vector<lowering_case> shape_cases() {
       {"Shape", 15, "x:f32[2,3,4]", "x", "y", attr_i("start", 1), "ShapeOf,Slice", "[2]"},
       {"Size", 1, "x:f32[2,3,4]", "x", "y", "", "ShapeOf,ReduceProd", "[]"},
       // [2 * 3, 4]: the product of the dimensions before the axis, from a split of the shape.
-      {"Flatten", 1, "x:f32[2,3,4]", "x", "y", attr_i("axis", 2), "ShapeOf,VariadicSplit,ReduceProd,Concat,Reshape",
+      {"Flatten", 1, "x:f32[2,3,4]", "x", "y", attr_i("axis", 2), "ShapeOf,VariadicSplit,ReduceProd,ReduceProd,Concat,Reshape",
        "[6,4]"},
       {"Squeeze", 1, "x:f32[2,1,4]", "x", "y", attr_ints("axes", {1}), "Squeeze", "[2,4]"},
       {"Squeeze", 13, "x:f32[2,1,4] axes:i64[1]=1", "x,axes", "y", "", "Squeeze", "[2,4]"},
@@ -456,6 +456,23 @@ std::vector<lowering_case> variant_cases() {
       {"ConvTranspose", 1, "x:f32[1,4,5,5] w:f32[4,2,3,3]=", "x,w", "y",
        attr_ints("strides", {2, 2}) + attr_ints("output_shape", {10, 12}), "ConvolutionBackpropData",
        "[1,2,10,12]"},
+      // ceil_mode drops a last window that would start in the end padding (ONNX Runtime: 9 rows, window 2,
+      // stride 2, padding 1 each side, gives 5, not 6): OpenVINO's ceil_torch.
+      {"MaxPool", 8, "x:f32[1,1,9,9]", "x", "y",
+       attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}) + attr_ints("pads", {1, 1, 1, 1}) +
+           attr_i("ceil_mode", 1),
+       "MaxPool", "[1,1,5,5]"},
+      {"AveragePool", 7, "x:f32[1,1,7]", "x", "y",
+       attr_ints("kernel_shape", {4}) + attr_ints("strides", {3}) + attr_ints("pads", {2, 2}) + attr_i("ceil_mode", 1),
+       "AvgPool", "[1,1,3]"},
+      // keepdims other than 1 drops the axes, as ONNX Runtime does (2 is not "true").
+      {"ReduceMax", 1, "x:f32[1,2,6]", "x", "y", attr_ints("axes", {1}) + attr_i("keepdims", 2), "ReduceMax", "[1,6]"},
+      {"ArgMax", 1, "x:f32[2,6]", "x", "y", attr_i("keepdims", -1), "TopK,Squeeze", "[6]"},
+      // A float range counts in floats: 0.5 to 7.2 by 1.5 is 5 values, of the inputs' type.
+      {"Range", 11, "start:f32[]=0.5 limit:f32[]=7.2 delta:f32[]=1.5", "start,limit,delta", "y", "", "Range", "[5]"},
+      // Flatten of an empty input at the last axis: [0, 2], both products known (a -1 beside the 0 is not).
+      {"Flatten", 1, "x:f32[1,0,5,2]", "x", "y", attr_i("axis", -1),
+       "ShapeOf,VariadicSplit,ReduceProd,ReduceProd,Concat,Reshape", "[0,2]"},
   };
 }
 

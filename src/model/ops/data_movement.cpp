@@ -143,8 +143,14 @@ struct slice_axis {
   std::int64_t start = 0, step = 1, length = 0;
 };
 
-/// Python slicing of a dimension of size n.
-slice_axis slice_of(std::int64_t n, std::int64_t b, std::int64_t e, std::int64_t s, bool no_begin, bool no_end) {
+/// How a start before the first element reads when stepping backwards: as nothing to take (Python's and
+/// StridedSlice's slicing), or as the first element (ONNX's Slice and OpenVINO's Slice-8 clamp a backward
+/// start into [0, n - 1]: `x[-4::-2]` of 3 elements is one element there, none in Python).
+enum class backward_start { python, first };
+
+/// Slicing of a dimension of size n.
+slice_axis slice_of(std::int64_t n, std::int64_t b, std::int64_t e, std::int64_t s, bool no_begin, bool no_end,
+                    backward_start before = backward_start::python) {
   slice_axis r;
   r.step = s;
   if (s > 0) {
@@ -153,7 +159,9 @@ slice_axis slice_of(std::int64_t n, std::int64_t b, std::int64_t e, std::int64_t
     r.start = b;
     r.length = e > b ? (e - b - 1) / s + 1 : 0;
   } else {
-    b = no_begin ? n - 1 : (b < 0 ? std::max<std::int64_t>(b + n, -1) : std::min(b, n - 1));
+    const std::int64_t first = before == backward_start::first ? 0 : -1;
+    // min(.., n - 1) last: a dimension of 0 has no element to start from either way.
+    b = no_begin ? n - 1 : std::min(b < 0 ? std::max<std::int64_t>(b + n, first) : b, n - 1);
     e = no_end ? -1 : (e < 0 ? std::max<std::int64_t>(e + n, -1) : std::min(e, n - 1));
     r.start = b;
     // b - e <= n + 1; a step of -2^63 has no negation, and takes one element at most.
@@ -162,17 +170,43 @@ slice_axis slice_of(std::int64_t n, std::int64_t b, std::int64_t e, std::int64_t
   return r;
 }
 
-/// The sliced length of a dimension that may be an interval (non-decreasing in the dimension's size).
-dimension sliced(const dimension& d, std::int64_t b, std::int64_t e, std::int64_t s, bool nb, bool ne) {
-  if (d.is_static()) return dimension(slice_of(d.lo(), b, e, s, nb, ne).length);
-  const auto lo = slice_of(d.lo(), b, e, s, nb, ne).length;
-  std::int64_t hi = interval::unbounded;
+/// How the sliced length moves as the dimension's size n grows: +1 never down, -1 never up, 0 either way
+/// (the start and the end are each clamped into the dimension, and one can stop moving while the other
+/// goes on: `x[2:-5:-1]` takes 1, 3, 3, 2, 0 elements of 1, 3, 4, 5, 7).
+int slice_direction(std::int64_t b, std::int64_t e, std::int64_t s, bool nb, bool ne, backward_start before) {
+  if (nb || ne) return 1;  // one end at an edge of the dimension, the other moving no faster
+  if (s > 0) return b < 0 && e >= 0 ? 0 : 1;
+  if ((b >= 0) != (e >= 0)) return 0;
+  if (b >= 0) return 1;
+  // Both counted from the end: whichever starts following n first, the length only grows or only shrinks.
+  const std::int64_t first = before == backward_start::first ? 0 : -1;
+  return first - b <= -1 - e ? 1 : -1;
+}
+
+/// The sliced length of a dimension that may be an interval: the lengths at its ends where the length
+/// moves one way; else every size of a small interval tried, and [0, its largest size] beyond that.
+dimension sliced(const dimension& d, std::int64_t b, std::int64_t e, std::int64_t s, bool nb, bool ne,
+                 backward_start before = backward_start::python) {
+  const auto at = [&](std::int64_t n) { return slice_of(n, b, e, s, nb, ne, before).length; };
+  if (d.is_static()) return dimension(at(d.lo()));
+  const int direction = slice_direction(b, e, s, nb, ne, before);
   if (d.range().is_bounded()) {
-    hi = slice_of(d.hi(), b, e, s, nb, ne).length;
-  } else if (s > 0 && !ne && e >= 0 && (nb || b >= 0)) {
-    hi = slice_of(interval::unbounded - 1, b, e, s, nb, ne).length;
+    if (direction != 0) return span_dimension(std::min(at(d.lo()), at(d.hi())), std::max(at(d.lo()), at(d.hi())));
+    constexpr std::int64_t tried = 4096;
+    if (d.hi() - d.lo() > tried) return span_dimension(0, d.hi());
+    std::int64_t lo = at(d.lo()), hi = lo;
+    for (std::int64_t n = d.lo() + 1; n <= d.hi(); ++n) {
+      lo = std::min(lo, at(n));
+      hi = std::max(hi, at(n));
+    }
+    return span_dimension(lo, hi);
   }
-  return span_dimension(std::min(lo, hi), std::max(lo, hi));
+  if (direction > 0) {
+    // Growing without bound unless the end is a fixed index: then it stops at that end's length.
+    const bool stops = s > 0 && !ne && e >= 0 && (nb || b >= 0);
+    return span_dimension(at(d.lo()), stops ? at(interval::unbounded - 1) : interval::unbounded);
+  }
+  return span_dimension(0, direction < 0 ? at(d.lo()) : interval::unbounded);
 }
 
 /// The values at the cartesian product of the picked coordinates of each axis.
@@ -262,7 +296,8 @@ void strided_slice(op& o) {
   o.out[0].value = picked_values(v, data, picks);
 }
 
-// Slice-8: start, stop and step for each of `axes` (default: the first ones), clamped like Python's.
+// Slice-8: start, stop and step for each of `axes` (default: the first ones), clamped like Python's but for
+// a backward start before the first element, which is the first element (ONNX's Slice, OpenVINO's Slice-8).
 void slice(op& o) {
   o.need(4, 1);
   o.out[0].type = o.in[0]->type;
@@ -291,8 +326,9 @@ void slice(op& o) {
     if (seen[a]) refuse(o, fmt::format("axis {} is sliced twice", a));
     seen[a] = true;
     if ((*step)[k] == 0) refuse(o, fmt::format("step[{}] is 0", k));
-    if (data[a].is_static()) picks[a] = slice_of(data[a].lo(), (*start)[k], (*stop)[k], (*step)[k], false, false);
-    out[a] = sliced(data[a], (*start)[k], (*stop)[k], (*step)[k], false, false);
+    if (data[a].is_static())
+      picks[a] = slice_of(data[a].lo(), (*start)[k], (*stop)[k], (*step)[k], false, false, backward_start::first);
+    out[a] = sliced(data[a], (*start)[k], (*stop)[k], (*step)[k], false, false, backward_start::first);
   }
   o.out[0].shape = partial_shape(std::move(out));
   if (small_count(o.out[0].shape)) o.out[0].value = picked_values(o.value(0), data, picks);

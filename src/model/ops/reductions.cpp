@@ -96,7 +96,13 @@ void reduce(op& o) {
   }
   tensor_value r;
   for (auto& a : acc) {
-    if (!a) return;  // a reduced dimension of 0
+    if (!a) {
+      // A reduced dimension of 0: an empty product is 1 and an empty sum 0 (ONNX and OpenVINO alike; a
+      // Flatten at axis 0 multiplies the dimensions before it, none); an empty max or min has no value.
+      if (R != reduction::prod && R != reduction::sum) return;
+      const std::int64_t identity = R == reduction::prod ? 1 : 0;
+      a = element_bound{identity, identity, {}, true};
+    }
     a->symbol = {};
     r.elements.push_back(*a);
   }

@@ -175,10 +175,12 @@ void max_pool(node_context& c) {
   const auto kernel = c.ints("kernel_shape");
   if (!kernel) c.bad("MaxPool needs kernel_shape");
   a.emplace_back("kernel", list(*kernel));
-  a.emplace_back("rounding_type", c.i("ceil_mode", 0) != 0 ? "ceil" : "floor");
+  // ceil_mode: ONNX Runtime drops a last window that would start in the end padding (OpenVINO's ceil_torch).
+  const bool ceil = c.i("ceil_mode", 0) != 0;
+  a.emplace_back("rounding_type", ceil ? "ceil_torch" : "floor");
   a.emplace_back("index_element_type", "i64");
   a.emplace_back("axis", "0");
-  const auto y = c.add("MaxPool", 8, {c.need(0)}, a, 2);
+  const auto y = c.add("MaxPool", ceil ? 14 : 8, {c.need(0)}, a, 2);
   c.output(0, y);
   c.output(1, source{y.layer, 1});
 }
@@ -189,14 +191,15 @@ void average_pool(node_context& c) {
   const auto kernel = c.ints("kernel_shape");
   if (!kernel) c.bad("AveragePool needs kernel_shape");
   a.emplace_back("kernel", list(*kernel));
-  a.emplace_back("rounding_type", c.i("ceil_mode", 0) != 0 ? "ceil" : "floor");
+  const bool ceil = c.i("ceil_mode", 0) != 0;
+  a.emplace_back("rounding_type", ceil ? "ceil_torch" : "floor");
   a.emplace_back("exclude-pad", c.i("count_include_pad", 0) != 0 ? "false" : "true");
   if (c.ints("dilations")) {
     const auto d = *c.ints("dilations");
     if (std::any_of(d.begin(), d.end(), [](std::int64_t v) { return v != 1; }))
       return c.not_covered("AveragePool with dilations is not covered");
   }
-  c.output(0, c.add("AvgPool", 1, {c.need(0)}, a));
+  c.output(0, c.add("AvgPool", ceil ? 14 : 1, {c.need(0)}, a));
 }
 
 template <const char* Reduce>

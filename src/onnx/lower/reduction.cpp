@@ -15,7 +15,7 @@ constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
 template <const char* Type, int AxesInputSince, int Opset = 1>
 void reduce(node_context& c) {
   const auto x = c.need(0);
-  const bool keep = c.i("keepdims", 1) != 0;
+  const bool keep = c.i("keepdims", 1) == 1;  // ONNX Runtime keeps the axes for 1 only (2 and -1 drop them)
   std::optional<source> axes;
   if (c.version() < AxesInputSince) {
     if (const auto a = c.ints("axes")) axes = c.i64(*a);
@@ -40,7 +40,7 @@ void arg(node_context& c) {
                         {"index_element_type", "i64"}},
                        2);
   source y{k.layer, 1};
-  if (c.i("keepdims", 1) == 0) y = c.add("Squeeze", 1, {y, c.i64({axis})});
+  if (c.i("keepdims", 1) != 1) y = c.add("Squeeze", 1, {y, c.i64({axis})});
   c.output(0, y);
 }
 void top_k(node_context& c) {

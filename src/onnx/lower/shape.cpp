@@ -20,7 +20,12 @@ source flattening_pattern(node_context& c, source x, std::int64_t axis) {
   const auto from_end = axis == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -axis;
   auto lengths = axis > 0 ? std::vector<std::int64_t>{axis, -1} : std::vector<std::int64_t>{-1, from_end};
   const auto before = c.add("VariadicSplit", 1, {c.shape_of(x), c.i64({0}), c.i64(std::move(lengths))}, {}, 2);
-  return c.add("Concat", 1, {c.add("ReduceProd", 1, {before, c.i64({0})}, {{"keep_dims", "true"}}), c.i64({-1})},
+  // Both products, not a -1: of an empty input ([1,0,5,2] at axis -1) the second is 2 all the same, which a
+  // -1 next to a 0 cannot say.
+  const source after{before.layer, 1};
+  return c.add("Concat", 1,
+               {c.add("ReduceProd", 1, {before, c.i64({0})}, {{"keep_dims", "true"}}),
+                c.add("ReduceProd", 1, {after, c.i64({0})}, {{"keep_dims", "true"}})},
                {{"axis", "0"}});
 }
 
@@ -141,9 +146,9 @@ void constant_of_shape(node_context& c) {
   }
   c.output(0, c.add("Broadcast", 3, {scalar, c.need(0)}, {{"mode", "numpy"}}));
 }
-void range(node_context& c) {
-  c.output(0, c.add("Range", 4, {c.need(0), c.need(1), c.need(2)}, {{"output_type", "i64"}}));
-}
+// Range-1: the output has the inputs' element type (a float range counts in floats: 0.5 to 7.2 by 1.5 is 5
+// values), as ONNX's Range does; Range-4 would write one output type for every range.
+void range(node_context& c) { c.output(0, c.add("Range", 1, {c.need(0), c.need(1), c.need(2)})); }
 void constant(node_context& c) {
   if (const auto* a = c.attribute("value"); a != nullptr) {
     if (!a->has_t()) c.bad("attribute value is not a tensor");

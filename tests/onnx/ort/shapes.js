@@ -2,6 +2,7 @@
 // The shapes ONNX Runtime computes: runs MODEL once and prints every output's shape.
 //
 //   node shapes.js MODEL.onnx SPEC.json [BATCH]
+//   node shapes.js --many LIST.json        LIST: [[MODEL, SPEC], ...] at batch 1; one JSON line per model
 //
 // SPEC as oracle.js reads it; each input at its `shape`, with its batch axis at BATCH (default 1), random
 // floats in its `range`, or its `value`. Prints one JSON object: {"outputs": {NAME: [dims...]}}, or
@@ -23,14 +24,7 @@ try {
 
 const count = (shape) => shape.reduce((a, b) => a * b, 1);
 
-async function main() {
-  if (process.argv.length < 4 || process.argv.length > 5) {
-    process.stderr.write('usage: node shapes.js MODEL.onnx SPEC.json [BATCH]\n');
-    process.exit(2);
-  }
-  const [model, specFile] = process.argv.slice(2, 4);
-  const batch = process.argv.length === 5 ? Number(process.argv[4]) : 1;
-  const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
+async function shapes(model, spec, batch) {
   let seed = 7;
   const random = () => {  // a fixed sequence: every run feeds the same values
     seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -50,17 +44,34 @@ async function main() {
       feeds[name] = new ort.Tensor('float32', Float32Array.from({length: n}, () => lo + (hi - lo) * random()), shape);
     }
   }
-  let result;
   try {
     const session = await ort.InferenceSession.create(model, {logSeverityLevel: 3});
     const got = await session.run(feeds);
     const outputs = {};
     for (const name of session.outputNames) outputs[name] = Array.from(got[name].dims);
-    result = {outputs};
+    return {outputs};
   } catch (e) {
-    result = {error: String(e.message || e).split('\n')[0]};
+    return {error: String(e.message || e).split('\n')[0]};
   }
-  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+async function main() {
+  if (process.argv[2] === '--many' && process.argv.length === 4) {
+    // One process for many small models (the per-op test): Node and ONNX Runtime start once.
+    for (const [model, specFile] of JSON.parse(fs.readFileSync(process.argv[3], 'utf8'))) {
+      const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
+      process.stdout.write(JSON.stringify(await shapes(model, spec, 1)) + '\n');
+    }
+    return;
+  }
+  if (process.argv.length < 4 || process.argv.length > 5) {
+    process.stderr.write('usage: node shapes.js MODEL.onnx SPEC.json [BATCH] | --many LIST.json\n');
+    process.exit(2);
+  }
+  const [model, specFile] = process.argv.slice(2, 4);
+  const batch = process.argv.length === 5 ? Number(process.argv[4]) : 1;
+  const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
+  process.stdout.write(JSON.stringify(await shapes(model, spec, batch)) + '\n');
 }
 
 main().catch((e) => {
