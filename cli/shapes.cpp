@@ -1,5 +1,5 @@
-// `reshape1 shapes MODEL [--shape NAME=SHAPE]... [--json] [-o OUT.onnx]`: every tensor's propagated shape, and
-// for an ONNX model a copy that declares them (its outputs' and value_info's shapes).
+// `reshape1 shapes MODEL [--shape NAME=SHAPE]... [--json] [-o OUT]`: every tensor's propagated shape, and a
+// copy of the model that declares them (an ONNX model's outputs and value_info, an IR's ports).
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -81,7 +81,7 @@ int shapes(const shapes_args& a) {
 
 void add_shapes(CLI::App& app, session& s) {
   auto args = std::make_shared<shapes_args>();
-  auto* cmd = app.add_subcommand("shapes", "Print every tensor's propagated shape; write an ONNX model that declares them");
+  auto* cmd = app.add_subcommand("shapes", "Print every tensor's propagated shape; write a copy of the model that declares them");
   cmd->footer(
       "Every tensor a layer computes (an IR: every output port but the Consts'; ONNX: every node output and\n"
       "graph input) with the shape propagation gives it from the declared inputs, or from --shape.\n"

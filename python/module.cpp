@@ -649,9 +649,9 @@ std::vector<std::pair<std::string, partial_shape>> to_shapes(const std::vector<s
   return r;
 }
 
-/// reshape1::onnx::fix, either format: the model is a path or ONNX bytes; `out` ("" for none) is written
-/// for a path when the report holds a fixed model. The report's JSON, and the fixed bytes for a model given
-/// as bytes.
+/// reshape1::onnx::shapes, either format: the model is a path or ONNX bytes; `out` ("" for none) is where the
+/// copy that declares the shapes is written, for a path. The report's JSON, its shapes, and the copy's bytes
+/// for a model given as bytes.
 py::tuple shapes_model(const py::object& model, const std::string& bin, const std::string& out, const std::string& base_dir,
                        const std::vector<std::pair<std::string, py::object>>& shapes) {
   model::shapes_options options;
@@ -681,6 +681,9 @@ py::tuple shapes_model(const py::object& model, const std::string& bin, const st
                                                    : py::object(py::none()));
 }
 
+/// reshape1::onnx::fix, either format: the model is a path or ONNX bytes; `out` ("" for none) is written
+/// for a path when the report holds a fixed model. The report's JSON, and the fixed bytes for a model given
+/// as bytes.
 py::tuple fix_model(const py::object& model, const std::string& bin, const std::string& out,
                     const std::optional<std::vector<py::object>>& batches,
                     const std::vector<std::pair<std::string, std::string>>& layouts,

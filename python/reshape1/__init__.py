@@ -749,9 +749,10 @@ class ShapesSummary:
 
 @_report
 class ShapesReport:
-    """The answer of shapes(), as `reshape1 shapes --json` gives it. output is the path the ONNX copy that
-    declares every shape was written to (None when none was), or for an ONNX model given in memory that
-    copy (bytes, or the same proto class as given). model is the path as given ("" for ONNX bytes)."""
+    """The answer of shapes(), as `reshape1 shapes --json` gives it. output is the path the copy that declares
+    every shape was written to (an .onnx, or an IR's .xml with its .bin beside it; None when none was), or for
+    an ONNX model given in memory that copy (bytes, or the same proto class as given). model is the path as
+    given ("" for ONNX bytes)."""
 
     model: str
     output: Any

@@ -281,6 +281,13 @@ class graph_lowering {
   std::unordered_map<std::string_view, known> names_;  // names view the ModelProto, which outlives this
 };
 
+/// The version of the default domain ("" or "ai.onnx") a model imports; error(bad_file) naming `file` when it
+/// imports none (1 for a model from before opset_import).
+[[nodiscard]] int default_opset(const ::onnx::ModelProto& m, const std::string& file);
+
+/// Whether a node is of the default domain ("" or "ai.onnx").
+[[nodiscard]] inline bool default_domain(const ::onnx::NodeProto& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
+
 /// Parses an ONNX file's bytes (error(bad_file) naming `file` when protobuf cannot, error(unsupported)
 /// from 2 GiB on).
 void parse_model(std::span<const std::byte> bytes, const std::string& file, ::onnx::ModelProto& m);

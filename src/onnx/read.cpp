@@ -379,13 +379,17 @@ using detail::dims_text;
 using detail::graph_lowering;
 using detail::node_context;
 
-/// The version of the default domain ("" or "ai.onnx") the model imports.
-int default_opset(const ::onnx::ModelProto& m, const std::string& file) {
+}  // namespace
+
+int detail::default_opset(const ::onnx::ModelProto& m, const std::string& file) {
   for (const auto& o : m.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") return static_cast<int>(o.version());
   if (m.opset_import_size() == 0 && m.ir_version() < 3) return 1;  // before opset_import existed
   bad(file, "the model imports no version of the default ONNX domain (opset_import)");
 }
+
+namespace {
+using detail::default_opset;
 
 struct model_reader {
   std::string file;

@@ -50,13 +50,6 @@ struct listed {
 
 std::string op_of(const model::layer& l) { return fmt::format("{}-{}", l.op_type(), l.op_version()); }
 
-/// The version of the default domain a model imports (0 when it names none).
-int default_opset_of(const ::onnx::ModelProto& m) {
-  for (const auto& o : m.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") return static_cast<int>(o.version());
-  return 0;
-}
-
 /// The names a model's inputs, outputs and value_info give dimensions (its subgraphs' too): the names
 /// reshape1 gives must not be one of them.
 void dim_params(const ::onnx::GraphProto& g, std::set<std::string>& out) {
@@ -78,8 +71,8 @@ void dim_params(const ::onnx::GraphProto& g, std::set<std::string>& out) {
 /// The tensors of `g` the lowering computes, in file order: the inputs (top graph), then each node's
 /// outputs (a Constant node's aside: a value the file holds, as an initializer); an If's branches where the
 /// If is, when the lowering inlined them (a constant condition inlines only the branch it takes).
-void list_graph(::onnx::GraphProto& g, const std::unordered_map<std::string, source>& names, const model::graph& lowered,
-                bool top, std::set<std::string>& seen, std::vector<listed>& out) {
+void list_graph(::onnx::GraphProto& g, const std::unordered_map<std::string, source>& names, bool top,
+                std::set<std::string>& seen, std::vector<listed>& out) {
   const auto add = [&](const std::string& name, const ::onnx::NodeProto* node, std::size_t output) {
     if (name.empty()) return;
     const auto it = names.find(name);
@@ -92,16 +85,15 @@ void list_graph(::onnx::GraphProto& g, const std::unordered_map<std::string, sou
     for (const auto& in : g.input())
       if (!weights.contains(in.name())) add(in.name(), nullptr, 0);
   }
-  (void)lowered;
   for (auto& n : *g.mutable_node()) {
-    const bool onnx_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    const bool onnx_domain = detail::default_domain(n);
     if (onnx_domain && n.op_type() == "Constant") continue;  // a value the file holds, as an initializer is
     // An output that passes its input on (Identity, Dropout's output, a Reduce over no axes) is bound to what
     // computed that input: listed all the same, as the node's.
     for (int k = 0; k < n.output_size(); ++k) add(n.output(k), &n, static_cast<std::size_t>(k));
     if (onnx_domain && n.op_type() == "If")
       for (auto& a : *n.mutable_attribute())
-        if (a.has_g()) list_graph(*a.mutable_g(), names, lowered, false, seen, out);
+        if (a.has_g()) list_graph(*a.mutable_g(), names, false, seen, out);
   }
 }
 
@@ -129,27 +121,34 @@ std::string identifier(std::string_view tensor) {
 
 /// `message` with each symbol propagation named written as the report names it, and those the report does
 /// not name (propagation's own, `unnamed`...) as a plain `?`: a rule's message names the shapes it refused.
-std::string renamed_in(std::string message, const std::unordered_map<symbol, symbol>& renamed) {
-  std::vector<std::pair<std::string, std::string>> by_length;
-  for (const auto& [from, to] : renamed) by_length.emplace_back(fmt::format("@{}", from.name()), fmt::format("@{}", to.name()));
-  // The longest first: `x.1` must not be replaced inside `x.12`.
-  std::sort(by_length.begin(), by_length.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-  for (const auto& [from, to] : by_length)
-    for (auto at = message.find(from); at != std::string::npos; at = message.find(from, at + to.size()))
-      message.replace(at, from.size(), to);
-  for (auto at = message.find(fmt::format("@{}", unnamed)); at != std::string::npos; at = message.find(fmt::format("@{}", unnamed), at)) {
-    auto end = at + 1 + unnamed.size();
-    while (end < message.size() && (std::isdigit(static_cast<unsigned char>(message[end])) != 0 || message[end] == '.')) ++end;
-    message.erase(at, end - at);
+/// A symbol is the word after an `@` (letters, digits, `_`, `.`, and `unnamed`'s first character).
+std::string renamed_in(const std::string& message, const std::unordered_map<symbol, symbol>& renamed) {
+  std::unordered_map<std::string_view, std::string_view> to;
+  for (const auto& [from, name] : renamed) to.emplace(from.name(), name.name());
+  const auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == unnamed[0];
+  };
+  std::string out;
+  for (std::size_t at = 0; at < message.size();) {
+    if (message[at] != '@') {
+      out += message[at++];
+      continue;
+    }
+    auto end = at + 1;
+    while (end < message.size() && word(message[end])) ++end;
+    const auto name = std::string_view(message).substr(at + 1, end - at - 1);
+    if (const auto it = to.find(name); it != to.end()) out += fmt::format("@{}", it->second);
+    else if (!name.starts_with(unnamed)) out += message.substr(at, end - at);
+    at = end;
   }
-  return message;
+  return out;
 }
 
 /// How an ONNX node is named in the report: `Type-N` as its translation reads it (N the since_version that
 /// covers the model's opset), or the op type alone for one reshape1 does not translate.
 std::string onnx_op(const ::onnx::NodeProto& n, int opset) {
   std::string_view type = n.op_type();
-  const bool onnx_domain = n.domain().empty() || n.domain() == "ai.onnx";
+  const bool onnx_domain = detail::default_domain(n);
   int since = 0;
   if (onnx_domain)
     for (const auto& [op, version] : covered_ops())
@@ -323,7 +322,7 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
   asked_names(options, taken);
   std::set<std::string> seen;
   std::vector<listed> tensors;
-  list_graph(*m.mutable_graph(), names, g, true, seen, tensors);
+  list_graph(*m.mutable_graph(), names, true, seen, tensors);
   // Each tensor's declaration as its graph has it (an output that passes its input on has its own).
   std::vector<std::optional<partial_shape>> declarations;
   std::unordered_map<const ::onnx::GraphProto*, std::unordered_map<std::string_view, const ::onnx::ValueInfoProto*>> declaring;
@@ -353,7 +352,7 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
           seeded.try_emplace(dim.symbol(), symbol(param));
       }
     }
-  auto r = report_of(g, p, tensors, taken, std::move(seeded), &declarations, default_opset_of(m));
+  auto r = report_of(g, p, tensors, taken, std::move(seeded), &declarations, detail::default_opset(m, file));
 
   if (!options.copy) return r;
   const auto own = own_names(r, taken);
@@ -367,8 +366,13 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
       for (auto& x : *list) io.emplace(x.name(), &x);
     for (auto& x : *graph.mutable_value_info()) vi.emplace(x.name(), &x);
   };
-  std::set<std::string> outputs;
-  for (const auto& o : m.graph().output()) outputs.insert(o.name());
+  std::set<std::string> outputs, top_inputs;
+  std::unordered_map<std::string, ::onnx::ValueInfoProto*> top_outputs;
+  for (auto& o : *m.mutable_graph()->mutable_output()) {
+    outputs.insert(o.name());
+    top_outputs.emplace(o.name(), &o);
+  }
+  for (const auto& in : m.graph().input()) top_inputs.insert(in.name());
   for (std::size_t k = 0; k < tensors.size(); ++k) {
     auto& graph = *tensors[k].graph;
     const auto& name = tensors[k].name;
@@ -377,9 +381,13 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
     ::onnx::ValueInfoProto* v = nullptr;
     if (const auto it = inputs_outputs[&graph].find(name); it != inputs_outputs[&graph].end()) {
       // An input keeps its declaration unless the caller gave it a shape: the file then declares the shape
-      // its tensors were computed from.
-      if (&graph == m.mutable_graph() && !outputs.contains(name) && options.shapes.empty()) continue;
+      // its tensors were computed from. (An input the graph also gives out keeps it too; its output's is
+      // written.)
       v = it->second;
+      if (&graph == m.mutable_graph() && options.shapes.empty() && top_inputs.contains(name)) {
+        if (!outputs.contains(name)) continue;
+        v = top_outputs.at(name);
+      }
     } else if (const auto at = infos[&graph].find(name); at != infos[&graph].end()) {
       v = at->second;
     } else {

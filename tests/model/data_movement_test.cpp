@@ -1,4 +1,7 @@
 // Concat, Gather, StridedSlice, Broadcast, Tile, Transpose, VariadicSplit, Pad, ScatterUpdate.
+#include <cstdint>
+#include <limits>
+
 #include "rule_util.hpp"
 
 namespace reshape1::test {
@@ -241,6 +244,14 @@ TEST(data_movement, a_sliced_interval_holds_every_length_its_sizes_give) {
   EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[1..5]"), values({-3}), values({2}), values({1})})), "[..2]");
   // A length that only grows or only shrinks: its ends (x[1:] of 2..9 is 1..8).
   EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[2..9]"), values({1}), values({100}), values({1})})), "[1..8]");
+  // From an empty dimension: x[-3:-3:-1] takes none of 0 elements, then 1 of 1 and 2 (element 0: the start
+  // clamps to it, the end to before it), then none.
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[0..3]"), values({-3}), values({-3}), values({-1})})), "[..1]");
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[?]"), values({-3}), values({-3}), values({-1})})), "[..1]");
+  // A start of INT64_MIN stepping backwards: element 0 of any size from 1 (no overflow on the way).
+  EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[1..5]"), values({std::numeric_limits<std::int64_t>::min()}),
+                                          values({std::numeric_limits<std::int64_t>::min()}), values({-1})})),
+            "[1]");
   // Unbounded and shrinking: x[-10:-2:-1] takes 1 element of 1, none from 2 on.
   EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[1..]"), values({-10}), values({-2}), values({-1})})), "[..1]");
 }

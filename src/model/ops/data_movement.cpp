@@ -178,9 +178,11 @@ int slice_direction(std::int64_t b, std::int64_t e, std::int64_t s, bool nb, boo
   if (s > 0) return b < 0 && e >= 0 ? 0 : 1;
   if ((b >= 0) != (e >= 0)) return 0;
   if (b >= 0) return 1;
-  // Both counted from the end: whichever starts following n first, the length only grows or only shrinks.
+  // Both counted from the end: whichever starts following n first, the length only grows or only shrinks
+  // (from n = 1: of an empty dimension there is nothing to take, which sliced() adds on its own). As
+  // `first - b <= -1 - e`, without the overflow of -INT64_MIN.
   const std::int64_t first = before == backward_start::first ? 0 : -1;
-  return first - b <= -1 - e ? 1 : -1;
+  return e + (first + 1) <= b ? 1 : -1;
 }
 
 /// The sliced length of a dimension that may be an interval: the lengths at its ends where the length
@@ -189,6 +191,12 @@ dimension sliced(const dimension& d, std::int64_t b, std::int64_t e, std::int64_
                  backward_start before = backward_start::python) {
   const auto at = [&](std::int64_t n) { return slice_of(n, b, e, s, nb, ne, before).length; };
   if (d.is_static()) return dimension(at(d.lo()));
+  // An empty dimension gives an empty slice, whatever the lengths of the others do: 0 joins their span
+  // (a backward slice clamped to element 0 takes one element of every size from 1 on, none of 0).
+  if (d.lo() == 0) {
+    const auto rest = sliced(dimension(interval(1, d.hi())), b, e, s, nb, ne, before);
+    return span_dimension(0, rest.hi());
+  }
   const int direction = slice_direction(b, e, s, nb, ne, before);
   if (d.range().is_bounded()) {
     if (direction != 0) return span_dimension(std::min(at(d.lo()), at(d.hi())), std::max(at(d.lo()), at(d.hi())));

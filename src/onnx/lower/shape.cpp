@@ -10,7 +10,7 @@
 namespace reshape1::onnx::detail {
 
 /// The pattern that flattens x to 2-D at `axis` (Flatten): [1,-1] at 0, [0,-1] at 1, else the product of
-/// the dimensions before the axis, then -1. Those dimensions are the first piece of a VariadicSplit of the
+/// the dimensions before the axis, then that of the others. Those dimensions are the pieces of a VariadicSplit of the
 /// shape ([axis, -1], or [-1, -axis] for a negative axis), whose rule refuses an axis past the rank as ONNX
 /// Runtime does (a slice would clamp it).
 source flattening_pattern(node_context& c, source x, std::int64_t axis) {
