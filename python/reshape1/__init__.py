@@ -370,6 +370,31 @@ def _model_arg(model: Any, model_bin: Union[str, "os.PathLike[str]", None]) -> T
     return _path_text("model_xml", model), binary
 
 
+def _in_memory(model_xml: Any, model_bin: Any, output: Any, shapes: Any) -> bool:
+    """Whether fix() or shapes() is given an ONNX model in memory (bytes, or an object with
+    SerializeToString such as onnx.ModelProto); refuses weights and an output path for one, and shapes that
+    are not a mapping, as the command line refuses them."""
+    in_memory = isinstance(model_xml, (bytes, bytearray, memoryview)) or (
+        not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))
+    )
+    if in_memory and model_bin is not None:
+        _core._refuse_for_format("model_bin", "onnx")
+    if in_memory and output is not None:
+        raise Error("invalid_argument", "output: a model given in memory comes back in the report's output")
+    if shapes is not None and not isinstance(shapes, Mapping):
+        raise TypeError(f"shapes takes a mapping {{NAME: SHAPE}}, not {type(shapes).__name__}")
+    return in_memory
+
+
+def _as_given(model_xml: Any, data: Optional[bytes]) -> Any:
+    """A model's bytes in the form the caller gave it: bytes, or its proto class (an onnx.ModelProto in, one
+    out)."""
+    rebuild = getattr(type(model_xml), "FromString", None)
+    if data is not None and callable(rebuild) and not isinstance(model_xml, (bytes, bytearray, memoryview)):
+        return rebuild(data)
+    return data
+
+
 def check(
     model_xml: Any,
     model_bin: Union[str, "os.PathLike[str]", None] = None,
@@ -670,15 +695,7 @@ def fix(
     Raises reshape1.Error when the model cannot be read, or "invalid_argument" when output names an input
     or does not fit the model (.xml for an IR, .onnx for ONNX; none for a model given in memory).
     """
-    in_memory = isinstance(model_xml, (bytes, bytearray, memoryview)) or (
-        not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))
-    )
-    if in_memory and model_bin is not None:
-        _core._refuse_for_format("model_bin", "onnx")
-    if in_memory and output is not None:
-        raise Error("invalid_argument", "output: a model given in memory comes back in the report's output")
-    if shapes is not None and not isinstance(shapes, Mapping):
-        raise TypeError(f"shapes takes a mapping {{NAME: SHAPE}}, not {type(shapes).__name__}")
+    in_memory = _in_memory(model_xml, model_bin, output, shapes)
     if check_shapes is not None and (
         isinstance(check_shapes, (str, bytes, Mapping)) or not all(isinstance(x, Mapping) for x in check_shapes)
     ):
@@ -699,11 +716,7 @@ def fix(
     fields = json.loads(report)
     fields["changes"] = [_fix_change(c) for c in fields["changes"]]
     if in_memory:
-        result: Any = fixed_bytes
-        rebuild = getattr(type(model_xml), "FromString", None)
-        if fixed_bytes is not None and callable(rebuild) and not isinstance(model_xml, (bytes, bytearray, memoryview)):
-            result = rebuild(fixed_bytes)  # an onnx.ModelProto in, one out
-        fields["output"] = result
+        fields["output"] = _as_given(model_xml, fixed_bytes)
     return _from_json(FixReport, fields)  # type: ignore[no-any-return]
 
 
@@ -786,15 +799,7 @@ def shapes(
     Raises reshape1.Error when the model cannot be read, and "invalid_argument" when output names one of
     the model's files or does not end in the model's extension.
     """
-    in_memory = isinstance(model_xml, (bytes, bytearray, memoryview)) or (
-        not isinstance(model_xml, (str, os.PathLike)) and callable(getattr(model_xml, "SerializeToString", None))
-    )
-    if in_memory and model_bin is not None:
-        _core._refuse_for_format("model_bin", "onnx")
-    if in_memory and output is not None:
-        raise Error("invalid_argument", "output: a model given in memory comes back in the report's output")
-    if shapes is not None and not isinstance(shapes, Mapping):
-        raise TypeError(f"shapes takes a mapping {{NAME: SHAPE}}, not {type(shapes).__name__}")
+    in_memory = _in_memory(model_xml, model_bin, output, shapes)
     data, binary = _model_arg(model_xml, model_bin)
     report, known, copy = _core._shapes(
         data,
@@ -805,9 +810,5 @@ def shapes(
     )
     fields = json.loads(report)
     if in_memory:
-        result: Any = copy
-        rebuild = getattr(type(model_xml), "FromString", None)
-        if copy is not None and callable(rebuild) and not isinstance(model_xml, (bytes, bytearray, memoryview)):
-            result = rebuild(copy)  # an onnx.ModelProto in, one out
-        fields["output"] = result
+        fields["output"] = _as_given(model_xml, copy)
     return _from_json(ShapesReport, fields, known)  # type: ignore[no-any-return]
