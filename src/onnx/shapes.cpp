@@ -298,64 +298,11 @@ void asked_names(const model::shapes_options& options, std::set<std::string>& ou
       if (d.has_symbol()) out.insert(std::string(d.symbol().name()));
 }
 
-model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory,
-                                 const model::shapes_options& options) {
-  detail::check_model_size(bytes, file);
-  const auto skimmed = detail::skim(bytes, file);
-  // Where nothing is left out, protobuf parses a private copy (a mapping's parse is not guarded).
-  std::vector<std::byte> copy;
-  if (skimmed.bytes.empty()) {
-    copy.resize(bytes.size());
-    io::detail::guarded_copy(copy.data(), bytes.data(), bytes.size(), file);
-  }
-  ::onnx::ModelProto m;
-  detail::parse_model(skimmed.bytes.empty() ? std::span<const std::byte>(copy) : std::as_bytes(std::span(skimmed.bytes)),
-                      file, m);
-  std::unordered_map<std::string, source> names;
-  const auto left_out = detail::left_out_of(m, skimmed);
-  const auto g = detail::lower(m, file, directory, &names, nullptr, &left_out);
-  const auto inputs = model::detail::requested_shapes(g, options.shapes);
-  const auto p = model::detail::propagate_naming(g, inputs, unnamed);
-
-  std::set<std::string> taken;
-  dim_params(m.graph(), taken);
-  asked_names(options, taken);
-  std::set<std::string> seen;
-  std::vector<listed> tensors;
-  list_graph(*m.mutable_graph(), names, true, seen, tensors);
-  // Each tensor's declaration as its graph has it (an output that passes its input on has its own).
-  std::vector<std::optional<partial_shape>> declarations;
-  std::unordered_map<const ::onnx::GraphProto*, std::unordered_map<std::string_view, const ::onnx::ValueInfoProto*>> declaring;
-  for (const auto& t : tensors) {
-    auto [it, fresh] = declaring.try_emplace(t.graph);
-    if (fresh)
-      for (const auto* list : {&t.graph->input(), &t.graph->output(), &t.graph->value_info()})
-        for (const auto& v : *list) it->second.emplace(v.name(), &v);
-    const auto v = it->second.find(t.name);
-    const auto dims = v == it->second.end() ? std::nullopt : detail::declared_dims(v->second->type(), true);
-    declarations.push_back(dims ? std::optional(partial_shape(*dims)) : std::nullopt);
-  }
-  // A dim_param of an input that is not notation (`batch-size`, torch's `s0 + 1`) is no symbol to the
-  // reader; at the declared shapes, the size it names keeps that name all the same.
-  std::unordered_map<symbol, symbol> seeded;
-  if (options.shapes.empty())
-    for (const auto& in : m.graph().input()) {
-      const auto it = names.find(in.name());
-      if (it == names.end() || !in.type().tensor_type().has_shape()) continue;
-      const auto& shape = p.outputs[it->second.layer][it->second.output].shape;
-      const auto& dims = in.type().tensor_type().shape();
-      if (!shape.rank_known() || static_cast<int>(shape.size()) != dims.dim_size()) continue;
-      for (int d = 0; d < dims.dim_size(); ++d) {
-        const auto& param = dims.dim(d).dim_param();
-        const auto& dim = shape[static_cast<std::size_t>(d)];
-        if (!param.empty() && !model::detail::reads_as_symbol(param) && dim.has_symbol() && !dim.is_static())
-          seeded.try_emplace(dim.symbol(), symbol(param));
-      }
-    }
-  auto r = report_of(g, p, tensors, taken, std::move(seeded), &declarations, detail::default_opset(m, file));
-
-  if (!options.copy) return r;
-  const auto own = own_names(r, taken);
+/// Each listed tensor's shape (`r`'s, in `tensors`' order) written into the graphs of `m` that declare them:
+/// the graph outputs and value_info (an entry added where the tensor has none and a rank and a type are
+/// known); the graph inputs too when the inputs were `reshaped`. `own` are the names reshape1 gave.
+void declare_shapes(::onnx::ModelProto& m, const std::vector<listed>& tensors, const model::shapes_report& r,
+                    const std::set<std::string>& own, bool reshaped) {
   // Each graph's declarations by name, made once (a RepeatedPtrField keeps its elements where they are as it grows).
   std::unordered_map<const ::onnx::GraphProto*, std::unordered_map<std::string, ::onnx::ValueInfoProto*>> inputs_outputs, infos;
   const auto index = [&](::onnx::GraphProto& graph) {
@@ -384,7 +331,7 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
       // its tensors were computed from. (An input the graph also gives out keeps it too; its output's is
       // written.)
       v = it->second;
-      if (&graph == m.mutable_graph() && options.shapes.empty() && top_inputs.contains(name)) {
+      if (&graph == m.mutable_graph() && !reshaped && top_inputs.contains(name)) {
         if (!outputs.contains(name)) continue;
         v = top_outputs.at(name);
       }
@@ -397,8 +344,80 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
       v->set_name(name);
       infos[&graph].emplace(name, v);
     }
-    write_shape(*v, t, own, options.shapes.empty());
+    write_shape(*v, t, own, !reshaped);
   }
+}
+
+/// Each listed tensor's declaration as its graph has it (an output that passes its input on has its own).
+std::vector<std::optional<partial_shape>> declarations_of(const std::vector<listed>& tensors) {
+  std::vector<std::optional<partial_shape>> out;
+  std::unordered_map<const ::onnx::GraphProto*, std::unordered_map<std::string_view, const ::onnx::ValueInfoProto*>> declaring;
+  for (const auto& t : tensors) {
+    auto [it, fresh] = declaring.try_emplace(t.graph);
+    if (fresh)
+      for (const auto* list : {&t.graph->input(), &t.graph->output(), &t.graph->value_info()})
+        for (const auto& v : *list) it->second.emplace(v.name(), &v);
+    const auto v = it->second.find(t.name);
+    const auto dims = v == it->second.end() ? std::nullopt : detail::declared_dims(v->second->type(), true);
+    out.push_back(dims ? std::optional(partial_shape(*dims)) : std::nullopt);
+  }
+  return out;
+}
+
+/// The names the graph inputs' dim_params give sizes the reader has no symbol for (`batch-size`, torch's
+/// `s0 + 1` are not notation): at the declared shapes, the size each names keeps that name all the same.
+std::unordered_map<symbol, symbol> input_names(const ::onnx::GraphProto& g,
+                                               const std::unordered_map<std::string, source>& names,
+                                               const model::propagation& p) {
+  std::unordered_map<symbol, symbol> out;
+  for (const auto& in : g.input()) {
+    const auto it = names.find(in.name());
+    if (it == names.end() || !in.type().tensor_type().has_shape()) continue;
+    const auto& shape = p.outputs[it->second.layer][it->second.output].shape;
+    const auto& dims = in.type().tensor_type().shape();
+    if (!shape.rank_known() || static_cast<int>(shape.size()) != dims.dim_size()) continue;
+    for (int d = 0; d < dims.dim_size(); ++d) {
+      const auto& param = dims.dim(d).dim_param();
+      const auto& dim = shape[static_cast<std::size_t>(d)];
+      if (!param.empty() && !model::detail::reads_as_symbol(param) && dim.has_symbol() && !dim.is_static())
+        out.try_emplace(dim.symbol(), symbol(param));
+    }
+  }
+  return out;
+}
+
+model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory,
+                                 const model::shapes_options& options) {
+  detail::check_model_size(bytes, file);
+  const auto skimmed = detail::skim(bytes, file);
+  // Where nothing is left out, protobuf parses a private copy (a mapping's parse is not guarded).
+  std::vector<std::byte> copy;
+  if (skimmed.bytes.empty()) {
+    copy.resize(bytes.size());
+    io::detail::guarded_copy(copy.data(), bytes.data(), bytes.size(), file);
+  }
+  ::onnx::ModelProto m;
+  detail::parse_model(skimmed.bytes.empty() ? std::span<const std::byte>(copy) : std::as_bytes(std::span(skimmed.bytes)),
+                      file, m);
+  std::unordered_map<std::string, source> names;
+  const auto left_out = detail::left_out_of(m, skimmed);
+  const auto g = detail::lower(m, file, directory, &names, nullptr, &left_out);
+  const auto inputs = model::detail::requested_shapes(g, options.shapes);
+  const auto p = model::detail::propagate_naming(g, inputs, unnamed);
+
+  std::set<std::string> taken;
+  dim_params(m.graph(), taken);
+  asked_names(options, taken);
+  std::set<std::string> seen;
+  std::vector<listed> tensors;
+  list_graph(*m.mutable_graph(), names, true, seen, tensors);
+  std::unordered_map<symbol, symbol> seeded;
+  if (options.shapes.empty()) seeded = input_names(m.graph(), names, p);
+  const auto declarations = declarations_of(tensors);
+  auto r = report_of(g, p, tensors, taken, std::move(seeded), &declarations, detail::default_opset(m, file));
+
+  if (!options.copy) return r;
+  declare_shapes(m, tensors, r, own_names(r, taken), !options.shapes.empty());
   std::string written;
   if (!m.SerializeToString(&written)) fail(errc::io, {.file = file}, "protobuf cannot serialise the model with its shapes");
   model::onnx_output with_shapes;
