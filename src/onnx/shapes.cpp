@@ -147,14 +147,9 @@ std::string renamed_in(const std::string& message, const std::unordered_map<symb
 /// How an ONNX node is named in the report: `Type-N` as its translation reads it (N the since_version that
 /// covers the model's opset), or the op type alone for one reshape1 does not translate.
 std::string onnx_op(const ::onnx::NodeProto& n, int opset) {
-  std::string_view type = n.op_type();
-  const bool onnx_domain = detail::default_domain(n);
-  int since = 0;
-  if (onnx_domain)
-    for (const auto& [op, version] : covered_ops())
-      if (op == type && version <= opset) since = std::max(since, version);
-  const auto name = onnx_domain ? std::string(type) : fmt::format("{}.{}", n.domain(), type);
-  return since == 0 ? name : fmt::format("{}-{}", name, since);
+  if (!detail::default_domain(n)) return fmt::format("{}.{}", n.domain(), n.op_type());
+  const auto* row = detail::find_translation(n.op_type(), opset);
+  return row == nullptr ? n.op_type() : fmt::format("{}-{}", n.op_type(), row->since);
 }
 
 /// The report's tensors from a propagation that named every unknown dimension. A name the model or the
