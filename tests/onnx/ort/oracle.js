@@ -21,16 +21,8 @@
 'use strict';
 
 const fs = require('fs');
-const path = require('path');
 
-const ortDir = process.env.RESHAPE1_ORT_DIR || '/var/cache/reshape1/onnxruntime-node';
-let ort;
-try {
-  ort = require(path.join(ortDir, 'node_modules', 'onnxruntime-node'));
-} catch (e) {
-  process.stderr.write(`oracle.js: onnxruntime-node is not installed in ${ortDir}; run scripts/install-deps.sh\n`);
-  process.exit(3);
-}
+const ort = require('./load')('oracle.js');
 
 const RTOL = 1e-4;
 const ATOL = 1e-5;

@@ -11,16 +11,8 @@
 'use strict';
 
 const fs = require('fs');
-const path = require('path');
 
-const ortDir = process.env.RESHAPE1_ORT_DIR || '/var/cache/reshape1/onnxruntime-node';
-let ort;
-try {
-  ort = require(path.join(ortDir, 'node_modules', 'onnxruntime-node'));
-} catch (e) {
-  process.stderr.write(`shapes.js: onnxruntime-node is not installed in ${ortDir}; run scripts/install-deps.sh\n`);
-  process.exit(3);
-}
+const ort = require('./load')('shapes.js');
 
 const count = (shape) => shape.reduce((a, b) => a * b, 1);
 
