@@ -295,7 +295,9 @@ void write_dot(const model::graph& g, const model::batch_report& r, const std::s
   const auto drawn = layers_to_draw(g, r);
   const auto& marked_layers = drawn.marked;
   const auto& keep = drawn.keep;
-  auto [run_of, runs] = runs_to_elide(layers, drawn);
+  auto elided = runs_to_elide(layers, drawn);
+  auto& run_of = elided.run_of;
+  auto& runs = elided.runs;
   std::vector<model::input_shape> shapes;
   for (const auto& in : r.inputs) shapes.push_back({in.layer, in.requested});
   const auto declared = model::propagate(g);

@@ -1,4 +1,4 @@
-// reshape1 CLI: subcommand registration. Each subcommand lives in its own file; main.cpp turns what they
+// reshape1 CLI: subcommand registration. Each subcommand lives in its own file; app.cpp turns what they
 // throw into messages and exit codes, in one place.
 #pragma once
 
@@ -37,5 +37,10 @@ void add_check(CLI::App& app, session& s);
 void add_fix(CLI::App& app, session& s);
 /// Adds `shapes`.
 void add_shapes(CLI::App& app, session& s);
+
+/// The tool: parses `argv` (argv[0] is the program), runs the subcommand, prints what it prints, and returns
+/// its exit code. Throws nothing. Called once per process by the program, once per command by the
+/// WebAssembly module.
+int main(int argc, char** argv);
 
 }  // namespace reshape1::cli

@@ -42,7 +42,8 @@ std::int64_t shape::element_count() const {
   return count_;
 }
 
-bool operator==(const shape& a, const shape& b) noexcept { return std::ranges::equal(a.dims(), b.dims()); }
+bool operator==(const shape& a, const shape& b) noexcept { const auto x = a.dims(), y = b.dims();
+  return std::equal(x.begin(), x.end(), y.begin(), y.end()); }
 
 std::string to_string(const shape& s) { return fmt::format("[{}]", fmt::join(s.dims(), ",")); }
 
@@ -69,7 +70,8 @@ partial_shape partial_shape::dynamic() noexcept {
 void partial_shape::refuse_rank() const { detail::check_rank(dims_.size() + 1, "shape"); }
 
 bool partial_shape::is_static() const noexcept {
-  return rank_known_ && std::ranges::all_of(dims(), [](const dimension& d) { return d.is_static(); });
+  const auto d = dims();
+  return rank_known_ && std::all_of(d.begin(), d.end(), [](const dimension& x) { return x.is_static(); });
 }
 
 shape partial_shape::to_static() const {
@@ -82,7 +84,8 @@ shape partial_shape::to_static() const {
 }
 
 bool operator==(const partial_shape& a, const partial_shape& b) noexcept {
-  return a.rank_known_ == b.rank_known_ && std::ranges::equal(a.dims(), b.dims());
+  const auto x = a.dims(), y = b.dims();
+  return a.rank_known_ == b.rank_known_ && std::equal(x.begin(), x.end(), y.begin(), y.end());
 }
 
 }  // namespace reshape1

@@ -128,7 +128,8 @@ struct reshape_result {
   /// on both sides of the element count), so this list holds 0 or 1 entries and never allocates.
   detail::inline_vector<symbol_equality, 1> symbol_equalities;
   friend bool operator==(const reshape_result& a, const reshape_result& b) noexcept {
-    return a.shape == b.shape && std::ranges::equal(a.symbol_equalities.span(), b.symbol_equalities.span());
+    const auto x = a.symbol_equalities.span(), y = b.symbol_equalities.span();
+    return a.shape == b.shape && std::equal(x.begin(), x.end(), y.begin(), y.end());
   }
 };
 

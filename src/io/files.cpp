@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "../detail/compat.hpp"
 #include "../detail/fail.hpp"
 
 namespace reshape1::io::detail {
@@ -265,12 +266,12 @@ mapped_file::mapped_file(const std::filesystem::path& path, file_access access) 
     // `expected` bytes of a regular file, or everything up to the end of a stream.
     std::size_t have = 0;
     std::size_t capacity = sized ? expected : std::size_t{1} << 16;
-    buffer_ = std::make_unique_for_overwrite<std::byte[]>(capacity);
+    buffer_.reset(new std::byte[capacity]);  // left uninitialised: the reads fill it
     if (sized) prefault(buffer_.get(), capacity);
     for (;;) {
       if (have == capacity) {
         if (sized) break;
-        auto bigger = std::make_unique_for_overwrite<std::byte[]>(capacity * 2);
+        std::unique_ptr<std::byte[]> bigger(new std::byte[capacity * 2]);
         std::memcpy(bigger.get(), buffer_.get(), have);
         buffer_ = std::move(bigger);
         capacity *= 2;
@@ -293,7 +294,7 @@ mapped_file::mapped_file(const std::filesystem::path& path, file_access access) 
   if (S_ISREG(st.st_mode)) {
     regular_ = true;
     const auto size = static_cast<std::size_t>(st.st_size);
-    if (size <= read_limit || access == file_access::read_into_memory) {
+    if (size <= read_limit || access == file_access::read_into_memory || !reshape1::detail::maps_files) {
       read_all(size);
       return;
     }
@@ -329,6 +330,24 @@ mapped_file::mapped_file(const std::filesystem::path& path, std::span<const std:
   const auto size = static_cast<std::size_t>(st.st_size);
   const std::size_t total = size + tail.size();
   if (total == 0) return;  // no bytes: no mapping, as for an empty file
+  // Bytes [from, size) of the file into `bytes + from`.
+  const auto read_rest = [&](std::byte* bytes, std::size_t from) {
+    for (std::size_t have = from; have < size;) {
+      const ssize_t r = ::pread(fd, bytes + have, size - have, static_cast<off_t>(have));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) fail(errc::io, {.file = name_}, fmt::format("{}: cannot read: {}", name_, system_message(errno)));
+      if (r == 0) fail_shrunk(name_);
+      have += static_cast<std::size_t>(r);
+    }
+  };
+  if constexpr (!reshape1::detail::maps_files) {
+    buffer_.reset(new std::byte[total]);  // left uninitialised: the file and the tail fill it
+    read_rest(buffer_.get(), 0);
+    if (!tail.empty()) std::memcpy(buffer_.get() + size, tail.data(), tail.size());
+    data_ = buffer_.get();
+    size_ = total;
+    return;
+  }
   // One reserved range (inaccessible, no memory committed): the file's whole pages mapped read-only over
   // its start, as a large file is mapped for reading; then a small writable block for the rest (the
   // file's last, partial page, read with pread, and the tail), made read-only once filled. Only that
@@ -346,13 +365,7 @@ mapped_file::mapped_file(const std::filesystem::path& path, std::span<const std:
       if (::mmap(bytes + whole, rest, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
           MAP_FAILED)
         fail(errc::io, {.file = name_}, fmt::format("{}: cannot map: {}", name_, system_message(errno)));
-      for (std::size_t have = whole; have < size;) {
-        const ssize_t r = ::pread(fd, bytes + have, size - have, static_cast<off_t>(have));
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) fail(errc::io, {.file = name_}, fmt::format("{}: cannot read: {}", name_, system_message(errno)));
-        if (r == 0) fail_shrunk(name_);
-        have += static_cast<std::size_t>(r);
-      }
+      read_rest(bytes, whole);
       if (!tail.empty()) std::memcpy(bytes + size, tail.data(), tail.size());
       (void)::mprotect(bytes + whole, rest, PROT_READ);
     }
@@ -549,7 +562,7 @@ void atomic_file::write_large(std::span<const std::byte> bytes, unsigned threads
   if (workers <= 1) {
     work(0, 1);
   } else {
-    std::vector<std::jthread> pool;
+    std::vector<reshape1::detail::joining_thread> pool;
     for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w, workers);
     work(0, workers);
   }
@@ -574,7 +587,7 @@ void atomic_file::copy_from(int source, std::uint64_t offset, std::span<const st
     if (want == 0) fail_io(fmt::format("write failed after {} bytes: {}", written_, system_message(EIO)));
     auto in = static_cast<off_t>(offset + done);
     auto out = static_cast<off_t>(written_);
-    const ssize_t r = ::copy_file_range(source, &in, fd_, &out, static_cast<std::size_t>(want), 0);
+    const ssize_t r = reshape1::detail::copy_file_range(source, &in, fd_, &out, static_cast<std::size_t>(want), 0);
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) fail_io("the input file became shorter while it was being copied");
     if (r < 0) {

@@ -737,7 +737,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
           a[axis] = dimension(size.samples[0]);
           b[axis] = dimension(size.samples[1]);
           any = true;
-          for_input_dim(m, in.name, axis, [&](::onnx::TensorShapeProto_Dimension& d) {
+          for_input_dim(m, in.name, axis, [&, at = axis](::onnx::TensorShapeProto_Dimension& d) {
             if (size.fixed) {  // asked as one value: declared as it
               if (d.has_dim_value() && d.dim_value() == size.samples[0]) return;
               d.set_dim_value(size.samples[0]);
@@ -745,7 +745,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
               if (d.has_dim_param() && d.dim_param() == size.name) return;
               d.set_dim_param(size.name);
             }
-            freed.push_back(model::text::freed_dimension("input", in.name, axis, false));
+            freed.push_back(model::text::freed_dimension("input", in.name, at, false));
             changed = true;
           });
         }

@@ -1,10 +1,10 @@
 #include "skim.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 #include <fmt/format.h>
-#include <google/protobuf/wire_format.h>
 #include <onnx/onnx_pb.h>
 
 #include "../detail/fail.hpp"
@@ -233,13 +233,32 @@ skimmed_model skim(std::span<const std::byte> file, const std::string& name, boo
 namespace {
 
 /// Whether protobuf parses field `number` of a TensorProto, with this wire type, into a known field (else
-/// it keeps it as an unknown field, which it writes after every known one).
+/// it keeps it as an unknown field, which it writes after every known one). Asked of protobuf's own parser
+/// with a message of that one field, empty: the lite runtime the WebAssembly build links has no descriptors.
+bool parses_as_known_tensor_field(std::uint32_t number, int wire) {
+  std::string probe;
+  put_varint(probe, (std::uint64_t{number} << 3) | static_cast<std::uint64_t>(wire));
+  switch (wire) {
+    case 0: probe.push_back('\0'); break;                 // varint
+    case 1: probe.append(8, '\0'); break;                 // fixed64
+    case length_delimited: probe.push_back('\0'); break;  // length 0 (a packed run of nothing, "")
+    case 5: probe.append(4, '\0'); break;                 // fixed32
+    default: return false;                                // groups: no field of TensorProto is one
+  }
+  ::onnx::TensorProto t;
+  return t.ParseFromString(probe) && t.unknown_fields().empty();
+}
+
+/// The same, asked once per field number up to raw_data's (the only ones put_back asks about) and wire type.
 bool known_tensor_field(std::uint32_t number, int wire) {
-  const auto* f = ::onnx::TensorProto::descriptor()->FindFieldByNumber(static_cast<int>(number));
-  if (f == nullptr) return false;
-  using google::protobuf::internal::WireFormat;
-  if (static_cast<int>(WireFormat::WireTypeForFieldType(f->type())) == wire) return true;
-  return f->is_packable() && wire == length_delimited;  // a repeated number, packed or not
+  static const auto known = [] {
+    std::array<std::array<bool, 6>, tensor_raw_data + 1> t{};
+    for (std::uint32_t n = 0; n < t.size(); ++n)
+      for (int w = 0; w < 6; ++w) t[n][static_cast<std::size_t>(w)] = parses_as_known_tensor_field(n, w);
+    return t;
+  }();
+  if (number >= known.size() || wire < 0 || wire >= 6) return parses_as_known_tensor_field(number, wire);
+  return known[number][static_cast<std::size_t>(wire)];
 }
 
 /// The bytes a varint takes.

@@ -97,7 +97,7 @@ json args_json(const model::reason_args& args) {
     if (number != nullptr && key.ends_with("_id")) {
       j[key] = std::to_string(*number);
     } else {
-      std::visit([&](const auto& v) { j[key] = v; }, value);
+      std::visit([&, &k = key](const auto& v) { j[k] = v; }, value);
     }
   }
   return j;

@@ -276,7 +276,7 @@ void fix_planner::make_proofs() {
   const auto sample = [&](std::vector<std::pair<std::string, partial_shape>> shapes) {
     auto r = request(dimension());
     for (auto& [name, shape] : shapes) {
-      const auto it = std::find_if(r.shapes.begin(), r.shapes.end(), [&](const auto& x) { return x.first == name; });
+      const auto it = std::find_if(r.shapes.begin(), r.shapes.end(), [&key = name](const auto& x) { return x.first == key; });
       if (it != r.shapes.end()) it->second = std::move(shape);
       else r.shapes.emplace_back(name, std::move(shape));
     }
@@ -309,7 +309,7 @@ void fix_planner::make_proofs() {
     for (const auto& x : options_.check_shapes) {
       auto shapes = at_sample(0);
       for (const auto& [name, shape] : x) {
-        const auto it = std::find_if(shapes.begin(), shapes.end(), [&](const auto& y) { return y.first == name; });
+        const auto it = std::find_if(shapes.begin(), shapes.end(), [&key = name](const auto& y) { return y.first == key; });
         if (it != shapes.end()) it->second = shape;
         else shapes.emplace_back(name, shape);
       }

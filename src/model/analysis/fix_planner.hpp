@@ -31,7 +31,10 @@ namespace reshape1::model::detail {
 struct layer_key {
   std::vector<std::int64_t> within;
   std::int64_t id = 0;
-  friend auto operator<=>(const layer_key&, const layer_key&) = default;
+  friend bool operator==(const layer_key&, const layer_key&) = default;
+  friend bool operator<(const layer_key& a, const layer_key& b) {
+    return a.within != b.within ? a.within < b.within : a.id < b.id;
+  }
 };
 
 /// A body of a model (or the model itself) and what a propagation of the model knows there.

@@ -1,6 +1,7 @@
 // Internal: what a graph's layers view, filled by the IR reader (model/ir/read.cpp), the builder
 // (build.cpp) and the editor (edit.cpp), and the parsing of attribute texts they share.
-// Every number is parsed once here, with std::from_chars; nothing downstream re-reads text.
+// Every number is parsed once here, with std::from_chars (detail/compat.hpp); nothing downstream re-reads
+// text.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/compat.hpp"
 #include "reshape1/model/graph.hpp"
 #include "model/ops/rules.hpp"
 
@@ -36,7 +38,7 @@ bool parse_list(std::string_view text, Arena& out) {
   if (p == end) return true;  // "" or only spaces: the empty list
   while (true) {              // at an item, spaces before it skipped
     T v{};
-    const auto [next, ec] = std::from_chars(p, end, v);
+    const auto [next, ec] = reshape1::detail::parse_number(p, end, v);
     if (ec != std::errc() || next == p) break;
     out.append() = v;
     p = next;

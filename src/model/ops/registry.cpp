@@ -483,7 +483,7 @@ std::size_t hash_of(std::string_view type, int opset) noexcept {
     for (const char c : type) head = (head << 8) | static_cast<unsigned char>(c);
     tail = head;
   }
-  std::uint64_t h = (head ^ (tail * 0x9E3779B97F4A7C15u) ^ (type.size() << 56) ^ static_cast<std::uint64_t>(opset)) *
+  std::uint64_t h = (head ^ (tail * 0x9E3779B97F4A7C15u) ^ (std::uint64_t{type.size()} << 56) ^ static_cast<std::uint64_t>(opset)) *
                     0xBF58476D1CE4E5B9u;
   return static_cast<std::size_t>(h ^ (h >> 31));
 }

@@ -34,7 +34,7 @@ constexpr char Abs[] = "Abs", Ceiling[] = "Ceiling", Cos[] = "Cos", Erf[] = "Erf
                Log[] = "Log", Negative[] = "Negative", LogicalNot[] = "LogicalNot", ReLU[] = "ReLU",
                Sigmoid[] = "Sigmoid", Sign[] = "Sign", Sin[] = "Sin", SoftPlus[] = "SoftPlus", Sqrt[] = "Sqrt",
                Tanh[] = "Tanh", HSwish[] = "HSwish", Add[] = "Add", Subtract[] = "Subtract", Multiply[] = "Multiply",
-               Divide[] = "Divide", Power[] = "Power", Maximum[] = "Maximum", Minimum[] = "Minimum", Equal[] = "Equal",
+               Power[] = "Power", Maximum[] = "Maximum", Minimum[] = "Minimum", Equal[] = "Equal",
                Greater[] = "Greater", Less[] = "Less", GreaterEqual[] = "GreaterEqual", LessEqual[] = "LessEqual",
                LogicalAnd[] = "LogicalAnd", LogicalOr[] = "LogicalOr", LogicalXor[] = "LogicalXor",
                Atan[] = "Atan", Tan[] = "Tan", Asin[] = "Asin", Acos[] = "Acos", Sinh[] = "Sinh", Cosh[] = "Cosh";
