@@ -48,10 +48,17 @@
     return words;
   }
 
+  /// A file's name without its directories; `out` is where the tool's own files go.
   function basename(name) {
     const base = String(name).split(/[\\/]/).pop();
-    if (base === '' || base === '.' || base === '..') throw new TypeError(`reshape1: '${name}' is not a file name`);
+    if (base === '' || base === '.' || base === '..' || base === 'out')
+      throw new TypeError(`reshape1: '${name}' cannot name a file here (give a file name such as model.onnx)`);
     return base;
+  }
+
+  /// A file name as an argument: one that starts with '-' would be read as an option.
+  function argument(name) {
+    return name.startsWith('-') ? './' + name : name;
   }
 
   class Reshape1 {
@@ -112,14 +119,14 @@
       if (name === 'fix' && opts.output === undefined && !opts['dry-run']) opts.output = true;
       if (bin) {
         files[basename(bin.name)] = bin.bytes;
-        opts.bin = basename(bin.name);
+        opts.bin = argument(basename(bin.name));
       }
       // The files the tool writes go to out/, whence they come back in `files`.
       if (opts.output === true) opts.output = 'out/' + fixedName(basename(model.name), name);
       else if (typeof opts.output === 'string') opts.output = 'out/' + basename(opts.output);
       if (opts.dot === true) opts.dot = 'out/' + basename(model.name).replace(/\.[^.]*$/, '') + '.dot';
       else if (typeof opts.dot === 'string') opts.dot = 'out/' + basename(opts.dot);
-      const result = this.run([name, basename(model.name), ...optionWords(opts), '--json'], files);
+      const result = this.run([name, argument(basename(model.name)), ...optionWords(opts), '--json'], files);
       if (result.report === undefined) result.report = result.stdout === '' ? null : JSON.parse(result.stdout);
       return result;
     }

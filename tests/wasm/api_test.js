@@ -149,6 +149,15 @@ function fixedName(model) {
     assert.strictEqual(w.report.error.code, 'too_large');
     assert.match(w.report.error.message, /1 GiB/);
   });
+  check('a file named like an option is read as a file', () => {
+    const w = r.check({model: {name: '-m.onnx', bytes: onnx.model.bytes}}, {batch: 4});
+    assert.strictEqual(w.report.model, './-m.onnx');
+    assert.ok(w.report.summary, w.stdout);
+  });
+  check('a name the API cannot use: refused by the API, naming it', () => {
+    assert.throws(() => r.check({model: {name: 'out', bytes: onnx.model.bytes}}), /'out' cannot name a file/);
+    assert.throws(() => r.check({model: {name: 'dir/', bytes: onnx.model.bytes}}), /'dir\/' cannot name a file/);
+  });
   check('the module answers the same after every refusal, and leaves no file behind', () => {
     assert.strictEqual(r.check(onnx, {batch: 4}).stdout, answer);
     assert.deepStrictEqual(r.core.FS.readdir('/').includes('job'), false);
