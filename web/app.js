@@ -5,8 +5,9 @@
 (function () {
   /// The most the page reads (the module's heap is 32-bit; the API refuses more, with the same words).
   const MAX_BYTES = 1024 * 1024 * 1024;
-  /// A command that runs longer is stopped, and the worker started again.
-  const TIME_LIMIT_MS = 120 * 1000;
+  /// A command that runs longer is stopped, and the worker started again: 120 s, or the page's address's
+  /// ?time-limit=SECONDS.
+  const TIME_LIMIT_MS = (Number(new URLSearchParams(location.search).get('time-limit')) || 120) * 1000;
 
   const $ = (id) => document.getElementById(id);
   let worker = null;

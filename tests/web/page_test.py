@@ -260,6 +260,14 @@ def main():
             assert page.text("verdict"), "an answer"
         check("the page answers again after every refusal", again)
         check("no request after the page loaded", lambda: assert_no_requests(server))
+
+        def times_out():
+            server.watching = False
+            page.driver.get(f"http://127.0.0.1:{server.server_address[1]}/index.html?time-limit=0.001")
+            page.wait_for(lambda d: d.find_element(By.ID, "status").text.startswith("Ready"), 60, "the module to load")
+            page.pick(onnx)
+            assert "stopped after 0.001 s, this page's time limit" in page.error(), f"the page says {page.error()!r}"
+        check("a command over the time limit: stopped, with the page's message", times_out)
     finally:
         if page is not None:
             page.driver.quit()
