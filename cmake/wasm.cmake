@@ -62,7 +62,8 @@ add_custom_command(OUTPUT ${_headers}/onnx/onnx.pb.cc ${_headers}/onnx/onnx.pb.h
   COMMAND ${RESHAPE1_PROTOC} --cpp_out=${_headers} -I/usr/include ${_onnx_proto}
   DEPENDS ${_onnx_proto} VERBATIM COMMENT "Generating ONNX's protobuf classes (lite) from ${_onnx_proto}")
 # The code includes <onnx/onnx_pb.h>, as ONNX's own header is named; here it is the classes just generated.
-file(WRITE ${_headers}/onnx/onnx_pb.h "#pragma once\n#include \"onnx/onnx.pb.h\"\n")
+# (Written only when it changes: a new time stamp would rebuild every file that reads ONNX.)
+file(CONFIGURE OUTPUT ${_headers}/onnx/onnx_pb.h CONTENT "#pragma once\n#include \"onnx/onnx.pb.h\"\n")
 add_library(onnx_proto STATIC ${_headers}/onnx/onnx.pb.cc)
 target_include_directories(onnx_proto SYSTEM PUBLIC ${_headers})
 target_link_libraries(onnx_proto PUBLIC protobuf::libprotobuf-lite)

@@ -94,7 +94,7 @@ template <class Dim>
   fail(errc::overflow, {}, fmt::format("input: the element count of {} overflows 64 bits", to_string(as_partial(input))));
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void fail_too_long(std::size_t length) {
+[[noreturn, gnu::cold, gnu::noinline]] void fail_too_long(std::uint64_t length) {
   fail(errc::too_large, {}, fmt::format("pattern: length {} is above reshape1's limit of {} (2^20)", length, max_rank),
        "no real model has an output of that rank; check where the pattern comes from");
 }
@@ -977,7 +977,7 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
     }
     if (ts.rank_known() && ts[0].is_static()) {
       const auto length = static_cast<std::uint64_t>(ts[0].lo());
-      if (length > max_rank) fail_too_long(static_cast<std::size_t>(std::min<std::uint64_t>(length, SIZE_MAX)));
+      if (length > max_rank) fail_too_long(length);
       partial_shape out;
       for (std::uint64_t i = 0; i < length; ++i) out.push_back(dimension());
       return {std::move(out), {}};
@@ -986,7 +986,7 @@ reshape_result infer_general(const partial_shape& input, const reshape_pattern& 
   }
   if (pattern.elements().size() > max_rank) fail_too_long(pattern.elements().size());
 
-  if (ts.rank_known() && !scalar && ts[0].is_static() && static_cast<std::size_t>(ts[0].lo()) != pattern.elements().size())
+  if (ts.rank_known() && !scalar && ts[0].is_static() && static_cast<std::uint64_t>(ts[0].lo()) != pattern.elements().size())
     fail(errc::invalid_argument, {},
          fmt::format("pattern: tensor shape {} does not hold {} elements", to_string(ts), pattern.elements().size()));
 

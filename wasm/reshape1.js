@@ -23,8 +23,9 @@
 })(typeof self !== 'undefined' ? self : this, function (createCore, wasmBinary) {
   'use strict';
 
-  /// The largest model (with its weights) the API takes: the module's heap is 32-bit and grows to 2 GiB,
-  /// and a model is read from a copy in the module's memory.
+  /// The largest model (with its weights) the API takes: the module's heap is 32-bit and grows to 4 GiB,
+  /// and a model is read into it whole (twice at once, when a second command's copy cannot reuse the
+  /// first's place).
   const MAX_INPUT_BYTES = 1024 * 1024 * 1024;
   const JOB = '/job';
 
@@ -50,7 +51,9 @@
 
   /// A file's name without its directories; `out` is where the tool's own files go.
   function basename(name) {
-    const base = String(name).split(/[\\/]/).pop();
+    if (typeof name !== 'string' || name.includes('\0'))
+      throw new TypeError(`reshape1: a file needs a name (a string without NUL), not ${JSON.stringify(String(name))}`);
+    const base = name.split(/[\\/]/).pop();
     if (base === '' || base === '.' || base === '..' || base === 'out')
       throw new TypeError(`reshape1: '${name}' cannot name a file here (give a file name such as model.onnx)`);
     return base;
@@ -61,6 +64,34 @@
     return name.startsWith('-') ? './' + name : name;
   }
 
+  /// A file's bytes as a Uint8Array (an ArrayBuffer is viewed as one); anything else is refused.
+  function asBytes(bytes, what) {
+    if (bytes instanceof Uint8Array) return bytes;
+    if (bytes instanceof ArrayBuffer) return new Uint8Array(bytes);
+    throw new TypeError(`reshape1: ${what}'s bytes must be a Uint8Array or an ArrayBuffer`);
+  }
+
+  /// Every path under `dir` (the memory file system's devices and processes aside).
+  function listTree(FS, dir, into = new Set()) {
+    for (const name of FS.readdir(dir)) {
+      if (name === '.' || name === '..') continue;
+      const p = (dir === '/' ? '' : dir) + '/' + name;
+      if (p === '/dev' || p === '/proc') continue;
+      into.add(p);
+      if (FS.isDir(FS.stat(p).mode)) listTree(FS, p, into);
+    }
+    return into;
+  }
+
+  function removeTree(FS, path) {
+    if (FS.isDir(FS.stat(path).mode)) {
+      for (const name of FS.readdir(path)) if (name !== '.' && name !== '..') removeTree(FS, path + '/' + name);
+      FS.rmdir(path);
+    } else {
+      FS.unlink(path);
+    }
+  }
+
   class Reshape1 {
     constructor(core, output) {
       this.core = core;
@@ -68,20 +99,26 @@
     }
 
     /// Runs `reshape1 ...args` with `files` ({name: Uint8Array}) in its working directory; returns the exit
-    /// code, what it printed, and the files it wrote into `out/` (named in args as `out/NAME`).
+    /// code, what it printed, and the files it wrote into `out/` (named in args as `out/NAME`). Whatever
+    /// else the command wrote, anywhere, is removed: each command starts from the same file system.
     run(args, files = {}) {
+      if (!Array.isArray(args)) throw new TypeError('reshape1: run() takes the arguments as an array of strings');
       const FS = this.core.FS;
+      const inputs = Object.entries(files).map(([name, bytes]) => [basename(name), asBytes(bytes, name)]);
+      if (new Set(inputs.map(([name]) => name)).size !== inputs.length)
+        throw new TypeError(`reshape1: two files named ${inputs.map(([n]) => n).join(', ')}: each needs a name of its own`);
       let total = 0;
-      for (const bytes of Object.values(files)) total += bytes.byteLength;
+      for (const [, bytes] of inputs) total += bytes.byteLength;
       if (total > MAX_INPUT_BYTES)
         return refusal('too_large', `the model is ${total} bytes; the browser build reads at most ${MAX_INPUT_BYTES} bytes (1 GiB): use the command-line tool`);
+      const before = listTree(FS, '/');
       FS.mkdir(JOB);
       FS.mkdir(JOB + '/out');
       FS.chdir(JOB);
       this.output.out = [];
       this.output.err = [];
       try {
-        for (const [name, bytes] of Object.entries(files)) FS.writeFile(basename(name), bytes);
+        for (const [name, bytes] of inputs) FS.writeFile(name, bytes);
         const exitCode = this.core.run(args.map(String));
         const written = {};
         for (const name of FS.readdir('out')) if (name !== '.' && name !== '..') written[name] = FS.readFile('out/' + name);
@@ -89,7 +126,15 @@
                 stderr: decoder.decode(new Uint8Array(this.output.err)), files: written};
       } finally {
         FS.chdir('/');
-        removeTree(FS, JOB);
+        // Deepest first: a directory the command made goes after what it holds.
+        const made = [...listTree(FS, '/')].filter((p) => !before.has(p)).sort((a, b) => b.length - a.length);
+        for (const p of made) {
+          try {
+            removeTree(FS, p);
+          } catch (e) {
+            // already removed with its directory
+          }
+        }
       }
     }
 
@@ -105,48 +150,69 @@
       return this.command('shapes', model, options);
     }
 
-    /// `reshape1 fix MODEL -o OUT --json` ({batch: 4} or {shape: [...]}, ...): `files` holds the fixed model
-    /// (and an IR's .bin) when one was written, named after the model (`m.fixed.onnx`).
+    /// `reshape1 fix MODEL -o OUT --json` ({'check-batch': '1,4'}, or {shape: [...]}, ...): `files` holds the
+    /// fixed model (and an IR's .bin) when one was written, named after the model (`m.fixed.onnx`).
     fix(model, options = {}) {
       return this.command('fix', model, options);
     }
 
-    /// A command on {model: {name, bytes}, bin: {name, bytes}} with the report parsed from its --json output.
+    /// A command on {model: {name, bytes}, bin: {name, bytes}} with the report parsed from its --json output
+    /// (null when the command printed no JSON: --help, --version).
     command(name, {model, bin} = {}, options = {}) {
-      if (!model || !model.bytes) throw new TypeError('reshape1: give the model as {model: {name, bytes}}');
-      const files = {[basename(model.name)]: model.bytes};
+      if (!model || typeof model !== 'object') throw new TypeError('reshape1: give the model as {model: {name, bytes}}');
+      if (options === null || typeof options !== 'object' || Array.isArray(options))
+        throw new TypeError('reshape1: options are an object of the tool\'s long options, e.g. {batch: 4}');
+      for (const key of Object.keys(options))
+        if (!/^[a-z][a-z0-9-]*$/.test(key))
+          throw new TypeError(`reshape1: '${key}' is not an option's name (give {batch: 4}, not {'--batch': 4} or {'batch=4': true})`);
+      const modelBytes = asBytes(model.bytes, 'the model');
+      const modelName = basename(model.name);
+      const files = {[modelName]: modelBytes};
       const opts = Object.assign({}, options);
       if (name === 'fix' && opts.output === undefined && !opts['dry-run']) opts.output = true;
+      const ir = isXml(modelBytes);
       if (bin) {
-        files[basename(bin.name)] = bin.bytes;
+        if (basename(bin.name) === modelName)
+          throw new TypeError(`reshape1: the model and its .bin are both named '${modelName}': each needs a name of its own`);
+        files[basename(bin.name)] = asBytes(bin.bytes, 'the .bin');
         opts.bin = argument(basename(bin.name));
       }
       // The files the tool writes go to out/, whence they come back in `files`.
-      if (opts.output === true) opts.output = 'out/' + fixedName(basename(model.name), name);
+      if (opts.output === true) opts.output = 'out/' + outputName(modelName, name, ir);
       else if (typeof opts.output === 'string') opts.output = 'out/' + basename(opts.output);
-      if (opts.dot === true) opts.dot = 'out/' + basename(model.name).replace(/\.[^.]*$/, '') + '.dot';
+      if (opts.dot === true) opts.dot = 'out/' + stem(modelName) + '.dot';
       else if (typeof opts.dot === 'string') opts.dot = 'out/' + basename(opts.dot);
-      const result = this.run([name, argument(basename(model.name)), ...optionWords(opts), '--json'], files);
-      if (result.report === undefined) result.report = result.stdout === '' ? null : JSON.parse(result.stdout);
+      const result = this.run([name, argument(modelName), ...optionWords(opts), '--json'], files);
+      if (result.report === undefined) {
+        try {
+          result.report = JSON.parse(result.stdout);
+        } catch (e) {
+          result.report = null;
+        }
+      }
       return result;
     }
   }
 
-  /// m.onnx -> m.fixed.onnx (fix) or m.shapes.onnx (shapes).
-  function fixedName(model, command) {
-    const dot = model.lastIndexOf('.');
-    const tag = command === 'fix' ? 'fixed' : command;
-    return dot > 0 ? `${model.slice(0, dot)}.${tag}${model.slice(dot)}` : `${model}.${tag}`;
+  /// Whether the bytes are XML (an IR), as the tool tells the formats apart: by the first character that is
+  /// not a space or a byte-order mark.
+  function isXml(bytes) {
+    let i = 0;
+    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
+    while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d)) ++i;
+    return bytes[i] === 0x3c;  // '<'
   }
 
-  function removeTree(FS, path) {
-    for (const name of FS.readdir(path)) {
-      if (name === '.' || name === '..') continue;
-      const p = path + '/' + name;
-      if (FS.isDir(FS.stat(p).mode)) removeTree(FS, p);
-      else FS.unlink(p);
-    }
-    FS.rmdir(path);
+  /// The name without its last extension.
+  function stem(name) {
+    const dot = name.lastIndexOf('.');
+    return dot > 0 ? name.slice(0, dot) : name;
+  }
+
+  /// m.onnx -> m.fixed.onnx (fix) or m.shapes.onnx (shapes): the extension the tool asks of the format
+  /// (.onnx or .xml), whatever the model's name ends with.
+  function outputName(model, command, ir) {
+    return `${stem(model)}.${command === 'fix' ? 'fixed' : command}.${ir ? 'xml' : 'onnx'}`;
   }
 
   /// Loads the module. `locateFile` (optional) tells emscripten's loader where reshape1-core.wasm is.

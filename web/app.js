@@ -26,7 +26,10 @@
     worker = new Worker('worker.js');
     ready = new Promise((resolve, reject) => {
       worker.addEventListener('message', function first(e) {
-        if (e.data.type === 'ready') resolve();
+        if (e.data.type === 'ready') {
+          $('version').textContent = e.data.version.replace(/^reshape1 /, '');
+          resolve();
+        }
         else if (e.data.type === 'load-failed') reject(new Error(e.data.message));
         else return;
         worker.removeEventListener('message', first);
@@ -186,12 +189,19 @@
         `${s.blocking_reshape} writing a size as a constant`;
   }
 
+  /// The batch or shapes typed, as the tool's options; throws, saying what to type, when there are none.
   function targetOptions() {
     const kind = document.querySelector('input[name=kind]:checked').value;
     const text = $('target').value.trim();
-    if (kind === 'batch') return {batch: text};
+    if (kind === 'batch') {
+      if (!text) throw new Error('Type a batch: a number such as 4, ?, or an interval such as 1..8.');
+      return {batch: text};
+    }
     // One NAME=SHAPE a line (or separated by ';'); a shape alone is the only input's.
     const shape = text.split(/[\n;]+/).map((s) => s.trim()).filter(Boolean);
+    if (shape.length === 0)
+      throw new Error('Type a shape: NAME=SHAPE for each input to change (x=[1,3,?@H,?@W]), or a shape alone ' +
+                      'for a model of one input.');
     return {shape: shape.map((s) => (s.includes('=') ? s : '=' + s))};
   }
 
@@ -270,11 +280,13 @@
         setStatus('');
         return;
       }
-      const names = Object.keys(result.files);
+      // An IR's .xml first: a browser may ask before the second download, and the .xml names its .bin.
+      const names = Object.keys(result.files).sort((a, b) => Number(/\.bin$/i.test(a)) - Number(/\.bin$/i.test(b)));
       for (const name of names) download(name, result.files[name]);
       const r = result.report;
+      const n = r.changes.length;
       $('fix-result').textContent = names.length > 0
-        ? `Downloaded ${names.join(' and ')}: ${r.changes.length} patterns rewritten.`
+        ? `Downloaded ${names.join(' and ')}: ${n} ${n === 1 ? 'pattern' : 'patterns'} rewritten.`
         : (r.nothing_to_do ? 'Nothing to fix: the model reshapes as it is.' : 'Not fixed: ' +
            r.refusals.map((x) => x.why || x.what || '').join('; '));
       $('fix-result').hidden = false;

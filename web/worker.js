@@ -7,7 +7,7 @@ importScripts('reshape1-core.js', 'reshape1.js');
 
 const loading = self.Reshape1.load().then(
   (r) => {
-    self.postMessage({type: 'ready'});
+    self.postMessage({type: 'ready', version: r.run(['--version']).stdout.trim()});
     return r;
   },
   (e) => {

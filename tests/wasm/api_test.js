@@ -73,6 +73,34 @@ function sameText(a, b, what) {
   throw new Error(`${what} differ at line ${i + 1}:\n  module: ${x[i]}\n  native: ${y[i]}`);
 }
 
+/// Protobuf's wire format, enough to write a small ONNX model here.
+function varint(v) {
+  let n = BigInt(v);
+  const out = [];
+  do {
+    let b = Number(n & 0x7fn);
+    n >>= 7n;
+    if (n > 0n) b |= 0x80;
+    out.push(b);
+  } while (n > 0n);
+  return out;
+}
+const field = (number, bytes) => [...varint((number << 3) | 2), ...varint(bytes.length), ...bytes];
+const int = (number, v) => [...varint(number << 3), ...varint(v)];
+const str = (number, s) => field(number, [...Buffer.from(s)]);
+const int64Scalar = (name, v) => field(5, [...int(2, 7), ...field(7, varint(v)), ...str(8, name)]);
+const node = (op, inputs, output) => field(1, [...inputs.flatMap((i) => str(1, i)), ...str(2, output), ...str(3, op), ...str(4, op)]);
+const floatInput = (number, name, dims) => field(number, [...str(1, name), ...field(2, field(1, [...int(1, 1),
+  ...(dims ? field(2, dims.flatMap((d) => field(1, int(1, d)))) : [])]))]);
+
+/// Reshape(x[1,1], Range(0, 2^40, 1)): a pattern whose length is past 32 bits.
+function longPatternModel() {
+  const graph = [...node('Range', ['start', 'limit', 'delta'], 'r'), ...node('Reshape', ['x', 'r'], 'y'),
+                 ...str(2, 'g'), ...int64Scalar('start', 0), ...int64Scalar('limit', 2n ** 40n),
+                 ...int64Scalar('delta', 1), ...floatInput(11, 'x', [1, 1]), ...floatInput(12, 'y', null)];
+  return Uint8Array.from([...int(1, 8), ...field(8, int(2, 13)), ...field(7, graph)]);
+}
+
 let failures = 0;
 function check(what, fn) {
   try {
@@ -157,6 +185,53 @@ function fixedName(model) {
   check('a name the API cannot use: refused by the API, naming it', () => {
     assert.throws(() => r.check({model: {name: 'out', bytes: onnx.model.bytes}}), /'out' cannot name a file/);
     assert.throws(() => r.check({model: {name: 'dir/', bytes: onnx.model.bytes}}), /'dir\/' cannot name a file/);
+  });
+  check('a length past 32 bits is printed as the native tool prints it', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reshape1-wasm-long-'));
+    try {
+      const file = path.join(dir, 'long.onnx');
+      fs.writeFileSync(file, longPatternModel());
+      for (const args of [[], ['--batch', '4']]) {
+        const w = r.check({model: {name: 'long.onnx', bytes: fs.readFileSync(file)}}, args.length ? {batch: 4} : {});
+        const n = native(['check', 'long.onnx', ...args, '--json'], [file]);
+        sameText(w.stdout, n.stdout, 'the JSON documents');
+        assert.match(w.stdout, /1099511627776/);
+      }
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true});
+    }
+  });
+  check('the API refuses what it cannot pass on, naming it', () => {
+    const b = onnx.model.bytes;
+    assert.throws(() => r.check({model: {name: 'm.xml', bytes: b}, bin: {name: 'm.xml', bytes: b}}), /both named 'm.xml'/);
+    assert.throws(() => r.check(onnx, {'batch=4': true}), /not an option's name/);
+    assert.throws(() => r.check(onnx, {'--batch': 4}), /not an option's name/);
+    assert.throws(() => r.check(onnx, ['--batch', '4']), /options are an object/);
+    assert.throws(() => r.check({model: {name: 'm.onnx', bytes: new DataView(b.buffer)}}), /Uint8Array or an ArrayBuffer/);
+    assert.throws(() => r.check({model: {bytes: b}}), /needs a name/);
+    assert.throws(() => r.check({model: {name: 'a\0b', bytes: b}}), /needs a name/);
+  });
+  check('an ArrayBuffer is taken as the model\'s bytes', () => {
+    const copy = onnx.model.bytes.slice();
+    const w = r.check({model: {name: 'm.onnx', bytes: copy.buffer}}, {batch: 4});
+    assert.ok(w.report.summary, w.stdout);
+  });
+  check('fix names its output by the format, whatever the model\'s name ends with', () => {
+    const w = r.fix({model: {name: 'MODEL', bytes: onnx.model.bytes}});
+    assert.deepStrictEqual(Object.keys(w.files), w.exitCode === 2 ? [] : ['MODEL.fixed.onnx'], w.stdout);
+    assert.notStrictEqual(w.exitCode, 2, w.stdout);
+  });
+  check('a command that prints no JSON (--help): report null, its text in stdout', () => {
+    const w = r.check(onnx, {help: true});
+    assert.strictEqual(w.report, null);
+    assert.match(w.stdout, /Usage: reshape1 check/);
+  });
+  check('what a command writes outside its directory is removed after it', () => {
+    const w = r.run(['fix', 'm.onnx', '-o', '/tmp/kept.onnx', '--json'], {'m.onnx': onnx.model.bytes});
+    assert.notStrictEqual(w.exitCode, 2, w.stdout);
+    const again = r.run(['check', '/tmp/kept.onnx', '--json']);
+    assert.strictEqual(again.exitCode, 2, again.stdout);
+    assert.match(again.report === undefined ? JSON.parse(again.stdout).error.message : '', /kept\.onnx/);
   });
   check('the module answers the same after every refusal, and leaves no file behind', () => {
     assert.strictEqual(r.check(onnx, {batch: 4}).stdout, answer);

@@ -888,7 +888,7 @@ element_origin origin_of_element(const graph& g, const propagation& p, const lay
       for (std::size_t j = 0; j < src.inputs.size() && !found; ++j) {
         const auto& s = p.input(g, src, j).shape;
         if (!s.rank_known() || s.size() != 1 || !s[0].is_static()) return o;
-        const auto length = static_cast<std::size_t>(s[0].lo());
+        const auto length = static_cast<std::uint64_t>(s[0].lo());
         if (index < length) {
           o.through = &src;
           o.path.push_back(&src);

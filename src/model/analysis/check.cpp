@@ -56,13 +56,14 @@ std::optional<partial_shape> computed_output(const propagation& p, std::size_t i
 }
 
 /// The length of a pattern none of whose values is known (a Const too long for propagation to carry its
-/// values, 0 when some value is known or the length is not).
-std::size_t unread_length(const reshape_pattern& p) {
+/// values, 0 when some value is known or the length is not). 64 bits wherever size_t is 32: a pattern's length
+/// comes from a dimension.
+std::uint64_t unread_length(const reshape_pattern& p) {
   const auto& s = p.tensor_shape();
   if (p.kind() == pattern_kind::values || !s.rank_known() || s.size() != 1 || !s[0].is_static()) return 0;
   const auto e = p.elements();
   if (std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == b.hi; })) return 0;
-  return static_cast<std::size_t>(s[0].lo());
+  return static_cast<std::uint64_t>(s[0].lo());
 }
 
 /// The verdict on Reshape layer `index` of g, from what propagation computed for it (its output, or why its
@@ -102,8 +103,8 @@ reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t 
 
   // Warnings about the pattern itself.
   const auto elements = pattern.elements();
-  if (const auto n = unread_length(pattern); n > static_cast<std::size_t>(detail::max_value_elements))
-    f.warnings.push_back(text::pattern_not_read(n, static_cast<std::size_t>(detail::max_value_elements)));
+  if (const auto n = unread_length(pattern); n > static_cast<std::uint64_t>(detail::max_value_elements))
+    f.warnings.push_back(text::pattern_not_read(n, static_cast<std::uint64_t>(detail::max_value_elements)));
   const bool data_path = !l.sources.empty() && l.sources[0] && p.follows_inputs[l.sources[0]->layer];
   const bool has_minus_one =
       std::any_of(elements.begin(), elements.end(), [](const pattern_bound& e) { return e.lo == -1 && e.hi == -1; });

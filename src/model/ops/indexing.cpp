@@ -27,10 +27,11 @@ void gather_nd(op& o) {
   if (!data.rank_known() || !indices.rank_known()) return;
   const auto& last = indices[indices.size() - 1];
   if (!last.is_static()) return;
-  const auto k = static_cast<std::size_t>(last.lo());
-  if (b + k > data.size())
+  const auto k64 = static_cast<std::uint64_t>(last.lo());  // 64 bits: size_t is 32 in the WebAssembly build
+  if (b + k64 > data.size())
     refuse(o, fmt::format("the indices {} pick {} dimensions after {} batch dimensions, more than the data {} has", to_string(indices),
-                          k, b, to_string(data)));
+                          k64, b, to_string(data)));
+  const auto k = static_cast<std::size_t>(k64);
   // ONNX Runtime refuses an index past its axis; OpenVINO's GatherND leaves it undefined.
   if (o.g.format() == model_format::onnx) refuse_index_tuples_past(o, 1, data, b, k);
   std::vector<dimension> out;
@@ -88,10 +89,11 @@ void scatter_nd_update(op& o) {
   if (!data.rank_known() || !indices.rank_known()) return;
   const auto& last = indices[indices.size() - 1];
   if (!last.is_static()) return;
-  const auto k = static_cast<std::size_t>(last.lo());
-  if (k > data.size())
-    refuse(o, fmt::format("the indices {} address {} dimensions of the rank-{} data", to_string(indices), k,
+  const auto k64 = static_cast<std::uint64_t>(last.lo());  // 64 bits: size_t is 32 in the WebAssembly build
+  if (k64 > data.size())
+    refuse(o, fmt::format("the indices {} address {} dimensions of the rank-{} data", to_string(indices), k64,
                           data.size()));
+  const auto k = static_cast<std::size_t>(k64);
   if (o.g.format() == model_format::onnx) refuse_index_tuples_past(o, 1, data, 0, k);
   if (!updates.rank_known()) return;
   std::vector<dimension> expected(indices.begin(), indices.end() - 1);

@@ -41,7 +41,7 @@ std::string hard_codes_dynamic(std::size_t index, std::int64_t value, const dime
                      index, to_string(input), fix_text(fix));
 }
 
-std::string pattern_not_read(std::size_t length, std::size_t limit) {
+std::string pattern_not_read(std::uint64_t length, std::uint64_t limit) {
   return fmt::format("the pattern holds {} values, more than the {} reshape1 reads as values: they were not read, "
                      "and the output is known only by its rank",
                      length, limit);

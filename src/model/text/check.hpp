@@ -30,7 +30,7 @@ struct dimension_fix {
 [[nodiscard]] std::string hard_codes_dynamic(std::size_t index, std::int64_t value, const dimension& input,
                                              dimension_fix fix);
 /// A pattern whose values were not read because it holds more than `limit`.
-[[nodiscard]] std::string pattern_not_read(std::size_t length, std::size_t limit);
+[[nodiscard]] std::string pattern_not_read(std::uint64_t length, std::uint64_t limit);
 /// Pattern element 0 hard-codes the batch `value`.
 [[nodiscard]] std::string hard_codes_batch(std::int64_t value, dimension_fix fix);
 /// The hint for the first element that keeps the model from reshaping.
