@@ -67,13 +67,13 @@ if(RESHAPE1_BUILD_CLI)
   add_test(NAME onnx.differential
            COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tests/property/onnx_differential.py
                    $<TARGET_FILE:reshape1_cli> $<TARGET_FILE:onnx_from_text> $<TARGET_FILE:onnx_free_batch>
-                   --graphs 300 --seed 1)
+                   --graphs ${RESHAPE1_PROPERTY_GRAPHS} --seed 1)
   set_tests_properties(onnx.differential PROPERTIES TIMEOUT 900)
   # Small programs exported at one size and run at another, through ONNX Runtime and reshape1's check at new
   # sizes (tests/property/size_differential.py).
   add_test(NAME onnx.size_differential
            COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tests/property/size_differential.py
-                   $<TARGET_FILE:reshape1_cli> $<TARGET_FILE:onnx_from_text> --programs 280 --seed 1)
+                   $<TARGET_FILE:reshape1_cli> $<TARGET_FILE:onnx_from_text> --programs ${RESHAPE1_PROPERTY_PROGRAMS} --seed 1)
   set_tests_properties(onnx.size_differential PROPERTIES TIMEOUT 600)
 endif()
 if(RESHAPE1_BUILD_CLI)
