@@ -50,17 +50,31 @@ nlohmann::ordered_json values_json(std::string_view type, int opset) {
 }
 
 /// `Type-N` per line (with the specification's name after it where that differs), or a JSON array of
-/// {"type", "opset", "spec", "batching", "values"}; with format "onnx", the ONNX op types and the
-/// since_version of each translation (a JSON array of {"op_type", "since_version"}).
+/// {"type", "opset", "spec", "batching", "values"}; with format "onnx", every version of ONNX's op list,
+/// `Type-N` (`com.microsoft.Type-N` in that domain) and what reshape1 does with it (a JSON array of
+/// {"domain", "op_type", "since_version", "onnx_runtime", "translated_from", "not_translated"}).
 int list_ops(bool json, const std::string& format) {
   if (format == "onnx") {
-    const auto ops = onnx::covered_ops();
+    const auto ops = onnx::op_versions();
     if (json) {
       auto all = nlohmann::ordered_json::array();
-      for (const auto& [type, since] : ops) all.push_back({{"op_type", std::string(type)}, {"since_version", since}});
+      for (const auto& v : ops)
+        all.push_back({{"domain", std::string(v.domain)},
+                       {"op_type", std::string(v.op_type)},
+                       {"since_version", v.since_version},
+                       {"onnx_runtime", v.onnx_runtime},
+                       {"translated_from", v.translated_from ? nlohmann::ordered_json(*v.translated_from) : nlohmann::ordered_json()},
+                       {"not_translated", v.translated_from ? nlohmann::ordered_json() : nlohmann::ordered_json(std::string(v.not_translated))}});
       std::cout << json_text(all, 2) << '\n';
     } else {
-      for (const auto& [type, since] : ops) std::cout << type << '-' << since << '\n';
+      for (const auto& v : ops) {
+        std::cout << (v.domain == "ai.onnx" ? "" : std::string(v.domain) + ".") << v.op_type << '-' << v.since_version;
+        if (v.translated_from) std::cout << "  translated" << (*v.translated_from != v.since_version ? fmt::format(" (as {}-{})", v.op_type, *v.translated_from) : "");
+        else if (!v.not_translated.empty()) std::cout << "  cannot tell: " << v.not_translated;
+        else std::cout << "  not translated";
+        if (!v.onnx_runtime) std::cout << "; ONNX Runtime does not run it";
+        std::cout << '\n';
+      }
     }
     return exit_ok;
   }
@@ -218,7 +232,7 @@ void add_check(CLI::App& app, session& s) {
       "Exit codes then: 0 yes (proven), 1 no (a layer fails, mixes or drops samples, or an output loses the\n"
       "batch), 4 cannot tell (no batching rule decides some layer; --assume-kept TYPE vouches for an op).\n"
       "--list-ops prints the covered (type, opset) pairs, one 'Type-N' a line (--json: an array); with\n"
-      "--format onnx, the ONNX op types and the since_version of each translation.\n"
+      "--format onnx, every version of every ONNX op reshape1 knows and whether it is translated.\n"
       "An ONNX model is lowered to the same ops as OpenVINO's ONNX frontend would make (docs/onnx.md).");
   using model::detail::option;
   auto* model_option = add_table_option(*cmd, option::model, "check", args->xml);

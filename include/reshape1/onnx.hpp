@@ -109,7 +109,21 @@ void check_shapes_output(const std::filesystem::path& in, const std::filesystem:
 /// check_shapes_output refuses `out`; error(io).
 void write_shapes(const model::shapes_report& report, const std::filesystem::path& in, const std::filesystem::path& out);
 
-/// Every (op_type, since_version) of the default ONNX domain reshape1 translates, sorted.
-[[nodiscard]] std::vector<std::pair<std::string_view, int>> covered_ops();
+/// One version of an ONNX operator in reshape1's list: every schema version of ONNX's default domain up to
+/// opset 26, and the com.microsoft ops ONNX Runtime's CPU provider runs.
+struct op_version {
+  std::string_view domain;  ///< "ai.onnx" (the default domain) or "com.microsoft"
+  std::string_view op_type;
+  int since_version = 0;
+  bool onnx_runtime = false;  ///< ONNX Runtime runs it (with a kernel, or through ONNX's function body)
+  /// The since_version of the translation that covers it; nullopt when there is none.
+  std::optional<int> translated_from;
+  /// When reshape1 leaves it to "cannot tell": why (its outputs depend on data no rule reads), or "" when
+  /// there is no translation yet.
+  std::string_view not_translated;
+};
+
+/// The list, sorted by domain, op_type, since_version.
+[[nodiscard]] std::vector<op_version> op_versions();
 
 }  // namespace reshape1::onnx

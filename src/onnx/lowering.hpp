@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "model/graph/build.hpp"
+#include "onnx/op_list.hpp"
 #include "reshape1/element_type.hpp"
 #include "reshape1/model/graph.hpp"
 
@@ -169,16 +170,25 @@ class node_context {
 
 using translation = void (*)(node_context&);
 
-/// One row of the ONNX table: (op_type, since_version) in the default domain, and its translation.
+/// One row of the ONNX table: (op_type, since_version) in its domain, and its translation. A row covers the
+/// versions of the op list (op_list.hpp) from its since up to the next row's. A row without a translation
+/// names why reshape1 leaves the op to "cannot tell" (`why`: its outputs depend on data no rule reads).
 struct onnx_entry {
   std::string_view op_type;
   int since;
   translation fn;
+  std::string_view domain = "ai.onnx";
+  std::string_view why = {};
 };
-/// The table, sorted by op_type then since_version.
+/// A row that leaves (op_type, since) to "cannot tell", saying why.
+[[nodiscard]] constexpr onnx_entry untranslated(std::string_view op_type, int since, std::string_view why,
+                                                std::string_view domain = "ai.onnx") noexcept {
+  return {op_type, since, nullptr, domain, why};
+}
+/// The table, sorted by domain, op_type, then since_version.
 [[nodiscard]] std::span<const onnx_entry> onnx_table() noexcept;
-/// The translation of op_type at a model's opset: the row with the newest since_version at or below it.
-[[nodiscard]] const onnx_entry* find_translation(std::string_view op_type, int opset) noexcept;
+/// The row that covers a version of the op list: the one with the newest since at or below it.
+[[nodiscard]] const onnx_entry* find_translation(std::string_view domain, std::string_view op_type, int since) noexcept;
 
 /// A subgraph lowered into a graph of its own, ready for a port map: its ids are its own.
 struct node_context::lowered_body {
@@ -240,6 +250,15 @@ class graph_lowering {
   /// Lowers a graph's nodes (and, for a subgraph, its initializers) into the graph being built. At the
   /// top level the layer that computes a node's first output takes the node's index as its id; the other
   /// layers a node adds are auxiliary.
+  /// A node's row and the version of the op list it runs (the model's import of its domain where the list
+  /// has none); `why` says what leaves it to "cannot tell" when there is no row or the row translates
+  /// nothing.
+  struct looked_up {
+    const onnx_entry* entry;
+    int version;
+    std::string why;
+  };
+  [[nodiscard]] looked_up look_up(const ::onnx::NodeProto& node) const;
   void lower_nodes(const ::onnx::GraphProto& g, bool top);
   /// The order g's nodes are lowered in: the file's, but for a weight's name given twice (initializers and
   /// Constant nodes), whose last Constant node comes first and whose other Constant nodes are left out, so

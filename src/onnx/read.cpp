@@ -189,28 +189,45 @@ std::vector<int> graph_lowering::lowering_order(const ::onnx::GraphProto& g) con
   return order;
 }
 
+graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node) const {
+  const auto domain = listed_domain(node.domain() == "ai.onnx" ? std::string_view() : std::string_view(node.domain()));
+  const bool default_domain = domain == "ai.onnx";
+  const auto imported = domain_versions.find(default_domain ? std::string() : node.domain());
+  const int opset = default_domain ? opset_ : imported != domain_versions.end() ? imported->second : 0;
+  const auto& op = node.op_type();
+  const auto qualified = default_domain ? op : fmt::format("{}.{}", node.domain(), op);
+  if (default_domain && opset > newest_opset)
+    return {nullptr, opset, fmt::format("the model's opset {} is above {}, the newest reshape1 knows", opset, newest_opset)};
+  if (!default_domain && domain != "com.microsoft")
+    return {nullptr, opset, fmt::format("{}: reshape1 translates ONNX's default domain and com.microsoft only", qualified)};
+  if (!default_domain && imported == domain_versions.end())
+    return {nullptr, opset, fmt::format("{}: the model imports no version of domain '{}'", qualified, node.domain())};
+  const auto* schema = schema_at(domain, op, opset);
+  if (schema == nullptr)
+    return {nullptr, opset, fmt::format("{} is no operator of domain {} at version {} that reshape1 knows", qualified, domain, opset)};
+  const auto* entry = find_translation(domain, op, schema->since);
+  if (entry == nullptr)
+    return {nullptr, schema->since,
+            schema->ort == ort_runs::no
+                ? fmt::format("{}-{} has no translation (ONNX Runtime does not run it either)", qualified, schema->since)
+                : fmt::format("{}-{} has no translation yet", qualified, schema->since)};
+  if (entry->fn == nullptr) return {entry, schema->since, fmt::format("{}-{}: {}", qualified, schema->since, entry->why)};
+  return {entry, schema->since, {}};
+}
+
 void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
   if (!top) initializers(g);
   for (const int index : lowering_order(g)) {
     const auto& node = g.node(index);
     const auto first_layer = b_.size();
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    const auto* entry = default_domain && opset_ >= 7 && opset_ <= 21 ? find_translation(node.op_type(), opset_) : nullptr;
-    const auto other = domain_versions.find(node.domain());
-    const int version = entry != nullptr ? entry->since
-                        : !default_domain && other != domain_versions.end() ? other->second
-                                                                            : opset_;
-    node_context c(*this, node, static_cast<std::size_t>(index), version);
-    if (entry == nullptr) {
-      c.not_covered(!default_domain ? fmt::format("{} of domain '{}' has no translation", node.op_type(), node.domain())
-                    : opset_ < 7 || opset_ > 21
-                        ? fmt::format("the model's opset {} is outside the versions reshape1 translates (7 to 21)", opset_)
-                        : fmt::format("{} at opset {} has no translation yet", node.op_type(), opset_));
-    } else {
-      entry->fn(c);
-    }
+    const auto row = look_up(node);
+    const auto* entry = row.entry;
+    node_context c(*this, node, static_cast<std::size_t>(index), row.version);
+    if (entry == nullptr || entry->fn == nullptr) c.not_covered(row.why);
+    else entry->fn(c);
     // An If inlines its branches: their nodes keep the layers they lowered to; the If's own are the merges.
-    const bool inlines = node.op_type() == "If" && entry != nullptr;
+    const bool inlines = node.op_type() == "If" && entry != nullptr && entry->fn != nullptr;
     std::optional<std::size_t> own;  // the layer that computes the node's first output, if the node added it
     for (int k = 0; k < node.output_size(); ++k) {
       if (node.output(k).empty()) continue;
@@ -682,9 +699,16 @@ model::graph read(std::span<const std::byte> bytes, const std::string& name, con
   return read_model(bytes, name, base_dir.empty() ? fs::path(name).parent_path() : base_dir, false);
 }
 
-std::vector<std::pair<std::string_view, int>> covered_ops() {
-  std::vector<std::pair<std::string_view, int>> out;
-  for (const auto& e : detail::onnx_table()) out.emplace_back(e.op_type, e.since);
+std::vector<op_version> op_versions() {
+  std::vector<op_version> out;
+  for (const auto& listed : detail::op_list()) {
+    op_version v{listed.domain, listed.op_type, listed.since, listed.ort != detail::ort_runs::no, std::nullopt, {}};
+    if (const auto* row = detail::find_translation(listed.domain, listed.op_type, listed.since)) {
+      if (row->fn != nullptr) v.translated_from = row->since;
+      else v.not_translated = row->why;
+    }
+    out.push_back(v);
+  }
   return out;
 }
 

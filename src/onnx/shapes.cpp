@@ -144,12 +144,12 @@ std::string renamed_in(const std::string& message, const std::unordered_map<symb
   return out;
 }
 
-/// How an ONNX node is named in the report: `Type-N` as its translation reads it (N the since_version that
-/// covers the model's opset), or the op type alone for one reshape1 does not translate.
+/// How an ONNX node is named in the report: `Type-N` with N the since_version of the schema the model's
+/// opset runs (op_list.hpp), or the op type alone for one the list does not hold at that opset.
 std::string onnx_op(const ::onnx::NodeProto& n, int opset) {
   if (!detail::default_domain(n)) return fmt::format("{}.{}", n.domain(), n.op_type());
-  const auto* row = detail::find_translation(n.op_type(), opset);
-  return row == nullptr ? n.op_type() : fmt::format("{}-{}", n.op_type(), row->since);
+  const auto* schema = detail::schema_at("ai.onnx", n.op_type(), opset);
+  return schema == nullptr ? n.op_type() : fmt::format("{}-{}", n.op_type(), schema->since);
 }
 
 /// The report's tensors from a propagation that named every unknown dimension. A name the model or the

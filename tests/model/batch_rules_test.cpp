@@ -109,6 +109,26 @@ TEST_F(batch_rules, ops_along_the_batch_break_it_and_their_twins_keep_it) {
   EXPECT_EQ(listed(at4(unary("MVN", mvn, {1}, {"[1,6]"}, 6))), "");
 }
 
+// CumSum along the batch adds each sample to those before it; along axis 1, within each sample.
+TEST_F(batch_rules, cumsum_along_the_batch_mixes_samples) {
+  const auto cumsum = [](std::int64_t axis) {
+    ir_builder b;
+    const int x = b.parameter("[1,6]");
+    const int a = b.scalar(axis);
+    const int l = b.layer("CumSum", "exclusive=\"false\" reverse=\"false\"", {"[1,6]", "[]"}, {"[1,6]"}, "", 3);
+    b.edge(x, l, 0);
+    b.edge(a, l, 1);
+    b.result(l, "[1,6]");
+    return b;
+  };
+  const auto mixed = at4(cumsum(0));
+  EXPECT_EQ(listed(mixed), "mixes_samples 2");
+  ASSERT_EQ(mixed.findings.size(), 1u);
+  EXPECT_EQ(mixed.findings[0].code, "batch_on_accumulated_axis");
+  EXPECT_EQ(listed(at4(cumsum(-1))), "");
+  EXPECT_EQ(at4(cumsum(1)).summary.verdict(), batch_verdict::yes);
+}
+
 // Interpolate along the batch: linear interpolation computes rows from neighbouring samples (no); nearest to
 // twice the rows repeats each sample in place or not depending on the coordinate mode (cannot tell); nearest
 // to a fixed count leaves samples out (no).

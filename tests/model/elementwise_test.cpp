@@ -172,6 +172,33 @@ TEST(elementwise, every_binary_op_broadcasts) {
   EXPECT_EQ(run("Maximum", 1, {}, {of("[2]", element_type::i32), of("[2]")})[0].type, element_type::i32);
 }
 
+TEST(elementwise, cumsum_keeps_the_shape_along_a_scalar_axis) {
+  EXPECT_EQ(shape_of(run("CumSum", 3, {}, {of("[2,?,4]"), values({-1}, "[]")})), "[2,?,4]");
+  EXPECT_EQ(shape_of(run("CumSum", 3, {{"exclusive", "true"}, {"reverse", "true"}}, {of("[3]"), values({0}, "[]")})), "[3]");
+  expect_refused([] { (void)run("CumSum", 3, {}, {of("[2,4]"), values({2}, "[]")}); }, "axis 2 is out of range for rank 2");
+  expect_refused([] { (void)run("CumSum", 3, {}, {of("[2,4]"), values({0})}); }, "CumSum's axis is a scalar");
+  expect_refused([] { (void)run("CumSum", 3, {}, {of("[2,4]")}); }, "needs 2 inputs");
+}
+
+TEST(elementwise, bitwise_ops_broadcast_integers_and_refuse_reals) {
+  for (const auto& [type, opset] : {std::pair{"BitwiseAnd", 13}, {"BitwiseOr", 13}, {"BitwiseXor", 13},
+                                    {"BitwiseLeftShift", 15}, {"BitwiseRightShift", 15}}) {
+    const auto out = run(type, opset, {}, {of("[2,1,4]", element_type::u8), of("[3,1]", element_type::u8)});
+    EXPECT_EQ(shape_of(out), "[2,3,4]") << type;
+    EXPECT_EQ(out[0].type, element_type::u8) << type;
+    expect_refused([&] { (void)run(type, opset, {}, {of("[2,3]", element_type::i32), of("[4]", element_type::i32)}); },
+                   "do not broadcast");
+    expect_refused([&] { (void)run(type, opset, {}, {of("[2]", element_type::f32), of("[2]", element_type::f32)}); },
+                   "input 0 is of f32");
+  }
+  EXPECT_EQ(run("BitwiseAnd", 13, {}, {of("[2]", element_type::boolean), of("[2]", element_type::boolean)})[0].type,
+            element_type::boolean);
+  expect_refused([] { (void)run("BitwiseLeftShift", 15, {}, {of("[2]", element_type::boolean), of("[2]", element_type::boolean)}); },
+                 "the shifts take integers");
+  EXPECT_EQ(shape_of(run("BitwiseNot", 13, {}, {of("[2,?]", element_type::i64)})), "[2,?]");
+  expect_refused([] { (void)run("BitwiseNot", 13, {}, {of("[2]", element_type::f16)}); }, "input 0 is of f16");
+}
+
 TEST(elementwise, binary_values) {
   using model::detail::exact_values;
   auto v = [](const char* type, std::vector<std::int64_t> a, std::vector<std::int64_t> b) {

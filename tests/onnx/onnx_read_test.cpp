@@ -66,7 +66,7 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"loop_captured", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
                       expected{"loop_captured_shared", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
                       expected{"qdq_pair", model::batch_verdict::yes, ""},
-                      expected{"com_microsoft", model::batch_verdict::cannot_tell, "cannot_tell gelu"},
+                      expected{"com_microsoft", model::batch_verdict::yes, ""},
                       expected{"external_data", model::batch_verdict::yes, ""},
                       expected{"external_pattern", model::batch_verdict::no, "swallows_batch flat"},
                       expected{"batch_moves", model::batch_verdict::no, "fails flat"},
@@ -109,7 +109,9 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"group_norm_fold", model::batch_verdict::yes, ""},
                       expected{"group_norm_fold_mixed", model::batch_verdict::no, "swallows_batch to_channels"},
                       // ... and a layer after it that cannot be decided: cannot tell, not no.
-                      expected{"fold_cumsum", model::batch_verdict::cannot_tell, "cannot_tell flat, cannot_tell acc"},
+                      expected{"fold_scaler", model::batch_verdict::cannot_tell, "cannot_tell flat, cannot_tell acc"},
+                      // ... and a running sum along the fold: no.
+                      expected{"fold_cumsum", model::batch_verdict::no, "swallows_batch flat"},
                       // The samples interleaved by a Reshape ([3,-1] of [N,3]): kept through elementwise layers
                       // and put back, yes; a Softmax along the interleaved axis or a model output that holds
                       // them, no (the Reshape, as that layer shows); a Transpose of them, cannot tell.
@@ -201,7 +203,7 @@ TEST(onnx, a_reshape_blamed_for_a_later_layer_carries_its_reason) {
   ASSERT_EQ(output.args.size(), 2U);
   EXPECT_EQ(output.args[0].first, "output_id");
   EXPECT_EQ(std::get<std::int64_t>(output.args[0].second), *output.used_by_id);
-  const auto cumsum = model::check_batch(read_fixture("fold_cumsum"), {.batch = dimension(4)});
+  const auto cumsum = model::check_batch(read_fixture("fold_scaler"), {.batch = dimension(4)});
   ASSERT_EQ(listed(cumsum), "cannot_tell flat, cannot_tell acc");
   const auto& replaced = cumsum.findings.front();
   EXPECT_FALSE(replaced.used_by_id.has_value());
@@ -213,14 +215,15 @@ TEST(onnx, a_reshape_blamed_for_a_later_layer_carries_its_reason) {
 // A node reshape1 does not translate has no output shapes: --assume-kept would not give them, so it is not
 // offered, before or after the user tried it.
 TEST(onnx, an_untranslated_node_is_not_offered_to_assume_kept) {
-  const auto g = read_fixture("fold_cumsum");
-  for (const auto& kept : {std::vector<std::string>{}, std::vector<std::string>{"CumSum"}}) {
+  const auto g = read_fixture("fold_scaler");
+  for (const auto& kept : {std::vector<std::string>{}, std::vector<std::string>{"ai.onnx.ml.Scaler"}}) {
     const auto r = model::check_batch(g, {.batch = dimension(4), .assume_kept = kept});
     ASSERT_EQ(r.findings.size(), 2u);
     EXPECT_EQ(r.findings[1].name, "acc");
     EXPECT_EQ(r.findings[1].hint,
-              "reshape1 does not translate CumSum-14 yet, so its outputs' shapes are unknown and vouching for it with "
-              "assume_kept cannot help; docs/onnx.md lists the ops it translates");
+              "ai.onnx.ml.Scaler: reshape1 translates ONNX's default domain and com.microsoft only, so its outputs' "
+              "shapes are unknown and vouching for it with assume_kept cannot help; 'reshape1 check --list-ops "
+              "--format onnx' lists the ops reshape1 translates");
     EXPECT_NE(r.findings[0].what.find("one cannot tell whether it keeps each sample apart"), std::string::npos)
         << r.findings[0].what;
   }
@@ -255,22 +258,29 @@ TEST(onnx, allowzero_is_the_opposite_of_special_zero) {
 }
 
 TEST(onnx, a_node_of_another_domain_is_not_covered_and_named) {
-  const auto g = read_fixture("com_microsoft");
+  const auto g = read_fixture("fold_scaler");
   const auto report = model::check(g);
   ASSERT_EQ(report.summary.layers.not_covered, 1u);
   const auto& f = report.layers[0];
-  EXPECT_EQ(f.name, "gelu");
-  EXPECT_EQ(f.type, "com.microsoft.Gelu");
-  EXPECT_EQ(f.id, 1);
-  EXPECT_EQ(f.message, "layer 'gelu' (id 1): Gelu of domain 'com.microsoft' has no translation; its outputs are unknown");
-  EXPECT_EQ(f.opset, 1);  // the version of com.microsoft the model imports
-  // The hint names the op as findings do, and does not offer vouching for it: that does not make shapes a
-  // layer without a translation cannot give.
-  const auto r = model::check_batch(g, {.batch = dimension(4)});
-  ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.findings[0].hint,
-            "reshape1 does not translate com.microsoft.Gelu-1 yet, so its outputs' shapes are unknown and vouching "
-            "for it with assume_kept cannot help; docs/onnx.md lists the ops it translates");
+  EXPECT_EQ(f.name, "acc");
+  EXPECT_EQ(f.type, "ai.onnx.ml.Scaler");
+  EXPECT_EQ(f.id, 2);
+  EXPECT_EQ(f.message,
+            "layer 'acc' (id 2): ai.onnx.ml.Scaler: reshape1 translates ONNX's default domain and com.microsoft only; "
+            "its outputs are unknown");
+  EXPECT_EQ(f.opset, 1);  // the version of ai.onnx.ml the model imports
+}
+
+// A com.microsoft node is read at the version of that domain the model imports, and named with it.
+TEST(onnx, a_com_microsoft_node_is_translated_at_its_domain_s_version) {
+  const auto g = read_fixture("com_microsoft");
+  EXPECT_EQ(model::check(g).summary.layers.not_covered, 0u);
+  const auto* gelu = g.find(1);
+  ASSERT_NE(gelu, nullptr);
+  EXPECT_EQ(gelu->type, "Gelu");
+  EXPECT_EQ(gelu->op_type(), "com.microsoft.Gelu");
+  EXPECT_EQ(gelu->op_version(), 1);
+  EXPECT_EQ(model::check_batch(g, {.batch = dimension(4)}).summary.verdict(), model::batch_verdict::yes);
 }
 
 TEST(onnx, findings_name_the_nodes_op_type_and_version) {
@@ -278,9 +288,9 @@ TEST(onnx, findings_name_the_nodes_op_type_and_version) {
   const auto r = model::check_batch(g, {.batch = dimension(4)});
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].type, "Reshape");
-  EXPECT_EQ(r.findings[0].opset, 5);  // Reshape-5 is what opset 13 runs (allowzero came at 14)
+  EXPECT_EQ(r.findings[0].opset, 13);  // Reshape-13 is what opset 13 runs (translated as Reshape-5: allowzero came at 14)
   EXPECT_EQ(g.find(1)->type, "Reshape");
-  EXPECT_EQ(g.find(1)->op_version(), 5);
+  EXPECT_EQ(g.find(1)->op_version(), 13);
 }
 
 TEST(onnx, a_loop_becomes_openvinos_loop_over_its_body) {
@@ -589,19 +599,20 @@ TEST(onnx, dim_params_are_symbols_where_they_read_as_names) {
   EXPECT_TRUE(seen);
 }
 
-TEST(onnx, a_model_above_opset_21_is_read_but_its_nodes_are_not_covered) {
+TEST(onnx, a_model_above_opset_26_is_read_but_its_nodes_are_not_covered) {
   auto bytes = fixture_bytes("allowzero_copy");
   ::onnx::ModelProto m;
   ASSERT_TRUE(m.ParseFromString(bytes));
-  m.mutable_opset_import(0)->set_version(22);
-  const auto g = read_bytes(m.SerializeAsString(), "opset22.onnx");
+  m.mutable_opset_import(0)->set_version(25);  // Reshape-25: translated
+  EXPECT_EQ(model::check(read_bytes(m.SerializeAsString(), "opset25.onnx")).layers.size(), 0u);
+  m.mutable_opset_import(0)->set_version(27);
+  const auto g = read_bytes(m.SerializeAsString(), "opset27.onnx");
   const auto r = model::check_batch(g, {.batch = dimension(4)});
   EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell);
   const auto report = model::check(g);
   ASSERT_EQ(report.layers.size(), 1u);
   EXPECT_EQ(report.layers[0].message,
-            "layer 'flat' (id 0): the model's opset 22 is outside the versions reshape1 translates (7 to 21); its "
-            "outputs are unknown");
+            "layer 'flat' (id 0): the model's opset 27 is above 26, the newest reshape1 knows; its outputs are unknown");
 }
 
 TEST(onnx, an_unnamed_node_takes_its_first_outputs_name) {
@@ -895,16 +906,19 @@ TEST(onnx, read_any_tells_the_formats_apart_by_content) {
 }
 
 TEST(onnx, every_table_row_names_a_registry_op_or_a_decomposition) {
-  // Each (op_type, since) is listed once, sorted, and the list covers the ops of the shared models.
-  const auto ops = onnx::covered_ops();
+  // Each (domain, op_type, since) is listed once, sorted, and the translations cover the ops of the shared
+  // models.
+  const auto ops = onnx::op_versions();
   ASSERT_FALSE(ops.empty());
-  for (std::size_t i = 1; i < ops.size(); ++i) EXPECT_LT(ops[i - 1], ops[i]);
+  for (std::size_t i = 1; i < ops.size(); ++i)
+    EXPECT_LT(std::tie(ops[i - 1].domain, ops[i - 1].op_type, ops[i - 1].since_version),
+              std::tie(ops[i].domain, ops[i].op_type, ops[i].since_version));
   for (const char* op : {"Add", "BatchNormalization", "Cast", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv",
                          "Div", "Equal", "Exp", "Flatten", "Gather", "Gemm", "GlobalAveragePool", "HardSigmoid",
                          "Identity", "LSTM", "Log", "MatMul", "MaxPool", "AveragePool", "Mul", "Neg", "Pad", "Pow",
                          "ReduceMean", "Relu", "Reshape", "Shape", "Sigmoid", "Slice", "Softmax", "Split", "Sqrt",
                          "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze"}) {
-    EXPECT_TRUE(std::any_of(ops.begin(), ops.end(), [&](const auto& e) { return e.first == op; })) << op;
+    EXPECT_TRUE(std::any_of(ops.begin(), ops.end(), [&](const auto& e) { return e.op_type == op && e.translated_from; })) << op;
   }
 }
 

@@ -48,7 +48,7 @@ fixtures = {
     "computed_pattern": "yes", "if_branches": "no", "loop_body": "yes", "loop_scan": "yes", "loop_reshape": "no",
     "scan_sum": "yes", "body_dims": "yes", "scan_reshape": "no", "loop_captured": "no",
     "loop_captured_shared": "no", "qdq_pair": "yes",
-    "com_microsoft": "cannot_tell", "external_data": "yes", "external_pattern": "no", "initializers_as_inputs": "no",
+    "com_microsoft": "yes", "fold_scaler": "cannot_tell", "external_data": "yes", "external_pattern": "no", "initializers_as_inputs": "no",
     "batch_moves": "no", "fold_rows": "no",
     "leading_one_right": "yes", "concat_pattern": "no", "allowzero_pinned": "no",
     # the batch size read as data: ONNX Runtime gives each sample another result in a batch than alone
@@ -64,7 +64,7 @@ fixtures = {
     # an If whose else branch, writing the batch as 1, runs at no batch
     "if_untaken_branch": "yes", "if_both_branches": "no", "size_if_flatten": "cannot_tell", "size_if_idle_branch": "no",
     # the batch folded, then a layer reshape1 cannot decide: nothing is shown to break it
-    "fold_cumsum": "cannot_tell",
+    "fold_cumsum": "no",
     # the samples interleaved by a Reshape: elementwise and put back, yes; a Softmax across them or an output, no
     "fold_interleave": "yes", "fold_interleave_mixed": "no", "fold_interleave_output": "no",
     "fold_interleave_transpose": "cannot_tell",

@@ -5,9 +5,9 @@ broadcasting, attributes the op forbids), run by ONNX Runtime; `reshape1 shapes 
 output exactly the shape ONNX Runtime computes, and no shape at all (a rule error, or a model it refuses to
 read) where ONNX Runtime refuses the model.
 
-Each case is a model whose inputs are float tensors of known shapes and whose other operands (axes, indices,
-repeats, shapes) are initializers, so that both sides see the same values. ONNX Runtime runs every model
-in one process (tests/onnx/ort/shapes.js --many).
+Each case is a model whose inputs are tensors of known shapes (float, or of the integer, bool or other float type
+the op takes) and whose other operands (axes, indices, repeats, shapes, zero points) are initializers, so that both
+sides see the same values. ONNX Runtime runs every model in one process (tests/onnx/ort/shapes.js --many).
 
     op_truth.py RESHAPE1 ONNX_FROM_TEXT [--cases N] [--seed S] [--keep DIR] [--only OP]
 
@@ -29,12 +29,22 @@ SHAPES_JS = HERE.parent / "onnx" / "ort" / "shapes.js"
 NODE = os.environ.get("RESHAPE1_NODE", "node")
 
 
+# ONNX element types (TensorProto.DataType) the cases use, and their names in a spec (shapes.js feeds by them).
+FLOAT, UINT8, INT8, INT32, INT64, BOOL, FLOAT16, DOUBLE, UINT32 = 1, 2, 3, 6, 7, 9, 10, 11, 12
+TYPE_NAMES = {FLOAT: "float32", UINT8: "uint8", INT8: "int8", INT32: "int32", INT64: "int64", BOOL: "bool",
+              FLOAT16: "float16", DOUBLE: "float64", UINT32: "uint32"}
+# The TensorProto field an initializer's values go in; the types not named here (the small integers, bool, float16 as
+# its bits) go in int32_data.
+DATA_FIELDS = {FLOAT: "float_data", INT64: "int64_data", DOUBLE: "double_data", UINT32: "uint64_data"}
+
+
 class Case:
-    """One single-node model in protobuf text: float inputs of given shapes, int64 initializers."""
+    """One single-node model in protobuf text: graph inputs of given shapes (float unless ("typed", elem_type, shape)),
+    initializers for the other operands (("ints", values, dims): int64; ("const", elem_type, values, dims): any)."""
 
     def __init__(self, op, opset, inputs, attrs="", outputs=1, domain=""):
         self.op, self.opset, self.attrs, self.outputs, self.domain = op, opset, attrs, outputs, domain
-        self.inputs = []  # (name, shape) of the float graph inputs
+        self.inputs = []  # (name, shape, elem_type) of the graph inputs
         self.inits = []
         self.node_inputs = []
         for k, x in enumerate(inputs):
@@ -46,27 +56,49 @@ class Case:
                 dims_text = "".join(f" dims: {d}" for d in dims)
                 self.inits.append(f'initializer {{ name: "{name}" data_type: 7{dims_text} int64_data: {list(values)} }}')
                 self.node_inputs.append(name)
+            elif isinstance(x, tuple) and x[0] == "const":
+                name = f"c{k}"
+                elem_type, values, dims = x[1], x[2], x[3]
+                dims_text = "".join(f" dims: {d}" for d in dims)
+                field = DATA_FIELDS.get(elem_type, "int32_data")
+                number = float if field in ("float_data", "double_data") else int
+                values = [number(v) for v in values]
+                self.inits.append(
+                    f'initializer {{ name: "{name}" data_type: {elem_type}{dims_text} {field}: {values} }}')
+                self.node_inputs.append(name)
+            elif isinstance(x, tuple) and x[0] == "typed":
+                name = f"x{k}"
+                self.inputs.append((name, list(x[2]), x[1]))
+                self.node_inputs.append(name)
             else:
                 name = f"x{k}"
-                self.inputs.append((name, list(x)))
+                self.inputs.append((name, list(x), FLOAT))
                 self.node_inputs.append(name)
 
     def text(self):
         ins = ", ".join(f'"{i}"' for i in self.node_inputs)
         outs = ", ".join(f'"y{k}"' for k in range(self.outputs))
         graph_inputs = "\n  ".join(
-            f'input {{ name: "{n}" type {{ tensor_type {{ elem_type: 1 shape {{'
-            + "".join(f" dim {{ dim_value: {d} }}" for d in s) + " } } } }" for n, s in self.inputs)
+            f'input {{ name: "{n}" type {{ tensor_type {{ elem_type: {t} shape {{'
+            + "".join(f" dim {{ dim_value: {d} }}" for d in s) + " } } } }" for n, s, t in self.inputs)
         graph_outputs = "\n  ".join(f'output {{ name: "y{k}" }}'
                                     for k in range(self.outputs))
         domain = f' domain: "{self.domain}"' if self.domain else ""
-        return (f'ir_version: 8\nopset_import {{ domain: "" version: {self.opset} }}\ngraph {{\n  name: "g"\n  '
+        # A node of another domain (com.microsoft) is read at version 1 of it, beside the default domain's.
+        other = f'opset_import {{ domain: "{self.domain}" version: 1 }}\n' if self.domain else ""
+        return (f'ir_version: 8\nopset_import {{ domain: "" version: {self.opset} }}\n{other}graph {{\n  name: "g"\n  '
                 f'{graph_inputs}\n  ' + "\n  ".join(self.inits) +
                 f'\n  node {{ name: "n" op_type: "{self.op}"{domain} input: [{ins}] output: [{outs}] {self.attrs}}}\n'
                 f'  {graph_outputs}\n}}\n')
 
     def spec(self):
-        return {"inputs": {n: {"shape": s, "batch_axis": None, "range": [-2, 2]} for n, s in self.inputs}}
+        def feed(s, t):
+            if t == FLOAT:
+                return {"shape": s, "batch_axis": None, "range": [-2, 2]}
+            # Small values for integers: in range of every type, and shift amounts below any width.
+            return {"shape": s, "batch_axis": None, "type": TYPE_NAMES[t],
+                    "range": [-2, 2] if t in (FLOAT16, DOUBLE) else [0, 7]}
+        return {"inputs": {n: feed(s, t) for n, s, t in self.inputs}}
 
 
 def ints(name, values):
@@ -75,6 +107,14 @@ def ints(name, values):
 
 def i(name, value):
     return f'attribute {{ name: "{name}" type: INT i: {value} }} '
+
+
+def flt(name, value):
+    return f'attribute {{ name: "{name}" type: FLOAT f: {value} }} '
+
+
+def string(name, value):
+    return f'attribute {{ name: "{name}" type: STRING s: "{value}" }} '
 
 
 def shape(rng, rank=None, zero=0.05):
@@ -287,10 +327,432 @@ def pool(rng):
     return Case(rng.choice(["MaxPool", "AveragePool"]), 12, [s], attrs)
 
 
+# The families below came with the translations of issue 49's next ops; each draws its numbers only after the
+# families above have drawn theirs, so that those keep their cases for a seed.
+
+
+def product(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+ACTIVATIONS = {"Gelu": 20, "Mish": 18, "Celu": 12, "Selu": 6, "Softsign": 1, "ThresholdedRelu": 10, "Shrink": 9,
+               "HardSwish": 14, "Softplus": 1}
+
+
+def activation(rng):
+    """Elementwise activations: the input's shape, whatever the attributes. Invalid: an int32 input (valid for
+    Shrink alone), an attribute none of them has, Gelu's approximate other than none and tanh."""
+    op = rng.choice(sorted(ACTIVATIONS))
+    s = shape(rng)
+    attrs = ""
+    if op == "Gelu" and rng.random() < 0.7:
+        attrs = string("approximate", rng.choice(["none", "tanh"]))
+    elif op in ("Celu", "Selu", "ThresholdedRelu") and rng.random() < 0.7:
+        attrs = flt("alpha", round(rng.uniform(0.1, 2), 2))
+        if op == "Selu" and rng.random() < 0.5:
+            attrs += flt("gamma", round(rng.uniform(0.5, 2), 2))
+    elif op == "Shrink" and rng.random() < 0.7:
+        attrs = flt("bias", round(rng.uniform(0, 1), 2)) + flt("lambd", round(rng.uniform(0, 1), 2))
+    x = s
+    c = rng.random()
+    if c < 0.04:
+        x = ("typed", INT32, s)
+    elif c < 0.07:
+        attrs += i("axis", 0)
+    elif c < 0.1 and op == "Gelu":
+        attrs = string("approximate", "erf")
+    return Case(op, ACTIVATIONS[op], [x], attrs)
+
+
+def predicates(rng):
+    """IsInf and IsNaN (a bool of the input's shape), CastLike (the first input's shape, the second's type),
+    EyeLike (2-D only). Invalid: an int32 input to IsInf or IsNaN, CastLike's saturate before opset 19, EyeLike of
+    another rank."""
+    op = rng.choice(["IsInf", "IsNaN", "CastLike", "EyeLike"])
+    bad = rng.random() < 0.1
+    if op == "EyeLike":
+        attrs = i("k", rng.randint(-6, 6)) if rng.random() < 0.7 else ""
+        if rng.random() < 0.3:
+            attrs += i("dtype", rng.choice([FLOAT, INT32, INT64, DOUBLE]))
+        return Case(op, 9, [shape(rng, rng.choice([0, 1, 3]) if bad else 2)], attrs)
+    s = shape(rng)
+    if op == "CastLike":
+        target = ("typed", rng.choice([DOUBLE, FLOAT16, INT32]), shape(rng))
+        if bad:
+            return Case(op, 15, [s, target], i("saturate", 0))
+        opset = rng.choice([15, 19, 21])
+        # saturate 1 only: ONNX Runtime refuses saturate 0 for a cast to anything but float 8, which ONNX ignores.
+        return Case(op, opset, [s, target], i("saturate", 1) if opset > 15 and rng.random() < 0.3 else "")
+    opset = rng.choice([10, 20] if op == "IsInf" else [9, 13, 20])
+    x = ("typed", INT32, s) if bad else ("typed", DOUBLE, s) if rng.random() < 0.2 else s
+    attrs = ""
+    if op == "IsInf":
+        for name in ("detect_positive", "detect_negative"):
+            if rng.random() < 0.4:
+                attrs += i(name, rng.randint(0, 1))
+    return Case(op, opset, [x], attrs)
+
+
+def bitwise(rng):
+    """Bitwise ops of int32 tensors (BitShift: uint8 or uint32), broadcasting. Invalid: shapes that do not broadcast,
+    a float input, inputs of two types, BitShift without a direction or with another."""
+    op = rng.choice(["BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift"])
+    a = shape(rng)
+    bad = rng.random() < 0.06
+    if op == "BitwiseNot":
+        return Case(op, 18, [("typed", FLOAT if bad else INT32, a)])
+    b = broadcastable(rng, a)
+    if rng.random() < 0.5:
+        a, b = b, a
+    if op == "BitShift":
+        t = rng.choice([UINT8, UINT32])
+        direction = string("direction", rng.choice(["LEFT", "RIGHT"]))
+        if bad:
+            direction = rng.choice(["", string("direction", "UP")])
+        return Case(op, 11, [("typed", t, a), ("typed", t, b)], direction)
+    return Case(op, 18, [("typed", INT32, a), ("typed", INT64 if bad else INT32, b)])
+
+
+def hardmax(rng):
+    """Hardmax (opsets 1 and 11: the axis splits the input in two, 1 by default; 13: one axis, -1 by default) and
+    LpNormalization: the input's shape. Invalid: an axis out of range (any axis of a scalar), p not 1 or 2."""
+    s = shape(rng, 0 if rng.random() < 0.05 else rng.randint(1, 4))
+    if rng.random() < 0.6:
+        opset = rng.choice([1, 11, 13])
+        a = axis(rng, len(s)) if rng.random() < 0.7 else None
+        if opset == 1 and not -len(s) <= (1 if a is None else a) < len(s):
+            # ONNX Runtime checks Hardmax-1's axis only when it computes: it runs an empty input whatever the axis.
+            s = [d or 1 for d in s]
+        return Case("Hardmax", opset, [s], "" if a is None else i("axis", a))
+    attrs = i("axis", axis(rng, len(s))) if rng.random() < 0.7 else ""
+    if rng.random() < 0.7:
+        attrs += i("p", rng.choice([1, 2]) if rng.random() > 0.08 else rng.choice([0, 3]))
+    return Case("LpNormalization", rng.choice([1, 22]), [s], attrs)
+
+
+def scale_of(rng, norm):
+    """The scale (or bias) of a normalisation over the dims norm: their shape, or one that broadcasts to it (or, one
+    time in ten, one that does not)."""
+    out = [d if rng.random() < 0.7 else 1 for d in norm]
+    out = out[rng.randint(0, len(out)):] if rng.random() < 0.3 else out
+    if rng.random() < 0.1 and out:
+        k = rng.randrange(len(out))
+        out[k] = norm[len(norm) - len(out) + k] + 2
+    return out
+
+
+def normalization(rng):
+    """MeanVarianceNormalization, GroupNormalization, RMSNormalization, LayerNormalization: the input's shape (and
+    LayerNormalization's mean and inverse deviation: 1 from axis on). Invalid: axes out of range, num_groups not
+    dividing C, a scale of the other opset's shape (GroupNormalization) or that does not broadcast to the
+    normalised dimensions."""
+    op = rng.choice(["MeanVarianceNormalization", "GroupNormalization", "RMSNormalization", "LayerNormalization"])
+    if op == "MeanVarianceNormalization":
+        opset = rng.choice([9, 13])
+        if rng.random() < 0.4:  # the default axes, [0, 2, 3]
+            return Case(op, opset, [shape(rng, rng.choice([4] * 16 + [5] * 3 + [0]))])
+        s = shape(rng, rng.randint(1, 4))
+        r = len(s)
+        picked = [a - r if rng.random() < 0.3 else a for a in rng.sample(range(r), rng.randint(1, r))]
+        if rng.random() < 0.06:
+            # All out of range: ONNX Runtime drops the axes out of range and refuses only when none is left (so the
+            # default axes run on a 2-D input, as axis 0 alone).
+            picked = rng.choice([[r], [-r - 1], [r, -r - 1]])
+        return Case(op, opset, [s], ints("axes", picked))
+    if op == "GroupNormalization":
+        opset = rng.choice([18, 21])
+        groups = rng.randint(1, 3)
+        c = groups * rng.randint(1, 3)
+        if groups > 1 and rng.random() < 0.15:
+            c += 1
+        # No dimension of 0: ONNX Runtime runs GroupNormalization as ONNX's function, whose Reshape refuses an empty
+        # input.
+        x = [rng.randint(1, 2), c] + shape(rng, rng.randint(0, 2), zero=0.0)
+        per = groups if opset == 18 else c
+        if rng.random() < 0.15 and 1 < groups < c:  # the other opset's scale ([1] would broadcast)
+            per = c if opset == 18 else groups
+        attrs = i("num_groups", groups) + (flt("epsilon", 0.001) if rng.random() < 0.3 else "")
+        if opset == 21 and rng.random() < 0.3:
+            attrs += i("stash_type", 1)
+        return Case(op, opset, [x, [per], [per]], attrs)
+    s = shape(rng, rng.randint(1, 4))
+    r = len(s)
+    attrs = ""
+    a = -1
+    if rng.random() < 0.7:
+        a = axis(rng, r, bad=0.06)
+        attrs = i("axis", a)
+    if -r <= a < r:
+        # No 0 among the normalised dimensions: ONNX Runtime refuses them ("Size of X.shape[axis:] must be at least
+        # 1"), which ONNX allows.
+        s = s[:a % r] + [d or 1 for d in s[a % r:]]
+    norm = s[a:] if -r <= a < r else s[-1:]
+    inputs = [s, scale_of(rng, norm)]
+    if rng.random() < 0.3:
+        attrs += flt("epsilon", 0.001)
+    if rng.random() < 0.3:
+        attrs += i("stash_type", 1)
+    if op == "RMSNormalization":
+        return Case(op, 23, inputs, attrs)
+    if rng.random() < 0.6:
+        inputs.append(scale_of(rng, norm))
+    return Case(op, 17, inputs, attrs, outputs=rng.randint(1, 3))
+
+
+def reduce_more(rng):
+    """Five more reductions, at opset 11 (axes an attribute) and 18 (an input, with noop_with_empty_axes), an axis
+    given twice (as a and a - r: ONNX Runtime takes it once). Invalid: an axis out of range, noop_with_empty_axes
+    at opset 11."""
+    op = rng.choice(["ReduceLogSumExp", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum"])
+    opset = rng.choice([11, 18])
+    s = shape(rng, rng.randint(0, 4))
+    r = len(s)
+    picked = [a - r if rng.random() < 0.4 else a for a in rng.sample(range(r), rng.randint(0, min(r, 3)))]
+    c = rng.random()
+    if c < 0.05 and r:
+        a = rng.randrange(r)
+        picked = [a, a - r]
+    elif c < 0.1:
+        picked.append(rng.choice([r, -r - 1]))
+    attrs = i("keepdims", rng.randint(0, 1)) if rng.random() < 0.8 else ""
+    if opset == 11:
+        if rng.random() < 0.04:
+            attrs += i("noop_with_empty_axes", 1)
+        return Case(op, 11, [s], (ints("axes", picked) if picked else "") + attrs)
+    if rng.random() < 0.3:
+        attrs += i("noop_with_empty_axes", 1)
+    axes_input = ("ints", picked, [len(picked)]) if picked or rng.random() < 0.5 else None
+    return Case(op, 18, [s, axes_input] if axes_input is not None else [s], attrs)
+
+
+def cumsum(rng):
+    """CumSum: the input's shape; the axis a scalar or 1-element tensor, int64 or int32. Invalid: an axis out of
+    range or of two elements."""
+    s = shape(rng, rng.randint(1, 4))
+    a = axis(rng, len(s))
+    c = rng.random()
+    if c < 0.4:
+        ax = ("ints", [a], [])
+    elif c < 0.75:
+        ax = ("ints", [a], [1])
+    elif c < 0.95:
+        ax = ("const", INT32, [a], rng.choice([[], [1]]))
+    else:
+        ax = ("ints", [a, a], [2])
+    if c >= 0.95 or not -len(s) <= a < len(s):
+        s = [d or 1 for d in s]  # ONNX Runtime checks the axis only when it computes: it runs an empty input
+    attrs = "".join(i(name, rng.randint(0, 1)) for name in ("exclusive", "reverse") if rng.random() < 0.5)
+    x = ("typed", INT32, s) if rng.random() < 0.15 else s
+    return Case("CumSum", rng.choice([11, 14]), [x, ax], attrs)
+
+
+def onehot(rng):
+    """OneHot: the indices' shape with depth put in at axis, in [-r-1, r]; indices an initializer (with negative
+    values and values out of range: rows of off values) or an int64 input; depth a scalar or 1-element tensor,
+    int64 or float (truncated). Invalid: depth below 1, two depths, three values, an axis out of range, indices of
+    rank 0."""
+    ishape = shape(rng, 0 if rng.random() < 0.05 else rng.randint(1, 3))
+    r = len(ishape)
+    depth = rng.randint(1, 6)
+    if rng.random() < 0.5:
+        indices = ("ints", [rng.randint(-depth - 1, depth) for _ in range(product(ishape))], ishape)
+    else:
+        indices = ("typed", INT64, ishape)
+    a = rng.randint(-r - 1, r) if rng.random() > 0.06 else rng.choice([r + 1, -r - 2])
+    c = rng.random()
+    if c < 0.03:
+        depth = rng.choice([0, -2])
+    dims = rng.choice([[], [1]])
+    d = ("ints", [depth], dims) if rng.random() < 0.8 else ("const", FLOAT, [depth + rng.choice([0, 0.5])], dims)
+    if 0.03 <= c < 0.06:
+        d = ("ints", [depth, depth], [2])
+    values = ("const", FLOAT, [0, 1, 2], [3]) if 0.06 <= c < 0.09 else ("const", FLOAT, [0, 1], [2])
+    return Case("OneHot", 11, [indices, d, values], i("axis", a) if rng.random() < 0.8 or not -r - 1 <= a <= r else "")
+
+
+def compress(rng):
+    """Compress: along axis, as many slices as the condition (a 1-D bool initializer) has true values among its
+    first ones, as many as the axis is long; without axis, as many elements of the flattened input. The condition
+    shorter than that, or longer (ONNX Runtime ignores the rest). Invalid: an axis out of range, an input of rank 0.
+    (ONNX Runtime reads a condition of any rank, a scalar too, as 1-D: none here.)"""
+    s = shape(rng, 0 if rng.random() < 0.05 else rng.randint(1, 3))
+    r = len(s)
+    if rng.random() < 0.7:
+        a = axis(rng, r, bad=0.05)
+        extent = s[a] if -r <= a < r else 3
+        attrs = i("axis", a)
+    else:
+        extent = product(s)
+        attrs = ""
+    n = max(0, extent + rng.choice([0, 0, 0, -1, -2, 1]))
+    return Case("Compress", 11, [s, ("const", BOOL, [rng.random() < 0.5 for _ in range(n)], [n])], attrs)
+
+
+def reverse_sequence(rng):
+    """ReverseSequence: the input's shape; sequence_lens one per batch entry, each at most the time length.
+    Invalid: batch_axis equal to time_axis or past 1, a length past the time length, lengths not one per entry."""
+    s = shape(rng, rng.randint(2, 4))
+    batch_axis = rng.randint(0, 1)
+    time_axis = 1 - batch_axis
+    lens = [rng.randint(0, s[time_axis]) for _ in range(s[batch_axis])]
+    c = rng.random()
+    if c < 0.03:
+        time_axis = batch_axis
+    elif c < 0.05:
+        batch_axis = 2
+    elif c < 0.08 and lens:
+        lens[0] = s[time_axis] + 1
+    elif c < 0.1:
+        lens.append(1)
+    attrs = i("batch_axis", batch_axis) + i("time_axis", time_axis)
+    if (batch_axis, time_axis) == (1, 0) and rng.random() < 0.3:
+        attrs = ""  # the defaults
+    return Case("ReverseSequence", 10, [s, ("ints", lens, [len(lens)])], attrs)
+
+
+def quant(rng):
+    """Integer and quantised ops of uint8 tensors: MatMulInteger and QLinearMatMul (MatMul's shape), ConvInteger and
+    QLinearConv (Conv's), DynamicQuantizeLinear (the input's shape and two scalars). Invalid: inner or channel
+    dimensions that differ, a zero point of another type than its input, a window larger than the padded input,
+    a float input where the op takes integers or the reverse."""
+    op = rng.choice(["MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear"])
+    def zero():
+        return ("const", UINT8, [rng.randint(0, 255)], [])
+
+    def scale():
+        return ("const", FLOAT, [round(rng.uniform(0.01, 0.5), 3)], [])
+
+    if op == "DynamicQuantizeLinear":
+        s = shape(rng)
+        return Case(op, 11, [("typed", INT32, s) if rng.random() < 0.06 else s], outputs=3)
+    if op in ("MatMulInteger", "QLinearMatMul"):
+        k = rng.randint(1, 4)
+        a = shape(rng, rng.randint(0, 2), zero=0.0) + [rng.randint(1, 4), k] if rng.random() < 0.85 else [k]
+        b = [k, rng.randint(1, 4)] if rng.random() < 0.85 else [k]
+        if len(a) > 2 and rng.random() < 0.5:
+            b = broadcastable(rng, a[:-2]) + b
+        if rng.random() < 0.06:
+            b[0] += 1
+        n = b[-1] if len(b) == 2 else None
+        a, b = ("typed", UINT8, a), ("typed", UINT8, b)
+        if op == "MatMulInteger":
+            # B's zero point per column too ([N], of a 2-D B: ONNX Runtime wants [..., 1, N] for a batch of B); not
+            # A's per row, which ONNX allows and ONNX Runtime refuses.
+            b_zero = zero()
+            if n and rng.random() < 0.3:
+                b_zero = ("const", UINT8, [rng.randint(0, 255) for _ in range(n)], [n])
+            c = rng.random()
+            if c < 0.4:
+                return Case(op, 10, [a, b, zero()] + ([b_zero] if rng.random() < 0.5 else []))
+            if c < 0.5:
+                return Case(op, 10, [a, b, None, b_zero])
+            if c < 0.55:
+                return Case(op, 10, [a, b, ("const", INT8, [1], [])])
+            return Case(op, 10, [a, b])
+        a_zero = ("const", INT8, [1], []) if rng.random() < 0.05 else zero()
+        return Case(op, rng.choice([10, 21]), [a, scale(), a_zero, b, scale(), zero(), scale(), zero()])
+    group = rng.choice([1, 1, 2])
+    c = group * rng.randint(1, 2)
+    m = group * rng.randint(1, 2)
+    rank = 2 if rng.random() < 0.8 else 1
+    spatial = [rng.randint(2, 8) for _ in range(rank)]
+    kernel = [rng.randint(1, 3) for _ in range(rank)]
+    x = [rng.randint(1, 2), c] + spatial
+    w = [m, c // group] + kernel
+    if rng.random() < 0.06:
+        w[1] += 1
+    attrs = ints("kernel_shape", kernel) if rng.random() < 0.5 else ""
+    if rng.random() < 0.5:
+        attrs += ints("strides", [rng.randint(1, 3) for _ in range(rank)])
+    p = rng.random()
+    auto_pad = rng.choice(["SAME_UPPER", "SAME_LOWER", "VALID"]) if 0.3 <= p < 0.45 else None
+    # No dilations with SAME_*: ONNX Runtime refuses them together ("Dilation not supported"), which ONNX allows.
+    if rng.random() < 0.3 and auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
+        attrs += ints("dilations", [rng.randint(1, 2) for _ in range(rank)])
+    if p < 0.3:
+        attrs += ints("pads", [rng.randint(0, k - 1) for k in kernel + kernel])
+    elif auto_pad:
+        attrs += string("auto_pad", auto_pad)
+    if group > 1:
+        attrs += i("group", group)
+    if op == "ConvInteger":
+        inputs = [("typed", UINT8, x), ("typed", UINT8, w)]
+        if rng.random() < 0.5:
+            inputs += [zero()] + ([("const", UINT8, [0], [])] if rng.random() < 0.5 else [])
+        return Case(op, 10, inputs, attrs)
+    inputs = [("typed", UINT8, x), scale(), zero(), ("typed", UINT8, w), scale(), ("const", UINT8, [0], []), scale(),
+              zero()]
+    if rng.random() < 0.3:
+        inputs.append(("const", INT32, [rng.randint(-50, 50) for _ in range(m)], [m]))
+    return Case(op, 10, inputs, attrs)
+
+
+def microsoft(rng):
+    """The com.microsoft ops ONNX Runtime's optimiser writes, at default opset 17: FusedMatMul (transposes, alpha),
+    the Gelu family (Gelu, FastGelu and BiasGelu with a bias of the last axis, QuickGelu), SkipLayerNormalization and
+    SkipSimplifiedLayerNormalization (skip of the input's shape or its last two axes, gamma of the last axis, the
+    statistics outputs), MatMulNBits (K and N attributes, A's last axis K or not), QLinearAdd and QLinearMul
+    (broadcasting uint8 operands), ExpandDims, Inverse. Invalid: shapes that do not broadcast or contract, gamma of
+    another length, a non-square Inverse."""
+    ms = "com.microsoft"
+    op = rng.choice(["FusedMatMul", "Gelu", "FastGelu", "BiasGelu", "QuickGelu", "SkipLayerNormalization",
+                     "SkipSimplifiedLayerNormalization", "MatMulNBits", "QLinearAdd", "QLinearMul", "ExpandDims",
+                     "Inverse"])
+    if op == "FusedMatMul":
+        m, k, n = rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 4)
+        ta, tb = rng.randint(0, 1), rng.randint(0, 1)
+        batch = shape(rng, rng.randint(0, 2), zero=0.0)
+        a = batch + ([k, m] if ta else [m, k])
+        b = ([n, k] if tb else [k, n])
+        if rng.random() < 0.08:
+            b[1 if tb else 0] += 1
+        return Case(op, 17, [a, b], i("transA", ta) + i("transB", tb) + 'attribute { name: "alpha" type: FLOAT f: 0.5 } ',
+                    domain=ms)
+    if op in ("Gelu", "QuickGelu"):
+        return Case(op, 17, [shape(rng)], domain=ms)
+    if op in ("FastGelu", "BiasGelu"):
+        s = shape(rng, rng.randint(1, 3), zero=0.0)
+        bias = [s[-1]] if rng.random() < 0.9 else [s[-1] + 1]
+        return Case(op, 17, [s, bias], domain=ms)
+    if op in ("SkipLayerNormalization", "SkipSimplifiedLayerNormalization"):
+        s = [rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 5)]
+        skip = list(s) if rng.random() < 0.7 else s[1:]
+        gamma = [s[-1]] if rng.random() < 0.92 else [s[-1] + 1]
+        outputs = rng.choice([1, 1, 2, 4]) if op == "SkipLayerNormalization" else 1
+        ins = [s, skip, gamma] + ([[s[-1]]] if op == "SkipLayerNormalization" and rng.random() < 0.5 else [])
+        return Case(op, 17, ins, outputs=outputs, domain=ms)
+    if op == "MatMulNBits":
+        k, n = rng.choice([16, 32]), rng.randint(1, 4)
+        a = shape(rng, rng.randint(0, 2), zero=0.0) + [rng.randint(1, 3), k if rng.random() < 0.92 else k + 16]
+        blocks = k // 16
+        return Case(op, 17, [a, ("const", UINT8, [0] * (n * blocks * 8), [n, blocks, 8]),
+                             ("const", FLOAT, [1.0] * (n * blocks), [n * blocks])],
+                    i("K", k) + i("N", n) + i("bits", 4) + i("block_size", 16), domain=ms)
+    if op in ("QLinearAdd", "QLinearMul"):
+        a = shape(rng, zero=0.0)
+        b = broadcastable(rng, a)
+        q = ("const", FLOAT, [0.5], [])
+        z = ("const", UINT8, [3], [])
+        return Case(op, 17, [("typed", UINT8, a), q, z, ("typed", UINT8, b), q, z, q, z], domain=ms)
+    if op == "ExpandDims":
+        s = shape(rng, zero=0.0)
+        axis = rng.randint(-len(s) - 1, len(s))
+        return Case(op, 17, [s, ("const", INT32, [axis], [])], domain=ms)
+    m = rng.randint(1, 4)
+    s = shape(rng, rng.randint(0, 2), zero=0.0) + [m, m if rng.random() < 0.9 else m + 1]
+    return Case(op, 17, [s], domain=ms)
+
+
 FAMILIES = {
     "binary": binary, "unary": unary, "reduce": reduce, "transpose": transpose, "concat": concat, "split": split,
     "slice": slice_, "gather": gather, "squeeze_unsqueeze": squeeze_unsqueeze, "flatten": flatten, "reshape": reshape,
     "expand_tile": expand_tile, "pad": pad, "matmul": matmul, "topk_argmax": topk_argmax, "pool": pool,
+    "activation": activation, "predicates": predicates, "bitwise": bitwise, "hardmax": hardmax,
+    "normalization": normalization, "reduce_more": reduce_more, "cumsum": cumsum, "onehot": onehot,
+    "compress": compress, "reverse_sequence": reverse_sequence, "quant": quant, "microsoft": microsoft,
 }
 
 
@@ -310,17 +772,37 @@ KNOWN = [
                                                        "computes a negative padding and refuses it when run; "
                                                        "ONNX's formula, and reshape1, take 0"),
     ("AveragePool", "padding values must be non-negative", "as MaxPool"),
+    ("LayerNormalization", "has 1 but input", "a scale or bias of fewer elements than the normalised axes that "
+                                              "broadcasts to them: ONNX Runtime runs it, reshape1 shapes it as those "
+                                              "axes and refuses"),
+    ("LayerNormalization", "elements but input", "as above"),
+    ("ReverseSequence", "Invalid sequence length", "a sequence length past the time axis: ONNX Runtime refuses it "
+                                                   "when run, reshape1 does not read the lengths"),
+    ("ReverseSequence", "sequence_lens shape must be", "lengths of another count than an empty batch: ONNX Runtime "
+                                                       "refuses it when run, reshape1 broadcasts them"),
+    ("OneHot", "Depth is negative", "a real depth below 1: ONNX Runtime refuses it when run; reshape1 checks an "
+                                    "integer depth only"),
+    ("Compress", "reshape1 [..", "a long constant condition: reshape1 gives an interval that holds ONNX Runtime's "
+                                 "count, not the count"),
 ]
+# ONNX's type constraints and attribute lists (an input of an element type the op does not take, two inputs
+# bound to one type that differ, an attribute the op does not define) are not checked: ONNX Runtime refuses
+# such a model when it loads it, reshape1 gives it shapes. Each an open item of issue 49 (the spec's checks).
+KNOWN_ANY_OP = ("Type Error:", "Unrecognized attribute:")
 # ONNX Runtime's reductions of an empty input do not follow ONNX's rule (reshape1's): it leaves some reduced
 # axes as they are ([3,1,0] over axes 1 and 2 stays [3,1,0]; [1,4,4,0] over 1 and 3 gives [1,4,4,1]; ReduceProd
 # of [1,0,3] over 0 and 2 stays [1,0,3]), where the rule gives [3,1,1], [1,1,4,1] and [1,0,1].
-KNOWN_EMPTY_REDUCTION = ("ReduceMax", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceMean")
+# The reductions of reduce_more do the same, at opsets 11 and 18 ([5,5,0] over all axes gives [1,1,0]).
+KNOWN_EMPTY_REDUCTION = ("ReduceMax", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceMean", "ReduceLogSumExp",
+                         "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum")
 
 
 def known(case, truth, problem):
     for op, words, _ in KNOWN:
         if case.op == op and (words in problem or words in truth.get("error", "")):
             return True
+    if any(words in truth.get("error", "") for words in KNOWN_ANY_OP):
+        return True
     # Only for an input with no element, and where ONNX Runtime runs the model.
     if case.op in KNOWN_EMPTY_REDUCTION and "error" not in truth and 0 in case.inputs[0][1]:
         return True

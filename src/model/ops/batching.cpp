@@ -357,6 +357,14 @@ void over_axes_input(batch_op& o) {
   unary_except(o, *axes, why::batch_on_normalised_axis, {1});
 }
 
+void cumulative(batch_op& o) {
+  const auto r = o.in_rank(0);
+  if (!r) return o.cannot_tell(why::data_rank_unknown);
+  const auto axes = axes_input(o, 1, *r);
+  if (!axes) return o.cannot_tell(why::accumulated_axis_unknown);
+  unary_except(o, *axes, why::batch_on_accumulated_axis, {1});
+}
+
 void reduce(batch_op& o) {
   const auto r = o.in_rank(0);
   if (!r) return o.cannot_tell(why::data_rank_unknown);
@@ -573,6 +581,7 @@ std::string_view batch_rule_name(batch_rule f) noexcept {
       {batch::softmax, "softmax"},
       {batch::mvn, "mvn"},
       {batch::over_axes_input, "over_axes_input"},
+      {batch::cumulative, "cumulative"},
       {batch::reduce, "reduce"},
       {batch::top_k, "top_k"},
       {batch::matmul, "matmul"},

@@ -124,7 +124,7 @@ inline constexpr std::array<std::int64_t, 3> batch_samples = {1009, 1013, 1019};
 enum class why : std::uint8_t {
   // The layer cannot tell: what the rule does not know or does not follow.
   data_rank_unknown, output_rank_unknown, an_input_rank_unknown, input_rank_unknown, ranks_unknown,
-  axis_unknown, axis_out_of_range, axes_unknown, axes_do_not_fit, normalised_axes_unknown, reduced_axes_unknown,
+  axis_unknown, axis_out_of_range, axes_unknown, axes_do_not_fit, normalised_axes_unknown, accumulated_axis_unknown, reduced_axes_unknown,
   iteration_axis_unknown, concatenation_axis_unknown, axes_mapping_unknown, permutation_unknown,
   permutation_misses_batch, begin_length_unknown, start_length_unknown, strides_unknown, steps_unknown,
   repeats_unknown, pads_unknown, output_dimensions_unknown, prefix_not_static, dimension_before_batch_may_be_1,
@@ -148,7 +148,7 @@ enum class why : std::uint8_t {
   // The layer mixes samples.
   size_value_as_data, branch_from_batch_size, size_value_as_parameter, size_value_as_parameter_value,
   broadcast_pairs_samples, batch_in_channels, batch_on_spatial_axis, batch_on_pooled_axis,
-  batch_on_softmax_axis, batch_on_normalised_axis, batch_on_shuffled_axis, batch_on_cell_axis, reduces_batch,
+  batch_on_softmax_axis, batch_on_normalised_axis, batch_on_accumulated_axis, batch_on_shuffled_axis, batch_on_cell_axis, reduces_batch,
   contracts_batch, product_axes_differ, sums_over_batch, labels_differ, concatenates_along_batch,
   inputs_at_different_axes, reverses_batch, squeeze_without_axes, repeats_batch, pads_batch, resizes_batch,
   expects_image_per_index, expects_image_per_index_folded, scans_time_along_batch, recurrence_along_batch,
@@ -292,6 +292,7 @@ void pooling(batch_op&);         ///< axes 0 and 1 may hold the batch
 void softmax(batch_op&);         ///< the `axis` attribute mixes
 void mvn(batch_op&);             ///< MVN-2 (attributes) and MVN-6 (axes input)
 void over_axes_input(batch_op&); ///< NormalizeL2, LRN: axes input 1 mixes, the shape stays
+void cumulative(batch_op&);      ///< CumSum: the axis input 1 mixes, the shape stays
 void reduce(batch_op&);          ///< Reduce*: axes input 1 mixes; keep_dims
 void top_k(batch_op&);           ///< along the batch: drops samples
 void matmul(batch_op&);

@@ -1,6 +1,6 @@
 // Element-wise ops: NumPy- or PDPD-broadcast arithmetic, comparisons and logical ops (with interval
-// values), Select, the unary activations and math functions, Convert and ConvertLike, FakeQuantize, and the
-// ops that keep their input's shape (SoftMax, MVN, NormalizeL2, PReLU, Result).
+// values), the bitwise ops, Select, the unary activations and math functions, Convert and ConvertLike,
+// FakeQuantize, and the ops that keep their input's shape (SoftMax, MVN, NormalizeL2, CumSum, PReLU, Result).
 #include <algorithm>
 #include <cmath>
 
@@ -562,6 +562,36 @@ void fake_quantize(op& o) {
   o.out[0].shape = s;
 }
 
+// The bitwise ops (BitwiseAnd-13, BitwiseOr-13, BitwiseXor-13, BitwiseLeftShift-15, BitwiseRightShift-15):
+// the inputs broadcast NumPy's way, of integer or boolean elements (the shifts: integers); values are not
+// carried (no shape is computed with them in the models reshape1 reads).
+void bitwise_binary(op& o) {
+  o.need(2, 1);
+  o.out[0].shape = binary_shape(o);
+  o.out[0].type = o.in[0]->type;
+  const bool shift = o.l.type.ends_with("Shift");
+  for (std::size_t i = 0; i < 2; ++i)
+    if (const auto t = o.in[i]->type; t && (is_real_type(t) || (shift && *t == element_type::boolean)))
+      refuse(o, fmt::format("input {} is of {}", i, name(*t)),
+             shift ? "the shifts take integers" : "the bitwise ops take integers or booleans");
+}
+// BitwiseNot-13: the shape, of integer or boolean elements.
+void bitwise_not(op& o) {
+  same_shape(o);
+  if (const auto t = o.in[0]->type; t && is_real_type(t))
+    refuse(o, fmt::format("input 0 is of {}", name(*t)), "the bitwise ops take integers or booleans");
+}
+
+// CumSum-3 (data, axis): the data's shape; the axis is a scalar within [-rank, rank).
+void cumsum(op& o) {
+  o.need(2, 1);
+  same_shape(o);
+  if (const auto& s = o.shape(1); s.rank_known() && s.size() != 0)
+    refuse(o, fmt::format("its axis input has shape {}", to_string(s)), "CumSum's axis is a scalar");
+  const auto axis = known_integers(o, 1);
+  if (axis && axis->size() == 1 && o.shape(0).rank_known()) (void)normalize_axis(o, (*axis)[0], o.shape(0).size());
+}
+
 // Clamp-1: the shape; min must not be above max.
 void clamp(op& o) {
   same_shape(o);
@@ -590,6 +620,12 @@ constexpr rule_entry table[] = {
     {"LogicalAnd", 1, binary<arith::logical_and>, batch::pointwise, no_values},
     {"LogicalOr", 1, binary<arith::logical_or>, batch::pointwise, no_values},
     {"LogicalXor", 1, binary<arith::logical_xor>, batch::pointwise, no_values},
+    {"BitwiseAnd", 13, bitwise_binary, batch::pointwise, no_values},
+    {"BitwiseOr", 13, bitwise_binary, batch::pointwise, no_values},
+    {"BitwiseXor", 13, bitwise_binary, batch::pointwise, no_values},
+    {"BitwiseNot", 13, bitwise_not, batch::pointwise, no_values},
+    {"BitwiseLeftShift", 15, bitwise_binary, batch::pointwise, no_values},
+    {"BitwiseRightShift", 15, bitwise_binary, batch::pointwise, no_values},
     // Unary: the IR writes the opset the op first appeared in (Acosh, Asinh and Atanh: opset4).
     {"Abs", 1, absolute, batch::pointwise, no_values},
     {"Acos", 1, same_shape, batch::pointwise, no_values},
@@ -637,6 +673,7 @@ constexpr rule_entry table[] = {
     {"SoftMax", 8, softmax, batch::softmax, no_values},
     {"MVN", 6, with_axes, batch::mvn, no_values},
     {"NormalizeL2", 1, with_axes, batch::over_axes_input, no_values},
+    {"CumSum", 3, cumsum, batch::cumulative, no_values},
     {"Result", 1, result, batch::output, no_values},
 };
 

@@ -36,6 +36,7 @@ constexpr form_row forms[] = {
     {why::axes_unknown, "axes_unknown", {"its axes are not known", 0}},
     {why::axes_do_not_fit, "axes_do_not_fit", {"its axes do not fit the data", 0}},
     {why::normalised_axes_unknown, "normalised_axes_unknown", {"the axes it normalises over are not known", 0}},
+    {why::accumulated_axis_unknown, "accumulated_axis_unknown", {"the axis it accumulates along is not known", 0}},
     {why::reduced_axes_unknown, "reduced_axes_unknown", {"the axes it reduces are not known", 0}},
     {why::iteration_axis_unknown, "iteration_axis_unknown", {"its iteration axis is not known", 0}},
     {why::concatenation_axis_unknown, "concatenation_axis_unknown", {"its concatenation axis is not known", 0}},
@@ -173,6 +174,8 @@ constexpr form_row forms[] = {
      {"input {} holds the batch in dimension {}, which this layer uses as its softmax axis", 2, false, "port,axis"}},
     {why::batch_on_normalised_axis, "batch_on_normalised_axis",
      {"input {} holds the batch in dimension {}, which this layer uses as an axis it normalises over", 2, false, "port,axis"}},
+    {why::batch_on_accumulated_axis, "batch_on_accumulated_axis",
+     {"input {} holds the batch in dimension {}, which this layer accumulates along", 2, false, "port,axis"}},
     {why::batch_on_shuffled_axis, "batch_on_shuffled_axis",
      {"input {} holds the batch in dimension {}, which this layer uses as the axis it shuffles", 2, false, "port,axis"}},
     {why::batch_on_cell_axis, "batch_on_cell_axis",
@@ -446,9 +449,12 @@ std::string slice_whole_at_asked_hint() {
 }
 
 std::string not_covered_hint(const layer& l) {
-  return fmt::format("reshape1 does not translate {}-{} yet, so its outputs' shapes are unknown and vouching for it "
-                     "with {} cannot help; docs/onnx.md lists the ops it translates",
-                     l.op_type(), l.op_version(), detail::spell(detail::option::assume_kept));
+  const auto* why = l.find("not_covered");
+  return fmt::format("{}, so its outputs' shapes are unknown and vouching for it with {} cannot help; 'reshape1 "
+                     "check --list-ops --format onnx' lists the ops reshape1 translates",
+                     why != nullptr && !why->text.empty() ? why->text
+                                                          : fmt::format("reshape1 does not translate {}-{}", l.op_type(), l.op_version()),
+                     detail::spell(detail::option::assume_kept));
 }
 
 std::string reads_interleaved(std::size_t port, std::size_t axis) {

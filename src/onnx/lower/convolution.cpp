@@ -51,26 +51,27 @@ std::size_t spatial_axes(const node_context& c, std::size_t ranked_input) {
   c.bad("the number of spatial axes is unknown: no kernel_shape and no declared rank");
 }
 
-/// Bias [C] added to [N, C, ...]: seen as [1, C, 1...] (rank 2 + spatial); an initializer is simply given
-/// that shape, as OpenVINO's frontend folds the Reshape it writes.
-source add_bias(node_context& c, source x, source bias, std::size_t spatial) {
+/// Bias [C] (node input `port`) added to [N, C, ...]: seen as [1, C, 1...] (rank 2 + spatial); an
+/// initializer is simply given that shape, as OpenVINO's frontend folds the Reshape it writes.
+source add_bias(node_context& c, source x, source bias, std::size_t spatial, std::size_t port = 2) {
   std::vector<std::int64_t> pattern{1, -1};
   pattern.resize(2 + spatial, 1);
   std::optional<source> shaped;
-  if (const auto dims = c.constant_dims(2); dims && dims->size() == 1) {
+  if (const auto dims = c.constant_dims(port); dims && dims->size() == 1) {
     pattern[1] = (*dims)[0];
-    shaped = c.constant_as(2, pattern);
+    shaped = c.constant_as(port, pattern);
   }
   if (!shaped) shaped = c.add("Reshape", 1, {bias, c.i64(pattern)}, {{"special_zero", "false"}});
   return c.add("Add", 1, {x, *shaped}, {{"auto_broadcast", "numpy"}});
 }
 
-/// Grouped weights [O, I/G, k...] as [G, O/G, I/G, k...]: an initializer given that shape, or a Reshape.
-source grouped(node_context& c, source w, std::int64_t groups) {
-  if (const auto dims = c.constant_dims(1); dims && !dims->empty() && groups > 0 && (*dims)[0] % groups == 0) {
+/// Grouped weights [O, I/G, k...] (node input `port`) as [G, O/G, I/G, k...]: an initializer given that
+/// shape, or a Reshape.
+source grouped(node_context& c, source w, std::int64_t groups, std::size_t port = 1) {
+  if (const auto dims = c.constant_dims(port); dims && !dims->empty() && groups > 0 && (*dims)[0] % groups == 0) {
     std::vector<std::int64_t> shape{groups, (*dims)[0] / groups};
     shape.insert(shape.end(), dims->begin() + 1, dims->end());
-    if (const auto s = c.constant_as(1, shape)) return *s;
+    if (const auto s = c.constant_as(port, shape)) return *s;
   }
   const auto tail = c.add("StridedSlice", 1, {c.shape_of(w), c.i64({1}), c.i64({0}), c.i64({1})},
                           {{"begin_mask", "0"}, {"end_mask", "1"}});
@@ -78,14 +79,46 @@ source grouped(node_context& c, source w, std::int64_t groups) {
   return c.add("Reshape", 1, {w, pattern}, {{"special_zero", "false"}});
 }
 
-void conv(node_context& c) {
-  const auto spatial = spatial_axes(c, 1);
+/// Where a convolution node has its weights and bias (its data is input 0): Conv's (w 1, B 2), ConvInteger's
+/// (w 1; no bias), QLinearConv's (w 3, B 8).
+struct conv_ports {
+  std::size_t w = 1;
+  std::optional<std::size_t> bias = 2;
+};
+
+/// A convolution of x and w (already of a type the IR's convolutions take) with the node's window and
+/// group, plus its bias.
+source convolve(node_context& c, source x, source w, const conv_ports& at) {
+  const auto spatial = spatial_axes(c, at.w);
   const auto groups = c.i("group", 1);
   auto a = window(c, spatial, true);
-  source y = groups == 1 ? c.add("Convolution", 1, {c.need(0), c.need(1)}, a)
-                         : c.add("GroupConvolution", 1, {c.need(0), grouped(c, c.need(1), groups)}, a);
-  if (const auto bias = c.input(2)) y = add_bias(c, y, *bias, spatial);
+  source y = groups == 1 ? c.add("Convolution", 1, {x, w}, a)
+                         : c.add("GroupConvolution", 1, {x, grouped(c, w, groups, at.w)}, a);
+  if (const auto bias = at.bias ? c.input(*at.bias) : std::nullopt) y = add_bias(c, y, *bias, spatial, *at.bias);
+  return y;
+}
+
+void conv(node_context& c) { c.output(0, convolve(c, c.need(0), c.need(1), {})); }
+// FusedConv (com.microsoft): Conv, plus Z (input 3) when given, then an activation that keeps the shape.
+void fused_conv(node_context& c) {
+  auto y = convolve(c, c.need(0), c.need(1), {});
+  if (const auto z = c.input(3)) y = c.add("Add", 1, {y, *z}, {{"auto_broadcast", "numpy"}});
   c.output(0, y);
+}
+
+// The integer convolutions compute in integers what Conv computes in reals; the layers here compute in f32
+// and convert, which keeps the shapes and which elements meet. ConvInteger gives i32; QLinearConv the type
+// of its output zero point (u8 by default).
+void conv_integer(node_context& c) {
+  const auto f32 = [&](std::size_t i) { return c.add("Convert", 1, {c.need(i)}, {{"destination_type", "f32"}}); };
+  const auto y = convolve(c, f32(0), f32(1), {.w = 1, .bias = std::nullopt});
+  c.output(0, c.add("Convert", 1, {y}, {{"destination_type", "i32"}}));
+}
+void qlinear_conv(node_context& c) {
+  const auto f32 = [&](std::size_t i) { return c.add("Convert", 1, {c.need(i)}, {{"destination_type", "f32"}}); };
+  const auto y = convolve(c, f32(0), f32(3), {.w = 3, .bias = 8});
+  const auto type = c.constant_type(7);
+  c.output(0, c.add("Convert", 1, {y}, {{"destination_type", type ? std::string(name(*type)) : "u8"}}));
 }
 
 // ConvTranspose: ConvolutionBackpropData (grouped when `group` > 1). Its output's spatial sizes differ from
@@ -208,12 +241,29 @@ void global_pool(node_context& c) {
   c.output(0, c.add(Reduce, 1, {x, c.axes_from(x, 2)}, {{"keep_dims", "true"}}));
 }
 constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
+// GlobalLpPool: the Lp norm over the spatial axes (p 2 by default): ReduceL1 or ReduceL2, else the sum of
+// |x|^p to the power 1/p.
+void global_lp_pool(node_context& c) {
+  const auto x = c.need(0);
+  const auto p = c.i("p", 2);
+  const auto axes = c.axes_from(x, 2);
+  const auto keep = node_context::attributes{{"keep_dims", "true"}};
+  if (p == 1 || p == 2) return c.output(0, c.add(p == 1 ? "ReduceL1" : "ReduceL2", 4, {x, axes}, keep));
+  if (p <= 0) c.bad(fmt::format("p is {}", p), "GlobalLpPool's p is positive");
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto powered = c.add("Power", 1, {c.add("Abs", 1, {x}), like(c, static_cast<float>(p), x)}, numpy);
+  c.output(0, c.add("Power", 1, {c.add("ReduceSum", 1, {powered, axes}, keep), like(c, 1.0F / static_cast<float>(p), x)}, numpy));
+}
 
 }  // namespace
 
 std::span<const onnx_entry> convolution_rows() {
   static const std::vector<onnx_entry> rows = {
-      {"Conv", 1, conv}, {"ConvTranspose", 1, conv_transpose}, {"MaxPool", 8, max_pool},
+      {"Conv", 1, conv}, {"ConvInteger", 10, conv_integer}, {"QLinearConv", 10, qlinear_conv},
+      {"QLinearConv", 1, qlinear_conv, "com.microsoft"}, {"FusedConv", 1, fused_conv, "com.microsoft"},
+      {"MaxPool", 1, max_pool},
+      {"GlobalLpPool", 2, global_lp_pool},
+      {"ConvTranspose", 1, conv_transpose}, {"MaxPool", 8, max_pool},
       {"AveragePool", 7, average_pool}, {"GlobalAveragePool", 1, global_pool<ReduceMean>},
       {"GlobalMaxPool", 1, global_pool<ReduceMax>},
   };

@@ -1,4 +1,6 @@
-// ONNX's NonMaxSuppression: OpenVINO's, its optional limits filled with ONNX's defaults.
+// ONNX's NonMaxSuppression (OpenVINO's, its optional limits filled with ONNX's defaults) and RoiAlign.
+#include <fmt/format.h>
+
 #include "families.hpp"
 
 namespace reshape1::onnx::detail {
@@ -20,11 +22,26 @@ void non_max_suppression(node_context& c) {
   c.output(0, y);
 }
 
+// RoiAlign: OpenVINO's ROIAlign-9 (X, rois, batch_indices). Its coordinates are OpenVINO's half_pixel from
+// 16 on unless the node asks output_half_pixel, which is OpenVINO's asymmetric (the only mode before 16).
+void roi_align(node_context& c) {
+  const auto transform = c.version() >= 16 ? c.s("coordinate_transformation_mode", "half_pixel") : "output_half_pixel";
+  if (transform != "half_pixel" && transform != "output_half_pixel")
+    c.bad(fmt::format("coordinate_transformation_mode is '{}'", transform), "it is half_pixel or output_half_pixel");
+  c.output(0, c.add("ROIAlign", 9, {c.need(0), c.need(1), c.need(2)},
+                    {{"pooled_h", fmt::format("{}", c.i("output_height", 1))},
+                     {"pooled_w", fmt::format("{}", c.i("output_width", 1))},
+                     {"sampling_ratio", fmt::format("{}", c.i("sampling_ratio", 0))},
+                     {"spatial_scale", real(c.f("spatial_scale", 1.0F))},
+                     {"mode", c.s("mode", "avg")},
+                     {"aligned_mode", transform == "half_pixel" ? "half_pixel" : "asymmetric"}}));
+}
+
 }  // namespace
 
 std::span<const onnx_entry> detection_rows() {
   static const std::vector<onnx_entry> rows = {
-      {"NonMaxSuppression", 10, non_max_suppression},
+      {"NonMaxSuppression", 10, non_max_suppression}, {"RoiAlign", 10, roi_align}, {"RoiAlign", 16, roi_align},
   };
   return rows;
 }

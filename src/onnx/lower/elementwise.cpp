@@ -1,6 +1,9 @@
 // ONNX's element-wise nodes: one op when only the names differ (Relu and ReLU, Neg and Negative), a small
 // fixed graph when the IR has no such op (Reciprocal, Mean) or takes as inputs what ONNX gives as
 // attributes (LeakyRelu's alpha, Clip-11's bounds).
+#include <limits>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "families.hpp"
@@ -90,6 +93,85 @@ void clip11(node_context& c) {
   c.output(0, x);
 }
 
+// Gelu-20: OpenVINO's Gelu-7 in the mode `approximate` names ("none" is the exact, erf form).
+void gelu(node_context& c) {
+  const auto mode = c.s("approximate", "none");
+  if (mode != "none" && mode != "tanh") c.bad(fmt::format("approximate is '{}'", mode), "Gelu's approximate is none or tanh");
+  c.output(0, c.add("Gelu", 7, {c.need(0)}, {{"approximation_mode", mode == "tanh" ? "tanh" : "erf"}}));
+}
+// Celu: alpha · elu(x / alpha) with elu's alpha 1 (ONNX defines it so); alpha 0 would divide by zero, and ONNX
+// Runtime refuses it.
+void celu(node_context& c) {
+  const float alpha = c.f("alpha", 1.0F);
+  if (alpha == 0.0F) c.bad("alpha is 0", "Celu divides by alpha");
+  const auto x = c.need(0);
+  const auto inner = c.add("Elu", 1, {c.add("Divide", 1, {x, like(c, alpha, x)})}, {{"alpha", "1"}});
+  c.output(0, c.add("Multiply", 1, {inner, like(c, alpha, x)}));
+}
+void selu(node_context& c) {
+  const auto x = c.need(0);
+  c.output(0, c.add("Selu", 1, {x, like(c, c.f("alpha", 1.67326319217681884765625F), x),
+                                like(c, c.f("gamma", 1.05070102214813232421875F), x)}));
+}
+// ThresholdedRelu: x where x > alpha, else 0.
+void thresholded_relu(node_context& c) {
+  const auto x = c.need(0);
+  const auto keep = c.add("Greater", 1, {x, like(c, c.f("alpha", 1.0F), x)}, {{"auto_broadcast", "numpy"}});
+  c.output(0, c.add("Select", 1, {keep, x, like(c, 0.0F, x)}, {{"auto_broadcast", "numpy"}}));
+}
+// Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+void shrink(node_context& c) {
+  const auto x = c.need(0);
+  const float bias = c.f("bias", 0.0F), lambd = c.f("lambd", 0.5F);
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto above = c.add("Select", 1, {c.add("Greater", 1, {x, like(c, lambd, x)}, numpy),
+                                         c.add("Subtract", 1, {x, like(c, bias, x)}, numpy), like(c, 0.0F, x)},
+                           numpy);
+  c.output(0, c.add("Select", 1, {c.add("Less", 1, {x, like(c, -lambd, x)}, numpy),
+                                  c.add("Add", 1, {x, like(c, bias, x)}, numpy), above},
+                    numpy));
+}
+// IsNaN: x differs from itself only where it is NaN. IsInf: x equals +inf or -inf, as the attributes ask.
+void is_nan(node_context& c) {
+  const auto x = c.need(0);
+  c.output(0, c.add("NotEqual", 1, {x, x}, {{"auto_broadcast", "numpy"}}));
+}
+void is_inf(node_context& c) {
+  const auto x = c.need(0);
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto infinity = std::numeric_limits<float>::infinity();
+  std::optional<source> y;
+  const auto either = [&](source s) { y = y ? c.add("LogicalOr", 1, {*y, s}, numpy) : s; };
+  if (c.i("detect_positive", 1) != 0) either(c.add("Equal", 1, {x, like(c, infinity, x)}, numpy));
+  if (c.i("detect_negative", 1) != 0) either(c.add("Equal", 1, {x, like(c, -infinity, x)}, numpy));
+  // Neither: false everywhere (x == x and x != x never both hold).
+  if (!y) y = c.add("LogicalAnd", 1, {c.add("Equal", 1, {x, x}, numpy), c.add("NotEqual", 1, {x, x}, numpy)}, numpy);
+  c.output(0, *y);
+}
+void cast_like(node_context& c) { c.output(0, c.add("ConvertLike", 1, {c.need(0), c.need(1)})); }
+// The bitwise ops: OpenVINO's of the same names (elementwise, NumPy broadcasting). BitShift: the shift of
+// its direction.
+template <const char* Type>
+void bitwise(node_context& c) {
+  c.output(0, c.add(Type, 13, {c.need(0), c.need(1)}, {{"auto_broadcast", "numpy"}}));
+}
+void bitwise_not(node_context& c) { c.output(0, c.add("BitwiseNot", 13, {c.need(0)})); }
+void bit_shift(node_context& c) {
+  const auto direction = c.s("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    c.bad(fmt::format("direction is '{}'", direction), "BitShift's direction is LEFT or RIGHT");
+  c.output(0, c.add(direction == "LEFT" ? "BitwiseLeftShift" : "BitwiseRightShift", 15, {c.need(0), c.need(1)},
+                    {{"auto_broadcast", "numpy"}}));
+}
+// Swish-24: x · sigmoid(alpha · x), OpenVINO's Swish with beta = alpha.
+void swish(node_context& c) {
+  const auto x = c.need(0);
+  c.output(0, c.add("Swish", 4, {x, like(c, c.f("alpha", 1.0F), x)}));
+}
+constexpr char Acosh[] = "Acosh", Asinh[] = "Asinh", Atanh[] = "Atanh";
+constexpr char BitwiseAnd[] = "BitwiseAnd", BitwiseOr[] = "BitwiseOr", BitwiseXor[] = "BitwiseXor",
+               Mish[] = "Mish", SoftSign[] = "SoftSign";
+
 }  // namespace
 
 std::span<const onnx_entry> elementwise_rows() {
@@ -108,6 +190,12 @@ std::span<const onnx_entry> elementwise_rows() {
       {"Greater", 7, binary<Greater>}, {"Less", 7, binary<Less>}, {"GreaterOrEqual", 12, binary<GreaterEqual>},
       {"LessOrEqual", 12, binary<LessEqual>}, {"And", 7, binary<LogicalAnd>}, {"Or", 7, binary<LogicalOr>},
       {"Xor", 7, binary<LogicalXor>}, {"Mod", 10, mod}, {"Where", 9, where},
+      {"Acosh", 9, unary<Acosh, 4>}, {"Asinh", 9, unary<Asinh, 4>}, {"Atanh", 9, unary<Atanh, 4>},
+      {"Swish", 24, swish}, {"Gelu", 20, gelu}, {"Mish", 18, unary<Mish, 4>}, {"Celu", 12, celu}, {"Selu", 6, selu},
+      {"Softsign", 1, unary<SoftSign, 9>}, {"ThresholdedRelu", 10, thresholded_relu}, {"Shrink", 9, shrink},
+      {"IsNaN", 9, is_nan}, {"IsInf", 10, is_inf}, {"CastLike", 15, cast_like},
+      {"BitwiseAnd", 18, bitwise<BitwiseAnd>}, {"BitwiseOr", 18, bitwise<BitwiseOr>},
+      {"BitwiseXor", 18, bitwise<BitwiseXor>}, {"BitwiseNot", 18, bitwise_not}, {"BitShift", 11, bit_shift},
       {"Max", 8, variadic<Maximum>}, {"Min", 8, variadic<Minimum>}, {"Sum", 8, variadic<Add>}, {"Mean", 8, mean},
   };
   return rows;

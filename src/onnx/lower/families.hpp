@@ -18,6 +18,10 @@ namespace reshape1::onnx::detail {
 /// A float attribute as the IR's text writes it.
 [[nodiscard]] inline std::string real(float v) { return fmt::format("{}", v); }
 
+/// A scalar Const of x's element type: an f32 value converted like x (ConvertLike), so that the arithmetic
+/// around it keeps x's type as ONNX's does.
+inline source like(node_context& c, float v, source x) { return c.add("ConvertLike", 1, {c.f32({v}, true), x}); }
+
 /// The pattern that flattens x to 2-D at `axis` (Flatten): see shape.cpp.
 source flattening_pattern(node_context& c, source x, std::int64_t axis);
 
@@ -33,6 +37,8 @@ std::span<const onnx_entry> recurrent_rows();
 std::span<const onnx_entry> detection_rows();
 std::span<const onnx_entry> quantization_rows();
 std::span<const onnx_entry> control_flow_rows();
+std::span<const onnx_entry> microsoft_rows();
+std::span<const onnx_entry> opaque_rows();
 
 /// The families' rows as one table, sorted by op_type then since_version. Two rows of the same
 /// (op_type, since_version) are a fault of reshape1's own, not of a model: the process stops, naming the

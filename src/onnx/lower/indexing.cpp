@@ -1,5 +1,6 @@
-// ONNX's nodes that pick or place elements by index (Gather, Scatter, NonZero) and Trilu, which keeps the
-// elements whose row and column indices lie in a triangle.
+// ONNX's nodes that pick or place elements by index (Gather, Scatter, NonZero, Compress, ReverseSequence),
+// and those that compare indices: Trilu keeps the elements whose row and column lie in a triangle, EyeLike
+// and OneHot put ones where they meet. Most are small graphs of the IR's ops that compute the same indices.
 #include <fmt/format.h>
 
 #include "families.hpp"
@@ -48,13 +49,136 @@ void trilu(node_context& c) {
   c.output(0, c.add("Select", 1, {mask, x, zero}, {{"auto_broadcast", "numpy"}}));
 }
 
+/// A scalar of input i, which ONNX gives as a scalar or as a 1-D tensor of one element (a Reshape to a
+/// scalar, which refuses any other count).
+source scalar_of(node_context& c, std::size_t i) {
+  const auto x = c.need(i);
+  if (const auto r = c.rank(i); r && *r == 0) return x;
+  return c.add("Reshape", 1, {x, c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
+}
+
+// OneHot: each index compared with 0..depth-1 along a new axis, giving `values`[1] where equal and
+// `values`[0] elsewhere; a negative index counts from depth. The new axis is made last and, for another
+// `axis`, moved there (which needs the indices' rank).
+void one_hot(node_context& c) {
+  const auto scalar = std::vector<std::int64_t>{};
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto axis = c.i("axis", -1);
+  const auto rank = c.rank(0);
+  if (axis != -1 && !rank) return c.not_covered("OneHot along an axis other than the last, of indices of unknown rank, is not covered");
+  if (rank && *rank == 0) c.bad("its indices are a scalar", "OneHot takes indices of rank 1 at least");
+  // ONNX Runtime refuses a depth below 1 and values of other than two elements.
+  if (const auto depth = c.constant_ints(1); depth && depth->size() == 1 && (*depth)[0] < 1)
+    c.bad(fmt::format("its depth is {}", (*depth)[0]), "OneHot's depth is 1 at least");
+  if (const auto dims = c.constant_dims(2)) {
+    std::int64_t count = 1;
+    for (const auto d : *dims) count *= d;
+    if (count != 2) c.bad(fmt::format("its values hold {} elements", count), "OneHot's values are [off, on]");
+  }
+  if (rank && (axis < -static_cast<std::int64_t>(*rank) - 1 || axis > static_cast<std::int64_t>(*rank)))
+    c.bad(fmt::format("axis {} is out of range for indices of rank {}", axis, *rank));
+  const auto depth = c.add("Convert", 1, {scalar_of(c, 1)}, {{"destination_type", "i64"}});
+  auto index = c.add("Convert", 1, {c.need(0)}, {{"destination_type", "i64"}});
+  index = c.add("Select", 1, {c.add("Less", 1, {index, c.i64({0}, scalar)}, numpy),
+                              c.add("Add", 1, {index, depth}, numpy), index},
+                numpy);
+  const auto positions = c.add("Range", 4, {c.i64({0}, scalar), depth, c.i64({1}, scalar)}, {{"output_type", "i64"}});
+  const auto hit = c.add("Equal", 1, {c.add("Unsqueeze", 1, {index, c.i64({-1})}), positions}, numpy);
+  const auto values = c.need(2);
+  const auto pick = [&](std::int64_t k) {
+    return c.add("Gather", 8, {values, c.i64({k}, scalar), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
+  };
+  auto y = c.add("Select", 1, {hit, pick(1), pick(0)}, numpy);
+  if (rank && axis != -1 && axis != static_cast<std::int64_t>(*rank)) {
+    const auto r = static_cast<std::int64_t>(*rank);
+    const auto at = axis < 0 ? axis + r + 1 : axis;
+    std::vector<std::int64_t> order;
+    for (std::int64_t k = 0; k < r; ++k) {
+      if (k == at) order.push_back(r);
+      order.push_back(k);
+    }
+    y = c.add("Transpose", 1, {y, c.i64(order)});
+  }
+  c.output(0, y);
+}
+
+// Compress: the elements (or slices along `axis`) whose condition is true, gathered at NonZero's
+// positions; without an axis, of the input flattened. A condition longer than the axis has its extra
+// entries ignored (as ONNX Runtime does): it is cut to the axis's length first.
+void compress(node_context& c) {
+  const auto scalar = std::vector<std::int64_t>{};
+  auto x = c.need(0);
+  if (const auto r = c.rank(0); r && *r == 0) c.bad("its input is a scalar", "Compress takes an input of rank 1 at least");
+  const auto axis = c.i("axis");
+  if (!axis) x = c.add("Reshape", 1, {x, c.i64({-1})}, {{"special_zero", "false"}});
+  const auto length = c.add("Gather", 8, {c.shape_of(x), c.i64({axis.value_or(0)}), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
+  const auto condition = c.add("Slice", 8, {c.need(1), c.i64({0}), length, c.i64({1})});
+  const auto positions = c.add("Squeeze", 1, {c.add("NonZero", 3, {condition}, {{"output_type", "i64"}}), c.i64({0})});
+  c.output(0, c.add("Gather", 8, {x, positions, c.i64({axis.value_or(0)}, scalar)}, {{"batch_dims", "0"}}));
+}
+
+// ReverseSequence: each batch entry's first sequence_lens[b] steps along the time axis reversed, the rest
+// kept: an index per (time, batch) position, broadcast over the other axes and gathered along time.
+void reverse_sequence(node_context& c) {
+  const auto scalar = std::vector<std::int64_t>{};
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto batch_axis = c.i("batch_axis", 1), time_axis = c.i("time_axis", 0);
+  if (!((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0)))
+    c.bad(fmt::format("batch_axis {} and time_axis {}", batch_axis, time_axis), "they are 0 and 1, one each");
+  if (const auto r = c.rank(0); r && *r < 2) c.bad(fmt::format("its input has rank {}", *r), "ReverseSequence needs rank 2 at least");
+  const auto x = c.need(0);
+  const auto shape = c.shape_of(x);
+  const auto steps = c.add("Gather", 8, {shape, c.i64({time_axis}, scalar), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
+  auto t = c.add("Range", 4, {c.i64({0}, scalar), steps, c.i64({1}, scalar)}, {{"output_type", "i64"}});
+  auto lengths = c.add("Convert", 1, {c.need(1)}, {{"destination_type", "i64"}});
+  // [time, 1] against [1, batch], or [1, time] against [batch, 1].
+  if (time_axis == 0) t = c.add("Unsqueeze", 1, {t, c.i64({1})});
+  else lengths = c.add("Unsqueeze", 1, {lengths, c.i64({1})});
+  const auto reversed = c.add("Subtract", 1, {c.add("Subtract", 1, {lengths, c.i64({1}, scalar)}, numpy), t}, numpy);
+  const auto index = c.add("Select", 1, {c.add("Less", 1, {t, lengths}, numpy), reversed, t}, numpy);
+  // Ones for the axes after the first two, then broadcast to the input's shape.
+  const auto rest = c.add("Subtract", 1, {c.shape_of(shape), c.i64({2})}, numpy);
+  const auto ones = c.add("Broadcast", 3, {c.i64({1}, scalar), rest}, {{"mode", "numpy"}});
+  const auto pattern = c.add("Concat", 1, {c.shape_of(index), ones}, {{"axis", "0"}});
+  const auto full = c.add("Broadcast", 3, {c.add("Reshape", 1, {index, pattern}, {{"special_zero", "false"}}), shape},
+                          {{"mode", "numpy"}});
+  c.output(0, c.add("GatherElements", 6, {x, full}, {{"axis", fmt::format("{}", time_axis)}}));
+}
+
+// EyeLike: ones where column minus row is k, zeros elsewhere, of the input's 2-D shape; of `dtype` or the
+// input's type.
+void eye_like(node_context& c) {
+  if (const auto r = c.rank(0); r && *r != 2) c.bad(fmt::format("its input has rank {}", *r), "EyeLike takes a 2-D input");
+  const auto scalar = std::vector<std::int64_t>{};
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto x = c.need(0);
+  const auto shape = c.shape_of(x);
+  const auto dim = [&](std::int64_t axis) {
+    return c.add("Gather", 8, {shape, c.i64({axis}, scalar), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
+  };
+  const auto range = [&](source n) {
+    return c.add("Range", 4, {c.i64({0}, scalar), n, c.i64({1}, scalar)}, {{"output_type", "i64"}});
+  };
+  const auto rows = c.add("Unsqueeze", 1, {range(dim(0)), c.i64({1})});
+  const auto diagonal = c.add("Equal", 1, {c.add("Subtract", 1, {range(dim(1)), rows}, numpy), c.i64({c.i("k", 0)}, scalar)}, numpy);
+  if (const auto dtype = c.i("dtype")) {
+    const auto to = element_of(static_cast<int>(*dtype));
+    if (!to) return c.not_covered(fmt::format("EyeLike to ONNX data type {} is not covered", *dtype));
+    return c.output(0, c.add("Convert", 1, {diagonal}, {{"destination_type", std::string(name(*to))}}));
+  }
+  c.output(0, c.add("ConvertLike", 1, {diagonal, x}));
+}
+
 }  // namespace
 
 std::span<const onnx_entry> indexing_rows() {
   static const std::vector<onnx_entry> rows = {
       {"Gather", 1, gather}, {"GatherElements", 11, gather_elements}, {"GatherND", 11, gather_nd},
       {"NonZero", 9, non_zero}, {"ScatterElements", 11, scatter_elements}, {"ScatterND", 11, scatter_nd},
-      {"Trilu", 14, trilu},
+      {"Trilu", 14, trilu}, {"Trilu", 1, trilu, "com.microsoft"}, {"GatherND", 1, gather_nd, "com.microsoft"},
+      {"Scatter", 9, scatter_elements}, {"OneHot", 9, one_hot}, {"OneHot", 11, one_hot}, {"Compress", 9, compress},
+      {"Compress", 11, compress}, {"ReverseSequence", 10, reverse_sequence}, {"EyeLike", 9, eye_like},
+      untranslated("Unique", 11, "its outputs are as long as the input has distinct values, which only its data decides"),
   };
   return rows;
 }

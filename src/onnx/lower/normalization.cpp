@@ -49,6 +49,17 @@ void batch_norm(node_context& c) {
                     {{"epsilon", real(c.f("epsilon", 1e-5F))}}));
 }
 
+/// The normalised axes of LayerNormalization and RMSNormalization, from `axis` (negative: from the end),
+/// which must name a dimension of x (ONNX Runtime refuses one that does not).
+source normalised_axes(node_context& c, source x, std::int64_t axis) {
+  if (const auto r = c.rank(0); r && (axis < -static_cast<std::int64_t>(*r) || axis >= static_cast<std::int64_t>(*r)))
+    c.bad(fmt::format("axis {} is out of range for an input of rank {}", axis, *r));
+  const auto scalar = std::vector<std::int64_t>{};
+  return axis >= 0 ? c.axes_from(x, axis)
+                   : c.add("Range", 4, {c.i64({axis}, scalar), c.i64({0}, scalar), c.i64({1}, scalar)},
+                           {{"output_type", "i64"}});
+}
+
 // InstanceNormalization: MVN over the spatial axes, then the per-channel scale and bias (whose lengths
 // must be C). LayerNormalization: MVN over the normalised axes, times the scale and plus the bias, each
 // shaped as those axes: ONNX Runtime requires as many elements as they hold, which the Reshape to their
@@ -65,13 +76,9 @@ void instance_norm(node_context& c) {
   c.output(0, per_channel(c, normalised, scale, bias, bias, scale));
 }
 void layer_norm(node_context& c) {
-  if (c.has_output(1) || c.has_output(2)) return c.not_covered("LayerNormalization's mean and inverse outputs are not covered");
   const auto x = c.need(0);
   const auto axis = c.i("axis", -1);
-  source axes = axis >= 0 ? c.axes_from(x, axis)
-                          : c.add("Range", 4, {c.i64({axis}, std::vector<std::int64_t>{}), c.i64({0}, std::vector<std::int64_t>{}),
-                                               c.i64({1}, std::vector<std::int64_t>{})},
-                                  {{"output_type", "i64"}});
+  const auto axes = normalised_axes(c, x, axis);
   auto y = c.add("MVN", 6, {x, axes},
                  {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}});
   const auto normalised_dims =
@@ -90,6 +97,12 @@ void layer_norm(node_context& c) {
   y = c.add("Multiply", 1, {y, shaped(1, c.need(1))}, {{"auto_broadcast", "numpy"}});
   if (const auto bias = c.input(2)) y = c.add("Add", 1, {y, shaped(2, *bias)}, {{"auto_broadcast", "numpy"}});
   c.output(0, y);
+  // Mean and InvStdDev: one value per row, the normalised axes kept as 1s (a reduction over them).
+  if (c.has_output(1) || c.has_output(2)) {
+    const auto statistics = c.add("ReduceMean", 1, {x, axes}, {{"keep_dims", "true"}});
+    for (std::size_t k = 1; k < 3; ++k)
+      if (c.has_output(k)) c.output(k, statistics);
+  }
 }
 // MeanVarianceNormalization: MVN over its axes (9 on: the attribute, [0, 2, 3] by default; the
 // experimental opset-1 op: the spatial axes, the channels too with across_channels). Its statistics are
@@ -116,7 +129,8 @@ void lrn(node_context& c) {
 /// dimension, which is what lets `check` follow them; the values are the same. The leading dimensions are the
 /// first piece of the split `flattening_pattern` also makes, whose rule refuses an axis that names no
 /// dimension, as ONNX Runtime does.
-void softmax_2d(node_context& c, std::string_view type, int opset) {
+template <typename Along>
+void along_2d(node_context& c, Along along) {
   const auto x = c.need(0);
   const auto axis = c.i("axis", 1);
   source pattern = c.i64({0, -1});
@@ -131,9 +145,96 @@ void softmax_2d(node_context& c, std::string_view type, int opset) {
     pattern = c.add("Concat", 1, {before, c.i64({-1})}, {{"axis", "0"}});
   }
   const auto merged = c.add("Reshape", 1, {x, pattern}, {{"special_zero", axis == 1 ? "true" : "false"}});
-  const auto y = c.add(type, opset, {merged}, {{"axis", "-1"}});
+  const auto y = along(merged);
   c.output(0, c.add("Reshape", 1, {y, c.shape_of(x)}, {{"special_zero", "false"}}));
 }
+void softmax_2d(node_context& c, std::string_view type, int opset) {
+  along_2d(c, [&](source merged) { return c.add(type, opset, {merged}, {{"axis", "-1"}}); });
+}
+
+/// Hardmax along `axis` of x: 1 at the first largest element of each line, 0 elsewhere (TopK's index of
+/// the largest, scattered into zeros of x's shape and type).
+source hardmax_along(node_context& c, source x, std::int64_t axis) {
+  const auto scalar = std::vector<std::int64_t>{};
+  const auto top = c.add("TopK", 11, {x, c.i64({1}, scalar)},
+                         {{"axis", fmt::format("{}", axis)}, {"mode", "max"}, {"sort", "none"},
+                          {"index_element_type", "i64"}},
+                         2);
+  const source index{top.layer, 1};
+  const auto zeros = c.add("Broadcast", 3, {like(c, 0.0F, x), c.shape_of(x)}, {{"mode", "numpy"}});
+  const auto ones = c.add("Broadcast", 3, {like(c, 1.0F, x), c.shape_of(index)}, {{"mode", "numpy"}});
+  return c.add("ScatterElementsUpdate", 12, {zeros, index, ones, c.i64({axis}, scalar)},
+               {{"reduction", "none"}, {"use_init_val", "true"}});
+}
+// Hardmax before 13 works on the input coerced to 2-D at `axis`, as Softmax then did; from 13 along one axis.
+// ONNX Runtime refuses a scalar (no axis to take the largest along).
+void not_scalar(node_context& c) {
+  if (const auto r = c.rank(0); r && *r == 0) c.bad("its input is a scalar", "Hardmax takes an input of rank 1 at least");
+}
+void hardmax1(node_context& c) {
+  not_scalar(c);
+  along_2d(c, [&](source merged) { return hardmax_along(c, merged, -1); });
+}
+void hardmax13(node_context& c) {
+  not_scalar(c);
+  c.output(0, hardmax_along(c, c.need(0), c.i("axis", -1)));
+}
+
+// RMSNormalization-23: x / sqrt(mean(x^2) + epsilon) over the axes from `axis` on, times the scale, which
+// broadcasts to x's shape (ONNX Runtime refuses one that would widen it: a Broadcast to x's shape).
+void rms_norm(node_context& c) {
+  const auto x = c.need(0);
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto square = c.add("Multiply", 1, {x, x}, numpy);
+  const auto mean = c.add("ReduceMean", 1, {square, normalised_axes(c, x, c.i("axis", -1))}, {{"keep_dims", "true"}});
+  const auto root = c.add("Sqrt", 1, {c.add("Add", 1, {mean, like(c, c.f("epsilon", 1e-5F), x)}, numpy)});
+  const auto scale = c.add("Broadcast", 3, {c.need(1), c.shape_of(x)}, {{"mode", "numpy"}});
+  c.output(0, c.add("Multiply", 1, {c.add("Divide", 1, {x, root}, numpy), scale}, numpy));
+}
+
+// GroupNormalization: 21 on, OpenVINO's GroupNormalization (scale and bias per channel). Before 21 the
+// scale and bias are per group: the data seen as [N, groups, C / groups, spatial...] (as ONNX's function
+// body does, so that channels the groups do not divide are refused as ONNX Runtime refuses them), then as
+// [N, groups, rest], normalised over the rest, scaled and shifted per group, shaped back.
+void group_norm(node_context& c) {
+  const auto groups = c.i("num_groups");
+  if (!groups) c.bad("it has no num_groups");
+  if (*groups <= 0) c.bad(fmt::format("num_groups is {}", *groups), "it must be positive");
+  const auto epsilon = real(c.f("epsilon", 1e-5F));
+  const auto x = c.need(0);
+  if (c.version() >= 21) {
+    c.output(0, c.add("GroupNormalization", 12, {x, c.need(1), c.need(2)},
+                      {{"num_groups", fmt::format("{}", *groups)}, {"epsilon", epsilon}}));
+    return;
+  }
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto shape = c.shape_of(x);
+  const auto slice = [&](std::int64_t from, std::int64_t to) {
+    return c.add("Slice", 8, {shape, c.i64({from}), c.i64({to}), c.i64({1})});
+  };
+  const auto per_group = c.add("Divide", 1, {slice(1, 2), c.i64({*groups})}, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}});
+  const auto split = c.add("Concat", 1, {slice(0, 1), c.i64({*groups}), per_group, slice(2, std::numeric_limits<std::int64_t>::max())},
+                           {{"axis", "0"}});
+  const auto grouped = c.add("Reshape", 1, {c.add("Reshape", 1, {x, split}, {{"special_zero", "false"}}), c.i64({0, 0, -1})},
+                             {{"special_zero", "true"}});
+  auto y = c.add("MVN", 6, {grouped, c.i64({2})},
+                 {{"eps", epsilon}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}});
+  const auto group_parameter = [&](std::size_t i) {
+    return c.add("Reshape", 1, {c.need(i), c.i64({*groups, 1})}, {{"special_zero", "false"}});
+  };
+  y = c.add("Add", 1, {c.add("Multiply", 1, {y, group_parameter(1)}, numpy), group_parameter(2)}, numpy);
+  c.output(0, c.add("Reshape", 1, {y, shape}, {{"special_zero", "false"}}));
+}
+
+// LpNormalization: x divided by its L1 or L2 norm along `axis` (ONNX Runtime computes p 1 and 2 only).
+void lp_norm(node_context& c) {
+  const auto p = c.i("p", 2);
+  if (p != 1 && p != 2) c.bad(fmt::format("p is {}", p), "LpNormalization's p is 1 or 2");
+  const auto x = c.need(0);
+  const auto norm = c.add(p == 1 ? "ReduceL1" : "ReduceL2", 4, {x, c.i64({c.i("axis", -1)})}, {{"keep_dims", "true"}});
+  c.output(0, c.add("Divide", 1, {x, norm}, {{"auto_broadcast", "numpy"}}));
+}
+
 void softmax1(node_context& c) { softmax_2d(c, "SoftMax", 8); }
 void softmax13(node_context& c) { c.output(0, c.add("SoftMax", 8, {c.need(0)}, {{"axis", fmt::format("{}", c.i("axis", -1))}})); }
 void log_softmax1(node_context& c) { softmax_2d(c, "LogSoftmax", 5); }
@@ -150,7 +251,9 @@ std::span<const onnx_entry> normalization_rows() {
       {"MeanVarianceNormalization", 1, mean_variance_norm}, {"MeanVarianceNormalization", 9, mean_variance_norm},
       {"MeanVarianceNormalization", 13, mean_variance_norm}, {"LayerNormalization", 17, layer_norm}, {"LRN", 1, lrn},
       {"Softmax", 1, softmax1}, {"Softmax", 13, softmax13}, {"LogSoftmax", 1, log_softmax1},
-      {"LogSoftmax", 13, log_softmax13},
+      {"LogSoftmax", 13, log_softmax13}, {"Hardmax", 1, hardmax1}, {"Hardmax", 13, hardmax13},
+      {"RMSNormalization", 23, rms_norm}, {"GroupNormalization", 18, group_norm},
+      {"GroupNormalization", 21, group_norm}, {"LpNormalization", 1, lp_norm},
   };
   return rows;
 }

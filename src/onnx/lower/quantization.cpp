@@ -1,5 +1,6 @@
-// ONNX's QuantizeLinear and DequantizeLinear, as the arithmetic they stand for: reshape1 computes no
-// floating-point data, but the layers carry the shapes and element types through.
+// ONNX's quantisation nodes (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear) and integer products
+// (MatMulInteger, QLinearMatMul), as the arithmetic they stand for: reshape1 computes no floating-point
+// data, but the layers carry the shapes and element types through, and show which elements meet.
 #include <string>
 
 #include <fmt/format.h>
@@ -51,11 +52,58 @@ void dequantize(node_context& c) {
   c.output(0, c.add("Multiply", 1, {y, *scale}, {{"auto_broadcast", "numpy"}}));
 }
 
+/// Input i converted to f32 (the integer products are computed as real ones: the same shapes, the same
+/// elements meeting).
+source as_f32(node_context& c, source x) { return c.add("Convert", 1, {x}, {{"destination_type", "f32"}}); }
+
+// MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in i32. ONNX allows a zero point of A per row
+// ([M]), but ONNX Runtime takes one per tensor only (a scalar or one element), and refuses the model
+// otherwise; one of B is per tensor or per column ([N], as it broadcasts).
+void matmul_integer(node_context& c) {
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  auto a = as_f32(c, c.need(0));
+  auto b = as_f32(c, c.need(1));
+  if (const auto zp = c.input(2)) {
+    if (const auto r = c.rank(2); r && *r > 1) c.bad(fmt::format("a_zero_point has rank {}", *r), "ONNX Runtime takes a scalar");
+    // A scalar from any one-element tensor: a Reshape that refuses any other count.
+    const auto scalar = c.add("Reshape", 1, {as_f32(c, *zp), c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
+    a = c.add("Subtract", 1, {a, scalar}, numpy);
+  }
+  if (const auto zp = c.input(3)) b = c.add("Subtract", 1, {b, as_f32(c, *zp)}, numpy);
+  const auto y = c.add("MatMul", 1, {a, b}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
+  c.output(0, c.add("Convert", 1, {y}, {{"destination_type", "i32"}}));
+}
+// QLinearMatMul (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point): the product of
+// the dequantised operands, quantised to the output zero point's type.
+void qlinear_matmul(node_context& c) {
+  const auto y = c.add("MatMul", 1, {as_f32(c, c.need(0)), as_f32(c, c.need(3))},
+                       {{"transpose_a", "false"}, {"transpose_b", "false"}});
+  const auto type = c.constant_type(7);
+  c.output(0, c.add("Convert", 1, {y}, {{"destination_type", type ? std::string(name(*type)) : "u8"}}));
+}
+// DynamicQuantizeLinear: the scale and zero point come from the minimum and maximum of the whole input (so
+// every element's result depends on every other's), y is x quantised to u8 with them.
+void dynamic_quantize(node_context& c) {
+  const auto x = c.need(0);
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto all = c.axes_from(x, 0);
+  const auto low = c.add("ReduceMin", 1, {x, all}, {{"keep_dims", "false"}});
+  const auto high = c.add("ReduceMax", 1, {x, all}, {{"keep_dims", "false"}});
+  const auto scale = c.add("Divide", 1, {c.add("Subtract", 1, {high, low}, numpy), c.f32({255.0F}, true)}, numpy);
+  c.output(0, c.add("Convert", 1, {c.add("Divide", 1, {x, scale}, numpy)}, {{"destination_type", "u8"}}));
+  if (c.has_output(1)) c.output(1, scale);
+  if (c.has_output(2))
+    c.output(2, c.add("Convert", 1, {c.add("Negative", 1, {c.add("Divide", 1, {low, scale}, numpy)})}, {{"destination_type", "u8"}}));
+}
+
 }  // namespace
 
 std::span<const onnx_entry> quantization_rows() {
   static const std::vector<onnx_entry> rows = {
       {"QuantizeLinear", 10, quantize}, {"DequantizeLinear", 10, dequantize},
+      {"QuantizeLinear", 1, quantize, "com.microsoft"}, {"DequantizeLinear", 1, dequantize, "com.microsoft"},
+      {"MatMulInteger", 10, matmul_integer}, {"QLinearMatMul", 10, qlinear_matmul},
+      {"DynamicQuantizeLinear", 11, dynamic_quantize},
   };
   return rows;
 }

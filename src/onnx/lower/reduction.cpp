@@ -1,4 +1,5 @@
-// ONNX's reductions and the nodes that select along an axis (ArgMax, ArgMin, TopK, all lowered to TopK).
+// ONNX's reductions, CumSum, and the nodes that select along an axis (ArgMax, ArgMin, TopK, all lowered to
+// TopK).
 // A translation sees the since_version of its row: the version that moves the axes from an attribute to
 // an input has a row of its own.
 #include <fmt/format.h>
@@ -12,9 +13,15 @@ constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
 
 /// Reductions: axes from the attribute (ReduceSum before 13, the others before 18) or the second input;
 /// none means every axis (or none at all with noop_with_empty_axes).
-template <const char* Type, int AxesInputSince, int Opset = 1>
+/// What a reduction computes around its sum: ReduceSumSquare sums squares, ReduceLogSum takes the log of
+/// the sum, ReduceLogSumExp both around exp.
+enum class around { none, square, log, log_exp };
+
+template <const char* Type, int AxesInputSince, int Opset = 1, around Around = around::none>
 void reduce(node_context& c) {
-  const auto x = c.need(0);
+  auto x = c.need(0);
+  if (Around == around::square) x = c.add("Multiply", 1, {x, x}, {{"auto_broadcast", "numpy"}});
+  if (Around == around::log_exp) x = c.add("Exp", 1, {x});
   const bool keep = c.i("keepdims", 1) == 1;  // ONNX Runtime keeps the axes for 1 only (2 and -1 drop them)
   std::optional<source> axes;
   if (c.version() < AxesInputSince) {
@@ -23,13 +30,26 @@ void reduce(node_context& c) {
     axes = c.input(1);
     // An empty axes tensor is no axes (OpenVINO's reductions read it as "reduce nothing").
     if (const auto v = axes ? c.constant_ints(1) : std::nullopt; v && v->empty()) axes.reset();
-    if (!axes && c.i("noop_with_empty_axes", 0) != 0) return c.output(0, x);
+    if (!axes && c.i("noop_with_empty_axes", 0) != 0) return c.output(0, c.need(0));
   }
   if (!axes) axes = c.axes_from(x, 0);
-  c.output(0, c.add(Type, Opset, {x, *axes}, {{"keep_dims", keep ? "true" : "false"}}));
+  auto y = c.add(Type, Opset, {x, *axes}, {{"keep_dims", keep ? "true" : "false"}});
+  if (Around == around::log || Around == around::log_exp) y = c.add("Log", 1, {y});
+  c.output(0, y);
 }
 constexpr char ReduceSum[] = "ReduceSum", ReduceMin[] = "ReduceMin", ReduceProd[] = "ReduceProd",
                ReduceL2[] = "ReduceL2", ReduceL1[] = "ReduceL1";
+
+/// CumSum: OpenVINO's CumSum, whose axis is a scalar; ONNX Runtime also takes a 1-D axis of one element,
+/// which is reshaped to one (a Reshape that refuses any other count, as ONNX Runtime does).
+void cumsum(node_context& c) {
+  auto axis = c.need(1);
+  if (const auto r = c.rank(1); !r || *r != 0)
+    axis = c.add("Reshape", 1, {axis, c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
+  c.output(0, c.add("CumSum", 3, {c.need(0), axis},
+                    {{"exclusive", c.i("exclusive", 0) != 0 ? "true" : "false"},
+                     {"reverse", c.i("reverse", 0) != 0 ? "true" : "false"}}));
+}
 
 template <bool Max>
 void arg(node_context& c) {
@@ -64,7 +84,14 @@ std::span<const onnx_entry> reduction_rows() {
       {"ReduceProd", 1, reduce<ReduceProd, 18>}, {"ReduceProd", 18, reduce<ReduceProd, 18>},
       {"ReduceSum", 1, reduce<ReduceSum, 13>}, {"ReduceSum", 13, reduce<ReduceSum, 13>},
       {"ReduceL2", 1, reduce<ReduceL2, 18, 4>}, {"ReduceL2", 18, reduce<ReduceL2, 18, 4>},
-      {"ReduceL1", 1, reduce<ReduceL1, 18, 4>}, {"ReduceL1", 18, reduce<ReduceL1, 18, 4>}, {"ArgMax", 1, arg<true>},
+      {"ReduceL1", 1, reduce<ReduceL1, 18, 4>}, {"ReduceL1", 18, reduce<ReduceL1, 18, 4>},
+      {"ReduceSumSquare", 1, reduce<ReduceSum, 18, 1, around::square>},
+      {"ReduceSumSquare", 18, reduce<ReduceSum, 18, 1, around::square>},
+      {"ReduceLogSum", 1, reduce<ReduceSum, 18, 1, around::log>},
+      {"ReduceLogSum", 18, reduce<ReduceSum, 18, 1, around::log>},
+      {"ReduceLogSumExp", 1, reduce<ReduceSum, 18, 1, around::log_exp>},
+      {"ReduceLogSumExp", 18, reduce<ReduceSum, 18, 1, around::log_exp>}, {"ArgMax", 1, arg<true>},
+      {"CumSum", 11, cumsum},
       {"ArgMin", 1, arg<false>}, {"TopK", 1, top_k}, {"TopK", 10, top_k},
   };
   return rows;

@@ -35,6 +35,12 @@ void reshape5(node_context& c) {
   const bool allowzero = c.version() >= 14 && c.i("allowzero", 0) != 0;
   c.output(0, c.add("Reshape", 1, {c.need(0), c.need(1)}, {{"special_zero", allowzero ? "false" : "true"}}));
 }
+// Reshape-1: the pattern is the `shape` attribute (0 copies, -1 infers, as from 5 on).
+void reshape1(node_context& c) {
+  const auto shape = c.ints("shape");
+  if (!shape) c.bad("Reshape-1 needs the attribute shape");
+  c.output(0, c.add("Reshape", 1, {c.need(0), c.i64(*shape)}, {{"special_zero", "true"}}));
+}
 void shape1(node_context& c) { c.output(0, c.shape_of(c.need(0))); }
 void shape15(node_context& c) {
   const auto s = c.shape_of(c.need(0));
@@ -149,6 +155,11 @@ void constant_of_shape(node_context& c) {
 // Range-1: the output has the inputs' element type (a float range counts in floats: 0.5 to 7.2 by 1.5 is 5
 // values), as ONNX's Range does; Range-4 would write one output type for every range.
 void range(node_context& c) { c.output(0, c.add("Range", 1, {c.need(0), c.need(1), c.need(2)})); }
+void range_ms(node_context& c) {
+  const auto start = c.need(0);
+  const auto delta = c.input(2) ? *c.input(2) : c.add("ConvertLike", 1, {c.i64({1}, std::vector<std::int64_t>{}), start});
+  c.output(0, c.add("Range", 1, {start, c.need(1), delta}));
+}
 void constant(node_context& c) {
   if (const auto* a = c.attribute("value"); a != nullptr) {
     if (!a->has_t()) c.bad("attribute value is not a tensor");
@@ -168,6 +179,17 @@ void depth_to_space(node_context& c) {
 void space_to_depth(node_context& c) {
   c.output(0, c.add("SpaceToDepth", 1, {c.need(0)},
                     {{"mode", "blocks_first"}, {"block_size", fmt::format("{}", c.i("blocksize", 1))}}));
+}
+
+// The window functions (BlackmanWindow, HammingWindow, HannWindow): `size` values, of output_datatype
+// (f32 by default).
+void window_function(node_context& c) {
+  const auto size = c.add("Convert", 1, {c.need(0)}, {{"destination_type", "i64"}});
+  const auto scalar = std::vector<std::int64_t>{};
+  const auto positions = c.add("Range", 4, {c.i64({0}, scalar), size, c.i64({1}, scalar)}, {{"output_type", "i64"}});
+  const auto to = element_of(static_cast<int>(c.i("output_datatype", 1)));
+  if (!to) return c.not_covered(fmt::format("a window of ONNX data type {} is not covered", c.i("output_datatype", 1)));
+  c.output(0, c.add("Convert", 1, {positions}, {{"destination_type", std::string(name(*to))}}));
 }
 
 // Pad-2 (pads attribute) and Pad-11 (pads input, [begin..., end...]).
@@ -192,7 +214,7 @@ void pad11(node_context& c) {
 
 std::span<const onnx_entry> shape_rows() {
   static const std::vector<onnx_entry> rows = {
-      {"Reshape", 5, reshape5}, {"Reshape", 14, reshape5}, {"Shape", 1, shape1}, {"Shape", 15, shape15},
+      {"Reshape", 1, reshape1}, {"Reshape", 5, reshape5}, {"Reshape", 14, reshape5}, {"Shape", 1, shape1}, {"Shape", 15, shape15},
       {"Size", 1, size}, {"Flatten", 1, flatten}, {"Squeeze", 1, squeeze1}, {"Squeeze", 13, squeeze13},
       {"Unsqueeze", 1, unsqueeze1}, {"Unsqueeze", 13, unsqueeze13}, {"Transpose", 1, transpose},
       {"Concat", 4, concat}, {"Split", 2, split}, {"Split", 13, split}, {"Split", 18, split},
@@ -200,6 +222,10 @@ std::span<const onnx_entry> shape_rows() {
       {"ConstantOfShape", 9, constant_of_shape}, {"Range", 11, range}, {"Constant", 1, constant},
       {"DepthToSpace", 1, depth_to_space}, {"SpaceToDepth", 1, space_to_depth}, {"Pad", 2, pad2},
       {"Pad", 11, pad11},
+      // com.microsoft's Range (delta optional, 1 by default) and Pad (as ONNX's Pad-11).
+      {"Range", 1, range_ms, "com.microsoft"}, {"Pad", 1, pad11, "com.microsoft"},
+      {"BlackmanWindow", 17, window_function}, {"HammingWindow", 17, window_function},
+      {"HannWindow", 17, window_function},
   };
   return rows;
 }

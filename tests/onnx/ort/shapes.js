@@ -5,7 +5,8 @@
 //   node shapes.js --many LIST.json        LIST: [[MODEL, SPEC], ...] at batch 1; one JSON line per model
 //
 // SPEC as oracle.js reads it; each input at its `shape`, with its batch axis at BATCH (default 1), random
-// floats in its `range`, or its `value`. Prints one JSON object: {"outputs": {NAME: [dims...]}}, or
+// values of its `type` (float32 unless it says float64, float16, int8...uint64 or bool) in its `range`, or its
+// `value`. Prints one JSON object: {"outputs": {NAME: [dims...]}}, or
 // {"error": "..."} when the model does not load or the run throws. tests/onnx/shapes_ort.py compares these
 // with the shapes `reshape1 shapes -o` wrote.
 'use strict';
@@ -15,6 +16,36 @@ const fs = require('fs');
 const ort = require('./load')('shapes.js');
 
 const count = (shape) => shape.reduce((a, b) => a * b, 1);
+
+// IEEE half-precision bits of x (truncated; subnormals flushed to 0): ONNX Runtime takes float16 as Uint16Array.
+function halfBits(x) {
+  const u = new Uint32Array(new Float32Array([x]).buffer)[0];
+  const sign = (u >>> 16) & 0x8000;
+  const exp = ((u >>> 23) & 0xff) - 112;
+  if (exp <= 0) return sign;
+  if (exp >= 31) return sign | 0x7c00;
+  return sign | (exp << 10) | ((u >>> 13) & 0x3ff);
+}
+
+const INTEGERS = {int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, int32: Int32Array,
+                  uint32: Uint32Array};
+
+// n random values of TYPE: floats in [lo, hi), integers in [lo, hi], bools half true.
+function randomTensor(type, n, lo, hi, random, shape) {
+  const real = () => lo + (hi - lo) * random();
+  const integer = () => Math.floor(lo + (hi - lo + 1) * random());
+  switch (type) {
+    case 'float32': return new ort.Tensor('float32', Float32Array.from({length: n}, real), shape);
+    case 'float64': return new ort.Tensor('float64', Float64Array.from({length: n}, real), shape);
+    case 'float16': return new ort.Tensor('float16', Uint16Array.from({length: n}, () => halfBits(real())), shape);
+    case 'int64': return new ort.Tensor('int64', BigInt64Array.from({length: n}, () => BigInt(integer())), shape);
+    case 'uint64': return new ort.Tensor('uint64', BigUint64Array.from({length: n}, () => BigInt(integer())), shape);
+    case 'bool': return new ort.Tensor('bool', Uint8Array.from({length: n}, () => (random() < 0.5 ? 1 : 0)), shape);
+    default:
+      if (!INTEGERS[type]) throw new Error(`shapes.js: no random ${type} tensors`);
+      return new ort.Tensor(type, INTEGERS[type].from({length: n}, integer), shape);
+  }
+}
 
 async function shapes(model, spec, batch) {
   let seed = 7;
@@ -33,7 +64,7 @@ async function shapes(model, spec, batch) {
       else feeds[name] = new ort.Tensor('float32', Float32Array.from({length: n}, () => input.value), shape);
     } else {
       const [lo, hi] = input.range || [-1, 1];
-      feeds[name] = new ort.Tensor('float32', Float32Array.from({length: n}, () => lo + (hi - lo) * random()), shape);
+      feeds[name] = randomTensor(input.type || 'float32', n, lo, hi, random, shape);
     }
   }
   try {

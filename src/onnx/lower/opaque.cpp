@@ -1,0 +1,34 @@
+// The ONNX ops reshape1 leaves to "cannot tell", each with its reason: values that are not tensors
+// (sequences, optionals, strings), random values, and outputs whose length only the data decides. A node of
+// one of them is not covered: its outputs are unknown, and no answer goes past it.
+#include "families.hpp"
+
+namespace reshape1::onnx::detail {
+
+namespace {
+constexpr std::string_view sequence = "a sequence of tensors, which reshape1's graphs do not carry";
+constexpr std::string_view optional = "an optional value, which reshape1's graphs do not carry";
+constexpr std::string_view strings = "its values are strings, which reshape1's graphs do not carry";
+constexpr std::string_view random = "its values are random: no two runs give the same result to compare";
+}  // namespace
+
+std::span<const onnx_entry> opaque_rows() {
+  static const std::vector<onnx_entry> rows = {
+      untranslated("SequenceAt", 11, sequence), untranslated("SequenceConstruct", 11, sequence),
+      untranslated("SequenceEmpty", 11, sequence), untranslated("SequenceErase", 11, sequence),
+      untranslated("SequenceInsert", 11, sequence), untranslated("SequenceLength", 11, sequence),
+      untranslated("SequenceMap", 17, sequence), untranslated("SplitToSequence", 11, sequence),
+      untranslated("ConcatFromSequence", 11, sequence), untranslated("Optional", 15, optional),
+      untranslated("OptionalGetElement", 15, optional), untranslated("OptionalHasElement", 15, optional),
+      untranslated("StringNormalizer", 10, strings), untranslated("StringConcat", 20, strings),
+      untranslated("StringSplit", 20, strings), untranslated("RegexFullMatch", 20, strings),
+      untranslated("TfIdfVectorizer", 9, strings), untranslated("RandomNormal", 1, random),
+      untranslated("RandomNormalLike", 1, random), untranslated("RandomUniform", 1, random),
+      untranslated("RandomUniformLike", 1, random), untranslated("Bernoulli", 15, random),
+      untranslated("Multinomial", 7, random),
+      untranslated("MurmurHash3", 1, "its input may be strings, and its values are hashes", "com.microsoft"),
+  };
+  return rows;
+}
+
+}  // namespace reshape1::onnx::detail

@@ -1,0 +1,42 @@
+// Internal: the closed list of ONNX operator versions reshape1 knows (src/onnx/op_list.tsv, compiled in):
+// every schema version of the default domain up to opset 26, and the com.microsoft ops ONNX Runtime's CPU
+// provider runs, each with whether ONNX Runtime runs it. A node's version is looked up here; its
+// translation (lowering.hpp) is the table row that covers that version.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace reshape1::onnx::detail {
+
+/// How ONNX Runtime runs an operator version.
+enum class ort_runs { no, kernel, function };
+
+struct listed_op {
+  std::string_view domain;  ///< "ai.onnx" (the default domain) or "com.microsoft"
+  std::string_view op_type;
+  int since = 0;  ///< the since_version of the schema
+  ort_runs ort = ort_runs::no;
+};
+
+/// The newest opset of the default domain the list covers.
+inline constexpr int newest_opset = 26;
+
+/// The list, sorted by domain, op_type, since. Read once; a malformed list is a fault of reshape1's own
+/// build, and stops the process naming the line.
+[[nodiscard]] std::span<const listed_op> op_list();
+
+/// `text` parsed as op_list.tsv is: for the list's own test. The process stops, naming the line, on a
+/// malformed line, a domain other than the two, a version out of order or given twice.
+[[nodiscard]] std::span<const listed_op> parse_op_list(std::string_view text);
+
+/// The schema a node of (domain, op_type) runs in a model that imports `opset` of that domain: the listed
+/// version with the newest since at or below it. nullptr when there is none (no such op, or not yet).
+[[nodiscard]] const listed_op* schema_at(std::string_view domain, std::string_view op_type, int opset) noexcept;
+
+/// A node's domain as the list names it: "" and "ai.onnx" are "ai.onnx".
+[[nodiscard]] constexpr std::string_view listed_domain(std::string_view domain) noexcept {
+  return domain.empty() ? std::string_view("ai.onnx") : domain;
+}
+
+}  // namespace reshape1::onnx::detail
