@@ -190,18 +190,21 @@ std::vector<int> graph_lowering::lowering_order(const ::onnx::GraphProto& g) con
 }
 
 graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node) const {
-  const auto domain = listed_domain(node.domain() == "ai.onnx" ? std::string_view() : std::string_view(node.domain()));
+  const auto domain = listed_domain(node.domain());
   const bool default_domain = domain == "ai.onnx";
-  const auto imported = domain_versions.find(default_domain ? std::string() : node.domain());
-  const int opset = default_domain ? opset_ : imported != domain_versions.end() ? imported->second : 0;
+  // Another domain's version is the one the model imports of it; ONNX Runtime reads a com.microsoft node the
+  // model imports no version of at version 1, its only one.
+  const auto imported = domain_versions.find(node.domain());
+  const int opset = default_domain ? opset_ : imported != domain_versions.end() ? imported->second : 1;
   const auto& op = node.op_type();
   const auto qualified = default_domain ? op : fmt::format("{}.{}", node.domain(), op);
   if (default_domain && opset > newest_opset)
     return {nullptr, opset, fmt::format("the model's opset {} is above {}, the newest reshape1 knows", opset, newest_opset)};
   if (!default_domain && domain != "com.microsoft")
     return {nullptr, opset, fmt::format("{}: reshape1 translates ONNX's default domain and com.microsoft only", qualified)};
-  if (!default_domain && imported == domain_versions.end())
-    return {nullptr, opset, fmt::format("{}: the model imports no version of domain '{}'", qualified, node.domain())};
+  if (!default_domain && opset != 1)
+    return {nullptr, opset, fmt::format("{}: the model imports version {} of com.microsoft, which has version 1 only",
+                                        qualified, opset)};
   const auto* schema = schema_at(domain, op, opset);
   if (schema == nullptr)
     return {nullptr, opset, fmt::format("{} is no operator of domain {} at version {} that reshape1 knows", qualified, domain, opset)};

@@ -129,6 +129,23 @@ TEST_F(batch_rules, cumsum_along_the_batch_mixes_samples) {
   EXPECT_EQ(at4(cumsum(1)).summary.verdict(), batch_verdict::yes);
 }
 
+// ConvertLike takes only the element type of its second input: a constant converted like a batched tensor
+// does not hold the batch (the translations of Celu, Shrink, MatMulNBits... make such constants).
+TEST_F(batch_rules, convert_like_takes_only_the_type_of_its_second_input) {
+  ir_builder b;
+  const int x = b.parameter("[1,6]");
+  const int k = b.scalar(2);
+  const int like = b.layer("ConvertLike", "", {"[]", "[1,6]"}, {"[]"});
+  b.edge(k, like, 0);
+  b.edge(x, like, 1);
+  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,6]", "[]"}, {"[1,6]"});
+  b.edge(x, add, 0);
+  b.edge(like, add, 1);
+  b.result(add, "[1,6]");
+  EXPECT_EQ(listed(at4(b)), "");
+  EXPECT_EQ(at4(b).summary.verdict(), batch_verdict::yes);
+}
+
 // Interpolate along the batch: linear interpolation computes rows from neighbouring samples (no); nearest to
 // twice the rows repeats each sample in place or not depending on the coordinate mode (cannot tell); nearest
 // to a fixed count leaves samples out (no).

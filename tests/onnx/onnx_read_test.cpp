@@ -281,6 +281,21 @@ TEST(onnx, a_com_microsoft_node_is_translated_at_its_domain_s_version) {
   EXPECT_EQ(gelu->op_type(), "com.microsoft.Gelu");
   EXPECT_EQ(gelu->op_version(), 1);
   EXPECT_EQ(model::check_batch(g, {.batch = dimension(4)}).summary.verdict(), model::batch_verdict::yes);
+  // Without an import of com.microsoft, ONNX Runtime reads it at version 1 (its only one); another version
+  // it does not know.
+  auto bytes = fixture_bytes("com_microsoft");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_opset_import()->RemoveLast();
+  EXPECT_EQ(model::check(read_bytes(m.SerializeAsString(), "no_import.onnx")).summary.layers.not_covered, 0u);
+  auto* v2 = m.add_opset_import();
+  v2->set_domain("com.microsoft");
+  v2->set_version(2);
+  const auto report = model::check(read_bytes(m.SerializeAsString(), "v2.onnx"));
+  ASSERT_EQ(report.layers.size(), 1u);
+  EXPECT_EQ(report.layers[0].message,
+            "layer 'gelu' (id 1): com.microsoft.Gelu: the model imports version 2 of com.microsoft, which has version "
+            "1 only; its outputs are unknown");
 }
 
 TEST(onnx, findings_name_the_nodes_op_type_and_version) {

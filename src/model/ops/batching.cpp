@@ -289,6 +289,12 @@ void first_input(batch_op& o) {
   if (s != nullptr) keep_all(o, *s, s->axis);
 }
 
+void convert_like(batch_op& o) {
+  // Input 1 gives only its element type: its values, and so its batch, do not reach the output.
+  if (!o.data_ok(0) || !o.batched(0)) return;
+  keep_all(o, o.in[0], o.in[0].axis);
+}
+
 void batch_norm(batch_op& o) {
   // BatchNormInference-1 takes (gamma, beta, data, mean, variance); -5 takes the data first.
   const std::size_t data = o.l.opset >= 5 ? 0 : 2;
@@ -582,6 +588,7 @@ std::string_view batch_rule_name(batch_rule f) noexcept {
       {batch::mvn, "mvn"},
       {batch::over_axes_input, "over_axes_input"},
       {batch::cumulative, "cumulative"},
+      {batch::convert_like, "convert_like"},
       {batch::reduce, "reduce"},
       {batch::top_k, "top_k"},
       {batch::matmul, "matmul"},

@@ -293,6 +293,7 @@ void softmax(batch_op&);         ///< the `axis` attribute mixes
 void mvn(batch_op&);             ///< MVN-2 (attributes) and MVN-6 (axes input)
 void over_axes_input(batch_op&); ///< NormalizeL2, LRN: axes input 1 mixes, the shape stays
 void cumulative(batch_op&);      ///< CumSum: the axis input 1 mixes, the shape stays
+void convert_like(batch_op&);    ///< ConvertLike: input 0's batch; input 1 gives only a type
 void reduce(batch_op&);          ///< Reduce*: axes input 1 mixes; keep_dims
 void top_k(batch_op&);           ///< along the batch: drops samples
 void matmul(batch_op&);

@@ -659,7 +659,7 @@ constexpr rule_entry table[] = {
     {"Sqrt", 1, same_shape, batch::pointwise, no_values},
     {"Tan", 1, same_shape, batch::pointwise, no_values},
     {"Tanh", 1, same_shape, batch::pointwise, no_values},
-    {"ConvertLike", 1, convert_like, batch::first_input, no_values},
+    {"ConvertLike", 1, convert_like, batch::convert_like, no_values},
     {"Select", 1, select, batch::select, no_values},
     {"Clamp", 1, clamp, batch::pointwise, no_values},
     {"Exp", 1, same_shape, batch::pointwise, no_values},

@@ -90,6 +90,11 @@ struct conv_ports {
 /// group, plus its bias.
 source convolve(node_context& c, source x, source w, const conv_ports& at) {
   const auto spatial = spatial_axes(c, at.w);
+  // ONNX Runtime refuses a kernel_shape that is not the weights' window.
+  if (const auto kernel = c.ints("kernel_shape"))
+    if (const auto dims = c.constant_dims(at.w); dims && dims->size() == kernel->size() + 2 &&
+                                                  !std::equal(kernel->begin(), kernel->end(), dims->begin() + 2))
+      c.bad("kernel_shape is not the weights' window", "kernel_shape must equal the weights' dimensions from 2 on");
   const auto groups = c.i("group", 1);
   auto a = window(c, spatial, true);
   source y = groups == 1 ? c.add("Convolution", 1, {x, w}, a)

@@ -19,17 +19,19 @@ template <const char* Type>
 void binary(node_context& c) {
   c.output(0, c.add(Type, 1, {c.need(0), c.need(1)}, {{"auto_broadcast", "numpy"}}));
 }
-/// Max, Min, Sum, Mean: a chain of the binary op over every input.
+/// Max, Min, Sum, Mean: a chain of the binary op over every input, broadcast as NumPy does from opset 8;
+/// before it (version 6) the inputs are of one shape.
+std::string variadic_broadcast(const node_context& c) { return c.version() >= 8 ? "numpy" : "none"; }
 template <const char* Type>
 void variadic(node_context& c) {
   auto acc = c.need(0);
-  for (std::size_t k = 1; k < c.inputs(); ++k) acc = c.add(Type, 1, {acc, c.need(k)}, {{"auto_broadcast", "numpy"}});
+  for (std::size_t k = 1; k < c.inputs(); ++k) acc = c.add(Type, 1, {acc, c.need(k)}, {{"auto_broadcast", variadic_broadcast(c)}});
   c.output(0, acc);
 }
 void mean(node_context& c) {
   auto acc = c.need(0);
-  for (std::size_t k = 1; k < c.inputs(); ++k) acc = c.add("Add", 1, {acc, c.need(k)}, {{"auto_broadcast", "numpy"}});
-  if (c.inputs() > 1) acc = c.add("Divide", 1, {acc, c.f32({static_cast<float>(c.inputs())}, true)});
+  for (std::size_t k = 1; k < c.inputs(); ++k) acc = c.add("Add", 1, {acc, c.need(k)}, {{"auto_broadcast", variadic_broadcast(c)}});
+  if (c.inputs() > 1) acc = c.add("Divide", 1, {acc, like(c, static_cast<float>(c.inputs()), acc)});
   c.output(0, acc);
 }
 
@@ -196,6 +198,7 @@ std::span<const onnx_entry> elementwise_rows() {
       {"IsNaN", 9, is_nan}, {"IsInf", 10, is_inf}, {"CastLike", 15, cast_like},
       {"BitwiseAnd", 18, bitwise<BitwiseAnd>}, {"BitwiseOr", 18, bitwise<BitwiseOr>},
       {"BitwiseXor", 18, bitwise<BitwiseXor>}, {"BitwiseNot", 18, bitwise_not}, {"BitShift", 11, bit_shift},
+      {"Max", 6, variadic<Maximum>}, {"Min", 6, variadic<Minimum>}, {"Sum", 6, variadic<Add>}, {"Mean", 6, mean},
       {"Max", 8, variadic<Maximum>}, {"Min", 8, variadic<Minimum>}, {"Sum", 8, variadic<Add>}, {"Mean", 8, mean},
   };
   return rows;

@@ -57,15 +57,15 @@ source scalar_of(node_context& c, std::size_t i) {
   return c.add("Reshape", 1, {x, c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
 }
 
-// OneHot: each index compared with 0..depth-1 along a new axis, giving `values`[1] where equal and
-// `values`[0] elsewhere; a negative index counts from depth. The new axis is made last and, for another
-// `axis`, moved there (which needs the indices' rank).
+// OneHot: each index compared with 0..depth-1 along a new axis at `axis`, giving `values`[1] where equal
+// and `values`[0] elsewhere; a negative index counts from depth. The indices get the new axis as a 1
+// (Unsqueeze: a negative axis counts from the output's rank, as OneHot's does) and 0..depth-1 is shaped to
+// lie along it (ones elsewhere, the shape computed from the indices' rank when the graph runs).
 void one_hot(node_context& c) {
   const auto scalar = std::vector<std::int64_t>{};
   const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto axis = c.i("axis", -1);
   const auto rank = c.rank(0);
-  if (axis != -1 && !rank) return c.not_covered("OneHot along an axis other than the last, of indices of unknown rank, is not covered");
   if (rank && *rank == 0) c.bad("its indices are a scalar", "OneHot takes indices of rank 1 at least");
   // ONNX Runtime refuses a depth below 1 and values of other than two elements.
   if (const auto depth = c.constant_ints(1); depth && depth->size() == 1 && (*depth)[0] < 1)
@@ -82,24 +82,21 @@ void one_hot(node_context& c) {
   index = c.add("Select", 1, {c.add("Less", 1, {index, c.i64({0}, scalar)}, numpy),
                               c.add("Add", 1, {index, depth}, numpy), index},
                 numpy);
-  const auto positions = c.add("Range", 4, {c.i64({0}, scalar), depth, c.i64({1}, scalar)}, {{"output_type", "i64"}});
-  const auto hit = c.add("Equal", 1, {c.add("Unsqueeze", 1, {index, c.i64({-1})}), positions}, numpy);
+  auto positions = c.add("Range", 4, {c.i64({0}, scalar), depth, c.i64({1}, scalar)}, {{"output_type", "i64"}});
+  const auto expanded = c.add("Unsqueeze", 1, {index, c.i64({axis})});
+  if (axis != -1) {
+    const auto out_rank = c.shape_of(c.shape_of(expanded));
+    const auto ones = c.add("Broadcast", 3, {c.i64({1}, scalar), out_rank}, {{"mode", "numpy"}});
+    const auto at = axis >= 0 ? c.i64({axis}) : c.add("Add", 1, {out_rank, c.i64({axis})}, numpy);
+    const auto along = c.add("ScatterUpdate", 3, {ones, at, c.add("Unsqueeze", 1, {depth, c.i64({0})}), c.i64({0}, scalar)});
+    positions = c.add("Reshape", 1, {positions, along}, {{"special_zero", "false"}});
+  }
+  const auto hit = c.add("Equal", 1, {expanded, positions}, numpy);
   const auto values = c.need(2);
   const auto pick = [&](std::int64_t k) {
     return c.add("Gather", 8, {values, c.i64({k}, scalar), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
   };
-  auto y = c.add("Select", 1, {hit, pick(1), pick(0)}, numpy);
-  if (rank && axis != -1 && axis != static_cast<std::int64_t>(*rank)) {
-    const auto r = static_cast<std::int64_t>(*rank);
-    const auto at = axis < 0 ? axis + r + 1 : axis;
-    std::vector<std::int64_t> order;
-    for (std::int64_t k = 0; k < r; ++k) {
-      if (k == at) order.push_back(r);
-      order.push_back(k);
-    }
-    y = c.add("Transpose", 1, {y, c.i64(order)});
-  }
-  c.output(0, y);
+  c.output(0, c.add("Select", 1, {hit, pick(1), pick(0)}, numpy));
 }
 
 // Compress: the elements (or slices along `axis`) whose condition is true, gathered at NonZero's
@@ -130,7 +127,11 @@ void reverse_sequence(node_context& c) {
   const auto shape = c.shape_of(x);
   const auto steps = c.add("Gather", 8, {shape, c.i64({time_axis}, scalar), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
   auto t = c.add("Range", 4, {c.i64({0}, scalar), steps, c.i64({1}, scalar)}, {{"output_type", "i64"}});
-  auto lengths = c.add("Convert", 1, {c.need(1)}, {{"destination_type", "i64"}});
+  // One length per batch entry: a Reshape to the batch's size refuses any other count (ONNX Runtime refuses
+  // it), rather than a broadcast letting one length serve every batch.
+  const auto batch = c.add("Gather", 8, {shape, c.i64({batch_axis}), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
+  auto lengths = c.add("Reshape", 1, {c.add("Convert", 1, {c.need(1)}, {{"destination_type", "i64"}}), batch},
+                       {{"special_zero", "false"}});
   // [time, 1] against [1, batch], or [1, time] against [batch, 1].
   if (time_axis == 0) t = c.add("Unsqueeze", 1, {t, c.i64({1})});
   else lengths = c.add("Unsqueeze", 1, {lengths, c.i64({1})});

@@ -44,6 +44,7 @@ constexpr char ReduceSum[] = "ReduceSum", ReduceMin[] = "ReduceMin", ReduceProd[
 /// which is reshaped to one (a Reshape that refuses any other count, as ONNX Runtime does).
 void cumsum(node_context& c) {
   auto axis = c.need(1);
+  if (const auto r = c.rank(1); r && *r > 1) c.bad(fmt::format("its axis has rank {}", *r), "CumSum's axis is 0-D or 1-D");
   if (const auto r = c.rank(1); !r || *r != 0)
     axis = c.add("Reshape", 1, {axis, c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
   c.output(0, c.add("CumSum", 3, {c.need(0), axis},

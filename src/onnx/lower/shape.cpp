@@ -106,6 +106,10 @@ void split(node_context& c) {
   } else {
     lengths = c.input(1);
   }
+  // From 18 a Split takes its lengths or num_outputs, one of the two: ONNX Runtime refuses both and neither.
+  if (c.version() >= 18 && lengths.has_value() == c.i("num_outputs").has_value())
+    c.bad(lengths ? "it has both a split input and num_outputs" : "it has neither a split input nor num_outputs",
+          "Split takes one of the two from opset 18");
   const auto axis_const = c.i64({axis}, std::vector<std::int64_t>{});
   source y = lengths ? c.add("VariadicSplit", 1, {x, axis_const, *lengths}, {}, n)
                      : c.add("Split", 1, {x, axis_const}, {{"num_splits", fmt::format("{}", c.i("num_outputs", static_cast<std::int64_t>(n)))}}, n);
@@ -184,6 +188,10 @@ void space_to_depth(node_context& c) {
 // The window functions (BlackmanWindow, HammingWindow, HannWindow): `size` values, of output_datatype
 // (f32 by default).
 void window_function(node_context& c) {
+  // ONNX Runtime takes a scalar size of 1 at least.
+  if (const auto r = c.rank(0); r && *r != 0) c.bad(fmt::format("its size has rank {}", *r), "the size is a scalar");
+  if (const auto v = c.constant_ints(0); v && v->size() == 1 && (*v)[0] < 1)
+    c.bad(fmt::format("its size is {}", (*v)[0]), "a window has 1 value at least");
   const auto size = c.add("Convert", 1, {c.need(0)}, {{"destination_type", "i64"}});
   const auto scalar = std::vector<std::int64_t>{};
   const auto positions = c.add("Range", 4, {c.i64({0}, scalar), size, c.i64({1}, scalar)}, {{"output_type", "i64"}});
