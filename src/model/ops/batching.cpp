@@ -355,21 +355,18 @@ void mvn(batch_op& o) {
   unary_except(o, axes, why::batch_on_normalised_axis, {1});
 }
 
-void over_axes_input(batch_op& o) {
+/// The data's shape kept, its elements mixed along the axes input 1 holds: `unknown` when those are not
+/// known, `mixes` when the batch is among them.
+void along_axes_input(batch_op& o, why unknown, why mixes) {
   const auto r = o.in_rank(0);
   if (!r) return o.cannot_tell(why::data_rank_unknown);
   const auto axes = axes_input(o, 1, *r);
-  if (!axes) return o.cannot_tell(why::normalised_axes_unknown);
-  unary_except(o, *axes, why::batch_on_normalised_axis, {1});
+  if (!axes) return o.cannot_tell(unknown);
+  unary_except(o, *axes, mixes, {1});
 }
 
-void cumulative(batch_op& o) {
-  const auto r = o.in_rank(0);
-  if (!r) return o.cannot_tell(why::data_rank_unknown);
-  const auto axes = axes_input(o, 1, *r);
-  if (!axes) return o.cannot_tell(why::accumulated_axis_unknown);
-  unary_except(o, *axes, why::batch_on_accumulated_axis, {1});
-}
+void over_axes_input(batch_op& o) { along_axes_input(o, why::normalised_axes_unknown, why::batch_on_normalised_axis); }
+void cumulative(batch_op& o) { along_axes_input(o, why::accumulated_axis_unknown, why::batch_on_accumulated_axis); }
 
 void reduce(batch_op& o) {
   const auto r = o.in_rank(0);
