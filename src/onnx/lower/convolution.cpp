@@ -115,15 +115,17 @@ void fused_conv(node_context& c) {
 // and convert, which keeps the shapes and which elements meet. ConvInteger gives i32; QLinearConv the type
 // of its output zero point (u8 by default).
 void conv_integer(node_context& c) {
-  const auto f32 = [&](std::size_t i) { return c.add("Convert", 1, {c.need(i)}, {{"destination_type", "f32"}}); };
-  const auto y = convolve(c, f32(0), f32(1), {.w = 1, .bias = std::nullopt});
+  // One statement each: the layers' order (and ids) must not depend on the compiler's order of arguments.
+  const auto x = as_f32(c, c.need(0));
+  const auto w = as_f32(c, c.need(1));
+  const auto y = convolve(c, x, w, {.w = 1, .bias = std::nullopt});
   c.output(0, c.add("Convert", 1, {y}, {{"destination_type", "i32"}}));
 }
 void qlinear_conv(node_context& c) {
-  const auto f32 = [&](std::size_t i) { return c.add("Convert", 1, {c.need(i)}, {{"destination_type", "f32"}}); };
-  const auto y = convolve(c, f32(0), f32(3), {.w = 3, .bias = 8});
-  const auto type = c.constant_type(7);
-  c.output(0, c.add("Convert", 1, {y}, {{"destination_type", type ? std::string(name(*type)) : "u8"}}));
+  const auto x = as_f32(c, c.need(0));
+  const auto w = as_f32(c, c.need(3));
+  const auto y = convolve(c, x, w, {.w = 3, .bias = 8});
+  c.output(0, quantised_like(c, y, 7));
 }
 
 // ConvTranspose: ConvolutionBackpropData (grouped when `group` > 1). Its output's spatial sizes differ from

@@ -22,6 +22,17 @@ namespace reshape1::onnx::detail {
 /// around it keeps x's type as ONNX's does.
 inline source like(node_context& c, float v, source x) { return c.add("ConvertLike", 1, {c.f32({v}, true), x}); }
 
+/// x converted to f32: the integer and quantised products are computed as real ones (the same shapes, the
+/// same elements meeting).
+inline source as_f32(node_context& c, source x) { return c.add("Convert", 1, {x}, {{"destination_type", "f32"}}); }
+
+/// y converted to the type of node input `port` when a Const gives it, else to u8: a quantised output takes
+/// its zero point's type.
+inline source quantised_like(node_context& c, source y, std::size_t port) {
+  const auto type = c.constant_type(port);
+  return c.add("Convert", 1, {y}, {{"destination_type", type ? std::string(name(*type)) : "u8"}});
+}
+
 /// The pattern that flattens x to 2-D at `axis` (Flatten): see shape.cpp.
 source flattening_pattern(node_context& c, source x, std::int64_t axis);
 

@@ -11,16 +11,10 @@ namespace {
 using attributes = node_context::attributes;
 const attributes numpy{{"auto_broadcast", "numpy"}};
 
-source as_f32(node_context& c, source x) { return c.add("Convert", 1, {x}, {{"destination_type", "f32"}}); }
 /// `t` broadcast to x's shape, one way: ONNX Runtime refuses a bias or a gamma that would widen the input (a
 /// last dimension of 1 against a bias of 2), which NumPy's two-way broadcasting would allow.
 source to_shape_of(node_context& c, source t, source x) {
   return c.add("Broadcast", 3, {t, c.shape_of(x)}, {{"mode", "numpy"}});
-}
-/// Converted to the type of node input `port` when a Const gives it, else u8 (a quantised output's type).
-source quantised_like(node_context& c, source y, std::size_t port) {
-  const auto type = c.constant_type(port);
-  return c.add("Convert", 1, {y}, {{"destination_type", type ? std::string(name(*type)) : "u8"}});
 }
 
 // FusedMatMul (and TransposeMatMul, its older name): alpha · op(A) · op(B), the transposes of the last two

@@ -52,10 +52,6 @@ void dequantize(node_context& c) {
   c.output(0, c.add("Multiply", 1, {y, *scale}, {{"auto_broadcast", "numpy"}}));
 }
 
-/// Input i converted to f32 (the integer products are computed as real ones: the same shapes, the same
-/// elements meeting).
-source as_f32(node_context& c, source x) { return c.add("Convert", 1, {x}, {{"destination_type", "f32"}}); }
-
 // MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in i32. ONNX allows a zero point of A per row
 // ([M]), but ONNX Runtime takes one per tensor only (a scalar or one element), and refuses the model
 // otherwise; one of B is per tensor or per column ([N], as it broadcasts).
@@ -78,8 +74,7 @@ void matmul_integer(node_context& c) {
 void qlinear_matmul(node_context& c) {
   const auto y = c.add("MatMul", 1, {as_f32(c, c.need(0)), as_f32(c, c.need(3))},
                        {{"transpose_a", "false"}, {"transpose_b", "false"}});
-  const auto type = c.constant_type(7);
-  c.output(0, c.add("Convert", 1, {y}, {{"destination_type", type ? std::string(name(*type)) : "u8"}}));
+  c.output(0, quantised_like(c, y, 7));
 }
 // DynamicQuantizeLinear: the scale and zero point come from the minimum and maximum of the whole input (so
 // every element's result depends on every other's), y is x quantised to u8 with them.
