@@ -290,15 +290,21 @@ def pad(rng):
     return Case("Pad", 13, [s, ("ints", pads, [len(pads)])])
 
 
-def matmul(rng):
+def matmul_operands(rng, matrix, wrong):
+    """MatMul's operand shapes: matrices (each one time in 1/matrix a vector) with broadcast batch dimensions,
+    their inner dimensions made to differ `wrong` of the time."""
     k = rng.randint(1, 4)
-    a = shape(rng, rng.randint(0, 2), zero=0.0) + [rng.randint(1, 4), k] if rng.random() < 0.8 else [k]
-    b = [k, rng.randint(1, 4)] if rng.random() < 0.8 else [k]
+    a = shape(rng, rng.randint(0, 2), zero=0.0) + [rng.randint(1, 4), k] if rng.random() < matrix else [k]
+    b = [k, rng.randint(1, 4)] if rng.random() < matrix else [k]
     if len(a) > 2 and rng.random() < 0.5:
         b = broadcastable(rng, a[:-2]) + b
-    if rng.random() < 0.08:
+    if rng.random() < wrong:
         b[0] += 1
-    return Case("MatMul", 13, [a, b])
+    return a, b
+
+
+def matmul(rng):
+    return Case("MatMul", 13, list(matmul_operands(rng, 0.8, 0.08)))
 
 
 def topk_argmax(rng):
@@ -629,13 +635,7 @@ def quant(rng):
         s = shape(rng)
         return Case(op, 11, [("typed", INT32, s) if rng.random() < 0.06 else s], outputs=3)
     if op in ("MatMulInteger", "QLinearMatMul"):
-        k = rng.randint(1, 4)
-        a = shape(rng, rng.randint(0, 2), zero=0.0) + [rng.randint(1, 4), k] if rng.random() < 0.85 else [k]
-        b = [k, rng.randint(1, 4)] if rng.random() < 0.85 else [k]
-        if len(a) > 2 and rng.random() < 0.5:
-            b = broadcastable(rng, a[:-2]) + b
-        if rng.random() < 0.06:
-            b[0] += 1
+        a, b = matmul_operands(rng, 0.85, 0.06)
         n = b[-1] if len(b) == 2 else None
         a, b = ("typed", UINT8, a), ("typed", UINT8, b)
         if op == "MatMulInteger":
