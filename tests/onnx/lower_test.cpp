@@ -281,10 +281,12 @@ std::vector<lowering_case> normalization_cases() {
       {"LogSoftmax", 13, "x:f32[2,3,4]", "x", "y", "", "LogSoftmax", "[2,3,4]"},
       // The first largest of each line set to 1: TopK's index scattered into zeros.
       {"Hardmax", 1, "x:f32[2,3,4]", "x", "y", "",
-       "Reshape,TopK,ConvertLike,ShapeOf,Broadcast,ConvertLike,ShapeOf,Broadcast,ScatterElementsUpdate,ShapeOf,Reshape",
+       "Reshape,ShapeOf,Gather,Minimum,TopK,ConvertLike,ShapeOf,Broadcast,ConvertLike,ShapeOf,Broadcast,"
+       "ScatterElementsUpdate,ShapeOf,Reshape",
        "[2,3,4]"},
       {"Hardmax", 13, "x:f32[2,3,4]", "x", "y", attr_i("axis", 1),
-       "TopK,ConvertLike,ShapeOf,Broadcast,ConvertLike,ShapeOf,Broadcast,ScatterElementsUpdate", "[2,3,4]"},
+       "ShapeOf,Gather,Minimum,TopK,ConvertLike,ShapeOf,Broadcast,ConvertLike,ShapeOf,Broadcast,ScatterElementsUpdate",
+       "[2,3,4]"},
       {"RMSNormalization", 23, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y", "",
        "Multiply,Range,ReduceMean,ConvertLike,Add,Sqrt,ShapeOf,Broadcast,Divide,Multiply", "[2,3,4]"},
       // Scale and bias per group (18): the data as [N, groups, rest]; per channel (21): OpenVINO's op.
@@ -588,6 +590,10 @@ class row_coverage : public ::testing::Environment {
 /// More cases for rows whose attributes choose between lowerings: each also lowers its row.
 std::vector<lowering_case> variant_cases() {
   return {
+      // Along an axis of length 0 TopK takes none (ONNX Runtime gives the empty output).
+      {"Hardmax", 13, "x:f32[2,0,3]", "x", "y", attr_i("axis", 1),
+       "ShapeOf,Gather,Minimum,TopK,ConvertLike,ShapeOf,Broadcast,ConvertLike,ShapeOf,Broadcast,ScatterElementsUpdate",
+       "[2,0,3]"},
       // A scalar from ONNX: rank 1, ONNX Runtime's [1,1] or [1,0] (OpenVINO would give [0,0] for a zero).
       {"NonZero", 9, "x:f32[]", "x", "y", "", "NonZero", "[1,..1]"},
       // A slope of higher rank than the data: ONNX Runtime broadcasts both ways ([2,3]; OpenVINO's PReLU

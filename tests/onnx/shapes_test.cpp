@@ -174,6 +174,29 @@ graph {
   EXPECT_EQ(d.at("y"), "no shape");  // declared with no shape, and still so
 }
 
+TEST(shapes, a_node_one_of_whose_layers_fails_has_unknown_outputs) {
+  // GroupNormalization-18 is lowered to a few layers, the last a Reshape to the input's shape: with 6
+  // channels in 4 groups the inner Reshape fails, and the node's output is not [2,6,4] (it does not run).
+  const auto r = shapes_of(model_of(R"(
+ir_version: 8
+opset_import { domain: "" version: 18 }
+graph {
+  name: "g"
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 6 } dim { dim_value: 4 } } } } }
+  initializer { name: "s" data_type: 1 dims: 4 float_data: [1,1,1,1] }
+  initializer { name: "b" data_type: 1 dims: 4 float_data: [0,0,0,0] }
+  node { name: "gn" op_type: "GroupNormalization" input: ["x","s","b"] output: ["y"] attribute { name: "num_groups" i: 4 type: INT } }
+  node { name: "act" op_type: "Relu" input: ["y"] output: ["z"] }
+  output { name: "z" type { tensor_type { elem_type: 1 } } }
+}
+)"));
+  ASSERT_EQ(r.gaps.size(), 1U);
+  EXPECT_FALSE(r.gaps[0].not_covered);
+  EXPECT_EQ(r.gaps[0].name, "gn");
+  EXPECT_EQ(listed(r).at("y"), "[...]");
+  EXPECT_EQ(listed(r).at("z"), "[...]");
+}
+
 TEST(shapes, an_if_branch_tensor_is_declared_in_its_branch) {
   const auto r = shapes_of(fixture_bytes("if_branches"));
   EXPECT_EQ(listed(r).at("t"), "[1,6]");

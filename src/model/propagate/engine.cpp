@@ -2,6 +2,8 @@
 #include "model/propagate/engine.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -178,9 +180,26 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
   const auto layers = g.layers();
   p.follows_inputs.resize(layers.size(), false);
   std::vector<const tensor*> inputs;
+  // ONNX: the layers a node was lowered to stand for the node together. When one of them fails, the
+  // node's outputs are unknown, even where its last layer could give a shape without it (a Reshape to
+  // the shape of the node's input, after a failed inner Reshape): the node does not run. A failed layer
+  // is one with a finding (kept from before by a pass, or new), or one within a failed node.
+  const bool nodes = g.format() == model_format::onnx;
+  std::vector<char> failed(nodes ? layers.size() : 0, 0);
+  const auto within_failed_node = [&](const layer& l) {
+    return std::any_of(l.sources.begin(), l.sources.end(), [&](const std::optional<source>& s) {
+      if (!s || failed[s->layer] == 0) return false;
+      const auto& from = layers[s->layer];
+      return from.auxiliary && from.name == l.name && from.op_type() == l.op_type();
+    });
+  };
   for (const auto index : g.order()) {
-    if (pass != nullptr && !pass->runs(index)) continue;
     const auto& l = layers[index];
+    const auto lost_before = p.lost.size();
+    if (pass != nullptr && !pass->runs(index)) {
+      if (nodes) failed[index] = p.lost.size() > lost_before || within_failed_node(l);
+      continue;
+    }
     if (pass != nullptr) pass->replacing(index);
     const auto out = p.outputs[index];
     inputs.clear();
@@ -193,7 +212,12 @@ void propagate_into(const graph& g, std::span<const tensor* const> given, const 
     }
     p.follows_inputs[index] = follows;
     std::shared_ptr<const propagation> body;  // what a TensorIterator's or Loop's rule saw inside its body
-    run_rule(g, index, inputs, out, given_tensor, p, body);
+    const bool node_failed = nodes && within_failed_node(l);
+    if (node_failed)
+      std::fill(out.begin(), out.end(), tensor{});  // the failure is the inner layer's finding, reported once
+    else
+      run_rule(g, index, inputs, out, given_tensor, p, body);
+    if (nodes) failed[index] = node_failed || p.lost.size() > lost_before;
     if (body) {
       if (p.bodies.empty()) p.bodies.resize(layers.size());
       p.bodies[index] = std::move(body);

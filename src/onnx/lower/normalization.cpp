@@ -153,10 +153,13 @@ void softmax_2d(node_context& c, std::string_view type, int opset) {
 }
 
 /// Hardmax along `axis` of x: 1 at the first largest element of each line, 0 elsewhere (TopK's index of
-/// the largest, scattered into zeros of x's shape and type).
+/// the largest, scattered into zeros of x's shape and type). TopK takes min(1, the axis' length): an axis
+/// of length 0 has no largest element, and ONNX Runtime gives the empty output.
 source hardmax_along(node_context& c, source x, std::int64_t axis) {
   const auto scalar = std::vector<std::int64_t>{};
-  const auto top = c.add("TopK", 11, {x, c.i64({1}, scalar)},
+  const auto length = c.add("Gather", 8, {c.shape_of(x), c.i64({axis}, scalar), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
+  const auto k = c.add("Minimum", 1, {length, c.i64({1}, scalar)}, {{"auto_broadcast", "numpy"}});
+  const auto top = c.add("TopK", 11, {x, k},
                          {{"axis", fmt::format("{}", axis)}, {"mode", "max"}, {"sort", "none"},
                           {"index_element_type", "i64"}},
                          2);
