@@ -563,11 +563,42 @@ std::vector<lowering_case> control_flow_cases() {
   };
 }
 
+std::vector<lowering_case> attention_cases() {
+  return {
+      // Grouped query heads (4 over 2 key heads), the past before K and V, a 2-D mask: Y, the presents, the
+      // scores.
+      {"Attention", 23, "q:f32[2,4,3,5] k:f32[2,2,6,5] v:f32[2,2,6,7] m:f32[3,8] pk:f32[2,2,2,5] pv:f32[2,2,2,7]",
+       "q,k,v,m,pk,pv", "y,pk2,pv2,qk", "",
+       "ShapeOf,Slice,ShapeOf,Slice,Concat,Broadcast,Slice,Slice,Concat,Broadcast,Concat,Concat,Concat,ShapeOf,Slice,"
+       "Concat,VariadicSplit,ShapeOf,Slice,ShapeOf,Slice,Slice,Concat,Reshape,Unsqueeze,Unsqueeze,MatMul,Slice,Slice,"
+       "Concat,Reshape,Slice,ConvertLike,VariadicSplit,Slice,VariadicSplit,Broadcast,Add,SoftMax,ShapeOf,Slice,Slice,"
+       "Slice,Concat,Reshape,MatMul,Slice,Concat,Reshape", "[2,4,3,7] [2,2,8,5] [2,2,8,7] [2,4,3,8]"},
+      // 3-D: the heads from the attributes; 24: one length per batch entry.
+      {"Attention", 24, "q:f32[2,3,8] k:f32[2,5,4] v:f32[2,5,6] n:i64[2]=3,5", "q,k,v,,,,n", "y",
+       attr_i("q_num_heads", 4) + attr_i("kv_num_heads", 2),
+       "Reshape,Transpose,Reshape,Transpose,Reshape,Transpose,ShapeOf,Slice,ShapeOf,Slice,Concat,Broadcast,Slice,Slice,"
+       "Concat,Broadcast,Concat,ShapeOf,Slice,Concat,VariadicSplit,ShapeOf,Slice,ShapeOf,Slice,Slice,Concat,Reshape,"
+       "Unsqueeze,Unsqueeze,MatMul,Slice,Slice,Concat,Reshape,Slice,ConvertLike,VariadicSplit,Unsqueeze,Add,SoftMax,"
+       "ShapeOf,Slice,Slice,Slice,Concat,Reshape,MatMul,Slice,Concat,Reshape,Transpose,Reshape", "[2,3,12]"},
+      // 3-D with num_heads, the caches gathered by position; the first 4 of each head's 6 rotated.
+      {"RotaryEmbedding", 23, "x:f32[2,3,12] cos:f32[8,2]= sin:f32[8,2]= p:i64[2,3]=0,1,2,3,4,5", "x,cos,sin,p", "y",
+       attr_i("num_heads", 2) + attr_i("rotary_embedding_dim", 4),
+       "Reshape,ShapeOf,Slice,Concat,Concat,VariadicSplit,ShapeOf,Slice,Concat,VariadicSplit,Concat,Gather,Unsqueeze,"
+       "ShapeOf,Slice,Slice,Concat,Broadcast,Slice,Slice,Concat,Broadcast,Concat,VariadicSplit,Multiply,Concat,ShapeOf,"
+       "Reshape", "[2,3,12]"},
+      // com.microsoft's: positions one per (b, s), or one offset.
+      {"RotaryEmbedding", 1, "x:f32[2,3,8] p:i64[2,3]=0,1,2,3,4,5 cos:f32[8,2]= sin:f32[8,2]=", "x,p,cos,sin", "y", "",
+       "ShapeOf,Slice,Concat,Concat,VariadicSplit,Gather,ReduceSum,ShapeOf,Slice,ShapeOf,Slice,Concat,Broadcast,Slice,Slice,"
+       "Concat,Broadcast,Multiply",
+       "[2,3,8]", "com.microsoft"},
+  };
+}
+
 std::vector<lowering_case> cases() {
   std::vector<lowering_case> all;
   for (auto family : {elementwise_cases(), convolution_cases(), normalization_cases(), matmul_cases(), shape_cases(),
                       indexing_cases(), reduction_cases(), resize_cases(), recurrent_cases(), detection_cases(),
-                      quantization_cases(), control_flow_cases(), microsoft_cases()})
+                      quantization_cases(), control_flow_cases(), microsoft_cases(), attention_cases()})
     for (auto& c : family) all.push_back(std::move(c));
   return all;
 }
@@ -590,6 +621,11 @@ class row_coverage : public ::testing::Environment {
 /// More cases for rows whose attributes choose between lowerings: each also lowers its row.
 std::vector<lowering_case> variant_cases() {
   return {
+      // com.microsoft.RotaryEmbedding with one offset for the positions, of a 4-D input.
+      {"RotaryEmbedding", 1, "x:f32[2,2,3,4] p:i64[1]=2 cos:f32[8,2]= sin:f32[8,2]=", "x,p,cos,sin", "y", "",
+       "Transpose,ShapeOf,Slice,Concat,Concat,VariadicSplit,ShapeOf,Slice,Squeeze,Reshape,Range,Convert,Add,Gather,"
+       "ReduceSum,Unsqueeze,Multiply,Transpose",
+       "[2,2,3,4]", "com.microsoft"},
       // Along an axis of length 0 TopK takes none (ONNX Runtime gives the empty output).
       {"Hardmax", 13, "x:f32[2,0,3]", "x", "y", attr_i("axis", 1),
        "ShapeOf,Gather,Minimum,TopK,ConvertLike,ShapeOf,Broadcast,ConvertLike,ShapeOf,Broadcast,ScatterElementsUpdate",
@@ -862,8 +898,6 @@ TEST(lower_table, an_untranslated_row_says_why) {
 const std::set<std::string>& not_yet_translated() {
   static const std::set<std::string> versions = {
       "AffineGrid-20",
-      "Attention-23",
-      "Attention-24",
       "CenterCropPad-18",
       "Col2Im-18",
       "DFT-17",
@@ -884,7 +918,6 @@ const std::set<std::string>& not_yet_translated() {
       "NegativeLogLikelihoodLoss-12",
       "NegativeLogLikelihoodLoss-13",
       "NegativeLogLikelihoodLoss-22",
-      "RotaryEmbedding-23",
       "STFT-17",
       "Scan-8",
       "SoftmaxCrossEntropyLoss-12",
@@ -913,7 +946,6 @@ const std::set<std::string>& not_yet_translated() {
       "com.microsoft.QAttention-1",
       "com.microsoft.QEmbedLayerNormalization-1",
       "com.microsoft.QMoE-1",
-      "com.microsoft.RotaryEmbedding-1",
       "com.microsoft.SampleOp-1",
       "com.microsoft.SparseAttention-1",
       "com.microsoft.SparseToDenseMatMul-1",

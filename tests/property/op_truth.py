@@ -746,6 +746,143 @@ def microsoft(rng):
     return Case(op, 17, [s], domain=ms)
 
 
+def ms_rotary(rng):
+    """com.microsoft.RotaryEmbedding: input [B, S, heads * head] or [B, heads, S, head], position_ids [B, S] (values
+    below the caches' rows) or one offset (at most rows - S), caches [rows, head / 2]. Invalid: position_ids of
+    another batch, caches of two shapes, 3-D caches."""
+    b, s, heads, head = rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 3), rng.choice([2, 4])
+    x = [b, heads, s, head] if rng.random() < 0.5 else [b, s, heads * head]
+    rows = s + rng.randint(0, 2)
+    bad = rng.choice(["batch", "sin", "rank"]) if rng.random() < 0.125 else None
+    if rng.random() < 0.5 or bad == "batch":
+        n = b + (1 if bad == "batch" else 0)
+        positions = ("ints", [rng.randrange(rows) for _ in range(n * s)], [n, s])
+    else:
+        positions = ("ints", [rng.randint(0, rows - s)], [1])
+    cos = [rows, head // 2] if bad != "rank" else [1, rows, head // 2]
+    sin = [rows + 1, head // 2] if bad == "sin" else list(cos)
+    return Case("RotaryEmbedding", 17, [x, positions, cos, sin], i("num_heads", heads), domain="com.microsoft")
+
+
+def attention(rng):
+    """ONNX's Attention (opsets 23 and 24) and RotaryEmbedding (23, and com.microsoft's: ms_rotary), of float tensors.
+    Attention: Q, K and V all 3-D ([B, S, heads * head], q_num_heads and kv_num_heads given) or all 4-D ([B, heads,
+    S, head], the head counts given or not), q heads a multiple of kv heads, V of its own head size; perhaps an
+    additive mask of rank 2 to 4 (q's length and the total length last, 1 or q heads before, 1 or B before that),
+    past_key and past_value of 0 to 3 steps, at opset 24 nonpad_kv_seqlen (an initializer of B lengths up to the
+    total length), is_causal, scale; 1, 3 or 4 outputs (3 or 4 with a past: ONNX Runtime refuses a past without
+    present_key).
+    RotaryEmbedding: X 3-D (num_heads given) or 4-D (num_heads given or not), its head size even;
+    rotary_embedding_dim 0 or an even number up to the head size; caches [B, S, rotary / 2] or, with position_ids
+    (an initializer [B, S] of values below M), [M, rotary / 2] with M at least S; interleaved or not.
+    Invalid: a batch, head size, length or head count that differs, q heads not a multiple of kv heads, a 3-D hidden
+    size its heads do not divide or without its head counts, past_key without past_value, a mask of another total
+    length, q length (or of 1 row for it, which ONNX would broadcast and ONNX Runtime refuses) or head count, nonpad_kv_seqlen beside a past, Q and K of two ranks; caches of another width than
+    rotary / 2, of two shapes or of another batch, position_ids of another shape, rotary_embedding_dim past the head
+    size."""
+    if rng.random() < 0.2:
+        return ms_rotary(rng)
+    if rng.random() < 0.5:
+        b, s, heads, head = rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 3), rng.choice([2, 4])
+        four = rng.random() < 0.5
+        rotary = rng.choice([0, 0] + list(range(2, head + 1, 2)))
+        bad = rng.choice(["width", "sin", "batch", "rotary", "heads"]) if rng.random() < 0.125 else None
+        if bad == "rotary" or bad == "heads" and four:
+            rotary = head + 2
+        width = (rotary or head) // 2 + (1 if bad == "width" else 0)
+        x = [b, heads, s, head] if four else [b, s, heads * head]
+        attrs = ""
+        if bad == "heads":
+            attrs = rng.choice(["", i("num_heads", heads * head + 1)])
+        elif not four or rng.random() < 0.3:
+            attrs = i("num_heads", heads)
+        if rotary:
+            attrs += i("rotary_embedding_dim", rotary)
+        if rng.random() < 0.5:
+            attrs += i("interleaved", rng.randint(0, 1))
+        position_ids = None
+        if rng.random() < 0.5:
+            m = s + rng.randint(0, 2)
+            rows = s + (1 if bad == "batch" else 0)
+            position_ids = ("ints", [rng.randrange(m) for _ in range(b * rows)], [b, rows])
+            cos = [m, width]
+        else:
+            cos = [b + (1 if bad == "batch" else 0), s, width]
+        sin = list(cos)
+        if bad == "sin":
+            sin[0] += 1
+        return Case("RotaryEmbedding", 23, [x, cos, sin] + ([position_ids] if position_ids else []), attrs)
+    opset = rng.choice([23, 24])
+    b, kv, group = rng.randint(1, 3), rng.randint(1, 2), rng.randint(1, 2)
+    sq, skv, head, v_head = rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 4)
+    four = rng.random() < 0.5
+    past = rng.randint(0, 3) if rng.random() < 0.3 else None
+    bad = None
+    if rng.random() < 0.125:
+        bad = rng.choice(["batch", "head", "length", "group", "hidden", "past_key", "past_length", "past_heads",
+                          "mask_total", "mask_q", "mask_heads", "attribute", "nonpad", "rank"])
+    q_heads = kv * group
+    if bad == "group":
+        kv, q_heads = 2, rng.choice([1, 3])
+    if bad in ("past_key", "past_length", "past_heads", "nonpad") and past is None:
+        past = rng.randint(1, 3)
+    total = skv + (past or 0)
+    if four:
+        q, k, v = [b, q_heads, sq, head], [b, kv, skv, head], [b, kv, skv, v_head]
+        attrs = i("q_num_heads", q_heads) + i("kv_num_heads", kv) if rng.random() < 0.4 else ""
+        if bad == "attribute":
+            attrs = i("q_num_heads", q_heads + 1) + i("kv_num_heads", kv)
+        elif bad in ("head", "hidden"):
+            k[3] += 1
+    else:
+        q, k, v = [b, sq, q_heads * head], [b, skv, kv * head], [b, skv, kv * v_head]
+        attrs = i("q_num_heads", q_heads) + i("kv_num_heads", kv)
+        if bad == "attribute":
+            attrs = i("q_num_heads", q_heads)
+        elif bad == "head":
+            k[2] += 1
+        elif bad == "hidden":
+            q[2] += 1
+    if bad == "batch":
+        k[0] += 1
+    elif bad == "length":
+        v[-2 if four else 1] += 1
+    elif bad == "rank":
+        k = k[:1] + [k[1] * k[2]] + k[3:] if four else [b, kv, skv, head]
+    mask = None
+    if rng.random() < 0.4 or bad in ("mask_total", "mask_q", "mask_heads"):
+        rank = rng.randint(3, 4) if bad == "mask_heads" else rng.randint(2, 4)
+        mask = [rng.choice([1, b]), rng.choice([1, q_heads]), sq, total][4 - rank:]
+        if bad == "mask_total":
+            mask[-1] += 1
+        elif bad == "mask_q":
+            mask[-2] = 1 if sq > 1 and rng.random() < 0.5 else sq + 1
+        elif bad == "mask_heads":
+            mask[-3] = q_heads + 1
+    past_key = past_value = None
+    if past is not None:
+        past_key, past_value = [b, kv, past, head], [b, kv, past, v_head]
+        if bad == "past_key":
+            past_value = None
+        elif bad == "past_length":
+            past_value[2] += 1
+        elif bad == "past_heads":
+            past_key[1] += 1
+    nonpad = None
+    if bad == "nonpad" or opset == 24 and past is None and rng.random() < 0.3:
+        opset = 24
+        nonpad = ("ints", [rng.randint(0, total) for _ in range(b)], [b])
+    if rng.random() < 0.3:
+        attrs += i("is_causal", rng.randint(0, 1))
+    if rng.random() < 0.2:
+        attrs += flt("scale", rng.choice([0.25, 0.5, 2.0]))
+    inputs = [q, k, v, mask, past_key, past_value, nonpad]
+    while inputs[-1] is None:
+        inputs.pop()
+    outputs = rng.choice([3, 4]) if past is not None else rng.choice([1, 1, 3, 4])
+    return Case("Attention", opset, inputs, attrs, outputs=outputs)
+
+
 FAMILIES = {
     "binary": binary, "unary": unary, "reduce": reduce, "transpose": transpose, "concat": concat, "split": split,
     "slice": slice_, "gather": gather, "squeeze_unsqueeze": squeeze_unsqueeze, "flatten": flatten, "reshape": reshape,
@@ -753,6 +890,7 @@ FAMILIES = {
     "activation": activation, "predicates": predicates, "bitwise": bitwise, "hardmax": hardmax,
     "normalization": normalization, "reduce_more": reduce_more, "cumsum": cumsum, "onehot": onehot,
     "compress": compress, "reverse_sequence": reverse_sequence, "quant": quant, "microsoft": microsoft,
+    "attention": attention,
 }
 
 
