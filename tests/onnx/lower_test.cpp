@@ -570,16 +570,17 @@ std::vector<lowering_case> attention_cases() {
       {"Attention", 23, "q:f32[2,4,3,5] k:f32[2,2,6,5] v:f32[2,2,6,7] m:f32[3,8] pk:f32[2,2,2,5] pv:f32[2,2,2,7]",
        "q,k,v,m,pk,pv", "y,pk2,pv2,qk", "",
        "ShapeOf,Slice,ShapeOf,Slice,Concat,Broadcast,Slice,Slice,Concat,Broadcast,Concat,Concat,Concat,ShapeOf,Slice,"
-       "Concat,VariadicSplit,ShapeOf,Slice,ShapeOf,Slice,Slice,Concat,Reshape,Unsqueeze,Unsqueeze,MatMul,Slice,Slice,"
-       "Concat,Reshape,Slice,ConvertLike,VariadicSplit,Slice,VariadicSplit,Broadcast,Add,SoftMax,ShapeOf,Slice,Slice,"
-       "Slice,Concat,Reshape,MatMul,Slice,Concat,Reshape", "[2,4,3,7] [2,2,8,5] [2,2,8,7] [2,4,3,8]"},
+       "Concat,VariadicSplit,ShapeOf,Slice,ShapeOf,Slice,Divide,Slice,Slice,Slice,Concat,Reshape,Unsqueeze,Unsqueeze,"
+       "MatMul,Slice,Slice,Concat,Reshape,Slice,ConvertLike,VariadicSplit,Slice,VariadicSplit,Broadcast,Add,SoftMax,"
+       "ShapeOf,Slice,Slice,Slice,Concat,Reshape,MatMul,Slice,ShapeOf,Slice,Concat,Reshape", "[2,4,3,7] [2,2,8,5] [2,2,8,7] [2,4,3,8]"},
       // 3-D: the heads from the attributes; 24: one length per batch entry.
       {"Attention", 24, "q:f32[2,3,8] k:f32[2,5,4] v:f32[2,5,6] n:i64[2]=3,5", "q,k,v,,,,n", "y",
        attr_i("q_num_heads", 4) + attr_i("kv_num_heads", 2),
-       "Reshape,Transpose,Reshape,Transpose,Reshape,Transpose,ShapeOf,Slice,ShapeOf,Slice,Concat,Broadcast,Slice,Slice,"
-       "Concat,Broadcast,Concat,ShapeOf,Slice,Concat,VariadicSplit,ShapeOf,Slice,ShapeOf,Slice,Slice,Concat,Reshape,"
-       "Unsqueeze,Unsqueeze,MatMul,Slice,Slice,Concat,Reshape,Slice,ConvertLike,VariadicSplit,Unsqueeze,Add,SoftMax,"
-       "ShapeOf,Slice,Slice,Slice,Concat,Reshape,MatMul,Slice,Concat,Reshape,Transpose,Reshape", "[2,3,12]"},
+       "Reshape,Transpose,Reshape,Transpose,Reshape,Transpose,ShapeOf,Slice,ShapeOf,Slice,Concat,Broadcast,Slice,"
+       "Slice,Concat,Broadcast,Concat,ShapeOf,Slice,Concat,VariadicSplit,ShapeOf,Slice,ShapeOf,Slice,Divide,Slice,"
+       "Slice,Slice,Concat,Reshape,Unsqueeze,Unsqueeze,MatMul,Slice,Slice,Concat,Reshape,Slice,ConvertLike,"
+       "VariadicSplit,Unsqueeze,Add,SoftMax,ShapeOf,Slice,Slice,Slice,Concat,Reshape,MatMul,Slice,ShapeOf,Slice,"
+       "Concat,Reshape,Transpose,Reshape", "[2,3,12]"},
       // 3-D with num_heads, the caches gathered by position; the first 4 of each head's 6 rotated.
       {"RotaryEmbedding", 23, "x:f32[2,3,12] cos:f32[8,2]= sin:f32[8,2]= p:i64[2,3]=0,1,2,3,4,5", "x,cos,sin,p", "y",
        attr_i("num_heads", 2) + attr_i("rotary_embedding_dim", 4),
@@ -588,9 +589,35 @@ std::vector<lowering_case> attention_cases() {
        "Reshape", "[2,3,12]"},
       // com.microsoft's: positions one per (b, s), or one offset.
       {"RotaryEmbedding", 1, "x:f32[2,3,8] p:i64[2,3]=0,1,2,3,4,5 cos:f32[8,2]= sin:f32[8,2]=", "x,p,cos,sin", "y", "",
-       "ShapeOf,Slice,Concat,Concat,VariadicSplit,Gather,ReduceSum,ShapeOf,Slice,ShapeOf,Slice,Concat,Broadcast,Slice,Slice,"
-       "Concat,Broadcast,Multiply",
+       "ShapeOf,Slice,Multiply,Concat,Reshape,Concat,Concat,VariadicSplit,ShapeOf,Slice,Concat,VariadicSplit,Concat,"
+       "Gather,Unsqueeze,ShapeOf,Slice,Slice,Concat,Broadcast,Slice,Slice,Concat,Broadcast,Concat,Multiply,ShapeOf,"
+       "Reshape",
        "[2,3,8]", "com.microsoft"},
+      // com.microsoft's BERT attention: Q, K, V from one MatMul; a past of 2 steps, key lengths per entry.
+      {"Attention", 1, "x:f32[2,3,4] w:f32[4,12]= b:f32[12]= m:i32[2] past:f32[2,2,2,2,2]", "x,w,b,m,past", "y,present",
+       attr_i("num_heads", 2),
+       "MatMul,ShapeOf,Slice,VariadicSplit,Add,Split,Reshape,Transpose,Reshape,Transpose,Reshape,Transpose,VariadicSplit,"
+       "Squeeze,Concat,Squeeze,Concat,Unsqueeze,Unsqueeze,Concat,MatMul,ConvertLike,ShapeOf,Slice,Concat,VariadicSplit,"
+       "Unsqueeze,ShapeOf,Broadcast,Add,SoftMax,MatMul,Transpose,Reshape",
+       "[2,3,4] [2,2,2,5,2]", "com.microsoft"},
+      // MultiHeadAttention: separate Q, K, V with a bias, a past, key lengths; the scores out.
+      {"MultiHeadAttention", 1, "q:f32[2,3,4] k:f32[2,5,4] v:f32[2,5,6] b:f32[14]= m:i32[2,7] pk:f32[2,2,2,2] pv:f32[2,2,2,3]",
+       "q,k,v,b,m,,pk,pv", "y,pk2,pv2,qk", attr_i("num_heads", 2),
+       "ShapeOf,Slice,Concat,VariadicSplit,Add,Add,ShapeOf,Slice,VariadicSplit,Add,Reshape,Transpose,Slice,VariadicSplit,"
+       "Reshape,Transpose,Reshape,Transpose,ShapeOf,Slice,ShapeOf,Slice,Concat,Broadcast,Slice,Slice,Concat,Broadcast,"
+       "Concat,Concat,Concat,ShapeOf,Slice,Concat,VariadicSplit,MatMul,ConvertLike,ShapeOf,Slice,VariadicSplit,Unsqueeze,"
+       "ShapeOf,Broadcast,Add,SoftMax,MatMul,Transpose,Reshape",
+       "[2,3,6] [2,2,7,2] [2,2,7,3] [2,2,3,7]",
+       "com.microsoft"},
+      // And its embeddings: word, position and segment rows summed, normalised; the mask summed per entry.
+      {"EmbedLayerNormalization", 1,
+       "ids:i32[2,3] seg:i32[2,3] word:f32[10,4]= pos:f32[8,4]= segs:f32[2,4]= g:f32[4]= b:f32[4]= m:i32[2,3]",
+       "ids,seg,word,pos,segs,g,b,m", "y,mi,sum", "",
+       "ShapeOf,Slice,ShapeOf,Slice,Concat,Broadcast,Slice,Slice,Concat,Broadcast,ShapeOf,Slice,ShapeOf,Slice,Concat,"
+       "Broadcast,Slice,Slice,Concat,Broadcast,ShapeOf,Slice,ShapeOf,Slice,ShapeOf,Slice,Concat,Concat,VariadicSplit,Slice,"
+       "Gather,ShapeOf,Slice,Concat,VariadicSplit,ShapeOf,Broadcast,Add,Gather,Add,MVN,VariadicSplit,Multiply,"
+       "VariadicSplit,Add,ReduceSum",
+       "[2,3,4] [2] [2,3,4]", "com.microsoft"},
   };
 }
 
@@ -623,8 +650,8 @@ std::vector<lowering_case> variant_cases() {
   return {
       // com.microsoft.RotaryEmbedding with one offset for the positions, of a 4-D input.
       {"RotaryEmbedding", 1, "x:f32[2,2,3,4] p:i64[1]=2 cos:f32[8,2]= sin:f32[8,2]=", "x,p,cos,sin", "y", "",
-       "Transpose,ShapeOf,Slice,Concat,Concat,VariadicSplit,ShapeOf,Slice,Squeeze,Reshape,Range,Convert,Add,Gather,"
-       "ReduceSum,Unsqueeze,Multiply,Transpose",
+       "ShapeOf,Slice,Transpose,Concat,Concat,VariadicSplit,ShapeOf,Slice,Concat,VariadicSplit,Concat,Reshape,"
+       "Squeeze,Range,Convert,Add,Gather,Unsqueeze,Concat,Multiply,Transpose",
        "[2,2,3,4]", "com.microsoft"},
       // Along an axis of length 0 TopK takes none (ONNX Runtime gives the empty output).
       {"Hardmax", 13, "x:f32[2,0,3]", "x", "y", attr_i("axis", 1),
@@ -923,7 +950,6 @@ const std::set<std::string>& not_yet_translated() {
       "SoftmaxCrossEntropyLoss-12",
       "SoftmaxCrossEntropyLoss-13",
       "TensorScatter-24",
-      "com.microsoft.Attention-1",
       "com.microsoft.AttnLSTM-1",
       "com.microsoft.BifurcationDetector-1",
       "com.microsoft.CDist-1",
@@ -932,7 +958,6 @@ const std::set<std::string>& not_yet_translated() {
       "com.microsoft.DecoderMaskedMultiHeadAttention-1",
       "com.microsoft.DynamicQuantizeLSTM-1",
       "com.microsoft.DynamicTimeWarping-1",
-      "com.microsoft.EmbedLayerNormalization-1",
       "com.microsoft.GatherBlockQuantized-1",
       "com.microsoft.GridSample-1",
       "com.microsoft.GroupQueryAttention-1",
@@ -940,7 +965,6 @@ const std::set<std::string>& not_yet_translated() {
       "com.microsoft.MatMulFpQ4-1",
       "com.microsoft.MaxpoolWithMask-1",
       "com.microsoft.MoE-1",
-      "com.microsoft.MultiHeadAttention-1",
       "com.microsoft.NGramRepeatBlock-1",
       "com.microsoft.NhwcMaxPool-1",
       "com.microsoft.QAttention-1",

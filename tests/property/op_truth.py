@@ -42,8 +42,11 @@ class Case:
     """One single-node model in protobuf text: graph inputs of given shapes (float unless ("typed", elem_type, shape)),
     initializers for the other operands (("ints", values, dims): int64; ("const", elem_type, values, dims): any)."""
 
-    def __init__(self, op, opset, inputs, attrs="", outputs=1, domain=""):
+    def __init__(self, op, opset, inputs, attrs="", outputs=1, domain="", typed_outputs=()):
         self.op, self.opset, self.attrs, self.outputs, self.domain = op, opset, attrs, outputs, domain
+        # The outputs whose graph output says float (ONNX Runtime cannot infer the type of one bound to a type
+        # of its own, as com.microsoft.MultiHeadAttention's qk).
+        self.typed_outputs = set(typed_outputs)
         self.inputs = []  # (name, shape, elem_type) of the graph inputs
         self.inits = []
         self.node_inputs = []
@@ -81,8 +84,9 @@ class Case:
         graph_inputs = "\n  ".join(
             f'input {{ name: "{n}" type {{ tensor_type {{ elem_type: {t} shape {{'
             + "".join(f" dim {{ dim_value: {d} }}" for d in s) + " } } } }" for n, s, t in self.inputs)
-        graph_outputs = "\n  ".join(f'output {{ name: "y{k}" }}'
-                                    for k in range(self.outputs))
+        graph_outputs = "\n  ".join(
+            f'output {{ name: "y{k}"' + (" type { tensor_type { elem_type: 1 } }" if k in self.typed_outputs else "")
+            + " }" for k in range(self.outputs))
         domain = f' domain: "{self.domain}"' if self.domain else ""
         # A node of another domain (com.microsoft) is read at version 1 of it, beside the default domain's.
         other = f'opset_import {{ domain: "{self.domain}" version: 1 }}\n' if self.domain else ""
@@ -883,6 +887,174 @@ def attention(rng):
     return Case("Attention", opset, inputs, attrs, outputs=outputs)
 
 
+def bert_attention(rng):
+    """com.microsoft.Attention, the fused BERT attention: input [B, S, Di], weights [Di, D + D + Dv] and bias
+    [D + D + Dv] (graph inputs or initializers), num_heads N, qkv_hidden_sizes [D, D, Dv] (each a multiple of N) or
+    not (D = Dv = bias / 3), unidirectional 0, 1 or not given; perhaps an int32 mask_index ([B], [2B], [3B + 2],
+    [B, T], the dummy [B, 1] or [1, 1], or [B, S, T]; T = P + S, the total length), past [2, B, N, P, D / N]
+    (D = Dv; 2 outputs then: ONNX Runtime refuses a past without present) or an attention_bias [B or 1, N or 1, S, T]
+    (not both); 1 or 2 outputs, present [2, B, N, T, Dv / N] (ONNX Runtime's CPU kernel gives V's head size
+    there). No valid 4-D mask [B, 1, M, M]: ONNX Runtime's CPU kernel refuses every one.
+    Invalid: weights' first dimension not Di, a bias of another length, D or Dv not a multiple of N, a past of
+    another batch, head count or head size, or its 2 another number, a past with D and Dv that differ, a mask of
+    another batch or length, a 4-D mask (M below T, a 2 for its 1, or unidirectional), attention_bias of another
+    batch (not 1), head count (not 1), length or rank."""
+    b, s, n, di = rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 3), rng.randint(1, 5)
+    head, v_head = rng.randint(1, 4), rng.randint(1, 4)
+    bad = None
+    if rng.random() < 0.125:
+        bad = rng.choice(["weights", "bias", "heads", "past_batch", "past_heads", "past_head", "past_two", "past_v",
+                          "mask_batch", "mask_length", "mask_4d", "bias_batch", "bias_heads", "bias_length",
+                          "bias_rank"])
+    past = None
+    if bad in ("past_batch", "past_heads", "past_head", "past_two", "past_v") or rng.random() < 0.3 and bad not in (
+            "bias_batch", "bias_heads", "bias_length", "bias_rank"):
+        past = rng.randint(0, 3)
+    sizes = rng.random() < 0.4 or bad == "past_v"
+    if not sizes or past is not None and bad != "past_v":
+        v_head = head
+    elif bad == "past_v" and v_head == head:
+        v_head += 1
+    if bad == "heads":
+        n = rng.randint(2, 3)
+    d, dv = n * head, n * v_head
+    if bad == "heads":
+        if not sizes:
+            d = dv = d + 1  # bias / 3 that N does not divide
+        elif rng.random() < 0.5:
+            d += 1
+        else:
+            dv += 1
+    unidirectional = rng.choice([None, None, 0, 1])
+    width = d + d + dv
+    if rng.random() < 0.3:
+        weights = ("const", FLOAT, [round(rng.uniform(-1, 1), 2) for _ in range(di * width)], [di, width])
+        bias = ("const", FLOAT, [round(rng.uniform(-1, 1), 2) for _ in range(width)], [width])
+    else:
+        weights, bias = [di, width], [width]
+    if bad == "weights":
+        weights = [di + rng.choice([-1, 1]) if di > 1 else 2, width]
+    elif bad == "bias":
+        bias = [width + rng.randint(1, 3)]
+    total = s + (past or 0)
+    mask = None
+    if bad == "mask_4d":
+        kind = rng.choice(["short", "two", "unidirectional"])
+        if kind == "short" and total > 1:
+            mask = [b, 1, total - 1, total - 1]
+        else:
+            m = total + rng.randint(0, 1)
+            mask = [b, 1, m, m] if kind == "unidirectional" else [b, 2, m, m]
+            unidirectional = 1 if kind == "unidirectional" else unidirectional
+    elif bad == "mask_batch":
+        mask = rng.choice([[2 * b + 1], [b + 1, total], [b + 1, 1], [b + 1, s, total]])
+    elif bad == "mask_length":
+        mask = rng.choice([[b, total + 1], [b, s, total + 1], [b, s + 1, total]])
+    elif rng.random() < 0.5:
+        mask = rng.choice([[b], [2 * b], [3 * b + 2], [b, total], [b, total], [b, 1], [1, 1], [b, s, total]])
+    past_shape = None
+    if past is not None:
+        past_shape = [2, b, n, past, head]
+        if bad == "past_batch":
+            past_shape[1] += 1
+        elif bad == "past_heads":
+            past_shape[2] += 1
+        elif bad == "past_head":
+            past_shape[4] += 1
+        elif bad == "past_two":
+            past_shape[0] = rng.choice([1, 3])
+    attention_bias = None
+    if past is None and (rng.random() < 0.25 or bad in ("bias_batch", "bias_heads", "bias_length", "bias_rank")):
+        attention_bias = [rng.choice([b, b, 1]), rng.choice([n, n, 1]), s, total]
+        if bad == "bias_batch":
+            attention_bias[0] = b + 1
+        elif bad == "bias_heads":
+            attention_bias[1] = n + 1
+        elif bad == "bias_length":
+            attention_bias[rng.choice([2, 3])] += 1
+        elif bad == "bias_rank":
+            attention_bias = attention_bias[1:]
+    attrs = i("num_heads", n)
+    if sizes:
+        attrs += ints("qkv_hidden_sizes", [d, d, dv])
+    if unidirectional is not None:
+        attrs += i("unidirectional", unidirectional)
+    inputs = [[b, s, di], weights, bias, ("typed", INT32, mask) if mask else None, past_shape, attention_bias]
+    while inputs[-1] is None:
+        inputs.pop()
+    outputs = 2 if past is not None else rng.choice([1, 1, 2])
+    return Case("Attention", 17, inputs, attrs, outputs=outputs, domain="com.microsoft")
+
+
+def bert_embed(rng):
+    """com.microsoft.EmbedLayerNormalization: input_ids [B, S] (an int32 graph input, fed 0 to 7, with 8 to 10
+    words; or an initializer of words below V, 1 to 10), segment_ids [B, S] with segment_embedding [Sg, H] (a graph
+    input with 8 segments, or an initializer of 2 or 3), or neither, or segment_embedding alone (ONNX Runtime takes it
+    and leaves it unread); word_embedding [V, H], position_embedding [Pmax, H] (Pmax at least S), gamma and beta [H];
+    perhaps an int32 mask [B, S] and position_ids (an initializer [1, S] or [B, S] below Pmax); epsilon or not;
+    2 or 3 outputs (output [B, S, H], mask_index [B], which ONNX Runtime gives without a mask too, embedding_sum
+    [B, S, H]). Not a 1-D position_ids: ONNX Runtime aborts the process on one.
+    Invalid: segment_ids of another shape, position or segment embeddings of another hidden size, gamma or beta of
+    another length, a mask of another shape, position_ids of another batch (not 1) or length."""
+    b, s, h = rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 4)
+    bad = None
+    if rng.random() < 0.125:
+        bad = rng.choice(["segment_ids", "position_hidden", "segment_hidden", "gamma", "beta", "mask",
+                          "position_ids"])
+    if rng.random() < 0.6:
+        v = rng.randint(8, 10)
+        ids = ("typed", INT32, [b, s])
+    else:
+        v = rng.randint(1, 10)
+        ids = ("const", INT32, [rng.randrange(v) for _ in range(b * s)], [b, s])
+    segment = rng.choice(["both", "both", "both", "none", "none", "embedding"])
+    if bad in ("segment_ids", "segment_hidden"):
+        segment = "both"
+    segment_ids = segment_embedding = None
+    if segment != "none":
+        rows = 8 if rng.random() < 0.3 else rng.randint(2, 3)
+        segment_embedding = [rows, h + (1 if bad == "segment_hidden" else 0)]
+    if segment == "both":
+        shape_ids = [b, s]
+        if bad == "segment_ids":
+            shape_ids = rng.choice([[b, s + 1], [b + 1, s], [s], [b, s, 1]] + ([[1, s]] if b > 1 else []))
+        if segment_embedding[0] == 8:
+            segment_ids = ("typed", INT32, shape_ids)
+        else:
+            segment_ids = ("const", INT32, [rng.randrange(segment_embedding[0]) for _ in range(product(shape_ids))],
+                           shape_ids)
+    pmax = s + rng.randint(0, 2)
+    mask = None
+    if rng.random() < 0.4 or bad == "mask":
+        mask = [b, s]
+        if bad == "mask":
+            mask = rng.choice([[b, s + 1], [b + 1, s], [b], [b, s, 1]] + ([[1, s]] if b > 1 else []))
+        mask = ("typed", INT32, mask)
+    position_ids = None
+    if rng.random() < 0.3 or bad == "position_ids":
+        rows = rng.choice([1, b])
+        length = s
+        if bad == "position_ids":
+            if rng.random() < 0.5:
+                rows = b + 1
+            else:
+                length = s + 1
+        position_ids = ("const", INT32, [rng.randrange(pmax) for _ in range(rows * length)], [rows, length])
+    gamma, beta = [h + (1 if bad == "gamma" else 0)], [h + (1 if bad == "beta" else 0)]
+    inputs = [ids, segment_ids, [v, h], [pmax, h + (1 if bad == "position_hidden" else 0)], segment_embedding, gamma,
+              beta, mask, position_ids]
+    while inputs[-1] is None:
+        inputs.pop()
+    attrs = flt("epsilon", rng.choice([1e-5, 1e-12])) if rng.random() < 0.8 else ""
+    return Case("EmbedLayerNormalization", 17, inputs, attrs, outputs=rng.choice([2, 3]), domain="com.microsoft")
+
+
+def bert(rng):
+    """The com.microsoft ops of ONNX Runtime's BERT optimiser, at default opset 17: Attention (bert_attention) and
+    EmbedLayerNormalization (bert_embed)."""
+    return bert_attention(rng) if rng.random() < 0.6 else bert_embed(rng)
+
+
 FAMILIES = {
     "binary": binary, "unary": unary, "reduce": reduce, "transpose": transpose, "concat": concat, "split": split,
     "slice": slice_, "gather": gather, "squeeze_unsqueeze": squeeze_unsqueeze, "flatten": flatten, "reshape": reshape,
@@ -890,7 +1062,7 @@ FAMILIES = {
     "activation": activation, "predicates": predicates, "bitwise": bitwise, "hardmax": hardmax,
     "normalization": normalization, "reduce_more": reduce_more, "cumsum": cumsum, "onehot": onehot,
     "compress": compress, "reverse_sequence": reverse_sequence, "quant": quant, "microsoft": microsoft,
-    "attention": attention,
+    "attention": attention, "bert": bert,
 }
 
 
@@ -922,6 +1094,9 @@ KNOWN = [
                                     "integer depth only"),
     ("Compress", "reshape1 [..", "a long constant condition: reshape1 gives an interval that holds ONNX Runtime's "
                                  "count, not the count"),
+    ("Attention", "1D data shall have length", "com.microsoft.Attention's 1-D mask_index of a length other than B, 2B "
+                                               "and 3B + 2: reshape1 takes each entry's first value and refuses only "
+                                               "a mask shorter than B"),
 ]
 # ONNX's type constraints and attribute lists (an input of an element type the op does not take, two inputs
 # bound to one type that differ, an attribute the op does not define) are not checked: ONNX Runtime refuses

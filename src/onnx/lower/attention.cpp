@@ -1,9 +1,11 @@
-// ONNX's attention ops: Attention (23, 24) and RotaryEmbedding (23, and com.microsoft's), as the computations they stand for
-// (ONNX defines both as functions of MatMul, Softmax, Gather...). What the rules need is each output's
+// ONNX's attention ops: Attention (23, 24, and com.microsoft's), com.microsoft's MultiHeadAttention, RotaryEmbedding (23, and com.microsoft's) and
+// com.microsoft's EmbedLayerNormalization, as the computations they stand for (ONNX defines its two as
+// functions of MatMul, Softmax, Gather...). What the rules need is each output's
 // shape and which elements meet: a query of batch entry b meets the keys and values of entry b only, a
 // query head meets the key and value head of its group. The checks ONNX Runtime makes on the inputs' shapes
 // are made by the layers on the way to the outputs (an exact split, a one-way broadcast, a concatenation),
 // so that a node whose inputs do not fit has no output shape: no layer off the path only to check.
+#include <array>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -56,6 +58,18 @@ std::pair<source, source> same_leading(node_context& c, made_shapes& m, source x
 source exactly(node_context& c, source x, std::int64_t axis, source length) {
   return c.add("VariadicSplit", 1, {x, c.i64({axis}, scalar), length});
 }
+/// The scores [..., S, T] plus a term of each (query, key) position pair: a causal mask's, whose value at a
+/// row depends on that row's place in the sequence (a batch folded into the sequence would see it).
+source plus_causal(node_context& c, made_shapes& m, source scores) {
+  const auto range = [&](std::int64_t axis) {
+    const auto length = c.add("Squeeze", 1, {dims(c, m, scores, axis, axis + 1), c.i64({0})});
+    return c.add("Range", 4, {c.i64({0}, scalar), length, c.i64({1}, scalar)}, {{"output_type", "i64"}});
+  };
+  const auto rows = c.add("Unsqueeze", 1, {range(-2), c.i64({1})});
+  const auto columns = c.add("Unsqueeze", 1, {range(-1), c.i64({0})});
+  const auto places = c.add("Subtract", 1, {rows, columns}, numpy);
+  return c.add("Add", 1, {scores, c.add("ConvertLike", 1, {places, scores})}, numpy);
+}
 /// [B, S, heads * size] as [B, heads, S, size]: the Reshape refuses a hidden size the heads do not divide.
 source to_heads(node_context& c, source x, std::int64_t heads) {
   return transpose(c, reshape(c, x, c.i64({0, 0, heads, -1})), {0, 2, 1, 3});
@@ -77,6 +91,8 @@ void attention(node_context& c) {
   const auto past_key = c.input(4), past_value = c.input(5);
   if (past_key.has_value() != past_value.has_value())
     c.bad("it has one of past_key and past_value", "give both or neither");
+  if (past_key && (!c.has_output(1) || !c.has_output(2)))
+    c.bad("it has a past and not both present outputs", "ONNX Runtime runs a past only with present_key and present_value");
   const auto nonpad = c.version() >= 24 ? c.input(6) : std::nullopt;
   if (nonpad && past_key) c.bad("it has nonpad_kv_seqlen and past_key", "nonpad_kv_seqlen goes without the past");
   const auto q_heads = c.i("q_num_heads", 0), kv_heads = c.i("kv_num_heads", 0);
@@ -111,9 +127,11 @@ void attention(node_context& c) {
   if (c.has_output(1)) c.output(1, k);
   if (c.has_output(2)) c.output(2, v);
   // The query heads in groups, one per key head: [B, Hkv, Hq / Hkv, S, d] (the Reshape refuses Hq that Hkv
-  // does not divide), against K and V with a group axis of 1.
+  // does not divide: the group's size is a quotient, not a -1, which a length of 0 would leave undecided),
+  // against K and V with a group axis of 1.
+  const auto group = c.add("Divide", 1, {dims(c, m, q, 1, 2), dims(c, m, k, 1, 2)}, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}});
   const auto grouped = [&](source x) {
-    return reshape(c, x, concat(c, {dims(c, m, x, 0, 1), dims(c, m, k, 1, 2), c.i64({-1}), dims(c, m, x, 2, 4)}, 0), false);
+    return reshape(c, x, concat(c, {dims(c, m, x, 0, 1), dims(c, m, k, 1, 2), group, dims(c, m, x, 2, 4)}, 0), false);
   };
   const auto q5 = grouped(q);
   const auto k5 = c.add("Unsqueeze", 1, {k, c.i64({2})});
@@ -136,10 +154,11 @@ void attention(node_context& c) {
     const auto lengths = exactly(c, c.add("ConvertLike", 1, {*nonpad, scores}), 0, dims(c, m, q, 0, 1));
     scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {lengths, c.i64({1, 2, 3})})}, numpy);
   }
+  if (c.i("is_causal", 0) != 0) scores = plus_causal(c, m, scores);
   if (c.has_output(3)) c.output(3, scores);
   const auto weights = c.add("SoftMax", 8, {scores}, {{"axis", "-1"}});
   const auto y5 = c.add("MatMul", 1, {grouped(weights), v5}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
-  auto y = reshape(c, y5, concat(c, {dims(c, m, q, 0, 3), c.i64({-1})}, 0), false);
+  auto y = reshape(c, y5, concat(c, {dims(c, m, q, 0, 3), dims(c, m, v, 3, 4)}, 0), false);
   if (*rank == 3) y = reshape(c, transpose(c, y, {0, 2, 1, 3}), c.i64({0, 0, -1}));
   c.output(0, y);
 }
@@ -187,50 +206,285 @@ void rotary_embedding(node_context& c) {
 }
 
 // com.microsoft.RotaryEmbedding: input [B, S, hidden] or [B, heads, S, head], position_ids [B, S] or one
-// offset (the positions offset to offset + S - 1 for every entry), caches [max positions, width] of one
-// shape. Only the positions' rows meet the input's (b, s) here: each is summed to one value that scales the
-// input at (b, s), which keeps the input's shape and which elements meet (ONNX Runtime checks no cache
-// width against the heads where rotary_embedding_dim is 0, and no row count against S).
+// offset (the positions offset to offset + S - 1 for every entry), caches [rows, width] of one shape, at least
+// S rows. As ONNX's RotaryEmbedding, with ONNX Runtime's head size: hidden / num_heads, or twice the caches'
+// width without num_heads (the hidden size a multiple of it); the width half of rotary_embedding_dim if
+// given, else of the head size.
 void ms_rotary_embedding(node_context& c) {
   made_shapes m;
   const auto rank = c.rank(0);
   if (!rank)
     return c.not_covered("com.microsoft.RotaryEmbedding whose input the model gives no rank is not covered (3-D and 4-D differ)");
   if (*rank != 3 && *rank != 4) c.bad(fmt::format("its input is of rank {}", *rank), "the input is 3-D or 4-D");
-  if (c.i("rotary_embedding_dim", 0) > 0 && c.i("num_heads", 0) == 0)
-    c.bad("it has rotary_embedding_dim and no num_heads", "give num_heads with rotary_embedding_dim");
+  const auto heads = c.i("num_heads", 0), rotary = c.i("rotary_embedding_dim", 0);
+  if (rotary > 0 && heads == 0) c.bad("it has rotary_embedding_dim and no num_heads", "give num_heads with rotary_embedding_dim");
   for (std::size_t k = 2; k < 4; ++k)
     if (const auto r = c.rank(k); r && *r != 2) c.bad(fmt::format("input {} is of rank {}", k, *r), "the caches are 2-D");
-  const auto x = c.need(0);
-  auto xs = *rank == 3 ? x : transpose(c, x, {0, 2, 1, 3});  // [B, S, ...]
-  const auto width = dims(c, m, c.need(2), -1, 0);
-  const auto caches = c.add("VariadicSplit", 1,
-                            {concat(c, {c.need(2), c.need(3)}, -1), c.i64({-1}, scalar), concat(c, {width, width}, 0)}, {}, 2);
-  const auto positions = c.need(1);
   const auto position_rank = c.rank(1);
   if (!position_rank)
     return c.not_covered("com.microsoft.RotaryEmbedding whose position_ids the model gives no rank is not covered (an offset or one per position)");
+  if (*position_rank > 2) c.bad(fmt::format("position_ids is of rank {}", *position_rank), "position_ids is one offset or [B, S]");
+  const auto x = c.need(0);
+  const auto width = dims(c, m, c.need(2), -1, 0);
+  // [B, S, heads, head].
+  source xs;
+  if (*rank == 4) {
+    xs = transpose(c, x, {0, 2, 1, 3});
+  } else if (heads > 0) {
+    xs = reshape(c, x, c.i64({0, 0, heads, -1}));
+  } else {
+    const auto head = c.add("Multiply", 1, {width, c.i64({2})}, numpy);
+    xs = reshape(c, x, concat(c, {c.i64({0, 0, -1}), head}, 0));
+  }
+  const auto caches = c.add("VariadicSplit", 1,
+                            {concat(c, {c.need(2), c.need(3)}, -1), c.i64({-1}, scalar), concat(c, {width, width}, 0)}, {}, 2);
+  // At least S rows: the first S and the rest, put back together.
+  const auto length = dims(c, m, xs, 1, 2);
+  const auto split = c.add("VariadicSplit", 1, {caches, c.i64({0}, scalar), concat(c, {length, c.i64({-1})}, 0)}, {}, 2);
+  const auto whole = concat(c, {split, source{split.layer, 1}}, 0);
   source row;
   if (*position_rank == 2) {
-    // [B, S, 1, ...]: each (b, s) its row's sum, batch and length those of the input exactly.
-    row = c.add("ReduceSum", 1, {c.add("Gather", 8, {caches, positions, c.i64({0}, scalar)}, {{"batch_dims", "0"}}), c.i64({-1})},
-                {{"keep_dims", "true"}});
-    if (*rank == 4) row = c.add("Unsqueeze", 1, {row, c.i64({-1})});
+    // [B, S, 1, width]: batch and length those of the input exactly.
+    row = c.add("Unsqueeze", 1, {c.add("Gather", 8, {whole, c.need(1), c.i64({0}, scalar)}, {{"batch_dims", "0"}}), c.i64({2})});
     std::tie(xs, row) = same_leading(c, m, xs, row, 2);
   } else {
-    if (*position_rank > 1) c.bad(fmt::format("position_ids is of rank {}", *position_rank), "position_ids is one offset or [B, S]");
-    // One offset: the rows from it on, one per position of the sequence.
-    const auto length = c.add("Squeeze", 1, {dims(c, m, xs, 1, 2), c.i64({0})});
-    const auto offset = c.add("Reshape", 1, {positions, c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
-    const auto at = c.add("Add", 1, {c.add("Range", 4, {c.i64({0}, scalar), length, c.i64({1}, scalar)}, {{"output_type", "i64"}}),
-                                      c.add("Convert", 1, {offset}, {{"destination_type", "i64"}})},
+    // One offset: the rows from it on, one per position, [S, 1, width].
+    const auto offset = c.add("Reshape", 1, {c.need(1), c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
+    const auto at = c.add("Add", 1, {c.add("Range", 4, {c.i64({0}, scalar), c.add("Squeeze", 1, {length, c.i64({0})}), c.i64({1}, scalar)},
+                                           {{"output_type", "i64"}}),
+                                     c.add("Convert", 1, {offset}, {{"destination_type", "i64"}})},
                           numpy);
-    row = c.add("ReduceSum", 1, {c.add("Gather", 8, {caches, at, c.i64({0}, scalar)}, {{"batch_dims", "0"}}), c.i64({-1})},
-                {{"keep_dims", "true"}});
-    if (*rank == 4) row = c.add("Unsqueeze", 1, {row, c.i64({-1})});
+    row = c.add("Unsqueeze", 1, {c.add("Gather", 8, {whole, at, c.i64({0}, scalar)}, {{"batch_dims", "0"}}), c.i64({1})});
   }
-  const auto y = c.add("Multiply", 1, {xs, row}, numpy);
-  c.output(0, *rank == 3 ? y : transpose(c, y, {0, 2, 1, 3}));
+  row = concat(c, {row, row}, -1);
+  source y;
+  if (rotary > 0) {
+    const auto parts = c.add("VariadicSplit", 1, {xs, c.i64({-1}, scalar), c.i64({rotary / 2 * 2, -1})}, {}, 2);
+    y = concat(c, {c.add("Multiply", 1, {parts, row}, numpy), source{parts.layer, 1}}, -1);
+  } else {
+    y = c.add("Multiply", 1, {xs, row}, numpy);
+  }
+  c.output(0, *rank == 3 ? reshape(c, y, c.shape_of(x), false) : transpose(c, y, {0, 2, 1, 3}));
+}
+
+/// The scores [B, N, S, T] plus a com.microsoft.Attention mask_index, by its rank (ONNX Runtime's formats):
+/// [B] key lengths, [2B] end and start positions or [3B + 2] (each entry's first value stands for it: a length
+/// other than these three is taken too), [B, T] key padding (or [B or 1, 1], no mask at all), [B, S, T], or
+/// [B, 1, M, M] (Megatron's, M at least T: each entry's summed to one value). What meets the scores of entry
+/// b is the mask's entry b, whatever its values.
+source add_mask_index(node_context& c, made_shapes& m, source scores, source input, source mask, std::size_t rank) {
+  const auto converted = c.add("ConvertLike", 1, {mask, scores});
+  source bias;
+  switch (rank) {
+    case 1: {  // [B], [2B] or [3B + 2]: each entry's own value first (a shorter mask is refused)
+      const auto first = c.add("VariadicSplit", 1, {converted, c.i64({0}, scalar), concat(c, {dims(c, m, input, 0, 1), c.i64({-1})}, 0)},
+                               {}, 2);
+      bias = c.add("Unsqueeze", 1, {first, c.i64({1, 2, 3})});
+      break;
+    }
+    case 2: bias = c.add("Unsqueeze", 1, {converted, c.i64({1, 2})}); break;
+    case 3: bias = c.add("Unsqueeze", 1, {converted, c.i64({1})}); break;
+    case 4: {  // [B, 1, M, M], M at least T (its first T columns and the rest); not with unidirectional
+      if (c.i("unidirectional", 0) != 0) c.bad("its mask_index is 4-D and it is unidirectional", "a 4-D mask goes without unidirectional");
+      const auto one = exactly(c, converted, 1, c.i64({1}));
+      const auto columns = c.add("VariadicSplit", 1, {one, c.i64({3}, scalar), concat(c, {dims(c, m, scores, 3, 4), c.i64({-1})}, 0)},
+                                 {}, 2);
+      bias = c.add("ReduceSum", 1, {concat(c, {columns, source{columns.layer, 1}}, 3), c.i64({1, 2, 3})}, {{"keep_dims", "true"}});
+      break;
+    }
+    default: c.bad(fmt::format("mask_index is of rank {}", rank), "mask_index is 1-D to 4-D");
+  }
+  return c.add("Add", 1, {scores, broadcast(c, bias, c.shape_of(scores))}, numpy);
+}
+
+// com.microsoft.Attention (the BERT attention ONNX Runtime's optimiser fuses): input [B, S, Di] times weights
+// [Di, D + D + Dv] plus bias, split into Q, K, V (qkv_hidden_sizes, else three equal parts) of num_heads
+// heads each; past [2, B, N, P, H] put before K and V (present: [2, B, N, P + S, H]); the scores plus the
+// mask_index and attention_bias; softmax; times V: [B, S, Dv].
+void ms_attention(node_context& c) {
+  made_shapes m;
+  const auto heads = c.i("num_heads", 0);
+  if (heads <= 0) c.bad(fmt::format("num_heads is {}", heads), "num_heads is above 0");
+  if (c.i("past_present_share_buffer", 0) != 0)
+    return c.not_covered("com.microsoft.Attention with past_present_share_buffer is not covered (present is past's buffer)");
+  const auto past = c.input(4);
+  if (past && c.input(5)) c.bad("it has past and attention_bias", "ONNX Runtime takes one of the two");
+  if (const auto r = c.rank(0); r && *r != 3) c.bad(fmt::format("its input is of rank {}", *r), "the input is [B, S, hidden]");
+  const auto input = c.need(0), weights = c.need(1);
+  const auto bias = c.input(2);
+  auto qkv = c.add("MatMul", 1, {input, weights}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
+  if (bias) qkv = c.add("Add", 1, {qkv, exactly(c, *bias, 0, dims(c, m, weights, 1, 2))}, numpy);
+  source parts;
+  if (const auto sizes = c.ints("qkv_hidden_sizes")) {
+    if (sizes->size() != 3) c.bad(fmt::format("qkv_hidden_sizes has {} values", sizes->size()), "it has three");
+    if ((*sizes)[0] != (*sizes)[1]) c.bad("qkv_hidden_sizes gives Q and K two sizes", "Q and K have one hidden size");
+    for (const auto size : *sizes)
+      if (size <= 0 || size % heads != 0)
+        c.bad(fmt::format("qkv_hidden_sizes holds {}, which the {} heads do not divide", size, heads));
+    parts = c.add("VariadicSplit", 1, {qkv, c.i64({-1}, scalar), c.i64(*sizes)}, {}, 3);
+  } else {
+    parts = c.add("Split", 1, {qkv, c.i64({-1}, scalar)}, {{"num_splits", "3"}}, 3);
+  }
+  auto k = to_heads(c, source{parts.layer, 1}, heads);
+  auto v = to_heads(c, source{parts.layer, 2}, heads);
+  const auto q = to_heads(c, parts, heads);
+  if (past) {
+    // [2, B, N, P, H]: its two halves before K and V, which must then have one head size.
+    const auto halves = c.add("VariadicSplit", 1, {*past, c.i64({0}, scalar), c.i64({1, 1})}, {}, 2);
+    k = concat(c, {c.add("Squeeze", 1, {halves, c.i64({0})}), k}, 2);
+    v = concat(c, {c.add("Squeeze", 1, {source{halves.layer, 1}, c.i64({0})}), v}, 2);
+  }
+  // [2, B, N, T, H]: K then V, of one head size with a past; without one ONNX Runtime's CPU kernel gives V's
+  // head size to both halves whatever K's (each entry's keys and values meet its own half all the same).
+  const auto present = concat(c, {c.add("Unsqueeze", 1, {past ? k : v, c.i64({0})}), c.add("Unsqueeze", 1, {v, c.i64({0})})}, 0);
+  if (c.has_output(1)) c.output(1, present);
+  auto scores = c.add("MatMul", 1, {q, k}, {{"transpose_a", "false"}, {"transpose_b", "true"}});
+  if (const auto mask = c.input(3)) {
+    const auto rank = c.rank(3);
+    if (!rank) return c.not_covered("com.microsoft.Attention whose mask_index the model gives no rank is not covered (its rank is its format)");
+    scores = add_mask_index(c, m, scores, input, *mask, *rank);
+  }
+  if (const auto extra = c.input(5)) {
+    // 4-D (a Reshape that copies four dimensions refuses fewer), its dims 1 or the scores'.
+    const auto four = reshape(c, *extra, c.i64({0, 0, 0, 0}));
+    scores = c.add("Add", 1, {scores, broadcast(c, four, c.shape_of(scores))}, numpy);
+  }
+  if (c.i("unidirectional", 0) != 0) scores = plus_causal(c, m, scores);
+  const auto weights_v = c.add("SoftMax", 8, {scores}, {{"axis", "-1"}});
+  const auto y = c.add("MatMul", 1, {weights_v, v}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
+  c.output(0, reshape(c, transpose(c, y, {0, 2, 1, 3}), c.i64({0, 0, -1})));
+}
+
+// com.microsoft.MultiHeadAttention: query [B, S, D] with key [B, L, D] and value [B, L, Dv] (each split into
+// num_heads heads, bias [D + D + Dv] added first), or with key and value already [B, N, L, H] (cross
+// attention: no bias, no past); past_key and past_value [B, N, P, H] before K and V (the present outputs);
+// the scores (output 3) plus key_padding_mask ([B] or [3B + 2] lengths, [B, L] or [B, T], [B, S, T]) and
+// attention_bias ([B or 1, N or 1, S, T]); softmax; times V: [B, S, Dv]. The packed formats (QKV in the
+// query, KV in the key) are not covered.
+void ms_multihead_attention(node_context& c) {
+  made_shapes m;
+  const auto heads = c.i("num_heads", 0);
+  if (heads <= 0) c.bad(fmt::format("num_heads is {}", heads), "num_heads is above 0");
+  if (c.i("past_present_share_buffer", 0) != 0)
+    return c.not_covered("com.microsoft.MultiHeadAttention with past_present_share_buffer is not covered (present is past's buffer)");
+  const auto key = c.input(1), value = c.input(2);
+  if (!key || !value)
+    return c.not_covered("com.microsoft.MultiHeadAttention with packed QKV or KV is not covered");
+  const auto ranks = std::array{c.rank(0), c.rank(1), c.rank(2)};
+  if (!ranks[0] || !ranks[1] || !ranks[2])
+    return c.not_covered("com.microsoft.MultiHeadAttention whose query, key or value the model gives no rank is not covered (ranks tell its formats apart)");
+  if (*ranks[0] != 3) c.bad(fmt::format("its query is of rank {}", *ranks[0]), "the query is [B, S, D] when a key is given");
+  if (*ranks[1] == 5) return c.not_covered("com.microsoft.MultiHeadAttention with packed KV is not covered");
+  if ((*ranks[1] != 3 && *ranks[1] != 4) || *ranks[2] != *ranks[1])
+    c.bad(fmt::format("its key is of rank {} and its value of rank {}", *ranks[1], *ranks[2]), "both are 3-D or both 4-D");
+  const auto past_key = c.input(6), past_value = c.input(7);
+  if (past_key.has_value() != past_value.has_value()) c.bad("it has one of past_key and past_value", "give both or neither");
+  source q = c.need(0), k = *key, v = *value;
+  if (const auto bias = c.input(3)) {
+    if (*ranks[1] == 4) c.bad("it has a bias and a 4-D key", "a 4-D key takes no bias");
+    // [D + D + Dv]: its parts by Q's and K's hidden size, the rest V's.
+    const auto d = dims(c, m, q, 2, 3);
+    const auto parts = c.add("VariadicSplit", 1, {*bias, c.i64({0}, scalar), concat(c, {d, d, c.i64({-1})}, 0)}, {}, 3);
+    q = c.add("Add", 1, {q, parts}, numpy);
+    k = c.add("Add", 1, {k, source{parts.layer, 1}}, numpy);
+    v = c.add("Add", 1, {v, exactly(c, source{parts.layer, 2}, 0, dims(c, m, v, 2, 3))}, numpy);
+  }
+  q = to_heads(c, q, heads);
+  if (*ranks[1] == 3) {
+    // K of the query's hidden size exactly (its heads then Q's head size), its batch Q's.
+    k = to_heads(c, exactly(c, k, 2, dims(c, m, c.need(0), 2, 3)), heads);
+    v = to_heads(c, v, heads);
+  } else {
+    if (past_key) c.bad("it has a past and a 4-D key", "a 4-D key and value are the past already");
+    k = reshape(c, k, c.i64({0, heads, 0, 0}));
+    v = reshape(c, v, c.i64({0, heads, 0, 0}));
+  }
+  std::tie(q, k) = same_leading(c, m, q, k, 1);
+  if (past_key) {
+    k = concat(c, {*past_key, k}, 2);
+    v = concat(c, {*past_value, v}, 2);
+  }
+  // K and V agree in batch, heads and length.
+  const auto both = concat(c, {k, v}, 3);
+  const auto kv = c.add("VariadicSplit", 1, {both, c.i64({3}, scalar), concat(c, {dims(c, m, k, 3, 4), c.i64({-1})}, 0)}, {}, 2);
+  k = kv;
+  v = source{kv.layer, 1};
+  if (c.has_output(1)) c.output(1, k);
+  if (c.has_output(2)) c.output(2, v);
+  auto scores = c.add("MatMul", 1, {q, k}, {{"transpose_a", "false"}, {"transpose_b", "true"}});
+  if (const auto mask = c.input(4)) {
+    const auto rank = c.rank(4);
+    if (!rank) return c.not_covered("com.microsoft.MultiHeadAttention whose key_padding_mask the model gives no rank is not covered (its rank is its format)");
+    if (*rank == 1) {
+      // [B] or [3B + 2]: each entry's lengths meet its scores (the extra two are the batch's own).
+      const auto converted = c.add("ConvertLike", 1, {*mask, scores});
+      const auto per_entry = c.add("ReduceSum", 1, {converted, c.i64({0})}, {{"keep_dims", "true"}});
+      scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {per_entry, c.i64({1, 2, 3})})}, numpy);
+    } else if (*rank == 2 || *rank == 3) {
+      auto bias = c.add("ConvertLike", 1, {*mask, scores});
+      bias = exactly(c, bias, 0, dims(c, m, q, 0, 1));
+      bias = c.add("Unsqueeze", 1, {bias, c.i64(*rank == 2 ? std::vector<std::int64_t>{1, 2} : std::vector<std::int64_t>{1})});
+      scores = c.add("Add", 1, {scores, broadcast(c, bias, c.shape_of(scores))}, numpy);
+    } else {
+      c.bad(fmt::format("key_padding_mask is of rank {}", *rank), "key_padding_mask is 1-D to 3-D");
+    }
+  }
+  if (const auto extra = c.input(5)) {
+    if (const auto r = c.rank(5); r && *r != 4) c.bad(fmt::format("attention_bias is of rank {}", *r), "attention_bias is 4-D");
+    scores = c.add("Add", 1, {scores, broadcast(c, exactly(c, exactly(c, *extra, -1, dims(c, m, k, 2, 3)), -2, dims(c, m, q, 2, 3)),
+                                                c.shape_of(scores))},
+                   numpy);
+  }
+  if (c.i("unidirectional", 0) != 0) scores = plus_causal(c, m, scores);
+  if (c.has_output(3)) c.output(3, scores);
+  const auto weights = c.add("SoftMax", 8, {scores}, {{"axis", "-1"}});
+  const auto y = c.add("MatMul", 1, {weights, v}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
+  c.output(0, reshape(c, transpose(c, y, {0, 2, 1, 3}), c.i64({0, 0, -1})));
+}
+
+// com.microsoft.EmbedLayerNormalization: the word, position and segment embeddings of each token summed
+// (output 2), normalised over the hidden axis, times gamma plus beta; mask_index [B] the mask's sum per
+// entry. The embeddings share one hidden size (concatenated along their rows, then split), segment_ids and
+// the mask have input_ids' shape exactly, gamma and beta the hidden size; positions are 0 to S - 1 unless
+// position_ids ([1 or B, S]) gives them. A segment_embedding without segment_ids is checked and not used.
+void embed_layer_norm(node_context& c) {
+  made_shapes m;
+  for (const std::size_t k : {0U, 1U, 7U})
+    if (const auto r = c.rank(k); r && *r != 2) c.bad(fmt::format("input {} is of rank {}", k, *r), "it is [B, S]");
+  auto ids = c.need(0);
+  auto segments = c.input(1);
+  const auto segment_table = c.input(4);
+  if (segments && !segment_table) c.bad("it has segment_ids and no segment_embedding", "give segment_embedding with them");
+  if (!c.has_output(1)) c.bad("it has no mask_index output", "mask_index is a required output");
+  // segment_ids and the mask of input_ids' shape: the ids taken through both checks, before any use.
+  if (segments) std::tie(ids, *segments) = same_leading(c, m, ids, *segments, 2);
+  auto mask = c.input(7);
+  if (mask) std::tie(ids, *mask) = same_leading(c, m, ids, *mask, 2);
+  std::vector<source> tables{c.need(2), c.need(3)};
+  if (segment_table) tables.push_back(*segment_table);
+  std::vector<source> rows;
+  for (const auto& t : tables) rows.push_back(dims(c, m, t, 0, 1));
+  const auto joined = c.add("VariadicSplit", 1, {concat(c, tables, 0), c.i64({0}, scalar), concat(c, rows, 0)}, {}, tables.size());
+  const auto hidden = dims(c, m, tables[0], 1, 2);
+  const auto gather = [&](std::size_t table, source at) {
+    return c.add("Gather", 8, {source{joined.layer, table}, at, c.i64({0}, scalar)}, {{"batch_dims", "0"}});
+  };
+  auto sum = gather(0, ids);
+  source positions;
+  if (const auto given = c.input(8)) {
+    positions = gather(1, *given);
+  } else {  // positions 0 to S - 1: the table's first S rows (a shorter table is refused, as ONNX Runtime does)
+    positions = c.add("VariadicSplit", 1, {source{joined.layer, 1}, c.i64({0}, scalar), concat(c, {dims(c, m, ids, 1, 2), c.i64({-1})}, 0)},
+                      {}, 2);
+  }
+  sum = c.add("Add", 1, {sum, broadcast(c, positions, c.shape_of(sum))}, numpy);
+  if (segments) sum = c.add("Add", 1, {sum, gather(2, *segments)}, numpy);
+  const auto normalised = c.add("MVN", 6, {sum, c.i64({-1})},
+                                {{"eps", real(c.f("epsilon", 1e-12F))}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}});
+  const auto scaled = c.add("Multiply", 1, {normalised, exactly(c, c.need(5), 0, hidden)}, numpy);
+  c.output(0, c.add("Add", 1, {scaled, exactly(c, c.need(6), 0, hidden)}, numpy));
+  if (c.has_output(1)) c.output(1, c.add("ReduceSum", 1, {mask ? *mask : ids, c.i64({1})}, {{"keep_dims", "false"}}));
+  if (c.has_output(2)) c.output(2, sum);
 }
 
 }  // namespace
@@ -239,6 +493,9 @@ std::span<const onnx_entry> attention_rows() {
   static const std::vector<onnx_entry> rows = {
       {"Attention", 23, attention}, {"Attention", 24, attention}, {"RotaryEmbedding", 23, rotary_embedding},
       {"RotaryEmbedding", 1, ms_rotary_embedding, "com.microsoft"},
+      {"Attention", 1, ms_attention, "com.microsoft"},
+      {"MultiHeadAttention", 1, ms_multihead_attention, "com.microsoft"},
+      {"EmbedLayerNormalization", 1, embed_layer_norm, "com.microsoft"},
   };
   return rows;
 }
