@@ -74,6 +74,8 @@ fixtures = {
     # a batch-size value alike alone and at the batch asked, another at the samples (specs: at 3; at 2)
     "fold_interleave_if_rows": "cannot_tell", "size_shape_beyond_samples": "cannot_tell", "size_where_alike": "yes",
     "size_alike_reverse": "no",
+    # a causal mask follows each query's place in the sequence: kept along a sample's own; the batch folded into it
+    "attention_causal": "yes", "attention_causal_fold": "cannot_tell",
 }
 known_false_no = set()  # a "no" where ONNX Runtime is right: none since a "no" must name what breaks
 for name, answer in fixtures.items():
