@@ -1049,10 +1049,163 @@ def bert_embed(rng):
     return Case("EmbedLayerNormalization", 17, inputs, attrs, outputs=rng.choice([2, 3]), domain="com.microsoft")
 
 
+def bert_mha(rng):
+    """com.microsoft.MultiHeadAttention, at default opset 17: query [B, S, D] (D = N * H, N num_heads) with key
+    [B, L, D] and value [B, L, Dv] (Dv = N * Hv), perhaps a bias [D + D + Dv]; or with key and value [B, N, L, H]
+    (one shape: ONNX Runtime refuses a 4-D value of another head size), perhaps with that bias or a past too (ONNX
+    Runtime 1.30 runs both, the past put before the 4-D key and value). Perhaps an int32 key_padding_mask ([B],
+    [3B + 2], [B, T] or [B, S, T]; T = P + L, the total length), an attention_bias [B or 1, N or 1, S, T], past_key
+    and past_value [B, N, P, H] (D = Dv: ONNX Runtime checks past_value's last axis against H, not Hv),
+    unidirectional 0, 1 or not given; 1 to 4 outputs: output [B, S, Dv], present_key [B, N, T, H], present_value
+    [B, N, T, Hv] and qk [B, N, S, T] (its graph output typed float: ONNX Runtime does not infer qk's type and
+    refuses the model). Not the packed QKV and KV formats: reshape1 does not cover them.
+    Invalid: key or value of another batch, D or Dv not a multiple of N, a key of another hidden size (a multiple of
+    N), a value of another length, a bias of another length, a 4-D value of another head size or head count than
+    the key, a mask of another shape ([2B + 1], another batch or length, [B, 1] or [B, S, 1] with T above 1, [B, L]
+    beside a past), attention_bias of another batch (not 1), head count (not 1), S, T or rank, a past of another
+    batch, head count, head size or length, past_key without past_value or the reverse, a past with D and Dv that
+    differ (past_value of V's head size)."""
+    b, s, length, n = rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 3)
+    head, v_head = rng.randint(1, 4), rng.randint(1, 4)
+    bad = None
+    if rng.random() < 0.125:
+        bad = rng.choice(["batch", "heads", "hidden", "length", "bias", "value_4d", "mask", "mask", "extra_batch",
+                          "extra_heads", "extra_length", "extra_rank", "past_batch", "past_heads", "past_head",
+                          "past_length", "past_one", "past_v"])
+    three_only = bad in ("heads", "hidden", "bias") or bad is not None and bad.startswith("past_")
+    four = bad == "value_4d" or not three_only and rng.random() < 0.25
+    past = None
+    if bad is not None and bad.startswith("past_") or rng.random() < (0.15 if four else 0.3):
+        past = rng.randint(1, 3) if bad is not None and bad.startswith("past_") else rng.randint(0, 3)
+    if bad == "past_v":
+        v_head = head + rng.randint(1, 2)
+    elif four or past is not None or rng.random() < 0.6:
+        v_head = head
+    if bad == "heads":
+        n = rng.randint(2, 3)
+    d, dv = n * head, n * v_head
+    if bad == "heads":
+        if rng.random() < 0.5:
+            d += 1
+        else:
+            dv += 1
+    q = [b, s, d]
+    if four:
+        k, v = [b, n, length, head], [b, n, length, head]
+    else:
+        k, v = [b, length, d], [b, length, dv]
+    if bad == "batch":
+        for x in rng.choice([[k, v], [v], [k]]):
+            x[0] += 1
+    elif bad == "hidden":
+        k[2] += n
+    elif bad == "length":
+        v[2 if four else 1] += 1
+    elif bad == "value_4d":
+        v[rng.choice([1, 3])] += 1
+    bias = None
+    if bad == "bias" or rng.random() < (0.15 if four else 0.4):
+        bias = [d + d + dv + (rng.choice([-1, 1, 2]) if bad == "bias" else 0)]
+    total = length + (past or 0)
+    mask = None
+    if bad == "mask":
+        choices = [[2 * b + 1], [b + 1, total], [b, total + 1], [b + 1, s, total], [b, s + 1, total], [b, s, total + 1]]
+        if total > 1:
+            choices += [[b, 1], [b, s, 1]]
+        if past:
+            choices += [[b, length]] * 2
+        mask = rng.choice(choices)
+    elif rng.random() < 0.4:
+        mask = rng.choice([[b], [3 * b + 2], [b, total], [b, total], [b, s, total]])
+    extra = None
+    if bad is not None and bad.startswith("extra_") or rng.random() < 0.25:
+        extra = [rng.choice([b, b, 1]), rng.choice([n, n, 1]), s, total]
+        if bad == "extra_batch":
+            extra[0] = b + 1
+        elif bad == "extra_heads":
+            extra[1] = n + 1
+        elif bad == "extra_length":
+            extra[rng.choice([2, 3])] += 1
+        elif bad == "extra_rank":
+            extra = extra[1:]
+    past_key = past_value = None
+    if past is not None:
+        past_key, past_value = [b, n, past, head], [b, n, past, v_head]
+        if bad in ("past_batch", "past_heads", "past_head"):
+            axis = {"past_batch": 0, "past_heads": 1, "past_head": 3}[bad]
+            for x in rng.choice([[past_key, past_value], [past_key], [past_value]]):
+                x[axis] += 1
+        elif bad == "past_length":
+            past_value[2] += 1
+        elif bad == "past_one":
+            if rng.random() < 0.5:
+                past_key = None
+            else:
+                past_value = None
+    attrs = i("num_heads", n)
+    unidirectional = rng.choice([None, None, 0, 1])
+    if unidirectional is not None:
+        attrs += i("unidirectional", unidirectional)
+    inputs = [q, k, v, bias, ("typed", INT32, mask) if mask else None, extra, past_key, past_value]
+    while inputs[-1] is None:
+        inputs.pop()
+    outputs = rng.choice([1, 1, 2, 3, 4])
+    return Case("MultiHeadAttention", 17, inputs, attrs, outputs=outputs, domain="com.microsoft", typed_outputs=(3,))
+
+
 def bert(rng):
-    """The com.microsoft ops of ONNX Runtime's BERT optimiser, at default opset 17: Attention (bert_attention) and
-    EmbedLayerNormalization (bert_embed)."""
-    return bert_attention(rng) if rng.random() < 0.6 else bert_embed(rng)
+    """The com.microsoft ops of ONNX Runtime's BERT optimiser, at default opset 17: Attention (bert_attention),
+    MultiHeadAttention (bert_mha) and EmbedLayerNormalization (bert_embed)."""
+    r = rng.random()
+    if r < 0.45:
+        return bert_attention(rng)
+    return bert_mha(rng) if r < 0.75 else bert_embed(rng)
+
+
+def grid(rng):
+    """GridSample (opsets 16, 20 and 22, and com.microsoft's) and AffineGrid (20). GridSample: X [N, C, spatial] of 2
+    spatial axes (3 from opset 20), grid [N, out spatial, r] with r the spatial rank; modes and padding modes of the
+    opset, align_corners. AffineGrid: theta [N, 2, 3] with size [N, C, H, W] or [N, 3, 4] with [N, C, D, H, W] (an
+    int64 initializer). Invalid: a grid of another batch, another last dimension or another rank; cubic on 5-D; theta
+    of another shape or batch than the size says."""
+    if rng.random() < 0.3:
+        three = rng.random() < 0.4
+        n = rng.randint(1, 3)
+        spatial = [rng.randint(1, 4) for _ in range(3 if three else 2)]
+        r = len(spatial)
+        theta = [n, r, r + 1]
+        size = [n, rng.randint(1, 3)] + spatial
+        bad = rng.choice(["theta", "batch"]) if rng.random() < 0.125 else None
+        if bad == "theta":
+            theta[2] += 1
+        elif bad == "batch":
+            theta[0] += 1
+        return Case("AffineGrid", 20, [theta, ("ints", size, [len(size)])], i("align_corners", rng.randint(0, 1)))
+    opset = rng.choice([16, 20, 22, 1])
+    three = opset in (20, 22) and rng.random() < 0.3
+    n, ch = rng.randint(1, 3), rng.randint(1, 3)
+    spatial = [rng.randint(1, 4) for _ in range(3 if three else 2)]
+    out = [rng.randint(1, 4) for _ in spatial]
+    x = [n, ch] + spatial
+    g = [n] + out + [len(spatial)]
+    bad = rng.choice(["batch", "last", "rank", "cubic"]) if rng.random() < 0.125 else None
+    if bad == "batch":
+        g[0] += 1
+    elif bad == "last":
+        g[-1] += 1
+    elif bad == "rank":
+        g = g[:1] + [1] + g[1:]
+    modes = ["bilinear", "nearest", "bicubic"] if opset in (16, 1) else ["linear", "nearest", "cubic"]
+    mode = rng.choice(modes)
+    if bad == "cubic" and opset in (20, 22):
+        x, g, mode = [n, ch, 2, 2, 2], [n, 2, 2, 2, 3], "cubic"
+    elif mode in ("cubic", "bicubic") and len(spatial) == 3:
+        mode = "linear"
+    attrs = string("mode", mode) + string("padding_mode", rng.choice(["zeros", "border", "reflection"]))
+    attrs += i("align_corners", rng.randint(0, 1))
+    if opset == 1:
+        return Case("GridSample", 17, [x, g], attrs, domain="com.microsoft")
+    return Case("GridSample", opset, [x, g], attrs)
 
 
 FAMILIES = {
@@ -1062,7 +1215,7 @@ FAMILIES = {
     "activation": activation, "predicates": predicates, "bitwise": bitwise, "hardmax": hardmax,
     "normalization": normalization, "reduce_more": reduce_more, "cumsum": cumsum, "onehot": onehot,
     "compress": compress, "reverse_sequence": reverse_sequence, "quant": quant, "microsoft": microsoft,
-    "attention": attention, "bert": bert,
+    "attention": attention, "grid": grid, "bert": bert,
 }
 
 
@@ -1094,6 +1247,9 @@ KNOWN = [
                                     "integer depth only"),
     ("Compress", "reshape1 [..", "a long constant condition: reshape1 gives an interval that holds ONNX Runtime's "
                                  "count, not the count"),
+    ("MultiHeadAttention", "key_padding_mask' shape is not expected", "com.microsoft.MultiHeadAttention's 1-D "
+                                                                      "key_padding_mask of a length other than B and "
+                                                                      "3B + 2: as Attention's"),
     ("Attention", "1D data shall have length", "com.microsoft.Attention's 1-D mask_index of a length other than B, 2B "
                                                "and 3B + 2: reshape1 takes each entry's first value and refuses only "
                                                "a mask shorter than B"),

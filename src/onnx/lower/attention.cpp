@@ -357,8 +357,8 @@ void ms_attention(node_context& c) {
 
 // com.microsoft.MultiHeadAttention: query [B, S, D] with key [B, L, D] and value [B, L, Dv] (each split into
 // num_heads heads, bias [D + D + Dv] added first), or with key and value already [B, N, L, H] (cross
-// attention: no bias, no past); past_key and past_value [B, N, P, H] before K and V (the present outputs);
-// the scores (output 3) plus key_padding_mask ([B] or [3B + 2] lengths, [B, L] or [B, T], [B, S, T]) and
+// attention); past_key and past_value [B, N, P, H] before K and V (the present outputs); the scores
+// (output 3) plus key_padding_mask ([B] or [3B + 2] lengths, [B, T], [B, S, T]) and
 // attention_bias ([B or 1, N or 1, S, T]); softmax; times V: [B, S, Dv]. The packed formats (QKV in the
 // query, KV in the key) are not covered.
 void ms_multihead_attention(node_context& c) {
@@ -381,13 +381,18 @@ void ms_multihead_attention(node_context& c) {
   if (past_key.has_value() != past_value.has_value()) c.bad("it has one of past_key and past_value", "give both or neither");
   source q = c.need(0), k = *key, v = *value;
   if (const auto bias = c.input(3)) {
-    if (*ranks[1] == 4) c.bad("it has a bias and a 4-D key", "a 4-D key takes no bias");
-    // [D + D + Dv]: its parts by Q's and K's hidden size, the rest V's.
+    // [D + D + Dv]: its parts by Q's and K's hidden size, the rest V's (Dv = N * Hv for a 4-D value). A 4-D
+    // key and value take no bias of their own (ONNX Runtime checks only its length).
     const auto d = dims(c, m, q, 2, 3);
     const auto parts = c.add("VariadicSplit", 1, {*bias, c.i64({0}, scalar), concat(c, {d, d, c.i64({-1})}, 0)}, {}, 3);
     q = c.add("Add", 1, {q, parts}, numpy);
-    k = c.add("Add", 1, {k, source{parts.layer, 1}}, numpy);
-    v = c.add("Add", 1, {v, exactly(c, source{parts.layer, 2}, 0, dims(c, m, v, 2, 3))}, numpy);
+    if (*ranks[1] == 3) {
+      k = c.add("Add", 1, {k, source{parts.layer, 1}}, numpy);
+      v = c.add("Add", 1, {v, exactly(c, source{parts.layer, 2}, 0, dims(c, m, v, 2, 3))}, numpy);
+    } else {
+      const auto dv = c.add("Multiply", 1, {dims(c, m, v, 3, 4), c.i64({heads})}, numpy);
+      q = c.add("Add", 1, {q, c.add("ReduceSum", 1, {exactly(c, source{parts.layer, 2}, 0, dv), c.i64({0})}, {{"keep_dims", "true"}})}, numpy);
+    }
   }
   q = to_heads(c, q, heads);
   if (*ranks[1] == 3) {
@@ -395,15 +400,17 @@ void ms_multihead_attention(node_context& c) {
     k = to_heads(c, exactly(c, k, 2, dims(c, m, c.need(0), 2, 3)), heads);
     v = to_heads(c, v, heads);
   } else {
-    if (past_key) c.bad("it has a past and a 4-D key", "a 4-D key and value are the past already");
+    // [B, N, L, H], the value of the key's shape exactly (ONNX Runtime's).
     k = reshape(c, k, c.i64({0, heads, 0, 0}));
-    v = reshape(c, v, c.i64({0, heads, 0, 0}));
+    v = exactly(c, reshape(c, v, c.i64({0, heads, 0, 0})), 3, dims(c, m, k, 3, 4));
+  }
+  if (past_key && past_value) {
+    // ONNX Runtime checks both pasts' head size against the key's.
+    const auto head = dims(c, m, k, 3, 4);
+    k = concat(c, {exactly(c, *past_key, 3, head), k}, 2);
+    v = concat(c, {exactly(c, *past_value, 3, head), v}, 2);
   }
   std::tie(q, k) = same_leading(c, m, q, k, 1);
-  if (past_key) {
-    k = concat(c, {*past_key, k}, 2);
-    v = concat(c, {*past_value, v}, 2);
-  }
   // K and V agree in batch, heads and length.
   const auto both = concat(c, {k, v}, 3);
   const auto kv = c.add("VariadicSplit", 1, {both, c.i64({3}, scalar), concat(c, {dims(c, m, k, 3, 4), c.i64({-1})}, 0)}, {}, 2);
@@ -415,16 +422,19 @@ void ms_multihead_attention(node_context& c) {
   if (const auto mask = c.input(4)) {
     const auto rank = c.rank(4);
     if (!rank) return c.not_covered("com.microsoft.MultiHeadAttention whose key_padding_mask the model gives no rank is not covered (its rank is its format)");
+    const auto converted = c.add("ConvertLike", 1, {*mask, scores});
     if (*rank == 1) {
-      // [B] or [3B + 2]: each entry's lengths meet its scores (the extra two are the batch's own).
-      const auto converted = c.add("ConvertLike", 1, {*mask, scores});
-      const auto per_entry = c.add("ReduceSum", 1, {converted, c.i64({0})}, {{"keep_dims", "true"}});
-      scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {per_entry, c.i64({1, 2, 3})})}, numpy);
+      // [B] or [3B + 2]: each entry's first value stands for it (a shorter mask is refused).
+      const auto first = c.add("VariadicSplit", 1, {converted, c.i64({0}, scalar), concat(c, {dims(c, m, q, 0, 1), c.i64({-1})}, 0)},
+                               {}, 2);
+      scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {first, c.i64({1, 2, 3})})}, numpy);
     } else if (*rank == 2 || *rank == 3) {
-      auto bias = c.add("ConvertLike", 1, {*mask, scores});
-      bias = exactly(c, bias, 0, dims(c, m, q, 0, 1));
+      // [B, T] or [B, S, T] exactly: ONNX Runtime broadcasts no 1 there.
+      auto bias = exactly(c, converted, 0, dims(c, m, q, 0, 1));
+      bias = exactly(c, bias, -1, dims(c, m, k, 2, 3));
+      if (*rank == 3) bias = exactly(c, bias, 1, dims(c, m, q, 2, 3));
       bias = c.add("Unsqueeze", 1, {bias, c.i64(*rank == 2 ? std::vector<std::int64_t>{1, 2} : std::vector<std::int64_t>{1})});
-      scores = c.add("Add", 1, {scores, broadcast(c, bias, c.shape_of(scores))}, numpy);
+      scores = c.add("Add", 1, {scores, bias}, numpy);
     } else {
       c.bad(fmt::format("key_padding_mask is of rank {}", *rank), "key_padding_mask is 1-D to 3-D");
     }

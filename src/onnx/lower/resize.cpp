@@ -1,4 +1,8 @@
-// ONNX's Upsample and Resize: one Interpolate-11, by scales or by sizes.
+// ONNX's Upsample and Resize (one Interpolate-11, by scales or by sizes), GridSample and AffineGrid.
+#include <limits>
+
+#include <fmt/format.h>
+
 #include "families.hpp"
 
 namespace reshape1::onnx::detail {
@@ -30,11 +34,67 @@ void resize11(node_context& c) {
   interpolate_scales(c, c.need(0), c.need(2));
 }
 
+/// Dimensions [from, to) of x's shape (to 0: up to the end), 1-D i64.
+source dims_of(node_context& c, source x, std::int64_t from, std::int64_t to) {
+  const auto end = to == 0 ? std::numeric_limits<std::int64_t>::max() : to;
+  return c.add("Slice", 8, {c.shape_of(x), c.i64({from}), c.i64({end}), c.i64({1})});
+}
+const node_context::attributes numpy{{"auto_broadcast", "numpy"}};
+
+// GridSample: X [N, C, D1...Dr] sampled at grid [N, D1'...Dr', r]: Y [N, C, D1'...Dr']. Each output element
+// of sample n meets X[n] (where the grid points, which only the data says) and grid[n] at its place: X
+// summed over its spatial axes plus the grid summed over its last, both one-way broadcast to the other's
+// batch, so that a batch of one against another is refused (ONNX Runtime refuses it). The grid's rank is X's
+// (its shape split at X's rank), its last dimension r exactly; X 4-D or 5-D (ONNX Runtime's), cubic 4-D only.
+void grid_sample(node_context& c) {
+  const auto x = c.need(0), grid = c.need(1);
+  const auto rank = c.rank(0);
+  if (rank && *rank != 4 && *rank != 5) c.bad(fmt::format("X is of rank {}", *rank), "X is 4-D or 5-D");
+  const auto mode = c.s("mode", c.version() >= 20 ? "linear" : "bilinear");
+  if (rank && *rank == 5 && (mode == "cubic" || mode == "bicubic")) c.bad("it is cubic on a 5-D input", "cubic takes a 4-D input");
+  const auto x_rank = c.add("Unsqueeze", 1, {c.rank_of(x), c.i64({0})});
+  const auto grid_shape = c.add("VariadicSplit", 1, {c.shape_of(grid), c.i64({0}, std::vector<std::int64_t>{}), x_rank});
+  const auto spatial = c.add("Subtract", 1, {x_rank, c.i64({2})}, numpy);
+  const auto points = c.add("ReduceSum", 1, {c.add("VariadicSplit", 1, {grid, c.i64({-1}, std::vector<std::int64_t>{}), spatial}), c.i64({-1})},
+                            {{"keep_dims", "false"}});
+  const auto at = c.add("Unsqueeze", 1, {points, c.i64({1})});  // [N, 1, D1'...]
+  const auto image = c.add("ReduceSum", 1, {x, c.axes_from(x, 2)}, {{"keep_dims", "true"}});  // [N, C, 1...]
+  const auto out_spatial = c.add("Slice", 8, {grid_shape, c.i64({1}), c.i64({-1}), c.i64({1})});
+  const auto by_grid = c.add("Concat", 1, {c.add("Slice", 8, {grid_shape, c.i64({0}), c.i64({1}), c.i64({1})}), dims_of(c, x, 1, 2), out_spatial},
+                             {{"axis", "0"}});
+  const auto by_x = c.add("Concat", 1, {dims_of(c, x, 0, 2), out_spatial}, {{"axis", "0"}});
+  c.output(0, c.add("Add", 1,
+                    {c.add("Broadcast", 3, {image, by_grid}, {{"mode", "numpy"}}), c.add("Broadcast", 3, {at, by_x}, {{"mode", "numpy"}})},
+                    numpy));
+}
+
+// AffineGrid-20: theta [N, r, r + 1] (r = 2 or 3) and size [N, C, D1...Dr] (values): grid [N, D1...Dr, r],
+// each sample's points from its own theta.
+void affine_grid(node_context& c) {
+  const auto theta = c.need(0), size = c.need(1);
+  if (const auto r = c.rank(0); r && *r != 3) c.bad(fmt::format("theta is of rank {}", *r), "theta is [N, 2, 3] or [N, 3, 4]");
+  // r from the size's length (4 or 6 values less 2); theta [N, r, r + 1] exactly.
+  const auto r = c.add("Subtract", 1, {c.shape_of(size), c.i64({2})}, numpy);
+  const auto checked = c.add("VariadicSplit", 1,
+                             {c.add("VariadicSplit", 1, {theta, c.i64({1}, std::vector<std::int64_t>{}), r}), c.i64({2}, std::vector<std::int64_t>{}),
+                              c.add("Add", 1, {r, c.i64({1})}, numpy)});
+  const auto per_sample = c.add("ReduceSum", 1, {checked, c.i64({1, 2})}, {{"keep_dims", "false"}});  // [N]
+  const auto shape = c.add("Concat", 1, {c.add("Slice", 8, {size, c.i64({0}), c.i64({1}), c.i64({1})}),
+                                         c.add("Slice", 8, {size, c.i64({2}), c.i64({std::numeric_limits<std::int64_t>::max()}), c.i64({1})}), r},
+                           {{"axis", "0"}});
+  // [N, 1, ..., 1] of the grid's rank, broadcast one way: theta's batch is the size's N.
+  const auto ones = c.add("Broadcast", 3, {c.i64({1}), c.add("Add", 1, {r, c.i64({1})}, numpy)}, {{"mode", "numpy"}});
+  const auto column = c.add("Reshape", 1, {per_sample, c.add("Concat", 1, {c.i64({-1}), ones}, {{"axis", "0"}})}, {{"special_zero", "false"}});
+  c.output(0, c.add("Broadcast", 3, {column, shape}, {{"mode", "numpy"}}));
+}
+
 }  // namespace
 
 std::span<const onnx_entry> resize_rows() {
   static const std::vector<onnx_entry> rows = {
       {"Upsample", 7, upsample7}, {"Upsample", 9, upsample9}, {"Resize", 10, resize10}, {"Resize", 11, resize11},
+      {"GridSample", 16, grid_sample}, {"GridSample", 20, grid_sample}, {"GridSample", 22, grid_sample},
+      {"GridSample", 1, grid_sample, "com.microsoft"}, {"AffineGrid", 20, affine_grid},
   };
   return rows;
 }
