@@ -233,7 +233,16 @@ std::vector<lowering_case> elementwise_cases() {
 }
 
 std::vector<lowering_case> convolution_cases() {
+  const std::string lp_pool_layers = "Abs,ConvertLike,Power,AvgPool,ConvertLike,Multiply,ConvertLike,Power";
   return {
+      // LpPool: AveragePool's shapes ((8 + 1 + 1 - 3) / 2 + 1 = 4; with ceil_mode from 18: 5 for 9).
+      {"LpPool", 2, "x:f32[1,3,8,8]", "x", "y",
+       attr_ints("kernel_shape", {3, 3}) + attr_ints("strides", {2, 2}) + attr_ints("pads", {1, 1, 1, 1}), lp_pool_layers,
+       "[1,3,4,4]"},
+      {"LpPool", 11, "x:f32[1,3,8]", "x", "y", attr_ints("kernel_shape", {2}) + attr_i("p", 3), lp_pool_layers, "[1,3,7]"},
+      {"LpPool", 18, "x:f32[1,3,9,9]", "x", "y",
+       attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}) + attr_i("ceil_mode", 1), lp_pool_layers, "[1,3,5,5]"},
+      {"LpPool", 22, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {8, 8}), lp_pool_layers, "[1,3,1,1]"},
       // (8 + 1 + 1 - 3) / 2 + 1 = 4 per spatial axis; the bias initializer given the shape [1,4,1,1].
       {"Conv", 1, "x:f32[1,3,8,8] w:f32[4,3,3,3]= b:f32[4]=", "x,w,b", "y",
        attr_ints("pads", {1, 1, 1, 1}) + attr_ints("strides", {2, 2}), "Convolution,Add", "[1,4,4,4]"},
@@ -950,10 +959,6 @@ const std::set<std::string>& not_yet_translated() {
       "Col2Im-18",
       "DFT-17",
       "DFT-20",
-      "LpPool-11",
-      "LpPool-18",
-      "LpPool-2",
-      "LpPool-22",
       "MaxRoiPool-1",
       "MaxRoiPool-22",
       "MaxUnpool-11",

@@ -1162,6 +1162,28 @@ def bert(rng):
     return bert_mha(rng) if r < 0.75 else bert_embed(rng)
 
 
+def lp_pool(rng):
+    """LpPool at opsets 11 and 18 (ceil_mode from 18): AveragePool's shapes, with p 1 to 3. Invalid: a kernel of
+    another rank than the input's spatial axes, pads of another count."""
+    rank = rng.randint(1, 2)
+    s = [rng.randint(1, 2), rng.randint(1, 3)] + [rng.randint(1, 9) for _ in range(rank)]
+    kernel = [rng.randint(1, 4) for _ in range(rank)]
+    attrs = ints("kernel_shape", kernel) + ints("strides", [rng.randint(1, 3) for _ in range(rank)]) + i("p", rng.randint(1, 3))
+    c = rng.random()
+    if c < 0.3:
+        attrs += ints("pads", [rng.randint(0, k - 1) for k in kernel + kernel])
+    elif c < 0.45:
+        attrs += f'attribute {{ name: "auto_pad" type: STRING s: "{rng.choice(["SAME_UPPER", "SAME_LOWER", "VALID"])}" }} '
+    elif c < 0.55:
+        attrs += ints("pads", [0] * (2 * rank + 1))
+    opset = rng.choice([11, 18])
+    if opset == 18 and rng.random() < 0.3:
+        attrs += i("ceil_mode", 1)
+    if rng.random() < 0.06:
+        attrs = attrs.replace(ints("kernel_shape", kernel), ints("kernel_shape", kernel + [1]))
+    return Case("LpPool", opset, [s], attrs)
+
+
 def grid(rng):
     """GridSample (opsets 16, 20 and 22, and com.microsoft's) and AffineGrid (20). GridSample: X [N, C, spatial] of 2
     spatial axes (3 from opset 20), grid [N, out spatial, r] with r the spatial rank; modes and padding modes of the
@@ -1215,7 +1237,7 @@ FAMILIES = {
     "activation": activation, "predicates": predicates, "bitwise": bitwise, "hardmax": hardmax,
     "normalization": normalization, "reduce_more": reduce_more, "cumsum": cumsum, "onehot": onehot,
     "compress": compress, "reverse_sequence": reverse_sequence, "quant": quant, "microsoft": microsoft,
-    "attention": attention, "grid": grid, "bert": bert,
+    "attention": attention, "grid": grid, "lp_pool": lp_pool, "bert": bert,
 }
 
 
@@ -1229,6 +1251,8 @@ KNOWN = [
     ("MaxPool", "larger than the padded input", "a pooling window larger than the padded input: ONNX Runtime gives "
                                                 "an output of 0 or 1, reshape1 refuses"),
     ("AveragePool", "larger than the padded input", "as MaxPool"),
+    ("LpPool", "larger than the padded input", "as MaxPool"),
+    ("LpPool", "padding values must be non-negative", "as MaxPool"),
     ("Reshape", "Product cannot be 0 in combination with -1", "a -1 beside a 0 dimension of an empty input: ONNX "
                                                               "Runtime refuses it, reshape1 infers it"),
     ("MaxPool", "padding values must be non-negative", "SAME_* with a stride above the window: ONNX Runtime "

@@ -242,6 +242,32 @@ void average_pool(node_context& c) {
   c.output(0, c.add("AvgPool", ceil ? 14 : 1, {c.need(0)}, a));
 }
 
+// LpPool: the Lp norm of each window: |x|^p averaged over the window with the padding counted (AvgPool
+// without exclude-pad), times the window's size, to the power 1/p; AveragePool's shapes (ceil_mode and
+// dilations from 18; dilations other than 1 are not covered, as AveragePool's).
+void lp_pool(node_context& c) {
+  const auto spatial = spatial_axes(c, 0);
+  auto a = window(c, spatial, false);
+  const auto kernel = c.ints("kernel_shape");
+  if (!kernel) c.bad("LpPool needs kernel_shape");
+  a.emplace_back("kernel", list(*kernel));
+  const bool ceil = c.version() >= 18 && c.i("ceil_mode", 0) != 0;
+  a.emplace_back("rounding_type", ceil ? "ceil_torch" : "floor");
+  a.emplace_back("exclude-pad", "false");
+  if (const auto d = c.ints("dilations"); d && std::any_of(d->begin(), d->end(), [](std::int64_t v) { return v != 1; }))
+    return c.not_covered("LpPool with dilations is not covered");
+  const auto p = c.i("p", 2);
+  if (p <= 0) c.bad(fmt::format("p is {}", p), "LpPool's p is positive");
+  // The window's size as a real factor (the rule refuses kernels out of range, so no product overflows a double).
+  double size = 1;
+  for (const auto k : *kernel) size *= static_cast<double>(k);
+  const auto x = c.need(0);
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto powered = c.add("Power", 1, {c.add("Abs", 1, {x}), like(c, static_cast<float>(p), x)}, numpy);
+  const auto sums = c.add("Multiply", 1, {c.add("AvgPool", ceil ? 14 : 1, {powered}, a), like(c, static_cast<float>(size), x)}, numpy);
+  c.output(0, c.add("Power", 1, {sums, like(c, 1.0F / static_cast<float>(p), x)}, numpy));
+}
+
 template <const char* Reduce>
 void global_pool(node_context& c) {
   const auto x = c.need(0);
@@ -269,7 +295,8 @@ std::span<const onnx_entry> convolution_rows() {
       {"Conv", 1, conv}, {"ConvInteger", 10, conv_integer}, {"QLinearConv", 10, qlinear_conv},
       {"QLinearConv", 1, qlinear_conv, "com.microsoft"}, {"FusedConv", 1, fused_conv, "com.microsoft"},
       {"MaxPool", 1, max_pool},
-      {"GlobalLpPool", 2, global_lp_pool},
+      {"GlobalLpPool", 2, global_lp_pool}, {"LpPool", 2, lp_pool}, {"LpPool", 11, lp_pool}, {"LpPool", 18, lp_pool},
+      {"LpPool", 22, lp_pool},
       {"ConvTranspose", 1, conv_transpose}, {"MaxPool", 8, max_pool},
       {"AveragePool", 7, average_pool}, {"GlobalAveragePool", 1, global_pool<ReduceMean>},
       {"GlobalMaxPool", 1, global_pool<ReduceMax>},
