@@ -34,7 +34,8 @@ answers = {"allowzero_copy": (0, "yes"), "allowzero_literal": (1, "no"), "consta
            "size_if": (1, "no"), "size_where": (1, "no"), "size_scale": (1, "no"), "size_parity": (1, "no"),
            "size_constant": (0, "yes"), "size_slice_end": (1, "no"), "size_topk": (1, "no"), "size_slice_start": (1, "no"), "size_gather_index": (1, "no"), "size_pad_value": (1, "no"), "group_norm_fold": (0, "yes"), "group_norm_fold_mixed": (1, "no"), "batch_norm_training": (1, "no"), "flatten_axis_past_rank": (1, "no"), "tile_repeats_length": (1, "no"), "gather_real_indices": (1, "no"), "slice_matrix_starts": (1, "no"), "size_if_view": (1, "no"), "if_untaken_branch": (0, "yes"), "if_both_branches": (1, "no"), "fold_cumsum": (1, "no"), "size_max": (0, "yes"), "size_max_pattern": (1, "no"), "size_if_flatten": (4, "cannot_tell"), "size_if_idle_branch": (1, "no"), "slice_batch_end_1000": (4, "cannot_tell"), "fold_interleave": (0, "yes"), "fold_interleave_mixed": (1, "no"), "fold_interleave_output": (1, "no"), "fold_interleave_transpose": (4, "cannot_tell"), "resize_batch_nearest": (4, "cannot_tell"), "fold_interleave_if_rows": (4, "cannot_tell"), "size_where_alike": (1, "no"), "size_shape_beyond_samples": (1, "no"), "size_alike_reverse": (1, "no"), "size_equal_four": (1, "no"),
            "softmax_axis_out_of_range": (1, "no"), "instance_norm_scale_length": (1, "no"),
-           "attention_causal": (0, "yes"), "attention_causal_fold": (4, "cannot_tell")}
+           "attention_causal": (0, "yes"), "attention_causal_fold": (4, "cannot_tell"), "bert_block": (0, "yes"),
+           "bert_block_constant_mask": (1, "no")}
 for name, (code, verdict) in answers.items():
     rc, out, err = run(FIXTURES / f"{name}.onnx", "--batch", "4", "--json")
     check(f"{name}: exit code", rc == code, f"{rc} {err}")

@@ -446,7 +446,7 @@ std::vector<lowering_case> resize_cases() {
       // theta [N, 2, 3] and size [N, C, H, W]: [N, H, W, 2].
       {"AffineGrid", 20, "t:f32[2,2,3] size:i64[4]=2,3,5,6", "t,size", "y", "",
        "ShapeOf,Subtract,VariadicSplit,Add,VariadicSplit,ReduceSum,Slice,Slice,Concat,Add,Broadcast,Concat,"
-       "Reshape,Broadcast", "[2,5,6,2]"},
+       "Reshape,Broadcast,ShapeOf,Slice,VariadicSplit", "[2,5,6,2]"},
       {"Upsample", 7, "x:f32[1,3,4,4]", "x", "y", attr_floats("scales", {1, 1, 2, 2}), "Interpolate", "[1,3,8,8]"},
       {"Upsample", 9, "x:f32[1,3,4,4] scales:f32[4]=1,1,2,2", "x,scales", "y", "", "Interpolate", "[1,3,8,8]"},
       {"Resize", 10, "x:f32[1,3,4,4] scales:f32[4]=1,1,2,2", "x,scales", "y", "", "Interpolate", "[1,3,8,8]"},
@@ -626,9 +626,10 @@ std::vector<lowering_case> attention_cases() {
       // com.microsoft's BERT attention: Q, K, V from one MatMul; a past of 2 steps, key lengths per entry.
       {"Attention", 1, "x:f32[2,3,4] w:f32[4,12]= b:f32[12]= m:i32[2] past:f32[2,2,2,2,2]", "x,w,b,m,past", "y,present",
        attr_i("num_heads", 2),
-       "MatMul,ShapeOf,Slice,VariadicSplit,Add,Split,Reshape,Transpose,Reshape,Transpose,Reshape,Transpose,VariadicSplit,"
-       "Squeeze,Concat,Squeeze,Concat,Unsqueeze,Unsqueeze,Concat,MatMul,ConvertLike,ShapeOf,Slice,Concat,VariadicSplit,"
-       "Unsqueeze,ShapeOf,Broadcast,Add,SoftMax,MatMul,Transpose,Reshape",
+       "MatMul,ShapeOf,Slice,VariadicSplit,Add,Split,Reshape,Transpose,Reshape,Transpose,Reshape,Transpose,"
+       "VariadicSplit,Squeeze,Concat,Squeeze,Concat,Unsqueeze,Unsqueeze,Concat,MatMul,ConvertLike,ShapeOf,"
+       "Slice,Slice,Concat,Reshape,ReduceSum,Unsqueeze,ShapeOf,Broadcast,Add,SoftMax,MatMul,Transpose,"
+       "Reshape",
        "[2,3,4] [2,2,2,5,2]", "com.microsoft"},
       // MultiHeadAttention: separate Q, K, V with a bias, a past, key lengths; the scores out.
       {"MultiHeadAttention", 1, "q:f32[2,3,4] k:f32[2,5,4] v:f32[2,5,4] b:f32[12]= m:i32[2,7] pk:f32[2,2,2,2] pv:f32[2,2,2,2]",

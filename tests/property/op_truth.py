@@ -1271,12 +1271,13 @@ KNOWN = [
                                     "integer depth only"),
     ("Compress", "reshape1 [..", "a long constant condition: reshape1 gives an interval that holds ONNX Runtime's "
                                  "count, not the count"),
-    ("MultiHeadAttention", "key_padding_mask' shape is not expected", "com.microsoft.MultiHeadAttention's 1-D "
-                                                                      "key_padding_mask of a length other than B and "
-                                                                      "3B + 2: as Attention's"),
-    ("Attention", "1D data shall have length", "com.microsoft.Attention's 1-D mask_index of a length other than B, 2B "
-                                               "and 3B + 2: reshape1 takes each entry's first value and refuses only "
-                                               "a mask shorter than B"),
+    ("MultiHeadAttention", "cannot infer -1: input [", "com.microsoft.MultiHeadAttention's 1-D key_padding_mask of "
+                                                       "3B + 2 values: ONNX Runtime runs it, reshape1 takes [B] or [2B] "
+                                                       "only (no split of it keeps the batch on one axis)"),
+    ("Attention", "cannot infer -1: input [", "com.microsoft.Attention's 1-D mask_index of 3B + 2 values: as "
+                                              "MultiHeadAttention's"),
+    ("Attention", "with 2D data shall have shape", "a computed 2-D mask_index [1, T]: ONNX Runtime refuses it, reshape1 "
+                                                   "broadcasts it (a constant one is refused)"),
 ]
 # ONNX's type constraints and attribute lists (an input of an element type the op does not take, two inputs
 # bound to one type that differ, an attribute the op does not define) are not checked: ONNX Runtime refuses

@@ -6,6 +6,7 @@
 // are made by the layers on the way to the outputs (an exact split, a one-way broadcast, a concatenation),
 // so that a node whose inputs do not fit has no output shape: no layer off the path only to check.
 #include <array>
+#include <optional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -267,31 +268,41 @@ void ms_rotary_embedding(node_context& c) {
   c.output(0, *rank == 3 ? reshape(c, y, c.shape_of(x), false) : transpose(c, y, {0, 2, 1, 3}));
 }
 
+/// A 1-D mask of lengths per batch entry, [B] or [2B], as [B]: seen as [k, B] and summed over k, so that entry
+/// b's values meet entry b's scores and the batch stays on one axis (ONNX Runtime's [3B + 2] is refused: no
+/// split of it keeps the batch apart).
+source per_entry(node_context& c, made_shapes& m, source converted, source input) {
+  const auto rows = reshape(c, converted, concat(c, {c.i64({-1}), dims(c, m, input, 0, 1)}, 0), false);
+  return c.add("ReduceSum", 1, {rows, c.i64({0})}, {{"keep_dims", "false"}});
+}
+
 /// The scores [B, N, S, T] plus a com.microsoft.Attention mask_index, by its rank (ONNX Runtime's formats):
-/// [B] key lengths, [2B] end and start positions or [3B + 2] (each entry's first value stands for it: a length
-/// other than these three is taken too), [B, T] key padding (or [B or 1, 1], no mask at all), [B, S, T], or
-/// [B, 1, M, M] (Megatron's, M at least T: each entry's summed to one value). What meets the scores of entry
-/// b is the mask's entry b, whatever its values.
-source add_mask_index(node_context& c, made_shapes& m, source scores, source input, source mask, std::size_t rank) {
+/// [B] key lengths or [2B] end and start positions, [B, T] key padding (or one column, [B or 1, 1]: no mask at
+/// all), [B, S, T]. What meets the scores of entry b is the mask's entry b, whatever its values.
+/// ONNX Runtime's CPU kernel runs no 4-D (Megatron) mask: not covered.
+std::optional<source> add_mask_index(node_context& c, made_shapes& m, source scores, source input, source mask, std::size_t rank) {
   const auto converted = c.add("ConvertLike", 1, {mask, scores});
+  const auto batch = dims(c, m, input, 0, 1);
   source bias;
   switch (rank) {
-    case 1: {  // [B], [2B] or [3B + 2]: each entry's own value first (a shorter mask is refused)
-      const auto first = c.add("VariadicSplit", 1, {converted, c.i64({0}, scalar), concat(c, {dims(c, m, input, 0, 1), c.i64({-1})}, 0)},
-                               {}, 2);
-      bias = c.add("Unsqueeze", 1, {first, c.i64({1, 2, 3})});
+    case 1: bias = c.add("Unsqueeze", 1, {per_entry(c, m, converted, input), c.i64({1, 2, 3})}); break;
+    case 2:
+      // [B, T], or one column ([B, 1] or [1, 1]: no mask at all). A constant is one or the other by its dims:
+      // [B, T] exactly unless it has one column (a constant [1, T] is refused at another batch, as ONNX
+      // Runtime refuses it). A computed mask broadcasts one way ([1, T] is then a batch of one).
+      if (const auto d = c.constant_dims(3); d && d->size() == 2 && (*d)[1] != 1) {
+        bias = c.add("Unsqueeze", 1, {exactly(c, exactly(c, converted, 0, batch), 1, dims(c, m, scores, 3, 4)), c.i64({1, 2})});
+      } else {
+        bias = c.add("Unsqueeze", 1, {converted, c.i64({1, 2})});
+      }
       break;
-    }
-    case 2: bias = c.add("Unsqueeze", 1, {converted, c.i64({1, 2})}); break;
-    case 3: bias = c.add("Unsqueeze", 1, {converted, c.i64({1})}); break;
-    case 4: {  // [B, 1, M, M], M at least T (its first T columns and the rest); not with unidirectional
-      if (c.i("unidirectional", 0) != 0) c.bad("its mask_index is 4-D and it is unidirectional", "a 4-D mask goes without unidirectional");
-      const auto one = exactly(c, converted, 1, c.i64({1}));
-      const auto columns = c.add("VariadicSplit", 1, {one, c.i64({3}, scalar), concat(c, {dims(c, m, scores, 3, 4), c.i64({-1})}, 0)},
-                                 {}, 2);
-      bias = c.add("ReduceSum", 1, {concat(c, {columns, source{columns.layer, 1}}, 3), c.i64({1, 2, 3})}, {{"keep_dims", "true"}});
+    case 3:
+      bias = exactly(c, exactly(c, converted, 0, batch), 1, dims(c, m, scores, 2, 3));
+      bias = c.add("Unsqueeze", 1, {exactly(c, bias, 2, dims(c, m, scores, 3, 4)), c.i64({1})});
       break;
-    }
+    case 4:
+      c.not_covered("com.microsoft.Attention with a 4-D mask_index is not covered (ONNX Runtime's CPU kernel does not run it)");
+      return std::nullopt;
     default: c.bad(fmt::format("mask_index is of rank {}", rank), "mask_index is 1-D to 4-D");
   }
   return c.add("Add", 1, {scores, broadcast(c, bias, c.shape_of(scores))}, numpy);
@@ -342,7 +353,9 @@ void ms_attention(node_context& c) {
   if (const auto mask = c.input(3)) {
     const auto rank = c.rank(3);
     if (!rank) return c.not_covered("com.microsoft.Attention whose mask_index the model gives no rank is not covered (its rank is its format)");
-    scores = add_mask_index(c, m, scores, input, *mask, *rank);
+    const auto masked = add_mask_index(c, m, scores, input, *mask, *rank);
+    if (!masked) return;
+    scores = *masked;
   }
   if (const auto extra = c.input(5)) {
     // 4-D (a Reshape that copies four dimensions refuses fewer), its dims 1 or the scores'.
@@ -424,10 +437,8 @@ void ms_multihead_attention(node_context& c) {
     if (!rank) return c.not_covered("com.microsoft.MultiHeadAttention whose key_padding_mask the model gives no rank is not covered (its rank is its format)");
     const auto converted = c.add("ConvertLike", 1, {*mask, scores});
     if (*rank == 1) {
-      // [B] or [3B + 2]: each entry's first value stands for it (a shorter mask is refused).
-      const auto first = c.add("VariadicSplit", 1, {converted, c.i64({0}, scalar), concat(c, {dims(c, m, q, 0, 1), c.i64({-1})}, 0)},
-                               {}, 2);
-      scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {first, c.i64({1, 2, 3})})}, numpy);
+      // [B] (ONNX Runtime's [3B + 2] is refused, as Attention's).
+      scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {per_entry(c, m, converted, c.need(0)), c.i64({1, 2, 3})})}, numpy);
     } else if (*rank == 2 || *rank == 3) {
       // [B, T] or [B, S, T] exactly: ONNX Runtime broadcasts no 1 there.
       auto bias = exactly(c, converted, 0, dims(c, m, q, 0, 1));
@@ -465,7 +476,7 @@ void embed_layer_norm(node_context& c) {
   auto segments = c.input(1);
   const auto segment_table = c.input(4);
   if (segments && !segment_table) c.bad("it has segment_ids and no segment_embedding", "give segment_embedding with them");
-  if (!c.has_output(1)) c.bad("it has no mask_index output", "mask_index is a required output");
+  if (c.outputs() < 2) c.bad("it has no mask_index output", "mask_index is a required output");
   // segment_ids and the mask of input_ids' shape: the ids taken through both checks, before any use.
   if (segments) std::tie(ids, *segments) = same_leading(c, m, ids, *segments, 2);
   auto mask = c.input(7);

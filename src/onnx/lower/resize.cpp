@@ -45,11 +45,14 @@ const node_context::attributes numpy{{"auto_broadcast", "numpy"}};
 // of sample n meets X[n] (where the grid points, which only the data says) and grid[n] at its place: X
 // summed over its spatial axes plus the grid summed over its last, both one-way broadcast to the other's
 // batch, so that a batch of one against another is refused (ONNX Runtime refuses it). The grid's rank is X's
-// (its shape split at X's rank), its last dimension r exactly; X 4-D or 5-D (ONNX Runtime's), cubic 4-D only.
+// (its shape split at X's rank), its last dimension r exactly; X 4-D or 5-D (ONNX Runtime's; 4-D only before 20
+// and for com.microsoft's), cubic 4-D only.
 void grid_sample(node_context& c) {
   const auto x = c.need(0), grid = c.need(1);
   const auto rank = c.rank(0);
   if (rank && *rank != 4 && *rank != 5) c.bad(fmt::format("X is of rank {}", *rank), "X is 4-D or 5-D");
+  const bool four_only = c.version() < 20 || c.node().domain() == "com.microsoft";  // ONNX's GridSample-16 and the contrib op
+  if (rank && four_only && *rank != 4) c.bad(fmt::format("X is of rank {}", *rank), "this version of GridSample takes a 4-D X");
   const auto mode = c.s("mode", c.version() >= 20 ? "linear" : "bilinear");
   if (rank && *rank == 5 && (mode == "cubic" || mode == "bicubic")) c.bad("it is cubic on a 5-D input", "cubic takes a 4-D input");
   const auto x_rank = c.add("Unsqueeze", 1, {c.rank_of(x), c.i64({0})});
@@ -85,7 +88,10 @@ void affine_grid(node_context& c) {
   // [N, 1, ..., 1] of the grid's rank, broadcast one way: theta's batch is the size's N.
   const auto ones = c.add("Broadcast", 3, {c.i64({1}), c.add("Add", 1, {r, c.i64({1})}, numpy)}, {{"mode", "numpy"}});
   const auto column = c.add("Reshape", 1, {per_sample, c.add("Concat", 1, {c.i64({-1}), ones}, {{"axis", "0"}})}, {{"special_zero", "false"}});
-  c.output(0, c.add("Broadcast", 3, {column, shape}, {{"mode", "numpy"}}));
+  // The size's N is theta's exactly (the broadcast above lets a theta of 1 widen).
+  c.output(0, c.add("VariadicSplit", 1,
+                    {c.add("Broadcast", 3, {column, shape}, {{"mode", "numpy"}}), c.i64({0}, std::vector<std::int64_t>{}),
+                     dims_of(c, theta, 0, 1)}));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 //
 // MODEL's batch must already be free (tests/onnx/onnx_free_batch.cpp). SPEC (JSON):
 //   {"inputs": {NAME: {"shape": [...], "batch_axis": 0, "range": [lo, hi]}          a random float tensor
+//               NAME: {"shape": [...], "batch_axis": 0, "range": [lo, hi], "type": "int32"}   random integers (or int64)
 //               NAME: {"shape": [], "batch_axis": null, "value": 16000, "type": "int64"}   the same for all
 //               NAME: {"shape": [], "batch_axis": null, "value": false, "type": "bool"}},
 //    "outputs": {NAME: {"batch_axis": 1}},      (optional; 0 otherwise)
@@ -125,7 +126,12 @@ async function judge(model, spec) {
       for (const [name, input] of Object.entries(spec.inputs)) {
         if (input.batch_axis === null || input.batch_axis === undefined) continue;
         const [lo, hi] = input.range || [-1, 1];
-        feeds[name] = Float32Array.from({length: count(input.shape)}, () => lo + (hi - lo) * random());
+        const n = count(input.shape);
+        // Integers in [lo, hi] for an integer input (token ids, lengths), else reals in [lo, hi).
+        const integer = () => Math.floor(lo + (hi - lo + 1) * random());
+        if (input.type === 'int32') feeds[name] = Int32Array.from({length: n}, integer);
+        else if (input.type === 'int64') feeds[name] = BigInt64Array.from({length: n}, () => BigInt(integer()));
+        else feeds[name] = Float32Array.from({length: n}, () => lo + (hi - lo) * random());
       }
       samples.push(feeds);
     }
@@ -136,7 +142,7 @@ async function judge(model, spec) {
           feeds[name] = constant(input);
         } else {
           const data = stack(list.map((f) => f[name]), input.shape, input.batch_axis);
-          feeds[name] = new ort.Tensor('float32', data, stackedShape(input.shape, input.batch_axis, list.length));
+          feeds[name] = new ort.Tensor(input.type || 'float32', data, stackedShape(input.shape, input.batch_axis, list.length));
         }
       }
       return feeds;
