@@ -429,20 +429,20 @@ std::vector<lowering_case> resize_cases() {
       // X [N, C, H, W] at grid [N, H', W', 2]: [N, C, H', W'] (20 on, also 5-D with a grid of 3 per point).
       {"GridSample", 16, "x:f32[2,3,4,5] g:f32[2,6,7,2]", "x,g", "y", "",
        "ShapeOf,ShapeOf,Squeeze,Unsqueeze,ShapeOf,VariadicSplit,Subtract,VariadicSplit,ReduceSum,Unsqueeze,"
-       "ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,Slice,Slice,ShapeOf,Slice,Concat,ShapeOf,Slice,Concat,"
-       "Broadcast,Broadcast,Add", "[2,3,6,7]"},
+       "ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,ShapeOf,Slice,Slice,Slice,Concat,Slice,Concat,Broadcast,"
+       "Broadcast,Add", "[2,3,6,7]"},
       {"GridSample", 20, "x:f32[2,3,4,5,6] g:f32[2,2,3,4,3]", "x,g", "y", "",
        "ShapeOf,ShapeOf,Squeeze,Unsqueeze,ShapeOf,VariadicSplit,Subtract,VariadicSplit,ReduceSum,Unsqueeze,"
-       "ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,Slice,Slice,ShapeOf,Slice,Concat,ShapeOf,Slice,Concat,"
-       "Broadcast,Broadcast,Add", "[2,3,2,3,4]"},
+       "ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,ShapeOf,Slice,Slice,Slice,Concat,Slice,Concat,Broadcast,"
+       "Broadcast,Add", "[2,3,2,3,4]"},
       {"GridSample", 22, "x:f32[2,3,4,5] g:f32[2,6,7,2]", "x,g", "y", "",
        "ShapeOf,ShapeOf,Squeeze,Unsqueeze,ShapeOf,VariadicSplit,Subtract,VariadicSplit,ReduceSum,Unsqueeze,"
-       "ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,Slice,Slice,ShapeOf,Slice,Concat,ShapeOf,Slice,Concat,"
-       "Broadcast,Broadcast,Add", "[2,3,6,7]"},
+       "ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,ShapeOf,Slice,Slice,Slice,Concat,Slice,Concat,Broadcast,"
+       "Broadcast,Add", "[2,3,6,7]"},
       {"GridSample", 1, "x:f32[2,3,4,5] g:f32[2,6,7,2]", "x,g", "y", "",
        "ShapeOf,ShapeOf,Squeeze,Unsqueeze,ShapeOf,VariadicSplit,Subtract,VariadicSplit,ReduceSum,Unsqueeze,"
-       "ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,Slice,Slice,ShapeOf,Slice,Concat,ShapeOf,Slice,Concat,"
-       "Broadcast,Broadcast,Add", "[2,3,6,7]", "com.microsoft"},
+       "ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,ShapeOf,Slice,Slice,Slice,Concat,Slice,Concat,Broadcast,"
+       "Broadcast,Add", "[2,3,6,7]", "com.microsoft"},
       // theta [N, 2, 3] and size [N, C, H, W]: [N, H, W, 2].
       {"AffineGrid", 20, "t:f32[2,2,3] size:i64[4]=2,3,5,6", "t,size", "y", "",
        "ShapeOf,Subtract,VariadicSplit,Add,VariadicSplit,ReduceSum,Slice,Slice,Concat,Add,Broadcast,Concat,"

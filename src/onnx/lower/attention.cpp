@@ -1,14 +1,14 @@
-// ONNX's attention ops: Attention (23, 24, and com.microsoft's), com.microsoft's MultiHeadAttention, RotaryEmbedding (23, and com.microsoft's) and
-// com.microsoft's EmbedLayerNormalization, as the computations they stand for (ONNX defines its two as
-// functions of MatMul, Softmax, Gather...). What the rules need is each output's
-// shape and which elements meet: a query of batch entry b meets the keys and values of entry b only, a
-// query head meets the key and value head of its group. The checks ONNX Runtime makes on the inputs' shapes
-// are made by the layers on the way to the outputs (an exact split, a one-way broadcast, a concatenation),
-// so that a node whose inputs do not fit has no output shape: no layer off the path only to check.
+// ONNX's attention ops as the computations they stand for: Attention (23, 24, and com.microsoft's),
+// com.microsoft's MultiHeadAttention, RotaryEmbedding (23, and com.microsoft's) and com.microsoft's
+// EmbedLayerNormalization (ONNX defines its own two as functions of MatMul, Softmax, Gather...). What the rules
+// need is each output's shape and which elements meet: a query of batch entry b meets the keys and values
+// of entry b only, a query head meets the key and value head of its group. The checks ONNX Runtime makes on
+// the inputs' shapes are made by the layers on the way to the outputs (an exact split, a one-way broadcast,
+// a concatenation), so that a node whose inputs do not fit has no output shape: no layer off the path only
+// to check.
 #include <array>
-#include <optional>
-#include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -33,8 +33,7 @@ using made_shapes = std::map<std::pair<std::size_t, std::size_t>, source>;
 source dims(node_context& c, made_shapes& made, source x, std::int64_t from, std::int64_t to) {
   auto [it, added] = made.try_emplace({x.layer, x.output});
   if (added) it->second = c.shape_of(x);
-  const auto end = to == 0 ? std::numeric_limits<std::int64_t>::max() : to;
-  return c.add("Slice", 8, {it->second, c.i64({from}), c.i64({end}), c.i64({1})});
+  return shape_slice(c, it->second, from, to);
 }
 source concat(node_context& c, std::vector<source> parts, std::int64_t axis) {
   return c.add("Concat", 1, std::move(parts), {{"axis", fmt::format("{}", axis)}});
@@ -79,8 +78,8 @@ source to_heads(node_context& c, source x, std::int64_t heads) {
 // Attention-23 and 24: Q [B, Hq, S, d], K [B, Hkv, L, d], V [B, Hkv, L, dv] (or each 3-D, [B, S, heads * size],
 // with q_num_heads and kv_num_heads), past_key and past_value put before K and V along the sequence (the
 // present outputs), the query heads in Hkv groups (Hq a multiple of Hkv). Scores [B, Hq, S, P + L] (output 3)
-// plus attn_mask (rank 2 to 4, its last two axes the query and total lengths, broadcast to the scores; 24: plus the
-// per-entry nonpad_kv_seqlen), softmax over the keys, times V: Y [B, Hq, S, dv] (3-D: [B, S, Hq * dv]).
+// plus attn_mask (rank 2 to 4, its last two axes the query and total lengths, broadcast to the scores; 24:
+// plus the per-entry nonpad_kv_seqlen), softmax over the keys, times V: Y [B, Hq, S, dv] (3-D: [B, S, Hq * dv]).
 void attention(node_context& c) {
   made_shapes m;
   const auto rank = c.rank(0);
@@ -268,6 +267,19 @@ void ms_rotary_embedding(node_context& c) {
   c.output(0, *rank == 3 ? reshape(c, y, c.shape_of(x), false) : transpose(c, y, {0, 2, 1, 3}));
 }
 
+/// The num_heads of com.microsoft's Attention and MultiHeadAttention (refused unless above 0); 0 when the
+/// node shares its past's buffer with its present, which is not covered (the node is left to "cannot tell").
+std::int64_t num_heads(node_context& c) {
+  const auto heads = c.i("num_heads", 0);
+  if (heads <= 0) c.bad(fmt::format("num_heads is {}", heads), "num_heads is above 0");
+  if (c.i("past_present_share_buffer", 0) != 0) {
+    c.not_covered(fmt::format("com.microsoft.{} with past_present_share_buffer is not covered (present is past's buffer)",
+                              c.node().op_type()));
+    return 0;
+  }
+  return heads;
+}
+
 /// A 1-D mask of lengths per batch entry, [B] or [2B], as [B]: seen as [k, B] and summed over k, so that entry
 /// b's values meet entry b's scores and the batch stays on one axis (ONNX Runtime's [3B + 2] is refused: no
 /// split of it keeps the batch apart).
@@ -314,10 +326,8 @@ std::optional<source> add_mask_index(node_context& c, made_shapes& m, source sco
 // mask_index and attention_bias; softmax; times V: [B, S, Dv].
 void ms_attention(node_context& c) {
   made_shapes m;
-  const auto heads = c.i("num_heads", 0);
-  if (heads <= 0) c.bad(fmt::format("num_heads is {}", heads), "num_heads is above 0");
-  if (c.i("past_present_share_buffer", 0) != 0)
-    return c.not_covered("com.microsoft.Attention with past_present_share_buffer is not covered (present is past's buffer)");
+  const auto heads = num_heads(c);
+  if (heads == 0) return;
   const auto past = c.input(4);
   if (past && c.input(5)) c.bad("it has past and attention_bias", "ONNX Runtime takes one of the two");
   if (const auto r = c.rank(0); r && *r != 3) c.bad(fmt::format("its input is of rank {}", *r), "the input is [B, S, hidden]");
@@ -371,15 +381,13 @@ void ms_attention(node_context& c) {
 // com.microsoft.MultiHeadAttention: query [B, S, D] with key [B, L, D] and value [B, L, Dv] (each split into
 // num_heads heads, bias [D + D + Dv] added first), or with key and value already [B, N, L, H] (cross
 // attention); past_key and past_value [B, N, P, H] before K and V (the present outputs); the scores
-// (output 3) plus key_padding_mask ([B] or [3B + 2] lengths, [B, T], [B, S, T]) and
+// (output 3) plus key_padding_mask ([B] lengths, [B, T], [B, S, T]) and
 // attention_bias ([B or 1, N or 1, S, T]); softmax; times V: [B, S, Dv]. The packed formats (QKV in the
 // query, KV in the key) are not covered.
 void ms_multihead_attention(node_context& c) {
   made_shapes m;
-  const auto heads = c.i("num_heads", 0);
-  if (heads <= 0) c.bad(fmt::format("num_heads is {}", heads), "num_heads is above 0");
-  if (c.i("past_present_share_buffer", 0) != 0)
-    return c.not_covered("com.microsoft.MultiHeadAttention with past_present_share_buffer is not covered (present is past's buffer)");
+  const auto heads = num_heads(c);
+  if (heads == 0) return;
   const auto key = c.input(1), value = c.input(2);
   if (!key || !value)
     return c.not_covered("com.microsoft.MultiHeadAttention with packed QKV or KV is not covered");

@@ -2,6 +2,7 @@
 // bias (an input in ONNX, a separate Add in the IR) added after, grouped weights given the IR's layout.
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -209,15 +210,26 @@ void conv_transpose(node_context& c) {
   c.output(0, y);
 }
 
-void max_pool(node_context& c) {
-  const auto spatial = spatial_axes(c, 0);
-  auto a = window(c, spatial, true);
+/// The window attributes of a pooling node, with its kernel_shape (which `op` needs) and rounding: ceil_mode
+/// (where the version has it) makes ONNX Runtime drop a last window that would start in the end padding,
+/// OpenVINO's ceil_torch.
+attributes pool_window(node_context& c, std::string_view op, bool with_dilations, bool ceil) {
+  auto a = window(c, spatial_axes(c, 0), with_dilations);
   const auto kernel = c.ints("kernel_shape");
-  if (!kernel) c.bad("MaxPool needs kernel_shape");
+  if (!kernel) c.bad(fmt::format("{} needs kernel_shape", op));
   a.emplace_back("kernel", list(*kernel));
-  // ceil_mode: ONNX Runtime drops a last window that would start in the end padding (OpenVINO's ceil_torch).
-  const bool ceil = c.i("ceil_mode", 0) != 0;
   a.emplace_back("rounding_type", ceil ? "ceil_torch" : "floor");
+  return a;
+}
+/// Whether the node has dilations other than 1 (AvgPool has none).
+bool dilated(const node_context& c) {
+  const auto d = c.ints("dilations");
+  return d && std::any_of(d->begin(), d->end(), [](std::int64_t v) { return v != 1; });
+}
+
+void max_pool(node_context& c) {
+  const bool ceil = c.i("ceil_mode", 0) != 0;
+  auto a = pool_window(c, "MaxPool", true, ceil);
   a.emplace_back("index_element_type", "i64");
   a.emplace_back("axis", "0");
   const auto y = c.add("MaxPool", ceil ? 14 : 8, {c.need(0)}, a, 2);
@@ -226,19 +238,10 @@ void max_pool(node_context& c) {
 }
 
 void average_pool(node_context& c) {
-  const auto spatial = spatial_axes(c, 0);
-  auto a = window(c, spatial, false);
-  const auto kernel = c.ints("kernel_shape");
-  if (!kernel) c.bad("AveragePool needs kernel_shape");
-  a.emplace_back("kernel", list(*kernel));
   const bool ceil = c.i("ceil_mode", 0) != 0;
-  a.emplace_back("rounding_type", ceil ? "ceil_torch" : "floor");
+  auto a = pool_window(c, "AveragePool", false, ceil);
   a.emplace_back("exclude-pad", c.i("count_include_pad", 0) != 0 ? "false" : "true");
-  if (c.ints("dilations")) {
-    const auto d = *c.ints("dilations");
-    if (std::any_of(d.begin(), d.end(), [](std::int64_t v) { return v != 1; }))
-      return c.not_covered("AveragePool with dilations is not covered");
-  }
+  if (dilated(c)) return c.not_covered("AveragePool with dilations is not covered");
   c.output(0, c.add("AvgPool", ceil ? 14 : 1, {c.need(0)}, a));
 }
 
@@ -246,16 +249,11 @@ void average_pool(node_context& c) {
 // without exclude-pad), times the window's size, to the power 1/p; AveragePool's shapes (ceil_mode and
 // dilations from 18; dilations other than 1 are not covered, as AveragePool's).
 void lp_pool(node_context& c) {
-  const auto spatial = spatial_axes(c, 0);
-  auto a = window(c, spatial, false);
-  const auto kernel = c.ints("kernel_shape");
-  if (!kernel) c.bad("LpPool needs kernel_shape");
-  a.emplace_back("kernel", list(*kernel));
   const bool ceil = c.version() >= 18 && c.i("ceil_mode", 0) != 0;
-  a.emplace_back("rounding_type", ceil ? "ceil_torch" : "floor");
+  auto a = pool_window(c, "LpPool", false, ceil);
   a.emplace_back("exclude-pad", "false");
-  if (const auto d = c.ints("dilations"); d && std::any_of(d->begin(), d->end(), [](std::int64_t v) { return v != 1; }))
-    return c.not_covered("LpPool with dilations is not covered");
+  if (dilated(c)) return c.not_covered("LpPool with dilations is not covered");
+  const auto kernel = c.ints("kernel_shape");
   const auto p = c.i("p", 2);
   if (p <= 0) c.bad(fmt::format("p is {}", p), "LpPool's p is positive");
   // The window's size as a real factor (the rule refuses kernels out of range, so no product overflows a double).

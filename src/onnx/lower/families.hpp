@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,6 +36,11 @@ inline source quantised_like(node_context& c, source y, std::size_t port) {
 
 /// The pattern that flattens x to 2-D at `axis` (Flatten): see shape.cpp.
 source flattening_pattern(node_context& c, source x, std::int64_t axis);
+/// Dimensions [from, to) of `shape` (a ShapeOf's output; to 0: up to the end), 1-D i64.
+inline source shape_slice(node_context& c, source shape, std::int64_t from, std::int64_t to) {
+  const auto end = to == 0 ? std::numeric_limits<std::int64_t>::max() : to;
+  return c.add("Slice", 8, {shape, c.i64({from}), c.i64({end}), c.i64({1})});
+}
 
 std::span<const onnx_entry> elementwise_rows();
 std::span<const onnx_entry> convolution_rows();

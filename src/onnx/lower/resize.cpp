@@ -1,6 +1,4 @@
 // ONNX's Upsample and Resize (one Interpolate-11, by scales or by sizes), GridSample and AffineGrid.
-#include <limits>
-
 #include <fmt/format.h>
 
 #include "families.hpp"
@@ -34,11 +32,6 @@ void resize11(node_context& c) {
   interpolate_scales(c, c.need(0), c.need(2));
 }
 
-/// Dimensions [from, to) of x's shape (to 0: up to the end), 1-D i64.
-source dims_of(node_context& c, source x, std::int64_t from, std::int64_t to) {
-  const auto end = to == 0 ? std::numeric_limits<std::int64_t>::max() : to;
-  return c.add("Slice", 8, {c.shape_of(x), c.i64({from}), c.i64({end}), c.i64({1})});
-}
 const node_context::attributes numpy{{"auto_broadcast", "numpy"}};
 
 // GridSample: X [N, C, D1...Dr] sampled at grid [N, D1'...Dr', r]: Y [N, C, D1'...Dr']. Each output element
@@ -62,10 +55,10 @@ void grid_sample(node_context& c) {
                             {{"keep_dims", "false"}});
   const auto at = c.add("Unsqueeze", 1, {points, c.i64({1})});  // [N, 1, D1'...]
   const auto image = c.add("ReduceSum", 1, {x, c.axes_from(x, 2)}, {{"keep_dims", "true"}});  // [N, C, 1...]
-  const auto out_spatial = c.add("Slice", 8, {grid_shape, c.i64({1}), c.i64({-1}), c.i64({1})});
-  const auto by_grid = c.add("Concat", 1, {c.add("Slice", 8, {grid_shape, c.i64({0}), c.i64({1}), c.i64({1})}), dims_of(c, x, 1, 2), out_spatial},
-                             {{"axis", "0"}});
-  const auto by_x = c.add("Concat", 1, {dims_of(c, x, 0, 2), out_spatial}, {{"axis", "0"}});
+  const auto x_shape = c.shape_of(x);
+  const auto out_spatial = shape_slice(c, grid_shape, 1, -1);
+  const auto by_grid = c.add("Concat", 1, {shape_slice(c, grid_shape, 0, 1), shape_slice(c, x_shape, 1, 2), out_spatial}, {{"axis", "0"}});
+  const auto by_x = c.add("Concat", 1, {shape_slice(c, x_shape, 0, 2), out_spatial}, {{"axis", "0"}});
   c.output(0, c.add("Add", 1,
                     {c.add("Broadcast", 3, {image, by_grid}, {{"mode", "numpy"}}), c.add("Broadcast", 3, {at, by_x}, {{"mode", "numpy"}})},
                     numpy));
@@ -82,16 +75,14 @@ void affine_grid(node_context& c) {
                              {c.add("VariadicSplit", 1, {theta, c.i64({1}, std::vector<std::int64_t>{}), r}), c.i64({2}, std::vector<std::int64_t>{}),
                               c.add("Add", 1, {r, c.i64({1})}, numpy)});
   const auto per_sample = c.add("ReduceSum", 1, {checked, c.i64({1, 2})}, {{"keep_dims", "false"}});  // [N]
-  const auto shape = c.add("Concat", 1, {c.add("Slice", 8, {size, c.i64({0}), c.i64({1}), c.i64({1})}),
-                                         c.add("Slice", 8, {size, c.i64({2}), c.i64({std::numeric_limits<std::int64_t>::max()}), c.i64({1})}), r},
-                           {{"axis", "0"}});
+  const auto shape = c.add("Concat", 1, {shape_slice(c, size, 0, 1), shape_slice(c, size, 2, 0), r}, {{"axis", "0"}});
   // [N, 1, ..., 1] of the grid's rank, broadcast one way: theta's batch is the size's N.
   const auto ones = c.add("Broadcast", 3, {c.i64({1}), c.add("Add", 1, {r, c.i64({1})}, numpy)}, {{"mode", "numpy"}});
   const auto column = c.add("Reshape", 1, {per_sample, c.add("Concat", 1, {c.i64({-1}), ones}, {{"axis", "0"}})}, {{"special_zero", "false"}});
   // The size's N is theta's exactly (the broadcast above lets a theta of 1 widen).
   c.output(0, c.add("VariadicSplit", 1,
                     {c.add("Broadcast", 3, {column, shape}, {{"mode", "numpy"}}), c.i64({0}, std::vector<std::int64_t>{}),
-                     dims_of(c, theta, 0, 1)}));
+                     shape_slice(c, c.shape_of(theta), 0, 1)}));
 }
 
 }  // namespace
