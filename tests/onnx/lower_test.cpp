@@ -602,7 +602,8 @@ std::vector<lowering_case> attention_cases() {
        "ShapeOf,Slice,ShapeOf,Slice,Concat,Broadcast,Slice,Slice,Concat,Broadcast,Concat,Concat,Concat,ShapeOf,Slice,"
        "Concat,VariadicSplit,ShapeOf,Slice,ShapeOf,Slice,Divide,Slice,Slice,Slice,Concat,Reshape,Unsqueeze,Unsqueeze,"
        "MatMul,Slice,Slice,Concat,Reshape,Slice,ConvertLike,VariadicSplit,Slice,VariadicSplit,Broadcast,Add,SoftMax,"
-       "ShapeOf,Slice,Slice,Slice,Concat,Reshape,MatMul,Slice,ShapeOf,Slice,Concat,Reshape", "[2,4,3,7] [2,2,8,5] [2,2,8,7] [2,4,3,8]"},
+       "ShapeOf,Slice,Slice,Slice,Concat,Reshape,MatMul,Slice,ShapeOf,Slice,Concat,Reshape",
+       "[2,4,3,7] [2,2,8,5] [2,2,8,7] [2,4,3,8]"},
       // 3-D: the heads from the attributes; 24: one length per batch entry.
       {"Attention", 24, "q:f32[2,3,8] k:f32[2,5,4] v:f32[2,5,6] n:i64[2]=3,5", "q,k,v,,,,n", "y",
        attr_i("q_num_heads", 4) + attr_i("kv_num_heads", 2),

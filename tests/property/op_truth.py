@@ -887,6 +887,21 @@ def attention(rng):
     return Case("Attention", opset, inputs, attrs, outputs=outputs)
 
 
+def bias_shape(rng, b, n, s, total, bad):
+    """An attention_bias of com.microsoft's Attention and MultiHeadAttention: [B or 1, N or 1, S, total]; `bad` makes
+    it of another batch, heads, length or rank."""
+    shape = [rng.choice([b, b, 1]), rng.choice([n, n, 1]), s, total]
+    if bad == "batch":
+        shape[0] = b + 1
+    elif bad == "heads":
+        shape[1] = n + 1
+    elif bad == "length":
+        shape[rng.choice([2, 3])] += 1
+    elif bad == "rank":
+        shape = shape[1:]
+    return shape
+
+
 def bert_attention(rng):
     """com.microsoft.Attention, the fused BERT attention: input [B, S, Di], weights [Di, D + D + Dv] and bias
     [D + D + Dv] (graph inputs or initializers), num_heads N, qkv_hidden_sizes [D, D, Dv] (each a multiple of N) or
@@ -965,15 +980,7 @@ def bert_attention(rng):
             past_shape[0] = rng.choice([1, 3])
     attention_bias = None
     if past is None and (rng.random() < 0.25 or bad in ("bias_batch", "bias_heads", "bias_length", "bias_rank")):
-        attention_bias = [rng.choice([b, b, 1]), rng.choice([n, n, 1]), s, total]
-        if bad == "bias_batch":
-            attention_bias[0] = b + 1
-        elif bad == "bias_heads":
-            attention_bias[1] = n + 1
-        elif bad == "bias_length":
-            attention_bias[rng.choice([2, 3])] += 1
-        elif bad == "bias_rank":
-            attention_bias = attention_bias[1:]
+        attention_bias = bias_shape(rng, b, n, s, total, bad[len("bias_"):] if bad and bad.startswith("bias_") else None)
     attrs = i("num_heads", n)
     if sizes:
         attrs += ints("qkv_hidden_sizes", [d, d, dv])
@@ -1119,15 +1126,7 @@ def bert_mha(rng):
         mask = rng.choice([[b], [3 * b + 2], [b, total], [b, total], [b, s, total]])
     extra = None
     if bad is not None and bad.startswith("extra_") or rng.random() < 0.25:
-        extra = [rng.choice([b, b, 1]), rng.choice([n, n, 1]), s, total]
-        if bad == "extra_batch":
-            extra[0] = b + 1
-        elif bad == "extra_heads":
-            extra[1] = n + 1
-        elif bad == "extra_length":
-            extra[rng.choice([2, 3])] += 1
-        elif bad == "extra_rank":
-            extra = extra[1:]
+        extra = bias_shape(rng, b, n, s, total, bad[len("extra_"):] if bad and bad.startswith("extra_") else None)
     past_key = past_value = None
     if past is not None:
         past_key, past_value = [b, n, past, head], [b, n, past, v_head]

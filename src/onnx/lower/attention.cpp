@@ -163,6 +163,21 @@ void attention(node_context& c) {
   c.output(0, y);
 }
 
+/// Both RotaryEmbeddings' end: x seen as `xs` [B, S, heads, head] times its rows of the caches `row` (each
+/// [..., 1, width], used twice: cos and sin), over the first `rotary` values of each head if given, else all,
+/// and shaped back as x (3-D: `flat`, else [B, heads, S, head]).
+source rotated(node_context& c, source x, bool flat, source xs, source row, std::int64_t rotary) {
+  row = concat(c, {row, row}, -1);
+  source y;
+  if (rotary > 0) {
+    const auto parts = c.add("VariadicSplit", 1, {xs, c.i64({-1}, scalar), c.i64({rotary / 2 * 2, -1})}, {}, 2);
+    y = concat(c, {c.add("Multiply", 1, {parts, row}, numpy), source{parts.layer, 1}}, -1);
+  } else {
+    y = c.add("Multiply", 1, {xs, row}, numpy);
+  }
+  return flat ? reshape(c, y, c.shape_of(x), false) : transpose(c, y, {0, 2, 1, 3});
+}
+
 // RotaryEmbedding-23: X [B, heads, S, head] (or [B, S, heads * head] with num_heads) rotated, in its first
 // rotary_embedding_dim (else all) of each head, by the cos and sin caches of each position: [B, S, r / 2]
 // without position_ids, else [max positions, r / 2] gathered by position_ids [B, S] (S at most the positions).
@@ -194,15 +209,7 @@ void rotary_embedding(node_context& c) {
   // Each (b, s) its row, [B, S, 1, r]: batch and length those of X exactly.
   auto row = c.add("Unsqueeze", 1, {rows, c.i64({2})});
   std::tie(xs, row) = same_leading(c, m, xs, row, 2);
-  row = concat(c, {row, row}, -1);
-  source y = xs;
-  if (const auto rotary = c.i("rotary_embedding_dim", 0); rotary > 0) {
-    const auto split = c.add("VariadicSplit", 1, {xs, c.i64({-1}, scalar), c.i64({rotary / 2 * 2, -1})}, {}, 2);
-    y = concat(c, {c.add("Multiply", 1, {split, row}, numpy), source{split.layer, 1}}, -1);
-  } else {
-    y = c.add("Multiply", 1, {xs, row}, numpy);
-  }
-  c.output(0, *rank == 3 ? reshape(c, y, c.shape_of(x), false) : transpose(c, y, {0, 2, 1, 3}));
+  c.output(0, rotated(c, x, *rank == 3, xs, row, c.i("rotary_embedding_dim", 0)));
 }
 
 // com.microsoft.RotaryEmbedding: input [B, S, hidden] or [B, heads, S, head], position_ids [B, S] or one
@@ -256,15 +263,7 @@ void ms_rotary_embedding(node_context& c) {
                           numpy);
     row = c.add("Unsqueeze", 1, {c.add("Gather", 8, {whole, at, c.i64({0}, scalar)}, {{"batch_dims", "0"}}), c.i64({1})});
   }
-  row = concat(c, {row, row}, -1);
-  source y;
-  if (rotary > 0) {
-    const auto parts = c.add("VariadicSplit", 1, {xs, c.i64({-1}, scalar), c.i64({rotary / 2 * 2, -1})}, {}, 2);
-    y = concat(c, {c.add("Multiply", 1, {parts, row}, numpy), source{parts.layer, 1}}, -1);
-  } else {
-    y = c.add("Multiply", 1, {xs, row}, numpy);
-  }
-  c.output(0, *rank == 3 ? reshape(c, y, c.shape_of(x), false) : transpose(c, y, {0, 2, 1, 3}));
+  c.output(0, rotated(c, x, *rank == 3, xs, row, rotary));
 }
 
 /// The num_heads of com.microsoft's Attention and MultiHeadAttention (refused unless above 0); 0 when the
