@@ -108,6 +108,8 @@ class node_context {
 
   /// The values of input i when a Const (initializer or Constant node) feeds it, as integers.
   [[nodiscard]] std::optional<std::vector<std::int64_t>> constant_ints(std::size_t i) const;
+  /// The values of input i when a Const of a real or integer type feeds it, as doubles.
+  [[nodiscard]] std::optional<std::vector<double>> constant_reals(std::size_t i) const;
   /// The dims of input i when a Const feeds it.
   [[nodiscard]] std::optional<std::vector<std::int64_t>> constant_dims(std::size_t i) const;
   /// Input i's Const under other dims of the same element count (what a folded Reshape of it gives);

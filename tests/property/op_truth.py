@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-op truth (issue 49, item 2: 28 families, the com.microsoft ops among them): single-node ONNX models
+"""Per-op truth (issue 49, item 2: 35 families, the com.microsoft ops among them): single-node ONNX models
 with random shapes and attributes, their edge cases included (negative and empty axes, keepdims, 0-size dimensions, rank 0,
 broadcasting, attributes the op forbids), run by ONNX Runtime; `reshape1 shapes --json` must give each
 output exactly the shape ONNX Runtime computes, and no shape at all (a rule error, or a model it refuses to
@@ -20,6 +20,7 @@ import json
 import os
 import pathlib
 import random
+import struct
 import subprocess
 import sys
 import tempfile
@@ -1229,6 +1230,1101 @@ def grid(rng):
     return Case("GridSample", opset, [x, g], attrs)
 
 
+def _intent(bad, case):
+    """The invalidity the case was drawn with (None: a valid case), for inspection only."""
+    case.intent = bad
+    return case
+
+
+def center_crop_pad(rng):
+    """Crop or pad (centred) each named axis to its target: targets smaller, larger, equal or 0, differences odd
+    and even; axes absent, a subset in any order, negative. Invalid: an axis out of range or twice, targets of
+    another count, an int32 or 2-D shape, a rank-0 input."""
+    rank = rng.randint(1, 4)
+    x = [0 if rng.random() < 0.05 else rng.randint(1, 6) for _ in range(rank)]
+    if rng.random() < 0.5:
+        axes = None
+        picked = list(range(rank))
+    else:
+        picked = rng.sample(range(rank), rng.randint(1, rank))
+        axes = [a - rank if rng.random() < 0.4 else a for a in picked]
+    targets = []
+    for a in picked:
+        c = rng.random()
+        if c < 0.05:
+            targets.append(0)
+        elif c < 0.2:
+            targets.append(x[a])
+        else:
+            targets.append(max(1, x[a] + rng.randint(-4, 4)))
+    elem = rng.choice([FLOAT] * 6 + [INT64, UINT8, BOOL, FLOAT16, INT32, DOUBLE])
+    shape_dims = [len(targets)]
+    shape_type = INT64
+    bad = rng.choice(["axis", "twice", "count", "int32", "2d", "rank0"]) if rng.random() < 0.13 else None
+    if bad == "axis":
+        axes = (axes or list(range(rank)))[:]
+        axes[rng.randrange(len(axes))] = rng.choice([rank, rank + 2, -rank - 1])
+    elif bad == "twice":
+        axes = (axes or list(range(rank)))[:] + [picked[0] - rank if rng.random() < 0.5 else picked[0]]
+        targets.append(targets[0])
+        shape_dims = [len(targets)]
+    elif bad == "count":
+        targets = targets + [3] if rng.random() < 0.5 or len(targets) == 1 else targets[:-1]
+        shape_dims = [len(targets)]
+    elif bad == "int32":
+        shape_type = INT32
+    elif bad == "2d":
+        shape_dims = [1, len(targets)]
+    elif bad == "rank0":
+        x, axes, targets, shape_dims = [], None, [], [0]
+    data = x if elem == FLOAT else ("typed", elem, x)
+    s = ("ints", targets, shape_dims) if shape_type == INT64 else ("const", shape_type, targets, shape_dims)
+    return _intent(bad, Case("CenterCropPad", rng.choice([18, 18, 21, 24]), [data, s],
+                             ints("axes", axes) if axes is not None else ""))
+
+
+def col2im(rng):
+    """Col2Im of 1-D, 2-D and 3-D images: block, strides, dilations and pads (each attribute present or not), input
+    [N, C * prod(block), L] with L the number of sliding blocks. Invalid: L or the channels off, a block larger than
+    the padded image, lengths that differ, input of rank 2 or 4, an image value of 0, a stride of 0."""
+    nd = rng.choice([1, 2, 2, 2, 3])
+    image = [rng.randint(1, 6 if nd < 3 else 4) for _ in range(nd)]
+    strides = [rng.randint(1, 3) for _ in range(nd)]
+    dilations = [rng.choice([1, 1, 2]) for _ in range(nd)]
+    pads = [rng.choice([0, 0, 1, 2]) for _ in range(2 * nd)]
+    use_s, use_d, use_p = rng.random() < 0.6, rng.random() < 0.4, rng.random() < 0.4
+    if not use_s:
+        strides = [1] * nd
+    if not use_d:
+        dilations = [1] * nd
+    if not use_p:
+        pads = [0] * (2 * nd)
+    block = []
+    for k in range(nd):
+        extent = image[k] + pads[k] + pads[k + nd]
+        kmax = (extent - 1) // dilations[k] + 1
+        block.append(rng.randint(1, min(kmax, 4)))
+    blocks = product([(image[k] + pads[k] + pads[k + nd] - (dilations[k] * (block[k] - 1) + 1)) // strides[k] + 1
+                      for k in range(nd)])
+    n = 0 if rng.random() < 0.05 else rng.randint(1, 2)
+    c = rng.randint(1, 3)
+    col = [n, c * product(block), blocks]
+    attrs = (ints("strides", strides) if use_s else "") + (ints("dilations", dilations) if use_d else "") + \
+        (ints("pads", pads) if use_p else "")
+    bad = rng.choice(["blocks", "channels", "big", "lengths", "attr", "rank", "zero", "stride0"]) \
+        if rng.random() < 0.13 else None
+    if bad == "blocks":
+        col[2] += rng.choice([-1, 1]) if col[2] > 1 else 1
+    elif bad == "channels":
+        col[1] += 1 if product(block) > 1 else -col[1]
+    elif bad == "big":
+        k = rng.randrange(nd)
+        block[k] = image[k] + pads[k] + pads[k + nd] + 1
+    elif bad == "lengths":
+        block = block + [1] if rng.random() < 0.5 or nd == 1 else block[:-1]
+    elif bad == "attr":
+        attrs += ints(rng.choice(["strides", "dilations"]), [1] * (nd + 1)) if not (use_s or use_d) else \
+            ints("pads", [0] * (2 * nd + 2))
+        if use_p:
+            attrs = attrs.replace(ints("pads", pads), "")
+    elif bad == "rank":
+        col = col[1:] if rng.random() < 0.5 else col + [1]
+    elif bad == "zero":
+        image[rng.randrange(nd)] = 0
+    elif bad == "stride0":
+        attrs = attrs.replace(ints("strides", strides), "") + ints("strides", [0] + [1] * (nd - 1))
+    return _intent(bad, Case("Col2Im", rng.choice([18, 18, 21]),
+                             [col, ("ints", image, [len(image)]), ("ints", block, [len(block)])], attrs))
+
+
+def max_unpool(rng):
+    """MaxUnpool at opsets 9, 11 and 22: 1 to 3 spatial axes, kernel, strides and pads (below the kernel), with and
+    without output_shape (at least as many elements as the inferred shape, N and C as X's); the indices an int64
+    initializer of X's shape, values inside the output. Invalid: pads at or above the kernel, pads / strides /
+    kernel of another length, output_shape of another length, N or C, or too small, an index outside the output,
+    indices of another shape, an output dim below 1, 4 spatial axes, X of rank 2."""
+    opset = rng.choice([9, 10, 11, 13, 18, 22, 24])
+    nd = rng.choice([1, 2, 2, 3])
+    n = 0 if rng.random() < 0.04 else rng.randint(1, 2)
+    c = rng.randint(1, 3)
+    spatial = [rng.randint(1, 4) for _ in range(nd)]
+    kernel = [rng.randint(1, 3) for _ in range(nd)]
+    strides = [rng.randint(1, 3) for _ in range(nd)]
+    use_s, use_p = rng.random() < 0.7, rng.random() < 0.4
+    if not use_s:
+        strides = [1] * nd
+    pads = [rng.randint(0, kernel[k % nd] - 1) for k in range(2 * nd)] if use_p else [0] * (2 * nd)
+    for k in range(nd):  # keep every inferred dim positive
+        while (spatial[k] - 1) * strides[k] + kernel[k] - pads[k] - pads[k + nd] < 1:
+            pads[k] = pads[k + nd] = 0
+    inferred = [n, c] + [(spatial[k] - 1) * strides[k] + kernel[k] - pads[k] - pads[k + nd] for k in range(nd)]
+    given = None
+    if rng.random() < 0.35:
+        given = [n, c] + [d + rng.choice([0, 0, 1, 2]) for d in inferred[2:]]
+        if nd > 1 and rng.random() < 0.3:  # another arrangement of at least as many elements
+            given = [n, c] + list(reversed(given[2:]))
+    x = [n, c] + spatial
+    out = given if given is not None else inferred
+    size = product(out)
+    values = [rng.randrange(size) for _ in range(product(x))] if size else []
+    idx_shape = list(x)
+    attrs = ints("kernel_shape", kernel) + (ints("strides", strides) if use_s else "") + \
+        (ints("pads", pads) if use_p else "")
+    bad = rng.choice(["pad_big", "pads_len", "strides_len", "kernel_len", "given_len", "given_nc", "given_small",
+                      "index", "index_shape", "nonpositive", "rank6", "rank2"]) if rng.random() < 0.13 else None
+    if bad == "pad_big":
+        pads[0] = kernel[0] + rng.randint(0, 1)
+        attrs = ints("kernel_shape", kernel) + (ints("strides", strides) if use_s else "") + ints("pads", pads)
+    elif bad == "pads_len":
+        attrs = attrs.replace(ints("pads", pads), "") + ints("pads", [0] * (2 * nd + rng.choice([-1, 1, 2])))
+    elif bad == "strides_len":
+        attrs = attrs.replace(ints("strides", strides), "") + ints("strides", [1] * (nd + 1))
+    elif bad == "kernel_len":
+        attrs = attrs.replace(ints("kernel_shape", kernel), ints("kernel_shape", kernel + [2]))
+    elif bad == "given_len":
+        given = inferred[:-1]
+    elif bad == "given_nc":
+        given = list(inferred)
+        given[rng.choice([0, 1])] += 1
+    elif bad == "given_small":
+        given = list(inferred)
+        big = [k for k in range(2, nd + 2) if given[k] > 1]
+        if big:
+            given[big[0]] -= 1
+        else:
+            given[2] = 0
+        if product(given) >= product(inferred):  # an empty batch: nothing is smaller
+            bad, given = None, None
+    elif bad == "index":
+        if values:
+            values[rng.randrange(len(values))] = rng.choice([size, size + 3, -1])
+        else:
+            bad = None
+    elif bad == "index_shape":
+        idx_shape = idx_shape + [1]
+    elif bad == "nonpositive":
+        x = [n, c] + [1] * nd
+        kernel[0], pads = 2, [0] * (2 * nd)
+        pads[0] = pads[nd] = 1
+        given, values, idx_shape = None, [0] * product(x), list(x)
+        attrs = ints("kernel_shape", kernel) + ints("pads", pads)
+    elif bad == "rank6":
+        x = [1, 1, 2, 1, 1, 1]
+        values, idx_shape, given = [0, 1], list(x), None
+        attrs = ints("kernel_shape", [1, 1, 1, 1])
+    elif bad == "rank2":
+        x = [2, 3]
+        values, idx_shape, given = [0] * 6, list(x), None
+        attrs = ints("kernel_shape", [])
+    inputs = [x, ("ints", values, idx_shape)]
+    if given is not None:
+        inputs.append(("ints", given, [len(given)]))
+    return _intent(bad, Case("MaxUnpool", opset, inputs, attrs))
+
+
+def max_roi_pool(rng):
+    """MaxRoiPool: X [N, C, H, W], 0 to 4 rois [batch, x1, y1, x2, y2] (an initializer: batch indices in range,
+    fractional ones truncated), pooled_shape, spatial_scale. Opsets 1 to 21 (MaxRoiPool-1); one case in six at
+    22 (MaxRoiPool-22, which ONNX Runtime has no kernel for: refused). Invalid: pooled_shape of 1 or 3 values or
+    with a 0, spatial_scale <= 0, a batch index out of range, rois of 4 columns or of rank 1, X of rank 3 or 5."""
+    opset = 22 if rng.random() < 0.16 else rng.choice([1, 10, 16, 21])
+    n = rng.randint(1, 3)
+    x = [n, 0 if rng.random() < 0.05 else rng.randint(1, 3), rng.randint(1, 8), rng.randint(1, 8)]
+    count = 0 if rng.random() < 0.07 else rng.randint(1, 4)
+    rois = []
+    for _ in range(count):
+        b = rng.randrange(n) + (0.5 if rng.random() < 0.2 else 0)
+        x1, y1 = rng.randint(0, x[3]), rng.randint(0, x[2])
+        rois += [b, x1, y1, x1 + rng.randint(-1, 4), y1 + rng.randint(-1, 4)]
+    cols = 5
+    pooled = [rng.randint(1, 4), rng.randint(1, 4)]
+    scale = rng.choice([None, None, 1.0, 0.5, 0.25, 2.0])
+    # float16 runs through a Cast ONNX Runtime inserts (its kernel is float only); a model of opset 1 it refuses (the
+    # inserted Cast-1 wants a string 'to'), so float16 only from opset 10.
+    elem = FLOAT16 if rng.random() < 0.06 and opset != 1 else FLOAT
+    rdims = [count, cols]
+    bad = rng.choice(["pooled_len", "pooled_zero", "scale", "batch", "cols", "rois_rank", "rank3", "rank5"]) \
+        if rng.random() < 0.13 else None
+    if bad == "pooled_len":
+        pooled = pooled[:1] if rng.random() < 0.5 else pooled + [2]
+    elif bad == "pooled_zero":
+        pooled[rng.randrange(2)] = 0
+    elif bad == "scale":
+        scale = rng.choice([0.0, -1.0])
+    elif bad == "batch":
+        if count == 0:
+            rois, count = [0, 0, 0, 1, 1], 1
+        rois[5 * rng.randrange(count)] = rng.choice([n, n + 1, -1])
+        rdims = [count, cols]
+    elif bad == "cols":
+        rois = [v for k, v in enumerate(rois) if k % 5 != 4]
+        rdims = [count, 4]
+    elif bad == "rois_rank":
+        rois = rois[:5] if count else [0, 0, 0, 1, 1]
+        rdims = [5]
+    elif bad == "rank3":
+        x = x[:3]
+    elif bad == "rank5":
+        x = x + [2]
+        if rng.random() < 0.5:
+            pooled = pooled + [1]
+    attrs = ints("pooled_shape", pooled) + (flt("spatial_scale", scale) if scale is not None else "")
+    data = x if elem == FLOAT else ("typed", elem, x)
+    if elem == FLOAT16:  # an initializer of float16 holds the values' bits
+        rois = [struct.unpack("<H", struct.pack("<e", v))[0] for v in rois]
+    return _intent(bad or ("opset22" if opset >= 22 else None),
+                   Case("MaxRoiPool", opset, [data, ("const", elem, rois, rdims)], attrs))
+
+
+def tensor_scatter(rng):
+    """TensorScatter: past_cache of rank 2 to 4, update of its shape but a sequence length up to the cache's on
+    axis (default -2, or given in [1, r-1] or [-r+1, -1]), write_indices (an int64 initializer, [batch]) or none,
+    mode absent, linear or circular (circular indices may pass the end). Any element type. Invalid: an update
+    longer than the cache, a write index past the end (linear) or negative, ranks that differ, another dim that
+    differs, axis 0 or out of range, write_indices of another length or int32, an unknown mode."""
+    rank = rng.randint(2, 4)
+    cache = [0 if rng.random() < 0.04 else rng.randint(1, 3)] + [rng.randint(1, 4) for _ in range(rank - 1)]
+    c = rng.random()
+    if c < 0.4:
+        axis_attr, ax = None, rank - 2
+    else:
+        ax = rng.randint(1, rank - 1)
+        axis_attr = ax - rank if rng.random() < 0.5 else ax
+    axis0 = False
+    if ax == 0:  # rank 2 with the default axis -2: axis 0, refused; give axis 1 instead (one in ten kept)
+        if rng.random() < 0.9:
+            ax, axis_attr = 1, rng.choice([1, -1])
+        else:
+            axis0 = True
+    mode = rng.choice([None, None, "linear", "circular"])
+    cache[ax] = rng.randint(1, 6) if mode == "circular" or rng.random() > 0.05 else 0
+    update = list(cache)
+    if ax != 0:
+        update[ax] = rng.randint(0, cache[ax])
+    batch = cache[0]
+    wi = None
+    if rng.random() < 0.6:
+        if mode == "circular":
+            wi = [rng.randint(0, 2 * cache[ax]) for _ in range(batch)]
+        else:
+            wi = [rng.randint(0, cache[ax] - update[ax]) for _ in range(batch)]
+    elem = rng.choice([FLOAT] * 6 + [INT64, INT32, UINT8, BOOL, FLOAT16, INT8])
+    wi_type = INT64
+    wdims = [batch]
+    attrs = (i("axis", axis_attr) if axis_attr is not None else "") + (string("mode", mode) if mode else "")
+    bad = rng.choice(["longer", "past_end", "negative", "rank", "dim", "axis", "wi_len", "wi_int32", "mode"]) \
+        if rng.random() < 0.13 else None
+    if bad == "longer" and ax != 0:
+        update[ax] = cache[ax] + rng.randint(1, 2)
+        if wi is not None:
+            wi = [0] * batch
+    elif bad == "past_end" and mode != "circular" and ax != 0:
+        if batch == 0 or wi is None:
+            cache[0] = batch = max(batch, 1)
+            update[0] = batch
+            wi = [0] * batch
+        wi[rng.randrange(batch)] = cache[ax] - update[ax] + rng.randint(1, 3)
+        wdims = [batch]
+    elif bad == "negative":
+        if batch == 0:
+            cache[0] = update[0] = batch = 1
+        wi = [0] * batch
+        wi[rng.randrange(batch)] = -rng.randint(1, 3)
+        wdims = [batch]
+    elif bad == "rank":
+        update = update + [1] if rng.random() < 0.5 else update[:-1]
+    elif bad == "dim":
+        others = [d for d in range(rank) if d != ax]
+        d = rng.choice(others)
+        update[d] += 1
+        if d == 0 and wi is not None:
+            wi = wi + [0]
+            wdims = [len(wi)]
+    elif bad == "axis":
+        axis_attr = rng.choice([0, -rank, rank, rank + 1])
+        attrs = i("axis", axis_attr) + (string("mode", mode) if mode else "")
+    elif bad == "wi_len":
+        wi = (wi or [0] * batch) + [0]
+        wdims = [len(wi)]
+    elif bad == "wi_int32":
+        wi = wi if wi is not None else [0] * batch
+        wi_type = INT32
+    elif bad == "mode":
+        attrs = (i("axis", axis_attr) if axis_attr is not None else "") + string("mode", rng.choice(["ring", "LINEAR"]))
+    elif bad is not None:  # "longer" on axis 0, "past_end" in circular mode: drawn valid
+        bad = None
+    if axis0 and bad is None:
+        bad = "axis0"
+    data = [cache, update] if elem == FLOAT else [("typed", elem, cache), ("typed", elem, update)]
+    if wi is not None:
+        data.append(("ints", wi, wdims) if wi_type == INT64 else ("const", wi_type, wi, wdims))
+    return _intent(bad, Case("TensorScatter", rng.choice([24, 24, 25]), data, attrs))
+
+
+def image(rng):
+    """CenterCropPad-18, Col2Im-18, MaxUnpool (9 to 24), MaxRoiPool (1 to 21, and one case in six at 22, which ONNX Runtime
+    has no kernel for) and
+    TensorScatter-24, about one case in eight invalid. Each op's generator says what it draws; ONNX Runtime's checks,
+    with where it makes them (load: ONNX's shape inference; init: the kernel's constructor; run: its Compute):
+    CenterCropPad (ONNX's function body, Pad then Slice): load refuses an axis out of range or twice and a shape of
+    another count than the axes; run a 2-D shape and a rank-0 input. Col2Im: load refuses an input of rank other than 3
+    and window lists of other lengths; init a stride or dilation below 1; run an image or block value below 1, a
+    padded image smaller than the dilated block, C * K not a positive multiple of K, L not the number of blocks.
+    MaxUnpool: load refuses window lists of other lengths and an output_shape of another length than X's rank; init
+    a pad not shorter than its kernel; run X of rank below 3 or above 5, I of another shape, an inferred dimension
+    below 1, output_shape's N or C other than X's or fewer elements than inferred, an index outside the output.
+    MaxRoiPool: load refuses X of rank below 4, rois of rank other than 2, pooled_shape missing or not positive; init
+    pooled_shape of other than 2 values, spatial_scale <= 0; run rois of other than 5 columns, a batch index outside
+    [0, N). TensorScatter: load refuses ranks that differ, an axis outside [1, r - 1], other dimensions that differ,
+    write_indices not [B]; init a mode other than linear or circular; run an update longer than the cache, a
+    negative write index, and (linear) one past max - length."""
+    r = rng.random()
+    if r < 0.2:
+        return center_crop_pad(rng)
+    if r < 0.4:
+        return col2im(rng)
+    if r < 0.65:
+        return max_unpool(rng)
+    if r < 0.8:
+        return max_roi_pool(rng)
+    return tensor_scatter(rng)
+
+
+HALF_ONE = 15360  # float16 1.0, as its bits (Case writes float16 values to int32_data)
+
+
+def scalar(v, t=INT64):
+    return ("ints", [v], []) if t == INT64 else ("const", t, [v], [])
+
+
+def floats(values, dims, t=FLOAT):
+    """A float initializer of type t (float16 values given as bits of 1.0, 2.0...)."""
+    if t == FLOAT16:
+        values = [HALF_ONE + 1024 * int(min(v, 2) - 1) if v >= 1 else HALF_ONE for v in values]
+    return ("const", t, values, dims)
+
+
+def signal_input(t, dims):
+    return dims if t == FLOAT else ("typed", t, dims)
+
+
+def tagged(case, expect=None):
+    case.expect = expect
+    return case
+
+
+def next_pow2(n):
+    p = 1
+    while p < n:
+        p <<= 1
+    return p
+
+
+def pow2(n):
+    return n > 0 and n & (n - 1) == 0
+
+
+# ---------------------------------------------------------------------------------------------------------- DFT
+
+def dft(rng):
+    version = rng.choice([17, 20])
+    opset = version if rng.random() < 0.7 else (rng.choice([18, 19]) if version == 17 else rng.choice([21, 22]))
+    t = rng.choices([FLOAT, DOUBLE, FLOAT16], [0.8, 0.13, 0.07])[0]
+    rank = rng.choices([2, 3, 4, 5], [0.15, 0.45, 0.3, 0.1])[0]
+    onesided = rng.random() < 0.4
+    inverse = rng.random() < 0.35
+    irfft = onesided and inverse
+    last = 2 if irfft else 1 if onesided else rng.choice([1, 2])
+    dims = [rng.randint(1, 5) for _ in range(rank - 1)] + [last]
+    # The axis: DFT-17's attribute (default 1) or DFT-20's input (default -2); in [-r, -2] or [0, r-2].
+    valid_axes = list(range(0, rank - 1)) + list(range(-rank, -1))
+    a = rng.choice(valid_axes)
+    given_axis = True
+    if version == 17 and rank >= 3 and rng.random() < 0.3:
+        a, given_axis = 1, False
+    if version == 20 and rng.random() < 0.35:
+        a, given_axis = -2, False
+    k = a % rank
+    for j in range(rank - 1):
+        if j != k and rng.random() < 0.04:
+            dims[j] = 0  # an empty batch or other signal axis: runs
+    dims[k] = rng.randint(1, 9)
+    length = None
+    if rng.random() < 0.55:
+        length = rng.randint(1, 2 * dims[k] + 3)
+        if not pow2(length) and length < dims[k] and dims[k] > next_pow2(2 * length - 1):
+            length = dims[k]
+    if irfft and length is None and dims[k] == 1:
+        dims[k] = rng.randint(2, 6)
+    length_type = INT32 if rng.random() < 0.2 else INT64
+    expect = None
+    bad = rng.random() < 0.13
+    if bad:
+        kind = rng.choice(["axis", "axis", "onesided_complex", "irfft_real", "length0", "length_neg",
+                           "length_shape", "layout", "rank1"] + (["axis_shape", "axis_type"] if version == 20 else []))
+        if kind == "axis":
+            a, given_axis = rng.choice([-1, rank - 1, -rank - 1, rank]), True
+            expect = "is invalid for a tensor of rank"
+        elif kind == "onesided_complex":
+            onesided, inverse, irfft = True, False, False
+            dims[-1] = 2
+            expect = "one-sided DFT requires real input"
+        elif kind == "irfft_real":
+            onesided, inverse, irfft = True, True, True
+            dims[-1] = 1
+            expect = "inverse one-sided DFT requires complex input"
+        elif kind == "length0":
+            length = 0
+            expect = "dft_length must be greater than zero"
+        elif kind == "length_neg":
+            length = -rng.randint(1, 4)
+            expect = "Invalid dimension"
+        elif kind == "length_shape":
+            length = rng.randint(1, 8)
+            expect = "dft_length input must be a scalar"
+        elif kind == "layout":
+            onesided, inverse, irfft = False, rng.random() < 0.5, False
+            dims[-1] = rng.choice([3, 4])
+            expect = "Input layout not supported"
+        elif kind == "rank1":
+            dims, a, given_axis = [rng.randint(1, 6)], 0, False
+            expect = "input tensor must have rank >= 2"
+        elif kind == "axis_shape":
+            given_axis = "shape"
+            expect = "axis input must be a scalar"
+        elif kind == "axis_type":
+            given_axis = "type"
+            expect = "Type Error"
+    attrs = ""
+    if onesided or rng.random() < 0.2:
+        attrs += i("onesided", int(onesided))
+    if inverse or rng.random() < 0.2:
+        attrs += i("inverse", int(inverse))
+    if version == 17 and given_axis:
+        attrs += i("axis", a)
+    inputs = [signal_input(t, dims)]
+    if expect == "dft_length input must be a scalar":
+        inputs.append(("ints", [length], [1]) if length_type == INT64 else ("const", INT32, [length], [1]))
+    elif length is not None:
+        inputs.append(scalar(length, length_type))
+    if version == 20 and given_axis:
+        if len(inputs) == 1:
+            inputs.append(None)
+        if given_axis == "shape":
+            inputs.append(("ints", [a], [1]))
+        elif given_axis == "type":
+            inputs.append(("const", INT32, [a], []))
+        else:
+            inputs.append(scalar(a))
+    return tagged(Case("DFT", opset, inputs, attrs), expect)
+
+
+# --------------------------------------------------------------------------------------------------------- STFT
+
+def stft(rng):
+    t = rng.choices([FLOAT, DOUBLE, FLOAT16], [0.8, 0.13, 0.07])[0]
+    t2 = INT32 if rng.random() < 0.2 else INT64
+    b = 0 if rng.random() < 0.05 else rng.randint(1, 3)
+    length = rng.randint(1, 24)
+    comps = rng.choice([1, 2])
+    sig = [b, length] if rng.random() < 0.1 else [b, length, comps]
+    w = rng.randint(1, length)
+    step = rng.randint(1, length + 2)
+    how = rng.choices(["window", "frame_length", "both"], [0.4, 0.35, 0.25])[0]
+    onesided = rng.choice([None, 0, 1])
+    expect = None
+    frame_len = w
+    window_dims = [w]
+    step_value = ("ints", [step], []) if t2 == INT64 else ("const", INT32, [step], [])
+    if rng.random() < 0.13:
+        kind = rng.choice(["long", "long", "mismatch", "neither", "step_neg", "step0", "frame_shape", "window_rank",
+                           "signal_rank", "signal_last", "step_count"])
+        if kind == "long":
+            w = frame_len = length + rng.randint(1, 4)
+            window_dims = [w]
+            expect = "Ensure that the dft size is smaller than the signal"
+        elif kind == "mismatch":
+            how = "both"
+            frame_len = w + rng.choice([-1, 1, 2]) if w > 1 else w + 1
+            expect = "the dimension of the window must match the frame_length"
+        elif kind == "neither":
+            how = "neither"
+            expect = "Tensor shape.Size() must be >= 0"
+        elif kind == "step_neg":
+            step_value = scalar(-rng.randint(1, 3), t2)
+            # ONNX's inference gives (L-W)/step+1 frames, truncated: a negative dimension (refused when loaded)
+            # unless L-W < -step, when the kernel refuses the step.
+            expect = "frame_step must be greater than zero|Invalid dimension"
+        elif kind == "step0":
+            step_value = scalar(0, t2)
+            expect = "Invalid dimension"
+        elif kind == "frame_shape":
+            how = "frame_length"
+            expect = "frame_length input must be scalar"
+        elif kind == "window_rank":
+            how = "window"
+            window_dims = [1, w]
+            expect = "window input must have rank = 1"
+        elif kind == "signal_rank":
+            sig = [b or 1, length, 1, 1]
+            expect = "signal shape must end in 1 (real) or 2"
+        elif kind == "signal_last":
+            sig = [b or 1, length, 3]
+            expect = "Unsupported input signal shape"
+        elif kind == "step_count":
+            step_value = ("ints", [step, step], [2]) if t2 == INT64 else ("const", INT32, [step, step], [2])
+            expect = "ratio input should have a single value"
+    window = floats([1.0] * w, window_dims, t) if how in ("window", "both") else None
+    if how in ("frame_length", "both"):
+        if expect == "frame_length input must be scalar":
+            frame = ("ints", [frame_len], [1]) if t2 == INT64 else ("const", INT32, [frame_len], [1])
+        else:
+            frame = scalar(frame_len, t2)
+        inputs = [signal_input(t, sig), step_value, window, frame]
+    else:
+        inputs = [signal_input(t, sig), step_value] + ([window] if window is not None else [])
+    attrs = "" if onesided is None else i("onesided", onesided)
+    return tagged(Case("STFT", 17, inputs, attrs), expect)
+
+
+# -------------------------------------------------------------------------------------------- MelWeightMatrix
+
+def f32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def mel_index(dft_length, hertz, sample_rate):
+    """floor(((dft_length + 1) * hertz) / sample_rate) in float, as window_functions.cc computes it."""
+    import math
+    return math.floor(f32(f32(f32(dft_length + 1) * f32(hertz)) / f32(sample_rate)))
+
+
+def mel_ok(mel, dft_length, sr, lo, hi):
+    bins = int(dft_length / 2) + 1  # C++ division
+    return mel >= 0 and sr != 0 and all(0 <= mel_index(dft_length, h, sr) < bins for h in (lo, hi))
+
+
+def mel(rng):
+    t1 = INT32 if rng.random() < 0.25 else INT64
+    num = 0 if rng.random() < 0.05 else rng.randint(1, 12)
+    dft_length = rng.choice([rng.randint(1, 16), rng.randint(16, 128), rng.choice([64, 128, 256, 400, 512])])
+    sr = rng.choice([8000, 16000, 22050, 44100, rng.randint(50, 2000)])
+    bins = dft_length // 2 + 1
+    top = (bins - 1) * sr / (dft_length + 1)  # below this hi keeps its index inside
+    hi = round(top * rng.uniform(0.05, 0.97), 1)
+    lo = 0.0 if rng.random() < 0.4 else round(hi * rng.uniform(0, 0.9), 1)
+    if rng.random() < 0.05:
+        lo, hi = hi, lo  # the bands upside down: runs
+    out_type = rng.choice([None, None, FLOAT, DOUBLE, INT64, INT32, UINT8])
+    edge_type = FLOAT
+    shapes = {"mel": [], "dft": [], "sr": [], "lo": [], "hi": []}
+    if rng.random() < 0.1:
+        shapes[rng.choice(["sr", "lo", "hi"])] = [1]  # read as a scalar: runs
+    expect = None
+    t_mel = t1
+    if rng.random() < 0.13:
+        kind = rng.choice(["hi", "hi", "lo", "mel_shape", "dft_shape", "edge_type", "out_type", "mixed", "mel_neg",
+                           "sr_count"])
+        if kind == "hi":
+            hi = round(sr * (bins + 0.5) / (dft_length + 1) * rng.uniform(1.0, 1.5), 1)
+            expect = "upper_edge_hertz produces a mel triangle filter bank that is out of range"
+        elif kind == "lo":
+            lo = -rng.randint(10, 1000) * 1.0
+            expect = "lower_edge_hertz produces a mel triangle filter bank that is out of range"
+        elif kind == "mel_shape":
+            shapes["mel"] = [1]
+            expect = "num_mel_bins input must be scalar"
+        elif kind == "dft_shape":
+            shapes["dft"] = [1]
+            expect = "dft_length input must be scalar"
+        elif kind == "edge_type":
+            edge_type = DOUBLE
+            expect = "Could not find an implementation"
+        elif kind == "out_type":
+            out_type = rng.choice([FLOAT16, BOOL])
+            expect = "Could not find an implementation"
+        elif kind == "mixed":
+            t_mel = INT32 if t1 == INT64 else INT64
+            expect = "bound to different types"
+        elif kind == "mel_neg":
+            num = -rng.randint(1, 4)
+            expect = "Tensor shape.Size() must be >= 0"
+        elif kind == "sr_count":
+            shapes["sr"] = [2]
+            expect = "ratio input should have a single value"
+    elif not mel_ok(num, dft_length, sr, lo, hi):
+        lo, hi = 0.0, 0.0
+    def int_init(v, ty, dims):
+        values = [v] * (dims[0] if dims else 1)
+        return ("ints", values, dims) if ty == INT64 else ("const", ty, values, dims)
+    inputs = [int_init(num, t_mel, shapes["mel"]), int_init(dft_length, t1, shapes["dft"]),
+              int_init(sr, t1, shapes["sr"]), ("const", edge_type, [lo], shapes["lo"]),
+              ("const", edge_type, [hi], shapes["hi"])]
+    attrs = "" if out_type is None else i("output_datatype", out_type)
+    return tagged(Case("MelWeightMatrix", 17, inputs, attrs), expect)
+
+
+# ------------------------------------------------------------------------------------------------------ losses
+
+def loss(rng):
+    sce = rng.random() < 0.45
+    op = "SoftmaxCrossEntropyLoss" if sce else "NegativeLogLikelihoodLoss"
+    version = rng.choice([12, 13]) if sce else rng.choice([12, 13, 22])
+    opset = version
+    if rng.random() < 0.25:
+        opset = {12: 12, 13: rng.choice([15, 18, 21]) if not sce else rng.choice([15, 18, 22]), 22: 23}[version]
+    t = rng.choices([FLOAT, DOUBLE, FLOAT16], [0.8, 0.12, 0.08])[0]
+    tind = INT32 if rng.random() < 0.2 else INT64
+    n = rng.randint(1, 4)
+    c = rng.randint(1, 5)
+    extra = [rng.randint(1, 3) for _ in range(rng.choices([0, 1, 2], [0.5, 0.3, 0.2])[0])]
+    if not sce and rng.random() < 0.04:
+        n = 0
+    if extra and rng.random() < 0.05:
+        extra[rng.randrange(len(extra))] = 0
+    ignore = None
+    if rng.random() < 0.3:
+        ignore = rng.choice([-1, -100, c, c + 3, rng.randrange(c)])
+    count = n
+    for d in extra:
+        count *= d
+    targets = [rng.randrange(c) for _ in range(count)]
+    if ignore is not None:
+        targets = [ignore if rng.random() < 0.3 else v for v in targets]
+    elif rng.random() < 0.1:
+        targets = [v - c if rng.random() < 0.5 else v for v in targets]  # negative, in [-C, -1]: runs
+    weight_len = c + (rng.randint(1, 2) if rng.random() < 0.15 else 0)
+    weighted = rng.random() < 0.35
+    reduction = rng.choice([None, "none", "none", "sum", "mean"])
+    x = [n, c] + extra
+    tdims = [n] + extra
+    weight_dims = [weight_len]
+    expect = None
+    if sce and 0 in extra[1:]:
+        # SCE's body reshapes its log-softmax [N, C, D] back by Shape(scores): a 0 past position 2 copies a
+        # dimension that [N, C, D] does not have (ONNX's Reshape inference, when ONNX Runtime loads it).
+        expect = "Invalid position of 0"
+    if expect is None and rng.random() < 0.13:
+        kind = rng.choice(["target_rank", "target_dim", "target_dim", "weight_rank", "target_range", "weight_short",
+                           "input_rank"] + (["sce_empty"] if sce else []))
+        if kind == "target_rank":
+            tdims = tdims + [1] if rng.random() < 0.5 or len(tdims) == 1 else tdims[:-1]
+            count = 1
+            for d in tdims:
+                count *= d
+            targets = [rng.randrange(c) for _ in range(count)]
+            expect = "Target rank must be 1 less than the input rank"
+        elif kind == "target_dim":
+            j = rng.randrange(len(tdims))
+            tdims = list(tdims)
+            tdims[j] += rng.randint(1, 2)
+            count = 1
+            for d in tdims:
+                count *= d
+            targets = [rng.randrange(c) for _ in range(count)]
+            expect = "Input and target dimension value mismatch"
+        elif kind == "weight_rank":
+            weighted, weight_dims = True, [1, weight_len]
+            expect = "Weight rank must be 1"
+        elif kind == "target_range":
+            ignore = None
+            targets = targets or [0]
+            if not count:
+                n, x, tdims = 1, [1, c] + [d or 1 for d in extra], [1] + [d or 1 for d in extra]
+                count = 1
+                for d in tdims:
+                    count *= d
+                targets = [0] * count
+            targets[rng.randrange(len(targets))] = rng.choice([c, c + 2, -c - 1])
+            # (with a weight, its Gather may run first and refuse the index instead)
+            expect = "GatherElements op: Out of range value in index tensor|indices element out of data bounds"
+        elif kind == "weight_short":
+            if c == 1:
+                c, x = 2, [n, 2] + extra
+            weighted, weight_len, weight_dims = True, c - 1, [c - 1]
+            ignore = None
+            n, x, tdims = max(n, 1), [max(n, 1), c] + [d or 1 for d in extra], [max(n, 1)] + [d or 1 for d in extra]
+            count = 1
+            for d in tdims:
+                count *= d
+            targets = [rng.randrange(c) for _ in range(count)]
+            targets[rng.randrange(count)] = c - 1
+            expect = "indices element out of data bounds"
+        elif kind == "input_rank":
+            x, tdims, targets = [c], [], [0]
+            expect = "Invalid position of 0" if sce else "Input rank must be >= 2"
+        elif kind == "sce_empty":
+            x = [0, c] + extra if rng.random() < 0.5 else [n, 0] + extra
+            tdims = [x[0]] + extra
+            count = 0 if x[0] == 0 else n
+            for d in extra:
+                count *= d
+            targets = [0] * count
+            expect = "Invalid Target shape product of 0"
+    attrs = "" if reduction is None else string("reduction", reduction)
+    if ignore is not None:
+        attrs += i("ignore_index", ignore)
+    target = ("ints", targets, tdims) if tind == INT64 else ("const", INT32, targets, tdims)
+    inputs = [signal_input(t, x), target]
+    if weighted:
+        size = 1
+        for d in weight_dims:
+            size *= d
+        inputs.append(floats([1.0 + (k % 2) for k in range(size)], weight_dims, t))
+    outputs = 2 if sce and rng.random() < 0.7 else 1
+    return tagged(Case(op, opset, inputs, attrs, outputs=outputs), expect)
+
+
+def signal(rng):
+    """DFT-17 and -20, STFT-17, MelWeightMatrix-17, NegativeLogLikelihoodLoss (12, 13, 22) and SoftmaxCrossEntropyLoss
+    (12, 13), about one case in eight invalid; each case's `expect` is the piece of ONNX Runtime's refusal it was drawn
+    for (None: it runs). The values ONNX Runtime reads (dft_length, DFT-20's axis, frame_step, frame_length, the window,
+    the mel parameters, targets and weights) are initializers. ONNX Runtime 1.30's shapes: DFT along a (DFT-17's
+    attribute, 1 by default; DFT-20's scalar input, -2), in [-r, -2] or [0, r - 2]: n = dft_length, else 2 (X[a] - 1)
+    one-sided and inverse, else X[a]; Y[a] = n / 2 + 1 one-sided forward, else n; Y[-1] 1 one-sided inverse, else 2.
+    STFT: W the window's length or frame_length: [B, (L - W) / step + 1, W / 2 + 1 (one-sided, the default) or W, 2].
+    MelWeightMatrix: [dft_length / 2 + 1, num_mel_bins]. The losses (ONNX functions ONNX Runtime expands): [N, d...]
+    with reduction none, else [] (any other reduction); SoftmaxCrossEntropyLoss's log_prob the scores' shape. Left
+    out because they stop ONNX Runtime's process rather than being refused: a DFT axis of length 0, an inverse one-sided
+    DFT over an axis of length 1 without dft_length, a dft_length not a power of 2 below an axis longer than
+    next_pow2(2 n - 1), an STFT frame of length 0."""
+    make = rng.choices([dft, stft, mel, loss], [0.3, 0.18, 0.14, 0.38])[0]
+    return make(rng)
+
+
+MS = "com.microsoft"
+
+
+def llm_tagged(case, bad, expect=()):
+    """The case, with the kind of invalid model it is (None: valid) and the output shapes the formulas of the
+    docstrings give (for a valid one), for a look at ONNX Runtime's answers (reasons.py)."""
+    case.bad = bad
+    case.expect = [list(e) for e in expect][:case.outputs]
+    return case
+
+
+def seqlens_init(values, dims=None):
+    return ("const", INT32, values, [len(values)] if dims is None else dims)
+
+
+def ms_gqa(rng):
+    """com.microsoft.GroupQueryAttention (float): query [B, S, N*H] with key and value [B, S, Nk*H] (N num_heads,
+    Nk kv_num_heads, N a multiple of Nk, H a multiple of 8), or packed QKV [B, S, (N + 2 Nk) H] with no key or
+    value; past_key and past_value [B, Nk, P, H] or neither; seqlens_k [B] (an int32 initializer, perhaps [B, 1] or
+    [1, B]) and total_sequence_length T (an int32 scalar or [1] initializer, T >= 1). Three kinds of step: a first
+    prompt (S = T; seqlens_k any of [0, T)), token generation (S = 1 < T) and a later prompt (B = 1, 1 < S != T);
+    for the last two each seqlens_k is in [S - 1, T - 1] and, with a past, at most P + S - 1 (it holds the rows
+    already in the cache plus S). With a past, key and value may have length 0 (shared KV: T <= P).
+    Perhaps do_rotary with cos_cache and sin_cache [R, C] (R >= T, C a multiple of 8 at most H/2, H a multiple of 16)
+    and rotary_interleaved, position_ids (int64 [B, S or more], values the true positions), attention_bias
+    [B or 1, N or 1, S, T], head_sink [N], smooth_softmax, softcap, scale, local_window_size (or causal 0, the
+    window then -1), sliding_window_cache (a window W, a past of P >= W), a quantized KV cache (int8 8-bit, or uint8
+    4-bit with [.., H/2] caches; PER_TENSOR k_scale/v_scale of 1 element or PER_CHANNEL of Nk*H).
+    Outputs: output [B, S, N*H]; present_key and present_value [B, Nk, max(T, P), H] (P with sliding_window_cache;
+    H/2 for a 4-bit cache); output_qk [B, N, S, T] (qk_output 1 or 2). 1, 2 (present_value left out: its graph
+    output typed float, as ONNX Runtime does not infer it), 3 or 4 outputs.
+    Invalid: N not a multiple of Nk, H not a multiple of 8, key of another hidden size, batch or length, value of
+    another hidden size, past of another batch, head count, head size or length, past_value without past_key,
+    seqlens_k of another count, a scalar seqlens_k, a seqlens_k value of T or more, below S - 1, or past the cache,
+    B > 1 in a later prompt, T = 0, rotary with H not a multiple of 16, cos_cache of too few rows or too wide,
+    attention_bias of another shape, head_sink of another length, position_ids of another batch or too short,
+    a 4-D query (refused at load), causal 0 with a window, qk_output without its output, 4 outputs beside a past
+    with qk_output 0 (refused at load)."""
+    bad = None
+    if rng.random() < 0.14:
+        bad = rng.choice(["heads", "head8", "kv_hidden", "value_hidden", "kv_batch", "kv_length", "past_batch",
+                          "past_heads", "past_head", "past_length", "past_one", "seqlens_count", "seqlens_scalar",
+                          "seqlens_range", "seqlens_small", "past_rows", "later_batch", "total_zero", "rotary_head",
+                          "cos_rows", "cos_width", "attention_bias", "head_sink", "position_ids", "query_rank",
+                          "causal_window", "qk_missing", "qk_unset"])
+    kvn = rng.randint(1, 2)
+    n = kvn * rng.randint(1, 3)
+    if bad == "heads":
+        n, kvn = rng.choice([(3, 2), (2, 3), (1, 2), (5, 2)])
+    quant = None
+    if bad is None and rng.random() < 0.07:
+        quant = rng.choice(["8", "8", "4"])
+    rotary = bad in ("rotary_head", "cos_rows", "cos_width") or rng.random() < 0.3
+    if rotary:
+        h = rng.choice([16, 16, 32])
+        if bad == "rotary_head":
+            h = rng.choice([8, 24])
+    else:
+        h = rng.choice([8, 8, 16, 24])
+    if bad == "head8":
+        h = rng.choice([4, 12, 2, 6])
+    packed = bad not in ("kv_hidden", "value_hidden", "kv_batch", "kv_length") and rng.random() < 0.25
+    sliding = bad is None and quant is None and rng.random() < 0.06
+
+    # The step: first prompt, token generation or a later prompt; then the past and the sequence lengths.
+    kind = rng.choice(["prompt", "prompt", "token", "token", "later"])
+    if bad == "later_batch":
+        kind = "later"
+    if bad == "seqlens_small":
+        kind = "later"
+    if bad == "past_rows":
+        kind = rng.choice(["token", "later"])
+    b = rng.randint(1, 3) if kind != "later" or bad == "later_batch" else 1
+    if bad == "later_batch":
+        b = rng.randint(2, 3)
+    has_past = quant is not None or sliding or bad in (
+        "past_batch", "past_heads", "past_head", "past_length", "past_one", "past_rows", "qk_unset") or (
+        rng.random() < 0.55)
+    if kind == "prompt":
+        s = rng.randint(1, 4)
+        total = s
+        p = rng.randint(0, 6) if has_past else None
+        # A first prompt may pad its rows (any seqlens_k below max(T, P)), but not with sliding_window_cache.
+        seqlens = [rng.randrange(max(total, p or 0)) for _ in range(b)]
+    else:
+        s = 1 if kind == "token" else rng.randint(2, 4)
+        p = rng.randint(0, 6) if has_past else None
+        if p is not None and kind == "later" and rng.random() < 0.7:
+            p = max(p, 1)
+        total = s + rng.randint(1, 5)
+        # At least S - 1 (T > S, P >= 0); below max(T, P); with a past, at most P + S - 1.
+        top = total - 1 if p is None else min(max(total, p) - 1, p + s - 1)
+        seqlens = [rng.randint(s - 1, top) for _ in range(b)]
+    if sliding:
+        window = rng.randint(1, 3)
+        p = max(p or 0, window + rng.randint(0, 2))
+        seqlens = [total - 1 for _ in seqlens] if kind == "prompt" else [min(v, p + s - 1) for v in seqlens]
+    shared = has_past and not packed and p is not None and total <= p and bad is None and not sliding and (
+        quant is None) and rng.random() < 0.25
+
+    # Element counts and shapes.
+    hb = h // 2 if quant == "4" else h
+    q_width = (n + 2 * kvn) * h if packed else n * h
+    query = [b, s, q_width]
+    kv_len = 0 if shared else s
+    key, value = [b, kv_len, kvn * h], [b, kv_len, kvn * h]
+    if bad == "kv_hidden":
+        key[2] = value[2] = kvn * h + rng.choice([8, -8 if kvn * h > 8 else 16])
+    elif bad == "value_hidden":
+        value[2] += rng.choice([1, 8])
+    elif bad == "kv_batch":
+        for x in rng.choice([[key, value], [key], [value]]):
+            x[0] += 1
+    elif bad == "kv_length":
+        key[1] = value[1] = s + 1
+    elif bad == "query_rank":
+        query = [b, s, n, h]
+    past_type = INT8 if quant == "8" else UINT8 if quant == "4" else FLOAT
+    past_key = past_value = None
+    if has_past:
+        past_key, past_value = [b, kvn, p, hb], [b, kvn, p, hb]
+        if bad == "past_batch":
+            for x in rng.choice([[past_key, past_value], [past_key], [past_value]]):
+                x[0] += 1
+        elif bad == "past_heads":
+            for x in rng.choice([[past_key, past_value], [past_key], [past_value]]):
+                x[1] += 1
+        elif bad == "past_head":
+            for x in rng.choice([[past_key, past_value], [past_key], [past_value]]):
+                x[3] += 8
+        elif bad == "past_length":
+            past_value[2] += 1
+        elif bad == "past_one":
+            past_key = None  # past_value alone (past_key alone is refused at load, for want of past_value's type)
+    if bad == "seqlens_count":
+        seqlens = seqlens + [0] if rng.random() < 0.5 or b == 1 else seqlens[:-1]
+    elif bad == "seqlens_range":
+        seqlens[rng.randrange(b)] = rng.choice([max(total, p or 0), max(total, p or 0) + 2, -1])
+    elif bad == "seqlens_small":
+        seqlens[rng.randrange(b)] = rng.randint(0, s - 2) if s >= 2 else -1
+    elif bad == "past_rows":
+        total = max(total, p + s + 1)
+        seqlens[rng.randrange(b)] = p + s
+    elif bad == "total_zero":
+        total = 0
+        seqlens = [0] * b
+    seqlens_dims = None
+    if bad == "seqlens_scalar":
+        seqlens, seqlens_dims = seqlens[:1], []
+    elif bad is None and rng.random() < 0.1:
+        seqlens_dims = rng.choice([[b, 1], [1, b]])
+
+    attrs = i("num_heads", n) + i("kv_num_heads", kvn)
+    extra = [None] * 5  # cos_cache, sin_cache, position_ids, attention_bias, head_sink
+    if rotary:
+        attrs += i("do_rotary", 1)
+        if rng.random() < 0.3:
+            attrs += i("rotary_interleaved", rng.randint(0, 1))
+        rows = max(total, max(seqlens) + 1, 1) + rng.randint(0, 2)  # R >= T and R > every seqlens_k
+        width = 8 * rng.randint(1, max(1, h // 16))
+        if bad == "cos_rows" and total <= 1:
+            bad = "cos_width"
+        if bad == "cos_rows":
+            rows = total - 1
+        elif bad == "cos_width":
+            width = rng.choice([h // 2 + 8, 4, 12])
+        extra[0] = extra[1] = [rows, width]
+    # position_ids: with rotary, their values index the caches.
+    if bad == "position_ids" or rng.random() < (0.15 if rotary else 0.1):
+        extra[2] = "positions"
+    if extra[2] == "positions":
+        width = s + (1 if rng.random() < 0.2 else 0)
+        rows_ids = b
+        if bad == "position_ids":
+            if rng.random() < 0.5:
+                rows_ids = b + 1
+            else:
+                width = s - 1
+        values = []
+        for r in range(rows_ids):
+            start = 0 if kind == "prompt" else seqlens[min(r, len(seqlens) - 1)] + 1 - s
+            values += [max(0, min(start + k, max(total, 1) - 1)) for k in range(width)]
+        extra[2] = ("ints", values, [rows_ids, width])
+    if bad == "attention_bias" or not sliding and rng.random() < 0.15:
+        extra[3] = bias_shape(rng, b, n, s, total, rng.choice(["batch", "heads", "length", "rank"])
+                              if bad == "attention_bias" else None)
+    if bad == "head_sink" or rng.random() < 0.1:
+        extra[4] = [n + (rng.choice([1, -1]) if bad == "head_sink" and n > 1 else 1 if bad == "head_sink" else 0)]
+
+    if rng.random() < 0.15:
+        attrs += i("smooth_softmax", rng.choice([0, 1]))
+    if rng.random() < 0.15:
+        attrs += flt("softcap", rng.choice([0.0, 5.0, 30.0]))
+    if rng.random() < 0.15:
+        attrs += flt("scale", rng.choice([0.25, 0.5]))
+    if sliding:
+        attrs += i("local_window_size", window) + i("sliding_window_cache", 1)
+    elif bad == "causal_window":
+        attrs += i("causal", 0) + i("local_window_size", rng.randint(1, 3))
+    elif rng.random() < 0.1:
+        attrs += i("causal", 0)
+    elif rng.random() < 0.2:
+        attrs += i("local_window_size", rng.choice([-1, 1, 2, 4]))
+
+    scales = [None, None]
+    if quant is not None:
+        kind_q = rng.choice(["PER_TENSOR", "PER_CHANNEL"])
+        attrs += string("k_quant_type", kind_q) + string("v_quant_type", kind_q) + i("kv_cache_bit_width", int(quant))
+        if kind_q == "PER_TENSOR":
+            scale = rng.choice([[], [1]])
+        else:
+            scale = rng.choice([[1, kvn, 1, h], [kvn * h], [kvn, h]])
+        scales = [scale, scale]
+
+    # A quantized cache needs both presents (or ONNX Runtime refuses it), shared KV too (or it crashes).
+    outputs = rng.choice([1, 3, 3, 3, 4]) if quant is None and not sliding and not shared else rng.choice([3, 3, 4])
+    if sliding:
+        outputs = 3  # sliding_window_cache needs both presents, and has no qk_output
+    if bad is None and quant is None and not sliding and not shared and rng.random() < 0.05:
+        outputs = 2
+    if bad == "qk_missing":
+        outputs = 3
+        attrs += i("qk_output", rng.choice([1, 2]))
+    elif bad == "qk_unset":
+        outputs = 4
+    elif outputs == 4:
+        attrs += i("qk_output", rng.choice([1, 2]))
+
+    typed = lambda shape_: ("typed", past_type, shape_) if shape_ is not None and past_type != FLOAT else shape_
+    inputs = [query, None if packed else key, None if packed else value, typed(past_key), typed(past_value),
+              seqlens_init(seqlens, seqlens_dims), ("const", INT32, [total], rng.choice([[], [], [1]]))]
+    inputs += extra + [None, None] if quant is None else extra + scales
+    while inputs[-1] is None:
+        inputs.pop()
+    typed_outputs = [3] if outputs == 4 else []
+    if outputs == 2:
+        typed_outputs.append(1)
+    present = [b, kvn, p if sliding else max(total, p or 0), hb]
+    return llm_tagged(Case("GroupQueryAttention", 17, inputs, attrs, outputs=outputs, domain=MS,
+                       typed_outputs=typed_outputs), bad, [[b, s, n * h], present, present, [b, n, s, total]])
+
+
+def ms_qattention(rng):
+    """com.microsoft.QAttention (CPU: uint8 input, int8 or uint8 weight, float scales and bias): input [B, S, Di]
+    (uint8), weight [Di, 3D] (a graph input or an initializer), bias [3D] (D = N * H, N num_heads), input_scale a
+    scalar or [1], weight_scale a scalar, [1] or [3D]; perhaps an int32 mask_index ([B], [2B], [3B + 2], [B, T],
+    [B, 1], [1, 1], [B, S, T]; T = P + S), input_zero_point (uint8, a scalar or [1]), weight_zero_point (the
+    weight's type: scalar, [1] or [3D]), past [2, B, N, P, H]; unidirectional, scale, mask_filter_value.
+    Outputs: output [B, S, D]; present [2, B, N, T, H] (given without a past too).
+    Invalid: weight's first dimension not Di, a bias of another length than weight's second dimension, 3D not a
+    multiple of 3 (weight and bias of 3D + 1), D not a multiple of N, a past of another batch, head count or head size,
+    or its 2 another number, a past without present, a mask of another batch or length, a 4-D mask, weight_scale or
+    weight_zero_point of another length, an input_scale or input_zero_point of 2 elements, a 2-D input (refused at
+    load)."""
+    b, s, di, n, h = rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 5), rng.randint(1, 3), rng.randint(1, 4)
+    bad = None
+    if rng.random() < 0.13:
+        bad = rng.choice(["weight", "bias", "three", "heads", "past_batch", "past_heads", "past_head", "past_two",
+                          "no_present", "mask_batch", "mask_length", "mask_4d", "weight_scale", "weight_zp",
+                          "input_scale", "input_zp", "input_rank"])
+    if bad == "heads":
+        n = rng.randint(2, 3)
+    d = n * h
+    width = 3 * d
+    if bad == "heads":
+        width = 3 * (d + 1)
+    elif bad == "three":
+        width = 3 * d + rng.choice([1, 2])
+    wt = rng.choice([INT8, UINT8])
+    if rng.random() < 0.3 and bad not in ("weight",):
+        weight = ("const", wt, [rng.randint(0, 7) for _ in range(di * width)], [di, width])
+    else:
+        weight = ("typed", wt, [di + (rng.choice([1, -1]) if di > 1 else 1) if bad == "weight" else di, width])
+    bias = [width + (rng.choice([-1, 1, 3]) if bad == "bias" else 0)]
+    past = rng.randint(0, 3) if bad in ("past_batch", "past_heads", "past_head", "past_two", "no_present") or (
+        rng.random() < 0.3) else None
+    total = s + (past or 0)
+    mask = None
+    if bad == "mask_batch":
+        mask = rng.choice([[2 * b + 1], [b + 1, total], [b + 1, s, total]])
+    elif bad == "mask_length":
+        mask = rng.choice([[b, total + 1], [b, s, total + 1], [b, s + 1, total]] + ([[b, s]] if past else []))
+    elif bad == "mask_4d":
+        mask = [b, 1, total, total]
+    elif rng.random() < 0.4:
+        mask = rng.choice([[b], [2 * b], [3 * b + 2], [b, total], [b, total], [b, 1], [1, 1], [b, s, total]])
+    past_shape = None
+    if past is not None:
+        past_shape = [2, b, n, past, h]
+        if bad == "past_batch":
+            past_shape[1] += 1
+        elif bad == "past_heads":
+            past_shape[2] += 1
+        elif bad == "past_head":
+            past_shape[4] += 1
+        elif bad == "past_two":
+            past_shape[0] = rng.choice([1, 3])
+    scalar = lambda: rng.choice([[], [], [1]])
+    input_scale = [2] if bad == "input_scale" else scalar()
+    weight_scale = rng.choice([[], [1], [width], [width]])
+    if bad == "weight_scale":
+        weight_scale = rng.choice([[width + 1], [2], [1, width]])
+    input_zp = weight_zp = None
+    if rng.random() < 0.4 or bad == "input_zp":
+        input_zp = ("typed", UINT8, [2] if bad == "input_zp" else scalar())
+    if rng.random() < 0.4 or bad == "weight_zp":
+        weight_zp = ("typed", wt, [width + 1] if bad == "weight_zp" else rng.choice([[], [1], [width]]))
+    attrs = i("num_heads", n)
+    if rng.random() < 0.3:
+        attrs += i("unidirectional", rng.randint(0, 1))
+    if rng.random() < 0.15:
+        attrs += flt("scale", 0.5)
+    if rng.random() < 0.1:
+        attrs += flt("mask_filter_value", -100.0)
+    x = [b, s, di] if bad != "input_rank" else [b * s, di]
+    inputs = [("typed", UINT8, x), weight, bias, input_scale, weight_scale,
+              ("typed", INT32, mask) if mask is not None else None, input_zp, weight_zp, past_shape]
+    while inputs[-1] is None:
+        inputs.pop()
+    outputs = 1 if bad == "no_present" else 2 if past is not None else rng.choice([1, 1, 2])
+    return llm_tagged(Case("QAttention", 17, inputs, attrs, outputs=outputs, domain=MS), bad,
+                  [[b, s, width // 3], [2, b, n, total, h]])
+
+
+def llm(rng):
+    """com.microsoft's decoder attention: GroupQueryAttention and QAttention (their generators say what they draw and
+    what ONNX Runtime 1.30 refuses). Cases that stop ONNX Runtime's process rather than being refused are never drawn:
+    a batch of 0, a 1-D cos_cache, GroupQueryAttention's shared KV (key and value of length 0) with fewer than 3
+    outputs."""
+    return ms_gqa(rng) if rng.random() < 0.7 else ms_qattention(rng)
+
+
+
 FAMILIES = {
     "binary": binary, "unary": unary, "reduce": reduce, "transpose": transpose, "concat": concat, "split": split,
     "slice": slice_, "gather": gather, "squeeze_unsqueeze": squeeze_unsqueeze, "flatten": flatten, "reshape": reshape,
@@ -1236,7 +2332,8 @@ FAMILIES = {
     "activation": activation, "predicates": predicates, "bitwise": bitwise, "hardmax": hardmax,
     "normalization": normalization, "reduce_more": reduce_more, "cumsum": cumsum, "onehot": onehot,
     "compress": compress, "reverse_sequence": reverse_sequence, "quant": quant, "microsoft": microsoft,
-    "attention": attention, "grid": grid, "lp_pool": lp_pool, "bert": bert,
+    "attention": attention, "grid": grid, "lp_pool": lp_pool, "bert": bert, "image": image,
+    "signal": signal, "llm": llm,
 }
 
 
@@ -1275,6 +2372,37 @@ KNOWN = [
                                                        "only (no split of it keeps the batch on one axis)"),
     ("Attention", "cannot infer -1: input [", "com.microsoft.Attention's 1-D mask_index of 3B + 2 values: as "
                                               "MultiHeadAttention's"),
+    ("MaxRoiPool", "Could not find an implementation", "MaxRoiPool-22: ONNX Runtime 1.30 has no kernel for it (its kernel is "
+                                                       "registered at opset 1 only); reshape1 shapes it as MaxRoiPool-1"),
+    ("MaxRoiPool", "roi_batch_id", "a roi's batch index outside [0, N): ONNX Runtime refuses it when run, reshape1 does "
+                                   "not read the rois' values"),
+    ("TensorScatter", "write_indices[", "a write index that is negative or (linear) past max - length: as MaxRoiPool's"),
+    ("MaxUnpool", "Index value out of bounds", "an index past the output: the indices are the graph input's values"),
+    ("MaxUnpool", "Computed output dimension is not positive", "an output dimension of 0 computed from an input "
+                                                               "dimension of 1: ONNX Runtime refuses it, reshape1 "
+                                                               "gives 0"),
+    ("NegativeLogLikelihoodLoss", "indices element out of data bounds", "a target (or its class's weight) out of "
+                                                                        "range: ONNX Runtime refuses it when run, "
+                                                                        "reshape1 does not read the targets' values"),
+    ("NegativeLogLikelihoodLoss", "Out of range value in index tensor", "as above"),
+    ("SoftmaxCrossEntropyLoss", "Out of range value in index tensor", "as NegativeLogLikelihoodLoss's"),
+    ("SoftmaxCrossEntropyLoss", "indices element out of data bounds", "as NegativeLogLikelihoodLoss's"),
+    ("SoftmaxCrossEntropyLoss", "Invalid position of 0", "a 0 at dimension 3 on: ONNX Runtime refuses it in a Reshape "
+                                                         "of its expansion of the function; the spec's shapes hold"),
+    ("SoftmaxCrossEntropyLoss", "Invalid Target shape product of 0", "N * C of 0: as above"),
+    ("MelWeightMatrix", "Could not find an implementation", "a float16 or bool output: ONNX Runtime has no kernel for "
+                                                            "it; reshape1 shapes it as the spec says"),
+    ("QAttention", "cannot infer -1: input [", "as com.microsoft.Attention's 1-D mask_index of 3B + 2 values"),
+    ("GroupQueryAttention", "with a quantized KV cache is not covered", "a quantized KV cache (k_scale, v_scale, "
+                                                                         "kv_cache_bit_width): not covered"),
+    ("GroupQueryAttention", "seqlens_k[", "a seqlens_k value out of range for the lengths: ONNX Runtime refuses it "
+                                          "when run, reshape1 does not read the values"),
+    ("GroupQueryAttention", "batch_size must be 1 when sequence_length > 1", "a later prompt (1 < S, S not T) beside a "
+                                                                             "past at a batch above 1: ONNX Runtime "
+                                                                             "refuses it; reshape1 would need T's value "
+                                                                             "to tell the two kinds of step apart"),
+    ("GroupQueryAttention", "do not add up to the dimension 0", "key and value of length 0 beside a past (ONNX Runtime's "
+                                                                "shared KV): reshape1 takes the query's length only"),
     ("Attention", "with 2D data shall have shape", "a computed 2-D mask_index [1, T]: ONNX Runtime refuses it, reshape1 "
                                                    "broadcasts it (a constant one is refused)"),
 ]

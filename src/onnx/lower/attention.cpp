@@ -291,7 +291,8 @@ source per_entry(node_context& c, made_shapes& m, source converted, source input
 /// [B] key lengths or [2B] end and start positions, [B, T] key padding (or one column, [B or 1, 1]: no mask at
 /// all), [B, S, T]. What meets the scores of entry b is the mask's entry b, whatever its values.
 /// ONNX Runtime's CPU kernel runs no 4-D (Megatron) mask: not covered.
-std::optional<source> add_mask_index(node_context& c, made_shapes& m, source scores, source input, source mask, std::size_t rank) {
+std::optional<source> add_mask_index(node_context& c, made_shapes& m, source scores, source input, std::size_t port, std::size_t rank) {
+  const auto mask = c.need(port);
   const auto converted = c.add("ConvertLike", 1, {mask, scores});
   const auto batch = dims(c, m, input, 0, 1);
   source bias;
@@ -301,7 +302,7 @@ std::optional<source> add_mask_index(node_context& c, made_shapes& m, source sco
       // [B, T], or one column ([B, 1] or [1, 1]: no mask at all). A constant is one or the other by its dims:
       // [B, T] exactly unless it has one column (a constant [1, T] is refused at another batch, as ONNX
       // Runtime refuses it). A computed mask broadcasts one way ([1, T] is then a batch of one).
-      if (const auto d = c.constant_dims(3); d && d->size() == 2 && (*d)[1] != 1) {
+      if (const auto d = c.constant_dims(port); d && d->size() == 2 && (*d)[1] != 1) {
         bias = c.add("Unsqueeze", 1, {exactly(c, exactly(c, converted, 0, batch), 1, dims(c, m, scores, 3, 4)), c.i64({1, 2})});
       } else {
         bias = c.add("Unsqueeze", 1, {converted, c.i64({1, 2})});
@@ -323,15 +324,16 @@ std::optional<source> add_mask_index(node_context& c, made_shapes& m, source sco
 // [Di, D + D + Dv] plus bias, split into Q, K, V (qkv_hidden_sizes, else three equal parts) of num_heads
 // heads each; past [2, B, N, P, H] put before K and V (present: [2, B, N, P + S, H]); the scores plus the
 // mask_index and attention_bias; softmax; times V: [B, S, Dv].
-void ms_attention(node_context& c) {
+/// com.microsoft.Attention's computation, for it and QAttention: `input` [B, S, Di] times `weights` plus `bias`,
+/// with the mask_index of node input `mask_port`, the past of `past_port`, the attention_bias of `bias_port`.
+void bert_attention(node_context& c, std::int64_t heads, source input, source weights, std::optional<source> bias,
+                    std::size_t mask_port, std::size_t past_port, std::optional<std::size_t> bias_port) {
   made_shapes m;
-  const auto heads = num_heads(c);
-  if (heads == 0) return;
-  const auto past = c.input(4);
-  if (past && c.input(5)) c.bad("it has past and attention_bias", "ONNX Runtime takes one of the two");
+  const auto past = c.input(past_port);
+  const auto attention_bias = bias_port ? c.input(*bias_port) : std::nullopt;
+  if (past && attention_bias) c.bad("it has past and attention_bias", "ONNX Runtime takes one of the two");
+  if (past && !c.has_output(1)) c.bad("it has a past and no present output", "ONNX Runtime runs a past only with present");
   if (const auto r = c.rank(0); r && *r != 3) c.bad(fmt::format("its input is of rank {}", *r), "the input is [B, S, hidden]");
-  const auto input = c.need(0), weights = c.need(1);
-  const auto bias = c.input(2);
   auto qkv = c.add("MatMul", 1, {input, weights}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
   if (bias) qkv = c.add("Add", 1, {qkv, exactly(c, *bias, 0, dims(c, m, weights, 1, 2))}, numpy);
   source parts;
@@ -359,22 +361,52 @@ void ms_attention(node_context& c) {
   const auto present = concat(c, {c.add("Unsqueeze", 1, {past ? k : v, c.i64({0})}), c.add("Unsqueeze", 1, {v, c.i64({0})})}, 0);
   if (c.has_output(1)) c.output(1, present);
   auto scores = c.add("MatMul", 1, {q, k}, {{"transpose_a", "false"}, {"transpose_b", "true"}});
-  if (const auto mask = c.input(3)) {
-    const auto rank = c.rank(3);
-    if (!rank) return c.not_covered("com.microsoft.Attention whose mask_index the model gives no rank is not covered (its rank is its format)");
-    const auto masked = add_mask_index(c, m, scores, input, *mask, *rank);
+  if (c.input(mask_port)) {
+    const auto rank = c.rank(mask_port);
+    if (!rank)
+      return c.not_covered(fmt::format("com.microsoft.{} whose mask_index the model gives no rank is not covered (its rank is its format)",
+                                       c.node().op_type()));
+    const auto masked = add_mask_index(c, m, scores, input, mask_port, *rank);
     if (!masked) return;
     scores = *masked;
   }
-  if (const auto extra = c.input(5)) {
+  if (attention_bias) {
     // 4-D (a Reshape that copies four dimensions refuses fewer), its dims 1 or the scores'.
-    const auto four = reshape(c, *extra, c.i64({0, 0, 0, 0}));
+    const auto four = reshape(c, *attention_bias, c.i64({0, 0, 0, 0}));
     scores = c.add("Add", 1, {scores, broadcast(c, four, c.shape_of(scores))}, numpy);
   }
   if (c.i("unidirectional", 0) != 0) scores = plus_causal(c, m, scores);
   const auto weights_v = c.add("SoftMax", 8, {scores}, {{"axis", "-1"}});
   const auto y = c.add("MatMul", 1, {weights_v, v}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
   c.output(0, reshape(c, transpose(c, y, {0, 2, 1, 3}), c.i64({0, 0, -1})));
+}
+void ms_attention(node_context& c) {
+  const auto heads = num_heads(c);
+  if (heads == 0) return;
+  bert_attention(c, heads, c.need(0), c.need(1), c.input(2), 3, 4, 5);
+}
+// com.microsoft.QAttention: Attention of the dequantized input (uint8) and weights, its input scale and zero
+// point one value each (a Reshape to [1] refuses others), the weights' one or one per column (a one-way
+// broadcast to the columns).
+void ms_qattention(node_context& c) {
+  const auto heads = num_heads(c);
+  if (heads == 0) return;
+  for (const std::size_t port : {4, 7})
+    if (const auto r = c.rank(port); c.input(port) && r && *r > 1)
+      c.bad(fmt::format("its {} is of rank {}", port == 4 ? "weight_scale" : "weight_zero_point", *r), "a scalar or one value per column");
+  made_shapes m;
+  const auto weights = c.need(1);
+  const auto one = [&](source x, source like) { return reshape(c, c.add("ConvertLike", 1, {x, like}), c.i64({1}), false); };
+  const auto per_column = [&](source x, source like) {
+    return broadcast(c, reshape(c, c.add("ConvertLike", 1, {x, like}), c.i64({-1}), false), dims(c, m, weights, 1, 2));
+  };
+  auto input = as_f32(c, c.need(0));
+  if (const auto zero = c.input(6)) input = c.add("Subtract", 1, {input, one(*zero, input)}, numpy);
+  input = c.add("Multiply", 1, {input, one(c.need(3), input)}, numpy);
+  auto w = as_f32(c, weights);
+  if (const auto zero = c.input(7)) w = c.add("Subtract", 1, {w, per_column(*zero, w)}, numpy);
+  w = c.add("Multiply", 1, {w, per_column(c.need(4), w)}, numpy);
+  bert_attention(c, heads, input, w, c.add("ConvertLike", 1, {c.need(2), input}), 5, 8, std::nullopt);
 }
 
 // com.microsoft.MultiHeadAttention: query [B, S, D] with key [B, L, D] and value [B, L, Dv] (each split into
@@ -515,6 +547,172 @@ void embed_layer_norm(node_context& c) {
   if (c.has_output(2)) c.output(2, sum);
 }
 
+// com.microsoft.GroupQueryAttention (the decoder attention of ONNX Runtime's LLM exports): query [B, S, N * H]
+// and key, value [B, S, Nk * H] (or one packed query [B, S, (N + 2 Nk) H] split in three), N num_heads and Nk
+// kv_num_heads (N a multiple of Nk, H of 8), past_key and past_value [B, Nk, P, H] before K and V, seqlens_k one
+// per entry, total_sequence_length T a scalar. Causal: a term of each (query, key) position pair, and each
+// entry's seqlens_k, on its own scores. Output [B, S, N * H]; present_key and present_value [B, Nk, max(T, P), H]
+// (P with sliding_window_cache): each of their positions meets every key and value position of its entry and
+// head; output_qk [B, N, S, T]. The rotary caches [R, C] (do_rotary): of one shape, R at least T. A quantized KV
+// cache is not covered.
+void ms_group_query_attention(node_context& c) {
+  made_shapes m;
+  const auto heads = c.i("num_heads", 0), kv_heads = c.i("kv_num_heads", 0);
+  if (heads <= 0 || kv_heads <= 0 || heads % kv_heads != 0)
+    c.bad(fmt::format("num_heads is {} and kv_num_heads {}", heads, kv_heads), "both above 0, num_heads a multiple of kv_num_heads");
+  if (c.input(12) || c.input(13) || c.attribute("kv_cache_bit_width") != nullptr)
+    return c.not_covered("com.microsoft.GroupQueryAttention with a quantized KV cache is not covered");
+  if (const auto r = c.rank(0); r && *r != 3) c.bad(fmt::format("its query is of rank {}", *r), "the query is [B, S, hidden]");
+  const auto key = c.input(1), value = c.input(2);
+  if (key.has_value() != value.has_value()) c.bad("it has one of key and value", "give both, or a packed query");
+  const auto past_key = c.input(3), past_value = c.input(4);
+  if (past_key.has_value() != past_value.has_value()) c.bad("it has one of past_key and past_value", "give both or neither");
+  if (c.i("causal", 1) == 0 && c.i("local_window_size", -1) != -1)
+    c.bad("it is not causal and has a local window", "local_window_size is -1 without causal");
+  if (c.has_output(3) && c.i("qk_output", 0) == 0) c.bad("it has output_qk and qk_output is 0", "set qk_output to 1 or 2");
+  if (!c.has_output(3) && c.i("qk_output", 0) != 0) c.bad("its qk_output is set without output_qk", "give the fourth output");
+  if (const auto v = c.constant_ints(6); v && (v->size() != 1 || (*v)[0] < 1))
+    c.bad("its total_sequence_length is not one value above 0");
+  source q = c.need(0);
+  source k, v;
+  if (!key) {
+    // (N + 2 Nk) heads of H: N H, Nk H and Nk H, the split refusing a hidden size the heads do not divide.
+    const auto size = c.add("Divide", 1, {dims(c, m, q, 2, 3), c.i64({heads + 2 * kv_heads}, scalar)}, numpy);
+    const auto part = [&](std::int64_t n) { return c.add("Multiply", 1, {size, c.i64({n}, scalar)}, numpy); };
+    const auto parts = c.add("VariadicSplit", 1, {q, c.i64({2}, scalar), concat(c, {part(heads), part(kv_heads), part(kv_heads)}, 0)}, {}, 3);
+    q = parts;
+    k = source{parts.layer, 1};
+    v = source{parts.layer, 2};
+  } else {
+    // K and V of the query's length, side by side (of one batch and length), then apart.
+    const auto both = concat(c, {exactly(c, *key, 1, dims(c, m, q, 1, 2)), *value}, 2);
+    const auto parts = c.add("VariadicSplit", 1, {both, c.i64({2}, scalar), concat(c, {dims(c, m, *key, 2, 3), c.i64({-1})}, 0)}, {}, 2);
+    k = parts;
+    v = source{parts.layer, 1};
+  }
+  // Heads of a size that is a multiple of 8, of 16 with the rotary caches (ONNX Runtime's): [B, S, heads, H / 8,
+  // 8] back to [B, heads, S, H].
+  const bool rotary = c.i("do_rotary", 0) != 0 || c.input(7);
+  const auto split_heads = [&](source x, std::int64_t n) {
+    return transpose(c, reshape(c, reshape(c, x, c.i64({0, 0, n, -1, rotary ? 16 : 8})), c.i64({0, 0, 0, -1})), {0, 2, 1, 3});
+  };
+  q = split_heads(q, heads);
+  k = split_heads(k, kv_heads);
+  v = split_heads(v, kv_heads);
+  std::tie(q, k) = same_leading(c, m, q, k, 1);
+  if (past_key) {
+    k = concat(c, {*past_key, k}, 2);
+    v = concat(c, {*past_value, v}, 2);
+  }
+  const auto both = concat(c, {k, v}, 3);
+  const auto kv = c.add("VariadicSplit", 1, {both, c.i64({3}, scalar), concat(c, {dims(c, m, k, 3, 4), c.i64({-1})}, 0)}, {}, 2);
+  k = kv;
+  v = source{kv.layer, 1};
+  const auto total = c.add("Convert", 1, {reshape(c, c.need(6), c.i64({1}), false)}, {{"destination_type", "i64"}});
+  if (rotary) {
+    // The caches [R, C] of one shape, C a multiple of 8 ([R, C / 8, 8]), of T rows at least: side by side, split
+    // in two equal parts, then after T rows; each head's first 2 C values rotated (a split refuses 2 C above H).
+    if (const auto r = c.rank(7); r && *r != 2) c.bad(fmt::format("its cos_cache is of rank {}", *r), "the caches are [rows, width]");
+    const auto width = dims(c, m, c.need(7), -1, 0);
+    auto caches = c.add("VariadicSplit", 1, {concat(c, {c.need(7), c.need(8)}, -1), c.i64({-1}, scalar), concat(c, {width, width}, 0)}, {}, 2);
+    caches = reshape(c, caches, c.i64({0, -1, 8}));
+    caches = c.add("VariadicSplit", 1, {caches, c.i64({0}, scalar), concat(c, {total, c.i64({-1})}, 0)}, {}, 2);
+    const auto angle = c.add("ConvertLike", 1, {c.add("ReduceSum", 1, {caches, c.i64({0, 1, 2})}, {{"keep_dims", "false"}}), q});
+    const auto rotated_part = c.add("Multiply", 1, {width, c.i64({2}, scalar)}, numpy);
+    const auto turn = [&](source x) {
+      const auto parts = c.add("VariadicSplit", 1, {x, c.i64({-1}, scalar), concat(c, {rotated_part, c.i64({-1})}, 0)}, {}, 2);
+      return concat(c, {c.add("Multiply", 1, {parts, angle}, numpy), source{parts.layer, 1}}, -1);
+    };
+    q = turn(q);
+    k = turn(k);
+  }
+  const auto group = c.add("Divide", 1, {dims(c, m, q, 1, 2), dims(c, m, k, 1, 2)}, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}});
+  const auto grouped = [&](source x) {
+    return reshape(c, x, concat(c, {dims(c, m, x, 0, 1), dims(c, m, k, 1, 2), group, dims(c, m, x, 2, 4)}, 0), false);
+  };
+  const auto scores5 = c.add("MatMul", 1, {grouped(q), c.add("Unsqueeze", 1, {k, c.i64({2})})}, {{"transpose_a", "false"}, {"transpose_b", "true"}});
+  auto scores = reshape(c, scores5, concat(c, {dims(c, m, q, 0, 3), dims(c, m, k, 2, 3)}, 0), false);
+  // Each entry's seqlens_k ([B], [B, 1] or [1, B]: B values, not a scalar) on its own scores.
+  if (const auto r = c.rank(5); r && *r == 0) c.bad("its seqlens_k is a scalar", "seqlens_k holds one value per batch entry");
+  const auto lengths = exactly(c, reshape(c, c.add("ConvertLike", 1, {c.need(5), scores}), c.i64({-1}), false), 0, dims(c, m, q, 0, 1));
+  scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {lengths, c.i64({1, 2, 3})})}, numpy);
+  if (const auto ids = c.input(9)) {
+    // position_ids [B, S or more]: each entry's on its scores.
+    const auto cut = c.add("VariadicSplit", 1, {exactly(c, *ids, 0, dims(c, m, q, 0, 1)), c.i64({1}, scalar), concat(c, {dims(c, m, q, 2, 3), c.i64({-1})}, 0)}, {}, 2);
+    const auto sums = c.add("ReduceSum", 1, {cut, c.i64({1})}, {{"keep_dims", "false"}});
+    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {c.add("ConvertLike", 1, {sums, scores}), c.i64({1, 2, 3})})}, numpy);
+  }
+  if (const auto bias = c.input(10)) {
+    // [B or 1, N or 1, S, T]: its last axes S and T exactly, the others broadcast to the scores'.
+    if (const auto r = c.rank(10); r && *r != 4) c.bad(fmt::format("attention_bias is of rank {}", *r), "attention_bias is 4-D");
+    auto b = exactly(c, exactly(c, c.add("ConvertLike", 1, {*bias, scores}), -1, total), -2, dims(c, m, q, 2, 3));
+    b = c.add("ReduceSum", 1, {b, c.i64({-1})}, {{"keep_dims", "true"}});
+    b = broadcast(c, b, concat(c, {dims(c, m, q, 0, 3), c.i64({1})}, 0));
+    scores = c.add("Add", 1, {scores, b}, numpy);
+  }
+  if (const auto sink = c.input(11)) {
+    const auto each = exactly(c, c.add("ConvertLike", 1, {*sink, scores}), 0, dims(c, m, q, 1, 2));
+    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {each, c.i64({0, 2, 3})})}, numpy);
+  }
+  if (c.i("causal", 1) != 0) scores = plus_causal(c, m, scores);
+  if (c.has_output(3)) {
+    const auto qk_shape = concat(c, {dims(c, m, scores, 0, 3), total}, 0);
+    c.output(3, broadcast(c, c.add("ReduceSum", 1, {scores, c.i64({-1})}, {{"keep_dims", "true"}}), qk_shape));
+  }
+  const auto weights = c.add("SoftMax", 8, {scores}, {{"axis", "-1"}});
+  const auto y5 = c.add("MatMul", 1, {grouped(weights), c.add("Unsqueeze", 1, {v, c.i64({2})})}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
+  const auto y = reshape(c, y5, concat(c, {dims(c, m, q, 0, 3), dims(c, m, v, 3, 4)}, 0), false);
+  c.output(0, reshape(c, transpose(c, y, {0, 2, 1, 3}), c.i64({0, 0, -1})));
+  // The presents: max(T, P) positions (P with a sliding window cache), each meeting all of its entry's and head's.
+  const auto past_length = past_key ? dims(c, m, *past_key, 2, 3) : c.i64({0});
+  const auto length = c.i("sliding_window_cache", 0) != 0 && past_key ? past_length : c.add("Maximum", 1, {total, past_length}, numpy);
+  const auto present = [&](source x) {
+    const auto shape = concat(c, {dims(c, m, x, 0, 2), length, dims(c, m, x, 3, 4)}, 0);
+    return broadcast(c, c.add("ReduceSum", 1, {x, c.i64({2})}, {{"keep_dims", "true"}}), shape);
+  };
+  if (c.has_output(1)) c.output(1, present(k));
+  if (c.has_output(2)) c.output(2, present(v));
+}
+
+// TensorScatter-24: the cache [B, ..., max, ...] with each entry's update [B, ..., n, ...] written along
+// `axis` (-2 by default) from its write index: the cache's shape. An element of the cache meets the updates
+// and the write index of its own entry: the sums of cache and update over the axis, added without
+// broadcasting (every other dimension must be equal), broadcast back along it. The update is not longer than
+// the cache along the axis (a split of the cache at its length).
+void tensor_scatter(node_context& c) {
+  const auto mode = c.s("mode", "linear");
+  if (mode != "linear" && mode != "circular") c.bad(fmt::format("mode is '{}'", mode), "linear or circular");
+  const auto axis = c.i("axis", -2);
+  if (const auto r = c.rank(0)) {
+    const auto rank = static_cast<std::int64_t>(*r);
+    // ONNX Runtime takes an axis other than the batch's.
+    if (axis < -rank || axis >= rank || axis == 0 || axis == -rank)
+      c.bad(fmt::format("axis {} is not a sequence axis of a cache of rank {}", axis, rank), "the axis is not 0, the batch's");
+  } else if (axis == 0) {
+    c.bad("axis 0 is the batch's", "TensorScatter writes along another axis");
+  }
+  const auto cache = c.need(0);
+  const auto update = c.need(1);
+  const auto keep = attributes{{"keep_dims", "true"}};
+  const auto along = c.i64({axis});
+  // The cache split at the update's length along the axis: refused when the update is the longer.
+  made_shapes m;
+  const auto parts = c.add("VariadicSplit", 1, {cache, c.i64({axis}, scalar), concat(c, {dims(c, m, update, axis, axis == -1 ? 0 : axis + 1), c.i64({-1})}, 0)},
+                           {}, 2);
+  const auto cached = c.add("Add", 1, {c.add("ReduceSum", 1, {parts, along}, keep), c.add("ReduceSum", 1, {source{parts.layer, 1}, along}, keep)}, numpy);
+  const auto sums = c.add("Add", 1, {cached, c.add("ReduceSum", 1, {update, along}, keep)}, {{"auto_broadcast", "none"}});
+  auto y = c.add("Add", 1, {cache, sums}, numpy);
+  if (const auto at = c.input(2)) {
+    // One write index for each entry: [B] exactly, seen as [B, 1, ...].
+    const auto each = exactly(c, *at, 0, dims(c, m, cache, 0, 1));
+    const auto ones = c.add("Broadcast", 3, {c.i64({1}, scalar), c.add("Subtract", 1, {c.add("Unsqueeze", 1, {c.rank_of(cache), c.i64({0})}), c.i64({1}, scalar)}, numpy)},
+                            {{"mode", "numpy"}});
+    const auto shaped = reshape(c, each, c.add("Concat", 1, {c.i64({-1}), ones}, {{"axis", "0"}}), false);
+    y = c.add("Add", 1, {y, c.add("ConvertLike", 1, {shaped, y})}, numpy);
+  }
+  c.output(0, y);
+}
+
 }  // namespace
 
 std::span<const onnx_entry> attention_rows() {
@@ -523,7 +721,9 @@ std::span<const onnx_entry> attention_rows() {
       {"RotaryEmbedding", 1, ms_rotary_embedding, "com.microsoft"},
       {"Attention", 1, ms_attention, "com.microsoft"},
       {"MultiHeadAttention", 1, ms_multihead_attention, "com.microsoft"},
-      {"EmbedLayerNormalization", 1, embed_layer_norm, "com.microsoft"},
+      {"EmbedLayerNormalization", 1, embed_layer_norm, "com.microsoft"}, {"TensorScatter", 24, tensor_scatter},
+      {"GroupQueryAttention", 1, ms_group_query_attention, "com.microsoft"},
+      {"QAttention", 1, ms_qattention, "com.microsoft"},
   };
   return rows;
 }

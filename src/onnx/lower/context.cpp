@@ -114,6 +114,30 @@ std::optional<std::vector<std::int64_t>> node_context::constant_ints(std::size_t
   return out;
 }
 
+std::optional<std::vector<double>> node_context::constant_reals(std::size_t i) const {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  if (k == nullptr || k->constant == nullptr) return std::nullopt;
+  const auto& t = *k->constant;
+  if (t.data_type() != ::onnx::TensorProto::FLOAT && t.data_type() != ::onnx::TensorProto::DOUBLE) {
+    const auto v = constant_ints(i);
+    return v ? std::optional(std::vector<double>(v->begin(), v->end())) : std::nullopt;
+  }
+  const auto data = g_.tensor_bytes(t, [&] { return fmt::format("input {} of node '{}'", i, node_name(node_)); });
+  const auto bytes = data.bytes;
+  std::vector<double> out;
+  const auto read = [&]<class T>(T) {
+    for (std::size_t p = 0; p + sizeof(T) <= bytes.size(); p += sizeof(T)) {
+      T v;
+      std::memcpy(&v, bytes.data() + p, sizeof(T));
+      out.push_back(static_cast<double>(v));
+    }
+  };
+  if (t.data_type() == ::onnx::TensorProto::FLOAT) read(float{});
+  else read(double{});
+  return out;
+}
+
 std::optional<std::vector<std::int64_t>> node_context::constant_dims(std::size_t i) const {
   if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
   const auto* k = g_.find(node_.input(static_cast<int>(i)));

@@ -286,6 +286,155 @@ void global_lp_pool(node_context& c) {
   c.output(0, c.add("Power", 1, {c.add("ReduceSum", 1, {powered, axes}, keep), like(c, 1.0F / static_cast<float>(p), x)}, numpy));
 }
 
+/// Refuses window values (kernel, strides, pads, dilations, image and block sizes) of magnitude above 2^60, so
+/// that the sums of a few of them the rows compute stay within int64 (a model's attributes may hold any value).
+void limited(const node_context& c, const std::vector<std::int64_t>& values, std::string_view what) {
+  constexpr std::int64_t limit = std::int64_t{1} << 60;
+  for (const auto v : values)
+    if (v > limit || v < -limit) c.bad(fmt::format("its {} holds {}", what, v), "window values are within 2^60 in magnitude");
+}
+
+// MaxUnpool: each element of X written, in an output of zeros, at the position its index in I gives, counted
+// over the whole output as MaxPool's indices are (the batch and channels included): a ScatterUpdate of the
+// output flattened. The output is [N, C, (in - 1) * stride + kernel - pads] on each spatial axis, or what the
+// output_shape input says (X's batch and channels, and as many elements at least). X and I have one shape:
+// each is broadcast one way to the other's.
+void max_unpool(node_context& c) {
+  const auto numpy = attributes{{"auto_broadcast", "numpy"}};
+  const auto exact = attributes{{"auto_broadcast", "none"}};
+  const auto kernel = c.ints("kernel_shape");
+  if (!kernel) c.bad("MaxUnpool needs kernel_shape");
+  const auto spatial = kernel->size();
+  const auto strides = c.ints("strides").value_or(std::vector<std::int64_t>(spatial, 1));
+  const auto pads = c.ints("pads").value_or(std::vector<std::int64_t>(2 * spatial, 0));
+  if (strides.size() != spatial) c.bad(fmt::format("strides has {} values for {} spatial axes", strides.size(), spatial));
+  if (pads.size() != 2 * spatial) c.bad(fmt::format("pads has {} values for {} spatial axes", pads.size(), spatial));
+  limited(c, *kernel, "kernel_shape");
+  limited(c, strides, "strides");
+  limited(c, pads, "pads");
+  if (const auto r = c.rank(0); r && *r != spatial + 2)
+    c.bad(fmt::format("its input has rank {} for a kernel of {} axes", *r, spatial), "X is [N, C, spatial...]");
+  // ONNX Runtime's kernel: 1 to 3 spatial axes, kernels and strides of 1 at least, a pad shorter than its kernel.
+  if (spatial == 0 || spatial > 3) c.bad(fmt::format("its kernel has {} axes", spatial), "ONNX Runtime unpools 1 to 3 spatial axes");
+  for (std::size_t k = 0; k < spatial; ++k) {
+    if ((*kernel)[k] < 1 || strides[k] < 1)
+      c.bad(fmt::format("its kernel_shape or strides hold a value below 1 on spatial axis {}", k));
+    if (pads[k] >= (*kernel)[k] || pads[spatial + k] >= (*kernel)[k])
+      c.bad(fmt::format("a pad of spatial axis {} is not shorter than its kernel {}", k, (*kernel)[k]), "pads are shorter than the kernel");
+  }
+  if (const auto d = c.constant_dims(2); d && (d->size() != 1 || static_cast<std::size_t>((*d)[0]) != spatial + 2))
+    c.bad(fmt::format("its output_shape has dims [{}]", fmt::join(*d, ",")), fmt::format("one value for each of the {} dimensions of X", spatial + 2));
+  const auto x = c.need(0);
+  const auto indices = c.need(1);
+  const auto values = c.add("Broadcast", 3, {x, c.shape_of(indices)}, {{"mode", "numpy"}});
+  const auto at = c.add("Broadcast", 3, {indices, c.shape_of(x)}, {{"mode", "numpy"}});
+  const auto inferred = [&] {
+    const auto dims = c.shape_of(x);
+    std::vector<std::int64_t> extra(spatial);
+    for (std::size_t k = 0; k < spatial; ++k)
+      extra[k] = (*kernel)[k] - pads[k] - pads[spatial + k];
+    const auto grown = c.add("Multiply", 1, {c.add("Subtract", 1, {shape_slice(c, dims, 2, 0), c.i64({1}, std::vector<std::int64_t>{})}, numpy),
+                                              c.i64(strides)}, exact);
+    return c.add("Concat", 1, {shape_slice(c, dims, 0, 2), c.add("Add", 1, {grown, c.i64(extra)}, exact)}, {{"axis", "0"}});
+  };
+  // An output_shape of X's batch and channels (a tensor of that shape split by X's) and its own spatial sizes.
+  const auto given = [&](source wanted) {
+    const auto scalar = std::vector<std::int64_t>{};
+    const auto dims = c.shape_of(x);
+    auto lead = c.add("Broadcast", 3, {c.i64({0}, scalar), shape_slice(c, wanted, 0, 2)}, {{"mode", "numpy"}});
+    lead = c.add("VariadicSplit", 1, {lead, c.i64({0}, scalar), shape_slice(c, dims, 0, 1)});
+    lead = c.add("VariadicSplit", 1, {lead, c.i64({1}, scalar), shape_slice(c, dims, 1, 2)});
+    return c.add("Concat", 1, {c.shape_of(lead), shape_slice(c, wanted, 2, 0)}, {{"axis", "0"}});
+  };
+  const auto shape = c.input(2) ? given(c.add("Convert", 1, {*c.input(2)}, {{"destination_type", "i64"}})) : inferred();
+  // The output flattened; one given by output_shape holds the inferred one's elements at least (a tensor of its
+  // count split after the inferred count).
+  const auto any = c.i64({-1});
+  auto flat = any;
+  if (c.input(2)) {
+    const auto keep = attributes{{"keep_dims", "true"}};
+    const auto count = c.add("ReduceProd", 1, {shape, c.i64({0})}, keep);
+    const auto least = c.add("ReduceProd", 1, {inferred(), c.i64({0})}, keep);
+    const auto room = c.add("Broadcast", 3, {c.i64({0}, std::vector<std::int64_t>{}), count}, {{"mode", "numpy"}});
+    const auto parts = c.add("VariadicSplit", 1, {room, c.i64({0}, std::vector<std::int64_t>{}), c.add("Concat", 1, {least, c.i64({-1})}, {{"axis", "0"}})},
+                             {}, 2);
+    flat = c.shape_of(c.add("Concat", 1, {parts, source{parts.layer, 1}}, {{"axis", "0"}}));
+  }
+  const auto zeros = c.add("Broadcast", 3, {like(c, 0.0F, x), shape}, {{"mode", "numpy"}});
+  const auto flat_of = [&](source t, source pattern) { return c.add("Reshape", 1, {t, pattern}, {{"special_zero", "false"}}); };
+  const auto written = c.add("ScatterUpdate", 3, {flat_of(zeros, flat), flat_of(at, any), flat_of(values, any), c.i64({0}, std::vector<std::int64_t>{})});
+  c.output(0, c.add("Reshape", 1, {written, shape}, {{"special_zero", "false"}}));
+}
+
+// Col2Im: the columns [N, C * K, L] (K the product of block_shape, L the number of blocks the image holds)
+// summed back into images [N, C, image_shape...]. Which columns meet at a pixel depends on its place; what
+// the rules need is that an image of channel c of entry n is made of the columns of c and n only: the columns
+// seen as [N, C, K, L] (a VariadicSplit refuses a count of blocks other than L), summed over K and L, and
+// broadcast to the image.
+void col2im(node_context& c) {
+  const auto numpy = attributes{{"auto_broadcast", "numpy"}};
+  const auto exact = attributes{{"auto_broadcast", "none"}};
+  const auto scalar = std::vector<std::int64_t>{};
+  std::size_t spatial = 0;
+  if (const auto d = c.constant_dims(1); d && d->size() == 1) spatial = static_cast<std::size_t>((*d)[0]);
+  else if (const auto b = c.constant_dims(2); b && b->size() == 1) spatial = static_cast<std::size_t>((*b)[0]);
+  else if (const auto s = c.ints("strides")) spatial = s->size();
+  else return c.not_covered("Col2Im with an image_shape and a block_shape of unknown lengths is not covered");
+  if (spatial == 0) c.bad("its image_shape is empty", "Col2Im has one spatial axis at least");
+  if (const auto r = c.rank(0); r && *r != 3) c.bad(fmt::format("its input has rank {}", *r), "Col2Im's input is [N, C * K, L]");
+  const auto ones = std::vector<std::int64_t>(spatial, 1);
+  const auto strides = c.ints("strides").value_or(ones);
+  const auto dilations = c.ints("dilations").value_or(ones);
+  const auto pads = c.ints("pads").value_or(std::vector<std::int64_t>(2 * spatial, 0));
+  if (strides.size() != spatial || dilations.size() != spatial || pads.size() != 2 * spatial)
+    c.bad(fmt::format("it has {} strides, {} dilations and {} pads for {} spatial axes", strides.size(), dilations.size(),
+                      pads.size(), spatial));
+  limited(c, strides, "strides");
+  limited(c, dilations, "dilations");
+  limited(c, pads, "pads");
+  for (std::size_t k = 0; k < spatial; ++k)
+    if (strides[k] < 1 || dilations[k] < 1) c.bad(fmt::format("a stride or dilation of spatial axis {} is below 1", k));
+  for (const std::size_t port : {1, 2})
+    if (const auto v = c.constant_ints(port)) {
+      if (v->size() != spatial) c.bad(fmt::format("its image_shape and block_shape hold {} and {} values", spatial, v->size()));
+      if (std::any_of(v->begin(), v->end(), [](std::int64_t d) { return d < 1; }))
+        c.bad(fmt::format("its {} holds a value below 1", port == 1 ? "image_shape" : "block_shape"));
+      limited(c, *v, port == 1 ? "image_shape" : "block_shape");
+    }
+  std::vector<std::int64_t> padding(spatial);
+  for (std::size_t k = 0; k < spatial; ++k)
+    padding[k] = pads[k] + pads[spatial + k] - 1 + dilations[k];
+  if (const auto image = c.constant_ints(1), block = c.constant_ints(2); image && block)
+    for (std::size_t k = 0; k < spatial; ++k)
+      if (std::int64_t span = 0; __builtin_mul_overflow(dilations[k], (*block)[k], &span) || (*image)[k] + padding[k] < span)
+        c.bad(fmt::format("on spatial axis {} the padded image is smaller than the dilated block", k),
+              "image + pads must hold dilation * (block - 1) + 1");
+  const auto image = c.add("Convert", 1, {c.need(1)}, {{"destination_type", "i64"}});
+  const auto block = c.add("Convert", 1, {c.need(2)}, {{"destination_type", "i64"}});
+  // Blocks along each axis: (image + pads - dilation * (block - 1) - 1) / stride + 1.
+  const auto span = c.add("Multiply", 1, {block, c.i64(dilations)}, exact);
+  const auto room = c.add("Subtract", 1, {c.add("Add", 1, {image, c.i64(padding)}, exact), span}, exact);
+  const auto along = c.add("Add", 1, {c.add("Divide", 1, {room, c.i64(strides)}, exact), c.i64({1}, scalar)}, numpy);
+  const auto keep = attributes{{"keep_dims", "true"}};
+  const auto count = c.add("ReduceProd", 1, {along, c.i64({0})}, keep);
+  const auto size = c.add("ReduceProd", 1, {block, c.i64({0})}, keep);
+  const auto x = c.need(0);
+  const auto dims = c.shape_of(x);
+  // C, of C * K columns: a tensor of that many elements seen as [-1, K], which refuses a K that does not divide
+  // them, or none (ONNX Runtime takes a positive multiple), also where N is 0.
+  const auto columns = c.add("Broadcast", 3, {c.i64({0}, scalar), shape_slice(c, dims, 1, 2)}, {{"mode", "numpy"}});
+  const auto per_block = c.add("Reshape", 1, {columns, c.add("Concat", 1, {c.i64({-1}), size}, {{"axis", "0"}})}, {{"special_zero", "false"}});
+  const auto channels = shape_slice(c, c.shape_of(per_block), 0, 1);
+  auto y = c.add("Reshape", 1, {x, c.add("Concat", 1, {shape_slice(c, dims, 0, 1), channels, size, shape_slice(c, dims, 2, 3)}, {{"axis", "0"}})},
+                 {{"special_zero", "false"}});
+  y = c.add("VariadicSplit", 1, {y, c.i64({3}, scalar), count});
+  const auto sums = c.add("ReduceSum", 1, {y, c.i64({2, 3})}, {{"keep_dims", "false"}});
+  std::vector<std::int64_t> axes(spatial);
+  for (std::size_t k = 0; k < spatial; ++k) axes[k] = static_cast<std::int64_t>(k) + 2;
+  const auto shape = c.add("Concat", 1, {c.shape_of(sums), image}, {{"axis", "0"}});
+  c.output(0, c.add("Broadcast", 3, {c.add("Unsqueeze", 1, {sums, c.i64(axes)}), shape}, {{"mode", "numpy"}}));
+}
+
 }  // namespace
 
 std::span<const onnx_entry> convolution_rows() {
@@ -297,7 +446,8 @@ std::span<const onnx_entry> convolution_rows() {
       {"LpPool", 22, lp_pool},
       {"ConvTranspose", 1, conv_transpose}, {"MaxPool", 8, max_pool},
       {"AveragePool", 7, average_pool}, {"GlobalAveragePool", 1, global_pool<ReduceMean>},
-      {"GlobalMaxPool", 1, global_pool<ReduceMax>},
+      {"GlobalMaxPool", 1, global_pool<ReduceMax>}, {"MaxUnpool", 9, max_unpool},
+      {"Col2Im", 18, col2im},
   };
   return rows;
 }

@@ -1,4 +1,4 @@
-// ONNX's NonMaxSuppression (OpenVINO's, its optional limits filled with ONNX's defaults) and RoiAlign.
+// ONNX's NonMaxSuppression (OpenVINO's, its optional limits filled with ONNX's defaults), RoiAlign and MaxRoiPool.
 #include <fmt/format.h>
 
 #include "families.hpp"
@@ -37,11 +37,25 @@ void roi_align(node_context& c) {
                      {"aligned_mode", transform == "half_pixel" ? "half_pixel" : "asymmetric"}}));
 }
 
+// MaxRoiPool: OpenVINO's ROIPooling-2 with the max method, whose boxes are ONNX's rois as they are
+// ([batch index, x1, y1, x2, y2]).
+void max_roi_pool(node_context& c) {
+  const auto pooled = c.ints("pooled_shape");
+  if (!pooled) c.bad("MaxRoiPool needs the attribute pooled_shape");
+  if (pooled->size() != 2) c.bad(fmt::format("its pooled_shape has {} values", pooled->size()), "it is [height, width]");
+  c.output(0, c.add("ROIPooling", 2, {c.need(0), c.need(1)},
+                    {{"pooled_h", fmt::format("{}", (*pooled)[0])},
+                     {"pooled_w", fmt::format("{}", (*pooled)[1])},
+                     {"spatial_scale", real(c.f("spatial_scale", 1.0F))},
+                     {"method", "max"}}));
+}
+
 }  // namespace
 
 std::span<const onnx_entry> detection_rows() {
   static const std::vector<onnx_entry> rows = {
       {"NonMaxSuppression", 10, non_max_suppression}, {"RoiAlign", 10, roi_align}, {"RoiAlign", 16, roi_align},
+      {"MaxRoiPool", 1, max_roi_pool},
   };
   return rows;
 }

@@ -1,6 +1,7 @@
 // ONNX's nodes that move data without computing it: Reshape (allowzero is the opposite of special_zero),
 // the nodes that read or build shapes, and those that change one (Flatten, Squeeze, Transpose, Concat,
 // Split, Slice, Expand, Tile, Pad...). Where ONNX moved an attribute to an input, each form has its row.
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
@@ -213,9 +214,81 @@ void pad2(node_context& c) {
   if (!pads) c.bad("Pad needs the attribute pads");
   pad_with(c, c.i64(*pads), c.f32({c.f("value", 0.0F)}, true));
 }
+/// Per-axis amounts (1-D, one for each entry of `axes`, a negative axis counting from x's rank) as a vector
+/// of one amount per dimension of x, 0 on the others: what Pad-12 takes.
+source over_axes(node_context& c, source x, source axes, source amounts) {
+  const auto scalar = std::vector<std::int64_t>{};
+  const auto zeros = c.add("Broadcast", 3, {c.i64({0}, scalar), c.shape_of(c.shape_of(x))}, {{"mode", "numpy"}});
+  const auto at = c.add("Convert", 1, {axes}, {{"destination_type", "i64"}});
+  return c.add("ScatterUpdate", 3, {zeros, at, c.add("Convert", 1, {amounts}, {{"destination_type", "i64"}}), c.i64({0}, scalar)});
+}
+/// Pad-11 on: pads [begin..., end...], of every axis, or (from 18) of the axes input's.
 void pad11(node_context& c) {
-  if (c.input(3)) return c.not_covered("Pad with axes is not covered");
-  pad_with(c, c.need(1), c.input(2));
+  const auto axes = c.input(3);
+  if (!axes) return pad_with(c, c.need(1), c.input(2));
+  if (c.version() < 18) c.bad(fmt::format("it has an axes input at version {}", c.version()), "Pad takes axes from version 18");
+  // ONNX Runtime pads no axis twice, and takes two pads for each axis.
+  if (const auto v = c.constant_ints(3)) {
+    const auto r = c.rank(0);
+    std::vector<std::int64_t> seen;
+    for (const auto a : *v) {
+      const auto n = r && a < 0 ? a + static_cast<std::int64_t>(*r) : a;
+      if (std::find(seen.begin(), seen.end(), n) != seen.end())
+        c.bad(fmt::format("axis {} is given twice in its axes", a), "each axis is padded once");
+      seen.push_back(n);
+    }
+    if (const auto pads = c.constant_ints(1); pads && pads->size() != 2 * v->size())
+      c.bad(fmt::format("it has {} pads for {} axes", pads->size(), v->size()), "two pads for each axis, the befores then the afters");
+  }
+  const auto x = c.need(0);
+  const auto halves = c.add("Split", 1, {c.need(1), c.i64({0}, std::vector<std::int64_t>{})}, {{"num_splits", "2"}}, 2);
+  const auto mode = c.s("mode", "constant");
+  std::vector<source> in{x, over_axes(c, x, *axes, halves), over_axes(c, x, *axes, source{halves.layer, 1})};
+  if (const auto value = c.input(2)) in.push_back(*value);
+  c.output(0, c.add("Pad", 12, std::move(in), {{"pad_mode", mode == "edge" ? "edge" : mode == "reflect" ? "reflect" : "constant"}}));
+}
+
+// CenterCropPad-18: each of `axes` (all by default) padded, then cropped, to the size `shape` gives it, the
+// input centred: ONNX's function body (pad by max(size, target) - size, half of it before, rounded down; then
+// a slice of target elements from half of what is over, rounded down), which ONNX Runtime runs.
+void center_crop_pad(node_context& c) {
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto x = c.need(0);
+  const auto target = c.add("Convert", 1, {c.need(1)}, {{"destination_type", "i64"}});
+  const auto axes = c.ints("axes");
+  const auto rank = c.rank(0);
+  if (rank && *rank == 0) c.bad("its input is a scalar", "CenterCropPad takes an input of rank 1 at least");
+  if (axes) {
+    // ONNX's shape inference refuses an axis out of range or given twice.
+    std::vector<std::int64_t> seen;
+    for (const auto a : *axes) {
+      const auto r = rank ? static_cast<std::int64_t>(*rank) : 0;
+      if (rank && (a < -r || a >= r)) c.bad(fmt::format("axis {} is out of range for an input of rank {}", a, r));
+      const auto n = rank && a < 0 ? a + r : a;
+      if (std::find(seen.begin(), seen.end(), n) != seen.end()) c.bad(fmt::format("axis {} is given twice", a));
+      seen.push_back(n);
+    }
+  }
+  // ONNX's shape inference, which ONNX Runtime runs when it loads the model, takes one size for each axis.
+  const auto count = axes ? std::optional(axes->size()) : rank;
+  if (const auto d = c.constant_dims(1); d && d->size() != 1) c.bad(fmt::format("its shape has rank {}", d->size()), "shape is 1-D");
+  if (const auto d = c.constant_dims(1); d && count && static_cast<std::size_t>((*d)[0]) != *count)
+    c.bad(fmt::format("its shape holds {} sizes for {} axes", (*d)[0], *count), "one size for each axis");
+  const auto sizes = axes ? c.add("Gather", 8, {c.shape_of(x), c.i64(*axes), c.i64({0}, std::vector<std::int64_t>{})}, {{"batch_dims", "0"}})
+                          : c.shape_of(x);
+  const auto padded = c.add("Maximum", 1, {sizes, target}, numpy);
+  const auto two = c.i64({2}, std::vector<std::int64_t>{});
+  const auto pad = c.add("Subtract", 1, {padded, sizes}, numpy);
+  const auto before = c.add("Divide", 1, {pad, two}, numpy);
+  const auto after = c.add("Subtract", 1, {pad, before}, numpy);
+  const auto full = [&](source amounts) { return axes ? over_axes(c, x, c.i64(*axes), amounts) : amounts; };
+  const auto p = c.add("Pad", 12, {x, full(before), full(after), c.add("ConvertLike", 1, {c.f32({0.0F}, true), x})},
+                       {{"pad_mode", "constant"}});
+  const auto start = c.add("Divide", 1, {c.add("Subtract", 1, {padded, target}, numpy), two}, numpy);
+  const auto stop = c.add("Add", 1, {start, target}, numpy);
+  std::vector<source> in{p, start, stop, c.add("Broadcast", 3, {c.i64({1}, std::vector<std::int64_t>{}), c.shape_of(start)}, {{"mode", "numpy"}})};
+  if (axes) in.push_back(c.i64(*axes));
+  c.output(0, c.add("Slice", 8, std::move(in)));
 }
 
 }  // namespace
@@ -229,11 +302,11 @@ std::span<const onnx_entry> shape_rows() {
       {"Slice", 1, slice1}, {"Slice", 10, slice10}, {"Expand", 8, expand}, {"Tile", 6, tile},
       {"ConstantOfShape", 9, constant_of_shape}, {"Range", 11, range}, {"Constant", 1, constant},
       {"DepthToSpace", 1, depth_to_space}, {"SpaceToDepth", 1, space_to_depth}, {"Pad", 2, pad2},
-      {"Pad", 11, pad11},
+      {"Pad", 11, pad11}, {"Pad", 18, pad11},
       // com.microsoft's Range (delta optional, 1 by default) and Pad (as ONNX's Pad-11).
       {"Range", 1, range_ms, "com.microsoft"}, {"Pad", 1, pad11, "com.microsoft"},
       {"BlackmanWindow", 17, window_function}, {"HammingWindow", 17, window_function},
-      {"HannWindow", 17, window_function},
+      {"HannWindow", 17, window_function}, {"CenterCropPad", 18, center_crop_pad},
   };
   return rows;
 }
