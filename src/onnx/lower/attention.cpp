@@ -558,7 +558,7 @@ void embed_layer_norm(node_context& c) {
 void ms_group_query_attention(node_context& c) {
   made_shapes m;
   const auto heads = c.i("num_heads", 0), kv_heads = c.i("kv_num_heads", 0);
-  if (heads <= 0 || kv_heads <= 0 || heads % kv_heads != 0)
+  if (heads <= 0 || kv_heads <= 0 || heads > (std::int64_t{1} << 31) || kv_heads > (std::int64_t{1} << 31) || heads % kv_heads != 0)
     c.bad(fmt::format("num_heads is {} and kv_num_heads {}", heads, kv_heads), "both above 0, num_heads a multiple of kv_num_heads");
   if (c.input(12) || c.input(13) || c.attribute("kv_cache_bit_width") != nullptr)
     return c.not_covered("com.microsoft.GroupQueryAttention with a quantized KV cache is not covered");
@@ -683,6 +683,8 @@ void tensor_scatter(node_context& c) {
   const auto mode = c.s("mode", "linear");
   if (mode != "linear" && mode != "circular") c.bad(fmt::format("mode is '{}'", mode), "linear or circular");
   const auto axis = c.i("axis", -2);
+  // Bounded before any arithmetic on it (a model's attribute may hold any value).
+  if (axis > (std::int64_t{1} << 31) || axis < -(std::int64_t{1} << 31)) c.bad(fmt::format("axis is {}", axis));
   if (const auto r = c.rank(0)) {
     const auto rank = static_cast<std::int64_t>(*r);
     // ONNX Runtime takes an axis other than the batch's.

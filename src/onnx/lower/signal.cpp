@@ -57,6 +57,7 @@ void dft(node_context& c) {
       scalar_input(c, 2, "axis");
       const auto v = c.constant_ints(2);
       if (!v) return c.not_covered("DFT with an axis computed by the graph is not covered");
+      if (v->size() != 1) c.bad(fmt::format("its axis holds {} values", v->size()), "the axis is a scalar");
       axis = (*v)[0];
     }
   } else {
@@ -64,7 +65,7 @@ void dft(node_context& c) {
   }
   if (c.input(1)) {
     scalar_input(c, 1, "dft_length");
-    if (const auto v = c.constant_ints(1); v && (*v)[0] < 1) c.bad(fmt::format("its dft_length is {}", (*v)[0]), "dft_length is 1 at least");
+    if (const auto v = c.constant_ints(1); v && v->size() == 1 && (*v)[0] < 1) c.bad(fmt::format("its dft_length is {}", (*v)[0]), "dft_length is 1 at least");
   }
   const auto x = c.need(0);
   if (const auto r = c.rank(0)) {
@@ -111,7 +112,7 @@ void stft(node_context& c) {
   if (!window && !c.input(3)) c.bad("it has neither a window nor a frame_length", "STFT needs one of them");
   if (c.input(3)) {
     scalar_input(c, 3, "frame_length");
-    if (const auto v = c.constant_ints(3); v && (*v)[0] < 1) c.bad(fmt::format("its frame_length is {}", (*v)[0]), "a frame is 1 long at least");
+    if (const auto v = c.constant_ints(3); v && v->size() == 1 && (*v)[0] < 1) c.bad(fmt::format("its frame_length is {}", (*v)[0]), "a frame is 1 long at least");
   }
   if (const auto v = c.constant_ints(1); v && v->size() == 1 && (*v)[0] < 1)
     c.bad(fmt::format("its frame_step is {}", (*v)[0]), "frames step by 1 at least");
@@ -151,17 +152,23 @@ void mel_weight_matrix(node_context& c) {
   if (!to) return c.not_covered(fmt::format("a MelWeightMatrix of ONNX data type {} is not covered", c.i("output_datatype", 1)));
   scalar_input(c, 0, "num_mel_bins");
   scalar_input(c, 1, "dft_length");
-  const auto bins = c.constant_ints(0);
+  // Each a scalar when a Const gives it (one value: a Const's values are its dims').
+  const auto one = [&](std::size_t port) {
+    auto v = c.constant_ints(port);
+    return v && v->size() == 1 ? v : std::nullopt;
+  };
+  const auto bins = one(0);
   if (bins && (*bins)[0] < 0) c.bad(fmt::format("its num_mel_bins is {}", (*bins)[0]), "num_mel_bins is 0 at least");
   // ONNX Runtime's check that both edges fall on a bin of the transform: floor((dft_length + 1) * edge /
   // sample_rate) in [0, dft_length / 2 + 1).
-  const auto length = c.constant_ints(1);
-  const auto rate = c.constant_ints(2);
+  const auto length = one(1);
+  const auto rate = one(2);
+  if (rate && (*rate)[0] <= 0) c.bad(fmt::format("its sample_rate is {}", (*rate)[0]), "the sample rate is above 0");
   if (length && rate) {
     for (const std::size_t port : {3, 4}) {
       const auto edge = c.constant_reals(port);
       if (!edge || edge->size() != 1) continue;
-      const double at = std::floor(static_cast<double>((*length)[0] + 1) * (*edge)[0] / static_cast<double>((*rate)[0]));
+      const double at = std::floor((static_cast<double>((*length)[0]) + 1) * (*edge)[0] / static_cast<double>((*rate)[0]));
       if (!(at >= 0 && at < static_cast<double>((*length)[0] / 2 + 1)))
         c.bad(fmt::format("its {} edge {} falls outside the transform's {} bins at sample rate {}", port == 3 ? "lower" : "upper",
                           (*edge)[0], (*length)[0] / 2 + 1, (*rate)[0]));
