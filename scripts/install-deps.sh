@@ -51,6 +51,13 @@ if [ ${#missing[@]} -ne 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The browser tests' chromedriver and Selenium reach each other at "localhost", which a minimal root (debootstrap,
+# a container image) may not name: no /etc/hosts. Such a machine gets the loopback line every installed Debian has.
+if ! getent hosts localhost >/dev/null; then
+  echo "install-deps: naming localhost in /etc/hosts" >&2
+  echo "127.0.0.1 localhost" | "${as_root[@]}" tee -a /etc/hosts >/dev/null
+fi
+
 # Debian's sources of protobuf and pugixml, at the installed versions, for the WebAssembly build.
 "${as_root[@]}" /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/debian_sources.py"
 
