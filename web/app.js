@@ -61,6 +61,8 @@
         clearTimeout(timer);
         worker.removeEventListener('message', onMessage);
         if (m.type === 'result') {
+          // The command's time in the module, for the status line and bench/page_bench.py.
+          $('status').dataset.ms = m.ms.toFixed(1);
           resolve(m.result);
         } else {
           worker.terminate();  // a module that threw may not run again: a fresh one
@@ -220,7 +222,7 @@
         return;
       }
       await showAnswer(result);
-      setStatus(result.report.summary.line);
+      setStatus(`${result.report.summary.line} (${Math.round(Number($('status').dataset.ms))} ms)`);
     } catch (e) {
       showError(e.message);
       setStatus('');

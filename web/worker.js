@@ -1,7 +1,7 @@
 // The page's Web Worker: loads the WebAssembly module once and runs one command at a time on the files the
 // page sends, so that the page stays responsive while a large model is read. Messages in:
-// {id, command, files, options}; out: {id, type: 'progress', text} and {id, type: 'result', result} or
-// {id, type: 'failed', message}.
+// {id, command, files, options}; out: {id, type: 'progress', text} and {id, type: 'result', result, ms} (the
+// command's time in the module) or {id, type: 'failed', message}.
 'use strict';
 importScripts('reshape1-core.js', 'reshape1.js');
 
@@ -25,9 +25,11 @@ self.onmessage = async (event) => {
   }
   try {
     self.postMessage({id, type: 'progress', text: `running reshape1 ${command}…`});
+    const start = performance.now();
     const result = reshape1.command(command, files, options);
+    const ms = performance.now() - start;
     const transfer = Object.values(result.files).map((b) => b.buffer);
-    self.postMessage({id, type: 'result', result}, transfer);
+    self.postMessage({id, type: 'result', result, ms}, transfer);
   } catch (e) {
     self.postMessage({id, type: 'failed', message: String(e && e.message ? e.message : e)});
   }
