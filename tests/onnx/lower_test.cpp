@@ -549,6 +549,26 @@ std::vector<lowering_case> microsoft_cases() {
       {"FusedGemm", 1, "a:f32[3,4] b:f32[4,5]", "a,b", "y", attr_s("activation", "Relu"), "MatMul", "[3,5]", ms},
       {"MatMulInteger16", 1, "a:i32[3,4] b:i32[4,5]", "a,b", "y", "", "MatMul", "[3,5]", ms},
       {"Inverse", 1, "x:f32[2,3,3]", "x", "y", "", "Transpose,Add,MatMul", "[2,3,3]", ms},
+      {"SampleOp", 1, "x:f32[2,3]", "x", "y", "", "", "[2,3]", ms},
+      // Scores [B, V] with ids [B, L]: the scores' shape, each entry's scores meeting its own ids.
+      {"NGramRepeatBlock", 1, "ids:i64[2,5] s:f32[2,10]", "ids,s", "y", attr_i("ngram_size", 2), "Reshape,ConvertLike,Reshape,ShapeOf,Slice,ReduceSum,VariadicSplit,Add", "[2,10]", ms},
+      {"CDist", 1, "a:f32[3,4] b:f32[5,4]", "a,b", "y", "", "MatMul", "[3,5]", ms},
+      // A [2, 3, 8] times 8 x 6 weights held in 4 bits: [2, 3, 6].
+      {"MatMulBnb4", 1, "a:f32[2,3,8] b:u8[24]= absmax:f32[3]=", "a,b,absmax", "y", attr_i("K", 8) + attr_i("N", 6) + attr_i("block_size", 16) + attr_i("quant_type", 1),
+       "ConvertLike,Broadcast,MatMul", "[2,3,6]", ms},
+      {"MatMulFpQ4", 1, "a:f32[2,3,8] b:u8[126]= s:i64[2]=8,6", "a,b,s", "y", "", "Reshape,ConvertLike,Broadcast,MatMul", "[2,3,6]", ms},
+      // Windows of 3 every 2 along axis 1 of [2, 7]: [2, 3, 3].
+      {"UnfoldTensor", 1, "x:f32[2,7]", "x", "y", attr_i("dim", 1) + attr_i("size", 3) + attr_i("step", 2), "ShapeOf,VariadicSplit,ReduceSum,ReduceSum,Add,Gather,Subtract,Divide,Add,ScatterUpdate,Concat,Unsqueeze,Broadcast", "[2,3,3]", ms},
+      // Rows of a [10, 8] table of 4-bit values packed in uint8 (16 a row), gathered at [2, 3] indices.
+      {"GatherBlockQuantized", 1, "d:u8[10,8]= i:i64[2,3] s:f32[10,1]=", "d,i,s", "y", attr_i("block_size", 16) + attr_i("bits", 4), "ShapeOf,Unsqueeze,Concat,Broadcast,Slice,Concat,Reshape,Gather,ConvertLike",
+       "[2,3,16]", ms},
+      {"CropAndResize", 1, "x:f32[2,3,8,8] rois:f32[4,4]= idx:i32[4]= size:i32[2]=5,6", "x,rois,idx,size", "y", "", "ROIAlign",
+       "[4,3,5,6]", ms},
+      // [N, H, W, C] pooled by 2x2 windows of stride 2.
+      {"NhwcMaxPool", 1, "x:u8[1,8,8,3]", "x", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}), "Transpose,MaxPool,Transpose",
+       "[1,4,4,3]", ms},
+      {"MaxpoolWithMask", 1, "x:f32[2,3,8,8] m:i32[1,1,8,8]", "x,m", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}), "ShapeOf,Broadcast,ConvertLike,Multiply,MaxPool",
+       "[2,3,4,4]", ms},
   };
 }
 
@@ -683,6 +703,16 @@ std::vector<lowering_case> attention_cases() {
        attr_i("num_heads", 2), "Convert,ConvertLike,Reshape,Multiply,Convert,ShapeOf,Slice,ConvertLike,Reshape,Broadcast,Multiply,"
        "ConvertLike,MatMul,ShapeOf,Slice,VariadicSplit,Add,Split,Reshape,Transpose,Reshape,Transpose,Reshape,"
        "Transpose,Unsqueeze,Unsqueeze,Concat,MatMul,SoftMax,MatMul,Transpose,Reshape", "[2,3,8] [2,2,2,3,4]", "com.microsoft"},
+      // DecoderMaskedMultiHeadAttention, a token of 2 heads of 4 written into pasts of 6 rows, 3 of them used:
+      // the output [2, 1, 8], the presents the pasts' shape, the scores [2, 2, 1, 3 + 1].
+      {"DecoderMaskedMultiHeadAttention", 1,
+       "q:f32[2,1,8] k:f32[2,1,8] v:f32[2,1,8] pk:f32[2,2,6,4] pv:f32[2,2,6,4] p:i32[]=3", "q,k,v,,,pk,pv,p", "y,ok,ov,qk",
+       attr_i("num_heads", 2) + attr_i("past_present_share_buffer", 1) + attr_i("output_qk", 1), "VariadicSplit,Reshape,Transpose,Reshape,Transpose,Reshape,Transpose,ShapeOf,Slice,ShapeOf,Slice,"
+       "Concat,Broadcast,Slice,Slice,Concat,Broadcast,Concat,Concat,Reshape,Convert,Add,Concat,ShapeOf,Slice,"
+       "Slice,Concat,VariadicSplit,MatMul,Concat,VariadicSplit,ReduceSum,ConvertLike,Unsqueeze,Add,ShapeOf,"
+       "Slice,ShapeOf,Slice,Slice,Concat,ReduceSum,Broadcast,ShapeOf,Slice,Slice,Slice,Concat,ReduceSum,"
+       "Broadcast,ShapeOf,Slice,Concat,ReduceSum,Broadcast,SoftMax,MatMul,Transpose,Reshape",
+       "[2,1,8] [2,2,6,4] [2,2,6,4] [2,2,1,4]", "com.microsoft"},
   };
 }
 
@@ -1010,26 +1040,12 @@ const std::set<std::string>& not_yet_translated() {
   static const std::set<std::string> versions = {
       "Scan-8",
       "com.microsoft.AttnLSTM-1",
-      "com.microsoft.BifurcationDetector-1",
-      "com.microsoft.CDist-1",
       "com.microsoft.ConvTransposeWithDynamicPads-1",
-      "com.microsoft.CropAndResize-1",
-      "com.microsoft.DecoderMaskedMultiHeadAttention-1",
       "com.microsoft.DynamicQuantizeLSTM-1",
-      "com.microsoft.DynamicTimeWarping-1",
-      "com.microsoft.GatherBlockQuantized-1",
-      "com.microsoft.MatMulBnb4-1",
-      "com.microsoft.MatMulFpQ4-1",
-      "com.microsoft.MaxpoolWithMask-1",
       "com.microsoft.MoE-1",
-      "com.microsoft.NGramRepeatBlock-1",
-      "com.microsoft.NhwcMaxPool-1",
       "com.microsoft.QEmbedLayerNormalization-1",
       "com.microsoft.QMoE-1",
-      "com.microsoft.SampleOp-1",
       "com.microsoft.SparseAttention-1",
-      "com.microsoft.SparseToDenseMatMul-1",
-      "com.microsoft.UnfoldTensor-1",
       "com.microsoft.WordConvEmbedding-1",
   };
   return versions;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-op truth (issue 49, item 2: 35 families, the com.microsoft ops among them): single-node ONNX models
+"""Per-op truth (issue 49, item 2: 36 families, the com.microsoft ops among them): single-node ONNX models
 with random shapes and attributes, their edge cases included (negative and empty axes, keepdims, 0-size dimensions, rank 0,
 broadcasting, attributes the op forbids), run by ONNX Runtime; `reshape1 shapes --json` must give each
 output exactly the shape ONNX Runtime computes, and no shape at all (a rule error, or a model it refuses to
@@ -2316,12 +2316,534 @@ def ms_qattention(rng):
                   [[b, s, width // 3], [2, b, n, total, h]])
 
 
+def ms_dmmha(rng):
+    """com.microsoft.DecoderMaskedMultiHeadAttention (float), one token (S = 1): self attention with query, key and
+    value [B, 1, D] (D = N * H), past_key and past_value [B, N, M, H] (buffers of M rows, P of them used),
+    past_sequence_length P (an int32 initializer, a scalar or [1], 0 <= P < M) and past_present_share_buffer 1,
+    perhaps a bias [3D], a mask [B, P + 1], an attention_bias [B or 1, N or 1, 1, P + 1], beam_width 1, scale,
+    mask_filter_value; 3 outputs, or 4 with output_qk 1: output [B, 1, D], present_key and present_value [B, N, M, H]
+    (the buffers), qk [B, N, 1, P + 1]. Or cross attention: key and value [B, N, L, H] or [B, L, D], perhaps a bias
+    [3D] and a mask [B, L]; 1 output [B, 1, D].
+    Invalid: S of 2, past_sequence_length M or -1, no past_sequence_length, past_present_share_buffer 0 or absent,
+    value of another head size, a past of another batch, head count, head size or length (past_value), key of
+    another batch or hidden size, a 1-D or 3-D mask, a 2-D mask of another length, attention_bias of another batch,
+    head count, length or S, attention_bias in cross attention, cross key and value of different shapes, beam_width
+    2 without cache_indirection, a bias of another length, 3 outputs and no past."""
+    b, n, h = rng.randint(1, 3), rng.randint(1, 3), rng.randint(1, 4)
+    d = n * h
+    bad = None
+    if rng.random() < 0.13:
+        bad = rng.choice(["length", "past_seq", "no_past_seq", "share", "v_head", "past_batch", "past_heads",
+                          "past_head", "past_length", "key_batch", "key_hidden", "mask_rank", "mask_length",
+                          "bias_batch", "bias_heads", "bias_total", "bias_s", "cross_bias", "cross_shape", "beam",
+                          "bias", "no_past"])
+    cross = bad in ("cross_bias", "cross_shape") or bad not in (
+        "past_seq", "no_past_seq", "share", "past_batch", "past_heads", "past_head", "past_length", "bias_batch",
+        "bias_heads", "bias_total", "bias_s", "beam", "no_past") and rng.random() < 0.4
+    s = 2 if bad == "length" else 1
+    query = [b, s, d]
+    bias = [3 * d + (rng.choice([-1, 1]) if bad == "bias" else 0)] if rng.random() < 0.3 or bad == "bias" else None
+    if cross:
+        length = rng.randint(1, 4)
+        if rng.random() < 0.6:
+            key, value = [b, n, length, h], [b, n, length, h]
+            if bad in ("cross_shape", "v_head"):
+                value[rng.choice([1, 2, 3]) if bad == "cross_shape" else 3] += 1
+            elif bad == "key_hidden":
+                key[3] += 1
+        else:
+            key, value = [b, length, d], [b, length, d]
+            if bad in ("cross_shape", "v_head"):
+                value[2] += n
+            elif bad == "key_hidden":
+                key[2] += n
+        if bad == "key_batch":
+            key[0] += 1
+        mask = None
+        if bad == "mask_length":
+            mask = [b, length + 1]
+        elif bad == "mask_rank":
+            mask = rng.choice([[b], [b, 1, length]])
+        elif rng.random() < 0.3 and bad != "length":
+            mask = [b, length]
+        attention_bias = [1, 1, 1, length] if bad == "cross_bias" else None
+        inputs = [query, key, value, ("typed", INT32, mask) if mask else None, attention_bias, None, None, None,
+                  None, None, bias]
+        attrs = i("num_heads", n)
+        if rng.random() < 0.2:
+            attrs += flt("scale", 0.5)
+        while inputs[-1] is None:
+            inputs.pop()
+        return llm_tagged(Case("DecoderMaskedMultiHeadAttention", 17, inputs, attrs, outputs=1, domain=MS), bad,
+                      [[b, 1, d]])
+    m = rng.randint(1, 5)
+    p = rng.randrange(m)
+    key, value = [b, s, d], [b, s, d]
+    if bad == "v_head":
+        value[2] += n
+    elif bad == "key_batch":
+        (key if rng.random() < 0.5 else value)[0] += 1
+    elif bad == "key_hidden":
+        key[2] += n
+    past_key, past_value = [b, n, m, h], [b, n, m, h]
+    if bad in ("past_batch", "past_heads", "past_head"):
+        axis = {"past_batch": 0, "past_heads": 1, "past_head": 3}[bad]
+        for x in rng.choice([[past_key, past_value], [past_key], [past_value]]):
+            x[axis] += 1
+    elif bad == "past_length":
+        past_value[2] += 1
+    total = p + 1
+    mask = None
+    if bad == "mask_length":
+        mask = rng.choice([[b, total + 1], [b + 1, total]] + ([[b, m]] if m != total else []))
+    elif bad == "mask_rank":
+        mask = rng.choice([[b], [b, 1, total]])
+    elif rng.random() < 0.3:
+        mask = [b, total]
+    attention_bias = None
+    if bad and bad.startswith("bias_") or rng.random() < 0.25:
+        attention_bias = [rng.choice([b, 1]), rng.choice([n, 1]), 1, total]
+        if bad == "bias_batch":
+            attention_bias[0] = b + 1
+        elif bad == "bias_heads":
+            attention_bias[1] = n + 1
+        elif bad == "bias_total":
+            attention_bias[3] = total + rng.choice([1, -1]) if total > 1 else total + 1
+        elif bad == "bias_s":
+            attention_bias[2] = 2
+    if bad in ("length", "no_past", "share"):
+        # Without the past's length (share 0: P is taken as M) or with S = 2, T is another: no mask or bias then.
+        mask = attention_bias = None
+    past_seq = ("const", INT32, [m if bad == "past_seq" and rng.random() < 0.5 else -1 if bad == "past_seq" else p],
+                rng.choice([[], [1]]))
+    if bad == "no_past_seq":
+        past_seq = None
+    beam = None
+    if bad == "beam":
+        beam = ("const", INT32, [2], [])
+    elif rng.random() < 0.1:
+        beam = ("const", INT32, [1], rng.choice([[], [1]]))
+    attrs = i("num_heads", n)
+    if bad == "share":
+        attrs += rng.choice(["", i("past_present_share_buffer", 0)])
+    else:
+        attrs += i("past_present_share_buffer", 1)
+    if rng.random() < 0.2:
+        attrs += flt("scale", 0.5)
+    if rng.random() < 0.1:
+        attrs += flt("mask_filter_value", -100.0)
+    outputs = rng.choice([3, 3, 4])
+    if outputs == 4:
+        attrs += i("output_qk", 1)
+    if bad == "no_past":
+        past_key = past_value = past_seq = beam = None
+        outputs = 3
+        attrs = attrs.replace(i("output_qk", 1), "")
+    inputs = [query, key, value, ("typed", INT32, mask) if mask else None, attention_bias, past_key, past_value,
+              past_seq, beam, None, bias]
+    while inputs[-1] is None:
+        inputs.pop()
+    return llm_tagged(Case("DecoderMaskedMultiHeadAttention", 17, inputs, attrs, outputs=outputs, domain=MS,
+                       typed_outputs=(3,) if outputs == 4 else ()), bad,
+                  [[b, 1, d], [b, n, m, h], [b, n, m, h], [b, n, 1, p + 1]])
+
+
 def llm(rng):
-    """com.microsoft's decoder attention: GroupQueryAttention and QAttention (their generators say what they draw and
+    """com.microsoft's decoder attention: GroupQueryAttention, QAttention and DecoderMaskedMultiHeadAttention (their
+    generators say what they draw and
     what ONNX Runtime 1.30 refuses). Cases that stop ONNX Runtime's process rather than being refused are never drawn:
     a batch of 0, a 1-D cos_cache, GroupQueryAttention's shared KV (key and value of length 0) with fewer than 3
     outputs."""
-    return ms_gqa(rng) if rng.random() < 0.7 else ms_qattention(rng)
+    r = rng.random()
+    return ms_gqa(rng) if r < 0.55 else ms_qattention(rng) if r < 0.8 else ms_dmmha(rng)
+
+
+
+INT4, UINT4 = 22, 21
+
+
+def _ms(op, inputs, attrs="", bad=None):
+    c = Case(op, 17, inputs, attrs, domain=MS)
+    c.intent = bad
+    return c
+
+
+def c_cdist(rng):
+    """CDist: A [M, K], B [N, K] (float, or both double), metric sqeuclidean|euclidean. Output [M, N].
+    ORT (all at run, no load check): rank of A not 2 or A[1] <= 0 -> 'The first input of CDist kernel has wrong
+    shape'; B rank not 2 -> 'The second input ...'; A[1] != B[1] -> 'Input shape dimensions mismatch'. M or N 0 run.
+    Another metric -> refused at init ('Exception during initialization')."""
+    m, n, k = rng.randint(0, 4), rng.randint(0, 4), rng.randint(1, 4)
+    a, b = [m, k], [n, k]
+    bad = rng.choice(["k", "rank_a", "rank_b", "k0", "metric"]) if rng.random() < 0.15 else None
+    if bad == "k":
+        b[1] += 1
+    elif bad == "rank_a":
+        a = a + [1] if rng.random() < 0.5 else [k]
+    elif bad == "rank_b":
+        b = [1] + b
+    elif bad == "k0":
+        a[1], b[1] = 0, 0
+    metric = "cosine" if bad == "metric" else rng.choice(["sqeuclidean", "euclidean"])
+    t = rng.choice([FLOAT, DOUBLE])
+    return _ms("CDist", [("typed", t, a), ("typed", t, b)], string("metric", metric), bad)
+
+
+def c_unfold(rng):
+    """UnfoldTensor: X of rank 1..4 (float, double, int32, int64), dim in [-r, r), size in [1, X[dim]], step >= 1.
+    Output: X's shape with X[dim] replaced by (X[dim] - size) // step + 1, and size appended.
+    ORT at load: dim out of range ('axis ... is not in valid range'); size <= 0 or > X[dim] ('size attribute in
+    UnfoldTensor not positive and less than the dim size!'); step <= 0 ('... must greater than 0.'). At run: other
+    element types (uint8, bool, float16) 'Unsupported data type'."""
+    r = rng.randint(1, 4)
+    s = [rng.randint(1, 5) for _ in range(r)]
+    if rng.random() < 0.1:
+        s[rng.randrange(r)] = 0
+    d = rng.randint(-r, r - 1)
+    dd = s[d]
+    size = rng.randint(1, max(dd, 1))
+    step = rng.randint(1, 3)
+    t = rng.choice([FLOAT, FLOAT, DOUBLE, INT32, INT64])
+    bad = rng.choice(["dim", "size", "size0", "step", "type"]) if rng.random() < 0.15 else None
+    if dd == 0 and bad is None:
+        bad = "size"  # any size > 0 exceeds a 0 axis
+    if bad == "dim":
+        d = rng.choice([r, -r - 1])
+    elif bad == "size":
+        size = dd + 1
+    elif bad == "size0":
+        size = 0
+    elif bad == "step":
+        step = rng.choice([0, -1])
+    elif bad == "type":
+        t = rng.choice([UINT8, BOOL, FLOAT16])
+    return _ms("UnfoldTensor", [("typed", t, s)], i("dim", d) + i("size", size) + i("step", step), bad)
+
+
+def c_bnb4(rng):
+    """MatMulBnb4: A [..., K] (transB=1, default) or [..., N] (transB=0), B_quant uint8 1-D of (N*K+1)//2,
+    absmax float of ceil(N*K/block_size); attributes K, N, block_size, quant_type 0|1.
+    Output: A's shape with its last axis N (transB=1) or K (transB=0); A of rank 1 gives [N] (or [K]).
+    ORT: at load, A's last axis not K (not N when transB=0) -> 'Incompatible dimensions for matrix multiplication';
+    at init quant_type not 0/1, block_size <= 0; at run B_quant with fewer than (N*K+1)//2 bytes ('b_quant tensor
+    size (..) is too small'), absmax with fewer than ceil(N*K/block_size) ('absmax tensor size ...'), block_size not 16/32/64/128/256 ('only block
+    size 16, 32, 64, 128, 256 are supported.')."""
+    k, n = rng.randint(1, 6), rng.randint(1, 4)
+    bs = rng.choice([16, 32, 64, 128])
+    trans = 1 if rng.random() < 0.75 else 0
+    a = shape(rng, rng.randint(0, 2), zero=0.0) + [rng.randint(0, 3)] * (rng.random() < 0.85) + [k if trans else n]
+    nq, na = (n * k + 1) // 2, -(-n * k // bs)
+    bad = rng.choice(["inner", "quant_type", "bq", "absmax", "bs0", "bs7"]) if rng.random() < 0.15 else None
+    if bad == "bs7":
+        bs = 7
+        na = -(-n * k // bs)
+    if bad == "inner":
+        a[-1] += 1
+    elif bad == "bq":
+        nq -= 1
+    elif bad == "absmax":
+        na -= 1
+    qt = 2 if bad == "quant_type" else rng.randint(0, 1)
+    bs = 0 if bad == "bs0" else bs
+    attrs = i("K", k) + i("N", n) + i("block_size", bs) + i("quant_type", qt) + i("transB", trans)
+    return _ms("MatMulBnb4", [a, ("const", UINT8, [0] * nq, [nq]), ("const", FLOAT, [1.0] * na, [na])], attrs, bad)
+
+
+def c_fpq4(rng):
+    """MatMulFpQ4: A [..., K], B uint8 1-D blob, B_shape int64 [K, N] (initializer), blk_quant_type (0: 20 bytes
+    a block, any other value: 21), blocks of 32 along K: blob length N * ceil(K/32) * (20|21).
+    Output: matmul(A, [K, N]): A's shape with its last axis N ([N] for a 1-D A).
+    ORT at load: blob of another length -> 'Input q4 tensors of wrong size!'; blob not 1-D; B_shape not 2 values;
+    A's last axis not K -> 'Incompatible dimensions...'; K or N of 0 -> '4b quantization not yet supported on this
+    hardware platform!' (MLAS gives size 0)."""
+    k, n = rng.choice([1, 16, 32, 33, 40, 64]), rng.randint(1, 4)
+    t = rng.choice([0, 1, 1, 5])
+    per = 20 if t == 0 else 21
+    blob = n * (-(-k // 32)) * per
+    a = shape(rng, rng.randint(0, 2), zero=0.05) + [rng.randint(0, 3)] * (rng.random() < 0.85) + [k]
+    bshape = [k, n]
+    bad = rng.choice(["blob", "inner", "bshape", "blobrank"]) if rng.random() < 0.15 else None
+    bdims = [blob]
+    if bad == "blob":
+        blob += rng.choice([-1, 1])
+        bdims = [blob]
+    elif bad == "inner":
+        a[-1] += 1
+    elif bad == "bshape":
+        bshape = [1, k, n]
+    elif bad == "blobrank":
+        bdims = [1, blob]
+    return _ms("MatMulFpQ4", [a, ("const", UINT8, [0] * blob, bdims), ("ints", bshape, [len(bshape)])],
+               i("blk_quant_type", t), bad)
+
+
+def c_gbq(rng):
+    """GatherBlockQuantized: data uint8 (graph input; bits 4 default, 2 or 8: each byte holds 8/bits values), or
+    int4/uint4 (initializer, bits 4); indices int64 or int32 initializer (values in range, negatives allowed);
+    scales float or float16 of data's rank, quantize axis ceil(data[q] * comps / block_size) blocks, the other axes
+    as data; zero_points optional (uint8: quantize axis ceil(blocks / comps); int4: as scales). block_size 16|32|64.
+    Output: data[:g] + indices.shape + data[g+1:], its last axis times 8/bits for uint8 data.
+    ORT at load: rank of data < 2 ('data tensor must have rank > 1'), scales of another rank, block count or
+    another axis off ('data shape and scales shape do not match'), zero points off, uint8 with gather_axis not 0
+    ('gather_axis must be 0, for uint8 data'); uint8 needs quantize_axis last (else the block count check fails).
+    At init: block_size not a power of 2 >= 16, bits not in {2,4,8} (uint8) / not 4 (int4).
+    At run: an index outside [-d, d) ('indices element out of data bounds')."""
+    four = rng.random() < 0.35
+    r = rng.randint(2, 3)
+    bs = rng.choice([16, 32, 64])
+    if four:
+        t = rng.choice([INT4, UINT4])
+        bits, comps = 4, 1
+        data = [rng.randint(1, 5) for _ in range(r)]
+        g = rng.randrange(r)
+        q = rng.randrange(r)
+    else:
+        t = UINT8
+        bits = rng.choice([4, 4, 8, 2])
+        comps = 8 // bits
+        data = [rng.randint(1, 5) for _ in range(r - 1)] + [rng.choice([2, 4, 8, 16])]
+        g, q = 0, r - 1
+    nidx = rng.randint(0, 2)
+    ishape = [rng.randint(1, 3) for _ in range(nidx)]
+    if rng.random() < 0.05:
+        ishape = [0]
+    count = product(ishape) if ishape else 1
+    d = data[g]
+    idx = [rng.randint(-d, d - 1) for _ in range(count)]
+    blocks = -(-data[q] * comps // bs)
+    scales = list(data)
+    scales[q] = blocks
+    bad = rng.choice(["scales", "rank", "gaxis", "bs", "bits", "index", "rank1"]) if rng.random() < 0.15 else None
+    if bad == "gaxis" and four:
+        bad = "scales"
+    attrs = i("block_size", bs if bad != "bs" else rng.choice([24, 8]))
+    if bad == "scales":
+        scales[q] += 1
+    elif bad == "rank":
+        scales = scales[1:]
+    elif bad == "gaxis" and not four:
+        attrs += i("gather_axis", 1)
+    elif bad == "index":
+        idx[0] = d + rng.randint(0, 2)
+    if bad == "bits":
+        attrs += i("bits", 3 if not four else 8)
+    elif not four:
+        attrs += i("bits", bits)
+    if not four and (r == 3 or rng.random() < 0.5) and bad != "rank1":
+        attrs += i("quantize_axis", rng.choice([q, q - r]))
+    if four:
+        attrs += i("gather_axis", g - (r if rng.random() < 0.3 else 0)) + i("quantize_axis", q)
+    n = product(data)
+    if bad == "rank1":
+        data, scales = [data[-1]], [blocks]
+        attrs += i("quantize_axis", 0)
+        n = data[0]
+    if four:
+        x = ("const", t, [0] * ((n + 1) // 2), data)
+    else:
+        x = ("typed", UINT8, data)
+    indices = ("ints", idx, ishape) if rng.random() < 0.5 else ("const", INT32, idx, ishape)
+    sf = rng.choice([FLOAT, FLOAT16])
+    sv = [1.0 if sf == FLOAT else 15360] * product(scales)
+    ins = [x, indices, ("const", sf, sv, scales)]
+    if rng.random() < 0.3 and bad != "rank1":
+        zp = list(scales)
+        if not four:
+            zp[-1] = -(-zp[-1] // comps)
+            ins.append(("const", UINT8, [0] * product(zp), zp))
+        else:
+            ins.append(("const", t, [0] * ((product(zp) + 1) // 2), zp))
+    return _ms("GatherBlockQuantized", ins, attrs, bad)
+
+
+def c_crop_resize(rng):
+    """CropAndResize: X float [N, C, H, W] (H, W >= 1), rois float [R, 4], batch_indices int32 [R] (values in [0, N)),
+    crop_size int32 [2] (>= 1), mode bilinear|nearest, extrapolation_value. Output [R, C, crop_h, crop_w].
+    ORT at load: X not 4-D ('first input tensor has wrong dimension'), rois not 2-D, batch_indices not 1-D, crop_size
+    not 1-D / not 2 values; at init: another mode; at run: R of rois and batch_indices differ ('First dimension
+    (num_rois) of batch_indices and rois don't match'), rois' second axis not 4, crop size <= 0 ('crop_size values must
+    be positive'), a batch index out of [0, N) ('batch_indices value .. is out of range'). double: no kernel."""
+    n, c, h, w = rng.randint(1, 3), rng.randint(0, 3), rng.randint(1, 5), rng.randint(1, 5)
+    r = rng.randint(0, 3)
+    ch, cw = rng.randint(1, 5), rng.randint(1, 5)
+    x = [n, c, h, w]
+    rois = [r, 4]
+    br = r
+    bad = rng.choice(["xrank", "rois4", "count", "crop0", "batch", "mode", "croprank"]) if rng.random() < 0.15 else None
+    if bad == "xrank":
+        x = x[:3]
+    elif bad == "rois4":
+        rois = [r, 5]
+    elif bad == "count":
+        br = r + 1
+    elif bad == "crop0":
+        ch = rng.choice([0, -1])
+    bidx = [rng.randrange(n) for _ in range(br)]
+    if bad == "batch":
+        bidx = [rng.randrange(n) for _ in range(max(br, 1))]
+        br = rois[0] = max(br, 1)
+        bidx[0] = n
+    crop = ("const", INT32, [ch, cw], [2]) if bad != "croprank" else ("const", INT32, [ch, cw, 1], [3])
+    mode = "cubic" if bad == "mode" else rng.choice(["bilinear", "nearest"])
+    roi_vals = [rng.choice([0.0, 0.25, 0.5, 1.0]) for _ in range(product(rois))]
+    return _ms("CropAndResize", [x, ("const", FLOAT, roi_vals, rois), ("const", INT32, bidx, [br]), crop],
+               string("mode", mode) + flt("extrapolation_value", 0.5), bad)
+
+
+def _pool_attrs(rng, spatial, nhwc):
+    k = [rng.randint(1, min(3, s)) for s in spatial]
+    st = [rng.randint(1, 2) for _ in spatial]
+    attrs = ints("kernel_shape", k)
+    if rng.random() < 0.6:
+        attrs += ints("strides", st)
+    else:
+        st = [1] * len(k)
+    auto = rng.choice(["NOTSET", "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"])
+    if auto != "NOTSET":
+        attrs += string("auto_pad", auto)
+    elif rng.random() < 0.5:
+        attrs += ints("pads", [rng.randint(0, kk - 1) for kk in k] * 2)
+    if nhwc and rng.random() < 0.3:
+        attrs += ints("dilations", [rng.randint(1, 2) if 2 * (kk - 1) + 1 <= s else 1 for kk, s in zip(k, spatial)])
+    if nhwc and rng.random() < 0.3:
+        attrs += i("ceil_mode", 1)
+    return k, attrs
+
+
+def c_nhwc_maxpool(rng):
+    """NhwcMaxPool: X int8|uint8 [N, spatial..., C] (1-3 spatial axes), kernel_shape, strides, pads, auto_pad,
+    dilations, ceil_mode (MaxPool's). Output [N, pooled spatial..., C], each pooled axis as MaxPool's (ORT's
+    PoolAttributes: (in + pads - dil*(k-1) - 1) / s + 1 with C++ truncation, ceil with ceil_mode; SAME_*: ceil(in/s)).
+    ORT at load: rank < 3 ('Input tensor must have at least 3 dimensions'), kernel_shape of another length
+    ('Attribute kernel_shape has incorrect size'), pads of another length, a stride <= 0, storage_order (unrecognized).
+    At init: a pad >= its kernel ('Pad should be smaller than kernel.'). At run: a spatial or C dimension of 0 ('Only N can be
+    zero'), a negative output ('Calculated output dimension is negative'). float: type error at load."""
+    sp = [rng.randint(1, 5) for _ in range(rng.randint(1, 3))]
+    n, c = rng.randint(0, 2), rng.randint(1, 3)
+    k, attrs = _pool_attrs(rng, sp, True)
+    bad = rng.choice(["rank", "kernel", "zero", "big", "pad"]) if rng.random() < 0.15 else None
+    if bad == "rank":
+        sp = []
+    elif bad == "kernel":
+        attrs = attrs.replace(f"ints: {k}", f"ints: {k + [2]}", 1)
+    elif bad == "zero":
+        sp[0] = 0
+    elif bad == "big":
+        attrs = ints("kernel_shape", [s + 2 for s in sp])
+    elif bad == "pad":
+        attrs = ints("kernel_shape", [1] * len(sp)) + ints("pads", [1] * (2 * len(sp)))
+    return _ms("NhwcMaxPool", [("typed", rng.choice([UINT8, INT8]), [n] + sp + [c])], attrs, bad)
+
+
+def c_maxpool_mask(rng):
+    """MaxpoolWithMask: X float [N, C, spatial...] (1-3 spatial axes), M int32 of X's rank and spatial axes (its N,
+    C may be 1), kernel_shape, strides, pads, auto_pad, storage_order (no dilations, no ceil_mode).
+    Output [N, C, pooled...] as MaxPool-1's (truncating division; SAME_*: ceil(in/s)).
+    ORT at load: rank < 3, kernel_shape missing or of another length, dilations/ceil_mode (unrecognized). At init: a pad
+    >= its kernel. At run: 4 spatial axes ('Only 1D, 2D, and 3D pooling are supported'), mask of another rank or
+    spatial size ('Mask and input ...'), a negative output."""
+    sp = [rng.randint(1, 5) for _ in range(rng.randint(1, 3))]
+    n, c = rng.randint(0, 2), rng.randint(1, 3)
+    k, attrs = _pool_attrs(rng, sp, False)
+    m = [rng.choice([n, 1]) if n else 1, rng.choice([c, 1])] + sp
+    bad = rng.choice(["mask", "maskrank", "kernel", "big", "four"]) if rng.random() < 0.15 else None
+    x = [n, c] + sp
+    if bad == "mask":
+        m[-1] += 1
+    elif bad == "maskrank":
+        m = sp
+    elif bad == "kernel":
+        attrs = attrs.replace(f"ints: {k}", f"ints: {k + [2]}", 1)
+    elif bad == "big":
+        attrs = ints("kernel_shape", [s + 2 for s in sp])
+    elif bad == "four":
+        x, m = [1, 1, 2, 2, 2, 2], [1, 1, 2, 2, 2, 2]
+        attrs = ints("kernel_shape", [1, 1, 1, 1])
+    return _ms("MaxpoolWithMask", [x, ("typed", INT32, m)], attrs, bad)
+
+
+def c_word_conv(rng):
+    """WordConvEmbedding: Sequence int32 [S, L] (rank >= 2; values 0..7 fed), W float [M, C, fw, E] (rank 4),
+    B float [M], C float [V >= 8, E] (char table); attributes embedding_size, conv_window_size, char_embedding_size.
+    Output [S, M] (= [Sequence[0], W[0]]).
+    ORT (all at run): Sequence of rank < 2, W of rank < 4, embedding_size != W[0], conv_window_size != W[2],
+    char_embedding_size != C[1], C[1] != W[3] ('Char embedding size does not match conv kernal size 2'),
+    fw > L ('Conv kernel width must not exceed word length')."""
+    s, l = rng.randint(0, 4), rng.randint(1, 5)
+    m, fw, e = rng.randint(1, 4), rng.randint(1, 3), rng.randint(1, 3)
+    fw = min(fw, l)
+    v = 8
+    seq = [s, l] + ([1] if rng.random() < 0.1 else [])
+    bad = rng.choice(["emb", "win", "char", "e", "fw", "seqrank"]) if rng.random() < 0.15 else None
+    attrs = ""
+    if rng.random() < 0.5 or bad in ("emb", "win", "char"):
+        attrs = (i("embedding_size", m + (bad == "emb")) + i("conv_window_size", fw + (bad == "win"))
+                 + i("char_embedding_size", e + (bad == "char")))
+    we = e + 1 if bad == "e" else e
+    if bad == "fw":
+        fw = l + 1
+    if bad == "seqrank":
+        seq = [s]
+    w = [m, 1, fw, we]
+    return _ms("WordConvEmbedding", [("typed", INT32, seq), ("const", FLOAT, [0.1] * product(w), w),
+                                     ("const", FLOAT, [0.0] * m, [m]), ("const", FLOAT, [0.1] * (v * e), [v, e])],
+               attrs, bad)
+
+
+def c_convt_dyn(rng):
+    """ConvTransposeWithDynamicPads: X float [N, C, spatial...] (1-3 axes), W [C, M/group, k...], Pads int64 [2r]
+    (always given: ORT 1.30's process aborts on a model without it, and segfaults with it left empty beside a bias),
+    B [M] optional; strides, dilations, output_padding (< stride), group, auto_pad.
+    Output [N, W[1]*group, out...], out = s*(in-1) + op + d*(k-1) + 1 - pad_begin - pad_end (SAME_*: in*s).
+    ORT at load: Pads not 1-D int64 / not 2r values ('Pads has incorrect number of values'); pads, output_shape
+    attributes unrecognized. At run: C != W[0] ('filter number not equal to input channel number'), negative pad, bias
+    of another length, output_padding >= max(stride, dilation) ('output_padding[0] (..) must be less than max(stride,
+    dilation)'), output_padding >= stride ('Computed output shape is inconsistent with input spatial dimensions'),
+    kernel_shape not W's."""
+    r = rng.randint(1, 3)
+    sp = [rng.randint(1, 4) for _ in range(r)]
+    n, g = rng.randint(0, 2), rng.choice([1, 1, 2])
+    c = g * rng.randint(1, 2)
+    mg = rng.randint(1, 2)
+    k = [rng.randint(1, 3) for _ in range(r)]
+    st = [rng.randint(1, 2) for _ in range(r)]
+    dl = [rng.randint(1, 2) if rng.random() < 0.3 else 1 for _ in range(r)]
+    op = [rng.randint(0, a - 1) if rng.random() < 0.3 else 0 for a in st]
+    full = [s * (x - 1) + o + d * (kk - 1) + 1 for s, x, o, d, kk in zip(st, sp, op, dl, k)]
+    pads = [0] * (2 * r)
+    for a in range(r):
+        room = full[a] - 1
+        pb = rng.randint(0, min(room, 2))
+        pe = rng.randint(0, min(room - pb, 2))
+        pads[a], pads[a + r] = pb, pe
+    attrs = ints("strides", st) + ints("dilations", dl) + ints("output_padding", op) + i("group", g)
+    if rng.random() < 0.15:
+        attrs += string("auto_pad", rng.choice(["SAME_UPPER", "SAME_LOWER", "VALID"]))
+    w = [c, mg] + k
+    bias = [mg * g] if rng.random() < 0.5 else None
+    bad = rng.choice(["c", "padsn", "negpad", "bias", "outpad"]) if rng.random() < 0.15 else None
+    x = [n, c] + sp
+    if bad == "c":
+        x[1] += 1
+    elif bad == "padsn":
+        pads = pads[1:]
+    elif bad == "negpad":
+        pads[0] = -1
+    elif bad == "bias":
+        bias = [mg * g + 1]
+    elif bad == "outpad":
+        attrs = ints("strides", st) + ints("dilations", dl) + ints("output_padding", [max(a, b) for a, b in zip(st, dl)]) + i("group", g)
+    ins = [x, ("const", FLOAT, [0.1] * product(w), w), ("ints", pads, [len(pads)])]
+    if bias:
+        ins.append(("const", FLOAT, [0.0] * bias[0], bias))
+    return _ms("ConvTransposeWithDynamicPads", ins, attrs, bad)
+
+
+def contrib(rng):
+    """com.microsoft's CDist, UnfoldTensor, MatMulBnb4, MatMulFpQ4, GatherBlockQuantized, CropAndResize, NhwcMaxPool
+    and MaxpoolWithMask, one chosen at random (each generator says what it draws and what ONNX Runtime 1.30 refuses;
+    WordConvEmbedding and ConvTransposeWithDynamicPads, which reshape1 has no rows for, are left out)."""
+    return rng.choice([c_cdist, c_unfold, c_bnb4, c_fpq4, c_gbq, c_crop_resize, c_nhwc_maxpool, c_maxpool_mask])(rng)
 
 
 
@@ -2333,7 +2855,7 @@ FAMILIES = {
     "normalization": normalization, "reduce_more": reduce_more, "cumsum": cumsum, "onehot": onehot,
     "compress": compress, "reverse_sequence": reverse_sequence, "quant": quant, "microsoft": microsoft,
     "attention": attention, "grid": grid, "lp_pool": lp_pool, "bert": bert, "image": image,
-    "signal": signal, "llm": llm,
+    "signal": signal, "llm": llm, "contrib": contrib,
 }
 
 
@@ -2403,6 +2925,18 @@ KNOWN = [
                                                                              "to tell the two kinds of step apart"),
     ("GroupQueryAttention", "do not add up to the dimension 0", "key and value of length 0 beside a past (ONNX Runtime's "
                                                                 "shared KV): reshape1 takes the query's length only"),
+    ("GatherBlockQuantized", "ONNX data type 2", "int4 and uint4 initializers (ONNX data types 21, 22): the reader does "
+                                                  "not read 4-bit tensors"),
+    ("GatherBlockQuantized", "of data no Const gives is not covered", "data given as a graph input: its element type, "
+                                                                      "which says how values are packed, is a Const's"),
+    ("CropAndResize", "is out of range [0,", "a batch index out of range: values the row does not read"),
+    ("NhwcMaxPool", "Only N can be zero", "a spatial or channel dimension of 0: ONNX Runtime refuses it when run, "
+                                          "reshape1 gives the pooled shape"),
+    ("NhwcMaxPool", "larger than the padded input", "as MaxPool"),
+    ("NhwcMaxPool", "y0: ONNX Runtime [0, ", "an empty batch: ONNX Runtime's NHWC pooling gives other dimensions"),
+    ("UnfoldTensor", "Unsupported data type", "a uint8, bool or float16 input: ONNX Runtime's kernel runs float, double, "
+                                              "int32 and int64 only (types are not checked)"),
+    ("CDist", "kernel has wrong shape: {", "a K of 0: ONNX Runtime refuses it, reshape1's product gives [M, N]"),
     ("Attention", "with 2D data shall have shape", "a computed 2-D mask_index [1, T]: ONNX Runtime refuses it, reshape1 "
                                                    "broadcasts it (a constant one is refused)"),
 ]

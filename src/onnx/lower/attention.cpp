@@ -674,6 +674,96 @@ void ms_group_query_attention(node_context& c) {
   if (c.has_output(2)) c.output(2, present(v));
 }
 
+// com.microsoft.DecoderMaskedMultiHeadAttention (a beam search's decoder step, one token: S = 1). Self
+// attention: query, key and value [B, 1, D] of num_heads heads (plus a bias [3 D]), the pasts [B, N, M, H]
+// (buffers of M rows of which past_sequence_length P are used, P < M), the key and value written into them:
+// the presents are the pasts' shape, each position meeting its entry's and head's keys or values; scores over
+// the P + 1 positions (output_qk [B, N, 1, P + 1]) plus a mask [B, P + 1] and an attention_bias
+// [B or 1, N or 1, 1, P + 1]. Cross attention (no past): key and value [B, N, L, H] or [B, L, D], a mask
+// [B, L], one output. Output [B, 1, D].
+void ms_decoder_masked_mha(node_context& c) {
+  made_shapes m;
+  const auto heads = c.i("num_heads", 0);
+  if (heads <= 0 || heads > (std::int64_t{1} << 31)) c.bad(fmt::format("num_heads is {}", heads), "num_heads is above 0");
+  const auto past_key = c.input(5), past_value = c.input(6);
+  if (past_key.has_value() != past_value.has_value()) c.bad("it has one of past_key and past_value", "give both or neither");
+  if (past_key) {
+    if (c.i("past_present_share_buffer", 0) != 1)
+      c.bad("it has a past without past_present_share_buffer", "ONNX Runtime's kernel writes the token into the past's buffer");
+    if (!c.input(7)) c.bad("it has a past without past_sequence_length", "past_sequence_length says how many rows are used");
+  } else {
+    if (c.outputs() > 1) c.bad("it has present outputs without a past", "cross attention has one output");
+    if (c.input(4)) c.bad("it has attention_bias in cross attention", "ONNX Runtime takes it in self attention only");
+  }
+  if (const auto beams = c.constant_ints(8); beams && beams->size() == 1 && (*beams)[0] > 1 && !c.input(9))
+    c.bad(fmt::format("its beam_width is {} without cache_indirection", (*beams)[0]), "beams need their cache indirection");
+  auto q = exactly(c, c.need(0), 1, c.i64({1}));
+  auto k = c.need(1), v = c.need(2);
+  const bool cross_4d = !past_key && c.rank(1) && *c.rank(1) == 4;
+  if (const auto bias = c.input(10)) {
+    // [D + D + D], each part added to its input (the bias of 4-D key and value is the kernel's business).
+    const auto parts = c.add("Split", 1, {exactly(c, *bias, 0, c.add("Multiply", 1, {dims(c, m, q, 2, 3), c.i64({3}, scalar)}, numpy)),
+                                          c.i64({0}, scalar)}, {{"num_splits", "3"}}, 3);
+    q = c.add("Add", 1, {q, parts}, numpy);
+    if (!cross_4d) {
+      k = c.add("Add", 1, {k, source{parts.layer, 1}}, numpy);
+      v = c.add("Add", 1, {v, source{parts.layer, 2}}, numpy);
+    }
+  }
+  q = to_heads(c, q, heads);
+  if (!cross_4d) {
+    k = to_heads(c, k, heads);
+    v = to_heads(c, v, heads);
+  }
+  std::tie(q, k) = same_leading(c, m, q, k, 1);
+  std::optional<source> used;  // P + 1, with a past
+  if (past_key) {
+    k = concat(c, {*past_key, k}, 2);
+    v = concat(c, {*past_value, v}, 2);
+    used = c.add("Add", 1, {c.add("Convert", 1, {reshape(c, c.need(7), c.i64({1}), false)}, {{"destination_type", "i64"}}), c.i64({1}, scalar)}, numpy);
+    if (const auto p = c.constant_ints(7); p && p->size() == 1 && (*p)[0] < 0)
+      c.bad(fmt::format("its past_sequence_length is {}", (*p)[0]), "0 at least, below the past's length");
+  }
+  const auto both = concat(c, {k, v}, 3);
+  // Of one head size (ONNX Runtime's kernel): two equal parts.
+  const auto kv = c.add("VariadicSplit", 1, {both, c.i64({3}, scalar), concat(c, {dims(c, m, k, 3, 4), dims(c, m, k, 3, 4)}, 0)}, {}, 2);
+  k = kv;
+  v = source{kv.layer, 1};
+  auto scores = c.add("MatMul", 1, {q, k}, {{"transpose_a", "false"}, {"transpose_b", "true"}});
+  const auto length = used ? *used : dims(c, m, k, 2, 3);
+  if (const auto mask = c.input(3)) {
+    if (const auto r = c.rank(3); r && *r != 2) c.bad(fmt::format("its mask_index is of rank {}", *r), "the mask is [B, length]");
+    const auto each = exactly(c, exactly(c, c.add("ConvertLike", 1, {*mask, scores}), 0, dims(c, m, q, 0, 1)), 1, length);
+    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {c.add("ReduceSum", 1, {each, c.i64({1})}, {{"keep_dims", "false"}}), c.i64({1, 2, 3})})}, numpy);
+  }
+  if (const auto bias = c.input(4)) {
+    if (const auto r = c.rank(4); r && *r != 4) c.bad(fmt::format("attention_bias is of rank {}", *r), "attention_bias is 4-D");
+    auto b = exactly(c, exactly(c, c.add("ConvertLike", 1, {*bias, scores}), -1, length), -2, c.i64({1}));
+    b = broadcast(c, c.add("ReduceSum", 1, {b, c.i64({-1})}, {{"keep_dims", "true"}}), concat(c, {dims(c, m, q, 0, 3), c.i64({1})}, 0));
+    scores = c.add("Add", 1, {scores, b}, numpy);
+  }
+  if (past_key) {
+    // P + 1 rows of the past's M at most (P below M): the buffer split after P + 1 rows, whose sum each entry's
+    // and head's scores take in.
+    const auto rows = c.add("VariadicSplit", 1, {*past_key, c.i64({2}, scalar), concat(c, {*used, c.i64({-1})}, 0)}, {}, 2);
+    const auto held = c.add("ReduceSum", 1, {rows, c.i64({2, 3})}, {{"keep_dims", "false"}});
+    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {c.add("ConvertLike", 1, {held, scores}), c.i64({2, 3})})}, numpy);
+    const auto present = [&](source x) {
+      const auto to = concat(c, {dims(c, m, x, 0, 2), dims(c, m, *past_key, 2, 3), dims(c, m, x, 3, 4)}, 0);
+      return broadcast(c, c.add("ReduceSum", 1, {x, c.i64({2})}, {{"keep_dims", "true"}}), to);
+    };
+    if (c.has_output(1)) c.output(1, present(k));
+    if (c.has_output(2)) c.output(2, present(v));
+    if (c.has_output(3)) {
+      const auto to = concat(c, {dims(c, m, scores, 0, 3), *used}, 0);
+      c.output(3, broadcast(c, c.add("ReduceSum", 1, {scores, c.i64({-1})}, {{"keep_dims", "true"}}), to));
+    }
+  }
+  const auto weights = c.add("SoftMax", 8, {scores}, {{"axis", "-1"}});
+  const auto y = c.add("MatMul", 1, {weights, v}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
+  c.output(0, reshape(c, transpose(c, y, {0, 2, 1, 3}), c.i64({0, 0, -1})));
+}
+
 // TensorScatter-24: the cache [B, ..., max, ...] with each entry's update [B, ..., n, ...] written along
 // `axis` (-2 by default) from its write index: the cache's shape. An element of the cache meets the updates
 // and the write index of its own entry: the sums of cache and update over the axis, added without
@@ -726,6 +816,7 @@ std::span<const onnx_entry> attention_rows() {
       {"EmbedLayerNormalization", 1, embed_layer_norm, "com.microsoft"}, {"TensorScatter", 24, tensor_scatter},
       {"GroupQueryAttention", 1, ms_group_query_attention, "com.microsoft"},
       {"QAttention", 1, ms_qattention, "com.microsoft"},
+      {"DecoderMaskedMultiHeadAttention", 1, ms_decoder_masked_mha, "com.microsoft"},
   };
   return rows;
 }

@@ -221,6 +221,15 @@ attributes pool_window(node_context& c, std::string_view op, bool with_dilations
   a.emplace_back("rounding_type", ceil ? "ceil_torch" : "floor");
   return a;
 }
+/// Refuses a pad not shorter than its kernel (ONNX Runtime's pooling kernels refuse it when they are made).
+void pads_below_kernel(const node_context& c) {
+  const auto kernel = c.ints("kernel_shape");
+  const auto pads = c.ints("pads");
+  if (!kernel || !pads || pads->size() != 2 * kernel->size()) return;
+  for (std::size_t k = 0; k < pads->size(); ++k)
+    if ((*pads)[k] >= (*kernel)[k % kernel->size()])
+      c.bad(fmt::format("its pad {} is not shorter than its kernel", (*pads)[k]), "pads are shorter than the kernel");
+}
 /// Whether the node has dilations other than 1 (AvgPool has none).
 bool dilated(const node_context& c) {
   const auto d = c.ints("dilations");
@@ -235,6 +244,42 @@ void max_pool(node_context& c) {
   const auto y = c.add("MaxPool", ceil ? 14 : 8, {c.need(0)}, a, 2);
   c.output(0, y);
   c.output(1, source{y.layer, 1});
+}
+
+// com.microsoft.NhwcMaxPool: MaxPool of [N, spatial..., C] (1 to 3 spatial axes, the kernel's), through a
+// transpose to [N, C, spatial...] and back.
+void nhwc_max_pool(node_context& c) {
+  const auto kernel = c.ints("kernel_shape");
+  if (!kernel || kernel->empty() || kernel->size() > 3) c.bad("its kernel_shape is missing or not of 1 to 3 axes");
+  const auto spatial = static_cast<std::int64_t>(kernel->size());
+  if (const auto r = c.rank(0); r && static_cast<std::int64_t>(*r) != spatial + 2)
+    c.bad(fmt::format("its input has rank {} for a kernel of {} axes", *r, spatial), "X is [N, spatial..., C]");
+  pads_below_kernel(c);
+  const bool ceil = c.i("ceil_mode", 0) != 0;
+  auto a = pool_window(c, "NhwcMaxPool", true, ceil);
+  a.emplace_back("index_element_type", "i64");
+  a.emplace_back("axis", "0");
+  std::vector<std::int64_t> to{0, spatial + 1}, back{0};
+  for (std::int64_t k = 1; k <= spatial; ++k) to.push_back(k);
+  for (std::int64_t k = 2; k <= spatial + 1; ++k) back.push_back(k);
+  back.push_back(1);
+  const auto nchw = c.add("Transpose", 1, {c.need(0), c.i64(to)});
+  const auto y = c.add("MaxPool", ceil ? 14 : 8, {nchw}, a, 2);
+  c.output(0, c.add("Transpose", 1, {y, c.i64(back)}));
+}
+// com.microsoft.MaxpoolWithMask (X [N, C, spatial...], M of X's rank, its N and C possibly 1): MaxPool of X
+// where the mask holds, the mask broadcast one way to X's shape (of its rank: ONNX Runtime's check).
+void maxpool_with_mask(node_context& c) {
+  const auto kernel = c.ints("kernel_shape");
+  if (!kernel || kernel->empty() || kernel->size() > 3) c.bad("its kernel_shape is missing or not of 1 to 3 axes", "ONNX Runtime pools 1 to 3 axes");
+  if (const auto r = c.rank(0), m = c.rank(1); r && m && *r != *m) c.bad(fmt::format("its mask has rank {} and X rank {}", *m, *r));
+  pads_below_kernel(c);
+  auto a = pool_window(c, "MaxpoolWithMask", false, false);
+  a.emplace_back("index_element_type", "i64");
+  a.emplace_back("axis", "0");
+  const auto x = c.need(0);
+  const auto mask = c.add("ConvertLike", 1, {c.add("Broadcast", 3, {c.need(1), c.shape_of(x)}, {{"mode", "numpy"}}), x});
+  c.output(0, c.add("MaxPool", 8, {c.add("Multiply", 1, {x, mask}, {{"auto_broadcast", "numpy"}})}, a, 2));
 }
 
 void average_pool(node_context& c) {
@@ -447,7 +492,8 @@ std::span<const onnx_entry> convolution_rows() {
       {"ConvTranspose", 1, conv_transpose}, {"MaxPool", 8, max_pool},
       {"AveragePool", 7, average_pool}, {"GlobalAveragePool", 1, global_pool<ReduceMean>},
       {"GlobalMaxPool", 1, global_pool<ReduceMax>}, {"MaxUnpool", 9, max_unpool},
-      {"Col2Im", 18, col2im},
+      {"Col2Im", 18, col2im}, {"NhwcMaxPool", 1, nhwc_max_pool, "com.microsoft"},
+      {"MaxpoolWithMask", 1, maxpool_with_mask, "com.microsoft"},
   };
   return rows;
 }

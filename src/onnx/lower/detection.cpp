@@ -50,12 +50,28 @@ void max_roi_pool(node_context& c) {
                      {"method", "max"}}));
 }
 
+// com.microsoft.CropAndResize (X [N, C, H, W], rois [R, 4], batch_indices [R], crop_size [2]): each box cropped
+// and resized to crop_size, [R, C, crop_h, crop_w]: OpenVINO's ROIAlign-9 of that pooled size, whose rule checks
+// the boxes and indices (a crop_size no Const gives is not covered).
+void crop_and_resize(node_context& c) {
+  const auto mode = c.s("mode", "bilinear");
+  if (mode != "bilinear" && mode != "nearest") c.bad(fmt::format("mode is '{}'", mode), "bilinear or nearest");
+  const auto crop = c.constant_ints(3);
+  if (!crop) return c.not_covered("com.microsoft.CropAndResize with a crop_size no Const gives is not covered");
+  if (crop->size() != 2) c.bad(fmt::format("its crop_size holds {} values", crop->size()), "it is [height, width]");
+  if ((*crop)[0] <= 0 || (*crop)[1] <= 0) c.bad(fmt::format("its crop_size is [{}, {}]", (*crop)[0], (*crop)[1]), "both above 0");
+  if (const auto r = c.rank(0); r && *r != 4) c.bad(fmt::format("its input is of rank {}", *r), "X is [N, C, H, W]");
+  c.output(0, c.add("ROIAlign", 9, {c.need(0), c.need(1), c.need(2)},
+                    {{"pooled_h", fmt::format("{}", (*crop)[0])}, {"pooled_w", fmt::format("{}", (*crop)[1])},
+                     {"sampling_ratio", "1"}, {"spatial_scale", "1"}, {"mode", "avg"}, {"aligned_mode", "asymmetric"}}));
+}
+
 }  // namespace
 
 std::span<const onnx_entry> detection_rows() {
   static const std::vector<onnx_entry> rows = {
       {"NonMaxSuppression", 10, non_max_suppression}, {"RoiAlign", 10, roi_align}, {"RoiAlign", 16, roi_align},
-      {"MaxRoiPool", 1, max_roi_pool},
+      {"MaxRoiPool", 1, max_roi_pool}, {"CropAndResize", 1, crop_and_resize, "com.microsoft"},
   };
   return rows;
 }
