@@ -6,8 +6,12 @@
   /// The most the page reads (the module's heap is 32-bit; the API refuses more, with the same words).
   const MAX_BYTES = 1024 * 1024 * 1024;
   /// A command that runs longer is stopped, and the worker started again: 120 s, or the page's address's
-  /// ?time-limit=SECONDS.
-  const TIME_LIMIT_MS = (Number(new URLSearchParams(location.search).get('time-limit')) || 120) * 1000;
+  /// ?time-limit=SECONDS, at most 2,147,483 s (a browser timer's longest wait: a longer one fires at once);
+  /// a value that is not a positive number keeps 120 s.
+  const TIME_LIMIT_MS = (() => {
+    const seconds = Number(new URLSearchParams(location.search).get('time-limit'));
+    return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 2147483) * 1000 : 120 * 1000;
+  })();
 
   const $ = (id) => document.getElementById(id);
   let worker = null;
@@ -15,6 +19,7 @@
   let nextId = 1;
   let model = null;  // {model: {name, bytes}, bin: {name, bytes}}
   let busy = false;
+  let answered = null;  // the target the answer shown is for, in words
 
   /// body[data-state]: "busy" while a command runs, "idle" otherwise (what a test waits on).
   function setBusy(b) {
@@ -115,13 +120,17 @@
   }
 
   async function load(files) {
-    if (busy) return;
+    if (busy) {
+      showError(`Still working: ${Array.from(files).map((f) => f.name).join(', ')} not read. Pick it again when the status line says the work is done.`);
+      return;
+    }
     setBusy(true);
     try {
       const picked = pickModel(files);
       if (!picked) return;
       showError('');
       model = null;
+      answered = null;
       for (const id of ['model', 'ask', 'tensors-box', 'answer', 'fix-result']) $(id).hidden = true;
       const total = picked.main.size + (picked.bin ? picked.bin.size : 0);
       if (total > MAX_BYTES) {
@@ -147,7 +156,9 @@
       $('ask').hidden = false;
       $('tensors-box').hidden = false;
       $('fix').disabled = false;
-      setStatus(`${model.model.name}: ${shapes.report.summary.tensors} tensors`);
+      const ignored = Array.from(files).filter((f) => f !== picked.main && f !== picked.bin).map((f) => f.name);
+      setStatus(`${model.model.name}: ${shapes.report.summary.tensors} tensors` +
+                (ignored.length ? ` (one model at a time: ${ignored.join(', ')} not read)` : ''));
       $('target').focus();
       $('target').select();  // typing replaces the value
     } catch (e) {
@@ -170,8 +181,9 @@
       cell(row, t.shape, 'shape');
       cell(row, t.declared, 'shape');
       if (t.op.startsWith('Parameter-')) {
+        // The input's name as the shapes field takes it (an IR's Parameter layer, not its port's tensor name).
         const r = io.insertRow();
-        cell(r, t.name, 'name');
+        cell(r, t.layer, 'name');
         cell(r, t.shape, 'shape');
         cell(r, t.declared, 'shape');
       }
@@ -213,6 +225,7 @@
     setBusy(true);
     showError('');
     $('answer').hidden = true;
+    $('fix-result').hidden = true;
     try {
       const result = await run('check', Object.assign(targetOptions(), {dot: true}), setStatus);
       const problem = refusal(result);
@@ -222,6 +235,7 @@
         return;
       }
       await showAnswer(result);
+      answered = describe(targetOptions());
       setStatus(`${result.report.summary.line} (${Math.round(Number($('status').dataset.ms))} ms)`);
     } catch (e) {
       showError(e.message);
@@ -274,6 +288,8 @@
     $('fix-result').hidden = true;
     try {
       const target = targetOptions();
+      // The answer shown stays only if it is for this target.
+      if (answered !== describe(target)) $('answer').hidden = true;
       const options = target.batch !== undefined ? {'check-batch': target.batch} : target;
       const result = await run('fix', options, setStatus);
       const problem = refusal(result);
@@ -287,10 +303,12 @@
       for (const name of names) download(name, result.files[name]);
       const r = result.report;
       const n = r.changes.length;
+      const freed = (r.freed || []).length;
       $('fix-result').textContent = names.length > 0
-        ? `Downloaded ${names.join(' and ')}: ${n} ${n === 1 ? 'pattern' : 'patterns'} rewritten.`
+        ? `Downloaded ${names.join(' and ')}: ${n} ${n === 1 ? 'pattern' : 'patterns'} rewritten, ` +
+          `${freed} declared ${freed === 1 ? 'dimension' : 'dimensions'} freed (for ${describe(target)}).`
         : (r.nothing_to_do ? 'Nothing to fix: the model reshapes as it is.' : 'Not fixed: ' +
-           r.refusals.map((x) => x.why || x.what || '').join('; '));
+           r.refusals.map((x) => `${x.type || ''} '${x.name || ''}': ${x.reason || x.why || x.what || x.code || ''}`).join('; '));
       $('fix-result').hidden = false;
       setStatus(r.fixed ? 'fixed' : 'not fixed');
     } catch (e) {
@@ -312,8 +330,16 @@
     setTimeout(() => URL.revokeObjectURL(url), 60 * 1000);
   }
 
+  /// What a target asks, in words: for the fix result.
+  function describe(target) {
+    return target.batch !== undefined ? `batch ${target.batch}` : `shapes ${target.shape.map((s) => s.replace(/^=/, '')).join('; ')}`;
+  }
+
   function onKind() {
     const batch = document.querySelector('input[name=kind]:checked').value === 'batch';
+    $('answer').hidden = true;
+    $('fix-result').hidden = true;
+    $('target').value = '';
     $('target-label').innerHTML = batch
       ? 'Batch (a number, <code>?</code>, or an interval such as <code>1..8</code>)'
       : 'Shapes, one <code>NAME=SHAPE</code> a line or separated by <code>;</code> (e.g. <code>x=[1,3,?@H,?@W]</code>)';
