@@ -903,6 +903,23 @@ def bias_shape(rng, b, n, s, total, bad):
     return shape
 
 
+def bert_past(rng, b, n, past, head, bad):
+    """com.microsoft.Attention's and QAttention's past [2, B, N, P, H] (None without one), one of its axes wrong for
+    the past_* invalid kinds."""
+    if past is None:
+        return None
+    shape = [2, b, n, past, head]
+    if bad == "past_batch":
+        shape[1] += 1
+    elif bad == "past_heads":
+        shape[2] += 1
+    elif bad == "past_head":
+        shape[4] += 1
+    elif bad == "past_two":
+        shape[0] = rng.choice([1, 3])
+    return shape
+
+
 def bert_attention(rng):
     """com.microsoft.Attention, the fused BERT attention: input [B, S, Di], weights [Di, D + D + Dv] and bias
     [D + D + Dv] (graph inputs or initializers), num_heads N, qkv_hidden_sizes [D, D, Dv] (each a multiple of N) or
@@ -968,17 +985,7 @@ def bert_attention(rng):
         mask = rng.choice([[b, total + 1], [b, s, total + 1], [b, s + 1, total]])
     elif rng.random() < 0.5:
         mask = rng.choice([[b], [2 * b], [3 * b + 2], [b, total], [b, total], [b, 1], [1, 1], [b, s, total]])
-    past_shape = None
-    if past is not None:
-        past_shape = [2, b, n, past, head]
-        if bad == "past_batch":
-            past_shape[1] += 1
-        elif bad == "past_heads":
-            past_shape[2] += 1
-        elif bad == "past_head":
-            past_shape[4] += 1
-        elif bad == "past_two":
-            past_shape[0] = rng.choice([1, 3])
+    past_shape = bert_past(rng, b, n, past, head, bad)
     attention_bias = None
     if past is None and (rng.random() < 0.25 or bad in ("bias_batch", "bias_heads", "bias_length", "bias_rank")):
         attention_bias = bias_shape(rng, b, n, s, total, bad[len("bias_"):] if bad and bad.startswith("bias_") else None)
@@ -2278,17 +2285,7 @@ def ms_qattention(rng):
         mask = [b, 1, total, total]
     elif rng.random() < 0.4:
         mask = rng.choice([[b], [2 * b], [3 * b + 2], [b, total], [b, total], [b, 1], [1, 1], [b, s, total]])
-    past_shape = None
-    if past is not None:
-        past_shape = [2, b, n, past, h]
-        if bad == "past_batch":
-            past_shape[1] += 1
-        elif bad == "past_heads":
-            past_shape[2] += 1
-        elif bad == "past_head":
-            past_shape[4] += 1
-        elif bad == "past_two":
-            past_shape[0] = rng.choice([1, 3])
+    past_shape = bert_past(rng, b, n, past, h, bad)
     scalar = lambda: rng.choice([[], [], [1]])
     input_scale = [2] if bad == "input_scale" else scalar()
     weight_scale = rng.choice([[], [1], [width], [width]])
