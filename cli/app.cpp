@@ -68,8 +68,6 @@ void add_help(CLI::App& app) {
 }  // namespace
 
 int reshape1::cli::main(int argc, char** argv) {
-  // Messages from the library then name this program's flags (--batch 8) rather than the API's fields.
-  reshape1::model::detail::set_front_end(reshape1::model::detail::front_end::cli);
   CLI::App app{"reshape1: OpenVINO's Reshape-1, complete and exact", "reshape1"};
   app.set_version_flag("--version", "reshape1 " + std::string(reshape1::version()));
   app.require_subcommand(1);

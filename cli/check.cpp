@@ -175,7 +175,7 @@ int check(const check_args& a) {
     const auto beside = a.xml == "-" ? std::string() : std::filesystem::path(a.xml).replace_extension(".bin").string();
     check_dot_output(a.batch.dot, {a.xml, a.bin, beside});
   }
-  const auto graph = onnx::read_any(a.xml, a.bin, a.base_dir);
+  const auto graph = onnx::read_any(a.xml, a.bin, a.base_dir, flags);
   progress->set(fmt::format("check: {} layers, checking", graph.layers().size()));
   if (a.batch.given()) {
     const auto request = parse_request(a.batch);

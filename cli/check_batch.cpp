@@ -73,7 +73,7 @@ std::vector<std::pair<std::string, partial_shape>> parse_shapes(const std::vecto
     try {
       r.emplace_back(name, parse_shape(shape));
     } catch (const error& e) {
-      fail(e.code(), {}, fmt::format("{}: {}", model::detail::spell(key, name, shape), e.what()));
+      fail(e.code(), {}, fmt::format("{}: {}", model::detail::spell(flags, key, name, shape), e.what()));
     }
   }
   return r;
@@ -81,8 +81,9 @@ std::vector<std::pair<std::string, partial_shape>> parse_shapes(const std::vecto
 
 model::reshape_request parse_request(const batch_options& o) {
   model::reshape_request r;
+  r.spelling = flags;
   if (o.batch_given || !o.batch.empty())
-    r.batch = model::parse_batch(o.batch, model::detail::spell(model::detail::option::batch, {}, o.batch));
+    r.batch = model::parse_batch(o.batch, model::detail::spell(flags, model::detail::option::batch, {}, o.batch));
   r.shapes = parse_shapes(o.shapes, model::detail::option::shape);
   r.layouts = parse_layouts(o.layouts);
   r.assume_kept = o.assume_kept;

@@ -12,6 +12,9 @@
 
 namespace reshape1::cli {
 
+/// Every request and read of the command line names options by its flags (`--batch 8`).
+inline constexpr auto flags = model::option_spelling::command_line;
+
 struct batch_options {
   std::string batch{};              ///< "8", "?", "" when not given
   std::vector<std::string> shapes{};  ///< "NAME=SHAPE" or "SHAPE"

@@ -48,7 +48,7 @@ std::vector<dimension> parse_batches(const std::string& text) {
   std::vector<std::string> items;
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) items.push_back(item);
-  return model::detail::parse_check_batches(items, text);
+  return model::detail::parse_check_batches(items, text, flags);
 }
 
 /// The progress line for a stage of fix.
@@ -95,6 +95,7 @@ void print_report(const model::fix_report& report, const model::fix_options& opt
 int fix(const fix_args& a) {
   namespace fs = std::filesystem;
   model::fix_options options;
+  options.spelling = flags;
   options.bin = a.bin;
   if (a.batch_name_given) options.batch_name = a.batch_name;
   onnx::check_fix_input(a.xml, options);
@@ -108,7 +109,7 @@ int fix(const fix_args& a) {
   options.assume_constant = a.assume_constant;
   options.layouts = parse_layouts(a.layouts);  // as `check --layout` reads them
   // Refused before the analysis, as Python refuses them: by the rule write_fixed applies.
-  if (!a.dry_run) onnx::check_fix_output(a.xml, a.bin, a.output);
+  if (!a.dry_run) onnx::check_fix_output(a.xml, a.bin, a.output, flags);
   // Cleared (the object goes) before the report is printed.
   auto progress = std::make_optional<progress_line>(!a.quiet && !a.json);
   options.progress = [&](const model::fix_progress& p) { progress->set(progress_text(p)); };

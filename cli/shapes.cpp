@@ -51,10 +51,11 @@ void print_report(const model::shapes_report& r, bool quiet) {
 
 int shapes(const shapes_args& a) {
   model::shapes_options options;
+  options.spelling = flags;
   options.bin = a.bin;
   options.shapes = parse_shapes(a.shapes, model::detail::option::shape);
   options.copy = !a.output.empty();
-  if (!a.output.empty()) onnx::check_shapes_output(a.xml, a.bin, a.output);
+  if (!a.output.empty()) onnx::check_shapes_output(a.xml, a.bin, a.output, flags);
   auto progress = std::make_optional<progress_line>(!a.quiet && !a.json);
   progress->set(fmt::format("shapes: reading and propagating {}", a.xml));
   const auto report = onnx::shapes(a.xml, options);

@@ -31,6 +31,9 @@ using namespace reshape1;
 
 namespace {
 
+/// Python names options by their keyword arguments (`batch=8`), which are the API's field names.
+constexpr auto keywords = model::option_spelling::api;
+
 // ---- errors ---------------------------------------------------------------------------------------
 
 /// reshape1.Error, set by the package at import (it is defined in Python, a ValueError subclass).
@@ -577,7 +580,7 @@ py::tuple check_batch_model(const py::object& model, const std::string& bin, py:
     bool plain = false;
     shape unused;
     const auto text = PyUnicode_Check(shape_obj.ptr()) ? shape_obj.cast<std::string>() : std::string(py::str(shape_obj));
-    request.shapes.emplace_back(name, named(model::detail::spell(model::detail::option::shape, name, text),
+    request.shapes.emplace_back(name, named(model::detail::spell(keywords, model::detail::option::shape, name, text),
                                             [&] { return to_partial_shape(shape_obj, plain, unused); }));
   }
   request.layouts = layouts;
@@ -615,7 +618,7 @@ std::vector<dimension> to_check_batches(const std::optional<std::vector<py::obje
   }
   std::string as_given;
   for (const auto& item : items) as_given += (as_given.empty() ? "" : ",") + item;
-  return model::detail::parse_check_batches(items, as_given);
+  return model::detail::parse_check_batches(items, as_given, keywords);
 }
 
 dimension to_batch(py::handle batch) {
@@ -623,7 +626,7 @@ dimension to_batch(py::handle batch) {
   // in OpenVINO.
   if (PyUnicode_Check(batch.ptr())) {
     const auto text = batch.cast<std::string>();
-    return model::parse_batch(text, model::detail::spell(model::detail::option::batch, {}, text));  // --batch's parser
+    return model::parse_batch(text, model::detail::spell(keywords, model::detail::option::batch, {}, text));  // --batch's parser
   }
   // A bool is an int to Python; True would be batch 1 and False batch 0.
   if (PyBool_Check(batch.ptr()))
@@ -632,7 +635,7 @@ dimension to_batch(py::handle batch) {
   std::int64_t v = 0;
   std::uint64_t big = 0;
   const auto text = to_int64(batch.ptr(), v, big, "batch") ? std::to_string(v) : std::to_string(big);
-  return model::parse_batch(text, model::detail::spell(model::detail::option::batch, {}, text));
+  return model::parse_batch(text, model::detail::spell(keywords, model::detail::option::batch, {}, text));
 }
 
 /// A shape keyword's (name, shape) pairs, each read as check_batch's `shapes` reads it, named in errors as
@@ -644,7 +647,7 @@ std::vector<std::pair<std::string, partial_shape>> to_shapes(const std::vector<s
     bool plain = false;
     shape unused;
     const auto text = PyUnicode_Check(shape_obj.ptr()) ? shape_obj.cast<std::string>() : std::string(py::str(shape_obj));
-    r.emplace_back(name, named(model::detail::spell(key, name, text), [&] { return to_partial_shape(shape_obj, plain, unused); }));
+    r.emplace_back(name, named(model::detail::spell(keywords, key, name, text), [&] { return to_partial_shape(shape_obj, plain, unused); }));
   }
   return r;
 }
@@ -658,8 +661,8 @@ py::tuple shapes_model(const py::object& model, const std::string& bin, const st
   options.bin = bin;
   options.base_dir = base_dir;
   const bool in_memory = py::isinstance<py::bytes>(model);
-  if (in_memory && !bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
-  if (!in_memory && !base_dir.empty()) model::detail::refuse_base_dir_for_file();
+  if (in_memory && !bin.empty()) model::detail::refuse_for_format(keywords, model::detail::option::bin, "onnx");
+  if (!in_memory && !base_dir.empty()) model::detail::refuse_base_dir_for_file(keywords);
   options.shapes = to_shapes(shapes, model::detail::option::shape);
   options.copy = in_memory || !out.empty();  // a model in memory comes back with its shapes
   model::shapes_report report;
@@ -697,7 +700,7 @@ py::tuple fix_model(const py::object& model, const std::string& bin, const std::
   options.batch_name = batch_name;
   const bool in_memory = py::isinstance<py::bytes>(model);
   // The model and the options that do not fit it first, then the batches, as the CLI reads them.
-  if (in_memory && !bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  if (in_memory && !bin.empty()) model::detail::refuse_for_format(keywords, model::detail::option::bin, "onnx");
   if (!in_memory) onnx::check_fix_input(model.cast<std::string>(), options);
   // As the command line: the library refuses what does not go together (batches with new sizes...).
   using model::detail::option;
@@ -927,13 +930,13 @@ Raises reshape1.Error with the inference's code and message (e.g. "count_mismatc
         py::arg("layouts"), py::arg("assume_kept"), py::arg("assume_constant"), py::arg("base_dir"), "Internal: reshape1::model::check_batch, the report as JSON (see reshape1.check_batch).");
   m.def("_format", &format_of_file, py::arg("path"));
   m.def(
-      "_refuse_base_dir", [] { model::detail::refuse_base_dir_for_file(); },
+      "_refuse_base_dir", [] { model::detail::refuse_base_dir_for_file(keywords); },
       "Internal: refuses base_dir for a model read from a file, with the command line's words.");
   m.def(
       "_refuse_for_format",
       [](const std::string& keyword, const std::string& format) {
         for (const auto& r : model::detail::option_table())
-          if (r.python == keyword) return model::detail::refuse_for_format(r.key, format);
+          if (r.python == keyword) return model::detail::refuse_for_format(keywords, r.key, format);
         throw std::invalid_argument("no such keyword: " + keyword);
       },
       py::arg("keyword"), py::arg("format"), "Internal: refuses a keyword the model's format does not take, as the CLI does.");

@@ -29,13 +29,15 @@ namespace reshape1::onnx {
 /// Errors: error(io); error(bad_file) for a file protobuf cannot parse, a node input nothing computes,
 /// or external data whose location leaves the model's directory; error(unsupported) for a file of
 /// 2 GiB or more (protobuf's limit) and for data types reshape1 has no name for.
-[[nodiscard]] model::graph read(const std::filesystem::path& file);
+[[nodiscard]] model::graph read(const std::filesystem::path& file,
+                                model::option_spelling spelling = model::option_spelling::api);
 /// The same for a model in memory; `name` is used in messages. External data is looked for in `base_dir`,
 /// or when that is empty in the name's directory. A name without one ("<ONNX bytes>") and no base_dir
 /// leave the model no directory: external data is refused (error(bad_file)), as reading whatever file of
 /// the working directory the bytes name would be.
 [[nodiscard]] model::graph read(std::span<const std::byte> bytes, const std::string& name,
-                                const std::filesystem::path& base_dir = {});
+                                const std::filesystem::path& base_dir = {},
+                                model::option_spelling spelling = model::option_spelling::api);
 
 /// Whether these first bytes of a file look like an ONNX model (a protobuf ModelProto) rather than XML.
 [[nodiscard]] bool looks_like_onnx(std::span<const std::byte> head) noexcept;
@@ -49,7 +51,8 @@ namespace reshape1::onnx {
 /// then be empty: error(invalid_argument)). A file that is neither is error(bad_file) saying what it looks
 /// like (empty, a Git LFS pointer, an archive, ...).
 [[nodiscard]] model::graph read_any(const std::filesystem::path& file, const std::filesystem::path& bin = {},
-                                    const std::filesystem::path& base_dir = {});
+                                    const std::filesystem::path& base_dir = {},
+                                    model::option_spelling spelling = model::option_spelling::api);
 
 /// `reshape1 fix` on a model of either format, told apart by content as read_any does: rewrites the Reshape
 /// patterns that write the declared batch as a constant (cloning a constant other layers share) and proves
@@ -76,9 +79,10 @@ void check_fix_input(const std::filesystem::path& file, const model::fix_options
 /// `out` ends in the model's extension (.xml, .onnx); neither it nor, for an IR, the .bin beside it is one
 /// of the model's files (`in`, and an IR's weights `bin`, empty for beside the .xml), nor a directory, a
 /// FIFO, a device or anything else that is not a regular file (a regular file is replaced; a missing one is
-/// created). error(invalid_argument) naming the output and what is wrong with it.
+/// created). error(invalid_argument) naming the output and what is wrong with it (and its options as
+/// `spelling` writes them).
 void check_fix_output(const std::filesystem::path& in, const std::filesystem::path& bin,
-                      const std::filesystem::path& out);
+                      const std::filesystem::path& out, model::option_spelling spelling = model::option_spelling::api);
 
 /// Writes the fixed model to `out` (report.files(out)), each file through a temporary file renamed into
 /// place. An IR: the .bin first (the original bytes, then the new ones), then the .xml, so an interrupted
@@ -101,7 +105,7 @@ void write_fixed(const model::fix_report& report, const std::filesystem::path& i
 /// check_fix_output's (for an IR, `out` ends in .xml and the .bin beside it is written too; `bin` is the
 /// model's weights, empty for beside it, and refused for ONNX).
 void check_shapes_output(const std::filesystem::path& in, const std::filesystem::path& bin,
-                         const std::filesystem::path& out);
+                         const std::filesystem::path& out, model::option_spelling spelling = model::option_spelling::api);
 
 /// Writes the copy of the model with its shapes (report.output) to `out`, as write_fixed writes a fixed
 /// model (through temporary files; an IR's .bin, the original bytes, then its .xml; an ONNX model's

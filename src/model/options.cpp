@@ -1,7 +1,6 @@
 #include "options.hpp"
 
 #include <array>
-#include <atomic>
 
 #include <fmt/format.h>
 
@@ -107,8 +106,6 @@ constexpr std::array rows{
                "print one JSON document on standard output, an error included"},
 };
 
-std::atomic<front_end> reader{front_end::api};
-
 /// The long name of a command-line option ("-o,--output" -> "--output").
 std::string_view long_name(std::string_view cli) {
   const auto comma = cli.rfind(',');
@@ -129,17 +126,14 @@ const option_row& option_of(option key, std::string_view command) noexcept {
   return *first;  // every option has a row (options_test checks it)
 }
 
-void set_front_end(front_end f) noexcept { reader.store(f, std::memory_order_relaxed); }
-front_end current_front_end() noexcept { return reader.load(std::memory_order_relaxed); }
-
-std::string spell(option key, std::string_view name_given, std::string_view value_given) {
+std::string spell(option_spelling s, option key, std::string_view name_given, std::string_view value_given) {
   // The caller's texts, control characters escaped: a NUL would end the message where it is read as a C
   // string (Python's exceptions).
   const auto name = io::detail::escaped(name_given);
   const auto value = io::detail::escaped(value_given);
   const auto& r = option_of(key);
   const bool keyed = r.python_value.starts_with('{');
-  if (current_front_end() == front_end::cli || r.python.empty()) {
+  if (s == option_spelling::command_line || r.python.empty()) {
     const auto flag = long_name(r.cli);
     if (keyed && !name.empty()) return value.empty() ? fmt::format("{} {}", flag, name) : fmt::format("{} {}={}", flag, name, value);
     return value.empty() ? std::string(flag) : fmt::format("{} {}", flag, value);
@@ -153,15 +147,16 @@ std::string spell(option key, std::string_view name_given, std::string_view valu
                                          : fmt::format("{}={}", r.python, value);
 }
 
-std::string usage_of(option key) {
+std::string usage_of(option_spelling s, option key) {
   const auto& r = option_of(key);
-  if (current_front_end() == front_end::cli || r.python.empty())
+  if (s == option_spelling::command_line || r.python.empty())
     return r.cli_value.empty() ? std::string(long_name(r.cli)) : fmt::format("{} {}", long_name(r.cli), r.cli_value);
   return fmt::format("{}={}", r.python, r.python_value);
 }
 
-std::vector<dimension> parse_check_batches(std::span<const std::string> items, std::string_view as_given) {
-  const auto where = spell(option::check_batch, {}, as_given);
+std::vector<dimension> parse_check_batches(std::span<const std::string> items, std::string_view as_given,
+                                          option_spelling s) {
+  const auto where = spell(s, option::check_batch, {}, as_given);
   constexpr std::string_view hint = "give numbers from 1, or ?, e.g. 1,2,8,?";
   if (items.empty()) throw error(errc::invalid_argument, {}, fmt::format("{}: no batch given", where), std::string(hint));
   std::vector<dimension> r;
@@ -175,66 +170,68 @@ std::vector<dimension> parse_check_batches(std::span<const std::string> items, s
 }
 
 void check_request(const reshape_request& request) {
+  const auto s = request.spelling;
   if (!request.batch && request.shapes.empty())
     throw error(errc::syntax, {}, "no batch and no shape to check the model at",
-                fmt::format("give {} (or {}); {} and {} only qualify them", usage_of(option::batch),
-                            usage_of(option::shape), spell(option::layout), spell(option::assume_kept)));
+                fmt::format("give {} (or {}); {} and {} only qualify them", usage_of(s, option::batch),
+                            usage_of(s, option::shape), spell(s, option::layout), spell(s, option::assume_kept)));
   for (const auto& type : request.assume_kept)
     if (type.empty())
-      throw error(errc::syntax, {}, fmt::format("{}: an empty op type", spell(option::assume_kept)),
-                  fmt::format("write {}, e.g. MyOp", usage_of(option::assume_kept)));
+      throw error(errc::syntax, {}, fmt::format("{}: an empty op type", spell(s, option::assume_kept)),
+                  fmt::format("write {}, e.g. MyOp", usage_of(s, option::assume_kept)));
   for (const auto& name : request.assume_constant)
     if (name.empty())
-      throw error(errc::syntax, {}, fmt::format("{}: an empty name", spell(option::assume_constant)),
-                  fmt::format("write {}, e.g. a constant's name or #12", usage_of(option::assume_constant)));
+      throw error(errc::syntax, {}, fmt::format("{}: an empty name", spell(s, option::assume_constant)),
+                  fmt::format("write {}, e.g. a constant's name or #12", usage_of(s, option::assume_constant)));
 }
 
-std::string plain_check() {
-  return current_front_end() == front_end::cli ? "see reshape1 check without --batch" : "see check()";
+std::string plain_check(option_spelling s) {
+  return s == option_spelling::command_line ? "see reshape1 check without --batch" : "see check()";
 }
 
-void refuse_for_format(option key, std::string_view format) {
+void refuse_for_format(option_spelling s, option key, std::string_view format) {
   const bool onnx = format == "onnx";
   if (key == option::bin && onnx)
     throw error(errc::invalid_argument, {},
                 fmt::format("{}: an ONNX model keeps its weights inside (or in its external data files), so there is "
                             "no weights file to give",
-                            spell(key)),
-                fmt::format("leave out {}", spell(key)));
+                            spell(s, key)),
+                fmt::format("leave out {}", spell(s, key)));
   if (key == option::base_dir && !onnx)
     throw error(errc::invalid_argument, {},
-                fmt::format("{}: only for ONNX models: an IR has no external data", spell(key)),
-                fmt::format("give an IR's weights with {}", spell(option::bin)));
+                fmt::format("{}: only for ONNX models: an IR has no external data", spell(s, key)),
+                fmt::format("give an IR's weights with {}", spell(s, option::bin)));
   if (key == option::batch_name && !onnx)
-    throw error(errc::invalid_argument, {}, fmt::format("{}: only for ONNX models", spell(key)),
+    throw error(errc::invalid_argument, {}, fmt::format("{}: only for ONNX models", spell(s, key)),
                 "an IR's inputs take the batch as a number");
 }
 
-void refuse_base_dir_for_file() {
+void refuse_base_dir_for_file(option_spelling s) {
   throw error(errc::invalid_argument, {},
               fmt::format("{}: only for an ONNX model read from memory, not from a file: a file's external data is "
                           "looked for in the file's own directory",
-                          spell(option::base_dir)),
-              fmt::format("leave out {}", spell(option::base_dir)));
+                          spell(s, option::base_dir)),
+              fmt::format("leave out {}", spell(s, option::base_dir)));
 }
 
 void check_fix_options(const fix_options& o) {
+  const auto s = o.spelling;
   if (!o.shapes.empty() && !o.check_batches.empty())
     throw error(errc::invalid_argument, {},
-                fmt::format("{}: fix checks shapes when it is given them, not batches", spell(option::check_batch)),
-                fmt::format("give the shapes to check with {}", spell(option::check_shape)));
+                fmt::format("{}: fix checks shapes when it is given them, not batches", spell(s, option::check_batch)),
+                fmt::format("give the shapes to check with {}", spell(s, option::check_shape)));
   if (o.shapes.empty() && !o.check_shapes.empty())
-    throw error(errc::invalid_argument, {}, fmt::format("{}: there are no new sizes to check", spell(option::check_shape)),
-                fmt::format("give them with {}, or leave {} out to fix for the batch", usage_of(option::shape),
-                            spell(option::check_shape)));
+    throw error(errc::invalid_argument, {}, fmt::format("{}: there are no new sizes to check", spell(s, option::check_shape)),
+                fmt::format("give them with {}, or leave {} out to fix for the batch", usage_of(s, option::shape),
+                            spell(s, option::check_shape)));
   if (!o.shapes.empty() && o.batch_name)
     throw error(errc::invalid_argument, {},
-                fmt::format("{}: fix names the new sizes as they are asked (?@H), not the batch's", spell(option::batch_name)),
-                fmt::format("name a size in {} (`?@NAME`), or leave {} out", usage_of(option::shape), spell(option::batch_name)));
+                fmt::format("{}: fix names the new sizes as they are asked (?@H), not the batch's", spell(s, option::batch_name)),
+                fmt::format("name a size in {} (`?@NAME`), or leave {} out", usage_of(s, option::shape), spell(s, option::batch_name)));
   if (o.shapes.empty() && !o.assume_constant.empty())
     throw error(errc::invalid_argument, {},
-                fmt::format("{}: fix vouches for constants only at new sizes", spell(option::assume_constant)),
-                fmt::format("give the sizes with {}", usage_of(option::shape)));
+                fmt::format("{}: fix vouches for constants only at new sizes", spell(s, option::assume_constant)),
+                fmt::format("give the sizes with {}", usage_of(s, option::shape)));
 }
 
 }  // namespace reshape1::model::detail

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "reshape1/dimension.hpp"
+#include "reshape1/model/graph.hpp"
 
 namespace reshape1::model {
 struct reshape_request;
@@ -59,21 +60,12 @@ struct option_row {
 /// The row of `key` for `command`; the first row of `key` when the command has none.
 [[nodiscard]] const option_row& option_of(option key, std::string_view command = {}) noexcept;
 
-/// Who is reading the messages: the spelling of options in errors, hints and notes.
-enum class front_end {
-  api,  ///< C++ and Python: the request's field names, which are the keyword arguments (`batch=8`)
-  cli,  ///< the command line's flags (`--batch 8`)
-};
-/// Set once by the command line's main(), before any work: messages then name its flags. The default is
-/// the API's spelling, which Python and C++ callers read.
-void set_front_end(front_end f) noexcept;
-[[nodiscard]] front_end current_front_end() noexcept;
-
-/// The option as the current front end writes it, with an entry's name and value when given:
-/// CLI `--shape x=[2,3]`, `--batch 8`, `--batch`; API `shapes['x']=[2,3]`, `batch=8`, `batch`.
-[[nodiscard]] std::string spell(option key, std::string_view name = {}, std::string_view value = {});
-/// How to give the option, as a hint says it: CLI `--shape NAME=SHAPE`, API `shapes={NAME: SHAPE}`.
-[[nodiscard]] std::string usage_of(option key);
+/// The option as `s` writes it, with an entry's name and value when given: command line `--shape x=[2,3]`,
+/// `--batch 8`, `--batch`; API `shapes['x']=[2,3]`, `batch=8`, `batch`. An option only the command line
+/// has is written as its flag either way.
+[[nodiscard]] std::string spell(option_spelling s, option key, std::string_view name = {}, std::string_view value = {});
+/// How to give the option, as a hint says it: command line `--shape NAME=SHAPE`, API `shapes={NAME: SHAPE}`.
+[[nodiscard]] std::string usage_of(option_spelling s, option key);
 
 /// error(invalid_argument) for fix options that do not go together: new sizes with batches to check, or
 /// samples or vouched constants without new sizes (each named as the caller spells it).
@@ -82,7 +74,8 @@ void check_fix_options(const fix_options& o);
 /// The batches of `--check-batch 1,2,8,?` (split at the commas) or `check_batches=[1, 2, 8, "?"]`, each read
 /// by model::parse_batch; `as_given` is the whole value as the caller wrote it, for the messages.
 /// error(syntax) for an item that is not a batch, error(invalid_argument) for 0 or for no item at all.
-[[nodiscard]] std::vector<dimension> parse_check_batches(std::span<const std::string> items, std::string_view as_given);
+[[nodiscard]] std::vector<dimension> parse_check_batches(std::span<const std::string> items, std::string_view as_given,
+                                                       option_spelling s);
 
 /// The mistakes a reshape request can hold before any model is read: no batch and no shape (layouts and
 /// op types alone qualify a target, they are none), or an empty op type to assume kept. error(syntax).
@@ -90,14 +83,14 @@ void check_fix_options(const fix_options& o);
 void check_request(const reshape_request& request);
 
 /// Where to look for the failures at the declared shapes: `reshape1 check` without `--batch`, or check().
-[[nodiscard]] std::string plain_check();
+[[nodiscard]] std::string plain_check(option_spelling s);
 
 /// error(invalid_argument) naming the option in the current spelling when fix was given it for a format it
 /// does not apply to (`format` "ir" or "onnx"): weights or layouts for ONNX, a batch name for an IR. Both
 /// front ends ask in the order bin, batch_name, layout, so that they refuse the same first mistake.
-void refuse_for_format(option key, std::string_view format);
+void refuse_for_format(option_spelling s, option key, std::string_view format);
 /// error(invalid_argument): a base directory given for a model read from a file, whose external data
 /// lies beside it.
-[[noreturn]] void refuse_base_dir_for_file();
+[[noreturn]] void refuse_base_dir_for_file(option_spelling s);
 
 }  // namespace reshape1::model::detail

@@ -193,16 +193,17 @@ struct names_site {
 struct onnx_source {
   onnx_source(std::span<const std::byte> bytes, detail::skimmed_model skimmed, const fs::path& file,
               const fs::path& directory, const fix_options& options)
-      : file_(file), directory_(directory), batch_name_(options.batch_name.value_or("N")), source_(bytes),
+      : file_(file), directory_(directory), spelling_(options.spelling), batch_name_(options.batch_name.value_or("N")),
+        source_(bytes),
         skimmed_(std::move(skimmed)) {
     if (batch_name_.empty())
       fail(errc::invalid_argument, {},
-           fmt::format("{}: an empty name for the batch's dim_param", model::detail::spell(model::detail::option::batch_name)),
-           fmt::format("give a name, e.g. {}", model::detail::spell(model::detail::option::batch_name, {}, "N")));
+           fmt::format("{}: an empty name for the batch's dim_param", model::detail::spell(spelling_, model::detail::option::batch_name)),
+           fmt::format("give a name, e.g. {}", model::detail::spell(spelling_, model::detail::option::batch_name, {}, "N")));
     // Both entry points refused a file protobuf cannot read whole (check_model_size) before skimming it.
     detail::parse_model(skimmed_.bytes.empty() ? bytes : std::as_bytes(std::span(skimmed_.bytes)), file.string(), proto_);
     const auto left_out = left_out_of(proto_);
-    lowered_.emplace(detail::lower(proto_, file.string(), directory_, &names_, &bodies_, &left_out));
+    lowered_.emplace(detail::lower(proto_, file.string(), directory_, spelling_, &names_, &bodies_, &left_out));
     weights_size_ = largest_weights(*lowered_);
   }
 
@@ -221,6 +222,7 @@ struct onnx_source {
 
   fs::path file_;
   fs::path directory_;  ///< where the external data is (none, empty, for a model given as bytes)
+  model::option_spelling spelling_;  ///< how messages name the options
   std::string batch_name_;  ///< the dim_param the batch becomes
   /// The file's bytes, and what of them was parsed: the large weights are left out of proto_ and of every
   /// edit of it (skim.hpp), and put back from `source_` into the fixed model's bytes at the end.
@@ -243,7 +245,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
         fix_planner(std::move(*lowered_), {.check_batches = options.check_batches, .shapes = options.shapes,
                                            .check_shapes = options.check_shapes,
                                            .assume_constant = options.assume_constant, .layouts = options.layouts,
-                                           .progress = options.progress}) {}
+                                           .progress = options.progress, .spelling = options.spelling}) {}
 
   fix_report result() {
     auto r = run();
@@ -386,7 +388,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       std::unordered_map<std::string, model::source> names;
       std::vector<detail::body_names> bodies;
       const auto left_out = left_out_of(m);
-      const auto g = detail::lower(m, file_.string(), directory_, &names, &bodies, &left_out);
+      const auto g = detail::lower(m, file_.string(), directory_, spelling_, &names, &bodies, &left_out);
       for (const auto& [key, node] : reshapes) name_change(m, g, names, bodies, node, changes_[key]);
       freed_.clear();
       (void)(sizes() ? free_size_dims(m, m, g, names, bodies, freed_) : free_dims(m, m, g, names, bodies, original_inputs(), freed_));
@@ -397,7 +399,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     detail::parse_model(std::as_bytes(std::span(written_.data(), written_.size())), file_.string() + " (fixed)", back);
     names_back_.clear();
     const auto left_out = left_out_of(back);
-    return detail::lower(back, file_.string() + " (fixed)", directory_, &names_back_, nullptr, &left_out);
+    return detail::lower(back, file_.string() + " (fixed)", directory_, spelling_, &names_back_, nullptr, &left_out);
   }
 
   /// The original's declared inputs, for the model read back: its inputs' batch (or new sizes) are
@@ -444,7 +446,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
 
   model::graph reread() override {
     const auto left_out = left_out_of(proto_);
-    return detail::lower(proto_, file_.string(), directory_, nullptr, nullptr, &left_out);
+    return detail::lower(proto_, file_.string(), directory_, spelling_, nullptr, nullptr, &left_out);
   }
 
   void accept(model::fix_report&) override { accepted_ = true; }
@@ -845,12 +847,12 @@ model::model_format checked_input(const fs::path& file, const fix_options& optio
          "save the model and give its path");
   const auto format = format_of(file);
   if (format == model::model_format::onnx && !options.bin.empty())
-    model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+    model::detail::refuse_for_format(options.spelling, model::detail::option::bin, "onnx");
   if (format == model::model_format::ir && options.batch_name)
-    model::detail::refuse_for_format(model::detail::option::batch_name, "ir");
-  if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file();
+    model::detail::refuse_for_format(options.spelling, model::detail::option::batch_name, "ir");
+  if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file(options.spelling);
   model::detail::check_fix_options(options);
-  if (format == model::model_format::ir) (void)model::weights_of(file, options.bin);
+  if (format == model::model_format::ir) (void)model::weights_of(file, options.bin, options.spelling);
   return format;
 }
 
@@ -860,11 +862,11 @@ void check_fix_input(const fs::path& file, const fix_options& options) { (void)c
 
 fix_report fix(const fs::path& file, const fix_options& options) {
   if (checked_input(file, options) == model::model_format::onnx) return fix_onnx_file(file, options);
-  return model::detail::fix_ir(file, model::weights_of(file, options.bin), options);
+  return model::detail::fix_ir(file, model::weights_of(file, options.bin, options.spelling), options);
 }
 
 fix_report fix(std::span<const std::byte> bytes, const std::string& name, const fix_options& options) {
-  if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  if (!options.bin.empty()) model::detail::refuse_for_format(options.spelling, model::detail::option::bin, "onnx");
   model::detail::check_fix_options(options);
   detail::check_model_size(bytes, name);
   return onnx_fixer(bytes, detail::skim(bytes, name), name,
@@ -934,7 +936,8 @@ void bring_external_data(const std::map<std::string, std::string>& locations, co
     // What is written must read back: the data beside the written model is looked for by the rules of
     // the reader (a symbolic link there that leads out of the directory would make it unreadable).
     try {
-      (void)detail::external_path(to, location, out.string(), tensor);
+      // The refusal's message is kept without its hint, which names no option here.
+      (void)detail::external_path(to, location, out.string(), tensor, model::option_spelling::api);
     } catch (const error& e) {
       fail(errc::invalid_argument, {.file = target.string()},
            fmt::format("{} could not be read back from there: {}", words.model, reshape1::detail::without_hint(e.what(), e.hint())),
@@ -1005,13 +1008,13 @@ void detail::write_onnx(const model::onnx_output& fixed, const fs::path& in, con
 }
 
 
-void check_fix_output(const fs::path& in, const fs::path& bin, const fs::path& out) {
+void check_fix_output(const fs::path& in, const fs::path& bin, const fs::path& out, model::option_spelling spelling) {
   if (format_of(in) == model::model_format::onnx) {
-    if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+    if (!bin.empty()) model::detail::refuse_for_format(spelling, model::detail::option::bin, "onnx");
     detail::check_onnx_output(in, out, detail::fix_words);
     return;
   }
-  model::detail::check_ir_outputs(in, model::weights_of(in, bin), out, fs::path(out).replace_extension(".bin"));
+  model::detail::check_ir_outputs(in, model::weights_of(in, bin, spelling), out, fs::path(out).replace_extension(".bin"));
 }
 
 void write_fixed(const fix_report& report, const fs::path& in, const fs::path& out) {

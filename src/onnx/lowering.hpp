@@ -30,9 +30,11 @@ using model::source;
 
 /// Where a tensor's external data `location` is, in `directory` (the model's): refused (error(bad_file)
 /// naming `file` and `tensor`) when it is empty, absolute, goes up, holds a NUL, cannot be resolved, leads
-/// out through a symbolic link, or when `directory` is empty (a model read from memory).
+/// out through a symbolic link, or when `directory` is empty (a model read from memory); the hint names
+/// the option that gives a directory as `spelling` writes it.
 [[nodiscard]] std::filesystem::path external_path(const std::filesystem::path& directory, const std::string& location,
-                                                  const std::string& file, const std::string& tensor);
+                                                  const std::string& file, const std::string& tensor,
+                                                  model::option_spelling spelling);
 
 /// The directory a model file lies in, where its external data is looked for ("." for a bare name). A
 /// model read from memory is given none (an empty path), and its external data is refused.
@@ -322,9 +324,10 @@ struct skimmed_model;
 
 /// Lowers a parsed model; `names`, when given, receives each tensor name's layer output (for fix, which
 /// writes shapes back into the file by name), and `bodies` the names of each Loop's and Scan's body.
-/// `left_out`: the top graph's initializers parsed without their raw_data, and its length.
+/// `left_out`: the top graph's initializers parsed without their raw_data, and its length. External data is
+/// looked for in `directory`; `spelling` is how a refusal's hint names the option that gives another.
 [[nodiscard]] model::graph lower(const ::onnx::ModelProto& m, const std::string& file,
-                                 const std::filesystem::path& directory,
+                                 const std::filesystem::path& directory, model::option_spelling spelling,
                                  std::unordered_map<std::string, source>* names,
                                  std::vector<body_names>* bodies = nullptr, const left_out_raw* left_out = nullptr);
 

@@ -414,6 +414,7 @@ using detail::default_opset;
 struct model_reader {
   std::string file;
   fs::path directory;
+  model::option_spelling spelling = model::option_spelling::api;  // how a hint names --base-dir
   int opset = 0;
   std::vector<std::byte> weights;
   std::unordered_map<std::string, source>* names = nullptr;  // where each tensor's name ends up, if asked
@@ -448,7 +449,7 @@ std::uint64_t model_reader::external_data(const ::onnx::TensorProto& t, const st
     if (e.key() == "offset") offset = number();
     if (e.key() == "length") length = number();
   }
-  const auto path = detail::external_path(directory, location, file, t.name());
+  const auto path = detail::external_path(directory, location, file, t.name(), spelling);
   const io::detail::mapped_file data(path);
   const auto bytes = data.bytes();
   const auto n = length.value_or(offset <= bytes.size() ? bytes.size() - offset : 0);
@@ -599,7 +600,7 @@ std::size_t kept_bytes(const ::onnx::GraphProto& g) {
 }
 
 model::graph read_model(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory,
-                        bool mapped) {
+                        bool mapped, model::option_spelling spelling) {
   // The weights are parsed by their length only (skim.hpp): neither copied nor read, so that reading a
   // model costs little more than its graph. The limit is the file's, as protobuf's parse of it would be.
   check_size(bytes, file);
@@ -623,7 +624,7 @@ model::graph read_model(std::span<const std::byte> bytes, const std::string& fil
   auto* m = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   parse(parsed, file, *m);
   const auto left_out = detail::left_out_of(*m, skimmed);
-  return detail::lower(*m, file, directory, nullptr, nullptr, &left_out);
+  return detail::lower(*m, file, directory, spelling, nullptr, nullptr, &left_out);
 }
 
 }  // namespace
@@ -643,9 +644,9 @@ detail::left_out_raw detail::left_out_of(const ::onnx::ModelProto& m, const skim
 }
 
 model::graph detail::lower(const ::onnx::ModelProto& m, const std::string& file, const fs::path& directory,
-                           std::unordered_map<std::string, source>* names, std::vector<body_names>* bodies,
+                           model::option_spelling spelling, std::unordered_map<std::string, source>* names, std::vector<body_names>* bodies,
                            const left_out_raw* left_out) {
-  model_reader r{file, directory, default_opset(m, file), {}, names, bodies, {}, left_out};
+  model_reader r{file, directory, spelling, default_opset(m, file), {}, names, bodies, {}, left_out};
   for (const auto& o : m.opset_import())
     if (!o.domain().empty() && o.domain() != "ai.onnx") r.domains[o.domain()] = static_cast<int>(o.version());
   graph_builder b(model::model_format::onnx, static_cast<int>(m.ir_version()), m.graph().name(), file);
@@ -657,14 +658,14 @@ model::graph detail::lower(const ::onnx::ModelProto& m, const std::string& file,
 }
 
 fs::path detail::external_path(const fs::path& directory, const std::string& location, const std::string& file,
-                       const std::string& tensor) {
+                               const std::string& tensor, model::option_spelling spelling) {
   const fs::path relative(location);
   const auto refuse = [&](std::string_view why) {
     fail(errc::bad_file, {.file = file},
          fmt::format("{}: initializer '{}': its external data '{}' {}", file, io::detail::escaped(tensor),
                      io::detail::escaped(location), why),
          fmt::format("reshape1 reads external data only from within the model's directory, or the one {} gives",
-                     model::detail::usage_of(model::detail::option::base_dir)));
+                     model::detail::usage_of(spelling, model::detail::option::base_dir)));
   };
   if (location.find('\0') != std::string::npos) refuse("holds a NUL byte, which no file name can");
   if (location.empty()) refuse("is an empty location");
@@ -676,7 +677,7 @@ fs::path detail::external_path(const fs::path& directory, const std::string& loc
                      "directory to find it in",
                      file, io::detail::escaped(tensor), io::detail::escaped(location)),
          fmt::format("read the model from its file, or give the directory its data lies in with {}",
-                     model::detail::usage_of(model::detail::option::base_dir)));
+                     model::detail::usage_of(spelling, model::detail::option::base_dir)));
   if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) refuse("is an absolute path");
   for (const auto& part : relative)
     if (part == "..") refuse("goes up a directory");
@@ -693,13 +694,14 @@ fs::path detail::external_path(const fs::path& directory, const std::string& loc
 
 fs::path detail::directory_of(const fs::path& file) { return file.parent_path().empty() ? fs::path(".") : file.parent_path(); }
 
-model::graph read(const fs::path& file) {
+model::graph read(const fs::path& file, model::option_spelling spelling) {
   const io::detail::mapped_file data(file);
-  return read_model(data.bytes(), file.string(), detail::directory_of(file), data.mapped());
+  return read_model(data.bytes(), file.string(), detail::directory_of(file), data.mapped(), spelling);
 }
 
-model::graph read(std::span<const std::byte> bytes, const std::string& name, const fs::path& base_dir) {
-  return read_model(bytes, name, base_dir.empty() ? fs::path(name).parent_path() : base_dir, false);
+model::graph read(std::span<const std::byte> bytes, const std::string& name, const fs::path& base_dir,
+                  model::option_spelling spelling) {
+  return read_model(bytes, name, base_dir.empty() ? fs::path(name).parent_path() : base_dir, false, spelling);
 }
 
 std::vector<op_version> op_versions() {
@@ -779,28 +781,29 @@ model::model_format format_of(const fs::path& file) {
   return format_of_bytes(std::span<const std::byte>(head.data(), got), file.string());
 }
 
-model::graph read_any(const fs::path& file, const fs::path& bin, const fs::path& base_dir) {
-  if (file != "-" && !base_dir.empty()) model::detail::refuse_base_dir_for_file();
+model::graph read_any(const fs::path& file, const fs::path& bin, const fs::path& base_dir,
+                      model::option_spelling spelling) {
+  if (file != "-" && !base_dir.empty()) model::detail::refuse_base_dir_for_file(spelling);
   if (file == "-") {
     // Standard input is read once, whole: its bytes say which format it is.
     const io::detail::mapped_file data(file);
     const auto bytes = data.bytes();
     if (format_of_bytes(bytes, "standard input") == model::model_format::ir) {
-      if (!base_dir.empty()) model::detail::refuse_for_format(model::detail::option::base_dir, "ir");
-      const auto weights = model::weights_of(file, bin);  // --bin is needed: nothing lies beside standard input
+      if (!base_dir.empty()) model::detail::refuse_for_format(spelling, model::detail::option::base_dir, "ir");
+      const auto weights = model::weights_of(file, bin, spelling);  // --bin is needed: nothing lies beside standard input
       std::string xml(bytes.size(), '\0');
       io::detail::guarded_copy(xml.data(), bytes.data(), bytes.size(), "standard input");
       return model::detail::read_ir_in_memory(std::move(xml), "-", std::make_shared<const io::detail::mapped_file>(weights),
                                               weights.string());
     }
-    if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
-    return read_model(bytes, "standard input", base_dir, data.mapped());
+    if (!bin.empty()) model::detail::refuse_for_format(spelling, model::detail::option::bin, "onnx");
+    return read_model(bytes, "standard input", base_dir, data.mapped(), spelling);
   }
   if (format_of(file) == model::model_format::ir) {
-    return model::read_ir(file, model::weights_of(file, bin));
+    return model::read_ir(file, model::weights_of(file, bin, spelling));
   }
-  if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
-  return read(file);
+  if (!bin.empty()) model::detail::refuse_for_format(spelling, model::detail::option::bin, "onnx");
+  return read(file, spelling);
 }
 
 bool looks_like_onnx(std::span<const std::byte> head) noexcept {

@@ -396,8 +396,8 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
                       file, m);
   std::unordered_map<std::string, source> names;
   const auto left_out = detail::left_out_of(m, skimmed);
-  const auto g = detail::lower(m, file, directory, &names, nullptr, &left_out);
-  const auto inputs = model::detail::requested_shapes(g, options.shapes);
+  const auto g = detail::lower(m, file, directory, options.spelling, &names, nullptr, &left_out);
+  const auto inputs = model::detail::requested_shapes(g, options.shapes, options.spelling);
   const auto p = model::detail::propagate_naming(g, inputs, unnamed);
 
   std::set<std::string> taken;
@@ -424,9 +424,9 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
 }
 
 model::shapes_report shapes_ir(const fs::path& file, const fs::path& bin, const model::shapes_options& options) {
-  const auto weights = model::weights_of(file, bin);
+  const auto weights = model::weights_of(file, bin, options.spelling);
   const auto g = model::read_ir(file, weights);
-  const auto inputs = model::detail::requested_shapes(g, options.shapes);
+  const auto inputs = model::detail::requested_shapes(g, options.shapes, options.spelling);
   const auto p = model::detail::propagate_naming(g, inputs, unnamed);
   std::set<std::string> names;  // an IR names no dimension: only the caller's are kept
   asked_names(options, names);
@@ -441,29 +441,29 @@ model::shapes_report shapes_ir(const fs::path& file, const fs::path& bin, const 
 }  // namespace
 
 model::shapes_report shapes(const fs::path& file, const model::shapes_options& options) {
-  if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file();
+  if (!options.base_dir.empty()) model::detail::refuse_base_dir_for_file(options.spelling);
   if (file == "-")
     fail(errc::invalid_argument, {}, "shapes reads the model from its file, not from standard input",
          "save the model and give its path");
   if (format_of(file) == model::model_format::ir) return shapes_ir(file, options.bin, options);
-  if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  if (!options.bin.empty()) model::detail::refuse_for_format(options.spelling, model::detail::option::bin, "onnx");
   const io::detail::mapped_file data(file);
   return shapes_onnx(data.bytes(), file.string(), detail::directory_of(file), options);
 }
 
 model::shapes_report shapes(std::span<const std::byte> bytes, const std::string& name,
                             const model::shapes_options& options) {
-  if (!options.bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+  if (!options.bin.empty()) model::detail::refuse_for_format(options.spelling, model::detail::option::bin, "onnx");
   return shapes_onnx(bytes, name, options.base_dir.empty() ? fs::path(name).parent_path() : options.base_dir, options);
 }
 
-void check_shapes_output(const fs::path& in, const fs::path& bin, const fs::path& out) {
+void check_shapes_output(const fs::path& in, const fs::path& bin, const fs::path& out, model::option_spelling spelling) {
   if (format_of(in) == model::model_format::onnx) {
-    if (!bin.empty()) model::detail::refuse_for_format(model::detail::option::bin, "onnx");
+    if (!bin.empty()) model::detail::refuse_for_format(spelling, model::detail::option::bin, "onnx");
     detail::check_onnx_output(in, out, detail::shapes_words);
     return;
   }
-  model::detail::check_ir_outputs(in, model::weights_of(in, bin), out, fs::path(out).replace_extension(".bin"),
+  model::detail::check_ir_outputs(in, model::weights_of(in, bin, spelling), out, fs::path(out).replace_extension(".bin"),
                                   detail::shapes_words.model, detail::shapes_words.command);
 }
 

@@ -8,20 +8,26 @@
 #include "model/options.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
+#include "reshape1/model/fix.hpp"
+#include "reshape1/model/graph.hpp"
 
 namespace reshape1 {
 namespace {
 
-using model::detail::front_end;
 using model::detail::option;
+constexpr auto api = model::option_spelling::api;
+constexpr auto cli = model::option_spelling::command_line;
 
-/// Sets the front end for one test and puts the default (the API's spelling) back.
-struct spelled_for {
-  explicit spelled_for(front_end f) { model::detail::set_front_end(f); }
-  ~spelled_for() { model::detail::set_front_end(front_end::api); }
-  spelled_for(const spelled_for&) = delete;
-  spelled_for& operator=(const spelled_for&) = delete;
-};
+/// What a call throws, as its message ("accepted" when it throws nothing).
+template <class F>
+std::string message_of(F&& call) {
+  try {
+    call();
+  } catch (const error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
 
 TEST(options, every_option_has_a_row_and_each_command_names_an_option_once) {
   std::set<option> seen;
@@ -36,43 +42,62 @@ TEST(options, every_option_has_a_row_and_each_command_names_an_option_once) {
 }
 
 TEST(options, the_api_spells_options_as_its_fields_and_the_command_line_as_its_flags) {
-  EXPECT_EQ(model::detail::spell(option::shape, "x", "[2,3]"), "shapes['x']=[2,3]");
-  EXPECT_EQ(model::detail::spell(option::batch, {}, "8"), "batch=8");
-  EXPECT_EQ(model::detail::spell(option::check_batch, {}, "1,0"), "check_batches=[1,0]");
-  EXPECT_EQ(model::detail::usage_of(option::layout), "layouts={NAME: LAYOUT}");
-  spelled_for cli(front_end::cli);
-  EXPECT_EQ(model::detail::spell(option::shape, "x", "[2,3]"), "--shape x=[2,3]");
-  EXPECT_EQ(model::detail::spell(option::shape, {}, "[2,3]"), "--shape [2,3]");
-  EXPECT_EQ(model::detail::spell(option::shape, "x"), "--shape x");
-  EXPECT_EQ(model::detail::spell(option::batch, {}, "8"), "--batch 8");
-  EXPECT_EQ(model::detail::spell(option::output), "--output");
-  EXPECT_EQ(model::detail::usage_of(option::layout), "--layout NAME=LAYOUT");
+  EXPECT_EQ(model::detail::spell(api, option::shape, "x", "[2,3]"), "shapes['x']=[2,3]");
+  EXPECT_EQ(model::detail::spell(api, option::batch, {}, "8"), "batch=8");
+  EXPECT_EQ(model::detail::spell(api, option::check_batch, {}, "1,0"), "check_batches=[1,0]");
+  EXPECT_EQ(model::detail::usage_of(api, option::layout), "layouts={NAME: LAYOUT}");
+  EXPECT_EQ(model::detail::spell(cli, option::shape, "x", "[2,3]"), "--shape x=[2,3]");
+  EXPECT_EQ(model::detail::spell(cli, option::shape, {}, "[2,3]"), "--shape [2,3]");
+  EXPECT_EQ(model::detail::spell(cli, option::shape, "x"), "--shape x");
+  EXPECT_EQ(model::detail::spell(cli, option::batch, {}, "8"), "--batch 8");
+  EXPECT_EQ(model::detail::spell(cli, option::output), "--output");
+  EXPECT_EQ(model::detail::usage_of(cli, option::layout), "--layout NAME=LAYOUT");
+  // An option only the command line has keeps its flag in the API's spelling.
+  EXPECT_EQ(model::detail::spell(api, option::dot), "--dot");
 }
 
 TEST(options, a_request_error_names_the_option_in_the_callers_spelling) {
-  const auto message = [] {
-    try {
-      model::detail::check_request({.batch = dimension(2), .assume_kept = {""}});
-    } catch (const error& e) {
-      EXPECT_EQ(e.code(), errc::syntax);
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+  const auto message = [](model::option_spelling s) {
+    return message_of([&] { model::detail::check_request({.batch = dimension(2), .assume_kept = {""}, .spelling = s}); });
   };
-  EXPECT_EQ(message(), "assume_kept: an empty op type; write assume_kept=[TYPE], e.g. MyOp");
-  spelled_for cli(front_end::cli);
-  EXPECT_EQ(message(), "--assume-kept: an empty op type; write --assume-kept TYPE, e.g. MyOp");
+  // Each request says how it is spelled: one after the other in a process, each gets its own words.
+  EXPECT_EQ(message(api), "assume_kept: an empty op type; write assume_kept=[TYPE], e.g. MyOp");
+  EXPECT_EQ(message(cli), "--assume-kept: an empty op type; write --assume-kept TYPE, e.g. MyOp");
+  EXPECT_EQ(message(api), "assume_kept: an empty op type; write assume_kept=[TYPE], e.g. MyOp");
+}
+
+TEST(options, reads_and_fix_options_name_options_as_their_caller_asks) {
+  // Where an IR's weights are looked for: standard input has nothing beside it.
+  EXPECT_EQ(message_of([] { (void)model::weights_of("-", {}, cli); }),
+            "-: an IR read from standard input has no file beside it to take its weights from; give the weights' "
+            "file with --bin FILE");
+  EXPECT_EQ(message_of([] { (void)model::weights_of("-", {}); }),
+            "-: an IR read from standard input has no file beside it to take its weights from; give the weights' "
+            "file with model_bin=FILE");
+  model::fix_options o;
+  o.check_shapes.push_back({{"x", partial_shape{2}}});
+  EXPECT_EQ(message_of([&] { model::detail::check_fix_options(o); }),
+            "check_shapes: there are no new sizes to check; give them with shapes={NAME: SHAPE}, or leave check_shapes "
+            "out to fix for the batch");
+  o.spelling = cli;
+  EXPECT_EQ(message_of([&] { model::detail::check_fix_options(o); }),
+            "--check-shape: there are no new sizes to check; give them with --shape NAME=SHAPE, or leave --check-shape "
+            "out to fix for the batch");
+  EXPECT_EQ(model::detail::plain_check(cli), "see reshape1 check without --batch");
+  EXPECT_EQ(model::detail::plain_check(api), "see check()");
 }
 
 TEST(options, check_batches_are_read_one_by_one) {
   const std::vector<std::string> items{"1", "?", "2..4", "-1"};
-  const auto b = model::detail::parse_check_batches(items, "1,?,2..4,-1");
+  const auto b = model::detail::parse_check_batches(items, "1,?,2..4,-1", api);
   ASSERT_EQ(b.size(), 4u);
   EXPECT_EQ(to_string(b[0]), "1");
   EXPECT_FALSE(b[1].is_static());
   EXPECT_EQ(to_string(b[2]), "2..4");
   EXPECT_FALSE(b[3].is_static());
-  EXPECT_THROW((void)model::detail::parse_check_batches({}, ""), error);
+  EXPECT_THROW((void)model::detail::parse_check_batches({}, "", api), error);
+  EXPECT_EQ(message_of([] { (void)model::detail::parse_check_batches({}, "", cli); }),
+            "--check-batch: no batch given; give numbers from 1, or ?, e.g. 1,2,8,?");
 }
 
 }  // namespace

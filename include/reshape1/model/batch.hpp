@@ -35,6 +35,9 @@ struct reshape_request {
   /// by name (an ONNX initializer's or Constant's output, an IR Const's) or `#ID`. At new sizes, a constant
   /// that equals a size that changes is a finding unless vouched for (see check_batch).
   std::vector<std::string> assume_constant{};
+  /// How the report's hints and the errors name these fields: as the API's (`layouts['x']=NCHW`) or as the
+  /// command line's flags (`--layout x=NCHW`).
+  option_spelling spelling = option_spelling::api;
 };
 
 /// Where an input's batch index comes from.

@@ -70,6 +70,9 @@ struct fix_options {
   /// For an ONNX model in memory: the directory its external data is looked for in (as onnx::read's
   /// base_dir). error(invalid_argument) for a model read from a file, whose data lies beside it.
   std::filesystem::path base_dir{};
+  /// How the report's hints and the errors name these fields: as the API's (`check_batches=[...]`) or as the
+  /// command line's flags (`--check-batch ...`).
+  option_spelling spelling = option_spelling::api;
 };
 
 /// Where an IR's rewrite wrote its value: the Const `const_id` (a clone of `cloned_from` when that one fed

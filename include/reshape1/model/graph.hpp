@@ -162,10 +162,16 @@ struct subgraph {
   std::vector<back_edge> back_edges;
 };
 
+/// How messages name the options a caller gave: as the API's fields, which are Python's keyword arguments
+/// (`batch=8`, `shapes['x']=[2,3]`), or as the command line's flags (`--batch 8`, `--shape x=[2,3]`). Every
+/// request and read says which (the API's by default); nothing process-wide decides it.
+enum class option_spelling { api, command_line };
+
 /// The weights file of the IR `xml`: `bin` when given, else the .xml's path with the extension .bin.
 /// error(invalid_argument) for an `xml` of "-" (standard input) without `bin`, and error(io) when the file
 /// beside the .xml is not there; both say how to give the weights.
-[[nodiscard]] std::filesystem::path weights_of(const std::filesystem::path& xml, const std::filesystem::path& bin);
+[[nodiscard]] std::filesystem::path weights_of(const std::filesystem::path& xml, const std::filesystem::path& bin,
+                                               option_spelling spelling = option_spelling::api);
 
 /// Reads model.xml and its weights. Errors: error(io) for unreadable files; error(bad_file) naming the
 /// layer, the attribute or the byte offset (also for a cycle, an input fed twice, and a .bin that is a

@@ -32,6 +32,8 @@ struct shapes_options {
   /// Also make the copy of the model that declares every tensor's shape (shapes_report::output), for
   /// write_shapes or the caller.
   bool copy = false;
+  /// How errors name these fields: as the API's (`model_bin=FILE`) or as the command line's (`--bin FILE`).
+  option_spelling spelling = option_spelling::api;
 };
 
 /// One tensor: an input of the model, or an output of a layer (an ONNX node's output; an IR layer's port).

@@ -92,12 +92,12 @@ std::vector<input_report> model_inputs(const graph& g, std::span<const input_sha
 
 /// The input an option names: by name, by id (`#12`), or the only one when the name is empty.
 input_report& named_input(const graph& g, std::vector<input_report>& inputs, const std::string& name,
-                          detail::option option) {
+                          detail::option option, option_spelling s) {
   if (name.empty()) {
     if (inputs.size() != 1)
-      bad_request(fmt::format("{} without a name: the model has {} inputs ({})", detail::spell(option), inputs.size(),
+      bad_request(fmt::format("{} without a name: the model has {} inputs ({})", detail::spell(s, option), inputs.size(),
                               input_names(g)),
-                  fmt::format("write {}", detail::usage_of(option)));
+                  fmt::format("write {}", detail::usage_of(s, option)));
     return inputs[0];
   }
   if (name.size() > 1 && name[0] == '#') {  // by id: #12
@@ -106,7 +106,7 @@ input_report& named_input(const graph& g, std::vector<input_report>& inputs, con
     if (ec == std::errc() && end == name.data() + name.size()) {
       for (auto& in : inputs)
         if (in.id == id) return in;
-      bad_request(fmt::format("{}: no input has the id {}; its inputs are {}", detail::spell(option, name), id,
+      bad_request(fmt::format("{}: no input has the id {}; its inputs are {}", detail::spell(s, option, name), id,
                               input_names(g)),
                   "use one of those names, or #ID for an input's id");
     }
@@ -115,13 +115,13 @@ input_report& named_input(const graph& g, std::vector<input_report>& inputs, con
   for (auto& in : inputs) {
     if (in.name != name) continue;
     if (match != nullptr)
-      bad_request(fmt::format("{}: two inputs are named '{}' (ids {} and {})", detail::spell(option, name),
+      bad_request(fmt::format("{}: two inputs are named '{}' (ids {} and {})", detail::spell(s, option, name),
                               io::detail::escaped(name), match->id, in.id),
-                  fmt::format("address one by its id: {}", detail::spell(option, fmt::format("#{}", match->id), "...")));
+                  fmt::format("address one by its id: {}", detail::spell(s, option, fmt::format("#{}", match->id), "...")));
     match = &in;
   }
   if (match != nullptr) return *match;
-  bad_request(fmt::format("{}: the model has no input named '{}'; its inputs are {}", detail::spell(option, name),
+  bad_request(fmt::format("{}: the model has no input named '{}'; its inputs are {}", detail::spell(s, option, name),
                           io::detail::escaped(name), input_names(g)),
               "use one of those names, or #ID for an input's id");
 }
@@ -131,14 +131,14 @@ input_report& named_input(const graph& g, std::vector<input_report>& inputs, con
 void choose_batch_axes(const graph& g, std::vector<input_report>& inputs, const reshape_request& request) {
   std::set<std::int64_t> seen;  // by id: two inputs may share a name
   for (const auto& [name, layout] : request.layouts) {
-    auto& in = named_input(g, inputs, name, detail::option::layout);
+    auto& in = named_input(g, inputs, name, detail::option::layout, request.spelling);
     if (!seen.insert(in.id).second)
-      bad_request(fmt::format("{}: given twice", detail::spell(detail::option::layout, in.name)),
+      bad_request(fmt::format("{}: given twice", detail::spell(request.spelling, detail::option::layout, in.name)),
                   "give each input's layout once");
     try {
       in.batch_index = batch_index_of(layout, in.declared.rank_known() ? std::optional(in.declared.size()) : std::nullopt);
     } catch (const error& e) {
-      bad_request(fmt::format("{}: {}", detail::spell(detail::option::layout, in.name, layout), e.what()), "");
+      bad_request(fmt::format("{}: {}", detail::spell(request.spelling, detail::option::layout, in.name, layout), e.what()), "");
     }
     in.layout = layout;
     in.source = in.batch_index ? batch_source::layout_option : batch_source::none;
@@ -168,17 +168,17 @@ void choose_batch_axes(const graph& g, std::vector<input_report>& inputs, const 
 std::set<std::int64_t> apply_shapes(const graph& g, std::vector<input_report>& inputs, const reshape_request& request) {
   std::set<std::int64_t> seen;
   for (const auto& [name, shape] : request.shapes) {
-    auto& in = named_input(g, inputs, name, detail::option::shape);
+    auto& in = named_input(g, inputs, name, detail::option::shape, request.spelling);
     if (!seen.insert(in.id).second)
-      bad_request(fmt::format("{}: given twice", detail::spell(detail::option::shape, in.name)),
+      bad_request(fmt::format("{}: given twice", detail::spell(request.spelling, detail::option::shape, in.name)),
                   "give each input's shape once");
     in.requested = shape;
     if (in.batch_index && (!shape.rank_known() || *in.batch_index >= shape.size())) {
       if (in.source == batch_source::layout_option || request.batch)
         bad_request(fmt::format("{}: the input's batch index is {}, which the new shape does not have",
-                                detail::spell(detail::option::shape, in.name, to_string(shape)), *in.batch_index),
+                                detail::spell(request.spelling, detail::option::shape, in.name, to_string(shape)), *in.batch_index),
                     fmt::format("give a shape of the input's rank, or its layout with {}",
-                                detail::spell(detail::option::layout)));
+                                detail::spell(request.spelling, detail::option::layout)));
       in.batch_index.reset();
       in.source = batch_source::none;
     }
@@ -207,9 +207,9 @@ std::set<std::int64_t> apply_shapes(const graph& g, std::vector<input_report>& i
     if (!in.batch_index || (in.requested.rank_known() && *in.batch_index < in.requested.size())) continue;
     if (in.source == batch_source::layout_option)
       bad_request(fmt::format("{}: the input's shape {} has no dimension {}",
-                              detail::spell(detail::option::layout, in.name, in.layout), to_string(in.requested),
+                              detail::spell(request.spelling, detail::option::layout, in.name, in.layout), to_string(in.requested),
                               *in.batch_index),
-                  fmt::format("give its shape with {}", detail::usage_of(detail::option::shape)));
+                  fmt::format("give its shape with {}", detail::usage_of(request.spelling, detail::option::shape)));
     in.batch_index.reset();
     in.source = batch_source::none;
   }
@@ -242,13 +242,13 @@ std::vector<bool> batch_positions(const input_report& in, const std::unordered_s
 void apply_batch(std::vector<input_report>& inputs, const reshape_request& request, const std::set<std::int64_t>& shaped) {
   if (!request.batch) return;
   if (request.batch->range().hi() == 0 && request.batch->range().lo() == 0)
-    bad_request(fmt::format("{}: a batch of 0 samples", detail::spell(detail::option::batch, {}, "0")),
+    bad_request(fmt::format("{}: a batch of 0 samples", detail::spell(request.spelling, detail::option::batch, {}, "0")),
                 "give a batch of at least 1, or ?");
   // An interval written from 0 (`0..8`) asks for a batch of 0 among the others; `?` is every batch.
   if (request.batch->range().lo() == 0 && request.batch->range().is_bounded()) {
     const auto hi = request.batch->range().hi();
     bad_request(fmt::format("{}: a batch interval from 0 samples",
-                            detail::spell(detail::option::batch, {}, fmt::format("0..{}", hi))),
+                            detail::spell(request.spelling, detail::option::batch, {}, fmt::format("0..{}", hi))),
                 fmt::format("give one from 1 (1..{}), or ?", hi));
   }
   // A batch asked of a model none of whose inputs holds one (every layout without N, inputs of rank 0)
@@ -258,9 +258,9 @@ void apply_batch(std::vector<input_report>& inputs, const reshape_request& reque
     for (const auto& in : inputs)
       why += fmt::format("{}'{}' {}", why.empty() ? "" : ", ", io::detail::escaped(in.name),
                          in.layout.empty() ? std::string("has no batch dimension") : fmt::format("has layout {}, without N", in.layout));
-    bad_request(fmt::format("{}: no input holds a batch ({})", detail::spell(detail::option::batch, {}, to_string(*request.batch)), why),
+    bad_request(fmt::format("{}: no input holds a batch ({})", detail::spell(request.spelling, detail::option::batch, {}, to_string(*request.batch)), why),
                 fmt::format("give each batched input a layout with N ({}), or change its shape with {}",
-                            detail::spell(detail::option::layout, "NAME", "NCHW"), detail::spell(detail::option::shape)));
+                            detail::spell(request.spelling, detail::option::layout, "NAME", "NCHW"), detail::spell(request.spelling, detail::option::shape)));
   }
   // A model that names its batch (an ONNX dim_param) may name it elsewhere too: a dimension with that name
   // is the batch as well, and gets the batch asked (else it would be taken for a size apart from it).
@@ -282,8 +282,8 @@ void apply_batch(std::vector<input_report>& inputs, const reshape_request& reque
     auto& d = dims[*in.batch_index];
     if (shaped.contains(in.id) && d.range() != request.batch->range())
       bad_request(fmt::format("input '{}': {} gives {} at the batch index {}, {} gives {}", in.name,
-                              detail::spell(detail::option::shape), to_string(dimension(d.range())), *in.batch_index,
-                              detail::spell(detail::option::batch), to_string(*request.batch)),
+                              detail::spell(request.spelling, detail::option::shape), to_string(dimension(d.range())), *in.batch_index,
+                              detail::spell(request.spelling, detail::option::batch), to_string(*request.batch)),
                   "drop one of them, or make them agree");
     d = batch;
     in.requested = partial_shape(std::move(dims));
@@ -455,7 +455,7 @@ std::vector<batch_finding> scope::run(const std::string& target_at, std::optiona
     auto f = finding(batch_issue::fails_at_declared, layers_[x.layer]);
     f.code = name(x.code);
     set_message(f, x);
-    if (f.hint.empty()) f.hint = detail::plain_check();
+    if (f.hint.empty()) f.hint = detail::plain_check(spelling());
     found_.push_back(std::move(f));
   }
   find_replaced();
@@ -492,7 +492,7 @@ namespace {
 /// A batch index taken as dimension 0 for want of a layout is likely wrong when that dimension holds
 /// another size than the other inputs' batches (license-plate-recognition-barrier-0001's `seq_ind [88,1]`
 /// beside `data [1,3,24,94]`): every finding such an input reaches says so, and how to set it.
-void hint_guessed_batches(const graph& g, batch_report& report) {
+void hint_guessed_batches(const graph& g, batch_report& report, option_spelling spelling) {
   std::map<std::int64_t, std::size_t> sizes;  // the inputs' declared batch sizes, and how many have each
   for (const auto& in : report.inputs)
     if (in.batch_index && in.declared.rank_known() && in.declared[*in.batch_index].is_static())
@@ -510,7 +510,7 @@ void hint_guessed_batches(const graph& g, batch_report& report) {
     std::optional<std::size_t> elsewhere;
     for (std::size_t k = 0; k < in.declared.size(); ++k)
       if (in.declared[k].is_static() && in.declared[k].lo() == common) elsewhere = elsewhere ? std::nullopt : std::optional(k);
-    const auto hint = text::guessed_batch_hint(in, common, elsewhere);
+    const auto hint = text::guessed_batch_hint(spelling, in, common, elsewhere);
     std::vector<char> reached(layers.size(), 0);
     reached[in.layer] = 1;
     for (const auto i : g.order())
@@ -546,10 +546,10 @@ std::optional<std::int64_t> example_batch(const std::vector<input_report>& input
 /// The notes about the inputs: a shape of another rank (allowed, as OpenVINO takes it, but rarely meant:
 /// the layers after the input were built for its rank), and an ONNX input whose static batch ONNX
 /// Runtime will not let change.
-void input_notes(const graph& g, batch_report& report) {
+void input_notes(const graph& g, batch_report& report, option_spelling spelling) {
   for (const auto& in : report.inputs)
     if (in.requested.rank_known() && in.declared.rank_known() && in.requested.size() != in.declared.size())
-      report.notes.push_back(text::other_rank_note(in));
+      report.notes.push_back(text::other_rank_note(spelling, in));
   if (g.format() != model_format::onnx) return;
   for (const auto& in : report.inputs) {
     if (!in.batch_index || !in.declared.rank_known() || *in.batch_index >= in.declared.size()) continue;
@@ -697,7 +697,7 @@ void check_assumed_constants(const graph& g, const reshape_request& request) {
       return part_of(l.type) == op_part::constant && (l.name == name || fmt::format("#{}", l.id) == name);
     });
     if (!found)
-      bad_request(fmt::format("{}: the model has no constant named '{}'", detail::spell(detail::option::assume_constant, {}, name),
+      bad_request(fmt::format("{}: the model has no constant named '{}'", detail::spell(request.spelling, detail::option::assume_constant, {}, name),
                               io::detail::escaped(name)),
                   "give an ONNX initializer's or Constant node's output name, an IR Const's name, or #ID");
   }
@@ -719,7 +719,7 @@ void add_size_findings(const graph& g, const propagation& declared, const propag
   std::unordered_set<std::size_t> decided;
   for (const auto& f : report.findings)
     if (f.within.empty() && f.issue != batch_issue::scales_with_batch) decided.insert(f.layer);
-  for (auto& f : detail::baked_sizes(g, declared, target, report.carriers, request.assume_constant))
+  for (auto& f : detail::baked_sizes(g, declared, target, report.carriers, request.assume_constant, request.spelling))
     if (!decided.contains(f.layer)) report.findings.push_back(std::move(f));
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [&](const batch_finding& a, const batch_finding& b) { return key(a) < key(b); });
@@ -749,7 +749,8 @@ void try_sizes_asked(const graph& g, const propagation& declared, const reshape_
       any = any || r[d];
     }
   }
-  if (any) detail::try_members(g, declared, report.inputs, ranged, request.assume_constant, report.findings);
+  if (any) detail::try_members(g, declared, report.inputs, ranged, request.assume_constant, request.spelling,
+                               report.findings);
 }
 
 /// The model: its inputs, the propagations at the declared shapes, the new ones, an example batch (for a
@@ -819,9 +820,9 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
   report.carriers = std::move(*top).carriers();
   if (sizes_change(inputs)) add_size_findings(g, declared, target, request, report);
   try_sizes_asked(g, declared, request, report);
-  hint_guessed_batches(g, report);
+  hint_guessed_batches(g, report, request.spelling);
   output_reports(g, declared, target, report);
-  input_notes(g, report);
+  input_notes(g, report, request.spelling);
   count_findings(report);
   return report;
 }
@@ -1007,9 +1008,11 @@ std::optional<std::size_t> batch_index_of(std::string_view layout, std::optional
 }
 
 std::vector<input_shape> detail::requested_shapes(const graph& g,
-                                                  std::span<const std::pair<std::string, partial_shape>> shapes) {
+                                                  std::span<const std::pair<std::string, partial_shape>> shapes,
+                                                  option_spelling spelling) {
   reshape_request request;
   request.shapes.assign(shapes.begin(), shapes.end());
+  request.spelling = spelling;
   return shapes_at(choose_inputs(g, request), std::nullopt);
 }
 

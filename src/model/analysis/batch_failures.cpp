@@ -83,7 +83,7 @@ void scope::find_failures(const propagation& p, const std::string& at) {
       }
     }
     if (l.body) explain_body_failure(f, l, x.layer, p);
-    if (f.hint.empty()) f.hint = text::follow_back_hint();
+    if (f.hint.empty()) f.hint = text::follow_back_hint(spelling());
     found_.push_back(std::move(f));
   }
 }

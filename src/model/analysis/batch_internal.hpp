@@ -36,9 +36,10 @@ element_origin origin_of_element(const graph& g, const propagation& p, const lay
 /// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
 /// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis
 /// `carriers` show in a tensor (check_batch's, empty when the batch does not change) is not such a size.
+/// Hints name the option that vouches as `spelling` writes it.
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
-                                       std::span<const std::string> assumed);
+                                       std::span<const std::string> assumed, option_spelling spelling);
 
 /// At new sizes asked as intervals or symbols (`ranged[i][d]`: dimension d of input i is one, a size that
 /// changes): propagation over them shows only that some of their values fit, so the model is also run at a
@@ -48,12 +49,13 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
 /// a member than at the declared shapes, unless `assumed` vouches for its pattern.
 void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
                  const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
-                 std::vector<batch_finding>& findings);
+                 option_spelling spelling, std::vector<batch_finding>& findings);
 
 /// Every input's shape as check_batch reads `shapes` (`--shape NAME=SHAPE`: by name, `#ID`, or no name for
 /// the only input; a named size follows into the inputs that declare it), without a batch: what `shapes`
 /// propagates from. error(invalid_argument) as check_batch refuses the same shapes.
-std::vector<input_shape> requested_shapes(const graph& g, std::span<const std::pair<std::string, partial_shape>> shapes);
+std::vector<input_shape> requested_shapes(const graph& g, std::span<const std::pair<std::string, partial_shape>> shapes,
+                                          option_spelling spelling);
 
 /// The propagations one check_batch runs, kept so that the next one, on an edit of the same graph, runs
 /// only the rules of the layers the edit reaches, in place (fix judges its rewrites this way).

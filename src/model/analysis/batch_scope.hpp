@@ -98,6 +98,11 @@ class scope {
     if (r.analysed()) compute_carriers();
   }
 
+  /// How hints name the options: as the request asks (the API's without one).
+  [[nodiscard]] option_spelling spelling() const noexcept {
+    return request_ != nullptr ? request_->spelling : option_spelling::api;
+  }
+
   /// The model's findings, in the order of the layers, each body's right after its TensorIterator or Loop.
   std::vector<batch_finding> run(const std::string& target_at, std::optional<std::int64_t> example_at,
                                  std::size_t& failing_at_declared);
@@ -224,7 +229,7 @@ class scope {
   bool vouched_for(const layer& l) const;
 
   /// --assume-kept: the caller vouches that the op keeps each sample apart, as an elementwise op does.
-  static void assumed(detail::batch_op& o);
+  void assumed(detail::batch_op& o) const;
 
   /// How every tensor holds the batch, layer by layer, from the inputs' batch axes (`given`: the states of
   /// a body's Parameters, by layer index).

@@ -425,20 +425,23 @@ batch_finding size_finding(const layer& l, std::size_t index) {
   return f;
 }
 
-constexpr std::string_view regroup_hint =
-    "write the pattern with 0 and -1, or compute it from the input's shape, so that each output dimension "
-    "follows the sizes it is made of; a pattern meant to stay as it is can be vouched for with --assume-constant";
+std::string regroup_hint(option_spelling s) {
+  return fmt::format("write the pattern with 0 and -1, or compute it from the input's shape, so that each output "
+                     "dimension follows the sizes it is made of; a pattern meant to stay as it is can be vouched for "
+                     "with {}",
+                     spell(s, option::assume_constant));
+}
 
 std::string asked_text(const size_source& s) { return s.asked ? fmt::format("{}", *s.asked) : std::string("unknown"); }
 
 /// Vouching names a Const (`holder`, or `#id`); a value computed from constants by other layers has none to
 /// name, and only the export can change it.
-std::string vouch_hint(const std::string& holder, std::optional<std::int64_t> id) {
+std::string vouch_hint(option_spelling s, const std::string& holder, std::optional<std::int64_t> id) {
   constexpr std::string_view export_it = "export the model with this value computed from the input's shape";
   if (!id) return fmt::format("{}, or vouch for the constants it is computed from", export_it);
   const auto name = holder.empty() ? fmt::format("#{}", *id) : holder;
   return fmt::format("if it is meant to stay as it is at every size, vouch for it with {}; otherwise {}",
-                     spell(option::assume_constant, {}, name), export_it);
+                     spell(s, option::assume_constant, {}, name), export_it);
 }
 
 /// A pooling window or a convolution kernel as large as its input at the declared shapes, along an axis
@@ -614,7 +617,7 @@ std::optional<because> regrouped(const graph& g, const propagation& declared, co
 
 void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
                  const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
-                 std::vector<batch_finding>& findings) {
+                 option_spelling spelling, std::vector<batch_finding>& findings) {
   // A symbol is one size wherever it is asked (`a=[1,?@S]`, `b=[1,?@S]`): its members are its first
   // dimension's.
   std::unordered_map<symbol, std::array<std::int64_t, 3>> by_symbol;
@@ -664,7 +667,7 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
           auto f = size_finding(g.layers()[index], index);
           f.at = shapes;
           set_reason(f, *reason);
-          f.hint = regroup_hint;
+          f.hint = regroup_hint(spelling);
           findings.push_back(std::move(f));
         }
       }
@@ -701,7 +704,7 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
 
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
-                                       std::span<const std::string> assumed) {
+                                       std::span<const std::string> assumed, option_spelling spelling) {
   std::vector<batch_finding> out;
   const auto sizes = changing_sizes(g, declared, asked, carriers);
   for (const auto index : g.order()) {
@@ -737,7 +740,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
         f.source_id = p->holder_id;
         f.source = p->holder;
       }
-      f.hint = vouch_hint(p->holder, p->holder_id);
+      f.hint = vouch_hint(spelling, p->holder, p->holder_id);
       out.push_back(std::move(f));
       continue;
     }
@@ -756,7 +759,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       if (auto reason = regrouped(g, declared, asked, index, assumed)) {
         auto f = size_finding(l, index);
         set_reason(f, *reason);
-        f.hint = regroup_hint;
+        f.hint = regroup_hint(spelling);
         out.push_back(std::move(f));
         continue;
       }
@@ -775,7 +778,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       f.source_id = b.holder_id;
       f.source = b.holder;
     }
-    f.hint = vouch_hint(b.holder, b.holder_id);
+    f.hint = vouch_hint(spelling, b.holder, b.holder_id);
     out.push_back(std::move(f));
   }
   return out;

@@ -233,7 +233,7 @@ void scope::report_faults(std::size_t index, const detail::batch_op& op) {
     auto f = finding(x.issue, l);
     set_message(f, x.reason);
     const bool from_size = from_batch_size(x.reason.code);
-    f.hint = from_size ? text::size_value_hint() : text::rule_hint(x.issue, l);
+    f.hint = from_size ? text::size_value_hint() : text::rule_hint(spelling(), x.issue, l);
     f.port = x.port;
     if (s.is(kind::batched)) f.axis = s.axis;
     found_.push_back(std::move(f));
@@ -272,12 +272,12 @@ bool scope::vouched_for(const layer& l) const {
 }
 
 /// --assume-kept: the caller vouches that the op keeps each sample apart, as an elementwise op does.
-void scope::assumed(detail::batch_op& o) {
+void scope::assumed(detail::batch_op& o) const {
   const batch_state* first = nullptr;
   for (const auto& s : o.in)
     if (s.is(kind::batched)) {
       if (first != nullptr && (s.axis != first->axis || s.factor != first->factor))
-        return o.cannot_tell(because(why::assumed_axes_differ).quoting(detail::spell(detail::option::assume_kept)));
+        return o.cannot_tell(because(why::assumed_axes_differ).quoting(detail::spell(spelling(), detail::option::assume_kept)));
       first = &s;
     }
   if (first == nullptr) return o.cannot_tell(why::assumed_without_batch);
@@ -523,7 +523,7 @@ std::string scope::undecided_hint(const layer& l, const because& reason) const {
     case why::ranks_unknown:
     case why::not_propagated_at_samples:
       if (inputs_ != nullptr) {
-        if (auto hint = text::dynamic_dims_hint(*inputs_); !hint.empty()) return hint;
+        if (auto hint = text::dynamic_dims_hint(spelling(), *inputs_); !hint.empty()) return hint;
       }
       break;
     case why::assumed_axes_differ:
@@ -533,8 +533,8 @@ std::string scope::undecided_hint(const layer& l, const because& reason) const {
     default: break;
   }
   // An ONNX node reshape1 does not translate has no output shapes: vouching for it would not give them.
-  if (g_.format() == model_format::onnx && l.find("not_covered") != nullptr) return text::not_covered_hint(l);
-  return text::rule_hint(batch_issue::cannot_tell, l);
+  if (g_.format() == model_format::onnx && l.find("not_covered") != nullptr) return text::not_covered_hint(spelling(), l);
+  return text::rule_hint(spelling(), batch_issue::cannot_tell, l);
 }
 
 /// The run at batch 1, each sample alone; null when it has not been made yet, and then the scope is

@@ -145,8 +145,11 @@ void fix_planner::report(std::string_view stage, const proof_point* point) const
 }
 
 reshape_request fix_planner::request(const dimension& b) const {
-  if (sizes()) return {.shapes = options_.shapes, .layouts = options_.layouts, .assume_constant = options_.assume_constant};
-  return {.batch = b, .layouts = options_.layouts, .assume_constant = options_.assume_constant};
+  if (sizes())
+    return {.shapes = options_.shapes, .layouts = options_.layouts, .assume_constant = options_.assume_constant,
+            .spelling = options_.spelling};
+  return {.batch = b, .layouts = options_.layouts, .assume_constant = options_.assume_constant,
+          .spelling = options_.spelling};
 }
 
 bool fix_planner::passes(const batch_report& r) const {
@@ -165,8 +168,8 @@ void fix_planner::make_proofs() {
   // Every shape by its input's name (a shape given without one is the only input's, `#ID` the input's
   // with that id), so that a sample can take the place of the shape asked.
   // (A sample's option is not keyed by name in Python, where it is a list: its name and shape follow it.)
-  const auto named_as = [](option key, const std::string& name, const std::string& text) {
-    return key == option::shape ? spell(key, name, text) : fmt::format("{} {}{}{}", spell(key), name, name.empty() ? "" : "=", text);
+  const auto named_as = [&](option key, const std::string& name, const std::string& text) {
+    return key == option::shape ? spell(options_.spelling, key, name, text) : fmt::format("{} {}{}{}", spell(options_.spelling, key), name, name.empty() ? "" : "=", text);
   };
   const auto input_of = [&](const std::string& name, option key, const std::string& text) -> const input_report& {
     const auto it = std::find_if(original_inputs_.begin(), original_inputs_.end(), [&](const input_report& in) {
@@ -178,7 +181,7 @@ void fix_planner::make_proofs() {
            "name the input the shape is for (NAME=SHAPE)");
     if (it == original_inputs_.end())
       fail(errc::invalid_argument, {}, fmt::format("{}: the model has no input named '{}'", named_as(key, name, text), name),
-           fmt::format("name one of the inputs the shapes are asked for with {}", spell(option::shape)));
+           fmt::format("name one of the inputs the shapes are asked for with {}", spell(options_.spelling, option::shape)));
     return *it;
   };
   for (auto& [name, shape] : options_.shapes) {
@@ -186,7 +189,7 @@ void fix_planner::make_proofs() {
     // Rewriting patterns keeps every tensor's rank: a new rank is no new size.
     if (shape.rank_known() && in.declared.rank_known() && shape.size() != in.declared.size())
       fail(errc::invalid_argument, {},
-           fmt::format("{}: rank {}, and input '{}' is declared with rank {} ({})", spell(option::shape, name, to_string(shape)),
+           fmt::format("{}: rank {}, and input '{}' is declared with rank {} ({})", spell(options_.spelling, option::shape, name, to_string(shape)),
                        shape.size(), in.name, in.declared.size(), to_string(in.declared)),
            "fix rewrites sizes, not ranks: give a shape of the declared rank");
     name = in.name;
@@ -205,7 +208,7 @@ void fix_planner::make_proofs() {
         fail(errc::invalid_argument, {},
              fmt::format("{}: not one of the shapes asked for input '{}' ({})", named_as(option::check_shape, name, text),
                          in.name, to_string(range)),
-             fmt::format("give a static shape that {} allows", asked != options_.shapes.end() ? spell(option::shape, in.name)
+             fmt::format("give a static shape that {} allows", asked != options_.shapes.end() ? spell(options_.spelling, option::shape, in.name)
                                                                                             : std::string("its declared shape")));
       name = in.name;
     }

@@ -572,19 +572,20 @@ graph graph_reader::read(const std::shared_ptr<xml_in_memory>& in_memory, const 
   return g;
 }
 
-std::filesystem::path weights_of(const std::filesystem::path& xml, const std::filesystem::path& bin) {
+std::filesystem::path weights_of(const std::filesystem::path& xml, const std::filesystem::path& bin,
+                                 option_spelling spelling) {
   if (!bin.empty()) return bin;
   // The weights are looked for beside the .xml: say so, and how to give them, when they are not there.
   if (xml == "-")
     fail(errc::invalid_argument, {}, "-: an IR read from standard input has no file beside it to take its weights from",
-         fmt::format("give the weights' file with {}", detail::usage_of(detail::option::bin)));
+         fmt::format("give the weights' file with {}", detail::usage_of(spelling, detail::option::bin)));
   auto beside = std::filesystem::path(xml).replace_extension(".bin");
   std::error_code ec;
   if (!std::filesystem::exists(beside, ec))
     fail(errc::io, {.file = beside.string()},
          fmt::format("{}: the weights of {} are not there (an IR's weights are looked for beside its .xml)",
                      io::detail::escaped(beside.string()), io::detail::escaped(xml.string())),
-         fmt::format("give the weights' file with {}", detail::usage_of(detail::option::bin)));
+         fmt::format("give the weights' file with {}", detail::usage_of(spelling, detail::option::bin)));
   return beside;
 }
 

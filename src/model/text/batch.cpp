@@ -400,13 +400,14 @@ std::string in_reshape(const layer& reshape, std::string_view hint) {
   return fmt::format("in the Reshape '{}' (id {}), {}", reshape.name, reshape.id, hint);
 }
 
-std::string follow_back_hint() {
+std::string follow_back_hint(option_spelling s) {
+  // Only the command line draws the path (--dot has no keyword).
   return fmt::format("an input of this layer keeps a size the new shapes should change: follow it back{} to the constant "
                      "or Reshape that fixes it",
-                     detail::current_front_end() == detail::front_end::cli ? " (--dot FILE draws the path)" : "");
+                     s == option_spelling::command_line ? " (--dot FILE draws the path)" : "");
 }
 
-std::string dynamic_dims_hint(const std::vector<input_report>& inputs) {
+std::string dynamic_dims_hint(option_spelling s, const std::vector<input_report>& inputs) {
   std::string listed;
   for (const auto& in : inputs) {
     if (!in.requested.rank_known()) {
@@ -420,7 +421,7 @@ std::string dynamic_dims_hint(const std::vector<input_report>& inputs) {
   }
   if (listed.empty()) return {};
   return fmt::format("the shapes here follow the inputs' other dynamic dimensions ({}): give them sizes with {}",
-                     listed, detail::spell(detail::option::shape));
+                     listed, detail::spell(s, detail::option::shape));
 }
 
 std::string size_value_hint() {
@@ -428,7 +429,7 @@ std::string size_value_hint() {
          "compute the value from a dimension that does not hold the batch, or from a constant";
 }
 
-std::string rule_hint(batch_issue issue, const layer& l) {
+std::string rule_hint(option_spelling s, batch_issue issue, const layer& l) {
   switch (issue) {
     case batch_issue::mixes_samples:
       return "make the layer compute within each sample: change its axes, or keep the batch in an axis it treats one "
@@ -438,7 +439,7 @@ std::string rule_hint(batch_issue issue, const layer& l) {
              "batch)";
     case batch_issue::cannot_tell:
       return fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with {}", l.op_type(),
-                         l.op_version(), detail::spell(detail::option::assume_kept, {}, l.op_type()));
+                         l.op_version(), detail::spell(s, detail::option::assume_kept, {}, l.op_type()));
     default: return {};
   }
 }
@@ -448,13 +449,13 @@ std::string slice_whole_at_asked_hint() {
          "every batch, and lets the analysis follow it";
 }
 
-std::string not_covered_hint(const layer& l) {
+std::string not_covered_hint(option_spelling s, const layer& l) {
   const auto* why = l.find("not_covered");
   return fmt::format("{}, so its outputs' shapes are unknown and vouching for it with {} cannot help; 'reshape1 "
                      "check --list-ops --format onnx' lists the ops reshape1 translates",
                      why != nullptr && !why->text.empty() ? why->text
                                                           : fmt::format("reshape1 does not translate {}-{}", l.op_type(), l.op_version()),
-                     detail::spell(detail::option::assume_kept));
+                     detail::spell(s, detail::option::assume_kept));
 }
 
 std::string reads_interleaved(std::size_t port, std::size_t axis) {
@@ -474,7 +475,8 @@ std::string output_batch_elsewhere_hint() {
 
 std::string output_size_value_hint() { return "an output should hold data, one slice per sample"; }
 
-std::string guessed_batch_hint(const input_report& in, std::int64_t common, std::optional<std::size_t> elsewhere) {
+std::string guessed_batch_hint(option_spelling s, const input_report& in, std::int64_t common,
+                               std::optional<std::size_t> elsewhere) {
   std::string advice;
   if (elsewhere) {
     std::string layout;
@@ -482,18 +484,18 @@ std::string guessed_batch_hint(const input_report& in, std::int64_t common, std:
       layout += fmt::format("{}{}", k == 0 ? "[" : ",", k == *elsewhere ? "N" : "?");
     layout += "]";
     advice = fmt::format("if its batch is dimension {}, say so with {}", *elsewhere,
-                         detail::spell(detail::option::layout, in.name, layout));
+                         detail::spell(s, detail::option::layout, in.name, layout));
   } else {
-    advice = fmt::format("say where its batch is with {}", detail::spell(detail::option::layout, in.name, "LAYOUT"));
+    advice = fmt::format("say where its batch is with {}", detail::spell(s, detail::option::layout, in.name, "LAYOUT"));
   }
   return fmt::format("input '{}' (id {}) has {} at dimension 0, taken as its batch for want of a layout, where the "
                      "other inputs have {}: {}",
                      in.name, in.id, in.declared[0].lo(), common, advice);
 }
 
-std::string other_rank_note(const input_report& in) {
+std::string other_rank_note(option_spelling s, const input_report& in) {
   return fmt::format("{} gives input '{}' (id {}) rank {} ({}); it is declared with rank {} ({})",
-                     detail::spell(detail::option::shape), in.name, in.id, in.requested.size(), to_string(in.requested),
+                     detail::spell(s, detail::option::shape), in.name, in.id, in.requested.size(), to_string(in.requested),
                      in.declared.size(), to_string(detail::without_symbols(in.declared)));
 }
 

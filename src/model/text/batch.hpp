@@ -63,7 +63,7 @@ inline constexpr auto last_reason = detail::why::output_per_image;
 /// What to do about a slice of the batch axis that ends between the batch asked and the sample batches.
 [[nodiscard]] std::string slice_whole_at_asked_hint();
 /// What to do about an ONNX node reshape1 does not translate (its outputs' shapes are unknown).
-[[nodiscard]] std::string not_covered_hint(const layer& l);
+[[nodiscard]] std::string not_covered_hint(option_spelling s, const layer& l);
 
 // ---- Reshapes that hard-code or fold the batch ----
 /// Element `index` of a pattern writes the declared batch `value` as a constant.
@@ -93,16 +93,16 @@ inline constexpr auto last_reason = detail::why::output_per_image;
 /// ... and the hint: the Reshape's own.
 [[nodiscard]] std::string in_reshape(const layer& reshape, std::string_view hint);
 /// A failure with nothing upstream to blame: follow the size back.
-[[nodiscard]] std::string follow_back_hint();
+[[nodiscard]] std::string follow_back_hint(option_spelling s);
 
 // ---- a rule's findings ----
 /// The hint for a layer that cannot tell because shapes are unknown: the inputs whose dimensions other than
 /// the batch are dynamic, to be given sizes with --shape; "" when there are none.
-[[nodiscard]] std::string dynamic_dims_hint(const std::vector<input_report>& inputs);
+[[nodiscard]] std::string dynamic_dims_hint(option_spelling s, const std::vector<input_report>& inputs);
 /// The hint for a value computed from the batch size that reaches data or a branch condition.
 [[nodiscard]] std::string size_value_hint();
 /// The hint of a finding a batching rule made, by its kind ("" for the kinds no rule makes).
-[[nodiscard]] std::string rule_hint(batch_issue issue, const layer& l);
+[[nodiscard]] std::string rule_hint(option_spelling s, batch_issue issue, const layer& l);
 
 // ---- the model outputs ----
 [[nodiscard]] std::string output_batch_elsewhere_hint();
@@ -115,10 +115,10 @@ inline constexpr auto last_reason = detail::why::output_per_image;
 // ---- the inputs ----
 /// An input whose dimension 0 (taken as its batch) holds another size than the other inputs' `common`
 /// batch; `elsewhere`: the one dimension that holds `common`, if there is one.
-[[nodiscard]] std::string guessed_batch_hint(const input_report& in, std::int64_t common,
+[[nodiscard]] std::string guessed_batch_hint(option_spelling s, const input_report& in, std::int64_t common,
                                              std::optional<std::size_t> elsewhere);
 /// A shape of another rank than the input's.
-[[nodiscard]] std::string other_rank_note(const input_report& in);
+[[nodiscard]] std::string other_rank_note(option_spelling s, const input_report& in);
 /// An ONNX input whose static batch ONNX Runtime will not let change.
 [[nodiscard]] std::string onnx_static_batch_note(const input_report& in, std::size_t batch_index, std::int64_t declared);
 
