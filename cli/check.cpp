@@ -136,7 +136,7 @@ void print_report(const model::check_report& r, bool quiet) {
   std::vector<std::vector<std::string>> notes;
   for (const auto* f : shown) {
     auto& n = notes.emplace_back();
-    if (f->result == model::verdict::error) n.push_back(fmt::format("error {}: {}", name(*f->code), f->message));
+    if (f->result == model::verdict::error) n.push_back(fmt::format("error {}: {}", name(f->error->code), f->error->message));
     if (f->result == model::verdict::shape_mismatch || f->result == model::verdict::refinable) n.push_back(f->hint);
     for (const auto& w : f->warnings) n.push_back("warning: " + w);
   }

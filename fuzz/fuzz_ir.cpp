@@ -57,11 +57,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::size_t counted = 0;
     for (const auto& f : report.reshapes) {
       counted += f.result == model::verdict::ok;
-      if (f.result == model::verdict::error && !f.code) fuzz::invariant_broken("an error verdict without a code");
+      if (f.result == model::verdict::error && !f.error) fuzz::invariant_broken("an error verdict without its error");
+      if (f.code.empty()) fuzz::invariant_broken("a Reshape finding without a code");
     }
     if (counted != report.summary.reshapes.ok) fuzz::invariant_broken("summary counts");
     std::size_t mismatches = 0;
-    for (const auto& f : report.layers) mismatches += f.issue == model::layer_issue::shape_mismatch;
+    for (const auto& f : report.layers) {
+      mismatches += f.issue == model::layer_issue::shape_mismatch;
+      if (f.code.empty()) fuzz::invariant_broken("a layer finding without a code");
+    }
     if (mismatches != report.summary.layers.shape_mismatches) fuzz::invariant_broken("layer summary counts");
     if (report.summary.layers.propagated > report.summary.layers.count) fuzz::invariant_broken("more layers propagated than read");
     fuzz::check_at_new_sizes(graph);

@@ -54,6 +54,7 @@ __all__ = [
     "CheckSummary",
     "Enclosing",
     "LayerSummary",
+    "Reason",
     "ReshapeError",
     "ValueSource",
     "check_batch",
@@ -228,6 +229,14 @@ class Enclosing:
 
 
 @_report
+class Reason:
+    """A reason as data: a stable code (docs/cli.md lists check's) and what it names ({"index": 0, "value": 1})."""
+
+    code: str
+    args: Dict[str, Union[int, str]]
+
+
+@_report
 class ReshapeError:
     """Why a Reshape's output cannot be inferred: a stable error code (see error_codes()) and the message."""
 
@@ -242,7 +251,8 @@ class ReshapeFinding:
     verdict is "ok", "error" (inference fails: error says why), "shape_mismatch" (the declared output cannot
     be right) or "refinable" (it is less precise than what can be inferred). Shapes are Shape objects: str()
     gives the notation, tuple() the integers of a static one. within names the bodies that hold the layer,
-    outermost first.
+    outermost first. code and args say why the verdict as data ("ok", the error's code,
+    "declared_cannot_be", "can_be_declared_as"), and warning_codes each warning, in the order of warnings.
     """
 
     id: int
@@ -257,6 +267,9 @@ class ReshapeFinding:
     inferred: Optional[Shape]
     blocks_reshape: bool
     hint: str
+    code: str
+    args: Dict[str, Union[int, str]]
+    warning_codes: Tuple[Reason, ...]
     error: Optional[ReshapeError] = None
     within: Tuple[Enclosing, ...] = ()
 
@@ -266,17 +279,19 @@ class LayerFinding:
     """One disagreement of the whole-model self-check: issue is "shape_mismatch", "refinable",
     "not_covered" (no rule for the op: its outputs are unknown) or "rule_error" (the op refuses its
     propagated inputs). port, declared and propagated are None for the last two; message says why for
-    both, and code for a rule_error."""
+    both. code and args say why as data ("declared_cannot_be", "can_be_declared_as", "no_rule", or a
+    rule_error's error code)."""
 
     issue: str
     id: int
     name: str
     type: str
     opset: int
+    code: str
+    args: Dict[str, Union[int, str]]
     port: Optional[int] = None
     declared: Optional[Shape] = None
     propagated: Optional[Shape] = None
-    code: Optional[str] = None
     message: Optional[str] = None
     within: Tuple[Enclosing, ...] = ()
 

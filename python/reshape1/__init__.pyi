@@ -92,6 +92,11 @@ class Enclosing:
     type: str
 
 @dataclass(frozen=True, kw_only=True)
+class Reason:
+    code: str
+    args: Dict[str, Union[int, str]]
+
+@dataclass(frozen=True, kw_only=True)
 class ReshapeError:
     code: str
     message: str
@@ -110,6 +115,9 @@ class ReshapeFinding:
     inferred: Optional[Shape]
     blocks_reshape: bool
     hint: str
+    code: str
+    args: Dict[str, Union[int, str]]
+    warning_codes: Tuple[Reason, ...]
     error: Optional[ReshapeError] = ...
     within: Tuple[Enclosing, ...] = ...
 
@@ -120,10 +128,11 @@ class LayerFinding:
     name: str
     type: str
     opset: int
+    code: str
+    args: Dict[str, Union[int, str]]
     port: Optional[int] = ...
     declared: Optional[Shape] = ...
     propagated: Optional[Shape] = ...
-    code: Optional[str] = ...
     message: Optional[str] = ...
     within: Tuple[Enclosing, ...] = ...
 

@@ -37,6 +37,8 @@ json within_json(const std::vector<model::enclosing_layer>& within) {
   return j;
 }
 
+json args_json(const model::reason_args& args);
+
 json check_json(const model::check_report& r, std::string_view model, shapes_seen* shapes) {
   const auto shape = [&](const partial_shape& x) { return shape_json(x, shapes); };
   auto findings = json::array();
@@ -47,7 +49,12 @@ json check_json(const model::check_report& r, std::string_view model, shapes_see
               {"pattern_known", f.pattern_known},   {"special_zero", f.special_zero},
               {"declared", shape(f.declared)},  {"inferred", f.inferred ? shape(*f.inferred) : json()},
               {"blocks_reshape", f.blocks_reshape}, {"hint", f.hint}};
-    if (f.result == model::verdict::error) j["error"] = {{"code", name(*f.code)}, {"message", f.message}};
+    if (f.error) j["error"] = {{"code", name(f.error->code)}, {"message", f.error->message}};
+    j["code"] = f.code;
+    j["args"] = args_json(f.args);
+    auto coded = json::array();
+    for (const auto& w : f.warning_codes) coded.push_back({{"code", w.code}, {"args", args_json(w.args)}});
+    j["warning_codes"] = std::move(coded);
     if (!f.within.empty()) j["within"] = within_json(f.within);
     findings.push_back(std::move(j));
   }
@@ -63,7 +70,8 @@ json check_json(const model::check_report& r, std::string_view model, shapes_see
       j["declared"] = shape(f.declared);
       j["propagated"] = shape(f.propagated);
     }
-    if (f.code) j["code"] = name(*f.code);
+    j["code"] = f.code;
+    j["args"] = args_json(f.args);
     if (!f.message.empty()) j["message"] = f.message;
     if (!f.within.empty()) j["within"] = within_json(f.within);
     layers.push_back(std::move(j));

@@ -254,7 +254,8 @@ TEST(onnx, allowzero_is_the_opposite_of_special_zero) {
   const auto report = model::check(g);
   ASSERT_EQ(report.reshapes.size(), 1u);
   EXPECT_EQ(report.reshapes[0].result, model::verdict::error);
-  EXPECT_EQ(report.reshapes[0].code, errc::infer_zero);
+  EXPECT_EQ(report.reshapes[0].code, "infer_zero");
+  EXPECT_EQ(report.reshapes[0].error->code, errc::infer_zero);
 }
 
 TEST(onnx, a_node_of_another_domain_is_not_covered_and_named) {

@@ -95,12 +95,6 @@ enum class batch_issue {
 enum class batch_verdict { yes, no, cannot_tell };
 [[nodiscard]] std::string_view name(batch_verdict v) noexcept;
 
-/// A value a finding's reason names: a number (a port, an axis, a factor, a layer's id) or a text (an op
-/// type, a layer's name, an error's message).
-using reason_value = std::variant<std::int64_t, std::string>;
-/// What a finding's reason names, each under its name (`port`, `axis`, `factor`...): its numbers first,
-/// then its text. A name ending in `_id` is a layer's id.
-using reason_args = std::vector<std::pair<std::string, reason_value>>;
 
 struct batch_finding {
   batch_issue issue = batch_issue::fails;

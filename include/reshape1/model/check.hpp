@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "reshape1/error.hpp"
@@ -16,6 +18,26 @@
 #include "reshape1/reshape.hpp"
 
 namespace reshape1::model {
+
+/// A value a finding's reason names: a number (a port, an axis, a factor, a layer's id) or a text (an op
+/// type, a layer's name, a shape, an error's message).
+using reason_value = std::variant<std::int64_t, std::string>;
+/// What a finding's reason names, each under its name (`port`, `axis`, `factor`...): its numbers first,
+/// then its text. A name ending in `_id` is a layer's id.
+using reason_args = std::vector<std::pair<std::string, reason_value>>;
+
+/// A reason as data: a stable snake_case code and the values it names (JSON `{"code", "args"}`).
+struct coded_reason {
+  std::string code;
+  reason_args args;
+  friend bool operator==(const coded_reason&, const coded_reason&) = default;
+};
+
+/// The error a Reshape's inference raised (JSON `error`).
+struct reshape_error {
+  errc code = errc::invalid_shape;
+  std::string message;  ///< reshape1's message
+};
 
 /// A Reshape layer's verdict: inference fails (error), the declared output cannot be what the layer
 /// computes (shape_mismatch, the same meaning as layer_issue::shape_mismatch), or the two agree but the
@@ -36,8 +58,11 @@ struct reshape_finding {
   std::string name;
   std::vector<enclosing_layer> within;  ///< the bodies it is in, outermost first; empty at the top level
   verdict result = verdict::ok;
-  std::optional<errc> code;  ///< for verdict::error
-  std::string message;       ///< for verdict::error: reshape1's message
+  /// Why the verdict, as a stable code: `ok`; for an error its errc's name (name(errc)); for a
+  /// shape_mismatch `declared_cannot_be`, for refinable `can_be_declared_as` (args: `declared`, `inferred`).
+  std::string code = "ok";
+  reason_args args;
+  std::optional<reshape_error> error;  ///< for verdict::error
   partial_shape input;       ///< the data input (symbols removed)
   reshape_pattern pattern = reshape_pattern::unknown();  ///< as far as it is known (symbols removed)
   bool pattern_known = false;  ///< false when its values could not be evaluated
@@ -45,6 +70,8 @@ struct reshape_finding {
   partial_shape declared;
   std::optional<partial_shape> inferred;  ///< nullopt on error
   std::vector<std::string> warnings;
+  /// Each warning as a code and the values it names, in the order of `warnings` (docs/cli.md lists them).
+  std::vector<coded_reason> warning_codes;
   bool blocks_reshape = false;  ///< a hard-coded dimension keeps the model from being reshaped
   std::string hint;             ///< a change that resolves the verdict or the warnings, "" if none
 };
@@ -68,8 +95,11 @@ struct layer_finding {
   std::int64_t port = -1;  ///< the output port (-1 for not_covered and rule_error)
   partial_shape declared = partial_shape::dynamic();
   partial_shape propagated = partial_shape::dynamic();
-  std::optional<errc> code;  ///< for rule_error
-  std::string message;       ///< for not_covered and rule_error
+  /// Why, as a stable code: `declared_cannot_be` (shape_mismatch), `can_be_declared_as` (refinable), `no_rule`
+  /// (not_covered), or the errc's name of a rule_error (name(errc)).
+  std::string code;
+  reason_args args;     ///< what the code names (`port`, `declared`, `propagated`; `type`, `opset`)
+  std::string message;  ///< for not_covered and rule_error
 };
 
 struct reshape_summary {

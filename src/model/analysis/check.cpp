@@ -41,8 +41,8 @@ std::optional<partial_shape> computed_output(const propagation& p, std::size_t i
                                              reshape_finding& f) {
   const auto refused = [&f](errc code, const std::string& message, const std::string& hint) {
     f.result = verdict::error;
-    f.code = code;
-    f.message = message;
+    f.code = name(code);
+    f.error = reshape_error{code, message};
     f.hint = hint;
     return std::optional<partial_shape>();
   };
@@ -64,6 +64,12 @@ std::uint64_t unread_length(const reshape_pattern& p) {
   const auto e = p.elements();
   if (std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == b.hi; })) return 0;
   return static_cast<std::uint64_t>(s[0].lo());
+}
+
+/// A warning, in words and as its code.
+void warn(reshape_finding& f, text::reason_text w) {
+  f.warning_codes.push_back(w.coded());
+  f.warnings.push_back(std::move(w.text));
 }
 
 /// The verdict on Reshape layer `index` of g, from what propagation computed for it (its output, or why its
@@ -89,22 +95,22 @@ reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t 
     f.inferred = inferred;
     // An output the model does not declare (ONNX without value_info) has nothing to compare.
     const int c = l.outputs.empty() || !l.outputs[0].declared ? 0 : reshape_compare(f.declared, inferred);
-    if (c < 0) {
-      f.result = verdict::shape_mismatch;
-      f.hint = text::declared_cannot_be(f.declared, inferred);
-    } else if (c > 0) {
-      f.result = verdict::refinable;
-      f.hint = text::can_be_declared_as(inferred);
+    if (c != 0) {
+      // The verdict's reason is its code; its sentence is the hint (the declaration to change).
+      const auto why = c < 0 ? text::declared_cannot_be(f.declared, inferred) : text::can_be_declared_as(f.declared, inferred);
+      f.result = c < 0 ? verdict::shape_mismatch : verdict::refinable;
+      f.code = why.code;
+      f.args = why.args;
+      f.hint = why.text;
     }
     if (input.rank_known() && f.declared.rank_known() && !count_of(input).intersects(count_of(f.declared)))
-      f.warnings.push_back(text::counts_never_match(f.input, dimension(count_of(input)), f.declared,
-                                                    dimension(count_of(f.declared))));
+      warn(f, text::counts_never_match(f.input, dimension(count_of(input)), f.declared, dimension(count_of(f.declared))));
   }
 
   // Warnings about the pattern itself.
   const auto elements = pattern.elements();
   if (const auto n = unread_length(pattern); n > static_cast<std::uint64_t>(detail::max_value_elements))
-    f.warnings.push_back(text::pattern_not_read(n, static_cast<std::uint64_t>(detail::max_value_elements)));
+    warn(f, text::pattern_not_read(n, static_cast<std::uint64_t>(detail::max_value_elements)));
   const bool data_path = !l.sources.empty() && l.sources[0] && p.follows_inputs[l.sources[0]->layer];
   const bool has_minus_one =
       std::any_of(elements.begin(), elements.end(), [](const pattern_bound& e) { return e.lo == -1 && e.hi == -1; });
@@ -113,15 +119,15 @@ reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t 
   for (std::size_t i = 0; i < elements.size(); ++i) {
     const auto& b = elements[i];
     if (b.lo < b.hi && ((b.lo <= -1 && b.hi >= -1) || (f.special_zero && b.lo <= 0 && b.hi >= 0)))
-      f.warnings.push_back(text::bounds_include_special(i, b.lo, b.hi, b.lo <= -1 && b.hi >= -1));
+      warn(f, text::bounds_include_special(i, b.lo, b.hi, b.lo <= -1 && b.hi >= -1));
     const bool literal = b.lo == b.hi && b.lo > 0 && i < constant.size() && constant[i];
     if (!literal || !data_path || !input.rank_known() || i >= input.size()) continue;
     bool blocks = false;
     if (!input[i].is_static()) {
-      f.warnings.push_back(text::hard_codes_dynamic(i, b.lo, dimension(input[i].range()), fix));
+      warn(f, text::hard_codes_dynamic(i, b.lo, dimension(input[i].range()), fix));
       blocks = true;
     } else if (i == 0 && input[0].lo() == b.lo) {
-      f.warnings.push_back(text::hard_codes_batch(b.lo, fix));
+      warn(f, text::hard_codes_batch(b.lo, fix));
       blocks = true;
     }
     if (blocks && !first_fix) first_fix = i;
@@ -192,7 +198,8 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
     if (lost[index] != nullptr) {
       const auto& x = *lost[index];
       auto f = base(x.not_covered ? layer_issue::not_covered : layer_issue::rule_error);
-      if (!x.not_covered) f.code = x.code;
+      f.code = x.not_covered ? "no_rule" : std::string(name(x.code));
+      if (x.not_covered) f.args = {{"type", f.type}, {"opset", std::int64_t{f.opset}}};
       f.message = x.message;
       ++(x.not_covered ? s.not_covered : s.rule_errors);
       report.layers.push_back(std::move(f));
@@ -209,6 +216,11 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
       f.port = l.outputs[k].id;
       f.declared = l.outputs[k].shape();
       f.propagated = without_symbols(propagated);
+      const auto why = *issue == layer_issue::shape_mismatch ? text::declared_cannot_be(f.declared, f.propagated)
+                                                             : text::can_be_declared_as(f.declared, f.propagated);
+      f.code = why.code;
+      f.args = why.args;
+      f.args.insert(f.args.begin(), {"port", f.port});
       ++(*issue == layer_issue::shape_mismatch ? s.shape_mismatches : s.refinable);
       report.layers.push_back(std::move(f));
     }

@@ -1,24 +1,28 @@
 // Internal: the sentences of `reshape1 check` (a Reshape's hint and warnings), written from the shapes and
-// pattern bounds the checker found. The only English in a check report besides the rules' own messages.
+// pattern bounds the checker found, each with its stable code and the values it names. The only English in
+// a check report besides the rules' own messages.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 
+#include "model/text/reason.hpp"
 #include "reshape1/partial_shape.hpp"
 
 namespace reshape1::model::text {
 
-/// The declared output of a Reshape cannot be what it computes.
-[[nodiscard]] std::string declared_cannot_be(const partial_shape& declared, const partial_shape& inferred);
+/// The declared output of a Reshape (or of any layer's port) cannot be what it computes.
+[[nodiscard]] reason_text declared_cannot_be(const partial_shape& declared, const partial_shape& inferred);
 /// The declared output is less precise than what it computes.
-[[nodiscard]] std::string can_be_declared_as(const partial_shape& inferred);
+[[nodiscard]] reason_text can_be_declared_as(const partial_shape& declared, const partial_shape& inferred);
 /// The input's and the declared output's element counts cannot be equal.
-[[nodiscard]] std::string counts_never_match(const partial_shape& input, const dimension& input_count,
+[[nodiscard]] reason_text counts_never_match(const partial_shape& input, const dimension& input_count,
                                              const partial_shape& declared, const dimension& declared_count);
 /// Pattern element `index` has the bounds lo..hi (`hi` unbounded: lo..), which include -1 (`infer`) or 0.
-[[nodiscard]] std::string bounds_include_special(std::size_t index, std::int64_t lo, std::int64_t hi, bool infer);
+[[nodiscard]] reason_text bounds_include_special(std::size_t index, std::int64_t lo, std::int64_t hi, bool infer);
 
 /// How a pattern element that hard-codes a dimension can follow it instead: 0 copies it (with special_zero),
 /// -1 infers it where the pattern has no -1 yet.
@@ -27,13 +31,16 @@ struct dimension_fix {
   bool has_minus_one = false;
 };
 /// Pattern element `index` hard-codes `value` where the input's dimension is dynamic (`input`).
-[[nodiscard]] std::string hard_codes_dynamic(std::size_t index, std::int64_t value, const dimension& input,
+[[nodiscard]] reason_text hard_codes_dynamic(std::size_t index, std::int64_t value, const dimension& input,
                                              dimension_fix fix);
 /// A pattern whose values were not read because it holds more than `limit`.
-[[nodiscard]] std::string pattern_not_read(std::uint64_t length, std::uint64_t limit);
+[[nodiscard]] reason_text pattern_not_read(std::uint64_t length, std::uint64_t limit);
 /// Pattern element 0 hard-codes the batch `value`.
-[[nodiscard]] std::string hard_codes_batch(std::int64_t value, dimension_fix fix);
+[[nodiscard]] reason_text hard_codes_batch(std::int64_t value, dimension_fix fix);
 /// The hint for the first element that keeps the model from reshaping.
 [[nodiscard]] std::string pattern_fix_hint(std::size_t index, dimension_fix fix);
+
+/// Every code the reasons above give, in their order (the tests render each).
+[[nodiscard]] std::span<const std::string_view> check_reason_codes() noexcept;
 
 }  // namespace reshape1::model::text

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "model/text/reason.hpp"
 #include "reshape1/dimension.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
@@ -21,11 +22,7 @@ namespace reshape1::model::text {
 
 /// Why fix left a Reshape alone or did not call the model fixed: a stable snake_case code, the values it
 /// names (each under its name, as a finding's args), and the sentence that says it, written here from them.
-struct fix_reason {
-  std::string code;
-  reason_args args;
-  std::string text;
-};
+using fix_reason = reason_text;
 
 // ---- why a rewrite ----
 /// Element `index` wrote the declared batch: 0 copies it (`setting`: with the Reshape's special_zero set
