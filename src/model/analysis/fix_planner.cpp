@@ -159,17 +159,14 @@ bool fix_planner::passes(const batch_report& r) const {
   });
 }
 
-void fix_planner::make_proofs() {
-  proofs_.clear();
-  if (!sizes()) {
-    for (const auto& b : options_.check_batches) proofs_.push_back({{"batch", batch_name(b)}, request(b)});
-    return;
-  }
+void fix_planner::name_shapes_asked() {
   // Every shape by its input's name (a shape given without one is the only input's, `#ID` the input's
   // with that id), so that a sample can take the place of the shape asked.
   // (A sample's option is not keyed by name in Python, where it is a list: its name and shape follow it.)
   const auto named_as = [&](option key, const std::string& name, const std::string& text) {
-    return key == option::shape ? spell(options_.spelling, key, name, text) : fmt::format("{} {}{}{}", spell(options_.spelling, key), name, name.empty() ? "" : "=", text);
+    const auto s = options_.spelling;
+    return key == option::shape ? spell(s, key, name, text)
+                                : fmt::format("{} {}{}{}", spell(s, key), name, name.empty() ? "" : "=", text);
   };
   const auto input_of = [&](const std::string& name, option key, const std::string& text) -> const input_report& {
     const auto it = std::find_if(original_inputs_.begin(), original_inputs_.end(), [&](const input_report& in) {
@@ -189,8 +186,9 @@ void fix_planner::make_proofs() {
     // Rewriting patterns keeps every tensor's rank: a new rank is no new size.
     if (shape.rank_known() && in.declared.rank_known() && shape.size() != in.declared.size())
       fail(errc::invalid_argument, {},
-           fmt::format("{}: rank {}, and input '{}' is declared with rank {} ({})", spell(options_.spelling, option::shape, name, to_string(shape)),
-                       shape.size(), in.name, in.declared.size(), to_string(in.declared)),
+           fmt::format("{}: rank {}, and input '{}' is declared with rank {} ({})",
+                       spell(options_.spelling, option::shape, name, to_string(shape)), shape.size(), in.name,
+                       in.declared.size(), to_string(in.declared)),
            "fix rewrites sizes, not ranks: give a shape of the declared rank");
     name = in.name;
   }
@@ -208,10 +206,14 @@ void fix_planner::make_proofs() {
         fail(errc::invalid_argument, {},
              fmt::format("{}: not one of the shapes asked for input '{}' ({})", named_as(option::check_shape, name, text),
                          in.name, to_string(range)),
-             fmt::format("give a static shape that {} allows", asked != options_.shapes.end() ? spell(options_.spelling, option::shape, in.name)
-                                                                                            : std::string("its declared shape")));
+             fmt::format("give a static shape that {} allows",
+                         asked != options_.shapes.end() ? spell(options_.spelling, option::shape, in.name)
+                                                        : std::string("its declared shape")));
       name = in.name;
     }
+}
+
+void fix_planner::find_free_sizes() {
   // The sizes that change: each dimension the request does not keep at its declared value, one per
   // symbol (`?@H` in two inputs is one size).
   free_sizes_.clear();
@@ -236,39 +238,53 @@ void fix_planner::make_proofs() {
                               : fmt::format("{}_{}", in.name, d);
       f.fixed = r.is_static();
       f.dims.emplace_back(in.name, d);
-      // Multiples of the declared size keep what it divides (strides, windows): 2 and 3 times it in turn
-      // at the first sample, 3 and 4 at the second, then the next multiples (or, inside an interval that
-      // holds none, other members of it) until the value is another than every other size's at that
-      // sample and than its own at the first: a height taken for a width, or a size for another, shows.
-      const std::int64_t lo = std::max<std::int64_t>(r.lo(), 1);
-      const std::int64_t hi = r.hi() == interval::unbounded ? std::int64_t{1} << 40 : std::max(r.hi(), lo);
-      const std::int64_t base = was.is_static() && was.lo() > 0 ? was.lo() : std::max<std::int64_t>(lo, 16);
-      for (std::size_t k = 0; k < 2; ++k) {
-        const auto taken = [&](std::int64_t v) {
-          return std::any_of(free_sizes_.begin(), free_sizes_.end(), [&](const free_size& x) { return x.samples[k] == v; }) ||
-                 (k == 1 && v == f.samples[0]);
-        };
-        if (r.is_static()) {
-          f.samples[k] = r.lo();
-          continue;
-        }
-        const auto other = static_cast<std::int64_t>(free_sizes_.size() % 2);
-        std::vector<std::int64_t> candidates;
-        for (std::int64_t m = 2 + static_cast<std::int64_t>(k) + other; m <= 16; ++m)
-          if (base <= hi / m) candidates.push_back(base * m);
-        for (std::int64_t step = 0; step < 8; ++step)
-          for (const auto c : {hi - step, lo + step, lo + (hi - lo) / 2 + step}) candidates.push_back(c);
-        f.samples[k] = std::clamp(base, lo, hi);  // an interval of the declared size alone
-        for (const auto c : candidates)
-          if (c >= lo && c <= hi && c != base && !taken(c)) {
-            f.samples[k] = c;
-            break;
-          }
-      }
+      pick_samples(f, r, was);
       if (const auto sym = r.symbol()) by_symbol[sym.id()] = free_sizes_.size();
       free_sizes_.push_back(std::move(f));
     }
   }
+}
+
+void fix_planner::pick_samples(free_size& f, const dimension& asked, const dimension& was) const {
+  // Multiples of the declared size keep what it divides (strides, windows): 2 and 3 times it in turn
+  // at the first sample, 3 and 4 at the second, then the next multiples (or, inside an interval that
+  // holds none, other members of it) until the value is another than every other size's at that
+  // sample and than its own at the first: a height taken for a width, or a size for another, shows.
+  const std::int64_t lo = std::max<std::int64_t>(asked.lo(), 1);
+  const std::int64_t hi = asked.hi() == interval::unbounded ? std::int64_t{1} << 40 : std::max(asked.hi(), lo);
+  const std::int64_t base = was.is_static() && was.lo() > 0 ? was.lo() : std::max<std::int64_t>(lo, 16);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto taken = [&](std::int64_t v) {
+      return std::any_of(free_sizes_.begin(), free_sizes_.end(), [&](const free_size& x) { return x.samples[k] == v; }) ||
+             (k == 1 && v == f.samples[0]);
+    };
+    if (asked.is_static()) {
+      f.samples[k] = asked.lo();
+      continue;
+    }
+    const auto other = static_cast<std::int64_t>(free_sizes_.size() % 2);
+    std::vector<std::int64_t> candidates;
+    for (std::int64_t m = 2 + static_cast<std::int64_t>(k) + other; m <= 16; ++m)
+      if (base <= hi / m) candidates.push_back(base * m);
+    for (std::int64_t step = 0; step < 8; ++step)
+      for (const auto c : {hi - step, lo + step, lo + (hi - lo) / 2 + step}) candidates.push_back(c);
+    f.samples[k] = std::clamp(base, lo, hi);  // an interval of the declared size alone
+    for (const auto c : candidates)
+      if (c >= lo && c <= hi && c != base && !taken(c)) {
+        f.samples[k] = c;
+        break;
+      }
+  }
+}
+
+void fix_planner::make_proofs() {
+  proofs_.clear();
+  if (!sizes()) {
+    for (const auto& b : options_.check_batches) proofs_.push_back({{"batch", batch_name(b)}, request(b)});
+    return;
+  }
+  name_shapes_asked();
+  find_free_sizes();
   const auto shapes_text = [](const std::vector<std::pair<std::string, partial_shape>>& shapes) {
     std::string t;
     for (const auto& [name, shape] : shapes) t += fmt::format("{}{}={}", t.empty() ? "" : " ", name, to_string(shape));

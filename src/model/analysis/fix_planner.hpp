@@ -192,6 +192,14 @@ class fix_planner {
   /// The proof's points: each of check_batches; or the shapes asked, then each of check_shapes (by
   /// default, the two samples of free_sizes()).
   void make_proofs();
+  /// New sizes: every shape and sample asked named by its input's name (a shape given without one is the
+  /// only input's, `#ID` the input's with that id), so that a sample can take the place of the shape asked;
+  /// error(invalid_argument) for an input the model lacks, another rank, or a sample outside the shape asked.
+  void name_shapes_asked();
+  /// New sizes: the sizes that change (free_sizes_), each with its two default samples.
+  void find_free_sizes();
+  /// The two default samples of size `f`, asked as `asked` and declared as `was`.
+  void pick_samples(free_size& f, const dimension& asked, const dimension& was) const;
   /// Whether check_batch's report `r` is the answer the fix needs: yes for a batch; for new sizes, no
   /// finding but that the sizes asked as symbols or intervals are not proven for every value.
   [[nodiscard]] bool passes(const batch_report& r) const;

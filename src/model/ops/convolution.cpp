@@ -52,6 +52,34 @@ void convolve(op& o, bool grouped) {
 void convolution(op& o) { convolve(o, false); }
 void group_convolution(op& o) { convolve(o, true); }
 
+/// ONNX Runtime pads an output_shape below the natural size down to it, but takes it at most
+/// stride·(in - 1) + window + stride - 1 (whatever the output padding): past that the input is too small
+/// for it, and the model fails when run. `lead`: the filters' dimensions before their spatial ones.
+void refuse_output_shape_past_input(const op& o, const partial_shape& sizes, std::size_t lead) {
+  const auto& data = o.shape(0);
+  const auto& filters = o.shape(1);
+  const std::size_t spatial = data.size() - 2;
+  std::vector<std::int64_t> kernel(spatial, 1);
+  for (std::size_t i = 0; i < spatial; ++i)
+    if (filters[lead + i].is_static()) kernel[i] = std::max<std::int64_t>(filters[lead + i].lo(), 1);
+  const auto w = read_window(o, spatial, kernel);
+  for (std::size_t i = 0; i < spatial; ++i) {
+    const auto& in = data[2 + i];
+    const auto& want = sizes[i];
+    if (!filters[lead + i].is_static() || !in.is_static() || !want.is_static() || in.lo() == 0) continue;
+    std::int64_t most = 0, extent = 0;
+    if (__builtin_mul_overflow(in.lo() - 1, w.strides[i], &most) ||
+        __builtin_mul_overflow(w.kernel[i] - 1, w.dilations[i], &extent) ||
+        __builtin_add_overflow(most, extent, &most) || __builtin_add_overflow(most, w.strides[i], &most))
+      continue;
+    if (want.lo() > most)
+      refuse(o,
+             fmt::format("output_shape asks {} along spatial axis {}, more than an input of {} makes (at most {})",
+                         want.lo(), i, in.lo(), most),
+             "ONNX Runtime refuses an output_shape its input is too small for when the model runs");
+  }
+}
+
 void transposed(op& o, bool grouped) {
   o.need(2, 1);
   o.out[0].type = o.in[0]->type;
@@ -89,30 +117,7 @@ void transposed(op& o, bool grouped) {
     const auto sizes = shape_from_value(o, 2);
     if (sizes && sizes->size() != spatial)
       refuse(o, fmt::format("output_shape has {} values for {} spatial dimensions", sizes->size(), spatial));
-    if (sizes && o.value(2) && o.g.format() == model_format::onnx) {
-      // ONNX Runtime pads an output_shape below the natural size down to it, but takes it at most
-      // stride·(in - 1) + window + stride - 1 (whatever the output padding): past that the input is too
-      // small for it, and the model fails when run.
-      std::vector<std::int64_t> kernel(spatial, 1);
-      for (std::size_t i = 0; i < spatial; ++i)
-        if (filters[lead + i].is_static()) kernel[i] = std::max<std::int64_t>(filters[lead + i].lo(), 1);
-      const auto w = read_window(o, spatial, kernel);
-      for (std::size_t i = 0; i < spatial; ++i) {
-        const auto& in = data[2 + i];
-        const auto& want = (*sizes)[i];
-        if (!filters[lead + i].is_static() || !in.is_static() || !want.is_static() || in.lo() == 0) continue;
-        std::int64_t most = 0, extent = 0;
-        if (__builtin_mul_overflow(in.lo() - 1, w.strides[i], &most) ||
-            __builtin_mul_overflow(w.kernel[i] - 1, w.dilations[i], &extent) ||
-            __builtin_add_overflow(most, extent, &most) || __builtin_add_overflow(most, w.strides[i], &most))
-          continue;
-        if (want.lo() > most)
-          refuse(o,
-                 fmt::format("output_shape asks {} along spatial axis {}, more than an input of {} makes (at most {})",
-                             want.lo(), i, in.lo(), most),
-                 "ONNX Runtime refuses an output_shape its input is too small for when the model runs");
-      }
-    }
+    if (sizes && o.value(2) && o.g.format() == model_format::onnx) refuse_output_shape_past_input(o, *sizes, lead);
     for (std::size_t i = 0; i < spatial; ++i) out.push_back(sizes && o.value(2) ? (*sizes)[i] : dimension());
     o.out[0].shape = partial_shape(std::move(out));
     return;

@@ -555,6 +555,66 @@ void embed_layer_norm(node_context& c) {
 // (P with sliding_window_cache): each of their positions meets every key and value position of its entry and
 // head; output_qk [B, N, S, T]. The rotary caches [R, C] (do_rotary): of one shape, R at least T. A quantized KV
 // cache is not covered.
+/// com.microsoft.GroupQueryAttention's query, optional inputs and attributes, as ONNX Runtime checks them.
+void gqa_checks(node_context& c) {
+  if (const auto r = c.rank(0); r && *r != 3) c.bad(fmt::format("its query is of rank {}", *r), "the query is [B, S, hidden]");
+  if (c.input(1).has_value() != c.input(2).has_value()) c.bad("it has one of key and value", "give both, or a packed query");
+  if (c.input(3).has_value() != c.input(4).has_value()) c.bad("it has one of past_key and past_value", "give both or neither");
+  if (c.i("causal", 1) == 0 && c.i("local_window_size", -1) != -1)
+    c.bad("it is not causal and has a local window", "local_window_size is -1 without causal");
+  if (c.has_output(3) && c.i("qk_output", 0) == 0) c.bad("it has output_qk and qk_output is 0", "set qk_output to 1 or 2");
+  if (!c.has_output(3) && c.i("qk_output", 0) != 0) c.bad("its qk_output is set without output_qk", "give the fourth output");
+  if (const auto v = c.constant_ints(6); v && (v->size() != 1 || (*v)[0] < 1))
+    c.bad("its total_sequence_length is not one value above 0");
+}
+
+/// GroupQueryAttention's rotary caches on q and k ([B, heads, S, H]) of `total` positions.
+void gqa_rotate(node_context& c, made_shapes& m, source& q, source& k, source total) {
+  // The caches [R, C] of one shape, C a multiple of 8 ([R, C / 8, 8]), of T rows at least: side by side, split
+  // in two equal parts, then after T rows; each head's first 2 C values rotated (a split refuses 2 C above H).
+  if (const auto r = c.rank(7); r && *r != 2) c.bad(fmt::format("its cos_cache is of rank {}", *r), "the caches are [rows, width]");
+  const auto width = dims(c, m, c.need(7), -1, 0);
+  auto caches = c.add("VariadicSplit", 1, {concat(c, {c.need(7), c.need(8)}, -1), c.i64({-1}, scalar), concat(c, {width, width}, 0)}, {}, 2);
+  caches = reshape(c, caches, c.i64({0, -1, 8}));
+  caches = c.add("VariadicSplit", 1, {caches, c.i64({0}, scalar), concat(c, {total, c.i64({-1})}, 0)}, {}, 2);
+  const auto angle = c.add("ConvertLike", 1, {c.add("ReduceSum", 1, {caches, c.i64({0, 1, 2})}, {{"keep_dims", "false"}}), q});
+  const auto rotated_part = c.add("Multiply", 1, {width, c.i64({2}, scalar)}, numpy);
+  const auto turn = [&](source x) {
+    const auto parts = c.add("VariadicSplit", 1, {x, c.i64({-1}, scalar), concat(c, {rotated_part, c.i64({-1})}, 0)}, {}, 2);
+    return concat(c, {c.add("Multiply", 1, {parts, angle}, numpy), source{parts.layer, 1}}, -1);
+  };
+  q = turn(q);
+  k = turn(k);
+}
+
+/// GroupQueryAttention's terms on its scores [B, N, S, T] of `total` positions: each entry's seqlens_k,
+/// position_ids, attention_bias and head_sink.
+source gqa_score_terms(node_context& c, made_shapes& m, source scores, source q, source total) {
+  // Each entry's seqlens_k ([B], [B, 1] or [1, B]: B values, not a scalar) on its own scores.
+  if (const auto r = c.rank(5); r && *r == 0) c.bad("its seqlens_k is a scalar", "seqlens_k holds one value per batch entry");
+  const auto lengths = exactly(c, reshape(c, c.add("ConvertLike", 1, {c.need(5), scores}), c.i64({-1}), false), 0, dims(c, m, q, 0, 1));
+  scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {lengths, c.i64({1, 2, 3})})}, numpy);
+  if (const auto ids = c.input(9)) {
+    // position_ids [B, S or more]: each entry's on its scores.
+    const auto cut = c.add("VariadicSplit", 1, {exactly(c, *ids, 0, dims(c, m, q, 0, 1)), c.i64({1}, scalar), concat(c, {dims(c, m, q, 2, 3), c.i64({-1})}, 0)}, {}, 2);
+    const auto sums = c.add("ReduceSum", 1, {cut, c.i64({1})}, {{"keep_dims", "false"}});
+    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {c.add("ConvertLike", 1, {sums, scores}), c.i64({1, 2, 3})})}, numpy);
+  }
+  if (const auto bias = c.input(10)) {
+    // [B or 1, N or 1, S, T]: its last axes S and T exactly, the others broadcast to the scores'.
+    if (const auto r = c.rank(10); r && *r != 4) c.bad(fmt::format("attention_bias is of rank {}", *r), "attention_bias is 4-D");
+    auto b = exactly(c, exactly(c, c.add("ConvertLike", 1, {*bias, scores}), -1, total), -2, dims(c, m, q, 2, 3));
+    b = c.add("ReduceSum", 1, {b, c.i64({-1})}, {{"keep_dims", "true"}});
+    b = broadcast(c, b, concat(c, {dims(c, m, q, 0, 3), c.i64({1})}, 0));
+    scores = c.add("Add", 1, {scores, b}, numpy);
+  }
+  if (const auto sink = c.input(11)) {
+    const auto each = exactly(c, c.add("ConvertLike", 1, {*sink, scores}), 0, dims(c, m, q, 1, 2));
+    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {each, c.i64({0, 2, 3})})}, numpy);
+  }
+  return scores;
+}
+
 void ms_group_query_attention(node_context& c) {
   made_shapes m;
   const auto heads = c.i("num_heads", 0), kv_heads = c.i("kv_num_heads", 0);
@@ -562,17 +622,9 @@ void ms_group_query_attention(node_context& c) {
     c.bad(fmt::format("num_heads is {} and kv_num_heads {}", heads, kv_heads), "both above 0, num_heads a multiple of kv_num_heads");
   if (c.input(12) || c.input(13) || c.attribute("kv_cache_bit_width") != nullptr)
     return c.not_covered("com.microsoft.GroupQueryAttention with a quantized KV cache is not covered");
-  if (const auto r = c.rank(0); r && *r != 3) c.bad(fmt::format("its query is of rank {}", *r), "the query is [B, S, hidden]");
+  gqa_checks(c);
   const auto key = c.input(1), value = c.input(2);
-  if (key.has_value() != value.has_value()) c.bad("it has one of key and value", "give both, or a packed query");
   const auto past_key = c.input(3), past_value = c.input(4);
-  if (past_key.has_value() != past_value.has_value()) c.bad("it has one of past_key and past_value", "give both or neither");
-  if (c.i("causal", 1) == 0 && c.i("local_window_size", -1) != -1)
-    c.bad("it is not causal and has a local window", "local_window_size is -1 without causal");
-  if (c.has_output(3) && c.i("qk_output", 0) == 0) c.bad("it has output_qk and qk_output is 0", "set qk_output to 1 or 2");
-  if (!c.has_output(3) && c.i("qk_output", 0) != 0) c.bad("its qk_output is set without output_qk", "give the fourth output");
-  if (const auto v = c.constant_ints(6); v && (v->size() != 1 || (*v)[0] < 1))
-    c.bad("its total_sequence_length is not one value above 0");
   source q = c.need(0);
   source k, v;
   if (!key) {
@@ -609,51 +661,14 @@ void ms_group_query_attention(node_context& c) {
   k = kv;
   v = source{kv.layer, 1};
   const auto total = c.add("Convert", 1, {reshape(c, c.need(6), c.i64({1}), false)}, {{"destination_type", "i64"}});
-  if (rotary) {
-    // The caches [R, C] of one shape, C a multiple of 8 ([R, C / 8, 8]), of T rows at least: side by side, split
-    // in two equal parts, then after T rows; each head's first 2 C values rotated (a split refuses 2 C above H).
-    if (const auto r = c.rank(7); r && *r != 2) c.bad(fmt::format("its cos_cache is of rank {}", *r), "the caches are [rows, width]");
-    const auto width = dims(c, m, c.need(7), -1, 0);
-    auto caches = c.add("VariadicSplit", 1, {concat(c, {c.need(7), c.need(8)}, -1), c.i64({-1}, scalar), concat(c, {width, width}, 0)}, {}, 2);
-    caches = reshape(c, caches, c.i64({0, -1, 8}));
-    caches = c.add("VariadicSplit", 1, {caches, c.i64({0}, scalar), concat(c, {total, c.i64({-1})}, 0)}, {}, 2);
-    const auto angle = c.add("ConvertLike", 1, {c.add("ReduceSum", 1, {caches, c.i64({0, 1, 2})}, {{"keep_dims", "false"}}), q});
-    const auto rotated_part = c.add("Multiply", 1, {width, c.i64({2}, scalar)}, numpy);
-    const auto turn = [&](source x) {
-      const auto parts = c.add("VariadicSplit", 1, {x, c.i64({-1}, scalar), concat(c, {rotated_part, c.i64({-1})}, 0)}, {}, 2);
-      return concat(c, {c.add("Multiply", 1, {parts, angle}, numpy), source{parts.layer, 1}}, -1);
-    };
-    q = turn(q);
-    k = turn(k);
-  }
+  if (rotary) gqa_rotate(c, m, q, k, total);
   const auto group = c.add("Divide", 1, {dims(c, m, q, 1, 2), dims(c, m, k, 1, 2)}, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}});
   const auto grouped = [&](source x) {
     return reshape(c, x, concat(c, {dims(c, m, x, 0, 1), dims(c, m, k, 1, 2), group, dims(c, m, x, 2, 4)}, 0), false);
   };
   const auto scores5 = c.add("MatMul", 1, {grouped(q), c.add("Unsqueeze", 1, {k, c.i64({2})})}, {{"transpose_a", "false"}, {"transpose_b", "true"}});
   auto scores = reshape(c, scores5, concat(c, {dims(c, m, q, 0, 3), dims(c, m, k, 2, 3)}, 0), false);
-  // Each entry's seqlens_k ([B], [B, 1] or [1, B]: B values, not a scalar) on its own scores.
-  if (const auto r = c.rank(5); r && *r == 0) c.bad("its seqlens_k is a scalar", "seqlens_k holds one value per batch entry");
-  const auto lengths = exactly(c, reshape(c, c.add("ConvertLike", 1, {c.need(5), scores}), c.i64({-1}), false), 0, dims(c, m, q, 0, 1));
-  scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {lengths, c.i64({1, 2, 3})})}, numpy);
-  if (const auto ids = c.input(9)) {
-    // position_ids [B, S or more]: each entry's on its scores.
-    const auto cut = c.add("VariadicSplit", 1, {exactly(c, *ids, 0, dims(c, m, q, 0, 1)), c.i64({1}, scalar), concat(c, {dims(c, m, q, 2, 3), c.i64({-1})}, 0)}, {}, 2);
-    const auto sums = c.add("ReduceSum", 1, {cut, c.i64({1})}, {{"keep_dims", "false"}});
-    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {c.add("ConvertLike", 1, {sums, scores}), c.i64({1, 2, 3})})}, numpy);
-  }
-  if (const auto bias = c.input(10)) {
-    // [B or 1, N or 1, S, T]: its last axes S and T exactly, the others broadcast to the scores'.
-    if (const auto r = c.rank(10); r && *r != 4) c.bad(fmt::format("attention_bias is of rank {}", *r), "attention_bias is 4-D");
-    auto b = exactly(c, exactly(c, c.add("ConvertLike", 1, {*bias, scores}), -1, total), -2, dims(c, m, q, 2, 3));
-    b = c.add("ReduceSum", 1, {b, c.i64({-1})}, {{"keep_dims", "true"}});
-    b = broadcast(c, b, concat(c, {dims(c, m, q, 0, 3), c.i64({1})}, 0));
-    scores = c.add("Add", 1, {scores, b}, numpy);
-  }
-  if (const auto sink = c.input(11)) {
-    const auto each = exactly(c, c.add("ConvertLike", 1, {*sink, scores}), 0, dims(c, m, q, 1, 2));
-    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {each, c.i64({0, 2, 3})})}, numpy);
-  }
+  scores = gqa_score_terms(c, m, scores, q, total);
   if (c.i("causal", 1) != 0) scores = plus_causal(c, m, scores);
   if (c.has_output(3)) {
     const auto qk_shape = concat(c, {dims(c, m, scores, 0, 3), total}, 0);
