@@ -116,7 +116,7 @@ def body_seed(outer: bool) -> bytes:
     pattern = bytes(8) + b"\xff" * 8
     assert weights.count(pattern) == 1
     weights[weights.index(pattern)] = 1
-    if outer:  # as tests/model/batch_test.cpp's fix_rewrites_a_body_pattern_held_around_the_body
+    if outer:  # as tests/model/analysis/batch_test.cpp's fix_rewrites_a_body_pattern_held_around_the_body
         i64x2 = '<port id="0" precision="I64"><dim>2</dim></port>'
         for old, new in [
                 ('<layer id="3" name="flatten_pattern" type="Const" version="opset1"><data element_type="i64" '

@@ -22,7 +22,7 @@ struct layer_outputs_access {
 };
 
 /// How many shape rules this thread has run (every layer propagated, bodies included): the unit in which
-/// fix's cost is bounded (tests/model/fix_scale_test.cpp).
+/// fix's cost is bounded (tests/model/analysis/fix_scale_test.cpp).
 [[nodiscard]] std::uint64_t rule_calls() noexcept;
 
 /// Starts a new budget for propagation through nested bodies (called once per propagate(); the budget is

@@ -14,8 +14,8 @@
 
 #include "io/files.hpp"
 #include "reshape1/model/check.hpp"
-#include "../test_util.hpp"
-#include "ir_builder.hpp"
+#include "../../test_util.hpp"
+#include "../ir_builder.hpp"
 
 namespace reshape1::test {
 namespace {

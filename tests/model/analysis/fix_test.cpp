@@ -17,8 +17,8 @@
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
-#include "../fix_parts.hpp"
-#include "ir_builder.hpp"
+#include "../../fix_parts.hpp"
+#include "../ir_builder.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/fix.hpp"
 #include "reshape1/onnx.hpp"

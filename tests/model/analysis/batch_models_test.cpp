@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "ir_builder.hpp"
+#include "../ir_builder.hpp"
 #include "reshape1/model/batch.hpp"
 
 namespace reshape1::test {

@@ -8,7 +8,7 @@
 #include <string>
 #include <tuple>
 
-#include "ir_builder.hpp"
+#include "../ir_builder.hpp"
 #include "model/ops/rules.hpp"
 #include "reshape1/model/batch.hpp"
 

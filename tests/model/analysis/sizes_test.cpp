@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "ir_builder.hpp"
+#include "../ir_builder.hpp"
 #include "reshape1/model/batch.hpp"
 
 namespace reshape1::test {

@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "../fix_parts.hpp"
-#include "ir_builder.hpp"
+#include "../../fix_parts.hpp"
+#include "../ir_builder.hpp"
 #include "model/analysis/fix_planner.hpp"
 #include "model/graph/edit.hpp"
 #include "model/ops/rules.hpp"

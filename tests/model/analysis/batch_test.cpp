@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "../fix_parts.hpp"
-#include "ir_builder.hpp"
+#include "../../fix_parts.hpp"
+#include "../ir_builder.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/fix.hpp"
 #include "reshape1/onnx.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ir_builder.hpp"
+#include "../ir_builder.hpp"
 #include "model/analysis/batch_internal.hpp"
 #include "model/analysis/fix_internal.hpp"
 #include "reshape1/model/propagate.hpp"

@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 
 #include "io/files.hpp"
-#include "ir_builder.hpp"
+#include "../ir_builder.hpp"
 #include "model/analysis/batch_internal.hpp"
 #include "model/graph/edit.hpp"
 #include "model/ir/read_internal.hpp"

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
-#include "../fix_parts.hpp"
-#include "ir_builder.hpp"
+#include "../../fix_parts.hpp"
+#include "../ir_builder.hpp"
 #include "model/ops/rules.hpp"
 #include "model/propagate/engine.hpp"
 #include "reshape1/model/batch.hpp"
