@@ -15,20 +15,27 @@
 namespace reshape1::model::detail {
 
 namespace {
-/// Each registry type's versions in OpenVINO's operation specifications (the files `name-N.rst` of
+/// The facts of each registry type that hold for all its versions, one row per type (rule_table() puts them
+/// on its rows): its versions in OpenVINO's operation specifications (the files `name-N.rst` of
 /// docs/articles_en/documentation/openvino-ir-format/operation-sets/operation-specs in OpenVINO's
-/// repository, read 2026-11). The specification names each op as the IR writes it, except Const.
-struct spec_versions {
+/// repository, read 2026-11; the specification names each op as the IR writes it, except Const), its part
+/// in the graph, the inputs it reads as sizes, and whether it is elementwise arithmetic.
+struct type_facts {
   std::string_view type;
-  std::array<int, 6> versions;  // ascending, then zeros
+  std::array<int, 6> versions;  // ascending, then zeros; none for an op OpenVINO does not specify
+  op_part part = op_part::other;
+  std::span<const std::size_t> sizes{};
+  bool arithmetic = false;
 };
-constexpr spec_versions specified[] = {
+template <std::size_t... Port>
+constexpr std::array<std::size_t, sizeof...(Port)> at{Port...};
+constexpr type_facts facts[] = {
     {"Abs", {1}},
     {"Acos", {1}},
     {"Acosh", {3}},
     {"AdaptiveAvgPool", {8}},
     {"AdaptiveMaxPool", {8}},
-    {"Add", {1}},
+    {"Add", {1}, op_part::other, at<0, 1>, true},
     {"Asin", {1}},
     {"Asinh", {3}},
     {"Atan", {1}},
@@ -41,23 +48,23 @@ constexpr spec_versions specified[] = {
     {"BitwiseOr", {13}},
     {"BitwiseRightShift", {15}},
     {"BitwiseXor", {13}},
-    {"Broadcast", {1, 3}},
+    {"Broadcast", {1, 3}, op_part::other, at<1>},
     {"CTCGreedyDecoder", {1}},
     {"CTCGreedyDecoderSeqLen", {6}},
     {"Ceiling", {1}},
     {"Clamp", {1}},
-    {"Concat", {1}},
-    {"Const", {1}},
-    {"Convert", {1}},
+    {"Concat", {1}, op_part::concat},
+    {"Const", {1}, op_part::constant},
+    {"Convert", {1}, op_part::passes_values},
     {"ConvertLike", {1}},
     {"Convolution", {1}},
-    {"ConvolutionBackpropData", {1}},
+    {"ConvolutionBackpropData", {1}, op_part::other, at<2>},
     {"Cos", {1}},
     {"Cosh", {1}},
     {"CumSum", {3}},
     {"DepthToSpace", {1}},
     {"DetectionOutput", {1, 8}},
-    {"Divide", {1}},
+    {"Divide", {1}, op_part::other, at<0, 1>, true},
     {"Einsum", {7}},
     {"Elu", {1}},
     {"Equal", {1}},
@@ -65,25 +72,26 @@ constexpr spec_versions specified[] = {
     {"Exp", {1}},
     {"FakeQuantize", {1}},
     {"Floor", {1}},
-    {"FloorMod", {1}},
+    {"FloorMod", {1}, op_part::other, at<0, 1>, true},
     {"GRUCell", {3}},
-    {"GRUSequence", {5}},
-    {"Gather", {1, 7, 8}},
+    {"GRUSequence", {5}, op_part::other, at<2>},
+    {"Gather", {1, 7, 8}, op_part::other, at<1>},
     {"GatherElements", {6}},
     {"GatherND", {5, 8}},
     {"Gelu", {2, 7}},
     {"Greater", {1}},
     {"GreaterEqual", {1}},
     {"GroupConvolution", {1}},
-    {"GroupConvolutionBackpropData", {1}},
+    {"GroupConvolutionBackpropData", {1}, op_part::other, at<2>},
     {"GroupNormalization", {12}},
     {"HSigmoid", {5}},
     {"HSwish", {4}},
     {"HardSigmoid", {1}},
-    {"Interpolate", {1, 4, 11}},
+    {"IfMerge", {}, op_part::if_merge},
+    {"Interpolate", {1, 4, 11}, op_part::other, at<1, 2>},
     {"LRN", {1}},
     {"LSTMCell", {1}},
-    {"LSTMSequence", {1, 5}},
+    {"LSTMSequence", {1, 5}, op_part::other, at<3>},
     {"Less", {1}},
     {"LessEqual", {1}},
     {"Log", {1}},
@@ -92,32 +100,32 @@ constexpr spec_versions specified[] = {
     {"LogicalNot", {1}},
     {"LogicalOr", {1}},
     {"LogicalXor", {1}},
-    {"Loop", {5}},
+    {"Loop", {5}, op_part::runs_body},
     {"MVN", {1, 6}},
     {"MatMul", {1}},
     {"MaxPool", {1, 8, 14}},
-    {"Maximum", {1}},
-    {"Minimum", {1}},
+    {"Maximum", {1}, op_part::other, at<0, 1>, true},
+    {"Minimum", {1}, op_part::other, at<0, 1>, true},
     {"Mish", {4}},
-    {"Mod", {1}},
-    {"Multiply", {1}},
+    {"Mod", {1}, op_part::other, at<0, 1>, true},
+    {"Multiply", {1}, op_part::other, at<0, 1>, true},
     {"Negative", {1}},
     {"NonMaxSuppression", {1, 3, 4, 5, 9}},
     {"NonZero", {3}},
     {"NormalizeL2", {1}},
     {"NotEqual", {1}},
     {"PReLU", {1}},
-    {"Pad", {1, 12}},
-    {"Parameter", {1}},
+    {"Pad", {1, 12}, op_part::other, at<1, 2>},
+    {"Parameter", {1}, op_part::parameter},
     {"Power", {1}},
     {"PriorBox", {1, 8}},
     {"PriorBoxClustered", {1}},
     {"Proposal", {1, 4}},
     {"RNNCell", {3}},
-    {"RNNSequence", {5}},
+    {"RNNSequence", {5}, op_part::other, at<2>},
     {"ROIAlign", {3, 9}},
     {"ROIPooling", {1}},
-    {"Range", {1, 4}},
+    {"Range", {1, 4}, op_part::other, at<0, 1, 2>},
     {"ReLU", {1}},
     {"ReduceL1", {4}},
     {"ReduceL2", {4}},
@@ -129,8 +137,8 @@ constexpr spec_versions specified[] = {
     {"ReduceProd", {1}},
     {"ReduceSum", {1}},
     {"RegionYolo", {1}},
-    {"Reshape", {1}},
-    {"Result", {1}},
+    {"Reshape", {1}, op_part::reshape, at<1>},
+    {"Result", {1}, op_part::result},
     {"Round", {5}},
     {"ScatterElementsUpdate", {3, 12}},
     {"ScatterNDUpdate", {3, 14, 15}},
@@ -143,7 +151,7 @@ constexpr spec_versions specified[] = {
     {"Sign", {1}},
     {"Sin", {1}},
     {"Sinh", {1}},
-    {"Slice", {8}},
+    {"Slice", {8}, op_part::other, at<1, 2, 3>},
     {"SoftMax", {1, 8}},
     {"SoftPlus", {4}},
     {"SoftSign", {9}},
@@ -151,46 +159,62 @@ constexpr spec_versions specified[] = {
     {"Split", {1}},
     {"Sqrt", {1}},
     {"SquaredDifference", {1}},
-    {"Squeeze", {1, 15}},
-    {"StridedSlice", {1}},
-    {"Subtract", {1}},
+    {"Squeeze", {1, 15}, op_part::passes_values},
+    {"StridedSlice", {1}, op_part::other, at<1, 2, 3>},
+    {"Subtract", {1}, op_part::other, at<0, 1>, true},
     {"Swish", {4}},
     {"Tan", {1}},
     {"Tanh", {1}},
-    {"TensorIterator", {1}},
-    {"Tile", {1}},
-    {"TopK", {1, 3, 11}},
+    {"TensorIterator", {1}, op_part::runs_body},
+    {"Tile", {1}, op_part::other, at<1>},
+    {"TopK", {1, 3, 11}, op_part::other, at<1>},
     {"Transpose", {1}},
-    {"Unsqueeze", {1}},
-    {"VariadicSplit", {1}}
+    {"Unsqueeze", {1}, op_part::passes_values},
+    {"VariadicSplit", {1}, op_part::other, at<2>},
 };
+
+/// The specification's version a row of `opset` implements: the IR writes the opset an op version was
+/// taken into, the specification numbers the version itself, which came in that opset or before it (MVN-1
+/// is written opset2). A row older than every version of the specification (RNNCell, written opset1) is
+/// the first version.
+int spec_version(const type_facts& f, int opset) {
+  int version = f.versions[0];
+  for (const auto v : f.versions)
+    if (v != 0 && v <= opset) version = v;
+  return version;
+}
+
+const type_facts* facts_of(std::string_view type) {
+  const auto* it = std::lower_bound(std::begin(facts), std::end(facts), type,
+                                    [](const type_facts& f, std::string_view t) { return f.type < t; });
+  return it != std::end(facts) && it->type == type ? it : nullptr;
+}
 }  // namespace
 
 std::string spec_name(std::string_view type, int opset) {
-  const auto* row = std::find_if(std::begin(specified), std::end(specified),
-                                 [&](const spec_versions& s) { return s.type == type; });
-  if (row == std::end(specified)) return {};
-  // The IR writes the opset an op version was taken into; the specification numbers the version itself,
-  // which came in that opset or before it (MVN-1 is written opset2). A row older than every version of
-  // the specification (RNNCell, written opset1) is the first version.
-  int version = row->versions[0];
-  for (const auto v : row->versions)
-    if (v != 0 && v <= opset) version = v;
-  return fmt::format("{}-{}", row->type == "Const" ? std::string_view("Constant") : row->type, version);
+  const auto* e = find_entry(type, opset);
+  if (e == nullptr || e->spec == 0) return {};
+  return fmt::format("{}-{}", e->part == op_part::constant ? std::string_view("Constant") : e->type, e->spec);
 }
 
 op_part part_of(std::string_view type) noexcept {
-  static constexpr std::array<std::pair<std::string_view, op_part>, 11> parts{{
-      {"Parameter", op_part::parameter},     {"Const", op_part::constant},
-      {"Result", op_part::result},           {"Reshape", op_part::reshape},
-      {"Concat", op_part::concat},           {"Convert", op_part::passes_values},
-      {"Squeeze", op_part::passes_values},   {"Unsqueeze", op_part::passes_values},
-      {"TensorIterator", op_part::runs_body}, {"Loop", op_part::runs_body},
-      {"IfMerge", op_part::if_merge},
-  }};
-  for (const auto& [name, part] : parts)
+  // Asked of every layer by the analyses: the few types with a part, in a list short enough to scan.
+  static const auto with_part = [] {
+    std::vector<std::pair<std::string_view, op_part>> r;
+    for (const auto& f : facts)
+      if (f.part != op_part::other) r.emplace_back(f.type, f.part);
+    return r;
+  }();
+  for (const auto& [name, part] : with_part)
     if (name == type) return part;
   return op_part::other;
+}
+
+const rule_entry* first_entry(std::string_view type) noexcept {
+  const auto table = rule_table();
+  const auto* it = std::lower_bound(table.data(), table.data() + table.size(), type,
+                                    [](const rule_entry& e, std::string_view t) { return e.type < t; });
+  return it != table.data() + table.size() && it->type == type ? it : nullptr;
 }
 
 const layer* op::constant_source(std::size_t i) const {
@@ -471,9 +495,29 @@ std::span<const rule_entry> rule_table() noexcept {
                                einsum_rules(), subgraph_rules()})
       all.insert(all.end(), family.begin(), family.end());
     std::sort(all.begin(), all.end(), before);
+    for (auto& e : all)
+      if (const auto* f = facts_of(e.type)) {
+        e.spec = spec_version(*f, e.opset);
+        e.part = f->part;
+        e.sizes = f->sizes;
+        e.arithmetic = f->arithmetic;
+      }
     return all;
   }();
   return table;
+}
+
+std::string rule_table_problems() {
+  std::string r;
+  const auto table = rule_table();
+  for (std::size_t i = 1; i < table.size(); ++i)
+    if (table[i].type == table[i - 1].type && table[i].opset == table[i - 1].opset)
+      r += fmt::format("{}-{} has two rows\n", table[i].type, table[i].opset);
+  for (const auto& f : facts)
+    if (first_entry(f.type) == nullptr) r += fmt::format("{} has facts but no row\n", f.type);
+  for (std::size_t i = 1; i < std::size(facts); ++i)
+    if (!(facts[i - 1].type < facts[i].type)) r += fmt::format("{}: the types' facts are not sorted, or twice\n", facts[i].type);
+  return r;
 }
 
 namespace {

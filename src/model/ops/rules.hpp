@@ -73,14 +73,41 @@ inline constexpr value_ports reads_all_values = ~value_ports{0};
   return port < 32 ? ((ports >> port) & 1u) != 0 : ports == reads_all_values;
 }
 
-/// One row of the op registry: the op, its shape rule, its batching rule, and the inputs whose values its
-/// shape rule reads for the output shapes.
+/// What the code outside the rules needs to know of an op besides its shape: its part in the graph (a
+/// model input, a constant, a model output), that it is the op reshape1 is about, or how its output's
+/// elements come from its inputs' (what fix follows back to the constant that holds a pattern element).
+/// The analyses, the readers and fix ask this instead of comparing type names.
+enum class op_part : std::uint8_t {
+  other,
+  parameter,     ///< Parameter: a model input (or a body's)
+  constant,      ///< Const: values held in the weights
+  result,        ///< Result: a model output (or a body's)
+  reshape,       ///< Reshape: its pattern is input 1, special_zero an attribute
+  concat,        ///< Concat: its inputs' elements one after the other along `axis`
+  passes_values, ///< Convert, Squeeze, Unsqueeze: output 0 holds input 0's elements in their order
+  runs_body,     ///< TensorIterator, Loop: runs a body graph of its own
+  if_merge,      ///< IfMerge (ONNX If, lowered): output 0 is input 1 or input 2, as input 0 says
+};
+/// One row of the op registry, one per (type, opset): every fact about the op version. Its family's table
+/// gives the first five (the op, its shape rule, its batching rule, the inputs whose values the shape rule
+/// reads); the facts that hold for every version of a type come from the one table of types (registry.cpp)
+/// when rule_table() is built, which refuses a (type, opset) given twice and a type with no row.
 struct rule_entry {
   std::string_view type;
   int opset;
   rule fn;
   batching batch;
   value_ports values;
+  /// The version of OpenVINO's operation specification the row implements (the IR writes the opset the
+  /// version came in: MVN-1 is written opset2); 0 for an op OpenVINO does not specify (IfMerge).
+  int spec = 0;
+  op_part part = op_part::other;  ///< its part in the graph
+  /// The inputs it reads as sizes, bounds, counts or indices: where a fixed-shape export may have written a
+  /// size (ops/sizes.hpp).
+  std::span<const std::size_t> sizes{};
+  /// Elementwise arithmetic (Multiply, Divide, Add, Subtract, Minimum, Maximum, FloorMod, Mod): a constant
+  /// operand is one factor, divisor or bound against the other operand's sizes.
+  bool arithmetic = false;
 };
 
 /// error(invalid_shape): `layer 'name' (id 3): what`, with `hint` apart (a name or an attribute's text
@@ -180,29 +207,17 @@ std::span<const rule_entry> indexing_rules();
 std::span<const rule_entry> einsum_rules();
 std::span<const rule_entry> subgraph_rules();
 
-/// Every rule, sorted by (type, opset).
+/// Every row, sorted by (type, opset), with the facts of its type.
 std::span<const rule_entry> rule_table() noexcept;
+/// What is wrong with the tables rule_table() is built from, one line each ("" when nothing): a (type,
+/// opset) given twice, a type with facts but no row. The registry test asserts there is nothing.
+[[nodiscard]] std::string rule_table_problems();
 
 /// A Parameter's declared shape as OpenVINO builds the Parameter: from its `shape` attribute ("1,3,?,224",
 /// intervals "1..8", "..." for a dynamic rank) when it has one that reads, else from its output port's dims
 /// (which cannot write an interval). Where the two disagree, `check` reports the port as a shape_mismatch.
 [[nodiscard]] partial_shape parameter_shape(const layer& l);
 
-/// What the code outside the rules needs to know of an op besides its rows: its part in the graph (a
-/// model input, a constant, a model output), that it is the op reshape1 is about, or how its output's
-/// elements come from its inputs' (what fix follows back to the constant that holds a pattern element).
-/// The analyses, the readers and fix ask this instead of comparing type names.
-enum class op_part : std::uint8_t {
-  other,
-  parameter,     ///< Parameter: a model input (or a body's)
-  constant,      ///< Const: values held in the weights
-  result,        ///< Result: a model output (or a body's)
-  reshape,       ///< Reshape: its pattern is input 1, special_zero an attribute
-  concat,        ///< Concat: its inputs' elements one after the other along `axis`
-  passes_values, ///< Convert, Squeeze, Unsqueeze: output 0 holds input 0's elements in their order
-  runs_body,     ///< TensorIterator, Loop: runs a body graph of its own
-  if_merge,      ///< IfMerge (ONNX If, lowered): output 0 is input 1 or input 2, as input 0 says
-};
 [[nodiscard]] op_part part_of(std::string_view type) noexcept;
 [[nodiscard]] inline op_part part_of(const layer& l) noexcept { return part_of(l.type); }
 
@@ -212,6 +227,8 @@ enum class op_part : std::uint8_t {
 
 /// The registry row for (type, opset), or nullptr.
 const rule_entry* find_entry(std::string_view type, int opset) noexcept;
+/// The registry's first row of `type` (its facts that hold for every version), or nullptr.
+const rule_entry* first_entry(std::string_view type) noexcept;
 /// The shape rule for (type, opset), or nullptr.
 rule find_rule(std::string_view type, int opset) noexcept;
 

@@ -3,28 +3,19 @@
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
+
+#include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
 
 std::span<const std::size_t> size_ports(std::string_view type) {
-  static const std::unordered_map<std::string_view, std::vector<std::size_t>> ports = {
-      {"Reshape", {1}},    {"Interpolate", {1, 2}}, {"Slice", {1, 2, 3}}, {"StridedSlice", {1, 2, 3}},
-      {"Gather", {1}},     {"Range", {0, 1, 2}},    {"Tile", {1}},        {"Broadcast", {1}},
-      {"Pad", {1, 2}},     {"TopK", {1}},           {"VariadicSplit", {2}}, {"ROIAlign", {}},
-      {"Multiply", {0, 1}}, {"Divide", {0, 1}},     {"Add", {0, 1}},      {"Subtract", {0, 1}},
-      {"Minimum", {0, 1}},  {"Maximum", {0, 1}},    {"FloorMod", {0, 1}}, {"Mod", {0, 1}},
-      {"LSTMSequence", {3}}, {"GRUSequence", {2}},  {"RNNSequence", {2}}, {"ReverseSequence", {1}},
-      {"OneHot", {1}},      {"Roll", {1}},          {"ConvolutionBackpropData", {2}},
-      {"GroupConvolutionBackpropData", {2}},
-  };
-  const auto it = ports.find(type);
-  return it == ports.end() ? std::span<const std::size_t>() : std::span<const std::size_t>(it->second);
+  const auto* e = first_entry(type);
+  return e == nullptr ? std::span<const std::size_t>() : e->sizes;
 }
 
 bool elementwise_arithmetic(std::string_view type) {
-  return type == "Multiply" || type == "Divide" || type == "Add" || type == "Subtract" || type == "Minimum" ||
-         type == "Maximum" || type == "FloorMod" || type == "Mod";
+  const auto* e = first_entry(type);
+  return e != nullptr && e->arithmetic;
 }
 
 bool holds_positions(const layer& l, std::size_t port) {

@@ -16,7 +16,7 @@
 namespace reshape1::model::detail {
 
 /// The inputs an op of this type reads as sizes, bounds, counts or indices (its constants there may be a
-/// size written down).
+/// size written down): its registry row's (rule_entry::sizes); none for a type without one.
 [[nodiscard]] std::span<const std::size_t> size_ports(std::string_view type);
 
 /// Elementwise arithmetic (Multiply, Divide, Add, Subtract, Minimum, Maximum, FloorMod, Mod): a constant

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "model/ops/rules.hpp"
 #include "rule_util.hpp"
@@ -44,6 +45,24 @@ class row_coverage : public ::testing::Environment {
 };
 
 [[maybe_unused]] const auto* const coverage = ::testing::AddGlobalTestEnvironment(new row_coverage);
+
+// One row per (type, opset), each with the facts of its type: no row twice, no facts without a row.
+TEST(registry, the_table_is_one_row_per_op_version_with_its_types_facts) {
+  EXPECT_EQ(model::detail::rule_table_problems(), "");
+  const auto* reshape = model::detail::find_entry("Reshape", 1);
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_EQ(reshape->part, model::detail::op_part::reshape);
+  EXPECT_EQ(reshape->spec, 1);
+  EXPECT_EQ(std::vector<std::size_t>(reshape->sizes.begin(), reshape->sizes.end()), std::vector<std::size_t>{1});
+  EXPECT_FALSE(reshape->arithmetic);
+  const auto* mvn = model::detail::find_entry("MVN", 2);  // MVN-1, which the IR writes opset2
+  ASSERT_NE(mvn, nullptr);
+  EXPECT_EQ(mvn->spec, 1);
+  EXPECT_TRUE(model::detail::find_entry("Divide", 1)->arithmetic);
+  EXPECT_EQ(model::detail::find_entry("IfMerge", 1)->spec, 0);  // reshape1's own
+  EXPECT_EQ(model::detail::part_of("Const"), model::detail::op_part::constant);
+  EXPECT_EQ(model::detail::part_of("NotAnOp"), model::detail::op_part::other);
+}
 
 TEST(registry, value_ports_name_the_inputs_a_row_reads) {
   EXPECT_EQ(reads_values(), 0u);
