@@ -2,23 +2,16 @@
 // sentence, and the values it names under snake_case names; every code is listed and given somewhere.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <regex>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "model/text/fix.hpp"
+#include "reason_checks.hpp"
 
 namespace reshape1::test {
 namespace {
 
-namespace fs = std::filesystem;
 using model::text::fix_reason;
-
-bool snake_case(const std::string& s) { return std::regex_match(s, std::regex("[a-z]+(_[a-z]+)*")); }
 
 std::vector<fix_reason> every_reason() {
   namespace t = model::text;
@@ -63,33 +56,15 @@ std::vector<fix_reason> every_reason() {
 }
 
 TEST(fix_text, every_reason_has_a_listed_code_a_sentence_and_named_values) {
-  std::set<std::string> given;
-  for (const auto& r : every_reason()) {
-    EXPECT_TRUE(snake_case(r.code)) << r.code;
-    EXPECT_FALSE(r.text.empty()) << r.code;
-    EXPECT_TRUE(given.insert(r.code).second) << "two reasons give " << r.code;
-    for (const auto& [name, value] : r.args) EXPECT_TRUE(snake_case(name)) << r.code << ": " << name;
-  }
-  const auto listed = model::text::fix_reason_codes();
-  EXPECT_EQ(given, std::set<std::string>(listed.begin(), listed.end()));
+  expect_well_formed(every_reason(), model::text::fix_reason_codes());
 }
 
 // Each reason is given by the fixers (its function called outside model/text), and documented.
 TEST(fix_text, every_code_is_given_by_a_fixer_and_documented) {
-  std::string code_text;
-  for (const auto& e : fs::recursive_directory_iterator(fs::path(RESHAPE1_SOURCE_DIR) / "src")) {
-    if (!e.is_regular_file() || e.path().string().find("/model/text/") != std::string::npos) continue;
-    std::ifstream in(e.path());
-    code_text.append(std::istreambuf_iterator<char>(in), {});
-  }
-  std::ifstream doc(fs::path(RESHAPE1_SOURCE_DIR) / "docs" / "cli.md");
-  const std::string docs{std::istreambuf_iterator<char>(doc), {}};
-  for (const auto code : model::text::fix_reason_codes()) {
-    // A finding that keeps the model from being fixed is worded by text::refusal.
-    const auto function = code == "batch_finding" ? std::string("refusal") : std::string(code);
-    EXPECT_NE(code_text.find("text::" + function + "("), std::string::npos) << code << " is given nowhere";
-    EXPECT_NE(docs.find("`" + std::string(code) + "`"), std::string::npos) << code << " is not in docs/cli.md";
-  }
+  // A finding that keeps the model from being fixed is worded by text::refusal.
+  expect_given_and_documented(model::text::fix_reason_codes(), [](std::string_view code) {
+    return code == "batch_finding" ? std::string("refusal") : std::string(code);
+  });
 }
 
 }  // namespace
