@@ -150,6 +150,13 @@ class node_context {
   struct lowered_body;
   using axes = std::vector<std::optional<std::int64_t>>;
   [[nodiscard]] lowered_body lower_body(const ::onnx::GraphProto& sub, const axes& squeezed, const axes& unsqueezed);
+  /// A body that runs `inner` (a TensorIterator's, from lower_body) on one entry of its inputs' axis 0 at a
+  /// time, as Scan-8 runs its body on each batch entry: a Parameter per input, the first `sliced` of them
+  /// (an entry [1, ...]) squeezed at axis 0, the rest whole; each of the `outputs` of the TensorIterator
+  /// unsqueezed at axis 0 into a Result. `names` are `inner`'s, led here by the layer that runs it.
+  [[nodiscard]] lowered_body per_entry_body(std::size_t inputs, std::size_t sliced,
+                                            std::shared_ptr<const model::subgraph> inner, std::size_t outputs,
+                                            std::vector<body_names> names);
   /// Adds a layer of a registry op that runs `body` (Loop-5), fed by `in`; returns its first output.
   /// `names` are the body's (and its own bodies') tensor names, kept when the lowering is asked for them.
   source add_with_body(std::string_view type, int opset, std::vector<source> in,
@@ -234,6 +241,11 @@ class graph_lowering {
   /// the lowering adds.
   [[nodiscard]] node_context::lowered_body lower_body(const ::onnx::GraphProto& g, const node_context::axes& squeezed,
                                                       const node_context::axes& unsqueezed, const std::string& node);
+  /// node_context::per_entry_body, for node `node` of op `op`.
+  [[nodiscard]] node_context::lowered_body per_entry_body(std::size_t inputs, std::size_t sliced,
+                                                          std::shared_ptr<const model::subgraph> inner,
+                                                          std::size_t outputs, std::vector<body_names> names,
+                                                          const std::string& node, const std::string& op);
   /// Every tensor name bound so far (subgraphs' included) and the layer output that computes it.
   void export_names(std::unordered_map<std::string, source>& out) const {
     for (const auto& [name, k] : names_) out.emplace(std::string(name), k.at);

@@ -459,7 +459,45 @@ void einsum(batch_op& o) {
 }
 
 namespace {
+/// A TensorIterator that maps its body over the batch (ONNX's Scan-8 runs its body on each batch entry so):
+/// each input that holds the batch sliced along it one entry at a time, forwards, the others the same for
+/// every sample, no value carried from one iteration to the next, and every output the iterations' results
+/// concatenated forwards along an axis. Each iteration then sees one sample and gives that sample's part of
+/// each output, whatever the body does: the outputs hold the batch along their concatenation axis. False
+/// (nothing decided) for any other iteration.
+bool maps_over_batch(batch_op& o) {
+  const auto& body = *o.l.body;
+  if (!body.back_edges.empty()) return false;
+  const auto forwards = [](const model::port_mapping& m) {
+    return m.start == 0 && m.end == -1 && m.stride == 1 && m.part_size == 1;
+  };
+  const batch_state* sliced = nullptr;
+  for (const auto& m : body.inputs) {
+    const auto port = m.external_port < 0 ? std::nullopt : port_index(o.l.inputs, m.external_port);
+    if (!port || *port >= o.in.size()) return false;
+    const auto& s = o.in[*port];
+    if (s.is(kind::shared)) continue;
+    const auto r = o.in_rank(*port);
+    const auto a = m.axis && r ? axis_in(*m.axis, *r) : std::nullopt;
+    if (!s.is(kind::batched) || !a || *a != s.axis || s.factor != 1 || !forwards(m)) return false;
+    sliced = &s;
+  }
+  if (sliced == nullptr) return false;
+  for (const auto& m : body.outputs) {
+    const auto port = port_index(o.l.outputs, m.external_port);
+    const auto r = port ? o.out_rank(*port) : std::nullopt;
+    const auto a = m.axis && r ? axis_in(*m.axis, *r) : std::nullopt;
+    if (!a || !forwards(m)) return false;
+  }
+  for (const auto& m : body.outputs) {
+    const auto port = *port_index(o.l.outputs, m.external_port);
+    o.keep(port, *sliced, *axis_in(*m.axis, *o.out_rank(port)));
+  }
+  return true;
+}
+
 void subgraph(batch_op& o, bool loop) {
+  if (!loop && maps_over_batch(o)) return;
   const auto& body = *o.l.body;
   const auto& inner = body.network;
   const auto layers = inner.layers();

@@ -261,6 +261,13 @@ node_context::lowered_body node_context::lower_body(const ::onnx::GraphProto& su
   return g_.lower_body(sub, squeezed, unsqueezed, node_name(node_));
 }
 
+node_context::lowered_body node_context::per_entry_body(std::size_t inputs, std::size_t sliced,
+                                                        std::shared_ptr<const model::subgraph> inner,
+                                                        std::size_t outputs, std::vector<body_names> names) {
+  return g_.per_entry_body(inputs, sliced, std::move(inner), outputs, std::move(names), node_name(node_),
+                           node_.op_type());
+}
+
 source node_context::add_with_body(std::string_view type, int opset, std::vector<source> in,
                                    std::shared_ptr<const model::subgraph> body, std::size_t outputs,
                                    std::vector<body_names> names) {

@@ -171,11 +171,71 @@ void scan(node_context& c) {
   for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, source{first.layer, k});
 }
 
+// Scan-8: every state variable and scan input holds the batch first and scans along axis 1, and the body
+// runs on one batch entry at a time (sequence_lens, the first input, giving each entry's length: values,
+// which decide no shape). Lowered as a TensorIterator over the batch (axis 0), whose body is Scan-9's
+// TensorIterator over the sequence on one entry: each entry apart, as ONNX defines it, and the final states
+// and scan outputs each entry's, stacked along axis 0.
+void scan8(node_context& c) {
+  const auto* body = c.attribute("body");
+  if (body == nullptr || !body->has_g()) c.bad("Scan needs the graph attribute body");
+  const auto& g = body->g();
+  const auto m = c.i("num_scan_inputs");
+  const std::size_t given = c.inputs() > 0 ? c.inputs() - 1 : 0;  // after sequence_lens
+  if (!m || *m < 1 || static_cast<std::size_t>(*m) > given)
+    c.bad(fmt::format("num_scan_inputs must be between 1 and its {} inputs after sequence_lens", given));
+  const auto scanned = static_cast<std::size_t>(*m);
+  const std::size_t states = given - scanned;
+  if (static_cast<std::size_t>(g.input_size()) != given)
+    c.bad(fmt::format("its body has {} inputs", g.input_size()),
+          fmt::format("the node gives {} (state variables, then scan inputs)", given));
+  if (static_cast<std::size_t>(g.output_size()) < states)
+    c.bad(fmt::format("its body has {} outputs, fewer than its {} state variables", g.output_size(), states));
+  const std::size_t outputs = static_cast<std::size_t>(g.output_size()) - states;
+  if (c.outputs() > states + outputs)
+    c.bad(fmt::format("it has {} outputs", c.outputs()), fmt::format("its body gives {}", states + outputs));
+  const auto directions = c.ints("directions").value_or(std::vector<std::int64_t>(scanned, 0));
+  if (directions.size() != scanned) c.bad(fmt::format("directions has {} entries for {} scan inputs", directions.size(), scanned));
+  // The inner TensorIterator: Scan-9's on one entry, each scan input's entry [S, ...] sliced along axis 0.
+  node_context::axes squeezed(given), unsqueezed(states + outputs);
+  for (std::size_t j = 0; j < scanned; ++j) squeezed[states + j] = 0;
+  for (std::size_t k = 0; k < outputs; ++k) unsqueezed[states + k] = 0;
+  auto lowered = c.lower_body(g, squeezed, unsqueezed);
+  const auto port = [](std::size_t k) { return static_cast<std::int64_t>(k); };
+  auto inner = std::make_shared<model::subgraph>();
+  for (std::size_t i = 0; i < states; ++i) {
+    inner->inputs.push_back(mapping(port(i), lowered.parameters[i]));
+    inner->back_edges.push_back({lowered.results[i], lowered.parameters[i]});
+  }
+  for (std::size_t j = 0; j < scanned; ++j)
+    inner->inputs.push_back(mapping(port(states + j), lowered.parameters[states + j], 0, directions[j] != 0));
+  for (std::size_t j = 0; j < lowered.captured.size(); ++j)
+    inner->inputs.push_back(mapping(port(given + j), lowered.captured[j].second));
+  const auto n_in = given + lowered.captured.size();
+  for (std::size_t i = 0; i < states; ++i) inner->outputs.push_back(mapping(port(n_in + i), lowered.results[i]));
+  for (std::size_t k = 0; k < outputs; ++k)
+    inner->outputs.push_back(mapping(port(n_in + states + k), lowered.results[states + k], 0));
+  inner->network = std::move(lowered.network);
+  // The outer one: each state and scan input sliced along the batch, the tensors the body reads whole.
+  auto entry = c.per_entry_body(n_in, given, std::move(inner), states + outputs, std::move(lowered.names));
+  std::vector<source> in;
+  for (std::size_t i = 0; i < given; ++i) in.push_back(c.need(1 + i));
+  for (const auto& [outside, param] : lowered.captured) in.push_back(outside);
+  auto outer = std::make_shared<model::subgraph>();
+  for (std::size_t i = 0; i < n_in; ++i)
+    outer->inputs.push_back(i < given ? mapping(port(i), entry.parameters[i], 0) : mapping(port(i), entry.parameters[i]));
+  for (std::size_t k = 0; k < states + outputs; ++k) outer->outputs.push_back(mapping(port(n_in + k), entry.results[k], 0));
+  outer->network = std::move(entry.network);
+  const auto first = c.add_with_body("TensorIterator", 1, std::move(in), std::move(outer),
+                                     std::max<std::size_t>(states + outputs, 1), std::move(entry.names));
+  for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, source{first.layer, k});
+}
+
 }  // namespace
 
 std::span<const onnx_entry> control_flow_rows() {
   static const std::vector<onnx_entry> rows = {
-      {"If", 1, if_}, {"Loop", 1, loop}, {"Scan", 9, scan},
+      {"If", 1, if_}, {"Loop", 1, loop}, {"Scan", 8, scan8}, {"Scan", 9, scan},
   };
   return rows;
 }
@@ -298,6 +358,43 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
     lb.export_names(own.names);
     r.names.insert(r.names.begin(), std::move(own));
   }
+  return r;
+}
+
+node_context::lowered_body graph_lowering::per_entry_body(std::size_t inputs, std::size_t sliced,
+                                                          std::shared_ptr<const model::subgraph> inner,
+                                                          std::size_t outputs, std::vector<body_names> names,
+                                                          const std::string& node, const std::string& op) {
+  node_context::lowered_body r;
+  graph_builder bb(model::model_format::onnx, 0, node + " (each entry)", file_);
+  auto bytes = std::make_shared<std::vector<std::byte>>();
+  graph_lowering lb(file_, opset_, bb, *bytes);
+  std::vector<source> in;
+  for (std::size_t k = 0; k < inputs; ++k) {
+    const auto [at, id] = body_parameter(bb, lb, fmt::format("{}/entry_input_{}", node, k), nullptr);
+    in.push_back(k < sliced ? lb.add("Squeeze", 1, {at, axis_const(lb, 0, node)}, {}, 1, node) : at);
+    r.parameters.push_back(id);
+  }
+  const auto runs = lb.add("TensorIterator", 1, std::move(in), {}, std::max<std::size_t>(outputs, 1), node);
+  bb.at(runs.layer).body = std::move(inner);
+  for (std::size_t k = 0; k < outputs; ++k) {
+    graph_builder::layer_spec l;
+    l.id = lb.next_id++;
+    l.name = fmt::format("{}/entry_output_{}", node, k);
+    l.type = "Result";
+    l.opset = 1;
+    l.inputs.emplace_back(lb.add("Unsqueeze", 1, {source{runs.layer, k}, axis_const(lb, 0, node)}, {}, 1, node));
+    r.results.push_back(l.id);
+    bb.add(std::move(l));
+  }
+  bb.weights(bytes, std::span<const std::byte>(*bytes));
+  r.network = bb.build();
+  if (bodies != nullptr)
+    for (auto& n : names) {
+      if (n.op.empty()) n.op = op;
+      n.layers.insert(n.layers.begin(), runs.layer);
+      r.names.push_back(std::move(n));
+    }
   return r;
 }
 
