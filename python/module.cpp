@@ -738,6 +738,14 @@ std::string format_of_file(const std::string& path) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "reshape1's C++ core. Import the package `reshape1`, which re-exports these names.";
   m.attr("__version__") = RESHAPE1_VERSION;
+  // pybind11's numpy API is a function-local static that imports numpy when first used. First used by two
+  // threads at once, one would wait for the other's initialisation while holding the GIL that the other's
+  // import of numpy needs: a deadlock. Made here, while the import of this module runs alone.
+  try {
+    (void)py::detail::npy_api::get();
+  } catch (const py::error_already_set&) {
+    // No numpy: nothing here needs it but arrays, which cannot be given then.
+  }
 
   py::register_exception_translator([](std::exception_ptr p) {
     try {

@@ -344,6 +344,13 @@ def _names(keyword: str, names: Optional[Sequence[str]]) -> List[str]:
     return list(names or [])
 
 
+def _batches(batches: Sequence[Union[int, str]]) -> List[Union[int, str]]:
+    """check_batches as a list: one string ("16") would otherwise be read digit by digit, one int not at all."""
+    if isinstance(batches, (str, bytes, int)):
+        raise TypeError(f"check_batches takes a list of batches, not one: check_batches=[{batches!r}]")
+    return list(batches)
+
+
 def _file_arg(keyword: str, path: Union[str, "os.PathLike[str]", None], kind: str = "file") -> str:
     """A file (or, with kind="directory", a directory) keyword as _core takes it ("" for None). An empty
     name (a script's unset variable) is refused, as the command line refuses `--bin ''` and
@@ -720,7 +727,7 @@ def fix(
         data,
         binary,
         _file_arg("output", output),
-        None if check_batches is None else list(check_batches),
+        None if check_batches is None else _batches(check_batches),
         list((layouts or {}).items()),
         batch_name,
         _file_arg("base_dir", base_dir, "directory"),

@@ -98,6 +98,10 @@ def test_check_batches_are_read_as_the_command_line_reads_them(data_dir: pathlib
         reshape1.fix(data_dir / RETAIL, check_batches=[0])
     assert e.value.code == "invalid_argument" and str(e.value).startswith("check_batches=[0]: '0' is not a batch")
     assert reshape1.fix(data_dir / RETAIL, check_batches=[-1]).checked[0].startswith("reshapes to batch ?: yes")
+    # One batch is not a list of them: "16" would be read as batches 1 and 6.
+    for one in ("16", 8):
+        with pytest.raises(TypeError, match="check_batches takes a list of batches"):
+            reshape1.fix(data_dir / RETAIL, check_batches=one)  # type: ignore[arg-type]
 
 
 

@@ -6,6 +6,8 @@ import pathlib
 import pydoc
 import re
 import resource
+import subprocess
+import sys
 import tracemalloc
 
 import numpy as np
@@ -90,3 +92,28 @@ def test_the_readme_example_prints_what_the_readme_says(capsys: pytest.CaptureFi
     expected = section.split("prints\n\n```\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "README.md", "exec"), {})
     assert capsys.readouterr().out == expected
+
+
+def test_threads_may_make_their_first_calls_at_once(data_dir: pathlib.Path) -> None:
+    # pybind11 imports numpy when its array API is first used: two threads first using it at once, one
+    # waited for the other's import while holding the GIL that import needed. A fresh interpreter, where
+    # numpy is not imported before reshape1, shows it; the module now makes that API when imported.
+    model = data_dir / "ir-models" / "face-detection-0200" / "face-detection-0200.xml"
+    code = (
+        "import sys, threading, reshape1\n"
+        "def call():\n"
+        "    try:\n"
+        "        reshape1.check_batch(sys.argv[1], shapes={'nope': [2, 3, 300, 300]})\n"
+        "    except reshape1.Error:\n"
+        "        pass\n"
+        "threads = [threading.Thread(target=call) for _ in range(8)]\n"
+        "[t.start() for t in threads]\n"
+        "[t.join() for t in threads]\n"
+        "print('done')\n"
+    )
+    try:
+        out = subprocess.run([sys.executable, "-c", code, str(model)], capture_output=True, text=True, timeout=60,
+                             check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail("eight threads calling at once did not finish in 60 s")
+    assert (out.returncode, out.stdout.strip()) == (0, "done"), out.stderr

@@ -326,6 +326,9 @@ def test_a_nul_in_a_text_is_shown_and_does_not_cut_the_message(models: Models) -
         reshape1.check_batch(models.fd200, shapes={"im\x00age": "[1,3]"})
     assert str(info.value).startswith("shapes['im\\x00age']: the model has no input named 'im\\x00age'; its inputs")
     with pytest.raises(reshape1.Error) as info:
+        reshape1.check_batch(models.fd200, batch=2, layouts={"": "NC\x00HW"})
+    assert str(info.value).startswith("layouts['image']=NC\\x00HW: layout 'NC\\x00HW': '\\x00' is not a dimension name")
+    with pytest.raises(reshape1.Error) as info:
         reshape1.infer("[2,3\x00]", (-1,), False)
     assert str(info.value) == "input '[2,3\\x00]': offset 4: expected ',' or ']', found '\\x00'; separate dimensions with commas"
 

@@ -95,8 +95,9 @@ struct layer_finding {
   std::int64_t port = -1;  ///< the output port (-1 for not_covered and rule_error)
   partial_shape declared = partial_shape::dynamic();
   partial_shape propagated = partial_shape::dynamic();
-  /// Why, as a stable code: `declared_cannot_be` (shape_mismatch), `can_be_declared_as` (refinable), `no_rule`
-  /// (not_covered), or the errc's name of a rule_error (name(errc)).
+  /// Why, as a stable code: `declared_cannot_be` (shape_mismatch), `declared_more_precise` (refinable: the
+  /// declaration static where only an interval is derived), `no_rule` (not_covered), or the errc's name of a
+  /// rule_error (name(errc)).
   std::string code;
   reason_args args;     ///< what the code names (`port`, `declared`, `propagated`; `type`, `opset`)
   std::string message;  ///< for not_covered and rule_error

@@ -355,19 +355,21 @@ dimension parse_batch(std::string_view text, std::string_view where) {
 
 std::optional<std::size_t> batch_index_of(std::string_view layout, std::optional<std::size_t> rank) {
   const auto text = trim(layout);
+  // As written, control characters escaped: a NUL would end the message where it is read as a C string.
+  const auto shown = io::detail::escaped(text);
   if (text.empty()) bad_request("an empty layout", "write one letter per dimension, e.g. NCHW, or [N,C,H,W]");
   std::vector<std::string> names;
   if (text.front() == '[') {
-    if (text.back() != ']') bad_request(fmt::format("layout '{}' has no closing ]", text), "write e.g. [N,C,H,W]");
+    if (text.back() != ']') bad_request(fmt::format("layout '{}' has no closing ]", shown), "write e.g. [N,C,H,W]");
     auto inner = text.substr(1, text.size() - 2);
     while (!trim(inner).empty()) {
       const auto comma = inner.find(',');
       const auto part = trim(inner.substr(0, comma));
-      if (part.empty()) bad_request(fmt::format("layout '{}' has an empty dimension name", text), "write e.g. [N,C,H,W]");
+      if (part.empty()) bad_request(fmt::format("layout '{}' has an empty dimension name", shown), "write e.g. [N,C,H,W]");
       names.emplace_back(part);
       if (comma == std::string_view::npos) break;
       inner.remove_prefix(comma + 1);
-      if (trim(inner).empty()) bad_request(fmt::format("layout '{}' ends with a comma", text), "write e.g. [N,C,H,W]");
+      if (trim(inner).empty()) bad_request(fmt::format("layout '{}' ends with a comma", shown), "write e.g. [N,C,H,W]");
     }
   } else {
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -377,7 +379,7 @@ std::optional<std::size_t> batch_index_of(std::string_view layout, std::optional
       } else if (std::isalpha(static_cast<unsigned char>(text[i])) != 0 || text[i] == '?') {
         names.emplace_back(1, text[i]);
       } else {
-        bad_request(fmt::format("layout '{}': '{}' is not a dimension name", text, text[i]),
+        bad_request(fmt::format("layout '{}': '{}' is not a dimension name", shown, io::detail::escaped(text.substr(i, 1))),
                     "write one letter per dimension, e.g. NCHW, or names in brackets, e.g. [N,C,H,W]");
       }
     }
@@ -387,22 +389,22 @@ std::optional<std::size_t> batch_index_of(std::string_view layout, std::optional
   for (std::size_t i = 0; i < names.size(); ++i) {
     const auto& x = names[i];
     if (x == "...") {
-      if (ellipsis) bad_request(fmt::format("layout '{}' has two ellipses", text), "write ... at most once");
+      if (ellipsis) bad_request(fmt::format("layout '{}' has two ellipses", shown), "write ... at most once");
       ellipsis = i;
       continue;
     }
     if (x == "?") continue;
     if (!seen.insert(lower(x)).second)
-      bad_request(fmt::format("layout '{}' names dimension {} twice", text, x), "give each dimension one name");
+      bad_request(fmt::format("layout '{}' names dimension {} twice", shown, io::detail::escaped(x)), "give each dimension one name");
     if (lower(x) == "n") n = i;
   }
   const std::size_t named = names.size() - (ellipsis ? 1 : 0);
   if (rank) {
     if (!ellipsis && named != *rank)
-      bad_request(fmt::format("layout '{}' has {} dimensions, the shape has {}", text, named, *rank),
+      bad_request(fmt::format("layout '{}' has {} dimensions, the shape has {}", shown, named, *rank),
                   "give one name per dimension");
     if (ellipsis && named > *rank)
-      bad_request(fmt::format("layout '{}' names {} dimensions, the shape has only {}", text, named, *rank),
+      bad_request(fmt::format("layout '{}' names {} dimensions, the shape has only {}", shown, named, *rank),
                   "give at most one name per dimension");
   }
   if (!n) return std::nullopt;

@@ -216,11 +216,11 @@ void check_graph(const graph& g, const propagation& p, std::vector<enclosing_lay
       f.port = l.outputs[k].id;
       f.declared = l.outputs[k].shape();
       f.propagated = without_symbols(propagated);
+      // A layer's refinable is the opposite of a Reshape's: the declaration the more precise.
       const auto why = *issue == layer_issue::shape_mismatch ? text::declared_cannot_be(f.declared, f.propagated)
-                                                             : text::can_be_declared_as(f.declared, f.propagated);
+                                                             : text::declared_more_precise(f.declared, f.propagated);
       f.code = why.code;
-      f.args = why.args;
-      f.args.insert(f.args.begin(), {"port", f.port});
+      f.args = {{"port", f.port}, {"declared", to_string(f.declared)}, {"propagated", to_string(f.propagated)}};
       ++(*issue == layer_issue::shape_mismatch ? s.shape_mismatches : s.refinable);
       report.layers.push_back(std::move(f));
     }

@@ -175,7 +175,8 @@ void fix_planner::name_shapes_asked() {
     if (it == original_inputs_.end() && name.empty())
       fail(errc::invalid_argument, {},
            fmt::format("{} without a name: the model has {} inputs", named_as(key, name, text), original_inputs_.size()),
-           "name the input the shape is for (NAME=SHAPE)");
+           fmt::format("name the input the shape is for ({})",
+                       options_.spelling == option_spelling::command_line ? "NAME=SHAPE" : "{NAME: SHAPE}"));
     if (it == original_inputs_.end())
       fail(errc::invalid_argument, {}, fmt::format("{}: the model has no input named '{}'", named_as(key, name, text), name),
            fmt::format("name one of the inputs the shapes are asked for with {}", spell(options_.spelling, option::shape)));

@@ -18,7 +18,8 @@ std::string_view fix_text(dimension_fix fix) {
 /// A number as a reason's value.
 reason_value number(std::uint64_t n) { return static_cast<std::int64_t>(n); }
 
-constexpr std::array<std::string_view, 7> codes{"declared_cannot_be", "can_be_declared_as", "counts_never_match",
+constexpr std::array<std::string_view, 8> codes{"declared_cannot_be", "can_be_declared_as", "declared_more_precise",
+                                                 "counts_never_match",
                                                  "bounds_include_special", "hard_codes_dynamic", "pattern_not_read",
                                                  "hard_codes_batch"};
 
@@ -34,6 +35,13 @@ reason_text can_be_declared_as(const partial_shape& declared, const partial_shap
   return {"can_be_declared_as",
           {{"declared", to_string(declared)}, {"inferred", to_string(inferred)}},
           fmt::format("the output can be declared as {}", to_string(inferred))};
+}
+
+reason_text declared_more_precise(const partial_shape& declared, const partial_shape& propagated) {
+  return {"declared_more_precise",
+          {{"declared", to_string(declared)}, {"propagated", to_string(propagated)}},
+          fmt::format("the declared output {} is static where only {} can be derived", to_string(declared),
+                      to_string(propagated))};
 }
 
 reason_text counts_never_match(const partial_shape& input, const dimension& input_count, const partial_shape& declared,

@@ -18,6 +18,9 @@ namespace reshape1::model::text {
 [[nodiscard]] reason_text declared_cannot_be(const partial_shape& declared, const partial_shape& inferred);
 /// The declared output is less precise than what it computes.
 [[nodiscard]] reason_text can_be_declared_as(const partial_shape& declared, const partial_shape& inferred);
+/// A layer's declared output is static where propagation derives only `propagated` (a data-dependent size
+/// the IR writes down): the opposite of a Reshape's can_be_declared_as.
+[[nodiscard]] reason_text declared_more_precise(const partial_shape& declared, const partial_shape& propagated);
 /// The input's and the declared output's element counts cannot be equal.
 [[nodiscard]] reason_text counts_never_match(const partial_shape& input, const dimension& input_count,
                                              const partial_shape& declared, const dimension& declared_count);

@@ -63,6 +63,8 @@ TEST_F(ir, mismatch_when_the_declared_output_cannot_be_right) {
   EXPECT_EQ(f.result, model::verdict::shape_mismatch);
   EXPECT_EQ(shown(f.inferred), "[2,3]");
   EXPECT_EQ(f.hint, "the declared output [2,7] cannot be [2,3]");
+  EXPECT_EQ(f.code, "declared_cannot_be");
+  EXPECT_EQ(f.args, (model::reason_args{{"declared", "[2,7]"}, {"inferred", "[2,3]"}}));
 }
 
 TEST_F(ir, refinable_when_the_declared_output_is_less_precise) {
@@ -73,6 +75,8 @@ TEST_F(ir, refinable_when_the_declared_output_is_less_precise) {
   EXPECT_EQ(f.result, model::verdict::refinable);
   EXPECT_EQ(to_string(f.declared), "[2,?]");
   EXPECT_EQ(f.hint, "the output can be declared as [2,3]");
+  EXPECT_EQ(f.code, "can_be_declared_as");
+  EXPECT_EQ(f.args, (model::reason_args{{"declared", "[2,?]"}, {"inferred", "[2,3]"}}));
 }
 
 TEST_F(ir, hard_coded_batch_warns_only_on_the_data_path) {

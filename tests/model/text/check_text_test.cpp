@@ -24,6 +24,7 @@ std::vector<reason_text> every_reason() {
   const t::dimension_fix fix{.special_zero = true, .has_minus_one = false};
   return {t::declared_cannot_be(declared, partial_shape{dimension(6)}),
           t::can_be_declared_as(partial_shape{dimension(2), dimension()}, inferred),
+          t::declared_more_precise(declared, inferred),
           t::counts_never_match(declared, dimension(6), partial_shape{dimension(7)}, dimension(7)),
           t::bounds_include_special(1, -1, 8, true),
           t::hard_codes_dynamic(0, 4, dimension(), fix),
