@@ -173,8 +173,9 @@ void check_request(const reshape_request& request) {
   const auto s = request.spelling;
   if (!request.batch && request.shapes.empty())
     throw error(errc::syntax, {}, "no batch and no shape to check the model at",
-                fmt::format("give {} (or {}); {} and {} only qualify them", usage_of(s, option::batch),
-                            usage_of(s, option::shape), spell(s, option::layout), spell(s, option::assume_kept)));
+                fmt::format("give {} (or {}); {}, {} and {} only qualify them", usage_of(s, option::batch),
+                            usage_of(s, option::shape), spell(s, option::layout), spell(s, option::assume_kept),
+                            spell(s, option::assume_constant)));
   for (const auto& type : request.assume_kept)
     if (type.empty())
       throw error(errc::syntax, {}, fmt::format("{}: an empty op type", spell(s, option::assume_kept)),

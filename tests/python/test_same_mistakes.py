@@ -100,7 +100,8 @@ class Mistake:
 
 
 def usage_hint() -> str:
-    return "give <<usage:batch>> (or <<usage:shape>>); <<layout>> and <<assume_kept>> only qualify them"
+    return ("give <<usage:batch>> (or <<usage:shape>>); <<layout>>, <<assume_kept>> and <<assume_constant>> only "
+            "qualify them")
 
 
 BATCH_HINT = "give a number such as 8, or ? (or -1) for a dynamic batch"
