@@ -26,7 +26,8 @@ def run(*args):
 # check --batch 4 on each fixture: 0 yes, 1 no, 4 cannot tell; the verdict in the JSON too.
 answers = {"allowzero_copy": (0, "yes"), "allowzero_literal": (1, "no"), "constant_node_shape": (1, "no"),
            "shared_initializer": (1, "no"), "computed_pattern": (0, "yes"), "if_branches": (1, "no"),
-           "loop_body": (0, "yes"), "loop_scan": (0, "yes"), "loop_reshape": (1, "no"), "scan_sum": (0, "yes"), "scan8_entries": (0, "yes"),
+           "loop_body": (0, "yes"), "loop_scan": (0, "yes"), "loop_reshape": (1, "no"), "scan_sum": (0, "yes"),
+           "scan8_entries": (0, "yes"), "scan_over_batch": (0, "yes"), "scan_over_batch_paired": (1, "no"),
            "qdq_pair": (0, "yes"), "com_microsoft": (0, "yes"), "fold_scaler": (4, "cannot_tell"), "loop_captured_shared": (1, "no"),
            "external_data": (0, "yes"), "external_pattern": (1, "no"), "initializers_as_inputs": (1, "no"),
            "batch_moves": (1, "no"), "fold_rows": (1, "no"),

@@ -46,7 +46,8 @@ else:
 fixtures = {
     "allowzero_copy": "yes", "allowzero_literal": "no", "constant_node_shape": "no", "shared_initializer": "no",
     "computed_pattern": "yes", "if_branches": "no", "loop_body": "yes", "loop_scan": "yes", "loop_reshape": "no",
-    "scan_sum": "yes", "scan8_entries": "yes", "body_dims": "yes", "scan_reshape": "no", "loop_captured": "no",
+    "scan_sum": "yes", "scan8_entries": "yes", "scan_over_batch": "yes", "scan_over_batch_paired": "no", "body_dims": "yes",
+    "scan_reshape": "no", "loop_captured": "no",
     "loop_captured_shared": "no", "qdq_pair": "yes",
     "com_microsoft": "yes", "fold_scaler": "cannot_tell", "external_data": "yes", "external_pattern": "no", "initializers_as_inputs": "no",
     "batch_moves": "no", "fold_rows": "no",

@@ -461,10 +461,10 @@ void einsum(batch_op& o) {
 namespace {
 /// A TensorIterator that maps its body over the batch (ONNX's Scan-8 runs its body on each batch entry so):
 /// each input that holds the batch sliced along it one entry at a time, forwards, the others the same for
-/// every sample, no value carried from one iteration to the next, and every output the iterations' results
-/// concatenated forwards along an axis. Each iteration then sees one sample and gives that sample's part of
-/// each output, whatever the body does: the outputs hold the batch along their concatenation axis. False
-/// (nothing decided) for any other iteration.
+/// every sample and read whole, no value carried from one iteration to the next, and every output the
+/// iterations' results concatenated forwards along an axis. Each iteration then sees one sample and gives
+/// that sample's part of each output, whatever the body does: the outputs hold the batch along their
+/// concatenation axis. False (nothing decided) for any other iteration.
 bool maps_over_batch(batch_op& o) {
   const auto& body = *o.l.body;
   if (!body.back_edges.empty()) return false;
@@ -476,7 +476,8 @@ bool maps_over_batch(batch_op& o) {
     const auto port = m.external_port < 0 ? std::nullopt : port_index(o.l.inputs, m.external_port);
     if (!port || *port >= o.in.size()) return false;
     const auto& s = o.in[*port];
-    if (s.is(kind::shared)) continue;
+    // Sliced, an input the same for every sample would pair its parts with the samples by position.
+    if (s.is(kind::shared) && !m.axis) continue;
     const auto r = o.in_rank(*port);
     const auto a = m.axis && r ? axis_in(*m.axis, *r) : std::nullopt;
     if (!s.is(kind::batched) || !a || *a != s.axis || s.factor != 1 || !forwards(m)) return false;
