@@ -295,6 +295,19 @@ void bind_body_inputs(graph_builder& bb, graph_lowering& lb, const ::onnx::Graph
   }
 }
 
+/// A Result of a body named `name`, reading `at`; its id.
+std::int64_t body_result(graph_builder& bb, graph_lowering& lb, std::string name, source at) {
+  graph_builder::layer_spec l;
+  l.id = lb.next_id++;
+  l.name = std::move(name);
+  l.type = "Result";
+  l.opset = 1;
+  l.inputs.emplace_back(at);
+  const auto id = l.id;
+  bb.add(std::move(l));
+  return id;
+}
+
 /// A Result for each graph output of the body (after an Unsqueeze of the axis `unsqueezed` gives it, when
 /// it does), listed in `results`.
 void add_body_results(graph_builder& bb, graph_lowering& lb, const ::onnx::GraphProto& g,
@@ -310,14 +323,7 @@ void add_body_results(graph_builder& bb, graph_lowering& lb, const ::onnx::Graph
     auto at = found->at;
     if (static_cast<std::size_t>(k) < unsqueezed.size() && unsqueezed[static_cast<std::size_t>(k)])
       at = lb.add("Unsqueeze", 1, {at, axis_const(lb, *unsqueezed[static_cast<std::size_t>(k)], node)}, {}, 1, node);
-    graph_builder::layer_spec l;
-    l.id = lb.next_id++;
-    l.name = v.name();
-    l.type = "Result";
-    l.opset = 1;
-    l.inputs.emplace_back(at);
-    results.push_back(l.id);
-    bb.add(std::move(l));
+    results.push_back(body_result(bb, lb, v.name(), at));
   }
 }
 
@@ -378,14 +384,8 @@ node_context::lowered_body graph_lowering::per_entry_body(std::size_t inputs, st
   const auto runs = lb.add("TensorIterator", 1, std::move(in), {}, std::max<std::size_t>(outputs, 1), node);
   bb.at(runs.layer).body = std::move(inner);
   for (std::size_t k = 0; k < outputs; ++k) {
-    graph_builder::layer_spec l;
-    l.id = lb.next_id++;
-    l.name = fmt::format("{}/entry_output_{}", node, k);
-    l.type = "Result";
-    l.opset = 1;
-    l.inputs.emplace_back(lb.add("Unsqueeze", 1, {source{runs.layer, k}, axis_const(lb, 0, node)}, {}, 1, node));
-    r.results.push_back(l.id);
-    bb.add(std::move(l));
+    const auto at = lb.add("Unsqueeze", 1, {source{runs.layer, k}, axis_const(lb, 0, node)}, {}, 1, node);
+    r.results.push_back(body_result(bb, lb, fmt::format("{}/entry_output_{}", node, k), at));
   }
   bb.weights(bytes, std::span<const std::byte>(*bytes));
   r.network = bb.build();
