@@ -593,9 +593,10 @@ def check_batch(
 @_report
 class IrEdit:
     """Where an IR's rewrite wrote its value: the Const `const` (a clone of `cloned_from` when the original
-    fed other layers too); special_zero_set when the Reshape's special_zero went from false to true."""
+    fed other layers too; None for a pattern computed from the input's shape, see FixChange.computed);
+    special_zero_set when the Reshape's special_zero went from false to true."""
 
-    const: int
+    const: Optional[int]
     cloned_from: Optional[int]
     special_zero_set: bool
 
@@ -618,7 +619,9 @@ class FixChange:
     `id` is the Reshape's id as findings give it (for ONNX its node's index in the top graph; a node of an If
     branch is numbered after them); in a body, its id there, with within naming the layers around it,
     outermost first. `edit` is what the format wrote (IrEdit or OnnxEdit): the JSON gives its keys beside
-    the others."""
+    the others. With new sizes, `computed` is the pattern computed from the shape of the Reshape's input
+    ("[1,2,3,shape[2],shape[3]]") by layers fix added, when no element alone could be rewritten (element,
+    old_value and new_value are 0 then); "" otherwise."""
 
     id: int
     name: str
@@ -630,6 +633,7 @@ class FixChange:
     why: str
     edit: Union[IrEdit, OnnxEdit]
     within: Tuple[Enclosing, ...] = ()
+    computed: str = ""
 
 
 def _fix_change(data: Mapping[str, Any]) -> FixChange:

@@ -266,7 +266,7 @@ def check_batch(
 
 @dataclass(frozen=True, kw_only=True)
 class IrEdit:
-    const: int
+    const: Optional[int]
     cloned_from: Optional[int]
     special_zero_set: bool
 
@@ -288,6 +288,7 @@ class FixChange:
     why: str
     edit: Union[IrEdit, OnnxEdit]
     within: Tuple[Enclosing, ...] = ...
+    computed: str = ...
 
 @dataclass(frozen=True, kw_only=True)
 class FixRefusal:

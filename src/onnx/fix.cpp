@@ -380,8 +380,12 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     std::set<std::string> taken;
     taken_names(m.graph(), taken);
     changes_.clear();
+    inserted_.clear();
     std::vector<std::pair<layer_key, node_ref>> reshapes;
-    for (const auto& r : rewrites) reshapes.emplace_back(layer_key{r.p.within, r.p.reshape}, apply(m, r, taken));
+    for (const auto& r : rewrites) {
+      auto at = apply(m, r, taken, reshapes);
+      reshapes.emplace_back(layer_key{r.p.within, r.p.reshape}, std::move(at));
+    }
     // The declared dims follow the rewritten model: where its tensors hold the batch now. Each change
     // names its Reshape by its id there, as the refusals of the proof do.
     {
@@ -494,13 +498,15 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   /// Rewrite `r` made in `m` (a copy of the file; `taken` holds its names): the value written where the
   /// reader node sees the tensor, or in a copy of it that the node reads instead; the change it is goes to
   /// changes_. Returns where the Reshape node is.
-  node_ref apply(::onnx::ModelProto& m, const model::detail::fix_rewrite& r, std::set<std::string>& taken) {
+  node_ref apply(::onnx::ModelProto& m, const model::detail::fix_rewrite& r, std::set<std::string>& taken,
+                 std::vector<std::pair<layer_key, node_ref>>& placed) {
+    if (!r.p.computed.empty()) return apply_computed(m, r, taken, placed);
     const auto s = names_at(original_, &declared(), r.p.within);
     const auto* reshape = s ? s->g->find(r.p.reshape) : nullptr;
     if (reshape == nullptr || s->p == nullptr) internal("its Reshape is not found again");
     const auto origin = model::detail::origin_of_element(*s->g, *s->p, *reshape, 1, r.p.element);
-    const auto reader = origin.consumer != nullptr ? reader_of(*s, *s->g, *origin.consumer) : std::nullopt;
-    const auto node = reader_of(*s, *s->g, *reshape);
+    const auto reader = shifted(origin.consumer != nullptr ? reader_of(*s, *s->g, *origin.consumer) : std::nullopt);
+    const auto node = shifted(reader_of(*s, *s->g, *reshape));
     if (!reader || !node || origin.holder == nullptr) internal("its nodes are not found again");
     const std::string held(origin.holder->name);
     auto h = holder_of(m, held, *reader);
@@ -540,6 +546,113 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     c.within = r.change.within;
     c.id = r.p.reshape;
     return *node;
+  }
+
+  /// Computed rewrite `r` made in `m`: nodes that compute the pattern from the shape of the Reshape's data
+  /// input (Shape, Gather, Mul, Div, Concat, their constants as initializers), inserted just before the
+  /// Reshape node, which reads the Concat's output as its shape. The nodes of `placed` after them move on.
+  node_ref apply_computed(::onnx::ModelProto& m, const model::detail::fix_rewrite& r, std::set<std::string>& taken,
+                          std::vector<std::pair<layer_key, node_ref>>& placed) {
+    const auto s = names_at(original_, &declared(), r.p.within);
+    const auto* reshape = s ? s->g->find(r.p.reshape) : nullptr;
+    auto node = shifted(reshape != nullptr ? reader_of(*s, *s->g, *reshape) : std::nullopt);
+    auto* g = node ? graph_at(m, node->path) : nullptr;
+    if (g == nullptr || node->index >= g->node_size() || g->node(node->index).input_size() < 2)
+      internal("its Reshape node is not found again");
+    const auto reshape_node = g->node(node->index);
+    const std::string base = reshape_node.name().empty() ? reshape_node.output(0) : reshape_node.name();
+    std::vector<::onnx::NodeProto> nodes;
+    const auto made = [&](std::string_view op, std::vector<std::string> inputs, std::string_view what) {
+      auto& n = nodes.emplace_back();
+      n.set_op_type(std::string(op));
+      const auto out = unique_name(taken, fmt::format("{}/pattern/{}", base, what));
+      n.set_name(out);
+      for (auto& i : inputs) n.add_input(std::move(i));
+      n.add_output(out);
+      return out;
+    };
+    const auto constant = [&](std::string_view what, const std::vector<std::int64_t>& values) {
+      auto* t = g->add_initializer();
+      t->set_name(unique_name(taken, fmt::format("{}/pattern/{}", base, what)));
+      t->set_data_type(::onnx::TensorProto::INT64);
+      t->add_dims(static_cast<std::int64_t>(values.size()));
+      for (const auto v : values) t->add_int64_data(v);
+      return t->name();
+    };
+    const auto shape = made("Shape", {reshape_node.input(0)}, "shape");
+    std::vector<std::string> pieces;
+    std::vector<std::int64_t> run;
+    const auto flush = [&] {
+      if (run.empty()) return;
+      pieces.push_back(constant(fmt::format("values_{}", pieces.size()), run));
+      run.clear();
+    };
+    for (std::size_t k = 0; k < r.p.computed.size(); ++k) {
+      const auto& t = r.p.computed[k];
+      if (t.dims.empty()) {
+        run.push_back(t.factor);
+        continue;
+      }
+      flush();
+      std::string value;
+      for (const auto d : t.dims) {
+        const auto dim = made("Gather", {shape, constant(fmt::format("index_{}_{}", k, d), {static_cast<std::int64_t>(d)})},
+                              fmt::format("dim_{}_{}", k, d));
+        auto* axis = nodes.back().add_attribute();
+        axis->set_name("axis");
+        axis->set_type(::onnx::AttributeProto::INT);
+        axis->set_i(0);
+        value = value.empty() ? dim : made("Mul", {value, dim}, fmt::format("product_{}_{}", k, d));
+      }
+      if (t.factor != 1) value = made("Mul", {value, constant(fmt::format("factor_{}", k), {t.factor})}, fmt::format("scaled_{}", k));
+      if (t.divisor != 1) value = made("Div", {value, constant(fmt::format("divisor_{}", k), {t.divisor})}, fmt::format("quotient_{}", k));
+      pieces.push_back(value);
+    }
+    flush();
+    const auto pattern = made("Concat", pieces, "values");
+    auto* axis = nodes.back().add_attribute();
+    axis->set_name("axis");
+    axis->set_type(::onnx::AttributeProto::INT);
+    axis->set_i(0);
+    // Inserted before the Reshape: protobuf appends, then each new node is swapped down into place.
+    const int at = node->index;
+    for (auto& n : nodes) {
+      *g->add_node() = std::move(n);
+      for (int k = g->node_size() - 1; k > at + static_cast<int>(&n - nodes.data()); --k) g->mutable_node()->SwapElements(k, k - 1);
+    }
+    const insertion made_here{node->path, at, static_cast<int>(nodes.size())};
+    for (auto& [key, x] : placed) made_here.shift(x);
+    made_here.shift(*node);
+    inserted_.push_back(made_here);
+    g->mutable_node(node->index)->set_input(1, pattern);
+    auto& c = changes_[{r.p.within, r.p.reshape}];
+    c.name = base;
+    c.edit = model::onnx_edit{pattern, std::nullopt, false};
+    c.old_pattern = r.change.old_pattern;
+    c.new_pattern = r.change.new_pattern;
+    c.computed = r.change.computed;
+    c.why = r.p.why;
+    c.within = r.change.within;
+    c.id = r.p.reshape;
+    return *node;
+  }
+
+  /// Nodes inserted into a copy of the file, `added` of them at `at` in the graph `path` leads to: the
+  /// nodes found in the file (proto_) after them are further on in the copy.
+  struct insertion {
+    std::vector<std::pair<int, int>> path;
+    int at = 0, added = 0;
+    void shift(node_ref& x) const {
+      if (x.path == path && x.index >= at) x.index += added;
+      if (x.path.size() > path.size() && std::equal(path.begin(), path.end(), x.path.begin()) && x.path[path.size()].first >= at)
+        x.path[path.size()].first += added;
+    }
+  };
+  /// Node `x` of the file as it is in the copy read_back is writing.
+  std::optional<node_ref> shifted(std::optional<node_ref> x) const {
+    if (x)
+      for (const auto& i : inserted_) i.shift(*x);
+    return x;
   }
 
   [[noreturn]] void internal(const std::string& what) const {
@@ -814,6 +927,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   }
 
   std::map<layer_key, fix_change> changes_;  ///< what read_back made of each rewrite, by its Reshape
+  std::vector<insertion> inserted_;            ///< the nodes read_back inserted so far, in order
   std::vector<std::string> freed_;            ///< and the declared dims it freed
   std::string written_;                       ///< and the bytes it read back
   std::unordered_map<std::string, model::source> names_back_;  ///< the tensor names of the model read back

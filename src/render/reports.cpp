@@ -205,6 +205,10 @@ json fix_json(const model::fix_report& r, std::string_view model, const json& ou
   for (const auto& c : r.changes) {
     json j = {{"id", std::to_string(c.id)}, {"name", c.name}, {"old_pattern", c.old_pattern}, {"new_pattern", c.new_pattern}};
     std::visit([&](const auto& e) { add_holder(j, e); }, c.edit);
+    if (!c.computed.empty()) {  // no Const holds the pattern: layers fix added compute it
+      if (std::holds_alternative<model::ir_edit>(c.edit)) j["const"] = json();
+      j["computed"] = c.computed;
+    }
     j["element"] = c.element;
     j["old_value"] = c.old_value;
     j["new_value"] = c.new_value;

@@ -78,7 +78,7 @@ struct fix_options {
 /// Where an IR's rewrite wrote its value: the Const `const_id` (a clone of `cloned_from` when that one fed
 /// other layers too); `special_zero_set` when the Reshape's special_zero went from false to true.
 struct ir_edit {
-  std::int64_t const_id = 0;  ///< JSON `const`
+  std::int64_t const_id = 0;  ///< JSON `const`; 0 for a pattern computed from the input's shape
   std::optional<std::int64_t> cloned_from;
   bool special_zero_set = false;
 };
@@ -102,6 +102,11 @@ struct fix_change {
   std::string old_pattern, new_pattern;  ///< the Reshape's pattern before and after, in the notation
   std::size_t element = 0;
   std::int64_t old_value = 0, new_value = 0;
+  /// New sizes: the pattern computed from the shape of the Reshape's input (`shape`), in the notation
+  /// `[1,2,24,shape[2],shape[3]]`, by layers fix adds (IR: ShapeOf-3, Gather-8, Multiply-1, Divide-1,
+  /// Concat-1; ONNX: Shape, Gather, Mul, Div, Concat); "" when one element was rewritten (then `element`,
+  /// `old_value` and `new_value` say which; they are 0 here).
+  std::string computed;
   std::string why;
   /// The bodies the Reshape is in, outermost first; empty at the top level. An IR's Const is in the same
   /// body, but for a pattern the body takes unchanged from around it (then `ir_edit::const_id` is of that graph).

@@ -3,6 +3,8 @@
 #include <optional>
 #include <variant>
 
+#include <fmt/format.h>
+
 #include "model/analysis/batch_internal.hpp"
 #include "model/analysis/fix_internal.hpp"
 #include "model/ops/rules.hpp"
@@ -82,8 +84,123 @@ std::vector<pattern_choice> pattern_choices(const graph& g, const propagation& p
   return choices;
 }
 
+std::string terms_text(std::span<const pattern_term> terms) {
+  std::string out = "[";
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    const auto& t = terms[k];
+    if (k > 0) out += ',';
+    std::string product;
+    for (const auto d : t.dims) product += fmt::format("{}shape[{}]", product.empty() ? "" : "*", d);
+    if (product.empty())
+      product = std::to_string(t.factor);
+    else if (t.factor != 1)
+      product += fmt::format("*{}", t.factor);
+    out += product;
+    if (t.divisor != 1) out += fmt::format("/{}", t.divisor);
+  }
+  return out + "]";
+}
+
+std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in, const partial_shape& now,
+                                                        std::span<const std::int64_t> e, bool special_zero,
+                                                        std::span<const std::int64_t> stays, std::span<const char> sole,
+                                                        text::fix_reason& reason) {
+  const auto unreadable = [&](std::size_t k) {
+    reason = text::needs_computed_pattern(k, k < e.size() ? e[k] : 0);
+    return std::nullopt;
+  };
+  if (!in.rank_known() || !now.rank_known() || in.size() != now.size() || e.empty()) return unreadable(0);
+  std::int64_t elements = 1;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (!in[i].is_static() || in[i].lo() <= 0 || __builtin_mul_overflow(elements, in[i].lo(), &elements)) return unreadable(0);
+  // The output the pattern gives at the declared shapes: its 0s copied, its -1 inferred.
+  std::vector<std::int64_t> out(e.begin(), e.end());
+  std::optional<std::size_t> inferred;
+  std::int64_t known = 1;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (out[k] == 0 && special_zero) {
+      if (k >= in.size()) return unreadable(k);
+      out[k] = in[k].lo();
+    }
+    if (out[k] == -1 && !inferred) {
+      inferred = k;
+      continue;
+    }
+    if (out[k] <= 0 || __builtin_mul_overflow(known, out[k], &known)) return unreadable(k);
+  }
+  if (inferred) {
+    if (elements % known != 0) return unreadable(*inferred);
+    out[*inferred] = elements / known;
+  } else if (known != elements) {
+    return unreadable(0);
+  }
+  const auto changes = [&](std::size_t i) { return !(now[i].is_static() && now[i].lo() == in[i].lo()); };
+  std::vector<pattern_term> terms(out.size());
+  // Groups of equal products, smallest first; a 1 on either side joins the group it starts.
+  std::size_t i = 0, k = 0;
+  while (i < in.size() || k < out.size()) {
+    const auto i0 = i, k0 = k;
+    std::int64_t a = i < in.size() ? in[i++].lo() : 1;
+    std::int64_t b = k < out.size() ? out[k++] : 1;
+    while (a != b) {
+      if (a < b && i < in.size()) {
+        a *= in[i++].lo();  // (no overflow: every partial product divides `elements`)
+      } else if (b < a && k < out.size()) {
+        b *= out[k++];
+      } else {
+        return unreadable(k0);
+      }
+    }
+    std::vector<std::size_t> moving;
+    for (auto x = i0; x < i; ++x)
+      if (changes(x)) moving.push_back(x);
+    // A dimension whose value another size has too may be that one (H where W == H): no reading is sure.
+    for (const auto x : moving)
+      if (x >= sole.size() || sole[x] == 0) return unreadable(k0);
+    // Every element is written as it is at the declared shapes (a 0 or -1 too: the pattern has neither
+    // then), and those that follow a size that changes as computed below.
+    for (auto y = k0; y < k; ++y) terms[y].factor = out[y];
+    if (moving.empty()) continue;  // the group's constants stay
+    std::vector<std::size_t> big;  // the group's elements above 1
+    for (auto y = k0; y < k; ++y)
+      if (out[y] > 1) big.push_back(y);
+    if (big.size() <= 1 && k > k0) {  // one element holds the whole group: the product of its input dimensions
+      auto& t = terms[big.empty() ? k0 : big[0]];
+      t = {};
+      std::int64_t fixed = 1;
+      for (auto x = i0; x < i; ++x) {
+        if (changes(x))
+          t.dims.push_back(x);
+        else
+          fixed *= in[x].lo();
+      }
+      t.factor = fixed;
+      continue;
+    }
+    if (moving.size() != 1 || i - i0 != 1) return unreadable(big.empty() ? k0 : big[0]);
+    // One dimension split into several elements: the one that follows it is the one whose value is not a
+    // value the model's other patterns keep at every size; the others stay.
+    std::vector<std::size_t> follows;
+    std::int64_t rest = 1;
+    for (const auto y : big) {
+      if (std::find(stays.begin(), stays.end(), out[y]) == stays.end())
+        follows.push_back(y);
+      else
+        rest *= out[y];
+    }
+    if (follows.size() != 1) {
+      reason = text::split_not_read(i0, in[i0].lo(), std::vector<std::int64_t>(out.begin() + static_cast<std::ptrdiff_t>(k0),
+                                                                               out.begin() + static_cast<std::ptrdiff_t>(k)));
+      return std::nullopt;
+    }
+    terms[follows[0]] = {{i0}, 1, rest};
+  }
+  return terms;
+}
+
 std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagation& declared, const propagation& asked,
-                                                 const layer& l, const batch_finding& f, text::fix_reason& reason) {
+                                                 const layer& l, const batch_finding& f,
+                                                 std::span<const std::int64_t> stays, text::fix_reason& reason) {
   if (f.issue == batch_issue::fails_at_declared) {
     reason = text::fails_as_given(f);
     return {};
@@ -176,6 +293,27 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
       if (!named || k != *named) order.push_back(k);
     for (const auto k : order)
       if (e[k].lo > 1 && std::find(copies.begin(), copies.end(), k) == copies.end()) choices.push_back(choice(k));
+  }
+  // Last: the pattern computed from the input's shape, when no 0 or -1 above is judged to keep the sizes.
+  {
+    std::vector<std::int64_t> values;
+    for (const auto& b : e) values.push_back(b.lo);
+    text::fix_reason why;
+    std::vector<char> sole(in.size(), 0);
+    for (std::size_t k = 0; k < in.size(); ++k) sole[k] = in[k].is_static() && in[k].lo() > 0 && changes(k) && alone(k);
+    if (auto terms = computed_terms(in, now, values, special_zero, stays, sole, why)) {
+      const bool same = std::equal(terms->begin(), terms->end(), values.begin(), values.end(),
+                                   [](const pattern_term& t, std::int64_t v) { return t.dims.empty() && t.factor == v; });
+      if (!same) {
+        pattern_choice c;
+        c.why = text::computed_from_shape(terms_text(*terms));
+        c.computed = std::move(*terms);
+        choices.push_back(std::move(c));
+      }
+    } else if (choices.empty()) {
+      reason = std::move(why);
+      return choices;
+    }
   }
   if (choices.empty()) {
     // The element the finding names, else the first that holds a size-like value (not a 1, 0 or -1).

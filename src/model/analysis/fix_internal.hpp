@@ -19,6 +19,20 @@
 
 namespace reshape1::model::detail {
 
+/// New sizes: one element of a pattern computed from the shape of the Reshape's data input: the product of
+/// the input's dimensions `dims` times `factor`, divided by `divisor` (exactly, at the declared shapes);
+/// with no `dims`, the constant `factor`.
+struct pattern_term {
+  std::vector<std::size_t> dims{};
+  std::int64_t factor = 1;
+  std::int64_t divisor = 1;
+  friend bool operator==(const pattern_term&, const pattern_term&) = default;
+};
+
+/// `terms` in the notation of patterns, each computed element written from `shape`, the data input's shape:
+/// `[1,2,24,shape[2],shape[3]]`, `[1,shape[1]/7,7,96]`, `[shape[1]*shape[2]*96]`.
+[[nodiscard]] std::string terms_text(std::span<const pattern_term> terms);
+
 /// A value one element of a Reshape's pattern could take so that the Reshape keeps the batch.
 struct pattern_choice {
   std::size_t element = 0;
@@ -29,6 +43,8 @@ struct pattern_choice {
   /// New sizes: other elements (of the pattern) written with it, each with its value (0: they copy the
   /// input's dimension there). They come from the same Const as `element`, or the choice is not made.
   std::vector<std::pair<std::size_t, std::int64_t>> also{};
+  /// New sizes: the whole pattern computed from the data input's shape instead (no element is written then).
+  std::vector<pattern_term> computed{};
 };
 
 /// The values to try, best first, for Reshape `l` of `g` (propagated as `p`), which check_batch names with
@@ -46,10 +62,27 @@ struct pattern_choice {
 /// that holds its input's declared dimension at the same index, where that dimension changes, gets 0 (with
 /// special_zero set where the pattern has no 0); then -1 goes, in turn, to each other element that holds
 /// a value above 1 (the finding's element first), where the pattern has no -1: which one stands for the
-/// sizes that change is the judges' to find. Empty, with `reason`, when nothing is worth trying.
+/// sizes that change is the judges' to find. Last, where no 0 or -1 is enough (`computed_pattern`): the
+/// pattern computed from the input's shape. `stays` holds the values the patterns of the model's other
+/// Reshapes give at every size asked (none of them a finding there): a factor of a split dimension with one
+/// of those values is the one that stays. Empty, with `reason`, when nothing is worth trying.
 [[nodiscard]] std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagation& declared,
                                                                const propagation& asked, const layer& l,
-                                                               const batch_finding& f, text::fix_reason& reason);
+                                                               const batch_finding& f, std::span<const std::int64_t> stays,
+                                                               text::fix_reason& reason);
+
+/// New sizes: the pattern `e` of a Reshape whose data input is `in` at the declared shapes and `now` at the
+/// shapes asked, computed from the input's shape: the input's dimensions and the pattern's elements are
+/// matched in groups of equal products (as the Reshape lays the elements out, row by row); a group whose
+/// input dimensions stay keeps its constants, one input dimension that changes gives one element its copy
+/// (or several, whose product one element holds), and a dimension that changes split into several elements
+/// gives the one that follows it its quotient by the others, which must each be a value of `stays`. Every
+/// input dimension that changes and is read must have `sole` set: its declared value is no other size's.
+/// Nullopt, with `reason`, when the pattern cannot be read that way.
+[[nodiscard]] std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in, const partial_shape& now,
+                                                                      std::span<const std::int64_t> e, bool special_zero,
+                                                                      std::span<const std::int64_t> stays,
+                                                                      std::span<const char> sole, text::fix_reason& reason);
 
 /// A refusal of layer `id` for reason `why`.
 [[nodiscard]] inline fix_refusal refused(std::int64_t id, std::string name, std::string type, text::fix_reason why,

@@ -535,10 +535,22 @@ void fix_planner::convert(const std::vector<candidate*>& group, std::vector<fix_
   std::map<layer_key, std::vector<const fix_plan*>> by_holder;
   for (const auto* c : group) {
     const auto& x = c->plans[c->next];
-    by_holder[{x.holder_within, x.holder}].push_back(&x);
+    if (x.computed.empty()) by_holder[{x.holder_within, x.holder}].push_back(&x);
   }
   for (const auto* c : group) {
     const auto& x = c->plans[c->next];
+    if (!x.computed.empty()) {
+      // Ids for the layers that compute it, above every id so far (computed_edits adds at most this many).
+      std::size_t layers = 3;  // ShapeOf, axis, Concat
+      for (const auto& t : x.computed) layers += 2 + 3 * t.dims.size() + 4;
+      fix_rewrite r;
+      r.p = x;
+      r.target = next_id_ + 1;
+      if (__builtin_add_overflow(next_id_, static_cast<std::int64_t>(layers), &next_id_))
+        fail(errc::unsupported, {}, "no layer id is left for the layers that compute a pattern", "give the layers smaller ids");
+      trial.push_back(std::move(r));
+      continue;
+    }
     const auto& body = *site_at(*current_, nullptr, x.holder_within)->g;
     const auto& holder = *body.find(x.holder);
     const auto& sharing = by_holder[{x.holder_within, x.holder}];
@@ -577,6 +589,10 @@ std::pair<std::vector<graph_edit>, std::vector<std::byte>> fix_planner::build(co
   const auto base = appended_from();
   for (const auto& r : rewrites) {
     const auto& within = r.p.holder_within;
+    if (!r.p.computed.empty()) {
+      computed_edits(r.p, r.target, base, edits, appended);
+      continue;
+    }
     if (r.clone)
       edits.push_back({.what = kind::clone_layer,
                        .layer = r.p.holder,
@@ -642,6 +658,7 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
     c.element = r.p.index;
     c.old_value = r.p.old_value;
     c.new_value = r.p.value;
+    if (!r.p.computed.empty()) c.computed = c.new_pattern = terms_text(r.p.computed);
     describe(r);
   }
   for (const auto* c : group) done_.insert(c->key);
@@ -656,7 +673,8 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
 /// The change's Const and why, as the rewrite now stands (a clone may be merged back at the end).
 void fix_planner::describe(fix_rewrite& r) {
   auto& c = r.change;
-  c.edit = ir_edit{r.target, r.clone ? std::optional<std::int64_t>(r.p.holder) : std::nullopt, r.p.set_special_zero};
+  c.edit = ir_edit{r.p.computed.empty() ? r.target : 0, r.clone ? std::optional<std::int64_t>(r.p.holder) : std::nullopt,
+                   r.p.set_special_zero};
   c.why = r.clone ? text::cloned_const(r.p.why, r.p.holder) : r.p.why;
 }
 
@@ -877,6 +895,22 @@ void fix_planner::list_changes(const std::vector<fix_rewrite>& final_rewrites,
 /// Concat); nullopt, with `reason`, when the format says that Const cannot take it.
 std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector<std::int64_t>& within, const layer& l,
                                             const pattern_choice& c, text::fix_reason& reason) const {
+  if (!c.computed.empty()) {  // no Const is rewritten: new layers compute the pattern
+    if (!within.empty()) {
+      reason = text::computed_in_body();
+      return std::nullopt;
+    }
+    if (!rewrites(s, within, l)) {
+      reason = text::reaches_through_added_layer(l.name);
+      return std::nullopt;
+    }
+    fix_plan x;
+    x.within = x.holder_within = within;
+    x.reshape = x.holder = l.id;
+    x.computed = c.computed;
+    x.why = c.why;
+    return x;
+  }
   const auto origin = origin_of_element(*s.g, *s.p, l, 1, c.element);
   fix_plan x;
   x.within = x.holder_within = within;
@@ -919,11 +953,103 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
     reason = text::shape_values_unknown();
     return plans;
   }
-  const auto choices = sizes() ? size_pattern_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
+  const auto choices = sizes() ? size_pattern_choices(*s.g, *s.p, *runs_.runs[1], l, f, kept_values(l), reason)
                                : pattern_choices(*s.g, *s.p, l, f, reason);
   for (const auto& c : choices)
     if (auto x = target(s, ids_of(f.within), l, c, reason)) plans.push_back(std::move(*x));
   return plans;
+}
+
+std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
+  std::vector<std::int64_t> values;
+  const auto& g = *current_;
+  for (const auto& l : g.layers()) {
+    if (&l == &except || part_of(l.type) != op_part::reshape) continue;
+    const layer_key key{{}, l.id};
+    if (probe_ && std::any_of(probe_->findings.begin(), probe_->findings.end(),
+                              [&](const batch_finding& f) { return key_of(f) == key; }))
+      continue;
+    std::vector<bool> constant;
+    const auto pattern = reshape_pattern_at(g, runs_.declared(), l, &constant);
+    const auto e = pattern.elements();
+    for (std::size_t k = 0; k < e.size(); ++k)
+      if (e[k].lo == e[k].hi && e[k].lo > 1 && k < constant.size() && constant[k]) values.push_back(e[k].lo);
+  }
+  return values;
+}
+
+void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::uint64_t base,
+                                 std::vector<graph_edit>& edits, std::vector<std::byte>& appended) const {
+  using kind = graph_edit::kind;
+  const auto& reshape = *original_.find(x.reshape);
+  if (reshape.sources.empty() || !reshape.sources[0])
+    fail(errc::invalid_argument, {}, fmt::format("{}: a Reshape without its data input", reshape.where()), {});
+  const auto& data = original_.layers()[reshape.sources[0]->layer];
+  const auto rank = static_cast<std::int64_t>(original_.layers()[reshape.sources[0]->layer]
+                                                  .outputs[reshape.sources[0]->output].dims.size());
+  auto id = first_id;
+  const std::string prefix = fmt::format("{}/pattern", reshape.name);
+  const auto add = [&](std::string name, std::string type, int opset, std::vector<std::pair<std::string, std::string>> attributes,
+                       std::vector<std::pair<std::int64_t, std::size_t>> inputs, std::vector<std::int64_t> dims) {
+    edits.push_back({.what = kind::add_layer, .name = prefix + "/" + name, .id = id, .type = std::move(type), .opset = opset,
+                     .attributes = std::move(attributes), .inputs = std::move(inputs), .output_dims = std::move(dims)});
+    return id++;
+  };
+  // A Const of i64 values, its bytes appended.
+  const auto constant = [&](std::string name, const std::vector<std::int64_t>& values, bool scalar) {
+    const auto at = base + appended.size();
+    for (const auto v : values)
+      for (std::size_t b = 0; b < 8; ++b)
+        appended.push_back(static_cast<std::byte>((static_cast<std::uint64_t>(v) >> (8 * b)) & 0xFF));
+    const auto size = values.size() * 8;
+    return add(std::move(name), "Const", 1,
+               {{"element_type", "i64"}, {"shape", scalar ? std::string() : std::to_string(values.size())},
+                {"offset", std::to_string(at)}, {"size", std::to_string(size)}},
+               {}, scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())});
+  };
+  const auto shape = add("shape", "ShapeOf", 3, {{"output_type", "i64"}}, {{data.id, reshape.sources[0]->output}}, {rank});
+  std::optional<std::int64_t> axis;
+  std::vector<std::int64_t> pieces;
+  std::vector<std::int64_t> run;  // constant elements not yet written
+  const auto flush = [&] {
+    if (run.empty()) return;
+    pieces.push_back(constant(fmt::format("values_{}", pieces.size()), run, false));
+    run.clear();
+  };
+  for (std::size_t k = 0; k < x.computed.size(); ++k) {
+    const auto& t = x.computed[k];
+    if (t.dims.empty()) {
+      run.push_back(t.factor);
+      continue;
+    }
+    flush();
+    if (!axis) axis = constant("axis", {0}, true);
+    std::optional<std::int64_t> value;
+    for (const auto d : t.dims) {
+      const auto index = constant(fmt::format("index_{}_{}", k, d), {static_cast<std::int64_t>(d)}, false);
+      const auto dim = add(fmt::format("dim_{}_{}", k, d), "Gather", 8, {{"batch_dims", "0"}},
+                           {{shape, 0}, {index, 0}, {*axis, 0}}, {1});
+      value = value ? add(fmt::format("product_{}_{}", k, d), "Multiply", 1, {{"auto_broadcast", "numpy"}},
+                          {{*value, 0}, {dim, 0}}, {1})
+                    : dim;
+    }
+    if (t.factor != 1) {
+      const auto f = constant(fmt::format("factor_{}", k), {t.factor}, false);
+      value = add(fmt::format("scaled_{}", k), "Multiply", 1, {{"auto_broadcast", "numpy"}}, {{*value, 0}, {f, 0}}, {1});
+    }
+    if (t.divisor != 1) {
+      const auto d = constant(fmt::format("divisor_{}", k), {t.divisor}, false);
+      value = add(fmt::format("quotient_{}", k), "Divide", 1, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}},
+                  {{*value, 0}, {d, 0}}, {1});
+    }
+    pieces.push_back(*value);
+  }
+  flush();
+  std::vector<std::pair<std::int64_t, std::size_t>> inputs;
+  for (const auto p : pieces) inputs.emplace_back(p, 0);
+  const auto concat = add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs),
+                          {static_cast<std::int64_t>(x.computed.size())});
+  edits.push_back({.what = kind::set_source, .layer = concat, .consumer = x.reshape, .port = 1, .output = 0});
 }
 
 }  // namespace reshape1::model::detail

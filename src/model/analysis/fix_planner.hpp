@@ -63,6 +63,9 @@ struct fix_plan {
   std::int64_t consumer = 0;  ///< the layer the holder feeds on the way to the Reshape, and its input
   std::size_t consumer_port = 0;
   std::string why;
+  /// New sizes: the pattern computed from the Reshape's input shape instead (then no Const is rewritten:
+  /// new layers compute it and feed the Reshape's pattern input; holder and index are unused).
+  std::vector<pattern_term> computed{};
 };
 
 /// A plan made concrete: the Const it writes (the holder, or a clone of it for `consumer`) and the bytes
@@ -235,6 +238,13 @@ class fix_planner {
   [[nodiscard]] std::optional<fix_plan> target(const fix_site& s, const std::vector<std::int64_t>& within,
                                                const layer& l, const pattern_choice& c, text::fix_reason& reason) const;
   [[nodiscard]] std::vector<fix_plan> plans_for(const batch_finding& f, text::fix_reason& reason) const;
+  /// New sizes: the values the patterns of the current model's Reshapes (but `except`) hold in elements
+  /// only constants go into, where no finding of the current probe names the Reshape.
+  [[nodiscard]] std::vector<std::int64_t> kept_values(const layer& except) const;
+  /// The edits that compute plan `x`'s pattern (layers with ids from `first_id` on, their constants' bytes
+  /// appended to `appended`, which starts at `base` in the weights) and feed it to the Reshape.
+  void computed_edits(const fix_plan& x, std::int64_t first_id, std::uint64_t base, std::vector<graph_edit>& edits,
+                      std::vector<std::byte>& appended) const;
 
   std::vector<proof_point> proofs_;
   std::vector<free_size> free_sizes_;

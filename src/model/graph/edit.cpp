@@ -46,6 +46,8 @@ struct edit_storage {
   arena<attribute> attributes;
   arena<std::int64_t> integers;
   arena<double> reals;
+  arena<port> ports;
+  arena<dimension> dims;
   std::deque<std::vector<std::optional<source>>> sources;
 };
 
@@ -113,8 +115,79 @@ class layer_edits {
     clones_.push_back(index);
   }
 
+  /// `original` is the graph before any edit, whose ids a new layer may not take.
+  void add(const graph_edit& e, const graph& original) {
+    if (original.find(e.id) != nullptr ||
+        std::any_of(by_id_.begin() + static_cast<std::ptrdiff_t>(sorted_), by_id_.end(),
+                    [&](const auto& x) { return x.first == e.id; }))
+      fail(errc::invalid_argument, {}, fmt::format("a new layer is given id {}, which a layer has already", e.id));
+    layer l;
+    l.id = e.id;
+    l.name = st_.texts.emplace_back(e.name);
+    l.type = st_.texts.emplace_back(e.type);
+    l.version = st_.texts.emplace_back(fmt::format("opset{}", e.opset));
+    l.opset = e.opset;
+    st_.attributes.start();
+    for (const auto& [name, text] : e.attributes) {
+      attribute& at = st_.attributes.append();
+      at.name = st_.texts.emplace_back(name);
+      at.text = st_.texts.emplace_back(text);
+      at.boolean = parse_boolean(trim(at.text));
+      at.is_integers = parse_list<std::int64_t>(at.text, st_.integers);
+      at.integers = st_.integers.run();
+      at.is_reals = at.is_integers || parse_list<double>(at.text, st_.reals);
+      at.reals = at.is_integers ? std::span<const double>() : std::span<const double>(st_.reals.run());
+    }
+    l.attributes = st_.attributes.run();
+    auto& fed = st_.sources.emplace_back();
+    st_.ports.start();
+    for (std::size_t k = 0; k < e.inputs.size(); ++k) {
+      const auto index = index_of(e.inputs[k].first);
+      if (e.inputs[k].second >= layers_[index].outputs.size())
+        fail(errc::invalid_argument, {}, fmt::format("{} has no output {}", layers_[index].where(), e.inputs[k].second), {});
+      fed.push_back(source{index, e.inputs[k].second});
+      port& p = st_.ports.append();
+      p.id = static_cast<std::int64_t>(k);
+      p.declared = false;
+    }
+    l.inputs = st_.ports.run();
+    l.sources = fed;
+    st_.ports.start();
+    port& out = st_.ports.append();
+    out.id = static_cast<std::int64_t>(e.inputs.size());
+    out.type = e.output_type;
+    st_.dims.start();
+    for (const auto d : e.output_dims) st_.dims.append() = dimension(d);
+    out.dims = st_.dims.run();
+    l.outputs = st_.ports.run();
+    const auto index = layers_.size();
+    layers_.push_back(l);
+    by_id_.emplace_back(e.id, index);
+    pending_.push_back(index);
+  }
+
+  void set_source(const graph_edit& e) {
+    const auto from = index_of(e.layer);
+    if (e.output >= layers_[from].outputs.size())
+      fail(errc::invalid_argument, {}, fmt::format("{} has no output {}", layers_[from].where(), e.output), {});
+    const auto to = index_of(e.consumer);
+    auto& consumer = layers_[to];
+    if (e.port >= consumer.sources.size())
+      fail(errc::invalid_argument, {}, fmt::format("{} has no input {}", consumer.where(), e.port), {});
+    auto& fed = st_.sources.emplace_back(consumer.sources.begin(), consumer.sources.end());
+    fed[e.port] = source{from, e.output};
+    consumer.sources = fed;
+    placed_.emplace_back(to, std::move(pending_));
+    pending_.clear();
+  }
+
   /// The clones' indices, in the order they were made.
   [[nodiscard]] std::vector<std::size_t>& clones() { return clones_; }
+  /// The layers added, each group with the layer it is placed before (that its set_source feeds).
+  [[nodiscard]] const std::vector<std::pair<std::size_t, std::vector<std::size_t>>>& placed() const {
+    if (!pending_.empty()) fail(errc::invalid_argument, {}, "a new layer feeds no layer", {});
+    return placed_;
+  }
 
  private:
   std::vector<layer>& layers_;
@@ -122,6 +195,8 @@ class layer_edits {
   std::size_t sorted_;  // by_id_ is sorted up to here; the clones follow
   edit_storage& st_;
   std::vector<std::size_t> clones_;
+  std::vector<std::size_t> pending_;  // added layers that no set_source has placed yet
+  std::vector<std::pair<std::size_t, std::vector<std::size_t>>> placed_;
 };
 
 }  // namespace
@@ -140,10 +215,12 @@ graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> e
       x.within.erase(x.within.begin());
       continue;
     }
-    if (e.what == graph_edit::kind::set_attribute)
-      own.set_attribute(e);
-    else
-      own.clone(e, g);
+    switch (e.what) {
+      case graph_edit::kind::set_attribute: own.set_attribute(e); break;
+      case graph_edit::kind::clone_layer: own.clone(e, g); break;
+      case graph_edit::kind::add_layer: own.add(e, g); break;
+      case graph_edit::kind::set_source: own.set_source(e); break;
+    }
   }
   for (const auto& [id, list] : inner) {
     auto& l = r.layers_[own.index_of(id)];
@@ -152,7 +229,15 @@ graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> e
     body->network = edited(l.body->network, list, weights);
     l.body = std::move(body);
   }
-  if (auto& clones = own.clones(); !clones.empty()) {
+  if (const auto& placed = own.placed(); !placed.empty()) {
+    // Each group of new layers just before the layer they feed: they read only layers before it (and
+    // each other, in the order they were added), so the order stays producers first.
+    for (const auto& [before, group] : placed) {
+      auto at = std::find(r.order_.begin(), r.order_.end(), before);
+      r.order_.insert(at, group.begin(), group.end());
+    }
+  }
+  if (auto& clones = own.clones(); !clones.empty() || !own.placed().empty()) {
     std::sort(r.by_id_.begin(), r.by_id_.end());
     // A Const reads nothing: before every other layer is a producers-first place for it.
     clones.insert(clones.end(), r.order_.begin(), r.order_.end());

@@ -21,6 +21,11 @@ struct graph_edit {
   enum class kind {
     set_attribute,  ///< `layer`'s <data> attribute `name` becomes `text` (it is added when missing)
     clone_layer,    ///< a copy of Const `layer`, id `id` and name `name`, feeds input `port` of `consumer`
+    /// a new layer, id `id` and name `name`, of type `type` (`opset`), with `attributes`, reading `inputs`
+    /// (each a layer id, possibly of a layer added before it, and that layer's output), and one output of
+    /// `output_type` and `output_dims`; placed just before the layer that the next set_source feeds
+    add_layer,
+    set_source,  ///< input `port` of `consumer` reads output `output` of layer `layer` instead
   };
   kind what = kind::set_attribute;
   std::int64_t layer = 0;
@@ -29,6 +34,13 @@ struct graph_edit {
   std::int64_t id = 0;
   std::int64_t consumer = 0;
   std::size_t port = 0;
+  std::string type{};
+  int opset = 0;
+  std::vector<std::pair<std::string, std::string>> attributes{};
+  std::vector<std::pair<std::int64_t, std::size_t>> inputs{};
+  element_type output_type = element_type::i64;
+  std::vector<std::int64_t> output_dims{};
+  std::size_t output = 0;
   /// The layers whose bodies hold `layer` (and a clone's `consumer`), outermost first; empty at the top
   /// level. Ids inside a body are that body's own.
   std::vector<std::int64_t> within{};

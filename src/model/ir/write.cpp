@@ -59,6 +59,17 @@ std::optional<std::int64_t> quick_integer(std::string_view tag, std::string_view
   return std::nullopt;
 }
 
+/// A dimension as an IR's port writes it: a number, -1 for one of which nothing is known, or an interval
+/// (`1..10`, `2..`), which OpenVINO's reader and reshape1's read back.
+std::string port_dim(const dimension& d) {
+  if (d.is_static()) return std::to_string(d.lo());
+  if (d.range().is_unknown()) return "-1";
+  return to_string(dimension(d.range()));
+}
+
+/// A port's precision: the element type's own name (`i64`), which OpenVINO's reader takes as it takes `I64`.
+std::string ir_precision(element_type t) { return std::string(name(t)); }
+
 std::string print(const pugi::xml_node& n) {
   string_writer w;
   n.print(w, "", pugi::format_raw, pugi::encoding_utf8);
@@ -98,10 +109,14 @@ class splices {
 /// Re-points the <edge>s of the model's own <edges> (at `edges_byte` in `text`) that feed an input in
 /// `repoint` ((consumer id, port id) -> the layer that now feeds it), as splices of `text`; `bad` refuses
 /// a file where they are not where they were read.
+/// What now feeds an input: a layer id, and its output port id (nullopt: the port the edge names, as a
+/// clone's is its original's).
+using feed = std::pair<std::int64_t, std::optional<std::int64_t>>;
+
 template <class Bad>
 void repoint_edges(std::size_t edges_byte, std::string_view text,
-                   const std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>& repoint, splices& edits,
-                   const Bad& bad) {
+                   const std::map<std::pair<std::int64_t, std::int64_t>, feed>& repoint, splices& edits,
+                   const Bad& bad, std::string added_edges) {
   // One <edge> feeds each input port.
   const auto begin =
       edges_byte < text.size() && text[edges_byte] == '<' ? edges_byte : text.rfind('<', edges_byte);
@@ -123,11 +138,13 @@ void repoint_edges(std::size_t edges_byte, std::string_view text,
     auto edge = doc.first_child();
     const auto it = repoint.find({edge.attribute("to-layer").as_llong(), edge.attribute("to-port").as_llong()});
     if (it == repoint.end()) continue;
-    edge.attribute("from-layer").set_value(std::to_string(it->second).c_str());
+    edge.attribute("from-layer").set_value(std::to_string(it->second.first).c_str());
+    if (it->second.second) edge.attribute("from-port").set_value(std::to_string(*it->second.second).c_str());
     edits.add(at, close + 1, print(edge));
     ++found;
   }
   if (found != repoint.size()) bad("an input fed by a cloned Const has no <edge> in <edges>");
+  if (!added_edges.empty()) edits.add(end, end, std::move(added_edges));
 }
 
 
@@ -157,6 +174,14 @@ class xml_edits {
   }
 
   void apply(const graph_edit& e) {
+    if (e.what == graph_edit::kind::add_layer) return add(e);
+    if (e.what == graph_edit::kind::set_source) {
+      const auto* consumer = graph_at(e.within).find(e.consumer);
+      if (consumer == nullptr) no_such_layer(e.consumer);
+      if (e.port >= consumer->inputs.size()) bad(fmt::format("{} has no input {}", consumer->where(), e.port));
+      repoint_[e.within][{e.consumer, consumer->inputs[e.port].id}] = {e.layer, output_port(e.within, e.layer, e.output).id};
+      return;
+    }
     const layer_key k{e.within, e.layer};
     auto node = node_of(k);
     if (e.what == graph_edit::kind::set_attribute) {
@@ -178,8 +203,13 @@ class xml_edits {
     const auto* consumer = graph_at(e.within).find(e.consumer);
     if (consumer == nullptr) no_such_layer(e.consumer);
     if (e.port >= consumer->inputs.size()) bad(fmt::format("{} has no input {}", consumer->where(), e.port));
-    repoint_[e.within][{e.consumer, consumer->inputs[e.port].id}] = e.id;
+    repoint_[e.within][{e.consumer, consumer->inputs[e.port].id}] = {e.id, std::nullopt};
   }
+
+  /// The new layers' elements, for the <layers> of the model's own graph (fix adds layers there only).
+  [[nodiscard]] const std::string& added_layers() const { return added_layers_; }
+  /// The <edge>s that feed them.
+  [[nodiscard]] const std::string& added_edges() const { return added_edges_; }
 
   /// Each edited element written again, its clones right after it.
   [[nodiscard]] splices elements_written() const {
@@ -193,7 +223,7 @@ class xml_edits {
   }
 
   /// Inputs to re-point, by the body that holds them: (consumer id, port id) -> the layer that now feeds them.
-  using repoints = std::map<std::vector<std::int64_t>, std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>>;
+  using repoints = std::map<std::vector<std::int64_t>, std::map<std::pair<std::int64_t, std::int64_t>, feed>>;
   [[nodiscard]] const repoints& repoint() const { return repoint_; }
 
  private:
@@ -203,6 +233,59 @@ class xml_edits {
     std::unique_ptr<pugi::xml_document> doc;
     std::vector<std::unique_ptr<pugi::xml_document>> clones;  // written right after it, in order
   };
+
+  /// An output of layer `id`: a new one's, or one of the model's.
+  struct out_port {
+    std::int64_t id = 0;
+    std::string precision;
+    std::vector<std::string> dims;
+  };
+  out_port output_port(const std::vector<std::int64_t>& within, std::int64_t id, std::size_t output) const {
+    if (const auto it = added_.find(id); it != added_.end() && within.empty()) return it->second;
+    const auto* l = graph_at(within).find(id);
+    if (l == nullptr) no_such_layer(id);
+    if (output >= l->outputs.size()) bad(fmt::format("{} has no output {}", l->where(), output));
+    const auto& p = l->outputs[output];
+    out_port r{p.id, {}, {}};
+    if (p.type) r.precision = ir_precision(*p.type);
+    for (const auto& d : p.dims) r.dims.push_back(port_dim(d));
+    return r;
+  }
+
+  /// A new layer of the model's own graph, written as OpenVINO writes one: its <data>, input ports with the
+  /// dims of what feeds them, one output port; and the edges that feed it.
+  void add(const graph_edit& e) {
+    if (!e.within.empty()) bad("fix adds layers only to the model's own graph");
+    if (added_.contains(e.id) || g_.find(e.id) != nullptr) bad(fmt::format("a new layer is given id {}, which a layer has already", e.id));
+    pugi::xml_document doc;
+    auto l = doc.append_child("layer");
+    l.append_attribute("id").set_value(std::to_string(e.id).c_str());
+    l.append_attribute("name").set_value(e.name.c_str());
+    l.append_attribute("type").set_value(e.type.c_str());
+    l.append_attribute("version").set_value(fmt::format("opset{}", e.opset).c_str());
+    auto data = l.append_child("data");
+    for (const auto& [name, text] : e.attributes) data.append_attribute(name.c_str()).set_value(text.c_str());
+    if (!e.inputs.empty()) {
+      auto in = l.append_child("input");
+      for (std::size_t k = 0; k < e.inputs.size(); ++k) {
+        const auto from = output_port({}, e.inputs[k].first, e.inputs[k].second);
+        auto p = in.append_child("port");
+        p.append_attribute("id").set_value(std::to_string(k).c_str());
+        if (!from.precision.empty()) p.append_attribute("precision").set_value(from.precision.c_str());
+        for (const auto& d : from.dims) p.append_child("dim").text().set(d.c_str());
+        added_edges_ += fmt::format(R"(<edge from-layer="{}" from-port="{}" to-layer="{}" to-port="{}"/>)",
+                                    e.inputs[k].first, from.id, e.id, k);
+      }
+    }
+    out_port made{static_cast<std::int64_t>(e.inputs.size()), ir_precision(e.output_type), {}};
+    for (const auto d : e.output_dims) made.dims.push_back(std::to_string(d));
+    auto out = l.append_child("output").append_child("port");
+    out.append_attribute("id").set_value(std::to_string(made.id).c_str());
+    out.append_attribute("precision").set_value(made.precision.c_str());
+    for (const auto& d : made.dims) out.append_child("dim").text().set(d.c_str());
+    added_layers_ += print(l);
+    added_.emplace(e.id, std::move(made));
+  }
 
   pugi::xml_node node_of(const layer_key& k) {
     if (const auto it = nodes_.find(k); it != nodes_.end()) return it->second;
@@ -232,6 +315,8 @@ class xml_edits {
   std::map<layer_key, pugi::xml_node> nodes_;  // every edited layer's node, clones too
   std::map<layer_key, layer_key> owner_;       // a clone -> the element it follows
   repoints repoint_;
+  std::map<std::int64_t, out_port> added_;  // the new layers' outputs, by id
+  std::string added_layers_, added_edges_;
 };
 
 }  // namespace
@@ -243,19 +328,20 @@ std::string detail::graph_editor::edited_xml(const graph& g, std::span<const std
   for (const auto& e : edits) x.apply(e);
   splices out = x.elements_written();
   const auto bad = [&](const std::string& what) { x.bad(what); };
-  for (const auto& [within, edges] : x.repoint()) repoint_edges(x.graph_at(within).edges_byte_, text, edges, out, bad);
+  auto repoint = x.repoint();
+  if (!x.added_layers().empty()) {
+    // The new layers go at the end of the model's own <layers>, which ends before its <edges>.
+    const auto layers_end = text.rfind("</layers>", g.edges_byte_);
+    if (layers_end == std::string_view::npos) bad("its </layers> is not before its <edges>");
+    out.add(layers_end, layers_end, x.added_layers());
+    repoint.try_emplace({});
+  }
+  for (const auto& [within, edges] : repoint)
+    repoint_edges(x.graph_at(within).edges_byte_, text, edges, out, bad, within.empty() ? x.added_edges() : std::string());
   return out.applied_to(text);
 }
 
 namespace {
-
-/// A dimension as an IR's port writes it: a number, -1 for one of which nothing is known, or an interval
-/// (`1..10`, `2..`), which OpenVINO's reader and reshape1's read back.
-std::string port_dim(const dimension& d) {
-  if (d.is_static()) return std::to_string(d.lo());
-  if (d.range().is_unknown()) return "-1";
-  return to_string(dimension(d.range()));
-}
 
 /// A Parameter's `shape` attribute: the dimensions without their symbols (`1,3,?,1..10`), `...` for an
 /// unknown rank.

@@ -235,9 +235,30 @@ fix_reason refusal(const batch_finding& f, const proof_at& place) {
 fix_reason needs_computed_pattern(std::size_t index, std::int64_t value) {
   return {"needs_computed_pattern", {{"pattern_index", at(index)}, {"value", value}},
           fmt::format("pattern[{}] holds {}, which stands for a size, and no 0 or -1 makes the pattern follow the "
-                      "sizes (other elements stand for sizes too, or it has a -1 already); computing the pattern "
-                      "from the input's shape is not done yet (issue 48)",
+                      "sizes (other elements stand for sizes too, or it has a -1 already); nor can it be computed "
+                      "from the input's shape: its elements do not group the input's dimensions so that each "
+                      "size that changes is one dimension, or the product of several, of the input",
                       index, value)};
+}
+
+fix_reason split_not_read(std::size_t dimension, std::int64_t value, const std::vector<std::int64_t>& factors) {
+  return {"split_not_read", {{"dimension", at(dimension)}, {"value", value}, {"factors", fmt::format("{}", fmt::join(factors, ","))}},
+          fmt::format("the pattern splits dimension {} of its input ({}), which changes, into [{}]: nothing in the "
+                      "model shows which factor follows the size and which stay (none of them, or more than one, is "
+                      "a value the model's other Reshapes keep at every size)",
+                      dimension, value, fmt::join(factors, ","))};
+}
+
+fix_reason computed_in_body() {
+  return {"computed_in_body", {},
+          "the pattern must be computed from the input's shape, which fix writes only for a Reshape of the model's "
+          "own graph, not inside a body"};
+}
+
+std::string computed_from_shape(std::string_view terms) {
+  return fmt::format("no 0 or -1 makes the pattern follow the sizes: it is computed from the shape of its input "
+                     "(shape) as {}",
+                     terms);
 }
 
 fix_reason held_apart(std::size_t index, std::size_t other) {
@@ -275,7 +296,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
-      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "held_apart"};
+      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "computed_in_body", "held_apart"};
   return codes;
 }
 

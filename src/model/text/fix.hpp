@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "model/text/reason.hpp"
 #include "reshape1/dimension.hpp"
@@ -107,8 +108,16 @@ struct proof_at {
 [[nodiscard]] fix_reason refusal(const batch_finding& f, const proof_at& at);
 /// New sizes: no 0 and -1 in Reshape pattern element `index` (holding `value`) and the elements that copy
 /// the input's dimensions makes the pattern follow the sizes (more than one element stands for a size, or
-/// the pattern has a -1 already); computing it from the input's shape is not done yet.
+/// the pattern has a -1 already), and its elements do not group its input's dimensions as computed_terms
+/// reads them.
 [[nodiscard]] fix_reason needs_computed_pattern(std::size_t index, std::int64_t value);
+/// New sizes: the pattern splits input dimension `dimension` (`value`, which changes) into `factors`, and no
+/// other Reshape shows which of them follows the size.
+[[nodiscard]] fix_reason split_not_read(std::size_t dimension, std::int64_t value, const std::vector<std::int64_t>& factors);
+/// New sizes: the pattern of a Reshape in a body would have to be computed from its input's shape.
+[[nodiscard]] fix_reason computed_in_body();
+/// New sizes: why a pattern is computed from its input's shape, written as `terms` (terms_text).
+[[nodiscard]] std::string computed_from_shape(std::string_view terms);
 /// New sizes: pattern elements `index` and `other`, rewritten together, are held by different constants.
 [[nodiscard]] fix_reason held_apart(std::size_t index, std::size_t other);
 /// The proof read the rewritten model back: a layer is missing, or has other shapes at the declared inputs.

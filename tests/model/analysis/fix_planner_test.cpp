@@ -121,5 +121,52 @@ TEST_F(fix_planner, refuses_a_reshape_whose_every_value_the_proof_takes_back) {
   EXPECT_FALSE(f.accepted);
 }
 
+
+// computed_terms reads a pattern as its input's dimensions grouped, row by row.
+struct computed : ::testing::Test {
+  static std::optional<std::string> terms(const std::string& in, const std::string& now, std::vector<std::int64_t> e,
+                                          std::vector<std::int64_t> stays = {}, std::vector<char> sole = {},
+                                          std::string* code = nullptr) {
+    const auto a = parse_shape(in), b = parse_shape(now);
+    if (sole.empty()) sole.assign(a.size(), 1);
+    model::text::fix_reason why;
+    const auto t = md::computed_terms(a, b, e, true, stays, sole, why);
+    if (code != nullptr) *code = why.code;
+    return t ? std::optional(md::terms_text(*t)) : std::nullopt;
+  }
+};
+
+TEST_F(computed, copies_a_dimension_that_moves_to_another_place) {
+  EXPECT_EQ(terms("[1,6,10,14]", "[1,6,?,?]", {1, 2, 3, 10, 14}), "[1,2,3,shape[2],shape[3]]");
+  EXPECT_EQ(terms("[1,3,2,10,14]", "[1,3,2,?,?]", {1, -1, 10, 14}), "[1,6,shape[3],shape[4]]");
+}
+
+TEST_F(computed, multiplies_the_dimensions_one_element_holds) {
+  // [1,7,7,768] -> [1,49,768] at 8x8 is [1,64,768]; a size that stays is a factor.
+  EXPECT_EQ(terms("[1,7,7,768]", "[1,?,?,768]", {1, 49, 768}), "[1,shape[1]*shape[2],768]");
+  EXPECT_EQ(terms("[1,3,8,8]", "[1,3,?,?]", {1, 192}), "[1,shape[2]*shape[3]*3]");
+}
+
+TEST_F(computed, splits_a_dimension_where_the_other_patterns_show_the_factor_that_stays) {
+  // Swin's partition of 56 into 8 windows of 7: the 7 of the later views stays, so 8 is H/7.
+  EXPECT_EQ(terms("[1,56,56,96]", "[1,?,?,96]", {1, 8, 7, 8, 7, 96}, {7, 96}),
+            "[1,shape[1]/7,7,shape[2]/7,7,96]");
+  std::string code;
+  EXPECT_EQ(terms("[1,56,56,96]", "[1,?,?,96]", {1, 8, 7, 8, 7, 96}, {}, {}, &code), std::nullopt);
+  EXPECT_EQ(code, "split_not_read");
+  // 16 = 4 x 4: both factors are values that stay, or neither is: no reading.
+  EXPECT_EQ(terms("[1,16,16,8]", "[1,?,?,8]", {1, 4, 4, 4, 4, 8}, {4}, {}, &code), std::nullopt);
+  EXPECT_EQ(code, "split_not_read");
+}
+
+TEST_F(computed, refuses_a_size_whose_value_is_another_sizes_too_and_groups_that_mix_sizes) {
+  std::string code;
+  // H == W at the declared shape: element 2 may be either.
+  EXPECT_EQ(terms("[1,3,8,8]", "[1,3,?,?]", {1, 3, 8, -1}, {}, {1, 1, 0, 0}, &code), std::nullopt);
+  EXPECT_EQ(code, "needs_computed_pattern");
+  // Two sizes that change regrouped into two elements: [H,W] -> [W,H] at 6x4 is not a grouping.
+  EXPECT_EQ(terms("[6,4]", "[?,?]", {4, 6}, {}, {}, &code), std::nullopt);
+  EXPECT_EQ(code, "needs_computed_pattern");
+}
 }  // namespace
 }  // namespace reshape1::test

@@ -713,5 +713,45 @@ TEST_F(fixing_models, license_plate_recognition_barrier_0001) {
   EXPECT_TRUE(r.nothing_to_do);
 }
 
+// New sizes, IR: a channel shuffle's patterns hold H and W one place further on and one place back, so no 0
+// or -1 makes them follow; fix adds ShapeOf-3, Gather-8 and Concat-1 layers that compute each pattern from
+// its input's shape, and the model written runs at other sizes with the same layout of channels.
+TEST_F(fixing, new_sizes_a_pattern_is_computed_from_its_input_shape) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,10,14]", "x");
+  const int split = b.reshape(x, b.i64({1, 2, 3, 10, 14}), true, "[1,6,10,14]", "[5]", "[1,2,3,10,14]", "split_groups");
+  const int t = b.layer("Transpose", "", {"[1,2,3,10,14]", "[5]"}, {"[1,3,2,10,14]"});
+  b.edge(split, t, 0);
+  b.edge(b.i64({0, 2, 1, 3, 4}), t, 1);
+  const int merge = b.reshape(t, b.i64({1, -1, 10, 14}), true, "[1,3,2,10,14]", "[4]", "[1,6,10,14]", "merge_groups");
+  b.result(merge, "[1,6,10,14]");
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,6,?,?]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 2u);
+  EXPECT_EQ(r.changes[0].id, split);
+  EXPECT_EQ(r.changes[0].computed, "[1,2,3,shape[2],shape[3]]");
+  EXPECT_EQ(r.changes[0].new_pattern, r.changes[0].computed);
+  EXPECT_EQ(r.changes[1].computed, "[1,6,shape[3],shape[4]]");
+  EXPECT_EQ(ir_edit(r.changes[1]).const_id, 0);
+  onnx::write_fixed(r, xml(), out() / "f.xml");
+  pugi::xml_document written;
+  ASSERT_TRUE(written.load_file((out() / "f.xml").c_str()));
+  std::size_t shape_of = 0, gathers = 0;
+  for (const auto l : written.child("net").child("layers").children("layer")) {
+    shape_of += std::string_view(l.attribute("type").value()) == "ShapeOf";
+    gathers += std::string_view(l.attribute("type").value()) == "Gather";
+  }
+  EXPECT_EQ(shape_of, 2u);
+  EXPECT_EQ(gathers, 4u);
+  // Read back as written (with the .bin the fix appends to): it reshapes at sizes the original fails at.
+  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,6,20,42]")}}});
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  const auto original = model::check_batch(model::read_ir(xml(), dir_ / "m.bin"), {.shapes = {{"x", parse_shape("[1,6,20,42]")}}});
+  EXPECT_EQ(original.summary.verdict(), model::batch_verdict::no);
+}
+
 }  // namespace
 }  // namespace reshape1::test

@@ -48,6 +48,8 @@ std::vector<fix_reason> every_reason() {
           t::fails_as_given(given),
           t::refusal(f, {"batch", "2"}),
           t::needs_computed_pattern(1, 49),
+          t::split_not_read(1, 56, {8, 7}),
+          t::computed_in_body(),
           t::held_apart(1, 2),
           t::read_back_lacks_layer(),
           t::read_back_lacks_tensor("y"),
