@@ -343,6 +343,13 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return std::nullopt;
   }
 
+  std::optional<model::text::fix_reason> refuses_computed(const model::detail::fix_site& s, const model::layer& l) const override {
+    const auto file = names_at(original_, nullptr, {});
+    const auto node = file ? reader_of(*file, *s.g, l) : std::nullopt;
+    if (!node || node_at(proto_, *node)->input_size() < 2) return model::text::pattern_not_an_input();
+    return std::nullopt;
+  }
+
   std::string held_by(std::string_view why, const model::layer&,
                       const model::detail::element_origin& origin) const override {
     return origin.through != nullptr ? model::text::through_concat(why, origin.through->name) : std::string(why);

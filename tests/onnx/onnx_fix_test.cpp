@@ -733,6 +733,10 @@ TEST(onnx_fix, new_sizes_a_value_that_equals_two_sizes_is_not_copied) {
       {"size_fix_l_equals_d", {{"x", "[1,?,16]"}}},
       {"size_fix_two_inputs", {{"a", "[1,?,4]"}, {"b", "[1,?,4]"}}},
       {"size_fix_two_inputs", {{"a", "[1,?@S,4]"}, {"b", "[1,?@T,4]"}}},
+      // A 1 that changes and a split into factors, each with two readings (a cold attack's wrong fixes).
+      {"size_fix_unsqueeze_batch", {{"x", "[?,6,?,?]"}}},
+      {"size_fix_unsqueeze_one", {{"x", "[1,6,?,14]"}}},
+      {"size_fix_chunks", {{"x", "[1,112,6,4]"}}},
   };
   for (const auto& [name, shapes] : cases) {
     SCOPED_TRACE(name);

@@ -154,16 +154,32 @@ std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in,
     std::vector<std::size_t> moving;
     for (auto x = i0; x < i; ++x)
       if (changes(x)) moving.push_back(x);
-    // A dimension whose value another size has too may be that one (H where W == H): no reading is sure.
+    // A 1 that changes starts its group unless dimensions above 1 hold it inside (`[1,6,1,14]` as `[1,84]`):
+    // then which of the pattern's 1s stands for it (`[1,6,1,1,14]`: before or after W?) nothing shows.
     for (const auto x : moving)
-      if (x >= sole.size() || sole[x] == 0) return unreadable(k0);
+      if (in[x].lo() == 1 && x == i0) {
+        reason = text::changing_one(x);
+        return std::nullopt;
+      }
+    std::vector<std::size_t> big;  // the group's elements above 1
+    for (auto y = k0; y < k; ++y)
+      if (out[y] > 1) big.push_back(y);
+    // A dimension whose value another size has too may be that one (H where W == H: `view(1,3,w,-1)` reads
+    // as a copy of H; `view(1,s,-1)` of another input's length S == T as a copy of T): no reading is sure,
+    // unless one element takes the product of every dimension of the input with that value (`[1,192]` of
+    // `[1,3,8,8]`), which is the same whichever is which, in a pattern without -1 (where a program that
+    // wrote another size there would not run at other sizes, the elements' product no longer the input's).
+    for (const auto x : moving) {
+      if (x < sole.size() && sole[x] != 0) continue;
+      bool whole = big.size() <= 1 && !inferred;
+      for (std::size_t y = 0; y < in.size() && whole; ++y)
+        if (changes(y) && in[y].lo() == in[x].lo() && (y < i0 || y >= i)) whole = false;
+      if (!whole) return unreadable(big.empty() ? k0 : big[0]);
+    }
     // Every element is written as it is at the declared shapes (a 0 or -1 too: the pattern has neither
     // then), and those that follow a size that changes as computed below.
     for (auto y = k0; y < k; ++y) terms[y].factor = out[y];
     if (moving.empty()) continue;  // the group's constants stay
-    std::vector<std::size_t> big;  // the group's elements above 1
-    for (auto y = k0; y < k; ++y)
-      if (out[y] > 1) big.push_back(y);
     if (big.size() <= 1 && k > k0) {  // one element holds the whole group: the product of its input dimensions
       auto& t = terms[big.empty() ? k0 : big[0]];
       t = {};
@@ -264,12 +280,33 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
     }
     return true;
   };
-  std::vector<std::size_t> copies;
-  if (special_zero || !has_zero)
-    for (std::size_t k = 0; k < e.size() && k < in.size(); ++k)
-      if (in[k].is_static() && in[k].lo() > 0 && e[k].lo == in[k].lo() && changes(k) && alone(k) &&
-          std::count_if(e.begin(), e.end(), [&](const pattern_bound& b) { return b.lo == e[k].lo; }) == 1)
-        copies.push_back(k);  // (a value two elements hold, `[1,8,8,8]` of L = heads = 8, names neither alone)
+  // The pattern read as its input's dimensions grouped: which elements follow the sizes that change, and
+  // how. Every choice below writes that reading, or none is made (a 0 or -1 the judges find to run may
+  // still be another reading: `-1` in place of the 7 of `[1,7,8,6,4]`, the chunks of H/7).
+  std::vector<std::int64_t> values;
+  for (const auto& b : e) values.push_back(b.lo);
+  std::vector<char> sole(in.size(), 0);
+  for (std::size_t k = 0; k < in.size(); ++k) sole[k] = in[k].is_static() && in[k].lo() > 0 && changes(k) && alone(k);
+  text::fix_reason unread;
+  const auto terms = computed_terms(in, now, values, special_zero, stays, sole, unread);
+  if (!terms) {
+    reason = std::move(unread);
+    return {};
+  }
+  std::vector<std::size_t> copies, others;  // elements that follow a size: a copy of the same index, or not
+  for (std::size_t k = 0; k < terms->size(); ++k) {
+    const auto& t = (*terms)[k];
+    if (t.dims.empty()) continue;
+    const bool copy = t.dims.size() == 1 && t.dims[0] == k && t.factor == 1 && t.divisor == 1 && (special_zero || !has_zero) &&
+                      e[k].lo == in[k].lo() &&
+                      // (a value two elements hold, `[1,8,8,8]` of L = heads = 8, names neither alone)
+                      std::count_if(e.begin(), e.end(), [&](const pattern_bound& b) { return b.lo == e[k].lo; }) == 1;
+    (copy ? copies : others).push_back(k);
+  }
+  if (copies.empty() && others.empty()) {  // no element follows a size: nothing in the pattern is baked
+    reason = text::needs_computed_pattern(named && *named < e.size() ? *named : 0, named && *named < e.size() ? e[*named].lo : 0);
+    return {};
+  }
   const bool set_special_zero = !copies.empty() && !special_zero;
   const auto choice = [&](std::optional<std::size_t> minus_one) {
     pattern_choice c;
@@ -285,46 +322,15 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
     return c;
   };
   std::vector<pattern_choice> choices;
-  if (!copies.empty()) choices.push_back(choice(std::nullopt));
-  if (!has_minus_one) {
-    std::vector<std::size_t> order;
-    if (named && *named < e.size()) order.push_back(*named);
-    for (std::size_t k = 0; k < e.size(); ++k)
-      if (!named || k != *named) order.push_back(k);
-    for (const auto k : order)
-      if (e[k].lo > 1 && std::find(copies.begin(), copies.end(), k) == copies.end()) choices.push_back(choice(k));
-  }
+  if (others.empty()) choices.push_back(choice(std::nullopt));
+  // -1 infers the one element left exactly: the others are copies or values that stay.
+  if (others.size() == 1 && !has_minus_one) choices.push_back(choice(others[0]));
   // Last: the pattern computed from the input's shape, when no 0 or -1 above is judged to keep the sizes.
-  {
-    std::vector<std::int64_t> values;
-    for (const auto& b : e) values.push_back(b.lo);
-    text::fix_reason why;
-    std::vector<char> sole(in.size(), 0);
-    for (std::size_t k = 0; k < in.size(); ++k) sole[k] = in[k].is_static() && in[k].lo() > 0 && changes(k) && alone(k);
-    if (auto terms = computed_terms(in, now, values, special_zero, stays, sole, why)) {
-      const bool same = std::equal(terms->begin(), terms->end(), values.begin(), values.end(),
-                                   [](const pattern_term& t, std::int64_t v) { return t.dims.empty() && t.factor == v; });
-      if (!same) {
-        pattern_choice c;
-        c.why = text::computed_from_shape(terms_text(*terms));
-        c.computed = std::move(*terms);
-        choices.push_back(std::move(c));
-      }
-    } else if (choices.empty()) {
-      reason = std::move(why);
-      return choices;
-    }
-  }
-  if (choices.empty()) {
-    // The element the finding names, else the first that holds a size-like value (not a 1, 0 or -1).
-    auto k = named && *named < e.size() ? *named : std::size_t{0};
-    if (!named)
-      for (std::size_t i = 0; i < e.size(); ++i)
-        if (e[i].lo > 1) {
-          k = i;
-          break;
-        }
-    reason = text::needs_computed_pattern(k, e[k].lo);
+  if (!others.empty()) {
+    pattern_choice c;
+    c.why = text::computed_from_shape(terms_text(*terms));
+    c.computed = *terms;
+    choices.push_back(std::move(c));
   }
   return choices;
 }

@@ -113,6 +113,7 @@ fix_report fix_planner::run() {
 
 bool fix_planner::rewrites(const fix_site&, const std::vector<std::int64_t>&, const layer&) const { return true; }
 bool fix_planner::rewrites_declarations(const batch_report&) { return false; }
+std::optional<text::fix_reason> fix_planner::refuses_computed(const fix_site&, const layer&) const { return std::nullopt; }
 std::vector<input_shape> fix_planner::original_inputs_of(const graph&) { return {}; }
 
 bool fix_planner::clean() {
@@ -499,11 +500,13 @@ void fix_planner::failed(const std::vector<candidate*>& group, const std::map<la
     auto& c = *group[0];
     const auto& x = c.plans[c.next];
     const auto issue = failing.empty() ? batch_issue::fails : failing.begin()->second;
-    last_failure_[c.key] = changed   ? text::rewrite_changes_shapes(x.index, x.value, *changed)
+    const auto computed = x.computed.empty() ? std::string() : terms_text(x.computed);
+    last_failure_[c.key] = changed   ? text::rewrite_changes_shapes(x.index, x.value, *changed, computed)
                            : failure ? *failure
                                      : text::rewrite_still_leaves(x.index, x.value, issue, proofs_.front().at.key == "batch"
                                                                                                  ? text::proof_at{"batch", "?"}
-                                                                                                 : proofs_.front().at);
+                                                                                                 : proofs_.front().at,
+                                                                  computed);
     if (!final_) {  // judged again in this round's final pass, or planned again in the next round
       failed_.push_back(&c);
       return;
@@ -904,10 +907,20 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
       reason = text::reaches_through_added_layer(l.name);
       return std::nullopt;
     }
+    if (auto no = refuses_computed(s, l)) {
+      reason = std::move(*no);
+      return std::nullopt;
+    }
+    const auto& in = s.p->input(*s.g, l, 0).shape;
+    if (!in.rank_known()) {
+      reason = text::shape_values_unknown();
+      return std::nullopt;
+    }
     fix_plan x;
     x.within = x.holder_within = within;
     x.reshape = x.holder = l.id;
     x.computed = c.computed;
+    x.input_rank = static_cast<std::int64_t>(in.size());
     x.why = c.why;
     return x;
   }
@@ -963,6 +976,22 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
 std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
   std::vector<std::int64_t> values;
   const auto& g = *current_;
+  // The values of dimensions that change: a constant that equals one may stand for it (H/2 of a pixel
+  // unshuffle's `[1,16,4,6]`), not for a factor that stays.
+  std::vector<std::int64_t> moving;
+  if (runs_.runs[1]) {
+    const auto& at = *runs_.runs[1];
+    const auto& was = runs_.declared();
+    for (std::size_t i = 0; i < g.layers().size() && i < at.outputs.size() && i < was.outputs.size(); ++i)
+      for (std::size_t o = 0; o < at.outputs[i].size() && o < was.outputs[i].size(); ++o) {
+        const auto& d = was.outputs[i][o].shape;
+        const auto& a = at.outputs[i][o].shape;
+        if (!d.rank_known()) continue;
+        for (std::size_t j = 0; j < d.size(); ++j)
+          if (d[j].is_static() && (!a.rank_known() || a.size() != d.size() || !a[j].is_static() || a[j].lo() != d[j].lo()))
+            moving.push_back(d[j].lo());
+      }
+  }
   for (const auto& l : g.layers()) {
     if (&l == &except || part_of(l.type) != op_part::reshape) continue;
     const layer_key key{{}, l.id};
@@ -973,7 +1002,9 @@ std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
     const auto pattern = reshape_pattern_at(g, runs_.declared(), l, &constant);
     const auto e = pattern.elements();
     for (std::size_t k = 0; k < e.size(); ++k)
-      if (e[k].lo == e[k].hi && e[k].lo > 1 && k < constant.size() && constant[k]) values.push_back(e[k].lo);
+      if (e[k].lo == e[k].hi && e[k].lo > 1 && k < constant.size() && constant[k] &&
+          std::find(moving.begin(), moving.end(), e[k].lo) == moving.end())
+        values.push_back(e[k].lo);
   }
   return values;
 }
@@ -985,8 +1016,7 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
   if (reshape.sources.empty() || !reshape.sources[0])
     fail(errc::invalid_argument, {}, fmt::format("{}: a Reshape without its data input", reshape.where()), {});
   const auto& data = original_.layers()[reshape.sources[0]->layer];
-  const auto rank = static_cast<std::int64_t>(original_.layers()[reshape.sources[0]->layer]
-                                                  .outputs[reshape.sources[0]->output].dims.size());
+  const auto rank = x.input_rank;
   auto id = first_id;
   const std::string prefix = fmt::format("{}/pattern", reshape.name);
   const auto add = [&](std::string name, std::string type, int opset, std::vector<std::pair<std::string, std::string>> attributes,

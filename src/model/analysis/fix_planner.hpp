@@ -66,6 +66,7 @@ struct fix_plan {
   /// New sizes: the pattern computed from the Reshape's input shape instead (then no Const is rewritten:
   /// new layers compute it and feed the Reshape's pattern input; holder and index are unused).
   std::vector<pattern_term> computed{};
+  std::int64_t input_rank = 0;  ///< and the rank of that input (as propagated: a port may declare no dims)
 };
 
 /// A plan made concrete: the Const it writes (the holder, or a clone of it for `consumer`) and the bytes
@@ -114,6 +115,9 @@ class fix_planner {
   /// (x.holder_within, x.holder, x.consumer), where the value is really held.
   [[nodiscard]] virtual std::optional<text::fix_reason> refuses(const fix_site& site, const element_origin& origin,
                                                            fix_plan& x) const = 0;
+  /// New sizes: why Reshape `l` of `site` cannot have its pattern computed from its input's shape by layers
+  /// added before it (ONNX: a Reshape whose pattern is an attribute); nullopt when it can.
+  [[nodiscard]] virtual std::optional<text::fix_reason> refuses_computed(const fix_site& site, const layer& l) const;
   /// The reason a rewrite gives: the choice's `why`, with where the value is held (`holder`, the Const
   /// the plan rewrites; `origin`, the way the element comes).
   [[nodiscard]] virtual std::string held_by(std::string_view why, const layer& holder,
@@ -239,7 +243,8 @@ class fix_planner {
                                                const layer& l, const pattern_choice& c, text::fix_reason& reason) const;
   [[nodiscard]] std::vector<fix_plan> plans_for(const batch_finding& f, text::fix_reason& reason) const;
   /// New sizes: the values the patterns of the current model's Reshapes (but `except`) hold in elements
-  /// only constants go into, where no finding of the current probe names the Reshape.
+  /// only constants go into, where no finding of the current probe names the Reshape, and that no tensor
+  /// has in a dimension that changes at the shapes asked.
   [[nodiscard]] std::vector<std::int64_t> kept_values(const layer& except) const;
   /// The edits that compute plan `x`'s pattern (layers with ids from `first_id` on, their constants' bytes
   /// appended to `appended`, which starts at `base` in the weights) and feed it to the Reshape.

@@ -194,16 +194,35 @@ fix_reason rewrite_raises(errc code, std::string_view what) {
   return {"rewrite_raises", {{"error", std::string(name(code))}}, std::string(what)};
 }
 
-fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer) {
-  return {"rewrite_changes_shapes", {{"pattern_index", at(index)}, {"value", value}, {"layer_id", layer}},
-          fmt::format("rewriting pattern[{}] to {} changes the shapes of layer {} at the declared inputs", index,
-                      value, layer)};
+namespace {
+/// What a rewrite did, as its reasons name it: an element's new value, or the pattern computed.
+std::string rewriting(std::size_t index, std::int64_t value, std::string_view computed, reason_args& args) {
+  if (!computed.empty()) {
+    args.emplace_back("computed", std::string(computed));
+    return fmt::format("computing the pattern as {}", computed);
+  }
+  args.emplace_back("pattern_index", at(index));
+  args.emplace_back("value", value);
+  return fmt::format("rewriting pattern[{}] to {}", index, value);
+}
+}  // namespace
+
+fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer, std::string_view computed) {
+  reason_args args;
+  const auto what = rewriting(index, value, computed, args);
+  args.emplace_back("layer_id", layer);
+  return {"rewrite_changes_shapes", std::move(args),
+          fmt::format("{} changes the shapes of layer {} at the declared inputs", what, layer)};
 }
 
-fix_reason rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue, const proof_at& place) {
-  return {"rewrite_still_leaves",
-          {{"pattern_index", at(index)}, {"value", value}, {"finding", std::string(name(issue))}, {std::string(place.key), place.value}},
-          fmt::format("rewriting pattern[{}] to {} still leaves the layer {} at {}", index, value,
+fix_reason rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue, const proof_at& place,
+                                std::string_view computed) {
+  reason_args args;
+  const auto what = rewriting(index, value, computed, args);
+  args.emplace_back("finding", std::string(name(issue)));
+  args.emplace_back(std::string(place.key), place.value);
+  return {"rewrite_still_leaves", std::move(args),
+          fmt::format("{} still leaves the layer {} at {}", what,
                       issue == batch_issue::fails ? std::string_view("failing") : issue_words(issue), place.words())};
 }
 
@@ -249,6 +268,19 @@ fix_reason split_not_read(std::size_t dimension, std::int64_t value, const std::
                       dimension, value, fmt::join(factors, ","))};
 }
 
+fix_reason changing_one(std::size_t dimension) {
+  return {"changing_one", {{"dimension", at(dimension)}},
+          fmt::format("dimension {} of the pattern's input is 1 at the declared shapes and changes: where the "
+                      "pattern's 1s put it (before or after its neighbour) its values do not show",
+                      dimension)};
+}
+
+fix_reason pattern_not_an_input() {
+  return {"pattern_not_an_input", {},
+          "the pattern is the node's `shape` attribute (Reshape-1 to -4), not an input that computed values can "
+          "feed"};
+}
+
 fix_reason computed_in_body() {
   return {"computed_in_body", {},
           "the pattern must be computed from the input's shape, which fix writes only for a Reshape of the model's "
@@ -256,8 +288,8 @@ fix_reason computed_in_body() {
 }
 
 std::string computed_from_shape(std::string_view terms) {
-  return fmt::format("no 0 or -1 makes the pattern follow the sizes: it is computed from the shape of its input "
-                     "(shape) as {}",
+  return fmt::format("no 0 or -1 makes the pattern follow the sizes: it is computed as {}, where shape is the "
+                     "shape of the Reshape's input",
                      terms);
 }
 
@@ -296,7 +328,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
-      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "computed_in_body", "held_apart"};
+      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart"};
   return codes;
 }
 

@@ -89,8 +89,10 @@ using fix_reason = reason_text;
 [[nodiscard]] std::string_view issue_words(batch_issue issue);
 /// Rewriting raised an error (`code`, its message `what`) while the rewritten model was propagated.
 [[nodiscard]] fix_reason rewrite_raises(errc code, std::string_view what);
-/// Rewriting element `index` to `value` changed layer `layer`'s shapes at the declared inputs.
-[[nodiscard]] fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer);
+/// Rewriting element `index` to `value` (or computing the pattern as `computed`, when given) changed layer
+/// `layer`'s shapes at the declared inputs.
+[[nodiscard]] fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer,
+                                                std::string_view computed = {});
 /// Where the proof checks: a batch (`batch`, "8") or, for new sizes, the shapes asked (`shapes`,
 /// "x=[1,3,?@H,?@W]"); the reasons name it under that key.
 struct proof_at {
@@ -100,7 +102,7 @@ struct proof_at {
 };
 /// ... still leaves the Reshape failing (or with `issue`) at `at`.
 [[nodiscard]] fix_reason rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue,
-                                               const proof_at& at);
+                                              const proof_at& place, std::string_view computed = {});
 /// Why a fails_at_declared finding is not fix's to mend: the model fails as it is given.
 [[nodiscard]] fix_reason fails_as_given(const batch_finding& f);
 /// Why finding `f`, at `at`, keeps the model from being fixed (code `batch_finding`, naming the finding's
@@ -114,6 +116,10 @@ struct proof_at {
 /// New sizes: the pattern splits input dimension `dimension` (`value`, which changes) into `factors`, and no
 /// other Reshape shows which of them follows the size.
 [[nodiscard]] fix_reason split_not_read(std::size_t dimension, std::int64_t value, const std::vector<std::int64_t>& factors);
+/// New sizes: dimension `dimension` of the Reshape's input is 1 at the declared shapes and changes.
+[[nodiscard]] fix_reason changing_one(std::size_t dimension);
+/// New sizes: the pattern is an ONNX node's attribute, which no computed value can feed.
+[[nodiscard]] fix_reason pattern_not_an_input();
 /// New sizes: the pattern of a Reshape in a body would have to be computed from its input's shape.
 [[nodiscard]] fix_reason computed_in_body();
 /// New sizes: why a pattern is computed from its input's shape, written as `terms` (terms_text).

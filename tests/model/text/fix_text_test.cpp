@@ -50,11 +50,23 @@ std::vector<fix_reason> every_reason() {
           t::needs_computed_pattern(1, 49),
           t::split_not_read(1, 56, {8, 7}),
           t::computed_in_body(),
+          t::changing_one(2),
+          t::pattern_not_an_input(),
           t::held_apart(1, 2),
           t::read_back_lacks_layer(),
           t::read_back_lacks_tensor("y"),
           t::read_back_differs(),
           t::not_scaled(dimension(2), 0, partial_shape{dimension(2), dimension(4)}, partial_shape{dimension(1), dimension(3)})};
+}
+
+TEST(fix_text, a_computed_pattern_is_named_as_computed_not_as_an_element) {
+  namespace t = model::text;
+  const auto leaves = t::rewrite_still_leaves(0, 0, model::batch_issue::cannot_tell, {"x", "[1,6,?,?]"}, "[1,6,shape[3]]");
+  EXPECT_EQ(leaves.text, "computing the pattern as [1,6,shape[3]] still leaves the layer cannot tell at [1,6,?,?]");
+  ASSERT_FALSE(leaves.args.empty());
+  EXPECT_EQ(leaves.args[0].first, "computed");
+  const auto changes = t::rewrite_changes_shapes(0, 0, 7, "[1,shape[1]*shape[2],768]");
+  EXPECT_EQ(changes.text, "computing the pattern as [1,shape[1]*shape[2],768] changes the shapes of layer 7 at the declared inputs");
 }
 
 TEST(fix_text, every_reason_has_a_listed_code_a_sentence_and_named_values) {
