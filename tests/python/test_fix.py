@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import struct
 
 import pytest
 
@@ -114,3 +115,56 @@ def test_a_refusal_says_why_as_a_code_with_what_it_names(data_dir: pathlib.Path)
     assert refusal.code == "batch_finding"
     assert refusal.args == {"finding": "fails", "finding_code": "invalid_shape", "batch": "2"}
     assert refusal.reason.startswith("not a Reshape pattern: fails at batch 2")
+
+
+def _shuffle_ir(directory: pathlib.Path) -> pathlib.Path:
+    """A channel shuffle as OpenVINO IR: [1,6,10,14] viewed as [1,2,3,10,14], transposed, viewed back."""
+    values = {"p": [1, 2, 3, 10, 14], "perm": [0, 2, 1, 3, 4], "q": [1, -1, 10, 14]}
+    offsets, data = {}, b""
+    for name, v in values.items():
+        offsets[name] = len(data)
+        data += struct.pack(f"<{len(v)}q", *v)
+
+    def const(id_: int, name: str) -> str:
+        n = len(values[name])
+        return (f'<layer id="{id_}" name="{name}" type="Const" version="opset1"><data element_type="i64" shape="{n}" '
+                f'offset="{offsets[name]}" size="{8 * n}"/><output><port id="0" precision="I64"><dim>{n}</dim></port>'
+                "</output></layer>")
+
+    def port(id_: int, dims: "list[int]") -> str:
+        return f'<port id="{id_}" precision="FP32">' + "".join(f"<dim>{d}</dim>" for d in dims) + "</port>"
+
+    layers = [
+        '<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,6,10,14" element_type="f32"/>'
+        f"<output>{port(0, [1, 6, 10, 14])}</output></layer>",
+        const(1, "p"),
+        f'<layer id="2" name="split_groups" type="Reshape" version="opset1"><data special_zero="true"/><input>{port(0, [1, 6, 10, 14])}'
+        f'<port id="1" precision="I64"><dim>5</dim></port></input><output>{port(2, [1, 2, 3, 10, 14])}</output></layer>',
+        const(3, "perm"),
+        f'<layer id="4" name="t" type="Transpose" version="opset1"><input>{port(0, [1, 2, 3, 10, 14])}'
+        f'<port id="1" precision="I64"><dim>5</dim></port></input><output>{port(2, [1, 3, 2, 10, 14])}</output></layer>',
+        const(5, "q"),
+        f'<layer id="6" name="merge_groups" type="Reshape" version="opset1"><data special_zero="true"/><input>{port(0, [1, 3, 2, 10, 14])}'
+        f'<port id="1" precision="I64"><dim>4</dim></port></input><output>{port(2, [1, 6, 10, 14])}</output></layer>',
+        f'<layer id="7" name="y" type="Result" version="opset1"><input>{port(0, [1, 6, 10, 14])}</input></layer>',
+    ]
+    edges = [(0, 0, 2, 0), (1, 0, 2, 1), (2, 2, 4, 0), (3, 0, 4, 1), (4, 2, 6, 0), (5, 0, 6, 1), (6, 2, 7, 0)]
+    xml = ('<?xml version="1.0"?>\n<net name="shuffle" version="11">\n<layers>\n' + "\n".join(layers) + "\n</layers>\n<edges>\n"
+           + "\n".join(f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>' for a, b, c, d in edges)
+           + "\n</edges>\n</net>\n")
+    (directory / "shuffle.xml").write_text(xml)
+    (directory / "shuffle.bin").write_bytes(data)
+    return directory / "shuffle.xml"
+
+
+def test_fix_computes_a_pattern_from_its_input_shape(tmp_path: pathlib.Path) -> None:
+    model = _shuffle_ir(tmp_path)
+    out = tmp_path / "fixed.xml"
+    report = reshape1.fix(model, out, shapes={"x": "[1,6,?,?]"})
+    assert report.fixed, report.refusals
+    assert [c.computed for c in report.changes] == ["[1,2,3,shape[2],shape[3]]", "[1,6,shape[3],shape[4]]"]
+    first = report.changes[0]
+    assert isinstance(first.edit, reshape1.IrEdit) and first.edit.const is None
+    assert first.new_pattern == first.computed
+    assert reshape1.check_batch(out, shapes={"x": "[1,6,20,42]"}).summary.verdict == "yes"
+    assert reshape1.check_batch(model, shapes={"x": "[1,6,20,42]"}).summary.verdict == "no"
