@@ -87,7 +87,7 @@ if(RESHAPE1_BUILD_CLI)
   # torch.onnx.export output at one size, checked and run at another (tests/onnx/torch_sizes.py).
   add_test(NAME onnx.torch_sizes
            COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/torch_sizes.py $<TARGET_FILE:reshape1_cli>
-                   $<TARGET_FILE:onnx_free_batch>)
+                   $<TARGET_FILE:onnx_free_batch> ${RESHAPE1_ONNX_FIXTURES})
   set_tests_properties(onnx.torch_sizes PROPERTIES TIMEOUT 600)
 endif()
 if(RESHAPE1_BUILD_CLI)

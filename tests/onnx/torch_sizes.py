@@ -12,7 +12,10 @@ Then `fix --shape` on NAME.at_a.onnx with the changing axes asked as `?`: a mode
 written by ONNX Runtime, give NAME.at_a.onnx's results at A and NAME.at_b.onnx's at B (never a model that
 differs); the table pins which modules it fixes and which it refuses.
 
-Usage: torch_sizes.py RESHAPE1 ONNX_FREE_BATCH
+Last, `fix --shape` on hand-written fixtures (tests/data/onnx, built into FIXTURES) whose truth at B is a
+fixture too: the model written must give, in ONNX Runtime, the truth's outputs at B and the original's at A.
+
+Usage: torch_sizes.py RESHAPE1 ONNX_FREE_BATCH FIXTURES
 """
 import json
 import os
@@ -21,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-RESHAPE1, FREE = sys.argv[1], sys.argv[2]
+RESHAPE1, FREE, FIXTURES = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
 HERE = pathlib.Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "tests" / "data" / "torch"
 SAME = HERE / "ort" / "same.js"
@@ -55,6 +58,13 @@ CASES = {
     # ShuffleNetV2's channel shuffle, view(b, 2, c/2, h, w), exports as Reshape [1,2,24,16,16]: fails at B.
     "shufflenet": ([1, 3, 96, 128], [2, 3], ("no", "fails"), "yes", "refused"),
 }
+
+# Hand-written fixtures: name: (the truth's fixture, the shape asked, the shapes at B and at A).
+FIXED = {
+    # A channel shuffle whose two patterns are computed from their inputs' shapes.
+    "size_fix_channel_shuffle": ("size_fix_channel_shuffle_at_b", "x=[1,6,?,?]", [1, 6, 16, 22], [1, 6, 10, 14]),
+}
+
 
 def answer(model: pathlib.Path, shape) -> str:
     p = subprocess.run([RESHAPE1, "check", str(model), "--shape", f"x={json.dumps(shape).replace(' ', '')}"],
@@ -107,6 +117,18 @@ def main() -> int:
                 spec_a = tmp / f"{name}.a.json"
                 spec_a.write_text(json.dumps({"inputs": {"x": declared_shape(DATA / f"{name}.at_a.onnx")}, "seed": 2}))
                 pairs += [[str(out), truth, str(spec)], [str(out), str(DATA / f"{name}.at_a.onnx"), str(spec_a)]]
+        for name, (truth, asked, at_b, at_a) in FIXED.items():
+            out = tmp / f"{name}.fixed.onnx"
+            p = subprocess.run([RESHAPE1, "fix", str(FIXTURES / f"{name}.onnx"), "--shape", asked, "-o", str(out)],
+                               capture_output=True, text=True, timeout=300)
+            if p.returncode != 0:
+                failures.append(f"{name}: fix --shape {asked} exited {p.returncode}: {p.stdout}{p.stderr}")
+                continue
+            for where, shape, against in (("B", at_b, FIXTURES / f"{truth}.onnx"), ("A", at_a, FIXTURES / f"{name}.onnx")):
+                spec = tmp / f"{name}.{where}.json"
+                spec.write_text(json.dumps({"inputs": {"x": shape}, "seed": 3}))
+                pairs.append([str(out), str(against), str(spec)])
+                fixed[f"{name}@{where}"] = "fixed"
         listing = tmp / "pairs.json"
         listing.write_text(json.dumps(pairs))
         p = subprocess.run([NODE, str(SAME), "--many", str(listing)], capture_output=True, text=True, timeout=600)
@@ -145,6 +167,15 @@ def main() -> int:
             failures.append(f"{name}.at_a: {said_a} / {ort_a['outcome']}, pinned {want_a} / {want_ort}")
         if said_dynamic != want_dynamic or ort_dynamic["outcome"] != "same":
             failures.append(f"{name}.dynamic: {said_dynamic} / {ort_dynamic['outcome']}, pinned {want_dynamic} / same")
+    for name in FIXED:
+        for where in ("B", "A"):
+            if f"{name}@{where}" not in fixed:
+                continue
+            o = outcomes[at]
+            at += 1
+            print(f"{name} fixed, at {where}: ONNX Runtime {o['outcome']}")
+            if o["outcome"] != "same":
+                failures.append(f"{name}: fix --shape wrote a model that ONNX Runtime at {where} finds {o['outcome']}: {o['detail']}")
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0
