@@ -161,55 +161,70 @@ std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in,
         reason = text::changing_one(x);
         return std::nullopt;
       }
-    std::vector<std::size_t> big;  // the group's elements above 1
-    for (auto y = k0; y < k; ++y)
-      if (out[y] > 1) big.push_back(y);
-    // A dimension whose value another size has too may be that one (H where W == H: `view(1,3,w,-1)` reads
-    // as a copy of H; `view(1,s,-1)` of another input's length S == T as a copy of T): no reading is sure,
-    // unless one element takes the product of every dimension of the input with that value (`[1,192]` of
-    // `[1,3,8,8]`), which is the same whichever is which, in a pattern without -1 (where a program that
-    // wrote another size there would not run at other sizes, the elements' product no longer the input's).
-    for (const auto x : moving) {
-      if (x < sole.size() && sole[x] != 0) continue;
-      bool whole = big.size() <= 1 && !inferred;
-      for (std::size_t y = 0; y < in.size() && whole; ++y)
-        if (changes(y) && in[y].lo() == in[x].lo() && (y < i0 || y >= i)) whole = false;
-      if (!whole) return unreadable(big.empty() ? k0 : big[0]);
-    }
     // Every element is written as it is at the declared shapes (a 0 or -1 too: the pattern has neither
-    // then), and those that follow a size that changes as computed below.
+    // then), and the one that follows the sizes that change as computed below.
     for (auto y = k0; y < k; ++y) terms[y].factor = out[y];
     if (moving.empty()) continue;  // the group's constants stay
-    if (big.size() <= 1 && k > k0) {  // one element holds the whole group: the product of its input dimensions
-      auto& t = terms[big.empty() ? k0 : big[0]];
-      t = {};
-      std::int64_t fixed = 1;
-      for (auto x = i0; x < i; ++x) {
-        if (changes(x))
-          t.dims.push_back(x);
-        else
-          fixed *= in[x].lo();
+    if (k == k0) return unreadable(k0);
+    // The elements that stay: those the group's dimensions that stay hold on their own (row by row, the
+    // last elements lie in the last dimensions when their product divides those dimensions': the 4 of
+    // `[1,-1,4]` on `[1,30,40,12]`; likewise the first), and values the model's other Reshapes keep.
+    std::vector<char> stay(k - k0, 0);
+    const auto held = [&](bool from_end) {
+      std::int64_t dims = 1, held_product = 1;
+      for (std::size_t n = 0; n < i - i0; ++n) {
+        const auto x = from_end ? i - 1 - n : i0 + n;
+        if (changes(x)) break;
+        dims *= in[x].lo();
       }
-      t.factor = fixed;
-      continue;
-    }
-    if (moving.size() != 1 || i - i0 != 1) return unreadable(big.empty() ? k0 : big[0]);
-    // One dimension split into several elements: the one that follows it is the one whose value is not a
-    // value the model's other patterns keep at every size; the others stay.
+      for (std::size_t n = 0; n + 1 < k - k0; ++n) {  // one element at least is left to follow
+        const auto y = from_end ? k - 1 - n : k0 + n;
+        if (dims % (held_product * out[y]) != 0) break;
+        held_product *= out[y];
+        stay[y - k0] = 1;
+      }
+    };
+    held(true);
+    held(false);
+    for (auto y = k0; y < k; ++y)
+      if (out[y] == 1 || std::find(stays.begin(), stays.end(), out[y]) != stays.end()) stay[y - k0] = 1;
     std::vector<std::size_t> follows;
-    std::int64_t rest = 1;
-    for (const auto y : big) {
-      if (std::find(stays.begin(), stays.end(), out[y]) == stays.end())
-        follows.push_back(y);
-      else
-        rest *= out[y];
+    for (auto y = k0; y < k; ++y)
+      if (stay[y - k0] == 0) follows.push_back(y);
+    // The pattern's -1, in this group, is what the program inferred: the element that follows.
+    const bool minus_one_here = inferred && *inferred >= k0 && *inferred < k;
+    if (minus_one_here && follows.empty() && out[*inferred] > 1) follows.push_back(*inferred);
+    if (follows.empty() && k - k0 == 1) follows.push_back(k0);  // a group of 1s: its one element
+    if (follows.size() != 1 || (minus_one_here && follows[0] != *inferred)) {
+      if (moving.size() == 1 && i - i0 == 1) {
+        reason = text::split_not_read(i0, in[i0].lo(), std::vector<std::int64_t>(out.begin() + static_cast<std::ptrdiff_t>(k0),
+                                                                                 out.begin() + static_cast<std::ptrdiff_t>(k)));
+        return std::nullopt;
+      }
+      return unreadable(k0);
     }
-    if (follows.size() != 1) {
-      reason = text::split_not_read(i0, in[i0].lo(), std::vector<std::int64_t>(out.begin() + static_cast<std::ptrdiff_t>(k0),
-                                                                               out.begin() + static_cast<std::ptrdiff_t>(k)));
-      return std::nullopt;
+    const auto y = follows[0];
+    // A dimension whose value another size has too may be that one (H where W == H: `view(1,3,w,-1)` reads
+    // as a copy of H; `view(1,s,-1)` of another input's length S == T as a copy of T): no reading is sure,
+    // unless the element that follows takes the product of every dimension of the input with that value
+    // (`[1,192]` of `[1,3,8,8]`), the same whichever is which, and either is the pattern's -1 or the pattern
+    // has none (a program that wrote another size there would not run at other sizes, the product of the
+    // elements no longer the input's).
+    for (const auto x : moving) {
+      if (x < sole.size() && sole[x] != 0) continue;
+      bool whole = !inferred || *inferred == y;
+      for (std::size_t z = 0; z < in.size() && whole; ++z)
+        if (changes(z) && in[z].lo() == in[x].lo() && (z < i0 || z >= i)) whole = false;
+      if (!whole) return unreadable(y);
     }
-    terms[follows[0]] = {{i0}, 1, rest};
+    std::int64_t fixed = 1, kept = 1;
+    for (auto x = i0; x < i; ++x)
+      if (!changes(x)) fixed *= in[x].lo();
+    for (auto z = k0; z < k; ++z)
+      if (z != y) kept *= out[z];
+    auto& t = terms[y];
+    t = {moving, fixed, kept};
+    if (t.factor % t.divisor == 0) t = {moving, t.factor / t.divisor, 1};
   }
   return terms;
 }
@@ -303,8 +318,9 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
                       std::count_if(e.begin(), e.end(), [&](const pattern_bound& b) { return b.lo == e[k].lo; }) == 1;
     (copy ? copies : others).push_back(k);
   }
-  if (copies.empty() && others.empty()) {  // no element follows a size: nothing in the pattern is baked
-    reason = text::needs_computed_pattern(named && *named < e.size() ? *named : 0, named && *named < e.size() ? e[*named].lo : 0);
+  // No element follows a size, or the one that does is the pattern's -1 already: nothing is baked.
+  if (copies.empty() && (others.empty() || (others.size() == 1 && e[others[0]].lo == -1))) {
+    reason = text::kept_by_reading(terms_text(*terms));
     return {};
   }
   const bool set_special_zero = !copies.empty() && !special_zero;

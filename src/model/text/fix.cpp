@@ -268,6 +268,14 @@ fix_reason split_not_read(std::size_t dimension, std::int64_t value, const std::
                       dimension, value, fmt::join(factors, ","))};
 }
 
+fix_reason kept_by_reading(std::string_view reading) {
+  return {"kept_by_reading", {{"reading", std::string(reading)}},
+          fmt::format("read as its input's dimensions grouped, the pattern is {}: none of its elements follows a "
+                      "size that changes, so there is nothing to rewrite; if the constant check names is a "
+                      "coincidence (a value that stays at every size), vouch for it",
+                      reading)};
+}
+
 fix_reason changing_one(std::size_t dimension) {
   return {"changing_one", {{"dimension", at(dimension)}},
           fmt::format("dimension {} of the pattern's input is 1 at the declared shapes and changes: where the "
@@ -328,7 +336,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
-      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart"};
+      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart"};
   return codes;
 }
 

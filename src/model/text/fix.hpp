@@ -116,6 +116,9 @@ struct proof_at {
 /// New sizes: the pattern splits input dimension `dimension` (`value`, which changes) into `factors`, and no
 /// other Reshape shows which of them follows the size.
 [[nodiscard]] fix_reason split_not_read(std::size_t dimension, std::int64_t value, const std::vector<std::int64_t>& factors);
+/// New sizes: the pattern read as its input's dimensions grouped (`reading`, terms_text) has no element
+/// that follows a size: check's finding names a constant the reading keeps.
+[[nodiscard]] fix_reason kept_by_reading(std::string_view reading);
 /// New sizes: dimension `dimension` of the Reshape's input is 1 at the declared shapes and changes.
 [[nodiscard]] fix_reason changing_one(std::size_t dimension);
 /// New sizes: the pattern is an ONNX node's attribute, which no computed value can feed.

@@ -147,6 +147,13 @@ TEST_F(computed, multiplies_the_dimensions_one_element_holds) {
   EXPECT_EQ(terms("[1,3,8,8]", "[1,3,?,?]", {1, 192}), "[1,shape[2]*shape[3]*3]");
 }
 
+TEST_F(computed, keeps_the_elements_that_lie_in_dimensions_that_stay) {
+  // An SSD head's boxes: [1,-1,4] on [1,30,40,12], the 4 coordinates inside the 12 = 3 anchors x 4.
+  EXPECT_EQ(terms("[1,30,40,12]", "[1,?,?,12]", {1, -1, 4}), "[1,shape[1]*shape[2]*3,4]");
+  // The first elements likewise: the 6 of [1,6,16] lies in the 12 of [1,12,8].
+  EXPECT_EQ(terms("[1,12,8]", "[1,12,?]", {1, 6, 16}), "[1,6,shape[2]*2]");
+}
+
 TEST_F(computed, splits_a_dimension_where_the_other_patterns_show_the_factor_that_stays) {
   // Swin's partition of 56 into 8 windows of 7: the 7 of the later views stays, so 8 is H/7.
   EXPECT_EQ(terms("[1,56,56,96]", "[1,?,?,96]", {1, 8, 7, 8, 7, 96}, {7, 96}),

@@ -51,6 +51,7 @@ std::vector<fix_reason> every_reason() {
           t::split_not_read(1, 56, {8, 7}),
           t::computed_in_body(),
           t::changing_one(2),
+          t::kept_by_reading("[1,-1,4]"),
           t::pattern_not_an_input(),
           t::held_apart(1, 2),
           t::read_back_lacks_layer(),
