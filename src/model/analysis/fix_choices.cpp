@@ -217,6 +217,10 @@ std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in,
         if (changes(z) && in[z].lo() == in[x].lo() && (z < i0 || z >= i)) whole = false;
       if (!whole) return unreadable(y);
     }
+    // Another element with the same value may be the one that follows (`[7,7,8,6]` of N = C = 7: view(c,n,..)
+    // reads as a copy of N; `[1,10,10]` of C·H = W): neither reading is sure.
+    for (std::size_t z = 0; z < out.size(); ++z)
+      if (z != y && out[z] == out[y]) return unreadable(y);
     std::int64_t fixed = 1, kept = 1;
     for (auto x = i0; x < i; ++x)
       if (!changes(x)) fixed *= in[x].lo();
