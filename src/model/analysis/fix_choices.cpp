@@ -184,8 +184,12 @@ std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in,
         stay[y - k0] = 1;
       }
     };
-    held(true);
-    held(false);
+    // (Only where the pattern's -1 is in the group: it shows which element the program inferred. Without
+    // it, `[1,8,32]` of `[1,T=4,64]` may as well be 8 groups of T·8 as T·2 rows of 32.)
+    if (inferred && *inferred >= k0 && *inferred < k) {
+      held(true);
+      held(false);
+    }
     for (auto y = k0; y < k; ++y)
       if (out[y] == 1 || std::find(stays.begin(), stays.end(), out[y]) != stays.end()) stay[y - k0] = 1;
     std::vector<std::size_t> follows;
@@ -210,11 +214,14 @@ std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in,
     // (`[1,192]` of `[1,3,8,8]`), the same whichever is which, and either is the pattern's -1 or the pattern
     // has none (a program that wrote another size there would not run at other sizes, the product of the
     // elements no longer the input's).
+    // (Only a flattening is sure: one element above 1 in the whole pattern, `[1,192]`; `[1,2,6]` of
+    // `[1,H=2,2,3]` may be `view(1,2,3h)`.)
+    const auto above_one = std::count_if(out.begin(), out.end(), [](std::int64_t v) { return v > 1; });
     for (const auto x : moving) {
       if (x < sole.size() && sole[x] != 0) continue;
-      bool whole = !inferred || *inferred == y;
+      bool whole = (!inferred || *inferred == y) && above_one == 1;
       for (std::size_t z = 0; z < in.size() && whole; ++z)
-        if (changes(z) && in[z].lo() == in[x].lo() && (z < i0 || z >= i)) whole = false;
+        if (in[z].lo() == in[x].lo() && (z < i0 || z >= i)) whole = false;
       if (!whole) return unreadable(y);
     }
     // Another element with the same value may be the one that follows (`[7,7,8,6]` of N = C = 7: view(c,n,..)
@@ -273,13 +280,15 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
   // (The outputs of Reshapes, this one's and others' that may be rewritten too, and what follows them hold
   // their patterns' values: not sizes the inputs carry.)
   std::vector<char> after;
+  const auto find_after = [&] {
+    if (!after.empty()) return;
+    std::vector<char> marked(g.layers().size(), 0);
+    for (std::size_t i = 0; i < marked.size(); ++i) marked[i] = part_of(g.layers()[i].type) == op_part::reshape;
+    after = downstream_of(g, marked);
+    for (std::size_t i = 0; i < marked.size(); ++i) after[i] = after[i] || marked[i];
+  };
   const auto alone = [&](std::size_t k) {
-    if (after.empty()) {
-      std::vector<char> marked(g.layers().size(), 0);
-      for (std::size_t i = 0; i < marked.size(); ++i) marked[i] = part_of(g.layers()[i].type) == op_part::reshape;
-      after = downstream_of(g, marked);
-      for (std::size_t i = 0; i < marked.size(); ++i) after[i] = after[i] || marked[i];
-    }
+    find_after();
     const auto v = in[k].lo();
     const auto size = now[k].symbol();
     for (std::size_t i = 0; i < g.layers().size(); ++i) {
@@ -311,6 +320,26 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
   if (!terms) {
     reason = std::move(unread);
     return {};
+  }
+  // A value the reading keeps that is a size that changes elsewhere (another input's length T == C) may
+  // stand for it: nothing here can compute it, so nothing is written. (Before any Reshape, as for `alone`.)
+  for (std::size_t k = 0; k < terms->size(); ++k) {
+    const auto v = (*terms)[k].factor;
+    if (!(*terms)[k].dims.empty() || v <= 1) continue;
+    find_after();
+    for (std::size_t i = 0; i < g.layers().size(); ++i) {
+      if (after[i]) continue;
+      for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
+        const auto& d = declared.outputs[i][o].shape;
+        const auto& a = asked.outputs[i][o].shape;
+        if (!d.rank_known() || !a.rank_known() || a.size() != d.size()) continue;
+        for (std::size_t j = 0; j < d.size(); ++j)
+          if (d[j].is_static() && d[j].lo() == v && !(a[j].is_static() && a[j].lo() == v)) {
+            reason = text::kept_value_is_a_size(k, v);
+            return {};
+          }
+      }
+    }
   }
   std::vector<std::size_t> copies, others;  // elements that follow a size: a copy of the same index, or not
   for (std::size_t k = 0; k < terms->size(); ++k) {

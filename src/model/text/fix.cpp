@@ -270,10 +270,19 @@ fix_reason split_not_read(std::size_t dimension, std::int64_t value, const std::
 
 fix_reason kept_by_reading(std::string_view reading) {
   return {"kept_by_reading", {{"reading", std::string(reading)}},
-          fmt::format("read as its input's dimensions grouped, the pattern is {}: none of its elements follows a "
-                      "size that changes, so there is nothing to rewrite; if the constant check names is a "
-                      "coincidence (a value that stays at every size), vouch for it",
+          fmt::format("read as its input's dimensions grouped, the pattern is {}: what follows the sizes that "
+                      "change is its -1 already (or nothing does), and every value it holds stays, so there is "
+                      "nothing to rewrite; if the constant check names is a coincidence (a value that stays at "
+                      "every size), vouch for it",
                       reading)};
+}
+
+fix_reason kept_value_is_a_size(std::size_t index, std::int64_t value) {
+  return {"kept_value_is_a_size", {{"pattern_index", at(index)}, {"value", value}},
+          fmt::format("pattern[{}] holds {}, which the pattern's reading keeps, and a size that changes has that "
+                      "value at the declared shapes (another input's, or a dimension computed from one): it may "
+                      "stand for that size, which fix cannot compute here; vouch for it if it stays",
+                      index, value)};
 }
 
 fix_reason changing_one(std::size_t dimension) {
@@ -336,7 +345,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
-      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart"};
+      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart"};
   return codes;
 }
 

@@ -119,6 +119,8 @@ struct proof_at {
 /// New sizes: the pattern read as its input's dimensions grouped (`reading`, terms_text) has no element
 /// that follows a size: check's finding names a constant the reading keeps.
 [[nodiscard]] fix_reason kept_by_reading(std::string_view reading);
+/// New sizes: pattern element `index`, kept by the reading, holds `value`, which a size that changes has.
+[[nodiscard]] fix_reason kept_value_is_a_size(std::size_t index, std::int64_t value);
 /// New sizes: dimension `dimension` of the Reshape's input is 1 at the declared shapes and changes.
 [[nodiscard]] fix_reason changing_one(std::size_t dimension);
 /// New sizes: the pattern is an ONNX node's attribute, which no computed value can feed.

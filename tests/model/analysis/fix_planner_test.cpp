@@ -150,8 +150,11 @@ TEST_F(computed, multiplies_the_dimensions_one_element_holds) {
 TEST_F(computed, keeps_the_elements_that_lie_in_dimensions_that_stay) {
   // An SSD head's boxes: [1,-1,4] on [1,30,40,12], the 4 coordinates inside the 12 = 3 anchors x 4.
   EXPECT_EQ(terms("[1,30,40,12]", "[1,?,?,12]", {1, -1, 4}), "[1,shape[1]*shape[2]*3,4]");
-  // The first elements likewise: the 6 of [1,6,16] lies in the 12 of [1,12,8].
-  EXPECT_EQ(terms("[1,12,8]", "[1,12,?]", {1, 6, 16}), "[1,6,shape[2]*2]");
+  // The first elements likewise: the 6 of [1,6,-1] lies in the 12 of [1,12,8].
+  EXPECT_EQ(terms("[1,12,8]", "[1,12,?]", {1, 6, -1}), "[1,6,shape[2]*2]");
+  // Only where the pattern's -1 shows which element the program inferred: [1,8,32] of [1,T=4,64] may be 8
+  // groups of T*8 as well as T*2 rows of 32.
+  EXPECT_EQ(terms("[1,4,64]", "[1,?,64]", {1, 8, 32}), std::nullopt);
 }
 
 TEST_F(computed, splits_a_dimension_where_the_other_patterns_show_the_factor_that_stays) {

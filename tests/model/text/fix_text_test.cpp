@@ -52,6 +52,7 @@ std::vector<fix_reason> every_reason() {
           t::computed_in_body(),
           t::changing_one(2),
           t::kept_by_reading("[1,-1,4]"),
+          t::kept_value_is_a_size(1, 6),
           t::pattern_not_an_input(),
           t::held_apart(1, 2),
           t::read_back_lacks_layer(),
