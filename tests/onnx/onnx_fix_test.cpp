@@ -714,6 +714,10 @@ TEST(onnx_fix, new_sizes_a_pattern_that_no_0_or_minus_one_mends_is_computed_from
   ASSERT_EQ(r.checked.size(), 3u);
   EXPECT_EQ(r.checked[1], "at x=[1,6,20,42]: reshapes to the given shapes: yes");
   EXPECT_EQ(r.checked[2], "at x=[1,6,30,56]: reshapes to the given shapes: yes");
+  // A name made up for an unnamed size gives way to one the user gave (a cold attack's: x_3 twice).
+  const auto named = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shuffle.onnx", at_sizes("[1,6,?@x_3,?]"));
+  ASSERT_TRUE(named.fixed);
+  EXPECT_EQ(declared_dims(named, "x"), (std::vector<std::string>{"1", "6", "x_3", "x_3_2"}));
 }
 
 TEST(onnx_fix, new_sizes_a_model_that_takes_them_already_is_left_as_it_is) {

@@ -220,6 +220,7 @@ void fix_planner::find_free_sizes() {
   // symbol (`?@H` in two inputs is one size).
   free_sizes_.clear();
   std::map<std::uintptr_t, std::size_t> by_symbol;
+  std::vector<std::size_t> generated;  // the sizes named INPUT_AXIS
   for (const auto& in : original_inputs_) {
     const bool asked = std::any_of(options_.shapes.begin(), options_.shapes.end(),
                                    [&](const auto& x) { return x.first == in.name; });
@@ -242,8 +243,20 @@ void fix_planner::find_free_sizes() {
       f.dims.emplace_back(in.name, d);
       pick_samples(f, r, was);
       if (const auto sym = r.symbol()) by_symbol[sym.id()] = free_sizes_.size();
+      if (!r.symbol() && !was.symbol()) generated.push_back(free_sizes_.size());
       free_sizes_.push_back(std::move(f));
     }
+  }
+  // A name made up (INPUT_AXIS) gives way to one asked or declared (`?@x_3` beside an unnamed `?`): two
+  // sizes under one name would declare them equal.
+  for (const auto k : generated) {
+    const auto taken = [&](const std::string& name) {
+      for (std::size_t j = 0; j < free_sizes_.size(); ++j)
+        if (j != k && free_sizes_[j].name == name) return true;
+      return false;
+    };
+    const auto base = free_sizes_[k].name;
+    for (int n = 2; taken(free_sizes_[k].name); ++n) free_sizes_[k].name = fmt::format("{}_{}", base, n);
   }
 }
 
