@@ -66,6 +66,17 @@ class layer_edits {
     detail::no_such_layer(id);
   }
 
+  /// `at` becomes attribute `name`=`text` (both kept in the storage), with what its text reads as.
+  void parsed(attribute& at, std::string_view name, std::string_view text) {
+    at.name = name;
+    at.text = text;
+    at.boolean = parse_boolean(trim(text));
+    at.is_integers = parse_list<std::int64_t>(text, st_.integers);
+    at.integers = st_.integers.run();
+    at.is_reals = at.is_integers || parse_list<double>(text, st_.reals);
+    at.reals = at.is_integers ? std::span<const double>() : std::span<const double>(st_.reals.run());
+  }
+
   void set_attribute(const graph_edit& e) {
     auto& l = layers_[index_of(e.layer)];
     const std::string_view name = st_.texts.emplace_back(e.name);
@@ -81,13 +92,7 @@ class layer_edits {
         continue;
       }
       replaced = true;
-      at.name = name;
-      at.text = text;
-      at.boolean = parse_boolean(trim(text));
-      at.is_integers = parse_list<std::int64_t>(text, st_.integers);
-      at.integers = st_.integers.run();
-      at.is_reals = at.is_integers || parse_list<double>(text, st_.reals);
-      at.reals = at.is_integers ? std::span<const double>() : std::span<const double>(st_.reals.run());
+      parsed(at, name, text);
     }
     l.attributes = st_.attributes.run();
   }
@@ -128,16 +133,8 @@ class layer_edits {
     l.version = st_.texts.emplace_back(fmt::format("opset{}", e.opset));
     l.opset = e.opset;
     st_.attributes.start();
-    for (const auto& [name, text] : e.attributes) {
-      attribute& at = st_.attributes.append();
-      at.name = st_.texts.emplace_back(name);
-      at.text = st_.texts.emplace_back(text);
-      at.boolean = parse_boolean(trim(at.text));
-      at.is_integers = parse_list<std::int64_t>(at.text, st_.integers);
-      at.integers = st_.integers.run();
-      at.is_reals = at.is_integers || parse_list<double>(at.text, st_.reals);
-      at.reals = at.is_integers ? std::span<const double>() : std::span<const double>(st_.reals.run());
-    }
+    for (const auto& [name, text] : e.attributes)
+      parsed(st_.attributes.append(), st_.texts.emplace_back(name), st_.texts.emplace_back(text));
     l.attributes = st_.attributes.run();
     auto& fed = st_.sources.emplace_back();
     st_.ports.start();
