@@ -84,6 +84,26 @@ std::vector<pattern_choice> pattern_choices(const graph& g, const propagation& p
   return choices;
 }
 
+std::vector<std::int64_t> changing_values(const graph& g, const propagation& declared, const propagation& asked,
+                                          std::span<const char> skip, bool unknown_changes) {
+  std::vector<std::int64_t> values;
+  for (std::size_t i = 0; i < g.layers().size() && i < declared.outputs.size() && i < asked.outputs.size(); ++i) {
+    if (i < skip.size() && skip[i] != 0) continue;
+    for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
+      const auto& d = declared.outputs[i][o].shape;
+      const auto& a = asked.outputs[i][o].shape;
+      if (!d.rank_known()) continue;
+      const bool unknown = !a.rank_known() || a.size() != d.size();
+      if (unknown && !unknown_changes) continue;
+      for (std::size_t j = 0; j < d.size(); ++j)
+        if (d[j].is_static() && (unknown || !a[j].is_static() || a[j].lo() != d[j].lo())) values.push_back(d[j].lo());
+    }
+  }
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
 std::string terms_text(std::span<const pattern_term> terms) {
   std::string out = "[";
   for (std::size_t k = 0; k < terms.size(); ++k) {
@@ -258,15 +278,6 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
     reason = text::shape_values_unknown();
     return {};
   }
-  // The element the finding names (a constant that equals a size), tried first for -1.
-  std::optional<std::size_t> named;
-  bool pattern_port = false;
-  for (const auto& [key, value] : f.args) {
-    if (const auto* v = std::get_if<std::int64_t>(&value); v != nullptr && *v >= 0) {
-      if (key == "port") pattern_port = *v == 1;
-      if (key == "element" && pattern_port) named = static_cast<std::size_t>(*v);
-    }
-  }
   const bool special_zero = l.flag("special_zero");
   const bool has_zero = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == 0; });
   const bool has_minus_one = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1; });
@@ -323,22 +334,17 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
   }
   // A value the reading keeps that is a size that changes elsewhere (another input's length T == C) may
   // stand for it: nothing here can compute it, so nothing is written. (Before any Reshape, as for `alone`.)
+  std::optional<std::vector<std::int64_t>> changing;
   for (std::size_t k = 0; k < terms->size(); ++k) {
     const auto v = (*terms)[k].factor;
     if (!(*terms)[k].dims.empty() || v <= 1) continue;
-    find_after();
-    for (std::size_t i = 0; i < g.layers().size(); ++i) {
-      if (after[i]) continue;
-      for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
-        const auto& d = declared.outputs[i][o].shape;
-        const auto& a = asked.outputs[i][o].shape;
-        if (!d.rank_known() || !a.rank_known() || a.size() != d.size()) continue;
-        for (std::size_t j = 0; j < d.size(); ++j)
-          if (d[j].is_static() && d[j].lo() == v && !(a[j].is_static() && a[j].lo() == v)) {
-            reason = text::kept_value_is_a_size(k, v);
-            return {};
-          }
-      }
+    if (!changing) {
+      find_after();
+      changing = changing_values(g, declared, asked, after, false);
+    }
+    if (std::binary_search(changing->begin(), changing->end(), v)) {
+      reason = text::kept_value_is_a_size(k, v);
+      return {};
     }
   }
   std::vector<std::size_t> copies, others;  // elements that follow a size: a copy of the same index, or not

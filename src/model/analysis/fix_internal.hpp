@@ -29,6 +29,12 @@ struct pattern_term {
   friend bool operator==(const pattern_term&, const pattern_term&) = default;
 };
 
+/// The values of the dimensions that are static at the declared shapes (`declared`) and change at the shapes
+/// asked (`asked`), in the layers of `g` that `skip` does not mark; sorted, each once. A tensor whose rank
+/// the shapes asked leave unknown changes in every dimension when `unknown_changes`, else is left out.
+[[nodiscard]] std::vector<std::int64_t> changing_values(const graph& g, const propagation& declared, const propagation& asked,
+                                                        std::span<const char> skip, bool unknown_changes);
+
 /// `terms` in the notation of patterns, each computed element written from `shape`, the data input's shape:
 /// `[1,2,24,shape[2],shape[3]]`, `[1,shape[1]/7,7,96]`, `[shape[1]*shape[2]*96]`.
 [[nodiscard]] std::string terms_text(std::span<const pattern_term> terms);
@@ -58,11 +64,10 @@ struct pattern_choice {
                                                           const batch_finding& f, text::fix_reason& reason);
 
 /// New sizes: the values to try, best first, for Reshape `l` of `g`, which check_batch at the shapes asked
-/// (propagated there as `asked`, at the declared ones as `declared`) names with finding `f`. Each element
-/// that holds its input's declared dimension at the same index, where that dimension changes, gets 0 (with
-/// special_zero set where the pattern has no 0); then -1 goes, in turn, to each other element that holds
-/// a value above 1 (the finding's element first), where the pattern has no -1: which one stands for the
-/// sizes that change is the judges' to find. Last, where no 0 or -1 is enough (`computed_pattern`): the
+/// (propagated there as `asked`, at the declared ones as `declared`) names with finding `f`. It
+/// reads the pattern as computed_terms does, and every choice writes that reading: 0 in each element that
+/// follows its input's dimension at the same index (with special_zero set where the pattern has no 0);
+/// with those, -1 in the one element left that follows the sizes, where the pattern has no -1; last, the
 /// pattern computed from the input's shape. `stays` holds the values the patterns of the model's other
 /// Reshapes give at every size asked (none of them a finding there): a factor of a split dimension with one
 /// of those values is the one that stays. Empty, with `reason`, when nothing is worth trying.

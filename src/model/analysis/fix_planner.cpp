@@ -991,20 +991,9 @@ std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
   const auto& g = *current_;
   // The values of dimensions that change: a constant that equals one may stand for it (H/2 of a pixel
   // unshuffle's `[1,16,4,6]`), not for a factor that stays.
-  std::vector<std::int64_t> moving;
-  if (runs_.runs[1]) {
-    const auto& at = *runs_.runs[1];
-    const auto& was = runs_.declared();
-    for (std::size_t i = 0; i < g.layers().size() && i < at.outputs.size() && i < was.outputs.size(); ++i)
-      for (std::size_t o = 0; o < at.outputs[i].size() && o < was.outputs[i].size(); ++o) {
-        const auto& d = was.outputs[i][o].shape;
-        const auto& a = at.outputs[i][o].shape;
-        if (!d.rank_known()) continue;
-        for (std::size_t j = 0; j < d.size(); ++j)
-          if (d[j].is_static() && (!a.rank_known() || a.size() != d.size() || !a[j].is_static() || a[j].lo() != d[j].lo()))
-            moving.push_back(d[j].lo());
-      }
-  }
+  // (A tensor the shapes asked leave of unknown rank, after a layer that fails there, counts as changing.)
+  const auto moving = runs_.runs[1] ? changing_values(g, runs_.declared(), *runs_.runs[1], {}, true)
+                                    : std::vector<std::int64_t>();
   for (const auto& l : g.layers()) {
     if (&l == &except || part_of(l.type) != op_part::reshape) continue;
     const layer_key key{{}, l.id};
@@ -1016,7 +1005,7 @@ std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
     const auto e = pattern.elements();
     for (std::size_t k = 0; k < e.size(); ++k)
       if (e[k].lo == e[k].hi && e[k].lo > 1 && k < constant.size() && constant[k] &&
-          std::find(moving.begin(), moving.end(), e[k].lo) == moving.end())
+          !std::binary_search(moving.begin(), moving.end(), e[k].lo))
         values.push_back(e[k].lo);
   }
   return values;
