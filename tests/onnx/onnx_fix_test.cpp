@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "onnx_test_util.hpp"
+#include "../test_util.hpp"
 #include "../fix_parts.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
@@ -741,6 +742,9 @@ TEST(onnx_fix, new_sizes_a_value_that_equals_two_sizes_is_not_copied) {
       {"size_fix_unsqueeze_batch", {{"x", "[?,6,?,?]"}}},
       {"size_fix_unsqueeze_one", {{"x", "[1,6,?,14]"}}},
       {"size_fix_chunks", {{"x", "[1,112,6,4]"}}},
+      // Another input's length baked in a pattern, and a size written out as an output (a cold attack's).
+      {"size_other_input_length", {{"y", "[1,?]"}}},
+      {"size_constant_output", {{"x", "[1,6,?,?]"}}},
   };
   for (const auto& [name, shapes] : cases) {
     SCOPED_TRACE(name);
@@ -781,6 +785,24 @@ TEST(onnx_fix, new_sizes_of_another_rank_or_a_sample_outside_them_are_refused) {
   EXPECT_EQ(declared_dims(r, "x"), (std::vector<std::string>{"1", "3", "16", "24"}));
   EXPECT_EQ(declared_dims(r, "y"), (std::vector<std::string>{"1", "1152"}));
   EXPECT_EQ(r.checked.size(), 1u);
+}
+
+TEST(onnx_fix, new_sizes_one_name_is_one_size) {
+  // ?@S twice declares H == W in the written model: refused where they differ at the declared shapes (10 and
+  // 14), which that model would no longer take (a cold attack's: it was accepted).
+  const auto bytes = fixture_bytes("size_fix_channel_shuffle");
+  const auto model = std::as_bytes(std::span(bytes.data(), bytes.size()));
+  expect_error_containing([&] { (void)onnx::fix(model, "shuffle.onnx", at_sizes("[1,6,?@S,?@S]")); }, errc::invalid_argument,
+                          "the size S is dimension 2 of input 'x', 10 at the declared shapes, and dimension 3 of input "
+                          "'x', 14: one name is one size");
+  // Square at the declared shapes: one name is allowed, and a sample gives it one value.
+  const auto flatten = torch_exports / "flatten_baked.at_a.onnx";
+  auto square = at_sizes("[1,3,?@S,?@S]");
+  EXPECT_TRUE(onnx::fix(flatten, square).fixed);
+  square.check_shapes.push_back({{"x", parse_shape("[1,3,12,20]")}});
+  expect_error_containing([&] { (void)onnx::fix(flatten, square); }, errc::invalid_argument,
+                          "not one of the shapes asked: dimension 2 of input 'x' is 12 and dimension 3 of input 'x' is 20, "
+                          "both the size S");
 }
 
 TEST(onnx_fix, new_sizes_and_batches_do_not_go_together) {

@@ -1174,6 +1174,10 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       // size (they said yes, and only sizes_not_proven at a `?` length).
       {"size_regroup_inferred", {{"x", "[1,112,112,96]"}}, model::batch_verdict::cannot_tell, "regroups_sizes"},
       {"size_regroup_members", {{"x", "[1,?,12]"}}, model::batch_verdict::cannot_tell, "regroups_sizes"},
+      // A pattern element equal to another input's length, which nothing on the Reshape's path carries, and
+      // an integer constant written out as an output, equal to the size that changes (both said yes).
+      {"size_other_input_length", {{"y", "[1,4]"}}, model::batch_verdict::cannot_tell, "baked_size"},
+      {"size_constant_output", {{"x", "[1,6,12,16]"}}, model::batch_verdict::cannot_tell, "baked_size"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.fixture);

@@ -218,6 +218,11 @@ MISTAKES = [
             lambda m: reshape1.fix(m.onnx, shapes={"input": "[1,3,?,?]"}, batch_name="B"), "invalid_argument",
             "<<batch_name>>: fix names the new sizes as they are asked (?@H), not the batch's; name a size in "
             "<<usage:shape>> (`?@NAME`), or leave <<batch_name>> out"),
+    Mistake("one name for sizes that differ", lambda m: ["fix", m.onnx, "--dry-run", "--shape", "input=[1,3,?@S,?@S]"],
+            lambda m: reshape1.fix(m.onnx, shapes={"input": "[1,3,?@S,?@S]"}), "invalid_argument",
+            "<<shape[input]=[1,3,?@S,?@S]>>: the size S is dimension 2 of input 'input', 240 at the declared shapes, "
+            "and dimension 3 of input 'input', 320: one name is one size; give sizes that differ at the declared "
+            "shapes names of their own (?@H and ?@W)"),
     Mistake("a new size not a shape", lambda m: ["fix", m.onnx, "--dry-run", "--shape", "input=[1,3,x]"],
             lambda m: reshape1.fix(m.onnx, shapes={"input": "[1,3,x]"}), "syntax",
             "<<shape[input]=[1,3,x]>>: offset 5: expected a dimension, found 'x'; dimensions look like 5, ?, 2..8, "

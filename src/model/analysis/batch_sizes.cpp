@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <deque>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -135,8 +136,9 @@ bool vouched(const layer& holder, std::span<const std::string> assumed) {
 }
 
 /// The sizes on one layer's path: what its inputs hold, then the layers before them, nearest first, looked at
-/// only as far as a constant needs. A constant is compared only with these: a channel count that equals an
-/// image's height somewhere else in the model is not taken for it; one that equals it upstream is.
+/// only as far as a constant needs; then, for a constant read as a size, the sizes of the model's other
+/// inputs (a length the program had, though no data of that input reaches the layer). Not those of tensors
+/// in other branches: a box's 4 coordinates would be taken for a feature map 4 high in the next head.
 class upstream_sizes {
  public:
   upstream_sizes(const graph& g, const propagation& declared, const propagation& asked,
@@ -144,8 +146,25 @@ class upstream_sizes {
                  const layer& l, std::size_t data)
       : g_(g), declared_(declared), asked_(asked), carriers_(carriers), all_(all), l_(l), data_(data) {}
 
-  /// The nearest size upstream that is `v`; null when there is none.
-  [[nodiscard]] const size_source* find(std::int64_t v) {
+  /// The nearest size upstream that is `v`; else, where `anywhere`, a size of a model input that is `v` (a
+  /// dimension or a product of adjacent ones, not half or twice one); null when there is none.
+  [[nodiscard]] const size_source* find(std::int64_t v, bool anywhere) {
+    const auto* near = upstream(v);
+    if (near != nullptr || !anywhere || !all_.contains(v)) return near;
+    if (!elsewhere_) {
+      elsewhere_.emplace();
+      for (const auto index : g_.order())
+        if (part_of(g_.layers()[index].type) == op_part::parameter)
+          for (std::size_t o = 0; o < declared_.outputs[index].size() && o < asked_.outputs[index].size(); ++o)
+            add_changing(declared_.outputs[index][o].shape, asked_.outputs[index][o].shape,
+                         batch_axis(carriers_, index, o), g_.layers()[index].name, *elsewhere_, false);
+    }
+    const auto it = elsewhere_->find(v);
+    return it != elsewhere_->end() ? &it->second : nullptr;
+  }
+
+ private:
+  const size_source* upstream(std::int64_t v) {
     if (!all_.contains(v)) return nullptr;  // no tensor of the model has it
     if (visited_.empty()) {
       // Made only for a constant some tensor's size equals: most layers never walk their path.
@@ -182,7 +201,6 @@ class upstream_sizes {
     }
   }
 
- private:
   const graph& g_;
   const propagation& declared_;
   const propagation& asked_;
@@ -193,6 +211,7 @@ class upstream_sizes {
   std::unordered_map<std::int64_t, size_source> seen_;
   std::deque<std::size_t> queue_;
   std::vector<char> visited_;
+  std::optional<std::unordered_map<std::int64_t, size_source>> elsewhere_;
 };
 
 /// Whether element `e` (value `v`) of a slice's end is at or past the end of its axis both at the declared
@@ -249,7 +268,7 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
       if (!std::isfinite(x)) continue;  // NaN or an infinity: no size, and no integer to convert to
       const double n = std::round(x);
       if (n < 2 || n > static_cast<double>(largest_size) || std::abs(x - n) > tolerance * n) continue;
-      if (const auto* equals = sizes.find(static_cast<std::int64_t>(n))) {
+      if (const auto* equals = sizes.find(static_cast<std::int64_t>(n), false)) {
         found.push_back({port, 0, static_cast<std::int64_t>(n), *equals, one_const ? std::string(feeder.name) : std::string(),
                          one_const ? std::optional<std::int64_t>(feeder.id) : std::nullopt, fmt::format("{}", r),
                          reciprocal ? "is the reciprocal of" : "equals"});
@@ -271,11 +290,13 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
   for (std::size_t e = 0; e < v->elements.size(); ++e) {
     const auto& b = v->elements[e];
     if (!b.exact() || !b.constant || b.lo < (index ? 1 : 2)) continue;
-    const auto* equals = b.lo >= 2 ? sizes.find(b.lo) : nullptr;
+    // A size (a pattern's element, a repeat count, a range's limit) may come from another input's shape that
+    // no data of the layer's path carries. A position or a divisor is looked for only along the path.
+    const auto* equals = b.lo >= 2 ? sizes.find(b.lo, !index && !elementwise_arithmetic(l.type)) : nullptr;
     std::string_view relation = "equals";
     if (equals == nullptr && index && b.lo < largest_size) {
       // One less than a dimension, not than half of one: 1 would be one less than half of 4.
-      equals = sizes.find(b.lo + 1);
+      equals = sizes.find(b.lo + 1, false);
       if (equals != nullptr && equals->scaled()) equals = nullptr;
       relation = "is one less than";
     }
@@ -746,7 +767,13 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     }
     if (fixed_resize(g, declared, asked, index, out)) continue;
     std::vector<baked> found;
-    for (const auto port : sizes.empty() ? std::span<const std::size_t>() : size_ports(l.type)) {
+    // A model output that is integer constants (an image's size, a grid's extent written out) is a size too,
+    // where one of its elements equals one that changes: what the program computed there is not in the file.
+    static constexpr std::array<std::size_t, 1> written_out{0};
+    const auto ports = sizes.empty()                                ? std::span<const std::size_t>()
+                       : part_of(l.type) == op_part::result ? std::span<const std::size_t>(written_out)
+                                                                    : size_ports(l.type);
+    for (const auto port : ports) {
       // The data the constant is about (looked at first): an elementwise op's other input, any other op's first.
       const auto& v = declared.input(g, l, port).value;
       if (!v) continue;

@@ -194,7 +194,9 @@ void fix_planner::name_shapes_asked() {
            "fix rewrites sizes, not ranks: give a shape of the declared rank");
     name = in.name;
   }
-  for (auto& sample : options_.check_shapes)
+  for (auto& sample : options_.check_shapes) {
+    // A size named in the shapes asked (`?@S`) is one value in a sample, wherever it is.
+    std::map<std::uintptr_t, std::pair<std::int64_t, std::string>> named;
     for (auto& [name, shape] : sample) {
       const auto text = to_string(shape);
       const auto& in = input_of(name, option::check_shape, text);
@@ -211,8 +213,21 @@ void fix_planner::name_shapes_asked() {
              fmt::format("give a static shape that {} allows",
                          asked != options_.shapes.end() ? spell(options_.spelling, option::shape, in.name)
                                                         : std::string("its declared shape")));
+      for (std::size_t d = 0; d < shape.size(); ++d) {
+        const auto sym = range[d].symbol();
+        if (!sym) continue;
+        const auto where = fmt::format("dimension {} of input '{}'", d, in.name);
+        const auto [it, first] = named.try_emplace(sym.id(), shape[d].lo(), where);
+        if (!first && it->second.first != shape[d].lo())
+          fail(errc::invalid_argument, {},
+               fmt::format("{}: not one of the shapes asked: {} is {} and {} is {}, both the size {}",
+                           named_as(option::check_shape, name, text), it->second.second, it->second.first, where,
+                           shape[d].lo(), sym.name()),
+               fmt::format("give the dimensions the shapes asked name {} one value", sym.name()));
+      }
       name = in.name;
     }
+  }
 }
 
 void fix_planner::find_free_sizes() {
@@ -231,7 +246,25 @@ void fix_planner::find_free_sizes() {
       const auto& was = in.declared[d];
       if (r.is_static() && was.is_static() && r.lo() == was.lo()) continue;
       if (const auto sym = r.symbol(); sym && by_symbol.contains(sym.id())) {
-        free_sizes_[by_symbol[sym.id()]].dims.emplace_back(in.name, d);
+        auto& same = free_sizes_[by_symbol[sym.id()]];
+        // One name is one size: the rewritten model declares the dimensions equal, so they must be equal
+        // at the declared shapes, where it must still run as it did.
+        const auto& [first_input, first_axis] = same.dims.front();
+        const auto& first = std::find_if(original_inputs_.begin(), original_inputs_.end(),
+                                         [&](const input_report& x) { return x.name == first_input; })->declared[first_axis];
+        if (first.is_static() && was.is_static() && first.lo() != was.lo()) {
+          const auto asked_text = [&](const std::string& name) {
+            const auto it = std::find_if(options_.shapes.begin(), options_.shapes.end(),
+                                         [&](const auto& x) { return x.first == name; });
+            return spell(options_.spelling, option::shape, name, to_string(it->second));
+          };
+          fail(errc::invalid_argument, {},
+               fmt::format("{}: the size {} is dimension {} of input '{}', {} at the declared shapes, and dimension {} "
+                           "of input '{}', {}: one name is one size",
+                           asked_text(in.name), sym.name(), first_axis, first_input, first.lo(), d, in.name, was.lo()),
+               "give sizes that differ at the declared shapes names of their own (?@H and ?@W)");
+        }
+        same.dims.emplace_back(in.name, d);
         continue;
       }
       free_size f;
