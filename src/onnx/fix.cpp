@@ -207,9 +207,13 @@ struct onnx_source {
     weights_size_ = largest_weights(*lowered_);
   }
 
-  /// The initializers of `m` (proto_, or an edit of it) parsed without their raw_data, with its length.
+  /// The initializers of `m` parsed without their raw_data, with its length: proto_'s by skimmed_'s indices,
+  /// an edit's by `written_left_out_`'s (initializers it dropped move the later ones back).
   [[nodiscard]] detail::left_out_raw left_out_of(const ::onnx::ModelProto& m) const {
-    return detail::left_out_of(m, skimmed_);
+    if (&m == &proto_) return detail::left_out_of(m, skimmed_);
+    detail::skimmed_model edited;
+    edited.left_out = written_left_out_;
+    return detail::left_out_of(m, edited);
   }
 
   /// The most bytes the Consts of `g` or of one of its bodies address.
@@ -228,6 +232,9 @@ struct onnx_source {
   /// edit of it (skim.hpp), and put back from `source_` into the fixed model's bytes at the end.
   std::span<const std::byte> source_;
   detail::skimmed_model skimmed_;
+  /// The weights left out of the parse, by their initializers' indices in the last edit written (which
+  /// drops initializers its rewrites left unread).
+  std::unordered_map<std::size_t, detail::left_out_field> written_left_out_;
   /// The file as parsed. Never changed: the lookups below take protobuf's mutable pointers, which is why
   /// it is mutable; every edit is made on a copy.
   mutable ::onnx::ModelProto proto_;
@@ -266,12 +273,12 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       if (skimmed_.bytes.empty()) {
         written.model = std::move(written_);
       } else {
-        written.model = detail::put_back(std::as_bytes(std::span(written_)), source_, skimmed_.left_out, file_.string());
+        written.model = detail::put_back(std::as_bytes(std::span(written_)), source_, written_left_out_, file_.string());
         // What the proof read back is written_ with the weights' lengths: the model written must skim to
         // exactly those bytes, its weights to those lengths.
         const auto again = detail::skim(std::as_bytes(std::span(written.model)), file_.string(), true);
-        bool same = again.bytes == written_ && again.left_out.size() == skimmed_.left_out.size();
-        for (const auto& [index, field] : skimmed_.left_out) {
+        bool same = again.bytes == written_ && again.left_out.size() == written_left_out_.size();
+        for (const auto& [index, field] : written_left_out_) {
           const auto it = again.left_out.find(index);
           same = same && it != again.left_out.end() && it->second.length == field.length;
         }
@@ -393,6 +400,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       auto at = apply(m, r, taken, reshapes);
       reshapes.emplace_back(layer_key{r.p.within, r.p.reshape}, std::move(at));
     }
+    drop_unread(m, reshapes);
     // The declared dims follow the rewritten model: where its tensors hold the batch now. Each change
     // names its Reshape by its id there, as the refusals of the proof do.
     {
@@ -436,6 +444,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const std::pair<const std::string, model::source>* lost = nullptr;
     std::optional<std::size_t> first;
     for (const auto& entry : names_) {
+      if (dropped_.contains(entry.first)) continue;  // the rewrites left it unread: dropped, not lost
       const auto it = names_back_.find(entry.first);
       const auto id = original_.layers()[entry.second.layer].id;
       if (it == names_back_.end()) {
@@ -642,6 +651,84 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     c.within = r.change.within;
     c.id = r.p.reshape;
     return *node;
+  }
+
+  /// What the rewrites left unread in `m`'s top graph (a computed pattern's old initializer, the nodes that
+  /// built it): ONNX Runtime warns on every load of a model with an initializer no node reads. Only what
+  /// the file read before goes: what it already left unread is the author's to keep. An initializer that is
+  /// also a graph input, or whose weights were left out of the parse, stays. `reshapes` follow their nodes.
+  void drop_unread(::onnx::ModelProto& m, std::vector<std::pair<layer_key, node_ref>>& reshapes) {
+    written_left_out_ = skimmed_.left_out;
+    dropped_.clear();
+    const auto before = read_names(proto_.graph());
+    const auto after = read_names(m.graph());
+    const auto dropped = [&](const std::string& name) { return !after.contains(name) && before.contains(name); };
+    for (const auto& name : before)
+      if (!after.contains(name)) dropped_.insert(name);
+    auto& g = *m.mutable_graph();
+    // Nodes last first: the indices below one dropped still name their nodes.
+    for (int k = g.node_size() - 1; k >= 0; --k) {
+      const auto& outputs = g.node(k).output();
+      if (outputs.empty() ||
+          std::any_of(outputs.begin(), outputs.end(), [&](const std::string& o) { return !o.empty() && after.contains(o); }) ||
+          std::none_of(outputs.begin(), outputs.end(), [&](const std::string& o) { return !o.empty() && dropped(o); }))
+        continue;
+      g.mutable_node()->DeleteSubrange(k, 1);
+      for (auto& [key, x] : reshapes) {
+        if (x.path.empty() && x.index > k) --x.index;
+        if (!x.path.empty() && x.path.front().first > k) --x.path.front().first;
+      }
+    }
+    std::set<std::string> inputs;
+    for (const auto& v : g.input()) inputs.insert(v.name());
+    std::unordered_map<std::size_t, detail::left_out_field> moved;
+    int kept = 0;
+    for (int k = 0; k < g.initializer_size(); ++k) {
+      const auto left_out = skimmed_.left_out.find(static_cast<std::size_t>(k));
+      const auto& name = g.initializer(k).name();
+      if (left_out == skimmed_.left_out.end() && !inputs.contains(name) && dropped(name)) continue;
+      if (left_out != skimmed_.left_out.end()) moved.emplace(static_cast<std::size_t>(kept), left_out->second);
+      if (kept != k) g.mutable_initializer()->SwapElements(kept, k);
+      ++kept;
+    }
+    g.mutable_initializer()->DeleteSubrange(kept, g.initializer_size() - kept);
+    written_left_out_ = std::move(moved);
+    for (int k = g.value_info_size() - 1; k >= 0; --k)
+      if (dropped(g.value_info(k).name())) g.mutable_value_info()->DeleteSubrange(k, 1);
+  }
+
+  /// The names `g` reads: its outputs, and every input of a node one of whose outputs it reads (of the nodes
+  /// of its subgraphs too, which may read the graph's names).
+  static std::set<std::string> read_names(const ::onnx::GraphProto& g) {
+    std::set<std::string> read;
+    for (const auto& o : g.output()) read.insert(o.name());
+    const auto all_of_graph = [&read](const ::onnx::GraphProto& sub, const auto& self) -> void {
+      for (const auto& n : sub.node()) {
+        for (const auto& i : n.input()) read.insert(i);
+        for (const auto& a : n.attribute()) {
+          if (a.has_g()) self(a.g(), self);
+          for (const auto& b : a.graphs()) self(b, self);
+        }
+      }
+      for (const auto& o : sub.output()) read.insert(o.name());
+    };
+    // Nodes come producers first, so one pass from the last reaches every producer; another where one did not.
+    for (std::size_t grown = 1; grown != 0;) {
+      const auto size = read.size();
+      for (int k = g.node_size() - 1; k >= 0; --k) {
+        const auto& n = g.node(k);
+        if (std::none_of(n.output().begin(), n.output().end(), [&](const std::string& o) { return !o.empty() && read.contains(o); }))
+          continue;
+        for (const auto& i : n.input()) read.insert(i);
+        for (const auto& a : n.attribute()) {
+          if (a.has_g()) all_of_graph(a.g(), all_of_graph);
+          for (const auto& b : a.graphs()) all_of_graph(b, all_of_graph);
+        }
+      }
+      grown = read.size() - size;
+    }
+    read.erase(std::string());
+    return read;
   }
 
   /// Nodes inserted into a copy of the file, `added` of them at `at` in the graph `path` leads to: the
@@ -934,7 +1021,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   }
 
   std::map<layer_key, fix_change> changes_;  ///< what read_back made of each rewrite, by its Reshape
-  std::vector<insertion> inserted_;            ///< the nodes read_back inserted so far, in order
+  std::vector<insertion> inserted_;
+  std::set<std::string> dropped_;  ///< the tensors the last edit written dropped (drop_unread)            ///< the nodes read_back inserted so far, in order
   std::vector<std::string> freed_;            ///< and the declared dims it freed
   std::string written_;                       ///< and the bytes it read back
   std::unordered_map<std::string, model::source> names_back_;  ///< the tensor names of the model read back

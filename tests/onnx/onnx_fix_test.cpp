@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <map>
 #include <string>
 #include <tuple>
@@ -719,6 +720,51 @@ TEST(onnx_fix, new_sizes_a_pattern_that_no_0_or_minus_one_mends_is_computed_from
   const auto named = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shuffle.onnx", at_sizes("[1,6,?@x_3,?]"));
   ASSERT_TRUE(named.fixed);
   EXPECT_EQ(declared_dims(named, "x"), (std::vector<std::string>{"1", "6", "x_3", "x_3_2"}));
+}
+
+TEST(onnx_fix, new_sizes_a_computed_pattern_leaves_nothing_unread_behind) {
+  // The old patterns p and q are read by nothing once computed: dropped (ONNX Runtime warns on every load of
+  // a model with an initializer no node reads). A large initializer after them (left out of the parse, put
+  // back by its index) keeps its bytes; one the file already left unread is the author's and stays.
+  ::onnx::ModelProto original;
+  ASSERT_TRUE(original.ParseFromString(fixture_bytes("size_fix_channel_shuffle")));
+  auto* table = original.mutable_graph()->add_initializer();
+  table->set_name("table");
+  table->set_data_type(::onnx::TensorProto::FLOAT);
+  table->add_dims(40000);
+  std::string raw(160000, '\0');
+  for (std::size_t k = 0; k < raw.size(); ++k) raw[k] = static_cast<char>(k * 7 % 251);
+  table->set_raw_data(raw);
+  *original.mutable_graph()->add_initializer() = *table;
+  original.mutable_graph()->mutable_initializer()->rbegin()->set_name("unread");
+  original.mutable_graph()->mutable_initializer()->rbegin()->clear_raw_data();
+  original.mutable_graph()->mutable_initializer()->rbegin()->set_dims(0, 1);
+  original.mutable_graph()->mutable_initializer()->rbegin()->add_float_data(1.0F);
+  auto* out = original.mutable_graph()->add_node();
+  out->set_op_type("Identity");
+  out->add_input("table");
+  out->add_output("table_out");
+  original.mutable_graph()->add_output()->set_name("table_out");
+  const auto bytes = original.SerializeAsString();
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shuffle.onnx", at_sizes("[1,6,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  std::vector<std::string> names;
+  for (const auto& t : fixed.graph().initializer()) names.push_back(t.name());
+  EXPECT_EQ(std::count(names.begin(), names.end(), "p") + std::count(names.begin(), names.end(), "q"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "unread"), 1);
+  const auto kept = std::find_if(fixed.graph().initializer().begin(), fixed.graph().initializer().end(),
+                                 [](const ::onnx::TensorProto& t) { return t.name() == "table"; });
+  ASSERT_NE(kept, fixed.graph().initializer().end());
+  EXPECT_EQ(kept->raw_data(), raw);
+  // Every name a node reads is the graph's input, an initializer or an earlier node's output.
+  std::set<std::string> defined(names.begin(), names.end());
+  for (const auto& i : fixed.graph().input()) defined.insert(i.name());
+  for (const auto& n : fixed.graph().node()) {
+    for (const auto& i : n.input()) EXPECT_TRUE(defined.contains(i)) << n.name() << " reads " << i;
+    for (const auto& o : n.output()) defined.insert(o);
+  }
 }
 
 TEST(onnx_fix, new_sizes_a_model_that_takes_them_already_is_left_as_it_is) {
