@@ -350,10 +350,27 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return std::nullopt;
   }
 
-  std::optional<model::text::fix_reason> refuses_computed(const model::detail::fix_site& s, const model::layer& l) const override {
+  std::optional<model::text::fix_reason> refuses_computed(
+      const model::detail::fix_site& s, const model::layer& l,
+      const std::optional<std::pair<std::int64_t, std::size_t>>& shape_of) const override {
     const auto file = names_at(original_, nullptr, {});
     const auto node = file ? reader_of(*file, *s.g, l) : std::nullopt;
     if (!node || node_at(proto_, *node)->input_size() < 2) return model::text::pattern_not_an_input();
+    if (shape_of && !tensor_named(*shape_of)) {
+      const auto* from = original_.find(shape_of->first);
+      return model::text::shape_not_a_tensor(from != nullptr ? from->name : std::string_view());
+    }
+    return std::nullopt;
+  }
+
+  /// The file's name for output `source.second` of the layer with id `source.first` in the lowered original
+  /// (a layer the lowering added for a node's inner step has none).
+  std::optional<std::string> tensor_named(const std::pair<std::int64_t, std::size_t>& source) const {
+    const auto* l = original_.find(source.first);
+    if (l == nullptr) return std::nullopt;
+    const auto index = static_cast<std::size_t>(l - original_.layers().data());
+    for (const auto& [name, at] : names_)
+      if (at.layer == index && at.output == source.second) return name;
     return std::nullopt;
   }
 
@@ -595,7 +612,13 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       for (const auto v : values) t->add_int64_data(v);
       return t->name();
     };
-    const auto shape = made("Shape", {reshape_node.input(0)}, "shape");
+    std::string data = reshape_node.input(0);
+    if (r.p.shape_of) {
+      const auto named = tensor_named(*r.p.shape_of);
+      if (!named) internal("the tensor its pattern is computed from has no name");
+      data = *named;
+    }
+    const auto shape = made("Shape", {data}, "shape");
     std::vector<std::string> pieces;
     std::vector<std::int64_t> run;
     const auto flush = [&] {

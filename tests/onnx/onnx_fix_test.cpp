@@ -722,6 +722,44 @@ TEST(onnx_fix, new_sizes_a_pattern_that_no_0_or_minus_one_mends_is_computed_from
   EXPECT_EQ(declared_dims(named, "x"), (std::vector<std::string>{"1", "6", "x_3", "x_3_2"}));
 }
 
+TEST(onnx_fix, new_sizes_a_window_partition_is_read_from_the_windows_and_proven_at_its_step) {
+  // The later [-1,7,7,5] copies the window's 7s, so 4 and 6 are H/7 and W/7; the model written runs only at
+  // multiples of 7, where the proof at ? is made (ONNX Runtime runs it as the truth: onnx.torch_sizes).
+  const auto bytes = fixture_bytes("size_fix_window_partition");
+  const auto model = std::as_bytes(std::span(bytes.data(), bytes.size()));
+  const auto r = onnx::fix(model, "windows.onnx", at_sizes("[1,?,?,5]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
+  ASSERT_EQ(r.checked.size(), 3u);
+  EXPECT_EQ(r.checked[0], "at x=[1,?,?,5]: at multiples of 7 (it fails at x=[1,29,43,5]): reshapes to the given shapes: "
+                          "cannot tell: the sizes are not proven for each multiple");
+  // Asked as values, one value is one size: the same reading at exactly those sizes.
+  const auto at = onnx::fix(model, "windows.onnx", at_sizes("[1,35,56,5]"));
+  ASSERT_TRUE(at.fixed) << (at.refusals.empty() ? "" : at.refusals[0].reason);
+  EXPECT_EQ(at.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
+}
+
+TEST(onnx_fix, new_sizes_a_reshape_that_gives_back_an_earlier_shape_is_computed_from_it) {
+  // The window reverse [1,4,6,7,7,5] is the windows' grid again, and [1,28,42,5] the map: each is computed
+  // from the shape of the tensor it gives back (ONNX Runtime runs the model written as the truth at B and
+  // at A: onnx.torch_sizes).
+  const auto bytes = fixture_bytes("size_fix_window_attention");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "attention.onnx", at_sizes("[1,?,?,5]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 3u);
+  EXPECT_EQ(r.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
+  EXPECT_EQ(r.changes[1].name, "unwindows");
+  EXPECT_EQ(r.changes[1].computed, "[1,shape('grid')[1],shape('grid')[2],7,7,5]");
+  EXPECT_EQ(r.changes[2].computed, "[1,shape('x')[1],shape('x')[2],5]");
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  std::vector<std::string> shape_inputs;
+  for (const auto& n : fixed.graph().node())
+    if (n.op_type() == "Shape") shape_inputs.push_back(n.input(0));
+  EXPECT_EQ(shape_inputs, (std::vector<std::string>{"x", "t1", "x"}));
+}
+
 TEST(onnx_fix, new_sizes_a_computed_pattern_leaves_nothing_unread_behind) {
   // The old patterns p and q are read by nothing once computed: dropped (ONNX Runtime warns on every load of
   // a model with an initializer no node reads). A large initializer after them (left out of the parse, put

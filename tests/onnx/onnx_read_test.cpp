@@ -1116,7 +1116,16 @@ TEST(onnx, sizes_asked_as_intervals_or_symbols_hold_for_every_member_or_cannot_t
     EXPECT_EQ(r.findings[0].issue, model::batch_issue::fails);
     EXPECT_EQ(r.findings[0].name, "skip");
     EXPECT_EQ(r.findings[0].at, "x=[1,1,9,9]");
+    // The hint names the step it runs at, and the members that ran there.
+    EXPECT_EQ(r.findings[0].hint.rfind("the model runs only at some sizes: at multiples of 2 it runs (x=[1,1,10,10], ", 0), 0u)
+        << r.findings[0].hint;
   }
+  // A window partition `[1,-1,7,8,7,96]` of a 56x56 map runs where H·W is a multiple of 7·8·7: at multiples
+  // of 28.
+  const auto windows = model::check_batch(read_fixture("size_regroup_inferred"), {.shapes = {{"x", parse_shape("[1,?,?,96]")}}});
+  ASSERT_FALSE(windows.findings.empty());
+  EXPECT_EQ(windows.findings[0].hint.rfind("the model runs only at some sizes: at multiples of 28 it runs (", 0), 0u)
+      << windows.findings[0].hint;
   // A new single size beside an interval: the interval's members are tried with it (9 fails).
   const auto mixed = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,1,16,8..9]")}}});
   EXPECT_EQ(mixed.summary.verdict(), model::batch_verdict::no) << mixed.summary_line();

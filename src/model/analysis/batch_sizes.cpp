@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <deque>
+#include <numeric>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -514,6 +515,15 @@ std::array<std::int64_t, 3> members_of(const dimension& r, const dimension& decl
   return {inside(base + 1 <= hi ? base + 1 : base - 1), lo, inside(hi)};
 }
 
+/// Member `m` of a dimension asked as `r` moved to a multiple of `step`: up, or down where `r` ends first.
+std::int64_t at_step(std::int64_t m, std::int64_t step, const dimension& r) {
+  if (step <= 1 || m % step == 0) return m;
+  const auto up = (m / step + 1) * step;
+  if (r.hi() == interval::unbounded || up <= r.hi()) return up;
+  const auto down = m / step * step;
+  return down >= std::max<std::int64_t>(r.lo(), 1) ? down : m;
+}
+
 /// An Interpolate whose output keeps its size along an axis where its input's changes: however its sizes
 /// or scales are computed (scales as a fixed size divided by the input's), the result is one size only.
 bool fixed_resize(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
@@ -639,73 +649,124 @@ std::optional<because> regrouped(const graph& g, const propagation& declared, co
 void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
                  const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
                  option_spelling spelling, std::vector<batch_finding>& findings) {
-  // A symbol is one size wherever it is asked (`a=[1,?@S]`, `b=[1,?@S]`): its members are its first
-  // dimension's.
-  std::unordered_map<symbol, std::array<std::int64_t, 3>> by_symbol;
-  std::vector<std::string> tried;
-  std::size_t asked = 0;
   // A layer that fails at the declared shapes is not one a member shows.
   std::vector<bool> failed_before(g.layers().size(), false);
   for (const auto& x : declared.lost) failed_before[x.layer] = true;
-  // Reshapes that already have a finding, and those a member showed regrouping.
-  std::vector<char> regrouped_at(g.layers().size(), 0);
+  // Reshapes that already have a finding.
+  std::vector<char> found(g.layers().size(), 0);
   for (const auto& f : findings)
-    if (f.within.empty() && f.layer < regrouped_at.size()) regrouped_at[f.layer] = 1;
-  for (std::size_t k = 0; k < 3; ++k) {
-    std::vector<input_shape> given;
-    std::string shapes;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      const auto& in = inputs[i];
-      if (!in.requested.rank_known() || i >= ranged.size()) {
-        given.push_back({in.layer, in.requested});
+    if (f.within.empty() && f.layer < found.size()) found[f.layer] = 1;
+  // The members at `step` (each rounded up to a multiple of it, or down where the range ends first): the
+  // regroupings they show go to `regroups`, and the tried shapes to `tried`; a member that fails is the
+  // finding returned.
+  std::size_t asked = 0;
+  const auto attempt = [&](std::int64_t step, std::vector<std::string>& tried,
+                           std::vector<batch_finding>& regroups) -> std::optional<batch_finding> {
+    // A symbol is one size wherever it is asked (`a=[1,?@S]`, `b=[1,?@S]`): its members are its first
+    // dimension's.
+    std::unordered_map<symbol, std::array<std::int64_t, 3>> by_symbol;
+    auto regrouped_at = found;
+    asked = 0;
+    for (std::size_t k = 0; k < 3; ++k) {
+      std::vector<input_shape> given;
+      std::string shapes;
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const auto& in = inputs[i];
+        if (!in.requested.rank_known() || i >= ranged.size()) {
+          given.push_back({in.layer, in.requested});
+          continue;
+        }
+        std::vector<dimension> dims(in.requested.begin(), in.requested.end());
+        bool any = false;
+        for (std::size_t d = 0; d < dims.size() && d < ranged[i].size(); ++d) {
+          if (!ranged[i][d]) continue;
+          const auto& declared_dim = in.declared.rank_known() && d < in.declared.size() ? in.declared[d] : dimension();
+          auto members = members_of(in.requested[d], declared_dim);
+          for (auto& m : members) m = at_step(m, step, in.requested[d]);
+          if (const auto s = in.requested[d].symbol()) members = by_symbol.try_emplace(s, members).first->second;
+          dims[d] = dimension(members[k]);
+          any = true;
+          asked += k == 0;
+        }
+        given.push_back({in.layer, partial_shape(dims)});
+        if (any) shapes += fmt::format("{}{}={}", shapes.empty() ? "" : " ", in.name, to_string(given.back().shape));
+      }
+      if (std::find(tried.begin(), tried.end(), shapes) != tried.end()) continue;
+      tried.push_back(shapes);
+      const auto p = propagate_naming(g, given, {});
+      const auto it = std::find_if(p.lost.begin(), p.lost.end(),
+                                   [&](const lost_information& x) { return !x.not_covered && !failed_before[x.layer]; });
+      if (it == p.lost.end()) {
+        // It runs there: each Reshape must still group its dimensions as at the declared shapes.
+        for (const auto index : g.order()) {
+          if (regrouped_at[index]) continue;
+          if (auto reason = regrouped(g, declared, p, index, assumed)) {
+            regrouped_at[index] = 1;
+            auto f = size_finding(g.layers()[index], index);
+            f.at = shapes;
+            set_reason(f, *reason);
+            f.hint = regroup_hint(spelling);
+            regroups.push_back(std::move(f));
+          }
+        }
         continue;
       }
-      std::vector<dimension> dims(in.requested.begin(), in.requested.end());
-      bool any = false;
-      for (std::size_t d = 0; d < dims.size() && d < ranged[i].size(); ++d) {
-        if (!ranged[i][d]) continue;
-        const auto& declared_dim = in.declared.rank_known() && d < in.declared.size() ? in.declared[d] : dimension();
-        auto members = members_of(in.requested[d], declared_dim);
-        if (const auto s = in.requested[d].symbol()) members = by_symbol.try_emplace(s, members).first->second;
-        dims[d] = dimension(members[k]);
-        any = true;
-        asked += k == 0;
-      }
-      given.push_back({in.layer, partial_shape(dims)});
-      if (any) shapes += fmt::format("{}{}={}", shapes.empty() ? "" : " ", in.name, to_string(given.back().shape));
+      // A member that fails: the model does not run at every size asked.
+      const auto& l = g.layers()[it->layer];
+      auto f = size_finding(l, it->layer);
+      f.issue = batch_issue::fails;
+      f.code = name(it->code);
+      f.at = shapes;
+      f.what = fmt::format("{} (a member of the sizes asked)", reshape1::detail::without_hint(it->message, it->hint));
+      f.hint = "the model does not run at every size asked: ask for the sizes it runs at (often the multiples of "
+               "its stride), one at a time";
+      return f;
     }
-    if (std::find(tried.begin(), tried.end(), shapes) != tried.end()) continue;
-    tried.push_back(shapes);
-    const auto p = propagate_naming(g, given, {});
-    const auto it = std::find_if(p.lost.begin(), p.lost.end(),
-                                 [&](const lost_information& x) { return !x.not_covered && !failed_before[x.layer]; });
-    if (it == p.lost.end()) {
-      // It runs there: each Reshape must still group its dimensions as at the declared shapes.
-      for (const auto index : g.order()) {
-        if (regrouped_at[index]) continue;
-        if (auto reason = regrouped(g, declared, p, index, assumed)) {
-          regrouped_at[index] = 1;
-          auto f = size_finding(g.layers()[index], index);
-          f.at = shapes;
-          set_reason(f, *reason);
-          f.hint = regroup_hint(spelling);
-          findings.push_back(std::move(f));
+    return std::nullopt;
+  };
+  std::vector<std::string> tried;
+  std::vector<batch_finding> regroups;
+  if (auto failure = attempt(1, tried, regroups)) {
+    // Where the model runs only at some sizes (a stride-32 network, a window of 7), the hint names the step
+    // it runs at: the least divisor of every declared size asked so at whose multiples each member runs.
+    // The answer stays no: a size asked fails.
+    std::int64_t common = 0;
+    for (std::size_t i = 0; i < inputs.size() && i < ranged.size(); ++i)
+      for (std::size_t d = 0; d < ranged[i].size(); ++d)
+        if (ranged[i][d] && inputs[i].declared.rank_known() && d < inputs[i].declared.size() &&
+            inputs[i].declared[d].is_static() && inputs[i].declared[d].lo() > 1)
+          common = std::gcd(common, inputs[i].declared[d].lo());
+    std::vector<batch_finding> at_step_regroups;
+    bool layer_step = false;
+    for (std::int64_t step = 2; step <= common && step <= 4096; ++step) {
+      std::vector<std::string> at_step_tried;
+      if (common % step != 0) continue;
+      if (const auto later = attempt(step, at_step_tried, at_step_regroups)) {
+        at_step_regroups.clear();
+        // The layer itself runs at this step, another after it fails: said (as `layer_step`) to a caller
+        // that rewrites the layer, whose rewrite then does what it can (fix).
+        if (!layer_step && later->layer != failure->layer) {
+          failure->args.emplace_back("layer_step", step);
+          layer_step = true;
         }
+        continue;
       }
-      continue;
+      std::string list;
+      for (std::size_t t = 0; t < at_step_tried.size(); ++t)
+        list += fmt::format("{}{}", t == 0 ? "" : t + 1 == at_step_tried.size() ? " and " : ", ", at_step_tried[t]);
+      failure->hint = fmt::format("the model runs only at some sizes: at multiples of {} it runs ({}); ask for the "
+                                  "sizes it runs at, one at a time",
+                                  step, list);
+      // (`step` says so to a caller that asks for those sizes only: fix, whose rewrites make such a model.)
+      failure->args.emplace_back("step", step);
+      break;
     }
-    // A member that fails: the model does not run at every size asked.
-    const auto& l = g.layers()[it->layer];
-    auto f = size_finding(l, it->layer);
-    f.issue = batch_issue::fails;
-    f.code = name(it->code);
-    f.at = shapes;
-    f.what = fmt::format("{} (a member of the sizes asked)", reshape1::detail::without_hint(it->message, it->hint));
-    f.hint = "the model does not run at every size asked: ask for the sizes it runs at (often the multiples of "
-             "its stride), one at a time";
-    findings.push_back(std::move(f));
+    findings.push_back(std::move(*failure));
+    // What the members at the step show is shown too: a Reshape that regroups there.
+    for (auto& f : at_step_regroups) findings.push_back(std::move(f));
     return;
   }
+  for (auto& f : regroups) findings.push_back(std::move(f));
   // Every member tried runs; the others are not proven.
   for (std::size_t i = 0; i < inputs.size() && i < ranged.size(); ++i)
     for (std::size_t d = 0; d < ranged[i].size(); ++d) {
@@ -722,7 +783,6 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
       return;  // one finding says it for the request
     }
 }
-
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
                                        std::span<const std::string> assumed, option_spelling spelling) {

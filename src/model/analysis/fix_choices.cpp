@@ -1,5 +1,6 @@
 // The values fix tries in a Reshape's pattern: see fix_internal.hpp.
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <variant>
 
@@ -104,13 +105,16 @@ std::vector<std::int64_t> changing_values(const graph& g, const propagation& dec
   return values;
 }
 
-std::string terms_text(std::span<const pattern_term> terms) {
+std::string terms_text(std::span<const pattern_term> terms) { return terms_text(terms, {}); }
+
+std::string terms_text(std::span<const pattern_term> terms, std::string_view source) {
+  const auto shape = source.empty() ? std::string("shape") : fmt::format("shape('{}')", source);
   std::string out = "[";
   for (std::size_t k = 0; k < terms.size(); ++k) {
     const auto& t = terms[k];
     if (k > 0) out += ',';
     std::string product;
-    for (const auto d : t.dims) product += fmt::format("{}shape[{}]", product.empty() ? "" : "*", d);
+    for (const auto d : t.dims) product += fmt::format("{}{}[{}]", product.empty() ? "" : "*", shape, d);
     if (product.empty())
       product = std::to_string(t.factor);
     else if (t.factor != 1)
@@ -156,6 +160,7 @@ std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in,
   }
   const auto changes = [&](std::size_t i) { return !(now[i].is_static() && now[i].lo() == in[i].lo()); };
   std::vector<pattern_term> terms(out.size());
+  std::vector<std::pair<std::size_t, std::vector<std::size_t>>> followers;  // each element that follows, and its dims
   // Groups of equal products, smallest first; a 1 on either side joins the group it starts.
   std::size_t i = 0, k = 0;
   while (i < in.size() || k < out.size()) {
@@ -244,10 +249,7 @@ std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in,
         if (in[z].lo() == in[x].lo() && (z < i0 || z >= i)) whole = false;
       if (!whole) return unreadable(y);
     }
-    // Another element with the same value may be the one that follows (`[7,7,8,6]` of N = C = 7: view(c,n,..)
-    // reads as a copy of N; `[1,10,10]` of C·H = W): neither reading is sure.
-    for (std::size_t z = 0; z < out.size(); ++z)
-      if (z != y && out[z] == out[y]) return unreadable(y);
+    followers.emplace_back(y, moving);
     std::int64_t fixed = 1, kept = 1;
     for (auto x = i0; x < i; ++x)
       if (!changes(x)) fixed *= in[x].lo();
@@ -257,8 +259,85 @@ std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in,
     t = {moving, fixed, kept};
     if (t.factor % t.divisor == 0) t = {moving, t.factor / t.divisor, 1};
   }
+  // Another element with the same value may be the one that follows (`[7,7,8,6]` of N = C = 7: view(c,n,..)
+  // reads as a copy of N; `[1,10,10]` of C·H = W): neither reading is sure. Unless it follows too, the same
+  // named size as this one (`[1,8,7,8,7,96]` of a square map asked as `?@S` twice: either reading is S/7).
+  // (Where the sizes are asked as values, one value is one size: the model is then only for those.)
+  const auto same_size = [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+    if (a.size() != 1 || b.size() != 1) return false;
+    const auto &x = now[a[0]], &y = now[b[0]];
+    return (x.has_symbol() && y.has_symbol() && x.symbol() == y.symbol()) ||
+           (x.is_static() && y.is_static() && x.lo() == y.lo());
+  };
+  for (const auto& [y, dims] : followers)
+    for (std::size_t z = 0; z < out.size(); ++z) {
+      if (z == y || out[z] != out[y]) continue;
+      const auto other = std::find_if(followers.begin(), followers.end(), [&](const auto& f) { return f.first == z; });
+      if (other == followers.end() || !same_size(dims, other->second) || terms[z].factor != terms[y].factor ||
+          terms[z].divisor != terms[y].divisor)
+        return unreadable(y);
+    }
   return terms;
 }
+
+namespace {
+
+/// Reshape `l` gives back a shape its data had before (a window reverse `[1,8,8,7,7,96]` of the windows'
+/// grid, the `[1,56,56,96]` after it of the map): the pattern computed from the shape of the nearest tensor
+/// before it, on its data's path, whose declared shape is the Reshape's output, each dimension that changes
+/// there read from it. Nullopt when there is none, none of its dimensions changes, or two that change have
+/// one value at the declared shapes and are not one size.
+std::optional<pattern_choice> restored(const graph& g, const propagation& declared, const propagation& asked, const layer& l) {
+  const auto self = static_cast<std::size_t>(&l - g.layers().data());
+  if (declared.outputs[self].empty() || l.sources.empty() || !l.sources[0]) return std::nullopt;
+  const auto& out = declared.outputs[self][0].shape;
+  if (!out.rank_known() || !std::all_of(out.begin(), out.end(), [](const dimension& d) { return d.is_static(); }))
+    return std::nullopt;
+  std::vector<char> seen(g.layers().size(), 0);
+  std::deque<std::size_t> queue{l.sources[0]->layer};
+  seen[l.sources[0]->layer] = 1;
+  while (!queue.empty()) {
+    const auto index = queue.front();
+    queue.pop_front();
+    const auto& at = g.layers()[index];
+    for (std::size_t o = 0; o < declared.outputs[index].size() && o < asked.outputs[index].size(); ++o) {
+      const auto& d = declared.outputs[index][o].shape;
+      const auto& a = asked.outputs[index][o].shape;
+      if (!d.rank_known() || d.size() != out.size() || !a.rank_known() || a.size() != d.size()) continue;
+      bool same = true, changes = false;
+      for (std::size_t k = 0; k < d.size() && same; ++k) {
+        same = d[k].is_static() && d[k].lo() == out[k].lo();
+        changes = changes || !(a[k].is_static() && a[k].lo() == d[k].lo());
+      }
+      if (!same || !changes) continue;
+      // Two dimensions of one value that change as different sizes (H == W at the declared shape): the
+      // program may have written either where the other is (`view(1,3,w,-1)` of a square map).
+      for (std::size_t k = 0; k < d.size(); ++k)
+        for (std::size_t j = 0; j < d.size(); ++j) {
+          const auto moves = [&](std::size_t i) { return !(a[i].is_static() && a[i].lo() == d[i].lo()); };
+          if (j == k || d[j].lo() != d[k].lo() || !moves(k) || !moves(j)) continue;
+          const bool one = (a[k].has_symbol() && a[j].has_symbol() && a[k].symbol() == a[j].symbol()) ||
+                           (a[k].is_static() && a[j].is_static() && a[k].lo() == a[j].lo());
+          if (!one) return std::nullopt;
+        }
+      pattern_choice c;
+      for (std::size_t k = 0; k < d.size(); ++k)
+        c.computed.push_back(a[k].is_static() && a[k].lo() == d[k].lo() ? pattern_term{{}, d[k].lo(), 1} : pattern_term{{k}, 1, 1});
+      c.shape_of = std::pair(at.id, o);
+      c.shape_of_name = std::string(at.name);
+      c.why = text::computed_from_tensor(terms_text(c.computed, c.shape_of_name), at.name);
+      return c;
+    }
+    for (const auto& s : at.sources)
+      if (s && seen[s->layer] == 0 && part_of(g.layers()[s->layer].type) != op_part::constant) {
+        seen[s->layer] = 1;
+        queue.push_back(s->layer);
+      }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagation& declared, const propagation& asked,
                                                  const layer& l, const batch_finding& f,
@@ -310,9 +389,12 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
         if (!d.rank_known()) continue;
         for (std::size_t j = 0; j < d.size(); ++j) {
           if (!d[j].is_static() || d[j].lo() != v || !a.rank_known() || a.size() != d.size()) continue;
-          // Another size: one that stays (C == H), or one of another name (W where H is); a dimension the
-          // propagation names no size at (an interval a Slice computed) too: nothing shows it is this one.
-          const bool other = a[j].is_static() || !a[j].has_symbol() || a[j].symbol() != size || !size;
+          // Another size: one that stays (C == H), or one of another name (W where H is), or of another value
+          // where the sizes are asked as values; a dimension the propagation names no size at (an interval
+          // a Slice computed) too: nothing shows it is this one.
+          const bool same = (size && a[j].has_symbol() && a[j].symbol() == size) ||
+                            (now[k].is_static() && a[j].is_static() && a[j].lo() == now[k].lo());
+          const bool other = !same;
           if (other) return false;
         }
       }
@@ -329,6 +411,7 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
   text::fix_reason unread;
   const auto terms = computed_terms(in, now, values, special_zero, stays, sole, unread);
   if (!terms) {
+    if (auto c = restored(g, declared, asked, l)) return {std::move(*c)};
     reason = std::move(unread);
     return {};
   }

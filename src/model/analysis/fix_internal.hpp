@@ -38,6 +38,8 @@ struct pattern_term {
 /// `terms` in the notation of patterns, each computed element written from `shape`, the data input's shape:
 /// `[1,2,24,shape[2],shape[3]]`, `[1,shape[1]/7,7,96]`, `[shape[1]*shape[2]*96]`.
 [[nodiscard]] std::string terms_text(std::span<const pattern_term> terms);
+/// ... written from the shape of the tensor layer `source` outputs: `[1,shape('grid')[1],...]`.
+[[nodiscard]] std::string terms_text(std::span<const pattern_term> terms, std::string_view source);
 
 /// A value one element of a Reshape's pattern could take so that the Reshape keeps the batch.
 struct pattern_choice {
@@ -51,6 +53,11 @@ struct pattern_choice {
   std::vector<std::pair<std::size_t, std::int64_t>> also{};
   /// New sizes: the whole pattern computed from the data input's shape instead (no element is written then).
   std::vector<pattern_term> computed{};
+  /// ... or from the shape of this tensor before the Reshape (a layer's id in the graph, and its output),
+  /// whose declared shape is the Reshape's output: the Reshape gives back a shape the model had (a window
+  /// reverse's `[1,8,8,7,7,96]` is the windows' grid before they were flattened).
+  std::optional<std::pair<std::int64_t, std::size_t>> shape_of{};
+  std::string shape_of_name{};  ///< that layer's name
 };
 
 /// The values to try, best first, for Reshape `l` of `g` (propagated as `p`), which check_batch names with

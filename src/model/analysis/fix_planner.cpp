@@ -4,6 +4,8 @@
 #include "model/analysis/fix_planner.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <variant>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -71,8 +73,42 @@ std::string pattern_text(const graph& g, const propagation& p, const layer& l) {
 }
 
 /// A proof point's line in the report: check_batch's summary, after the shapes it was asked at (new sizes).
-std::string line_of(const text::proof_at& at, const batch_report& r) {
-  return at.key == "batch" ? r.summary_line() : fmt::format("at {}: {}", at.value, r.summary_line());
+/// The step a finding of a proof at new sizes names: the model fails at a member of a size asked as `?` or
+/// an interval, and runs at each member tried that is a multiple of the step (try_members).
+std::optional<std::int64_t> step_of(const batch_finding& f, std::string_view which = "step") {
+  if (f.issue != batch_issue::fails) return std::nullopt;
+  for (const auto& [key, value] : f.args)
+    if (key == which && std::holds_alternative<std::int64_t>(value)) return std::get<std::int64_t>(value);
+  return std::nullopt;
+}
+
+/// The least common multiple of the divisors the computed patterns of `rewrites` write (1: none): a model
+/// rewritten so runs only at their multiples, and a step that divides it is the rewrite's doing. (A step
+/// nothing written explains, a constant left as it was may stand for: `[1,-1,1,4]` of `[1,4·S,1,6]` runs at
+/// even sizes and keeps S = 4.)
+std::int64_t divisors_of(const std::vector<const fix_plan*>& plans) {
+  std::int64_t l = 1;
+  for (const auto* x : plans)
+    for (const auto& t : x->computed)
+      if (t.divisor > 1 && l <= (std::int64_t{1} << 40) / t.divisor) l = std::lcm(l, t.divisor);
+  return l;
+}
+
+std::string line_of(const text::proof_at& at, const batch_report& r, std::int64_t divisors = 1) {
+  if (at.key == "batch") return r.summary_line();
+  // A model that runs only at a step of the sizes asked (a window of 7: the rewrite divides by it) is
+  // checked at that step: the member it fails at is named.
+  for (const auto& f : r.findings)
+    if (const auto step = step_of(f); step && divisors % *step == 0) {
+      const bool rest = std::all_of(r.findings.begin(), r.findings.end(), [&](const batch_finding& x) {
+        return &x == &f || x.code == "sizes_not_proven";
+      });
+      if (rest)
+        return fmt::format("at {}: at multiples of {} (it fails at {}): reshapes to the given shapes: cannot tell: "
+                           "the sizes are not proven for each multiple",
+                           at.value, *step, f.at);
+    }
+  return fmt::format("at {}: {}", at.value, r.summary_line());
 }
 
 /// The bytes of a Const, copied out of its weights (guarded against a .bin that shrinks while mapped).
@@ -113,7 +149,10 @@ fix_report fix_planner::run() {
 
 bool fix_planner::rewrites(const fix_site&, const std::vector<std::int64_t>&, const layer&) const { return true; }
 bool fix_planner::rewrites_declarations(const batch_report&) { return false; }
-std::optional<text::fix_reason> fix_planner::refuses_computed(const fix_site&, const layer&) const { return std::nullopt; }
+std::optional<text::fix_reason> fix_planner::refuses_computed(const fix_site&, const layer&,
+                                                              const std::optional<std::pair<std::int64_t, std::size_t>>&) const {
+  return std::nullopt;
+}
 std::vector<input_shape> fix_planner::original_inputs_of(const graph&) { return {}; }
 
 bool fix_planner::clean() {
@@ -153,10 +192,20 @@ reshape_request fix_planner::request(const dimension& b) const {
           .spelling = options_.spelling};
 }
 
+std::int64_t fix_planner::written_divisors(const std::vector<candidate*>& also) const {
+  std::vector<const fix_plan*> plans;
+  for (const auto& r : rewrites_) plans.push_back(&r.p);
+  for (const auto* c : also)
+    if (c->next < c->plans.size()) plans.push_back(&c->plans[c->next]);
+  return divisors_of(plans);
+}
+
 bool fix_planner::passes(const batch_report& r) const {
   if (!sizes()) return r.summary.reshapes();
-  return std::all_of(r.findings.begin(), r.findings.end(), [](const batch_finding& f) {
-    return f.code == "sizes_not_proven" || f.issue == batch_issue::scales_with_batch;
+  const auto divisors = written_divisors();
+  return std::all_of(r.findings.begin(), r.findings.end(), [&](const batch_finding& f) {
+    const auto step = step_of(f);
+    return f.code == "sizes_not_proven" || f.issue == batch_issue::scales_with_batch || (step && divisors % *step == 0);
   });
 }
 
@@ -435,7 +484,8 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
     if (part_of(f.type) != op_part::reshape || done_.contains(key_of(f))) return false;
     // New sizes: every finding of a Reshape of the model itself (a body's sizes are not searched).
     if (f.issue == batch_issue::scales_with_batch) return false;
-    if (sizes() ? !f.within.empty() || f.code == "sizes_not_proven" : f.issue == batch_issue::cannot_tell && !f.pattern_index)
+    if (sizes() ? !f.within.empty() || f.code == "sizes_not_proven" || (step_of(f) && written_divisors() % *step_of(f) == 0)
+                : f.issue == batch_issue::cannot_tell && !f.pattern_index)
       return false;
     const auto s = where(f);
     return s && rewrites(*s, ids_of(f.within), *s->g->find(f.id));
@@ -523,8 +573,14 @@ void fix_planner::attempt(const std::vector<candidate*>& group) {
     changed = first_difference(runs_.declared());
     if (!changed) {
       next_probe = check_batch_in_place(*next, request(dimension()), runs_, redo, undo);
+      // A layer that runs only at multiples of a divisor its rewrite writes (a window's 7) is no failure of it.
+      const auto divisors = written_divisors(group);
+      const auto stepped = [&](const batch_finding& f) {
+        const auto step = step_of(f), layer_step = step_of(f, "layer_step");
+        return (step && divisors % *step == 0) || (layer_step && divisors % *layer_step == 0);
+      };
       for (const auto& f : next_probe.findings)
-        if (f.issue != batch_issue::scales_with_batch &&
+        if (f.issue != batch_issue::scales_with_batch && !stepped(f) &&
             std::any_of(group.begin(), group.end(), [&](const candidate* c) { return c->key == key_of(f); }))
           failing.emplace(key_of(f), f.issue);
     }
@@ -546,7 +602,7 @@ void fix_planner::failed(const std::vector<candidate*>& group, const std::map<la
     auto& c = *group[0];
     const auto& x = c.plans[c.next];
     const auto issue = failing.empty() ? batch_issue::fails : failing.begin()->second;
-    const auto computed = x.computed.empty() ? std::string() : terms_text(x.computed);
+    const auto computed = x.computed.empty() ? std::string() : terms_text(x.computed, x.shape_of_name);
     last_failure_[c.key] = changed   ? text::rewrite_changes_shapes(x.index, x.value, *changed, computed)
                            : failure ? *failure
                                      : text::rewrite_still_leaves(x.index, x.value, issue, proofs_.front().at.key == "batch"
@@ -707,7 +763,7 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
     c.element = r.p.index;
     c.old_value = r.p.old_value;
     c.new_value = r.p.value;
-    if (!r.p.computed.empty()) c.computed = c.new_pattern = terms_text(r.p.computed);
+    if (!r.p.computed.empty()) c.computed = c.new_pattern = terms_text(r.p.computed, r.p.shape_of_name);
     describe(r);
   }
   for (const auto* c : group) done_.insert(c->key);
@@ -841,7 +897,7 @@ bool fix_planner::prove() {
       runs.declared_inputs = original_shapes;
     }
     const auto r = check_batch_keeping(g, point.request, runs);
-    checked.push_back(line_of(point.at, r));
+    checked.push_back(line_of(point.at, r, written_divisors()));
     all = all && passes(r) && runs.runs[1];
     if (all && !sizes())
       if (auto unscaled = not_scaled(g, original_inputs, *runs.runs[1], r, *point.request.batch)) {
@@ -873,7 +929,10 @@ bool fix_planner::prove() {
 void fix_planner::judge(const batch_report& r, const text::proof_at& at, std::map<layer_key, text::fix_reason>& dropped,
                         std::vector<fix_refusal>& refusals) const {
   for (const auto& f : r.findings) {
-    if (f.issue == batch_issue::scales_with_batch || (sizes() && f.code == "sizes_not_proven")) continue;
+    const auto step = step_of(f);
+    if (f.issue == batch_issue::scales_with_batch ||
+        (sizes() && (f.code == "sizes_not_proven" || (step && written_divisors() % *step == 0))))
+      continue;
     const auto key = key_of(f);
     const auto rewritten = std::find_if(rewrites_.begin(), rewrites_.end(), [&](const fix_rewrite& x) {
       return x.p.reshape == key.id && x.p.within == key.within;
@@ -953,11 +1012,18 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
       reason = text::reaches_through_added_layer(l.name);
       return std::nullopt;
     }
-    if (auto no = refuses_computed(s, l)) {
+    if (c.shape_of && original_.find(c.shape_of->first) == nullptr) {
+      // (A layer an earlier rewrite added: its shape is no tensor of the model's.)
+      reason = text::shape_values_unknown();
+      return std::nullopt;
+    }
+    if (auto no = refuses_computed(s, l, c.shape_of)) {
       reason = std::move(*no);
       return std::nullopt;
     }
-    const auto& in = s.p->input(*s.g, l, 0).shape;
+    const auto* from = c.shape_of ? s.g->find(c.shape_of->first) : nullptr;
+    const auto& in = from != nullptr ? s.p->outputs[static_cast<std::size_t>(from - s.g->layers().data())][c.shape_of->second].shape
+                                     : s.p->input(*s.g, l, 0).shape;
     if (!in.rank_known()) {
       reason = text::shape_values_unknown();
       return std::nullopt;
@@ -967,6 +1033,8 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     x.reshape = x.holder = l.id;
     x.computed = c.computed;
     x.input_rank = static_cast<std::int64_t>(in.size());
+    x.shape_of = c.shape_of;
+    x.shape_of_name = c.shape_of_name;
     x.why = c.why;
     return x;
   }
@@ -1019,6 +1087,37 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
   return plans;
 }
 
+namespace {
+
+/// The values above 1 that a Reshape from `in` to `out` (both static) copies: a dimension that is, on its own,
+/// one output dimension of the same value, where the two are read in groups of equal products.
+std::vector<std::int64_t> copied_dimensions(const partial_shape& in, const partial_shape& out) {
+  std::vector<std::int64_t> copies;
+  if (!in.rank_known() || !out.rank_known()) return copies;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (!in[i].is_static() || in[i].lo() <= 0) return copies;
+  for (std::size_t k = 0; k < out.size(); ++k)
+    if (!out[k].is_static() || out[k].lo() <= 0) return copies;
+  std::size_t i = 0, k = 0;
+  while (i < in.size() && k < out.size()) {
+    const auto i0 = i, k0 = k;
+    std::int64_t a = in[i++].lo(), b = out[k++].lo();
+    while (a != b) {
+      // (Partial products stay below the elements' count, which the propagation holds: no overflow.)
+      if (a < b && i < in.size())
+        a *= in[i++].lo();
+      else if (b < a && k < out.size())
+        b *= out[k++].lo();
+      else
+        return copies;
+    }
+    if (i - i0 == 1 && k - k0 == 1 && a > 1) copies.push_back(a);
+  }
+  return copies;
+}
+
+}  // namespace
+
 std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
   std::vector<std::int64_t> values;
   const auto& g = *current_;
@@ -1027,8 +1126,26 @@ std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
   // (A tensor the shapes asked leave of unknown rank, after a layer that fails there, counts as changing.)
   const auto moving = runs_.runs[1] ? changing_values(g, runs_.declared(), *runs_.runs[1], {}, true)
                                     : std::vector<std::int64_t>();
+  // A Reshape after this one shows nothing at the new sizes where this one fails there (the windows
+  // `[-1,7,7,96]` after a window partition), but which of its elements copy one dimension of its input: those
+  // are sizes its program kept (a window's 7), unless a dimension known to change has the value. Not the
+  // others: the window reverse's `[1,8,8,7,7,96]` splits the window count.
+  std::vector<char> self(g.layers().size(), 0);
+  self[static_cast<std::size_t>(&except - g.layers().data())] = 1;
+  const auto later = downstream_of(g, self);
+  // (What this one feeds has no shape at the new sizes to show: only the sizes before it.)
+  auto before = later;
+  for (std::size_t i = 0; i < before.size(); ++i) before[i] = before[i] != 0 || self[i] != 0;
+  const auto known_moving = runs_.runs[1] ? changing_values(g, runs_.declared(), *runs_.runs[1], before, false)
+                                          : std::vector<std::int64_t>();
   for (const auto& l : g.layers()) {
     if (&l == &except || part_of(l.type) != op_part::reshape) continue;
+    const auto index = static_cast<std::size_t>(&l - g.layers().data());
+    if (later[index] != 0) {
+      for (const auto v : copied_dimensions(runs_.declared().input(g, l, 0).shape, runs_.declared().outputs[index][0].shape))
+        if (!std::binary_search(known_moving.begin(), known_moving.end(), v)) values.push_back(v);
+      continue;
+    }
     const layer_key key{{}, l.id};
     if (probe_ && std::any_of(probe_->findings.begin(), probe_->findings.end(),
                               [&](const batch_finding& f) { return key_of(f) == key; }))
@@ -1072,7 +1189,9 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
                 {"offset", std::to_string(at)}, {"size", std::to_string(size)}},
                {}, scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())});
   };
-  const auto shape = add("shape", "ShapeOf", 3, {{"output_type", "i64"}}, {{data.id, reshape.sources[0]->output}}, {rank});
+  const auto shape = add("shape", "ShapeOf", 3, {{"output_type", "i64"}},
+                         {x.shape_of ? *x.shape_of : std::pair<std::int64_t, std::size_t>(data.id, reshape.sources[0]->output)},
+                         {rank});
   std::optional<std::int64_t> axis;
   std::vector<std::int64_t> pieces;
   std::vector<std::int64_t> run;  // constant elements not yet written

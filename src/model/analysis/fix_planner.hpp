@@ -67,6 +67,9 @@ struct fix_plan {
   /// new layers compute it and feed the Reshape's pattern input; holder and index are unused).
   std::vector<pattern_term> computed{};
   std::int64_t input_rank = 0;  ///< and the rank of that input (as propagated: a port may declare no dims)
+  /// ... where it is another tensor's shape that the pattern is computed from (pattern_choice::shape_of).
+  std::optional<std::pair<std::int64_t, std::size_t>> shape_of{};
+  std::string shape_of_name{};
 };
 
 /// A plan made concrete: the Const it writes (the holder, or a clone of it for `consumer`) and the bytes
@@ -117,7 +120,10 @@ class fix_planner {
                                                            fix_plan& x) const = 0;
   /// New sizes: why Reshape `l` of `site` cannot have its pattern computed from its input's shape by layers
   /// added before it (ONNX: a Reshape whose pattern is an attribute); nullopt when it can.
-  [[nodiscard]] virtual std::optional<text::fix_reason> refuses_computed(const fix_site& site, const layer& l) const;
+  /// With `shape_of`, the pattern is computed from that tensor's shape (a layer's id and output), which the
+  /// format must be able to name (ONNX: a tensor of the file).
+  [[nodiscard]] virtual std::optional<text::fix_reason> refuses_computed(
+      const fix_site& site, const layer& l, const std::optional<std::pair<std::int64_t, std::size_t>>& shape_of) const;
   /// The reason a rewrite gives: the choice's `why`, with where the value is held (`holder`, the Const
   /// the plan rewrites; `origin`, the way the element comes).
   [[nodiscard]] virtual std::string held_by(std::string_view why, const layer& holder,
@@ -210,6 +216,9 @@ class fix_planner {
   /// Whether check_batch's report `r` is the answer the fix needs: yes for a batch; for new sizes, no
   /// finding but that the sizes asked as symbols or intervals are not proven for every value.
   [[nodiscard]] bool passes(const batch_report& r) const;
+  /// The least common multiple of the divisors the kept rewrites' computed patterns write, and those of
+  /// the plans `also` is trying (1: none): a step of the sizes that divides it is the rewrites' doing.
+  [[nodiscard]] std::int64_t written_divisors(const std::vector<candidate*>& also = {}) const;
   [[nodiscard]] reshape_request request(const dimension& b) const;
   /// The model reshapes at every batch as given: nothing to do.
   [[nodiscard]] bool clean();

@@ -310,6 +310,18 @@ std::string computed_from_shape(std::string_view terms) {
                      terms);
 }
 
+std::string computed_from_tensor(std::string_view terms, std::string_view source) {
+  return fmt::format("it gives back the shape '{}' has before it: it is computed as {}, from that shape at the new "
+                     "sizes",
+                     source, terms);
+}
+
+fix_reason shape_not_a_tensor(std::string_view source) {
+  return {"shape_not_a_tensor", {{"tensor", std::string(source)}},
+          fmt::format("its pattern would be computed from the shape of '{}', which is no tensor of the file",
+                      source)};
+}
+
 fix_reason held_apart(std::size_t index, std::size_t other) {
   return {"held_apart", {{"pattern_index", at(index)}, {"other_index", at(other)}},
           fmt::format("pattern[{}] and pattern[{}] must be rewritten together, and different constants hold them",

@@ -129,6 +129,10 @@ struct proof_at {
 [[nodiscard]] fix_reason computed_in_body();
 /// New sizes: why a pattern is computed from its input's shape, written as `terms` (terms_text).
 [[nodiscard]] std::string computed_from_shape(std::string_view terms);
+/// ... computed from the shape of the tensor `source` outputs, which the Reshape gives back.
+[[nodiscard]] std::string computed_from_tensor(std::string_view terms, std::string_view source);
+/// The format cannot name the tensor (`source`) a computed pattern would read the shape of.
+[[nodiscard]] fix_reason shape_not_a_tensor(std::string_view source);
 /// New sizes: pattern elements `index` and `other`, rewritten together, are held by different constants.
 [[nodiscard]] fix_reason held_apart(std::size_t index, std::size_t other);
 /// The proof read the rewritten model back: a layer is missing, or has other shapes at the declared inputs.

@@ -161,8 +161,11 @@ TEST_F(computed, splits_a_dimension_where_the_other_patterns_show_the_factor_tha
   // Swin's partition of 56 into 8 windows of 7: the 7 of the later views stays, so 8 is H/7.
   EXPECT_EQ(terms("[1,56,84,96]", "[1,?,?,96]", {1, 8, 7, 12, 7, 96}, {7, 96}),
             "[1,shape[1]/7,7,shape[2]/7,7,96]");
-  // (At 56x56 the two 8s are one value: which is H/7 and which W/7, nothing shows.)
+  // (At 56x56 the two 8s are one value: which is H/7 and which W/7, nothing shows; unless they are one
+  // named size asked twice, where either reading is S/7.)
   EXPECT_EQ(terms("[1,56,56,96]", "[1,?,?,96]", {1, 8, 7, 8, 7, 96}, {7, 96}), std::nullopt);
+  EXPECT_EQ(terms("[1,56,56,96]", "[1,?@H,?@W,96]", {1, 8, 7, 8, 7, 96}, {7, 96}), std::nullopt);
+  EXPECT_EQ(terms("[1,56,56,96]", "[1,?@S,?@S,96]", {1, 8, 7, 8, 7, 96}, {7, 96}), "[1,shape[1]/7,7,shape[2]/7,7,96]");
   std::string code;
   EXPECT_EQ(terms("[1,56,84,96]", "[1,?,?,96]", {1, 8, 7, 12, 7, 96}, {}, {}, &code), std::nullopt);
   EXPECT_EQ(code, "split_not_read");
