@@ -7,8 +7,13 @@ copy), then `reshape1 check M.xml --batch B --quiet` for each checked batch B an
 memory (wait4's ru_maxrss). Targets (issue 30): fix at most 3x the sum of the check times and at most 2x
 the largest check's peak memory, both linear in the layers (the slopes are printed).
 
+With --shape SHAPE (issue 48: `fix --shape`), every input of the copies is asked at SHAPE (`[1,3,?@H,?@W]`:
+the copies share the named sizes), fix runs as `fix M.xml -o F.xml --shape NAME=SHAPE ... --json`, and the
+checks it is held against are `check M.xml --shape ... --quiet` at each shape its report lists as checked
+(the shape asked and its samples).
+
 Usage: run.py --cli build/bench/cli/reshape1 [--model M.xml] [--copies 1,5,20,60,125] [--check-batch 1,2,8,?]
-              [--json OUT.json] [--timeout 600]
+              [--shape SHAPE] [--json OUT.json] [--timeout 600]
 
 A run that times out (--timeout, per process) or cannot start is reported in its row, not raised; a check
 that exits 2 or 3 (the model did not read) is named under the table. The exit code is 0 either way.
@@ -49,6 +54,12 @@ def timed(argv, timeout):
         return os.waitstatus_to_exitcode(status), seconds, usage.ru_maxrss, out.read().decode(errors="replace")
 
 
+def parameters(model):
+    """The names of the model's inputs (its Parameter layers), in file order."""
+    import xml.etree.ElementTree as ET
+    return [layer.get("name") for layer in ET.parse(model).getroot().iter("layer") if layer.get("type") == "Parameter"]
+
+
 def report_of(out):
     """fix's --json object, or {} when the output is not one (a crash half way, say)."""
     try:
@@ -83,6 +94,7 @@ def main():
     ap.add_argument("--model", default=str(SHARED))
     ap.add_argument("--copies", default="1,5,20,60,125")
     ap.add_argument("--check-batch", default="1,2,8,?")
+    ap.add_argument("--shape", help="new sizes for every input (fix --shape) in place of batches")
     ap.add_argument("--json", help="write the rows here too")
     ap.add_argument("--timeout", type=float, default=600)
     a = ap.parse_args()
@@ -104,12 +116,32 @@ def main():
                 continue
             layers = int(made.stdout.split()[0])
             checks = []
-            for b in batches:
-                rc, s, kib, _ = timed([a.cli, "check", str(model), "--batch", b, "--quiet"], a.timeout)
-                checks.append({"batch": b, "exit": rc, "seconds": s, "peak_kib": kib})
-            rc, s, kib, out = timed([a.cli, "fix", str(model), "-o", str(pathlib.Path(d) / f"f{k}.xml"),
-                                     "--check-batch", a.check_batch, "--json"], a.timeout)
-            report = report_of(out) if isinstance(rc, int) else {}
+            if a.shape:
+                # Every input (the copies' `x`, `x/copy1`, ...) at the shape asked; the checks are those the
+                # fix's report lists (`at x=[...] x/copy1=[...]: ...`), run after it.
+                asked = []
+                for name in parameters(model):
+                    asked += ["--shape", f"{name}={a.shape}"]
+                rc, s, kib, out = timed([a.cli, "fix", str(model), "-o", str(pathlib.Path(d) / f"f{k}.xml"), *asked,
+                                         "--json"], a.timeout)
+                report = report_of(out) if isinstance(rc, int) else {}
+                for line in report.get("checked", []):
+                    shapes = line.split(": ", 1)[0].removeprefix("at ").split(" ")
+                    argv = [a.cli, "check", str(model), "--quiet"]
+                    for x in shapes:
+                        argv += ["--shape", x]
+                    crc, cs, ckib, _ = timed(argv, a.timeout)
+                    checks.append({"batch": " ".join(shapes)[:40], "exit": crc, "seconds": cs, "peak_kib": ckib})
+                if not checks:
+                    checks.append({"batch": "none", "exit": "no checked shapes in fix's report", "seconds": 0.0,
+                                   "peak_kib": 0})
+            else:
+                for b in batches:
+                    rc, s, kib, _ = timed([a.cli, "check", str(model), "--batch", b, "--quiet"], a.timeout)
+                    checks.append({"batch": b, "exit": rc, "seconds": s, "peak_kib": kib})
+                rc, s, kib, out = timed([a.cli, "fix", str(model), "-o", str(pathlib.Path(d) / f"f{k}.xml"),
+                                         "--check-batch", a.check_batch, "--json"], a.timeout)
+                report = report_of(out) if isinstance(rc, int) else {}
             row = {"copies": k, "layers": layers, "xml_mb": model.stat().st_size / 1e6,
                    "checks": checks, "check_seconds": sum(c["seconds"] for c in checks),
                    "check_peak_kib": max(c["peak_kib"] for c in checks),
@@ -127,9 +159,9 @@ def main():
                   f"{fx['fixed']}", flush=True)
             for c in checks:
                 if not isinstance(c["exit"], int):
-                    print(f"     check --batch {c['batch']}: {c['exit'] or 'timeout'}")
-                elif c["exit"] not in (0, 1):
-                    print(f"     check --batch {c['batch']}: exit {c['exit']} (the model did not read)")
+                    print(f"     check {c['batch']}: {c['exit'] or 'timeout'}")
+                elif c["exit"] not in (0, 1, 4):
+                    print(f"     check {c['batch']}: exit {c['exit']} (the model did not read)")
             if isinstance(fx["exit"], str):
                 print(f"     fix: {fx['exit']}")
             elif fx["exit"] is not None and not report:

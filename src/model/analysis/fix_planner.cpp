@@ -1127,9 +1127,9 @@ std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
   const auto moving = runs_.runs[1] ? changing_values(g, runs_.declared(), *runs_.runs[1], {}, true)
                                     : std::vector<std::int64_t>();
   // A Reshape after this one shows nothing at the new sizes where this one fails there (the windows
-  // `[-1,7,7,96]` after a window partition), but which of its elements copy one dimension of its input: those
-  // are sizes its program kept (a window's 7), unless a dimension known to change has the value. Not the
-  // others: the window reverse's `[1,8,8,7,7,96]` splits the window count.
+  // `[-1,7,7,96]` after a window partition), but, beside its -1, which of its elements copy one dimension of
+  // its input: those are sizes its program kept (a window's 7), unless a dimension known to change has the
+  // value. Not the others: the window reverse's `[1,8,8,7,7,96]` splits the window count.
   std::vector<char> self(g.layers().size(), 0);
   self[static_cast<std::size_t>(&except - g.layers().data())] = 1;
   const auto later = downstream_of(g, self);
@@ -1142,6 +1142,11 @@ std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
     if (&l == &except || part_of(l.type) != op_part::reshape) continue;
     const auto index = static_cast<std::size_t>(&l - g.layers().data());
     if (later[index] != 0) {
+      // Only beside the pattern's -1, which takes what the program computed: a copy in a pattern without one
+      // may be a size that changes passed on (`[4,49]` after `[1,49,4]`, where 49 = H/4·W).
+      const auto pattern = reshape_pattern_at(g, runs_.declared(), l, nullptr);
+      const auto e = pattern.elements();
+      if (std::none_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1 && b.hi == -1; })) continue;
       for (const auto v : copied_dimensions(runs_.declared().input(g, l, 0).shape, runs_.declared().outputs[index][0].shape))
         if (!std::binary_search(known_moving.begin(), known_moving.end(), v)) values.push_back(v);
       continue;
