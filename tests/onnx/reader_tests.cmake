@@ -97,6 +97,11 @@ if(RESHAPE1_BUILD_CLI)
            COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tests/golden/sizes.py $<TARGET_FILE:reshape1_cli>
                    $<TARGET_FILE:onnx_free_batch>)
   set_tests_properties(golden.sizes PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
+  # fix --shape on every shared model with its sizes free, pinned and explained (tests/golden/fix_sizes.py;
+  # --write rewrites tests/golden/fix_sizes/).
+  add_test(NAME golden.fix_sizes
+           COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tests/golden/fix_sizes.py $<TARGET_FILE:reshape1_cli>)
+  set_tests_properties(golden.fix_sizes PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
 endif()
 
 # What ONNX's checker and shape inference say of a model `reshape1 shapes -o` wrote, and the copy that

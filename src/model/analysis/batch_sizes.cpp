@@ -738,9 +738,12 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
           common = std::gcd(common, inputs[i].declared[d].lo());
     std::vector<batch_finding> at_step_regroups;
     bool layer_step = false;
-    for (std::int64_t step = 2; step <= common && step <= 4096; ++step) {
+    // (At most 16 steps tried, each up to three propagations: the strides of a network are few and small.)
+    int tries = 0;
+    for (std::int64_t step = 2; step <= common && step <= 4096 && tries < 16; ++step) {
       std::vector<std::string> at_step_tried;
       if (common % step != 0) continue;
+      ++tries;
       if (const auto later = attempt(step, at_step_tried, at_step_regroups)) {
         at_step_regroups.clear();
         // The layer itself runs at this step, another after it fails: said (as `layer_step`) to a caller
