@@ -871,6 +871,21 @@ TEST(onnx_fix, new_sizes_of_another_rank_or_a_sample_outside_them_are_refused) {
   EXPECT_EQ(r.checked.size(), 1u);
 }
 
+TEST(onnx_fix, new_sizes_a_pattern_vouched_for_stays_as_it_is) {
+  // --assume-constant p says the shuffle's [1,2,3,10,14] is meant to stay: fix keeps it (it rewrote it to a
+  // computed pattern, and with a -1 in it dropped the vouched initializer: a cold attack's), and the model,
+  // which fails at the new sizes with it, is not fixed.
+  const auto bytes = fixture_bytes("size_fix_channel_shuffle");
+  auto o = at_sizes("[1,6,?,?]");
+  o.assume_constant = {"p"};
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shuffle.onnx", o);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(onnx_output(r).model.empty());
+  ASSERT_FALSE(r.refusals.empty());
+  EXPECT_EQ(r.refusals[0].name, "split_groups");
+  EXPECT_EQ(r.refusals[0].code, "vouched_pattern");
+}
+
 TEST(onnx_fix, new_sizes_one_name_is_one_size) {
   // ?@S twice declares H == W in the written model: refused where they differ at the declared shapes (10 and
   // 14), which that model would no longer take (a cold attack's: it was accepted).

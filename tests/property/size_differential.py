@@ -13,7 +13,11 @@ H and W freed (dim_param) and no declared output shape, against export B (tests/
 Some families hold deliberate coincidences (a channel count equal to H at A, which keeps its meaning).
 Counts per family are printed.
 
-    size_differential.py RESHAPE1 ONNX_FROM_TEXT [--programs N] [--seed S] [--keep DIR]
+With --fix, each program that differs or fails is also given to `fix --shape x=[1,C,?,?]`: a model it writes
+must equal export B at B and export A at A in ONNX Runtime (a wrong fix is a failure); the share fixed of
+the families with a rewrite (REWRITABLE) is printed.
+
+    size_differential.py RESHAPE1 ONNX_FROM_TEXT [--programs N] [--seed S] [--keep DIR] [--fix]
 """
 import argparse
 import collections
@@ -202,6 +206,55 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             topk_width, topk_fixed, view_from_shape]
 
 
+# The families whose broken programs `fix --shape` has a rewrite for (issue 48, its first part: Reshape
+# patterns); the others' constants (a divisor, a crop, a pooling window, a range, Resize's sizes, pads,
+# repeats, k) are refused, naming them.
+REWRITABLE = {"flatten_baked", "window_partition", "attention_baked"}
+
+
+def fix_phase(args, tmp, cases, outcomes, counts):
+    """`fix --shape x=[1,C,?,?]` on each export A that ONNX Runtime found to differ or fail at B; each model
+    written is run at B against export B and at A against export A. Returns the wrong fixes (a model written
+    that differs or fails at either) and, over the REWRITABLE families, (fixed, broken)."""
+    wrong, pairs, fixed_of = [], [], {}
+    rewritable = fixed = 0
+    for (k, name, files, spec, (c, ha, wa, hb, wb)), o in zip(cases, outcomes):
+        if o["outcome"] in ("same", "truth_fails"):
+            continue
+        rewritable += name in REWRITABLE
+        out = tmp / f"{k}.fixed.onnx"
+        p = subprocess.run([args.reshape1, "fix", str(files["declared"]), "--shape", f"x=[1,{c},?,?]", "-o", str(out)],
+                           capture_output=True, text=True, timeout=300)
+        if p.returncode != 0 or not out.exists():
+            counts[name]["fix refused"] += 1
+            continue
+        at_a = tmp / f"{k}.a.json"
+        at_a.write_text(json.dumps({"inputs": {"x": [1, c, ha, wa]}, "seed": k + 2}))
+        fixed_of[k] = len(pairs)
+        pairs += [[str(out), str(files["truth"]), str(spec)], [str(out), str(files["declared"]), str(at_a)]]
+    if not pairs:
+        return wrong, (fixed, rewritable)
+    listing = tmp / "fixed.json"
+    listing.write_text(json.dumps(pairs))
+    out = subprocess.run([NODE, str(SAME), "--many", str(listing)], capture_output=True, text=True)
+    if out.returncode != 0:
+        print(out.stderr)
+        sys.exit(out.returncode)
+    judged = [json.loads(line) for line in out.stdout.splitlines()]
+    for k, name, files, spec, (c, ha, wa, hb, wb) in cases:
+        if k not in fixed_of:
+            continue
+        at_b, at_a = judged[fixed_of[k]], judged[fixed_of[k] + 1]
+        if at_b["outcome"] == "same" and at_a["outcome"] == "same":
+            counts[name]["fix same"] += 1
+            fixed += name in REWRITABLE
+        else:
+            counts[name]["fix WRONG"] += 1
+            wrong.append(f"{name} #{k} at A {ha}x{wa}, B {hb}x{wb}, C {c}: fix wrote a model that ONNX Runtime finds "
+                         f"{at_b['outcome']} at B ({at_b['detail'][:120]}), {at_a['outcome']} at A")
+    return wrong, (fixed, rewritable)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("reshape1")
@@ -209,6 +262,8 @@ def main():
     ap.add_argument("--programs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep")
+    ap.add_argument("--fix", action="store_true",
+                    help="also run fix --shape on the programs that differ or fail, and the models it writes")
     args = ap.parse_args()
     rnd = random.Random(args.seed)
     counts = collections.defaultdict(collections.Counter)
@@ -270,11 +325,16 @@ def main():
                         keep.mkdir(parents=True, exist_ok=True)
                         for tag in ("declared", "truth"):
                             (keep / f"{k}.{tag}.textproto").write_text((tmp / f"{k}.{tag}.textproto").read_text())
+        fix_wrong, (fixed, rewritable) = fix_phase(args, tmp, cases, outcomes, counts) if args.fix else ([], (0, 0))
+        failures += fix_wrong
     print(f"{'family':26} outcome/verdict counts")
     for name in sorted(counts):
         print(f"{name:26} {dict(sorted(counts[name].items()))}")
     print(f"{judged} programs judged: ONNX Runtime same {same}, differs or fails {broken}; reshape1 wrong yes "
           f"{len(failures)}, no or cannot tell where the same {false_answers}")
+    if args.fix:
+        print(f"fix --shape: {fixed} of {rewritable} broken programs of the families with a rewrite fixed "
+              f"(ONNX Runtime same at A and B), {len(fix_wrong)} wrong fixes")
     bad = list(failures)
     if same and false_answers > 0.10 * same:
         bad.append(f"{false_answers} of {same} programs that compute the same got no or cannot tell (more than 10%)")

@@ -738,12 +738,15 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
           common = std::gcd(common, inputs[i].declared[d].lo());
     std::vector<batch_finding> at_step_regroups;
     bool layer_step = false;
-    // (At most 16 steps tried, each up to three propagations: the strides of a network are few and small.)
-    int tries = 0;
-    for (std::int64_t step = 2; step <= common && step <= 4096 && tries < 16; ++step) {
+    // (At most 16 steps tried, each up to three propagations: the strides of a network are few and small.
+    // Where no size asked is declared as a value, as in a model fix wrote, the usual strides and windows.)
+    std::vector<std::int64_t> steps;
+    if (common == 0)
+      steps = {2, 3, 4, 5, 6, 7, 8, 12, 14, 16, 28, 32, 56, 64};
+    for (std::int64_t step = 2; step <= common && step <= 4096 && steps.size() < 16; ++step)
+      if (common % step == 0) steps.push_back(step);
+    for (const auto step : steps) {
       std::vector<std::string> at_step_tried;
-      if (common % step != 0) continue;
-      ++tries;
       if (const auto later = attempt(step, at_step_tried, at_step_regroups)) {
         at_step_regroups.clear();
         // The layer itself runs at this step, another after it fails: said (as `layer_step`) to a caller

@@ -197,7 +197,22 @@ std::int64_t fix_planner::written_divisors(const std::vector<candidate*>& also) 
   for (const auto& r : rewrites_) plans.push_back(&r.p);
   for (const auto* c : also)
     if (c->next < c->plans.size()) plans.push_back(&c->plans[c->next]);
-  return divisors_of(plans);
+  auto l = divisors_of(plans);
+  // And the divisors the model computes shapes with already (a model fix wrote before: `shape[1]/7`): a
+  // Divide of values computed from a shape by a constant.
+  if (!current_ || !runs_.runs[0]) return l;
+  const auto& g = *current_;
+  for (const auto& x : g.layers()) {
+    if (x.type != "Divide" || x.sources.size() < 2 || !x.sources[0] || !x.sources[1]) continue;
+    const auto& by = runs_.declared().input(g, x, 1).value;
+    const auto& of = runs_.declared().input(g, x, 0).value;
+    if (!by || !of || by->is_real() || of->is_real() || by->elements.size() != 1 || !by->elements[0].exact() ||
+        !by->elements[0].constant || by->elements[0].lo < 2 ||
+        std::all_of(of->elements.begin(), of->elements.end(), [](const element_bound& b) { return b.constant; }))
+      continue;
+    if (l <= (std::int64_t{1} << 40) / by->elements[0].lo) l = std::lcm(l, by->elements[0].lo);
+  }
+  return l;
 }
 
 bool fix_planner::passes(const batch_report& r) const {
@@ -1079,6 +1094,22 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
   if (sizes() && !runs_.runs[1]) {  // the run at the shapes asked is what the choices are made from
     reason = text::shape_values_unknown();
     return plans;
+  }
+  if (sizes() && !options_.assume_constant.empty() && l.sources.size() > 1 && l.sources[1]) {
+    // A pattern held by a constant the caller vouches for stays as it is (`--assume-constant`): a model
+    // that fails at the new sizes with it is not fixed by rewriting it.
+    const auto count = s.p->input(*s.g, l, 1).shape;
+    const auto elements = count.rank_known() && count.size() == 1 && count[0].is_static() ? count[0].lo() : 0;
+    for (std::int64_t e = 0; e < elements; ++e) {
+      const auto origin = origin_of_element(*s.g, *s.p, l, 1, static_cast<std::size_t>(e));
+      if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant) continue;
+      const auto id = fmt::format("#{}", origin.holder->id);
+      if (std::any_of(options_.assume_constant.begin(), options_.assume_constant.end(),
+                      [&](const std::string& a) { return a == origin.holder->name || a == id; })) {
+        reason = text::vouched_pattern(origin.holder->name, options_.spelling);
+        return plans;
+      }
+    }
   }
   const auto choices = sizes() ? size_pattern_choices(*s.g, *s.p, *runs_.runs[1], l, f, kept_values(l), reason)
                                : pattern_choices(*s.g, *s.p, l, f, reason);

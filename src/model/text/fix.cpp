@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "model/ops/rules.hpp"
+#include "model/options.hpp"
 
 namespace reshape1::model::text {
 
@@ -314,6 +315,13 @@ std::string computed_from_tensor(std::string_view terms, std::string_view source
   return fmt::format("it gives back the shape '{}' has before it: it is computed as {}, from that shape at the new "
                      "sizes",
                      source, terms);
+}
+
+fix_reason vouched_pattern(std::string_view holder, option_spelling spelling) {
+  return {"vouched_pattern", {{"constant", std::string(holder)}},
+          fmt::format("its pattern is held by '{}', which {} vouches stays as it is: fix keeps it, and the model "
+                      "with it does not take the new sizes",
+                      holder, detail::spell(spelling, detail::option::assume_constant))};
 }
 
 fix_reason shape_not_a_tensor(std::string_view source) {

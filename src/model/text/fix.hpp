@@ -14,6 +14,7 @@
 
 #include "model/text/reason.hpp"
 #include "reshape1/dimension.hpp"
+#include "reshape1/model/graph.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/graph.hpp"
@@ -131,6 +132,8 @@ struct proof_at {
 [[nodiscard]] std::string computed_from_shape(std::string_view terms);
 /// ... computed from the shape of the tensor `source` outputs, which the Reshape gives back.
 [[nodiscard]] std::string computed_from_tensor(std::string_view terms, std::string_view source);
+/// The pattern is held by the constant `holder`, which the caller vouches for (`--assume-constant`).
+[[nodiscard]] fix_reason vouched_pattern(std::string_view holder, option_spelling spelling);
 /// The format cannot name the tensor (`source`) a computed pattern would read the shape of.
 [[nodiscard]] fix_reason shape_not_a_tensor(std::string_view source);
 /// New sizes: pattern elements `index` and `other`, rewritten together, are held by different constants.
