@@ -313,7 +313,9 @@ void fix_planner::find_free_sizes() {
         auto& same = free_sizes_[by_symbol[sym.id()]];
         // One name is one size: the rewritten model declares the dimensions equal, so they must be equal
         // at the declared shapes, where it must still run as it did.
-        const auto& [first_input, first_axis] = same.dims.front();
+        // (Not a structured binding: clang 14, the wasm and fuzz presets', cannot capture one.)
+        const std::string& first_input = same.dims.front().first;
+        const std::size_t first_axis = same.dims.front().second;
         const auto& first = std::find_if(original_inputs_.begin(), original_inputs_.end(),
                                          [&](const input_report& x) { return x.name == first_input; })->declared[first_axis];
         if (first.is_static() && was.is_static() && first.lo() != was.lo()) {
