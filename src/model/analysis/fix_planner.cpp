@@ -197,22 +197,9 @@ std::int64_t fix_planner::written_divisors(const std::vector<candidate*>& also) 
   for (const auto& r : rewrites_) plans.push_back(&r.p);
   for (const auto* c : also)
     if (c->next < c->plans.size()) plans.push_back(&c->plans[c->next]);
-  auto l = divisors_of(plans);
-  // And the divisors the model computes shapes with already (a model fix wrote before: `shape[1]/7`): a
-  // Divide of values computed from a shape by a constant.
-  if (!current_ || !runs_.runs[0]) return l;
-  const auto& g = *current_;
-  for (const auto& x : g.layers()) {
-    if (x.type != "Divide" || x.sources.size() < 2 || !x.sources[0] || !x.sources[1]) continue;
-    const auto& by = runs_.declared().input(g, x, 1).value;
-    const auto& of = runs_.declared().input(g, x, 0).value;
-    if (!by || !of || by->is_real() || of->is_real() || by->elements.size() != 1 || !by->elements[0].exact() ||
-        !by->elements[0].constant || by->elements[0].lo < 2 ||
-        std::all_of(of->elements.begin(), of->elements.end(), [](const element_bound& b) { return b.constant; }))
-      continue;
-    if (l <= (std::int64_t{1} << 40) / by->elements[0].lo) l = std::lcm(l, by->elements[0].lo);
-  }
-  return l;
+  // (Only what the rewrites divide by: a Divide the model already computes a shape with says nothing of a
+  // Reshape whose constant makes it fail off a step.)
+  return divisors_of(plans);
 }
 
 bool fix_planner::passes(const batch_report& r) const {
