@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -60,6 +61,21 @@ std::string progress_text(const model::fix_progress& p) {
     text += fmt::format(", round {}: {} of {} rewrites judged, {} kept in all", p.round, p.round_tried,
                         p.round_rewrites, p.kept);
   return fmt::format("{} ({} layers)", text, p.layers);
+}
+
+/// What the changes rewrote, by kind: "2 Reshape patterns", "1 Reshape pattern and 1 Resize's sizes", "1
+/// Slice's bounds".
+std::string rewritten(const std::vector<model::fix_change>& changes) {
+  std::map<std::string, std::size_t> by_type;
+  for (const auto& c : changes) ++by_type[c.type];
+  std::vector<std::string> parts;
+  if (const auto it = by_type.find("Reshape"); it != by_type.end())
+    parts.push_back(fmt::format("{} Reshape pattern{}", it->second, it->second == 1 ? "" : "s"));
+  for (const auto& [type, n] : by_type)
+    if (type != "Reshape")
+      parts.push_back(fmt::format("{} {}'s {}", n, type, type == "Resize" || type == "Interpolate" ? "sizes" : "bounds"));
+  if (parts.empty()) return "0 Reshape patterns";
+  return fmt::format("{}", fmt::join(parts, " and "));
 }
 
 /// The table of rewrites, the table of refusals and the freed dims, as the report's text.
@@ -133,8 +149,7 @@ int fix(const fix_args& a) {
     std::cout << (report.changes.empty() ? "checked:\n" : "after the fix:\n");
     for (const auto& line : report.checked) std::cout << "  " << printable(line) << '\n';
     if (write) {
-      std::cout << printable(fmt::format("wrote {} ({} Reshape pattern{} rewritten)", fmt::join(files, " and "),
-                                         report.changes.size(), report.changes.size() == 1 ? "" : "s"))
+      std::cout << printable(fmt::format("wrote {} ({} rewritten)", fmt::join(files, " and "), rewritten(report.changes)))
                 << '\n';
     } else if (a.dry_run) {
       std::cout << "dry run: nothing written\n";

@@ -621,10 +621,13 @@ class FixChange:
     outermost first. `edit` is what the format wrote (IrEdit or OnnxEdit): the JSON gives its keys beside
     the others. With new sizes, `computed` is the pattern computed from the shape of the Reshape's input
     ("[1,2,3,shape[2],shape[3]]") by layers fix added, when no element alone could be rewritten (element,
-    old_value and new_value are 0 then); "" otherwise."""
+    old_value and new_value are 0 then); "" otherwise. `type` is the layer's op type: "Reshape", or with new
+    sizes an Interpolate (IR) or Resize (ONNX) whose sizes, or a Slice or StridedSlice whose bounds, are
+    computed so (the patterns are those values)."""
 
     id: int
     name: str
+    type: str
     old_pattern: str
     new_pattern: str
     element: int

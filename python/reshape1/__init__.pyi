@@ -280,6 +280,7 @@ class OnnxEdit:
 class FixChange:
     id: int
     name: str
+    type: str
     old_pattern: str
     new_pattern: str
     element: int

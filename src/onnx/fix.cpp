@@ -297,7 +297,18 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
                 const model::layer& l) const override {
     const auto file = names_at(original_, nullptr, within);
     const auto node = file ? reader_of(*file, *s.g, l) : std::nullopt;
-    return node && node_at(proto_, *node)->op_type() == "Reshape";
+    if (!node) return false;
+    const auto& n = *node_at(proto_, *node);
+    return n.op_type() == "Reshape" || (n.op_type() == "Resize" && n.input_size() > 3 && !n.input(3).empty()) ||
+           (n.op_type() == "Slice" && n.input_size() > 2);
+  }
+
+  /// The input of node `n` that the layer it is lowered to reads at `port`: a Resize's sizes are its fourth
+  /// input and its Interpolate's second; a Slice's steps and axes are in the other order in Slice-8.
+  static int input_of(const ::onnx::NodeProto& n, std::size_t port) {
+    if (n.op_type() == "Resize" && port == 1) return 3;
+    if (n.op_type() == "Slice" && (port == 3 || port == 4)) return port == 3 ? 4 : 3;
+    return static_cast<int>(port);
   }
 
   std::optional<model::text::fix_reason> refuses(const model::detail::fix_site& s, const model::detail::element_origin& origin,
@@ -355,7 +366,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       const std::optional<std::pair<std::int64_t, std::size_t>>& shape_of) const override {
     const auto file = names_at(original_, nullptr, {});
     const auto node = file ? reader_of(*file, *s.g, l) : std::nullopt;
-    if (!node || node_at(proto_, *node)->input_size() < 2) return model::text::pattern_not_an_input();
+    if (!node || node_at(proto_, *node)->input_size() <= input_of(*node_at(proto_, *node), 1))
+      return model::text::pattern_not_an_input();
     if (shape_of && !tensor_named(*shape_of)) {
       const auto* from = original_.find(shape_of->first);
       return model::text::shape_not_a_tensor(from != nullptr ? from->name : std::string_view());
@@ -590,15 +602,17 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const auto* reshape = s ? s->g->find(r.p.reshape) : nullptr;
     auto node = shifted(reshape != nullptr ? reader_of(*s, *s->g, *reshape) : std::nullopt);
     auto* g = node ? graph_at(m, node->path) : nullptr;
-    if (g == nullptr || node->index >= g->node_size() || g->node(node->index).input_size() < 2)
-      internal("its Reshape node is not found again");
+    if (g == nullptr || node->index >= g->node_size() ||
+        g->node(node->index).input_size() <= input_of(g->node(node->index), r.p.port))
+      internal("its node is not found again");
     const auto reshape_node = g->node(node->index);
+    const auto word = reshape_node.op_type() == "Reshape" ? "pattern" : reshape_node.op_type() == "Resize" ? "sizes" : "bounds";
     const std::string base = reshape_node.name().empty() ? reshape_node.output(0) : reshape_node.name();
     std::vector<::onnx::NodeProto> nodes;
     const auto made = [&](std::string_view op, std::vector<std::string> inputs, std::string_view what) {
       auto& n = nodes.emplace_back();
       n.set_op_type(std::string(op));
-      const auto out = unique_name(taken, fmt::format("{}/pattern/{}", base, what));
+      const auto out = unique_name(taken, fmt::format("{}/{}/{}", base, word, what));
       n.set_name(out);
       for (auto& i : inputs) n.add_input(std::move(i));
       n.add_output(out);
@@ -606,7 +620,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     };
     const auto constant = [&](std::string_view what, const std::vector<std::int64_t>& values) {
       auto* t = g->add_initializer();
-      t->set_name(unique_name(taken, fmt::format("{}/pattern/{}", base, what)));
+      t->set_name(unique_name(taken, fmt::format("{}/{}/{}", base, word, what)));
       t->set_data_type(::onnx::TensorProto::INT64);
       t->add_dims(static_cast<std::int64_t>(values.size()));
       for (const auto v : values) t->add_int64_data(v);
@@ -663,9 +677,10 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     for (auto& [key, x] : placed) made_here.shift(x);
     made_here.shift(*node);
     inserted_.push_back(made_here);
-    g->mutable_node(node->index)->set_input(1, pattern);
+    g->mutable_node(node->index)->set_input(input_of(reshape_node, r.p.port), pattern);
     auto& c = changes_[{r.p.within, r.p.reshape}];
     c.name = base;
+    c.type = reshape_node.op_type();
     c.edit = model::onnx_edit{pattern, std::nullopt, false};
     c.old_pattern = r.change.old_pattern;
     c.new_pattern = r.change.new_pattern;

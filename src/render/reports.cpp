@@ -203,7 +203,8 @@ void add_flag(json& j, const model::onnx_edit& e) { j["allowzero_cleared"] = e.a
 json fix_json(const model::fix_report& r, std::string_view model, const json& output) {
   auto changes = json::array();
   for (const auto& c : r.changes) {
-    json j = {{"id", std::to_string(c.id)}, {"name", c.name}, {"old_pattern", c.old_pattern}, {"new_pattern", c.new_pattern}};
+    json j = {{"id", std::to_string(c.id)}, {"name", c.name},           {"type", c.type},
+              {"old_pattern", c.old_pattern},  {"new_pattern", c.new_pattern}};
     std::visit([&](const auto& e) { add_holder(j, e); }, c.edit);
     if (!c.computed.empty()) {  // no Const holds the pattern: layers fix added compute it
       if (std::holds_alternative<model::ir_edit>(c.edit)) j["const"] = json();

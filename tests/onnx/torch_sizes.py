@@ -39,8 +39,9 @@ CASES = {
     # arange(h), arange(w) fold to an [1,2,8,8] grid constant that the Add then broadcasts against [1,2,12,16].
     "range_grid": ([1, 2, 12, 16], [2, 3], ("no", "fails"), "yes", "refused"),
     # interpolate(size=(2h, 2w)) folds to Resize sizes [1,4,16,16]: at B it still makes 16x16 (runs, but not
-    # the 24x32 the module makes). The sizes are placed along H and W, whose size changes: cannot tell.
-    "interpolate_to_size": ([1, 3, 12, 16], [2, 3], ("cannot tell", "differ"), "yes", "refused"),
+    # the 24x32 the module makes). The sizes are placed along H and W, whose size changes: cannot tell. fix
+    # computes them from the Resize's input shape, twice its H and W.
+    "interpolate_to_size": ([1, 3, 12, 16], [2, 3], ("cannot tell", "differ"), "yes", "fixed"),
     # scale_factor=2 exports as Resize scales: nothing about the size is a constant.
     "interpolate_by_scale": ([1, 3, 12, 16], [2, 3], ("yes", "same"), "yes", "fixed"),
     # view(1, c*h*w): Reshape [1,192] on 576 elements at B fails.
@@ -68,6 +69,8 @@ FIXED = {
     # The whole window attention block: the partition read from the windows, each reverse from the shape it
     # gives back (the windows' grid, the map), proven at multiples of 7.
     "size_fix_window_attention": ("size_fix_window_attention_at_b", "x=[1,?,?,5]", [1, 35, 56, 5], [1, 28, 42, 5]),
+    # An upsampling back to the skip connection's size (Resize sizes baked), computed from the skip's shape.
+    "size_fix_upsample_to_skip": ("size_fix_upsample_to_skip_at_b", "x=[1,2,2..,2..]", [1, 2, 14, 22], [1, 2, 12, 16]),
 }
 
 

@@ -206,10 +206,10 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             topk_width, topk_fixed, view_from_shape]
 
 
-# The families whose broken programs `fix --shape` has a rewrite for (issue 48, its first part: Reshape
-# patterns); the others' constants (a divisor, a crop, a pooling window, a range, Resize's sizes, pads,
+# The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
+# sizes, Slice's ends); the others' constants (a divisor, an index, a pooling window, a range, pads,
 # repeats, k) are refused, naming them.
-REWRITABLE = {"flatten_baked", "window_partition", "attention_baked"}
+REWRITABLE = {"flatten_baked", "window_partition", "attention_baked", "resize_sizes", "crop_half", "crop_whole_width"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

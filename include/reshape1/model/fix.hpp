@@ -99,6 +99,9 @@ struct fix_change {
   /// branch is numbered after the top graph's nodes); in a body, its id there, with `within`.
   std::int64_t id = 0;
   std::string name;
+  /// The layer's op type: "Reshape"; with new sizes also an IR's "Interpolate" or an ONNX "Resize", whose
+  /// sizes fix computes (then the patterns below are those sizes).
+  std::string type = "Reshape";
   std::string old_pattern, new_pattern;  ///< the Reshape's pattern before and after, in the notation
   std::size_t element = 0;
   std::int64_t old_value = 0, new_value = 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/ops/rules.hpp"
+#include "model/ops/sizes.hpp"
 #include "model/propagate/in_place.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/model/graph.hpp"
@@ -32,6 +33,12 @@ struct element_origin {
 /// tensors and the ops that keep element positions (Convert, Squeeze, Unsqueeze).
 element_origin origin_of_element(const graph& g, const propagation& p, const layer& l, std::size_t port,
                                  std::size_t index);
+
+/// The axis of `l`'s data (input 0, of rank `rank`) that each of the `elements` elements of placed input `in`
+/// names: from the layer's axes input (its values at `declared`) or attribute, else element i is axis i;
+/// nullopt for an element whose axis is not known or not an axis of the data.
+std::vector<std::optional<std::size_t>> placed_axes(const graph& g, const propagation& declared, const layer& l,
+                                                    const placed_input& in, std::size_t elements, std::size_t rank);
 
 /// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
 /// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis

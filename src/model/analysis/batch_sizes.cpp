@@ -352,36 +352,10 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
     if (!v || v->is_real()) return nullptr;
     return &*v;
   };
-  // The axis each element of a parameter names: the layer's axes input, else element i is axis i.
-  const auto axes_of = [&](std::optional<std::size_t> axes_port, std::size_t n) {
-    std::vector<std::optional<std::size_t>> r(n);
-    // An axes input the layer does not have: element i is axis i.
-    if (axes_port && (*axes_port >= l.sources.size() || !l.sources[*axes_port])) axes_port.reset();
-    const auto* axes = axes_port ? constant_at(*axes_port) : nullptr;
-    for (std::size_t i = 0; i < n; ++i) {
-      std::int64_t a = static_cast<std::int64_t>(i);
-      if (axes != nullptr) {
-        if (i >= axes->elements.size() || !axes->elements[i].exact()) continue;
-        a = axes->elements[i].lo;
-        if (a < 0) a += static_cast<std::int64_t>(axes_changing.size());
-      } else if (axes_port) {
-        continue;  // an axes input whose values are not known: nothing to place
-      }
-      if (a >= 0 && static_cast<std::size_t>(a) < axes_changing.size()) r[i] = static_cast<std::size_t>(a);
-    }
-    return r;
-  };
   const auto check = [&](const placed_input& in, auto absolute) -> std::optional<placed> {
     const auto* v = constant_at(in.port);
     if (v == nullptr) return std::nullopt;
-    auto axes = axes_of(in.axes_port, v->elements.size());
-    if (in.axes) {
-      for (std::size_t i = 0; i < axes.size(); ++i) {
-        axes[i].reset();
-        if (i < in.axes->size() && (*in.axes)[i] >= 0 && static_cast<std::size_t>((*in.axes)[i]) < axes_changing.size())
-          axes[i] = static_cast<std::size_t>((*in.axes)[i]);
-      }
-    }
+    const auto axes = placed_axes(g, declared, l, in, v->elements.size(), axes_changing.size());
     for (std::size_t e = 0; e < v->elements.size(); ++e) {
       const auto& b = v->elements[e];
       if (!axes[e] || !axes_changing[*axes[e]] || !b.exact() || !b.constant) continue;
@@ -646,6 +620,34 @@ std::optional<because> regrouped(const graph& g, const propagation& declared, co
 
 }  // namespace
 
+std::vector<std::optional<std::size_t>> placed_axes(const graph& g, const propagation& declared, const layer& l,
+                                                    const placed_input& in, std::size_t elements, std::size_t rank) {
+  std::vector<std::optional<std::size_t>> r(elements);
+  const auto within = [&](std::int64_t a) -> std::optional<std::size_t> {
+    if (a < 0) a += static_cast<std::int64_t>(rank);
+    if (a >= 0 && static_cast<std::size_t>(a) < rank) return static_cast<std::size_t>(a);
+    return std::nullopt;
+  };
+  if (in.axes) {  // from an attribute (Interpolate-1's), whose axes are not counted from the end
+    for (std::size_t i = 0; i < elements && i < in.axes->size(); ++i)
+      if ((*in.axes)[i] >= 0) r[i] = within((*in.axes)[i]);
+    return r;
+  }
+  // An axes input the layer does not have: element i is axis i.
+  auto axes_port = in.axes_port;
+  if (axes_port && (*axes_port >= l.sources.size() || !l.sources[*axes_port])) axes_port.reset();
+  if (!axes_port) {
+    for (std::size_t i = 0; i < elements; ++i) r[i] = within(static_cast<std::int64_t>(i));
+    return r;
+  }
+  // An axes input whose values are not known places nothing.
+  const auto& v = declared.input(g, l, *axes_port).value;
+  if (!v || v->is_real()) return r;
+  for (std::size_t i = 0; i < elements && i < v->elements.size(); ++i)
+    if (v->elements[i].exact()) r[i] = within(v->elements[i].lo);
+  return r;
+}
+
 void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
                  const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
                  option_spelling spelling, std::vector<batch_finding>& findings) {
@@ -838,7 +840,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     static constexpr std::array<std::size_t, 1> written_out{0};
     const auto ports = sizes.empty()                                ? std::span<const std::size_t>()
                        : part_of(l.type) == op_part::result ? std::span<const std::size_t>(written_out)
-                                                                    : size_ports(l.type);
+                                                                    : size_ports(l);
     for (const auto port : ports) {
       // The data the constant is about (looked at first): an elementwise op's other input, any other op's first.
       const auto& v = declared.input(g, l, port).value;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <deque>
 #include <optional>
+#include <set>
 #include <variant>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "model/analysis/batch_internal.hpp"
 #include "model/analysis/fix_internal.hpp"
 #include "model/ops/rules.hpp"
+#include "model/ops/sizes.hpp"
 #include "model/text/fix.hpp"
 
 namespace reshape1::model::detail {
@@ -470,6 +472,197 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
     c.computed = *terms;
     choices.push_back(std::move(c));
   }
+  return choices;
+}
+
+namespace {
+
+/// The values an input places along the data's axes as fix reads them (an Interpolate's sizes, a slice's
+/// begins or ends): each one's value and the axis of the data it is placed on, and whether it follows the
+/// axis' extent, which changes between the declared shapes and the shapes asked (a bound below 2, or one a
+/// mask ignores, is a constant that stays).
+struct placed_sizes {
+  std::size_t port = 0;
+  placement kind = placement::size;
+  std::size_t rank = 0;  ///< the data's
+  std::vector<std::int64_t> values;
+  std::vector<std::size_t> axes;
+  std::vector<char> moving;
+};
+
+/// The values of `l` that finding `f` names (its `port`), where the port places sizes, begins or ends, each
+/// is a known value on a known axis of static extent, and one of those follows an axis that changes; nullopt
+/// otherwise. (Pad's amounts are not read so: a pad to a multiple is computed with a remainder.)
+std::optional<placed_sizes> read_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                                       const layer& l, const batch_finding& f) {
+  std::optional<std::size_t> port;
+  for (const auto& [key, value] : f.args)
+    if (key == "port" && std::holds_alternative<std::int64_t>(value) && std::get<std::int64_t>(value) >= 0)
+      port = static_cast<std::size_t>(std::get<std::int64_t>(value));
+  const auto inputs = placed_inputs(l);
+  const auto in = std::find_if(inputs.begin(), inputs.end(),
+                               [&](const placed_input& x) { return port && x.port == *port && x.kind != placement::amount; });
+  if (in == inputs.end() || l.sources.empty() || !l.sources[0]) return std::nullopt;
+  const auto& v = declared.input(g, l, in->port).value;
+  const auto& data = declared.input(g, l, 0).shape;
+  const auto& now = asked.input(g, l, 0).shape;
+  if (!v || v->is_real() || !data.rank_known() || !now.rank_known() || now.size() != data.size()) return std::nullopt;
+  const auto axes = placed_axes(g, declared, l, *in, v->elements.size(), data.size());
+  placed_sizes r{in->port, in->kind, data.size(), {}, {}, {}};
+  for (std::size_t e = 0; e < v->elements.size(); ++e) {
+    const auto& b = v->elements[e];
+    if (!b.exact() || !axes[e] || !data[*axes[e]].is_static()) return std::nullopt;
+    const auto a = *axes[e];
+    const bool bound = in->kind != placement::size;
+    const bool fixed = bound && (b.lo < 2 || (e < in->ignored.size() && in->ignored[e]));
+    r.values.push_back(b.lo);
+    r.axes.push_back(a);
+    r.moving.push_back(!fixed && !(now[a].is_static() && now[a].lo() == data[a].lo()));
+  }
+  if (std::none_of(r.moving.begin(), r.moving.end(), [](char m) { return m != 0; })) return std::nullopt;
+  return r;
+}
+
+/// Where the output of layer `index` meets another tensor: through Transposes (an IR converted from NHWC
+/// turns the map before the skip connection's Add), up to four layers on, an operand of elementwise arithmetic
+/// or a Concat (but along its axis) whose other operand is of the same rank, not after the layer (its shape
+/// would then be computed from its own output), and has, at the declared shapes, every size `s` places along
+/// an axis that changes, changing there too. `found` gets each such tensor (a layer's index and output) and
+/// the sizes read from its shape (one along an axis that stays where it has that extent, else the constant).
+template <class Found>
+void met_tensors(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                 const placed_sizes& s, Found found) {
+  std::vector<char> self(g.layers().size(), 0);
+  self[index] = 1;
+  const auto after = downstream_of(g, self);
+  const auto rank = s.rank;
+  std::set<std::pair<std::size_t, std::size_t>> tried;
+  // A tensor the output becomes: its layer, and where each of the output's axes lies in it.
+  struct reached {
+    std::size_t layer;
+    std::vector<std::size_t> at;
+  };
+  std::vector<reached> frontier{{index, {}}};
+  for (std::size_t a = 0; a < rank; ++a) frontier[0].at.push_back(a);
+  // The sizes read from `other`, the shape of a tensor met where the output's axes are at `at`; fewer where
+  // one that changes is not there.
+  const auto read = [&](const partial_shape& other, const partial_shape& other_now, const std::vector<std::size_t>& at,
+                        std::optional<std::size_t> joined) {
+    std::vector<pattern_term> terms;
+    for (std::size_t e = 0; e < s.values.size(); ++e) {
+      const auto j = at[s.axes[e]];
+      const bool has = other[j].is_static() && other[j].lo() == s.values[e];
+      if (s.moving[e] == 0) {
+        terms.push_back(has && s.kind == placement::size ? pattern_term{{j}, 1, 1} : pattern_term{{}, s.values[e], 1});
+      } else if (has && j != joined && !(other_now[j].is_static() && other_now[j].lo() == s.values[e])) {
+        terms.push_back({{j}, 1, 1});
+      } else {
+        break;
+      }
+    }
+    return terms;
+  };
+  for (std::size_t depth = 0; depth < 4 && !frontier.empty(); ++depth) {
+    std::vector<reached> next;
+    for (const auto& t : frontier)
+      for (const auto& c : g.layers()) {
+        const auto reads = std::find_if(c.sources.begin(), c.sources.end(),
+                                        [&](const auto& x) { return x && x->layer == t.layer && x->output == 0; });
+        if (reads == c.sources.end()) continue;
+        const auto read_at = static_cast<std::size_t>(reads - c.sources.begin());
+        if (permutes_axes(c) && read_at == 0) {
+          const auto& perm = declared.input(g, c, 1).value;
+          if (!perm || perm->is_real() || perm->elements.size() != rank) continue;
+          std::vector<std::size_t> at(rank, rank);
+          for (std::size_t j = 0; j < rank; ++j)
+            for (std::size_t a = 0; a < rank; ++a)
+              if (perm->elements[j].exact() && perm->elements[j].lo == static_cast<std::int64_t>(t.at[a])) at[a] = j;
+          if (std::find(at.begin(), at.end(), rank) == at.end())
+            next.push_back({static_cast<std::size_t>(&c - g.layers().data()), std::move(at)});
+          continue;
+        }
+        std::optional<std::size_t> joined;  // a Concat's axis, along which the extents need not meet
+        if (part_of(c.type) == op_part::concat) {
+          auto j = c.integer("axis", 0);
+          if (j < 0) j += static_cast<std::int64_t>(rank);
+          if (j < 0 || static_cast<std::size_t>(j) >= rank) continue;
+          joined = static_cast<std::size_t>(j);
+        } else if (!elementwise_arithmetic(c.type)) {
+          continue;
+        }
+        for (std::size_t k = 0; k < c.sources.size(); ++k) {
+          const auto& x = c.sources[k];
+          if (!x || k == read_at || after[x->layer] != 0 || !tried.emplace(x->layer, x->output).second) continue;
+          const auto& other = declared.input(g, c, k).shape;
+          const auto& other_now = asked.input(g, c, k).shape;
+          if (!other.rank_known() || other.size() != rank || !other_now.rank_known() || other_now.size() != rank) continue;
+          if (auto terms = read(other, other_now, t.at, joined); terms.size() == s.values.size())
+            found(std::move(terms), x->layer, x->output);
+        }
+      }
+    frontier = std::move(next);
+  }
+}
+
+}  // namespace
+
+bool reads_placed(const layer& l, const batch_finding& f) {
+  if (f.code != "placed_on_size" && f.code != "baked_size") return false;
+  std::optional<std::int64_t> port;
+  for (const auto& [key, value] : f.args)
+    if (key == "port" && std::holds_alternative<std::int64_t>(value)) port = std::get<std::int64_t>(value);
+  const auto inputs = placed_inputs(l);
+  return port && std::any_of(inputs.begin(), inputs.end(), [&](const placed_input& x) {
+           return static_cast<std::int64_t>(x.port) == *port && x.kind != placement::amount;
+         });
+}
+
+std::vector<pattern_choice> placed_size_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                                const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto s = read_sizes(g, declared, asked, l, f);
+  if (!s) return {};
+  std::vector<pattern_choice> choices;
+  const auto choice = [&](std::vector<pattern_term> terms, std::optional<std::pair<std::int64_t, std::size_t>> from,
+                          std::string from_name) {
+    pattern_choice c;
+    c.port = s->port;
+    c.computed = std::move(terms);
+    const auto what = s->kind == placement::size ? "sizes" : s->kind == placement::begin ? "begins" : "ends";
+    c.why = from ? text::sizes_computed_from_tensor(what, terms_text(c.computed, from_name), from_name)
+                 : text::sizes_computed_from_shape(what, terms_text(c.computed));
+    c.shape_of = from;
+    c.shape_of_name = std::move(from_name);
+    choices.push_back(std::move(c));
+  };
+  // (A slice's output meets its extent, end less begin, not its bounds.)
+  if (s->kind == placement::size)
+    met_tensors(g, declared, asked, static_cast<std::size_t>(&l - g.layers().data()), *s,
+              [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
+                const auto& from = g.layers()[layer];
+                choice(std::move(terms), std::pair<std::int64_t, std::size_t>(from.id, output), std::string(from.name));
+              });
+  // The own input's extents: an upsampling (or downsampling) by a whole factor. A size along an axis that
+  // stays is that axis' extent where it equals it (the channels an upsampling keeps: a constant left there
+  // would equal a size of the model), else the constant.
+  const auto& data = declared.input(g, l, 0).shape;
+  std::vector<pattern_term> terms;
+  for (std::size_t e = 0; e < s->values.size(); ++e) {
+    const auto a = s->axes[e];
+    const auto value = s->values[e], extent = data[a].lo();
+    if (s->moving[e] == 0) {
+      const bool copy = extent == value && s->kind == placement::size;  // (a bound that stays stays as it is)
+      terms.push_back(copy ? pattern_term{{a}, 1, 1} : pattern_term{{}, value, 1});
+    } else if (value > 0 && extent > 0 && value % extent == 0) {
+      terms.push_back({{a}, value / extent, 1});
+    } else if (value > 0 && extent > 0 && extent % value == 0) {
+      terms.push_back({{a}, 1, extent / value});
+    } else {
+      if (choices.empty()) reason = text::size_not_a_whole_ratio(e, value, a, extent);
+      return choices;
+    }
+  }
+  choice(std::move(terms), std::nullopt, {});
   return choices;
 }
 

@@ -58,6 +58,8 @@ struct pattern_choice {
   /// reverse's `[1,8,8,7,7,96]` is the windows' grid before they were flattened).
   std::optional<std::pair<std::int64_t, std::size_t>> shape_of{};
   std::string shape_of_name{};  ///< that layer's name
+  /// The input of the layer that `computed` feeds: a Reshape's pattern (1), an Interpolate's sizes.
+  std::size_t port = 1;
 };
 
 /// The values to try, best first, for Reshape `l` of `g` (propagated as `p`), which check_batch names with
@@ -82,6 +84,23 @@ struct pattern_choice {
                                                                const propagation& asked, const layer& l,
                                                                const batch_finding& f, std::span<const std::int64_t> stays,
                                                                text::fix_reason& reason);
+
+/// New sizes: whether finding `f` of layer `l` (placed_on_size or baked_size) names an input that places
+/// sizes, begins or ends along its data's axes (an Interpolate's sizes, a Slice's bounds): one that
+/// placed_size_choices reads.
+[[nodiscard]] bool reads_placed(const layer& l, const batch_finding& f);
+
+/// New sizes: the values to try for the sizes of Interpolate `l` (the input finding `f` names), which place
+/// an extent along each axis of its data, or for a slice's begins or ends: each is computed from a shape,
+/// its elements along axes that stay kept as constants (a size equal to its axis' extent as that extent).
+/// For sizes, first from the shape of a tensor that the layer's output meets in
+/// elementwise arithmetic or a Concat, where that tensor has, at the declared shapes, every size along an
+/// axis that changes, and changes there too (an FPN's upsampling to its skip connection's size); then
+/// from its data input's shape, each size a whole multiple or a whole fraction of its axis' extent (an
+/// upsampling by two, a crop to half the width). Empty, with `reason`, when neither reads the values.
+[[nodiscard]] std::vector<pattern_choice> placed_size_choices(const graph& g, const propagation& declared,
+                                                              const propagation& asked, const layer& l,
+                                                              const batch_finding& f, text::fix_reason& reason);
 
 /// New sizes: the pattern `e` of a Reshape whose data input is `in` at the declared shapes and `now` at the
 /// shapes asked, computed from the input's shape: the input's dimensions and the pattern's elements are

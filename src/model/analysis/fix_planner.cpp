@@ -12,6 +12,7 @@
 
 #include "detail/fail.hpp"
 #include "model/ops/rules.hpp"
+#include "model/ops/sizes.hpp"
 #include "model/options.hpp"
 #include "model/text/fix.hpp"
 #include "reshape1/model/propagate.hpp"
@@ -67,9 +68,23 @@ std::int64_t largest_id(const graph& g) {
   return r;
 }
 
-/// A pattern's values as the notation, from a propagation (unknown elements as ?).
-std::string pattern_text(const graph& g, const propagation& p, const layer& l) {
-  return to_string(detail::without_symbols(detail::reshape_pattern_at(g, p, l, nullptr)));
+/// A pattern's values as the notation, from a propagation (unknown elements as ?); for another layer, the
+/// values of its input `port` (an Interpolate's sizes, a Slice's ends).
+std::string pattern_text(const graph& g, const propagation& p, const layer& l, std::size_t port = 1) {
+  if (part_of(l.type) == op_part::reshape) return to_string(detail::without_symbols(detail::reshape_pattern_at(g, p, l, nullptr)));
+  const auto& v = p.input(g, l, port).value;
+  if (!v || v->is_real()) return "?";
+  std::string out = "[";
+  for (const auto& b : v->elements) out += fmt::format("{}{}", out.size() > 1 ? "," : "", b.exact() ? std::to_string(b.lo) : "?");
+  return out + "]";
+}
+
+/// The input a finding names (`port`, a layer's that is not a Reshape), else the pattern's.
+std::size_t port_of(const batch_finding& f) {
+  for (const auto& [key, value] : f.args)
+    if (key == "port" && std::holds_alternative<std::int64_t>(value) && std::get<std::int64_t>(value) >= 0)
+      return static_cast<std::size_t>(std::get<std::int64_t>(value));
+  return 1;
 }
 
 /// A proof point's line in the report: check_batch's summary, after the shapes it was asked at (new sizes).
@@ -485,7 +500,14 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
   // A Reshape that no rule decides is named only when an element writes the declared batch (the value to
   // change is known); otherwise the proof refuses it, with what keeps it from being decided.
   const auto named = [&](const batch_finding& f) {
-    if (part_of(f.type) != op_part::reshape || done_.contains(key_of(f))) return false;
+    if (done_.contains(key_of(f))) return false;
+    // New sizes: an Interpolate to fixed sizes, or a slice to fixed bounds, along axes that change (they are
+    // computed).
+    if (part_of(f.type) != op_part::reshape) {
+      if (!sizes() || !f.within.empty()) return false;
+      const auto s = where(f);
+      return s && reads_placed(*s->g->find(f.id), f) && rewrites(*s, {}, *s->g->find(f.id));
+    }
     // New sizes: every finding of a Reshape of the model itself (a body's sizes are not searched).
     if (f.issue == batch_issue::scales_with_batch) return false;
     if (sizes() ? !f.within.empty() || f.code == "sizes_not_proven" || (step_of(f) && written_divisors() % *step_of(f) == 0)
@@ -536,7 +558,8 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
       continue;
     }
     const auto s = where(f);
-    group.push_back({key, f.within, f.name, f.type, pattern_text(*s->g, *s->p, *s->g->find(f.id)), std::move(plans), 0});
+    group.push_back({key, f.within, f.name, f.type, pattern_text(*s->g, *s->p, *s->g->find(f.id), port_of(f)),
+                     std::move(plans), 0});
   }
 }
 
@@ -761,9 +784,10 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
     auto& c = r.change;
     c.id = l.id;
     c.name = l.name;
+    c.type = l.type;
     c.within = enclosing(next, r.p.within);
     c.old_pattern = std::find_if(group.begin(), group.end(), [&](const candidate* x) { return x->key == key; })[0]->pattern;
-    c.new_pattern = s->p != nullptr ? pattern_text(*s->g, *s->p, l) : std::string("?");
+    c.new_pattern = s->p != nullptr ? pattern_text(*s->g, *s->p, l, r.p.port) : std::string("?");
     c.element = r.p.index;
     c.old_value = r.p.old_value;
     c.new_value = r.p.value;
@@ -1039,6 +1063,7 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     x.input_rank = static_cast<std::int64_t>(in.size());
     x.shape_of = c.shape_of;
     x.shape_of_name = c.shape_of_name;
+    x.port = c.port;
     x.why = c.why;
     return x;
   }
@@ -1099,6 +1124,15 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
         return plans;
       }
     }
+  }
+  if (part_of(l.type) != op_part::reshape) {  // an Interpolate's sizes, a slice's bounds (gather names no other)
+    const auto choices = placed_size_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason);
+    // Values not read along the data's axes (a bound check relates to another tensor's size) are refused
+    // with check's finding, as the proof refuses what it finds.
+    if (choices.empty() && reason.code == "shape_values_unknown") reason = text::refusal(f, proofs_.front().at);
+    for (const auto& c : choices)
+      if (auto x = target(s, ids_of(f.within), l, c, reason)) plans.push_back(std::move(*x));
+    return plans;
   }
   const auto choices = sizes() ? size_pattern_choices(*s.g, *s.p, *runs_.runs[1], l, f, kept_values(l), reason)
                                : pattern_choices(*s.g, *s.p, l, f, reason);
@@ -1195,7 +1229,10 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
   const auto& data = original_.layers()[reshape.sources[0]->layer];
   const auto rank = x.input_rank;
   auto id = first_id;
-  const std::string prefix = fmt::format("{}/pattern", reshape.name);
+  const std::string prefix = fmt::format("{}/{}", reshape.name,
+                                         part_of(reshape.type) == op_part::reshape ? "pattern"
+                                         : resizes(reshape)                        ? "sizes"
+                                                                                   : "bounds");
   const auto add = [&](std::string name, std::string type, int opset, std::vector<std::pair<std::string, std::string>> attributes,
                        std::vector<std::pair<std::int64_t, std::size_t>> inputs, std::vector<std::int64_t> dims) {
     edits.push_back({.what = kind::add_layer, .name = prefix + "/" + name, .id = id, .type = std::move(type), .opset = opset,
@@ -1258,7 +1295,7 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
   for (const auto p : pieces) inputs.emplace_back(p, 0);
   const auto concat = add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs),
                           {static_cast<std::int64_t>(x.computed.size())});
-  edits.push_back({.what = kind::set_source, .layer = concat, .consumer = x.reshape, .port = 1, .output = 0});
+  edits.push_back({.what = kind::set_source, .layer = concat, .consumer = x.reshape, .port = x.port, .output = 0});
 }
 
 }  // namespace reshape1::model::detail

@@ -8,9 +8,14 @@
 
 namespace reshape1::model::detail {
 
-std::span<const std::size_t> size_ports(std::string_view type) {
-  const auto* e = first_entry(type);
-  return e == nullptr ? std::span<const std::size_t>() : e->sizes;
+std::span<const std::size_t> size_ports(const layer& l) {
+  const auto* e = first_entry(l.type);
+  if (e == nullptr) return {};
+  if (l.type == "Interpolate" && l.opset >= 11) {
+    static constexpr std::size_t sizes_only[] = {1};
+    return sizes_only;
+  }
+  return e->sizes;
 }
 
 bool elementwise_arithmetic(std::string_view type) {
@@ -74,6 +79,8 @@ std::optional<window_source> window_of(const layer& l) {
   if (l.type == "GroupConvolution") return window_source{{}, 1, 3};  // weights [G, C_out/G, C_in/G, k...]
   return std::nullopt;
 }
+
+bool permutes_axes(const layer& l) { return l.type == "Transpose"; }
 
 bool resizes(const layer& l) { return l.type == "Interpolate"; }
 

@@ -15,9 +15,10 @@
 
 namespace reshape1::model::detail {
 
-/// The inputs an op of this type reads as sizes, bounds, counts or indices (its constants there may be a
-/// size written down): its registry row's (rule_entry::sizes); none for a type without one.
-[[nodiscard]] std::span<const std::size_t> size_ports(std::string_view type);
+/// The inputs layer `l` reads as sizes, bounds, counts or indices (its constants there may be a size written
+/// down): its type's registry row's (rule_entry::sizes), but where a version gives a port another meaning
+/// (Interpolate-11's input 2 is its axes, Interpolate-4's its scales); none for a type without one.
+[[nodiscard]] std::span<const std::size_t> size_ports(const layer& l);
 
 /// Elementwise arithmetic (Multiply, Divide, Add, Subtract, Minimum, Maximum, FloorMod, Mod): a constant
 /// operand is one factor, divisor or bound, read element by element against the other operand's sizes.
@@ -65,6 +66,9 @@ struct window_source {
 /// `l`'s output holds another tensor's dimensions (ShapeOf): an index into it names a dimension, not a
 /// position along one, even where the dimensions are constants.
 [[nodiscard]] bool gives_dimensions(const layer& l);
+
+/// `l` permutes its data's axes (Transpose): output axis j is input axis perm[j], perm the values of input 1.
+[[nodiscard]] bool permutes_axes(const layer& l);
 
 /// `l` resizes its data (Interpolate): its output's extent along an axis is whatever its sizes or scales make
 /// it, not a function of the data's alone.

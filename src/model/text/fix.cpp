@@ -317,6 +317,27 @@ std::string computed_from_tensor(std::string_view terms, std::string_view source
                      source, terms);
 }
 
+std::string sizes_computed_from_shape(std::string_view what, std::string_view terms) {
+  return fmt::format("its {} follow its input: they are computed as {}, where shape is the shape of its data input",
+                     what, terms);
+}
+
+std::string sizes_computed_from_tensor(std::string_view what, std::string_view terms, std::string_view source) {
+  return fmt::format("its output meets '{}', whose extents its {} have at the declared shapes: they are computed "
+                     "as {}, from that shape at the new sizes",
+                     source, what, terms);
+}
+
+fix_reason size_not_a_whole_ratio(std::size_t index, std::int64_t value, std::size_t axis, std::int64_t extent) {
+  return {"size_not_a_whole_ratio",
+          {{"index", static_cast<std::int64_t>(index)}, {"value", value}, {"axis", static_cast<std::int64_t>(axis)},
+           {"extent", extent}},
+          fmt::format("element {} is {} along axis {}, whose extent is {} at the declared shapes: neither a whole "
+                      "multiple nor a whole fraction of it, and no tensor its output meets has it; what it stands for is "
+                      "not known",
+                      index, value, axis, extent)};
+}
+
 fix_reason vouched_pattern(std::string_view holder, option_spelling spelling) {
   return {"vouched_pattern", {{"constant", std::string(holder)}},
           fmt::format("its pattern is held by '{}', which {} vouches stays as it is: fix keeps it, and the model "
@@ -365,7 +386,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
-      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart"};
+      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio"};
   return codes;
 }
 

@@ -132,6 +132,15 @@ struct proof_at {
 [[nodiscard]] std::string computed_from_shape(std::string_view terms);
 /// ... computed from the shape of the tensor `source` outputs, which the Reshape gives back.
 [[nodiscard]] std::string computed_from_tensor(std::string_view terms, std::string_view source);
+/// New sizes: why an Interpolate's sizes or a slice's bounds (`what`: "sizes", "ends"...) are computed from
+/// its data input's shape, written as `terms`.
+[[nodiscard]] std::string sizes_computed_from_shape(std::string_view what, std::string_view terms);
+/// ... from the shape of the tensor `source` outputs, which the layer's output is combined with.
+[[nodiscard]] std::string sizes_computed_from_tensor(std::string_view what, std::string_view terms, std::string_view source);
+/// New sizes: element `index` of an Interpolate's sizes or a slice's bounds, `value` along an axis whose
+/// declared extent is `extent`, is neither a whole multiple nor a whole fraction of it, and no tensor the
+/// output meets has it: what it stands for is not known.
+[[nodiscard]] fix_reason size_not_a_whole_ratio(std::size_t index, std::int64_t value, std::size_t axis, std::int64_t extent);
 /// The pattern is held by the constant `holder`, which the caller vouches for (`--assume-constant`).
 [[nodiscard]] fix_reason vouched_pattern(std::string_view holder, option_spelling spelling);
 /// The format cannot name the tensor (`source`) a computed pattern would read the shape of.

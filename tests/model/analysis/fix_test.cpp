@@ -753,5 +753,101 @@ TEST_F(fixing, new_sizes_a_pattern_is_computed_from_its_input_shape) {
   EXPECT_EQ(original.summary.verdict(), model::batch_verdict::no);
 }
 
+// New sizes, IR: an Interpolate-11 to the sizes [16,16] on H and W of [1,2,8,8], an upsampling by two a
+// fixed-shape export baked: fix computes the sizes from the input's shape (ShapeOf, Gather, Multiply, Concat
+// into its port 1), and the model written resizes every size by two.
+TEST_F(fixing, new_sizes_an_interpolate_s_sizes_are_computed_from_its_input_shape) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,8,8]", "x");
+  const int up = b.layer("Interpolate", "mode=\"nearest\" shape_calculation_mode=\"sizes\"", {"[1,2,8,8]", "[2]", "[2]"},
+                         {"[1,2,16,16]"}, "up", 11);
+  b.edge(x, up, 0);
+  b.edge(b.i64({16, 16}), up, 1);
+  b.edge(b.i64({2, 3}), up, 2);
+  b.result(up, "[1,2,16,16]");
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,?,?]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].id, up);
+  EXPECT_EQ(r.changes[0].type, "Interpolate");
+  EXPECT_EQ(r.changes[0].old_pattern, "[16,16]");
+  EXPECT_EQ(r.changes[0].computed, "[shape[2]*2,shape[3]*2]");
+  onnx::write_fixed(r, xml(), out() / "f.xml");
+  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,10,13]")}}});
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  ASSERT_EQ(at.outputs.size(), 1u);
+  EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,20,26]");
+  const auto original = model::check_batch(model::read_ir(xml(), dir_ / "m.bin"), {.shapes = {{"x", parse_shape("[1,2,10,13]")}}});
+  EXPECT_EQ(original.summary.verdict(), model::batch_verdict::cannot_tell);
+}
+
+// New sizes, IR: a feature pyramid's step in NHWC between Transposes. x [1,2,8,8] is pooled by 2, turned to
+// NHWC, upsampled to the baked [8,8], turned back and added to x: the sizes are x's extents where the output
+// meets x, so they are computed from x's shape (H and W: the axes the Transposes carry them to), and the model
+// written runs at odd sizes too, where twice the pooled extent would not be x's.
+TEST_F(fixing, new_sizes_an_interpolate_takes_the_sizes_of_what_it_meets) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,8,8]", "x");
+  const int down = b.layer("MaxPool", "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" rounding_type=\"floor\"",
+                           {"[1,2,8,8]"}, {"[1,2,4,4]"}, "down");
+  b.edge(x, down, 0);
+  const int nhwc = b.layer("Transpose", "", {"[1,2,4,4]", "[4]"}, {"[1,4,4,2]"}, "to_nhwc");
+  b.edge(down, nhwc, 0);
+  b.edge(b.i64({0, 2, 3, 1}), nhwc, 1);
+  const int up = b.layer("Interpolate", "mode=\"nearest\" shape_calculation_mode=\"sizes\"", {"[1,4,4,2]", "[2]", "[2]"},
+                         {"[1,8,8,2]"}, "up", 11);
+  b.edge(nhwc, up, 0);
+  b.edge(b.i64({8, 8}), up, 1);
+  b.edge(b.i64({1, 2}), up, 2);
+  const int nchw = b.layer("Transpose", "", {"[1,8,8,2]", "[4]"}, {"[1,2,8,8]"}, "to_nchw");
+  b.edge(up, nchw, 0);
+  b.edge(b.i64({0, 3, 1, 2}), nchw, 1);
+  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,2,8,8]", "[1,2,8,8]"}, {"[1,2,8,8]"}, "merge");
+  b.edge(nchw, add, 0);
+  b.edge(x, add, 1);
+  b.result(add, "[1,2,8,8]");
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,2..,2..]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].computed, "[shape('x')[2],shape('x')[3]]");
+  onnx::write_fixed(r, xml(), out() / "f.xml");
+  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,11,13]")}}});
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+}
+
+// New sizes, IR: a Slice-8 that keeps the first half of W, its end 7 of 14 baked: fix computes the end as
+// shape[3]/2 (Divide-1, floor), and the model written keeps the first half at every width.
+TEST_F(fixing, new_sizes_a_slice_s_end_is_computed_from_its_input_shape) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,8,14]", "x");
+  const int cut = b.layer("Slice", "", {"[1,2,8,14]", "[1]", "[1]", "[1]", "[1]"}, {"[1,2,8,7]"}, "first_half", 8);
+  b.edge(x, cut, 0);
+  b.edge(b.i64({0}), cut, 1);
+  b.edge(b.i64({7}), cut, 2);
+  b.edge(b.i64({1}), cut, 3);
+  b.edge(b.i64({3}), cut, 4);
+  b.result(cut, "[1,2,8,7]");
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,?,?]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].type, "Slice");
+  EXPECT_EQ(r.changes[0].old_pattern, "[7]");
+  EXPECT_EQ(r.changes[0].computed, "[shape[3]/2]");
+  onnx::write_fixed(r, xml(), out() / "f.xml");
+  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,8,21]")}}});
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  ASSERT_EQ(at.outputs.size(), 1u);
+  EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,8,10]");
+}
+
 }  // namespace
 }  // namespace reshape1::test

@@ -42,5 +42,20 @@ TEST_F(sizes, a_strided_slice_end_inside_a_changing_axis_is_placed_and_one_past_
   EXPECT_EQ(r.findings[0].code, "baked_size");
 }
 
+// Interpolate-11's input 2 names axes, not sizes (Interpolate-4's input 2 is its scales): NHWC data
+// [1,4,4,2] scaled by two along axes [1,2], whose 2 equals half of the declared H, is no size written down.
+TEST_F(sizes, an_interpolate_s_axes_are_not_sizes) {
+  ir_builder b;
+  const int x = b.parameter("[1,4,4,2]", "x");
+  const int up = b.layer("Interpolate", "mode=\"nearest\" shape_calculation_mode=\"scales\"", {"[1,4,4,2]", "[2]", "[2]"},
+                         {"[1,8,8,2]"}, "up", 11);
+  b.edge(x, up, 0);
+  b.edge(b.constant(element_type::f32, "2", {0x40000000, 0x40000000}, "[2]"), up, 1);  // 2.0f, 2.0f
+  b.edge(b.i64({1, 2}), up, 2);
+  b.result(up, "[1,8,8,2]");
+  const auto r = at(b, "[1,6,6,2]");
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << (r.findings.empty() ? r.summary_line() : r.findings[0].what);
+}
+
 }  // namespace
 }  // namespace reshape1::test

@@ -55,6 +55,7 @@ std::vector<fix_reason> every_reason() {
           t::kept_value_is_a_size(1, 6),
           t::pattern_not_an_input(),
           t::held_apart(1, 2),
+          t::size_not_a_whole_ratio(2, 300, 2, 224),
           t::read_back_lacks_layer(),
           t::read_back_lacks_tensor("y"),
           t::read_back_differs(),
