@@ -662,11 +662,19 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       pieces.push_back(value);
     }
     flush();
-    const auto pattern = made("Concat", pieces, "values");
+    auto pattern = made("Concat", pieces, "values");
     auto* axis = nodes.back().add_attribute();
     axis->set_name("axis");
     axis->set_type(::onnx::AttributeProto::INT);
     axis->set_i(0);
+    // A Slice's bounds, axes and steps are one type: where they are int32, so are the computed ones.
+    if (const auto& was = s->p->input(*s->g, *reshape, r.p.port).type; was && *was == reshape1::element_type::i32) {
+      pattern = made("Cast", {pattern}, "values_i32");
+      auto* to = nodes.back().add_attribute();
+      to->set_name("to");
+      to->set_type(::onnx::AttributeProto::INT);
+      to->set_i(::onnx::TensorProto::INT32);
+    }
     // Inserted before the Reshape: protobuf appends, then each new node is swapped down into place.
     const int at = node->index;
     for (auto& n : nodes) {

@@ -71,6 +71,9 @@ FIXED = {
     "size_fix_window_attention": ("size_fix_window_attention_at_b", "x=[1,?,?,5]", [1, 35, 56, 5], [1, 28, 42, 5]),
     # An upsampling back to the skip connection's size (Resize sizes baked), computed from the skip's shape.
     "size_fix_upsample_to_skip": ("size_fix_upsample_to_skip_at_b", "x=[1,2,2..,2..]", [1, 2, 14, 22], [1, 2, 12, 16]),
+    # A crop to half the width with int32 bounds: the end computed and cast to int32 (ONNX Runtime refuses a
+    # Slice whose bounds differ in type), at an odd width at B.
+    "size_fix_crop_half_int32": ("size_fix_crop_half_int32_at_b", "x=[1,2,6,?]", [1, 2, 6, 21], [1, 2, 6, 14]),
 }
 
 

@@ -501,11 +501,17 @@ std::int64_t at_step(std::int64_t m, std::int64_t step, const dimension& r) {
 /// An Interpolate whose output keeps its size along an axis where its input's changes: however its sizes
 /// or scales are computed (scales as a fixed size divided by the input's), the result is one size only.
 bool fixed_resize(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
-                  std::vector<batch_finding>& out) {
+                  std::span<const std::string> assumed, std::vector<batch_finding>& out) {
   const auto& l = g.layers()[index];
   if (!resizes(l) || l.sources.empty() || !l.sources[0] || declared.outputs[index].empty() ||
       asked.outputs[index].empty())
     return false;
+  // Sizes the caller vouches for (`--assume-constant`) are meant to stay: a resize to a fixed size.
+  for (const auto& in : placed_inputs(l)) {
+    const auto origin = origin_of_element(g, declared, l, in.port, 0);
+    if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant && vouched(*origin.holder, assumed))
+      return false;
+  }
   const auto& din = declared.input(g, l, 0).shape;
   const auto& ain = asked.input(g, l, 0).shape;
   const auto& dout = declared.outputs[index][0].shape;
@@ -833,7 +839,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       out.push_back(std::move(f));
       continue;
     }
-    if (fixed_resize(g, declared, asked, index, out)) continue;
+    if (fixed_resize(g, declared, asked, index, assumed, out)) continue;
     std::vector<baked> found;
     // A model output that is integer constants (an image's size, a grid's extent written out) is a size too,
     // where one of its elements equals one that changes: what the program computed there is not in the file.

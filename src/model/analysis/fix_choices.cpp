@@ -509,6 +509,7 @@ std::optional<placed_sizes> read_sizes(const graph& g, const propagation& declar
   if (!v || v->is_real() || !data.rank_known() || !now.rank_known() || now.size() != data.size()) return std::nullopt;
   const auto axes = placed_axes(g, declared, l, *in, v->elements.size(), data.size());
   placed_sizes r{in->port, in->kind, data.size(), {}, {}, {}};
+  const auto same_extent = [&](std::size_t a) { return now[a].is_static() && now[a].lo() == data[a].lo(); };
   for (std::size_t e = 0; e < v->elements.size(); ++e) {
     const auto& b = v->elements[e];
     if (!b.exact() || !axes[e] || !data[*axes[e]].is_static()) return std::nullopt;
@@ -517,17 +518,19 @@ std::optional<placed_sizes> read_sizes(const graph& g, const propagation& declar
     const bool fixed = bound && (b.lo < 2 || (e < in->ignored.size() && in->ignored[e]));
     r.values.push_back(b.lo);
     r.axes.push_back(a);
-    r.moving.push_back(!fixed && !(now[a].is_static() && now[a].lo() == data[a].lo()));
+    r.moving.push_back(!fixed && !same_extent(a));
   }
   if (std::none_of(r.moving.begin(), r.moving.end(), [](char m) { return m != 0; })) return std::nullopt;
   return r;
 }
 
 /// Where the output of layer `index` meets another tensor: through Transposes (an IR converted from NHWC
-/// turns the map before the skip connection's Add), up to four layers on, an operand of elementwise arithmetic
-/// or a Concat (but along its axis) whose other operand is of the same rank, not after the layer (its shape
-/// would then be computed from its own output), and has, at the declared shapes, every size `s` places along
-/// an axis that changes, changing there too. `found` gets each such tensor (a layer's index and output) and
+/// turns the map before the skip connection's Add) and layers that keep its shape, up to eight layers on, an
+/// operand of elementwise arithmetic or a Concat (but along its axis) whose other operand is of the same
+/// rank, computed before the layer (its shape must not be computed from the layer's own output, and a file
+/// lists a node's inputs first), has, at the declared shapes, every size `s` places along an axis that
+/// changes, changing there too, and (for arithmetic, which broadcasts a 1) is 2 at least there at the
+/// shapes asked. `found` gets each such tensor (a layer's index and output) and
 /// the sizes read from its shape (one along an axis that stays where it has that extent, else the constant).
 template <class Found>
 void met_tensors(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
@@ -562,7 +565,7 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
     }
     return terms;
   };
-  for (std::size_t depth = 0; depth < 4 && !frontier.empty(); ++depth) {
+  for (std::size_t depth = 0; depth < 8 && !frontier.empty(); ++depth) {
     std::vector<reached> next;
     for (const auto& t : frontier)
       for (const auto& c : g.layers()) {
@@ -581,8 +584,16 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
             next.push_back({static_cast<std::size_t>(&c - g.layers().data()), std::move(at)});
           continue;
         }
+        const auto c_index = static_cast<std::size_t>(&c - g.layers().data());
+        // A layer whose output has, at the declared shapes, the shape of what it reads (an activation, a
+        // bias, a 1x1 convolution) passes the extents on: the tensor it meets may be after it. (Where it
+        // does not at other sizes, the meeting fails there and the checks refuse the reading.)
+        const auto& from = declared.input(g, c, read_at).shape;
+        const auto& to = declared.outputs[c_index].empty() ? from : declared.outputs[c_index][0].shape;
+        if (from.is_static() && to.is_static() && to == from && !c.auxiliary) next.push_back({c_index, t.at});
         std::optional<std::size_t> joined;  // a Concat's axis, along which the extents need not meet
-        if (part_of(c.type) == op_part::concat) {
+        const bool concat = part_of(c.type) == op_part::concat;
+        if (concat) {
           auto j = c.integer("axis", 0);
           if (j < 0) j += static_cast<std::int64_t>(rank);
           if (j < 0 || static_cast<std::size_t>(j) >= rank) continue;
@@ -592,10 +603,18 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
         }
         for (std::size_t k = 0; k < c.sources.size(); ++k) {
           const auto& x = c.sources[k];
-          if (!x || k == read_at || after[x->layer] != 0 || !tried.emplace(x->layer, x->output).second) continue;
+          // (Only a tensor computed before the layer: a file lists the nodes that compute its shape first.)
+          if (!x || k == read_at || x->layer >= index || after[x->layer] != 0 || !tried.emplace(x->layer, x->output).second)
+            continue;
           const auto& other = declared.input(g, c, k).shape;
           const auto& other_now = asked.input(g, c, k).shape;
           if (!other.rank_known() || other.size() != rank || !other_now.rank_known() || other_now.size() != rank) continue;
+          // Elementwise arithmetic broadcasts a 1: a tensor that may be 1 where the output is not meets it
+          // all the same, and its extents are not the output's.
+          bool may_broadcast = false;
+          for (std::size_t e = 0; e < s.axes.size(); ++e)
+            may_broadcast = may_broadcast || (!concat && s.moving[e] != 0 && other_now[t.at[s.axes[e]]].lo() < 2);
+          if (may_broadcast) continue;
           if (auto terms = read(other, other_now, t.at, joined); terms.size() == s.values.size())
             found(std::move(terms), x->layer, x->output);
         }

@@ -109,12 +109,13 @@ std::int64_t divisors_of(const std::vector<const fix_plan*>& plans) {
   return l;
 }
 
-std::string line_of(const text::proof_at& at, const batch_report& r, std::int64_t divisors = 1) {
+template <class Explained>
+std::string line_of(const text::proof_at& at, const batch_report& r, Explained explained) {
   if (at.key == "batch") return r.summary_line();
   // A model that runs only at a step of the sizes asked (a window of 7: the rewrite divides by it) is
   // checked at that step: the member it fails at is named.
   for (const auto& f : r.findings)
-    if (const auto step = step_of(f); step && divisors % *step == 0) {
+    if (const auto step = step_of(f); step && explained(f)) {
       const bool rest = std::all_of(r.findings.begin(), r.findings.end(), [&](const batch_finding& x) {
         return &x == &f || x.code == "sizes_not_proven";
       });
@@ -176,12 +177,12 @@ bool fix_planner::clean() {
   for (const auto& point : proofs_) {
     // The probe is the check at a dynamic batch, or at the shapes asked (the first point).
     if (sizes() ? &point == &proofs_.front() : point.request.batch == dimension()) {
-      lines.push_back(line_of(point.at, *probe_));
+      lines.push_back(line_of(point.at, *probe_, [](const batch_finding&) { return false; }));
       continue;
     }
     const auto r = check_batch(original_, point.request);
     if (!passes(r)) return false;
-    lines.push_back(line_of(point.at, r));
+    lines.push_back(line_of(point.at, r, [](const batch_finding&) { return false; }));
   }
   report_.checked = std::move(lines);
   report_.nothing_to_do = report_.fixed = true;
@@ -207,22 +208,30 @@ reshape_request fix_planner::request(const dimension& b) const {
           .spelling = options_.spelling};
 }
 
-std::int64_t fix_planner::written_divisors(const std::vector<candidate*>& also) const {
+bool fix_planner::step_explained(const batch_finding& f, const std::vector<candidate*>& also) const {
+  if (!sizes()) return false;
+  const auto key = key_of(f);
   std::vector<const fix_plan*> plans;
-  for (const auto& r : rewrites_) plans.push_back(&r.p);
+  // (A model read back for the proof numbers its layers anew where rewrites added some: its findings are
+  // matched by the layer's name there.)
+  for (const auto& r : rewrites_)
+    if (r.p.within == key.within && (r.p.reshape == key.id || (!f.name.empty() && r.change.name == f.name)))
+      plans.push_back(&r.p);
   for (const auto* c : also)
-    if (c->next < c->plans.size()) plans.push_back(&c->plans[c->next]);
-  // (Only what the rewrites divide by: a Divide the model already computes a shape with says nothing of a
-  // Reshape whose constant makes it fail off a step.)
-  return divisors_of(plans);
+    if (c->key == key && c->next < c->plans.size()) plans.push_back(&c->plans[c->next]);
+  // (Only what this layer's rewrite divides by: a Divide the model already computes a shape with says
+  // nothing of a Reshape whose constant makes it fail off a step, nor does another layer's division of a
+  // layer that fails off it: an upsampling by two after a computed halving fails at odd sizes where the
+  // program, which resized to the map's own size, runs.)
+  const auto divisors = divisors_of(plans);
+  const auto step = step_of(f), layer_step = step_of(f, "layer_step");
+  return (step && divisors % *step == 0) || (!also.empty() && layer_step && divisors % *layer_step == 0);
 }
 
 bool fix_planner::passes(const batch_report& r) const {
   if (!sizes()) return r.summary.reshapes();
-  const auto divisors = written_divisors();
   return std::all_of(r.findings.begin(), r.findings.end(), [&](const batch_finding& f) {
-    const auto step = step_of(f);
-    return f.code == "sizes_not_proven" || f.issue == batch_issue::scales_with_batch || (step && divisors % *step == 0);
+    return f.code == "sizes_not_proven" || f.issue == batch_issue::scales_with_batch || step_explained(f);
   });
 }
 
@@ -510,7 +519,7 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
     }
     // New sizes: every finding of a Reshape of the model itself (a body's sizes are not searched).
     if (f.issue == batch_issue::scales_with_batch) return false;
-    if (sizes() ? !f.within.empty() || f.code == "sizes_not_proven" || (step_of(f) && written_divisors() % *step_of(f) == 0)
+    if (sizes() ? !f.within.empty() || f.code == "sizes_not_proven" || step_explained(f)
                 : f.issue == batch_issue::cannot_tell && !f.pattern_index)
       return false;
     const auto s = where(f);
@@ -601,11 +610,7 @@ void fix_planner::attempt(const std::vector<candidate*>& group) {
     if (!changed) {
       next_probe = check_batch_in_place(*next, request(dimension()), runs_, redo, undo);
       // A layer that runs only at multiples of a divisor its rewrite writes (a window's 7) is no failure of it.
-      const auto divisors = written_divisors(group);
-      const auto stepped = [&](const batch_finding& f) {
-        const auto step = step_of(f), layer_step = step_of(f, "layer_step");
-        return (step && divisors % *step == 0) || (layer_step && divisors % *layer_step == 0);
-      };
+      const auto stepped = [&](const batch_finding& f) { return step_explained(f, group); };
       for (const auto& f : next_probe.findings)
         if (f.issue != batch_issue::scales_with_batch && !stepped(f) &&
             std::any_of(group.begin(), group.end(), [&](const candidate* c) { return c->key == key_of(f); }))
@@ -925,7 +930,7 @@ bool fix_planner::prove() {
       runs.declared_inputs = original_shapes;
     }
     const auto r = check_batch_keeping(g, point.request, runs);
-    checked.push_back(line_of(point.at, r, written_divisors()));
+    checked.push_back(line_of(point.at, r, [&](const batch_finding& f) { return step_explained(f); }));
     all = all && passes(r) && runs.runs[1];
     if (all && !sizes())
       if (auto unscaled = not_scaled(g, original_inputs, *runs.runs[1], r, *point.request.batch)) {
@@ -957,9 +962,7 @@ bool fix_planner::prove() {
 void fix_planner::judge(const batch_report& r, const text::proof_at& at, std::map<layer_key, text::fix_reason>& dropped,
                         std::vector<fix_refusal>& refusals) const {
   for (const auto& f : r.findings) {
-    const auto step = step_of(f);
-    if (f.issue == batch_issue::scales_with_batch ||
-        (sizes() && (f.code == "sizes_not_proven" || (step && written_divisors() % *step == 0))))
+    if (f.issue == batch_issue::scales_with_batch || (sizes() && (f.code == "sizes_not_proven" || step_explained(f))))
       continue;
     const auto key = key_of(f);
     const auto rewritten = std::find_if(rewrites_.begin(), rewrites_.end(), [&](const fix_rewrite& x) {

@@ -217,9 +217,11 @@ class fix_planner {
   /// Whether check_batch's report `r` is the answer the fix needs: yes for a batch; for new sizes, no
   /// finding but that the sizes asked as symbols or intervals are not proven for every value.
   [[nodiscard]] bool passes(const batch_report& r) const;
-  /// The least common multiple of the divisors the kept rewrites' computed patterns write, and those of
-  /// the plans `also` is trying (1: none): a step of the sizes that divides it is the rewrites' doing.
-  [[nodiscard]] std::int64_t written_divisors(const std::vector<candidate*>& also = {}) const;
+  /// Whether finding `f` fails only off a step that its own layer's rewrite explains: its `step` (with
+  /// `also`, the plans a judgement tries, or its `layer_step`: the layer runs there, one after it fails)
+  /// divides what the computed values of that layer's kept or tried rewrite divide by (a window partition
+  /// computed as `shape[1]/7` fails where the size is no multiple of 7, as its program does).
+  [[nodiscard]] bool step_explained(const batch_finding& f, const std::vector<candidate*>& also = {}) const;
   [[nodiscard]] reshape_request request(const dimension& b) const;
   /// The model reshapes at every batch as given: nothing to do.
   [[nodiscard]] bool clean();

@@ -313,14 +313,29 @@ void slice(op& o) {
     require_index_input(o, port, what, true);
   const auto& data = o.shape(0);
   const auto start = known_integers(o, 1), stop = known_integers(o, 2), step = known_integers(o, 3);
-  if (!data.rank_known() || !start || !stop || !step) return;
+  if (!data.rank_known() || !step) return;
   std::vector<std::int64_t> axes;
   if (o.in.size() > 4) {
     const auto a = known_integers(o, 4);
     if (!a) return;
     axes = *a;
   } else {
-    for (std::size_t i = 0; i < start->size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+    for (std::size_t i = 0; i < step->size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+  }
+  if (!start || !stop) {
+    // Bounds computed at run time (a crop to half the width, `shape[3]/2`): the rank and the axes not
+    // sliced are known, and a sliced axis keeps at most its extent.
+    if (axes.size() != step->size()) return;
+    std::vector<dimension> out(data.begin(), data.end());
+    std::vector<bool> seen(data.size(), false);
+    for (const auto axis : axes) {
+      const auto a = normalize_axis(o, axis, data.size());
+      if (seen[a]) refuse(o, fmt::format("axis {} is sliced twice", a));
+      seen[a] = true;
+      out[a] = dimension(0, data[a].hi());
+    }
+    o.out[0].shape = partial_shape(std::move(out));
+    return;
   }
   if (stop->size() != start->size() || step->size() != start->size() || axes.size() != start->size())
     refuse(o, fmt::format("start, stop, step and axes have {}, {}, {} and {} values", start->size(), stop->size(),

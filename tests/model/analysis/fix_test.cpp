@@ -758,13 +758,13 @@ TEST_F(fixing, new_sizes_a_pattern_is_computed_from_its_input_shape) {
 // into its port 1), and the model written resizes every size by two.
 TEST_F(fixing, new_sizes_an_interpolate_s_sizes_are_computed_from_its_input_shape) {
   ir_builder b;
-  const int x = b.parameter("[1,2,8,8]", "x");
-  const int up = b.layer("Interpolate", "mode=\"nearest\" shape_calculation_mode=\"sizes\"", {"[1,2,8,8]", "[2]", "[2]"},
-                         {"[1,2,16,16]"}, "up", 11);
+  const int x = b.parameter("[1,2,8,12]", "x");
+  const int up = b.layer("Interpolate", "mode=\"nearest\" shape_calculation_mode=\"sizes\"", {"[1,2,8,12]", "[2]", "[2]"},
+                         {"[1,2,16,24]"}, "up", 11);
   b.edge(x, up, 0);
-  b.edge(b.i64({16, 16}), up, 1);
+  b.edge(b.i64({16, 24}), up, 1);
   b.edge(b.i64({2, 3}), up, 2);
-  b.result(up, "[1,2,16,16]");
+  b.result(up, "[1,2,16,24]");
   model::fix_options o;
   o.shapes = {{"x", parse_shape("[1,2,?,?]")}};
   const auto r = fix(b, o);
@@ -772,7 +772,7 @@ TEST_F(fixing, new_sizes_an_interpolate_s_sizes_are_computed_from_its_input_shap
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].id, up);
   EXPECT_EQ(r.changes[0].type, "Interpolate");
-  EXPECT_EQ(r.changes[0].old_pattern, "[16,16]");
+  EXPECT_EQ(r.changes[0].old_pattern, "[16,24]");
   EXPECT_EQ(r.changes[0].computed, "[shape[2]*2,shape[3]*2]");
   onnx::write_fixed(r, xml(), out() / "f.xml");
   const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
@@ -784,31 +784,31 @@ TEST_F(fixing, new_sizes_an_interpolate_s_sizes_are_computed_from_its_input_shap
   EXPECT_EQ(original.summary.verdict(), model::batch_verdict::cannot_tell);
 }
 
-// New sizes, IR: a feature pyramid's step in NHWC between Transposes. x [1,2,8,8] is pooled by 2, turned to
-// NHWC, upsampled to the baked [8,8], turned back and added to x: the sizes are x's extents where the output
+// New sizes, IR: a feature pyramid's step in NHWC between Transposes. x [1,2,8,12] is pooled by 2, turned to
+// NHWC, upsampled to the baked [8,12], turned back and added to x: the sizes are x's extents where the output
 // meets x, so they are computed from x's shape (H and W: the axes the Transposes carry them to), and the model
 // written runs at odd sizes too, where twice the pooled extent would not be x's.
 TEST_F(fixing, new_sizes_an_interpolate_takes_the_sizes_of_what_it_meets) {
   ir_builder b;
-  const int x = b.parameter("[1,2,8,8]", "x");
+  const int x = b.parameter("[1,2,8,12]", "x");
   const int down = b.layer("MaxPool", "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" rounding_type=\"floor\"",
-                           {"[1,2,8,8]"}, {"[1,2,4,4]"}, "down");
+                           {"[1,2,8,12]"}, {"[1,2,4,6]"}, "down");
   b.edge(x, down, 0);
-  const int nhwc = b.layer("Transpose", "", {"[1,2,4,4]", "[4]"}, {"[1,4,4,2]"}, "to_nhwc");
+  const int nhwc = b.layer("Transpose", "", {"[1,2,4,6]", "[4]"}, {"[1,4,6,2]"}, "to_nhwc");
   b.edge(down, nhwc, 0);
   b.edge(b.i64({0, 2, 3, 1}), nhwc, 1);
-  const int up = b.layer("Interpolate", "mode=\"nearest\" shape_calculation_mode=\"sizes\"", {"[1,4,4,2]", "[2]", "[2]"},
-                         {"[1,8,8,2]"}, "up", 11);
+  const int up = b.layer("Interpolate", "mode=\"nearest\" shape_calculation_mode=\"sizes\"", {"[1,4,6,2]", "[2]", "[2]"},
+                         {"[1,8,12,2]"}, "up", 11);
   b.edge(nhwc, up, 0);
-  b.edge(b.i64({8, 8}), up, 1);
+  b.edge(b.i64({8, 12}), up, 1);
   b.edge(b.i64({1, 2}), up, 2);
-  const int nchw = b.layer("Transpose", "", {"[1,8,8,2]", "[4]"}, {"[1,2,8,8]"}, "to_nchw");
+  const int nchw = b.layer("Transpose", "", {"[1,8,12,2]", "[4]"}, {"[1,2,8,12]"}, "to_nchw");
   b.edge(up, nchw, 0);
   b.edge(b.i64({0, 3, 1, 2}), nchw, 1);
-  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,2,8,8]", "[1,2,8,8]"}, {"[1,2,8,8]"}, "merge");
+  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,2,8,12]", "[1,2,8,12]"}, {"[1,2,8,12]"}, "merge");
   b.edge(nchw, add, 0);
   b.edge(x, add, 1);
-  b.result(add, "[1,2,8,8]");
+  b.result(add, "[1,2,8,12]");
   model::fix_options o;
   o.shapes = {{"x", parse_shape("[1,2,2..,2..]")}};
   const auto r = fix(b, o);
@@ -847,6 +847,27 @@ TEST_F(fixing, new_sizes_a_slice_s_end_is_computed_from_its_input_shape) {
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
   ASSERT_EQ(at.outputs.size(), 1u);
   EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,8,10]");
+}
+
+// New sizes: a size is read from the extent of the axis it is placed on, on a square map too, where it could
+// as well be the other axis' (`size=(2w, 2h)` exported at 8x8 is these bytes): the placement is what the
+// file shows of it, and `?,?` and `?@S` twice read it alike.
+TEST_F(fixing, new_sizes_an_interpolate_on_a_square_map_reads_each_size_along_its_axis) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,8,8]", "x");
+  const int up = b.layer("Interpolate", "mode=\"nearest\" shape_calculation_mode=\"sizes\"", {"[1,2,8,8]", "[2]", "[2]"},
+                         {"[1,2,16,16]"}, "up", 11);
+  b.edge(x, up, 0);
+  b.edge(b.i64({16, 16}), up, 1);
+  b.edge(b.i64({2, 3}), up, 2);
+  b.result(up, "[1,2,16,16]");
+  for (const auto* asked : {"[1,2,?,?]", "[1,2,?@S,?@S]"}) {
+    model::fix_options o;
+    o.shapes = {{"x", parse_shape(asked)}};
+    const auto r = fix(b, o);
+    ASSERT_TRUE(r.fixed) << asked << ": " << refused(r);
+    EXPECT_EQ(r.changes[0].computed, "[shape[2]*2,shape[3]*2]") << asked;
+  }
 }
 
 }  // namespace

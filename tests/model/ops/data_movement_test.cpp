@@ -207,10 +207,10 @@ TEST(data_movement, slice_8_clamps_like_python) {
   // A dynamic dimension sliced from the start by a known amount keeps an upper bound.
   EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[?,4]"), values({0}), values({2}), values({1}), values({0})})),
             "[..2,4]");
-  // Unknown start: the rank only.
+  // Unknown start: the rank, and the sliced axis at most its extent.
   EXPECT_EQ(shape_of(run("Slice", 8, {},
                          {of("[10,8]"), of("[1]", element_type::i64), values({2}), values({1}), values({0})})),
-            "[...]");
+            "[..10,8]");
   const auto v = run("Slice", 8, {}, {values({1, 3, 8, 14}), values({1}), values({3}), values({1}), values({0})});
   EXPECT_EQ(shape_of(v), "[2]");
   EXPECT_EQ(model::detail::exact_values(v[0].value), (std::vector<std::int64_t>{3, 8}));
