@@ -1,6 +1,7 @@
 // The values fix tries in a Reshape's pattern: see fix_internal.hpp.
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <optional>
 #include <set>
 #include <variant>
@@ -495,10 +496,7 @@ struct placed_sizes {
 /// otherwise. (Pad's amounts are not read so: a pad to a multiple is computed with a remainder.)
 std::optional<placed_sizes> read_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        const layer& l, const batch_finding& f) {
-  std::optional<std::size_t> port;
-  for (const auto& [key, value] : f.args)
-    if (key == "port" && std::holds_alternative<std::int64_t>(value) && std::get<std::int64_t>(value) >= 0)
-      port = static_cast<std::size_t>(std::get<std::int64_t>(value));
+  const auto port = finding_port(f);
   const auto inputs = placed_inputs(l);
   const auto in = std::find_if(inputs.begin(), inputs.end(),
                                [&](const placed_input& x) { return port && x.port == *port && x.kind != placement::amount; });
@@ -515,7 +513,9 @@ std::optional<placed_sizes> read_sizes(const graph& g, const propagation& declar
     if (!b.exact() || !axes[e] || !data[*axes[e]].is_static()) return std::nullopt;
     const auto a = *axes[e];
     const bool bound = in->kind != placement::size;
-    const bool fixed = bound && (b.lo < 2 || (e < in->ignored.size() && in->ignored[e]));
+    // (A bound past every extent, Python's "to the end" exported as 2^31-1 or 2^63-1, stays too.)
+    const bool fixed = bound && (b.lo < 2 || b.lo >= std::numeric_limits<std::int32_t>::max() ||
+                                 (e < in->ignored.size() && in->ignored[e]));
     r.values.push_back(b.lo);
     r.axes.push_back(a);
     r.moving.push_back(!fixed && !same_extent(a));
@@ -627,13 +627,10 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
 
 bool reads_placed(const layer& l, const batch_finding& f) {
   if (f.code != "placed_on_size" && f.code != "baked_size") return false;
-  std::optional<std::int64_t> port;
-  for (const auto& [key, value] : f.args)
-    if (key == "port" && std::holds_alternative<std::int64_t>(value)) port = std::get<std::int64_t>(value);
+  const auto port = finding_port(f);
   const auto inputs = placed_inputs(l);
-  return port && std::any_of(inputs.begin(), inputs.end(), [&](const placed_input& x) {
-           return static_cast<std::int64_t>(x.port) == *port && x.kind != placement::amount;
-         });
+  return port && std::any_of(inputs.begin(), inputs.end(),
+                             [&](const placed_input& x) { return x.port == *port && x.kind != placement::amount; });
 }
 
 std::vector<pattern_choice> placed_size_choices(const graph& g, const propagation& declared, const propagation& asked,

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "reshape1/model/batch.hpp"
@@ -84,6 +85,14 @@ struct pattern_choice {
                                                                const propagation& asked, const layer& l,
                                                                const batch_finding& f, std::span<const std::int64_t> stays,
                                                                text::fix_reason& reason);
+
+/// The input a finding names (its `port` argument), where it names one.
+[[nodiscard]] inline std::optional<std::size_t> finding_port(const batch_finding& f) {
+  for (const auto& [key, value] : f.args)
+    if (key == "port" && std::holds_alternative<std::int64_t>(value) && std::get<std::int64_t>(value) >= 0)
+      return static_cast<std::size_t>(std::get<std::int64_t>(value));
+  return std::nullopt;
+}
 
 /// New sizes: whether finding `f` of layer `l` (placed_on_size or baked_size) names an input that places
 /// sizes, begins or ends along its data's axes (an Interpolate's sizes, a Slice's bounds): one that

@@ -79,13 +79,8 @@ std::string pattern_text(const graph& g, const propagation& p, const layer& l, s
   return out + "]";
 }
 
-/// The input a finding names (`port`, a layer's that is not a Reshape), else the pattern's.
-std::size_t port_of(const batch_finding& f) {
-  for (const auto& [key, value] : f.args)
-    if (key == "port" && std::holds_alternative<std::int64_t>(value) && std::get<std::int64_t>(value) >= 0)
-      return static_cast<std::size_t>(std::get<std::int64_t>(value));
-  return 1;
-}
+/// The input a finding names (a layer's that is not a Reshape), else the pattern's.
+std::size_t port_of(const batch_finding& f) { return finding_port(f).value_or(1); }
 
 /// A proof point's line in the report: check_batch's summary, after the shapes it was asked at (new sizes).
 /// The step a finding of a proof at new sizes names: the model fails at a member of a size asked as `?` or
