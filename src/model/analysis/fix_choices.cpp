@@ -532,6 +532,7 @@ std::optional<placed_sizes> read_sizes(const graph& g, const propagation& declar
 /// changes, changing there too, and (for arithmetic, which broadcasts a 1) is 2 at least there at the
 /// shapes asked. `found` gets each such tensor (a layer's index and output) and
 /// the sizes read from its shape (one along an axis that stays where it has that extent, else the constant).
+/// Sizes only: a slice's output meets its extent, end less begin, not its bounds.
 template <class Found>
 void met_tensors(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                  const placed_sizes& s, Found found) {
@@ -556,7 +557,7 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
       const auto j = at[s.axes[e]];
       const bool has = other[j].is_static() && other[j].lo() == s.values[e];
       if (s.moving[e] == 0) {
-        terms.push_back(has && s.kind == placement::size ? pattern_term{{j}, 1, 1} : pattern_term{{}, s.values[e], 1});
+        terms.push_back(has ? pattern_term{{j}, 1, 1} : pattern_term{{}, s.values[e], 1});
       } else if (has && j != joined && !(other_now[j].is_static() && other_now[j].lo() == s.values[e])) {
         terms.push_back({{j}, 1, 1});
       } else {
@@ -573,6 +574,7 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
                                         [&](const auto& x) { return x && x->layer == t.layer && x->output == 0; });
         if (reads == c.sources.end()) continue;
         const auto read_at = static_cast<std::size_t>(reads - c.sources.begin());
+        const auto c_index = static_cast<std::size_t>(&c - g.layers().data());
         if (permutes_axes(c) && read_at == 0) {
           const auto& perm = declared.input(g, c, 1).value;
           if (!perm || perm->is_real() || perm->elements.size() != rank) continue;
@@ -580,11 +582,9 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
           for (std::size_t j = 0; j < rank; ++j)
             for (std::size_t a = 0; a < rank; ++a)
               if (perm->elements[j].exact() && perm->elements[j].lo == static_cast<std::int64_t>(t.at[a])) at[a] = j;
-          if (std::find(at.begin(), at.end(), rank) == at.end())
-            next.push_back({static_cast<std::size_t>(&c - g.layers().data()), std::move(at)});
+          if (std::find(at.begin(), at.end(), rank) == at.end()) next.push_back({c_index, std::move(at)});
           continue;
         }
-        const auto c_index = static_cast<std::size_t>(&c - g.layers().data());
         // A layer whose output has, at the declared shapes, the shape of what it reads (an activation, a
         // bias, a 1x1 convolution) passes the extents on: the tensor it meets may be after it. (Where it
         // does not at other sizes, the meeting fails there and the checks refuse the reading.)
