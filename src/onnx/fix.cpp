@@ -21,6 +21,7 @@
 #include "../model/options.hpp"
 #include "lowering.hpp"
 #include "output.hpp"
+#include "proto_edit.hpp"
 #include "skim.hpp"
 #include "model/analysis/fix_ir.hpp"
 #include "model/analysis/fix_planner.hpp"
@@ -44,141 +45,22 @@ using model::fix_options;
 using model::fix_report;
 
 /// The batches at which the batch axis of each tensor is found: N·k at both, for one k.
+using detail::holder;
+using detail::write_inline;
+using detail::set_value;
+using detail::element_count;
+using detail::taken_names;
+using detail::node_ref;
+using detail::graph_at;
+using detail::node_at;
+using detail::inlined_graphs;
+using detail::path_to;
+using detail::locate;
+using detail::read_names;
+using detail::holder_of;
+using detail::unique_name;
+
 constexpr std::int64_t probe_a = 1009, probe_b = 1013;
-
-/// Where a pattern's value is stored: an initializer, or the `value` of a Constant node, in `graph`.
-struct holder {
-  ::onnx::TensorProto* tensor = nullptr;
-  std::string name;  ///< the tensor's name (the Constant node's output)
-  bool constant_node = false;
-  ::onnx::GraphProto* graph = nullptr;
-};
-
-/// A tensor held in an external file, written into the model itself (raw_data) from the bytes the reader
-/// read: the fixed model holds a rewritten tensor, and the data file stays as it is for the tensors that
-/// are not rewritten (and for the original model, which may share it).
-void write_inline(::onnx::TensorProto& t, std::span<const std::byte> bytes) {
-  t.clear_external_data();
-  t.set_data_location(::onnx::TensorProto::DEFAULT);
-  t.set_raw_data(bytes.data(), bytes.size());
-}
-
-void set_value(::onnx::TensorProto& t, std::size_t element, std::int64_t value) {
-  if (t.data_type() == ::onnx::TensorProto::INT64) {
-    if (t.has_raw_data()) {
-      std::memcpy(t.mutable_raw_data()->data() + element * 8, &value, 8);
-    } else {
-      t.set_int64_data(static_cast<int>(element), value);
-    }
-  } else {
-    const auto v = static_cast<std::int32_t>(value);
-    if (t.has_raw_data()) {
-      std::memcpy(t.mutable_raw_data()->data() + element * 4, &v, 4);
-    } else {
-      t.set_int32_data(static_cast<int>(element), v);
-    }
-  }
-}
-
-/// How many values an int64 or int32 tensor holds: in `external` (its bytes, when an external file holds
-/// them), else in the file (raw_data or its typed field).
-std::size_t element_count(const ::onnx::TensorProto& t, std::span<const std::byte> external) {
-  const std::size_t width = t.data_type() == ::onnx::TensorProto::INT64 ? 8 : 4;
-  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) return external.size() / width;
-  if (t.has_raw_data()) return t.raw_data().size() / width;
-  return static_cast<std::size_t>(width == 8 ? t.int64_data_size() : t.int32_data_size());
-}
-
-/// Every name the graph (subgraphs included) gives a tensor: initializers, inputs and node outputs.
-void taken_names(const ::onnx::GraphProto& g, std::set<std::string>& taken) {
-  for (const auto& t : g.initializer()) taken.insert(t.name());
-  for (const auto& v : g.input()) taken.insert(v.name());
-  for (const auto& n : g.node()) {
-    for (const auto& o : n.output()) taken.insert(o);
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) taken_names(a.g(), taken);
-      for (const auto& sub : a.graphs()) taken_names(sub, taken);
-    }
-  }
-}
-
-/// Where a node is: its index in the graph `path` leads to (each step a node index and the index of the
-/// attribute that holds the subgraph). An If's branches are lowered into the graph around them, so their
-/// Reshapes are rewritten as that graph's are.
-struct node_ref {
-  std::vector<std::pair<int, int>> path;
-  int index = 0;
-};
-
-/// The graph `path` leads to.
-::onnx::GraphProto* graph_at(::onnx::ModelProto& m, const std::vector<std::pair<int, int>>& path) {
-  auto* g = m.mutable_graph();
-  for (const auto& [node, attribute] : path) {
-    if (node >= g->node_size() || attribute >= g->node(node).attribute_size() || !g->node(node).attribute(attribute).has_g())
-      return nullptr;
-    g = g->mutable_node(node)->mutable_attribute(attribute)->mutable_g();
-  }
-  return g;
-}
-
-::onnx::NodeProto* node_at(::onnx::ModelProto& m, const node_ref& r) {
-  auto* g = graph_at(m, r.path);
-  return g == nullptr || r.index >= g->node_size() ? nullptr : g->mutable_node(r.index);
-}
-
-/// Each graph the lowering put into the top one: the top graph and its If branches, nested ones too.
-void inlined_graphs(::onnx::ModelProto& m, std::vector<std::pair<int, int>>& path,
-                    const std::function<void(::onnx::GraphProto&, const std::vector<std::pair<int, int>>&)>& visit) {
-  auto* g = graph_at(m, path);
-  if (g == nullptr) return;
-  visit(*g, path);
-  for (int k = 0; k < g->node_size(); ++k) {
-    const auto& node = g->node(k);
-    if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
-    for (int a = 0; a < node.attribute_size(); ++a) {
-      if (!node.attribute(a).has_g()) continue;
-      path.emplace_back(k, a);
-      inlined_graphs(m, path, visit);
-      path.pop_back();
-    }
-  }
-}
-
-/// The path to the graph `target` (a Loop's or Scan's body), searched through every graph attribute.
-std::optional<std::vector<std::pair<int, int>>> path_to(const ::onnx::ModelProto& m, const ::onnx::GraphProto* target) {
-  std::vector<std::pair<int, int>> path;
-  const auto search = [&](auto& self, const ::onnx::GraphProto& g) -> bool {
-    if (&g == target) return true;
-    for (int k = 0; k < g.node_size(); ++k)
-      for (int a = 0; a < g.node(k).attribute_size(); ++a) {
-        if (!g.node(k).attribute(a).has_g()) continue;
-        path.emplace_back(k, a);
-        if (self(self, g.node(k).attribute(a).g())) return true;
-        path.pop_back();
-      }
-    return false;
-  };
-  if (!search(search, m.graph())) return std::nullopt;
-  return path;
-}
-
-/// The node of type `op` whose first output the layer `layer` computes, in the graph at `start` (the top
-/// graph, or a body) or one of its If branches; `names` binds that graph's tensor names to its layers.
-/// (An If whose condition is a constant binds its outputs to its branch's layers: the type tells them apart.)
-std::optional<node_ref> locate(::onnx::ModelProto& m, std::vector<std::pair<int, int>> start,
-                               const std::unordered_map<std::string, model::source>& names, std::size_t layer,
-                               std::string_view op) {
-  std::optional<node_ref> found;
-  std::vector<std::pair<int, int>>& path = start;
-  inlined_graphs(m, path, [&](::onnx::GraphProto& g, const std::vector<std::pair<int, int>>& at) {
-    for (int k = 0; k < g.node_size() && !found; ++k) {
-      if (g.node(k).output_size() == 0 || g.node(k).op_type() != op) continue;
-      const auto it = names.find(g.node(k).output(0));
-      if (it != names.end() && it->second.layer == layer) found = node_ref{at, k};
-    }
-  });
-  return found;
-}
 
 /// The tensor names of a graph the lowering made, and where that graph is in the file.
 struct names_site {
@@ -743,40 +625,6 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       if (dropped(g.value_info(k).name())) g.mutable_value_info()->DeleteSubrange(k, 1);
   }
 
-  /// The names `g` reads: its outputs, and every input of a node one of whose outputs it reads (of the nodes
-  /// of its subgraphs too, which may read the graph's names).
-  static std::set<std::string> read_names(const ::onnx::GraphProto& g) {
-    std::set<std::string> read;
-    for (const auto& o : g.output()) read.insert(o.name());
-    const auto all_of_graph = [&read](const ::onnx::GraphProto& sub, const auto& self) -> void {
-      for (const auto& n : sub.node()) {
-        for (const auto& i : n.input()) read.insert(i);
-        for (const auto& a : n.attribute()) {
-          if (a.has_g()) self(a.g(), self);
-          for (const auto& b : a.graphs()) self(b, self);
-        }
-      }
-      for (const auto& o : sub.output()) read.insert(o.name());
-    };
-    // Nodes come producers first, so one pass from the last reaches every producer; another where one did not.
-    for (std::size_t grown = 1; grown != 0;) {
-      const auto size = read.size();
-      for (int k = g.node_size() - 1; k >= 0; --k) {
-        const auto& n = g.node(k);
-        if (std::none_of(n.output().begin(), n.output().end(), [&](const std::string& o) { return !o.empty() && read.contains(o); }))
-          continue;
-        for (const auto& i : n.input()) read.insert(i);
-        for (const auto& a : n.attribute()) {
-          if (a.has_g()) all_of_graph(a.g(), all_of_graph);
-          for (const auto& b : a.graphs()) all_of_graph(b, all_of_graph);
-        }
-      }
-      grown = read.size() - size;
-    }
-    read.erase(std::string());
-    return read;
-  }
-
   /// Nodes inserted into a copy of the file, `added` of them at `at` in the graph `path` leads to: the
   /// nodes found in the file (proto_) after them are further on in the copy.
   struct insertion {
@@ -831,37 +679,6 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       c.within = std::move(within);
       return;
     }
-  }
-
-  /// The initializer or Constant node that holds the tensor `name` as node `reader` sees it: in its own
-  /// graph, else in the graphs around it, as ONNX scopes names (a branch's or a body's tensors are not
-  /// seen from outside it; a body's input of that name hides the ones around it). A name given twice is
-  /// the last one, as the reader and ONNX Runtime take it (a Constant node's after every initializer).
-  static std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader) {
-    for (auto k = reader.path.size() + 1; k-- > 0;) {
-      auto* g = graph_at(m, {reader.path.begin(), reader.path.begin() + static_cast<std::ptrdiff_t>(k)});
-      if (g == nullptr) continue;
-      std::optional<holder> last;
-      for (auto& t : *g->mutable_initializer())
-        if (t.name() == name) last = holder{&t, name, false, g};
-      for (auto& n : *g->mutable_node())
-        if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
-          for (auto& a : *n.mutable_attribute())
-            if (a.name() == "value" && a.has_t()) last = holder{a.mutable_t(), name, true, g};
-      if (last) return last;
-      if (k > 0)
-        for (const auto& v : g->input())
-          if (v.name() == name) return std::nullopt;
-    }
-    return std::nullopt;
-  }
-
-  /// `base`, or `base_2`, `base_3`... : the first that `taken` does not hold; it is taken then.
-  static std::string unique_name(std::set<std::string>& taken, const std::string& base) {
-    std::string name = base;
-    for (int k = 2; taken.contains(name); ++k) name = fmt::format("{}_{}", base, k);
-    taken.insert(name);
-    return name;
   }
 
   /// What a declared dim that is `x` at one probe and `y` at the other (x != y) becomes: a dim_param, or
@@ -1128,140 +945,6 @@ fix_report fix(std::span<const std::byte> bytes, const std::string& name, const 
                     options.base_dir.empty() ? fs::path(name).parent_path() : options.base_dir, options)
       .result();
 }
-
-namespace {
-/// The external data files a model's tensors name (subgraphs included), each with the first tensor that
-/// names it.
-void external_locations(const ::onnx::GraphProto& g, std::map<std::string, std::string>& out) {
-  for (const auto& t : g.initializer())
-    if (t.data_location() == ::onnx::TensorProto::EXTERNAL)
-      for (const auto& e : t.external_data())
-        if (e.key() == "location") out.emplace(e.value(), t.name());
-  for (const auto& n : g.node())
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) external_locations(a.g(), out);
-      for (const auto& sub : a.graphs()) external_locations(sub, out);
-    }
-}
-
-/// The external data files the model `model` (bytes) names, each with the first tensor that names it.
-std::map<std::string, std::string> external_locations_of(std::span<const std::byte> bytes, const fs::path& file) {
-  // Only the tensors' locations are read: the weights inside the model are left out of the parse.
-  const auto skimmed = detail::skim(bytes, file.string());
-  ::onnx::ModelProto m;
-  std::map<std::string, std::string> locations;
-  const bool parsed = skimmed.bytes.empty()
-                          ? bytes.size() <= static_cast<std::size_t>(INT_MAX) &&
-                                m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))
-                          : m.ParseFromString(skimmed.bytes);
-  if (parsed) external_locations(m.graph(), locations);
-  return locations;
-}
-
-/// Refuses an output that is one of the external data files the input reads, or the fixed model will read
-/// where it is written (through a symbolic link, too): writing the model there would replace data a model
-/// reads.
-void refuse_output_over_external_data(const std::map<std::string, std::string>& locations, const fs::path& in,
-                                      const fs::path& out, const output_words& words) {
-  const auto from = in.parent_path().empty() ? fs::path(".") : in.parent_path();
-  const auto to = out.parent_path().empty() ? fs::path(".") : out.parent_path();
-  std::error_code ec;
-  if (!fs::exists(out, ec)) return;
-  for (const auto& [location, tensor] : locations)
-    for (const auto& data : {from / location, to / location})
-      if (fs::exists(data, ec) && fs::equivalent(data, out, ec))
-        fail(errc::invalid_argument, {.file = out.string()},
-             fmt::format("{}: the output is the external data file '{}' that the model's tensor '{}' reads",
-                         out.string(), io::detail::escaped(location), io::detail::escaped(tensor)),
-             fmt::format("write {} to another file; the input and its data are never modified", words.model));
-}
-
-/// Puts each external data file beside a model written to another directory: a hard link where the file
-/// system allows it, else a copy. A different file already there is refused, not replaced.
-void bring_external_data(const std::map<std::string, std::string>& locations, const fs::path& in, const fs::path& out,
-                         const output_words& words) {
-  if (locations.empty()) return;
-  const auto from = in.parent_path().empty() ? fs::path(".") : in.parent_path();
-  const auto to = out.parent_path().empty() ? fs::path(".") : out.parent_path();
-  std::error_code ec;
-  if (fs::equivalent(from, to, ec)) return;
-  for (const auto& [location, tensor] : locations) {
-    const auto source = from / location;
-    const auto target = to / location;
-    // What is written must read back: the data beside the written model is looked for by the rules of
-    // the reader (a symbolic link there that leads out of the directory would make it unreadable).
-    try {
-      // The refusal's message is kept without its hint, which names no option here.
-      (void)detail::external_path(to, location, out.string(), tensor, model::option_spelling::api);
-    } catch (const error& e) {
-      fail(errc::invalid_argument, {.file = target.string()},
-           fmt::format("{} could not be read back from there: {}", words.model, reshape1::detail::without_hint(e.what(), e.hint())),
-           fmt::format("write {} to another directory", words.model));
-    }
-    if (fs::exists(target, ec)) {
-      const io::detail::mapped_file a(source), b(target);
-      if (a.bytes().size() == b.bytes().size() &&
-          std::memcmp(a.bytes().data(), b.bytes().data(), a.bytes().size()) == 0)
-        continue;
-      fail(errc::invalid_argument, {.file = target.string()},
-           fmt::format("{}: the external data '{}' of {} would replace a different file there", target.string(), location,
-                       words.model),
-           fmt::format("write {} to another directory, or beside the original", words.model));
-    }
-    fs::create_directories(target.parent_path(), ec);
-    fs::create_hard_link(source, target, ec);
-    if (ec) {
-      ec.clear();
-      fs::copy_file(source, target, ec);
-      if (ec)
-        fail(errc::io, {.file = target.string()},
-             fmt::format("{}: cannot copy the external data {} there: {}", target.string(), source.string(), ec.message()),
-             {});
-    }
-  }
-}
-}  // namespace
-
-void detail::check_onnx_output(const fs::path& in, const fs::path& out, const output_words& words) {
-  if (out.extension() != ".onnx")
-    fail(errc::invalid_argument, {}, fmt::format("{}: the output of an ONNX model must end in .onnx", out.string()),
-         fmt::format("write e.g. {}", words.example));
-  std::error_code ec;
-  if (fs::exists(out, ec) && fs::equivalent(in, out, ec))
-    fail(errc::invalid_argument, {.file = out.string()},
-         fmt::format("{}: the output is the model itself", out.string()),
-         fmt::format("write {} to another file; the input is never modified", words.model));
-  // The input's own external data: the fixed model may no longer read a file of it (its one tensor there
-  // rewritten inline), but writing over it would still change the input.
-  // A model fixed from bytes has no file to read them from; one that does not parse is the analysis's to
-  // report.
-  if (fs::exists(out, ec) && fs::is_regular_file(in, ec)) {
-    std::map<std::string, std::string> locations;
-    try {
-      const io::detail::mapped_file data(in);
-      locations = external_locations_of(data.bytes(), in);
-    } catch (const error&) {
-    }
-    refuse_output_over_external_data(locations, in, out, words);
-  }
-  // A FIFO would block the write until something reads it, and a device or directory cannot hold a model.
-  if (const auto kind = io::detail::special_file_kind(out))
-    fail(errc::invalid_argument, {}, fmt::format("{}: is {}, not a regular file", out.string(), *kind),
-         fmt::format("{} writes the model to a regular file; give another name", words.command));
-}
-
-void detail::write_onnx(const model::onnx_output& fixed, const fs::path& in, const fs::path& out,
-                        const output_words& words) {
-  check_onnx_output(in, out, words);
-  const auto locations = external_locations_of(std::as_bytes(std::span(fixed.model)), out);
-  refuse_output_over_external_data(locations, in, out, words);
-  // The data first: a model written without it would point at nothing.
-  bring_external_data(locations, in, out, words);
-  io::detail::atomic_file file(out);
-  file.write(std::as_bytes(std::span(fixed.model.data(), fixed.model.size())));
-  file.commit();
-}
-
 
 void check_fix_output(const fs::path& in, const fs::path& bin, const fs::path& out, model::option_spelling spelling) {
   if (format_of(in) == model::model_format::onnx) {

@@ -43,6 +43,14 @@ struct fix_site {
   const propagation* p = nullptr;  ///< nullptr when the propagation kept none
 };
 
+/// The ids of the bodies `within` names, outermost first.
+std::vector<std::int64_t> ids_of(const std::vector<enclosing_layer>& within);
+/// The layer a finding is about.
+layer_key key_of(const batch_finding& f);
+/// The graph that `within` leads to from `g` (propagated as `p`, or nullptr), or nullopt when a layer on
+/// the way is missing or has no body.
+std::optional<fix_site> site_at(const graph& g, const propagation* p, const std::vector<std::int64_t>& within);
+
 /// What one rewrite does: element `index` of Const `holder` becomes `value` (pattern element `element` of
 /// the Reshape), and the Reshape's special_zero may be set. Whether the Const is cloned is decided when the
 /// plan becomes edits (fix_planner::convert).

@@ -1,0 +1,297 @@
+// Where a choice is written (fix_planner.hpp): the Const a pattern element comes from, or the layers that
+// compute a pattern from its input's shape, as plans and then as edits of the graph.
+#include "model/analysis/fix_planner.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <variant>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "detail/fail.hpp"
+#include "model/ops/rules.hpp"
+#include "model/ops/sizes.hpp"
+#include "model/options.hpp"
+#include "model/text/fix.hpp"
+#include "reshape1/model/propagate.hpp"
+
+namespace reshape1::model::detail {
+namespace {
+
+using reshape1::detail::fail;
+
+}  // namespace
+
+/// Choice `c` for Reshape `l` as a rewrite of the Const that holds its element (directly or through a
+/// Concat); nullopt, with `reason`, when the format says that Const cannot take it.
+std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector<std::int64_t>& within, const layer& l,
+                                            const pattern_choice& c, text::fix_reason& reason) const {
+  if (!c.computed.empty()) {  // no Const is rewritten: new layers compute the pattern
+    if (!within.empty()) {
+      reason = text::computed_in_body();
+      return std::nullopt;
+    }
+    if (!rewrites(s, within, l)) {
+      reason = text::reaches_through_added_layer(l.name);
+      return std::nullopt;
+    }
+    if (c.shape_of && original_.find(c.shape_of->first) == nullptr) {
+      // (A layer an earlier rewrite added: its shape is no tensor of the model's.)
+      reason = text::shape_values_unknown();
+      return std::nullopt;
+    }
+    if (auto no = refuses_computed(s, l, c.shape_of)) {
+      reason = std::move(*no);
+      return std::nullopt;
+    }
+    const auto* from = c.shape_of ? s.g->find(c.shape_of->first) : nullptr;
+    const auto& in = from != nullptr ? s.p->outputs[static_cast<std::size_t>(from - s.g->layers().data())][c.shape_of->second].shape
+                                     : s.p->input(*s.g, l, 0).shape;
+    if (!in.rank_known()) {
+      reason = text::shape_values_unknown();
+      return std::nullopt;
+    }
+    fix_plan x;
+    x.within = x.holder_within = within;
+    x.reshape = x.holder = l.id;
+    x.computed = c.computed;
+    x.input_rank = static_cast<std::int64_t>(in.size());
+    x.shape_of = c.shape_of;
+    x.shape_of_name = c.shape_of_name;
+    x.port = c.port;
+    x.why = c.why;
+    return x;
+  }
+  const auto origin = origin_of_element(*s.g, *s.p, l, 1, c.element);
+  fix_plan x;
+  x.within = x.holder_within = within;
+  x.reshape = l.id;
+  x.element = c.element;
+  x.old_value = c.old_value;
+  x.index = origin.index;
+  x.value = c.value;
+  x.set_special_zero = c.set_special_zero;
+  if (origin.holder != nullptr && origin.consumer != nullptr) {
+    x.holder = origin.holder->id;
+    x.consumer = origin.consumer->id;
+    x.consumer_port = origin.consumer_port;
+  }
+  for (const auto& [element, value] : c.also) {
+    // Written into the same Const as the element, or not at all: one rewrite is one Const's bytes.
+    const auto other = origin_of_element(*s.g, *s.p, l, 1, element);
+    if (other.holder != origin.holder || other.consumer != origin.consumer || other.consumer_port != origin.consumer_port ||
+        other.path != origin.path) {
+      reason = text::held_apart(c.element, element);
+      return std::nullopt;
+    }
+    x.also.emplace_back(other.index, value);
+  }
+  if (auto no = refuses(s, origin, x)) {
+    reason = std::move(*no);
+    return std::nullopt;
+  }
+  x.why = held_by(c.why, *site_at(*current_, nullptr, x.holder_within)->g->find(x.holder), origin);
+  return x;
+}
+
+/// The rewrites that could resolve finding `f`, best first (pattern_choices, each where its value is
+/// held); or the reason there are none.
+std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_reason& reason) const {
+  const auto s = *where(f);
+  const auto& l = *s.g->find(f.id);
+  std::vector<fix_plan> plans;
+  if (sizes() && !runs_.runs[1]) {  // the run at the shapes asked is what the choices are made from
+    reason = text::shape_values_unknown();
+    return plans;
+  }
+  if (sizes() && !options_.assume_constant.empty() && l.sources.size() > 1 && l.sources[1]) {
+    // A pattern held by a constant the caller vouches for stays as it is (`--assume-constant`): a model
+    // that fails at the new sizes with it is not fixed by rewriting it.
+    const auto count = s.p->input(*s.g, l, 1).shape;
+    const auto elements = count.rank_known() && count.size() == 1 && count[0].is_static() ? count[0].lo() : 0;
+    for (std::int64_t e = 0; e < elements; ++e) {
+      const auto origin = origin_of_element(*s.g, *s.p, l, 1, static_cast<std::size_t>(e));
+      if (origin.holder == nullptr || part_of(origin.holder->type) != op_part::constant) continue;
+      const auto id = fmt::format("#{}", origin.holder->id);
+      if (std::any_of(options_.assume_constant.begin(), options_.assume_constant.end(),
+                      [&](const std::string& a) { return a == origin.holder->name || a == id; })) {
+        reason = text::vouched_pattern(origin.holder->name, options_.spelling);
+        return plans;
+      }
+    }
+  }
+  if (part_of(l.type) != op_part::reshape) {  // an Interpolate's sizes, a slice's bounds (gather names no other)
+    const auto choices = placed_size_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason);
+    // Values not read along the data's axes (a bound check relates to another tensor's size) are refused
+    // with check's finding, as the proof refuses what it finds.
+    if (choices.empty() && reason.code == "shape_values_unknown") reason = text::refusal(f, proofs_.front().at);
+    for (const auto& c : choices)
+      if (auto x = target(s, ids_of(f.within), l, c, reason)) plans.push_back(std::move(*x));
+    return plans;
+  }
+  const auto choices = sizes() ? size_pattern_choices(*s.g, *s.p, *runs_.runs[1], l, f, kept_values(l), reason)
+                               : pattern_choices(*s.g, *s.p, l, f, reason);
+  for (const auto& c : choices)
+    if (auto x = target(s, ids_of(f.within), l, c, reason)) plans.push_back(std::move(*x));
+  return plans;
+}
+
+namespace {
+
+/// The values above 1 that a Reshape from `in` to `out` (both static) copies: a dimension that is, on its own,
+/// one output dimension of the same value, where the two are read in groups of equal products.
+std::vector<std::int64_t> copied_dimensions(const partial_shape& in, const partial_shape& out) {
+  std::vector<std::int64_t> copies;
+  if (!in.rank_known() || !out.rank_known()) return copies;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (!in[i].is_static() || in[i].lo() <= 0) return copies;
+  for (std::size_t k = 0; k < out.size(); ++k)
+    if (!out[k].is_static() || out[k].lo() <= 0) return copies;
+  std::size_t i = 0, k = 0;
+  while (i < in.size() && k < out.size()) {
+    const auto i0 = i, k0 = k;
+    std::int64_t a = in[i++].lo(), b = out[k++].lo();
+    while (a != b) {
+      // (Partial products stay below the elements' count, which the propagation holds: no overflow.)
+      if (a < b && i < in.size())
+        a *= in[i++].lo();
+      else if (b < a && k < out.size())
+        b *= out[k++].lo();
+      else
+        return copies;
+    }
+    if (i - i0 == 1 && k - k0 == 1 && a > 1) copies.push_back(a);
+  }
+  return copies;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
+  std::vector<std::int64_t> values;
+  const auto& g = *current_;
+  // The values of dimensions that change: a constant that equals one may stand for it (H/2 of a pixel
+  // unshuffle's `[1,16,4,6]`), not for a factor that stays.
+  // (A tensor the shapes asked leave of unknown rank, after a layer that fails there, counts as changing.)
+  const auto moving = runs_.runs[1] ? changing_values(g, runs_.declared(), *runs_.runs[1], {}, true)
+                                    : std::vector<std::int64_t>();
+  // A Reshape after this one shows nothing at the new sizes where this one fails there (the windows
+  // `[-1,7,7,96]` after a window partition), but, beside its -1, which of its elements copy one dimension of
+  // its input: those are sizes its program kept (a window's 7), unless a dimension known to change has the
+  // value. Not the others: the window reverse's `[1,8,8,7,7,96]` splits the window count.
+  std::vector<char> self(g.layers().size(), 0);
+  self[static_cast<std::size_t>(&except - g.layers().data())] = 1;
+  const auto later = downstream_of(g, self);
+  // (What this one feeds has no shape at the new sizes to show: only the sizes before it.)
+  auto before = later;
+  for (std::size_t i = 0; i < before.size(); ++i) before[i] = before[i] != 0 || self[i] != 0;
+  const auto known_moving = runs_.runs[1] ? changing_values(g, runs_.declared(), *runs_.runs[1], before, false)
+                                          : std::vector<std::int64_t>();
+  for (const auto& l : g.layers()) {
+    if (&l == &except || part_of(l.type) != op_part::reshape) continue;
+    const auto index = static_cast<std::size_t>(&l - g.layers().data());
+    if (later[index] != 0) {
+      // Only beside the pattern's -1, which takes what the program computed: a copy in a pattern without one
+      // may be a size that changes passed on (`[4,49]` after `[1,49,4]`, where 49 = H/4·W).
+      const auto pattern = reshape_pattern_at(g, runs_.declared(), l, nullptr);
+      const auto e = pattern.elements();
+      if (std::none_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1 && b.hi == -1; })) continue;
+      for (const auto v : copied_dimensions(runs_.declared().input(g, l, 0).shape, runs_.declared().outputs[index][0].shape))
+        if (!std::binary_search(known_moving.begin(), known_moving.end(), v)) values.push_back(v);
+      continue;
+    }
+    const layer_key key{{}, l.id};
+    if (probe_ && std::any_of(probe_->findings.begin(), probe_->findings.end(),
+                              [&](const batch_finding& f) { return key_of(f) == key; }))
+      continue;
+    std::vector<bool> constant;
+    const auto pattern = reshape_pattern_at(g, runs_.declared(), l, &constant);
+    const auto e = pattern.elements();
+    for (std::size_t k = 0; k < e.size(); ++k)
+      if (e[k].lo == e[k].hi && e[k].lo > 1 && k < constant.size() && constant[k] &&
+          !std::binary_search(moving.begin(), moving.end(), e[k].lo))
+        values.push_back(e[k].lo);
+  }
+  return values;
+}
+
+void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::uint64_t base,
+                                 std::vector<graph_edit>& edits, std::vector<std::byte>& appended) const {
+  using kind = graph_edit::kind;
+  const auto& reshape = *original_.find(x.reshape);
+  if (reshape.sources.empty() || !reshape.sources[0])
+    fail(errc::invalid_argument, {}, fmt::format("{}: a Reshape without its data input", reshape.where()), {});
+  const auto& data = original_.layers()[reshape.sources[0]->layer];
+  const auto rank = x.input_rank;
+  auto id = first_id;
+  const std::string prefix = fmt::format("{}/{}", reshape.name,
+                                         part_of(reshape.type) == op_part::reshape ? "pattern"
+                                         : resizes(reshape)                        ? "sizes"
+                                                                                   : "bounds");
+  const auto add = [&](std::string name, std::string type, int opset, std::vector<std::pair<std::string, std::string>> attributes,
+                       std::vector<std::pair<std::int64_t, std::size_t>> inputs, std::vector<std::int64_t> dims) {
+    edits.push_back({.what = kind::add_layer, .name = prefix + "/" + name, .id = id, .type = std::move(type), .opset = opset,
+                     .attributes = std::move(attributes), .inputs = std::move(inputs), .output_dims = std::move(dims)});
+    return id++;
+  };
+  // A Const of i64 values, its bytes appended.
+  const auto constant = [&](std::string name, const std::vector<std::int64_t>& values, bool scalar) {
+    const auto at = base + appended.size();
+    for (const auto v : values)
+      for (std::size_t b = 0; b < 8; ++b)
+        appended.push_back(static_cast<std::byte>((static_cast<std::uint64_t>(v) >> (8 * b)) & 0xFF));
+    const auto size = values.size() * 8;
+    return add(std::move(name), "Const", 1,
+               {{"element_type", "i64"}, {"shape", scalar ? std::string() : std::to_string(values.size())},
+                {"offset", std::to_string(at)}, {"size", std::to_string(size)}},
+               {}, scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())});
+  };
+  const auto shape = add("shape", "ShapeOf", 3, {{"output_type", "i64"}},
+                         {x.shape_of ? *x.shape_of : std::pair<std::int64_t, std::size_t>(data.id, reshape.sources[0]->output)},
+                         {rank});
+  std::optional<std::int64_t> axis;
+  std::vector<std::int64_t> pieces;
+  std::vector<std::int64_t> run;  // constant elements not yet written
+  const auto flush = [&] {
+    if (run.empty()) return;
+    pieces.push_back(constant(fmt::format("values_{}", pieces.size()), run, false));
+    run.clear();
+  };
+  for (std::size_t k = 0; k < x.computed.size(); ++k) {
+    const auto& t = x.computed[k];
+    if (t.dims.empty()) {
+      run.push_back(t.factor);
+      continue;
+    }
+    flush();
+    if (!axis) axis = constant("axis", {0}, true);
+    std::optional<std::int64_t> value;
+    for (const auto d : t.dims) {
+      const auto index = constant(fmt::format("index_{}_{}", k, d), {static_cast<std::int64_t>(d)}, false);
+      const auto dim = add(fmt::format("dim_{}_{}", k, d), "Gather", 8, {{"batch_dims", "0"}},
+                           {{shape, 0}, {index, 0}, {*axis, 0}}, {1});
+      value = value ? add(fmt::format("product_{}_{}", k, d), "Multiply", 1, {{"auto_broadcast", "numpy"}},
+                          {{*value, 0}, {dim, 0}}, {1})
+                    : dim;
+    }
+    if (t.factor != 1) {
+      const auto f = constant(fmt::format("factor_{}", k), {t.factor}, false);
+      value = add(fmt::format("scaled_{}", k), "Multiply", 1, {{"auto_broadcast", "numpy"}}, {{*value, 0}, {f, 0}}, {1});
+    }
+    if (t.divisor != 1) {
+      const auto d = constant(fmt::format("divisor_{}", k), {t.divisor}, false);
+      value = add(fmt::format("quotient_{}", k), "Divide", 1, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}},
+                  {{*value, 0}, {d, 0}}, {1});
+    }
+    pieces.push_back(*value);
+  }
+  flush();
+  std::vector<std::pair<std::int64_t, std::size_t>> inputs;
+  for (const auto p : pieces) inputs.emplace_back(p, 0);
+  const auto concat = add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs),
+                          {static_cast<std::int64_t>(x.computed.size())});
+  edits.push_back({.what = kind::set_source, .layer = concat, .consumer = x.reshape, .port = x.port, .output = 0});
+}
+
+}  // namespace reshape1::model::detail

@@ -1,0 +1,175 @@
+// Edits of an ONNX model's protobuf that fix makes (proto_edit.hpp).
+#include "proto_edit.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace reshape1::onnx::detail {
+
+void write_inline(::onnx::TensorProto& t, std::span<const std::byte> bytes) {
+  t.clear_external_data();
+  t.set_data_location(::onnx::TensorProto::DEFAULT);
+  t.set_raw_data(bytes.data(), bytes.size());
+}
+
+void set_value(::onnx::TensorProto& t, std::size_t element, std::int64_t value) {
+  if (t.data_type() == ::onnx::TensorProto::INT64) {
+    if (t.has_raw_data()) {
+      std::memcpy(t.mutable_raw_data()->data() + element * 8, &value, 8);
+    } else {
+      t.set_int64_data(static_cast<int>(element), value);
+    }
+  } else {
+    const auto v = static_cast<std::int32_t>(value);
+    if (t.has_raw_data()) {
+      std::memcpy(t.mutable_raw_data()->data() + element * 4, &v, 4);
+    } else {
+      t.set_int32_data(static_cast<int>(element), v);
+    }
+  }
+}
+
+std::size_t element_count(const ::onnx::TensorProto& t, std::span<const std::byte> external) {
+  const std::size_t width = t.data_type() == ::onnx::TensorProto::INT64 ? 8 : 4;
+  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) return external.size() / width;
+  if (t.has_raw_data()) return t.raw_data().size() / width;
+  return static_cast<std::size_t>(width == 8 ? t.int64_data_size() : t.int32_data_size());
+}
+
+void taken_names(const ::onnx::GraphProto& g, std::set<std::string>& taken) {
+  for (const auto& t : g.initializer()) taken.insert(t.name());
+  for (const auto& v : g.input()) taken.insert(v.name());
+  for (const auto& n : g.node()) {
+    for (const auto& o : n.output()) taken.insert(o);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) taken_names(a.g(), taken);
+      for (const auto& sub : a.graphs()) taken_names(sub, taken);
+    }
+  }
+}
+
+::onnx::GraphProto* graph_at(::onnx::ModelProto& m, const std::vector<std::pair<int, int>>& path) {
+  auto* g = m.mutable_graph();
+  for (const auto& [node, attribute] : path) {
+    if (node >= g->node_size() || attribute >= g->node(node).attribute_size() || !g->node(node).attribute(attribute).has_g())
+      return nullptr;
+    g = g->mutable_node(node)->mutable_attribute(attribute)->mutable_g();
+  }
+  return g;
+}
+
+::onnx::NodeProto* node_at(::onnx::ModelProto& m, const node_ref& r) {
+  auto* g = graph_at(m, r.path);
+  return g == nullptr || r.index >= g->node_size() ? nullptr : g->mutable_node(r.index);
+}
+
+void inlined_graphs(::onnx::ModelProto& m, std::vector<std::pair<int, int>>& path,
+                    const std::function<void(::onnx::GraphProto&, const std::vector<std::pair<int, int>>&)>& visit) {
+  auto* g = graph_at(m, path);
+  if (g == nullptr) return;
+  visit(*g, path);
+  for (int k = 0; k < g->node_size(); ++k) {
+    const auto& node = g->node(k);
+    if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
+    for (int a = 0; a < node.attribute_size(); ++a) {
+      if (!node.attribute(a).has_g()) continue;
+      path.emplace_back(k, a);
+      inlined_graphs(m, path, visit);
+      path.pop_back();
+    }
+  }
+}
+
+std::optional<std::vector<std::pair<int, int>>> path_to(const ::onnx::ModelProto& m, const ::onnx::GraphProto* target) {
+  std::vector<std::pair<int, int>> path;
+  const auto search = [&](auto& self, const ::onnx::GraphProto& g) -> bool {
+    if (&g == target) return true;
+    for (int k = 0; k < g.node_size(); ++k)
+      for (int a = 0; a < g.node(k).attribute_size(); ++a) {
+        if (!g.node(k).attribute(a).has_g()) continue;
+        path.emplace_back(k, a);
+        if (self(self, g.node(k).attribute(a).g())) return true;
+        path.pop_back();
+      }
+    return false;
+  };
+  if (!search(search, m.graph())) return std::nullopt;
+  return path;
+}
+
+std::optional<node_ref> locate(::onnx::ModelProto& m, std::vector<std::pair<int, int>> start,
+                               const std::unordered_map<std::string, model::source>& names, std::size_t layer,
+                               std::string_view op) {
+  std::optional<node_ref> found;
+  std::vector<std::pair<int, int>>& path = start;
+  inlined_graphs(m, path, [&](::onnx::GraphProto& g, const std::vector<std::pair<int, int>>& at) {
+    for (int k = 0; k < g.node_size() && !found; ++k) {
+      if (g.node(k).output_size() == 0 || g.node(k).op_type() != op) continue;
+      const auto it = names.find(g.node(k).output(0));
+      if (it != names.end() && it->second.layer == layer) found = node_ref{at, k};
+    }
+  });
+  return found;
+}
+
+std::set<std::string> read_names(const ::onnx::GraphProto& g) {
+  std::set<std::string> read;
+  for (const auto& o : g.output()) read.insert(o.name());
+  const auto all_of_graph = [&read](const ::onnx::GraphProto& sub, const auto& self) -> void {
+    for (const auto& n : sub.node()) {
+      for (const auto& i : n.input()) read.insert(i);
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) self(a.g(), self);
+        for (const auto& b : a.graphs()) self(b, self);
+      }
+    }
+    for (const auto& o : sub.output()) read.insert(o.name());
+  };
+  // Nodes come producers first, so one pass from the last reaches every producer; another where one did not.
+  for (std::size_t grown = 1; grown != 0;) {
+    const auto size = read.size();
+    for (int k = g.node_size() - 1; k >= 0; --k) {
+      const auto& n = g.node(k);
+      if (std::none_of(n.output().begin(), n.output().end(), [&](const std::string& o) { return !o.empty() && read.contains(o); }))
+        continue;
+      for (const auto& i : n.input()) read.insert(i);
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) all_of_graph(a.g(), all_of_graph);
+        for (const auto& b : a.graphs()) all_of_graph(b, all_of_graph);
+      }
+    }
+    grown = read.size() - size;
+  }
+  read.erase(std::string());
+  return read;
+}
+
+std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader) {
+  for (auto k = reader.path.size() + 1; k-- > 0;) {
+    auto* g = graph_at(m, {reader.path.begin(), reader.path.begin() + static_cast<std::ptrdiff_t>(k)});
+    if (g == nullptr) continue;
+    std::optional<holder> last;
+    for (auto& t : *g->mutable_initializer())
+      if (t.name() == name) last = holder{&t, name, false, g};
+    for (auto& n : *g->mutable_node())
+      if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
+        for (auto& a : *n.mutable_attribute())
+          if (a.name() == "value" && a.has_t()) last = holder{a.mutable_t(), name, true, g};
+    if (last) return last;
+    if (k > 0)
+      for (const auto& v : g->input())
+        if (v.name() == name) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string unique_name(std::set<std::string>& taken, const std::string& base) {
+  std::string name = base;
+  for (int k = 2; taken.contains(name); ++k) name = fmt::format("{}_{}", base, k);
+  taken.insert(name);
+  return name;
+}
+
+}  // namespace reshape1::onnx::detail

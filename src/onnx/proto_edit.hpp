@@ -1,0 +1,88 @@
+// Internal: edits of an ONNX model's protobuf that fix makes (fix.cpp): where a node and its graph are in
+// the file, a tensor's values written in place, the names a graph already gives.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "reshape1/model/graph.hpp"
+
+namespace reshape1::onnx::detail {
+
+/// Where a pattern's value is stored: an initializer, or the `value` of a Constant node, in `graph`.
+struct holder {
+  ::onnx::TensorProto* tensor = nullptr;
+  std::string name;  ///< the tensor's name (the Constant node's output)
+  bool constant_node = false;
+  ::onnx::GraphProto* graph = nullptr;
+};
+
+/// A tensor held in an external file, written into the model itself (raw_data) from the bytes the reader
+/// read: the fixed model holds a rewritten tensor, and the data file stays as it is for the tensors that
+/// are not rewritten (and for the original model, which may share it).
+void write_inline(::onnx::TensorProto& t, std::span<const std::byte> bytes);
+
+/// Element `element` of an int64 or int32 tensor set to `value`, where the tensor holds it (raw_data or its
+/// typed field).
+void set_value(::onnx::TensorProto& t, std::size_t element, std::int64_t value);
+
+/// How many values an int64 or int32 tensor holds: in `external` (its bytes, when an external file holds
+/// them), else in the file (raw_data or its typed field).
+std::size_t element_count(const ::onnx::TensorProto& t, std::span<const std::byte> external);
+
+/// Every name the graph (subgraphs included) gives a tensor: initializers, inputs and node outputs.
+void taken_names(const ::onnx::GraphProto& g, std::set<std::string>& taken);
+
+/// Where a node is: its index in the graph `path` leads to (each step a node index and the index of the
+/// attribute that holds the subgraph). An If's branches are lowered into the graph around them, so their
+/// Reshapes are rewritten as that graph's are.
+struct node_ref {
+  std::vector<std::pair<int, int>> path;
+  int index = 0;
+};
+
+/// The graph `path` leads to.
+::onnx::GraphProto* graph_at(::onnx::ModelProto& m, const std::vector<std::pair<int, int>>& path);
+
+/// The node `r` names, or nullptr when the file has no such node.
+::onnx::NodeProto* node_at(::onnx::ModelProto& m, const node_ref& r);
+
+/// Each graph the lowering put into the top one: the top graph and its If branches, nested ones too.
+void inlined_graphs(::onnx::ModelProto& m, std::vector<std::pair<int, int>>& path,
+                    const std::function<void(::onnx::GraphProto&, const std::vector<std::pair<int, int>>&)>& visit);
+
+/// The path to the graph `target` (a Loop's or Scan's body), searched through every graph attribute.
+std::optional<std::vector<std::pair<int, int>>> path_to(const ::onnx::ModelProto& m, const ::onnx::GraphProto* target);
+
+/// The node of type `op` whose first output the layer `layer` computes, in the graph at `start` (the top
+/// graph, or a body) or one of its If branches; `names` binds that graph's tensor names to its layers.
+/// (An If whose condition is a constant binds its outputs to its branch's layers: the type tells them apart.)
+std::optional<node_ref> locate(::onnx::ModelProto& m, std::vector<std::pair<int, int>> start,
+                               const std::unordered_map<std::string, model::source>& names, std::size_t layer,
+                               std::string_view op);
+
+/// The names `g` reads: its outputs, and every input of a node one of whose outputs it reads (of the nodes
+/// of its subgraphs too, which may read the graph's names).
+std::set<std::string> read_names(const ::onnx::GraphProto& g);
+
+/// The initializer or Constant node that holds the tensor `name` as node `reader` sees it: in its own
+/// graph, else in the graphs around it, as ONNX scopes names (a branch's or a body's tensors are not
+/// seen from outside it; a body's input of that name hides the ones around it). A name given twice is
+/// the last one, as the reader and ONNX Runtime take it (a Constant node's after every initializer).
+std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader);
+
+/// `base`, or `base_2`, `base_3`... : the first that `taken` does not hold; it is taken then.
+std::string unique_name(std::set<std::string>& taken, const std::string& base);
+
+}  // namespace reshape1::onnx::detail
