@@ -654,73 +654,56 @@ std::vector<std::optional<std::size_t>> placed_axes(const graph& g, const propag
   return r;
 }
 
-void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
-                 const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
-                 option_spelling spelling, std::vector<batch_finding>& findings) {
-  // A layer that fails at the declared shapes is not one a member shows.
-  std::vector<bool> failed_before(g.layers().size(), false);
-  for (const auto& x : declared.lost) failed_before[x.layer] = true;
-  // Reshapes that already have a finding.
-  std::vector<char> found(g.layers().size(), 0);
-  for (const auto& f : findings)
-    if (f.within.empty() && f.layer < found.size()) found[f.layer] = 1;
-  // The members at `step` (each rounded up to a multiple of it, or down where the range ends first): the
-  // regroupings they show go to `regroups`, and the tried shapes to `tried`; a member that fails is the
-  // finding returned.
-  std::size_t asked = 0;
-  const auto attempt = [&](std::int64_t step, std::vector<std::string>& tried,
-                           std::vector<batch_finding>& regroups) -> std::optional<batch_finding> {
+namespace {
+
+/// "a", "a and b", "a, b and c".
+std::string listed(const std::vector<std::string>& items) {
+  std::string list;
+  for (std::size_t t = 0; t < items.size(); ++t)
+    list += fmt::format("{}{}", t == 0 ? "" : t + 1 == items.size() ? " and " : ", ", items[t]);
+  return list;
+}
+
+/// try_members' trials: the members of the sizes asked as intervals or `?`, propagated, and what each shows.
+class member_trials {
+ public:
+  member_trials(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
+                const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
+                option_spelling spelling, const std::vector<batch_finding>& findings)
+      : g_(g), declared_(declared), inputs_(inputs), ranged_(ranged), assumed_(assumed), spelling_(spelling),
+        failed_before_(g.layers().size(), false), found_(g.layers().size(), 0) {
+    // A layer that fails at the declared shapes is not one a member shows.
+    for (const auto& x : declared.lost) failed_before_[x.layer] = true;
+    // Reshapes that already have a finding.
+    for (const auto& f : findings)
+      if (f.within.empty() && f.layer < found_.size()) found_[f.layer] = 1;
+  }
+
+  /// The members at `step` (each rounded up to a multiple of it, or down where the range ends first): the
+  /// regroupings they show go to `regroups`, and the tried shapes to `tried`; a member that fails is the
+  /// finding returned.
+  std::optional<batch_finding> attempt(std::int64_t step, std::vector<std::string>& tried,
+                                       std::vector<batch_finding>& regroups) {
     // A symbol is one size wherever it is asked (`a=[1,?@S]`, `b=[1,?@S]`): its members are its first
     // dimension's.
     std::unordered_map<symbol, std::array<std::int64_t, 3>> by_symbol;
-    auto regrouped_at = found;
-    asked = 0;
+    auto regrouped_at = found_;
+    asked_ = 0;
     for (std::size_t k = 0; k < 3; ++k) {
-      std::vector<input_shape> given;
       std::string shapes;
-      for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const auto& in = inputs[i];
-        if (!in.requested.rank_known() || i >= ranged.size()) {
-          given.push_back({in.layer, in.requested});
-          continue;
-        }
-        std::vector<dimension> dims(in.requested.begin(), in.requested.end());
-        bool any = false;
-        for (std::size_t d = 0; d < dims.size() && d < ranged[i].size(); ++d) {
-          if (!ranged[i][d]) continue;
-          const auto& declared_dim = in.declared.rank_known() && d < in.declared.size() ? in.declared[d] : dimension();
-          auto members = members_of(in.requested[d], declared_dim);
-          for (auto& m : members) m = at_step(m, step, in.requested[d]);
-          if (const auto s = in.requested[d].symbol()) members = by_symbol.try_emplace(s, members).first->second;
-          dims[d] = dimension(members[k]);
-          any = true;
-          asked += k == 0;
-        }
-        given.push_back({in.layer, partial_shape(dims)});
-        if (any) shapes += fmt::format("{}{}={}", shapes.empty() ? "" : " ", in.name, to_string(given.back().shape));
-      }
+      const auto given = member(k, step, by_symbol, shapes);
       if (std::find(tried.begin(), tried.end(), shapes) != tried.end()) continue;
       tried.push_back(shapes);
-      const auto p = propagate_naming(g, given, {});
+      const auto p = propagate_naming(g_, given, {});
       const auto it = std::find_if(p.lost.begin(), p.lost.end(),
-                                   [&](const lost_information& x) { return !x.not_covered && !failed_before[x.layer]; });
+                                   [&](const lost_information& x) { return !x.not_covered && !failed_before_[x.layer]; });
       if (it == p.lost.end()) {
         // It runs there: each Reshape must still group its dimensions as at the declared shapes.
-        for (const auto index : g.order()) {
-          if (regrouped_at[index]) continue;
-          if (auto reason = regrouped(g, declared, p, index, assumed)) {
-            regrouped_at[index] = 1;
-            auto f = size_finding(g.layers()[index], index);
-            f.at = shapes;
-            set_reason(f, *reason);
-            f.hint = regroup_hint(spelling);
-            regroups.push_back(std::move(f));
-          }
-        }
+        regroupings(p, shapes, regrouped_at, regroups);
         continue;
       }
       // A member that fails: the model does not run at every size asked.
-      const auto& l = g.layers()[it->layer];
+      const auto& l = g_.layers()[it->layer];
       auto f = size_finding(l, it->layer);
       f.issue = batch_issue::fails;
       f.code = name(it->code);
@@ -731,26 +714,25 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
       return f;
     }
     return std::nullopt;
-  };
-  std::vector<std::string> tried;
-  std::vector<batch_finding> regroups;
-  if (auto failure = attempt(1, tried, regroups)) {
-    // Where the model runs only at some sizes (a stride-32 network, a window of 7), the hint names the step
-    // it runs at: the least divisor of every declared size asked so at whose multiples each member runs.
-    // The answer stays no: a size asked fails.
+  }
+
+  /// Where the model runs only at some sizes (a stride-32 network, a window of 7), the hint of `failure`
+  /// names the step it runs at: the least divisor of every declared size asked so at whose multiples each
+  /// member runs. The answer stays no: a size asked fails. What the members at the step show is returned:
+  /// the Reshapes that regroup there.
+  std::vector<batch_finding> name_step(batch_finding& failure) {
     std::int64_t common = 0;
-    for (std::size_t i = 0; i < inputs.size() && i < ranged.size(); ++i)
-      for (std::size_t d = 0; d < ranged[i].size(); ++d)
-        if (ranged[i][d] && inputs[i].declared.rank_known() && d < inputs[i].declared.size() &&
-            inputs[i].declared[d].is_static() && inputs[i].declared[d].lo() > 1)
-          common = std::gcd(common, inputs[i].declared[d].lo());
+    for (std::size_t i = 0; i < inputs_.size() && i < ranged_.size(); ++i)
+      for (std::size_t d = 0; d < ranged_[i].size(); ++d)
+        if (ranged_[i][d] && inputs_[i].declared.rank_known() && d < inputs_[i].declared.size() &&
+            inputs_[i].declared[d].is_static() && inputs_[i].declared[d].lo() > 1)
+          common = std::gcd(common, inputs_[i].declared[d].lo());
     std::vector<batch_finding> at_step_regroups;
     bool layer_step = false;
     // (At most 16 steps tried, each up to three propagations: the strides of a network are few and small.
     // Where no size asked is declared as a value, as in a model fix wrote, the usual strides and windows.)
     std::vector<std::int64_t> steps;
-    if (common == 0)
-      steps = {2, 3, 4, 5, 6, 7, 8, 12, 14, 16, 28, 32, 56, 64};
+    if (common == 0) steps = {2, 3, 4, 5, 6, 7, 8, 12, 14, 16, 28, 32, 56, 64};
     for (std::int64_t step = 2; step <= common && step <= 4096 && steps.size() < 16; ++step)
       if (common % step == 0) steps.push_back(step);
     for (const auto step : steps) {
@@ -759,22 +741,92 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
         at_step_regroups.clear();
         // The layer itself runs at this step, another after it fails: said (as `layer_step`) to a caller
         // that rewrites the layer, whose rewrite then does what it can (fix).
-        if (!layer_step && later->layer != failure->layer) {
-          failure->args.emplace_back("layer_step", step);
+        if (!layer_step && later->layer != failure.layer) {
+          failure.args.emplace_back("layer_step", step);
           layer_step = true;
         }
         continue;
       }
-      std::string list;
-      for (std::size_t t = 0; t < at_step_tried.size(); ++t)
-        list += fmt::format("{}{}", t == 0 ? "" : t + 1 == at_step_tried.size() ? " and " : ", ", at_step_tried[t]);
-      failure->hint = fmt::format("the model runs only at some sizes: at multiples of {} it runs ({}); ask for the "
-                                  "sizes it runs at, one at a time",
-                                  step, list);
+      failure.hint = fmt::format("the model runs only at some sizes: at multiples of {} it runs ({}); ask for the "
+                                 "sizes it runs at, one at a time",
+                                 step, listed(at_step_tried));
       // (`step` says so to a caller that asks for those sizes only: fix, whose rewrites make such a model.)
-      failure->args.emplace_back("step", step);
+      failure.args.emplace_back("step", step);
       break;
     }
+    return at_step_regroups;
+  }
+
+  /// How many dimensions the last attempt asked as intervals or `?`.
+  [[nodiscard]] std::size_t asked() const { return asked_; }
+
+ private:
+  /// The shapes of member `k` at `step`, and (`shapes`) those of the inputs with a size asked so, as text.
+  std::vector<input_shape> member(std::size_t k, std::int64_t step,
+                                  std::unordered_map<symbol, std::array<std::int64_t, 3>>& by_symbol, std::string& shapes) {
+    std::vector<input_shape> given;
+    for (std::size_t i = 0; i < inputs_.size(); ++i) {
+      const auto& in = inputs_[i];
+      if (!in.requested.rank_known() || i >= ranged_.size()) {
+        given.push_back({in.layer, in.requested});
+        continue;
+      }
+      std::vector<dimension> dims(in.requested.begin(), in.requested.end());
+      bool any = false;
+      for (std::size_t d = 0; d < dims.size() && d < ranged_[i].size(); ++d) {
+        if (!ranged_[i][d]) continue;
+        const auto& declared_dim = in.declared.rank_known() && d < in.declared.size() ? in.declared[d] : dimension();
+        auto members = members_of(in.requested[d], declared_dim);
+        for (auto& m : members) m = at_step(m, step, in.requested[d]);
+        if (const auto s = in.requested[d].symbol()) members = by_symbol.try_emplace(s, members).first->second;
+        dims[d] = dimension(members[k]);
+        any = true;
+        asked_ += k == 0;
+      }
+      given.push_back({in.layer, partial_shape(dims)});
+      if (any) shapes += fmt::format("{}{}={}", shapes.empty() ? "" : " ", in.name, to_string(given.back().shape));
+    }
+    return given;
+  }
+
+  /// The Reshapes that group their dimensions otherwise at `p` (the shapes `shapes`) than at the declared
+  /// shapes, each once (`regrouped_at`).
+  void regroupings(const propagation& p, const std::string& shapes, std::vector<char>& regrouped_at,
+                   std::vector<batch_finding>& regroups) const {
+    for (const auto index : g_.order()) {
+      if (regrouped_at[index]) continue;
+      if (auto reason = regrouped(g_, declared_, p, index, assumed_)) {
+        regrouped_at[index] = 1;
+        auto f = size_finding(g_.layers()[index], index);
+        f.at = shapes;
+        set_reason(f, *reason);
+        f.hint = regroup_hint(spelling_);
+        regroups.push_back(std::move(f));
+      }
+    }
+  }
+
+  const graph& g_;
+  const propagation& declared_;
+  const std::vector<input_report>& inputs_;
+  const std::vector<std::vector<bool>>& ranged_;
+  std::span<const std::string> assumed_;
+  option_spelling spelling_;
+  std::vector<bool> failed_before_;
+  std::vector<char> found_;
+  std::size_t asked_ = 0;
+};
+
+}  // namespace
+
+void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
+                 const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
+                 option_spelling spelling, std::vector<batch_finding>& findings) {
+  member_trials trials(g, declared, inputs, ranged, assumed, spelling, findings);
+  std::vector<std::string> tried;
+  std::vector<batch_finding> regroups;
+  if (auto failure = trials.attempt(1, tried, regroups)) {
+    auto at_step_regroups = trials.name_step(*failure);
     findings.push_back(std::move(*failure));
     // What the members at the step show is shown too: a Reshape that regroups there.
     for (auto& f : at_step_regroups) findings.push_back(std::move(f));
@@ -788,15 +840,54 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
       const auto& in = inputs[i];
       auto f = size_finding(g.layers()[in.layer], in.layer);
       set_reason(f, because(why::sizes_not_proven, d).quoting(to_string(in.requested[d])));
-      if (asked > 1) f.what += fmt::format(" ({} more dimensions asked so)", asked - 1);
-      std::string list;
-      for (std::size_t t = 0; t < tried.size(); ++t)
-        list += fmt::format("{}{}", t == 0 ? "" : t + 1 == tried.size() ? " and " : ", ", tried[t]);
-      f.hint = fmt::format("it runs at {}; to be sure of a size, ask for it alone", list);
+      if (trials.asked() > 1) f.what += fmt::format(" ({} more dimensions asked so)", trials.asked() - 1);
+      f.hint = fmt::format("it runs at {}; to be sure of a size, ask for it alone", listed(tried));
       findings.push_back(std::move(f));
       return;  // one finding says it for the request
     }
 }
+
+namespace {
+
+/// Layer `l` (at `index`), whose constants baked_sizes does not search: a body (nothing shows its sizes are
+/// not written down), or an op without a rule on values that follow the inputs (its outputs are unknown, so
+/// nothing shows that it, or anything after it, computes at the new sizes what it computes at the declared
+/// ones). nullopt for any other layer.
+std::optional<batch_finding> unsearched(const propagation& asked, const layer& l, std::size_t index) {
+  if (l.body != nullptr) {
+    auto f = size_finding(l, index);
+    set_reason(f, because(why::sizes_in_body));
+    return f;
+  }
+  if (find_entry(l.type, l.opset) == nullptr && index < asked.follows_inputs.size() && asked.follows_inputs[index]) {
+    auto f = size_finding(l, index);
+    set_reason(f, because(why::no_rule, l.opset).quoting(std::string(l.type)));
+    return f;
+  }
+  return std::nullopt;
+}
+
+/// The finding of layer `l` (at `index`) whose constants `found` equal sizes that change: the first named,
+/// the others counted.
+batch_finding baked_finding(const layer& l, std::size_t index, const std::vector<baked>& found, option_spelling spelling) {
+  const auto& b = found.front();
+  auto f = size_finding(l, index);
+  const because reason =
+      because(why::baked_size, b.port, b.element, b.value)
+          .quoting(fmt::format("the constant {} {} {} at the declared shapes, which is {} at the shapes asked",
+                               b.constant, b.relation, describe(b.equals), asked_text(b.equals)));
+  set_reason(f, reason);
+  if (found.size() > 1) f.what += fmt::format(" ({} more such elements)", found.size() - 1);
+  if (b.holder_id) {
+    f.source_id = b.holder_id;
+    f.source = b.holder;
+  }
+  f.hint = vouch_hint(spelling, b.holder, b.holder_id);
+  return f;
+}
+
+}  // namespace
+
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
                                        std::span<const std::string> assumed, option_spelling spelling) {
@@ -804,20 +895,8 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
   const auto sizes = changing_sizes(g, declared, asked, carriers);
   for (const auto index : g.order()) {
     const auto& l = g.layers()[index];
-    if (l.body != nullptr) {
-      // A body's constants are not searched: nothing shows its sizes are not written down.
-      auto f = size_finding(l, index);
-      const because reason(why::sizes_in_body);
-      set_reason(f, reason);
-      out.push_back(std::move(f));
-      continue;
-    }
-    if (find_entry(l.type, l.opset) == nullptr && index < asked.follows_inputs.size() && asked.follows_inputs[index]) {
-      // An op without a rule, on values that follow the inputs: its outputs are unknown, so nothing shows
-      // that it, or anything after it, computes at the new sizes what it computes at the declared ones.
-      auto f = size_finding(l, index);
-      set_reason(f, because(why::no_rule, l.opset).quoting(std::string(l.type)));
-      out.push_back(std::move(f));
+    if (auto f = unsearched(asked, l, index)) {
+      out.push_back(std::move(*f));
       continue;
     }
     kernel_covers(g, declared, asked, index, out);
@@ -867,20 +946,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       (void)unknown_shape_value(g, asked, index, out);
       continue;
     }
-    const auto& b = found.front();
-    auto f = size_finding(l, index);
-    const because reason =
-        because(why::baked_size, b.port, b.element, b.value)
-            .quoting(fmt::format("the constant {} {} {} at the declared shapes, which is {} at the shapes asked",
-                                 b.constant, b.relation, describe(b.equals), asked_text(b.equals)));
-    set_reason(f, reason);
-    if (found.size() > 1) f.what += fmt::format(" ({} more such elements)", found.size() - 1);
-    if (b.holder_id) {
-      f.source_id = b.holder_id;
-      f.source = b.holder;
-    }
-    f.hint = vouch_hint(spelling, b.holder, b.holder_id);
-    out.push_back(std::move(f));
+    out.push_back(baked_finding(l, index, found, spelling));
   }
   return out;
 }

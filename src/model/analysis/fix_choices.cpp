@@ -128,72 +128,122 @@ std::string terms_text(std::span<const pattern_term> terms, std::string_view sou
   return out + "]";
 }
 
-std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in, const partial_shape& now,
-                                                        std::span<const std::int64_t> e, bool special_zero,
-                                                        std::span<const std::int64_t> stays, std::span<const char> sole,
-                                                        text::fix_reason& reason) {
-  const auto unreadable = [&](std::size_t k) {
-    reason = text::needs_computed_pattern(k, k < e.size() ? e[k] : 0);
-    return std::nullopt;
-  };
-  if (!in.rank_known() || !now.rank_known() || in.size() != now.size() || e.empty()) return unreadable(0);
+namespace {
+
+/// The output pattern `e` gives at the declared shapes `in` (its 0s copied, its -1 inferred), and where its
+/// -1 is; nullopt, with `bad` the element to blame, when it gives none.
+struct output_at_declared {
+  std::vector<std::int64_t> values;
+  std::optional<std::size_t> inferred;
+};
+std::optional<output_at_declared> output_of(const partial_shape& in, std::span<const std::int64_t> e, bool special_zero,
+                                            std::size_t& bad) {
+  bad = 0;
   std::int64_t elements = 1;
   for (std::size_t i = 0; i < in.size(); ++i)
-    if (!in[i].is_static() || in[i].lo() <= 0 || __builtin_mul_overflow(elements, in[i].lo(), &elements)) return unreadable(0);
-  // The output the pattern gives at the declared shapes: its 0s copied, its -1 inferred.
-  std::vector<std::int64_t> out(e.begin(), e.end());
-  std::optional<std::size_t> inferred;
+    if (!in[i].is_static() || in[i].lo() <= 0 || __builtin_mul_overflow(elements, in[i].lo(), &elements)) return std::nullopt;
+  output_at_declared r{{e.begin(), e.end()}, std::nullopt};
+  auto& out = r.values;
   std::int64_t known = 1;
   for (std::size_t k = 0; k < out.size(); ++k) {
+    bad = k;
     if (out[k] == 0 && special_zero) {
-      if (k >= in.size()) return unreadable(k);
+      if (k >= in.size()) return std::nullopt;
       out[k] = in[k].lo();
     }
-    if (out[k] == -1 && !inferred) {
-      inferred = k;
+    if (out[k] == -1 && !r.inferred) {
+      r.inferred = k;
       continue;
     }
-    if (out[k] <= 0 || __builtin_mul_overflow(known, out[k], &known)) return unreadable(k);
+    if (out[k] <= 0 || __builtin_mul_overflow(known, out[k], &known)) return std::nullopt;
   }
-  if (inferred) {
-    if (elements % known != 0) return unreadable(*inferred);
-    out[*inferred] = elements / known;
+  if (r.inferred) {
+    bad = *r.inferred;
+    if (elements % known != 0) return std::nullopt;
+    out[*r.inferred] = elements / known;
   } else if (known != elements) {
-    return unreadable(0);
+    bad = 0;
+    return std::nullopt;
   }
-  const auto changes = [&](std::size_t i) { return !(now[i].is_static() && now[i].lo() == in[i].lo()); };
-  std::vector<pattern_term> terms(out.size());
-  std::vector<std::pair<std::size_t, std::vector<std::size_t>>> followers;  // each element that follows, and its dims
-  // Groups of equal products, smallest first; a 1 on either side joins the group it starts.
-  std::size_t i = 0, k = 0;
-  while (i < in.size() || k < out.size()) {
-    const auto i0 = i, k0 = k;
-    std::int64_t a = i < in.size() ? in[i++].lo() : 1;
-    std::int64_t b = k < out.size() ? out[k++] : 1;
-    while (a != b) {
-      if (a < b && i < in.size()) {
-        a *= in[i++].lo();  // (no overflow: every partial product divides `elements`)
-      } else if (b < a && k < out.size()) {
-        b *= out[k++];
-      } else {
-        return unreadable(k0);
+  return r;
+}
+
+/// computed_terms' reading of one pattern, group by group: the input's dimensions `in[i0, i)` and the
+/// output's elements `out[k0, k)` of equal products.
+class term_reading {
+ public:
+  term_reading(const partial_shape& in, const partial_shape& now, output_at_declared out,
+               std::span<const std::int64_t> e, std::span<const std::int64_t> stays, std::span<const char> sole,
+               text::fix_reason& reason)
+      : in_(in), now_(now), out_(std::move(out.values)), inferred_(out.inferred), e_(e), stays_(stays), sole_(sole),
+        reason_(reason), terms_(out_.size()) {}
+
+  /// Every group read, then no element left that another reading could give the same size.
+  std::optional<std::vector<pattern_term>> read() {
+    // Groups of equal products, smallest first; a 1 on either side joins the group it starts.
+    std::size_t i = 0, k = 0;
+    while (i < in_.size() || k < out_.size()) {
+      const auto i0 = i, k0 = k;
+      std::int64_t a = i < in_.size() ? in_[i++].lo() : 1;
+      std::int64_t b = k < out_.size() ? out_[k++] : 1;
+      while (a != b) {
+        if (a < b && i < in_.size()) {
+          a *= in_[i++].lo();  // (no overflow: every partial product divides the element count)
+        } else if (b < a && k < out_.size()) {
+          b *= out_[k++];
+        } else {
+          return unreadable(k0);
+        }
       }
+      if (!group(i0, i, k0, k)) return std::nullopt;
     }
+    if (!one_reading()) return std::nullopt;
+    return std::move(terms_);
+  }
+
+ private:
+  std::nullopt_t unreadable(std::size_t k) {
+    reason_ = text::needs_computed_pattern(k, k < e_.size() ? e_[k] : 0);
+    return std::nullopt;
+  }
+  [[nodiscard]] bool changes(std::size_t x) const { return !(now_[x].is_static() && now_[x].lo() == in_[x].lo()); }
+  [[nodiscard]] bool minus_one_in(std::size_t k0, std::size_t k) const {
+    return inferred_ && *inferred_ >= k0 && *inferred_ < k;
+  }
+
+  bool group(std::size_t i0, std::size_t i, std::size_t k0, std::size_t k) {
     std::vector<std::size_t> moving;
     for (auto x = i0; x < i; ++x)
       if (changes(x)) moving.push_back(x);
     // A 1 that changes starts its group unless dimensions above 1 hold it inside (`[1,6,1,14]` as `[1,84]`):
     // then which of the pattern's 1s stands for it (`[1,6,1,1,14]`: before or after W?) nothing shows.
     for (const auto x : moving)
-      if (in[x].lo() == 1 && x == i0) {
-        reason = text::changing_one(x);
-        return std::nullopt;
+      if (in_[x].lo() == 1 && x == i0) {
+        reason_ = text::changing_one(x);
+        return false;
       }
     // Every element is written as it is at the declared shapes (a 0 or -1 too: the pattern has neither
     // then), and the one that follows the sizes that change as computed below.
-    for (auto y = k0; y < k; ++y) terms[y].factor = out[y];
-    if (moving.empty()) continue;  // the group's constants stay
-    if (k == k0) return unreadable(k0);
+    for (auto y = k0; y < k; ++y) terms_[y].factor = out_[y];
+    if (moving.empty()) return true;  // the group's constants stay
+    if (k == k0) return (void)unreadable(k0), false;
+    const auto y = follower(i0, i, k0, k, moving);
+    if (!y || !sure(*y, i0, i, moving)) return false;
+    followers_.emplace_back(*y, moving);
+    std::int64_t fixed = 1, kept = 1;
+    for (auto x = i0; x < i; ++x)
+      if (!changes(x)) fixed *= in_[x].lo();
+    for (auto z = k0; z < k; ++z)
+      if (z != *y) kept *= out_[z];
+    auto& t = terms_[*y];
+    t = {moving, fixed, kept};
+    if (t.factor % t.divisor == 0) t = {moving, t.factor / t.divisor, 1};
+    return true;
+  }
+
+  /// The one element of the group that follows the sizes that change: the others stay.
+  std::optional<std::size_t> follower(std::size_t i0, std::size_t i, std::size_t k0, std::size_t k,
+                                      const std::vector<std::size_t>& moving) {
     // The elements that stay: those the group's dimensions that stay hold on their own (row by row, the
     // last elements lie in the last dimensions when their product divides those dimensions': the 4 of
     // `[1,-1,4]` on `[1,30,40,12]`; likewise the first), and values the model's other Reshapes keep.
@@ -203,39 +253,41 @@ std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in,
       for (std::size_t n = 0; n < i - i0; ++n) {
         const auto x = from_end ? i - 1 - n : i0 + n;
         if (changes(x)) break;
-        dims *= in[x].lo();
+        dims *= in_[x].lo();
       }
       for (std::size_t n = 0; n + 1 < k - k0; ++n) {  // one element at least is left to follow
         const auto y = from_end ? k - 1 - n : k0 + n;
-        if (dims % (held_product * out[y]) != 0) break;
-        held_product *= out[y];
+        if (dims % (held_product * out_[y]) != 0) break;
+        held_product *= out_[y];
         stay[y - k0] = 1;
       }
     };
     // (Only where the pattern's -1 is in the group: it shows which element the program inferred. Without
     // it, `[1,8,32]` of `[1,T=4,64]` may as well be 8 groups of T·8 as T·2 rows of 32.)
-    if (inferred && *inferred >= k0 && *inferred < k) {
+    const bool minus_one_here = minus_one_in(k0, k);
+    if (minus_one_here) {
       held(true);
       held(false);
     }
     for (auto y = k0; y < k; ++y)
-      if (out[y] == 1 || std::find(stays.begin(), stays.end(), out[y]) != stays.end()) stay[y - k0] = 1;
+      if (out_[y] == 1 || std::find(stays_.begin(), stays_.end(), out_[y]) != stays_.end()) stay[y - k0] = 1;
     std::vector<std::size_t> follows;
     for (auto y = k0; y < k; ++y)
       if (stay[y - k0] == 0) follows.push_back(y);
     // The pattern's -1, in this group, is what the program inferred: the element that follows.
-    const bool minus_one_here = inferred && *inferred >= k0 && *inferred < k;
-    if (minus_one_here && follows.empty() && out[*inferred] > 1) follows.push_back(*inferred);
+    if (minus_one_here && follows.empty() && out_[*inferred_] > 1) follows.push_back(*inferred_);
     if (follows.empty() && k - k0 == 1) follows.push_back(k0);  // a group of 1s: its one element
-    if (follows.size() != 1 || (minus_one_here && follows[0] != *inferred)) {
-      if (moving.size() == 1 && i - i0 == 1) {
-        reason = text::split_not_read(i0, in[i0].lo(), std::vector<std::int64_t>(out.begin() + static_cast<std::ptrdiff_t>(k0),
-                                                                                 out.begin() + static_cast<std::ptrdiff_t>(k)));
-        return std::nullopt;
-      }
-      return unreadable(k0);
+    if (follows.size() == 1 && !(minus_one_here && follows[0] != *inferred_)) return follows[0];
+    if (moving.size() == 1 && i - i0 == 1) {
+      reason_ = text::split_not_read(i0, in_[i0].lo(), std::vector<std::int64_t>(out_.begin() + static_cast<std::ptrdiff_t>(k0),
+                                                                                 out_.begin() + static_cast<std::ptrdiff_t>(k)));
+      return std::nullopt;
     }
-    const auto y = follows[0];
+    return unreadable(k0);
+  }
+
+  /// Whether element `y` surely follows the dimensions `moving` and no other of the same value.
+  bool sure(std::size_t y, std::size_t i0, std::size_t i, const std::vector<std::size_t>& moving) {
     // A dimension whose value another size has too may be that one (H where W == H: `view(1,3,w,-1)` reads
     // as a copy of H; `view(1,s,-1)` of another input's length S == T as a copy of T): no reading is sure,
     // unless the element that follows takes the product of every dimension of the input with that value
@@ -244,43 +296,65 @@ std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in,
     // elements no longer the input's).
     // (Only a flattening is sure: one element above 1 in the whole pattern, `[1,192]`; `[1,2,6]` of
     // `[1,H=2,2,3]` may be `view(1,2,3h)`.)
-    const auto above_one = std::count_if(out.begin(), out.end(), [](std::int64_t v) { return v > 1; });
+    const auto above_one = std::count_if(out_.begin(), out_.end(), [](std::int64_t v) { return v > 1; });
     for (const auto x : moving) {
-      if (x < sole.size() && sole[x] != 0) continue;
-      bool whole = (!inferred || *inferred == y) && above_one == 1;
-      for (std::size_t z = 0; z < in.size() && whole; ++z)
-        if (in[z].lo() == in[x].lo() && (z < i0 || z >= i)) whole = false;
-      if (!whole) return unreadable(y);
+      if (x < sole_.size() && sole_[x] != 0) continue;
+      bool whole = (!inferred_ || *inferred_ == y) && above_one == 1;
+      for (std::size_t z = 0; z < in_.size() && whole; ++z)
+        if (in_[z].lo() == in_[x].lo() && (z < i0 || z >= i)) whole = false;
+      if (!whole) return (void)unreadable(y), false;
     }
-    followers.emplace_back(y, moving);
-    std::int64_t fixed = 1, kept = 1;
-    for (auto x = i0; x < i; ++x)
-      if (!changes(x)) fixed *= in[x].lo();
-    for (auto z = k0; z < k; ++z)
-      if (z != y) kept *= out[z];
-    auto& t = terms[y];
-    t = {moving, fixed, kept};
-    if (t.factor % t.divisor == 0) t = {moving, t.factor / t.divisor, 1};
+    return true;
   }
-  // Another element with the same value may be the one that follows (`[7,7,8,6]` of N = C = 7: view(c,n,..)
-  // reads as a copy of N; `[1,10,10]` of C·H = W): neither reading is sure. Unless it follows too, the same
-  // named size as this one (`[1,8,7,8,7,96]` of a square map asked as `?@S` twice: either reading is S/7).
-  // (Where the sizes are asked as values, one value is one size: the model is then only for those.)
-  const auto same_size = [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
-    if (a.size() != 1 || b.size() != 1) return false;
-    const auto &x = now[a[0]], &y = now[b[0]];
-    return (x.has_symbol() && y.has_symbol() && x.symbol() == y.symbol()) ||
-           (x.is_static() && y.is_static() && x.lo() == y.lo());
-  };
-  for (const auto& [y, dims] : followers)
-    for (std::size_t z = 0; z < out.size(); ++z) {
-      if (z == y || out[z] != out[y]) continue;
-      const auto other = std::find_if(followers.begin(), followers.end(), [&](const auto& f) { return f.first == z; });
-      if (other == followers.end() || !same_size(dims, other->second) || terms[z].factor != terms[y].factor ||
-          terms[z].divisor != terms[y].divisor)
-        return unreadable(y);
-    }
-  return terms;
+
+  /// No element with the value of one that follows may be read as following instead.
+  bool one_reading() {
+    // Another element with the same value may be the one that follows (`[7,7,8,6]` of N = C = 7: view(c,n,..)
+    // reads as a copy of N; `[1,10,10]` of C·H = W): neither reading is sure. Unless it follows too, the same
+    // named size as this one (`[1,8,7,8,7,96]` of a square map asked as `?@S` twice: either reading is S/7).
+    // (Where the sizes are asked as values, one value is one size: the model is then only for those.)
+    const auto same_size = [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+      if (a.size() != 1 || b.size() != 1) return false;
+      const auto &x = now_[a[0]], &y = now_[b[0]];
+      return (x.has_symbol() && y.has_symbol() && x.symbol() == y.symbol()) ||
+             (x.is_static() && y.is_static() && x.lo() == y.lo());
+    };
+    for (const auto& [y, dims] : followers_)
+      for (std::size_t z = 0; z < out_.size(); ++z) {
+        if (z == y || out_[z] != out_[y]) continue;
+        const auto other = std::find_if(followers_.begin(), followers_.end(), [&](const auto& f) { return f.first == z; });
+        if (other == followers_.end() || !same_size(dims, other->second) || terms_[z].factor != terms_[y].factor ||
+            terms_[z].divisor != terms_[y].divisor)
+          return (void)unreadable(y), false;
+      }
+    return true;
+  }
+
+  const partial_shape& in_;
+  const partial_shape& now_;
+  std::vector<std::int64_t> out_;
+  std::optional<std::size_t> inferred_;
+  std::span<const std::int64_t> e_, stays_;
+  std::span<const char> sole_;
+  text::fix_reason& reason_;
+  std::vector<pattern_term> terms_;
+  std::vector<std::pair<std::size_t, std::vector<std::size_t>>> followers_;  // each element that follows, and its dims
+};
+
+}  // namespace
+
+std::optional<std::vector<pattern_term>> computed_terms(const partial_shape& in, const partial_shape& now,
+                                                        std::span<const std::int64_t> e, bool special_zero,
+                                                        std::span<const std::int64_t> stays, std::span<const char> sole,
+                                                        text::fix_reason& reason) {
+  std::size_t bad = 0;
+  std::optional<output_at_declared> out;
+  if (in.rank_known() && now.rank_known() && in.size() == now.size() && !e.empty()) out = output_of(in, e, special_zero, bad);
+  if (!out) {
+    reason = text::needs_computed_pattern(bad, bad < e.size() ? e[bad] : 0);
+    return std::nullopt;
+  }
+  return term_reading(in, now, std::move(*out), e, stays, sole, reason).read();
 }
 
 namespace {
@@ -342,6 +416,103 @@ std::optional<pattern_choice> restored(const graph& g, const propagation& declar
 
 }  // namespace
 
+namespace {
+
+/// The model's Reshapes and every layer after them: their outputs hold their patterns' values, not sizes
+/// the inputs carry.
+std::vector<char> at_or_after_reshapes(const graph& g) {
+  std::vector<char> marked(g.layers().size(), 0);
+  for (std::size_t i = 0; i < marked.size(); ++i) marked[i] = part_of(g.layers()[i].type) == op_part::reshape;
+  auto after = downstream_of(g, marked);
+  for (std::size_t i = 0; i < marked.size(); ++i) after[i] = after[i] || marked[i];
+  return after;
+}
+
+/// Which dimensions of a Reshape's input (`in` at the declared shapes, `now` at the sizes asked) are a size
+/// that changes and that the value names alone: no dimension of a layer before the Reshapes (`after`) has
+/// that value at the declared shapes unless it is that same size at the sizes asked.
+std::vector<char> sole_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                             const partial_shape& in, const partial_shape& now, const std::vector<char>& after) {
+  const auto alone = [&](std::size_t k) {
+    const auto v = in[k].lo();
+    const auto size = now[k].symbol();
+    for (std::size_t i = 0; i < g.layers().size(); ++i) {
+      if (after[i]) continue;
+      for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
+        const auto& d = declared.outputs[i][o].shape;
+        const auto& a = asked.outputs[i][o].shape;
+        if (!d.rank_known()) continue;
+        for (std::size_t j = 0; j < d.size(); ++j) {
+          if (!d[j].is_static() || d[j].lo() != v || !a.rank_known() || a.size() != d.size()) continue;
+          // Another size: one that stays (C == H), or one of another name (W where H is), or of another value
+          // where the sizes are asked as values; a dimension the propagation names no size at (an interval
+          // a Slice computed) too: nothing shows it is this one.
+          const bool same = (size && a[j].has_symbol() && a[j].symbol() == size) ||
+                            (now[k].is_static() && a[j].is_static() && a[j].lo() == now[k].lo());
+          if (!same) return false;
+        }
+      }
+    }
+    return true;
+  };
+  const auto changes = [&](std::size_t k) { return !(now[k].is_static() && in[k].is_static() && now[k].lo() == in[k].lo()); };
+  std::vector<char> sole(in.size(), 0);
+  for (std::size_t k = 0; k < in.size(); ++k) sole[k] = in[k].is_static() && in[k].lo() > 0 && changes(k) && alone(k);
+  return sole;
+}
+
+/// The choices that write reading `terms` of pattern `e` (on input `in`): 0 in the elements that copy their
+/// input's dimension, -1 in the one element left that follows the sizes, last the pattern computed.
+std::vector<pattern_choice> choices_of_reading(model_format format, std::span<const pattern_bound> e,
+                                               const partial_shape& in, const std::vector<pattern_term>& terms,
+                                               bool special_zero, text::fix_reason& reason) {
+  const bool has_zero = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == 0; });
+  const bool has_minus_one = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1; });
+  std::vector<std::size_t> copies, others;  // elements that follow a size: a copy of the same index, or not
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    const auto& t = terms[k];
+    if (t.dims.empty()) continue;
+    const bool copy = t.dims.size() == 1 && t.dims[0] == k && t.factor == 1 && t.divisor == 1 && (special_zero || !has_zero) &&
+                      e[k].lo == in[k].lo() &&
+                      // (a value two elements hold, `[1,8,8,8]` of L = heads = 8, names neither alone)
+                      std::count_if(e.begin(), e.end(), [&](const pattern_bound& b) { return b.lo == e[k].lo; }) == 1;
+    (copy ? copies : others).push_back(k);
+  }
+  // No element follows a size, or the one that does is the pattern's -1 already: nothing is baked.
+  if (copies.empty() && (others.empty() || (others.size() == 1 && e[others[0]].lo == -1))) {
+    reason = text::kept_by_reading(terms_text(terms));
+    return {};
+  }
+  const bool set_special_zero = !copies.empty() && !special_zero;
+  const auto choice = [&](std::optional<std::size_t> minus_one) {
+    pattern_choice c;
+    const auto first = minus_one ? *minus_one : copies.front();
+    c.element = first;
+    c.old_value = e[first].lo;
+    c.value = minus_one ? -1 : 0;
+    c.set_special_zero = set_special_zero;
+    for (const auto k : copies)
+      if (k != first) c.also.emplace_back(k, 0);
+    c.why = text::follows_sizes(copies, minus_one ? std::optional(std::pair(*minus_one, e[*minus_one].lo)) : std::nullopt,
+                                set_special_zero ? std::optional(format) : std::nullopt);
+    return c;
+  };
+  std::vector<pattern_choice> choices;
+  if (others.empty()) choices.push_back(choice(std::nullopt));
+  // -1 infers the one element left exactly: the others are copies or values that stay.
+  if (others.size() == 1 && !has_minus_one) choices.push_back(choice(others[0]));
+  // Last: the pattern computed from the input's shape, when no 0 or -1 above is judged to keep the sizes.
+  if (!others.empty()) {
+    pattern_choice c;
+    c.why = text::computed_from_shape(terms_text(terms));
+    c.computed = terms;
+    choices.push_back(std::move(c));
+  }
+  return choices;
+}
+
+}  // namespace
+
 std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagation& declared, const propagation& asked,
                                                  const layer& l, const batch_finding& f,
                                                  std::span<const std::int64_t> stays, text::fix_reason& reason) {
@@ -361,119 +532,38 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
     return {};
   }
   const bool special_zero = l.flag("special_zero");
-  const bool has_zero = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == 0; });
-  const bool has_minus_one = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1; });
-  const auto changes = [&](std::size_t k) { return !(now[k].is_static() && in[k].is_static() && now[k].lo() == in[k].lo()); };
   // 0 copies the input's dimension at the same index: where the element holds it and it changes. A literal
   // 0 in a pattern without special_zero would change meaning if special_zero were set: then no copies.
   // Only where the value names that dimension alone: a 12 that is the length L here and also another size
   // (the width where H == W, the channels where C == H, another input's length) may stand for the other
   // one, and a copy would then compute at the new sizes what the program does not (after it, no constant
   // is left for the check to see).
-  // (The outputs of Reshapes, this one's and others' that may be rewritten too, and what follows them hold
-  // their patterns' values: not sizes the inputs carry.)
-  std::vector<char> after;
-  const auto find_after = [&] {
-    if (!after.empty()) return;
-    std::vector<char> marked(g.layers().size(), 0);
-    for (std::size_t i = 0; i < marked.size(); ++i) marked[i] = part_of(g.layers()[i].type) == op_part::reshape;
-    after = downstream_of(g, marked);
-    for (std::size_t i = 0; i < marked.size(); ++i) after[i] = after[i] || marked[i];
-  };
-  const auto alone = [&](std::size_t k) {
-    find_after();
-    const auto v = in[k].lo();
-    const auto size = now[k].symbol();
-    for (std::size_t i = 0; i < g.layers().size(); ++i) {
-      if (after[i]) continue;
-      for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
-        const auto& d = declared.outputs[i][o].shape;
-        const auto& a = asked.outputs[i][o].shape;
-        if (!d.rank_known()) continue;
-        for (std::size_t j = 0; j < d.size(); ++j) {
-          if (!d[j].is_static() || d[j].lo() != v || !a.rank_known() || a.size() != d.size()) continue;
-          // Another size: one that stays (C == H), or one of another name (W where H is), or of another value
-          // where the sizes are asked as values; a dimension the propagation names no size at (an interval
-          // a Slice computed) too: nothing shows it is this one.
-          const bool same = (size && a[j].has_symbol() && a[j].symbol() == size) ||
-                            (now[k].is_static() && a[j].is_static() && a[j].lo() == now[k].lo());
-          const bool other = !same;
-          if (other) return false;
-        }
-      }
-    }
-    return true;
-  };
+  const auto after = at_or_after_reshapes(g);
   // The pattern read as its input's dimensions grouped: which elements follow the sizes that change, and
   // how. Every choice below writes that reading, or none is made (a 0 or -1 the judges find to run may
   // still be another reading: `-1` in place of the 7 of `[1,7,8,6,4]`, the chunks of H/7).
   std::vector<std::int64_t> values;
   for (const auto& b : e) values.push_back(b.lo);
-  std::vector<char> sole(in.size(), 0);
-  for (std::size_t k = 0; k < in.size(); ++k) sole[k] = in[k].is_static() && in[k].lo() > 0 && changes(k) && alone(k);
   text::fix_reason unread;
-  const auto terms = computed_terms(in, now, values, special_zero, stays, sole, unread);
+  const auto terms = computed_terms(in, now, values, special_zero, stays, sole_sizes(g, declared, asked, in, now, after), unread);
   if (!terms) {
     if (auto c = restored(g, declared, asked, l)) return {std::move(*c)};
     reason = std::move(unread);
     return {};
   }
   // A value the reading keeps that is a size that changes elsewhere (another input's length T == C) may
-  // stand for it: nothing here can compute it, so nothing is written. (Before any Reshape, as for `alone`.)
+  // stand for it: nothing here can compute it, so nothing is written. (Before any Reshape, as for sole_sizes.)
   std::optional<std::vector<std::int64_t>> changing;
   for (std::size_t k = 0; k < terms->size(); ++k) {
     const auto v = (*terms)[k].factor;
     if (!(*terms)[k].dims.empty() || v <= 1) continue;
-    if (!changing) {
-      find_after();
-      changing = changing_values(g, declared, asked, after, false);
-    }
+    if (!changing) changing = changing_values(g, declared, asked, after, false);
     if (std::binary_search(changing->begin(), changing->end(), v)) {
       reason = text::kept_value_is_a_size(k, v);
       return {};
     }
   }
-  std::vector<std::size_t> copies, others;  // elements that follow a size: a copy of the same index, or not
-  for (std::size_t k = 0; k < terms->size(); ++k) {
-    const auto& t = (*terms)[k];
-    if (t.dims.empty()) continue;
-    const bool copy = t.dims.size() == 1 && t.dims[0] == k && t.factor == 1 && t.divisor == 1 && (special_zero || !has_zero) &&
-                      e[k].lo == in[k].lo() &&
-                      // (a value two elements hold, `[1,8,8,8]` of L = heads = 8, names neither alone)
-                      std::count_if(e.begin(), e.end(), [&](const pattern_bound& b) { return b.lo == e[k].lo; }) == 1;
-    (copy ? copies : others).push_back(k);
-  }
-  // No element follows a size, or the one that does is the pattern's -1 already: nothing is baked.
-  if (copies.empty() && (others.empty() || (others.size() == 1 && e[others[0]].lo == -1))) {
-    reason = text::kept_by_reading(terms_text(*terms));
-    return {};
-  }
-  const bool set_special_zero = !copies.empty() && !special_zero;
-  const auto choice = [&](std::optional<std::size_t> minus_one) {
-    pattern_choice c;
-    const auto first = minus_one ? *minus_one : copies.front();
-    c.element = first;
-    c.old_value = e[first].lo;
-    c.value = minus_one ? -1 : 0;
-    c.set_special_zero = set_special_zero;
-    for (const auto k : copies)
-      if (k != first) c.also.emplace_back(k, 0);
-    c.why = text::follows_sizes(copies, minus_one ? std::optional(std::pair(*minus_one, e[*minus_one].lo)) : std::nullopt,
-                                set_special_zero ? std::optional(g.format()) : std::nullopt);
-    return c;
-  };
-  std::vector<pattern_choice> choices;
-  if (others.empty()) choices.push_back(choice(std::nullopt));
-  // -1 infers the one element left exactly: the others are copies or values that stay.
-  if (others.size() == 1 && !has_minus_one) choices.push_back(choice(others[0]));
-  // Last: the pattern computed from the input's shape, when no 0 or -1 above is judged to keep the sizes.
-  if (!others.empty()) {
-    pattern_choice c;
-    c.why = text::computed_from_shape(terms_text(*terms));
-    c.computed = *terms;
-    choices.push_back(std::move(c));
-  }
-  return choices;
+  return choices_of_reading(g.format(), e, in, *terms, special_zero, reason);
 }
 
 namespace {
@@ -524,6 +614,99 @@ std::optional<placed_sizes> read_sizes(const graph& g, const propagation& declar
   return r;
 }
 
+/// The sizes `s` read from `other` (`other_now` at the shapes asked), the shape of a tensor met where the
+/// output's axes are at `at`: one along an axis that stays where it has that extent, else the constant; one
+/// that changes where `other` has it and changes there too (not along `joined`, a Concat's axis). Fewer
+/// than `s` holds where one that changes is not there.
+std::vector<pattern_term> sizes_read_from(const placed_sizes& s, const partial_shape& other, const partial_shape& other_now,
+                                          const std::vector<std::size_t>& at, std::optional<std::size_t> joined) {
+  std::vector<pattern_term> terms;
+  for (std::size_t e = 0; e < s.values.size(); ++e) {
+    const auto j = at[s.axes[e]];
+    const bool has = other[j].is_static() && other[j].lo() == s.values[e];
+    if (s.moving[e] == 0) {
+      terms.push_back(has ? pattern_term{{j}, 1, 1} : pattern_term{{}, s.values[e], 1});
+    } else if (has && j != joined && !(other_now[j].is_static() && other_now[j].lo() == s.values[e])) {
+      terms.push_back({{j}, 1, 1});
+    } else {
+      break;
+    }
+  }
+  return terms;
+}
+
+/// Where the axes of a tensor (at `at` in it) are after Transpose `c` of it; nullopt where its order is not
+/// known.
+std::optional<std::vector<std::size_t>> permuted(const graph& g, const propagation& declared, const layer& c,
+                                                 const std::vector<std::size_t>& at) {
+  const auto rank = at.size();
+  const auto& perm = declared.input(g, c, 1).value;
+  if (!perm || perm->is_real() || perm->elements.size() != rank) return std::nullopt;
+  std::vector<std::size_t> to(rank, rank);
+  for (std::size_t j = 0; j < rank; ++j)
+    for (std::size_t a = 0; a < rank; ++a)
+      if (perm->elements[j].exact() && perm->elements[j].lo == static_cast<std::int64_t>(at[a])) to[a] = j;
+  if (std::find(to.begin(), to.end(), rank) != to.end()) return std::nullopt;
+  return to;
+}
+
+/// Each layer that reads the first output of each layer, with the first input it reads it at.
+std::vector<std::vector<std::pair<std::size_t, std::size_t>>> first_output_readers(const graph& g) {
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers(g.layers().size());
+  for (std::size_t c = 0; c < g.layers().size(); ++c) {
+    std::set<std::size_t> seen;
+    const auto& sources = g.layers()[c].sources;
+    for (std::size_t k = 0; k < sources.size(); ++k)
+      if (sources[k] && sources[k]->output == 0 && sources[k]->layer < readers.size() && seen.insert(sources[k]->layer).second)
+        readers[sources[k]->layer].emplace_back(c, k);
+  }
+  return readers;
+}
+
+/// What met_tensors looks for and has tried.
+struct meeting {
+  const graph& g;
+  const propagation &declared, &asked;
+  std::size_t index;  ///< the layer whose output is followed
+  const placed_sizes& s;
+  std::vector<char> after;  ///< the layers downstream of it
+  std::set<std::pair<std::size_t, std::size_t>> tried{};
+};
+
+/// The other operands of `c` (elementwise arithmetic or a Concat that reads the followed tensor, its axes
+/// at `at`, at input `read_at`) from whose shapes every size `m.s` places is read: `found` gets each.
+template <class Found>
+void meet_at(meeting& m, const layer& c, std::size_t read_at, const std::vector<std::size_t>& at, Found& found) {
+  const auto rank = m.s.rank;
+  std::optional<std::size_t> joined;  // a Concat's axis, along which the extents need not meet
+  const bool concat = part_of(c.type) == op_part::concat;
+  if (concat) {
+    auto j = c.integer("axis", 0);
+    if (j < 0) j += static_cast<std::int64_t>(rank);
+    if (j < 0 || static_cast<std::size_t>(j) >= rank) return;
+    joined = static_cast<std::size_t>(j);
+  } else if (!elementwise_arithmetic(c.type)) {
+    return;
+  }
+  for (std::size_t k = 0; k < c.sources.size(); ++k) {
+    const auto& x = c.sources[k];
+    // (Only a tensor computed before the layer: a file lists the nodes that compute its shape first.)
+    if (!x || k == read_at || x->layer >= m.index || m.after[x->layer] != 0 || !m.tried.emplace(x->layer, x->output).second)
+      continue;
+    const auto& other = m.declared.input(m.g, c, k).shape;
+    const auto& other_now = m.asked.input(m.g, c, k).shape;
+    if (!other.rank_known() || other.size() != rank || !other_now.rank_known() || other_now.size() != rank) continue;
+    // Elementwise arithmetic broadcasts a 1: a tensor that may be 1 where the output is not meets it
+    // all the same, and its extents are not the output's.
+    bool may_broadcast = false;
+    for (std::size_t e = 0; e < m.s.axes.size(); ++e)
+      may_broadcast = may_broadcast || (!concat && m.s.moving[e] != 0 && other_now[at[m.s.axes[e]]].lo() < 2);
+    if (may_broadcast) continue;
+    if (auto terms = sizes_read_from(m.s, other, other_now, at, joined); terms.size() == m.s.values.size())
+      found(std::move(terms), x->layer, x->output);
+  }
+}
+
 /// Where the output of layer `index` meets another tensor: through Transposes (an IR converted from NHWC
 /// turns the map before the skip connection's Add) and layers that keep its shape, up to eight layers on, an
 /// operand of elementwise arithmetic or a Concat (but along its axis) whose other operand is of the same
@@ -538,51 +721,22 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
                  const placed_sizes& s, Found found) {
   std::vector<char> self(g.layers().size(), 0);
   self[index] = 1;
-  const auto after = downstream_of(g, self);
-  const auto rank = s.rank;
-  std::set<std::pair<std::size_t, std::size_t>> tried;
+  meeting m{g, declared, asked, index, s, downstream_of(g, self)};
+  const auto readers = first_output_readers(g);
   // A tensor the output becomes: its layer, and where each of the output's axes lies in it.
   struct reached {
     std::size_t layer;
     std::vector<std::size_t> at;
   };
   std::vector<reached> frontier{{index, {}}};
-  for (std::size_t a = 0; a < rank; ++a) frontier[0].at.push_back(a);
-  // The sizes read from `other`, the shape of a tensor met where the output's axes are at `at`; fewer where
-  // one that changes is not there.
-  const auto read = [&](const partial_shape& other, const partial_shape& other_now, const std::vector<std::size_t>& at,
-                        std::optional<std::size_t> joined) {
-    std::vector<pattern_term> terms;
-    for (std::size_t e = 0; e < s.values.size(); ++e) {
-      const auto j = at[s.axes[e]];
-      const bool has = other[j].is_static() && other[j].lo() == s.values[e];
-      if (s.moving[e] == 0) {
-        terms.push_back(has ? pattern_term{{j}, 1, 1} : pattern_term{{}, s.values[e], 1});
-      } else if (has && j != joined && !(other_now[j].is_static() && other_now[j].lo() == s.values[e])) {
-        terms.push_back({{j}, 1, 1});
-      } else {
-        break;
-      }
-    }
-    return terms;
-  };
+  for (std::size_t a = 0; a < s.rank; ++a) frontier[0].at.push_back(a);
   for (std::size_t depth = 0; depth < 8 && !frontier.empty(); ++depth) {
     std::vector<reached> next;
     for (const auto& t : frontier)
-      for (const auto& c : g.layers()) {
-        const auto reads = std::find_if(c.sources.begin(), c.sources.end(),
-                                        [&](const auto& x) { return x && x->layer == t.layer && x->output == 0; });
-        if (reads == c.sources.end()) continue;
-        const auto read_at = static_cast<std::size_t>(reads - c.sources.begin());
-        const auto c_index = static_cast<std::size_t>(&c - g.layers().data());
+      for (const auto& [c_index, read_at] : readers[t.layer]) {
+        const auto& c = g.layers()[c_index];
         if (permutes_axes(c) && read_at == 0) {
-          const auto& perm = declared.input(g, c, 1).value;
-          if (!perm || perm->is_real() || perm->elements.size() != rank) continue;
-          std::vector<std::size_t> at(rank, rank);
-          for (std::size_t j = 0; j < rank; ++j)
-            for (std::size_t a = 0; a < rank; ++a)
-              if (perm->elements[j].exact() && perm->elements[j].lo == static_cast<std::int64_t>(t.at[a])) at[a] = j;
-          if (std::find(at.begin(), at.end(), rank) == at.end()) next.push_back({c_index, std::move(at)});
+          if (auto at = permuted(g, declared, c, t.at)) next.push_back({c_index, std::move(*at)});
           continue;
         }
         // A layer whose output has, at the declared shapes, the shape of what it reads (an activation, a
@@ -591,33 +745,7 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
         const auto& from = declared.input(g, c, read_at).shape;
         const auto& to = declared.outputs[c_index].empty() ? from : declared.outputs[c_index][0].shape;
         if (from.is_static() && to.is_static() && to == from && !c.auxiliary) next.push_back({c_index, t.at});
-        std::optional<std::size_t> joined;  // a Concat's axis, along which the extents need not meet
-        const bool concat = part_of(c.type) == op_part::concat;
-        if (concat) {
-          auto j = c.integer("axis", 0);
-          if (j < 0) j += static_cast<std::int64_t>(rank);
-          if (j < 0 || static_cast<std::size_t>(j) >= rank) continue;
-          joined = static_cast<std::size_t>(j);
-        } else if (!elementwise_arithmetic(c.type)) {
-          continue;
-        }
-        for (std::size_t k = 0; k < c.sources.size(); ++k) {
-          const auto& x = c.sources[k];
-          // (Only a tensor computed before the layer: a file lists the nodes that compute its shape first.)
-          if (!x || k == read_at || x->layer >= index || after[x->layer] != 0 || !tried.emplace(x->layer, x->output).second)
-            continue;
-          const auto& other = declared.input(g, c, k).shape;
-          const auto& other_now = asked.input(g, c, k).shape;
-          if (!other.rank_known() || other.size() != rank || !other_now.rank_known() || other_now.size() != rank) continue;
-          // Elementwise arithmetic broadcasts a 1: a tensor that may be 1 where the output is not meets it
-          // all the same, and its extents are not the output's.
-          bool may_broadcast = false;
-          for (std::size_t e = 0; e < s.axes.size(); ++e)
-            may_broadcast = may_broadcast || (!concat && s.moving[e] != 0 && other_now[t.at[s.axes[e]]].lo() < 2);
-          if (may_broadcast) continue;
-          if (auto terms = read(other, other_now, t.at, joined); terms.size() == s.values.size())
-            found(std::move(terms), x->layer, x->output);
-        }
+        meet_at(m, c, read_at, t.at, found);
       }
     frontier = std::move(next);
   }
