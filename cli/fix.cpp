@@ -73,7 +73,10 @@ std::string rewritten(const std::vector<model::fix_change>& changes) {
     parts.push_back(fmt::format("{} Reshape pattern{}", it->second, it->second == 1 ? "" : "s"));
   for (const auto& [type, n] : by_type)
     if (type != "Reshape")
-      parts.push_back(fmt::format("{} {}'s {}", n, type, type == "Resize" || type == "Interpolate" ? "sizes" : "bounds"));
+      parts.push_back(fmt::format("{} {}'s {}", n, type,
+                                  type == "Resize" || type == "Interpolate" ? "sizes"
+                                  : type == "Gather"                        ? "positions"
+                                                                            : "bounds"));
   if (parts.empty()) return "nothing";  // (declared dims freed only)
   return fmt::format("{}", fmt::join(parts, " and "));
 }

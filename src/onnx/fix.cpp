@@ -261,7 +261,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     if (!node) return false;
     const auto& n = *node_at(proto_, *node);
     return n.op_type() == "Reshape" || (n.op_type() == "Resize" && n.input_size() > 3 && !n.input(3).empty()) ||
-           (n.op_type() == "Slice" && n.input_size() > 2);
+           (n.op_type() == "Slice" && n.input_size() > 2) || (n.op_type() == "Gather" && n.input_size() > 1);
   }
 
   /// The input of node `n` that the layer it is lowered to reads at `port`: a Resize's sizes are its fourth
@@ -510,7 +510,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const auto s = names_at(original_, &declared(), r.p.within);
     const auto* reshape = s ? s->g->find(r.p.reshape) : nullptr;
     if (reshape == nullptr || s->p == nullptr) internal("its Reshape is not found again");
-    const auto origin = model::detail::origin_of_element(*s->g, *s->p, *reshape, 1, r.p.element);
+    const auto origin = model::detail::origin_of_element(*s->g, *s->p, *reshape, r.p.port, r.p.element);
     const auto reader = shifted(origin.consumer != nullptr ? reader_of(*s, *s->g, *origin.consumer) : std::nullopt);
     const auto node = shifted(reader_of(*s, *s->g, *reshape));
     if (!reader || !node || origin.holder == nullptr) internal("its nodes are not found again");
@@ -542,6 +542,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
         if (a.name() == "allowzero") a.set_i(0);
     auto& c = changes_[{r.p.within, r.p.reshape}];
     c.name = reshape_node.name().empty() && reshape_node.output_size() > 0 ? reshape_node.output(0) : reshape_node.name();
+    c.type = reshape_node.op_type();
     c.edit = model::onnx_edit{h->name, cloned_from, r.p.set_special_zero};
     c.old_pattern = r.change.old_pattern;
     c.new_pattern = r.change.new_pattern;

@@ -74,6 +74,8 @@ FIXED = {
     # A crop to half the width with int32 bounds: the end computed and cast to int32 (ONNX Runtime refuses a
     # Slice whose bounds differ in type), at an odd width at B.
     "size_fix_crop_half_int32": ("size_fix_crop_half_int32_at_b", "x=[1,2,6,?]", [1, 2, 6, 21], [1, 2, 6, 14]),
+    # The last step of a sequence at a baked position (6 of 7): written as -1.
+    "size_fix_last_position": ("size_fix_last_position_at_b", "x=[1,?,4]", [1, 10, 4], [1, 7, 4]),
 }
 
 

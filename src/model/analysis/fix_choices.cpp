@@ -810,4 +810,44 @@ std::vector<pattern_choice> placed_size_choices(const graph& g, const propagatio
   return choices;
 }
 
+bool reads_positions(const layer& l, const batch_finding& f) {
+  return f.code == "baked_size" && finding_port(f) == 1 && gather_counts_back(l).has_value();
+}
+
+std::vector<pattern_choice> last_position_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                                  const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto counts_back = gather_counts_back(l);
+  if (!counts_back || !reads_positions(l, f) || l.sources.size() < 3) return {};
+  const auto& data = declared.input(g, l, 0).shape;
+  const auto& now = asked.input(g, l, 0).shape;
+  const auto& positions = declared.input(g, l, 1).value;
+  const auto& axis_value = declared.input(g, l, 2).value;
+  if (!data.rank_known() || !now.rank_known() || data.size() != now.size() || !positions || positions->is_real() ||
+      !axis_value || axis_value->is_real() || axis_value->elements.size() != 1 || !axis_value->elements[0].exact())
+    return {};
+  auto axis = axis_value->elements[0].lo;
+  if (axis < 0) axis += static_cast<std::int64_t>(data.size());
+  if (axis < 0 || static_cast<std::size_t>(axis) >= data.size()) return {};
+  const auto a = static_cast<std::size_t>(axis);
+  // Only along an axis that changes: elsewhere the position stays what it is.
+  if (!data[a].is_static() || (now[a].is_static() && now[a].lo() == data[a].lo())) return {};
+  const auto last = data[a].lo() - 1;
+  std::vector<std::size_t> elements;
+  for (std::size_t e = 0; e < positions->elements.size(); ++e)
+    if (positions->elements[e].exact() && positions->elements[e].lo == last && last >= 1) elements.push_back(e);
+  if (elements.empty()) return {};
+  if (!*counts_back) {
+    reason = text::no_negative_positions(elements[0], l.op_type(), l.op_version());
+    return {};
+  }
+  pattern_choice c;
+  c.element = elements[0];
+  c.old_value = last;
+  c.value = -1;
+  for (std::size_t k = 1; k < elements.size(); ++k) c.also.emplace_back(elements[k], -1);
+  c.why = text::names_last_position(elements, last, a, data[a].lo());
+  return {c};
+}
+
 }  // namespace reshape1::model::detail

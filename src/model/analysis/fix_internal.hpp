@@ -111,6 +111,18 @@ struct pattern_choice {
                                                               const propagation& asked, const layer& l,
                                                               const batch_finding& f, text::fix_reason& reason);
 
+/// New sizes: whether finding `f` of layer `l` (baked_size) names a Gather's positions: one that
+/// last_position_choices reads.
+[[nodiscard]] bool reads_positions(const layer& l, const batch_finding& f);
+
+/// New sizes: the value to try for Gather `l`'s positions: -1 in every element that is, at the declared
+/// shapes, the last position along its axis, which changes (a program's `x[:, n - 1]` folded to `x[:, 6]`).
+/// Empty, with `reason`, when no element is (check's finding stands), or where the op counts no position
+/// back from the end (`no_negative_positions`).
+[[nodiscard]] std::vector<pattern_choice> last_position_choices(const graph& g, const propagation& declared,
+                                                                const propagation& asked, const layer& l,
+                                                                const batch_finding& f, text::fix_reason& reason);
+
 /// New sizes: the pattern `e` of a Reshape whose data input is `in` at the declared shapes and `now` at the
 /// shapes asked, computed from the input's shape: the input's dimensions and the pattern's elements are
 /// matched in groups of equal products (as the Reshape lays the elements out, row by row); a group whose

@@ -274,11 +274,12 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
   const auto named = [&](const batch_finding& f) {
     if (done_.contains(key_of(f))) return false;
     // New sizes: an Interpolate to fixed sizes, or a slice to fixed bounds, along axes that change (they are
-    // computed).
+    // computed), or a Gather at the last position of one (it becomes -1).
     if (part_of(f.type) != op_part::reshape) {
       if (!sizes() || !f.within.empty()) return false;
       const auto s = where(f);
-      return s && reads_placed(*s->g->find(f.id), f) && rewrites(*s, {}, *s->g->find(f.id));
+      return s && (reads_placed(*s->g->find(f.id), f) || reads_positions(*s->g->find(f.id), f)) &&
+             rewrites(*s, {}, *s->g->find(f.id));
     }
     // New sizes: every finding of a Reshape of the model itself (a body's sizes are not searched).
     if (f.issue == batch_issue::scales_with_batch) return false;

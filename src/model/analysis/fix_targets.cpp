@@ -63,11 +63,12 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     x.why = c.why;
     return x;
   }
-  const auto origin = origin_of_element(*s.g, *s.p, l, 1, c.element);
+  const auto origin = origin_of_element(*s.g, *s.p, l, c.port, c.element);
   fix_plan x;
   x.within = x.holder_within = within;
   x.reshape = l.id;
   x.element = c.element;
+  x.port = c.port;
   x.old_value = c.old_value;
   x.index = origin.index;
   x.value = c.value;
@@ -79,7 +80,7 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
   }
   for (const auto& [element, value] : c.also) {
     // Written into the same Const as the element, or not at all: one rewrite is one Const's bytes.
-    const auto other = origin_of_element(*s.g, *s.p, l, 1, element);
+    const auto other = origin_of_element(*s.g, *s.p, l, c.port, element);
     if (other.holder != origin.holder || other.consumer != origin.consumer || other.consumer_port != origin.consumer_port ||
         other.path != origin.path) {
       reason = text::held_apart(c.element, element);
@@ -121,8 +122,9 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
       }
     }
   }
-  if (part_of(l.type) != op_part::reshape) {  // an Interpolate's sizes, a slice's bounds (gather names no other)
-    const auto choices = placed_size_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason);
+  if (part_of(l.type) != op_part::reshape) {  // an Interpolate's sizes, a slice's bounds, a Gather's positions
+    const auto choices = reads_positions(l, f) ? last_position_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
+                                               : placed_size_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason);
     // Values not read along the data's axes (a bound check relates to another tensor's size) are refused
     // with check's finding, as the proof refuses what it finds.
     if (choices.empty() && reason.code == "shape_values_unknown") reason = text::refusal(f, proofs_.front().at);

@@ -86,4 +86,10 @@ bool resizes(const layer& l) { return l.type == "Interpolate"; }
 
 bool gives_dimensions(const layer& l) { return l.type == "ShapeOf"; }
 
+std::optional<bool> gather_counts_back(const layer& l) {
+  if (l.type != "Gather") return std::nullopt;
+  // An ONNX Gather below version 11 takes positions from 0 only, though it is lowered to Gather-8.
+  return l.opset >= 8 && (l.find("onnx_version") == nullptr || l.op_version() >= 11);
+}
+
 }  // namespace reshape1::model::detail

@@ -28,6 +28,11 @@ namespace reshape1::model::detail {
 /// ends): the last position along a size is written as one less than it.
 [[nodiscard]] bool holds_positions(const layer& l, std::size_t port);
 
+/// For a Gather (its positions input 1, along the axis input 2 names): whether a negative position counts
+/// back from the end of the axis, as in Gather-8 and an ONNX Gather from version 11 (lowered to Gather-8);
+/// nullopt for another op.
+[[nodiscard]] std::optional<bool> gather_counts_back(const layer& l);
+
 /// How an input places something along the data's (input 0's) axes.
 enum class placement {
   size,    ///< the extent of the output along the axis (Interpolate's sizes): any value

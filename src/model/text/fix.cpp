@@ -328,6 +328,22 @@ std::string sizes_computed_from_tensor(std::string_view what, std::string_view t
                      source, what, terms);
 }
 
+std::string names_last_position(std::span<const std::size_t> elements, std::int64_t value, std::size_t axis,
+                                std::int64_t extent) {
+  return fmt::format("element{} {} of its positions, {}, {} the last along axis {}, whose extent is {} at the declared "
+                     "shapes: -1 names the last position at every size",
+                     elements.size() == 1 ? "" : "s", fmt::join(elements, ", "), value, elements.size() == 1 ? "is" : "are",
+                     axis, extent);
+}
+
+fix_reason no_negative_positions(std::size_t index, std::string_view op, int version) {
+  return {"no_negative_positions",
+          {{"index", static_cast<std::int64_t>(index)}, {"version", std::int64_t{version}}, {"op", std::string(op)}},
+          fmt::format("element {} of its positions is the last along its axis, but {}-{} counts no position back from "
+                      "the end, so -1 cannot name it: the model needs Gather-8 (an ONNX Gather from version 11)",
+                      index, op, version)};
+}
+
 fix_reason size_not_a_whole_ratio(std::size_t index, std::int64_t value, std::size_t axis, std::int64_t extent) {
   return {"size_not_a_whole_ratio",
           {{"index", static_cast<std::int64_t>(index)}, {"value", value}, {"axis", static_cast<std::int64_t>(axis)},
@@ -386,7 +402,8 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
-      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio"};
+      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio",
+      "no_negative_positions"};
   return codes;
 }
 

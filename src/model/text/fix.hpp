@@ -141,6 +141,13 @@ struct proof_at {
 /// declared extent is `extent`, is neither a whole multiple nor a whole fraction of it, and no tensor the
 /// output meets has it: what it stands for is not known.
 [[nodiscard]] fix_reason size_not_a_whole_ratio(std::size_t index, std::int64_t value, std::size_t axis, std::int64_t extent);
+/// New sizes: why a Gather's positions `elements` (each `value`, the last along axis `axis` of `extent` at the
+/// declared shapes) are written as -1.
+[[nodiscard]] std::string names_last_position(std::span<const std::size_t> elements, std::int64_t value, std::size_t axis,
+                                              std::int64_t extent);
+/// New sizes: element `index` of a Gather's positions is the last along its axis, but the op (`op`, `version`)
+/// counts no position back from the end.
+[[nodiscard]] fix_reason no_negative_positions(std::size_t index, std::string_view op, int version);
 /// The pattern is held by the constant `holder`, which the caller vouches for (`--assume-constant`).
 [[nodiscard]] fix_reason vouched_pattern(std::string_view holder, option_spelling spelling);
 /// The format cannot name the tensor (`source`) a computed pattern would read the shape of.

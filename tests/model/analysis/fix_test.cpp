@@ -870,5 +870,38 @@ TEST_F(fixing, new_sizes_an_interpolate_on_a_square_map_reads_each_size_along_it
   }
 }
 
+// New sizes, IR: a Gather-8 at the last position of a length that changes (6 of 7): fix writes -1, and the
+// model written takes the last step at every length. A Gather-7, which counts no position back from the
+// end, is refused with why.
+TEST_F(fixing, new_sizes_a_gather_at_the_last_position_takes_minus_one) {
+  for (const int version : {8, 7}) {
+    ir_builder b;
+    const int x = b.parameter("[1,7,4]", "x");
+    const int pick = b.layer("Gather", "batch_dims=\"0\"", {"[1,7,4]", "[]", "[]"}, {"[1,4]"}, "last_step", version);
+    b.edge(x, pick, 0);
+    b.edge(b.scalar(6), pick, 1);
+    b.edge(b.scalar(1), pick, 2);
+    b.result(pick, "[1,4]");
+    model::fix_options o;
+    o.shapes = {{"x", parse_shape("[1,?,4]")}};
+    const auto r = fix(b, o);
+    if (version == 7) {
+      EXPECT_FALSE(r.fixed);
+      ASSERT_EQ(r.refusals.size(), 1u);
+      EXPECT_EQ(r.refusals[0].code, "no_negative_positions");
+      continue;
+    }
+    ASSERT_TRUE(r.fixed) << refused(r);
+    ASSERT_EQ(r.changes.size(), 1u);
+    EXPECT_EQ(r.changes[0].type, "Gather");
+    EXPECT_EQ(r.changes[0].old_pattern, "[6]");
+    EXPECT_EQ(r.changes[0].new_pattern, "[-1]");
+    onnx::write_fixed(r, xml(), out() / "f.xml");
+    const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+    const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,12,4]")}}});
+    EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  }
+}
+
 }  // namespace
 }  // namespace reshape1::test

@@ -56,6 +56,7 @@ std::vector<fix_reason> every_reason() {
           t::pattern_not_an_input(),
           t::held_apart(1, 2),
           t::size_not_a_whole_ratio(2, 300, 2, 224),
+          t::no_negative_positions(0, "Gather", 7),
           t::read_back_lacks_layer(),
           t::read_back_lacks_tensor("y"),
           t::read_back_differs(),
