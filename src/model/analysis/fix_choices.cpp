@@ -833,6 +833,12 @@ std::vector<pattern_choice> last_position_choices(const graph& g, const propagat
   // Only along an axis that changes: elsewhere the position stays what it is.
   if (!data[a].is_static() || (now[a].is_static() && now[a].lo() == data[a].lo())) return {};
   const auto last = data[a].lo() - 1;
+  // The size check relates the position to must be this axis' extent: a position equal to another size
+  // (6 where a size of the model is 6) may stand for that size as well as for the last of 7.
+  const auto size = std::find_if(f.args.begin(), f.args.end(), [](const auto& x) { return x.first == "size"; });
+  if (size == f.args.end() || !std::holds_alternative<std::int64_t>(size->second) ||
+      std::get<std::int64_t>(size->second) != last + 1)
+    return {};
   std::vector<std::size_t> elements;
   for (std::size_t e = 0; e < positions->elements.size(); ++e)
     if (positions->elements[e].exact() && positions->elements[e].lo == last && last >= 1) elements.push_back(e);
