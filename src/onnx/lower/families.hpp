@@ -1,6 +1,6 @@
 // Internal to the ONNX lowering: the rows of each op family (src/onnx/lower/<family>.cpp), which table.cpp
 // assembles into the one table, and the helpers more than one family uses. A new ONNX op is a translation
-// and a row in its family's file, and a case in tests/onnx/lower_test.cpp.
+// and a row in its family's file, and a case in tests/onnx/lower/<family>_test.cpp.
 #pragma once
 
 #include <cstdint>

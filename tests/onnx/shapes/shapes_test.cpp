@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "onnx_test_util.hpp"
+#include "../onnx_test_util.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/model/shapes.hpp"

@@ -1,6 +1,8 @@
-# The ONNX reader's tests (included from tests/CMakeLists.txt when reshape1::onnx is built): its gtest
-# suite, and the fixtures of tests/data/onnx turned from protobuf text into .onnx files for the CLI,
-# Python and ONNX Runtime tests (in ${RESHAPE1_ONNX_FIXTURES}).
+# The ONNX tests (included from tests/CMakeLists.txt when reshape1::onnx is built): their gtest suites,
+# whose folders mirror src/onnx (read/, lower/, fix/, shapes/; analysis/ for check --batch and --shape on
+# ONNX models, models/ for the shared models), and the fixtures of tests/data/onnx turned from protobuf text
+# into .onnx files for the CLI, Python and ONNX Runtime tests (in ${RESHAPE1_ONNX_FIXTURES}). The helper
+# programs and the ONNX Runtime drivers stay at this folder's top.
 add_executable(onnx_from_text ${CMAKE_CURRENT_LIST_DIR}/onnx_from_text.cpp)
 target_link_libraries(onnx_from_text PRIVATE onnx_proto protobuf::libprotobuf)
 target_compile_options(onnx_from_text PRIVATE ${RESHAPE1_WARNING_FLAGS})
@@ -23,9 +25,20 @@ add_custom_command(OUTPUT ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin
                    DEPENDS ${PROJECT_SOURCE_DIR}/tests/data/onnx/external_shape.bin VERBATIM)
 add_custom_target(onnx_fixtures ALL DEPENDS ${_onnx_fixtures} ${RESHAPE1_ONNX_FIXTURES}/external_shape.bin)
 
-add_executable(reshape1_onnx_tests ${CMAKE_CURRENT_LIST_DIR}/onnx_read_test.cpp ${CMAKE_CURRENT_LIST_DIR}/onnx_fix_test.cpp ${CMAKE_CURRENT_LIST_DIR}/fix_formats_test.cpp
-                                  ${CMAKE_CURRENT_LIST_DIR}/skim_test.cpp ${CMAKE_CURRENT_LIST_DIR}/lower_test.cpp
-                                  ${CMAKE_CURRENT_LIST_DIR}/shapes_test.cpp)
+# The gtest files, a line a folder (lower/: the table's rows, then one file a family of src/onnx/lower/).
+set(_onnx_tests
+    read/read_test.cpp read/bodies_test.cpp read/refusals_test.cpp read/skim_test.cpp
+    analysis/batch_test.cpp analysis/sizes_test.cpp
+    models/shared_models_test.cpp
+    lower/rows_test.cpp lower/table_test.cpp lower/elementwise_test.cpp lower/convolution_test.cpp
+    lower/normalization_test.cpp lower/matmul_test.cpp lower/shape_test.cpp lower/indexing_test.cpp
+    lower/reduction_test.cpp lower/resize_test.cpp lower/recurrent_test.cpp lower/detection_test.cpp
+    lower/microsoft_test.cpp lower/quantization_test.cpp lower/control_flow_test.cpp lower/attention_test.cpp
+    lower/signal_test.cpp
+    fix/fix_test.cpp fix/new_sizes_test.cpp fix/formats_test.cpp
+    shapes/shapes_test.cpp)
+list(TRANSFORM _onnx_tests PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
+add_executable(reshape1_onnx_tests ${_onnx_tests})
 target_compile_definitions(reshape1_onnx_tests PRIVATE RESHAPE1_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
                                                        RESHAPE1_SHARED_MODELS="${PROJECT_SOURCE_DIR}/../shared/ir-models"
                                                        RESHAPE1_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
@@ -35,8 +48,9 @@ target_include_directories(reshape1_onnx_tests PRIVATE ${PROJECT_SOURCE_DIR}/src
 target_compile_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_WARNING_FLAGS} ${RESHAPE1_SANITIZER_FLAGS})
 target_link_options(reshape1_onnx_tests PRIVATE ${RESHAPE1_SANITIZER_FLAGS})
 gtest_discover_tests(reshape1_onnx_tests DISCOVERY_TIMEOUT 60 TEST_PREFIX onnx.)
-# Every row of the ONNX table is lowered by a case of lower_test.cpp: the cases in one process
-# (gtest_discover_tests gives each its own), whose environment then names each row none of them lowered.
+# Every row of the ONNX table is lowered by a case of lower/<family>_test.cpp: the cases, all in the suite
+# onnx/lower_rows, in one process (gtest_discover_tests gives each its own), whose environment then names
+# each row none of them lowered.
 add_test(NAME onnx.every_row_has_a_lowering_test COMMAND reshape1_onnx_tests --gtest_filter=onnx/lower_rows.*)
 set_tests_properties(onnx.every_row_has_a_lowering_test PROPERTIES ENVIRONMENT RESHAPE1_ONNX_ROW_COVERAGE=1)
 
@@ -58,7 +72,7 @@ if(RESHAPE1_BUILD_CLI)
   # Every output of check, check --batch and fix on every shared and test model and fixture, against the
   # committed goldens (tests/golden/golden.py; --write rewrites them when an output is meant to change).
   # Under the sanitizers, the fixtures only: the shared models' runs were most of the sanitizer build's
-  # time in CI (680 s of it), and the sanitized model tests (models_test, onnx_read_test, fix_test) read,
+  # time in CI (680 s of it), and the sanitized model tests (models_test, onnx/models/shared_models_test, fix_test) read,
   # check and fix every shared model already; the release build compares all of them.
   set(_golden_only)
   if(RESHAPE1_SANITIZE)

@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "../model/ir_builder.hpp"
+#include "../../model/ir_builder.hpp"
 #include "reshape1/model/fix.hpp"
 #include "reshape1/onnx.hpp"
 

@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include "../fix_parts.hpp"
+#include "../../fix_parts.hpp"
 #include "reshape1/error.hpp"
 #include "reshape1/model/check.hpp"
 #include "reshape1/onnx.hpp"

@@ -1,0 +1,185 @@
+// check --shape on ONNX models: at new sizes, constants that may stand for a size cannot tell; sizes asked as
+// intervals or symbols hold for every member or cannot tell; and the sizes a cold review found.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../onnx_test_util.hpp"
+#include "reshape1/error.hpp"
+#include "reshape1/model/batch.hpp"
+#include "reshape1/model/check.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace reshape1::test {
+namespace {
+
+// At new sizes (check --shape with an image's height and width changed), a constant the model reads as a
+// size, bound or divisor that equals, at the declared shapes, a size that changes on its path cannot tell:
+// a fixed-shape export writes x.shape-derived values down. Each fixture is declared at 4x4 and asked at 8x8.
+TEST(onnx, constants_that_may_stand_for_a_size_cannot_tell) {
+  struct size_case {
+    const char* fixture;
+    model::batch_verdict verdict;
+    const char* code;
+    const char* source;  ///< the constant the finding names ("" for none)
+  };
+  for (const auto& c : {size_case{"size_mean_baked", model::batch_verdict::cannot_tell, "baked_size", "area"},
+                        size_case{"size_crop_end", model::batch_verdict::cannot_tell, "baked_size", "ends"},
+                        size_case{"size_last_row", model::batch_verdict::cannot_tell, "baked_size", "last"},
+                        size_case{"size_pool_window", model::batch_verdict::cannot_tell, "kernel_covers_size", ""},
+                        size_case{"size_view_free", model::batch_verdict::yes, "", ""},
+                        // Sizes computed from the shape through floats are not constants (a real computed
+                        // from a dimension keeps that it was).
+                        size_case{"size_resize_from_shape", model::batch_verdict::yes, "", ""}}) {
+    SCOPED_TRACE(c.fixture);
+    const auto g = read_fixture(c.fixture);
+    const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,8,8]")}}});
+    EXPECT_EQ(r.summary.verdict(), c.verdict) << r.summary_line();
+    if (c.verdict == model::batch_verdict::yes) {
+      EXPECT_TRUE(r.findings.empty());
+      continue;
+    }
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].code, c.code);
+    EXPECT_EQ(r.findings[0].source, c.source);
+    // At the declared sizes nothing changes: no such finding.
+    EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,4]")}}}).summary.verdict(), model::batch_verdict::yes);
+    // Vouched for by name, the constant is not a finding.
+    if (*c.source != '\0') {
+      EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,8,8]")}}, .assume_constant = {c.source}})
+                    .summary.verdict(),
+                model::batch_verdict::yes);
+    }
+  }
+  // The finding says what the constant equals and what that becomes.
+  const auto mean = model::check_batch(read_fixture("size_mean_baked"), {.shapes = {{"x", parse_shape("[1,3,8,8]")}}});
+  ASSERT_EQ(mean.findings.size(), 1u);
+  EXPECT_EQ(mean.findings[0].what,
+            "input 1 element 0 may stand for the size 16: the constant 16 equals 4·4, dimensions 2..3 of 'x' "
+            "[1,3,4,4] at the declared shapes, which is 64 at the shapes asked");
+  // A batch alone changes no size: none of these findings.
+  EXPECT_EQ(model::check_batch(read_fixture("size_mean_baked"), {.batch = dimension(4)}).summary.verdict(),
+            model::batch_verdict::yes);
+  // A Loop's body is not searched for such constants: at new sizes it cannot tell; at a new batch alone it
+  // is judged as before.
+  const auto loop = model::check_batch(read_fixture("loop_body"), {.shapes = {{"x", parse_shape("[1,2,5]")}}});
+  ASSERT_EQ(loop.findings.size(), 1u);
+  EXPECT_EQ(loop.findings[0].code, "sizes_in_body");
+  EXPECT_EQ(model::check_batch(read_fixture("loop_body"), {.batch = dimension(4)}).summary.verdict(), model::batch_verdict::yes);
+  // A name the model has no constant for is refused, naming it.
+  try {
+    (void)model::check_batch(read_fixture("size_mean_baked"), {.shapes = {{"x", parse_shape("[1,3,8,8]")}}, .assume_constant = {"nope"}});
+    ADD_FAILURE() << "an unknown constant was taken";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("no constant named 'nope'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(onnx, sizes_asked_as_intervals_or_symbols_hold_for_every_member_or_cannot_tell) {
+  const auto g = read_fixture("size_stride_skip");
+  // Propagation over 4..16 fits (intervals meet intervals); the member 9 does not: no, naming it.
+  for (const char* asked : {"[1,1,4..16,4..16]", "[1,1,?@H,?@W]"}) {
+    SCOPED_TRACE(asked);
+    const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape(asked)}}});
+    EXPECT_EQ(r.summary.verdict(), model::batch_verdict::no) << r.summary_line();
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].issue, model::batch_issue::fails);
+    EXPECT_EQ(r.findings[0].name, "skip");
+    EXPECT_EQ(r.findings[0].at, "x=[1,1,9,9]");
+    // The hint names the step it runs at, and the members that ran there.
+    EXPECT_EQ(r.findings[0].hint.rfind("the model runs only at some sizes: at multiples of 2 it runs (x=[1,1,10,10], ", 0), 0u)
+        << r.findings[0].hint;
+  }
+  // A window partition `[1,-1,7,8,7,96]` of a 56x56 map runs where H·W is a multiple of 7·8·7: at multiples
+  // of 28.
+  const auto windows = model::check_batch(read_fixture("size_regroup_inferred"), {.shapes = {{"x", parse_shape("[1,?,?,96]")}}});
+  ASSERT_FALSE(windows.findings.empty());
+  EXPECT_EQ(windows.findings[0].hint.rfind("the model runs only at some sizes: at multiples of 28 it runs (", 0), 0u)
+      << windows.findings[0].hint;
+  // A new single size beside an interval: the interval's members are tried with it (9 fails).
+  const auto mixed = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,1,16,8..9]")}}});
+  EXPECT_EQ(mixed.summary.verdict(), model::batch_verdict::no) << mixed.summary_line();
+  ASSERT_EQ(mixed.findings.size(), 1u);
+  EXPECT_EQ(mixed.findings[0].at, "x=[1,1,16,9]");
+  const auto single = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,1,16,16]")}}});
+  EXPECT_EQ(single.summary.verdict(), model::batch_verdict::yes) << single.summary_line();
+  // Where every member tried runs, the others are not proven: cannot tell, saying what ran.
+  const auto free = model::check_batch(read_fixture("size_view_free"), {.shapes = {{"x", parse_shape("[1,3,?@H,4..6]")}}});
+  EXPECT_EQ(free.summary.verdict(), model::batch_verdict::cannot_tell) << free.summary_line();
+  ASSERT_EQ(free.findings.size(), 1u);
+  EXPECT_EQ(free.findings[0].code, "sizes_not_proven");
+  EXPECT_EQ(free.findings[0].name, "x");
+  EXPECT_EQ(free.findings[0].hint, "it runs at x=[1,3,5,5], x=[1,3,1,4] and x=[1,3,64,6]; to be sure of a size, ask for it alone");
+}
+
+TEST(onnx, sizes_found_after_a_cold_review) {
+  struct size_case {
+    const char* fixture;
+    std::vector<std::pair<std::string, const char*>> shapes;
+    model::batch_verdict verdict;
+    const char* code;  ///< the first finding's
+  };
+  const std::vector<size_case> cases{
+      // A fixed target divided by the shape: the output keeps its size.
+      {"size_resize_scales_fixed", {{"x", "[1,3,24,24]"}}, model::batch_verdict::cannot_tell, "resize_to_fixed_size"},
+      // A fixed size written as Cast(Floor(constant)): Floor carries the values, so the constant 32 is seen
+      // where the size changes (it said yes with the sizes unknown).
+      {"size_resize_floor_fixed", {{"x", "[1,3,24,24]"}}, model::batch_verdict::cannot_tell, "placed_on_size"},
+      // Sizes computed through an op whose values are not followed: unknown, so the output's shape is.
+      {"size_resize_unknown_sizes", {{"x", "[1,3,24,24]"}}, model::batch_verdict::cannot_tell, "size_value_unknown"},
+      // An op without a translation on the input's values: its output is unknown, so nothing after it is shown.
+      {"size_not_covered", {{"x", "[1,3,24,24]"}}, model::batch_verdict::cannot_tell, "no_rule"},
+      // A float divisor computed from float constants is a constant.
+      {"size_mean_computed", {{"x", "[1,3,8,12]"}}, model::batch_verdict::cannot_tell, "baked_size"},
+      // A float constant concatenated with dims from Shape stays a constant, element by element.
+      {"size_view_real_concat", {{"x", "[1,3,16,6]"}}, model::batch_verdict::cannot_tell, "baked_size"},
+      // One symbol is one size in both inputs' members (16 and 12 apart would fail the Add): not no; the
+      // Pad by a fixed 2 along the length is the first finding.
+      {"size_two_inputs_one_size", {{"a", "[1,?@S]"}, {"b", "[1,?@S]"}}, model::batch_verdict::cannot_tell, "placed_on_size"},
+      // A k and an index past the axis at the new length: ONNX Runtime refuses both (they said yes).
+      {"size_topk_past_axis", {{"x", "[1,8]"}}, model::batch_verdict::no, "invalid_shape"},
+      {"size_gather_past_axis", {{"x", "[1,8]"}}, model::batch_verdict::no, "invalid_shape"},
+      // A LayerNormalization's scale made for the declared width, and a ScatterND index past the new height:
+      // ONNX Runtime refuses both (they said yes).
+      {"size_layer_norm_scale", {{"x", "[1,3,8,10]"}}, model::batch_verdict::no, "count_mismatch"},
+      {"size_scatter_nd_past_axis", {{"x", "[1,3,8,4]"}}, model::batch_verdict::no, "invalid_shape"},
+      // A ConvTranspose output_shape past what the shorter input makes: ONNX Runtime refuses it (it said yes).
+      {"size_conv_transpose_output_shape", {{"x", "[1,2,8]"}}, model::batch_verdict::no, "invalid_shape"},
+      // An end read from the Shape of a ConstantOfShape of a constant is a constant too (it said yes).
+      {"size_shape_of_constant", {{"x", "[1,3,16,16]"}}, model::batch_verdict::cannot_tell, "baked_size"},
+      // A dimension the model declares at one size and the request asks as `?` (every size) is tried.
+      {"size_stride_skip", {{"x", "[1,1,?,?]"}}, model::batch_verdict::no, "invalid_shape"},
+      // A Reshape that runs at the new size but groups its dimensions otherwise, no constant equal to a
+      // size (they said yes, and only sizes_not_proven at a `?` length).
+      {"size_regroup_inferred", {{"x", "[1,112,112,96]"}}, model::batch_verdict::cannot_tell, "regroups_sizes"},
+      {"size_regroup_members", {{"x", "[1,?,12]"}}, model::batch_verdict::cannot_tell, "regroups_sizes"},
+      // A pattern element equal to another input's length, which nothing on the Reshape's path carries, and
+      // an integer constant written out as an output, equal to the size that changes (both said yes).
+      {"size_other_input_length", {{"y", "[1,4]"}}, model::batch_verdict::cannot_tell, "baked_size"},
+      {"size_constant_output", {{"x", "[1,6,12,16]"}}, model::batch_verdict::cannot_tell, "baked_size"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.fixture);
+    model::reshape_request request;
+    for (const auto& [name, shape] : c.shapes) request.shapes.emplace_back(name, parse_shape(shape));
+    const auto r = model::check_batch(read_fixture(c.fixture), request);
+    EXPECT_EQ(r.summary.verdict(), c.verdict) << r.summary_line();
+    ASSERT_FALSE(r.findings.empty());
+    EXPECT_EQ(r.findings[0].code, c.code) << r.findings[0].what;
+  }
+}
+
+TEST(onnx, a_reshape_that_groups_its_dimensions_alike_at_every_size_is_not_a_finding) {
+  // [0,-1,96] on [1,H,W,96] makes H·W one dimension at 56x56 and at 112x64 alike.
+  model::reshape_request request;
+  request.shapes.emplace_back("x", parse_shape("[1,112,64,96]"));
+  const auto r = model::check_batch(read_fixture("size_regroup_kept"), request);
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << r.summary_line();
+  EXPECT_TRUE(r.findings.empty());
+}
+
+}  // namespace
+}  // namespace reshape1::test

@@ -1,0 +1,315 @@
+// ONNX's fix --shape: new sizes rather than a new batch, on the torch.onnx.export fixtures of tests/data/torch
+// (exported at one size): a pattern element that copies a changing size becomes 0, a product of them -1, a
+// pattern no 0 or -1 mends is computed from its input's shape, and what it cannot prove is refused with
+// nothing written.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <filesystem>
+#include <set>
+#include <span>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "../onnx_test_util.hpp"
+#include "../../test_util.hpp"
+#include "../../fix_parts.hpp"
+#include "reshape1/error.hpp"
+#include "reshape1/model/batch.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace reshape1::test {
+namespace {
+
+const fs::path torch_exports = fs::path(RESHAPE1_TEST_DATA) / "torch";
+
+model::fix_options at_sizes(std::string shape) {
+  model::fix_options o;
+  o.shapes.emplace_back("x", parse_shape(shape));
+  return o;
+}
+
+/// The dims of graph input or output `name` of a written model, as dim_value or dim_param text.
+std::vector<std::string> declared_dims(const model::fix_report& r, const std::string& name) {
+  ::onnx::ModelProto m;
+  EXPECT_TRUE(m.ParseFromString(onnx_output(r).model));
+  std::vector<std::string> dims;
+  for (const auto* list : {&m.graph().input(), &m.graph().output()})
+    for (const auto& v : *list)
+      if (v.name() == name)
+        for (const auto& d : v.type().tensor_type().shape().dim())
+          dims.push_back(d.has_dim_value() ? std::to_string(d.dim_value()) : d.has_dim_param() ? d.dim_param() : "");
+  return dims;
+}
+
+TEST(onnx_fix, new_sizes_an_element_that_copies_a_changing_dimension_becomes_0) {
+  // view(b, L, heads, -1) exported at L = 12: [1,12,4,-1] on [1,12,16] four times; each 12 becomes 0. The
+  // length asked as ?@L is declared L in the input and in the output, whose length follows it.
+  const auto r = onnx::fix(torch_exports / "attention_baked.at_a.onnx", at_sizes("[1,?@L,16]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 4u);
+  for (const auto& c : r.changes) {
+    EXPECT_EQ(c.element, 1u) << c.name;
+    EXPECT_EQ(c.old_value, 12) << c.name;
+    EXPECT_EQ(c.new_value, 0) << c.name;
+  }
+  EXPECT_EQ(r.changes.back().new_pattern, "[1,0,16]");
+  EXPECT_EQ(declared_dims(r, "x"), (std::vector<std::string>{"1", "L", "16"}));
+  EXPECT_EQ(declared_dims(r, "y"), (std::vector<std::string>{"1", "L", "16"}));
+  // The proof: at the sizes asked, then at the two samples (12 times 2 and 3).
+  ASSERT_EQ(r.checked.size(), 3u);
+  EXPECT_EQ(r.checked[1], "at x=[1,24,16]: reshapes to the given shapes: yes");
+  EXPECT_EQ(r.checked[2], "at x=[1,36,16]: reshapes to the given shapes: yes");
+}
+
+TEST(onnx_fix, new_sizes_a_product_of_changing_sizes_becomes_minus_one) {
+  // view(1, c*h*w) at 8x8: [1,192] becomes [1,-1]; H and W unnamed are declared x_2 and x_3, and the
+  // output's 3·H·W, which is neither, is cleared.
+  const auto r = onnx::fix(torch_exports / "flatten_baked.at_a.onnx", at_sizes("[1,3,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].old_pattern, "[1,192]");
+  EXPECT_EQ(r.changes[0].new_pattern, "[1,-1]");
+  EXPECT_EQ(declared_dims(r, "x"), (std::vector<std::string>{"1", "3", "x_2", "x_3"}));
+  EXPECT_EQ(declared_dims(r, "y"), (std::vector<std::string>{"1", ""}));
+  // H and W differ at each sample (a copy of one where the other belongs would show), and H·W at the two.
+  EXPECT_EQ(r.checked[1], "at x=[1,3,16,24]: reshapes to the given shapes: yes");
+  EXPECT_EQ(r.checked[2], "at x=[1,3,24,32]: reshapes to the given shapes: yes");
+}
+
+TEST(onnx_fix, new_sizes_left_in_a_divisor_or_in_two_elements_are_refused_and_nothing_is_written) {
+  // sum / (h*w): the divisor 64 is no Reshape pattern; a window partition [1,4,4,4,4,8] holds H/4 and W/4.
+  const auto mean = onnx::fix(torch_exports / "mean_by_size.at_a.onnx", at_sizes("[1,4,?,?]"));
+  EXPECT_FALSE(mean.fixed);
+  EXPECT_TRUE(onnx_output(mean).model.empty());
+  ASSERT_EQ(mean.refusals.size(), 1u);
+  EXPECT_EQ(mean.refusals[0].name, "/Div");
+  EXPECT_EQ(mean.refusals[0].code, "batch_finding");
+  // (16 = 4 x 4 at the declared shape: which 4 follows H, no other pattern shows.)
+  const auto windows = onnx::fix(torch_exports / "window_partition.at_a.onnx", at_sizes("[1,?,?,8]"));
+  EXPECT_FALSE(windows.fixed);
+  EXPECT_TRUE(onnx_output(windows).model.empty());
+  EXPECT_TRUE(std::any_of(windows.refusals.begin(), windows.refusals.end(),
+                          [](const model::fix_refusal& x) { return x.name == "/Reshape"; }));
+}
+
+TEST(onnx_fix, new_sizes_a_pattern_that_no_0_or_minus_one_mends_is_computed_from_its_input_shape) {
+  // A channel shuffle: H and W one place further on in the first pattern, one place back in the second.
+  // (ONNX Runtime runs the model written at 16x22 as the same program built at 16x22: checked by hand
+  // with tests/onnx/ort/same.js when this was written.)
+  const auto bytes = fixture_bytes("size_fix_channel_shuffle");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shuffle.onnx", at_sizes("[1,6,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 2u);
+  EXPECT_EQ(r.changes[0].name, "split_groups");
+  EXPECT_EQ(r.changes[0].computed, "[1,2,3,shape[2],shape[3]]");
+  EXPECT_EQ(r.changes[1].name, "merge_groups");
+  EXPECT_EQ(r.changes[1].computed, "[1,6,shape[3],shape[4]]");
+  EXPECT_EQ(std::get<model::onnx_edit>(r.changes[1].edit).tensor, "merge_groups/pattern/values");
+  EXPECT_EQ(declared_dims(r, "x"), (std::vector<std::string>{"1", "6", "x_2", "x_3"}));
+  ASSERT_EQ(r.checked.size(), 3u);
+  EXPECT_EQ(r.checked[1], "at x=[1,6,20,42]: reshapes to the given shapes: yes");
+  EXPECT_EQ(r.checked[2], "at x=[1,6,30,56]: reshapes to the given shapes: yes");
+  // A name made up for an unnamed size gives way to one the user gave (a cold attack's: x_3 twice).
+  const auto named = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shuffle.onnx", at_sizes("[1,6,?@x_3,?]"));
+  ASSERT_TRUE(named.fixed);
+  EXPECT_EQ(declared_dims(named, "x"), (std::vector<std::string>{"1", "6", "x_3", "x_3_2"}));
+}
+
+TEST(onnx_fix, new_sizes_a_window_partition_is_read_from_the_windows_and_proven_at_its_step) {
+  // The later [-1,7,7,5] copies the window's 7s, so 4 and 6 are H/7 and W/7; the model written runs only at
+  // multiples of 7, where the proof at ? is made (ONNX Runtime runs it as the truth: onnx.torch_sizes).
+  const auto bytes = fixture_bytes("size_fix_window_partition");
+  const auto model = std::as_bytes(std::span(bytes.data(), bytes.size()));
+  const auto r = onnx::fix(model, "windows.onnx", at_sizes("[1,?,?,5]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
+  ASSERT_EQ(r.checked.size(), 3u);
+  EXPECT_EQ(r.checked[0], "at x=[1,?,?,5]: at multiples of 7 (it fails at x=[1,29,43,5]): reshapes to the given shapes: "
+                          "cannot tell: the sizes are not proven for each multiple");
+  // Asked as values, one value is one size: the same reading at exactly those sizes.
+  const auto at = onnx::fix(model, "windows.onnx", at_sizes("[1,35,56,5]"));
+  ASSERT_TRUE(at.fixed) << (at.refusals.empty() ? "" : at.refusals[0].reason);
+  EXPECT_EQ(at.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
+}
+
+TEST(onnx_fix, new_sizes_a_reshape_that_gives_back_an_earlier_shape_is_computed_from_it) {
+  // The window reverse [1,4,6,7,7,5] is the windows' grid again, and [1,28,42,5] the map: each is computed
+  // from the shape of the tensor it gives back (ONNX Runtime runs the model written as the truth at B and
+  // at A: onnx.torch_sizes).
+  const auto bytes = fixture_bytes("size_fix_window_attention");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "attention.onnx", at_sizes("[1,?,?,5]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 3u);
+  EXPECT_EQ(r.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
+  EXPECT_EQ(r.changes[1].name, "unwindows");
+  EXPECT_EQ(r.changes[1].computed, "[1,shape('grid')[1],shape('grid')[2],7,7,5]");
+  EXPECT_EQ(r.changes[2].computed, "[1,shape('x')[1],shape('x')[2],5]");
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  std::vector<std::string> shape_inputs;
+  for (const auto& n : fixed.graph().node())
+    if (n.op_type() == "Shape") shape_inputs.push_back(n.input(0));
+  EXPECT_EQ(shape_inputs, (std::vector<std::string>{"x", "t1", "x"}));
+}
+
+TEST(onnx_fix, new_sizes_a_computed_pattern_leaves_nothing_unread_behind) {
+  // The old patterns p and q are read by nothing once computed: dropped (ONNX Runtime warns on every load of
+  // a model with an initializer no node reads). A large initializer after them (left out of the parse, put
+  // back by its index) keeps its bytes; one the file already left unread is the author's and stays.
+  ::onnx::ModelProto original;
+  ASSERT_TRUE(original.ParseFromString(fixture_bytes("size_fix_channel_shuffle")));
+  auto* table = original.mutable_graph()->add_initializer();
+  table->set_name("table");
+  table->set_data_type(::onnx::TensorProto::FLOAT);
+  table->add_dims(40000);
+  std::string raw(160000, '\0');
+  for (std::size_t k = 0; k < raw.size(); ++k) raw[k] = static_cast<char>(k * 7 % 251);
+  table->set_raw_data(raw);
+  *original.mutable_graph()->add_initializer() = *table;
+  original.mutable_graph()->mutable_initializer()->rbegin()->set_name("unread");
+  original.mutable_graph()->mutable_initializer()->rbegin()->clear_raw_data();
+  original.mutable_graph()->mutable_initializer()->rbegin()->set_dims(0, 1);
+  original.mutable_graph()->mutable_initializer()->rbegin()->add_float_data(1.0F);
+  auto* out = original.mutable_graph()->add_node();
+  out->set_op_type("Identity");
+  out->add_input("table");
+  out->add_output("table_out");
+  original.mutable_graph()->add_output()->set_name("table_out");
+  const auto bytes = original.SerializeAsString();
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shuffle.onnx", at_sizes("[1,6,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  std::vector<std::string> names;
+  for (const auto& t : fixed.graph().initializer()) names.push_back(t.name());
+  EXPECT_EQ(std::count(names.begin(), names.end(), "p") + std::count(names.begin(), names.end(), "q"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "unread"), 1);
+  const auto kept = std::find_if(fixed.graph().initializer().begin(), fixed.graph().initializer().end(),
+                                 [](const ::onnx::TensorProto& t) { return t.name() == "table"; });
+  ASSERT_NE(kept, fixed.graph().initializer().end());
+  EXPECT_EQ(kept->raw_data(), raw);
+  // Every name a node reads is the graph's input, an initializer or an earlier node's output.
+  std::set<std::string> defined(names.begin(), names.end());
+  for (const auto& i : fixed.graph().input()) defined.insert(i.name());
+  for (const auto& n : fixed.graph().node()) {
+    for (const auto& i : n.input()) EXPECT_TRUE(defined.contains(i)) << n.name() << " reads " << i;
+    for (const auto& o : n.output()) defined.insert(o);
+  }
+}
+
+TEST(onnx_fix, new_sizes_a_model_that_takes_them_already_is_left_as_it_is) {
+  // Exported with -1 and 0: nothing to rewrite, but the sizes are declared free.
+  const auto r = onnx::fix(torch_exports / "flatten_inferred.at_a.onnx", at_sizes("[1,3,?@H,?@W]"));
+  ASSERT_TRUE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(declared_dims(r, "x"), (std::vector<std::string>{"1", "3", "H", "W"}));
+}
+
+TEST(onnx_fix, new_sizes_a_value_that_equals_two_sizes_is_not_copied) {
+  // Each ran at every size once copied, and computed what the program does not (a cold attack's, checked
+  // in ONNX Runtime): the value is H and W, H and C, L and D, S and T at the declared shapes.
+  const std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> cases = {
+      {"size_fix_h_equals_w", {{"x", "[1,3,?,?]"}}},
+      {"size_fix_c_equals_h", {{"x", "[1,8,?,5]"}}},
+      {"size_fix_l_equals_d", {{"x", "[1,?,16]"}}},
+      {"size_fix_two_inputs", {{"a", "[1,?,4]"}, {"b", "[1,?,4]"}}},
+      {"size_fix_two_inputs", {{"a", "[1,?@S,4]"}, {"b", "[1,?@T,4]"}}},
+      // A 1 that changes and a split into factors, each with two readings (a cold attack's wrong fixes).
+      {"size_fix_unsqueeze_batch", {{"x", "[?,6,?,?]"}}},
+      {"size_fix_unsqueeze_one", {{"x", "[1,6,?,14]"}}},
+      {"size_fix_chunks", {{"x", "[1,112,6,4]"}}},
+      // Another input's length baked in a pattern, and a size written out as an output (a cold attack's).
+      {"size_other_input_length", {{"y", "[1,?]"}}},
+      {"size_constant_output", {{"x", "[1,6,?,?]"}}},
+  };
+  for (const auto& [name, shapes] : cases) {
+    SCOPED_TRACE(name);
+    model::fix_options o;
+    for (const auto& [input, shape] : shapes) o.shapes.emplace_back(input, parse_shape(shape));
+    const auto bytes = fixture_bytes(name);
+    const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), name + ".onnx", o);
+    EXPECT_FALSE(r.fixed);
+    EXPECT_TRUE(r.changes.empty());
+    EXPECT_TRUE(onnx_output(r).model.empty());
+  }
+  // Two copies of sizes that differ are one rewrite of the one initializer, both in the file.
+  const auto bytes = fixture_bytes("size_fix_identity");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "identity.onnx", at_sizes("[1,3,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].new_pattern, "[1,3,0,0,1]");
+}
+
+TEST(onnx_fix, new_sizes_of_another_rank_or_a_sample_outside_them_are_refused) {
+  const auto flatten = torch_exports / "flatten_baked.at_a.onnx";
+  EXPECT_THROW((void)onnx::fix(flatten, at_sizes("[1,3,?,?,5]")), error);
+  auto o = at_sizes("[1,3,?,11]");
+  o.check_shapes.push_back({{"x", parse_shape("[1,3,8,12]")}});
+  EXPECT_THROW((void)onnx::fix(flatten, o), error);
+  auto unknown = at_sizes("[1,3,?,?]");
+  unknown.check_shapes.push_back({{"y", parse_shape("[1,3,8,12]")}});
+  EXPECT_THROW((void)onnx::fix(flatten, unknown), error);
+  // Inside an interval the samples are its members, H never W's value at one.
+  const auto narrow = onnx::fix(flatten, at_sizes("[1,3,16..17,?]"));
+  ASSERT_TRUE(narrow.fixed);
+  ASSERT_EQ(narrow.checked.size(), 3u);
+  EXPECT_EQ(narrow.checked[1], "at x=[1,3,16,24]: reshapes to the given shapes: yes");
+  EXPECT_EQ(narrow.checked[2], "at x=[1,3,17,32]: reshapes to the given shapes: yes");
+  // Concrete sizes are declared as their values, and are their own sample.
+  const auto r = onnx::fix(flatten, at_sizes("[1,3,16,24]"));
+  ASSERT_TRUE(r.fixed);
+  EXPECT_EQ(declared_dims(r, "x"), (std::vector<std::string>{"1", "3", "16", "24"}));
+  EXPECT_EQ(declared_dims(r, "y"), (std::vector<std::string>{"1", "1152"}));
+  EXPECT_EQ(r.checked.size(), 1u);
+}
+
+TEST(onnx_fix, new_sizes_a_pattern_vouched_for_stays_as_it_is) {
+  // --assume-constant p says the shuffle's [1,2,3,10,14] is meant to stay: fix keeps it (it rewrote it to a
+  // computed pattern, and with a -1 in it dropped the vouched initializer: a cold attack's), and the model,
+  // which fails at the new sizes with it, is not fixed.
+  const auto bytes = fixture_bytes("size_fix_channel_shuffle");
+  auto o = at_sizes("[1,6,?,?]");
+  o.assume_constant = {"p"};
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "shuffle.onnx", o);
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(onnx_output(r).model.empty());
+  ASSERT_FALSE(r.refusals.empty());
+  EXPECT_EQ(r.refusals[0].name, "split_groups");
+  EXPECT_EQ(r.refusals[0].code, "vouched_pattern");
+}
+
+TEST(onnx_fix, new_sizes_one_name_is_one_size) {
+  // ?@S twice declares H == W in the written model: refused where they differ at the declared shapes (10 and
+  // 14), which that model would no longer take (a cold attack's: it was accepted).
+  const auto bytes = fixture_bytes("size_fix_channel_shuffle");
+  const auto model = std::as_bytes(std::span(bytes.data(), bytes.size()));
+  expect_error_containing([&] { (void)onnx::fix(model, "shuffle.onnx", at_sizes("[1,6,?@S,?@S]")); }, errc::invalid_argument,
+                          "the size S is dimension 2 of input 'x', 10 at the declared shapes, and dimension 3 of input "
+                          "'x', 14: one name is one size");
+  // Square at the declared shapes: one name is allowed, and a sample gives it one value.
+  const auto flatten = torch_exports / "flatten_baked.at_a.onnx";
+  auto square = at_sizes("[1,3,?@S,?@S]");
+  EXPECT_TRUE(onnx::fix(flatten, square).fixed);
+  square.check_shapes.push_back({{"x", parse_shape("[1,3,12,20]")}});
+  expect_error_containing([&] { (void)onnx::fix(flatten, square); }, errc::invalid_argument,
+                          "not one of the shapes asked: dimension 2 of input 'x' is 12 and dimension 3 of input 'x' is 20, "
+                          "both the size S");
+}
+
+TEST(onnx_fix, new_sizes_and_batches_do_not_go_together) {
+  auto o = at_sizes("[1,3,?,?]");
+  o.check_batches = {dimension(2)};
+  EXPECT_THROW((void)onnx::fix(torch_exports / "flatten_baked.at_a.onnx", o), error);
+  model::fix_options samples_alone;
+  samples_alone.check_shapes.push_back({{"x", parse_shape("[1,3,16,16]")}});
+  EXPECT_THROW((void)onnx::fix(torch_exports / "flatten_baked.at_a.onnx", samples_alone), error);
+}
+
+}  // namespace
+}  // namespace reshape1::test

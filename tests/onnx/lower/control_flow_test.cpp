@@ -1,0 +1,52 @@
+// The control-flow rows (If, Loop, Scan) of src/onnx/lower/control_flow.cpp: one case a row (rows_test.cpp runs them
+// as onnx/lower_rows).
+#include <string>
+#include <vector>
+
+#include "lowering_case.hpp"
+
+namespace reshape1::test {
+
+namespace {
+
+/// A value_info of a graph (a body's input), in protobuf text.
+std::string value(const char* name, int type, const std::vector<std::int64_t>& dims) {
+  std::string shape;
+  for (const auto d : dims) shape += fmt::format("dim {{ dim_value: {} }} ", d);
+  return fmt::format("{{ name: \"{}\" type {{ tensor_type {{ elem_type: {} shape {{ {}}} }} }} }}", name, type, shape);
+}
+
+}  // namespace
+
+std::vector<lowering_case> control_flow_cases() {
+  constexpr int f32 = ::onnx::TensorProto::FLOAT, i64 = ::onnx::TensorProto::INT64, boolean = ::onnx::TensorProto::BOOL;
+  // Both branches read x from the graph around them; inlined, each output is an IfMerge of theirs.
+  const auto branches = attr_g("then_branch", R"(name: "then" node { op_type: "Relu" input: ["x"] output: ["t"] }
+                                                  output { name: "t" })") +
+                        attr_g("else_branch", R"(name: "else" node { op_type: "Neg" input: ["x"] output: ["e"] }
+                                                  output { name: "e" })");
+  // A carried value doubled three times, and a scan output: each iteration's stacked along a new axis 0.
+  const auto loop_body = attr_g("body", "name: \"body\" input " + value("i", i64, {}) + " input " + value("c", boolean, {}) +
+                                            " input " + value("x_in", f32, {2, 3}) + R"(
+      node { op_type: "Identity" input: ["c"] output: ["c_out"] }
+      node { op_type: "Add" input: ["x_in", "x_in"] output: ["x_out"] }
+      node { op_type: "Relu" input: ["x_in"] output: ["s_out"] }
+      output { name: "c_out" } output { name: "x_out" } output { name: "s_out" })");
+  // A running sum over the 4 rows of xs, and each row's ReLU stacked along axis 0.
+  const auto scan_body = attr_g("body", "name: \"body\" input " + value("s_in", f32, {3}) + " input " +
+                                            value("x_in", f32, {3}) + R"(
+      node { op_type: "Add" input: ["s_in", "x_in"] output: ["s_out"] }
+      node { op_type: "Relu" input: ["x_in"] output: ["y_out"] }
+      output { name: "s_out" } output { name: "y_out" })");
+  return {
+      {"If", 1, "c:bool[] x:f32[2,3]", "c", "y", branches, "ReLU,Negative,IfMerge", "[2,3]"},
+      {"Loop", 1, "trips:i64[]=3 go:bool[]=1 x:f32[2,3]", "trips,go,x", "y,ys", loop_body, "Loop", "[2,3] [3,2,3]"},
+      {"Scan", 9, "s:f32[3] xs:f32[4,3]", "s,xs", "sum,ys", scan_body + attr_i("num_scan_inputs", 1), "TensorIterator",
+       "[3] [4,3]"},
+      // Scan-8: the same body on each of 2 batch entries, the rows scanned backwards, no sequence_lens.
+      {"Scan", 8, "s:f32[2,3] xs:f32[2,4,3]", ",s,xs", "sum,ys",
+       scan_body + attr_i("num_scan_inputs", 1) + attr_ints("directions", {1}), "TensorIterator", "[2,3] [2,4,3]"},
+  };
+}
+
+}  // namespace reshape1::test

@@ -1,0 +1,86 @@
+// The convolution and pooling rows of src/onnx/lower/convolution.cpp: one case a row (rows_test.cpp runs them as
+// onnx/lower_rows), and what the family refuses or fails as ONNX Runtime does.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lowering_case.hpp"
+
+namespace reshape1::test {
+
+std::vector<lowering_case> convolution_cases() {
+  const std::string lp_pool_layers = "Abs,ConvertLike,Power,AvgPool,ConvertLike,Multiply,ConvertLike,Power";
+  return {
+      // LpPool: AveragePool's shapes ((8 + 1 + 1 - 3) / 2 + 1 = 4; with ceil_mode from 18: 5 for 9).
+      {"LpPool", 2, "x:f32[1,3,8,8]", "x", "y",
+       attr_ints("kernel_shape", {3, 3}) + attr_ints("strides", {2, 2}) + attr_ints("pads", {1, 1, 1, 1}), lp_pool_layers,
+       "[1,3,4,4]"},
+      {"LpPool", 11, "x:f32[1,3,8]", "x", "y", attr_ints("kernel_shape", {2}) + attr_i("p", 3), lp_pool_layers, "[1,3,7]"},
+      {"LpPool", 18, "x:f32[1,3,9,9]", "x", "y",
+       attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}) + attr_i("ceil_mode", 1), lp_pool_layers, "[1,3,5,5]"},
+      {"LpPool", 22, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {8, 8}), lp_pool_layers, "[1,3,1,1]"},
+      // (8 + 1 + 1 - 3) / 2 + 1 = 4 per spatial axis; the bias initializer given the shape [1,4,1,1].
+      {"Conv", 1, "x:f32[1,3,8,8] w:f32[4,3,3,3]= b:f32[4]=", "x,w,b", "y",
+       attr_ints("pads", {1, 1, 1, 1}) + attr_ints("strides", {2, 2}), "Convolution,Add", "[1,4,4,4]"},
+      // (5 - 1) * 2 + 3 = 11; the weights are [C_in, C_out / group, k, k].
+      {"ConvTranspose", 1, "x:f32[1,4,5,5] w:f32[4,2,3,3]=", "x,w", "y", attr_ints("strides", {2, 2}),
+       "ConvolutionBackpropData", "[1,2,11,11]"},
+      {"MaxPool", 8, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}),
+       "MaxPool", "[1,3,4,4]"},
+      {"AveragePool", 7, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {3, 3}) + attr_ints("pads", {1, 1, 1, 1}),
+       "AvgPool", "[1,3,8,8]"},
+      // Reduced over the axes from 2 on: a Range to the rank.
+      {"GlobalAveragePool", 1, "x:f32[1,3,8,8]", "x", "y", "", "ShapeOf,ShapeOf,Squeeze,Range,ReduceMean", "[1,3,1,1]"},
+      {"GlobalMaxPool", 1, "x:f32[1,3,8,8]", "x", "y", "", "ShapeOf,ShapeOf,Squeeze,Range,ReduceMax", "[1,3,1,1]"},
+      {"GlobalLpPool", 2, "x:f32[1,3,8,8]", "x", "y", attr_i("p", 3),
+       "ShapeOf,ShapeOf,Squeeze,Range,Abs,ConvertLike,Power,ReduceSum,ConvertLike,Power", "[1,3,1,1]"},
+      {"MaxPool", 1, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}),
+       "MaxPool", "[1,3,4,4]"},
+      // The integer convolutions, computed in f32 and converted to their output's type.
+      {"ConvInteger", 10, "x:u8[1,3,8,8] w:u8[4,3,3,3]=", "x,w", "y", attr_ints("strides", {2, 2}),
+       "Convert,Convert,Convolution,Convert", "[1,4,3,3]"},
+      {"QLinearConv", 10,
+       "x:u8[1,4,8,8] xs:f32[]=1 xz:u8[]=0 w:u8[4,2,3,3]= ws:f32[]=1 wz:u8[]=0 ys:f32[]=1 yz:u8[]=0 b:i32[4]=",
+       "x,xs,xz,w,ws,wz,ys,yz,b", "y", attr_i("group", 2) + attr_ints("pads", {1, 1, 1, 1}),
+       "Convert,Convert,GroupConvolution,Add,Convert", "[1,4,8,8]"},
+      // The indices of a 2x2 window of stride 2 back in [1, 2, 3 * 2, 3 * 2], or in the output_shape given.
+      {"MaxUnpool", 9, "x:f32[1,2,3,3] i:i64[1,2,3,3]", "x,i", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}),
+       "ShapeOf,Broadcast,ShapeOf,Broadcast,ShapeOf,Slice,Subtract,Multiply,Slice,Add,Concat,ConvertLike,Broadcast,Reshape,Reshape,Reshape,ScatterUpdate,Reshape", "[1,2,6,6]"},
+      // Columns [N, C * 2 * 3, L] of 2x3 blocks of a 5x6 image (4 * 4 blocks): [N, C, 5, 6].
+      {"Col2Im", 18, "x:f32[2,12,16] img:i64[2]=5,6 block:i64[2]=2,3", "x,img,block", "y", "", "Convert,Convert,Multiply,Add,Subtract,Divide,Add,ReduceProd,ReduceProd,ShapeOf,Slice,Broadcast,Concat,Reshape,ShapeOf,Slice,Slice,Slice,Concat,Reshape,VariadicSplit,ReduceSum,ShapeOf,Concat,Unsqueeze,Broadcast", "[2,2,5,6]"},
+  };
+}
+
+namespace {
+
+// Attributes ONNX Runtime refuses: the model is refused when read (bad_file), naming the node.
+TEST(lower_convolution, conv_transpose_refuses_what_onnx_runtime_refuses) {
+  const auto refused = [](const std::string& attributes, const std::string& words) {
+    const auto what = refused_when_read({"ConvTranspose", 1, "x:f32[1,2,8] w:f32[2,2,3]=", "x,w", "y", attributes, "", ""});
+    EXPECT_NE(what.find(words), std::string::npos) << attributes << ": " << (what.empty() ? "read" : what);
+  };
+  refused(attr_s("auto_pad", "VALID") + attr_ints("pads", {0, 0}), "pads is given with auto_pad VALID");
+  refused(attr_ints("strides", {2}) + attr_ints("output_padding", {2}),
+          "output_padding 2 on spatial axis 0 is not below the stride 2 or the dilation 1");
+}
+
+// An output_shape ONNX Runtime takes: up to stride·(in - 1) + window + stride - 1 (9, 3, 2: 20), whatever the
+// output padding.
+TEST(lower_convolution, conv_transpose_output_shape_within_onnx_runtime_s_reach) {
+  const auto run = [](std::int64_t padding, std::int64_t size) {
+    return refusals({"ConvTranspose", 1, "x:f32[1,2,9] w:f32[2,2,3]=", "x,w", "y",
+                     attr_ints("strides", {2}) + attr_ints("output_padding", {padding}) +
+                         attr_ints("output_shape", {size}),
+                     "", ""});
+  };
+  EXPECT_EQ(run(0, 20), "");
+  EXPECT_EQ(run(1, 20), "");
+  EXPECT_NE(run(0, 21).find("output_shape asks 21 along spatial axis 0, more than an input of 9 makes (at most 20)"),
+            std::string::npos);
+  EXPECT_NE(run(1, 21).find("at most 20"), std::string::npos);
+}
+
+}  // namespace
+
+}  // namespace reshape1::test

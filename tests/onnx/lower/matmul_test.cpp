@@ -1,0 +1,21 @@
+// The matrix product rows of src/onnx/lower/matmul.cpp: one case a row (rows_test.cpp runs them as onnx/lower_rows).
+#include <string>
+#include <vector>
+
+#include "lowering_case.hpp"
+
+namespace reshape1::test {
+
+std::vector<lowering_case> matmul_cases() {
+  return {
+      {"MatMul", 1, "a:f32[2,3,4] b:f32[4,5]", "a,b", "y", "", "MatMul", "[2,3,5]"},
+      // alpha * A * B^T + C.
+      {"Gemm", 7, "a:f32[3,4] b:f32[5,4] c:f32[5]", "a,b,c", "y", attr_i("transB", 1) + attr_f("alpha", 2.0F),
+       "MatMul,Multiply,Add", "[3,5]"},
+      {"Einsum", 12, "a:f32[2,3] b:f32[3,4]", "a,b", "y", attr_s("equation", "ij,jk->ik"), "Einsum", "[2,4]"},
+      // One value per square matrix (the Add with its transpose refuses others).
+      {"Det", 11, "x:f32[2,3,3]", "x", "y", "", "Transpose,Add,ReduceProd", "[2]"},
+  };
+}
+
+}  // namespace reshape1::test

@@ -1,0 +1,89 @@
+// The com.microsoft rows of src/onnx/lower/microsoft.cpp: one case a row (rows_test.cpp runs them as
+// onnx/lower_rows).
+#include <string>
+#include <vector>
+
+#include "lowering_case.hpp"
+
+namespace reshape1::test {
+
+/// The com.microsoft rows: each case's model imports that domain at version 1.
+std::vector<lowering_case> microsoft_cases() {
+  const std::string ms = "com.microsoft";
+  const std::string q = "x:u8[2,3] xs:f32[]=1 xz:u8[]=0 ys:f32[]=1 yz:u8[]=0";
+  return {
+      {"FusedMatMul", 1, "a:f32[2,4,3] b:f32[5,4]", "a,b", "y", attr_i("transA", 1) + attr_i("transB", 1) + attr_f("alpha", 0.5F),
+       "MatMul,ConvertLike,Multiply", "[2,3,5]", ms},
+      {"TransposeMatMul", 1, "a:f32[2,3,4] b:f32[4,5]", "a,b", "y", "", "MatMul", "[2,3,5]", ms},
+      {"Gelu", 1, "x:f32[2,3]", "x", "y", "", "Gelu", "[2,3]", ms},
+      // The bias broadcast to the input's shape, one way.
+      {"FastGelu", 1, "x:f32[2,3] b:f32[3]=", "x,b", "y", "", "ShapeOf,Broadcast,Add,Gelu", "[2,3]", ms},
+      {"BiasGelu", 1, "x:f32[2,3] b:f32[3]=", "x,b", "y", "", "ShapeOf,Broadcast,Add,Gelu", "[2,3]", ms},
+      {"QuickGelu", 1, "x:f32[2,3]", "x", "y", "", "ConvertLike,Swish", "[2,3]", ms},
+      // y, mean, inverse deviation and the sum; the statistics per row.
+      {"SkipLayerNormalization", 1, "x:f32[2,3,4] s:f32[2,3,4] g:f32[4]= b:f32[4]=", "x,s,g,b", "y,m,i,sum", "",
+       "ShapeOf,Broadcast,Add,MVN,ShapeOf,Broadcast,Multiply,ShapeOf,Broadcast,Add,ReduceMean,ReduceMean",
+       "[2,3,4] [2,3,1] [2,3,1] [2,3,4]", ms},
+      {"SkipSimplifiedLayerNormalization", 1, "x:f32[2,3,4] s:f32[3,4] g:f32[4]=", "x,s,g", "y", "",
+       "ShapeOf,Broadcast,Add,Multiply,ReduceMean,ConvertLike,Add,Sqrt,Divide,ShapeOf,Broadcast,Multiply", "[2,3,4]", ms},
+      // A [.., K=4] times the K x N = 4 x 6 weights B packs.
+      {"MatMulNBits", 1, "a:f32[2,3,4] b:u8[6,1,2]= s:f32[6]=", "a,b,s", "y", attr_i("K", 4) + attr_i("N", 6),
+       "ConvertLike,Broadcast,MatMul", "[2,3,6]", ms},
+      {"MatMulIntegerToFloat", 1, "a:u8[3,4] b:u8[4,5] as:f32[]=1 bs:f32[]=1", "a,b,as,bs", "y", "",
+       "Convert,Convert,MatMul", "[3,5]", ms},
+      {"DynamicQuantizeMatMul", 1, "a:f32[3,4] b:u8[4,5] bs:f32[]=1", "a,b,bs", "y", "", "Convert,Convert,MatMul",
+       "[3,5]", ms},
+      {"QLinearAdd", 1, "a:u8[2,1,4] as:f32[]=1 az:u8[]=0 b:u8[3,1] bs:f32[]=1 bz:u8[]=0 cs:f32[]=1 cz:u8[]=0",
+       "a,as,az,b,bs,bz,cs,cz", "y", "", "Convert,Convert,Add,Convert", "[2,3,4]", ms},
+      {"QLinearMul", 1, "a:u8[2,1,4] as:f32[]=1 az:u8[]=0 b:u8[3,1] bs:f32[]=1 bz:u8[]=0 cs:f32[]=1 cz:u8[]=0",
+       "a,as,az,b,bs,bz,cs,cz", "y", "", "Convert,Convert,Multiply,Convert", "[2,3,4]", ms},
+      {"QLinearSigmoid", 1, q, "x,xs,xz,ys,yz", "y", "", "Convert,Sigmoid,Convert", "[2,3]", ms},
+      {"QLinearLeakyRelu", 1, q, "x,xs,xz,ys,yz", "y", "", "Convert,PReLU,Convert", "[2,3]", ms},
+      {"QLinearSoftmax", 1, q, "x,xs,xz,ys,yz", "y", attr_i("opset", 13), "Convert,SoftMax,Convert", "[2,3]", ms},
+      {"QLinearWhere", 1,
+       "c:bool[2,1] x:u8[3] xs:f32[]=1 xz:u8[]=0 y:u8[2,3] ys:f32[]=1 yz:u8[]=0 zs:f32[]=1 zz:u8[]=0",
+       "c,x,xs,xz,y,ys,yz,zs,zz", "z", "", "Convert,Convert,Select,Convert", "[2,3]", ms},
+      {"QGemm", 1, "a:u8[3,4] as:f32[]=1 az:u8[]=0 b:u8[5,4] bs:f32[]=1 bz:u8[]=0", "a,as,az,b,bs,bz", "y",
+       attr_i("transB", 1), "Convert,Convert,MatMul", "[3,5]", ms},
+      {"ExpandDims", 1, "x:f32[2,3] axis:i32[]=1", "x,axis", "y", "", "Unsqueeze", "[2,1,3]", ms},
+      {"Trilu", 1, "x:f32[2,3,4]", "x", "y", "", "ShapeOf,Gather,Range,Unsqueeze,Gather,Range,Subtract,GreaterEqual,Subtract,Select",
+       "[2,3,4]", ms},
+      {"GatherND", 1, "data:f32[2,3,4] idx:i64[2,2]", "data,idx", "y", "", "GatherND", "[2,4]", ms},
+      {"Range", 1, "start:i64[]=0 limit:i64[]=10", "start,limit", "y", "", "ConvertLike,Range", "[10]", ms},
+      {"Pad", 1, "x:f32[2,3] pads:i64[4]=0,1,0,2", "x,pads", "y", "", "Split,Pad", "[2,6]", ms},
+      {"QuantizeLinear", 1, "x:f32[2,3] scale:f32[]=0.5 zp:u8[]=0", "x,scale,zp", "y", "", "Divide,Convert,Add,Convert",
+       "[2,3]", ms},
+      {"DequantizeLinear", 1, "x:u8[2,3] scale:f32[]=0.5 zp:u8[]=0", "x,scale,zp", "y", "",
+       "Convert,Convert,Subtract,Multiply", "[2,3]", ms},
+      {"QLinearConv", 1,
+       "x:u8[1,4,8,8] xs:f32[]=1 xz:u8[]=0 w:u8[4,4,3,3]= ws:f32[]=1 wz:u8[]=0 ys:f32[]=1 yz:u8[]=0",
+       "x,xs,xz,w,ws,wz,ys,yz", "y", "", "Convert,Convert,Convolution,Convert", "[1,4,6,6]", ms},
+      {"FusedConv", 1, "x:f32[1,3,8,8] w:f32[4,3,3,3]= b:f32[4]= z:f32[1,4,6,6]", "x,w,b,z", "y",
+       attr_s("activation", "Relu"), "Convolution,Add,Add", "[1,4,6,6]", ms},
+      {"FusedGemm", 1, "a:f32[3,4] b:f32[4,5]", "a,b", "y", attr_s("activation", "Relu"), "MatMul", "[3,5]", ms},
+      {"MatMulInteger16", 1, "a:i32[3,4] b:i32[4,5]", "a,b", "y", "", "MatMul", "[3,5]", ms},
+      {"Inverse", 1, "x:f32[2,3,3]", "x", "y", "", "Transpose,Add,MatMul", "[2,3,3]", ms},
+      {"SampleOp", 1, "x:f32[2,3]", "x", "y", "", "", "[2,3]", ms},
+      // Scores [B, V] with ids [B, L]: the scores' shape, each entry's scores meeting its own ids.
+      {"NGramRepeatBlock", 1, "ids:i64[2,5] s:f32[2,10]", "ids,s", "y", attr_i("ngram_size", 2), "Reshape,ConvertLike,Reshape,ShapeOf,Slice,ReduceSum,VariadicSplit,Add", "[2,10]", ms},
+      {"CDist", 1, "a:f32[3,4] b:f32[5,4]", "a,b", "y", "", "MatMul", "[3,5]", ms},
+      // A [2, 3, 8] times 8 x 6 weights held in 4 bits: [2, 3, 6].
+      {"MatMulBnb4", 1, "a:f32[2,3,8] b:u8[24]= absmax:f32[3]=", "a,b,absmax", "y", attr_i("K", 8) + attr_i("N", 6) + attr_i("block_size", 16) + attr_i("quant_type", 1),
+       "ConvertLike,Broadcast,MatMul", "[2,3,6]", ms},
+      {"MatMulFpQ4", 1, "a:f32[2,3,8] b:u8[126]= s:i64[2]=8,6", "a,b,s", "y", "", "Reshape,ConvertLike,Broadcast,MatMul", "[2,3,6]", ms},
+      // Windows of 3 every 2 along axis 1 of [2, 7]: [2, 3, 3].
+      {"UnfoldTensor", 1, "x:f32[2,7]", "x", "y", attr_i("dim", 1) + attr_i("size", 3) + attr_i("step", 2), "ShapeOf,VariadicSplit,ReduceSum,ReduceSum,Add,Gather,Subtract,Divide,Add,ScatterUpdate,Concat,Unsqueeze,Broadcast", "[2,3,3]", ms},
+      // Rows of a [10, 8] table of 4-bit values packed in uint8 (16 a row), gathered at [2, 3] indices.
+      {"GatherBlockQuantized", 1, "d:u8[10,8]= i:i64[2,3] s:f32[10,1]=", "d,i,s", "y", attr_i("block_size", 16) + attr_i("bits", 4), "ShapeOf,Unsqueeze,Concat,Broadcast,Slice,Concat,Reshape,Gather,ConvertLike",
+       "[2,3,16]", ms},
+      {"CropAndResize", 1, "x:f32[2,3,8,8] rois:f32[4,4]= idx:i32[4]= size:i32[2]=5,6", "x,rois,idx,size", "y", "", "ROIAlign",
+       "[4,3,5,6]", ms},
+      // [N, H, W, C] pooled by 2x2 windows of stride 2.
+      {"NhwcMaxPool", 1, "x:u8[1,8,8,3]", "x", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}), "Transpose,MaxPool,Transpose",
+       "[1,4,4,3]", ms},
+      {"MaxpoolWithMask", 1, "x:f32[2,3,8,8] m:i32[1,1,8,8]", "x,m", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}), "ShapeOf,Broadcast,ConvertLike,Multiply,MaxPool",
+       "[2,3,4,4]", ms},
+  };
+}
+
+}  // namespace reshape1::test

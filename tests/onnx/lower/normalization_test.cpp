@@ -1,0 +1,64 @@
+// The normalisation rows (batch, instance, layer and group normalisation, Softmax and its kin) of
+// src/onnx/lower/normalization.cpp: one case a row (rows_test.cpp runs them as onnx/lower_rows), and what the family
+// refuses or fails as ONNX Runtime does.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lowering_case.hpp"
+
+namespace reshape1::test {
+
+std::vector<lowering_case> normalization_cases() {
+  const std::string statistics = "x:f32[2,3,4,4] scale:f32[3]= bias:f32[3]= mean:f32[3]= var:f32[3]=";
+  return {
+      {"BatchNormalization", 7, statistics, "x,scale,bias,mean,var", "y", "", "BatchNormInference", "[2,3,4,4]"},
+      {"BatchNormalization", 14, statistics, "x,scale,bias,mean,var", "y", "", "BatchNormInference", "[2,3,4,4]"},
+      {"InstanceNormalization", 6, "x:f32[2,3,4,4] scale:f32[3]= bias:f32[3]=", "x,scale,bias", "y", "",
+       "ShapeOf,ShapeOf,Squeeze,Range,MVN,BatchNormInference", "[2,3,4,4]"},
+      {"MeanVarianceNormalization", 1, "x:f32[2,3,4,4]", "x", "y", "", "ShapeOf,ShapeOf,Squeeze,Range,MVN", "[2,3,4,4]"},
+      {"MeanVarianceNormalization", 9, "x:f32[2,3,4,4]", "x", "y", "", "MVN", "[2,3,4,4]"},
+      {"MeanVarianceNormalization", 13, "x:f32[2,3,4,4]", "x", "y", attr_ints("axes", {2, 3}), "MVN", "[2,3,4,4]"},
+      {"LayerNormalization", 17, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y", "", "Range,MVN,ShapeOf,Slice,Reshape,Multiply",
+       "[2,3,4]"},
+      {"LRN", 1, "x:f32[1,3,8,8]", "x", "y", attr_i("size", 3), "LRN", "[1,3,8,8]"},
+      // Before 13: flattened to 2-D at the axis (1: [0,-1]), normalised along the second axis, shaped back.
+      {"Softmax", 1, "x:f32[2,3,4]", "x", "y", "", "Reshape,SoftMax,ShapeOf,Reshape", "[2,3,4]"},
+      {"Softmax", 13, "x:f32[2,3,4]", "x", "y", "", "SoftMax", "[2,3,4]"},
+      {"LogSoftmax", 1, "x:f32[2,3,4]", "x", "y", "", "Reshape,LogSoftmax,ShapeOf,Reshape", "[2,3,4]"},
+      {"LogSoftmax", 13, "x:f32[2,3,4]", "x", "y", "", "LogSoftmax", "[2,3,4]"},
+      // The first largest of each line set to 1: TopK's index scattered into zeros.
+      {"Hardmax", 1, "x:f32[2,3,4]", "x", "y", "",
+       "Reshape,ShapeOf,Gather,Minimum,TopK,ConvertLike,ShapeOf,Broadcast,ConvertLike,ShapeOf,Broadcast,"
+       "ScatterElementsUpdate,ShapeOf,Reshape",
+       "[2,3,4]"},
+      {"Hardmax", 13, "x:f32[2,3,4]", "x", "y", attr_i("axis", 1),
+       "ShapeOf,Gather,Minimum,TopK,ConvertLike,ShapeOf,Broadcast,ConvertLike,ShapeOf,Broadcast,ScatterElementsUpdate",
+       "[2,3,4]"},
+      {"RMSNormalization", 23, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y", "",
+       "Multiply,Range,ReduceMean,ConvertLike,Add,Sqrt,ShapeOf,Broadcast,Divide,Multiply", "[2,3,4]"},
+      // Scale and bias per group (18): the data as [N, groups, rest]; per channel (21): OpenVINO's op.
+      {"GroupNormalization", 18, "x:f32[2,4,3,3] scale:f32[2]= bias:f32[2]=", "x,scale,bias", "y", attr_i("num_groups", 2),
+       "ShapeOf,Slice,Divide,Slice,Slice,Concat,Reshape,Reshape,MVN,Reshape,Multiply,Reshape,Add,Reshape", "[2,4,3,3]"},
+      {"GroupNormalization", 21, "x:f32[2,4,3,3] scale:f32[4]= bias:f32[4]=", "x,scale,bias", "y", attr_i("num_groups", 2),
+       "GroupNormalization", "[2,4,3,3]"},
+      {"LpNormalization", 1, "x:f32[2,3,4]", "x", "y", attr_i("axis", 1) + attr_i("p", 1), "ReduceL1,Divide", "[2,3,4]"},
+  };
+}
+
+namespace {
+
+// Softmax, LogSoftmax and Hardmax before 13 with an axis that names no dimension fail at the declared
+// shapes (their split of the shape does not add up), as ONNX Runtime refuses them.
+TEST(lower_normalization, an_axis_out_of_range_fails_before_13) {
+  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"})
+    for (const auto axis : {3, -4}) {
+      const lowering_case c{op, 11, "x:f32[2,3,4]", "x", "y", attr_i("axis", axis), "", ""};
+      EXPECT_NE(refusals(c).find("do not add up"), std::string::npos) << op << " " << axis << ": " << refusals(c);
+    }
+}
+
+}  // namespace
+
+}  // namespace reshape1::test

@@ -1,0 +1,24 @@
+// The recurrent rows of src/onnx/lower/recurrent.cpp: one case a row (rows_test.cpp runs them as onnx/lower_rows).
+#include <string>
+#include <vector>
+
+#include "lowering_case.hpp"
+
+namespace reshape1::test {
+
+std::vector<lowering_case> recurrent_cases() {
+  // X [L=5, N=2, I=3], hidden size 4, one direction: Y [L, 1, N, 4], the states [1, N, 4]. The layout moves
+  // to the batch first and back; the initial states and the lengths are built from X's shape.
+  const std::string into = "Transpose,ShapeOf,Gather,Gather,Concat,Broadcast,Broadcast";
+  return {
+      {"LSTM", 7, "x:f32[5,2,3] w:f32[1,16,3]= r:f32[1,16,4]=", "x,w,r", "y,yh,yc", attr_i("hidden_size", 4),
+       into + ",Broadcast,Concat,Broadcast,LSTMSequence,Transpose,Transpose,Transpose", "[5,1,2,4] [1,2,4] [1,2,4]"},
+      // B's two halves added: OpenVINO has one bias per gate.
+      {"GRU", 7, "x:f32[5,2,3] w:f32[1,12,3]= r:f32[1,12,4]= b:f32[1,24]=", "x,w,r,b", "y,yh", attr_i("hidden_size", 4),
+       into + ",Split,Add,GRUSequence,Transpose,Transpose", "[5,1,2,4] [1,2,4]"},
+      {"RNN", 7, "x:f32[5,2,3] w:f32[1,4,3]= r:f32[1,4,4]=", "x,w,r", "y,yh", attr_i("hidden_size", 4),
+       into + ",Broadcast,RNNSequence,Transpose,Transpose", "[5,1,2,4] [1,2,4]"},
+  };
+}
+
+}  // namespace reshape1::test

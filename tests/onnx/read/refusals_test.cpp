@@ -1,0 +1,309 @@
+// What the ONNX reader refuses, each refusal naming what is wrong and where: bytes that are no model, names
+// defined twice or never, external data that leaves the model's directory or cannot be read, tensors whose
+// values fall short, what ONNX Runtime refuses to load; and read_any telling the formats apart by content.
+#include <google/protobuf/text_format.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <span>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "../onnx_test_util.hpp"
+#include "reshape1/error.hpp"
+#include "reshape1/model/check.hpp"
+#include "reshape1/onnx.hpp"
+
+namespace reshape1::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The message of the error `f` throws, checking its code.
+template <class F>
+std::string refusal(F f, errc code) {
+  try {
+    f();
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return {};
+}
+
+TEST(onnx, refuses_bytes_that_are_not_a_model) {
+  const auto m = refusal([] { (void)read_bytes("\x08\x07\x12\xff\xff", "junk.onnx"); }, errc::bad_file);
+  EXPECT_EQ(m, "junk.onnx: not an ONNX model: protobuf cannot parse it as a ModelProto");
+}
+
+TEST(onnx, refuses_an_input_nothing_computes_naming_the_node) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_graph()->mutable_node(0)->set_input(1, "nowhere");
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_EQ(msg,
+            "m.onnx: node 'flat' (Reshape, node 0): input 1 'nowhere' is computed by no node before it, and is no graph "
+            "input or initializer");
+}
+
+// Protobuf merges a graph given twice in one file: its inputs are then listed twice (found by fuzzing fix,
+// whose freeing of the batch dimension took the second listing's shorter shape for the first's).
+TEST(onnx, refuses_a_graph_input_listed_twice) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto& again = *m.mutable_graph()->add_input();
+  again = m.graph().input(0);
+  again.mutable_type()->mutable_tensor_type()->mutable_shape()->clear_dim();
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_EQ(msg, fmt::format("m.onnx: graph input '{}' is listed twice", m.graph().input(0).name()));
+  const auto twice = m.SerializeAsString();
+  EXPECT_EQ(refusal([&] { (void)onnx::fix(std::as_bytes(std::span(twice.data(), twice.size())), "m.onnx"); },
+                    errc::bad_file),
+            msg);
+}
+
+// A tensor name is defined once in a graph, as ONNX Runtime requires ("Duplicate definition of name"): a node
+// output that an earlier node, an initializer or a graph input already defines is refused, naming both. An
+// initializer and a Constant node of one name are weights, the last one counts (ONNX Runtime warns).
+TEST(onnx, refuses_a_name_defined_twice) {
+  const std::string head = R"(ir_version: 8 opset_import { domain: "" version: 13 }
+    graph { name: "twice"
+      input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
+      output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  const auto error_of = [&](const std::string& rest) {
+    ::onnx::ModelProto m;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(head + rest + "}", &m));
+    return refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  };
+  const std::string hint = "; a tensor name is defined once in a graph; ONNX Runtime refuses the model";
+  EXPECT_EQ(error_of(R"(node { name: "a" op_type: "Relu" input: "x" output: "y" }
+                        node { name: "b" op_type: "Sigmoid" input: "x" output: "y" })"),
+            "m.onnx: node 'b' (Sigmoid, node 1): output 0 'y' is already defined by node 'a' (Relu, node 0)" + hint);
+  EXPECT_EQ(error_of(R"(initializer { name: "y" data_type: 1 dims: 1 float_data: 1 }
+                        node { name: "b" op_type: "Sigmoid" input: "x" output: "y" })"),
+            "m.onnx: node 'b' (Sigmoid, node 0): output 0 'y' is already defined by an initializer" + hint);
+  EXPECT_EQ(error_of(R"(node { name: "b" op_type: "Sigmoid" input: "x" output: "x" }
+                        node { name: "c" op_type: "Relu" input: "x" output: "y" })"),
+            "m.onnx: node 'b' (Sigmoid, node 0): output 0 'x' is already defined by a graph input" + hint);
+  // A Constant node of a graph input's name would give the input a default value (ONNX Runtime makes it an
+  // initializer): not read, and not said to be refused by ONNX Runtime.
+  ::onnx::ModelProto defaulted;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(head + R"(
+      node { name: "c" op_type: "Constant" output: "x" attribute { name: "value" type: TENSOR
+             t { data_type: 1 dims: [2, 3] float_data: [1, 2, 3, 4, 5, 6] } } }
+      node { name: "r" op_type: "Relu" input: "x" output: "y" } })", &defaulted));
+  EXPECT_EQ(refusal([&] { (void)read_bytes(defaulted.SerializeAsString(), "m.onnx"); }, errc::unsupported),
+            "m.onnx: node 'c' (Constant, node 0): output 0 'x' is already defined by a graph input; a Constant node "
+            "that gives a graph input a default value is not read by reshape1");
+  // The last of a weight's definitions is what every node reads, one before the last Constant included, as
+  // ONNX Runtime makes every Constant node an initializer before it runs anything.
+  for (const bool constant_first : {true, false}) {
+    const std::string constant = R"(node { name: "c" op_type: "Constant" output: "s" attribute { name: "value"
+        type: TENSOR t { data_type: 7 dims: 2 int64_data: [3, -1] } } })";
+    const std::string reshape = R"(node { name: "r" op_type: "Reshape" input: ["x", "s"] output: "y" })";
+    ::onnx::ModelProto weights;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        head + R"(initializer { name: "s" data_type: 7 dims: 2 int64_data: [2, -1] })" +
+            (constant_first ? constant + reshape : reshape + constant) + "}",
+        &weights));
+    const auto g = read_bytes(weights.SerializeAsString(), "m.onnx");
+    const auto p = model::propagate(g);
+    bool found = false;
+    for (std::size_t i = 0; i < g.layers().size(); ++i)
+      if (g.layers()[i].name == "r" && g.layers()[i].type == "Reshape") {
+        found = true;
+        EXPECT_EQ(to_string(p.outputs[i][0].shape), "[3,2]") << "the Constant's [3,-1]; first: " << constant_first;
+      }
+    EXPECT_TRUE(found);
+  }
+}
+
+// "; " is where a whole message's hint starts: a tensor name holding it stays in the message.
+TEST(onnx, a_name_with_a_semicolon_stays_in_the_message) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_graph()->mutable_node(0)->set_input(1, "no; where");
+  try {
+    (void)read_bytes(m.SerializeAsString(), "m.onnx");
+    ADD_FAILURE() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::bad_file);
+    EXPECT_EQ(e.hint(), "");
+    EXPECT_EQ(std::string(e.what()),
+              "m.onnx: node 'flat' (Reshape, node 0): input 1 'no; where' is computed by no node before it, and is no "
+              "graph input or initializer");
+  }
+}
+
+TEST(onnx, refuses_a_model_without_the_default_domain) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_opset_import(0)->set_domain("com.example");
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_NE(msg.find("imports no version of the default ONNX domain"), std::string::npos) << msg;
+}
+
+TEST(onnx, refuses_external_data_that_leaves_the_model_directory) {
+  const auto msg = refusal([] { (void)read_fixture("external_escape"); }, errc::bad_file);
+  EXPECT_NE(msg.find("initializer 'pattern': its external data '../onnx/external_shape.bin' goes up a directory"),
+            std::string::npos)
+      << msg;
+  auto bytes = fixture_bytes("external_data");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_graph()->mutable_initializer(0)->mutable_external_data(0)->set_value("/etc/passwd");
+  const auto absolute = refusal([&] { (void)read_bytes(m.SerializeAsString(), (fixtures / "m.onnx").string()); },
+                                errc::bad_file);
+  EXPECT_NE(absolute.find("is an absolute path"), std::string::npos) << absolute;
+}
+
+TEST(onnx, refuses_external_data_reached_through_a_symbolic_link_out) {
+  const auto dir = fs::temp_directory_path() / fmt::format("reshape1_onnx_link_{}", ::getpid());
+  fs::create_directories(dir / "model");
+  fs::copy_file(fixtures / "external_shape.bin", dir / "outside.bin", fs::copy_options::overwrite_existing);
+  fs::create_symlink(dir / "outside.bin", dir / "model" / "external_shape.bin");
+  const auto msg = refusal([&] { (void)read_bytes(fixture_bytes("external_data"), (dir / "model" / "m.onnx").string()); },
+                           errc::bad_file);
+  EXPECT_NE(msg.find("leads out of it through a symbolic link"), std::string::npos) << msg;
+  // A link that stays inside the directory is followed.
+  fs::remove(dir / "model" / "external_shape.bin");
+  fs::copy_file(fixtures / "external_shape.bin", dir / "model" / "data.bin");
+  fs::create_symlink("data.bin", dir / "model" / "external_shape.bin");
+  EXPECT_NO_THROW((void)read_bytes(fixture_bytes("external_data"), (dir / "model" / "m.onnx").string()));
+  fs::remove_all(dir);
+}
+
+// What ONNX Runtime refuses to load is refused as it reads: InstanceNormalization below rank 3,
+// BatchNormalization in inference mode with its training outputs, or in training mode without them.
+TEST(onnx, normalisations_onnx_runtime_refuses_are_refused) {
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(fixture_bytes("instance_norm_scale_length")));
+  auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim()->DeleteSubrange(2, 2);
+  const auto rank2 = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_NE(rank2.find("node 'norm' (InstanceNormalization, node 0): its input has rank 2"), std::string::npos) << rank2;
+  ASSERT_TRUE(m.ParseFromString(fixture_bytes("batch_norm_training")));
+  m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(0);
+  const auto inference = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_NE(inference.find("training_mode=0 with 3 outputs"), std::string::npos) << inference;
+  ASSERT_TRUE(m.ParseFromString(fixture_bytes("batch_norm_training")));
+  m.mutable_graph()->mutable_node(0)->mutable_output()->DeleteSubrange(1, 2);
+  m.mutable_graph()->mutable_output()->DeleteSubrange(1, 2);
+  const auto training = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_NE(training.find("training_mode=1 with 1 output"), std::string::npos) << training;
+}
+
+// A location that cannot be resolved says why (a loop of links, a name too long), not that it leads out; one
+// with a NUL byte is refused as such, the whole message kept; bytes without a directory find no file.
+TEST(onnx, external_data_that_cannot_be_resolved_says_why) {
+  const auto dir = fs::temp_directory_path() / fmt::format("reshape1_onnx_loop_{}", ::getpid());
+  fs::create_directories(dir);
+  fs::create_symlink("b.bin", dir / "a.bin");
+  fs::create_symlink("a.bin", dir / "b.bin");
+  const auto with_location = [](const std::string& location) {
+    ::onnx::ModelProto m;
+    EXPECT_TRUE(m.ParseFromString(fixture_bytes("external_data")));
+    m.mutable_graph()->mutable_initializer(0)->mutable_external_data(0)->set_value(location);
+    return m.SerializeAsString();
+  };
+  const auto in_dir = (dir / "m.onnx").string();
+  const auto loop = refusal([&] { (void)read_bytes(with_location("a.bin"), in_dir); }, errc::bad_file);
+  EXPECT_NE(loop.find("its external data 'a.bin' cannot be resolved: Too many levels of symbolic links"),
+            std::string::npos) << loop;
+  const auto long_name = refusal([&] { (void)read_bytes(with_location(std::string(5000, 'n')), in_dir); }, errc::bad_file);
+  EXPECT_NE(long_name.find("cannot be resolved: File name too long"), std::string::npos) << long_name.substr(0, 300);
+  EXPECT_EQ(long_name.find("symbolic link"), std::string::npos);
+  const auto nul = refusal([&] { (void)read_bytes(with_location(std::string("data\0.bin", 9)), in_dir); }, errc::bad_file);
+  EXPECT_NE(nul.find("its external data 'data\\x00.bin' holds a NUL byte, which no file name can; reshape1 reads "
+                     "external data only from within the model's directory, or the one base_dir=DIR gives"),
+            std::string::npos) << nul;
+  const auto memory = refusal([&] { (void)read_bytes(fixture_bytes("external_data"), "<ONNX bytes>"); }, errc::bad_file);
+  EXPECT_NE(memory.find("but a model read from memory has no directory to find it in"), std::string::npos) << memory;
+  fs::remove_all(dir);
+}
+
+// fuzz_onnx: dims that promise 2^50 elements, with a few typed values, allocated the whole tensor before
+// the values were counted.
+TEST(onnx, refuses_a_tensor_whose_values_are_fewer_than_its_shape_before_allocating) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto* t = m.mutable_graph()->mutable_initializer(0);
+  t->clear_dims();
+  t->add_dims(std::int64_t{1} << 25);
+  t->add_dims(std::int64_t{1} << 25);
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_EQ(msg, "m.onnx: tensor 'pattern': 2 values for a tensor of 1125899906842624 elements");
+}
+
+TEST(onnx, refuses_external_data_shorter_than_its_tensor) {
+  auto bytes = fixture_bytes("external_data");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  m.mutable_graph()->mutable_initializer(0)->mutable_external_data(1)->set_value("24");
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), (fixtures / "m.onnx").string()); },
+                           errc::bad_file);
+  EXPECT_NE(msg.find("reads 16 bytes at byte 24, past the end of the file (32 bytes)"), std::string::npos) << msg;
+}
+
+TEST(onnx, many_small_tensors_that_hold_no_values_are_refused_without_reserving_their_size) {
+  // 20,000 initializers of 4,096 declared elements and no data: a few bytes each in the file, 32 KiB each
+  // had their sizes been reserved (640 MB) before the first was found short.
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  for (int k = 0; k < 20000; ++k) {
+    auto* t = m.mutable_graph()->add_initializer();
+    t->set_name(fmt::format("empty{}", k));
+    t->set_data_type(::onnx::TensorProto::INT64);
+    t->add_dims(4096);
+  }
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_EQ(msg, "m.onnx: tensor 'empty0': 0 values for a tensor of 4096 elements");
+}
+
+TEST(onnx, read_any_tells_the_formats_apart_by_content) {
+  const auto dir = fs::temp_directory_path() / fmt::format("reshape1_onnx_any_{}", ::getpid());
+  fs::create_directories(dir);
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+    return dir / name;
+  };
+  // An ONNX model named .xml is still read as ONNX.
+  const auto g = onnx::read_any(write("model.xml", fixture_bytes("allowzero_copy")));
+  EXPECT_EQ(g.format(), model::model_format::onnx);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("m.onnx", fixture_bytes("allowzero_copy")), dir / "m.bin"); },
+                    errc::invalid_argument)
+                .find("model_bin: an ONNX model keeps its weights inside"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("empty.onnx", "")); }, errc::bad_file).find("not a model: an empty file"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("z.onnx", std::string("PK\x03\x04rest", 8))); }, errc::bad_file)
+                .find("a zip archive; unpack it first"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("lfs.onnx", "version https://git-lfs.github.com/spec/v1\n")); },
+                    errc::bad_file)
+                .find("a Git LFS pointer"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("bytes.onnx", std::string("\xff\xfe\x00\x01", 4))); }, errc::bad_file)
+                .find("neither XML nor protobuf (it starts with the bytes ff fe 00 01)"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)onnx::read_any(write("text.onnx", "# a comment\n\nir_version: 8\ngraph { name: \"g\" }\n")); },
+                    errc::bad_file)
+                .find("an ONNX model in protobuf's text format; write it as a binary model first"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace reshape1::test
