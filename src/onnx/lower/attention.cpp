@@ -80,14 +80,12 @@ source to_heads(node_context& c, source x, std::int64_t heads) {
 // present outputs), the query heads in Hkv groups (Hq a multiple of Hkv). Scores [B, Hq, S, P + L] (output 3)
 // plus attn_mask (rank 2 to 4, its last two axes the query and total lengths, broadcast to the scores; 24:
 // plus the per-entry nonpad_kv_seqlen), softmax over the keys, times V: Y [B, Hq, S, dv] (3-D: [B, S, Hq * dv]).
-void attention(node_context& c) {
-  made_shapes m;
-  const auto rank = c.rank(0);
-  if (!rank) return c.not_covered("Attention whose Q the model gives no rank is not covered (3-D and 4-D differ)");
-  if (*rank != 3 && *rank != 4) c.bad(fmt::format("Q is of rank {}", *rank), "Q, K and V are 3-D or 4-D");
+/// Attention's ranks, past and nonpad_kv_seqlen (24), as ONNX Runtime checks them; Q is of rank `rank`.
+void attention_checks(node_context& c, std::size_t rank) {
+  if (rank != 3 && rank != 4) c.bad(fmt::format("Q is of rank {}", rank), "Q, K and V are 3-D or 4-D");
   for (std::size_t k = 1; k < 3; ++k)
-    if (const auto r = c.rank(k); r && *r != *rank)
-      c.bad(fmt::format("input {} is of rank {} and Q of rank {}", k, *r, *rank), "Q, K and V have one rank");
+    if (const auto r = c.rank(k); r && *r != rank)
+      c.bad(fmt::format("input {} is of rank {} and Q of rank {}", k, *r, rank), "Q, K and V have one rank");
   const auto past_key = c.input(4), past_value = c.input(5);
   if (past_key.has_value() != past_value.has_value())
     c.bad("it has one of past_key and past_value", "give both or neither");
@@ -95,9 +93,12 @@ void attention(node_context& c) {
     c.bad("it has a past and not both present outputs", "ONNX Runtime runs a past only with present_key and present_value");
   const auto nonpad = c.version() >= 24 ? c.input(6) : std::nullopt;
   if (nonpad && past_key) c.bad("it has nonpad_kv_seqlen and past_key", "nonpad_kv_seqlen goes without the past");
-  const auto q_heads = c.i("q_num_heads", 0), kv_heads = c.i("kv_num_heads", 0);
-  source q = c.need(0), k = c.need(1), v = c.need(2);
-  if (*rank == 3) {
+}
+
+/// Attention's Q, K and V as [B, heads, length, size]: 3-D inputs split into `q_heads` and `kv_heads` heads.
+void attention_heads(node_context& c, std::size_t rank, std::int64_t q_heads, std::int64_t kv_heads, source& q, source& k,
+                     source& v) {
+  if (rank == 3) {
     if (q_heads <= 0 || kv_heads <= 0)
       c.bad(fmt::format("its inputs are 3-D and q_num_heads is {}, kv_num_heads {}", q_heads, kv_heads),
             "3-D inputs need both, above 0");
@@ -112,6 +113,39 @@ void attention(node_context& c) {
       v = reshape(c, v, c.i64({0, kv_heads, 0, 0}));
     }
   }
+}
+
+/// Attention's terms on its scores [B, Hq, S, T] (of shape `scores_shape`): attn_mask and nonpad_kv_seqlen.
+source attention_score_terms(node_context& c, made_shapes& m, source scores, source scores_shape, source q, source k,
+                             std::optional<source> nonpad) {
+  if (const auto mask = c.input(3)) {
+    // Its last axis is the total length exactly, the one before it the query length (ONNX Runtime does not
+    // broadcast a 1 there), the others broadcast to the scores.
+    if (const auto r = c.rank(3); r && (*r < 2 || *r > 4))
+      c.bad(fmt::format("attn_mask is of rank {}", *r), "attn_mask is 2-D to 4-D");
+    auto bias = exactly(c, c.add("ConvertLike", 1, {*mask, scores}), -1, dims(c, m, k, 2, 3));
+    bias = exactly(c, bias, -2, dims(c, m, q, 2, 3));
+    scores = c.add("Add", 1, {scores, broadcast(c, bias, scores_shape)}, numpy);
+  }
+  if (nonpad) {
+    if (const auto r = c.rank(6); r && *r != 1)
+      c.bad(fmt::format("nonpad_kv_seqlen is of rank {}", *r), "nonpad_kv_seqlen holds one length per batch entry");
+    const auto lengths = exactly(c, c.add("ConvertLike", 1, {*nonpad, scores}), 0, dims(c, m, q, 0, 1));
+    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {lengths, c.i64({1, 2, 3})})}, numpy);
+  }
+  return scores;
+}
+
+void attention(node_context& c) {
+  made_shapes m;
+  const auto rank = c.rank(0);
+  if (!rank) return c.not_covered("Attention whose Q the model gives no rank is not covered (3-D and 4-D differ)");
+  attention_checks(c, *rank);
+  const auto past_key = c.input(4), past_value = c.input(5);
+  const auto nonpad = c.version() >= 24 ? c.input(6) : std::nullopt;
+  const auto q_heads = c.i("q_num_heads", 0), kv_heads = c.i("kv_num_heads", 0);
+  source q = c.need(0), k = c.need(1), v = c.need(2);
+  attention_heads(c, *rank, q_heads, kv_heads, q, k, v);
   // Q's batch is K's: one-way broadcasts both ways (MatMul would broadcast a batch of 1).
   std::tie(q, k) = same_leading(c, m, q, k, 1);
   if (past_key) {
@@ -138,22 +172,7 @@ void attention(node_context& c) {
   const auto v5 = c.add("Unsqueeze", 1, {v, c.i64({2})});
   const auto scores5 = c.add("MatMul", 1, {q5, k5}, {{"transpose_a", "false"}, {"transpose_b", "true"}});
   const auto scores_shape = concat(c, {dims(c, m, q, 0, 3), dims(c, m, k, 2, 3)}, 0);
-  auto scores = reshape(c, scores5, scores_shape, false);
-  if (const auto mask = c.input(3)) {
-    // Its last axis is the total length exactly, the one before it the query length (ONNX Runtime does not
-    // broadcast a 1 there), the others broadcast to the scores.
-    if (const auto r = c.rank(3); r && (*r < 2 || *r > 4))
-      c.bad(fmt::format("attn_mask is of rank {}", *r), "attn_mask is 2-D to 4-D");
-    auto bias = exactly(c, c.add("ConvertLike", 1, {*mask, scores}), -1, dims(c, m, k, 2, 3));
-    bias = exactly(c, bias, -2, dims(c, m, q, 2, 3));
-    scores = c.add("Add", 1, {scores, broadcast(c, bias, scores_shape)}, numpy);
-  }
-  if (nonpad) {
-    if (const auto r = c.rank(6); r && *r != 1)
-      c.bad(fmt::format("nonpad_kv_seqlen is of rank {}", *r), "nonpad_kv_seqlen holds one length per batch entry");
-    const auto lengths = exactly(c, c.add("ConvertLike", 1, {*nonpad, scores}), 0, dims(c, m, q, 0, 1));
-    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {lengths, c.i64({1, 2, 3})})}, numpy);
-  }
+  auto scores = attention_score_terms(c, m, reshape(c, scores5, scores_shape, false), scores_shape, q, k, nonpad);
   if (c.i("is_causal", 0) != 0) scores = plus_causal(c, m, scores);
   if (c.has_output(3)) c.output(3, scores);
   const auto weights = c.add("SoftMax", 8, {scores}, {{"axis", "-1"}});
@@ -415,6 +434,56 @@ void ms_qattention(node_context& c) {
 // (output 3) plus key_padding_mask ([B] lengths, [B, T], [B, S, T]) and
 // attention_bias ([B or 1, N or 1, S, T]); softmax; times V: [B, S, Dv]. The packed formats (QKV in the
 // query, KV in the key) are not covered.
+/// MultiHeadAttention's bias [D + D + Dv] added to the query, key and value (a key of rank `kv_rank`).
+void mha_add_bias(node_context& c, made_shapes& m, source bias, std::int64_t heads, std::size_t kv_rank, source& q,
+                  source& k, source& v) {
+  // [D + D + Dv]: its parts by Q's and K's hidden size, the rest V's (Dv = N * Hv for a 4-D value). A 4-D
+  // key and value take no bias of their own (ONNX Runtime checks only its length).
+  const auto d = dims(c, m, q, 2, 3);
+  const auto parts = c.add("VariadicSplit", 1, {bias, c.i64({0}, scalar), concat(c, {d, d, c.i64({-1})}, 0)}, {}, 3);
+  q = c.add("Add", 1, {q, parts}, numpy);
+  if (kv_rank == 3) {
+    k = c.add("Add", 1, {k, source{parts.layer, 1}}, numpy);
+    v = c.add("Add", 1, {v, exactly(c, source{parts.layer, 2}, 0, dims(c, m, v, 2, 3))}, numpy);
+  } else {
+    const auto dv = c.add("Multiply", 1, {dims(c, m, v, 3, 4), c.i64({heads})}, numpy);
+    q = c.add("Add", 1, {q, c.add("ReduceSum", 1, {exactly(c, source{parts.layer, 2}, 0, dv), c.i64({0})}, {{"keep_dims", "true"}})}, numpy);
+  }
+}
+
+/// MultiHeadAttention's query, key and value as [B, N, length, H] (a key of rank `kv_rank`: 3-D split, 4-D as given).
+void mha_heads(node_context& c, made_shapes& m, std::int64_t heads, std::size_t kv_rank, source& q, source& k, source& v) {
+  q = to_heads(c, q, heads);
+  if (kv_rank == 3) {
+    // K of the query's hidden size exactly (its heads then Q's head size), its batch Q's.
+    k = to_heads(c, exactly(c, k, 2, dims(c, m, c.need(0), 2, 3)), heads);
+    v = to_heads(c, v, heads);
+  } else {
+    // [B, N, L, H], the value of the key's shape exactly (ONNX Runtime's).
+    k = reshape(c, k, c.i64({0, heads, 0, 0}));
+    v = exactly(c, reshape(c, v, c.i64({0, heads, 0, 0})), 3, dims(c, m, k, 3, 4));
+  }
+}
+
+/// MultiHeadAttention's scores [B, N, S, T] plus its key_padding_mask, by the mask's rank (its format).
+source mha_plus_key_padding_mask(node_context& c, made_shapes& m, source scores, source mask, std::size_t rank, source q,
+                                 source k) {
+  const auto converted = c.add("ConvertLike", 1, {mask, scores});
+  if (rank == 1) {
+    // [B] (ONNX Runtime's [3B + 2] is refused, as Attention's).
+    return c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {per_entry(c, m, converted, c.need(0)), c.i64({1, 2, 3})})}, numpy);
+  }
+  if (rank == 2 || rank == 3) {
+    // [B, T] or [B, S, T] exactly: ONNX Runtime broadcasts no 1 there.
+    auto bias = exactly(c, converted, 0, dims(c, m, q, 0, 1));
+    bias = exactly(c, bias, -1, dims(c, m, k, 2, 3));
+    if (rank == 3) bias = exactly(c, bias, 1, dims(c, m, q, 2, 3));
+    bias = c.add("Unsqueeze", 1, {bias, c.i64(rank == 2 ? std::vector<std::int64_t>{1, 2} : std::vector<std::int64_t>{1})});
+    return c.add("Add", 1, {scores, bias}, numpy);
+  }
+  c.bad(fmt::format("key_padding_mask is of rank {}", rank), "key_padding_mask is 1-D to 3-D");
+}
+
 void ms_multihead_attention(node_context& c) {
   made_shapes m;
   const auto heads = num_heads(c);
@@ -432,30 +501,8 @@ void ms_multihead_attention(node_context& c) {
   const auto past_key = c.input(6), past_value = c.input(7);
   if (past_key.has_value() != past_value.has_value()) c.bad("it has one of past_key and past_value", "give both or neither");
   source q = c.need(0), k = *key, v = *value;
-  if (const auto bias = c.input(3)) {
-    // [D + D + Dv]: its parts by Q's and K's hidden size, the rest V's (Dv = N * Hv for a 4-D value). A 4-D
-    // key and value take no bias of their own (ONNX Runtime checks only its length).
-    const auto d = dims(c, m, q, 2, 3);
-    const auto parts = c.add("VariadicSplit", 1, {*bias, c.i64({0}, scalar), concat(c, {d, d, c.i64({-1})}, 0)}, {}, 3);
-    q = c.add("Add", 1, {q, parts}, numpy);
-    if (*ranks[1] == 3) {
-      k = c.add("Add", 1, {k, source{parts.layer, 1}}, numpy);
-      v = c.add("Add", 1, {v, exactly(c, source{parts.layer, 2}, 0, dims(c, m, v, 2, 3))}, numpy);
-    } else {
-      const auto dv = c.add("Multiply", 1, {dims(c, m, v, 3, 4), c.i64({heads})}, numpy);
-      q = c.add("Add", 1, {q, c.add("ReduceSum", 1, {exactly(c, source{parts.layer, 2}, 0, dv), c.i64({0})}, {{"keep_dims", "true"}})}, numpy);
-    }
-  }
-  q = to_heads(c, q, heads);
-  if (*ranks[1] == 3) {
-    // K of the query's hidden size exactly (its heads then Q's head size), its batch Q's.
-    k = to_heads(c, exactly(c, k, 2, dims(c, m, c.need(0), 2, 3)), heads);
-    v = to_heads(c, v, heads);
-  } else {
-    // [B, N, L, H], the value of the key's shape exactly (ONNX Runtime's).
-    k = reshape(c, k, c.i64({0, heads, 0, 0}));
-    v = exactly(c, reshape(c, v, c.i64({0, heads, 0, 0})), 3, dims(c, m, k, 3, 4));
-  }
+  if (const auto bias = c.input(3)) mha_add_bias(c, m, *bias, heads, *ranks[1], q, k, v);
+  mha_heads(c, m, heads, *ranks[1], q, k, v);
   if (past_key && past_value) {
     // ONNX Runtime checks both pasts' head size against the key's.
     const auto head = dims(c, m, k, 3, 4);
@@ -474,20 +521,7 @@ void ms_multihead_attention(node_context& c) {
   if (const auto mask = c.input(4)) {
     const auto rank = c.rank(4);
     if (!rank) return c.not_covered("com.microsoft.MultiHeadAttention whose key_padding_mask the model gives no rank is not covered (its rank is its format)");
-    const auto converted = c.add("ConvertLike", 1, {*mask, scores});
-    if (*rank == 1) {
-      // [B] (ONNX Runtime's [3B + 2] is refused, as Attention's).
-      scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {per_entry(c, m, converted, c.need(0)), c.i64({1, 2, 3})})}, numpy);
-    } else if (*rank == 2 || *rank == 3) {
-      // [B, T] or [B, S, T] exactly: ONNX Runtime broadcasts no 1 there.
-      auto bias = exactly(c, converted, 0, dims(c, m, q, 0, 1));
-      bias = exactly(c, bias, -1, dims(c, m, k, 2, 3));
-      if (*rank == 3) bias = exactly(c, bias, 1, dims(c, m, q, 2, 3));
-      bias = c.add("Unsqueeze", 1, {bias, c.i64(*rank == 2 ? std::vector<std::int64_t>{1, 2} : std::vector<std::int64_t>{1})});
-      scores = c.add("Add", 1, {scores, bias}, numpy);
-    } else {
-      c.bad(fmt::format("key_padding_mask is of rank {}", *rank), "key_padding_mask is 1-D to 3-D");
-    }
+    scores = mha_plus_key_padding_mask(c, m, scores, *mask, *rank, q, k);
   }
   if (const auto extra = c.input(5)) {
     if (const auto r = c.rank(5); r && *r != 4) c.bad(fmt::format("attention_bias is of rank {}", *r), "attention_bias is 4-D");
@@ -696,10 +730,8 @@ void ms_group_query_attention(node_context& c) {
 // the P + 1 positions (output_qk [B, N, 1, P + 1]) plus a mask [B, P + 1] and an attention_bias
 // [B or 1, N or 1, 1, P + 1]. Cross attention (no past): key and value [B, N, L, H] or [B, L, D], a mask
 // [B, L], one output. Output [B, 1, D].
-void ms_decoder_masked_mha(node_context& c) {
-  made_shapes m;
-  const auto heads = c.i("num_heads", 0);
-  if (heads <= 0 || heads > (std::int64_t{1} << 31)) c.bad(fmt::format("num_heads is {}", heads), "num_heads is above 0");
+/// DecoderMaskedMultiHeadAttention's past, outputs and beams, as ONNX Runtime checks them.
+void dmmha_checks(node_context& c) {
   const auto past_key = c.input(5), past_value = c.input(6);
   if (past_key.has_value() != past_value.has_value()) c.bad("it has one of past_key and past_value", "give both or neither");
   if (past_key) {
@@ -712,19 +744,67 @@ void ms_decoder_masked_mha(node_context& c) {
   }
   if (const auto beams = c.constant_ints(8); beams && beams->size() == 1 && (*beams)[0] > 1 && !c.input(9))
     c.bad(fmt::format("its beam_width is {} without cache_indirection", (*beams)[0]), "beams need their cache indirection");
+}
+
+/// DecoderMaskedMultiHeadAttention's bias [3 D] added to the query, and to a key and value that are not 4-D.
+void dmmha_add_bias(node_context& c, made_shapes& m, source bias, bool cross_4d, source& q, source& k, source& v) {
+  // [D + D + D], each part added to its input (the bias of 4-D key and value is the kernel's business).
+  const auto parts = c.add("Split", 1, {exactly(c, bias, 0, c.add("Multiply", 1, {dims(c, m, q, 2, 3), c.i64({3}, scalar)}, numpy)),
+                                        c.i64({0}, scalar)}, {{"num_splits", "3"}}, 3);
+  q = c.add("Add", 1, {q, parts}, numpy);
+  if (!cross_4d) {
+    k = c.add("Add", 1, {k, source{parts.layer, 1}}, numpy);
+    v = c.add("Add", 1, {v, source{parts.layer, 2}}, numpy);
+  }
+}
+
+/// DecoderMaskedMultiHeadAttention's terms on its scores [B, N, 1, `length`]: the mask and attention_bias.
+source dmmha_score_terms(node_context& c, made_shapes& m, source scores, source q, source length) {
+  if (const auto mask = c.input(3)) {
+    if (const auto r = c.rank(3); r && *r != 2) c.bad(fmt::format("its mask_index is of rank {}", *r), "the mask is [B, length]");
+    const auto each = exactly(c, exactly(c, c.add("ConvertLike", 1, {*mask, scores}), 0, dims(c, m, q, 0, 1)), 1, length);
+    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {c.add("ReduceSum", 1, {each, c.i64({1})}, {{"keep_dims", "false"}}), c.i64({1, 2, 3})})}, numpy);
+  }
+  if (const auto bias = c.input(4)) {
+    if (const auto r = c.rank(4); r && *r != 4) c.bad(fmt::format("attention_bias is of rank {}", *r), "attention_bias is 4-D");
+    auto b = exactly(c, exactly(c, c.add("ConvertLike", 1, {*bias, scores}), -1, length), -2, c.i64({1}));
+    b = broadcast(c, c.add("ReduceSum", 1, {b, c.i64({-1})}, {{"keep_dims", "true"}}), concat(c, {dims(c, m, q, 0, 3), c.i64({1})}, 0));
+    scores = c.add("Add", 1, {scores, b}, numpy);
+  }
+  return scores;
+}
+
+/// DecoderMaskedMultiHeadAttention's self attention: the past's `used` rows (P + 1) in its scores, and the
+/// presents and output_qk, each position meeting its entry's and head's.
+source dmmha_past_rows(node_context& c, made_shapes& m, source scores, source past_key, source used, source k, source v) {
+  // P + 1 rows of the past's M at most (P below M): the buffer split after P + 1 rows, whose sum each entry's
+  // and head's scores take in.
+  const auto rows = c.add("VariadicSplit", 1, {past_key, c.i64({2}, scalar), concat(c, {used, c.i64({-1})}, 0)}, {}, 2);
+  const auto held = c.add("ReduceSum", 1, {rows, c.i64({2, 3})}, {{"keep_dims", "false"}});
+  scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {c.add("ConvertLike", 1, {held, scores}), c.i64({2, 3})})}, numpy);
+  const auto present = [&](source x) {
+    const auto to = concat(c, {dims(c, m, x, 0, 2), dims(c, m, past_key, 2, 3), dims(c, m, x, 3, 4)}, 0);
+    return broadcast(c, c.add("ReduceSum", 1, {x, c.i64({2})}, {{"keep_dims", "true"}}), to);
+  };
+  if (c.has_output(1)) c.output(1, present(k));
+  if (c.has_output(2)) c.output(2, present(v));
+  if (c.has_output(3)) {
+    const auto to = concat(c, {dims(c, m, scores, 0, 3), used}, 0);
+    c.output(3, broadcast(c, c.add("ReduceSum", 1, {scores, c.i64({-1})}, {{"keep_dims", "true"}}), to));
+  }
+  return scores;
+}
+
+void ms_decoder_masked_mha(node_context& c) {
+  made_shapes m;
+  const auto heads = c.i("num_heads", 0);
+  if (heads <= 0 || heads > (std::int64_t{1} << 31)) c.bad(fmt::format("num_heads is {}", heads), "num_heads is above 0");
+  dmmha_checks(c);
+  const auto past_key = c.input(5), past_value = c.input(6);
   auto q = exactly(c, c.need(0), 1, c.i64({1}));
   auto k = c.need(1), v = c.need(2);
   const bool cross_4d = !past_key && c.rank(1) && *c.rank(1) == 4;
-  if (const auto bias = c.input(10)) {
-    // [D + D + D], each part added to its input (the bias of 4-D key and value is the kernel's business).
-    const auto parts = c.add("Split", 1, {exactly(c, *bias, 0, c.add("Multiply", 1, {dims(c, m, q, 2, 3), c.i64({3}, scalar)}, numpy)),
-                                          c.i64({0}, scalar)}, {{"num_splits", "3"}}, 3);
-    q = c.add("Add", 1, {q, parts}, numpy);
-    if (!cross_4d) {
-      k = c.add("Add", 1, {k, source{parts.layer, 1}}, numpy);
-      v = c.add("Add", 1, {v, source{parts.layer, 2}}, numpy);
-    }
-  }
+  if (const auto bias = c.input(10)) dmmha_add_bias(c, m, *bias, cross_4d, q, k, v);
   q = to_heads(c, q, heads);
   if (!cross_4d) {
     k = to_heads(c, k, heads);
@@ -746,34 +826,8 @@ void ms_decoder_masked_mha(node_context& c) {
   v = source{kv.layer, 1};
   auto scores = c.add("MatMul", 1, {q, k}, {{"transpose_a", "false"}, {"transpose_b", "true"}});
   const auto length = used ? *used : dims(c, m, k, 2, 3);
-  if (const auto mask = c.input(3)) {
-    if (const auto r = c.rank(3); r && *r != 2) c.bad(fmt::format("its mask_index is of rank {}", *r), "the mask is [B, length]");
-    const auto each = exactly(c, exactly(c, c.add("ConvertLike", 1, {*mask, scores}), 0, dims(c, m, q, 0, 1)), 1, length);
-    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {c.add("ReduceSum", 1, {each, c.i64({1})}, {{"keep_dims", "false"}}), c.i64({1, 2, 3})})}, numpy);
-  }
-  if (const auto bias = c.input(4)) {
-    if (const auto r = c.rank(4); r && *r != 4) c.bad(fmt::format("attention_bias is of rank {}", *r), "attention_bias is 4-D");
-    auto b = exactly(c, exactly(c, c.add("ConvertLike", 1, {*bias, scores}), -1, length), -2, c.i64({1}));
-    b = broadcast(c, c.add("ReduceSum", 1, {b, c.i64({-1})}, {{"keep_dims", "true"}}), concat(c, {dims(c, m, q, 0, 3), c.i64({1})}, 0));
-    scores = c.add("Add", 1, {scores, b}, numpy);
-  }
-  if (past_key) {
-    // P + 1 rows of the past's M at most (P below M): the buffer split after P + 1 rows, whose sum each entry's
-    // and head's scores take in.
-    const auto rows = c.add("VariadicSplit", 1, {*past_key, c.i64({2}, scalar), concat(c, {*used, c.i64({-1})}, 0)}, {}, 2);
-    const auto held = c.add("ReduceSum", 1, {rows, c.i64({2, 3})}, {{"keep_dims", "false"}});
-    scores = c.add("Add", 1, {scores, c.add("Unsqueeze", 1, {c.add("ConvertLike", 1, {held, scores}), c.i64({2, 3})})}, numpy);
-    const auto present = [&](source x) {
-      const auto to = concat(c, {dims(c, m, x, 0, 2), dims(c, m, *past_key, 2, 3), dims(c, m, x, 3, 4)}, 0);
-      return broadcast(c, c.add("ReduceSum", 1, {x, c.i64({2})}, {{"keep_dims", "true"}}), to);
-    };
-    if (c.has_output(1)) c.output(1, present(k));
-    if (c.has_output(2)) c.output(2, present(v));
-    if (c.has_output(3)) {
-      const auto to = concat(c, {dims(c, m, scores, 0, 3), *used}, 0);
-      c.output(3, broadcast(c, c.add("ReduceSum", 1, {scores, c.i64({-1})}, {{"keep_dims", "true"}}), to));
-    }
-  }
+  scores = dmmha_score_terms(c, m, scores, q, length);
+  if (past_key) scores = dmmha_past_rows(c, m, scores, *past_key, *used, k, v);
   const auto weights = c.add("SoftMax", 8, {scores}, {{"axis", "-1"}});
   const auto y = c.add("MatMul", 1, {weights, v}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
   c.output(0, reshape(c, transpose(c, y, {0, 2, 1, 3}), c.i64({0, 0, -1})));
