@@ -76,6 +76,9 @@ std::string rewritten(const std::vector<model::fix_change>& changes) {
       parts.push_back(fmt::format("{} {}'s {}", n, type,
                                   type == "Resize" || type == "Interpolate" ? "sizes"
                                   : type == "Gather"                        ? "positions"
+                                  : type == "TopK"                          ? "k"
+                                  : type == "Tile"                          ? "repeats"
+                                  : type == "Expand" || type == "Broadcast" ? "shape"
                                                                             : "bounds"));
   if (parts.empty()) return "nothing";  // (declared dims freed only)
   return fmt::format("{}", fmt::join(parts, " and "));

@@ -261,7 +261,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     if (!node) return false;
     const auto& n = *node_at(proto_, *node);
     return n.op_type() == "Reshape" || (n.op_type() == "Resize" && n.input_size() > 3 && !n.input(3).empty()) ||
-           (n.op_type() == "Slice" && n.input_size() > 2) || (n.op_type() == "Gather" && n.input_size() > 1);
+           (n.op_type() == "Slice" && n.input_size() > 2) || (n.op_type() == "Gather" && n.input_size() > 1) ||
+           ((n.op_type() == "TopK" || n.op_type() == "Tile" || n.op_type() == "Expand") && n.input_size() > 1);
   }
 
   /// The input of node `n` that the layer it is lowered to reads at `port`: a Resize's sizes are its fourth
@@ -568,7 +569,10 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
         g->node(node->index).input_size() <= input_of(g->node(node->index), r.p.port))
       internal("its node is not found again");
     const auto reshape_node = g->node(node->index);
-    const auto word = reshape_node.op_type() == "Reshape" ? "pattern" : reshape_node.op_type() == "Resize" ? "sizes" : "bounds";
+    const auto& op = reshape_node.op_type();
+    const auto word = op == "Reshape" ? "pattern" : op == "Resize" ? "sizes" : op == "TopK" ? "k"
+                    : op == "Tile" || op == "Expand" ? "extents"
+                                                     : "bounds";
     const std::string base = reshape_node.name().empty() ? reshape_node.output(0) : reshape_node.name();
     std::string data = reshape_node.input(0);
     if (r.p.shape_of) {

@@ -76,6 +76,10 @@ FIXED = {
     "size_fix_crop_half_int32": ("size_fix_crop_half_int32_at_b", "x=[1,2,6,?]", [1, 2, 6, 21], [1, 2, 6, 14]),
     # The last step of a sequence at a baked position (6 of 7): written as -1.
     "size_fix_last_position": ("size_fix_last_position_at_b", "x=[1,?,4]", [1, 10, 4], [1, 7, 4]),
+    # Each row sorted whole (TopK's k baked as the width): k computed from the shape.
+    "size_fix_topk_width": ("size_fix_topk_width_at_b", "x=[1,2,6,?]", [1, 2, 6, 20], [1, 2, 6, 14]),
+    # A mean over the rows spread back over them by Tile and by Expand: both read from the map they meet.
+    "size_fix_tile_expand": ("size_fix_tile_expand_at_b", "x=[1,2,2..,2..]", [1, 2, 10, 12], [1, 2, 6, 8]),
 }
 
 

@@ -207,10 +207,10 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
-# sizes, Slice's ends, a Gather's last position); the others' constants (a divisor, a pooling window, a
-# range, pads, repeats, k) are refused, naming them.
+# sizes, Slice's ends, a Gather's last position, TopK's k of a whole axis); the others' constants (a divisor,
+# a pooling window, a range, pads, repeats) are refused, naming them.
 REWRITABLE = {"flatten_baked", "window_partition", "attention_baked", "resize_sizes", "crop_half", "crop_whole_width",
-              "last_row"}
+              "last_row", "topk_width"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

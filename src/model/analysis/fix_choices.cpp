@@ -810,6 +810,56 @@ std::vector<pattern_choice> placed_size_choices(const graph& g, const propagatio
   return choices;
 }
 
+bool reads_extents(const layer& l, const batch_finding& f) {
+  return f.code == "baked_size" && finding_port(f) == 1 && extends(l).has_value();
+}
+
+std::vector<pattern_choice> extent_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                           const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto how = extends(l);
+  if (!how || !reads_extents(l, f)) return {};
+  const auto& in = declared.input(g, l, 0).shape;
+  const auto& v = declared.input(g, l, 1).value;
+  if (!in.is_static() || !v || v->is_real() || v->elements.size() != in.size()) return {};
+  const bool repeats = *how == extension::repeats;
+  // The output's extents, read as sizes (those the values make where the data is 1 are the ones that move),
+  // and the value each other axis keeps: a Tile's repeat, or for a broadcast 1 where the data has the
+  // extent itself (1 takes the data's, whatever it is at the new sizes).
+  placed_sizes s;
+  s.port = 1;
+  s.rank = in.size();
+  std::vector<std::int64_t> kept(in.size());
+  for (std::size_t a = 0; a < in.size(); ++a) {
+    if (!v->elements[a].exact()) return {};
+    const auto x = v->elements[a].lo, e = in[a].lo();
+    const bool spread = e == 1 && x >= 2;
+    if (!spread && repeats && x != 1) return {};  // a Tile of an axis above 1: how it follows a size is not read
+    s.values.push_back(spread ? x : std::max(e, x));
+    s.axes.push_back(a);
+    s.moving.push_back(spread);
+    kept[a] = repeats || x != e ? x : 1;
+  }
+  if (std::none_of(s.moving.begin(), s.moving.end(), [](char m) { return m != 0; })) return {};
+  std::vector<pattern_choice> choices;
+  met_tensors(g, declared, asked, static_cast<std::size_t>(&l - g.layers().data()), s,
+              [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
+                if (!choices.empty()) return;
+                for (std::size_t a = 0; a < terms.size(); ++a)
+                  if (s.moving[a] == 0) terms[a] = pattern_term{{}, kept[a], 1};
+                const auto& from = g.layers()[layer];
+                pattern_choice c;
+                c.port = 1;
+                c.computed = std::move(terms);
+                const std::string name(from.name);
+                c.why = text::sizes_computed_from_tensor(repeats ? "repeats" : "shape values", terms_text(c.computed, name), name);
+                c.shape_of = std::pair<std::int64_t, std::size_t>(from.id, output);
+                c.shape_of_name = name;
+                choices.push_back(std::move(c));
+              });
+  return choices;
+}
+
 bool reads_positions(const layer& l, const batch_finding& f) {
   return f.code == "baked_size" && finding_port(f) == 1 && gather_counts_back(l).has_value();
 }
@@ -853,6 +903,35 @@ std::vector<pattern_choice> last_position_choices(const graph& g, const propagat
   c.value = -1;
   for (std::size_t k = 1; k < elements.size(); ++k) c.also.emplace_back(elements[k], -1);
   c.why = text::names_last_position(elements, last, a, data[a].lo());
+  return {c};
+}
+
+bool reads_k(const layer& l, const batch_finding& f) {
+  return f.code == "baked_size" && finding_port(f) == 1 && keeps_k_along(l).has_value();
+}
+
+std::vector<pattern_choice> k_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                      const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto along = keeps_k_along(l);
+  if (!along || !reads_k(l, f)) return {};
+  const auto& data = declared.input(g, l, 0).shape;
+  const auto& now = asked.input(g, l, 0).shape;
+  const auto& k = declared.input(g, l, 1).value;
+  if (!data.rank_known() || !now.rank_known() || data.size() != now.size() || !k || k->is_real() ||
+      k->elements.size() != 1 || !k->elements[0].exact())
+    return {};
+  auto axis = *along;
+  if (axis < 0) axis += static_cast<std::int64_t>(data.size());
+  if (axis < 0 || static_cast<std::size_t>(axis) >= data.size()) return {};
+  const auto a = static_cast<std::size_t>(axis);
+  // The whole axis, which changes: any other k (the top 100 of the anchors) is a count the program chose.
+  if (!data[a].is_static() || k->elements[0].lo != data[a].lo() || (now[a].is_static() && now[a].lo() == data[a].lo()))
+    return {};
+  pattern_choice c;
+  c.port = 1;
+  c.computed = {{{a}, 1, 1}};
+  c.why = text::k_is_the_axis(terms_text(c.computed), k->elements[0].lo, a);
   return {c};
 }
 

@@ -123,6 +123,30 @@ struct pattern_choice {
                                                                 const propagation& asked, const layer& l,
                                                                 const batch_finding& f, text::fix_reason& reason);
 
+/// New sizes: whether finding `f` of layer `l` (baked_size) names a Tile's repeats or a bidirectional
+/// Broadcast's (ONNX Expand's) shape: one that extent_choices reads.
+[[nodiscard]] bool reads_extents(const layer& l, const batch_finding& f);
+
+/// New sizes: the values to try for the repeats of Tile `l`, or the shape of a bidirectional Broadcast,
+/// where its data is 1 along an axis that a value spreads it over and the output meets, as a Resize's does
+/// (met_tensors), a tensor that has that extent there at the declared shapes and changes: those values are
+/// that tensor's extents (a mean over the rows tiled back to the map it is subtracted from:
+/// `[1,1,shape('x')[2],1]`). Every other value stays (a broadcast's equal to the data's extent becomes 1,
+/// which takes the data's at every size); a Tile of an axis above 1 is not read. Empty, with `reason`,
+/// otherwise (check's finding stands).
+[[nodiscard]] std::vector<pattern_choice> extent_choices(const graph& g, const propagation& declared,
+                                                         const propagation& asked, const layer& l,
+                                                         const batch_finding& f, text::fix_reason& reason);
+
+/// New sizes: whether finding `f` of layer `l` (baked_size) names a TopK's k: one that k_choices reads.
+[[nodiscard]] bool reads_k(const layer& l, const batch_finding& f);
+
+/// New sizes: the value to try for TopK `l`'s k where it is, at the declared shapes, the whole extent of the
+/// axis it sorts along, which changes (a program's `x.topk(x.shape[-1])`): that extent, computed from the
+/// data's shape. Empty, with `reason`, otherwise (check's finding stands).
+[[nodiscard]] std::vector<pattern_choice> k_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                                    const layer& l, const batch_finding& f, text::fix_reason& reason);
+
 /// New sizes: the pattern `e` of a Reshape whose data input is `in` at the declared shapes and `now` at the
 /// shapes asked, computed from the input's shape: the input's dimensions and the pattern's elements are
 /// matched in groups of equal products (as the Reshape lays the elements out, row by row); a group whose

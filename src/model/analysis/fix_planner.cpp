@@ -274,12 +274,14 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
   const auto named = [&](const batch_finding& f) {
     if (done_.contains(key_of(f))) return false;
     // New sizes: an Interpolate to fixed sizes, or a slice to fixed bounds, along axes that change (they are
-    // computed), or a Gather at the last position of one (it becomes -1).
+    // computed), a Gather at the last position of one (it becomes -1), a TopK of the whole of one (its k is
+    // computed), a Tile or Expand that spreads its data over one (its repeats or shape are computed).
     if (part_of(f.type) != op_part::reshape) {
       if (!sizes() || !f.within.empty()) return false;
       const auto s = where(f);
-      return s && (reads_placed(*s->g->find(f.id), f) || reads_positions(*s->g->find(f.id), f)) &&
-             rewrites(*s, {}, *s->g->find(f.id));
+      const auto* l = s ? s->g->find(f.id) : nullptr;
+      return l != nullptr && (reads_placed(*l, f) || reads_positions(*l, f) || reads_k(*l, f) || reads_extents(*l, f)) &&
+             rewrites(*s, {}, *l);
     }
     // New sizes: every finding of a Reshape of the model itself (a body's sizes are not searched).
     if (f.issue == batch_issue::scales_with_batch) return false;

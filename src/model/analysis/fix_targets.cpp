@@ -57,6 +57,8 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     x.reshape = x.holder = l.id;
     x.computed = c.computed;
     x.input_rank = static_cast<std::int64_t>(in.size());
+    const auto& fed = s.p->input(*s.g, l, c.port).shape;
+    x.scalar = fed.rank_known() && fed.size() == 0 && c.computed.size() == 1;
     x.shape_of = c.shape_of;
     x.shape_of_name = c.shape_of_name;
     x.port = c.port;
@@ -124,6 +126,8 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
   }
   if (part_of(l.type) != op_part::reshape) {  // an Interpolate's sizes, a slice's bounds, a Gather's positions
     const auto choices = reads_positions(l, f) ? last_position_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
+                         : reads_k(l, f)       ? k_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
+                         : reads_extents(l, f) ? extent_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
                                                : placed_size_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason);
     // Values not read along the data's axes (a bound check relates to another tensor's size) are refused
     // with check's finding, as the proof refuses what it finds.
@@ -230,6 +234,8 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
   const std::string prefix = fmt::format("{}/{}", reshape.name,
                                          part_of(reshape.type) == op_part::reshape ? "pattern"
                                          : resizes(reshape)                        ? "sizes"
+                                         : keeps_k_along(reshape)                  ? "k"
+                                         : extends(reshape)                        ? "extents"
                                                                                    : "bounds");
   const auto add = [&](std::string name, std::string type, int opset, std::vector<std::pair<std::string, std::string>> attributes,
                        std::vector<std::pair<std::int64_t, std::size_t>> inputs, std::vector<std::int64_t> dims) {
@@ -291,9 +297,13 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
   flush();
   std::vector<std::pair<std::int64_t, std::size_t>> inputs;
   for (const auto p : pieces) inputs.emplace_back(p, 0);
-  const auto concat = add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs),
-                          {static_cast<std::int64_t>(x.computed.size())});
-  edits.push_back({.what = kind::set_source, .layer = concat, .consumer = x.reshape, .port = x.port, .output = 0});
+  auto values = add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs),
+                     {static_cast<std::int64_t>(x.computed.size())});
+  if (x.scalar) {  // an empty pattern makes the one value a scalar
+    const auto none = constant("scalar_shape", {}, false);
+    values = add("scalar", "Reshape", 1, {{"special_zero", "false"}}, {{values, 0}, {none, 0}}, {});
+  }
+  edits.push_back({.what = kind::set_source, .layer = values, .consumer = x.reshape, .port = x.port, .output = 0});
 }
 
 }  // namespace reshape1::model::detail

@@ -86,6 +86,17 @@ bool resizes(const layer& l) { return l.type == "Interpolate"; }
 
 bool gives_dimensions(const layer& l) { return l.type == "ShapeOf"; }
 
+std::optional<extension> extends(const layer& l) {
+  if (l.type == "Tile") return extension::repeats;
+  if (l.type == "Broadcast" && l.opset >= 3 && l.text("mode", "numpy") == "bidirectional") return extension::broadcast;
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> keeps_k_along(const layer& l) {
+  if (l.type != "TopK") return std::nullopt;
+  return l.integer("axis");
+}
+
 std::optional<bool> gather_counts_back(const layer& l) {
   if (l.type != "Gather") return std::nullopt;
   // An ONNX Gather below version 11 takes positions from 0 only, though it is lowered to Gather-8.

@@ -33,6 +33,18 @@ namespace reshape1::model::detail {
 /// nullopt for another op.
 [[nodiscard]] std::optional<bool> gather_counts_back(const layer& l);
 
+/// For a TopK: the axis (its `axis` attribute, maybe negative) along which it keeps k elements, k the value
+/// of input 1; nullopt for another op.
+[[nodiscard]] std::optional<std::int64_t> keeps_k_along(const layer& l);
+
+/// How a layer extends its data along each axis by the values of input 1.
+enum class extension {
+  repeats,    ///< Tile: the extent times the repeat
+  broadcast,  ///< a bidirectional Broadcast (ONNX's Expand): the larger of the two, a 1 taking the other's
+};
+/// nullopt for a layer that extends nothing so (a Broadcast of another mode among them).
+[[nodiscard]] std::optional<extension> extends(const layer& l);
+
 /// How an input places something along the data's (input 0's) axes.
 enum class placement {
   size,    ///< the extent of the output along the axis (Interpolate's sizes): any value

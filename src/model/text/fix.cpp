@@ -246,7 +246,10 @@ fix_reason refusal(const batch_finding& f, const proof_at& place) {
     r = place.key == "batch" ? "reshape1 cannot tell whether it keeps each sample apart, so nothing can be proven: " + what
                           : "reshape1 cannot tell whether it keeps its meaning at the new sizes, so nothing can be proven: " + what;
   else
-    r = detail::part_of(f.type) == detail::op_part::reshape ? "still " + what : "not a Reshape pattern: " + what;
+    // (At new sizes fix rewrites more than patterns: a layer it has nothing for is said so.)
+    r = detail::part_of(f.type) == detail::op_part::reshape ? "still " + what
+        : place.key == "batch"                              ? "not a Reshape pattern: " + what
+                                                            : "fix has no rewrite for this layer: " + what;
   return {"batch_finding",
           {{"finding", std::string(name(f.issue))}, {"finding_code", f.code}, {std::string(place.key), place.value}},
           f.within.empty() ? r : inside_body(f, r)};
@@ -334,6 +337,12 @@ std::string names_last_position(std::span<const std::size_t> elements, std::int6
                      "shapes: -1 names the last position at every size",
                      elements.size() == 1 ? "" : "s", fmt::join(elements, ", "), value, elements.size() == 1 ? "is" : "are",
                      axis, extent);
+}
+
+std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis) {
+  return fmt::format("its k, {}, is the whole of axis {} at the declared shapes: it is computed as {}, where shape is "
+                     "the shape of its data input",
+                     k, axis, terms);
 }
 
 fix_reason no_negative_positions(std::size_t index, std::string_view op, int version) {

@@ -145,6 +145,8 @@ struct proof_at {
 /// declared shapes) are written as -1.
 [[nodiscard]] std::string names_last_position(std::span<const std::size_t> elements, std::int64_t value, std::size_t axis,
                                               std::int64_t extent);
+/// New sizes: why a TopK's k, `k` at the declared shapes, the whole of axis `axis`, is computed as `terms`.
+[[nodiscard]] std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis);
 /// New sizes: element `index` of a Gather's positions is the last along its axis, but the op (`op`, `version`)
 /// counts no position back from the end.
 [[nodiscard]] fix_reason no_negative_positions(std::size_t index, std::string_view op, int version);

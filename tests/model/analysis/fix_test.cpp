@@ -903,5 +903,67 @@ TEST_F(fixing, new_sizes_a_gather_at_the_last_position_takes_minus_one) {
   }
 }
 
+// New sizes, IR: a TopK that sorts the whole width, its k 14 baked: k is computed as shape[3], a scalar for
+// TopK-1 (which takes no other k), and the model written sorts the whole width at another.
+TEST_F(fixing, new_sizes_a_topk_of_a_whole_axis_computes_its_k) {
+  for (const int version : {1, 11}) {
+    ir_builder b;
+    const int x = b.parameter("[1,2,6,14]", "x");
+    const int sort = b.layer("TopK", "axis=\"3\" mode=\"max\" sort=\"value\"", {"[1,2,6,14]", "[]"},
+                             {"[1,2,6,14]", "[1,2,6,14]"}, "sort_row", version);
+    b.edge(x, sort, 0);
+    b.edge(b.scalar(14), sort, 1);
+    b.result(sort, "[1,2,6,14]");
+    model::fix_options o;
+    o.shapes = {{"x", parse_shape("[1,2,6,?]")}};
+    const auto r = fix(b, o);
+    ASSERT_TRUE(r.fixed) << version << ": " << refused(r);
+    ASSERT_EQ(r.changes.size(), 1u);
+    EXPECT_EQ(r.changes[0].type, "TopK");
+    EXPECT_EQ(r.changes[0].computed, "[shape[3]]");
+    onnx::write_fixed(r, xml(), out() / "f.xml");
+    const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+    const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,6,23]")}}});
+    EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << version << ": " << at.summary_line();
+    ASSERT_FALSE(at.outputs.empty());
+    EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,6,23]");
+  }
+}
+
+// New sizes, IR: a mean over the rows spread back over them, by Tile-1 (repeats [1,1,6,1]) and by a
+// bidirectional Broadcast-3 (shape [1,2,6,8]), each subtracted from the map: both are computed from the map's
+// shape (asked 2.. : a map of one row would broadcast against anything), and the model written runs at
+// another size.
+TEST_F(fixing, new_sizes_a_tile_and_a_broadcast_that_spread_a_row_follow_the_map) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,6,8]", "x");
+  const int mean = b.layer("ReduceMean", "keep_dims=\"true\"", {"[1,2,6,8]", "[1]"}, {"[1,2,1,8]"}, "mean", 1);
+  b.edge(x, mean, 0);
+  b.edge(b.i64({2}), mean, 1);
+  const int tile = b.layer("Tile", "", {"[1,2,1,8]", "[4]"}, {"[1,2,6,8]"}, "tile", 1);
+  b.edge(mean, tile, 0);
+  b.edge(b.i64({1, 1, 6, 1}), tile, 1);
+  const int spread = b.layer("Broadcast", "mode=\"bidirectional\"", {"[1,2,1,8]", "[4]"}, {"[1,2,6,8]"}, "spread", 3);
+  b.edge(mean, spread, 0);
+  b.edge(b.i64({1, 2, 6, 8}), spread, 1);
+  for (const int from : {tile, spread}) {
+    const int sub = b.layer("Subtract", "auto_broadcast=\"numpy\"", {"[1,2,6,8]", "[1,2,6,8]"}, {"[1,2,6,8]"},
+                            from == tile ? "minus_tiled" : "minus_spread", 1);
+    b.edge(x, sub, 0);
+    b.edge(from, sub, 1);
+    b.result(sub, "[1,2,6,8]");
+  }
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,2..,2..]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 2u);
+  for (const auto& c : r.changes) EXPECT_EQ(c.computed, "[1,1,shape('x')[2],1]") << c.type;
+  onnx::write_fixed(r, xml(), out() / "f.xml");
+  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,9,13]")}}});
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+}
+
 }  // namespace
 }  // namespace reshape1::test
