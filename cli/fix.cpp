@@ -79,6 +79,7 @@ std::string rewritten(const std::vector<model::fix_change>& changes) {
                                   : type == "TopK"                          ? "k"
                                   : type == "Tile"                          ? "repeats"
                                   : type == "Expand" || type == "Broadcast" ? "shape"
+                                  : type == "Range"                         ? "limit"
                                                                             : "bounds"));
   if (parts.empty()) return "nothing";  // (declared dims freed only)
   return fmt::format("{}", fmt::join(parts, " and "));

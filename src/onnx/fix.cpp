@@ -262,7 +262,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const auto& n = *node_at(proto_, *node);
     return n.op_type() == "Reshape" || (n.op_type() == "Resize" && n.input_size() > 3 && !n.input(3).empty()) ||
            (n.op_type() == "Slice" && n.input_size() > 2) || (n.op_type() == "Gather" && n.input_size() > 1) ||
-           ((n.op_type() == "TopK" || n.op_type() == "Tile" || n.op_type() == "Expand") && n.input_size() > 1);
+           ((n.op_type() == "TopK" || n.op_type() == "Tile" || n.op_type() == "Expand") && n.input_size() > 1) ||
+           (n.op_type() == "Range" && n.input_size() > 2);
   }
 
   /// The input of node `n` that the layer it is lowered to reads at `port`: a Resize's sizes are its fourth
@@ -572,6 +573,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const auto& op = reshape_node.op_type();
     const auto word = op == "Reshape" ? "pattern" : op == "Resize" ? "sizes" : op == "TopK" ? "k"
                     : op == "Tile" || op == "Expand" ? "extents"
+                    : op == "Range"                  ? "limit"
                                                      : "bounds";
     const std::string base = reshape_node.name().empty() ? reshape_node.output(0) : reshape_node.name();
     std::string data = reshape_node.input(0);
@@ -582,10 +584,15 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     }
     pattern_nodes made(*g, taken, base, word);
     auto pattern = made.computed(data, r.p.computed);
-    // A Slice's bounds, axes and steps are one type: where they are int32, so are the computed ones.
-    if (const auto& was = s->p->input(*s->g, *reshape, r.p.port).type; was && *was == reshape1::element_type::i32) {
-      pattern = made.node("Cast", {pattern}, "values_i32");
-      made.attribute("to", ::onnx::TensorProto::INT32);
+    // A Range counts between scalars.
+    if (op == "Range") pattern = made.node("Reshape", {pattern, made.constant("scalar_shape", {})}, "scalar");
+    // A Slice's bounds, axes and steps are one type, as a Range's start, limit and step are: where they are not
+    // int64 (int32 bounds, a Range of floats), the computed ones are cast to theirs.
+    if (const auto& was = s->p->input(*s->g, *reshape, r.p.port).type; was && *was != reshape1::element_type::i64) {
+      const auto to = detail::onnx_type_of(*was);
+      if (!to) internal("its input's type has no ONNX name");
+      pattern = made.node("Cast", {pattern}, *was == reshape1::element_type::i32 ? "values_i32" : "values_cast");
+      made.attribute("to", *to);
     }
     auto& nodes = made.nodes;
     // Inserted before the Reshape: protobuf appends, then each new node is swapped down into place.

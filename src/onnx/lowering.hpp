@@ -51,6 +51,8 @@ using model::source;
 
 /// ONNX's TensorProto.DataType as reshape1's element type; nullopt for types reshape1 has no name for.
 [[nodiscard]] std::optional<element_type> element_of(int onnx_type) noexcept;
+/// The ONNX data type of `t` (element_of the other way); nullopt for a type ONNX's reader does not read.
+[[nodiscard]] std::optional<int> onnx_type_of(element_type t) noexcept;
 
 /// The length of each initializer's raw_data that the parse left out (skim.hpp), by the parsed tensor.
 using left_out_raw = std::unordered_map<const ::onnx::TensorProto*, std::uint64_t>;

@@ -107,6 +107,12 @@ std::optional<element_type> element_of(int t) noexcept {
   }
 }
 
+std::optional<int> onnx_type_of(element_type t) noexcept {
+  for (int k = 1; k < 64; ++k)
+    if (element_of(k) == t) return k;
+  return std::nullopt;
+}
+
 const graph_lowering::known* graph_lowering::find(const std::string& name) const {
   const auto it = names_.find(name);
   if (it != names_.end()) return &it->second;

@@ -220,13 +220,6 @@ model::shapes_report report_of(const model::graph& g, const model::propagation& 
   return r;
 }
 
-/// The ONNX data type of `t` (the reader's mapping, the other way).
-std::optional<int> onnx_type_of(element_type t) {
-  for (int k = 1; k < 64; ++k)
-    if (detail::element_of(k) == t) return k;
-  return std::nullopt;
-}
-
 /// Writes `s` into `v`'s type: a number where the dimension is one; else the name the model or the caller
 /// gives it; else, when the inputs are the declared ones (`as_declared`), what the file declares there (a
 /// number or a name: its claim stands where propagation knows less; at other input shapes it need not
@@ -242,7 +235,7 @@ void write_shape(::onnx::ValueInfoProto& v, const model::tensor_shape& s, const 
   }
   auto* tt = v.mutable_type()->mutable_tensor_type();
   if (tt->elem_type() == 0) {
-    const auto type = s.type ? onnx_type_of(*s.type) : std::nullopt;
+    const auto type = s.type ? detail::onnx_type_of(*s.type) : std::nullopt;
     if (!type) return;
     tt->set_elem_type(*type);
   }
@@ -334,7 +327,7 @@ void declare_shapes(::onnx::ModelProto& m, const std::vector<listed>& tensors, c
       v = at->second;
     } else {
       // A value_info entry is added only with what it must hold: a rank and an element type.
-      if (!t.shape.rank_known() || !t.type || !onnx_type_of(*t.type)) continue;
+      if (!t.shape.rank_known() || !t.type || !detail::onnx_type_of(*t.type)) continue;
       v = graph.add_value_info();
       v->set_name(name);
       infos[&graph].emplace(name, v);

@@ -80,6 +80,8 @@ FIXED = {
     "size_fix_topk_width": ("size_fix_topk_width_at_b", "x=[1,2,6,?]", [1, 2, 6, 20], [1, 2, 6, 14]),
     # A mean over the rows spread back over them by Tile and by Expand: both read from the map they meet.
     "size_fix_tile_expand": ("size_fix_tile_expand_at_b", "x=[1,2,2..,2..]", [1, 2, 10, 12], [1, 2, 6, 8]),
+    # A grid of columns counted in floats, added to the map: its limit read from the map, cast to float.
+    "size_fix_range_grid": ("size_fix_range_grid_at_b", "x=[1,2,2..,2..]", [1, 2, 10, 12], [1, 2, 6, 8]),
 }
 
 

@@ -150,7 +150,7 @@ class upstream_sizes {
   /// The nearest size upstream that is `v`; else, where `anywhere`, a size of a model input that is `v` (a
   /// dimension or a product of adjacent ones, not half or twice one); null when there is none.
   [[nodiscard]] const size_source* find(std::int64_t v, bool anywhere) {
-    const auto* near = upstream(v);
+    const auto* near = upstream(v, false);
     if (near != nullptr || !anywhere || !all_.contains(v)) return near;
     if (!elsewhere_) {
       elsewhere_.emplace();
@@ -164,8 +164,13 @@ class upstream_sizes {
     return it != elsewhere_->end() ? &it->second : nullptr;
   }
 
+  /// The nearest size upstream that is `v` and a dimension or a product of adjacent ones, not half or twice
+  /// one (a position one less than a size: 1 would be one less than half of 4, but 6 of `cat(x, x)[:, 6]` is
+  /// one less than x's 7 all the same); null when there is none.
+  [[nodiscard]] const size_source* find_plain(std::int64_t v) { return upstream(v, true); }
+
  private:
-  const size_source* upstream(std::int64_t v) {
+  const size_source* upstream(std::int64_t v, bool plain) {
     if (!all_.contains(v)) return nullptr;  // no tensor of the model has it
     if (visited_.empty()) {
       // Made only for a constant some tensor's size equals: most layers never walk their path.
@@ -181,19 +186,23 @@ class upstream_sizes {
         const auto& s = *l_.sources[data_];
         add_changing(declared_.outputs[s.layer][s.output].shape, asked_.outputs[s.layer][s.output].shape,
                      batch_axis(carriers_, s.layer, s.output), g_.layers()[s.layer].name, seen_, true);
+        add_changing(declared_.outputs[s.layer][s.output].shape, asked_.outputs[s.layer][s.output].shape,
+                     batch_axis(carriers_, s.layer, s.output), g_.layers()[s.layer].name, plain_, false);
       }
       push(data_);
       for (std::size_t p = 0; p < l_.sources.size(); ++p) push(p);
     }
+    auto& found = plain ? plain_ : seen_;
     for (;;) {
-      if (const auto it = seen_.find(v); it != seen_.end()) return &it->second;
+      if (const auto it = found.find(v); it != found.end()) return &it->second;
       if (queue_.empty()) return nullptr;
       const auto index = queue_.front();
       queue_.pop_front();
       const auto& l = g_.layers()[index];
       for (std::size_t o = 0; o < declared_.outputs[index].size() && o < asked_.outputs[index].size(); ++o)
-        add_changing(declared_.outputs[index][o].shape, asked_.outputs[index][o].shape, batch_axis(carriers_, index, o),
-                     l.name, seen_, false);
+        for (auto* sizes : {&seen_, &plain_})
+          add_changing(declared_.outputs[index][o].shape, asked_.outputs[index][o].shape, batch_axis(carriers_, index, o),
+                       l.name, *sizes, false);
       for (const auto& s : l.sources)
         if (s && visited_[s->layer] == 0) {
           visited_[s->layer] = 1;
@@ -210,6 +219,7 @@ class upstream_sizes {
   const layer& l_;
   std::size_t data_;
   std::unordered_map<std::int64_t, size_source> seen_;
+  std::unordered_map<std::int64_t, size_source> plain_;  // seen_ without half and twice the data's dimensions
   std::deque<std::size_t> queue_;
   std::vector<char> visited_;
   std::optional<std::unordered_map<std::int64_t, size_source>> elsewhere_;
@@ -248,9 +258,10 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
   if (!v) return;
   if (v->is_real()) {
     // A real constant: only a scalar of an elementwise op (a mean written as sum/49, sum·(1/49), or
-    // sum/(7·7) computed from constants), not one computed from a dimension. Its Const, maybe through
-    // Converts (an IR compressed to f16 decompresses its weights so), is named where there is one.
-    if (!elementwise_arithmetic(l.type) || v->reals.size() != 1 || !v->real_constant(0)) return;
+    // sum/(7·7) computed from constants) or of a Range (a grid counted in floats), not one computed from a
+    // dimension. Its Const, maybe through Converts (an IR compressed to f16 decompresses its weights so), is
+    // named where there is one.
+    if (!(elementwise_arithmetic(l.type) || counts_range(l)) || v->reals.size() != 1 || !v->real_constant(0)) return;
     const layer* holder = &g.layers()[l.sources[port]->layer];
     for (int hops = 0; hops < 8 && part_of(holder->type) == op_part::passes_values && !holder->sources.empty() &&
                        holder->sources[0];
@@ -269,7 +280,8 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
       if (!std::isfinite(x)) continue;  // NaN or an infinity: no size, and no integer to convert to
       const double n = std::round(x);
       if (n < 2 || n > static_cast<double>(largest_size) || std::abs(x - n) > tolerance * n) continue;
-      if (const auto* equals = sizes.find(static_cast<std::int64_t>(n), false)) {
+      // (A range's limit, as an integer one, may be a size no data of its path carries.)
+      if (const auto* equals = sizes.find(static_cast<std::int64_t>(n), counts_range(l))) {
         found.push_back({port, 0, static_cast<std::int64_t>(n), *equals, one_const ? std::string(feeder.name) : std::string(),
                          one_const ? std::optional<std::int64_t>(feeder.id) : std::nullopt, fmt::format("{}", r),
                          reciprocal ? "is the reciprocal of" : "equals"});
@@ -297,8 +309,7 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     std::string_view relation = "equals";
     if (equals == nullptr && index && b.lo < largest_size) {
       // One less than a dimension, not than half of one: 1 would be one less than half of 4.
-      equals = sizes.find(b.lo + 1, false);
-      if (equals != nullptr && equals->scaled()) equals = nullptr;
+      equals = sizes.find_plain(b.lo + 1);
       relation = "is one less than";
     }
     if (equals == nullptr) continue;

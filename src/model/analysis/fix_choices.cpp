@@ -418,11 +418,12 @@ std::optional<pattern_choice> restored(const graph& g, const propagation& declar
 
 namespace {
 
-/// The model's Reshapes and every layer after them: their outputs hold their patterns' values, not sizes
-/// the inputs carry.
-std::vector<char> at_or_after_reshapes(const graph& g) {
+/// The model's Reshapes (and `also`, a layer whose constant is read) and every layer after them: their
+/// outputs hold their constants' values, not sizes the inputs carry.
+std::vector<char> at_or_after_reshapes(const graph& g, const layer* also = nullptr) {
   std::vector<char> marked(g.layers().size(), 0);
-  for (std::size_t i = 0; i < marked.size(); ++i) marked[i] = part_of(g.layers()[i].type) == op_part::reshape;
+  for (std::size_t i = 0; i < marked.size(); ++i)
+    marked[i] = part_of(g.layers()[i].type) == op_part::reshape || &g.layers()[i] == also;
   auto after = downstream_of(g, marked);
   for (std::size_t i = 0; i < marked.size(); ++i) after[i] = after[i] || marked[i];
   return after;
@@ -695,14 +696,20 @@ void meet_at(meeting& m, const layer& c, std::size_t read_at, const std::vector<
       continue;
     const auto& other = m.declared.input(m.g, c, k).shape;
     const auto& other_now = m.asked.input(m.g, c, k).shape;
-    if (!other.rank_known() || other.size() != rank || !other_now.rank_known() || other_now.size() != rank) continue;
+    // Arithmetic aligns the last axes of a tensor of lower rank with the other's (a grid of columns added
+    // to a map); a Concat joins tensors of one rank.
+    if (!other.rank_known() || other.size() < rank || (concat && other.size() != rank) || !other_now.rank_known() ||
+        other_now.size() != other.size())
+      continue;
+    auto aligned = at;
+    for (auto& j : aligned) j += other.size() - rank;
     // Elementwise arithmetic broadcasts a 1: a tensor that may be 1 where the output is not meets it
     // all the same, and its extents are not the output's.
     bool may_broadcast = false;
     for (std::size_t e = 0; e < m.s.axes.size(); ++e)
-      may_broadcast = may_broadcast || (!concat && m.s.moving[e] != 0 && other_now[at[m.s.axes[e]]].lo() < 2);
+      may_broadcast = may_broadcast || (!concat && m.s.moving[e] != 0 && other_now[aligned[m.s.axes[e]]].lo() < 2);
     if (may_broadcast) continue;
-    if (auto terms = sizes_read_from(m.s, other, other_now, at, joined); terms.size() == m.s.values.size())
+    if (auto terms = sizes_read_from(m.s, other, other_now, aligned, joined); terms.size() == m.s.values.size())
       found(std::move(terms), x->layer, x->output);
   }
 }
@@ -860,6 +867,55 @@ std::vector<pattern_choice> extent_choices(const graph& g, const propagation& de
   return choices;
 }
 
+bool reads_limit(const layer& l, const batch_finding& f) {
+  return f.code == "baked_size" && finding_port(f) == 1 && counts_range(l);
+}
+
+std::vector<pattern_choice> limit_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                          const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  if (!reads_limit(l, f) || l.sources.size() < 3) return {};
+  // A count from 0 by a whole step: its extent is the limit over the step, and the limit that extent times it.
+  std::array<std::int64_t, 3> v{};
+  for (std::size_t port = 0; port < 3; ++port) {
+    const auto& x = declared.input(g, l, port).value;
+    if (!x) return {};
+    if (x->is_real()) {  // a range of floats: whole values only
+      if (x->reals.size() != 1 || !x->real_constant(0)) return {};
+      const auto r = x->reals[0];
+      if (!(r >= -4e18 && r <= 4e18) || r != static_cast<double>(static_cast<std::int64_t>(r))) return {};
+      v[port] = static_cast<std::int64_t>(r);
+    } else {
+      if (x->elements.size() != 1 || !x->elements[0].exact()) return {};
+      v[port] = x->elements[0].lo;
+    }
+  }
+  const auto [start, limit, step] = v;
+  if (start != 0 || step < 1 || limit < 2 * step || limit % step != 0) return {};
+  placed_sizes s;
+  s.port = 1;
+  s.rank = 1;
+  s.values = {limit / step};
+  s.axes = {0};
+  s.moving = {1};
+  std::vector<pattern_choice> choices;
+  met_tensors(g, declared, asked, static_cast<std::size_t>(&l - g.layers().data()), s,
+              [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
+                if (!choices.empty()) return;
+                terms[0].factor *= step;
+                const auto& from = g.layers()[layer];
+                const std::string name(from.name);
+                pattern_choice c;
+                c.port = 1;
+                c.computed = std::move(terms);
+                c.why = text::limit_from_tensor(terms_text(c.computed, name), name);
+                c.shape_of = std::pair<std::int64_t, std::size_t>(from.id, output);
+                c.shape_of_name = name;
+                choices.push_back(std::move(c));
+              });
+  return choices;
+}
+
 bool reads_positions(const layer& l, const batch_finding& f) {
   return f.code == "baked_size" && finding_port(f) == 1 && gather_counts_back(l).has_value();
 }
@@ -883,8 +939,10 @@ std::vector<pattern_choice> last_position_choices(const graph& g, const propagat
   // Only along an axis that changes: elsewhere the position stays what it is.
   if (!data[a].is_static() || (now[a].is_static() && now[a].lo() == data[a].lo())) return {};
   const auto last = data[a].lo() - 1;
-  // The size check relates the position to must be this axis' extent: a position equal to another size
-  // (6 where a size of the model is 6) may stand for that size as well as for the last of 7.
+  // The size check relates the position to must be this axis' extent, and that extent no other size's (on a
+  // square map `x[:, :, w - 1]` is the same 6 as `h - 1`; a length that stays beside it may be the one meant).
+  // (A position equal to another size, 6 where a size of the model is 6, may stand for that size.)
+  if (!sole_sizes(g, declared, asked, data, now, at_or_after_reshapes(g, &l))[a]) return {};
   const auto size = std::find_if(f.args.begin(), f.args.end(), [](const auto& x) { return x.first == "size"; });
   if (size == f.args.end() || !std::holds_alternative<std::int64_t>(size->second) ||
       std::get<std::int64_t>(size->second) != last + 1)
@@ -925,8 +983,10 @@ std::vector<pattern_choice> k_choices(const graph& g, const propagation& declare
   if (axis < 0) axis += static_cast<std::int64_t>(data.size());
   if (axis < 0 || static_cast<std::size_t>(axis) >= data.size()) return {};
   const auto a = static_cast<std::size_t>(axis);
-  // The whole axis, which changes: any other k (the top 100 of the anchors) is a count the program chose.
-  if (!data[a].is_static() || k->elements[0].lo != data[a].lo() || (now[a].is_static() && now[a].lo() == data[a].lo()))
+  // The whole axis, which changes: any other k (the top 100 of the anchors) is a count the program chose. And
+  // no other size's extent: on a square map `topk(h)` along W is the same 8 as `topk(w)`.
+  if (!data[a].is_static() || k->elements[0].lo != data[a].lo() || (now[a].is_static() && now[a].lo() == data[a].lo()) ||
+      !sole_sizes(g, declared, asked, data, now, at_or_after_reshapes(g, &l))[a])
     return {};
   pattern_choice c;
   c.port = 1;

@@ -138,6 +138,17 @@ struct pattern_choice {
                                                          const propagation& asked, const layer& l,
                                                          const batch_finding& f, text::fix_reason& reason);
 
+/// New sizes: whether finding `f` of layer `l` (baked_size) names a Range's limit: one limit_choices reads.
+[[nodiscard]] bool reads_limit(const layer& l, const batch_finding& f);
+
+/// New sizes: the value to try for the limit of Range `l`, a count from 0 by a whole step whose output meets
+/// (met_tensors; arithmetic aligns it with the other operand's last axes) a tensor that has its extent there
+/// and changes: that extent times the step (a grid of columns added to a map, `torch.arange(w)`:
+/// `[shape('x')[3]]`). Empty, with `reason`, otherwise (check's finding stands).
+[[nodiscard]] std::vector<pattern_choice> limit_choices(const graph& g, const propagation& declared,
+                                                        const propagation& asked, const layer& l,
+                                                        const batch_finding& f, text::fix_reason& reason);
+
 /// New sizes: whether finding `f` of layer `l` (baked_size) names a TopK's k: one that k_choices reads.
 [[nodiscard]] bool reads_k(const layer& l, const batch_finding& f);
 

@@ -50,8 +50,12 @@ std::int64_t largest_id(const graph& g) {
 std::string pattern_text(const graph& g, const propagation& p, const layer& l, std::size_t port = 1) {
   if (part_of(l.type) == op_part::reshape) return to_string(detail::without_symbols(detail::reshape_pattern_at(g, p, l, nullptr)));
   const auto& v = p.input(g, l, port).value;
-  if (!v || v->is_real()) return "?";
+  if (!v) return "?";
   std::string out = "[";
+  if (v->is_real()) {  // a Range's limit counted in floats
+    for (const auto r : v->reals) out += fmt::format("{}{}", out.size() > 1 ? "," : "", r);
+    return out + "]";
+  }
   for (const auto& b : v->elements) out += fmt::format("{}{}", out.size() > 1 ? "," : "", b.exact() ? std::to_string(b.lo) : "?");
   return out + "]";
 }
@@ -275,12 +279,14 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
     if (done_.contains(key_of(f))) return false;
     // New sizes: an Interpolate to fixed sizes, or a slice to fixed bounds, along axes that change (they are
     // computed), a Gather at the last position of one (it becomes -1), a TopK of the whole of one (its k is
-    // computed), a Tile or Expand that spreads its data over one (its repeats or shape are computed).
+    // computed), a Tile or Expand that spreads its data over one (its repeats or shape are computed), a Range
+    // that counts along one (its limit is computed).
     if (part_of(f.type) != op_part::reshape) {
       if (!sizes() || !f.within.empty()) return false;
       const auto s = where(f);
       const auto* l = s ? s->g->find(f.id) : nullptr;
-      return l != nullptr && (reads_placed(*l, f) || reads_positions(*l, f) || reads_k(*l, f) || reads_extents(*l, f)) &&
+      return l != nullptr && (reads_placed(*l, f) || reads_positions(*l, f) || reads_k(*l, f) || reads_extents(*l, f) ||
+                              reads_limit(*l, f)) &&
              rewrites(*s, {}, *l);
     }
     // New sizes: every finding of a Reshape of the model itself (a body's sizes are not searched).

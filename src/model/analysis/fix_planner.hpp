@@ -75,8 +75,10 @@ struct fix_plan {
   /// new layers compute it and feed the Reshape's pattern input; holder and index are unused).
   std::vector<pattern_term> computed{};
   std::int64_t input_rank = 0;  ///< and the rank of that input (as propagated: a port may declare no dims)
-  /// The port takes a scalar (TopK-1's k): the computed values, one, are reshaped to one.
+  /// The port takes a scalar (TopK-1's k, a Range's limit): the computed values, one, are reshaped to one.
   bool scalar = false;
+  /// The port's element type where it is not i64 (a Range of floats): the computed values are converted.
+  std::optional<element_type> converted{};
   /// ... where it is another tensor's shape that the pattern is computed from (pattern_choice::shape_of).
   std::optional<std::pair<std::int64_t, std::size_t>> shape_of{};
   std::string shape_of_name{};

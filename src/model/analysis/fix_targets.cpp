@@ -59,6 +59,7 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     x.input_rank = static_cast<std::int64_t>(in.size());
     const auto& fed = s.p->input(*s.g, l, c.port).shape;
     x.scalar = fed.rank_known() && fed.size() == 0 && c.computed.size() == 1;
+    if (const auto& type = s.p->input(*s.g, l, c.port).type; type && *type != element_type::i64) x.converted = *type;
     x.shape_of = c.shape_of;
     x.shape_of_name = c.shape_of_name;
     x.port = c.port;
@@ -128,6 +129,7 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
     const auto choices = reads_positions(l, f) ? last_position_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
                          : reads_k(l, f)       ? k_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
                          : reads_extents(l, f) ? extent_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
+                         : reads_limit(l, f)   ? limit_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
                                                : placed_size_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason);
     // Values not read along the data's axes (a bound check relates to another tensor's size) are refused
     // with check's finding, as the proof refuses what it finds.
@@ -236,6 +238,7 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
                                          : resizes(reshape)                        ? "sizes"
                                          : keeps_k_along(reshape)                  ? "k"
                                          : extends(reshape)                        ? "extents"
+                                         : counts_range(reshape)                   ? "limit"
                                                                                    : "bounds");
   const auto add = [&](std::string name, std::string type, int opset, std::vector<std::pair<std::string, std::string>> attributes,
                        std::vector<std::pair<std::int64_t, std::size_t>> inputs, std::vector<std::int64_t> dims) {
@@ -302,6 +305,11 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
   if (x.scalar) {  // an empty pattern makes the one value a scalar
     const auto none = constant("scalar_shape", {}, false);
     values = add("scalar", "Reshape", 1, {{"special_zero", "false"}}, {{values, 0}, {none, 0}}, {});
+  }
+  if (x.converted) {
+    values = add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{values, 0}},
+                 x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(x.computed.size())});
+    edits.back().output_type = *x.converted;
   }
   edits.push_back({.what = kind::set_source, .layer = values, .consumer = x.reshape, .port = x.port, .output = 0});
 }

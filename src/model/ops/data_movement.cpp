@@ -387,6 +387,11 @@ void broadcast_op(op& o) {
   const auto target = shape_from_value(o, 1);
   const auto& data = o.shape(0);
   if (!target) return;
+  // A negative extent is no shape: ONNX Runtime refuses an Expand to one. (pdpd's target is its own rule's.)
+  if (const auto& v = o.value(1); v && !v->is_real() && mode != "pdpd")
+    for (std::size_t i = 0; i < v->elements.size(); ++i)
+      if (v->elements[i].hi < 0)
+        refuse(o, fmt::format("the target shape's element {} is {}, a negative extent", i, v->elements[i].hi));
   if (mode == "pdpd") {
     pdpd_to_target(o, data, *target);
     o.out[0].shape = *target;

@@ -86,6 +86,8 @@ bool resizes(const layer& l) { return l.type == "Interpolate"; }
 
 bool gives_dimensions(const layer& l) { return l.type == "ShapeOf"; }
 
+bool counts_range(const layer& l) { return l.type == "Range"; }
+
 std::optional<extension> extends(const layer& l) {
   if (l.type == "Tile") return extension::repeats;
   if (l.type == "Broadcast" && l.opset >= 3 && l.text("mode", "numpy") == "bidirectional") return extension::broadcast;

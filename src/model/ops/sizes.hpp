@@ -37,6 +37,9 @@ namespace reshape1::model::detail {
 /// of input 1; nullopt for another op.
 [[nodiscard]] std::optional<std::int64_t> keeps_k_along(const layer& l);
 
+/// `l` counts from input 0 to input 1 by input 2 (Range): its output's one extent follows from the three.
+[[nodiscard]] bool counts_range(const layer& l);
+
 /// How a layer extends its data along each axis by the values of input 1.
 enum class extension {
   repeats,    ///< Tile: the extent times the repeat

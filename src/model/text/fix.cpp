@@ -339,6 +339,12 @@ std::string names_last_position(std::span<const std::size_t> elements, std::int6
                      axis, extent);
 }
 
+std::string limit_from_tensor(std::string_view terms, std::string_view source) {
+  return fmt::format("its output meets '{}', whose extent there it counts to at the declared shapes: its limit is "
+                     "computed as {}, from that shape at the new sizes",
+                     source, terms);
+}
+
 std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis) {
   return fmt::format("its k, {}, is the whole of axis {} at the declared shapes: it is computed as {}, where shape is "
                      "the shape of its data input",

@@ -965,5 +965,32 @@ TEST_F(fixing, new_sizes_a_tile_and_a_broadcast_that_spread_a_row_follow_the_map
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
 }
 
+// New sizes, IR: a grid of columns, Range-4 from 0 to 8 by 1 (scalars) in f32, added to the map: the limit is
+// read from the map it meets (a rank-1 range aligned with its last axis), made a scalar and converted to the
+// range's i64; the model written runs at another width.
+TEST_F(fixing, new_sizes_a_range_that_counts_along_a_map_computes_its_limit) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,6,8]", "x");
+  const int range = b.layer("Range", "output_type=\"f32\"", {"[]", "[]", "[]"}, {"[8]"}, "columns", 4);
+  b.edge(b.scalar(0), range, 0);
+  b.edge(b.scalar(8), range, 1);
+  b.edge(b.scalar(1), range, 2);
+  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,2,6,8]", "[8]"}, {"[1,2,6,8]"}, "add_grid", 1);
+  b.edge(x, add, 0);
+  b.edge(range, add, 1);
+  b.result(add, "[1,2,6,8]");
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,2..,2..]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].type, "Range");
+  EXPECT_EQ(r.changes[0].computed, "[shape('x')[3]]");
+  onnx::write_fixed(r, xml(), out() / "f.xml");
+  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,9,13]")}}});
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+}
+
 }  // namespace
 }  // namespace reshape1::test
