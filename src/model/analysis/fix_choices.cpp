@@ -817,6 +817,24 @@ std::vector<pattern_choice> placed_size_choices(const graph& g, const propagatio
   return choices;
 }
 
+namespace {
+
+/// The choice that feeds input 1 `terms` read from the shape of output `output` of `from` (a tensor met),
+/// explained by `why(terms as text, from's name)`.
+template <class Why>
+pattern_choice read_from_met(const layer& from, std::size_t output, std::vector<pattern_term> terms, Why why) {
+  const std::string name(from.name);
+  pattern_choice c;
+  c.port = 1;
+  c.computed = std::move(terms);
+  c.why = why(terms_text(c.computed, name), name);
+  c.shape_of = std::pair<std::int64_t, std::size_t>(from.id, output);
+  c.shape_of_name = name;
+  return c;
+}
+
+}  // namespace
+
 bool reads_extents(const layer& l, const batch_finding& f) {
   return f.code == "baked_size" && finding_port(f) == 1 && extends(l).has_value();
 }
@@ -854,15 +872,9 @@ std::vector<pattern_choice> extent_choices(const graph& g, const propagation& de
                 if (!choices.empty()) return;
                 for (std::size_t a = 0; a < terms.size(); ++a)
                   if (s.moving[a] == 0) terms[a] = pattern_term{{}, kept[a], 1};
-                const auto& from = g.layers()[layer];
-                pattern_choice c;
-                c.port = 1;
-                c.computed = std::move(terms);
-                const std::string name(from.name);
-                c.why = text::sizes_computed_from_tensor(repeats ? "repeats" : "shape values", terms_text(c.computed, name), name);
-                c.shape_of = std::pair<std::int64_t, std::size_t>(from.id, output);
-                c.shape_of_name = name;
-                choices.push_back(std::move(c));
+                choices.push_back(read_from_met(g.layers()[layer], output, std::move(terms), [&](const std::string& text, const std::string& name) {
+                  return text::sizes_computed_from_tensor(repeats ? "repeats" : "shape values", text, name);
+                }));
               });
   return choices;
 }
@@ -903,15 +915,7 @@ std::vector<pattern_choice> limit_choices(const graph& g, const propagation& dec
               [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
                 if (!choices.empty()) return;
                 terms[0].factor *= step;
-                const auto& from = g.layers()[layer];
-                const std::string name(from.name);
-                pattern_choice c;
-                c.port = 1;
-                c.computed = std::move(terms);
-                c.why = text::limit_from_tensor(terms_text(c.computed, name), name);
-                c.shape_of = std::pair<std::int64_t, std::size_t>(from.id, output);
-                c.shape_of_name = name;
-                choices.push_back(std::move(c));
+                choices.push_back(read_from_met(g.layers()[layer], output, std::move(terms), text::limit_from_tensor));
               });
   return choices;
 }

@@ -160,6 +160,12 @@ class fixing : public ir {
     fs::create_directories(d);
     return d;
   }
+  /// The model `r` writes, read back from the file and checked with input `x` at `shape`.
+  model::batch_report written_at(const model::fix_report& r, const char* shape) {
+    onnx::write_fixed(r, xml(), out() / "f.xml");
+    const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+    return model::check_batch(fixed, {.shapes = {{"x", parse_shape(shape)}}});
+  }
 };
 
 
@@ -774,9 +780,7 @@ TEST_F(fixing, new_sizes_an_interpolate_s_sizes_are_computed_from_its_input_shap
   EXPECT_EQ(r.changes[0].type, "Interpolate");
   EXPECT_EQ(r.changes[0].old_pattern, "[16,24]");
   EXPECT_EQ(r.changes[0].computed, "[shape[2]*2,shape[3]*2]");
-  onnx::write_fixed(r, xml(), out() / "f.xml");
-  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
-  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,10,13]")}}});
+  const auto at = written_at(r, "[1,2,10,13]");
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
   ASSERT_EQ(at.outputs.size(), 1u);
   EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,20,26]");
@@ -815,9 +819,7 @@ TEST_F(fixing, new_sizes_an_interpolate_takes_the_sizes_of_what_it_meets) {
   ASSERT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].computed, "[shape('x')[2],shape('x')[3]]");
-  onnx::write_fixed(r, xml(), out() / "f.xml");
-  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
-  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,11,13]")}}});
+  const auto at = written_at(r, "[1,2,11,13]");
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
 }
 
@@ -841,9 +843,7 @@ TEST_F(fixing, new_sizes_a_slice_s_end_is_computed_from_its_input_shape) {
   EXPECT_EQ(r.changes[0].type, "Slice");
   EXPECT_EQ(r.changes[0].old_pattern, "[7]");
   EXPECT_EQ(r.changes[0].computed, "[shape[3]/2]");
-  onnx::write_fixed(r, xml(), out() / "f.xml");
-  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
-  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,8,21]")}}});
+  const auto at = written_at(r, "[1,2,8,21]");
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
   ASSERT_EQ(at.outputs.size(), 1u);
   EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,8,10]");
@@ -896,9 +896,7 @@ TEST_F(fixing, new_sizes_a_gather_at_the_last_position_takes_minus_one) {
     EXPECT_EQ(r.changes[0].type, "Gather");
     EXPECT_EQ(r.changes[0].old_pattern, "[6]");
     EXPECT_EQ(r.changes[0].new_pattern, "[-1]");
-    onnx::write_fixed(r, xml(), out() / "f.xml");
-    const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
-    const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,12,4]")}}});
+    const auto at = written_at(r, "[1,12,4]");
     EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
   }
 }
@@ -921,9 +919,7 @@ TEST_F(fixing, new_sizes_a_topk_of_a_whole_axis_computes_its_k) {
     ASSERT_EQ(r.changes.size(), 1u);
     EXPECT_EQ(r.changes[0].type, "TopK");
     EXPECT_EQ(r.changes[0].computed, "[shape[3]]");
-    onnx::write_fixed(r, xml(), out() / "f.xml");
-    const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
-    const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,6,23]")}}});
+    const auto at = written_at(r, "[1,2,6,23]");
     EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << version << ": " << at.summary_line();
     ASSERT_FALSE(at.outputs.empty());
     EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,6,23]");
@@ -959,9 +955,7 @@ TEST_F(fixing, new_sizes_a_tile_and_a_broadcast_that_spread_a_row_follow_the_map
   ASSERT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 2u);
   for (const auto& c : r.changes) EXPECT_EQ(c.computed, "[1,1,shape('x')[2],1]") << c.type;
-  onnx::write_fixed(r, xml(), out() / "f.xml");
-  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
-  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,9,13]")}}});
+  const auto at = written_at(r, "[1,2,9,13]");
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
 }
 
@@ -986,9 +980,7 @@ TEST_F(fixing, new_sizes_a_range_that_counts_along_a_map_computes_its_limit) {
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].type, "Range");
   EXPECT_EQ(r.changes[0].computed, "[shape('x')[3]]");
-  onnx::write_fixed(r, xml(), out() / "f.xml");
-  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
-  const auto at = model::check_batch(fixed, {.shapes = {{"x", parse_shape("[1,2,9,13]")}}});
+  const auto at = written_at(r, "[1,2,9,13]");
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
 }
 
