@@ -207,16 +207,18 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
-# sizes, Slice's ends, a Gather's last position, TopK's k of a whole axis); the others' constants (a divisor,
-# a pooling window, a range, pads, repeats) are refused, naming them.
+# sizes, Slice's ends, a Gather's last position, TopK's k of a whole axis, a Range's limit, Tile's repeats and
+# Expand's shape); the others' constants (a divisor, a pooling window, pads) are refused, naming them.
 REWRITABLE = {"flatten_baked", "window_partition", "attention_baked", "resize_sizes", "crop_half", "crop_whole_width",
-              "last_row", "topk_width"}
+              "last_row", "topk_width", "range_grid", "tile_rows", "expand_rows"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):
-    """`fix --shape x=[1,C,?,?]` on each export A that ONNX Runtime found to differ or fail at B; each model
-    written is run at B against export B and at A against export A. Returns the wrong fixes (a model written
-    that differs or fails at either) and, over the REWRITABLE families, (fixed, broken)."""
+    """`fix --shape x=[1,C,?,?]` on each export A that ONNX Runtime found to differ or fail at B, and where that
+    is refused and B's sizes are 2 at least, `x=[1,C,2..,2..]` (as fix's docs tell a user to ask where a
+    tensor met may broadcast a 1); each model written is run at B against export B and at A against export A.
+    Returns the wrong fixes (a model written that differs or fails at either) and, over the REWRITABLE
+    families, (fixed, broken)."""
     wrong, pairs, fixed_of = [], [], {}
     rewritable = fixed = 0
     for (k, name, files, spec, (c, ha, wa, hb, wb)), o in zip(cases, outcomes):
@@ -224,8 +226,11 @@ def fix_phase(args, tmp, cases, outcomes, counts):
             continue
         rewritable += name in REWRITABLE
         out = tmp / f"{k}.fixed.onnx"
-        p = subprocess.run([args.reshape1, "fix", str(files["declared"]), "--shape", f"x=[1,{c},?,?]", "-o", str(out)],
-                           capture_output=True, text=True, timeout=300)
+        for asked in ("?", "2..") if min(ha, wa, hb, wb) >= 2 else ("?",):
+            p = subprocess.run([args.reshape1, "fix", str(files["declared"]), "--shape", f"x=[1,{c},{asked},{asked}]",
+                                "-o", str(out)], capture_output=True, text=True, timeout=300)
+            if p.returncode == 0 and out.exists():
+                break
         if p.returncode != 0 or not out.exists():
             counts[name]["fix refused"] += 1
             continue
