@@ -263,7 +263,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return n.op_type() == "Reshape" || (n.op_type() == "Resize" && n.input_size() > 3 && !n.input(3).empty()) ||
            (n.op_type() == "Slice" && n.input_size() > 2) || (n.op_type() == "Gather" && n.input_size() > 1) ||
            ((n.op_type() == "TopK" || n.op_type() == "Tile" || n.op_type() == "Expand") && n.input_size() > 1) ||
-           (n.op_type() == "Range" && n.input_size() > 2);
+           (n.op_type() == "Range" && n.input_size() > 2) || (n.op_type() == "Div" && n.input_size() > 1);
   }
 
   /// The input of node `n` that the layer it is lowered to reads at `port`: a Resize's sizes are its fourth
@@ -557,6 +557,14 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return *node;
   }
 
+  /// Whether the tensor `name` of the graph `s` is a scalar, as propagated.
+  static bool scalar_input(const names_site& s, const std::string& name) {
+    const auto it = s.names->find(name);
+    if (it == s.names->end() || s.p == nullptr) return false;
+    const auto& shape = s.p->outputs[it->second.layer][it->second.output].shape;
+    return shape.rank_known() && shape.size() == 0;
+  }
+
   /// Computed rewrite `r` made in `m`: nodes that compute the pattern from the shape of the Reshape's data
   /// input (Shape, Gather, Mul, Div, Concat, their constants as initializers), inserted just before the
   /// Reshape node, which reads the Concat's output as its shape. The nodes of `placed` after them move on.
@@ -574,6 +582,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const auto word = op == "Reshape" ? "pattern" : op == "Resize" ? "sizes" : op == "TopK" ? "k"
                     : op == "Tile" || op == "Expand" ? "extents"
                     : op == "Range"                  ? "limit"
+                    : op == "Div"                    ? "divisor"
                                                      : "bounds";
     const std::string base = reshape_node.name().empty() ? reshape_node.output(0) : reshape_node.name();
     std::string data = reshape_node.input(0);
@@ -584,8 +593,9 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     }
     pattern_nodes made(*g, taken, base, word);
     auto pattern = made.computed(data, r.p.computed);
-    // A Range counts between scalars.
-    if (op == "Range") pattern = made.node("Reshape", {pattern, made.constant("scalar_shape", {})}, "scalar");
+    // A scalar input (a Range's limit, a divisor) stays one: the computed values are a 1-D tensor.
+    if (scalar_input(*s, reshape_node.input(input_of(reshape_node, r.p.port))))
+      pattern = made.node("Reshape", {pattern, made.constant("scalar_shape", {})}, "scalar");
     // A Slice's bounds, axes and steps are one type, as a Range's start, limit and step are: where they are not
     // int64 (int32 bounds, a Range of floats), the computed ones are cast to theirs.
     if (const auto& was = s->p->input(*s->g, *reshape, r.p.port).type; was && *was != reshape1::element_type::i64) {

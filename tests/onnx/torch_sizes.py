@@ -54,8 +54,9 @@ CASES = {
     # view(b, -1, heads, d) and reshape(b, -1, dim).
     "attention_inferred": ([1, 20, 16], [1], ("yes", "same"), "yes", "fixed"),
     # sum / (h*w): the divisor 64 equals H*W at A (8x8) and is a constant at B (where H*W is 192): the model
-    # runs and returns three times the mean; reshape1 names the divisor: cannot tell.
-    "mean_by_size": ([1, 4, 12, 16], [2, 3], ("cannot tell", "differ"), "yes", "refused"),
+    # runs and returns three times the mean; reshape1 names the divisor: cannot tell. fix computes it as the
+    # count of the elements summed, H*W.
+    "mean_by_size": ([1, 4, 12, 16], [2, 3], ("cannot tell", "differ"), "yes", "fixed"),
     # ShuffleNetV2's channel shuffle, view(b, 2, c/2, h, w), exports as Reshape [1,2,24,16,16]: fails at B.
     "shufflenet": ([1, 3, 96, 128], [2, 3], ("no", "fails"), "yes", "refused"),
 }
@@ -82,6 +83,8 @@ FIXED = {
     "size_fix_tile_expand": ("size_fix_tile_expand_at_b", "x=[1,2,2..,2..]", [1, 2, 10, 12], [1, 2, 6, 8]),
     # A grid of columns counted in floats, added to the map: its limit read from the map, cast to float.
     "size_fix_range_grid": ("size_fix_range_grid_at_b", "x=[1,2,2..,2..]", [1, 2, 10, 12], [1, 2, 6, 8]),
+    # A mean written as a sum over H and W divided by their count, baked as a float: the count computed.
+    "size_fix_mean_divisor": ("size_fix_mean_divisor_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
 }
 
 

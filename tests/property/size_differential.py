@@ -208,9 +208,10 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
 # sizes, Slice's ends, a Gather's last position, TopK's k of a whole axis, a Range's limit, Tile's repeats and
-# Expand's shape); the others' constants (a divisor, a pooling window, pads) are refused, naming them.
+# Expand's shape, a divisor that counts the elements summed); the others' constants (a reciprocal, a pooling
+# window, pads) are refused, naming them.
 REWRITABLE = {"flatten_baked", "window_partition", "attention_baked", "resize_sizes", "crop_half", "crop_whole_width",
-              "last_row", "topk_width", "range_grid", "tile_rows", "expand_rows"}
+              "last_row", "topk_width", "range_grid", "tile_rows", "expand_rows", "mean_baked"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

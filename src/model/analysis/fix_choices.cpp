@@ -835,6 +835,58 @@ pattern_choice read_from_met(const layer& from, std::size_t output, std::vector<
 
 }  // namespace
 
+bool reads_divisor(const layer& l, const batch_finding& f) {
+  return f.code == "baked_size" && finding_port(f) == 1 && divides(l);
+}
+
+std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                            const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  if (!reads_divisor(l, f) || l.sources.size() < 2 || !l.sources[0]) return {};
+  const auto& v = declared.input(g, l, 1).value;
+  if (!v) return {};
+  std::int64_t n = 0;
+  if (v->is_real()) {  // whole values only: a reciprocal or a fraction is no count
+    if (v->reals.size() != 1 || !v->real_constant(0)) return {};
+    const auto r = v->reals[0];
+    if (!(r >= 2 && r <= 4e18) || r != std::round(r)) return {};
+    n = static_cast<std::int64_t>(r);
+  } else {
+    if (v->elements.size() != 1 || !v->elements[0].exact()) return {};
+    n = v->elements[0].lo;
+  }
+  if (n < 2) return {};
+  // The dividend is a sum over adjacent axes of a tensor, one of them changing, whose product the divisor is:
+  // a mean, the count of the elements summed. (A divisor that merely equals some extent upstream may be a
+  // literal: a stride, a box's corners.)
+  const auto& sum = g.layers()[l.sources[0]->layer];
+  if (!sums_over_axes(sum) || sum.sources.size() < 2 || !sum.sources[0]) return {};
+  const auto& in = declared.input(g, sum, 0).shape;
+  const auto& now = asked.input(g, sum, 0).shape;
+  const auto& axes = declared.input(g, sum, 1).value;
+  if (!in.is_static() || !now.rank_known() || now.size() != in.size() || !axes || axes->is_real() || axes->elements.empty())
+    return {};
+  std::vector<std::size_t> summed;
+  for (const auto& e : axes->elements) {
+    auto x = e.lo;
+    if (!e.exact()) return {};
+    if (x < 0) x += static_cast<std::int64_t>(in.size());
+    if (x < 0 || static_cast<std::size_t>(x) >= in.size()) return {};
+    summed.push_back(static_cast<std::size_t>(x));
+  }
+  std::sort(summed.begin(), summed.end());
+  std::int64_t product = 1;
+  bool changes = false;
+  for (std::size_t k = 0; k < summed.size(); ++k) {
+    if ((k > 0 && summed[k] != summed[k - 1] + 1) || product > n / std::max<std::int64_t>(in[summed[k]].lo(), 1)) return {};
+    product *= in[summed[k]].lo();
+    changes = changes || !(now[summed[k]].is_static() && now[summed[k]].lo() == in[summed[k]].lo());
+  }
+  if (product != n || !changes) return {};
+  const auto& from = *sum.sources[0];
+  return {read_from_met(g.layers()[from.layer], from.output, {pattern_term{summed, 1, 1}}, text::divisor_from_tensor)};
+}
+
 bool reads_extents(const layer& l, const batch_finding& f) {
   return f.code == "baked_size" && finding_port(f) == 1 && extends(l).has_value();
 }

@@ -138,6 +138,17 @@ struct pattern_choice {
                                                          const propagation& asked, const layer& l,
                                                          const batch_finding& f, text::fix_reason& reason);
 
+/// New sizes: whether finding `f` of layer `l` (baked_size) names a Divide's divisor: one divisor_choices reads.
+[[nodiscard]] bool reads_divisor(const layer& l, const batch_finding& f);
+
+/// New sizes: the value to try for the divisor of Divide `l`, a whole number, where its dividend is a
+/// ReduceSum over adjacent axes, one of them changing, whose extents multiply to it (a mean written as a sum
+/// over H and W divided by 48): their product, from the summed tensor's shape
+/// (`[shape('x')[2]*shape('x')[3]]`). Empty, with `reason`, otherwise (check's finding stands).
+[[nodiscard]] std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& declared,
+                                                          const propagation& asked, const layer& l,
+                                                          const batch_finding& f, text::fix_reason& reason);
+
 /// New sizes: whether finding `f` of layer `l` (baked_size) names a Range's limit: one limit_choices reads.
 [[nodiscard]] bool reads_limit(const layer& l, const batch_finding& f);
 

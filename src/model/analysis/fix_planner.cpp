@@ -280,13 +280,13 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
     // New sizes: an Interpolate to fixed sizes, or a slice to fixed bounds, along axes that change (they are
     // computed), a Gather at the last position of one (it becomes -1), a TopK of the whole of one (its k is
     // computed), a Tile or Expand that spreads its data over one (its repeats or shape are computed), a Range
-    // that counts along one (its limit is computed).
+    // that counts along one (its limit is computed), a Divide by a count of elements (its divisor is).
     if (part_of(f.type) != op_part::reshape) {
       if (!sizes() || !f.within.empty()) return false;
       const auto s = where(f);
       const auto* l = s ? s->g->find(f.id) : nullptr;
       return l != nullptr && (reads_placed(*l, f) || reads_positions(*l, f) || reads_k(*l, f) || reads_extents(*l, f) ||
-                              reads_limit(*l, f)) &&
+                              reads_limit(*l, f) || reads_divisor(*l, f)) &&
              rewrites(*s, {}, *l);
     }
     // New sizes: every finding of a Reshape of the model itself (a body's sizes are not searched).

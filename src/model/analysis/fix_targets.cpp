@@ -130,6 +130,7 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
                          : reads_k(l, f)       ? k_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
                          : reads_extents(l, f) ? extent_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
                          : reads_limit(l, f)   ? limit_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
+                         : reads_divisor(l, f) ? divisor_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
                                                : placed_size_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason);
     // Values not read along the data's axes (a bound check relates to another tensor's size) are refused
     // with check's finding, as the proof refuses what it finds.
@@ -239,6 +240,7 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
                                          : keeps_k_along(reshape)                  ? "k"
                                          : extends(reshape)                        ? "extents"
                                          : counts_range(reshape)                   ? "limit"
+                                         : divides(reshape)                        ? "divisor"
                                                                                    : "bounds");
   const auto add = [&](std::string name, std::string type, int opset, std::vector<std::pair<std::string, std::string>> attributes,
                        std::vector<std::pair<std::int64_t, std::size_t>> inputs, std::vector<std::int64_t> dims) {

@@ -88,6 +88,10 @@ bool gives_dimensions(const layer& l) { return l.type == "ShapeOf"; }
 
 bool counts_range(const layer& l) { return l.type == "Range"; }
 
+bool divides(const layer& l) { return l.type == "Divide"; }
+
+bool sums_over_axes(const layer& l) { return l.type == "ReduceSum"; }
+
 std::optional<extension> extends(const layer& l) {
   if (l.type == "Tile") return extension::repeats;
   if (l.type == "Broadcast" && l.opset >= 3 && l.text("mode", "numpy") == "bidirectional") return extension::broadcast;

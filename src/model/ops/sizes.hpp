@@ -37,6 +37,12 @@ namespace reshape1::model::detail {
 /// of input 1; nullopt for another op.
 [[nodiscard]] std::optional<std::int64_t> keeps_k_along(const layer& l);
 
+/// `l` sums its data over the axes input 1 holds (ReduceSum).
+[[nodiscard]] bool sums_over_axes(const layer& l);
+
+/// `l` divides input 0 by input 1, elementwise (Divide; an ONNX Div).
+[[nodiscard]] bool divides(const layer& l);
+
 /// `l` counts from input 0 to input 1 by input 2 (Range): its output's one extent follows from the three.
 [[nodiscard]] bool counts_range(const layer& l);
 

@@ -339,6 +339,12 @@ std::string names_last_position(std::span<const std::size_t> elements, std::int6
                      axis, extent);
 }
 
+std::string divisor_from_tensor(std::string_view terms, std::string_view source) {
+  return fmt::format("it divides by the count of elements of '{}' it sums at the declared shapes: the divisor is "
+                     "computed as {}, from that shape at the new sizes",
+                     source, terms);
+}
+
 std::string limit_from_tensor(std::string_view terms, std::string_view source) {
   return fmt::format("its output meets '{}', whose extent there it counts to at the declared shapes: its limit is "
                      "computed as {}, from that shape at the new sizes",

@@ -145,6 +145,8 @@ struct proof_at {
 /// declared shapes) are written as -1.
 [[nodiscard]] std::string names_last_position(std::span<const std::size_t> elements, std::int64_t value, std::size_t axis,
                                               std::int64_t extent);
+/// New sizes: why a divisor is computed as `terms`, the count of elements of the tensor `source` outputs.
+[[nodiscard]] std::string divisor_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a Range's limit is computed as `terms`, from the shape of the tensor `source` outputs.
 [[nodiscard]] std::string limit_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a TopK's k, `k` at the declared shapes, the whole of axis `axis`, is computed as `terms`.

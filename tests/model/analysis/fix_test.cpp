@@ -5,6 +5,7 @@
 // the declared batch.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -981,6 +982,28 @@ TEST_F(fixing, new_sizes_a_range_that_counts_along_a_map_computes_its_limit) {
   EXPECT_EQ(r.changes[0].type, "Range");
   EXPECT_EQ(r.changes[0].computed, "[shape('x')[3]]");
   const auto at = written_at(r, "[1,2,9,13]");
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+}
+
+// New sizes, IR: a mean over H and W written as a sum divided by the count, 48 = 6·8 baked as an f32 scalar:
+// the divisor is the product of the summed input's H and W, converted to f32, a scalar as the Const was.
+TEST_F(fixing, new_sizes_a_divisor_that_counts_the_elements_summed_is_computed) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,6,8]", "x");
+  const int sum = b.layer("ReduceSum", "keep_dims=\"false\"", {"[1,3,6,8]", "[2]"}, {"[1,3]"}, "sum", 1);
+  b.edge(x, sum, 0);
+  b.edge(b.i64({2, 3}), sum, 1);
+  const int mean = b.layer("Divide", "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "mean", 1);
+  b.edge(sum, mean, 0);
+  b.edge(b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(48.0F)}, "[]"), mean, 1);  // its bits
+  b.result(mean, "[1,3]");
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].computed, "[shape('x')[2]*shape('x')[3]]");
+  const auto at = written_at(r, "[1,3,9,13]");
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
 }
 
