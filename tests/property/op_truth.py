@@ -2839,8 +2839,177 @@ def c_convt_dyn(rng):
 def contrib(rng):
     """com.microsoft's CDist, UnfoldTensor, MatMulBnb4, MatMulFpQ4, GatherBlockQuantized, CropAndResize, NhwcMaxPool
     and MaxpoolWithMask, one chosen at random (each generator says what it draws and what ONNX Runtime 1.30 refuses;
-    WordConvEmbedding and ConvTransposeWithDynamicPads, which reshape1 has no rows for, are left out)."""
+    WordConvEmbedding and ConvTransposeWithDynamicPads are drawn by contrib_more)."""
     return rng.choice([c_cdist, c_unfold, c_bnb4, c_fpq4, c_gbq, c_crop_resize, c_nhwc_maxpool, c_maxpool_mask])(rng)
+
+
+def moe(rng):
+    """MoE and QMoE (float): input [T, H] or [B, S, H], router_probs [tokens, E], the experts' weights (initializers)
+    fc1 [E, F1, H / pack] and fc2 [E, H, I / pack] (F1 = I, 2 I with SwiGLU; pack 2 for QMoE's 4 bits, else 1), or
+    the older [E, H, F1 / pack] and [E, I, H / pack]; biases [E, F1] and [E, H]; QMoE's scales [E, F1] and [E, H], or
+    with block_size [E, F1, ceil(H / bs)] and [E, H, ceil(I / bs)]. Output: the input's shape.
+    ORT 1.30 at init: an activation_type other than relu, gelu, silu, identity, swiglu; SwiGLU with swiglu_fusion
+    other than 1; k below 1; QMoE's expert_weight_bits other than 4 and 8, block_size below 16 or not a power of 2.
+    At run: an input not 2-D or 3-D, router_probs of other dims, weights, biases or scales of other dims than the
+    layout the hidden size gives, a hidden size the pack does not divide, k above E, fc3 weights ('FC3 ... not
+    implemented')."""
+    quant = rng.random() < 0.5
+    bits = rng.choice([4, 8]) if quant else 8
+    pack = 2 if bits == 4 else 1
+    e = rng.randint(1, 4)
+    k = rng.randint(1, e)
+    h = pack * rng.randint(1, 4)
+    inter = pack * rng.randint(1, 3)
+    block = rng.choice([16, 32]) if quant and rng.random() < 0.3 else 0
+    swiglu = rng.random() < 0.3
+    attrs = i("k", k)
+    if swiglu:
+        attrs += string("activation_type", "swiglu") + i("swiglu_fusion", 1)
+    elif rng.random() < 0.7:
+        attrs += string("activation_type", rng.choice(["relu", "gelu", "silu", "identity"]))
+    if rng.random() < 0.2:
+        attrs += i("normalize_routing_weights", 1)
+    bad = rng.choice(["rows", "experts", "hidden", "k", "act", "fusion", "bias", "scales", "fc3", "rank", "bits",
+                      "block", "router_rank"]) if rng.random() < 0.25 else None
+    if not quant and bad in ("scales", "bits", "block"):
+        bad = "hidden"
+    f1 = 2 * inter if swiglu else inter
+    legacy = rng.random() < 0.3
+    fc1 = [e, h, f1 // pack] if legacy else [e, f1, h // pack]
+    fc2 = [e, inter, h // pack] if legacy else [e, h, inter // pack]
+    x = [rng.randint(0, 3), h] if rng.random() < 0.5 else [rng.randint(1, 2), rng.randint(0, 3), h]
+    tokens = x[0] if len(x) == 2 else x[0] * x[1]
+    router = [tokens, e]
+    b1 = [e, f1] if rng.random() < 0.5 else None
+    b2 = [e, h] if rng.random() < 0.5 else None
+    blocks = lambda n: -(-n // block)
+    s1 = [e, f1, blocks(h)] if block else [e, f1]
+    s2 = [e, h, blocks(inter)] if block else [e, h]
+    if bad == "rows":
+        router[0] += 1
+    elif bad == "experts":
+        router[1] += 1
+    elif bad == "hidden":
+        x[-1] += pack
+    elif bad == "k":
+        attrs = attrs.replace(f"i: {k} ", f"i: {rng.choice([0, e + 1])} ", 1)
+    elif bad == "act":
+        attrs += string("activation_type", "tanh") if "activation_type" not in attrs else ""
+        attrs = attrs.replace('"swiglu"', '"tanh"').replace('"relu"', '"tanh"').replace('"gelu"', '"tanh"')
+    elif bad == "fusion":
+        attrs = string("activation_type", "swiglu") + i("swiglu_fusion", rng.choice([0, 2])) + i("k", k)
+    elif bad == "bias":
+        b1, b2 = ([e, f1 + 1], b2) if rng.random() < 0.5 else (b1, [e, h + 1])
+    elif bad == "scales":
+        s2 = [e, h + 1] + s2[2:]
+    elif bad == "rank":
+        x = [1] + x if len(x) == 3 else [tokens * h]
+    elif bad == "bits":
+        bits = rng.choice([2, 3])
+    elif bad == "block":
+        block = rng.choice([8, 24])
+    elif bad == "router_rank":
+        router = router + [1]
+    fill = lambda d, t, v: ("const", t, [v] * product(d), d)
+    weight = UINT8 if quant else FLOAT
+    fc3 = [fill(fc2[:1] + [inter, h // pack], weight, 1)] if bad == "fc3" else []
+    if quant:
+        attrs += i("expert_weight_bits", bits) + (i("block_size", block) if block else "")
+        ins = [x, router, fill(fc1, UINT8, 1), fill(s1, FLOAT, 0.1), b1 and fill(b1, FLOAT, 0.0),
+               fill(fc2, UINT8, 1), fill(s2, FLOAT, 0.1), b2 and fill(b2, FLOAT, 0.0)]
+        if fc3:
+            ins += fc3 + [fill(s1, FLOAT, 0.1)]
+    else:
+        ins = [x, router, fill(fc1, FLOAT, 0.1), b1 and fill(b1, FLOAT, 0.0), fill(fc2, FLOAT, 0.1),
+               b2 and fill(b2, FLOAT, 0.0)] + fc3
+    while ins[-1] is None:
+        ins.pop()
+    return _ms("QMoE" if quant else "MoE", ins, attrs, bad)
+
+
+def q_embed(rng):
+    """com.microsoft.QEmbedLayerNormalization: as EmbedLayerNormalization (bert_embed) of uint8 word, position and
+    segment tables, gamma and beta (initializers of 1), each with a float scale and a uint8 zero point (scalars,
+    inputs 8 to 17); input_ids and segment_ids int32 graph inputs fed 0 to 7 (8 to 10 words, 8 segments), no
+    position_ids; two outputs (output [B, S, H], mask_index [B]).
+    ORT 1.30 at load: gamma or beta not [H], a position or segment table of another hidden size, other than two
+    outputs. At run: segment_ids or the mask of another shape than input_ids, a position table of fewer than S rows
+    ('input index out of range'; not drawn at a batch of 0, where ONNX Runtime looks up no row and runs it)."""
+    b, s, h = rng.randint(0, 3), rng.randint(0, 4), rng.randint(1, 4)
+    bad = rng.choice(["segment_ids", "position_hidden", "segment_hidden", "gamma", "beta", "mask", "positions",
+                      "outputs"]) if rng.random() < 0.2 else None
+    v, pmax = rng.randint(8, 10), s + rng.randint(0, 2)
+    segment = rng.random() < 0.5 or bad in ("segment_ids", "segment_hidden")
+    mask = rng.random() < 0.5 or bad == "mask"
+    ids_shape, segment_shape, mask_shape = [b, s], [b, s], [b, s]
+    if bad == "segment_ids":
+        segment_shape = rng.choice([[b, s + 1], [b + 1, s], [b, s, 1]])
+    elif bad == "mask":
+        mask_shape = rng.choice([[b, s + 1], [b + 1, s], [b]])
+    elif bad == "positions":
+        s, b = max(s, 1), max(b, 1)
+        ids_shape = segment_shape = mask_shape = [b, s]
+        pmax = s - 1
+    u8 = lambda d: ("const", UINT8, [1] * product(d), d)
+    scale = ("const", FLOAT, [0.1], [])
+    zero = ("const", UINT8, [0], [])
+    hp = h + (bad == "position_hidden")
+    hs = h + (bad == "segment_hidden")
+    inputs = [("typed", INT32, ids_shape), ("typed", INT32, segment_shape) if segment else None, u8([v, h]),
+              u8([pmax, hp]), u8([8, hs]) if segment else None, u8([h + (bad == "gamma")]), u8([h + (bad == "beta")]),
+              ("typed", INT32, mask_shape) if mask else None, scale, scale, scale if segment else None, scale, scale,
+              zero, zero, zero if segment else None, zero, zero]
+    attrs = flt("epsilon", 1e-12) if rng.random() < 0.5 else ""
+    return _ms_outputs("QEmbedLayerNormalization", inputs, attrs, bad, 3 if bad == "outputs" else 2)
+
+
+def _ms_outputs(op, inputs, attrs, bad, outputs):
+    c = Case(op, 17, inputs, attrs, outputs=outputs, domain=MS)
+    c.intent = bad
+    return c
+
+
+def c_dqlstm(rng):
+    """DynamicQuantizeLSTM: X float [L, N, I] (sequence-major; no layout attribute), W int8|uint8 [D, I, 4H] and R
+    [D, H, 4H] (initializers, transposed from LSTM's), B [D, 8H], initial_h and initial_c [D, N, H], sequence_lens
+    int32 [N], W_scale, W_zero_point, R_scale, R_zero_point [D] (initializers); direction, hidden_size.
+    Outputs Y [L, D, N, H], Y_h and Y_c [D, N, H] (one to three of them).
+    ORT 1.30 at load: a layout attribute ('Unrecognized attribute'). At run: W, R, B or initial_h of other dims
+    ('Input W must have shape ...'). Not drawn: N of 0 (ONNX Runtime's process stops on it)."""
+    l, n, inp, h = rng.randint(0, 3), rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 4)
+    direction = rng.choice(["forward", "reverse", "bidirectional"])
+    d = 2 if direction == "bidirectional" else 1
+    t = rng.choice([INT8, UINT8])
+    w, r, b, h0 = [d, inp, 4 * h], [d, h, 4 * h], [d, 8 * h] if rng.random() < 0.5 else None, None
+    if rng.random() < 0.3:
+        h0 = [d, n, h]
+    bad = rng.choice(["w", "r", "b", "h0", "layout", "w_order"]) if rng.random() < 0.2 else None
+    if bad == "w":
+        w[1] += 1
+    elif bad == "w_order":
+        w = [d, 4 * h, inp] if inp != 4 * h else [d, inp + 1, 4 * h]
+    elif bad == "r":
+        r[2] += 1
+    elif bad == "b":
+        b = [d, 4 * h]
+    elif bad == "h0":
+        h0 = [d, n + 1, h]
+    q = lambda dims: ("const", t, [1] * product(dims), dims)
+    scale = ("const", FLOAT, [0.1] * d, [d])
+    zero = ("const", t, [0] * d, [d])
+    ins = [[l, n, inp], q(w), q(r), ("const", FLOAT, [0.0] * product(b), b) if b else None, None, h0, None, None,
+           scale, zero, scale, zero]
+    attrs = i("hidden_size", h) + string("direction", direction) + (i("layout", 0) if bad == "layout" else "")
+    c = Case("DynamicQuantizeLSTM", 17, ins, attrs, outputs=rng.randint(1, 3), domain=MS)
+    c.intent = bad
+    return c
+
+
+def contrib_more(rng):
+    """com.microsoft's MoE and QMoE (moe), QEmbedLayerNormalization (q_embed), WordConvEmbedding (c_word_conv),
+    ConvTransposeWithDynamicPads (c_convt_dyn) and DynamicQuantizeLSTM (c_dqlstm): one chosen at random, MoE and QMoE
+    twice as often."""
+    return rng.choice([moe, moe, q_embed, c_word_conv, c_convt_dyn, c_dqlstm])(rng)
 
 
 
@@ -2852,7 +3021,7 @@ FAMILIES = {
     "normalization": normalization, "reduce_more": reduce_more, "cumsum": cumsum, "onehot": onehot,
     "compress": compress, "reverse_sequence": reverse_sequence, "quant": quant, "microsoft": microsoft,
     "attention": attention, "grid": grid, "lp_pool": lp_pool, "bert": bert, "image": image,
-    "signal": signal, "llm": llm, "contrib": contrib,
+    "signal": signal, "llm": llm, "contrib": contrib, "contrib_more": contrib_more,
 }
 
 

@@ -541,31 +541,45 @@ void ms_multihead_attention(node_context& c) {
 // entry. The embeddings share one hidden size (concatenated along their rows, then split), segment_ids and
 // the mask have input_ids' shape exactly, gamma and beta the hidden size; positions are 0 to S - 1 unless
 // position_ids ([1 or B, S]) gives them. A segment_embedding without segment_ids is checked and not used.
+// com.microsoft.QEmbedLayerNormalization: the same of uint8 tables, gamma and beta, each dequantised by its scale
+// and zero point (inputs 8 to 12 and 13 to 17, one value each); no position_ids, two outputs.
+/// QEmbedLayerNormalization's input `port` dequantised: (x - zero point) * scale, each one value.
+source dequantised(node_context& c, std::size_t port) {
+  const auto one = [&](source v) {
+    return reshape(c, as_f32(c, v), c.i64({}, std::vector<std::int64_t>{0}), false);
+  };
+  auto x = as_f32(c, c.need(port));
+  if (const auto zero = c.input(port + 11)) x = c.add("Subtract", 1, {x, one(*zero)}, numpy);
+  return c.add("Multiply", 1, {x, one(c.need(port + 6))}, numpy);
+}
+template <bool Quantised>
 void embed_layer_norm(node_context& c) {
   made_shapes m;
+  if (Quantised && c.outputs() != 2) c.bad(fmt::format("it has {} outputs", c.outputs()), "output and mask_index");
+  const auto table = [&](std::size_t port) { return Quantised ? dequantised(c, port) : c.need(port); };
   for (const std::size_t k : {0U, 1U, 7U})
     if (const auto r = c.rank(k); r && *r != 2) c.bad(fmt::format("input {} is of rank {}", k, *r), "it is [B, S]");
   auto ids = c.need(0);
   auto segments = c.input(1);
-  const auto segment_table = c.input(4);
+  const auto segment_table = c.input(4) ? std::optional<source>(table(4)) : std::nullopt;
   if (segments && !segment_table) c.bad("it has segment_ids and no segment_embedding", "give segment_embedding with them");
   if (c.outputs() < 2) c.bad("it has no mask_index output", "mask_index is a required output");
   // segment_ids and the mask of input_ids' shape: the ids taken through both checks, before any use.
   if (segments) std::tie(ids, *segments) = same_leading(c, m, ids, *segments, 2);
   auto mask = c.input(7);
   if (mask) std::tie(ids, *mask) = same_leading(c, m, ids, *mask, 2);
-  std::vector<source> tables{c.need(2), c.need(3)};
+  std::vector<source> tables{table(2), table(3)};
   if (segment_table) tables.push_back(*segment_table);
   std::vector<source> rows;
   for (const auto& t : tables) rows.push_back(dims(c, m, t, 0, 1));
   const auto joined = c.add("VariadicSplit", 1, {concat(c, tables, 0), c.i64({0}, scalar), concat(c, rows, 0)}, {}, tables.size());
   const auto hidden = dims(c, m, tables[0], 1, 2);
-  const auto gather = [&](std::size_t table, source at) {
-    return c.add("Gather", 8, {source{joined.layer, table}, at, c.i64({0}, scalar)}, {{"batch_dims", "0"}});
+  const auto gather = [&](std::size_t which, source at) {
+    return c.add("Gather", 8, {source{joined.layer, which}, at, c.i64({0}, scalar)}, {{"batch_dims", "0"}});
   };
   auto sum = gather(0, ids);
   source positions;
-  if (const auto given = c.input(8)) {
+  if (const auto given = Quantised ? std::nullopt : c.input(8)) {
     positions = gather(1, *given);
   } else {  // positions 0 to S - 1: the table's first S rows (a shorter table is refused, as ONNX Runtime does)
     positions = c.add("VariadicSplit", 1, {source{joined.layer, 1}, c.i64({0}, scalar), concat(c, {dims(c, m, ids, 1, 2), c.i64({-1})}, 0)},
@@ -575,8 +589,8 @@ void embed_layer_norm(node_context& c) {
   if (segments) sum = c.add("Add", 1, {sum, gather(2, *segments)}, numpy);
   const auto normalised = c.add("MVN", 6, {sum, c.i64({-1})},
                                 {{"eps", real(c.f("epsilon", 1e-12F))}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}});
-  const auto scaled = c.add("Multiply", 1, {normalised, exactly(c, c.need(5), 0, hidden)}, numpy);
-  c.output(0, c.add("Add", 1, {scaled, exactly(c, c.need(6), 0, hidden)}, numpy));
+  const auto scaled = c.add("Multiply", 1, {normalised, exactly(c, table(5), 0, hidden)}, numpy);
+  c.output(0, c.add("Add", 1, {scaled, exactly(c, table(6), 0, hidden)}, numpy));
   if (c.has_output(1)) c.output(1, c.add("ReduceSum", 1, {mask ? *mask : ids, c.i64({1})}, {{"keep_dims", "false"}}));
   if (c.has_output(2)) c.output(2, sum);
 }
@@ -882,10 +896,16 @@ std::span<const onnx_entry> attention_rows() {
       {"RotaryEmbedding", 1, ms_rotary_embedding, "com.microsoft"},
       {"Attention", 1, ms_attention, "com.microsoft"},
       {"MultiHeadAttention", 1, ms_multihead_attention, "com.microsoft"},
-      {"EmbedLayerNormalization", 1, embed_layer_norm, "com.microsoft"}, {"TensorScatter", 24, tensor_scatter},
+      {"EmbedLayerNormalization", 1, embed_layer_norm<false>, "com.microsoft"},
+      {"QEmbedLayerNormalization", 1, embed_layer_norm<true>, "com.microsoft"}, {"TensorScatter", 24, tensor_scatter},
       {"GroupQueryAttention", 1, ms_group_query_attention, "com.microsoft"},
       {"QAttention", 1, ms_qattention, "com.microsoft"},
       {"DecoderMaskedMultiHeadAttention", 1, ms_decoder_masked_mha, "com.microsoft"},
+      // No shape of it could be checked: every model of one node is refused when run.
+      untranslated("SparseAttention", 1,
+                   "ONNX Runtime's CPU kernel runs it only with present_key and present_value bound to past_key's and "
+                   "past_value's buffers, which a session's run never gives, so no answer of its own to check a rule against",
+                   "com.microsoft"),
   };
   return rows;
 }

@@ -135,7 +135,8 @@ void qlinear_conv(node_context& c) {
 // SAME_UPPER/SAME_LOWER without one make them the input's times the stride, less what ONNX Runtime leaves
 // out for a window shorter than the stride (the IR op, given no output_shape, pads nothing). Both become the
 // IR op's output_shape input; the second is computed from the input's shape, so it follows new sizes.
-void conv_transpose(node_context& c) {
+/// ConvTranspose's product, before its bias.
+source transposed(node_context& c) {
   const auto spatial = spatial_axes(c, 1);
   const auto groups = c.i("group", 1);
   auto a = window(c, spatial, true);
@@ -205,8 +206,51 @@ void conv_transpose(node_context& c) {
     }
     inputs.push_back(out_sizes);
   }
-  source y = c.add(groups == 1 ? "ConvolutionBackpropData" : "GroupConvolutionBackpropData", 1, inputs, a);
-  if (const auto bias = c.input(2)) y = add_bias(c, y, *bias, spatial);
+  return c.add(groups == 1 ? "ConvolutionBackpropData" : "GroupConvolutionBackpropData", 1, inputs, a);
+}
+void conv_transpose(node_context& c) {
+  auto y = transposed(c);
+  if (const auto bias = c.input(2)) y = add_bias(c, y, *bias, spatial_axes(c, 1));
+  c.output(0, y);
+}
+// com.microsoft.ConvTransposeWithDynamicPads (X, W, Pads, B): ConvTranspose whose pads are input 2, read when it
+// runs: r begins then r ends (int64). Without auto_pad (or with VALID, which ONNX Runtime reads as NOTSET
+// here), the product of no padding cropped by them on each spatial axis (a negative pad, or more than the
+// product holds, is refused: the pads and the sizes left are the repeats of a Tile, which cannot be negative).
+// With SAME_UPPER or SAME_LOWER ONNX Runtime computes its own pads, as ConvTranspose's. It takes no pads or
+// output_shape attribute.
+void conv_transpose_dynamic_pads(node_context& c) {
+  if (c.attribute("pads") != nullptr || c.attribute("output_shape") != nullptr)
+    c.bad("it has a pads or output_shape attribute", "its pads are input 2");
+  const auto spatial = static_cast<std::int64_t>(spatial_axes(c, 1));
+  if (const auto r = c.rank(2); r && *r != 1) c.bad(fmt::format("its Pads is of rank {}", *r), "Pads is 1-D, 2 values a spatial axis");
+  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
+  const auto scalar = std::vector<std::int64_t>{};
+  // Two halves of r values, whatever auto_pad says (ONNX Runtime checks the count when it loads the model).
+  const auto halves = c.add("VariadicSplit", 1, {c.add("Convert", 1, {c.need(2)}, {{"destination_type", "i64"}}), c.i64({0}, scalar),
+                                                 c.i64({spatial, spatial})}, {}, 2);
+  const source ends{halves.layer, 1};
+  auto y = transposed(c);
+  // Each pad, and each size left, must not be negative (ONNX Runtime checks the pads whatever auto_pad says).
+  std::vector<source> counts{halves, ends};
+  if (const auto pad = c.s("auto_pad", "NOTSET"); pad != "SAME_UPPER" && pad != "SAME_LOWER") {
+    const auto end = c.add("Subtract", 1, {shape_slice(c, c.shape_of(y), 2, 0), ends}, numpy);
+    counts.push_back(c.add("Subtract", 1, {end, halves}, numpy));
+    std::vector<std::int64_t> axes(static_cast<std::size_t>(spatial));
+    for (std::size_t k = 0; k < axes.size(); ++k) axes[k] = static_cast<std::int64_t>(k) + 2;
+    y = c.add("Slice", 8, {y, halves, end, c.i64(std::vector<std::int64_t>(axes.size(), 1)), c.i64(axes)});
+  }
+  const auto repeats = c.add("Concat", 1, counts, {{"axis", "0"}});
+  const auto zeros = c.add("Tile", 1, {c.add("Unsqueeze", 1, {like(c, 0.0F, y), c.i64({0})}), repeats});
+  y = c.add("Add", 1, {y, c.add("ReduceSum", 1, {zeros, c.axes_from(zeros, 0)}, {{"keep_dims", "false"}})}, numpy);
+  if (const auto bias = c.input(3)) {
+    // [M] exactly (ONNX Runtime broadcasts no 1), seen as [1, M, 1...].
+    const auto channels = shape_slice(c, c.shape_of(y), 1, 2);
+    const auto exact = c.add("VariadicSplit", 1, {*bias, c.i64({0}, scalar), channels});
+    std::vector<std::int64_t> pattern(static_cast<std::size_t>(spatial) + 2, 1);
+    pattern[1] = -1;
+    y = c.add("Add", 1, {y, c.add("Reshape", 1, {exact, c.i64(pattern)}, {{"special_zero", "false"}})}, numpy);
+  }
   c.output(0, y);
 }
 
@@ -489,7 +533,8 @@ std::span<const onnx_entry> convolution_rows() {
       {"MaxPool", 1, max_pool},
       {"GlobalLpPool", 2, global_lp_pool}, {"LpPool", 2, lp_pool}, {"LpPool", 11, lp_pool}, {"LpPool", 18, lp_pool},
       {"LpPool", 22, lp_pool},
-      {"ConvTranspose", 1, conv_transpose}, {"MaxPool", 8, max_pool},
+      {"ConvTranspose", 1, conv_transpose},
+      {"ConvTransposeWithDynamicPads", 1, conv_transpose_dynamic_pads, "com.microsoft"}, {"MaxPool", 8, max_pool},
       {"AveragePool", 7, average_pool}, {"GlobalAveragePool", 1, global_pool<ReduceMean>},
       {"GlobalMaxPool", 1, global_pool<ReduceMax>}, {"MaxUnpool", 9, max_unpool},
       {"Col2Im", 18, col2im}, {"NhwcMaxPool", 1, nhwc_max_pool, "com.microsoft"},

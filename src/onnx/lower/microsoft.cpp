@@ -273,6 +273,149 @@ void gather_block_quantized(node_context& c) {
   c.output(0, c.add("ConvertLike", 1, {rows, c.need(2)}));
 }
 
+// MoE and QMoE (ONNX Runtime's mixture of experts): each token of input [tokens, H] or [B, S, H] routed by its
+// row of router_probs [tokens, E] to k of E experts, each two (or, fused SwiGLU, three) products with its
+// weights; the output is the input's shape, each token's row meeting its own row and its router row.
+// ONNX Runtime reads the weights' layout from their dims and the hidden size H (input's last axis): fc1
+// [E, F1, H / pack] and fc2 [E, H, I / pack] (F1 = I, or 2 I fused), or the older [E, H, F1 / pack] and
+// [E, I, H / pack]; pack is 2 for QMoE's 4-bit weights, else 1. The weights being Consts (as a model's
+// experts are), the hidden sizes they allow are found here, and the input's last axis is checked against them.
+struct moe_ports {
+  std::size_t fc1, fc2, fc3;
+  std::optional<std::size_t> bias1, bias2, scales1, scales2;
+};
+/// The dims of an input when a Const gives it; nullopt when it is left out, or (`unknown` set) when no Const does.
+std::optional<std::vector<std::int64_t>> moe_dims(node_context& c, std::optional<std::size_t> port, bool& unknown) {
+  if (!port || !c.input(*port)) return std::nullopt;
+  auto d = c.constant_dims(*port);
+  if (!d) unknown = true;
+  return d;
+}
+/// Whether ONNX Runtime's checks of the experts' dims pass for a hidden size h (its CheckInputs).
+bool moe_fits(std::int64_t h, std::int64_t pack, bool fused, std::int64_t block, const std::vector<std::vector<std::int64_t>>& d) {
+  // d: fc1, fc2, bias1, bias2, scales1, scales2 (empty: left out).
+  const auto& fc1 = d[0];
+  const auto& fc2 = d[1];
+  if (h <= 0 || h % pack != 0) return false;
+  const auto e = fc1[0];
+  const auto inter = fc2[1] * fc2[2] * pack / h;
+  const bool legacy = (h != inter && fc2[1] == inter) || (h == inter && fused && fc1[1] == h);
+  const auto f1 = fused ? 2 * inter : inter;
+  using dims = std::vector<std::int64_t>;
+  const auto want1 = legacy ? dims{e, h, f1 / pack} : dims{e, f1, h / pack};
+  const auto want2 = legacy ? dims{e, inter, h / pack} : dims{e, h, inter / pack};
+  const auto blocks = [&](std::int64_t n) { return (n + block - 1) / block; };
+  const auto scales1 = block > 0 ? dims{e, f1, blocks(h)} : dims{e, f1};
+  const auto scales2 = block > 0 ? dims{e, h, blocks(inter)} : dims{e, h};
+  const auto fits = [](const dims& given, const dims& want) { return given.empty() || given == want; };
+  return fc1 == want1 && fc2 == want2 && fits(d[2], dims{e, f1}) && fits(d[3], dims{e, h}) && fits(d[4], scales1) &&
+         fits(d[5], scales2);
+}
+/// x (the input, [..., H]) with its last axis one of `sizes`: the product of (H - s) is 0, so that a tensor of
+/// that product plus 1 elements is one element (a Reshape refuses any other count); added to x as a 0.
+source hidden_one_of(node_context& c, source x, const std::vector<std::int64_t>& sizes) {
+  const auto h = shape_slice(c, c.shape_of(x), -1, 0);
+  source product = c.i64({1});
+  for (const auto s : sizes) product = c.add("Multiply", 1, {product, c.add("Subtract", 1, {h, c.i64({s})}, numpy)}, numpy);
+  const auto count = c.add("Add", 1, {product, c.i64({1})}, numpy);
+  const auto one = c.add("Reshape", 1, {c.add("Broadcast", 3, {like(c, 0.0F, x), count}, {{"mode", "numpy"}}), c.i64({}, std::vector<std::int64_t>{0})},
+                         {{"special_zero", "false"}});
+  return c.add("Add", 1, {x, one}, numpy);
+}
+/// The activation and k of MoE and QMoE, as ONNX Runtime's CPU kernels take them; whether SwiGLU fuses fc1.
+bool moe_attributes(node_context& c) {
+  const auto activation = c.s("activation_type", "relu");
+  if (activation != "relu" && activation != "gelu" && activation != "silu" && activation != "identity" && activation != "swiglu")
+    c.bad(fmt::format("its activation_type is '{}'", activation), "relu, gelu, silu, identity or swiglu");
+  const bool swiglu = activation == "swiglu";
+  if (swiglu && c.i("swiglu_fusion", 0) != 1)
+    c.bad(fmt::format("its swiglu_fusion is {} with SwiGLU", c.i("swiglu_fusion", 0)), "ONNX Runtime's CPU kernel runs the interleaved SwiGLU (swiglu_fusion 1)");
+  if (const auto k = c.i("k", 1); k < 1) c.bad(fmt::format("its k is {}", k), "k is 1 at least");
+  return swiglu;
+}
+void mixture_of_experts(node_context& c, const moe_ports& p, std::int64_t pack, std::int64_t block) {
+  const bool fused = moe_attributes(c);
+  if (c.input(p.fc3) || c.input(p.fc3 + 1) || (p.scales1 && c.input(p.fc3 + 2)))
+    c.bad("it has fc3 weights", "ONNX Runtime's CPU kernel runs no fc3");
+  const auto rank = c.rank(0);
+  if (!rank) return c.not_covered(fmt::format("com.microsoft.{} whose input the model gives no rank is not covered", c.node().op_type()));
+  if (*rank != 2 && *rank != 3) c.bad(fmt::format("its input is of rank {}", *rank), "the input is [tokens, H] or [B, S, H]");
+  if (const auto r = c.rank(1); r && *r != 2) c.bad(fmt::format("its router_probs is of rank {}", *r), "router_probs is [tokens, experts]");
+  bool unknown = false;
+  std::vector<std::vector<std::int64_t>> d;
+  for (const auto port : {std::optional<std::size_t>{p.fc1}, std::optional<std::size_t>{p.fc2}, p.bias1, p.bias2, p.scales1, p.scales2})
+    d.push_back(moe_dims(c, port, unknown).value_or(std::vector<std::int64_t>{}));
+  if (d[0].empty() || d[1].empty() || unknown)
+    return c.not_covered(fmt::format("com.microsoft.{} whose expert weights, scales or biases no Const gives is not covered (their dims and the hidden size give the layout)",
+                                     c.node().op_type()));
+  for (const std::size_t k : {0U, 1U})
+    if (d[k].size() != 3) c.bad(fmt::format("its fc{}_experts_weights is of rank {}", k + 1, d[k].size()), "the expert weights are 3-D");
+  // Bounded before any product of them (an initializer with a dimension of 0 may declare any other).
+  constexpr std::int64_t limit = std::int64_t{1} << 31;
+  for (const auto& dims : d)
+    for (const auto v : dims)
+      if (v > limit) c.bad(fmt::format("its expert weights, scales or biases have a dimension of {}", v));
+  const auto experts = d[0][0];
+  if (const auto k = c.i("k", 1); k > experts) c.bad(fmt::format("its k is {} for {} experts", k, experts), "k is at most the experts' count");
+  // The hidden sizes the fc2 check allows: fc2[1] (the layout of now) or fc2[2] packed (the older one).
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t h = d[1][2] * pack; h < d[1][2] * pack + pack; ++h)
+    if (moe_fits(h, pack, fused, block, d)) sizes.push_back(h);
+  if (d[1][1] != d[1][2] * pack && moe_fits(d[1][1], pack, fused, block, d)) sizes.push_back(d[1][1]);
+  if (sizes.empty()) c.bad("its expert weights, scales and biases fit no hidden size", "see ONNX Runtime's MoE layouts");
+  auto x = hidden_one_of(c, c.need(0), sizes);
+  // router_probs [tokens, E]: 2-D, E the experts', as many rows as the input has tokens.
+  const auto router = c.add("VariadicSplit", 1, {c.add("Reshape", 1, {c.need(1), c.i64({0, 0})}, {{"special_zero", "true"}}), c.i64({1}, std::vector<std::int64_t>{}), c.i64({experts})});
+  const auto shape = c.shape_of(x);
+  const auto rows = c.add("Reshape", 1, {router, c.add("Concat", 1, {shape_slice(c, shape, 0, -1), c.i64({experts})}, {{"axis", "0"}})}, {{"special_zero", "false"}});
+  const auto keep = attributes{{"keep_dims", "true"}};
+  const auto routed = c.add("ConvertLike", 1, {c.add("ReduceSum", 1, {rows, c.i64({-1})}, keep), x});
+  c.output(0, c.add("Add", 1, {x, c.add("Add", 1, {c.add("ReduceSum", 1, {x, c.i64({-1})}, keep), routed}, numpy)}, numpy));
+}
+// MoE (input, router_probs, fc1_experts_weights, fc1_experts_bias, fc2_experts_weights, fc2_experts_bias, fc3...).
+void moe(node_context& c) { mixture_of_experts(c, {2, 4, 6, 3, 5, std::nullopt, std::nullopt}, 1, 0); }
+// QMoE (input, router_probs, fc1 weights, fc1 scales, fc1 bias, fc2 weights, fc2 scales, fc2 bias, fc3...): uint8
+// weights of expert_weight_bits (4: two a byte), scales per row or (block_size) per block of a row.
+void qmoe(node_context& c) {
+  const auto bits = c.i("expert_weight_bits");
+  if (!bits || (*bits != 4 && *bits != 8)) c.bad("its expert_weight_bits is not 4 or 8", "QMoE's weights hold 4 or 8 bits");
+  const auto block = c.i("block_size", 0);
+  if (block < 0 || block > (std::int64_t{1} << 31) || (block > 0 && (block < 16 || (block & (block - 1)) != 0)))
+    c.bad(fmt::format("its block_size is {}", block), "0, or a power of 2 of 16 at least");
+  if (c.inputs() > 11) return c.not_covered("com.microsoft.QMoE with zero points is not covered");
+  static_cast<void>(c.need(3));  // the scales are required
+  static_cast<void>(c.need(6));
+  mixture_of_experts(c, {2, 5, 8, 4, 7, 3, 6}, *bits == 4 ? 2 : 1, block);
+}
+
+// WordConvEmbedding (Sequence [S, L] of character ids, W [M, C, fw, E], B [M], C [V, E]): each word's characters
+// looked up in C, convolved along the word by the M filters of fw characters (W's C axis is not read), the bias
+// added and the maximum over the positions taken: [S, M]. ONNX Runtime checks W[0], W[2] and C[1] against the
+// attributes given, C[1] against W[3], and the window against the word's length L; it reads no more of B than M
+// values (any B runs), and no more of Sequence than its first two axes.
+void word_conv_embedding(node_context& c) {
+  const auto one = [&](source x, std::int64_t axis, std::string_view attribute) {
+    const auto v = c.i(attribute, -1);
+    return v == -1 ? x : c.add("VariadicSplit", 1, {x, c.i64({axis}, std::vector<std::int64_t>{}), c.i64({v})});
+  };
+  if (const auto r = c.rank(0); r && *r < 2) c.bad(fmt::format("its Sequence is of rank {}", *r), "Sequence is [words, characters]");
+  if (const auto r = c.rank(1); r && *r != 4) c.bad(fmt::format("its W is of rank {}", *r), "W is [M, C, window, E]");
+  auto words = c.need(0);
+  if (const auto r = c.rank(0); !r || *r > 2)
+    words = c.add("ReduceSum", 1, {words, c.axes_from(words, 2)}, {{"keep_dims", "false"}});
+  const auto table = one(c.need(3), 1, "char_embedding_size");
+  const auto characters = c.add("Gather", 8, {table, words, c.i64({0}, std::vector<std::int64_t>{})}, {{"batch_dims", "0"}});
+  // W as [M, E, fw], C's axis summed away; the characters as [S, E, L].
+  auto w = one(one(c.need(1), 0, "embedding_size"), 2, "conv_window_size");
+  w = c.add("Transpose", 1, {c.add("ReduceSum", 1, {w, c.i64({1})}, {{"keep_dims", "false"}}), c.i64({0, 2, 1})});
+  const auto x = c.add("Transpose", 1, {characters, c.i64({0, 2, 1})});
+  const auto y = c.add("Convolution", 1, {x, w},
+                       {{"strides", "1"}, {"dilations", "1"}, {"pads_begin", "0"}, {"pads_end", "0"}, {"auto_pad", "explicit"}});
+  const auto pooled = c.add("ReduceMax", 1, {y, c.i64({2})}, {{"keep_dims", "false"}});
+  const auto bias = c.add("ReduceSum", 1, {c.need(2), c.axes_from(c.need(2), 0)}, {{"keep_dims", "false"}});
+  c.output(0, c.add("Add", 1, {pooled, bias}, numpy));
+}
+
 }  // namespace
 
 std::span<const onnx_entry> microsoft_rows() {
@@ -289,6 +432,7 @@ std::span<const onnx_entry> microsoft_rows() {
       {"ExpandDims", 1, expand_dims, ms}, {"SampleOp", 1, sample_op, ms}, {"NGramRepeatBlock", 1, ngram_repeat_block, ms},
       {"CDist", 1, cdist, ms}, {"MatMulBnb4", 1, matmul_bnb4, ms}, {"MatMulFpQ4", 1, matmul_fpq4, ms},
       {"UnfoldTensor", 1, unfold_tensor, ms}, {"GatherBlockQuantized", 1, gather_block_quantized, ms},
+      {"MoE", 1, moe, ms}, {"QMoE", 1, qmoe, ms}, {"WordConvEmbedding", 1, word_conv_embedding, ms},
       untranslated("BifurcationDetector", 1, "its output's length is where the draft and the model's tokens part, which only its data decides", ms),
       untranslated("DynamicTimeWarping", 1, "its path's length only its data decides", ms),
       untranslated("SparseToDenseMatMul", 1, "its first input is a sparse tensor, which reshape1 does not read", ms),

@@ -11,8 +11,9 @@ using attributes = node_context::attributes;
 /// LSTM, GRU and RNN: ONNX's layout is sequence-major (X [L, N, I], states [D, N, H], Y [L, D, N, H])
 /// unless layout = 1; OpenVINO's sequences are batch-major. Transposes on the way in and out, B's two
 /// halves added (OpenVINO has one bias per gate), missing lengths and states filled.
+/// `w` and `r` are W [D, gates * H, I] and R [D, gates * H, H].
 template <int Gates>
-void recurrent(node_context& c) {
+void recurrent_with(node_context& c, source w, source r) {
   const char* type = Gates == 4 ? "LSTMSequence" : Gates == 3 ? "GRUSequence" : "RNNSequence";
   const auto hidden = c.i("hidden_size");
   if (!hidden) c.bad("needs the attribute hidden_size");
@@ -33,7 +34,6 @@ void recurrent(node_context& c) {
   };
   const auto h0 = state(5);
   const auto lengths = c.input(4) ? *c.input(4) : c.add("Broadcast", 3, {seq, batch}, {{"mode", "numpy"}});
-  const auto w = c.need(1), r = c.need(2);
   const auto g = (Gates == 3 && c.i("linear_before_reset", 0) != 0) ? 4 : Gates;
   source bias;
   if (const auto b = c.input(3)) {
@@ -61,11 +61,28 @@ void recurrent(node_context& c) {
   }
 }
 
+template <int Gates>
+void recurrent(node_context& c) {
+  recurrent_with<Gates>(c, c.need(1), c.need(2));
+}
+// com.microsoft.DynamicQuantizeLSTM: LSTM of int8 or uint8 weights held transposed, W [D, I, 4 H] and R [D, H, 4 H]
+// (each dequantised by its scale and zero point, per direction or per column), sequence-major only (no layout).
+void dynamic_quantize_lstm(node_context& c) {
+  if (c.attribute("layout") != nullptr) c.bad("it has a layout attribute", "DynamicQuantizeLSTM is sequence-major");
+  const auto turned = [&](std::size_t port) {
+    return c.add("Transpose", 1, {c.add("Convert", 1, {c.need(port)}, {{"destination_type", "f32"}}), c.i64({0, 2, 1})});
+  };
+  const auto w = turned(1);
+  const auto r = turned(2);
+  recurrent_with<4>(c, w, r);
+}
+
 }  // namespace
 
 std::span<const onnx_entry> recurrent_rows() {
   static const std::vector<onnx_entry> rows = {
       {"LSTM", 7, recurrent<4>}, {"GRU", 7, recurrent<3>}, {"RNN", 7, recurrent<1>},
+      {"DynamicQuantizeLSTM", 1, dynamic_quantize_lstm, "com.microsoft"},
   };
   return rows;
 }

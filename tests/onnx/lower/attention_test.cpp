@@ -64,6 +64,16 @@ std::vector<lowering_case> attention_cases() {
        "Gather,ShapeOf,Slice,Concat,VariadicSplit,ShapeOf,Broadcast,Add,Gather,Add,MVN,VariadicSplit,Multiply,"
        "VariadicSplit,Add,ReduceSum",
        "[2,3,4] [2] [2,3,4]", "com.microsoft"},
+      // The same of uint8 tables, each dequantised by its scale and zero point; two outputs.
+      {"QEmbedLayerNormalization", 1,
+       "ids:i32[2,3] word:u8[10,4]= pos:u8[8,4]= g:u8[4]= b:u8[4]= ws:f32[]=1 ps:f32[]=1 gs:f32[]=1 bs:f32[]=1 wz:u8[]=0 "
+       "pz:u8[]=0 gz:u8[]=0 bz:u8[]=0",
+       "ids,,word,pos,,g,b,,ws,ps,,gs,bs,wz,pz,,gz,bz", "y,mi", "",
+       "Convert,Convert,Reshape,Subtract,Convert,Reshape,Multiply,Convert,Convert,Reshape,Subtract,Convert,"
+       "Reshape,Multiply,ShapeOf,Slice,ShapeOf,Slice,Concat,Concat,VariadicSplit,Slice,Gather,ShapeOf,Slice,"
+       "Concat,VariadicSplit,ShapeOf,Broadcast,Add,MVN,Convert,Convert,Reshape,Subtract,Convert,Reshape,"
+       "Multiply,VariadicSplit,Multiply,Convert,Convert,Reshape,Subtract,Convert,Reshape,Multiply,"
+       "VariadicSplit,Add,ReduceSum", "[2,3,4] [2]", "com.microsoft"},
       // A cache [2, 3, 8, 4] written at each entry's index along -2 with an update [2, 3, 2, 4]: the cache's shape.
       {"TensorScatter", 24, "c:f32[2,3,8,4] u:f32[2,3,2,4] at:i64[2]=0,3", "c,u,at", "y", "", "ShapeOf,Slice,Concat,VariadicSplit,ReduceSum,ReduceSum,Add,ReduceSum,Add,Add,ShapeOf,Slice,VariadicSplit,ShapeOf,ShapeOf,Squeeze,Unsqueeze,Subtract,Broadcast,Concat,Reshape,ConvertLike,Add", "[2,3,8,4]"},
       // GroupQueryAttention: 2 query heads of 16 on 1 key head, a past of 4 before K and V, T = 7: the output

@@ -26,6 +26,10 @@ std::vector<lowering_case> convolution_cases() {
       // (5 - 1) * 2 + 3 = 11; the weights are [C_in, C_out / group, k, k].
       {"ConvTranspose", 1, "x:f32[1,4,5,5] w:f32[4,2,3,3]=", "x,w", "y", attr_ints("strides", {2, 2}),
        "ConvolutionBackpropData", "[1,2,11,11]"},
+      // Its pads given as input 2, [1, 2] before and [0, 1] after: the product of no padding [1, 2, 11, 11] cropped.
+      {"ConvTransposeWithDynamicPads", 1, "x:f32[1,4,5,5] w:f32[4,2,3,3]= p:i64[4]=1,2,0,1", "x,w,p", "y", attr_ints("strides", {2, 2}),
+       "Convert,VariadicSplit,ConvolutionBackpropData,ShapeOf,Slice,Subtract,Subtract,Slice,Concat,"
+       "ConvertLike,Unsqueeze,Tile,ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,Add", "[1,2,10,8]", "com.microsoft"},
       {"MaxPool", 8, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}),
        "MaxPool", "[1,3,4,4]"},
       {"AveragePool", 7, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {3, 3}) + attr_ints("pads", {1, 1, 1, 1}),

@@ -83,6 +83,19 @@ std::vector<lowering_case> microsoft_cases() {
        "[1,4,4,3]", ms},
       {"MaxpoolWithMask", 1, "x:f32[2,3,8,8] m:i32[1,1,8,8]", "x,m", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}), "ShapeOf,Broadcast,ConvertLike,Multiply,MaxPool",
        "[2,3,4,4]", ms},
+      // 3 words of 5 characters looked up in a [8, 2] table, 4 filters of 3 characters, each word's maximum: [3, 4].
+      {"WordConvEmbedding", 1, "s:i32[3,5] w:f32[4,1,3,2]= b:f32[4]= t:f32[8,2]=", "s,w,b,t", "y", "",
+       "Gather,ReduceSum,Transpose,Transpose,Convolution,ReduceMax,ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,"
+       "Add", "[3,4]", ms},
+      // Two experts of [2, 6, 4] and [2, 4, 6]: the hidden size 4 (this layout) or 6 (the older one), the input's 4.
+      {"MoE", 1, "x:f32[2,3,4] r:f32[6,2] w1:f32[2,6,4]= w2:f32[2,4,6]=", "x,r,w1,,w2", "y", attr_i("k", 1),
+       "ShapeOf,Slice,Subtract,Multiply,Subtract,Multiply,Add,ConvertLike,Broadcast,Reshape,Add,Reshape,"
+       "VariadicSplit,ShapeOf,Slice,Concat,Reshape,ReduceSum,ConvertLike,ReduceSum,Add,Add", "[2,3,4]", ms},
+      // 4-bit weights, two a byte: fc1 [2, 6, 4 / 2], fc2 [2, 4, 6 / 2], scales per row.
+      {"QMoE", 1, "x:f32[3,4] r:f32[3,2] w1:u8[2,6,2]= s1:f32[2,6]= w2:u8[2,4,3]= s2:f32[2,4]=", "x,r,w1,s1,,w2,s2", "y",
+       attr_i("expert_weight_bits", 4),
+       "ShapeOf,Slice,Subtract,Multiply,Add,ConvertLike,Broadcast,Reshape,Add,Reshape,VariadicSplit,ShapeOf,"
+       "Slice,Concat,Reshape,ReduceSum,ConvertLike,ReduceSum,Add,Add", "[3,4]", ms},
   };
 }
 

@@ -16,6 +16,12 @@ std::vector<lowering_case> recurrent_cases() {
       // B's two halves added: OpenVINO has one bias per gate.
       {"GRU", 7, "x:f32[5,2,3] w:f32[1,12,3]= r:f32[1,12,4]= b:f32[1,24]=", "x,w,r,b", "y,yh", attr_i("hidden_size", 4),
        into + ",Split,Add,GRUSequence,Transpose,Transpose", "[5,1,2,4] [1,2,4]"},
+      // LSTM of uint8 weights held transposed, W [1, 3, 16] and R [1, 4, 16], each with a scale and zero point.
+      {"DynamicQuantizeLSTM", 1,
+       "x:f32[5,2,3] w:u8[1,3,16]= r:u8[1,4,16]= ws:f32[1]= wz:u8[1]= rs:f32[1]= rz:u8[1]=", "x,w,r,,,,,,ws,wz,rs,rz", "y,yh,yc",
+       attr_i("hidden_size", 4),
+       "Convert,Transpose,Convert,Transpose,Transpose,ShapeOf,Gather,Gather,Concat,Broadcast,Broadcast,"
+       "Broadcast,Concat,Broadcast,LSTMSequence,Transpose,Transpose,Transpose", "[5,1,2,4] [1,2,4] [1,2,4]", "com.microsoft"},
       {"RNN", 7, "x:f32[5,2,3] w:f32[1,4,3]= r:f32[1,4,4]=", "x,w,r", "y,yh", attr_i("hidden_size", 4),
        into + ",Broadcast,RNNSequence,Transpose,Transpose", "[5,1,2,4] [1,2,4]"},
   };

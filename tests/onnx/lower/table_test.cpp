@@ -99,13 +99,6 @@ TEST(lower_table, an_untranslated_row_says_why) {
 const std::set<std::string>& not_yet_translated() {
   static const std::set<std::string> versions = {
       "com.microsoft.AttnLSTM-1",
-      "com.microsoft.ConvTransposeWithDynamicPads-1",
-      "com.microsoft.DynamicQuantizeLSTM-1",
-      "com.microsoft.MoE-1",
-      "com.microsoft.QEmbedLayerNormalization-1",
-      "com.microsoft.QMoE-1",
-      "com.microsoft.SparseAttention-1",
-      "com.microsoft.WordConvEmbedding-1",
   };
   return versions;
 }
