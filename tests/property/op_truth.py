@@ -3004,12 +3004,57 @@ def c_dqlstm(rng):
     c.intent = bad
     return c
 
+def c_attn_lstm(rng):
+    """AttnLSTM (float): X [L, N, I], W [D, 4H, I + C], R [D, 4H, H], B [D, 8H] (initializers), QW [D, H, A], MW
+    [D, depth, A], V [D, A], the memory M [N, steps, depth] (a graph input), memory_seq_lens int32 [N] (an initializer
+    of values in 1..steps), AW [D, depth + H, C] or none (C then the depth); hidden_size, direction.
+    Outputs Y [L, D, N, H], Y_h and Y_c [D, N, H] (one to three of them).
+    ORT 1.30 at run: M of another batch or rank, memory_seq_lens of another shape or a value out of (0, steps], MW, QW,
+    V or AW of other dims, W of another input size. Not drawn: L, N or steps of 0 (ONNX Runtime's process stops)."""
+    l, n, inp, h = rng.randint(1, 3), rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 4)
+    direction = rng.choice(["forward", "reverse", "bidirectional"])
+    d = 2 if direction == "bidirectional" else 1
+    steps, depth, a = rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 4)
+    aw = rng.randint(1, 4) if rng.random() < 0.5 else None
+    ctx = aw if aw else depth
+    bad = rng.choice(["w", "mem_batch", "lens_value", "lens_shape", "mw", "qw", "v", "aw"]) if rng.random() < 0.25 else None
+    if bad == "aw" and not aw:
+        aw = rng.randint(1, 4)
+        ctx = aw
+    w, mem, lens = [d, 4 * h, inp + ctx], [n, steps, depth], [rng.randint(1, steps) for _ in range(n)]
+    mw, qw, v = [d, depth, a], [d, h, a], [d, a]
+    awd = [d, depth + h + (bad == "aw"), aw] if aw else None
+    if bad == "w":
+        w[2] += 1
+    elif bad == "mem_batch":
+        mem[0] += 1
+    elif bad == "lens_value":
+        lens[0] = rng.choice([0, steps + 1])
+    elif bad == "lens_shape":
+        lens = lens + [1]
+    elif bad == "mw":
+        mw[1] += 1
+    elif bad == "qw":
+        qw[1] += 1
+    elif bad == "v":
+        v[1] += 1
+    f = lambda dims: ("const", FLOAT, [0.1] * product(dims), dims)
+    b = f([d, 8 * h]) if rng.random() < 0.5 else None
+    ins = [[l, n, inp], f(w), f([d, 4 * h, h]), b, None, None, None, None, f(qw), f(mw), f(v), mem,
+           ("const", INT32, lens, [len(lens)]), f(awd) if awd else None]
+    while ins[-1] is None:
+        ins.pop()
+    c = Case("AttnLSTM", 17, ins, i("hidden_size", h) + string("direction", direction), outputs=rng.randint(1, 3), domain=MS)
+    c.intent = bad
+    return c
+
+
 
 def contrib_more(rng):
     """com.microsoft's MoE and QMoE (moe), QEmbedLayerNormalization (q_embed), WordConvEmbedding (c_word_conv),
-    ConvTransposeWithDynamicPads (c_convt_dyn) and DynamicQuantizeLSTM (c_dqlstm): one chosen at random, MoE and QMoE
-    twice as often."""
-    return rng.choice([moe, moe, q_embed, c_word_conv, c_convt_dyn, c_dqlstm])(rng)
+    ConvTransposeWithDynamicPads (c_convt_dyn), DynamicQuantizeLSTM (c_dqlstm) and AttnLSTM (c_attn_lstm): one chosen at
+    random, MoE and QMoE twice as often."""
+    return rng.choice([moe, moe, q_embed, c_word_conv, c_convt_dyn, c_dqlstm, c_attn_lstm])(rng)
 
 
 

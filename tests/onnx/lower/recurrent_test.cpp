@@ -22,6 +22,15 @@ std::vector<lowering_case> recurrent_cases() {
        attr_i("hidden_size", 4),
        "Convert,Transpose,Convert,Transpose,Transpose,ShapeOf,Gather,Gather,Concat,Broadcast,Broadcast,"
        "Broadcast,Concat,Broadcast,LSTMSequence,Transpose,Transpose,Transpose", "[5,1,2,4] [1,2,4] [1,2,4]", "com.microsoft"},
+      // An LSTM over X [5, 2, 3] beside an attention state of the memory's depth 6 (no AW): W [1, 16, 3 + 6].
+      {"AttnLSTM", 1,
+       "x:f32[5,2,3] w:f32[1,16,9]= r:f32[1,16,4]= qw:f32[1,4,7]= mw:f32[1,6,7]= v:f32[1,7]= m:f32[2,8,6]",
+       "x,w,r,,,,,,qw,mw,v,m", "y,yh,yc", attr_i("hidden_size", 4),
+       "ShapeOf,Slice,VariadicSplit,ShapeOf,Slice,VariadicSplit,VariadicSplit,ShapeOf,Slice,VariadicSplit,"
+       "VariadicSplit,VariadicSplit,VariadicSplit,VariadicSplit,ReduceSum,MatMul,ReduceSum,Unsqueeze,Add,"
+       "Add,ReduceSum,ShapeOf,Slice,Concat,Unsqueeze,Broadcast,ConvertLike,Concat,Transpose,ShapeOf,Gather,"
+       "Gather,Concat,Broadcast,Broadcast,Broadcast,Concat,Broadcast,LSTMSequence,Transpose,Transpose,"
+       "Transpose", "[5,1,2,4] [1,2,4] [1,2,4]", "com.microsoft"},
       {"RNN", 7, "x:f32[5,2,3] w:f32[1,4,3]= r:f32[1,4,4]=", "x,w,r", "y,yh", attr_i("hidden_size", 4),
        into + ",Broadcast,RNNSequence,Transpose,Transpose", "[5,1,2,4] [1,2,4]"},
   };
