@@ -21,6 +21,49 @@ namespace {
 
 using reshape1::detail::fail;
 
+/// The word the layers fix adds before a layer are named with, after what they compute: a Reshape's
+/// `pattern`, an Interpolate's `sizes`, a TopK's `k`, a Tile's or Broadcast's `extents`, a Range's `limit`,
+/// a Divide's `divisor`, a slice's `bounds`.
+std::string_view input_word(const layer& l) {
+  return part_of(l.type) == op_part::reshape ? "pattern"
+         : resizes(l)                        ? "sizes"
+         : keeps_k_along(l)                  ? "k"
+         : extends(l)                        ? "extents"
+         : counts_range(l)                   ? "limit"
+         : divides(l)                        ? "divisor"
+                                             : "bounds";
+}
+
+/// The layers a computed rewrite adds (graph edits), named `PREFIX/NAME`, ids from `id` on; their Consts'
+/// bytes appended after `base`.
+struct added_layers {
+  std::string prefix;
+  std::int64_t id;
+  std::uint64_t base;
+  std::vector<graph_edit>& edits;
+  std::vector<std::byte>& appended;
+
+  std::int64_t add(std::string name, std::string type, int opset, std::vector<std::pair<std::string, std::string>> attributes,
+                   std::vector<std::pair<std::int64_t, std::size_t>> inputs, std::vector<std::int64_t> dims) {
+    edits.push_back({.what = graph_edit::kind::add_layer, .name = prefix + "/" + name, .id = id, .type = std::move(type),
+                     .opset = opset, .attributes = std::move(attributes), .inputs = std::move(inputs),
+                     .output_dims = std::move(dims)});
+    return id++;
+  }
+  /// A Const of i64 values (a scalar of one where `scalar`), its bytes appended.
+  std::int64_t constant(std::string name, const std::vector<std::int64_t>& values, bool scalar) {
+    const auto at = base + appended.size();
+    for (const auto v : values)
+      for (std::size_t b = 0; b < 8; ++b)
+        appended.push_back(static_cast<std::byte>((static_cast<std::uint64_t>(v) >> (8 * b)) & 0xFF));
+    const auto size = values.size() * 8;
+    return add(std::move(name), "Const", 1,
+               {{"element_type", "i64"}, {"shape", scalar ? std::string() : std::to_string(values.size())},
+                {"offset", std::to_string(at)}, {"size", std::to_string(size)}},
+               {}, scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())});
+  }
+};
+
 }  // namespace
 
 /// Choice `c` for Reshape `l` as a rewrite of the Const that holds its element (directly or through a
@@ -233,32 +276,13 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
     fail(errc::invalid_argument, {}, fmt::format("{}: a Reshape without its data input", reshape.where()), {});
   const auto& data = original_.layers()[reshape.sources[0]->layer];
   const auto rank = x.input_rank;
-  auto id = first_id;
-  const std::string prefix = fmt::format("{}/{}", reshape.name,
-                                         part_of(reshape.type) == op_part::reshape ? "pattern"
-                                         : resizes(reshape)                        ? "sizes"
-                                         : keeps_k_along(reshape)                  ? "k"
-                                         : extends(reshape)                        ? "extents"
-                                         : counts_range(reshape)                   ? "limit"
-                                         : divides(reshape)                        ? "divisor"
-                                                                                   : "bounds");
+  added_layers made{fmt::format("{}/{}", reshape.name, input_word(reshape)), first_id, base, edits, appended};
   const auto add = [&](std::string name, std::string type, int opset, std::vector<std::pair<std::string, std::string>> attributes,
                        std::vector<std::pair<std::int64_t, std::size_t>> inputs, std::vector<std::int64_t> dims) {
-    edits.push_back({.what = kind::add_layer, .name = prefix + "/" + name, .id = id, .type = std::move(type), .opset = opset,
-                     .attributes = std::move(attributes), .inputs = std::move(inputs), .output_dims = std::move(dims)});
-    return id++;
+    return made.add(std::move(name), std::move(type), opset, std::move(attributes), std::move(inputs), std::move(dims));
   };
-  // A Const of i64 values, its bytes appended.
   const auto constant = [&](std::string name, const std::vector<std::int64_t>& values, bool scalar) {
-    const auto at = base + appended.size();
-    for (const auto v : values)
-      for (std::size_t b = 0; b < 8; ++b)
-        appended.push_back(static_cast<std::byte>((static_cast<std::uint64_t>(v) >> (8 * b)) & 0xFF));
-    const auto size = values.size() * 8;
-    return add(std::move(name), "Const", 1,
-               {{"element_type", "i64"}, {"shape", scalar ? std::string() : std::to_string(values.size())},
-                {"offset", std::to_string(at)}, {"size", std::to_string(size)}},
-               {}, scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())});
+    return made.constant(std::move(name), values, scalar);
   };
   const auto shape = add("shape", "ShapeOf", 3, {{"output_type", "i64"}},
                          {x.shape_of ? *x.shape_of : std::pair<std::int64_t, std::size_t>(data.id, reshape.sources[0]->output)},
