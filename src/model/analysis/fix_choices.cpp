@@ -954,7 +954,8 @@ std::vector<pattern_choice> limit_choices(const graph& g, const propagation& dec
       v[port] = x->elements[0].lo;
     }
   }
-  const auto [start, limit, step] = v;
+  // (Not a structured binding: clang 14, the WebAssembly build's, captures none in a lambda.)
+  const auto start = v[0], limit = v[1], step = v[2];
   if (start != 0 || step < 1 || limit < 2 * step || limit % step != 0) return {};
   placed_sizes s;
   s.port = 1;
