@@ -956,7 +956,7 @@ std::vector<pattern_choice> limit_choices(const graph& g, const propagation& dec
   }
   // (Not a structured binding: clang 14, the WebAssembly build's, captures none in a lambda.)
   const auto start = v[0], limit = v[1], step = v[2];
-  if (start != 0 || step < 1 || limit < 2 * step || limit % step != 0) return {};
+  if (start != 0 || step < 1 || limit / step < 2 || limit % step != 0) return {};  // (no 2·step: it may overflow)
   placed_sizes s;
   s.port = 1;
   s.rank = 1;
