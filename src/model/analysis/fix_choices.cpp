@@ -1052,4 +1052,30 @@ std::vector<pattern_choice> k_choices(const graph& g, const propagation& declare
   return {c};
 }
 
+namespace {
+
+/// Each reading of a value input other than a Reshape's pattern: whether a finding names its input, and its
+/// choices. (reads_placed last: it is the widest.)
+using reads_fn = bool (*)(const layer&, const batch_finding&);
+using choices_fn = std::vector<pattern_choice> (*)(const graph&, const propagation&, const propagation&, const layer&,
+                                                   const batch_finding&, text::fix_reason&);
+constexpr std::pair<reads_fn, choices_fn> readings[] = {
+    {reads_positions, last_position_choices}, {reads_k, k_choices},         {reads_extents, extent_choices},
+    {reads_limit, limit_choices},             {reads_divisor, divisor_choices}, {reads_placed, placed_size_choices},
+};
+
+}  // namespace
+
+bool reads_values(const layer& l, const batch_finding& f) {
+  return std::any_of(std::begin(readings), std::end(readings), [&](const auto& r) { return r.first(l, f); });
+}
+
+std::vector<pattern_choice> value_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                          const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  for (const auto& [reads, choices] : readings)
+    if (reads(l, f)) return choices(g, declared, asked, l, f, reason);
+  reason = text::shape_values_unknown();
+  return {};
+}
+
 }  // namespace reshape1::model::detail

@@ -169,6 +169,15 @@ struct pattern_choice {
 [[nodiscard]] std::vector<pattern_choice> k_choices(const graph& g, const propagation& declared, const propagation& asked,
                                                     const layer& l, const batch_finding& f, text::fix_reason& reason);
 
+/// New sizes: whether finding `f` of layer `l` names a value input other than a Reshape's pattern that one of
+/// the readings above reads (a placed size or bound, a Gather's position, a TopK's k, a Tile's or
+/// Broadcast's extents, a Range's limit, a divisor).
+[[nodiscard]] bool reads_values(const layer& l, const batch_finding& f);
+/// ... and the choices of the reading that reads it (empty, with `reason`, where none does).
+[[nodiscard]] std::vector<pattern_choice> value_choices(const graph& g, const propagation& declared,
+                                                        const propagation& asked, const layer& l,
+                                                        const batch_finding& f, text::fix_reason& reason);
+
 /// New sizes: the pattern `e` of a Reshape whose data input is `in` at the declared shapes and `now` at the
 /// shapes asked, computed from the input's shape: the input's dimensions and the pattern's elements are
 /// matched in groups of equal products (as the Reshape lays the elements out, row by row); a group whose

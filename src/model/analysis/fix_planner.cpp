@@ -285,9 +285,7 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
       if (!sizes() || !f.within.empty()) return false;
       const auto s = where(f);
       const auto* l = s ? s->g->find(f.id) : nullptr;
-      return l != nullptr && (reads_placed(*l, f) || reads_positions(*l, f) || reads_k(*l, f) || reads_extents(*l, f) ||
-                              reads_limit(*l, f) || reads_divisor(*l, f)) &&
-             rewrites(*s, {}, *l);
+      return l != nullptr && reads_values(*l, f) && rewrites(*s, {}, *l);
     }
     // New sizes: every finding of a Reshape of the model itself (a body's sizes are not searched).
     if (f.issue == batch_issue::scales_with_batch) return false;

@@ -169,12 +169,7 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
     }
   }
   if (part_of(l.type) != op_part::reshape) {  // an Interpolate's sizes, a slice's bounds, a Gather's positions
-    const auto choices = reads_positions(l, f) ? last_position_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
-                         : reads_k(l, f)       ? k_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
-                         : reads_extents(l, f) ? extent_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
-                         : reads_limit(l, f)   ? limit_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
-                         : reads_divisor(l, f) ? divisor_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason)
-                                               : placed_size_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason);
+    const auto choices = value_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason);
     // Values not read along the data's axes (a bound check relates to another tensor's size) are refused
     // with check's finding, as the proof refuses what it finds.
     if (choices.empty() && reason.code == "shape_values_unknown") reason = text::refusal(f, proofs_.front().at);
