@@ -81,6 +81,7 @@ std::string rewritten(const std::vector<model::fix_change>& changes) {
                                   : type == "Expand" || type == "Broadcast" ? "shape"
                                   : type == "Range"                         ? "limit"
                                   : type == "Div" || type == "Divide"       ? "divisor"
+                                  : type == "Mul" || type == "Multiply"     ? "factor"
                                                                             : "bounds"));
   if (parts.empty()) return "nothing";  // (declared dims freed only)
   return fmt::format("{}", fmt::join(parts, " and "));

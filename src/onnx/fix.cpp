@@ -263,7 +263,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return n.op_type() == "Reshape" || (n.op_type() == "Resize" && n.input_size() > 3 && !n.input(3).empty()) ||
            (n.op_type() == "Slice" && n.input_size() > 2) || (n.op_type() == "Gather" && n.input_size() > 1) ||
            ((n.op_type() == "TopK" || n.op_type() == "Tile" || n.op_type() == "Expand") && n.input_size() > 1) ||
-           (n.op_type() == "Range" && n.input_size() > 2) || (n.op_type() == "Div" && n.input_size() > 1);
+           (n.op_type() == "Range" && n.input_size() > 2) ||
+           ((n.op_type() == "Div" || n.op_type() == "Mul") && n.input_size() > 1);
   }
 
   /// The input of node `n` that the layer it is lowered to reads at `port`: a Resize's sizes are its fourth
@@ -583,6 +584,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
                     : op == "Tile" || op == "Expand" ? "extents"
                     : op == "Range"                  ? "limit"
                     : op == "Div"                    ? "divisor"
+                    : op == "Mul"                    ? "factor"
                                                      : "bounds";
     const std::string base = reshape_node.name().empty() ? reshape_node.output(0) : reshape_node.name();
     std::string data = reshape_node.input(0);
@@ -604,6 +606,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       pattern = made.node("Cast", {pattern}, *was == reshape1::element_type::i32 ? "values_i32" : "values_cast");
       made.attribute("to", *to);
     }
+    if (r.p.reciprocal) pattern = made.node("Reciprocal", {pattern}, "reciprocal");  // (a float: see divisor_choices)
     auto& nodes = made.nodes;
     // Inserted before the Reshape: protobuf appends, then each new node is swapped down into place.
     const int at = node->index;

@@ -67,6 +67,8 @@ FIXED = {
     "size_fix_channel_shuffle": ("size_fix_channel_shuffle_at_b", "x=[1,6,?,?]", [1, 6, 16, 22], [1, 6, 10, 14]),
     # A window partition whose split of H and W is read from the later windows' 7s, proven at multiples of 7.
     "size_fix_window_partition": ("size_fix_window_partition_at_b", "x=[1,?,?,5]", [1, 35, 56, 5], [1, 28, 42, 5]),
+    # A space-to-depth by 2: the block read from the two splits, the channels' 8 (H at A) from the shape.
+    "size_fix_space_to_depth": ("size_fix_space_to_depth_at_b", "x=[1,2,?,?]", [1, 2, 12, 20], [1, 2, 8, 14]),
     # The whole window attention block: the partition read from the windows, each reverse from the shape it
     # gives back (the windows' grid, the map), proven at multiples of 7.
     "size_fix_window_attention": ("size_fix_window_attention_at_b", "x=[1,?,?,5]", [1, 35, 56, 5], [1, 28, 42, 5]),
@@ -85,6 +87,8 @@ FIXED = {
     "size_fix_range_grid": ("size_fix_range_grid_at_b", "x=[1,2,2..,2..]", [1, 2, 10, 12], [1, 2, 6, 8]),
     # A mean written as a sum over H and W divided by their count, baked as a float: the count computed.
     "size_fix_mean_divisor": ("size_fix_mean_divisor_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
+    # The same mean written as the sum times 1/48: one over the count computed (Reciprocal of the Cast).
+    "size_fix_mean_reciprocal": ("size_fix_mean_reciprocal_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
 }
 
 

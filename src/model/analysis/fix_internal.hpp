@@ -61,6 +61,8 @@ struct pattern_choice {
   std::string shape_of_name{};  ///< that layer's name
   /// The input of the layer that `computed` feeds: a Reshape's pattern (1), an Interpolate's sizes.
   std::size_t port = 1;
+  /// The input takes one over the computed value (a mean written as a sum times 1/(h·w)).
+  bool reciprocal = false;
 };
 
 /// The values to try, best first, for Reshape `l` of `g` (propagated as `p`), which check_batch names with

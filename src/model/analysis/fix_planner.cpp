@@ -280,7 +280,8 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
     // New sizes: an Interpolate to fixed sizes, or a slice to fixed bounds, along axes that change (they are
     // computed), a Gather at the last position of one (it becomes -1), a TopK of the whole of one (its k is
     // computed), a Tile or Expand that spreads its data over one (its repeats or shape are computed), a Range
-    // that counts along one (its limit is computed), a Divide by a count of elements (its divisor is).
+    // that counts along one (its limit is computed), a Divide by a count of elements (its divisor is) or a
+    // Multiply by one over it (its factor is).
     if (part_of(f.type) != op_part::reshape) {
       if (!sizes() || !f.within.empty()) return false;
       const auto s = where(f);
@@ -566,7 +567,8 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
     c.element = r.p.index;
     c.old_value = r.p.old_value;
     c.new_value = r.p.value;
-    if (!r.p.computed.empty()) c.computed = c.new_pattern = terms_text(r.p.computed, r.p.shape_of_name);
+    if (!r.p.computed.empty())
+      c.computed = c.new_pattern = fmt::format("{}{}", r.p.reciprocal ? "1/" : "", terms_text(r.p.computed, r.p.shape_of_name));
     describe(r);
   }
   for (const auto* c : group) done_.insert(c->key);

@@ -83,6 +83,7 @@ struct fix_plan {
   std::optional<std::pair<std::int64_t, std::size_t>> shape_of{};
   std::string shape_of_name{};
   std::size_t port = 1;  ///< the input of the layer the computed values feed (pattern_choice::port)
+  bool reciprocal = false;  ///< ... which takes one over them (pattern_choice::reciprocal)
 };
 
 /// A plan made concrete: the Const it writes (the holder, or a clone of it for `consumer`) and the bytes

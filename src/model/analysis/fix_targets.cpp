@@ -23,7 +23,7 @@ using reshape1::detail::fail;
 
 /// The word the layers fix adds before a layer are named with, after what they compute: a Reshape's
 /// `pattern`, an Interpolate's `sizes`, a TopK's `k`, a Tile's or Broadcast's `extents`, a Range's `limit`,
-/// a Divide's `divisor`, a slice's `bounds`.
+/// a Divide's `divisor`, a Multiply's `factor`, a slice's `bounds`.
 std::string_view input_word(const layer& l) {
   return part_of(l.type) == op_part::reshape ? "pattern"
          : resizes(l)                        ? "sizes"
@@ -31,6 +31,7 @@ std::string_view input_word(const layer& l) {
          : extends(l)                        ? "extents"
          : counts_range(l)                   ? "limit"
          : divides(l)                        ? "divisor"
+         : multiplies(l)                     ? "factor"
                                              : "bounds";
 }
 
@@ -106,6 +107,7 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     x.shape_of = c.shape_of;
     x.shape_of_name = c.shape_of_name;
     x.port = c.port;
+    x.reciprocal = c.reciprocal;
     x.why = c.why;
     return x;
   }
@@ -331,6 +333,16 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
     values = add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{values, 0}},
                  x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(x.computed.size())});
     edits.back().output_type = *x.converted;
+  }
+  if (x.reciprocal) {  // one over the count, in the factor's type (a float: fix reads no reciprocal otherwise)
+    const std::vector<std::int64_t> dims = x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{1};
+    auto one = constant("one", {1}, x.scalar);
+    if (x.converted) {
+      one = add("one_converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{one, 0}}, dims);
+      edits.back().output_type = *x.converted;
+    }
+    values = add("reciprocal", "Divide", 1, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}}, {{one, 0}, {values, 0}}, dims);
+    if (x.converted) edits.back().output_type = *x.converted;
   }
   edits.push_back({.what = kind::set_source, .layer = values, .consumer = x.reshape, .port = x.port, .output = 0});
 }

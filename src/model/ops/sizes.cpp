@@ -90,6 +90,8 @@ bool counts_range(const layer& l) { return l.type == "Range"; }
 
 bool divides(const layer& l) { return l.type == "Divide"; }
 
+bool multiplies(const layer& l) { return l.type == "Multiply"; }
+
 bool sums_over_axes(const layer& l) { return l.type == "ReduceSum"; }
 
 std::optional<extension> extends(const layer& l) {

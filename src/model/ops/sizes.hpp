@@ -43,6 +43,9 @@ namespace reshape1::model::detail {
 /// `l` divides input 0 by input 1, elementwise (Divide; an ONNX Div).
 [[nodiscard]] bool divides(const layer& l);
 
+/// `l` multiplies input 0 by input 1, elementwise (Multiply; an ONNX Mul).
+[[nodiscard]] bool multiplies(const layer& l);
+
 /// `l` counts from input 0 to input 1 by input 2 (Range): its output's one extent follows from the three.
 [[nodiscard]] bool counts_range(const layer& l);
 

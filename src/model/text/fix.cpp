@@ -345,6 +345,12 @@ std::string divisor_from_tensor(std::string_view terms, std::string_view source)
                      source, terms);
 }
 
+std::string reciprocal_from_tensor(std::string_view terms, std::string_view source) {
+  return fmt::format("it multiplies by one over the count of elements of '{}' it sums at the declared shapes: the "
+                     "factor is computed as 1/{}, from that shape at the new sizes",
+                     source, terms);
+}
+
 std::string limit_from_tensor(std::string_view terms, std::string_view source) {
   return fmt::format("its output meets '{}', whose extent there it counts to at the declared shapes: its limit is "
                      "computed as {}, from that shape at the new sizes",

@@ -147,6 +147,8 @@ struct proof_at {
                                               std::int64_t extent);
 /// New sizes: why a divisor is computed as `terms`, the count of elements of the tensor `source` outputs.
 [[nodiscard]] std::string divisor_from_tensor(std::string_view terms, std::string_view source);
+/// New sizes: why a Multiply's factor, one over a count of elements summed, is computed as one over `terms`.
+[[nodiscard]] std::string reciprocal_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a Range's limit is computed as `terms`, from the shape of the tensor `source` outputs.
 [[nodiscard]] std::string limit_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a TopK's k, `k` at the declared shapes, the whole of axis `axis`, is computed as `terms`.

@@ -1007,5 +1007,34 @@ TEST_F(fixing, new_sizes_a_divisor_that_counts_the_elements_summed_is_computed) 
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
 }
 
+// New sizes, IR: the same mean written as the sum times 1/48 (an f32 scalar): the factor is one over the
+// product of H and W, converted to f32 and divided into 1. A factor that is no reciprocal of the count (a
+// half) is left alone: check names no size there.
+TEST_F(fixing, new_sizes_a_factor_one_over_the_elements_summed_is_computed) {
+  const auto model = [](float factor) {
+    ir_builder b;
+    const int x = b.parameter("[1,3,6,8]", "x");
+    const int sum = b.layer("ReduceSum", "keep_dims=\"false\"", {"[1,3,6,8]", "[2]"}, {"[1,3]"}, "sum", 1);
+    b.edge(x, sum, 0);
+    b.edge(b.i64({2, 3}), sum, 1);
+    const int mean = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "mean", 1);
+    b.edge(sum, mean, 0);
+    b.edge(b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(factor)}, "[]"), mean, 1);  // its bits
+    b.result(mean, "[1,3]");
+    return b;
+  };
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
+  const auto r = fix(model(1.0F / 48), o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].type, "Multiply");
+  EXPECT_EQ(r.changes[0].computed, "1/[shape('x')[2]*shape('x')[3]]");
+  const auto at = written_at(r, "[1,3,9,13]");
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  const auto half = fix(model(0.5F), o);
+  EXPECT_TRUE(half.changes.empty());
+}
+
 }  // namespace
 }  // namespace reshape1::test

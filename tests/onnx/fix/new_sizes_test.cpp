@@ -138,10 +138,23 @@ TEST(onnx_fix, new_sizes_a_window_partition_is_read_from_the_windows_and_proven_
   EXPECT_EQ(at.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
 }
 
+TEST(onnx_fix, new_sizes_a_split_by_2_is_read_from_the_other_split_and_a_merge_equal_to_a_size_from_the_shape) {
+  // [1,2,4,2,7,2] of x [1,2,8,14]: H's split and W's both hold 2 where they differ in the other factor, so 2
+  // is the block and stays. The later [1,8,4,7] merges 2·2·2, and H is 8: that 8 is read from its input's
+  // shape too (a constant 8 would be one check cannot tell from H). ONNX Runtime runs the model written at
+  // B and at A: onnx.torch_sizes.
+  const auto bytes = fixture_bytes("size_fix_space_to_depth");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "blocks.onnx", at_sizes("[1,2,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 2u);
+  EXPECT_EQ(r.changes[0].computed, "[1,2,shape[2]/2,2,shape[3]/2,2]");
+  EXPECT_EQ(r.changes[1].computed, "[1,shape[1]*shape[2]*shape[3],shape[4],shape[5]]");
+}
+
 TEST(onnx_fix, new_sizes_a_reshape_that_gives_back_an_earlier_shape_is_computed_from_it) {
-  // The window reverse [1,4,6,7,7,5] is the windows' grid again, and [1,28,42,5] the map: each is computed
-  // from the shape of the tensor it gives back (ONNX Runtime runs the model written as the truth at B and
-  // at A: onnx.torch_sizes).
+  // The window reverse [1,4,6,7,7,5] is the windows' grid again: computed from the shape of the tensor it
+  // gives back. [1,28,42,5], the map, is read from its own input as H/7·7 and W/7·7 (its grid's 4 and 6 are
+  // no other size's). ONNX Runtime runs the model written as the truth at B and at A: onnx.torch_sizes.
   const auto bytes = fixture_bytes("size_fix_window_attention");
   const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "attention.onnx", at_sizes("[1,?,?,5]"));
   ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
@@ -149,13 +162,13 @@ TEST(onnx_fix, new_sizes_a_reshape_that_gives_back_an_earlier_shape_is_computed_
   EXPECT_EQ(r.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
   EXPECT_EQ(r.changes[1].name, "unwindows");
   EXPECT_EQ(r.changes[1].computed, "[1,shape('grid')[1],shape('grid')[2],7,7,5]");
-  EXPECT_EQ(r.changes[2].computed, "[1,shape('x')[1],shape('x')[2],5]");
+  EXPECT_EQ(r.changes[2].computed, "[1,shape[1]*7,shape[3]*7,5]");
   ::onnx::ModelProto fixed;
   ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
   std::vector<std::string> shape_inputs;
   for (const auto& n : fixed.graph().node())
     if (n.op_type() == "Shape") shape_inputs.push_back(n.input(0));
-  EXPECT_EQ(shape_inputs, (std::vector<std::string>{"x", "t1", "x"}));
+  EXPECT_EQ(shape_inputs, (std::vector<std::string>{"x", "t1", "t3"}));
 }
 
 TEST(onnx_fix, new_sizes_a_computed_pattern_leaves_nothing_unread_behind) {
