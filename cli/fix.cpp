@@ -82,6 +82,7 @@ std::string rewritten(const std::vector<model::fix_change>& changes) {
                                   : type == "Range"                         ? "limit"
                                   : type == "Div" || type == "Divide"       ? "divisor"
                                   : type == "Mul" || type == "Multiply"     ? "factor"
+                                  : type.ends_with("Pool")                  ? "window"
                                                                             : "bounds"));
   if (parts.empty()) return "nothing";  // (declared dims freed only)
   return fmt::format("{}", fmt::join(parts, " and "));

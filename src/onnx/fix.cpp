@@ -264,7 +264,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
            (n.op_type() == "Slice" && n.input_size() > 2) || (n.op_type() == "Gather" && n.input_size() > 1) ||
            ((n.op_type() == "TopK" || n.op_type() == "Tile" || n.op_type() == "Expand") && n.input_size() > 1) ||
            (n.op_type() == "Range" && n.input_size() > 2) ||
-           ((n.op_type() == "Div" || n.op_type() == "Mul") && n.input_size() > 1);
+           ((n.op_type() == "Div" || n.op_type() == "Mul") && n.input_size() > 1) ||
+           n.op_type() == "AveragePool" || n.op_type() == "MaxPool";
   }
 
   /// The input of node `n` that the layer it is lowered to reads at `port`: a Resize's sizes are its fourth
@@ -509,6 +510,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   /// changes_. Returns where the Reshape node is.
   node_ref apply(::onnx::ModelProto& m, const model::detail::fix_rewrite& r, std::set<std::string>& taken,
                  std::vector<std::pair<layer_key, node_ref>>& placed) {
+    if (!r.p.reduction.empty()) return apply_reduction(m, r);
     if (!r.p.computed.empty()) return apply_computed(m, r, taken, placed);
     const auto s = names_at(original_, &declared(), r.p.within);
     const auto* reshape = s ? s->g->find(r.p.reshape) : nullptr;
@@ -553,6 +555,36 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     c.old_value = r.p.old_value;
     c.new_value = r.p.value;
     c.why = model::text::held_by_tensor(r.p.why, h->constant_node, h->name, external);
+    c.within = r.change.within;
+    c.id = r.p.reshape;
+    return *node;
+  }
+
+  /// Reduction rewrite `r` made in `m`: the AveragePool or MaxPool node whose window is the whole input
+  /// becomes GlobalAveragePool or GlobalMaxPool, which take the whole of every spatial axis and keep it as
+  /// 1 (the reduction the judged edit made of its layer), without the window's attributes. (A MaxPool with
+  /// its indices is lowered to a layer of two outputs, which the plan refuses.)
+  node_ref apply_reduction(::onnx::ModelProto& m, const model::detail::fix_rewrite& r) {
+    const auto s = names_at(original_, &declared(), r.p.within);
+    const auto* pool = s ? s->g->find(r.p.reshape) : nullptr;
+    const auto node = shifted(pool != nullptr ? reader_of(*s, *s->g, *pool) : std::nullopt);
+    auto* g = node ? graph_at(m, node->path) : nullptr;
+    if (g == nullptr || node->index >= g->node_size()) internal("its node is not found again");
+    auto& n = *g->mutable_node(node->index);
+    const auto was = n.op_type();
+    if (was != "AveragePool" && was != "MaxPool") internal("its node is no pooling");
+    n.set_op_type(was == "AveragePool" ? "GlobalAveragePool" : "GlobalMaxPool");
+    n.clear_attribute();
+    if (n.output_size() > 1 && !n.output(1).empty()) internal("its indices output is there");
+    if (n.output_size() > 1) n.mutable_output()->RemoveLast();
+    auto& c = changes_[{r.p.within, r.p.reshape}];
+    c.name = n.name().empty() ? n.output(0) : n.name();
+    c.type = was;
+    c.edit = model::onnx_edit{n.output(0), std::nullopt, false};
+    c.old_pattern = r.change.old_pattern;
+    c.new_pattern = n.op_type();
+    c.computed = n.op_type();
+    c.why = r.p.why;
     c.within = r.change.within;
     c.id = r.p.reshape;
     return *node;

@@ -87,6 +87,8 @@ FIXED = {
     "size_fix_range_grid": ("size_fix_range_grid_at_b", "x=[1,2,2..,2..]", [1, 2, 10, 12], [1, 2, 6, 8]),
     # A mean written as a sum over H and W divided by their count, baked as a float: the count computed.
     "size_fix_mean_divisor": ("size_fix_mean_divisor_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
+    # Global average pooling written as a window of the whole map: GlobalAveragePool.
+    "size_fix_global_pool": ("size_fix_global_pool_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
     # The same mean written as the sum times 1/48: one over the count computed (Reciprocal of the Cast).
     "size_fix_mean_reciprocal": ("size_fix_mean_reciprocal_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
 }

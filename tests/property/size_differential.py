@@ -211,7 +211,8 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
 # Expand's shape, a divisor that counts the elements summed); the others' constants (a reciprocal, a pooling
 # window, pads) are refused, naming them.
 REWRITABLE = {"flatten_baked", "window_partition", "attention_baked", "resize_sizes", "crop_half", "crop_whole_width",
-              "last_row", "topk_width", "range_grid", "tile_rows", "expand_rows", "mean_baked", "mean_reciprocal"}
+              "last_row", "topk_width", "range_grid", "tile_rows", "expand_rows", "mean_baked", "mean_reciprocal",
+              "pool_window"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

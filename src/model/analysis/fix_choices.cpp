@@ -1167,13 +1167,64 @@ std::vector<pattern_choice> k_choices(const graph& g, const propagation& declare
 namespace {
 
 /// Each reading of a value input other than a Reshape's pattern: whether a finding names its input, and its
+bool reads_window(const layer& l, const batch_finding& f) {
+  return f.code == "kernel_covers_size" && global_reduction(l).has_value();
+}
+
+/// A pooling whose window is, at the declared shapes, the whole of every spatial axis (one output along
+/// each, no padding, no dilation), one of them changing: the global pooling the program meant, written as
+/// the reduction over those axes. One that covers only some axes, pads, or has a second output (MaxPool-8's
+/// indices, which no reduction gives) is refused.
+std::vector<pattern_choice> window_choices(const graph& g, const propagation& declared, const propagation&,
+                                           const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto reduction = global_reduction(l);
+  const auto window = window_of(l);
+  if (!reduction || !window || !reads_window(l, f) || l.sources.empty() || !l.sources[0]) return {};
+  const auto self = static_cast<std::size_t>(&l - g.layers().data());
+  const auto& in = declared.input(g, l, 0).shape;
+  const auto& out = declared.outputs[self].empty() ? partial_shape::dynamic() : declared.outputs[self][0].shape;
+  const auto& k = window->kernel;
+  if (!in.rank_known() || in.size() != k.size() + 2 || !out.rank_known() || out.size() != in.size()) return {};
+  const auto zeros = [&](std::string_view name) {
+    const auto v = l.integers(name, {});
+    return std::all_of(v.begin(), v.end(), [](std::int64_t x) { return x == 0; });
+  };
+  const auto ones = l.integers("dilations", {});
+  const auto pad = l.text("auto_pad", "explicit");
+  std::vector<std::int64_t> axes;
+  for (std::size_t a = 0; a < k.size(); ++a) {
+    const auto x = a + 2;
+    if (!in[x].is_static() || in[x].lo() != k[a] || !out[x].is_static() || out[x].lo() != 1) {
+      reason = text::window_not_whole(x);
+      return {};
+    }
+    axes.push_back(static_cast<std::int64_t>(x));
+  }
+  if (!zeros("pads_begin") || !zeros("pads_end") || (pad != "explicit" && pad != "valid" && pad != "notset") ||
+      !std::all_of(ones.begin(), ones.end(), [](std::int64_t d) { return d == 1; })) {
+    reason = text::window_not_whole(std::nullopt);
+    return {};
+  }
+  if (l.outputs.size() != 1) {  // (MaxPool-8's indices: a reduction gives none)
+    reason = text::window_not_whole(std::nullopt);
+    return {};
+  }
+  pattern_choice c;
+  c.reduction = std::string(*reduction);
+  c.axes = axes;
+  c.why = text::global_window(c.reduction, axes);
+  return {std::move(c)};
+}
+
 /// choices. (reads_placed last: it is the widest.)
 using reads_fn = bool (*)(const layer&, const batch_finding&);
 using choices_fn = std::vector<pattern_choice> (*)(const graph&, const propagation&, const propagation&, const layer&,
                                                    const batch_finding&, text::fix_reason&);
 constexpr std::pair<reads_fn, choices_fn> readings[] = {
     {reads_positions, last_position_choices}, {reads_k, k_choices},         {reads_extents, extent_choices},
-    {reads_limit, limit_choices},             {reads_divisor, divisor_choices}, {reads_placed, placed_size_choices},
+    {reads_limit, limit_choices},             {reads_divisor, divisor_choices}, {reads_window, window_choices},
+    {reads_placed, placed_size_choices},
 };
 
 }  // namespace

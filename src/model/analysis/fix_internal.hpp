@@ -63,6 +63,10 @@ struct pattern_choice {
   std::size_t port = 1;
   /// The input takes one over the computed value (a mean written as a sum times 1/(h·w)).
   bool reciprocal = false;
+  /// New sizes: the layer (a pooling whose window is the whole of each spatial axis) becomes this
+  /// reduction (ReduceMean-1, ReduceMax-1) over `axes`, keeping them as 1s; nothing is computed then.
+  std::string reduction{};
+  std::vector<std::int64_t> axes{};
 };
 
 /// The values to try, best first, for Reshape `l` of `g` (propagated as `p`), which check_batch names with

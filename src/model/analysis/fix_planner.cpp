@@ -49,6 +49,8 @@ std::int64_t largest_id(const graph& g) {
 /// values of its input `port` (an Interpolate's sizes, a Slice's ends).
 std::string pattern_text(const graph& g, const propagation& p, const layer& l, std::size_t port = 1) {
   if (part_of(l.type) == op_part::reshape) return to_string(detail::without_symbols(detail::reshape_pattern_at(g, p, l, nullptr)));
+  if (const auto w = window_of(l); w && global_reduction(l)) return fmt::format("[{}]", fmt::join(w->kernel, ","));  // a window
+  if (port >= l.sources.size()) return "?";
   const auto& v = p.input(g, l, port).value;
   if (!v) return "?";
   std::string out = "[";
@@ -59,6 +61,9 @@ std::string pattern_text(const graph& g, const propagation& p, const layer& l, s
   for (const auto& b : v->elements) out += fmt::format("{}{}", out.size() > 1 ? "," : "", b.exact() ? std::to_string(b.lo) : "?");
   return out + "]";
 }
+
+/// A reduction a pooling becomes, in the notation of a change: `ReduceMean over [2,3]`.
+std::string reduction_text(const fix_plan& x) { return fmt::format("{} over [{}]", x.reduction, fmt::join(x.axes, ",")); }
 
 /// The input a finding names (a layer's that is not a Reshape), else the pattern's.
 std::size_t port_of(const batch_finding& f) { return finding_port(f).value_or(1); }
@@ -405,7 +410,9 @@ void fix_planner::failed(const std::vector<candidate*>& group, const std::map<la
     auto& c = *group[0];
     const auto& x = c.plans[c.next];
     const auto issue = failing.empty() ? batch_issue::fails : failing.begin()->second;
-    const auto computed = x.computed.empty() ? std::string() : terms_text(x.computed, x.shape_of_name);
+    const auto computed = !x.reduction.empty() ? reduction_text(x)
+                          : x.computed.empty() ? std::string()
+                                               : terms_text(x.computed, x.shape_of_name);
     last_failure_[c.key] = changed   ? text::rewrite_changes_shapes(x.index, x.value, *changed, computed)
                            : failure ? *failure
                                      : text::rewrite_still_leaves(x.index, x.value, issue, proofs_.front().at.key == "batch"
@@ -443,13 +450,13 @@ void fix_planner::convert(const std::vector<candidate*>& group, std::vector<fix_
   std::map<layer_key, std::vector<const fix_plan*>> by_holder;
   for (const auto* c : group) {
     const auto& x = c->plans[c->next];
-    if (x.computed.empty()) by_holder[{x.holder_within, x.holder}].push_back(&x);
+    if (!x.adds_layers()) by_holder[{x.holder_within, x.holder}].push_back(&x);
   }
   for (const auto* c : group) {
     const auto& x = c->plans[c->next];
-    if (!x.computed.empty()) {
+    if (x.adds_layers()) {
       // Ids for the layers that compute it, above every id so far (computed_edits adds at most this many).
-      std::size_t layers = 3;  // ShapeOf, axis, Concat
+      std::size_t layers = 3;  // ShapeOf, axis, Concat (a reduction's axes: one)
       for (const auto& t : x.computed) layers += 2 + 3 * t.dims.size() + 4;
       fix_rewrite r;
       r.p = x;
@@ -497,7 +504,7 @@ std::pair<std::vector<graph_edit>, std::vector<std::byte>> fix_planner::build(co
   const auto base = appended_from();
   for (const auto& r : rewrites) {
     const auto& within = r.p.holder_within;
-    if (!r.p.computed.empty()) {
+    if (r.p.adds_layers()) {
       computed_edits(r.p, r.target, base, edits, appended);
       continue;
     }
@@ -569,6 +576,10 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
     c.new_value = r.p.value;
     if (!r.p.computed.empty())
       c.computed = c.new_pattern = fmt::format("{}{}", r.p.reciprocal ? "1/" : "", terms_text(r.p.computed, r.p.shape_of_name));
+    if (!r.p.reduction.empty()) {  // (the layer in `next` is the reduction already)
+      c.computed = c.new_pattern = reduction_text(r.p);
+      if (const auto* was = site_at(original_, nullptr, r.p.within)->g->find(r.p.reshape)) c.type = was->type;
+    }
     describe(r);
   }
   for (const auto* c : group) done_.insert(c->key);
@@ -583,7 +594,7 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
 /// The change's Const and why, as the rewrite now stands (a clone may be merged back at the end).
 void fix_planner::describe(fix_rewrite& r) {
   auto& c = r.change;
-  c.edit = ir_edit{r.p.computed.empty() ? r.target : 0, r.clone ? std::optional<std::int64_t>(r.p.holder) : std::nullopt,
+  c.edit = ir_edit{!r.p.adds_layers() ? r.target : 0, r.clone ? std::optional<std::int64_t>(r.p.holder) : std::nullopt,
                    r.p.set_special_zero};
   c.why = r.clone ? text::cloned_const(r.p.why, r.p.holder) : r.p.why;
 }

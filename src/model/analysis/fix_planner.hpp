@@ -84,6 +84,11 @@ struct fix_plan {
   std::string shape_of_name{};
   std::size_t port = 1;  ///< the input of the layer the computed values feed (pattern_choice::port)
   bool reciprocal = false;  ///< ... which takes one over them (pattern_choice::reciprocal)
+  /// The layer becomes this reduction over `axes` instead (pattern_choice::reduction).
+  std::string reduction{};
+  std::vector<std::int64_t> axes{};
+  /// Whether new layers carry the rewrite (a computed pattern, a reduction): then no Const is rewritten.
+  [[nodiscard]] bool adds_layers() const { return !computed.empty() || !reduction.empty(); }
 };
 
 /// A plan made concrete: the Const it writes (the holder, or a clone of it for `consumer`) and the bytes

@@ -71,7 +71,7 @@ struct added_layers {
 /// Concat); nullopt, with `reason`, when the format says that Const cannot take it.
 std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector<std::int64_t>& within, const layer& l,
                                             const pattern_choice& c, text::fix_reason& reason) const {
-  if (!c.computed.empty()) {  // no Const is rewritten: new layers compute the pattern
+  if (!c.computed.empty() || !c.reduction.empty()) {  // no Const is rewritten: new layers compute the pattern
     if (!within.empty()) {
       reason = text::computed_in_body();
       return std::nullopt;
@@ -79,6 +79,15 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     if (!rewrites(s, within, l)) {
       reason = text::reaches_through_added_layer(l.name);
       return std::nullopt;
+    }
+    if (!c.reduction.empty()) {  // the layer becomes a reduction: only its axes are added
+      fix_plan x;
+      x.within = x.holder_within = within;
+      x.reshape = x.holder = l.id;
+      x.reduction = c.reduction;
+      x.axes = c.axes;
+      x.why = c.why;
+      return x;
     }
     if (c.shape_of && original_.find(c.shape_of->first) == nullptr) {
       // (A layer an earlier rewrite added: its shape is no tensor of the model's.)
@@ -269,6 +278,20 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
                                  std::vector<graph_edit>& edits, std::vector<std::byte>& appended) const {
   using kind = graph_edit::kind;
   const auto& reshape = *original_.find(x.reshape);
+  if (!x.reduction.empty()) {
+    // The pooling becomes the reduction over its spatial axes, kept as 1s: its data input, then the axes.
+    if (reshape.sources.empty() || !reshape.sources[0])
+      fail(errc::invalid_argument, {}, fmt::format("{}: a pooling without its data input", reshape.where()), {});
+    added_layers made{fmt::format("{}/axes", reshape.name), first_id, base, edits, appended};
+    const auto axes = made.constant("values", x.axes, false);
+    edits.push_back({.what = kind::replace_layer,
+                     .layer = x.reshape,
+                     .type = x.reduction,
+                     .opset = 1,
+                     .attributes = {{"keep_dims", "true"}},
+                     .inputs = {{original_.layers()[reshape.sources[0]->layer].id, reshape.sources[0]->output}, {axes, 0}}});
+    return;
+  }
   if (reshape.sources.empty() || !reshape.sources[0])
     fail(errc::invalid_argument, {}, fmt::format("{}: a Reshape without its data input", reshape.where()), {});
   const auto& data = original_.layers()[reshape.sources[0]->layer];

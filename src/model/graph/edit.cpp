@@ -163,6 +163,40 @@ class layer_edits {
     pending_.push_back(index);
   }
 
+  void replace(const graph_edit& e) {
+    const auto at = index_of(e.layer);
+    auto& l = layers_[at];
+    l.type = st_.texts.emplace_back(e.type);
+    l.version = st_.texts.emplace_back(fmt::format("opset{}", e.opset));
+    l.opset = e.opset;
+    st_.attributes.start();
+    for (const auto& [name, text] : e.attributes)
+      parsed(st_.attributes.append(), st_.texts.emplace_back(name), st_.texts.emplace_back(text));
+    l.attributes = st_.attributes.run();
+    std::int64_t next_port = 0;
+    for (const auto& p : l.inputs) next_port = std::max(next_port, p.id + 1);
+    for (const auto& p : l.outputs) next_port = std::max(next_port, p.id + 1);
+    auto& fed = st_.sources.emplace_back();
+    st_.ports.start();
+    for (std::size_t k = 0; k < e.inputs.size(); ++k) {
+      const auto index = index_of(e.inputs[k].first);
+      if (e.inputs[k].second >= layers_[index].outputs.size())
+        fail(errc::invalid_argument, {}, fmt::format("{} has no output {}", layers_[index].where(), e.inputs[k].second), {});
+      fed.push_back(source{index, e.inputs[k].second});
+      port& p = st_.ports.append();
+      p = k < l.inputs.size() ? l.inputs[k] : port{};
+      if (k >= l.inputs.size()) {  // a new input: a port id no other port of the layer has (as the .xml writes)
+        p.id = next_port;
+        ++next_port;
+        p.declared = false;
+      }
+    }
+    l.inputs = st_.ports.run();
+    l.sources = fed;
+    placed_.emplace_back(at, std::move(pending_));
+    pending_.clear();
+  }
+
   void set_source(const graph_edit& e) {
     const auto from = index_of(e.layer);
     if (e.output >= layers_[from].outputs.size())
@@ -217,6 +251,7 @@ graph detail::graph_editor::edited(const graph& g, std::span<const graph_edit> e
       case graph_edit::kind::clone_layer: own.clone(e, g); break;
       case graph_edit::kind::add_layer: own.add(e, g); break;
       case graph_edit::kind::set_source: own.set_source(e); break;
+      case graph_edit::kind::replace_layer: own.replace(e); break;
     }
   }
   for (const auto& [id, list] : inner) {

@@ -26,6 +26,10 @@ struct graph_edit {
     /// `output_type` and `output_dims`; placed just before the layer that the next set_source feeds
     add_layer,
     set_source,  ///< input `port` of `consumer` reads output `output` of layer `layer` instead
+    /// `layer` becomes a layer of type `type` (`opset`) with `attributes` only, reading `inputs` (its own
+    /// inputs' sources, or layers added before it), its output as it was: a pooling rewritten as a
+    /// reduction. The layers added just before it are placed before it.
+    replace_layer,
   };
   kind what = kind::set_attribute;
   std::int64_t layer = 0;

@@ -175,6 +175,7 @@ class xml_edits {
 
   void apply(const graph_edit& e) {
     if (e.what == graph_edit::kind::add_layer) return add(e);
+    if (e.what == graph_edit::kind::replace_layer) return replace(e);
     if (e.what == graph_edit::kind::set_source) {
       const auto* consumer = graph_at(e.within).find(e.consumer);
       if (consumer == nullptr) no_such_layer(e.consumer);
@@ -285,6 +286,40 @@ class xml_edits {
     for (const auto& d : made.dims) out.append_child("dim").text().set(d.c_str());
     added_layers_ += print(l);
     added_.emplace(e.id, std::move(made));
+  }
+
+  /// A layer of the model's own graph given another type, version and <data>: its inputs as they were,
+  /// then the new ones (ports numbered past every port it has, and their edges), its outputs as they were.
+  void replace(const graph_edit& e) {
+    if (!e.within.empty()) bad("fix replaces layers only in the model's own graph");
+    const auto* l = g_.find(e.layer);
+    if (l == nullptr) no_such_layer(e.layer);
+    if (e.inputs.size() < l->inputs.size()) bad(fmt::format("{}: a replacement drops one of its inputs", l->where()));
+    for (std::size_t k = 0; k < l->inputs.size(); ++k) {
+      const auto& s = l->sources[k];
+      if (!s || g_.layers()[s->layer].id != e.inputs[k].first || s->output != e.inputs[k].second)
+        bad(fmt::format("{}: a replacement changes what its input {} reads", l->where(), k));
+    }
+    auto node = node_of({{}, e.layer});
+    node.attribute("type").set_value(e.type.c_str());
+    node.attribute("version").set_value(fmt::format("opset{}", e.opset).c_str());
+    node.remove_child("data");
+    auto data = node.prepend_child("data");
+    for (const auto& [name, text] : e.attributes) data.append_attribute(name.c_str()).set_value(text.c_str());
+    std::int64_t next = 0;
+    for (const auto& p : l->inputs) next = std::max(next, p.id + 1);
+    for (const auto& p : l->outputs) next = std::max(next, p.id + 1);
+    auto in = node.child("input");
+    if (!in) in = node.insert_child_after("input", data);
+    for (std::size_t k = l->inputs.size(); k < e.inputs.size(); ++k, ++next) {
+      const auto from = output_port({}, e.inputs[k].first, e.inputs[k].second);
+      auto p = in.append_child("port");
+      p.append_attribute("id").set_value(std::to_string(next).c_str());
+      if (!from.precision.empty()) p.append_attribute("precision").set_value(from.precision.c_str());
+      for (const auto& d : from.dims) p.append_child("dim").text().set(d.c_str());
+      added_edges_ += fmt::format(R"(<edge from-layer="{}" from-port="{}" to-layer="{}" to-port="{}"/>)",
+                                  e.inputs[k].first, from.id, e.layer, next);
+    }
   }
 
   pugi::xml_node node_of(const layer_key& k) {

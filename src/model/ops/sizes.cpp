@@ -80,6 +80,12 @@ std::optional<window_source> window_of(const layer& l) {
   return std::nullopt;
 }
 
+std::optional<std::string_view> global_reduction(const layer& l) {
+  if (l.type == "AvgPool") return "ReduceMean";
+  if (l.type == "MaxPool") return "ReduceMax";
+  return std::nullopt;
+}
+
 bool permutes_axes(const layer& l) { return l.type == "Transpose"; }
 
 bool resizes(const layer& l) { return l.type == "Interpolate"; }

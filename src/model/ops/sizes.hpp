@@ -92,6 +92,10 @@ struct window_source {
 /// rule refuses that).
 [[nodiscard]] std::optional<window_source> window_of(const layer& l);
 
+/// The reduction (ReduceMean-1, ReduceMax-1) that computes what pooling layer `l` (AvgPool, MaxPool) does
+/// where its window is the whole of each spatial axis; nullopt for other layers.
+[[nodiscard]] std::optional<std::string_view> global_reduction(const layer& l);
+
 /// `l`'s output holds another tensor's dimensions (ShapeOf): an index into it names a dimension, not a
 /// position along one, even where the dimensions are constants.
 [[nodiscard]] bool gives_dimensions(const layer& l);

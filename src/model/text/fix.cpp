@@ -345,6 +345,23 @@ std::string divisor_from_tensor(std::string_view terms, std::string_view source)
                      source, terms);
 }
 
+fix_reason window_not_whole(std::optional<std::size_t> axis) {
+  if (axis)
+    return {"window_not_whole", {{"axis", at(*axis)}},
+            fmt::format("its window covers axis {} only in part, or gives more than one output along it, at the "
+                        "declared shapes: it is no global pooling, and fix has no rewrite for it",
+                        *axis)};
+  return {"window_not_whole", {},
+          "its window is the whole input, but it pads, dilates, or gives its indices too (MaxPool-8, MaxPool-14): "
+          "no reduction computes the same, and fix has no rewrite for it"};
+}
+
+std::string global_window(std::string_view reduction, const std::vector<std::int64_t>& axes) {
+  return fmt::format("its window is the whole of axes {} at the declared shapes: global pooling, written as the "
+                     "{} of all of each (kept as 1s), which takes the whole extent at every size",
+                     fmt::join(axes, ","), reduction == "ReduceMax" ? "maximum" : "mean");
+}
+
 std::string reciprocal_from_tensor(std::string_view terms, std::string_view source) {
   return fmt::format("it multiplies by one over the count of elements of '{}' it sums at the declared shapes: the "
                      "factor is computed as 1/{}, from that shape at the new sizes",
@@ -430,7 +447,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
       "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio",
-      "no_negative_positions"};
+      "no_negative_positions", "window_not_whole"};
   return codes;
 }
 

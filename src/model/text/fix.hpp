@@ -147,6 +147,11 @@ struct proof_at {
                                               std::int64_t extent);
 /// New sizes: why a divisor is computed as `terms`, the count of elements of the tensor `source` outputs.
 [[nodiscard]] std::string divisor_from_tensor(std::string_view terms, std::string_view source);
+/// New sizes: a pooling whose window covers spatial axis `axis` only in part (or, nullopt, that pads,
+/// dilates or gives its indices): no reduction computes it.
+[[nodiscard]] fix_reason window_not_whole(std::optional<std::size_t> axis);
+/// New sizes: why a pooling whose window is the whole of `axes` becomes `reduction` over them.
+[[nodiscard]] std::string global_window(std::string_view reduction, const std::vector<std::int64_t>& axes);
 /// New sizes: why a Multiply's factor, one over a count of elements summed, is computed as one over `terms`.
 [[nodiscard]] std::string reciprocal_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a Range's limit is computed as `terms`, from the shape of the tensor `source` outputs.

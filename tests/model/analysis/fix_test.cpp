@@ -1036,5 +1036,53 @@ TEST_F(fixing, new_sizes_a_factor_one_over_the_elements_summed_is_computed) {
   EXPECT_TRUE(half.changes.empty());
 }
 
+// New sizes, IR: an AvgPool whose window is the whole 6x8 map (global pooling written as a fixed window)
+// becomes ReduceMean-1 over axes 2 and 3, kept as 1s; a MaxPool-1 likewise ReduceMax-1. A MaxPool-8 (its
+// indices a second output) and a window that also pads are refused: no reduction computes them.
+TEST_F(fixing, new_sizes_a_pooling_window_that_is_the_whole_map_becomes_a_reduction) {
+  const auto model = [](const std::string& type, int opset, const std::string& pads, bool indices) {
+    ir_builder b;
+    const int x = b.parameter("[1,3,6,8]", "x");
+    // (Padded by 1, a stride of 3 still gives one output: (6 + 2 - 6) / 3 + 1.)
+    const auto window = fmt::format(R"(kernel="6,8" strides="3,3" pads_begin="{0}" pads_end="{0}" rounding_type="floor" )"
+                                    R"(auto_pad="explicit" exclude-pad="true"{1})",
+                                    pads, opset == 8 ? R"( dilations="1,1" index_element_type="i64" axis="0")" : "");
+    const std::string out = "[1,3,1,1]";
+    std::vector<std::string> outs{out};
+    if (indices) outs.push_back(out);
+    const int pool = b.layer(type, window, {"[1,3,6,8]"}, outs, "pool", opset);
+    b.edge(x, pool, 0);
+    b.result(pool, out);
+    return b;
+  };
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
+  const auto r = fix(model("AvgPool", 1, "0,0", false), o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].type, "AvgPool");
+  EXPECT_EQ(r.changes[0].old_pattern, "[6,8]");
+  EXPECT_EQ(r.changes[0].computed, "ReduceMean over [2,3]");
+  EXPECT_NE(ir_output(r).xml.find(R"(type="ReduceMean" version="opset1")"), std::string::npos);
+  const auto at = written_at(r, "[1,3,9,13]");
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  ASSERT_EQ(at.outputs.size(), 1u);
+  EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,3,1,1]");
+
+  const auto max = fix(model("MaxPool", 1, "0,0", false), o);
+  ASSERT_TRUE(max.fixed) << refused(max);
+  EXPECT_EQ(max.changes[0].computed, "ReduceMax over [2,3]");
+  EXPECT_EQ(written_at(max, "[1,3,9,13]").summary.verdict(), model::batch_verdict::yes);
+  // MaxPool-8 gives its indices too, which no reduction does.
+  const auto indices = fix(model("MaxPool", 8, "0,0", true), o);
+  EXPECT_FALSE(indices.fixed);
+  ASSERT_FALSE(indices.refusals.empty());
+  EXPECT_EQ(indices.refusals[0].code, "window_not_whole");
+
+  const auto padded = fix(model("AvgPool", 1, "1,1", false), o);
+  EXPECT_FALSE(padded.fixed);
+  EXPECT_TRUE(padded.changes.empty());
+}
+
 }  // namespace
 }  // namespace reshape1::test

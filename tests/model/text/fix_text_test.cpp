@@ -57,6 +57,7 @@ std::vector<fix_reason> every_reason() {
           t::held_apart(1, 2),
           t::size_not_a_whole_ratio(2, 300, 2, 224),
           t::no_negative_positions(0, "Gather", 7),
+          t::window_not_whole(3),
           t::read_back_lacks_layer(),
           t::read_back_lacks_tensor("y"),
           t::read_back_differs(),
