@@ -174,7 +174,7 @@ int fix(const fix_args& a) {
 
 void add_fix(CLI::App& app, session& s) {
   auto args = std::make_shared<fix_args>();
-  auto* cmd = app.add_subcommand("fix", "Rewrite the Reshape patterns that keep a model from reshaping to another batch");
+  auto* cmd = app.add_subcommand("fix", "Rewrite the constants that keep a model from reshaping to another batch or size");
   cmd->footer(
       "Each rewrite (a pattern element that writes the declared batch becomes 0 or -1; a shared Const is\n"
       "cloned first) is kept only when the rewritten model propagates to exactly the same shapes at the\n"

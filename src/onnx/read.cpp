@@ -613,13 +613,14 @@ model::graph read_model(std::span<const std::byte> bytes, const std::string& fil
   const auto skimmed = detail::skim(bytes, file);
   // Where nothing is left out, protobuf parses a private copy: its parse of a mapping is not guarded, and
   // a file that shrinks under it would fault. The copy costs what the mapping's pages would.
-  std::vector<std::byte> copy;
+  // (Not zeroed first: the copy writes every byte, and zeroing a file's size of pages cost as much again.)
+  std::unique_ptr<std::byte[]> copy;
   if (skimmed.bytes.empty() && mapped) {
-    copy.resize(bytes.size());
-    io::detail::guarded_copy(copy.data(), bytes.data(), bytes.size(), file);
+    copy.reset(new std::byte[bytes.size()]);
+    io::detail::guarded_copy(copy.get(), bytes.data(), bytes.size(), file);
   }
   const auto parsed = !skimmed.bytes.empty() ? std::as_bytes(std::span(skimmed.bytes))
-                      : mapped            ? std::span<const std::byte>(copy)
+                      : mapped            ? std::span<const std::byte>(copy.get(), bytes.size())
                                           : bytes;
   // The parsed model lives only as long as the lowering: in an arena, its many small messages and strings
   // are allocated in a few blocks and freed at once.

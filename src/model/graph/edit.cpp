@@ -120,15 +120,9 @@ class layer_edits {
     clones_.push_back(index);
   }
 
-  /// `original` is the graph before any edit, whose ids a new layer may not take.
-  void add(const graph_edit& e, const graph& original) {
-    if (original.find(e.id) != nullptr ||
-        std::any_of(by_id_.begin() + static_cast<std::ptrdiff_t>(sorted_), by_id_.end(),
-                    [&](const auto& x) { return x.first == e.id; }))
-      fail(errc::invalid_argument, {}, fmt::format("a new layer is given id {}, which a layer has already", e.id));
-    layer l;
-    l.id = e.id;
-    l.name = st_.texts.emplace_back(e.name);
+  /// `l` takes `e`'s type, version, attributes and inputs: the ports it has keep theirs, and each new one
+  /// (undeclared) is numbered from `first_new_port` on.
+  void retyped(layer& l, const graph_edit& e, std::int64_t first_new_port) {
     l.type = st_.texts.emplace_back(e.type);
     l.version = st_.texts.emplace_back(fmt::format("opset{}", e.opset));
     l.opset = e.opset;
@@ -144,11 +138,27 @@ class layer_edits {
         fail(errc::invalid_argument, {}, fmt::format("{} has no output {}", layers_[index].where(), e.inputs[k].second), {});
       fed.push_back(source{index, e.inputs[k].second});
       port& p = st_.ports.append();
-      p.id = static_cast<std::int64_t>(k);
+      if (k < l.inputs.size()) {
+        p = l.inputs[k];
+        continue;
+      }
+      p.id = first_new_port++;
       p.declared = false;
     }
     l.inputs = st_.ports.run();
     l.sources = fed;
+  }
+
+  /// `original` is the graph before any edit, whose ids a new layer may not take.
+  void add(const graph_edit& e, const graph& original) {
+    if (original.find(e.id) != nullptr ||
+        std::any_of(by_id_.begin() + static_cast<std::ptrdiff_t>(sorted_), by_id_.end(),
+                    [&](const auto& x) { return x.first == e.id; }))
+      fail(errc::invalid_argument, {}, fmt::format("a new layer is given id {}, which a layer has already", e.id));
+    layer l;
+    l.id = e.id;
+    l.name = st_.texts.emplace_back(e.name);
+    retyped(l, e, 0);
     st_.ports.start();
     port& out = st_.ports.append();
     out.id = static_cast<std::int64_t>(e.inputs.size());
@@ -166,33 +176,11 @@ class layer_edits {
   void replace(const graph_edit& e) {
     const auto at = index_of(e.layer);
     auto& l = layers_[at];
-    l.type = st_.texts.emplace_back(e.type);
-    l.version = st_.texts.emplace_back(fmt::format("opset{}", e.opset));
-    l.opset = e.opset;
-    st_.attributes.start();
-    for (const auto& [name, text] : e.attributes)
-      parsed(st_.attributes.append(), st_.texts.emplace_back(name), st_.texts.emplace_back(text));
-    l.attributes = st_.attributes.run();
+    // A new input takes a port id no other port of the layer has, as the .xml writes it.
     std::int64_t next_port = 0;
     for (const auto& p : l.inputs) next_port = std::max(next_port, p.id + 1);
     for (const auto& p : l.outputs) next_port = std::max(next_port, p.id + 1);
-    auto& fed = st_.sources.emplace_back();
-    st_.ports.start();
-    for (std::size_t k = 0; k < e.inputs.size(); ++k) {
-      const auto index = index_of(e.inputs[k].first);
-      if (e.inputs[k].second >= layers_[index].outputs.size())
-        fail(errc::invalid_argument, {}, fmt::format("{} has no output {}", layers_[index].where(), e.inputs[k].second), {});
-      fed.push_back(source{index, e.inputs[k].second});
-      port& p = st_.ports.append();
-      p = k < l.inputs.size() ? l.inputs[k] : port{};
-      if (k >= l.inputs.size()) {  // a new input: a port id no other port of the layer has (as the .xml writes)
-        p.id = next_port;
-        ++next_port;
-        p.declared = false;
-      }
-    }
-    l.inputs = st_.ports.run();
-    l.sources = fed;
+    retyped(l, e, next_port);
     placed_.emplace_back(at, std::move(pending_));
     pending_.clear();
   }

@@ -253,6 +253,18 @@ class xml_edits {
     return r;
   }
 
+  /// An input port `id` of layer `layer` (in its <input> `in`) that reads `from` (a layer id and its output):
+  /// the dims and precision of what feeds it, and the <edge> that feeds it.
+  void input_port(pugi::xml_node in, const std::pair<std::int64_t, std::size_t>& from, std::int64_t layer, std::int64_t id) {
+    const auto out = output_port({}, from.first, from.second);
+    auto p = in.append_child("port");
+    p.append_attribute("id").set_value(std::to_string(id).c_str());
+    if (!out.precision.empty()) p.append_attribute("precision").set_value(out.precision.c_str());
+    for (const auto& d : out.dims) p.append_child("dim").text().set(d.c_str());
+    added_edges_ += fmt::format(R"(<edge from-layer="{}" from-port="{}" to-layer="{}" to-port="{}"/>)", from.first,
+                                out.id, layer, id);
+  }
+
   /// A new layer of the model's own graph, written as OpenVINO writes one: its <data>, input ports with the
   /// dims of what feeds them, one output port; and the edges that feed it.
   void add(const graph_edit& e) {
@@ -268,15 +280,7 @@ class xml_edits {
     for (const auto& [name, text] : e.attributes) data.append_attribute(name.c_str()).set_value(text.c_str());
     if (!e.inputs.empty()) {
       auto in = l.append_child("input");
-      for (std::size_t k = 0; k < e.inputs.size(); ++k) {
-        const auto from = output_port({}, e.inputs[k].first, e.inputs[k].second);
-        auto p = in.append_child("port");
-        p.append_attribute("id").set_value(std::to_string(k).c_str());
-        if (!from.precision.empty()) p.append_attribute("precision").set_value(from.precision.c_str());
-        for (const auto& d : from.dims) p.append_child("dim").text().set(d.c_str());
-        added_edges_ += fmt::format(R"(<edge from-layer="{}" from-port="{}" to-layer="{}" to-port="{}"/>)",
-                                    e.inputs[k].first, from.id, e.id, k);
-      }
+      for (std::size_t k = 0; k < e.inputs.size(); ++k) input_port(in, e.inputs[k], e.id, static_cast<std::int64_t>(k));
     }
     out_port made{static_cast<std::int64_t>(e.inputs.size()), ir_precision(e.output_type), {}};
     for (const auto d : e.output_dims) made.dims.push_back(std::to_string(d));
@@ -311,15 +315,7 @@ class xml_edits {
     for (const auto& p : l->outputs) next = std::max(next, p.id + 1);
     auto in = node.child("input");
     if (!in) in = node.insert_child_after("input", data);
-    for (std::size_t k = l->inputs.size(); k < e.inputs.size(); ++k, ++next) {
-      const auto from = output_port({}, e.inputs[k].first, e.inputs[k].second);
-      auto p = in.append_child("port");
-      p.append_attribute("id").set_value(std::to_string(next).c_str());
-      if (!from.precision.empty()) p.append_attribute("precision").set_value(from.precision.c_str());
-      for (const auto& d : from.dims) p.append_child("dim").text().set(d.c_str());
-      added_edges_ += fmt::format(R"(<edge from-layer="{}" from-port="{}" to-layer="{}" to-port="{}"/>)",
-                                  e.inputs[k].first, from.id, e.layer, next);
-    }
+    for (std::size_t k = l->inputs.size(); k < e.inputs.size(); ++k, ++next) input_port(in, e.inputs[k], e.layer, next);
   }
 
   pugi::xml_node node_of(const layer_key& k) {

@@ -987,19 +987,24 @@ TEST_F(fixing, new_sizes_a_range_that_counts_along_a_map_computes_its_limit) {
 
 // New sizes, IR: a mean over H and W written as a sum divided by the count, 48 = 6·8 baked as an f32 scalar:
 // the divisor is the product of the summed input's H and W, converted to f32, a scalar as the Const was.
-TEST_F(fixing, new_sizes_a_divisor_that_counts_the_elements_summed_is_computed) {
+/// x [1,3,6,8] summed over H and W, then `op` (Divide, Multiply) by the f32 scalar `value`.
+ir_builder mean_of_sum(const std::string& op, float value) {
   ir_builder b;
   const int x = b.parameter("[1,3,6,8]", "x");
   const int sum = b.layer("ReduceSum", "keep_dims=\"false\"", {"[1,3,6,8]", "[2]"}, {"[1,3]"}, "sum", 1);
   b.edge(x, sum, 0);
   b.edge(b.i64({2, 3}), sum, 1);
-  const int mean = b.layer("Divide", "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "mean", 1);
+  const int mean = b.layer(op, "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "mean", 1);
   b.edge(sum, mean, 0);
-  b.edge(b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(48.0F)}, "[]"), mean, 1);  // its bits
+  b.edge(b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(value)}, "[]"), mean, 1);  // its bits
   b.result(mean, "[1,3]");
+  return b;
+}
+
+TEST_F(fixing, new_sizes_a_divisor_that_counts_the_elements_summed_is_computed) {
   model::fix_options o;
   o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
-  const auto r = fix(b, o);
+  const auto r = fix(mean_of_sum("Divide", 48.0F), o);
   ASSERT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].computed, "[shape('x')[2]*shape('x')[3]]");
@@ -1011,28 +1016,16 @@ TEST_F(fixing, new_sizes_a_divisor_that_counts_the_elements_summed_is_computed) 
 // product of H and W, converted to f32 and divided into 1. A factor that is no reciprocal of the count (a
 // half) is left alone: check names no size there.
 TEST_F(fixing, new_sizes_a_factor_one_over_the_elements_summed_is_computed) {
-  const auto model = [](float factor) {
-    ir_builder b;
-    const int x = b.parameter("[1,3,6,8]", "x");
-    const int sum = b.layer("ReduceSum", "keep_dims=\"false\"", {"[1,3,6,8]", "[2]"}, {"[1,3]"}, "sum", 1);
-    b.edge(x, sum, 0);
-    b.edge(b.i64({2, 3}), sum, 1);
-    const int mean = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "mean", 1);
-    b.edge(sum, mean, 0);
-    b.edge(b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(factor)}, "[]"), mean, 1);  // its bits
-    b.result(mean, "[1,3]");
-    return b;
-  };
   model::fix_options o;
   o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
-  const auto r = fix(model(1.0F / 48), o);
+  const auto r = fix(mean_of_sum("Multiply", 1.0F / 48), o);
   ASSERT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].type, "Multiply");
   EXPECT_EQ(r.changes[0].computed, "1/[shape('x')[2]*shape('x')[3]]");
   const auto at = written_at(r, "[1,3,9,13]");
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
-  const auto half = fix(model(0.5F), o);
+  const auto half = fix(mean_of_sum("Multiply", 0.5F), o);
   EXPECT_TRUE(half.changes.empty());
 }
 
