@@ -67,8 +67,6 @@ FIXED = {
     "size_fix_channel_shuffle": ("size_fix_channel_shuffle_at_b", "x=[1,6,?,?]", [1, 6, 16, 22], [1, 6, 10, 14]),
     # A window partition whose split of H and W is read from the later windows' 7s, proven at multiples of 7.
     "size_fix_window_partition": ("size_fix_window_partition_at_b", "x=[1,?,?,5]", [1, 35, 56, 5], [1, 28, 42, 5]),
-    # A space-to-depth by 2: the block read from the two splits, the channels' 8 (H at A) from the shape.
-    "size_fix_space_to_depth": ("size_fix_space_to_depth_at_b", "x=[1,2,?,?]", [1, 2, 12, 20], [1, 2, 8, 14]),
     # The whole window attention block: the partition read from the windows, each reverse from the shape it
     # gives back (the windows' grid, the map), proven at multiples of 7.
     "size_fix_window_attention": ("size_fix_window_attention_at_b", "x=[1,?,?,5]", [1, 35, 56, 5], [1, 28, 42, 5]),

@@ -169,11 +169,6 @@ std::optional<output_at_declared> output_of(const partial_shape& in, std::span<c
   return r;
 }
 
-/// A group of a pattern's reading: the input's dimensions [i0, i) and the output's elements [k0, k).
-struct span_pair {
-  std::size_t i0 = 0, i = 0, k0 = 0, k = 0;
-};
-
 /// computed_terms' reading of one pattern, group by group: the input's dimensions `in[i0, i)` and the
 /// output's elements `out[k0, k)` of equal products.
 class term_reading {
@@ -187,7 +182,6 @@ class term_reading {
   /// Every group read, then no element left that another reading could give the same size.
   std::optional<std::vector<pattern_term>> read() {
     // Groups of equal products, smallest first; a 1 on either side joins the group it starts.
-    std::vector<span_pair> groups;
     std::size_t i = 0, k = 0;
     while (i < in_.size() || k < out_.size()) {
       const auto i0 = i, k0 = k;
@@ -202,12 +196,8 @@ class term_reading {
           return unreadable(k0);
         }
       }
-      groups.push_back({i0, i, k0, k});
+      if (!group(i0, i, k0, k)) return std::nullopt;
     }
-    for (const auto& x : groups)
-      if (x.i - x.i0 == 1 && x.k - x.k0 > 1 && changes(x.i0)) splits_.push_back(x);
-    for (const auto& x : groups)
-      if (!group(x.i0, x.i, x.k0, x.k)) return std::nullopt;
     if (!one_reading()) return std::nullopt;
     return std::move(terms_);
   }
@@ -289,37 +279,12 @@ class term_reading {
     if (minus_one_here && follows.empty() && out_[*inferred_] > 1) follows.push_back(*inferred_);
     if (follows.empty() && k - k0 == 1) follows.push_back(k0);  // a group of 1s: its one element
     if (follows.size() == 1 && !(minus_one_here && follows[0] != *inferred_)) return follows[0];
-    if (moving.size() == 1 && i - i0 == 1 && !minus_one_here) {
-      if (const auto y = shared_window(i0, k0, k)) return *y;
-    }
     if (moving.size() == 1 && i - i0 == 1) {
       reason_ = text::split_not_read(i0, in_[i0].lo(), std::vector<std::int64_t>(out_.begin() + static_cast<std::ptrdiff_t>(k0),
                                                                                  out_.begin() + static_cast<std::ptrdiff_t>(k)));
       return std::nullopt;
     }
     return unreadable(k0);
-  }
-
-  /// A split of dimension `x` into `out_[k0, k)` read beside the pattern's other splits of a dimension that
-  /// changes into as many elements (a window partition splits H and W alike: `[1,C,4,2,7,2]` of 8 x 14):
-  /// the positions where every such split holds one value are the window, which stays; the one position
-  /// where they differ follows the size. Nullopt where that leaves no single position (a square map's
-  /// `[8,7,8,7]`: every position agrees) or no other split is there to compare with.
-  std::optional<std::size_t> shared_window(std::size_t x, std::size_t k0, std::size_t k) const {
-    const auto n = k - k0;
-    std::vector<char> agree(n, 1);
-    bool compared = false;
-    for (const auto& s : splits_) {
-      if (s.i0 == x || s.k - s.k0 != n || in_[s.i0].lo() == in_[x].lo()) continue;
-      compared = true;
-      for (std::size_t p = 0; p < n; ++p) agree[p] = agree[p] != 0 && out_[s.k0 + p] == out_[k0 + p];
-    }
-    if (!compared || std::count(agree.begin(), agree.end(), 0) != 1) return std::nullopt;
-    const auto p = static_cast<std::size_t>(std::find(agree.begin(), agree.end(), 0) - agree.begin());
-    // (The window stays at every size: a factor of 1 is no window, and a window of the size itself is a copy.)
-    for (std::size_t q = 0; q < n; ++q)
-      if (q != p && out_[k0 + q] < 2) return std::nullopt;
-    return k0 + p;
   }
 
   /// Whether element `y` surely follows the dimensions `moving` and no other of the same value.
@@ -375,7 +340,6 @@ class term_reading {
   text::fix_reason& reason_;
   std::vector<pattern_term> terms_;
   std::vector<std::pair<std::size_t, std::vector<std::size_t>>> followers_;  // each element that follows, and its dims
-  std::vector<span_pair> splits_;  // the groups that split one dimension that changes into several elements
 };
 
 }  // namespace
@@ -501,38 +465,11 @@ std::vector<char> sole_sizes(const graph& g, const propagation& declared, const 
   return sole;
 }
 
-/// The dimensions of the Reshape's input (`in` at the declared shapes, `now` at the sizes asked) that
-/// element `k` of its output `out` (at the declared shapes) merges: two or more above 1, in a row, none that
-/// changes, their product the element (the 8 of `[1,8,4,7]` on `[1,2,2,2,4,7]`). Empty where it is not such
-/// a merge, or where a run of the input from the same place that takes in a dimension that changes has the
-/// same product (then a program may have written that size there and still regrouped its input).
-std::vector<std::size_t> merged_dims(const partial_shape& in, const partial_shape& now, std::span<const std::int64_t> out,
-                                     std::size_t k) {
-  const auto stays = [&](std::size_t x) { return now[x].is_static() && in[x].is_static() && now[x].lo() == in[x].lo(); };
-  std::int64_t before = 1, p = 1, q = 1;  // (products of a shape whose element count is known: no overflow)
-  for (std::size_t j = 0; j < k; ++j) before *= out[j];
-  std::size_t i = 0;
-  while (i < in.size() && p < before) p *= in[i++].lo();
-  if (p != before) return {};
-  while (i < in.size() && in[i].lo() == 1 && stays(i)) ++i;  // (1s that stay go with the elements before)
-  std::vector<std::size_t> dims;
-  while (i < in.size() && q < out[k]) {
-    if (!stays(i)) return {};
-    dims.push_back(i);
-    q *= in[i++].lo();
-  }
-  const auto above_one = std::count_if(dims.begin(), dims.end(), [&](std::size_t x) { return in[x].lo() > 1; });
-  if (q != out[k] || above_one < 2) return {};
-  for (; i < in.size() && in[i].lo() == 1; ++i)
-    if (!stays(i)) return {};
-  return dims;
-}
-
 /// The choices that write reading `terms` of pattern `e` (on input `in`): 0 in the elements that copy their
 /// input's dimension, -1 in the one element left that follows the sizes, last the pattern computed.
-std::vector<pattern_choice> reading_choices(model_format format, std::span<const pattern_bound> e, const partial_shape& in,
-                                            const std::vector<pattern_term>& terms, bool special_zero,
-                                            text::fix_reason& reason) {
+std::vector<pattern_choice> choices_of_reading(model_format format, std::span<const pattern_bound> e,
+                                               const partial_shape& in, const std::vector<pattern_term>& terms,
+                                               bool special_zero, text::fix_reason& reason) {
   const bool has_zero = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == 0; });
   const bool has_minus_one = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1; });
   std::vector<std::size_t> copies, others;  // elements that follow a size: a copy of the same index, or not
@@ -578,29 +515,6 @@ std::vector<pattern_choice> reading_choices(model_format format, std::span<const
   return choices;
 }
 
-/// The choices that write reading `terms` of pattern `e` (on input `in`): 0 in the elements that copy their
-/// input's dimension, -1 in the one element left that follows the sizes, last the pattern computed, and
-/// then that with the elements that merge dimensions of the input read from its shape too (`merges`, empty
-/// where none does): a constant 12 that merges `[3,2,2]` may equal, at the declared shapes, a size that
-/// changes times another (3·H/2), which check would then name. With `merged_only`, only that last.
-std::vector<pattern_choice> choices_of_reading(model_format format, std::span<const pattern_bound> e,
-                                               const partial_shape& in, const std::vector<pattern_term>& terms,
-                                               const std::vector<std::vector<std::size_t>>& merges, bool merged_only,
-                                               bool special_zero, text::fix_reason& reason) {
-  const auto with_merges = [&](std::vector<pattern_choice> choices) {
-    if (std::all_of(merges.begin(), merges.end(), [](const auto& m) { return m.empty(); })) return choices;
-    if (merged_only) choices.clear();
-    pattern_choice c;
-    c.computed = terms;
-    for (std::size_t k = 0; k < merges.size(); ++k)
-      if (!merges[k].empty()) c.computed[k] = {merges[k], 1, 1};
-    c.why = text::computed_from_shape(terms_text(c.computed));
-    choices.push_back(std::move(c));
-    return choices;
-  };
-  return with_merges(reading_choices(format, e, in, terms, special_zero, reason));
-}
-
 }  // namespace
 
 std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagation& declared, const propagation& asked,
@@ -643,27 +557,17 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
   }
   // A value the reading keeps that is a size that changes elsewhere (another input's length T == C) may
   // stand for it: nothing here can compute it, so nothing is written. (Before any Reshape, as for sole_sizes.)
-  // Unless it merges dimensions of the input that stay, in a way no such size could (`[1,8,4,7]` of
-  // `[1,2,2,2,H/2,W/2]` where H is 8): then it is read from the input's shape, and no constant is left.
   std::optional<std::vector<std::int64_t>> changing;
-  std::size_t bad = 0;
-  const auto out = output_of(in, values, special_zero, bad);
-  std::vector<std::vector<std::size_t>> merges(terms->size());
-  bool merged_only = false;
   for (std::size_t k = 0; k < terms->size(); ++k) {
     const auto v = (*terms)[k].factor;
     if (!(*terms)[k].dims.empty() || v <= 1) continue;
-    if (out) merges[k] = merged_dims(in, now, out->values, k);
     if (!changing) changing = changing_values(g, declared, asked, after, false);
     if (std::binary_search(changing->begin(), changing->end(), v)) {
-      if (merges[k].empty()) {
-        reason = text::kept_value_is_a_size(k, v);
-        return {};
-      }
-      merged_only = true;
+      reason = text::kept_value_is_a_size(k, v);
+      return {};
     }
   }
-  return choices_of_reading(g.format(), e, in, *terms, merges, merged_only, special_zero, reason);
+  return choices_of_reading(g.format(), e, in, *terms, special_zero, reason);
 }
 
 namespace {

@@ -166,15 +166,12 @@ TEST_F(computed, splits_a_dimension_where_the_other_patterns_show_the_factor_tha
   EXPECT_EQ(terms("[1,56,56,96]", "[1,?,?,96]", {1, 8, 7, 8, 7, 96}, {7, 96}), std::nullopt);
   EXPECT_EQ(terms("[1,56,56,96]", "[1,?@H,?@W,96]", {1, 8, 7, 8, 7, 96}, {7, 96}), std::nullopt);
   EXPECT_EQ(terms("[1,56,56,96]", "[1,?@S,?@S,96]", {1, 8, 7, 8, 7, 96}, {7, 96}), "[1,shape[1]/7,7,shape[2]/7,7,96]");
-  // Without them, the pattern's own splits show it where H and W differ: the factor both hold is the window.
-  EXPECT_EQ(terms("[1,56,84,96]", "[1,?,?,96]", {1, 8, 7, 12, 7, 96}, {}), "[1,shape[1]/7,7,shape[2]/7,7,96]");
-  EXPECT_EQ(terms("[1,2,8,14]", "[1,2,?,?]", {1, 2, 4, 2, 7, 2}, {}), "[1,2,shape[2]/2,2,shape[3]/2,2]");
-  EXPECT_EQ(terms("[1,2,8,14]", "[1,2,?,?]", {1, 2, 2, 4, 2, 7}, {}), "[1,2,2,shape[2]/2,2,shape[3]/2]");
   std::string code;
-  // One split alone, or splits that differ in two places, show nothing.
-  EXPECT_EQ(terms("[1,56,96]", "[1,?,96]", {1, 8, 7, 96}, {}, {}, &code), std::nullopt);
+  EXPECT_EQ(terms("[1,56,84,96]", "[1,?,?,96]", {1, 8, 7, 12, 7, 96}, {}, {}, &code), std::nullopt);
   EXPECT_EQ(code, "split_not_read");
-  EXPECT_EQ(terms("[1,2,8,15]", "[1,2,?,?]", {1, 2, 4, 2, 5, 3}, {}, {}, &code), std::nullopt);
+  // Nor does a factor both splits hold: [4,2] of H = 8 beside [7,2] of W = 14 is W/2 windows of 2, or H
+  // cut in 4 blocks beside W's windows of 2 (the same constants; ONNX Runtime tells them apart at 12x10).
+  EXPECT_EQ(terms("[1,2,8,14]", "[1,2,?,?]", {1, 2, 4, 2, 7, 2}, {}, {}, &code), std::nullopt);
   EXPECT_EQ(code, "split_not_read");
   // 16 = 4 x 4: both factors are values that stay, or neither is: no reading.
   EXPECT_EQ(terms("[1,16,16,8]", "[1,?,?,8]", {1, 4, 4, 4, 4, 8}, {4}, {}, &code), std::nullopt);
