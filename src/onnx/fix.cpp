@@ -264,8 +264,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
            (n.op_type() == "Slice" && n.input_size() > 2) || (n.op_type() == "Gather" && n.input_size() > 1) ||
            ((n.op_type() == "TopK" || n.op_type() == "Tile" || n.op_type() == "Expand") && n.input_size() > 1) ||
            (n.op_type() == "Range" && n.input_size() > 2) ||
-           ((n.op_type() == "Div" || n.op_type() == "Mul") && n.input_size() > 1) ||
-           n.op_type() == "AveragePool" || n.op_type() == "MaxPool";
+           ((n.op_type() == "Div" || n.op_type() == "Mul") && n.input_size() > 1) || n.op_type() == "AveragePool";
   }
 
   /// The input of node `n` that the layer it is lowered to reads at `port`: a Resize's sizes are its fourth
@@ -560,10 +559,10 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return *node;
   }
 
-  /// Reduction rewrite `r` made in `m`: the AveragePool or MaxPool node whose window is the whole input
-  /// becomes GlobalAveragePool or GlobalMaxPool, which take the whole of every spatial axis and keep it as
-  /// 1 (the reduction the judged edit made of its layer), without the window's attributes. (A MaxPool with
-  /// its indices is lowered to a layer of two outputs, which the plan refuses.)
+  /// Reduction rewrite `r` made in `m`: the AveragePool node whose window is the whole input becomes
+  /// GlobalAveragePool, which takes the whole of every spatial axis and keeps it as 1 (the reduction the
+  /// judged edit made of its layer), without the window's attributes. (A MaxPool is lowered to MaxPool-8,
+  /// whose indices are a second output, which the plan refuses: a rewrite is not made for it.)
   node_ref apply_reduction(::onnx::ModelProto& m, const model::detail::fix_rewrite& r) {
     const auto s = names_at(original_, &declared(), r.p.within);
     const auto* pool = s ? s->g->find(r.p.reshape) : nullptr;
@@ -572,11 +571,9 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     if (g == nullptr || node->index >= g->node_size()) internal("its node is not found again");
     auto& n = *g->mutable_node(node->index);
     const auto was = n.op_type();
-    if (was != "AveragePool" && was != "MaxPool") internal("its node is no pooling");
-    n.set_op_type(was == "AveragePool" ? "GlobalAveragePool" : "GlobalMaxPool");
+    if (was != "AveragePool") internal("its node is no AveragePool");
+    n.set_op_type("GlobalAveragePool");
     n.clear_attribute();
-    if (n.output_size() > 1 && !n.output(1).empty()) internal("its indices output is there");
-    if (n.output_size() > 1) n.mutable_output()->RemoveLast();
     auto& c = changes_[{r.p.within, r.p.reshape}];
     c.name = n.name().empty() ? n.output(0) : n.name();
     c.type = was;

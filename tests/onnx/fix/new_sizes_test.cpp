@@ -138,6 +138,32 @@ TEST(onnx_fix, new_sizes_a_window_partition_is_read_from_the_windows_and_proven_
   EXPECT_EQ(at.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
 }
 
+TEST(onnx_fix, new_sizes_a_pooling_window_of_the_whole_map_becomes_global_pooling) {
+  // An AveragePool of kernel [6,8] on x [1,3,6,8] becomes GlobalAveragePool, its attributes gone (ONNX
+  // Runtime runs it at both sizes: onnx.torch_sizes). A MaxPool is read as MaxPool-8, whose indices no
+  // reduction gives: refused with check's finding.
+  const auto bytes = fixture_bytes("size_fix_global_pool");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "pool.onnx", at_sizes("[1,3,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].type, "AveragePool");
+  EXPECT_EQ(r.changes[0].computed, "GlobalAveragePool");
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  EXPECT_EQ(fixed.graph().node(0).op_type(), "GlobalAveragePool");
+  EXPECT_EQ(fixed.graph().node(0).attribute_size(), 0);
+  std::string text(bytes.begin(), bytes.end());
+  ::onnx::ModelProto max;
+  ASSERT_TRUE(max.ParseFromString(text));
+  max.mutable_graph()->mutable_node(0)->set_op_type("MaxPool");
+  const auto maxed = max.SerializeAsString();
+  const auto m = onnx::fix(std::as_bytes(std::span(maxed.data(), maxed.size())), "max.onnx", at_sizes("[1,3,?,?]"));
+  EXPECT_FALSE(m.fixed);
+  ASSERT_FALSE(m.refusals.empty());
+  EXPECT_EQ(m.refusals[0].code, "batch_finding");  // check's, kernel_covers_size
+  EXPECT_NE(m.refusals[0].reason.find("the whole input there"), std::string::npos) << m.refusals[0].reason;
+}
+
 TEST(onnx_fix, new_sizes_a_split_by_2_that_blocks_would_export_alike_is_refused) {
   // [1,2,4,2,7,2] of x [1,2,8,14] is a space-to-depth by 2, or H cut in 4 blocks of H/4 beside W's windows
   // of 2: the same constants (a factor both splits hold is no evidence). Nothing else in the model tells.
