@@ -985,8 +985,6 @@ TEST_F(fixing, new_sizes_a_range_that_counts_along_a_map_computes_its_limit) {
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
 }
 
-// New sizes, IR: a mean over H and W written as a sum divided by the count, 48 = 6·8 baked as an f32 scalar:
-// the divisor is the product of the summed input's H and W, converted to f32, a scalar as the Const was.
 /// x [1,3,6,8] summed over H and W, then `op` (Divide, Multiply) by the f32 scalar `value`.
 ir_builder mean_of_sum(const std::string& op, float value) {
   ir_builder b;
@@ -1001,6 +999,8 @@ ir_builder mean_of_sum(const std::string& op, float value) {
   return b;
 }
 
+// New sizes, IR: a mean over H and W written as a sum divided by the count, 48 = 6·8 baked as an f32 scalar:
+// the divisor is the product of the summed input's H and W, converted to f32, a scalar as the Const was.
 TEST_F(fixing, new_sizes_a_divisor_that_counts_the_elements_summed_is_computed) {
   model::fix_options o;
   o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
