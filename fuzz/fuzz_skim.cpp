@@ -2,7 +2,8 @@
 // (the reader leaves out only from 64 KiB, beyond what these inputs reach). Whatever the bytes: protobuf
 // parses the skimmed bytes exactly when it parses the file; each raw_data left out is the one protobuf
 // keeps, at the offset given; and the skimmed model, serialised by protobuf and given its weights back by
-// put_back, parses to the very message the file parses to.
+// put_back, parses to the very message the file parses to. With Constant nodes' values left out too (what
+// the reader parses), the same without put_back.
 #include <google/protobuf/util/field_comparator.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <onnx/onnx_pb.h>
@@ -15,11 +16,52 @@
 #include "onnx/skim.hpp"
 #include "reshape1/error.hpp"
 
+namespace {
+
+namespace fuzz = reshape1::fuzz;
+namespace skim = reshape1::onnx::detail;
+
+/// The reader's skim, Constant nodes' values left out too: protobuf parses it exactly when it parses the
+/// file, and to the same message once the raw_data left out (each the one protobuf keeps, of a Constant
+/// node of the default domain) is cleared from the file's.
+void constants_left_out(const std::uint8_t* data, std::size_t size) {
+  const auto s = skim::skim(std::as_bytes(std::span(data, size)), "fuzz input",
+                            {.any_share = true, .above = 8, .constants = true});
+  if (s.bytes.empty()) return;
+  ::onnx::ModelProto whole, skimmed;
+  const bool whole_parses = whole.ParseFromArray(data, static_cast<int>(size));
+  if (whole_parses != skimmed.ParseFromString(s.bytes)) fuzz::invariant_broken("skim constants: one of the two parses");
+  if (!whole_parses) return;
+  for (const auto& [at, field] : s.constants_left_out) {
+    const auto [node, attribute] = at;
+    if (node >= static_cast<std::size_t>(whole.graph().node_size()) ||
+        attribute >= static_cast<std::size_t>(whole.graph().node(static_cast<int>(node)).attribute_size()))
+      fuzz::invariant_broken("skim constants: a value left out that the graph does not hold");
+    auto* n = whole.mutable_graph()->mutable_node(static_cast<int>(node));
+    if (n->op_type() != "Constant" || !(n->domain().empty() || n->domain() == "ai.onnx"))
+      fuzz::invariant_broken("skim constants: a value left out of a node that is not a Constant");
+    auto* t = n->mutable_attribute(static_cast<int>(attribute))->mutable_t();
+    if (t->raw_data().size() != field.length || field.offset + field.length > size ||
+        std::memcmp(t->raw_data().data(), data + field.offset, field.length) != 0)
+      fuzz::invariant_broken("skim constants: a raw_data left out is not the one protobuf keeps");
+    t->clear_raw_data();
+  }
+  for (const auto& [index, field] : s.left_out)
+    if (index < static_cast<std::size_t>(whole.graph().initializer_size()))
+      whole.mutable_graph()->mutable_initializer(static_cast<int>(index))->clear_raw_data();
+  google::protobuf::util::DefaultFieldComparator floats;
+  floats.set_treat_nan_as_equal(true);
+  google::protobuf::util::MessageDifferencer same;
+  same.set_field_comparator(&floats);
+  if (!same.Compare(skimmed, whole)) fuzz::invariant_broken("skim constants: not the message the file parses to");
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  namespace fuzz = reshape1::fuzz;
-  namespace skim = reshape1::onnx::detail;
+  constants_left_out(data, size);
   const auto bytes = std::as_bytes(std::span(data, size));
-  const auto s = skim::skim(bytes, "fuzz input", true, 8);
+  const auto s = skim::skim(bytes, "fuzz input", {.any_share = true, .above = 8});
   if (s.bytes.empty()) {
     if (!s.left_out.empty()) fuzz::invariant_broken("skim: weights left out of nothing");
     return 0;

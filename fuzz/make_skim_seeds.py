@@ -3,7 +3,9 @@
 small ONNX models whose initializers hold raw_data longer than the 8 bytes fuzz_skim leaves out, written
 in protobuf's wire format by hand (no onnx module needed), with the shapes a skim must get right: a
 raw_data written twice (the long one last, or first), a field numbered after raw_data, the graph field
-twice (protobuf merges them), a subgraph's initializer (not left out), and a file cut short.
+twice (protobuf merges them), a subgraph's initializer (not left out), and a file cut short; and Constant
+nodes, whose values the reader's skim leaves out too: one of the default domain (twice, under its two
+names), one of another domain and another op type (left whole), one whose tensor is written twice.
 
     make_skim_seeds.py [OUT_DIR]
 """
@@ -80,6 +82,16 @@ def seeds():
     t = tensor("w", [4], [])
     raw = varint(9 << 3 | 2) + bytes([0x90, 0x80, 0x80, 0x80, 0x80, 0x00]) + weights(16)
     yield model([graph([t + raw], add)])
+    # Constant nodes: the value attribute (name 1, t 5, type 20 = TENSOR) of a node of op_type 4, domain 7
+    def constant(value_fields, op="Constant", domain=b""):
+        attrs = field(5, field(1, b"value") + value_fields + field(20, 4))
+        return node(op, [], ["w"], attrs) + (field(7, domain) if domain else b"")
+    one = field(5, tensor("w", [4], [weights(16)]))
+    yield model([graph([], [constant(one), add[0]])])
+    yield model([graph([], [constant(one, domain=b"ai.onnx"), add[0]])])
+    yield model([graph([], [constant(one, domain=b"com.example"), add[0]])])
+    yield model([graph([], [constant(one, op="Custom"), add[0]])])
+    yield model([graph([], [constant(field(5, tensor("w", [], [weights(40)])) + one), add[0]])])
 
 
 def main():

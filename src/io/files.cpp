@@ -313,6 +313,23 @@ mapped_file::mapped_file(const std::filesystem::path& path, file_access access) 
   }
 }
 
+std::unique_ptr<std::byte[]> mapped_file::copy() const {
+  std::unique_ptr<std::byte[]> out(new std::byte[size_]);  // left uninitialised: the reads fill it
+  if (!mapped_) {
+    std::memcpy(out.get(), data_, size_);
+    return out;
+  }
+  prefault(out.get(), size_);
+  for (std::size_t have = 0; have < size_;) {
+    const ssize_t r = ::pread(fd_, out.get() + have, size_ - have, static_cast<off_t>(have));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) fail(errc::io, {.file = name_}, fmt::format("{}: cannot read: {}", name_, system_message(errno)));
+    if (r == 0) fail_shrunk(name_);
+    have += static_cast<std::size_t>(r);
+  }
+  return out;
+}
+
 mapped_file::mapped_file(const std::filesystem::path& path, std::span<const std::byte> tail)
     : name_(escaped(path.string())) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);

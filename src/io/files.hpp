@@ -47,6 +47,12 @@ class mapped_file {
   [[nodiscard]] int fd() const noexcept { return regular_ ? fd_ : -1; }
   /// Whether bytes() is a mapping (reads of it can fault if the file shrinks: use guarded_copy).
   [[nodiscard]] bool mapped() const noexcept { return mapped_; }
+  /// The bytes as a private copy that no change to the file can reach, for a parser that cannot be
+  /// guarded against a mapping that faults: a mapped file is read again with pread() into a buffer
+  /// populated at once (one set of pages, faulted in bulk, where a copy of the mapping faults both the
+  /// mapping's and the copy's pages one by one); a file that shrank meanwhile is error(io). Bytes already
+  /// in memory (mapped() false) are copied as they are.
+  [[nodiscard]] std::unique_ptr<std::byte[]> copy() const;
   /// The copy in memory, writable; empty when the file is mapped.
   [[nodiscard]] std::span<std::byte> writable_bytes() noexcept {
     return mapped_ ? std::span<std::byte>() : std::span<std::byte>(buffer_.get(), size_);

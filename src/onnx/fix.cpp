@@ -237,7 +237,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
         written.model = detail::put_back(std::as_bytes(std::span(written_)), source_, written_left_out_, file_.string());
         // What the proof read back is written_ with the weights' lengths: the model written must skim to
         // exactly those bytes, its weights to those lengths.
-        const auto again = detail::skim(std::as_bytes(std::span(written.model)), file_.string(), true);
+        const auto again = detail::skim(std::as_bytes(std::span(written.model)), file_.string(), {.any_share = true});
         bool same = again.bytes == written_ && again.left_out.size() == written_left_out_.size();
         for (const auto& [index, field] : written_left_out_) {
           const auto it = again.left_out.find(index);

@@ -333,7 +333,8 @@ void check_model_size(std::span<const std::byte> bytes, const std::string& file)
 
 struct skimmed_model;
 /// The initializers of `m`, parsed from `skimmed`'s bytes (or a serialisation of an edit of them that
-/// keeps their order), whose raw_data was left out, with its length.
+/// keeps their order), and the values of its Constant nodes (parsed from `skimmed`'s bytes themselves),
+/// whose raw_data was left out, with its length.
 [[nodiscard]] left_out_raw left_out_of(const ::onnx::ModelProto& m, const skimmed_model& skimmed);
 
 /// Lowers a parsed model; `names`, when given, receives each tensor name's layer output (for fix, which

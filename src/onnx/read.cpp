@@ -605,20 +605,18 @@ std::size_t kept_bytes(const ::onnx::GraphProto& g) {
   return total;
 }
 
+/// `mapping`: the file `bytes` are a mapping of, when they are one.
 model::graph read_model(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory,
-                        bool mapped, model::option_spelling spelling) {
+                        const io::detail::mapped_file* mapping, model::option_spelling spelling) {
   // The weights are parsed by their length only (skim.hpp): neither copied nor read, so that reading a
   // model costs little more than its graph. The limit is the file's, as protobuf's parse of it would be.
   check_size(bytes, file);
-  const auto skimmed = detail::skim(bytes, file);
+  const auto skimmed = detail::skim(bytes, file, {.constants = true});
   // Where nothing is left out, protobuf parses a private copy: its parse of a mapping is not guarded, and
-  // a file that shrinks under it would fault. The copy costs what the mapping's pages would.
-  // (Not zeroed first: the copy writes every byte, and zeroing a file's size of pages cost as much again.)
+  // a file that shrinks under it would fault.
+  const bool mapped = mapping != nullptr && mapping->mapped();
   std::unique_ptr<std::byte[]> copy;
-  if (skimmed.bytes.empty() && mapped) {
-    copy.reset(new std::byte[bytes.size()]);
-    io::detail::guarded_copy(copy.get(), bytes.data(), bytes.size(), file);
-  }
+  if (skimmed.bytes.empty() && mapped) copy = mapping->copy();
   const auto parsed = !skimmed.bytes.empty() ? std::as_bytes(std::span(skimmed.bytes))
                       : mapped            ? std::span<const std::byte>(copy.get(), bytes.size())
                                           : bytes;
@@ -647,6 +645,13 @@ detail::left_out_raw detail::left_out_of(const ::onnx::ModelProto& m, const skim
   for (const auto& [index, field] : skimmed.left_out)
     if (index < static_cast<std::size_t>(m.graph().initializer_size()))
       out.emplace(&m.graph().initializer(static_cast<int>(index)), field.length);
+  for (const auto& [at, field] : skimmed.constants_left_out) {
+    const auto [node, attribute] = at;
+    if (node >= static_cast<std::size_t>(m.graph().node_size())) continue;
+    const auto& n = m.graph().node(static_cast<int>(node));
+    if (attribute < static_cast<std::size_t>(n.attribute_size()))
+      out.emplace(&n.attribute(static_cast<int>(attribute)).t(), field.length);
+  }
   return out;
 }
 
@@ -703,12 +708,12 @@ fs::path detail::directory_of(const fs::path& file) { return file.parent_path().
 
 model::graph read(const fs::path& file, model::option_spelling spelling) {
   const io::detail::mapped_file data(file);
-  return read_model(data.bytes(), file.string(), detail::directory_of(file), data.mapped(), spelling);
+  return read_model(data.bytes(), file.string(), detail::directory_of(file), &data, spelling);
 }
 
 model::graph read(std::span<const std::byte> bytes, const std::string& name, const fs::path& base_dir,
                   model::option_spelling spelling) {
-  return read_model(bytes, name, base_dir.empty() ? fs::path(name).parent_path() : base_dir, false, spelling);
+  return read_model(bytes, name, base_dir.empty() ? fs::path(name).parent_path() : base_dir, nullptr, spelling);
 }
 
 std::vector<op_version> op_versions() {
@@ -804,7 +809,7 @@ model::graph read_any(const fs::path& file, const fs::path& bin, const fs::path&
                                               weights.string());
     }
     if (!bin.empty()) model::detail::refuse_for_format(spelling, model::detail::option::bin, "onnx");
-    return read_model(bytes, "standard input", base_dir, data.mapped(), spelling);
+    return read_model(bytes, "standard input", base_dir, &data, spelling);
   }
   if (format_of(file) == model::model_format::ir) {
     return model::read_ir(file, model::weights_of(file, bin, spelling));

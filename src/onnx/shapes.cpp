@@ -377,7 +377,9 @@ std::unordered_map<symbol, symbol> input_names(const ::onnx::GraphProto& g,
 model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::string& file, const fs::path& directory,
                                  const model::shapes_options& options) {
   detail::check_model_size(bytes, file);
-  const auto skimmed = detail::skim(bytes, file);
+  // Constant nodes' values are left out too unless the model is written back (put_back restores only
+  // initializers).
+  const auto skimmed = detail::skim(bytes, file, {.constants = !options.copy});
   // Where nothing is left out, protobuf parses a private copy (a mapping's parse is not guarded).
   std::vector<std::byte> copy;
   if (skimmed.bytes.empty()) {

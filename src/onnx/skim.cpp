@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -16,7 +17,12 @@ namespace {
 
 // Field numbers of onnx.proto that lead to an initializer's raw_data.
 constexpr std::uint32_t model_graph = 7;         // ModelProto.graph
+constexpr std::uint32_t graph_node = 1;          // GraphProto.node
 constexpr std::uint32_t graph_initializer = 5;   // GraphProto.initializer
+constexpr std::uint32_t node_op_type = 4;        // NodeProto.op_type
+constexpr std::uint32_t node_attribute = 5;      // NodeProto.attribute
+constexpr std::uint32_t node_domain = 7;         // NodeProto.domain
+constexpr std::uint32_t attribute_tensor = 5;    // AttributeProto.t
 constexpr std::uint32_t tensor_raw_data = 9;     // TensorProto.raw_data
 constexpr std::uint32_t tensor_data_location = 14;  // TensorProto.data_location (1: EXTERNAL)
 constexpr int length_delimited = 2;
@@ -126,16 +132,21 @@ void put_message(std::string& out, std::uint32_t number, const std::string& cont
 }
 
 /// The walk runs twice: once to find what to leave out (`out` null), then to write the rest, by the
-/// first walk's `plan`.
+/// first walk's plan (`plan`).
 class skimmer {
  public:
-  skimmer(std::string* out, std::uint64_t above, const std::unordered_map<std::size_t, left_out_field>* plan,
+  using constant_key = std::pair<std::size_t, std::size_t>;
+  struct plan {
+    std::unordered_map<std::size_t, left_out_field> initializers;
+    std::map<constant_key, left_out_field> constants;
+  };
+
+  skimmer(std::string* out, const skim_options& options, const plan* planned, const std::uint8_t* file_begin,
           const std::string& name)
-      : out_(out), above_(above), plan_(plan), name_(name) {}
+      : out_(out), options_(options), planned_(planned), file_begin_(file_begin), name_(name) {}
   bool ok = true;
   std::uint64_t left_out = 0;
-  std::unordered_map<std::size_t, left_out_field> left_out_fields;
-  const std::uint8_t* file_begin = nullptr;  // to give a left-out field's offset in the file
+  plan found;
 
   void model(const std::uint8_t* begin, const std::uint8_t* end) {
     fields f(begin, end, name_);
@@ -154,16 +165,33 @@ class skimmer {
   }
 
  private:
+  // The graph's fields, counted across its occurrences as protobuf merges them (a repeated field's
+  // elements are appended).
   void graph(const std::uint8_t* begin, const std::uint8_t* end, std::string* out) {
     fields f(begin, end, name_);
     while (ok && !f.done()) {
       const auto x = f.next();
       if (!x) break;
       if (x->number == graph_initializer && x->wire == length_delimited) {
-        std::string content;
-        tensor(x->payload, x->payload + x->length, out != nullptr ? &content : nullptr);
-        if (out != nullptr) put_message(*out, graph_initializer, content);
+        const bool left = planned_ != nullptr && planned_->initializers.contains(initializer_);
+        if (out == nullptr) {
+          if (const auto raw = tensor_plan(x->payload, x->payload + x->length)) {
+            found.initializers[initializer_] = *raw;
+            left_out += raw->length;
+          }
+        } else if (left) {
+          std::string content;
+          tensor_without_raw(x->payload, x->payload + x->length, content);
+          put_message(*out, graph_initializer, content);
+        } else {
+          put_bytes(*out, x->begin, x->next, name_);
+        }
         ++initializer_;
+      } else if (options_.constants && x->number == graph_node && x->wire == length_delimited) {
+        if (out == nullptr) node_plan(x->payload, x->payload + x->length);
+        else if (node_left_out(node_)) node_without_raw(*x, *out);
+        else put_bytes(*out, x->begin, x->next, name_);
+        ++node_;
       } else if (out != nullptr) {
         put_bytes(*out, x->begin, x->next, name_);
       }
@@ -172,22 +200,9 @@ class skimmer {
   }
 
   /// The last raw_data field decides what protobuf would have kept: when it is long (and the tensor's data
-  /// is not in an external file, which is what is read, and which a rewrite inlines), the first walk
-  /// records its place and length, and the second leaves out every raw_data field of the tensor (it is
-  /// read as holding that many bytes). Any other tensor is written as it is.
-  void tensor(const std::uint8_t* begin, const std::uint8_t* end, std::string* out) {
+  /// is not in an external file, which is what is read, and which a rewrite inlines), its place and length.
+  std::optional<left_out_field> tensor_plan(const std::uint8_t* begin, const std::uint8_t* end) {
     fields f(begin, end, name_);
-    if (out != nullptr) {
-      const bool left = plan_ != nullptr && plan_->contains(initializer_);
-      while (ok && !f.done()) {
-        const auto x = f.next();
-        if (!x) break;
-        if (left && x->number == tensor_raw_data && x->wire == length_delimited) continue;
-        put_bytes(*out, x->begin, x->next, name_);
-      }
-      ok = ok && f.ok();
-      return;
-    }
     std::optional<left_out_field> last;
     bool external = false;  // data_location EXTERNAL, by its last value
     while (ok && !f.done()) {
@@ -195,38 +210,142 @@ class skimmer {
       if (!x) break;
       if (x->number == tensor_data_location && x->wire == 0) external = x->length == 1;
       if (x->number == tensor_raw_data && x->wire == length_delimited)
-        last = left_out_field{static_cast<std::uint64_t>(x->payload - file_begin), x->length};
+        last = left_out_field{static_cast<std::uint64_t>(x->payload - file_begin_), x->length};
     }
     ok = ok && f.ok();
-    if (!last || external || last->length <= above_) return;
-    left_out_fields[initializer_] = *last;
-    left_out += last->length;
+    if (!last || external || last->length <= options_.above) return std::nullopt;
+    return last;
+  }
+
+  /// A tensor left out: every raw_data field goes (it is read as holding the planned length).
+  void tensor_without_raw(const std::uint8_t* begin, const std::uint8_t* end, std::string& out) {
+    fields f(begin, end, name_);
+    while (ok && !f.done()) {
+      const auto x = f.next();
+      if (!x) break;
+      if (x->number == tensor_raw_data && x->wire == length_delimited) continue;
+      put_bytes(out, x->begin, x->next, name_);
+    }
+    ok = ok && f.ok();
+  }
+
+  /// A node's tensor attributes whose value can be left out, kept when the node is a Constant of the
+  /// default domain (by the last op_type and domain, as protobuf keeps them): only that node's value is
+  /// read through the reader that knows what was left out. An attribute with its tensor given twice
+  /// (protobuf merges the two) is left whole.
+  void node_plan(const std::uint8_t* begin, const std::uint8_t* end) {
+    fields f(begin, end, name_);
+    std::vector<std::pair<std::size_t, left_out_field>> candidates;
+    bool constant = false, default_domain = true;
+    std::size_t attribute = 0;
+    while (ok && !f.done()) {
+      const auto x = f.next();
+      if (!x) break;
+      if (x->wire != length_delimited) continue;
+      if (x->number == node_op_type) constant = holds(*x, "Constant");
+      if (x->number == node_domain) default_domain = x->length == 0 || holds(*x, "ai.onnx");
+      if (x->number != node_attribute) continue;
+      if (const auto raw = attribute_plan(x->payload, x->payload + x->length)) candidates.emplace_back(attribute, *raw);
+      ++attribute;
+    }
+    ok = ok && f.ok();
+    if (!ok || !constant || !default_domain) return;
+    for (const auto& [index, raw] : candidates) {
+      found.constants[{node_, index}] = raw;
+      left_out += raw.length;
+    }
+  }
+
+  std::optional<left_out_field> attribute_plan(const std::uint8_t* begin, const std::uint8_t* end) {
+    fields f(begin, end, name_);
+    std::optional<field> tensor;
+    int tensors = 0;
+    while (ok && !f.done()) {
+      const auto x = f.next();
+      if (!x) break;
+      if (x->number == attribute_tensor) {
+        ++tensors;
+        tensor = x;
+      }
+    }
+    ok = ok && f.ok();
+    if (!ok || tensors != 1 || tensor->wire != length_delimited) return std::nullopt;
+    return tensor_plan(tensor->payload, tensor->payload + tensor->length);
+  }
+
+  /// Whether a string field holds exactly `text` (read guarded: the bytes may be a mapping).
+  bool holds(const field& x, std::string_view text) const {
+    if (x.length != text.size()) return false;
+    std::string s;
+    put_bytes(s, x.payload, x.payload + x.length, name_);
+    return s == text;
+  }
+
+  [[nodiscard]] bool node_left_out(std::size_t node) const {
+    const auto it = planned_->constants.lower_bound({node, 0});
+    return it != planned_->constants.end() && it->first.first == node;
+  }
+
+  void node_without_raw(const field& node, std::string& out) {
+    std::string content;
+    fields f(node.payload, node.payload + node.length, name_);
+    std::size_t attribute = 0;
+    while (ok && !f.done()) {
+      const auto x = f.next();
+      if (!x) break;
+      if (x->number == node_attribute && x->wire == length_delimited && planned_->constants.contains({node_, attribute})) {
+        std::string a;
+        attribute_without_raw(x->payload, x->payload + x->length, a);
+        put_message(content, node_attribute, a);
+      } else {
+        put_bytes(content, x->begin, x->next, name_);
+      }
+      if (x->number == node_attribute && x->wire == length_delimited) ++attribute;
+    }
+    ok = ok && f.ok();
+    put_message(out, graph_node, content);
+  }
+
+  void attribute_without_raw(const std::uint8_t* begin, const std::uint8_t* end, std::string& out) {
+    fields f(begin, end, name_);
+    while (ok && !f.done()) {
+      const auto x = f.next();
+      if (!x) break;
+      if (x->number == attribute_tensor && x->wire == length_delimited) {
+        std::string t;
+        tensor_without_raw(x->payload, x->payload + x->length, t);
+        put_message(out, attribute_tensor, t);
+      } else {
+        put_bytes(out, x->begin, x->next, name_);
+      }
+    }
+    ok = ok && f.ok();
   }
 
   std::string* out_;
-  std::uint64_t above_;
-  const std::unordered_map<std::size_t, left_out_field>* plan_;
+  const skim_options& options_;
+  const plan* planned_;
+  const std::uint8_t* file_begin_;  // to give a left-out field's offset in the file
   const std::string& name_;
-  std::size_t initializer_ = 0;
+  std::size_t initializer_ = 0, node_ = 0;
 };
 
 }  // namespace
 
-skimmed_model skim(std::span<const std::byte> file, const std::string& name, bool any_share, std::uint64_t above) {
+skimmed_model skim(std::span<const std::byte> file, const std::string& name, skim_options options) {
   const auto* begin = reinterpret_cast<const std::uint8_t*>(file.data());
   const auto* end = begin + file.size();
-  skimmer plan(nullptr, above, nullptr, name);
-  plan.file_begin = begin;
-  plan.model(begin, end);
+  skimmer planner(nullptr, options, nullptr, begin, name);
+  planner.model(begin, end);
   // Worth a copy of the rest only when the weights left out are most of the file: a model of many small
   // tensors is parsed from the file as it is.
-  if (!plan.ok || plan.left_out == 0 || (!any_share && plan.left_out < file.size() / 2)) return {};
+  if (!planner.ok || planner.left_out == 0 || (!options.any_share && planner.left_out < file.size() / 2)) return {};
   skimmed_model s;
-  s.bytes.reserve(static_cast<std::size_t>(file.size() - plan.left_out) + 64);
-  skimmer write(&s.bytes, above, &plan.left_out_fields, name);
-  write.file_begin = begin;
-  write.model(begin, end);
-  s.left_out = std::move(plan.left_out_fields);
+  s.bytes.reserve(static_cast<std::size_t>(file.size() - planner.left_out) + 64);
+  skimmer writer(&s.bytes, options, &planner.found, begin, name);
+  writer.model(begin, end);
+  s.left_out = std::move(planner.found.initializers);
+  s.constants_left_out = std::move(planner.found.constants);
   return s;
 }
 
