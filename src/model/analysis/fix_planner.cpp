@@ -343,8 +343,9 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
       continue;
     }
     const auto s = where(f);
-    group.push_back({key, f.within, f.name, f.type, pattern_text(*s->g, *s->p, *s->g->find(f.id), port_of(f)),
-                     std::move(plans), 0});
+    const auto& l = *s->g->find(f.id);
+    for (auto& p : plans) p.input = input_word(l);
+    group.push_back({key, f.within, f.name, f.type, pattern_text(*s->g, *s->p, l, port_of(f)), std::move(plans), 0});
   }
 }
 
@@ -413,12 +414,12 @@ void fix_planner::failed(const std::vector<candidate*>& group, const std::map<la
     const auto computed = !x.reduction.empty() ? reduction_text(x)
                           : x.computed.empty() ? std::string()
                                                : terms_text(x.computed, x.shape_of_name);
-    last_failure_[c.key] = changed   ? text::rewrite_changes_shapes(x.index, x.value, *changed, computed)
+    last_failure_[c.key] = changed   ? text::rewrite_changes_shapes(x.index, x.value, *changed, computed, x.input)
                            : failure ? *failure
                                      : text::rewrite_still_leaves(x.index, x.value, issue, proofs_.front().at.key == "batch"
                                                                                                  ? text::proof_at{"batch", "?"}
                                                                                                  : proofs_.front().at,
-                                                                  computed);
+                                                                  computed, x.input);
     if (!final_) {  // judged again in this round's final pass, or planned again in the next round
       failed_.push_back(&c);
       return;
@@ -753,7 +754,7 @@ void fix_planner::judge(const batch_report& r, const text::proof_at& at, std::ma
     });
     if (rewritten != rewrites_.end()) {
       const auto& x = rewritten->p;
-      dropped.emplace(key, text::rewrite_still_leaves(x.index, x.value, f.issue, at));
+      dropped.emplace(key, text::rewrite_still_leaves(x.index, x.value, f.issue, at, {}, x.input));
       continue;
     }
     const auto known = [&](const std::vector<fix_refusal>& v) {

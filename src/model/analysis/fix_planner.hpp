@@ -71,6 +71,8 @@ struct fix_plan {
   std::int64_t consumer = 0;  ///< the layer the holder feeds on the way to the Reshape, and its input
   std::size_t consumer_port = 0;
   std::string why;
+  /// What the reasons call the input rewritten (input_word: "pattern", "sizes", "bounds"...).
+  std::string_view input = "pattern";
   /// New sizes: the pattern computed from the Reshape's input shape instead (then no Const is rewritten:
   /// new layers compute it and feed the Reshape's pattern input; holder and index are unused).
   std::vector<pattern_term> computed{};

@@ -21,20 +21,6 @@ namespace {
 
 using reshape1::detail::fail;
 
-/// The word the layers fix adds before a layer are named with, after what they compute: a Reshape's
-/// `pattern`, an Interpolate's `sizes`, a TopK's `k`, a Tile's or Broadcast's `extents`, a Range's `limit`,
-/// a Divide's `divisor`, a Multiply's `factor`, a slice's `bounds`.
-std::string_view input_word(const layer& l) {
-  return part_of(l.type) == op_part::reshape ? "pattern"
-         : resizes(l)                        ? "sizes"
-         : keeps_k_along(l)                  ? "k"
-         : extends(l)                        ? "extents"
-         : counts_range(l)                   ? "limit"
-         : divides(l)                        ? "divisor"
-         : multiplies(l)                     ? "factor"
-                                             : "bounds";
-}
-
 /// The layers a computed rewrite adds (graph edits), named `PREFIX/NAME`, ids from `id` on; their Consts'
 /// bytes appended after `base`.
 struct added_layers {

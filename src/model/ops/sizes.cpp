@@ -86,6 +86,17 @@ std::optional<std::string_view> global_reduction(const layer& l) {
   return std::nullopt;
 }
 
+std::string_view input_word(const layer& l) {
+  return part_of(l.type) == op_part::reshape ? "pattern"
+         : resizes(l)                        ? "sizes"
+         : keeps_k_along(l)                  ? "k"
+         : extends(l)                        ? "extents"
+         : counts_range(l)                   ? "limit"
+         : divides(l)                        ? "divisor"
+         : multiplies(l)                     ? "factor"
+                                             : "bounds";
+}
+
 bool permutes_axes(const layer& l) { return l.type == "Transpose"; }
 
 bool resizes(const layer& l) { return l.type == "Interpolate"; }

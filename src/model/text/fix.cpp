@@ -196,30 +196,33 @@ fix_reason rewrite_raises(errc code, std::string_view what) {
 }
 
 namespace {
-/// What a rewrite did, as its reasons name it: an element's new value, or the pattern computed.
-std::string rewriting(std::size_t index, std::int64_t value, std::string_view computed, reason_args& args) {
+/// What a rewrite did, as its reasons name it: an element's new value, or the values computed, of the
+/// input `input` names (a Reshape's pattern, an Interpolate's sizes...).
+std::string rewriting(std::size_t index, std::int64_t value, std::string_view computed, std::string_view input,
+                      reason_args& args) {
   if (!computed.empty()) {
     args.emplace_back("computed", std::string(computed));
-    return fmt::format("computing the pattern as {}", computed);
+    return fmt::format("computing the {} as {}", input, computed);
   }
   args.emplace_back("pattern_index", at(index));
   args.emplace_back("value", value);
-  return fmt::format("rewriting pattern[{}] to {}", index, value);
+  return fmt::format("rewriting {}[{}] to {}", input, index, value);
 }
 }  // namespace
 
-fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer, std::string_view computed) {
+fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer, std::string_view computed,
+                                  std::string_view input) {
   reason_args args;
-  const auto what = rewriting(index, value, computed, args);
+  const auto what = rewriting(index, value, computed, input, args);
   args.emplace_back("layer_id", layer);
   return {"rewrite_changes_shapes", std::move(args),
           fmt::format("{} changes the shapes of layer {} at the declared inputs", what, layer)};
 }
 
 fix_reason rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue, const proof_at& place,
-                                std::string_view computed) {
+                                std::string_view computed, std::string_view input) {
   reason_args args;
-  const auto what = rewriting(index, value, computed, args);
+  const auto what = rewriting(index, value, computed, input, args);
   args.emplace_back("finding", std::string(name(issue)));
   args.emplace_back(std::string(place.key), place.value);
   return {"rewrite_still_leaves", std::move(args),

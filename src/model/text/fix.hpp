@@ -91,9 +91,10 @@ using fix_reason = reason_text;
 /// Rewriting raised an error (`code`, its message `what`) while the rewritten model was propagated.
 [[nodiscard]] fix_reason rewrite_raises(errc code, std::string_view what);
 /// Rewriting element `index` to `value` (or computing the pattern as `computed`, when given) changed layer
-/// `layer`'s shapes at the declared inputs.
+/// `layer`'s shapes at the declared inputs. `input` names what was rewritten: a Reshape's "pattern", an
+/// Interpolate's "sizes" (input_word).
 [[nodiscard]] fix_reason rewrite_changes_shapes(std::size_t index, std::int64_t value, std::int64_t layer,
-                                                std::string_view computed = {});
+                                                std::string_view computed = {}, std::string_view input = "pattern");
 /// Where the proof checks: a batch (`batch`, "8") or, for new sizes, the shapes asked (`shapes`,
 /// "x=[1,3,?@H,?@W]"); the reasons name it under that key.
 struct proof_at {
@@ -103,7 +104,8 @@ struct proof_at {
 };
 /// ... still leaves the Reshape failing (or with `issue`) at `at`.
 [[nodiscard]] fix_reason rewrite_still_leaves(std::size_t index, std::int64_t value, batch_issue issue,
-                                              const proof_at& place, std::string_view computed = {});
+                                              const proof_at& place, std::string_view computed = {},
+                                              std::string_view input = "pattern");
 /// Why a fails_at_declared finding is not fix's to mend: the model fails as it is given.
 [[nodiscard]] fix_reason fails_as_given(const batch_finding& f);
 /// Why finding `f`, at `at`, keeps the model from being fixed (code `batch_finding`, naming the finding's

@@ -74,6 +74,17 @@ TEST(fix_text, a_computed_pattern_is_named_as_computed_not_as_an_element) {
   EXPECT_EQ(changes.text, "computing the pattern as [1,shape[1]*shape[2],768] changes the shapes of layer 7 at the declared inputs");
 }
 
+// A layer other than a Reshape is rewritten through another input: the reason names it as fix does.
+TEST(fix_text, a_rewrite_of_another_layer_names_its_input) {
+  namespace t = model::text;
+  const auto leaves = t::rewrite_still_leaves(0, 0, model::batch_issue::cannot_tell, {"x", "[1,2,?,?]"},
+                                              "[shape[0],8,shape[2]*2,shape[3]*2]", "sizes");
+  EXPECT_EQ(leaves.text,
+            "computing the sizes as [shape[0],8,shape[2]*2,shape[3]*2] still leaves the layer cannot tell at [1,2,?,?]");
+  EXPECT_EQ(t::rewrite_changes_shapes(2, 7, 9, {}, "bounds").text,
+            "rewriting bounds[2] to 7 changes the shapes of layer 9 at the declared inputs");
+}
+
 TEST(fix_text, every_reason_has_a_listed_code_a_sentence_and_named_values) {
   expect_well_formed(every_reason(), model::text::fix_reason_codes());
 }

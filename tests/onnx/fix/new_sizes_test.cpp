@@ -164,6 +164,47 @@ TEST(onnx_fix, new_sizes_a_pooling_window_of_the_whole_map_becomes_global_poolin
   EXPECT_NE(m.refusals[0].reason.find("the whole input there"), std::string::npos) << m.refusals[0].reason;
 }
 
+// A refusal of a layer other than a Reshape names the input fix computed as that layer names it.
+TEST(onnx_fix, new_sizes_a_refused_resize_is_said_to_compute_its_sizes) {
+  // y = Resize(x, sizes [1,8,16,16]) of x [1,2,8,8]: 8 channels out, and 8 is also the height, so the sizes
+  // computed as [shape[0],8,shape[2]*2,shape[3]*2] still leave the 8 undecided.
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  const auto value = [](::onnx::ValueInfoProto* v, const char* name, std::vector<std::int64_t> dims) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(1);
+    for (const auto d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  value(g->add_input(), "x", {1, 2, 8, 8});
+  value(g->add_output(), "y", {1, 8, 16, 16});
+  auto* sizes = g->add_initializer();
+  sizes->set_name("sizes");
+  sizes->set_data_type(7);
+  sizes->add_dims(4);
+  for (const std::int64_t v : {1, 8, 16, 16}) sizes->add_int64_data(v);
+  auto* n = g->add_node();
+  n->set_op_type("Resize");
+  n->set_name("up");
+  for (const char* in : {"x", "", "", "sizes"}) n->add_input(in);
+  n->add_output("y");
+  auto* mode = n->add_attribute();
+  mode->set_name("mode");
+  mode->set_type(::onnx::AttributeProto::STRING);
+  mode->set_s("nearest");
+  const auto bytes = m.SerializeAsString();
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "up.onnx", at_sizes("[1,2,?,?]"));
+  EXPECT_FALSE(r.fixed);
+  ASSERT_EQ(r.refusals.size(), 1u);
+  EXPECT_EQ(r.refusals[0].type, "Resize");
+  EXPECT_EQ(r.refusals[0].code, "rewrite_still_leaves");
+  EXPECT_EQ(r.refusals[0].reason.rfind("computing the sizes as [shape[0],8,shape[2]*2,shape[3]*2] still leaves", 0), 0u)
+      << r.refusals[0].reason;
+}
+
 TEST(onnx_fix, new_sizes_a_split_by_2_that_blocks_would_export_alike_is_refused) {
   // [1,2,4,2,7,2] of x [1,2,8,14] is a space-to-depth by 2, or H cut in 4 blocks of H/4 beside W's windows
   // of 2: the same constants (a factor both splits hold is no evidence). Nothing else in the model tells.
