@@ -53,6 +53,7 @@ __all__ = [
     "BatchSummary",
     "CheckSummary",
     "Enclosing",
+    "Finding",
     "LayerSummary",
     "Reason",
     "ReshapeError",
@@ -237,6 +238,24 @@ class Reason:
 
 
 @_report
+class Finding:
+    """What every finding says, whichever answer it belongs to (ReshapeFinding and LayerFinding of check(),
+    BatchFinding of check_batch(), FixRefusal of fix()): the layer (id, name, type; within: the bodies that
+    hold it, outermost first), and why as a stable code (docs/cli.md lists each answer's) with the values
+    that code names (args: ports, axes, values, the layers a value comes from). Each kind adds what it alone
+    says, its sentence among it (ReshapeFinding's warnings and error, LayerFinding's message, BatchFinding's
+    what, FixRefusal's reason): test on code and args, which stay; the sentences are for people.
+    """
+
+    id: int
+    name: str
+    type: str
+    code: str
+    args: Dict[str, Union[int, str]]
+    within: Tuple[Enclosing, ...] = ()
+
+
+@_report
 class ReshapeError:
     """Why a Reshape's output cannot be inferred: a stable error code (see error_codes()) and the message."""
 
@@ -245,7 +264,7 @@ class ReshapeError:
 
 
 @_report
-class ReshapeFinding:
+class ReshapeFinding(Finding):
     """What check() says of one Reshape layer (see docs/cli.md, "check").
 
     verdict is "ok", "error" (inference fails: error says why), "shape_mismatch" (the declared output cannot
@@ -272,10 +291,11 @@ class ReshapeFinding:
     warning_codes: Tuple[Reason, ...]
     error: Optional[ReshapeError] = None
     within: Tuple[Enclosing, ...] = ()
+    type: str = "Reshape"  # (not in the JSON, whose Reshape findings are all of Reshapes)
 
 
 @_report
-class LayerFinding:
+class LayerFinding(Finding):
     """One disagreement of the whole-model self-check: issue is "shape_mismatch", "refinable",
     "not_covered" (no rule for the op: its outputs are unknown) or "rule_error" (the op refuses its
     propagated inputs). port, declared and propagated are None for the last two; message says why for
@@ -485,7 +505,7 @@ class ValueSource:
 
 
 @_report
-class BatchFinding:
+class BatchFinding(Finding):
     """One finding of check_batch(): finding is "fails" (code and at say why and at which batch),
     "swallows_batch", "mixes_samples", "drops_samples" (port and axis: the input and its dimension that
     holds the batch), "loses_batch", "fails_at_declared", "cannot_tell" or "scales_with_batch" (not a
@@ -648,7 +668,7 @@ def _fix_change(data: Mapping[str, Any]) -> FixChange:
 
 
 @_report
-class FixRefusal:
+class FixRefusal(Finding):
     """A layer that keeps the model from reshaping and that fix() left alone: code says why as a stable name
     ("computed_not_const", "batch_finding", ...; docs/cli.md lists them), args what it names
     ({"pattern_index": 0, "layer": "Concat 'shape' (id 5)"}), reason says it in English."""

@@ -97,12 +97,21 @@ class Reason:
     args: Dict[str, Union[int, str]]
 
 @dataclass(frozen=True, kw_only=True)
+class Finding:
+    id: int
+    name: str
+    type: str
+    code: str
+    args: Dict[str, Union[int, str]]
+    within: Tuple[Enclosing, ...] = ...
+
+@dataclass(frozen=True, kw_only=True)
 class ReshapeError:
     code: str
     message: str
 
 @dataclass(frozen=True, kw_only=True)
-class ReshapeFinding:
+class ReshapeFinding(Finding):
     id: int
     name: str
     verdict: Literal["ok", "error", "shape_mismatch", "refinable"]
@@ -120,9 +129,10 @@ class ReshapeFinding:
     warning_codes: Tuple[Reason, ...]
     error: Optional[ReshapeError] = ...
     within: Tuple[Enclosing, ...] = ...
+    type: str = ...
 
 @dataclass(frozen=True, kw_only=True)
-class LayerFinding:
+class LayerFinding(Finding):
     issue: Literal["shape_mismatch", "refinable", "not_covered", "rule_error"]
     id: int
     name: str
@@ -201,7 +211,7 @@ class ValueSource:
     what: str
 
 @dataclass(frozen=True, kw_only=True)
-class BatchFinding:
+class BatchFinding(Finding):
     finding: Literal[
         "fails",
         "swallows_batch",
@@ -292,7 +302,7 @@ class FixChange:
     computed: str = ...
 
 @dataclass(frozen=True, kw_only=True)
-class FixRefusal:
+class FixRefusal(Finding):
     id: int
     name: str
     type: str

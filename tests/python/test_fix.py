@@ -117,6 +117,25 @@ def test_a_refusal_says_why_as_a_code_with_what_it_names(data_dir: pathlib.Path)
     assert refusal.reason.startswith("not a Reshape pattern: fails at batch 2")
 
 
+def test_every_kind_of_finding_is_a_finding(data_dir: pathlib.Path) -> None:
+    # check's Reshape and layer findings, check_batch's findings and fix's refusals share one base class: the
+    # layer, a code and what it names, whichever answer they come from.
+    concat = data_dir / "models" / "concat-batch-const" / "model.xml"
+    checked = reshape1.check(data_dir / RETAIL)
+    batch = reshape1.check_batch(data_dir / RETAIL, batch=8)
+    refused = reshape1.fix(concat)
+    findings: list[reshape1.Finding] = [*checked.findings, *checked.layers, *batch.findings, *refused.refusals]
+    assert {type(f) for f in findings} == {reshape1.ReshapeFinding, reshape1.BatchFinding, reshape1.FixRefusal}
+    for f in findings:
+        assert isinstance(f, reshape1.Finding)
+        assert f.code and isinstance(f.args, dict) and isinstance(f.id, int) and f.name and f.type
+    assert [(f.type, f.code) for f in checked.findings][:1] == [("Reshape", "ok")]
+    assert [(f.id, f.type, f.code, f.args) for f in batch.findings][:1] == [
+        (267, "Reshape", "expects_image_per_index_folded", {"port": 0, "axis": 1, "factor": 12996})
+    ]
+    assert [(f.id, f.type, f.code) for f in refused.refusals] == [(2, "Concat", "batch_finding")]
+
+
 def _shuffle_ir(directory: pathlib.Path) -> pathlib.Path:
     """A channel shuffle as OpenVINO IR: [1,6,10,14] viewed as [1,2,3,10,14], transposed, viewed back."""
     values = {"p": [1, 2, 3, 10, 14], "perm": [0, 2, 1, 3, 4], "q": [1, -1, 10, 14]}

@@ -96,17 +96,13 @@ enum class batch_verdict { yes, no, cannot_tell };
 [[nodiscard]] std::string_view name(batch_verdict v) noexcept;
 
 
-struct batch_finding {
+/// `code`: for `fails` and `fails_at_declared` the error code's name (name(errc)), else the reason
+/// (`reduces_batch`, `replaces_batch`, `output_batch_elsewhere`...); `args` what it names (for `fails`:
+/// nothing; `what` gives the message).
+struct batch_finding : finding {
   batch_issue issue = batch_issue::fails;
   std::size_t layer = 0;  ///< index into the layers of its graph (the model's, or the body `within` names)
-  std::int64_t id = 0;
-  std::string name, type;
   int opset = 0;
-  std::vector<enclosing_layer> within;  ///< the bodies it is in, outermost first; empty at the top level
-  /// Why, as a stable snake_case code: for `fails` and `fails_at_declared` the error code's name
-  /// (name(errc)), else the reason (`reduces_batch`, `replaces_batch`, `output_batch_elsewhere`...).
-  std::string code;
-  reason_args args;          ///< what the reason names (for `fails`: nothing; `what` gives the message)
   std::string what;          ///< what happens, naming the layer, dimensions and values involved
   std::string hint;          ///< a change that resolves it, "" when there is none to give
   std::string at;            ///< for `fails`: the batch it fails at ("8", "?", or the example batch 2)

@@ -52,16 +52,22 @@ struct enclosing_layer {
   friend bool operator==(const enclosing_layer&, const enclosing_layer&) = default;
 };
 
-/// What the checker says of one Reshape layer, at the shapes propagated to it.
-struct reshape_finding {
+/// What every finding says, whichever answer it belongs to (reshape_finding and layer_finding of check,
+/// batch_finding of check_batch, fix_refusal of fix): the layer, and why as a stable snake_case code with
+/// the values it names (JSON `code` and `args`). Each kind adds what it alone says, its sentence among it.
+struct finding {
   std::int64_t id = 0;
-  std::string name;
+  std::string name, type;
   std::vector<enclosing_layer> within;  ///< the bodies it is in, outermost first; empty at the top level
-  verdict result = verdict::ok;
-  /// Why the verdict, as a stable code: `ok`; for an error its errc's name (name(errc)); for a
-  /// shape_mismatch `declared_cannot_be`, for refinable `can_be_declared_as` (args: `declared`, `inferred`).
-  std::string code = "ok";
+  std::string code;
   reason_args args;
+};
+
+/// What the checker says of one Reshape layer, at the shapes propagated to it (`type` "Reshape"). `code`
+/// says why the verdict: `ok`; for an error its errc's name (name(errc)); for a shape_mismatch
+/// `declared_cannot_be`, for refinable `can_be_declared_as` (args: `declared`, `inferred`).
+struct reshape_finding : finding {
+  verdict result = verdict::ok;
   std::optional<reshape_error> error;  ///< for verdict::error
   partial_shape input;       ///< the data input (symbols removed)
   reshape_pattern pattern = reshape_pattern::unknown();  ///< as far as it is known (symbols removed)
@@ -86,20 +92,15 @@ enum class layer_issue {
 };
 [[nodiscard]] std::string_view name(layer_issue i) noexcept;
 
-struct layer_finding {
+/// `code`: `declared_cannot_be` (shape_mismatch), `declared_more_precise` (refinable: the declaration static
+/// where only an interval is derived), `no_rule` (not_covered), or the errc's name of a rule_error
+/// (name(errc)); `args` what it names (`port`, `declared`, `propagated`; `type`, `opset`).
+struct layer_finding : finding {
   layer_issue issue = layer_issue::shape_mismatch;
-  std::int64_t id = 0;
-  std::string name, type;
-  std::vector<enclosing_layer> within;  ///< the bodies it is in, outermost first; empty at the top level
   int opset = 0;
   std::int64_t port = -1;  ///< the output port (-1 for not_covered and rule_error)
   partial_shape declared = partial_shape::dynamic();
   partial_shape propagated = partial_shape::dynamic();
-  /// Why, as a stable code: `declared_cannot_be` (shape_mismatch), `declared_more_precise` (refinable: the
-  /// declaration static where only an interval is derived), `no_rule` (not_covered), or the errc's name of a
-  /// rule_error (name(errc)).
-  std::string code;
-  reason_args args;     ///< what the code names (`port`, `declared`, `propagated`; `type`, `opset`)
   std::string message;  ///< for not_covered and rule_error
 };
 

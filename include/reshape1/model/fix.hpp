@@ -118,15 +118,10 @@ struct fix_change {
   std::variant<ir_edit, onnx_edit> edit{};
 };
 
-/// A layer that keeps the model from reshaping and that fix left alone, with the reason.
-struct fix_refusal {
-  std::int64_t id = 0;
-  std::string name, type;
-  /// Why, as a stable snake_case code (docs/cli.md, `fix`: `computed_not_const`, `batch_finding`...).
-  std::string code;
-  reason_args args;    ///< what the reason names, each under its name (as a batch finding's args)
+/// A layer that keeps the model from reshaping and that fix left alone, with the reason: `code` as docs/cli.md
+/// lists them for `fix` (`computed_not_const`, `batch_finding`...), `args` what it names.
+struct fix_refusal : finding {
   std::string reason;  ///< the sentence, written from the code and its args
-  std::vector<enclosing_layer> within{};  ///< the bodies the layer is in, outermost first
 };
 
 /// What fix writes for an IR: the .xml's text, and the bytes appended to the original .bin (`bin`).

@@ -79,6 +79,8 @@ reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t 
   reshape_finding f;
   f.id = l.id;
   f.name = l.name;
+  f.type = l.type;
+  f.code = "ok";
   f.special_zero = l.flag("special_zero");
   f.declared = l.outputs.empty() ? partial_shape::dynamic() : l.outputs[0].shape();
   const partial_shape& input = p.input(g, l, 0).shape;

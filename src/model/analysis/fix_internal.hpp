@@ -200,8 +200,8 @@ struct pattern_choice {
 /// A refusal of layer `id` for reason `why`.
 [[nodiscard]] inline fix_refusal refused(std::int64_t id, std::string name, std::string type, text::fix_reason why,
                                          std::vector<enclosing_layer> within = {}) {
-  return {id, std::move(name), std::move(type), std::move(why.code), std::move(why.args), std::move(why.text),
-          std::move(within)};
+  return {{id, std::move(name), std::move(type), std::move(within), std::move(why.code), std::move(why.args)},
+          std::move(why.text)};
 }
 
 /// How many inputs of `g`'s layers `l` feeds: a Const or a layer on the way to a pattern that feeds more

@@ -9,11 +9,14 @@
 #include <iterator>
 #include <map>
 #include <random>
+#include <type_traits>
 
 #include <fmt/format.h>
 
 #include "io/files.hpp"
+#include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
+#include "reshape1/model/fix.hpp"
 #include "../../test_util.hpp"
 #include "../ir_builder.hpp"
 
@@ -39,6 +42,22 @@ TEST_F(ir, ok_for_a_flatten_with_special_zero) {
   EXPECT_EQ(shown(f.inferred), "[2,12]");
   EXPECT_TRUE(f.warnings.empty());
   EXPECT_FALSE(f.blocks_reshape);
+}
+
+// Every kind of finding (check's, check_batch's, fix's refusals) is a model::finding: the layer, a code and
+// what it names. A Reshape's says it is one.
+TEST_F(ir, a_reshape_finding_is_a_finding_of_a_reshape) {
+  static_assert(std::is_base_of_v<model::finding, model::reshape_finding>);
+  static_assert(std::is_base_of_v<model::finding, model::layer_finding>);
+  static_assert(std::is_base_of_v<model::finding, model::batch_finding>);
+  static_assert(std::is_base_of_v<model::finding, model::fix_refusal>);
+  ir_builder b(10);
+  const int x = b.parameter("[2,3,4]");
+  b.reshape(x, b.i64({0, -1}), true, "[2,3,4]", "[2]", "[2,12]");
+  const model::finding& f = only(check(b));
+  EXPECT_EQ(f.type, "Reshape");
+  EXPECT_EQ(f.code, "ok");
+  EXPECT_TRUE(f.args.empty());
 }
 
 TEST_F(ir, error_when_inference_fails) {
