@@ -277,7 +277,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
 
   std::optional<model::text::fix_reason> refuses(const model::detail::fix_site& s, const model::detail::element_origin& origin,
                                      model::detail::fix_plan& x) const override {
-    const auto element = x.element;
+    const model::text::element_ref element{x.element, x.input};
     // In a body, a tensor of the graph around it that the body reads by name comes in as a Parameter of
     // the body's own (named as the tensor).
     const bool captured =
@@ -318,10 +318,11 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   /// layer running the body feeds to `param`; nullopt when it is one, else why it cannot be.
   std::optional<model::text::fix_reason> outside(const model::detail::fix_site& s, const model::layer& param, const std::string& held,
                                      model::detail::fix_plan& x) const {
-    if (model::detail::readers_of(*s.g, param) > 1) return model::text::comes_through_shared_node(x.element, held);
+    const model::text::element_ref element{x.element, x.input};
+    if (model::detail::readers_of(*s.g, param) > 1) return model::text::comes_through_shared_node(element, held);
     const auto* src = held_outside(s, param, x);
-    if (src == nullptr) return model::text::not_a_tensor_the_node_sees(x.element, held);
-    if (src->auxiliary || src->name != held) return model::text::computed_not_tensor(x.element);
+    if (src == nullptr) return model::text::not_a_tensor_the_node_sees(element, held);
+    if (src->auxiliary || src->name != held) return model::text::computed_not_tensor(element);
     return std::nullopt;
   }
 

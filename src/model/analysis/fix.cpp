@@ -53,7 +53,7 @@ class ir_fixer final : public detail::fix_planner {
  private:
   std::optional<text::fix_reason> refuses(const detail::fix_site& s, const detail::element_origin& origin,
                                      detail::fix_plan& x) const override {
-    const auto index = x.element;
+    const text::element_ref index{x.element, x.input};
     const auto* holder = origin.holder;
     // A body's Parameter that the layer running the body feeds the same value at every iteration: the Const
     // it comes from, around the body, is rewritten (read by this Reshape only, as a layer on the way).

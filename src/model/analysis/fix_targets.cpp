@@ -110,6 +110,7 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
   fix_plan x;
   x.within = x.holder_within = within;
   x.reshape = l.id;
+  x.input = input_word(l);
   x.element = c.element;
   x.port = c.port;
   x.old_value = c.old_value;
@@ -126,7 +127,7 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     const auto other = origin_of_element(*s.g, *s.p, l, c.port, element);
     if (other.holder != origin.holder || other.consumer != origin.consumer || other.consumer_port != origin.consumer_port ||
         other.path != origin.path) {
-      reason = text::held_apart(c.element, element);
+      reason = text::held_apart({c.element, x.input}, element);
       return std::nullopt;
     }
     x.also.emplace_back(other.index, value);

@@ -94,6 +94,7 @@ std::string_view input_word(const layer& l) {
          : counts_range(l)                   ? "limit"
          : divides(l)                        ? "divisor"
          : multiplies(l)                     ? "factor"
+         : gather_counts_back(l)             ? "indices"
                                              : "bounds";
 }
 

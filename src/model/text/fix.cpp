@@ -108,43 +108,45 @@ fix_reason not_fixed_without_special_zero(model_format format) {
           fmt::format("pattern has elements that are not fixed values, and {}", literal_zeros(format))};
 }
 
+std::string element_ref::named() const { return fmt::format("{}[{}]", input, index); }
+
 fix_reason shape_values_unknown() { return {"shape_values_unknown", {}, "its shape's values are not known"}; }
 
-fix_reason computed_not_const(std::size_t index, std::string_view where) {
-  return {"computed_not_const", {{"pattern_index", at(index)}, {"layer", std::string(where)}},
-          fmt::format("pattern[{}] is computed by {}, not held by a Const", index, where.empty() ? "nothing" : where)};
+fix_reason computed_not_const(element_ref element, std::string_view where) {
+  return {"computed_not_const", {{"pattern_index", at(element.index)}, {"layer", std::string(where)}},
+          fmt::format("{} is computed by {}, not held by a Const", element.named(), where.empty() ? "nothing" : where)};
 }
 
-fix_reason type_not_rewritten(std::size_t index, std::string_view where, std::string_view type) {
+fix_reason type_not_rewritten(element_ref element, std::string_view where, std::string_view type) {
   return {"type_not_rewritten",
-          {{"pattern_index", at(index)}, {"layer", std::string(where)}, {"element_type", std::string(type)}},
-          fmt::format("pattern[{}] is held by {} of type {}, which fix does not rewrite", index, where, type)};
+          {{"pattern_index", at(element.index)}, {"layer", std::string(where)}, {"element_type", std::string(type)}},
+          fmt::format("{} is held by {} of type {}, which fix does not rewrite", element.named(), where, type)};
 }
 
-fix_reason unsigned_cannot_hold_minus_one(std::size_t index, std::string_view where, std::string_view type) {
+fix_reason unsigned_cannot_hold_minus_one(element_ref element, std::string_view where, std::string_view type) {
   return {"unsigned_cannot_hold_minus_one",
-          {{"pattern_index", at(index)}, {"layer", std::string(where)}, {"element_type", std::string(type)}},
-          fmt::format("pattern[{}] is held by {} of unsigned type {}, which cannot hold -1", index, where, type)};
+          {{"pattern_index", at(element.index)}, {"layer", std::string(where)}, {"element_type", std::string(type)}},
+          fmt::format("{} is held by {} of unsigned type {}, which cannot hold -1", element.named(), where, type)};
 }
 
-fix_reason comes_through_shared_layer(std::size_t index, std::string_view where) {
-  return {"comes_through_shared_layer", {{"pattern_index", at(index)}, {"layer", std::string(where)}},
-          fmt::format("pattern[{}] comes through {}, which feeds other layers too", index, where)};
+fix_reason comes_through_shared_layer(element_ref element, std::string_view where) {
+  return {"comes_through_shared_layer", {{"pattern_index", at(element.index)}, {"layer", std::string(where)}},
+          fmt::format("{} comes through {}, which feeds other layers too", element.named(), where)};
 }
 
-fix_reason computed_not_tensor(std::size_t index) {
-  return {"computed_not_tensor", {{"pattern_index", at(index)}},
-          fmt::format("pattern[{}] is computed, not held in an initializer or a Constant node", index)};
+fix_reason computed_not_tensor(element_ref element) {
+  return {"computed_not_tensor", {{"pattern_index", at(element.index)}},
+          fmt::format("{} is computed, not held in an initializer or a Constant node", element.named())};
 }
 
-fix_reason constant_not_in_file(std::size_t index, std::string_view node) {
-  return {"constant_not_in_file", {{"pattern_index", at(index)}, {"node", std::string(node)}},
-          fmt::format("pattern[{}] is a constant of node '{}' that is not written in the file as a tensor", index, node)};
+fix_reason constant_not_in_file(element_ref element, std::string_view node) {
+  return {"constant_not_in_file", {{"pattern_index", at(element.index)}, {"node", std::string(node)}},
+          fmt::format("{} is a constant of node '{}' that is not written in the file as a tensor", element.named(), node)};
 }
 
-fix_reason comes_through_shared_node(std::size_t index, std::string_view node) {
-  return {"comes_through_shared_node", {{"pattern_index", at(index)}, {"node", std::string(node)}},
-          fmt::format("pattern[{}] comes through node '{}', which feeds other nodes too", index, node)};
+fix_reason comes_through_shared_node(element_ref element, std::string_view node) {
+  return {"comes_through_shared_node", {{"pattern_index", at(element.index)}, {"node", std::string(node)}},
+          fmt::format("{} comes through node '{}', which feeds other nodes too", element.named(), node)};
 }
 
 fix_reason reaches_through_added_layer(std::string_view tensor) {
@@ -152,15 +154,15 @@ fix_reason reaches_through_added_layer(std::string_view tensor) {
           fmt::format("'{}' reaches the pattern through a layer reshape1 added", tensor)};
 }
 
-fix_reason not_a_tensor_the_node_sees(std::size_t index, std::string_view tensor) {
-  return {"not_a_tensor_the_node_sees", {{"pattern_index", at(index)}, {"tensor", std::string(tensor)}},
-          fmt::format("pattern[{}] is held by '{}', which is no initializer or Constant node the node sees", index,
+fix_reason not_a_tensor_the_node_sees(element_ref element, std::string_view tensor) {
+  return {"not_a_tensor_the_node_sees", {{"pattern_index", at(element.index)}, {"tensor", std::string(tensor)}},
+          fmt::format("{} is held by '{}', which is no initializer or Constant node the node sees", element.named(),
                       tensor)};
 }
 
-fix_reason external_read_in_body(std::size_t index, std::string_view tensor) {
-  return {"external_read_in_body", {{"pattern_index", at(index)}, {"tensor", std::string(tensor)}},
-          fmt::format("pattern[{}] is held by '{}', in external data, and read inside a body", index, tensor)};
+fix_reason external_read_in_body(element_ref element, std::string_view tensor) {
+  return {"external_read_in_body", {{"pattern_index", at(element.index)}, {"tensor", std::string(tensor)}},
+          fmt::format("{} is held by '{}', in external data, and read inside a body", element.named(), tensor)};
 }
 
 fix_reason values_not_read(std::string_view tensor) {
@@ -414,10 +416,10 @@ fix_reason shape_not_a_tensor(std::string_view source) {
                       source)};
 }
 
-fix_reason held_apart(std::size_t index, std::size_t other) {
-  return {"held_apart", {{"pattern_index", at(index)}, {"other_index", at(other)}},
-          fmt::format("pattern[{}] and pattern[{}] must be rewritten together, and different constants hold them",
-                      index, other)};
+fix_reason held_apart(element_ref element, std::size_t other) {
+  return {"held_apart", {{"pattern_index", at(element.index)}, {"other_index", at(other)}},
+          fmt::format("{} and {}[{}] must be rewritten together, and different constants hold them",
+                      element.named(), element.input, other)};
 }
 
 fix_reason read_back_lacks_layer() {

@@ -63,20 +63,28 @@ using fix_reason = reason_text;
 [[nodiscard]] fix_reason not_fixed_without_special_zero(model_format format);
 /// The shape's values unknown.
 [[nodiscard]] fix_reason shape_values_unknown();
+/// An element of the input fix rewrites, as its reasons name it: `pattern[2]` of a Reshape, `sizes[1]` of
+/// an Interpolate, `bounds[0]` of a slice (input_word); an index alone is a pattern's.
+struct element_ref {
+  std::size_t index = 0;
+  std::string_view input = "pattern";
+  element_ref(std::size_t i, std::string_view in = "pattern") : index(i), input(in) {}
+  [[nodiscard]] std::string named() const;
+};
 /// The element is not held where fix can write it. IR: computed by a layer (`where`; "" for nothing), held
 /// by a Const of a type fix does not rewrite, or unsigned where -1 is needed; through a shared layer.
-[[nodiscard]] fix_reason computed_not_const(std::size_t index, std::string_view where);
-[[nodiscard]] fix_reason type_not_rewritten(std::size_t index, std::string_view where, std::string_view type);
-[[nodiscard]] fix_reason unsigned_cannot_hold_minus_one(std::size_t index, std::string_view where,
+[[nodiscard]] fix_reason computed_not_const(element_ref element, std::string_view where);
+[[nodiscard]] fix_reason type_not_rewritten(element_ref element, std::string_view where, std::string_view type);
+[[nodiscard]] fix_reason unsigned_cannot_hold_minus_one(element_ref element, std::string_view where,
                                                          std::string_view type);
-[[nodiscard]] fix_reason comes_through_shared_layer(std::size_t index, std::string_view where);
+[[nodiscard]] fix_reason comes_through_shared_layer(element_ref element, std::string_view where);
 /// ONNX: the same, by node and tensor names.
-[[nodiscard]] fix_reason computed_not_tensor(std::size_t index);
-[[nodiscard]] fix_reason constant_not_in_file(std::size_t index, std::string_view node);
-[[nodiscard]] fix_reason comes_through_shared_node(std::size_t index, std::string_view node);
+[[nodiscard]] fix_reason computed_not_tensor(element_ref element);
+[[nodiscard]] fix_reason constant_not_in_file(element_ref element, std::string_view node);
+[[nodiscard]] fix_reason comes_through_shared_node(element_ref element, std::string_view node);
 [[nodiscard]] fix_reason reaches_through_added_layer(std::string_view tensor);
-[[nodiscard]] fix_reason not_a_tensor_the_node_sees(std::size_t index, std::string_view tensor);
-[[nodiscard]] fix_reason external_read_in_body(std::size_t index, std::string_view tensor);
+[[nodiscard]] fix_reason not_a_tensor_the_node_sees(element_ref element, std::string_view tensor);
+[[nodiscard]] fix_reason external_read_in_body(element_ref element, std::string_view tensor);
 [[nodiscard]] fix_reason values_not_read(std::string_view tensor);
 [[nodiscard]] fix_reason does_not_feed(std::string_view tensor, std::size_t port, std::string_view node);
 
@@ -168,7 +176,7 @@ struct proof_at {
 /// The format cannot name the tensor (`source`) a computed pattern would read the shape of.
 [[nodiscard]] fix_reason shape_not_a_tensor(std::string_view source);
 /// New sizes: pattern elements `index` and `other`, rewritten together, are held by different constants.
-[[nodiscard]] fix_reason held_apart(std::size_t index, std::size_t other);
+[[nodiscard]] fix_reason held_apart(element_ref element, std::size_t other);
 /// The proof read the rewritten model back: a layer is missing, or has other shapes at the declared inputs.
 [[nodiscard]] fix_reason read_back_lacks_layer();
 [[nodiscard]] fix_reason read_back_lacks_tensor(std::string_view name);

@@ -83,6 +83,13 @@ TEST(fix_text, a_rewrite_of_another_layer_names_its_input) {
             "computing the sizes as [shape[0],8,shape[2]*2,shape[3]*2] still leaves the layer cannot tell at [1,2,?,?]");
   EXPECT_EQ(t::rewrite_changes_shapes(2, 7, 9, {}, "bounds").text,
             "rewriting bounds[2] to 7 changes the shapes of layer 9 at the declared inputs");
+  // Where the element is held says it of that input too; the args keep their names.
+  const auto held = t::comes_through_shared_node({1, "sizes"}, "cat");
+  EXPECT_EQ(held.text, "sizes[1] comes through node 'cat', which feeds other nodes too");
+  EXPECT_EQ(held.args.front().first, "pattern_index");
+  EXPECT_EQ(t::held_apart({0, "bounds"}, 2).text,
+            "bounds[0] and bounds[2] must be rewritten together, and different constants hold them");
+  EXPECT_EQ(t::computed_not_const(3, "").text, "pattern[3] is computed by nothing, not held by a Const");
 }
 
 TEST(fix_text, every_reason_has_a_listed_code_a_sentence_and_named_values) {
