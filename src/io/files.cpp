@@ -313,6 +313,20 @@ mapped_file::mapped_file(const std::filesystem::path& path, file_access access) 
   }
 }
 
+namespace {
+/// Bytes [from, to) of the regular file open as `fd` into `bytes + from`: error(io) naming `name` when a
+/// read fails, or when the file ends first (it became shorter while it was read).
+void pread_range(int fd, std::byte* bytes, std::size_t from, std::size_t to, const std::string& name) {
+  for (std::size_t have = from; have < to;) {
+    const ssize_t r = ::pread(fd, bytes + have, to - have, static_cast<off_t>(have));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) fail(errc::io, {.file = name}, fmt::format("{}: cannot read: {}", name, system_message(errno)));
+    if (r == 0) fail_shrunk(name);
+    have += static_cast<std::size_t>(r);
+  }
+}
+}  // namespace
+
 std::unique_ptr<std::byte[]> mapped_file::copy() const {
   std::unique_ptr<std::byte[]> out(new std::byte[size_]);  // left uninitialised: the reads fill it
   if (!mapped_) {
@@ -320,13 +334,7 @@ std::unique_ptr<std::byte[]> mapped_file::copy() const {
     return out;
   }
   prefault(out.get(), size_);
-  for (std::size_t have = 0; have < size_;) {
-    const ssize_t r = ::pread(fd_, out.get() + have, size_ - have, static_cast<off_t>(have));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) fail(errc::io, {.file = name_}, fmt::format("{}: cannot read: {}", name_, system_message(errno)));
-    if (r == 0) fail_shrunk(name_);
-    have += static_cast<std::size_t>(r);
-  }
+  pread_range(fd_, out.get(), 0, size_, name_);
   return out;
 }
 
@@ -347,16 +355,7 @@ mapped_file::mapped_file(const std::filesystem::path& path, std::span<const std:
   const auto size = static_cast<std::size_t>(st.st_size);
   const std::size_t total = size + tail.size();
   if (total == 0) return;  // no bytes: no mapping, as for an empty file
-  // Bytes [from, size) of the file into `bytes + from`.
-  const auto read_rest = [&](std::byte* bytes, std::size_t from) {
-    for (std::size_t have = from; have < size;) {
-      const ssize_t r = ::pread(fd, bytes + have, size - have, static_cast<off_t>(have));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) fail(errc::io, {.file = name_}, fmt::format("{}: cannot read: {}", name_, system_message(errno)));
-      if (r == 0) fail_shrunk(name_);
-      have += static_cast<std::size_t>(r);
-    }
-  };
+  const auto read_rest = [&](std::byte* bytes, std::size_t from) { pread_range(fd, bytes, from, size, name_); };
   if constexpr (!reshape1::detail::maps_files) {
     buffer_.reset(new std::byte[total]);  // left uninitialised: the file and the tail fill it
     read_rest(buffer_.get(), 0);
