@@ -264,7 +264,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
            (n.op_type() == "Slice" && n.input_size() > 2) || (n.op_type() == "Gather" && n.input_size() > 1) ||
            ((n.op_type() == "TopK" || n.op_type() == "Tile" || n.op_type() == "Expand") && n.input_size() > 1) ||
            (n.op_type() == "Range" && n.input_size() > 2) ||
-           ((n.op_type() == "Div" || n.op_type() == "Mul") && n.input_size() > 1) || n.op_type() == "AveragePool";
+           ((n.op_type() == "Div" || n.op_type() == "Mul") && n.input_size() > 1) || n.op_type() == "AveragePool" ||
+           n.op_type() == "MaxPool";
   }
 
   /// The input of node `n` that the layer it is lowered to reads at `port`: a Resize's sizes are its fourth
@@ -296,7 +297,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const auto file = names_at(original_, nullptr, x.within);
     const auto reader = file ? reader_of(*file, *s.g, *origin.consumer) : std::nullopt;
     if (!reader) return model::text::reaches_through_added_layer(held);
-    const auto h = holder_of(proto_, held, *reader);
+    const auto h = holder_of(proto_, held, *reader, false);
     if (!h) return model::text::not_a_tensor_the_node_sees(element, held);
     const bool external = h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL;
     if (captured && external) return model::text::external_read_in_body(element, held);
@@ -306,8 +307,9 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
         std::any_of(x.also.begin(), x.also.end(), [&](const auto& a) { return a.first >= count; }))
       return model::text::values_not_read(held);
     const auto& node = *node_at(proto_, *reader);
+    // (An Identity between them is no node of the lowered graph: the value reaches the node through it.)
     if (x.consumer_port >= static_cast<std::size_t>(node.input_size()) ||
-        node.input(static_cast<int>(x.consumer_port)) != held)
+        detail::through_identities(proto_, node.input(static_cast<int>(x.consumer_port)), *reader) != held)
       return model::text::does_not_feed(held, x.consumer_port, node.name());
     if (captured) return outside(s, *origin.holder, held, x);
     return std::nullopt;
@@ -389,6 +391,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     taken_names(m.graph(), taken);
     changes_.clear();
     inserted_.clear();
+    removed_.clear();
     std::vector<std::pair<layer_key, node_ref>> reshapes;
     for (const auto& r : rewrites) {
       auto at = apply(m, r, taken, reshapes);
@@ -438,7 +441,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const std::pair<const std::string, model::source>* lost = nullptr;
     std::optional<std::size_t> first;
     for (const auto& entry : names_) {
-      if (dropped_.contains(entry.first)) continue;  // the rewrites left it unread: dropped, not lost
+      // The rewrites left it unread (dropped), or took it from its node, which nothing read it from (removed).
+      if (dropped_.contains(entry.first) || removed_.contains(entry.first)) continue;
       const auto it = names_back_.find(entry.first);
       const auto id = original_.layers()[entry.second.layer].id;
       if (it == names_back_.end()) {
@@ -520,7 +524,8 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     const auto node = shifted(reader_of(*s, *s->g, *reshape));
     if (!reader || !node || origin.holder == nullptr) internal("its nodes are not found again");
     const std::string held(origin.holder->name);
-    auto h = holder_of(m, held, *reader);
+    // A clone copies the value into an initializer of its own: the Constant node stays as the file has it.
+    auto h = holder_of(m, held, *reader, !r.clone);
     if (!h) internal(fmt::format("'{}' is not found again", held));
     const bool external = h->tensor->data_location() == ::onnx::TensorProto::EXTERNAL;
     const auto holder_graph = site_at(r.p.holder_within);
@@ -536,7 +541,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       copy->set_name(name);
       reader_node.set_input(static_cast<int>(origin.consumer_port), name);
       cloned_from = held;
-      h = holder{copy, name, false, h->graph};
+      h = holder{copy, name, false, h->graph, nullptr};
     }
     if (external) write_inline(*h->tensor, bytes);
     set_value(*h->tensor, origin.index, r.p.value);
@@ -560,10 +565,10 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return *node;
   }
 
-  /// Reduction rewrite `r` made in `m`: the AveragePool node whose window is the whole input becomes
-  /// GlobalAveragePool, which takes the whole of every spatial axis and keeps it as 1 (the reduction the
-  /// judged edit made of its layer), without the window's attributes. (A MaxPool is lowered to MaxPool-8,
-  /// whose indices are a second output, which the plan refuses: a rewrite is not made for it.)
+  /// Reduction rewrite `r` made in `m`: the AveragePool or MaxPool node whose window is the whole input
+  /// becomes GlobalAveragePool or GlobalMaxPool, which take the whole of every spatial axis and keep it as 1
+  /// (the reduction the judged edit made of its layer), without the window's attributes. A MaxPool's
+  /// indices output goes too: the plan made a reduction only where nothing reads it.
   node_ref apply_reduction(::onnx::ModelProto& m, const model::detail::fix_rewrite& r) {
     const auto s = names_at(original_, &declared(), r.p.within);
     const auto* pool = s ? s->g->find(r.p.reshape) : nullptr;
@@ -572,9 +577,11 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     if (g == nullptr || node->index >= g->node_size()) internal("its node is not found again");
     auto& n = *g->mutable_node(node->index);
     const auto was = n.op_type();
-    if (was != "AveragePool") internal("its node is no AveragePool");
-    n.set_op_type("GlobalAveragePool");
+    if (was != "AveragePool" && was != "MaxPool") internal("its node is no AveragePool or MaxPool");
+    n.set_op_type(was == "MaxPool" ? "GlobalMaxPool" : "GlobalAveragePool");
     n.clear_attribute();
+    for (int k = 1; k < n.output_size(); ++k) removed_.insert(n.output(k));
+    if (n.output_size() > 1) n.mutable_output()->DeleteSubrange(1, n.output_size() - 1);
     auto& c = changes_[{r.p.within, r.p.reshape}];
     c.name = n.name().empty() ? n.output(0) : n.name();
     c.type = was;
@@ -966,6 +973,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
 
   std::map<layer_key, fix_change> changes_;  ///< what read_back made of each rewrite, by its Reshape
   std::vector<insertion> inserted_;
+  std::set<std::string> removed_;  ///< outputs the last edit written took from their nodes (a MaxPool's indices)
   std::set<std::string> dropped_;  ///< the tensors the last edit written dropped (drop_unread)            ///< the nodes read_back inserted so far, in order
   std::vector<std::string> freed_;            ///< and the declared dims it freed
   std::string written_;                       ///< and the bytes it read back

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -133,6 +134,9 @@ class node_context {
   source constant_tensor(const ::onnx::TensorProto& t);
   /// Node output i is a Const holding `t`, whose values translations of later nodes may read.
   void output_constant(std::size_t i, const ::onnx::TensorProto& t);
+  /// Likewise for a tensor the translation made (a Constant's `value_ints` as the tensor it stands for):
+  /// the lowering keeps it as long as it keeps the node's.
+  void output_constant(std::size_t i, ::onnx::TensorProto&& t);
   /// The element type of input i when a Const feeds it.
   [[nodiscard]] std::optional<element_type> constant_type(std::size_t i) const;
   /// Node output i is layer output s.
@@ -306,6 +310,8 @@ class graph_lowering {
   std::unordered_map<std::string, int> domain_versions;
   /// The ranks value_info and the graph outputs declare, by tensor name.
   std::unordered_map<std::string_view, std::size_t> declared_ranks;  // names view the ModelProto
+  /// Keeps a tensor a translation made, where the names bound to it can point (a deque does not move it).
+  const ::onnx::TensorProto& keep(::onnx::TensorProto&& t) { return made_.emplace_back(std::move(t)); }
 
  private:
   source const_layer(element_type type, std::span<const std::int64_t> dims, std::string offset, std::string size,
@@ -316,6 +322,7 @@ class graph_lowering {
   model::detail::graph_builder& b_;
   std::vector<std::byte>& weights_;
   std::unordered_map<std::string_view, known> names_;  // names view the ModelProto, which outlives this
+  std::deque<::onnx::TensorProto> made_;
 };
 
 /// The version of the default domain ("" or "ai.onnx") a model imports; error(bad_file) naming `file` when it

@@ -146,23 +146,79 @@ std::set<std::string> read_names(const ::onnx::GraphProto& g) {
   return read;
 }
 
-std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader) {
+namespace {
+/// The int64 tensor a Constant's `value_ints` (1-D) or `value_int` (a scalar) stands for.
+::onnx::TensorProto tensor_of_ints(const ::onnx::AttributeProto& a) {
+  ::onnx::TensorProto t;
+  t.set_data_type(::onnx::TensorProto::INT64);
+  if (a.name() == "value_int") {
+    t.add_int64_data(a.i());
+  } else {
+    t.add_dims(a.ints_size());
+    for (const auto v : a.ints()) t.add_int64_data(v);
+  }
+  return t;
+}
+}  // namespace
+
+std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader, bool edit) {
   for (auto k = reader.path.size() + 1; k-- > 0;) {
     auto* g = graph_at(m, {reader.path.begin(), reader.path.begin() + static_cast<std::ptrdiff_t>(k)});
     if (g == nullptr) continue;
     std::optional<holder> last;
     for (auto& t : *g->mutable_initializer())
-      if (t.name() == name) last = holder{&t, name, false, g};
-    for (auto& n : *g->mutable_node())
-      if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
-        for (auto& a : *n.mutable_attribute())
-          if (a.name() == "value" && a.has_t()) last = holder{a.mutable_t(), name, true, g};
+      if (t.name() == name) last = holder{&t, name, false, g, nullptr};
+    for (auto& n : *g->mutable_node()) {
+      if (n.op_type() != "Constant" || n.output_size() != 1 || n.output(0) != name) continue;
+      for (auto& a : *n.mutable_attribute()) {
+        if (a.name() == "value" && a.has_t()) last = holder{a.mutable_t(), name, true, g, nullptr};
+        // The type a Constant's value_ints or value_int is written with is checked where it is read.
+        const bool ints = (a.name() == "value_ints" && a.type() == ::onnx::AttributeProto::INTS) ||
+                          (a.name() == "value_int" && a.type() == ::onnx::AttributeProto::INT);
+        if (ints && edit) {
+          auto t = tensor_of_ints(a);
+          a.Clear();
+          a.set_name("value");
+          a.set_type(::onnx::AttributeProto::TENSOR);
+          *a.mutable_t() = std::move(t);
+          last = holder{a.mutable_t(), name, true, g, nullptr};
+        } else if (ints) {
+          auto made = std::make_shared<::onnx::TensorProto>(tensor_of_ints(a));
+          last = holder{made.get(), name, true, g, made};
+        }
+      }
+    }
     if (last) return last;
     if (k > 0)
       for (const auto& v : g->input())
         if (v.name() == name) return std::nullopt;
   }
   return std::nullopt;
+}
+
+std::string through_identities(::onnx::ModelProto& m, std::string name, const node_ref& reader) {
+  // Each step goes to an earlier node of a graph (a name is given once in a valid model): a file that names
+  // in a circle stops after as many steps as it has nodes.
+  std::size_t steps = 0;
+  for (auto k = reader.path.size() + 1; k-- > 0;) {
+    auto* g = graph_at(m, {reader.path.begin(), reader.path.begin() + static_cast<std::ptrdiff_t>(k)});
+    if (g == nullptr) continue;
+    for (bool found = true; found && steps <= static_cast<std::size_t>(g->node_size());) {
+      found = false;
+      for (const auto& n : g->node())
+        if (n.op_type() == "Identity" && (n.domain().empty() || n.domain() == "ai.onnx") && n.input_size() == 1 &&
+            n.output_size() == 1 && n.output(0) == name) {
+          name = n.input(0);
+          found = true;
+          ++steps;
+          break;
+        }
+    }
+    if (k > 0)  // a body's input of that name hides the graphs around it
+      for (const auto& v : g->input())
+        if (v.name() == name) return name;
+  }
+  return name;
 }
 
 std::string unique_name(std::set<std::string>& taken, const std::string& base) {

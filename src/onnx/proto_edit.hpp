@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -26,6 +27,9 @@ struct holder {
   std::string name;  ///< the tensor's name (the Constant node's output)
   bool constant_node = false;
   ::onnx::GraphProto* graph = nullptr;
+  /// A Constant node's `value_ints` or `value_int` seen without editing: the tensor it stands for, which
+  /// `tensor` points at.
+  std::shared_ptr<::onnx::TensorProto> made;
 };
 
 /// A tensor held in an external file, written into the model itself (raw_data) from the bytes the reader
@@ -80,7 +84,14 @@ std::set<std::string> read_names(const ::onnx::GraphProto& g);
 /// graph, else in the graphs around it, as ONNX scopes names (a branch's or a body's tensors are not
 /// seen from outside it; a body's input of that name hides the ones around it). A name given twice is
 /// the last one, as the reader and ONNX Runtime take it (a Constant node's after every initializer).
-std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader);
+/// A Constant node of `value_ints` or `value_int` holds the int64 tensor they stand for: with `edit`, the
+/// node is made to hold it as its `value` (what fix writes into); without, `holder::made` is a copy.
+std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader,
+                                bool edit);
+
+/// The tensor `name` is, as node `reader` sees it, past the Identity nodes that pass it on (the lowering reads
+/// an Identity as the tensor it passes on): the name of the first tensor no Identity computes.
+std::string through_identities(::onnx::ModelProto& m, std::string name, const node_ref& reader);
 
 /// `base`, or `base_2`, `base_3`... : the first that `taken` does not hold; it is taken then.
 std::string unique_name(std::set<std::string>& taken, const std::string& base);

@@ -133,9 +133,11 @@ class ir_builder {
   int scalar(std::int64_t v) { return constant(element_type::i64, "", {v}, "[]"); }
 
   /// Connects output 0 of `from` to input `port` of `to`.
-  void edge(int from, int to, int port) {
+  void edge(int from, int to, int port) { edge(from, 0, to, port); }
+  /// An edge from output `output` of `from` (its port after its inputs').
+  void edge(int from, int output, int to, int port) {
     edges_ += fmt::format("<edge from-layer=\"{}\" from-port=\"{}\" to-layer=\"{}\" to-port=\"{}\"/>\n", from,
-                          ports_in_[from], to, port);
+                          ports_in_[from] + output, to, port);
   }
 
   int reshape(int data, int pattern, bool special_zero, const std::string& in, const std::string& pattern_dims,

@@ -77,6 +77,12 @@ FIXED = {
     "size_fix_crop_half_int32": ("size_fix_crop_half_int32_at_b", "x=[1,2,6,?]", [1, 2, 6, 21], [1, 2, 6, 14]),
     # The last step of a sequence at a baked position (6 of 7): written as -1.
     "size_fix_last_position": ("size_fix_last_position_at_b", "x=[1,?,4]", [1, 10, 4], [1, 7, 4]),
+    # The same with the position a Constant node's value_int: the node rewritten to hold -1.
+    "size_fix_last_position_value_int": ("size_fix_last_position_at_b", "x=[1,?,4]", [1, 10, 4], [1, 7, 4]),
+    # The same position passed on by an Identity: the initializer behind it rewritten.
+    "size_fix_last_position_identity": ("size_fix_last_position_at_b", "x=[1,?,4]", [1, 10, 4], [1, 7, 4]),
+    # A flatten whose pattern is a Constant node's value_ints: computed from the shape.
+    "size_fix_flatten_value_ints": ("size_fix_flatten_value_ints_at_b", "x=[1,3,?,?]", [1, 3, 6, 8], [1, 3, 4, 4]),
     # Each row sorted whole (TopK's k baked as the width): k computed from the shape.
     "size_fix_topk_width": ("size_fix_topk_width_at_b", "x=[1,2,6,?]", [1, 2, 6, 20], [1, 2, 6, 14]),
     # A mean over the rows spread back over them by Tile and by Expand: both read from the map they meet.
@@ -87,6 +93,8 @@ FIXED = {
     "size_fix_mean_divisor": ("size_fix_mean_divisor_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
     # Global average pooling written as a window of the whole map: GlobalAveragePool.
     "size_fix_global_pool": ("size_fix_global_pool_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
+    # The same with a MaxPool (CBAM's max_pool2d(x, x.shape[2:])): GlobalMaxPool, the unread indices gone.
+    "size_fix_global_max_pool": ("size_fix_global_max_pool_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
     # The same mean written as the sum times 1/48: one over the count computed (Reciprocal of the Cast).
     "size_fix_mean_reciprocal": ("size_fix_mean_reciprocal_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
 }

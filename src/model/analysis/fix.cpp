@@ -116,13 +116,14 @@ class ir_fixer final : public detail::fix_planner {
                                      bin_.string() + " (with the new constants)");
   }
 
-  /// The first layer (by the original's order) whose shapes at the declared inputs are not the original's.
+  /// The first layer (by the original's order) whose shapes at the declared inputs are not the original's
+  /// (an output that no layer read may go: read_).
   std::optional<fix_refusal> differs(const graph& g, const propagation& at_declared) override {
     for (std::size_t i = 0; i < original_ids_.size(); ++i) {
       const auto* l = g.find(original_ids_[i]);
       const auto after =
           l == nullptr ? std::span<const tensor>() : at_declared.outputs[static_cast<std::size_t>(l - g.layers().data())];
-      if (!same_shapes(declared().outputs[i], after))
+      if (l == nullptr || !same_shapes(declared().outputs[i], after, read_[i]))
         return detail::refused(original_ids_[i], l == nullptr ? std::string() : std::string(l->name),
                                l == nullptr ? std::string() : std::string(l->type),
                                l == nullptr ? text::read_back_lacks_layer() : text::read_back_differs());

@@ -1077,8 +1077,8 @@ bool reads_window(const layer& l, const batch_finding& f) {
 
 /// A pooling whose window is, at the declared shapes, the whole of every spatial axis (one output along
 /// each, no padding, no dilation), one of them changing: the global pooling the program meant, written as
-/// the reduction over those axes. One that covers only some axes, pads, or has a second output (MaxPool-8's
-/// indices, which no reduction gives) is refused.
+/// the reduction over those axes. One that covers only some axes, pads, or has a second output that a layer
+/// reads (MaxPool-8's indices, which no reduction gives) is refused.
 std::vector<pattern_choice> window_choices(const graph& g, const propagation& declared, const propagation&,
                                            const layer& l, const batch_finding& f, text::fix_reason& reason) {
   reason = text::shape_values_unknown();
@@ -1110,7 +1110,13 @@ std::vector<pattern_choice> window_choices(const graph& g, const propagation& de
     reason = text::window_not_whole(std::nullopt);
     return {};
   }
-  if (l.outputs.size() != 1) {  // (MaxPool-8's indices: a reduction gives none)
+  // A MaxPool-8's indices (ONNX's MaxPool is read as one) no reduction gives: it is one only where no layer
+  // reads them, and the reduction leaves them out.
+  const auto read_past_first = std::any_of(g.layers().begin(), g.layers().end(), [&](const layer& x) {
+    return std::any_of(x.sources.begin(), x.sources.end(),
+                       [&](const auto& s) { return s && s->layer == self && s->output != 0; });
+  });
+  if (read_past_first) {
     reason = text::window_not_whole(std::nullopt);
     return {};
   }

@@ -224,6 +224,11 @@ struct pattern_choice {
 
 /// Whether a layer's outputs have the same shapes before and after a rewrite.
 [[nodiscard]] bool same_shapes(std::span<const tensor> before, std::span<const tensor> after);
+/// The same, but only for its first `read` outputs (those up to the last one a layer reads: outputs_read):
+/// a rewrite may change or drop the others (a MaxPool's indices, which the reduction it becomes does not give).
+[[nodiscard]] bool same_shapes(std::span<const tensor> before, std::span<const tensor> after, std::size_t read);
+/// Per layer of `g`: one more than the last of its outputs that a layer of `g` reads (0 when none is read).
+[[nodiscard]] std::vector<std::size_t> outputs_read(const graph& g);
 
 /// The first tensor of `g` that check_batch (its report `r` at batch `b`) says carries the batch but whose
 /// shape at `b` (`at`) is not its shape in `reference` with the batch dimension scaled, or that carries no

@@ -145,6 +145,7 @@ fix_planner::fix_planner(graph original, const fix_options& options)
   if (!sizes() && options_.check_batches.empty())
     options_.check_batches = {dimension(1), dimension(2), dimension(8), dimension()};
   declared_ = propagate(original_);
+  read_ = outputs_read(original_);
   layer_count_ = original_.layers().size();
   // A clone's id is new in the body that holds it too: above every id of the model and its bodies.
   next_id_ = largest_id(original_);
@@ -547,12 +548,15 @@ graph fix_planner::edited(const std::vector<graph_edit>& edits, const std::vecto
   });
 }
 
-/// The first layer (by id) whose shapes at the declared inputs differ from the original's, or nullopt.
+/// The first layer (by id) whose shapes at the declared inputs differ from the original's, or nullopt. An
+/// output that no layer of the original reads is not compared: a rewrite may drop it (a MaxPool's indices,
+/// which the reduction it becomes does not give).
 std::optional<std::int64_t> fix_planner::first_difference(const propagation& p) const {
   std::optional<std::int64_t> first;
   const auto layers = original_.layers();
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (!same_shapes(declared_->outputs[i], p.outputs[i]) && (!first || layers[i].id < *first)) first = layers[i].id;
+    if ((!first || layers[i].id < *first) && !same_shapes(declared_->outputs[i], p.outputs[i], read_[i]))
+      first = layers[i].id;
   }
   return first;
 }

@@ -205,6 +205,8 @@ class fix_planner {
 
   fix_options options_;
   graph original_;  ///< freed while the proof runs (read again if the rounds resume)
+  /// outputs_read(original_): per layer, the outputs whose shapes a rewrite must keep (it may drop the others).
+  std::vector<std::size_t> read_;
 
  private:
   /// A Reshape to rewrite, with its plans (the first `tried_` of them failed earlier).

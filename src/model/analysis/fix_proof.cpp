@@ -22,6 +22,21 @@ bool same_shapes(std::span<const tensor> before, std::span<const tensor> after) 
   return true;
 }
 
+bool same_shapes(std::span<const tensor> before, std::span<const tensor> after, std::size_t read) {
+  if (after.size() > before.size() || after.size() < std::min(read, before.size())) return false;
+  for (std::size_t o = 0; o < std::min(read, before.size()); ++o)
+    if (!same_shape(before[o].shape, after[o].shape)) return false;
+  return true;
+}
+
+std::vector<std::size_t> outputs_read(const graph& g) {
+  std::vector<std::size_t> read(g.layers().size(), 0);
+  for (const auto& l : g.layers())
+    for (const auto& s : l.sources)
+      if (s) read[s->layer] = std::max(read[s->layer], s->output + 1);
+  return read;
+}
+
 std::optional<fix_refusal> not_scaled(const graph& g, const propagation& reference, const propagation& at,
                                       const batch_report& r, const dimension& b) {
   if (!b.is_static() || r.carriers.empty()) return std::nullopt;

@@ -181,6 +181,13 @@ class layer_edits {
     for (const auto& p : l.inputs) next_port = std::max(next_port, p.id + 1);
     for (const auto& p : l.outputs) next_port = std::max(next_port, p.id + 1);
     retyped(l, e, next_port);
+    for (const auto& other : layers_)
+      for (const auto& s : other.sources)
+        if (s && s->layer == at && s->output != 0)
+          fail(errc::invalid_argument, {},
+               fmt::format("{}: its output {} is read by {}, and its replacement gives one output", l.where(), s->output,
+                           other.where()), {});
+    l.outputs = l.outputs.first(std::min<std::size_t>(l.outputs.size(), 1));
     placed_.emplace_back(at, std::move(pending_));
     pending_.clear();
   }

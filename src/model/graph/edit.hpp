@@ -27,8 +27,9 @@ struct graph_edit {
     add_layer,
     set_source,  ///< input `port` of `consumer` reads output `output` of layer `layer` instead
     /// `layer` becomes a layer of type `type` (`opset`) with `attributes` only, reading `inputs` (its own
-    /// inputs' sources, or layers added before it), its output as it was: a pooling rewritten as a
-    /// reduction. The layers added just before it are placed before it.
+    /// inputs' sources, or layers added before it), its first output as it was and its others, which no
+    /// layer may read, gone: a pooling rewritten as a reduction (a MaxPool-8's unread indices dropped). The
+    /// layers added just before it are placed before it.
     replace_layer,
   };
   kind what = kind::set_attribute;

@@ -316,6 +316,11 @@ class xml_edits {
     auto in = node.child("input");
     if (!in) in = node.insert_child_after("input", data);
     for (std::size_t k = l->inputs.size(); k < e.inputs.size(); ++k, ++next) input_port(in, e.inputs[k], e.layer, next);
+    // Its first output stays; the others go (the graph edit refused a replacement whose others are read).
+    if (auto out = node.child("output")) {
+      auto kept = out.child("port");
+      while (kept && kept.next_sibling("port")) out.remove_child(kept.next_sibling("port"));
+    }
   }
 
   pugi::xml_node node_of(const layer_key& k) {

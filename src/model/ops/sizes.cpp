@@ -95,6 +95,7 @@ std::string_view input_word(const layer& l) {
          : divides(l)                        ? "divisor"
          : multiplies(l)                     ? "factor"
          : gather_counts_back(l)             ? "indices"
+         : global_reduction(l)               ? "window"
                                              : "bounds";
 }
 

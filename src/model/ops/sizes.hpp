@@ -99,7 +99,7 @@ struct window_source {
 /// What fix calls the input of `l` it rewrites or computes, in the names of the layers it adds before `l`
 /// and in its reasons: a Reshape's `pattern`, an Interpolate's `sizes`, a TopK's `k`, a Tile's or
 /// Broadcast's `extents`, a Range's `limit`, a Divide's `divisor`, a Multiply's `factor`, a Gather's
-/// `indices`, a slice's `bounds`.
+/// `indices`, a pooling's `window`, a slice's `bounds`.
 [[nodiscard]] std::string_view input_word(const layer& l);
 
 /// `l`'s output holds another tensor's dimensions (ShapeOf): an index into it names a dimension, not a

@@ -192,6 +192,10 @@ void node_context::output_constant(std::size_t i, const ::onnx::TensorProto& t) 
           {g_.constant(t, node_.output(static_cast<int>(i))), static_cast<std::size_t>(t.dims_size()), &t});
 }
 
+void node_context::output_constant(std::size_t i, ::onnx::TensorProto&& t) {
+  if (has_output(i)) output_constant(i, g_.keep(std::move(t)));
+}
+
 std::optional<element_type> node_context::constant_type(std::size_t i) const {
   if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
   const auto* k = g_.find(node_.input(static_cast<int>(i)));

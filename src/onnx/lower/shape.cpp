@@ -170,11 +170,28 @@ void constant(node_context& c) {
     if (!a->has_t()) c.bad("attribute value is not a tensor");
     return c.output_constant(0, a->t());
   }
-  if (const auto v = c.ints("value_ints")) return c.output(0, c.i64(*v));
-  if (const auto v = c.i("value_int")) return c.output(0, c.i64({*v}, std::vector<std::int64_t>{}));
-  if (const auto v = c.floats("value_floats")) return c.output(0, c.f32(*v));
-  if (c.attribute("value_float") != nullptr) return c.output(0, c.f32({c.f("value_float", 0)}, true));
-  c.not_covered("a Constant of a sparse tensor or strings is not covered");
+  // The other forms are the same tensor written shorter: made that tensor, so that a value_ints is a
+  // constant to the nodes that read it (a Reshape's pattern, a Gather's indices), named by its output, and
+  // one fix can rewrite, as the `value` form is.
+  ::onnx::TensorProto t;
+  if (const auto v = c.ints("value_ints")) {
+    t.set_data_type(::onnx::TensorProto::INT64);
+    t.add_dims(static_cast<std::int64_t>(v->size()));
+    for (const auto x : *v) t.add_int64_data(x);
+  } else if (const auto x = c.i("value_int")) {
+    t.set_data_type(::onnx::TensorProto::INT64);
+    t.add_int64_data(*x);
+  } else if (const auto f = c.floats("value_floats")) {
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    t.add_dims(static_cast<std::int64_t>(f->size()));
+    for (const auto value : *f) t.add_float_data(value);
+  } else if (c.attribute("value_float") != nullptr) {
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    t.add_float_data(c.f("value_float", 0));
+  } else {
+    return c.not_covered("a Constant of a sparse tensor or strings is not covered");
+  }
+  c.output_constant(0, std::move(t));
 }
 void depth_to_space(node_context& c) {
   c.output(0, c.add("DepthToSpace", 1, {c.need(0)},

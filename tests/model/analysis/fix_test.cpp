@@ -1030,10 +1030,11 @@ TEST_F(fixing, new_sizes_a_factor_one_over_the_elements_summed_is_computed) {
 }
 
 // New sizes, IR: an AvgPool whose window is the whole 6x8 map (global pooling written as a fixed window)
-// becomes ReduceMean-1 over axes 2 and 3, kept as 1s; a MaxPool-1 likewise ReduceMax-1. A MaxPool-8 (its
-// indices a second output) and a window that also pads are refused: no reduction computes them.
+// becomes ReduceMean-1 over axes 2 and 3, kept as 1s; a MaxPool-1 likewise ReduceMax-1, and a MaxPool-8 whose
+// indices (a second output) nothing reads, which the reduction leaves out. A MaxPool-8 whose indices are read
+// and a window that also pads are refused: no reduction computes them.
 TEST_F(fixing, new_sizes_a_pooling_window_that_is_the_whole_map_becomes_a_reduction) {
-  const auto model = [](const std::string& type, int opset, const std::string& pads, bool indices) {
+  const auto model = [](const std::string& type, int opset, const std::string& pads, bool indices, bool read = false) {
     ir_builder b;
     const int x = b.parameter("[1,3,6,8]", "x");
     // (Padded by 1, a stride of 3 still gives one output: (6 + 2 - 6) / 3 + 1.)
@@ -1046,6 +1047,7 @@ TEST_F(fixing, new_sizes_a_pooling_window_that_is_the_whole_map_becomes_a_reduct
     const int pool = b.layer(type, window, {"[1,3,6,8]"}, outs, "pool", opset);
     b.edge(x, pool, 0);
     b.result(pool, out);
+    if (read) b.edge(pool, 1, b.layer("Result", "", {out}, {}, "indices"), 0);
     return b;
   };
   model::fix_options o;
@@ -1066,8 +1068,17 @@ TEST_F(fixing, new_sizes_a_pooling_window_that_is_the_whole_map_becomes_a_reduct
   ASSERT_TRUE(max.fixed) << refused(max);
   EXPECT_EQ(max.changes[0].computed, "ReduceMax over [2,3]");
   EXPECT_EQ(written_at(max, "[1,3,9,13]").summary.verdict(), model::batch_verdict::yes);
-  // MaxPool-8 gives its indices too, which no reduction does.
-  const auto indices = fix(model("MaxPool", 8, "0,0", true), o);
+  // MaxPool-8 gives its indices too, which no reduction does: where nothing reads them, they go.
+  const auto unread = fix(model("MaxPool", 8, "0,0", true), o);
+  ASSERT_TRUE(unread.fixed) << refused(unread);
+  EXPECT_EQ(unread.changes[0].computed, "ReduceMax over [2,3]");
+  const auto& xml = ir_output(unread).xml;
+  const auto pool = xml.find(R"(type="ReduceMax" version="opset1")");
+  ASSERT_NE(pool, std::string::npos);
+  const auto outputs = xml.substr(xml.find("<output>", pool), xml.find("</layer>", pool) - xml.find("<output>", pool));
+  EXPECT_EQ(outputs.find("<port", outputs.find("<port") + 1), std::string::npos) << "one output: " << outputs;
+  EXPECT_EQ(written_at(unread, "[1,3,9,13]").summary.verdict(), model::batch_verdict::yes);
+  const auto indices = fix(model("MaxPool", 8, "0,0", true, true), o);
   EXPECT_FALSE(indices.fixed);
   ASSERT_FALSE(indices.refusals.empty());
   EXPECT_EQ(indices.refusals[0].code, "window_not_whole");

@@ -108,6 +108,42 @@ TEST(onnx_fix, the_fixed_file_is_the_original_with_the_listed_edits) {
   }
 }
 
+// A Constant node may write an int64 tensor as value_ints (or a scalar as value_int): it is a constant
+// like a `value` tensor, read as one and rewritten where it is held. The node then holds the tensor as its
+// value (ONNX Runtime reads both alike); nothing else in the file changes.
+TEST(onnx_fix, a_constant_of_value_ints_is_rewritten_in_its_node) {
+  const auto bytes = fixture_bytes("constant_ints_shape");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "constant_ints_shape.onnx");
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? std::string() : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(onnx_edit(r.changes[0]).tensor, "pattern");
+  EXPECT_EQ(r.changes[0].old_value, 1);
+  EXPECT_EQ(r.changes[0].new_value, 0);
+  ::onnx::ModelProto original, fixed;
+  ASSERT_TRUE(original.ParseFromString(bytes));
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  const auto& node = fixed.graph().node(0);
+  ASSERT_EQ(node.attribute_size(), 1);
+  EXPECT_EQ(node.attribute(0).name(), "value");
+  const auto& t = node.attribute(0).t();
+  EXPECT_EQ(t.data_type(), ::onnx::TensorProto::INT64);
+  ASSERT_EQ(t.dims_size(), 1);
+  EXPECT_EQ(t.dims(0), 2);
+  EXPECT_EQ(std::vector<std::int64_t>(t.int64_data().begin(), t.int64_data().end()), (std::vector<std::int64_t>{0, -1}));
+  // The rest is the original with its batch freed.
+  *original.mutable_graph()->mutable_node(0) = node;
+  std::string diff;
+  google::protobuf::util::MessageDifferencer d;
+  d.ReportDifferencesToString(&diff);
+  EXPECT_TRUE(d.Compare(with_edits(original, r), fixed)) << diff;
+  // The check it was fixed for: before, the batch is swallowed; after, it is kept.
+  const auto check = [](const std::string& b) {
+    return model::check_batch(read_bytes(b, "m.onnx"), {.batch = dimension(4)}).summary.verdict();
+  };
+  EXPECT_EQ(check(bytes), model::batch_verdict::no);
+  EXPECT_EQ(check(onnx_output(r).model), model::batch_verdict::yes);
+}
+
 TEST(onnx_fix, reports_its_progress_as_the_ir_fix_does) {
   const auto bytes = fixture_bytes("shared_initializer");
   std::vector<std::string> stages;

@@ -140,8 +140,8 @@ TEST(onnx_fix, new_sizes_a_window_partition_is_read_from_the_windows_and_proven_
 
 TEST(onnx_fix, new_sizes_a_pooling_window_of_the_whole_map_becomes_global_pooling) {
   // An AveragePool of kernel [6,8] on x [1,3,6,8] becomes GlobalAveragePool, its attributes gone (ONNX
-  // Runtime runs it at both sizes: onnx.torch_sizes). A MaxPool is read as MaxPool-8, whose indices no
-  // reduction gives: refused with check's finding.
+  // Runtime runs it at both sizes: onnx.torch_sizes). A MaxPool likewise GlobalMaxPool, its indices output
+  // dropped where nothing reads it; where the graph gives them out, refused: no global pooling gives them.
   const auto bytes = fixture_bytes("size_fix_global_pool");
   const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "pool.onnx", at_sizes("[1,3,?,?]"));
   ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
@@ -156,12 +156,61 @@ TEST(onnx_fix, new_sizes_a_pooling_window_of_the_whole_map_becomes_global_poolin
   ::onnx::ModelProto max;
   ASSERT_TRUE(max.ParseFromString(text));
   max.mutable_graph()->mutable_node(0)->set_op_type("MaxPool");
+  max.mutable_graph()->mutable_node(0)->add_output("unread_indices");
   const auto maxed = max.SerializeAsString();
   const auto m = onnx::fix(std::as_bytes(std::span(maxed.data(), maxed.size())), "max.onnx", at_sizes("[1,3,?,?]"));
-  EXPECT_FALSE(m.fixed);
-  ASSERT_FALSE(m.refusals.empty());
-  EXPECT_EQ(m.refusals[0].code, "batch_finding");  // check's, kernel_covers_size
-  EXPECT_NE(m.refusals[0].reason.find("the whole input there"), std::string::npos) << m.refusals[0].reason;
+  ASSERT_TRUE(m.fixed) << (m.refusals.empty() ? "" : m.refusals[0].reason);
+  EXPECT_EQ(m.changes[0].type, "MaxPool");
+  EXPECT_EQ(m.changes[0].computed, "GlobalMaxPool");
+  ::onnx::ModelProto fixed_max;
+  ASSERT_TRUE(fixed_max.ParseFromString(onnx_output(m).model));
+  EXPECT_EQ(fixed_max.graph().node(0).op_type(), "GlobalMaxPool");
+  EXPECT_EQ(fixed_max.graph().node(0).attribute_size(), 0);
+  EXPECT_EQ(fixed_max.graph().node(0).output_size(), 1);
+  // The indices given out as a second output of the graph: refused, with the reason.
+  *max.mutable_graph()->add_output() = max.graph().output(0);
+  max.mutable_graph()->mutable_output(1)->set_name("unread_indices");
+  max.mutable_graph()->mutable_output(1)->mutable_type()->mutable_tensor_type()->set_elem_type(7);
+  max.mutable_graph()->mutable_output(1)->mutable_type()->mutable_tensor_type()->clear_shape();
+  const auto given = max.SerializeAsString();
+  const auto out = onnx::fix(std::as_bytes(std::span(given.data(), given.size())), "max.onnx", at_sizes("[1,3,?,?]"));
+  EXPECT_FALSE(out.fixed);
+  ASSERT_FALSE(out.refusals.empty());
+  EXPECT_EQ(out.refusals[0].code, "window_not_whole");
+}
+
+// The last position of a sequence, held otherwise than in an initializer the Gather reads: through an
+// Identity (the initializer behind it is rewritten; the Identity stays), and as a Constant node's value_int
+// (the node then holds -1 as its value tensor). ONNX Runtime runs both at two lengths: onnx.torch_sizes.
+TEST(onnx_fix, new_sizes_a_position_through_an_identity_or_in_a_value_int_is_rewritten) {
+  {
+    const auto bytes = fixture_bytes("size_fix_last_position_identity");
+    const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "identity.onnx", at_sizes("[1,?,4]"));
+    ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+    ASSERT_EQ(r.changes.size(), 1u);
+    EXPECT_EQ(onnx_edit(r.changes[0]).tensor, "last");
+    EXPECT_EQ(r.changes[0].new_value, -1);
+    ::onnx::ModelProto fixed;
+    ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+    EXPECT_EQ(fixed.graph().initializer(0).int64_data(0), -1);
+    EXPECT_EQ(fixed.graph().node(0).op_type(), "Identity");
+    EXPECT_EQ(fixed.graph().node(1).input(1), "last_passed");
+  }
+  {
+    const auto bytes = fixture_bytes("size_fix_last_position_value_int");
+    const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "value_int.onnx", at_sizes("[1,?,4]"));
+    ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+    ASSERT_EQ(r.changes.size(), 1u);
+    EXPECT_EQ(onnx_edit(r.changes[0]).tensor, "last");
+    ::onnx::ModelProto fixed;
+    ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+    const auto& constant = fixed.graph().node(0);
+    ASSERT_EQ(constant.attribute_size(), 1);
+    EXPECT_EQ(constant.attribute(0).name(), "value");
+    EXPECT_EQ(constant.attribute(0).t().dims_size(), 0);  // a scalar, as value_int is
+    ASSERT_EQ(constant.attribute(0).t().int64_data_size(), 1);
+    EXPECT_EQ(constant.attribute(0).t().int64_data(0), -1);
+  }
 }
 
 // A refusal of a layer other than a Reshape names the input fix computed as that layer names it.
