@@ -21,6 +21,7 @@
 #include "../model/options.hpp"
 #include "lowering.hpp"
 #include "output.hpp"
+#include "fix_nodes.hpp"
 #include "proto_edit.hpp"
 #include "skim.hpp"
 #include "model/analysis/fix_ir.hpp"
@@ -59,87 +60,9 @@ using detail::locate;
 using detail::read_names;
 using detail::holder_of;
 using detail::unique_name;
+using detail::pattern_nodes;
 
 constexpr std::int64_t probe_a = 1009, probe_b = 1013;
-
-/// The nodes and initializers that compute a pattern (or a layer's sizes or bounds) from a shape, each named
-/// `BASE/WORD/WHAT` (a name the graph does not give yet), for fix to insert before the layer.
-class pattern_nodes {
- public:
-  pattern_nodes(::onnx::GraphProto& g, std::set<std::string>& taken, std::string base, std::string_view word)
-      : g_(g), taken_(taken), base_(std::move(base)), word_(word) {}
-
-  /// A node `op` of `inputs`: its output's name, after `what`.
-  std::string node(std::string_view op, std::vector<std::string> inputs, std::string_view what) {
-    auto& n = nodes.emplace_back();
-    n.set_op_type(std::string(op));
-    const auto out = name(what);
-    n.set_name(out);
-    for (auto& i : inputs) n.add_input(std::move(i));
-    n.add_output(out);
-    return out;
-  }
-  /// An integer attribute of the node made last.
-  void attribute(std::string_view name, std::int64_t value) {
-    auto* a = nodes.back().add_attribute();
-    a->set_name(std::string(name));
-    a->set_type(::onnx::AttributeProto::INT);
-    a->set_i(value);
-  }
-  /// An int64 initializer of `values` (added to the graph): its name.
-  std::string constant(std::string_view what, const std::vector<std::int64_t>& values) {
-    auto* t = g_.add_initializer();
-    t->set_name(name(what));
-    t->set_data_type(::onnx::TensorProto::INT64);
-    t->add_dims(static_cast<std::int64_t>(values.size()));
-    for (const auto v : values) t->add_int64_data(v);
-    return t->name();
-  }
-  /// `terms` computed from the shape of the tensor `data` (Shape, Gather, Mul, Div, Concat; runs of values
-  /// that stay as one initializer): the name of the result.
-  std::string computed(const std::string& data, std::span<const model::detail::pattern_term> terms) {
-    const auto shape = node("Shape", {data}, "shape");
-    std::vector<std::string> pieces;
-    std::vector<std::int64_t> run;
-    const auto flush = [&] {
-      if (run.empty()) return;
-      pieces.push_back(constant(fmt::format("values_{}", pieces.size()), run));
-      run.clear();
-    };
-    for (std::size_t k = 0; k < terms.size(); ++k) {
-      const auto& t = terms[k];
-      if (t.dims.empty()) {
-        run.push_back(t.factor);
-        continue;
-      }
-      flush();
-      std::string value;
-      for (const auto d : t.dims) {
-        const auto dim = node("Gather", {shape, constant(fmt::format("index_{}_{}", k, d), {static_cast<std::int64_t>(d)})},
-                              fmt::format("dim_{}_{}", k, d));
-        attribute("axis", 0);
-        value = value.empty() ? dim : node("Mul", {value, dim}, fmt::format("product_{}_{}", k, d));
-      }
-      if (t.factor != 1) value = node("Mul", {value, constant(fmt::format("factor_{}", k), {t.factor})}, fmt::format("scaled_{}", k));
-      if (t.divisor != 1) value = node("Div", {value, constant(fmt::format("divisor_{}", k), {t.divisor})}, fmt::format("quotient_{}", k));
-      pieces.push_back(value);
-    }
-    flush();
-    const auto values = node("Concat", pieces, "values");
-    attribute("axis", 0);
-    return values;
-  }
-
-  std::vector<::onnx::NodeProto> nodes;
-
- private:
-  std::string name(std::string_view what) { return unique_name(taken_, fmt::format("{}/{}/{}", base_, word_, what)); }
-
-  ::onnx::GraphProto& g_;
-  std::set<std::string>& taken_;
-  std::string base_;
-  std::string_view word_;
-};
 
 /// The tensor names of a graph the lowering made, and where that graph is in the file.
 struct names_site {

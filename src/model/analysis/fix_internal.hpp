@@ -100,6 +100,17 @@ struct pattern_choice {
   return std::nullopt;
 }
 
+/// The model's Reshapes (and `also`, a layer whose constant is read) and every layer after them: their
+/// outputs hold their constants' values, not sizes the inputs carry.
+[[nodiscard]] std::vector<char> at_or_after_reshapes(const graph& g, const layer* also = nullptr);
+
+/// Which dimensions of a Reshape's input (`in` at the declared shapes, `now` at the sizes asked) are a size
+/// that changes and that the value names alone: no dimension of a layer before the Reshapes (`after`) has
+/// that value at the declared shapes unless it is that same size at the sizes asked.
+[[nodiscard]] std::vector<char> sole_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                                           const partial_shape& in, const partial_shape& now,
+                                           const std::vector<char>& after);
+
 /// New sizes: whether finding `f` of layer `l` (placed_on_size or baked_size) names an input that places
 /// sizes, begins or ends along its data's axes (an Interpolate's sizes, a Slice's bounds): one that
 /// placed_size_choices reads.

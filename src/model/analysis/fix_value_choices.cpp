@@ -1,0 +1,601 @@
+// The values fix tries in an input other than a Reshape's pattern (an Interpolate's sizes, a slice's bounds,
+// a Gather's positions, TopK's k, a Tile's or Broadcast's extents, a Range's limit, a divisor or factor, a
+// pooling's window), read from the tensors they meet: see fix_internal.hpp. A Reshape's are in
+// fix_choices.cpp.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+#include <variant>
+
+#include "model/analysis/batch_internal.hpp"
+#include "model/analysis/fix_internal.hpp"
+#include "model/ops/rules.hpp"
+#include "model/ops/sizes.hpp"
+#include "model/text/fix.hpp"
+
+namespace reshape1::model::detail {
+
+namespace {
+
+/// The values an input places along the data's axes as fix reads them (an Interpolate's sizes, a slice's
+/// begins or ends): each one's value and the axis of the data it is placed on, and whether it follows the
+/// axis' extent, which changes between the declared shapes and the shapes asked (a bound below 2, or one a
+/// mask ignores, is a constant that stays).
+struct placed_sizes {
+  std::size_t port = 0;
+  placement kind = placement::size;
+  std::size_t rank = 0;  ///< the data's
+  std::vector<std::int64_t> values;
+  std::vector<std::size_t> axes;
+  std::vector<char> moving;
+};
+
+/// The values of `l` that finding `f` names (its `port`), where the port places sizes, begins or ends, each
+/// is a known value on a known axis of static extent, and one of those follows an axis that changes; nullopt
+/// otherwise. (Pad's amounts are not read so: a pad to a multiple is computed with a remainder.)
+std::optional<placed_sizes> read_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                                       const layer& l, const batch_finding& f) {
+  const auto port = finding_port(f);
+  const auto inputs = placed_inputs(l);
+  const auto in = std::find_if(inputs.begin(), inputs.end(),
+                               [&](const placed_input& x) { return port && x.port == *port && x.kind != placement::amount; });
+  if (in == inputs.end() || l.sources.empty() || !l.sources[0]) return std::nullopt;
+  const auto& v = declared.input(g, l, in->port).value;
+  const auto& data = declared.input(g, l, 0).shape;
+  const auto& now = asked.input(g, l, 0).shape;
+  if (!v || v->is_real() || !data.rank_known() || !now.rank_known() || now.size() != data.size()) return std::nullopt;
+  const auto axes = placed_axes(g, declared, l, *in, v->elements.size(), data.size());
+  placed_sizes r{in->port, in->kind, data.size(), {}, {}, {}};
+  const auto same_extent = [&](std::size_t a) { return now[a].is_static() && now[a].lo() == data[a].lo(); };
+  for (std::size_t e = 0; e < v->elements.size(); ++e) {
+    const auto& b = v->elements[e];
+    if (!b.exact() || !axes[e] || !data[*axes[e]].is_static()) return std::nullopt;
+    const auto a = *axes[e];
+    const bool bound = in->kind != placement::size;
+    // (A bound past every extent, Python's "to the end" exported as 2^31-1 or 2^63-1, stays too.)
+    const bool fixed = bound && (b.lo < 2 || b.lo >= std::numeric_limits<std::int32_t>::max() ||
+                                 (e < in->ignored.size() && in->ignored[e]));
+    r.values.push_back(b.lo);
+    r.axes.push_back(a);
+    r.moving.push_back(!fixed && !same_extent(a));
+  }
+  if (std::none_of(r.moving.begin(), r.moving.end(), [](char m) { return m != 0; })) return std::nullopt;
+  return r;
+}
+
+/// The sizes `s` read from `other` (`other_now` at the shapes asked), the shape of a tensor met where the
+/// output's axes are at `at`: one along an axis that stays where it has that extent, else the constant; one
+/// that changes where `other` has it and changes there too (not along `joined`, a Concat's axis). Fewer
+/// than `s` holds where one that changes is not there.
+std::vector<pattern_term> sizes_read_from(const placed_sizes& s, const partial_shape& other, const partial_shape& other_now,
+                                          const std::vector<std::size_t>& at, std::optional<std::size_t> joined) {
+  std::vector<pattern_term> terms;
+  for (std::size_t e = 0; e < s.values.size(); ++e) {
+    const auto j = at[s.axes[e]];
+    const bool has = other[j].is_static() && other[j].lo() == s.values[e];
+    if (s.moving[e] == 0) {
+      terms.push_back(has ? pattern_term{{j}, 1, 1} : pattern_term{{}, s.values[e], 1});
+    } else if (has && j != joined && !(other_now[j].is_static() && other_now[j].lo() == s.values[e])) {
+      terms.push_back({{j}, 1, 1});
+    } else {
+      break;
+    }
+  }
+  return terms;
+}
+
+/// Where the axes of a tensor (at `at` in it) are after Transpose `c` of it; nullopt where its order is not
+/// known.
+std::optional<std::vector<std::size_t>> permuted(const graph& g, const propagation& declared, const layer& c,
+                                                 const std::vector<std::size_t>& at) {
+  const auto rank = at.size();
+  const auto& perm = declared.input(g, c, 1).value;
+  if (!perm || perm->is_real() || perm->elements.size() != rank) return std::nullopt;
+  std::vector<std::size_t> to(rank, rank);
+  for (std::size_t j = 0; j < rank; ++j)
+    for (std::size_t a = 0; a < rank; ++a)
+      if (perm->elements[j].exact() && perm->elements[j].lo == static_cast<std::int64_t>(at[a])) to[a] = j;
+  if (std::find(to.begin(), to.end(), rank) != to.end()) return std::nullopt;
+  return to;
+}
+
+/// Each layer that reads the first output of each layer, with the first input it reads it at.
+std::vector<std::vector<std::pair<std::size_t, std::size_t>>> first_output_readers(const graph& g) {
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers(g.layers().size());
+  for (std::size_t c = 0; c < g.layers().size(); ++c) {
+    std::set<std::size_t> seen;
+    const auto& sources = g.layers()[c].sources;
+    for (std::size_t k = 0; k < sources.size(); ++k)
+      if (sources[k] && sources[k]->output == 0 && sources[k]->layer < readers.size() && seen.insert(sources[k]->layer).second)
+        readers[sources[k]->layer].emplace_back(c, k);
+  }
+  return readers;
+}
+
+/// What met_tensors looks for and has tried.
+struct meeting {
+  const graph& g;
+  const propagation &declared, &asked;
+  std::size_t index;  ///< the layer whose output is followed
+  const placed_sizes& s;
+  std::vector<char> after;  ///< the layers downstream of it
+  std::set<std::pair<std::size_t, std::size_t>> tried{};
+};
+
+/// The other operands of `c` (elementwise arithmetic or a Concat that reads the followed tensor, its axes
+/// at `at`, at input `read_at`) from whose shapes every size `m.s` places is read: `found` gets each.
+template <class Found>
+void meet_at(meeting& m, const layer& c, std::size_t read_at, const std::vector<std::size_t>& at, Found& found) {
+  const auto rank = m.s.rank;
+  std::optional<std::size_t> joined;  // a Concat's axis, along which the extents need not meet
+  const bool concat = part_of(c.type) == op_part::concat;
+  if (concat) {
+    auto j = c.integer("axis", 0);
+    if (j < 0) j += static_cast<std::int64_t>(rank);
+    if (j < 0 || static_cast<std::size_t>(j) >= rank) return;
+    joined = static_cast<std::size_t>(j);
+  } else if (!elementwise_arithmetic(c.type)) {
+    return;
+  }
+  for (std::size_t k = 0; k < c.sources.size(); ++k) {
+    const auto& x = c.sources[k];
+    // (Only a tensor computed before the layer: a file lists the nodes that compute its shape first.)
+    if (!x || k == read_at || x->layer >= m.index || m.after[x->layer] != 0 || !m.tried.emplace(x->layer, x->output).second)
+      continue;
+    const auto& other = m.declared.input(m.g, c, k).shape;
+    const auto& other_now = m.asked.input(m.g, c, k).shape;
+    // Arithmetic aligns the last axes of a tensor of lower rank with the other's (a grid of columns added
+    // to a map); a Concat joins tensors of one rank.
+    if (!other.rank_known() || other.size() < rank || (concat && other.size() != rank) || !other_now.rank_known() ||
+        other_now.size() != other.size())
+      continue;
+    auto aligned = at;
+    for (auto& j : aligned) j += other.size() - rank;
+    // Elementwise arithmetic broadcasts a 1: a tensor that may be 1 where the output is not meets it
+    // all the same, and its extents are not the output's.
+    bool may_broadcast = false;
+    for (std::size_t e = 0; e < m.s.axes.size(); ++e)
+      may_broadcast = may_broadcast || (!concat && m.s.moving[e] != 0 && other_now[aligned[m.s.axes[e]]].lo() < 2);
+    if (may_broadcast) continue;
+    if (auto terms = sizes_read_from(m.s, other, other_now, aligned, joined); terms.size() == m.s.values.size())
+      found(std::move(terms), x->layer, x->output);
+  }
+}
+
+/// Where the output of layer `index` meets another tensor: through Transposes (an IR converted from NHWC
+/// turns the map before the skip connection's Add) and layers that keep its shape, up to eight layers on, an
+/// operand of elementwise arithmetic or a Concat (but along its axis) whose other operand is of the same
+/// rank, computed before the layer (its shape must not be computed from the layer's own output, and a file
+/// lists a node's inputs first), has, at the declared shapes, every size `s` places along an axis that
+/// changes, changing there too, and (for arithmetic, which broadcasts a 1) is 2 at least there at the
+/// shapes asked. `found` gets each such tensor (a layer's index and output) and
+/// the sizes read from its shape (one along an axis that stays where it has that extent, else the constant).
+/// Sizes only: a slice's output meets its extent, end less begin, not its bounds.
+template <class Found>
+void met_tensors(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                 const placed_sizes& s, Found found) {
+  std::vector<char> self(g.layers().size(), 0);
+  self[index] = 1;
+  meeting m{g, declared, asked, index, s, downstream_of(g, self)};
+  const auto readers = first_output_readers(g);
+  // A tensor the output becomes: its layer, and where each of the output's axes lies in it.
+  struct reached {
+    std::size_t layer;
+    std::vector<std::size_t> at;
+  };
+  std::vector<reached> frontier{{index, {}}};
+  for (std::size_t a = 0; a < s.rank; ++a) frontier[0].at.push_back(a);
+  for (std::size_t depth = 0; depth < 8 && !frontier.empty(); ++depth) {
+    std::vector<reached> next;
+    for (const auto& t : frontier)
+      for (const auto& [c_index, read_at] : readers[t.layer]) {
+        const auto& c = g.layers()[c_index];
+        if (permutes_axes(c) && read_at == 0) {
+          if (auto at = permuted(g, declared, c, t.at)) next.push_back({c_index, std::move(*at)});
+          continue;
+        }
+        // A layer whose output has, at the declared shapes, the shape of what it reads (an activation, a
+        // bias, a 1x1 convolution) passes the extents on: the tensor it meets may be after it. (Where it
+        // does not at other sizes, the meeting fails there and the checks refuse the reading.)
+        const auto& from = declared.input(g, c, read_at).shape;
+        const auto& to = declared.outputs[c_index].empty() ? from : declared.outputs[c_index][0].shape;
+        if (from.is_static() && to.is_static() && to == from && !c.auxiliary) next.push_back({c_index, t.at});
+        meet_at(m, c, read_at, t.at, found);
+      }
+    frontier = std::move(next);
+  }
+}
+
+}  // namespace
+
+bool reads_placed(const layer& l, const batch_finding& f) {
+  if (f.code != "placed_on_size" && f.code != "baked_size") return false;
+  const auto port = finding_port(f);
+  const auto inputs = placed_inputs(l);
+  return port && std::any_of(inputs.begin(), inputs.end(),
+                             [&](const placed_input& x) { return x.port == *port && x.kind != placement::amount; });
+}
+
+std::vector<pattern_choice> placed_size_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                                const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto s = read_sizes(g, declared, asked, l, f);
+  if (!s) return {};
+  std::vector<pattern_choice> choices;
+  const auto choice = [&](std::vector<pattern_term> terms, std::optional<std::pair<std::int64_t, std::size_t>> from,
+                          std::string from_name) {
+    pattern_choice c;
+    c.port = s->port;
+    c.computed = std::move(terms);
+    const auto what = s->kind == placement::size ? "sizes" : s->kind == placement::begin ? "begins" : "ends";
+    c.why = from ? text::sizes_computed_from_tensor(what, terms_text(c.computed, from_name), from_name)
+                 : text::sizes_computed_from_shape(what, terms_text(c.computed));
+    c.shape_of = from;
+    c.shape_of_name = std::move(from_name);
+    choices.push_back(std::move(c));
+  };
+  // (A slice's output meets its extent, end less begin, not its bounds.)
+  if (s->kind == placement::size)
+    met_tensors(g, declared, asked, static_cast<std::size_t>(&l - g.layers().data()), *s,
+              [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
+                const auto& from = g.layers()[layer];
+                choice(std::move(terms), std::pair<std::int64_t, std::size_t>(from.id, output), std::string(from.name));
+              });
+  // The own input's extents: an upsampling (or downsampling) by a whole factor. A size along an axis that
+  // stays is that axis' extent where it equals it (the channels an upsampling keeps: a constant left there
+  // would equal a size of the model), else the constant.
+  const auto& data = declared.input(g, l, 0).shape;
+  std::vector<pattern_term> terms;
+  for (std::size_t e = 0; e < s->values.size(); ++e) {
+    const auto a = s->axes[e];
+    const auto value = s->values[e], extent = data[a].lo();
+    if (s->moving[e] == 0) {
+      const bool copy = extent == value && s->kind == placement::size;  // (a bound that stays stays as it is)
+      terms.push_back(copy ? pattern_term{{a}, 1, 1} : pattern_term{{}, value, 1});
+    } else if (value > 0 && extent > 0 && value % extent == 0) {
+      terms.push_back({{a}, value / extent, 1});
+    } else if (value > 0 && extent > 0 && extent % value == 0) {
+      terms.push_back({{a}, 1, extent / value});
+    } else {
+      if (choices.empty()) reason = text::size_not_a_whole_ratio(e, value, a, extent);
+      return choices;
+    }
+  }
+  choice(std::move(terms), std::nullopt, {});
+  return choices;
+}
+
+namespace {
+
+/// The choice that feeds input 1 `terms` read from the shape of output `output` of `from` (a tensor met),
+/// explained by `why(terms as text, from's name)`.
+template <class Why>
+pattern_choice read_from_met(const layer& from, std::size_t output, std::vector<pattern_term> terms, Why why) {
+  const std::string name(from.name);
+  pattern_choice c;
+  c.port = 1;
+  c.computed = std::move(terms);
+  c.why = why(terms_text(c.computed, name), name);
+  c.shape_of = std::pair<std::int64_t, std::size_t>(from.id, output);
+  c.shape_of_name = name;
+  return c;
+}
+
+}  // namespace
+
+bool reads_divisor(const layer& l, const batch_finding& f) {
+  return f.code == "baked_size" && finding_port(f) == 1 && (divides(l) || multiplies(l));
+}
+
+std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                            const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  if (!reads_divisor(l, f) || l.sources.size() < 2 || !l.sources[0]) return {};
+  const auto& v = declared.input(g, l, 1).value;
+  if (!v) return {};
+  std::int64_t n = 0;
+  const bool reciprocal = multiplies(l);
+  if (v->is_real()) {  // whole values only, or (a Multiply's) one over a whole value: a fraction is no count
+    if (v->reals.size() != 1 || !v->real_constant(0)) return {};
+    auto r = v->reals[0];
+    if (reciprocal) {
+      // A reciprocal held as a float: 1/n rounds to within a part in 10^7 of it (a double's, 10^15).
+      if (!(r > 0 && r <= 0.5)) return {};
+      const auto whole = std::round(1 / r);
+      if (!(whole <= 1e15) || std::abs(1 / whole - r) > 1e-6 * r) return {};
+      r = whole;
+    }
+    if (!(r >= 2 && r <= 4e18) || r != std::round(r)) return {};
+    n = static_cast<std::int64_t>(r);
+  } else if (reciprocal) {  // an integer product times a count is no mean
+    return {};
+  } else {
+    if (v->elements.size() != 1 || !v->elements[0].exact()) return {};
+    n = v->elements[0].lo;
+  }
+  if (n < 2) return {};
+  // The dividend is a sum over adjacent axes of a tensor, one of them changing, whose product the divisor is:
+  // a mean, the count of the elements summed. (A divisor that merely equals some extent upstream may be a
+  // literal: a stride, a box's corners.)
+  const auto& sum = g.layers()[l.sources[0]->layer];
+  if (!sums_over_axes(sum) || sum.sources.size() < 2 || !sum.sources[0]) return {};
+  const auto& in = declared.input(g, sum, 0).shape;
+  const auto& now = asked.input(g, sum, 0).shape;
+  const auto& axes = declared.input(g, sum, 1).value;
+  if (!in.is_static() || !now.rank_known() || now.size() != in.size() || !axes || axes->is_real() || axes->elements.empty())
+    return {};
+  std::vector<std::size_t> summed;
+  for (const auto& e : axes->elements) {
+    auto x = e.lo;
+    if (!e.exact()) return {};
+    if (x < 0) x += static_cast<std::int64_t>(in.size());
+    if (x < 0 || static_cast<std::size_t>(x) >= in.size()) return {};
+    summed.push_back(static_cast<std::size_t>(x));
+  }
+  std::sort(summed.begin(), summed.end());
+  std::int64_t product = 1;
+  bool changes = false;
+  for (std::size_t k = 0; k < summed.size(); ++k) {
+    if ((k > 0 && summed[k] != summed[k - 1] + 1) || product > n / std::max<std::int64_t>(in[summed[k]].lo(), 1)) return {};
+    product *= in[summed[k]].lo();
+    changes = changes || !(now[summed[k]].is_static() && now[summed[k]].lo() == in[summed[k]].lo());
+  }
+  if (product != n || !changes) return {};
+  const auto& from = *sum.sources[0];
+  auto c = read_from_met(g.layers()[from.layer], from.output, {pattern_term{summed, 1, 1}},
+                         reciprocal ? text::reciprocal_from_tensor : text::divisor_from_tensor);
+  c.reciprocal = reciprocal;
+  return {std::move(c)};
+}
+
+bool reads_extents(const layer& l, const batch_finding& f) {
+  return f.code == "baked_size" && finding_port(f) == 1 && extends(l).has_value();
+}
+
+std::vector<pattern_choice> extent_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                           const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto how = extends(l);
+  if (!how || !reads_extents(l, f)) return {};
+  const auto& in = declared.input(g, l, 0).shape;
+  const auto& v = declared.input(g, l, 1).value;
+  if (!in.is_static() || !v || v->is_real() || v->elements.size() != in.size()) return {};
+  const bool repeats = *how == extension::repeats;
+  // The output's extents, read as sizes (those the values make where the data is 1 are the ones that move),
+  // and the value each other axis keeps: a Tile's repeat, or for a broadcast 1 where the data has the
+  // extent itself (1 takes the data's, whatever it is at the new sizes).
+  placed_sizes s;
+  s.port = 1;
+  s.rank = in.size();
+  std::vector<std::int64_t> kept(in.size());
+  for (std::size_t a = 0; a < in.size(); ++a) {
+    if (!v->elements[a].exact()) return {};
+    const auto x = v->elements[a].lo, e = in[a].lo();
+    const bool spread = e == 1 && x >= 2;
+    if (!spread && repeats && x != 1) return {};  // a Tile of an axis above 1: how it follows a size is not read
+    s.values.push_back(spread ? x : std::max(e, x));
+    s.axes.push_back(a);
+    s.moving.push_back(spread);
+    kept[a] = repeats || x != e ? x : 1;
+  }
+  if (std::none_of(s.moving.begin(), s.moving.end(), [](char m) { return m != 0; })) return {};
+  std::vector<pattern_choice> choices;
+  met_tensors(g, declared, asked, static_cast<std::size_t>(&l - g.layers().data()), s,
+              [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
+                if (!choices.empty()) return;
+                for (std::size_t a = 0; a < terms.size(); ++a)
+                  if (s.moving[a] == 0) terms[a] = pattern_term{{}, kept[a], 1};
+                choices.push_back(read_from_met(g.layers()[layer], output, std::move(terms), [&](const std::string& text, const std::string& name) {
+                  return text::sizes_computed_from_tensor(repeats ? "repeats" : "shape values", text, name);
+                }));
+              });
+  return choices;
+}
+
+bool reads_limit(const layer& l, const batch_finding& f) {
+  return f.code == "baked_size" && finding_port(f) == 1 && counts_range(l);
+}
+
+std::vector<pattern_choice> limit_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                          const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  if (!reads_limit(l, f) || l.sources.size() < 3) return {};
+  // A count from 0 by a whole step: its extent is the limit over the step, and the limit that extent times it.
+  std::array<std::int64_t, 3> v{};
+  for (std::size_t port = 0; port < 3; ++port) {
+    const auto& x = declared.input(g, l, port).value;
+    if (!x) return {};
+    if (x->is_real()) {  // a range of floats: whole values only
+      if (x->reals.size() != 1 || !x->real_constant(0)) return {};
+      const auto r = x->reals[0];
+      if (!(r >= -4e18 && r <= 4e18) || r != static_cast<double>(static_cast<std::int64_t>(r))) return {};
+      v[port] = static_cast<std::int64_t>(r);
+    } else {
+      if (x->elements.size() != 1 || !x->elements[0].exact()) return {};
+      v[port] = x->elements[0].lo;
+    }
+  }
+  // (Not a structured binding: clang 14, the WebAssembly build's, captures none in a lambda.)
+  const auto start = v[0], limit = v[1], step = v[2];
+  if (start != 0 || step < 1 || limit / step < 2 || limit % step != 0) return {};  // (no 2·step: it may overflow)
+  placed_sizes s;
+  s.port = 1;
+  s.rank = 1;
+  s.values = {limit / step};
+  s.axes = {0};
+  s.moving = {1};
+  std::vector<pattern_choice> choices;
+  met_tensors(g, declared, asked, static_cast<std::size_t>(&l - g.layers().data()), s,
+              [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
+                if (!choices.empty()) return;
+                terms[0].factor *= step;
+                choices.push_back(read_from_met(g.layers()[layer], output, std::move(terms), text::limit_from_tensor));
+              });
+  return choices;
+}
+
+bool reads_positions(const layer& l, const batch_finding& f) {
+  return f.code == "baked_size" && finding_port(f) == 1 && gather_counts_back(l).has_value();
+}
+
+std::vector<pattern_choice> last_position_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                                  const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto counts_back = gather_counts_back(l);
+  if (!counts_back || !reads_positions(l, f) || l.sources.size() < 3) return {};
+  const auto& data = declared.input(g, l, 0).shape;
+  const auto& now = asked.input(g, l, 0).shape;
+  const auto& positions = declared.input(g, l, 1).value;
+  const auto& axis_value = declared.input(g, l, 2).value;
+  if (!data.rank_known() || !now.rank_known() || data.size() != now.size() || !positions || positions->is_real() ||
+      !axis_value || axis_value->is_real() || axis_value->elements.size() != 1 || !axis_value->elements[0].exact())
+    return {};
+  auto axis = axis_value->elements[0].lo;
+  if (axis < 0) axis += static_cast<std::int64_t>(data.size());
+  if (axis < 0 || static_cast<std::size_t>(axis) >= data.size()) return {};
+  const auto a = static_cast<std::size_t>(axis);
+  // Only along an axis that changes: elsewhere the position stays what it is.
+  if (!data[a].is_static() || (now[a].is_static() && now[a].lo() == data[a].lo())) return {};
+  const auto last = data[a].lo() - 1;
+  // The size check relates the position to must be this axis' extent, and that extent no other size's (on a
+  // square map `x[:, :, w - 1]` is the same 6 as `h - 1`; a length that stays beside it may be the one meant).
+  // (A position equal to another size, 6 where a size of the model is 6, may stand for that size.)
+  if (!sole_sizes(g, declared, asked, data, now, at_or_after_reshapes(g, &l))[a]) return {};
+  const auto size = std::find_if(f.args.begin(), f.args.end(), [](const auto& x) { return x.first == "size"; });
+  if (size == f.args.end() || !std::holds_alternative<std::int64_t>(size->second) ||
+      std::get<std::int64_t>(size->second) != last + 1)
+    return {};
+  std::vector<std::size_t> elements;
+  for (std::size_t e = 0; e < positions->elements.size(); ++e)
+    if (positions->elements[e].exact() && positions->elements[e].lo == last && last >= 1) elements.push_back(e);
+  if (elements.empty()) return {};
+  if (!*counts_back) {
+    reason = text::no_negative_positions(elements[0], l.op_type(), l.op_version());
+    return {};
+  }
+  pattern_choice c;
+  c.element = elements[0];
+  c.old_value = last;
+  c.value = -1;
+  for (std::size_t k = 1; k < elements.size(); ++k) c.also.emplace_back(elements[k], -1);
+  c.why = text::names_last_position(elements, last, a, data[a].lo());
+  return {c};
+}
+
+bool reads_k(const layer& l, const batch_finding& f) {
+  return f.code == "baked_size" && finding_port(f) == 1 && keeps_k_along(l).has_value();
+}
+
+std::vector<pattern_choice> k_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                      const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto along = keeps_k_along(l);
+  if (!along || !reads_k(l, f)) return {};
+  const auto& data = declared.input(g, l, 0).shape;
+  const auto& now = asked.input(g, l, 0).shape;
+  const auto& k = declared.input(g, l, 1).value;
+  if (!data.rank_known() || !now.rank_known() || data.size() != now.size() || !k || k->is_real() ||
+      k->elements.size() != 1 || !k->elements[0].exact())
+    return {};
+  auto axis = *along;
+  if (axis < 0) axis += static_cast<std::int64_t>(data.size());
+  if (axis < 0 || static_cast<std::size_t>(axis) >= data.size()) return {};
+  const auto a = static_cast<std::size_t>(axis);
+  // The whole axis, which changes: any other k (the top 100 of the anchors) is a count the program chose. And
+  // no other size's extent: on a square map `topk(h)` along W is the same 8 as `topk(w)`.
+  if (!data[a].is_static() || k->elements[0].lo != data[a].lo() || (now[a].is_static() && now[a].lo() == data[a].lo()) ||
+      !sole_sizes(g, declared, asked, data, now, at_or_after_reshapes(g, &l))[a])
+    return {};
+  pattern_choice c;
+  c.port = 1;
+  c.computed = {{{a}, 1, 1}};
+  c.why = text::k_is_the_axis(terms_text(c.computed), k->elements[0].lo, a);
+  return {c};
+}
+
+namespace {
+
+/// Each reading of a value input other than a Reshape's pattern: whether a finding names its input, and its
+bool reads_window(const layer& l, const batch_finding& f) {
+  return f.code == "kernel_covers_size" && global_reduction(l).has_value();
+}
+
+/// A pooling whose window is, at the declared shapes, the whole of every spatial axis (one output along
+/// each, no padding, no dilation), one of them changing: the global pooling the program meant, written as
+/// the reduction over those axes. One that covers only some axes, pads, or has a second output that a layer
+/// reads (MaxPool-8's indices, which no reduction gives) is refused.
+std::vector<pattern_choice> window_choices(const graph& g, const propagation& declared, const propagation&,
+                                           const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto reduction = global_reduction(l);
+  const auto window = window_of(l);
+  if (!reduction || !window || !reads_window(l, f) || l.sources.empty() || !l.sources[0]) return {};
+  const auto self = static_cast<std::size_t>(&l - g.layers().data());
+  const auto& in = declared.input(g, l, 0).shape;
+  const auto& out = declared.outputs[self].empty() ? partial_shape::dynamic() : declared.outputs[self][0].shape;
+  const auto& k = window->kernel;
+  if (!in.rank_known() || in.size() != k.size() + 2 || !out.rank_known() || out.size() != in.size()) return {};
+  const auto zeros = [&](std::string_view name) {
+    const auto v = l.integers(name, {});
+    return std::all_of(v.begin(), v.end(), [](std::int64_t x) { return x == 0; });
+  };
+  const auto ones = l.integers("dilations", {});
+  const auto pad = l.text("auto_pad", "explicit");
+  std::vector<std::int64_t> axes;
+  for (std::size_t a = 0; a < k.size(); ++a) {
+    const auto x = a + 2;
+    if (!in[x].is_static() || in[x].lo() != k[a] || !out[x].is_static() || out[x].lo() != 1) {
+      reason = text::window_not_whole(x);
+      return {};
+    }
+    axes.push_back(static_cast<std::int64_t>(x));
+  }
+  if (!zeros("pads_begin") || !zeros("pads_end") || (pad != "explicit" && pad != "valid" && pad != "notset") ||
+      !std::all_of(ones.begin(), ones.end(), [](std::int64_t d) { return d == 1; })) {
+    reason = text::window_not_whole(std::nullopt);
+    return {};
+  }
+  // A MaxPool-8's indices (ONNX's MaxPool is read as one) no reduction gives: it is one only where no layer
+  // reads them, and the reduction leaves them out.
+  const auto read_past_first = std::any_of(g.layers().begin(), g.layers().end(), [&](const layer& x) {
+    return std::any_of(x.sources.begin(), x.sources.end(),
+                       [&](const auto& s) { return s && s->layer == self && s->output != 0; });
+  });
+  if (read_past_first) {
+    reason = text::window_not_whole(std::nullopt);
+    return {};
+  }
+  pattern_choice c;
+  c.reduction = std::string(*reduction);
+  c.axes = axes;
+  c.why = text::global_window(c.reduction, axes);
+  return {std::move(c)};
+}
+
+/// choices. (reads_placed last: it is the widest.)
+using reads_fn = bool (*)(const layer&, const batch_finding&);
+using choices_fn = std::vector<pattern_choice> (*)(const graph&, const propagation&, const propagation&, const layer&,
+                                                   const batch_finding&, text::fix_reason&);
+constexpr std::pair<reads_fn, choices_fn> readings[] = {
+    {reads_positions, last_position_choices}, {reads_k, k_choices},         {reads_extents, extent_choices},
+    {reads_limit, limit_choices},             {reads_divisor, divisor_choices}, {reads_window, window_choices},
+    {reads_placed, placed_size_choices},
+};
+
+}  // namespace
+
+bool reads_values(const layer& l, const batch_finding& f) {
+  return std::any_of(std::begin(readings), std::end(readings), [&](const auto& r) { return r.first(l, f); });
+}
+
+std::vector<pattern_choice> value_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                          const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  for (const auto& [reads, choices] : readings)
+    if (reads(l, f)) return choices(g, declared, asked, l, f, reason);
+  reason = text::shape_values_unknown();
+  return {};
+}
+
+}  // namespace reshape1::model::detail

@@ -1,0 +1,73 @@
+// The nodes fix inserts into an ONNX graph to compute a value from a shape: see fix_nodes.hpp.
+#include "fix_nodes.hpp"
+
+#include <fmt/format.h>
+
+#include "proto_edit.hpp"
+
+namespace reshape1::onnx::detail {
+
+std::string pattern_nodes::name(std::string_view what) {
+  return unique_name(taken_, fmt::format("{}/{}/{}", base_, word_, what));
+}
+
+std::string pattern_nodes::node(std::string_view op, std::vector<std::string> inputs, std::string_view what) {
+  auto& n = nodes.emplace_back();
+  n.set_op_type(std::string(op));
+  const auto out = name(what);
+  n.set_name(out);
+  for (auto& i : inputs) n.add_input(std::move(i));
+  n.add_output(out);
+  return out;
+}
+
+void pattern_nodes::attribute(std::string_view name, std::int64_t value) {
+  auto* a = nodes.back().add_attribute();
+  a->set_name(std::string(name));
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(value);
+}
+
+std::string pattern_nodes::constant(std::string_view what, const std::vector<std::int64_t>& values) {
+  auto* t = g_.add_initializer();
+  t->set_name(name(what));
+  t->set_data_type(::onnx::TensorProto::INT64);
+  t->add_dims(static_cast<std::int64_t>(values.size()));
+  for (const auto v : values) t->add_int64_data(v);
+  return t->name();
+}
+
+std::string pattern_nodes::computed(const std::string& data, std::span<const model::detail::pattern_term> terms) {
+  const auto shape = node("Shape", {data}, "shape");
+  std::vector<std::string> pieces;
+  std::vector<std::int64_t> run;
+  const auto flush = [&] {
+    if (run.empty()) return;
+    pieces.push_back(constant(fmt::format("values_{}", pieces.size()), run));
+    run.clear();
+  };
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    const auto& t = terms[k];
+    if (t.dims.empty()) {
+      run.push_back(t.factor);
+      continue;
+    }
+    flush();
+    std::string value;
+    for (const auto d : t.dims) {
+      const auto dim = node("Gather", {shape, constant(fmt::format("index_{}_{}", k, d), {static_cast<std::int64_t>(d)})},
+                            fmt::format("dim_{}_{}", k, d));
+      attribute("axis", 0);
+      value = value.empty() ? dim : node("Mul", {value, dim}, fmt::format("product_{}_{}", k, d));
+    }
+    if (t.factor != 1) value = node("Mul", {value, constant(fmt::format("factor_{}", k), {t.factor})}, fmt::format("scaled_{}", k));
+    if (t.divisor != 1) value = node("Div", {value, constant(fmt::format("divisor_{}", k), {t.divisor})}, fmt::format("quotient_{}", k));
+    pieces.push_back(value);
+  }
+  flush();
+  const auto values = node("Concat", pieces, "values");
+  attribute("axis", 0);
+  return values;
+}
+
+}  // namespace reshape1::onnx::detail

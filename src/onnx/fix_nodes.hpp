@@ -1,0 +1,46 @@
+// Internal: the nodes and initializers ONNX's fix inserts to compute a value from a tensor's shape.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "model/analysis/fix_internal.hpp"
+
+namespace reshape1::onnx::detail {
+
+/// The nodes and initializers that compute a pattern (or a layer's sizes or bounds) from a shape, each named
+/// `BASE/WORD/WHAT` (a name the graph does not give yet), for fix to insert before the layer.
+class pattern_nodes {
+ public:
+  pattern_nodes(::onnx::GraphProto& g, std::set<std::string>& taken, std::string base, std::string_view word)
+      : g_(g), taken_(taken), base_(std::move(base)), word_(word) {}
+
+  /// A node `op` of `inputs`: its output's name, after `what`.
+  std::string node(std::string_view op, std::vector<std::string> inputs, std::string_view what);
+  /// An integer attribute of the node made last.
+  void attribute(std::string_view name, std::int64_t value);
+  /// An int64 initializer of `values` (added to the graph): its name.
+  std::string constant(std::string_view what, const std::vector<std::int64_t>& values);
+  /// `terms` computed from the shape of the tensor `data` (Shape, Gather, Mul, Div, Concat; runs of values
+  /// that stay as one initializer): the name of the result.
+  std::string computed(const std::string& data, std::span<const model::detail::pattern_term> terms);
+
+  std::vector<::onnx::NodeProto> nodes;
+
+ private:
+  std::string name(std::string_view what);
+
+  ::onnx::GraphProto& g_;
+  std::set<std::string>& taken_;
+  std::string base_;
+  std::string_view word_;
+};
+
+}  // namespace reshape1::onnx::detail
