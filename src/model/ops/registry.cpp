@@ -197,17 +197,31 @@ std::string spec_name(std::string_view type, int opset) {
   return fmt::format("{}-{}", e->part == op_part::constant ? std::string_view("Constant") : e->type, e->spec);
 }
 
+namespace {
+// part_of is asked of every layer many times per analysis (each walk and each propagation), so the few
+// types with a part sit in a table indexed by a hash of a type's length and end letters: one compare per
+// call. The hash is checked, when this file compiles, to give each of them a slot of its own.
+constexpr std::size_t part_slots = 64;
+constexpr std::size_t part_slot(std::string_view type) noexcept {
+  if (type.empty()) return 0;
+  return (type.size() * 7 + static_cast<unsigned char>(type.front()) * 3 + static_cast<unsigned char>(type.back())) %
+         part_slots;
+}
+constexpr auto part_table = [] {
+  std::array<std::pair<std::string_view, op_part>, part_slots> table{};
+  for (const auto& f : facts) {
+    if (f.part == op_part::other) continue;
+    auto& slot = table[part_slot(f.type)];
+    if (!slot.first.empty()) throw "two types with a part share a slot of part_table: change part_slot";
+    slot = {f.type, f.part};
+  }
+  return table;
+}();
+}  // namespace
+
 op_part part_of(std::string_view type) noexcept {
-  // Asked of every layer by the analyses: the few types with a part, in a list short enough to scan.
-  static const auto with_part = [] {
-    std::vector<std::pair<std::string_view, op_part>> r;
-    for (const auto& f : facts)
-      if (f.part != op_part::other) r.emplace_back(f.type, f.part);
-    return r;
-  }();
-  for (const auto& [name, part] : with_part)
-    if (name == type) return part;
-  return op_part::other;
+  const auto& [name, part] = part_table[part_slot(type)];
+  return !name.empty() && name == type ? part : op_part::other;
 }
 
 const rule_entry* first_entry(std::string_view type) noexcept {
@@ -426,7 +440,11 @@ std::optional<tensor_value> gather_value(const tensor_value& v, const std::vecto
   tensor_value r;
   if (v.is_real()) {
     r.reals.reserve(positions.size());
-    for (auto p : positions) r.push_real(v.reals.at(p), v.real_constant(p));
+    if (v.reals_computed.empty()) {  // (every real a constant, as nearly always: no flag to carry)
+      for (auto p : positions) r.reals.push_back(v.reals.at(p));
+    } else {
+      for (auto p : positions) r.push_real(v.reals.at(p), v.real_constant(p));
+    }
   } else {
     r.elements.reserve(positions.size());
     for (auto p : positions) r.elements.push_back(v.elements.at(p));

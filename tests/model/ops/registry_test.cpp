@@ -64,6 +64,14 @@ TEST(registry, the_table_is_one_row_per_op_version_with_its_types_facts) {
   EXPECT_EQ(model::detail::part_of("NotAnOp"), model::detail::op_part::other);
 }
 
+// part_of (a hashed lookup) gives every row's part, and none to a type that only looks like one: another
+// case, a prefix, a longer name, the same ends and length.
+TEST(registry, part_of_is_each_rows_part) {
+  for (const auto& e : model::detail::rule_table()) EXPECT_EQ(model::detail::part_of(e.type), e.part) << e.type;
+  for (const auto* other : {"", "const", "Cons", "Const1", "ConstX", "Cxxxt", "Rxxxxxt", "Parameterx", "R", "C"})
+    EXPECT_EQ(model::detail::part_of(other), model::detail::op_part::other) << other;
+}
+
 TEST(registry, value_ports_name_the_inputs_a_row_reads) {
   EXPECT_EQ(reads_values(), 0u);
   EXPECT_EQ(reads_values(1, 2), 6u);
