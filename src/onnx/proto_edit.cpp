@@ -159,6 +159,20 @@ namespace {
   }
   return t;
 }
+/// The attribute of Constant node `n` that the lowering reads an int64 tensor from, found as it finds them
+/// (the first of a name): `value` (a tensor), else `value_ints`, else `value_int`; nullptr for a node it
+/// reads another way (reals) or not at all.
+::onnx::AttributeProto* read_attribute(::onnx::NodeProto& n) {
+  const auto first = [&](std::string_view name) -> ::onnx::AttributeProto* {
+    for (auto& a : *n.mutable_attribute())
+      if (a.name() == name) return &a;
+    return nullptr;
+  };
+  if (auto* a = first("value")) return a->has_t() ? a : nullptr;
+  if (auto* a = first("value_ints")) return a;
+  if (auto* a = first("value_int"); a != nullptr && (a->type() == ::onnx::AttributeProto::INT || a->has_i())) return a;
+  return nullptr;
+}
 }  // namespace
 
 std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, const node_ref& reader, bool edit) {
@@ -170,22 +184,20 @@ std::optional<holder> holder_of(::onnx::ModelProto& m, const std::string& name, 
       if (t.name() == name) last = holder{&t, name, false, g, nullptr};
     for (auto& n : *g->mutable_node()) {
       if (n.op_type() != "Constant" || n.output_size() != 1 || n.output(0) != name) continue;
-      for (auto& a : *n.mutable_attribute()) {
-        if (a.name() == "value" && a.has_t()) last = holder{a.mutable_t(), name, true, g, nullptr};
-        // The type a Constant's value_ints or value_int is written with is checked where it is read.
-        const bool ints = (a.name() == "value_ints" && a.type() == ::onnx::AttributeProto::INTS) ||
-                          (a.name() == "value_int" && a.type() == ::onnx::AttributeProto::INT);
-        if (ints && edit) {
-          auto t = tensor_of_ints(a);
-          a.Clear();
-          a.set_name("value");
-          a.set_type(::onnx::AttributeProto::TENSOR);
-          *a.mutable_t() = std::move(t);
-          last = holder{a.mutable_t(), name, true, g, nullptr};
-        } else if (ints) {
-          auto made = std::make_shared<::onnx::TensorProto>(tensor_of_ints(a));
-          last = holder{made.get(), name, true, g, made};
-        }
+      auto* a = read_attribute(n);
+      if (a == nullptr) continue;
+      if (a->name() == "value") {
+        last = holder{a->mutable_t(), name, true, g, nullptr};
+      } else if (edit) {
+        auto t = tensor_of_ints(*a);
+        a->Clear();
+        a->set_name("value");
+        a->set_type(::onnx::AttributeProto::TENSOR);
+        *a->mutable_t() = std::move(t);
+        last = holder{a->mutable_t(), name, true, g, nullptr};
+      } else {
+        auto made = std::make_shared<::onnx::TensorProto>(tensor_of_ints(*a));
+        last = holder{made.get(), name, true, g, made};
       }
     }
     if (last) return last;

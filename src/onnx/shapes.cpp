@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -380,14 +381,16 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
   // Constant nodes' values are left out too unless the model is written back (put_back restores only
   // initializers).
   const auto skimmed = detail::skim(bytes, file, {.constants = !options.copy});
-  // Where nothing is left out, protobuf parses a private copy (a mapping's parse is not guarded).
-  std::vector<std::byte> copy;
+  // Where nothing is left out, protobuf parses a private copy (a mapping's parse is not guarded), not zeroed
+  // before it is written over.
+  std::unique_ptr<std::byte[]> copy;
   if (skimmed.bytes.empty()) {
-    copy.resize(bytes.size());
-    io::detail::guarded_copy(copy.data(), bytes.data(), bytes.size(), file);
+    copy = std::make_unique_for_overwrite<std::byte[]>(bytes.size());
+    io::detail::guarded_copy(copy.get(), bytes.data(), bytes.size(), file);
   }
   ::onnx::ModelProto m;
-  detail::parse_model(skimmed.bytes.empty() ? std::span<const std::byte>(copy) : std::as_bytes(std::span(skimmed.bytes)),
+  detail::parse_model(skimmed.bytes.empty() ? std::span<const std::byte>(copy.get(), bytes.size())
+                                            : std::as_bytes(std::span(skimmed.bytes)),
                       file, m);
   std::unordered_map<std::string, source> names;
   const auto left_out = detail::left_out_of(m, skimmed);

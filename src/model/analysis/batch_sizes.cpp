@@ -432,24 +432,7 @@ batch_finding size_finding(const layer& l, std::size_t index) {
   return f;
 }
 
-std::string regroup_hint(option_spelling s) {
-  return fmt::format("write the pattern with 0 and -1, or compute it from the input's shape, so that each output "
-                     "dimension follows the sizes it is made of; a pattern meant to stay as it is can be vouched for "
-                     "with {}",
-                     spell(s, option::assume_constant));
-}
-
 std::string asked_text(const size_source& s) { return s.asked ? fmt::format("{}", *s.asked) : std::string("unknown"); }
-
-/// Vouching names a Const (`holder`, or `#id`); a value computed from constants by other layers has none to
-/// name, and only the export can change it.
-std::string vouch_hint(option_spelling s, const std::string& holder, std::optional<std::int64_t> id) {
-  constexpr std::string_view export_it = "export the model with this value computed from the input's shape";
-  if (!id) return fmt::format("{}, or vouch for the constants it is computed from", export_it);
-  const auto name = holder.empty() ? fmt::format("#{}", *id) : holder;
-  return fmt::format("if it is meant to stay as it is at every size, vouch for it with {}; otherwise {}",
-                     spell(s, option::assume_constant, {}, name), export_it);
-}
 
 /// A pooling window or a convolution kernel as large as its input at the declared shapes, along an axis
 /// whose size changes: global pooling written as a fixed window.
@@ -481,8 +464,7 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
                                                : std::nullopt;
     const because reason = because(why::kernel_covers_size, axis, kernel[k]).quoting(at ? fmt::format("{}", *at) : "unknown");
     set_reason(f, reason);
-    f.hint = "a window as large as the input at one size is global pooling only at that size: write it as a "
-             "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size";
+    f.hint = text::global_window_hint();
     out.push_back(std::move(f));
     return;
   }
@@ -534,7 +516,7 @@ bool fixed_resize(const graph& g, const propagation& declared, const propagation
       continue;
     auto f = size_finding(l, index);
     set_reason(f, because(why::resize_to_fixed_size, axis, dout[axis].lo()));
-    f.hint = "export the model with the size computed from the input's shape, or resize by scales alone";
+    f.hint = text::resize_to_fixed_size_hint();
     out.push_back(std::move(f));
     return true;
   }
@@ -561,8 +543,7 @@ bool unknown_shape_value(const graph& g, const propagation& asked, std::size_t i
     if (!l.sources[port] || !reads_value(row->values, port) || asked.input(g, l, port).value) continue;
     auto f = size_finding(l, index);
     set_reason(f, because(why::size_value_unknown, port));
-    f.hint = "compute the value from the input's shape with ops whose values reshape1 follows (ShapeOf, Gather, "
-             "Concat, arithmetic, Convert)";
+    f.hint = text::size_value_unknown_hint();
     out.push_back(std::move(f));
     return true;
   }
@@ -667,14 +648,6 @@ std::vector<std::optional<std::size_t>> placed_axes(const graph& g, const propag
 
 namespace {
 
-/// "a", "a and b", "a, b and c".
-std::string listed(const std::vector<std::string>& items) {
-  std::string list;
-  for (std::size_t t = 0; t < items.size(); ++t)
-    list += fmt::format("{}{}", t == 0 ? "" : t + 1 == items.size() ? " and " : ", ", items[t]);
-  return list;
-}
-
 /// try_members' trials: the members of the sizes asked as intervals or `?`, propagated, and what each shows.
 class member_trials {
  public:
@@ -720,8 +693,7 @@ class member_trials {
       f.code = name(it->code);
       f.at = shapes;
       f.what = fmt::format("{} (a member of the sizes asked)", reshape1::detail::without_hint(it->message, it->hint));
-      f.hint = "the model does not run at every size asked: ask for the sizes it runs at (often the multiples of "
-               "its stride), one at a time";
+      f.hint = text::member_fails_hint();
       return f;
     }
     return std::nullopt;
@@ -758,9 +730,7 @@ class member_trials {
         }
         continue;
       }
-      failure.hint = fmt::format("the model runs only at some sizes: at multiples of {} it runs ({}); ask for the "
-                                 "sizes it runs at, one at a time",
-                                 step, listed(at_step_tried));
+      failure.hint = text::runs_at_step_hint(step, at_step_tried);
       // (`step` says so to a caller that asks for those sizes only: fix, whose rewrites make such a model.)
       failure.args.emplace_back("step", step);
       break;
@@ -811,7 +781,7 @@ class member_trials {
         auto f = size_finding(g_.layers()[index], index);
         f.at = shapes;
         set_reason(f, *reason);
-        f.hint = regroup_hint(spelling_);
+        f.hint = text::regroup_hint(spelling_);
         regroups.push_back(std::move(f));
       }
     }
@@ -852,7 +822,7 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
       auto f = size_finding(g.layers()[in.layer], in.layer);
       set_reason(f, because(why::sizes_not_proven, d).quoting(to_string(in.requested[d])));
       if (trials.asked() > 1) f.what += fmt::format(" ({} more dimensions asked so)", trials.asked() - 1);
-      f.hint = fmt::format("it runs at {}; to be sure of a size, ask for it alone", listed(tried));
+      f.hint = text::sizes_not_proven_hint(tried);
       findings.push_back(std::move(f));
       return;  // one finding says it for the request
     }
@@ -893,7 +863,7 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
     f.source_id = b.holder_id;
     f.source = b.holder;
   }
-  f.hint = vouch_hint(spelling, b.holder, b.holder_id);
+  f.hint = text::vouch_hint(spelling, b.holder, b.holder_id);
   return f;
 }
 
@@ -925,7 +895,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
         f.source_id = p->holder_id;
         f.source = p->holder;
       }
-      f.hint = vouch_hint(spelling, p->holder, p->holder_id);
+      f.hint = text::vouch_hint(spelling, p->holder, p->holder_id);
       out.push_back(std::move(f));
       continue;
     }
@@ -950,7 +920,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       if (auto reason = regrouped(g, declared, asked, index, assumed)) {
         auto f = size_finding(l, index);
         set_reason(f, *reason);
-        f.hint = regroup_hint(spelling);
+        f.hint = text::regroup_hint(spelling);
         out.push_back(std::move(f));
         continue;
       }

@@ -513,6 +513,60 @@ std::string failing_at(const std::optional<dimension>& batch) {
   return batch ? to_string(*batch) : std::string("the given shapes");
 }
 
+namespace {
+/// "a", "a and b", "a, b and c".
+std::string and_listed(const std::vector<std::string>& items) {
+  std::string list;
+  for (std::size_t t = 0; t < items.size(); ++t)
+    list += fmt::format("{}{}", t == 0 ? "" : t + 1 == items.size() ? " and " : ", ", items[t]);
+  return list;
+}
+}  // namespace
+
+std::string regroup_hint(option_spelling s) {
+  return fmt::format("write the pattern with 0 and -1, or compute it from the input's shape, so that each output "
+                     "dimension follows the sizes it is made of; a pattern meant to stay as it is can be vouched for "
+                     "with {}",
+                     detail::spell(s, detail::option::assume_constant));
+}
+
+std::string vouch_hint(option_spelling s, const std::string& holder, std::optional<std::int64_t> id) {
+  constexpr std::string_view export_it = "export the model with this value computed from the input's shape";
+  if (!id) return fmt::format("{}, or vouch for the constants it is computed from", export_it);
+  const auto name = holder.empty() ? fmt::format("#{}", *id) : holder;
+  return fmt::format("if it is meant to stay as it is at every size, vouch for it with {}; otherwise {}",
+                     detail::spell(s, detail::option::assume_constant, {}, name), export_it);
+}
+
+std::string global_window_hint() {
+  return "a window as large as the input at one size is global pooling only at that size: write it as a "
+         "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size";
+}
+
+std::string resize_to_fixed_size_hint() {
+  return "export the model with the size computed from the input's shape, or resize by scales alone";
+}
+
+std::string size_value_unknown_hint() {
+  return "compute the value from the input's shape with ops whose values reshape1 follows (ShapeOf, Gather, "
+         "Concat, arithmetic, Convert)";
+}
+
+std::string member_fails_hint() {
+  return "the model does not run at every size asked: ask for the sizes it runs at (often the multiples of "
+         "its stride), one at a time";
+}
+
+std::string runs_at_step_hint(std::int64_t step, const std::vector<std::string>& tried) {
+  return fmt::format("the model runs only at some sizes: at multiples of {} it runs ({}); ask for the "
+                     "sizes it runs at, one at a time",
+                     step, and_listed(tried));
+}
+
+std::string sizes_not_proven_hint(const std::vector<std::string>& tried) {
+  return fmt::format("it runs at {}; to be sure of a size, ask for it alone", and_listed(tried));
+}
+
 }  // namespace reshape1::model::text
 
 namespace reshape1::model {

@@ -122,6 +122,25 @@ inline constexpr auto last_reason = detail::why::output_per_image;
 /// An ONNX input whose static batch ONNX Runtime will not let change.
 [[nodiscard]] std::string onnx_static_batch_note(const input_report& in, std::size_t batch_index, std::int64_t declared);
 
+// ---- new sizes (check --shape) ----
+/// A Reshape that regroups its input's dims otherwise at the sizes asked.
+[[nodiscard]] std::string regroup_hint(option_spelling s);
+/// A constant that equals a size: vouching names its Const (`holder`, or `#id`); a value computed from
+/// constants by other layers (no `id`) has none to name, and only the export can change it.
+[[nodiscard]] std::string vouch_hint(option_spelling s, const std::string& holder, std::optional<std::int64_t> id);
+/// A pooling window or convolution kernel as large as its input at the declared shapes.
+[[nodiscard]] std::string global_window_hint();
+/// A Resize to a size that stays while its input's changes.
+[[nodiscard]] std::string resize_to_fixed_size_hint();
+/// A value read as a size that the propagation does not know at the sizes asked.
+[[nodiscard]] std::string size_value_unknown_hint();
+/// A member of the sizes asked at which a layer fails.
+[[nodiscard]] std::string member_fails_hint();
+/// A model that runs only at multiples of `step` (at the sizes `tried`).
+[[nodiscard]] std::string runs_at_step_hint(std::int64_t step, const std::vector<std::string>& tried);
+/// Sizes asked as a range that were tried at `tried` only.
+[[nodiscard]] std::string sizes_not_proven_hint(const std::vector<std::string>& tried);
+
 /// What a report is about ("batch 8", "the given shapes"), and where a failure is seen ("8", "the given shapes").
 [[nodiscard]] std::string target(const std::optional<dimension>& batch);
 [[nodiscard]] std::string failing_at(const std::optional<dimension>& batch);
