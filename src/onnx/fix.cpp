@@ -437,7 +437,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   /// changes_. Returns where the Reshape node is.
   node_ref apply(::onnx::ModelProto& m, const model::detail::fix_rewrite& r, std::set<std::string>& taken,
                  std::vector<std::pair<layer_key, node_ref>>& placed) {
-    if (!r.p.reduction.empty()) return apply_reduction(m, r);
+    if (!r.p.reduction.empty()) return apply_reduction(m, r, taken);
     if (!r.p.computed.empty()) return apply_computed(m, r, taken, placed);
     const auto s = names_at(original_, &declared(), r.p.within);
     const auto* reshape = s ? s->g->find(r.p.reshape) : nullptr;
@@ -491,8 +491,10 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   /// Reduction rewrite `r` made in `m`: the AveragePool or MaxPool node whose window is the whole input
   /// becomes GlobalAveragePool or GlobalMaxPool, which take the whole of every spatial axis and keep it as 1
   /// (the reduction the judged edit made of its layer), without the window's attributes. A MaxPool's
-  /// indices output goes too: the plan made a reduction only where nothing reads it.
-  node_ref apply_reduction(::onnx::ModelProto& m, const model::detail::fix_rewrite& r) {
+  /// indices output goes too: the plan made a reduction only where nothing reads it. A MaxPool of integers
+  /// (int8, uint8 from opset 12), which GlobalMaxPool does not take, becomes ReduceMax over the spatial axes,
+  /// kept (its axes an attribute before opset 18, an initializer named from `taken` from then on).
+  node_ref apply_reduction(::onnx::ModelProto& m, const model::detail::fix_rewrite& r, std::set<std::string>& taken) {
     const auto s = names_at(original_, &declared(), r.p.within);
     const auto* pool = s ? s->g->find(r.p.reshape) : nullptr;
     const auto node = shifted(pool != nullptr ? reader_of(*s, *s->g, *pool) : std::nullopt);
@@ -501,10 +503,31 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     auto& n = *g->mutable_node(node->index);
     const auto was = n.op_type();
     if (was != "AveragePool" && was != "MaxPool") internal("its node is no AveragePool or MaxPool");
-    n.set_op_type(was == "MaxPool" ? "GlobalMaxPool" : "GlobalAveragePool");
+    const auto type = s->p != nullptr ? s->p->input(*s->g, *pool, 0).type : std::nullopt;
+    const bool real = type == element_type::f32 || type == element_type::f16 || type == element_type::f64;
+    n.set_op_type(was == "AveragePool" ? "GlobalAveragePool" : real ? "GlobalMaxPool" : "ReduceMax");
     n.clear_attribute();
     for (int k = 1; k < n.output_size(); ++k) removed_.insert(n.output(k));
     if (n.output_size() > 1) n.mutable_output()->DeleteSubrange(1, n.output_size() - 1);
+    if (n.op_type() == "ReduceMax") {
+      auto* keep = n.add_attribute();
+      keep->set_name("keepdims");
+      keep->set_type(::onnx::AttributeProto::INT);
+      keep->set_i(1);
+      if (detail::default_opset(m, file_.string()) < 18) {
+        auto* axes = n.add_attribute();
+        axes->set_name("axes");
+        axes->set_type(::onnx::AttributeProto::INTS);
+        for (const auto a : r.p.axes) axes->add_ints(a);
+      } else {
+        auto* t = g->add_initializer();
+        t->set_name(unique_name(taken, fmt::format("{}/axes", n.name().empty() ? n.output(0) : n.name())));
+        t->set_data_type(::onnx::TensorProto::INT64);
+        t->add_dims(static_cast<std::int64_t>(r.p.axes.size()));
+        for (const auto a : r.p.axes) t->add_int64_data(a);
+        n.add_input(t->name());
+      }
+    }
     auto& c = changes_[{r.p.within, r.p.reshape}];
     c.name = n.name().empty() ? n.output(0) : n.name();
     c.type = was;

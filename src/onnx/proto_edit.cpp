@@ -147,31 +147,28 @@ std::set<std::string> read_names(const ::onnx::GraphProto& g) {
 }
 
 namespace {
-/// The int64 tensor a Constant's `value_ints` (1-D) or `value_int` (a scalar) stands for.
+/// The int64 tensor a Constant's `value_ints` or `value_int` stands for, read by its type as the lowering
+/// reads it: a list 1-D, one value a scalar.
 ::onnx::TensorProto tensor_of_ints(const ::onnx::AttributeProto& a) {
   ::onnx::TensorProto t;
   t.set_data_type(::onnx::TensorProto::INT64);
-  if (a.name() == "value_int") {
-    t.add_int64_data(a.i());
-  } else {
+  if (a.type() == ::onnx::AttributeProto::INTS) {
     t.add_dims(a.ints_size());
     for (const auto v : a.ints()) t.add_int64_data(v);
+  } else {
+    t.add_int64_data(a.i());
   }
   return t;
 }
-/// The attribute of Constant node `n` that the lowering reads an int64 tensor from, found as it finds them
-/// (the first of a name): `value` (a tensor), else `value_ints`, else `value_int`; nullptr for a node it
-/// reads another way (reals) or not at all.
+/// The attribute of Constant node `n` that the lowering reads an int64 tensor from: its first (as ONNX
+/// Runtime reads it), a `value` tensor or a `value_ints` or `value_int` of an integer type; nullptr for a
+/// node it reads another way (reals) or refuses.
 ::onnx::AttributeProto* read_attribute(::onnx::NodeProto& n) {
-  const auto first = [&](std::string_view name) -> ::onnx::AttributeProto* {
-    for (auto& a : *n.mutable_attribute())
-      if (a.name() == name) return &a;
-    return nullptr;
-  };
-  if (auto* a = first("value")) return a->has_t() ? a : nullptr;
-  if (auto* a = first("value_ints")) return a;
-  if (auto* a = first("value_int"); a != nullptr && (a->type() == ::onnx::AttributeProto::INT || a->has_i())) return a;
-  return nullptr;
+  if (n.attribute_size() == 0) return nullptr;
+  auto* a = n.mutable_attribute(0);
+  if (a->name() == "value") return a->has_t() ? a : nullptr;
+  const bool typed = a->type() == ::onnx::AttributeProto::INTS || a->type() == ::onnx::AttributeProto::INT;
+  return (a->name() == "value_ints" || a->name() == "value_int") && typed ? a : nullptr;
 }
 }  // namespace
 

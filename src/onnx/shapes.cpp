@@ -381,11 +381,10 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
   // Constant nodes' values are left out too unless the model is written back (put_back restores only
   // initializers).
   const auto skimmed = detail::skim(bytes, file, {.constants = !options.copy});
-  // Where nothing is left out, protobuf parses a private copy (a mapping's parse is not guarded), not zeroed
-  // before it is written over.
+  // Where nothing is left out, protobuf parses a private copy (a mapping's parse is not guarded).
   std::unique_ptr<std::byte[]> copy;
   if (skimmed.bytes.empty()) {
-    copy = std::make_unique_for_overwrite<std::byte[]>(bytes.size());
+    copy.reset(new std::byte[bytes.size()]);  // left uninitialised: the copy fills it
     io::detail::guarded_copy(copy.get(), bytes.data(), bytes.size(), file);
   }
   ::onnx::ModelProto m;

@@ -95,6 +95,10 @@ FIXED = {
     "size_fix_global_pool": ("size_fix_global_pool_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
     # The same with a MaxPool (CBAM's max_pool2d(x, x.shape[2:])): GlobalMaxPool, the unread indices gone.
     "size_fix_global_max_pool": ("size_fix_global_max_pool_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
+    # The same on int8 (opset 12) and uint8 (opset 18) values, which GlobalMaxPool does not take: ReduceMax.
+    "size_fix_global_max_pool_int8": ("size_fix_global_max_pool_int8_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
+    "size_fix_global_max_pool_uint8_opset18": ("size_fix_global_max_pool_uint8_opset18_at_b", "x=[1,3,?,?]",
+                                               [1, 3, 10, 12], [1, 3, 6, 8]),
     # The same mean written as the sum times 1/48: one over the count computed (Reciprocal of the Cast).
     "size_fix_mean_reciprocal": ("size_fix_mean_reciprocal_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
 }

@@ -166,30 +166,35 @@ void range_ms(node_context& c) {
   c.output(0, c.add("Range", 1, {start, c.need(1), delta}));
 }
 void constant(node_context& c) {
-  if (const auto* a = c.attribute("value"); a != nullptr) {
-    if (!a->has_t()) c.bad("attribute value is not a tensor");
-    return c.output_constant(0, a->t());
+  // ONNX Runtime reads a Constant's first attribute, whatever follows it (the checker allows one), and reads
+  // a value_int(s) or value_float(s) by its declared type: so does reshape1.
+  if (c.node().attribute_size() == 0) c.bad("it has no value attribute", "a Constant holds one of value, value_ints, ...");
+  const auto& a = c.node().attribute(0);
+  if (a.name() == "value") {
+    if (!a.has_t()) c.bad("attribute value is not a tensor");
+    return c.output_constant(0, a.t());
   }
   // The other forms are the same tensor written shorter: made that tensor, so that a value_ints is a
   // constant to the nodes that read it (a Reshape's pattern, a Gather's indices), named by its output, and
   // one fix can rewrite, as the `value` form is.
+  using A = ::onnx::AttributeProto;
+  const bool ints = a.name() == "value_ints" || a.name() == "value_int";
+  const bool reals = a.name() == "value_floats" || a.name() == "value_float";
+  if (!ints && !reals) return c.not_covered(fmt::format("a Constant of {} is not covered", a.name()));
+  const auto list = ints ? A::INTS : A::FLOATS;
+  const auto one = ints ? A::INT : A::FLOAT;
+  if (a.type() != list && a.type() != one)
+    c.bad(fmt::format("attribute {} is of type {}, not {} or {}", a.name(), A::AttributeType_Name(a.type()),
+                      A::AttributeType_Name(one), A::AttributeType_Name(list)));
   ::onnx::TensorProto t;
-  if (const auto v = c.ints("value_ints")) {
-    t.set_data_type(::onnx::TensorProto::INT64);
-    t.add_dims(static_cast<std::int64_t>(v->size()));
-    for (const auto x : *v) t.add_int64_data(x);
-  } else if (const auto x = c.i("value_int")) {
-    t.set_data_type(::onnx::TensorProto::INT64);
-    t.add_int64_data(*x);
-  } else if (const auto f = c.floats("value_floats")) {
-    t.set_data_type(::onnx::TensorProto::FLOAT);
-    t.add_dims(static_cast<std::int64_t>(f->size()));
-    for (const auto value : *f) t.add_float_data(value);
-  } else if (c.attribute("value_float") != nullptr) {
-    t.set_data_type(::onnx::TensorProto::FLOAT);
-    t.add_float_data(c.f("value_float", 0));
+  t.set_data_type(ints ? ::onnx::TensorProto::INT64 : ::onnx::TensorProto::FLOAT);
+  if (a.type() == list) t.add_dims(ints ? a.ints_size() : a.floats_size());
+  if (ints) {
+    if (a.type() == list) t.mutable_int64_data()->CopyFrom(a.ints());
+    else t.add_int64_data(a.i());
   } else {
-    return c.not_covered("a Constant of a sparse tensor or strings is not covered");
+    if (a.type() == list) t.mutable_float_data()->CopyFrom(a.floats());
+    else t.add_float_data(a.f());
   }
   c.output_constant(0, std::move(t));
 }

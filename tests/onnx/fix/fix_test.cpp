@@ -142,6 +142,25 @@ TEST(onnx_fix, a_constant_of_value_ints_is_rewritten_in_its_node) {
   };
   EXPECT_EQ(check(bytes), model::batch_verdict::no);
   EXPECT_EQ(check(onnx_output(r).model), model::batch_verdict::yes);
+  // With a second value after it, which ONNX Runtime ignores: the first is rewritten and stays first.
+  ::onnx::ModelProto both;
+  ASSERT_TRUE(both.ParseFromString(bytes));
+  auto* second = both.mutable_graph()->mutable_node(0)->add_attribute();
+  second->set_name("value");
+  second->set_type(::onnx::AttributeProto::TENSOR);
+  second->mutable_t()->set_data_type(::onnx::TensorProto::INT64);
+  second->mutable_t()->add_dims(2);
+  for (const auto v : {1, 6}) second->mutable_t()->add_int64_data(v);
+  const auto both_bytes = both.SerializeAsString();
+  const auto again = onnx::fix(std::as_bytes(std::span(both_bytes.data(), both_bytes.size())), "both.onnx");
+  ASSERT_TRUE(again.fixed);
+  ::onnx::ModelProto fixed_both;
+  ASSERT_TRUE(fixed_both.ParseFromString(onnx_output(again).model));
+  const auto& first = fixed_both.graph().node(0).attribute(0);
+  EXPECT_EQ(first.name(), "value");
+  EXPECT_EQ(std::vector<std::int64_t>(first.t().int64_data().begin(), first.t().int64_data().end()),
+            (std::vector<std::int64_t>{0, -1}));
+  EXPECT_EQ(check(onnx_output(again).model), model::batch_verdict::yes);
 }
 
 TEST(onnx_fix, reports_its_progress_as_the_ir_fix_does) {

@@ -167,6 +167,24 @@ TEST(onnx_fix, new_sizes_a_pooling_window_of_the_whole_map_becomes_global_poolin
   EXPECT_EQ(fixed_max.graph().node(0).op_type(), "GlobalMaxPool");
   EXPECT_EQ(fixed_max.graph().node(0).attribute_size(), 0);
   EXPECT_EQ(fixed_max.graph().node(0).output_size(), 1);
+  // On integers (int8 from opset 12, uint8), which GlobalMaxPool does not take: ReduceMax over the spatial
+  // axes, kept; its axes an attribute before opset 18, an initializer from then on (onnx.torch_sizes runs both).
+  for (const auto& [fixture, opset18] : {std::pair{"size_fix_global_max_pool_int8", false},
+                                         std::pair{"size_fix_global_max_pool_uint8_opset18", true}}) {
+    SCOPED_TRACE(fixture);
+    const auto ints = fixture_bytes(fixture);
+    const auto q = onnx::fix(std::as_bytes(std::span(ints.data(), ints.size())), "q.onnx", at_sizes("[1,3,?,?]"));
+    ASSERT_TRUE(q.fixed) << (q.refusals.empty() ? "" : q.refusals[0].reason);
+    EXPECT_EQ(q.changes[0].computed, "ReduceMax");
+    ::onnx::ModelProto written;
+    ASSERT_TRUE(written.ParseFromString(onnx_output(q).model));
+    const auto& pool = written.graph().node(1);
+    EXPECT_EQ(pool.op_type(), "ReduceMax");
+    EXPECT_EQ(pool.input_size(), opset18 ? 2 : 1);
+    bool axes_attribute = false;
+    for (const auto& a : pool.attribute()) axes_attribute = axes_attribute || a.name() == "axes";
+    EXPECT_EQ(axes_attribute, !opset18);
+  }
   // The indices given out as a second output of the graph: refused, with the reason.
   *max.mutable_graph()->add_output() = max.graph().output(0);
   max.mutable_graph()->mutable_output(1)->set_name("unread_indices");

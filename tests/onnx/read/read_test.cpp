@@ -51,6 +51,50 @@ TEST(onnx, allowzero_is_the_opposite_of_special_zero) {
   EXPECT_EQ(report.reshapes[0].error->code, errc::infer_zero);
 }
 
+// A Constant's value is its first attribute, as ONNX Runtime reads it (a second one is ignored), and a
+// value_int(s) is read by its declared type: INTS a 1-D tensor, INT a scalar, whatever the name says. An
+// attribute of neither type (or none) is refused, as ONNX Runtime refuses it.
+TEST(onnx, a_constant_is_its_first_attribute_read_by_its_type) {
+  const auto shape_of_y = [](const std::string& attributes, const std::string& consumer) {
+    const auto text = fmt::format(R"(
+      ir_version: 8 opset_import {{ domain: "" version: 13 }}
+      graph {{
+        name: "c"
+        input {{ name: "x" type {{ tensor_type {{ elem_type: 1 shape {{ dim {{ dim_value: 1 }} dim {{ dim_value: 6 }} dim {{ dim_value: 4 }} }} }} }} }}
+        node {{ name: "k" op_type: "Constant" output: ["k"] {} }}
+        node {{ name: "r" {} output: ["y"] }}
+        output {{ name: "y" type {{ tensor_type {{ elem_type: 1 }} }} }}
+      }})",
+                                  attributes, consumer);
+    ::onnx::ModelProto m;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m));
+    const auto g = read_bytes(m.SerializeAsString(), "constant.onnx");
+    const auto p = model::propagate(g);
+    return to_string(p.input(g, g.layers()[g.order().back()], 0).shape);
+  };
+  const std::string reshape = R"(op_type: "Reshape" input: ["x", "k"])";
+  const std::string gather = R"(op_type: "Gather" input: ["x", "k"] attribute { name: "axis" type: INT i: 1 })";
+  EXPECT_EQ(shape_of_y(R"(attribute { name: "value_ints" type: INTS ints: [1, -1] }
+                          attribute { name: "value" type: TENSOR t { data_type: 7 dims: 2 int64_data: [4, 6] } })",
+                       reshape),
+            "[1,24]");
+  EXPECT_EQ(shape_of_y(R"(attribute { name: "value" type: TENSOR t { data_type: 7 dims: 2 int64_data: [4, 6] } }
+                          attribute { name: "value_ints" type: INTS ints: [1, -1] })",
+                       reshape),
+            "[4,6]");
+  EXPECT_EQ(shape_of_y(R"(attribute { name: "value_int" type: INT i: 5 })", gather), "[1,4]");
+  EXPECT_EQ(shape_of_y(R"(attribute { name: "value_int" type: INTS i: 5 })", gather), "[1,0,4]");
+  EXPECT_EQ(shape_of_y(R"(attribute { name: "value_ints" type: INT i: 5 ints: [2, 3] })", gather), "[1,4]");
+  try {
+    (void)shape_of_y(R"(attribute { name: "value_ints" ints: [2, 3] })", gather);
+    ADD_FAILURE() << "a value_ints of no type was read";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::bad_file);
+    EXPECT_NE(std::string(e.what()).find("attribute value_ints is of type UNDEFINED, not INT or INTS"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(onnx, a_node_of_another_domain_is_not_covered_and_named) {
   const auto g = read_fixture("fold_scaler");
   const auto report = model::check(g);
