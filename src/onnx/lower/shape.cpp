@@ -166,9 +166,11 @@ void range_ms(node_context& c) {
   c.output(0, c.add("Range", 1, {start, c.need(1), delta}));
 }
 void constant(node_context& c) {
-  // ONNX Runtime reads a Constant's first attribute, whatever follows it (the checker allows one), and reads
-  // a value_int(s) or value_float(s) by its declared type: so does reshape1.
-  if (c.node().attribute_size() == 0) c.bad("it has no value attribute", "a Constant holds one of value, value_ints, ...");
+  // ONNX Runtime reads a Constant's first attribute, whatever follows it (ONNX's checker allows only one),
+  // and reads a value_int(s) or value_float(s) by its declared type: so does reshape1.
+  if (c.node().attribute_size() == 0)
+    c.bad("it has no attribute", "a Constant holds its value in one attribute: value, value_int(s), value_float(s), "
+                                 "value_string(s) or sparse_value");
   const auto& a = c.node().attribute(0);
   if (a.name() == "value") {
     if (!a.has_t()) c.bad("attribute value is not a tensor");

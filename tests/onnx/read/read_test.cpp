@@ -93,6 +93,13 @@ TEST(onnx, a_constant_is_its_first_attribute_read_by_its_type) {
     EXPECT_NE(std::string(e.what()).find("attribute value_ints is of type UNDEFINED, not INT or INTS"), std::string::npos)
         << e.what();
   }
+  try {
+    (void)shape_of_y("", gather);
+    ADD_FAILURE() << "a Constant of no attribute was read";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::bad_file);
+    EXPECT_NE(std::string(e.what()).find("it has no attribute"), std::string::npos) << e.what();
+  }
 }
 
 TEST(onnx, a_node_of_another_domain_is_not_covered_and_named) {
