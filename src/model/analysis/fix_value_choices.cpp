@@ -559,11 +559,7 @@ std::vector<pattern_choice> window_choices(const graph& g, const propagation& de
   }
   // A MaxPool-8's indices (ONNX's MaxPool is read as one) no reduction gives: it is one only where no layer
   // reads them, and the reduction leaves them out.
-  const auto read_past_first = std::any_of(g.layers().begin(), g.layers().end(), [&](const layer& x) {
-    return std::any_of(x.sources.begin(), x.sources.end(),
-                       [&](const auto& s) { return s && s->layer == self && s->output != 0; });
-  });
-  if (read_past_first) {
+  if (outputs_read(g)[self] > 1) {
     reason = text::window_not_whole(std::nullopt);
     return {};
   }
