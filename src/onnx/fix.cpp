@@ -231,9 +231,11 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       return model::text::values_not_read(held);
     const auto& node = *node_at(proto_, *reader);
     // (An Identity between them is no node of the lowered graph: the value reaches the node through it.)
-    if (x.consumer_port >= static_cast<std::size_t>(node.input_size()) ||
-        detail::through_identities(proto_, node.input(static_cast<int>(x.consumer_port)), *reader) != held)
-      return model::text::does_not_feed(held, x.consumer_port, node.name());
+    if (x.consumer_port >= static_cast<std::size_t>(node.input_size()))
+      return model::text::does_not_feed(held, x.consumer_port, node.name(), "");
+    if (const auto read = detail::through_identities(proto_, node.input(static_cast<int>(x.consumer_port)), *reader);
+        read != held)
+      return model::text::does_not_feed(held, x.consumer_port, node.name(), read);
     if (captured) return outside(s, *origin.holder, held, x);
     return std::nullopt;
   }

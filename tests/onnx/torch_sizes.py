@@ -57,6 +57,10 @@ CASES = {
     # runs and returns three times the mean; reshape1 names the divisor: cannot tell. fix computes it as the
     # count of the elements summed, H*W.
     "mean_by_size": ([1, 4, 12, 16], [2, 3], ("cannot tell", "differ"), "yes", "fixed"),
+    # (x - mean) / std with torch's unbiased std: torch 1.13 computes the count H*W and H*W - 1 from
+    # Shape(x) even at fixed shapes, so nothing about the size is a constant (a converter that folds static
+    # shapes writes 64 and 63: size_differential.py's variance families, which get "cannot tell").
+    "std_normalize": ([1, 4, 12, 16], [2, 3], ("yes", "same"), "yes", "fixed"),
     # ShuffleNetV2's channel shuffle, view(b, 2, c/2, h, w), exports as Reshape [1,2,24,16,16]: fails at B.
     "shufflenet": ([1, 3, 96, 128], [2, 3], ("no", "fails"), "yes", "refused"),
 }

@@ -103,6 +103,28 @@ def mean_reciprocal(p, c, h, w):
 def mean_op(p, c, h, w):
     p.op("ReduceMean", ["x"], "y", axes=[2, 3], keepdims=0)
 
+# Variances with Bessel's correction (torch's unbiased var and std) after a converter folded the count:
+# the mean of squares times n, divided by n - 1; a sum of squares times 1/(n - 1); a mean of squares
+# times n/(n - 1), under a square root.
+def squares(p):
+    mean = p.op("ReduceMean", ["x"], axes=[2, 3], keepdims=1)
+    d = p.op("Sub", ["x", mean])
+    return p.op("Mul", [d, d])
+
+def variance_bessel(p, c, h, w):
+    v = p.op("ReduceMean", [squares(p)], axes=[2, 3], keepdims=0)
+    m = p.op("Mul", [v, p.f32(float(h * w))])
+    p.op("Div", [m, p.f32(float(h * w - 1))], "y")
+
+def variance_sum_bessel(p, c, h, w):
+    s = p.op("ReduceSum", [squares(p), p.i64([2, 3])], keepdims=0)
+    p.op("Mul", [s, p.f32(1.0 / (h * w - 1))], "y")
+
+def std_ratio(p, c, h, w):
+    v = p.op("ReduceMean", [squares(p)], axes=[2, 3], keepdims=0)
+    u = p.op("Mul", [v, p.f32(h * w / (h * w - 1))])
+    p.op("Sqrt", [u], "y")
+
 def crop_whole_width(p, c, h, w):
     p.op("Slice", ["x", p.i64([1]), p.i64([w]), p.i64([3])], "y")
 
@@ -203,7 +225,7 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             crop_whole_width, crop_half, crop_to_end, last_row, last_row_negative, pool_window, pool_global,
             range_grid, resize_sizes, resize_scales, window_partition, window_partition_minus1, attention_baked,
             attention_minus1, channel_divisor, pad_to_multiple, tile_rows, expand_rows, expand_computed,
-            topk_width, topk_fixed, view_from_shape]
+            topk_width, topk_fixed, view_from_shape, variance_bessel, variance_sum_bessel, std_ratio]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's

@@ -12,6 +12,7 @@
 #include <deque>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -81,7 +82,9 @@ void add_changing(const partial_shape& d, const partial_shape& a, std::optional<
         at_asked = *at_asked * a[j].lo();
       else
         at_asked.reset();
-      if (!changes || product <= 1) continue;
+      // A product that some of its dimensions change but that is the same at the shapes asked (8·18 and
+      // 12·12) is no size that changes: a constant equal to it is right at both, whatever it stands for.
+      if (!changes || product <= 1 || at_asked == product) continue;
       const size_source source{&d, name, i, j, at_asked};
       sizes.try_emplace(product, source);
       if (i != j || !scaled_too) continue;
@@ -249,6 +252,47 @@ bool ends_past_both(const graph& g, const propagation& declared, const propagati
   return d[k].is_static() && a[k].is_static() && v >= d[k].lo() && v >= a[k].lo();
 }
 
+/// How a real constant may stand for a size n: the size, its reciprocal and, after a sum or a mean, Bessel's
+/// correction (torch's unbiased var and std divide by one less than the count, n-1, or scale a mean by
+/// n/(n-1)). The corrections are read only after a reduction: 255 in x/255 is no count.
+struct real_reading {
+  std::string_view relation;  ///< as the finding says it: "the constant 48 <relation> H·W (49)"
+  double (*size_of)(double);  ///< the size a constant would stand for, to be rounded
+  double (*constant_of)(double);  ///< the constant that stands for size n, to compare with the one held
+  double least = 2;  ///< the least size read so: a correction of 1 (n = 2) is too common a constant
+};
+
+std::span<const real_reading> real_readings(bool after_reduction) {
+  static constexpr real_reading all[] = {
+      {"equals", [](double r) { return r; }, [](double n) { return n; }, 2},
+      {"is the reciprocal of", [](double r) { return 1 / r; }, [](double n) { return 1 / n; }, 2},
+      {"is one less than", [](double r) { return r + 1; }, [](double n) { return n - 1; }, 3},
+      {"is the reciprocal of one less than", [](double r) { return 1 / r + 1; }, [](double n) { return 1 / (n - 1); }, 3},
+      {"is n/(n-1) for n =", [](double r) { return r / (r - 1); }, [](double n) { return n / (n - 1); }, 3},
+  };
+  return after_reduction ? std::span<const real_reading>(all) : std::span<const real_reading>(all).first(2);
+}
+
+/// Whether the operand of the elementwise `l` other than input `port` is computed from a sum or a mean, by at
+/// most a few elementwise steps (a variance: the mean of squares, times the count, then divided).
+bool after_a_reduction(const graph& g, const layer& l, std::size_t port) {
+  std::vector<std::size_t> frontier, next;
+  for (std::size_t p = 0; p < l.sources.size(); ++p)
+    if (p != port && l.sources[p]) frontier.push_back(l.sources[p]->layer);
+  for (int hops = 0; hops < 4 && !frontier.empty(); ++hops) {
+    next.clear();
+    for (const auto index : frontier) {
+      const auto& x = g.layers()[index];
+      if (sums_or_averages(x)) return true;
+      if (!elementwise_arithmetic(x.type) && part_of(x.type) != op_part::passes_values) continue;
+      for (const auto& s : x.sources)
+        if (s) next.push_back(s->layer);
+    }
+    std::swap(frontier, next);
+  }
+  return false;
+}
+
 /// The constant elements of input `port` of `l` that equal a size that changes.
 void baked_in_port(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
                    std::size_t port, upstream_sizes& sizes, std::span<const std::string> assumed,
@@ -275,16 +319,19 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     const auto type = one_const && feeder.find("element_type") != nullptr ? feeder.text("element_type", "f32") : std::string_view("f32");
     const double tolerance = type == "f16" ? 1e-3 : type == "bf16" ? 8e-3 : type == "f32" ? 1e-6 : 1e-9;
     const double r = v->reals[0];
-    for (const bool reciprocal : {false, true}) {
-      const double x = reciprocal ? (r != 0.0 ? 1.0 / r : 0.0) : r;
-      if (!std::isfinite(x)) continue;  // NaN or an infinity: no size, and no integer to convert to
+    if (!std::isfinite(r) || r == 0.0) return;  // NaN or an infinity: no size, and no integer to convert to
+    for (const auto& reading : real_readings(after_a_reduction(g, l, port))) {
+      const double x = reading.size_of(r);
+      if (!std::isfinite(x)) continue;
       const double n = std::round(x);
-      if (n < 2 || n > static_cast<double>(largest_size) || std::abs(x - n) > tolerance * n) continue;
+      if (n < reading.least || n > static_cast<double>(largest_size)) continue;
+      const double expected = reading.constant_of(n);
+      if (std::abs(r - expected) > tolerance * std::abs(expected)) continue;
       // (A range's limit, as an integer one, may be a size no data of its path carries.)
       if (const auto* equals = sizes.find(static_cast<std::int64_t>(n), counts_range(l))) {
         found.push_back({port, 0, static_cast<std::int64_t>(n), *equals, one_const ? std::string(feeder.name) : std::string(),
                          one_const ? std::optional<std::int64_t>(feeder.id) : std::nullopt, fmt::format("{}", r),
-                         reciprocal ? "is the reciprocal of" : "equals"});
+                         reading.relation});
         return;
       }
     }
@@ -434,8 +481,42 @@ batch_finding size_finding(const layer& l, std::size_t index) {
 
 std::string asked_text(const size_source& s) { return s.asked ? fmt::format("{}", *s.asked) : std::string("unknown"); }
 
+/// Where a pooling's window starts along spatial axis `k` (its padding before the input) and how far it
+/// reaches (its kernel dilated), for an input `n` long that it pools to `out` outputs.
+struct window_reach {
+  std::int64_t pad_begin = 0, reach = 0, stride = 1;
+};
+std::optional<window_reach> reach_of(const layer& l, std::size_t k, std::size_t spatial, std::int64_t kernel,
+                                     std::int64_t n, std::int64_t out) {
+  const auto at = [&](std::string_view name, std::int64_t otherwise) -> std::optional<std::int64_t> {
+    const auto* a = l.find(name);
+    if (a == nullptr) return otherwise;
+    if (!a->is_integers) return std::nullopt;
+    const auto v = l.integers(name);
+    if (v.size() != spatial) return std::nullopt;
+    return v[k];
+  };
+  const auto stride = at("strides", 1), dilation = at("dilations", 1), begin = at("pads_begin", 0);
+  std::int64_t spread = 0;
+  if (!stride || !dilation || !begin || *stride < 1 || *dilation < 1 || *begin < 0 || *begin > largest_size ||
+      kernel < 1 || __builtin_mul_overflow(*dilation, kernel - 1, &spread) || spread >= largest_size)
+    return std::nullopt;
+  window_reach w{*begin, spread + 1, *stride};
+  const auto pad = l.text("auto_pad", "explicit");
+  if (pad == "valid") w.pad_begin = 0;
+  if (pad == "same_upper" || pad == "same_lower") {
+    // The padding an output of ceil(n / stride) needs, split with the odd one after (upper) or before (lower).
+    const auto total = std::max<std::int64_t>(0, (out - 1) * w.stride + w.reach - n);
+    w.pad_begin = pad == "same_upper" ? total / 2 : total - total / 2;
+  }
+  return w;
+}
+
 /// A pooling window or a convolution kernel as large as its input at the declared shapes, along an axis
-/// whose size changes: global pooling written as a fixed window.
+/// whose size changes: global pooling written as a fixed window. A pooling whose window, padded or dilated,
+/// reaches across the whole input from one of its outputs is named too (its kernel, padding or dilation may
+/// have been computed from the size); a convolution's only where its kernel is the input and gives one
+/// output (a 3x3 kernel padded on a 3x3 map is an ordinary convolution there, and at every size).
 void kernel_covers(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                    std::vector<batch_finding>& out) {
   const auto& l = g.layers()[index];
@@ -454,17 +535,26 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
   if (!d.rank_known() || d.size() != kernel.size() + 2 || !made.rank_known() || made.size() != d.size()) return;
   for (std::size_t k = 0; k < kernel.size(); ++k) {
     const auto axis = k + 2;
-    // The window is the whole extent where it takes all of it into one output (a 3x3 kernel padded on a 3x3
-    // map is an ordinary convolution there, and at every size).
-    if (kernel[k] < 2 || !d[axis].is_static() || d[axis].lo() != kernel[k] || same_at(d, a, axis)) continue;
-    if (!made[axis].is_static() || made[axis].lo() != 1) continue;
+    if (!d[axis].is_static() || same_at(d, a, axis) || !made[axis].is_static()) continue;
+    const auto n = d[axis].lo();
+    const auto outputs = made[axis].lo();
+    std::optional<because> reason;
+    const std::string at = a.rank_known() && a.size() == d.size() && a[axis].is_static() ? fmt::format("{}", a[axis].lo()) : "unknown";
+    if (kernel[k] >= 2 && n == kernel[k] && outputs == 1) {
+      // The window is the whole extent where it takes all of it into one output.
+      reason = because(why::kernel_covers_size, axis, kernel[k]).quoting(at);
+    } else if (!window->weights_port && outputs >= 1 && n >= 2) {
+      const auto w = reach_of(l, k, kernel.size(), kernel[k], n, outputs);
+      if (!w || w->reach < 2 || w->reach < n) continue;
+      // The last output that starts at or before the input's first element reaches furthest.
+      const auto j = std::min(outputs - 1, w->pad_begin / w->stride);
+      if (j * w->stride - w->pad_begin + w->reach < n) continue;
+      reason = because(why::window_spans_size, axis, w->reach, n).quoting(at);
+    }
+    if (!reason) continue;
     auto f = size_finding(l, index);
-    const std::optional<std::int64_t> at = a.rank_known() && a.size() == d.size() && a[axis].is_static()
-                                               ? std::optional(a[axis].lo())
-                                               : std::nullopt;
-    const because reason = because(why::kernel_covers_size, axis, kernel[k]).quoting(at ? fmt::format("{}", *at) : "unknown");
-    set_reason(f, reason);
-    f.hint = text::global_window_hint();
+    set_reason(f, *reason);
+    f.hint = reason->code == why::kernel_covers_size ? text::global_window_hint() : text::window_spans_hint();
     out.push_back(std::move(f));
     return;
   }

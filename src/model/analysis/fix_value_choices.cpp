@@ -517,9 +517,9 @@ std::vector<pattern_choice> k_choices(const graph& g, const propagation& declare
 
 namespace {
 
-/// Each reading of a value input other than a Reshape's pattern: whether a finding names its input, and its
+/// Whether `f` is check's finding that a pooling's window takes the whole input along an axis.
 bool reads_window(const layer& l, const batch_finding& f) {
-  return f.code == "kernel_covers_size" && global_reduction(l).has_value();
+  return (f.code == "kernel_covers_size" || f.code == "window_spans_size") && global_reduction(l).has_value();
 }
 
 /// A pooling whose window is, at the declared shapes, the whole of every spatial axis (one output along
@@ -570,6 +570,7 @@ std::vector<pattern_choice> window_choices(const graph& g, const propagation& de
   return {std::move(c)};
 }
 
+/// Each reading of a value input other than a Reshape's pattern: whether a finding names its input, and its
 /// choices. (reads_placed last: it is the widest.)
 using reads_fn = bool (*)(const layer&, const batch_finding&);
 using choices_fn = std::vector<pattern_choice> (*)(const graph&, const propagation&, const propagation&, const layer&,

@@ -113,6 +113,8 @@ bool multiplies(const layer& l) { return l.type == "Multiply"; }
 
 bool sums_over_axes(const layer& l) { return l.type == "ReduceSum"; }
 
+bool sums_or_averages(const layer& l) { return l.type == "ReduceSum" || l.type == "ReduceMean"; }
+
 std::optional<extension> extends(const layer& l) {
   if (l.type == "Tile") return extension::repeats;
   if (l.type == "Broadcast" && l.opset >= 3 && l.text("mode", "numpy") == "bidirectional") return extension::broadcast;

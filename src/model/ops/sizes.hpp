@@ -40,6 +40,10 @@ namespace reshape1::model::detail {
 /// `l` sums its data over the axes input 1 holds (ReduceSum).
 [[nodiscard]] bool sums_over_axes(const layer& l);
 
+/// `l` sums or averages its data over the axes input 1 holds (ReduceSum, ReduceMean): a count of the elements
+/// it reduces may follow it as a factor or a divisor (a mean, a variance).
+[[nodiscard]] bool sums_or_averages(const layer& l);
+
 /// `l` divides input 0 by input 1, elementwise (Divide; an ONNX Div).
 [[nodiscard]] bool divides(const layer& l);
 

@@ -134,6 +134,10 @@ constexpr form_row forms[] = {
     {why::kernel_covers_size, "kernel_covers_size",
      {"its window is {1} along axis {0}, the whole input there at the declared shapes, and that axis is {2} at "
       "the shapes asked", 2, true, "axis,window,asked"}},
+    {why::window_spans_size, "window_spans_size",
+     {"its window reaches across {1} along axis {0} with its padding and dilation, so one output takes the "
+      "whole input there ({2}) at the declared shapes, and that axis is {3} at the shapes asked", 3, true,
+      "axis,window,size,asked"}},
     {why::sizes_in_body, "sizes_in_body",
      {"its body is not searched for sizes written as constants, so nothing shows it computes at the new sizes "
       "what it computes at the declared ones", 0}},
@@ -541,6 +545,12 @@ std::string vouch_hint(option_spelling s, const std::string& holder, std::option
 std::string global_window_hint() {
   return "a window as large as the input at one size is global pooling only at that size: write it as a "
          "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size";
+}
+
+std::string window_spans_hint() {
+  return "a window that reaches across the whole input at one size may have had its kernel, padding or dilation "
+         "computed from that size: export the model with them computed from the input's shape, or give the model "
+         "its declared size";
 }
 
 std::string resize_to_fixed_size_hint() {

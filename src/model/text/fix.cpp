@@ -170,9 +170,15 @@ fix_reason values_not_read(std::string_view tensor) {
           fmt::format("'{}' is not an int64 or int32 tensor whose values reshape1 read", tensor)};
 }
 
-fix_reason does_not_feed(std::string_view tensor, std::size_t port, std::string_view node) {
-  return {"does_not_feed", {{"port", at(port)}, {"tensor", std::string(tensor)}, {"node", std::string(node)}},
-          fmt::format("'{}' does not feed input {} of node '{}' as the lowering saw it", tensor, port, node)};
+fix_reason does_not_feed(std::string_view tensor, std::size_t port, std::string_view node, std::string_view read) {
+  return {"does_not_feed",
+          {{"port", at(port)}, {"tensor", std::string(tensor)}, {"node", std::string(node)}, {"read", std::string(read)}},
+          read.empty()
+              ? fmt::format("node '{}' has no input {} in the file, where the lowering read '{}'", node, port, tensor)
+              : fmt::format("input {} of node '{}' reads '{}', which holds the value of '{}' only through a node other "
+                            "than Identity (an If's branch, say): fix rewrites a value where its node reads it, "
+                            "directly or through Identity nodes",
+                            port, node, read, tensor)};
 }
 
 std::string freed_dimension(std::string_view kind, std::string_view name, std::size_t index, bool cleared) {

@@ -86,7 +86,8 @@ struct element_ref {
 [[nodiscard]] fix_reason not_a_tensor_the_node_sees(element_ref element, std::string_view tensor);
 [[nodiscard]] fix_reason external_read_in_body(element_ref element, std::string_view tensor);
 [[nodiscard]] fix_reason values_not_read(std::string_view tensor);
-[[nodiscard]] fix_reason does_not_feed(std::string_view tensor, std::size_t port, std::string_view node);
+[[nodiscard]] fix_reason does_not_feed(std::string_view tensor, std::size_t port, std::string_view node,
+                                      std::string_view read);
 
 // ---- what an ONNX fix frees ----
 /// Dimension `index` of the tensor `name` (`kind`: "input", "output", "value_info"... as the fix names

@@ -126,6 +126,15 @@ class MeanBySize(torch.nn.Module):
         return x.sum(dim=(2, 3)) / (x.shape[2] * x.shape[3])
 
 
+class StdNormalize(torch.nn.Module):
+    """Instance normalisation by hand, as AdaIN writes it: x.std is unbiased, (sum of squares)/(H*W - 1)."""
+
+    def forward(self, x):  # x: [B, C, H, W]
+        mean = x.mean(dim=(2, 3), keepdim=True)
+        std = x.std(dim=(2, 3), keepdim=True)
+        return (x - mean) / (std + 1e-5)
+
+
 def shufflenet():
     """torchvision's ShuffleNetV2 (0.5x, 10 classes): its channel shuffle is view(B, groups, C/groups, H, W)."""
     return torchvision.models.shufflenet_v2_x0_5(num_classes=10)
@@ -142,6 +151,7 @@ MODULES = {
     "attention_baked": (AttentionBaked, [1, 12, 16], [1, 20, 16], {1: "L"}),
     "attention_inferred": (AttentionInferred, [1, 12, 16], [1, 20, 16], {1: "L"}),
     "mean_by_size": (MeanBySize, [1, 4, 8, 8], [1, 4, 12, 16], {2: "H", 3: "W"}),
+    "std_normalize": (StdNormalize, [1, 4, 8, 8], [1, 4, 12, 16], {2: "H", 3: "W"}),
     "shufflenet": (shufflenet, [1, 3, 64, 64], [1, 3, 96, 128], {2: "H", 3: "W"}),
 }
 

@@ -3,7 +3,12 @@
 // one past the axis at both shapes is not.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "../ir_builder.hpp"
 #include "reshape1/model/batch.hpp"
@@ -55,6 +60,134 @@ TEST_F(sizes, an_interpolate_s_axes_are_not_sizes) {
   b.result(up, "[1,8,8,2]");
   const auto r = at(b, "[1,6,6,2]");
   EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << (r.findings.empty() ? r.summary_line() : r.findings[0].what);
+}
+
+/// x [1,3,6,8] pooled by `type` (AvgPool-1 or MaxPool-8) with the window attributes `window`, to `out`.
+ir_builder pooled(const std::string& type, const std::string& window, const std::string& out) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,6,8]", "x");
+  const bool eight = type == "MaxPool";
+  const auto attributes = fmt::format(R"({} rounding_type="floor" exclude-pad="true"{})", window,
+                                      eight ? R"( index_element_type="i64" axis="0")" : "");
+  std::vector<std::string> outs{out};
+  if (eight) outs.push_back(out);
+  const int pool = b.layer(type, attributes, {"[1,3,6,8]"}, outs, "pool", eight ? 8 : 1);
+  b.edge(x, pool, 0);
+  b.result(pool, out);
+  return b;
+}
+
+// A pooling whose window, padded, dilated or placed by auto_pad, reaches across the whole input from one of
+// its outputs at the declared shape may have had its kernel, padding or dilation computed from the size:
+// at new sizes it cannot tell (window_spans_size), naming how far it reaches. A window short of the input
+// is not a finding.
+TEST_F(sizes, a_pooling_window_that_reaches_across_the_whole_input_cannot_tell) {
+  struct window_case {
+    const char* type;
+    const char* window;
+    const char* out;
+    const char* code;  ///< "" for none
+    std::int64_t reach = 0;
+  };
+  const window_case cases[] = {
+      // The whole 6x8 map into one output: global pooling written for one size.
+      {"AvgPool", R"(kernel="6,8" strides="1,1" pads_begin="0,0" pads_end="0,0" auto_pad="explicit")", "[1,3,1,1]",
+       "kernel_covers_size"},
+      // Padded: 7 rows of a window padded by one before, one output.
+      {"AvgPool", R"(kernel="7,8" strides="1,1" pads_begin="1,0" pads_end="0,0" auto_pad="explicit")", "[1,3,1,1]",
+       "window_spans_size", 7},
+      // A 2x2 window dilated by 5 and 7 reads the four corners: it spans the map.
+      {"MaxPool", R"(kernel="2,2" strides="1,1" dilations="5,7" pads_begin="0,0" pads_end="0,0" auto_pad="explicit")",
+       "[1,3,1,1]", "window_spans_size", 6},
+      // auto_pad same_upper with the map's own kernel: the middle output's window is the whole map.
+      {"MaxPool", R"(kernel="6,8" strides="1,1" dilations="1,1" pads_begin="0,0" pads_end="0,0" auto_pad="same_upper")",
+       "[1,3,6,8]", "window_spans_size", 6},
+      // A 5x5 window padded by 2 (SPPF) on a map of 6x8: no output's window reaches across it.
+      {"MaxPool", R"(kernel="5,5" strides="1,1" dilations="1,1" pads_begin="2,2" pads_end="2,2" auto_pad="explicit")",
+       "[1,3,6,8]", ""},
+      // 3x3 windows of stride 2 padded by one: each sees a part.
+      {"AvgPool", R"(kernel="3,3" strides="2,2" pads_begin="1,1" pads_end="1,1" auto_pad="explicit")", "[1,3,3,4]", ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.window);
+    const auto b = pooled(c.type, c.window, c.out);
+    const auto r = at(b, "[1,3,12,16]");
+    if (*c.code == '\0') {
+      EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << (r.findings.empty() ? r.summary_line() : r.findings[0].what);
+      continue;
+    }
+    EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].code, c.code);
+    EXPECT_EQ(r.findings[0].name, "pool");
+    if (c.reach != 0) {
+      EXPECT_EQ(r.findings[0].args,
+                (model::reason_args{{"axis", std::int64_t{2}}, {"window", c.reach}, {"size", std::int64_t{6}}, {"asked", "12"}}));
+    }
+    // At the declared shape nothing changes.
+    EXPECT_EQ(at(b, "[1,3,6,8]").summary.verdict(), model::batch_verdict::yes);
+  }
+}
+
+/// x [1,3,7,7] reduced over its 7x7 map by `reduce` (ReduceMean, ReduceSum, or "" for none), then `op`
+/// (Multiply or Divide) by the f32 scalar `constant`.
+ir_builder scaled(const std::string& reduce, const std::string& op, float constant) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,7,7]", "x");
+  int data = x;
+  std::string dims = "[1,3,7,7]";
+  if (!reduce.empty()) {
+    data = b.layer(reduce, R"(keep_dims="true")", {dims, "[2]"}, {"[1,3,1,1]"}, "reduce");
+    b.edge(x, data, 0);
+    b.edge(b.i64({2, 3}), data, 1);
+    dims = "[1,3,1,1]";
+  }
+  const int c = b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(constant)}, "[]");
+  const int scale = b.layer(op, R"(auto_broadcast="numpy")", {dims, "[]"}, {dims}, "scale");
+  b.edge(data, scale, 0);
+  b.edge(c, scale, 1);
+  b.result(scale, dims);
+  return b;
+}
+
+// Bessel's correction (torch's unbiased var and std, exported at one size): a sum or a mean over the map
+// divided by one less than its count, times the reciprocal of that, or times n/(n-1) are counts written
+// down, as a divisor equal to the count is. The same constants on data no reduction made (x/48 on a 7x7
+// map: a scale, as x/255 is) are no finding.
+TEST_F(sizes, bessel_s_correction_after_a_reduction_is_a_size_written_down) {
+  struct scale_case {
+    const char* reduce;
+    const char* op;
+    float constant;
+    const char* relation;  ///< "" for no finding
+  };
+  const scale_case cases[] = {
+      {"ReduceMean", "Multiply", 49.0F, "equals"},
+      {"ReduceSum", "Divide", 49.0F, "equals"},
+      {"ReduceSum", "Divide", 48.0F, "is one less than"},
+      {"ReduceSum", "Multiply", 1.0F / 48, "is the reciprocal of one less than"},
+      {"ReduceMean", "Multiply", 49.0F / 48, "is n/(n-1) for n ="},
+      {"", "Divide", 48.0F, ""},
+      {"", "Multiply", 49.0F / 48, ""},
+      {"ReduceMean", "Multiply", 47.0F / 46, ""},  // the correction of a count the path does not carry
+      {"ReduceMean", "Multiply", 2.0F, ""},  // n/(n-1) for n = 2: too common a factor to be read so
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(fmt::format("{} {} {}", c.reduce, c.op, c.constant));
+    const auto b = scaled(c.reduce, c.op, c.constant);
+    const auto r = at(b, "[1,3,14,14]");
+    if (*c.relation == '\0') {
+      EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << (r.findings.empty() ? r.summary_line() : r.findings[0].what);
+      continue;
+    }
+    EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].code, "baked_size");
+    EXPECT_EQ(r.findings[0].name, "scale");
+    EXPECT_NE(r.findings[0].what.find(fmt::format(" {} ", c.relation)), std::string::npos) << r.findings[0].what;
+    EXPECT_NE(r.findings[0].what.find("the size 49:"), std::string::npos) << r.findings[0].what;
+    EXPECT_EQ(at(b, "[1,3,7,7]").summary.verdict(), model::batch_verdict::yes);
+  }
 }
 
 }  // namespace

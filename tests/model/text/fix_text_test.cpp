@@ -41,7 +41,7 @@ std::vector<fix_reason> every_reason() {
           t::not_a_tensor_the_node_sees(0, "p"),
           t::external_read_in_body(0, "p"),
           t::values_not_read("p"),
-          t::does_not_feed("p", 1, "n"),
+          t::does_not_feed("p", 1, "n", "q"),
           t::rewrite_raises(errc::invalid_shape, "layer 'r': cannot reshape"),
           t::rewrite_changes_shapes(0, -1, 7),
           t::rewrite_still_leaves(0, 0, model::batch_issue::mixes_samples, {"batch", "2"}),

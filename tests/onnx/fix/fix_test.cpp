@@ -681,5 +681,24 @@ TEST(onnx_fix, refuses_what_it_cannot_prove_and_writes_nothing) {
   EXPECT_THROW(onnx::write_fixed(r, "allowzero.onnx", "out.onnx"), error);
 }
 
+// An If whose condition is a constant passes its branches' value on: the lowering folds it, so the checks
+// see the pattern as 'p', yet the Reshape reads the If's output 'q'. Rewriting 'p' would not change what
+// the node reads in the file, so the refusal names both tensors and the port.
+TEST(onnx_fix, a_pattern_reaching_its_node_through_an_if_is_refused_naming_the_tensor_the_node_reads) {
+  const auto bytes = fixture_bytes("fix_pattern_through_if");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "through_if.onnx");
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(r.changes.empty());
+  ASSERT_EQ(r.refusals.size(), 1u);
+  const auto& refusal = r.refusals[0];
+  EXPECT_EQ(refusal.name, "rs");
+  EXPECT_EQ(refusal.code, "does_not_feed");
+  const model::reason_args expected{{"port", std::int64_t{1}}, {"tensor", std::string("p")},
+                                    {"node", std::string("rs")}, {"read", std::string("q")}};
+  EXPECT_EQ(refusal.args, expected);
+  EXPECT_NE(refusal.reason.find("reads 'q'"), std::string::npos) << refusal.reason;
+  EXPECT_TRUE(onnx_output(r).model.empty());
+}
+
 }  // namespace
 }  // namespace reshape1::test
