@@ -48,7 +48,8 @@ constexpr std::array rows{
                "vouch that every layer of this op type keeps each sample apart, as an elementwise op does", true},
     option_row{option::assume_constant, "check --batch", "--assume-constant", "NAME", "assume_constant", "[NAME]",
                "vouch that this constant (an ONNX initializer's or Constant's output name, an IR Const's name, or "
-               "#ID) is meant to stay as it is at every size: a size that matches it is not a finding", true},
+               "#ID), or this pooling's or convolution's window (its layer's name or #ID), is meant to stay as it is "
+               "at every size: a size that matches it is not a finding", true},
     option_row{option::dot, "check --batch", "--dot", "FILE", "", "",
                "write Graphviz DOT of the path from the inputs to each finding"},
     option_row{option::quiet, "check --batch", "-q,--quiet", "", "", "",
@@ -76,8 +77,8 @@ constexpr std::array rows{
                "with --shape: a sample the fixed model is checked at too (default: two, the new sizes at multiples "
                "of their declared values, no two equal)", true},
     option_row{option::assume_constant, "fix", "--assume-constant", "NAME", "assume_constant", "[NAME]",
-               "with --shape: vouch that this constant is meant to stay as it is at every size, as for check "
-               "--batch", true},
+               "with --shape: vouch that this constant, or this layer's window, is meant to stay as it is at every "
+               "size, as for check --batch", true},
     option_row{option::layout, "fix", "--layout", "NAME=LAYOUT", "layouts", "{NAME: LAYOUT}",
                "an input's layout, as for check --batch", true},
     option_row{option::batch_name, "fix", "--batch-name", "NAME", "batch_name", "NAME",

@@ -236,6 +236,6 @@ def test_new_sizes_name_the_constants_that_may_stand_for_one(data_dir: pathlib.P
     # One string would be read letter by letter: refused, as an unknown name is.
     with pytest.raises(TypeError, match="assume_constant takes a list of names"):
         reshape1.check_batch(data_dir / SIMPLIFIED, shapes={"input": "[1,3,480,640]"}, assume_constant=source.what)  # type: ignore[arg-type]
-    with pytest.raises(reshape1.Error, match="no constant named 'nope'") as e:
+    with pytest.raises(reshape1.Error, match="no constant or pooling window named 'nope'") as e:
         reshape1.check_batch(data_dir / SIMPLIFIED, shapes={"input": "[1,3,480,640]"}, assume_constant=["nope"])
     assert e.value.code == "invalid_argument"

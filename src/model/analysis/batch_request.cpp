@@ -22,6 +22,7 @@
 #include "model/analysis/batch_request.hpp"
 #include "model/options.hpp"
 #include "model/ops/rules.hpp"
+#include "model/ops/sizes.hpp"
 #include "reshape1/model/batch.hpp"
 
 namespace reshape1::model {
@@ -328,16 +329,19 @@ std::vector<input_shape> sample_shapes(const std::vector<input_report>& inputs, 
   return r;
 }
 
-/// The request's --assume-constant names, each a constant of the model (by name or #ID).
+/// The request's --assume-constant names, each a constant of the model or a layer whose window (a pooling's
+/// kernel, padding and dilation; a convolution's kernel) it vouches for, by name or #ID.
 void check_assumed_constants(const graph& g, const reshape_request& request) {
   for (const auto& name : request.assume_constant) {
     const bool found = std::any_of(g.layers().begin(), g.layers().end(), [&](const layer& l) {
-      return part_of(l.type) == op_part::constant && (l.name == name || fmt::format("#{}", l.id) == name);
+      return (part_of(l.type) == op_part::constant || detail::window_of(l).has_value()) &&
+             (l.name == name || fmt::format("#{}", l.id) == name);
     });
     if (!found)
-      bad_request(fmt::format("{}: the model has no constant named '{}'", detail::spell(request.spelling, detail::option::assume_constant, {}, name),
-                              io::detail::escaped(name)),
-                  "give an ONNX initializer's or Constant node's output name, an IR Const's name, or #ID");
+      bad_request(fmt::format("{}: the model has no constant or pooling window named '{}'",
+                              detail::spell(request.spelling, detail::option::assume_constant, {}, name), io::detail::escaped(name)),
+                  "give an ONNX initializer's or Constant node's output name, an IR Const's name, a pooling's or "
+                  "convolution's layer name, or #ID");
   }
 }
 

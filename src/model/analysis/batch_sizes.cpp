@@ -518,10 +518,11 @@ std::optional<window_reach> reach_of(const layer& l, std::size_t k, std::size_t 
 /// have been computed from the size); a convolution's only where its kernel is the input and gives one
 /// output (a 3x3 kernel padded on a 3x3 map is an ordinary convolution there, and at every size).
 void kernel_covers(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
-                   std::vector<batch_finding>& out) {
+                   std::span<const std::string> assumed, option_spelling spelling, std::vector<batch_finding>& out) {
   const auto& l = g.layers()[index];
   const auto window = window_of(l);
-  if (!window) return;
+  // A window is an attribute (or a kernel's shape), not a Const: the user vouches for it by its layer.
+  if (!window || vouched(l, assumed)) return;
   auto kernel = window->kernel;
   if (const auto port = window->weights_port) {
     if (*port >= l.sources.size()) return;
@@ -554,7 +555,8 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
     if (!reason) continue;
     auto f = size_finding(l, index);
     set_reason(f, *reason);
-    f.hint = reason->code == why::kernel_covers_size ? text::global_window_hint() : text::window_spans_hint();
+    f.hint = reason->code == why::kernel_covers_size ? text::global_window_hint(spelling, std::string(l.name), l.id)
+                                                     : text::window_spans_hint(spelling, std::string(l.name), l.id);
     out.push_back(std::move(f));
     return;
   }
@@ -970,7 +972,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       out.push_back(std::move(*f));
       continue;
     }
-    kernel_covers(g, declared, asked, index, out);
+    kernel_covers(g, declared, asked, index, assumed, spelling, out);
     if (!out.empty() && out.back().layer == index) continue;
     if (const auto p = placed_on_changing_axis(g, declared, asked, l,
                                                l.sources.empty() || !l.sources[0]

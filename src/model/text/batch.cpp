@@ -542,15 +542,27 @@ std::string vouch_hint(option_spelling s, const std::string& holder, std::option
                      detail::spell(s, detail::option::assume_constant, {}, name), export_it);
 }
 
-std::string global_window_hint() {
-  return "a window as large as the input at one size is global pooling only at that size: write it as a "
-         "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size";
+namespace {
+
+/// How the user vouches for the window of layer `name` (id `id`): by its name, or #ID where it has none.
+std::string vouch_for_window(option_spelling s, const std::string& name, std::int64_t id) {
+  return fmt::format("if the window is meant to stay as it is at every size, vouch for it with {}",
+                     detail::spell(s, detail::option::assume_constant, {}, name.empty() ? fmt::format("#{}", id) : name));
 }
 
-std::string window_spans_hint() {
-  return "a window that reaches across the whole input at one size may have had its kernel, padding or dilation "
-         "computed from that size: export the model with them computed from the input's shape, or give the model "
-         "its declared size";
+}  // namespace
+
+std::string global_window_hint(option_spelling s, const std::string& name, std::int64_t id) {
+  return fmt::format("a window as large as the input at one size is global pooling only at that size: write it as a "
+                     "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size; {}",
+                     vouch_for_window(s, name, id));
+}
+
+std::string window_spans_hint(option_spelling s, const std::string& name, std::int64_t id) {
+  return fmt::format("a window that reaches across the whole input at one size may have had its kernel, padding or "
+                     "dilation computed from that size: export the model with them computed from the input's shape, or "
+                     "give the model its declared size; {}",
+                     vouch_for_window(s, name, id));
 }
 
 std::string resize_to_fixed_size_hint() {

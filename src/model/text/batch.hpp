@@ -128,10 +128,11 @@ inline constexpr auto last_reason = detail::why::output_per_image;
 /// A constant that equals a size: vouching names its Const (`holder`, or `#id`); a value computed from
 /// constants by other layers (no `id`) has none to name, and only the export can change it.
 [[nodiscard]] std::string vouch_hint(option_spelling s, const std::string& holder, std::optional<std::int64_t> id);
-/// A pooling window or convolution kernel as large as its input at the declared shapes.
-[[nodiscard]] std::string global_window_hint();
+/// A pooling window or convolution kernel as large as its input at the declared shapes, in the layer
+/// `name` (id `id`), which the user may vouch for.
+[[nodiscard]] std::string global_window_hint(option_spelling s, const std::string& name, std::int64_t id);
 /// The hint of a pooling whose padded or dilated window reaches across the whole input (window_spans_size).
-[[nodiscard]] std::string window_spans_hint();
+[[nodiscard]] std::string window_spans_hint(option_spelling s, const std::string& name, std::int64_t id);
 /// A Resize to a size that stays while its input's changes.
 [[nodiscard]] std::string resize_to_fixed_size_hint();
 /// A value read as a size that the propagation does not know at the sizes asked.

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "../ir_builder.hpp"
+#include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
 
 namespace reshape1::test {
@@ -126,6 +127,34 @@ TEST_F(sizes, a_pooling_window_that_reaches_across_the_whole_input_cannot_tell) 
     }
     // At the declared shape nothing changes.
     EXPECT_EQ(at(b, "[1,3,6,8]").summary.verdict(), model::batch_verdict::yes);
+    // The hint says how to vouch for the window; vouched for by its layer's name or #ID, it is no finding.
+    EXPECT_NE(r.findings[0].hint.find("vouch for it with assume_constant=[pool]"), std::string::npos) << r.findings[0].hint;
+    for (const char* vouch : {"pool", "#1"}) {
+      SCOPED_TRACE(vouch);
+      const auto vouched = model::check_batch(graph_, {.shapes = {{"", parse_shape("[1,3,12,16]")}}, .assume_constant = {vouch}});
+      EXPECT_EQ(vouched.summary.verdict(), model::batch_verdict::yes)
+          << (vouched.findings.empty() ? vouched.summary_line() : vouched.findings[0].what);
+    }
+  }
+}
+
+// --assume-constant names a constant, or a layer whose window it vouches for; any other layer is refused.
+TEST_F(sizes, only_constants_and_windows_can_be_vouched_for) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,6,8]", "x");
+  const int relu = b.layer("Relu", "", {"[1,3,6,8]"}, {"[1,3,6,8]"}, "act");
+  b.edge(x, relu, 0);
+  b.result(relu, "[1,3,6,8]");
+  graph_ = load(b.xml(), b.bin());
+  for (const char* name : {"act", "x", "#0", "#1"}) {
+    SCOPED_TRACE(name);
+    try {
+      (void)model::check_batch(graph_, {.shapes = {{"", parse_shape("[1,3,12,16]")}}, .assume_constant = {name}});
+      ADD_FAILURE() << "a layer with neither a value nor a window was taken";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("no constant or pooling window named"), std::string::npos) << e.what();
+    }
   }
 }
 
