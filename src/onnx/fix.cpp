@@ -579,19 +579,42 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       data = *named;
     }
     pattern_nodes made(*g, taken, base, word);
-    auto pattern = made.computed(data, r.p.computed);
-    // A scalar input (a Range's limit, a divisor) stays one: the computed values are a 1-D tensor.
-    if (scalar_input(*s, reshape_node.input(input_of(reshape_node, r.p.port))))
-      pattern = made.node("Reshape", {pattern, made.constant("scalar_shape", {})}, "scalar");
-    // A Slice's bounds, axes and steps are one type, as a Range's start, limit and step are: where they are not
-    // int64 (int32 bounds, a Range of floats), the computed ones are cast to theirs.
-    if (const auto& was = s->p->input(*s->g, *reshape, r.p.port).type; was && *was != reshape1::element_type::i64) {
-      const auto to = detail::onnx_type_of(*was);
-      if (!to) internal("its input's type has no ONNX name");
-      pattern = made.node("Cast", {pattern}, *was == reshape1::element_type::i32 ? "values_i32" : "values_cast");
-      made.attribute("to", *to);
+    const auto count = made.computed(data, r.p.computed);
+    const bool scalar = scalar_input(*s, reshape_node.input(input_of(reshape_node, r.p.port)));
+    const auto& was = s->p->input(*s->g, *reshape, r.p.port).type;
+    // The computed values as the input takes them.
+    const auto as_the_input_takes = [&](std::string values, std::string_view prefix) {
+      // A scalar input (a Range's limit, a divisor) stays one: the computed values are a 1-D tensor.
+      if (scalar)
+        values = made.node("Reshape", {values, made.constant(fmt::format("{}scalar_shape", prefix), {})}, fmt::format("{}scalar", prefix));
+      // A Slice's bounds, axes and steps are one type, as a Range's start, limit and step are: where they are
+      // not int64 (int32 bounds, a Range of floats), the computed ones are cast to theirs.
+      if (was && *was != reshape1::element_type::i64) {
+        const auto to = detail::onnx_type_of(*was);
+        if (!to) internal("its input's type has no ONNX name");
+        values = made.node("Cast", {values}, fmt::format("{}{}", prefix, *was == reshape1::element_type::i32 ? "values_i32" : "values_cast"));
+        made.attribute("to", *to);
+      }
+      return values;
+    };
+    // Bessel's correction counts one less, in integers, before the input's type (a float: see divisor_choices).
+    const auto less = [&] {
+      return as_the_input_takes(made.node("Sub", {count, made.constant("less_one_by", {1})}, "less_one"), "less_");
+    };
+    std::string pattern;
+    switch (r.p.form) {
+      case model::detail::count_form::count: pattern = as_the_input_takes(count, ""); break;
+      case model::detail::count_form::reciprocal:  // (a float: see divisor_choices)
+        pattern = made.node("Reciprocal", {as_the_input_takes(count, "")}, "reciprocal");
+        break;
+      case model::detail::count_form::less_one: pattern = less(); break;
+      case model::detail::count_form::reciprocal_less_one: pattern = made.node("Reciprocal", {less()}, "reciprocal"); break;
+      case model::detail::count_form::ratio_less_one: {
+        const auto n = as_the_input_takes(count, "");
+        pattern = made.node("Div", {n, less()}, "ratio");
+        break;
+      }
     }
-    if (r.p.reciprocal) pattern = made.node("Reciprocal", {pattern}, "reciprocal");  // (a float: see divisor_choices)
     auto& nodes = made.nodes;
     // Inserted before the Reshape: protobuf appends, then each new node is swapped down into place.
     const int at = node->index;

@@ -109,7 +109,9 @@ CASES = [
     (ONNX, "dtln-model1-audio-lstm-opset11/model_1.onnx", ["input_2=[1,4,257]"], "yes", "runs"),
     (ONNX, "dtln-model1-audio-lstm-opset11/model_1.onnx", ["input_2=[1,2,257]"], "yes", "runs"),
     # SSR-Net: a Flatten then Gemm whose weights take 160 features of the 64x64 map (and Pads with all-zero
-    # amounts along H, written by the export for SAME padding at 64): the Gemm fails at other sizes.
+    # amounts along H, written by the export for SAME padding at 64): the Gemm fails at other sizes. Its 8x8
+    # poolings of stride 8 cut a 32x32 map into 4x4 bins, as adaptive pooling exported at 64 would
+    # (window_tiles_size: the file cannot tell a fixed 8x8 window from one computed from the size).
     (ONNX, "faceplugin-age-ssrnet-opset9/fr_age.onnx", ["input=[1,3,128,128]"], "no", "fails"),
     (ONNX, "faceplugin-age-ssrnet-opset9/fr_age.onnx", ["input=[1,3,32,48]"], "no", "fails"),
     # ShuffleNetV2's channel shuffle exported as Reshape [1,2,58,28,28]: the 28x28 map at 224 is baked.

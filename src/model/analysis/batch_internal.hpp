@@ -40,6 +40,18 @@ element_origin origin_of_element(const graph& g, const propagation& p, const lay
 std::vector<std::optional<std::size_t>> placed_axes(const graph& g, const propagation& declared, const layer& l,
                                                     const placed_input& in, std::size_t elements, std::size_t rank);
 
+/// The sum or mean (sums_or_averages) that the operand of the elementwise `l` other than input `port` is
+/// computed from, by at most a few steps that carry its values (a variance: the mean of squares, times the
+/// count, then divided); where `squares_only`, only a reduction of squares (reduces_squares); null where
+/// there is none. `declared` gives the values (a Power's exponent).
+const layer* reduction_before(const graph& g, const propagation& declared, const layer& l, std::size_t port,
+                              bool squares_only);
+
+/// The axes the sum or mean `sum` reduces, sorted, and the count of the elements it reduces at the declared
+/// shapes, where those axes are adjacent and some change at the shapes asked; nullopt otherwise.
+std::optional<std::pair<std::vector<std::size_t>, std::int64_t>> reduced_count(const graph& g, const propagation& declared,
+                                                                              const propagation& asked, const layer& sum);
+
 /// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
 /// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis
 /// `carriers` show in a tensor (check_batch's, empty when the batch does not change) is not such a size.

@@ -82,9 +82,7 @@ void add_changing(const partial_shape& d, const partial_shape& a, std::optional<
         at_asked = *at_asked * a[j].lo();
       else
         at_asked.reset();
-      // A product that some of its dimensions change but that is the same at the shapes asked (8·18 and
-      // 12·12) is no size that changes: a constant equal to it is right at both, whatever it stands for.
-      if (!changes || product <= 1 || at_asked == product) continue;
+      if (!changes || product <= 1) continue;
       const size_source source{&d, name, i, j, at_asked};
       sizes.try_emplace(product, source);
       if (i != j || !scaled_too) continue;
@@ -260,37 +258,25 @@ struct real_reading {
   double (*size_of)(double);  ///< the size a constant would stand for, to be rounded
   double (*constant_of)(double);  ///< the constant that stands for size n, to compare with the one held
   double least = 2;  ///< the least size read so: a correction of 1 (n = 2) is too common a constant
+  /// A correction: read only of the count of the elements the reduction before it reduces (a 6 after a
+  /// mean over 7x7 is hard-sigmoid's, not one less than 7).
+  bool corrects = false;
 };
 
 std::span<const real_reading> real_readings(bool after_reduction) {
   static constexpr real_reading all[] = {
-      {"equals", [](double r) { return r; }, [](double n) { return n; }, 2},
-      {"is the reciprocal of", [](double r) { return 1 / r; }, [](double n) { return 1 / n; }, 2},
-      {"is one less than", [](double r) { return r + 1; }, [](double n) { return n - 1; }, 3},
-      {"is the reciprocal of one less than", [](double r) { return 1 / r + 1; }, [](double n) { return 1 / (n - 1); }, 3},
-      {"is n/(n-1) for n =", [](double r) { return r / (r - 1); }, [](double n) { return n / (n - 1); }, 3},
+      {"equals", [](double r) { return r; }, [](double n) { return n; }, 2, false},
+      {"is the reciprocal of", [](double r) { return 1 / r; }, [](double n) { return 1 / n; }, 2, false},
+      {"is one less than", [](double r) { return r + 1; }, [](double n) { return n - 1; }, 3, true},
+      {"is the reciprocal of one less than", [](double r) { return 1 / r + 1; }, [](double n) { return 1 / (n - 1); }, 3, true},
+      {"is n/(n-1) for n =", [](double r) { return r / (r - 1); }, [](double n) { return n / (n - 1); }, 3, true},
+      // Under a square root: a standard deviation corrected after the root.
+      {"is the square root of n/(n-1) for n =", [](double r) { return r * r / (r * r - 1); },
+       [](double n) { return std::sqrt(n / (n - 1)); }, 3, true},
+      {"is one over the square root of one less than", [](double r) { return 1 / (r * r) + 1; },
+       [](double n) { return 1 / std::sqrt(n - 1); }, 3, true},
   };
   return after_reduction ? std::span<const real_reading>(all) : std::span<const real_reading>(all).first(2);
-}
-
-/// Whether the operand of the elementwise `l` other than input `port` is computed from a sum or a mean, by at
-/// most a few elementwise steps (a variance: the mean of squares, times the count, then divided).
-bool after_a_reduction(const graph& g, const layer& l, std::size_t port) {
-  std::vector<std::size_t> frontier, next;
-  for (std::size_t p = 0; p < l.sources.size(); ++p)
-    if (p != port && l.sources[p]) frontier.push_back(l.sources[p]->layer);
-  for (int hops = 0; hops < 4 && !frontier.empty(); ++hops) {
-    next.clear();
-    for (const auto index : frontier) {
-      const auto& x = g.layers()[index];
-      if (sums_or_averages(x)) return true;
-      if (!elementwise_arithmetic(x.type) && part_of(x.type) != op_part::passes_values) continue;
-      for (const auto& s : x.sources)
-        if (s) next.push_back(s->layer);
-    }
-    std::swap(frontier, next);
-  }
-  return false;
 }
 
 /// The constant elements of input `port` of `l` that equal a size that changes.
@@ -320,11 +306,15 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     const double tolerance = type == "f16" ? 1e-3 : type == "bf16" ? 8e-3 : type == "f32" ? 1e-6 : 1e-9;
     const double r = v->reals[0];
     if (!std::isfinite(r) || r == 0.0) return;  // NaN or an infinity: no size, and no integer to convert to
-    for (const auto& reading : real_readings(after_a_reduction(g, l, port))) {
+    // Corrections are read only of a reduction of squares: (x - mean)/255 on a map 256 wide is no variance.
+    const auto* reduction = reduction_before(g, declared, l, port, true);
+    const auto counted = reduction != nullptr ? reduced_count(g, declared, asked, *reduction) : std::nullopt;
+    for (const auto& reading : real_readings(counted.has_value())) {
       const double x = reading.size_of(r);
       if (!std::isfinite(x)) continue;
       const double n = std::round(x);
       if (n < reading.least || n > static_cast<double>(largest_size)) continue;
+      if (reading.corrects && n != static_cast<double>(counted->second)) continue;
       const double expected = reading.constant_of(n);
       if (std::abs(r - expected) > tolerance * std::abs(expected)) continue;
       // (A range's limit, as an integer one, may be a size no data of its path carries.)
@@ -546,17 +536,27 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
       reason = because(why::kernel_covers_size, axis, kernel[k]).quoting(at);
     } else if (!window->weights_port && outputs >= 1 && n >= 2) {
       const auto w = reach_of(l, k, kernel.size(), kernel[k], n, outputs);
-      if (!w || w->reach < 2 || w->reach < n) continue;
-      // The last output that starts at or before the input's first element reaches furthest.
-      const auto j = std::min(outputs - 1, w->pad_begin / w->stride);
-      if (j * w->stride - w->pad_begin + w->reach < n) continue;
-      reason = because(why::window_spans_size, axis, w->reach, n).quoting(at);
+      if (!w || w->reach < 2) continue;
+      if (w->reach >= n) {
+        // The last output that starts at or before the input's first element reaches furthest.
+        const auto j = std::min(outputs - 1, w->pad_begin / w->stride);
+        if (j * w->stride - w->pad_begin + w->reach < n) continue;
+        reason = because(why::window_spans_size, axis, w->reach, n).quoting(at);
+      } else if (w->stride == w->reach && w->reach == kernel[k] && w->pad_begin == 0 && outputs >= 2 &&
+                 outputs < kernel[k] && kernel[k] * outputs == n) {
+        // Windows as wide as their stride, without padding, that cut the input into fewer bins than a window
+        // is wide: adaptive pooling exported at one size (a 2x2 pooling of stride 2 makes more outputs than
+        // its window is wide, except on maps of at most 4).
+        reason = because(why::window_tiles_size, axis, kernel[k], n, outputs).quoting(at);
+      }
     }
     if (!reason) continue;
     auto f = size_finding(l, index);
     set_reason(f, *reason);
-    f.hint = reason->code == why::kernel_covers_size ? text::global_window_hint(spelling, std::string(l.name), l.id)
-                                                     : text::window_spans_hint(spelling, std::string(l.name), l.id);
+    const std::string name(l.name);
+    f.hint = reason->code == why::kernel_covers_size  ? text::global_window_hint(spelling, name, l.id)
+           : reason->code == why::window_tiles_size   ? text::window_tiles_hint(spelling, name, l.id)
+                                                      : text::window_spans_hint(spelling, name, l.id);
     out.push_back(std::move(f));
     return;
   }
@@ -960,6 +960,76 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
 }
 
 }  // namespace
+
+namespace {
+
+/// Whether the reduction `r` (sums_or_averages) reduces squares (reduces_squares): ReduceL2, or a sum or mean
+/// of what a layer squares (a variance's `(x - mean)²`).
+bool of_squares(const graph& g, const propagation& declared, const layer& r) {
+  bool squared = false;
+  if (!r.sources.empty() && r.sources[0]) {
+    const auto& s = g.layers()[r.sources[0]->layer];
+    const bool same = s.sources.size() >= 2 && s.sources[0] && s.sources[1] && s.sources[0]->layer == s.sources[1]->layer &&
+                      s.sources[0]->output == s.sources[1]->output;
+    std::optional<double> exponent;
+    if (s.sources.size() >= 2 && s.sources[1]) {
+      const auto& v = declared.input(g, s, 1).value;
+      if (v && v->is_real() && v->reals.size() == 1) exponent = v->reals[0];
+      if (v && !v->is_real() && v->elements.size() == 1 && v->elements[0].exact()) exponent = static_cast<double>(v->elements[0].lo);
+    }
+    squared = squares(s, same, exponent);
+  }
+  return reduces_squares(r, squared);
+}
+
+}  // namespace
+
+const layer* reduction_before(const graph& g, const propagation& declared, const layer& l, std::size_t port, bool squares_only) {
+  std::vector<std::size_t> frontier, next;
+  for (std::size_t p = 0; p < l.sources.size(); ++p)
+    if (p != port && l.sources[p]) frontier.push_back(l.sources[p]->layer);
+  for (int hops = 0; hops < 6 && !frontier.empty(); ++hops) {
+    next.clear();
+    for (const auto index : frontier) {
+      const auto& x = g.layers()[index];
+      if (sums_or_averages(x) && (!squares_only || of_squares(g, declared, x))) return &x;
+      if (!carries_values(x)) continue;
+      for (const auto& s : x.sources)
+        if (s) next.push_back(s->layer);
+    }
+    std::swap(frontier, next);
+  }
+  return nullptr;
+}
+
+std::optional<std::pair<std::vector<std::size_t>, std::int64_t>> reduced_count(const graph& g, const propagation& declared,
+                                                                              const propagation& asked, const layer& sum) {
+  if (sum.sources.size() < 2 || !sum.sources[0]) return std::nullopt;
+  const auto& in = declared.input(g, sum, 0).shape;
+  const auto& now = asked.input(g, sum, 0).shape;
+  const auto& axes = declared.input(g, sum, 1).value;
+  if (!in.is_static() || !now.rank_known() || now.size() != in.size() || !axes || axes->is_real() || axes->elements.empty())
+    return std::nullopt;
+  std::vector<std::size_t> summed;
+  for (const auto& e : axes->elements) {
+    auto x = e.lo;
+    if (!e.exact()) return std::nullopt;
+    if (x < 0) x += static_cast<std::int64_t>(in.size());
+    if (x < 0 || static_cast<std::size_t>(x) >= in.size()) return std::nullopt;
+    summed.push_back(static_cast<std::size_t>(x));
+  }
+  std::sort(summed.begin(), summed.end());
+  std::int64_t product = 1;
+  bool changes = false;
+  for (std::size_t k = 0; k < summed.size(); ++k) {
+    const auto extent = in[summed[k]].lo();
+    if ((k > 0 && summed[k] != summed[k - 1] + 1) || extent < 1 || product > largest_size / extent) return std::nullopt;
+    product *= extent;
+    changes = changes || !(now[summed[k]].is_static() && now[summed[k]].lo() == extent);
+  }
+  if (!changes) return std::nullopt;
+  return std::pair(std::move(summed), product);
+}
 
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,

@@ -108,6 +108,17 @@ std::vector<std::int64_t> changing_values(const graph& g, const propagation& dec
 
 std::string terms_text(std::span<const pattern_term> terms) { return terms_text(terms, {}); }
 
+std::string form_text(count_form form, const std::string& computed) {
+  switch (form) {
+    case count_form::count: return computed;
+    case count_form::reciprocal: return "1/" + computed;
+    case count_form::less_one: return computed + "-1";
+    case count_form::reciprocal_less_one: return fmt::format("1/({}-1)", computed);
+    case count_form::ratio_less_one: return fmt::format("{0}/({0}-1)", computed);
+  }
+  return computed;
+}
+
 std::string terms_text(std::span<const pattern_term> terms, std::string_view source) {
   const auto shape = source.empty() ? std::string("shape") : fmt::format("shape('{}')", source);
   std::string out = "[";

@@ -42,6 +42,13 @@ struct pattern_term {
 /// ... written from the shape of the tensor layer `source` outputs: `[1,shape('grid')[1],...]`.
 [[nodiscard]] std::string terms_text(std::span<const pattern_term> terms, std::string_view source);
 
+/// How a count computed from a shape feeds its input: as it is (a divisor), one over it (a mean's factor),
+/// or with Bessel's correction (an unbiased variance: one less than it, one over that, the count over that).
+enum class count_form { count, reciprocal, less_one, reciprocal_less_one, ratio_less_one };
+
+/// `computed`, the count as text, in `form`: `1/(...)`, `...-1`, `1/(...-1)`, `.../(...-1)`.
+[[nodiscard]] std::string form_text(count_form form, const std::string& computed);
+
 /// A value one element of a Reshape's pattern could take so that the Reshape keeps the batch.
 struct pattern_choice {
   std::size_t element = 0;
@@ -61,8 +68,9 @@ struct pattern_choice {
   std::string shape_of_name{};  ///< that layer's name
   /// The input of the layer that `computed` feeds: a Reshape's pattern (1), an Interpolate's sizes.
   std::size_t port = 1;
-  /// The input takes one over the computed value (a mean written as a sum times 1/(h·w)).
-  bool reciprocal = false;
+  /// How the input takes the computed value: as it is, or one over it (a mean written as a sum times
+  /// 1/(h·w)), or Bessel's correction of it (count_form).
+  count_form form = count_form::count;
   /// New sizes: the layer (a pooling whose window is the whole of each spatial axis) becomes this
   /// reduction (ReduceMean-1, ReduceMax-1) over `axes`, keeping them as 1s; nothing is computed then.
   std::string reduction{};

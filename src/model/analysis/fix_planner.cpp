@@ -580,7 +580,7 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
     c.old_value = r.p.old_value;
     c.new_value = r.p.value;
     if (!r.p.computed.empty())
-      c.computed = c.new_pattern = fmt::format("{}{}", r.p.reciprocal ? "1/" : "", terms_text(r.p.computed, r.p.shape_of_name));
+      c.computed = c.new_pattern = form_text(r.p.form, terms_text(r.p.computed, r.p.shape_of_name));
     if (!r.p.reduction.empty()) {  // (the layer in `next` is the reduction already)
       c.computed = c.new_pattern = reduction_text(r.p);
       if (const auto* was = site_at(original_, nullptr, r.p.within)->g->find(r.p.reshape)) c.type = was->type;

@@ -85,7 +85,7 @@ struct fix_plan {
   std::optional<std::pair<std::int64_t, std::size_t>> shape_of{};
   std::string shape_of_name{};
   std::size_t port = 1;  ///< the input of the layer the computed values feed (pattern_choice::port)
-  bool reciprocal = false;  ///< ... which takes one over them (pattern_choice::reciprocal)
+  count_form form = count_form::count;  ///< ... in this form (pattern_choice::form)
   /// The layer becomes this reduction over `axes` instead (pattern_choice::reduction).
   std::string reduction{};
   std::vector<std::int64_t> axes{};

@@ -102,7 +102,7 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     x.shape_of = c.shape_of;
     x.shape_of_name = c.shape_of_name;
     x.port = c.port;
-    x.reciprocal = c.reciprocal;
+    x.form = c.form;
     x.why = c.why;
     return x;
   }
@@ -333,26 +333,65 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
   flush();
   std::vector<std::pair<std::int64_t, std::size_t>> inputs;
   for (const auto p : pieces) inputs.emplace_back(p, 0);
-  auto values = add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs),
-                     {static_cast<std::int64_t>(x.computed.size())});
-  if (x.scalar) {  // an empty pattern makes the one value a scalar
-    const auto none = constant("scalar_shape", {}, false);
-    values = add("scalar", "Reshape", 1, {{"special_zero", "false"}}, {{values, 0}, {none, 0}}, {});
-  }
-  if (x.converted) {
-    values = add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{values, 0}},
-                 x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(x.computed.size())});
-    edits.back().output_type = *x.converted;
-  }
-  if (x.reciprocal) {  // one over the count, in the factor's type (a float: fix reads no reciprocal otherwise)
-    const std::vector<std::int64_t> dims = x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{1};
-    auto one = constant("one", {1}, x.scalar);
+  const auto count = add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs),
+                         {static_cast<std::int64_t>(x.computed.size())});
+  const std::vector<std::int64_t> dims = x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{1};
+  // The computed values as the port takes them: a scalar where it is one (an empty pattern makes the one
+  // value a scalar), converted to its type where that is not i64.
+  const auto as_the_port_takes = [&](std::int64_t v, const std::string& prefix) {
+    if (x.scalar) {
+      const auto none = constant(prefix + "scalar_shape", {}, false);
+      v = add(prefix + "scalar", "Reshape", 1, {{"special_zero", "false"}}, {{v, 0}, {none, 0}}, {});
+    }
     if (x.converted) {
-      one = add("one_converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{one, 0}}, dims);
+      v = add(prefix + "converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{v, 0}},
+              x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(x.computed.size())});
       edits.back().output_type = *x.converted;
     }
-    values = add("reciprocal", "Divide", 1, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}}, {{one, 0}, {values, 0}}, dims);
+    return v;
+  };
+  // Bessel's correction counts one less, in integers, before the port's type (a float: divisor_choices reads
+  // no correction otherwise).
+  const auto less = [&] {
+    const auto by = constant("less_one_by", {1}, false);
+    return as_the_port_takes(add("less_one", "Subtract", 1, {{"auto_broadcast", "numpy"}}, {{count, 0}, {by, 0}},
+                                 {static_cast<std::int64_t>(x.computed.size())}),
+                             "less_");
+  };
+  const auto divide = [&](std::string what, std::int64_t dividend, std::int64_t divisor) {
+    const auto v = add(std::move(what), "Divide", 1, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}},
+                       {{dividend, 0}, {divisor, 0}}, dims);
     if (x.converted) edits.back().output_type = *x.converted;
+    return v;
+  };
+  // One in the port's type, to take one over a count (a float: divisor_choices reads no reciprocal otherwise).
+  const auto one = [&] {
+    auto v = constant("one", {1}, x.scalar);
+    if (x.converted) {
+      v = add("one_converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{v, 0}}, dims);
+      edits.back().output_type = *x.converted;
+    }
+    return v;
+  };
+  std::int64_t values = 0;
+  switch (x.form) {
+    case count_form::count: values = as_the_port_takes(count, ""); break;
+    case count_form::reciprocal: {
+      const auto n = as_the_port_takes(count, "");
+      values = divide("reciprocal", one(), n);
+      break;
+    }
+    case count_form::less_one: values = less(); break;
+    case count_form::reciprocal_less_one: {
+      const auto n = less();
+      values = divide("reciprocal", one(), n);
+      break;
+    }
+    case count_form::ratio_less_one: {
+      const auto n = as_the_port_takes(count, "");
+      values = divide("ratio", n, less());
+      break;
+    }
   }
   edits.push_back({.what = kind::set_source, .layer = values, .consumer = x.reshape, .port = x.port, .output = 0});
 }

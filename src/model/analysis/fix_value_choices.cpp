@@ -289,64 +289,68 @@ bool reads_divisor(const layer& l, const batch_finding& f) {
   return f.code == "baked_size" && finding_port(f) == 1 && (divides(l) || multiplies(l));
 }
 
+namespace {
+
+/// The form in which the real `r` is the count `n` of the elements `sum` reduces, for the Divide or Multiply
+/// `l` (`direct`: `sum` is its input 0): a mean written as a sum over n or times 1/n, a sum written as a mean
+/// times n, and, where `sum` reduces squares, Bessel's correction of a variance a few steps after it (over
+/// n-1, times 1/(n-1), times n/(n-1)); nullopt for none. A reciprocal held as a float rounds to within a part
+/// in 10^7 of it.
+std::optional<count_form> real_count_form(const layer& l, const layer& sum, bool direct, bool squares, double r,
+                                          std::int64_t n) {
+  const auto near = [&](double expected) { return std::abs(r - expected) <= 1e-6 * std::abs(expected); };
+  const auto x = static_cast<double>(n);
+  const bool corrects = squares && n >= 3;
+  if (divides(l)) {
+    if (direct && sums_over_axes(sum) && r == x) return count_form::count;
+    if (corrects && near(x - 1)) return count_form::less_one;
+    return std::nullopt;
+  }
+  if (direct && sums_over_axes(sum) && near(1 / x)) return count_form::reciprocal;
+  if (direct && averages(sum) && near(x)) return count_form::count;
+  if (corrects && near(1 / (x - 1))) return count_form::reciprocal_less_one;
+  if (corrects && near(x / (x - 1))) return count_form::ratio_less_one;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& declared, const propagation& asked,
                                             const layer& l, const batch_finding& f, text::fix_reason& reason) {
   reason = text::shape_values_unknown();
   if (!reads_divisor(l, f) || l.sources.size() < 2 || !l.sources[0]) return {};
   const auto& v = declared.input(g, l, 1).value;
   if (!v) return {};
-  std::int64_t n = 0;
-  const bool reciprocal = multiplies(l);
-  if (v->is_real()) {  // whole values only, or (a Multiply's) one over a whole value: a fraction is no count
+  // The sum or mean whose count the constant is: input 0 itself for a mean written as a sum over the count
+  // (a divisor that merely equals some extent upstream may be a literal: a stride, a box's corners), or a
+  // few elementwise steps before for Bessel's correction.
+  const auto* squares = reduction_before(g, declared, l, 1, true);
+  const auto* sum = squares != nullptr ? squares : reduction_before(g, declared, l, 1, false);
+  if (sum == nullptr) return {};
+  const auto counted = reduced_count(g, declared, asked, *sum);
+  if (!counted) return {};
+  const auto& [summed, n] = *counted;
+  const bool direct = &g.layers()[l.sources[0]->layer] == sum;
+  std::optional<count_form> form;
+  if (v->is_real()) {
     if (v->reals.size() != 1 || !v->real_constant(0)) return {};
-    auto r = v->reals[0];
-    if (reciprocal) {
-      // A reciprocal held as a float: 1/n rounds to within a part in 10^7 of it (a double's, 10^15).
-      if (!(r > 0 && r <= 0.5)) return {};
-      const auto whole = std::round(1 / r);
-      if (!(whole <= 1e15) || std::abs(1 / whole - r) > 1e-6 * r) return {};
-      r = whole;
-    }
-    if (!(r >= 2 && r <= 4e18) || r != std::round(r)) return {};
-    n = static_cast<std::int64_t>(r);
-  } else if (reciprocal) {  // an integer product times a count is no mean
-    return {};
-  } else {
-    if (v->elements.size() != 1 || !v->elements[0].exact()) return {};
-    n = v->elements[0].lo;
+    form = real_count_form(l, *sum, direct, sum == squares, v->reals[0], n);
+  } else if (divides(l) && direct && sums_over_axes(*sum) && v->elements.size() == 1 && v->elements[0].exact() &&
+             v->elements[0].lo == n) {
+    form = count_form::count;  // an integer sum over its count (an integer product times a count is no mean)
   }
-  if (n < 2) return {};
-  // The dividend is a sum over adjacent axes of a tensor, one of them changing, whose product the divisor is:
-  // a mean, the count of the elements summed. (A divisor that merely equals some extent upstream may be a
-  // literal: a stride, a box's corners.)
-  const auto& sum = g.layers()[l.sources[0]->layer];
-  if (!sums_over_axes(sum) || sum.sources.size() < 2 || !sum.sources[0]) return {};
-  const auto& in = declared.input(g, sum, 0).shape;
-  const auto& now = asked.input(g, sum, 0).shape;
-  const auto& axes = declared.input(g, sum, 1).value;
-  if (!in.is_static() || !now.rank_known() || now.size() != in.size() || !axes || axes->is_real() || axes->elements.empty())
-    return {};
-  std::vector<std::size_t> summed;
-  for (const auto& e : axes->elements) {
-    auto x = e.lo;
-    if (!e.exact()) return {};
-    if (x < 0) x += static_cast<std::int64_t>(in.size());
-    if (x < 0 || static_cast<std::size_t>(x) >= in.size()) return {};
-    summed.push_back(static_cast<std::size_t>(x));
-  }
-  std::sort(summed.begin(), summed.end());
-  std::int64_t product = 1;
-  bool changes = false;
-  for (std::size_t k = 0; k < summed.size(); ++k) {
-    if ((k > 0 && summed[k] != summed[k - 1] + 1) || product > n / std::max<std::int64_t>(in[summed[k]].lo(), 1)) return {};
-    product *= in[summed[k]].lo();
-    changes = changes || !(now[summed[k]].is_static() && now[summed[k]].lo() == in[summed[k]].lo());
-  }
-  if (product != n || !changes) return {};
-  const auto& from = *sum.sources[0];
+  if (!form) return {};
+  const auto& from = *sum->sources[0];
+  const auto why = *form == count_form::count && divides(l) ? text::divisor_from_tensor
+                 : *form == count_form::reciprocal          ? text::reciprocal_from_tensor
+                 : *form == count_form::count               ? text::count_from_tensor
+                                                            : text::bessel_from_tensor;
   auto c = read_from_met(g.layers()[from.layer], from.output, {pattern_term{summed, 1, 1}},
-                         reciprocal ? text::reciprocal_from_tensor : text::divisor_from_tensor);
-  c.reciprocal = reciprocal;
+                         [&](const std::string& terms, const std::string& source) {
+                           // (reciprocal_from_tensor writes its own 1/.)
+                           return why(*form == count_form::reciprocal ? terms : form_text(*form, terms), source);
+                         });
+  c.form = *form;
   return {std::move(c)};
 }
 
@@ -519,7 +523,8 @@ namespace {
 
 /// Whether `f` is check's finding that a pooling's window takes the whole input along an axis.
 bool reads_window(const layer& l, const batch_finding& f) {
-  return (f.code == "kernel_covers_size" || f.code == "window_spans_size") && global_reduction(l).has_value();
+  return (f.code == "kernel_covers_size" || f.code == "window_spans_size" || f.code == "window_tiles_size") &&
+         global_reduction(l).has_value();
 }
 
 /// A pooling whose window is, at the declared shapes, the whole of every spatial axis (one output along

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "model/ops/batching.hpp"
 #include "model/ops/rules.hpp"
 
 namespace reshape1::model::detail {
@@ -113,7 +114,24 @@ bool multiplies(const layer& l) { return l.type == "Multiply"; }
 
 bool sums_over_axes(const layer& l) { return l.type == "ReduceSum"; }
 
-bool sums_or_averages(const layer& l) { return l.type == "ReduceSum" || l.type == "ReduceMean"; }
+bool sums_or_averages(const layer& l) { return l.type == "ReduceSum" || l.type == "ReduceMean" || l.type == "ReduceL2"; }
+
+bool averages(const layer& l) { return l.type == "ReduceMean"; }
+
+bool reduces_squares(const layer& l, bool squared) {
+  return l.type == "ReduceL2" || ((l.type == "ReduceSum" || l.type == "ReduceMean") && squared);
+}
+
+bool squares(const layer& l, bool same_operands, std::optional<double> exponent) {
+  return (l.type == "Multiply" && same_operands) || l.type == "SquaredDifference" || (l.type == "Power" && exponent == 2.0);
+}
+
+bool carries_values(const layer& l) {
+  const auto* e = first_entry(l.type);
+  if (e == nullptr) return false;
+  return e->arithmetic || e->batch.fn == &batch::pointwise || e->part == op_part::passes_values || e->part == op_part::reshape ||
+         e->part == op_part::concat || permutes_axes(l);
+}
 
 std::optional<extension> extends(const layer& l) {
   if (l.type == "Tile") return extension::repeats;

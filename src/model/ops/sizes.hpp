@@ -40,9 +40,26 @@ namespace reshape1::model::detail {
 /// `l` sums its data over the axes input 1 holds (ReduceSum).
 [[nodiscard]] bool sums_over_axes(const layer& l);
 
-/// `l` sums or averages its data over the axes input 1 holds (ReduceSum, ReduceMean): a count of the elements
-/// it reduces may follow it as a factor or a divisor (a mean, a variance).
+/// `l` sums or averages its data over the axes input 1 holds (ReduceSum, ReduceMean, or ReduceL2, the root
+/// of a sum of squares): a count of the elements it reduces may follow it as a factor or a divisor (a mean,
+/// a variance).
 [[nodiscard]] bool sums_or_averages(const layer& l);
+
+/// `l` averages its data over the axes input 1 holds (ReduceMean): times their count, it is their sum.
+[[nodiscard]] bool averages(const layer& l);
+
+/// `l`'s output is a sum of squares of its data, or of the data it reduces, where `squared` says whether the
+/// layer that data comes from squares it: ReduceL2 does itself; ReduceSum and ReduceMean of squares do.
+[[nodiscard]] bool reduces_squares(const layer& l, bool squared);
+
+/// `l` squares its data: a Multiply of one tensor by itself (`same_operands`), a SquaredDifference, or a
+/// Power whose exponent is the constant 2 (`exponent`, its value, where known).
+[[nodiscard]] bool squares(const layer& l, bool same_operands, std::optional<double> exponent);
+
+/// `l`'s output holds values computed from its inputs' element by element, or its inputs' elements moved
+/// (a pointwise op, arithmetic among them; Convert, Squeeze, Unsqueeze, Reshape, Concat, Transpose): a
+/// count read after a reduction may follow it (a variance, flattened or rectified, then corrected).
+[[nodiscard]] bool carries_values(const layer& l);
 
 /// `l` divides input 0 by input 1, elementwise (Divide; an ONNX Div).
 [[nodiscard]] bool divides(const layer& l);

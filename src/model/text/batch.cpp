@@ -138,6 +138,10 @@ constexpr form_row forms[] = {
      {"its window reaches across {1} along axis {0} with its padding and dilation, so one output takes the "
       "whole input there ({2}) at the declared shapes, and that axis is {3} at the shapes asked", 3, true,
       "axis,window,size,asked"}},
+    {why::window_tiles_size, "window_tiles_size",
+     {"its window and stride, {1} along axis {0}, cut the whole input there ({2}) into {3} bins at the declared "
+      "shapes, as adaptive pooling does, and that axis is {4} at the shapes asked", 4, true,
+      "axis,window,size,bins,asked"}},
     {why::sizes_in_body, "sizes_in_body",
      {"its body is not searched for sizes written as constants, so nothing shows it computes at the new sizes "
       "what it computes at the declared ones", 0}},
@@ -555,6 +559,13 @@ std::string vouch_for_window(option_spelling s, const std::string& name, std::in
 std::string global_window_hint(option_spelling s, const std::string& name, std::int64_t id) {
   return fmt::format("a window as large as the input at one size is global pooling only at that size: write it as a "
                      "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size; {}",
+                     vouch_for_window(s, name, id));
+}
+
+std::string window_tiles_hint(option_spelling s, const std::string& name, std::int64_t id) {
+  return fmt::format("adaptive pooling to a fixed number of bins (PSPNet's, a spatial pyramid's) exported at one size "
+                     "has its window and stride computed from that size: export the model with adaptive pooling kept "
+                     "as an op that follows the size, or give the model its declared size; {}",
                      vouch_for_window(s, name, id));
 }
 

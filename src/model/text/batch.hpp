@@ -133,6 +133,8 @@ inline constexpr auto last_reason = detail::why::output_per_image;
 [[nodiscard]] std::string global_window_hint(option_spelling s, const std::string& name, std::int64_t id);
 /// The hint of a pooling whose padded or dilated window reaches across the whole input (window_spans_size).
 [[nodiscard]] std::string window_spans_hint(option_spelling s, const std::string& name, std::int64_t id);
+/// The hint of a pooling whose window and stride cut the input into a few bins (window_tiles_size).
+[[nodiscard]] std::string window_tiles_hint(option_spelling s, const std::string& name, std::int64_t id);
 /// A Resize to a size that stays while its input's changes.
 [[nodiscard]] std::string resize_to_fixed_size_hint();
 /// A value read as a size that the propagation does not know at the sizes asked.

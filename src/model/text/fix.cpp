@@ -373,6 +373,18 @@ std::string global_window(std::string_view reduction, const std::vector<std::int
                      fmt::join(axes, ","), reduction == "ReduceMax" ? "maximum" : "mean");
 }
 
+std::string count_from_tensor(std::string_view computed, std::string_view source) {
+  return fmt::format("it multiplies a mean of the elements of '{}' by their count at the declared shapes: the factor "
+                     "is computed as {}, from that shape at the new sizes",
+                     source, computed);
+}
+
+std::string bessel_from_tensor(std::string_view computed, std::string_view source) {
+  return fmt::format("it corrects a variance of the elements of '{}' by one less than their count at the declared "
+                     "shapes (Bessel's correction): it is computed as {}, from that shape at the new sizes",
+                     source, computed);
+}
+
 std::string reciprocal_from_tensor(std::string_view terms, std::string_view source) {
   return fmt::format("it multiplies by one over the count of elements of '{}' it sums at the declared shapes: the "
                      "factor is computed as 1/{}, from that shape at the new sizes",

@@ -165,6 +165,12 @@ struct proof_at {
 [[nodiscard]] std::string global_window(std::string_view reduction, const std::vector<std::int64_t>& axes);
 /// New sizes: why a Multiply's factor, one over a count of elements summed, is computed as one over `terms`.
 [[nodiscard]] std::string reciprocal_from_tensor(std::string_view terms, std::string_view source);
+/// New sizes: why a Multiply's factor, the count of elements a mean of `source`'s averages, is computed as
+/// `computed`.
+[[nodiscard]] std::string count_from_tensor(std::string_view computed, std::string_view source);
+/// New sizes: why a value that corrects a variance of `source`'s elements for their count (Bessel's
+/// correction) is computed as `computed`.
+[[nodiscard]] std::string bessel_from_tensor(std::string_view computed, std::string_view source);
 /// New sizes: why a Range's limit is computed as `terms`, from the shape of the tensor `source` outputs.
 [[nodiscard]] std::string limit_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a TopK's k, `k` at the declared shapes, the whole of axis `axis`, is computed as `terms`.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -1027,6 +1028,104 @@ TEST_F(fixing, new_sizes_a_factor_one_over_the_elements_summed_is_computed) {
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
   const auto half = fix(mean_of_sum("Multiply", 0.5F), o);
   EXPECT_TRUE(half.changes.empty());
+}
+
+/// x [1,3,6,8]'s variance over its 6x8 map with Bessel's correction folded at 48 elements: the squares of
+/// x less its mean, reduced by `reduce` (ReduceMean or ReduceSum), then `op` by the f32 scalar `value`
+/// (layer "scale"), and for `times_count` first multiplied by 48 (layer "count", a mean times n is a sum).
+ir_builder corrected_variance(const std::string& reduce, const std::string& op, float value, bool times_count = false) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,6,8]", "x");
+  const int mean = b.layer("ReduceMean", "keep_dims=\"true\"", {"[1,3,6,8]", "[2]"}, {"[1,3,1,1]"}, "mean", 1);
+  b.edge(x, mean, 0);
+  b.edge(b.i64({2, 3}), mean, 1);
+  const int d = b.layer("Subtract", "auto_broadcast=\"numpy\"", {"[1,3,6,8]", "[1,3,1,1]"}, {"[1,3,6,8]"}, "d", 1);
+  b.edge(x, d, 0);
+  b.edge(mean, d, 1);
+  const int sq = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[1,3,6,8]", "[1,3,6,8]"}, {"[1,3,6,8]"}, "sq", 1);
+  b.edge(d, sq, 0);
+  b.edge(d, sq, 1);
+  int v = b.layer(reduce, "keep_dims=\"false\"", {"[1,3,6,8]", "[2]"}, {"[1,3]"}, "v", 1);
+  b.edge(sq, v, 0);
+  b.edge(b.i64({2, 3}), v, 1);
+  const auto scalar = [&](float f) { return b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(f)}, "[]"); };
+  if (times_count) {
+    const int count = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "count", 1);
+    b.edge(v, count, 0);
+    b.edge(scalar(48.0F), count, 1);
+    v = count;
+  }
+  const int scale = b.layer(op, "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "scale", 1);
+  b.edge(v, scale, 0);
+  b.edge(scalar(value), scale, 1);
+  b.result(scale, "[1,3]");
+  return b;
+}
+
+// New sizes, IR: Bessel's correction of a variance folded at one size (torch's unbiased var and std, after
+// a converter folded the count) is computed from the squares' shape: n-1 as a divisor, 1/(n-1) and n/(n-1)
+// as factors, and the n a mean is multiplied by. The written model's value at the scale's input is the
+// constant at the declared size and follows the count at another; a correction under a square root is
+// refused (no rewrite computes a root).
+TEST_F(fixing, new_sizes_bessel_s_correction_of_a_variance_is_computed) {
+  struct bessel_case {
+    const char* reduce;
+    const char* op;
+    float value;
+    bool times_count;
+    const char* computed;              ///< the scale's rewrite
+    double (*at)(double n);            ///< its value for a count n
+  };
+  const bessel_case cases[] = {
+      {"ReduceMean", "Divide", 47.0F, true, "[shape('sq')[2]*shape('sq')[3]]-1", [](double n) { return n - 1; }},
+      {"ReduceSum", "Divide", 47.0F, false, "[shape('sq')[2]*shape('sq')[3]]-1", [](double n) { return n - 1; }},
+      {"ReduceSum", "Multiply", 1.0F / 47, false, "1/([shape('sq')[2]*shape('sq')[3]]-1)", [](double n) { return 1 / (n - 1); }},
+      {"ReduceMean", "Multiply", 48.0F / 47, false, "[shape('sq')[2]*shape('sq')[3]]/([shape('sq')[2]*shape('sq')[3]]-1)",
+       [](double n) { return n / (n - 1); }},
+  };
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(fmt::format("{} {} {}", c.reduce, c.op, c.value));
+    const auto r = fix(corrected_variance(c.reduce, c.op, c.value, c.times_count), o);
+    ASSERT_TRUE(r.fixed) << refused(r);
+    ASSERT_EQ(r.changes.size(), c.times_count ? 2u : 1u);
+    const auto scale = std::find_if(r.changes.begin(), r.changes.end(), [](const auto& x) { return x.name == "scale"; });
+    ASSERT_NE(scale, r.changes.end());
+    EXPECT_EQ(scale->computed, c.computed);
+    if (c.times_count) {
+      const auto count = std::find_if(r.changes.begin(), r.changes.end(), [](const auto& x) { return x.name == "count"; });
+      ASSERT_NE(count, r.changes.end());
+      EXPECT_EQ(count->computed, "[shape('sq')[2]*shape('sq')[3]]");
+    }
+    const auto at = written_at(r, "[1,3,9,13]");
+    EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+    // The value the scale reads, computed from the shape: the constant's at 6x8, the count's at 9x13.
+    const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+    for (const auto& [shape, n] : {std::pair{"[1,3,6,8]", 48.0}, std::pair{"[1,3,9,13]", 117.0}}) {
+      SCOPED_TRACE(shape);
+      const auto named = [&](const char* name) {
+        return static_cast<std::size_t>(std::find_if(fixed.layers().begin(), fixed.layers().end(),
+                                                     [&](const auto& x) { return x.name == name; }) -
+                                        fixed.layers().begin());
+      };
+      const std::vector<model::input_shape> asked{{named("x"), parse_shape(shape)}};
+      const auto p = model::propagate(fixed, asked);
+      const auto& l = fixed.layers()[named("scale")];
+      const auto& v = p.input(fixed, l, 1).value;
+      ASSERT_TRUE(v.has_value());
+      // (A whole number converted to f32 stays an integer element to propagation.)
+      ASSERT_EQ(v->reals.size() + v->elements.size(), 1u);
+      ASSERT_TRUE(v->is_real() || v->elements[0].exact());
+      const double got = v->is_real() ? v->reals[0] : static_cast<double>(v->elements[0].lo);
+      EXPECT_NEAR(got, c.at(n), 1e-6 * c.at(n));
+    }
+  }
+  // Under a square root the correction is named (check cannot tell) but not rewritten.
+  const auto root = fix(corrected_variance("ReduceSum", "Multiply", static_cast<float>(1 / std::sqrt(47.0)), false), o);
+  EXPECT_FALSE(root.fixed);
+  ASSERT_FALSE(root.refusals.empty());
+  EXPECT_EQ(root.refusals[0].name, "scale");
 }
 
 // New sizes, IR: an AvgPool whose window is the whole 6x8 map (global pooling written as a fixed window)

@@ -138,6 +138,28 @@ TEST_F(sizes, a_pooling_window_that_reaches_across_the_whole_input_cannot_tell) 
   }
 }
 
+// Adaptive pooling exported at one size (PSPNet's bins): windows as wide as their stride cut the 6x8 map into
+// 2x2 bins; at 12x16 the same windows make 4x4 (window_tiles_size). An ordinary 2x2 pooling of stride 2
+// makes more outputs than its window is wide: no finding.
+TEST_F(sizes, adaptive_pooling_written_as_fixed_bins_cannot_tell) {
+  const auto bins = pooled("AvgPool", R"(kernel="3,4" strides="3,4" pads_begin="0,0" pads_end="0,0" auto_pad="explicit")",
+                           "[1,3,2,2]");
+  const auto r = at(bins, "[1,3,12,16]");
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].code, "window_tiles_size");
+  EXPECT_EQ(r.findings[0].args, (model::reason_args{{"axis", std::int64_t{2}}, {"window", std::int64_t{3}},
+                                                    {"size", std::int64_t{6}}, {"bins", std::int64_t{2}}, {"asked", "12"}}));
+  EXPECT_NE(r.findings[0].hint.find("assume_constant=[pool]"), std::string::npos) << r.findings[0].hint;
+  EXPECT_EQ(model::check_batch(graph_, {.shapes = {{"", parse_shape("[1,3,12,16]")}}, .assume_constant = {"pool"}})
+                .summary.verdict(),
+            model::batch_verdict::yes);
+  const auto halves = pooled("MaxPool", R"(kernel="2,2" strides="2,2" dilations="1,1" pads_begin="0,0" pads_end="0,0" auto_pad="explicit")",
+                             "[1,3,3,4]");
+  const auto h = at(halves, "[1,3,12,16]");
+  EXPECT_EQ(h.summary.verdict(), model::batch_verdict::yes) << (h.findings.empty() ? h.summary_line() : h.findings[0].what);
+}
+
 // --assume-constant names a constant, or a layer whose window it vouches for; any other layer is refused.
 TEST_F(sizes, only_constants_and_windows_can_be_vouched_for) {
   ir_builder b;
@@ -158,16 +180,22 @@ TEST_F(sizes, only_constants_and_windows_can_be_vouched_for) {
   }
 }
 
-/// x [1,3,7,7] reduced over its 7x7 map by `reduce` (ReduceMean, ReduceSum, or "" for none), then `op`
-/// (Multiply or Divide) by the f32 scalar `constant`.
-ir_builder scaled(const std::string& reduce, const std::string& op, float constant) {
+/// x [1,3,7,7], squared where `squared` (x·x), reduced over its 7x7 map by `reduce` (ReduceMean, ReduceSum,
+/// or "" for none), then `op` (Multiply or Divide) by the f32 scalar `constant`.
+ir_builder scaled(const std::string& reduce, const std::string& op, float constant, bool squared = true) {
   ir_builder b;
   const int x = b.parameter("[1,3,7,7]", "x");
   int data = x;
   std::string dims = "[1,3,7,7]";
   if (!reduce.empty()) {
+    int in = x;
+    if (squared) {
+      in = b.layer("Multiply", R"(auto_broadcast="numpy")", {dims, dims}, {dims}, "squares");
+      b.edge(x, in, 0);
+      b.edge(x, in, 1);
+    }
     data = b.layer(reduce, R"(keep_dims="true")", {dims, "[2]"}, {"[1,3,1,1]"}, "reduce");
-    b.edge(x, data, 0);
+    b.edge(in, data, 0);
     b.edge(b.i64({2, 3}), data, 1);
     dims = "[1,3,1,1]";
   }
@@ -180,15 +208,17 @@ ir_builder scaled(const std::string& reduce, const std::string& op, float consta
 }
 
 // Bessel's correction (torch's unbiased var and std, exported at one size): a sum or a mean over the map
-// divided by one less than its count, times the reciprocal of that, or times n/(n-1) are counts written
-// down, as a divisor equal to the count is. The same constants on data no reduction made (x/48 on a 7x7
-// map: a scale, as x/255 is) are no finding.
+// divided by one less than its count, times the reciprocal of that, times n/(n-1), or a root's correction
+// are counts written down, as a divisor equal to the count is. The same constants on data no reduction
+// made (x/48 on a 7x7 map: a scale, as x/255 is), or corrections of another count than the one reduced,
+// are no finding.
 TEST_F(sizes, bessel_s_correction_after_a_reduction_is_a_size_written_down) {
   struct scale_case {
     const char* reduce;
     const char* op;
     float constant;
     const char* relation;  ///< "" for no finding
+    bool squared = true;   ///< the reduction reduces x·x
   };
   const scale_case cases[] = {
       {"ReduceMean", "Multiply", 49.0F, "equals"},
@@ -196,6 +226,14 @@ TEST_F(sizes, bessel_s_correction_after_a_reduction_is_a_size_written_down) {
       {"ReduceSum", "Divide", 48.0F, "is one less than"},
       {"ReduceSum", "Multiply", 1.0F / 48, "is the reciprocal of one less than"},
       {"ReduceMean", "Multiply", 49.0F / 48, "is n/(n-1) for n ="},
+      // A standard deviation corrected after its square root.
+      {"ReduceMean", "Multiply", 1.010363F, "is the square root of n/(n-1) for n ="},
+      {"ReduceSum", "Multiply", 0.14433756F, "is one over the square root of one less than"},
+      // A correction of a count other than the one reduced: hard-sigmoid's 6 after a mean over 7x7 (49).
+      {"ReduceMean", "Divide", 6.0F, ""},
+      {"ReduceMean", "Multiply", 7.0F / 6, ""},
+      // One less than the count of a mean of x, not of squares: (x - mean)/255 on a map 256 wide is a scale.
+      {"ReduceMean", "Divide", 48.0F, "", false},
       {"", "Divide", 48.0F, ""},
       {"", "Multiply", 49.0F / 48, ""},
       {"ReduceMean", "Multiply", 47.0F / 46, ""},  // the correction of a count the path does not carry
@@ -203,7 +241,7 @@ TEST_F(sizes, bessel_s_correction_after_a_reduction_is_a_size_written_down) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(fmt::format("{} {} {}", c.reduce, c.op, c.constant));
-    const auto b = scaled(c.reduce, c.op, c.constant);
+    const auto b = scaled(c.reduce, c.op, c.constant, c.squared);
     const auto r = at(b, "[1,3,14,14]");
     if (*c.relation == '\0') {
       EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << (r.findings.empty() ? r.summary_line() : r.findings[0].what);
