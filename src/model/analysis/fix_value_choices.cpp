@@ -313,6 +313,20 @@ std::optional<count_form> real_count_form(const layer& l, const layer& sum, bool
   return std::nullopt;
 }
 
+/// Whether input 0 of `l` is the reduction `sum`, or it multiplied or divided (its input 0; torch's mean of
+/// squares times n, before the correction, a count fix may have computed already), through Converts: a
+/// variance plain to see. Check names a correction a few value-carrying steps after a reduction of squares;
+/// fix rewrites only these.
+bool plainly_after(const graph& g, const layer& l, const layer& sum) {
+  const layer* x = l.sources.empty() || !l.sources[0] ? nullptr : &g.layers()[l.sources[0]->layer];
+  for (int hops = 0; hops < 4 && x != nullptr; ++hops) {
+    if (x == &sum) return true;
+    if (!multiplies(*x) && !divides(*x) && part_of(x->type) != op_part::passes_values) return false;
+    x = x->sources.empty() || !x->sources[0] ? nullptr : &g.layers()[x->sources[0]->layer];
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& declared, const propagation& asked,
@@ -324,7 +338,8 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
   // The sum or mean whose count the constant is: input 0 itself for a mean written as a sum over the count
   // (a divisor that merely equals some extent upstream may be a literal: a stride, a box's corners), or a
   // few elementwise steps before for Bessel's correction.
-  const auto* squares = reduction_before(g, declared, l, 1, true);
+  auto* squares = reduction_before(g, declared, l, 1, true);
+  if (squares != nullptr && !plainly_after(g, l, *squares)) squares = nullptr;
   const auto* sum = squares != nullptr ? squares : reduction_before(g, declared, l, 1, false);
   if (sum == nullptr) return {};
   const auto counted = reduced_count(g, declared, asked, *sum);

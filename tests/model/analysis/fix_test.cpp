@@ -1032,8 +1032,10 @@ TEST_F(fixing, new_sizes_a_factor_one_over_the_elements_summed_is_computed) {
 
 /// x [1,3,6,8]'s variance over its 6x8 map with Bessel's correction folded at 48 elements: the squares of
 /// x less its mean, reduced by `reduce` (ReduceMean or ReduceSum), then `op` by the f32 scalar `value`
-/// (layer "scale"), and for `times_count` first multiplied by 48 (layer "count", a mean times n is a sum).
-ir_builder corrected_variance(const std::string& reduce, const std::string& op, float value, bool times_count = false) {
+/// (layer "scale"), and for `times_count` first multiplied by 48 (layer "count", a mean times n is a sum);
+/// for `rectified`, through a ReLU first.
+ir_builder corrected_variance(const std::string& reduce, const std::string& op, float value, bool times_count = false,
+                              bool rectified = false) {
   ir_builder b;
   const int x = b.parameter("[1,3,6,8]", "x");
   const int mean = b.layer("ReduceMean", "keep_dims=\"true\"", {"[1,3,6,8]", "[2]"}, {"[1,3,1,1]"}, "mean", 1);
@@ -1054,6 +1056,11 @@ ir_builder corrected_variance(const std::string& reduce, const std::string& op, 
     b.edge(v, count, 0);
     b.edge(scalar(48.0F), count, 1);
     v = count;
+  }
+  if (rectified) {
+    const int relu = b.layer("ReLU", "", {"[1,3]"}, {"[1,3]"}, "relu", 1);
+    b.edge(v, relu, 0);
+    v = relu;
   }
   const int scale = b.layer(op, "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "scale", 1);
   b.edge(v, scale, 0);
@@ -1121,11 +1128,15 @@ TEST_F(fixing, new_sizes_bessel_s_correction_of_a_variance_is_computed) {
       EXPECT_NEAR(got, c.at(n), 1e-6 * c.at(n));
     }
   }
-  // Under a square root the correction is named (check cannot tell) but not rewritten.
-  const auto root = fix(corrected_variance("ReduceSum", "Multiply", static_cast<float>(1 / std::sqrt(47.0)), false), o);
-  EXPECT_FALSE(root.fixed);
-  ASSERT_FALSE(root.refusals.empty());
-  EXPECT_EQ(root.refusals[0].name, "scale");
+  // Under a square root, or after a step other than a scaling (a ReLU), the correction is named (check
+  // cannot tell) but not rewritten: fix rewrites a variance plain to see.
+  for (const auto& [value, rectified] : {std::pair{static_cast<float>(1 / std::sqrt(47.0)), false}, std::pair{1.0F / 47, true}}) {
+    SCOPED_TRACE(rectified ? "rectified" : "root");
+    const auto refused_here = fix(corrected_variance("ReduceSum", "Multiply", value, false, rectified), o);
+    EXPECT_FALSE(refused_here.fixed);
+    ASSERT_FALSE(refused_here.refusals.empty());
+    EXPECT_EQ(refused_here.refusals[0].name, "scale") << refused_here.refusals[0].reason;
+  }
 }
 
 // New sizes, IR: an AvgPool whose window is the whole 6x8 map (global pooling written as a fixed window)
