@@ -542,11 +542,10 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
         const auto j = std::min(outputs - 1, w->pad_begin / w->stride);
         if (j * w->stride - w->pad_begin + w->reach < n) continue;
         reason = because(why::window_spans_size, axis, w->reach, n).quoting(at);
-      } else if (w->stride == w->reach && w->reach == kernel[k] && w->pad_begin == 0 && outputs >= 2 &&
-                 outputs < kernel[k] && kernel[k] * outputs == n) {
-        // Windows as wide as their stride, without padding, that cut the input into fewer bins than a window
-        // is wide: adaptive pooling exported at one size (a 2x2 pooling of stride 2 makes more outputs than
-        // its window is wide, except on maps of at most 4).
+      } else if (w->stride == w->reach && w->reach == kernel[k] && outputs >= 2 && outputs < kernel[k]) {
+        // Windows as wide as their stride that cut the input into fewer bins than a window is wide, padded or
+        // not, the last maybe partial (ceil_mode): adaptive pooling exported at one size (a 2x2 pooling of
+        // stride 2 makes more outputs than its window is wide, except on maps of at most 4).
         reason = because(why::window_tiles_size, axis, kernel[k], n, outputs).quoting(at);
       }
     }
@@ -964,20 +963,23 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
 namespace {
 
 /// Whether the reduction `r` (sums_or_averages) reduces squares (reduces_squares): ReduceL2, or a sum or mean
-/// of what a layer squares (a variance's `(x - mean)²`).
+/// of what a layer squares (a variance's `(x - mean)²`), maybe moved or converted since (a few steps that
+/// carry values, each read by its input 0: a Reshape to `[1,C,H·W]`, a Transpose, a Convert).
 bool of_squares(const graph& g, const propagation& declared, const layer& r) {
   bool squared = false;
-  if (!r.sources.empty() && r.sources[0]) {
-    const auto& s = g.layers()[r.sources[0]->layer];
-    const bool same = s.sources.size() >= 2 && s.sources[0] && s.sources[1] && s.sources[0]->layer == s.sources[1]->layer &&
-                      s.sources[0]->output == s.sources[1]->output;
+  const layer* s = r.sources.empty() || !r.sources[0] ? nullptr : &g.layers()[r.sources[0]->layer];
+  for (int hops = 0; hops < 4 && s != nullptr && !squared; ++hops) {
+    const bool same = s->sources.size() >= 2 && s->sources[0] && s->sources[1] && s->sources[0]->layer == s->sources[1]->layer &&
+                      s->sources[0]->output == s->sources[1]->output;
     std::optional<double> exponent;
-    if (s.sources.size() >= 2 && s.sources[1]) {
-      const auto& v = declared.input(g, s, 1).value;
+    if (s->sources.size() >= 2 && s->sources[1]) {
+      const auto& v = declared.input(g, *s, 1).value;
       if (v && v->is_real() && v->reals.size() == 1) exponent = v->reals[0];
       if (v && !v->is_real() && v->elements.size() == 1 && v->elements[0].exact()) exponent = static_cast<double>(v->elements[0].lo);
     }
-    squared = squares(s, same, exponent);
+    squared = squares(*s, same, exponent);
+    if (squared || elementwise_arithmetic(s->type) || !carries_values(*s)) break;
+    s = s->sources.empty() || !s->sources[0] ? nullptr : &g.layers()[s->sources[0]->layer];
   }
   return reduces_squares(r, squared);
 }

@@ -291,37 +291,61 @@ bool reads_divisor(const layer& l, const batch_finding& f) {
 
 namespace {
 
+/// Whether every reader of `l`'s output divides it by n-1 (`n` the count), a scalar: a mean of squares times
+/// n is half of Bessel's correction, rewritten only with its other half.
+bool only_corrected(const graph& g, const propagation& declared, const layer& l, double n) {
+  const auto index = static_cast<std::size_t>(&l - g.layers().data());
+  bool any = false;
+  for (const auto& reader : g.layers())
+    for (std::size_t p = 0; p < reader.sources.size(); ++p) {
+      const auto& s = reader.sources[p];
+      if (!s || s->layer != index) continue;
+      if (p != 0 || !divides(reader) || reader.sources.size() < 2 || !reader.sources[1]) return false;
+      const auto& v = declared.input(g, reader, 1).value;
+      const bool by_less = v && ((v->is_real() && v->reals.size() == 1 && std::abs(v->reals[0] - (n - 1)) <= 1e-6 * (n - 1)) ||
+                                 (!v->is_real() && v->elements.size() == 1 && v->elements[0].exact() &&
+                                  static_cast<double>(v->elements[0].lo) == n - 1));
+      if (!by_less) return false;
+      any = true;
+    }
+  return any;
+}
+
 /// The form in which the real `r` is the count `n` of the elements `sum` reduces, for the Divide or Multiply
 /// `l` (`direct`: `sum` is its input 0): a mean written as a sum over n or times 1/n, a sum written as a mean
 /// times n, and, where `sum` reduces squares, Bessel's correction of a variance a few steps after it (over
 /// n-1, times 1/(n-1), times n/(n-1)); nullopt for none. A reciprocal held as a float rounds to within a part
 /// in 10^7 of it.
-std::optional<count_form> real_count_form(const layer& l, const layer& sum, bool direct, bool squares, double r,
-                                          std::int64_t n) {
+std::optional<count_form> real_count_form(const graph& g, const propagation& declared, const layer& l, const layer& sum,
+                                          bool direct, bool squares, double r, std::int64_t n) {
   const auto near = [&](double expected) { return std::abs(r - expected) <= 1e-6 * std::abs(expected); };
   const auto x = static_cast<double>(n);
-  const bool corrects = squares && n >= 3;
+  // A correction of a few elements is too like a literal (1/(3-1) is a half) to be rewritten.
+  const bool corrects = squares && n >= 5;
   if (divides(l)) {
     if (direct && sums_over_axes(sum) && r == x) return count_form::count;
     if (corrects && near(x - 1)) return count_form::less_one;
     return std::nullopt;
   }
   if (direct && sums_over_axes(sum) && near(1 / x)) return count_form::reciprocal;
-  if (direct && averages(sum) && near(x)) return count_form::count;
+  if (corrects && direct && averages(sum) && near(x) && only_corrected(g, declared, l, x)) return count_form::count;
   if (corrects && near(1 / (x - 1))) return count_form::reciprocal_less_one;
   if (corrects && near(x / (x - 1))) return count_form::ratio_less_one;
   return std::nullopt;
 }
 
-/// Whether input 0 of `l` is the reduction `sum`, or it multiplied or divided (its input 0; torch's mean of
-/// squares times n, before the correction, a count fix may have computed already), through Converts: a
-/// variance plain to see. Check names a correction a few value-carrying steps after a reduction of squares;
-/// fix rewrites only these.
-bool plainly_after(const graph& g, const layer& l, const layer& sum) {
+/// Whether input 0 of `l` is the reduction `sum`, or it multiplied or divided by a value (input 1 a constant
+/// or computed from shapes, not data; torch's mean of squares times n, before the correction, a count fix
+/// may have computed already), through Converts: a variance plain to see. Check names a correction a few
+/// value-carrying steps after a reduction of squares; fix rewrites only these (`Div(var * x, 111)` is no
+/// variance over 111).
+bool plainly_after(const graph& g, const propagation& declared, const layer& l, const layer& sum) {
   const layer* x = l.sources.empty() || !l.sources[0] ? nullptr : &g.layers()[l.sources[0]->layer];
   for (int hops = 0; hops < 4 && x != nullptr; ++hops) {
     if (x == &sum) return true;
-    if (!multiplies(*x) && !divides(*x) && part_of(x->type) != op_part::passes_values) return false;
+    const bool scaled = (multiplies(*x) || divides(*x)) && x->sources.size() >= 2 && x->sources[1] &&
+                        declared.input(g, *x, 1).value.has_value();
+    if (!scaled && part_of(x->type) != op_part::passes_values) return false;
     x = x->sources.empty() || !x->sources[0] ? nullptr : &g.layers()[x->sources[0]->layer];
   }
   return false;
@@ -339,7 +363,7 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
   // (a divisor that merely equals some extent upstream may be a literal: a stride, a box's corners), or a
   // few elementwise steps before for Bessel's correction.
   auto* squares = reduction_before(g, declared, l, 1, true);
-  if (squares != nullptr && !plainly_after(g, l, *squares)) squares = nullptr;
+  if (squares != nullptr && !plainly_after(g, declared, l, *squares)) squares = nullptr;
   const auto* sum = squares != nullptr ? squares : reduction_before(g, declared, l, 1, false);
   if (sum == nullptr) return {};
   const auto counted = reduced_count(g, declared, asked, *sum);
@@ -349,7 +373,7 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
   std::optional<count_form> form;
   if (v->is_real()) {
     if (v->reals.size() != 1 || !v->real_constant(0)) return {};
-    form = real_count_form(l, *sum, direct, sum == squares, v->reals[0], n);
+    form = real_count_form(g, declared, l, *sum, direct, sum == squares, v->reals[0], n);
   } else if (divides(l) && direct && sums_over_axes(*sum) && v->elements.size() == 1 && v->elements[0].exact() &&
              v->elements[0].lo == n) {
     form = count_form::count;  // an integer sum over its count (an integer product times a count is no mean)

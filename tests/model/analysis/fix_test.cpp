@@ -1033,9 +1033,9 @@ TEST_F(fixing, new_sizes_a_factor_one_over_the_elements_summed_is_computed) {
 /// x [1,3,6,8]'s variance over its 6x8 map with Bessel's correction folded at 48 elements: the squares of
 /// x less its mean, reduced by `reduce` (ReduceMean or ReduceSum), then `op` by the f32 scalar `value`
 /// (layer "scale"), and for `times_count` first multiplied by 48 (layer "count", a mean times n is a sum);
-/// for `rectified`, through a ReLU first.
+/// for `rectified`, through a ReLU first; for `mixed`, times another input's data y [1,3] first.
 ir_builder corrected_variance(const std::string& reduce, const std::string& op, float value, bool times_count = false,
-                              bool rectified = false) {
+                              bool rectified = false, bool mixed = false) {
   ir_builder b;
   const int x = b.parameter("[1,3,6,8]", "x");
   const int mean = b.layer("ReduceMean", "keep_dims=\"true\"", {"[1,3,6,8]", "[2]"}, {"[1,3,1,1]"}, "mean", 1);
@@ -1061,6 +1061,13 @@ ir_builder corrected_variance(const std::string& reduce, const std::string& op, 
     const int relu = b.layer("ReLU", "", {"[1,3]"}, {"[1,3]"}, "relu", 1);
     b.edge(v, relu, 0);
     v = relu;
+  }
+  if (mixed) {
+    const int y = b.parameter("[1,3]", "y");
+    const int times = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[1,3]", "[1,3]"}, {"[1,3]"}, "times", 1);
+    b.edge(v, times, 0);
+    b.edge(y, times, 1);
+    v = times;
   }
   const int scale = b.layer(op, "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "scale", 1);
   b.edge(v, scale, 0);
@@ -1130,9 +1137,17 @@ TEST_F(fixing, new_sizes_bessel_s_correction_of_a_variance_is_computed) {
   }
   // Under a square root, or after a step other than a scaling (a ReLU), the correction is named (check
   // cannot tell) but not rewritten: fix rewrites a variance plain to see.
-  for (const auto& [value, rectified] : {std::pair{static_cast<float>(1 / std::sqrt(47.0)), false}, std::pair{1.0F / 47, true}}) {
-    SCOPED_TRACE(rectified ? "rectified" : "root");
-    const auto refused_here = fix(corrected_variance("ReduceSum", "Multiply", value, false, rectified), o);
+  // Nor a variance times data (Div(var * y, 47) is no variance over 47).
+  struct kept_case {
+    const char* what;
+    float value;
+    bool rectified, mixed;
+  };
+  for (const auto& [what, value, rectified, mixed] : {kept_case{"root", static_cast<float>(1 / std::sqrt(47.0)), false, false},
+                                                      kept_case{"rectified", 1.0F / 47, true, false},
+                                                      kept_case{"mixed", 1.0F / 47, false, true}}) {
+    SCOPED_TRACE(what);
+    const auto refused_here = fix(corrected_variance("ReduceSum", "Multiply", value, false, rectified, mixed), o);
     EXPECT_FALSE(refused_here.fixed);
     ASSERT_FALSE(refused_here.refusals.empty());
     EXPECT_EQ(refused_here.refusals[0].name, "scale") << refused_here.refusals[0].reason;

@@ -154,10 +154,39 @@ TEST_F(sizes, adaptive_pooling_written_as_fixed_bins_cannot_tell) {
   EXPECT_EQ(model::check_batch(graph_, {.shapes = {{"", parse_shape("[1,3,12,16]")}}, .assume_constant = {"pool"}})
                 .summary.verdict(),
             model::batch_verdict::yes);
+  // Padded, the bins are still fewer than a window is wide: (6 + 2 - 4) / 4 + 1 = 2 rows of bins.
+  const auto padded = at(pooled("AvgPool", R"(kernel="4,4" strides="4,4" pads_begin="1,1" pads_end="1,1" auto_pad="explicit")",
+                                "[1,3,2,2]"),
+                         "[1,3,12,16]");
+  ASSERT_EQ(padded.findings.size(), 1u) << padded.summary_line();
+  EXPECT_EQ(padded.findings[0].code, "window_tiles_size");
   const auto halves = pooled("MaxPool", R"(kernel="2,2" strides="2,2" dilations="1,1" pads_begin="0,0" pads_end="0,0" auto_pad="explicit")",
                              "[1,3,3,4]");
   const auto h = at(halves, "[1,3,12,16]");
   EXPECT_EQ(h.summary.verdict(), model::batch_verdict::yes) << (h.findings.empty() ? h.summary_line() : h.findings[0].what);
+}
+
+// A variance whose squares are flattened before they are summed ([1,3,49], axis 2) is still a variance: its
+// divisor 48 is one less than the 49 elements summed.
+TEST_F(sizes, bessel_s_correction_of_squares_moved_before_the_reduction) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,7,7]", "x");
+  const int sq = b.layer("Multiply", R"(auto_broadcast="numpy")", {"[1,3,7,7]", "[1,3,7,7]"}, {"[1,3,7,7]"}, "squares");
+  b.edge(x, sq, 0);
+  b.edge(x, sq, 1);
+  const int flat = b.reshape(sq, b.i64({0, 0, -1}), true, "[1,3,7,7]", "[3]", "[1,3,49]", "flat");
+  const int sum = b.layer("ReduceSum", R"(keep_dims="false")", {"[1,3,49]", "[1]"}, {"[1,3]"}, "sum");
+  b.edge(flat, sum, 0);
+  b.edge(b.i64({2}), sum, 1);
+  const int scale = b.layer("Divide", R"(auto_broadcast="numpy")", {"[1,3]", "[]"}, {"[1,3]"}, "scale");
+  b.edge(sum, scale, 0);
+  b.edge(b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(48.0F)}, "[]"), scale, 1);
+  b.result(scale, "[1,3]");
+  const auto r = at(b, "[1,3,14,14]");
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].name, "scale");
+  EXPECT_NE(r.findings[0].what.find("is one less than"), std::string::npos) << r.findings[0].what;
 }
 
 // --assume-constant names a constant, or a layer whose window it vouches for; any other layer is refused.
