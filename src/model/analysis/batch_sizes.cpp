@@ -988,8 +988,10 @@ bool of_squares(const graph& g, const propagation& declared, const layer& r) {
 
 const layer* reduction_before(const graph& g, const propagation& declared, const layer& l, std::size_t port, bool squares_only) {
   std::vector<std::size_t> frontier, next;
+  // Each layer once: residual Adds and wide Concats would otherwise multiply the paths at every step.
+  std::unordered_set<std::size_t> seen;
   for (std::size_t p = 0; p < l.sources.size(); ++p)
-    if (p != port && l.sources[p]) frontier.push_back(l.sources[p]->layer);
+    if (p != port && l.sources[p] && seen.insert(l.sources[p]->layer).second) frontier.push_back(l.sources[p]->layer);
   for (int hops = 0; hops < 6 && !frontier.empty(); ++hops) {
     next.clear();
     for (const auto index : frontier) {
@@ -997,7 +999,7 @@ const layer* reduction_before(const graph& g, const propagation& declared, const
       if (sums_or_averages(x) && (!squares_only || of_squares(g, declared, x))) return &x;
       if (!carries_values(x)) continue;
       for (const auto& s : x.sources)
-        if (s) next.push_back(s->layer);
+        if (s && seen.insert(s->layer).second) next.push_back(s->layer);
     }
     std::swap(frontier, next);
   }
