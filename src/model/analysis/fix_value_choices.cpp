@@ -385,10 +385,7 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
                  : *form == count_form::count               ? text::count_from_tensor
                                                             : text::bessel_from_tensor;
   auto c = read_from_met(g.layers()[from.layer], from.output, {pattern_term{summed, 1, 1}},
-                         [&](const std::string& terms, const std::string& source) {
-                           // (reciprocal_from_tensor writes its own 1/.)
-                           return why(*form == count_form::reciprocal ? terms : form_text(*form, terms), source);
-                         });
+                         [&](const std::string& terms, const std::string& source) { return why(form_text(*form, terms), source); });
   c.form = *form;
   return {std::move(c)};
 }

@@ -385,10 +385,10 @@ std::string bessel_from_tensor(std::string_view computed, std::string_view sourc
                      source, computed);
 }
 
-std::string reciprocal_from_tensor(std::string_view terms, std::string_view source) {
+std::string reciprocal_from_tensor(std::string_view computed, std::string_view source) {
   return fmt::format("it multiplies by one over the count of elements of '{}' it sums at the declared shapes: the "
-                     "factor is computed as 1/{}, from that shape at the new sizes",
-                     source, terms);
+                     "factor is computed as {}, from that shape at the new sizes",
+                     source, computed);
 }
 
 std::string limit_from_tensor(std::string_view terms, std::string_view source) {

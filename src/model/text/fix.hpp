@@ -163,8 +163,8 @@ struct proof_at {
 [[nodiscard]] fix_reason window_not_whole(std::optional<std::size_t> axis);
 /// New sizes: why a pooling whose window is the whole of `axes` becomes `reduction` over them.
 [[nodiscard]] std::string global_window(std::string_view reduction, const std::vector<std::int64_t>& axes);
-/// New sizes: why a Multiply's factor, one over a count of elements summed, is computed as one over `terms`.
-[[nodiscard]] std::string reciprocal_from_tensor(std::string_view terms, std::string_view source);
+/// New sizes: why a Multiply's factor, one over a count of elements summed, is computed as `computed`.
+[[nodiscard]] std::string reciprocal_from_tensor(std::string_view computed, std::string_view source);
 /// New sizes: why a Multiply's factor, the count of elements a mean of `source`'s averages, is computed as
 /// `computed`.
 [[nodiscard]] std::string count_from_tensor(std::string_view computed, std::string_view source);
