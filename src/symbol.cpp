@@ -20,7 +20,7 @@ struct name_table {
   std::unordered_set<std::string, hash, std::equal_to<>> names;
 };
 
-name_table& table() {
+name_table& interned() {
   static name_table* t = new name_table;  // never destroyed: symbols in static objects outlive any order
   return *t;
 }
@@ -29,7 +29,7 @@ name_table& table() {
 
 symbol::symbol(std::string_view name) {
   if (name.empty()) return;
-  auto& t = table();
+  auto& t = interned();
   const std::lock_guard lock(t.mutex);
   auto it = t.names.find(name);
   if (it == t.names.end()) it = t.names.emplace(name).first;

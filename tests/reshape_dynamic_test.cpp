@@ -7,14 +7,14 @@
 namespace reshape1::test {
 namespace {
 
-struct row {
+struct dynamic_row {
   const char* input;
   const char* pattern;
   bool special_zero;
   const char* expected;
 };
 
-class reshape_dynamic : public ::testing::TestWithParam<row> {};
+class reshape_dynamic : public ::testing::TestWithParam<dynamic_row> {};
 
 TEST_P(reshape_dynamic, gives_the_table_answer) {
   const auto& r = GetParam();
@@ -23,32 +23,32 @@ TEST_P(reshape_dynamic, gives_the_table_answer) {
 
 INSTANTIATE_TEST_SUITE_P(
     intervals_and_symbols, reshape_dynamic,
-    ::testing::Values(row{"[1..8,16..64,6,200..400]", "[16..64,0,-1]", true, "[16..64,16..64,19..1200]"},
-                      row{"[1,1..3,1..6]", "[0,-1]", true, "[1,1..18]"},
-                      row{"[2..4,2,2..6,1,3]", "[-1,12,2]", false, "[1..6,12,2]"},
-                      row{"[4@A,?@B,2@C,1@D,3@E]", "[-1,12@G,2@H]", false, "[?@B,12@G,2@H]"},
-                      row{"[1@A,1280]", "[-1,1280]", false, "[1@A,1280]"},
-                      row{"[1@A,1280,1,1]", "[-1,1280]", false, "[1,1280]"},
-                      row{"[1,32@A]", "[-1]", false, "[32@A]"},
-                      row{"[?@A,2]", "[-1@E,?@B,?@C,2@D]", false, "[?,?@B,?@C,2@D]"},
-                      row{"[?,?,?]", "[7,-7..0,1,2]", false, "[7,?,1,2]"},
-                      row{"[?,3]", "[0,5]", true, "[?,5]"},
-                      row{"[?,?]", "[-1]", false, "[?]"},
-                      row{"[0@A,0@B]", "[-1,?@C,2@D]", true, "[?,?@C,2@D]"}),
+    ::testing::Values(dynamic_row{"[1..8,16..64,6,200..400]", "[16..64,0,-1]", true, "[16..64,16..64,19..1200]"},
+                      dynamic_row{"[1,1..3,1..6]", "[0,-1]", true, "[1,1..18]"},
+                      dynamic_row{"[2..4,2,2..6,1,3]", "[-1,12,2]", false, "[1..6,12,2]"},
+                      dynamic_row{"[4@A,?@B,2@C,1@D,3@E]", "[-1,12@G,2@H]", false, "[?@B,12@G,2@H]"},
+                      dynamic_row{"[1@A,1280]", "[-1,1280]", false, "[1@A,1280]"},
+                      dynamic_row{"[1@A,1280,1,1]", "[-1,1280]", false, "[1,1280]"},
+                      dynamic_row{"[1,32@A]", "[-1]", false, "[32@A]"},
+                      dynamic_row{"[?@A,2]", "[-1@E,?@B,?@C,2@D]", false, "[?,?@B,?@C,2@D]"},
+                      dynamic_row{"[?,?,?]", "[7,-7..0,1,2]", false, "[7,?,1,2]"},
+                      dynamic_row{"[?,3]", "[0,5]", true, "[?,5]"},
+                      dynamic_row{"[?,?]", "[-1]", false, "[?]"},
+                      dynamic_row{"[0@A,0@B]", "[-1,?@C,2@D]", true, "[?,?@C,2@D]"}),
     [](const auto& row_info) { return "row_" + std::to_string(row_info.index); });
 
 INSTANTIATE_TEST_SUITE_P(
     unknown_rank_and_unknown_patterns, reshape_dynamic,
-    ::testing::Values(row{"[...]", "[-1]", false, "[1..]"},
-                      row{"[...]", "[2,-1]", false, "[2,1..]"},
-                      row{"[...]", "[3,-1,0,2]", true, "[3,?,?,2]"},
-                      row{"[...]", "[0,-1]", false, "error:infer_zero"},
-                      row{"[...]", "[0,0,0,0,0]", true, "[?,?,?,?,?]"},
-                      row{"[...]", "[0]", false, "[0]"},
-                      row{"[...]", "[8@A,-1@B,1,2]", false, "[8@A,1..,1,2]"},
-                      row{"[2,3]", "[?,?,?]", false, "[?,?,?]"},
-                      row{"[2,3]", "[...]", false, "[...]"},
-                      row{"[2,3]", "[]", false, "error:count_mismatch"}),
+    ::testing::Values(dynamic_row{"[...]", "[-1]", false, "[1..]"},
+                      dynamic_row{"[...]", "[2,-1]", false, "[2,1..]"},
+                      dynamic_row{"[...]", "[3,-1,0,2]", true, "[3,?,?,2]"},
+                      dynamic_row{"[...]", "[0,-1]", false, "error:infer_zero"},
+                      dynamic_row{"[...]", "[0,0,0,0,0]", true, "[?,?,?,?,?]"},
+                      dynamic_row{"[...]", "[0]", false, "[0]"},
+                      dynamic_row{"[...]", "[8@A,-1@B,1,2]", false, "[8@A,1..,1,2]"},
+                      dynamic_row{"[2,3]", "[?,?,?]", false, "[?,?,?]"},
+                      dynamic_row{"[2,3]", "[...]", false, "[...]"},
+                      dynamic_row{"[2,3]", "[]", false, "error:count_mismatch"}),
     [](const auto& row_info) { return "row_" + std::to_string(row_info.index); });
 
 TEST(reshape_dynamic, symbol_equalities_come_with_the_shape) {

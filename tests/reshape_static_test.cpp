@@ -1,4 +1,4 @@
-// Section 4 of docs/semantics.md: static inference, written as a table; each row runs through the
+// Section 4 of docs/semantics.md: static inference, written as a table; each static_row runs through the
 // fast path and the general path.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 namespace reshape1::test {
 namespace {
 
-struct row {
+struct static_row {
   const char* input;
   std::vector<std::int64_t> pattern;
   bool special_zero;
@@ -20,7 +20,7 @@ std::string pattern_text(const std::vector<std::int64_t>& p) {
   return s + "]";
 }
 
-class reshape_static : public ::testing::TestWithParam<row> {};
+class reshape_static : public ::testing::TestWithParam<static_row> {};
 
 TEST_P(reshape_static, fast_and_general_paths_give_the_table_answer) {
   const auto& r = GetParam();
@@ -36,26 +36,26 @@ TEST_P(reshape_static, fast_and_general_paths_give_the_table_answer) {
 
 INSTANTIATE_TEST_SUITE_P(
     spec_and_openvino_examples, reshape_static,
-    ::testing::Values(row{"[2,5,5,0]", {0, 4}, false, "[0,4]"},              // spec example 1
-                      row{"[2,5,5,24]", {0, -1, 4}, true, "[2,150,4]"},      // spec example 2
-                      row{"[2,2,3]", {0, 0, 1, -1}, true, "[2,2,1,3]"},      // spec example 3
-                      row{"[3,1,1]", {-1, 0}, true, "[3,1]"},                // spec example 4
-                      row{"[3,1,1]", {0, -1}, true, "[3,1]"},                // spec example 5
-                      row{"[1,1,1]", {}, false, "[]"},
-                      row{"[1,1,1]", {}, true, "[]"},
-                      row{"[2,2,2,2]", {2, 0, 1, -1, 1, 2}, true, "[2,2,1,2,1,2]"},
-                      row{"[4,0,2]", {-1, 0}, true, "[8,0]"},
-                      row{"[2,1]", {0}, false, "error:count_mismatch"},
-                      row{"[2,1]", {0}, true, "[2]"},
-                      row{"[]", {-1}, true, "[1]"},
-                      row{"[]", {0}, true, "error:copy_out_of_range"},
-                      row{"[0,5]", {5, -1}, true, "[5,0]"},
-                      row{"[0,0]", {-1}, true, "[0]"},
-                      row{"[27021597764222979]", {3, -1}, false, "[3,9007199254740993]"},
-                      row{"[9007199254740995]", {5, -1}, false, "[5,1801439850948199]"},
-                      row{"[0]", {0, 4294967296, 4294967296}, false, "[0,4294967296,4294967296]"},
-                      row{"[0]", {4294967296, 4294967296}, false, "error:overflow"},
-                      row{"[1]", {9223372036854775807}, false, "error:count_mismatch"}),
+    ::testing::Values(static_row{"[2,5,5,0]", {0, 4}, false, "[0,4]"},              // spec example 1
+                      static_row{"[2,5,5,24]", {0, -1, 4}, true, "[2,150,4]"},      // spec example 2
+                      static_row{"[2,2,3]", {0, 0, 1, -1}, true, "[2,2,1,3]"},      // spec example 3
+                      static_row{"[3,1,1]", {-1, 0}, true, "[3,1]"},                // spec example 4
+                      static_row{"[3,1,1]", {0, -1}, true, "[3,1]"},                // spec example 5
+                      static_row{"[1,1,1]", {}, false, "[]"},
+                      static_row{"[1,1,1]", {}, true, "[]"},
+                      static_row{"[2,2,2,2]", {2, 0, 1, -1, 1, 2}, true, "[2,2,1,2,1,2]"},
+                      static_row{"[4,0,2]", {-1, 0}, true, "[8,0]"},
+                      static_row{"[2,1]", {0}, false, "error:count_mismatch"},
+                      static_row{"[2,1]", {0}, true, "[2]"},
+                      static_row{"[]", {-1}, true, "[1]"},
+                      static_row{"[]", {0}, true, "error:copy_out_of_range"},
+                      static_row{"[0,5]", {5, -1}, true, "[5,0]"},
+                      static_row{"[0,0]", {-1}, true, "[0]"},
+                      static_row{"[27021597764222979]", {3, -1}, false, "[3,9007199254740993]"},
+                      static_row{"[9007199254740995]", {5, -1}, false, "[5,1801439850948199]"},
+                      static_row{"[0]", {0, 4294967296, 4294967296}, false, "[0,4294967296,4294967296]"},
+                      static_row{"[0]", {4294967296, 4294967296}, false, "error:overflow"},
+                      static_row{"[1]", {9223372036854775807}, false, "error:count_mismatch"}),
     [](const auto& row_info) { return "row_" + std::to_string(row_info.index); });
 
 TEST(reshape_static, fast_path_output_is_inline_up_to_rank_8) {

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "reshape1/model/batch.hpp"
 #include "reshape1/model/check.hpp"
 
 namespace reshape1::test {
@@ -205,6 +206,13 @@ inline fs::path shared_model(const char* path) {
     return {};
   }
   return root / path;
+}
+
+/// A batch report's findings as "kind id, kind id" (by layer id): what the IR batch tests compare.
+inline std::string listed_ids(const model::batch_report& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", model::name(f.issue), f.id);
+  return s;
 }
 
 }  // namespace reshape1::test

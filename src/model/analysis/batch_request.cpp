@@ -332,16 +332,24 @@ std::vector<input_shape> sample_shapes(const std::vector<input_report>& inputs, 
 /// The request's --assume-constant names, each a constant of the model or a layer whose window (a pooling's
 /// kernel, padding and dilation; a convolution's kernel) it vouches for, by name or #ID.
 void check_assumed_constants(const graph& g, const reshape_request& request) {
+  constexpr std::string_view hint =
+      "give an ONNX initializer's or Constant node's output name, an IR Const's name, a pooling's or "
+      "convolution's layer name, or #ID";
   for (const auto& name : request.assume_constant) {
+    const auto named = [&](const layer& l) { return l.name == name || fmt::format("#{}", l.id) == name; };
     const bool found = std::any_of(g.layers().begin(), g.layers().end(), [&](const layer& l) {
-      return (part_of(l.type) == op_part::constant || detail::window_of(l).has_value()) &&
-             (l.name == name || fmt::format("#{}", l.id) == name);
+      return (part_of(l.type) == op_part::constant || detail::window_of(l).has_value()) && named(l);
     });
-    if (!found)
-      bad_request(fmt::format("{}: the model has no constant or pooling window named '{}'",
-                              detail::spell(request.spelling, detail::option::assume_constant, {}, name), io::detail::escaped(name)),
-                  "give an ONNX initializer's or Constant node's output name, an IR Const's name, a pooling's or "
-                  "convolution's layer name, or #ID");
+    if (found) continue;
+    const auto option = detail::spell(request.spelling, detail::option::assume_constant, {}, name);
+    // A layer of that name that is neither: say what it is, so that a user who picked the wrong layer sees it.
+    const auto other = std::find_if(g.layers().begin(), g.layers().end(), named);
+    if (other != g.layers().end())
+      bad_request(fmt::format("{}: '{}' (#{}) is a {} layer, which holds no constant or pooling window", option,
+                              io::detail::escaped(other->name), other->id, io::detail::escaped(other->op_type())),
+                  std::string(hint));
+    bad_request(fmt::format("{}: the model has no constant or pooling window named '{}'", option, io::detail::escaped(name)),
+                std::string(hint));
   }
 }
 

@@ -160,7 +160,7 @@ void transposed(op& o, bool grouped) {
 void convolution_backprop(op& o) { transposed(o, false); }
 void group_convolution_backprop(op& o) { transposed(o, true); }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry convolution_table[] = {
     {"Convolution", 1, convolution, batch::spatial, no_values},
     {"GroupConvolution", 1, group_convolution, batch::spatial, no_values},
     {"ConvolutionBackpropData", 1, convolution_backprop, batch::spatial, reads_values(2)},
@@ -169,6 +169,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> convolution_rules() { return table; }
+std::span<const rule_entry> convolution_rules() { return convolution_table; }
 
 }  // namespace reshape1::model::detail

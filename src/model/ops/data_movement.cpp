@@ -729,7 +729,7 @@ void scatter_update(op& o) {
   o.out[0].value = std::move(r);
 }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry data_movement_table[] = {
     {"Concat", 1, concat, batch::concat, no_values},
     {"Gather", 1, gather, batch::gather, reads_values(2)},
     {"Gather", 7, gather, batch::gather, reads_values(2)},
@@ -752,6 +752,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> data_movement_rules() { return table; }
+std::span<const rule_entry> data_movement_rules() { return data_movement_table; }
 
 }  // namespace reshape1::model::detail

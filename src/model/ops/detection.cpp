@@ -305,7 +305,7 @@ void roi_align(op& o) {
   o.out[0].shape = partial_shape{r, c, dimension(h), dimension(w)};
 }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry detection_table[] = {
     {"PriorBox", 1, prior_box, batch::cannot_tell, reads_values(0)},
     {"PriorBoxClustered", 1, prior_box_clustered, batch::cannot_tell, reads_values(0)},
     {"DetectionOutput", 1, detection_output, batch::detection, no_values},
@@ -323,6 +323,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> detection_rules() { return table; }
+std::span<const rule_entry> detection_rules() { return detection_table; }
 
 }  // namespace reshape1::model::detail

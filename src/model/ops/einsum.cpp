@@ -117,10 +117,10 @@ void einsum(op& o) {
   o.out[0].shape = partial_shape(std::move(out));
 }
 
-constexpr rule_entry table[] = {{"Einsum", 7, einsum, batch::einsum, no_values}};
+constexpr rule_entry einsum_table[] = {{"Einsum", 7, einsum, batch::einsum, no_values}};
 
 }  // namespace
 
-std::span<const rule_entry> einsum_rules() { return table; }
+std::span<const rule_entry> einsum_rules() { return einsum_table; }
 
 }  // namespace reshape1::model::detail

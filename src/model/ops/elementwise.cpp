@@ -600,7 +600,7 @@ void clamp(op& o) {
     refuse(o, fmt::format("min {} is above max {}", o.l.text("min", ""), o.l.text("max", "")));
 }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry elementwise_table[] = {
     {"Add", 1, binary<arith::add>, batch::pointwise, no_values},
     {"Subtract", 1, binary<arith::subtract>, batch::pointwise, no_values},
     {"Multiply", 1, binary<arith::multiply>, batch::pointwise, no_values},
@@ -679,6 +679,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> elementwise_rules() { return table; }
+std::span<const rule_entry> elementwise_rules() { return elementwise_table; }
 
 }  // namespace reshape1::model::detail

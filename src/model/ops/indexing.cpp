@@ -139,7 +139,7 @@ void scatter_elements_update(op& o) {
   }
 }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry indexing_table[] = {
     {"GatherND", 5, gather_nd, batch::gather_nd, no_values},
     {"GatherND", 8, gather_nd, batch::gather_nd, no_values},
     {"GatherElements", 6, gather_elements, batch::gather_elements, no_values},
@@ -150,6 +150,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> indexing_rules() { return table; }
+std::span<const rule_entry> indexing_rules() { return indexing_table; }
 
 }  // namespace reshape1::model::detail

@@ -31,10 +31,10 @@ void matmul(op& o) {
   o.out[0].shape = partial_shape(std::move(out));
 }
 
-constexpr rule_entry table[] = {{"MatMul", 1, matmul, batch::matmul, no_values}};
+constexpr rule_entry matmul_table[] = {{"MatMul", 1, matmul, batch::matmul, no_values}};
 
 }  // namespace
 
-std::span<const rule_entry> matmul_rules() { return table; }
+std::span<const rule_entry> matmul_rules() { return matmul_table; }
 
 }  // namespace reshape1::model::detail

@@ -113,7 +113,7 @@ void log_softmax(op& o) {
   if (o.shape(0).rank_known()) (void)normalize_axis(o, axis, o.shape(0).size());
 }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry normalization_table[] = {
     {"BatchNormInference", 1, batch_norm, batch::batch_norm, no_values},
     {"BatchNormInference", 5, batch_norm, batch::batch_norm, no_values},
     {"MVN", 2, mvn, batch::mvn, no_values},
@@ -124,6 +124,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> normalization_rules() { return table; }
+std::span<const rule_entry> normalization_rules() { return normalization_table; }
 
 }  // namespace reshape1::model::detail

@@ -52,7 +52,7 @@ void adaptive_pool(op& o) {
   if (indices) o.out[1].shape = o.out[0].shape;
 }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry pooling_table[] = {
     {"MaxPool", 1, pool, batch::pooling, no_values},
     {"MaxPool", 8, pool, batch::pooling, no_values},
     {"MaxPool", 14, pool, batch::pooling, no_values},
@@ -64,6 +64,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> pooling_rules() { return table; }
+std::span<const rule_entry> pooling_rules() { return pooling_table; }
 
 }  // namespace reshape1::model::detail

@@ -127,7 +127,7 @@ void ctc_greedy_decoder_seq_len(op& o) {
   o.out[1].shape = partial_shape{n};
 }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry recurrent_table[] = {
     {"LSTMSequence", 5, sequence, batch::recurrent, no_values},
     {"GRUSequence", 5, sequence, batch::recurrent, no_values},
     {"RNNSequence", 5, sequence, batch::recurrent, no_values},
@@ -140,6 +140,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> recurrent_rules() { return table; }
+std::span<const rule_entry> recurrent_rules() { return recurrent_table; }
 
 }  // namespace reshape1::model::detail

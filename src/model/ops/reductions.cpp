@@ -160,7 +160,7 @@ void top_k(op& o) {
   o.out[1].shape = partial_shape(std::move(out));
 }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry reductions_table[] = {
     {"ReduceMax", 1, reduce<reduction::max>, batch::reduce, reads_values(1)},
     {"ReduceMin", 1, reduce<reduction::min>, batch::reduce, reads_values(1)},
     {"ReduceMean", 1, reduce<reduction::mean>, batch::reduce, reads_values(1)},
@@ -177,6 +177,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> reduction_rules() { return table; }
+std::span<const rule_entry> reduction_rules() { return reductions_table; }
 
 }  // namespace reshape1::model::detail

@@ -120,7 +120,7 @@ void interpolate1(op& o) {
 void interpolate4(op& o) { interpolate(o, 1, 2, 3); }
 void interpolate11(op& o) { interpolate(o, 1, 1, 2); }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry resize_table[] = {
     {"Interpolate", 1, interpolate1, batch::interpolate, reads_values(1)},
     {"Interpolate", 4, interpolate4, batch::interpolate, reads_values(1, 2, 3)},
     {"Interpolate", 11, interpolate11, batch::interpolate, reads_values(1, 2)},
@@ -128,6 +128,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> resize_rules() { return table; }
+std::span<const rule_entry> resize_rules() { return resize_table; }
 
 }  // namespace reshape1::model::detail

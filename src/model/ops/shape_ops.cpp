@@ -389,7 +389,7 @@ void non_zero(op& o) {
   o.out[0].shape = partial_shape{rank, count};
 }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry shape_ops_table[] = {
     {"Parameter", 1, parameter, batch::source, no_values},
     {"Const", 1, constant, batch::source, no_values},
     {"ShapeOf", 1, shape_of, batch::shape_of, no_values},
@@ -405,6 +405,6 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> shape_rules() { return table; }
+std::span<const rule_entry> shape_rules() { return shape_ops_table; }
 
 }  // namespace reshape1::model::detail

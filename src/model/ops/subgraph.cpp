@@ -352,7 +352,7 @@ void branch_merge(op& o) {
   out.shape = partial_shape(std::move(dims));
 }
 
-constexpr rule_entry table[] = {
+constexpr rule_entry subgraph_table[] = {
     {"IfMerge", 1, branch_merge, batch::branch_merge, reads_values(0)},
     {"TensorIterator", 1, subgraph_op, batch::tensor_iterator, reads_all_values},
     {"Loop", 5, subgraph_op, batch::loop, reads_all_values},
@@ -360,7 +360,7 @@ constexpr rule_entry table[] = {
 
 }  // namespace
 
-std::span<const rule_entry> subgraph_rules() { return table; }
+std::span<const rule_entry> subgraph_rules() { return subgraph_table; }
 
 void reset_body_budget() noexcept { budget_used = 0; }
 

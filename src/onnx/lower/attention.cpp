@@ -21,8 +21,6 @@ namespace reshape1::onnx::detail {
 namespace {
 
 using attributes = node_context::attributes;
-const attributes numpy{{"auto_broadcast", "numpy"}};
-const std::vector<std::int64_t> scalar{};
 
 source transpose(node_context& c, source x, std::vector<std::int64_t> order) {
   return c.add("Transpose", 1, {x, c.i64(std::move(order))});

@@ -189,7 +189,6 @@ source transposed(node_context& c) {
       if (any) out_sizes = c.add("Add", 1, {out_sizes, c.i64(short_by)}, {{"auto_broadcast", "numpy"}});
     } else if (!kernel && strides.size() == spatial && dilations.size() == spatial && padding.size() == spatial) {
       // The window from the weights' shape (weights computed in the graph, no kernel_shape).
-      const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
       const auto k = c.add("StridedSlice", 1, {c.shape_of(c.need(1)), c.i64({2}), c.i64({0}), c.i64({1})},
                            {{"begin_mask", "0"}, {"end_mask", "1"}});
       std::vector<std::int64_t> rest(spatial, 0);
@@ -224,8 +223,6 @@ void conv_transpose_dynamic_pads(node_context& c) {
     c.bad("it has a pads or output_shape attribute", "its pads are input 2");
   const auto spatial = static_cast<std::int64_t>(spatial_axes(c, 1));
   if (const auto r = c.rank(2); r && *r != 1) c.bad(fmt::format("its Pads is of rank {}", *r), "Pads is 1-D, 2 values a spatial axis");
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
-  const auto scalar = std::vector<std::int64_t>{};
   // Two halves of r values, whatever auto_pad says (ONNX Runtime checks the count when it loads the model).
   const auto halves = c.add("VariadicSplit", 1, {c.add("Convert", 1, {c.need(2)}, {{"destination_type", "i64"}}), c.i64({0}, scalar),
                                                  c.i64({spatial, spatial})}, {}, 2);
@@ -349,7 +346,6 @@ void lp_pool(node_context& c) {
   double size = 1;
   for (const auto k : *kernel) size *= static_cast<double>(k);
   const auto x = c.need(0);
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto powered = c.add("Power", 1, {c.add("Abs", 1, {x}), like(c, static_cast<float>(p), x)}, numpy);
   const auto sums = c.add("Multiply", 1, {c.add("AvgPool", ceil ? 14 : 1, {powered}, a), like(c, static_cast<float>(size), x)}, numpy);
   c.output(0, c.add("Power", 1, {sums, like(c, 1.0F / static_cast<float>(p), x)}, numpy));
@@ -370,7 +366,6 @@ void global_lp_pool(node_context& c) {
   const auto keep = node_context::attributes{{"keep_dims", "true"}};
   if (p == 1 || p == 2) return c.output(0, c.add(p == 1 ? "ReduceL1" : "ReduceL2", 4, {x, axes}, keep));
   if (p <= 0) c.bad(fmt::format("p is {}", p), "GlobalLpPool's p is positive");
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto powered = c.add("Power", 1, {c.add("Abs", 1, {x}), like(c, static_cast<float>(p), x)}, numpy);
   c.output(0, c.add("Power", 1, {c.add("ReduceSum", 1, {powered, axes}, keep), like(c, 1.0F / static_cast<float>(p), x)}, numpy));
 }
@@ -389,7 +384,6 @@ void limited(const node_context& c, const std::vector<std::int64_t>& values, std
 // output_shape input says (X's batch and channels, and as many elements at least). X and I have one shape:
 // each is broadcast one way to the other's.
 void max_unpool(node_context& c) {
-  const auto numpy = attributes{{"auto_broadcast", "numpy"}};
   const auto exact = attributes{{"auto_broadcast", "none"}};
   const auto kernel = c.ints("kernel_shape");
   if (!kernel) c.bad("MaxUnpool needs kernel_shape");
@@ -428,7 +422,6 @@ void max_unpool(node_context& c) {
   };
   // An output_shape of X's batch and channels (a tensor of that shape split by X's) and its own spatial sizes.
   const auto given = [&](source wanted) {
-    const auto scalar = std::vector<std::int64_t>{};
     const auto dims = c.shape_of(x);
     auto lead = c.add("Broadcast", 3, {c.i64({0}, scalar), shape_slice(c, wanted, 0, 2)}, {{"mode", "numpy"}});
     lead = c.add("VariadicSplit", 1, {lead, c.i64({0}, scalar), shape_slice(c, dims, 0, 1)});
@@ -461,9 +454,7 @@ void max_unpool(node_context& c) {
 // seen as [N, C, K, L] (a VariadicSplit refuses a count of blocks other than L), summed over K and L, and
 // broadcast to the image.
 void col2im(node_context& c) {
-  const auto numpy = attributes{{"auto_broadcast", "numpy"}};
   const auto exact = attributes{{"auto_broadcast", "none"}};
-  const auto scalar = std::vector<std::int64_t>{};
   std::size_t spatial = 0;
   if (const auto d = c.constant_dims(1); d && d->size() == 1) spatial = static_cast<std::size_t>((*d)[0]);
   else if (const auto b = c.constant_dims(2); b && b->size() == 1) spatial = static_cast<std::size_t>((*b)[0]);

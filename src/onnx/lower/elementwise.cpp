@@ -125,7 +125,6 @@ void thresholded_relu(node_context& c) {
 void shrink(node_context& c) {
   const auto x = c.need(0);
   const float bias = c.f("bias", 0.0F), lambd = c.f("lambd", 0.5F);
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto above = c.add("Select", 1, {c.add("Greater", 1, {x, like(c, lambd, x)}, numpy),
                                          c.add("Subtract", 1, {x, like(c, bias, x)}, numpy), like(c, 0.0F, x)},
                            numpy);
@@ -140,7 +139,6 @@ void is_nan(node_context& c) {
 }
 void is_inf(node_context& c) {
   const auto x = c.need(0);
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto infinity = std::numeric_limits<float>::infinity();
   std::optional<source> y;
   const auto either = [&](source s) { y = y ? c.add("LogicalOr", 1, {*y, s}, numpy) : s; };

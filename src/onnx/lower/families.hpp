@@ -16,6 +16,12 @@
 
 namespace reshape1::onnx::detail {
 
+/// The broadcast of ONNX's elementwise ops (numpy's), as the IR's arithmetic layers spell it.
+inline const node_context::attributes numpy{{"auto_broadcast", "numpy"}};
+
+/// The shape of a rank-0 constant.
+inline const std::vector<std::int64_t> scalar{};
+
 /// A float attribute as the IR's text writes it.
 [[nodiscard]] inline std::string real(float v) { return fmt::format("{}", v); }
 

@@ -34,7 +34,6 @@ void scatter_nd(node_context& c) {
 void trilu(node_context& c) {
   const auto x = c.need(0);
   const auto shape = c.shape_of(x);
-  const auto scalar = std::vector<std::int64_t>{};
   const auto dim = [&](std::int64_t axis) {
     return c.add("Gather", 8, {shape, c.i64({axis}, scalar), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
   };
@@ -62,8 +61,6 @@ source scalar_of(node_context& c, std::size_t i) {
 // (Unsqueeze: a negative axis counts from the output's rank, as OneHot's does) and 0..depth-1 is shaped to
 // lie along it (ones elsewhere, the shape computed from the indices' rank when the graph runs).
 void one_hot(node_context& c) {
-  const auto scalar = std::vector<std::int64_t>{};
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto axis = c.i("axis", -1);
   const auto rank = c.rank(0);
   if (rank && *rank == 0) c.bad("its indices are a scalar", "OneHot takes indices of rank 1 at least");
@@ -103,7 +100,6 @@ void one_hot(node_context& c) {
 // positions; without an axis, of the input flattened. A condition longer than the axis has its extra
 // entries ignored (as ONNX Runtime does): it is cut to the axis's length first.
 void compress(node_context& c) {
-  const auto scalar = std::vector<std::int64_t>{};
   auto x = c.need(0);
   if (const auto r = c.rank(0); r && *r == 0) c.bad("its input is a scalar", "Compress takes an input of rank 1 at least");
   const auto axis = c.i("axis");
@@ -117,8 +113,6 @@ void compress(node_context& c) {
 // ReverseSequence: each batch entry's first sequence_lens[b] steps along the time axis reversed, the rest
 // kept: an index per (time, batch) position, broadcast over the other axes and gathered along time.
 void reverse_sequence(node_context& c) {
-  const auto scalar = std::vector<std::int64_t>{};
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto batch_axis = c.i("batch_axis", 1), time_axis = c.i("time_axis", 0);
   if (!((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0)))
     c.bad(fmt::format("batch_axis {} and time_axis {}", batch_axis, time_axis), "they are 0 and 1, one each");
@@ -150,8 +144,6 @@ void reverse_sequence(node_context& c) {
 // input's type.
 void eye_like(node_context& c) {
   if (const auto r = c.rank(0); r && *r != 2) c.bad(fmt::format("its input has rank {}", *r), "EyeLike takes a 2-D input");
-  const auto scalar = std::vector<std::int64_t>{};
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto x = c.need(0);
   const auto shape = c.shape_of(x);
   const auto dim = [&](std::int64_t axis) {

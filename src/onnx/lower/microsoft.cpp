@@ -9,7 +9,6 @@ namespace reshape1::onnx::detail {
 namespace {
 
 using attributes = node_context::attributes;
-const attributes numpy{{"auto_broadcast", "numpy"}};
 
 /// `t` broadcast to x's shape, one way: ONNX Runtime refuses a bias or a gamma that would widen the input (a
 /// last dimension of 1 against a bias of 2), which NumPy's two-way broadcasting would allow.
@@ -226,7 +225,6 @@ void unfold_tensor(node_context& c) {
     const auto rank = static_cast<std::int64_t>(*r);
     if (dim < -rank || dim >= rank) c.bad(fmt::format("dim {} is out of range for an input of rank {}", dim, rank));
   }
-  const auto scalar = std::vector<std::int64_t>{};
   const auto x = c.need(0);
   const auto dims = c.shape_of(x);
   const auto parts = c.add("VariadicSplit", 1, {x, c.i64({dim}, scalar), c.i64({*size, -1})}, {}, 2);

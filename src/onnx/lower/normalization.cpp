@@ -54,7 +54,6 @@ void batch_norm(node_context& c) {
 source normalised_axes(node_context& c, source x, std::int64_t axis) {
   if (const auto r = c.rank(0); r && (axis < -static_cast<std::int64_t>(*r) || axis >= static_cast<std::int64_t>(*r)))
     c.bad(fmt::format("axis {} is out of range for an input of rank {}", axis, *r));
-  const auto scalar = std::vector<std::int64_t>{};
   return axis >= 0 ? c.axes_from(x, axis)
                    : c.add("Range", 4, {c.i64({axis}, scalar), c.i64({0}, scalar), c.i64({1}, scalar)},
                            {{"output_type", "i64"}});
@@ -156,7 +155,6 @@ void softmax_2d(node_context& c, std::string_view type, int opset) {
 /// the largest, scattered into zeros of x's shape and type). TopK takes min(1, the axis' length): an axis
 /// of length 0 has no largest element, and ONNX Runtime gives the empty output.
 source hardmax_along(node_context& c, source x, std::int64_t axis) {
-  const auto scalar = std::vector<std::int64_t>{};
   const auto length = c.add("Gather", 8, {c.shape_of(x), c.i64({axis}, scalar), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
   const auto k = c.add("Minimum", 1, {length, c.i64({1}, scalar)}, {{"auto_broadcast", "numpy"}});
   const auto top = c.add("TopK", 11, {x, k},
@@ -187,7 +185,6 @@ void hardmax13(node_context& c) {
 // broadcasts to x's shape (ONNX Runtime refuses one that would widen it: a Broadcast to x's shape).
 void rms_norm(node_context& c) {
   const auto x = c.need(0);
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto square = c.add("Multiply", 1, {x, x}, numpy);
   const auto mean = c.add("ReduceMean", 1, {square, normalised_axes(c, x, c.i("axis", -1))}, {{"keep_dims", "true"}});
   const auto root = c.add("Sqrt", 1, {c.add("Add", 1, {mean, like(c, c.f("epsilon", 1e-5F), x)}, numpy)});
@@ -210,7 +207,6 @@ void group_norm(node_context& c) {
                       {{"num_groups", fmt::format("{}", *groups)}, {"epsilon", epsilon}}));
     return;
   }
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto shape = c.shape_of(x);
   const auto slice = [&](std::int64_t from, std::int64_t to) {
     return c.add("Slice", 8, {shape, c.i64({from}), c.i64({to}), c.i64({1})});

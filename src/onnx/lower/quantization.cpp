@@ -56,14 +56,13 @@ void dequantize(node_context& c) {
 // ([M]), but ONNX Runtime takes one per tensor only (a scalar or one element), and refuses the model
 // otherwise; one of B is per tensor or per column ([N], as it broadcasts).
 void matmul_integer(node_context& c) {
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   auto a = as_f32(c, c.need(0));
   auto b = as_f32(c, c.need(1));
   if (const auto zp = c.input(2)) {
     if (const auto r = c.rank(2); r && *r > 1) c.bad(fmt::format("a_zero_point has rank {}", *r), "ONNX Runtime takes a scalar");
     // A scalar from any one-element tensor: a Reshape that refuses any other count.
-    const auto scalar = c.add("Reshape", 1, {as_f32(c, *zp), c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
-    a = c.add("Subtract", 1, {a, scalar}, numpy);
+    const auto zero_point = c.add("Reshape", 1, {as_f32(c, *zp), c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
+    a = c.add("Subtract", 1, {a, zero_point}, numpy);
   }
   if (const auto zp = c.input(3)) b = c.add("Subtract", 1, {b, as_f32(c, *zp)}, numpy);
   const auto y = c.add("MatMul", 1, {a, b}, {{"transpose_a", "false"}, {"transpose_b", "false"}});
@@ -80,7 +79,6 @@ void qlinear_matmul(node_context& c) {
 // every element's result depends on every other's), y is x quantised to u8 with them.
 void dynamic_quantize(node_context& c) {
   const auto x = c.need(0);
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto all = c.axes_from(x, 0);
   const auto low = c.add("ReduceMin", 1, {x, all}, {{"keep_dims", "false"}});
   const auto high = c.add("ReduceMax", 1, {x, all}, {{"keep_dims", "false"}});

@@ -10,7 +10,6 @@ namespace reshape1::onnx::detail {
 namespace {
 
 using attributes = node_context::attributes;
-const attributes numpy{{"auto_broadcast", "numpy"}};
 
 /// LSTM, GRU and RNN: ONNX's layout is sequence-major (X [L, N, I], states [D, N, H], Y [L, D, N, H])
 /// unless layout = 1; OpenVINO's sequences are batch-major. Transposes on the way in and out, B's two

@@ -32,7 +32,6 @@ void resize11(node_context& c) {
   interpolate_scales(c, c.need(0), c.need(2));
 }
 
-const node_context::attributes numpy{{"auto_broadcast", "numpy"}};
 
 // GridSample: X [N, C, D1...Dr] sampled at grid [N, D1'...Dr', r]: Y [N, C, D1'...Dr']. Each output element
 // of sample n meets X[n] (where the grid points, which only the data says) and grid[n] at its place: X

@@ -147,15 +147,15 @@ void tile(node_context& c) {
 }
 void constant_of_shape(node_context& c) {
   // The value's type decides the output's; its shape does not matter past its one element.
-  source scalar;
+  source value;
   if (const auto* a = c.attribute("value"); a != nullptr && a->has_t()) {
     ::onnx::TensorProto t = a->t();
     t.clear_dims();
-    scalar = c.constant_tensor(t);
+    value = c.constant_tensor(t);
   } else {
-    scalar = c.f32({0.0F}, true);
+    value = c.f32({0.0F}, true);
   }
-  c.output(0, c.add("Broadcast", 3, {scalar, c.need(0)}, {{"mode", "numpy"}}));
+  c.output(0, c.add("Broadcast", 3, {value, c.need(0)}, {{"mode", "numpy"}}));
 }
 // Range-1: the output has the inputs' element type (a float range counts in floats: 0.5 to 7.2 by 1.5 is 5
 // values), as ONNX's Range does; Range-4 would write one output type for every range.
@@ -218,7 +218,6 @@ void window_function(node_context& c) {
   if (const auto v = c.constant_ints(0); v && v->size() == 1 && (*v)[0] < 1)
     c.bad(fmt::format("its size is {}", (*v)[0]), "a window has 1 value at least");
   const auto size = c.add("Convert", 1, {c.need(0)}, {{"destination_type", "i64"}});
-  const auto scalar = std::vector<std::int64_t>{};
   const auto positions = c.add("Range", 4, {c.i64({0}, scalar), size, c.i64({1}, scalar)}, {{"output_type", "i64"}});
   const auto to = element_of(static_cast<int>(c.i("output_datatype", 1)));
   if (!to) return c.not_covered(fmt::format("a window of ONNX data type {} is not covered", c.i("output_datatype", 1)));
@@ -241,7 +240,6 @@ void pad2(node_context& c) {
 /// Per-axis amounts (1-D, one for each entry of `axes`, a negative axis counting from x's rank) as a vector
 /// of one amount per dimension of x, 0 on the others: what Pad-12 takes.
 source over_axes(node_context& c, source x, source axes, source amounts) {
-  const auto scalar = std::vector<std::int64_t>{};
   const auto zeros = c.add("Broadcast", 3, {c.i64({0}, scalar), c.shape_of(c.shape_of(x))}, {{"mode", "numpy"}});
   const auto at = c.add("Convert", 1, {axes}, {{"destination_type", "i64"}});
   return c.add("ScatterUpdate", 3, {zeros, at, c.add("Convert", 1, {amounts}, {{"destination_type", "i64"}}), c.i64({0}, scalar)});
@@ -276,7 +274,6 @@ void pad11(node_context& c) {
 // input centred: ONNX's function body (pad by max(size, target) - size, half of it before, rounded down; then
 // a slice of target elements from half of what is over, rounded down), which ONNX Runtime runs.
 void center_crop_pad(node_context& c) {
-  const auto numpy = node_context::attributes{{"auto_broadcast", "numpy"}};
   const auto x = c.need(0);
   const auto target = c.add("Convert", 1, {c.need(1)}, {{"destination_type", "i64"}});
   const auto axes = c.ints("axes");

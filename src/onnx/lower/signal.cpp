@@ -16,8 +16,6 @@ namespace reshape1::onnx::detail {
 namespace {
 
 using attributes = node_context::attributes;
-const attributes numpy{{"auto_broadcast", "numpy"}};
-const std::vector<std::int64_t> scalar{};
 
 /// A scalar (or 1-element) integer input as a 1-element i64.
 source one_value(node_context& c, std::size_t port) {

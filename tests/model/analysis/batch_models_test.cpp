@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string listed(const model::batch_report& r) {
+std::string listed_with_codes(const model::batch_report& r) {
   std::string s;
   for (const auto& f : r.findings) {
     s += fmt::format("{}{} {}", s.empty() ? "" : ", ", model::name(f.issue), f.id);
@@ -34,11 +34,11 @@ void expect_report(const fs::path& xml, const std::string& findings, const std::
   SCOPED_TRACE(xml.string());
   const auto g = model::read_ir(xml, fs::path(xml).replace_extension(".bin"));
   const auto at4 = model::check_batch(g, {.batch = dimension(4)});
-  EXPECT_EQ(listed(at4), findings);
+  EXPECT_EQ(listed_with_codes(at4), findings);
   EXPECT_EQ(at4.summary_line(), line);
   EXPECT_EQ(at4.summary.failing_at_declared, 0u);
   const auto dynamic = model::check_batch(g, {.batch = dimension()});
-  EXPECT_EQ(listed(dynamic), at_dynamic != nullptr ? std::string(at_dynamic) : findings);
+  EXPECT_EQ(listed_with_codes(dynamic), at_dynamic != nullptr ? std::string(at_dynamic) : findings);
   // Every input got the new batch at the index the report names.
   for (const auto& in : at4.inputs)
     if (in.batch_index) {
@@ -167,10 +167,10 @@ TEST(batch_models, license_plate_with_its_layout) {
   const auto g = model::read_ir(xml, fs::path(xml).replace_extension(".bin"));
   for (const auto* layout : {"TN", "[?,N]"}) {
     const auto with = model::check_batch(g, {.batch = dimension(4), .layouts = {{"seq_ind", layout}}});
-    EXPECT_EQ(listed(with), "") << layout;
+    EXPECT_EQ(listed_with_codes(with), "") << layout;
   }
   const auto r = model::check_batch(g, {.batch = dimension(4), .layouts = {{"seq_ind", "TN"}}});
-  EXPECT_EQ(listed(r), "");
+  EXPECT_EQ(listed_with_codes(r), "");
   EXPECT_EQ(to_string(r.inputs.at(0).requested), "[88,4]");
   EXPECT_EQ(to_string(r.outputs.at(0).reshaped), "[4,88,1,1]");
 }

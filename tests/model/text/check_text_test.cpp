@@ -17,7 +17,7 @@ namespace {
 
 using model::text::reason_text;
 
-std::vector<reason_text> every_reason() {
+std::vector<reason_text> every_check_reason() {
   namespace t = model::text;
   const partial_shape declared{dimension(2), dimension(3)};
   const partial_shape inferred{dimension(2), dimension(interval(1, 4))};
@@ -33,8 +33,8 @@ std::vector<reason_text> every_reason() {
 }
 
 TEST(check_text, every_reason_has_a_listed_code_a_sentence_and_named_values) {
-  for (const auto& r : every_reason()) EXPECT_FALSE(r.args.empty()) << r.code;
-  expect_well_formed(every_reason(), model::text::check_reason_codes());
+  for (const auto& r : every_check_reason()) EXPECT_FALSE(r.args.empty()) << r.code;
+  expect_well_formed(every_check_reason(), model::text::check_reason_codes());
 }
 
 TEST(check_text, a_reason_names_the_values_its_sentence_says) {

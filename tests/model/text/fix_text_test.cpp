@@ -13,7 +13,7 @@ namespace {
 
 using model::text::fix_reason;
 
-std::vector<fix_reason> every_reason() {
+std::vector<fix_reason> every_fix_reason() {
   namespace t = model::text;
   model::batch_finding f;
   f.issue = model::batch_issue::fails;
@@ -93,7 +93,7 @@ TEST(fix_text, a_rewrite_of_another_layer_names_its_input) {
 }
 
 TEST(fix_text, every_reason_has_a_listed_code_a_sentence_and_named_values) {
-  expect_well_formed(every_reason(), model::text::fix_reason_codes());
+  expect_well_formed(every_fix_reason(), model::text::fix_reason_codes());
 }
 
 // Each reason is given by the fixers (its function called outside model/text), and documented.

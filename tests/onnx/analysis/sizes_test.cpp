@@ -76,6 +76,15 @@ TEST(onnx, constants_that_may_stand_for_a_size_cannot_tell) {
     EXPECT_EQ(e.code(), errc::invalid_argument);
     EXPECT_NE(std::string(e.what()).find("no constant or pooling window named 'nope'"), std::string::npos) << e.what();
   }
+  // A node that is neither is named with its op_type (the ONNX one, not the layer's it is lowered to).
+  try {
+    (void)model::check_batch(read_fixture("size_mean_baked"), {.shapes = {{"x", parse_shape("[1,3,8,8]")}}, .assume_constant = {"mean"}});
+    ADD_FAILURE() << "a Div was taken for a constant";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("'mean' (#"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(") is a Div layer, which holds no constant or pooling window"), std::string::npos) << e.what();
+  }
 }
 
 TEST(onnx, sizes_asked_as_intervals_or_symbols_hold_for_every_member_or_cannot_tell) {
