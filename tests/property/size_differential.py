@@ -125,6 +125,20 @@ def std_ratio(p, c, h, w):
     u = p.op("Mul", [v, p.f32(h * w / (h * w - 1))])
     p.op("Sqrt", [u], "y")
 
+# The same factors as a product's first operand (Mul(c, v)): a converter may write either order.
+def mean_reciprocal_first(p, c, h, w):
+    s = p.op("ReduceSum", ["x", p.i64([2, 3])], keepdims=0)
+    p.op("Mul", [p.f32(1.0 / (h * w)), s], "y")
+
+def variance_sum_bessel_first(p, c, h, w):
+    s = p.op("ReduceSum", [squares(p), p.i64([2, 3])], keepdims=0)
+    p.op("Mul", [p.f32(1.0 / (h * w - 1)), s], "y")
+
+def std_ratio_first(p, c, h, w):
+    v = p.op("ReduceMean", [squares(p)], axes=[2, 3], keepdims=0)
+    u = p.op("Mul", [p.f32(h * w / (h * w - 1)), v])
+    p.op("Sqrt", [u], "y")
+
 def std_sqrt_ratio(p, c, h, w):
     v = p.op("ReduceMean", [squares(p)], axes=[2, 3], keepdims=0)
     s = p.op("Sqrt", [v])
@@ -230,7 +244,8 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             crop_whole_width, crop_half, crop_to_end, last_row, last_row_negative, pool_window, pool_global,
             range_grid, resize_sizes, resize_scales, window_partition, window_partition_minus1, attention_baked,
             attention_minus1, channel_divisor, pad_to_multiple, tile_rows, expand_rows, expand_computed,
-            topk_width, topk_fixed, view_from_shape, variance_bessel, variance_sum_bessel, std_ratio, std_sqrt_ratio]
+            topk_width, topk_fixed, view_from_shape, variance_bessel, variance_sum_bessel, std_ratio, std_sqrt_ratio,
+            mean_reciprocal_first, variance_sum_bessel_first, std_ratio_first]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
@@ -243,7 +258,8 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
 # window.)
 REWRITABLE = {"flatten_baked", "attention_baked", "resize_sizes", "crop_half", "crop_whole_width",
               "last_row", "topk_width", "range_grid", "tile_rows", "expand_rows", "mean_baked", "mean_reciprocal",
-              "pool_window", "variance_bessel", "variance_sum_bessel", "std_ratio"}
+              "pool_window", "variance_bessel", "variance_sum_bessel", "std_ratio", "mean_reciprocal_first",
+              "variance_sum_bessel_first", "std_ratio_first"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

@@ -286,7 +286,10 @@ pattern_choice read_from_met(const layer& from, std::size_t output, std::vector<
 }  // namespace
 
 bool reads_divisor(const layer& l, const batch_finding& f) {
-  return f.code == "baked_size" && finding_port(f) == 1 && (divides(l) || multiplies(l));
+  // A divisor is input 1; a factor either input (a product is the same either way round: Mul(1/n, sum)).
+  const auto port = finding_port(f);
+  return f.code == "baked_size" && l.sources.size() == 2 &&
+         ((port == 1 && (divides(l) || multiplies(l))) || (port == 0 && multiplies(l)));
 }
 
 namespace {
@@ -312,7 +315,7 @@ bool only_corrected(const graph& g, const propagation& declared, const layer& l,
 }
 
 /// The form in which the real `r` is the count `n` of the elements `sum` reduces, for the Divide or Multiply
-/// `l` (`direct`: `sum` is its input 0): a mean written as a sum over n or times 1/n, a sum written as a mean
+/// `l` (`direct`: `sum` is its other input): a mean written as a sum over n or times 1/n, a sum written as a mean
 /// times n, and, where `sum` reduces squares, Bessel's correction of a variance a few steps after it (over
 /// n-1, times 1/(n-1), times n/(n-1)); nullopt for none. A reciprocal held as a float rounds to within a part
 /// in 10^7 of it.
@@ -334,19 +337,28 @@ std::optional<count_form> real_count_form(const graph& g, const propagation& dec
   return std::nullopt;
 }
 
-/// Whether input 0 of `l` is the reduction `sum`, or it multiplied or divided by a value (input 1 a constant
-/// or computed from shapes, not data; torch's mean of squares times n, before the correction, a count fix
-/// may have computed already), through Converts: a variance plain to see. Check names a correction a few
-/// value-carrying steps after a reduction of squares; fix rewrites only these (`Div(var * x, 111)` is no
-/// variance over 111).
-bool plainly_after(const graph& g, const propagation& declared, const layer& l, const layer& sum) {
-  const layer* x = l.sources.empty() || !l.sources[0] ? nullptr : &g.layers()[l.sources[0]->layer];
+/// The input of `x` that carries data when `x` scales it by a value (a constant or computed from shapes, not
+/// data): a Divide's input 0 over a value, a Multiply's other input where one of its two is a value; else
+/// nullopt.
+std::optional<std::size_t> scaled_input(const graph& g, const propagation& declared, const layer& x) {
+  if (x.sources.size() != 2 || !x.sources[0] || !x.sources[1]) return std::nullopt;
+  if ((multiplies(x) || divides(x)) && declared.input(g, x, 1).value.has_value()) return 0;
+  if (multiplies(x) && declared.input(g, x, 0).value.has_value()) return 1;
+  return std::nullopt;
+}
+
+/// Whether input `data` of `l` (the one that is not the constant) is the reduction `sum`, or it multiplied or
+/// divided by a value (torch's mean of squares times n, before the correction, a count fix may have computed
+/// already), through Converts: a variance plain to see. Check names a correction a few value-carrying steps
+/// after a reduction of squares; fix rewrites only these (`Div(var * x, 111)` is no variance over 111).
+bool plainly_after(const graph& g, const propagation& declared, const layer& l, std::size_t data, const layer& sum) {
+  const layer* x = data >= l.sources.size() || !l.sources[data] ? nullptr : &g.layers()[l.sources[data]->layer];
   for (int hops = 0; hops < 4 && x != nullptr; ++hops) {
     if (x == &sum) return true;
-    const bool scaled = (multiplies(*x) || divides(*x)) && x->sources.size() >= 2 && x->sources[1] &&
-                        declared.input(g, *x, 1).value.has_value();
-    if (!scaled && part_of(x->type) != op_part::passes_values) return false;
-    x = x->sources.empty() || !x->sources[0] ? nullptr : &g.layers()[x->sources[0]->layer];
+    auto next = scaled_input(g, declared, *x);
+    if (!next && part_of(x->type) == op_part::passes_values) next = 0;
+    if (!next) return false;
+    x = *next >= x->sources.size() || !x->sources[*next] ? nullptr : &g.layers()[x->sources[*next]->layer];
   }
   return false;
 }
@@ -356,20 +368,23 @@ bool plainly_after(const graph& g, const propagation& declared, const layer& l, 
 std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& declared, const propagation& asked,
                                             const layer& l, const batch_finding& f, text::fix_reason& reason) {
   reason = text::shape_values_unknown();
-  if (!reads_divisor(l, f) || l.sources.size() < 2 || !l.sources[0]) return {};
-  const auto& v = declared.input(g, l, 1).value;
+  if (!reads_divisor(l, f) || !l.sources[0] || !l.sources[1]) return {};
+  // The constant's input, and the other, the data's.
+  const auto port = *finding_port(f);
+  const std::size_t data = 1 - port;
+  const auto& v = declared.input(g, l, port).value;
   if (!v) return {};
-  // The sum or mean whose count the constant is: input 0 itself for a mean written as a sum over the count
+  // The sum or mean whose count the constant is: the data itself for a mean written as a sum over the count
   // (a divisor that merely equals some extent upstream may be a literal: a stride, a box's corners), or a
   // few elementwise steps before for Bessel's correction.
-  auto* squares = reduction_before(g, declared, l, 1, true);
-  if (squares != nullptr && !plainly_after(g, declared, l, *squares)) squares = nullptr;
-  const auto* sum = squares != nullptr ? squares : reduction_before(g, declared, l, 1, false);
+  auto* squares = reduction_before(g, declared, l, port, true);
+  if (squares != nullptr && !plainly_after(g, declared, l, data, *squares)) squares = nullptr;
+  const auto* sum = squares != nullptr ? squares : reduction_before(g, declared, l, port, false);
   if (sum == nullptr) return {};
   const auto counted = reduced_count(g, declared, asked, *sum);
   if (!counted) return {};
   const auto& [summed, n] = *counted;
-  const bool direct = &g.layers()[l.sources[0]->layer] == sum;
+  const bool direct = &g.layers()[l.sources[data]->layer] == sum;
   std::optional<count_form> form;
   if (v->is_real()) {
     if (v->reals.size() != 1 || !v->real_constant(0)) return {};
@@ -387,6 +402,7 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
   auto c = read_from_met(g.layers()[from.layer], from.output, {pattern_term{summed, 1, 1}},
                          [&](const std::string& terms, const std::string& source) { return why(form_text(*form, terms), source); });
   c.form = *form;
+  c.port = port;
   return {std::move(c)};
 }
 

@@ -1033,9 +1033,10 @@ TEST_F(fixing, new_sizes_a_factor_one_over_the_elements_summed_is_computed) {
 /// x [1,3,6,8]'s variance over its 6x8 map with Bessel's correction folded at 48 elements: the squares of
 /// x less its mean, reduced by `reduce` (ReduceMean or ReduceSum), then `op` by the f32 scalar `value`
 /// (layer "scale"), and for `times_count` first multiplied by 48 (layer "count", a mean times n is a sum);
-/// for `rectified`, through a ReLU first; for `mixed`, times another input's data y [1,3] first.
+/// for `rectified`, through a ReLU first; for `mixed`, times another input's data y [1,3] first; for
+/// `factor_first`, each Multiply by a constant takes it as its input 0 (Mul(c, v)).
 ir_builder corrected_variance(const std::string& reduce, const std::string& op, float value, bool times_count = false,
-                              bool rectified = false, bool mixed = false) {
+                              bool rectified = false, bool mixed = false, bool factor_first = false) {
   ir_builder b;
   const int x = b.parameter("[1,3,6,8]", "x");
   const int mean = b.layer("ReduceMean", "keep_dims=\"true\"", {"[1,3,6,8]", "[2]"}, {"[1,3,1,1]"}, "mean", 1);
@@ -1052,9 +1053,11 @@ ir_builder corrected_variance(const std::string& reduce, const std::string& op, 
   b.edge(b.i64({2, 3}), v, 1);
   const auto scalar = [&](float f) { return b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(f)}, "[]"); };
   if (times_count) {
-    const int count = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "count", 1);
-    b.edge(v, count, 0);
-    b.edge(scalar(48.0F), count, 1);
+    const int count = b.layer("Multiply", "auto_broadcast=\"numpy\"", factor_first ? std::vector<std::string>{"[]", "[1,3]"}
+                                                                                    : std::vector<std::string>{"[1,3]", "[]"},
+                              {"[1,3]"}, "count", 1);
+    b.edge(v, count, factor_first ? 1 : 0);
+    b.edge(scalar(48.0F), count, factor_first ? 0 : 1);
     v = count;
   }
   if (rectified) {
@@ -1069,9 +1072,12 @@ ir_builder corrected_variance(const std::string& reduce, const std::string& op, 
     b.edge(y, times, 1);
     v = times;
   }
-  const int scale = b.layer(op, "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "scale", 1);
-  b.edge(v, scale, 0);
-  b.edge(scalar(value), scale, 1);
+  const bool first = factor_first && op == "Multiply";
+  const int scale = b.layer(op, "auto_broadcast=\"numpy\"", first ? std::vector<std::string>{"[]", "[1,3]"}
+                                                                  : std::vector<std::string>{"[1,3]", "[]"},
+                            {"[1,3]"}, "scale", 1);
+  b.edge(v, scale, first ? 1 : 0);
+  b.edge(scalar(value), scale, first ? 0 : 1);
   b.result(scale, "[1,3]");
   return b;
 }
@@ -1089,6 +1095,7 @@ TEST_F(fixing, new_sizes_bessel_s_correction_of_a_variance_is_computed) {
     bool times_count;
     const char* computed;              ///< the scale's rewrite
     double (*at)(double n);            ///< its value for a count n
+    bool factor_first = false;         ///< Mul(c, v): the constant is the Multiply's input 0
   };
   const bessel_case cases[] = {
       {"ReduceMean", "Divide", 47.0F, true, "[shape('sq')[2]*shape('sq')[3]]-1", [](double n) { return n - 1; }},
@@ -1096,12 +1103,18 @@ TEST_F(fixing, new_sizes_bessel_s_correction_of_a_variance_is_computed) {
       {"ReduceSum", "Multiply", 1.0F / 47, false, "1/([shape('sq')[2]*shape('sq')[3]]-1)", [](double n) { return 1 / (n - 1); }},
       {"ReduceMean", "Multiply", 48.0F / 47, false, "[shape('sq')[2]*shape('sq')[3]]/([shape('sq')[2]*shape('sq')[3]]-1)",
        [](double n) { return n / (n - 1); }},
+      // The same with the factors first: a product is the same either way round.
+      {"ReduceMean", "Divide", 47.0F, true, "[shape('sq')[2]*shape('sq')[3]]-1", [](double n) { return n - 1; }, true},
+      {"ReduceSum", "Multiply", 1.0F / 47, false, "1/([shape('sq')[2]*shape('sq')[3]]-1)", [](double n) { return 1 / (n - 1); },
+       true},
+      {"ReduceMean", "Multiply", 48.0F / 47, false, "[shape('sq')[2]*shape('sq')[3]]/([shape('sq')[2]*shape('sq')[3]]-1)",
+       [](double n) { return n / (n - 1); }, true},
   };
   model::fix_options o;
   o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
   for (const auto& c : cases) {
-    SCOPED_TRACE(fmt::format("{} {} {}", c.reduce, c.op, c.value));
-    const auto r = fix(corrected_variance(c.reduce, c.op, c.value, c.times_count), o);
+    SCOPED_TRACE(fmt::format("{} {} {}{}", c.reduce, c.op, c.value, c.factor_first ? " first" : ""));
+    const auto r = fix(corrected_variance(c.reduce, c.op, c.value, c.times_count, false, false, c.factor_first), o);
     ASSERT_TRUE(r.fixed) << refused(r);
     ASSERT_EQ(r.changes.size(), c.times_count ? 2u : 1u);
     const auto scale = std::find_if(r.changes.begin(), r.changes.end(), [](const auto& x) { return x.name == "scale"; });
@@ -1126,7 +1139,7 @@ TEST_F(fixing, new_sizes_bessel_s_correction_of_a_variance_is_computed) {
       const std::vector<model::input_shape> asked{{named("x"), parse_shape(shape)}};
       const auto p = model::propagate(fixed, asked);
       const auto& l = fixed.layers()[named("scale")];
-      const auto& v = p.input(fixed, l, 1).value;
+      const auto& v = p.input(fixed, l, c.factor_first && std::string_view(c.op) == "Multiply" ? 0 : 1).value;
       ASSERT_TRUE(v.has_value());
       // (A whole number converted to f32 stays an integer element to propagation.)
       ASSERT_EQ(v->reals.size() + v->elements.size(), 1u);
@@ -1145,13 +1158,14 @@ TEST_F(fixing, new_sizes_bessel_s_correction_of_a_variance_is_computed) {
   };
   for (const auto& [what, value, rectified, mixed] : {kept_case{"root", static_cast<float>(1 / std::sqrt(47.0)), false, false},
                                                       kept_case{"rectified", 1.0F / 47, true, false},
-                                                      kept_case{"mixed", 1.0F / 47, false, true}}) {
-    SCOPED_TRACE(what);
-    const auto refused_here = fix(corrected_variance("ReduceSum", "Multiply", value, false, rectified, mixed), o);
-    EXPECT_FALSE(refused_here.fixed);
-    ASSERT_FALSE(refused_here.refusals.empty());
-    EXPECT_EQ(refused_here.refusals[0].name, "scale") << refused_here.refusals[0].reason;
-  }
+                                                      kept_case{"mixed", 1.0F / 47, false, true}})
+    for (const bool first : {false, true}) {
+      SCOPED_TRACE(fmt::format("{}{}", what, first ? " first" : ""));
+      const auto refused_here = fix(corrected_variance("ReduceSum", "Multiply", value, false, rectified, mixed, first), o);
+      EXPECT_FALSE(refused_here.fixed);
+      ASSERT_FALSE(refused_here.refusals.empty());
+      EXPECT_EQ(refused_here.refusals[0].name, "scale") << refused_here.refusals[0].reason;
+    }
 }
 
 // New sizes, IR: an AvgPool whose window is the whole 6x8 map (global pooling written as a fixed window)
