@@ -323,17 +323,22 @@ std::optional<count_form> real_count_form(const graph& g, const propagation& dec
                                           bool direct, bool squares, double r, std::int64_t n) {
   const auto near = [&](double expected) { return std::abs(r - expected) <= 1e-6 * std::abs(expected); };
   const auto x = static_cast<double>(n);
-  // A correction of a few elements is too like a literal (1/(3-1) is a half) to be rewritten.
-  const bool corrects = squares && n >= 5;
+  // A correction of a few elements is too like a literal (1/(3-1) is a half) to be rewritten; nor is one of
+  // a root (ReduceL2 is a norm, whose correction would be 1/√(n-1)): check names both, fix refuses them.
+  const bool corrects = squares && n >= 5 && (sums_over_axes(sum) || averages(sum));
+  // An unbiased variance is a sum of squares over n-1, or a mean of them times n/(n-1); a mean first scaled
+  // on its way (by n, as torch writes it) counts as a sum. A mean over n-1 or a sum times n/(n-1) is no
+  // variance fix knows.
+  const bool summed = sums_over_axes(sum) || (averages(sum) && !direct);
   if (divides(l)) {
     if (direct && sums_over_axes(sum) && r == x) return count_form::count;
-    if (corrects && near(x - 1)) return count_form::less_one;
+    if (corrects && summed && near(x - 1)) return count_form::less_one;
     return std::nullopt;
   }
   if (direct && sums_over_axes(sum) && near(1 / x)) return count_form::reciprocal;
   if (corrects && direct && averages(sum) && near(x) && only_corrected(g, declared, l, x)) return count_form::count;
-  if (corrects && near(1 / (x - 1))) return count_form::reciprocal_less_one;
-  if (corrects && near(x / (x - 1))) return count_form::ratio_less_one;
+  if (corrects && summed && near(1 / (x - 1))) return count_form::reciprocal_less_one;
+  if (corrects && averages(sum) && direct && near(x / (x - 1))) return count_form::ratio_less_one;
   return std::nullopt;
 }
 

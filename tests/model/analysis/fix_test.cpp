@@ -1166,6 +1166,24 @@ TEST_F(fixing, new_sizes_bessel_s_correction_of_a_variance_is_computed) {
       ASSERT_FALSE(refused_here.refusals.empty());
       EXPECT_EQ(refused_here.refusals[0].name, "scale") << refused_here.refusals[0].reason;
     }
+  // Nor a factor of another reduction than the unbiased variance's: a mean over n-1, a sum times n/(n-1),
+  // a norm (ReduceL2, a root: its correction would be 1/√(n-1)). Check cannot tell; fix refuses.
+  struct other_case {
+    const char* reduce;
+    const char* op;
+    float value;
+  };
+  for (const auto& [reduce, op, value] : {other_case{"ReduceMean", "Multiply", 1.0F / 47}, other_case{"ReduceMean", "Divide", 47.0F},
+                                          other_case{"ReduceSum", "Multiply", 48.0F / 47}, other_case{"ReduceL2", "Multiply", 1.0F / 47},
+                                          other_case{"ReduceL2", "Divide", 47.0F}})
+    for (const bool first : {false, true}) {
+      SCOPED_TRACE(fmt::format("{} {} {}{}", reduce, op, value, first ? " first" : ""));
+      const auto r = fix(corrected_variance(reduce, op, value, false, false, false, first), o);
+      EXPECT_FALSE(r.fixed);
+      ASSERT_FALSE(r.refusals.empty());
+      EXPECT_EQ(r.refusals[0].name, "scale") << r.refusals[0].reason;
+      EXPECT_NE(r.refusals[0].reason.find("may stand for the size 48"), std::string::npos) << r.refusals[0].reason;
+    }
 }
 
 // New sizes, IR: an AvgPool whose window is the whole 6x8 map (global pooling written as a fixed window)
