@@ -269,13 +269,13 @@ std::vector<pattern_choice> placed_size_choices(const graph& g, const propagatio
 
 namespace {
 
-/// The choice that feeds input 1 `terms` read from the shape of output `output` of `from` (a tensor met),
-/// explained by `why(terms as text, from's name)`.
+/// The choice that feeds input `port` `terms` read from the shape of output `output` of `from` (a tensor
+/// met), explained by `why(terms as text, from's name)`.
 template <class Why>
-pattern_choice read_from_met(const layer& from, std::size_t output, std::vector<pattern_term> terms, Why why) {
+pattern_choice read_from_met(std::size_t port, const layer& from, std::size_t output, std::vector<pattern_term> terms, Why why) {
   const std::string name(from.name);
   pattern_choice c;
-  c.port = 1;
+  c.port = port;
   c.computed = std::move(terms);
   c.why = why(terms_text(c.computed, name), name);
   c.shape_of = std::pair<std::int64_t, std::size_t>(from.id, output);
@@ -329,15 +329,15 @@ std::optional<count_form> real_count_form(const graph& g, const propagation& dec
   // An unbiased variance is a sum of squares over n-1, or a mean of them times n/(n-1); a mean first scaled
   // on its way (by n, as torch writes it) counts as a sum. A mean over n-1 or a sum times n/(n-1) is no
   // variance fix knows.
-  const bool summed = sums_over_axes(sum) || (averages(sum) && !direct);
+  const bool as_sum = sums_over_axes(sum) || (averages(sum) && !direct);
   if (divides(l)) {
     if (direct && sums_over_axes(sum) && r == x) return count_form::count;
-    if (corrects && summed && near(x - 1)) return count_form::less_one;
+    if (corrects && as_sum && near(x - 1)) return count_form::less_one;
     return std::nullopt;
   }
   if (direct && sums_over_axes(sum) && near(1 / x)) return count_form::reciprocal;
   if (corrects && direct && averages(sum) && near(x) && only_corrected(g, declared, l, x)) return count_form::count;
-  if (corrects && summed && near(1 / (x - 1))) return count_form::reciprocal_less_one;
+  if (corrects && as_sum && near(1 / (x - 1))) return count_form::reciprocal_less_one;
   if (corrects && averages(sum) && direct && near(x / (x - 1))) return count_form::ratio_less_one;
   return std::nullopt;
 }
@@ -404,10 +404,9 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
                  : *form == count_form::reciprocal          ? text::reciprocal_from_tensor
                  : *form == count_form::count               ? text::count_from_tensor
                                                             : text::bessel_from_tensor;
-  auto c = read_from_met(g.layers()[from.layer], from.output, {pattern_term{summed, 1, 1}},
+  auto c = read_from_met(port, g.layers()[from.layer], from.output, {pattern_term{summed, 1, 1}},
                          [&](const std::string& terms, const std::string& source) { return why(form_text(*form, terms), source); });
   c.form = *form;
-  c.port = port;
   return {std::move(c)};
 }
 
@@ -448,7 +447,7 @@ std::vector<pattern_choice> extent_choices(const graph& g, const propagation& de
                 if (!choices.empty()) return;
                 for (std::size_t a = 0; a < terms.size(); ++a)
                   if (s.moving[a] == 0) terms[a] = pattern_term{{}, kept[a], 1};
-                choices.push_back(read_from_met(g.layers()[layer], output, std::move(terms), [&](const std::string& text, const std::string& name) {
+                choices.push_back(read_from_met(s.port, g.layers()[layer], output, std::move(terms), [&](const std::string& text, const std::string& name) {
                   return text::sizes_computed_from_tensor(repeats ? "repeats" : "shape values", text, name);
                 }));
               });
@@ -492,7 +491,7 @@ std::vector<pattern_choice> limit_choices(const graph& g, const propagation& dec
               [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
                 if (!choices.empty()) return;
                 terms[0].factor *= step;
-                choices.push_back(read_from_met(g.layers()[layer], output, std::move(terms), text::limit_from_tensor));
+                choices.push_back(read_from_met(s.port, g.layers()[layer], output, std::move(terms), text::limit_from_tensor));
               });
   return choices;
 }
