@@ -65,6 +65,12 @@ class Program:
         self.inits.append(f'initializer {{ name: "{n}" data_type: 1 float_data: [{value!r}] }}')
         return n
 
+    def f32s(self, values, dims):
+        n = self.name("f")
+        self.inits.append(f'initializer {{ name: "{n}" data_type: 1 dims: [{", ".join(map(str, dims))}] '
+                          f'float_data: [{", ".join(map(repr, values))}] }}')
+        return n
+
     def op(self, op, inputs, out=None, **attrs):
         out = out or self.name("t")
         a = " ".join(attr(k, v) for k, v in attrs.items())
@@ -143,6 +149,45 @@ def std_sqrt_ratio(p, c, h, w):
     v = p.op("ReduceMean", [squares(p)], axes=[2, 3], keepdims=0)
     s = p.op("Sqrt", [v])
     p.op("Mul", [s, p.f32((h * w / (h * w - 1)) ** 0.5)], "y")
+
+# Counts a variance reaches by other ways: spread over two reductions (one axis at a time), of products
+# that are no squares (a covariance, absolute or cubed deviations), in integers, or as a correction tensor
+# of equal values, one per channel.
+def centered(p, t):
+    mean = p.op("ReduceMean", [t], axes=[2, 3], keepdims=1)
+    return p.op("Sub", [t, mean])
+
+def variance_chained(p, c, h, w):
+    s = p.op("ReduceSum", [squares(p), p.i64([3])], keepdims=1)
+    s = p.op("ReduceSum", [s, p.i64([2])], keepdims=0)
+    p.op("Mul", [s, p.f32(1.0 / (h * w - 1))], "y")
+
+def mean_chained(p, c, h, w):
+    s = p.op("ReduceSum", ["x", p.i64([3])], keepdims=0)
+    s = p.op("ReduceSum", [s, p.i64([2])], keepdims=0)
+    p.op("Div", [s, p.f32(float(h * w))], "y")
+
+def covariance(p, c, h, w):
+    product = p.op("Mul", [centered(p, "x"), centered(p, p.op("Sigmoid", ["x"]))])
+    s = p.op("ReduceSum", [product, p.i64([2, 3])], keepdims=0)
+    p.op("Div", [s, p.f32(float(h * w - 1))], "y")
+
+def abs_deviation(p, c, h, w):
+    s = p.op("ReduceSum", [p.op("Abs", [centered(p, "x")]), p.i64([2, 3])], keepdims=0)
+    p.op("Mul", [s, p.f32(1.0 / (h * w - 1))], "y")
+
+def third_moment(p, c, h, w):
+    s = p.op("ReduceSum", [p.op("Pow", [centered(p, "x"), p.f32(3.0)]), p.i64([2, 3])], keepdims=0)
+    p.op("Div", [s, p.f32(float(h * w - 1))], "y")
+
+def variance_int(p, c, h, w):
+    xi = p.op("Cast", [p.op("Mul", ["x", p.f32(16.0)])], to=7)
+    s = p.op("ReduceSum", [p.op("Mul", [xi, xi]), p.i64([2, 3])], keepdims=0)
+    p.op("Cast", [p.op("Div", [s, p.i64([h * w - 1], scalar=True)])], "y", to=1)
+
+def correction_tensor(p, c, h, w):
+    s = p.op("ReduceSum", [squares(p), p.i64([2, 3])], keepdims=0)
+    p.op("Mul", [s, p.f32s([1.0 / (h * w - 1)] * c, [1, c])], "y")
 
 def crop_whole_width(p, c, h, w):
     p.op("Slice", ["x", p.i64([1]), p.i64([w]), p.i64([3])], "y")
@@ -245,7 +290,8 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             range_grid, resize_sizes, resize_scales, window_partition, window_partition_minus1, attention_baked,
             attention_minus1, channel_divisor, pad_to_multiple, tile_rows, expand_rows, expand_computed,
             topk_width, topk_fixed, view_from_shape, variance_bessel, variance_sum_bessel, std_ratio, std_sqrt_ratio,
-            mean_reciprocal_first, variance_sum_bessel_first, std_ratio_first]
+            mean_reciprocal_first, variance_sum_bessel_first, std_ratio_first, variance_chained, mean_chained,
+            covariance, abs_deviation, third_moment, variance_int, correction_tensor]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's

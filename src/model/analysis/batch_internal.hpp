@@ -40,12 +40,21 @@ element_origin origin_of_element(const graph& g, const propagation& p, const lay
 std::vector<std::optional<std::size_t>> placed_axes(const graph& g, const propagation& declared, const layer& l,
                                                     const placed_input& in, std::size_t elements, std::size_t rank);
 
+/// What a reduction looked for by reduction_before reduces.
+enum class reduced_data {
+  anything,
+  squares,  ///< squares (reduces_squares): a variance's
+  /// a moment's powers (forms_moment: squares, products, cubes, absolute values), maybe reduced in steps
+  /// (a sum over W, then over H): the reduction found is the last of those steps
+  moments,
+};
+
 /// The sum or mean (sums_or_averages) that the operand of the elementwise `l` other than input `port` is
 /// computed from, by at most a few steps that carry its values (a variance: the mean of squares, times the
-/// count, then divided); where `squares_only`, only a reduction of squares (reduces_squares); null where
-/// there is none. `declared` gives the values (a Power's exponent).
+/// count, then divided), of data as `what` says; null where there is none. `declared` gives the values (a
+/// Power's exponent).
 const layer* reduction_before(const graph& g, const propagation& declared, const layer& l, std::size_t port,
-                              bool squares_only);
+                              reduced_data what);
 
 /// The axes the sum or mean `sum` reduces, sorted, and the count of the elements it reduces at the declared
 /// shapes, where those axes are adjacent and some change at the shapes asked; nullopt otherwise.

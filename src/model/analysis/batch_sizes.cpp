@@ -279,6 +279,22 @@ std::span<const real_reading> real_readings(bool after_reduction) {
   return after_reduction ? std::span<const real_reading>(all) : std::span<const real_reading>(all).first(2);
 }
 
+std::vector<std::int64_t> moment_counts(const graph& g, const propagation& declared, const propagation& asked,
+                                        const layer& last);
+
+/// Whether every element of `v` is the same constant (a scalar, or a per-channel tensor written with one
+/// value throughout, as a correction broadcast to `[1,C]`).
+bool one_constant_value(const tensor_value& v) {
+  if (v.is_real()) {
+    for (std::size_t i = 0; i < v.reals.size(); ++i)
+      if (!v.real_constant(i) || !(v.reals[i] == v.reals[0])) return false;
+    return true;
+  }
+  return !v.elements.empty() && std::all_of(v.elements.begin(), v.elements.end(), [&](const element_bound& b) {
+    return b.exact() && b.constant && b == v.elements[0];
+  });
+}
+
 /// The constant elements of input `port` of `l` that equal a size that changes.
 void baked_in_port(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
                    std::size_t port, upstream_sizes& sizes, std::span<const std::string> assumed,
@@ -291,7 +307,7 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     // sum/(7·7) computed from constants) or of a Range (a grid counted in floats), not one computed from a
     // dimension. Its Const, maybe through Converts (an IR compressed to f16 decompresses its weights so), is
     // named where there is one.
-    if (!(elementwise_arithmetic(l.type) || counts_range(l)) || v->reals.size() != 1 || !v->real_constant(0)) return;
+    if (!(elementwise_arithmetic(l.type) || (counts_range(l) && v->reals.size() == 1)) || !one_constant_value(*v)) return;
     const layer* holder = &g.layers()[l.sources[port]->layer];
     for (int hops = 0; hops < 8 && part_of(holder->type) == op_part::passes_values && !holder->sources.empty() &&
                        holder->sources[0];
@@ -306,15 +322,16 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     const double tolerance = type == "f16" ? 1e-3 : type == "bf16" ? 8e-3 : type == "f32" ? 1e-6 : 1e-9;
     const double r = v->reals[0];
     if (!std::isfinite(r) || r == 0.0) return;  // NaN or an infinity: no size, and no integer to convert to
-    // Corrections are read only of a reduction of squares: (x - mean)/255 on a map 256 wide is no variance.
-    const auto* reduction = reduction_before(g, declared, l, port, true);
-    const auto counted = reduction != nullptr ? reduced_count(g, declared, asked, *reduction) : std::nullopt;
-    for (const auto& reading : real_readings(counted.has_value())) {
+    // Corrections are read only of a moment's reduction (of squares, products, cubes or absolute values):
+    // (x - mean)/255 on a map 256 wide is no variance.
+    const auto* reduction = reduction_before(g, declared, l, port, reduced_data::moments);
+    const auto counts = reduction != nullptr ? moment_counts(g, declared, asked, *reduction) : std::vector<std::int64_t>();
+    for (const auto& reading : real_readings(!counts.empty())) {
       const double x = reading.size_of(r);
       if (!std::isfinite(x)) continue;
       const double n = std::round(x);
       if (n < reading.least || n > static_cast<double>(largest_size)) continue;
-      if (reading.corrects && n != static_cast<double>(counted->second)) continue;
+      if (reading.corrects && std::find(counts.begin(), counts.end(), static_cast<std::int64_t>(n)) == counts.end()) continue;
       const double expected = reading.constant_of(n);
       if (std::abs(r - expected) > tolerance * std::abs(expected)) continue;
       // (A range's limit, as an integer one, may be a size no data of its path carries.)
@@ -327,8 +344,15 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     }
     return;
   }
-  // Integers: an elementwise op's only when one element (a divisor), the others' every element.
-  if (elementwise_arithmetic(l.type) && v->elements.size() != 1) return;
+  // Integers: an elementwise op's only when one value (a divisor, maybe spread over channels), the others'
+  // every element.
+  const bool arithmetic = elementwise_arithmetic(l.type);
+  if (arithmetic && !one_constant_value(*v)) return;
+  // An integer variance is corrected by n-1 as a real one is.
+  std::vector<std::int64_t> counts;
+  if (arithmetic)
+    if (const auto* reduction = reduction_before(g, declared, l, port, reduced_data::moments))
+      counts = moment_counts(g, declared, asked, *reduction);
   // An index or a bound may be the last index along a size (x[:, -1] written as H - 1).
   const bool index = holds_positions(l, port);
   // Indices into a shape (Gather(Shape(x), 2)) name dimensions, not positions along one: data some of whose
@@ -337,16 +361,21 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
       (std::any_of(data->elements.begin(), data->elements.end(), [](const element_bound& b) { return !b.constant; }) ||
        (!l.sources.empty() && l.sources[0] && gives_dimensions(g.layers()[l.sources[0]->layer]))))
     return;
-  for (std::size_t e = 0; e < v->elements.size(); ++e) {
+  // An elementwise op's one value is looked at once.
+  for (std::size_t e = 0; e < (arithmetic ? 1 : v->elements.size()); ++e) {
     const auto& b = v->elements[e];
     if (!b.exact() || !b.constant || b.lo < (index ? 1 : 2)) continue;
     // A size (a pattern's element, a repeat count, a range's limit) may come from another input's shape that
     // no data of the layer's path carries. A position or a divisor is looked for only along the path.
-    const auto* equals = b.lo >= 2 ? sizes.find(b.lo, !index && !elementwise_arithmetic(l.type)) : nullptr;
+    const auto* equals = b.lo >= 2 ? sizes.find(b.lo, !index && !arithmetic) : nullptr;
     std::string_view relation = "equals";
     if (equals == nullptr && index && b.lo < largest_size) {
       // One less than a dimension, not than half of one: 1 would be one less than half of 4.
       equals = sizes.find_plain(b.lo + 1);
+      relation = "is one less than";
+    }
+    if (equals == nullptr && b.lo < largest_size && std::find(counts.begin(), counts.end(), b.lo + 1) != counts.end()) {
+      equals = sizes.find(b.lo + 1, false);
       relation = "is one less than";
     }
     if (equals == nullptr) continue;
@@ -962,31 +991,108 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
 
 namespace {
 
-/// Whether the reduction `r` (sums_or_averages) reduces squares (reduces_squares): ReduceL2, or a sum or mean
-/// of what a layer squares (a variance's `(x - mean)²`), maybe moved or converted since (a few steps that
-/// carry values, each read by its input 0: a Reshape to `[1,C,H·W]`, a Transpose, a Convert).
-bool of_squares(const graph& g, const propagation& declared, const layer& r) {
-  bool squared = false;
-  const layer* s = r.sources.empty() || !r.sources[0] ? nullptr : &g.layers()[r.sources[0]->layer];
-  for (int hops = 0; hops < 4 && s != nullptr && !squared; ++hops) {
-    const bool same = s->sources.size() >= 2 && s->sources[0] && s->sources[1] && s->sources[0]->layer == s->sources[1]->layer &&
-                      s->sources[0]->output == s->sources[1]->output;
+/// The layer input 0 of `x` comes from; null where it has none.
+const layer* fed_by(const graph& g, const layer& x) {
+  return x.sources.empty() || !x.sources[0] ? nullptr : &g.layers()[x.sources[0]->layer];
+}
+
+/// Whether the reduction `r` (sums_or_averages) reduces what `what` asks for (reduced_data::squares or
+/// ::moments): ReduceL2, or a sum or mean of what a layer squares (a variance's `(x - mean)²`) or, for a
+/// moment, multiplies by other data, cubes or takes the absolute value of, maybe moved or converted since
+/// (a few steps that carry values, each read by its input 0: a Reshape to `[1,C,H·W]`, a Transpose, a Convert).
+bool reduces_data(const graph& g, const propagation& declared, const layer& r, reduced_data what) {
+  if (what == reduced_data::anything) return true;
+  bool made = false;
+  const layer* s = fed_by(g, r);
+  for (int hops = 0; hops < 4 && s != nullptr && !made; ++hops) {
+    const bool two = s->sources.size() >= 2 && s->sources[0] && s->sources[1];
+    const bool same = two && s->sources[0]->layer == s->sources[1]->layer && s->sources[0]->output == s->sources[1]->output;
+    // Neither operand's values known: data times data, not a scaling.
+    const bool data_operands = two && !declared.input(g, *s, 0).value && !declared.input(g, *s, 1).value;
     std::optional<double> exponent;
-    if (s->sources.size() >= 2 && s->sources[1]) {
+    if (two) {
       const auto& v = declared.input(g, *s, 1).value;
       if (v && v->is_real() && v->reals.size() == 1) exponent = v->reals[0];
       if (v && !v->is_real() && v->elements.size() == 1 && v->elements[0].exact()) exponent = static_cast<double>(v->elements[0].lo);
     }
-    squared = squares(*s, same, exponent);
-    if (squared || elementwise_arithmetic(s->type) || !carries_values(*s)) break;
-    s = s->sources.empty() || !s->sources[0] ? nullptr : &g.layers()[s->sources[0]->layer];
+    made = what == reduced_data::squares ? squares(*s, same, exponent) : forms_moment(*s, same, data_operands, exponent);
+    if (made || elementwise_arithmetic(s->type) || !carries_values(*s)) break;
+    s = fed_by(g, *s);
   }
-  return reduces_squares(r, squared);
+  return reduces_squares(r, made);
+}
+
+/// The reduction whose output the reduction `r` reduces further, by a few steps that move or convert values
+/// (a sum over W kept as `[N,C,H,1]`, squeezed, then summed over H); null where there is none.
+const layer* reduced_before(const graph& g, const layer& r) {
+  const layer* s = fed_by(g, r);
+  for (int hops = 0; hops < 4 && s != nullptr; ++hops) {
+    if (sums_or_averages(*s)) return s;
+    if (elementwise_arithmetic(s->type) || !carries_values(*s)) return nullptr;
+    s = fed_by(g, *s);
+  }
+  return nullptr;
+}
+
+/// Whether `r` reduces what `what` asks for, itself or, for moments, by a reduction a few steps before it.
+bool reduces_in_steps(const graph& g, const propagation& declared, const layer& r, reduced_data what) {
+  const layer* x = &r;
+  for (int steps = 0; steps < 4 && x != nullptr; ++steps) {
+    if (reduces_data(g, declared, *x, what)) return true;
+    if (what != reduced_data::moments) return false;
+    x = reduced_before(g, *x);
+  }
+  return false;
+}
+
+/// The counts a correction after the reduction `last` may be read of: the elements of a moment's powers it
+/// reduces, with those of the reductions before it that reduce them in steps (a sum over W, then over H:
+/// H·W, or W alone), each at the declared shapes where some of its axes change at the shapes asked.
+std::vector<std::int64_t> moment_counts(const graph& g, const propagation& declared, const propagation& asked,
+                                        const layer& last) {
+  // The steps from `last` back to the one that reduces the powers themselves.
+  std::vector<const layer*> steps{&last};
+  while (steps.size() < 4 && !reduces_data(g, declared, *steps.back(), reduced_data::moments)) {
+    const auto* before = reduced_before(g, *steps.back());
+    if (before == nullptr) return {};
+    steps.push_back(before);
+  }
+  if (!reduces_data(g, declared, *steps.back(), reduced_data::moments)) return {};
+  std::vector<std::int64_t> counts;
+  std::int64_t product = 1;
+  bool changes = false;
+  // From the first step on: its count alone, then with each step after it.
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    const auto& r = **it;
+    if (r.sources.size() < 2 || !r.sources[0]) return counts;
+    const auto& in = declared.input(g, r, 0).shape;
+    const auto& now = asked.input(g, r, 0).shape;
+    const auto& axes = declared.input(g, r, 1).value;
+    if (!in.is_static() || !now.rank_known() || now.size() != in.size() || !axes || axes->is_real() || axes->elements.empty())
+      return counts;
+    std::vector<bool> summed(in.size(), false);
+    for (const auto& e : axes->elements) {
+      auto x = e.lo;
+      if (!e.exact()) return counts;
+      if (x < 0) x += static_cast<std::int64_t>(in.size());
+      if (x < 0 || static_cast<std::size_t>(x) >= in.size()) return counts;
+      summed[static_cast<std::size_t>(x)] = true;
+    }
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      if (!summed[k]) continue;
+      const auto extent = in[k].lo();
+      if (extent < 1 || product > largest_size / extent) return counts;
+      product *= extent;
+      changes = changes || !(now[k].is_static() && now[k].lo() == extent);
+    }
+    if (changes) counts.push_back(product);
+  }
+  return counts;
 }
 
 }  // namespace
 
-const layer* reduction_before(const graph& g, const propagation& declared, const layer& l, std::size_t port, bool squares_only) {
+const layer* reduction_before(const graph& g, const propagation& declared, const layer& l, std::size_t port, reduced_data what) {
   std::vector<std::size_t> frontier, next;
   // Each layer once: residual Adds and wide Concats would otherwise multiply the paths at every step.
   std::unordered_set<std::size_t> seen;
@@ -996,7 +1102,7 @@ const layer* reduction_before(const graph& g, const propagation& declared, const
     next.clear();
     for (const auto index : frontier) {
       const auto& x = g.layers()[index];
-      if (sums_or_averages(x) && (!squares_only || of_squares(g, declared, x))) return &x;
+      if (sums_or_averages(x) && reduces_in_steps(g, declared, x, what)) return &x;
       if (!carries_values(x)) continue;
       for (const auto& s : x.sources)
         if (s && seen.insert(s->layer).second) next.push_back(s->layer);

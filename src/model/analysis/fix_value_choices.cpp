@@ -382,9 +382,9 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
   // The sum or mean whose count the constant is: the data itself for a mean written as a sum over the count
   // (a divisor that merely equals some extent upstream may be a literal: a stride, a box's corners), or a
   // few elementwise steps before for Bessel's correction.
-  auto* squares = reduction_before(g, declared, l, port, true);
+  auto* squares = reduction_before(g, declared, l, port, reduced_data::squares);
   if (squares != nullptr && !plainly_after(g, declared, l, data, *squares)) squares = nullptr;
-  const auto* sum = squares != nullptr ? squares : reduction_before(g, declared, l, port, false);
+  const auto* sum = squares != nullptr ? squares : reduction_before(g, declared, l, port, reduced_data::anything);
   if (sum == nullptr) return {};
   const auto counted = reduced_count(g, declared, asked, *sum);
   if (!counted) return {};

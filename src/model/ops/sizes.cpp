@@ -126,6 +126,11 @@ bool squares(const layer& l, bool same_operands, std::optional<double> exponent)
   return (l.type == "Multiply" && same_operands) || l.type == "SquaredDifference" || (l.type == "Power" && exponent == 2.0);
 }
 
+bool forms_moment(const layer& l, bool same_operands, bool data_operands, std::optional<double> exponent) {
+  return squares(l, same_operands, exponent) || (l.type == "Multiply" && data_operands) ||
+         (l.type == "Power" && exponent.has_value()) || l.type == "Abs";
+}
+
 bool carries_values(const layer& l) {
   const auto* e = first_entry(l.type);
   if (e == nullptr) return false;

@@ -56,6 +56,11 @@ namespace reshape1::model::detail {
 /// Power whose exponent is the constant 2 (`exponent`, its value, where known).
 [[nodiscard]] bool squares(const layer& l, bool same_operands, std::optional<double> exponent);
 
+/// `l` makes what a moment of its data sums, beyond a square (`squares`): a product of two tensors neither
+/// of which is a constant (`data_operands`: a covariance's), a Power by any constant exponent (a third
+/// moment's cube), or an absolute value (a mean absolute deviation's).
+[[nodiscard]] bool forms_moment(const layer& l, bool same_operands, bool data_operands, std::optional<double> exponent);
+
 /// `l`'s output holds values computed from its inputs' element by element, or its inputs' elements moved
 /// (a pointwise op, arithmetic among them; Convert, Squeeze, Unsqueeze, Reshape, Concat, Transpose): a
 /// count read after a reduction may follow it (a variance, flattened or rectified, then corrected).

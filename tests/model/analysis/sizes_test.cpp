@@ -295,3 +295,102 @@ TEST_F(sizes, bessel_s_correction_after_a_reduction_is_a_size_written_down) {
 
 }  // namespace
 }  // namespace reshape1::test
+
+namespace reshape1::test {
+namespace {
+
+/// x [1,3,7,7] made into a moment's terms as `kind` says, summed over the 7x7 map (49 elements), then
+/// corrected by 48 (`Divide`) or 1/48 (`Multiply`), as an unbiased estimate exported at 7x7 is:
+///   "chained"     x·x summed over W, then over H;
+///   "covariance"  x times Sigmoid(x) (two data tensors);
+///   "abs"         |x|; "cube" x to the power 3;
+///   "integer"     x converted to i64, squared, summed, divided by the i64 scalar 48;
+///   "per_channel" x·x corrected by a [1,3,1,1] tensor of 1/48 throughout;
+///   "weighted"    x times a constant [1,3,1,1] (a scaling, no moment);
+///   "uneven"      x·x corrected by a [1,3,1,1] tensor of three different values.
+ir_builder moment(const std::string& kind) {
+  ir_builder b;
+  const std::string map = "[1,3,7,7]", one = "[1,3,1,1]";
+  const int x = b.parameter(map, "x");
+  const auto f32 = [](float v) { return static_cast<std::int64_t>(std::bit_cast<std::uint32_t>(v)); };
+  const auto binary = [&](const char* type, int a, int c, const std::string& dims, const std::string& c_dims,
+                          const std::string& name) {
+    const int l = b.layer(type, R"(auto_broadcast="numpy")", {dims, c_dims}, {dims}, name);
+    b.edge(a, l, 0);
+    b.edge(c, l, 1);
+    return l;
+  };
+  const auto reduce = [&](int in, std::vector<std::int64_t> axes, const std::string& from, const std::string& to,
+                          const std::string& name) {
+    const int r = b.layer("ReduceSum", R"(keep_dims="true")", {from, fmt::format("[{}]", axes.size())}, {to}, name);
+    b.edge(in, r, 0);
+    b.edge(b.i64(axes), r, 1);
+    return r;
+  };
+  int terms = 0;
+  if (kind == "covariance") {
+    const int s = b.layer("Sigmoid", "", {map}, {map}, "sigmoid");
+    b.edge(x, s, 0);
+    terms = binary("Multiply", x, s, map, map, "terms");
+  } else if (kind == "abs") {
+    terms = b.layer("Abs", "", {map}, {map}, "terms");
+    b.edge(x, terms, 0);
+  } else if (kind == "cube") {
+    terms = binary("Power", x, b.constant(element_type::f32, "", {f32(3.0F)}, "[]"), map, "[]", "terms");
+  } else if (kind == "weighted") {
+    terms = binary("Multiply", x, b.constant(element_type::f32, "1,3,1,1", {f32(0.5F), f32(2.0F), f32(3.0F)}, one), map, one,
+                   "terms");
+  } else if (kind == "integer") {
+    const int xi = b.layer("Convert", R"(destination_type="i64")", {map}, {map}, "integers");
+    b.edge(x, xi, 0);
+    terms = b.layer("Multiply", R"(auto_broadcast="numpy")", {map, map}, {map}, "terms");
+    b.edge(xi, terms, 0);
+    b.edge(xi, terms, 1);
+  } else {
+    terms = binary("Multiply", x, x, map, map, "terms");
+  }
+  const int sum = kind == "chained" ? reduce(reduce(terms, {3}, map, "[1,3,7,1]", "rows"), {2}, "[1,3,7,1]", one, "sum")
+                                    : reduce(terms, {2, 3}, map, one, "sum");
+  int scale = 0;
+  if (kind == "integer") {
+    scale = binary("Divide", sum, b.scalar(48), one, "[]", "scale");
+  } else if (kind == "per_channel" || kind == "uneven") {
+    const float last = kind == "uneven" ? 1.0F / 47 : 1.0F / 48;
+    scale = binary("Multiply", sum, b.constant(element_type::f32, "1,3,1,1", {f32(1.0F / 48), f32(1.0F / 48), f32(last)}, one),
+                   one, one, "scale");
+  } else if (kind == "abs" || kind == "chained") {
+    scale = binary("Multiply", sum, b.constant(element_type::f32, "", {f32(1.0F / 48)}, "[]"), one, "[]", "scale");
+  } else {
+    scale = binary("Divide", sum, b.constant(element_type::f32, "", {f32(48.0F)}, "[]"), one, "[]", "scale");
+  }
+  b.result(scale, one);
+  return b;
+}
+
+// An unbiased estimate's correction is one less than the count of the elements its moment sums, however
+// that moment is formed: squares summed one axis at a time, a covariance's products, absolute or cubed
+// deviations, in integers, or a correction spread over the channels with one value. Each said yes at
+// 14x14, where the count is 196 and the file still divides by 48. A constant that scales data before the
+// sum, or a correction tensor of several values, is no such count.
+TEST_F(sizes, corrections_of_moments_formed_otherwise_are_sizes_written_down) {
+  for (const auto* kind : {"chained", "covariance", "abs", "cube", "integer", "per_channel"}) {
+    SCOPED_TRACE(kind);
+    const auto b = moment(kind);
+    const auto r = at(b, "[1,3,14,14]");
+    EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].code, "baked_size");
+    EXPECT_EQ(r.findings[0].name, "scale");
+    EXPECT_NE(r.findings[0].what.find(" one less than "), std::string::npos) << r.findings[0].what;
+    EXPECT_NE(r.findings[0].what.find("the size 49:"), std::string::npos) << r.findings[0].what;
+    EXPECT_EQ(at(b, "[1,3,7,7]").summary.verdict(), model::batch_verdict::yes);
+  }
+  for (const auto* kind : {"weighted", "uneven"}) {
+    SCOPED_TRACE(kind);
+    const auto r = at(moment(kind), "[1,3,14,14]");
+    EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << (r.findings.empty() ? r.summary_line() : r.findings[0].what);
+  }
+}
+
+}  // namespace
+}  // namespace reshape1::test
