@@ -157,15 +157,26 @@ def centered(p, t):
     mean = p.op("ReduceMean", [t], axes=[2, 3], keepdims=1)
     return p.op("Sub", [t, mean])
 
+# (The channel count picks the form: it is the same at both sizes.)
 def variance_chained(p, c, h, w):
-    s = p.op("ReduceSum", [squares(p), p.i64([3])], keepdims=1)
-    s = p.op("ReduceSum", [s, p.i64([2])], keepdims=0)
-    p.op("Mul", [s, p.f32(1.0 / (h * w - 1))], "y")
+    if c == 2:  # summed over W kept, then over H, times 1/(n-1)
+        s = p.op("ReduceSum", [squares(p), p.i64([3])], keepdims=1)
+        s = p.op("ReduceSum", [s, p.i64([2])], keepdims=0)
+        p.op("Mul", [s, p.f32(1.0 / (h * w - 1))], "y")
+    else:  # averaged over W dropped, then over H, times n/(n-1)
+        m = p.op("ReduceMean", [squares(p)], axes=[3], keepdims=0)
+        m = p.op("ReduceMean", [m], axes=[2], keepdims=0)
+        p.op("Mul", [m, p.f32(h * w / (h * w - 1))], "y")
 
 def mean_chained(p, c, h, w):
-    s = p.op("ReduceSum", ["x", p.i64([3])], keepdims=0)
-    s = p.op("ReduceSum", [s, p.i64([2])], keepdims=0)
-    p.op("Div", [s, p.f32(float(h * w))], "y")
+    if c == 2:  # over W, then over H, divided
+        s = p.op("ReduceSum", ["x", p.i64([3])], keepdims=0)
+        s = p.op("ReduceSum", [s, p.i64([2])], keepdims=0)
+        p.op("Div", [s, p.f32(float(h * w))], "y")
+    else:  # over H dropped, then over the last axis, times the reciprocal
+        s = p.op("ReduceSum", ["x", p.i64([2])], keepdims=0)
+        s = p.op("ReduceSum", [s, p.i64([-1])], keepdims=1)
+        p.op("Mul", [s, p.f32(1.0 / (h * w))], "y")
 
 def covariance(p, c, h, w):
     product = p.op("Mul", [centered(p, "x"), centered(p, p.op("Sigmoid", ["x"]))])
@@ -305,7 +316,7 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
 REWRITABLE = {"flatten_baked", "attention_baked", "resize_sizes", "crop_half", "crop_whole_width",
               "last_row", "topk_width", "range_grid", "tile_rows", "expand_rows", "mean_baked", "mean_reciprocal",
               "pool_window", "variance_bessel", "variance_sum_bessel", "std_ratio", "mean_reciprocal_first",
-              "variance_sum_bessel_first", "std_ratio_first"}
+              "variance_sum_bessel_first", "std_ratio_first", "variance_chained", "mean_chained"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

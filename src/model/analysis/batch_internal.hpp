@@ -56,10 +56,21 @@ enum class reduced_data {
 const layer* reduction_before(const graph& g, const propagation& declared, const layer& l, std::size_t port,
                               reduced_data what);
 
-/// The axes the sum or mean `sum` reduces, sorted, and the count of the elements it reduces at the declared
-/// shapes, where those axes are adjacent and some change at the shapes asked; nullopt otherwise.
-std::optional<std::pair<std::vector<std::size_t>, std::int64_t>> reduced_count(const graph& g, const propagation& declared,
-                                                                              const propagation& asked, const layer& sum);
+/// What a sum or mean reduces, with the reductions of the same op directly before it that reduce the same
+/// data in steps (`ReduceSum(ReduceSum(x, [3]), [2])`, a sum over H·W taken a row at a time).
+struct reduced_elements {
+  const layer* first = nullptr;  ///< the first step, whose input 0 holds the elements reduced
+  std::vector<std::size_t> axes;  ///< the axes of that input every step together reduces, sorted
+  std::int64_t count = 0;  ///< the number of elements they reduce, at the declared shapes
+};
+
+/// What the sum or mean `sum` reduces, with its steps before it, where the axes reduced are adjacent in the
+/// first step's input and some change at the shapes asked; nullopt otherwise.
+std::optional<reduced_elements> reduced_count(const graph& g, const propagation& declared, const propagation& asked,
+                                              const layer& sum);
+
+/// Whether the sum or mean `r` reduces data as `what` says (its own input, not in steps).
+bool reduces_data(const graph& g, const propagation& declared, const layer& r, reduced_data what);
 
 /// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
 /// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis

@@ -996,32 +996,6 @@ const layer* fed_by(const graph& g, const layer& x) {
   return x.sources.empty() || !x.sources[0] ? nullptr : &g.layers()[x.sources[0]->layer];
 }
 
-/// Whether the reduction `r` (sums_or_averages) reduces what `what` asks for (reduced_data::squares or
-/// ::moments): ReduceL2, or a sum or mean of what a layer squares (a variance's `(x - mean)²`) or, for a
-/// moment, multiplies by other data, cubes or takes the absolute value of, maybe moved or converted since
-/// (a few steps that carry values, each read by its input 0: a Reshape to `[1,C,H·W]`, a Transpose, a Convert).
-bool reduces_data(const graph& g, const propagation& declared, const layer& r, reduced_data what) {
-  if (what == reduced_data::anything) return true;
-  bool made = false;
-  const layer* s = fed_by(g, r);
-  for (int hops = 0; hops < 4 && s != nullptr && !made; ++hops) {
-    const bool two = s->sources.size() >= 2 && s->sources[0] && s->sources[1];
-    const bool same = two && s->sources[0]->layer == s->sources[1]->layer && s->sources[0]->output == s->sources[1]->output;
-    // Neither operand's values known: data times data, not a scaling.
-    const bool data_operands = two && !declared.input(g, *s, 0).value && !declared.input(g, *s, 1).value;
-    std::optional<double> exponent;
-    if (two) {
-      const auto& v = declared.input(g, *s, 1).value;
-      if (v && v->is_real() && v->reals.size() == 1) exponent = v->reals[0];
-      if (v && !v->is_real() && v->elements.size() == 1 && v->elements[0].exact()) exponent = static_cast<double>(v->elements[0].lo);
-    }
-    made = what == reduced_data::squares ? squares(*s, same, exponent) : forms_moment(*s, same, data_operands, exponent);
-    if (made || elementwise_arithmetic(s->type) || !carries_values(*s)) break;
-    s = fed_by(g, *s);
-  }
-  return reduces_squares(r, made);
-}
-
 /// The reduction whose output the reduction `r` reduces further, by a few steps that move or convert values
 /// (a sum over W kept as `[N,C,H,1]`, squeezed, then summed over H); null where there is none.
 const layer* reduced_before(const graph& g, const layer& r) {
@@ -1092,6 +1066,32 @@ std::vector<std::int64_t> moment_counts(const graph& g, const propagation& decla
 
 }  // namespace
 
+/// Whether the reduction `r` (sums_or_averages) reduces what `what` asks for (reduced_data::squares or
+/// ::moments): ReduceL2, or a sum or mean of what a layer squares (a variance's `(x - mean)²`) or, for a
+/// moment, multiplies by other data, cubes or takes the absolute value of, maybe moved or converted since
+/// (a few steps that carry values, each read by its input 0: a Reshape to `[1,C,H·W]`, a Transpose, a Convert).
+bool reduces_data(const graph& g, const propagation& declared, const layer& r, reduced_data what) {
+  if (what == reduced_data::anything) return true;
+  bool made = false;
+  const layer* s = fed_by(g, r);
+  for (int hops = 0; hops < 4 && s != nullptr && !made; ++hops) {
+    const bool two = s->sources.size() >= 2 && s->sources[0] && s->sources[1];
+    const bool same = two && s->sources[0]->layer == s->sources[1]->layer && s->sources[0]->output == s->sources[1]->output;
+    // Neither operand's values known: data times data, not a scaling.
+    const bool data_operands = two && !declared.input(g, *s, 0).value && !declared.input(g, *s, 1).value;
+    std::optional<double> exponent;
+    if (two) {
+      const auto& v = declared.input(g, *s, 1).value;
+      if (v && v->is_real() && v->reals.size() == 1) exponent = v->reals[0];
+      if (v && !v->is_real() && v->elements.size() == 1 && v->elements[0].exact()) exponent = static_cast<double>(v->elements[0].lo);
+    }
+    made = what == reduced_data::squares ? squares(*s, same, exponent) : forms_moment(*s, same, data_operands, exponent);
+    if (made || elementwise_arithmetic(s->type) || !carries_values(*s)) break;
+    s = fed_by(g, *s);
+  }
+  return reduces_squares(r, made);
+}
+
 const layer* reduction_before(const graph& g, const propagation& declared, const layer& l, std::size_t port, reduced_data what) {
   std::vector<std::size_t> frontier, next;
   // Each layer once: residual Adds and wide Concats would otherwise multiply the paths at every step.
@@ -1112,33 +1112,61 @@ const layer* reduction_before(const graph& g, const propagation& declared, const
   return nullptr;
 }
 
-std::optional<std::pair<std::vector<std::size_t>, std::int64_t>> reduced_count(const graph& g, const propagation& declared,
-                                                                              const propagation& asked, const layer& sum) {
-  if (sum.sources.size() < 2 || !sum.sources[0]) return std::nullopt;
-  const auto& in = declared.input(g, sum, 0).shape;
-  const auto& now = asked.input(g, sum, 0).shape;
-  const auto& axes = declared.input(g, sum, 1).value;
-  if (!in.is_static() || !now.rank_known() || now.size() != in.size() || !axes || axes->is_real() || axes->elements.empty())
-    return std::nullopt;
-  std::vector<std::size_t> summed;
-  for (const auto& e : axes->elements) {
-    auto x = e.lo;
-    if (!e.exact()) return std::nullopt;
-    if (x < 0) x += static_cast<std::int64_t>(in.size());
-    if (x < 0 || static_cast<std::size_t>(x) >= in.size()) return std::nullopt;
-    summed.push_back(static_cast<std::size_t>(x));
+std::optional<reduced_elements> reduced_count(const graph& g, const propagation& declared, const propagation& asked,
+                                              const layer& sum) {
+  // Each step's axes, from `sum` back to the first; then followed forward from the first step's input, whose
+  // axes each step that keeps no dimensions removes from the tensor the next step reduces.
+  std::vector<const layer*> steps{&sum};
+  for (;;) {
+    const auto* before = fed_by(g, *steps.back());
+    if (before == nullptr || before->type != sum.type || steps.size() >= 4) break;
+    steps.push_back(before);
   }
-  std::sort(summed.begin(), summed.end());
-  std::int64_t product = 1;
+  const auto* first = steps.back();
+  if (first->sources.size() < 2 || !first->sources[0]) return std::nullopt;
+  const auto& in = declared.input(g, *first, 0).shape;
+  const auto& now = asked.input(g, *first, 0).shape;
+  if (!in.is_static() || !now.rank_known() || now.size() != in.size()) return std::nullopt;
+  std::vector<std::size_t> at(in.size());  // the first input's axis at each axis of the tensor a step reduces
+  for (std::size_t k = 0; k < at.size(); ++k) at[k] = k;
+  std::vector<bool> reduced(in.size(), false);
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    const auto& r = **it;
+    const auto& axes = declared.input(g, r, 1).value;
+    const auto& out = declared.outputs[static_cast<std::size_t>(&r - g.layers().data())];
+    if (r.sources.size() < 2 || !axes || axes->is_real() || axes->elements.empty() || out.empty() || !out[0].shape.rank_known())
+      return std::nullopt;
+    std::vector<bool> here(at.size(), false);
+    for (const auto& e : axes->elements) {
+      auto x = e.lo;
+      if (!e.exact()) return std::nullopt;
+      if (x < 0) x += static_cast<std::int64_t>(at.size());
+      if (x < 0 || static_cast<std::size_t>(x) >= at.size() || here[static_cast<std::size_t>(x)]) return std::nullopt;
+      here[static_cast<std::size_t>(x)] = true;
+      if (reduced[at[static_cast<std::size_t>(x)]]) return std::nullopt;  // an axis of 1 reduced again
+      reduced[at[static_cast<std::size_t>(x)]] = true;
+    }
+    // Without keep_dims the axes reduced are gone from what the next step reduces.
+    const auto kept = out[0].shape.size();
+    if (kept == at.size()) continue;
+    if (kept + axes->elements.size() != at.size()) return std::nullopt;
+    std::vector<std::size_t> left;
+    for (std::size_t k = 0; k < at.size(); ++k)
+      if (!here[k]) left.push_back(at[k]);
+    at = std::move(left);
+  }
+  reduced_elements x{first, {}, 1};
   bool changes = false;
-  for (std::size_t k = 0; k < summed.size(); ++k) {
-    const auto extent = in[summed[k]].lo();
-    if ((k > 0 && summed[k] != summed[k - 1] + 1) || extent < 1 || product > largest_size / extent) return std::nullopt;
-    product *= extent;
-    changes = changes || !(now[summed[k]].is_static() && now[summed[k]].lo() == extent);
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    if (!reduced[k]) continue;
+    const auto extent = in[k].lo();
+    if ((!x.axes.empty() && k != x.axes.back() + 1) || extent < 1 || x.count > largest_size / extent) return std::nullopt;
+    x.axes.push_back(k);
+    x.count *= extent;
+    changes = changes || !(now[k].is_static() && now[k].lo() == extent);
   }
   if (!changes) return std::nullopt;
-  return std::pair(std::move(summed), product);
+  return x;
 }
 
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,

@@ -388,18 +388,22 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
   if (sum == nullptr) return {};
   const auto counted = reduced_count(g, declared, asked, *sum);
   if (!counted) return {};
-  const auto& [summed, n] = *counted;
+  const auto& summed = counted->axes;
+  const auto n = counted->count;
   const bool direct = &g.layers()[l.sources[data]->layer] == sum;
+  // Squares reduced in steps (over W, then over H) are a variance's as those reduced at once.
+  const bool squared = sum == squares || (counted->first != sum && reduces_data(g, declared, *counted->first, reduced_data::squares) &&
+                                          plainly_after(g, declared, l, data, *sum));
   std::optional<count_form> form;
   if (v->is_real()) {
     if (v->reals.size() != 1 || !v->real_constant(0)) return {};
-    form = real_count_form(g, declared, l, *sum, direct, sum == squares, v->reals[0], n);
+    form = real_count_form(g, declared, l, *sum, direct, squared, v->reals[0], n);
   } else if (divides(l) && direct && sums_over_axes(*sum) && v->elements.size() == 1 && v->elements[0].exact() &&
              v->elements[0].lo == n) {
     form = count_form::count;  // an integer sum over its count (an integer product times a count is no mean)
   }
   if (!form) return {};
-  const auto& from = *sum->sources[0];
+  const auto& from = *counted->first->sources[0];
   const auto why = *form == count_form::count && divides(l) ? text::divisor_from_tensor
                  : *form == count_form::reciprocal          ? text::reciprocal_from_tensor
                  : *form == count_form::count               ? text::count_from_tensor

@@ -1186,6 +1186,74 @@ TEST_F(fixing, new_sizes_bessel_s_correction_of_a_variance_is_computed) {
     }
 }
 
+/// x [1,3,6,8] (squared, as layer "sq", where `squares`) reduced over W by `first`, kept as 1 where
+/// `keep_first`, then over H by `second`, then `op` by the f32 scalar `value` (layer "scale").
+ir_builder reduced_in_steps(const std::string& first, bool keep_first, const std::string& second, bool squares,
+                            const std::string& op, float value) {
+  ir_builder b;
+  int x = b.parameter("[1,3,6,8]", "x");
+  if (squares) {
+    const int sq = b.layer("Multiply", R"(auto_broadcast="numpy")", {"[1,3,6,8]", "[1,3,6,8]"}, {"[1,3,6,8]"}, "sq", 1);
+    b.edge(x, sq, 0);
+    b.edge(x, sq, 1);
+    x = sq;
+  }
+  const std::string rows = keep_first ? "[1,3,6,1]" : "[1,3,6]";
+  const int w = b.layer(first, keep_first ? R"(keep_dims="true")" : R"(keep_dims="false")", {"[1,3,6,8]", "[1]"}, {rows}, "rows", 1);
+  b.edge(x, w, 0);
+  b.edge(b.i64({3}), w, 1);
+  const int h = b.layer(second, R"(keep_dims="false")", {rows, "[1]"}, {keep_first ? "[1,3,1]" : "[1,3]"}, "sum", 1);
+  b.edge(w, h, 0);
+  b.edge(b.i64({2}), h, 1);
+  const std::string out = keep_first ? "[1,3,1]" : "[1,3]";
+  const int scale = b.layer(op, R"(auto_broadcast="numpy")", {out, "[]"}, {out}, "scale", 1);
+  b.edge(h, scale, 0);
+  b.edge(b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(value)}, "[]"), scale, 1);
+  b.result(scale, out);
+  return b;
+}
+
+// New sizes, IR: a mean or a variance whose elements are reduced in steps (over W, then over H, kept as 1
+// or not between) counts the elements of both steps: the divisor or the correction is computed from the
+// shape of what the first step reduces. Steps of two different ops (a sum of rows, then their mean) are no
+// one reduction: check cannot tell, fix refuses.
+TEST_F(fixing, new_sizes_a_count_of_elements_reduced_in_steps_is_computed) {
+  struct steps_case {
+    const char* first;
+    bool keep_first;
+    const char* second;
+    bool squares;
+    const char* op;
+    float value;
+    const char* computed;  ///< "" for refused
+  };
+  const steps_case cases[] = {
+      {"ReduceSum", false, "ReduceSum", false, "Divide", 48.0F, "[shape('x')[2]*shape('x')[3]]"},
+      {"ReduceSum", true, "ReduceSum", false, "Multiply", 1.0F / 48, "1/[shape('x')[2]*shape('x')[3]]"},
+      {"ReduceSum", true, "ReduceSum", true, "Multiply", 1.0F / 47, "1/([shape('sq')[2]*shape('sq')[3]]-1)"},
+      {"ReduceMean", false, "ReduceMean", true, "Multiply", 48.0F / 47,
+       "[shape('sq')[2]*shape('sq')[3]]/([shape('sq')[2]*shape('sq')[3]]-1)"},
+      {"ReduceSum", false, "ReduceMean", false, "Divide", 48.0F, ""},
+  };
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(fmt::format("{}{} {} {} {}", c.first, c.keep_first ? " kept" : "", c.second, c.op, c.value));
+    const auto r = fix(reduced_in_steps(c.first, c.keep_first, c.second, c.squares, c.op, c.value), o);
+    if (*c.computed == '\0') {
+      EXPECT_FALSE(r.fixed);
+      ASSERT_FALSE(r.refusals.empty());
+      EXPECT_EQ(r.refusals[0].name, "scale") << r.refusals[0].reason;
+      continue;
+    }
+    ASSERT_TRUE(r.fixed) << refused(r);
+    ASSERT_EQ(r.changes.size(), 1u);
+    EXPECT_EQ(r.changes[0].computed, c.computed);
+    const auto at = written_at(r, "[1,3,9,13]");
+    EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  }
+}
+
 // New sizes, IR: an AvgPool whose window is the whole 6x8 map (global pooling written as a fixed window)
 // becomes ReduceMean-1 over axes 2 and 3, kept as 1s; a MaxPool-1 likewise ReduceMax-1, and a MaxPool-8 whose
 // indices (a second output) nothing reads, which the reduction leaves out. A MaxPool-8 whose indices are read
