@@ -37,11 +37,15 @@ struct size_source {
   std::size_t from = 0, to = 0;          ///< the dimensions whose product it is
   std::optional<std::int64_t> asked;     ///< its value at the shapes asked, when known
   scale how = scale::none;
+  /// For a count of the elements reductions reduce, its sentence (`3·14, the elements 'sum' reduces`),
+  /// which describe gives instead: its axes need not be adjacent, nor of one tensor.
+  std::string counted;
   [[nodiscard]] bool scaled() const noexcept { return how != scale::none; }
 };
 
 /// `7·7, dimensions 1..2 of 'conv' [1,7,7,768]`, `half (rounded down) of dimension 2 of ...`.
 std::string describe(const size_source& s) {
+  if (!s.counted.empty()) return s.counted;
   const auto& d = *s.shape;
   std::string dims;
   if (s.from == s.to) {
@@ -83,7 +87,7 @@ void add_changing(const partial_shape& d, const partial_shape& a, std::optional<
       else
         at_asked.reset();
       if (!changes || product <= 1) continue;
-      const size_source source{&d, name, i, j, at_asked};
+      const size_source source{&d, name, i, j, at_asked, size_source::scale::none, {}};
       sizes.try_emplace(product, source);
       if (i != j || !scaled_too) continue;
       // Half and twice a dimension (a crop to the middle, an upsampled size): the usual factor, rounded
@@ -250,9 +254,10 @@ bool ends_past_both(const graph& g, const propagation& declared, const propagati
   return d[k].is_static() && a[k].is_static() && v >= d[k].lo() && v >= a[k].lo();
 }
 
-/// How a real constant may stand for a size n: the size, its reciprocal and, after a sum or a mean, Bessel's
-/// correction (torch's unbiased var and std divide by one less than the count, n-1, or scale a mean by
-/// n/(n-1)). The corrections are read only after a reduction: 255 in x/255 is no count.
+/// How a real constant may stand for a size n: the size, its reciprocal and, after a sum or a mean of a
+/// moment's terms, Bessel's correction (torch's unbiased var and std divide by one less than the count,
+/// n-1, or scale a mean by n/(n-1)) and the roots a standard deviation or a root mean square takes of the
+/// count or of its correction. These are read only after such a reduction: 255 in x/255 is no count.
 struct real_reading {
   std::string_view relation;  ///< as the finding says it: "the constant 48 <relation> H·W (49)"
   double (*size_of)(double);  ///< the size a constant would stand for, to be rounded
@@ -261,6 +266,9 @@ struct real_reading {
   /// A correction: read only of the count of the elements the reduction before it reduces (a 6 after a
   /// mean over 7x7 is hard-sigmoid's, not one less than 7).
   bool corrects = false;
+  /// The root the constant takes of the size (or of one less), where it does: a root that is a small whole
+  /// number makes too common a constant (0.5 is 1/√4, 1/3 is 1/√(10-1)) to be read so.
+  double (*root_of)(double) = nullptr;
 };
 
 std::span<const real_reading> real_readings(bool after_reduction) {
@@ -274,13 +282,37 @@ std::span<const real_reading> real_readings(bool after_reduction) {
       {"is the square root of n/(n-1) for n =", [](double r) { return r * r / (r * r - 1); },
        [](double n) { return std::sqrt(n / (n - 1)); }, 3, true},
       {"is one over the square root of one less than", [](double r) { return 1 / (r * r) + 1; },
-       [](double n) { return 1 / std::sqrt(n - 1); }, 3, true},
+       [](double n) { return 1 / std::sqrt(n - 1); }, 3, true, [](double n) { return std::sqrt(n - 1); }},
+      {"is the square root of one less than", [](double r) { return r * r + 1; }, [](double n) { return std::sqrt(n - 1); },
+       3, true, [](double n) { return std::sqrt(n - 1); }},
+      // A divisor (n-1)/n: the mean of squares over it is times n/(n-1).
+      {"is (n-1)/n for n =", [](double r) { return 1 / (1 - r); }, [](double n) { return (n - 1) / n; }, 3, true},
+      // A root of a sum of squares over the root of its count, or times one over it: a root mean square.
+      {"is the square root of", [](double r) { return r * r; }, [](double n) { return std::sqrt(n); }, 3, true,
+       [](double n) { return std::sqrt(n); }},
+      {"is one over the square root of", [](double r) { return 1 / (r * r); }, [](double n) { return 1 / std::sqrt(n); }, 3,
+       true, [](double n) { return std::sqrt(n); }},
+      // The log of a mean of exponentials: a log-sum-exp less the log of the count (or of its correction).
+      {"is the logarithm of", [](double r) { return std::exp(r); }, [](double n) { return std::log(n); }, 3, true},
+      {"is the logarithm of one less than", [](double r) { return std::exp(r) + 1; }, [](double n) { return std::log(n - 1); },
+       3, true},
   };
   return after_reduction ? std::span<const real_reading>(all) : std::span<const real_reading>(all).first(2);
 }
 
-std::vector<std::int64_t> moment_counts(const graph& g, const propagation& declared, const propagation& asked,
-                                        const layer& last);
+/// A count of elements a reduction reduces, as a size a constant may stand for.
+struct reduced_size {
+  std::int64_t count = 0;
+  size_source source;
+};
+std::vector<reduced_size> reduction_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                                          const layer& last, bool moments);
+
+/// The size among `counts` that is `n`; null where there is none.
+const size_source* count_of(const std::vector<reduced_size>& counts, std::int64_t n) {
+  const auto it = std::find_if(counts.begin(), counts.end(), [n](const reduced_size& c) { return c.count == n; });
+  return it != counts.end() ? &it->source : nullptr;
+}
 
 /// Whether every element of `v` is the same constant (a scalar, or a per-channel tensor written with one
 /// value throughout, as a correction broadcast to `[1,C]`).
@@ -303,11 +335,12 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
   const auto& v = declared.input(g, l, port).value;
   if (!v) return;
   if (v->is_real()) {
-    // A real constant: only a scalar of an elementwise op (a mean written as sum/49, sum·(1/49), or
-    // sum/(7·7) computed from constants) or of a Range (a grid counted in floats), not one computed from a
-    // dimension. Its Const, maybe through Converts (an IR compressed to f16 decompresses its weights so), is
-    // named where there is one.
-    if (!(elementwise_arithmetic(l.type) || (counts_range(l) && v->reals.size() == 1)) || !one_constant_value(*v)) return;
+    // A real constant: only one value of an elementwise op (a mean written as sum/49, sum·(1/49), or
+    // sum/(7·7) computed from constants; a scalar, or a tensor of that one value) or of a Range (a grid
+    // counted in floats), not one computed from a dimension. Its Const, maybe through Converts (an IR
+    // compressed to f16 decompresses its weights so), is named where there is one.
+    const bool one_value = one_constant_value(*v);
+    if (!(elementwise_arithmetic(l.type) || (counts_range(l) && v->reals.size() == 1))) return;
     const layer* holder = &g.layers()[l.sources[port]->layer];
     for (int hops = 0; hops < 8 && part_of(holder->type) == op_part::passes_values && !holder->sources.empty() &&
                        holder->sources[0];
@@ -320,26 +353,41 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     // computed from constants: as f32 holds it).
     const auto type = one_const && feeder.find("element_type") != nullptr ? feeder.text("element_type", "f32") : std::string_view("f32");
     const double tolerance = type == "f16" ? 1e-3 : type == "bf16" ? 8e-3 : type == "f32" ? 1e-6 : 1e-9;
-    const double r = v->reals[0];
-    if (!std::isfinite(r) || r == 0.0) return;  // NaN or an infinity: no size, and no integer to convert to
     // Corrections are read only of a moment's reduction (of squares, products, cubes or absolute values):
-    // (x - mean)/255 on a map 256 wide is no variance.
-    const auto* reduction = reduction_before(g, declared, l, port, reduced_data::moments);
-    const auto counts = reduction != nullptr ? moment_counts(g, declared, asked, *reduction) : std::vector<std::int64_t>();
-    for (const auto& reading : real_readings(!counts.empty())) {
-      const double x = reading.size_of(r);
-      if (!std::isfinite(x)) continue;
-      const double n = std::round(x);
-      if (n < reading.least || n > static_cast<double>(largest_size)) continue;
-      if (reading.corrects && std::find(counts.begin(), counts.end(), static_cast<std::int64_t>(n)) == counts.end()) continue;
-      const double expected = reading.constant_of(n);
-      if (std::abs(r - expected) > tolerance * std::abs(expected)) continue;
-      // (A range's limit, as an integer one, may be a size no data of its path carries.)
-      if (const auto* equals = sizes.find(static_cast<std::int64_t>(n), counts_range(l))) {
-        found.push_back({port, 0, static_cast<std::int64_t>(n), *equals, one_const ? std::string(feeder.name) : std::string(),
-                         one_const ? std::optional<std::int64_t>(feeder.id) : std::nullopt, fmt::format("{}", r),
-                         reading.relation});
-        return;
+    // (x - mean)/255 on a map 256 wide is no variance. A count or its reciprocal, of any reduction's
+    // elements too (a mean over C and W: 3·14, no product of adjacent dimensions).
+    const auto* moment = reduction_before(g, declared, l, port, reduced_data::moments);
+    const auto counts = moment != nullptr ? reduction_sizes(g, declared, asked, *moment, true) : std::vector<reduced_size>();
+    // A tensor of several values is read only for corrections, each element alone (a correction per
+    // channel, the others' their own): a table of weights would hold any size by chance.
+    if (!one_value && counts.empty()) return;
+    const auto* nearest = one_value ? reduction_before(g, declared, l, port, reduced_data::anything) : nullptr;
+    const auto reduced = nearest != nullptr ? reduction_sizes(g, declared, asked, *nearest, false) : std::vector<reduced_size>();
+    for (std::size_t e = 0; e < (one_value ? 1 : v->reals.size()); ++e) {
+      const double r = v->reals[e];
+      // NaN or an infinity: no size, and no integer to convert to; a computed element is no constant.
+      if (!std::isfinite(r) || r == 0.0 || !v->real_constant(e)) continue;
+      for (const auto& reading : real_readings(!counts.empty())) {
+        if (!one_value && !reading.corrects) continue;
+        const double x = reading.size_of(r);
+        if (!std::isfinite(x)) continue;
+        const double n = std::round(x);
+        if (n < reading.least || n > static_cast<double>(largest_size)) continue;
+        const auto* count = count_of(reading.corrects ? counts : reduced, static_cast<std::int64_t>(n));
+        if (reading.corrects && count == nullptr) continue;
+        const double expected = reading.constant_of(n);
+        if (std::abs(r - expected) > tolerance * std::abs(expected)) continue;
+        if (const double root = reading.root_of != nullptr ? reading.root_of(n) : 0; root <= 4 && root == std::round(root) && root > 0)
+          continue;
+        // (A range's limit, as an integer one, may be a size no data of its path carries.)
+        const auto* equals = sizes.find(static_cast<std::int64_t>(n), counts_range(l));
+        if (equals == nullptr) equals = count;
+        if (equals != nullptr) {
+          found.push_back({port, e, static_cast<std::int64_t>(n), *equals, one_const ? std::string(feeder.name) : std::string(),
+                           one_const ? std::optional<std::int64_t>(feeder.id) : std::nullopt, fmt::format("{}", r),
+                           reading.relation});
+          return;
+        }
       }
     }
     return;
@@ -348,11 +396,14 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
   // every element.
   const bool arithmetic = elementwise_arithmetic(l.type);
   if (arithmetic && !one_constant_value(*v)) return;
-  // An integer variance is corrected by n-1 as a real one is.
-  std::vector<std::int64_t> counts;
-  if (arithmetic)
-    if (const auto* reduction = reduction_before(g, declared, l, port, reduced_data::moments))
-      counts = moment_counts(g, declared, asked, *reduction);
+  // An integer mean divides by its count, an integer variance by one less, as real ones do.
+  std::vector<reduced_size> reduced, counts;
+  if (arithmetic) {
+    if (const auto* nearest = reduction_before(g, declared, l, port, reduced_data::anything))
+      reduced = reduction_sizes(g, declared, asked, *nearest, false);
+    if (const auto* moment = reduction_before(g, declared, l, port, reduced_data::moments))
+      counts = reduction_sizes(g, declared, asked, *moment, true);
+  }
   // An index or a bound may be the last index along a size (x[:, -1] written as H - 1).
   const bool index = holds_positions(l, port);
   // Indices into a shape (Gather(Shape(x), 2)) name dimensions, not positions along one: data some of whose
@@ -368,14 +419,16 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     // A size (a pattern's element, a repeat count, a range's limit) may come from another input's shape that
     // no data of the layer's path carries. A position or a divisor is looked for only along the path.
     const auto* equals = b.lo >= 2 ? sizes.find(b.lo, !index && !arithmetic) : nullptr;
+    if (equals == nullptr && b.lo >= 2) equals = count_of(reduced, b.lo);
     std::string_view relation = "equals";
     if (equals == nullptr && index && b.lo < largest_size) {
       // One less than a dimension, not than half of one: 1 would be one less than half of 4.
       equals = sizes.find_plain(b.lo + 1);
       relation = "is one less than";
     }
-    if (equals == nullptr && b.lo < largest_size && std::find(counts.begin(), counts.end(), b.lo + 1) != counts.end()) {
+    if (const auto* count = b.lo < largest_size ? count_of(counts, b.lo + 1) : nullptr; equals == nullptr && count != nullptr) {
       equals = sizes.find(b.lo + 1, false);
+      if (equals == nullptr) equals = count;
       relation = "is one less than";
     }
     if (equals == nullptr) continue;
@@ -1019,49 +1072,87 @@ bool reduces_in_steps(const graph& g, const propagation& declared, const layer& 
   return false;
 }
 
-/// The counts a correction after the reduction `last` may be read of: the elements of a moment's powers it
-/// reduces, with those of the reductions before it that reduce them in steps (a sum over W, then over H:
-/// H·W, or W alone), each at the declared shapes where some of its axes change at the shapes asked.
-std::vector<std::int64_t> moment_counts(const graph& g, const propagation& declared, const propagation& asked,
-                                        const layer& last) {
-  // The steps from `last` back to the one that reduces the powers themselves.
+std::vector<reduced_size> reduction_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                                          const layer& last, bool moments) {
+  // The steps from `last` back; for moments, one of them reduces a moment's terms (a log-sum-exp taken over
+  // W, then over H, sums exponentials at each step).
   std::vector<const layer*> steps{&last};
-  while (steps.size() < 4 && !reduces_data(g, declared, *steps.back(), reduced_data::moments)) {
-    const auto* before = reduced_before(g, *steps.back());
-    if (before == nullptr) return {};
-    steps.push_back(before);
-  }
-  if (!reduces_data(g, declared, *steps.back(), reduced_data::moments)) return {};
-  std::vector<std::int64_t> counts;
-  std::int64_t product = 1;
-  bool changes = false;
-  // From the first step on: its count alone, then with each step after it.
-  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
-    const auto& r = **it;
-    if (r.sources.size() < 2 || !r.sources[0]) return counts;
-    const auto& in = declared.input(g, r, 0).shape;
-    const auto& now = asked.input(g, r, 0).shape;
-    const auto& axes = declared.input(g, r, 1).value;
-    if (!in.is_static() || !now.rank_known() || now.size() != in.size() || !axes || axes->is_real() || axes->elements.empty())
-      return counts;
+  while (steps.size() < 4)
+    if (const auto* before = reduced_before(g, *steps.back()))
+      steps.push_back(before);
+    else
+      break;
+  if (moments && std::none_of(steps.begin(), steps.end(),
+                              [&](const layer* r) { return reduces_data(g, declared, *r, reduced_data::moments); }))
+    return {};
+  // Each step's own count, the extents it reduces of its input at the declared shapes, and at the shapes asked.
+  struct step_count {
+    std::int64_t count = 1;
+    std::optional<std::int64_t> asked = 1;
+    std::string extents;
+    bool changes = false;  ///< some extent it reduces is another at the shapes asked (8·18 asked as 12·12 too)
+  };
+  std::vector<step_count> own;
+  for (const auto* r : steps) {
+    if (r->sources.size() < 2 || !r->sources[0]) break;
+    const auto& in = declared.input(g, *r, 0).shape;
+    const auto& now = asked.input(g, *r, 0).shape;
+    const auto& axes = declared.input(g, *r, 1).value;
+    if (!in.is_static() || !axes || axes->is_real() || axes->elements.empty()) break;
     std::vector<bool> summed(in.size(), false);
+    bool read = true;
     for (const auto& e : axes->elements) {
       auto x = e.lo;
-      if (!e.exact()) return counts;
       if (x < 0) x += static_cast<std::int64_t>(in.size());
-      if (x < 0 || static_cast<std::size_t>(x) >= in.size()) return counts;
-      summed[static_cast<std::size_t>(x)] = true;
+      read = read && e.exact() && x >= 0 && static_cast<std::size_t>(x) < in.size();
+      if (read) summed[static_cast<std::size_t>(x)] = true;
     }
-    for (std::size_t k = 0; k < in.size(); ++k) {
+    if (!read) break;
+    step_count c;
+    const bool comparable = now.rank_known() && now.size() == in.size();
+    for (std::size_t k = 0; k < in.size() && read; ++k) {
       if (!summed[k]) continue;
       const auto extent = in[k].lo();
-      if (extent < 1 || product > largest_size / extent) return counts;
-      product *= extent;
-      changes = changes || !(now[k].is_static() && now[k].lo() == extent);
+      read = extent >= 1 && c.count <= largest_size / extent;
+      if (!read) break;
+      c.count *= extent;
+      c.extents += fmt::format("{}{}", c.extents.empty() ? "" : "·", extent);
+      c.changes = c.changes || !(comparable && now[k].is_static() && now[k].lo() == extent);
+      if (c.asked && comparable && now[k].is_static() && now[k].lo() >= 1 && *c.asked <= largest_size / now[k].lo())
+        c.asked = *c.asked * now[k].lo();
+      else
+        c.asked.reset();
     }
-    if (changes) counts.push_back(product);
+    if (!read) break;
+    own.push_back(std::move(c));
   }
-  return counts;
+  // Every run of consecutive steps (W, H and H·W of a sum over W, then over H), where its count changes.
+  std::vector<reduced_size> out;
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    std::int64_t product = 1;
+    std::optional<std::int64_t> at_asked = 1;
+    std::string extents, names;
+    bool changes = false;
+    for (std::size_t j = i; j < own.size(); ++j) {
+      changes = changes || own[j].changes;
+      if (product > largest_size / own[j].count) break;
+      product *= own[j].count;
+      at_asked = at_asked && own[j].asked && *at_asked <= largest_size / std::max<std::int64_t>(*own[j].asked, 1)
+                     ? std::optional<std::int64_t>(*at_asked * *own[j].asked)
+                     : std::nullopt;
+      // Named from the first step on, as the data flows.
+      extents = extents.empty() ? own[j].extents : fmt::format("{}·{}", own[j].extents, extents);
+      names = names.empty() ? fmt::format("'{}'", steps[j]->name) : fmt::format("'{}' then {}", steps[j]->name, names);
+      if (product <= 1 || !changes) continue;
+      reduced_size x;
+      x.count = product;
+      x.source.name = steps[j]->name;
+      x.source.asked = at_asked;
+      x.source.counted = fmt::format("{}, the elements {} {}", extents, names, i == j ? "reduces" : "reduce");
+      out.push_back(std::move(x));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -1089,7 +1180,7 @@ bool reduces_data(const graph& g, const propagation& declared, const layer& r, r
     if (made || elementwise_arithmetic(s->type) || !carries_values(*s)) break;
     s = fed_by(g, *s);
   }
-  return reduces_squares(r, made);
+  return what == reduced_data::squares ? reduces_squares(r, made) : reduces_moment(r, made);
 }
 
 const layer* reduction_before(const graph& g, const propagation& declared, const layer& l, std::size_t port, reduced_data what) {

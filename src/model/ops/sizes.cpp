@@ -114,7 +114,9 @@ bool multiplies(const layer& l) { return l.type == "Multiply"; }
 
 bool sums_over_axes(const layer& l) { return l.type == "ReduceSum"; }
 
-bool sums_or_averages(const layer& l) { return l.type == "ReduceSum" || l.type == "ReduceMean" || l.type == "ReduceL2"; }
+bool sums_or_averages(const layer& l) {
+  return l.type == "ReduceSum" || l.type == "ReduceMean" || l.type == "ReduceL2" || l.type == "ReduceL1";
+}
 
 bool averages(const layer& l) { return l.type == "ReduceMean"; }
 
@@ -126,9 +128,13 @@ bool squares(const layer& l, bool same_operands, std::optional<double> exponent)
   return (l.type == "Multiply" && same_operands) || l.type == "SquaredDifference" || (l.type == "Power" && exponent == 2.0);
 }
 
+bool reduces_moment(const layer& l, bool formed) {
+  return l.type == "ReduceL2" || l.type == "ReduceL1" || ((l.type == "ReduceSum" || l.type == "ReduceMean") && formed);
+}
+
 bool forms_moment(const layer& l, bool same_operands, bool data_operands, std::optional<double> exponent) {
   return squares(l, same_operands, exponent) || (l.type == "Multiply" && data_operands) ||
-         (l.type == "Power" && exponent.has_value()) || l.type == "Abs";
+         (l.type == "Power" && exponent.has_value()) || l.type == "Abs" || l.type == "Exp";
 }
 
 bool carries_values(const layer& l) {

@@ -40,9 +40,9 @@ namespace reshape1::model::detail {
 /// `l` sums its data over the axes input 1 holds (ReduceSum).
 [[nodiscard]] bool sums_over_axes(const layer& l);
 
-/// `l` sums or averages its data over the axes input 1 holds (ReduceSum, ReduceMean, or ReduceL2, the root
-/// of a sum of squares): a count of the elements it reduces may follow it as a factor or a divisor (a mean,
-/// a variance).
+/// `l` sums or averages its data over the axes input 1 holds (ReduceSum, ReduceMean, ReduceL2, the root of
+/// a sum of squares, or ReduceL1, a sum of absolute values): a count of the elements it reduces may follow
+/// it as a factor or a divisor (a mean, a variance).
 [[nodiscard]] bool sums_or_averages(const layer& l);
 
 /// `l` averages its data over the axes input 1 holds (ReduceMean): times their count, it is their sum.
@@ -56,9 +56,13 @@ namespace reshape1::model::detail {
 /// Power whose exponent is the constant 2 (`exponent`, its value, where known).
 [[nodiscard]] bool squares(const layer& l, bool same_operands, std::optional<double> exponent);
 
+/// `l`'s output is a sum of a moment's terms (`formed`: the layer its data comes from forms them, as
+/// forms_moment reads it): ReduceL2 and ReduceL1 form their own (squares, absolute values).
+[[nodiscard]] bool reduces_moment(const layer& l, bool formed);
+
 /// `l` makes what a moment of its data sums, beyond a square (`squares`): a product of two tensors neither
 /// of which is a constant (`data_operands`: a covariance's), a Power by any constant exponent (a third
-/// moment's cube), or an absolute value (a mean absolute deviation's).
+/// moment's cube), an absolute value (a mean absolute deviation's), or an exponential (a log-sum-exp's).
 [[nodiscard]] bool forms_moment(const layer& l, bool same_operands, bool data_operands, std::optional<double> exponent);
 
 /// `l`'s output holds values computed from its inputs' element by element, or its inputs' elements moved

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -307,10 +308,17 @@ namespace {
 ///   "integer"     x converted to i64, squared, summed, divided by the i64 scalar 48;
 ///   "per_channel" x·x corrected by a [1,3,1,1] tensor of 1/48 throughout;
 ///   "weighted"    x times a constant [1,3,1,1] (a scaling, no moment);
-///   "uneven"      x·x corrected by a [1,3,1,1] tensor of three different values.
-ir_builder moment(const std::string& kind) {
+///   "table"       x·x summed, times a [1,3,1,1] tensor of three values none of which is a correction;
+///   "one_of_three" x·x corrected by [1/48, 1/2, 2]: channel 0's correction;
+///   "channels_width" x·x summed over C and W of a 5x7 map (3·7 = 21 elements, not adjacent), divided by 20;
+///   "norm_root"   ReduceL2 of x divided by √48; "norm_rms" ReduceL2 of x times 1/√35 (on a 5x7 map);
+///   "norm_half"   ReduceL2 of x times 1/2;
+///   "l1"          ReduceL1 of x times 1/48; "ratio" x·x averaged, divided by 48/49;
+///   "log_sum_exp" Exp of x summed, Log, less log 48.
+/// `map` is x's shape (the reductions keep it [1,3,1,1]).
+ir_builder moment(const std::string& kind, const std::string& map = "[1,3,7,7]") {
   ir_builder b;
-  const std::string map = "[1,3,7,7]", one = "[1,3,1,1]";
+  const std::string one = "[1,3,1,1]";
   const int x = b.parameter(map, "x");
   const auto f32 = [](float v) { return static_cast<std::int64_t>(std::bit_cast<std::uint32_t>(v)); };
   const auto binary = [&](const char* type, int a, int c, const std::string& dims, const std::string& c_dims,
@@ -327,6 +335,23 @@ ir_builder moment(const std::string& kind) {
     b.edge(b.i64(axes), r, 1);
     return r;
   };
+  const auto scalar = [&](float v) { return b.constant(element_type::f32, "", {f32(v)}, "[]"); };
+  if (kind == "norm_root" || kind == "norm_rms" || kind == "norm_half" || kind == "l1") {
+    const int r = b.layer(kind == "l1" ? "ReduceL1" : "ReduceL2", R"(keep_dims="true")", {map, "[2]"}, {one}, "sum", 4);
+    b.edge(x, r, 0);
+    b.edge(b.i64({2, 3}), r, 1);
+    const float c = kind == "norm_root" ? std::sqrt(48.0F) : kind == "norm_rms" ? 1.0F / std::sqrt(35.0F) : kind == "norm_half" ? 0.5F : 1.0F / 48;
+    b.result(binary(kind == "norm_root" ? "Divide" : "Multiply", r, scalar(c), one, "[]", "scale"), one);
+    return b;
+  }
+  if (kind == "log_sum_exp") {
+    const int e = b.layer("Exp", "", {map}, {map}, "exp");
+    b.edge(x, e, 0);
+    const int log = b.layer("Log", "", {one}, {one}, "log");
+    b.edge(reduce(e, {2, 3}, map, one, "sum"), log, 0);
+    b.result(binary("Subtract", log, scalar(std::log(48.0F)), one, "[]", "scale"), one);
+    return b;
+  }
   int terms = 0;
   if (kind == "covariance") {
     const int s = b.layer("Sigmoid", "", {map}, {map}, "sigmoid");
@@ -349,15 +374,33 @@ ir_builder moment(const std::string& kind) {
   } else {
     terms = binary("Multiply", x, x, map, map, "terms");
   }
+  if (kind == "channels_width") {
+    // (Built on a 5x7 map, where C·W is no product of adjacent dimensions nor equal to one.)
+    const int sum = reduce(terms, {1, 3}, map, "[1,1,5,1]", "sum");
+    b.result(binary("Divide", sum, scalar(20.0F), "[1,1,5,1]", "[]", "scale"), "[1,1,5,1]");
+    return b;
+  }
+  if (kind == "ratio") {
+    const int mean = b.layer("ReduceMean", R"(keep_dims="true")", {map, "[2]"}, {one}, "sum");
+    b.edge(terms, mean, 0);
+    b.edge(b.i64({2, 3}), mean, 1);
+    b.result(binary("Divide", mean, scalar(48.0F / 49), one, "[]", "scale"), one);
+    return b;
+  }
   const int sum = kind == "chained" ? reduce(reduce(terms, {3}, map, "[1,3,7,1]", "rows"), {2}, "[1,3,7,1]", one, "sum")
                                     : reduce(terms, {2, 3}, map, one, "sum");
   int scale = 0;
-  if (kind == "integer") {
+  if (kind == "one_of_three") {
+    scale = binary("Multiply", sum, b.constant(element_type::f32, "1,3,1,1", {f32(1.0F / 48), f32(0.5F), f32(2.0F)}, one), one,
+                   one, "scale");
+  } else if (kind == "integer") {
     scale = binary("Divide", sum, b.scalar(48), one, "[]", "scale");
-  } else if (kind == "per_channel" || kind == "uneven") {
-    const float last = kind == "uneven" ? 1.0F / 47 : 1.0F / 48;
-    scale = binary("Multiply", sum, b.constant(element_type::f32, "1,3,1,1", {f32(1.0F / 48), f32(1.0F / 48), f32(last)}, one),
+  } else if (kind == "per_channel") {
+    scale = binary("Multiply", sum, b.constant(element_type::f32, "1,3,1,1", {f32(1.0F / 48), f32(1.0F / 48), f32(1.0F / 48)}, one),
                    one, one, "scale");
+  } else if (kind == "table") {
+    scale = binary("Multiply", sum, b.constant(element_type::f32, "1,3,1,1", {f32(0.5F), f32(2.0F), f32(3.0F)}, one), one, one,
+                   "scale");
   } else if (kind == "abs" || kind == "chained") {
     scale = binary("Multiply", sum, b.constant(element_type::f32, "", {f32(1.0F / 48)}, "[]"), one, "[]", "scale");
   } else {
@@ -369,27 +412,50 @@ ir_builder moment(const std::string& kind) {
 
 // An unbiased estimate's correction is one less than the count of the elements its moment sums, however
 // that moment is formed: squares summed one axis at a time, a covariance's products, absolute or cubed
-// deviations, in integers, or a correction spread over the channels with one value. Each said yes at
-// 14x14, where the count is 196 and the file still divides by 48. A constant that scales data before the
-// sum, or a correction tensor of several values, is no such count.
+// deviations, in integers, or a correction spread over the channels (one value, or one channel's); a count
+// of axes that are not adjacent; the roots a norm takes (a standard deviation, a root mean square), a
+// norm of absolute values, a divisor (n-1)/n, a log-sum-exp less the log of its count. Each said yes at
+// 14x14, where the count is 196 and the file still holds 49's. A constant that scales data before the
+// sum, or a tensor of values none of which is a correction, is no such count.
 TEST_F(sizes, corrections_of_moments_formed_otherwise_are_sizes_written_down) {
-  for (const auto* kind : {"chained", "covariance", "abs", "cube", "integer", "per_channel"}) {
-    SCOPED_TRACE(kind);
-    const auto b = moment(kind);
+  struct moment_case {
+    const char* kind;
+    const char* relation;
+    const char* size = "the size 49:";
+    const char* map = "[1,3,7,7]";
+  };
+  for (const auto& c : {moment_case{"chained", " is the reciprocal of one less than "}, moment_case{"covariance", " is one less than "},
+                        moment_case{"abs", " is the reciprocal of one less than "}, moment_case{"cube", " is one less than "},
+                        moment_case{"integer", " is one less than "}, moment_case{"per_channel", " is the reciprocal of one less than "},
+                        // Element 0 of the tensor, channel 0's correction.
+                        moment_case{"one_of_three", " is the reciprocal of one less than ", "element 0 may stand for the size 49:"},
+                        // A count of axes that are not adjacent: the elements the reduction reduces.
+                        moment_case{"channels_width", " is one less than 3·7, the elements 'sum' reduces ", "the size 21:",
+                                    "[1,3,5,7]"},
+                        moment_case{"norm_root", " is the square root of one less than "},
+                        moment_case{"norm_rms", " is one over the square root of 5·7, dimensions 2..3 ", "the size 35:", "[1,3,5,7]"},
+                        moment_case{"l1", " is the reciprocal of "},
+                        moment_case{"ratio", " is (n-1)/n for n = "}, moment_case{"log_sum_exp", " is the logarithm of "}}) {
+    SCOPED_TRACE(c.kind);
+    const auto b = moment(c.kind, c.map);
     const auto r = at(b, "[1,3,14,14]");
     EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
     ASSERT_EQ(r.findings.size(), 1u);
     EXPECT_EQ(r.findings[0].code, "baked_size");
     EXPECT_EQ(r.findings[0].name, "scale");
-    EXPECT_NE(r.findings[0].what.find(" one less than "), std::string::npos) << r.findings[0].what;
-    EXPECT_NE(r.findings[0].what.find("the size 49:"), std::string::npos) << r.findings[0].what;
-    EXPECT_EQ(at(b, "[1,3,7,7]").summary.verdict(), model::batch_verdict::yes);
+    EXPECT_NE(r.findings[0].what.find(c.relation), std::string::npos) << r.findings[0].what;
+    EXPECT_NE(r.findings[0].what.find(c.size), std::string::npos) << r.findings[0].what;
+    EXPECT_EQ(at(b, c.map).summary.verdict(), model::batch_verdict::yes);
   }
-  for (const auto* kind : {"weighted", "uneven"}) {
+  for (const auto* kind : {"weighted", "table"}) {
     SCOPED_TRACE(kind);
     const auto r = at(moment(kind), "[1,3,14,14]");
     EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << (r.findings.empty() ? r.summary_line() : r.findings[0].what);
   }
+  // A root that is a small whole number makes a common constant: a norm over a 1x4 map times 1/2 is no
+  // root mean square (1/√4) to be named.
+  const auto half = at(moment("norm_half", "[1,3,1,4]"), "[1,3,1,8]");
+  EXPECT_EQ(half.summary.verdict(), model::batch_verdict::yes) << (half.findings.empty() ? half.summary_line() : half.findings[0].what);
 }
 
 }  // namespace
