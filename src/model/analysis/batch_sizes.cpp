@@ -309,7 +309,7 @@ std::vector<reduced_size> reduction_sizes(const graph& g, const propagation& dec
                                           const layer& last, bool moments);
 
 /// The size among `counts` that is `n`; null where there is none.
-const size_source* count_of(const std::vector<reduced_size>& counts, std::int64_t n) {
+const size_source* count_among(const std::vector<reduced_size>& counts, std::int64_t n) {
   const auto it = std::find_if(counts.begin(), counts.end(), [n](const reduced_size& c) { return c.count == n; });
   return it != counts.end() ? &it->source : nullptr;
 }
@@ -373,7 +373,7 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
         if (!std::isfinite(x)) continue;
         const double n = std::round(x);
         if (n < reading.least || n > static_cast<double>(largest_size)) continue;
-        const auto* count = count_of(reading.corrects ? counts : reduced, static_cast<std::int64_t>(n));
+        const auto* count = count_among(reading.corrects ? counts : reduced, static_cast<std::int64_t>(n));
         if (reading.corrects && count == nullptr) continue;
         const double expected = reading.constant_of(n);
         if (std::abs(r - expected) > tolerance * std::abs(expected)) continue;
@@ -419,14 +419,14 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     // A size (a pattern's element, a repeat count, a range's limit) may come from another input's shape that
     // no data of the layer's path carries. A position or a divisor is looked for only along the path.
     const auto* equals = b.lo >= 2 ? sizes.find(b.lo, !index && !arithmetic) : nullptr;
-    if (equals == nullptr && b.lo >= 2) equals = count_of(reduced, b.lo);
+    if (equals == nullptr && b.lo >= 2) equals = count_among(reduced, b.lo);
     std::string_view relation = "equals";
     if (equals == nullptr && index && b.lo < largest_size) {
       // One less than a dimension, not than half of one: 1 would be one less than half of 4.
       equals = sizes.find_plain(b.lo + 1);
       relation = "is one less than";
     }
-    if (const auto* count = b.lo < largest_size ? count_of(counts, b.lo + 1) : nullptr; equals == nullptr && count != nullptr) {
+    if (const auto* count = b.lo < largest_size ? count_among(counts, b.lo + 1) : nullptr; equals == nullptr && count != nullptr) {
       equals = sizes.find(b.lo + 1, false);
       if (equals == nullptr) equals = count;
       relation = "is one less than";
