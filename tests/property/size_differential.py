@@ -22,6 +22,7 @@ the families with a rewrite (REWRITABLE) is printed, and must be 90% at least.
 import argparse
 import collections
 import json
+import math
 import os
 import pathlib
 import random
@@ -200,6 +201,23 @@ def correction_tensor(p, c, h, w):
     s = p.op("ReduceSum", [squares(p), p.i64([2, 3])], keepdims=0)
     p.op("Mul", [s, p.f32s([1.0 / (h * w - 1)] * c, [1, c])], "y")
 
+# Roots and logarithms of a count, and a count of axes that are not adjacent.
+def std_root(p, c, h, w):
+    n = p.op("ReduceL2", [centered(p, "x")], axes=[2, 3], keepdims=0)
+    p.op("Div", [n, p.f32((h * w - 1) ** 0.5)], "y")
+
+def root_mean_square(p, c, h, w):
+    n = p.op("ReduceL2", ["x"], axes=[2, 3], keepdims=0)
+    p.op("Mul", [n, p.f32(1.0 / (h * w) ** 0.5)], "y")
+
+def log_mean_exp(p, c, h, w):
+    s = p.op("ReduceLogSumExp", ["x"], axes=[2, 3], keepdims=0)
+    p.op("Sub", [s, p.f32(math.log(h * w))], "y")
+
+def mean_channels_width(p, c, h, w):
+    s = p.op("ReduceSum", ["x", p.i64([1, 3])], keepdims=0)
+    p.op("Div", [s, p.f32(float(c * w))], "y")
+
 def crop_whole_width(p, c, h, w):
     p.op("Slice", ["x", p.i64([1]), p.i64([w]), p.i64([3])], "y")
 
@@ -302,7 +320,8 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             attention_minus1, channel_divisor, pad_to_multiple, tile_rows, expand_rows, expand_computed,
             topk_width, topk_fixed, view_from_shape, variance_bessel, variance_sum_bessel, std_ratio, std_sqrt_ratio,
             mean_reciprocal_first, variance_sum_bessel_first, std_ratio_first, variance_chained, mean_chained,
-            covariance, abs_deviation, third_moment, variance_int, correction_tensor]
+            covariance, abs_deviation, third_moment, variance_int, correction_tensor, std_root, root_mean_square,
+            log_mean_exp, mean_channels_width]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
@@ -316,7 +335,8 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
 REWRITABLE = {"flatten_baked", "attention_baked", "resize_sizes", "crop_half", "crop_whole_width",
               "last_row", "topk_width", "range_grid", "tile_rows", "expand_rows", "mean_baked", "mean_reciprocal",
               "pool_window", "variance_bessel", "variance_sum_bessel", "std_ratio", "mean_reciprocal_first",
-              "variance_sum_bessel_first", "std_ratio_first", "variance_chained", "mean_chained"}
+              "variance_sum_bessel_first", "std_ratio_first", "variance_chained", "mean_chained",
+              "mean_channels_width"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

@@ -64,8 +64,8 @@ struct reduced_elements {
   std::int64_t count = 0;  ///< the number of elements they reduce, at the declared shapes
 };
 
-/// What the sum or mean `sum` reduces, with its steps before it, where the axes reduced are adjacent in the
-/// first step's input and some change at the shapes asked; nullopt otherwise.
+/// What the sum or mean `sum` reduces, with its steps before it, where some of the axes reduced change at the
+/// shapes asked (adjacent or not: a mean over C and W); nullopt otherwise.
 std::optional<reduced_elements> reduced_count(const graph& g, const propagation& declared, const propagation& asked,
                                               const layer& sum);
 

@@ -1251,7 +1251,7 @@ std::optional<reduced_elements> reduced_count(const graph& g, const propagation&
   for (std::size_t k = 0; k < in.size(); ++k) {
     if (!reduced[k]) continue;
     const auto extent = in[k].lo();
-    if ((!x.axes.empty() && k != x.axes.back() + 1) || extent < 1 || x.count > largest_size / extent) return std::nullopt;
+    if (extent < 1 || x.count > largest_size / extent) return std::nullopt;
     x.axes.push_back(k);
     x.count *= extent;
     changes = changes || !(now[k].is_static() && now[k].lo() == extent);

@@ -167,7 +167,7 @@ struct pattern_choice {
 [[nodiscard]] bool reads_divisor(const layer& l, const batch_finding& f);
 
 /// New sizes: the value to try for the divisor of Divide `l`, a whole number, where its dividend is a
-/// ReduceSum over adjacent axes, one of them changing, whose extents multiply to it (a mean written as a sum
+/// ReduceSum over axes, adjacent or not, one of them changing, whose extents multiply to it (a mean written as a sum
 /// over H and W divided by 48): their product, from the summed tensor's shape
 /// (`[shape('x')[2]*shape('x')[3]]`). Empty, with `reason`, otherwise (check's finding stands).
 [[nodiscard]] std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& declared,

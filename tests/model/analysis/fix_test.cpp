@@ -1030,6 +1030,28 @@ TEST_F(fixing, new_sizes_a_factor_one_over_the_elements_summed_is_computed) {
   EXPECT_TRUE(half.changes.empty());
 }
 
+// New sizes, IR: a mean over axes that are not adjacent (C and W: 3·8 = 24) has its divisor computed from
+// both: the count need not be a product of adjacent dimensions.
+TEST_F(fixing, new_sizes_a_divisor_over_axes_apart_is_computed) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,6,8]", "x");
+  const int sum = b.layer("ReduceSum", R"(keep_dims="false")", {"[1,3,6,8]", "[2]"}, {"[1,6]"}, "sum", 1);
+  b.edge(x, sum, 0);
+  b.edge(b.i64({1, 3}), sum, 1);
+  const int mean = b.layer("Divide", R"(auto_broadcast="numpy")", {"[1,6]", "[]"}, {"[1,6]"}, "mean", 1);
+  b.edge(sum, mean, 0);
+  b.edge(b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(24.0F)}, "[]"), mean, 1);
+  b.result(mean, "[1,6]");
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].computed, "[shape('x')[1]*shape('x')[3]]");
+  const auto at = written_at(r, "[1,3,9,13]");
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+}
+
 /// x [1,3,6,8]'s variance over its 6x8 map with Bessel's correction folded at 48 elements: the squares of
 /// x less its mean, reduced by `reduce` (ReduceMean or ReduceSum), then `op` by the f32 scalar `value`
 /// (layer "scale"), and for `times_count` first multiplied by 48 (layer "count", a mean times n is a sum);
