@@ -86,7 +86,17 @@ input_report& named_input(const graph& g, std::vector<input_report>& inputs, con
     const auto [end, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), id);
     if (ec == std::errc() && end == name.data() + name.size()) {
       for (auto& in : inputs)
-        if (in.id == id) return in;
+        if (in.id == id) {
+          // An input whose name is the text `#12` while another has the id 12: neither reading is the
+          // obvious one.
+          for (const auto& other : inputs)
+            if (other.name == name && other.id != id)
+              bad_request(fmt::format("{}: names two inputs, '{}' (#{}) by its name and '{}' (#{}) by its id",
+                                      detail::spell(s, option, name), io::detail::escaped(other.name), other.id,
+                                      io::detail::escaped(in.name), in.id),
+                          fmt::format("give #{} for the first, '{}' for the second", other.id, io::detail::escaped(in.name)));
+          return in;
+        }
       bad_request(fmt::format("{}: no input has the id {}; its inputs are {}", detail::spell(s, option, name), id,
                               input_names(g)),
                   "use one of those names, or #ID for an input's id");
@@ -337,6 +347,15 @@ void check_assumed_constants(const graph& g, const reshape_request& request) {
       "convolution's layer name, or #ID";
   for (const auto& name : request.assume_constant) {
     const auto named = [&](const layer& l) { return l.name == name || fmt::format("#{}", l.id) == name; };
+    // A layer whose name is the text `#12` while another has the id 12: the option would vouch for both.
+    const auto by_name = std::find_if(g.layers().begin(), g.layers().end(), [&](const layer& l) { return l.name == name; });
+    const auto by_id =
+        std::find_if(g.layers().begin(), g.layers().end(), [&](const layer& l) { return fmt::format("#{}", l.id) == name; });
+    if (by_name != g.layers().end() && by_id != g.layers().end() && by_name != by_id)
+      bad_request(fmt::format("{}: names two layers, '{}' (#{}) by its name and '{}' (#{}) by its id",
+                              detail::spell(request.spelling, detail::option::assume_constant, {}, name),
+                              io::detail::escaped(by_name->name), by_name->id, io::detail::escaped(by_id->name), by_id->id),
+                  fmt::format("give #{} for the first, '{}' for the second", by_name->id, io::detail::escaped(by_id->name)));
     const bool found = std::any_of(g.layers().begin(), g.layers().end(), [&](const layer& l) {
       return (part_of(l.type) == op_part::constant || detail::window_of(l).has_value()) && named(l);
     });

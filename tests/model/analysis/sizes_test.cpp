@@ -217,6 +217,48 @@ TEST_F(sizes, only_constants_and_windows_can_be_vouched_for) {
   }
 }
 
+// A name that reads as an id (`#0`) while another layer has that id names two layers: --assume-constant and
+// --shape refuse it, naming both and how to give each; a layer named after its own id is just that layer.
+TEST_F(sizes, a_name_that_is_another_layer_s_id_is_refused) {
+  ir_builder b;
+  const int x = b.parameter("[1,3,6,8]", "x");
+  const int y = b.parameter("[1,3,6,8]", "#0");
+  const int add = b.layer("Add", R"(auto_broadcast="numpy")", {"[1,3,6,8]", "[1,3,6,8]"}, {"[1,3,6,8]"}, "sum");
+  b.edge(x, add, 0);
+  b.edge(y, add, 1);
+  const int c = b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(2.0F)}, "[]");
+  const int scale = b.layer("Multiply", R"(auto_broadcast="numpy")", {"[1,3,6,8]", "[]"}, {"[1,3,6,8]"}, "#4");
+  b.edge(add, scale, 0);
+  b.edge(c, scale, 1);
+  b.result(scale, "[1,3,6,8]");
+  graph_ = load(b.xml(), b.bin());
+  try {
+    (void)model::check_batch(graph_, {.shapes = {{"x", parse_shape("[1,3,12,16]")}, {"#1", parse_shape("[1,3,12,16]")}},
+                                      .assume_constant = {"#0"}});
+    ADD_FAILURE() << "a name that is another layer's id was taken";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("names two layers, '#0' (#1) by its name and 'x' (#0) by its id"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.hint(), "give #1 for the first, 'x' for the second");
+  }
+  try {
+    (void)model::check_batch(graph_, {.shapes = {{"#0", parse_shape("[1,3,12,16]")}}});
+    ADD_FAILURE() << "an input name that is another input's id was taken";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("names two inputs, '#0' (#1) by its name and 'x' (#0) by its id"), std::string::npos)
+        << e.what();
+  }
+  // '#4' is the Multiply's own id: no other layer, so no clash (and it holds no constant).
+  try {
+    (void)model::check_batch(graph_, {.shapes = {{"x", parse_shape("[1,3,12,16]")}, {"#1", parse_shape("[1,3,12,16]")}},
+                                      .assume_constant = {"#4"}});
+    ADD_FAILURE() << "a Multiply was vouched for";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("'#4' (#4) is a Multiply layer"), std::string::npos) << e.what();
+  }
+}
+
 /// x [1,3,7,7], squared where `squared` (x·x), reduced over its 7x7 map by `reduce` (ReduceMean, ReduceSum,
 /// or "" for none), then `op` (Multiply or Divide) by the f32 scalar `constant`.
 ir_builder scaled(const std::string& reduce, const std::string& op, float constant, bool squared = true) {
