@@ -403,7 +403,16 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
     form = count_form::count;  // an integer sum over its count (an integer product times a count is no mean)
   }
   if (!form) return {};
-  const auto& from = *counted->first->sources[0];
+  // What a lowering made in front of the reduction (ONNX ReduceSumSquare's square, ReduceLogSumExp's
+  // exponential: a step of one input) has that input's shape: the count is read from that tensor of the file.
+  auto from = *counted->first->sources[0];
+  for (int hops = 0; hops < 2; ++hops) {
+    const auto& x = g.layers()[from.layer];
+    if (!x.auxiliary || x.sources.empty() || !x.sources[0] ||
+        std::any_of(x.sources.begin(), x.sources.end(), [&](const auto& s) { return !s || s->layer != x.sources[0]->layer || s->output != x.sources[0]->output; }))
+      break;
+    from = *x.sources[0];
+  }
   const auto why = *form == count_form::count && divides(l) ? text::divisor_from_tensor
                  : *form == count_form::reciprocal          ? text::reciprocal_from_tensor
                  : *form == count_form::count               ? text::count_from_tensor

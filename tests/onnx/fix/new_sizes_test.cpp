@@ -97,6 +97,19 @@ TEST(onnx_fix, new_sizes_a_divisor_is_computed_and_a_window_split_is_refused) {
                           [](const model::fix_refusal& x) { return x.name == "/Reshape"; }));
 }
 
+// ReduceSumSquare of the deviations times 1/(n-1): the lowering squares them in a step of its own, no tensor
+// of the file; the correction is computed from the shape of what the node squares (it was refused, saying
+// the shape it would read is no tensor of the file). ONNX Runtime runs the written model as the truth at
+// another size (checked when this was written, as size_differential checks its families).
+TEST(onnx_fix, new_sizes_a_correction_of_a_reduce_sum_square_reads_the_squared_tensor) {
+  const auto bytes = fixture_bytes("size_fix_sum_square_correction");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "rss.onnx", at_sizes("[1,3,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].name, "var");
+  EXPECT_EQ(r.changes[0].computed, "1/([shape('d')[2]*shape('d')[3]]-1)");
+}
+
 TEST(onnx_fix, new_sizes_a_pattern_that_no_0_or_minus_one_mends_is_computed_from_its_input_shape) {
   // A channel shuffle: H and W one place further on in the first pattern, one place back in the second.
   // (ONNX Runtime runs the model written at 16x22 as the same program built at 16x22: checked by hand
