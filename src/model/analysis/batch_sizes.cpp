@@ -308,6 +308,22 @@ struct reduced_size {
 std::vector<reduced_size> reduction_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                           const layer& last, bool moments);
 
+/// The sum or mean (sums_or_averages) that the operand of `l` other than input `port` is, moved or
+/// converted at most (a few steps that carry values and compute none: Reshape, Transpose, Convert); null
+/// where there is none.
+const layer* plain_reduction(const graph& g, const layer& l, std::size_t port) {
+  if (l.sources.size() != 2 || port > 1 || !l.sources[1 - port]) return nullptr;
+  const layer* x = &g.layers()[l.sources[1 - port]->layer];
+  for (int hops = 0; hops < 4 && x != nullptr; ++hops) {
+    if (sums_or_averages(*x)) return x;
+    const auto part = part_of(x->type);
+    if (!(part == op_part::passes_values || part == op_part::reshape || permutes_axes(*x)) || x->sources.empty() || !x->sources[0])
+      return nullptr;
+    x = &g.layers()[x->sources[0]->layer];
+  }
+  return nullptr;
+}
+
 /// The size among `counts` that is `n`; null where there is none.
 const size_source* count_among(const std::vector<reduced_size>& counts, std::int64_t n) {
   const auto it = std::find_if(counts.begin(), counts.end(), [n](const reduced_size& c) { return c.count == n; });
@@ -340,7 +356,9 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     // counted in floats), not one computed from a dimension. Its Const, maybe through Converts (an IR
     // compressed to f16 decompresses its weights so), is named where there is one.
     const bool one_value = one_constant_value(*v);
-    if (!(elementwise_arithmetic(l.type) || (counts_range(l) && v->reals.size() == 1))) return;
+    // A model output that is one real constant (a count written out beside a mean) is compared too.
+    const bool written_out = part_of(l.type) == op_part::result;
+    if (!(elementwise_arithmetic(l.type) || (counts_range(l) && v->reals.size() == 1) || (written_out && one_value))) return;
     const layer* holder = &g.layers()[l.sources[port]->layer];
     for (int hops = 0; hops < 8 && part_of(holder->type) == op_part::passes_values && !holder->sources.empty() &&
                        holder->sources[0];
@@ -356,31 +374,36 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     // Corrections are read only of a moment's reduction (of squares, products, cubes or absolute values):
     // (x - mean)/255 on a map 256 wide is no variance. A count or its reciprocal, of any reduction's
     // elements too (a mean over C and W: 3·14, no product of adjacent dimensions).
-    const auto* moment = reduction_before(g, declared, l, port, reduced_data::moments);
-    const auto counts = moment != nullptr ? reduction_sizes(g, declared, asked, *moment, true) : std::vector<reduced_size>();
-    // A tensor of several values is read only for corrections, each element alone (a correction per
-    // channel, the others' their own): a table of weights would hold any size by chance.
-    if (!one_value && counts.empty()) return;
-    const auto* nearest = one_value ? reduction_before(g, declared, l, port, reduced_data::anything) : nullptr;
+    const auto* moment = written_out ? nullptr : reduction_before(g, declared, l, port, reduced_data::moments);
+    auto counts = moment != nullptr ? reduction_sizes(g, declared, asked, *moment, true) : std::vector<reduced_size>();
+    const auto* nearest = written_out ? nullptr : reduction_before(g, declared, l, port, reduced_data::anything);
     const auto reduced = nearest != nullptr ? reduction_sizes(g, declared, asked, *nearest, false) : std::vector<reduced_size>();
+    // A sum or mean that is the other operand itself, moved or converted at most, is corrected as a moment
+    // is (a sum over n-1, a mean times n/(n-1)): no data comes between them, as it does in (x - mean)/255.
+    if (const auto* plain = written_out ? nullptr : plain_reduction(g, l, port)) {
+      auto more = reduction_sizes(g, declared, asked, *plain, false);
+      counts.insert(counts.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+    // A tensor of several values is read element by element only as the counts of the reductions before it
+    // (a mean's divisor, a correction, one per channel): a table of weights would hold any size by chance.
+    if (!one_value && counts.empty() && reduced.empty()) return;
     for (std::size_t e = 0; e < (one_value ? 1 : v->reals.size()); ++e) {
       const double r = v->reals[e];
       // NaN or an infinity: no size, and no integer to convert to; a computed element is no constant.
       if (!std::isfinite(r) || r == 0.0 || !v->real_constant(e)) continue;
       for (const auto& reading : real_readings(!counts.empty())) {
-        if (!one_value && !reading.corrects) continue;
         const double x = reading.size_of(r);
         if (!std::isfinite(x)) continue;
         const double n = std::round(x);
         if (n < reading.least || n > static_cast<double>(largest_size)) continue;
         const auto* count = count_among(reading.corrects ? counts : reduced, static_cast<std::int64_t>(n));
-        if (reading.corrects && count == nullptr) continue;
+        if ((reading.corrects || !one_value) && count == nullptr) continue;
         const double expected = reading.constant_of(n);
         if (std::abs(r - expected) > tolerance * std::abs(expected)) continue;
         if (const double root = reading.root_of != nullptr ? reading.root_of(n) : 0; root <= 4 && root == std::round(root) && root > 0)
           continue;
         // (A range's limit, as an integer one, may be a size no data of its path carries.)
-        const auto* equals = sizes.find(static_cast<std::int64_t>(n), counts_range(l));
+        const auto* equals = one_value ? sizes.find(static_cast<std::int64_t>(n), counts_range(l) || written_out) : nullptr;
         if (equals == nullptr) equals = count;
         if (equals != nullptr) {
           found.push_back({port, e, static_cast<std::int64_t>(n), *equals, one_const ? std::string(feeder.name) : std::string(),

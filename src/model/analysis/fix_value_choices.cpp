@@ -368,6 +368,31 @@ bool plainly_after(const graph& g, const propagation& declared, const layer& l, 
   return false;
 }
 
+/// The model output (a Result) that the constant input `port` of `l` holds is also, through layers that pass
+/// values on (an Identity, a Convert), from its Const; null where there is none.
+const layer* written_out_too(const graph& g, const layer& l, std::size_t port) {
+  if (port >= l.sources.size() || !l.sources[port]) return nullptr;
+  auto holder = l.sources[port]->layer;
+  for (int hops = 0; hops < 8; ++hops) {
+    const auto& x = g.layers()[holder];
+    if (part_of(x.type) != op_part::passes_values || x.sources.empty() || !x.sources[0]) break;
+    holder = x.sources[0]->layer;
+  }
+  std::vector<std::size_t> frontier{holder};
+  for (int hops = 0; hops < 8 && !frontier.empty(); ++hops) {
+    std::vector<std::size_t> next;
+    for (const auto& reader : g.layers())
+      for (const auto& s : reader.sources)
+        if (s && std::find(frontier.begin(), frontier.end(), s->layer) != frontier.end()) {
+          if (part_of(reader.type) == op_part::result) return &reader;
+          if (part_of(reader.type) == op_part::passes_values)
+            next.push_back(static_cast<std::size_t>(&reader - g.layers().data()));
+        }
+    frontier = std::move(next);
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& declared, const propagation& asked,
@@ -376,6 +401,12 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
   if (!reads_divisor(l, f) || !l.sources[0] || !l.sources[1]) return {};
   // The constant's input, and the other, the data's.
   const auto port = *finding_port(f);
+  // A count written out as well (a mean and its count returned): the output keeps the declared value.
+  if (const auto* out = written_out_too(g, l, port)) {
+    reason = text::constant_written_out(f.source.empty() ? std::string(g.layers()[l.sources[port]->layer].name) : f.source,
+                                        out->name);
+    return {};
+  }
   const std::size_t data = 1 - port;
   const auto& v = declared.input(g, l, port).value;
   if (!v) return {};

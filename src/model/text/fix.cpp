@@ -292,6 +292,13 @@ fix_reason kept_by_reading(std::string_view reading) {
                       reading)};
 }
 
+fix_reason constant_written_out(std::string_view holder, std::string_view output) {
+  return {"constant_written_out", {{"constant", std::string(holder)}, {"output", std::string(output)}},
+          fmt::format("its constant '{}' is also the model's output '{}', which would keep the value it has at the "
+                      "declared shapes where the program wrote out the size: fix cannot compute it there",
+                      holder, output)};
+}
+
 fix_reason kept_value_is_a_size(std::size_t index, std::int64_t value) {
   return {"kept_value_is_a_size", {{"pattern_index", at(index)}, {"value", value}},
           fmt::format("pattern[{}] holds {}, which the pattern's reading keeps, and a size that changes has that "
@@ -469,7 +476,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
-      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio",
+      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "constant_written_out", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio",
       "no_negative_positions", "window_not_whole"};
   return codes;
 }

@@ -133,6 +133,9 @@ struct proof_at {
 [[nodiscard]] fix_reason kept_by_reading(std::string_view reading);
 /// New sizes: pattern element `index`, kept by the reading, holds `value`, which a size that changes has.
 [[nodiscard]] fix_reason kept_value_is_a_size(std::size_t index, std::int64_t value);
+/// New sizes: the constant `holder` the rewrite computes is also the model output `output`, which would keep
+/// the declared shapes' value (what the program wrote out there is not in the file).
+[[nodiscard]] fix_reason constant_written_out(std::string_view holder, std::string_view output);
 /// New sizes: dimension `dimension` of the Reshape's input is 1 at the declared shapes and changes.
 [[nodiscard]] fix_reason changing_one(std::size_t dimension);
 /// New sizes: the pattern is an ONNX node's attribute, which no computed value can feed.

@@ -311,8 +311,9 @@ TEST_F(sizes, bessel_s_correction_after_a_reduction_is_a_size_written_down) {
       // A correction of a count other than the one reduced: hard-sigmoid's 6 after a mean over 7x7 (49).
       {"ReduceMean", "Divide", 6.0F, ""},
       {"ReduceMean", "Multiply", 7.0F / 6, ""},
-      // One less than the count of a mean of x, not of squares: (x - mean)/255 on a map 256 wide is a scale.
-      {"ReduceMean", "Divide", 48.0F, "", false},
+      // A mean of x itself over one less than its count, or a sum: read as a correction too (a plain sum
+      // over n-1 said yes where ONNX Runtime differs); (x - mean)/255 on data is a scale (moment "centered").
+      {"ReduceMean", "Divide", 48.0F, "is one less than", false},
       {"", "Divide", 48.0F, ""},
       {"", "Multiply", 49.0F / 48, ""},
       {"ReduceMean", "Multiply", 47.0F / 46, ""},  // the correction of a count the path does not carry
@@ -349,7 +350,7 @@ namespace {
 ///   "abs"         |x|; "cube" x to the power 3;
 ///   "integer"     x converted to i64, squared, summed, divided by the i64 scalar 48;
 ///   "per_channel" x·x corrected by a [1,3,1,1] tensor of 1/48 throughout;
-///   "weighted"    x times a constant [1,3,1,1] (a scaling, no moment);
+///   "centered"    x less its mean over the map, divided by 48 (a scale of data, not of a reduction);
 ///   "table"       x·x summed, times a [1,3,1,1] tensor of three values none of which is a correction;
 ///   "one_of_three" x·x corrected by [1/48, 1/2, 2]: channel 0's correction;
 ///   "channels_width" x·x summed over C and W of a 5x7 map (3·7 = 21 elements, not adjacent), divided by 20;
@@ -404,9 +405,13 @@ ir_builder moment(const std::string& kind, const std::string& map = "[1,3,7,7]")
     b.edge(x, terms, 0);
   } else if (kind == "cube") {
     terms = binary("Power", x, b.constant(element_type::f32, "", {f32(3.0F)}, "[]"), map, "[]", "terms");
-  } else if (kind == "weighted") {
-    terms = binary("Multiply", x, b.constant(element_type::f32, "1,3,1,1", {f32(0.5F), f32(2.0F), f32(3.0F)}, one), map, one,
-                   "terms");
+  } else if (kind == "centered") {
+    const int mean = b.layer("ReduceMean", R"(keep_dims="true")", {map, "[2]"}, {one}, "mean");
+    b.edge(x, mean, 0);
+    b.edge(b.i64({2, 3}), mean, 1);
+    const int d = binary("Subtract", x, mean, map, one, "centered");
+    b.result(binary("Divide", d, scalar(48.0F), map, "[]", "scale"), map);
+    return b;
   } else if (kind == "integer") {
     const int xi = b.layer("Convert", R"(destination_type="i64")", {map}, {map}, "integers");
     b.edge(x, xi, 0);
@@ -458,7 +463,7 @@ ir_builder moment(const std::string& kind, const std::string& map = "[1,3,7,7]")
 // of axes that are not adjacent; the roots a norm takes (a standard deviation, a root mean square), a
 // norm of absolute values, a divisor (n-1)/n, a log-sum-exp less the log of its count. Each said yes at
 // 14x14, where the count is 196 and the file still holds 49's. A constant that scales data before the
-// sum, or a tensor of values none of which is a correction, is no such count.
+// mean from data, or a tensor of values none of which is a correction, is no such count.
 TEST_F(sizes, corrections_of_moments_formed_otherwise_are_sizes_written_down) {
   struct moment_case {
     const char* kind;
@@ -489,7 +494,7 @@ TEST_F(sizes, corrections_of_moments_formed_otherwise_are_sizes_written_down) {
     EXPECT_NE(r.findings[0].what.find(c.size), std::string::npos) << r.findings[0].what;
     EXPECT_EQ(at(b, c.map).summary.verdict(), model::batch_verdict::yes);
   }
-  for (const auto* kind : {"weighted", "table"}) {
+  for (const auto* kind : {"centered", "table"}) {
     SCOPED_TRACE(kind);
     const auto r = at(moment(kind), "[1,3,14,14]");
     EXPECT_EQ(r.summary.verdict(), model::batch_verdict::yes) << (r.findings.empty() ? r.summary_line() : r.findings[0].what);

@@ -53,6 +53,7 @@ std::vector<fix_reason> every_fix_reason() {
           t::changing_one(2),
           t::kept_by_reading("[1,-1,4]"),
           t::kept_value_is_a_size(1, 6),
+          t::constant_written_out("area", "area"),
           t::pattern_not_an_input(),
           t::held_apart(1, 2),
           t::size_not_a_whole_ratio(2, 300, 2, 224),

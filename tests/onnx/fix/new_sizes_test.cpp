@@ -110,6 +110,26 @@ TEST(onnx_fix, new_sizes_a_correction_of_a_reduce_sum_square_reads_the_squared_t
   EXPECT_EQ(r.changes[0].computed, "1/([shape('d')[2]*shape('d')[3]]-1)");
 }
 
+// A count that is also returned as an output: check names both (a real constant written out is a size
+// too), and fix refuses to compute the divisor, which would leave the output at the declared value (a
+// cold attack measured that output at 112 where the program at 12x10 returns 120).
+TEST(onnx_fix, new_sizes_a_count_also_written_out_is_refused) {
+  const auto bytes = fixture_bytes("size_fix_count_written_out");
+  const auto g = read_fixture("size_fix_count_written_out");
+  const auto checked = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,12,10]")}}});
+  EXPECT_EQ(checked.summary.verdict(), model::batch_verdict::cannot_tell) << checked.summary_line();
+  EXPECT_TRUE(std::any_of(checked.findings.begin(), checked.findings.end(), [](const model::batch_finding& f) {
+    return f.code == "baked_size" && f.what.find("the constant 112 equals 8·14") != std::string::npos && f.name != "mean";
+  })) << listed(checked);
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "out.onnx", at_sizes("[1,3,?,?]"));
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(onnx_output(r).model.empty());
+  ASSERT_FALSE(r.refusals.empty());
+  EXPECT_TRUE(std::any_of(r.refusals.begin(), r.refusals.end(), [](const model::fix_refusal& x) {
+    return x.code == "constant_written_out" && x.reason.find("output 'area'") != std::string::npos;
+  })) << r.refusals[0].reason;
+}
+
 TEST(onnx_fix, new_sizes_a_pattern_that_no_0_or_minus_one_mends_is_computed_from_its_input_shape) {
   // A channel shuffle: H and W one place further on in the first pattern, one place back in the second.
   // (ONNX Runtime runs the model written at 16x22 as the same program built at 16x22: checked by hand
