@@ -423,8 +423,9 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
   const auto n = counted->count;
   const bool direct = &g.layers()[l.sources[data]->layer] == sum;
   // Squares reduced in steps (over W, then over H) are a variance's as those reduced at once.
-  const bool squared = sum == squares || (counted->first != sum && reduces_data(g, declared, *counted->first, reduced_data::squares) &&
-                                          plainly_after(g, declared, l, data, *sum));
+  const bool squared = sum == squares ||
+                       (counted->first != sum && reduces_data(g, declared, *counted->first, reduced_data::squares) &&
+                        plainly_after(g, declared, l, data, *sum));
   std::optional<count_form> form;
   if (v->is_real()) {
     if (v->reals.size() != 1 || !v->real_constant(0)) return {};
@@ -439,8 +440,10 @@ std::vector<pattern_choice> divisor_choices(const graph& g, const propagation& d
   auto from = *counted->first->sources[0];
   for (int hops = 0; hops < 2; ++hops) {
     const auto& x = g.layers()[from.layer];
-    if (!x.auxiliary || x.sources.empty() || !x.sources[0] ||
-        std::any_of(x.sources.begin(), x.sources.end(), [&](const auto& s) { return !s || s->layer != x.sources[0]->layer || s->output != x.sources[0]->output; }))
+    const auto one_input = [&](const auto& s) {
+      return s && s->layer == x.sources[0]->layer && s->output == x.sources[0]->output;
+    };
+    if (!x.auxiliary || x.sources.empty() || !x.sources[0] || !std::all_of(x.sources.begin(), x.sources.end(), one_input))
       break;
     from = *x.sources[0];
   }
