@@ -69,6 +69,10 @@ struct reduced_elements {
 std::optional<reduced_elements> reduced_count(const graph& g, const propagation& declared, const propagation& asked,
                                               const layer& sum);
 
+/// The layer that holds the value layer `index` outputs, through layers that pass values on (an Identity, the
+/// Converts of a compressed IR): a Const, where there is one.
+std::size_t value_holder(const graph& g, std::size_t index);
+
 /// Whether the sum or mean `r` reduces data as `what` says (its own input, not in steps).
 bool reduces_data(const graph& g, const propagation& declared, const layer& r, reduced_data what);
 

@@ -324,6 +324,21 @@ const layer* plain_reduction(const graph& g, const layer& l, std::size_t port) {
   return nullptr;
 }
 
+/// The counts a constant input `port` of `l` may be read of: the elements the sum or mean before it reduces
+/// (`any`), and those of a moment's reduction before it (`moments`), each with their steps.
+struct counts_before {
+  std::vector<reduced_size> any, moments;
+};
+counts_before reduction_counts(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
+                               std::size_t port) {
+  counts_before c;
+  if (const auto* nearest = reduction_before(g, declared, l, port, reduced_data::anything))
+    c.any = reduction_sizes(g, declared, asked, *nearest, false);
+  if (const auto* moment = reduction_before(g, declared, l, port, reduced_data::moments))
+    c.moments = reduction_sizes(g, declared, asked, *moment, true);
+  return c;
+}
+
 /// The size among `counts` that is `n`; null where there is none.
 const size_source* count_among(const std::vector<reduced_size>& counts, std::int64_t n) {
   const auto it = std::find_if(counts.begin(), counts.end(), [n](const reduced_size& c) { return c.count == n; });
@@ -359,11 +374,7 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     // A model output that is one real constant (a count written out beside a mean) is compared too.
     const bool written_out = part_of(l.type) == op_part::result;
     if (!(elementwise_arithmetic(l.type) || (counts_range(l) && v->reals.size() == 1) || (written_out && one_value))) return;
-    const layer* holder = &g.layers()[l.sources[port]->layer];
-    for (int hops = 0; hops < 8 && part_of(holder->type) == op_part::passes_values && !holder->sources.empty() &&
-                       holder->sources[0];
-         ++hops)
-      holder = &g.layers()[holder->sources[0]->layer];
+    const layer* holder = &g.layers()[value_holder(g, l.sources[port]->layer)];
     const bool one_const = part_of(holder->type) == op_part::constant;
     if (one_const && (holder->auxiliary || vouched(*holder, assumed))) return;
     const auto& feeder = *holder;
@@ -374,10 +385,7 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     // Corrections are read only of a moment's reduction (of squares, products, cubes or absolute values):
     // (x - mean)/255 on a map 256 wide is no variance. A count or its reciprocal, of any reduction's
     // elements too (a mean over C and W: 3·14, no product of adjacent dimensions).
-    const auto* moment = written_out ? nullptr : reduction_before(g, declared, l, port, reduced_data::moments);
-    auto counts = moment != nullptr ? reduction_sizes(g, declared, asked, *moment, true) : std::vector<reduced_size>();
-    const auto* nearest = written_out ? nullptr : reduction_before(g, declared, l, port, reduced_data::anything);
-    const auto reduced = nearest != nullptr ? reduction_sizes(g, declared, asked, *nearest, false) : std::vector<reduced_size>();
+    auto [reduced, counts] = written_out ? counts_before() : reduction_counts(g, declared, asked, l, port);
     // A sum or mean that is the other operand itself, moved or converted at most, is corrected as a moment
     // is (a sum over n-1, a mean times n/(n-1)): no data comes between them, as it does in (x - mean)/255.
     if (const auto* plain = written_out ? nullptr : plain_reduction(g, l, port)) {
@@ -420,13 +428,7 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
   const bool arithmetic = elementwise_arithmetic(l.type);
   if (arithmetic && !one_constant_value(*v)) return;
   // An integer mean divides by its count, an integer variance by one less, as real ones do.
-  std::vector<reduced_size> reduced, counts;
-  if (arithmetic) {
-    if (const auto* nearest = reduction_before(g, declared, l, port, reduced_data::anything))
-      reduced = reduction_sizes(g, declared, asked, *nearest, false);
-    if (const auto* moment = reduction_before(g, declared, l, port, reduced_data::moments))
-      counts = reduction_sizes(g, declared, asked, *moment, true);
-  }
+  const auto [reduced, counts] = arithmetic ? reduction_counts(g, declared, asked, l, port) : counts_before();
   // An index or a bound may be the last index along a size (x[:, -1] written as H - 1).
   const bool index = holds_positions(l, port);
   // Indices into a shape (Gather(Shape(x), 2)) name dimensions, not positions along one: data some of whose
@@ -1084,27 +1086,47 @@ const layer* reduced_before(const graph& g, const layer& r) {
   return nullptr;
 }
 
-/// Whether `r` reduces what `what` asks for, itself or, for moments, by a reduction a few steps before it.
-bool reduces_in_steps(const graph& g, const propagation& declared, const layer& r, reduced_data what) {
-  const layer* x = &r;
-  for (int steps = 0; steps < 4 && x != nullptr; ++steps) {
-    if (reduces_data(g, declared, *x, what)) return true;
-    if (what != reduced_data::moments) return false;
-    x = reduced_before(g, *x);
-  }
-  return false;
-}
-
-std::vector<reduced_size> reduction_sizes(const graph& g, const propagation& declared, const propagation& asked,
-                                          const layer& last, bool moments) {
-  // The steps from `last` back; for moments, one of them reduces a moment's terms (a log-sum-exp taken over
-  // W, then over H, sums exponentials at each step).
+/// `last` and the reductions before it that it reduces further (reduced_before), `last` first: at most 4.
+std::vector<const layer*> reduction_steps(const graph& g, const layer& last) {
   std::vector<const layer*> steps{&last};
   while (steps.size() < 4)
     if (const auto* before = reduced_before(g, *steps.back()))
       steps.push_back(before);
     else
       break;
+  return steps;
+}
+
+/// The axes the reduction `r` reduces (its input 1's values), of an input of rank `rank`, negative ones
+/// counted from the end, in its order (an axis given twice, twice); nullopt where they are not all known
+/// exactly and in range, or there are none.
+std::optional<std::vector<std::size_t>> reduced_axes(const graph& g, const propagation& declared, const layer& r,
+                                                     std::size_t rank) {
+  if (r.sources.size() < 2) return std::nullopt;
+  const auto& axes = declared.input(g, r, 1).value;
+  if (!axes || axes->is_real() || axes->elements.empty()) return std::nullopt;
+  std::vector<std::size_t> out;
+  for (const auto& e : axes->elements) {
+    auto x = e.lo;
+    if (x < 0) x += static_cast<std::int64_t>(rank);
+    if (!e.exact() || x < 0 || static_cast<std::size_t>(x) >= rank) return std::nullopt;
+    out.push_back(static_cast<std::size_t>(x));
+  }
+  return out;
+}
+
+/// Whether `r` reduces what `what` asks for, itself or, for moments, by a reduction a few steps before it.
+bool reduces_in_steps(const graph& g, const propagation& declared, const layer& r, reduced_data what) {
+  if (what != reduced_data::moments) return reduces_data(g, declared, r, what);
+  const auto steps = reduction_steps(g, r);
+  return std::any_of(steps.begin(), steps.end(), [&](const layer* x) { return reduces_data(g, declared, *x, what); });
+}
+
+std::vector<reduced_size> reduction_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                                          const layer& last, bool moments) {
+  // The steps from `last` back; for moments, one of them reduces a moment's terms (a log-sum-exp taken over
+  // W, then over H, sums exponentials at each step).
+  const auto steps = reduction_steps(g, last);
   if (moments && std::none_of(steps.begin(), steps.end(),
                               [&](const layer* r) { return reduces_data(g, declared, *r, reduced_data::moments); }))
     return {};
@@ -1120,17 +1142,11 @@ std::vector<reduced_size> reduction_sizes(const graph& g, const propagation& dec
     if (r->sources.size() < 2 || !r->sources[0]) break;
     const auto& in = declared.input(g, *r, 0).shape;
     const auto& now = asked.input(g, *r, 0).shape;
-    const auto& axes = declared.input(g, *r, 1).value;
-    if (!in.is_static() || !axes || axes->is_real() || axes->elements.empty()) break;
+    const auto axes = in.is_static() ? reduced_axes(g, declared, *r, in.size()) : std::nullopt;
+    if (!axes) break;
     std::vector<bool> summed(in.size(), false);
+    for (const auto a : *axes) summed[a] = true;
     bool read = true;
-    for (const auto& e : axes->elements) {
-      auto x = e.lo;
-      if (x < 0) x += static_cast<std::int64_t>(in.size());
-      read = read && e.exact() && x >= 0 && static_cast<std::size_t>(x) < in.size();
-      if (read) summed[static_cast<std::size_t>(x)] = true;
-    }
-    if (!read) break;
     step_count c;
     const bool comparable = now.rank_known() && now.size() == in.size();
     for (std::size_t k = 0; k < in.size() && read; ++k) {
@@ -1184,6 +1200,15 @@ std::vector<reduced_size> reduction_sizes(const graph& g, const propagation& dec
 /// ::moments): ReduceL2, or a sum or mean of what a layer squares (a variance's `(x - mean)²`) or, for a
 /// moment, multiplies by other data, cubes or takes the absolute value of, maybe moved or converted since
 /// (a few steps that carry values, each read by its input 0: a Reshape to `[1,C,H·W]`, a Transpose, a Convert).
+std::size_t value_holder(const graph& g, std::size_t index) {
+  for (int hops = 0; hops < 8; ++hops) {
+    const auto& x = g.layers()[index];
+    if (part_of(x.type) != op_part::passes_values || x.sources.empty() || !x.sources[0]) break;
+    index = x.sources[0]->layer;
+  }
+  return index;
+}
+
 bool reduces_data(const graph& g, const propagation& declared, const layer& r, reduced_data what) {
   if (what == reduced_data::anything) return true;
   bool made = false;
@@ -1246,24 +1271,19 @@ std::optional<reduced_elements> reduced_count(const graph& g, const propagation&
   std::vector<bool> reduced(in.size(), false);
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     const auto& r = **it;
-    const auto& axes = declared.input(g, r, 1).value;
+    const auto axes = reduced_axes(g, declared, r, at.size());
     const auto& out = declared.outputs[static_cast<std::size_t>(&r - g.layers().data())];
-    if (r.sources.size() < 2 || !axes || axes->is_real() || axes->elements.empty() || out.empty() || !out[0].shape.rank_known())
-      return std::nullopt;
+    if (!axes || out.empty() || !out[0].shape.rank_known()) return std::nullopt;
     std::vector<bool> here(at.size(), false);
-    for (const auto& e : axes->elements) {
-      auto x = e.lo;
-      if (!e.exact()) return std::nullopt;
-      if (x < 0) x += static_cast<std::int64_t>(at.size());
-      if (x < 0 || static_cast<std::size_t>(x) >= at.size() || here[static_cast<std::size_t>(x)]) return std::nullopt;
-      here[static_cast<std::size_t>(x)] = true;
-      if (reduced[at[static_cast<std::size_t>(x)]]) return std::nullopt;  // an axis of 1 reduced again
-      reduced[at[static_cast<std::size_t>(x)]] = true;
+    for (const auto a : *axes) {
+      if (here[a] || reduced[at[a]]) return std::nullopt;  // an axis given twice, or one of 1 reduced again
+      here[a] = true;
+      reduced[at[a]] = true;
     }
     // Without keep_dims the axes reduced are gone from what the next step reduces.
     const auto kept = out[0].shape.size();
     if (kept == at.size()) continue;
-    if (kept + axes->elements.size() != at.size()) return std::nullopt;
+    if (kept + axes->size() != at.size()) return std::nullopt;
     std::vector<std::size_t> left;
     for (std::size_t k = 0; k < at.size(); ++k)
       if (!here[k]) left.push_back(at[k]);

@@ -372,13 +372,7 @@ bool plainly_after(const graph& g, const propagation& declared, const layer& l, 
 /// values on (an Identity, a Convert), from its Const; null where there is none.
 const layer* written_out_too(const graph& g, const layer& l, std::size_t port) {
   if (port >= l.sources.size() || !l.sources[port]) return nullptr;
-  auto holder = l.sources[port]->layer;
-  for (int hops = 0; hops < 8; ++hops) {
-    const auto& x = g.layers()[holder];
-    if (part_of(x.type) != op_part::passes_values || x.sources.empty() || !x.sources[0]) break;
-    holder = x.sources[0]->layer;
-  }
-  std::vector<std::size_t> frontier{holder};
+  std::vector<std::size_t> frontier{value_holder(g, l.sources[port]->layer)};
   for (int hops = 0; hops < 8 && !frontier.empty(); ++hops) {
     std::vector<std::size_t> next;
     for (const auto& reader : g.layers())

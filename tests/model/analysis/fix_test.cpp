@@ -986,17 +986,19 @@ TEST_F(fixing, new_sizes_a_range_that_counts_along_a_map_computes_its_limit) {
   EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
 }
 
-/// x [1,3,6,8] summed over H and W, then `op` (Divide, Multiply) by the f32 scalar `value`.
-ir_builder mean_of_sum(const std::string& op, float value) {
+/// x [1,3,6,8] summed over H and W (or, where `channels_and_width`, over C and W), then `op` (Divide,
+/// Multiply) by the f32 scalar `value`.
+ir_builder mean_of_sum(const std::string& op, float value, bool channels_and_width = false) {
   ir_builder b;
   const int x = b.parameter("[1,3,6,8]", "x");
-  const int sum = b.layer("ReduceSum", "keep_dims=\"false\"", {"[1,3,6,8]", "[2]"}, {"[1,3]"}, "sum", 1);
+  const std::string out = channels_and_width ? "[1,6]" : "[1,3]";
+  const int sum = b.layer("ReduceSum", "keep_dims=\"false\"", {"[1,3,6,8]", "[2]"}, {out}, "sum", 1);
   b.edge(x, sum, 0);
-  b.edge(b.i64({2, 3}), sum, 1);
-  const int mean = b.layer(op, "auto_broadcast=\"numpy\"", {"[1,3]", "[]"}, {"[1,3]"}, "mean", 1);
+  b.edge(b.i64(channels_and_width ? std::vector<std::int64_t>{1, 3} : std::vector<std::int64_t>{2, 3}), sum, 1);
+  const int mean = b.layer(op, "auto_broadcast=\"numpy\"", {out, "[]"}, {out}, "mean", 1);
   b.edge(sum, mean, 0);
   b.edge(b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(value)}, "[]"), mean, 1);  // its bits
-  b.result(mean, "[1,3]");
+  b.result(mean, out);
   return b;
 }
 
@@ -1033,18 +1035,9 @@ TEST_F(fixing, new_sizes_a_factor_one_over_the_elements_summed_is_computed) {
 // New sizes, IR: a mean over axes that are not adjacent (C and W: 3·8 = 24) has its divisor computed from
 // both: the count need not be a product of adjacent dimensions.
 TEST_F(fixing, new_sizes_a_divisor_over_axes_apart_is_computed) {
-  ir_builder b;
-  const int x = b.parameter("[1,3,6,8]", "x");
-  const int sum = b.layer("ReduceSum", R"(keep_dims="false")", {"[1,3,6,8]", "[2]"}, {"[1,6]"}, "sum", 1);
-  b.edge(x, sum, 0);
-  b.edge(b.i64({1, 3}), sum, 1);
-  const int mean = b.layer("Divide", R"(auto_broadcast="numpy")", {"[1,6]", "[]"}, {"[1,6]"}, "mean", 1);
-  b.edge(sum, mean, 0);
-  b.edge(b.constant(element_type::f32, "", {std::bit_cast<std::uint32_t>(24.0F)}, "[]"), mean, 1);
-  b.result(mean, "[1,6]");
   model::fix_options o;
   o.shapes = {{"x", parse_shape("[1,3,?,?]")}};
-  const auto r = fix(b, o);
+  const auto r = fix(mean_of_sum("Divide", 24.0F, true), o);
   ASSERT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].computed, "[shape('x')[1]*shape('x')[3]]");

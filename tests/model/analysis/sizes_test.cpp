@@ -462,8 +462,8 @@ ir_builder moment(const std::string& kind, const std::string& map = "[1,3,7,7]")
 // deviations, in integers, or a correction spread over the channels (one value, or one channel's); a count
 // of axes that are not adjacent; the roots a norm takes (a standard deviation, a root mean square), a
 // norm of absolute values, a divisor (n-1)/n, a log-sum-exp less the log of its count. Each said yes at
-// 14x14, where the count is 196 and the file still holds 49's. A constant that scales data before the
-// mean from data, or a tensor of values none of which is a correction, is no such count.
+// 14x14, where the count is 196 and the file still holds 49's. A constant that scales data less its mean
+// ((x - mean)/48), or a tensor of values none of which is a correction, is no such count.
 TEST_F(sizes, corrections_of_moments_formed_otherwise_are_sizes_written_down) {
   struct moment_case {
     const char* kind;
