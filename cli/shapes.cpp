@@ -1,5 +1,6 @@
 // `reshape1 shapes MODEL [--shape NAME=SHAPE]... [--json] [-o OUT]`: every tensor's propagated shape, and a
 // copy of the model that declares them (an ONNX model's outputs and value_info, an IR's ports).
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "check_batch.hpp"
 #include "commands.hpp"
@@ -29,11 +31,21 @@ struct shapes_args {
 
 void print_report(const model::shapes_report& r, bool quiet) {
   if (!quiet) {
+    // A column for the bodies a tensor is in, only when a Loop's or Scan's body is listed.
+    const bool bodies = std::any_of(r.tensors.begin(), r.tensors.end(), [](const auto& t) { return !t.within.empty(); });
     std::vector<std::vector<std::string>> rows;
-    for (const auto& t : r.tensors)
+    for (const auto& t : r.tensors) {
       rows.push_back({t.name, t.op, to_string(t.shape), t.type ? std::string(name(*t.type)) : "?",
                       t.declared ? to_string(*t.declared) : "-"});
-    print_table({"tensor", "op", "shape", "type", "declared"}, std::move(rows), {});
+      if (!bodies) continue;
+      std::vector<std::string> around;
+      for (const auto& w : t.within)
+        if (around.empty() || around.back() != w.name) around.push_back(w.name);  // a Scan-8 is two layers of one node
+      rows.back().push_back(around.empty() ? "-" : fmt::format("{}", fmt::join(around, " > ")));
+    }
+    std::vector<std::string> head{"tensor", "op", "shape", "type", "declared"};
+    if (bodies) head.emplace_back("in the body of");
+    print_table(std::move(head), std::move(rows), {});
   }
   if (!r.gaps.empty()) {
     std::vector<std::vector<std::string>> rows, notes;

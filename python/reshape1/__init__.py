@@ -776,7 +776,9 @@ class TensorShape:
     "Conv-11") are the layer that computes it, output which of its outputs (an IR's port id). shape is what
     propagation gives it: a dynamic dimension keeps the name the model or the caller gives it, any other is
     named after the tensor and axis where it first appears. declared is the shape the file declares, None
-    where it declares none; type the element type name, None when unknown."""
+    where it declares none; type the element type name, None when unknown. within names the layers whose
+    bodies hold a tensor of an ONNX Loop's or Scan's body, outermost first (id is then its layer's id in the
+    innermost); () at the top level."""
 
     name: str
     id: int
@@ -786,6 +788,7 @@ class TensorShape:
     shape: Shape
     type: Optional[str]
     declared: Optional[Shape]
+    within: Tuple[Enclosing, ...] = ()
 
 
 @_report

@@ -345,6 +345,7 @@ class TensorShape:
     shape: Shape
     type: Optional[str]
     declared: Optional[Shape]
+    within: Tuple[Enclosing, ...] = ...
 
 @dataclass(frozen=True, kw_only=True)
 class ShapesGap:

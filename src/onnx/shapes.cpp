@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -39,15 +40,68 @@ using reshape1::detail::fail;
 /// character), so that no such name is one of the model's; they are all renamed after the tensors.
 constexpr std::string_view unnamed = "\x1f";
 
+/// The sizes that keep their names in a Loop's or Scan's body: those of the tensors the node is given (the
+/// same at every iteration). A size the body computes may change from one iteration to the next (a carried
+/// value that grows), so propagation's name for it holds within one iteration only.
+using stable_sizes = std::shared_ptr<const std::unordered_set<symbol>>;
+
 /// A tensor to list: its name, the layer output that computes it, and (ONNX) the graph that declares it and
-/// the node whose output it is (none for a graph input).
+/// the node whose output it is (none for a graph input). `in` is the lowered graph `at` indexes (the
+/// model's, or a Loop's or Scan's body) and `by` what propagation knows there (none for a body propagation
+/// never reached); `within` are the layers whose bodies hold it, outermost first, and `stable` the sizes
+/// that keep their names there (none: the model's graph, where all do).
 struct listed {
   std::string name;
   source at;
   ::onnx::GraphProto* graph = nullptr;
   const ::onnx::NodeProto* node = nullptr;
   std::size_t output = 0;  ///< which of the node's outputs
+  const model::graph* in = nullptr;
+  const model::propagation* by = nullptr;
+  std::vector<model::enclosing_layer> within{};
+  stable_sizes stable{};
 };
+
+/// A Loop's or Scan's body as the lowering and propagation left it: the graph it was lowered to, what
+/// propagation knows there (at the hull of its iterations' shapes: subgraph.cpp joins what the back edges
+/// feed until it stops changing), the layer output each of its tensor names binds to, the layers around
+/// it, and the sizes that keep their names in it.
+struct body_view {
+  const model::graph* network = nullptr;
+  const model::propagation* known = nullptr;
+  const std::unordered_map<std::string, source>* names = nullptr;
+  std::vector<model::enclosing_layer> within;
+  stable_sizes stable;
+};
+
+/// Each body the lowering recorded, by the ONNX graph it was lowered from: its layers found by following
+/// the Loop and TensorIterator layers that lead to it from the model's graph. A size keeps its name in a
+/// body when one of the layer's inputs carries it and, in a nested body, when it keeps it in the body
+/// around.
+std::unordered_map<const ::onnx::GraphProto*, body_view> body_views(const model::graph& g, const model::propagation& p,
+                                                                    const std::vector<detail::body_names>& bodies) {
+  std::unordered_map<const ::onnx::GraphProto*, body_view> out;
+  for (const auto& b : bodies) {
+    body_view v{&g, &p, &b.names, {}, {}};
+    for (const auto index : b.layers) {
+      const auto& l = v.network->layers()[index];
+      if (!l.body) {  // the lowering's own record: a layer on the way always holds a body
+        v.network = nullptr;
+        break;
+      }
+      auto stable = std::make_shared<std::unordered_set<symbol>>();
+      for (std::size_t i = 0; v.known != nullptr && i < l.inputs.size(); ++i)
+        for (const auto& d : v.known->input(*v.network, l, i).shape.dims())
+          if (d.has_symbol() && (!v.stable || v.stable->contains(d.symbol()))) stable->insert(d.symbol());
+      v.stable = std::move(stable);
+      v.within.push_back({l.id, std::string(l.name), std::string(l.type)});
+      v.known = v.known != nullptr ? v.known->body(index) : nullptr;
+      v.network = &l.body->network;
+    }
+    if (v.network != nullptr) out.emplace(b.graph, std::move(v));
+  }
+  return out;
+}
 
 std::string op_of(const model::layer& l) { return fmt::format("{}-{}", l.op_type(), l.op_version()); }
 
@@ -69,32 +123,38 @@ void dim_params(const ::onnx::GraphProto& g, std::set<std::string>& out) {
     }
 }
 
-/// The tensors of `g` the lowering computes, in file order: the inputs (top graph), then each node's
-/// outputs (a Constant node's aside: a value the file holds, as an initializer); an If's branches where the
-/// If is, when the lowering inlined them (a constant condition inlines only the branch it takes).
-void list_graph(::onnx::GraphProto& g, const std::unordered_map<std::string, source>& names, bool top,
-                std::set<std::string>& seen, std::vector<listed>& out) {
+/// The tensors of `g` the lowering computes, in file order: its inputs (a body's are what the node gives
+/// it), then each node's outputs (a Constant node's aside: a value the file holds, as an
+/// initializer); an If's branches where the If is, when the lowering inlined them (a constant condition
+/// inlines only the branch it takes); a Loop's or Scan's body after the node's outputs. `at` is `g` as
+/// lowered.
+void list_graph(::onnx::GraphProto& g, const body_view& at, const std::unordered_map<const ::onnx::GraphProto*, body_view>& bodies, std::set<std::string>& seen,
+                std::vector<listed>& out) {
   const auto add = [&](const std::string& name, const ::onnx::NodeProto* node, std::size_t output) {
     if (name.empty()) return;
-    const auto it = names.find(name);
-    if (it == names.end() || !seen.insert(name).second) return;
-    out.push_back({name, it->second, &g, node, output});
+    const auto it = at.names->find(name);
+    if (it == at.names->end() || !seen.insert(name).second) return;
+    out.push_back({name, it->second, &g, node, output, at.network, at.known, at.within, at.stable});
   };
-  if (top) {
-    std::set<std::string_view> weights;
-    for (const auto& t : g.initializer()) weights.insert(t.name());
-    for (const auto& in : g.input())
-      if (!weights.contains(in.name())) add(in.name(), nullptr, 0);
-  }
+  std::set<std::string_view> weights;  // an initializer may be an input too (IR version 3 and before)
+  for (const auto& t : g.initializer()) weights.insert(t.name());
+  for (const auto& in : g.input())
+    if (!weights.contains(in.name())) add(in.name(), nullptr, 0);
   for (auto& n : *g.mutable_node()) {
     const bool onnx_domain = detail::default_domain(n);
     if (onnx_domain && n.op_type() == "Constant") continue;  // a value the file holds, as an initializer is
     // An output that passes its input on (Identity, Dropout's output, a Reduce over no axes) is bound to what
     // computed that input: listed all the same, as the node's.
     for (int k = 0; k < n.output_size(); ++k) add(n.output(k), &n, static_cast<std::size_t>(k));
-    if (onnx_domain && n.op_type() == "If")
-      for (auto& a : *n.mutable_attribute())
-        if (a.has_g()) list_graph(*a.mutable_g(), names, false, seen, out);
+    if (!onnx_domain) continue;
+    for (auto& a : *n.mutable_attribute()) {
+      if (!a.has_g()) continue;
+      if (n.op_type() == "If") {
+        list_graph(*a.mutable_g(), at, bodies, seen, out);
+      } else if (const auto body = bodies.find(&a.g()); body != bodies.end()) {
+        list_graph(*a.mutable_g(), body->second, bodies, seen, out);
+      }
+    }
   }
 }
 
@@ -106,7 +166,7 @@ std::vector<listed> list_ir(const model::graph& g) {
     const auto& l = layers[i];
     if (model::detail::part_of(l) == model::detail::op_part::constant) continue;
     for (std::size_t o = 0; o < l.outputs.size(); ++o)
-      out.push_back({fmt::format("{}:{}", l.name, l.outputs[o].id), source{i, o}, nullptr, nullptr, 0});
+      out.push_back({fmt::format("{}:{}", l.name, l.outputs[o].id), source{i, o}});
   }
   return out;
 }
@@ -176,17 +236,20 @@ model::shapes_report report_of(const model::graph& g, const model::propagation& 
     }
     return dimension(d.range(), it->second);
   };
-  const auto layers = g.layers();
+  const model::tensor unreached;  // a body propagation never ran through: nothing known
   for (std::size_t k = 0; k < tensors.size(); ++k) {
     const auto& t = tensors[k];
-    const auto& l = layers[t.at.layer];
-    const auto& known = p.outputs[t.at.layer][t.at.output];
+    const auto& in = t.in != nullptr ? *t.in : g;
+    const auto* by = t.in != nullptr ? t.by : &p;
+    const auto& l = in.layers()[t.at.layer];
+    const auto& known = by != nullptr ? by->outputs[t.at.layer][t.at.output] : unreached;
     model::tensor_shape s;
     s.name = t.name;
     s.id = l.id;
     s.layer = std::string(l.name);
     s.op = op_of(l);
     s.output = g.format() == model::model_format::ir ? static_cast<std::size_t>(l.outputs[t.at.output].id) : t.at.output;
+    s.within = t.within;
     if (t.node != nullptr) {
       // The node's own name (its first output's when it has none, as the lowering names its layers); an
       // output bound to another node's tensor is still this node's.
@@ -196,10 +259,24 @@ model::shapes_report report_of(const model::graph& g, const model::propagation& 
         s.op = onnx_op(*t.node, opset);
       }
       s.output = t.output;
+    } else if (const auto parameter = model::detail::op_part::parameter;
+               model::detail::part_of(l) != parameter && !l.sources.empty() && l.sources[0] &&
+               model::detail::part_of(in.layers()[l.sources[0]->layer]) == parameter) {
+      // A Scan's scan input: its shape is the slice's, which the body reads through a Squeeze of the scan
+      // axis; the tensor is the body Parameter's.
+      const auto& param = in.layers()[l.sources[0]->layer];
+      s.id = param.id;
+      s.layer = std::string(param.name);
+      s.op = op_of(param);
+      s.output = 0;
     }
     if (known.shape.rank_known()) {
       std::vector<dimension> dims;
-      for (std::size_t d = 0; d < known.shape.size(); ++d) dims.push_back(rename(known.shape[d], t.name, d));
+      for (std::size_t d = 0; d < known.shape.size(); ++d) {
+        const auto& dim = known.shape[d];
+        dims.push_back(t.stable && dim.has_symbol() && !t.stable->contains(dim.symbol()) ? dimension(dim.range())
+                                                                                          : rename(dim, t.name, d));
+      }
       s.shape = partial_shape(dims);
     }
     s.type = known.type ? known.type : l.outputs[t.at.output].type;
@@ -211,6 +288,7 @@ model::shapes_report report_of(const model::graph& g, const model::propagation& 
     r.tensors.push_back(std::move(s));
   }
   // In the file's order (propagation meets them in its own).
+  const auto layers = g.layers();
   std::vector<const model::lost_information*> lost;
   for (const auto& x : p.lost) lost.push_back(&x);
   std::stable_sort(lost.begin(), lost.end(), [](const auto* a, const auto* b) { return a->layer < b->layer; });
@@ -392,8 +470,9 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
                                             : std::as_bytes(std::span(skimmed.bytes)),
                       file, m);
   std::unordered_map<std::string, source> names;
+  std::vector<detail::body_names> bodies;
   const auto left_out = detail::left_out_of(m, skimmed);
-  const auto g = detail::lower(m, file, directory, options.spelling, &names, nullptr, &left_out);
+  const auto g = detail::lower(m, file, directory, options.spelling, &names, &bodies, &left_out);
   const auto inputs = model::detail::requested_shapes(g, options.shapes, options.spelling);
   const auto p = model::detail::propagate_naming(g, inputs, unnamed);
 
@@ -402,7 +481,8 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
   asked_names(options, taken);
   std::set<std::string> seen;
   std::vector<listed> tensors;
-  list_graph(*m.mutable_graph(), names, true, seen, tensors);
+  const auto views = body_views(g, p, bodies);
+  list_graph(*m.mutable_graph(), {&g, &p, &names, {}, {}}, views, seen, tensors);
   std::unordered_map<symbol, symbol> seeded;
   if (options.shapes.empty()) seeded = input_names(m.graph(), names, p);
   const auto declarations = declarations_of(tensors);

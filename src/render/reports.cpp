@@ -228,15 +228,18 @@ json fix_json(const model::fix_report& r, std::string_view model, const json& ou
 
 json shapes_json(const model::shapes_report& r, std::string_view model, const json& output, shapes_seen* shapes) {
   auto tensors = json::array();
-  for (const auto& t : r.tensors)
-    tensors.push_back({{"name", t.name},
-                       {"id", std::to_string(t.id)},
-                       {"layer", t.layer},
-                       {"op", t.op},
-                       {"output", t.output},
-                       {"shape", shape_json(t.shape, shapes)},
-                       {"type", t.type ? json(std::string(name(*t.type))) : json()},
-                       {"declared", t.declared ? shape_json(*t.declared, shapes) : json()}});
+  for (const auto& t : r.tensors) {
+    json j{{"name", t.name},
+           {"id", std::to_string(t.id)},
+           {"layer", t.layer},
+           {"op", t.op},
+           {"output", t.output},
+           {"shape", shape_json(t.shape, shapes)},
+           {"type", t.type ? json(std::string(name(*t.type))) : json()},
+           {"declared", t.declared ? shape_json(*t.declared, shapes) : json()}};
+    if (!t.within.empty()) j["within"] = within_json(t.within);  // a Loop's or Scan's body, as findings give it
+    tensors.push_back(std::move(j));
+  }
   auto gaps = json::array();
   for (const auto& g : r.gaps)
     gaps.push_back({{"id", std::to_string(g.id)},

@@ -270,4 +270,19 @@ check("fix - is refused as standard input, whatever it holds", p.returncode == 2
 rc, out, err = from_stdin(b"", "--batch", "2")
 check("empty standard input", rc == 2 and "standard input: not a model: an empty file" in err, f"{rc} {err}")
 
+# shapes: a Loop's body is listed after the Loop, in a column of its own that names the nodes around it.
+rc, out, err = run_binary(BINARY, ["shapes", str(FIXTURES / "loop_growing.onnx")])
+lines = out.splitlines()
+check("shapes of a Loop: a column for the bodies", rc == 0 and lines[0].split()[-5:] == ["declared", "in", "the", "body", "of"],
+      f"{rc} {lines[:1]} {err}")
+row = {line.split()[0]: line.split() for line in lines[1:] if line.strip() and not line[0].isdigit()}
+check("shapes of a Loop: a top-level tensor is in no body", row["grown"][-1] == "-", row.get("grown"))
+check("shapes of a Loop: a nested body names both Loops once", row["s_sum"][-3:] == ["grow", ">", "inner"] and
+      row["s_sum"][2] == "[?@N,1]", row.get("s_sum"))
+check("shapes of a Loop: a size that grows at each iteration is not named", row["acc"][2] == "[?@N,?]", row.get("acc"))
+rc, out, err = run_binary(BINARY, ["shapes", str(FIXTURES / "loop_growing.onnx"), "--json"])
+body = next(t for t in json.loads(out)["tensors"] if t["name"] == "s_sum")
+check("shapes --json: within, as findings give it", [w["name"] for w in body.get("within", [])] == ["grow", "inner"] and
+      "within" not in json.loads(out)["tensors"][0], body)
+
 results.finish()

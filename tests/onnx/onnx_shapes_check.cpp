@@ -2,15 +2,16 @@
 // What ONNX's own library says of a model `reshape1 shapes -o` wrote (tests/onnx/shapes_ort.py drives it):
 //   - "checker": ONNX's checker on WRITTEN ("ok", the error, or "skipped" above the opset Debian's ONNX
 //     1.12 knows, 17);
-//   - "declared": every tensor WRITTEN declares (the top graph's inputs, outputs and value_info, and its If
-//     branches' outputs and value_info): its dims, each a number, a dim_param name, or null;
+//   - "declared": every tensor WRITTEN declares (the top graph's inputs, outputs and value_info, and those of
+//     its If branches and Loop and Scan bodies): its dims, each a number, a dim_param name, or null;
 //   - "onnx_knows_more": the tensors whose shape ONNX's shape inference (with data propagation) gives from
 //     ORIGINAL where WRITTEN declares less (a rank, or a number where WRITTEN has a name or nothing);
 //     "disagree": where both give a number and the numbers differ (values the file holds, initializers and
 //     Constant nodes' outputs, aside). Both in the tensors' order, as
 //     "NAME: onnx [..] reshape1 [..]".
 // EXPOSED is WRITTEN with every value_info of its top graph made a graph output too, so that ONNX Runtime
-// returns each tensor and the test compares its shape with the one declared. Prints one JSON object.
+// returns each tensor and the test compares its shape with the one declared; a tensor a Loop's or Scan's
+// body declares is returned as its Shape stacked over the iterations (expose_bodies). Prints one JSON object.
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -67,16 +68,73 @@ std::optional<dims> dims_of(const onnx::ValueInfoProto& v) {
   return out;
 }
 
-/// The tensors `g` declares; with `branches`, an If's branches' outputs and value_info too.
-void declared(const onnx::GraphProto& g, bool branches, std::map<std::string, dims>& out, std::vector<std::string>* order) {
+/// The tensors `g` declares; with `subgraphs`, those of an If's branches and a Loop's or Scan's body too.
+void declared(const onnx::GraphProto& g, bool subgraphs, std::map<std::string, dims>& out, std::vector<std::string>* order) {
   for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
     for (const auto& v : *list)
       if (const auto d = dims_of(v); d && out.emplace(v.name(), *d).second && order != nullptr) order->push_back(v.name());
-  if (branches)
+  if (subgraphs)
     for (const auto& n : g.node())
-      if (n.op_type() == "If")
-        for (const auto& a : n.attribute())
-          if (a.has_g()) declared(a.g(), true, out, order);
+      for (const auto& a : n.attribute())
+        if (a.has_g()) declared(a.g(), true, out, order);
+}
+
+/// What a body tensor's shape is exposed as: `PREFIX{levels}:{name}`, the stack of its Shape over the
+/// iterations of `levels` Loops and Scans (tests/onnx/shapes_ort.py reads it back).
+std::string exposed_name(int levels, const std::string& tensor) {
+  return "reshape1.shape_of:" + std::to_string(levels) + ":" + tensor;
+}
+
+bool onnx_domain(const onnx::NodeProto& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
+
+/// Makes every tensor a Loop's or Scan's body of `g` declares (and, through them, their own bodies')
+/// observable: the body computes the tensor's Shape and gives it out as one more scan output, which the
+/// node stacks over its iterations into one more output. Returns those outputs of `g`'s nodes, by the
+/// tensor each stacks and the levels of bodies it came through.
+std::vector<std::pair<std::string, int>> expose_bodies(onnx::GraphProto& g) {
+  std::vector<std::pair<std::string, int>> added;
+  const auto nodes = g.node_size();  // the Shape nodes added below are not bodies' holders
+  for (int k = 0; k < nodes; ++k) {
+    auto& n = *g.mutable_node(k);
+    if (!onnx_domain(n) || (n.op_type() != "Loop" && n.op_type() != "Scan")) continue;
+    onnx::GraphProto* body = nullptr;
+    for (auto& a : *n.mutable_attribute())
+      if (a.name() == "body" && a.has_g()) body = a.mutable_g();
+    if (body == nullptr) continue;
+    // The stacks of the body's own Loops and Scans, then a Shape of each tensor the body declares.
+    auto stacked = expose_bodies(*body);
+    std::vector<std::string> declared_here;
+    std::set<std::string> once;  // a body output may be one of its inputs, passed on
+    for (const auto* list : {&body->input(), &body->value_info(), &body->output()})
+      for (const auto& v : *list)
+        if (dims_of(v) && once.insert(v.name()).second) declared_here.push_back(v.name());
+    for (const auto& name : declared_here) {
+      auto* shape = body->add_node();
+      shape->set_op_type("Shape");
+      shape->add_input(name);
+      shape->add_output(exposed_name(0, name));
+      stacked.emplace_back(name, 0);
+    }
+    if (stacked.empty()) continue;
+    // The node's outputs line up with the body's (Loop: after the condition): outputs it leaves out are
+    // named "" so that the new ones follow the body's.
+    const int before = body->output_size() - (n.op_type() == "Loop" ? 1 : 0);
+    while (n.output_size() < before) n.add_output("");
+    int scan_outputs = 0;
+    for (const auto& [name, levels] : stacked) {
+      auto* out = body->add_output();
+      out->set_name(exposed_name(levels, name));
+      out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+      n.add_output(exposed_name(levels + 1, name));
+      added.emplace_back(name, levels + 1);
+      ++scan_outputs;
+    }
+    // A Scan that lists its scan outputs' axes or directions lists the new ones (stacked along axis 0).
+    for (auto& a : *n.mutable_attribute())
+      if (n.op_type() == "Scan" && (a.name() == "scan_output_axes" || a.name() == "scan_output_directions"))
+        for (int j = 0; j < scan_outputs; ++j) a.add_ints(0);
+  }
+  return added;
 }
 
 std::map<std::string, dims> declared(const onnx::GraphProto& g, bool branches, std::vector<std::string>* order) {
@@ -175,6 +233,11 @@ int main(int argc, char** argv) {
   for (const auto& o : exposed.graph().output()) outputs.insert(o.name());
   for (const auto& v : written.graph().value_info())
     if (outputs.insert(v.name()).second) *exposed.mutable_graph()->add_output() = v;
+  for (const auto& [name, levels] : expose_bodies(*exposed.mutable_graph())) {
+    auto* out = exposed.mutable_graph()->add_output();
+    out->set_name(exposed_name(levels, name));
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  }
   std::ofstream out(argv[3], std::ios::binary);
   if (!exposed.SerializeToOstream(&out)) {
     std::cerr << "onnx_shapes_check: cannot write " << argv[3] << '\n';

@@ -9,7 +9,9 @@ For each model: reshape1 writes a copy whose outputs and value_info declare ever
   - every tensor reshape1 lists is declared in the copy, with a known rank;
   - ONNX Runtime runs the copy, with every declared tensor made an output (tests/onnx/ort/shapes.js), and
     each tensor's shape is the one declared: a number where it is one, and one value per dim_param name
-    across all tensors (the inputs' names bound by the run).
+    across all tensors (the inputs' names bound by the run). A tensor of a Loop's or Scan's body is run as
+    its Shape stacked over the iterations (onnx_shapes_check exposes it): its shape at every iteration is
+    the one declared, each name the one value it has everywhere else.
 
 Usage: shapes_ort.py RESHAPE1 ONNX_SHAPES_CHECK FIXTURES_DIR
 """
@@ -42,7 +44,10 @@ if SHARED.is_dir():
 else:
     print(f"note: {SHARED} is not there; only the fixtures are checked")
 for name in ["computed_pattern", "allowzero_copy", "if_branches", "qdq_pair", "group_norm_fold", "fold_interleave",
-             "size_where_alike", "leading_one_right", "flatten_past_size"]:
+             "size_where_alike", "leading_one_right", "flatten_past_size",
+             # Loop and Scan bodies: each body tensor's shape at every iteration
+             "loop_body", "loop_captured", "loop_captured_shared", "loop_reshape", "loop_scan", "scan8_entries",
+             "scan_over_batch", "scan_over_batch_paired", "scan_reshape", "scan_sum", "loop_growing"]:
     spec = SPECS / f"{name}.json"
     cases.append((name, FIXTURES / f"{name}.onnx", spec if spec.exists() else SPECS / "fixture.json", []))
 
@@ -51,13 +56,35 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def compare(declared, runtime, problems, where):
-    """Each runtime shape against the declared one: numbers equal, each name one value."""
-    bound = {}
-    for name, dims in declared.items():
-        if name not in runtime:
+EXPOSED = "reshape1.shape_of:"
+
+
+def body_shapes(result):
+    """The shapes ONNX Runtime gave each body tensor, one per iteration (outermost first), from the stacks of
+    their Shape onnx_shapes_check exposed: {tensor: [shape, ...]}, each shape a list of dims."""
+    out = {}
+    for name, dims in result["outputs"].items():
+        if not name.startswith(EXPOSED):
             continue
-        got = runtime[name]
+        tensor = name[len(EXPOSED):].split(":", 1)[1]
+        rank, values = dims[-1], result["values"][name]
+        iterations = 1
+        for d in dims[:-1]:
+            iterations *= d
+        out[tensor] = [values[k * rank:(k + 1) * rank] for k in range(iterations)] if rank else [[]] * iterations
+    return out
+
+
+def compare(declared, runtime, bodies, problems, where):
+    """Each runtime shape against the declared one: numbers equal, each name one value (a body tensor's at
+    every iteration)."""
+    bound = {}
+    shapes = [(name, got) for name, got in runtime.items() if not name.startswith(EXPOSED)]
+    shapes += [(name, got) for name, each in bodies.items() for got in each]
+    for name, got in shapes:
+        dims = declared.get(name)
+        if dims is None:
+            continue
         if len(got) != len(dims):
             problems.append(f"{where}: '{name}' is declared {dims}, ONNX Runtime gives {got}")
             continue
@@ -106,6 +133,7 @@ with tempfile.TemporaryDirectory() as tmp:
         batched = [(k, v["batch_axis"]) for k, v in inputs.items() if v.get("batch_axis") is not None]
         free = all(k in declared and isinstance(declared[k][axis], str) for k, axis in batched)
         batches = [1, 3] if batched and free else [1]
+        body_checked = 0
         for b in batches:
             o = run([NODE, str(SHAPES_JS), str(exposed), str(spec), str(b)])
             if o.returncode != 0:
@@ -115,9 +143,17 @@ with tempfile.TemporaryDirectory() as tmp:
             if "error" in result:
                 problems.append(f"ONNX Runtime at batch {b}: {result['error']}")
                 continue
-            compare(declared, result["outputs"], problems, f"batch {b}")
+            bodies = body_shapes(result)
+            # Every body tensor reshape1 lists is run: its shape at each iteration is held against its declaration.
+            unrun = [t["name"] for t in report["tensors"] if t.get("within") and t["name"] not in bodies]
+            if unrun:
+                problems.append(f"body tensors ONNX Runtime did not expose at batch {b}: {unrun[:5]}")
+            body_checked += sum(len(each) for each in bodies.values())
+            compare(declared, result["outputs"], bodies, problems, f"batch {b}")
         s = report["summary"]
-        print(f"{name}: {s['tensors']} tensors, {s['rank_known']} of known rank, {s['static']} static; "
+        in_bodies = sum(1 for t in report["tensors"] if t.get("within"))
+        print(f"{name}: {s['tensors']} tensors, {s['rank_known']} of known rank, {s['static']} static"
+              f"{f' ({in_bodies} in bodies, run as {body_checked} shapes, one per iteration)' if in_bodies else ''}; "
               f"{len(declared)} declared; ONNX's checker {onnx_says['checker']}, its inference {onnx_says['inference']}"
               f"{'; ' + str(len(problems)) + ' problems' if problems else ''}")
         failures += [f"{name}: {p}" for p in problems]

@@ -64,6 +64,18 @@ def test_output_writes_the_copy_and_bytes_come_back_with_it(data_dir: pathlib.Pa
     assert isinstance(from_proto.output, Proto) and from_proto.output.data == from_bytes.output
 
 
+def test_a_loop_body_tensor_names_the_layers_around_it() -> None:
+    if "RESHAPE1_ONNX_FIXTURES" not in os.environ:
+        pytest.skip("the ONNX fixtures are not built")
+    r = reshape1.shapes(pathlib.Path(os.environ["RESHAPE1_ONNX_FIXTURES"]) / "loop_growing.onnx")
+    top = next(t for t in r.tensors if t.name == "grown")
+    assert top.within == ()
+    acc = next(t for t in r.tensors if t.name == "acc")
+    assert str(acc.shape) == "[?@N,?]" and [w.name for w in acc.within] == ["grow"]
+    inner = next(t for t in r.tensors if t.name == "s_sum")
+    assert [w.name for w in inner.within] == ["grow", "inner"] and str(inner.shape) == "[?@N,1]"
+
+
 def test_an_ir_is_listed_and_its_copy_written_with_its_weights(data_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
     model = data_dir / RETAIL
     r = reshape1.shapes(model)

@@ -53,6 +53,10 @@ struct tensor_shape {
   /// The shape the file declares for it (ONNX: an input, an output or a value_info; an IR: every port),
   /// nullopt where it declares none.
   std::optional<partial_shape> declared;
+  /// For a tensor of an ONNX Loop's or Scan's body: the layers whose bodies hold it, outermost first (as
+  /// findings name them; a Scan-8 is two, one over the batch and one over the sequence). `id` is then the
+  /// layer's id in the innermost body. Empty at the top level.
+  std::vector<enclosing_layer> within{};
 };
 
 /// Why propagation knows nothing more past a layer: no rule for its op (`not_covered`), or the rule
@@ -72,8 +76,9 @@ struct shapes_summary {
 
 struct shapes_report {
   /// The model's inputs first, then each layer's outputs in the file's order (an ONNX If's branches where
-  /// the If is). Values the file holds (an IR's Consts, an ONNX model's initializers and Constant nodes) are
-  /// not listed, nor the tensors inside a Loop's, Scan's or TensorIterator's body.
+  /// the If is; an ONNX Loop's or Scan's body, its inputs then its nodes' outputs, after the node's
+  /// outputs). Values the file holds (an IR's Consts, an ONNX model's initializers and Constant nodes) are
+  /// not listed, nor the tensors inside an IR's TensorIterator or Loop body.
   std::vector<tensor_shape> tensors;
   std::vector<shapes_gap> gaps;
   shapes_summary summary;

@@ -6,7 +6,8 @@
 //
 // SPEC as oracle.js reads it; each input at its `shape`, with its batch axis at BATCH (default 1), random
 // values of its `type` (float32 unless it says float64, float16, int8...uint64 or bool) in its `range`, or its
-// `value`. Prints one JSON object: {"outputs": {NAME: [dims...]}}, or
+// `value`. Prints one JSON object: {"outputs": {NAME: [dims...]}, "values": {NAME: [...]}} (values only of the
+// outputs named `reshape1.shape_of:...`, the shapes of a body's tensors over its iterations), or
 // {"error": "..."} when the model does not load or the run throws. tests/onnx/shapes_ort.py compares these
 // with the shapes `reshape1 shapes -o` wrote.
 'use strict';
@@ -71,8 +72,12 @@ async function shapes(model, spec, batch) {
     const session = await ort.InferenceSession.create(model, {logSeverityLevel: 3});
     const got = await session.run(feeds);
     const outputs = {};
-    for (const name of session.outputNames) outputs[name] = Array.from(got[name].dims);
-    return {outputs};
+    const values = {};  // what a body tensor's exposed Shape holds, at each iteration (onnx_shapes_check.cpp)
+    for (const name of session.outputNames) {
+      outputs[name] = Array.from(got[name].dims);
+      if (name.startsWith('reshape1.shape_of:')) values[name] = Array.from(got[name].data, Number);
+    }
+    return {outputs, values};
   } catch (e) {
     return {error: String(e.message || e).split('\n')[0]};
   }

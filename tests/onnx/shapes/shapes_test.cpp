@@ -211,6 +211,73 @@ TEST(shapes, an_if_branch_tensor_is_declared_in_its_branch) {
   EXPECT_EQ(declared(m.graph()).at("y"), "[1,6]");
 }
 
+/// The graph attribute `name` of `node`.
+const ::onnx::GraphProto& body_of(const ::onnx::NodeProto& node, const std::string& name = "body") {
+  for (const auto& a : node.attribute())
+    if (a.name() == name && a.has_g()) return a.g();
+  ADD_FAILURE() << node.name() << " has no graph " << name;
+  static const ::onnx::GraphProto none;
+  return none;
+}
+
+TEST(shapes, a_loop_body_is_listed_after_its_node_and_declared_in_the_body) {
+  const auto r = shapes_of(fixture_bytes("loop_scan"));
+  std::vector<std::string> order;
+  for (const auto& t : r.tensors) order.push_back(t.name);
+  EXPECT_EQ(order, (std::vector<std::string>{"x", "total", "steps", "i", "c", "acc", "c_out", "acc_out", "seen"}));
+  for (const auto& t : r.tensors) {
+    if (t.name == "x" || t.name == "total" || t.name == "steps") {
+      EXPECT_TRUE(t.within.empty()) << t.name;
+      continue;
+    }
+    ASSERT_EQ(t.within.size(), 1U) << t.name;
+    EXPECT_EQ(t.within[0].name, "accumulate");
+  }
+  EXPECT_EQ(listed(r).at("acc"), "[?@N,2,3]");  // the batch named outside keeps its name in the body
+  EXPECT_EQ(listed(r).at("seen"), "[?@N,2,3]");
+  const auto body = declared(body_of(written(r).graph().node(0)));
+  EXPECT_EQ(body.at("acc"), "[N,2,3]");
+  EXPECT_EQ(body.at("acc_out"), "[N,2,3]");
+  EXPECT_EQ(body.at("seen"), "[N,2,3]");
+  EXPECT_EQ(body.at("i"), "[]");
+}
+
+TEST(shapes, a_size_that_changes_from_one_iteration_to_the_next_is_not_named) {
+  // The carried value grows by x's width at each iteration: within one iteration its width is one size,
+  // but a name declared for it would claim one size for all of them.
+  const auto r = shapes_of(fixture_bytes("loop_growing"));
+  EXPECT_EQ(listed(r).at("acc"), "[?@N,?]");
+  EXPECT_EQ(listed(r).at("acc_out"), "[?@N,2..]");
+  EXPECT_EQ(listed(r).at("s_wide"), "[?@N,2..]");   // in the nested Loop's body, from the carried value
+  EXPECT_EQ(listed(r).at("inner_steps"), "[2,?@N,1]");
+  const auto m = written(r);
+  const auto& outer = body_of(m.graph().node(0));
+  EXPECT_EQ(declared(outer).at("acc"), "[N,?]");
+  const ::onnx::NodeProto* inner = nullptr;
+  for (const auto& n : outer.node())
+    if (n.op_type() == "Loop") inner = &n;
+  ASSERT_NE(inner, nullptr);
+  EXPECT_EQ(declared(body_of(*inner)).at("s_wide"), "[N,?]");
+  EXPECT_EQ(declared(body_of(*inner)).at("s_sum"), "[N,1]");
+  for (const auto& t : r.tensors)
+    if (t.name == "s_sum") {
+      ASSERT_EQ(t.within.size(), 2U);
+      EXPECT_EQ(t.within[0].name, "grow");
+      EXPECT_EQ(t.within[1].name, "inner");
+    }
+}
+
+TEST(shapes, a_scan_input_is_listed_as_the_bodys_parameter_at_its_slice) {
+  const auto r = shapes_of(fixture_bytes("scan_reshape"));
+  for (const auto& t : r.tensors)
+    if (t.name == "step") {
+      EXPECT_EQ(t.op, "Parameter-1");
+      EXPECT_EQ(t.layer, "step");
+      EXPECT_EQ(to_string(t.shape), "[1,6]");  // x [1,4,6] scanned along axis 1: the slice without it
+    }
+  EXPECT_EQ(declared(body_of(written(r).graph().node(0))).at("parts"), "[1,2,3]");
+}
+
 TEST(shapes, an_ir_lists_every_port_and_its_copy_declares_them_on_its_ports) {
   const fs::path xml = fs::path(RESHAPE1_TEST_DATA) / "models" / "concat-batch-const" / "model.xml";
   const auto r = onnx::shapes(xml);
