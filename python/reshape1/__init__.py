@@ -777,8 +777,8 @@ class TensorShape:
     propagation gives it: a dynamic dimension keeps the name the model or the caller gives it, any other is
     named after the tensor and axis where it first appears. declared is the shape the file declares, None
     where it declares none; type the element type name, None when unknown. within names the layers whose
-    bodies hold a tensor of an ONNX Loop's or Scan's body, outermost first (id is then its layer's id in the
-    innermost); () at the top level."""
+    bodies hold a tensor of a body (an ONNX Loop's or Scan's, an IR TensorIterator's or Loop's), outermost
+    first (id is then its layer's id in the innermost); () at the top level."""
 
     name: str
     id: int

@@ -40,14 +40,15 @@ using reshape1::detail::fail;
 /// character), so that no such name is one of the model's; they are all renamed after the tensors.
 constexpr std::string_view unnamed = "\x1f";
 
-/// The sizes that keep their names in a Loop's or Scan's body: those of the tensors the node is given (the
-/// same at every iteration). A size the body computes may change from one iteration to the next (a carried
-/// value that grows), so propagation's name for it holds within one iteration only.
+/// The sizes that keep their names in a body (an ONNX Loop's or Scan's, an IR TensorIterator's or Loop's):
+/// those of the tensors the layer is given (the same at every iteration). A size the body computes may
+/// change from one iteration to the next (a carried value that grows), so propagation's name for it holds
+/// within one iteration only.
 using stable_sizes = std::shared_ptr<const std::unordered_set<symbol>>;
 
 /// A tensor to list: its name, the layer output that computes it, and (ONNX) the graph that declares it and
-/// the node whose output it is (none for a graph input). `in` is the lowered graph `at` indexes (the
-/// model's, or a Loop's or Scan's body) and `by` what propagation knows there (none for a body propagation
+/// the node whose output it is (none for a graph input). `in` is the graph `at` indexes (the model's,
+/// or a body) and `by` what propagation knows there (none for a body propagation
 /// never reached); `within` are the layers whose bodies hold it, outermost first, and `stable` the sizes
 /// that keep their names there (none: the model's graph, where all do).
 struct listed {
@@ -62,10 +63,10 @@ struct listed {
   stable_sizes stable{};
 };
 
-/// A Loop's or Scan's body as the lowering and propagation left it: the graph it was lowered to, what
-/// propagation knows there (at the hull of its iterations' shapes: subgraph.cpp joins what the back edges
-/// feed until it stops changing), the layer output each of its tensor names binds to, the layers around
-/// it, and the sizes that keep their names in it.
+/// A body of a TensorIterator or Loop layer (lowered from ONNX, or read from an IR) as propagation left it:
+/// the graph, what propagation knows there (at the hull of its iterations' shapes: subgraph.cpp joins what
+/// the back edges feed until it stops changing), for ONNX the layer output each of its tensor names binds
+/// to, the layers around it, and the sizes that keep their names in it.
 struct body_view {
   const model::graph* network = nullptr;
   const model::propagation* known = nullptr;
@@ -74,31 +75,33 @@ struct body_view {
   stable_sizes stable;
 };
 
+/// The body of layer `index` of `outer` (a TensorIterator or Loop), or nullopt for a layer without one. A
+/// size keeps its name in the body when one of the layer's inputs carries it and it keeps it in `outer`.
+std::optional<body_view> inside(const body_view& outer, std::size_t index) {
+  const auto& l = outer.network->layers()[index];
+  if (!l.body) return std::nullopt;
+  body_view v{&l.body->network, outer.known != nullptr ? outer.known->body(index) : nullptr, nullptr, outer.within, {}};
+  auto stable = std::make_shared<std::unordered_set<symbol>>();
+  for (std::size_t i = 0; outer.known != nullptr && i < l.inputs.size(); ++i)
+    for (const auto& d : outer.known->input(*outer.network, l, i).shape.dims())
+      if (d.has_symbol() && (!outer.stable || outer.stable->contains(d.symbol()))) stable->insert(d.symbol());
+  v.stable = std::move(stable);
+  v.within.push_back({l.id, std::string(l.name), std::string(l.type)});
+  return v;
+}
+
 /// Each body the lowering recorded, by the ONNX graph it was lowered from: its layers found by following
-/// the Loop and TensorIterator layers that lead to it from the model's graph. A size keeps its name in a
-/// body when one of the layer's inputs carries it and, in a nested body, when it keeps it in the body
-/// around.
+/// the Loop and TensorIterator layers that lead to it from the model's graph.
 std::unordered_map<const ::onnx::GraphProto*, body_view> body_views(const model::graph& g, const model::propagation& p,
                                                                     const std::vector<detail::body_names>& bodies) {
   std::unordered_map<const ::onnx::GraphProto*, body_view> out;
   for (const auto& b : bodies) {
-    body_view v{&g, &p, &b.names, {}, {}};
-    for (const auto index : b.layers) {
-      const auto& l = v.network->layers()[index];
-      if (!l.body) {  // the lowering's own record: a layer on the way always holds a body
-        v.network = nullptr;
-        break;
-      }
-      auto stable = std::make_shared<std::unordered_set<symbol>>();
-      for (std::size_t i = 0; v.known != nullptr && i < l.inputs.size(); ++i)
-        for (const auto& d : v.known->input(*v.network, l, i).shape.dims())
-          if (d.has_symbol() && (!v.stable || v.stable->contains(d.symbol()))) stable->insert(d.symbol());
-      v.stable = std::move(stable);
-      v.within.push_back({l.id, std::string(l.name), std::string(l.type)});
-      v.known = v.known != nullptr ? v.known->body(index) : nullptr;
-      v.network = &l.body->network;
-    }
-    if (v.network != nullptr) out.emplace(b.graph, std::move(v));
+    std::optional<body_view> v = body_view{&g, &p, nullptr, {}, {}};
+    for (const auto index : b.layers)
+      if (v) v = inside(*v, index);  // the lowering's own record: a layer on the way always holds a body
+    if (!v) continue;
+    v->names = &b.names;
+    out.emplace(b.graph, std::move(*v));
   }
   return out;
 }
@@ -158,17 +161,18 @@ void list_graph(::onnx::GraphProto& g, const body_view& at, const std::unordered
   }
 }
 
-/// The tensors of an IR: each layer's output ports, Consts (weights) and Results (no outputs) aside.
-std::vector<listed> list_ir(const model::graph& g) {
-  std::vector<listed> out;
-  const auto layers = g.layers();
+/// The tensors of an IR's graph `at`: each layer's output ports, Consts (weights) and Results (no outputs)
+/// aside; a TensorIterator's or Loop's body after the layer's outputs.
+void list_ir(const body_view& at, std::vector<listed>& out) {
+  const auto layers = at.network->layers();
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const auto& l = layers[i];
     if (model::detail::part_of(l) == model::detail::op_part::constant) continue;
     for (std::size_t o = 0; o < l.outputs.size(); ++o)
-      out.push_back({fmt::format("{}:{}", l.name, l.outputs[o].id), source{i, o}});
+      out.push_back({fmt::format("{}:{}", l.name, l.outputs[o].id), source{i, o}, nullptr, nullptr, 0, at.network,
+                     at.known, at.within, at.stable});
+    if (const auto body = inside(at, i)) list_ir(*body, out);
   }
-  return out;
 }
 
 /// A name made from a tensor's that reads back in the shape notation (`?@conv_out_2`): characters other
@@ -260,7 +264,7 @@ model::shapes_report report_of(const model::graph& g, const model::propagation& 
       }
       s.output = t.output;
     } else if (const auto parameter = model::detail::op_part::parameter;
-               model::detail::part_of(l) != parameter && !l.sources.empty() && l.sources[0] &&
+               t.graph != nullptr && model::detail::part_of(l) != parameter && !l.sources.empty() && l.sources[0] &&
                model::detail::part_of(in.layers()[l.sources[0]->layer]) == parameter) {
       // A Scan's scan input: its shape is the slice's, which the body reads through a Squeeze of the scan
       // axis; the tensor is the body Parameter's.
@@ -507,7 +511,9 @@ model::shapes_report shapes_ir(const fs::path& file, const fs::path& bin, const 
   const auto p = model::detail::propagate_naming(g, inputs, unnamed);
   std::set<std::string> names;  // an IR names no dimension: only the caller's are kept
   asked_names(options, names);
-  auto r = report_of(g, p, list_ir(g), names, {});
+  std::vector<listed> tensors;
+  list_ir({&g, &p, nullptr, {}, {}}, tensors);
+  auto r = report_of(g, p, tensors, names, {});
   if (options.copy) {
     const io::detail::mapped_file xml(file);
     r.output = model::ir_output{model::detail::xml_with_shapes(g, xml.bytes(), p, inputs), {}, weights};

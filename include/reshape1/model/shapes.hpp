@@ -53,9 +53,9 @@ struct tensor_shape {
   /// The shape the file declares for it (ONNX: an input, an output or a value_info; an IR: every port),
   /// nullopt where it declares none.
   std::optional<partial_shape> declared;
-  /// For a tensor of an ONNX Loop's or Scan's body: the layers whose bodies hold it, outermost first (as
-  /// findings name them; a Scan-8 is two, one over the batch and one over the sequence). `id` is then the
-  /// layer's id in the innermost body. Empty at the top level.
+  /// For a tensor of a body (an ONNX Loop's or Scan's, an IR TensorIterator's or Loop's): the layers whose
+  /// bodies hold it, outermost first (as findings name them; an ONNX Scan-8 is two, one over the batch and
+  /// one over the sequence). `id` is then the layer's id in the innermost body. Empty at the top level.
   std::vector<enclosing_layer> within{};
 };
 
@@ -76,15 +76,16 @@ struct shapes_summary {
 
 struct shapes_report {
   /// The model's inputs first, then each layer's outputs in the file's order (an ONNX If's branches where
-  /// the If is; an ONNX Loop's or Scan's body, its inputs then its nodes' outputs, after the node's
-  /// outputs). Values the file holds (an IR's Consts, an ONNX model's initializers and Constant nodes) are
-  /// not listed, nor the tensors inside an IR's TensorIterator or Loop body.
+  /// the If is; a body after its layer's outputs: an ONNX Loop's or Scan's, its inputs then its nodes'
+  /// outputs, an IR TensorIterator's or Loop's, its layers' ports). Values the file holds (Consts, an ONNX
+  /// model's initializers and Constant nodes) are not listed.
   std::vector<tensor_shape> tensors;
   std::vector<shapes_gap> gaps;
   shapes_summary summary;
   /// With shapes_options::copy, a copy of the model that declares every listed tensor's shape. ONNX: the
-  /// bytes of one whose graph outputs and value_info declare them (a name as a dim_param; onnx_output::freed
-  /// lists nothing). IR: an .xml whose ports declare them (numbers, -1, intervals: an IR has no names for
+  /// bytes of one whose graph outputs and value_info declare them, a body's in its body (a name as a
+  /// dim_param; onnx_output::freed lists nothing). IR: an .xml whose ports declare them, a body's too
+  /// (numbers, -1, intervals: an IR has no names for
   /// sizes) and whose Parameters given a shape take it, with the weights unchanged (ir_output::appended is
   /// empty). Empty without `copy`.
   std::optional<std::variant<ir_output, onnx_output>> output;

@@ -25,9 +25,10 @@ void check_ir_outputs(const std::filesystem::path& in_xml, const std::filesystem
                       const std::filesystem::path& out_xml, const std::filesystem::path& out_bin,
                       std::string_view model = "the fixed model", std::string_view command = "fix");
 
-/// `xml`, the text `g` was read from, with every port of its top graph declaring what `p` gives the tensor
-/// (an input port its source's): numbers, -1, intervals; and each Parameter `given` a shape with that shape
-/// in its `shape` attribute. What `reshape1 shapes -o` writes for an IR. Bodies are left as declared.
+/// `xml`, the text `g` was read from, with every port declaring what `p` gives the tensor (an input port
+/// its source's): numbers, -1, intervals; and each Parameter `given` a shape with that shape in its `shape`
+/// attribute. A TensorIterator's or Loop's body's ports too, where propagation reached it. What `reshape1
+/// shapes -o` writes for an IR.
 [[nodiscard]] std::string xml_with_shapes(const graph& g, std::span<const std::byte> xml, const propagation& p,
                                           std::span<const input_shape> given);
 

@@ -414,29 +414,36 @@ std::string detail::xml_with_shapes(const graph& g, std::span<const std::byte> x
   if (!parsed)
     fail(errc::bad_file, {.offset = static_cast<std::size_t>(parsed.offset), .file = g.xml_file()},
          fmt::format("{}: not well-formed XML: {}", g.xml_file(), parsed.description()), {});
-  const auto layers = g.layers();
-  const auto shape_of = [&](std::size_t layer, std::size_t output) -> const partial_shape& {
-    return p.outputs[layer][output].shape;
+  // The ports of `layers_node`'s layers, which `in` holds and `known` propagated; a TensorIterator's or
+  // Loop's body's too, from what propagation knew inside it (the hull of its iterations: a dimension that
+  // changes from one to the next is written as its bounds or -1).
+  const auto write_graph = [&](const auto& self, pugi::xml_node layers_node, const graph& in,
+                               const propagation& known, bool top) -> void {
+    const auto layers = in.layers();
+    for (auto node : layers_node.children("layer")) {
+      const auto* l = in.find(node.attribute("id").as_llong(-1));
+      if (l == nullptr) continue;
+      const auto index = static_cast<std::size_t>(l - layers.data());
+      std::size_t k = 0;
+      for (auto port : node.child("input").children("port")) {
+        if (k < l->sources.size() && l->sources[k])
+          set_dims(port, known.outputs[l->sources[k]->layer][l->sources[k]->output].shape);
+        ++k;
+      }
+      for (auto port : node.child("output").children("port")) {
+        const auto id = port.attribute("id").as_llong(-1);
+        for (std::size_t o = 0; o < l->outputs.size(); ++o)
+          if (l->outputs[o].id == id) set_dims(port, known.outputs[index][o].shape);
+      }
+      for (const auto& x : given)
+        if (top && x.layer == index)
+          if (auto data = node.child("data"); data && data.attribute("shape"))
+            data.attribute("shape").set_value(shape_attribute(x.shape).c_str());
+      if (const auto* body = known.body(index); body != nullptr && l->body)
+        self(self, node.child("body").child("layers"), l->body->network, *body, false);
+    }
   };
-  for (auto node : doc.child("net").child("layers").children("layer")) {
-    const auto* l = g.find(node.attribute("id").as_llong(-1));
-    if (l == nullptr) continue;
-    const auto index = static_cast<std::size_t>(l - layers.data());
-    std::size_t k = 0;
-    for (auto port : node.child("input").children("port")) {
-      if (k < l->sources.size() && l->sources[k]) set_dims(port, shape_of(l->sources[k]->layer, l->sources[k]->output));
-      ++k;
-    }
-    for (auto port : node.child("output").children("port")) {
-      const auto id = port.attribute("id").as_llong(-1);
-      for (std::size_t o = 0; o < l->outputs.size(); ++o)
-        if (l->outputs[o].id == id) set_dims(port, shape_of(index, o));
-    }
-    for (const auto& x : given)
-      if (x.layer == index)
-        if (auto data = node.child("data"); data && data.attribute("shape"))
-          data.attribute("shape").set_value(shape_attribute(x.shape).c_str());
-  }
+  write_graph(write_graph, doc.child("net").child("layers"), g, p, true);
   // The bytes around <net> (the declaration, the line breaks, comments after it) as the file has them:
   // pugixml keeps no whitespace outside the root element.
   const std::string_view original(reinterpret_cast<const char*>(xml.data()), xml.size());

@@ -314,6 +314,44 @@ TEST(shapes, an_ir_lists_every_port_and_its_copy_declares_them_on_its_ports) {
   fs::remove_all(dir);
 }
 
+TEST(shapes, an_ir_loop_body_is_listed_and_its_copy_declares_the_body_ports) {
+  const fs::path xml = fs::path(RESHAPE1_TEST_DATA) / "models" / "loop-trip-count" / "model.xml";
+  model::shapes_options options;
+  options.copy = true;
+  options.shapes = {{"", parse_shape("[?,4]")}};
+  const auto dir = fs::temp_directory_path() / "reshape1_shapes_ir_loop";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto out = dir / "copy.xml";
+  const auto copy = onnx::shapes(xml, options);
+  std::size_t in_body = 0;
+  for (const auto& t : copy.tensors) {
+    if (t.within.empty()) continue;
+    ++in_body;
+    ASSERT_EQ(t.within.size(), 1U) << t.name;
+    EXPECT_EQ(t.within[0].name, "accumulate");
+    EXPECT_EQ(t.within[0].type, "Loop");
+  }
+  EXPECT_EQ(in_body, 5U);  // acc, i, next, flat, step: the body's Consts and Results aside
+  onnx::write_shapes(copy, xml, out);
+  // Read back: the body's ports declare what propagation gives them (the batch as -1), as the top graph's do.
+  const auto again = onnx::shapes(out);
+  ASSERT_EQ(again.tensors.size(), copy.tensors.size());
+  for (std::size_t k = 0; k < again.tensors.size(); ++k) {
+    const auto& t = again.tensors[k];
+    ASSERT_TRUE(t.declared.has_value()) << t.name;
+    ASSERT_EQ(t.declared->size(), copy.tensors[k].shape.size()) << t.name;
+    for (std::size_t d = 0; d < t.declared->size(); ++d)
+      EXPECT_EQ((*t.declared)[d].range(), copy.tensors[k].shape[d].range()) << t.name << " axis " << d;
+  }
+  for (const auto& t : again.tensors) {
+    if (t.name == "step:2") {
+      EXPECT_EQ(to_string(*t.declared), "[?,1,4]");
+    }
+  }
+  fs::remove_all(dir);
+}
+
 TEST(shapes, a_report_without_a_copy_writes_nothing) {
   const fs::path xml = fs::path(RESHAPE1_TEST_DATA) / "models" / "concat-batch-const" / "model.xml";
   const auto out = fs::temp_directory_path() / "reshape1_shapes_none.xml";
