@@ -34,14 +34,14 @@ std::vector<listed_op> parse(std::string_view text) {
       if (text.empty()) break;  // the file's last newline
       invalid(line, "an empty line");
     }
-    std::string_view field[4];
-    for (std::size_t k = 0; k < 4; ++k) {
+    std::string_view field[5];
+    for (std::size_t k = 0; k < 5; ++k) {
       const auto tab = row.find('\t');
-      if ((tab == std::string_view::npos) != (k == 3)) invalid(line, "not four tab-separated fields");
+      if ((tab == std::string_view::npos) != (k == 4)) invalid(line, "not five tab-separated fields");
       field[k] = row.substr(0, tab);
-      row = k == 3 ? std::string_view() : row.substr(tab + 1);
+      row = k == 4 ? std::string_view() : row.substr(tab + 1);
     }
-    listed_op op{field[0], field[1], 0, ort_runs::no};
+    listed_op op{field[0], field[1], 0, ort_runs::no, {}};
     if (op.domain != "ai.onnx" && op.domain != "com.microsoft") invalid(line, "a domain other than ai.onnx and com.microsoft");
     if (op.op_type.empty()) invalid(line, "no op type");
     const auto [rest, ec] = std::from_chars(field[2].data(), field[2].data() + field[2].size(), op.since);
@@ -51,6 +51,8 @@ std::vector<listed_op> parse(std::string_view text) {
     if (field[3] == "cpu") op.ort = ort_runs::kernel;
     else if (field[3] == "fn") op.ort = ort_runs::function;
     else if (field[3] != "-") invalid(line, "an ort field other than cpu, fn and -");
+    if (field[4].empty()) invalid(line, "no attributes field (\"-\" for none, \"?\" for not transcribed)");
+    if (field[4] != "?") op.attributes = field[4] == "-" ? std::string_view("") : field[4];
     if (!out.empty()) {
       const auto& p = out.back();
       if (std::tie(p.domain, p.op_type, p.since) >= std::tie(op.domain, op.op_type, op.since))
@@ -72,6 +74,15 @@ std::span<const listed_op> parse_op_list(std::string_view text) {
 std::span<const listed_op> op_list() {
   static const std::vector<listed_op> list = parse(op_list_text);
   return list;
+}
+
+bool listed_op::has_attribute(std::string_view name) const noexcept {
+  for (auto rest = *attributes; !rest.empty();) {
+    const auto comma = rest.find(',');
+    if (rest.substr(0, comma) == name) return true;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return false;
 }
 
 const listed_op* schema_at(std::string_view domain, std::string_view op_type, int opset) noexcept {

@@ -1,9 +1,10 @@
 // Internal: the closed list of ONNX operator versions reshape1 knows (src/onnx/op_list.tsv, compiled in):
 // every schema version of the default domain up to opset 26, and the com.microsoft ops ONNX Runtime's CPU
-// provider runs, each with whether ONNX Runtime runs it. A node's version is looked up here; its
+// provider runs, each with whether ONNX Runtime runs it and (where transcribed) its attributes' names. A node's version is looked up here; its
 // translation (lowering.hpp) is the table row that covers that version.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -17,6 +18,10 @@ struct listed_op {
   std::string_view op_type;
   int since = 0;  ///< the since_version of the schema
   ort_runs ort = ort_runs::no;
+  /// The schema's attribute names, comma-separated ("" for none); nullopt where the list does not name them.
+  std::optional<std::string_view> attributes;
+  /// Whether `name` is one of `attributes` (call only when they are named).
+  [[nodiscard]] bool has_attribute(std::string_view name) const noexcept;
 };
 
 /// The newest opset of the default domain the list covers.

@@ -195,6 +195,27 @@ std::vector<int> graph_lowering::lowering_order(const ::onnx::GraphProto& g) con
   return order;
 }
 
+namespace {
+
+/// ONNX's checker and ONNX Runtime refuse a node of the default domain with an attribute its schema does
+/// not have: often one of another version of the op (ReduceSum's `axes` is an input from version 13 on),
+/// which the translation would not read. Checked where the op list names the version's attributes.
+void refuse_unknown_attributes(const node_context& c, const ::onnx::NodeProto& node, int since) {
+  const auto* schema = schema_at("ai.onnx", node.op_type(), since);
+  if (schema == nullptr || schema->since != since || !schema->attributes) return;
+  for (const auto& a : node.attribute()) {
+    if (schema->has_attribute(a.name())) continue;
+    std::string names;
+    for (const char ch : *schema->attributes) names += ch == ',' ? std::string(", ") : std::string(1, ch);
+    c.bad(fmt::format("it has the attribute '{}', which {}-{} does not have ({})", a.name(), node.op_type(), since,
+                      names.empty() ? "it has none" : "its attributes: " + names),
+          "ONNX's checker and ONNX Runtime refuse the model too: remove the attribute, or write it as this "
+          "version of the op reads it (some became inputs)");
+  }
+}
+
+}  // namespace
+
 graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node) const {
   const auto domain = listed_domain(node.domain());
   const bool default_domain = domain == "ai.onnx";
@@ -233,6 +254,7 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
     const auto row = look_up(node);
     const auto* entry = row.entry;
     node_context c(*this, node, static_cast<std::size_t>(index), row.version);
+    if (default_domain) refuse_unknown_attributes(c, node, row.version);
     if (entry == nullptr || entry->fn == nullptr) c.not_covered(row.why);
     else entry->fn(c);
     // An If inlines its branches: their nodes keep the layers they lowered to; the If's own are the merges.

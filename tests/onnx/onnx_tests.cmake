@@ -119,6 +119,13 @@ if(RESHAPE1_BUILD_CLI)
   set_tests_properties(golden.fix_sizes PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
 endif()
 
+# The attributes column of src/onnx/op_list.tsv against ONNX's own schemas (the versions Debian's ONNX holds).
+add_executable(op_attributes ${CMAKE_CURRENT_LIST_DIR}/op_attributes.cpp)
+target_link_libraries(op_attributes PRIVATE onnx onnx_proto protobuf::libprotobuf)
+target_compile_options(op_attributes PRIVATE ${RESHAPE1_WARNING_FLAGS})
+target_compile_features(op_attributes PRIVATE cxx_std_20)
+add_test(NAME onnx.op_attributes_match_onnx COMMAND op_attributes ${PROJECT_SOURCE_DIR}/src/onnx/op_list.tsv)
+
 # What ONNX's checker and shape inference say of a model `reshape1 shapes -o` wrote, and the copy that
 # exposes every tensor to ONNX Runtime (tests/onnx/shapes_ort.py).
 add_executable(onnx_shapes_check ${CMAKE_CURRENT_LIST_DIR}/onnx_shapes_check.cpp)

@@ -37,6 +37,8 @@ struct lowering_case {
   std::string layers;  ///< what the node lowers to, in order: its layers but Consts (and the model's Parameters, Results)
   std::string shapes;  ///< the propagated shape of each graph output
   std::string domain = "ai.onnx";  ///< the node's (com.microsoft: imported at version 1)
+  /// The model's opset, when the row is to be read at a later version than its since (0: opset_of's).
+  int opset = 0;
 };
 
 inline std::string attr_i(const char* name, std::int64_t v) {
@@ -115,6 +117,7 @@ inline void add_tensor(::onnx::GraphProto& g, const std::string& spec) {
 /// If's or a Loop's body then have versions ONNX Runtime runs), else the row's version; 17 for a
 /// com.microsoft case.
 inline int opset_of(const lowering_case& c) {
+  if (c.opset != 0) return c.opset;
   if (c.domain != "ai.onnx") return 17;
   const auto* at7 = onnx::detail::schema_at(c.domain, c.op, 7);
   return c.since < 7 && at7 != nullptr && at7->since == c.since ? 7 : c.since;

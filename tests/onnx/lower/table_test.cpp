@@ -35,6 +35,26 @@ TEST(lower_table, nodes_onnx_runtime_refuses_are_refused_when_read) {
   says({"MatMulInteger", 10, "a:u8[3,4] b:u8[4,5] az:u8[3,1]=", "a,b,az", "y", "", "", ""}, "a_zero_point has rank 2");
 }
 
+// An attribute the version's schema does not have (op_list.tsv's attributes, from ONNX's own schemas): ONNX's
+// checker and ONNX Runtime refuse the model, and the translation would not read it.
+TEST(lower_table, an_attribute_the_version_does_not_have_is_refused_when_read) {
+  const auto says = [](const lowering_case& c, const std::string& words) {
+    const auto what = refused_when_read(c);
+    EXPECT_NE(what.find(words), std::string::npos) << c.op << ": " << what;
+  };
+  // axes became an input at 13.
+  says({"ReduceSum", 13, "x:f32[2,3]", "x", "y", attr_ints("axes", {1}), "", ""},
+       "it has the attribute 'axes', which ReduceSum-13 does not have (its attributes: keepdims, noop_with_empty_axes)");
+  // ceil_mode came at 10; a misspelling is no attribute either; an op with none.
+  says({"MaxPool", 8, "x:f32[1,1,9,9]", "x", "y", attr_ints("kernel_shape", {2, 2}) + attr_i("ceil_mode", 1), "", ""},
+       "it has the attribute 'ceil_mode', which MaxPool-8 does not have");
+  says({"Transpose", 13, "x:f32[2,3]", "x", "y", attr_ints("perms", {1, 0}), "", ""},
+       "it has the attribute 'perms', which Transpose-13 does not have (its attributes: perm)");
+  says({"Relu", 14, "x:f32[2,3]", "x", "y", attr_i("alpha", 1), "", ""},
+       "it has the attribute 'alpha', which Relu-14 does not have (it has none)");
+  // At the versions that have them, the same attributes are read: the rows' cases (rows_test.cpp) give them.
+}
+
 TEST(lower_table, every_row_has_one_case_and_every_case_names_a_row) {
   std::set<row_key> rows, named;
   for (const auto& row : onnx::detail::onnx_table())

@@ -1,0 +1,93 @@
+// op_attributes LIST.tsv [--write]
+// The attributes column of src/onnx/op_list.tsv held against ONNX's own library (Debian's ONNX 1.12, whose
+// schemas reach opset 17): for each default-domain row whose since_version that library holds a schema of,
+// the names of the schema's attributes, sorted and comma-separated ("-" for none). Other rows (versions
+// above 17, operators the library does not hold, com.microsoft) keep what the file says: "?" until they
+// are transcribed. Without --write, prints each row that differs and exits 1 if any does (the test
+// onnx.op_attributes_match_onnx); with --write, rewrites the file's rows with the column filled in.
+#include <onnx/defs/schema.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::vector<std::string> split(const std::string& row, char by) {
+  std::vector<std::string> out;
+  std::string field;
+  std::istringstream in(row);
+  while (std::getline(in, field, by)) out.push_back(field);
+  if (!row.empty() && row.back() == by) out.emplace_back();
+  return out;
+}
+
+/// What ONNX 1.12 says the attributes of (op, since) of the default domain are, or nullopt when it holds
+/// no schema of exactly that version.
+std::optional<std::string> from_onnx(const std::string& op, int since) {
+  const auto* schema = onnx::OpSchemaRegistry::Schema(op, since, "");
+  if (schema == nullptr || schema->SinceVersion() != since) return std::nullopt;
+  std::vector<std::string> names;
+  for (const auto& [name, attribute] : schema->attributes()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  if (names.empty()) return "-";
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argc > 3 || (argc == 3 && std::string(argv[2]) != "--write")) {
+    std::cerr << "usage: op_attributes LIST.tsv [--write]\n";
+    return 2;
+  }
+  const std::string path = argv[1];
+  const bool write = argc == 3;
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "op_attributes: cannot read " << path << '\n';
+    return 2;
+  }
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  int differ = 0, checked = 0;
+  for (auto& line : lines) {
+    if (line.empty() || line[0] == '#') continue;
+    auto fields = split(line, '\t');
+    if (fields.size() != 4 && fields.size() != 5) {
+      std::cerr << "op_attributes: not four or five fields: " << line << '\n';
+      return 2;
+    }
+    const auto expected = fields[0] == "ai.onnx" ? from_onnx(fields[1], std::stoi(fields[2])) : std::nullopt;
+    const std::string given = fields.size() == 5 ? fields[4] : "";
+    if (expected) ++checked;
+    if (expected && given != *expected) {
+      ++differ;
+      if (!write)
+        std::cout << fields[0] << '\t' << fields[1] << '\t' << fields[2] << ": the list says '" << given
+                  << "', ONNX's schema '" << *expected << "'\n";
+    }
+    fields.resize(5);
+    fields[4] = expected ? *expected : given.empty() ? "?" : given;
+    line = fields[0] + '\t' + fields[1] + '\t' + fields[2] + '\t' + fields[3] + '\t' + fields[4];
+  }
+  if (write) {
+    std::ofstream out(path, std::ios::trunc);
+    for (const auto& line : lines) out << line << '\n';
+    if (!out) {
+      std::cerr << "op_attributes: cannot write " << path << '\n';
+      return 2;
+    }
+    std::cout << "op_attributes: " << checked << " rows from ONNX's schemas, " << differ << " changed\n";
+    return 0;
+  }
+  std::cout << "op_attributes: " << checked << " rows held against ONNX's schemas, " << differ << " differ\n";
+  return differ == 0 ? 0 : 1;
+}
