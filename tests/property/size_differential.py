@@ -179,6 +179,17 @@ def mean_chained(p, c, h, w):
         s = p.op("ReduceSum", [s, p.i64([-1])], keepdims=1)
         p.op("Mul", [s, p.f32(1.0 / (h * w))], "y")
 
+# The squares scaled by a constant before they are summed: a product by 1.0 a converter left, a quotient by
+# one, in either operand order.
+def variance_scaled(p, c, h, w):
+    if c == 2:
+        sq = p.op("Mul", [squares(p), p.f32(1.0)])
+    else:
+        sq = p.op("Div", [p.op("Mul", [p.f32(1.0), squares(p)]), p.f32(1.0)])
+    v = p.op("ReduceMean", [sq], axes=[2, 3], keepdims=0)
+    s = p.op("Sqrt", [v])
+    p.op("Mul", [s, p.f32((h * w / (h * w - 1)) ** 0.5)], "y")
+
 def covariance(p, c, h, w):
     product = p.op("Mul", [centered(p, "x"), centered(p, p.op("Sigmoid", ["x"]))])
     s = p.op("ReduceSum", [product, p.i64([2, 3])], keepdims=0)
@@ -321,7 +332,7 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             topk_width, topk_fixed, view_from_shape, variance_bessel, variance_sum_bessel, std_ratio, std_sqrt_ratio,
             mean_reciprocal_first, variance_sum_bessel_first, std_ratio_first, variance_chained, mean_chained,
             covariance, abs_deviation, third_moment, variance_int, correction_tensor, std_root, root_mean_square,
-            log_mean_exp, mean_channels_width]
+            log_mean_exp, mean_channels_width, variance_scaled]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's

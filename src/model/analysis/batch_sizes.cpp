@@ -1225,7 +1225,19 @@ bool reduces_data(const graph& g, const propagation& declared, const layer& r, r
       if (v && !v->is_real() && v->elements.size() == 1 && v->elements[0].exact()) exponent = static_cast<double>(v->elements[0].lo);
     }
     made = what == reduced_data::squares ? squares(*s, same, exponent) : forms_moment(*s, same, data_operands, exponent);
-    if (made || elementwise_arithmetic(s->type) || !carries_values(*s)) break;
+    if (made || !carries_values(*s)) break;
+    if (elementwise_arithmetic(s->type)) {
+      // Squares or a moment's terms scaled by a constant are still summed as many times (a converter's
+      // product by 1.0, half the squares): the walk goes on through the data operand of a product by a
+      // constant, or of a quotient by one; any other arithmetic ends it.
+      const auto constant = [&](std::size_t port) { return declared.input(g, *s, port).value.has_value(); };
+      std::optional<std::size_t> data;
+      if (two && multiplies(*s) && constant(0) != constant(1)) data = constant(0) ? 1 : 0;
+      if (two && divides(*s) && constant(1) && !constant(0)) data = 0;
+      if (!data) break;
+      s = &g.layers()[s->sources[*data]->layer];
+      continue;
+    }
     s = fed_by(g, *s);
   }
   return what == reduced_data::squares ? reduces_squares(r, made) : reduces_moment(r, made);

@@ -357,6 +357,7 @@ namespace {
 ///   "norm_root"   ReduceL2 of x divided by √48; "norm_rms" ReduceL2 of x times 1/√35 (on a 5x7 map);
 ///   "norm_half"   ReduceL2 of x times 1/2;
 ///   "l1"          ReduceL1 of x times 1/48; "ratio" x·x averaged, divided by 48/49;
+///   "scaled"      x·x times 1.0 (a converter's), averaged, its square root times √(49/48);
 ///   "log_sum_exp" Exp of x summed, Log, less log 48.
 /// `map` is x's shape (the reductions keep it [1,3,1,1]).
 ir_builder moment(const std::string& kind, const std::string& map = "[1,3,7,7]") {
@@ -418,6 +419,8 @@ ir_builder moment(const std::string& kind, const std::string& map = "[1,3,7,7]")
     terms = b.layer("Multiply", R"(auto_broadcast="numpy")", {map, map}, {map}, "terms");
     b.edge(xi, terms, 0);
     b.edge(xi, terms, 1);
+  } else if (kind == "scaled") {
+    terms = binary("Multiply", binary("Multiply", x, x, map, map, "squares"), scalar(1.0F), map, "[]", "terms");
   } else {
     terms = binary("Multiply", x, x, map, map, "terms");
   }
@@ -425,6 +428,15 @@ ir_builder moment(const std::string& kind, const std::string& map = "[1,3,7,7]")
     // (Built on a 5x7 map, where C·W is no product of adjacent dimensions nor equal to one.)
     const int sum = reduce(terms, {1, 3}, map, "[1,1,5,1]", "sum");
     b.result(binary("Divide", sum, scalar(20.0F), "[1,1,5,1]", "[]", "scale"), "[1,1,5,1]");
+    return b;
+  }
+  if (kind == "scaled") {
+    const int mean = b.layer("ReduceMean", R"(keep_dims="true")", {map, "[2]"}, {one}, "mean");
+    b.edge(terms, mean, 0);
+    b.edge(b.i64({2, 3}), mean, 1);
+    const int root = b.layer("Sqrt", "", {one}, {one}, "root");
+    b.edge(mean, root, 0);
+    b.result(binary("Multiply", root, scalar(std::sqrt(49.0F / 48)), one, "[]", "scale"), one);
     return b;
   }
   if (kind == "ratio") {
@@ -461,7 +473,8 @@ ir_builder moment(const std::string& kind, const std::string& map = "[1,3,7,7]")
 // that moment is formed: squares summed one axis at a time, a covariance's products, absolute or cubed
 // deviations, in integers, or a correction spread over the channels (one value, or one channel's); a count
 // of axes that are not adjacent; the roots a norm takes (a standard deviation, a root mean square), a
-// norm of absolute values, a divisor (n-1)/n, a log-sum-exp less the log of its count. Each said yes at
+// norm of absolute values, a divisor (n-1)/n, a log-sum-exp less the log of its count, squares scaled by a
+// constant before they are averaged. Each said yes at
 // 14x14, where the count is 196 and the file still holds 49's. A constant that scales data less its mean
 // ((x - mean)/48), or a tensor of values none of which is a correction, is no such count.
 TEST_F(sizes, corrections_of_moments_formed_otherwise_are_sizes_written_down) {
@@ -482,7 +495,9 @@ TEST_F(sizes, corrections_of_moments_formed_otherwise_are_sizes_written_down) {
                         moment_case{"norm_root", " is the square root of one less than "},
                         moment_case{"norm_rms", " is one over the square root of 5·7, dimensions 2..3 ", "the size 35:", "[1,3,5,7]"},
                         moment_case{"l1", " is the reciprocal of "},
-                        moment_case{"ratio", " is (n-1)/n for n = "}, moment_case{"log_sum_exp", " is the logarithm of "}}) {
+                        moment_case{"ratio", " is (n-1)/n for n = "}, moment_case{"log_sum_exp", " is the logarithm of "},
+                        // Squares scaled by a constant are summed as many times.
+                        moment_case{"scaled", " is the square root of n/(n-1) for n = ", "element 0 may stand for the size 49:"}}) {
     SCOPED_TRACE(c.kind);
     const auto b = moment(c.kind, c.map);
     const auto r = at(b, "[1,3,14,14]");
