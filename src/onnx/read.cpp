@@ -199,12 +199,14 @@ namespace {
 
 /// ONNX's checker and ONNX Runtime refuse a node of the default domain with an attribute its schema does
 /// not have: often one of another version of the op (ReduceSum's `axes` is an input from version 13 on),
-/// which the translation would not read. Checked where the op list names the version's attributes.
+/// which the translation would not read. Checked where the op list names the version's attributes (not
+/// for a schema that takes any, as LayerNormalization-17's); a name that starts with `__` is one ONNX's
+/// checker leaves to the tools that write it.
 void refuse_unknown_attributes(const node_context& c, const ::onnx::NodeProto& node, int since) {
   const auto* schema = schema_at("ai.onnx", node.op_type(), since);
   if (schema == nullptr || schema->since != since || !schema->attributes) return;
   for (const auto& a : node.attribute()) {
-    if (schema->has_attribute(a.name())) continue;
+    if (a.name().starts_with("__") || schema->has_attribute(a.name())) continue;
     std::string names;
     for (const char ch : *schema->attributes) names += ch == ',' ? std::string(", ") : std::string(1, ch);
     c.bad(fmt::format("it has the attribute '{}', which {}-{} does not have ({})", a.name(), node.op_type(), since,

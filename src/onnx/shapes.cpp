@@ -415,7 +415,13 @@ void declare_shapes(::onnx::ModelProto& m, const std::vector<listed>& tensors, c
       v->set_name(name);
       infos[&graph].emplace(name, v);
     }
-    write_shape(*v, t, own, !reshaped);
+    // A body's own declarations are not kept where propagation knows less: they need not hold at every
+    // iteration (a carried value declared [N,2] that is transposed at each).
+    const bool as_declared = !reshaped && t.within.empty();
+    write_shape(*v, t, own, as_declared);
+    // A graph output the file also lists in value_info: both say the same.
+    if (const auto at = infos[&graph].find(name); at != infos[&graph].end() && at->second != v)
+      write_shape(*at->second, t, own, as_declared);
   }
 }
 

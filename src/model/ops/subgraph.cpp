@@ -3,8 +3,9 @@
 // input gives the whole tensor (values too); an input whose Parameter a back edge feeds starts from the
 // outer tensor and is joined with what the body gives back, until the shapes stop changing (a few rounds,
 // then the dimensions that still change become dynamic). An output is the body Result's tensor at the last
-// iteration, or, with an axis, the iterations' tensors concatenated along it: the per-iteration dimension
-// times the iteration count when it is known, an interval when only bounds are, dynamic otherwise.
+// iteration (joined with the value a back edge's Result started from, where the loop may run no iteration),
+// or, with an axis, the iterations' tensors concatenated along it: the per-iteration dimension times the
+// iteration count when it is known, an interval when only bounds are, dynamic otherwise.
 // TensorIterator counts iterations from its sliced inputs ((|end - start| + 1) / part_size, negative start
 // and end counted from the dimension's size); Loop from its trip count and execution conditions. A body
 // layer whose rule refuses its inputs makes the TensorIterator or Loop refuse them too.
@@ -261,7 +262,9 @@ count loop_iterations(const op& o, const body_run& run, const propagation& p) {
   const std::int64_t most = bounded ? (*trip)[0] : interval::unbounded;
   if (first && first->size() == 1 && (*first)[0] == 0) return {0, 0};
   const bool starts = first && first->size() == 1 && (*first)[0] != 0;
-  if (again && *again == 1 && starts) return {most, most};  // a for loop (an infinite one if unbounded)
+  // A for loop: as many iterations as its trip count, which may be 0 where its value is unknown (an
+  // infinite one where there is no trip count).
+  if (again && *again == 1 && starts) return {bounded ? most : 0, most};
   if (again && *again == 0) return {starts ? std::min<std::int64_t>(1, most) : 0, std::min<std::int64_t>(1, most)};
   return {0, most};
 }
@@ -300,6 +303,19 @@ void subgraph_op(op& o) {
         break;
       }
   }
+  // What a back edge's Result starts from outside: its Parameter's input. A loop that may run no iteration
+  // gives that value back as it came (ONNX Runtime: a Loop whose trip count is 0 returns its carried inputs).
+  const auto initial = [&](std::int64_t result) -> const tensor* {
+    for (const auto& e : run.sub->back_edges) {
+      if (e.from_layer != result) continue;
+      for (const auto& m : run.sub->inputs) {
+        if (m.internal_layer != e.to_layer || m.external_port == -1 || m.axis) continue;
+        const auto k = port_index(o.l.inputs, m.external_port);
+        if (k && *k < o.in.size()) return o.in[*k];
+      }
+    }
+    return nullptr;
+  };
   for (const auto& m : run.sub->outputs) {
     if (m.external_port == -1) continue;
     const auto j = port_index(o.l.outputs, m.external_port);
@@ -308,7 +324,8 @@ void subgraph_op(op& o) {
     auto& out = o.out[*j];
     out.type = value.type;
     if (!m.axis) {
-      out.shape = value.shape;
+      const auto* before = n.lo == 0 ? initial(m.internal_layer) : nullptr;
+      out.shape = before != nullptr ? join(before->shape, value.shape) : value.shape;
       continue;
     }
     const auto& s = value.shape;

@@ -53,6 +53,10 @@ TEST(lower_table, an_attribute_the_version_does_not_have_is_refused_when_read) {
   says({"Relu", 14, "x:f32[2,3]", "x", "y", attr_i("alpha", 1), "", ""},
        "it has the attribute 'alpha', which Relu-14 does not have (it has none)");
   // At the versions that have them, the same attributes are read: the rows' cases (rows_test.cpp) give them.
+  // What ONNX's checker lets pass (a cold attack ran both in ONNX Runtime): a name that starts with `__`, and
+  // any attribute of a schema that takes them (LayerNormalization-17).
+  EXPECT_EQ(refused_when_read({"Relu", 14, "x:f32[2,3]", "x", "y", attr_i("__tool_note", 1), "", ""}), "");
+  EXPECT_EQ(refused_when_read({"LayerNormalization", 17, "x:f32[2,4] s:f32[4]=", "x,s", "y", attr_i("bogus", 1), "", ""}), "");
 }
 
 TEST(lower_table, every_row_has_one_case_and_every_case_names_a_row) {

@@ -267,6 +267,47 @@ TEST(shapes, a_size_that_changes_from_one_iteration_to_the_next_is_not_named) {
     }
 }
 
+TEST(shapes, a_loop_that_may_run_no_iteration_gives_its_carried_value_back_as_it_came) {
+  // No iteration at batch 1 (the trip count is N - 1): the output is x's [N,2] there, the body's [N,1] else.
+  const auto r = shapes_of(fixture_bytes("loop_maybe_none"));
+  EXPECT_EQ(listed(r).at("y"), "[?@N,1..2@y_1]");
+  EXPECT_EQ(listed(r).at("a"), "[?@N,1..2]");
+  EXPECT_EQ(listed(r).at("a_out"), "[?@N,1]");
+}
+
+TEST(shapes, a_bodys_own_declaration_is_not_kept_where_propagation_knows_less) {
+  // The carried value is transposed at each iteration, [N,2] then [2,N]: the body declares it [N,2], which
+  // holds at the first iteration only. Propagation knows [?,?]; the copy declares that, not the file's claim.
+  constexpr const char* swapped = R"(
+ir_version: 8
+opset_import { domain: "" version: 13 }
+graph {
+  name: "g"
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" } dim { dim_value: 2 } } } } }
+  initializer { name: "trips" data_type: 7 int64_data: [3] }
+  node {
+    name: "swap" op_type: "Loop" input: ["trips", "", "x"] output: ["y"]
+    attribute { name: "body" type: GRAPH g {
+      name: "b"
+      input { name: "i" type { tensor_type { elem_type: 7 shape { } } } }
+      input { name: "c" type { tensor_type { elem_type: 9 shape { } } } }
+      input { name: "a" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" } dim { dim_value: 2 } } } } }
+      node { name: "keep_going" op_type: "Identity" input: ["c"] output: ["c_out"] }
+      node { name: "turn" op_type: "Transpose" input: ["a"] output: ["a_out"] attribute { name: "perm" type: INTS ints: [1, 0] } }
+      value_info { name: "a_out" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_param: "N" } } } } }
+      output { name: "c_out" type { tensor_type { elem_type: 9 shape { } } } }
+      output { name: "a_out" type { tensor_type { elem_type: 1 } } } } }
+  }
+  output { name: "y" type { tensor_type { elem_type: 1 } } }
+}
+)";
+  const auto r = shapes_of(model_of(swapped));
+  EXPECT_EQ(listed(r).at("a"), "[?,?]");
+  const auto body = declared(body_of(written(r).graph().node(0)));
+  EXPECT_EQ(body.at("a"), "[?,?]");
+  EXPECT_EQ(body.at("a_out"), "[?,?]");
+}
+
 TEST(shapes, a_scan_input_is_listed_as_the_bodys_parameter_at_its_slice) {
   const auto r = shapes_of(fixture_bytes("scan_reshape"));
   for (const auto& t : r.tensors)
