@@ -3,6 +3,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -281,8 +283,15 @@ source axis_const(graph_lowering& lb, std::int64_t axis, const std::string& node
 /// `squeezed` gives it, when it does), and lists the Parameters in `parameters`.
 void bind_body_inputs(graph_builder& bb, graph_lowering& lb, const ::onnx::GraphProto& g,
                       const node_context::axes& squeezed, const std::string& node, std::vector<std::int64_t>& parameters) {
+  std::unordered_set<std::string_view> listed;
   for (int k = 0; k < g.input_size(); ++k) {
     const auto& in = g.input(k);
+    // As the model's graph: ONNX names each value once, and ONNX Runtime refuses a body that does not.
+    if (!listed.insert(in.name()).second)
+      reshape1::detail::fail(errc::bad_file, {.file = lb.file()},
+                             fmt::format("{}: node '{}': its body '{}' lists input '{}' twice", lb.file(), node, g.name(),
+                                         in.name()),
+                             "a tensor name is defined once in a graph; ONNX Runtime refuses the model");
     std::optional<std::int64_t> squeeze;
     if (static_cast<std::size_t>(k) < squeezed.size()) squeeze = squeezed[static_cast<std::size_t>(k)];
     // A sliced input's Parameter declares no shape: the slice keeps the axis the graph input leaves out.

@@ -70,6 +70,29 @@ TEST(onnx, refuses_a_graph_input_listed_twice) {
             msg);
 }
 
+// A Loop's body that lists an input twice is refused as the model's graph is (a cold attack ran it in ONNX
+// Runtime, which refuses it).
+TEST(onnx, refuses_a_body_input_listed_twice) {
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(ir_version: 8 opset_import { domain: "" version: 13 }
+    graph { name: "g"
+      input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } } } } }
+      initializer { name: "trips" data_type: 7 int64_data: [2] }
+      node { name: "L" op_type: "Loop" input: ["trips", "", "x"] output: ["y"]
+        attribute { name: "body" type: GRAPH g { name: "b"
+          input { name: "i" type { tensor_type { elem_type: 7 shape { } } } }
+          input { name: "i" type { tensor_type { elem_type: 9 shape { } } } }
+          input { name: "a" type { tensor_type { elem_type: 1 } } }
+          node { op_type: "Identity" input: "a" output: "a_out" }
+          node { op_type: "Identity" input: "i" output: "c_out" }
+          output { name: "c_out" type { tensor_type { elem_type: 9 shape { } } } }
+          output { name: "a_out" type { tensor_type { elem_type: 1 } } } } } }
+      output { name: "y" type { tensor_type { elem_type: 1 } } } })", &m));
+  EXPECT_EQ(refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file),
+            "m.onnx: node 'L': its body 'b' lists input 'i' twice; a tensor name is defined once in a graph; ONNX "
+            "Runtime refuses the model");
+}
+
 // A tensor name is defined once in a graph, as ONNX Runtime requires ("Duplicate definition of name"): a node
 // output that an earlier node, an initializer or a graph input already defines is refused, naming both. An
 // initializer and a Constant node of one name are weights, the last one counts (ONNX Runtime warns).
