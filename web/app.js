@@ -176,11 +176,13 @@
     all.textContent = '';
     for (const t of report.tensors) {
       const row = all.insertRow();
-      cell(row, t.name, 'name');
+      // A tensor of a Loop's, Scan's or TensorIterator's body names the layers around it, as the CLI does.
+      const around = (t.within || []).map((w) => w.name).filter((n, k, names) => k === 0 || names[k - 1] !== n);
+      cell(row, around.length ? `${t.name} (in ${around.join(' > ')})` : t.name, 'name');
       cell(row, t.op);
       cell(row, t.shape, 'shape');
       cell(row, t.declared, 'shape');
-      if (t.op.startsWith('Parameter-')) {
+      if (t.op.startsWith('Parameter-') && !around.length) {  // a body's Parameters are no model input
         // The input's name as the shapes field takes it (an IR's Parameter layer, not its port's tensor name).
         const r = io.insertRow();
         cell(r, t.layer, 'name');

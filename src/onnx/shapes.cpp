@@ -47,10 +47,10 @@ constexpr std::string_view unnamed = "\x1f";
 using stable_sizes = std::shared_ptr<const std::unordered_set<symbol>>;
 
 /// A tensor to list: its name, the layer output that computes it, and (ONNX) the graph that declares it and
-/// the node whose output it is (none for a graph input). `in` is the graph `at` indexes (the model's,
-/// or a body) and `by` what propagation knows there (none for a body propagation
-/// never reached); `within` are the layers whose bodies hold it, outermost first, and `stable` the sizes
-/// that keep their names there (none: the model's graph, where all do).
+/// the node whose output it is (none for a graph input). `in` is the graph `at` indexes (the model's, or a
+/// body) and `by` what propagation knows there (none for a body propagation never reached); `within` are
+/// the layers whose bodies hold it, outermost first, and `stable` the sizes that keep their names there
+/// (none: the model's graph, where all do).
 struct listed {
   std::string name;
   source at;
@@ -127,11 +127,11 @@ void dim_params(const ::onnx::GraphProto& g, std::set<std::string>& out) {
 }
 
 /// The tensors of `g` the lowering computes, in file order: its inputs (a body's are what the node gives
-/// it), then each node's outputs (a Constant node's aside: a value the file holds, as an
-/// initializer); an If's branches where the If is, when the lowering inlined them (a constant condition
-/// inlines only the branch it takes); a Loop's or Scan's body after the node's outputs. `at` is `g` as
-/// lowered.
-void list_graph(::onnx::GraphProto& g, const body_view& at, const std::unordered_map<const ::onnx::GraphProto*, body_view>& bodies, std::set<std::string>& seen,
+/// it), then each node's outputs (a Constant node's aside: a value the file holds, as an initializer); an
+/// If's branches where the If is, when the lowering inlined them (a constant condition inlines only the
+/// branch it takes); a Loop's or Scan's body after the node's outputs. `at` is `g` as lowered.
+void list_graph(::onnx::GraphProto& g, const body_view& at,
+                const std::unordered_map<const ::onnx::GraphProto*, body_view>& bodies, std::set<std::string>& seen,
                 std::vector<listed>& out) {
   const auto add = [&](const std::string& name, const ::onnx::NodeProto* node, std::size_t output) {
     if (name.empty()) return;
