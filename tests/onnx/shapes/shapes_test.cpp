@@ -319,6 +319,19 @@ TEST(shapes, a_scan_input_is_listed_as_the_bodys_parameter_at_its_slice) {
   EXPECT_EQ(declared(body_of(written(r).graph().node(0))).at("parts"), "[1,2,3]");
 }
 
+/// An IR copy `shapes -o` wrote, read back (`again`): each port declares what `copy`, the report it was
+/// written from, gives its tensor (IR ports hold no names: the bounds).
+void expect_declared_as_propagated(const model::shapes_report& again, const model::shapes_report& copy) {
+  ASSERT_EQ(again.tensors.size(), copy.tensors.size());
+  for (std::size_t k = 0; k < again.tensors.size(); ++k) {
+    const auto& t = again.tensors[k];
+    ASSERT_TRUE(t.declared.has_value()) << t.name;
+    ASSERT_EQ(t.declared->size(), copy.tensors[k].shape.size()) << t.name;
+    for (std::size_t d = 0; d < t.declared->size(); ++d)
+      EXPECT_EQ((*t.declared)[d].range(), copy.tensors[k].shape[d].range()) << t.name << " axis " << d;
+  }
+}
+
 TEST(shapes, an_ir_lists_every_port_and_its_copy_declares_them_on_its_ports) {
   const fs::path xml = fs::path(RESHAPE1_TEST_DATA) / "models" / "concat-batch-const" / "model.xml";
   const auto r = onnx::shapes(xml);
@@ -342,13 +355,7 @@ TEST(shapes, an_ir_lists_every_port_and_its_copy_declares_them_on_its_ports) {
   EXPECT_EQ(slurp(dir / "copy.bin"), slurp(xml.parent_path() / "model.bin"));
   // Read back: every port declares what propagation gives it, and the input takes the shape given.
   const auto again = onnx::shapes(out);
-  for (std::size_t k = 0; k < again.tensors.size(); ++k) {
-    const auto& t = again.tensors[k];
-    ASSERT_TRUE(t.declared.has_value()) << t.name;
-    EXPECT_EQ(t.declared->size(), copy.tensors[k].shape.size()) << t.name;
-    for (std::size_t d = 0; d < t.declared->size(); ++d)
-      EXPECT_EQ((*t.declared)[d].range(), copy.tensors[k].shape[d].range()) << t.name << " axis " << d;
-  }
+  expect_declared_as_propagated(again, copy);
   EXPECT_FALSE(again.tensors[0].shape[0].is_static());
   const auto check = model::check(model::read_ir(out, dir / "copy.bin"));
   EXPECT_EQ(check.summary.layers.shape_mismatches, 0U);
@@ -377,14 +384,7 @@ TEST(shapes, an_ir_loop_body_is_listed_and_its_copy_declares_the_body_ports) {
   onnx::write_shapes(copy, xml, out);
   // Read back: the body's ports declare what propagation gives them (the batch as -1), as the top graph's do.
   const auto again = onnx::shapes(out);
-  ASSERT_EQ(again.tensors.size(), copy.tensors.size());
-  for (std::size_t k = 0; k < again.tensors.size(); ++k) {
-    const auto& t = again.tensors[k];
-    ASSERT_TRUE(t.declared.has_value()) << t.name;
-    ASSERT_EQ(t.declared->size(), copy.tensors[k].shape.size()) << t.name;
-    for (std::size_t d = 0; d < t.declared->size(); ++d)
-      EXPECT_EQ((*t.declared)[d].range(), copy.tensors[k].shape[d].range()) << t.name << " axis " << d;
-  }
+  expect_declared_as_propagated(again, copy);
   for (const auto& t : again.tensors) {
     if (t.name == "step:2") {
       EXPECT_EQ(to_string(*t.declared), "[?,1,4]");
