@@ -77,6 +77,7 @@ std::span<const listed_op> op_list() {
 }
 
 bool listed_op::has_attribute(std::string_view name) const noexcept {
+  if (!attributes) return true;
   for (auto rest = *attributes; !rest.empty();) {
     const auto comma = rest.find(',');
     if (rest.substr(0, comma) == name) return true;

@@ -1,7 +1,7 @@
 // Internal: the closed list of ONNX operator versions reshape1 knows (src/onnx/op_list.tsv, compiled in):
 // every schema version of the default domain up to opset 26, and the com.microsoft ops ONNX Runtime's CPU
-// provider runs, each with whether ONNX Runtime runs it and (where transcribed) its attributes' names. A node's version is looked up here; its
-// translation (lowering.hpp) is the table row that covers that version.
+// provider runs, each with whether ONNX Runtime runs it and (where transcribed) its attributes' names. A
+// node's version is looked up here; its translation (lowering.hpp) is the table row that covers that version.
 #pragma once
 
 #include <optional>
@@ -20,7 +20,7 @@ struct listed_op {
   ort_runs ort = ort_runs::no;
   /// The schema's attribute names, comma-separated ("" for none); nullopt where the list does not name them.
   std::optional<std::string_view> attributes;
-  /// Whether `name` is one of `attributes` (call only when they are named).
+  /// Whether `name` is one of `attributes`; true where the list does not name them (nothing is refused).
   [[nodiscard]] bool has_attribute(std::string_view name) const noexcept;
 };
 
