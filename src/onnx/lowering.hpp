@@ -279,6 +279,9 @@ class graph_lowering {
     const onnx_entry* entry;
     int version;
     std::string why;
+    /// Where `why` is a refusal (the op does not exist at the model's opset), not a gap in the translations:
+    /// what to do about it.
+    std::string refusal_hint = {};
   };
   [[nodiscard]] looked_up look_up(const ::onnx::NodeProto& node) const;
   void lower_nodes(const ::onnx::GraphProto& g, bool top);

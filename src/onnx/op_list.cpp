@@ -96,4 +96,11 @@ const listed_op* schema_at(std::string_view domain, std::string_view op_type, in
   return std::tie(it->domain, it->op_type) == key ? &*it : nullptr;
 }
 
+int first_version(std::string_view domain, std::string_view op_type) noexcept {
+  const auto list = op_list();
+  const auto it = std::lower_bound(list.begin(), list.end(), std::make_tuple(domain, op_type, 0),
+                                   [](const listed_op& e, const auto& k) { return std::tie(e.domain, e.op_type, e.since) < k; });
+  return it != list.end() && it->domain == domain && it->op_type == op_type ? it->since : 0;
+}
+
 }  // namespace reshape1::onnx::detail

@@ -39,6 +39,9 @@ inline constexpr int newest_opset = 26;
 /// version with the newest since at or below it. nullptr when there is none (no such op, or not yet).
 [[nodiscard]] const listed_op* schema_at(std::string_view domain, std::string_view op_type, int opset) noexcept;
 
+/// The since of (domain, op_type)'s first listed version; 0 when the list has none.
+[[nodiscard]] int first_version(std::string_view domain, std::string_view op_type) noexcept;
+
 /// A node's domain as the list names it: "" and "ai.onnx" are "ai.onnx".
 [[nodiscard]] constexpr std::string_view listed_domain(std::string_view domain) noexcept {
   return domain.empty() ? std::string_view("ai.onnx") : domain;

@@ -202,17 +202,22 @@ namespace {
 /// which the translation would not read. Checked where the op list names the version's attributes (not
 /// for a schema that takes any, as LayerNormalization-17's); a name that starts with `__` is one ONNX's
 /// checker leaves to the tools that write it.
-void refuse_unknown_attributes(const node_context& c, const ::onnx::NodeProto& node, int since) {
-  const auto* schema = schema_at("ai.onnx", node.op_type(), since);
+void refuse_unknown_attributes(const node_context& c, const ::onnx::NodeProto& node, std::string_view domain,
+                               int since) {
+  const auto* schema = schema_at(domain, node.op_type(), since);
   if (schema == nullptr || schema->since != since || !schema->attributes) return;
   for (const auto& a : node.attribute()) {
     if (a.name().starts_with("__") || schema->has_attribute(a.name())) continue;
     std::string names;
     for (const char ch : *schema->attributes) names += ch == ',' ? std::string(", ") : std::string(1, ch);
-    c.bad(fmt::format("it has the attribute '{}', which {}-{} does not have ({})", a.name(), node.op_type(), since,
+    const bool standard = domain == "ai.onnx";
+    c.bad(fmt::format("it has the attribute '{}', which {}{}-{} does not have ({})", a.name(),
+                      standard ? "" : "com.microsoft.", node.op_type(), since,
                       names.empty() ? "it has none" : "its attributes: " + names),
-          "ONNX's checker and ONNX Runtime refuse the model too: remove the attribute, or write it as this "
-          "version of the op reads it (some became inputs)");
+          fmt::format("{} the model too: remove the attribute, or write it as this version of the op reads it{}",
+                      // ONNX's checker skips the nodes of a domain it holds no schemas of.
+                      standard ? "ONNX's checker and ONNX Runtime refuse" : "ONNX Runtime refuses",
+                      standard ? " (some became inputs)" : ""));
   }
 }
 
@@ -235,6 +240,18 @@ graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node)
     return {nullptr, opset, fmt::format("{}: the model imports version {} of com.microsoft, which has version 1 only",
                                         qualified, opset)};
   const auto* schema = schema_at(domain, op, opset);
+  // The list holds every operator of the default domain up to newest_opset, so one it lacks at the model's
+  // opset is one ONNX Runtime refuses too ("No Op registered"); another domain's op may be one another
+  // runtime or provider runs, so that is only not covered.
+  if (schema == nullptr && default_domain) {
+    if (schema_at(domain, op, newest_opset) == nullptr)
+      return {nullptr, opset, fmt::format("ONNX has no operator {} (up to opset {})", op, newest_opset),
+              "ONNX Runtime refuses the model too: an op of one's own belongs in a domain of its own"};
+    return {nullptr, opset,
+            fmt::format("{} does not exist at opset {}, the model's: its first version is {}", op, opset,
+                        first_version(domain, op)),
+            "ONNX Runtime refuses the model too: import a newer opset, or write the op as this one's ops"};
+  }
   if (schema == nullptr)
     return {nullptr, opset, fmt::format("{} is no operator of domain {} at version {} that reshape1 knows", qualified, domain, opset)};
   const auto* entry = find_translation(domain, op, schema->since);
@@ -256,7 +273,8 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
     const auto row = look_up(node);
     const auto* entry = row.entry;
     node_context c(*this, node, static_cast<std::size_t>(index), row.version);
-    if (default_domain) refuse_unknown_attributes(c, node, row.version);
+    if (!row.refusal_hint.empty()) c.bad(row.why, row.refusal_hint);
+    refuse_unknown_attributes(c, node, listed_domain(node.domain()), row.version);
     if (entry == nullptr || entry->fn == nullptr) c.not_covered(row.why);
     else entry->fn(c);
     // An If inlines its branches: their nodes keep the layers they lowered to; the If's own are the merges.

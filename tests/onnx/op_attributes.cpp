@@ -1,4 +1,5 @@
 // op_attributes LIST.tsv [--write]
+// op_attributes --probes OUT.bin < PROBES      (single-node models for tests/onnx/op_attributes_ort.py)
 // The attributes column of src/onnx/op_list.tsv held against ONNX's own library (Debian's ONNX 1.12, whose
 // schemas reach opset 17): for each default-domain row whose since_version that library holds a schema of,
 // the names of the schema's attributes, sorted and comma-separated ("-" for none; "?" for a schema that
@@ -7,8 +8,10 @@
 // are transcribed. Without --write, prints each row that differs and exits 1 if any does (the test
 // onnx.op_attributes_match_onnx); with --write, rewrites the file's rows with the column filled in.
 #include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -53,6 +56,10 @@ bool refuses_unknown(const onnx::OpSchema& schema) {
 std::optional<std::string> from_onnx(const std::string& op, int since) {
   const auto* schema = onnx::OpSchemaRegistry::Schema(op, since, "");
   if (schema == nullptr || schema->SinceVersion() != since) return std::nullopt;
+  // ONNX Runtime turns a Constant node into an initializer before it checks any node against its schema: it
+  // takes the value attribute and runs the model whatever else the node holds. Refusing the others would
+  // refuse models it runs (tests/onnx/op_attributes_ort.py finds it cannot be asked there).
+  if (op == "Constant") return "?";
   if (!refuses_unknown(*schema)) return "?";
   std::vector<std::string> names;
   for (const auto& [name, attribute] : schema->attributes()) names.push_back(name);
@@ -63,9 +70,76 @@ std::optional<std::string> from_onnx(const std::string& op, int since) {
   return out;
 }
 
+/// `--probes OUT`: reads lines `domain<TAB>op<TAB>opset<TAB>inputs<TAB>outputs<TAB>attribute` and writes, for
+/// each, a model of one node of that op (the domain imported at `opset`, ai.onnx at 21 beside another
+/// domain) with that many float inputs and outputs and an INT attribute of that name ("" for none), as
+/// records of a little-endian u32 length and the serialised ModelProto (tests/onnx/ort/attributes.js
+/// loads them in ONNX Runtime).
+int write_probes(const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    std::cerr << "op_attributes: cannot write " << path << '\n';
+    return 2;
+  }
+  int count = 0;
+  for (std::string line; std::getline(std::cin, line);) {
+    const auto f = split(line, '\t');
+    if (f.size() != 6) {
+      std::cerr << "op_attributes: a probe is six fields: " << line << '\n';
+      return 2;
+    }
+    const std::string domain = f[0] == "ai.onnx" ? "" : f[0];
+    onnx::ModelProto model;
+    model.set_ir_version(10);
+    auto* opset = model.add_opset_import();
+    opset->set_domain(domain);
+    opset->set_version(std::stoi(f[2]));
+    if (!domain.empty()) {
+      auto* standard = model.add_opset_import();
+      standard->set_domain("");
+      standard->set_version(21);
+    }
+    auto* graph = model.mutable_graph();
+    graph->set_name("probe");
+    auto* node = graph->add_node();
+    node->set_op_type(f[1]);
+    node->set_domain(domain);
+    node->set_name("probe");
+    for (int k = 0; k < std::stoi(f[3]); ++k) {
+      auto* input = graph->add_input();
+      input->set_name("in" + std::to_string(k));
+      input->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+      node->add_input(input->name());
+    }
+    for (int k = 0; k < std::stoi(f[4]); ++k) {
+      node->add_output("out" + std::to_string(k));
+      graph->add_output()->set_name(node->output(k));
+    }
+    if (!f[5].empty()) {
+      auto* attribute = node->add_attribute();
+      attribute->set_name(f[5]);
+      attribute->set_type(onnx::AttributeProto::INT);
+      attribute->set_i(1);
+    }
+    const std::string bytes = model.SerializeAsString();
+    const auto size = static_cast<std::uint32_t>(bytes.size());
+    const char length[4] = {static_cast<char>(size & 0xff), static_cast<char>((size >> 8) & 0xff),
+                            static_cast<char>((size >> 16) & 0xff), static_cast<char>(size >> 24)};
+    out.write(length, 4);
+    out << bytes;
+    ++count;
+  }
+  if (!out) {
+    std::cerr << "op_attributes: cannot write " << path << '\n';
+    return 2;
+  }
+  return count > 0 ? 0 : 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--probes") return write_probes(argv[2]);
   if (argc < 2 || argc > 3 || (argc == 3 && std::string(argv[2]) != "--write")) {
     std::cerr << "usage: op_attributes LIST.tsv [--write]\n";
     return 2;

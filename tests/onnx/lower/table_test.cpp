@@ -57,6 +57,29 @@ TEST(lower_table, an_attribute_the_version_does_not_have_is_refused_when_read) {
   // any attribute of a schema that takes them (LayerNormalization-17).
   EXPECT_EQ(refused_when_read({"Relu", 14, "x:f32[2,3]", "x", "y", attr_i("__tool_note", 1), "", ""}), "");
   EXPECT_EQ(refused_when_read({"LayerNormalization", 17, "x:f32[2,4] s:f32[4]=", "x,s", "y", attr_i("bogus", 1), "", ""}), "");
+  // Above 17 and in com.microsoft the lists are ONNX Runtime's (tests/onnx/op_attributes_ort.py asks it):
+  // Split's split became an input at 13, and ONNX's checker holds no com.microsoft schema.
+  says({"Split", 18, "x:f32[2,6]", "x", "y,z", attr_i("axis", 1) + attr_i("num_outputs", 2) + attr_ints("split", {2, 4}), "", ""},
+       "it has the attribute 'split', which Split-18 does not have (its attributes: axis, num_outputs)");
+  const lowering_case fused{"FusedMatMul", 1, "a:f32[2,4,3] b:f32[4,5]", "a,b", "y", attr_i("transC", 1), "", "", "com.microsoft"};
+  EXPECT_EQ(refused_when_read(fused),
+            "t.onnx: node 'n' (FusedMatMul, node 0): it has the attribute 'transC', which com.microsoft.FusedMatMul-1 does not "
+            "have (its attributes: alpha, transA, transB, transBatchA, transBatchB); ONNX Runtime refuses the model too: "
+            "remove the attribute, or write it as this version of the op reads it");
+  // A Constant node is an initializer to ONNX Runtime before any schema is checked: it runs one with more
+  // attributes than its value, so that is read too.
+  EXPECT_EQ(refused_when_read({"Constant", 13, "", "", "y", attr_f("value_float", 1.5F) + attr_i("bogus", 1), "", ""}), "");
+}
+
+// A node of an op the default domain does not have at the model's opset: ONNX Runtime refuses the model ("No
+// Op registered"), so reshape1 refuses it too rather than reading past it as not covered.
+TEST(lower_table, an_op_the_model_s_opset_does_not_have_is_refused_when_read) {
+  EXPECT_EQ(refused_when_read({"Gelu", 20, "x:f32[2,3]", "x", "y", "", "", "", "ai.onnx", 17}),
+            "t.onnx: node 'n' (Gelu, node 0): Gelu does not exist at opset 17, the model's: its first version is 20; "
+            "ONNX Runtime refuses the model too: import a newer opset, or write the op as this one's ops");
+  EXPECT_EQ(refused_when_read({"Reshape2", 14, "x:f32[2,3]", "x", "y", "", "", ""}),
+            "t.onnx: node 'n' (Reshape2, node 0): ONNX has no operator Reshape2 (up to opset 26); ONNX Runtime refuses "
+            "the model too: an op of one's own belongs in a domain of its own");
 }
 
 TEST(lower_table, every_row_has_one_case_and_every_case_names_a_row) {
