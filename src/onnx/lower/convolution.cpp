@@ -45,6 +45,20 @@ attributes window(const node_context& c, std::size_t spatial, bool with_dilation
   return a;
 }
 
+/// Whether the node has dilations other than 1 (AvgPool has none).
+bool dilated(const node_context& c) {
+  const auto d = c.ints("dilations");
+  return d && std::any_of(d->begin(), d->end(), [](std::int64_t v) { return v != 1; });
+}
+/// Whether the node pads SAME_UPPER or SAME_LOWER with dilations other than 1, which ONNX Runtime computes
+/// otherwise than ONNX's shape inference (and OpenVINO): its convolutions refuse it when they run, and its
+/// pooling pads for the undilated window (MaxPool of [3,5] with a [2,3] window dilated by 2 gives [2,3],
+/// where the other two say [3,5]).
+bool same_and_dilated(const node_context& c) {
+  const auto pad = c.s("auto_pad", "NOTSET");
+  return (pad == "SAME_UPPER" || pad == "SAME_LOWER") && dilated(c);
+}
+
 /// The number of spatial axes of a windowed op: from kernel_shape, or the weights' (or input's) rank.
 std::size_t spatial_axes(const node_context& c, std::size_t ranked_input) {
   if (const auto k = c.ints("kernel_shape")) return k->size();
@@ -96,6 +110,9 @@ source convolve(node_context& c, source x, source w, const conv_ports& at) {
     if (const auto dims = c.constant_dims(at.w); dims && dims->size() == kernel->size() + 2 &&
                                                   !std::equal(kernel->begin(), kernel->end(), dims->begin() + 2))
       c.bad("kernel_shape is not the weights' window", "kernel_shape must equal the weights' dimensions from 2 on");
+  if (same_and_dilated(c))
+    c.bad(fmt::format("it has dilations other than 1 with auto_pad {}", c.s("auto_pad", "")),
+          "ONNX Runtime's convolutions do not run them: give the pads, or dilations of 1");
   const auto groups = c.i("group", 1);
   auto a = window(c, spatial, true);
   source y = groups == 1 ? c.add("Convolution", 1, {x, w}, a)
@@ -271,13 +288,12 @@ void pads_below_kernel(const node_context& c) {
     if ((*pads)[k] >= (*kernel)[k % kernel->size()])
       c.bad(fmt::format("its pad {} is not shorter than its kernel", (*pads)[k]), "pads are shorter than the kernel");
 }
-/// Whether the node has dilations other than 1 (AvgPool has none).
-bool dilated(const node_context& c) {
-  const auto d = c.ints("dilations");
-  return d && std::any_of(d->begin(), d->end(), [](std::int64_t v) { return v != 1; });
-}
 
+constexpr const char* same_dilated_pool =
+    "a MaxPool dilated with auto_pad SAME_*: ONNX Runtime pads it for the undilated window, which no op of reshape1's "
+    "computes";
 void max_pool(node_context& c) {
+  if (same_and_dilated(c)) return c.not_covered(same_dilated_pool);
   const bool ceil = c.i("ceil_mode", 0) != 0;
   auto a = pool_window(c, "MaxPool", true, ceil);
   a.emplace_back("index_element_type", "i64");
@@ -296,6 +312,7 @@ void nhwc_max_pool(node_context& c) {
   if (const auto r = c.rank(0); r && static_cast<std::int64_t>(*r) != spatial + 2)
     c.bad(fmt::format("its input has rank {} for a kernel of {} axes", *r, spatial), "X is [N, spatial..., C]");
   pads_below_kernel(c);
+  if (same_and_dilated(c)) return c.not_covered(same_dilated_pool);
   const bool ceil = c.i("ceil_mode", 0) != 0;
   auto a = pool_window(c, "NhwcMaxPool", true, ceil);
   a.emplace_back("index_element_type", "i64");

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <string>
+
+#include <fmt/format.h>
 #include <vector>
 
 #include "lowering_case.hpp"
+#include "reshape1/model/check.hpp"
 
 namespace reshape1::test {
 
@@ -83,6 +86,34 @@ TEST(lower_convolution, conv_transpose_output_shape_within_onnx_runtime_s_reach)
   EXPECT_NE(run(0, 21).find("output_shape asks 21 along spatial axis 0, more than an input of 9 makes (at most 20)"),
             std::string::npos);
   EXPECT_NE(run(1, 21).find("at most 20"), std::string::npos);
+}
+
+// Dilations with auto_pad SAME_*, where ONNX Runtime parts from ONNX's shape inference (each run in ONNX Runtime
+// 1.30): its convolutions refuse them when they run ("Dilation not supported"), so the model is refused when
+// read; ConvTranspose runs them as ONNX says, and is read.
+TEST(lower_convolution, dilations_with_same_padding_as_onnx_runtime_runs_them) {
+  const std::string same = attr_s("auto_pad", "SAME_UPPER") + attr_ints("strides", {2, 2});
+  for (const auto* op : {"Conv", "ConvInteger"}) {
+    const bool integer = std::string(op) == "ConvInteger";
+    const lowering_case c{op, integer ? 10 : 11, integer ? "x:u8[1,1,3,5] w:u8[1,1,2,3]=" : "x:f32[1,1,3,5] w:f32[1,1,2,3]=",
+                          "x,w", "y", same + attr_ints("dilations", {1, 2}), "", ""};
+    EXPECT_EQ(refused_when_read(c),
+              fmt::format("t.onnx: node 'n' ({}, node 0): it has dilations other than 1 with auto_pad SAME_UPPER; ONNX "
+                          "Runtime's convolutions do not run them: give the pads, or dilations of 1",
+                          op));
+  }
+  EXPECT_EQ(refused_when_read({"Conv", 11, "x:f32[1,1,3,5] w:f32[1,1,2,3]=", "x,w", "y", same + attr_ints("dilations", {1, 1}), "", ""}), "");
+  EXPECT_EQ(refused_when_read({"ConvTranspose", 11, "x:f32[1,1,3,5] w:f32[1,1,2,3]=", "x,w", "y", same + attr_ints("dilations", {1, 2}), "", ""}), "");
+  // Its pooling pads for the undilated window: MaxPool of [3,5] by a [2,3] window dilated by 2 is [2,3] there,
+  // [3,5] by ONNX's formula. No IR op pads so, and the input's size is not known when the model is read: not covered.
+  const lowering_case pool{"MaxPool", 12, "x:f32[1,1,3,5]", "x", "y",
+                           attr_s("auto_pad", "SAME_UPPER") + attr_ints("kernel_shape", {2, 3}) + attr_ints("dilations", {2, 2}),
+                           "", ""};
+  const auto bytes = model_of(pool);
+  const auto report = model::check(onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.onnx"));
+  ASSERT_EQ(report.summary.layers.not_covered, 1u);
+  EXPECT_NE(report.layers[0].message.find("ONNX Runtime pads it for the undilated window"), std::string::npos)
+      << report.layers[0].message;
 }
 
 }  // namespace
