@@ -240,18 +240,15 @@ graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node)
     return {nullptr, opset, fmt::format("{}: the model imports version {} of com.microsoft, which has version 1 only",
                                         qualified, opset)};
   const auto* schema = schema_at(domain, op, opset);
-  // The list holds every operator of the default domain up to newest_opset, so one it lacks at the model's
-  // opset is one ONNX Runtime refuses too ("No Op registered"); another domain's op may be one another
-  // runtime or provider runs, so that is only not covered.
-  if (schema == nullptr && default_domain) {
-    if (schema_at(domain, op, newest_opset) == nullptr)
-      return {nullptr, opset, fmt::format("ONNX has no operator {} (up to opset {})", op, newest_opset),
-              "ONNX Runtime refuses the model too: an op of one's own belongs in a domain of its own"};
+  // The list holds every version of the default domain's operators up to newest_opset (the experimental
+  // ones ONNX Runtime still runs too), so an op it has only from a later opset is one ONNX Runtime refuses
+  // ("No Op registered"). An op it does not have at all may be an experimental one of ONNX's first opsets,
+  // some of which ONNX Runtime runs (ImageScaler, Crop): that is only not covered.
+  if (schema == nullptr && default_domain && schema_at(domain, op, newest_opset) != nullptr)
     return {nullptr, opset,
             fmt::format("{} does not exist at opset {}, the model's: its first version is {}", op, opset,
                         first_version(domain, op)),
             "ONNX Runtime refuses the model too: import a newer opset, or write the op as this one's ops"};
-  }
   if (schema == nullptr)
     return {nullptr, opset, fmt::format("{} is no operator of domain {} at version {} that reshape1 knows", qualified, domain, opset)};
   const auto* entry = find_translation(domain, op, schema->since);

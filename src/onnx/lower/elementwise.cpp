@@ -192,7 +192,7 @@ std::span<const onnx_entry> elementwise_rows() {
       {"Xor", 7, binary<LogicalXor>}, {"Mod", 10, mod}, {"Where", 9, where},
       {"Acosh", 9, unary<Acosh, 4>}, {"Asinh", 9, unary<Asinh, 4>}, {"Atanh", 9, unary<Atanh, 4>},
       {"Swish", 24, swish}, {"Gelu", 20, gelu}, {"Mish", 18, unary<Mish, 4>}, {"Celu", 12, celu}, {"Selu", 6, selu},
-      {"Softsign", 1, unary<SoftSign, 9>}, {"ThresholdedRelu", 10, thresholded_relu}, {"Shrink", 9, shrink},
+      {"Softsign", 1, unary<SoftSign, 9>}, {"ThresholdedRelu", 1, thresholded_relu}, {"ThresholdedRelu", 10, thresholded_relu}, {"Shrink", 9, shrink},
       {"IsNaN", 9, is_nan}, {"IsInf", 10, is_inf}, {"CastLike", 15, cast_like},
       {"BitwiseAnd", 18, bitwise<BitwiseAnd>}, {"BitwiseOr", 18, bitwise<BitwiseOr>},
       {"BitwiseXor", 18, bitwise<BitwiseXor>}, {"BitwiseNot", 18, bitwise_not}, {"BitShift", 11, bit_shift},

@@ -58,6 +58,8 @@ std::vector<lowering_case> elementwise_cases() {
       // alpha * elu(x / alpha).
       unary("Celu", 12, "ConvertLike,Divide,Elu,ConvertLike,Multiply", attr_f("alpha", 2.0F)),
       unary("Selu", 6, "ConvertLike,ConvertLike,Selu"), unary("Softsign", 1, "SoftSign"),
+      // Version 1 is experimental (in no ONNX list since 1.5), but ONNX Runtime runs it up to opset 9.
+      unary("ThresholdedRelu", 1, "ConvertLike,Greater,ConvertLike,Select"),
       unary("ThresholdedRelu", 10, "ConvertLike,Greater,ConvertLike,Select"),
       unary("Shrink", 9, "ConvertLike,Greater,ConvertLike,Subtract,ConvertLike,Select,ConvertLike,Less,ConvertLike,Add,Select"),
       unary("IsNaN", 9, "NotEqual"), unary("IsInf", 10, "ConvertLike,Equal,ConvertLike,Equal,LogicalOr"),

@@ -71,15 +71,15 @@ TEST(lower_table, an_attribute_the_version_does_not_have_is_refused_when_read) {
   EXPECT_EQ(refused_when_read({"Constant", 13, "", "", "y", attr_f("value_float", 1.5F) + attr_i("bogus", 1), "", ""}), "");
 }
 
-// A node of an op the default domain does not have at the model's opset: ONNX Runtime refuses the model ("No
-// Op registered"), so reshape1 refuses it too rather than reading past it as not covered.
+// A node of an op the default domain has only from a later opset than the model's: ONNX Runtime refuses the
+// model ("No Op registered"), so reshape1 refuses it too rather than reading past it as not covered.
 TEST(lower_table, an_op_the_model_s_opset_does_not_have_is_refused_when_read) {
   EXPECT_EQ(refused_when_read({"Gelu", 20, "x:f32[2,3]", "x", "y", "", "", "", "ai.onnx", 17}),
             "t.onnx: node 'n' (Gelu, node 0): Gelu does not exist at opset 17, the model's: its first version is 20; "
             "ONNX Runtime refuses the model too: import a newer opset, or write the op as this one's ops");
-  EXPECT_EQ(refused_when_read({"Reshape2", 14, "x:f32[2,3]", "x", "y", "", "", ""}),
-            "t.onnx: node 'n' (Reshape2, node 0): ONNX has no operator Reshape2 (up to opset 26); ONNX Runtime refuses "
-            "the model too: an op of one's own belongs in a domain of its own");
+  // An op the list does not have at all may be one of ONNX's early experimental ops, some of which ONNX Runtime
+  // still runs (ImageScaler at opset 8, in old zoo models): not covered, as before.
+  EXPECT_EQ(refused_when_read({"ImageScaler", 8, "x:f32[1,3,2,2]", "x", "y", "", "", ""}), "");
 }
 
 TEST(lower_table, every_row_has_one_case_and_every_case_names_a_row) {
