@@ -50,7 +50,8 @@ std::vector<listed_op> parse(std::string_view text) {
       invalid(line, "a since_version that is not a number from 1 to the newest opset");
     if (field[3] == "cpu") op.ort = ort_runs::kernel;
     else if (field[3] == "fn") op.ort = ort_runs::function;
-    else if (field[3] != "-") invalid(line, "an ort field other than cpu, fn and -");
+    else if (field[3] == "deprecated") op.ort = ort_runs::deprecated;
+    else if (field[3] != "-") invalid(line, "an ort field other than cpu, fn, deprecated and -");
     if (field[4].empty()) invalid(line, "no attributes field (\"-\" for none, \"?\" for not transcribed)");
     if (field[4] != "?") op.attributes = field[4] == "-" ? std::string_view("") : field[4];
     if (!out.empty()) {

@@ -10,8 +10,9 @@
 
 namespace reshape1::onnx::detail {
 
-/// How ONNX Runtime runs an operator version.
-enum class ort_runs { no, kernel, function };
+/// How ONNX Runtime runs an operator version (`deprecated`: ONNX deprecated the op at that version, and
+/// ONNX Runtime refuses a node of it).
+enum class ort_runs { no, kernel, function, deprecated };
 
 struct listed_op {
   std::string_view domain;  ///< "ai.onnx" (the default domain) or "com.microsoft"

@@ -251,6 +251,9 @@ graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node)
             "ONNX Runtime refuses the model too: import a newer opset, or write the op as this one's ops"};
   if (schema == nullptr)
     return {nullptr, opset, fmt::format("{} is no operator of domain {} at version {} that reshape1 knows", qualified, domain, opset)};
+  if (schema->ort == ort_runs::deprecated)
+    return {nullptr, schema->since, fmt::format("{} is deprecated from opset {}", qualified, schema->since),
+            fmt::format("ONNX Runtime refuses the model too: write it as {}", op == "Scatter" ? "ScatterElements" : "Resize")};
   const auto* entry = find_translation(domain, op, schema->since);
   if (entry == nullptr)
     return {nullptr, schema->since,
@@ -447,8 +450,11 @@ using detail::node_context;
 }  // namespace
 
 int detail::default_opset(const ::onnx::ModelProto& m, const std::string& file) {
+  // A domain imported twice ("" and "ai.onnx", or "" twice) runs at its last import, as ONNX Runtime reads it.
+  std::optional<int> last;
   for (const auto& o : m.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") return static_cast<int>(o.version());
+    if (o.domain().empty() || o.domain() == "ai.onnx") last = static_cast<int>(o.version());
+  if (last) return *last;
   if (m.opset_import_size() == 0 && m.ir_version() < 3) return 1;  // before opset_import existed
   bad(file, "the model imports no version of the default ONNX domain (opset_import)");
 }
@@ -758,7 +764,8 @@ model::graph read(std::span<const std::byte> bytes, const std::string& name, con
 std::vector<op_version> op_versions() {
   std::vector<op_version> out;
   for (const auto& listed : detail::op_list()) {
-    op_version v{listed.domain, listed.op_type, listed.since, listed.ort != detail::ort_runs::no, std::nullopt, {}};
+    op_version v{listed.domain, listed.op_type, listed.since,
+                 listed.ort != detail::ort_runs::no && listed.ort != detail::ort_runs::deprecated, std::nullopt, {}};
     if (const auto* row = detail::find_translation(listed.domain, listed.op_type, listed.since)) {
       if (row->fn != nullptr) v.translated_from = row->since;
       else v.not_translated = row->why;

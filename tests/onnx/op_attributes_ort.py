@@ -8,7 +8,8 @@ type). So a single-node model per (row, name) asks ONNX Runtime whether that ver
     op_attributes_ort.py OP_ATTRIBUTES LIST.tsv
         For every row whose column is a list ("-" for none): each name it lists is one ONNX Runtime recognises,
         and every other name the column uses anywhere is one it refuses; every row that reads "?" is one ONNX
-        Runtime cannot be asked about. Exits 1 on any row that differs.
+        Runtime cannot be asked about; the rows ONNX Runtime calls deprecated are those whose ort column says so.
+        Exits 1 on any row that differs.
     op_attributes_ort.py OP_ATTRIBUTES LIST.tsv --discover [--write | --candidates]
         For every row whose column reads "?": the names ONNX Runtime recognises among the candidates (candidates():
         the identifiers in its library; --candidates prints them). Prints each row; with --write, fills them into the
@@ -62,6 +63,10 @@ def ask(tool, probes, workdir):
     return answers
 
 
+# The rows arities() found ONNX Runtime refuses as deprecated.
+DEPRECATED = set()
+
+
 def unrecognised(answer, name):
     return f"Unrecognized attribute: {name} for operator" in answer
 
@@ -71,6 +76,7 @@ def arities(tool, rows, workdir):
     (NOBODY is not refused there: the schema takes any attribute, or the node is refused for another reason)."""
     shape = {row: [0, 1] for row in rows}
     result = {}
+    DEPRECATED.clear()
     for _ in range(4):
         pending = [row for row in rows if row not in result]
         if not pending:
@@ -82,6 +88,8 @@ def arities(tool, rows, workdir):
                 shape[row][0 if m.group(1) == "input" else 1] = int(m.group(2))
             else:
                 result[row] = tuple(shape[row]) if unrecognised(answer, NOBODY) else None
+                if "is deprecated in domain_version" in answer:
+                    DEPRECATED.add(row)
     for row in rows:
         result.setdefault(row, None)
     return result
@@ -120,7 +128,12 @@ def read_rows(path):
             continue
         f = line.split("\t")
         rows[(f[0], f[1], int(f[2]))] = (k, f[4])
+        ORT_COLUMN[(f[0], f[1], int(f[2]))] = f[3]
     return lines, rows
+
+
+# Each row's ort column (read_rows fills it): "deprecated" must be exactly the rows ONNX Runtime calls deprecated.
+ORT_COLUMN = {}
 
 
 def run_rows(tool, rows, names_of, workdir):
@@ -189,6 +202,11 @@ def main():
                 differ += 1
                 print(f"{' '.join(map(str, r))}: reads ?, but ONNX Runtime checks its attributes: fill it in with "
                       f"--discover")
+        listed_deprecated = {r for r, v in ORT_COLUMN.items() if v == "deprecated"}
+        for r in sorted(DEPRECATED ^ listed_deprecated):
+            differ += 1
+            print(f"{' '.join(map(str, r))}: ONNX Runtime {'calls' if r in DEPRECATED else 'does not call'} it "
+                  f"deprecated; the ort column says {ORT_COLUMN[r]}")
         print(f"op_attributes_ort: {len(listed)} rows, each asked about {len(universe)} names; {len(unlisted)} rows "
               f"ONNX Runtime cannot be asked about; {differ} differ")
         return 1 if differ else 0

@@ -110,9 +110,6 @@ source convolve(node_context& c, source x, source w, const conv_ports& at) {
     if (const auto dims = c.constant_dims(at.w); dims && dims->size() == kernel->size() + 2 &&
                                                   !std::equal(kernel->begin(), kernel->end(), dims->begin() + 2))
       c.bad("kernel_shape is not the weights' window", "kernel_shape must equal the weights' dimensions from 2 on");
-  if (same_and_dilated(c))
-    c.bad(fmt::format("it has dilations other than 1 with auto_pad {}", c.s("auto_pad", "")),
-          "ONNX Runtime's convolutions do not run them: give the pads, or dilations of 1");
   const auto groups = c.i("group", 1);
   auto a = window(c, spatial, true);
   source y = groups == 1 ? c.add("Convolution", 1, {x, w}, a)
@@ -121,9 +118,23 @@ source convolve(node_context& c, source x, source w, const conv_ports& at) {
   return y;
 }
 
-void conv(node_context& c) { c.output(0, convolve(c, c.need(0), c.need(1), {})); }
+/// Leaves a convolution dilated with SAME_* not covered, and says so. Not a refusal of the model: ONNX
+/// Runtime loads it, and runs it as long as the node does not run (in an If's branch not taken).
+bool dilated_same_not_covered(node_context& c) {
+  if (!same_and_dilated(c)) return false;
+  c.not_covered(fmt::format("a convolution dilated with auto_pad {}: ONNX Runtime refuses it when it runs (give the "
+                            "pads, or dilations of 1)",
+                            c.s("auto_pad", "")));
+  return true;
+}
+
+void conv(node_context& c) {
+  if (dilated_same_not_covered(c)) return;
+  c.output(0, convolve(c, c.need(0), c.need(1), {}));
+}
 // FusedConv (com.microsoft): Conv, plus Z (input 3) when given, then an activation that keeps the shape.
 void fused_conv(node_context& c) {
+  if (dilated_same_not_covered(c)) return;
   auto y = convolve(c, c.need(0), c.need(1), {});
   if (const auto z = c.input(3)) y = c.add("Add", 1, {y, *z}, {{"auto_broadcast", "numpy"}});
   c.output(0, y);
@@ -133,6 +144,7 @@ void fused_conv(node_context& c) {
 // and convert, which keeps the shapes and which elements meet. ConvInteger gives i32; QLinearConv the type
 // of its output zero point (u8 by default).
 void conv_integer(node_context& c) {
+  if (dilated_same_not_covered(c)) return;
   // One statement each: the layers' order (and ids) must not depend on the compiler's order of arguments.
   const auto x = as_f32(c, c.need(0));
   const auto w = as_f32(c, c.need(1));
@@ -140,6 +152,7 @@ void conv_integer(node_context& c) {
   c.output(0, c.add("Convert", 1, {y}, {{"destination_type", "i32"}}));
 }
 void qlinear_conv(node_context& c) {
+  if (dilated_same_not_covered(c)) return;
   const auto x = as_f32(c, c.need(0));
   const auto w = as_f32(c, c.need(3));
   const auto y = convolve(c, x, w, {.w = 3, .bias = 8});

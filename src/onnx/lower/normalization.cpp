@@ -248,7 +248,7 @@ std::span<const onnx_entry> normalization_rows() {
       {"BatchNormalization", 7, batch_norm}, {"BatchNormalization", 14, batch_norm},
       {"InstanceNormalization", 6, instance_norm},
       {"MeanVarianceNormalization", 1, mean_variance_norm}, {"MeanVarianceNormalization", 9, mean_variance_norm},
-      {"MeanVarianceNormalization", 13, mean_variance_norm}, {"LayerNormalization", 17, layer_norm}, {"LRN", 1, lrn},
+      {"MeanVarianceNormalization", 13, mean_variance_norm}, {"LayerNormalization", 1, layer_norm}, {"LayerNormalization", 17, layer_norm}, {"LRN", 1, lrn},
       {"Softmax", 1, softmax1}, {"Softmax", 13, softmax13}, {"LogSoftmax", 1, log_softmax1},
       {"LogSoftmax", 13, log_softmax13}, {"Hardmax", 1, hardmax1}, {"Hardmax", 13, hardmax13},
       {"RMSNormalization", 23, rms_norm}, {"GroupNormalization", 18, group_norm},

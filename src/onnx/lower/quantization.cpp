@@ -1,6 +1,8 @@
 // ONNX's quantisation nodes (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear) and integer products
 // (MatMulInteger, QLinearMatMul), as the arithmetic they stand for: reshape1 computes no floating-point
 // data, but the layers carry the shapes and element types through, and show which elements meet.
+#include <algorithm>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -16,7 +18,11 @@ std::optional<source> along_axis(node_context& c, source p, std::size_t port) {
   const auto rank = c.rank(port);
   const auto prank = c.rank(0);
   if (rank && *rank == 0) return p;
-  if (const auto v = c.constant_ints(port); v && v->size() == 1) return p;
+  // One element is per tensor whatever its rank, as ONNX Runtime reads it (a scale [1] beside data of rank 0
+  // or 1 too): a scalar, so that it does not add a dimension.
+  if (const auto dims = c.constant_dims(port);
+      dims && std::all_of(dims->begin(), dims->end(), [](std::int64_t d) { return d == 1; }))
+    return c.add("Reshape", 1, {p, c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
   if (!prank) return std::nullopt;
   auto axis = c.i("axis", 1);
   if (axis < 0) axis += static_cast<std::int64_t>(*prank);
@@ -25,8 +31,16 @@ std::optional<source> along_axis(node_context& c, source p, std::size_t port) {
   pattern[static_cast<std::size_t>(axis)] = -1;
   return c.add("Reshape", 1, {p, c.i64(pattern)}, {{"special_zero", "false"}});
 }
+/// Blocked quantisation (block_size, from opset 21: a scale per block of `block_size` elements along the
+/// axis) is not covered; nullopt when the node is not blocked.
+std::optional<std::string> blocked_quantisation(const node_context& c) {
+  if (c.i("block_size", 0) == 0) return std::nullopt;
+  return fmt::format("{} with block_size {} (a scale per block along the axis) is not covered",
+                     c.node().op_type(), c.i("block_size", 0));
+}
 // QuantizeLinear: x / scale + zero point, converted to the zero point's type (u8 by default).
 void quantize(node_context& c) {
+  if (const auto why = blocked_quantisation(c)) return c.not_covered(*why);
   const auto scale = along_axis(c, c.need(1), 1);
   if (!scale) return c.not_covered("per-axis QuantizeLinear on data of unknown rank is not covered");
   auto y = c.add("Divide", 1, {c.need(0), *scale}, {{"auto_broadcast", "numpy"}});
@@ -41,6 +55,7 @@ void quantize(node_context& c) {
 }
 // DequantizeLinear: (x - zero point) * scale, in f32.
 void dequantize(node_context& c) {
+  if (const auto why = blocked_quantisation(c)) return c.not_covered(*why);
   const auto scale = along_axis(c, c.need(1), 1);
   if (!scale) return c.not_covered("per-axis DequantizeLinear on data of unknown rank is not covered");
   auto y = c.add("Convert", 1, {c.need(0)}, {{"destination_type", "f32"}});

@@ -24,6 +24,11 @@ void upsample9(node_context& c) { interpolate_scales(c, c.need(0), c.need(1)); }
 void resize10(node_context& c) { interpolate_scales(c, c.need(0), c.need(1)); }
 void resize11(node_context& c) {
   if (c.attribute("axes") != nullptr) return c.not_covered("Resize with axes is not covered");
+  // not_larger and not_smaller scale every axis by one factor, the least or the greatest of the sizes asked
+  // over the input's (x [1,3,4] asked [6,1,1] not_larger is [0,1,1] in ONNX Runtime), which the sizes alone
+  // do not give.
+  if (const auto policy = c.s("keep_aspect_ratio_policy", "stretch"); policy != "stretch")
+    return c.not_covered(fmt::format("Resize with keep_aspect_ratio_policy {} is not covered", policy));
   if (const auto sizes = c.input(3)) {
     return c.output(0, c.add("Interpolate", 11, {c.need(0), *sizes},
                              {{"mode", resize_mode(c)}, {"shape_calculation_mode", "sizes"},

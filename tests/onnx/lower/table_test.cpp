@@ -77,6 +77,33 @@ TEST(lower_table, an_op_the_model_s_opset_does_not_have_is_refused_when_read) {
   EXPECT_EQ(refused_when_read({"Gelu", 20, "x:f32[2,3]", "x", "y", "", "", "", "ai.onnx", 17}),
             "t.onnx: node 'n' (Gelu, node 0): Gelu does not exist at opset 17, the model's: its first version is 20; "
             "ONNX Runtime refuses the model too: import a newer opset, or write the op as this one's ops");
+  // The two versions ONNX deprecated an op at (op_list.tsv's ort column reads deprecated): ONNX Runtime refuses
+  // them ("Op registered for Scatter is deprecated in domain_version of 11"); they were read as the version before.
+  EXPECT_EQ(refused_when_read({"Scatter", 11, "x:f32[2,3] i:i64[1,2]= u:f32[1,2]=", "x,i,u", "y", "", "", ""}),
+            "t.onnx: node 'n' (Scatter, node 0): Scatter is deprecated from opset 11; ONNX Runtime refuses the model too: "
+            "write it as ScatterElements");
+  EXPECT_NE(refused_when_read({"Upsample", 10, "x:f32[1,1,2,2] s:f32[4]=1,1,2,2", "x,s", "y", "", "", ""})
+                .find("Upsample is deprecated from opset 10"),
+            std::string::npos);
+  // A default domain imported twice runs at its last import, as ONNX Runtime reads it: Gelu at "" 17 then
+  // "ai.onnx" 20 is read, and refused the other way round.
+  const auto imported_twice = [](int first, int last) {
+    auto bytes = model_of({"Gelu", 20, "x:f32[2,3]", "x", "y", "", "", "", "ai.onnx", first});
+    ::onnx::ModelProto m;
+    EXPECT_TRUE(m.ParseFromString(bytes));
+    auto* again = m.add_opset_import();
+    again->set_domain("ai.onnx");
+    again->set_version(last);
+    bytes = m.SerializeAsString();
+    try {
+      (void)onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.onnx");
+      return std::string();
+    } catch (const error& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(imported_twice(17, 20), "");
+  EXPECT_NE(imported_twice(20, 17).find("Gelu does not exist at opset 17"), std::string::npos);
   // An op the list does not have at all may be one of ONNX's early experimental ops, some of which ONNX Runtime
   // still runs (ImageScaler at opset 8, in old zoo models): not covered, as before.
   EXPECT_EQ(refused_when_read({"ImageScaler", 8, "x:f32[1,3,2,2]", "x", "y", "", "", ""}), "");
