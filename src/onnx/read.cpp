@@ -253,7 +253,8 @@ graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node)
     return {nullptr, opset, fmt::format("{} is no operator of domain {} at version {} that reshape1 knows", qualified, domain, opset)};
   if (schema->ort == ort_runs::deprecated)
     return {nullptr, schema->since, fmt::format("{} is deprecated from opset {}", qualified, schema->since),
-            fmt::format("ONNX Runtime refuses the model too: write it as {}", op == "Scatter" ? "ScatterElements" : "Resize")};
+            "ONNX Runtime refuses the model too: write it as the op that replaced it (ScatterElements for Scatter, "
+            "Resize for Upsample)"};
   const auto* entry = find_translation(domain, op, schema->since);
   if (entry == nullptr)
     return {nullptr, schema->since,

@@ -1,7 +1,6 @@
 // ONNX's quantisation nodes (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear) and integer products
 // (MatMulInteger, QLinearMatMul), as the arithmetic they stand for: reshape1 computes no floating-point
 // data, but the layers carry the shapes and element types through, and show which elements meet.
-#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -18,10 +17,9 @@ std::optional<source> along_axis(node_context& c, source p, std::size_t port) {
   const auto rank = c.rank(port);
   const auto prank = c.rank(0);
   if (rank && *rank == 0) return p;
-  // One element is per tensor whatever its rank, as ONNX Runtime reads it (a scale [1] beside data of rank 0
-  // or 1 too): a scalar, so that it does not add a dimension.
-  if (const auto dims = c.constant_dims(port);
-      dims && std::all_of(dims->begin(), dims->end(), [](std::int64_t d) { return d == 1; }))
+  // One element of rank 1 is per tensor, as ONNX Runtime reads it (a scale [1] beside data of rank 0 or 1
+  // too, where the default axis names no axis): a scalar, so that it adds no dimension.
+  if (const auto dims = c.constant_dims(port); dims && dims->size() == 1 && (*dims)[0] == 1)
     return c.add("Reshape", 1, {p, c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
   if (!prank) return std::nullopt;
   auto axis = c.i("axis", 1);

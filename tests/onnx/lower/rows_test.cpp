@@ -127,11 +127,11 @@ std::vector<lowering_case> variant_cases() {
       {"ArgMax", 1, "x:f32[2,6]", "x", "y", attr_i("keepdims", -1), "TopK,Squeeze", "[6]"},
       // A float range counts in floats: 0.5 to 7.2 by 1.5 is 5 values, of the inputs' type.
       {"Range", 11, "start:f32[]=0.5 limit:f32[]=7.2 delta:f32[]=1.5", "start,limit,delta", "y", "", "Range", "[5]"},
-      // A scale and zero point of one element are per tensor whatever their rank, as ONNX Runtime reads them:
-      // beside data of rank 0 (the default axis 1 names no axis there) and of rank 2.
+      // A scale and zero point of one element ([1]) are per tensor, as ONNX Runtime reads them: beside data of
+      // rank 0 or 1 too, where the default axis 1 names no axis.
       {"QuantizeLinear", 10, "x:f32[] scale:f32[1]=0.5 zp:u8[1]=0", "x,scale,zp", "y", "",
        "Reshape,Divide,Reshape,Convert,Add,Convert", "[]", "ai.onnx", 13},
-      {"DequantizeLinear", 10, "x:u8[2,3] scale:f32[1,1]=0.5", "x,scale", "y", "", "Reshape,Convert,Multiply", "[2,3]",
+      {"DequantizeLinear", 10, "x:u8[3] scale:f32[1]=0.5", "x,scale", "y", "", "Reshape,Convert,Multiply", "[3]",
        "ai.onnx", 13},
       // Flatten of an empty input at the last axis: [0, 2], both products known (a -1 beside the 0 is not).
       {"Flatten", 1, "x:f32[1,0,5,2]", "x", "y", attr_i("axis", -1),

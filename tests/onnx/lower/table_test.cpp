@@ -81,7 +81,7 @@ TEST(lower_table, an_op_the_model_s_opset_does_not_have_is_refused_when_read) {
   // them ("Op registered for Scatter is deprecated in domain_version of 11"); they were read as the version before.
   EXPECT_EQ(refused_when_read({"Scatter", 11, "x:f32[2,3] i:i64[1,2]= u:f32[1,2]=", "x,i,u", "y", "", "", ""}),
             "t.onnx: node 'n' (Scatter, node 0): Scatter is deprecated from opset 11; ONNX Runtime refuses the model too: "
-            "write it as ScatterElements");
+            "write it as the op that replaced it (ScatterElements for Scatter, Resize for Upsample)");
   EXPECT_NE(refused_when_read({"Upsample", 10, "x:f32[1,1,2,2] s:f32[4]=1,1,2,2", "x,s", "y", "", "", ""})
                 .find("Upsample is deprecated from opset 10"),
             std::string::npos);
