@@ -63,20 +63,17 @@ def ask(tool, probes, workdir):
     return answers
 
 
-# The rows arities() found ONNX Runtime refuses as deprecated.
-DEPRECATED = set()
-
-
 def unrecognised(answer, name):
     return f"Unrecognized attribute: {name} for operator" in answer
 
 
 def arities(tool, rows, workdir):
     """Each row's (inputs, outputs) at which ONNX Runtime gets to its attributes, or None where it never does
-    (NOBODY is not refused there: the schema takes any attribute, or the node is refused for another reason)."""
+    (NOBODY is not refused there: the schema takes any attribute, or the node is refused for another reason); and
+    the rows it refuses as deprecated."""
     shape = {row: [0, 1] for row in rows}
     result = {}
-    DEPRECATED.clear()
+    deprecated = set()
     for _ in range(4):
         pending = [row for row in rows if row not in result]
         if not pending:
@@ -89,10 +86,10 @@ def arities(tool, rows, workdir):
             else:
                 result[row] = tuple(shape[row]) if unrecognised(answer, NOBODY) else None
                 if "is deprecated in domain_version" in answer:
-                    DEPRECATED.add(row)
+                    deprecated.add(row)
     for row in rows:
         result.setdefault(row, None)
-    return result
+    return result, deprecated
 
 
 def candidates(listed):
@@ -127,19 +124,14 @@ def read_rows(path):
         if line.startswith("#") or not line:
             continue
         f = line.split("\t")
-        rows[(f[0], f[1], int(f[2]))] = (k, f[4])
-        ORT_COLUMN[(f[0], f[1], int(f[2]))] = f[3]
+        rows[(f[0], f[1], int(f[2]))] = (k, f[4], f[3])
     return lines, rows
-
-
-# Each row's ort column (read_rows fills it): "deprecated" must be exactly the rows ONNX Runtime calls deprecated.
-ORT_COLUMN = {}
 
 
 def run_rows(tool, rows, names_of, workdir):
     """The names of names_of(row) ONNX Runtime takes as attributes of each row, or None where it cannot be asked.
     The probes go in chunks to two processes (ONNX Runtime's loads are the time; each process starts in ~0.1 s)."""
-    arity = arities(tool, list(rows), workdir)
+    arity, _ = arities(tool, list(rows), workdir)
     probes = [(r, n) for r in rows if arity[r] is not None for n in names_of(r)]
     size = max(2000, len(probes) // 16 + 1)
     chunks = [probes[k:k + size] for k in range(0, len(probes), size)]
@@ -164,12 +156,12 @@ def main():
     lines, rows = read_rows(args.list)
     with tempfile.TemporaryDirectory() as workdir:
         if args.discover:
-            listed = {n for _, col in rows.values() if col not in ("?", "-") for n in col.split(",")}
+            listed = {n for _, col, _ in rows.values() if col not in ("?", "-") for n in col.split(",")}
             names = candidates(listed)
             if args.candidates:
                 print("\n".join(names))
                 return 0
-            todo = [r for r, (_, col) in rows.items() if col == "?"]
+            todo = [r for r, (_, col, _) in rows.items() if col == "?"]
             print(f"op_attributes_ort: asking about {len(names)} names for each of {len(todo)} rows", file=sys.stderr)
             found = run_rows(args.tool, todo, lambda r: names, workdir)
             for r in todo:
@@ -182,7 +174,7 @@ def main():
             if args.write:
                 pathlib.Path(args.list).write_text("\n".join(lines) + "\n")
             return 0
-        listed = {r: set() if col == "-" else set(col.split(",")) for r, (_, col) in rows.items() if col != "?"}
+        listed = {r: set() if col == "-" else set(col.split(",")) for r, (_, col, _) in rows.items() if col != "?"}
         universe = sorted(set().union(*listed.values()) | {NOBODY})
         found = run_rows(args.tool, list(listed), lambda r: universe, workdir)
         differ = 0
@@ -196,17 +188,19 @@ def main():
                 print(f"{' '.join(map(str, r))}: the list says {','.join(sorted(names)) or '-'}; ONNX Runtime also "
                       f"takes {','.join(sorted(found[r] - names)) or 'nothing more'} and refuses "
                       f"{','.join(sorted(names - found[r])) or 'nothing listed'}")
-        unlisted = [r for r, (_, col) in rows.items() if col == "?"]
-        for r, arity in arities(args.tool, unlisted, workdir).items():
+        unlisted = [r for r, (_, col, _) in rows.items() if col == "?"]
+        unlisted_arity, deprecated = arities(args.tool, unlisted, workdir)
+        for r, arity in unlisted_arity.items():
             if arity is not None:
                 differ += 1
                 print(f"{' '.join(map(str, r))}: reads ?, but ONNX Runtime checks its attributes: fill it in with "
                       f"--discover")
-        listed_deprecated = {r for r, v in ORT_COLUMN.items() if v == "deprecated"}
-        for r in sorted(DEPRECATED ^ listed_deprecated):
+        # A deprecated row is one ONNX Runtime cannot be asked about, so it reads "?".
+        listed_deprecated = {r for r, (_, _, ort) in rows.items() if ort == "deprecated"}
+        for r in sorted(deprecated ^ listed_deprecated):
             differ += 1
-            print(f"{' '.join(map(str, r))}: ONNX Runtime {'calls' if r in DEPRECATED else 'does not call'} it "
-                  f"deprecated; the ort column says {ORT_COLUMN[r]}")
+            print(f"{' '.join(map(str, r))}: ONNX Runtime {'calls' if r in deprecated else 'does not call'} it "
+                  f"deprecated; the ort column says {rows[r][2]}")
         print(f"op_attributes_ort: {len(listed)} rows, each asked about {len(universe)} names; {len(unlisted)} rows "
               f"ONNX Runtime cannot be asked about; {differ} differ")
         return 1 if differ else 0

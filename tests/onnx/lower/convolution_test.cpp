@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "lowering_case.hpp"
-#include "reshape1/model/check.hpp"
 
 namespace reshape1::test {
 
@@ -92,30 +91,23 @@ TEST(lower_convolution, conv_transpose_output_shape_within_onnx_runtime_s_reach)
 // 1.30): its convolutions refuse them when they run ("Dilation not supported"), and only then (it runs a model
 // that has one in an If's branch not taken): not covered. ConvTranspose runs them as ONNX says.
 TEST(lower_convolution, dilations_with_same_padding_as_onnx_runtime_runs_them) {
-  const auto why = [](const lowering_case& c) {
-    const auto bytes = model_of(c);
-    const auto report = model::check(onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.onnx"));
-    for (const auto& l : report.layers)
-      if (l.issue == model::layer_issue::not_covered) return l.message;
-    return std::string();
-  };
   const std::string same = attr_s("auto_pad", "SAME_UPPER") + attr_ints("strides", {2, 2});
   for (const auto* op : {"Conv", "ConvInteger"}) {
     const bool integer = std::string(op) == "ConvInteger";
     const lowering_case c{op, integer ? 10 : 11, integer ? "x:u8[1,1,3,5] w:u8[1,1,2,3]=" : "x:f32[1,1,3,5] w:f32[1,1,2,3]=",
                           "x,w", "y", same + attr_ints("dilations", {1, 2}), "", ""};
-    EXPECT_NE(why(c).find("a convolution dilated with auto_pad SAME_UPPER: ONNX Runtime refuses it when it runs"),
+    EXPECT_NE(not_covered_why(c).find("a convolution dilated with auto_pad SAME_UPPER: ONNX Runtime refuses it when it runs"),
               std::string::npos)
         << op;
   }
-  EXPECT_EQ(why({"Conv", 11, "x:f32[1,1,3,5] w:f32[1,1,2,3]=", "x,w", "y", same + attr_ints("dilations", {1, 1}), "", ""}), "");
-  EXPECT_EQ(why({"ConvTranspose", 11, "x:f32[1,1,3,5] w:f32[1,1,2,3]=", "x,w", "y", same + attr_ints("dilations", {1, 2}), "", ""}), "");
+  EXPECT_EQ(not_covered_why({"Conv", 11, "x:f32[1,1,3,5] w:f32[1,1,2,3]=", "x,w", "y", same + attr_ints("dilations", {1, 1}), "", ""}), "");
+  EXPECT_EQ(not_covered_why({"ConvTranspose", 11, "x:f32[1,1,3,5] w:f32[1,1,2,3]=", "x,w", "y", same + attr_ints("dilations", {1, 2}), "", ""}), "");
   // Its pooling pads for the undilated window: MaxPool of [3,5] by a [2,3] window dilated by 2 is [2,3] there,
   // [3,5] by ONNX's formula. No IR op pads so, and the input's size is not known when the model is read: not covered.
   const lowering_case pool{"MaxPool", 12, "x:f32[1,1,3,5]", "x", "y",
                            attr_s("auto_pad", "SAME_UPPER") + attr_ints("kernel_shape", {2, 3}) + attr_ints("dilations", {2, 2}),
                            "", ""};
-  EXPECT_NE(why(pool).find("ONNX Runtime pads it for the undilated window"), std::string::npos) << why(pool);
+  EXPECT_NE(not_covered_why(pool).find("ONNX Runtime pads it for the undilated window"), std::string::npos) << not_covered_why(pool);
 }
 
 }  // namespace

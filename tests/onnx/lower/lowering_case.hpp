@@ -19,6 +19,7 @@
 
 #include "onnx/lower/families.hpp"
 #include "reshape1/error.hpp"
+#include "reshape1/model/check.hpp"
 #include "reshape1/model/propagate.hpp"
 #include "reshape1/onnx.hpp"
 
@@ -166,6 +167,15 @@ inline std::string refused_when_read(const lowering_case& c) {
     EXPECT_EQ(e.code(), errc::bad_file) << e.what();
     return e.what();
   }
+}
+
+/// What `check` says of the case's node when it is not covered ("" when it is covered).
+inline std::string not_covered_why(const lowering_case& c) {
+  const auto bytes = model_of(c);
+  const auto report = model::check(onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.onnx"));
+  for (const auto& l : report.layers)
+    if (l.issue == model::layer_issue::not_covered) return l.message;
+  return "";
 }
 
 /// The messages of the layers whose rules refuse the case's model when it is propagated ("" when none does).

@@ -4,8 +4,6 @@
 #include <vector>
 
 #include "lowering_case.hpp"
-#include "reshape1/model/check.hpp"
-#include "reshape1/onnx.hpp"
 
 namespace reshape1::test {
 
@@ -28,15 +26,6 @@ std::vector<lowering_case> quantization_cases() {
 }
 
 namespace {
-
-/// What `check` says of the case's one node when it is not covered ("" when it is covered).
-std::string not_covered_why(const lowering_case& c) {
-  const auto bytes = model_of(c);
-  const auto report = model::check(onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.onnx"));
-  for (const auto& l : report.layers)
-    if (l.issue == model::layer_issue::not_covered) return l.message;
-  return "";
-}
 
 // Blocked quantisation (a scale per block_size elements along the axis, from opset 21) is not covered: the
 // per-axis reading flattened the scale into the axis ([3,1,5] by a [3,1,5] scale gave [3,15,5], where ONNX
