@@ -139,6 +139,8 @@ class node_context {
   void output_constant(std::size_t i, ::onnx::TensorProto&& t);
   /// The element type of input i when a Const feeds it.
   [[nodiscard]] std::optional<element_type> constant_type(std::size_t i) const;
+  /// The element type of input i when the model declares it (graph input, value_info) or a Const gives it.
+  [[nodiscard]] std::optional<element_type> declared_type(std::size_t i) const;
   /// Node output i is layer output s.
   void output(std::size_t i, source s);
 
@@ -231,6 +233,7 @@ class graph_lowering {
     source at;
     std::optional<std::size_t> rank;           ///< declared or constant rank
     const ::onnx::TensorProto* constant = nullptr;  ///< the initializer or Constant value behind it
+    std::optional<element_type> type;          ///< declared (graph input, value_info) or constant element type
   };
   /// What computes the tensor `name`: a name this graph binds, else (in a Loop body) one of the graphs
   /// around it, which `outer` makes a Parameter of the body.
@@ -313,6 +316,8 @@ class graph_lowering {
   std::unordered_map<std::string, int> domain_versions;
   /// The ranks value_info and the graph outputs declare, by tensor name.
   std::unordered_map<std::string_view, std::size_t> declared_ranks;  // names view the ModelProto
+  /// The element types value_info and the graph outputs declare, by tensor name.
+  std::unordered_map<std::string_view, element_type> declared_types;
   /// Keeps a tensor a translation made, where the names bound to it can point (a deque does not move it).
   const ::onnx::TensorProto& keep(::onnx::TensorProto&& t) { return made_.emplace_back(std::move(t)); }
 

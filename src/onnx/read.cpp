@@ -122,6 +122,9 @@ const graph_lowering::known* graph_lowering::find(const std::string& name) const
 void graph_lowering::bind(const std::string& name, known k) {
   if (!k.rank)
     if (const auto it = declared_ranks.find(name); it != declared_ranks.end()) k.rank = it->second;
+  if (!k.type && k.constant != nullptr) k.type = element_of(k.constant->data_type());
+  if (!k.type)
+    if (const auto it = declared_types.find(name); it != declared_types.end()) k.type = it->second;
   names_[name] = k;
 }
 
@@ -143,7 +146,7 @@ void graph_lowering::initializers(const ::onnx::GraphProto& g) {
     const auto s = constant(t, t.name());
     auto& held = b_.at(s.layer).attributes;  // an initializer, not a constant of a node
     held.back() = {"onnx_initializer", "true"};
-    bind(t.name(), {s, static_cast<std::size_t>(t.dims_size()), &t});
+    bind(t.name(), {s, static_cast<std::size_t>(t.dims_size()), &t, std::nullopt});
   }
 }
 
@@ -552,7 +555,8 @@ std::string model_reader::add_inputs(const ::onnx::GraphProto& g, graph_builder&
     }
     first = false;
     const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
-    lw.bind(in.name(), {source{b.add(std::move(l)), 0}, rank, nullptr});
+    const auto type = out.type;
+    lw.bind(in.name(), {source{b.add(std::move(l)), 0}, rank, nullptr, type});
   }
   return batch_param;
 }
@@ -567,8 +571,11 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
   };
 
   for (const auto* list : {&g.value_info(), &g.output()})
-    for (const auto& v : *list)
+    for (const auto& v : *list) {
       if (const auto dims = declared_dims(v.type())) lw.declared_ranks[v.name()] = dims->size();
+      if (v.type().has_tensor_type())
+        if (const auto t = detail::element_of(v.type().tensor_type().elem_type())) lw.declared_types[v.name()] = *t;
+    }
   const auto node_count = static_cast<std::int64_t>(g.node_size());
   lw.next_id = node_count;  // a node's own layer takes the node's index as its id; the others follow
   b.reserve(static_cast<std::size_t>(2 * g.node_size() + g.initializer_size() + g.input_size() + g.output_size()));

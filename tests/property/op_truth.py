@@ -3075,17 +3075,7 @@ FAMILIES = {
 # Disagreements known and not fixed yet, each (op, words in the problem, why): counted and printed, not failed.
 # Each is an item of issue 49 ("Every ONNX op..."); remove the line when it is fixed (the test then holds it).
 KNOWN = [
-    ("Split", "equal parts", "Split-18 with num_outputs that does not divide the axis: the last part is smaller "
-                             "in ONNX Runtime, refused by reshape1"),
-    ("Unsqueeze", "referred to more than once", "Unsqueeze with an axis given twice: refused by ONNX Runtime, not by "
-                                                "reshape1"),
-    ("MaxPool", "larger than the padded input", "a pooling window larger than the padded input: ONNX Runtime gives "
-                                                "an output of 0 or 1, reshape1 refuses"),
-    ("AveragePool", "larger than the padded input", "as MaxPool"),
-    ("LpPool", "larger than the padded input", "as MaxPool"),
     ("LpPool", "padding values must be non-negative", "as MaxPool"),
-    ("Reshape", "Product cannot be 0 in combination with -1", "a -1 beside a 0 dimension of an empty input: ONNX "
-                                                              "Runtime refuses it, reshape1 infers it"),
     ("MaxPool", "padding values must be non-negative", "SAME_* with a stride above the window: ONNX Runtime "
                                                        "computes a negative padding and refuses it when run; "
                                                        "ONNX's formula, and reshape1, take 0"),
@@ -3145,7 +3135,6 @@ KNOWN = [
     ("CropAndResize", "is out of range [0,", "a batch index out of range: values the row does not read"),
     ("NhwcMaxPool", "Only N can be zero", "a spatial or channel dimension of 0: ONNX Runtime refuses it when run, "
                                           "reshape1 gives the pooled shape"),
-    ("NhwcMaxPool", "larger than the padded input", "as MaxPool"),
     ("NhwcMaxPool", "y0: ONNX Runtime [0, ", "an empty batch: ONNX Runtime's NHWC pooling gives other dimensions"),
     ("UnfoldTensor", "Unsupported data type", "a uint8, bool or float16 input: ONNX Runtime's kernel runs float, double, "
                                               "int32 and int64 only (types are not checked)"),

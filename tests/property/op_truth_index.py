@@ -575,40 +575,23 @@ FAMILIES = {
 
 # Disagreements known and not fixed yet, as op_truth.KNOWN.
 KNOWN = [
-    ("Cast", "Attribute saturate is only used for cast to float 8 types", "Cast-19/21 with saturate to a type that is "
-                                                                          "not float8: ONNX Runtime refuses the model "
-                                                                          "(ONNX says the attribute is then ignored), "
-                                                                          "reshape1 gives the input's shape"),
     ("Det", "Could not find an implementation", "Det-22: ONNX Runtime 1.30 has no kernel for it; reshape1 shapes it as "
                                                 "Det-11"),
-    ("RandomNormal", "its values are random", "reshape1 gives no shape for a random op's output (its values differ run to "
-                    "run); ONNX Runtime's shape follows the attributes and the input's shape only"),
-    ("RandomUniform", "its values are random", "reshape1 gives no shape for a random op's output (its values differ run to "
-                     "run); ONNX Runtime's shape follows the attributes and the input's shape only"),
-    ("RandomNormalLike", "its values are random", "reshape1 gives no shape for a random op's output (its values differ run to "
-                        "run); ONNX Runtime's shape follows the attributes and the input's shape only"),
-    ("RandomUniformLike", "its values are random", "reshape1 gives no shape for a random op's output (its values differ run to "
-                         "run); ONNX Runtime's shape follows the attributes and the input's shape only"),
-    ("Multinomial", "its values are random", "reshape1 gives no shape for a random op's output (its values differ run to "
-                   "run); ONNX Runtime's shape follows the attributes and the input's shape only"),
-    ("Bernoulli", "its values are random", "reshape1 gives no shape for a random op's output (its values differ run to "
-                 "run); ONNX Runtime's shape follows the attributes and the input's shape only"),
+    ("RandomNormal", "Could not find an implementation for RandomNormal(22)", "opset 22: ONNX Runtime 1.30 has no kernel "
+                                                                                "for it (its kernels stop at 21); reshape1 "
+                                                                                "shapes it as version 1"),
+    ("RandomUniform", "Could not find an implementation for RandomUniform(22)", "as RandomNormal's"),
+    ("RandomNormalLike", "Could not find an implementation for RandomNormalLike(22)", "as RandomNormal's"),
+    ("RandomUniformLike", "Could not find an implementation for RandomUniformLike(22)", "as RandomNormal's"),
+    ("Multinomial", "Could not find an implementation for Multinomial(22)", "as RandomNormal's"),
+    ("Bernoulli", "Could not find an implementation for RandomUniformLike(22)", "as RandomNormal's (ONNX Runtime "
+                                                                               "expands Bernoulli-22 to a "
+                                                                               "RandomUniformLike-22)"),
     ("QuantizeLinear", "with block_size", "blocked quantization (opset 21 on, block_size): not covered"),
     ("DequantizeLinear", "with block_size", "as QuantizeLinear's"),
     ("QuantizeLinear", "block_size must be 0 for per-tensor", "a one-element blocked scale: ONNX Runtime refuses it, "
                                                               "reshape1 leaves it not covered with a shape of nothing"),
     ("DequantizeLinear", "block_size must be 0 for per-tensor", "as QuantizeLinear's"),
-    ("QuantizeLinear", "zero_point must be null or 1D tensor", "a per-axis zero point of another shape than the "
-                                                               "scale ([C, 1]): ONNX Runtime refuses it when run, "
-                                                               "reshape1 flattens it along axis"),
-    ("DequantizeLinear", "zero_point must be null or 1D tensor", "as QuantizeLinear's"),
-    ("QuantizeLinear", "zero_point must be null or a scalar", "a per-tensor zero point of another shape than the "
-                                                              "scale ([1, 1] beside [1]): as above"),
-    ("DequantizeLinear", "zero_point must be null or a scalar", "as QuantizeLinear's"),
-    ("QuantizeLinear", "scale must be 1D tensor with size", "a per-axis scale of more values than an axis of 1 (x [1, "
-                                                            "1], scale [2], axis 0): ONNX Runtime refuses it when run, "
-                                                            "reshape1 broadcasts the axis to the scale's length ([2, 1])"),
-    ("DequantizeLinear", "scale must be 1D tensor with size", "as QuantizeLinear's"),
     ("RoiAlign", "Could not find an implementation", "RoiAlign-22: ONNX Runtime 1.30 has no kernel for it (as "
                                                      "MaxRoiPool-22); reshape1 shapes it as RoiAlign-16"),
     ("RoiAlign", "is out of range [0,", "a batch index out of [0, N): ONNX Runtime refuses it when run, reshape1 "
@@ -616,39 +599,11 @@ KNOWN = [
     ("Resize", "keep_aspect_ratio_policy not_", "Resize-18/19 with keep_aspect_ratio_policy not_larger or "
                                                 "not_smaller: ONNX Runtime scales every axis by one factor (the least "
                                                 "or the greatest of sizes / input), reshape1 leaves it not covered"),
-    ("Resize", "must be same as rank of input 'X'", "scales or sizes of more values than X's rank: ONNX Runtime "
-                                                    "refuses the model, reshape1 takes the leading ones (x [2, 4], "
-                                                    "sizes [1, 4, 3]: [1, 4])"),
-    ("Upsample", "must be same as rank of input 'X'", "Upsample-9's scales of more values than X's rank: as Resize's"),
-    ("Resize", "Only one of scales or sizes must be provided", "Resize-11 with both scales and sizes (non-empty): "
-                                                               "ONNX Runtime refuses it when run, reshape1 shapes it "
-                                                               "by sizes"),
-    ("Upsample", "Scale value should be greater than or equal to 1", "an Upsample scale below 1 (0 too): ONNX Runtime "
-                                                                     "refuses it, reshape1 gives floor(d * scale)"),
-    ("Resize", "Resize with axes is not covered", "Resize-18/19 with the axes attribute: ONNX Runtime scales the named "
-                                                  "axes, reshape1 leaves the output not covered"),
-    ("Resize", "must be provided, but not both of them", "Resize-13/18/19 with both scales and sizes: ONNX Runtime "
-                                                         "refuses the model, reshape1 shapes it by sizes"),
-    ("Resize", "Scale value should be greater than 0", "a scale of 0: ONNX Runtime refuses it, reshape1 gives a "
-                                                       "dimension of 0"),
-    ("Resize", "Input dim is zero but required output dim is non-zero", "sizes (or a scale) asking a non-zero "
-                                                                        "dimension of an input dimension 0: ONNX "
-                                                                        "Runtime refuses it when run, reshape1 "
-                                                                        "gives the asked dimension"),
     ("Resize", "'Linear' mode only supports", "linear of a rank or scaled axes ONNX Runtime's kernel does not take "
                                               "(1-D; 4-D or 5-D scaling an outer axis): ONNX Runtime refuses it, "
                                               "reshape1 shapes it as ONNX says"),
     ("Resize", "'Cubic' mode only support", "cubic of a rank other than 2 or 4 (or 4-D scaling an outer axis): as "
                                             "linear's"),
-    ("ScatterND", "with a reduction is not covered", "ScatterND-16/18 with reduction add, mul, max or min: ONNX Runtime "
-                                                     "gives data's shape, reshape1 leaves the output not covered "
-                                                     "(src/onnx/lower/indexing.cpp)"),
     ("ScatterElements", "indices element out of data bounds", "an index out of range: ONNX Runtime refuses it when "
                                                               "run, reshape1 does not read the indices' values"),
-    ("GatherND", "engines refuse an index past the axis", "an index out of range where each gathered slice is empty "
-                                                          "(data [1, 1, 0], indices [4, 2, 2]): ONNX Runtime does not "
-                                                          "check the indices and gives [4, 2, 0], reshape1 refuses"),
-    ("GatherElements", "of the data and the indices:", "indices shorter than data on an axis other than axis: ONNX "
-                                                       "Runtime runs it (the output is indices' shape), reshape1 "
-                                                       "requires the dimensions equal and leaves the output unknown"),
 ]

@@ -574,19 +574,9 @@ FAMILIES = {
 
 # Disagreements known and not fixed yet, each (op, words in the problem or ONNX Runtime's error, why).
 KNOWN = [
-    ("Conv", "bias must be a 1D tensor of size output_channels", "a bias of another length than M = 1: ONNX Runtime "
-                                                                "refuses it when run, reshape1 broadcasts the bias "
-                                                                "over the output's channels (M becomes the bias's "
-                                                                "length)"),
     ("Conv", "kernel_shape is not compatible with W shape", "a kernel_shape attribute other than W's spatial "
                                                             "dimensions: ONNX Runtime refuses it when run, reshape1 "
                                                             "takes W's and ignores the attribute"),
-    ("ConvTranspose", "Bias shape is not compatible with number of output channels", "as Conv's bias (M = 1)"),
-    ("Gemm", "rank 2", "an A of rank 3: ONNX Runtime refuses the model when it loads it ('First input does not have "
-                       "rank 2', 'Input 0 expected to have rank 2'), reshape1 multiplies it as a batch of matrices"),
-    ("Gemm", "Invalid bias shape for broadcast", "a C that does not broadcast to [M, N] unidirectionally ([2] beside "
-                                                 "N = 1, or of rank 3): ONNX Runtime refuses it when run, reshape1 "
-                                                 "broadcasts C both ways and grows the output"),
     ("GlobalLpPool", "Could not find an implementation for GlobalLpPool(22)",
      "GlobalLpPool-22: ONNX Runtime 1.30 has no kernel for it (op_list.tsv says cpu); reshape1 shapes it as "
      "GlobalLpPool-2"),
@@ -594,41 +584,12 @@ KNOWN = [
                                             "reshape1 gives [N, C, 1...]"),
     ("GlobalAveragePool", "Only N can be zero", "as GlobalMaxPool"),
     ("GlobalLpPool", "Only N can be zero", "as GlobalMaxPool"),
-    ("GlobalMaxPool", "Input dimension cannot be less than 3", "an input of rank 2: ONNX Runtime refuses it when run, "
-                                                               "reshape1 gives [N, C] (ONNX's inference does too)"),
-    ("GlobalAveragePool", "Input dimension cannot be less than 3", "as GlobalMaxPool"),
-    ("GlobalLpPool", "Input dimension cannot be less than 3", "as GlobalMaxPool"),
-    ("PRelu", "y0: ONNX Runtime [", "a slope whose dimension is above X's 1 ([1] and [3]; [2, 1] and [3]): ONNX "
-                                    "Runtime broadcasts both ways ([3]; [2, 3]), reshape1 keeps X's dimension ([1]; "
-                                    "[2, 1]) though it grows X's rank for a slope of higher rank. (The problem "
-                                    "names no words: this matches any PRelu shape that differs where ONNX Runtime "
-                                    "runs it.)"),
-    ("Dropout", "ratio must be in the range [0, 1)", "a ratio of 1 in training mode: ONNX Runtime refuses it when "
-                                                     "run, reshape1 does not read the ratio's value"),
-    ("LRN", "size_ > 0 was false", "a size of 0: ONNX Runtime refuses it when it loads the kernel, reshape1 gives the "
-                                   "input's shape"),
-    ("LRN", "size_ % 2 == 1 was false", "an even size: ONNX Runtime refuses it when it loads the kernel, reshape1 "
-                                        "gives the input's shape"),
-    ("Clip", "min should be a scalar", "a min (or max) initializer of two elements: ONNX Runtime refuses it when run, "
-                                       "reshape1 broadcasts it with the input (a [1] input gives [2])"),
-    ("Dropout", "Dropout's mask output is not covered", "Dropout with its mask output: reshape1 leaves both outputs "
-                                                        "unknown, ONNX Runtime gives each the input's shape"),
-    ("Dropout", "Ratio of Dropout must be a scalar", "a ratio initializer of two elements: ONNX Runtime refuses the "
-                                                     "model when it loads it, reshape1 gives the input's shape"),
     ("RNN", "Batchwise recurrent operations (layout == 1) are not supported", "layout 1: ONNX Runtime 1.30's CPU "
                                                                               "kernels refuse it; reshape1 gives the "
                                                                               "spec's batch-major shapes"),
     ("GRU", "Batchwise recurrent operations (layout == 1) are not supported", "as RNN"),
     ("LSTM", "Batchwise recurrent operations (layout == 1) are not supported", "as RNN"),
-    ("LSTM", "LSTM with peepholes is not covered", "LSTM with a P (peephole) input: reshape1 leaves it not covered, "
-                                                   "ONNX Runtime gives the shapes of LSTM without it"),
-    ("DepthToSpace", "Input tensor must be 4-dimensional", "an input of rank 3 or 5: ONNX Runtime refuses the model "
-                                                           "when it loads it, reshape1 gives a shape"),
-    ("SpaceToDepth", "Input tensor must be 4-dimensional", "as DepthToSpace"),
     ("ConvInteger", "kernel_shape is not compatible with W shape", "as Conv"),
-    ("Mod", "fmod attribute must be true for floating point types", "a float Mod with fmod 0: ONNX Runtime refuses "
-                                                                     "it when run, reshape1 gives the broadcast "
-                                                                     "shape"),
     ("QLinearSoftmax", "'axis' must be in [", "com.microsoft.QLinearSoftmax with opset attribute 12 and an axis out "
                                               "of range: ONNX Runtime refuses the model when it loads it, reshape1 "
                                               "gives the input's shape (with opset 13 it refuses too)"),

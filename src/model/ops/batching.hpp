@@ -327,7 +327,7 @@ void non_zero(batch_op&);
 void tensor_iterator(batch_op&);
 void loop(batch_op&);            ///< also: its trip count and condition must not depend on the samples
 void branch_merge(batch_op&);    ///< IfMerge (ONNX If): both branches must hold the batch alike
-void cannot_tell(batch_op&);     ///< ops no rule decides (PriorBox on batched data, Range, ScatterNDUpdate)
+void cannot_tell(batch_op&);     ///< ops no rule decides (PriorBox on batched data, Range, ScatterNDUpdate, RandomUniform)
 }  // namespace batch
 
 /// The name of a batching rule (the function's, as `--list-ops --json` prints it), "" for none.

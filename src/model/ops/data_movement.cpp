@@ -1,6 +1,7 @@
 // Data movement: Concat, Gather, StridedSlice, Slice, Broadcast, Tile, Transpose, Split, VariadicSplit, Pad,
-// ScatterUpdate, DepthToSpace, SpaceToDepth and ShuffleChannels. Concat, Gather, StridedSlice, Slice,
-// Broadcast, Split and ScatterUpdate also move known values.
+// ScatterUpdate, DepthToSpace, SpaceToDepth and ShuffleChannels; and RandomUniform, which makes a tensor of a
+// given shape as Broadcast does. Concat, Gather, StridedSlice, Slice, Broadcast, Split and ScatterUpdate also
+// move known values.
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -545,6 +546,37 @@ void variadic_split(op& o) {
 }
 
 // Split-1: the dimension at `axis` cut into num_splits equal parts; values are cut too.
+/// A Split the ONNX reader lowered from Split-18's num_outputs (attribute onnx_last_smaller): parts of
+/// ceil(d / n) elements, the last one what remains, which ONNX Runtime wants of at least one element (so
+/// 7 in 3 is 3, 3, 1; 4 in 3, which would leave the last empty, and fewer elements than parts are refused).
+void split_last_smaller(op& o, const partial_shape& data, std::size_t a, std::int64_t parts) {
+  const auto& d = data[a];
+  const auto ceil = [&](std::int64_t x) { return x / parts + (x % parts != 0 ? 1 : 0); };
+  std::vector<dimension> dims(data.begin(), data.end());
+  if (d.is_static()) {
+    const auto chunk = ceil(d.lo());
+    if (d.lo() < parts)
+      refuse(o, fmt::format("dimension {} ({}) holds fewer elements than the {} parts", a, d.lo(), parts));
+    if (d.lo() - chunk * (parts - 1) < 1)
+      refuse(o, fmt::format("dimension {} ({}) in {} parts of {} leaves {} for the last", a, d.lo(), parts, chunk,
+                            d.lo() - chunk * (parts - 1)));
+    std::vector<std::int64_t> lengths(static_cast<std::size_t>(parts), chunk);
+    lengths.back() = d.lo() - chunk * (parts - 1);
+    for (std::size_t k = 0; k < o.out.size(); ++k) {
+      dims[a] = dimension(lengths[k]);
+      o.out[k].shape = partial_shape(dims);
+    }
+    cut_values(o, a, lengths);
+    return;
+  }
+  const auto hi = d.range().is_bounded() ? ceil(d.hi()) : interval::unbounded;
+  const auto lo = ceil(std::max(d.lo(), parts));
+  for (std::size_t k = 0; k < o.out.size(); ++k) {
+    dims[a] = k + 1 < o.out.size() ? span_dimension(lo, std::max(lo, hi)) : span_dimension(1, std::max<std::int64_t>(1, hi));
+    o.out[k].shape = partial_shape(dims);
+  }
+}
+
 void split(op& o) {
   o.need(2, 1);
   const auto parts = o.l.integer("num_splits");
@@ -565,6 +597,7 @@ void split(op& o) {
   if (axis->size() != 1) refuse(o, "the axis input must hold one value");
   const auto a = normalize_axis(o, (*axis)[0], data.size());
   const auto& d = data[a];
+  if (o.l.find("onnx_last_smaller") != nullptr) return split_last_smaller(o, data, a, parts);
   if (d.is_static() && d.lo() % parts != 0)
     refuse(o, fmt::format("dimension {} ({}) does not split into {} equal parts", a, d.lo(), parts));
   std::vector<dimension> dims(data.begin(), data.end());
@@ -729,6 +762,40 @@ void scatter_update(op& o) {
   o.out[0].value = std::move(r);
 }
 
+// RandomUniform-8: a tensor of the shape input 0 holds, of output_type, whose values no rule knows (each run
+// draws others). The bounds (inputs 1 and 2) are scalars or of one element, the least below the greatest.
+void random_uniform(op& o) {
+  o.need(3, 1);
+  const auto type = o.l.element("output_type");
+  if (type != element_type::i32 && type != element_type::i64 && type != element_type::f16 &&
+      type != element_type::bf16 && type != element_type::f32 && type != element_type::f64)
+    refuse(o, fmt::format("output_type '{}' is not i32, i64, f16, bf16, f32 or f64", name(type)));
+  o.out[0].type = type;
+  const auto& shape = o.shape(0);
+  if (shape.rank_known() && shape.size() != 1)
+    refuse(o, fmt::format("the output shape {} must be 1-D", to_string(shape)));
+  for (const std::size_t port : {std::size_t{1}, std::size_t{2}}) {
+    const auto& s = o.shape(port);
+    if (s.rank_known() && (s.size() > 1 || (s.size() == 1 && s[0].is_static() && s[0].lo() != 1)))
+      refuse(o, fmt::format("the {} value {} must be a scalar or of one element", port == 1 ? "least" : "greatest",
+                            to_string(s)));
+  }
+  const auto bound = [&](std::size_t port) -> std::optional<double> {
+    const auto& v = o.value(port);
+    if (!v) return std::nullopt;
+    if (v->is_real()) return v->reals.size() == 1 ? std::optional(v->reals[0]) : std::nullopt;
+    if (v->elements.size() == 1 && v->elements[0].exact()) return static_cast<double>(v->elements[0].lo);
+    return std::nullopt;
+  };
+  if (const auto lo = bound(1), hi = bound(2); lo && hi && !(*lo < *hi))
+    refuse(o, fmt::format("the least value {} is not below the greatest {}", *lo, *hi));
+  if (const auto& v = o.value(0); v && !v->is_real())
+    for (std::size_t i = 0; i < v->elements.size(); ++i)
+      if (v->elements[i].hi < 0)
+        refuse(o, fmt::format("the output shape's element {} is {}, a negative extent", i, v->elements[i].hi));
+  if (const auto target = shape_from_value(o, 0)) o.out[0].shape = *target;
+}
+
 constexpr rule_entry data_movement_table[] = {
     {"Concat", 1, concat, batch::concat, no_values},
     {"Gather", 1, gather, batch::gather, reads_values(2)},
@@ -748,6 +815,7 @@ constexpr rule_entry data_movement_table[] = {
     {"SpaceToDepth", 1, space_to_depth, batch::spatial, no_values},
     {"ShuffleChannels", 1, shuffle_channels, batch::shuffle_channels, no_values},
     {"ScatterUpdate", 3, scatter_update, batch::scatter_update, no_values},
+    {"RandomUniform", 8, random_uniform, batch::cannot_tell, reads_values(0)},
 };
 
 }  // namespace

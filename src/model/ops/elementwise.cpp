@@ -243,7 +243,19 @@ partial_shape binary_shape(const op& o) {
   }
   if (mode == "pdpd") return pdpd_broadcast(o, o.shape(0), o.shape(1));
   if (mode != "numpy") refuse(o, fmt::format("auto_broadcast '{}' is not none, numpy or pdpd", mode));
-  return broadcast(o, o.shape(0), o.shape(1));
+  auto out = broadcast(o, o.shape(0), o.shape(1));
+  // An op the ONNX reader lowered where ONNX broadcasts one way (attribute onnx_one_way: Gemm's C, a
+  // convolution's bias, a quantisation parameter): input 1 broadcasts to input 0, which it must not grow.
+  // NumPy's alignment otherwise, so that the batch rules read it as any numpy op.
+  if (const auto& a = o.shape(0); o.l.find("onnx_one_way") != nullptr && a.rank_known() && out.rank_known()) {
+    if (out.size() != a.size())
+      refuse(o, fmt::format("{} does not broadcast to {} one way: its rank is higher", to_string(o.shape(1)), to_string(a)));
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (out[i].is_static() && a[i].is_static() && out[i].lo() != a[i].lo())
+        refuse(o, fmt::format("{} does not broadcast to {} one way: it grows dimension {} to {}", to_string(o.shape(1)),
+                              to_string(a), i, out[i].lo()));
+  }
+  return out;
 }
 
 template <arith Op>

@@ -1,5 +1,7 @@
-// Indexing by index tensors: GatherND-5 and -8, GatherElements-6, ScatterNDUpdate (opset4) and
+// Indexing by index tensors: GatherND-5 and -8, GatherElements-6, ScatterNDUpdate (opset4, -15) and
 // ScatterElementsUpdate-3 and -12.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/ops/rules.hpp"
@@ -32,8 +34,11 @@ void gather_nd(op& o) {
     refuse(o, fmt::format("the indices {} pick {} dimensions after {} batch dimensions, more than the data {} has", to_string(indices),
                           k64, b, to_string(data)));
   const auto k = static_cast<std::size_t>(k64);
-  // ONNX Runtime refuses an index past its axis; OpenVINO's GatherND leaves it undefined.
-  if (o.g.format() == model_format::onnx) refuse_index_tuples_past(o, 1, data, b, k);
+  // ONNX Runtime refuses an index past its axis; OpenVINO's GatherND leaves it undefined. Where each slice
+  // gathered is empty (a dimension of 0 after the indexed ones) ONNX Runtime reads no index, and runs it.
+  const bool empty_slices = std::any_of(data.begin() + static_cast<std::ptrdiff_t>(b + k), data.end(),
+                                        [](const dimension& d) { return d.is_static() && d.lo() == 0; });
+  if (o.g.format() == model_format::onnx && !empty_slices) refuse_index_tuples_past(o, 1, data, b, k);
   std::vector<dimension> out;
   std::vector<dimension> batch_dims;
   for (std::size_t i = 0; i < b; ++i)
@@ -72,20 +77,35 @@ void gather_elements(op& o) {
   const auto a = normalize_axis(o, axis, data.size());
   refuse_indices_past(o, 1, data[a], a);
   std::vector<dimension> out(indices.begin(), indices.end());
-  for (std::size_t i = 0; i < out.size(); ++i)
-    if (i != a) out[i] = merge(o, data[i], indices[i], fmt::format("dimension {} of the data and the indices", i));
+  // OpenVINO's GatherElements asks the data and the indices to agree off the axis; ONNX's reads the data only
+  // where the indices are (ONNX Runtime runs indices shorter than the data there: the output is theirs).
+  const bool onnx = o.g.format() == model_format::onnx;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (i == a) continue;
+    if (!onnx) out[i] = merge(o, data[i], indices[i], fmt::format("dimension {} of the data and the indices", i));
+    else if (indices[i].lo() > data[i].hi())
+      refuse(o, fmt::format("dimension {} of the indices, {}, is above the data's, {}", i, to_string(indices[i]),
+                            to_string(data[i])));
+  }
   o.out[0].shape = partial_shape(std::move(out));
 }
 
 // ScatterNDUpdate: the data's shape; updates are indices[:-1] + data[k:], k the indices' last dimension.
+// -15 adds reduction (none, sum, sub, prod, min, max), which changes the values only.
 void scatter_nd_update(op& o) {
   o.need(3, 1);
+  if (o.l.opset >= 15) {
+    const auto r = o.l.text("reduction", "none");
+    if (r != "none" && r != "sum" && r != "sub" && r != "prod" && r != "min" && r != "max")
+      refuse(o, fmt::format("reduction '{}' is not none, sum, sub, prod, min or max", r));
+  }
   o.out[0].type = o.in[0]->type;
   o.out[0].shape = o.shape(0);
   const auto& data = o.shape(0);
   const auto& indices = o.shape(1);
   const auto& updates = o.shape(2);
   if (indices.rank_known() && indices.size() == 0) refuse(o, "the indices must not be a scalar");
+  if (data.rank_known() && data.size() == 0) refuse(o, "the data must not be a scalar");
   if (!data.rank_known() || !indices.rank_known()) return;
   const auto& last = indices[indices.size() - 1];
   if (!last.is_static()) return;
@@ -144,6 +164,7 @@ constexpr rule_entry indexing_table[] = {
     {"GatherND", 8, gather_nd, batch::gather_nd, no_values},
     {"GatherElements", 6, gather_elements, batch::gather_elements, no_values},
     {"ScatterNDUpdate", 4, scatter_nd_update, batch::cannot_tell, no_values},
+    {"ScatterNDUpdate", 15, scatter_nd_update, batch::cannot_tell, no_values},
     {"ScatterElementsUpdate", 3, scatter_elements_update, batch::scatter_elements_update, no_values},
     {"ScatterElementsUpdate", 12, scatter_elements_update, batch::scatter_elements_update, no_values},
 };

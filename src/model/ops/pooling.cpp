@@ -18,7 +18,13 @@ void pool(op& o) {
   if (!data.rank_known()) return;
   if (data.size() < 3) refuse(o, fmt::format("the data {} has rank below 3", to_string(data)));
   const std::size_t spatial = data.size() - 2;
-  const auto w = read_window(o, spatial, o.l.integers("kernel"));
+  auto w = read_window(o, spatial, o.l.integers("kernel"));
+  w.onnx_short_input = o.g.format() == model_format::onnx;
+  // ONNX Runtime's pooling takes an empty batch only (it refuses an empty channel or spatial axis when it runs).
+  if (w.onnx_short_input)
+    for (std::size_t i = 1; i < data.size(); ++i)
+      if (data[i].is_static() && data[i].lo() == 0)
+        refuse(o, fmt::format("dimension {} of the data {} is 0", i, to_string(data)), "only the batch may be empty (ONNX Runtime)");
   if (o.l.opset < 14 && w.round == rounding::ceil_torch)
     refuse(o, fmt::format("rounding_type ceil_torch needs {}-14", o.l.type));
   std::vector<dimension> out{data[0], data[1]};

@@ -125,6 +125,7 @@ constexpr type_facts facts[] = {
     {"RNNSequence", {5}, op_part::other, at<2>},
     {"ROIAlign", {3, 9}},
     {"ROIPooling", {1}},
+    {"RandomUniform", {8}, op_part::other, at<0>},
     {"Range", {1, 4}, op_part::other, at<0, 1, 2>},
     {"ReLU", {1}},
     {"ReduceL1", {4}},

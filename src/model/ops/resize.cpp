@@ -44,9 +44,11 @@ void interpolate(op& o, std::size_t sizes_port, std::size_t scales_port, std::si
     }));
   }
   const auto mode = o.l.text("shape_calculation_mode", "");
+  const bool onnx = o.g.format() == model_format::onnx;
   if (mode == "sizes") {
     const auto sizes = shape_from_value(o, sizes_port);
-    if (sizes && sizes->size() < axes.size())
+    // ONNX's Resize asks one size per axis (ONNX Runtime refuses more); OpenVINO reads the leading ones.
+    if (sizes && (sizes->size() < axes.size() || (onnx && sizes->size() != axes.size())))
       refuse(o, fmt::format("{} sizes for {} axes", sizes->size(), axes.size()));
     for (std::size_t k = 0; k < axes.size(); ++k) out[axes[k]] = o.value(sizes_port) ? (*sizes)[k] : dimension();
   } else if (mode == "scales") {
@@ -63,8 +65,9 @@ void interpolate(op& o, std::size_t sizes_port, std::size_t scales_port, std::si
         }
       }
     }
+    const bool all = v && scales.size() == (v->is_real() ? v->reals.size() : v->elements.size());
     const bool known = v && scales.size() >= axes.size();
-    if (v && !known && scales.size() == (v->is_real() ? v->reals.size() : v->elements.size()))
+    if (all && (!known || (onnx && scales.size() != axes.size())))
       refuse(o, fmt::format("{} scales for {} axes", scales.size(), axes.size()));
     for (std::size_t k = 0; k < axes.size(); ++k) {
       if (!known) {
@@ -85,6 +88,15 @@ void interpolate(op& o, std::size_t sizes_port, std::size_t scales_port, std::si
   } else {
     refuse(o, fmt::format("shape_calculation_mode '{}' is not sizes or scales", mode));
   }
+  // ONNX Runtime cannot scale an empty dimension to a non-empty one, and reads a size of 0 (or below) of a
+  // non-empty one as a scale of 0 (it refuses both when it runs).
+  if (onnx)
+    for (std::size_t i = 0; i < rank; ++i) {
+      if (data[i].is_static() && data[i].lo() == 0 && out[i].is_static() && out[i].lo() > 0)
+        refuse(o, fmt::format("dimension {} is 0, asked to become {}", i, out[i].lo()));
+      if (mode == "sizes" && out[i].range().is_bounded() && out[i].hi() == 0 && data[i].is_static() && data[i].lo() > 0)
+        refuse(o, fmt::format("dimension {} ({}) is asked to become 0, a scale of 0", i, data[i].lo()));
+    }
   o.out[0].shape = partial_shape(std::move(out));
 }
 

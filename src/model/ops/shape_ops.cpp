@@ -173,11 +173,27 @@ namespace {
 // the values/bounds propagated to input 1.
 void reshape(op& o) {
   o.need(2, 1);
+  // From an ONNX Reshape node (onnx_empty_strict): a -1 beside an output dimension of 0 is refused, as ONNX
+  // Runtime refuses it.
+  reshape_options options;
+  const bool strict = o.l.find("onnx_empty_strict") != nullptr;
+  if (strict) options.empty = empty_rule::strict;
+  std::optional<std::size_t> marker;  // where the pattern holds exactly -1
   try {
-    o.out[0].shape = infer_shape(o.shape(0), reshape_pattern_of(o, nullptr), o.l.flag("special_zero")).shape;
+    const auto pattern = reshape_pattern_of(o, nullptr);
+    for (std::size_t m = 0; m < pattern.elements().size(); ++m)
+      if (const auto& e = pattern.elements()[m]; e.lo == -1 && e.hi == -1) marker = m;
+    o.out[0].shape = infer_shape(o.shape(0), pattern, o.l.flag("special_zero"), options).shape;
   } catch (const error& e) {
     reshape1::detail::fail(e.code(), e.where(), fmt::format("{}: {}", o.l.where(), reshape1::detail::message_of(e)), e.hint());
   }
+  // ONNX Runtime also refuses a -1 beside a copied 0 ([0,3] by [0,-1]), which OpenVINO's rule cancels.
+  const auto& out = o.out[0].shape;
+  if (strict && marker && out.rank_known())
+    for (std::size_t j = 0; j < out.size(); ++j)
+      if (j != *marker && out[j].is_static() && out[j].lo() == 0)
+        refuse(o, fmt::format("pattern[{}]: cannot infer -1 beside output dimension {}, which is 0", *marker, j),
+               "ONNX Runtime refuses a -1 where another output dimension is 0: give the dimension");
   o.out[0].type = o.in[0]->type;
   if (o.value(0) && o.out[0].shape.is_static()) o.out[0].value = o.value(0);
 }
@@ -251,6 +267,15 @@ void unsqueeze(op& o) {
     return;
   }
   if (v->empty()) refuse(o, "the axes input is empty");
+  // ONNX's shape inference refuses an axis named twice (before or after counting from the end), where
+  // OpenVINO counts it once.
+  if (o.g.format() == model_format::onnx) {
+    const auto rank = s.size() + v->size();
+    std::set<std::size_t> seen;
+    for (const auto a : *v)
+      if (!seen.insert(normalize_axis(o, a, rank)).second)
+        refuse(o, fmt::format("axis {} is named more than once", a), "ONNX's Unsqueeze takes each axis once");
+  }
   std::vector<std::int64_t> unique = *v;
   std::sort(unique.begin(), unique.end());
   unique.erase(std::unique(unique.begin(), unique.end()), unique.end());

@@ -1,6 +1,8 @@
 // The sliding-window output size of Convolution, GroupConvolution, MaxPool and AvgPool.
 #include "window.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace reshape1::model::detail {
@@ -57,12 +59,21 @@ dimension window_output(const op& o, const dimension& in, const window& w, std::
     std::int64_t y = 0;
     return __builtin_add_overflow(x, padded_extra, &y) || y == interval::unbounded ? interval::unbounded - 1 : y;
   };
-  if (in.range().is_bounded() && padded(in.hi()) < extent)
+  // ONNX Runtime's size of a window over a shorter input (span < 0), negative where it refuses it: span / s + 1
+  // in integers, whose division truncates toward zero (-1 / 3 + 1 is 1), or with ceil_mode the real
+  // span / s + 1 rounded up.
+  const auto short_output = [&](std::int64_t span) {
+    if (w.round == rounding::floor) return span / s + 1;
+    const std::int64_t a = span + s;
+    return a > 0 ? (a + s - 1) / s : a / s;
+  };
+  if (in.range().is_bounded() && padded(in.hi()) < extent &&
+      (!w.onnx_short_input || short_output(padded(in.hi()) - extent) < 0))
     refuse(o, fmt::format("spatial dimension {}: the window ({}) is larger than the padded input ({})", i, extent,
                           to_string(dimension(map_dimension(in, padded).range()))));
   return map_dimension(in, [&](std::int64_t x) {
     const std::int64_t span = padded(x) - extent;
-    if (span < 0) return std::int64_t{0};
+    if (span < 0) return w.onnx_short_input ? std::max<std::int64_t>(0, short_output(span)) : std::int64_t{0};
     std::int64_t out = span / s + 1;
     if (w.round != rounding::floor && span % s != 0) {
       ++out;

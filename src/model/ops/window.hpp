@@ -16,6 +16,11 @@ struct window {
   std::vector<std::int64_t> kernel, strides, dilations, pads_begin, pads_end;
   std::string_view auto_pad;  ///< explicit, notset, valid, same_upper, same_lower
   rounding round = rounding::floor;
+  /// A pooling lowered from ONNX, whose engine pools an input shorter than the window (ONNX Runtime: the
+  /// output's size is span / stride + 1 with the division truncated toward zero, or rounded up with
+  /// ceil_mode, span the padded input less the window; 0 or 1, refused only where negative). OpenVINO
+  /// refuses every such input.
+  bool onnx_short_input = false;
 };
 
 /// The window attributes of a layer with `spatial` spatial dimensions (dilations default to 1).

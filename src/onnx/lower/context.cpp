@@ -189,7 +189,7 @@ source node_context::constant_tensor(const ::onnx::TensorProto& t) { return g_.c
 void node_context::output_constant(std::size_t i, const ::onnx::TensorProto& t) {
   if (!has_output(i)) return;
   g_.bind(node_.output(static_cast<int>(i)),
-          {g_.constant(t, node_.output(static_cast<int>(i))), static_cast<std::size_t>(t.dims_size()), &t});
+          {g_.constant(t, node_.output(static_cast<int>(i))), static_cast<std::size_t>(t.dims_size()), &t, std::nullopt});
 }
 
 void node_context::output_constant(std::size_t i, ::onnx::TensorProto&& t) {
@@ -202,9 +202,15 @@ std::optional<element_type> node_context::constant_type(std::size_t i) const {
   return k == nullptr || k->constant == nullptr ? std::nullopt : element_of(k->constant->data_type());
 }
 
+std::optional<element_type> node_context::declared_type(std::size_t i) const {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  return k == nullptr ? std::nullopt : k->type;
+}
+
 void node_context::output(std::size_t i, source s) {
   if (!has_output(i)) return;
-  g_.bind(node_.output(static_cast<int>(i)), {s, std::nullopt, nullptr});
+  g_.bind(node_.output(static_cast<int>(i)), {s, std::nullopt, nullptr, std::nullopt});
 }
 
 namespace {

@@ -299,7 +299,7 @@ void bind_body_inputs(graph_builder& bb, graph_lowering& lb, const ::onnx::Graph
     const auto dims = declared_dims(in.type());
     const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
     lb.bind(in.name(), {squeeze ? lb.add("Squeeze", 1, {at, axis_const(lb, *squeeze, node)}, {}, 1, node) : at, rank,
-                        nullptr});
+                        nullptr, std::nullopt});
     parameters.push_back(id);
   }
 }
@@ -360,7 +360,7 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
     const auto outside = *k;
     const auto [at, id] = body_parameter(bb, lb, name, nullptr);
     r.captured.emplace_back(outside.at, id);
-    lb.bind(name, {at, outside.rank, outside.constant});
+    lb.bind(name, {at, outside.rank, outside.constant, outside.type});
     return lb.find(name);
   };
   if (bodies != nullptr) lb.bodies = &r.names;  // its own bodies, after this one's entry below

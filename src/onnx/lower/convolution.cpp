@@ -77,7 +77,9 @@ source add_bias(node_context& c, source x, source bias, std::size_t spatial, std
     shaped = c.constant_as(port, pattern);
   }
   if (!shaped) shaped = c.add("Reshape", 1, {bias, c.i64(pattern)}, {{"special_zero", "false"}});
-  return c.add("Add", 1, {x, *shaped}, {{"auto_broadcast", "numpy"}});
+  // One way: ONNX Runtime refuses a bias that is not one value per output channel, where numpy's broadcast
+  // would let a bias of C values grow an output of one channel to C.
+  return c.add("Add", 1, {x, *shaped}, one_way);
 }
 
 /// Grouped weights [O, I/G, k...] (node input `port`) as [G, O/G, I/G, k...]: an initializer given that
@@ -111,6 +113,11 @@ source convolve(node_context& c, source x, source w, const conv_ports& at) {
                                                   !std::equal(kernel->begin(), kernel->end(), dims->begin() + 2))
       c.bad("kernel_shape is not the weights' window", "kernel_shape must equal the weights' dimensions from 2 on");
   const auto groups = c.i("group", 1);
+  // The bias is one value per output channel (the weights' first dimension), as ONNX Runtime checks it.
+  if (const auto wd = c.constant_dims(at.w), bd = at.bias ? c.constant_dims(*at.bias) : std::nullopt;
+      wd && bd && !wd->empty() && *bd != std::vector<std::int64_t>{(*wd)[0]})
+    c.bad(fmt::format("its bias (input {}) is [{}] for {} output channels", *at.bias, fmt::join(*bd, ","), (*wd)[0]),
+          "the bias holds one value per output channel");
   auto a = window(c, spatial, true);
   source y = groups == 1 ? c.add("Convolution", 1, {x, w}, a)
                          : c.add("GroupConvolution", 1, {x, grouped(c, w, groups, at.w)}, a);
@@ -288,6 +295,12 @@ attributes pool_window(node_context& c, std::string_view op, bool with_dilations
   auto a = window(c, spatial_axes(c, 0), with_dilations);
   const auto kernel = c.ints("kernel_shape");
   if (!kernel) c.bad(fmt::format("{} needs kernel_shape", op));
+  // ONNX Runtime's pooling kernels refuse a pad as long as the window when they load.
+  if (const auto pads = c.ints("pads"); pads && !kernel->empty())
+    for (std::size_t i = 0; i < pads->size(); ++i)
+      if (const auto k = i % kernel->size(); (*pads)[i] >= (*kernel)[k])
+        c.bad(fmt::format("its pad {} is {}, not below the window's {} on spatial axis {}", i, (*pads)[i], (*kernel)[k], k),
+              "a pooling's pads are shorter than its window (ONNX Runtime)");
   a.emplace_back("kernel", list(*kernel));
   a.emplace_back("rounding_type", ceil ? "ceil_torch" : "floor");
   return a;
@@ -381,8 +394,14 @@ void lp_pool(node_context& c) {
   c.output(0, c.add("Power", 1, {sums, like(c, 1.0F / static_cast<float>(p), x)}, numpy));
 }
 
+/// The global pools take [N, C, D1...]: ONNX Runtime refuses an input of rank below 3 when it runs.
+void refuse_unpooled_rank(const node_context& c) {
+  if (const auto r = c.rank(0); r && *r < 3)
+    c.bad(fmt::format("its input has rank {}", *r), "a global pool takes [N, C, D1, ...]: rank 3 at least");
+}
 template <const char* Reduce>
 void global_pool(node_context& c) {
+  refuse_unpooled_rank(c);
   const auto x = c.need(0);
   c.output(0, c.add(Reduce, 1, {x, c.axes_from(x, 2)}, {{"keep_dims", "true"}}));
 }
@@ -390,6 +409,7 @@ constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
 // GlobalLpPool: the Lp norm over the spatial axes (p 2 by default): ReduceL1 or ReduceL2, else the sum of
 // |x|^p to the power 1/p.
 void global_lp_pool(node_context& c) {
+  refuse_unpooled_rank(c);
   const auto x = c.need(0);
   const auto p = c.i("p", 2);
   const auto axes = c.axes_from(x, 2);

@@ -1,6 +1,7 @@
 // ONNX's element-wise nodes: one op when only the names differ (Relu and ReLU, Neg and Negative), a small
 // fixed graph when the IR has no such op (Reciprocal, Mean) or takes as inputs what ONNX gives as
 // attributes (LeakyRelu's alpha, Clip-11's bounds).
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -45,23 +46,56 @@ constexpr char Abs[] = "Abs", Ceiling[] = "Ceiling", Cos[] = "Cos", Erf[] = "Erf
                Atan[] = "Atan", Tan[] = "Tan", Asin[] = "Asin", Acos[] = "Acos", Sinh[] = "Sinh", Cosh[] = "Cosh";
 
 void identity(node_context& c) { c.output(0, c.need(0)); }
+/// Dropout: in inference (every version up to 10; from 12, training_mode left out or a constant false) the
+/// output is the input and the mask is all ones (ONNX's definition), of the input's shape: true from 10 on,
+/// before that of the input's type. In training mode (or where training_mode is computed) both are of the
+/// input's shape with random values.
 void dropout(node_context& c) {
-  if (c.has_output(1)) return c.not_covered("Dropout's mask output is not covered");
-  c.output(0, c.need(0));
+  const auto x = c.need(0);
+  // ONNX's shape inference refuses a ratio or training_mode that is not a scalar (ONNX Runtime, when it loads
+  // the model): a Const of rank 0 or unknown is the only one reshape1 reads here.
+  for (const std::size_t port : {std::size_t{1}, std::size_t{2}})
+    if (c.version() >= 12 && c.rank(port) && *c.rank(port) != 0)
+      c.bad(fmt::format("its {} (input {}) has rank {}", port == 1 ? "ratio" : "training_mode", port, *c.rank(port)),
+            "Dropout's ratio and training_mode are scalars");
+  std::optional<bool> training = false;
+  if (c.version() >= 12 && c.input(2)) {
+    const auto mode = c.constant_ints(2);
+    training = mode && mode->size() == 1 ? std::optional<bool>((*mode)[0] != 0) : std::nullopt;
+  }
+  // ONNX Runtime checks a ratio input in either mode when it runs.
+  if (const auto ratio = c.version() >= 12 ? c.constant_reals(1) : std::nullopt;
+      ratio && ratio->size() == 1 && !((*ratio)[0] >= 0.0 && (*ratio)[0] < 1.0))
+    c.bad(fmt::format("its ratio is {}", (*ratio)[0]), "Dropout's ratio is at least 0 and below 1 (ONNX Runtime refuses another when it runs)");
+  if (training.value_or(true)) {
+    const auto shape = c.shape_of(x);
+    c.output(0, c.add("Multiply", 1, {x, random_of_shape(c, shape, std::nullopt, x)}, numpy));
+    if (c.has_output(1)) c.output(1, random_of_shape(c, shape, ::onnx::TensorProto::BOOL, std::nullopt));
+    return;
+  }
+  c.output(0, x);
+  if (!c.has_output(1)) return;
+  const auto one = c.version() >= 10 ? c.boolean(true) : like(c, 1.0F, x);
+  c.output(1, c.add("Broadcast", 3, {one, c.shape_of(x)}, {{"mode", "numpy"}}));
 }
 void reciprocal(node_context& c) { c.output(0, c.add("Divide", 1, {c.f32({1.0F}, true), c.need(0)})); }
 void round_(node_context& c) { c.output(0, c.add("Round", 5, {c.need(0)}, {{"mode", "half_to_even"}})); }
 void elu(node_context& c) { c.output(0, c.add("Elu", 1, {c.need(0)}, {{"alpha", real(c.f("alpha", 1.0F))}})); }
 void leaky_relu(node_context& c) { c.output(0, c.add("PReLU", 1, {c.need(0), c.f32({c.f("alpha", 0.01F)}, true)})); }
 /// PRelu: OpenVINO's PReLU keeps the data's shape, the slope broadcast to it; ONNX Runtime broadcasts the two
-/// both ways, so a slope of higher rank than the data (or of unknown rank) first broadcasts the data to the
-/// shape they make together.
+/// both ways (ONNX's spec asks a slope that broadcasts to the data; reshape1 follows the engine, which runs the
+/// others: docs/onnx.md), so the data is first broadcast to the shape the two make together unless the slope
+/// cannot grow it.
 void prelu(node_context& c) {
   auto x = c.need(0);
   const auto slope = c.need(1);
   const auto data_rank = c.rank(0), slope_rank = c.rank(1);
-  if (!data_rank || !slope_rank || *slope_rank > *data_rank)
-    x = c.add("Broadcast", 3, {x, c.shape_of(slope)}, {{"mode", "bidirectional"}});
+  // A slope dimension above the data's 1 grows the output too ([1] and [3] give [3] in ONNX Runtime); only a
+  // constant slope of ones and of no higher rank is known not to.
+  const auto dims = c.constant_dims(1);
+  const bool ones = dims && std::all_of(dims->begin(), dims->end(), [](std::int64_t d) { return d == 1; });
+  if (!data_rank || !slope_rank || *slope_rank > *data_rank || !ones)
+    x = c.add("Broadcast", 3, {x, dims ? c.i64(*dims) : c.shape_of(slope)}, {{"mode", "bidirectional"}});
   c.output(0, c.add("PReLU", 1, {x, slope}));
 }
 void hard_sigmoid(node_context& c) {
@@ -73,11 +107,20 @@ void div(node_context& c) {
   c.output(0, c.add("Divide", 1, {c.need(0), c.need(1)}, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "false"}}));
 }
 void cast(node_context& c) {
+  // ONNX Runtime refuses saturate 0 (not its default, 1) beside a target that is not a float 8 type, where
+  // ONNX says it is ignored.
+  if (const auto to = c.i("to", 0); c.i("saturate", 1) == 0 && !(to >= 17 && to <= 20))
+    c.bad(fmt::format("saturate is 0 for a cast to ONNX data type {}", to),
+          "saturate is for float 8 targets only (ONNX Runtime refuses 0 for another)");
   const auto to = element_of(static_cast<int>(c.i("to", 0)));
   if (!to) return c.not_covered(fmt::format("Cast to ONNX data type {} is not covered", c.i("to", 0)));
   c.output(0, c.add("Convert", 1, {c.need(0)}, {{"destination_type", std::string(name(*to))}}));
 }
 void mod(node_context& c) {
+  // ONNX: fmod must be 1 where the inputs are floats (ONNX Runtime refuses 0 when it runs).
+  if (const auto t = c.declared_type(0); c.i("fmod", 0) == 0 && t &&
+                                         (*t == element_type::f16 || *t == element_type::f32 || *t == element_type::f64 || *t == element_type::bf16))
+    c.bad(fmt::format("fmod is 0 and its inputs are {}", name(*t)), "Mod of floats needs fmod 1");
   c.output(0, c.add(c.i("fmod", 0) != 0 ? "Mod" : "FloorMod", 1, {c.need(0), c.need(1)}, {{"auto_broadcast", "numpy"}}));
 }
 void where(node_context& c) {
@@ -87,11 +130,30 @@ void clip6(node_context& c) {
   c.output(0, c.add("Clamp", 1, {c.need(0)}, {{"min", real(c.f("min", -3.4028234663852886e38F))},
                                               {"max", real(c.f("max", 3.4028234663852886e38F))}}));
 }
+/// Clip-11's bound at `port` as a scalar: ONNX Runtime takes a scalar or [1] (and refuses anything else when
+/// it runs), so a [1] bound does not broadcast the data to rank 1. A Const is checked here; a bound computed
+/// in the graph goes through a Reshape to a scalar, which refuses more than one element.
+source clip_bound(node_context& c, std::size_t port) {
+  const auto bound = c.need(port);
+  const auto name = port == 1 ? "min" : "max";
+  if (const auto dims = c.constant_dims(port)) {
+    if (dims->empty()) return bound;
+    if (*dims == std::vector<std::int64_t>{1}) {
+      if (const auto s = c.constant_as(port, {})) return *s;
+    } else {
+      c.bad(fmt::format("its {} (input {}) has dims [{}]", name, port, fmt::join(*dims, ",")), "Clip's min and max are scalars (or [1])");
+    }
+  }
+  const auto r = c.rank(port);
+  if (r && *r == 0) return bound;
+  if (r && *r > 1) c.bad(fmt::format("its {} (input {}) has rank {}", name, port, *r), "Clip's min and max are scalars (or [1])");
+  return c.add("Reshape", 1, {bound, c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
+}
 // Clip-11: min and max are optional inputs (a Maximum and a Minimum, which keep the data's shape).
 void clip11(node_context& c) {
   auto x = c.need(0);
-  if (const auto lo = c.input(1)) x = c.add("Maximum", 1, {x, *lo}, {{"auto_broadcast", "numpy"}});
-  if (const auto hi = c.input(2)) x = c.add("Minimum", 1, {x, *hi}, {{"auto_broadcast", "numpy"}});
+  if (c.input(1)) x = c.add("Maximum", 1, {x, clip_bound(c, 1)}, {{"auto_broadcast", "numpy"}});
+  if (c.input(2)) x = c.add("Minimum", 1, {x, clip_bound(c, 2)}, {{"auto_broadcast", "numpy"}});
   c.output(0, x);
 }
 

@@ -18,6 +18,10 @@ namespace reshape1::onnx::detail {
 
 /// The broadcast of ONNX's elementwise ops (numpy's), as the IR's arithmetic layers spell it.
 inline const node_context::attributes numpy{{"auto_broadcast", "numpy"}};
+/// NumPy's broadcast of the second input to the first, which it must not grow: where ONNX (and ONNX Runtime)
+/// broadcast one way (Gemm's C, a convolution's bias, a quantisation parameter). See elementwise.cpp's
+/// binary_shape.
+inline const node_context::attributes one_way{{"auto_broadcast", "numpy"}, {"onnx_one_way", "true"}};
 
 /// The shape of a rank-0 constant.
 inline const std::vector<std::int64_t> scalar{};
@@ -40,6 +44,9 @@ inline source quantised_like(node_context& c, source y, std::size_t port) {
   return c.add("Convert", 1, {y}, {{"destination_type", type ? std::string(name(*type)) : "u8"}});
 }
 
+/// A tensor of random values (none known to a rule) of `shape` (1-D i64), of ONNX data type `dtype`, or without
+/// one of the type of `like` (f32 without either): see random.cpp.
+source random_of_shape(node_context& c, source shape, std::optional<std::int64_t> dtype, std::optional<source> like);
 /// The pattern that flattens x to 2-D at `axis` (Flatten): see shape.cpp.
 source flattening_pattern(node_context& c, source x, std::int64_t axis);
 /// Dimensions [from, to) of `shape` (a ShapeOf's output; to 0: up to the end), 1-D i64.
@@ -64,6 +71,7 @@ std::span<const onnx_entry> microsoft_rows();
 std::span<const onnx_entry> opaque_rows();
 std::span<const onnx_entry> attention_rows();
 std::span<const onnx_entry> signal_rows();
+std::span<const onnx_entry> random_rows();
 
 /// The families' rows as one table, sorted by op_type then since_version. Two rows of the same
 /// (op_type, since_version) are a fault of reshape1's own, not of a model: the process stops, naming the

@@ -24,9 +24,15 @@ void scatter_elements(node_context& c) {
   c.output(0, c.add("ScatterElementsUpdate", 12, {c.need(0), c.need(1), c.need(2), c.i64({c.i("axis", 0)}, std::vector<std::int64_t>{})},
                     {{"reduction", reduction == "add" ? "sum" : reduction == "mul" ? "prod" : reduction}, {"use_init_val", "true"}}));
 }
+/// ScatterND: OpenVINO's ScatterNDUpdate; from 16 a reduction (add, mul; ONNX adds max and min at 18, which
+/// ONNX Runtime runs at 16 too), which ScatterNDUpdate-15 names sum, prod, max and min.
 void scatter_nd(node_context& c) {
-  if (c.s("reduction", "none") != "none") return c.not_covered("ScatterND with a reduction is not covered");
-  c.output(0, c.add("ScatterNDUpdate", 4, {c.need(0), c.need(1), c.need(2)}));
+  const auto reduction = c.s("reduction", "none");
+  if (reduction == "none") return c.output(0, c.add("ScatterNDUpdate", 4, {c.need(0), c.need(1), c.need(2)}));
+  if (reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
+    c.bad(fmt::format("reduction is '{}'", reduction), "ScatterND's reduction is none, add, mul, max or min");
+  c.output(0, c.add("ScatterNDUpdate", 15, {c.need(0), c.need(1), c.need(2)},
+                    {{"reduction", reduction == "add" ? "sum" : reduction == "mul" ? "prod" : reduction}}));
 }
 // Trilu: one triangle of each matrix in the last two axes kept, the rest zero. The mask compares column
 // minus row with k, so an axis the batch is folded into keeps a meaning per position, as the batch rules

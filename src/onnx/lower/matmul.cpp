@@ -15,6 +15,11 @@ void matmul(node_context& c) {
   c.output(0, c.add("MatMul", 1, {c.need(0), c.need(1)}, {{"transpose_a", "false"}, {"transpose_b", "false"}}));
 }
 void gemm(node_context& c) {
+  // ONNX's shape inference refuses A or B of another rank than 2 (ONNX Runtime, when it loads the model);
+  // a declared or Const rank is what reshape1 knows here.
+  for (const std::size_t port : {std::size_t{0}, std::size_t{1}})
+    if (const auto r = c.rank(port); r && *r != 2)
+      c.bad(fmt::format("its input {} ({}) has rank {}", port, port == 0 ? "A" : "B", *r), "Gemm multiplies matrices: A and B of rank 2");
   auto y = c.add("MatMul", 1, {c.need(0), c.need(1)},
                  {{"transpose_a", c.i("transA", 0) != 0 ? "true" : "false"},
                   {"transpose_b", c.i("transB", 0) != 0 ? "true" : "false"}});
@@ -22,7 +27,8 @@ void gemm(node_context& c) {
   if (const auto bias = c.input(2)) {
     auto b = *bias;
     if (const float beta = c.f("beta", 1.0F); beta != 1.0F) b = c.add("Multiply", 1, {b, c.f32({beta}, true)});
-    y = c.add("Add", 1, {y, b}, {{"auto_broadcast", "numpy"}});
+    // C broadcasts to [M, N] one way (ONNX Runtime refuses a C that would grow the product).
+    y = c.add("Add", 1, {y, b}, one_way);
   }
   c.output(0, y);
 }

@@ -115,6 +115,9 @@ void mean_variance_norm(node_context& c) {
   c.output(0, c.add("MVN", 6, {x, axes}, {{"eps", "1e-09"}, {"normalize_variance", variance}, {"eps_mode", "outside_sqrt"}}));
 }
 void lrn(node_context& c) {
+  // ONNX Runtime's kernel refuses an even size when it loads (the window is centred on the channel).
+  if (const auto size = c.i("size"); size && *size > 0 && *size % 2 == 0)
+    c.bad(fmt::format("size is {}, even", *size), "LRN's size is odd (ONNX Runtime refuses an even one)");
   c.output(0, c.add("LRN", 1, {c.need(0), c.i64({1})},
                     {{"alpha", real(c.f("alpha", 1e-4F))}, {"beta", real(c.f("beta", 0.75F))},
                      {"bias", real(c.f("bias", 1.0F))}, {"size", fmt::format("{}", c.i("size", 1))}}));

@@ -1,5 +1,5 @@
 // The ONNX ops reshape1 leaves to "cannot tell", each with its reason: values that are not tensors
-// (sequences, optionals, strings), random values, and outputs whose length only the data decides. A node of
+// (sequences, optionals, strings). (Random generators have shapes: random.cpp.) A node of
 // one of them is not covered: its outputs are unknown, and no answer goes past it.
 #include "families.hpp"
 
@@ -9,7 +9,6 @@ namespace {
 constexpr std::string_view sequence = "a sequence of tensors, which reshape1's graphs do not carry";
 constexpr std::string_view optional = "an optional value, which reshape1's graphs do not carry";
 constexpr std::string_view strings = "its values are strings, which reshape1's graphs do not carry";
-constexpr std::string_view random = "its values are random: no two runs give the same result to compare";
 }  // namespace
 
 std::span<const onnx_entry> opaque_rows() {
@@ -22,10 +21,7 @@ std::span<const onnx_entry> opaque_rows() {
       untranslated("OptionalGetElement", 15, optional), untranslated("OptionalHasElement", 15, optional),
       untranslated("StringNormalizer", 10, strings), untranslated("StringConcat", 20, strings),
       untranslated("StringSplit", 20, strings), untranslated("RegexFullMatch", 20, strings),
-      untranslated("TfIdfVectorizer", 9, strings), untranslated("RandomNormal", 1, random),
-      untranslated("RandomNormalLike", 1, random), untranslated("RandomUniform", 1, random),
-      untranslated("RandomUniformLike", 1, random), untranslated("Bernoulli", 15, random),
-      untranslated("Multinomial", 7, random),
+      untranslated("TfIdfVectorizer", 9, strings),
       untranslated("MurmurHash3", 1, "its input may be strings, and its values are hashes", "com.microsoft"),
   };
   return rows;

@@ -32,21 +32,35 @@ std::optional<source> along_axis(node_context& c, source p, std::size_t port) {
 /// Blocked quantisation (block_size, from opset 21: a scale per block of `block_size` elements along the
 /// axis) is not covered; nullopt when the node is not blocked.
 std::optional<std::string> blocked_quantisation(const node_context& c) {
+  // Without blocks a scale is a scalar or 1-D (ONNX Runtime refuses another rank when it runs).
+  if (const auto r = c.rank(1); c.i("block_size", 0) == 0 && r && *r > 1)
+    c.bad(fmt::format("its scale has rank {}", *r), "a scale is a scalar or 1-D (per axis) without block_size");
   if (c.i("block_size", 0) == 0) return std::nullopt;
   return fmt::format("{} with block_size {} (a scale per block along the axis) is not covered",
                      c.node().op_type(), c.i("block_size", 0));
+}
+/// ONNX Runtime refuses a zero point of another shape than the scale's (one element either way is per
+/// tensor: [] and [1] agree), when it runs; checked where Consts give both.
+void refuse_mismatched_zero_point(const node_context& c) {
+  const auto scale = c.constant_dims(1), zero_point = c.constant_dims(2);
+  if (!scale || !zero_point || *scale == *zero_point) return;
+  const auto one = [](const std::vector<std::int64_t>& d) { return d.empty() || d == std::vector<std::int64_t>{1}; };
+  if (one(*scale) && one(*zero_point)) return;
+  c.bad(fmt::format("its zero point is [{}] beside a scale of [{}]", fmt::join(*zero_point, ","), fmt::join(*scale, ",")),
+        "the zero point has the scale's shape");
 }
 // QuantizeLinear: x / scale + zero point, converted to the zero point's type (u8 by default).
 void quantize(node_context& c) {
   if (const auto why = blocked_quantisation(c)) return c.not_covered(*why);
   const auto scale = along_axis(c, c.need(1), 1);
   if (!scale) return c.not_covered("per-axis QuantizeLinear on data of unknown rank is not covered");
-  auto y = c.add("Divide", 1, {c.need(0), *scale}, {{"auto_broadcast", "numpy"}});
+  refuse_mismatched_zero_point(c);
+  auto y = c.add("Divide", 1, {c.need(0), *scale}, one_way);
   std::string type = "u8";
   if (const auto zp = c.input(2)) {
     const auto shaped = along_axis(c, *zp, 2);
     if (!shaped) return c.not_covered("per-axis QuantizeLinear on data of unknown rank is not covered");
-    y = c.add("Add", 1, {y, c.add("Convert", 1, {*shaped}, {{"destination_type", "f32"}})}, {{"auto_broadcast", "numpy"}});
+    y = c.add("Add", 1, {y, c.add("Convert", 1, {*shaped}, {{"destination_type", "f32"}})}, one_way);
     if (const auto t = c.constant_type(2)) type = std::string(name(*t));
   }
   c.output(0, c.add("Convert", 1, {y}, {{"destination_type", type}}));
@@ -56,13 +70,14 @@ void dequantize(node_context& c) {
   if (const auto why = blocked_quantisation(c)) return c.not_covered(*why);
   const auto scale = along_axis(c, c.need(1), 1);
   if (!scale) return c.not_covered("per-axis DequantizeLinear on data of unknown rank is not covered");
+  refuse_mismatched_zero_point(c);
   auto y = c.add("Convert", 1, {c.need(0)}, {{"destination_type", "f32"}});
   if (const auto zp = c.input(2)) {
     const auto shaped = along_axis(c, *zp, 2);
     if (!shaped) return c.not_covered("per-axis DequantizeLinear on data of unknown rank is not covered");
-    y = c.add("Subtract", 1, {y, c.add("Convert", 1, {*shaped}, {{"destination_type", "f32"}})}, {{"auto_broadcast", "numpy"}});
+    y = c.add("Subtract", 1, {y, c.add("Convert", 1, {*shaped}, {{"destination_type", "f32"}})}, one_way);
   }
-  c.output(0, c.add("Multiply", 1, {y, *scale}, {{"auto_broadcast", "numpy"}}));
+  c.output(0, c.add("Multiply", 1, {y, *scale}, one_way));
 }
 
 // MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in i32. ONNX allows a zero point of A per row

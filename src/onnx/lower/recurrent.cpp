@@ -23,7 +23,14 @@ void recurrent_with(node_context& c, source x0, source w, source r) {
   const auto direction = c.s("direction", "forward");
   const std::int64_t dirs = direction == "bidirectional" ? 2 : 1;
   const bool batch_first = c.i("layout", 0) != 0;
-  if (Gates == 4 && c.input(7)) return c.not_covered("LSTM with peepholes is not covered");
+  // LSTM's peepholes P [D, 3H] change the values only; their shape is checked where a Const gives it.
+  if (Gates == 4 && c.input(7)) {
+    const auto p = c.constant_dims(7);
+    if (!p) return c.not_covered("LSTM with peepholes (P) that no Const gives is not covered");
+    if (*p != std::vector<std::int64_t>{dirs, 3 * *hidden})
+      c.bad(fmt::format("its peepholes P (input 7) are [{}], not [{}, {}]", fmt::join(*p, ","), dirs, 3 * *hidden),
+            "P is [num_directions, 3 * hidden_size]");
+  }
   const auto x = batch_first ? x0 : c.add("Transpose", 1, {x0, c.i64({1, 0, 2})});
   const auto shape = c.shape_of(x);
   const auto batch = c.add("Gather", 8, {shape, c.i64({0}), c.i64({0}, std::vector<std::int64_t>{})}, {{"batch_dims", "0"}});

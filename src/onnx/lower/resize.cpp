@@ -10,31 +10,64 @@ std::string resize_mode(const node_context& c) {
   const auto m = c.s("mode", "nearest");
   return m == "linear" || m == "bilinear" ? "linear_onnx" : m == "cubic" ? "cubic" : "nearest";
 }
-void interpolate_scales(node_context& c, source x, source scales) {
-  c.output(0, c.add("Interpolate", 11, {x, scales},
-                    {{"mode", resize_mode(c)}, {"shape_calculation_mode", "scales"},
+/// Refuses a known scale below `least` (ONNX Runtime: Upsample's scales are at least 1, Resize's above 0).
+void refuse_scales_below(const node_context& c, const std::vector<double>& scales, double least, bool inclusive) {
+  for (std::size_t k = 0; k < scales.size(); ++k)
+    if (!(inclusive ? scales[k] >= least : scales[k] > least))
+      c.bad(fmt::format("its scale {} is {}", k, scales[k]),
+            inclusive ? fmt::format("{}'s scales are at least {}", c.node().op_type(), least)
+                      : fmt::format("{}'s scales are above {}", c.node().op_type(), least));
+}
+/// Interpolate-11 of x by `scales` or `sizes` (shape_calculation_mode `mode`), over `axes` (every axis when
+/// nullopt).
+void interpolate(node_context& c, source x, source by, std::string_view mode, std::optional<source> axes = std::nullopt) {
+  std::vector<source> in{x, by};
+  if (axes) in.push_back(*axes);
+  c.output(0, c.add("Interpolate", 11, std::move(in),
+                    {{"mode", resize_mode(c)}, {"shape_calculation_mode", std::string(mode)},
                      {"coordinate_transformation_mode", "asymmetric"}, {"nearest_mode", "floor"}}));
 }
+void interpolate_scales(node_context& c, source x, source scales) { interpolate(c, x, scales, "scales"); }
 void upsample7(node_context& c) {
   const auto scales = c.floats("scales");
   if (!scales) c.bad("Upsample needs the attribute scales");
+  refuse_scales_below(c, std::vector<double>(scales->begin(), scales->end()), 1.0, true);
   interpolate_scales(c, c.need(0), c.f32(*scales));
 }
-void upsample9(node_context& c) { interpolate_scales(c, c.need(0), c.need(1)); }
-void resize10(node_context& c) { interpolate_scales(c, c.need(0), c.need(1)); }
+void upsample9(node_context& c) {
+  if (const auto scales = c.constant_reals(1)) refuse_scales_below(c, *scales, 1.0, true);
+  interpolate_scales(c, c.need(0), c.need(1));
+}
+void resize10(node_context& c) {
+  if (const auto scales = c.constant_reals(1)) refuse_scales_below(c, *scales, 0.0, false);
+  interpolate_scales(c, c.need(0), c.need(1));
+}
 void resize11(node_context& c) {
-  if (c.attribute("axes") != nullptr) return c.not_covered("Resize with axes is not covered");
   // not_larger and not_smaller scale every axis by one factor, the least or the greatest of the sizes asked
   // over the input's (x [1,3,4] asked [6,1,1] not_larger is [0,1,1] in ONNX Runtime), which the sizes alone
   // do not give.
   if (const auto policy = c.s("keep_aspect_ratio_policy", "stretch"); policy != "stretch")
     return c.not_covered(fmt::format("Resize with keep_aspect_ratio_policy {} is not covered", policy));
-  if (const auto sizes = c.input(3)) {
-    return c.output(0, c.add("Interpolate", 11, {c.need(0), *sizes},
-                             {{"mode", resize_mode(c)}, {"shape_calculation_mode", "sizes"},
-                              {"coordinate_transformation_mode", "asymmetric"}, {"nearest_mode", "floor"}}));
+  // Resize-18's axes: the scales or sizes name those axes only (negative ones from the end; ONNX Runtime
+  // refuses one named twice).
+  std::optional<source> axes;
+  if (const auto a = c.ints("axes")) {
+    const auto r = c.rank(0);
+    const auto from_start = [&](std::int64_t v) { return v < 0 && r ? v + static_cast<std::int64_t>(*r) : v; };
+    for (std::size_t i = 0; i < a->size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (from_start((*a)[i]) == from_start((*a)[j]))
+          c.bad(fmt::format("its axes name axis {} twice", (*a)[i]), "Resize's axes are distinct");
+    axes = c.i64(*a);
   }
-  interpolate_scales(c, c.need(0), c.need(2));
+  const auto scales = c.constant_reals(2);
+  const auto sizes = c.input(3);
+  // A scales input with values beside sizes: ONNX Runtime refuses the model (one of the two, not both).
+  if (sizes && scales && !scales->empty())
+    c.bad("it has both scales and sizes", "Resize takes scales or sizes, not both (leave scales out, or give it no values)");
+  if (sizes) return interpolate(c, c.need(0), *sizes, "sizes", axes);
+  if (scales) refuse_scales_below(c, *scales, 0.0, false);
+  interpolate(c, c.need(0), c.need(2), "scales", axes);
 }
 
 

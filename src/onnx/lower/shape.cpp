@@ -32,15 +32,19 @@ source flattening_pattern(node_context& c, source x, std::int64_t axis) {
 
 namespace {
 
+/// Marks a Reshape lowered from an ONNX Reshape node: ONNX Runtime refuses a -1 beside another output
+/// dimension of 0 ("Product cannot be 0 in combination with -1"), where OpenVINO infers 1 (shape_ops.cpp
+/// reads it as the strict empty rule). The Reshapes other translations write (Flatten's) keep OpenVINO's.
+const std::pair<std::string, std::string> onnx_reshape{"onnx_empty_strict", "true"};
 void reshape5(node_context& c) {
   const bool allowzero = c.version() >= 14 && c.i("allowzero", 0) != 0;
-  c.output(0, c.add("Reshape", 1, {c.need(0), c.need(1)}, {{"special_zero", allowzero ? "false" : "true"}}));
+  c.output(0, c.add("Reshape", 1, {c.need(0), c.need(1)}, {{"special_zero", allowzero ? "false" : "true"}, onnx_reshape}));
 }
 // Reshape-1: the pattern is the `shape` attribute (0 copies, -1 infers, as from 5 on).
 void reshape1(node_context& c) {
   const auto shape = c.ints("shape");
   if (!shape) c.bad("Reshape-1 needs the attribute shape");
-  c.output(0, c.add("Reshape", 1, {c.need(0), c.i64(*shape)}, {{"special_zero", "true"}}));
+  c.output(0, c.add("Reshape", 1, {c.need(0), c.i64(*shape)}, {{"special_zero", "true"}, onnx_reshape}));
 }
 void shape1(node_context& c) { c.output(0, c.shape_of(c.need(0))); }
 void shape15(node_context& c) {
@@ -112,8 +116,11 @@ void split(node_context& c) {
     c.bad(lengths ? "it has both a split input and num_outputs" : "it has neither a split input nor num_outputs",
           "Split takes one of the two from opset 18");
   const auto axis_const = c.i64({axis}, std::vector<std::int64_t>{});
+  node_context::attributes parts{{"num_splits", fmt::format("{}", c.i("num_outputs", static_cast<std::int64_t>(n)))}};
+  // Split-18's num_outputs: the last part is smaller where the axis does not divide (ONNX's spec).
+  if (c.i("num_outputs")) parts.emplace_back("onnx_last_smaller", "true");
   source y = lengths ? c.add("VariadicSplit", 1, {x, axis_const, *lengths}, {}, n)
-                     : c.add("Split", 1, {x, axis_const}, {{"num_splits", fmt::format("{}", c.i("num_outputs", static_cast<std::int64_t>(n)))}}, n);
+                     : c.add("Split", 1, {x, axis_const}, std::move(parts), n);
   for (std::size_t k = 0; k < n; ++k) c.output(k, source{y.layer, k});
 }
 void slice1(node_context& c) {
@@ -200,12 +207,20 @@ void constant(node_context& c) {
   }
   c.output_constant(0, std::move(t));
 }
+/// DepthToSpace and SpaceToDepth take [N, C, H, W] (ONNX's shape inference refuses another rank when ONNX
+/// Runtime loads the model; OpenVINO's ops take any rank from 3).
+void refuse_unless_4d(const node_context& c) {
+  if (const auto r = c.rank(0); r && *r != 4)
+    c.bad(fmt::format("its input has rank {}", *r), fmt::format("{} takes [N, C, H, W]", c.node().op_type()));
+}
 void depth_to_space(node_context& c) {
+  refuse_unless_4d(c);
   c.output(0, c.add("DepthToSpace", 1, {c.need(0)},
                     {{"mode", c.s("mode", "DCR") == "CRD" ? "depth_first" : "blocks_first"},
                      {"block_size", fmt::format("{}", c.i("blocksize", 1))}}));
 }
 void space_to_depth(node_context& c) {
+  refuse_unless_4d(c);
   c.output(0, c.add("SpaceToDepth", 1, {c.need(0)},
                     {{"mode", "blocks_first"}, {"block_size", fmt::format("{}", c.i("blocksize", 1))}}));
 }

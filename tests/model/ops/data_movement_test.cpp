@@ -134,6 +134,27 @@ TEST(data_movement, split_cuts_shapes_and_values) {
                  "the axis must be a scalar");
 }
 
+// Lowered from ONNX's Split-18 num_outputs (onnx_last_smaller): parts of ceil(d / n), the last what remains,
+// of one element at least (ONNX Runtime's check).
+TEST(data_movement, split_with_a_smaller_last_part) {
+  const std::vector<std::pair<std::string, std::string>> three{{"num_splits", "3"}, {"onnx_last_smaller", "true"}};
+  const auto parts = run("Split", 1, three, {of("[2,7]"), values({1}, "[]")}, 3);
+  EXPECT_EQ(shape_of(parts, 0), "[2,3]");
+  EXPECT_EQ(shape_of(parts, 1), "[2,3]");
+  EXPECT_EQ(shape_of(parts, 2), "[2,1]");
+  const auto v = run("Split", 1, three, {values({1, 2, 3, 4, 5}), values({0}, "[]")}, 3);
+  EXPECT_EQ(exact_values(v[2].value), (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(shape_of(run("Split", 1, three, {of("[9]"), values({0}, "[]")}, 3), 2), "[3]");
+  // An interval: ceil(d / 3) for the first parts, 1 up to that for the last.
+  const auto i = run("Split", 1, three, {of("[3..10]"), values({0}, "[]")}, 3);
+  EXPECT_EQ(shape_of(i, 0), "[1..4]");
+  EXPECT_EQ(shape_of(i, 2), "[1..4]");
+  expect_refused([&] { (void)run("Split", 1, three, {of("[4]"), values({0}, "[]")}, 3); },
+                 "dimension 0 (4) in 3 parts of 2 leaves 0 for the last");
+  expect_refused([&] { (void)run("Split", 1, three, {of("[2]"), values({0}, "[]")}, 3); },
+                 "dimension 0 (2) holds fewer elements than the 3 parts");
+}
+
 TEST(data_movement, broadcast_1_modes) {
   EXPECT_EQ(shape_of(run("Broadcast", 1, {{"mode", "numpy"}}, {of("[3,1]"), values({2, 3, 4})})), "[2,3,4]");
   EXPECT_EQ(shape_of(run("Broadcast", 1, {{"mode", "explicit"}}, {of("[3]"), values({2, 3, 4}), values({1})})),
@@ -254,6 +275,29 @@ TEST(data_movement, a_sliced_interval_holds_every_length_its_sizes_give) {
             "[1]");
   // Unbounded and shrinking: x[-10:-2:-1] takes 1 element of 1, none from 2 on.
   EXPECT_EQ(shape_of(run("Slice", 8, {}, {of("[1..]"), values({-10}), values({-2}), values({-1})})), "[..1]");
+}
+
+// RandomUniform-8: the shape its input holds, of output_type; no values (each run draws others).
+TEST(data_movement, random_uniform_has_the_shape_asked_and_no_values) {
+  const std::vector<std::pair<std::string, std::string>> attributes{{"output_type", "f32"}, {"global_seed", "0"}, {"op_seed", "0"}};
+  const auto r = run("RandomUniform", 8, attributes, {values({2, 0, 3}), reals({0.0}), reals({1.0})});
+  EXPECT_EQ(shape_of(r), "[2,0,3]");
+  EXPECT_EQ(r[0].type, element_type::f32);
+  EXPECT_FALSE(r[0].value);
+  // A shape known by its length only: that many dimensions, unknown.
+  EXPECT_EQ(shape_of(run("RandomUniform", 8, {{"output_type", "i64"}}, {of("[2]", element_type::i64), reals({0.0}), reals({5.0})})),
+            "[?,?]");
+  EXPECT_EQ(run("RandomUniform", 8, {{"output_type", "i64"}}, {values({1}), reals({0.0}), reals({5.0})})[0].type, element_type::i64);
+  expect_refused([&] { (void)run("RandomUniform", 8, attributes, {values({2, -1}), reals({0.0}), reals({1.0})}); },
+                 "the output shape's element 1 is -1, a negative extent");
+  expect_refused([&] { (void)run("RandomUniform", 8, attributes, {of("[2,2]", element_type::i64), reals({0.0}), reals({1.0})}); },
+                 "the output shape [2,2] must be 1-D");
+  expect_refused([&] { (void)run("RandomUniform", 8, attributes, {values({2}), reals({1.0}), reals({1.0})}); },
+                 "the least value 1 is not below the greatest 1");
+  expect_refused([&] { (void)run("RandomUniform", 8, attributes, {values({2}), of("[2]"), reals({1.0})}); },
+                 "the least value [2] must be a scalar or of one element");
+  expect_refused([] { (void)run("RandomUniform", 8, {{"output_type", "boolean"}}, {values({2}), reals({0.0}), reals({1.0})}); },
+                 "output_type 'boolean' is not i32, i64, f16, bf16, f32 or f64");
 }
 
 }  // namespace

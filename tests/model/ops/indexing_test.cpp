@@ -1,4 +1,4 @@
-// GatherND-5 and -8, GatherElements-6, ScatterNDUpdate (opset4), ScatterElementsUpdate-3 and -12.
+// GatherND-5 and -8, GatherElements-6, ScatterNDUpdate (opset4, -15), ScatterElementsUpdate-3 and -12.
 #include "rule_util.hpp"
 
 namespace reshape1::test {
@@ -46,6 +46,11 @@ TEST(indexing, scatter_nd_update) {
                  "the updates [3] must have the shape [3,6]");
   expect_refused([] { (void)run("ScatterNDUpdate", 4, {}, {of("[4,5]"), of("[3,3]"), of("[3]")}); },
                  "address 3 dimensions of the rank-2 data");
+  // -15's reductions change the values only.
+  for (const auto* r : {"none", "sum", "sub", "prod", "min", "max"})
+    EXPECT_EQ(shape_of(run("ScatterNDUpdate", 15, {{"reduction", r}}, {of("[4,5,6]"), of("[3,2]"), of("[3,6]")})), "[4,5,6]");
+  expect_refused([] { (void)run("ScatterNDUpdate", 15, {{"reduction", "mean"}}, {of("[4]"), of("[3,1]"), of("[3]")}); },
+                 "reduction 'mean' is not none, sum, sub, prod, min or max");
 }
 
 TEST(indexing, scatter_elements_update) {

@@ -112,4 +112,22 @@ TEST(lower_convolution, dilations_with_same_padding_as_onnx_runtime_runs_them) {
 
 }  // namespace
 
+namespace {
+
+// ONNX Runtime's pooling: pads shorter than the window (refused when its kernel loads), only the batch empty.
+TEST(lower_convolution, pooling_refuses_what_onnx_runtime_refuses) {
+  expect_refused_with({"MaxPool", 8, "x:f32[1,1,3]", "x", "y", attr_ints("kernel_shape", {1}) + attr_ints("pads", {0, 2}), "", ""},
+                      "its pad 1 is 2, not below the window's 1 on spatial axis 0");
+  EXPECT_NE(refusals({"MaxPool", 8, "x:f32[1,0,3]", "x", "y", attr_ints("kernel_shape", {1}), "", ""}).find("dimension 1 of the data [1,0,3] is 0"),
+            std::string::npos);
+  EXPECT_EQ(refusals({"MaxPool", 8, "x:f32[0,1,3]", "x", "y", attr_ints("kernel_shape", {1}), "", ""}), "");
+}
+
+TEST(lower_convolution, global_pools_take_a_spatial_axis) {
+  expect_refused_with({"GlobalMaxPool", 1, "x:f32[2,3]", "x", "y", "", "", ""}, "its input has rank 2");
+  expect_refused_with({"GlobalLpPool", 2, "x:f32[2]", "x", "y", "", "", ""}, "its input has rank 1");
+}
+
+}  // namespace
+
 }  // namespace reshape1::test

@@ -1,5 +1,7 @@
 // The elementwise rows (unary, binary and variadic ops) of src/onnx/lower/elementwise.cpp: one case a row
 // (rows_test.cpp runs them as onnx/lower_rows).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -40,7 +42,7 @@ std::vector<lowering_case> elementwise_cases() {
       binary("Div", 7, "Divide"), binary("Pow", 7, "Power"), binary("Equal", 7, "Equal"),
       binary("Greater", 7, "Greater"), binary("Less", 7, "Less"), binary("GreaterOrEqual", 12, "GreaterEqual"),
       binary("LessOrEqual", 12, "LessEqual"), binary("And", 7, "LogicalAnd", "bool"),
-      binary("Or", 7, "LogicalOr", "bool"), binary("Xor", 7, "LogicalXor", "bool"), binary("Mod", 10, "FloorMod"),
+      binary("Or", 7, "LogicalOr", "bool"), binary("Xor", 7, "LogicalXor", "bool"), binary("Mod", 10, "FloorMod", "i64"),
       {"Where", 9, "c:bool[2,1,4] a:f32[3,1] b:f32[1]", "c,a,b", "y", "", "Select", "[2,3,4]"},
       // The variadic nodes: a chain of the binary op, each broadcast as numpy does.
       {"Max", 8, "a:f32[2,1,4] b:f32[3,1] c:f32[4]", "a,b,c", "y", "", "Maximum,Maximum", "[2,3,4]"},
@@ -70,5 +72,25 @@ std::vector<lowering_case> elementwise_cases() {
       {"BitShift", 11, "a:u8[2,1,4] b:u8[3,1]", "a,b", "y", attr_s("direction", "LEFT"), "BitwiseLeftShift", "[2,3,4]"},
   };
 }
+
+namespace {
+
+// What ONNX Runtime refuses of Clip's bounds and Dropout's ratio (when it loads the model, or when it runs).
+TEST(lower_elementwise, clip_and_dropout_refuse_what_onnx_runtime_refuses) {
+  expect_refused_with({"Clip", 11, "x:f32[2,3] lo:f32[1,1]=0", "x,lo", "y", "", "", ""}, "its min (input 1) has dims [1,1]");
+  expect_refused_with({"Clip", 11, "x:f32[1] hi:f32[2]=0,1", "x,,hi", "y", "", "", ""}, "its max (input 2) has dims [2]");
+  expect_refused_with({"Clip", 11, "x:f32[2] lo:f32[1,1]", "x,lo", "y", "", "", ""}, "its min (input 1) has rank 2");
+  expect_refused_with({"Dropout", 12, "x:f32[2,3] r:f32[1]=0.5", "x,r", "y", "", "", ""}, "its ratio (input 1) has rank 1");
+  expect_refused_with({"Dropout", 12, "x:f32[2,3] r:f32[]=1", "x,r", "y", "", "", ""}, "its ratio is 1");
+}
+
+// ONNX: Mod of floats takes fmod 1 (the declared type tells); of integers either.
+TEST(lower_elementwise, mod_of_floats_needs_fmod) {
+  expect_refused_with({"Mod", 10, "a:f32[2] b:f32[2]", "a,b", "y", "", "", ""}, "fmod is 0 and its inputs are f32");
+  EXPECT_EQ(refused_when_read({"Mod", 10, "a:f32[2] b:f32[2]", "a,b", "y", attr_i("fmod", 1), "", ""}), "");
+  EXPECT_EQ(refused_when_read({"Mod", 10, "a:i64[2] b:i64[2]", "a,b", "y", "", "", ""}), "");
+}
+
+}  // namespace
 
 }  // namespace reshape1::test

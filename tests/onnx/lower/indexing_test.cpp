@@ -67,12 +67,28 @@ TEST(lower_indexing, indices_past_their_axis_are_refused_as_onnx_runtime_refuses
   EXPECT_EQ(gather_nd("2,-3"), "");
   EXPECT_NE(gather_nd("3,0").find("index 3 (element 0 of input 1) is outside axis 1 of the data, which holds 3"),
             std::string::npos);
+  // Each slice gathered empty: ONNX Runtime reads no index (data [1,1,0] by [4,2,2] is [4,2,0]).
+  EXPECT_EQ(refusals({"GatherND", 12, "x:f32[1,1,0] i:i64[2,2]=4,5,6,7", "x,i", "y", "", "", ""}), "");
   const auto scatter = [](const char* indices) {
     return refusals({"ScatterElements", 11, fmt::format("x:f32[2,3] i:i64[1,2]={} u:f32[1,2]=", indices), "x,i,u", "y",
                      attr_i("axis", 1), "", ""});
   };
   EXPECT_EQ(scatter("-3,2"), "");
   EXPECT_NE(scatter("0,-4").find("index -4 (element 1 of input 1) is outside axis 1, which holds 3"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(lower_indexing, scatter_nd_reductions) {
+  // max and min are ONNX's from 18; ONNX Runtime runs them at 16 too.
+  for (const auto* r : {"add", "mul", "max", "min"})
+    EXPECT_EQ(refused_when_read({"ScatterND", 16, "d:f32[4] i:i64[2,1] u:f32[2]", "d,i,u", "y", attr_s("reduction", r), "", ""}), "") << r;
+  expect_refused_with({"ScatterND", 16, "d:f32[4] i:i64[2,1] u:f32[2]", "d,i,u", "y", attr_s("reduction", "mean"), "", ""},
+                      "reduction is 'mean'");
+  EXPECT_NE(refusals({"ScatterND", 11, "d:f32[] i:i64[0]= u:f32[]", "d,i,u", "y", "", "", ""}).find("the data must not be a scalar"),
+            std::string::npos);
 }
 
 }  // namespace

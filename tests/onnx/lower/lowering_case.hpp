@@ -169,6 +169,12 @@ inline std::string refused_when_read(const lowering_case& c) {
   }
 }
 
+/// Expects the case's model refused when read (bad_file) with a message holding `words`.
+inline void expect_refused_with(const lowering_case& c, const std::string& words) {
+  const auto what = refused_when_read(c);
+  EXPECT_NE(what.find(words), std::string::npos) << c.op << " " << c.tensors << ": " << (what.empty() ? "read" : what);
+}
+
 /// What `check` says of the case's node when it is not covered ("" when it is covered).
 inline std::string not_covered_why(const lowering_case& c) {
   const auto bytes = model_of(c);
@@ -203,6 +209,7 @@ std::vector<lowering_case> control_flow_cases();
 std::vector<lowering_case> microsoft_cases();
 std::vector<lowering_case> attention_cases();
 std::vector<lowering_case> signal_cases();
+std::vector<lowering_case> random_cases();
 std::vector<lowering_case> cases();
 
 }  // namespace reshape1::test

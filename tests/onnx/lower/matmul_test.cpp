@@ -1,4 +1,6 @@
 // The matrix product rows of src/onnx/lower/matmul.cpp: one case a row (rows_test.cpp runs them as onnx/lower_rows).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -17,5 +19,15 @@ std::vector<lowering_case> matmul_cases() {
       {"Det", 11, "x:f32[2,3,3]", "x", "y", "", "Transpose,Add,ReduceProd", "[2]"},
   };
 }
+
+namespace {
+
+// ONNX's shape inference refuses a Gemm of A or B of another rank than 2 (ONNX Runtime, when it loads it).
+TEST(lower_matmul, gemm_refuses_operands_that_are_not_matrices) {
+  expect_refused_with({"Gemm", 7, "a:f32[1,2,3] b:f32[3,4]", "a,b", "y", "", "", ""}, "its input 0 (A) has rank 3");
+  expect_refused_with({"Gemm", 7, "a:f32[2,3] b:f32[3]", "a,b", "y", "", "", ""}, "its input 1 (B) has rank 1");
+}
+
+}  // namespace
 
 }  // namespace reshape1::test

@@ -64,4 +64,12 @@ TEST(lower_normalization, an_axis_out_of_range_fails_before_13) {
 
 }  // namespace
 
+namespace {
+
+TEST(lower_normalization, lrn_refuses_an_even_size) {
+  expect_refused_with({"LRN", 1, "x:f32[1,3,4,4]", "x", "y", attr_i("size", 2), "", ""}, "size is 2, even");
+}
+
+}  // namespace
+
 }  // namespace reshape1::test

@@ -40,6 +40,19 @@ TEST(lower_quantization, blocked_quantisation_is_not_covered) {
   EXPECT_EQ(not_covered_why(per_axis), "");
 }
 
+// Without blocks a scale is a scalar or 1-D; a zero point has the scale's shape ([] and [1] agree); each
+// broadcasts one way to the data (ONNX Runtime refuses the others when it runs).
+TEST(lower_quantization, parameters_onnx_runtime_refuses) {
+  expect_refused_with({"DequantizeLinear", 13, "x:u8[2,3] scale:f32[1,3]=", "x,scale", "y", attr_i("axis", 1), "", ""},
+                      "its scale has rank 2");
+  expect_refused_with({"QuantizeLinear", 13, "x:f32[2,3] scale:f32[3]= zp:u8[1]=", "x,scale,zp", "y", attr_i("axis", 1), "", ""},
+                      "its zero point is [1] beside a scale of [3]");
+  EXPECT_EQ(refused_when_read({"QuantizeLinear", 13, "x:f32[2,3] scale:f32[]=1 zp:u8[1]=", "x,scale,zp", "y", "", "", ""}), "");
+  EXPECT_NE(refusals({"DequantizeLinear", 13, "x:u8[1,1] scale:f32[2]=", "x,scale", "y", attr_i("axis", 0), "", ""})
+                .find("does not broadcast to [1,1] one way"),
+            std::string::npos);
+}
+
 // keep_aspect_ratio_policy not_larger or not_smaller scales every axis by one factor that the sizes alone do not
 // give (x [1,3,4] asked [6,1,1] not_larger is [0,1,1] in ONNX Runtime; reshape1 gave [6,1,1]): not covered.
 TEST(lower_resize, keep_aspect_ratio_policies_but_stretch_are_not_covered) {

@@ -1,4 +1,6 @@
 // The recurrent rows of src/onnx/lower/recurrent.cpp: one case a row (rows_test.cpp runs them as onnx/lower_rows).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -35,5 +37,21 @@ std::vector<lowering_case> recurrent_cases() {
        into + ",Broadcast,RNNSequence,Transpose,Transpose", "[5,1,2,4] [1,2,4]"},
   };
 }
+
+namespace {
+
+// LSTM's peepholes P [D, 3H]: read when a Const gives them (the shapes do not change), refused of another shape.
+TEST(lower_recurrent, lstm_peepholes) {
+  const std::string tensors = "x:f32[2,1,3] w:f32[1,8,3]= r:f32[1,8,2]= ";
+  const std::string inputs = "x,w,r,,,,,p";
+  EXPECT_EQ(refused_when_read({"LSTM", 7, tensors + "p:f32[1,6]=", inputs, "y", attr_i("hidden_size", 2), "", ""}), "");
+  expect_refused_with({"LSTM", 7, tensors + "p:f32[1,4]=", inputs, "y", attr_i("hidden_size", 2), "", ""},
+                      "its peepholes P (input 7) are [1,4], not [1, 6]");
+  EXPECT_NE(not_covered_why({"LSTM", 7, tensors + "p:f32[1,6]", inputs, "y", attr_i("hidden_size", 2), "", ""})
+                .find("LSTM with peepholes (P) that no Const gives is not covered"),
+            std::string::npos);
+}
+
+}  // namespace
 
 }  // namespace reshape1::test

@@ -1,4 +1,6 @@
 // The resizing rows of src/onnx/lower/resize.cpp: one case a row (rows_test.cpp runs them as onnx/lower_rows).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -36,5 +38,23 @@ std::vector<lowering_case> resize_cases() {
       {"Resize", 11, "x:f32[1,3,4,4] sizes:i64[4]=1,3,6,6", "x,,,sizes", "y", "", "Interpolate", "[1,3,6,6]"},
   };
 }
+
+namespace {
+
+// What ONNX Runtime refuses of Resize's and Upsample's scales, sizes and axes.
+TEST(lower_resize, refuses_what_onnx_runtime_refuses) {
+  expect_refused_with({"Resize", 13, "x:f32[2,4] s:f32[2]=1,2 z:i64[2]=1,4", "x,,s,z", "y", "", "", ""}, "it has both scales and sizes");
+  expect_refused_with({"Resize", 13, "x:f32[2,4] s:f32[2]=0,2", "x,,s", "y", "", "", ""}, "its scale 0 is 0");
+  expect_refused_with({"Upsample", 9, "x:f32[2,4] s:f32[2]=0.5,2", "x,s", "y", "", "", ""}, "its scale 0 is 0.5");
+  expect_refused_with({"Resize", 18, "x:f32[1,3,4,4] z:i64[2]=6,5", "x,,,z", "y", attr_ints("axes", {-1, 3}), "", ""},
+                      "its axes name axis 3 twice");
+  // A size of 0 for a non-empty dimension is a scale of 0 to ONNX Runtime.
+  EXPECT_NE(refusals({"Resize", 13, "x:f32[3,4] z:i64[2]=0,4", "x,,,z", "y", "", "", ""}).find("dimension 0 (3) is asked to become 0"),
+            std::string::npos);
+  // One scale or size per axis: more are refused when propagated.
+  EXPECT_NE(refusals({"Resize", 13, "x:f32[2,4] z:i64[3]=1,4,3", "x,,,z", "y", "", "", ""}).find("3 sizes for 2 axes"), std::string::npos);
+}
+
+}  // namespace
 
 }  // namespace reshape1::test

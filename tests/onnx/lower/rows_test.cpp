@@ -24,7 +24,8 @@ std::vector<lowering_case> cases() {
   std::vector<lowering_case> all;
   for (auto family : {elementwise_cases(), convolution_cases(), normalization_cases(), matmul_cases(), shape_cases(),
                       indexing_cases(), reduction_cases(), resize_cases(), recurrent_cases(), detection_cases(),
-                      quantization_cases(), control_flow_cases(), microsoft_cases(), attention_cases(), signal_cases()})
+                      quantization_cases(), control_flow_cases(), microsoft_cases(), attention_cases(), signal_cases(),
+                      random_cases()})
     for (auto& c : family) all.push_back(std::move(c));
   return all;
 }
@@ -80,10 +81,39 @@ std::vector<lowering_case> variant_cases() {
       // A scalar from ONNX: rank 1, ONNX Runtime's [1,1] or [1,0] (OpenVINO would give [0,0] for a zero).
       {"NonZero", 9, "x:f32[]", "x", "y", "", "NonZero", "[1,..1]"},
       // A slope of higher rank than the data: ONNX Runtime broadcasts both ways ([2,3]; OpenVINO's PReLU
-      // would keep the data's [3]), so the data is broadcast first.
-      {"PRelu", 7, "x:f32[3] slope:f32[2,3]=", "x,slope", "y", "", "ShapeOf,Broadcast,PReLU", "[2,3]"},
+      // would keep the data's [3]), so the data is broadcast first (to the Const slope's dims).
+      {"PRelu", 7, "x:f32[3] slope:f32[2,3]=", "x,slope", "y", "", "Broadcast,PReLU", "[2,3]"},
       // A slope along the last axis, as numpy aligns it (not OpenVINO's channel axis): the data's shape.
-      {"PRelu", 7, "x:f32[2,3,4] slope:f32[4]=", "x,slope", "y", "", "PReLU", "[2,3,4]"},
+      {"PRelu", 7, "x:f32[2,3,4] slope:f32[4]=", "x,slope", "y", "", "Broadcast,PReLU", "[2,3,4]"},
+      // A slope dimension above the data's 1 grows it, as ONNX Runtime broadcasts ([2,1] and [3]: [2,3]).
+      {"PRelu", 7, "x:f32[2,1] slope:f32[3]=", "x,slope", "y", "", "Broadcast,PReLU", "[2,3]", "ai.onnx", 16},
+      // A slope computed in the graph: broadcast to its shape, whatever it is.
+      {"PRelu", 7, "x:f32[2,1] slope:f32[3]", "x,slope", "y", "", "ShapeOf,Broadcast,PReLU", "[2,3]", "ai.onnx", 16},
+      // Dropout's mask in inference: all true, of the input's shape.
+      {"Dropout", 7, "x:f32[2,3]", "x", "y,m", "", "ShapeOf,Broadcast", "[2,3] [2,3]", "ai.onnx", 13},
+      // In training mode both outputs are random, of the input's shape.
+      {"Dropout", 7, "x:f32[2,3] r:f32[]=0.5 t:bool[]=1", "x,r,t", "y,m", "",
+       "ShapeOf,RandomUniform,ConvertLike,Multiply,RandomUniform,Convert", "[2,3] [2,3]", "ai.onnx", 12},
+      // Clip's bound of [1] is a scalar to ONNX Runtime: a rank-0 input stays rank 0.
+      {"Clip", 11, "x:f32[] lo:f32[1]=0", "x,lo", "y", "", "Maximum", "[]"},
+      // A bound computed in the graph: reshaped to a scalar (which refuses more than one element).
+      {"Clip", 11, "x:f32[2] lo:f32[1]", "x,lo", "y", "", "Reshape,Maximum", "[2]"},
+      // Resize-18's axes: the scales name those axes.
+      {"Resize", 11, "x:f32[1,3,4,4] s:f32[2]=2,3", "x,,s", "y", attr_ints("axes", {2, -1}), "Interpolate", "[1,3,8,12]", "ai.onnx", 18},
+      // ScatterND's reductions (16 on): ScatterNDUpdate-15's, the data's shape.
+      {"ScatterND", 11, "d:f32[4,5] i:i64[2,1] u:f32[2,5]", "d,i,u", "y", attr_s("reduction", "add"), "ScatterNDUpdate", "[4,5]", "ai.onnx", 16},
+      // GatherElements' indices shorter than the data off the axis: the indices' shape (ONNX Runtime runs it).
+      {"GatherElements", 11, "d:f32[3,4] i:i64[2,2]", "d,i", "y", attr_i("axis", 0), "GatherElements", "[2,2]"},
+      // Split-18's num_outputs where the axis does not divide: the last part smaller (ONNX's spec).
+      {"Split", 18, "x:f32[2,7]", "x", "y,z,w", attr_i("axis", 1) + attr_i("num_outputs", 3), "Split", "[2,3] [2,3] [2,1]"},
+      // A window longer than the input: ONNX Runtime pools it to span / stride + 1, the division truncated
+      // toward zero (0 here; 1 with ceil_mode, and 1 for a window of 3 and stride 3 over 2), where OpenVINO
+      // refuses it.
+      {"AveragePool", 7, "x:f32[1,1,2,5]", "x", "y", attr_ints("kernel_shape", {3, 1}) + attr_ints("strides", {3, 1}),
+       "AvgPool", "[1,1,1,5]", "ai.onnx", 11},
+      {"MaxPool", 8, "x:f32[1,1,2,5]", "x", "y", attr_ints("kernel_shape", {3, 3}), "MaxPool", "[1,1,0,3]", "ai.onnx", 12},
+      {"AveragePool", 7, "x:f32[1,1,2,5]", "x", "y", attr_ints("kernel_shape", {3, 3}) + attr_ints("strides", {2, 1}) + attr_i("ceil_mode", 1),
+       "AvgPool", "[1,1,1,3]", "ai.onnx", 11},
       // Mean and InvStdDev: a value per row, the normalised axes kept as 1s.
       {"LayerNormalization", 17, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y,m,i", attr_i("axis", -1),
        "Range,MVN,ShapeOf,Slice,Reshape,Multiply,ReduceMean", "[2,3,4] [2,3,1] [2,3,1]"},

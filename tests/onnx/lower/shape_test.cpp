@@ -1,5 +1,7 @@
 // The rows that make, read and change shapes of src/onnx/lower/shape.cpp: one case a row (rows_test.cpp runs them as
 // onnx/lower_rows).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -56,5 +58,28 @@ std::vector<lowering_case> shape_cases() {
       {"CenterCropPad", 18, "x:f32[2,5,7] s:i64[2]=6,4", "x,s", "y", attr_ints("axes", {1, -1}), "Convert,ShapeOf,Gather,Maximum,Subtract,Divide,Subtract,ShapeOf,ShapeOf,Broadcast,Convert,Convert,ScatterUpdate,ShapeOf,ShapeOf,Broadcast,Convert,Convert,ScatterUpdate,ConvertLike,Pad,Subtract,Divide,Add,ShapeOf,Broadcast,Slice", "[2,6,4]"},
   };
 }
+
+namespace {
+
+// What ONNX Runtime refuses and OpenVINO reads: an Unsqueeze axis named twice (OpenVINO counts it once), a -1
+// beside another output dimension of 0 (OpenVINO infers 1).
+TEST(lower_shape, unsqueeze_and_reshape_refuse_what_onnx_runtime_refuses) {
+  EXPECT_NE(refusals({"Unsqueeze", 13, "x:f32[2,3] a:i64[2]=0,0", "x,a", "y", "", "", ""}).find("axis 0 is named more than once"),
+            std::string::npos);
+  EXPECT_NE(refusals({"Unsqueeze", 13, "x:f32[2,3] a:i64[2]=1,-3", "x,a", "y", "", "", ""}).find("axis -3 is named more than once"),
+            std::string::npos);
+  EXPECT_EQ(refusals({"Unsqueeze", 13, "x:f32[2,3] a:i64[2]=0,-1", "x,a", "y", "", "", ""}), "");
+  EXPECT_NE(refusals({"Reshape", 5, "x:f32[0,3] p:i64[2]=0,-1", "x,p", "y", "", "", ""}).find("cannot infer -1"), std::string::npos);
+  EXPECT_EQ(refusals({"Reshape", 5, "x:f32[0,3] p:i64[2]=-1,3", "x,p", "y", "", "", ""}), "");
+  // Flatten's Reshape is not ONNX's Reshape: [0,3] flattens to [0,3].
+  EXPECT_EQ(refusals({"Flatten", 13, "x:f32[0,3]", "x", "y", "", "", ""}), "");
+}
+
+TEST(lower_shape, depth_to_space_and_space_to_depth_take_four_dimensions) {
+  expect_refused_with({"DepthToSpace", 11, "x:f32[1,8,2]", "x", "y", attr_i("blocksize", 2), "", ""}, "its input has rank 3");
+  expect_refused_with({"SpaceToDepth", 1, "x:f32[1,2,4,4,1]", "x", "y", attr_i("blocksize", 2), "", ""}, "its input has rank 5");
+}
+
+}  // namespace
 
 }  // namespace reshape1::test
