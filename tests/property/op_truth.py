@@ -3080,10 +3080,6 @@ KNOWN = [
                                                        "computes a negative padding and refuses it when run; "
                                                        "ONNX's formula, and reshape1, take 0"),
     ("AveragePool", "padding values must be non-negative", "as MaxPool"),
-    ("LayerNormalization", "has 1 but input", "a scale or bias of fewer elements than the normalised axes that "
-                                              "broadcasts to them: ONNX Runtime runs it, reshape1 shapes it as those "
-                                              "axes and refuses"),
-    ("LayerNormalization", "elements but input", "as above"),
     ("ReverseSequence", "Invalid sequence length", "a sequence length past the time axis: ONNX Runtime refuses it "
                                                    "when run, reshape1 does not read the lengths"),
     ("ReverseSequence", "sequence_lens shape must be", "lengths of another count than an empty batch: ONNX Runtime "

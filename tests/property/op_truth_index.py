@@ -485,7 +485,7 @@ def cast_window(rng):
         if rng.random() < 0.04:
             bad, to = "to", 0
         attrs = i("to", to)
-        # saturate beside a target that is not float8: ONNX Runtime refuses it (a KNOWN entry), so rarely.
+        # saturate 0 beside a target that is not float8: ONNX Runtime refuses it (reshape1 too), so rarely.
         if opset >= 19 and rng.random() < (0.4 if to in FLOAT8 else 0.05):
             attrs += i("saturate", rng.randint(0, 1))
         return tag(bad, Case("Cast", opset, [data_input(t, s)], attrs))

@@ -185,7 +185,7 @@ def norm_more(rng):
     batch of 0 at times: [N, C, 1...]; ONNX Runtime refuses a spatial dimension of 0, 'Only N can be zero', and has
     no GlobalLpPool-22 kernel). Invalid (~10%): a scale, B, mean or var of another length than C (refused at load or
     run), X of rank 2 for the global pools ('Input dimension cannot be less than 3' when run), LRN's size even or 0
-    (refused when the kernel loads). See KNOWN for what reshape1 gives those."""
+    (refused when the kernel loads); reshape1 refuses them too (the global pools' rank where X declares it)."""
     op = rng.choice(["BatchNormalization", "InstanceNormalization", "LRN", "GlobalAveragePool", "GlobalMaxPool",
                      "GlobalLpPool"])
     bad = rng.random() < 0.1
@@ -231,7 +231,7 @@ def prelu_clip(rng):
     """PRelu (7, 9, 16): X and a slope that broadcasts to X unidirectionally ([C] of X's axis 1 as for
     convolutions, X's trailing dimensions, ones), or, a fifth of the time, one of higher rank than X, or (~12%) one
     above X's dimensions of 1 (ONNX Runtime broadcasts both ways and runs them: [1] and [3] give [3], [3] and [2, 1]
-    give [2, 3]; reshape1 grows X's rank but keeps X's dimensions of 1, a KNOWN entry). Clip 6 (min, max
+    give [2, 3]; so does reshape1). Clip 6 (min, max
     attributes; min above max refused by both) and 11, 12, 13 (min and max optional scalar initializers, min above
     max too, which ONNX Runtime runs): X's shape. Invalid (~8%): a slope that does not broadcast (ONNX Runtime
     refuses it when run: 'Attempting to broadcast an axis'), a min that is not a scalar (refused when run: 'min

@@ -80,21 +80,11 @@ void layer_norm(node_context& c) {
   const auto axes = normalised_axes(c, x, axis);
   auto y = c.add("MVN", 6, {x, axes},
                  {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}});
-  const auto normalised_dims =
-      c.add("Slice", 8, {c.shape_of(x), c.i64({axis}), c.i64({std::numeric_limits<std::int64_t>::max()}), c.i64({1})});
-  // A scale or bias of more dimensions than the normalised axes (ONNX Runtime takes [B,1,...] or [B,S,...]
-  // shapes there) broadcasts as it is; the others are shaped as those axes.
-  const auto x_rank = c.rank(0);
-  const auto normalised_rank = !x_rank ? std::optional<std::int64_t>()
-                               : axis >= 0 ? std::optional<std::int64_t>(static_cast<std::int64_t>(*x_rank) - axis)
-                                           : std::optional<std::int64_t>(-axis);
-  const auto shaped = [&](std::size_t i, source t) {
-    const auto r = c.rank(i);
-    if (r && normalised_rank && static_cast<std::int64_t>(*r) > *normalised_rank) return t;
-    return c.add("Reshape", 1, {t, normalised_dims}, {{"special_zero", "false"}});
-  };
-  y = c.add("Multiply", 1, {y, shaped(1, c.need(1))}, {{"auto_broadcast", "numpy"}});
-  if (const auto bias = c.input(2)) y = c.add("Add", 1, {y, shaped(2, *bias)}, {{"auto_broadcast", "numpy"}});
+  // The scale and bias broadcast one way to X, as ONNX Runtime 1.30 takes them: X.shape[axis:] or what
+  // NumPy broadcasts to it ([1], [4] or [3,1] for [3,4]; not the 12 values of [12]), or [B,1,...] and
+  // [B,S,...] shapes of more dimensions.
+  y = c.add("Multiply", 1, {y, c.need(1)}, one_way);
+  if (const auto bias = c.input(2)) y = c.add("Add", 1, {y, *bias}, one_way);
   c.output(0, y);
   // Mean and InvStdDev: one value per row, the normalised axes kept as 1s (a reduction over them).
   if (c.has_output(1) || c.has_output(2)) {

@@ -66,6 +66,8 @@ void resize11(node_context& c) {
   if (sizes && scales && !scales->empty())
     c.bad("it has both scales and sizes", "Resize takes scales or sizes, not both (leave scales out, or give it no values)");
   if (sizes) return interpolate(c, c.need(0), *sizes, "sizes", axes);
+  if (scales && scales->empty())
+    c.bad("its scales hold no value and it has no sizes", "Resize takes scales or sizes: give one of them values");
   if (scales) refuse_scales_below(c, *scales, 0.0, false);
   interpolate(c, c.need(0), c.need(2), "scales", axes);
 }

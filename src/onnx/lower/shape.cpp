@@ -33,8 +33,8 @@ source flattening_pattern(node_context& c, source x, std::int64_t axis) {
 namespace {
 
 /// Marks a Reshape lowered from an ONNX Reshape node: ONNX Runtime refuses a -1 beside another output
-/// dimension of 0 ("Product cannot be 0 in combination with -1"), where OpenVINO infers 1 (shape_ops.cpp
-/// reads it as the strict empty rule). The Reshapes other translations write (Flatten's) keep OpenVINO's.
+/// dimension of 0 ("Product cannot be 0 in combination with -1"), where OpenVINO's rule infers a value
+/// (shape_ops.cpp reads the mark). The Reshapes other translations write (Flatten's) keep OpenVINO's rule.
 const std::pair<std::string, std::string> onnx_reshape{"onnx_empty_strict", "true"};
 void reshape5(node_context& c) {
   const bool allowzero = c.version() >= 14 && c.i("allowzero", 0) != 0;

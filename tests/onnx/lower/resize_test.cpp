@@ -45,6 +45,7 @@ namespace {
 TEST(lower_resize, refuses_what_onnx_runtime_refuses) {
   expect_refused_with({"Resize", 13, "x:f32[2,4] s:f32[2]=1,2 z:i64[2]=1,4", "x,,s,z", "y", "", "", ""}, "it has both scales and sizes");
   expect_refused_with({"Resize", 13, "x:f32[2,4] s:f32[2]=0,2", "x,,s", "y", "", "", ""}, "its scale 0 is 0");
+  expect_refused_with({"Resize", 13, "x:f32[] s:f32[0]=", "x,,s", "y", "", "", ""}, "its scales hold no value and it has no sizes");
   expect_refused_with({"Upsample", 9, "x:f32[2,4] s:f32[2]=0.5,2", "x,s", "y", "", "", ""}, "its scale 0 is 0.5");
   expect_refused_with({"Resize", 18, "x:f32[1,3,4,4] z:i64[2]=6,5", "x,,,z", "y", attr_ints("axes", {-1, 3}), "", ""},
                       "its axes name axis 3 twice");
