@@ -136,6 +136,12 @@ if(NOT RESHAPE1_SANITIZE)
            COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/op_attributes_ort.py $<TARGET_FILE:op_attributes>
                    ${PROJECT_SOURCE_DIR}/src/onnx/op_list.tsv)
   set_tests_properties(onnx.op_attributes_ort PROPERTIES TIMEOUT 600)
+  # Its ort column against ONNX Runtime: a version it creates a session for is not "-", one it finds no kernel
+  # for is (tests/onnx/op_kernels_ort.py).
+  add_test(NAME onnx.op_kernels_ort
+           COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/op_kernels_ort.py $<TARGET_FILE:op_attributes>
+                   ${PROJECT_SOURCE_DIR}/src/onnx/op_list.tsv)
+  set_tests_properties(onnx.op_kernels_ort PROPERTIES TIMEOUT 300)
 endif()
 
 # What ONNX's checker and shape inference say of a model `reshape1 shapes -o` wrote, and the copy that

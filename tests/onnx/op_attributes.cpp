@@ -74,7 +74,10 @@ std::optional<std::string> from_onnx(const std::string& op, int since) {
 /// each, a model of one node of that op (the domain imported at `opset`, ai.onnx at 21 beside another
 /// domain) with that many float inputs and outputs and an INT attribute of that name ("" for none), as
 /// records of a little-endian u32 length and the serialised ModelProto (tests/onnx/ort/attributes.js
-/// loads them in ONNX Runtime).
+/// loads them in ONNX Runtime). Two optional fields more let the kernel probe reach a session: the inputs'
+/// element types (ONNX data type numbers, comma-separated, one per input) and further attributes
+/// (`name:kind` comma-separated, kind i for the INT 1, is for the INTS [1,1], f for the FLOAT 1, s for
+/// the STRING "a").
 int write_probes(const std::string& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
@@ -84,10 +87,12 @@ int write_probes(const std::string& path) {
   int count = 0;
   for (std::string line; std::getline(std::cin, line);) {
     const auto f = split(line, '\t');
-    if (f.size() != 6) {
-      std::cerr << "op_attributes: a probe is six fields: " << line << '\n';
+    if (f.size() != 6 && f.size() != 8) {
+      std::cerr << "op_attributes: a probe is six or eight fields: " << line << '\n';
       return 2;
     }
+    const auto types = f.size() == 8 && !f[6].empty() ? split(f[6], ',') : std::vector<std::string>{};
+    const auto extra = f.size() == 8 && !f[7].empty() ? split(f[7], ',') : std::vector<std::string>{};
     const std::string domain = f[0] == "ai.onnx" ? "" : f[0];
     onnx::ModelProto model;
     model.set_ir_version(10);
@@ -108,7 +113,8 @@ int write_probes(const std::string& path) {
     for (int k = 0; k < std::stoi(f[3]); ++k) {
       auto* input = graph->add_input();
       input->set_name("in" + std::to_string(k));
-      input->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+      input->mutable_type()->mutable_tensor_type()->set_elem_type(
+          k < static_cast<int>(types.size()) ? std::stoi(types[static_cast<std::size_t>(k)]) : onnx::TensorProto::FLOAT);
       node->add_input(input->name());
     }
     for (int k = 0; k < std::stoi(f[4]); ++k) {
@@ -120,6 +126,33 @@ int write_probes(const std::string& path) {
       attribute->set_name(f[5]);
       attribute->set_type(onnx::AttributeProto::INT);
       attribute->set_i(1);
+    }
+    for (const auto& named : extra) {
+      const auto colon = named.find(':');
+      if (colon == std::string::npos) {
+        std::cerr << "op_attributes: an attribute is name:kind: " << named << '\n';
+        return 2;
+      }
+      const std::string kind = named.substr(colon + 1);
+      auto* attribute = node->add_attribute();
+      attribute->set_name(named.substr(0, colon));
+      if (kind == "i") {
+        attribute->set_type(onnx::AttributeProto::INT);
+        attribute->set_i(1);
+      } else if (kind == "is") {
+        attribute->set_type(onnx::AttributeProto::INTS);
+        attribute->add_ints(1);
+        attribute->add_ints(1);
+      } else if (kind == "f") {
+        attribute->set_type(onnx::AttributeProto::FLOAT);
+        attribute->set_f(1.0F);
+      } else if (kind == "s") {
+        attribute->set_type(onnx::AttributeProto::STRING);
+        attribute->set_s("a");
+      } else {
+        std::cerr << "op_attributes: an attribute's kind is i, is, f or s: " << named << '\n';
+        return 2;
+      }
     }
     const std::string bytes = model.SerializeAsString();
     const auto size = static_cast<std::uint32_t>(bytes.size());

@@ -104,8 +104,9 @@ def gather_nd_elements(rng):
 # ------------------------------------------------------------------------------------------------- Scatter
 
 def scatter(rng):
-    """ScatterND (11, 13, 16 with reduction none/add/mul, 18 with max/min too): data of rank r, indices [..., k] with
-    k in 1..r, updates indices.shape[:-1] + data.shape[k:]: data's shape. ScatterElements (11, 13, 16, 18 with
+    """ScatterND (11, 13, 16 with reduction none/add/mul, 18 with max/min too; mean or foo, which ONNX Runtime runs as
+    none): data of rank r, indices [..., k] with k in 1..r, updates indices.shape[:-1] + data.shape[k:]: data's
+    shape. ScatterElements (11, 13, 16, 18 with
     reduction) and Scatter (9; deprecated at 11, where ONNX Runtime has no kernel): indices of data's rank, each axis
     at most data's, updates of indices' shape: data's shape. Indices distinct, in range (negative ones too).
     Invalid (~10%): updates of another shape, k past r, an index out of range (ONNX Runtime refuses it when run),
@@ -138,7 +139,7 @@ def scatter(rng):
         updates = rest + data[k:]
         attrs = ""
         if opset >= 16 and rng.random() < 0.6:
-            attrs = string("reduction", rng.choice(["none", "add", "mul"] + (["max", "min"] if opset >= 18 else [])))
+            attrs = string("reduction", rng.choice(["none", "add", "mul", "mean", "foo"] + (["max", "min"] if opset >= 18 else [])))
     else:
         opset = rng.choice([9, 11]) if op == "Scatter" else rng.choice([11, 13, 16, 18])
         a = axis(rng, r, bad=0.03)
@@ -155,7 +156,7 @@ def scatter(rng):
         updates = list(ishape)
         attrs = i("axis", a)
         if op == "ScatterElements" and opset >= 16 and rng.random() < 0.6:
-            attrs += string("reduction", rng.choice(["none", "add", "mul"] + (["max", "min"] if opset >= 18 else [])))
+            attrs += string("reduction", rng.choice(["none", "add", "mul", "mean", "foo"] + (["max", "min"] if opset >= 18 else [])))
     if bad == "updates":
         updates = updates + [1] if rng.random() < 0.5 or not updates else [updates[0] + 1] + updates[1:]
     return tag(bad, Case(op, opset, [data, ("ints", values, ishape), updates], attrs))
@@ -575,25 +576,14 @@ FAMILIES = {
 
 # Disagreements known and not fixed yet, as op_truth.KNOWN.
 KNOWN = [
-    ("Det", "Could not find an implementation", "Det-22: ONNX Runtime 1.30 has no kernel for it; reshape1 shapes it as "
-                                                "Det-11"),
-    ("RandomNormal", "Could not find an implementation for RandomNormal(22)", "opset 22: ONNX Runtime 1.30 has no kernel "
-                                                                                "for it (its kernels stop at 21); reshape1 "
-                                                                                "shapes it as version 1"),
-    ("RandomUniform", "Could not find an implementation for RandomUniform(22)", "as RandomNormal's"),
-    ("RandomNormalLike", "Could not find an implementation for RandomNormalLike(22)", "as RandomNormal's"),
-    ("RandomUniformLike", "Could not find an implementation for RandomUniformLike(22)", "as RandomNormal's"),
-    ("Multinomial", "Could not find an implementation for Multinomial(22)", "as RandomNormal's"),
-    ("Bernoulli", "Could not find an implementation for RandomUniformLike(22)", "as RandomNormal's (ONNX Runtime "
-                                                                               "expands Bernoulli-22 to a "
-                                                                               "RandomUniformLike-22)"),
+    ("Det", "Could not find an implementation", "Det-22 of a double input: ONNX Runtime 1.30's Det-22 kernel takes "
+                                                "float only (op_list.tsv says cpu: it runs float); reshape1 shapes it "
+                                                "as Det-11"),
     ("QuantizeLinear", "with block_size", "blocked quantization (opset 21 on, block_size): not covered"),
     ("DequantizeLinear", "with block_size", "as QuantizeLinear's"),
     ("QuantizeLinear", "block_size must be 0 for per-tensor", "a one-element blocked scale: ONNX Runtime refuses it, "
                                                               "reshape1 leaves it not covered with a shape of nothing"),
     ("DequantizeLinear", "block_size must be 0 for per-tensor", "as QuantizeLinear's"),
-    ("RoiAlign", "Could not find an implementation", "RoiAlign-22: ONNX Runtime 1.30 has no kernel for it (as "
-                                                     "MaxRoiPool-22); reshape1 shapes it as RoiAlign-16"),
     ("RoiAlign", "is out of range [0,", "a batch index out of [0, N): ONNX Runtime refuses it when run, reshape1 "
                                         "does not read the indices' values"),
     ("Resize", "keep_aspect_ratio_policy not_", "Resize-18/19 with keep_aspect_ratio_policy not_larger or "

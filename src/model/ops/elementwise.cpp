@@ -245,8 +245,9 @@ partial_shape binary_shape(const op& o) {
   if (mode != "numpy") refuse(o, fmt::format("auto_broadcast '{}' is not none, numpy or pdpd", mode));
   auto out = broadcast(o, o.shape(0), o.shape(1));
   // An op the ONNX reader lowered where ONNX broadcasts one way (attribute onnx_one_way: Gemm's C, a
-  // convolution's bias, a quantisation parameter): input 1 broadcasts to input 0, which it must not grow.
-  // NumPy's alignment otherwise, so that the batch rules read it as any numpy op.
+  // convolution's bias, a quantisation parameter, LayerNormalization's scale and bias): input 1 broadcasts
+  // to input 0, which it must not grow. NumPy's alignment otherwise, so that the batch rules read it as any
+  // numpy op.
   if (const auto& a = o.shape(0); o.l.find("onnx_one_way") != nullptr && a.rank_known() && out.rank_known()) {
     if (out.size() != a.size())
       refuse(o, fmt::format("{} does not broadcast to {} one way: its rank is higher", to_string(o.shape(1)), to_string(a)));

@@ -112,6 +112,11 @@ source convolve(node_context& c, source x, source w, const conv_ports& at) {
     if (const auto dims = c.constant_dims(at.w); dims && dims->size() == kernel->size() + 2 &&
                                                   !std::equal(kernel->begin(), kernel->end(), dims->begin() + 2))
       c.bad("kernel_shape is not the weights' window", "kernel_shape must equal the weights' dimensions from 2 on");
+  // Weights from a tensor of the graph: each spatial axis in one piece of kernel_shape's length, which the
+  // split's rule refuses if it differs.
+  if (const auto kernel = c.ints("kernel_shape"); kernel && !c.constant_dims(at.w) && (!c.rank(at.w) || *c.rank(at.w) == kernel->size() + 2))
+    for (std::size_t k = 0; k < kernel->size(); ++k)
+      w = c.add("VariadicSplit", 1, {w, c.i64({static_cast<std::int64_t>(k) + 2}, scalar), c.i64({(*kernel)[k]})});
   const auto groups = c.i("group", 1);
   // The bias is one value per output channel (the weights' first dimension), as ONNX Runtime checks it.
   if (const auto wd = c.constant_dims(at.w), bd = at.bias ? c.constant_dims(*at.bias) : std::nullopt;
@@ -123,6 +128,56 @@ source convolve(node_context& c, source x, source w, const conv_ports& at) {
                          : c.add("GroupConvolution", 1, {x, grouped(c, w, groups, at.w)}, a);
   if (const auto bias = at.bias ? c.input(*at.bias) : std::nullopt) y = add_bias(c, y, *bias, spatial, *at.bias);
   return y;
+}
+
+/// y [N, M, oH, oW] plus DeformConv's offset or mask (node input `port`, [N, `channels`, oH, oW]) summed over its
+/// channels: the output reads it per sample and position, as the op does, so the batch rules see it. Checked
+/// as ONNX Runtime checks it: 4-D, `channels` and y's positions exactly (each axis in one piece of that
+/// length), and the batch both ways.
+source plus_sampling_input(node_context& c, source y, std::size_t port, source channels) {
+  const auto* what = port == 2 ? "offset" : "mask";
+  if (const auto r = c.rank(port); r && *r != 4)
+    c.bad(fmt::format("its {} (input {}) has rank {}", what, port, *r),
+          fmt::format("DeformConv's {} is 4-D: [N, channels, output height, output width]", what));
+  const auto whole = [&](source x, std::int64_t axis, source length) {
+    return c.add("VariadicSplit", 1, {x, c.i64({axis}, scalar), length});
+  };
+  const auto ys = c.shape_of(y);
+  auto x = whole(c.need(port), 1, channels);
+  x = whole(x, 2, shape_slice(c, ys, 2, 3));
+  x = whole(x, 3, shape_slice(c, ys, 3, 4));
+  // Its batch no larger than y's: y broadcast to it (a check only, whose output nothing reads) ...
+  const auto batch = c.add("Concat", 1, {shape_slice(c, c.shape_of(x), 0, 1), shape_slice(c, ys, 1, 0)}, {{"axis", "0"}});
+  static_cast<void>(c.add("Broadcast", 3, {y, batch}, {{"mode", "numpy"}}));
+  // ... and no smaller: its sum added to y one way.
+  const auto summed = c.add("ReduceSum", 1, {x, c.i64({1})}, {{"keep_dims", "true"}});
+  return c.add("Add", 1, {y, summed}, one_way);
+}
+
+/// DeformConv (19, 22): a 2-D convolution of X [N, C, H, W] by W [M, C/group, kH, kW] (plus B [M]) whose sampling
+/// points each output position moves by its offsets, [N, offset_group * 2 * kH * kW, oH, oW], and scales by its
+/// mask, [N, offset_group * kH * kW, oH, oW]: the output is the convolution's, [N, M, oH, oW]. The Convolution
+/// gives it; offset and mask are checked against it and read (plus_sampling_input). ONNX Runtime's kernel takes
+/// 4-D X only and positive group and offset_group, offset_group dividing C.
+void deform_conv(node_context& c) {
+  for (const std::size_t port : {0, 1})
+    if (const auto r = c.rank(port); r && *r != 4)
+      c.bad(fmt::format("its {} (input {}) has rank {}", port == 0 ? "X" : "W", port, *r),
+            "DeformConv is 2-D: X is [N, C, H, W] and W [M, C/group, kH, kW]");
+  const auto groups = c.i("group", 1), offset_groups = c.i("offset_group", 1);
+  if (groups <= 0 || offset_groups <= 0)
+    c.bad(fmt::format("its {} is {}", groups <= 0 ? "group" : "offset_group", groups <= 0 ? groups : offset_groups),
+          "group and offset_group are positive");
+  const auto x = c.need(0), w = c.need(1);
+  // C in offset_group parts: C zeros reshaped to [offset_group, -1] infer the part only when offset_group
+  // divides C (a check only, whose output nothing reads).
+  const auto channels = c.add("Broadcast", 3, {c.i64({0}, scalar), shape_slice(c, c.shape_of(x), 1, 2)}, {{"mode", "numpy"}});
+  static_cast<void>(c.add("Reshape", 1, {channels, c.i64({offset_groups, -1})}, {{"special_zero", "false"}}));
+  auto y = convolve(c, x, w, {1, 3});
+  const auto window = c.add("ReduceProd", 1, {shape_slice(c, c.shape_of(w), 2, 0), c.i64({0})}, {{"keep_dims", "true"}});
+  y = plus_sampling_input(c, y, 2, c.add("Multiply", 1, {window, c.i64({2 * offset_groups})}, numpy));
+  if (c.input(4)) y = plus_sampling_input(c, y, 4, c.add("Multiply", 1, {window, c.i64({offset_groups})}, numpy));
+  c.output(0, y);
 }
 
 /// Leaves a convolution dilated with SAME_* not covered, and says so. Not a refusal of the model: ONNX
@@ -579,7 +634,7 @@ std::span<const onnx_entry> convolution_rows() {
       {"AveragePool", 7, average_pool}, {"GlobalAveragePool", 1, global_pool<ReduceMean>},
       {"GlobalMaxPool", 1, global_pool<ReduceMax>}, {"MaxUnpool", 9, max_unpool},
       {"Col2Im", 18, col2im}, {"NhwcMaxPool", 1, nhwc_max_pool, "com.microsoft"},
-      {"MaxpoolWithMask", 1, maxpool_with_mask, "com.microsoft"},
+      {"MaxpoolWithMask", 1, maxpool_with_mask, "com.microsoft"}, {"DeformConv", 19, deform_conv},
   };
   return rows;
 }

@@ -116,10 +116,28 @@ void cast(node_context& c) {
   if (!to) return c.not_covered(fmt::format("Cast to ONNX data type {} is not covered", c.i("to", 0)));
   c.output(0, c.add("Convert", 1, {c.need(0)}, {{"destination_type", std::string(name(*to))}}));
 }
+/// BitCast (26): x's bits read as `to`, a type of the same width (ONNX's inference refuses another, and a string
+/// either way): x's shape. No layer of the IR reinterprets bits, so a Convert gives the type and its values,
+/// numbers converted, are dropped.
+void bitcast(node_context& c) {
+  const auto code = c.i("to");
+  if (!code) c.bad("it has no attribute to", "BitCast's to names the type to read the bits as");
+  if (*code == ::onnx::TensorProto::UNDEFINED || *code == ::onnx::TensorProto::STRING)
+    c.bad(fmt::format("to is ONNX data type {} ({})", *code, *code == 0 ? "undefined" : "string"),
+          "BitCast reads bits as a numeric type");
+  const auto to = element_of(static_cast<int>(*code));
+  if (!to) return c.not_covered(fmt::format("BitCast to ONNX data type {} is not covered", *code));
+  if (const auto from = c.declared_type(0); from && *from == element_type::string)
+    c.bad("its input is string", "BitCast reads the bits of a numeric type");
+  else if (from && bit_width(*from) != bit_width(*to))
+    c.bad(fmt::format("its input is {} ({} bits) and to is {} ({} bits)", name(*from), bit_width(*from), name(*to),
+                      bit_width(*to)),
+          "BitCast keeps the bits: to must be a type of the input's width");
+  c.output(0, values_dropped(c, c.add("Convert", 1, {c.need(0)}, {{"destination_type", std::string(name(*to))}})));
+}
 void mod(node_context& c) {
   // ONNX: fmod must be 1 where the inputs are floats (ONNX Runtime refuses 0 when it runs).
-  if (const auto t = c.declared_type(0); c.i("fmod", 0) == 0 && t &&
-                                         (*t == element_type::f16 || *t == element_type::f32 || *t == element_type::f64 || *t == element_type::bf16))
+  if (const auto t = c.declared_type(0); c.i("fmod", 0) == 0 && t && is_arithmetic_float(*t))
     c.bad(fmt::format("fmod is 0 and its inputs are {}", name(*t)), "Mod of floats needs fmod 1");
   c.output(0, c.add(c.i("fmod", 0) != 0 ? "Mod" : "FloorMod", 1, {c.need(0), c.need(1)}, {{"auto_broadcast", "numpy"}}));
 }
@@ -246,7 +264,7 @@ std::span<const onnx_entry> elementwise_rows() {
       {"Sqrt", 6, unary<Sqrt>}, {"Tan", 7, unary<Tan>}, {"Tanh", 6, unary<Tanh>}, {"HardSwish", 14, unary<HSwish, 4>},
       {"Round", 11, round_}, {"Reciprocal", 6, reciprocal}, {"Elu", 6, elu}, {"LeakyRelu", 6, leaky_relu},
       {"PRelu", 7, prelu}, {"HardSigmoid", 6, hard_sigmoid}, {"Identity", 1, identity}, {"Dropout", 7, dropout},
-      {"Cast", 6, cast}, {"Clip", 6, clip6}, {"Clip", 11, clip11},
+      {"Cast", 6, cast}, {"BitCast", 26, bitcast}, {"Clip", 6, clip6}, {"Clip", 11, clip11},
       {"Add", 7, binary<Add>}, {"Sub", 7, binary<Subtract>}, {"Mul", 7, binary<Multiply>},
       {"Div", 7, div}, {"Pow", 7, binary<Power>}, {"Equal", 7, binary<Equal>},
       {"Greater", 7, binary<Greater>}, {"Less", 7, binary<Less>}, {"GreaterOrEqual", 12, binary<GreaterEqual>},

@@ -19,9 +19,21 @@ namespace reshape1::onnx::detail {
 /// The broadcast of ONNX's elementwise ops (numpy's), as the IR's arithmetic layers spell it.
 inline const node_context::attributes numpy{{"auto_broadcast", "numpy"}};
 /// NumPy's broadcast of the second input to the first, which it must not grow: where ONNX (and ONNX Runtime)
-/// broadcast one way (Gemm's C, a convolution's bias, a quantisation parameter). See elementwise.cpp's
-/// binary_shape.
+/// broadcast one way (Gemm's C, a convolution's bias, a quantisation parameter, LayerNormalization's scale and
+/// bias). See elementwise.cpp's binary_shape.
 inline const node_context::attributes one_way{{"auto_broadcast", "numpy"}, {"onnx_one_way", "true"}};
+
+/// Whether t is one of ONNX's arithmetic float types (float16, float, double, bfloat16): those its float-only
+/// ops constrain their inputs and outputs to (Mod with fmod 0 refuses them; the random generators make them).
+/// The 8-bit and smaller floats are storage types, none of them.
+[[nodiscard]] inline bool is_arithmetic_float(element_type t) {
+  return t == element_type::f16 || t == element_type::f32 || t == element_type::f64 || t == element_type::bf16;
+}
+
+/// y with its values dropped: an Erf, which keeps y's shape and element type and whose values no rule computes.
+/// For a translation whose layers give the op's shape but other values (CumProd as a CumSum, BitCast as a
+/// Convert, Det as a ReduceProd), so that a size computed from the node's output is unknown, not wrong.
+inline source values_dropped(node_context& c, source y) { return c.add("Erf", 1, {y}); }
 
 /// The shape of a rank-0 constant.
 inline const std::vector<std::int64_t> scalar{};

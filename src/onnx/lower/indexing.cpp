@@ -19,20 +19,23 @@ void gather_nd(node_context& c) {
   c.output(0, c.add("GatherND", 8, {c.need(0), c.need(1)}, {{"batch_dims", fmt::format("{}", c.i("batch_dims", 0))}}));
 }
 void non_zero(node_context& c) { c.output(0, c.add("NonZero", 3, {c.need(0)}, {{"output_type", "i64"}})); }
-void scatter_elements(node_context& c) {
-  const auto reduction = c.s("reduction", "none");
-  c.output(0, c.add("ScatterElementsUpdate", 12, {c.need(0), c.need(1), c.need(2), c.i64({c.i("axis", 0)}, std::vector<std::int64_t>{})},
-                    {{"reduction", reduction == "add" ? "sum" : reduction == "mul" ? "prod" : reduction}, {"use_init_val", "true"}}));
+/// A scatter's reduction as OpenVINO's scatters name it: ONNX's add and mul are sum and prod; max and min
+/// (which ONNX adds at 18 and ONNX Runtime runs at 16 too) keep their names. ONNX Runtime's CPU kernels read
+/// any other value as none (they run "foo", "" and ScatterElements' "mean" as a plain update), and so does
+/// reshape1: the shapes do not depend on it.
+std::string scatter_reduction(const node_context& c) {
+  const auto r = c.s("reduction", "none");
+  return r == "add" ? "sum" : r == "mul" ? "prod" : r == "max" || r == "min" ? r : "none";
 }
-/// ScatterND: OpenVINO's ScatterNDUpdate; from 16 a reduction (add, mul; ONNX adds max and min at 18, which
-/// ONNX Runtime runs at 16 too), which ScatterNDUpdate-15 names sum, prod, max and min.
+void scatter_elements(node_context& c) {
+  c.output(0, c.add("ScatterElementsUpdate", 12, {c.need(0), c.need(1), c.need(2), c.i64({c.i("axis", 0)}, std::vector<std::int64_t>{})},
+                    {{"reduction", scatter_reduction(c)}, {"use_init_val", "true"}}));
+}
+/// ScatterND: OpenVINO's ScatterNDUpdate; from 16 a reduction, which ScatterNDUpdate-15 takes.
 void scatter_nd(node_context& c) {
-  const auto reduction = c.s("reduction", "none");
+  const auto reduction = scatter_reduction(c);
   if (reduction == "none") return c.output(0, c.add("ScatterNDUpdate", 4, {c.need(0), c.need(1), c.need(2)}));
-  if (reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
-    c.bad(fmt::format("reduction is '{}'", reduction), "ScatterND's reduction is none, add, mul, max or min");
-  c.output(0, c.add("ScatterNDUpdate", 15, {c.need(0), c.need(1), c.need(2)},
-                    {{"reduction", reduction == "add" ? "sum" : reduction == "mul" ? "prod" : reduction}}));
+  c.output(0, c.add("ScatterNDUpdate", 15, {c.need(0), c.need(1), c.need(2)}, {{"reduction", reduction}}));
 }
 // Trilu: one triangle of each matrix in the last two axes kept, the rest zero. The mask compares column
 // minus row with k, so an axis the batch is folded into keeps a meaning per position, as the batch rules

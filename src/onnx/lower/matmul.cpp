@@ -53,13 +53,13 @@ source square_matrices(node_context& c) {
 // Det: one value per matrix, [...] from [..., M, M]: a product over the last two axes stands for it.
 void det(node_context& c) {
   if (!c.rank(0)) return c.not_covered("Det of an input of unknown rank is not covered");
-  c.output(0, c.add("ReduceProd", 1, {square_matrices(c), c.i64({-2, -1})}, {{"keep_dims", "false"}}));
+  c.output(0, values_dropped(c, c.add("ReduceProd", 1, {square_matrices(c), c.i64({-2, -1})}, {{"keep_dims", "false"}})));
 }
 // Inverse (com.microsoft): each matrix's inverse, of the same shape: the matrix times itself stands for it.
 void inverse(node_context& c) {
   if (!c.rank(0)) return c.not_covered("Inverse of an input of unknown rank is not covered");
   const auto x = square_matrices(c);
-  c.output(0, c.add("MatMul", 1, {x, x}, {{"transpose_a", "false"}, {"transpose_b", "false"}}));
+  c.output(0, values_dropped(c, c.add("MatMul", 1, {x, x}, {{"transpose_a", "false"}, {"transpose_b", "false"}})));
 }
 }  // namespace
 

@@ -59,8 +59,7 @@ void random_like(node_context& c) {
   refuse_bad_distribution(c);
   const auto x = c.need(0);
   // Random values of an integer type: ONNX's type constraints (and ONNX Runtime's kernels) take float outputs.
-  if (const auto t = c.declared_type(0); !c.i("dtype") && t && *t != element_type::f16 && *t != element_type::f32 &&
-                                         *t != element_type::f64 && *t != element_type::bf16)
+  if (const auto t = c.declared_type(0); !c.i("dtype") && t && !is_arithmetic_float(*t))
     c.bad(fmt::format("its input is {} and no dtype is given", name(*t)),
           fmt::format("{} makes floats: give dtype, or an input of a float type", c.node().op_type()));
   c.output(0, random_of_shape(c, c.shape_of(x), c.i("dtype"), x));

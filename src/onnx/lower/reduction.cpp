@@ -42,15 +42,20 @@ constexpr char ReduceSum[] = "ReduceSum", ReduceMin[] = "ReduceMin", ReduceProd[
 
 /// CumSum: OpenVINO's CumSum, whose axis is a scalar; ONNX Runtime also takes a 1-D axis of one element,
 /// which is reshaped to one (a Reshape that refuses any other count, as ONNX Runtime does).
-void cumsum(node_context& c) {
+source cumulative(node_context& c) {
   auto axis = c.need(1);
-  if (const auto r = c.rank(1); r && *r > 1) c.bad(fmt::format("its axis has rank {}", *r), "CumSum's axis is 0-D or 1-D");
+  if (const auto r = c.rank(1); r && *r > 1)
+    c.bad(fmt::format("its axis has rank {}", *r), fmt::format("{}'s axis is 0-D or 1-D", c.node().op_type()));
   if (const auto r = c.rank(1); !r || *r != 0)
     axis = c.add("Reshape", 1, {axis, c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
-  c.output(0, c.add("CumSum", 3, {c.need(0), axis},
-                    {{"exclusive", c.i("exclusive", 0) != 0 ? "true" : "false"},
-                     {"reverse", c.i("reverse", 0) != 0 ? "true" : "false"}}));
+  return c.add("CumSum", 3, {c.need(0), axis},
+               {{"exclusive", c.i("exclusive", 0) != 0 ? "true" : "false"},
+                {"reverse", c.i("reverse", 0) != 0 ? "true" : "false"}});
 }
+void cumsum(node_context& c) { c.output(0, cumulative(c)); }
+/// CumProd (26): the products along the axis where CumSum has the sums. OpenVINO has no CumProd: CumSum's
+/// layer gives the shape and meets the same elements (along the axis only), and its values, sums, are dropped.
+void cumprod(node_context& c) { c.output(0, values_dropped(c, cumulative(c))); }
 
 template <bool Max>
 void arg(node_context& c) {
@@ -92,7 +97,7 @@ std::span<const onnx_entry> reduction_rows() {
       {"ReduceLogSum", 18, reduce<ReduceSum, 18, 1, around::log>},
       {"ReduceLogSumExp", 1, reduce<ReduceSum, 18, 1, around::log_exp>},
       {"ReduceLogSumExp", 18, reduce<ReduceSum, 18, 1, around::log_exp>}, {"ArgMax", 1, arg<true>},
-      {"CumSum", 11, cumsum},
+      {"CumSum", 11, cumsum}, {"CumProd", 26, cumprod},
       {"ArgMin", 1, arg<false>}, {"TopK", 1, top_k}, {"TopK", 10, top_k},
   };
   return rows;

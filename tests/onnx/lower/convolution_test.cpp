@@ -55,6 +55,13 @@ std::vector<lowering_case> convolution_cases() {
        "ShapeOf,Broadcast,ShapeOf,Broadcast,ShapeOf,Slice,Subtract,Multiply,Slice,Add,Concat,ConvertLike,Broadcast,Reshape,Reshape,Reshape,ScatterUpdate,Reshape", "[1,2,6,6]"},
       // Columns [N, C * 2 * 3, L] of 2x3 blocks of a 5x6 image (4 * 4 blocks): [N, C, 5, 6].
       {"Col2Im", 18, "x:f32[2,12,16] img:i64[2]=5,6 block:i64[2]=2,3", "x,img,block", "y", "", "Convert,Convert,Multiply,Add,Subtract,Divide,Add,ReduceProd,ReduceProd,ShapeOf,Slice,Broadcast,Concat,Reshape,ShapeOf,Slice,Slice,Slice,Concat,Reshape,VariadicSplit,ReduceSum,ShapeOf,Concat,Unsqueeze,Broadcast", "[2,2,5,6]"},
+      // A 3x3 window over 5x5, offsets of 2 * 9 channels and a mask of 9 at each of the 3x3 positions: the
+      // convolution's shape; C (2) checked to divide in offset_group parts, offset and mask against the output.
+      {"DeformConv", 19, "x:f32[1,2,5,5] w:f32[3,2,3,3]= off:f32[1,18,3,3] b:f32[3]= m:f32[1,9,3,3]", "x,w,off,b,m", "y", "",
+       "ShapeOf,Slice,Broadcast,Reshape,Convolution,Add,ShapeOf,Slice,ReduceProd,Multiply,ShapeOf,VariadicSplit,Slice,"
+       "VariadicSplit,Slice,VariadicSplit,ShapeOf,Slice,Slice,Concat,Broadcast,ReduceSum,Add,Multiply,ShapeOf,"
+       "VariadicSplit,Slice,VariadicSplit,Slice,VariadicSplit,ShapeOf,Slice,Slice,Concat,Broadcast,ReduceSum,Add",
+       "[1,3,3,3]"},
   };
 }
 

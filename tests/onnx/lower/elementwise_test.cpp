@@ -36,6 +36,8 @@ std::vector<lowering_case> elementwise_cases() {
       {"PRelu", 7, "x:f32[2,3,4] slope:f32[1]=0.25", "x,slope", "y", "", "PReLU", "[2,3,4]"},
       unary("HardSigmoid", 6, "HardSigmoid"), unary("Identity", 1, ""), unary("Dropout", 7, ""),
       unary("Cast", 6, "Convert", attr_i("to", ::onnx::TensorProto::INT64)),
+      // The bits read as int32: a Convert gives the type, an Erf drops its values (numbers converted).
+      unary("BitCast", 26, "Convert,Erf", attr_i("to", ::onnx::TensorProto::INT32)),
       unary("Clip", 6, "Clamp", attr_f("min", 0.0F) + attr_f("max", 6.0F)),
       {"Clip", 11, "x:f32[2,3,4] lo:f32[]=0 hi:f32[]=6", "x,lo,hi", "y", "", "Maximum,Minimum", "[2,3,4]"},
       binary("Add", 7, "Add"), binary("Sub", 7, "Subtract"), binary("Mul", 7, "Multiply"),

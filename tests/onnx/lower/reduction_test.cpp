@@ -30,6 +30,8 @@ std::vector<lowering_case> reduction_cases() {
                                          {"ReduceLogSum", 18, "ReduceSum,Log"}, {"ReduceLogSumExp", 18, "Exp,ReduceSum,Log"}})
     for (auto& c : reduce(op, since, layer)) all.push_back(std::move(c));
   all.push_back({"CumSum", 11, "x:f32[2,3] axis:i64[1]=1", "x,axis", "y", attr_i("reverse", 1), "Reshape,CumSum", "[2,3]"});
+  // CumSum's shape, its values (sums, not products) dropped by an Erf.
+  all.push_back({"CumProd", 26, "x:f32[2,3] axis:i64[]=1", "x,axis", "y", attr_i("exclusive", 1), "CumSum,Erf", "[2,3]"});
   return all;
 }
 
