@@ -628,10 +628,6 @@ FAMILIES = {
 
 # Disagreements known and not fixed yet, each (op, words in the problem or ONNX Runtime's error, why).
 KNOWN = [
-    ("GlobalMaxPool", "Only N can be zero", "a channel or spatial dimension of 0: ONNX Runtime refuses it when run, "
-                                            "reshape1 gives [N, C, 1...]"),
-    ("GlobalAveragePool", "Only N can be zero", "as GlobalMaxPool"),
-    ("GlobalLpPool", "Only N can be zero", "as GlobalMaxPool"),
     ("RNN", "Batchwise recurrent operations (layout == 1) are not supported", "layout 1: ONNX Runtime 1.30's CPU "
                                                                               "kernels refuse it; reshape1 gives the "
                                                                               "spec's batch-major shapes"),

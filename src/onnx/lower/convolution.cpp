@@ -72,11 +72,20 @@ source add_bias(node_context& c, source x, source bias, std::size_t spatial, std
   std::vector<std::int64_t> pattern{1, -1};
   pattern.resize(2 + spatial, 1);
   std::optional<source> shaped;
-  if (const auto dims = c.constant_dims(port); dims && dims->size() == 1) {
+  // A Const of several values: given the shape, its count checked by the one-way Add below (a count other
+  // than x's channels does not broadcast to them).
+  if (const auto dims = c.constant_dims(port); dims && dims->size() == 1 && (*dims)[0] != 1) {
     pattern[1] = (*dims)[0];
     shaped = c.constant_as(port, pattern);
   }
-  if (!shaped) shaped = c.add("Reshape", 1, {bias, c.i64(pattern)}, {{"special_zero", "false"}});
+  if (!shaped) {
+    // A computed bias, or a Const of one value (which would broadcast): 1-D, of x's channels exactly (a split
+    // in one piece of that length), as ONNX Runtime checks it when it runs.
+    if (const auto r = c.rank(port); r && *r != 1)
+      c.bad(fmt::format("its bias (input {}) has rank {}", port, *r), "the bias is 1-D: one value per output channel");
+    bias = c.add("VariadicSplit", 1, {bias, c.i64({0}, scalar), shape_slice(c, c.shape_of(x), 1, 2)});
+    shaped = c.add("Reshape", 1, {bias, c.i64(pattern)}, {{"special_zero", "false"}});
+  }
   // One way: ONNX Runtime refuses a bias that is not one value per output channel, where numpy's broadcast
   // would let a bias of C values grow an output of one channel to C.
   return c.add("Add", 1, {x, *shaped}, one_way);
@@ -96,6 +105,23 @@ source grouped(node_context& c, source w, std::int64_t groups, std::size_t port 
   return c.add("Reshape", 1, {w, pattern}, {{"special_zero", "false"}});
 }
 
+/// The weights w (node input `port`, [O, I, k...]) with the node's kernel_shape, where it has one, checked
+/// against their window as ONNX Runtime checks it: a Const's dims when the node is read, a computed tensor's
+/// by a split of each spatial axis in one piece of kernel_shape's length (whose rule refuses another).
+source kernel_checked(node_context& c, source w, std::size_t port) {
+  const auto kernel = c.ints("kernel_shape");
+  if (!kernel) return w;
+  if (const auto dims = c.constant_dims(port)) {
+    if (dims->size() == kernel->size() + 2 && !std::equal(kernel->begin(), kernel->end(), dims->begin() + 2))
+      c.bad("kernel_shape is not the weights' window", "kernel_shape must equal the weights' dimensions from 2 on");
+    return w;
+  }
+  if (const auto r = c.rank(port); r && *r != kernel->size() + 2) return w;
+  for (std::size_t k = 0; k < kernel->size(); ++k)
+    w = c.add("VariadicSplit", 1, {w, c.i64({static_cast<std::int64_t>(k) + 2}, scalar), c.i64({(*kernel)[k]})});
+  return w;
+}
+
 /// Where a convolution node has its weights and bias (its data is input 0): Conv's (w 1, B 2), ConvInteger's
 /// (w 1; no bias), QLinearConv's (w 3, B 8).
 struct conv_ports {
@@ -107,16 +133,7 @@ struct conv_ports {
 /// group, plus its bias.
 source convolve(node_context& c, source x, source w, const conv_ports& at) {
   const auto spatial = spatial_axes(c, at.w);
-  // ONNX Runtime refuses a kernel_shape that is not the weights' window.
-  if (const auto kernel = c.ints("kernel_shape"))
-    if (const auto dims = c.constant_dims(at.w); dims && dims->size() == kernel->size() + 2 &&
-                                                  !std::equal(kernel->begin(), kernel->end(), dims->begin() + 2))
-      c.bad("kernel_shape is not the weights' window", "kernel_shape must equal the weights' dimensions from 2 on");
-  // Weights from a tensor of the graph: each spatial axis in one piece of kernel_shape's length, which the
-  // split's rule refuses if it differs.
-  if (const auto kernel = c.ints("kernel_shape"); kernel && !c.constant_dims(at.w) && (!c.rank(at.w) || *c.rank(at.w) == kernel->size() + 2))
-    for (std::size_t k = 0; k < kernel->size(); ++k)
-      w = c.add("VariadicSplit", 1, {w, c.i64({static_cast<std::int64_t>(k) + 2}, scalar), c.i64({(*kernel)[k]})});
+  w = kernel_checked(c, w, at.w);
   const auto groups = c.i("group", 1);
   // The bias is one value per output channel (the weights' first dimension), as ONNX Runtime checks it.
   if (const auto wd = c.constant_dims(at.w), bd = at.bias ? c.constant_dims(*at.bias) : std::nullopt;
@@ -156,9 +173,14 @@ source plus_sampling_input(node_context& c, source y, std::size_t port, source c
 
 /// DeformConv (19, 22): a 2-D convolution of X [N, C, H, W] by W [M, C/group, kH, kW] (plus B [M]) whose sampling
 /// points each output position moves by its offsets, [N, offset_group * 2 * kH * kW, oH, oW], and scales by its
-/// mask, [N, offset_group * kH * kW, oH, oW]: the output is the convolution's, [N, M, oH, oW]. The Convolution
-/// gives it; offset and mask are checked against it and read (plus_sampling_input). ONNX Runtime's kernel takes
-/// 4-D X only and positive group and offset_group, offset_group dividing C.
+/// mask, [N, offset_group * kH * kW, oH, oW]: [N, M, oH, oW]. Its sizes are ONNX Runtime's, computed here rather
+/// than by a Convolution's rule: o = (in + pads - dilation * (k - 1) - 1) / stride + 1 with the division
+/// truncated toward zero, so a window longer than the input gives 0 or 1 (a negative o is refused by the
+/// Broadcast that makes the output). Each sample's X summed meets W's filters summed, broadcast to that shape;
+/// offset and mask are checked against it and read (plus_sampling_input). ONNX Runtime's checks: X and W 4-D,
+/// C and M positive, group and offset_group positive and dividing C (offset_group) and M (group), C equal to
+/// W's in-channels times group, the window W's (kernel_shape), B of M values, and an input image of at least
+/// one element where the output has one.
 void deform_conv(node_context& c) {
   for (const std::size_t port : {0, 1})
     if (const auto r = c.rank(port); r && *r != 4)
@@ -168,15 +190,58 @@ void deform_conv(node_context& c) {
   if (groups <= 0 || offset_groups <= 0)
     c.bad(fmt::format("its {} is {}", groups <= 0 ? "group" : "offset_group", groups <= 0 ? groups : offset_groups),
           "group and offset_group are positive");
-  const auto x = c.need(0), w = c.need(1);
-  // C in offset_group parts: C zeros reshaped to [offset_group, -1] infer the part only when offset_group
-  // divides C (a check only, whose output nothing reads).
-  const auto channels = c.add("Broadcast", 3, {c.i64({0}, scalar), shape_slice(c, c.shape_of(x), 1, 2)}, {{"mode", "numpy"}});
+  const auto two = [&](std::string_view name, std::size_t count, std::int64_t fallback, std::int64_t least) {
+    const auto v = c.ints(name).value_or(std::vector<std::int64_t>(count, fallback));
+    if (v.size() != count) c.bad(fmt::format("{} has {} values", name, v.size()), fmt::format("DeformConv's {} has {} values", name, count));
+    for (const auto e : v)
+      if (e < least) c.bad(fmt::format("{} holds {}", name, e), fmt::format("DeformConv's {} are {} at least", name, least));
+    return v;
+  };
+  const auto strides = two("strides", 2, 1, 1), dilations = two("dilations", 2, 1, 1), pads = two("pads", 4, 0, 0);
+  if (c.ints("kernel_shape")) static_cast<void>(two("kernel_shape", 2, 1, 1));
+  const auto w = kernel_checked(c, c.need(1), 1);
+  const auto ws = c.shape_of(w);
+  const auto out_channels = shape_slice(c, ws, 0, 1);
+  // X's channels W's in-channels times group, exactly (a split in one piece of that length).
+  const auto x = c.add("VariadicSplit", 1, {c.need(0), c.i64({1}, scalar),
+                                            c.add("Multiply", 1, {shape_slice(c, ws, 1, 2), c.i64({groups})}, numpy)});
+  const auto xs = c.shape_of(x);
+  // C and M hold an element; C in offset_group parts (C zeros reshaped to [offset_group, -1] infer the part
+  // only where it divides). Checks only: nothing reads their outputs.
+  expect_no_zero(c, c.add("Concat", 1, {shape_slice(c, xs, 1, 2), out_channels}, {{"axis", "0"}}));
+  const auto channels = c.add("Broadcast", 3, {c.i64({0}, scalar), shape_slice(c, xs, 1, 2)}, {{"mode", "numpy"}});
   static_cast<void>(c.add("Reshape", 1, {channels, c.i64({offset_groups, -1})}, {{"special_zero", "false"}}));
-  auto y = convolve(c, x, w, {1, 3});
-  const auto window = c.add("ReduceProd", 1, {shape_slice(c, c.shape_of(w), 2, 0), c.i64({0})}, {{"keep_dims", "true"}});
-  y = plus_sampling_input(c, y, 2, c.add("Multiply", 1, {window, c.i64({2 * offset_groups})}, numpy));
-  if (c.input(4)) y = plus_sampling_input(c, y, 4, c.add("Multiply", 1, {window, c.i64({offset_groups})}, numpy));
+  // The output's positions.
+  const auto image = shape_slice(c, xs, 2, 4);
+  const auto window = shape_slice(c, ws, 2, 4);
+  const auto reach = c.add("Multiply", 1, {c.add("Subtract", 1, {window, c.i64({1, 1})}, numpy), c.i64(dilations)}, numpy);
+  const auto span = c.add("Subtract", 1, {c.add("Add", 1, {image, c.i64({pads[0] + pads[2], pads[1] + pads[3]})}, numpy),
+                                          c.add("Add", 1, {reach, c.i64({1, 1})}, numpy)}, numpy);
+  const auto positions = c.add("Add", 1, {c.add("Divide", 1, {span, c.i64(strides)}, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "false"}}),
+                                          c.i64({1, 1})}, numpy);
+  // An empty image only where the output is empty too (ONNX Runtime refuses H or W of 0 beside an output of
+  // elements: pads that make one from nothing).
+  const auto keep = attributes{{"keep_dims", "true"}};
+  const auto outputs = c.add("ReduceProd", 1, {c.add("Concat", 1, {shape_slice(c, xs, 0, 1), positions}, {{"axis", "0"}}), c.i64({0})}, keep);
+  expect_no_zero(c, c.add("Select", 1, {c.add("Equal", 1, {outputs, c.i64({0})}, numpy), c.i64({1}),
+                                        c.add("ReduceProd", 1, {image, c.i64({0})}, keep)}, numpy));
+  // Each sample's X meets every filter: [N, 1, 1, 1] plus [1, M, 1, 1] (M in group parts), broadcast to the output.
+  const auto filters = c.add("ReduceSum", 1, {w, c.i64({1, 2, 3})}, {{"keep_dims", "false"}});
+  const auto grouped_filters = c.add("Reshape", 1, {filters, c.i64({groups, -1})}, {{"special_zero", "false"}});
+  const auto met = c.add("Add", 1, {c.add("ReduceSum", 1, {x, c.i64({1, 2, 3})}, keep),
+                                    c.add("Reshape", 1, {grouped_filters, c.i64({1, -1, 1, 1})}, {{"special_zero", "false"}})}, numpy);
+  auto y = c.add("Broadcast", 3, {met, c.add("Concat", 1, {shape_slice(c, xs, 0, 1), out_channels, positions}, {{"axis", "0"}})},
+                 {{"mode", "numpy"}});
+  // B: one value per output channel, 1-D.
+  if (const auto bias = c.input(3)) {
+    if (const auto r = c.rank(3); r && *r != 1)
+      c.bad(fmt::format("its bias (input 3) has rank {}", *r), "DeformConv's B is [M]");
+    const auto exact = c.add("VariadicSplit", 1, {*bias, c.i64({0}, scalar), out_channels});
+    y = c.add("Add", 1, {y, c.add("Reshape", 1, {exact, c.i64({1, -1, 1, 1})}, {{"special_zero", "false"}})}, numpy);
+  }
+  const auto taps = c.add("ReduceProd", 1, {window, c.i64({0})}, keep);
+  y = plus_sampling_input(c, y, 2, c.add("Multiply", 1, {taps, c.i64({2 * offset_groups})}, numpy));
+  if (c.input(4)) y = plus_sampling_input(c, y, 4, c.add("Multiply", 1, {taps, c.i64({offset_groups})}, numpy));
   c.output(0, y);
 }
 
@@ -244,7 +309,8 @@ source transposed(node_context& c) {
   }
   a.emplace_back("output_padding", list(output_padding));
   const auto x = c.need(0);
-  std::vector<source> inputs{x, groups == 1 ? c.need(1) : grouped(c, c.need(1), groups)};
+  const auto weights = kernel_checked(c, c.need(1), 1);
+  std::vector<source> inputs{x, groups == 1 ? weights : grouped(c, weights, groups)};
   const auto pad = c.s("auto_pad", "NOTSET");
   if (auto sizes = c.ints("output_shape")) {
     if (sizes->size() != spatial)
@@ -450,9 +516,12 @@ void lp_pool(node_context& c) {
 }
 
 /// The global pools take [N, C, D1...]: ONNX Runtime refuses an input of rank below 3 when it runs.
-void refuse_unpooled_rank(const node_context& c) {
+/// A global pool's input: of rank 3 at least, and (as ONNX Runtime's kernels check when they run) with an
+/// element in each channel and spatial axis: only the batch may be empty.
+void refuse_unpooled_rank(node_context& c) {
   if (const auto r = c.rank(0); r && *r < 3)
     c.bad(fmt::format("its input has rank {}", *r), "a global pool takes [N, C, D1, ...]: rank 3 at least");
+  expect_elements(c, c.need(0), 1);
 }
 template <const char* Reduce>
 void global_pool(node_context& c) {
@@ -533,6 +602,8 @@ void max_unpool(node_context& c) {
     lead = c.add("VariadicSplit", 1, {lead, c.i64({1}, scalar), shape_slice(c, dims, 1, 2)});
     return c.add("Concat", 1, {c.shape_of(lead), shape_slice(c, wanted, 2, 0)}, {{"axis", "0"}});
   };
+  // ONNX Runtime refuses an inferred spatial size of 0 (an input of 1 beside pads as long as the kernel).
+  if (!c.input(2)) expect_no_zero(c, shape_slice(c, inferred(), 2, 0));
   const auto shape = c.input(2) ? given(c.add("Convert", 1, {*c.input(2)}, {{"destination_type", "i64"}})) : inferred();
   // The output flattened; one given by output_shape holds the inferred one's elements at least (a tensor of its
   // count split after the inferred count).

@@ -67,6 +67,20 @@ inline source shape_slice(node_context& c, source shape, std::int64_t from, std:
   return c.add("Slice", 8, {shape, c.i64({from}), c.i64({end}), c.i64({1})});
 }
 
+/// A check that the dimension sizes `dims` (1-D i64) are none of them 0: zeros as many as their product split
+/// in [1, the rest], which the split's rule refuses when the product is 0 (and the Broadcast when it is
+/// negative). Nothing reads its output. For the ops ONNX Runtime's kernels refuse an empty axis in (a global
+/// pool: "Only N can be zero"; MaxUnpool's output: "Computed output dimension is not positive").
+inline void expect_no_zero(node_context& c, source dims) {
+  const auto count = c.add("ReduceProd", 1, {dims, c.i64({0})}, {{"keep_dims", "true"}});
+  const auto zeros = c.add("Broadcast", 3, {c.i64({0}, scalar), count}, {{"mode", "numpy"}});
+  static_cast<void>(c.add("VariadicSplit", 1, {zeros, c.i64({0}, scalar), c.i64({1, -1})}, {}, 2));
+}
+/// expect_no_zero of dimensions [from, to) of x (to 0: up to the end).
+inline void expect_elements(node_context& c, source x, std::int64_t from, std::int64_t to = 0) {
+  expect_no_zero(c, shape_slice(c, c.shape_of(x), from, to));
+}
+
 std::span<const onnx_entry> elementwise_rows();
 std::span<const onnx_entry> convolution_rows();
 std::span<const onnx_entry> normalization_rows();

@@ -74,7 +74,7 @@ void one_hot(node_context& c) {
   const auto rank = c.rank(0);
   if (rank && *rank == 0) c.bad("its indices are a scalar", "OneHot takes indices of rank 1 at least");
   // ONNX Runtime refuses a depth below 1 and values of other than two elements.
-  if (const auto depth = c.constant_ints(1); depth && depth->size() == 1 && (*depth)[0] < 1)
+  if (const auto depth = c.constant_reals(1); depth && depth->size() == 1 && (*depth)[0] < 1)
     c.bad(fmt::format("its depth is {}", (*depth)[0]), "OneHot's depth is 1 at least");
   if (const auto dims = c.constant_dims(2)) {
     std::int64_t count = 1;

@@ -164,6 +164,7 @@ void cdist(node_context& c) {
     if (const auto r = c.rank(port); r && *r != 2) c.bad(fmt::format("input {} is of rank {}", port, *r), "A and B are matrices");
   const auto metric = c.s("metric", "sqeuclidean");
   if (metric != "sqeuclidean" && metric != "euclidean") c.bad(fmt::format("metric is '{}'", metric), "sqeuclidean or euclidean");
+  expect_elements(c, c.need(0), 1, 2);  // ONNX Runtime's kernel refuses points of no coordinate (K of 0)
   c.output(0, c.add("MatMul", 1, {c.need(0), c.need(1)}, {{"transpose_a", "false"}, {"transpose_b", "true"}}));
 }
 // MatMulBnb4 (A [..., K], B packed, absmax; attributes K and N) and MatMulFpQ4 (A, B packed, B_shape [K, N]):

@@ -43,6 +43,10 @@ constexpr char ReduceSum[] = "ReduceSum", ReduceMin[] = "ReduceMin", ReduceProd[
 /// CumSum: OpenVINO's CumSum, whose axis is a scalar; ONNX Runtime also takes a 1-D axis of one element,
 /// which is reshaped to one (a Reshape that refuses any other count, as ONNX Runtime does).
 source cumulative(node_context& c) {
+  // ONNX Runtime's kernels take exclusive and reverse of 0 or 1 only.
+  for (const auto* flag : {"exclusive", "reverse"})
+    if (const auto v = c.i(flag, 0); v != 0 && v != 1)
+      c.bad(fmt::format("{} is {}", flag, v), fmt::format("{}'s {} is 0 or 1", c.node().op_type(), flag));
   auto axis = c.need(1);
   if (const auto r = c.rank(1); r && *r > 1)
     c.bad(fmt::format("its axis has rank {}", *r), fmt::format("{}'s axis is 0-D or 1-D", c.node().op_type()));

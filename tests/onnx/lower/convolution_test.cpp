@@ -37,10 +37,16 @@ std::vector<lowering_case> convolution_cases() {
       {"AveragePool", 7, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {3, 3}) + attr_ints("pads", {1, 1, 1, 1}),
        "AvgPool", "[1,3,8,8]"},
       // Reduced over the axes from 2 on: a Range to the rank.
-      {"GlobalAveragePool", 1, "x:f32[1,3,8,8]", "x", "y", "", "ShapeOf,ShapeOf,Squeeze,Range,ReduceMean", "[1,3,1,1]"},
-      {"GlobalMaxPool", 1, "x:f32[1,3,8,8]", "x", "y", "", "ShapeOf,ShapeOf,Squeeze,Range,ReduceMax", "[1,3,1,1]"},
+      // The global pools first check that C and the spatial axes hold elements (zeros of their product's
+      // length, split [1, rest]): ONNX Runtime's pooling lets only the batch be empty.
+      {"GlobalAveragePool", 1, "x:f32[1,3,8,8]", "x", "y", "",
+       "ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,ShapeOf,ShapeOf,Squeeze,Range,ReduceMean", "[1,3,1,1]"},
+      {"GlobalMaxPool", 1, "x:f32[1,3,8,8]", "x", "y", "",
+       "ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,ShapeOf,ShapeOf,Squeeze,Range,ReduceMax", "[1,3,1,1]"},
       {"GlobalLpPool", 2, "x:f32[1,3,8,8]", "x", "y", attr_i("p", 3),
-       "ShapeOf,ShapeOf,Squeeze,Range,Abs,ConvertLike,Power,ReduceSum,ConvertLike,Power", "[1,3,1,1]"},
+       "ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,ShapeOf,ShapeOf,Squeeze,Range,Abs,ConvertLike,Power,ReduceSum,"
+       "ConvertLike,Power",
+       "[1,3,1,1]"},
       {"MaxPool", 1, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}),
        "MaxPool", "[1,3,4,4]"},
       // The integer convolutions, computed in f32 and converted to their output's type.
@@ -51,16 +57,24 @@ std::vector<lowering_case> convolution_cases() {
        "x,xs,xz,w,ws,wz,ys,yz,b", "y", attr_i("group", 2) + attr_ints("pads", {1, 1, 1, 1}),
        "Convert,Convert,GroupConvolution,Add,Convert", "[1,4,8,8]"},
       // The indices of a 2x2 window of stride 2 back in [1, 2, 3 * 2, 3 * 2], or in the output_shape given.
+      // (The inferred spatial sizes checked to hold elements: ONNX Runtime refuses a computed size of 0.)
       {"MaxUnpool", 9, "x:f32[1,2,3,3] i:i64[1,2,3,3]", "x,i", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}),
-       "ShapeOf,Broadcast,ShapeOf,Broadcast,ShapeOf,Slice,Subtract,Multiply,Slice,Add,Concat,ConvertLike,Broadcast,Reshape,Reshape,Reshape,ScatterUpdate,Reshape", "[1,2,6,6]"},
+       "ShapeOf,Broadcast,ShapeOf,Broadcast,ShapeOf,Slice,Subtract,Multiply,Slice,Add,Concat,Slice,ReduceProd,Broadcast,"
+       "VariadicSplit,ShapeOf,Slice,Subtract,Multiply,Slice,Add,Concat,ConvertLike,Broadcast,Reshape,Reshape,Reshape,"
+       "ScatterUpdate,Reshape",
+       "[1,2,6,6]"},
       // Columns [N, C * 2 * 3, L] of 2x3 blocks of a 5x6 image (4 * 4 blocks): [N, C, 5, 6].
       {"Col2Im", 18, "x:f32[2,12,16] img:i64[2]=5,6 block:i64[2]=2,3", "x,img,block", "y", "", "Convert,Convert,Multiply,Add,Subtract,Divide,Add,ReduceProd,ReduceProd,ShapeOf,Slice,Broadcast,Concat,Reshape,ShapeOf,Slice,Slice,Slice,Concat,Reshape,VariadicSplit,ReduceSum,ShapeOf,Concat,Unsqueeze,Broadcast", "[2,2,5,6]"},
-      // A 3x3 window over 5x5, offsets of 2 * 9 channels and a mask of 9 at each of the 3x3 positions: the
-      // convolution's shape; C (2) checked to divide in offset_group parts, offset and mask against the output.
+      // A 3x3 window over 5x5, offsets of 2 * 9 channels and a mask of 9 at each of the 3x3 positions: ONNX
+      // Runtime's output size computed from the shapes; X's channels, C and M, the image and B checked; offset
+      // and mask against the output.
       {"DeformConv", 19, "x:f32[1,2,5,5] w:f32[3,2,3,3]= off:f32[1,18,3,3] b:f32[3]= m:f32[1,9,3,3]", "x,w,off,b,m", "y", "",
-       "ShapeOf,Slice,Broadcast,Reshape,Convolution,Add,ShapeOf,Slice,ReduceProd,Multiply,ShapeOf,VariadicSplit,Slice,"
-       "VariadicSplit,Slice,VariadicSplit,ShapeOf,Slice,Slice,Concat,Broadcast,ReduceSum,Add,Multiply,ShapeOf,"
-       "VariadicSplit,Slice,VariadicSplit,Slice,VariadicSplit,ShapeOf,Slice,Slice,Concat,Broadcast,ReduceSum,Add",
+       "ShapeOf,Slice,Slice,Multiply,VariadicSplit,ShapeOf,Slice,Concat,ReduceProd,Broadcast,VariadicSplit,Slice,"
+       "Broadcast,Reshape,Slice,Slice,Subtract,Multiply,Add,Add,Subtract,Divide,Add,Slice,Concat,ReduceProd,Equal,"
+       "ReduceProd,Select,ReduceProd,Broadcast,VariadicSplit,ReduceSum,Reshape,ReduceSum,Reshape,Add,Slice,Concat,"
+       "Broadcast,VariadicSplit,Reshape,Add,ReduceProd,Multiply,ShapeOf,VariadicSplit,Slice,VariadicSplit,Slice,"
+       "VariadicSplit,ShapeOf,Slice,Slice,Concat,Broadcast,ReduceSum,Add,Multiply,ShapeOf,VariadicSplit,Slice,"
+       "VariadicSplit,Slice,VariadicSplit,ShapeOf,Slice,Slice,Concat,Broadcast,ReduceSum,Add",
        "[1,3,3,3]"},
   };
 }
@@ -133,6 +147,63 @@ TEST(lower_convolution, pooling_refuses_what_onnx_runtime_refuses) {
 TEST(lower_convolution, global_pools_take_a_spatial_axis) {
   expect_refused_with({"GlobalMaxPool", 1, "x:f32[2,3]", "x", "y", "", "", ""}, "its input has rank 2");
   expect_refused_with({"GlobalLpPool", 2, "x:f32[2]", "x", "y", "", "", ""}, "its input has rank 1");
+  // Only the batch may be empty, as ONNX Runtime's pooling checks it ("Only N can be zero").
+  const auto empty = "the split lengths [1,-1] do not add up to the dimension 0";
+  EXPECT_NE(refusals({"GlobalAveragePool", 1, "x:f32[2,0,4]", "x", "y", "", "", ""}).find(empty), std::string::npos);
+  EXPECT_NE(refusals({"GlobalMaxPool", 1, "x:f32[2,3,4,0]", "x", "y", "", "", ""}).find(empty), std::string::npos);
+  EXPECT_EQ(refusals({"GlobalLpPool", 2, "x:f32[0,3,4]", "x", "y", "", "", ""}), "");
+}
+
+// Weights or a bias the graph computes are checked when the model propagates, as ONNX Runtime checks them
+// when it runs: the window against kernel_shape, the bias 1-D of one value per output channel (a Const of
+// one value too, which would broadcast).
+TEST(lower_convolution, computed_weights_and_bias_checked_as_onnx_runtime_checks_them) {
+  EXPECT_NE(refusals({"Conv", 11, "x:f32[1,2,5,5] w:f32[3,2,3,3]", "x,w", "y", attr_ints("kernel_shape", {2, 2}), "", ""})
+                .find("the split lengths [2] do not add up to the dimension 3"),
+            std::string::npos);
+  EXPECT_EQ(refusals({"Conv", 11, "x:f32[1,2,5,5] w:f32[3,2,3,3]", "x,w", "y", attr_ints("kernel_shape", {3, 3}), "", ""}), "");
+  EXPECT_NE(refusals({"ConvTranspose", 11, "x:f32[1,2,5,5] w:f32[2,3,3,3]", "x,w", "y", attr_ints("kernel_shape", {2, 2}), "", ""})
+                .find("the split lengths [2] do not add up to the dimension 3"),
+            std::string::npos);
+  for (const auto* bias : {"b:f32[1]", "b:f32[1]=", "b:f32[4]"})
+    EXPECT_NE(refusals({"Conv", 11, fmt::format("x:f32[1,2,5,5] w:f32[3,2,3,3] {}", bias), "x,w,b", "y", "", "", ""}),
+              "") << bias;
+  EXPECT_EQ(refusals({"Conv", 11, "x:f32[1,2,5,5] w:f32[3,2,3,3]= b:f32[3]", "x,w,b", "y", "", "", ""}), "");
+  expect_refused_with({"ConvTranspose", 11, "x:f32[1,2,5,5] w:f32[2,3,3,3]= b:f32[1,3]", "x,w,b", "y", "", "", ""},
+                      "its bias (input 2) has rank 2");
+}
+
+// An output of 0 where MaxUnpool's sizes give one (an input of 1 with pads as long as the kernel): ONNX
+// Runtime refuses it ("Computed output dimension is not positive").
+TEST(lower_convolution, max_unpool_refuses_an_empty_output) {
+  EXPECT_NE(refusals({"MaxUnpool", 9, "x:f32[1,1,1,1] i:i64[1,1,1,1]", "x,i", "y",
+                      attr_ints("kernel_shape", {2, 2}) + attr_ints("pads", {1, 1, 1, 1}), "", ""})
+                .find("the split lengths [1,-1] do not add up to the dimension 0"),
+            std::string::npos);
+}
+
+// DeformConv's sizes are ONNX Runtime's: a window longer than the input gives 0 or 1 (span / stride + 1,
+// truncated); an empty image beside an output of elements, C or M of 0, and a bias of another count are
+// refused.
+TEST(lower_convolution, deform_conv_sizes_as_onnx_runtime_computes_them) {
+  const auto output = [](const std::string& x, const std::string& attrs, const std::string& offset) {
+    const lowering_case c{"DeformConv", 19, fmt::format("x:f32{} w:f32[3,2,3,3]= off:f32{}", x, offset), "x,w,off", "y", attrs, "", ""};
+    const auto bytes = model_of(c);
+    const auto g = onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.onnx");
+    const auto p = model::propagate(g);
+    std::string out = p.lost.empty() ? "" : "lost: ";
+    for (const auto& l : g.layers())
+      if (l.type == "Result") out += to_string(p.input(g, l, 0).shape);
+    return out;
+  };
+  EXPECT_EQ(output("[1,2,2,2]", "", "[1,18,0,0]"), "[1,3,0,0]");
+  EXPECT_EQ(output("[1,2,2,5]", attr_ints("strides", {2, 2}), "[1,18,1,2]"), "[1,3,1,2]");
+  EXPECT_EQ(output("[1,2,0,5]", attr_ints("pads", {1, 0, 1, 0}), "[1,18,0,3]"), "[1,3,0,3]");
+  EXPECT_EQ(output("[1,2,0,5]", "", "[1,18,0,3]").substr(0, 6), "lost: ");  // -2 positions
+  EXPECT_EQ(output("[1,2,0,5]", attr_ints("pads", {2, 0, 2, 0}), "[1,18,2,3]").substr(0, 6), "lost: ");
+  EXPECT_EQ(output("[1,0,5,5]", "", "[1,18,3,3]").substr(0, 6), "lost: ");
+  expect_refused_with({"DeformConv", 19, "x:f32[1,2,5,5] w:f32[3,2,3,3]= off:f32[1,18,3,3] b:f32[]", "x,w,off,b", "y", "", "", ""},
+                      "its bias (input 3) has rank 0");
 }
 
 }  // namespace

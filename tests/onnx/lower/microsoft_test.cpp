@@ -1,5 +1,7 @@
 // The com.microsoft rows of src/onnx/lower/microsoft.cpp: one case a row (rows_test.cpp runs them as
 // onnx/lower_rows).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -66,7 +68,8 @@ std::vector<lowering_case> microsoft_cases() {
       {"SampleOp", 1, "x:f32[2,3]", "x", "y", "", "", "[2,3]", ms},
       // Scores [B, V] with ids [B, L]: the scores' shape, each entry's scores meeting its own ids.
       {"NGramRepeatBlock", 1, "ids:i64[2,5] s:f32[2,10]", "ids,s", "y", attr_i("ngram_size", 2), "Reshape,ConvertLike,Reshape,ShapeOf,Slice,ReduceSum,VariadicSplit,Add", "[2,10]", ms},
-      {"CDist", 1, "a:f32[3,4] b:f32[5,4]", "a,b", "y", "", "MatMul", "[3,5]", ms},
+      // (K checked to be at least 1: ONNX Runtime refuses points of no coordinate.)
+      {"CDist", 1, "a:f32[3,4] b:f32[5,4]", "a,b", "y", "", "ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,MatMul", "[3,5]", ms},
       // A [2, 3, 8] times 8 x 6 weights held in 4 bits: [2, 3, 6].
       {"MatMulBnb4", 1, "a:f32[2,3,8] b:u8[24]= absmax:f32[3]=", "a,b,absmax", "y", attr_i("K", 8) + attr_i("N", 6) + attr_i("block_size", 16) + attr_i("quant_type", 1),
        "ConvertLike,Broadcast,MatMul", "[2,3,6]", ms},
@@ -98,5 +101,15 @@ std::vector<lowering_case> microsoft_cases() {
        "Slice,Concat,Reshape,ReduceSum,ConvertLike,ReduceSum,Add,Add", "[3,4]", ms},
   };
 }
+
+namespace {
+
+// ONNX Runtime's CDist refuses points of no coordinate (K of 0).
+TEST(lower_microsoft, cdist_takes_points_of_a_coordinate_at_least) {
+  const lowering_case empty{"CDist", 1, "a:f32[3,0] b:f32[5,0]", "a,b", "y", "", "", "", "com.microsoft"};
+  EXPECT_NE(refusals(empty).find("the split lengths [1,-1] do not add up to the dimension 0"), std::string::npos);
+}
+
+}  // namespace
 
 }  // namespace reshape1::test

@@ -1,4 +1,6 @@
 // The reduction rows of src/onnx/lower/reduction.cpp: one case a row (rows_test.cpp runs them as onnx/lower_rows).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -34,5 +36,15 @@ std::vector<lowering_case> reduction_cases() {
   all.push_back({"CumProd", 26, "x:f32[2,3] axis:i64[]=1", "x,axis", "y", attr_i("exclusive", 1), "CumSum,Erf", "[2,3]"});
   return all;
 }
+
+namespace {
+
+// ONNX Runtime's CumSum and CumProd kernels take exclusive and reverse of 0 or 1 only.
+TEST(lower_reduction, cumulative_flags_are_0_or_1) {
+  expect_refused_with({"CumSum", 11, "x:f32[2,3] axis:i64[]=1", "x,axis", "y", attr_i("exclusive", 2), "", ""}, "exclusive is 2");
+  expect_refused_with({"CumProd", 26, "x:f32[2,3] axis:i64[]=1", "x,axis", "y", attr_i("reverse", -1), "", ""}, "reverse is -1");
+}
+
+}  // namespace
 
 }  // namespace reshape1::test

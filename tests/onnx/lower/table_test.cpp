@@ -31,6 +31,7 @@ TEST(lower_table, nodes_onnx_runtime_refuses_are_refused_when_read) {
   says({"Split", 18, "x:f32[2,6]", "x", "y,z", attr_i("axis", 1), "", ""}, "it has neither a split input nor num_outputs");
   says({"CumSum", 11, "x:f32[2,3] a:i64[1,1]=1", "x,a", "y", "", "", ""}, "its axis has rank 2");
   says({"OneHot", 11, "i:i64[2] d:i64[]=0 v:f32[2]=0,1", "i,d,v", "y", "", "", ""}, "its depth is 0");
+  says({"OneHot", 11, "i:i64[2] d:f32[]=0.5 v:f32[2]=0,1", "i,d,v", "y", "", "", ""}, "its depth is 0.5");
   says({"OneHot", 11, "i:i64[2] d:i64[]=3 v:f32[3]=0,1,2", "i,d,v", "y", "", "", ""}, "its values hold 3 elements");
   says({"MatMulInteger", 10, "a:u8[3,4] b:u8[4,5] az:u8[3,1]=", "a,b,az", "y", "", "", ""}, "a_zero_point has rank 2");
 }
