@@ -21,6 +21,23 @@ namespace {
   std::abort();
 }
 
+/// An inputs or outputs field: "1-3", "1-" (no bound) or "?" (nullopt); anything else is invalid.
+std::optional<arity> parse_arity(std::string_view field, std::size_t line) {
+  if (field == "?") return std::nullopt;
+  const auto dash = field.find('-');
+  if (dash == std::string_view::npos || dash == 0) invalid(line, "an inputs or outputs field other than a-b, a- and ?");
+  const auto number = [&](std::string_view digits) {
+    int v = 0;
+    const auto [rest, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || rest != digits.data() + digits.size() || v < 0) invalid(line, "an inputs or outputs count that is not a number");
+    return v;
+  };
+  arity a{number(field.substr(0, dash)), std::numeric_limits<int>::max()};
+  if (dash + 1 < field.size()) a.most = number(field.substr(dash + 1));
+  if (a.most < a.least) invalid(line, "an inputs or outputs range whose bounds are out of order");
+  return a;
+}
+
 std::vector<listed_op> parse(std::string_view text) {
   std::vector<listed_op> out;
   std::size_t line = 0;
@@ -34,14 +51,15 @@ std::vector<listed_op> parse(std::string_view text) {
       if (text.empty()) break;  // the file's last newline
       invalid(line, "an empty line");
     }
-    std::string_view field[5];
-    for (std::size_t k = 0; k < 5; ++k) {
+    constexpr std::size_t fields = 7;
+    std::string_view field[fields];
+    for (std::size_t k = 0; k < fields; ++k) {
       const auto tab = row.find('\t');
-      if ((tab == std::string_view::npos) != (k == 4)) invalid(line, "not five tab-separated fields");
+      if ((tab == std::string_view::npos) != (k == fields - 1)) invalid(line, "not seven tab-separated fields");
       field[k] = row.substr(0, tab);
-      row = k == 4 ? std::string_view() : row.substr(tab + 1);
+      row = k == fields - 1 ? std::string_view() : row.substr(tab + 1);
     }
-    listed_op op{field[0], field[1], 0, ort_runs::no, {}};
+    listed_op op{field[0], field[1], 0, ort_runs::no, {}, parse_arity(field[5], line), parse_arity(field[6], line)};
     if (op.domain != "ai.onnx" && op.domain != "com.microsoft") invalid(line, "a domain other than ai.onnx and com.microsoft");
     if (op.op_type.empty()) invalid(line, "no op type");
     const auto [rest, ec] = std::from_chars(field[2].data(), field[2].data() + field[2].size(), op.since);

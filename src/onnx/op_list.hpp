@@ -1,9 +1,11 @@
 // Internal: the closed list of ONNX operator versions reshape1 knows (src/onnx/op_list.tsv, compiled in):
 // every schema version of the default domain up to opset 26, and the com.microsoft ops ONNX Runtime's CPU
-// provider runs, each with whether ONNX Runtime runs it and (where transcribed) its attributes' names. A
-// node's version is looked up here; its translation (lowering.hpp) is the table row that covers that version.
+// provider runs, each with whether ONNX Runtime runs it and (where transcribed) its attributes' names and
+// how many inputs and outputs its nodes take. A node's version is looked up here; its translation
+// (lowering.hpp) is the table row that covers that version.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -14,6 +16,14 @@ namespace reshape1::onnx::detail {
 /// ONNX Runtime refuses a node of it).
 enum class ort_runs { no, kernel, function, deprecated };
 
+/// How many inputs (or outputs) a node of an operator version may have, the optional ones counted whether
+/// given or named "" (ONNX's count, which ONNX Runtime checks when it loads a model).
+struct arity {
+  int least = 0;
+  int most = 0;  ///< unbounded: std::numeric_limits<int>::max()
+  [[nodiscard]] bool holds(int n) const noexcept { return least <= n && n <= most; }
+};
+
 struct listed_op {
   std::string_view domain;  ///< "ai.onnx" (the default domain) or "com.microsoft"
   std::string_view op_type;
@@ -21,6 +31,8 @@ struct listed_op {
   ort_runs ort = ort_runs::no;
   /// The schema's attribute names, comma-separated ("" for none); nullopt where the list does not name them.
   std::optional<std::string_view> attributes;
+  /// How many inputs and outputs a node may have; nullopt where the list does not say (nothing is refused).
+  std::optional<arity> inputs, outputs;
   /// Whether `name` is one of `attributes`; true where the list does not name them (nothing is refused).
   [[nodiscard]] bool has_attribute(std::string_view name) const noexcept;
 };

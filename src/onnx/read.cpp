@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <tuple>
 #include <memory>
 #include <unordered_set>
 
@@ -224,6 +225,27 @@ void refuse_unknown_attributes(const node_context& c, const ::onnx::NodeProto& n
   }
 }
 
+/// ONNX's checker and ONNX Runtime refuse a node with more inputs or outputs than its version's schema takes
+/// (often those of another version: Squeeze-11 with an axes input, which is Squeeze-13's), or fewer than it
+/// needs, optional ones counted whether given or named "". Checked where the op list says how many.
+void refuse_wrong_arity(const node_context& c, const ::onnx::NodeProto& node, std::string_view domain, int since) {
+  const auto* schema = schema_at(domain, node.op_type(), since);
+  if (schema == nullptr || schema->since != since) return;
+  const auto range = [](const arity& a) {
+    return a.least == a.most                          ? fmt::format("{}", a.least)
+           : a.most == std::numeric_limits<int>::max() ? fmt::format("{} or more", a.least)
+                                                       : fmt::format("{} to {}", a.least, a.most);
+  };
+  const bool standard = domain == "ai.onnx";
+  for (const auto& [what, count, allowed] : {std::tuple{"input", node.input_size(), schema->inputs},
+                                             std::tuple{"output", node.output_size(), schema->outputs}})
+    if (allowed && !allowed->holds(count))
+      c.bad(fmt::format("it has {} {}{}, where {}{}-{} takes {}", count, what, count == 1 ? "" : "s",
+                        standard ? "" : "com.microsoft.", node.op_type(), since, range(*allowed)),
+            fmt::format("{} the model too: give the node this version's {}s (some are attributes at other versions)",
+                        standard ? "ONNX's checker and ONNX Runtime refuse" : "ONNX Runtime refuses", what));
+}
+
 }  // namespace
 
 graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node) const {
@@ -279,6 +301,7 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
     node_context c(*this, node, static_cast<std::size_t>(index), row.version);
     if (!row.refusal_hint.empty()) c.bad(row.why, row.refusal_hint);
     refuse_unknown_attributes(c, node, listed_domain(node.domain()), row.version);
+    refuse_wrong_arity(c, node, listed_domain(node.domain()), row.version);
     if (entry == nullptr || entry->fn == nullptr) c.not_covered(row.why);
     else entry->fn(c);
     // An If inlines its branches: their nodes keep the layers they lowered to; the If's own are the merges.

@@ -170,7 +170,8 @@ def main():
                 print("\t".join(str(x) for x in r) + "\t" + column)
                 if args.write and names is not None:
                     k = rows[r][0]
-                    lines[k] = "\t".join(lines[k].split("\t")[:4] + [column])
+                    f = lines[k].split("\t")
+                    lines[k] = "\t".join(f[:4] + [column] + f[5:])
             if args.write:
                 pathlib.Path(args.list).write_text("\n".join(lines) + "\n")
             return 0

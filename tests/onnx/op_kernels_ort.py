@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The ort column of src/onnx/op_list.tsv held against ONNX Runtime (issue 49, item 1).
+"""The ort, inputs and outputs columns of src/onnx/op_list.tsv held against ONNX Runtime (issue 49, item 1).
 
-    op_kernels_ort.py OP_ATTRIBUTES LIST.tsv [--verbose]
+    op_kernels_ort.py OP_ATTRIBUTES LIST.tsv [--verbose] [--write]
 
 ONNX Runtime looks a kernel up for each node when it creates a session, by the version of the op's schema the
 node runs at: a kernel registered from version 1 with no end does not run a node of version 22 ("Could not find
@@ -12,13 +12,21 @@ refuses the type of, a required attribute and the kind it asks for); a row it st
 (a graph attribute, a value it checks) cannot be asked.
 
 A row ONNX Runtime creates a session for must not read "-"; a row it finds no kernel for, at any element type of
-its first input, must read "-" (a function op expanded to a node without a kernel too, as Bernoulli-22). Exits 1
-on any row that differs, printing it.
+its first input, must read "-" (a function op expanded to a node without a kernel too, as Bernoulli-22).
+
+The inputs and outputs columns: ONNX Runtime checks a node's counts against its schema first, and says the range
+("has input size 0 not in range [min=1, max=3]"), so nodes of no input, of 99, and (with the least inputs) of no
+output and of 99 outputs tell both ranges ("1-3"; "1-" where the bound is past 99: unbounded); a row it says no
+range of (it makes Constant an initializer first, refuses the deprecated versions first) reads "?". With --write,
+the two columns are filled in; without, a row that differs is one more difference.
+
+Exits 1 on any row that differs, printing it.
 
 OP_ATTRIBUTES is the build's tests/op_attributes (it writes the models, `--probes`).
 """
 
 import argparse
+import pathlib
 import re
 import sys
 import tempfile
@@ -33,6 +41,8 @@ REQUIRED = re.compile(r"Required attribute '([^']+)' is missing")
 KIND = re.compile(r"Mismatched attribute type in '[^:]*: ([A-Za-z_0-9]+)'\. Expected: '(\w+)'")
 KINDS = {"INT": "i", "INTS": "is", "FLOAT": "f", "STRING": "s"}
 NO_KERNEL = "Could not find an implementation for "
+RANGE = re.compile(r"has (input|output) size \d+ not in range \[min=(\d+), max=(\d+)\]")
+MANY = 99
 
 
 def ask_each(tool, probes, workdir):
@@ -95,15 +105,40 @@ def answers(tool, rows, workdir):
     return {r: said.get(r, "not settled") for r in rows}
 
 
+def ranges(tool, rows, workdir):
+    """Each row's (inputs, outputs) columns as ONNX Runtime's refusals give them: "a-b", "a-" or "?"."""
+    found = {r: {} for r in rows}
+
+    def ask_all(counts):
+        for r, answer in zip(rows, ask_each(tool, [(*r, *counts(r), "") for r in rows], workdir)):
+            for m in RANGE.finditer(answer):
+                found[r].setdefault(m.group(1), (int(m.group(2)), int(m.group(3))))
+
+    least = lambda r: found[r].get("input", (0, 0))[0]  # noqa: E731
+    ask_all(lambda r: (0, 1))
+    ask_all(lambda r: (MANY, 1))
+    ask_all(lambda r: (least(r), 0))
+    ask_all(lambda r: (least(r), MANY))
+
+    def text(bounds):
+        if bounds is None:
+            return "?"
+        return f"{bounds[0]}-" if bounds[1] >= MANY else f"{bounds[0]}-{bounds[1]}"
+
+    return {r: (text(found[r].get("input")), text(found[r].get("output"))) for r in rows}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tool")
     ap.add_argument("list")
     ap.add_argument("--verbose", action="store_true", help="print every row's answer")
+    ap.add_argument("--write", action="store_true", help="fill in the inputs and outputs columns")
     args = ap.parse_args()
-    _, rows = ort.read_rows(args.list)
+    lines, rows = ort.read_rows(args.list)
     with tempfile.TemporaryDirectory() as workdir:
         said = answers(args.tool, list(rows), workdir)
+        counts = ranges(args.tool, list(rows), workdir)
     differ, runs, missing, unasked = 0, 0, 0, 0
     for r, answer in said.items():
         column = rows[r][2]
@@ -122,9 +157,22 @@ def main():
                       f"says {column}")
         else:
             unasked += 1
+    wrong_counts = 0
+    for r, (k, _, _) in rows.items():
+        fields = lines[k].split("\t")
+        if tuple(fields[5:7]) == counts[r]:
+            continue
+        if args.write:
+            lines[k] = "\t".join(fields[:5] + list(counts[r]))
+        else:
+            wrong_counts += 1
+            print(f"{' '.join(map(str, r))}: ONNX Runtime takes {counts[r][0]} inputs and {counts[r][1]} outputs; the "
+                  f"list says {'/'.join(fields[5:7])}")
+    if args.write:
+        pathlib.Path(args.list).write_text("\n".join(lines) + "\n")
     print(f"op_kernels_ort: {len(rows)} rows; ONNX Runtime runs {runs}, has no kernel for {missing}, cannot be "
-          f"asked about {unasked}; {differ} differ")
-    return 1 if differ else 0
+          f"asked about {unasked}; {differ} differ; {wrong_counts} with other input or output counts")
+    return 1 if differ or wrong_counts else 0
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ constexpr char ReduceSum[] = "ReduceSum", ReduceMin[] = "ReduceMin", ReduceProd[
 
 /// CumSum: OpenVINO's CumSum, whose axis is a scalar; ONNX Runtime also takes a 1-D axis of one element,
 /// which is reshaped to one (a Reshape that refuses any other count, as ONNX Runtime does).
-source cumulative(node_context& c) {
+source running_sum(node_context& c) {
   // ONNX Runtime's kernels take exclusive and reverse of 0 or 1 only.
   for (const auto* flag : {"exclusive", "reverse"})
     if (const auto v = c.i(flag, 0); v != 0 && v != 1)
@@ -56,10 +56,10 @@ source cumulative(node_context& c) {
                {{"exclusive", c.i("exclusive", 0) != 0 ? "true" : "false"},
                 {"reverse", c.i("reverse", 0) != 0 ? "true" : "false"}});
 }
-void cumsum(node_context& c) { c.output(0, cumulative(c)); }
+void cumsum(node_context& c) { c.output(0, running_sum(c)); }
 /// CumProd (26): the products along the axis where CumSum has the sums. OpenVINO has no CumProd: CumSum's
 /// layer gives the shape and meets the same elements (along the axis only), and its values, sums, are dropped.
-void cumprod(node_context& c) { c.output(0, values_dropped(c, cumulative(c))); }
+void cumprod(node_context& c) { c.output(0, values_dropped(c, running_sum(c))); }
 
 template <bool Max>
 void arg(node_context& c) {

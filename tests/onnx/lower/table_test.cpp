@@ -3,6 +3,8 @@
 // refuses or leaves to "cannot tell" is said. The rows themselves are in src/onnx/lower/table.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -70,6 +72,24 @@ TEST(lower_table, an_attribute_the_version_does_not_have_is_refused_when_read) {
   // A Constant node is an initializer to ONNX Runtime before any schema is checked: it runs one with more
   // attributes than its value, so that is read too.
   EXPECT_EQ(refused_when_read({"Constant", 13, "", "", "y", attr_f("value_float", 1.5F) + attr_i("bogus", 1), "", ""}), "");
+}
+
+// More inputs or outputs than the version's schema takes (op_list.tsv's counts, which ONNX Runtime gave), or
+// fewer than it needs: ONNX's checker and ONNX Runtime refuse the model, and the translation would not read them.
+TEST(lower_table, inputs_and_outputs_the_version_does_not_take_are_refused_when_read) {
+  EXPECT_EQ(refused_when_read({"Squeeze", 11, "x:f32[1,3] a:i64[1]=0", "x,a", "y", "", "", ""}),
+            "t.onnx: node 'n' (Squeeze, node 0): it has 2 inputs, where Squeeze-11 takes 1; ONNX's checker and ONNX "
+            "Runtime refuse the model too: give the node this version's inputs (some are attributes at other versions)");
+  expect_refused_with({"Squeeze", 13, "x:f32[1,3] a:i64[1]=0 b:i64[1]=0", "x,a,b", "y", "", "", ""},
+                      "it has 3 inputs, where Squeeze-13 takes 1 to 2");
+  expect_refused_with({"Relu", 14, "x:f32[2]", "x", "y,z", "", "", ""}, "it has 2 outputs, where Relu-14 takes 1");
+  expect_refused_with({"Add", 14, "x:f32[2]", "x", "y", "", "", ""}, "it has 1 input, where Add-14 takes 2");
+  expect_refused_with({"CumProd", 26, "x:f32[2] a:i64[]=0 b:i64[]=0", "x,a,b", "y", "", "", ""}, "where CumProd-26 takes 2");
+  // Optional inputs named "" count, as ONNX counts them; a variadic op takes any number above its least.
+  EXPECT_EQ(refused_when_read({"Clip", 13, "x:f32[2]", "x,,", "y", "", "", ""}), "");
+  EXPECT_EQ(refused_when_read({"Concat", 13, "a:f32[2] b:f32[2] c:f32[2] d:f32[2]", "a,b,c,d", "y", attr_i("axis", 0), "", ""}), "");
+  const lowering_case fused{"FusedMatMul", 1, "a:f32[2,4] b:f32[4,5] c:f32[5]", "a,b,c", "y", "", "", "", "com.microsoft"};
+  expect_refused_with(fused, "it has 3 inputs, where com.microsoft.FusedMatMul-1 takes 2");
 }
 
 // A node of an op the default domain has only from a later opset than the model's: ONNX Runtime refuses the
@@ -161,7 +181,14 @@ TEST(lower_table, an_untranslated_row_says_why) {
   for (const auto& row : onnx::detail::onnx_table()) {
     if (row.fn != nullptr) continue;
     ++seen;
-    const lowering_case c{std::string(row.op_type), row.since, "x:f32[2]", "x", "y", "", "", "", std::string(row.domain)};
+    // As many inputs (each x) and outputs as the version needs, at least one of each where it takes one.
+    const auto* schema = onnx::detail::schema_at(row.domain, row.op_type, row.since);
+    ASSERT_NE(schema, nullptr) << row.op_type;
+    const auto count = [](const std::optional<onnx::detail::arity>& a) { return a ? std::max(a->least, std::min(a->most, 1)) : 1; };
+    std::string inputs, outputs;
+    for (int k = 0; k < count(schema->inputs); ++k) inputs += k == 0 ? "x" : ",x";
+    for (int k = 0; k < count(schema->outputs); ++k) outputs += k == 0 ? "y" : fmt::format(",y{}", k);
+    const lowering_case c{std::string(row.op_type), row.since, "x:f32[2]", inputs, outputs, "", "", "", std::string(row.domain)};
     const auto bytes = model_of(c);
     const auto g = onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), c.op + ".onnx");
     const auto report = model::check(g);
