@@ -2058,7 +2058,7 @@ def ms_gqa(rng):
     B > 1 in a later prompt, T = 0, rotary with H not a multiple of 16, cos_cache of too few rows or too wide,
     attention_bias of another shape, head_sink of another length, position_ids of another batch or too short,
     a 4-D query (refused at load), causal 0 with a window, qk_output without its output, 4 outputs beside a past
-    with qk_output 0 (refused at load)."""
+    with qk_output 0 (refused at load; without a past ONNX Runtime runs it, output_qk [B, N, S, T])."""
     bad = None
     if rng.random() < 0.14:
         bad = rng.choice(["heads", "head8", "kv_hidden", "value_hidden", "kv_batch", "kv_length", "past_batch",

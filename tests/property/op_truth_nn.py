@@ -628,6 +628,11 @@ FAMILIES = {
 
 # Disagreements known and not fixed yet, each (op, words in the problem or ONNX Runtime's error, why).
 KNOWN = [
+    ("GlobalAveragePool", "invalid channel count", "a 4-D input of C = 0 (the batch empty too): ONNX Runtime's NCHWc "
+                                                   "layout transform (its ReorderOutput, which depends on the machine) "
+                                                   "refuses it where its pooling kernel runs it; reshape1 follows the "
+                                                   "kernel: [0, 0, 1, 1] of an empty batch"),
+    ("GlobalMaxPool", "invalid channel count", "as GlobalAveragePool"),
     ("RNN", "Batchwise recurrent operations (layout == 1) are not supported", "layout 1: ONNX Runtime 1.30's CPU "
                                                                               "kernels refuse it; reshape1 gives the "
                                                                               "spec's batch-major shapes"),

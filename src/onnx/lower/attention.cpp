@@ -608,7 +608,9 @@ void gqa_checks(node_context& c) {
   if (c.input(3).has_value() != c.input(4).has_value()) c.bad("it has one of past_key and past_value", "give both or neither");
   if (c.i("causal", 1) == 0 && c.i("local_window_size", -1) != -1)
     c.bad("it is not causal and has a local window", "local_window_size is -1 without causal");
-  if (c.has_output(3) && c.i("qk_output", 0) == 0) c.bad("it has output_qk and qk_output is 0", "set qk_output to 1 or 2");
+  // output_qk with qk_output 0: ONNX Runtime refuses it beside a past (and runs it without one).
+  if (c.has_output(3) && c.i("qk_output", 0) == 0 && c.input(3))
+    c.bad("it has output_qk and a past, and qk_output is 0", "set qk_output to 1 or 2");
   if (!c.has_output(3) && c.i("qk_output", 0) != 0) c.bad("its qk_output is set without output_qk", "give the fourth output");
   if (const auto v = c.constant_ints(6); v && (v->size() != 1 || (*v)[0] < 1))
     c.bad("its total_sequence_length is not one value above 0");

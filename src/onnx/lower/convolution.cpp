@@ -517,11 +517,16 @@ void lp_pool(node_context& c) {
 
 /// The global pools take [N, C, D1...]: ONNX Runtime refuses an input of rank below 3 when it runs.
 /// A global pool's input: of rank 3 at least, and (as ONNX Runtime's kernels check when they run) with an
-/// element in each channel and spatial axis: only the batch may be empty.
+/// element in each channel and spatial axis, unless the batch is empty (which it runs whatever the others).
 void refuse_unpooled_rank(node_context& c) {
   if (const auto r = c.rank(0); r && *r < 3)
     c.bad(fmt::format("its input has rank {}", *r), "a global pool takes [N, C, D1, ...]: rank 3 at least");
-  expect_elements(c, c.need(0), 1);
+  const auto dims = c.shape_of(c.need(0));
+  const auto keep = attributes{{"keep_dims", "true"}};
+  const auto batch = shape_slice(c, dims, 0, 1);
+  expect_no_zero(c, c.add("Select", 1, {c.add("Equal", 1, {batch, c.i64({0})}, numpy), c.i64({1}),
+                                        c.add("ReduceProd", 1, {shape_slice(c, dims, 1, 0), c.i64({0})}, keep)},
+                          numpy));
 }
 template <const char* Reduce>
 void global_pool(node_context& c) {

@@ -20,11 +20,19 @@ source per_channel(node_context& c, source normalised, source scale, source bias
 // BatchNormalization: with training_mode (opset 14 on), Y is normalised with the batch's own mean and
 // variance over every axis but the channels, which mixes the samples: an MVN over [0, 2, ...] shows it.
 // The running mean and variance it also returns (ONNX's shape inference, and so ONNX Runtime, wants all
-// three outputs) are per channel: a reduction over the same axes gives their shape.
+// three outputs) are per channel: a reduction over the same axes gives their shape. Before 14, a node with
+// outputs past Y (mean, var, saved_mean, saved_var) is one in training mode, as ONNX Runtime runs it.
 void batch_norm(node_context& c) {
   const auto x = c.need(0);
-  if (c.version() >= 14 && c.i("training_mode", 0) != 0) {
-    if (c.outputs() != 3)
+  // Before 14 there is no training_mode: ONNX Runtime normalises with the batch's statistics where the node
+  // asks for any output past Y (the running and saved means and variances, each per channel).
+  const bool training = c.version() >= 14 ? c.i("training_mode", 0) != 0 : c.outputs() > 1;
+  // Its schema takes Y alone or all five (ONNX's checker and ONNX Runtime refuse any other count).
+  if (c.version() < 14 && c.outputs() != 1 && c.outputs() != 5)
+    c.bad(fmt::format("it has {} outputs", c.outputs()),
+          fmt::format("BatchNormalization-{} has one output, Y, or five: Y, mean, var, saved_mean and saved_var", c.version()));
+  if (training) {
+    if (c.version() >= 14 && c.outputs() != 3)
       c.bad(fmt::format("training_mode=1 with {} output{}", c.outputs(), c.outputs() == 1 ? "" : "s"),
             "in training mode BatchNormalization has three outputs: Y, running_mean and running_var");
     const auto axes = c.add("Concat", 1, {c.i64({0}), c.axes_from(x, 2)}, {{"axis", "0"}});
@@ -33,18 +41,17 @@ void batch_norm(node_context& c) {
                                    {"eps_mode", "inside_sqrt"}});
     c.output(0, per_channel(c, normalised, c.need(1), c.need(2), c.need(3), c.need(4)));
     // One layer for both (of the normalised data: the MVN is where the samples meet, and is reported).
-    if (c.has_output(1) || c.has_output(2)) {
-      const auto statistics = c.add("ReduceMean", 1, {normalised, axes}, {{"keep_dims", "false"}});
-      for (std::size_t k = 1; k < 3; ++k)
-        if (c.has_output(k)) c.output(k, statistics);
+    std::optional<source> statistics;
+    for (std::size_t k = 1; k < c.outputs(); ++k) {
+      if (!c.has_output(k)) continue;
+      if (!statistics) statistics = c.add("ReduceMean", 1, {normalised, axes}, {{"keep_dims", "false"}});
+      c.output(k, *statistics);
     }
     return;
   }
   if (c.version() >= 14 && c.outputs() != 1)
     c.bad(fmt::format("training_mode=0 with {} outputs", c.outputs()),
           "in inference mode BatchNormalization has one output, Y (training_mode=1 gives the running statistics)");
-  if (c.has_output(1) || c.has_output(2) || c.has_output(3) || c.has_output(4))
-    return c.not_covered("BatchNormalization's training outputs are not covered");
   c.output(0, c.add("BatchNormInference", 5, {x, c.need(1), c.need(2), c.need(3), c.need(4)},
                     {{"epsilon", real(c.f("epsilon", 1e-5F))}}));
 }

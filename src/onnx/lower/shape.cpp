@@ -116,7 +116,9 @@ void split(node_context& c) {
     c.bad(lengths ? "it has both a split input and num_outputs" : "it has neither a split input nor num_outputs",
           "Split takes one of the two from opset 18");
   const auto axis_const = c.i64({axis}, std::vector<std::int64_t>{});
-  node_context::attributes parts{{"num_splits", fmt::format("{}", c.i("num_outputs", static_cast<std::int64_t>(n)))}};
+  // A num_outputs above the node's outputs: ONNX Runtime splits into as many parts as the node has outputs.
+  const auto parts_count = std::min(c.i("num_outputs", static_cast<std::int64_t>(n)), static_cast<std::int64_t>(n));
+  node_context::attributes parts{{"num_splits", fmt::format("{}", parts_count)}};
   // Split-18's num_outputs: the last part is smaller where the axis does not divide (ONNX's spec).
   if (c.i("num_outputs")) parts.emplace_back("onnx_last_smaller", "true");
   source y = lengths ? c.add("VariadicSplit", 1, {x, axis_const, *lengths}, {}, n)

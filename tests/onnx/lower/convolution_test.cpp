@@ -37,15 +37,18 @@ std::vector<lowering_case> convolution_cases() {
       {"AveragePool", 7, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {3, 3}) + attr_ints("pads", {1, 1, 1, 1}),
        "AvgPool", "[1,3,8,8]"},
       // Reduced over the axes from 2 on: a Range to the rank.
-      // The global pools first check that C and the spatial axes hold elements (zeros of their product's
-      // length, split [1, rest]): ONNX Runtime's pooling lets only the batch be empty.
+      // The global pools first check that C and the spatial axes hold elements unless the batch is empty (zeros
+      // of their product's length, or one where N is 0, split [1, rest]): ONNX Runtime lets only the batch be
+      // empty, and runs anything of an empty batch.
       {"GlobalAveragePool", 1, "x:f32[1,3,8,8]", "x", "y", "",
-       "ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,ShapeOf,ShapeOf,Squeeze,Range,ReduceMean", "[1,3,1,1]"},
+       "ShapeOf,Slice,Equal,Slice,ReduceProd,Select,ReduceProd,Broadcast,VariadicSplit,ShapeOf,ShapeOf,Squeeze,Range,"
+       "ReduceMean", "[1,3,1,1]"},
       {"GlobalMaxPool", 1, "x:f32[1,3,8,8]", "x", "y", "",
-       "ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,ShapeOf,ShapeOf,Squeeze,Range,ReduceMax", "[1,3,1,1]"},
+       "ShapeOf,Slice,Equal,Slice,ReduceProd,Select,ReduceProd,Broadcast,VariadicSplit,ShapeOf,ShapeOf,Squeeze,Range,"
+       "ReduceMax", "[1,3,1,1]"},
       {"GlobalLpPool", 2, "x:f32[1,3,8,8]", "x", "y", attr_i("p", 3),
-       "ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,ShapeOf,ShapeOf,Squeeze,Range,Abs,ConvertLike,Power,ReduceSum,"
-       "ConvertLike,Power",
+       "ShapeOf,Slice,Equal,Slice,ReduceProd,Select,ReduceProd,Broadcast,VariadicSplit,ShapeOf,ShapeOf,Squeeze,Range,"
+       "Abs,ConvertLike,Power,ReduceSum,ConvertLike,Power",
        "[1,3,1,1]"},
       {"MaxPool", 1, "x:f32[1,3,8,8]", "x", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}),
        "MaxPool", "[1,3,4,4]"},
@@ -152,6 +155,9 @@ TEST(lower_convolution, global_pools_take_a_spatial_axis) {
   EXPECT_NE(refusals({"GlobalAveragePool", 1, "x:f32[2,0,4]", "x", "y", "", "", ""}).find(empty), std::string::npos);
   EXPECT_NE(refusals({"GlobalMaxPool", 1, "x:f32[2,3,4,0]", "x", "y", "", "", ""}).find(empty), std::string::npos);
   EXPECT_EQ(refusals({"GlobalLpPool", 2, "x:f32[0,3,4]", "x", "y", "", "", ""}), "");
+  // With an empty batch ONNX Runtime runs any other empty axis too.
+  EXPECT_EQ(refusals({"GlobalMaxPool", 1, "x:f32[0,0,3]", "x", "y", "", "", ""}), "");
+  EXPECT_EQ(refusals({"GlobalAveragePool", 1, "x:f32[0,2,0,3]", "x", "y", "", "", ""}), "");
 }
 
 // Weights or a bias the graph computes are checked when the model propagates, as ONNX Runtime checks them

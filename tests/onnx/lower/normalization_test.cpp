@@ -77,6 +77,14 @@ TEST(lower_normalization, layer_normalization_scales_broadcast_one_way) {
   EXPECT_NE(with("[1,2,3,4]").find("does not broadcast to [2,3,4] one way"), std::string::npos);
 }
 
+// Before 14 BatchNormalization has Y alone or all five outputs (ONNX's checker and ONNX Runtime refuse others).
+TEST(lower_normalization, batch_normalization_before_14_has_one_output_or_five) {
+  const auto* statistics = "x:f32[2,3,4] s:f32[3]= b:f32[3]= m:f32[3]= v:f32[3]=";
+  expect_refused_with({"BatchNormalization", 9, statistics, "x,s,b,m,v", "y,a,c", "", "", ""},
+                      "it has 3 outputs; BatchNormalization-9 has one output, Y, or five");
+  EXPECT_EQ(refused_when_read({"BatchNormalization", 9, statistics, "x,s,b,m,v", "y,a,c,d,e", "", "", ""}), "");
+}
+
 TEST(lower_normalization, lrn_refuses_an_even_size) {
   expect_refused_with({"LRN", 1, "x:f32[1,3,4,4]", "x", "y", attr_i("size", 2), "", ""}, "size is 2, even");
 }

@@ -66,6 +66,14 @@ class row_coverage : public ::testing::Environment {
 /// More cases for rows whose attributes choose between lowerings: each also lowers its row.
 std::vector<lowering_case> variant_cases() {
   return {
+      // Before 14, BatchNormalization with all five outputs is in training mode (ONNX Runtime's reading):
+      // normalised with the batch's statistics, which the four per-channel outputs are.
+      {"BatchNormalization", 7, "x:f32[2,3,4,4] scale:f32[3]= bias:f32[3]= mean:f32[3]= var:f32[3]=",
+       "x,scale,bias,mean,var", "y,m,v,sm,sv", "", "ShapeOf,ShapeOf,Squeeze,Range,Concat,MVN,BatchNormInference,ReduceMean",
+       "[2,3,4,4] [3] [3] [3] [3]", "ai.onnx", 9},
+      // A num_outputs above the node's outputs: as many parts as outputs, as ONNX Runtime splits.
+      {"Split", 18, "x:f32[2,12]", "x", "a,b,c", attr_i("axis", 1) + attr_i("num_outputs", 4), "Split",
+       "[2,4] [2,4] [2,4]"},
       // MaxUnpool with the output_shape input (of X's batch and channels, and as many elements at least).
       {"MaxUnpool", 9, "x:f32[1,2,3,3] i:i64[1,2,3,3] s:i64[4]=1,2,7,7", "x,i,s", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}),
        "ShapeOf,Broadcast,ShapeOf,Broadcast,Convert,ShapeOf,Slice,Broadcast,Slice,VariadicSplit,Slice,VariadicSplit,ShapeOf,Slice,Concat,ReduceProd,ShapeOf,Slice,Subtract,Multiply,Slice,Add,Concat,ReduceProd,Broadcast,Concat,VariadicSplit,Concat,ShapeOf,ConvertLike,Broadcast,Reshape,Reshape,Reshape,ScatterUpdate,Reshape", "[1,2,7,7]"},

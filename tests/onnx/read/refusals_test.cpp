@@ -175,7 +175,8 @@ TEST(onnx, reads_the_default_domain_at_the_newest_opset_when_only_others_are_imp
   ASSERT_TRUE(m.ParseFromString(bytes));
   m.mutable_opset_import(0)->set_domain("com.example");
   int reshapes = 0;
-  for (const auto& l : read_bytes(m.SerializeAsString(), "m.onnx").layers()) {
+  const auto g = read_bytes(m.SerializeAsString(), "m.onnx");
+  for (const auto& l : g.layers()) {
     if (l.op_type() != "Reshape") continue;
     ++reshapes;
     EXPECT_EQ(l.op_version(), 25);  // Reshape's newest version at or below 26
