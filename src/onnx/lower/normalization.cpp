@@ -40,7 +40,8 @@ void batch_norm(node_context& c) {
                                   {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"},
                                    {"eps_mode", "inside_sqrt"}});
     c.output(0, per_channel(c, normalised, c.need(1), c.need(2), c.need(3), c.need(4)));
-    // One layer for both (of the normalised data: the MVN is where the samples meet, and is reported).
+    // One layer for every statistics output (of the normalised data: the MVN is where the samples meet, and
+    // is reported).
     std::optional<source> statistics;
     for (std::size_t k = 1; k < c.outputs(); ++k) {
       if (!c.has_output(k)) continue;
