@@ -285,6 +285,8 @@ class graph_lowering {
     /// Where `why` is a refusal (the op does not exist at the model's opset), not a gap in the translations:
     /// what to do about it.
     std::string refusal_hint = {};
+    /// The version of the op list the node is (nullptr when the list has none for it).
+    const listed_op* schema = nullptr;
   };
   [[nodiscard]] looked_up look_up(const ::onnx::NodeProto& node) const;
   void lower_nodes(const ::onnx::GraphProto& g, bool top);

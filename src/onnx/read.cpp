@@ -206,10 +206,10 @@ namespace {
 /// which the translation would not read. Checked where the op list names the version's attributes (not
 /// for a schema that takes any, as LayerNormalization-17's); a name that starts with `__` is one ONNX's
 /// checker leaves to the tools that write it.
-void refuse_unknown_attributes(const node_context& c, const ::onnx::NodeProto& node, std::string_view domain,
-                               int since) {
-  const auto* schema = schema_at(domain, node.op_type(), since);
-  if (schema == nullptr || schema->since != since || !schema->attributes) return;
+void refuse_unknown_attributes(const node_context& c, const ::onnx::NodeProto& node, const listed_op* schema) {
+  if (schema == nullptr || !schema->attributes) return;
+  const auto domain = schema->domain;
+  const auto since = schema->since;
   for (const auto& a : node.attribute()) {
     if (a.name().starts_with("__") || schema->has_attribute(a.name())) continue;
     std::string names;
@@ -228,9 +228,10 @@ void refuse_unknown_attributes(const node_context& c, const ::onnx::NodeProto& n
 /// ONNX's checker and ONNX Runtime refuse a node with more inputs or outputs than its version's schema takes
 /// (often those of another version: Squeeze-11 with an axes input, which is Squeeze-13's), or fewer than it
 /// needs, optional ones counted whether given or named "". Checked where the op list says how many.
-void refuse_wrong_arity(const node_context& c, const ::onnx::NodeProto& node, std::string_view domain, int since) {
-  const auto* schema = schema_at(domain, node.op_type(), since);
-  if (schema == nullptr || schema->since != since) return;
+void refuse_wrong_arity(const node_context& c, const ::onnx::NodeProto& node, const listed_op* schema) {
+  if (schema == nullptr) return;
+  const auto domain = schema->domain;
+  const auto since = schema->since;
   const auto range = [](const arity& a) {
     return a.least == a.most                          ? fmt::format("{}", a.least)
            : a.most == std::numeric_limits<int>::max() ? fmt::format("{} or more", a.least)
@@ -285,9 +286,11 @@ graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node)
     return {nullptr, schema->since,
             schema->ort == ort_runs::no
                 ? fmt::format("{}-{} has no translation (ONNX Runtime does not run it either)", qualified, schema->since)
-                : fmt::format("{}-{} has no translation yet", qualified, schema->since)};
-  if (entry->fn == nullptr) return {entry, schema->since, fmt::format("{}-{}: {}", qualified, schema->since, entry->why)};
-  return {entry, schema->since, {}};
+                : fmt::format("{}-{} has no translation yet", qualified, schema->since),
+            {}, schema};
+  if (entry->fn == nullptr)
+    return {entry, schema->since, fmt::format("{}-{}: {}", qualified, schema->since, entry->why), {}, schema};
+  return {entry, schema->since, {}, {}, schema};
 }
 
 void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
@@ -300,8 +303,8 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
     const auto* entry = row.entry;
     node_context c(*this, node, static_cast<std::size_t>(index), row.version);
     if (!row.refusal_hint.empty()) c.bad(row.why, row.refusal_hint);
-    refuse_unknown_attributes(c, node, listed_domain(node.domain()), row.version);
-    refuse_wrong_arity(c, node, listed_domain(node.domain()), row.version);
+    refuse_unknown_attributes(c, node, row.schema);
+    refuse_wrong_arity(c, node, row.schema);
     if (entry == nullptr || entry->fn == nullptr) c.not_covered(row.why);
     else entry->fn(c);
     // An If inlines its branches: their nodes keep the layers they lowered to; the If's own are the merges.

@@ -52,10 +52,6 @@ std::pair<source, source> same_leading(node_context& c, made_shapes& m, source x
   const auto y2 = broadcast(c, y, concat(c, {dims(c, m, x, 0, n), dims(c, m, y, n, 0)}, 0));
   return {x2, y2};
 }
-/// x along `axis` in one piece of `length` (a 1-element i64): its rule refuses a length other than the axis'.
-source exactly(node_context& c, source x, std::int64_t axis, source length) {
-  return c.add("VariadicSplit", 1, {x, c.i64({axis}, scalar), length});
-}
 /// The scores [..., S, T] plus a term of each (query, key) position pair: a causal mask's, whose value at a
 /// row depends on that row's place in the sequence (a batch folded into the sequence would see it).
 source plus_causal(node_context& c, made_shapes& m, source scores) {

@@ -83,7 +83,7 @@ source add_bias(node_context& c, source x, source bias, std::size_t spatial, std
     // in one piece of that length), as ONNX Runtime checks it when it runs.
     if (const auto r = c.rank(port); r && *r != 1)
       c.bad(fmt::format("its bias (input {}) has rank {}", port, *r), "the bias is 1-D: one value per output channel");
-    bias = c.add("VariadicSplit", 1, {bias, c.i64({0}, scalar), shape_slice(c, c.shape_of(x), 1, 2)});
+    bias = exactly(c, bias, 0, shape_slice(c, c.shape_of(x), 1, 2));
     shaped = c.add("Reshape", 1, {bias, c.i64(pattern)}, {{"special_zero", "false"}});
   }
   // One way: ONNX Runtime refuses a bias that is not one value per output channel, where numpy's broadcast
@@ -118,7 +118,7 @@ source kernel_checked(node_context& c, source w, std::size_t port) {
   }
   if (const auto r = c.rank(port); r && *r != kernel->size() + 2) return w;
   for (std::size_t k = 0; k < kernel->size(); ++k)
-    w = c.add("VariadicSplit", 1, {w, c.i64({static_cast<std::int64_t>(k) + 2}, scalar), c.i64({(*kernel)[k]})});
+    w = exactly(c, w, static_cast<std::int64_t>(k) + 2, c.i64({(*kernel)[k]}));
   return w;
 }
 
@@ -156,13 +156,10 @@ source plus_sampling_input(node_context& c, source y, std::size_t port, source c
   if (const auto r = c.rank(port); r && *r != 4)
     c.bad(fmt::format("its {} (input {}) has rank {}", what, port, *r),
           fmt::format("DeformConv's {} is 4-D: [N, channels, output height, output width]", what));
-  const auto whole = [&](source x, std::int64_t axis, source length) {
-    return c.add("VariadicSplit", 1, {x, c.i64({axis}, scalar), length});
-  };
   const auto ys = c.shape_of(y);
-  auto x = whole(c.need(port), 1, channels);
-  x = whole(x, 2, shape_slice(c, ys, 2, 3));
-  x = whole(x, 3, shape_slice(c, ys, 3, 4));
+  auto x = exactly(c, c.need(port), 1, channels);
+  x = exactly(c, x, 2, shape_slice(c, ys, 2, 3));
+  x = exactly(c, x, 3, shape_slice(c, ys, 3, 4));
   // Its batch no larger than y's: y broadcast to it (a check only, whose output nothing reads) ...
   const auto batch = c.add("Concat", 1, {shape_slice(c, c.shape_of(x), 0, 1), shape_slice(c, ys, 1, 0)}, {{"axis", "0"}});
   static_cast<void>(c.add("Broadcast", 3, {y, batch}, {{"mode", "numpy"}}));
@@ -203,8 +200,7 @@ void deform_conv(node_context& c) {
   const auto ws = c.shape_of(w);
   const auto out_channels = shape_slice(c, ws, 0, 1);
   // X's channels W's in-channels times group, exactly (a split in one piece of that length).
-  const auto x = c.add("VariadicSplit", 1, {c.need(0), c.i64({1}, scalar),
-                                            c.add("Multiply", 1, {shape_slice(c, ws, 1, 2), c.i64({groups})}, numpy)});
+  const auto x = exactly(c, c.need(0), 1, c.add("Multiply", 1, {shape_slice(c, ws, 1, 2), c.i64({groups})}, numpy));
   const auto xs = c.shape_of(x);
   // C and M hold an element; C in offset_group parts (C zeros reshaped to [offset_group, -1] infer the part
   // only where it divides). Checks only: nothing reads their outputs.
@@ -232,13 +228,8 @@ void deform_conv(node_context& c) {
                                     c.add("Reshape", 1, {grouped_filters, c.i64({1, -1, 1, 1})}, {{"special_zero", "false"}})}, numpy);
   auto y = c.add("Broadcast", 3, {met, c.add("Concat", 1, {shape_slice(c, xs, 0, 1), out_channels, positions}, {{"axis", "0"}})},
                  {{"mode", "numpy"}});
-  // B: one value per output channel, 1-D.
-  if (const auto bias = c.input(3)) {
-    if (const auto r = c.rank(3); r && *r != 1)
-      c.bad(fmt::format("its bias (input 3) has rank {}", *r), "DeformConv's B is [M]");
-    const auto exact = c.add("VariadicSplit", 1, {*bias, c.i64({0}, scalar), out_channels});
-    y = c.add("Add", 1, {y, c.add("Reshape", 1, {exact, c.i64({1, -1, 1, 1})}, {{"special_zero", "false"}})}, numpy);
-  }
+  // B: one value per output channel, 1-D, as a convolution's.
+  if (const auto bias = c.input(3)) y = add_bias(c, y, *bias, 2, 3);
   const auto taps = c.add("ReduceProd", 1, {window, c.i64({0})}, keep);
   y = plus_sampling_input(c, y, 2, c.add("Multiply", 1, {taps, c.i64({2 * offset_groups})}, numpy));
   if (c.input(4)) y = plus_sampling_input(c, y, 4, c.add("Multiply", 1, {taps, c.i64({offset_groups})}, numpy));
@@ -401,7 +392,7 @@ void conv_transpose_dynamic_pads(node_context& c) {
   if (const auto bias = c.input(3)) {
     // [M] exactly (ONNX Runtime broadcasts no 1), seen as [1, M, 1...].
     const auto channels = shape_slice(c, c.shape_of(y), 1, 2);
-    const auto exact = c.add("VariadicSplit", 1, {*bias, c.i64({0}, scalar), channels});
+    const auto exact = exactly(c, *bias, 0, channels);
     std::vector<std::int64_t> pattern(static_cast<std::size_t>(spatial) + 2, 1);
     pattern[1] = -1;
     y = c.add("Add", 1, {y, c.add("Reshape", 1, {exact, c.i64(pattern)}, {{"special_zero", "false"}})}, numpy);
@@ -603,8 +594,8 @@ void max_unpool(node_context& c) {
   const auto given = [&](source wanted) {
     const auto dims = c.shape_of(x);
     auto lead = c.add("Broadcast", 3, {c.i64({0}, scalar), shape_slice(c, wanted, 0, 2)}, {{"mode", "numpy"}});
-    lead = c.add("VariadicSplit", 1, {lead, c.i64({0}, scalar), shape_slice(c, dims, 0, 1)});
-    lead = c.add("VariadicSplit", 1, {lead, c.i64({1}, scalar), shape_slice(c, dims, 1, 2)});
+    lead = exactly(c, lead, 0, shape_slice(c, dims, 0, 1));
+    lead = exactly(c, lead, 1, shape_slice(c, dims, 1, 2));
     return c.add("Concat", 1, {c.shape_of(lead), shape_slice(c, wanted, 2, 0)}, {{"axis", "0"}});
   };
   // ONNX Runtime refuses an inferred spatial size of 0 (an input of 1 beside pads as long as the kernel).
@@ -688,7 +679,7 @@ void col2im(node_context& c) {
   const auto channels = shape_slice(c, c.shape_of(per_block), 0, 1);
   auto y = c.add("Reshape", 1, {x, c.add("Concat", 1, {shape_slice(c, dims, 0, 1), channels, size, shape_slice(c, dims, 2, 3)}, {{"axis", "0"}})},
                  {{"special_zero", "false"}});
-  y = c.add("VariadicSplit", 1, {y, c.i64({3}, scalar), count});
+  y = exactly(c, y, 3, count);
   const auto sums = c.add("ReduceSum", 1, {y, c.i64({2, 3})}, {{"keep_dims", "false"}});
   std::vector<std::int64_t> axes(spatial);
   for (std::size_t k = 0; k < spatial; ++k) axes[k] = static_cast<std::int64_t>(k) + 2;

@@ -67,6 +67,12 @@ inline source shape_slice(node_context& c, source shape, std::int64_t from, std:
   return c.add("Slice", 8, {shape, c.i64({from}), c.i64({end}), c.i64({1})});
 }
 
+/// x along `axis` in one piece of `length` (a 1-element i64): its rule refuses a length other than the axis'.
+/// How a translation checks a dimension the graph computes against what ONNX Runtime requires of it.
+inline source exactly(node_context& c, source x, std::int64_t axis, source length) {
+  return c.add("VariadicSplit", 1, {x, c.i64({axis}, scalar), length});
+}
+
 /// A check that the dimension sizes `dims` (1-D i64) are none of them 0: zeros as many as their product split
 /// in [1, the rest], which the split's rule refuses when the product is 0 (and the Broadcast when it is
 /// negative). Nothing reads its output. For the ops ONNX Runtime's kernels refuse an empty axis in (a global

@@ -91,10 +91,6 @@ void dynamic_quantize_lstm(node_context& c) {
 // M [N, steps, depth] is of X's batch, memory_seq_lens [N] (values in (0, steps], checked where a Const gives
 // them), the memory layer MW [D, depth, A], the query layer QW [D, H, A], V [D, A] and AW [D, depth + H, C], each
 // exactly, as ONNX Runtime checks them. The state of entry n meets entry n's memory and the attention weights.
-/// x along `axis` in one piece of `length` (a 1-element i64): its rule refuses a length other than the axis'.
-source exactly(node_context& c, source x, std::int64_t axis, source length) {
-  return c.add("VariadicSplit", 1, {x, c.i64({axis}, std::vector<std::int64_t>{}), length});
-}
 /// AttnLSTM's attention state as [L, N, C] beside X, checking the attention inputs on the way.
 source attention_state(node_context& c, source x, std::int64_t dirs, std::int64_t hidden) {
   const auto dims = [&](source t, std::int64_t from, std::int64_t to) { return shape_slice(c, c.shape_of(t), from, to); };

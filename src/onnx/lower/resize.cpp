@@ -110,9 +110,8 @@ void affine_grid(node_context& c) {
   if (const auto r = c.rank(0); r && *r != 3) c.bad(fmt::format("theta is of rank {}", *r), "theta is [N, 2, 3] or [N, 3, 4]");
   // r from the size's length (4 or 6 values less 2); theta [N, r, r + 1] exactly.
   const auto r = c.add("Subtract", 1, {c.shape_of(size), c.i64({2})}, numpy);
-  const auto checked = c.add("VariadicSplit", 1,
-                             {c.add("VariadicSplit", 1, {theta, c.i64({1}, std::vector<std::int64_t>{}), r}), c.i64({2}, std::vector<std::int64_t>{}),
-                              c.add("Add", 1, {r, c.i64({1})}, numpy)});
+  const auto rows = exactly(c, theta, 1, r);
+  const auto checked = exactly(c, rows, 2, c.add("Add", 1, {r, c.i64({1})}, numpy));
   const auto per_sample = c.add("ReduceSum", 1, {checked, c.i64({1, 2})}, {{"keep_dims", "false"}});  // [N]
   const auto shape = c.add("Concat", 1, {shape_slice(c, size, 0, 1), shape_slice(c, size, 2, 0), r}, {{"axis", "0"}});
   // [N, 1, ..., 1] of the grid's rank, broadcast one way: theta's batch is the size's N.

@@ -123,7 +123,7 @@ void stft(node_context& c) {
   source length = c.input(3) ? one_value(c, 3) : c.add("Gather", 8, {c.shape_of(*window), c.i64({0}), c.i64({0}, scalar)}, {{"batch_dims", "0"}});
   if (window) {
     // A window of another length than frame_length: the split refuses it.
-    const auto checked = c.input(3) ? c.add("VariadicSplit", 1, {*window, c.i64({0}, scalar), length}) : *window;
+    const auto checked = c.input(3) ? exactly(c, *window, 0, length) : *window;
     weights = c.add("ReduceSum", 1, {checked, c.i64({0})}, {{"keep_dims", "false"}});
   }
   const auto step = one_value(c, 1);

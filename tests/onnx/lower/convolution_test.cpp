@@ -75,7 +75,7 @@ std::vector<lowering_case> convolution_cases() {
        "ShapeOf,Slice,Slice,Multiply,VariadicSplit,ShapeOf,Slice,Concat,ReduceProd,Broadcast,VariadicSplit,Slice,"
        "Broadcast,Reshape,Slice,Slice,Subtract,Multiply,Add,Add,Subtract,Divide,Add,Slice,Concat,ReduceProd,Equal,"
        "ReduceProd,Select,ReduceProd,Broadcast,VariadicSplit,ReduceSum,Reshape,ReduceSum,Reshape,Add,Slice,Concat,"
-       "Broadcast,VariadicSplit,Reshape,Add,ReduceProd,Multiply,ShapeOf,VariadicSplit,Slice,VariadicSplit,Slice,"
+       "Broadcast,Add,ReduceProd,Multiply,ShapeOf,VariadicSplit,Slice,VariadicSplit,Slice,"
        "VariadicSplit,ShapeOf,Slice,Slice,Concat,Broadcast,ReduceSum,Add,Multiply,ShapeOf,VariadicSplit,Slice,"
        "VariadicSplit,Slice,VariadicSplit,ShapeOf,Slice,Slice,Concat,Broadcast,ReduceSum,Add",
        "[1,3,3,3]"},
