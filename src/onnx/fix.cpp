@@ -19,6 +19,7 @@
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
 #include "../model/options.hpp"
+#include "fix_dims.hpp"
 #include "fix_nodes.hpp"
 #include "lowering.hpp"
 #include "output.hpp"
@@ -61,6 +62,8 @@ using detail::read_names;
 using detail::holder_of;
 using detail::unique_name;
 using detail::pattern_nodes;
+using detail::for_input_dim;
+using detail::parameter_named;
 
 constexpr std::int64_t probe_a = 1009, probe_b = 1013;
 
@@ -740,61 +743,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     }
   }
 
-  /// What a declared dim that is `x` at one probe and `y` at the other (x != y) becomes: a dim_param, or
-  /// nullopt to be cleared.
-  using freed_as = std::function<std::optional<std::string>(std::int64_t x, std::int64_t y)>;
 
-  /// The declared dims of `v`, a tensor that `names` binds to an output of a graph propagated at the two
-  /// probes (batches, or samples of the new sizes) as `a_at` and `b_at`: a dim that differs between them
-  /// becomes what `as` says (a dim_param, or cleared), each listed in `freed` as `kind`. Whether any changed.
-  bool free_declared(::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& names,
-                     const model::propagation& a_at, const model::propagation& b_at, const std::string& kind,
-                     const freed_as& as, std::vector<std::string>& freed) const {
-    const auto it = names.find(v.name());
-    if (it == names.end() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return false;
-    const auto& a = a_at.outputs[it->second.layer][it->second.output].shape;
-    const auto& b = b_at.outputs[it->second.layer][it->second.output].shape;
-    auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
-    if (!a.rank_known() || !b.rank_known() || a.size() != b.size() ||
-        a.size() != static_cast<std::size_t>(shape->dim_size()))
-      return false;
-    bool changed = false;
-    for (int k = 0; k < shape->dim_size(); ++k) {
-      const auto& x = a[static_cast<std::size_t>(k)];
-      const auto& y = b[static_cast<std::size_t>(k)];
-      // Unknown at a probe (another dynamic dimension): left as declared. Equal at both: no batch in it.
-      // New sizes: one that is another value than declared, the same at both samples, is that value where
-      // every new size was asked as a value; otherwise it may still follow one (a Slice's end up to a size
-      // that the samples both pass): cleared.
-      if (!x.is_static() || !y.is_static()) continue;
-      auto* d = shape->mutable_dim(k);
-      if (x.lo() == y.lo()) {
-        if (sizes() && d->has_dim_value() && d->dim_value() != x.lo()) {
-          const bool values = std::all_of(free_sizes().begin(), free_sizes().end(), [](const auto& f) { return f.fixed; });
-          if (values) {
-            d->set_dim_value(x.lo());
-          } else {
-            d->clear_dim_value();
-          }
-          freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), !values));
-          changed = true;
-        }
-        continue;
-      }
-      if (const auto param = as(x.lo(), y.lo())) {
-        if (d->has_dim_param() && d->dim_param() == *param) continue;
-        d->set_dim_param(*param);
-        freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), false));
-      } else {
-        if (!d->has_dim_value() && !d->has_dim_param()) continue;
-        d->clear_dim_value();
-        d->clear_dim_param();
-        freed.push_back(model::text::freed_dimension(kind, v.name(), static_cast<std::size_t>(k), true));
-      }
-      changed = true;
-    }
-    return changed;
-  }
 
   /// The graph inputs' batch becomes the dim_param; in the outputs and value_info, a dim that is N at
   /// the probe batches becomes it too and one that is N·k (k > 1) is cleared; likewise in the inputs,
@@ -825,30 +774,15 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       at_b.push_back({*layer, partial_shape(dims)});
     }
     // A dim that is N at both probes becomes the batch's dim_param; one that is N·k (k > 1) is cleared.
-    const freed_as batch = [&](std::int64_t x, std::int64_t y) -> std::optional<std::string> {
+    detail::dim_freeing batch;
+    batch.as = [&](std::int64_t x, std::int64_t y) -> std::optional<std::string> {
       const bool carries = x % probe_a == 0 && y % probe_b == 0 && x / probe_a == y / probe_b;
       return carries && x == probe_a ? std::optional(batch_name_) : std::nullopt;
     };
-    return free_outputs(m, lowered, g, names, bodies, at_a, at_b, batch, freed) || changed;
+    return detail::free_outputs(m, lowered, g, names, bodies, at_a, at_b, batch, freed) || changed;
   }
 
-  /// Calls `f` with dimension `axis` of each graph input of `m` named `name` that declares one.
-  template <class F>
-  static void for_input_dim(::onnx::ModelProto& m, const std::string& name, std::size_t axis, F f) {
-    for (auto& v : *m.mutable_graph()->mutable_input())
-      if (v.name() == name && v.type().tensor_type().has_shape() &&
-          v.type().tensor_type().shape().dim_size() > static_cast<int>(axis))
-        f(*v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(static_cast<int>(axis)));
-  }
 
-  /// The Parameter named `name` in `g`, the rewritten graph (a cloned initializer may have moved the
-  /// layers after it), by its index; the last of that name.
-  static std::optional<std::size_t> parameter_named(const model::graph& g, const std::string& name) {
-    std::optional<std::size_t> layer;
-    for (std::size_t i = 0; i < g.layers().size(); ++i)
-      if (part_of(g.layers()[i].type) == op_part::parameter && g.layers()[i].name == name) layer = i;
-    return layer;
-  }
 
   /// New sizes: each input dim of a size that changes becomes its dim_param (free_size::name); in the
   /// outputs and value_info (the bodies' too, as free_dims), a dim that is one such size at both samples
@@ -888,59 +822,17 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     }
     // Two sizes with the same samples are told apart by neither: the first is named (they are declared
     // alike only where the model makes them equal).
-    const freed_as by_size = [&](std::int64_t x, std::int64_t y) -> std::optional<std::string> {
+    detail::dim_freeing by_size;
+    by_size.as = [&](std::int64_t x, std::int64_t y) -> std::optional<std::string> {
       for (const auto& size : free_sizes())
         if (size.samples[0] == x && size.samples[1] == y) return size.name;
       return std::nullopt;
     };
-    return free_outputs(m, lowered, g, names, bodies, at_a, at_b, by_size, freed) || changed;
+    by_size.sizes_as_values =
+        std::all_of(free_sizes().begin(), free_sizes().end(), [](const auto& f) { return f.fixed; });
+    return detail::free_outputs(m, lowered, g, names, bodies, at_a, at_b, by_size, freed) || changed;
   }
 
-  /// The outputs' and value_info's declared dims (the If branches' and bodies' too) freed as `as` says,
-  /// from `g` propagated with its inputs `at_a` and `at_b`. Whether any changed.
-  bool free_outputs(::onnx::ModelProto& m, const ::onnx::ModelProto& lowered, const model::graph& g,
-                    const std::unordered_map<std::string, model::source>& names,
-                    const std::vector<detail::body_names>& bodies, const std::vector<model::input_shape>& at_a,
-                    const std::vector<model::input_shape>& at_b, const freed_as& as, std::vector<std::string>& freed) const {
-    bool changed = false;
-    const auto pa = model::propagate(g, at_a);
-    const auto pb = model::propagate(g, at_b);
-    const auto update = [&](::onnx::ValueInfoProto& v, const std::unordered_map<std::string, model::source>& bound,
-                            const model::propagation& a, const model::propagation& b, const std::string& kind) {
-      changed = free_declared(v, bound, a, b, kind, as, freed) || changed;
-    };
-    // The top graph and its If branches, which are lowered into it, so their tensors were propagated too.
-    std::vector<std::pair<int, int>> path;
-    inlined_graphs(m, path, [&](::onnx::GraphProto& in, const std::vector<std::pair<int, int>>& at) {
-      for (auto& v : *in.mutable_output()) update(v, names, pa, pb, at.empty() ? "output" : "branch output");
-      for (auto& v : *in.mutable_value_info()) update(v, names, pa, pb, at.empty() ? "value_info" : "branch value_info");
-    });
-    // Each body, a graph of its own, propagated (at its last iteration) inside the layer that runs it.
-    for (const auto& body : bodies) {
-      const model::propagation* a = &pa;
-      const model::propagation* b = &pb;
-      for (const auto layer : body.layers) {
-        a = a == nullptr ? nullptr : a->body(layer);
-        b = b == nullptr ? nullptr : b->body(layer);
-      }
-      if (a == nullptr || b == nullptr) continue;
-      // The body, and the If branches inside it, which are lowered into it.
-      const auto body_at = path_to(lowered, body.graph);
-      if (!body_at) continue;
-      auto start = *body_at;
-      inlined_graphs(m, start, [&](::onnx::GraphProto& in, const std::vector<std::pair<int, int>>& where) {
-        const bool branch = where.size() > body_at->size();
-        const auto kind = [&](const char* what) {
-          return fmt::format("{} '{}' body {}{}", body.op, body.node, branch ? "branch " : "", what);
-        };
-        if (!branch)
-          for (auto& v : *in.mutable_input()) update(v, body.names, *a, *b, kind("input"));
-        for (auto& v : *in.mutable_output()) update(v, body.names, *a, *b, kind("output"));
-        for (auto& v : *in.mutable_value_info()) update(v, body.names, *a, *b, kind("value_info"));
-      });
-    }
-    return changed;
-  }
 
   std::map<layer_key, fix_change> changes_;  ///< what read_back made of each rewrite, by its Reshape
   std::vector<insertion> inserted_;

@@ -21,8 +21,11 @@ namespace {
   std::abort();
 }
 
-/// An inputs or outputs field: "1-3", "1-" (no bound) or "?" (nullopt); anything else is invalid.
-std::optional<arity> parse_arity(std::string_view field, std::size_t line) {
+/// An inputs or outputs field: "1-3", "1-" (no bound) or "?" (nullopt), with its empty_inputs or
+/// empty_outputs field: the positions below the least that may be named "", "1,2" ("-" for none; "?" beside
+/// a count of "?"); anything else is invalid.
+std::optional<arity> parse_arity(std::string_view field, std::string_view empty, std::size_t line) {
+  if ((field == "?") != (empty == "?")) invalid(line, "an empty_inputs or empty_outputs field of ? beside a known count, or the reverse");
   if (field == "?") return std::nullopt;
   const auto dash = field.find('-');
   if (dash == std::string_view::npos || dash == 0) invalid(line, "an inputs or outputs field other than a-b, a- and ?");
@@ -35,6 +38,15 @@ std::optional<arity> parse_arity(std::string_view field, std::size_t line) {
   arity a{number(field.substr(0, dash)), std::numeric_limits<int>::max()};
   if (dash + 1 < field.size()) a.most = number(field.substr(dash + 1));
   if (a.most < a.least) invalid(line, "an inputs or outputs range whose bounds are out of order");
+  if (empty == "-") return a;
+  for (auto rest = empty; !rest.empty();) {
+    const auto comma = rest.find(',');
+    const auto k = number(rest.substr(0, comma));
+    if (k >= a.least || k >= 64) invalid(line, "an empty_inputs or empty_outputs position not below the least count");
+    a.optional_below_least |= std::uint64_t{1} << k;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (comma != std::string_view::npos && rest.empty()) invalid(line, "an empty_inputs or empty_outputs field ending in a comma");
+  }
   return a;
 }
 
@@ -51,15 +63,16 @@ std::vector<listed_op> parse(std::string_view text) {
       if (text.empty()) break;  // the file's last newline
       invalid(line, "an empty line");
     }
-    constexpr std::size_t fields = 7;
+    constexpr std::size_t fields = 9;
     std::string_view field[fields];
     for (std::size_t k = 0; k < fields; ++k) {
       const auto tab = row.find('\t');
-      if ((tab == std::string_view::npos) != (k == fields - 1)) invalid(line, "not seven tab-separated fields");
+      if ((tab == std::string_view::npos) != (k == fields - 1)) invalid(line, "not nine tab-separated fields");
       field[k] = row.substr(0, tab);
       row = k == fields - 1 ? std::string_view() : row.substr(tab + 1);
     }
-    listed_op op{field[0], field[1], 0, ort_runs::no, {}, parse_arity(field[5], line), parse_arity(field[6], line)};
+    listed_op op{field[0], field[1], 0, ort_runs::no, {}, parse_arity(field[5], field[7], line),
+                 parse_arity(field[6], field[8], line)};
     if (op.domain != "ai.onnx" && op.domain != "com.microsoft") invalid(line, "a domain other than ai.onnx and com.microsoft");
     if (op.op_type.empty()) invalid(line, "no op type");
     const auto [rest, ec] = std::from_chars(field[2].data(), field[2].data() + field[2].size(), op.since);

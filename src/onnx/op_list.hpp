@@ -1,10 +1,11 @@
 // Internal: the closed list of ONNX operator versions reshape1 knows (src/onnx/op_list.tsv, compiled in):
 // every schema version of the default domain up to opset 26, and the com.microsoft ops ONNX Runtime's CPU
-// provider runs, each with whether ONNX Runtime runs it and (where transcribed) its attributes' names and
-// how many inputs and outputs its nodes take. A node's version is looked up here; its translation
+// provider runs, each with whether ONNX Runtime runs it and (where transcribed) its attributes' names, how
+// many inputs and outputs its nodes take and which of them may be named "". A node's version is looked up here; its translation
 // (lowering.hpp) is the table row that covers that version.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
@@ -21,7 +22,14 @@ enum class ort_runs { no, kernel, function, deprecated };
 struct arity {
   int least = 0;
   int most = 0;  ///< unbounded: std::numeric_limits<int>::max()
+  /// The positions below `least` a node may name "" (bit k for position k): an optional input or output
+  /// before a required one. A required one named "" is refused by ONNX's checker and ONNX Runtime.
+  std::uint64_t optional_below_least = 0;
   [[nodiscard]] bool holds(int n) const noexcept { return least <= n && n <= most; }
+  /// Whether position `k` may be named "" (every one from `least` on may: those are optional).
+  [[nodiscard]] bool may_be_empty(int k) const noexcept {
+    return k >= least || (k >= 0 && k < 64 && ((optional_below_least >> k) & 1U) != 0);
+  }
 };
 
 struct listed_op {

@@ -238,13 +238,21 @@ void refuse_wrong_arity(const node_context& c, const ::onnx::NodeProto& node, co
                                                        : fmt::format("{} to {}", a.least, a.most);
   };
   const bool standard = domain == "ai.onnx";
+  const auto refusers = standard ? "ONNX's checker and ONNX Runtime refuse" : "ONNX Runtime refuses";
+  const auto version = fmt::format("{}{}-{}", standard ? "" : "com.microsoft.", node.op_type(), since);
   for (const auto& [what, count, allowed] : {std::tuple{"input", node.input_size(), schema->inputs},
-                                             std::tuple{"output", node.output_size(), schema->outputs}})
-    if (allowed && !allowed->holds(count))
-      c.bad(fmt::format("it has {} {}{}, where {}{}-{} takes {}", count, what, count == 1 ? "" : "s",
-                        standard ? "" : "com.microsoft.", node.op_type(), since, range(*allowed)),
+                                             std::tuple{"output", node.output_size(), schema->outputs}}) {
+    if (!allowed) continue;
+    if (!allowed->holds(count))
+      c.bad(fmt::format("it has {} {}{}, where {} takes {}", count, what, count == 1 ? "" : "s", version, range(*allowed)),
             fmt::format("{} the model too: give the node this version's {}s (some are attributes at other versions)",
-                        standard ? "ONNX's checker and ONNX Runtime refuse" : "ONNX Runtime refuses", what));
+                        refusers, what));
+    // A required one left out (named ""): the checker refuses it before anything reads the node.
+    for (int k = 0; k < count; ++k)
+      if ((what == std::string_view("input") ? node.input(k) : node.output(k)).empty() && !allowed->may_be_empty(k))
+        c.bad(fmt::format("its {} {} is left out (named \"\"), which {} requires", what, k, version),
+              fmt::format("{} the model too: name a tensor there", refusers));
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The ort, inputs and outputs columns of src/onnx/op_list.tsv held against ONNX Runtime (issue 49, item 1).
+"""The ort, inputs, outputs, empty_inputs and empty_outputs columns of src/onnx/op_list.tsv held against ONNX
+Runtime (issue 49, item 1).
 
     op_kernels_ort.py OP_ATTRIBUTES LIST.tsv [--verbose] [--write]
 
@@ -17,8 +18,13 @@ its first input, must read "-" (a function op expanded to a node without a kerne
 The inputs and outputs columns: ONNX Runtime checks a node's counts against its schema first, and says the range
 ("has input size 0 not in range [min=1, max=3]"), so nodes of no input, of 99, and (with the least inputs) of no
 output and of 99 outputs tell both ranges ("1-3"; "1-" where the bound is past 99: unbounded); a row it says no
-range of (it makes Constant an initializer first, refuses the deprecated versions first) reads "?". With --write,
-the two columns are filled in; without, a row that differs is one more difference.
+range of (it makes Constant an initializer first, refuses the deprecated versions first) reads "?".
+
+The empty_inputs and empty_outputs columns: the positions below the least count a node may name "" (an optional
+one before a required one), asked one position at a time on a node of the least counts; ONNX's checker refuses a
+required one first ("input 1 is marked single but has an empty string in the graph").
+
+With --write, the four columns are filled in; without, a row that differs is one more difference.
 
 Exits 1 on any row that differs, printing it.
 
@@ -42,6 +48,7 @@ KIND = re.compile(r"Mismatched attribute type in '[^:]*: ([A-Za-z_0-9]+)'\. Expe
 KINDS = {"INT": "i", "INTS": "is", "FLOAT": "f", "STRING": "s"}
 NO_KERNEL = "Could not find an implementation for "
 RANGE = re.compile(r"has (input|output) size \d+ not in range \[min=(\d+), max=(\d+)\]")
+SINGLE = re.compile(r"(input|output) \d+ is marked single but has an empty string")
 MANY = 99
 
 
@@ -128,6 +135,36 @@ def ranges(tool, rows, workdir):
     return {r: (text(found[r].get("input")), text(found[r].get("output"))) for r in rows}
 
 
+def empties(tool, rows, counts, workdir):
+    """Each row's (empty_inputs, empty_outputs) columns: the positions below the least count that a node may name
+    "" (an optional input or output before a required one: GroupQueryAttention's key), "-" for none, "?" where
+    the counts are not known. ONNX's checker, which ONNX Runtime runs as it loads a model, refuses a required
+    position named "" ("input 1 is marked single but has an empty string in the graph") before anything else of
+    the node, so a node of the least counts with one position named "" tells that position."""
+    probes, where = [], []
+    for r in rows:
+        least = [int(c.split("-")[0]) if c != "?" else None for c in counts[r]]
+        if least[0] is None or least[1] is None:
+            continue
+        for kind, n in (("i", least[0]), ("o", least[1])):
+            for k in range(n):
+                # One output at least, so that a node of no required output still has one (a named one).
+                outputs = max(least[1], 1 if kind == "i" else k + 1)
+                probes.append((*r, least[0], outputs, "", "", "", f"{kind}{k}"))
+                where.append((r, kind, k))
+    found = {r: {"i": [], "o": []} for r in rows}
+    for (r, kind, k), answer in zip(where, ask_each(tool, probes, workdir)):
+        if not SINGLE.search(answer):
+            found[r][kind].append(k)
+
+    def text(r, kind, column):
+        if counts[r][column] == "?":
+            return "?"
+        return ",".join(map(str, found[r][kind])) or "-"
+
+    return {r: (text(r, "i", 0), text(r, "o", 1)) for r in rows}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tool")
@@ -139,6 +176,7 @@ def main():
     with tempfile.TemporaryDirectory() as workdir:
         said = answers(args.tool, list(rows), workdir)
         counts = ranges(args.tool, list(rows), workdir)
+        empty = empties(args.tool, list(rows), counts, workdir)
     differ, runs, missing, unasked = 0, 0, 0, 0
     for r, answer in said.items():
         column = rows[r][2]
@@ -160,18 +198,19 @@ def main():
     wrong_counts = 0
     for r, (k, _, _) in rows.items():
         fields = lines[k].split("\t")
-        if tuple(fields[5:7]) == counts[r]:
+        if tuple(fields[5:9]) == counts[r] + empty[r]:
             continue
         if args.write:
-            lines[k] = "\t".join(fields[:5] + list(counts[r]))
+            lines[k] = "\t".join(fields[:5] + list(counts[r]) + list(empty[r]))
         else:
             wrong_counts += 1
-            print(f"{' '.join(map(str, r))}: ONNX Runtime takes {counts[r][0]} inputs and {counts[r][1]} outputs; the "
-                  f"list says {'/'.join(fields[5:7])}")
+            print(f"{' '.join(map(str, r))}: ONNX Runtime takes {counts[r][0]} inputs and {counts[r][1]} outputs, "
+                  f"{empty[r][0]} and {empty[r][1]} of them below the least may be \"\"; the list says "
+                  f"{' '.join(fields[5:9])}")
     if args.write:
         pathlib.Path(args.list).write_text("\n".join(lines) + "\n")
     print(f"op_kernels_ort: {len(rows)} rows; ONNX Runtime runs {runs}, has no kernel for {missing}, cannot be "
-          f"asked about {unasked}; {differ} differ; {wrong_counts} with other input or output counts")
+          f"asked about {unasked}; {differ} differ; {wrong_counts} with other input or output counts or empty positions")
     return 1 if differ or wrong_counts else 0
 
 

@@ -458,11 +458,13 @@ def scale_of(rng, norm):
 
 
 def normalization(rng):
-    """MeanVarianceNormalization, GroupNormalization, RMSNormalization, LayerNormalization: the input's shape (and
-    LayerNormalization's mean and inverse deviation: 1 from axis on). Invalid: axes out of range, num_groups not
+    """MeanVarianceNormalization, GroupNormalization, RMSNormalization, LayerNormalization and ONNX Runtime's
+    SimplifiedLayerNormalization: the input's shape (and LayerNormalization's mean and inverse deviation,
+    SimplifiedLayerNormalization's inverse deviation: 1 from axis on). Invalid: axes out of range, num_groups not
     dividing C, a scale of the other opset's shape (GroupNormalization) or that does not broadcast to the
     normalised dimensions."""
-    op = rng.choice(["MeanVarianceNormalization", "GroupNormalization", "RMSNormalization", "LayerNormalization"])
+    op = rng.choice(["MeanVarianceNormalization", "GroupNormalization", "RMSNormalization", "LayerNormalization",
+                     "SimplifiedLayerNormalization"])
     if op == "MeanVarianceNormalization":
         opset = rng.choice([9, 13])
         if rng.random() < 0.4:  # the default axes, [0, 2, 3]
@@ -510,6 +512,8 @@ def normalization(rng):
         attrs += i("stash_type", 1)
     if op == "RMSNormalization":
         return Case(op, 23, inputs, attrs)
+    if op == "SimplifiedLayerNormalization":  # ONNX Runtime's own, in the default domain at every opset
+        return Case(op, rng.choice([11, 17, 21]), inputs, attrs, outputs=rng.randint(1, 2))
     if rng.random() < 0.6:
         inputs.append(scale_of(rng, norm))
     return Case(op, 17, inputs, attrs, outputs=rng.randint(1, 3))

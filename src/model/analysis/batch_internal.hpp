@@ -40,6 +40,9 @@ element_origin origin_of_element(const graph& g, const propagation& p, const lay
 std::vector<std::optional<std::size_t>> placed_axes(const graph& g, const propagation& declared, const layer& l,
                                                     const placed_input& in, std::size_t elements, std::size_t rank);
 
+/// Products of sizes above this are not sizes any constant is compared with (and would overflow).
+inline constexpr std::int64_t largest_size = std::int64_t{1} << 40;
+
 /// What a reduction looked for by reduction_before reduces.
 enum class reduced_data {
   anything,
@@ -76,6 +79,15 @@ std::size_t value_holder(const graph& g, std::size_t index);
 /// Whether the sum or mean `r` reduces data as `what` says (its own input, not in steps).
 bool reduces_data(const graph& g, const propagation& declared, const layer& r, reduced_data what);
 
+/// `last` and the reductions before it that it reduces further (reduced_before), `last` first: at most 4.
+std::vector<const layer*> reduction_steps(const graph& g, const layer& last);
+
+/// The axes the reduction `r` reduces (its input 1's values), of an input of rank `rank`, negative ones
+/// counted from the end, in its order (an axis given twice, twice); nullopt where they are not all known
+/// exactly and in range, or there are none.
+std::optional<std::vector<std::size_t>> reduced_axes(const graph& g, const propagation& declared, const layer& r,
+                                                     std::size_t rank);
+
 /// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
 /// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis
 /// `carriers` show in a tensor (check_batch's, empty when the batch does not change) is not such a size.
@@ -83,6 +95,22 @@ bool reduces_data(const graph& g, const propagation& declared, const layer& r, r
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
                                        std::span<const std::string> assumed, option_spelling spelling);
+
+/// A `cannot_tell` finding on layer `l` (at `index`) of check --shape, its reason not yet set.
+batch_finding size_finding(const layer& l, std::size_t index);
+
+/// A finding's code, args and sentence: its reason's.
+void set_reason(batch_finding& f, const because& reason);
+
+/// Where Reshape `index` groups its input's dimensions into its output's otherwise at `asked` than at
+/// `declared`. A Reshape keeps what each output dimension means only where it regroups the same dimensions
+/// at every size: `[1,56,56,96] -> [1,8,7,8,7,96]` must hold H in its first two output factors at 112 too,
+/// where `[1,-1,7,8,7,96]` gives `[1,32,7,8,7,96]` and runs. A grouping is a product the input's leading
+/// dimensions and the output's share (each a range of places where a dimension of 1 makes several); each
+/// one at the declared shapes must be one at the shapes asked. Only where all four shapes are static and
+/// nothing is empty: a symbolic size is tried at its members.
+std::optional<because> regrouped(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                                 std::span<const std::string> assumed);
 
 /// At new sizes asked as intervals or symbols (`ranged[i][d]`: dimension d of input i is one, a size that
 /// changes): propagation over them shows only that some of their values fit, so the model is also run at a

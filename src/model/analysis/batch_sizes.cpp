@@ -10,19 +10,15 @@
 #include <array>
 #include <cmath>
 #include <deque>
-#include <numeric>
 #include <optional>
 #include <span>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
-#include "detail/fail.hpp"
 #include "model/options.hpp"
 #include "model/ops/rules.hpp"
 #include "model/ops/sizes.hpp"
-#include "model/propagate/engine.hpp"
 #include "model/text/batch.hpp"
 
 namespace reshape1::model::detail {
@@ -57,9 +53,6 @@ std::string describe(const size_source& s) {
   constexpr std::array<std::string_view, 4> how{"", "half (rounded down) of ", "half (rounded up) of ", "twice "};
   return fmt::format("{}{} of '{}' {}", how[static_cast<std::size_t>(s.how)], dims, s.name, to_string(without_symbols(d)));
 }
-
-/// Products above this are not sizes any constant is compared with (and would overflow).
-constexpr std::int64_t largest_size = std::int64_t{1} << 40;
 
 bool same_at(const partial_shape& declared, const partial_shape& asked, std::size_t d) {
   return asked.rank_known() && asked.size() == declared.size() && asked[d].is_static() && asked[d].lo() == declared[d].lo();
@@ -306,7 +299,76 @@ struct reduced_size {
   size_source source;
 };
 std::vector<reduced_size> reduction_sizes(const graph& g, const propagation& declared, const propagation& asked,
-                                          const layer& last, bool moments);
+                                          const layer& last, bool moments) {
+  // The steps from `last` back; for moments, one of them reduces a moment's terms (a log-sum-exp taken over
+  // W, then over H, sums exponentials at each step).
+  const auto steps = reduction_steps(g, last);
+  if (moments && std::none_of(steps.begin(), steps.end(),
+                              [&](const layer* r) { return reduces_data(g, declared, *r, reduced_data::moments); }))
+    return {};
+  // Each step's own count, the extents it reduces of its input at the declared shapes, and at the shapes asked.
+  struct step_count {
+    std::int64_t count = 1;
+    std::optional<std::int64_t> asked = 1;
+    std::string extents;
+    bool changes = false;  ///< some extent it reduces is another at the shapes asked (8·18 asked as 12·12 too)
+  };
+  std::vector<step_count> own;
+  for (const auto* r : steps) {
+    if (r->sources.size() < 2 || !r->sources[0]) break;
+    const auto& in = declared.input(g, *r, 0).shape;
+    const auto& now = asked.input(g, *r, 0).shape;
+    const auto axes = in.is_static() ? reduced_axes(g, declared, *r, in.size()) : std::nullopt;
+    if (!axes) break;
+    std::vector<bool> summed(in.size(), false);
+    for (const auto a : *axes) summed[a] = true;
+    bool read = true;
+    step_count c;
+    const bool comparable = now.rank_known() && now.size() == in.size();
+    for (std::size_t k = 0; k < in.size() && read; ++k) {
+      if (!summed[k]) continue;
+      const auto extent = in[k].lo();
+      read = extent >= 1 && c.count <= largest_size / extent;
+      if (!read) break;
+      c.count *= extent;
+      c.extents += fmt::format("{}{}", c.extents.empty() ? "" : "·", extent);
+      c.changes = c.changes || !(comparable && now[k].is_static() && now[k].lo() == extent);
+      if (c.asked && comparable && now[k].is_static() && now[k].lo() >= 1 && *c.asked <= largest_size / now[k].lo())
+        c.asked = *c.asked * now[k].lo();
+      else
+        c.asked.reset();
+    }
+    if (!read) break;
+    own.push_back(std::move(c));
+  }
+  // Every run of consecutive steps (W, H and H·W of a sum over W, then over H), where its count changes.
+  std::vector<reduced_size> out;
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    std::int64_t product = 1;
+    std::optional<std::int64_t> at_asked = 1;
+    std::string extents, names;
+    bool changes = false;
+    for (std::size_t j = i; j < own.size(); ++j) {
+      changes = changes || own[j].changes;
+      if (product > largest_size / own[j].count) break;
+      product *= own[j].count;
+      at_asked = at_asked && own[j].asked && *at_asked <= largest_size / std::max<std::int64_t>(*own[j].asked, 1)
+                     ? std::optional<std::int64_t>(*at_asked * *own[j].asked)
+                     : std::nullopt;
+      // Named from the first step on, as the data flows.
+      extents = extents.empty() ? own[j].extents : fmt::format("{}·{}", own[j].extents, extents);
+      names = names.empty() ? fmt::format("'{}'", steps[j]->name) : fmt::format("'{}' then {}", steps[j]->name, names);
+      if (product <= 1 || !changes) continue;
+      reduced_size x;
+      x.count = product;
+      x.source.name = steps[j]->name;
+      x.source.asked = at_asked;
+      x.source.counted = fmt::format("{}, the elements {} {}", extents, names, i == j ? "reduces" : "reduce");
+      out.push_back(std::move(x));
+    }
+  }
+  return out;
+}
 
 /// The sum or mean (sums_or_averages) that the operand of `l` other than input `port` is, moved or
 /// converted at most (a few steps that carry values and compute none: Reshape, Transpose, Convert); null
@@ -358,75 +420,74 @@ bool one_constant_value(const tensor_value& v) {
   });
 }
 
-/// The constant elements of input `port` of `l` that equal a size that changes.
-void baked_in_port(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
-                   std::size_t port, upstream_sizes& sizes, std::span<const std::string> assumed,
-                   std::vector<baked>& found) {
-  if (port >= l.sources.size() || !l.sources[port]) return;
-  const auto& v = declared.input(g, l, port).value;
-  if (!v) return;
-  if (v->is_real()) {
-    // A real constant: only one value of an elementwise op (a mean written as sum/49, sum·(1/49), or
-    // sum/(7·7) computed from constants; a scalar, or a tensor of that one value) or of a Range (a grid
-    // counted in floats), not one computed from a dimension. Its Const, maybe through Converts (an IR
-    // compressed to f16 decompresses its weights so), is named where there is one.
-    const bool one_value = one_constant_value(*v);
-    // A model output that is one real constant (a count written out beside a mean) is compared too.
-    const bool written_out = part_of(l.type) == op_part::result;
-    if (!(elementwise_arithmetic(l.type) || (counts_range(l) && v->reals.size() == 1) || (written_out && one_value))) return;
-    const layer* holder = &g.layers()[value_holder(g, l.sources[port]->layer)];
-    const bool one_const = part_of(holder->type) == op_part::constant;
-    if (one_const && (holder->auxiliary || vouched(*holder, assumed))) return;
-    const auto& feeder = *holder;
-    // As close as the Const's type holds a size or its reciprocal: f16 keeps 11 bits, bf16 8 (a value
-    // computed from constants: as f32 holds it).
-    const auto type = one_const && feeder.find("element_type") != nullptr ? feeder.text("element_type", "f32") : std::string_view("f32");
-    const double tolerance = type == "f16" ? 1e-3 : type == "bf16" ? 8e-3 : type == "f32" ? 1e-6 : 1e-9;
-    // Corrections are read only of a moment's reduction (of squares, products, cubes or absolute values):
-    // (x - mean)/255 on a map 256 wide is no variance. A count or its reciprocal, of any reduction's
-    // elements too (a mean over C and W: 3·14, no product of adjacent dimensions).
-    auto [reduced, counts] = written_out ? counts_before() : reduction_counts(g, declared, asked, l, port);
-    // A sum or mean that is the other operand itself, moved or converted at most, is corrected as a moment
-    // is (a sum over n-1, a mean times n/(n-1)): no data comes between them, as it does in (x - mean)/255.
-    if (const auto* plain = written_out ? nullptr : plain_reduction(g, l, port)) {
-      auto more = reduction_sizes(g, declared, asked, *plain, false);
-      counts.insert(counts.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-    }
-    // A tensor of several values is read element by element only as the counts of the reductions before it
-    // (a mean's divisor, a correction, one per channel): a table of weights would hold any size by chance.
-    if (!one_value && counts.empty() && reduced.empty()) return;
-    for (std::size_t e = 0; e < (one_value ? 1 : v->reals.size()); ++e) {
-      const double r = v->reals[e];
-      // NaN or an infinity: no size, and no integer to convert to; a computed element is no constant.
-      if (!std::isfinite(r) || r == 0.0 || !v->real_constant(e)) continue;
-      for (const auto& reading : real_readings(!counts.empty())) {
-        const double x = reading.size_of(r);
-        if (!std::isfinite(x)) continue;
-        const double n = std::round(x);
-        if (n < reading.least || n > static_cast<double>(largest_size)) continue;
-        const auto* count = count_among(reading.corrects ? counts : reduced, static_cast<std::int64_t>(n));
-        if ((reading.corrects || !one_value) && count == nullptr) continue;
-        const double expected = reading.constant_of(n);
-        if (std::abs(r - expected) > tolerance * std::abs(expected)) continue;
-        if (const double root = reading.root_of != nullptr ? reading.root_of(n) : 0; root <= 4 && root == std::round(root) && root > 0)
-          continue;
-        // (A range's limit, as an integer one, may be a size no data of its path carries.)
-        const auto* equals = one_value ? sizes.find(static_cast<std::int64_t>(n), counts_range(l) || written_out) : nullptr;
-        if (equals == nullptr) equals = count;
-        if (equals != nullptr) {
-          found.push_back({port, e, static_cast<std::int64_t>(n), *equals, one_const ? std::string(feeder.name) : std::string(),
-                           one_const ? std::optional<std::int64_t>(feeder.id) : std::nullopt, fmt::format("{}", r),
-                           reading.relation});
-          return;
-        }
+/// baked_in_port for a real constant `v`.
+void baked_real(const graph& g, const propagation& declared, const propagation& asked, const layer& l, std::size_t port,
+                const tensor_value& v, upstream_sizes& sizes, std::span<const std::string> assumed, std::vector<baked>& found) {
+  // A real constant: only one value of an elementwise op (a mean written as sum/49, sum·(1/49), or
+  // sum/(7·7) computed from constants; a scalar, or a tensor of that one value) or of a Range (a grid
+  // counted in floats), not one computed from a dimension. Its Const, maybe through Converts (an IR
+  // compressed to f16 decompresses its weights so), is named where there is one.
+  const bool one_value = one_constant_value(v);
+  // A model output that is one real constant (a count written out beside a mean) is compared too.
+  const bool written_out = part_of(l.type) == op_part::result;
+  if (!(elementwise_arithmetic(l.type) || (counts_range(l) && v.reals.size() == 1) || (written_out && one_value))) return;
+  const layer* holder = &g.layers()[value_holder(g, l.sources[port]->layer)];
+  const bool one_const = part_of(holder->type) == op_part::constant;
+  if (one_const && (holder->auxiliary || vouched(*holder, assumed))) return;
+  const auto& feeder = *holder;
+  // As close as the Const's type holds a size or its reciprocal: f16 keeps 11 bits, bf16 8 (a value
+  // computed from constants: as f32 holds it).
+  const auto type = one_const && feeder.find("element_type") != nullptr ? feeder.text("element_type", "f32") : std::string_view("f32");
+  const double tolerance = type == "f16" ? 1e-3 : type == "bf16" ? 8e-3 : type == "f32" ? 1e-6 : 1e-9;
+  // Corrections are read only of a moment's reduction (of squares, products, cubes or absolute values):
+  // (x - mean)/255 on a map 256 wide is no variance. A count or its reciprocal, of any reduction's
+  // elements too (a mean over C and W: 3·14, no product of adjacent dimensions).
+  auto [reduced, counts] = written_out ? counts_before() : reduction_counts(g, declared, asked, l, port);
+  // A sum or mean that is the other operand itself, moved or converted at most, is corrected as a moment
+  // is (a sum over n-1, a mean times n/(n-1)): no data comes between them, as it does in (x - mean)/255.
+  if (const auto* plain = written_out ? nullptr : plain_reduction(g, l, port)) {
+    auto more = reduction_sizes(g, declared, asked, *plain, false);
+    counts.insert(counts.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  // A tensor of several values is read element by element only as the counts of the reductions before it
+  // (a mean's divisor, a correction, one per channel): a table of weights would hold any size by chance.
+  if (!one_value && counts.empty() && reduced.empty()) return;
+  for (std::size_t e = 0; e < (one_value ? 1 : v.reals.size()); ++e) {
+    const double r = v.reals[e];
+    // NaN or an infinity: no size, and no integer to convert to; a computed element is no constant.
+    if (!std::isfinite(r) || r == 0.0 || !v.real_constant(e)) continue;
+    for (const auto& reading : real_readings(!counts.empty())) {
+      const double x = reading.size_of(r);
+      if (!std::isfinite(x)) continue;
+      const double n = std::round(x);
+      if (n < reading.least || n > static_cast<double>(largest_size)) continue;
+      const auto* count = count_among(reading.corrects ? counts : reduced, static_cast<std::int64_t>(n));
+      if ((reading.corrects || !one_value) && count == nullptr) continue;
+      const double expected = reading.constant_of(n);
+      if (std::abs(r - expected) > tolerance * std::abs(expected)) continue;
+      if (const double root = reading.root_of != nullptr ? reading.root_of(n) : 0; root <= 4 && root == std::round(root) && root > 0)
+        continue;
+      // (A range's limit, as an integer one, may be a size no data of its path carries.)
+      const auto* equals = one_value ? sizes.find(static_cast<std::int64_t>(n), counts_range(l) || written_out) : nullptr;
+      if (equals == nullptr) equals = count;
+      if (equals != nullptr) {
+        found.push_back({port, e, static_cast<std::int64_t>(n), *equals, one_const ? std::string(feeder.name) : std::string(),
+                         one_const ? std::optional<std::int64_t>(feeder.id) : std::nullopt, fmt::format("{}", r),
+                         reading.relation});
+        return;
       }
     }
-    return;
   }
+}
+
+/// baked_in_port for an integer constant `v`.
+void baked_integer(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
+                   std::size_t port, const tensor_value& v, upstream_sizes& sizes, std::span<const std::string> assumed,
+                   std::vector<baked>& found) {
   // Integers: an elementwise op's only when one value (a divisor, maybe spread over channels), the others'
   // every element.
   const bool arithmetic = elementwise_arithmetic(l.type);
-  if (arithmetic && !one_constant_value(*v)) return;
+  if (arithmetic && !one_constant_value(v)) return;
   // An integer mean divides by its count, an integer variance by one less, as real ones do.
   const auto [reduced, counts] = arithmetic ? reduction_counts(g, declared, asked, l, port) : counts_before();
   // An index or a bound may be the last index along a size (x[:, -1] written as H - 1).
@@ -438,8 +499,8 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
        (!l.sources.empty() && l.sources[0] && gives_dimensions(g.layers()[l.sources[0]->layer]))))
     return;
   // An elementwise op's one value is looked at once.
-  for (std::size_t e = 0; e < (arithmetic ? 1 : v->elements.size()); ++e) {
-    const auto& b = v->elements[e];
+  for (std::size_t e = 0; e < (arithmetic ? 1 : v.elements.size()); ++e) {
+    const auto& b = v.elements[e];
     if (!b.exact() || !b.constant || b.lo < (index ? 1 : 2)) continue;
     // A size (a pattern's element, a repeat count, a range's limit) may come from another input's shape that
     // no data of the layer's path carries. A position or a divisor is looked for only along the path.
@@ -470,6 +531,19 @@ void baked_in_port(const graph& g, const propagation& declared, const propagatio
     }
     found.push_back(std::move(x));
   }
+}
+
+/// The constant elements of input `port` of `l` that equal a size that changes.
+void baked_in_port(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
+                   std::size_t port, upstream_sizes& sizes, std::span<const std::string> assumed,
+                   std::vector<baked>& found) {
+  if (port >= l.sources.size() || !l.sources[port]) return;
+  const auto& v = declared.input(g, l, port).value;
+  if (!v) return;
+  if (v->is_real())
+    baked_real(g, declared, asked, l, port, *v, sizes, assumed, found);
+  else
+    baked_integer(g, declared, asked, l, port, *v, sizes, assumed, found);
 }
 
 /// The axes of the data (input 0) whose size changes between the declared shapes and the shapes asked.
@@ -558,7 +632,8 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
   return std::nullopt;
 }
 
-/// A finding's code, args and sentence: its reason's.
+}  // namespace
+
 void set_reason(batch_finding& f, const because& reason) {
   f.code = text::code_name(reason.code);
   f.args = text::args_of(reason);
@@ -575,6 +650,8 @@ batch_finding size_finding(const layer& l, std::size_t index) {
   f.opset = l.op_version();
   return f;
 }
+
+namespace {
 
 std::string asked_text(const size_source& s) { return s.asked ? fmt::format("{}", *s.asked) : std::string("unknown"); }
 
@@ -668,27 +745,6 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
   }
 }
 
-/// The members tried of a dimension asked as `r` and declared as `declared`: one past the declared size
-/// (where a stride's multiple stops being one), the least and the largest (twice the declared size, or 64,
-/// where there is no largest), each kept inside `r`.
-std::array<std::int64_t, 3> members_of(const dimension& r, const dimension& declared) {
-  constexpr std::int64_t large = std::int64_t{1} << 40;  // no overflow in what follows
-  const std::int64_t lo = std::clamp<std::int64_t>(r.lo(), 1, large);
-  const std::int64_t base = declared.is_static() ? std::clamp<std::int64_t>(declared.lo(), lo, large) : lo;
-  const std::int64_t hi = r.hi() == interval::unbounded ? std::max<std::int64_t>({2 * base, lo, 64}) : std::min(r.hi(), 2 * large);
-  const auto inside = [&](std::int64_t v) { return std::clamp(v, lo, std::max(lo, hi)); };
-  return {inside(base + 1 <= hi ? base + 1 : base - 1), lo, inside(hi)};
-}
-
-/// Member `m` of a dimension asked as `r` moved to a multiple of `step`: up, or down where `r` ends first.
-std::int64_t at_step(std::int64_t m, std::int64_t step, const dimension& r) {
-  if (step <= 1 || m % step == 0) return m;
-  const auto up = (m / step + 1) * step;
-  if (r.hi() == interval::unbounded || up <= r.hi()) return up;
-  const auto down = m / step * step;
-  return down >= std::max<std::int64_t>(r.lo(), 1) ? down : m;
-}
-
 /// An Interpolate whose output keeps its size along an axis where its input's changes: however its sizes
 /// or scales are computed (scales as a fixed size divided by the input's), the result is one size only.
 bool fixed_resize(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
@@ -748,13 +804,8 @@ bool unknown_shape_value(const graph& g, const propagation& asked, std::size_t i
   return false;
 }
 
-/// Where Reshape `index` groups its input's dimensions into its output's otherwise at `asked` than at
-/// `declared`. A Reshape keeps what each output dimension means only where it regroups the same dimensions
-/// at every size: `[1,56,56,96] -> [1,8,7,8,7,96]` must hold H in its first two output factors at 112 too,
-/// where `[1,-1,7,8,7,96]` gives `[1,32,7,8,7,96]` and runs. A grouping is a product the input's leading
-/// dimensions and the output's share (each a range of places where a dimension of 1 makes several); each
-/// one at the declared shapes must be one at the shapes asked. Only where all four shapes are static and
-/// nothing is empty: a symbolic size is tried at its members.
+}  // namespace
+
 std::optional<because> regrouped(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                                  std::span<const std::string> assumed) {
   const auto& l = g.layers()[index];
@@ -814,7 +865,6 @@ std::optional<because> regrouped(const graph& g, const propagation& declared, co
   return std::nullopt;
 }
 
-}  // namespace
 
 std::vector<std::optional<std::size_t>> placed_axes(const graph& g, const propagation& declared, const layer& l,
                                                     const placed_input& in, std::size_t elements, std::size_t rank) {
@@ -842,188 +892,6 @@ std::vector<std::optional<std::size_t>> placed_axes(const graph& g, const propag
   for (std::size_t i = 0; i < elements && i < v->elements.size(); ++i)
     if (v->elements[i].exact()) r[i] = within(v->elements[i].lo);
   return r;
-}
-
-namespace {
-
-/// try_members' trials: the members of the sizes asked as intervals or `?`, propagated, and what each shows.
-class member_trials {
- public:
-  member_trials(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
-                const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
-                option_spelling spelling, const std::vector<batch_finding>& findings)
-      : g_(g), declared_(declared), inputs_(inputs), ranged_(ranged), assumed_(assumed), spelling_(spelling),
-        failed_before_(g.layers().size(), false), found_(g.layers().size(), 0) {
-    // A layer that fails at the declared shapes is not one a member shows.
-    for (const auto& x : declared.lost) failed_before_[x.layer] = true;
-    // Reshapes that already have a finding.
-    for (const auto& f : findings)
-      if (f.within.empty() && f.layer < found_.size()) found_[f.layer] = 1;
-  }
-
-  /// The members at `step` (each rounded up to a multiple of it, or down where the range ends first): the
-  /// regroupings they show go to `regroups`, and the tried shapes to `tried`; a member that fails is the
-  /// finding returned.
-  std::optional<batch_finding> attempt(std::int64_t step, std::vector<std::string>& tried,
-                                       std::vector<batch_finding>& regroups) {
-    // A symbol is one size wherever it is asked (`a=[1,?@S]`, `b=[1,?@S]`): its members are its first
-    // dimension's.
-    std::unordered_map<symbol, std::array<std::int64_t, 3>> by_symbol;
-    auto regrouped_at = found_;
-    asked_ = 0;
-    for (std::size_t k = 0; k < 3; ++k) {
-      std::string shapes;
-      const auto given = member(k, step, by_symbol, shapes);
-      if (std::find(tried.begin(), tried.end(), shapes) != tried.end()) continue;
-      tried.push_back(shapes);
-      const auto p = propagate_naming(g_, given, {});
-      const auto it = std::find_if(p.lost.begin(), p.lost.end(),
-                                   [&](const lost_information& x) { return !x.not_covered && !failed_before_[x.layer]; });
-      if (it == p.lost.end()) {
-        // It runs there: each Reshape must still group its dimensions as at the declared shapes.
-        regroupings(p, shapes, regrouped_at, regroups);
-        continue;
-      }
-      // A member that fails: the model does not run at every size asked.
-      const auto& l = g_.layers()[it->layer];
-      auto f = size_finding(l, it->layer);
-      f.issue = batch_issue::fails;
-      f.code = name(it->code);
-      f.at = shapes;
-      f.what = fmt::format("{} (a member of the sizes asked)", reshape1::detail::without_hint(it->message, it->hint));
-      f.hint = text::member_fails_hint();
-      return f;
-    }
-    return std::nullopt;
-  }
-
-  /// Where the model runs only at some sizes (a stride-32 network, a window of 7), the hint of `failure`
-  /// names the step it runs at: the least divisor of every declared size asked so at whose multiples each
-  /// member runs. The answer stays no: a size asked fails. What the members at the step show is returned:
-  /// the Reshapes that regroup there.
-  std::vector<batch_finding> name_step(batch_finding& failure) {
-    std::int64_t common = 0;
-    for (std::size_t i = 0; i < inputs_.size() && i < ranged_.size(); ++i)
-      for (std::size_t d = 0; d < ranged_[i].size(); ++d)
-        if (ranged_[i][d] && inputs_[i].declared.rank_known() && d < inputs_[i].declared.size() &&
-            inputs_[i].declared[d].is_static() && inputs_[i].declared[d].lo() > 1)
-          common = std::gcd(common, inputs_[i].declared[d].lo());
-    std::vector<batch_finding> at_step_regroups;
-    bool layer_step = false;
-    // (At most 16 steps tried, each up to three propagations: the strides of a network are few and small.
-    // Where no size asked is declared as a value, as in a model fix wrote, the usual strides and windows.)
-    std::vector<std::int64_t> steps;
-    if (common == 0) steps = {2, 3, 4, 5, 6, 7, 8, 12, 14, 16, 28, 32, 56, 64};
-    for (std::int64_t step = 2; step <= common && step <= 4096 && steps.size() < 16; ++step)
-      if (common % step == 0) steps.push_back(step);
-    for (const auto step : steps) {
-      std::vector<std::string> at_step_tried;
-      if (const auto later = attempt(step, at_step_tried, at_step_regroups)) {
-        at_step_regroups.clear();
-        // The layer itself runs at this step, another after it fails: said (as `layer_step`) to a caller
-        // that rewrites the layer, whose rewrite then does what it can (fix).
-        if (!layer_step && later->layer != failure.layer) {
-          failure.args.emplace_back("layer_step", step);
-          layer_step = true;
-        }
-        continue;
-      }
-      failure.hint = text::runs_at_step_hint(step, at_step_tried);
-      // (`step` says so to a caller that asks for those sizes only: fix, whose rewrites make such a model.)
-      failure.args.emplace_back("step", step);
-      break;
-    }
-    return at_step_regroups;
-  }
-
-  /// How many dimensions the last attempt asked as intervals or `?`.
-  [[nodiscard]] std::size_t asked() const { return asked_; }
-
- private:
-  /// The shapes of member `k` at `step`, and (`shapes`) those of the inputs with a size asked so, as text.
-  std::vector<input_shape> member(std::size_t k, std::int64_t step,
-                                  std::unordered_map<symbol, std::array<std::int64_t, 3>>& by_symbol, std::string& shapes) {
-    std::vector<input_shape> given;
-    for (std::size_t i = 0; i < inputs_.size(); ++i) {
-      const auto& in = inputs_[i];
-      if (!in.requested.rank_known() || i >= ranged_.size()) {
-        given.push_back({in.layer, in.requested});
-        continue;
-      }
-      std::vector<dimension> dims(in.requested.begin(), in.requested.end());
-      bool any = false;
-      for (std::size_t d = 0; d < dims.size() && d < ranged_[i].size(); ++d) {
-        if (!ranged_[i][d]) continue;
-        const auto& declared_dim = in.declared.rank_known() && d < in.declared.size() ? in.declared[d] : dimension();
-        auto members = members_of(in.requested[d], declared_dim);
-        for (auto& m : members) m = at_step(m, step, in.requested[d]);
-        if (const auto s = in.requested[d].symbol()) members = by_symbol.try_emplace(s, members).first->second;
-        dims[d] = dimension(members[k]);
-        any = true;
-        asked_ += k == 0;
-      }
-      given.push_back({in.layer, partial_shape(dims)});
-      if (any) shapes += fmt::format("{}{}={}", shapes.empty() ? "" : " ", in.name, to_string(given.back().shape));
-    }
-    return given;
-  }
-
-  /// The Reshapes that group their dimensions otherwise at `p` (the shapes `shapes`) than at the declared
-  /// shapes, each once (`regrouped_at`).
-  void regroupings(const propagation& p, const std::string& shapes, std::vector<char>& regrouped_at,
-                   std::vector<batch_finding>& regroups) const {
-    for (const auto index : g_.order()) {
-      if (regrouped_at[index]) continue;
-      if (auto reason = regrouped(g_, declared_, p, index, assumed_)) {
-        regrouped_at[index] = 1;
-        auto f = size_finding(g_.layers()[index], index);
-        f.at = shapes;
-        set_reason(f, *reason);
-        f.hint = text::regroup_hint(spelling_);
-        regroups.push_back(std::move(f));
-      }
-    }
-  }
-
-  const graph& g_;
-  const propagation& declared_;
-  const std::vector<input_report>& inputs_;
-  const std::vector<std::vector<bool>>& ranged_;
-  std::span<const std::string> assumed_;
-  option_spelling spelling_;
-  std::vector<bool> failed_before_;
-  std::vector<char> found_;
-  std::size_t asked_ = 0;
-};
-
-}  // namespace
-
-void try_members(const graph& g, const propagation& declared, const std::vector<input_report>& inputs,
-                 const std::vector<std::vector<bool>>& ranged, std::span<const std::string> assumed,
-                 option_spelling spelling, std::vector<batch_finding>& findings) {
-  member_trials trials(g, declared, inputs, ranged, assumed, spelling, findings);
-  std::vector<std::string> tried;
-  std::vector<batch_finding> regroups;
-  if (auto failure = trials.attempt(1, tried, regroups)) {
-    auto at_step_regroups = trials.name_step(*failure);
-    findings.push_back(std::move(*failure));
-    // What the members at the step show is shown too: a Reshape that regroups there.
-    for (auto& f : at_step_regroups) findings.push_back(std::move(f));
-    return;
-  }
-  for (auto& f : regroups) findings.push_back(std::move(f));
-  // Every member tried runs; the others are not proven.
-  for (std::size_t i = 0; i < inputs.size() && i < ranged.size(); ++i)
-    for (std::size_t d = 0; d < ranged[i].size(); ++d) {
-      if (!ranged[i][d]) continue;
-      const auto& in = inputs[i];
-      auto f = size_finding(g.layers()[in.layer], in.layer);
-      set_reason(f, because(why::sizes_not_proven, d).quoting(to_string(in.requested[d])));
-      if (trials.asked() > 1) f.what += fmt::format(" ({} more dimensions asked so)", trials.asked() - 1);
-      f.hint = text::sizes_not_proven_hint(tried);
-      findings.push_back(std::move(f));
-      return;  // one finding says it for the request
-    }
 }
 
 namespace {
@@ -1066,254 +934,6 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
 }
 
 }  // namespace
-
-namespace {
-
-/// The layer input 0 of `x` comes from; null where it has none.
-const layer* fed_by(const graph& g, const layer& x) {
-  return x.sources.empty() || !x.sources[0] ? nullptr : &g.layers()[x.sources[0]->layer];
-}
-
-/// The reduction whose output the reduction `r` reduces further, by a few steps that move or convert values
-/// (a sum over W kept as `[N,C,H,1]`, squeezed, then summed over H); null where there is none.
-const layer* reduced_before(const graph& g, const layer& r) {
-  const layer* s = fed_by(g, r);
-  for (int hops = 0; hops < 4 && s != nullptr; ++hops) {
-    if (sums_or_averages(*s)) return s;
-    if (elementwise_arithmetic(s->type) || !carries_values(*s)) return nullptr;
-    s = fed_by(g, *s);
-  }
-  return nullptr;
-}
-
-/// `last` and the reductions before it that it reduces further (reduced_before), `last` first: at most 4.
-std::vector<const layer*> reduction_steps(const graph& g, const layer& last) {
-  std::vector<const layer*> steps{&last};
-  while (steps.size() < 4)
-    if (const auto* before = reduced_before(g, *steps.back()))
-      steps.push_back(before);
-    else
-      break;
-  return steps;
-}
-
-/// The axes the reduction `r` reduces (its input 1's values), of an input of rank `rank`, negative ones
-/// counted from the end, in its order (an axis given twice, twice); nullopt where they are not all known
-/// exactly and in range, or there are none.
-std::optional<std::vector<std::size_t>> reduced_axes(const graph& g, const propagation& declared, const layer& r,
-                                                     std::size_t rank) {
-  if (r.sources.size() < 2) return std::nullopt;
-  const auto& axes = declared.input(g, r, 1).value;
-  if (!axes || axes->is_real() || axes->elements.empty()) return std::nullopt;
-  std::vector<std::size_t> out;
-  for (const auto& e : axes->elements) {
-    auto x = e.lo;
-    if (x < 0) x += static_cast<std::int64_t>(rank);
-    if (!e.exact() || x < 0 || static_cast<std::size_t>(x) >= rank) return std::nullopt;
-    out.push_back(static_cast<std::size_t>(x));
-  }
-  return out;
-}
-
-/// Whether `r` reduces what `what` asks for, itself or, for moments, by a reduction a few steps before it.
-bool reduces_in_steps(const graph& g, const propagation& declared, const layer& r, reduced_data what) {
-  if (what != reduced_data::moments) return reduces_data(g, declared, r, what);
-  const auto steps = reduction_steps(g, r);
-  return std::any_of(steps.begin(), steps.end(), [&](const layer* x) { return reduces_data(g, declared, *x, what); });
-}
-
-std::vector<reduced_size> reduction_sizes(const graph& g, const propagation& declared, const propagation& asked,
-                                          const layer& last, bool moments) {
-  // The steps from `last` back; for moments, one of them reduces a moment's terms (a log-sum-exp taken over
-  // W, then over H, sums exponentials at each step).
-  const auto steps = reduction_steps(g, last);
-  if (moments && std::none_of(steps.begin(), steps.end(),
-                              [&](const layer* r) { return reduces_data(g, declared, *r, reduced_data::moments); }))
-    return {};
-  // Each step's own count, the extents it reduces of its input at the declared shapes, and at the shapes asked.
-  struct step_count {
-    std::int64_t count = 1;
-    std::optional<std::int64_t> asked = 1;
-    std::string extents;
-    bool changes = false;  ///< some extent it reduces is another at the shapes asked (8·18 asked as 12·12 too)
-  };
-  std::vector<step_count> own;
-  for (const auto* r : steps) {
-    if (r->sources.size() < 2 || !r->sources[0]) break;
-    const auto& in = declared.input(g, *r, 0).shape;
-    const auto& now = asked.input(g, *r, 0).shape;
-    const auto axes = in.is_static() ? reduced_axes(g, declared, *r, in.size()) : std::nullopt;
-    if (!axes) break;
-    std::vector<bool> summed(in.size(), false);
-    for (const auto a : *axes) summed[a] = true;
-    bool read = true;
-    step_count c;
-    const bool comparable = now.rank_known() && now.size() == in.size();
-    for (std::size_t k = 0; k < in.size() && read; ++k) {
-      if (!summed[k]) continue;
-      const auto extent = in[k].lo();
-      read = extent >= 1 && c.count <= largest_size / extent;
-      if (!read) break;
-      c.count *= extent;
-      c.extents += fmt::format("{}{}", c.extents.empty() ? "" : "·", extent);
-      c.changes = c.changes || !(comparable && now[k].is_static() && now[k].lo() == extent);
-      if (c.asked && comparable && now[k].is_static() && now[k].lo() >= 1 && *c.asked <= largest_size / now[k].lo())
-        c.asked = *c.asked * now[k].lo();
-      else
-        c.asked.reset();
-    }
-    if (!read) break;
-    own.push_back(std::move(c));
-  }
-  // Every run of consecutive steps (W, H and H·W of a sum over W, then over H), where its count changes.
-  std::vector<reduced_size> out;
-  for (std::size_t i = 0; i < own.size(); ++i) {
-    std::int64_t product = 1;
-    std::optional<std::int64_t> at_asked = 1;
-    std::string extents, names;
-    bool changes = false;
-    for (std::size_t j = i; j < own.size(); ++j) {
-      changes = changes || own[j].changes;
-      if (product > largest_size / own[j].count) break;
-      product *= own[j].count;
-      at_asked = at_asked && own[j].asked && *at_asked <= largest_size / std::max<std::int64_t>(*own[j].asked, 1)
-                     ? std::optional<std::int64_t>(*at_asked * *own[j].asked)
-                     : std::nullopt;
-      // Named from the first step on, as the data flows.
-      extents = extents.empty() ? own[j].extents : fmt::format("{}·{}", own[j].extents, extents);
-      names = names.empty() ? fmt::format("'{}'", steps[j]->name) : fmt::format("'{}' then {}", steps[j]->name, names);
-      if (product <= 1 || !changes) continue;
-      reduced_size x;
-      x.count = product;
-      x.source.name = steps[j]->name;
-      x.source.asked = at_asked;
-      x.source.counted = fmt::format("{}, the elements {} {}", extents, names, i == j ? "reduces" : "reduce");
-      out.push_back(std::move(x));
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-/// Whether the reduction `r` (sums_or_averages) reduces what `what` asks for (reduced_data::squares or
-/// ::moments): ReduceL2, or a sum or mean of what a layer squares (a variance's `(x - mean)²`) or, for a
-/// moment, multiplies by other data, cubes or takes the absolute value of, maybe moved or converted since
-/// (a few steps that carry values, each read by its input 0: a Reshape to `[1,C,H·W]`, a Transpose, a Convert).
-std::size_t value_holder(const graph& g, std::size_t index) {
-  for (int hops = 0; hops < 8; ++hops) {
-    const auto& x = g.layers()[index];
-    if (part_of(x.type) != op_part::passes_values || x.sources.empty() || !x.sources[0]) break;
-    index = x.sources[0]->layer;
-  }
-  return index;
-}
-
-bool reduces_data(const graph& g, const propagation& declared, const layer& r, reduced_data what) {
-  if (what == reduced_data::anything) return true;
-  bool made = false;
-  const layer* s = fed_by(g, r);
-  for (int hops = 0; hops < 4 && s != nullptr && !made; ++hops) {
-    const bool two = s->sources.size() >= 2 && s->sources[0] && s->sources[1];
-    const bool same = two && s->sources[0]->layer == s->sources[1]->layer && s->sources[0]->output == s->sources[1]->output;
-    // Neither operand's values known: data times data, not a scaling.
-    const bool data_operands = two && !declared.input(g, *s, 0).value && !declared.input(g, *s, 1).value;
-    std::optional<double> exponent;
-    if (two) {
-      const auto& v = declared.input(g, *s, 1).value;
-      if (v && v->is_real() && v->reals.size() == 1) exponent = v->reals[0];
-      if (v && !v->is_real() && v->elements.size() == 1 && v->elements[0].exact()) exponent = static_cast<double>(v->elements[0].lo);
-    }
-    made = what == reduced_data::squares ? squares(*s, same, exponent) : forms_moment(*s, same, data_operands, exponent);
-    if (made || !carries_values(*s)) break;
-    if (elementwise_arithmetic(s->type)) {
-      // Squares or a moment's terms scaled by a constant are still summed as many times (a converter's
-      // product by 1.0, half the squares): the walk goes on through the data operand of a product by a
-      // constant, or of a quotient by one; any other arithmetic ends it.
-      const auto constant = [&](std::size_t port) { return declared.input(g, *s, port).value.has_value(); };
-      std::optional<std::size_t> data;
-      if (two && multiplies(*s) && constant(0) != constant(1)) data = constant(0) ? 1 : 0;
-      if (two && divides(*s) && constant(1) && !constant(0)) data = 0;
-      if (!data) break;
-      s = &g.layers()[s->sources[*data]->layer];
-      continue;
-    }
-    s = fed_by(g, *s);
-  }
-  return what == reduced_data::squares ? reduces_squares(r, made) : reduces_moment(r, made);
-}
-
-const layer* reduction_before(const graph& g, const propagation& declared, const layer& l, std::size_t port, reduced_data what) {
-  std::vector<std::size_t> frontier, next;
-  // Each layer once: residual Adds and wide Concats would otherwise multiply the paths at every step.
-  std::unordered_set<std::size_t> seen;
-  for (std::size_t p = 0; p < l.sources.size(); ++p)
-    if (p != port && l.sources[p] && seen.insert(l.sources[p]->layer).second) frontier.push_back(l.sources[p]->layer);
-  for (int hops = 0; hops < 6 && !frontier.empty(); ++hops) {
-    next.clear();
-    for (const auto index : frontier) {
-      const auto& x = g.layers()[index];
-      if (sums_or_averages(x) && reduces_in_steps(g, declared, x, what)) return &x;
-      if (!carries_values(x)) continue;
-      for (const auto& s : x.sources)
-        if (s && seen.insert(s->layer).second) next.push_back(s->layer);
-    }
-    std::swap(frontier, next);
-  }
-  return nullptr;
-}
-
-std::optional<reduced_elements> reduced_count(const graph& g, const propagation& declared, const propagation& asked,
-                                              const layer& sum) {
-  // Each step's axes, from `sum` back to the first; then followed forward from the first step's input, whose
-  // axes each step that keeps no dimensions removes from the tensor the next step reduces.
-  std::vector<const layer*> steps{&sum};
-  for (;;) {
-    const auto* before = fed_by(g, *steps.back());
-    if (before == nullptr || before->type != sum.type || steps.size() >= 4) break;
-    steps.push_back(before);
-  }
-  const auto* first = steps.back();
-  if (first->sources.size() < 2 || !first->sources[0]) return std::nullopt;
-  const auto& in = declared.input(g, *first, 0).shape;
-  const auto& now = asked.input(g, *first, 0).shape;
-  if (!in.is_static() || !now.rank_known() || now.size() != in.size()) return std::nullopt;
-  std::vector<std::size_t> at(in.size());  // the first input's axis at each axis of the tensor a step reduces
-  for (std::size_t k = 0; k < at.size(); ++k) at[k] = k;
-  std::vector<bool> reduced(in.size(), false);
-  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
-    const auto& r = **it;
-    const auto axes = reduced_axes(g, declared, r, at.size());
-    const auto& out = declared.outputs[static_cast<std::size_t>(&r - g.layers().data())];
-    if (!axes || out.empty() || !out[0].shape.rank_known()) return std::nullopt;
-    std::vector<bool> here(at.size(), false);
-    for (const auto a : *axes) {
-      if (here[a] || reduced[at[a]]) return std::nullopt;  // an axis given twice, or one of 1 reduced again
-      here[a] = true;
-      reduced[at[a]] = true;
-    }
-    // Without keep_dims the axes reduced are gone from what the next step reduces.
-    const auto kept = out[0].shape.size();
-    if (kept == at.size()) continue;
-    if (kept + axes->size() != at.size()) return std::nullopt;
-    std::vector<std::size_t> left;
-    for (std::size_t k = 0; k < at.size(); ++k)
-      if (!here[k]) left.push_back(at[k]);
-    at = std::move(left);
-  }
-  reduced_elements x{first, {}, 1};
-  bool changes = false;
-  for (std::size_t k = 0; k < in.size(); ++k) {
-    if (!reduced[k]) continue;
-    const auto extent = in[k].lo();
-    if (extent < 1 || x.count > largest_size / extent) return std::nullopt;
-    x.axes.push_back(k);
-    x.count *= extent;
-    changes = changes || !(now[k].is_static() && now[k].lo() == extent);
-  }
-  if (!changes) return std::nullopt;
-  return x;
-}
 
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,

@@ -51,6 +51,112 @@ struct added_layers {
   }
 };
 
+/// The values a computed rewrite writes, as i64 (`[k]`): each term of `x.computed` read from the shape of
+/// `shape_source` (its dims' product, times its factor, divided by its divisor) or a constant, concatenated.
+std::int64_t values_from_shape(const fix_plan& x, added_layers& made, std::pair<std::int64_t, std::size_t> shape_source) {
+  const auto shape = made.add("shape", "ShapeOf", 3, {{"output_type", "i64"}}, {shape_source}, {x.input_rank});
+  std::optional<std::int64_t> axis;
+  std::vector<std::int64_t> pieces;
+  std::vector<std::int64_t> run;  // constant elements not yet written
+  const auto flush = [&] {
+    if (run.empty()) return;
+    pieces.push_back(made.constant(fmt::format("values_{}", pieces.size()), run, false));
+    run.clear();
+  };
+  for (std::size_t k = 0; k < x.computed.size(); ++k) {
+    const auto& t = x.computed[k];
+    if (t.dims.empty()) {
+      run.push_back(t.factor);
+      continue;
+    }
+    flush();
+    if (!axis) axis = made.constant("axis", {0}, true);
+    std::optional<std::int64_t> value;
+    for (const auto d : t.dims) {
+      const auto index = made.constant(fmt::format("index_{}_{}", k, d), {static_cast<std::int64_t>(d)}, false);
+      const auto dim = made.add(fmt::format("dim_{}_{}", k, d), "Gather", 8, {{"batch_dims", "0"}},
+                           {{shape, 0}, {index, 0}, {*axis, 0}}, {1});
+      value = value ? made.add(fmt::format("product_{}_{}", k, d), "Multiply", 1, {{"auto_broadcast", "numpy"}},
+                          {{*value, 0}, {dim, 0}}, {1})
+                    : dim;
+    }
+    if (t.factor != 1) {
+      const auto f = made.constant(fmt::format("factor_{}", k), {t.factor}, false);
+      value = made.add(fmt::format("scaled_{}", k), "Multiply", 1, {{"auto_broadcast", "numpy"}}, {{*value, 0}, {f, 0}}, {1});
+    }
+    if (t.divisor != 1) {
+      const auto d = made.constant(fmt::format("divisor_{}", k), {t.divisor}, false);
+      value = made.add(fmt::format("quotient_{}", k), "Divide", 1, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}},
+                  {{*value, 0}, {d, 0}}, {1});
+    }
+    pieces.push_back(*value);
+  }
+  flush();
+  std::vector<std::pair<std::int64_t, std::size_t>> inputs;
+  for (const auto p : pieces) inputs.emplace_back(p, 0);
+  return made.add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs), {static_cast<std::int64_t>(x.computed.size())});
+}
+
+/// `count` (values_from_shape's) in `x.form` (the count, its reciprocal, Bessel's correction...), as the port
+/// takes it: a scalar where it is one, in its element type.
+std::int64_t in_form(const fix_plan& x, added_layers& made, std::int64_t count) {
+  const std::vector<std::int64_t> dims = x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{1};
+  // The computed values as the port takes them: a scalar where it is one (an empty pattern makes the one
+  // value a scalar), converted to its type where that is not i64.
+  const auto as_the_port_takes = [&](std::int64_t v, const std::string& prefix) {
+    if (x.scalar) {
+      const auto none = made.constant(prefix + "scalar_shape", {}, false);
+      v = made.add(prefix + "scalar", "Reshape", 1, {{"special_zero", "false"}}, {{v, 0}, {none, 0}}, {});
+    }
+    if (x.converted) {
+      v = made.add(prefix + "converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{v, 0}},
+              x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(x.computed.size())});
+      made.edits.back().output_type = *x.converted;
+    }
+    return v;
+  };
+  // Bessel's correction counts one less, in integers, before the port's type (a float: divisor_choices reads
+  // no correction otherwise).
+  const auto less = [&] {
+    const auto by = made.constant("less_one_by", {1}, false);
+    return as_the_port_takes(made.add("less_one", "Subtract", 1, {{"auto_broadcast", "numpy"}}, {{count, 0}, {by, 0}},
+                                 {static_cast<std::int64_t>(x.computed.size())}),
+                             "less_");
+  };
+  const auto divide = [&](std::string what, std::int64_t dividend, std::int64_t divisor) {
+    const auto v = made.add(std::move(what), "Divide", 1, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}},
+                       {{dividend, 0}, {divisor, 0}}, dims);
+    if (x.converted) made.edits.back().output_type = *x.converted;
+    return v;
+  };
+  // One in the port's type, to take one over a count (a float: divisor_choices reads no reciprocal otherwise).
+  const auto one = [&] {
+    auto v = made.constant("one", {1}, x.scalar);
+    if (x.converted) {
+      v = made.add("one_converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{v, 0}}, dims);
+      made.edits.back().output_type = *x.converted;
+    }
+    return v;
+  };
+  switch (x.form) {
+    case count_form::count: return as_the_port_takes(count, "");
+    case count_form::reciprocal: {
+      const auto n = as_the_port_takes(count, "");
+      return divide("reciprocal", one(), n);
+    }
+    case count_form::less_one: return less();
+    case count_form::reciprocal_less_one: {
+      const auto n = less();
+      return divide("reciprocal", one(), n);
+    }
+    case count_form::ratio_less_one: {
+      const auto n = as_the_port_takes(count, "");
+      return divide("ratio", n, less());
+    }
+  }
+  return count;  // every form is one of the cases
+}
+
 }  // namespace
 
 /// Choice `c` for Reshape `l` as a rewrite of the Const that holds its element (directly or through a
@@ -263,137 +369,27 @@ std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
 
 void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::uint64_t base,
                                  std::vector<graph_edit>& edits, std::vector<std::byte>& appended) const {
-  using kind = graph_edit::kind;
   const auto& reshape = *original_.find(x.reshape);
+  if (reshape.sources.empty() || !reshape.sources[0])
+    fail(errc::invalid_argument, {}, fmt::format("{}: a {} without its data input", reshape.where(),
+                                                 x.reduction.empty() ? "Reshape" : "pooling"), {});
+  const std::pair<std::int64_t, std::size_t> data{original_.layers()[reshape.sources[0]->layer].id, reshape.sources[0]->output};
   if (!x.reduction.empty()) {
     // The pooling becomes the reduction over its spatial axes, kept as 1s: its data input, then the axes.
-    if (reshape.sources.empty() || !reshape.sources[0])
-      fail(errc::invalid_argument, {}, fmt::format("{}: a pooling without its data input", reshape.where()), {});
     added_layers made{fmt::format("{}/axes", reshape.name), first_id, base, edits, appended};
     const auto axes = made.constant("values", x.axes, false);
-    edits.push_back({.what = kind::replace_layer,
+    edits.push_back({.what = graph_edit::kind::replace_layer,
                      .layer = x.reshape,
                      .type = x.reduction,
                      .opset = 1,
                      .attributes = {{"keep_dims", "true"}},
-                     .inputs = {{original_.layers()[reshape.sources[0]->layer].id, reshape.sources[0]->output}, {axes, 0}}});
+                     .inputs = {data, {axes, 0}}});
     return;
   }
-  if (reshape.sources.empty() || !reshape.sources[0])
-    fail(errc::invalid_argument, {}, fmt::format("{}: a Reshape without its data input", reshape.where()), {});
-  const auto& data = original_.layers()[reshape.sources[0]->layer];
-  const auto rank = x.input_rank;
   added_layers made{fmt::format("{}/{}", reshape.name, input_word(reshape)), first_id, base, edits, appended};
-  const auto add = [&](std::string name, std::string type, int opset, std::vector<std::pair<std::string, std::string>> attributes,
-                       std::vector<std::pair<std::int64_t, std::size_t>> inputs, std::vector<std::int64_t> dims) {
-    return made.add(std::move(name), std::move(type), opset, std::move(attributes), std::move(inputs), std::move(dims));
-  };
-  const auto constant = [&](std::string name, const std::vector<std::int64_t>& values, bool scalar) {
-    return made.constant(std::move(name), values, scalar);
-  };
-  const auto shape = add("shape", "ShapeOf", 3, {{"output_type", "i64"}},
-                         {x.shape_of ? *x.shape_of : std::pair<std::int64_t, std::size_t>(data.id, reshape.sources[0]->output)},
-                         {rank});
-  std::optional<std::int64_t> axis;
-  std::vector<std::int64_t> pieces;
-  std::vector<std::int64_t> run;  // constant elements not yet written
-  const auto flush = [&] {
-    if (run.empty()) return;
-    pieces.push_back(constant(fmt::format("values_{}", pieces.size()), run, false));
-    run.clear();
-  };
-  for (std::size_t k = 0; k < x.computed.size(); ++k) {
-    const auto& t = x.computed[k];
-    if (t.dims.empty()) {
-      run.push_back(t.factor);
-      continue;
-    }
-    flush();
-    if (!axis) axis = constant("axis", {0}, true);
-    std::optional<std::int64_t> value;
-    for (const auto d : t.dims) {
-      const auto index = constant(fmt::format("index_{}_{}", k, d), {static_cast<std::int64_t>(d)}, false);
-      const auto dim = add(fmt::format("dim_{}_{}", k, d), "Gather", 8, {{"batch_dims", "0"}},
-                           {{shape, 0}, {index, 0}, {*axis, 0}}, {1});
-      value = value ? add(fmt::format("product_{}_{}", k, d), "Multiply", 1, {{"auto_broadcast", "numpy"}},
-                          {{*value, 0}, {dim, 0}}, {1})
-                    : dim;
-    }
-    if (t.factor != 1) {
-      const auto f = constant(fmt::format("factor_{}", k), {t.factor}, false);
-      value = add(fmt::format("scaled_{}", k), "Multiply", 1, {{"auto_broadcast", "numpy"}}, {{*value, 0}, {f, 0}}, {1});
-    }
-    if (t.divisor != 1) {
-      const auto d = constant(fmt::format("divisor_{}", k), {t.divisor}, false);
-      value = add(fmt::format("quotient_{}", k), "Divide", 1, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}},
-                  {{*value, 0}, {d, 0}}, {1});
-    }
-    pieces.push_back(*value);
-  }
-  flush();
-  std::vector<std::pair<std::int64_t, std::size_t>> inputs;
-  for (const auto p : pieces) inputs.emplace_back(p, 0);
-  const auto count = add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs),
-                         {static_cast<std::int64_t>(x.computed.size())});
-  const std::vector<std::int64_t> dims = x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{1};
-  // The computed values as the port takes them: a scalar where it is one (an empty pattern makes the one
-  // value a scalar), converted to its type where that is not i64.
-  const auto as_the_port_takes = [&](std::int64_t v, const std::string& prefix) {
-    if (x.scalar) {
-      const auto none = constant(prefix + "scalar_shape", {}, false);
-      v = add(prefix + "scalar", "Reshape", 1, {{"special_zero", "false"}}, {{v, 0}, {none, 0}}, {});
-    }
-    if (x.converted) {
-      v = add(prefix + "converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{v, 0}},
-              x.scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(x.computed.size())});
-      edits.back().output_type = *x.converted;
-    }
-    return v;
-  };
-  // Bessel's correction counts one less, in integers, before the port's type (a float: divisor_choices reads
-  // no correction otherwise).
-  const auto less = [&] {
-    const auto by = constant("less_one_by", {1}, false);
-    return as_the_port_takes(add("less_one", "Subtract", 1, {{"auto_broadcast", "numpy"}}, {{count, 0}, {by, 0}},
-                                 {static_cast<std::int64_t>(x.computed.size())}),
-                             "less_");
-  };
-  const auto divide = [&](std::string what, std::int64_t dividend, std::int64_t divisor) {
-    const auto v = add(std::move(what), "Divide", 1, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}},
-                       {{dividend, 0}, {divisor, 0}}, dims);
-    if (x.converted) edits.back().output_type = *x.converted;
-    return v;
-  };
-  // One in the port's type, to take one over a count (a float: divisor_choices reads no reciprocal otherwise).
-  const auto one = [&] {
-    auto v = constant("one", {1}, x.scalar);
-    if (x.converted) {
-      v = add("one_converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{v, 0}}, dims);
-      edits.back().output_type = *x.converted;
-    }
-    return v;
-  };
-  std::int64_t values = 0;
-  switch (x.form) {
-    case count_form::count: values = as_the_port_takes(count, ""); break;
-    case count_form::reciprocal: {
-      const auto n = as_the_port_takes(count, "");
-      values = divide("reciprocal", one(), n);
-      break;
-    }
-    case count_form::less_one: values = less(); break;
-    case count_form::reciprocal_less_one: {
-      const auto n = less();
-      values = divide("reciprocal", one(), n);
-      break;
-    }
-    case count_form::ratio_less_one: {
-      const auto n = as_the_port_takes(count, "");
-      values = divide("ratio", n, less());
-      break;
-    }
-  }
-  edits.push_back({.what = kind::set_source, .layer = values, .consumer = x.reshape, .port = x.port, .output = 0});
+  const auto count = values_from_shape(x, made, x.shape_of ? *x.shape_of : data);
+  const auto values = in_form(x, made, count);
+  edits.push_back({.what = graph_edit::kind::set_source, .layer = values, .consumer = x.reshape, .port = x.port, .output = 0});
 }
 
 }  // namespace reshape1::model::detail

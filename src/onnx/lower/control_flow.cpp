@@ -16,6 +16,25 @@
 namespace reshape1::onnx::detail {
 namespace {
 
+/// A node that runs a graph (a Loop, a Scan, an If ONNX Runtime does not fold away) with an output left out:
+/// ONNX Runtime fails when it creates the session (its subgraph kernels look every output up; one such Loop
+/// crashed it), so it is refused.
+void every_output_named(node_context& c) {
+  for (std::size_t k = 0; k < c.outputs(); ++k)
+    if (!c.has_output(k))
+      c.bad(fmt::format("its output {} is left out (named \"\")", k),
+            "ONNX Runtime fails on it when it loads the model: name every output of a node that runs a graph");
+}
+
+/// The count ONNX's type inference holds a control-flow node's outputs to: `gives`, what its graph gives (If:
+/// each branch's outputs; Loop: the carried values and scan outputs; Scan: the states and scan outputs).
+void outputs_as_given(node_context& c, std::size_t gives, std::string_view what) {
+  if (c.outputs() != gives)
+    c.bad(fmt::format("it has {} output{}, where {} give{} {}", c.outputs(), c.outputs() == 1 ? "" : "s", what,
+                      what.ends_with('s') ? "" : "s", gives),
+          "ONNX Runtime refuses the model too: give the node one output for each its graph gives");
+}
+
 // If: a constant condition takes its branch, inlined. Otherwise both branches are inlined (a branch that
 // fails or breaks the batch does so for the inputs that take it) and each output is an IfMerge of the two,
 // which holds the batch only when both branches hold it alike.
@@ -24,16 +43,18 @@ void if_(node_context& c) {
   const auto* else_branch = c.attribute("else_branch");
   if (then_branch == nullptr || else_branch == nullptr || !then_branch->has_g() || !else_branch->has_g())
     c.bad("If needs the graph attributes then_branch and else_branch");
+  outputs_as_given(c, static_cast<std::size_t>(then_branch->g().output_size()), "its then_branch");
+  outputs_as_given(c, static_cast<std::size_t>(else_branch->g().output_size()), "its else_branch");
+  // A constant condition: ONNX Runtime folds the If into the branch taken, so an output left out is none.
   if (const auto v = c.constant_ints(0); v && v->size() == 1) {
     const auto out = c.inline_subgraph((*v)[0] != 0 ? then_branch->g() : else_branch->g());
     for (std::size_t k = 0; k < out.size(); ++k) c.output(k, out[k]);
     return;
   }
+  every_output_named(c);
   const auto cond = c.need(0);
   const auto a = c.inline_subgraph(then_branch->g());
   const auto b = c.inline_subgraph(else_branch->g());
-  if (a.size() != b.size() || a.size() < c.outputs())
-    c.bad(fmt::format("its branches have {} and {} outputs", a.size(), b.size()), fmt::format("the node has {}", c.outputs()));
   for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, c.add("IfMerge", 1, {cond, a[k], b[k]}));
 }
 
@@ -74,9 +95,8 @@ void loop(node_context& c) {
           fmt::format("with {} carried values it needs at least {} (condition, the carried values, then scan outputs)",
                       carried, carried + 1));
   const std::size_t scans = static_cast<std::size_t>(g.output_size()) - 1 - carried;
-  if (c.outputs() > carried + scans)
-    c.bad(fmt::format("it has {} outputs", c.outputs()),
-          fmt::format("its body gives {} (the carried values, then scan outputs)", carried + scans));
+  outputs_as_given(c, carried + scans, "its body's carried values and scan outputs");
+  every_output_named(c);
   node_context::axes unsqueezed(static_cast<std::size_t>(g.output_size()));
   for (std::size_t k = 1 + carried; k < unsqueezed.size(); ++k) unsqueezed[k] = 0;
   auto lowered = c.lower_body(g, {}, unsqueezed);
@@ -131,8 +151,8 @@ void scan(node_context& c) {
   if (static_cast<std::size_t>(g.output_size()) < states)
     c.bad(fmt::format("its body has {} outputs, fewer than its {} state variables", g.output_size(), states));
   const std::size_t outputs = static_cast<std::size_t>(g.output_size()) - states;
-  if (c.outputs() > states + outputs)
-    c.bad(fmt::format("it has {} outputs", c.outputs()), fmt::format("its body gives {}", states + outputs));
+  outputs_as_given(c, states + outputs, "its body's state variables and scan outputs");
+  every_output_named(c);
   const auto list = [&](std::string_view name, std::size_t n) {
     auto v = c.ints(name).value_or(std::vector<std::int64_t>(n, 0));
     if (v.size() != n) c.bad(fmt::format("{} has {} entries for {} tensors", name, v.size(), n));
@@ -194,8 +214,8 @@ void scan8(node_context& c) {
   if (static_cast<std::size_t>(g.output_size()) < states)
     c.bad(fmt::format("its body has {} outputs, fewer than its {} state variables", g.output_size(), states));
   const std::size_t outputs = static_cast<std::size_t>(g.output_size()) - states;
-  if (c.outputs() > states + outputs)
-    c.bad(fmt::format("it has {} outputs", c.outputs()), fmt::format("its body gives {}", states + outputs));
+  outputs_as_given(c, states + outputs, "its body's state variables and scan outputs");
+  every_output_named(c);
   const auto directions = c.ints("directions").value_or(std::vector<std::int64_t>(scanned, 0));
   if (directions.size() != scanned) c.bad(fmt::format("directions has {} entries for {} scan inputs", directions.size(), scanned));
   // The inner TensorIterator: Scan-9's on one entry, each scan input's entry [S, ...] sliced along axis 0.

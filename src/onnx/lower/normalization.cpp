@@ -193,6 +193,19 @@ void rms_norm(node_context& c) {
   c.output(0, c.add("Multiply", 1, {c.add("Divide", 1, {x, root}, numpy), scale}, numpy));
 }
 
+// SimplifiedLayerNormalization: ONNX Runtime's own RMS norm in the default domain (its transformer optimiser
+// writes it, at every opset): x / sqrt(mean(x^2) + epsilon) over the axes from `axis` on, times the scale,
+// which broadcasts one way as LayerNormalization's does (ONNX Runtime runs both with one kernel). Output 1,
+// the inverse standard deviation: one value per row, the normalised axes kept as 1s.
+void simplified_layer_norm(node_context& c) {
+  const auto x = c.need(0);
+  const auto square = c.add("Multiply", 1, {x, x}, numpy);
+  const auto mean = c.add("ReduceMean", 1, {square, normalised_axes(c, x, c.i("axis", -1))}, {{"keep_dims", "true"}});
+  const auto root = c.add("Sqrt", 1, {c.add("Add", 1, {mean, like(c, c.f("epsilon", 1e-5F), x)}, numpy)});
+  c.output(0, c.add("Multiply", 1, {c.add("Divide", 1, {x, root}, numpy), c.need(1)}, one_way));
+  if (c.has_output(1)) c.output(1, c.add("Divide", 1, {like(c, 1.0F, x), root}, numpy));
+}
+
 // GroupNormalization: 21 on, OpenVINO's GroupNormalization (scale and bias per channel). Before 21 the
 // scale and bias are per group: the data seen as [N, groups, C / groups, spatial...] (as ONNX's function
 // body does, so that channels the groups do not divide are refused as ONNX Runtime refuses them), then as
@@ -249,7 +262,8 @@ std::span<const onnx_entry> normalization_rows() {
       {"BatchNormalization", 7, batch_norm}, {"BatchNormalization", 14, batch_norm},
       {"InstanceNormalization", 6, instance_norm},
       {"MeanVarianceNormalization", 1, mean_variance_norm}, {"MeanVarianceNormalization", 9, mean_variance_norm},
-      {"MeanVarianceNormalization", 13, mean_variance_norm}, {"LayerNormalization", 1, layer_norm}, {"LayerNormalization", 17, layer_norm}, {"LRN", 1, lrn},
+      {"MeanVarianceNormalization", 13, mean_variance_norm}, {"LayerNormalization", 1, layer_norm}, {"LayerNormalization", 17, layer_norm},
+      {"SimplifiedLayerNormalization", 1, simplified_layer_norm}, {"LRN", 1, lrn},
       {"Softmax", 1, softmax1}, {"Softmax", 13, softmax13}, {"LogSoftmax", 1, log_softmax1},
       {"LogSoftmax", 13, log_softmax13}, {"Hardmax", 1, hardmax1}, {"Hardmax", 13, hardmax13},
       {"RMSNormalization", 23, rms_norm}, {"GroupNormalization", 18, group_norm},

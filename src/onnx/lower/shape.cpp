@@ -93,9 +93,9 @@ void transpose(node_context& c) {
   c.output(0, c.add("Transpose", 1, {x, order}));
 }
 void concat(node_context& c) {
+  // Every one of the list is read: ONNX Runtime fails on one left out (named "").
   std::vector<source> in;
-  for (std::size_t k = 0; k < c.inputs(); ++k)
-    if (const auto s = c.input(k)) in.push_back(*s);
+  for (std::size_t k = 0; k < c.inputs(); ++k) in.push_back(c.need(k));
   const auto axis = c.i("axis");
   if (!axis) c.bad("Concat needs the attribute axis");
   c.output(0, c.add("Concat", 1, std::move(in), {{"axis", fmt::format("{}", *axis)}}));

@@ -16,28 +16,40 @@ std::string value(const char* name, int type, const std::vector<std::int64_t>& d
   return fmt::format("{{ name: \"{}\" type {{ tensor_type {{ elem_type: {} shape {{ {}}} }} }} }}", name, type, shape);
 }
 
-}  // namespace
+// Both branches read x from the graph around them; inlined, each output is an IfMerge of theirs.
+std::string branches() {
+  return attr_g("then_branch", R"(name: "then" node { op_type: "Relu" input: ["x"] output: ["t"] }
+                                  output { name: "t" })") +
+         attr_g("else_branch", R"(name: "else" node { op_type: "Neg" input: ["x"] output: ["e"] }
+                                  output { name: "e" })");
+}
 
-std::vector<lowering_case> control_flow_cases() {
+// A carried value doubled three times, and a scan output: each iteration's stacked along a new axis 0.
+std::string loop_body() {
   constexpr int f32 = ::onnx::TensorProto::FLOAT, i64 = ::onnx::TensorProto::INT64, boolean = ::onnx::TensorProto::BOOL;
-  // Both branches read x from the graph around them; inlined, each output is an IfMerge of theirs.
-  const auto branches = attr_g("then_branch", R"(name: "then" node { op_type: "Relu" input: ["x"] output: ["t"] }
-                                                  output { name: "t" })") +
-                        attr_g("else_branch", R"(name: "else" node { op_type: "Neg" input: ["x"] output: ["e"] }
-                                                  output { name: "e" })");
-  // A carried value doubled three times, and a scan output: each iteration's stacked along a new axis 0.
-  const auto loop_body = attr_g("body", "name: \"body\" input " + value("i", i64, {}) + " input " + value("c", boolean, {}) +
-                                            " input " + value("x_in", f32, {2, 3}) + R"(
+  return attr_g("body", "name: \"body\" input " + value("i", i64, {}) + " input " + value("c", boolean, {}) + " input " +
+                            value("x_in", f32, {2, 3}) + R"(
       node { op_type: "Identity" input: ["c"] output: ["c_out"] }
       node { op_type: "Add" input: ["x_in", "x_in"] output: ["x_out"] }
       node { op_type: "Relu" input: ["x_in"] output: ["s_out"] }
       output { name: "c_out" } output { name: "x_out" } output { name: "s_out" })");
-  // A running sum over the 4 rows of xs, and each row's ReLU stacked along axis 0.
-  const auto scan_body = attr_g("body", "name: \"body\" input " + value("s_in", f32, {3}) + " input " +
-                                            value("x_in", f32, {3}) + R"(
+}
+
+// A running sum over the 4 rows of xs, and each row's ReLU stacked along axis 0.
+std::string scan_body() {
+  constexpr int f32 = ::onnx::TensorProto::FLOAT;
+  return attr_g("body", "name: \"body\" input " + value("s_in", f32, {3}) + " input " + value("x_in", f32, {3}) + R"(
       node { op_type: "Add" input: ["s_in", "x_in"] output: ["s_out"] }
       node { op_type: "Relu" input: ["x_in"] output: ["y_out"] }
       output { name: "s_out" } output { name: "y_out" })");
+}
+
+}  // namespace
+
+std::vector<lowering_case> control_flow_cases() {
+  const auto loop_body = test::loop_body();
+  const auto scan_body = test::scan_body();
+  const auto branches = test::branches();
   return {
       {"If", 1, "c:bool[] x:f32[2,3]", "c", "y", branches, "ReLU,Negative,IfMerge", "[2,3]"},
       {"Loop", 1, "trips:i64[]=3 go:bool[]=1 x:f32[2,3]", "trips,go,x", "y,ys", loop_body, "Loop", "[2,3] [3,2,3]"},
@@ -47,6 +59,36 @@ std::vector<lowering_case> control_flow_cases() {
       {"Scan", 8, "s:f32[2,3] xs:f32[2,4,3]", ",s,xs", "sum,ys",
        scan_body + attr_i("num_scan_inputs", 1) + attr_ints("directions", {1}), "TensorIterator", "[2,3] [2,4,3]"},
   };
+}
+
+// A node that runs a graph with other outputs than its graph gives, or with one left out (named ""): ONNX
+// Runtime refuses the first when it loads the model ("If node has 1 but subgraphs produce 2") and fails on the
+// second when it creates the session (a Loop's crashed it), unless a constant condition folds the If away.
+TEST(lower_control_flow, outputs_other_than_the_graph_gives_are_refused) {
+  expect_refused_with({"If", 1, "c:bool[] x:f32[2,3]", "c", "y,z", branches(), "", ""},
+                      "it has 2 outputs, where its then_branch gives 1");
+  expect_refused_with({"If", 1, "c:bool[]=1 x:f32[2,3]", "c", "y,z", branches(), "", ""},
+                      "it has 2 outputs, where its then_branch gives 1");
+  expect_refused_with({"Loop", 1, "trips:i64[]=3 go:bool[]=1 x:f32[2,3]", "trips,go,x", "y", loop_body(), "", ""},
+                      "it has 1 output, where its body's carried values and scan outputs give 2");
+  expect_refused_with({"Loop", 1, "trips:i64[]=3 go:bool[]=1 x:f32[2,3]", "trips,go,x", ",ys", loop_body(), "", ""},
+                      "its output 0 is left out (named \"\")");
+  expect_refused_with({"Scan", 9, "s:f32[3] xs:f32[4,3]", "s,xs", "sum", scan_body() + attr_i("num_scan_inputs", 1), "", ""},
+                      "it has 1 output, where its body's state variables and scan outputs give 2");
+  expect_refused_with({"Scan", 9, "s:f32[3] xs:f32[4,3]", "s,xs", "sum,", scan_body() + attr_i("num_scan_inputs", 1), "", ""},
+                      "its output 1 is left out (named \"\")");
+}
+
+// An If of a constant condition is the branch it takes to ONNX Runtime too: an output left out is none.
+TEST(lower_control_flow, an_if_of_a_constant_condition_may_leave_an_output_out) {
+  const auto two = attr_g("then_branch", R"(name: "then" node { op_type: "Relu" input: ["x"] output: ["t"] }
+                                            node { op_type: "Neg" input: ["x"] output: ["u"] }
+                                            output { name: "t" } output { name: "u" })") +
+                   attr_g("else_branch", R"(name: "else" node { op_type: "Neg" input: ["x"] output: ["e"] }
+                                            node { op_type: "Relu" input: ["x"] output: ["f"] }
+                                            output { name: "e" } output { name: "f" })");
+  EXPECT_EQ(refused_when_read({"If", 1, "c:bool[]=1 x:f32[2,3]", "c", ",z", two, "", ""}), "");
+  expect_refused_with({"If", 1, "c:bool[] x:f32[2,3]", "c", ",z", two, "", ""}, "its output 0 is left out");
 }
 
 }  // namespace reshape1::test

@@ -33,7 +33,7 @@ struct lowering_case {
   /// `axes:i64[1]=2` one holding those values (`[]`: a scalar).
   std::string tensors;
   std::string inputs;   ///< the node's, comma-separated; an empty one leaves an optional input out
-  std::string outputs;  ///< the node's, each also a graph output
+  std::string outputs;  ///< the node's, each also a graph output; an empty one leaves an optional output out
   std::string attributes;
   std::string layers;  ///< what the node lowers to, in order: its layers but Consts (and the model's Parameters, Results)
   std::string shapes;  ///< the propagated shape of each graph output
@@ -149,7 +149,7 @@ inline std::string model_of(const lowering_case& c) {
   for (const auto& in : split(c.inputs, ',')) node->add_input(in);
   for (const auto& out : split(c.outputs, ',')) {
     node->add_output(out);
-    g.add_output()->set_name(out);
+    if (!out.empty()) g.add_output()->set_name(out);
   }
   return m.SerializeAsString();
 }

@@ -24,6 +24,9 @@ std::vector<lowering_case> normalization_cases() {
       // ONNX Runtime's own version for opsets 1 to 16 (no ONNX schema; its transformer optimiser writes it).
       {"LayerNormalization", 1, "x:f32[2,3,4] scale:f32[4]= b:f32[4]=", "x,scale,b", "y", attr_f("epsilon", 1e-12F),
        "Range,MVN,Multiply,Add", "[2,3,4]", "ai.onnx", 14},
+      // ONNX Runtime's RMS norm in the default domain (at every opset), with its inverse standard deviation.
+      {"SimplifiedLayerNormalization", 1, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y,inv", attr_i("axis", -2),
+       "Multiply,Range,ReduceMean,ConvertLike,Add,Sqrt,Divide,Multiply,ConvertLike,Divide", "[2,3,4] [2,1,1]", "ai.onnx", 17},
       {"LRN", 1, "x:f32[1,3,8,8]", "x", "y", attr_i("size", 3), "LRN", "[1,3,8,8]"},
       // Before 13: flattened to 2-D at the axis (1: [0,-1]), normalised along the second axis, shaped back.
       {"Softmax", 1, "x:f32[2,3,4]", "x", "y", "", "Reshape,SoftMax,ShapeOf,Reshape", "[2,3,4]"},

@@ -34,8 +34,10 @@ std::vector<lowering_case> resize_cases() {
       {"Upsample", 7, "x:f32[1,3,4,4]", "x", "y", attr_floats("scales", {1, 1, 2, 2}), "Interpolate", "[1,3,8,8]"},
       {"Upsample", 9, "x:f32[1,3,4,4] scales:f32[4]=1,1,2,2", "x,scales", "y", "", "Interpolate", "[1,3,8,8]"},
       {"Resize", 10, "x:f32[1,3,4,4] scales:f32[4]=1,1,2,2", "x,scales", "y", "", "Interpolate", "[1,3,8,8]"},
-      // From 11 the sizes are the fourth input, after roi and scales (left out).
-      {"Resize", 11, "x:f32[1,3,4,4] sizes:i64[4]=1,3,6,6", "x,,,sizes", "y", "", "Interpolate", "[1,3,6,6]"},
+      // From 11 the sizes are the fourth input, after roi and scales: required inputs at 11 (named "", refused),
+      // given empty as torch's exporter writes them.
+      {"Resize", 11, "x:f32[1,3,4,4] roi:f32[0]= scales:f32[0]= sizes:i64[4]=1,3,6,6", "x,roi,scales,sizes", "y", "",
+       "Interpolate", "[1,3,6,6]"},
   };
 }
 

@@ -92,6 +92,24 @@ TEST(lower_table, inputs_and_outputs_the_version_does_not_take_are_refused_when_
   expect_refused_with(fused, "it has 3 inputs, where com.microsoft.FusedMatMul-1 takes 2");
 }
 
+// A required input or output left out (named ""), as the checker tells them apart from optional ones
+// (op_list.tsv's empty_inputs and empty_outputs, which ONNX Runtime gave): refused when read. A list's (Concat's)
+// is refused by its translation: ONNX Runtime fails on it when it runs.
+TEST(lower_table, a_required_input_or_output_left_out_is_refused_when_read) {
+  EXPECT_EQ(refused_when_read({"Resize", 11, "x:f32[1,1,2,2] s:f32[4]=1,1,2,2", "x,,s", "y", "", "", ""}),
+            "t.onnx: node 'n' (Resize, node 0): its input 1 is left out (named \"\"), which Resize-11 requires; ONNX's "
+            "checker and ONNX Runtime refuse the model too: name a tensor there");
+  EXPECT_EQ(refused_when_read({"Resize", 13, "x:f32[1,1,2,2] s:f32[4]=1,1,2,2", "x,,s", "y", "", "", ""}), "");
+  expect_refused_with({"Gemm", 7, "a:f32[2,3] b:f32[3,4]", "a,b,", "y", "", "", ""},
+                      "its input 2 is left out (named \"\"), which Gemm-7 requires");
+  EXPECT_EQ(refused_when_read({"Gemm", 11, "a:f32[2,3] b:f32[3,4]", "a,b,", "y", "", "", ""}), "");
+  expect_refused_with({"TopK", 11, "x:f32[2,5] k:i64[1]=2", "x,k", "v,", "", "", ""},
+                      "its output 1 is left out (named \"\"), which TopK-11 requires");
+  // LSTM's outputs are all optional; GroupQueryAttention's key and value are optional before required inputs.
+  EXPECT_EQ(refused_when_read({"Split", 13, "x:f32[4]", "x", ",b", "", "", ""}), "");
+  expect_refused_with({"Concat", 13, "a:f32[2]", "a,", "y", attr_i("axis", 0), "", ""}, "Concat 13 needs input 1");
+}
+
 // A node of an op the default domain has only from a later opset than the model's: ONNX Runtime refuses the
 // model ("No Op registered"), so reshape1 refuses it too rather than reading past it as not covered.
 TEST(lower_table, an_op_the_model_s_opset_does_not_have_is_refused_when_read) {
