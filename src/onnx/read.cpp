@@ -104,6 +104,18 @@ std::optional<element_type> element_of(int t) noexcept {
     case T::UINT32: return element_type::u32;
     case T::UINT64: return element_type::u64;
     case T::BFLOAT16: return element_type::bf16;
+    default: break;
+  }
+  // The narrow types of ONNX 1.14 and later, by number (Debian's ONNX 1.12 names none of them). Those OpenVINO
+  // has: FLOAT8E4M3FN and FLOAT8E5M2 (the FNUZ variants, 18 and 20, differ in bias and NaN: none), UINT4,
+  // INT4, FLOAT4E2M1 and FLOAT8E8M0.
+  switch (t) {
+    case 17: return element_type::f8e4m3;
+    case 19: return element_type::f8e5m2;
+    case 21: return element_type::u4;
+    case 22: return element_type::i4;
+    case 23: return element_type::f4e2m1;
+    case 24: return element_type::f8e8m0;
     default: return std::nullopt;
   }
 }
@@ -407,7 +419,24 @@ tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std
     case element_type::bf16: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::uint16_t>(v); }); break;
     case element_type::i8: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::int8_t>(v); }); break;
     case element_type::u8:
+    case element_type::f8e4m3:
+    case element_type::f8e5m2:
+    case element_type::f8e8m0:
     case element_type::boolean: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::uint8_t>(v); }); break;
+    case element_type::u4:
+    case element_type::i4:
+    case element_type::f4e2m1: {
+      // Two values a byte, the first in the low half, each int32_data entry one byte (ONNX packs them so).
+      const auto bytes = (count + 1) / 2;
+      if (static_cast<std::uint64_t>(t.int32_data_size()) != bytes)
+        bad(file_, fmt::format("{}: {} values for a tensor of {} 4-bit elements, packed two to a value ({})", what(),
+                               t.int32_data_size(), count, bytes));
+      if (!read) return out;
+      out.owned.resize(size);
+      for (std::size_t k = 0; k < bytes; ++k)
+        out.owned[k] = static_cast<std::byte>(static_cast<std::uint8_t>(t.int32_data(static_cast<int>(k))));
+      break;
+    }
     default: fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: element type {} is not supported", file_, what(), name(*type)), {});
   }
   return owned();

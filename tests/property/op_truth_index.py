@@ -402,7 +402,8 @@ def quant_dq(rng):
     """QuantizeLinear and DequantizeLinear (10, 13, 19, 21, 23, 24, 25): the input's shape. Scale (and zero point,
     uint8 or int8, or none) a scalar, from 13 a 1-D per-axis [x.shape[axis]] (axis negative too), from 21 blocked
     (x's shape with ceil(d / block_size) on axis, block_size attribute); QuantizeLinear from 21 an output_dtype
-    when no zero point says the type, DequantizeLinear from 23 an output_dtype (float, float16). Invalid (~10%):
+    when no zero point says the type, DequantizeLinear from 23 an output_dtype (float, float16); DequantizeLinear
+    from 19 of float 8 constants, from 21 of 4-bit ones (with their zero points, or none). Invalid (~10%):
     a per-axis scale of another length, a blocked scale of another shape, a zero point of another shape than the
     scale, per-axis before 13."""
     bad = rng.choice(["axis_len", "block", "zp_shape", "early"]) if rng.random() < 0.1 else None
@@ -458,6 +459,13 @@ def quant_dq(rng):
     x = data_input(zt or rng.choice([UINT8, INT8, INT32]), s)
     if not zt and opset < 21:
         x = data_input(rng.choice([UINT8, INT8, INT32]), s)
+    narrow = [17, 19] + ([21, 22] if opset >= 21 else [])  # FLOAT8E4M3FN, FLOAT8E5M2; UINT4, INT4 from 21
+    if opset >= 19 and rng.random() < 0.3:
+        # The narrow types, as constants (ONNX Runtime's JavaScript binding feeds and returns none of them): x and
+        # the zero point of one type.
+        nt = rng.choice(narrow)
+        x = ("const", nt, [1] * product(s), s)
+        zero = ("const", nt, [0] * product(zdims), zdims) if rng.random() < 0.5 else None
     inputs = [x, scale] + ([zero] if zero else [])
     if opset >= 23 and rng.random() < 0.3:
         attrs += i("output_dtype", ftype)
@@ -579,11 +587,6 @@ KNOWN = [
     ("Det", "Could not find an implementation", "Det-22 of a double input: ONNX Runtime 1.30's Det-22 kernel takes "
                                                 "float only (op_list.tsv says cpu: it runs float); reshape1 shapes it "
                                                 "as Det-11"),
-    ("QuantizeLinear", "with block_size", "blocked quantization (opset 21 on, block_size): not covered"),
-    ("DequantizeLinear", "with block_size", "as QuantizeLinear's"),
-    ("QuantizeLinear", "block_size must be 0 for per-tensor", "a one-element blocked scale: ONNX Runtime refuses it, "
-                                                              "reshape1 leaves it not covered with a shape of nothing"),
-    ("DequantizeLinear", "block_size must be 0 for per-tensor", "as QuantizeLinear's"),
     ("RoiAlign", "is out of range [0,", "a batch index out of [0, N): ONNX Runtime refuses it when run, reshape1 "
                                         "does not read the indices' values"),
     ("Resize", "keep_aspect_ratio_policy not_", "Resize-18/19 with keep_aspect_ratio_policy not_larger or "

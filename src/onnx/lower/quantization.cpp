@@ -29,15 +29,50 @@ std::optional<source> along_axis(node_context& c, source p, std::size_t port) {
   pattern[static_cast<std::size_t>(axis)] = -1;
   return c.add("Reshape", 1, {p, c.i64(pattern)}, {{"special_zero", "false"}});
 }
-/// Blocked quantisation (block_size, from opset 21: a scale per block of `block_size` elements along the
-/// axis) is not covered; nullopt when the node is not blocked.
-std::optional<std::string> blocked_quantisation(const node_context& c) {
-  // Without blocks a scale is a scalar or 1-D (ONNX Runtime refuses another rank when it runs).
+/// Without blocks a scale is a scalar or 1-D (ONNX Runtime refuses another rank when it runs).
+void refuse_unblocked_rank(const node_context& c) {
   if (const auto r = c.rank(1); c.i("block_size", 0) == 0 && r && *r > 1)
     c.bad(fmt::format("its scale has rank {}", *r), "a scale is a scalar or 1-D (per axis) without block_size");
-  if (c.i("block_size", 0) == 0) return std::nullopt;
-  return fmt::format("{} with block_size {} (a scale per block along the axis) is not covered",
-                     c.node().op_type(), c.i("block_size", 0));
+}
+/// Blocked quantisation (block_size, from opset 21): a scale (and zero point) per block of `block_size` elements
+/// along `axis`, of the data's shape but ceil(d / block_size) on the axis, as ONNX Runtime checks it. The
+/// parameter at `port` spread over the data: each element of a block gathered along the axis (index k / block
+/// size for element k), so that every element of the data meets its own block's scale. nullopt where the
+/// data's rank is unknown (not covered).
+std::optional<source> per_block(node_context& c, source p, std::size_t port) {
+  const auto rank = c.rank(0);
+  if (!rank) return std::nullopt;
+  const auto block = c.i("block_size", 0);
+  if (block < 0) c.bad(fmt::format("block_size is {}", block), "block_size is positive (0: no blocks)");
+  const auto r = static_cast<std::int64_t>(*rank);
+  auto axis = c.i("axis", 1);
+  if (axis < -r || axis >= r) c.bad(fmt::format("axis {} is out of range for data of rank {}", axis, r));
+  if (axis < 0) axis += r;
+  // A scale of one element is one per tensor to ONNX Runtime, whatever the data: blocks are refused beside it.
+  if (const auto dims = c.constant_dims(1); port == 1 && dims && (dims->empty() || *dims == std::vector<std::int64_t>{1}))
+    c.bad(fmt::format("block_size is {} beside a scale of one element", block),
+          "block_size must be 0 for a scale per tensor (ONNX Runtime refuses it)");
+  if (const auto pr = c.rank(port); pr && *pr != *rank)
+    c.bad(fmt::format("its {} has rank {} beside data of rank {}", port == 1 ? "scale" : "zero point", *pr, r),
+          "a blocked scale has the data's rank (block_size must be 0 for one per tensor or per axis)");
+  const auto x = c.need(0);
+  const auto xs = c.shape_of(x);
+  // Every other axis as the data's; the axis ceil(d / block_size) long.
+  for (std::int64_t k = 0; k < r; ++k)
+    if (k != axis) p = exactly(c, p, k, shape_slice(c, xs, k, k + 1));
+  const auto d = c.add("Squeeze", 1, {shape_slice(c, xs, axis, axis + 1), c.i64({0})});
+  const auto size = c.i64({block}, scalar);
+  const auto blocks = c.add("Divide", 1, {c.add("Add", 1, {d, c.i64({block - 1}, scalar)}, numpy), size},
+                            {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}});
+  p = exactly(c, p, axis, c.add("Unsqueeze", 1, {blocks, c.i64({0})}));
+  const auto element = c.add("Range", 4, {c.i64({0}, scalar), d, c.i64({1}, scalar)}, {{"output_type", "i64"}});
+  const auto index = c.add("Divide", 1, {element, size}, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}});
+  return c.add("Gather", 8, {p, index, c.i64({axis}, scalar)}, {{"batch_dims", "0"}});
+}
+/// A quantisation parameter (input `port`) as it meets the data: per block, along the axis, or per tensor;
+/// nullopt where that needs the data's rank and it is unknown.
+std::optional<source> parameter(node_context& c, source p, std::size_t port) {
+  return c.i("block_size", 0) != 0 ? per_block(c, p, port) : along_axis(c, p, port);
 }
 /// ONNX Runtime refuses a zero point of another shape than the scale's (one element either way is per
 /// tensor: [] and [1] agree), when it runs; checked where Consts give both.
@@ -51,15 +86,15 @@ void refuse_mismatched_zero_point(const node_context& c) {
 }
 // QuantizeLinear: x / scale + zero point, converted to the zero point's type (u8 by default).
 void quantize(node_context& c) {
-  if (const auto why = blocked_quantisation(c)) return c.not_covered(*why);
-  const auto scale = along_axis(c, c.need(1), 1);
-  if (!scale) return c.not_covered("per-axis QuantizeLinear on data of unknown rank is not covered");
+  refuse_unblocked_rank(c);
+  const auto scale = parameter(c, c.need(1), 1);
+  if (!scale) return c.not_covered("per-axis or blocked QuantizeLinear on data of unknown rank is not covered");
   refuse_mismatched_zero_point(c);
   auto y = c.add("Divide", 1, {c.need(0), *scale}, one_way);
   std::string type = "u8";
   if (const auto zp = c.input(2)) {
-    const auto shaped = along_axis(c, *zp, 2);
-    if (!shaped) return c.not_covered("per-axis QuantizeLinear on data of unknown rank is not covered");
+    const auto shaped = parameter(c, *zp, 2);
+    if (!shaped) return c.not_covered("per-axis or blocked QuantizeLinear on data of unknown rank is not covered");
     y = c.add("Add", 1, {y, c.add("Convert", 1, {*shaped}, {{"destination_type", "f32"}})}, one_way);
     if (const auto t = c.constant_type(2)) type = std::string(name(*t));
   }
@@ -67,14 +102,14 @@ void quantize(node_context& c) {
 }
 // DequantizeLinear: (x - zero point) * scale, in f32.
 void dequantize(node_context& c) {
-  if (const auto why = blocked_quantisation(c)) return c.not_covered(*why);
-  const auto scale = along_axis(c, c.need(1), 1);
-  if (!scale) return c.not_covered("per-axis DequantizeLinear on data of unknown rank is not covered");
+  refuse_unblocked_rank(c);
+  const auto scale = parameter(c, c.need(1), 1);
+  if (!scale) return c.not_covered("per-axis or blocked DequantizeLinear on data of unknown rank is not covered");
   refuse_mismatched_zero_point(c);
   auto y = c.add("Convert", 1, {c.need(0)}, {{"destination_type", "f32"}});
   if (const auto zp = c.input(2)) {
-    const auto shaped = along_axis(c, *zp, 2);
-    if (!shaped) return c.not_covered("per-axis DequantizeLinear on data of unknown rank is not covered");
+    const auto shaped = parameter(c, *zp, 2);
+    if (!shaped) return c.not_covered("per-axis or blocked DequantizeLinear on data of unknown rank is not covered");
     y = c.add("Subtract", 1, {y, c.add("Convert", 1, {*shaped}, {{"destination_type", "f32"}})}, one_way);
   }
   c.output(0, c.add("Multiply", 1, {y, *scale}, one_way));

@@ -67,6 +67,10 @@ inline int onnx_type(const std::string& name) {
   if (name == "i32") return ::onnx::TensorProto::INT32;
   if (name == "u8") return ::onnx::TensorProto::UINT8;
   if (name == "bool") return ::onnx::TensorProto::BOOL;
+  // The narrow types by number (Debian's ONNX 1.12 names none of them).
+  if (name == "f8") return 17;  // FLOAT8E4M3FN
+  if (name == "u4") return 21;
+  if (name == "i4") return 22;
   ADD_FAILURE() << "no element type " << name;
   return 0;
 }
@@ -107,6 +111,11 @@ inline void add_tensor(::onnx::GraphProto& g, const std::string& spec) {
   }
   auto values = split(spec.substr(spec.find('=', close) + 1), ',');
   if (values.empty()) values.assign(static_cast<std::size_t>(count), "0");
+  if (type == 21 || type == 22) {  // two to an int32_data entry, the first in the low half
+    for (std::size_t k = 0; k < values.size(); k += 2)
+      t->add_int32_data((std::stoi(values[k]) & 15) | (k + 1 < values.size() ? (std::stoi(values[k + 1]) & 15) << 4 : 0));
+    return;
+  }
   for (const auto& v : values) {
     if (type == ::onnx::TensorProto::FLOAT) t->add_float_data(std::stof(v));
     else if (type == ::onnx::TensorProto::INT64) t->add_int64_data(std::stoll(v));

@@ -27,15 +27,22 @@ std::vector<lowering_case> quantization_cases() {
 
 namespace {
 
-// Blocked quantisation (a scale per block_size elements along the axis, from opset 21) is not covered: the
-// per-axis reading flattened the scale into the axis ([3,1,5] by a [3,1,5] scale gave [3,15,5], where ONNX
-// Runtime gives [3,1,5]).
-TEST(lower_quantization, blocked_quantisation_is_not_covered) {
-  const lowering_case blocked{"DequantizeLinear", 21, "x:u8[3,1,5] scale:f32[3,1,5]=", "x,scale", "y",
-                              attr_i("axis", 1) + attr_i("block_size", 1), "", ""};
-  EXPECT_NE(not_covered_why(blocked).find("DequantizeLinear with block_size 1 (a scale per block along the axis) is "
-                                          "not covered"),
-            std::string::npos);
+// Blocked quantisation (a scale per block_size elements along the axis, from opset 21): the scale has the data's
+// shape but ceil(d / block_size) on the axis, as ONNX Runtime checks it; one of one element is per tensor, and
+// blocks beside it are refused. (The per-axis reading flattened a blocked scale into the axis: [3,1,5] by a
+// [3,1,5] scale gave [3,15,5], where ONNX Runtime gives [3,1,5].)
+TEST(lower_quantization, blocked_scales_are_the_data_s_shape_but_the_blocks) {
+  const auto blocked = [](const char* scale, std::int64_t block) {
+    return lowering_case{"DequantizeLinear", 21, fmt::format("x:u8[2,6] scale:f32{}=", scale), "x,scale", "y",
+                         attr_i("axis", 1) + attr_i("block_size", block), "", ""};
+  };
+  EXPECT_EQ(refusals(blocked("[2,2]", 4)), "");
+  EXPECT_EQ(refusals(blocked("[2,6]", 1)), "");
+  EXPECT_NE(refusals(blocked("[2,3]", 4)), "");  // 3 blocks of 4 for 6 elements
+  EXPECT_NE(refusals(blocked("[1,2]", 4)), "");  // a 1 where the data has 2: no broadcast
+  expect_refused_with(blocked("[1]", 4), "block_size is 4 beside a scale of one element");
+  expect_refused_with(blocked("[2]", 4), "its scale has rank 1 beside data of rank 2");
+  expect_refused_with(blocked("[2,2]", -1), "block_size is -1");
   const lowering_case per_axis{"DequantizeLinear", 21, "x:u8[3,4,5] scale:f32[4]=", "x,scale", "y", attr_i("axis", 1), "", ""};
   EXPECT_EQ(not_covered_why(per_axis), "");
 }

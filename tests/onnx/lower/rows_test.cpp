@@ -106,6 +106,14 @@ std::vector<lowering_case> variant_cases() {
       {"Clip", 11, "x:f32[] lo:f32[1]=0", "x,lo", "y", "", "Maximum", "[]"},
       // A bound computed in the graph: reshaped to a scalar (which refuses more than one element).
       {"Clip", 11, "x:f32[2] lo:f32[1]", "x,lo", "y", "", "Reshape,Maximum", "[2]"},
+      // Blocked quantisation (21 on): the scale per 4 elements along axis 1 ([2,6]: 2 blocks, the last short),
+      // gathered over the data's elements.
+      {"DequantizeLinear", 10, "x:u8[2,6] scale:f32[2,2]=", "x,scale", "y", attr_i("axis", 1) + attr_i("block_size", 4),
+       "ShapeOf,Slice,VariadicSplit,Slice,Squeeze,Add,Divide,Unsqueeze,VariadicSplit,Range,Divide,Gather,Convert,Multiply",
+       "[2,6]", "ai.onnx", 21},
+      // Constants of the narrow types: 4-bit (21 on) and float 8 (19 on).
+      {"DequantizeLinear", 10, "x:i4[2,3]=1,2,3,4,5,6 scale:f32[]=0.5", "x,scale", "y", "", "Convert,Multiply", "[2,3]", "ai.onnx", 21},
+      {"DequantizeLinear", 10, "x:f8[2,3]= scale:f32[]=0.5", "x,scale", "y", "", "Convert,Multiply", "[2,3]", "ai.onnx", 19},
       // Resize-18's axes: the scales name those axes.
       {"Resize", 11, "x:f32[1,3,4,4] s:f32[2]=2,3", "x,,s", "y", attr_ints("axes", {2, -1}), "Interpolate", "[1,3,8,12]", "ai.onnx", 18},
       // ScatterND's reductions (16 on): ScatterNDUpdate-15's, the data's shape.
