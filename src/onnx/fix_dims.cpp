@@ -4,6 +4,13 @@
 // dims they declare).
 #include "fix_dims.hpp"
 
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "model/ops/rules.hpp"

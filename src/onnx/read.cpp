@@ -351,6 +351,64 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
   }
 }
 
+namespace {
+
+/// The bytes of tensor `t` (`count` elements of `type`) from its typed field (float_data, int32_data...), which
+/// must hold as many values as the tensor has (4-bit ones packed two to a value, as ONNX packs them); `size`
+/// bytes long, or none where `size` is 0 (only checked). `what` names the tensor in `file`.
+std::vector<std::byte> field_bytes(const ::onnx::TensorProto& t, element_type type, std::uint64_t count,
+                                   std::uint64_t size, const std::string& file, const std::function<std::string()>& what) {
+  std::vector<std::byte> out;
+  const auto fill = [&](const auto& field, auto convert) {
+    if (static_cast<std::uint64_t>(field.size()) != count)
+      bad(file, fmt::format("{}: {} values for a tensor of {} elements", what(), field.size(), count));
+    if (size == 0) return;
+    out.resize(size);  // only now: the field holds count values, so size is no larger than the file
+    const std::size_t width = count == 0 ? 0 : size / count;
+    for (std::size_t k = 0; k < count; ++k) {
+      const auto v = convert(field.Get(static_cast<int>(k)));
+      std::memcpy(out.data() + k * width, &v, width);
+    }
+  };
+  switch (type) {
+    case element_type::f32: fill(t.float_data(), [](float v) { return v; }); break;
+    case element_type::f64: fill(t.double_data(), [](double v) { return v; }); break;
+    case element_type::i64: fill(t.int64_data(), [](std::int64_t v) { return v; }); break;
+    case element_type::u64: fill(t.uint64_data(), [](std::uint64_t v) { return v; }); break;
+    case element_type::u32: fill(t.uint64_data(), [](std::uint64_t v) { return static_cast<std::uint32_t>(v); }); break;
+    case element_type::i32: fill(t.int32_data(), [](std::int32_t v) { return v; }); break;
+    case element_type::i16: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::int16_t>(v); }); break;
+    case element_type::u16:
+    case element_type::f16:
+    case element_type::bf16: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::uint16_t>(v); }); break;
+    case element_type::i8: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::int8_t>(v); }); break;
+    case element_type::u8:
+    case element_type::f8e4m3:
+    case element_type::f8e5m2:
+    case element_type::f8e8m0:
+    case element_type::boolean: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::uint8_t>(v); }); break;
+    case element_type::u4:
+    case element_type::i4:
+    case element_type::f4e2m1: {
+      // Two values a byte, the first in the low half, each int32_data entry one byte (ONNX packs them so).
+      const auto bytes = (count + 1) / 2;
+      if (static_cast<std::uint64_t>(t.int32_data_size()) != bytes)
+        bad(file, fmt::format("{}: {} values for a tensor of {} 4-bit elements, packed two to a value ({})", what(),
+                              t.int32_data_size(), count, bytes));
+      if (size == 0) break;
+      out.resize(size);
+      for (std::size_t k = 0; k < bytes; ++k)
+        out[k] = static_cast<std::byte>(static_cast<std::uint8_t>(t.int32_data(static_cast<int>(k))));
+      break;
+    }
+    default:
+      fail(errc::unsupported, {.file = file}, fmt::format("{}: {}: element type {} is not supported", file, what(), name(type)), {});
+  }
+  return out;
+}
+
+}  // namespace
+
 tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std::function<std::string()>& what,
                                         bool read) const {
   const auto type = element_of(t.data_type());
@@ -395,50 +453,7 @@ tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std
     if (read) out.bytes = std::as_bytes(std::span(t.raw_data().data(), t.raw_data().size()));
     return out;
   }
-  const auto fill = [&](const auto& field, auto convert) {
-    if (static_cast<std::uint64_t>(field.size()) != count)
-      bad(file_, fmt::format("{}: {} values for a tensor of {} elements", what(), field.size(), count));
-    if (!read) return;
-    out.owned.resize(size);  // only now: the field holds count values, so size is no larger than the file
-    const std::size_t width = count == 0 ? 0 : size / count;
-    for (std::size_t k = 0; k < count; ++k) {
-      const auto v = convert(field.Get(static_cast<int>(k)));
-      std::memcpy(out.owned.data() + k * width, &v, width);
-    }
-  };
-  switch (*type) {
-    case element_type::f32: fill(t.float_data(), [](float v) { return v; }); break;
-    case element_type::f64: fill(t.double_data(), [](double v) { return v; }); break;
-    case element_type::i64: fill(t.int64_data(), [](std::int64_t v) { return v; }); break;
-    case element_type::u64: fill(t.uint64_data(), [](std::uint64_t v) { return v; }); break;
-    case element_type::u32: fill(t.uint64_data(), [](std::uint64_t v) { return static_cast<std::uint32_t>(v); }); break;
-    case element_type::i32: fill(t.int32_data(), [](std::int32_t v) { return v; }); break;
-    case element_type::i16: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::int16_t>(v); }); break;
-    case element_type::u16:
-    case element_type::f16:
-    case element_type::bf16: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::uint16_t>(v); }); break;
-    case element_type::i8: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::int8_t>(v); }); break;
-    case element_type::u8:
-    case element_type::f8e4m3:
-    case element_type::f8e5m2:
-    case element_type::f8e8m0:
-    case element_type::boolean: fill(t.int32_data(), [](std::int32_t v) { return static_cast<std::uint8_t>(v); }); break;
-    case element_type::u4:
-    case element_type::i4:
-    case element_type::f4e2m1: {
-      // Two values a byte, the first in the low half, each int32_data entry one byte (ONNX packs them so).
-      const auto bytes = (count + 1) / 2;
-      if (static_cast<std::uint64_t>(t.int32_data_size()) != bytes)
-        bad(file_, fmt::format("{}: {} values for a tensor of {} 4-bit elements, packed two to a value ({})", what(),
-                               t.int32_data_size(), count, bytes));
-      if (!read) return out;
-      out.owned.resize(size);
-      for (std::size_t k = 0; k < bytes; ++k)
-        out.owned[k] = static_cast<std::byte>(static_cast<std::uint8_t>(t.int32_data(static_cast<int>(k))));
-      break;
-    }
-    default: fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: element type {} is not supported", file_, what(), name(*type)), {});
-  }
+  out.owned = field_bytes(t, *type, count, read ? size : 0, file_, what);
   return owned();
 }
 

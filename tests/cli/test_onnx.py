@@ -28,7 +28,7 @@ answers = {"allowzero_copy": (0, "yes"), "allowzero_literal": (1, "no"), "consta
            "shared_initializer": (1, "no"), "computed_pattern": (0, "yes"), "if_branches": (1, "no"),
            "loop_body": (0, "yes"), "loop_scan": (0, "yes"), "loop_reshape": (1, "no"), "scan_sum": (0, "yes"),
            "scan8_entries": (0, "yes"), "scan_over_batch": (0, "yes"), "scan_over_batch_paired": (1, "no"),
-           "qdq_pair": (0, "yes"), "com_microsoft": (0, "yes"), "fold_scaler": (4, "cannot_tell"), "loop_captured_shared": (1, "no"),
+           "qdq_pair": (0, "yes"), "qdq_per_channel": (0, "yes"), "com_microsoft": (0, "yes"), "fold_scaler": (4, "cannot_tell"), "loop_captured_shared": (1, "no"),
            "external_data": (0, "yes"), "external_pattern": (1, "no"), "initializers_as_inputs": (1, "no"),
            "batch_moves": (1, "no"), "fold_rows": (1, "no"),
            "leading_one_right": (0, "yes"), "concat_pattern": (1, "no"), "allowzero_pinned": (1, "no"),

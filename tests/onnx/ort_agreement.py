@@ -48,7 +48,7 @@ fixtures = {
     "computed_pattern": "yes", "if_branches": "no", "loop_body": "yes", "loop_scan": "yes", "loop_reshape": "no",
     "scan_sum": "yes", "scan8_entries": "yes", "scan_over_batch": "yes", "scan_over_batch_paired": "no", "body_dims": "yes",
     "scan_reshape": "no", "loop_captured": "no",
-    "loop_captured_shared": "no", "qdq_pair": "yes",
+    "loop_captured_shared": "no", "qdq_pair": "yes", "qdq_per_channel": "yes",
     "com_microsoft": "yes", "fold_scaler": "cannot_tell", "external_data": "yes", "external_pattern": "no", "initializers_as_inputs": "no",
     "batch_moves": "no", "fold_rows": "no",
     "leading_one_right": "yes", "concat_pattern": "no", "allowzero_pinned": "no",

@@ -96,6 +96,20 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
                                        std::span<const std::vector<batch_carrier>> carriers,
                                        std::span<const std::string> assumed, option_spelling spelling);
 
+/// Whether dimension `d` of a tensor is the same static size at the shapes asked as declared.
+bool same_at(const partial_shape& declared, const partial_shape& asked, std::size_t d);
+
+/// Whether the caller vouches for the Const `holder` (by name or `#id`).
+bool vouched(const layer& holder, std::span<const std::string> assumed);
+
+/// A pooling window or a convolution kernel as large as its input at the declared shapes, along an axis
+/// whose size changes: global pooling written as a fixed window. A pooling whose window, padded or dilated,
+/// reaches across the whole input from one of its outputs is named too (its kernel, padding or dilation may
+/// have been computed from the size); a convolution's only where its kernel is the input and gives one
+/// output (a 3x3 kernel padded on a 3x3 map is an ordinary convolution there, and at every size). Each such layer (at `index`) is a finding in `out`, unless `assumed` vouches for it.
+void kernel_covers(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                   std::span<const std::string> assumed, option_spelling spelling, std::vector<batch_finding>& out);
+
 /// A `cannot_tell` finding on layer `l` (at `index`) of check --shape, its reason not yet set.
 batch_finding size_finding(const layer& l, std::size_t index);
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "model/ops/rules.hpp"

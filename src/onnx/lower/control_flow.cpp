@@ -16,9 +16,9 @@
 namespace reshape1::onnx::detail {
 namespace {
 
-/// A node that runs a graph (a Loop, a Scan, an If ONNX Runtime does not fold away) with an output left out:
-/// ONNX Runtime fails when it creates the session (its subgraph kernels look every output up; one such Loop
-/// crashed it), so it is refused.
+/// A node that runs a graph (a Loop, a Scan, an If) with an output left out: ONNX Runtime fails on it, when it
+/// creates the session or when it runs (its subgraph kernels look every output up; such a Loop, and an If of a
+/// constant condition it had folded, crashed it), so it is refused.
 void every_output_named(node_context& c) {
   for (std::size_t k = 0; k < c.outputs(); ++k)
     if (!c.has_output(k))
@@ -45,13 +45,12 @@ void if_(node_context& c) {
     c.bad("If needs the graph attributes then_branch and else_branch");
   outputs_as_given(c, static_cast<std::size_t>(then_branch->g().output_size()), "its then_branch");
   outputs_as_given(c, static_cast<std::size_t>(else_branch->g().output_size()), "its else_branch");
-  // A constant condition: ONNX Runtime folds the If into the branch taken, so an output left out is none.
+  every_output_named(c);
   if (const auto v = c.constant_ints(0); v && v->size() == 1) {
     const auto out = c.inline_subgraph((*v)[0] != 0 ? then_branch->g() : else_branch->g());
     for (std::size_t k = 0; k < out.size(); ++k) c.output(k, out[k]);
     return;
   }
-  every_output_named(c);
   const auto cond = c.need(0);
   const auto a = c.inline_subgraph(then_branch->g());
   const auto b = c.inline_subgraph(else_branch->g());

@@ -59,11 +59,17 @@ bool same_and_dilated(const node_context& c) {
   return (pad == "SAME_UPPER" || pad == "SAME_LOWER") && dilated(c);
 }
 
-/// The number of spatial axes of a windowed op: from kernel_shape, or the weights' (or input's) rank.
+/// The number of spatial axes of a windowed op: from kernel_shape, the weights' (or input's) rank, the data's,
+/// or the attributes that hold a value per spatial axis (weights fake-quantised by a QuantizeLinear and a
+/// DequantizeLinear, as quantisation-aware training exports them, have a rank the file does not declare).
 std::size_t spatial_axes(const node_context& c, std::size_t ranked_input) {
   if (const auto k = c.ints("kernel_shape")) return k->size();
-  if (const auto r = c.rank(ranked_input); r && *r >= 2) return *r - 2;
-  c.bad("the number of spatial axes is unknown: no kernel_shape and no declared rank");
+  for (const auto port : {ranked_input, std::size_t{0}})
+    if (const auto r = c.rank(port); r && *r >= 2) return *r - 2;
+  for (const auto* name : {"strides", "dilations"})
+    if (const auto v = c.ints(name); v && !v->empty()) return v->size();
+  if (const auto p = c.ints("pads"); p && !p->empty() && p->size() % 2 == 0) return p->size() / 2;
+  c.bad("the number of spatial axes is unknown: no kernel_shape, strides, dilations or pads, and no declared rank");
 }
 
 /// Bias [C] (node input `port`) added to [N, C, ...]: seen as [1, C, 1...] (rank 2 + spatial); an
@@ -554,6 +560,7 @@ void limited(const node_context& c, const std::vector<std::int64_t>& values, std
 // output_shape input says (X's batch and channels, and as many elements at least). X and I have one shape:
 // each is broadcast one way to the other's.
 void max_unpool(node_context& c) {
+  refuse_listed_but_left_out(c, 2, "output_shape");
   const auto exact = attributes{{"auto_broadcast", "none"}};
   const auto kernel = c.ints("kernel_shape");
   if (!kernel) c.bad("MaxUnpool needs kernel_shape");

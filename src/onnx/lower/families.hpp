@@ -8,6 +8,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -82,6 +83,15 @@ inline void expect_no_zero(node_context& c, source dims) {
   const auto zeros = c.add("Broadcast", 3, {c.i64({0}, scalar), count}, {{"mode", "numpy"}});
   static_cast<void>(c.add("VariadicSplit", 1, {zeros, c.i64({0}, scalar), c.i64({1, -1})}, {}, 2));
 }
+/// An optional input the node lists but leaves out (named ""), where ONNX Runtime fails on that: its kernel (or
+/// its type inference) reads the input whenever the node lists it (Squeeze's axes, MaxUnpool's output_shape, a
+/// QLinearAdd's zero points). Refused, naming it; leaving it off the end of the list is the way out.
+inline void refuse_listed_but_left_out(node_context& c, std::size_t port, std::string_view name) {
+  if (c.inputs() > port && !c.input(port))
+    c.bad(fmt::format("its input {} ({}) is listed but left out (named \"\")", port, name),
+          "ONNX Runtime fails on it: leave the input off the node's list, or give it");
+}
+
 /// expect_no_zero of dimensions [from, to) of x (to 0: up to the end).
 inline void expect_elements(node_context& c, source x, std::int64_t from, std::int64_t to = 0) {
   expect_no_zero(c, shape_slice(c, c.shape_of(x), from, to));

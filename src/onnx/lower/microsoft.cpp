@@ -99,6 +99,9 @@ void matmul_to_float(node_context& c) {
 // QLinearAdd and QLinearMul (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point).
 template <const char* Type>
 void qlinear_binary(node_context& c) {
+  // ONNX Runtime's type inference reads each zero point's type: one left out fails it.
+  for (const auto& [port, name] : {std::pair<std::size_t, const char*>{2, "A_zero_point"}, {5, "B_zero_point"}, {7, "C_zero_point"}})
+    refuse_listed_but_left_out(c, port, name);
   const auto y = c.add(Type, 1, {as_f32(c, c.need(0)), as_f32(c, c.need(3))}, numpy);
   c.output(0, quantised_like(c, y, 7));
 }

@@ -82,10 +82,24 @@ void instance_norm(node_context& c) {
   const auto scale = c.need(1), bias = c.need(2);
   c.output(0, per_channel(c, normalised, scale, bias, bias, scale));
 }
+/// ONNX Runtime's layer norms (LayerNormalization, SimplifiedLayerNormalization, RMSNormalization) refuse to
+/// normalise no element: "Size of X.shape[axis:] must be at least 1" (ONNX allows it). A check that none of
+/// those dimensions is 0.
+void normalises_elements(node_context& c, source x, std::int64_t axis) { expect_elements(c, x, axis); }
+
+/// A layer norm's statistics in the type `stash_type` names (float by default), as ONNX Runtime gives them
+/// whatever the data's type.
+source as_stashed(node_context& c, source statistics) {
+  const auto stash = element_of(static_cast<int>(c.i("stash_type", 1)));
+  if (!stash) return statistics;
+  return c.add("Convert", 1, {statistics}, {{"destination_type", std::string(name(*stash))}});
+}
+
 void layer_norm(node_context& c) {
   const auto x = c.need(0);
   const auto axis = c.i("axis", -1);
   const auto axes = normalised_axes(c, x, axis);
+  normalises_elements(c, x, axis);
   auto y = c.add("MVN", 6, {x, axes},
                  {{"eps", real(c.f("epsilon", 1e-5F))}, {"normalize_variance", "true"}, {"eps_mode", "inside_sqrt"}});
   // The scale and bias broadcast one way to X, as ONNX Runtime 1.30 takes them: X.shape[axis:] or what
@@ -96,7 +110,7 @@ void layer_norm(node_context& c) {
   c.output(0, y);
   // Mean and InvStdDev: one value per row, the normalised axes kept as 1s (a reduction over them).
   if (c.has_output(1) || c.has_output(2)) {
-    const auto statistics = c.add("ReduceMean", 1, {x, axes}, {{"keep_dims", "true"}});
+    const auto statistics = as_stashed(c, c.add("ReduceMean", 1, {x, axes}, {{"keep_dims", "true"}}));
     for (std::size_t k = 1; k < 3; ++k)
       if (c.has_output(k)) c.output(k, statistics);
   }
@@ -186,6 +200,7 @@ void hardmax13(node_context& c) {
 // broadcasts to x's shape (ONNX Runtime refuses one that would widen it: a Broadcast to x's shape).
 void rms_norm(node_context& c) {
   const auto x = c.need(0);
+  normalises_elements(c, x, c.i("axis", -1));
   const auto square = c.add("Multiply", 1, {x, x}, numpy);
   const auto mean = c.add("ReduceMean", 1, {square, normalised_axes(c, x, c.i("axis", -1))}, {{"keep_dims", "true"}});
   const auto root = c.add("Sqrt", 1, {c.add("Add", 1, {mean, like(c, c.f("epsilon", 1e-5F), x)}, numpy)});
@@ -201,9 +216,10 @@ void simplified_layer_norm(node_context& c) {
   const auto x = c.need(0);
   const auto square = c.add("Multiply", 1, {x, x}, numpy);
   const auto mean = c.add("ReduceMean", 1, {square, normalised_axes(c, x, c.i("axis", -1))}, {{"keep_dims", "true"}});
+  normalises_elements(c, x, c.i("axis", -1));
   const auto root = c.add("Sqrt", 1, {c.add("Add", 1, {mean, like(c, c.f("epsilon", 1e-5F), x)}, numpy)});
   c.output(0, c.add("Multiply", 1, {c.add("Divide", 1, {x, root}, numpy), c.need(1)}, one_way));
-  if (c.has_output(1)) c.output(1, c.add("Divide", 1, {like(c, 1.0F, x), root}, numpy));
+  if (c.has_output(1)) c.output(1, as_stashed(c, c.add("Divide", 1, {like(c, 1.0F, x), root}, numpy)));
 }
 
 // GroupNormalization: 21 on, OpenVINO's GroupNormalization (scale and bias per channel). Before 21 the

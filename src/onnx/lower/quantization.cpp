@@ -11,9 +11,10 @@
 namespace reshape1::onnx::detail {
 namespace {
 
-/// A per-axis quantisation parameter (1-D, along `axis`) shaped to broadcast against the data; a
-/// per-tensor one as it is. nullopt when the data's rank is unknown.
-std::optional<source> along_axis(node_context& c, source p, std::size_t port) {
+/// A per-axis quantisation parameter (1-D, along `axis`) shaped to broadcast against the data: [-1] and as
+/// many 1s as the data has axes after `axis` (from the data's rank where the file does not give it: a Q→DQ
+/// pair of fake quantisation has a computed input); a per-tensor one as it is.
+source along_axis(node_context& c, source p, std::size_t port) {
   const auto rank = c.rank(port);
   const auto prank = c.rank(0);
   if (rank && *rank == 0) return p;
@@ -21,7 +22,20 @@ std::optional<source> along_axis(node_context& c, source p, std::size_t port) {
   // too, where the default axis names no axis): a scalar, so that it adds no dimension.
   if (const auto dims = c.constant_dims(port); dims && dims->size() == 1 && (*dims)[0] == 1)
     return c.add("Reshape", 1, {p, c.i64({}, std::vector<std::int64_t>{0})}, {{"special_zero", "false"}});
-  if (!prank) return std::nullopt;
+  if (!prank) {
+    const auto axis = c.i("axis", 1);
+    if (axis < 0) {  // as many 1s as the axis is from the end
+      if (axis < -64) c.bad(fmt::format("axis {} is out of range", axis));
+      std::vector<std::int64_t> pattern(static_cast<std::size_t>(-axis), 1);
+      pattern[0] = -1;
+      return c.add("Reshape", 1, {p, c.i64(pattern)}, {{"special_zero", "false"}});
+    }
+    // rank - 1 - axis 1s, computed (a Broadcast to a negative length fails: an axis past the data's).
+    const auto after = c.add("Subtract", 1, {c.rank_of(c.need(0)), c.i64({axis + 1})}, numpy);
+    const auto ones = c.add("Broadcast", 3, {c.i64({1}, scalar), after}, {{"mode", "numpy"}});
+    const auto pattern = c.add("Concat", 1, {c.i64({-1}), ones}, {{"axis", "0"}});
+    return c.add("Reshape", 1, {p, pattern}, {{"special_zero", "false"}});
+  }
   auto axis = c.i("axis", 1);
   if (axis < 0) axis += static_cast<std::int64_t>(*prank);
   std::vector<std::int64_t> pattern(*prank, 1);
@@ -62,17 +76,23 @@ std::optional<source> per_block(node_context& c, source p, std::size_t port) {
     if (k != axis) p = exactly(c, p, k, shape_slice(c, xs, k, k + 1));
   const auto d = c.add("Squeeze", 1, {shape_slice(c, xs, axis, axis + 1), c.i64({0})});
   const auto size = c.i64({block}, scalar);
-  const auto blocks = c.add("Divide", 1, {c.add("Add", 1, {d, c.i64({block - 1}, scalar)}, numpy), size},
-                            {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}});
+  // ceil(d / block_size) as floor((d - 1) / block_size) + 1: no sum that a block_size near 2^63 overflows (and
+  // 0 blocks for d = 0).
+  const auto floor_div = [&](source a, source b) {
+    return c.add("Divide", 1, {a, b}, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}});
+  };
+  const auto one = c.i64({1}, scalar);
+  const auto blocks = c.add("Add", 1, {floor_div(c.add("Subtract", 1, {d, one}, numpy), size), one}, numpy);
   p = exactly(c, p, axis, c.add("Unsqueeze", 1, {blocks, c.i64({0})}));
   const auto element = c.add("Range", 4, {c.i64({0}, scalar), d, c.i64({1}, scalar)}, {{"output_type", "i64"}});
-  const auto index = c.add("Divide", 1, {element, size}, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}});
+  const auto index = floor_div(element, size);
   return c.add("Gather", 8, {p, index, c.i64({axis}, scalar)}, {{"batch_dims", "0"}});
 }
 /// A quantisation parameter (input `port`) as it meets the data: per block, along the axis, or per tensor;
-/// nullopt where that needs the data's rank and it is unknown.
+/// nullopt where blocks need the data's rank and it is unknown.
 std::optional<source> parameter(node_context& c, source p, std::size_t port) {
-  return c.i("block_size", 0) != 0 ? per_block(c, p, port) : along_axis(c, p, port);
+  if (c.i("block_size", 0) != 0) return per_block(c, p, port);
+  return along_axis(c, p, port);
 }
 /// ONNX Runtime refuses a zero point of another shape than the scale's (one element either way is per
 /// tensor: [] and [1] agree), when it runs; checked where Consts give both.
@@ -88,13 +108,13 @@ void refuse_mismatched_zero_point(const node_context& c) {
 void quantize(node_context& c) {
   refuse_unblocked_rank(c);
   const auto scale = parameter(c, c.need(1), 1);
-  if (!scale) return c.not_covered("per-axis or blocked QuantizeLinear on data of unknown rank is not covered");
+  if (!scale) return c.not_covered("blocked QuantizeLinear on data of unknown rank is not covered");
   refuse_mismatched_zero_point(c);
   auto y = c.add("Divide", 1, {c.need(0), *scale}, one_way);
   std::string type = "u8";
   if (const auto zp = c.input(2)) {
     const auto shaped = parameter(c, *zp, 2);
-    if (!shaped) return c.not_covered("per-axis or blocked QuantizeLinear on data of unknown rank is not covered");
+    if (!shaped) return c.not_covered("blocked QuantizeLinear on data of unknown rank is not covered");
     y = c.add("Add", 1, {y, c.add("Convert", 1, {*shaped}, {{"destination_type", "f32"}})}, one_way);
     if (const auto t = c.constant_type(2)) type = std::string(name(*t));
   }
@@ -104,12 +124,12 @@ void quantize(node_context& c) {
 void dequantize(node_context& c) {
   refuse_unblocked_rank(c);
   const auto scale = parameter(c, c.need(1), 1);
-  if (!scale) return c.not_covered("per-axis or blocked DequantizeLinear on data of unknown rank is not covered");
+  if (!scale) return c.not_covered("blocked DequantizeLinear on data of unknown rank is not covered");
   refuse_mismatched_zero_point(c);
   auto y = c.add("Convert", 1, {c.need(0)}, {{"destination_type", "f32"}});
   if (const auto zp = c.input(2)) {
     const auto shaped = parameter(c, *zp, 2);
-    if (!shaped) return c.not_covered("per-axis or blocked DequantizeLinear on data of unknown rank is not covered");
+    if (!shaped) return c.not_covered("blocked DequantizeLinear on data of unknown rank is not covered");
     y = c.add("Subtract", 1, {y, c.add("Convert", 1, {*shaped}, {{"destination_type", "f32"}})}, one_way);
   }
   c.output(0, c.add("Multiply", 1, {y, *scale}, one_way));

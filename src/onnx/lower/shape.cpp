@@ -77,6 +77,7 @@ void squeeze1(node_context& c) {
   c.output(0, c.add("Squeeze", 1, {c.need(0)}));
 }
 void squeeze13(node_context& c) {
+  refuse_listed_but_left_out(c, 1, "axes");
   if (const auto axes = c.input(1)) return c.output(0, c.add("Squeeze", 1, {c.need(0), *axes}));
   c.output(0, c.add("Squeeze", 1, {c.need(0)}));
 }

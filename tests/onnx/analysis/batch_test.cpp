@@ -54,6 +54,7 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"loop_captured", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
                       expected{"loop_captured_shared", model::batch_verdict::no, "fails repeat, swallows_batch flat"},
                       expected{"qdq_pair", model::batch_verdict::yes, ""},
+                      expected{"qdq_per_channel", model::batch_verdict::yes, ""},
                       expected{"com_microsoft", model::batch_verdict::yes, ""},
                       expected{"external_data", model::batch_verdict::yes, ""},
                       expected{"external_pattern", model::batch_verdict::no, "swallows_batch flat"},

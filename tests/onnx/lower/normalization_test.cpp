@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lowering_case.hpp"
@@ -20,13 +21,15 @@ std::vector<lowering_case> normalization_cases() {
       {"MeanVarianceNormalization", 1, "x:f32[2,3,4,4]", "x", "y", "", "ShapeOf,ShapeOf,Squeeze,Range,MVN", "[2,3,4,4]"},
       {"MeanVarianceNormalization", 9, "x:f32[2,3,4,4]", "x", "y", "", "MVN", "[2,3,4,4]"},
       {"MeanVarianceNormalization", 13, "x:f32[2,3,4,4]", "x", "y", attr_ints("axes", {2, 3}), "MVN", "[2,3,4,4]"},
-      {"LayerNormalization", 17, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y", "", "Range,MVN,Multiply", "[2,3,4]"},
+      {"LayerNormalization", 17, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y", "", "Range,ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,MVN,Multiply", "[2,3,4]"},
       // ONNX Runtime's own version for opsets 1 to 16 (no ONNX schema; its transformer optimiser writes it).
       {"LayerNormalization", 1, "x:f32[2,3,4] scale:f32[4]= b:f32[4]=", "x,scale,b", "y", attr_f("epsilon", 1e-12F),
-       "Range,MVN,Multiply,Add", "[2,3,4]", "ai.onnx", 14},
+       "Range,ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,MVN,Multiply,Add", "[2,3,4]", "ai.onnx", 14},
       // ONNX Runtime's RMS norm in the default domain (at every opset), with its inverse standard deviation.
       {"SimplifiedLayerNormalization", 1, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y,inv", attr_i("axis", -2),
-       "Multiply,Range,ReduceMean,ConvertLike,Add,Sqrt,Divide,Multiply,ConvertLike,Divide", "[2,3,4] [2,1,1]", "ai.onnx", 17},
+       "Multiply,Range,ReduceMean,ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,ConvertLike,Add,Sqrt,Divide,Multiply,"
+       "ConvertLike,Divide,Convert",
+       "[2,3,4] [2,1,1]", "ai.onnx", 17},
       {"LRN", 1, "x:f32[1,3,8,8]", "x", "y", attr_i("size", 3), "LRN", "[1,3,8,8]"},
       // Before 13: flattened to 2-D at the axis (1: [0,-1]), normalised along the second axis, shaped back.
       {"Softmax", 1, "x:f32[2,3,4]", "x", "y", "", "Reshape,SoftMax,ShapeOf,Reshape", "[2,3,4]"},
@@ -42,7 +45,9 @@ std::vector<lowering_case> normalization_cases() {
        "ShapeOf,Gather,Minimum,TopK,ConvertLike,ShapeOf,Broadcast,ConvertLike,ShapeOf,Broadcast,ScatterElementsUpdate",
        "[2,3,4]"},
       {"RMSNormalization", 23, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y", "",
-       "Multiply,Range,ReduceMean,ConvertLike,Add,Sqrt,ShapeOf,Broadcast,Divide,Multiply", "[2,3,4]"},
+       "ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,Multiply,Range,ReduceMean,ConvertLike,Add,Sqrt,ShapeOf,"
+       "Broadcast,Divide,Multiply",
+       "[2,3,4]"},
       // Scale and bias per group (18): the data as [N, groups, rest]; per channel (21): OpenVINO's op.
       {"GroupNormalization", 18, "x:f32[2,4,3,3] scale:f32[2]= bias:f32[2]=", "x,scale,bias", "y", attr_i("num_groups", 2),
        "ShapeOf,Slice,Divide,Slice,Slice,Concat,Reshape,Reshape,MVN,Reshape,Multiply,Reshape,Add,Reshape", "[2,4,3,3]"},
@@ -93,5 +98,18 @@ TEST(lower_normalization, lrn_refuses_an_even_size) {
 }
 
 }  // namespace
+
+// ONNX Runtime's layer norms refuse to normalise no element ("Size of X.shape[axis:] must be at least 1"), which
+// ONNX allows: a 0 among the normalised dimensions fails; one before them does not.
+TEST(lower_normalization, a_layer_norm_of_no_element_fails) {
+  for (const auto* op : {"LayerNormalization", "SimplifiedLayerNormalization", "RMSNormalization"}) {
+    const int since = std::string_view(op) == "LayerNormalization" ? 17 : std::string_view(op) == "RMSNormalization" ? 23 : 1;
+    const int opset = since == 1 ? 21 : since;
+    EXPECT_NE(refusals({op, since, "x:f32[2,3,0] scale:f32[1]=", "x,scale", "y", "", "", "", "ai.onnx", opset}), "") << op;
+    EXPECT_NE(refusals({op, since, "x:f32[2,0,4] scale:f32[4]=", "x,scale", "y", attr_i("axis", 1), "", "", "ai.onnx", opset}), "")
+        << op;
+    EXPECT_EQ(refusals({op, since, "x:f32[0,3,4] scale:f32[4]=", "x,scale", "y", "", "", "", "ai.onnx", opset}), "") << op;
+  }
+}
 
 }  // namespace reshape1::test

@@ -109,7 +109,7 @@ std::vector<lowering_case> variant_cases() {
       // Blocked quantisation (21 on): the scale per 4 elements along axis 1 ([2,6]: 2 blocks, the last short),
       // gathered over the data's elements.
       {"DequantizeLinear", 10, "x:u8[2,6] scale:f32[2,2]=", "x,scale", "y", attr_i("axis", 1) + attr_i("block_size", 4),
-       "ShapeOf,Slice,VariadicSplit,Slice,Squeeze,Add,Divide,Unsqueeze,VariadicSplit,Range,Divide,Gather,Convert,Multiply",
+       "ShapeOf,Slice,VariadicSplit,Slice,Squeeze,Subtract,Divide,Add,Unsqueeze,VariadicSplit,Range,Divide,Gather,Convert,Multiply",
        "[2,6]", "ai.onnx", 21},
       // Constants of the narrow types: 4-bit (21 on) and float 8 (19 on).
       {"DequantizeLinear", 10, "x:i4[2,3]=1,2,3,4,5,6 scale:f32[]=0.5", "x,scale", "y", "", "Convert,Multiply", "[2,3]", "ai.onnx", 21},
@@ -132,10 +132,10 @@ std::vector<lowering_case> variant_cases() {
        "AvgPool", "[1,1,1,3]", "ai.onnx", 11},
       // Mean and InvStdDev: a value per row, the normalised axes kept as 1s.
       {"LayerNormalization", 17, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y,m,i", attr_i("axis", -1),
-       "Range,MVN,Multiply,ReduceMean", "[2,3,4] [2,3,1] [2,3,1]"},
+       "Range,ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,MVN,Multiply,ReduceMean,Convert", "[2,3,4] [2,3,1] [2,3,1]"},
       // The bias too, over the last two axes: each broadcast one way to the data.
       {"LayerNormalization", 17, "x:f32[2,3,4] scale:f32[4]= bias:f32[3,4]=", "x,scale,bias", "y", attr_i("axis", 1),
-       "ShapeOf,ShapeOf,Squeeze,Range,MVN,Multiply,Add", "[2,3,4]"},
+       "ShapeOf,ShapeOf,Squeeze,Range,ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,MVN,Multiply,Add", "[2,3,4]"},
       // An empty axes constant is no axes: every 1 is squeezed (ONNX Runtime: [2,4]).
       {"Squeeze", 13, "x:f32[2,1,4,1] axes:i64[0]=", "x,axes", "y", "", "Squeeze", "[2,4]"},
       // SAME_UPPER without output_shape: the input's size times the stride (ONNX Runtime: [1,2,8,12]), read

@@ -110,6 +110,21 @@ TEST(lower_table, a_required_input_or_output_left_out_is_refused_when_read) {
   expect_refused_with({"Concat", 13, "a:f32[2]", "a,", "y", attr_i("axis", 0), "", ""}, "Concat 13 needs input 1");
 }
 
+// An optional input listed but left out (named ""), where ONNX Runtime reads it whenever the node lists it and
+// fails: Squeeze's axes ("axes_tensor != nullptr"), MaxUnpool's output_shape, a QLinearAdd's zero points (its
+// type inference). Leaving it off the end of the list is read as before.
+TEST(lower_table, an_optional_input_onnx_runtime_reads_when_listed_is_refused_left_out) {
+  expect_refused_with({"Squeeze", 13, "x:f32[1,3,1]", "x,", "y", "", "", ""},
+                      "its input 1 (axes) is listed but left out (named \"\")");
+  EXPECT_EQ(refused_when_read({"Squeeze", 13, "x:f32[1,3,1]", "x", "y", "", "", ""}), "");
+  expect_refused_with({"MaxUnpool", 11, "x:f32[1,1,2,2] i:i64[1,1,2,2]", "x,i,", "y", attr_ints("kernel_shape", {2, 2}) +
+                       attr_ints("strides", {2, 2}), "", ""},
+                      "its input 2 (output_shape) is listed but left out");
+  const lowering_case add{"QLinearAdd", 1, "a:u8[2,3] as:f32[]=1 b:u8[2,3] bs:f32[]=1 cs:f32[]=1 cz:u8[]=0",
+                          "a,as,,b,bs,,cs,cz", "y", "", "", "", "com.microsoft"};
+  expect_refused_with(add, "its input 2 (A_zero_point) is listed but left out");
+}
+
 // A node of an op the default domain has only from a later opset than the model's: ONNX Runtime refuses the
 // model ("No Op registered"), so reshape1 refuses it too rather than reading past it as not covered.
 TEST(lower_table, an_op_the_model_s_opset_does_not_have_is_refused_when_read) {
