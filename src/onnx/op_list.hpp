@@ -1,8 +1,8 @@
 // Internal: the closed list of ONNX operator versions reshape1 knows (src/onnx/op_list.tsv, compiled in):
 // every schema version of the default domain up to opset 26, and the com.microsoft ops ONNX Runtime's CPU
 // provider runs, each with whether ONNX Runtime runs it and (where transcribed) its attributes' names, how
-// many inputs and outputs its nodes take and which of them may be named "". A node's version is looked up here; its translation
-// (lowering.hpp) is the table row that covers that version.
+// many inputs and outputs its nodes take and which of them may be named "". A node's version is looked up
+// here; its translation (lowering.hpp) is the table row that covers that version.
 #pragma once
 
 #include <cstdint>

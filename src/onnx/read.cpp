@@ -413,12 +413,15 @@ tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std
                                         bool read) const {
   const auto type = element_of(t.data_type());
   if (!type) fail(errc::unsupported, {.file = file_}, fmt::format("{}: {}: ONNX data type {} is not supported", file_, what(), t.data_type()), {});
-  std::uint64_t count = 1;
+  // The element count as ONNX Runtime takes it, dimension by dimension in a signed 64-bit product: a prefix
+  // past it is refused even where a later 0 empties the tensor (ONNX Runtime: "Integer overflow").
+  std::int64_t product = 1;
   for (const auto d : t.dims()) {
     if (d < 0) bad(file_, fmt::format("{}: dimension {} is negative", what(), d));
-    if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count))
-      bad(file_, fmt::format("{}: more than 2^64 elements", what()));
+    if (__builtin_mul_overflow(product, d, &product))
+      bad(file_, fmt::format("{}: its dimensions' product passes 2^63 elements", what()));
   }
+  const auto count = static_cast<std::uint64_t>(product);
   std::uint64_t size = 0;
   try {
     size = storage_size(*type, count);

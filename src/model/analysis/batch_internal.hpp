@@ -106,7 +106,8 @@ bool vouched(const layer& holder, std::span<const std::string> assumed);
 /// whose size changes: global pooling written as a fixed window. A pooling whose window, padded or dilated,
 /// reaches across the whole input from one of its outputs is named too (its kernel, padding or dilation may
 /// have been computed from the size); a convolution's only where its kernel is the input and gives one
-/// output (a 3x3 kernel padded on a 3x3 map is an ordinary convolution there, and at every size). Each such layer (at `index`) is a finding in `out`, unless `assumed` vouches for it.
+/// output (a 3x3 kernel padded on a 3x3 map is an ordinary convolution there, and at every size). Each such
+/// layer (at `index`) is a finding in `out`, unless `assumed` vouches for it.
 void kernel_covers(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                    std::span<const std::string> assumed, option_spelling spelling, std::vector<batch_finding>& out);
 

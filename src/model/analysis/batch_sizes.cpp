@@ -411,8 +411,8 @@ bool one_constant_value(const tensor_value& v) {
 }
 
 /// baked_in_port for a real constant `v`.
-void baked_real(const graph& g, const propagation& declared, const propagation& asked, const layer& l, std::size_t port,
-                const tensor_value& v, upstream_sizes& sizes, std::span<const std::string> assumed, std::vector<baked>& found) {
+void baked_real(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
+                std::size_t port, const tensor_value& v, upstream_sizes& sizes, std::span<const std::string> assumed, std::vector<baked>& found) {
   // A real constant: only one value of an elementwise op (a mean written as sum/49, sum·(1/49), or
   // sum/(7·7) computed from constants; a scalar, or a tensor of that one value) or of a Range (a grid
   // counted in floats), not one computed from a dimension. Its Const, maybe through Converts (an IR

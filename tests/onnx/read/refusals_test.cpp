@@ -70,6 +70,29 @@ TEST(onnx, refuses_a_graph_input_listed_twice) {
             msg);
 }
 
+// An initializer's element count is taken as ONNX Runtime takes it, a signed 64-bit product dimension by
+// dimension: [3037000500, 3037000500, 0] is refused though the 0 empties it (ONNX Runtime: "Integer overflow").
+// Its 4-bit types are read packed two to a value.
+TEST(onnx, refuses_an_initializer_whose_dimensions_overflow_and_reads_packed_4_bit_ones) {
+  auto bytes = fixture_bytes("allowzero_copy");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto& t = *m.mutable_graph()->add_initializer();
+  t.set_name("wide");
+  t.set_data_type(::onnx::TensorProto::INT8);
+  for (const std::int64_t d : {std::int64_t{3037000500}, std::int64_t{3037000500}, std::int64_t{0}}) t.add_dims(d);
+  const auto msg = refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file);
+  EXPECT_EQ(msg, "m.onnx: tensor 'wide': its dimensions' product passes 2^63 elements");
+  t.clear_dims();
+  t.set_data_type(22);  // INT4: 3 values, 2 int32_data entries
+  t.add_dims(3);
+  t.add_int32_data(0x21);
+  EXPECT_EQ(refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file),
+            "m.onnx: tensor 'wide': 1 values for a tensor of 3 4-bit elements, packed two to a value (2)");
+  t.add_int32_data(0x03);
+  EXPECT_NO_THROW((void)read_bytes(m.SerializeAsString(), "m.onnx"));
+}
+
 // A Loop's body that lists an input twice is refused as the model's graph is (a cold attack ran it in ONNX
 // Runtime, which refuses it).
 TEST(onnx, refuses_a_body_input_listed_twice) {
