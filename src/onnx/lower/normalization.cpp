@@ -198,12 +198,17 @@ void hardmax13(node_context& c) {
 
 // RMSNormalization-23: x / sqrt(mean(x^2) + epsilon) over the axes from `axis` on, times the scale, which
 // broadcasts to x's shape (ONNX Runtime refuses one that would widen it: a Broadcast to x's shape).
-void rms_norm(node_context& c) {
-  const auto x = c.need(0);
+/// sqrt(mean(x^2) + epsilon) over the axes from `axis` on, kept as 1s: the root mean square RMSNormalization
+/// and SimplifiedLayerNormalization divide by, after the check that those axes hold elements.
+source root_mean_square(node_context& c, source x) {
   normalises_elements(c, x, c.i("axis", -1));
   const auto square = c.add("Multiply", 1, {x, x}, numpy);
   const auto mean = c.add("ReduceMean", 1, {square, normalised_axes(c, x, c.i("axis", -1))}, {{"keep_dims", "true"}});
-  const auto root = c.add("Sqrt", 1, {c.add("Add", 1, {mean, like(c, c.f("epsilon", 1e-5F), x)}, numpy)});
+  return c.add("Sqrt", 1, {c.add("Add", 1, {mean, like(c, c.f("epsilon", 1e-5F), x)}, numpy)});
+}
+void rms_norm(node_context& c) {
+  const auto x = c.need(0);
+  const auto root = root_mean_square(c, x);
   const auto scale = c.add("Broadcast", 3, {c.need(1), c.shape_of(x)}, {{"mode", "numpy"}});
   c.output(0, c.add("Multiply", 1, {c.add("Divide", 1, {x, root}, numpy), scale}, numpy));
 }
@@ -214,10 +219,7 @@ void rms_norm(node_context& c) {
 // the inverse standard deviation: one value per row, the normalised axes kept as 1s.
 void simplified_layer_norm(node_context& c) {
   const auto x = c.need(0);
-  const auto square = c.add("Multiply", 1, {x, x}, numpy);
-  const auto mean = c.add("ReduceMean", 1, {square, normalised_axes(c, x, c.i("axis", -1))}, {{"keep_dims", "true"}});
-  normalises_elements(c, x, c.i("axis", -1));
-  const auto root = c.add("Sqrt", 1, {c.add("Add", 1, {mean, like(c, c.f("epsilon", 1e-5F), x)}, numpy)});
+  const auto root = root_mean_square(c, x);
   c.output(0, c.add("Multiply", 1, {c.add("Divide", 1, {x, root}, numpy), c.need(1)}, one_way));
   if (c.has_output(1)) c.output(1, as_stashed(c, c.add("Divide", 1, {like(c, 1.0F, x), root}, numpy)));
 }

@@ -27,7 +27,7 @@ std::vector<lowering_case> normalization_cases() {
        "Range,ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,MVN,Multiply,Add", "[2,3,4]", "ai.onnx", 14},
       // ONNX Runtime's RMS norm in the default domain (at every opset), with its inverse standard deviation.
       {"SimplifiedLayerNormalization", 1, "x:f32[2,3,4] scale:f32[4]=", "x,scale", "y,inv", attr_i("axis", -2),
-       "Multiply,Range,ReduceMean,ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,ConvertLike,Add,Sqrt,Divide,Multiply,"
+       "ShapeOf,Slice,ReduceProd,Broadcast,VariadicSplit,Multiply,Range,ReduceMean,ConvertLike,Add,Sqrt,Divide,Multiply,"
        "ConvertLike,Divide,Convert",
        "[2,3,4] [2,1,1]", "ai.onnx", 17},
       {"LRN", 1, "x:f32[1,3,8,8]", "x", "y", attr_i("size", 3), "LRN", "[1,3,8,8]"},
