@@ -288,8 +288,8 @@ graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node)
   const auto* schema = schema_at(domain, op, opset);
   // The list holds every version of the default domain's operators up to newest_opset (the experimental
   // ones ONNX Runtime still runs too), so an op it has only from a later opset is one ONNX Runtime refuses
-  // ("No Op registered"). An op it does not have at all may be an experimental one of ONNX's first opsets,
-  // some of which ONNX Runtime runs (ImageScaler, Crop): that is only not covered.
+  // ("No Op registered"). An op it does not have at all is only not covered. (ONNX's experimental ops of its
+  // first opsets that ONNX Runtime runs, ImageScaler and Crop among them, are in the list at version 1.)
   if (schema == nullptr && default_domain && schema_at(domain, op, newest_opset) != nullptr)
     return {nullptr, opset,
             fmt::format("{} does not exist at opset {}, the model's: its first version is {}", op, opset,
@@ -300,7 +300,8 @@ graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node)
   if (schema->ort == ort_runs::deprecated)
     return {nullptr, schema->since, fmt::format("{} is deprecated from opset {}", qualified, schema->since),
             "ONNX Runtime refuses the model too: write it as the op that replaced it (ScatterElements for Scatter, "
-            "Resize for Upsample)"};
+            "Resize for Upsample, Slice for Crop and DynamicSlice), or the arithmetic an experimental op computes "
+            "(Mul and Add for ImageScaler and Affine)"};
   const auto* entry = find_translation(domain, op, schema->since);
   if (entry == nullptr)
     return {nullptr, schema->since,

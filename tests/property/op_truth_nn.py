@@ -7,7 +7,7 @@ Each family's docstring says what it draws (valid), which invalid cases it makes
 ONNX Runtime 1.30 does with them.
 """
 from op_truth import Case, ints, i, flt, string, shape, broadcastable, product
-from op_truth import FLOAT, INT32, UINT8, BOOL, MS
+from op_truth import FLOAT, INT8, INT32, INT64, UINT8, BOOL, MS
 
 
 def _bad(case, bad):
@@ -620,10 +620,129 @@ def deform_conv(rng):
     return _bad(Case("DeformConv", rng.choice([19, 22]), ins, attrs), bad)
 
 
+def qlinear_pool_concat(rng):
+    """com.microsoft's QLinearAveragePool, QLinearGlobalAveragePool and QLinearConcat (the QOperator ops ONNX Runtime's
+    quantiser writes), of uint8 or int8 tensors with scalar scales and zero points of their type.
+    QLinearAveragePool: X [N, C, spatial...], or with channels_last [N, spatial..., C] (1 to 3 spatial axes), with
+    kernel_shape, strides, pads or auto_pad, ceil_mode and count_include_pad: AveragePool's output, the channels where
+    X has them. QLinearGlobalAveragePool: X of rank 3 to 5: [N, C, 1...], or [N, 1..., C] with channels_last.
+    QLinearConcat: 2 or 3 inputs of one rank (1 to 4, N of 0 too) joined along axis (negative too).
+    Invalid, about one time in ten: X of another rank than the kernel's plus 2, a kernel past the padded input (ORT at
+    run: a negative output), X of rank 2 for the global pool (ORT at run: 'Input dimension cannot be less than 3'),
+    inputs that differ off the axis or an axis out of range (ORT at run), inputs not in threes (ORT at load: 'Each
+    input must be (tensor, scale, zero_point) tuple')."""
+    op = rng.choice(["QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearConcat"])
+    t = rng.choice([UINT8, INT8])
+    scale, zero = ("const", FLOAT, [0.5], []), ("const", t, [1], [])
+    bad = rng.choice(["rank", "big", "axis", "dims", "threes"]) if rng.random() < 0.12 else None
+    last = rng.random() < 0.4
+    attrs = i("channels_last", 1) if last else ""
+    if op == "QLinearAveragePool":
+        sp = [rng.randint(1, 6) for _ in range(rng.randint(1, 3))]
+        k = [rng.randint(1, min(3, s)) for s in sp]
+        attrs += ints("kernel_shape", k)
+        if rng.random() < 0.6:
+            attrs += ints("strides", [rng.randint(1, 3) for _ in sp])
+        auto = rng.choice(["NOTSET", "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"])
+        if auto != "NOTSET":
+            attrs += string("auto_pad", auto)
+        elif rng.random() < 0.5:
+            attrs += ints("pads", [rng.randint(0, kk - 1) for kk in k] * 2)
+        if rng.random() < 0.3:
+            attrs += i("ceil_mode", 1)
+        if rng.random() < 0.3:
+            attrs += i("count_include_pad", 1)
+        n, c = rng.randint(1, 2), rng.randint(1, 3)
+        if bad == "rank":
+            sp = sp + [2]
+        elif bad == "big":
+            attrs = attrs.replace(f"ints: {k}", f"ints: {[s + 3 for s in sp]}", 1)
+        x = [n] + sp + [c] if last else [n, c] + sp
+        return _bad(Case(op, 17, [("typed", t, x), scale, zero, scale, zero], attrs, domain=MS), bad)
+    if op == "QLinearGlobalAveragePool":
+        x = [rng.randint(1, 2), rng.randint(1, 3)] + [rng.randint(1, 5) for _ in range(rng.randint(1, 3))]
+        if bad == "rank":
+            x = x[:2]
+        return _bad(Case(op, 17, [("typed", t, x), scale, zero, scale, zero], attrs, domain=MS), bad)
+    rank = rng.randint(1, 4)
+    first = [rng.randint(0, 3) for _ in range(rank)]
+    axis = rng.randint(-rank, rank - 1)
+    parts = []
+    for _ in range(rng.randint(2, 3)):
+        d = list(first)
+        d[axis] = rng.randint(0, 3)
+        parts.append(d)
+    if bad == "dims" and rank > 1:
+        parts[1][(axis + 1) % rank] += 1
+    elif bad == "axis":
+        axis = rank if rng.random() < 0.5 else -rank - 1
+    inputs = [scale, zero]
+    for d in parts:
+        inputs += [("typed", t, d), scale, zero]
+    if bad == "threes":
+        inputs = inputs[:-1]
+    return _bad(Case(op, 17, inputs, i("axis", axis), domain=MS), bad)
+
+
+def experimental(rng):
+    """ONNX's experimental ops that ONNX Runtime 1.30 runs at version 1 (models of opset 7 to 9; from opset 10 it refuses
+    them as deprecated, drawn one time in ten): ImageScaler (X [N, C, H, W], bias of C values, scale), Affine, Scale,
+    ScaledTanh and ParametricSoftplus (the input's shape, any rank), Crop (X [N, C, H, W], border of four, maybe a
+    scale of two: [N, C, H - top - bottom, W - left - right] or [N, C, scale...]) and DynamicSlice (Slice-10 without
+    steps: starts, ends and maybe axes, int64 or int32, negative and past the end too).
+    Invalid, about one time in eight: ImageScaler's bias of another count (ORT at run: 'Bias size ... does not match
+    the number of channels') or X of rank 3 (at run), ScaledTanh and ParametricSoftplus without alpha (at load),
+    Crop's borders past the map or its window past it (at run), an axis out of range or given twice."""
+    op = rng.choice(["ImageScaler", "Affine", "Scale", "ScaledTanh", "ParametricSoftplus", "Crop", "DynamicSlice"])
+    opset = rng.choice([7, 8, 9]) if rng.random() < 0.9 else rng.choice([10, 11, 13])
+    bad = rng.choice(["count", "rank", "attr", "past"]) if rng.random() < 0.12 else None
+    if op == "ImageScaler":
+        x = [rng.randint(1, 2), rng.randint(1, 4), rng.randint(1, 5), rng.randint(1, 5)]
+        c = x[1] + (1 if bad == "count" else 0)
+        if bad == "rank":
+            x = x[:3]
+        attrs = f'attribute {{ name: "bias" type: FLOATS floats: {[0.5] * c} }} ' + flt("scale", 2.0)
+        return _bad(Case(op, opset, [x], attrs), bad)
+    if op in ("Affine", "Scale", "ScaledTanh", "ParametricSoftplus"):
+        attrs = {"Affine": flt("alpha", 2.0) + flt("beta", 0.5), "Scale": flt("scale", 3.0)}.get(op, "")
+        if op in ("ScaledTanh", "ParametricSoftplus") and bad != "attr":
+            attrs = flt("alpha", 2.0) + flt("beta", 0.5)
+        return _bad(Case(op, opset, [shape(rng)], attrs), bad)
+    if op == "Crop":
+        h, w = rng.randint(1, 8), rng.randint(1, 8)
+        border = [rng.randint(0, w // 2), rng.randint(0, h // 2), rng.randint(0, w // 2), rng.randint(0, h // 2)]
+        attrs = ints("border", border)
+        if rng.random() < 0.4:
+            sizes = [rng.randint(0, h - border[1]), rng.randint(0, w - border[0])]
+            if bad == "past":
+                sizes[0] += 1
+            attrs += ints("scale", sizes)
+        elif bad == "past":
+            attrs = ints("border", [border[0], h + 1 - border[3], border[2], border[3]])
+        return _bad(Case(op, opset, [[rng.randint(1, 2), rng.randint(1, 3), h, w]], attrs), bad)
+    x = shape(rng, rng.randint(1, 3), zero=0.0)
+    axes = rng.sample(range(len(x)), rng.randint(1, len(x)))
+    starts = [rng.randint(-x[a] - 1, x[a] + 1) for a in axes]
+    ends = [rng.choice([rng.randint(-x[a] - 1, x[a] + 1), 2**31 - 1]) for a in axes]
+    if bad == "past":
+        axes[0] = len(x)
+    elif bad == "count" and len(axes) > 1:
+        axes[1] = axes[0]
+    t = rng.choice([INT64, INT32])
+    inputs = [x, ("const", t, starts, [len(axes)]), ("const", t, ends, [len(axes)])]
+    if rng.random() < 0.7 or bad:
+        inputs.append(("const", t, axes, [len(axes)]))
+    else:
+        inputs = [x, ("const", t, starts + [0] * (len(x) - len(axes)), [len(x)]),
+                  ("const", t, ends + [2**31 - 1] * (len(x) - len(axes)), [len(x)])]
+    return _bad(Case(op, opset, inputs), bad)
+
+
 FAMILIES = {
     "conv": conv, "conv_transpose": conv_transpose, "gemm": gemm, "norm_more": norm_more, "prelu_clip": prelu_clip,
     "dropout": dropout, "recurrent": recurrent, "space_depth": space_depth, "einsum": einsum,
     "unary_more": unary_more, "variadic": variadic, "contrib_nn": contrib_nn, "deform_conv": deform_conv,
+    "qlinear_pool_concat": qlinear_pool_concat, "experimental": experimental,
 }
 
 # Disagreements known and not fixed yet, each (op, words in the problem or ONNX Runtime's error, why).

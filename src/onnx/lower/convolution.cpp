@@ -469,6 +469,35 @@ void nhwc_max_pool(node_context& c) {
   const auto y = c.add("MaxPool", ceil ? 14 : 8, {nchw}, a, 2);
   c.output(0, c.add("Transpose", 1, {y, c.i64(back)}));
 }
+// com.microsoft.QLinearAveragePool (X, x_scale, x_zero_point, y_scale, y_zero_point; the quantiser's
+// AveragePool): AveragePool of X's values, of [N, C, spatial...] or, with channels_last, [N, spatial..., C]
+// (through a transpose to [N, C, spatial...] and back, as ONNX Runtime moves the channels), its output of
+// y_zero_point's type. ONNX Runtime pools 1 to 3 axes (more only where the window is the whole map, which
+// is left not covered).
+void qlinear_average_pool(node_context& c) {
+  const auto kernel = c.ints("kernel_shape");
+  if (!kernel || kernel->empty()) c.bad("QLinearAveragePool needs kernel_shape");
+  if (kernel->size() > 3)
+    return c.not_covered("a QLinearAveragePool of more than 3 axes (ONNX Runtime runs it only as a global pool)");
+  const auto spatial = static_cast<std::int64_t>(kernel->size());
+  const bool last = c.i("channels_last", 0) != 0;
+  if (const auto r = c.rank(0); r && static_cast<std::int64_t>(*r) != spatial + 2)
+    c.bad(fmt::format("its input has rank {} for a kernel of {} axes", *r, spatial),
+          last ? "X is [N, spatial..., C]" : "X is [N, C, spatial...]");
+  const bool ceil = c.i("ceil_mode", 0) != 0;
+  auto a = pool_window(c, "QLinearAveragePool", false, ceil);
+  a.emplace_back("exclude-pad", c.i("count_include_pad", 0) != 0 ? "false" : "true");
+  auto x = as_f32(c, c.need(0));
+  std::vector<std::int64_t> to{0, spatial + 1}, back{0};
+  for (std::int64_t k = 1; k <= spatial; ++k) to.push_back(k);
+  for (std::int64_t k = 2; k <= spatial + 1; ++k) back.push_back(k);
+  back.push_back(1);
+  if (last) x = c.add("Transpose", 1, {x, c.i64(to)});
+  auto y = c.add("AvgPool", ceil ? 14 : 1, {x}, a);
+  if (last) y = c.add("Transpose", 1, {y, c.i64(back)});
+  c.output(0, quantised_like(c, y, 4));
+}
+
 // com.microsoft.MaxpoolWithMask (X [N, C, spatial...], M of X's rank, its N and C possibly 1): MaxPool of X
 // where the mask holds, the mask broadcast one way to X's shape (of its rank: ONNX Runtime's check).
 void maxpool_with_mask(node_context& c) {
@@ -532,6 +561,20 @@ void global_pool(node_context& c) {
   c.output(0, c.add(Reduce, 1, {x, c.axes_from(x, 2)}, {{"keep_dims", "true"}}));
 }
 constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
+// com.microsoft.QLinearGlobalAveragePool (X, x_scale, x_zero_point, y_scale, y_zero_point): the mean of X's
+// values over its spatial axes, kept as 1s: axes 2 on, or 1 to the last but one with channels_last; of
+// y_zero_point's type. ONNX Runtime takes an X of rank 3 at least.
+void qlinear_global_average_pool(node_context& c) {
+  if (const auto r = c.rank(0); r && *r < 3)
+    c.bad(fmt::format("its input has rank {}", *r), "a global pool takes [N, C, D1, ...]: rank 3 at least");
+  const auto x = as_f32(c, c.need(0));
+  const auto axes = c.i("channels_last", 0) != 0
+                        ? c.add("Range", 4, {c.i64({1}, scalar), c.add("Subtract", 1, {c.rank_of(x), c.i64({1}, scalar)}, numpy),
+                                             c.i64({1}, scalar)},
+                                {{"output_type", "i64"}})
+                        : c.axes_from(x, 2);
+  c.output(0, quantised_like(c, c.add("ReduceMean", 1, {x, axes}, {{"keep_dims", "true"}}), 4));
+}
 // GlobalLpPool: the Lp norm over the spatial axes (p 2 by default): ReduceL1 or ReduceL2, else the sum of
 // |x|^p to the power 1/p.
 void global_lp_pool(node_context& c) {
@@ -708,6 +751,8 @@ std::span<const onnx_entry> convolution_rows() {
       {"AveragePool", 7, average_pool}, {"GlobalAveragePool", 1, global_pool<ReduceMean>},
       {"GlobalMaxPool", 1, global_pool<ReduceMax>}, {"MaxUnpool", 9, max_unpool},
       {"Col2Im", 18, col2im}, {"NhwcMaxPool", 1, nhwc_max_pool, "com.microsoft"},
+      {"QLinearAveragePool", 1, qlinear_average_pool, "com.microsoft"},
+      {"QLinearGlobalAveragePool", 1, qlinear_global_average_pool, "com.microsoft"},
       {"MaxpoolWithMask", 1, maxpool_with_mask, "com.microsoft"}, {"DeformConv", 19, deform_conv},
   };
   return rows;

@@ -207,6 +207,50 @@ void thresholded_relu(node_context& c) {
   const auto keep = c.add("Greater", 1, {x, like(c, c.f("alpha", 1.0F), x)}, {{"auto_broadcast", "numpy"}});
   c.output(0, c.add("Select", 1, {keep, x, like(c, 0.0F, x)}, {{"auto_broadcast", "numpy"}}));
 }
+// The experimental ops ONNX dropped at opset 10 and ONNX Runtime still runs at version 1 (its kernels for
+// them; from 10 their schemas are deprecated and refused): elementwise on float tensors.
+// Affine: alpha · x + beta. Scale: scale · x.
+void experimental_affine(node_context& c) {
+  const auto x = c.need(0);
+  const auto scaled = c.add("Multiply", 1, {x, like(c, c.f("alpha", 1.0F), x)}, numpy);
+  c.output(0, c.add("Add", 1, {scaled, like(c, c.f("beta", 0.0F), x)}, numpy));
+}
+void experimental_scale(node_context& c) {
+  const auto x = c.need(0);
+  c.output(0, c.add("Multiply", 1, {x, like(c, c.f("scale", 1.0F), x)}, numpy));
+}
+/// Attribute `name`, which ONNX Runtime's kernel needs although the schema gives it no default.
+float required_float(const node_context& c, std::string_view name) {
+  const auto* a = c.attribute(name);
+  if (a == nullptr) c.bad(fmt::format("it has no attribute {}", name), fmt::format("ONNX Runtime's {} needs {}", c.node().op_type(), name));
+  return c.f(name, 0.0F);
+}
+// ScaledTanh: alpha · tanh(beta · x). ParametricSoftplus: alpha · ln(exp(beta · x) + 1).
+template <const char* Type, int Opset>
+void scaled_activation(node_context& c) {
+  const auto alpha = required_float(c, "alpha"), beta = required_float(c, "beta");
+  const auto x = c.need(0);
+  const auto inner = c.add(Type, Opset, {c.add("Multiply", 1, {x, like(c, beta, x)}, numpy)});
+  c.output(0, c.add("Multiply", 1, {inner, like(c, alpha, x)}, numpy));
+}
+// ImageScaler: scale · x + bias[c] on [N, C, H, W], one bias a channel. ONNX Runtime needs the bias list
+// (it reads one value a channel: an empty list is refused here), takes an input of rank 4 at least and gives
+// [N, C, H, W] of one of higher rank, dropping its other axes: that is not covered.
+void image_scaler(node_context& c) {
+  const auto bias = c.floats("bias");
+  if (!bias) c.bad("it has no attribute bias", "ONNX Runtime's ImageScaler needs bias, one value a channel");
+  if (bias->empty()) c.bad("its bias is empty", "one bias value a channel");
+  const auto r = c.rank(0);
+  if (r && *r < 4) c.bad(fmt::format("its input has rank {}", *r), "ImageScaler takes [N, C, H, W]");
+  if (r && *r > 4) return c.not_covered(fmt::format("an ImageScaler of rank {}: ONNX Runtime returns its first four axes", *r));
+  const auto x = c.need(0);
+  const auto values = c.add("ConvertLike", 1, {c.add("Reshape", 1, {c.f32(*bias), c.i64({1, -1, 1, 1})}, {{"special_zero", "false"}}), x});
+  // The channels must have the bias' count: ONNX Runtime broadcasts no 1 (exactly, one way).
+  const auto channels = shape_slice(c, c.shape_of(x), 1, 2);
+  const auto exact = exactly(c, values, 1, channels);
+  const auto scaled = c.add("Multiply", 1, {x, like(c, c.f("scale", 1.0F), x)}, numpy);
+  c.output(0, c.add("Add", 1, {scaled, exact}, numpy));
+}
 // Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
 void shrink(node_context& c) {
   const auto x = c.need(0);
@@ -279,6 +323,8 @@ std::span<const onnx_entry> elementwise_rows() {
       {"Acosh", 9, unary<Acosh, 4>}, {"Asinh", 9, unary<Asinh, 4>}, {"Atanh", 9, unary<Atanh, 4>},
       {"Swish", 24, swish}, {"Gelu", 20, gelu}, {"Mish", 18, unary<Mish, 4>}, {"Celu", 12, celu}, {"Selu", 6, selu},
       {"Softsign", 1, unary<SoftSign, 9>}, {"ThresholdedRelu", 1, thresholded_relu}, {"ThresholdedRelu", 10, thresholded_relu}, {"Shrink", 9, shrink},
+      {"Affine", 1, experimental_affine}, {"Scale", 1, experimental_scale}, {"ScaledTanh", 1, scaled_activation<Tanh, 1>},
+      {"ParametricSoftplus", 1, scaled_activation<SoftPlus, 4>}, {"ImageScaler", 1, image_scaler},
       {"IsNaN", 9, is_nan}, {"IsInf", 10, is_inf}, {"CastLike", 15, cast_like},
       {"BitwiseAnd", 18, bitwise<BitwiseAnd>}, {"BitwiseOr", 18, bitwise<BitwiseOr>},
       {"BitwiseXor", 18, bitwise<BitwiseXor>}, {"BitwiseNot", 18, bitwise_not}, {"BitShift", 11, bit_shift},

@@ -137,6 +137,23 @@ void qlinear_where(node_context& c) {
   const auto y = c.add("Select", 1, {c.need(0), as_f32(c, c.need(1)), as_f32(c, c.need(4))}, numpy);
   c.output(0, quantised_like(c, y, 8));
 }
+// QLinearConcat (Y_scale, Y_zero_point, then X, X_scale, X_zero_point for each input): the inputs' values
+// joined along `axis`, of Y_zero_point's type. ONNX Runtime takes the inputs in threes, every one of them.
+void qlinear_concat(node_context& c) {
+  if (c.inputs() < 5 || (c.inputs() - 2) % 3 != 0)
+    c.bad(fmt::format("it has {} inputs", c.inputs()), "QLinearConcat takes Y_scale, Y_zero_point, then X, X_scale and X_zero_point for each input");
+  const auto axis = c.i("axis");
+  if (!axis) c.bad("QLinearConcat needs the attribute axis");
+  std::vector<source> in;
+  for (std::size_t k = 2; k < c.inputs(); k += 3) {
+    in.push_back(as_f32(c, c.need(k)));
+    // (Each scale and zero point is read for its type when ONNX Runtime runs: none may be left out.)
+    static_cast<void>(c.need(k + 1));
+    static_cast<void>(c.need(k + 2));
+  }
+  static_cast<void>(c.need(0));
+  c.output(0, quantised_like(c, c.add("Concat", 1, std::move(in), {{"axis", fmt::format("{}", *axis)}}), 1));
+}
 // QGemm (A, a_scale, a_zero_point, B, b_scale, b_zero_point, C, y_scale, y_zero_point): Gemm's product
 // and bias; quantised when y_scale is given, else real.
 void qgemm(node_context& c) {
@@ -430,7 +447,8 @@ std::span<const onnx_entry> microsoft_rows() {
       {"MatMulIntegerToFloat", 1, matmul_to_float<6>, ms}, {"DynamicQuantizeMatMul", 1, matmul_to_float<4>, ms},
       {"QLinearAdd", 1, qlinear_binary<Add>, ms}, {"QLinearMul", 1, qlinear_binary<Multiply>, ms},
       {"QLinearSigmoid", 1, qlinear_unary<Sigmoid>, ms}, {"QLinearLeakyRelu", 1, qlinear_unary<PReLU>, ms},
-      {"QLinearSoftmax", 1, qlinear_softmax, ms}, {"QLinearWhere", 1, qlinear_where, ms}, {"QGemm", 1, qgemm, ms},
+      {"QLinearSoftmax", 1, qlinear_softmax, ms}, {"QLinearWhere", 1, qlinear_where, ms},
+      {"QLinearConcat", 1, qlinear_concat, ms}, {"QGemm", 1, qgemm, ms},
       {"ExpandDims", 1, expand_dims, ms}, {"SampleOp", 1, sample_op, ms}, {"NGramRepeatBlock", 1, ngram_repeat_block, ms},
       {"CDist", 1, cdist, ms}, {"MatMulBnb4", 1, matmul_bnb4, ms}, {"MatMulFpQ4", 1, matmul_fpq4, ms},
       {"UnfoldTensor", 1, unfold_tensor, ms}, {"GatherBlockQuantized", 1, gather_block_quantized, ms},

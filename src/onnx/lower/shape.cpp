@@ -147,6 +147,42 @@ void slice10(node_context& c) {
   if (const auto axes = c.input(3)) in.push_back(*axes);
   c.output(0, c.add("Slice", 8, std::move(in)));
 }
+// Crop (experimental, ONNX Runtime's version 1): [N, C, H, W] cut to the rows and columns inside `border`
+// (left, top, right, bottom), or `scale` (height, width) of them from the top left border. ONNX Runtime's
+// checks when it runs: four borders, an input of rank 4, and the window within the map. It reads past its
+// lists where a border or a size is negative, or `scale` is not two values: refused here.
+void crop_image(node_context& c) {
+  const auto border = c.ints("border");
+  if (!border || border->size() != 4)
+    c.bad(fmt::format("its border has {} values", border ? border->size() : 0), "Crop takes four borders: left, top, right, bottom");
+  const auto sizes = c.ints("scale");
+  if (sizes && !sizes->empty() && sizes->size() != 2)
+    c.bad(fmt::format("its scale has {} values", sizes->size()), "Crop's scale is a height and a width");
+  const bool scaled = sizes && !sizes->empty();
+  // (Within 2^60, so that the sums of two stay within int64.)
+  constexpr std::int64_t most = std::int64_t{1} << 60;
+  for (const auto v : *border)
+    if (v < 0 || v > most) c.bad(fmt::format("its border holds {}", v), "Crop's borders are from 0 to 2^60");
+  if (scaled)
+    for (const auto v : *sizes)
+      if (v < 0 || v > most) c.bad(fmt::format("its scale holds {}", v), "Crop's sizes are from 0 to 2^60");
+  if (const auto r = c.rank(0); r && *r != 4) c.bad(fmt::format("its input has rank {}", *r), "Crop takes [N, C, H, W]");
+  const auto x = c.need(0);
+  const auto dims = c.shape_of(x);
+  static_cast<void>(exactly(c, dims, 0, c.i64({4})));  // of rank 4 where no rank is declared
+  const auto map = shape_slice(c, dims, 2, 4);
+  const std::vector<std::int64_t> starts{(*border)[1], (*border)[0]};
+  const auto ends = scaled ? c.i64({(*border)[1] + (*sizes)[0], (*border)[0] + (*sizes)[1]})
+                           : c.add("Subtract", 1, {map, c.i64({(*border)[3], (*border)[2]})}, numpy);
+  // The borders within the map, and the window too: what is left between them, or past the window, is no
+  // negative extent, which a Broadcast refuses.
+  const auto within = [&](source rest) {
+    static_cast<void>(c.add("Broadcast", 3, {c.i64({0}, scalar), rest}, {{"mode", "numpy"}}));
+  };
+  within(c.add("Subtract", 1, {map, c.i64({(*border)[1] + (*border)[3], (*border)[0] + (*border)[2]})}, numpy));
+  if (scaled) within(c.add("Subtract", 1, {map, ends}, numpy));
+  c.output(0, c.add("Slice", 8, {x, c.i64(starts), ends, c.i64({1, 1}), c.i64({2, 3})}));
+}
 void expand(node_context& c) {
   c.output(0, c.add("Broadcast", 3, {c.need(0), c.need(1)}, {{"mode", "bidirectional"}}));
 }
@@ -338,7 +374,7 @@ std::span<const onnx_entry> shape_rows() {
       {"Size", 1, size}, {"Flatten", 1, flatten}, {"Squeeze", 1, squeeze1}, {"Squeeze", 13, squeeze13},
       {"Unsqueeze", 1, unsqueeze1}, {"Unsqueeze", 13, unsqueeze13}, {"Transpose", 1, transpose},
       {"Concat", 4, concat}, {"Split", 2, split}, {"Split", 13, split}, {"Split", 18, split},
-      {"Slice", 1, slice1}, {"Slice", 10, slice10}, {"Expand", 8, expand}, {"Tile", 6, tile},
+      {"Slice", 1, slice1}, {"Slice", 10, slice10}, {"DynamicSlice", 1, slice10}, {"Crop", 1, crop_image}, {"Expand", 8, expand}, {"Tile", 6, tile},
       {"ConstantOfShape", 9, constant_of_shape}, {"Range", 11, range}, {"Constant", 1, constant},
       {"DepthToSpace", 1, depth_to_space}, {"SpaceToDepth", 1, space_to_depth}, {"Pad", 2, pad2},
       {"Pad", 11, pad11}, {"Pad", 18, pad11},

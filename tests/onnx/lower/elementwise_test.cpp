@@ -65,6 +65,15 @@ std::vector<lowering_case> elementwise_cases() {
       // Version 1 is experimental (in no ONNX list since 1.5), but ONNX Runtime runs it up to opset 9.
       unary("ThresholdedRelu", 1, "ConvertLike,Greater,ConvertLike,Select"),
       unary("ThresholdedRelu", 10, "ConvertLike,Greater,ConvertLike,Select"),
+      // ONNX's experimental ops that ONNX Runtime runs at version 1 (alpha · x + beta, scale · x,
+      // alpha · tanh(beta · x), alpha · softplus(beta · x)), and ImageScaler's scale and bias a channel.
+      unary("Affine", 1, "ConvertLike,Multiply,ConvertLike,Add", attr_f("alpha", 2.0F) + attr_f("beta", 1.0F)),
+      unary("Scale", 1, "ConvertLike,Multiply", attr_f("scale", 2.0F)),
+      unary("ScaledTanh", 1, "ConvertLike,Multiply,Tanh,ConvertLike,Multiply", attr_f("alpha", 2.0F) + attr_f("beta", 0.5F)),
+      unary("ParametricSoftplus", 1, "ConvertLike,Multiply,SoftPlus,ConvertLike,Multiply",
+            attr_f("alpha", 2.0F) + attr_f("beta", 0.5F)),
+      {"ImageScaler", 1, "x:f32[1,3,4,5]", "x", "y", attr_floats("bias", {1.0F, 2.0F, 3.0F}) + attr_f("scale", 2.0F),
+       "Reshape,ConvertLike,ShapeOf,Slice,VariadicSplit,ConvertLike,Multiply,Add", "[1,3,4,5]"},
       unary("Shrink", 9, "ConvertLike,Greater,ConvertLike,Subtract,ConvertLike,Select,ConvertLike,Less,ConvertLike,Add,Select"),
       unary("IsNaN", 9, "NotEqual"), unary("IsInf", 10, "ConvertLike,Equal,ConvertLike,Equal,LogicalOr"),
       {"CastLike", 15, "x:f32[2,3] t:i64[1]", "x,t", "y", "", "ConvertLike", "[2,3]"},

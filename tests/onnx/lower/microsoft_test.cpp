@@ -84,6 +84,14 @@ std::vector<lowering_case> microsoft_cases() {
       // [N, H, W, C] pooled by 2x2 windows of stride 2.
       {"NhwcMaxPool", 1, "x:u8[1,8,8,3]", "x", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}), "Transpose,MaxPool,Transpose",
        "[1,4,4,3]", ms},
+      // The quantiser's pools: [N, C, H, W] by 2x2 windows of stride 2, and its mean over H and W.
+      {"QLinearAveragePool", 1, "x:u8[1,3,8,8] xs:f32[]=1 xz:u8[]=0 ys:f32[]=1 yz:u8[]=0", "x,xs,xz,ys,yz", "y",
+       attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}), "Convert,AvgPool,Convert", "[1,3,4,4]", ms},
+      {"QLinearGlobalAveragePool", 1, "x:u8[2,3,5,7] xs:f32[]=1 xz:u8[]=0 ys:f32[]=1 yz:u8[]=0", "x,xs,xz,ys,yz", "y",
+       "", "Convert,ShapeOf,ShapeOf,Squeeze,Range,ReduceMean,Convert", "[2,3,1,1]", ms},
+      // [2, 3] and [2, 2] joined along axis 1, each with its scale and zero point.
+      {"QLinearConcat", 1, "ys:f32[]=1 yz:u8[]=0 a:u8[2,3] as:f32[]=1 az:u8[]=0 b:u8[2,2] bs:f32[]=1 bz:u8[]=0",
+       "ys,yz,a,as,az,b,bs,bz", "y", attr_i("axis", 1), "Convert,Convert,Concat,Convert", "[2,5]", ms},
       {"MaxpoolWithMask", 1, "x:f32[2,3,8,8] m:i32[1,1,8,8]", "x,m", "y", attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}), "ShapeOf,Broadcast,ConvertLike,Multiply,MaxPool",
        "[2,3,4,4]", ms},
       // 3 words of 5 characters looked up in a [8, 2] table, 4 filters of 3 characters, each word's maximum: [3, 4].
@@ -108,6 +116,19 @@ namespace {
 TEST(lower_microsoft, cdist_takes_points_of_a_coordinate_at_least) {
   const lowering_case empty{"CDist", 1, "a:f32[3,0] b:f32[5,0]", "a,b", "y", "", "", "", "com.microsoft"};
   EXPECT_NE(refusals(empty).find("the split lengths [1,-1] do not add up to the dimension 0"), std::string::npos);
+}
+
+// ONNX Runtime takes QLinearConcat's inputs in threes, and pools 1 to 3 axes (more only as a global pool).
+TEST(lower_microsoft, qlinear_concat_and_pool_refusals) {
+  const lowering_case pairs{"QLinearConcat", 1, "ys:f32[]=1 yz:u8[]=0 a:u8[2,3] as:f32[]=1 az:u8[]=0 b:u8[2,2] bs:f32[]=1",
+                            "ys,yz,a,as,az,b,bs", "y", attr_i("axis", 1), "", "", "com.microsoft"};
+  expect_refused_with(pairs, "it has 7 inputs");
+  const lowering_case ranks{"QLinearAveragePool", 1, "x:u8[2,3,8] xs:f32[]=1 xz:u8[]=0 ys:f32[]=1 yz:u8[]=0", "x,xs,xz,ys,yz", "y",
+                            attr_ints("kernel_shape", {2, 2}), "", "", "com.microsoft"};
+  expect_refused_with(ranks, "its input has rank 3 for a kernel of 2 axes");
+  const lowering_case low{"QLinearGlobalAveragePool", 1, "x:u8[2,3] xs:f32[]=1 xz:u8[]=0 ys:f32[]=1 yz:u8[]=0", "x,xs,xz,ys,yz",
+                          "y", "", "", "", "com.microsoft"};
+  expect_refused_with(low, "its input has rank 2");
 }
 
 }  // namespace

@@ -71,6 +71,14 @@ std::vector<lowering_case> variant_cases() {
       {"BatchNormalization", 7, "x:f32[2,3,4,4] scale:f32[3]= bias:f32[3]= mean:f32[3]= var:f32[3]=",
        "x,scale,bias,mean,var", "y,m,v,sm,sv", "", "ShapeOf,ShapeOf,Squeeze,Range,Concat,MVN,BatchNormInference,ReduceMean",
        "[2,3,4,4] [3] [3] [3] [3]", "ai.onnx", 9},
+      // com.microsoft's quantised pools with channels_last, [N, H, W, C]: through a transpose to [N, C, H, W]
+      // and back (the average pool), or the mean over H and W.
+      {"QLinearAveragePool", 1, "x:u8[2,8,6,3] xs:f32[]=1 xz:u8[]=0 ys:f32[]=1 yz:u8[]=0", "x,xs,xz,ys,yz", "y",
+       attr_ints("kernel_shape", {2, 3}) + attr_ints("strides", {2, 3}) + attr_i("channels_last", 1),
+       "Convert,Transpose,AvgPool,Transpose,Convert", "[2,4,2,3]", "com.microsoft"},
+      {"QLinearGlobalAveragePool", 1, "x:u8[2,8,6,3] xs:f32[]=1 xz:u8[]=0 ys:f32[]=1 yz:u8[]=0", "x,xs,xz,ys,yz", "y",
+       attr_i("channels_last", 1), "Convert,ShapeOf,ShapeOf,Squeeze,Subtract,Range,ReduceMean,Convert", "[2,1,1,3]",
+       "com.microsoft"},
       // A num_outputs above the node's outputs: as many parts as outputs, as ONNX Runtime splits.
       {"Split", 18, "x:f32[2,12]", "x", "a,b,c", attr_i("axis", 1) + attr_i("num_outputs", 4), "Split",
        "[2,4] [2,4] [2,4]"},

@@ -2,6 +2,7 @@
 // onnx/lower_rows).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ std::vector<lowering_case> shape_cases() {
       // Elements 1 and 3 of axis 1.
       {"Slice", 10, "x:f32[2,6] starts:i64[1]=1 ends:i64[1]=5 axes:i64[1]=1 steps:i64[1]=2", "x,starts,ends,axes,steps",
        "y", "", "Slice", "[2,2]"},
+      // Slice-10 without steps (an experimental op ONNX Runtime runs at version 1): elements 1 to 4 of axis 1.
+      {"DynamicSlice", 1, "x:f32[2,6] starts:i64[1]=1 ends:i64[1]=5 axes:i64[1]=1", "x,starts,ends,axes", "y", "",
+       "ShapeOf,Broadcast,Slice", "[2,4]"},
+      // [1, 2, 8, 9] less borders left 1, top 2, right 3, bottom 1: [1, 2, 5, 5].
+      {"Crop", 1, "x:f32[1,2,8,9]", "x", "y", attr_ints("border", {1, 2, 3, 1}),
+       "ShapeOf,VariadicSplit,Slice,Subtract,Subtract,Broadcast,Slice", "[1,2,5,5]"},
       {"Expand", 8, "x:f32[3,1] shape:i64[3]=2,1,4", "x,shape", "y", "", "Broadcast", "[2,3,4]"},
       {"Tile", 6, "x:f32[2,3] repeats:i64[2]=2,2", "x,repeats", "y", "", "Tile", "[4,6]"},
       {"ConstantOfShape", 9, "shape:i64[2]=2,3", "shape", "y", "", "Broadcast", "[2,3]"},
@@ -78,6 +85,25 @@ TEST(lower_shape, unsqueeze_and_reshape_refuse_what_onnx_runtime_refuses) {
 TEST(lower_shape, depth_to_space_and_space_to_depth_take_four_dimensions) {
   expect_refused_with({"DepthToSpace", 11, "x:f32[1,8,2]", "x", "y", attr_i("blocksize", 2), "", ""}, "its input has rank 3");
   expect_refused_with({"SpaceToDepth", 1, "x:f32[1,2,4,4,1]", "x", "y", attr_i("blocksize", 2), "", ""}, "its input has rank 5");
+}
+
+// Crop as ONNX Runtime runs it: `scale` takes height and width from the top left border (the other borders
+// still within the map); a window past the map, or borders that meet, are refused, as it refuses them when it
+// runs; and lists it would read past (three borders, one size, a negative border) when read.
+TEST(lower_shape, crop_takes_its_window_within_the_map) {
+  const auto crop = [](std::vector<std::int64_t> border, std::vector<std::int64_t> scale = {}) {
+    return lowering_case{"Crop", 1, "x:f32[1,2,8,9]", "x", "y",
+                         attr_ints("border", border) + (scale.empty() ? std::string() : attr_ints("scale", scale)), "", ""};
+  };
+  EXPECT_EQ(refusals(crop({1, 2, 3, 1}, {6, 4})), "");
+  EXPECT_NE(refusals(crop({1, 2, 3, 1}, {7, 4})), "");  // 2 + 7 rows of 8
+  EXPECT_NE(refusals(crop({1, 5, 3, 4}, {1, 1})), "");  // top and bottom borders 9 of 8 rows
+  EXPECT_NE(refusals(crop({5, 0, 5, 0})), "");          // 10 columns of 9
+  EXPECT_EQ(refusals(crop({4, 4, 5, 4})), "");          // an empty window
+  expect_refused_with(crop({1, 2, 3}), "its border has 3 values");
+  expect_refused_with(crop({1, 2, 3, 1}, {6}), "its scale has 1 values");
+  expect_refused_with(crop({1, -2, 3, 1}), "its border holds -2");
+  expect_refused_with({"Crop", 1, "x:f32[2,8,9]", "x", "y", attr_ints("border", {1, 1, 1, 1}), "", ""}, "its input has rank 3");
 }
 
 }  // namespace

@@ -135,10 +135,16 @@ TEST(lower_table, an_op_the_model_s_opset_does_not_have_is_refused_when_read) {
   // them ("Op registered for Scatter is deprecated in domain_version of 11"); they were read as the version before.
   EXPECT_EQ(refused_when_read({"Scatter", 11, "x:f32[2,3] i:i64[1,2]= u:f32[1,2]=", "x,i,u", "y", "", "", ""}),
             "t.onnx: node 'n' (Scatter, node 0): Scatter is deprecated from opset 11; ONNX Runtime refuses the model too: "
-            "write it as the op that replaced it (ScatterElements for Scatter, Resize for Upsample)");
+            "write it as the op that replaced it (ScatterElements for Scatter, Resize for Upsample, Slice for Crop and "
+            "DynamicSlice), or the arithmetic an experimental op computes (Mul and Add for ImageScaler and Affine)");
   EXPECT_NE(refused_when_read({"Upsample", 10, "x:f32[1,1,2,2] s:f32[4]=1,1,2,2", "x,s", "y", "", "", ""})
                 .find("Upsample is deprecated from opset 10"),
             std::string::npos);
+  // ONNX's experimental ops, which ONNX Runtime runs at version 1 and refuses from opset 10 (deprecated there).
+  expect_refused_with({"ImageScaler", 1, "x:f32[1,3,2,2]", "x", "y", attr_floats("bias", {1, 2, 3}), "", "", "ai.onnx", 10},
+                      "ImageScaler is deprecated from opset 10");
+  expect_refused_with({"Crop", 1, "x:f32[1,3,4,4]", "x", "y", attr_ints("border", {1, 1, 1, 1}), "", "", "ai.onnx", 12},
+                      "Crop is deprecated from opset 10");
   // A default domain imported twice runs at its last import, as ONNX Runtime reads it: Gelu at "" 17 then
   // "ai.onnx" 20 is read, and refused the other way round.
   const auto imported_twice = [](int first, int last) {
@@ -158,9 +164,10 @@ TEST(lower_table, an_op_the_model_s_opset_does_not_have_is_refused_when_read) {
   };
   EXPECT_EQ(imported_twice(17, 20), "");
   EXPECT_NE(imported_twice(20, 17).find("Gelu does not exist at opset 17"), std::string::npos);
-  // An op the list does not have at all may be one of ONNX's early experimental ops, some of which ONNX Runtime
-  // still runs (ImageScaler at opset 8, in old zoo models): not covered, as before.
-  EXPECT_EQ(refused_when_read({"ImageScaler", 8, "x:f32[1,3,2,2]", "x", "y", "", "", ""}), "");
+  // ONNX's early experimental ops that ONNX Runtime still runs are rows at version 1 (ImageScaler at opset 8, in
+  // old zoo models), checked as its kernels check them: ImageScaler needs its bias.
+  EXPECT_EQ(refused_when_read({"ImageScaler", 1, "x:f32[1,3,2,2]", "x", "y", attr_floats("bias", {1, 2, 3}), "", "", "ai.onnx", 8}), "");
+  expect_refused_with({"ImageScaler", 1, "x:f32[1,3,2,2]", "x", "y", "", "", "", "ai.onnx", 8}, "it has no attribute bias");
 }
 
 TEST(lower_table, every_row_has_one_case_and_every_case_names_a_row) {
