@@ -154,6 +154,9 @@ class node_context {
   /// Lowers a subgraph (an If branch) into the graph being built, reading the tensors around it by name;
   /// returns the layer outputs that compute its outputs.
   std::vector<source> inline_subgraph(const ::onnx::GraphProto& sub);
+  /// Holds the nodes of a subgraph that is not lowered (the branch a constant condition does not take) to the
+  /// checks ONNX Runtime makes of every node when it loads a model, run or not: see graph_lowering::check_not_run.
+  void check_not_run(const ::onnx::GraphProto& sub);
   /// A subgraph lowered into a graph of its own (a Loop's or a Scan's body): see graph_lowering::lower_body.
   struct lowered_body;
   using axes = std::vector<std::optional<std::int64_t>>;
@@ -208,6 +211,10 @@ struct onnx_entry {
 [[nodiscard]] std::span<const onnx_entry> onnx_table() noexcept;
 /// The row that covers a version of the op list: the one with the newest since at or below it.
 [[nodiscard]] const onnx_entry* find_translation(std::string_view domain, std::string_view op_type, int since) noexcept;
+/// The checks ONNX Runtime makes of the graphs a node holds (an If's branches, a Loop's or a Scan's body) when
+/// it loads the model, for a node that is not lowered: their output counts, then their nodes
+/// (node_context::check_not_run). Nothing for another node. (control_flow.cpp)
+void check_graphs(node_context& c);
 
 /// A subgraph lowered into a graph of its own, ready for a port map: its ids are its own.
 struct node_context::lowered_body {
@@ -290,6 +297,11 @@ class graph_lowering {
   };
   [[nodiscard]] looked_up look_up(const ::onnx::NodeProto& node) const;
   void lower_nodes(const ::onnx::GraphProto& g, bool top);
+  /// The nodes of `g`, which is not lowered, held to what ONNX Runtime checks of every node when it loads the
+  /// model: that the op exists at the model's opset and is not deprecated, its attributes and its input and
+  /// output counts, the output counts of the graphs an If, a Loop or a Scan holds, and so on into those graphs.
+  /// (Not what a translation checks of shapes and values: ONNX Runtime does not run the node.)
+  void check_not_run(const ::onnx::GraphProto& g);
   /// The order g's nodes are lowered in: the file's, but for a weight's name given twice (initializers and
   /// Constant nodes), whose last Constant node comes first and whose other Constant nodes are left out, so
   /// that every node reads the last definition, as ONNX Runtime (which makes Constant nodes initializers)

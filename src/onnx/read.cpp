@@ -314,6 +314,18 @@ graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node)
   return {entry, schema->since, {}, {}, schema};
 }
 
+void graph_lowering::check_not_run(const ::onnx::GraphProto& g) {
+  for (int index = 0; index < g.node_size(); ++index) {
+    const auto& node = g.node(index);
+    const auto row = look_up(node);
+    node_context c(*this, node, static_cast<std::size_t>(index), row.version);
+    if (!row.refusal_hint.empty()) c.bad(row.why, row.refusal_hint);
+    refuse_unknown_attributes(c, node, row.schema);
+    refuse_wrong_arity(c, node, row.schema);
+    check_graphs(c);
+  }
+}
+
 void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
   if (!top) initializers(g);
   for (const int index : lowering_order(g)) {

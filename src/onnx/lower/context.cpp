@@ -266,6 +266,8 @@ std::vector<source> node_context::inline_subgraph(const ::onnx::GraphProto& sub)
   return out;
 }
 
+void node_context::check_not_run(const ::onnx::GraphProto& sub) { g_.check_not_run(sub); }
+
 node_context::lowered_body node_context::lower_body(const ::onnx::GraphProto& sub, const axes& squeezed,
                                                     const axes& unsqueezed) {
   return g_.lower_body(sub, squeezed, unsqueezed, node_name(node_));

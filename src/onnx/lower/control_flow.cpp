@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -38,7 +39,8 @@ void outputs_as_given(node_context& c, std::size_t gives, std::string_view what)
 // If: a constant condition takes its branch, inlined. Otherwise both branches are inlined (a branch that
 // fails or breaks the batch does so for the inputs that take it) and each output is an IfMerge of the two,
 // which holds the batch only when both branches hold it alike.
-void if_(node_context& c) {
+/// An If's branches, held to the counts ONNX Runtime checks when it loads the model.
+std::pair<const ::onnx::GraphProto*, const ::onnx::GraphProto*> if_branches(node_context& c) {
   const auto* then_branch = c.attribute("then_branch");
   const auto* else_branch = c.attribute("else_branch");
   if (then_branch == nullptr || else_branch == nullptr || !then_branch->has_g() || !else_branch->has_g())
@@ -46,14 +48,21 @@ void if_(node_context& c) {
   outputs_as_given(c, static_cast<std::size_t>(then_branch->g().output_size()), "its then_branch");
   outputs_as_given(c, static_cast<std::size_t>(else_branch->g().output_size()), "its else_branch");
   every_output_named(c);
+  return {&then_branch->g(), &else_branch->g()};
+}
+void if_(node_context& c) {
+  const auto [then_branch, else_branch] = if_branches(c);
   if (const auto v = c.constant_ints(0); v && v->size() == 1) {
-    const auto out = c.inline_subgraph((*v)[0] != 0 ? then_branch->g() : else_branch->g());
+    // ONNX Runtime checks the branch not taken too when it loads the model (and folds the If only then).
+    const bool taken = (*v)[0] != 0;
+    c.check_not_run(taken ? *else_branch : *then_branch);
+    const auto out = c.inline_subgraph(taken ? *then_branch : *else_branch);
     for (std::size_t k = 0; k < out.size(); ++k) c.output(k, out[k]);
     return;
   }
   const auto cond = c.need(0);
-  const auto a = c.inline_subgraph(then_branch->g());
-  const auto b = c.inline_subgraph(else_branch->g());
+  const auto a = c.inline_subgraph(*then_branch);
+  const auto b = c.inline_subgraph(*else_branch);
   for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, c.add("IfMerge", 1, {cond, a[k], b[k]}));
 }
 
@@ -80,7 +89,9 @@ model::port_mapping mapping(std::int64_t external, std::int64_t internal, std::o
 // condition output the Loop's execution_condition, each scan output unsqueezed at axis 0 and concatenated
 // along it over the iterations. A tensor of the enclosing graph the body reads is one more input of the
 // Loop, invariant across iterations. No trip count is -1 (no bound), no condition is true.
-void loop(node_context& c) {
+/// A Loop's body, held to the counts ONNX Runtime checks when it loads the model: the body, and how many
+/// carried values and scan outputs it has.
+std::tuple<const ::onnx::GraphProto*, std::size_t, std::size_t> loop_body(node_context& c) {
   const auto* body = c.attribute("body");
   if (body == nullptr || !body->has_g()) c.bad("Loop needs the graph attribute body");
   const auto& g = body->g();
@@ -96,6 +107,11 @@ void loop(node_context& c) {
   const std::size_t scans = static_cast<std::size_t>(g.output_size()) - 1 - carried;
   outputs_as_given(c, carried + scans, "its body's carried values and scan outputs");
   every_output_named(c);
+  return {&g, carried, scans};
+}
+void loop(node_context& c) {
+  const auto [body, carried, scans] = loop_body(c);
+  const auto& g = *body;
   node_context::axes unsqueezed(static_cast<std::size_t>(g.output_size()));
   for (std::size_t k = 1 + carried; k < unsqueezed.size(); ++k) unsqueezed[k] = 0;
   auto lowered = c.lower_body(g, {}, unsqueezed);
@@ -135,23 +151,37 @@ void loop(node_context& c) {
 // sliced along its axis (backwards for direction 1), one element a step, the body seeing it without that
 // axis (a Squeeze: OpenVINO's slice keeps it with size 1); each scan output is unsqueezed at its axis and
 // concatenated along it. A tensor of the graph around the body that the body reads is an invariant input.
-void scan(node_context& c) {
+/// A Scan's body, held to the counts ONNX Runtime checks when it loads the model: the body, and how many
+/// scan inputs, state variables and scan outputs it has. From version 9 the node's inputs are the states and
+/// the scan inputs; Scan-8's first is sequence_lens.
+struct scan_counts {
+  const ::onnx::GraphProto* body;
+  std::size_t scanned, states, outputs;
+};
+scan_counts scan_body(node_context& c, bool eight) {
   const auto* body = c.attribute("body");
   if (body == nullptr || !body->has_g()) c.bad("Scan needs the graph attribute body");
   const auto& g = body->g();
   const auto m = c.i("num_scan_inputs");
-  if (!m || *m < 1 || static_cast<std::size_t>(*m) > c.inputs())
-    c.bad(fmt::format("num_scan_inputs must be between 1 and its {} inputs", c.inputs()));
+  const std::size_t given = eight ? (c.inputs() > 0 ? c.inputs() - 1 : 0) : c.inputs();
+  if (!m || *m < 1 || static_cast<std::size_t>(*m) > given)
+    c.bad(eight ? fmt::format("num_scan_inputs must be between 1 and its {} inputs after sequence_lens", given)
+                : fmt::format("num_scan_inputs must be between 1 and its {} inputs", given));
   const auto scanned = static_cast<std::size_t>(*m);
-  const std::size_t states = c.inputs() - scanned;
-  if (static_cast<std::size_t>(g.input_size()) != states + scanned)
+  const std::size_t states = given - scanned;
+  if (static_cast<std::size_t>(g.input_size()) != given)
     c.bad(fmt::format("its body has {} inputs", g.input_size()),
-          fmt::format("the node gives {} (state variables, then scan inputs)", states + scanned));
+          fmt::format("the node gives {} (state variables, then scan inputs)", given));
   if (static_cast<std::size_t>(g.output_size()) < states)
     c.bad(fmt::format("its body has {} outputs, fewer than its {} state variables", g.output_size(), states));
   const std::size_t outputs = static_cast<std::size_t>(g.output_size()) - states;
   outputs_as_given(c, states + outputs, "its body's state variables and scan outputs");
   every_output_named(c);
+  return {&g, scanned, states, outputs};
+}
+void scan(node_context& c) {
+  const auto [body, scanned, states, outputs] = scan_body(c, false);
+  const auto& g = *body;
   const auto list = [&](std::string_view name, std::size_t n) {
     auto v = c.ints(name).value_or(std::vector<std::int64_t>(n, 0));
     if (v.size() != n) c.bad(fmt::format("{} has {} entries for {} tensors", name, v.size(), n));
@@ -198,23 +228,9 @@ void scan(node_context& c) {
 // TensorIterator over the sequence on one entry: each entry apart, as ONNX defines it, and the final states
 // and scan outputs each entry's, stacked along axis 0.
 void scan8(node_context& c) {
-  const auto* body = c.attribute("body");
-  if (body == nullptr || !body->has_g()) c.bad("Scan needs the graph attribute body");
-  const auto& g = body->g();
-  const auto m = c.i("num_scan_inputs");
-  const std::size_t given = c.inputs() > 0 ? c.inputs() - 1 : 0;  // after sequence_lens
-  if (!m || *m < 1 || static_cast<std::size_t>(*m) > given)
-    c.bad(fmt::format("num_scan_inputs must be between 1 and its {} inputs after sequence_lens", given));
-  const auto scanned = static_cast<std::size_t>(*m);
-  const std::size_t states = given - scanned;
-  if (static_cast<std::size_t>(g.input_size()) != given)
-    c.bad(fmt::format("its body has {} inputs", g.input_size()),
-          fmt::format("the node gives {} (state variables, then scan inputs)", given));
-  if (static_cast<std::size_t>(g.output_size()) < states)
-    c.bad(fmt::format("its body has {} outputs, fewer than its {} state variables", g.output_size(), states));
-  const std::size_t outputs = static_cast<std::size_t>(g.output_size()) - states;
-  outputs_as_given(c, states + outputs, "its body's state variables and scan outputs");
-  every_output_named(c);
+  const auto [body, scanned, states, outputs] = scan_body(c, true);
+  const auto& g = *body;
+  const std::size_t given = states + scanned;  // after sequence_lens
   const auto directions = c.ints("directions").value_or(std::vector<std::int64_t>(scanned, 0));
   if (directions.size() != scanned) c.bad(fmt::format("directions has {} entries for {} scan inputs", directions.size(), scanned));
   // The inner TensorIterator: Scan-9's on one entry, each scan input's entry [S, ...] sliced along axis 0.
@@ -253,6 +269,21 @@ void scan8(node_context& c) {
 }
 
 }  // namespace
+
+void check_graphs(node_context& c) {
+  const auto& op = c.node().op_type();
+  const bool standard = c.node().domain().empty() || c.node().domain() == "ai.onnx";
+  if (!standard) return;
+  if (op == "If") {
+    const auto [then_branch, else_branch] = if_branches(c);
+    c.check_not_run(*then_branch);
+    c.check_not_run(*else_branch);
+  } else if (op == "Loop") {
+    c.check_not_run(*std::get<0>(loop_body(c)));
+  } else if (op == "Scan") {
+    c.check_not_run(*scan_body(c, c.version() < 9).body);
+  }
+}
 
 std::span<const onnx_entry> control_flow_rows() {
   static const std::vector<onnx_entry> rows = {

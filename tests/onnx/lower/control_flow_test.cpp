@@ -93,4 +93,38 @@ TEST(lower_control_flow, an_if_of_a_constant_condition_with_an_output_left_out_i
   EXPECT_EQ(refused_when_read({"If", 1, "c:bool[]=1 x:f32[2,3]", "c", "y,z", two, "", ""}), "");
 }
 
+// ONNX Runtime checks every node of both branches when it loads the model, then folds an If of a constant
+// condition into the branch it takes: a node of the other branch that its checks refuse (an attribute its op
+// does not have, too many inputs, an op above the model's opset, a Scan whose body gives other outputs than
+// the node has, at any depth) refuses the model, as it does in a branch taken. A node it checks no further (an
+// op reshape1 does not translate, of a domain ONNX Runtime may be given) does not.
+TEST(lower_control_flow, the_branch_a_constant_condition_does_not_take_is_checked_as_onnx_runtime_loads_it) {
+  const auto with_else = [](const std::string& nodes) {
+    return attr_g("then_branch", R"(name: "then" node { op_type: "Relu" input: ["x"] output: ["t"] } output { name: "t" })") +
+           attr_g("else_branch", "name: \"else\" " + nodes + R"( output { name: "e" })");
+  };
+  const auto taken = [&](const std::string& nodes) {
+    return lowering_case{"If", 1, "c:bool[]=1 x:f32[2,3]", "c", "y", with_else(nodes), "", "", "ai.onnx", 17};
+  };
+  expect_refused_with(taken(R"(node { op_type: "Relu" input: ["x"] output: ["e"] attribute { name: "foo" type: INT i: 1 } })"),
+                      "it has the attribute 'foo', which Relu-14 does not have");
+  expect_refused_with(taken(R"(node { op_type: "Relu" input: ["x", "x"] output: ["e"] })"), "it has 2 inputs, where Relu-14 takes 1");
+  expect_refused_with(taken(R"(node { op_type: "Gelu" input: ["x"] output: ["e"] })"), "Gelu does not exist at opset 17");
+  // A nested If in the branch not taken, whose own else branch holds the node ONNX Runtime refuses.
+  const auto nested = R"(node { op_type: "If" input: ["c"] output: ["e"] )" +
+                      with_else(R"(node { op_type: "Relu" input: ["x"] output: ["e"] attribute { name: "foo" type: INT i: 1 } })") +
+                      "}";
+  expect_refused_with(taken(nested), "it has the attribute 'foo'");
+  // A Scan whose body gives two outputs, on a node of one: refused where it is never run.
+  const auto scan = R"(node { op_type: "Scan" input: ["x"] output: ["e"] attribute { name: "num_scan_inputs" type: INT i: 1 } )" +
+                    attr_g("body", R"(name: "b" input { name: "r" } node { op_type: "Relu" input: ["r"] output: ["o"] }
+                                      node { op_type: "Neg" input: ["r"] output: ["p"] } output { name: "o" } output { name: "p" })") +
+                    "}";
+  expect_refused_with(taken(scan), "it has 1 output, where its body's state variables and scan outputs give 2");
+  // What ONNX Runtime does not check before it runs a node stays unread: an op of another domain, a product of
+  // shapes that do not meet.
+  EXPECT_EQ(refused_when_read(taken(R"(node { op_type: "Foo" domain: "x.y" input: ["x"] output: ["e"] })")), "");
+  EXPECT_EQ(refused_when_read(taken(R"(node { op_type: "Relu" input: ["x"] output: ["e"] })")), "");
+}
+
 }  // namespace reshape1::test
