@@ -36,9 +36,6 @@ void outputs_as_given(node_context& c, std::size_t gives, std::string_view what)
           "ONNX Runtime refuses the model too: give the node one output for each its graph gives");
 }
 
-// If: a constant condition takes its branch, inlined. Otherwise both branches are inlined (a branch that
-// fails or breaks the batch does so for the inputs that take it) and each output is an IfMerge of the two,
-// which holds the batch only when both branches hold it alike.
 /// An If's branches, held to the counts ONNX Runtime checks when it loads the model.
 std::pair<const ::onnx::GraphProto*, const ::onnx::GraphProto*> if_branches(node_context& c) {
   const auto* then_branch = c.attribute("then_branch");
@@ -50,6 +47,10 @@ std::pair<const ::onnx::GraphProto*, const ::onnx::GraphProto*> if_branches(node
   every_output_named(c);
   return {&then_branch->g(), &else_branch->g()};
 }
+
+// If: a constant condition takes its branch, inlined. Otherwise both branches are inlined (a branch that
+// fails or breaks the batch does so for the inputs that take it) and each output is an IfMerge of the two,
+// which holds the batch only when both branches hold it alike.
 void if_(node_context& c) {
   const auto [then_branch, else_branch] = if_branches(c);
   if (const auto v = c.constant_ints(0); v && v->size() == 1) {
@@ -83,12 +84,6 @@ model::port_mapping mapping(std::int64_t external, std::int64_t internal, std::o
   return m;
 }
 
-// Loop: OpenVINO's Loop-5, as its ONNX frontend builds it. The body becomes a graph of its own: the
-// iteration number is the Loop's current_iteration, the condition and each carried value a Parameter fed
-// by the node's input at the first iteration and by the body's output after it (a back edge), the body's
-// condition output the Loop's execution_condition, each scan output unsqueezed at axis 0 and concatenated
-// along it over the iterations. A tensor of the enclosing graph the body reads is one more input of the
-// Loop, invariant across iterations. No trip count is -1 (no bound), no condition is true.
 /// A Loop's body, held to the counts ONNX Runtime checks when it loads the model: the body, and how many
 /// carried values and scan outputs it has.
 std::tuple<const ::onnx::GraphProto*, std::size_t, std::size_t> loop_body(node_context& c) {
@@ -109,6 +104,13 @@ std::tuple<const ::onnx::GraphProto*, std::size_t, std::size_t> loop_body(node_c
   every_output_named(c);
   return {&g, carried, scans};
 }
+
+// Loop: OpenVINO's Loop-5, as its ONNX frontend builds it. The body becomes a graph of its own: the
+// iteration number is the Loop's current_iteration, the condition and each carried value a Parameter fed
+// by the node's input at the first iteration and by the body's output after it (a back edge), the body's
+// condition output the Loop's execution_condition, each scan output unsqueezed at axis 0 and concatenated
+// along it over the iterations. A tensor of the enclosing graph the body reads is one more input of the
+// Loop, invariant across iterations. No trip count is -1 (no bound), no condition is true.
 void loop(node_context& c) {
   const auto [body, carried, scans] = loop_body(c);
   const auto& g = *body;
@@ -146,11 +148,6 @@ void loop(node_context& c) {
   for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, source{first.layer, k});
 }
 
-// Scan (from 9): OpenVINO's TensorIterator-1, as its ONNX frontend builds it. The state variables are body
-// Parameters fed by the node's inputs and then, by back edges, by the body's outputs; each scan input is
-// sliced along its axis (backwards for direction 1), one element a step, the body seeing it without that
-// axis (a Squeeze: OpenVINO's slice keeps it with size 1); each scan output is unsqueezed at its axis and
-// concatenated along it. A tensor of the graph around the body that the body reads is an invariant input.
 /// A Scan's body, held to the counts ONNX Runtime checks when it loads the model: the body, and how many
 /// scan inputs, state variables and scan outputs it has. From version 9 the node's inputs are the states and
 /// the scan inputs; Scan-8's first is sequence_lens.
@@ -179,6 +176,12 @@ scan_counts scan_body(node_context& c, bool eight) {
   every_output_named(c);
   return {&g, scanned, states, outputs};
 }
+
+// Scan (from 9): OpenVINO's TensorIterator-1, as its ONNX frontend builds it. The state variables are body
+// Parameters fed by the node's inputs and then, by back edges, by the body's outputs; each scan input is
+// sliced along its axis (backwards for direction 1), one element a step, the body seeing it without that
+// axis (a Squeeze: OpenVINO's slice keeps it with size 1); each scan output is unsqueezed at its axis and
+// concatenated along it. A tensor of the graph around the body that the body reads is an invariant input.
 void scan(node_context& c) {
   const auto [body, scanned, states, outputs] = scan_body(c, false);
   const auto& g = *body;
