@@ -3145,10 +3145,6 @@ KNOWN = [
                                                                              "to tell the two kinds of step apart"),
     ("GroupQueryAttention", "do not add up to the dimension 0", "key and value of length 0 beside a past (ONNX Runtime's "
                                                                 "shared KV): reshape1 takes the query's length only"),
-    ("GatherBlockQuantized", "ONNX data type 2", "int4 and uint4 initializers (ONNX data types 21, 22): the reader does "
-                                                  "not read 4-bit tensors"),
-    ("GatherBlockQuantized", "of data no Const gives is not covered", "data given as a graph input: its element type, "
-                                                                      "which says how values are packed, is a Const's"),
     ("CropAndResize", "is out of range [0,", "a batch index out of range: values the row does not read"),
     ("NhwcMaxPool", "y0: ONNX Runtime [0, ", "an empty batch: ONNX Runtime's NHWC pooling gives other dimensions"),
     ("UnfoldTensor", "Unsupported data type", "a uint8, bool or float16 input: ONNX Runtime's kernel runs float, double, "

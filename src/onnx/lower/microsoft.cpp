@@ -262,8 +262,8 @@ void unfold_tensor(node_context& c) {
 // and dequantised to the scales' type: data's shape with the gathered axis replaced by the indices' shape, the
 // last axis times 8 / bits for uint8 data (several values a byte).
 void gather_block_quantized(node_context& c) {
-  const auto type = c.constant_type(0);
-  if (!type) return c.not_covered("com.microsoft.GatherBlockQuantized of data no Const gives is not covered (its type says how values are packed)");
+  const auto type = c.declared_type(0);
+  if (!type) return c.not_covered("com.microsoft.GatherBlockQuantized of data of no declared type is not covered (its type says how values are packed)");
   const auto bits = c.i("bits", 4);
   const auto axis = c.i("gather_axis", 0);
   const auto block = c.i("block_size", 128);
@@ -276,14 +276,29 @@ void gather_block_quantized(node_context& c) {
   } else if (bits != 4) {
     c.bad(fmt::format("its bits is {} for 4-bit data", bits), "int4 and uint4 data hold 4 bits");
   }
-  const auto d = c.constant_dims(0);
-  if (d && d->size() < 2) c.bad(fmt::format("its data is of rank {}", d->size()), "data is 2-D at least");
-  if (const auto r = c.rank(2); d && r && *r != d->size()) c.bad(fmt::format("its scales are of rank {} for data of rank {}", *r, d->size()));
-  const auto rank = static_cast<std::int64_t>(d ? d->size() : 0);
+  const auto data_rank = c.rank(0);
+  if (!data_rank) return c.not_covered("com.microsoft.GatherBlockQuantized of data of no declared rank is not covered");
+  if (*data_rank < 2) c.bad(fmt::format("its data is of rank {}", *data_rank), "data is 2-D at least");
+  if (const auto r = c.rank(2); r && *r != *data_rank) c.bad(fmt::format("its scales are of rank {} for data of rank {}", *r, *data_rank));
+  const auto rank = static_cast<std::int64_t>(*data_rank);
   if (axis < -rank || axis >= rank) c.bad(fmt::format("its gather_axis {} is out of range for data of rank {}", axis, rank));
   auto data = c.need(0);
+  // The scales as ONNX Runtime's shape inference holds them to the data: its dims, but along quantize_axis the
+  // count of blocks, ceil(values / block_size), a uint8 byte holding per_byte values. Each checked exactly.
+  auto q = c.i("quantize_axis", 1);
+  if (q < -rank || q >= rank) c.bad(fmt::format("its quantize_axis {} is out of range for data of rank {}", q, rank));
+  if (q < 0) q += rank;
+  const auto data_dims = c.shape_of(data);
+  for (std::int64_t a = 0; a < rank; ++a) {
+    auto length = shape_slice(c, data_dims, a, a + 1);
+    if (a == q)
+      length = c.add("Divide", 1, {c.add("Add", 1, {c.add("Multiply", 1, {length, c.i64({per_byte})}, numpy), c.i64({block - 1})}, numpy),
+                                   c.i64({block})},
+                     {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}});
+    static_cast<void>(exactly(c, c.need(2), a, length));
+  }
   if (per_byte > 1) {
-    const auto dims = c.shape_of(data);
+    const auto dims = data_dims;
     const auto wide = c.add("Broadcast", 3, {c.add("Unsqueeze", 1, {data, c.i64({-1})}), c.add("Concat", 1, {dims, c.i64({per_byte})}, {{"axis", "0"}})},
                             {{"mode", "numpy"}});
     data = c.add("Reshape", 1, {wide, c.add("Concat", 1, {shape_slice(c, dims, 0, -1), c.i64({-1})}, {{"axis", "0"}})}, {{"special_zero", "false"}});

@@ -77,7 +77,9 @@ std::vector<lowering_case> microsoft_cases() {
       // Windows of 3 every 2 along axis 1 of [2, 7]: [2, 3, 3].
       {"UnfoldTensor", 1, "x:f32[2,7]", "x", "y", attr_i("dim", 1) + attr_i("size", 3) + attr_i("step", 2), "ShapeOf,VariadicSplit,ReduceSum,ReduceSum,Add,Gather,Subtract,Divide,Add,ScatterUpdate,Concat,Unsqueeze,Broadcast", "[2,3,3]", ms},
       // Rows of a [10, 8] table of 4-bit values packed in uint8 (16 a row), gathered at [2, 3] indices.
-      {"GatherBlockQuantized", 1, "d:u8[10,8]= i:i64[2,3] s:f32[10,1]=", "d,i,s", "y", attr_i("block_size", 16) + attr_i("bits", 4), "ShapeOf,Unsqueeze,Concat,Broadcast,Slice,Concat,Reshape,Gather,ConvertLike",
+      // The scales [10, 1]: the data's rows, and one block of 16 along its last axis (quantize_axis 1).
+      {"GatherBlockQuantized", 1, "d:u8[10,8]= i:i64[2,3] s:f32[10,1]=", "d,i,s", "y", attr_i("block_size", 16) + attr_i("bits", 4),
+       "ShapeOf,Slice,VariadicSplit,Slice,Multiply,Add,Divide,VariadicSplit,Unsqueeze,Concat,Broadcast,Slice,Concat,Reshape,Gather,ConvertLike",
        "[2,3,16]", ms},
       {"CropAndResize", 1, "x:f32[2,3,8,8] rois:f32[4,4]= idx:i32[4]= size:i32[2]=5,6", "x,rois,idx,size", "y", "", "ROIAlign",
        "[4,3,5,6]", ms},
@@ -116,6 +118,18 @@ namespace {
 TEST(lower_microsoft, cdist_takes_points_of_a_coordinate_at_least) {
   const lowering_case empty{"CDist", 1, "a:f32[3,0] b:f32[5,0]", "a,b", "y", "", "", "", "com.microsoft"};
   EXPECT_NE(refusals(empty).find("the split lengths [1,-1] do not add up to the dimension 0"), std::string::npos);
+}
+
+// GatherBlockQuantized of data a graph input gives (its declared type says how values are packed), and scales
+// held to the data as ONNX Runtime's shape inference holds them (a block more along quantize_axis refused).
+TEST(lower_microsoft, gather_block_quantized_holds_the_scales_to_the_data) {
+  const auto gbq = [](const char* scales) {
+    return lowering_case{"GatherBlockQuantized", 1, fmt::format("d:u8[10,8] i:i64[2,3]=0,1,2,3,4,5 s:f32[{}]=", scales), "d,i,s", "y",
+                         attr_i("block_size", 16) + attr_i("bits", 4), "", "", "com.microsoft"};
+  };
+  EXPECT_EQ(refusals(gbq("10,1")), "");
+  EXPECT_NE(refusals(gbq("10,2")), "");
+  EXPECT_NE(refusals(gbq("9,1")), "");
 }
 
 // ONNX Runtime takes QLinearConcat's inputs in threes, and pools 1 to 3 axes (more only as a global pool).
