@@ -53,6 +53,10 @@ std::pair<const ::onnx::GraphProto*, const ::onnx::GraphProto*> if_branches(node
 // which holds the batch only when both branches hold it alike.
 void if_(node_context& c) {
   const auto [then_branch, else_branch] = if_branches(c);
+  // One condition: ONNX Runtime refuses a constant of other than one element when it folds the If. (A computed
+  // one of more it refuses when it runs: not checked, which would add layers to every If.)
+  if (const auto v = c.constant_ints(0); v && v->size() != 1)
+    c.bad(fmt::format("its condition holds {} values", v->size()), "an If's condition is one boolean");
   if (const auto v = c.constant_ints(0); v && v->size() == 1) {
     // ONNX Runtime checks the branch not taken too when it loads the model (and folds the If only then).
     const bool taken = (*v)[0] != 0;

@@ -23,21 +23,23 @@ std::string list(const std::vector<std::int64_t>& v) { return list(std::span<con
 
 using attributes = node_context::attributes;
 
-/// The window attributes every ONNX windowed op shares, in IR names.
-attributes window(const node_context& c, std::size_t spatial, bool with_dilations) {
+/// The window attributes every ONNX windowed op shares, in IR names. `pads_ignored_beside_auto_pad`: the op
+/// takes pads beside an auto_pad other than NOTSET, and ignores them (as ONNX Runtime's QLinearAveragePool).
+attributes window(const node_context& c, std::size_t spatial, bool with_dilations, bool pads_ignored_beside_auto_pad = false) {
   attributes a;
   const auto ones = std::vector<std::int64_t>(spatial, 1);
   a.emplace_back("strides", list(c.ints("strides").value_or(ones)));
   if (with_dilations) a.emplace_back("dilations", list(c.ints("dilations").value_or(ones)));
-  const auto pads = c.ints("pads").value_or(std::vector<std::int64_t>(2 * spatial, 0));
+  const auto pad = c.s("auto_pad", "NOTSET");
+  auto pads = c.ints("pads").value_or(std::vector<std::int64_t>(2 * spatial, 0));
   if (pads.size() != 2 * spatial) c.bad(fmt::format("pads has {} values for {} spatial axes", pads.size(), spatial));
+  // ONNX's shape inference refuses both where the input's rank is known (ONNX Runtime does not load such a
+  // model); where it is not, ONNX Runtime ignores the pads, as it does for the op that asks to.
+  if (pad != "NOTSET" && c.attribute("pads") != nullptr && c.rank(0) && !pads_ignored_beside_auto_pad)
+    c.bad(fmt::format("pads is given with auto_pad {}", pad), "the pads attribute cannot be used with auto_pad");
+  if (pad != "NOTSET" && pads_ignored_beside_auto_pad) pads.assign(2 * spatial, 0);
   a.emplace_back("pads_begin", list(std::span(pads).first(spatial)));
   a.emplace_back("pads_end", list(std::span(pads).last(spatial)));
-  const auto pad = c.s("auto_pad", "NOTSET");
-  // ONNX's shape inference refuses both where the input's rank is known (ONNX Runtime does not load such a
-  // model); where it is not, ONNX Runtime ignores the pads.
-  if (pad != "NOTSET" && c.attribute("pads") != nullptr && c.rank(0))
-    c.bad(fmt::format("pads is given with auto_pad {}", pad), "the pads attribute cannot be used with auto_pad");
   a.emplace_back("auto_pad", pad == "SAME_UPPER"   ? "same_upper"
                              : pad == "SAME_LOWER" ? "same_lower"
                              : pad == "VALID"      ? "valid"
@@ -409,8 +411,9 @@ void conv_transpose_dynamic_pads(node_context& c) {
 /// The window attributes of a pooling node, with its kernel_shape (which `op` needs) and rounding: ceil_mode
 /// (where the version has it) makes ONNX Runtime drop a last window that would start in the end padding,
 /// OpenVINO's ceil_torch.
-attributes pool_window(node_context& c, std::string_view op, bool with_dilations, bool ceil) {
-  auto a = window(c, spatial_axes(c, 0), with_dilations);
+attributes pool_window(node_context& c, std::string_view op, bool with_dilations, bool ceil,
+                       bool pads_ignored_beside_auto_pad = false) {
+  auto a = window(c, spatial_axes(c, 0), with_dilations, pads_ignored_beside_auto_pad);
   const auto kernel = c.ints("kernel_shape");
   if (!kernel) c.bad(fmt::format("{} needs kernel_shape", op));
   // ONNX Runtime's pooling kernels refuse a pad as long as the window when they load.
@@ -484,8 +487,10 @@ void qlinear_average_pool(node_context& c) {
   if (const auto r = c.rank(0); r && static_cast<std::int64_t>(*r) != spatial + 2)
     c.bad(fmt::format("its input has rank {} for a kernel of {} axes", *r, spatial),
           last ? "X is [N, spatial..., C]" : "X is [N, C, spatial...]");
+  for (const std::size_t port : {1, 2, 3, 4}) expect_one_value(c, port);
   const bool ceil = c.i("ceil_mode", 0) != 0;
-  auto a = pool_window(c, "QLinearAveragePool", false, ceil);
+  // (ONNX Runtime's schema of it, unlike ONNX's pools, takes pads beside auto_pad, which it then ignores.)
+  auto a = pool_window(c, "QLinearAveragePool", false, ceil, true);
   a.emplace_back("exclude-pad", c.i("count_include_pad", 0) != 0 ? "false" : "true");
   auto x = as_f32(c, c.need(0));
   std::vector<std::int64_t> to{0, spatial + 1}, back{0};
@@ -567,12 +572,15 @@ constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
 void qlinear_global_average_pool(node_context& c) {
   if (const auto r = c.rank(0); r && *r < 3)
     c.bad(fmt::format("its input has rank {}", *r), "a global pool takes [N, C, D1, ...]: rank 3 at least");
+  for (const std::size_t port : {1, 2, 3, 4}) expect_one_value(c, port);
   const auto x = as_f32(c, c.need(0));
   const auto axes = c.i("channels_last", 0) != 0
                         ? c.add("Range", 4, {c.i64({1}, scalar), c.add("Subtract", 1, {c.rank_of(x), c.i64({1}, scalar)}, numpy),
                                              c.i64({1}, scalar)},
                                 {{"output_type", "i64"}})
                         : c.axes_from(x, 2);
+  // ONNX Runtime averages no image of no element ("parameter out of computation range").
+  expect_no_zero(c, c.add("Gather", 8, {c.shape_of(x), axes, c.i64({0}, scalar)}, {{"batch_dims", "0"}}));
   c.output(0, quantised_like(c, c.add("ReduceMean", 1, {x, axes}, {{"keep_dims", "true"}}), 4));
 }
 // GlobalLpPool: the Lp norm over the spatial axes (p 2 by default): ReduceL1 or ReduceL2, else the sum of

@@ -92,6 +92,25 @@ inline void refuse_listed_but_left_out(node_context& c, std::size_t port, std::s
           "ONNX Runtime fails on it: leave the input off the node's list, or give it");
 }
 
+/// A check that node input `port`, where given, holds one value (a scalar or one element of any rank), as
+/// ONNX Runtime's quantised kernels read a scale or zero point ("must be a scalar or 1D tensor of size 1"):
+/// zeros as many as its elements, split exactly as [1], which the split's rule refuses for any other count.
+/// Nothing reads its output. (Not a Reshape: check reports every Reshape layer.)
+inline void expect_one_value(node_context& c, std::size_t port) {
+  const auto x = c.input(port);
+  if (!x) return;
+  if (const auto dims = c.constant_dims(port)) {  // a Const (as a scale is): its count is known now
+    std::int64_t n = 1;
+    for (const auto d : *dims) n = d == 0 ? 0 : (n > (std::int64_t{1} << 40) ? n : n * d);
+    if (n != 1)
+      c.bad(fmt::format("its input {} holds {} values", port, n), "a scale or zero point is one value, as ONNX Runtime reads it");
+    return;
+  }
+  const auto count = c.add("ReduceProd", 1, {c.shape_of(*x), c.i64({0})}, {{"keep_dims", "true"}});
+  const auto zeros = c.add("Broadcast", 3, {c.i64({0}, scalar), count}, {{"mode", "numpy"}});
+  static_cast<void>(c.add("VariadicSplit", 1, {zeros, c.i64({0}, scalar), c.i64({1})}));
+}
+
 /// expect_no_zero of dimensions [from, to) of x (to 0: up to the end).
 inline void expect_elements(node_context& c, source x, std::int64_t from, std::int64_t to = 0) {
   expect_no_zero(c, shape_slice(c, c.shape_of(x), from, to));

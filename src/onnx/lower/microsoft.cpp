@@ -150,8 +150,12 @@ void qlinear_concat(node_context& c) {
     // (Each scale and zero point is read for its type when ONNX Runtime runs: none may be left out.)
     static_cast<void>(c.need(k + 1));
     static_cast<void>(c.need(k + 2));
+    expect_one_value(c, k + 1);
+    expect_one_value(c, k + 2);
   }
   static_cast<void>(c.need(0));
+  expect_one_value(c, 0);
+  expect_one_value(c, 1);
   c.output(0, quantised_like(c, c.add("Concat", 1, std::move(in), {{"axis", fmt::format("{}", *axis)}}), 1));
 }
 // QGemm (A, a_scale, a_zero_point, B, b_scale, b_zero_point, C, y_scale, y_zero_point): Gemm's product

@@ -126,6 +126,11 @@ void split(node_context& c) {
                      : c.add("Split", 1, {x, axis_const}, std::move(parts), n);
   for (std::size_t k = 0; k < n; ++k) c.output(k, source{y.layer, k});
 }
+/// ONNX Runtime slices no scalar ("Cannot slice scalars", when it runs): refused where the rank is declared.
+source sliced_data(node_context& c) {
+  if (const auto r = c.rank(0); r && *r == 0) c.bad("its input is a scalar", "ONNX Runtime slices no scalar");
+  return c.need(0);
+}
 void slice1(node_context& c) {
   const auto starts = c.ints("starts");
   const auto ends = c.ints("ends");
@@ -133,12 +138,13 @@ void slice1(node_context& c) {
   std::vector<std::int64_t> axes = c.ints("axes").value_or(std::vector<std::int64_t>{});
   if (axes.empty())
     for (std::size_t k = 0; k < starts->size(); ++k) axes.push_back(static_cast<std::int64_t>(k));
-  c.output(0, c.add("Slice", 8, {c.need(0), c.i64(*starts), c.i64(*ends), c.i64(std::vector<std::int64_t>(starts->size(), 1)),
+  c.output(0, c.add("Slice", 8, {sliced_data(c), c.i64(*starts), c.i64(*ends), c.i64(std::vector<std::int64_t>(starts->size(), 1)),
                                  c.i64(axes)}));
 }
 void slice10(node_context& c) {
+  const auto data = sliced_data(c);
   const auto starts = c.need(1);
-  std::vector<source> in{c.need(0), starts, c.need(2)};
+  std::vector<source> in{data, starts, c.need(2)};
   if (const auto steps = c.input(4)) {
     in.push_back(*steps);
   } else {

@@ -93,6 +93,12 @@ TEST(lower_control_flow, an_if_of_a_constant_condition_with_an_output_left_out_i
   EXPECT_EQ(refused_when_read({"If", 1, "c:bool[]=1 x:f32[2,3]", "c", "y,z", two, "", ""}), "");
 }
 
+// An If's condition is one value: ONNX Runtime refuses a constant of two when it folds the If.
+TEST(lower_control_flow, an_if_takes_one_condition) {
+  expect_refused_with({"If", 1, "c:bool[2]=1,0 x:f32[2,3]", "c", "y", branches(), "", ""}, "its condition holds 2 values");
+  EXPECT_EQ(refused_when_read({"If", 1, "c:bool[1]=1 x:f32[2,3]", "c", "y", branches(), "", ""}), "");
+}
+
 // ONNX Runtime checks every node of both branches when it loads the model, then folds an If of a constant
 // condition into the branch it takes: a node of the other branch that its checks refuse (an attribute its op
 // does not have, too many inputs, an op above the model's opset, a Scan whose body gives other outputs than

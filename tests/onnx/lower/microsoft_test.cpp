@@ -90,7 +90,8 @@ std::vector<lowering_case> microsoft_cases() {
       {"QLinearAveragePool", 1, "x:u8[1,3,8,8] xs:f32[]=1 xz:u8[]=0 ys:f32[]=1 yz:u8[]=0", "x,xs,xz,ys,yz", "y",
        attr_ints("kernel_shape", {2, 2}) + attr_ints("strides", {2, 2}), "Convert,AvgPool,Convert", "[1,3,4,4]", ms},
       {"QLinearGlobalAveragePool", 1, "x:u8[2,3,5,7] xs:f32[]=1 xz:u8[]=0 ys:f32[]=1 yz:u8[]=0", "x,xs,xz,ys,yz", "y",
-       "", "Convert,ShapeOf,ShapeOf,Squeeze,Range,ReduceMean,Convert", "[2,3,1,1]", ms},
+       "", "Convert,ShapeOf,ShapeOf,Squeeze,Range,ShapeOf,Gather,ReduceProd,Broadcast,VariadicSplit,ReduceMean,Convert",
+       "[2,3,1,1]", ms},
       // [2, 3] and [2, 2] joined along axis 1, each with its scale and zero point.
       {"QLinearConcat", 1, "ys:f32[]=1 yz:u8[]=0 a:u8[2,3] as:f32[]=1 az:u8[]=0 b:u8[2,2] bs:f32[]=1 bz:u8[]=0",
        "ys,yz,a,as,az,b,bs,bz", "y", attr_i("axis", 1), "Convert,Convert,Concat,Convert", "[2,5]", ms},
@@ -130,6 +131,33 @@ TEST(lower_microsoft, gather_block_quantized_holds_the_scales_to_the_data) {
   EXPECT_EQ(refusals(gbq("10,1")), "");
   EXPECT_NE(refusals(gbq("10,2")), "");
   EXPECT_NE(refusals(gbq("9,1")), "");
+}
+
+// The quantised pools and QLinearConcat as ONNX Runtime runs them: each scale and zero point one value (two
+// refused), the global pool's image of one element at least, and QLinearAveragePool's pads beside an auto_pad
+// taken and ignored, where ONNX's own pools refuse them.
+TEST(lower_microsoft, qlinear_pools_and_concat_take_one_scale_and_zero_point) {
+  const auto pool = [](const char* op, const char* x, const char* zero, std::string attributes) {
+    return lowering_case{op, 1, fmt::format("x:u8[{}] xs:f32[]=1 xz:u8[{}]= ys:f32[]=1 yz:u8[]=0", x, zero), "x,xs,xz,ys,yz", "y",
+                         std::move(attributes), "", "", "com.microsoft"};
+  };
+  const auto window = attr_ints("kernel_shape", {2});
+  EXPECT_EQ(refusals(pool("QLinearAveragePool", "1,1,4", "1", window)), "");
+  expect_refused_with(pool("QLinearAveragePool", "1,1,4", "2", window), "its input 2 holds 2 values");
+  expect_refused_with(pool("QLinearGlobalAveragePool", "1,1,4", "2", ""), "its input 2 holds 2 values");
+  expect_refused_with(pool("QLinearGlobalAveragePool", "1,1,4", "0", ""), "its input 2 holds 0 values");
+  // A computed zero point of two values, checked when the shapes are known.
+  const lowering_case computed{"QLinearGlobalAveragePool", 1, "x:u8[1,1,4] xs:f32[]=1 xz:u8[2] ys:f32[]=1 yz:u8[]=0",
+                               "x,xs,xz,ys,yz", "y", "", "", "", "com.microsoft"};
+  EXPECT_NE(refusals(computed), "");
+  EXPECT_NE(refusals(pool("QLinearGlobalAveragePool", "1,1,0", "", "")), "");
+  EXPECT_EQ(refusals(pool("QLinearGlobalAveragePool", "0,1,4", "", "")), "");
+  const auto valid = pool("QLinearAveragePool", "1,1,4", "", window + attr_s("auto_pad", "VALID") + attr_ints("pads", {1, 1}));
+  EXPECT_EQ(refused_when_read(valid), "");
+  EXPECT_EQ(refusals(valid), "");
+  const lowering_case concat{"QLinearConcat", 1, "ys:f32[]=1 yz:u8[]=0 a:u8[2,3] as:f32[2]= az:u8[]=0", "ys,yz,a,as,az", "y",
+                             attr_i("axis", 1), "", "", "com.microsoft"};
+  expect_refused_with(concat, "its input 3 holds 2 values");
 }
 
 // ONNX Runtime takes QLinearConcat's inputs in threes, and pools 1 to 3 axes (more only as a global pool).

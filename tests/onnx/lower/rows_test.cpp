@@ -77,7 +77,9 @@ std::vector<lowering_case> variant_cases() {
        attr_ints("kernel_shape", {2, 3}) + attr_ints("strides", {2, 3}) + attr_i("channels_last", 1),
        "Convert,Transpose,AvgPool,Transpose,Convert", "[2,4,2,3]", "com.microsoft"},
       {"QLinearGlobalAveragePool", 1, "x:u8[2,8,6,3] xs:f32[]=1 xz:u8[]=0 ys:f32[]=1 yz:u8[]=0", "x,xs,xz,ys,yz", "y",
-       attr_i("channels_last", 1), "Convert,ShapeOf,ShapeOf,Squeeze,Subtract,Range,ReduceMean,Convert", "[2,1,1,3]",
+       attr_i("channels_last", 1),
+       "Convert,ShapeOf,ShapeOf,Squeeze,Subtract,Range,ShapeOf,Gather,ReduceProd,Broadcast,VariadicSplit,ReduceMean,Convert",
+       "[2,1,1,3]",
        "com.microsoft"},
       // A num_outputs above the node's outputs: as many parts as outputs, as ONNX Runtime splits.
       {"Split", 18, "x:f32[2,12]", "x", "a,b,c", attr_i("axis", 1) + attr_i("num_outputs", 4), "Split",

@@ -82,6 +82,15 @@ TEST(lower_shape, unsqueeze_and_reshape_refuse_what_onnx_runtime_refuses) {
   EXPECT_EQ(refusals({"Flatten", 13, "x:f32[0,3]", "x", "y", "", "", ""}), "");
 }
 
+// ONNX Runtime slices no scalar ("Cannot slice scalars" when it runs), with any version of Slice.
+TEST(lower_shape, a_scalar_is_not_sliced) {
+  expect_refused_with({"Slice", 1, "x:f32[]", "x", "y", attr_ints("starts", {}) + attr_ints("ends", {}), "", "", "ai.onnx", 9},
+                      "its input is a scalar");
+  expect_refused_with({"Slice", 13, "x:f32[] s:i64[0]= e:i64[0]=", "x,s,e", "y", "", "", ""}, "its input is a scalar");
+  expect_refused_with({"DynamicSlice", 1, "x:f32[] s:i64[0]= e:i64[0]=", "x,s,e", "y", "", "", "", "ai.onnx", 9},
+                      "its input is a scalar");
+}
+
 TEST(lower_shape, depth_to_space_and_space_to_depth_take_four_dimensions) {
   expect_refused_with({"DepthToSpace", 11, "x:f32[1,8,2]", "x", "y", attr_i("blocksize", 2), "", ""}, "its input has rank 3");
   expect_refused_with({"SpaceToDepth", 1, "x:f32[1,2,4,4,1]", "x", "y", attr_i("blocksize", 2), "", ""}, "its input has rank 5");
