@@ -100,8 +100,8 @@ inline void expect_one_value(node_context& c, std::size_t port) {
   const auto x = c.input(port);
   if (!x) return;
   if (const auto dims = c.constant_dims(port)) {  // a Const (as a scale is): its count is known now
-    std::int64_t n = 1;
-    for (const auto d : *dims) n = d == 0 ? 0 : (n > (std::int64_t{1} << 40) ? n : n * d);
+    std::int64_t n = 1;  // (the reader refuses a Const whose dims' product passes 2^63, a 0 among them or not)
+    for (const auto d : *dims) n *= d;
     if (n != 1)
       c.bad(fmt::format("its input {} holds {} values", port, n), "a scale or zero point is one value, as ONNX Runtime reads it");
     return;
