@@ -235,7 +235,8 @@ void scaled_activation(node_context& c) {
 }
 // ImageScaler: scale · x + bias[c] on [N, C, H, W], one bias a channel. ONNX Runtime needs the bias list
 // (it reads one value a channel: an empty list is refused here), takes an input of rank 4 at least and gives
-// [N, C, H, W] of one of higher rank, dropping its other axes: that is not covered.
+// [N, C, H, W] of one of higher rank, dropping its other axes: that is not covered where the rank is declared,
+// and refused where it is not.
 void image_scaler(node_context& c) {
   const auto bias = c.floats("bias");
   if (!bias) c.bad("it has no attribute bias", "ONNX Runtime's ImageScaler needs bias, one value a channel");
@@ -244,6 +245,8 @@ void image_scaler(node_context& c) {
   if (r && *r < 4) c.bad(fmt::format("its input has rank {}", *r), "ImageScaler takes [N, C, H, W]");
   if (r && *r > 4) return c.not_covered(fmt::format("an ImageScaler of rank {}: ONNX Runtime returns its first four axes", *r));
   const auto x = c.need(0);
+  // Of rank 4 where no rank is declared (the rank a split of the shape as [4] takes), not given a shape of another.
+  if (!r) static_cast<void>(exactly(c, c.shape_of(x), 0, c.i64({4})));
   const auto values = c.add("ConvertLike", 1, {c.add("Reshape", 1, {c.f32(*bias), c.i64({1, -1, 1, 1})}, {{"special_zero", "false"}}), x});
   // The channels must have the bias' count: ONNX Runtime broadcasts no 1 (exactly, one way).
   const auto channels = shape_slice(c, c.shape_of(x), 1, 2);

@@ -102,6 +102,27 @@ TEST(lower_elementwise, mod_of_floats_needs_fmod) {
   EXPECT_EQ(refused_when_read({"Mod", 10, "a:i64[2] b:i64[2]", "a,b", "y", "", "", ""}), "");
 }
 
+// ImageScaler takes [N, C, H, W]: of a declared rank 5 it is not covered (ONNX Runtime returns the first four
+// axes), of a computed one (an Identity's output, whose rank no declaration gives) it is refused, not given the
+// shape of a broadcast ([1, 3, 3, 1, 1] and the bias [1, 3, 1, 1] would broadcast).
+TEST(lower_elementwise, image_scaler_takes_four_axes) {
+  const lowering_case five{"ImageScaler", 1, "x:f32[1,3,3,1,1]", "x", "y", attr_floats("bias", {1.0F, 2.0F, 3.0F}), "", "",
+                           "ai.onnx", 9};
+  EXPECT_NE(not_covered_why(five).find("an ImageScaler of rank 5"), std::string::npos);
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(model_of(five)));
+  auto* g = m.mutable_graph();
+  g->mutable_node(0)->set_input(0, "xi");
+  auto* identity = g->add_node();
+  identity->set_op_type("Identity");
+  identity->add_input("x");
+  identity->add_output("xi");
+  for (int k = g->node_size() - 1; k > 0; --k) g->mutable_node()->SwapElements(k, k - 1);
+  const auto bytes = m.SerializeAsString();
+  const auto read = onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.onnx");
+  EXPECT_FALSE(model::propagate(read).lost.empty());
+}
+
 }  // namespace
 
 }  // namespace reshape1::test
