@@ -296,6 +296,9 @@ class graph_lowering {
     const listed_op* schema = nullptr;
   };
   [[nodiscard]] looked_up look_up(const ::onnx::NodeProto& node) const;
+  /// What ONNX Runtime checks of every node when it loads a model, lowered or not: the op exists at the model's
+  /// opset and is not deprecated (`row`'s refusal), its attributes, its input and output counts.
+  static void refuse_as_loaded(const node_context& c, const looked_up& row);
   void lower_nodes(const ::onnx::GraphProto& g, bool top);
   /// The nodes of `g`, which is not lowered, held to what ONNX Runtime checks of every node when it loads the
   /// model: that the op exists at the model's opset and is not deprecated, its attributes and its input and

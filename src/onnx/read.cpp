@@ -314,14 +314,18 @@ graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node)
   return {entry, schema->since, {}, {}, schema};
 }
 
+void graph_lowering::refuse_as_loaded(const node_context& c, const looked_up& row) {
+  if (!row.refusal_hint.empty()) c.bad(row.why, row.refusal_hint);
+  refuse_unknown_attributes(c, c.node(), row.schema);
+  refuse_wrong_arity(c, c.node(), row.schema);
+}
+
 void graph_lowering::check_not_run(const ::onnx::GraphProto& g) {
   for (int index = 0; index < g.node_size(); ++index) {
     const auto& node = g.node(index);
     const auto row = look_up(node);
     node_context c(*this, node, static_cast<std::size_t>(index), row.version);
-    if (!row.refusal_hint.empty()) c.bad(row.why, row.refusal_hint);
-    refuse_unknown_attributes(c, node, row.schema);
-    refuse_wrong_arity(c, node, row.schema);
+    refuse_as_loaded(c, row);
     check_graphs(c);
   }
 }
@@ -335,9 +339,7 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
     const auto row = look_up(node);
     const auto* entry = row.entry;
     node_context c(*this, node, static_cast<std::size_t>(index), row.version);
-    if (!row.refusal_hint.empty()) c.bad(row.why, row.refusal_hint);
-    refuse_unknown_attributes(c, node, row.schema);
-    refuse_wrong_arity(c, node, row.schema);
+    refuse_as_loaded(c, row);
     if (entry == nullptr || entry->fn == nullptr) c.not_covered(row.why);
     else entry->fn(c);
     // An If inlines its branches: their nodes keep the layers they lowered to; the If's own are the merges.

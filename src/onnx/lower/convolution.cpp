@@ -450,6 +450,19 @@ void max_pool(node_context& c) {
   c.output(1, source{y.layer, 1});
 }
 
+/// The Transposes' orders that move the channels of [N, spatial..., C] (`spatial` axes) to [N, C, spatial...]
+/// (`to`) and back (`back`), for the pools that take channels last.
+struct channel_moves {
+  std::vector<std::int64_t> to, back;
+};
+channel_moves channels_first(std::int64_t spatial) {
+  channel_moves m{{0, spatial + 1}, {0}};
+  for (std::int64_t k = 1; k <= spatial; ++k) m.to.push_back(k);
+  for (std::int64_t k = 2; k <= spatial + 1; ++k) m.back.push_back(k);
+  m.back.push_back(1);
+  return m;
+}
+
 // com.microsoft.NhwcMaxPool: MaxPool of [N, spatial..., C] (1 to 3 spatial axes, the kernel's), through a
 // transpose to [N, C, spatial...] and back.
 void nhwc_max_pool(node_context& c) {
@@ -464,13 +477,10 @@ void nhwc_max_pool(node_context& c) {
   auto a = pool_window(c, "NhwcMaxPool", true, ceil);
   a.emplace_back("index_element_type", "i64");
   a.emplace_back("axis", "0");
-  std::vector<std::int64_t> to{0, spatial + 1}, back{0};
-  for (std::int64_t k = 1; k <= spatial; ++k) to.push_back(k);
-  for (std::int64_t k = 2; k <= spatial + 1; ++k) back.push_back(k);
-  back.push_back(1);
-  const auto nchw = c.add("Transpose", 1, {c.need(0), c.i64(to)});
+  const auto moves = channels_first(spatial);
+  const auto nchw = c.add("Transpose", 1, {c.need(0), c.i64(moves.to)});
   const auto y = c.add("MaxPool", ceil ? 14 : 8, {nchw}, a, 2);
-  c.output(0, c.add("Transpose", 1, {y, c.i64(back)}));
+  c.output(0, c.add("Transpose", 1, {y, c.i64(moves.back)}));
 }
 // com.microsoft.QLinearAveragePool (X, x_scale, x_zero_point, y_scale, y_zero_point; the quantiser's
 // AveragePool): AveragePool of X's values, of [N, C, spatial...] or, with channels_last, [N, spatial..., C]
@@ -493,13 +503,10 @@ void qlinear_average_pool(node_context& c) {
   auto a = pool_window(c, "QLinearAveragePool", false, ceil, true);
   a.emplace_back("exclude-pad", c.i("count_include_pad", 0) != 0 ? "false" : "true");
   auto x = as_f32(c, c.need(0));
-  std::vector<std::int64_t> to{0, spatial + 1}, back{0};
-  for (std::int64_t k = 1; k <= spatial; ++k) to.push_back(k);
-  for (std::int64_t k = 2; k <= spatial + 1; ++k) back.push_back(k);
-  back.push_back(1);
-  if (last) x = c.add("Transpose", 1, {x, c.i64(to)});
+  const auto moves = channels_first(spatial);
+  if (last) x = c.add("Transpose", 1, {x, c.i64(moves.to)});
   auto y = c.add("AvgPool", ceil ? 14 : 1, {x}, a);
-  if (last) y = c.add("Transpose", 1, {y, c.i64(back)});
+  if (last) y = c.add("Transpose", 1, {y, c.i64(moves.back)});
   c.output(0, quantised_like(c, y, 4));
 }
 
