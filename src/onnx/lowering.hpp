@@ -305,6 +305,9 @@ class graph_lowering {
   /// output counts, the output counts of the graphs an If, a Loop or a Scan holds, and so on into those graphs.
   /// (Not what a translation checks of shapes and values: ONNX Runtime does not run the node.)
   void check_not_run(const ::onnx::GraphProto& g);
+  /// Gives the outputs of the node `c` lowers the element types its version's type parameters give them (the list's
+  /// types), where the model declares none; refuses one the model declares of another type, as ONNX Runtime does.
+  void infer_output_types(const node_context& c, const listed_op* schema);
   /// The order g's nodes are lowered in: the file's, but for a weight's name given twice (initializers and
   /// Constant nodes), whose last Constant node comes first and whose other Constant nodes are left out, so
   /// that every node reads the last definition, as ONNX Runtime (which makes Constant nodes initializers)

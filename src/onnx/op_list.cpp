@@ -50,6 +50,53 @@ std::optional<arity> parse_arity(std::string_view field, std::string_view empty,
   return a;
 }
 
+static_assert(static_cast<int>(element_type::string) < 32, "type_group::types holds a bit per element type");
+
+/// A types field: "-" (none), "?" (nullopt), or groups `members:types` separated by ";", members the input
+/// positions and outputs (oN), types reshape1's names ("none" for a parameter that takes no type reshape1 reads).
+std::optional<std::vector<type_group>> parse_types(std::string_view field, std::size_t line) {
+  if (field == "?") return std::nullopt;
+  std::vector<type_group> out;
+  if (field == "-") return out;
+  const auto each = [&](std::string_view list, char by, const auto& f) {
+    for (auto rest = list;;) {
+      const auto at = rest.find(by);
+      if (rest.substr(0, at).empty()) invalid(line, "an empty member of a types field");
+      f(rest.substr(0, at));
+      if (at == std::string_view::npos) break;
+      rest = rest.substr(at + 1);
+    }
+  };
+  std::uint64_t inputs = 0, outputs = 0;
+  each(field, ';', [&](std::string_view group) {
+    const auto colon = group.find(':');
+    if (colon == std::string_view::npos) invalid(line, "a types group without its types (members:types)");
+    type_group g;
+    each(group.substr(0, colon), ',', [&](std::string_view member) {
+      const bool output = member.starts_with('o');
+      if (output) member.remove_prefix(1);
+      int k = 0;
+      const auto [rest, ec] = std::from_chars(member.data(), member.data() + member.size(), k);
+      if (ec != std::errc() || rest != member.data() + member.size() || k < 0 || k >= 64)
+        invalid(line, "a types member other than a position or oN below 64");
+      auto& seen = output ? outputs : inputs;
+      if (((seen >> k) & 1U) != 0) invalid(line, "a position in two types groups");
+      seen |= std::uint64_t{1} << k;
+      (output ? g.outputs : g.inputs) |= std::uint64_t{1} << k;
+    });
+    if (const auto types = group.substr(colon + 1); types != "none")
+      each(types, ',', [&](std::string_view name) {
+        const auto t = find_element_type(name);
+        if (!t) invalid(line, "a types group naming no element type");
+        g.types |= std::uint32_t{1} << static_cast<int>(*t);
+      });
+    out.push_back(g);
+  });
+  // Every input position below the last one the field names is in a group: the positions were asked in turn.
+  if (inputs != 0 && (inputs & (inputs + 1)) != 0) invalid(line, "a types field that leaves an input position out");
+  return out;
+}
+
 std::vector<listed_op> parse(std::string_view text) {
   std::vector<listed_op> out;
   std::size_t line = 0;
@@ -63,16 +110,16 @@ std::vector<listed_op> parse(std::string_view text) {
       if (text.empty()) break;  // the file's last newline
       invalid(line, "an empty line");
     }
-    constexpr std::size_t fields = 9;
+    constexpr std::size_t fields = 10;
     std::string_view field[fields];
     for (std::size_t k = 0; k < fields; ++k) {
       const auto tab = row.find('\t');
-      if ((tab == std::string_view::npos) != (k == fields - 1)) invalid(line, "not nine tab-separated fields");
+      if ((tab == std::string_view::npos) != (k == fields - 1)) invalid(line, "not ten tab-separated fields");
       field[k] = row.substr(0, tab);
       row = k == fields - 1 ? std::string_view() : row.substr(tab + 1);
     }
     listed_op op{field[0], field[1], 0, ort_runs::no, {}, parse_arity(field[5], field[7], line),
-                 parse_arity(field[6], field[8], line)};
+                 parse_arity(field[6], field[8], line), parse_types(field[9], line)};
     if (op.domain != "ai.onnx" && op.domain != "com.microsoft") invalid(line, "a domain other than ai.onnx and com.microsoft");
     if (op.op_type.empty()) invalid(line, "no op type");
     const auto [rest, ec] = std::from_chars(field[2].data(), field[2].data() + field[2].size(), op.since);
@@ -116,6 +163,17 @@ bool listed_op::has_attribute(std::string_view name) const noexcept {
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
   }
   return false;
+}
+
+const type_group* listed_op::group_of(int k, bool output) const noexcept {
+  if (!types || k < 0) return nullptr;
+  const auto& count = output ? outputs : inputs;
+  // A list's members were asked at position `least` (the first past the least): the later ones are as it is.
+  if (count && count->most == std::numeric_limits<int>::max() && k > count->least) k = count->least;
+  if (k >= 64) return nullptr;
+  for (const auto& g : *types)
+    if ((((output ? g.outputs : g.inputs) >> k) & 1U) != 0) return &g;
+  return nullptr;
 }
 
 const listed_op* schema_at(std::string_view domain, std::string_view op_type, int opset) noexcept {

@@ -10,6 +10,9 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
+
+#include "reshape1/element_type.hpp"
 
 namespace reshape1::onnx::detail {
 
@@ -32,6 +35,16 @@ struct arity {
   }
 };
 
+/// One type parameter of an operator version, as ONNX Runtime checks it when it loads a model: the inputs bound
+/// to it (all of one element type), the outputs of that type, and the types it takes. A group of outputs only
+/// is a fixed type (Shape's i64).
+struct type_group {
+  std::uint64_t inputs = 0;   ///< bit k: input position k
+  std::uint64_t outputs = 0;  ///< bit k: output k
+  std::uint32_t types = 0;    ///< bit static_cast<int>(t): element type t
+  [[nodiscard]] bool takes(element_type t) const noexcept { return ((types >> static_cast<int>(t)) & 1U) != 0; }
+};
+
 struct listed_op {
   std::string_view domain;  ///< "ai.onnx" (the default domain) or "com.microsoft"
   std::string_view op_type;
@@ -41,8 +54,13 @@ struct listed_op {
   std::optional<std::string_view> attributes;
   /// How many inputs and outputs a node may have; nullopt where the list does not say (nothing is refused).
   std::optional<arity> inputs, outputs;
+  /// The type parameters, where the list gives them (nothing is checked otherwise).
+  std::optional<std::vector<type_group>> types;
   /// Whether `name` is one of `attributes`; true where the list does not name them (nothing is refused).
   [[nodiscard]] bool has_attribute(std::string_view name) const noexcept;
+  /// The group of input (`output` false) or output position k; nullptr where the list gives none. Where the count
+  /// is unbounded, every position from the least on is in the group of position `least` (a list's members).
+  [[nodiscard]] const type_group* group_of(int k, bool output) const noexcept;
 };
 
 /// The newest opset of the default domain the list covers.

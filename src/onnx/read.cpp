@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cstring>
@@ -267,7 +268,70 @@ void refuse_wrong_arity(const node_context& c, const ::onnx::NodeProto& node, co
   }
 }
 
+/// An op version as messages name it: "Relu-14", "com.microsoft.FusedMatMul-1".
+std::string version_name(const ::onnx::NodeProto& node, const listed_op& schema) {
+  return fmt::format("{}{}-{}", schema.domain == "ai.onnx" ? "" : "com.microsoft.", node.op_type(), schema.since);
+}
+
+std::string type_names(const type_group& g) {
+  std::string out;
+  for (const auto t : all_element_types())
+    if (g.takes(t)) out += fmt::format("{}{}", out.empty() ? "" : ", ", name(t));
+  return out.empty() ? "none reshape1 reads" : out;
+}
+
+/// ONNX Runtime checks every node's element types against its version's type parameters when it loads a model,
+/// before it infers shapes: an input of a type its parameter does not take (Relu-13 of int32), and two inputs of
+/// one parameter that differ (Add of float and int32), are refused. Checked where an input's type is known:
+/// declared (graph input, value_info), a constant's, or what the list says the node that computes it gives
+/// (graph_lowering::infer_output_types).
+void refuse_wrong_types(const node_context& c, const ::onnx::NodeProto& node, const listed_op* schema) {
+  if (schema == nullptr || !schema->types) return;
+  const auto version = version_name(node, *schema);
+  constexpr auto hint = "ONNX Runtime refuses the model too: Cast the input to a type the op takes";
+  // Per group: the first input of a known type.
+  std::vector<std::optional<std::pair<int, element_type>>> bound(schema->types->size());
+  for (int k = 0; k < node.input_size(); ++k) {
+    const auto* group = schema->group_of(k, false);
+    const auto type = c.declared_type(static_cast<std::size_t>(k));
+    if (group == nullptr || !type) continue;
+    if (!group->takes(*type))
+      c.bad(fmt::format("its input {} ('{}') is of type {}, which {} does not take there (it takes {})", k,
+                        node.input(k), name(*type), version, type_names(*group)), hint);
+    // A list's members past the one asked (QLinearConcat's triples) bind only where that one was seen bound to
+    // another input; else each may be any of the types (a heterogeneous list, as Loop's states are).
+    const bool past_asked = schema->inputs && schema->inputs->most == std::numeric_limits<int>::max() && k > schema->inputs->least;
+    if (past_asked && std::popcount(group->inputs) < 2) continue;
+    auto& first = bound[static_cast<std::size_t>(group - schema->types->data())];
+    if (!first) first = std::pair{k, *type};
+    else if (first->second != *type)
+      c.bad(fmt::format("its inputs {} and {} are of types {} and {}, where {} takes one type for both", first->first, k,
+                        name(first->second), name(*type), version), hint);
+  }
+}
+
 }  // namespace
+
+void graph_lowering::infer_output_types(const node_context& c, const listed_op* schema) {
+  if (schema == nullptr || !schema->types) return;
+  const auto& node = c.node();
+  for (int k = 0; k < node.output_size(); ++k) {
+    const auto* group = schema->group_of(k, true);
+    const auto it = node.output(k).empty() || group == nullptr ? names_.end() : names_.find(node.output(k));
+    if (it == names_.end()) continue;
+    std::optional<element_type> type;
+    if (group->inputs == 0 && std::has_single_bit(group->types)) type = static_cast<element_type>(std::countr_zero(group->types));
+    for (int i = 0; i < node.input_size() && !type; ++i)
+      if (schema->group_of(i, false) == group) type = c.declared_type(static_cast<std::size_t>(i));
+    if (!type) continue;
+    // ONNX Runtime refuses an output that value_info or the graph's outputs declare of another type than it infers.
+    if (const auto declared = declared_types.find(node.output(k)); declared != declared_types.end() && declared->second != *type)
+      c.bad(fmt::format("its output {} ('{}') is declared of type {}, where {} gives {}", k, node.output(k),
+                        name(declared->second), version_name(node, *schema), name(*type)),
+            "ONNX Runtime refuses the model too: declare the type the op gives, or none");
+    if (!it->second.type) it->second.type = type;
+  }
+}
 
 graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node) const {
   const auto domain = listed_domain(node.domain());
@@ -318,6 +382,7 @@ void graph_lowering::refuse_as_loaded(const node_context& c, const looked_up& ro
   if (!row.refusal_hint.empty()) c.bad(row.why, row.refusal_hint);
   refuse_unknown_attributes(c, c.node(), row.schema);
   refuse_wrong_arity(c, c.node(), row.schema);
+  refuse_wrong_types(c, c.node(), row.schema);
 }
 
 void graph_lowering::check_not_run(const ::onnx::GraphProto& g) {
@@ -342,6 +407,7 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
     refuse_as_loaded(c, row);
     if (entry == nullptr || entry->fn == nullptr) c.not_covered(row.why);
     else entry->fn(c);
+    infer_output_types(c, row.schema);
     // An If inlines its branches: their nodes keep the layers they lowered to; the If's own are the merges.
     const bool inlines = node.op_type() == "If" && entry != nullptr && entry->fn != nullptr;
     std::optional<std::size_t> own;  // the layer that computes the node's first output, if the node added it

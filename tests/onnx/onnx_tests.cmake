@@ -142,6 +142,13 @@ if(NOT RESHAPE1_SANITIZE)
            COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/op_kernels_ort.py $<TARGET_FILE:op_attributes>
                    ${PROJECT_SOURCE_DIR}/src/onnx/op_list.tsv)
   set_tests_properties(onnx.op_kernels_ort PROPERTIES TIMEOUT 300)
+  # Its types column against ONNX Runtime: each input's element types, which inputs are bound to one type, and
+  # what each output's type follows (tests/onnx/op_types_ort.py). The rows up to opset 17 are held against ONNX
+  # 1.12's schemas too, by onnx.op_attributes_match_onnx.
+  add_test(NAME onnx.op_types_ort
+           COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/op_types_ort.py $<TARGET_FILE:op_attributes>
+                   ${PROJECT_SOURCE_DIR}/src/onnx/op_list.tsv)
+  set_tests_properties(onnx.op_types_ort PROPERTIES TIMEOUT 300)
 endif()
 
 # What ONNX's checker and shape inference say of a model `reshape1 shapes -o` wrote, and the copy that

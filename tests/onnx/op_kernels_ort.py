@@ -201,7 +201,7 @@ def main():
         if tuple(fields[5:9]) == counts[r] + empty[r]:
             continue
         if args.write:
-            lines[k] = "\t".join(fields[:5] + list(counts[r]) + list(empty[r]))
+            lines[k] = "\t".join(fields[:5] + list(counts[r]) + list(empty[r]) + fields[9:])
         else:
             wrong_counts += 1
             print(f"{' '.join(map(str, r))}: ONNX Runtime takes {counts[r][0]} inputs and {counts[r][1]} outputs, "

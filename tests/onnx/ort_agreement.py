@@ -61,7 +61,7 @@ fixtures = {
     "group_norm_fold": "yes", "group_norm_fold_mixed": "no",
     # invalid at every batch: ONNX Runtime refuses them ("fails"), reshape1 finds a rule error
     "flatten_axis_past_rank": "no", "softmax_axis_out_of_range": "no", "instance_norm_scale_length": "no",
-    "tile_repeats_length": "no", "gather_real_indices": "no", "slice_matrix_starts": "no",
+    "tile_repeats_length": "no", "slice_matrix_starts": "no",
     # an If whose else branch, writing the batch as 1, runs at no batch
     "if_untaken_branch": "yes", "if_both_branches": "no", "size_if_flatten": "cannot_tell", "size_if_idle_branch": "no",
     # the batch folded, then a layer reshape1 cannot decide: nothing is shown to break it

@@ -334,6 +334,11 @@ void pad11(node_context& c) {
 // input centred: ONNX's function body (pad by max(size, target) - size, half of it before, rounded down; then
 // a slice of target elements from half of what is over, rounded down), which ONNX Runtime runs.
 void center_crop_pad(node_context& c) {
+  // ONNX's schema takes an int32 shape, but its function body takes the maximum of it and the input's int64
+  // shape, which ONNX Runtime's type check of the expanded body refuses ("bound to different types").
+  if (c.declared_type(1) == element_type::i32)
+    c.bad("its shape (input 1) is int32, which ONNX Runtime refuses when it expands the op's function body",
+          "give the shape as int64");
   const auto x = c.need(0);
   const auto target = c.add("Convert", 1, {c.need(1)}, {{"destination_type", "i64"}});
   const auto axes = c.ints("axes");

@@ -125,7 +125,6 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"softmax_axis_out_of_range", model::batch_verdict::no, "fails_at_declared soft"},
                       expected{"instance_norm_scale_length", model::batch_verdict::no, "fails_at_declared norm"},
                       expected{"tile_repeats_length", model::batch_verdict::no, "fails_at_declared t"},
-                      expected{"gather_real_indices", model::batch_verdict::no, "fails_at_declared pick"},
                       expected{"slice_matrix_starts", model::batch_verdict::no, "fails_at_declared cut"},
                       // the batch folded into the channels by a written 1 and put back: right at every batch
                       expected{"leading_one_right", model::batch_verdict::yes, ""}),

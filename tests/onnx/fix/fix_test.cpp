@@ -241,6 +241,8 @@ TEST(onnx_fix, a_shared_initializer_is_cloned_for_the_reshape_that_needs_it) {
   second.set_op_type("Identity");
   second.clear_input();
   second.add_input("pattern");
+  for (auto& out : *m.mutable_graph()->mutable_output())  // the Identity gives the pattern's type
+    if (out.name() == second.output(0)) out.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::INT64);
   m.mutable_graph()->mutable_node(1)->set_output(0, "y2");  // the Relu's output is an output of its own
   auto* relu_out = m.mutable_graph()->add_output();
   relu_out->set_name("y2");

@@ -41,7 +41,7 @@ std::vector<lowering_case> elementwise_cases() {
       unary("Clip", 6, "Clamp", attr_f("min", 0.0F) + attr_f("max", 6.0F)),
       {"Clip", 11, "x:f32[2,3,4] lo:f32[]=0 hi:f32[]=6", "x,lo,hi", "y", "", "Maximum,Minimum", "[2,3,4]"},
       binary("Add", 7, "Add"), binary("Sub", 7, "Subtract"), binary("Mul", 7, "Multiply"),
-      binary("Div", 7, "Divide"), binary("Pow", 7, "Power"), binary("Equal", 7, "Equal"),
+      binary("Div", 7, "Divide"), binary("Pow", 7, "Power"), binary("Equal", 7, "Equal", "i64"),
       binary("Greater", 7, "Greater"), binary("Less", 7, "Less"), binary("GreaterOrEqual", 12, "GreaterEqual"),
       binary("LessOrEqual", 12, "LessEqual"), binary("And", 7, "LogicalAnd", "bool"),
       binary("Or", 7, "LogicalOr", "bool"), binary("Xor", 7, "LogicalXor", "bool"), binary("Mod", 10, "FloorMod", "i64"),

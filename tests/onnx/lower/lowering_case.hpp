@@ -71,6 +71,9 @@ inline int onnx_type(const std::string& name) {
   if (name == "f8") return 17;  // FLOAT8E4M3FN
   if (name == "u4") return 21;
   if (name == "i4") return 22;
+  // Any other by reshape1's name (i16, boolean...).
+  if (const auto t = find_element_type(name))
+    if (const auto number = onnx::detail::onnx_type_of(*t)) return *number;
   ADD_FAILURE() << "no element type " << name;
   return 0;
 }

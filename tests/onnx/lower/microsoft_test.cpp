@@ -63,7 +63,7 @@ std::vector<lowering_case> microsoft_cases() {
       {"FusedConv", 1, "x:f32[1,3,8,8] w:f32[4,3,3,3]= b:f32[4]= z:f32[1,4,6,6]", "x,w,b,z", "y",
        attr_s("activation", "Relu"), "Convolution,Add,Add", "[1,4,6,6]", ms},
       {"FusedGemm", 1, "a:f32[3,4] b:f32[4,5]", "a,b", "y", attr_s("activation", "Relu"), "MatMul", "[3,5]", ms},
-      {"MatMulInteger16", 1, "a:i32[3,4] b:i32[4,5]", "a,b", "y", "", "MatMul", "[3,5]", ms},
+      {"MatMulInteger16", 1, "a:i16[3,4] b:i16[4,5]", "a,b", "y", "", "MatMul", "[3,5]", ms},
       {"Inverse", 1, "x:f32[2,3,3]", "x", "y", "", "Transpose,Add,MatMul,Erf", "[2,3,3]", ms},
       {"SampleOp", 1, "x:f32[2,3]", "x", "y", "", "", "[2,3]", ms},
       // Scores [B, V] with ids [B, L]: the scores' shape, each entry's scores meeting its own ids.

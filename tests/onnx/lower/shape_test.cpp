@@ -91,6 +91,13 @@ TEST(lower_shape, a_scalar_is_not_sliced) {
                       "its input is a scalar");
 }
 
+// ONNX's schema takes an int32 shape, but ONNX Runtime refuses the function body it expands CenterCropPad into
+// (it takes the maximum of the shape and an int64 one) at every version.
+TEST(lower_shape, center_crop_pad_of_an_int32_shape_is_refused) {
+  for (const int since : {18, 21})
+    expect_refused_with({"CenterCropPad", since, "x:f32[2,5,7] s:i32[3]=2,6,4", "x,s", "y", "", "", ""}, "its shape (input 1) is int32");
+}
+
 TEST(lower_shape, depth_to_space_and_space_to_depth_take_four_dimensions) {
   expect_refused_with({"DepthToSpace", 11, "x:f32[1,8,2]", "x", "y", attr_i("blocksize", 2), "", ""}, "its input has rank 3");
   expect_refused_with({"SpaceToDepth", 1, "x:f32[1,2,4,4,1]", "x", "y", attr_i("blocksize", 2), "", ""}, "its input has rank 5");

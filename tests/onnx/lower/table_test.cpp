@@ -221,14 +221,25 @@ TEST(lower_table, an_untranslated_row_says_why) {
   for (const auto& row : onnx::detail::onnx_table()) {
     if (row.fn != nullptr) continue;
     ++seen;
-    // As many inputs (each x) and outputs as the version needs, at least one of each where it takes one.
+    // As many inputs and outputs as the version needs, at least one of each where it takes one; each input of a
+    // type the version takes there (f32 where it does), as ONNX Runtime refuses another when it loads the model.
     const auto* schema = onnx::detail::schema_at(row.domain, row.op_type, row.since);
     ASSERT_NE(schema, nullptr) << row.op_type;
     const auto count = [](const std::optional<onnx::detail::arity>& a) { return a ? std::max(a->least, std::min(a->most, 1)) : 1; };
-    std::string inputs, outputs;
-    for (int k = 0; k < count(schema->inputs); ++k) inputs += k == 0 ? "x" : ",x";
+    std::string tensors, inputs, outputs;
+    for (int k = 0; k < count(schema->inputs); ++k) {
+      auto type = element_type::f32;
+      if (const auto* group = schema->group_of(k, false); group != nullptr && !group->takes(type))
+        for (const auto t : all_element_types())
+          if (group->takes(t)) {
+            type = t;
+            break;
+          }
+      tensors += fmt::format("{}x{}:{}[2]", k == 0 ? "" : " ", k, name(type));
+      inputs += fmt::format("{}x{}", k == 0 ? "" : ",", k);
+    }
     for (int k = 0; k < count(schema->outputs); ++k) outputs += k == 0 ? "y" : fmt::format(",y{}", k);
-    const lowering_case c{std::string(row.op_type), row.since, "x:f32[2]", inputs, outputs, "", "", "", std::string(row.domain)};
+    const lowering_case c{std::string(row.op_type), row.since, tensors, inputs, outputs, "", "", "", std::string(row.domain)};
     const auto bytes = model_of(c);
     const auto g = onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), c.op + ".onnx");
     const auto report = model::check(g);

@@ -260,6 +260,69 @@ TEST(onnx, normalisations_onnx_runtime_refuses_are_refused) {
   EXPECT_NE(training.find("training_mode=1 with 1 output"), std::string::npos) << training;
 }
 
+// ONNX Runtime checks each node's element types against its version's type parameters when it loads a model
+// (src/onnx/op_list.tsv's types column): reshape1 refuses what it refuses, where the types are known, declared or
+// carried from the nodes that compute them; and takes what it takes.
+TEST(onnx, element_types_onnx_runtime_refuses_are_refused) {
+  const auto model = [](const std::string& opset, const std::string& nodes, const std::string& inputs,
+                        const std::string& more = "") {
+    ::onnx::ModelProto m;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        "ir_version: 8 opset_import { domain: \"\" version: " + opset + " } graph { name: \"g\" " + nodes + inputs +
+            " output { name: \"y\" } " + more + "}",
+        &m));
+    return m.SerializeAsString();
+  };
+  const auto input = [](const char* name, int type) {
+    return fmt::format(R"(input {{ name: "{}" type {{ tensor_type {{ elem_type: {} shape {{ dim {{ dim_value: 2 }} }} }} }} }} )",
+                       name, type);
+  };
+  const auto refused = [&](const std::string& bytes) {
+    return refusal([&] { (void)read_bytes(bytes, "t.onnx"); }, errc::bad_file);
+  };
+  // An input of a type the version does not take: Relu-13 of int32 (Relu-14 takes it).
+  const auto relu = R"(node { name: "r" op_type: "Relu" input: "x" output: "y" } )";
+  EXPECT_EQ(refused(model("13", relu, input("x", 6))),
+            "t.onnx: node 'r' (Relu, node 0): its input 0 ('x') is of type i32, which Relu-13 does not take there (it "
+            "takes bf16, f16, f32, f64); ONNX Runtime refuses the model too: Cast the input to a type the op takes");
+  EXPECT_NO_THROW((void)read_bytes(model("14", relu, input("x", 6)), "t.onnx"));
+  // Two inputs of one type parameter that differ.
+  const auto add = R"(node { name: "a" op_type: "Add" input: ["x", "z"] output: "y" } )";
+  EXPECT_NE(refused(model("14", add, input("x", 1) + input("z", 6))).find(
+                "its inputs 0 and 1 are of types f32 and i32, where Add-14 takes one type for both"),
+            std::string::npos);
+  // A type carried from the node that computes it: Shape gives int64, which Relu-13 does not take; a Cast to float
+  // is taken (Cast's own output type, chosen by its attribute, is not carried: nothing is refused after it).
+  const auto shape = R"(node { name: "s" op_type: "Shape" input: "x" output: "s" } )";
+  EXPECT_NE(refused(model("13", std::string(shape) + R"(node { name: "r" op_type: "Relu" input: "s" output: "y" } )",
+                          input("x", 1)))
+                .find("node 'r' (Relu, node 1): its input 0 ('s') is of type i64"),
+            std::string::npos);
+  EXPECT_NO_THROW((void)read_bytes(
+      model("13", std::string(shape) + R"(node { name: "c" op_type: "Cast" input: "s" output: "f" attribute { name: "to" i: 1 type: INT } } )"
+                                       R"(node { name: "r" op_type: "Relu" input: "f" output: "y" } )",
+            input("x", 1)),
+      "t.onnx"));
+  // An output declared of another type than the op gives (value_info here), as ONNX Runtime refuses it.
+  EXPECT_NE(refused(model("13", std::string(shape) + R"(node { name: "i" op_type: "Identity" input: "s" output: "y" } )",
+                          input("x", 1), R"(value_info { name: "s" type { tensor_type { elem_type: 6 } } })"))
+                .find("node 's' (Shape, node 0): its output 0 ('s') is declared of type i32, where Shape-13 gives i64"),
+            std::string::npos);
+  // A list's members of several types where the list is not of one type (QLinearConcat's inputs in threes).
+  const auto quantised = [](const char* name, const char* type, const char* value) {
+    return fmt::format(R"(initializer {{ name: "{}" data_type: {} {} }} )", name, type, value);
+  };
+  const auto concat = R"(node { name: "q" op_type: "QLinearConcat" domain: "com.microsoft" input: ["ys", "yz", "a", "as", "az", "a", "as", "az"] output: "y" attribute { name: "axis" i: 0 type: INT } } )";
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      "ir_version: 8 opset_import { domain: \"\" version: 13 } opset_import { domain: \"com.microsoft\" version: 1 } "
+      "graph { name: \"g\" " + std::string(concat) + quantised("ys", "1", "float_data: 1") + quantised("yz", "2", "int32_data: 0") +
+          quantised("as", "1", "float_data: 1") + quantised("az", "2", "int32_data: 0") +
+          R"(input { name: "a" type { tensor_type { elem_type: 2 shape { dim { dim_value: 2 } } } } } output { name: "y" } })",
+      &m));
+  EXPECT_NO_THROW((void)read_bytes(m.SerializeAsString(), "t.onnx"));
+}
+
 // A location that cannot be resolved says why (a loop of links, a name too long), not that it leads out; one
 // with a NUL byte is refused as such, the whole message kept; bytes without a directory find no file.
 TEST(onnx, external_data_that_cannot_be_resolved_says_why) {
