@@ -1,6 +1,7 @@
 // Einsum-7: the equation names each input's dimensions by letters ("..." for any number of them); the
 // output takes the dimensions its subscript names (by default the letters seen once, in alphabetical order,
-// after the "..." dimensions). Equal letters must have equal dimensions; "..." dimensions broadcast.
+// after the "..." dimensions). Equal letters must have equal dimensions (in a graph read from ONNX, a letter's
+// dimension of 1 in one input broadcasts to another input's); "..." dimensions broadcast.
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -94,10 +95,21 @@ void einsum(op& o) {
                             s.size(), sub.letters.size(), sub.ellipsis ? " and '...'" : ""));
     const std::size_t extra = s.size() - sub.letters.size();
     const std::size_t at = sub.ellipsis.value_or(sub.letters.size());
+    // A letter repeated in one subscript (a diagonal) takes equal dimensions; across inputs, ONNX's Einsum as
+    // ONNX Runtime runs it broadcasts a letter's dimension of 1 to another input's (numpy's einsum does too),
+    // where OpenVINO's asks for equal ones.
+    std::array<std::optional<dimension>, 128> own{};
     for (std::size_t i = 0; i < sub.letters.size(); ++i) {
       const auto& d = s[i < at ? i : i + extra];
-      auto& slot = dims[static_cast<unsigned char>(sub.letters[i])];
+      auto& slot = own[static_cast<unsigned char>(sub.letters[i])];
       slot = slot ? merge(o, *slot, d, fmt::format("the dimensions of '{}'", sub.letters[i])) : d;
+    }
+    for (std::size_t c = 0; c < own.size(); ++c) {
+      if (!own[c]) continue;
+      auto& slot = dims[c];
+      if (!slot) slot = own[c];
+      else if (o.g.format() != model_format::onnx) slot = merge(o, *slot, *own[c], fmt::format("the dimensions of '{}'", static_cast<char>(c)));
+      else slot = broadcast(o, partial_shape(std::vector<dimension>{*slot}), partial_shape(std::vector<dimension>{*own[c]}))[0];
     }
     if (sub.ellipsis) {
       const partial_shape part(std::vector<dimension>(s.begin() + static_cast<std::ptrdiff_t>(at),

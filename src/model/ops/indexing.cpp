@@ -76,6 +76,10 @@ void gather_elements(op& o) {
     refuse(o, fmt::format("the data {} and the indices {} differ in rank", to_string(data), to_string(indices)));
   const auto a = normalize_axis(o, axis, data.size());
   refuse_indices_past(o, 1, data[a], a);
+  // An empty axis has no index to take, whatever the values (too many to read, or not known).
+  if (data[a].is_static() && data[a].lo() == 0 &&
+      std::all_of(indices.begin(), indices.end(), [](const dimension& d) { return d.is_static() && d.lo() > 0; }))
+    refuse(o, fmt::format("the data's axis {} is empty, and the indices {} take elements from it", a, to_string(indices)));
   std::vector<dimension> out(indices.begin(), indices.end());
   // OpenVINO's GatherElements asks the data and the indices to agree off the axis; ONNX's reads the data only
   // where the indices are (ONNX Runtime runs indices shorter than the data there: the output is theirs).

@@ -35,6 +35,10 @@ TEST(indexing, gather_elements) {
   expect_refused([] { (void)run("GatherElements", 6, {{"axis", "1"}}, {of("[1,4]"), values({-5, 0}, "[1,2]")}); },
                  "index -5 (element 0 of input 1) is outside axis 1");
   EXPECT_EQ(shape_of(run("GatherElements", 6, {{"axis", "1"}}, {of("[1,4]"), values({-4, 3}, "[1,2]")})), "[1,2]");
+  // An empty axis: every index is outside it, whatever the values; indices of no element take none.
+  expect_refused([] { (void)run("GatherElements", 6, {{"axis", "1"}}, {of("[4,0,5]"), of("[4,4,5]")}); },
+                 "the data's axis 1 is empty, and the indices [4,4,5] take elements from it");
+  EXPECT_EQ(shape_of(run("GatherElements", 6, {{"axis", "1"}}, {of("[4,0,5]"), of("[4,0,5]")})), "[4,0,5]");
 }
 
 TEST(indexing, scatter_nd_update) {

@@ -29,6 +29,14 @@ TEST(lower_matmul, gemm_refuses_operands_that_are_not_matrices) {
   expect_refused_with({"Gemm", 11, "a:f32[2,3] b:f32[3]", "a,b", "y", "", "", ""}, "its input 1 (B) has rank 1");
 }
 
+// ONNX Runtime broadcasts a letter's dimension of 1 across Einsum's inputs, but takes no other two that differ,
+// nor a letter repeated in one input (a diagonal) of unequal dimensions.
+TEST(lower_matmul, einsum_broadcasts_only_ones_across_inputs) {
+  EXPECT_NE(refusals({"Einsum", 12, "a:f32[2,3] b:f32[2,4]", "a,b", "y", attr_s("equation", "ab,ab->ab"), "", ""}), "");
+  EXPECT_NE(refusals({"Einsum", 12, "a:f32[1,3]", "a", "y", attr_s("equation", "ii->i"), "", ""}).find("the dimensions of 'i'"),
+            std::string::npos);
+}
+
 }  // namespace
 
 }  // namespace reshape1::test

@@ -66,6 +66,11 @@ class row_coverage : public ::testing::Environment {
 /// More cases for rows whose attributes choose between lowerings: each also lowers its row.
 std::vector<lowering_case> variant_cases() {
   return {
+      // Einsum as ONNX Runtime runs it: a letter's dimension of 1 in one input broadcasts to another input's, a
+      // contracted letter's too (numpy's einsum does the same; OpenVINO's asks for equal dimensions).
+      {"Einsum", 12, "a:f32[2,2] b:f32[2,1]", "a,b", "y", attr_s("equation", "ba,ba->b"), "Einsum", "[2]"},
+      {"Einsum", 12, "a:f32[1,2,3] b:f32[4,3,5]", "a,b", "y", attr_s("equation", "bij,bjk->bik"), "Einsum", "[4,2,5]"},
+      {"Einsum", 12, "a:f32[2,1] b:f32[3,4]", "a,b", "y", attr_s("equation", "ij,jk->ik"), "Einsum", "[2,4]"},
       // Before 14, BatchNormalization with all five outputs is in training mode (ONNX Runtime's reading):
       // normalised with the batch's statistics, which the four per-channel outputs are.
       {"BatchNormalization", 7, "x:f32[2,3,4,4] scale:f32[3]= bias:f32[3]= mean:f32[3]= var:f32[3]=",
