@@ -54,6 +54,8 @@ using model::source;
 [[nodiscard]] std::optional<element_type> element_of(int onnx_type) noexcept;
 /// The ONNX data type of `t` (element_of the other way); nullopt for a type ONNX's reader does not read.
 [[nodiscard]] std::optional<int> onnx_type_of(element_type t) noexcept;
+/// An ONNX data type as messages name it: reshape1's name ("f32"), or "ONNX data type N" where it has none.
+[[nodiscard]] std::string onnx_type_name(int onnx_type);
 
 /// The length of each initializer's raw_data that the parse left out (skim.hpp), by the parsed tensor.
 using left_out_raw = std::unordered_map<const ::onnx::TensorProto*, std::uint64_t>;
@@ -266,6 +268,10 @@ class graph_lowering {
   void export_names(std::unordered_map<std::string, source>& out) const {
     for (const auto& [name, k] : names_) out.emplace(std::string(name), k.at);
   }
+  /// Gives the layer outputs that compute the graph's tensors the element types ONNX gives those tensors (declared,
+  /// or as the op list says the node gives them), where none is declared: what `shapes` reports and writes. A
+  /// translation's own layers may compute in another type (Reciprocal of f16 divides an f32 one by it).
+  void type_outputs();
   /// Binds a tensor name (a string of the ModelProto, which outlives the lowering) to what computes it.
   void bind(const std::string& name, known k);
   /// Adds a layer; `name` and `byte` say which node it lowers.
@@ -306,7 +312,8 @@ class graph_lowering {
   /// (Not what a translation checks of shapes and values: ONNX Runtime does not run the node.)
   void check_not_run(const ::onnx::GraphProto& g);
   /// Gives the outputs of the node `c` lowers the element types its version's type parameters give them (the list's
-  /// types), where the model declares none; refuses one the model declares of another type, as ONNX Runtime does.
+  /// types; Cast's `to`, the random ops' `dtype`, ConstantOfShape's value for the first output of those ops), where
+  /// the model declares none; refuses one the model declares of another type, as ONNX Runtime does.
   void infer_output_types(const node_context& c, const listed_op* schema);
   /// The order g's nodes are lowered in: the file's, but for a weight's name given twice (initializers and
   /// Constant nodes), whose last Constant node comes first and whose other Constant nodes are left out, so

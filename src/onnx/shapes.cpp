@@ -283,7 +283,10 @@ model::shapes_report report_of(const model::graph& g, const model::propagation& 
       }
       s.shape = partial_shape(dims);
     }
-    s.type = known.type ? known.type : l.outputs[t.at.output].type;
+    // ONNX's type of the tensor where the reader knows it (declared, or as the op list says the node gives it):
+    // a translation may compute in another (Reciprocal of f16 divides an f32 one); else what propagation gives.
+    const auto& onnx_type = l.outputs[t.at.output].type;
+    s.type = g.format() == model::model_format::onnx && onnx_type ? onnx_type : known.type ? known.type : onnx_type;
     if (declared != nullptr) s.declared = (*declared)[k];
     else if (l.outputs[t.at.output].declared) s.declared = l.outputs[t.at.output].shape();
     ++r.summary.tensors;

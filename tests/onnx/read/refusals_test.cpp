@@ -292,7 +292,7 @@ TEST(onnx, element_types_onnx_runtime_refuses_are_refused) {
                 "its inputs 0 and 1 are of types f32 and i32, where Add-14 takes one type for both"),
             std::string::npos);
   // A type carried from the node that computes it: Shape gives int64, which Relu-13 does not take; a Cast to float
-  // is taken (Cast's own output type, chosen by its attribute, is not carried: nothing is refused after it).
+  // is taken, a Cast to int32 not (Cast's `to` gives its output's type).
   const auto shape = R"(node { name: "s" op_type: "Shape" input: "x" output: "s" } )";
   EXPECT_NE(refused(model("13", std::string(shape) + R"(node { name: "r" op_type: "Relu" input: "s" output: "y" } )",
                           input("x", 1)))
@@ -303,10 +303,36 @@ TEST(onnx, element_types_onnx_runtime_refuses_are_refused) {
                                        R"(node { name: "r" op_type: "Relu" input: "f" output: "y" } )",
             input("x", 1)),
       "t.onnx"));
+  EXPECT_NE(refused(model("13", std::string(shape) + R"(node { name: "c" op_type: "Cast" input: "s" output: "f" attribute { name: "to" i: 6 type: INT } } )"
+                                                     R"(node { name: "r" op_type: "Relu" input: "f" output: "y" } )",
+                          input("x", 1)))
+                .find("node 'r' (Relu, node 2): its input 0 ('f') is of type i32"),
+            std::string::npos);
   // An output declared of another type than the op gives (value_info here), as ONNX Runtime refuses it.
   EXPECT_NE(refused(model("13", std::string(shape) + R"(node { name: "i" op_type: "Identity" input: "s" output: "y" } )",
                           input("x", 1), R"(value_info { name: "s" type { tensor_type { elem_type: 6 } } })"))
                 .find("node 's' (Shape, node 0): its output 0 ('s') is declared of type i32, where Shape-13 gives i64"),
+            std::string::npos);
+  // Types an attribute or a graph gives: QuantizeLinear's u8 without a zero point, a layer norm's statistics in
+  // stash_type's type, an If's output as its branches declare it; If's condition and Loop's trip count checked.
+  const auto quantise = R"(node { name: "q" op_type: "QuantizeLinear" input: ["x", "qs"] output: "y" } initializer { name: "qs" data_type: 1 float_data: 1 } )";
+  EXPECT_NE(refused(model("13", quantise, input("x", 1), R"(value_info { name: "y" type { tensor_type { elem_type: 1 } } })"))
+                .find("its output 0 ('y') is declared of type f32, where QuantizeLinear-13 gives u8"),
+            std::string::npos);
+  // Each branch an Identity of the outer x (f32), its output declared f32.
+  const std::string branch = R"(name: "b" node { op_type: "Identity" input: "x" output: "o" } output { name: "o" type { tensor_type { elem_type: 1 } } })";
+  const auto conditional = [&](int condition, int outer) {
+    return model("13", fmt::format(R"(node {{ name: "if" op_type: "If" input: "c" output: "r" attribute {{ name: "then_branch" type: GRAPH g {{ {0} }} }} attribute {{ name: "else_branch" type: GRAPH g {{ {0} }} }} }} )"
+                                   R"(node {{ name: "i" op_type: "Identity" input: "r" output: "y" }} )",
+                                   branch),
+                 input("x", 1) + input("c", condition), fmt::format(R"(value_info {{ name: "r" type {{ tensor_type {{ elem_type: {} }} }} }})", outer));
+  };
+  EXPECT_NO_THROW((void)read_bytes(conditional(9, 1), "t.onnx"));
+  EXPECT_NE(refused(conditional(1, 1)).find("its condition (input 0, 'c') is of type f32, where If takes boolean"), std::string::npos);
+  EXPECT_NE(refused(conditional(9, 11)).find("its output 0 ('r') is declared of type f64, where If-13 gives f32"), std::string::npos);
+  // A graph input whose initializer is of another type.
+  EXPECT_NE(refused(model("13", relu, input("x", 6), R"(initializer { name: "x" data_type: 1 dims: 2 float_data: [1, 2] })"))
+                .find("graph input 'x' is declared of type i32, and its initializer is of type f32"),
             std::string::npos);
   // A list's members of several types where the list is not of one type (QLinearConcat's inputs in threes).
   const auto quantised = [](const char* name, const char* type, const char* value) {

@@ -174,6 +174,38 @@ graph {
   EXPECT_EQ(d.at("y"), "no shape");  // declared with no shape, and still so
 }
 
+// The element type a tensor has in ONNX, where a translation computes in another: Reciprocal of f16 divides an
+// f32 one by it, a QuantizeLinear-13 of no zero point gives u8. The copy declares ONNX's, which ONNX Runtime
+// holds it to.
+TEST(shapes, a_tensor_has_the_element_type_onnx_gives_it_in_the_copy_too) {
+  const auto r = shapes_of(model_of(R"(
+ir_version: 8
+opset_import { domain: "" version: 13 }
+graph {
+  name: "g"
+  input { name: "x" type { tensor_type { elem_type: 10 shape { dim { dim_value: 2 } } } } }
+  initializer { name: "qs" data_type: 1 float_data: 1 }
+  node { name: "inv" op_type: "Reciprocal" input: ["x"] output: ["r"] }
+  node { name: "up" op_type: "Cast" input: ["r"] output: ["f"] attribute { name: "to" i: 1 type: INT } }
+  node { name: "q" op_type: "QuantizeLinear" input: ["f", "qs"] output: ["y"] }
+  output { name: "y" }
+}
+)"));
+  std::map<std::string, std::string> types;
+  for (const auto& t : r.tensors) types[t.name] = t.type ? std::string(name(*t.type)) : "?";
+  EXPECT_EQ(types.at("r"), "f16");
+  EXPECT_EQ(types.at("f"), "f32");
+  EXPECT_EQ(types.at("y"), "u8");
+  bool seen = false;
+  const auto copy = written(r);
+  for (const auto& v : copy.graph().value_info()) {
+    if (v.name() != "r") continue;
+    seen = true;
+    EXPECT_EQ(v.type().tensor_type().elem_type(), ::onnx::TensorProto::FLOAT16);
+  }
+  EXPECT_TRUE(seen);
+}
+
 TEST(shapes, a_node_one_of_whose_layers_fails_has_unknown_outputs) {
   // GroupNormalization-18 is lowered to a few layers, the last a Reshape to the input's shape: with 6
   // channels in 4 groups the inner Reshape fails, and the node's output is not [2,6,4] (it does not run).
