@@ -194,6 +194,9 @@ class node_context {
 
 using translation = void (*)(node_context&);
 
+/// Refuses a node whose element types ONNX Runtime refuses when it loads the model, where they are known (types.cpp).
+void refuse_wrong_types(const node_context& c, const listed_op* schema);
+
 /// One row of the ONNX table: (op_type, since_version) in its domain, and its translation. A row covers the
 /// versions of the op list (op_list.hpp) from its since up to the next row's. A row without a translation
 /// names why reshape1 leaves the op to "cannot tell" (`why`: its outputs depend on data no rule reads).
