@@ -12,7 +12,7 @@
 
 namespace reshape1::onnx::detail {
 
-extern const std::string_view op_list_text;  // op_list_text.cpp
+std::string_view op_list_text();  // op_list_text.cpp: the list as the build embeds it
 
 namespace {
 
@@ -151,7 +151,7 @@ std::span<const listed_op> parse_op_list(std::string_view text) {
 }
 
 std::span<const listed_op> op_list() {
-  static const std::vector<listed_op> list = parse(op_list_text);
+  static const std::vector<listed_op> list = parse(op_list_text());
   return list;
 }
 
