@@ -25,7 +25,7 @@ type (`o1:i64`). Inputs past the last probed position (a list's) belong to the l
 Runtime cannot be asked (no base found); "-" for a row of no input and no typed output.
 
 With --write, the column is filled in; without, a row that differs is printed and the exit status is 1.
-About 4 minutes on two cores (some 25,000 single-node models).
+About 20 seconds on two cores (some 25,000 single-node models).
 """
 
 import argparse
