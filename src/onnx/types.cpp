@@ -68,11 +68,7 @@ void refuse_wrong_parameters(const node_context& c, const ::onnx::NodeProto& nod
 std::optional<element_type> chosen_type(const node_context& c, int k) {
   const auto& node = c.node();
   if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
-  const auto attribute = [&](std::string_view name) -> const ::onnx::AttributeProto* {
-    for (const auto& a : node.attribute())
-      if (a.name() == name) return &a;
-    return nullptr;
-  };
+  const auto attribute = [&](std::string_view name) { return c.attribute(name); };
   const auto& op = node.op_type();
   const auto* dtype = attribute("dtype");
   // BatchNormalization's running statistics in training mode (14 on): the input mean's type.
