@@ -191,7 +191,9 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
            ((n.op_type() == "TopK" || n.op_type() == "Tile" || n.op_type() == "Expand") && n.input_size() > 1) ||
            (n.op_type() == "Range" && n.input_size() > 2) ||
            ((n.op_type() == "Div" || n.op_type() == "Mul") && n.input_size() > 1) || n.op_type() == "AveragePool" ||
-           n.op_type() == "MaxPool";
+           n.op_type() == "MaxPool" ||
+           // (Pad-18's axes list fewer amounts than the rank: its pads are not rewritten.)
+           (n.op_type() == "Pad" && n.input_size() > 1 && !n.input(1).empty() && (n.input_size() < 4 || n.input(3).empty()));
   }
 
   /// The input of node `n` that the layer it is lowered to reads at `port`: a Resize's sizes are its fourth
@@ -573,6 +575,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
                     : op == "Range"                  ? "limit"
                     : op == "Div"                    ? "divisor"
                     : op == "Mul"                    ? "factor"
+                    : op == "Pad"                    ? "pads"
                                                      : "bounds";
     const std::string base = reshape_node.name().empty() ? reshape_node.output(0) : reshape_node.name();
     std::string data = reshape_node.input(0);

@@ -62,6 +62,13 @@ std::string pattern_nodes::computed(const std::string& data, std::span<const mod
     }
     if (t.factor != 1) value = node("Mul", {value, constant(fmt::format("factor_{}", k), {t.factor})}, fmt::format("scaled_{}", k));
     if (t.divisor != 1) value = node("Div", {value, constant(fmt::format("divisor_{}", k), {t.divisor})}, fmt::format("quotient_{}", k));
+    if (t.multiple != 0) {
+      // What the size lacks to be a multiple: (m - d mod m) mod m (Mod of integers: fmod 0, the sign of m).
+      const auto m = constant(fmt::format("multiple_{}", k), {t.multiple});
+      const auto over = node("Mod", {value, m}, fmt::format("remainder_{}", k));
+      const auto lacks = node("Sub", {m, over}, fmt::format("lacking_{}", k));
+      value = node("Mod", {lacks, m}, fmt::format("to_multiple_{}", k));
+    }
     pieces.push_back(value);
   }
   flush();

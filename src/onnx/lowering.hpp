@@ -56,6 +56,9 @@ using model::source;
 [[nodiscard]] std::optional<int> onnx_type_of(element_type t) noexcept;
 /// An ONNX data type as messages name it: reshape1's name ("f32"), or "ONNX data type N" where it has none.
 [[nodiscard]] std::string onnx_type_name(int onnx_type);
+/// A node's op version as messages name it: `Relu-14`, `com.microsoft.FusedMatMul-1` (its schema's domain,
+/// and the version it is of).
+[[nodiscard]] std::string version_name(const ::onnx::NodeProto& node, const listed_op& schema);
 
 /// The length of each initializer's raw_data that the parse left out (skim.hpp), by the parsed tensor.
 using left_out_raw = std::unordered_map<const ::onnx::TensorProto*, std::uint64_t>;

@@ -120,6 +120,10 @@ std::optional<element_type> element_of(int t) noexcept {
   }
 }
 
+std::string version_name(const ::onnx::NodeProto& node, const listed_op& schema) {
+  return fmt::format("{}{}-{}", schema.domain == "ai.onnx" ? "" : "com.microsoft.", node.op_type(), schema.since);
+}
+
 std::string onnx_type_name(int onnx_type) {
   const auto t = element_of(onnx_type);
   return t ? std::string(name(*t)) : fmt::format("ONNX data type {}", onnx_type);
@@ -225,15 +229,12 @@ namespace {
 /// checker leaves to the tools that write it.
 void refuse_unknown_attributes(const node_context& c, const ::onnx::NodeProto& node, const listed_op* schema) {
   if (schema == nullptr || !schema->attributes) return;
-  const auto domain = schema->domain;
-  const auto since = schema->since;
+  const bool standard = schema->domain == "ai.onnx";
   for (const auto& a : node.attribute()) {
     if (a.name().starts_with("__") || schema->has_attribute(a.name())) continue;
     std::string names;
     for (const char ch : *schema->attributes) names += ch == ',' ? std::string(", ") : std::string(1, ch);
-    const bool standard = domain == "ai.onnx";
-    c.bad(fmt::format("it has the attribute '{}', which {}{}-{} does not have ({})", a.name(),
-                      standard ? "" : "com.microsoft.", node.op_type(), since,
+    c.bad(fmt::format("it has the attribute '{}', which {} does not have ({})", a.name(), version_name(node, *schema),
                       names.empty() ? "it has none" : "its attributes: " + names),
           fmt::format("{} the model too: remove the attribute, or write it as this version of the op reads it{}",
                       // ONNX's checker skips the nodes of a domain it holds no schemas of.
@@ -247,16 +248,14 @@ void refuse_unknown_attributes(const node_context& c, const ::onnx::NodeProto& n
 /// needs, optional ones counted whether given or named "". Checked where the op list says how many.
 void refuse_wrong_arity(const node_context& c, const ::onnx::NodeProto& node, const listed_op* schema) {
   if (schema == nullptr) return;
-  const auto domain = schema->domain;
-  const auto since = schema->since;
   const auto range = [](const arity& a) {
     return a.least == a.most                          ? fmt::format("{}", a.least)
            : a.most == std::numeric_limits<int>::max() ? fmt::format("{} or more", a.least)
                                                        : fmt::format("{} to {}", a.least, a.most);
   };
-  const bool standard = domain == "ai.onnx";
+  const bool standard = schema->domain == "ai.onnx";
   const auto refusers = standard ? "ONNX's checker and ONNX Runtime refuse" : "ONNX Runtime refuses";
-  const auto version = fmt::format("{}{}-{}", standard ? "" : "com.microsoft.", node.op_type(), since);
+  const auto version = version_name(node, *schema);
   for (const auto& [what, count, allowed] : {std::tuple{"input", node.input_size(), schema->inputs},
                                              std::tuple{"output", node.output_size(), schema->outputs}}) {
     if (!allowed) continue;

@@ -19,10 +19,6 @@ namespace reshape1::onnx::detail {
 namespace {
 
 /// An op version as messages name it: "Relu-14", "com.microsoft.FusedMatMul-1".
-std::string version_name(const ::onnx::NodeProto& node, const listed_op& schema) {
-  return fmt::format("{}{}-{}", schema.domain == "ai.onnx" ? "" : "com.microsoft.", node.op_type(), schema.since);
-}
-
 std::string type_names(const type_group& g) {
   std::string out;
   for (const auto t : all_element_types())

@@ -103,6 +103,10 @@ FIXED = {
     "size_fix_global_max_pool_int8": ("size_fix_global_max_pool_int8_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
     "size_fix_global_max_pool_uint8_opset18": ("size_fix_global_max_pool_uint8_opset18_at_b", "x=[1,3,?,?]",
                                                [1, 3, 10, 12], [1, 3, 6, 8]),
+    # Swin's pad of W to a multiple of its window (4), windows, crop back: the pad computed as (4-W%4)%4.
+    "size_fix_pad_to_window": ("size_fix_pad_to_window_at_b", "x=[1,7,2..,2..]", [1, 7, 12, 22], [1, 7, 10, 18]),
+    # The same over H and W: H's pad of 0 at A read as a pad to the window, as the crop cuts H too.
+    "size_fix_pad_to_window_2d": ("size_fix_pad_to_window_2d_at_b", "x=[1,11,2..,2..]", [1, 11, 10, 22], [1, 11, 12, 18]),
     # The same mean written as the sum times 1/48: one over the count computed (Reciprocal of the Cast).
     "size_fix_mean_reciprocal": ("size_fix_mean_reciprocal_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
 }

@@ -295,6 +295,38 @@ def pad_to_multiple(p, c, h, w):
     m = 4
     p.op("Pad", ["x", p.i64([0, 0, 0, 0, 0, 0, 0, (m - w % m) % m])], "y")
 
+def pad_window(p, c, h, w):
+    # Swin's shifted-window block along W: pad W to a multiple of the window (4), cut it into windows, fold
+    # the windows into the batch (the -1 keeps the window, 4, as a size that stays), attend within each,
+    # fold back, crop to W and add the input. The pad, the window count and the crop are folded at export.
+    m = 4
+    wp = w + (m - w % m) % m
+    q = p.op("Pad", ["x", p.i64([0, 0, 0, 0, 0, 0, 0, wp - w])])
+    v = p.op("Reshape", [q, p.i64([1, c, h, wp // m, m])])
+    t = p.op("Transpose", [v], perm=[0, 3, 1, 2, 4])
+    win = p.op("Reshape", [t, p.i64([-1, c, h, m])])
+    s = p.op("Softmax", [win], axis=-1)
+    r = p.op("Reshape", [s, p.i64([1, wp // m, c, h, m])])
+    t2 = p.op("Transpose", [r], perm=[0, 2, 3, 1, 4])
+    full = p.op("Reshape", [t2, p.i64([1, c, h, wp])])
+    crop = p.op("Slice", [full, p.i64([0]), p.i64([w]), p.i64([3])])
+    p.op("Add", [crop, "x"], "y")
+
+def pad_window_2d(p, c, h, w):
+    # The same over H and W, as Swin pads both: windows of 4x4, cropped back along both axes.
+    m = 4
+    hp, wp = h + (m - h % m) % m, w + (m - w % m) % m
+    q = p.op("Pad", ["x", p.i64([0, 0, 0, 0, 0, 0, hp - h, wp - w])])
+    v = p.op("Reshape", [q, p.i64([1, c, hp // m, m, wp // m, m])])
+    t = p.op("Transpose", [v], perm=[0, 2, 4, 1, 3, 5])
+    win = p.op("Reshape", [t, p.i64([-1, c, m, m])])
+    s = p.op("Softmax", [win], axis=-1)
+    r = p.op("Reshape", [s, p.i64([1, hp // m, wp // m, c, m, m])])
+    t2 = p.op("Transpose", [r], perm=[0, 3, 1, 4, 2, 5])
+    full = p.op("Reshape", [t2, p.i64([1, c, hp, wp])])
+    crop = p.op("Slice", [full, p.i64([0, 0]), p.i64([h, w]), p.i64([2, 3])])
+    p.op("Add", [crop, "x"], "y")
+
 def tile_rows(p, c, h, w):
     r = p.op("ReduceMean", ["x"], axes=[2], keepdims=1)
     t = p.op("Tile", [r, p.i64([1, 1, h, 1])])
@@ -328,7 +360,7 @@ def view_from_shape(p, c, h, w):
 FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, mean_reciprocal, mean_op,
             crop_whole_width, crop_half, crop_to_end, last_row, last_row_negative, pool_window, pool_global,
             range_grid, resize_sizes, resize_scales, window_partition, window_partition_minus1, attention_baked,
-            attention_minus1, channel_divisor, pad_to_multiple, tile_rows, expand_rows, expand_computed,
+            attention_minus1, channel_divisor, pad_to_multiple, pad_window, pad_window_2d, tile_rows, expand_rows, expand_computed,
             topk_width, topk_fixed, view_from_shape, variance_bessel, variance_sum_bessel, std_ratio, std_sqrt_ratio,
             mean_reciprocal_first, variance_sum_bessel_first, std_ratio_first, variance_chained, mean_chained,
             covariance, abs_deviation, third_moment, variance_int, correction_tensor, std_root, root_mean_square,
@@ -338,7 +370,8 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
 # sizes, Slice's ends, a Gather's last position, TopK's k of a whole axis, a Range's limit, Tile's repeats and
 # Expand's shape, a divisor that counts the elements summed, a factor one over it, a pooling window of the
-# whole map); the others' constants (pads) are refused, naming them.
+# whole map, a pad to a window that a later Reshape keeps); the others' constants are refused, naming them.
+# (Not pad_to_multiple: nothing in its graph names the multiple.)
 # (Not window_partition: its split of H = 8 into `[4,2]` exports the same constants as a program that cuts H
 # in 4 blocks of H/4, and nothing else in its graph tells them apart, so fix refuses it as the issue asks
 # where no reading is supported. A cold attack measured 12 wrong fixes when a shared factor was taken as the
@@ -347,7 +380,7 @@ REWRITABLE = {"flatten_baked", "attention_baked", "resize_sizes", "crop_half", "
               "last_row", "topk_width", "range_grid", "tile_rows", "expand_rows", "mean_baked", "mean_reciprocal",
               "pool_window", "variance_bessel", "variance_sum_bessel", "std_ratio", "mean_reciprocal_first",
               "variance_sum_bessel_first", "std_ratio_first", "variance_chained", "mean_chained",
-              "mean_channels_width"}
+              "mean_channels_width", "pad_window", "pad_window_2d"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):
@@ -405,6 +438,7 @@ def main():
     ap.add_argument("--programs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep")
+    ap.add_argument("--only", help="the programs of this family only")
     ap.add_argument("--fix", action="store_true",
                     help="also run fix --shape on the programs that differ or fail, and the models it writes")
     args = ap.parse_args()
@@ -416,6 +450,8 @@ def main():
         cases = []
         for k in range(args.programs):
             family = FAMILIES[k % len(FAMILIES)]
+            if args.only and family.__name__ != args.only:
+                continue
             # Even sizes (a window partition by 2), above the channel counts and the other small constants
             # the families write. At A, H and W are drawn apart (neither equal nor one twice or half the
             # other), so that a constant matches a size other than its own only in the family that does so
@@ -430,6 +466,13 @@ def main():
                 wb += 2
             # The coincidence: in half of its programs, channel_divisor's channel count is H at A.
             c = ha if family is channel_divisor and rnd.random() < 0.5 else rnd.choice([2, 3])
+            if family in (pad_window, pad_window_2d):
+                # Channels of no window's size: 2 or 3 is half the count of windows (rounded up), 5 pads 18 to
+                # 20 as 4 does, 7 is half of 15 windows, and check and fix rightly read none of them. Sizes at A
+                # apart from the window (4) likewise: H 8 is twice it (the 4 may be H/2), W 14 pads to 16, 4
+                # windows of 4 (which is which?); fix refuses both, as it should.
+                c = 11
+                ha, wa = rnd.choice([10, 12]), rnd.choice([18, 22])
             files = {}
             for tag, (h, w, free) in {"declared": (ha, wa, False), "run": (ha, wa, True), "truth": (hb, wb, False)}.items():
                 p = Program()

@@ -131,8 +131,8 @@ std::string terms_text(std::span<const pattern_term> terms, std::string_view sou
       product = std::to_string(t.factor);
     else if (t.factor != 1)
       product += fmt::format("*{}", t.factor);
-    out += product;
-    if (t.divisor != 1) out += fmt::format("/{}", t.divisor);
+    if (t.divisor != 1) product += fmt::format("/{}", t.divisor);
+    out += t.multiple == 0 || t.dims.empty() ? product : fmt::format("({0}-{1}%{0})%{0}", t.multiple, product);
   }
   return out + "]";
 }
@@ -435,10 +435,23 @@ std::vector<char> at_or_after_reshapes(const graph& g, const layer* also) {
 }
 
 std::vector<char> sole_sizes(const graph& g, const propagation& declared, const propagation& asked,
-                             const partial_shape& in, const partial_shape& now, const std::vector<char>& after) {
+                             const partial_shape& in, const partial_shape& now, const std::vector<char>& after,
+                             std::optional<std::pair<std::size_t, std::size_t>> of) {
+  // Where `in` is a Pad's output, its size before the pad along each axis: at the declared shapes a pad of 0
+  // leaves the two one value, and a pattern that read the size before the pad would not run wherever the pad
+  // is not 0 (Swin's window partition after its pad to the window reads the padded map).
+  const partial_shape* before_pad = nullptr;
+  if (of && of->first < g.layers().size()) {
+    const auto& pad = g.layers()[of->first];
+    if (pad.type == "Pad" && !pad.sources.empty() && pad.sources[0]) before_pad = &asked.input(g, pad, 0).shape;
+  }
   const auto alone = [&](std::size_t k) {
     const auto v = in[k].lo();
     const auto size = now[k].symbol();
+    const auto unpadded = before_pad != nullptr && before_pad->rank_known() && before_pad->size() == in.size() &&
+                                  (*before_pad)[k].has_symbol()
+                              ? (*before_pad)[k].symbol()
+                              : symbol();
     for (std::size_t i = 0; i < g.layers().size(); ++i) {
       if (after[i]) continue;
       for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
@@ -449,10 +462,12 @@ std::vector<char> sole_sizes(const graph& g, const propagation& declared, const 
         if (!d.rank_known() || declared.outputs[i][o].value) continue;
         for (std::size_t j = 0; j < d.size(); ++j) {
           if (!d[j].is_static() || d[j].lo() != v || !a.rank_known() || a.size() != d.size()) continue;
+          if (of && of->first == i && of->second == o && j == k) continue;
           // Another size: one that stays (C == H), or one of another name (W where H is), or of another value
           // where the sizes are asked as values; a dimension the propagation names no size at (an interval
           // a Slice computed) too: nothing shows it is this one.
           const bool same = (size && a[j].has_symbol() && a[j].symbol() == size) ||
+                            (unpadded && a[j].has_symbol() && a[j].symbol() == unpadded) ||
                             (now[k].is_static() && a[j].is_static() && a[j].lo() == now[k].lo());
           if (!same) return false;
         }
@@ -552,7 +567,10 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
   std::vector<std::int64_t> values;
   for (const auto& b : e) values.push_back(b.lo);
   text::fix_reason unread;
-  const auto terms = computed_terms(in, now, values, special_zero, stays, sole_sizes(g, declared, asked, in, now, after), unread);
+  const auto source = l.sources.empty() || !l.sources[0] ? std::nullopt
+                                                         : std::optional(std::pair(l.sources[0]->layer, l.sources[0]->output));
+  const auto terms =
+      computed_terms(in, now, values, special_zero, stays, sole_sizes(g, declared, asked, in, now, after, source), unread);
   if (!terms) {
     if (auto c = restored(g, declared, asked, l)) return {std::move(*c)};
     reason = std::move(unread);
@@ -566,6 +584,9 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
     if (!(*terms)[k].dims.empty() || v <= 1) continue;
     if (!changing) changing = changing_values(g, declared, asked, after, false);
     if (std::binary_search(changing->begin(), changing->end(), v)) {
+      // (Unless the Reshape gives back a shape the model had: the merge after a window reverse, whose
+      // windows' grid times the window is that size.)
+      if (auto c = restored(g, declared, asked, l)) return {std::move(*c)};
       reason = text::kept_value_is_a_size(k, v);
       return {};
     }

@@ -22,11 +22,13 @@ namespace reshape1::model::detail {
 
 /// New sizes: one element of a pattern computed from the shape of the Reshape's data input: the product of
 /// the input's dimensions `dims` times `factor`, divided by `divisor` (exactly, at the declared shapes);
-/// with no `dims`, the constant `factor`.
+/// with no `dims`, the constant `factor`. Where `multiple` is set, the element is instead what that value
+/// lacks to be a multiple of it, `(multiple - v mod multiple) mod multiple`: a pad to a multiple.
 struct pattern_term {
   std::vector<std::size_t> dims{};
   std::int64_t factor = 1;
   std::int64_t divisor = 1;
+  std::int64_t multiple = 0;
   friend bool operator==(const pattern_term&, const pattern_term&) = default;
 };
 
@@ -75,6 +77,9 @@ struct pattern_choice {
   /// reduction (ReduceMean-1, ReduceMax-1) over `axes`, keeping them as 1s; nothing is computed then.
   std::string reduction{};
   std::vector<std::int64_t> axes{};
+  /// New sizes: `computed` holds a Pad's begins then its ends (ONNX's pads input, whole); the IR's Pad takes
+  /// the halves at inputs 1 and 2.
+  bool pads = false;
 };
 
 /// The values to try, best first, for Reshape `l` of `g` (propagated as `p`), which check_batch names with
@@ -115,9 +120,13 @@ struct pattern_choice {
 /// Which dimensions of a Reshape's input (`in` at the declared shapes, `now` at the sizes asked) are a size
 /// that changes and that the value names alone: no dimension of a layer before the Reshapes (`after`) has
 /// that value at the declared shapes unless it is that same size at the sizes asked.
+/// `of`, where given, is the tensor `in` is (a layer's index and output): its own dimensions are their sizes,
+/// named or not (a Pad's output computed from a size not known yet has none); where it is a Pad's output, the
+/// size before the pad along the same axis is not another size.
 [[nodiscard]] std::vector<char> sole_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                            const partial_shape& in, const partial_shape& now,
-                                           const std::vector<char>& after);
+                                           const std::vector<char>& after,
+                                           std::optional<std::pair<std::size_t, std::size_t>> of = std::nullopt);
 
 /// New sizes: whether finding `f` of layer `l` (placed_on_size or baked_size) names an input that places
 /// sizes, begins or ends along its data's axes (an Interpolate's sizes, a Slice's bounds): one that
@@ -194,14 +203,36 @@ struct pattern_choice {
 [[nodiscard]] std::vector<pattern_choice> k_choices(const graph& g, const propagation& declared, const propagation& asked,
                                                     const layer& l, const batch_finding& f, text::fix_reason& reason);
 
+/// Whether slice `l` starts each axis it cuts at its first element and steps by one: every begin 0 (or one its
+/// mask ignores), every step 1 (or none given).
+[[nodiscard]] bool from_the_start(const graph& g, const propagation& declared, const layer& l);
+
+/// New sizes: whether finding `f` of layer `l` (placed_on_size) names a Pad's amounts: one pad_choices reads.
+[[nodiscard]] bool reads_pads(const layer& l, const batch_finding& f);
+
+/// New sizes: the values to try for the amounts of Pad `l` where each one along an axis that changes pads one
+/// end by what its extent lacks, at the declared shapes, to be a multiple of a window (a Swin block's pad to
+/// its window, `F.pad(x, (0, (7 - W % 7) % 7))`): that window is the one value of `stays` (the sizes the
+/// model's other Reshapes keep) that gives the amount, and the amount is computed as `(m - shape[a] % m) % m`
+/// from the data's shape. A 0 on an axis that changes stays 0 where no such window divides its extent, or where
+/// a crop back after the windows (a Slice from 0 to the size before the pad) leaves the axis alone; it is
+/// read as a pad to the window where that crop cuts it; otherwise refused. Both ends padded, no such value or
+/// more than one: empty, with `reason` (pad_not_read).
+[[nodiscard]] std::vector<pattern_choice> pad_choices(const graph& g, const propagation& declared,
+                                                      const propagation& asked, const layer& l,
+                                                      const batch_finding& f, std::span<const std::int64_t> stays,
+                                                      text::fix_reason& reason);
+
 /// New sizes: whether finding `f` of layer `l` names a value input other than a Reshape's pattern that one of
 /// the readings above reads (a placed size or bound, a Gather's position, a TopK's k, a Tile's or
-/// Broadcast's extents, a Range's limit, a divisor).
+/// Broadcast's extents, a Range's limit, a divisor, a Pad's amounts).
 [[nodiscard]] bool reads_values(const layer& l, const batch_finding& f);
-/// ... and the choices of the reading that reads it (empty, with `reason`, where none does).
+/// ... and the choices of the reading that reads it (empty, with `reason`, where none does); `stays` as for
+/// pad_choices.
 [[nodiscard]] std::vector<pattern_choice> value_choices(const graph& g, const propagation& declared,
                                                         const propagation& asked, const layer& l,
-                                                        const batch_finding& f, text::fix_reason& reason);
+                                                        const batch_finding& f, std::span<const std::int64_t> stays,
+                                                        text::fix_reason& reason);
 
 /// New sizes: the pattern `e` of a Reshape whose data input is `in` at the declared shapes and `now` at the
 /// shapes asked, computed from the input's shape: the input's dimensions and the pattern's elements are

@@ -346,7 +346,14 @@ void fix_planner::gather(std::vector<candidate>& group, std::vector<fix_refusal>
     const auto s = where(f);
     const auto& l = *s->g->find(f.id);
     for (auto& p : plans) p.input = input_word(l);
-    group.push_back({key, f.within, f.name, f.type, pattern_text(*s->g, *s->p, l, port_of(f)), std::move(plans), 0});
+    // (A Pad's amounts are its begins then its ends, as ONNX lists them and as they are computed.)
+    auto was = pattern_text(*s->g, *s->p, l, plans.front().pads ? 1 : port_of(f));
+    if (plans.front().pads) {
+      const auto ends = pattern_text(*s->g, *s->p, l, 2);
+      if (was.size() > 2 && was.front() == '[' && was.back() == ']' && ends.size() > 2 && ends.front() == '[')
+        was = was.substr(0, was.size() - 1) + "," + ends.substr(1);
+    }
+    group.push_back({key, f.within, f.name, f.type, std::move(was), std::move(plans), 0});
   }
 }
 
@@ -458,8 +465,10 @@ void fix_planner::convert(const std::vector<candidate*>& group, std::vector<fix_
     const auto& x = c->plans[c->next];
     if (x.adds_layers()) {
       // Ids for the layers that compute it, above every id so far (computed_edits adds at most this many).
-      std::size_t layers = 3;  // ShapeOf, axis, Concat (a reduction's axes: one)
-      for (const auto& t : x.computed) layers += 2 + 3 * t.dims.size() + 4;
+      // ShapeOf, axis, Concat (a reduction's axes: one); a Pad's two halves, each with its Convert: twice
+      // that and two; a pad to a multiple: its multiple, two remainders and a difference.
+      std::size_t layers = x.pads ? 8 : 3;
+      for (const auto& t : x.computed) layers += 2 + 3 * t.dims.size() + 4 + (t.multiple != 0 ? 4 : 0);
       fix_rewrite r;
       r.p = x;
       r.target = next_id_ + 1;

@@ -89,6 +89,7 @@ struct fix_plan {
   /// The layer becomes this reduction over `axes` instead (pattern_choice::reduction).
   std::string reduction{};
   std::vector<std::int64_t> axes{};
+  bool pads = false;  ///< `computed` is a Pad's begins then ends (pattern_choice::pads)
   /// Whether new layers carry the rewrite (a computed pattern, a reduction): then no Const is rewritten.
   [[nodiscard]] bool adds_layers() const { return !computed.empty() || !reduction.empty(); }
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 #include <variant>
 #include <tuple>
 
@@ -51,9 +52,10 @@ struct added_layers {
   }
 };
 
-/// The values a computed rewrite writes, as i64 (`[k]`): each term of `x.computed` read from the shape of
+/// The values a computed rewrite writes, as i64 (`[k]`): each of `terms` (plan `x`'s) read from the shape of
 /// `shape_source` (its dims' product, times its factor, divided by its divisor) or a constant, concatenated.
-std::int64_t values_from_shape(const fix_plan& x, added_layers& made, std::pair<std::int64_t, std::size_t> shape_source) {
+std::int64_t values_from_shape(const fix_plan& x, std::span<const pattern_term> terms, added_layers& made,
+                               std::pair<std::int64_t, std::size_t> shape_source) {
   const auto shape = made.add("shape", "ShapeOf", 3, {{"output_type", "i64"}}, {shape_source}, {x.input_rank});
   std::optional<std::int64_t> axis;
   std::vector<std::int64_t> pieces;
@@ -63,8 +65,8 @@ std::int64_t values_from_shape(const fix_plan& x, added_layers& made, std::pair<
     pieces.push_back(made.constant(fmt::format("values_{}", pieces.size()), run, false));
     run.clear();
   };
-  for (std::size_t k = 0; k < x.computed.size(); ++k) {
-    const auto& t = x.computed[k];
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    const auto& t = terms[k];
     if (t.dims.empty()) {
       run.push_back(t.factor);
       continue;
@@ -89,12 +91,20 @@ std::int64_t values_from_shape(const fix_plan& x, added_layers& made, std::pair<
       value = made.add(fmt::format("quotient_{}", k), "Divide", 1, {{"auto_broadcast", "numpy"}, {"m_pythondiv", "true"}},
                   {{*value, 0}, {d, 0}}, {1});
     }
+    if (t.multiple != 0) {
+      // What the size lacks to be a multiple: (m - d mod m) mod m, remainders of a count by a positive m.
+      const auto m = made.constant(fmt::format("multiple_{}", k), {t.multiple}, false);
+      const auto numpy = std::pair<std::string, std::string>{"auto_broadcast", "numpy"};
+      const auto over = made.add(fmt::format("remainder_{}", k), "FloorMod", 1, {numpy}, {{*value, 0}, {m, 0}}, {1});
+      const auto lacks = made.add(fmt::format("lacking_{}", k), "Subtract", 1, {numpy}, {{m, 0}, {over, 0}}, {1});
+      value = made.add(fmt::format("to_multiple_{}", k), "FloorMod", 1, {numpy}, {{lacks, 0}, {m, 0}}, {1});
+    }
     pieces.push_back(*value);
   }
   flush();
   std::vector<std::pair<std::int64_t, std::size_t>> inputs;
   for (const auto p : pieces) inputs.emplace_back(p, 0);
-  return made.add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs), {static_cast<std::int64_t>(x.computed.size())});
+  return made.add("values", "Concat", 1, {{"axis", "0"}}, std::move(inputs), {static_cast<std::int64_t>(terms.size())});
 }
 
 /// `count` (values_from_shape's) in `x.form` (the count, its reciprocal, Bessel's correction...), as the port
@@ -209,6 +219,7 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     x.shape_of_name = c.shape_of_name;
     x.port = c.port;
     x.form = c.form;
+    x.pads = c.pads;
     x.why = c.why;
     return x;
   }
@@ -273,7 +284,7 @@ std::vector<fix_plan> fix_planner::plans_for(const batch_finding& f, text::fix_r
     }
   }
   if (part_of(l.type) != op_part::reshape) {  // an Interpolate's sizes, a slice's bounds, a Gather's positions
-    const auto choices = value_choices(*s.g, *s.p, *runs_.runs[1], l, f, reason);
+    const auto choices = value_choices(*s.g, *s.p, *runs_.runs[1], l, f, kept_values(l), reason);
     // Values not read along the data's axes (a bound check relates to another tensor's size) are refused
     // with check's finding, as the proof refuses what it finds.
     if (choices.empty() && reason.code == "shape_values_unknown") reason = text::refusal(f, proofs_.front().at);
@@ -386,8 +397,27 @@ void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::
                      .inputs = {data, {axes, 0}}});
     return;
   }
+  if (x.pads) {
+    // A Pad's begins and ends, which ONNX lists as one input, are two inputs of the IR's (1 and 2); amounts
+    // of another type than i64 (an IR's i32 pads) are converted to it.
+    const auto half = x.computed.size() / 2;
+    const std::span<const pattern_term> all(x.computed);
+    auto id = first_id;
+    for (const std::size_t port : {1U, 2U}) {
+      added_layers made{fmt::format("{}/{}", reshape.name, port == 1 ? "pads_begin" : "pads_end"), id, base, edits, appended};
+      auto v = values_from_shape(x, port == 1 ? all.first(half) : all.subspan(half), made, data);
+      if (x.converted) {
+        v = made.add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{v, 0}},
+                     {static_cast<std::int64_t>(half)});
+        edits.back().output_type = *x.converted;
+      }
+      edits.push_back({.what = graph_edit::kind::set_source, .layer = v, .consumer = x.reshape, .port = port, .output = 0});
+      id = made.id;
+    }
+    return;
+  }
   added_layers made{fmt::format("{}/{}", reshape.name, input_word(reshape)), first_id, base, edits, appended};
-  const auto count = values_from_shape(x, made, x.shape_of ? *x.shape_of : data);
+  const auto count = values_from_shape(x, x.computed, made, x.shape_of ? *x.shape_of : data);
   const auto values = in_form(x, made, count);
   edits.push_back({.what = graph_edit::kind::set_source, .layer = values, .consumer = x.reshape, .port = x.port, .output = 0});
 }

@@ -141,8 +141,10 @@ void meet_at(meeting& m, const layer& c, std::size_t read_at, const std::vector<
   }
   for (std::size_t k = 0; k < c.sources.size(); ++k) {
     const auto& x = c.sources[k];
-    // (Only a tensor computed before the layer: a file lists the nodes that compute its shape first.)
-    if (!x || k == read_at || x->layer >= m.index || m.after[x->layer] != 0 || !m.tried.emplace(x->layer, x->output).second)
+    // (Only a tensor computed before the layer, or a graph input: a file lists the nodes that compute its
+    // shape first.)
+    if (!x || k == read_at || (x->layer >= m.index && part_of(m.g.layers()[x->layer].type) != op_part::parameter) ||
+        m.after[x->layer] != 0 || !m.tried.emplace(x->layer, x->output).second)
       continue;
     const auto& other = m.declared.input(m.g, c, k).shape;
     const auto& other_now = m.asked.input(m.g, c, k).shape;
@@ -172,7 +174,7 @@ void meet_at(meeting& m, const layer& c, std::size_t read_at, const std::vector<
 /// changes, changing there too, and (for arithmetic, which broadcasts a 1) is 2 at least there at the
 /// shapes asked. `found` gets each such tensor (a layer's index and output) and
 /// the sizes read from its shape (one along an axis that stays where it has that extent, else the constant).
-/// Sizes only: a slice's output meets its extent, end less begin, not its bounds.
+/// Sizes, or a slice's ends where it starts at 0 by steps of 1: its output meets its extent, end less begin.
 template <class Found>
 void met_tensors(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                  const placed_sizes& s, Found found) {
@@ -218,6 +220,22 @@ bool reads_placed(const layer& l, const batch_finding& f) {
                              [&](const placed_input& x) { return x.port == *port && x.kind != placement::amount; });
 }
 
+bool from_the_start(const graph& g, const propagation& declared, const layer& l) {
+  const auto inputs = placed_inputs(l);
+  const auto begin = std::find_if(inputs.begin(), inputs.end(), [](const placed_input& x) { return x.kind == placement::begin; });
+  if (begin == inputs.end() || begin->port >= l.sources.size() || !l.sources[begin->port]) return false;
+  const auto all = [&](std::size_t port, std::int64_t want, const std::vector<bool>& ignored) {
+    const auto& v = declared.input(g, l, port).value;
+    if (!v || v->is_real()) return false;
+    for (std::size_t e = 0; e < v->elements.size(); ++e)
+      if (!(e < ignored.size() && ignored[e]) && !(v->elements[e].exact() && v->elements[e].lo == want)) return false;
+    return true;
+  };
+  // (Slice-8's steps and StridedSlice's strides are both input 3.)
+  const bool steps = l.sources.size() > 3 && l.sources[3];
+  return all(begin->port, 0, begin->ignored) && (!steps || all(3, 1, {}));
+}
+
 std::vector<pattern_choice> placed_size_choices(const graph& g, const propagation& declared, const propagation& asked,
                                                 const layer& l, const batch_finding& f, text::fix_reason& reason) {
   reason = text::shape_values_unknown();
@@ -236,8 +254,9 @@ std::vector<pattern_choice> placed_size_choices(const graph& g, const propagatio
     c.shape_of_name = std::move(from_name);
     choices.push_back(std::move(c));
   };
-  // (A slice's output meets its extent, end less begin, not its bounds.)
-  if (s->kind == placement::size)
+  // (A slice's output meets its extent, end less begin, not its bounds: its ends are that extent only where
+  // it starts at the first element and steps by one, a crop back to a size, `x[..., :w]` after a pad.)
+  if (s->kind == placement::size || (s->kind == placement::end && from_the_start(g, declared, l)))
     met_tensors(g, declared, asked, static_cast<std::size_t>(&l - g.layers().data()), *s,
               [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
                 const auto& from = g.layers()[layer];
@@ -686,11 +705,15 @@ constexpr std::pair<reads_fn, choices_fn> readings[] = {
 }  // namespace
 
 bool reads_values(const layer& l, const batch_finding& f) {
-  return std::any_of(std::begin(readings), std::end(readings), [&](const auto& r) { return r.first(l, f); });
+  return reads_pads(l, f) ||
+         std::any_of(std::begin(readings), std::end(readings), [&](const auto& r) { return r.first(l, f); });
 }
 
 std::vector<pattern_choice> value_choices(const graph& g, const propagation& declared, const propagation& asked,
-                                          const layer& l, const batch_finding& f, text::fix_reason& reason) {
+                                          const layer& l, const batch_finding& f, std::span<const std::int64_t> stays,
+                                          text::fix_reason& reason) {
+  // (A pad to a multiple rounds up to a window that the model's other Reshapes keep: only it reads `stays`.)
+  if (reads_pads(l, f)) return pad_choices(g, declared, asked, l, f, stays, reason);
   for (const auto& [reads, choices] : readings)
     if (reads(l, f)) return choices(g, declared, asked, l, f, reason);
   reason = text::shape_values_unknown();

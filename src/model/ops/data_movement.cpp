@@ -704,7 +704,32 @@ void pad(op& o) {
   const auto mode = o.l.text("pad_mode", "constant");
   if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "symmetric")
     refuse(o, fmt::format("pad_mode '{}' is not constant, edge, reflect or symmetric", mode));
-  if (!data.rank_known() || !begin || !end) return;
+  if (!data.rank_known()) return;
+  if (!begin || !end) {
+    // Amounts known only within bounds (a pad to a multiple, `(m - d % m) % m`, of a size not known yet):
+    // the data's rank, each dimension grown by as little and as much as its amounts may add.
+    const auto& b = o.value(1);
+    const auto& e = o.value(2);
+    if (!b || !e || b->is_real() || e->is_real() || b->elements.size() != data.size() || e->elements.size() != data.size())
+      return;
+    std::vector<dimension> out;
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      const auto &x = b->elements[i], &y = e->elements[i];
+      std::int64_t lo = 0, hi = 0;
+      const bool bounded = x.lo >= 0 && y.lo >= 0 && x.hi != element_bound::no_upper && y.hi != element_bound::no_upper &&
+                           !__builtin_add_overflow(x.lo, y.lo, &lo) && !__builtin_add_overflow(x.hi, y.hi, &hi);
+      if (!bounded) {
+        out.emplace_back();
+        continue;
+      }
+      out.push_back(hi == 0 ? data[i] : span_dimension(data[i].lo() > interval::unbounded - lo ? interval::unbounded : data[i].lo() + lo,
+                                                        !data[i].range().is_bounded() || data[i].hi() > interval::unbounded - hi - 1
+                                                            ? interval::unbounded
+                                                            : data[i].hi() + hi));
+    }
+    o.out[0].shape = partial_shape(std::move(out));
+    return;
+  }
   if (begin->size() != data.size() || end->size() != data.size())
     refuse(o, fmt::format("pads of lengths {} and {} for the rank-{} input", begin->size(), end->size(), data.size()));
   std::vector<dimension> out;

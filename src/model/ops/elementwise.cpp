@@ -132,11 +132,30 @@ element_bound combine(arith op, const element_bound& a, const element_bound& b) 
     }
     case arith::power:
     case arith::squared_difference:
-    case arith::floor_mod:
       if (a.exact() && b.exact())
         if (const auto z = exact_result(op, a.lo, b.lo)) r.lo = r.hi = *z;
       return r;
     default: break;
+  }
+  if ((op == arith::floor_mod || op == arith::mod) && b.exact() && b.lo > 0 && a.lo >= 0) {
+    // A remainder of a count by a positive constant is below it, whatever the count: a pad to a multiple,
+    // (m - d mod m) mod m, is bounded where d is a size not known yet. (Both remainders agree there.)
+    if (a.exact()) {
+      r.lo = r.hi = a.lo % b.lo;
+    } else if (a.hi < b.lo) {
+      r.lo = a.lo;
+      r.hi = a.hi;
+      r.symbol = a.symbol;
+    } else {
+      r.lo = 0;
+      r.hi = b.lo - 1;
+    }
+    return r;
+  }
+  if (op == arith::floor_mod) {
+    if (a.exact() && b.exact())
+      if (const auto z = exact_result(op, a.lo, b.lo)) r.lo = r.hi = *z;
+    return r;
   }
   if (op == arith::equal || op == arith::greater) {
     r.lo = 0;

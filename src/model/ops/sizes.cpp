@@ -97,6 +97,7 @@ std::string_view input_word(const layer& l) {
          : multiplies(l)                     ? "factor"
          : gather_counts_back(l)             ? "indices"
          : global_reduction(l)               ? "window"
+         : l.type == "Pad"                   ? "pads"
                                              : "bounds";
 }
 

@@ -410,6 +410,44 @@ std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t ax
                      k, axis, terms);
 }
 
+std::string pads_to_multiple(std::string_view terms, std::size_t axis, std::int64_t extent, std::int64_t amount,
+                             std::int64_t multiple) {
+  return fmt::format("it pads axis {} ({} at the declared shapes) by {}, what it lacks to be a multiple of {}, a size "
+                     "the model's other Reshapes keep: its amounts are computed as {}, where shape is the shape of its "
+                     "data input",
+                     axis, extent, amount, multiple, terms);
+}
+
+fix_reason pad_not_read(std::size_t axis, std::int64_t extent, std::int64_t amount, const std::vector<std::int64_t>& kept,
+                        pad_doubt doubt) {
+  const auto kept_text = kept.empty() ? std::string("none") : fmt::format("{}", fmt::join(kept, ", "));
+  reason_args args{{"axis", at(axis)}, {"extent", extent}, {"amount", amount}, {"kept", kept_text}};
+  switch (doubt) {
+    case pad_doubt::both_ends:
+      return {"pad_not_read", std::move(args),
+              fmt::format("it pads axis {}, which changes, at both ends: fix reads a pad to a multiple only at one "
+                          "end, and has no rewrite for it",
+                          axis)};
+    case pad_doubt::zero:
+      return {"pad_not_read", std::move(args),
+              fmt::format("it pads axis {} ({} at the declared shapes, a multiple of a window the model keeps: {}) by "
+                          "0: it may pad that axis to the window at other sizes, or not at all, and no crop back to "
+                          "the size after it shows which",
+                          axis, extent, kept_text)};
+    case pad_doubt::crop:
+      return {"pad_not_read", std::move(args),
+              fmt::format("it crops axis {}, which changes, by {}: fix reads no crop as a pad to a multiple, and has "
+                          "no rewrite for it",
+                          axis, -amount)};
+    case pad_doubt::window: break;
+  }
+  return {"pad_not_read", std::move(args),
+          fmt::format("it pads axis {} ({} at the declared shapes) by {}: fix reads that as what the size lacks to be "
+                      "a multiple of a window the model's other Reshapes keep (kept: {}), and not one of them, or more "
+                      "than one, makes it so; vouch for it with --assume-constant if it is meant to stay",
+                      axis, extent, amount, kept_text)};
+}
+
 fix_reason no_negative_positions(std::size_t index, std::string_view op, int version) {
   return {"no_negative_positions",
           {{"index", static_cast<std::int64_t>(index)}, {"version", std::int64_t{version}}, {"op", std::string(op)}},
@@ -477,7 +515,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
       "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "constant_written_out", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio",
-      "no_negative_positions", "window_not_whole"};
+      "no_negative_positions", "window_not_whole", "pad_not_read"};
   return codes;
 }
 

@@ -178,6 +178,23 @@ struct proof_at {
 [[nodiscard]] std::string limit_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a TopK's k, `k` at the declared shapes, the whole of axis `axis`, is computed as `terms`.
 [[nodiscard]] std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis);
+/// New sizes: why a Pad's amounts are computed as `terms`: each that changes pads axis `axis` (of extent
+/// `extent` at the declared shapes) by `amount`, what it lacks to be a multiple of `multiple`, a size the
+/// model's other Reshapes keep.
+[[nodiscard]] std::string pads_to_multiple(std::string_view terms, std::size_t axis, std::int64_t extent,
+                                           std::int64_t amount, std::int64_t multiple);
+/// Why a Pad's amount is not read as a pad to a multiple (pad_not_read).
+enum class pad_doubt {
+  window,     ///< no value the model's other Reshapes keep makes it one, or several do
+  both_ends,  ///< it pads both ends
+  zero,       ///< it is 0 on an axis whose extent is a multiple already, and nothing shows whether it pads there
+  crop,       ///< it is negative: a crop
+};
+/// New sizes: a Pad's amount `amount` on axis `axis` (of extent `extent` at the declared shapes), which
+/// changes, is not read as a pad to a multiple, for `doubt` (`kept`: the values the model's other Reshapes
+/// keep).
+[[nodiscard]] fix_reason pad_not_read(std::size_t axis, std::int64_t extent, std::int64_t amount,
+                                      const std::vector<std::int64_t>& kept, pad_doubt doubt);
 /// New sizes: element `index` of a Gather's positions is the last along its axis, but the op (`op`, `version`)
 /// counts no position back from the end.
 [[nodiscard]] fix_reason no_negative_positions(std::size_t index, std::string_view op, int version);

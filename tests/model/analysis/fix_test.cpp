@@ -851,6 +851,41 @@ TEST_F(fixing, new_sizes_a_slice_s_end_is_computed_from_its_input_shape) {
   EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,8,10]");
 }
 
+// New sizes, IR: W (18) padded to a multiple of a window (4) that the windows' `[-1,7,9,4]` keeps, then cut
+// into windows (7 channels and 9 rows: no size a count of windows gives, as 2 is half of 5 windows): the pads
+// end computed as (4-W%4)%4 (FloorMod, Subtract, FloorMod into Pad-1's input 2), the cut read with the
+// window, and the model written runs at a width that needs another pad (21: by 3).
+TEST_F(fixing, new_sizes_a_pad_to_a_window_is_computed_as_what_the_size_lacks) {
+  ir_builder b;
+  const int x = b.parameter("[1,7,9,18]", "x");
+  const int pad = b.layer("Pad", "pad_mode=\"constant\"", {"[1,7,9,18]", "[4]", "[4]"}, {"[1,7,9,20]"}, "pad", 1);
+  b.edge(x, pad, 0);
+  b.edge(b.i64({0, 0, 0, 0}), pad, 1);
+  b.edge(b.i64({0, 0, 0, 2}), pad, 2);
+  const int cut = b.layer("Reshape", "special_zero=\"true\"", {"[1,7,9,20]", "[5]"}, {"[1,7,9,5,4]"}, "cut", 1);
+  b.edge(pad, cut, 0);
+  b.edge(b.i64({1, 7, 9, 5, 4}), cut, 1);
+  const int turn = b.layer("Transpose", "", {"[1,7,9,5,4]", "[5]"}, {"[1,5,7,9,4]"}, "turn", 1);
+  b.edge(cut, turn, 0);
+  b.edge(b.i64({0, 3, 1, 2, 4}), turn, 1);
+  const int windows = b.layer("Reshape", "special_zero=\"true\"", {"[1,5,7,9,4]", "[4]"}, {"[5,7,9,4]"}, "windows", 1);
+  b.edge(turn, windows, 0);
+  b.edge(b.i64({-1, 7, 9, 4}), windows, 1);
+  b.result(windows, "[5,7,9,4]");
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,7,9,?]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  const auto padded = std::find_if(r.changes.begin(), r.changes.end(), [](const auto& c) { return c.type == "Pad"; });
+  ASSERT_NE(padded, r.changes.end());
+  EXPECT_EQ(padded->computed, "[0,0,0,0,0,0,0,(4-shape[3]%4)%4]");
+  EXPECT_NE(ir_output(r).xml.find(R"(type="FloorMod")"), std::string::npos);
+  const auto at = written_at(r, "[1,7,9,21]");
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  ASSERT_EQ(at.outputs.size(), 1u);
+  EXPECT_EQ(to_string(at.outputs[0].reshaped), "[6,7,9,4]");
+}
+
 // New sizes: a size is read from the extent of the axis it is placed on, on a square map too, where it could
 // as well be the other axis' (`size=(2w, 2h)` exported at 8x8 is these bytes): the placement is what the
 // file shows of it, and `?,?` and `?@S` twice read it alike.

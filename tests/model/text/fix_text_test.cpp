@@ -59,6 +59,7 @@ std::vector<fix_reason> every_fix_reason() {
           t::size_not_a_whole_ratio(2, 300, 2, 224),
           t::no_negative_positions(0, "Gather", 7),
           t::window_not_whole(3),
+          t::pad_not_read(3, 18, 2, {3, 4}, t::pad_doubt::window),
           t::read_back_lacks_layer(),
           t::read_back_lacks_tensor("y"),
           t::read_back_differs(),
@@ -91,6 +92,18 @@ TEST(fix_text, a_rewrite_of_another_layer_names_its_input) {
   EXPECT_EQ(t::held_apart({0, "bounds"}, 2).text,
             "bounds[0] and bounds[2] must be rewritten together, and different constants hold them");
   EXPECT_EQ(t::computed_not_const(3, "").text, "pattern[3] is computed by nothing, not held by a Const");
+}
+
+// A Pad's amount not read as a pad to a multiple says why: a crop is named as one, not as a pad of -2; a 0
+// names the windows its extent is a multiple of.
+TEST(fix_text, a_pad_not_read_names_why) {
+  namespace t = model::text;
+  EXPECT_EQ(t::pad_not_read(3, 18, -2, {4}, t::pad_doubt::crop).text,
+            "it crops axis 3, which changes, by 2: fix reads no crop as a pad to a multiple, and has no rewrite for it");
+  const auto zero = t::pad_not_read(2, 8, 0, {4, 7}, t::pad_doubt::zero);
+  EXPECT_EQ(zero.code, "pad_not_read");
+  EXPECT_NE(zero.text.find("8 at the declared shapes, a multiple of a window the model keeps: 4, 7"), std::string::npos)
+      << zero.text;
 }
 
 TEST(fix_text, every_reason_has_a_listed_code_a_sentence_and_named_values) {

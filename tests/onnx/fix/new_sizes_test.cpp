@@ -171,6 +171,83 @@ TEST(onnx_fix, new_sizes_a_window_partition_is_read_from_the_windows_and_proven_
   EXPECT_EQ(at.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
 }
 
+TEST(onnx_fix, new_sizes_a_pad_to_a_window_is_computed_as_what_the_size_lacks) {
+  // Swin's pad of W (18) to a multiple of its window (4, which the windows' `[-1,7,10,4]` keeps): the pads
+  // computed as (4-W%4)%4, ONNX's one pads input from Shape, Gather, Mod, Sub and Mod; the window split, its
+  // reverses and the crop back to W follow (ONNX Runtime runs it at both sizes: onnx.torch_sizes).
+  const auto bytes = fixture_bytes("size_fix_pad_to_window");
+  const auto model = std::as_bytes(std::span(bytes.data(), bytes.size()));
+  const auto r = onnx::fix(model, "pad.onnx", at_sizes("[1,7,2..,2..]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  const auto pad = std::find_if(r.changes.begin(), r.changes.end(), [](const auto& c) { return c.type == "Pad"; });
+  ASSERT_NE(pad, r.changes.end());
+  EXPECT_EQ(pad->computed, "[0,0,0,0,0,0,0,(4-shape[3]%4)%4]");
+  EXPECT_NE(pad->why.find("a multiple of 4"), std::string::npos) << pad->why;
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  std::multiset<std::string> ops;
+  for (const auto& n : fixed.graph().node()) ops.insert(n.op_type());
+  EXPECT_EQ(ops.count("Mod"), 2u);
+  EXPECT_EQ(ops.count("Sub"), 1u);
+  // Both ends padded (1 and 1, the same extent at the declared shapes): no reading of a pad to a multiple.
+  ::onnx::ModelProto both;
+  ASSERT_TRUE(both.ParseFromString(std::string(bytes.begin(), bytes.end())));
+  auto* pads = both.mutable_graph()->mutable_initializer(0);
+  ASSERT_EQ(pads->name(), "c1");
+  pads->set_int64_data(3, 1);
+  pads->set_int64_data(7, 1);
+  const auto text = both.SerializeAsString();
+  const auto b = onnx::fix(std::as_bytes(std::span(text.data(), text.size())), "both.onnx", at_sizes("[1,7,2..,2..]"));
+  EXPECT_FALSE(b.fixed);
+  const auto refused = std::find_if(b.refusals.begin(), b.refusals.end(), [](const auto& x) { return x.type == "Pad"; });
+  ASSERT_NE(refused, b.refusals.end());
+  EXPECT_EQ(refused->code, "pad_not_read");
+  // No Reshape keeps a window (the pad alone): which multiple it rounds to, nothing shows.
+  ::onnx::ModelProto alone;
+  ASSERT_TRUE(alone.ParseFromString(std::string(bytes.begin(), bytes.end())));
+  auto* g = alone.mutable_graph();
+  while (g->node_size() > 1) g->mutable_node()->RemoveLast();
+  g->mutable_node(0)->set_output(0, "y");
+  const auto lone = alone.SerializeAsString();
+  const auto a = onnx::fix(std::as_bytes(std::span(lone.data(), lone.size())), "alone.onnx", at_sizes("[1,7,?,?]"));
+  EXPECT_FALSE(a.fixed);
+  ASSERT_FALSE(a.refusals.empty());
+  EXPECT_EQ(a.refusals[0].code, "pad_not_read");
+  EXPECT_NE(a.refusals[0].reason.find("kept: none"), std::string::npos) << a.refusals[0].reason;
+}
+
+// Over H and W, H padded by 0 at the declared 12 (a multiple of the window already): the crop back to H and W
+// after the windows shows that H is padded too, so both are computed. Where the crop cuts W only, H is not
+// padded, and its 0 stays.
+TEST(onnx_fix, new_sizes_a_pad_of_0_is_read_by_the_crop_back) {
+  const auto bytes = fixture_bytes("size_fix_pad_to_window_2d");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "pad2d.onnx", at_sizes("[1,11,2..,2..]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  const auto pad = std::find_if(r.changes.begin(), r.changes.end(), [](const auto& c) { return c.type == "Pad"; });
+  ASSERT_NE(pad, r.changes.end());
+  EXPECT_EQ(pad->old_pattern, "[0,0,0,0,0,0,0,2]");
+  EXPECT_EQ(pad->computed, "[0,0,0,0,0,0,(4-shape[2]%4)%4,(4-shape[3]%4)%4]");
+  // The crop along W only: its starts, ends and axes hold one value each.
+  ::onnx::ModelProto w_only;
+  ASSERT_TRUE(w_only.ParseFromString(std::string(bytes.begin(), bytes.end())));
+  auto* g = w_only.mutable_graph();
+  const auto crop = std::find_if(g->node().begin(), g->node().end(), [](const auto& n) { return n.op_type() == "Slice"; });
+  ASSERT_NE(crop, g->node().end());
+  for (int k = 1; k <= 3; ++k)
+    for (auto& t : *g->mutable_initializer())
+      if (t.name() == crop->input(k)) {
+        const auto last = t.int64_data(1);
+        t.clear_int64_data();
+        t.add_int64_data(last);
+        t.set_dims(0, 1);
+      }
+  const auto text = w_only.SerializeAsString();
+  const auto w = onnx::fix(std::as_bytes(std::span(text.data(), text.size())), "w_only.onnx", at_sizes("[1,11,2..,2..]"));
+  const auto kept = std::find_if(w.changes.begin(), w.changes.end(), [](const auto& c) { return c.type == "Pad"; });
+  ASSERT_NE(kept, w.changes.end()) << (w.refusals.empty() ? "" : w.refusals[0].reason);
+  EXPECT_EQ(kept->computed, "[0,0,0,0,0,0,0,(4-shape[3]%4)%4]");
+}
+
 TEST(onnx_fix, new_sizes_a_pooling_window_of_the_whole_map_becomes_global_pooling) {
   // An AveragePool of kernel [6,8] on x [1,3,6,8] becomes GlobalAveragePool, its attributes gone (ONNX
   // Runtime runs it at both sizes: onnx.torch_sizes). A MaxPool likewise GlobalMaxPool, its indices output
