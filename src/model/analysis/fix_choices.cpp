@@ -443,7 +443,7 @@ std::vector<char> sole_sizes(const graph& g, const propagation& declared, const 
   const partial_shape* before_pad = nullptr;
   if (of && of->first < g.layers().size()) {
     const auto& pad = g.layers()[of->first];
-    if (pad.type == "Pad" && !pad.sources.empty() && pad.sources[0]) before_pad = &asked.input(g, pad, 0).shape;
+    if (pads(pad) && !pad.sources.empty() && pad.sources[0]) before_pad = &asked.input(g, pad, 0).shape;
   }
   const auto alone = [&](std::size_t k) {
     const auto v = in[k].lo();

@@ -71,6 +71,130 @@ std::optional<std::vector<char>> crop_back(const graph& g, const propagation& de
   return found;
 }
 
+/// How pad_choices reads one Pad: its amounts, the windows they may round up to, and the terms computed.
+class pad_reading {
+ public:
+  pad_reading(const graph& g, const propagation& declared, const propagation& asked, const layer& l, text::fix_reason& reason)
+      : g_(g), declared_(declared), l_(l), data_(declared.input(g, l, 0).shape), now_(asked.input(g, l, 0).shape),
+        reason_(reason) {}
+
+  /// Every amount a known constant, the begins (input 1) then the ends (input 2), as ONNX's pads lists them;
+  /// the windows `stays` offers. False where the amounts are not all known.
+  bool amounts(std::span<const std::int64_t> stays) {
+    if (!data_.rank_known() || !now_.rank_known() || data_.size() != now_.size()) return false;
+    rank_ = data_.size();
+    for (const std::size_t port : {1U, 2U}) {
+      const auto& v = declared_.input(g_, l_, port).value;
+      if (!v || v->is_real() || v->elements.size() != rank_) return false;
+      for (const auto& b : v->elements) {
+        if (!b.exact() || !b.constant) return false;
+        amounts_.push_back(b.lo);
+      }
+    }
+    for (const auto a : amounts_) terms_.push_back({{}, a, 1});
+    // A window is no size that changes, before the pad or after it: a padded extent of one window (W 2 padded
+    // to 4, cut as `[1,4]`) or the padded extent itself (H 12 padded by 1 to 13) is a size that follows W,
+    // and the cut after it reads it so.
+    for (const auto v : stays)
+      if (v >= 2) kept_.insert(v);
+    for (std::size_t a = 0; a < rank_; ++a)
+      if (changes(a) && data_[a].is_static()) {
+        kept_.erase(data_[a].lo());
+        kept_.erase(data_[a].lo() + amounts_[a] + amounts_[rank_ + a]);
+      }
+    return true;
+  }
+
+  /// The axes padded at the declared shapes, along the axes that change: each by what it lacks to be a
+  /// multiple of the one kept window that gives its amount, at the end it pads (Torch's pads to a window,
+  /// Swin's or a stride's, add at one end). False, with the reason, where one is not read so.
+  bool padded_axes() {
+    for (std::size_t a = 0; a < rank_; ++a) {
+      const auto begin = amounts_[a], end = amounts_[rank_ + a];
+      if (!changes(a) || (begin == 0 && end == 0)) continue;
+      if (!data_[a].is_static()) return false;
+      const auto extent = data_[a].lo();
+      if (begin < 0 || end < 0) return refuse(a, std::min(begin, end), text::pad_doubt::crop);
+      if (begin != 0 && end != 0) return refuse(a, end, text::pad_doubt::both_ends);
+      const auto amount = begin != 0 ? begin : end;
+      std::vector<std::int64_t> fits;
+      for (const auto m : kept_)
+        if ((m - extent % m) % m == amount) fits.push_back(m);
+      if (fits.size() != 1) return refuse(a, amount, text::pad_doubt::window);
+      read(a, begin != 0, fits.front());
+      padded_.push_back(a);
+      windows_.insert(fits.front());
+    }
+    return true;
+  }
+
+  /// An axis that changes padded by 0, where its extent is a multiple of a window, may be one the program
+  /// pads to it at other sizes (Swin pads H and W, by 0 where a size is a multiple already), or one it never
+  /// pads (a pad of W only): a crop back to the size after the windows shows which, as it cuts the padded
+  /// axes and those only; without one, it is refused. (A layer that pads nothing at all, which check names
+  /// only because a size asks for it elsewhere, is read the same way, with any kept window.) False, with the
+  /// reason, where one is refused.
+  bool zero_axes() {
+    const auto crop = crop_back(g_, declared_, l_, padded_);
+    const auto& candidates = windows_.empty() ? kept_ : windows_;
+    for (std::size_t a = 0; a < rank_; ++a) {
+      if (!changes(a) || amounts_[a] != 0 || amounts_[rank_ + a] != 0 || !data_[a].is_static()) continue;
+      std::vector<std::int64_t> fits;
+      for (const auto m : candidates)
+        if (data_[a].lo() % m == 0) fits.push_back(m);
+      if (fits.empty() || (crop && (*crop)[a] == 0)) continue;  // 0 stays: no pad to a window there
+      if (!crop || fits.size() != 1) return refuse(a, 0, text::pad_doubt::zero);
+      read(a, at_begin_, fits.front());
+    }
+    return true;
+  }
+
+  /// The choice, where an axis was read.
+  std::vector<pattern_choice> choice() {
+    if (!first_) return {};
+    pattern_choice c;
+    c.port = 1;
+    c.computed = std::move(terms_);
+    c.pads = true;
+    const auto a = *first_;
+    c.why = text::pads_to_multiple(terms_text(c.computed), a, data_[a].lo(), amounts_[a] + amounts_[rank_ + a],
+                                   first_multiple_);
+    return {std::move(c)};
+  }
+
+ private:
+  [[nodiscard]] bool changes(std::size_t a) const {
+    return !(now_[a].is_static() && data_[a].is_static() && now_[a].lo() == data_[a].lo());
+  }
+  bool refuse(std::size_t a, std::int64_t amount, text::pad_doubt doubt) {
+    reason_ = text::pad_not_read(a, data_[a].lo(), amount, std::vector<std::int64_t>(kept_.begin(), kept_.end()), doubt);
+    return false;
+  }
+  void read(std::size_t a, bool at_begin, std::int64_t m) {
+    at_begin_ = at_begin;
+    terms_[(at_begin ? 0 : rank_) + a] = {{a}, 1, 1, m};
+    if (!first_) {
+      first_ = a;
+      first_multiple_ = m;
+    }
+  }
+
+  const graph& g_;
+  const propagation& declared_;
+  const layer& l_;
+  const partial_shape& data_;
+  const partial_shape& now_;
+  text::fix_reason& reason_;
+  std::size_t rank_ = 0;
+  std::vector<std::int64_t> amounts_;
+  std::set<std::int64_t> kept_, windows_;
+  std::vector<pattern_term> terms_;
+  std::vector<std::size_t> padded_;
+  std::optional<std::size_t> first_;
+  std::int64_t first_multiple_ = 0;
+  bool at_begin_ = false;
+};
+
 }  // namespace
 
 std::vector<pattern_choice> pad_choices(const graph& g, const propagation& declared, const propagation& asked,
@@ -78,102 +202,9 @@ std::vector<pattern_choice> pad_choices(const graph& g, const propagation& decla
                                         text::fix_reason& reason) {
   reason = text::shape_values_unknown();
   if (!reads_pads(l, f) || l.sources.size() < 3 || !l.sources[0] || !l.sources[1] || !l.sources[2]) return {};
-  const auto& data = declared.input(g, l, 0).shape;
-  const auto& now = asked.input(g, l, 0).shape;
-  if (!data.rank_known() || !now.rank_known() || data.size() != now.size()) return {};
-  const auto rank = data.size();
-  // Every amount a known constant: the begins (input 1) then the ends (input 2), as ONNX's pads lists them.
-  std::vector<std::int64_t> amounts;
-  for (const std::size_t port : {1U, 2U}) {
-    const auto& v = declared.input(g, l, port).value;
-    if (!v || v->is_real() || v->elements.size() != rank) return {};
-    for (const auto& b : v->elements) {
-      if (!b.exact() || !b.constant) return {};
-      amounts.push_back(b.lo);
-    }
-  }
-  // The windows a pad to a multiple may round up to: sizes the model's other Reshapes keep at every size.
-  std::set<std::int64_t> kept_set;
-  for (const auto v : stays)
-    if (v >= 2) kept_set.insert(v);
-  const auto changes = [&](std::size_t a) { return !(now[a].is_static() && data[a].is_static() && now[a].lo() == data[a].lo()); };
-  // A window is no size that changes, before the pad or after it: a padded extent of one window (W 2 padded
-  // to 4, cut as `[1,4]`) or the padded extent itself (H 12 padded by 1 to 13) is a size that follows W, and
-  // the cut after it reads it so.
-  std::set<std::int64_t> sizes;
-  for (std::size_t a = 0; a < rank; ++a)
-    if (changes(a) && data[a].is_static()) {
-      sizes.insert(data[a].lo());
-      sizes.insert(data[a].lo() + amounts[a] + amounts[rank + a]);
-    }
-  for (const auto v : sizes) kept_set.erase(v);
-  const std::vector<std::int64_t> kept(kept_set.begin(), kept_set.end());
-  std::vector<pattern_term> terms;
-  for (const auto a : amounts) terms.push_back({{}, a, 1});
-  // The axes padded at the declared shapes, along the axes that change: each by what it lacks to be a
-  // multiple of the one kept window that gives its amount, at the end it pads (Torch's pads to a window,
-  // Swin's or a stride's, add at one end).
-  std::vector<std::size_t> padded;
-  std::set<std::int64_t> windows;
-  std::optional<std::size_t> first;
-  bool at_begin = false;
-  for (std::size_t a = 0; a < rank; ++a) {
-    const auto begin = amounts[a], end = amounts[rank + a];
-    if (!changes(a) || (begin == 0 && end == 0)) continue;
-    if (!data[a].is_static()) return {};
-    const auto extent = data[a].lo();
-    if (begin < 0 || end < 0) {
-      reason = text::pad_not_read(a, extent, std::min(begin, end), kept, text::pad_doubt::crop);
-      return {};
-    }
-    if (begin != 0 && end != 0) {
-      reason = text::pad_not_read(a, extent, end, kept, text::pad_doubt::both_ends);
-      return {};
-    }
-    const auto amount = begin != 0 ? begin : end;
-    std::vector<std::int64_t> fits;
-    for (const auto m : kept)
-      if (amount > 0 && (m - extent % m) % m == amount) fits.push_back(m);
-    if (fits.size() != 1) {
-      reason = text::pad_not_read(a, extent, amount, kept, text::pad_doubt::window);
-      return {};
-    }
-    at_begin = begin != 0;
-    terms[(at_begin ? 0 : rank) + a] = {{a}, 1, 1, fits.front()};
-    padded.push_back(a);
-    windows.insert(fits.front());
-    if (!first) first = a;
-  }
-  // An axis that changes padded by 0, where its extent is a multiple of a window, may be one the program pads
-  // to it at other sizes (Swin pads H and W, by 0 where a size is a multiple already), or one it never pads
-  // (a pad of W only): a crop back to the size after the windows shows which, as it cuts the padded axes
-  // and those only; without one, it is refused. (A layer that pads nothing at all, check names only
-  // because a size asks for it elsewhere: read the same way, with any kept window.)
-  const auto crop = crop_back(g, declared, l, padded);
-  const auto& candidates = windows.empty() ? kept_set : windows;
-  for (std::size_t a = 0; a < rank; ++a) {
-    if (!changes(a) || amounts[a] != 0 || amounts[rank + a] != 0 || !data[a].is_static()) continue;
-    const auto extent = data[a].lo();
-    std::vector<std::int64_t> fits;
-    for (const auto m : candidates)
-      if (extent % m == 0) fits.push_back(m);
-    if (fits.empty() || (crop && (*crop)[a] == 0)) continue;  // 0 stays: no pad to a window there
-    if (!crop || fits.size() != 1) {
-      reason = text::pad_not_read(a, extent, 0, kept, text::pad_doubt::zero);
-      return {};
-    }
-    terms[(at_begin ? 0 : rank) + a] = {{a}, 1, 1, fits.front()};
-    if (!first) first = a;
-  }
-  if (!first) return {};
-  pattern_choice c;
-  c.port = 1;
-  c.computed = std::move(terms);
-  c.pads = true;
-  const auto at = *first;
-  const auto& term = c.computed[(at_begin ? 0 : rank) + at];
-  c.why = text::pads_to_multiple(terms_text(c.computed), at, data[at].lo(), amounts[at] + amounts[rank + at], term.multiple);
-  return {std::move(c)};
+  pad_reading r(g, declared, asked, l, reason);
+  if (!r.amounts(stays) || !r.padded_axes() || !r.zero_axes()) return {};
+  return r.choice();
 }
 
 }  // namespace reshape1::model::detail

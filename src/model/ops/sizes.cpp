@@ -43,7 +43,7 @@ std::vector<placed_input> placed_inputs(const layer& l) {
     }
     return {sizes};
   }
-  if (l.type == "Pad") return {{1, placement::amount, std::nullopt, {}, {}}, {2, placement::amount, std::nullopt, {}, {}}};
+  if (pads(l)) return {{1, placement::amount, std::nullopt, {}, {}}, {2, placement::amount, std::nullopt, {}, {}}};
   if (l.type == "StridedSlice") {
     // Element i is axis i where no mask inserts or removes one; a begin or end its mask ignores is none.
     const auto mask = [&](std::string_view name) {
@@ -97,13 +97,15 @@ std::string_view input_word(const layer& l) {
          : multiplies(l)                     ? "factor"
          : gather_counts_back(l)             ? "indices"
          : global_reduction(l)               ? "window"
-         : l.type == "Pad"                   ? "pads"
+         : pads(l)                           ? "pads"
                                              : "bounds";
 }
 
 bool permutes_axes(const layer& l) { return l.type == "Transpose"; }
 
 bool resizes(const layer& l) { return l.type == "Interpolate"; }
+
+bool pads(const layer& l) { return l.type == "Pad"; }
 
 bool gives_dimensions(const layer& l) { return l.type == "ShapeOf"; }
 

@@ -143,4 +143,8 @@ struct window_source {
 /// it, not a function of the data's alone.
 [[nodiscard]] bool resizes(const layer& l);
 
+/// `l` pads its data (Pad): its output's extent along an axis is the data's and the amounts its inputs 1 and
+/// 2 add at the begin and at the end.
+[[nodiscard]] bool pads(const layer& l);
+
 }  // namespace reshape1::model::detail
