@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <deque>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -554,6 +555,33 @@ struct placed {
   std::optional<std::int64_t> holder_id;
 };
 
+/// Whether Pad `l`'s 0 along axis `zero` (of extent `extent` at the declared shapes) may be a pad to a multiple
+/// that the extent is already: the layer pads another axis at one end only, by an amount p that is what that
+/// axis lacks to be a multiple of some M above p that divides `extent` too (Swin pads H and W to its window,
+/// by 0 where a size is a multiple of it), that is where gcd(extent of that axis + p, `extent`) > p; p a
+/// constant.
+bool may_pad_to_multiple(const graph& g, const propagation& declared, const layer& l, std::size_t zero, std::int64_t extent) {
+  if (!pads(l) || l.sources.size() < 3 || !l.sources[0] || !l.sources[1] || !l.sources[2]) return false;
+  const auto& data = declared.input(g, l, 0).shape;
+  const auto& begins = declared.input(g, l, 1).value;
+  const auto& ends = declared.input(g, l, 2).value;
+  if (!data.rank_known() || !begins || !ends || begins->is_real() || ends->is_real() ||
+      begins->elements.size() != data.size() || ends->elements.size() != data.size())
+    return false;
+  for (std::size_t b = 0; b < data.size(); ++b) {
+    const auto &x = begins->elements[b], &y = ends->elements[b];
+    // (A pad computed from a size beside a constant 0 is a program that computes its pads: it would compute
+    // that one too.)
+    if (b == zero || !x.exact() || !y.exact() || !x.constant || !y.constant || !data[b].is_static() ||
+        (x.lo != 0) == (y.lo != 0))
+      continue;
+    const auto p = x.lo + y.lo;
+    std::int64_t padded = 0;
+    if (p > 0 && !__builtin_add_overflow(data[b].lo(), p, &padded) && std::gcd(padded, extent) > p) return true;
+  }
+  return false;
+}
+
 /// A constant that places something at an absolute position along an axis whose size changes: an
 /// Interpolate to a fixed size, a Pad by fixed amounts, a Slice or StridedSlice that ends inside the axis
 /// or starts past its second element. A fixed-shape export writes these where the program computed them
@@ -572,6 +600,7 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
     return &*v;
   };
   const auto check = [&](const placed_input& in, auto absolute) -> std::optional<placed> {
+    // (`absolute(value, extent, axis)`: whether the value places something there.)
     const auto* v = constant_at(in.port);
     if (v == nullptr) return std::nullopt;
     const auto axes = placed_axes(g, declared, l, in, v->elements.size(), axes_changing.size());
@@ -580,7 +609,7 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
       if (!axes[e] || !axes_changing[*axes[e]] || !b.exact() || !b.constant) continue;
       if (e < in.ignored.size() && in.ignored[e]) continue;
       const auto& x = extent[*axes[e]];
-      if (!x.is_static() || !absolute(b.lo, x.lo())) continue;
+      if (!x.is_static() || !absolute(b.lo, x.lo(), *axes[e])) continue;
       const auto origin = origin_of_element(g, declared, l, in.port, e);
       if (origin.holder != nullptr && origin.holder->auxiliary && l.auxiliary) continue;
       if (origin.holder != nullptr && vouched(*origin.holder, assumed)) continue;
@@ -595,7 +624,8 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
   };
   const auto inputs = placed_inputs(l);
   // An amount of 0 on a changing axis counts where the layer adds or cuts nothing at all (then it is there
-  // only because the size asked for it elsewhere); a negative amount crops: a fixed position too.
+  // only because the size asked for it elsewhere), or where it may be a pad to a multiple the extent is
+  // already (may_pad_to_multiple); a negative amount crops: a fixed position too.
   bool all_zero = std::any_of(inputs.begin(), inputs.end(), [](const placed_input& in) { return in.kind == placement::amount; });
   for (const auto& in : inputs) {
     if (in.kind != placement::amount) continue;
@@ -604,12 +634,12 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
                std::all_of(v->elements.begin(), v->elements.end(), [](const element_bound& b) { return b.exact() && b.lo == 0; });
   }
   for (const auto& in : inputs) {
-    const auto p = check(in, [&](std::int64_t v, std::int64_t x) {
+    const auto p = check(in, [&](std::int64_t v, std::int64_t x, std::size_t axis) {
       switch (in.kind) {
         case placement::size:
           return true;
         case placement::amount:
-          return v != 0 || all_zero;
+          return v != 0 || all_zero || (x > 0 && may_pad_to_multiple(g, declared, l, axis, x));
         case placement::begin:
           return v >= 2 && v < x;
         case placement::end:

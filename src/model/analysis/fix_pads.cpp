@@ -8,6 +8,7 @@
 
 #include "model/analysis/batch_internal.hpp"
 #include "model/analysis/fix_internal.hpp"
+#include "model/ops/rules.hpp"
 #include "model/ops/sizes.hpp"
 #include "model/text/fix.hpp"
 
@@ -71,6 +72,45 @@ std::optional<std::vector<char>> crop_back(const graph& g, const propagation& de
   return found;
 }
 
+/// Whether a Reshape that reads Pad `l`'s output cuts its axis `a` (of extent `extent` there, at the declared
+/// shapes) into pieces, one of them `m`: the window partition a pad to the window is for (Swin's
+/// `view(B, H/7, 7, W/7, 7, C)` of the padded map). Its axes are read in groups of equal products, as a
+/// Reshape lays the elements out.
+bool cut_by(const graph& g, const propagation& declared, const layer& l, std::size_t a, std::int64_t m) {
+  const auto self = static_cast<std::size_t>(&l - g.layers().data());
+  if (declared.outputs[self].empty() || !declared.outputs[self][0].shape.is_static()) return false;
+  const auto in = declared.outputs[self][0].shape.to_static();
+  for (const auto& c : g.layers()) {
+    if (part_of(c.type) != op_part::reshape || c.sources.empty() || !c.sources[0] || c.sources[0]->layer != self ||
+        c.sources[0]->output != 0)
+      continue;
+    const auto index = static_cast<std::size_t>(&c - g.layers().data());
+    if (declared.outputs[index].empty() || !declared.outputs[index][0].shape.is_static()) continue;
+    const auto out = declared.outputs[index][0].shape.to_static();
+    if (std::any_of(in.begin(), in.end(), [](std::int64_t d) { return d <= 0; }) ||
+        std::any_of(out.begin(), out.end(), [](std::int64_t d) { return d <= 0; }))
+      continue;
+    std::size_t i = 0, k = 0;
+    while (i < in.size() && k < out.size()) {
+      const auto i0 = i, k0 = k;
+      // (Partial products stay below the elements' count, which the propagation holds: no overflow.)
+      std::int64_t x = in[i++], y = out[k++];
+      while (x != y && ((x < y && i < in.size()) || (y < x && k < out.size()))) {
+        if (x < y)
+          x *= in[i++];
+        else
+          y *= out[k++];
+      }
+      if (x != y) break;
+      if (i0 == a && i - i0 == 1 && k - k0 >= 2 && std::find(out.begin() + static_cast<std::ptrdiff_t>(k0),
+                                                             out.begin() + static_cast<std::ptrdiff_t>(k), m) !=
+                                                       out.begin() + static_cast<std::ptrdiff_t>(k))
+        return true;
+    }
+  }
+  return false;
+}
+
 /// How pad_choices reads one Pad: its amounts, the windows they may round up to, and the terms computed.
 class pad_reading {
  public:
@@ -117,9 +157,12 @@ class pad_reading {
       if (begin < 0 || end < 0) return refuse(a, std::min(begin, end), text::pad_doubt::crop);
       if (begin != 0 && end != 0) return refuse(a, end, text::pad_doubt::both_ends);
       const auto amount = begin != 0 ? begin : end;
+      // A pad of 1 at one end is also a pad split between both ends, half before rounded down (`F.pad(x,
+      // (p // 2, p - p // 2))`), which differs wherever the pad is 2 or more.
+      if (amount == 1) return refuse(a, amount, text::pad_doubt::split);
       std::vector<std::int64_t> fits;
       for (const auto m : kept_)
-        if ((m - extent % m) % m == amount) fits.push_back(m);
+        if ((m - extent % m) % m == amount && cut_by(g_, declared_, l_, a, m)) fits.push_back(m);
       if (fits.size() != 1) return refuse(a, amount, text::pad_doubt::window);
       read(a, begin != 0, fits.front());
       padded_.push_back(a);
@@ -130,22 +173,28 @@ class pad_reading {
 
   /// An axis that changes padded by 0, where its extent is a multiple of a window, may be one the program
   /// pads to it at other sizes (Swin pads H and W, by 0 where a size is a multiple already), or one it never
-  /// pads (a pad of W only): a crop back to the size after the windows shows which, as it cuts the padded
-  /// axes and those only; without one, it is refused. (A layer that pads nothing at all, which check names
-  /// only because a size asks for it elsewhere, is read the same way, with any kept window.) False, with the
-  /// reason, where one is refused.
+  /// pads (a pad of W only): it is read as padded where the Reshape after the pad cuts it by the window and a
+  /// crop back to the size after the windows cuts it too; it keeps its 0 where that crop leaves it alone, or
+  /// no window divides it; otherwise it is refused. (A layer that pads nothing at all, which check names only
+  /// because a size asks for it elsewhere, is read the same way, with any kept window.) False, with the
+  /// reason, where one is refused, or where nothing at all is read.
   bool zero_axes() {
     const auto crop = crop_back(g_, declared_, l_, padded_);
     const auto& candidates = windows_.empty() ? kept_ : windows_;
+    std::optional<std::size_t> unread;
     for (std::size_t a = 0; a < rank_; ++a) {
       if (!changes(a) || amounts_[a] != 0 || amounts_[rank_ + a] != 0 || !data_[a].is_static()) continue;
       std::vector<std::int64_t> fits;
       for (const auto m : candidates)
         if (data_[a].lo() % m == 0) fits.push_back(m);
-      if (fits.empty() || (crop && (*crop)[a] == 0)) continue;  // 0 stays: no pad to a window there
-      if (!crop || fits.size() != 1) return refuse(a, 0, text::pad_doubt::zero);
+      if (fits.empty() || (crop && (*crop)[a] == 0)) {  // 0 stays: no pad to a window there
+        if (!unread) unread = a;
+        continue;
+      }
+      if (!crop || fits.size() != 1 || !cut_by(g_, declared_, l_, a, fits.front())) return refuse(a, 0, text::pad_doubt::zero);
       read(a, at_begin_, fits.front());
     }
+    if (!first_ && unread) return refuse(*unread, 0, text::pad_doubt::window);
     return true;
   }
 

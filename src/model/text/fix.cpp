@@ -431,20 +431,26 @@ fix_reason pad_not_read(std::size_t axis, std::int64_t extent, std::int64_t amou
     case pad_doubt::zero:
       return {"pad_not_read", std::move(args),
               fmt::format("it pads axis {} ({} at the declared shapes, a multiple of a window the model keeps: {}) by "
-                          "0: it may pad that axis to the window at other sizes, or not at all, and no crop back to "
-                          "the size after it shows which",
+                          "0: it may pad that axis to the window at other sizes, or not at all, and nothing shows "
+                          "which (a cut of it by the window after the pad, and a crop back to its size after that)",
                           axis, extent, kept_text)};
     case pad_doubt::crop:
       return {"pad_not_read", std::move(args),
               fmt::format("it crops axis {}, which changes, by {}: fix reads no crop as a pad to a multiple, and has "
                           "no rewrite for it",
                           axis, -amount)};
+    case pad_doubt::split:
+      return {"pad_not_read", std::move(args),
+              fmt::format("it pads axis {} by 1 at one end: a pad split between both ends (half before, rounded down) "
+                          "is the same 1 there and differs where the pad is 2 or more, and nothing shows which",
+                          axis)};
     case pad_doubt::window: break;
   }
   return {"pad_not_read", std::move(args),
           fmt::format("it pads axis {} ({} at the declared shapes) by {}: fix reads that as what the size lacks to be "
-                      "a multiple of a window the model's other Reshapes keep (kept: {}), and not one of them, or more "
-                      "than one, makes it so; vouch for it with --assume-constant if it is meant to stay",
+                      "a multiple of a window the model's other Reshapes keep (kept: {}) and the Reshape after the pad "
+                      "cuts the axis by, and not one of them, or more than one, makes it so; vouch for it with "
+                      "--assume-constant if it is meant to stay",
                       axis, extent, amount, kept_text)};
 }
 

@@ -189,6 +189,7 @@ enum class pad_doubt {
   both_ends,  ///< it pads both ends
   zero,       ///< it is 0 on an axis whose extent is a multiple already, and nothing shows whether it pads there
   crop,       ///< it is negative: a crop
+  split,      ///< it is 1 at one end, as a pad split between both ends gives it too
 };
 /// New sizes: a Pad's amount `amount` on axis `axis` (of extent `extent` at the declared shapes), which
 /// changes, is not read as a pad to a multiple, for `doubt` (`kept`: the values the model's other Reshapes

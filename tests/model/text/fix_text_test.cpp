@@ -100,6 +100,7 @@ TEST(fix_text, a_pad_not_read_names_why) {
   namespace t = model::text;
   EXPECT_EQ(t::pad_not_read(3, 18, -2, {4}, t::pad_doubt::crop).text,
             "it crops axis 3, which changes, by 2: fix reads no crop as a pad to a multiple, and has no rewrite for it");
+  EXPECT_NE(t::pad_not_read(3, 18, 1, {4}, t::pad_doubt::split).text.find("split between both ends"), std::string::npos);
   const auto zero = t::pad_not_read(2, 8, 0, {4, 7}, t::pad_doubt::zero);
   EXPECT_EQ(zero.code, "pad_not_read");
   EXPECT_NE(zero.text.find("8 at the declared shapes, a multiple of a window the model keeps: 4, 7"), std::string::npos)
