@@ -57,13 +57,10 @@ std::optional<std::vector<char>> crop_back(const graph& g, const propagation& de
       if (e < end->ignored.size() && end->ignored[e]) continue;
       const auto& b = v->elements[e];
       read = axes[e].has_value() && b.exact();
-      if (read && b.lo != out[*axes[e]].lo()) {
-        // Cut short of the padded extent: to the extent before the pad, or this is no crop back.
-        read = b.lo == in[*axes[e]].lo();
-        cut[*axes[e]] = 1;
-      } else if (read) {
-        cut[*axes[e]] = 1;
-      }
+      if (!read) break;
+      // Cut short of the padded extent: to the extent before the pad, or this is no crop back.
+      read = b.lo == out[*axes[e]].lo() || b.lo == in[*axes[e]].lo();
+      cut[*axes[e]] = 1;
     }
     if (!read || std::any_of(padded.begin(), padded.end(), [&](std::size_t a) { return cut[a] == 0; })) continue;
     if (found && *found != cut) return std::nullopt;
@@ -72,8 +69,8 @@ std::optional<std::vector<char>> crop_back(const graph& g, const propagation& de
   return found;
 }
 
-/// Whether a Reshape that reads Pad `l`'s output cuts its axis `a` (of extent `extent` there, at the declared
-/// shapes) into pieces, one of them `m`: the window partition a pad to the window is for (Swin's
+/// Whether a Reshape that reads Pad `l`'s output cuts its axis `a` (at the declared shapes) into pieces, one
+/// of them `m`: the window partition a pad to the window is for (Swin's
 /// `view(B, H/7, 7, W/7, 7, C)` of the padded map). Its axes are read in groups of equal products, as a
 /// Reshape lays the elements out.
 bool cut_by(const graph& g, const propagation& declared, const layer& l, std::size_t a, std::int64_t m) {
@@ -137,11 +134,14 @@ class pad_reading {
     // and the cut after it reads it so.
     for (const auto v : stays)
       if (v >= 2) kept_.insert(v);
-    for (std::size_t a = 0; a < rank_; ++a)
-      if (changes(a) && data_[a].is_static()) {
-        kept_.erase(data_[a].lo());
-        kept_.erase(data_[a].lo() + amounts_[a] + amounts_[rank_ + a]);
-      }
+    for (std::size_t a = 0; a < rank_; ++a) {
+      std::int64_t padded = 0;
+      if (!changes(a) || !data_[a].is_static()) continue;
+      kept_.erase(data_[a].lo());
+      if (!__builtin_add_overflow(data_[a].lo(), amounts_[a], &padded) &&
+          !__builtin_add_overflow(padded, amounts_[rank_ + a], &padded))
+        kept_.erase(padded);
+    }
     return true;
   }
 
