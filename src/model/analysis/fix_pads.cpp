@@ -1,5 +1,6 @@
 // New sizes: a Pad's amounts read as a pad to a multiple (fix_internal.hpp, pad_choices).
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <set>
