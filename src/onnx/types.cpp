@@ -18,7 +18,7 @@
 namespace reshape1::onnx::detail {
 namespace {
 
-/// An op version as messages name it: "Relu-14", "com.microsoft.FusedMatMul-1".
+/// The types a group takes, as messages list them: "f16, f32, f64".
 std::string type_names(const type_group& g) {
   std::string out;
   for (const auto t : all_element_types())
@@ -64,19 +64,18 @@ void refuse_wrong_parameters(const node_context& c, const ::onnx::NodeProto& nod
 std::optional<element_type> chosen_type(const node_context& c, int k) {
   const auto& node = c.node();
   if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
-  const auto attribute = [&](std::string_view name) { return c.attribute(name); };
   const auto& op = node.op_type();
-  const auto* dtype = attribute("dtype");
+  const auto* dtype = c.attribute("dtype");
   // BatchNormalization's running statistics in training mode (14 on): the input mean's type.
   if (op == "BatchNormalization" && (k == 1 || k == 2)) return c.declared_type(3);
   // The statistics of the layer norms (LayerNormalization's mean and inverse deviation, outputs 1 and 2; RMS's
   // inverse deviation, output 1): `stash_type`, float by default.
   if ((op == "LayerNormalization" && (k == 1 || k == 2)) || (op == "SimplifiedLayerNormalization" && k == 1))
-    return attribute("stash_type") != nullptr ? element_of(static_cast<int>(attribute("stash_type")->i())) : element_type::f32;
+    return c.attribute("stash_type") != nullptr ? element_of(static_cast<int>(c.attribute("stash_type")->i())) : element_type::f32;
   // If, Loop and Scan: what their graphs' outputs declare (a Loop's first body output is its condition); an If's
   // where both branches declare one type.
   const auto declared_output = [&](const char* graph, int at) -> std::optional<element_type> {
-    const auto* g = attribute(graph);
+    const auto* g = c.attribute(graph);
     if (g == nullptr || !g->has_g() || at >= g->g().output_size() || !g->g().output(at).type().has_tensor_type())
       return std::nullopt;
     return element_of(g->g().output(at).type().tensor_type().elem_type());
@@ -91,12 +90,12 @@ std::optional<element_type> chosen_type(const node_context& c, int k) {
   if (op == "LayerNormalization" || op == "SimplifiedLayerNormalization") return c.declared_type(0);
   // QuantizeLinear: `output_dtype` (21 on), else the zero point's type, else uint8.
   if (op == "QuantizeLinear") {
-    if (const auto* to = attribute("output_dtype"); to != nullptr && to->i() != 0) return element_of(static_cast<int>(to->i()));
+    if (const auto* to = c.attribute("output_dtype"); to != nullptr && to->i() != 0) return element_of(static_cast<int>(to->i()));
     return node.input_size() > 2 && !node.input(2).empty() ? c.declared_type(2) : element_type::u8;
   }
-  if (op == "Cast") return attribute("to") != nullptr ? element_of(static_cast<int>(attribute("to")->i())) : std::nullopt;
+  if (op == "Cast") return c.attribute("to") != nullptr ? element_of(static_cast<int>(c.attribute("to")->i())) : std::nullopt;
   if (op == "ConstantOfShape")
-    return attribute("value") != nullptr ? element_of(attribute("value")->t().data_type()) : element_type::f32;
+    return c.attribute("value") != nullptr ? element_of(c.attribute("value")->t().data_type()) : element_type::f32;
   if (op == "RandomNormal" || op == "RandomUniform") return dtype ? element_of(static_cast<int>(dtype->i())) : element_type::f32;
   if (op == "Multinomial") return dtype ? element_of(static_cast<int>(dtype->i())) : element_type::i32;
   if (op == "RandomNormalLike" || op == "RandomUniformLike" || op == "EyeLike" || op == "Bernoulli")

@@ -425,6 +425,30 @@ std::optional<pattern_choice> restored(const graph& g, const propagation& declar
 
 }  // namespace
 
+std::vector<product_group> product_groups(const partial_shape& in, const partial_shape& out) {
+  std::vector<product_group> groups;
+  const auto positive = [](const dimension& d) { return d.is_static() && d.lo() > 0; };
+  if (!in.rank_known() || !out.rank_known() || !std::all_of(in.begin(), in.end(), positive) ||
+      !std::all_of(out.begin(), out.end(), positive))
+    return groups;
+  std::size_t i = 0, k = 0;
+  while (i < in.size() && k < out.size()) {
+    const auto i0 = i, k0 = k;
+    std::int64_t a = in[i++].lo(), b = out[k++].lo();
+    while (a != b) {
+      // (Partial products stay below the elements' count, which the propagation holds: no overflow.)
+      if (a < b && i < in.size())
+        a *= in[i++].lo();
+      else if (b < a && k < out.size())
+        b *= out[k++].lo();
+      else
+        return groups;
+    }
+    groups.push_back({i0, i, k0, k});
+  }
+  return groups;
+}
+
 std::vector<char> at_or_after_reshapes(const graph& g, const layer* also) {
   std::vector<char> marked(g.layers().size(), 0);
   for (std::size_t i = 0; i < marked.size(); ++i)

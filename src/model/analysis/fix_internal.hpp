@@ -113,6 +113,16 @@ struct pattern_choice {
   return std::nullopt;
 }
 
+/// One group of a Reshape's input dimensions and output dimensions of equal products: input dimensions
+/// [in_begin, in_end), output dimensions [out_begin, out_end).
+struct product_group {
+  std::size_t in_begin = 0, in_end = 0, out_begin = 0, out_end = 0;
+};
+/// The dimensions of a Reshape from `in` to `out` read in groups of equal products, as the Reshape lays the
+/// elements out, up to the first group that does not close; none where either shape is not static or holds
+/// a dimension below 1.
+[[nodiscard]] std::vector<product_group> product_groups(const partial_shape& in, const partial_shape& out);
+
 /// The model's Reshapes (and `also`, a layer whose constant is read) and every layer after them: their
 /// outputs hold their constants' values, not sizes the inputs carry.
 [[nodiscard]] std::vector<char> at_or_after_reshapes(const graph& g, const layer* also = nullptr);

@@ -76,34 +76,18 @@ std::optional<std::vector<char>> crop_back(const graph& g, const propagation& de
 /// Reshape lays the elements out.
 bool cut_by(const graph& g, const propagation& declared, const layer& l, std::size_t a, std::int64_t m) {
   const auto self = static_cast<std::size_t>(&l - g.layers().data());
-  if (declared.outputs[self].empty() || !declared.outputs[self][0].shape.is_static()) return false;
-  const auto in = declared.outputs[self][0].shape.to_static();
+  if (declared.outputs[self].empty()) return false;
+  const auto& in = declared.outputs[self][0].shape;
   for (const auto& c : g.layers()) {
-    if (part_of(c.type) != op_part::reshape || c.sources.empty() || !c.sources[0] || c.sources[0]->layer != self ||
-        c.sources[0]->output != 0)
-      continue;
     const auto index = static_cast<std::size_t>(&c - g.layers().data());
-    if (declared.outputs[index].empty() || !declared.outputs[index][0].shape.is_static()) continue;
-    const auto out = declared.outputs[index][0].shape.to_static();
-    if (std::any_of(in.begin(), in.end(), [](std::int64_t d) { return d <= 0; }) ||
-        std::any_of(out.begin(), out.end(), [](std::int64_t d) { return d <= 0; }))
+    if (part_of(c.type) != op_part::reshape || c.sources.empty() || !c.sources[0] || c.sources[0]->layer != self ||
+        c.sources[0]->output != 0 || declared.outputs[index].empty())
       continue;
-    std::size_t i = 0, k = 0;
-    while (i < in.size() && k < out.size()) {
-      const auto i0 = i, k0 = k;
-      // (Partial products stay below the elements' count, which the propagation holds: no overflow.)
-      std::int64_t x = in[i++], y = out[k++];
-      while (x != y && ((x < y && i < in.size()) || (y < x && k < out.size()))) {
-        if (x < y)
-          x *= in[i++];
-        else
-          y *= out[k++];
-      }
-      if (x != y) break;
-      if (i0 == a && i - i0 == 1 && k - k0 >= 2 && std::find(out.begin() + static_cast<std::ptrdiff_t>(k0),
-                                                             out.begin() + static_cast<std::ptrdiff_t>(k), m) !=
-                                                       out.begin() + static_cast<std::ptrdiff_t>(k))
-        return true;
+    const auto& out = declared.outputs[index][0].shape;
+    for (const auto& group : product_groups(in, out)) {
+      if (group.in_begin != a || group.in_end - group.in_begin != 1 || group.out_end - group.out_begin < 2) continue;
+      for (auto k = group.out_begin; k < group.out_end; ++k)
+        if (out[k].lo() == m) return true;
     }
   }
   return false;

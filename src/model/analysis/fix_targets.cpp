@@ -305,26 +305,9 @@ namespace {
 /// one output dimension of the same value, where the two are read in groups of equal products.
 std::vector<std::int64_t> copied_dimensions(const partial_shape& in, const partial_shape& out) {
   std::vector<std::int64_t> copies;
-  if (!in.rank_known() || !out.rank_known()) return copies;
-  for (std::size_t i = 0; i < in.size(); ++i)
-    if (!in[i].is_static() || in[i].lo() <= 0) return copies;
-  for (std::size_t k = 0; k < out.size(); ++k)
-    if (!out[k].is_static() || out[k].lo() <= 0) return copies;
-  std::size_t i = 0, k = 0;
-  while (i < in.size() && k < out.size()) {
-    const auto i0 = i, k0 = k;
-    std::int64_t a = in[i++].lo(), b = out[k++].lo();
-    while (a != b) {
-      // (Partial products stay below the elements' count, which the propagation holds: no overflow.)
-      if (a < b && i < in.size())
-        a *= in[i++].lo();
-      else if (b < a && k < out.size())
-        b *= out[k++].lo();
-      else
-        return copies;
-    }
-    if (i - i0 == 1 && k - k0 == 1 && a > 1) copies.push_back(a);
-  }
+  for (const auto& g : product_groups(in, out))
+    if (g.in_end - g.in_begin == 1 && g.out_end - g.out_begin == 1 && in[g.in_begin].lo() > 1)
+      copies.push_back(in[g.in_begin].lo());
   return copies;
 }
 
