@@ -84,6 +84,7 @@ std::string rewritten(const std::vector<model::fix_change>& changes) {
                                   : type == "Mul" || type == "Multiply"     ? "factor"
                                   : type.ends_with("Pool")                  ? "window"
                                   : type == "Pad"                           ? "amounts"
+                                  : type == "Const"                         ? "values"
                                                                             : "bounds"));
   if (parts.empty()) return "nothing";  // (declared dims freed only)
   return fmt::format("{}", fmt::join(parts, " and "));

@@ -182,6 +182,14 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   /// A Reshape node of the file, not a Reshape the lowering added (Flatten's, a grouped Conv's weights').
   bool rewrites(const model::detail::fix_site& s, const std::vector<std::int64_t>& within,
                 const model::layer& l) const override {
+    // A Const computed whole (a Range, from opset 11): an initializer or a Constant node's output of the top
+    // graph, which no body reads by name and the graph does not give out.
+    if (part_of(l.type) == op_part::constant) {
+      const auto name = within.empty() && !l.auxiliary ? tensor_named({l.id, 0}) : std::nullopt;
+      const auto& outputs = proto_.graph().output();
+      return name && detail::default_opset(proto_, file_.string()) >= 11 && !read_in_a_body(proto_.graph(), *name) &&
+             std::none_of(outputs.begin(), outputs.end(), [&](const ::onnx::ValueInfoProto& o) { return o.name() == *name; });
+    }
     const auto file = names_at(original_, nullptr, within);
     const auto node = file ? reader_of(*file, *s.g, l) : std::nullopt;
     if (!node) return false;
@@ -262,8 +270,9 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       const model::detail::fix_site& s, const model::layer& l,
       const std::optional<std::pair<std::int64_t, std::size_t>>& shape_of) const override {
     const auto file = names_at(original_, nullptr, {});
-    const auto node = file ? reader_of(*file, *s.g, l) : std::nullopt;
-    if (!node || node_at(proto_, *node)->input_size() <= input_of(*node_at(proto_, *node), 1))
+    const auto node = file && part_of(l.type) != op_part::constant ? reader_of(*file, *s.g, l) : std::nullopt;
+    if (part_of(l.type) != op_part::constant &&
+        (!node || node_at(proto_, *node)->input_size() <= input_of(*node_at(proto_, *node), 1)))
       return model::text::pattern_not_an_input();
     if (shape_of && !tensor_named(*shape_of)) {
       const auto* from = original_.find(shape_of->first);
@@ -445,6 +454,7 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
   node_ref apply(::onnx::ModelProto& m, const model::detail::fix_rewrite& r, std::set<std::string>& taken,
                  std::vector<std::pair<layer_key, node_ref>>& placed) {
     if (!r.p.reduction.empty()) return apply_reduction(m, r, taken);
+    if (r.p.range) return apply_range(m, r, taken, placed);
     if (!r.p.computed.empty()) return apply_computed(m, r, taken, placed);
     const auto s = names_at(original_, &declared(), r.p.within);
     const auto* reshape = s ? s->g->find(r.p.reshape) : nullptr;
@@ -546,6 +556,75 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     c.within = r.change.within;
     c.id = r.p.reshape;
     return *node;
+  }
+
+  /// Whether a node of a body of `g`'s nodes (at any depth) reads the tensor `name`.
+  static bool read_in_a_body(const ::onnx::GraphProto& g, const std::string& name) {
+    const auto reads = [&](const ::onnx::GraphProto& body, const auto& self) -> bool {
+      for (const auto& n : body.node()) {
+        if (&body != &g && std::find(n.input().begin(), n.input().end(), name) != n.input().end()) return true;
+        for (const auto& a : n.attribute()) {
+          if (a.has_g() && self(a.g(), self)) return true;
+          for (const auto& b : a.graphs())
+            if (self(b, self)) return true;
+        }
+      }
+      return false;
+    };
+    return reads(g, reads);
+  }
+
+  /// Range rewrite `r` made in `m`: the Const (an initializer, or a Constant node's output) computed as a
+  /// Range of the count read from a tensor's shape, from its start by its step, cast and shaped as it was:
+  /// nodes inserted before the first node that reads it, and every node that read it reads them instead (the
+  /// Const is then unread, and dropped). Returns where the last of them is.
+  node_ref apply_range(::onnx::ModelProto& m, const model::detail::fix_rewrite& r, std::set<std::string>& taken,
+                       std::vector<std::pair<layer_key, node_ref>>& placed) {
+    const auto held = tensor_named({r.p.reshape, 0});
+    const auto from = r.p.shape_of ? tensor_named(*r.p.shape_of) : std::nullopt;
+    if (!held || !from || !r.p.range) internal("the range's tensors are not found again");
+    auto* g = m.mutable_graph();
+    int at = -1;
+    for (int k = 0; k < g->node_size() && at < 0; ++k)
+      if (std::find(g->node(k).input().begin(), g->node(k).input().end(), *held) != g->node(k).input().end()) at = k;
+    if (at < 0) internal("no node reads the range");
+    pattern_nodes made(*g, taken, *held, "values");
+    const auto count = made.computed(*from, r.p.computed);
+    const auto n = made.node("Reshape", {count, made.constant("count_shape", {})}, "count");
+    // Counted from 0 by 1 in int64, then the step and the start in integers, then the Const's type and shape.
+    auto v = made.node("Range", {made.scalar("zero", 0), n, made.scalar("one", 1)}, "range");
+    if (r.p.range->step != 1) v = made.node("Mul", {v, made.scalar("step", r.p.range->step)}, "stepped");
+    if (r.p.range->start != 0) v = made.node("Add", {v, made.scalar("start", r.p.range->start)}, "started");
+    if (r.p.converted) {
+      const auto to = detail::onnx_type_of(*r.p.converted);
+      if (!to) internal("the range's type has no ONNX name");
+      v = made.node("Cast", {v}, "cast");
+      made.attribute("to", *to);
+    }
+    v = made.node("Reshape", {v, made.constant("shape", r.p.range->shape)}, "shaped");
+    auto& nodes = made.nodes;
+    const auto added = static_cast<int>(nodes.size());
+    for (auto& x : nodes) {
+      *g->add_node() = std::move(x);
+      for (int k = g->node_size() - 1; k > at + static_cast<int>(&x - nodes.data()); --k) g->mutable_node()->SwapElements(k, k - 1);
+    }
+    const insertion made_here{{}, at, added};
+    for (auto& [key, x] : placed) made_here.shift(x);
+    inserted_.push_back(made_here);
+    for (int k = at + added; k < g->node_size(); ++k)
+      for (int i = 0; i < g->node(k).input_size(); ++i)
+        if (g->node(k).input(i) == *held) g->mutable_node(k)->set_input(i, v);
+    auto& c = changes_[{r.p.within, r.p.reshape}];
+    c.name = *held;
+    c.type = "Const";
+    c.edit = model::onnx_edit{v, std::nullopt, false};
+    c.old_pattern = r.change.old_pattern;
+    c.new_pattern = r.change.new_pattern;
+    c.computed = r.change.computed;
+    c.why = r.p.why;
+    c.within = r.change.within;
+    c.id = r.p.reshape;
+    return node_ref{{}, at + added - 1};
   }
 
   /// Whether the tensor `name` of the graph `s` is a scalar, as propagated.

@@ -37,6 +37,14 @@ std::string pattern_nodes::constant(std::string_view what, const std::vector<std
   return t->name();
 }
 
+std::string pattern_nodes::scalar(std::string_view what, std::int64_t value) {
+  auto* t = g_.add_initializer();
+  t->set_name(name(what));
+  t->set_data_type(::onnx::TensorProto::INT64);
+  t->add_int64_data(value);
+  return t->name();
+}
+
 std::string pattern_nodes::computed(const std::string& data, std::span<const model::detail::pattern_term> terms) {
   const auto shape = node("Shape", {data}, "shape");
   std::vector<std::string> pieces;

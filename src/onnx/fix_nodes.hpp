@@ -28,6 +28,8 @@ class pattern_nodes {
   void attribute(std::string_view name, std::int64_t value);
   /// An int64 initializer of `values` (added to the graph): its name.
   std::string constant(std::string_view what, const std::vector<std::int64_t>& values);
+  /// An int64 scalar initializer of `value`: its name.
+  std::string scalar(std::string_view what, std::int64_t value);
   /// `terms` computed from the shape of the tensor `data` (Shape, Gather, Mul, Div, Concat; Mod and Sub for a
   /// pad to a multiple; runs of values that stay as one initializer): the name of the result.
   std::string computed(const std::string& data, std::span<const model::detail::pattern_term> terms);

@@ -31,13 +31,17 @@ SAME = HERE / "ort" / "same.js"
 NODE = os.environ.get("RESHAPE1_NODE", "node")
 
 # name: (shape at B, axes that change, (reshape1 on at_a, ONNX Runtime on at_a at B), reshape1 on dynamic,
-#        fix --shape on at_a: "fixed" or "refused")
+#        fix --shape on at_a: "fixed" or "refused"[, how fix asks: {"asked": DIM, "assume": [CONSTANT, ...]}])
 CASES = {
     # view(b, h//ws, ws, w//ws, ws, c) exports as Reshape [1,4,4,4,4,8] on [1,16,16,8]: 256 elements per
     # channel at A, 768 at B: the pattern no longer fits, and ONNX Runtime refuses it too.
     "window_partition": ([1, 24, 32, 8], [1, 2], ("no", "fails"), "yes", "refused"),
-    # arange(h), arange(w) fold to an [1,2,8,8] grid constant that the Add then broadcasts against [1,2,12,16].
-    "range_grid": ([1, 2, 12, 16], [2, 3], ("no", "fails"), "yes", "refused"),
+    # arange(h), arange(w) fold to two constants that count 0..7 ([8,1] and [1,8]), each expanded to a fixed
+    # [8,8], the grid the Add then broadcasts against [1,2,12,16]. fix computes each count as a Range of x's
+    # extent (counted_range) and each Expand's shape from x. H and W are asked as 2.. (the Add broadcasts a
+    # 1), and the stride 8.0 the grid is scaled by, equal to the 8 of H and W, is vouched for.
+    "range_grid": ([1, 2, 12, 16], [2, 3], ("no", "fails"), "yes", "fixed",
+                   {"asked": "2..", "assume": ["/Constant_6_output_0"]}),
     # interpolate(size=(2h, 2w)) folds to Resize sizes [1,4,16,16]: at B it still makes 16x16 (runs, but not
     # the 24x32 the module makes). The sizes are placed along H and W, whose size changes: cannot tell. fix
     # computes them from the Resize's input shape, twice its H and W.
@@ -103,6 +107,9 @@ FIXED = {
     "size_fix_global_max_pool_int8": ("size_fix_global_max_pool_int8_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
     "size_fix_global_max_pool_uint8_opset18": ("size_fix_global_max_pool_uint8_opset18_at_b", "x=[1,3,?,?]",
                                                [1, 3, 10, 12], [1, 3, 6, 8]),
+    # A language model's positions, position_ids[:, :L] baked as [[0..5]]: computed as a Range of L, within
+    # the table's 16.
+    "size_fix_position_ids": ("size_fix_position_ids_at_b", "x=[1,2..16,4]", [1, 9, 4], [1, 6, 4]),
     # Swin's pad of W to a multiple of its window (4), windows, crop back: the pad computed as (4-W%4)%4.
     "size_fix_pad_to_window": ("size_fix_pad_to_window_at_b", "x=[1,7,2..,2..]", [1, 7, 12, 22], [1, 7, 10, 18]),
     # The same over H and W: H's pad of 0 at A read as a pad to the window, as the crop cuts H too.
@@ -127,13 +134,15 @@ def declared_shape(model: pathlib.Path):
     return [int(d) for d in json.loads(p.stdout)["inputs"][0]["declared"].strip("[]").split(",")]
 
 
-def fix(name: str, axes, out: pathlib.Path) -> str:
-    """fix --shape on NAME.at_a.onnx, the changing axes asked as `?`: "fixed" (out written) or "refused"."""
+def fix(name: str, axes, out: pathlib.Path, how) -> str:
+    """fix --shape on NAME.at_a.onnx, the changing axes asked as `?` (or how["asked"]), the constants in
+    how["assume"] vouched for: "fixed" (out written) or "refused"."""
     dims = [str(d) for d in declared_shape(DATA / f"{name}.at_a.onnx")]
     for a in axes:
-        dims[a] = "?"
+        dims[a] = how.get("asked", "?")
+    vouched = [arg for c in how.get("assume", []) for arg in ("--assume-constant", c)]
     p = subprocess.run([RESHAPE1, "fix", str(DATA / f"{name}.at_a.onnx"), "--shape", f"x=[{','.join(dims)}]",
-                        "-o", str(out), "--json"], capture_output=True, text=True, timeout=300)
+                        "-o", str(out), "--json"] + vouched, capture_output=True, text=True, timeout=300)
     report = json.loads(p.stdout)
     if p.returncode not in (0, 1) or (p.returncode == 0) != out.exists():
         raise SystemExit(f"{name}: fix exited {p.returncode}\n{p.stdout}{p.stderr}")
@@ -146,7 +155,7 @@ def main() -> int:
         tmp = pathlib.Path(tmp)
         pairs = []
         fixed = {}
-        for name, (shape, axes, _, _, _) in CASES.items():
+        for name, (shape, axes, _, _, _, *how) in CASES.items():
             freed = tmp / f"{name}.freed.onnx"
             args = [FREE, str(DATA / f"{name}.at_a.onnx"), str(freed)]
             for a in axes:
@@ -158,7 +167,7 @@ def main() -> int:
             pairs += [[str(freed), truth, str(spec)], [str(DATA / f"{name}.dynamic.onnx"), truth, str(spec)]]
             # The fixed model, as written, at B against the truth and at A against the export at A.
             out = tmp / f"{name}.fixed.onnx"
-            fixed[name] = fix(name, axes, out)
+            fixed[name] = fix(name, axes, out, how[0] if how else {})
             if fixed[name] == "fixed":
                 spec_a = tmp / f"{name}.a.json"
                 spec_a.write_text(json.dumps({"inputs": {"x": declared_shape(DATA / f"{name}.at_a.onnx")}, "seed": 2}))
@@ -185,7 +194,7 @@ def main() -> int:
     print(f"{'module':22} {'at_a: reshape1':16} {'ONNX Runtime':14} {'dynamic: reshape1':18} {'ONNX Runtime':14} "
           "fix --shape: ONNX Runtime at B, at A")
     at = 0
-    for name, (shape, _, (want_a, want_ort), want_dynamic, want_fix) in CASES.items():
+    for name, (shape, _, (want_a, want_ort), want_dynamic, want_fix, *_) in CASES.items():
         ort_a, ort_dynamic = outcomes[at], outcomes[at + 1]
         at += 2
         ort_fix = []

@@ -88,6 +88,14 @@ std::vector<const layer*> reduction_steps(const graph& g, const layer& last);
 std::optional<std::vector<std::size_t>> reduced_axes(const graph& g, const propagation& declared, const layer& r,
                                                      std::size_t rank);
 
+/// A tensor that counts along its one axis above 1: `count` whole values from `start` by `step` (not 0).
+struct counted_values {
+  std::size_t axis = 0;
+  std::int64_t count = 0, start = 0, step = 0;
+};
+/// Whether the known values of `t` (static, three at least) count so, whole numbers (of floats too).
+std::optional<counted_values> counts_along(const tensor& t);
+
 /// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
 /// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis
 /// `carriers` show in a tensor (check_batch's, empty when the batch does not change) is not such a size.

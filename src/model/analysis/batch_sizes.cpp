@@ -853,6 +853,87 @@ std::optional<batch_finding> unsearched(const propagation& asked, const layer& l
   return std::nullopt;
 }
 
+/// Which layers' first output some layer reads as data: at an input its shape rule does not read the values
+/// of (a Gather's indices, an operand of arithmetic, an Expand's data), not an index into a shape, and not
+/// where that layer computes integers whose values propagation knows (a Concat of a pattern's pieces: a
+/// shape, whatever its constants count).
+std::vector<char> read_as_data(const graph& g, const propagation& declared) {
+  std::vector<char> data(g.layers().size(), 0);
+  for (std::size_t index = 0; index < g.layers().size(); ++index) {
+    const auto& c = g.layers()[index];
+    const auto* row = find_entry(c.type, c.opset);
+    if (row == nullptr || row->values == reads_all_values) continue;
+    if (!declared.outputs[index].empty() && declared.outputs[index][0].value && !declared.outputs[index][0].value->is_real() &&
+        declared.outputs[index][0].type && is_integer(*declared.outputs[index][0].type))
+      continue;
+    for (std::size_t port = 0; port < c.sources.size(); ++port) {
+      const auto& s = c.sources[port];
+      if (!s || s->output != 0 || reads_value(row->values, port)) continue;
+      if (holds_positions(c, port) && !c.sources.empty() && c.sources[0] && gives_dimensions(g.layers()[c.sources[0]->layer]))
+        continue;
+      data[s->layer] = 1;
+    }
+  }
+  return data;
+}
+
+}  // namespace
+
+std::optional<counted_values> counts_along(const tensor& t) {
+  const auto& shape = t.shape;
+  if (!t.value || !shape.is_static()) return std::nullopt;
+  std::optional<std::size_t> axis;
+  for (std::size_t a = 0; a < shape.size(); ++a) {
+    if (shape[a].lo() == 1) continue;
+    if (axis) return std::nullopt;
+    axis = a;
+  }
+  const auto& v = *t.value;
+  const auto n = v.is_real() ? v.reals.size() : v.elements.size();
+  // Three at least: any two values count from the first by their difference.
+  if (!axis || n < 3 || static_cast<std::int64_t>(n) != shape[*axis].lo()) return std::nullopt;
+  std::vector<std::int64_t> whole(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (v.is_real()) {
+      // Whole numbers only, as a float holds them exactly (a grid of cell indices counted in floats).
+      const auto r = v.reals[k];
+      if (!v.real_constant(k) || !(r >= -9.0e15 && r <= 9.0e15) || r != std::trunc(r)) return std::nullopt;
+      whole[k] = static_cast<std::int64_t>(r);
+    } else {
+      const auto& b = v.elements[k];
+      if (!b.exact() || !b.constant || b.lo < -(std::int64_t{1} << 53) || b.lo > (std::int64_t{1} << 53)) return std::nullopt;
+      whole[k] = b.lo;
+    }
+  }
+  const auto step = whole[1] - whole[0];
+  if (step == 0) return std::nullopt;
+  for (std::size_t k = 2; k < n; ++k)
+    if (whole[k] - whole[k - 1] != step) return std::nullopt;
+  return counted_values{*axis, static_cast<std::int64_t>(n), whole[0], step};
+}
+
+namespace {
+
+/// A Const that some layer reads as data, counting along its one axis above 1 (counts_along), whose count
+/// equals a size that changes: `torch.arange(h)` or `position_ids[:, :L]` folded at one size into the
+/// numbers they gave. Its finding is the Const's own (fix computes it as a Range on a shape).
+std::optional<batch_finding> counted_range(const graph& g, const propagation& declared, std::size_t index,
+                                           const std::unordered_map<std::int64_t, size_source>& sizes,
+                                           std::span<const std::string> assumed, option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  if (l.auxiliary || declared.outputs[index].empty() || vouched(l, assumed)) return std::nullopt;
+  const auto counted = counts_along(declared.outputs[index][0]);
+  if (!counted) return std::nullopt;
+  const auto equals = sizes.find(counted->count);
+  if (equals == sizes.end()) return std::nullopt;
+  auto f = size_finding(l, index);
+  set_reason(f, because(why::counted_range, counted->axis, counted->count, counted->start, counted->step)
+                    .quoting(fmt::format("equals {} at the declared shapes, which is {} at the shapes asked",
+                                         describe(equals->second), asked_text(equals->second))));
+  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+  return f;
+}
+
 /// The finding of layer `l` (at `index`) whose constants `found` equal sizes that change: the first named,
 /// the others counted.
 batch_finding baked_finding(const layer& l, std::size_t index, const std::vector<baked>& found, option_spelling spelling) {
@@ -879,8 +960,26 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
                                        std::span<const std::string> assumed, option_spelling spelling) {
   std::vector<batch_finding> out;
   const auto sizes = changing_sizes(g, declared, asked, carriers);
+  std::vector<char> data;  // (made once a size changes)
+  std::unordered_map<std::int64_t, size_source> plain;
   for (const auto index : g.order()) {
     const auto& l = g.layers()[index];
+    if (part_of(l.type) == op_part::constant) {
+      if (sizes.empty()) continue;
+      if (data.empty()) {
+        data = read_as_data(g, declared);
+        // (Dimensions and their products only: a count is no half or twice of one. Not of a tensor whose rank
+        // the shapes asked leave unknown, after a layer that fails there: its sizes are not shown to change.)
+        for (const auto i : g.order())
+          for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o)
+            if (asked.outputs[i][o].shape.rank_known())
+              add_changing(declared.outputs[i][o].shape, asked.outputs[i][o].shape, batch_axis(carriers, i, o),
+                           g.layers()[i].name, plain, false);
+      }
+      if (data[index] == 0) continue;
+      if (auto f = counted_range(g, declared, index, plain, assumed, spelling)) out.push_back(std::move(*f));
+      continue;
+    }
     if (auto f = unsearched(asked, l, index)) {
       out.push_back(std::move(*f));
       continue;

@@ -51,6 +51,15 @@ enum class count_form { count, reciprocal, less_one, reciprocal_less_one, ratio_
 /// `computed`, the count as text, in `form`: `1/(...)`, `...-1`, `1/(...-1)`, `.../(...-1)`.
 [[nodiscard]] std::string form_text(count_form form, const std::string& computed);
 
+/// New sizes: a Const that counts along one axis (check's `counted_range`), computed instead as a Range of
+/// the count (the one term of `computed`) from `start` by `step`, given the Const's shape (`shape`, -1
+/// along the axis it counts) and its element type.
+struct counted_range {
+  std::int64_t start = 0, step = 1;
+  std::vector<std::int64_t> shape{};
+  friend bool operator==(const counted_range&, const counted_range&) = default;
+};
+
 /// A value one element of a Reshape's pattern could take so that the Reshape keeps the batch.
 struct pattern_choice {
   std::size_t element = 0;
@@ -80,6 +89,8 @@ struct pattern_choice {
   /// New sizes: `computed` holds a Pad's begins then its ends (ONNX's pads input, whole); the IR's Pad takes
   /// the halves at inputs 1 and 2.
   bool pads = false;
+  /// New sizes: the layer is a Const that `computed` and this Range replace for every layer that reads it.
+  std::optional<counted_range> range{};
 };
 
 /// The values to try, best first, for Reshape `l` of `g` (propagated as `p`), which check_batch names with

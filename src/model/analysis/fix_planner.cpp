@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "detail/fail.hpp"
 #include "model/ops/rules.hpp"
@@ -50,8 +51,12 @@ std::int64_t largest_id(const graph& g) {
 std::string pattern_text(const graph& g, const propagation& p, const layer& l, std::size_t port = 1) {
   if (part_of(l.type) == op_part::reshape) return to_string(detail::without_symbols(detail::reshape_pattern_at(g, p, l, nullptr)));
   if (const auto w = window_of(l); w && global_reduction(l)) return fmt::format("[{}]", fmt::join(w->kernel, ","));  // a window
-  if (port >= l.sources.size()) return "?";
-  const auto& v = p.input(g, l, port).value;
+  // (A Const computed whole: its own values.)
+  const bool own = part_of(l.type) == op_part::constant;
+  if (!own && port >= l.sources.size()) return "?";
+  const auto index = static_cast<std::size_t>(&l - g.layers().data());
+  if (own && (index >= p.outputs.size() || p.outputs[index].empty())) return "?";
+  const auto& v = own ? p.outputs[index][0].value : p.input(g, l, port).value;
   if (!v) return "?";
   std::string out = "[";
   if (v->is_real()) {  // a Range's limit counted in floats
@@ -64,6 +69,15 @@ std::string pattern_text(const graph& g, const propagation& p, const layer& l, s
 
 /// A reduction a pooling becomes, in the notation of a change: `ReduceMean over [2,3]`.
 std::string reduction_text(const fix_plan& x) { return fmt::format("{} over [{}]", x.reduction, fmt::join(x.axes, ",")); }
+
+/// A Const computed as a Range, in the notation of a change: `range(shape('x')[1])*2+1 as [1,-1]`.
+std::string range_text(const fix_plan& x) {
+  const auto& r = *x.range;
+  auto count = terms_text(x.computed, x.shape_of_name);
+  if (count.size() > 2 && count.front() == '[' && count.back() == ']') count = count.substr(1, count.size() - 2);
+  return fmt::format("range({}){}{} as [{}]", count, r.step != 1 ? fmt::format("*{}", r.step) : std::string(),
+                     r.start != 0 ? fmt::format("{:+}", r.start) : std::string(), fmt::join(r.shape, ","));
+}
 
 /// The input a finding names (a layer's that is not a Reshape), else the pattern's.
 std::size_t port_of(const batch_finding& f) { return finding_port(f).value_or(1); }
@@ -589,7 +603,7 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
     c.old_value = r.p.old_value;
     c.new_value = r.p.value;
     if (!r.p.computed.empty())
-      c.computed = c.new_pattern = form_text(r.p.form, terms_text(r.p.computed, r.p.shape_of_name));
+      c.computed = c.new_pattern = r.p.range ? range_text(r.p) : form_text(r.p.form, terms_text(r.p.computed, r.p.shape_of_name));
     if (!r.p.reduction.empty()) {  // (the layer in `next` is the reduction already)
       c.computed = c.new_pattern = reduction_text(r.p);
       if (const auto* was = site_at(original_, nullptr, r.p.within)->g->find(r.p.reshape)) c.type = was->type;

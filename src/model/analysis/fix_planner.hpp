@@ -90,6 +90,7 @@ struct fix_plan {
   std::string reduction{};
   std::vector<std::int64_t> axes{};
   bool pads = false;  ///< `computed` is a Pad's begins then ends (pattern_choice::pads)
+  std::optional<counted_range> range{};  ///< the Const is computed as this Range (pattern_choice::range)
   /// Whether new layers carry the rewrite (a computed pattern, a reduction): then no Const is rewritten.
   [[nodiscard]] bool adds_layers() const { return !computed.empty() || !reduction.empty(); }
 };
@@ -285,6 +286,10 @@ class fix_planner {
   /// appended to `appended`, which starts at `base` in the weights) and feed it to the Reshape.
   void computed_edits(const fix_plan& x, std::int64_t first_id, std::uint64_t base, std::vector<graph_edit>& edits,
                       std::vector<std::byte>& appended) const;
+  /// ... for a Const computed as a Range (x.range): the layers that compute it, and every reader of `holder`
+  /// fed by them.
+  void range_edits(const fix_plan& x, const layer& holder, std::int64_t first_id, std::uint64_t base,
+                   std::vector<graph_edit>& edits, std::vector<std::byte>& appended) const;
 
   std::vector<proof_point> proofs_;
   std::vector<free_size> free_sizes_;

@@ -212,9 +212,11 @@ std::optional<fix_plan> fix_planner::target(const fix_site& s, const std::vector
     x.reshape = x.holder = l.id;
     x.computed = c.computed;
     x.input_rank = static_cast<std::int64_t>(in.size());
-    const auto& fed = s.p->input(*s.g, l, c.port).shape;
-    x.scalar = fed.rank_known() && fed.size() == 0 && c.computed.size() == 1;
-    if (const auto& type = s.p->input(*s.g, l, c.port).type; type && *type != element_type::i64) x.converted = *type;
+    // (A Const computed whole takes the place of its own output.)
+    const auto& fed = c.range ? s.p->outputs[static_cast<std::size_t>(&l - s.g->layers().data())][0] : s.p->input(*s.g, l, c.port);
+    x.scalar = !c.range && fed.shape.rank_known() && fed.shape.size() == 0 && c.computed.size() == 1;
+    if (fed.type && *fed.type != element_type::i64) x.converted = *fed.type;
+    x.range = c.range;
     x.shape_of = c.shape_of;
     x.shape_of_name = c.shape_of_name;
     x.port = c.port;
@@ -361,9 +363,48 @@ std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
   return values;
 }
 
+void fix_planner::range_edits(const fix_plan& x, const layer& holder, std::int64_t first_id, std::uint64_t base,
+                              std::vector<graph_edit>& edits, std::vector<std::byte>& appended) const {
+  if (!x.shape_of) fail(errc::invalid_argument, {}, fmt::format("{}: a range without the tensor it counts", holder.where()), {});
+  added_layers made{fmt::format("{}/values", holder.name), first_id, base, edits, appended};
+  const auto count = values_from_shape(x, x.computed, made, *x.shape_of);
+  const auto numpy = std::pair<std::string, std::string>{"auto_broadcast", "numpy"};
+  // Range-4 counts from 0 by 1 in i64 (its inputs scalars), then the step and the start, in integers, then
+  // the Const's type and shape: whole values, exact in every type the Const held them in.
+  const auto none = made.constant("count_shape", {}, false);
+  const auto n = made.add("count", "Reshape", 1, {{"special_zero", "false"}}, {{count, 0}, {none, 0}}, {});
+  const auto zero = made.constant("zero", {0}, true), one = made.constant("one", {1}, true);
+  auto v = made.add("range", "Range", 4, {{"output_type", "i64"}}, {{zero, 0}, {n, 0}, {one, 0}}, {-1});
+  if (x.range->step != 1) {
+    const auto step = made.constant("step", {x.range->step}, true);
+    v = made.add("stepped", "Multiply", 1, {numpy}, {{v, 0}, {step, 0}}, {-1});
+  }
+  if (x.range->start != 0) {
+    const auto start = made.constant("start", {x.range->start}, true);
+    v = made.add("started", "Add", 1, {numpy}, {{v, 0}, {start, 0}}, {-1});
+  }
+  if (x.converted) {
+    v = made.add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{v, 0}}, {-1});
+    edits.back().output_type = *x.converted;
+  }
+  const auto shape = made.constant("shape", x.range->shape, false);
+  v = made.add("shaped", "Reshape", 1, {{"special_zero", "false"}}, {{v, 0}, {shape, 0}}, x.range->shape);
+  if (x.converted) edits.back().output_type = *x.converted;
+  // Every layer that read the Const reads the Range instead.
+  const auto at = static_cast<std::size_t>(&holder - original_.layers().data());
+  for (const auto& c : original_.layers())
+    for (std::size_t port = 0; port < c.sources.size(); ++port)
+      if (c.sources[port] && c.sources[port]->layer == at && c.sources[port]->output == 0)
+        edits.push_back({.what = graph_edit::kind::set_source, .layer = v, .consumer = c.id, .port = port, .output = 0});
+}
+
 void fix_planner::computed_edits(const fix_plan& x, std::int64_t first_id, std::uint64_t base,
                                  std::vector<graph_edit>& edits, std::vector<std::byte>& appended) const {
   const auto& reshape = *original_.find(x.reshape);
+  if (x.range) {
+    range_edits(x, reshape, first_id, base, edits, appended);
+    return;
+  }
   if (reshape.sources.empty() || !reshape.sources[0])
     fail(errc::invalid_argument, {}, fmt::format("{}: a {} without its data input", reshape.where(),
                                                  x.reduction.empty() ? "Reshape" : "pooling"), {});

@@ -65,6 +65,9 @@ std::optional<placed_sizes> read_sizes(const graph& g, const propagation& declar
   return r;
 }
 
+/// Where an axis of the tensor followed is in a tensor it became, where it is in none (an axis of 1 dropped).
+constexpr std::size_t unmapped = std::numeric_limits<std::size_t>::max();
+
 /// The sizes `s` read from `other` (`other_now` at the shapes asked), the shape of a tensor met where the
 /// output's axes are at `at`: one along an axis that stays where it has that extent, else the constant; one
 /// that changes where `other` has it and changes there too (not along `joined`, a Concat's axis). Fewer
@@ -74,6 +77,11 @@ std::vector<pattern_term> sizes_read_from(const placed_sizes& s, const partial_s
   std::vector<pattern_term> terms;
   for (std::size_t e = 0; e < s.values.size(); ++e) {
     const auto j = at[s.axes[e]];
+    if (j == unmapped) {  // an axis of 1 the walk dropped: it stays, as the constant
+      if (s.moving[e] != 0) break;
+      terms.push_back(pattern_term{{}, s.values[e], 1});
+      continue;
+    }
     const bool has = other[j].is_static() && other[j].lo() == s.values[e];
     if (s.moving[e] == 0) {
       terms.push_back(has ? pattern_term{{j}, 1, 1} : pattern_term{{}, s.values[e], 1});
@@ -90,13 +98,16 @@ std::vector<pattern_term> sizes_read_from(const placed_sizes& s, const partial_s
 /// known.
 std::optional<std::vector<std::size_t>> permuted(const graph& g, const propagation& declared, const layer& c,
                                                  const std::vector<std::size_t>& at) {
-  const auto rank = at.size();
   const auto& perm = declared.input(g, c, 1).value;
-  if (!perm || perm->is_real() || perm->elements.size() != rank) return std::nullopt;
-  std::vector<std::size_t> to(rank, rank);
-  for (std::size_t j = 0; j < rank; ++j)
-    for (std::size_t a = 0; a < rank; ++a)
+  const auto& in = declared.input(g, c, 0).shape;
+  if (!perm || perm->is_real() || !in.rank_known() || perm->elements.size() != in.size()) return std::nullopt;
+  const auto rank = in.size();
+  std::vector<std::size_t> to(at.size(), rank);
+  for (std::size_t a = 0; a < at.size(); ++a) {
+    if (at[a] == unmapped) to[a] = unmapped;
+    for (std::size_t j = 0; j < rank; ++j)
       if (perm->elements[j].exact() && perm->elements[j].lo == static_cast<std::int64_t>(at[a])) to[a] = j;
+  }
   if (std::find(to.begin(), to.end(), rank) != to.end()) return std::nullopt;
   return to;
 }
@@ -119,16 +130,39 @@ struct meeting {
   const graph& g;
   const propagation &declared, &asked;
   std::size_t index;  ///< the layer whose output is followed
+  std::size_t before;  ///< a tensor met is computed before this layer (the file lists its nodes in order)
+  bool far;            ///< passed_on's layers are followed, and computed_before's walk back
   const placed_sizes& s;
   std::vector<char> after;  ///< the layers downstream of it
   std::set<std::pair<std::size_t, std::size_t>> tried{};
 };
 
-/// The other operands of `c` (elementwise arithmetic or a Concat that reads the followed tensor, its axes
-/// at `at`, at input `read_at`) from whose shapes every size `m.s` places is read: `found` gets each.
+/// `x`, or the tensor it is computed from by layers of one input that keep its shape at the declared shapes
+/// and at the shapes asked (an activation), where `x` is computed only after layer `m.before`: the tensor
+/// met is its shape all the same, and one computed before the new layers that read it.
+std::optional<source> computed_before(const meeting& m, source x) {
+  for (std::size_t step = 0; step < 8; ++step) {
+    const auto& l = m.g.layers()[x.layer];
+    if (x.layer < m.before || part_of(l.type) == op_part::parameter) return x;
+    if (!m.far || l.sources.size() != 1 || !l.sources[0] || x.output != 0 || m.declared.outputs[x.layer].empty() ||
+        m.asked.outputs[x.layer].empty())
+      return std::nullopt;
+    const auto& from = m.declared.input(m.g, l, 0).shape;
+    const auto& from_now = m.asked.input(m.g, l, 0).shape;
+    if (!from.is_static() || from != m.declared.outputs[x.layer][0].shape || !from_now.rank_known() ||
+        from_now != m.asked.outputs[x.layer][0].shape)
+      return std::nullopt;
+    x = *l.sources[0];
+  }
+  return std::nullopt;
+}
+
+/// The other operands of `c` (elementwise arithmetic or a Concat that reads the followed tensor, of rank
+/// `rank`, its axes at `at`, at input `read_at`) from whose shapes every size `m.s` places is read: `found`
+/// gets each.
 template <class Found>
-void meet_at(meeting& m, const layer& c, std::size_t read_at, const std::vector<std::size_t>& at, Found& found) {
-  const auto rank = m.s.rank;
+void meet_at(meeting& m, const layer& c, std::size_t read_at, std::size_t rank, const std::vector<std::size_t>& at,
+             Found& found) {
   std::optional<std::size_t> joined;  // a Concat's axis, along which the extents need not meet
   const bool concat = part_of(c.type) == op_part::concat;
   if (concat) {
@@ -140,54 +174,134 @@ void meet_at(meeting& m, const layer& c, std::size_t read_at, const std::vector<
     return;
   }
   for (std::size_t k = 0; k < c.sources.size(); ++k) {
-    const auto& x = c.sources[k];
+    if (!c.sources[k] || k == read_at) continue;
     // (Only a tensor computed before the layer, or a graph input: a file lists the nodes that compute its
     // shape first.)
-    if (!x || k == read_at || (x->layer >= m.index && part_of(m.g.layers()[x->layer].type) != op_part::parameter) ||
-        m.after[x->layer] != 0 || !m.tried.emplace(x->layer, x->output).second)
-      continue;
-    const auto& other = m.declared.input(m.g, c, k).shape;
-    const auto& other_now = m.asked.input(m.g, c, k).shape;
+    const auto x = computed_before(m, *c.sources[k]);
+    if (!x || m.after[x->layer] != 0 || !m.tried.emplace(x->layer, x->output).second) continue;
+    const auto& other = m.declared.outputs[x->layer][x->output].shape;
+    const auto& other_now = m.asked.outputs[x->layer][x->output].shape;
     // Arithmetic aligns the last axes of a tensor of lower rank with the other's (a grid of columns added
     // to a map); a Concat joins tensors of one rank.
     if (!other.rank_known() || other.size() < rank || (concat && other.size() != rank) || !other_now.rank_known() ||
         other_now.size() != other.size())
       continue;
     auto aligned = at;
-    for (auto& j : aligned) j += other.size() - rank;
+    for (auto& j : aligned)
+      if (j != unmapped) j += other.size() - rank;
     // Elementwise arithmetic broadcasts a 1: a tensor that may be 1 where the output is not meets it
     // all the same, and its extents are not the output's.
     bool may_broadcast = false;
-    for (std::size_t e = 0; e < m.s.axes.size(); ++e)
-      may_broadcast = may_broadcast || (!concat && m.s.moving[e] != 0 && other_now[aligned[m.s.axes[e]]].lo() < 2);
+    for (std::size_t e = 0; e < m.s.axes.size(); ++e) {
+      const auto j = aligned[m.s.axes[e]];
+      may_broadcast = may_broadcast || (!concat && m.s.moving[e] != 0 && j != unmapped && other_now[j].lo() < 2);
+    }
     if (may_broadcast) continue;
     if (auto terms = sizes_read_from(m.s, other, other_now, aligned, joined); terms.size() == m.s.values.size())
       found(std::move(terms), x->layer, x->output);
   }
 }
 
+/// A tensor the followed output becomes: its layer, its rank, and where each of the output's axes lies in
+/// it (unmapped: nowhere).
+struct reached {
+  std::size_t layer;
+  std::size_t rank;
+  std::vector<std::size_t> at;
+};
+
+/// Where the axes `t` follows are in the output of layer `c`, which reads `t` at input `read_at` and gives
+/// each of them on (the moving ones, `s.moving`, keeping their extent): a Transpose permutes them, a layer
+/// that only adds or removes 1s keeps their order, a Gather of them as indices puts them at its axis, a
+/// broadcast (arithmetic, a bidirectional Broadcast) aligns them with its output's last axes, a Concat
+/// along another axis keeps them; nullopt for any other layer.
+std::optional<reached> passed_on(const meeting& m, const reached& t, std::size_t c_index, std::size_t read_at) {
+  const auto& g = m.g;
+  const auto& c = g.layers()[c_index];
+  if (c.auxiliary || m.declared.outputs[c_index].empty()) return std::nullopt;
+  const auto& from = m.declared.input(g, c, read_at).shape;
+  const auto& to = m.declared.outputs[c_index][0].shape;
+  if (!from.is_static() || !to.is_static() || from.size() != t.rank) return std::nullopt;
+  // The moving axes must keep their extent in the output.
+  const auto keeps = [&](const std::vector<std::size_t>& at) {
+    for (std::size_t e = 0; e < m.s.axes.size(); ++e) {
+      const auto a = m.s.axes[e];
+      if (m.s.moving[e] != 0 && (at[a] == unmapped || t.at[a] == unmapped || to[at[a]].lo() != from[t.at[a]].lo()))
+        return false;
+    }
+    return true;
+  };
+  const auto result = [&](std::vector<std::size_t> at) -> std::optional<reached> {
+    if (!keeps(at)) return std::nullopt;
+    return reached{c_index, to.size(), std::move(at)};
+  };
+  if (permutes_axes(c) && read_at == 0) {
+    auto at = permuted(g, m.declared, c, t.at);
+    return at ? result(std::move(*at)) : std::nullopt;
+  }
+  if (to == from) return result(t.at);  // an activation, a bias, a 1x1 convolution
+  if (moves_ones(c) && read_at == 0) {
+    // Each dimension of the input above 1 is the next one of the output above 1.
+    std::vector<std::size_t> where(from.size(), unmapped);
+    std::size_t o = 0;
+    for (std::size_t i = 0; i < from.size(); ++i) {
+      if (from[i].lo() == 1) continue;
+      while (o < to.size() && to[o].lo() == 1 && to[o].lo() != from[i].lo()) ++o;
+      if (o >= to.size() || to[o].lo() != from[i].lo()) return std::nullopt;
+      where[i] = o++;
+    }
+    for (; o < to.size(); ++o)
+      if (to[o].lo() != 1) return std::nullopt;
+    std::vector<std::size_t> at(t.at.size(), unmapped);
+    for (std::size_t a = 0; a < at.size(); ++a)
+      if (t.at[a] != unmapped) at[a] = where[t.at[a]];
+    return result(std::move(at));
+  }
+  if (gather_counts_back(c) && read_at == 1) {  // indices: they take the place of the data's axis
+    const auto& data = m.declared.input(g, c, 0).shape;
+    const auto& axis = m.declared.input(g, c, 2).value;
+    if (!data.rank_known() || !axis || axis->is_real() || axis->elements.size() != 1 || !axis->elements[0].exact() ||
+        c.integer("batch_dims", 0) != 0)
+      return std::nullopt;
+    auto first = axis->elements[0].lo;
+    if (first < 0) first += static_cast<std::int64_t>(data.size());
+    if (first < 0 || static_cast<std::size_t>(first) >= data.size() || to.size() != data.size() - 1 + from.size())
+      return std::nullopt;
+    auto at = t.at;
+    for (auto& j : at)
+      if (j != unmapped) j += static_cast<std::size_t>(first);
+    return result(std::move(at));
+  }
+  const bool spreads = (elementwise_arithmetic(c.type) || (extends(c) == extension::broadcast && read_at == 0));
+  if (spreads && to.size() >= from.size()) {
+    auto at = t.at;
+    for (auto& j : at)
+      if (j != unmapped) j += to.size() - from.size();
+    return result(std::move(at));
+  }
+  if (part_of(c.type) == op_part::concat && to.size() == from.size()) return result(t.at);  // (keeps: not its axis)
+  return std::nullopt;
+}
+
 /// Where the output of layer `index` meets another tensor: through Transposes (an IR converted from NHWC
-/// turns the map before the skip connection's Add) and layers that keep its shape, up to eight layers on, an
-/// operand of elementwise arithmetic or a Concat (but along its axis) whose other operand is of the same
-/// rank, computed before the layer (its shape must not be computed from the layer's own output, and a file
-/// lists a node's inputs first), has, at the declared shapes, every size `s` places along an axis that
-/// changes, changing there too, and (for arithmetic, which broadcasts a 1) is 2 at least there at the
-/// shapes asked. `found` gets each such tensor (a layer's index and output) and
-/// the sizes read from its shape (one along an axis that stays where it has that extent, else the constant).
-/// Sizes, or a slice's ends where it starts at 0 by steps of 1: its output meets its extent, end less begin.
+/// turns the map before the skip connection's Add), layers that keep its shape, and (where `far`) layers
+/// that pass its axes on otherwise (passed_on), up to eight layers on, an operand of elementwise arithmetic
+/// or a Concat (but along its axis) whose other operand is of the same rank, computed before the layer
+/// (its shape must not be computed from the layer's own output, and a file lists a node's inputs first),
+/// has, at the declared shapes, every size `s` places along an axis that changes, changing there too, and
+/// (for arithmetic, which broadcasts a 1) is 2 at least there at the shapes asked. `found` gets each such
+/// tensor (a layer's index and output) and the sizes read from its shape (one along an axis that stays
+/// where it has that extent, else the constant). Sizes, or a slice's ends where it starts at 0 by steps of
+/// 1: its output meets its extent, end less begin. Met tensors are computed before layer `before` (the
+/// layer itself where it is not given).
 template <class Found>
 void met_tensors(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
-                 const placed_sizes& s, Found found) {
+                 const placed_sizes& s, Found found, bool far = false, std::optional<std::size_t> before = std::nullopt) {
   std::vector<char> self(g.layers().size(), 0);
   self[index] = 1;
-  meeting m{g, declared, asked, index, s, downstream_of(g, self)};
+  meeting m{g, declared, asked, index, before.value_or(index), far, s, downstream_of(g, self)};
   const auto readers = first_output_readers(g);
-  // A tensor the output becomes: its layer, and where each of the output's axes lies in it.
-  struct reached {
-    std::size_t layer;
-    std::vector<std::size_t> at;
-  };
-  std::vector<reached> frontier{{index, {}}};
+  std::vector<reached> frontier{{index, s.rank, {}}};
   for (std::size_t a = 0; a < s.rank; ++a) frontier[0].at.push_back(a);
   for (std::size_t depth = 0; depth < 8 && !frontier.empty(); ++depth) {
     std::vector<reached> next;
@@ -195,16 +309,20 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
       for (const auto& [c_index, read_at] : readers[t.layer]) {
         const auto& c = g.layers()[c_index];
         if (permutes_axes(c) && read_at == 0) {
-          if (auto at = permuted(g, declared, c, t.at)) next.push_back({c_index, std::move(*at)});
+          if (auto at = permuted(g, declared, c, t.at)) next.push_back({c_index, t.rank, std::move(*at)});
           continue;
         }
-        // A layer whose output has, at the declared shapes, the shape of what it reads (an activation, a
-        // bias, a 1x1 convolution) passes the extents on: the tensor it meets may be after it. (Where it
-        // does not at other sizes, the meeting fails there and the checks refuse the reading.)
-        const auto& from = declared.input(g, c, read_at).shape;
-        const auto& to = declared.outputs[c_index].empty() ? from : declared.outputs[c_index][0].shape;
-        if (from.is_static() && to.is_static() && to == from && !c.auxiliary) next.push_back({c_index, t.at});
-        meet_at(m, c, read_at, t.at, found);
+        if (far) {
+          if (auto on = passed_on(m, t, c_index, read_at)) next.push_back(std::move(*on));
+        } else {
+          // A layer whose output has, at the declared shapes, the shape of what it reads (an activation, a
+          // bias, a 1x1 convolution) passes the extents on: the tensor it meets may be after it. (Where it
+          // does not at other sizes, the meeting fails there and the checks refuse the reading.)
+          const auto& from = declared.input(g, c, read_at).shape;
+          const auto& to = declared.outputs[c_index].empty() ? from : declared.outputs[c_index][0].shape;
+          if (from.is_static() && to.is_static() && to == from && !c.auxiliary) next.push_back({c_index, t.rank, t.at});
+        }
+        meet_at(m, c, read_at, t.rank, t.at, found);
       }
     frontier = std::move(next);
   }
@@ -510,7 +628,8 @@ std::vector<pattern_choice> extent_choices(const graph& g, const propagation& de
                 choices.push_back(read_from_met(s.port, g.layers()[layer], output, std::move(terms), [&](const std::string& text, const std::string& name) {
                   return text::sizes_computed_from_tensor(repeats ? "repeats" : "shape values", text, name);
                 }));
-              });
+              },
+              true);
   return choices;
 }
 
@@ -691,6 +810,47 @@ std::vector<pattern_choice> window_choices(const graph& g, const propagation& de
   return {std::move(c)};
 }
 
+bool reads_range(const layer& l, const batch_finding& f) {
+  return f.code == "counted_range" && part_of(l.type) == op_part::constant;
+}
+
+/// A Const that counts along one axis (check's `counted_range`: `position_ids[:, :L]`, `arange(h)` folded at
+/// one size) read as the count of a tensor its readers' outputs meet along that axis (through Gathers of
+/// it, Unsqueezes, broadcasts: passed_on), computed before its first reader: that tensor's extent there,
+/// from which a Range counts as the Const did.
+std::vector<pattern_choice> range_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                          const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto index = static_cast<std::size_t>(&l - g.layers().data());
+  if (!reads_range(l, f) || declared.outputs[index].empty()) return {};
+  const auto& t = declared.outputs[index][0];
+  const auto counted = counts_along(t);
+  if (!counted) return {};
+  placed_sizes s;
+  s.rank = t.shape.size();
+  s.values = {counted->count};
+  s.axes = {counted->axis};
+  s.moving = {1};
+  counted_range range{counted->start, counted->step, {}};
+  for (std::size_t a = 0; a < t.shape.size(); ++a)
+    range.shape.push_back(a == counted->axis ? -1 : t.shape[a].lo());
+  // The new layers go before the first layer that reads the Const: what they read is computed before it.
+  std::size_t first = g.layers().size();
+  for (std::size_t c = 0; c < g.layers().size(); ++c)
+    for (const auto& x : g.layers()[c].sources)
+      if (x && x->layer == index) first = std::min(first, c);
+  std::vector<pattern_choice> choices;
+  met_tensors(
+      g, declared, asked, index, s,
+      [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
+        if (!choices.empty()) return;
+        choices.push_back(read_from_met(0, g.layers()[layer], output, std::move(terms), text::range_from_tensor));
+        choices.back().range = range;
+      },
+      true, first);
+  return choices;
+}
+
 /// Each reading of a value input other than a Reshape's pattern: whether a finding names its input, and its
 /// choices. (reads_placed last: it is the widest.)
 using reads_fn = bool (*)(const layer&, const batch_finding&);
@@ -699,6 +859,7 @@ using choices_fn = std::vector<pattern_choice> (*)(const graph&, const propagati
 constexpr std::pair<reads_fn, choices_fn> readings[] = {
     {reads_positions, last_position_choices}, {reads_k, k_choices},         {reads_extents, extent_choices},
     {reads_limit, limit_choices},             {reads_divisor, divisor_choices}, {reads_window, window_choices},
+    {reads_range, range_choices},
     {reads_placed, placed_size_choices},
 };
 

@@ -164,7 +164,8 @@ class layer_edits {
     out.id = static_cast<std::int64_t>(e.inputs.size());
     out.type = e.output_type;
     st_.dims.start();
-    for (const auto d : e.output_dims) st_.dims.append() = dimension(d);
+    // (A negative dim is one the layer computes at run time: `?`.)
+    for (const auto d : e.output_dims) st_.dims.append() = d < 0 ? dimension() : dimension(d);
     out.dims = st_.dims.run();
     l.outputs = st_.ports.run();
     const auto index = layers_.size();

@@ -98,10 +98,15 @@ std::string_view input_word(const layer& l) {
          : gather_counts_back(l)             ? "indices"
          : global_reduction(l)               ? "window"
          : pads(l)                           ? "pads"
+         : part_of(l.type) == op_part::constant ? "values"
                                              : "bounds";
 }
 
 bool permutes_axes(const layer& l) { return l.type == "Transpose"; }
+
+bool moves_ones(const layer& l) {
+  return l.type == "Unsqueeze" || l.type == "Squeeze" || part_of(l.type) == op_part::reshape;
+}
 
 bool resizes(const layer& l) { return l.type == "Interpolate"; }
 

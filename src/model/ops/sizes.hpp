@@ -129,12 +129,16 @@ struct window_source {
 /// What fix calls the input of `l` it rewrites or computes, in the names of the layers it adds before `l`
 /// and in its reasons: a Reshape's `pattern`, an Interpolate's `sizes`, a TopK's `k`, a Tile's or
 /// Broadcast's `extents`, a Range's `limit`, a Divide's `divisor`, a Multiply's `factor`, a Gather's
-/// `indices`, a pooling's `window`, a slice's `bounds`.
+/// `indices`, a pooling's `window`, a Pad's `pads`, a Const's own `values` (computed whole), a slice's `bounds`.
 [[nodiscard]] std::string_view input_word(const layer& l);
 
 /// `l`'s output holds another tensor's dimensions (ShapeOf): an index into it names a dimension, not a
 /// position along one, even where the dimensions are constants.
 [[nodiscard]] bool gives_dimensions(const layer& l);
+
+/// `l` only adds or removes dimensions of 1 of its data (Unsqueeze, Squeeze) where its shapes show it, as a
+/// Reshape may: the data's other dimensions keep their order.
+[[nodiscard]] bool moves_ones(const layer& l);
 
 /// `l` permutes its data's axes (Transpose): output axis j is input axis perm[j], perm the values of input 1.
 [[nodiscard]] bool permutes_axes(const layer& l);

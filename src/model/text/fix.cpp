@@ -404,6 +404,12 @@ std::string limit_from_tensor(std::string_view terms, std::string_view source) {
                      source, terms);
 }
 
+std::string range_from_tensor(std::string_view terms, std::string_view source) {
+  return fmt::format("what reads it meets '{}', whose extent there it counts at the declared shapes: it is "
+                     "computed as a Range of {} values, from that shape at the new sizes",
+                     source, terms);
+}
+
 std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis) {
   return fmt::format("its k, {}, is the whole of axis {} at the declared shapes: it is computed as {}, where shape is "
                      "the shape of its data input",

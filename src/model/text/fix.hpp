@@ -176,6 +176,9 @@ struct proof_at {
 [[nodiscard]] std::string bessel_from_tensor(std::string_view computed, std::string_view source);
 /// New sizes: why a Range's limit is computed as `terms`, from the shape of the tensor `source` outputs.
 [[nodiscard]] std::string limit_from_tensor(std::string_view terms, std::string_view source);
+/// New sizes: why a Const that counts along an axis is computed as a Range of `terms` values, from the shape
+/// of the tensor `source` outputs.
+[[nodiscard]] std::string range_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a TopK's k, `k` at the declared shapes, the whole of axis `axis`, is computed as `terms`.
 [[nodiscard]] std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis);
 /// New sizes: why a Pad's amounts are computed as `terms`: each that changes pads axis `axis` (of extent

@@ -886,6 +886,43 @@ TEST_F(fixing, new_sizes_a_pad_to_a_window_is_computed_as_what_the_size_lacks) {
   EXPECT_EQ(to_string(at.outputs[0].reshaped), "[6,7,9,4]");
 }
 
+// New sizes, IR: positions 1, 3, 5, ... (`arange(1, 2 * L, 2)`) folded at length 6 into an i32 Const [1,6] that
+// indexes a table of 16 rows, added to x: check names the Const (counted_range), fix computes it as a Range
+// of L (Range-4 from 0 by 1, times 2, plus 1, converted to i32, shaped [1,-1]) read from x, which the
+// table's rows meet, and every layer that read the Const reads it.
+TEST_F(fixing, new_sizes_a_counted_constant_is_computed_as_a_range) {
+  ir_builder b;
+  const int x = b.parameter("[1,6,4]", "x");
+  const int positions = b.constant(element_type::i32, "1,6", {1, 3, 5, 7, 9, 11}, "[1,6]");
+  const int rows = b.layer("Gather", "batch_dims=\"0\"", {"[16,4]", "[1,6]", "[]"}, {"[1,6,4]"}, "rows", 8);
+  b.edge(b.constant(element_type::f32, "16,4", std::vector<std::int64_t>(64, 0), "[16,4]"), rows, 0);
+  b.edge(positions, rows, 1);
+  b.edge(b.scalar(0), rows, 2);
+  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,6,4]", "[1,6,4]"}, {"[1,6,4]"}, "add_positions");
+  b.edge(x, add, 0);
+  b.edge(rows, add, 1);
+  b.result(add, "[1,6,4]");
+  const auto before = model::check_batch(load(b.xml(), b.bin()), {.shapes = {{"x", parse_shape("[1,7,4]")}}});
+  ASSERT_FALSE(before.findings.empty());
+  EXPECT_EQ(before.findings[0].code, "counted_range");
+  EXPECT_EQ(before.findings[0].id, positions);
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2..8,4]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].type, "Const");
+  EXPECT_EQ(r.changes[0].old_pattern, "[1,3,5,7,9,11]");
+  EXPECT_EQ(r.changes[0].computed, "range(shape('x')[1])*2+1 as [1,-1]");
+  EXPECT_NE(ir_output(r).xml.find(R"(type="Range")"), std::string::npos);
+  const auto at = written_at(r, "[1,7,4]");
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  // Vouched for, it is meant to stay: no finding names it, and the Add fails at another length.
+  const auto vouched = model::check_batch(load(b.xml(), b.bin()),
+                                          {.shapes = {{"x", parse_shape("[1,7,4]")}}, .assume_constant = {fmt::format("#{}", positions)}});
+  EXPECT_TRUE(std::none_of(vouched.findings.begin(), vouched.findings.end(), [](const auto& f) { return f.code == "counted_range"; }));
+}
+
 // New sizes: a size is read from the extent of the axis it is placed on, on a square map too, where it could
 // as well be the other axis' (`size=(2w, 2h)` exported at 8x8 is these bytes): the placement is what the
 // file shows of it, and `?,?` and `?@S` twice read it alike.

@@ -171,6 +171,39 @@ TEST(onnx_fix, new_sizes_a_window_partition_is_read_from_the_windows_and_proven_
   EXPECT_EQ(at.changes[0].computed, "[1,shape[1]/7,7,shape[2]/7,7,5]");
 }
 
+TEST(onnx_fix, new_sizes_a_counted_constant_is_computed_as_a_range) {
+  // position_ids[:, :L] baked at L = 6 as the initializer [[0..5]]: computed as a Range of x's length (the
+  // table's rows meet x in the Add), shaped [1,-1]; the initializer, unread, is dropped (ONNX Runtime runs it
+  // at both lengths: onnx.torch_sizes).
+  const auto bytes = fixture_bytes("size_fix_position_ids");
+  const auto model = std::as_bytes(std::span(bytes.data(), bytes.size()));
+  const auto r = onnx::fix(model, "positions.onnx", at_sizes("[1,2..16,4]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].name, "position_ids");
+  EXPECT_EQ(r.changes[0].type, "Const");
+  EXPECT_EQ(r.changes[0].old_pattern, "[0,1,2,3,4,5]");
+  EXPECT_EQ(r.changes[0].computed, "range(shape('x')[1]) as [1,-1]");
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  std::multiset<std::string> ops;
+  for (const auto& n : fixed.graph().node()) ops.insert(n.op_type());
+  EXPECT_EQ(ops.count("Range"), 1u);
+  for (const auto& t : fixed.graph().initializer()) EXPECT_NE(t.name(), "position_ids");
+  const auto gather = std::find_if(fixed.graph().node().begin(), fixed.graph().node().end(),
+                                   [](const auto& n) { return n.name() == "position_embedding"; });
+  ASSERT_NE(gather, fixed.graph().node().end());
+  EXPECT_EQ(gather->input(1), "position_ids/values/shaped");
+  // Past the table's 16 rows the Gather fails, as the program's does: nothing is written.
+  const auto past = onnx::fix(model, "positions.onnx", at_sizes("[1,2..,4]"));
+  EXPECT_FALSE(past.fixed);
+  // Asked as `?`, x may be 1 long, which the Add broadcasts against any count: nothing reads the count.
+  const auto any = onnx::fix(model, "positions.onnx", at_sizes("[1,?,4]"));
+  EXPECT_FALSE(any.fixed);
+  ASSERT_FALSE(any.refusals.empty());
+  EXPECT_EQ(any.refusals[0].name, "position_ids");
+}
+
 TEST(onnx_fix, new_sizes_a_pad_to_a_window_is_computed_as_what_the_size_lacks) {
   // Swin's pad of W (18) to a multiple of its window (4, which the windows' `[-1,7,10,4]` keeps): the pads
   // computed as (4-W%4)%4, ONNX's one pads input from Shape, Gather, Mod, Sub and Mod; the window split, its
