@@ -257,6 +257,22 @@ def range_grid(p, c, h, w):
     g = p.op("Cast", [r], to=1)
     p.op("Add", ["x", g], "y")
 
+# Counted constants (a Range folded at export into the numbers it gave): a grid of column positions added to
+# the map, `arange(w)` as a [1,w] of floats; rows 1, 3, 5, ... as an [h,1] spread to a fixed [h,w] by Expand
+# (yolov5's grid, in part); learned positions, `arange(w)` of int64 indexing a table of 128 (past the
+# default samples' widths), added along W.
+def counted_columns(p, c, h, w):
+    p.op("Add", ["x", p.f32s([float(k) for k in range(w)], [1, w])], "y")
+
+def counted_rows_expanded(p, c, h, w):
+    g = p.op("Expand", [p.f32s([float(2 * k + 1) for k in range(h)], [h, 1]), p.i64([h, w])])
+    p.op("Add", ["x", g], "y")
+
+def counted_positions(p, c, h, w):
+    table = p.f32s([float(k % 7) for k in range(128)], [128])
+    positions = p.op("Gather", [table, p.i64(list(range(w)))], axis=0)
+    p.op("Add", ["x", positions], "y")
+
 def resize_sizes(p, c, h, w):
     p.op("Resize", ["x", "", "", p.i64([1, c, 2 * h, 2 * w])], "y")
 
@@ -364,13 +380,15 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             expand_computed, topk_width, topk_fixed, view_from_shape, variance_bessel, variance_sum_bessel, std_ratio, std_sqrt_ratio,
             mean_reciprocal_first, variance_sum_bessel_first, std_ratio_first, variance_chained, mean_chained,
             covariance, abs_deviation, third_moment, variance_int, correction_tensor, std_root, root_mean_square,
-            log_mean_exp, mean_channels_width, variance_scaled]
+            log_mean_exp, mean_channels_width, variance_scaled, counted_columns, counted_rows_expanded,
+            counted_positions]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
 # sizes, Slice's ends, a Gather's last position, TopK's k of a whole axis, a Range's limit, Tile's repeats and
 # Expand's shape, a divisor that counts the elements summed, a factor one over it, a pooling window of the
-# whole map, a pad to a window that a later Reshape keeps); the others' constants are refused, naming them.
+# whole map, a pad to a window that a later Reshape keeps, a constant that counts along a size); the others'
+# constants are refused, naming them.
 # (Not pad_to_multiple: nothing in its graph names the multiple.)
 # (Not window_partition: its split of H = 8 into `[4,2]` exports the same constants as a program that cuts H
 # in 4 blocks of H/4, and nothing else in its graph tells them apart, so fix refuses it as the issue asks
@@ -380,7 +398,8 @@ REWRITABLE = {"flatten_baked", "attention_baked", "resize_sizes", "crop_half", "
               "last_row", "topk_width", "range_grid", "tile_rows", "expand_rows", "mean_baked", "mean_reciprocal",
               "pool_window", "variance_bessel", "variance_sum_bessel", "std_ratio", "mean_reciprocal_first",
               "variance_sum_bessel_first", "std_ratio_first", "variance_chained", "mean_chained",
-              "mean_channels_width", "pad_window", "pad_window_2d"}
+              "mean_channels_width", "pad_window", "pad_window_2d", "counted_columns", "counted_rows_expanded",
+              "counted_positions"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

@@ -855,16 +855,24 @@ std::optional<batch_finding> unsearched(const propagation& asked, const layer& l
 
 /// Which layers' first output some layer reads as data: at an input its shape rule does not read the values
 /// of (a Gather's indices, an operand of arithmetic, an Expand's data), not an index into a shape, and not
-/// where that layer computes integers whose values propagation knows (a Concat of a pattern's pieces: a
-/// shape, whatever its constants count).
+/// where that layer computes integers whose values propagation knows and a layer reads as values (a Concat
+/// of a pattern's pieces: a shape, whatever its constants count).
 std::vector<char> read_as_data(const graph& g, const propagation& declared) {
+  std::vector<char> shape_value(g.layers().size(), 0);
+  for (const auto& c : g.layers()) {
+    const auto* row = find_entry(c.type, c.opset);
+    if (row == nullptr || row->values == reads_all_values) continue;
+    for (std::size_t port = 0; port < c.sources.size(); ++port)
+      if (c.sources[port] && reads_value(row->values, port)) shape_value[c.sources[port]->layer] = 1;
+  }
   std::vector<char> data(g.layers().size(), 0);
   for (std::size_t index = 0; index < g.layers().size(); ++index) {
     const auto& c = g.layers()[index];
     const auto* row = find_entry(c.type, c.opset);
     if (row == nullptr || row->values == reads_all_values) continue;
-    if (!declared.outputs[index].empty() && declared.outputs[index][0].value && !declared.outputs[index][0].value->is_real() &&
-        declared.outputs[index][0].type && is_integer(*declared.outputs[index][0].type))
+    if (shape_value[index] != 0 && !declared.outputs[index].empty() && declared.outputs[index][0].value &&
+        !declared.outputs[index][0].value->is_real() && declared.outputs[index][0].type &&
+        is_integer(*declared.outputs[index][0].type))
       continue;
     for (std::size_t port = 0; port < c.sources.size(); ++port) {
       const auto& s = c.sources[port];
@@ -917,7 +925,7 @@ namespace {
 /// A Const that some layer reads as data, counting along its one axis above 1 (counts_along), whose count
 /// equals a size that changes: `torch.arange(h)` or `position_ids[:, :L]` folded at one size into the
 /// numbers they gave. Its finding is the Const's own (fix computes it as a Range on a shape).
-std::optional<batch_finding> counted_range(const graph& g, const propagation& declared, std::size_t index,
+std::optional<batch_finding> counted_range_finding(const graph& g, const propagation& declared, std::size_t index,
                                            const std::unordered_map<std::int64_t, size_source>& sizes,
                                            std::span<const std::string> assumed, option_spelling spelling) {
   const auto& l = g.layers()[index];
@@ -932,6 +940,47 @@ std::optional<batch_finding> counted_range(const graph& g, const propagation& de
                                          describe(equals->second), asked_text(equals->second))));
   f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
   return f;
+}
+
+/// A Const that elementwise arithmetic spreads over another operand that is 1 along an axis where the Const
+/// is as long as a size that changes (a table of 6 values per position added to a mean over the positions,
+/// `[1,6,1] + [1,1,4]`): the output takes that extent from the Const alone, and keeps it at every size, where
+/// the program may have made one value per position. (Where the other operand has the extent too, the layer
+/// fails at another size: no.)
+std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, std::size_t index,
+                                           const std::unordered_map<std::int64_t, size_source>& sizes,
+                                           std::span<const std::string> assumed, option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  if (l.auxiliary || declared.outputs[index].empty() || vouched(l, assumed)) return std::nullopt;
+  const auto& shape = declared.outputs[index][0].shape;
+  if (!shape.is_static()) return std::nullopt;
+  for (const auto& c : g.layers()) {
+    if (!elementwise_arithmetic(c.type) || c.sources.size() != 2) continue;
+    for (std::size_t port = 0; port < 2; ++port) {
+      if (!c.sources[port] || c.sources[port]->layer != index || c.sources[port]->output != 0 || !c.sources[1 - port]) continue;
+      const auto& other = declared.input(g, c, 1 - port).shape;
+      if (!other.rank_known()) continue;
+      const auto rank = std::max(shape.size(), other.size());
+      for (std::size_t a = 0; a < shape.size(); ++a) {
+        const auto n = shape[a].lo();
+        const auto at = a + rank - shape.size();
+        if (n < 2 || at < rank - other.size()) continue;
+        const auto& o = other[at - (rank - other.size())];
+        if (!o.is_static() || o.lo() != 1) continue;
+        const auto equals = sizes.find(n);
+        if (equals == sizes.end()) continue;
+        auto f = size_finding(l, index);
+        set_reason(f, because(why::spread_extent, a, n)
+                          .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, its other operand 1 "
+                                               "there, and {} equals {} at the declared shapes, which is {} at the "
+                                               "shapes asked",
+                                               c.name, c.id, n, describe(equals->second), asked_text(equals->second))));
+        f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+        return f;
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 /// The finding of layer `l` (at `index`) whose constants `found` equal sizes that change: the first named,
@@ -977,7 +1026,10 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
                            g.layers()[i].name, plain, false);
       }
       if (data[index] == 0) continue;
-      if (auto f = counted_range(g, declared, index, plain, assumed, spelling)) out.push_back(std::move(*f));
+      if (auto f = counted_range_finding(g, declared, index, plain, assumed, spelling))
+        out.push_back(std::move(*f));
+      else if (auto spread = spread_extent_finding(g, declared, index, plain, assumed, spelling))
+        out.push_back(std::move(*spread));
       continue;
     }
     if (auto f = unsearched(asked, l, index)) {

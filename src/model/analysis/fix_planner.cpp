@@ -71,7 +71,7 @@ std::string pattern_text(const graph& g, const propagation& p, const layer& l, s
 std::string reduction_text(const fix_plan& x) { return fmt::format("{} over [{}]", x.reduction, fmt::join(x.axes, ",")); }
 
 /// A Const computed as a Range, in the notation of a change: `range(shape('x')[1])*2+1 as [1,-1]`.
-std::string range_text(const fix_plan& x) {
+std::string counted_range_text(const fix_plan& x) {
   const auto& r = *x.range;
   auto count = terms_text(x.computed, x.shape_of_name);
   if (count.size() > 2 && count.front() == '[' && count.back() == ']') count = count.substr(1, count.size() - 2);
@@ -480,8 +480,10 @@ void fix_planner::convert(const std::vector<candidate*>& group, std::vector<fix_
     if (x.adds_layers()) {
       // Ids for the layers that compute it, above every id so far (computed_edits adds at most this many).
       // ShapeOf, axis, Concat (a reduction's axes: one); a Pad's two halves, each with its Convert: twice
-      // that and two; a pad to a multiple: its multiple, two remainders and a difference.
-      std::size_t layers = x.pads ? 8 : 3;
+      // that and two; a pad to a multiple: its multiple, two remainders and a difference; a Range: its count
+      // as a scalar (two), its start, limit and step, a step and a start (two each), a Convert and a Reshape
+      // with its shape.
+      std::size_t layers = x.pads ? 8 : x.range ? 15 : 3;
       for (const auto& t : x.computed) layers += 2 + 3 * t.dims.size() + 4 + (t.multiple != 0 ? 4 : 0);
       fix_rewrite r;
       r.p = x;
@@ -603,7 +605,7 @@ void fix_planner::keep(const std::vector<candidate*>& group, std::vector<fix_rew
     c.old_value = r.p.old_value;
     c.new_value = r.p.value;
     if (!r.p.computed.empty())
-      c.computed = c.new_pattern = r.p.range ? range_text(r.p) : form_text(r.p.form, terms_text(r.p.computed, r.p.shape_of_name));
+      c.computed = c.new_pattern = r.p.range ? counted_range_text(r.p) : form_text(r.p.form, terms_text(r.p.computed, r.p.shape_of_name));
     if (!r.p.reduction.empty()) {  // (the layer in `next` is the reduction already)
       c.computed = c.new_pattern = reduction_text(r.p);
       if (const auto* was = site_at(original_, nullptr, r.p.within)->g->find(r.p.reshape)) c.type = was->type;

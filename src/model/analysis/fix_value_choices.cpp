@@ -4,6 +4,7 @@
 // fix_choices.cpp.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <set>
@@ -826,6 +827,12 @@ std::vector<pattern_choice> range_choices(const graph& g, const propagation& dec
   const auto& t = declared.outputs[index][0];
   const auto counted = counts_along(t);
   if (!counted) return {};
+  // A start that follows the size as the count does (a count down from L-1, a shift by L) is no constant the
+  // Range may keep: only counts up from a start below half the count are read (0, RoBERTa's 2).
+  if (counted->step < 0 || 2 * std::abs(counted->start) >= counted->count) {
+    reason = text::range_not_read(counted->count, counted->start, counted->step);
+    return {};
+  }
   placed_sizes s;
   s.rank = t.shape.size();
   s.values = {counted->count};

@@ -424,6 +424,15 @@ std::string pads_to_multiple(std::string_view terms, std::size_t axis, std::int6
                      axis, extent, amount, multiple, terms);
 }
 
+fix_reason range_not_read(std::int64_t count, std::int64_t start, std::int64_t step) {
+  return {"range_not_read",
+          {{"count", count}, {"start", start}, {"step", step}},
+          fmt::format("it counts {} values from {} by {}: a count down, or one that starts at half its count or "
+                      "further, may start at a value computed from the size (the last position, L-1), which a Range "
+                      "of the new count would not follow; fix reads only counts up from a start below half the count",
+                      count, start, step)};
+}
+
 fix_reason pad_not_read(std::size_t axis, std::int64_t extent, std::int64_t amount, const std::vector<std::int64_t>& kept,
                         pad_doubt doubt) {
   const auto kept_text = kept.empty() ? std::string("none") : fmt::format("{}", fmt::join(kept, ", "));

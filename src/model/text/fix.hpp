@@ -199,6 +199,10 @@ enum class pad_doubt {
 /// keep).
 [[nodiscard]] fix_reason pad_not_read(std::size_t axis, std::int64_t extent, std::int64_t amount,
                                       const std::vector<std::int64_t>& kept, pad_doubt doubt);
+/// New sizes: a constant that counts `count` values from `start` by `step` is not read as a Range of its
+/// count: it counts down, or starts at half its count or further (`arange(L - 1, -1, -1)`, whose start follows
+/// the size as its count does) (range_not_read).
+[[nodiscard]] fix_reason range_not_read(std::int64_t count, std::int64_t start, std::int64_t step);
 /// New sizes: element `index` of a Gather's positions is the last along its axis, but the op (`op`, `version`)
 /// counts no position back from the end.
 [[nodiscard]] fix_reason no_negative_positions(std::size_t index, std::string_view op, int version);

@@ -169,6 +169,11 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       // an integer constant written out as an output, equal to the size that changes (both said yes).
       {"size_other_input_length", {{"y", "[1,4]"}}, model::batch_verdict::cannot_tell, "baked_size"},
       {"size_constant_output", {{"x", "[1,6,12,16]"}}, model::batch_verdict::cannot_tell, "baked_size"},
+      // A table of one value per position spread over the mean of the positions, and a count of the
+      // positions negated and given out (a cold attack's: both said yes, where the programs at length 9 make
+      // 9 rows and 9 values).
+      {"size_spread_extent", {{"x", "[1,9,4]"}}, model::batch_verdict::cannot_tell, "spread_extent"},
+      {"size_counted_output", {{"x", "[1,9,4]"}}, model::batch_verdict::cannot_tell, "counted_range"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.fixture);

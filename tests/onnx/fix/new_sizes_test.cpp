@@ -202,6 +202,18 @@ TEST(onnx_fix, new_sizes_a_counted_constant_is_computed_as_a_range) {
   EXPECT_FALSE(any.fixed);
   ASSERT_FALSE(any.refusals.empty());
   EXPECT_EQ(any.refusals[0].name, "position_ids");
+  // Counted down from L-1 (a cold attack's: its start follows the length too, and a Range of the new count from
+  // 5 wrote a model that differed at length 9): refused with why.
+  ::onnx::ModelProto reversed;
+  ASSERT_TRUE(reversed.ParseFromString(std::string(bytes.begin(), bytes.end())));
+  auto* ids = reversed.mutable_graph()->mutable_initializer(0);
+  ASSERT_EQ(ids->name(), "position_ids");
+  for (int k = 0; k < 6; ++k) ids->set_int64_data(k, 5 - k);
+  const auto text = reversed.SerializeAsString();
+  const auto down = onnx::fix(std::as_bytes(std::span(text.data(), text.size())), "reversed.onnx", at_sizes("[1,2..16,4]"));
+  EXPECT_FALSE(down.fixed);
+  ASSERT_FALSE(down.refusals.empty());
+  EXPECT_EQ(down.refusals[0].code, "range_not_read");
 }
 
 TEST(onnx_fix, new_sizes_a_pad_to_a_window_is_computed_as_what_the_size_lacks) {
