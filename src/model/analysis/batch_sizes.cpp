@@ -853,11 +853,13 @@ std::optional<batch_finding> unsearched(const propagation& asked, const layer& l
   return std::nullopt;
 }
 
-/// Which layers' first output some layer reads as data: at an input its shape rule does not read the values
+/// Which layers' first output some layer reads as data (and, in `readers`, those layers and inputs): at an input its shape rule does not read the values
 /// of (a Gather's indices, an operand of arithmetic, an Expand's data), not an index into a shape, and not
 /// where that layer computes integers whose values propagation knows and a layer reads as values (a Concat
 /// of a pattern's pieces: a shape, whatever its constants count).
-std::vector<char> read_as_data(const graph& g, const propagation& declared) {
+std::vector<char> read_as_data(const graph& g, const propagation& declared,
+                               std::vector<std::vector<std::pair<std::size_t, std::size_t>>>& readers) {
+  readers.assign(g.layers().size(), {});
   std::vector<char> shape_value(g.layers().size(), 0);
   for (const auto& c : g.layers()) {
     const auto* row = find_entry(c.type, c.opset);
@@ -877,6 +879,7 @@ std::vector<char> read_as_data(const graph& g, const propagation& declared) {
     for (std::size_t port = 0; port < c.sources.size(); ++port) {
       const auto& s = c.sources[port];
       if (!s || s->output != 0 || reads_value(row->values, port)) continue;
+      readers[s->layer].emplace_back(index, port);
       if (holds_positions(c, port) && !c.sources.empty() && c.sources[0] && gives_dimensions(g.layers()[c.sources[0]->layer]))
         continue;
       data[s->layer] = 1;
@@ -926,8 +929,8 @@ namespace {
 /// equals a size that changes: `torch.arange(h)` or `position_ids[:, :L]` folded at one size into the
 /// numbers they gave. Its finding is the Const's own (fix computes it as a Range on a shape).
 std::optional<batch_finding> counted_range_finding(const graph& g, const propagation& declared, std::size_t index,
-                                           const std::unordered_map<std::int64_t, size_source>& sizes,
-                                           std::span<const std::string> assumed, option_spelling spelling) {
+                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                   std::span<const std::string> assumed, option_spelling spelling) {
   const auto& l = g.layers()[index];
   if (l.auxiliary || declared.outputs[index].empty() || vouched(l, assumed)) return std::nullopt;
   const auto counted = counts_along(declared.outputs[index][0]);
@@ -947,37 +950,37 @@ std::optional<batch_finding> counted_range_finding(const graph& g, const propaga
 /// `[1,6,1] + [1,1,4]`): the output takes that extent from the Const alone, and keeps it at every size, where
 /// the program may have made one value per position. (Where the other operand has the extent too, the layer
 /// fails at another size: no.)
+/// `readers`: the layers that read the Const's first output, each with the input it reads it at.
 std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, std::size_t index,
-                                           const std::unordered_map<std::int64_t, size_source>& sizes,
-                                           std::span<const std::string> assumed, option_spelling spelling) {
+                                                   std::span<const std::pair<std::size_t, std::size_t>> readers,
+                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                   std::span<const std::string> assumed, option_spelling spelling) {
   const auto& l = g.layers()[index];
   if (l.auxiliary || declared.outputs[index].empty() || vouched(l, assumed)) return std::nullopt;
   const auto& shape = declared.outputs[index][0].shape;
   if (!shape.is_static()) return std::nullopt;
-  for (const auto& c : g.layers()) {
-    if (!elementwise_arithmetic(c.type) || c.sources.size() != 2) continue;
-    for (std::size_t port = 0; port < 2; ++port) {
-      if (!c.sources[port] || c.sources[port]->layer != index || c.sources[port]->output != 0 || !c.sources[1 - port]) continue;
-      const auto& other = declared.input(g, c, 1 - port).shape;
-      if (!other.rank_known()) continue;
-      const auto rank = std::max(shape.size(), other.size());
-      for (std::size_t a = 0; a < shape.size(); ++a) {
-        const auto n = shape[a].lo();
-        const auto at = a + rank - shape.size();
-        if (n < 2 || at < rank - other.size()) continue;
-        const auto& o = other[at - (rank - other.size())];
-        if (!o.is_static() || o.lo() != 1) continue;
-        const auto equals = sizes.find(n);
-        if (equals == sizes.end()) continue;
-        auto f = size_finding(l, index);
-        set_reason(f, because(why::spread_extent, a, n)
-                          .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, its other operand 1 "
-                                               "there, and {} equals {} at the declared shapes, which is {} at the "
-                                               "shapes asked",
-                                               c.name, c.id, n, describe(equals->second), asked_text(equals->second))));
-        f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-        return f;
-      }
+  for (const auto& [reader, port] : readers) {
+    const auto& c = g.layers()[reader];
+    if (!elementwise_arithmetic(c.type) || c.sources.size() != 2 || port > 1 || !c.sources[1 - port]) continue;
+    const auto& other = declared.input(g, c, 1 - port).shape;
+    if (!other.rank_known()) continue;
+    const auto rank = std::max(shape.size(), other.size());
+    for (std::size_t a = 0; a < shape.size(); ++a) {
+      const auto n = shape[a].lo();
+      const auto at = a + rank - shape.size();
+      if (n < 2 || at < rank - other.size()) continue;
+      const auto& o = other[at - (rank - other.size())];
+      if (!o.is_static() || o.lo() != 1) continue;
+      const auto equals = sizes.find(n);
+      if (equals == sizes.end()) continue;
+      auto f = size_finding(l, index);
+      set_reason(f, because(why::spread_extent, a, n)
+                        .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, its other operand 1 "
+                                             "there, and {} equals {} at the declared shapes, which is {} at the "
+                                             "shapes asked",
+                                             c.name, c.id, n, describe(equals->second), asked_text(equals->second))));
+      f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+      return f;
     }
   }
   return std::nullopt;
@@ -1011,12 +1014,13 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
   const auto sizes = changing_sizes(g, declared, asked, carriers);
   std::vector<char> data;  // (made once a size changes)
   std::unordered_map<std::int64_t, size_source> plain;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers;
   for (const auto index : g.order()) {
     const auto& l = g.layers()[index];
     if (part_of(l.type) == op_part::constant) {
       if (sizes.empty()) continue;
       if (data.empty()) {
-        data = read_as_data(g, declared);
+        data = read_as_data(g, declared, readers);
         // (Dimensions and their products only: a count is no half or twice of one. Not of a tensor whose rank
         // the shapes asked leave unknown, after a layer that fails there: its sizes are not shown to change.)
         for (const auto i : g.order())
@@ -1028,7 +1032,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       if (data[index] == 0) continue;
       if (auto f = counted_range_finding(g, declared, index, plain, assumed, spelling))
         out.push_back(std::move(*f));
-      else if (auto spread = spread_extent_finding(g, declared, index, plain, assumed, spelling))
+      else if (auto spread = spread_extent_finding(g, declared, index, readers[index], plain, assumed, spelling))
         out.push_back(std::move(*spread));
       continue;
     }
