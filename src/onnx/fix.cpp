@@ -602,29 +602,45 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
       made.attribute("to", *to);
     }
     v = made.node("Reshape", {v, made.constant("shape", r.p.range->shape)}, "shaped");
-    auto& nodes = made.nodes;
-    const auto added = static_cast<int>(nodes.size());
-    for (auto& x : nodes) {
-      *g->add_node() = std::move(x);
-      for (int k = g->node_size() - 1; k > at + static_cast<int>(&x - nodes.data()); --k) g->mutable_node()->SwapElements(k, k - 1);
-    }
-    const insertion made_here{{}, at, added};
-    for (auto& [key, x] : placed) made_here.shift(x);
-    inserted_.push_back(made_here);
+    const auto added = static_cast<int>(made.nodes.size());
+    insert_before(*g, {}, at, made.nodes, placed, nullptr);
     for (int k = at + added; k < g->node_size(); ++k)
       for (int i = 0; i < g->node(k).input_size(); ++i)
         if (g->node(k).input(i) == *held) g->mutable_node(k)->set_input(i, v);
+    record_change(r, *held, "Const", v);
+    return node_ref{{}, at + added - 1};
+  }
+
+  /// `nodes` inserted into `g` (the graph `path` leads to) before its node `at` (protobuf appends, then each
+  /// new node is swapped down into place); the nodes of `placed`, and `also`, after them move on, and
+  /// inserted_ records it.
+  void insert_before(::onnx::GraphProto& g, const std::vector<std::pair<int, int>>& path, int at,
+                     std::vector<::onnx::NodeProto>& nodes, std::vector<std::pair<layer_key, node_ref>>& placed,
+                     node_ref* also) {
+    for (auto& n : nodes) {
+      *g.add_node() = std::move(n);
+      for (int k = g.node_size() - 1; k > at + static_cast<int>(&n - nodes.data()); --k) g.mutable_node()->SwapElements(k, k - 1);
+    }
+    const insertion made_here{path, at, static_cast<int>(nodes.size())};
+    for (auto& [key, x] : placed) made_here.shift(x);
+    if (also != nullptr) made_here.shift(*also);
+    inserted_.push_back(made_here);
+  }
+
+  /// The change rewrite `r` made (on the layer or Const named `name`, of `type`), its new value the tensor
+  /// `tensor`.
+  void record_change(const model::detail::fix_rewrite& r, const std::string& name, const std::string& type,
+                     const std::string& tensor) {
     auto& c = changes_[{r.p.within, r.p.reshape}];
-    c.name = *held;
-    c.type = "Const";
-    c.edit = model::onnx_edit{v, std::nullopt, false};
+    c.name = name;
+    c.type = type;
+    c.edit = model::onnx_edit{tensor, std::nullopt, false};
     c.old_pattern = r.change.old_pattern;
     c.new_pattern = r.change.new_pattern;
     c.computed = r.change.computed;
     c.why = r.p.why;
     c.within = r.change.within;
     c.id = r.p.reshape;
-    return node_ref{{}, at + added - 1};
   }
 
   /// Whether the tensor `name` of the graph `s` is a scalar, as propagated.
@@ -700,28 +716,10 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
         break;
       }
     }
-    auto& nodes = made.nodes;
-    // Inserted before the Reshape: protobuf appends, then each new node is swapped down into place.
-    const int at = node->index;
-    for (auto& n : nodes) {
-      *g->add_node() = std::move(n);
-      for (int k = g->node_size() - 1; k > at + static_cast<int>(&n - nodes.data()); --k) g->mutable_node()->SwapElements(k, k - 1);
-    }
-    const insertion made_here{node->path, at, static_cast<int>(nodes.size())};
-    for (auto& [key, x] : placed) made_here.shift(x);
-    made_here.shift(*node);
-    inserted_.push_back(made_here);
+    // Inserted before the Reshape, which moves on past them.
+    insert_before(*g, node->path, node->index, made.nodes, placed, &*node);
     g->mutable_node(node->index)->set_input(input_of(reshape_node, r.p.port), pattern);
-    auto& c = changes_[{r.p.within, r.p.reshape}];
-    c.name = base;
-    c.type = reshape_node.op_type();
-    c.edit = model::onnx_edit{pattern, std::nullopt, false};
-    c.old_pattern = r.change.old_pattern;
-    c.new_pattern = r.change.new_pattern;
-    c.computed = r.change.computed;
-    c.why = r.p.why;
-    c.within = r.change.within;
-    c.id = r.p.reshape;
+    record_change(r, base, reshape_node.op_type(), pattern);
     return *node;
   }
 
