@@ -212,10 +212,10 @@ struct reached {
 };
 
 /// Where the axes `t` follows are in the output of layer `c`, which reads `t` at input `read_at` and gives
-/// each of them on (the moving ones, `s.moving`, keeping their extent): a Transpose permutes them, a layer
-/// that only adds or removes 1s keeps their order, a Gather of them as indices puts them at its axis, a
+/// each of them on (the moving ones, `s.moving`, keeping their extent): a layer that keeps its input's shape
+/// keeps them, one that only adds or removes 1s keeps their order, a Gather of them as indices puts them at its axis, a
 /// broadcast (arithmetic, a bidirectional Broadcast) aligns them with its output's last axes, a Concat
-/// along another axis keeps them; nullopt for any other layer.
+/// along another axis keeps them; nullopt for any other layer. (met_tensors permutes them through a Transpose.)
 std::optional<reached> passed_on(const meeting& m, const reached& t, std::size_t c_index, std::size_t read_at) {
   const auto& g = m.g;
   const auto& c = g.layers()[c_index];
@@ -236,10 +236,6 @@ std::optional<reached> passed_on(const meeting& m, const reached& t, std::size_t
     if (!keeps(at)) return std::nullopt;
     return reached{c_index, to.size(), std::move(at)};
   };
-  if (permutes_axes(c) && read_at == 0) {
-    auto at = permuted(g, m.declared, c, t.at);
-    return at ? result(std::move(*at)) : std::nullopt;
-  }
   if (to == from) return result(t.at);  // an activation, a bias, a 1x1 convolution
   if (moves_ones(c) && read_at == 0) {
     // Each dimension of the input above 1 is the next one of the output above 1.
@@ -247,7 +243,7 @@ std::optional<reached> passed_on(const meeting& m, const reached& t, std::size_t
     std::size_t o = 0;
     for (std::size_t i = 0; i < from.size(); ++i) {
       if (from[i].lo() == 1) continue;
-      while (o < to.size() && to[o].lo() == 1 && to[o].lo() != from[i].lo()) ++o;
+      while (o < to.size() && to[o].lo() == 1) ++o;
       if (o >= to.size() || to[o].lo() != from[i].lo()) return std::nullopt;
       where[i] = o++;
     }
