@@ -45,6 +45,23 @@ std::string pattern_nodes::scalar(std::string_view what, std::int64_t value) {
   return t->name();
 }
 
+std::string pattern_nodes::tensor(std::string_view what, const std::vector<double>& values,
+                                  const std::vector<std::int64_t>& dims, int type) {
+  auto* t = g_.add_initializer();
+  t->set_name(name(what));
+  t->set_data_type(type);
+  for (const auto d : dims) t->add_dims(d);
+  for (const auto v : values) {
+    if (type == ::onnx::TensorProto::DOUBLE)
+      t->add_double_data(v);
+    else if (type == ::onnx::TensorProto::FLOAT)
+      t->add_float_data(static_cast<float>(v));
+    else
+      t->add_int64_data(static_cast<std::int64_t>(v));
+  }
+  return t->name();
+}
+
 std::string pattern_nodes::computed(const std::string& data, std::span<const model::detail::pattern_term> terms) {
   const auto shape = node("Shape", {data}, "shape");
   std::vector<std::string> pieces;

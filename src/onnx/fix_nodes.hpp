@@ -30,6 +30,10 @@ class pattern_nodes {
   std::string constant(std::string_view what, const std::vector<std::int64_t>& values);
   /// An int64 scalar initializer of `value`: its name.
   std::string scalar(std::string_view what, std::int64_t value);
+  /// An initializer of `values` (whole numbers for INT64) of shape `dims`, of ONNX data type `type` (INT64,
+  /// FLOAT or DOUBLE): its name.
+  std::string tensor(std::string_view what, const std::vector<double>& values, const std::vector<std::int64_t>& dims,
+                     int type);
   /// `terms` computed from the shape of the tensor `data` (Shape, Gather, Mul, Div, Concat; Mod and Sub for a
   /// pad to a multiple; runs of values that stay as one initializer): the name of the result.
   std::string computed(const std::string& data, std::span<const model::detail::pattern_term> terms);

@@ -116,6 +116,9 @@ FIXED = {
     "size_fix_pad_to_window_2d": ("size_fix_pad_to_window_2d_at_b", "x=[1,11,2..,2..]", [1, 11, 10, 22], [1, 11, 12, 18]),
     # The same mean written as the sum times 1/48: one over the count computed (Reciprocal of the Cast).
     "size_fix_mean_reciprocal": ("size_fix_mean_reciprocal_at_b", "x=[1,3,?,?]", [1, 3, 10, 12], [1, 3, 6, 8]),
+    # yolov5's Detect head with its cell grid folded whole into a constant [1,3,11,10,2] (column and row less
+    # 0.5): the grid computed from Ranges of the cells' H and W, the head's view and the boxes' flatten too.
+    "size_fix_folded_grid": ("size_fix_folded_grid_at_b", "x=[1,12,2..,2..]", [1, 12, 13, 14], [1, 12, 11, 10]),
 }
 
 

@@ -273,6 +273,17 @@ def counted_positions(p, c, h, w):
     positions = p.op("Gather", [table, p.i64(list(range(w)))], axis=0)
     p.op("Add", ["x", positions], "y")
 
+# Grids folded whole (an exporter's constant folding, or onnx-simplifier's, of yolov5's `_make_grid`): one
+# constant per channel of the map, the column less 0.5, the row less 0.5, their sum (each channel its own
+# slopes along H and W), added to the map and scaled; the columns of a meshgrid, `[h,w]`, the same along H.
+def folded_grid(p, c, h, w):
+    values = [(j - 0.5, i - 0.5, float(i + j))[ch % 3] for ch in range(c) for i in range(h) for j in range(w)]
+    g = p.op("Add", ["x", p.f32s(values, [1, c, h, w])])
+    p.op("Mul", [g, p.f32(0.3)], "y")
+
+def folded_meshgrid_columns(p, c, h, w):
+    p.op("Add", ["x", p.f32s([float(j) for i in range(h) for j in range(w)], [h, w])], "y")
+
 def resize_sizes(p, c, h, w):
     p.op("Resize", ["x", "", "", p.i64([1, c, 2 * h, 2 * w])], "y")
 
@@ -381,13 +392,14 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             mean_reciprocal_first, variance_sum_bessel_first, std_ratio_first, variance_chained, mean_chained,
             covariance, abs_deviation, third_moment, variance_int, correction_tensor, std_root, root_mean_square,
             log_mean_exp, mean_channels_width, variance_scaled, counted_columns, counted_rows_expanded,
-            counted_positions]
+            counted_positions, folded_grid, folded_meshgrid_columns]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
 # sizes, Slice's ends, a Gather's last position, TopK's k of a whole axis, a Range's limit, Tile's repeats and
 # Expand's shape, a divisor that counts the elements summed, a factor one over it, a pooling window of the
-# whole map, a pad to a window that a later Reshape keeps, a constant that counts along a size); the others'
+# whole map, a pad to a window that a later Reshape keeps, a constant that counts along a size, a grid
+# folded whole); the others'
 # constants are refused, naming them.
 # (Not pad_to_multiple: nothing in its graph names the multiple.)
 # (Not window_partition: its split of H = 8 into `[4,2]` exports the same constants as a program that cuts H
@@ -399,7 +411,7 @@ REWRITABLE = {"flatten_baked", "attention_baked", "resize_sizes", "crop_half", "
               "pool_window", "variance_bessel", "variance_sum_bessel", "std_ratio", "mean_reciprocal_first",
               "variance_sum_bessel_first", "std_ratio_first", "variance_chained", "mean_chained",
               "mean_channels_width", "pad_window", "pad_window_2d", "counted_columns", "counted_rows_expanded",
-              "counted_positions"}
+              "counted_positions", "folded_grid", "folded_meshgrid_columns"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

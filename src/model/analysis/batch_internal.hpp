@@ -88,6 +88,11 @@ std::vector<const layer*> reduction_steps(const graph& g, const layer& last);
 std::optional<std::vector<std::size_t>> reduced_axes(const graph& g, const propagation& declared, const layer& r,
                                                      std::size_t rank);
 
+/// The first output of Const `index` of `g` as `declared` holds it, its values read from its bytes where
+/// the propagation leaves them out (above max_const_values values, up to max_value_elements): a constant
+/// that counts along a size (`position_ids` of 512) is seldom as small as a pattern.
+tensor const_with_values(const graph& g, const propagation& declared, std::size_t index);
+
 /// A tensor that counts along its one axis above 1: `count` whole values from `start` by `step` (not 0).
 struct counted_values {
   std::size_t axis = 0;
@@ -95,6 +100,21 @@ struct counted_values {
 };
 /// Whether the known values of `t` (static, three at least) count so, whole numbers (of floats too).
 std::optional<counted_values> counts_along(const tensor& t);
+
+/// A tensor whose values follow their indices along some of its axes, as a grid of cell positions folded at
+/// export does (`meshgrid(arange(h), arange(w))` stacked, yolov5's `_make_grid`): at index i,
+/// `base[i'] + i[axes[0]]·slopes[0][i'] + i[axes[1]]·slopes[1][i'] + ...`, where i' is i with those axes at 0
+/// (`base` and each slope have the tensor's shape with those axes 1, row-major), added in that order.
+struct counted_grid {
+  std::vector<std::size_t> axes;
+  std::vector<double> base;
+  std::vector<std::vector<double>> slopes;
+};
+/// Whether the known values of `t` follow their indices so along each of its axes at least 2 long whose
+/// extent is among `changing` (sorted), one of them at least 3 long with a slope not 0: exactly, in the
+/// arithmetic fix computes them in (whole numbers up to 2^40 for integers; f64 for f64; f32 for f32, f16
+/// and bf16, whose values a Convert then keeps). Other element types: nullopt.
+std::optional<counted_grid> grid_along(const tensor& t, std::span<const std::int64_t> changing);
 
 /// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
 /// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis

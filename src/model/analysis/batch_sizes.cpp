@@ -923,17 +923,110 @@ std::optional<counted_values> counts_along(const tensor& t) {
   return counted_values{*axis, static_cast<std::int64_t>(n), whole[0], step};
 }
 
+tensor const_with_values(const graph& g, const propagation& declared, std::size_t index) {
+  auto t = declared.outputs[index][0];
+  const auto count = small_count(t.shape);
+  if (!t.value && t.type && count && part_of(g.layers()[index].type) == op_part::constant)
+    t.value = const_values(g, g.layers()[index], *t.type, *count);
+  return t;
+}
+
+std::optional<counted_grid> grid_along(const tensor& t, std::span<const std::int64_t> changing) {
+  const auto& shape = t.shape;
+  if (!t.value || !t.type || !shape.is_static()) return std::nullopt;
+  const auto type = *t.type;
+  const bool integer = is_integer(type);
+  const bool wide = type == element_type::f64;
+  if (!integer && !wide && type != element_type::f32 && type != element_type::f16 && type != element_type::bf16)
+    return std::nullopt;
+  const auto& v = *t.value;
+  if (v.is_real() == integer) return std::nullopt;
+  const auto rank = shape.size();
+  std::vector<std::size_t> dims(rank), stride(rank);
+  std::size_t n = 1;
+  for (std::size_t a = rank; a-- > 0;) {
+    stride[a] = n;
+    dims[a] = static_cast<std::size_t>(shape[a].lo());
+    n *= dims[a];
+  }
+  if (n == 0 || n != (v.is_real() ? v.reals.size() : v.elements.size())) return std::nullopt;
+  std::vector<double> x(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (v.is_real()) {
+      if (!v.real_constant(k) || !std::isfinite(v.reals[k])) return std::nullopt;
+      x[k] = v.reals[k];
+    } else {
+      // (Up to 2^40: every sum and product below is then exact in doubles, as in the i64 fix computes.)
+      const auto& b = v.elements[k];
+      if (!b.exact() || !b.constant || b.lo < -(std::int64_t{1} << 40) || b.lo > (std::int64_t{1} << 40))
+        return std::nullopt;
+      x[k] = static_cast<double>(b.lo);
+    }
+  }
+  counted_grid g;
+  for (std::size_t a = 0; a < rank; ++a)
+    if (dims[a] >= 2 && std::binary_search(changing.begin(), changing.end(), static_cast<std::int64_t>(dims[a])))
+      g.axes.push_back(a);
+  if (g.axes.empty()) return std::nullopt;
+  // The arithmetic of the layers fix writes: f32 rounds each product and sum (C++ computes floats in float
+  // here: x86-64's SSE, no excess precision).
+  const auto round = [&](double r) { return integer || wide ? r : static_cast<double>(static_cast<float>(r)); };
+  std::vector<char> counted(rank, 0);
+  std::size_t m = n;
+  for (const auto a : g.axes) {
+    counted[a] = 1;
+    m /= dims[a];
+  }
+  g.base.resize(m);
+  g.slopes.assign(g.axes.size(), std::vector<double>(m));
+  // Each flat index's coordinates, counted up as it is.
+  std::vector<std::size_t> at(rank, 0);
+  const auto step = [&] {
+    for (std::size_t a = rank; a-- > 0;) {
+      if (++at[a] < dims[a]) return;
+      at[a] = 0;
+    }
+  };
+  // The base index of coordinates `at` (the counted axes left out).
+  const auto reduced = [&] {
+    std::size_t r = 0;
+    for (std::size_t a = 0; a < rank; ++a)
+      if (counted[a] == 0) r = r * dims[a] + at[a];
+    return r;
+  };
+  for (std::size_t k = 0; k < n; ++k, step()) {
+    if (std::any_of(g.axes.begin(), g.axes.end(), [&](std::size_t a) { return at[a] != 0; })) continue;
+    const auto r = reduced();
+    g.base[r] = x[k];
+    for (std::size_t e = 0; e < g.axes.size(); ++e) g.slopes[e][r] = round(x[k + stride[g.axes[e]]] - x[k]);
+  }
+  bool counts = false;
+  for (std::size_t e = 0; e < g.axes.size(); ++e)
+    counts = counts || (dims[g.axes[e]] >= 3 &&
+                        std::any_of(g.slopes[e].begin(), g.slopes[e].end(), [](double s) { return s != 0; }));
+  if (!counts) return std::nullopt;
+  at.assign(rank, 0);
+  for (std::size_t k = 0; k < n; ++k, step()) {
+    const auto r = reduced();
+    double sum = g.base[r];
+    for (std::size_t e = 0; e < g.axes.size(); ++e)
+      sum = round(sum + round(static_cast<double>(at[g.axes[e]]) * g.slopes[e][r]));
+    if (sum != x[k]) return std::nullopt;
+  }
+  return g;
+}
+
 namespace {
 
 /// A Const that some layer reads as data, counting along its one axis above 1 (counts_along), whose count
 /// equals a size that changes: `torch.arange(h)` or `position_ids[:, :L]` folded at one size into the
 /// numbers they gave. Its finding is the Const's own (fix computes it as a Range on a shape).
-std::optional<batch_finding> counted_range_finding(const graph& g, const propagation& declared, std::size_t index,
+std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t index, const tensor& t,
                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
                                                    std::span<const std::string> assumed, option_spelling spelling) {
   const auto& l = g.layers()[index];
-  if (l.auxiliary || declared.outputs[index].empty() || vouched(l, assumed)) return std::nullopt;
-  const auto counted = counts_along(declared.outputs[index][0]);
+  if (l.auxiliary || vouched(l, assumed)) return std::nullopt;
+  const auto counted = counts_along(t);
   if (!counted) return std::nullopt;
   const auto equals = sizes.find(counted->count);
   if (equals == sizes.end()) return std::nullopt;
@@ -941,6 +1034,30 @@ std::optional<batch_finding> counted_range_finding(const graph& g, const propaga
   set_reason(f, because(why::counted_range, counted->axis, counted->count, counted->start, counted->step)
                     .quoting(fmt::format("equals {} at the declared shapes, which is {} at the shapes asked",
                                          describe(equals->second), asked_text(equals->second))));
+  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+  return f;
+}
+
+/// A Const that some layer reads as data, whose values follow their indices along axes as long as sizes
+/// that change (grid_along: a grid of cell positions, `arange(w) - 0.5`), where counted_range_finding finds
+/// no count along one axis. Its finding is the Const's own (fix computes it from Ranges on a shape).
+std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t index, const tensor& t,
+                                                  const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                  std::span<const std::int64_t> changing,
+                                                  std::span<const std::string> assumed, option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  if (l.auxiliary || vouched(l, assumed)) return std::nullopt;
+  const auto grid = grid_along(t, changing);
+  if (!grid) return std::nullopt;
+  std::string along;
+  for (const auto a : grid->axes) {
+    const auto extent = t.shape[a].lo();
+    const auto& equals = sizes.at(extent);
+    along += fmt::format("{}axis {}, {} long, which equals {} at the declared shapes, which is {} at the shapes asked",
+                         along.empty() ? "" : "; ", a, extent, describe(equals), asked_text(equals));
+  }
+  auto f = size_finding(l, index);
+  set_reason(f, because(why::counted_grid, grid->axes.size()).quoting(std::move(along)));
   f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
   return f;
 }
@@ -1014,6 +1131,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
   const auto sizes = changing_sizes(g, declared, asked, carriers);
   std::vector<char> data;  // (made once a size changes)
   std::unordered_map<std::int64_t, size_source> plain;
+  std::vector<std::int64_t> changing;  // plain's sizes, in order
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers;
   for (const auto index : g.order()) {
     const auto& l = g.layers()[index];
@@ -1028,10 +1146,21 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
             if (asked.outputs[i][o].shape.rank_known())
               add_changing(declared.outputs[i][o].shape, asked.outputs[i][o].shape, batch_axis(carriers, i, o),
                            g.layers()[i].name, plain, false);
+        for (const auto& [value, source] : plain) changing.push_back(value);
+        std::sort(changing.begin(), changing.end());
       }
-      if (data[index] == 0) continue;
-      if (auto f = counted_range_finding(g, declared, index, plain, assumed, spelling))
+      if (data[index] == 0 || declared.outputs[index].empty()) continue;
+      // (Its values are read only where an extent is a size that changes: a count's or a grid's must be.)
+      const auto& shape = declared.outputs[index][0].shape;
+      if (!shape.is_static() || std::none_of(shape.begin(), shape.end(), [&](const dimension& d) {
+            return d.lo() >= 2 && std::binary_search(changing.begin(), changing.end(), d.lo());
+          }))
+        continue;
+      const auto t = const_with_values(g, declared, index);
+      if (auto f = counted_range_finding(g, index, t, plain, assumed, spelling))
         out.push_back(std::move(*f));
+      else if (auto grid = counted_grid_finding(g, index, t, plain, changing, assumed, spelling))
+        out.push_back(std::move(*grid));
       else if (auto spread = spread_extent_finding(g, declared, index, readers[index], plain, assumed, spelling))
         out.push_back(std::move(*spread));
       continue;

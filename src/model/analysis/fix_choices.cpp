@@ -458,6 +458,21 @@ std::vector<char> at_or_after_reshapes(const graph& g, const layer* also) {
   return after;
 }
 
+namespace {
+
+/// Whether layer `index` is a Const whose values follow their indices along its axis `axis` (grid_along: a
+/// grid of positions, a count), which fix computes from the size its extent is: that extent is the size,
+/// not another one of the same value.
+bool counts_that_size(const graph& g, const propagation& declared, std::size_t index, std::size_t axis) {
+  if (part_of(g.layers()[index].type) != op_part::constant || declared.outputs[index].empty()) return false;
+  const auto t = const_with_values(g, declared, index);
+  const auto extent = t.shape[axis].lo();
+  const auto grid = grid_along(t, std::span(&extent, 1));
+  return grid && std::find(grid->axes.begin(), grid->axes.end(), axis) != grid->axes.end();
+}
+
+}  // namespace
+
 std::vector<char> sole_sizes(const graph& g, const propagation& declared, const propagation& asked,
                              const partial_shape& in, const partial_shape& now, const std::vector<char>& after,
                              std::optional<std::pair<std::size_t, std::size_t>> of) {
@@ -487,6 +502,7 @@ std::vector<char> sole_sizes(const graph& g, const propagation& declared, const 
         for (std::size_t j = 0; j < d.size(); ++j) {
           if (!d[j].is_static() || d[j].lo() != v || !a.rank_known() || a.size() != d.size()) continue;
           if (of && of->first == i && of->second == o && j == k) continue;
+          if (o == 0 && counts_that_size(g, declared, i, j)) continue;
           // Another size: one that stays (C == H), or one of another name (W where H is), or of another value
           // where the sizes are asked as values; a dimension the propagation names no size at (an interval
           // a Slice computed) too: nothing shows it is this one.

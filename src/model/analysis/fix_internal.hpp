@@ -57,6 +57,12 @@ enum class count_form { count, reciprocal, less_one, reciprocal_less_one, ratio_
 struct counted_range {
   std::int64_t start = 0, step = 1;
   std::vector<std::int64_t> shape{};
+  /// A grid instead (check's `counted_grid`; `shape` is then the Const's): the axes it counts along, one term
+  /// of `computed` each, and its base and slopes (counted_grid's), computed in i64 for integers, f64 for
+  /// f64 and f32 for other floats; `start` and `step` are not read.
+  std::vector<std::size_t> axes{};
+  std::vector<double> base{};
+  std::vector<std::vector<double>> slopes{};
   friend bool operator==(const counted_range&, const counted_range&) = default;
 };
 

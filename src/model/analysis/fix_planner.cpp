@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "detail/fail.hpp"
+#include "model/analysis/batch_internal.hpp"
 #include "model/ops/rules.hpp"
 #include "model/ops/sizes.hpp"
 #include "model/options.hpp"
@@ -56,23 +57,37 @@ std::string pattern_text(const graph& g, const propagation& p, const layer& l, s
   if (!own && port >= l.sources.size()) return "?";
   const auto index = static_cast<std::size_t>(&l - g.layers().data());
   if (own && (index >= p.outputs.size() || p.outputs[index].empty())) return "?";
-  const auto& v = own ? p.outputs[index][0].value : p.input(g, l, port).value;
+  // (A Const's values above those the propagation holds are read from its bytes.)
+  const auto read = own && !p.outputs[index][0].value ? detail::const_with_values(g, p, index).value : std::nullopt;
+  const auto& v = read ? read : own ? p.outputs[index][0].value : p.input(g, l, port).value;
   if (!v) return "?";
+  // The first 16 values, and how many there are where there are more (a grid of 384).
+  constexpr std::size_t shown = 16;
+  const auto n = v->is_real() ? v->reals.size() : v->elements.size();
   std::string out = "[";
-  if (v->is_real()) {  // a Range's limit counted in floats
-    for (const auto r : v->reals) out += fmt::format("{}{}", out.size() > 1 ? "," : "", r);
-    return out + "]";
+  for (std::size_t k = 0; k < n && k < shown; ++k) {
+    if (k != 0) out += ",";
+    if (v->is_real())  // a Range's limit counted in floats
+      out += fmt::format("{}", v->reals[k]);
+    else
+      out += v->elements[k].exact() ? std::to_string(v->elements[k].lo) : "?";
   }
-  for (const auto& b : v->elements) out += fmt::format("{}{}", out.size() > 1 ? "," : "", b.exact() ? std::to_string(b.lo) : "?");
-  return out + "]";
+  return n > shown ? fmt::format("{},...] ({} values)", out, n) : out + "]";
 }
 
 /// A reduction a pooling becomes, in the notation of a change: `ReduceMean over [2,3]`.
 std::string reduction_text(const fix_plan& x) { return fmt::format("{} over [{}]", x.reduction, fmt::join(x.axes, ",")); }
 
-/// A Const computed as a Range, in the notation of a change: `range(shape('x')[1])*2+1 as [1,-1]`.
+/// A Const computed as a Range, in the notation of a change: `range(shape('x')[1])*2+1 as [1,-1]`; a grid,
+/// `grid([shape('x')[2],shape('x')[3]] along axes [2,3]) as [1,3,-1,-1,2]`.
 std::string counted_range_text(const fix_plan& x) {
   const auto& r = *x.range;
+  if (!r.axes.empty()) {
+    auto shape = r.shape;
+    for (const auto a : r.axes) shape[a] = -1;
+    return fmt::format("grid({} along axes [{}]) as [{}]", terms_text(x.computed, x.shape_of_name), fmt::join(r.axes, ","),
+                       fmt::join(shape, ","));
+  }
   auto count = terms_text(x.computed, x.shape_of_name);
   if (count.size() > 2 && count.front() == '[' && count.back() == ']') count = count.substr(1, count.size() - 2);
   return fmt::format("range({}){}{} as [{}]", count, r.step != 1 ? fmt::format("*{}", r.step) : std::string(),
@@ -482,8 +497,9 @@ void fix_planner::convert(const std::vector<candidate*>& group, std::vector<fix_
       // ShapeOf, axis, Concat (a reduction's axes: one); a Pad's two halves, each with its Convert: twice
       // that and two; a pad to a multiple: its multiple, two remainders and a difference; a Range: its count
       // as a scalar (two), its start, limit and step, a step and a start (two each), a Convert and a Reshape
-      // with its shape.
-      std::size_t layers = x.pads ? 8 : x.range ? 15 : 3;
+      // with its shape; a grid: its base, and for each axis its index, Gather, Range (three), Convert,
+      // Reshape (two), slope, Multiply and Add, and a Convert.
+      std::size_t layers = x.pads ? 8 : x.range ? (x.range->axes.empty() ? 15 : 4 + 12 * x.range->axes.size()) : 3;
       for (const auto& t : x.computed) layers += 2 + 3 * t.dims.size() + 4 + (t.multiple != 0 ? 4 : 0);
       fix_rewrite r;
       r.p = x;

@@ -50,6 +50,31 @@ struct added_layers {
                 {"offset", std::to_string(at)}, {"size", std::to_string(size)}},
                {}, scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())});
   }
+  /// A Const of `values` (whole numbers for i64), of shape `dims` and type `type` (i64, f32 or f64).
+  std::int64_t constant(std::string name, const std::vector<double>& values, const std::vector<std::int64_t>& dims,
+                        element_type type) {
+    const auto at = base + appended.size();
+    const auto put = [&](auto v) {
+      const auto* bytes = reinterpret_cast<const std::byte*>(&v);  // (little-endian, as IR's weights are)
+      appended.insert(appended.end(), bytes, bytes + sizeof v);
+    };
+    for (const auto v : values) {
+      if (type == element_type::f64)
+        put(v);
+      else if (type == element_type::f32)
+        put(static_cast<float>(v));
+      else
+        put(static_cast<std::int64_t>(v));
+    }
+    std::string shape;
+    for (const auto d : dims) shape += fmt::format("{}{}", shape.empty() ? "" : ",", d);
+    const auto made_id = add(std::move(name), "Const", 1,
+                        {{"element_type", std::string(reshape1::name(type))}, {"shape", shape},
+                         {"offset", std::to_string(at)}, {"size", std::to_string(base + appended.size() - at)}},
+                        {}, dims);
+    edits.back().output_type = type;
+    return made_id;
+  }
 };
 
 /// The values a computed rewrite writes, as i64 (`[k]`): each of `terms` (plan `x`'s) read from the shape of
@@ -363,11 +388,11 @@ std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
   return values;
 }
 
-void fix_planner::range_edits(const fix_plan& x, const layer& holder, std::int64_t first_id, std::uint64_t base,
-                              std::vector<graph_edit>& edits, std::vector<std::byte>& appended) const {
-  if (!x.shape_of) fail(errc::invalid_argument, {}, fmt::format("{}: a range without the tensor it counts", holder.where()), {});
-  added_layers made{fmt::format("{}/values", holder.name), first_id, base, edits, appended};
-  const auto count = values_from_shape(x, x.computed, made, *x.shape_of);
+namespace {
+
+/// The layers that compute plan `x`'s Range (fix_planner::range_edits) from its count (`count`, `[1]`): its
+/// last.
+std::int64_t range_layers(const fix_plan& x, added_layers& made, std::int64_t count) {
   const auto numpy = std::pair<std::string, std::string>{"auto_broadcast", "numpy"};
   // Range-4 counts from 0 by 1 in i64 (its inputs scalars), then the step and the start, in integers, then
   // the Const's type and shape: whole values, exact in every type the Const held them in.
@@ -385,11 +410,67 @@ void fix_planner::range_edits(const fix_plan& x, const layer& holder, std::int64
   }
   if (x.converted) {
     v = made.add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{v, 0}}, {-1});
-    edits.back().output_type = *x.converted;
+    made.edits.back().output_type = *x.converted;
   }
   const auto shape = made.constant("shape", x.range->shape, false);
   v = made.add("shaped", "Reshape", 1, {{"special_zero", "false"}}, {{v, 0}, {shape, 0}}, x.range->shape);
-  if (x.converted) edits.back().output_type = *x.converted;
+  if (x.converted) made.edits.back().output_type = *x.converted;
+  return v;
+}
+
+/// The layers that compute plan `x`'s grid (fix_planner::range_edits) from its counts (`count`, one per axis
+/// it counts along): its base plus, for each axis, a Range of its count along it times its slopes, added in
+/// the order and the arithmetic check's grid_along verified (i64 for integers, f64 for f64, else f32), then
+/// converted to the Const's type. Returns the last.
+std::int64_t grid_layers(const fix_plan& x, added_layers& made, std::int64_t count) {
+  const auto numpy = std::pair<std::string, std::string>{"auto_broadcast", "numpy"};
+  const auto& r = *x.range;
+  const auto type = x.converted.value_or(element_type::i64);
+  const auto in = is_integer(type) ? element_type::i64 : type == element_type::f64 ? element_type::f64 : element_type::f32;
+  auto reduced = r.shape;  // the base's and each slope's
+  for (const auto a : r.axes) reduced[a] = 1;
+  auto dims = reduced;  // the sum's
+  auto v = made.constant("base", r.base, reduced, in);
+  const auto axis = made.constant("axis", {0}, true);
+  const auto zero = made.constant("zero", {0}, true), one = made.constant("one", {1}, true);
+  for (std::size_t e = 0; e < r.axes.size(); ++e) {
+    const auto a = r.axes[e];
+    const auto index = made.constant(fmt::format("index_{}", e), {static_cast<std::int64_t>(e)}, true);
+    const auto n = made.add(fmt::format("count_{}", e), "Gather", 8, {{"batch_dims", "0"}}, {{count, 0}, {index, 0}, {axis, 0}}, {});
+    auto t = made.add(fmt::format("range_{}", e), "Range", 4, {{"output_type", "i64"}}, {{zero, 0}, {n, 0}, {one, 0}}, {-1});
+    if (in != element_type::i64) {
+      t = made.add(fmt::format("converted_{}", e), "Convert", 1, {{"destination_type", std::string(name(in))}}, {{t, 0}}, {-1});
+      made.edits.back().output_type = in;
+    }
+    std::vector<std::int64_t> along(r.shape.size(), 1);
+    along[a] = -1;
+    const auto shape = made.constant(fmt::format("shape_{}", e), along, false);
+    t = made.add(fmt::format("along_{}", e), "Reshape", 1, {{"special_zero", "false"}}, {{t, 0}, {shape, 0}}, along);
+    made.edits.back().output_type = in;
+    auto sloped = reduced;
+    sloped[a] = -1;
+    const auto slope = made.constant(fmt::format("slope_{}", e), r.slopes[e], reduced, in);
+    t = made.add(fmt::format("sloped_{}", e), "Multiply", 1, {numpy}, {{t, 0}, {slope, 0}}, sloped);
+    made.edits.back().output_type = in;
+    dims[a] = -1;
+    v = made.add(fmt::format("summed_{}", e), "Add", 1, {numpy}, {{v, 0}, {t, 0}}, dims);
+    made.edits.back().output_type = in;
+  }
+  if (type != in) {
+    v = made.add("converted", "Convert", 1, {{"destination_type", std::string(name(type))}}, {{v, 0}}, dims);
+    made.edits.back().output_type = type;
+  }
+  return v;
+}
+
+}  // namespace
+
+void fix_planner::range_edits(const fix_plan& x, const layer& holder, std::int64_t first_id, std::uint64_t base,
+                              std::vector<graph_edit>& edits, std::vector<std::byte>& appended) const {
+  if (!x.shape_of) fail(errc::invalid_argument, {}, fmt::format("{}: a range without the tensor it counts", holder.where()), {});
+  added_layers made{fmt::format("{}/values", holder.name), first_id, base, edits, appended};
+  const auto count = values_from_shape(x, x.computed, made, *x.shape_of);
+  const auto v = x.range->axes.empty() ? range_layers(x, made, count) : grid_layers(x, made, count);
   // Every layer that read the Const reads the Range instead.
   const auto at = static_cast<std::size_t>(&holder - original_.layers().data());
   for (const auto& c : original_.layers())

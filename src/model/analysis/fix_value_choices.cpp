@@ -808,7 +808,36 @@ std::vector<pattern_choice> window_choices(const graph& g, const propagation& de
 }
 
 bool reads_range(const layer& l, const batch_finding& f) {
-  return f.code == "counted_range" && part_of(l.type) == op_part::constant;
+  return (f.code == "counted_range" || f.code == "counted_grid") && part_of(l.type) == op_part::constant;
+}
+
+/// A grid's sizes (check's `counted_grid`), each axis it counts along, or nullopt (with `reason`) where it
+/// is not one or counts down along one, or starts at half its extent or further there (range_choices).
+std::optional<placed_sizes> grid_sizes(const graph& g, const propagation& declared, const propagation& asked,
+                                       const tensor& t, counted_range& range, text::fix_reason& reason) {
+  const auto grid = grid_along(t, changing_values(g, declared, asked, {}, false));
+  if (!grid) return std::nullopt;
+  placed_sizes s;
+  s.rank = t.shape.size();
+  for (std::size_t e = 0; e < grid->axes.size(); ++e) {
+    const auto a = grid->axes[e];
+    const auto extent = t.shape[a].lo();
+    for (std::size_t r = 0; r < grid->base.size(); ++r) {
+      const auto slope = grid->slopes[e][r];
+      if (slope < 0 || (slope > 0 && 2 * std::abs(grid->base[r]) >= static_cast<double>(extent) * slope)) {
+        reason = text::grid_not_read(a, extent);
+        return std::nullopt;
+      }
+    }
+    s.values.push_back(extent);
+    s.axes.push_back(a);
+    s.moving.push_back(1);
+  }
+  for (std::size_t a = 0; a < t.shape.size(); ++a) range.shape.push_back(t.shape[a].lo());
+  range.axes = grid->axes;
+  range.base = grid->base;
+  range.slopes = grid->slopes;
+  return s;
 }
 
 /// A Const that counts along one axis (check's `counted_range`: `position_ids[:, :L]`, `arange(h)` folded at
@@ -820,23 +849,31 @@ std::vector<pattern_choice> range_choices(const graph& g, const propagation& dec
   reason = text::shape_values_unknown();
   const auto index = static_cast<std::size_t>(&l - g.layers().data());
   if (!reads_range(l, f) || declared.outputs[index].empty()) return {};
-  const auto& t = declared.outputs[index][0];
-  const auto counted = counts_along(t);
-  if (!counted) return {};
-  // A start that follows the size as the count does (a count down from L-1, a shift by L) is no constant the
-  // Range may keep: only counts up from a start below half the count are read (0, RoBERTa's 2).
-  if (counted->step < 0 || 2 * std::abs(counted->start) >= counted->count) {
-    reason = text::range_not_read(counted->count, counted->start, counted->step);
-    return {};
-  }
+  const auto t = const_with_values(g, declared, index);
+  counted_range range;
   placed_sizes s;
-  s.rank = t.shape.size();
-  s.values = {counted->count};
-  s.axes = {counted->axis};
-  s.moving = {1};
-  counted_range range{counted->start, counted->step, {}};
-  for (std::size_t a = 0; a < t.shape.size(); ++a)
-    range.shape.push_back(a == counted->axis ? -1 : t.shape[a].lo());
+  if (f.code == "counted_grid") {
+    auto grid = grid_sizes(g, declared, asked, t, range, reason);
+    if (!grid) return {};
+    s = std::move(*grid);
+  } else {
+    const auto counted = counts_along(t);
+    if (!counted) return {};
+    // A start that follows the size as the count does (a count down from L-1, a shift by L) is no constant
+    // the Range may keep: only counts up from a start below half the count are read (0, RoBERTa's 2).
+    if (counted->step < 0 || 2 * std::abs(counted->start) >= counted->count) {
+      reason = text::range_not_read(counted->count, counted->start, counted->step);
+      return {};
+    }
+    s.rank = t.shape.size();
+    s.values = {counted->count};
+    s.axes = {counted->axis};
+    s.moving = {1};
+    range.start = counted->start;
+    range.step = counted->step;
+    for (std::size_t a = 0; a < t.shape.size(); ++a)
+      range.shape.push_back(a == counted->axis ? -1 : t.shape[a].lo());
+  }
   // The new layers go before the first layer that reads the Const: what they read is computed before it.
   std::size_t first = g.layers().size();
   for (std::size_t c = 0; c < g.layers().size(); ++c)
@@ -847,7 +884,8 @@ std::vector<pattern_choice> range_choices(const graph& g, const propagation& dec
       g, declared, asked, index, s,
       [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
         if (!choices.empty()) return;
-        choices.push_back(read_from_met(0, g.layers()[layer], output, std::move(terms), text::range_from_tensor));
+        choices.push_back(read_from_met(0, g.layers()[layer], output, std::move(terms),
+                                        range.axes.empty() ? text::range_from_tensor : text::grid_from_tensor));
         choices.back().range = range;
       },
       true, first);

@@ -30,6 +30,12 @@ inline constexpr std::int64_t max_const_values = 64;
 /// crash.
 void copy_const_bytes(const graph& g, std::span<const std::byte> bytes, std::span<std::byte> to);
 
+/// The values of Const `l` of `g` (of type `type`, `count` elements: every integer type, boolean, f32, f16
+/// and f64), read from its bytes; nullopt for another type, or bytes fewer than the values take. The
+/// propagation reads those of up to max_const_values; the analyses at new sizes, those of a constant that
+/// may count along a size, up to max_value_elements.
+std::optional<tensor_value> const_values(const graph& g, const layer& l, element_type type, std::int64_t count);
+
 struct op {
   const graph& g;
   const layer& l;

@@ -43,6 +43,62 @@ double half_to_double(std::uint16_t h) {
   return sign * std::ldexp(mantissa + 1024, exponent - 25);
 }
 
+}  // namespace
+
+std::optional<tensor_value> const_values(const graph& g, const layer& l, element_type type, std::int64_t count) {
+  if (count < 0 || type == element_type::string) return std::nullopt;
+  // The readers match the size to the shape and type: at most 8 bytes (the widest type) per value. A graph
+  // built otherwise, with fewer bytes than the values take, gets no values rather than unwritten bytes.
+  // (On the stack for the propagation's small Consts, which it reads at every run.)
+  std::array<std::byte, 8 * max_const_values> small;
+  std::vector<std::byte> large;
+  const auto stored = g.const_bytes(l);
+  const auto n = static_cast<std::size_t>(count);
+  if (stored.size() > 8 * n || stored.size() < storage_size(type, static_cast<std::uint64_t>(count))) return std::nullopt;
+  if (stored.size() > small.size()) large.resize(stored.size());
+  const auto bytes = stored.size() > small.size() ? std::span(large) : std::span(small).first(stored.size());
+  copy_const_bytes(g, stored, bytes);
+  tensor_value v;
+  if (is_integer(type)) {  // with the decoder reshape_pattern::from_tensor uses, every integer type
+    v.elements.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto d = reshape1::detail::decode_integer(type, bytes.data(), k);
+      if (d.too_large) return std::nullopt;  // a u64 above 2^63-1: Reshape reads it from the bytes themselves
+      v.elements[k] = {d.value, d.value, {}, true};
+    }
+    return v;
+  }
+  if (type == element_type::boolean) {  // one byte each; nonzero is true (Loop's conditions)
+    v.elements.reserve(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::int64_t b = bytes[k] != std::byte{0} ? 1 : 0;
+      v.elements.push_back({b, b, {}, true});
+    }
+    return v;
+  }
+  if (type != element_type::f32 && type != element_type::f16 && type != element_type::f64) return std::nullopt;
+  v.reals.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (type == element_type::f32) {
+      float f = 0;
+      std::memcpy(&f, bytes.data() + 4 * k, 4);
+      v.reals.push_back(f);
+    } else if (type == element_type::f64) {
+      double f = 0;
+      std::memcpy(&f, bytes.data() + 8 * k, 8);
+      v.reals.push_back(f);
+    } else {
+      std::uint16_t h = 0;
+      std::memcpy(&h, bytes.data() + 2 * k, 2);
+      v.reals.push_back(half_to_double(h));
+    }
+  }
+  if (v.reals.empty()) return std::nullopt;
+  return v;
+}
+
+namespace {
+
 // Const-1: shape and element type from the attributes; the values of small integer, boolean and real
 // tensors.
 void constant(op& o) {
@@ -53,52 +109,8 @@ void constant(op& o) {
   for (auto d : o.l.integers("shape")) shape_out.push_back(dimension(d));
   o.out[0].type = type;
   const auto count = small_count(o.out[0].shape);
-  if (!count || *count > max_const_values || type == element_type::string) return;
-  // The readers match the size to the shape and type: at most 8 bytes (the widest type) per value. A graph
-  // built otherwise, with fewer bytes than the values take, gets no values rather than unwritten bytes.
-  std::array<std::byte, 8 * max_const_values> copy;
-  const auto stored = o.g.const_bytes(o.l);
-  if (stored.size() > copy.size() || stored.size() < storage_size(type, static_cast<std::uint64_t>(*count))) return;
-  const auto bytes = std::span(copy).first(stored.size());
-  copy_const_bytes(o.g, stored, bytes);
-  if (is_integer(type)) {  // with the decoder reshape_pattern::from_tensor uses, every integer type
-    tensor_value v;
-    v.elements.resize(static_cast<std::size_t>(*count));
-    for (std::size_t k = 0; k < v.elements.size(); ++k) {
-      const auto d = reshape1::detail::decode_integer(type, bytes.data(), k);
-      if (d.too_large) return;  // a u64 above 2^63-1: Reshape reads it from the bytes themselves
-      v.elements[k] = {d.value, d.value, {}, true};
-    }
-    o.out[0].value = std::move(v);
-  } else if (type == element_type::boolean) {  // one byte each; nonzero is true (Loop's conditions)
-    tensor_value v;
-    v.elements.reserve(static_cast<std::size_t>(*count));
-    for (std::int64_t i = 0; i < *count; ++i) {
-      const std::int64_t b = bytes[static_cast<std::size_t>(i)] != std::byte{0} ? 1 : 0;
-      v.elements.push_back({b, b, {}, true});
-    }
-    o.out[0].value = std::move(v);
-  } else if (type == element_type::f32 || type == element_type::f16 || type == element_type::f64) {
-    tensor_value v;
-    v.reals.reserve(static_cast<std::size_t>(*count));
-    for (std::int64_t i = 0; i < *count; ++i) {
-      const auto k = static_cast<std::size_t>(i);
-      if (type == element_type::f32) {
-        float f = 0;
-        std::memcpy(&f, bytes.data() + 4 * k, 4);
-        v.reals.push_back(f);
-      } else if (type == element_type::f64) {
-        double f = 0;
-        std::memcpy(&f, bytes.data() + 8 * k, 8);
-        v.reals.push_back(f);
-      } else {
-        std::uint16_t h = 0;
-        std::memcpy(&h, bytes.data() + 2 * k, 2);
-        v.reals.push_back(half_to_double(h));
-      }
-    }
-    if (!v.reals.empty()) o.out[0].value = std::move(v);
-  }
+  if (!count || *count > max_const_values) return;
+  o.out[0].value = const_values(o.g, o.l, type, *count);
 }
 
 // ShapeOf-1, ShapeOf-3: a 1-D tensor of the input's rank whose elements are its dimensions. The shape of a

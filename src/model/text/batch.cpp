@@ -155,6 +155,9 @@ constexpr form_row forms[] = {
     {why::counted_range, "counted_range",
      {"its values count from {2} by {3} along axis {0}, {1} of them, and that count {4}: a range the program "
       "computed for one size may stand for one that follows it", 4, true, "axis,count,start,step,equals"}},
+    {why::counted_grid, "counted_grid",
+     {"its values follow their indices along {} of its axes, as a grid of positions does: {}: a grid the program "
+      "computed for one size may stand for one that follows it", 1, true, "axes,along"}},
     {why::spread_extent, "spread_extent",
      {"its extent along axis {0}, {1}, is what {2}: a constant made for one size may hold one value per element "
       "of that size, and stand for one that follows it", 2, true, "axis,extent,spread"}},

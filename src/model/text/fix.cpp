@@ -410,6 +410,13 @@ std::string range_from_tensor(std::string_view terms, std::string_view source) {
                      source, terms);
 }
 
+std::string grid_from_tensor(std::string_view terms, std::string_view source) {
+  return fmt::format("what reads it meets '{}', whose extents there it follows at the declared shapes: it is "
+                     "computed as its values at the first index plus, along each axis it follows, a Range of {} "
+                     "times the step there, from that shape at the new sizes",
+                     source, terms);
+}
+
 std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis) {
   return fmt::format("its k, {}, is the whole of axis {} at the declared shapes: it is computed as {}, where shape is "
                      "the shape of its data input",
@@ -422,6 +429,15 @@ std::string pads_to_multiple(std::string_view terms, std::size_t axis, std::int6
                      "the model's other Reshapes keep: its amounts are computed as {}, where shape is the shape of its "
                      "data input",
                      axis, extent, amount, multiple, terms);
+}
+
+fix_reason grid_not_read(std::size_t axis, std::int64_t extent) {
+  return {"grid_not_read",
+          {{"axis", static_cast<std::int64_t>(axis)}, {"extent", extent}},
+          fmt::format("its values count down along axis {} ({} long), or start at half of what they count to there "
+                      "or further: they may start at a value computed from the size, which Ranges of the new "
+                      "extents would not follow; fix reads only grids that count up from a start below half",
+                      axis, extent)};
 }
 
 fix_reason range_not_read(std::int64_t count, std::int64_t start, std::int64_t step) {

@@ -179,6 +179,8 @@ struct proof_at {
 /// New sizes: why a Const that counts along an axis is computed as a Range of `terms` values, from the shape
 /// of the tensor `source` outputs.
 [[nodiscard]] std::string range_from_tensor(std::string_view terms, std::string_view source);
+/// A grid (check's `counted_grid`) computed from the shape of `source`, the tensor its readers meet.
+[[nodiscard]] std::string grid_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a TopK's k, `k` at the declared shapes, the whole of axis `axis`, is computed as `terms`.
 [[nodiscard]] std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis);
 /// New sizes: why a Pad's amounts are computed as `terms`: each that changes pads axis `axis` (of extent
@@ -203,6 +205,9 @@ enum class pad_doubt {
 /// count: it counts down, or starts at half its count or further (`arange(L - 1, -1, -1)`, whose start follows
 /// the size as its count does) (range_not_read).
 [[nodiscard]] fix_reason range_not_read(std::int64_t count, std::int64_t start, std::int64_t step);
+/// A grid (check's `counted_grid`) that counts down along `axis`, or starts at half its extent or further
+/// there (grid_not_read).
+[[nodiscard]] fix_reason grid_not_read(std::size_t axis, std::int64_t extent);
 /// New sizes: element `index` of a Gather's positions is the last along its axis, but the op (`op`, `version`)
 /// counts no position back from the end.
 [[nodiscard]] fix_reason no_negative_positions(std::size_t index, std::string_view op, int version);

@@ -923,6 +923,52 @@ TEST_F(fixing, new_sizes_a_counted_constant_is_computed_as_a_range) {
   EXPECT_TRUE(std::none_of(vouched.findings.begin(), vouched.findings.end(), [](const auto& f) { return f.code == "counted_range"; }));
 }
 
+// New sizes, IR: a grid of cell positions folded at 5x7 into one f32 Const [1,2,5,7] (channel 0 the column
+// less 0.5, channel 1 the row times 2 plus 1: 70 values, above those the propagation reads) added to x: check names
+// it (counted_grid), fix computes it as its base plus Ranges of H and W read from x times its slopes, and the
+// written model's grid at the declared shape holds the Const's values, every one.
+TEST_F(fixing, new_sizes_a_folded_grid_is_computed_from_ranges) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,5,7]", "x");
+  std::vector<float> values;
+  std::vector<std::int64_t> bits;  // (the builder packs each as its type's bits)
+  for (int c = 0; c < 2; ++c)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 7; ++j) {
+        values.push_back(c == 0 ? static_cast<float>(j) - 0.5F : static_cast<float>(2 * i + 1));
+        bits.push_back(std::bit_cast<std::uint32_t>(values.back()));
+      }
+  const int grid = b.constant(element_type::f32, "1,2,5,7", bits, "[1,2,5,7]");
+  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,2,5,7]", "[1,2,5,7]"}, {"[1,2,5,7]"}, "add_grid");
+  b.edge(x, add, 0);
+  b.edge(grid, add, 1);
+  b.result(add, "[1,2,5,7]");
+  const auto before = model::check_batch(load(b.xml(), b.bin()), {.shapes = {{"x", parse_shape("[1,2,6,9]")}}});
+  ASSERT_FALSE(before.findings.empty());
+  EXPECT_EQ(before.findings[0].code, "counted_grid");
+  EXPECT_EQ(before.findings[0].id, grid);
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,2..,2..]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].type, "Const");
+  EXPECT_EQ(r.changes[0].computed, "grid([shape('x')[2],shape('x')[3]] along axes [2,3]) as [1,2,-1,-1]");
+  EXPECT_EQ(written_at(r, "[1,2,6,9]").summary.verdict(), model::batch_verdict::yes);
+  // The values: what the Add reads at the declared shape, propagated through the layers written.
+  (void)written_at(r, "[1,2,5,7]");
+  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+  const auto p = model::propagate(fixed);
+  const auto sum = std::find_if(fixed.layers().begin(), fixed.layers().end(), [](const auto& l) { return l.name == "add_grid"; });
+  ASSERT_NE(sum, fixed.layers().end());
+  const auto& read = p.input(fixed, *sum, 1);
+  ASSERT_TRUE(read.value.has_value());
+  ASSERT_TRUE(read.value->is_real());
+  ASSERT_EQ(read.value->reals.size(), values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) EXPECT_EQ(read.value->reals[k], static_cast<double>(values[k])) << k;
+  EXPECT_EQ(read.type, element_type::f32);
+}
+
 // New sizes: a size is read from the extent of the axis it is placed on, on a square map too, where it could
 // as well be the other axis' (`size=(2w, 2h)` exported at 8x8 is these bytes): the placement is what the
 // file shows of it, and `?,?` and `?@S` twice read it alike.
