@@ -811,6 +811,14 @@ bool reads_range(const layer& l, const batch_finding& f) {
   return (f.code == "counted_range" || f.code == "counted_grid") && part_of(l.type) == op_part::constant;
 }
 
+/// Whether a count up by `step` (above 0) from `start`, `count` values, starts at a value a Range of another
+/// count may keep: below half the count, and at most two steps above 0 (RoBERTa's positions from 2) or half a
+/// step below it (yolov5's cells from -0.5). A start further out may follow the size, which one size does not
+/// show: a centered grid `j - (W-1)/2`, `linspace(-1, 1, W)`, a shift by W/4 (a cold attack's wrong fixes).
+bool start_kept(double start, double step, double count) {
+  return 2 * std::abs(start) < count * step && (start >= 0 ? start <= 2 * step : -start <= step / 2);
+}
+
 /// A grid's sizes (check's `counted_grid`), each axis it counts along, or nullopt (with `reason`) where it
 /// is not one or counts down along one, or starts at half its extent or further there (range_choices).
 std::optional<placed_sizes> grid_sizes(const graph& g, const propagation& declared, const propagation& asked,
@@ -824,7 +832,7 @@ std::optional<placed_sizes> grid_sizes(const graph& g, const propagation& declar
     const auto extent = t.shape[a].lo();
     for (std::size_t r = 0; r < grid->base.size(); ++r) {
       const auto slope = grid->slopes[e][r];
-      if (slope < 0 || (slope > 0 && 2 * std::abs(grid->base[r]) >= static_cast<double>(extent) * slope)) {
+      if (slope < 0 || (slope > 0 && !start_kept(grid->base[r], slope, static_cast<double>(extent)))) {
         reason = text::grid_not_read(a, extent);
         return std::nullopt;
       }
@@ -861,7 +869,8 @@ std::vector<pattern_choice> range_choices(const graph& g, const propagation& dec
     if (!counted) return {};
     // A start that follows the size as the count does (a count down from L-1, a shift by L) is no constant
     // the Range may keep: only counts up from a start below half the count are read (0, RoBERTa's 2).
-    if (counted->step < 0 || 2 * std::abs(counted->start) >= counted->count) {
+    if (counted->step < 0 || !start_kept(static_cast<double>(counted->start), static_cast<double>(counted->step),
+                                         static_cast<double>(counted->count))) {
       reason = text::range_not_read(counted->count, counted->start, counted->step);
       return {};
     }

@@ -435,8 +435,9 @@ fix_reason grid_not_read(std::size_t axis, std::int64_t extent) {
   return {"grid_not_read",
           {{"axis", static_cast<std::int64_t>(axis)}, {"extent", extent}},
           fmt::format("its values count down along axis {} ({} long), or start at half of what they count to there "
-                      "or further: they may start at a value computed from the size, which Ranges of the new "
-                      "extents would not follow; fix reads only grids that count up from a start below half",
+                      "or further, or more than two steps above 0 or half a step below it: they may start at a value "
+                      "computed from the size (a centered grid, j-(W-1)/2), which Ranges of the new extents would not "
+                      "follow; fix reads only grids that count up from such a start",
                       axis, extent)};
 }
 
@@ -444,8 +445,10 @@ fix_reason range_not_read(std::int64_t count, std::int64_t start, std::int64_t s
   return {"range_not_read",
           {{"count", count}, {"start", start}, {"step", step}},
           fmt::format("it counts {} values from {} by {}: a count down, or one that starts at half its count or "
-                      "further, may start at a value computed from the size (the last position, L-1), which a Range "
-                      "of the new count would not follow; fix reads only counts up from a start below half the count",
+                      "further, or more than two steps above 0 or half a step below it, may start at a value computed from "
+                      "the size (the last position, L-1; the middle, (L-1)/2), which a Range of the new count would not "
+                      "follow; fix reads only counts up from a start below half the count, at most two steps above 0 "
+                      "and half a step below it",
                       count, start, step)};
 }
 
