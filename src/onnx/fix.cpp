@@ -629,11 +629,12 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     auto reduced = r.shape;  // the base's and each slope's
     for (const auto a : r.axes) reduced[a] = 1;
     auto v = made.tensor("base", r.base, reduced, in);
+    const auto zero = made.scalar("zero", 0), one = made.scalar("one", 1);
     for (std::size_t e = 0; e < r.axes.size(); ++e) {
       const auto n = made.node("Gather", {count, made.scalar(fmt::format("index_{}", e), static_cast<std::int64_t>(e))},
                                fmt::format("count_{}", e));
       made.attribute("axis", 0);
-      auto t = made.node("Range", {made.scalar("zero", 0), n, made.scalar("one", 1)}, fmt::format("range_{}", e));
+      auto t = made.node("Range", {zero, n, one}, fmt::format("range_{}", e));
       if (in != ::onnx::TensorProto::INT64) {
         t = made.node("Cast", {t}, fmt::format("cast_{}", e));
         made.attribute("to", in);
