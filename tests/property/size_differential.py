@@ -284,6 +284,15 @@ def folded_grid(p, c, h, w):
 def folded_meshgrid_columns(p, c, h, w):
     p.op("Add", ["x", p.f32s([float(j) for i in range(h) for j in range(w)], [h, w])], "y")
 
+# The same constants exported at a size of 1 (drawn so at A): a grid made at a height of 1, one row, and a count
+# of the columns made at a width of 1, `[[0.]]` (the grid's width kept at B, so that only its height is wrong). Each spreads over the new size where the program's would hold
+# one value per row or column; one size of 1 cannot show which (nothing to rewrite: refused).
+def grid_at_height_1(p, c, h, w):
+    folded_grid(p, c, h, w)
+
+def columns_at_width_1(p, c, h, w):
+    counted_columns(p, c, h, w)
+
 def resize_sizes(p, c, h, w):
     p.op("Resize", ["x", "", "", p.i64([1, c, 2 * h, 2 * w])], "y")
 
@@ -392,7 +401,7 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             mean_reciprocal_first, variance_sum_bessel_first, std_ratio_first, variance_chained, mean_chained,
             covariance, abs_deviation, third_moment, variance_int, correction_tensor, std_root, root_mean_square,
             log_mean_exp, mean_channels_width, variance_scaled, counted_columns, counted_rows_expanded,
-            counted_positions, folded_grid, folded_meshgrid_columns]
+            counted_positions, folded_grid, folded_meshgrid_columns, grid_at_height_1, columns_at_width_1]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
@@ -499,6 +508,10 @@ def main():
             # cannot tell, where the program may compute the same by that coincidence.
             while (hb, wb) == (ha, wa) or hb * wb == ha * wa:
                 wb += 2
+            if family is grid_at_height_1:
+                ha, wb = 1, wa  # only the height changes: the grid along W stays right
+            if family is columns_at_width_1:
+                wa = 1
             # The coincidence: in half of its programs, channel_divisor's channel count is H at A.
             c = ha if family is channel_divisor and rnd.random() < 0.5 else rnd.choice([2, 3])
             if family in (pad_window, pad_window_2d):

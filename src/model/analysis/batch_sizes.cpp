@@ -1103,6 +1103,63 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
   return std::nullopt;
 }
 
+/// The Const a constant operand is read from: its source's first inputs followed back through layers that
+/// follow no input (an Unsqueeze, a Convert of it) to a Const; nullptr where none is met within a few steps.
+const layer* holding_const(const graph& g, std::size_t index) {
+  for (int step = 0; step < 16; ++step) {
+    const auto& l = g.layers()[index];
+    if (part_of(l.type) == op_part::constant) return &l;
+    if (l.sources.empty() || !l.sources[0]) return nullptr;
+    index = l.sources[0]->layer;
+  }
+  return nullptr;
+}
+
+/// Elementwise arithmetic (layer `index`) whose operand that follows no input is 1 along an output axis that
+/// another operand holds a size of 1 in at the declared shapes and another size at the shapes asked (`x +
+/// grid` exported at a height of 1, `grid` `[1,1,1,5,2]`): the constant spreads over the new size, where the
+/// program may have made it one value per row (`arange(h)` is `[0]` at a height of 1). One size of 1 cannot
+/// show which; the batch is the batch analysis's (a constant spread over the samples keeps each one's result).
+std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation& declared, const propagation& asked,
+                                              std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                              std::span<const std::string> assumed) {
+  const auto& l = g.layers()[index];
+  if (!elementwise_arithmetic(l.type) || l.sources.size() < 2 || declared.outputs[index].empty() ||
+      asked.outputs[index].empty() || vouched(l, assumed))
+    return std::nullopt;
+  const auto& out_d = declared.outputs[index][0].shape;
+  const auto& out_a = asked.outputs[index][0].shape;
+  if (!out_d.rank_known() || !out_a.rank_known() || out_d.size() != out_a.size()) return std::nullopt;
+  const auto batch = batch_axis(carriers, index, 0);
+  for (std::size_t port = 0; port < l.sources.size(); ++port) {
+    const auto& s = l.sources[port];
+    if (!s || asked.follows_inputs[s->layer]) continue;
+    const auto& c = declared.input(g, l, port).shape;
+    if (!c.rank_known() || c.size() > out_d.size()) continue;
+    const auto* holder = holding_const(g, s->layer);
+    if (holder != nullptr && (holder->auxiliary || vouched(*holder, assumed))) continue;
+    for (std::size_t a = out_d.size() - c.size(); a < out_d.size(); ++a) {
+      const auto& d = c[a - (out_d.size() - c.size())];
+      // (At the shapes asked a size the request names: another number, or a symbol it gave. An unknown there,
+      // after a layer that fails or a -1 that leaves it so, is not shown to be a size.)
+      const auto& at = out_a[a];
+      if (a == batch || !d.is_static() || d.lo() != 1 || !out_d[a].is_static() || out_d[a].lo() != 1 ||
+          same_at(out_d, out_a, a) || !(at.has_symbol() || (at.is_static() && at.lo() != 1)))
+        continue;
+      const auto& named = holder != nullptr ? *holder : g.layers()[s->layer];
+      auto f = size_finding(l, index);
+      set_reason(f, because(why::spread_at_size_1, port, a)
+                        .quoting(fmt::format("'{}' (id {}); the output is {} at the declared shapes and {} at the shapes asked",
+                                             named.name, named.id, to_string(without_symbols(out_d)),
+                                             to_string(without_symbols(out_a)))));
+      f.source = std::string(named.name);
+      f.source_id = named.id;
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
 /// The finding of layer `l` (at `index`) whose constants `found` equal sizes that change: the first named,
 /// the others counted.
 batch_finding baked_finding(const layer& l, std::size_t index, const std::vector<baked>& found, option_spelling spelling) {
@@ -1166,6 +1223,11 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       continue;
     }
     if (auto f = unsearched(asked, l, index)) {
+      out.push_back(std::move(*f));
+      continue;
+    }
+    if (auto f = spread_at_size_1(g, declared, asked, carriers, index, assumed)) {
+      f->hint = text::vouch_hint(spelling, f->source, f->source_id);
       out.push_back(std::move(*f));
       continue;
     }

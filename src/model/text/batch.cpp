@@ -161,6 +161,10 @@ constexpr form_row forms[] = {
     {why::spread_extent, "spread_extent",
      {"its extent along axis {0}, {1}, is what {2}: a constant made for one size may hold one value per element "
       "of that size, and stand for one that follows it", 2, true, "axis,extent,spread"}},
+    {why::spread_at_size_1, "spread_at_size_1",
+     {"its input {0} is a constant 1 long along output axis {1}, which it spreads over a size of 1 at the declared "
+      "shapes ({2}): one size of 1 cannot show whether the program made that constant for the size (a range or "
+      "grid computed at a size of 1), to stand for one that follows it", 2, true, "port,axis,spread"}},
     {why::size_value_unknown, "size_value_unknown",
      {"the values of its input {} decide its output's shape, and reshape1 does not know them at the shapes "
       "asked: nothing shows they follow the new sizes rather than stand for the declared ones", 1, false, "port"}},

@@ -87,6 +87,48 @@ TEST(onnx, constants_that_may_stand_for_a_size_cannot_tell) {
   }
 }
 
+// A constant 1 long where the data is 1 at the declared shapes spreads over whatever size the data takes:
+// one size of 1 cannot show whether the program made it for that size (`arange(h)` is [0] at a height of 1).
+TEST(onnx, a_constant_spread_over_a_size_of_1_cannot_tell) {
+  struct spread_case {
+    const char* fixture;
+    const char* asked;
+    const char* holder;  ///< the constant named and vouched for
+    std::size_t axis;
+  };
+  for (const auto& c : {spread_case{"size_grid_at_height_1", "[1,3,6,5,2]", "grid", 2},
+                        spread_case{"size_range_at_length_1", "[1,13]", "positions", 1},
+                        spread_case{"size_range_at_length_1", "[1,?]", "positions", 1}}) {
+    SCOPED_TRACE(std::string(c.fixture) + " " + c.asked);
+    const auto g = read_fixture(c.fixture);
+    const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape(c.asked)}}});
+    EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+    ASSERT_FALSE(r.findings.empty());
+    const auto& f = r.findings[0];
+    EXPECT_EQ(f.code, "spread_at_size_1");
+    EXPECT_EQ(f.name, "add");
+    EXPECT_EQ(f.source, c.holder);  // through the Unsqueeze, to the initializer
+    EXPECT_NE(f.what.find(std::string("output axis ") + std::to_string(c.axis)), std::string::npos) << f.what;
+    EXPECT_NE(f.hint.find(std::string("assume_constant=[") + c.holder + "]"), std::string::npos) << f.hint;
+    // Vouched for, it is no finding; at the declared shape nothing changes.
+    const auto vouched = model::check_batch(g, {.shapes = {{"x", parse_shape(c.asked)}}, .assume_constant = {c.holder}});
+    for (const auto& v : vouched.findings) EXPECT_NE(v.code, "spread_at_size_1");
+  }
+  EXPECT_EQ(model::check_batch(read_fixture("size_grid_at_height_1"), {.shapes = {{"x", parse_shape("[1,3,6,5,2]")}},
+                                                                         .assume_constant = {"grid"}})
+                .summary.verdict(),
+            model::batch_verdict::yes);
+  EXPECT_EQ(model::check_batch(read_fixture("size_grid_at_height_1"), {.shapes = {{"x", parse_shape("[1,3,1,5,2]")}}})
+                .summary.verdict(),
+            model::batch_verdict::yes);
+  // Its height kept and its batch changed: the constant spreads over the samples, each keeps its result.
+  EXPECT_EQ(model::check_batch(read_fixture("size_grid_at_height_1"), {.shapes = {{"x", parse_shape("[4,3,1,5,2]")}}})
+                .summary.verdict(),
+            model::batch_verdict::yes);
+  EXPECT_EQ(model::check_batch(read_fixture("size_grid_at_height_1"), {.batch = dimension(4)}).summary.verdict(),
+            model::batch_verdict::yes);
+}
+
 TEST(onnx, sizes_asked_as_intervals_or_symbols_hold_for_every_member_or_cannot_tell) {
   const auto g = read_fixture("size_stride_skip");
   // Propagation over 4..16 fits (intervals meet intervals); the member 9 does not: no, naming it.

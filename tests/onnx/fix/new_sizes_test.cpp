@@ -130,6 +130,19 @@ TEST(onnx_fix, new_sizes_a_count_also_written_out_is_refused) {
   })) << r.refusals[0].reason;
 }
 
+// A grid folded at a height of 1 counts along W only: fix could compute it along W, but its one row spreads
+// over every height, where the program makes a row each (a cold attack measured the model it wrote differ at
+// 6x9). Refused, naming the Add that spreads it; nothing written.
+TEST(onnx_fix, new_sizes_a_grid_made_at_a_size_of_1_is_refused) {
+  const auto bytes = fixture_bytes("size_grid_at_height_1");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "grid.onnx", at_sizes("[1,3,?,?,2]"));
+  EXPECT_FALSE(r.fixed);
+  EXPECT_TRUE(onnx_output(r).model.empty());
+  EXPECT_TRUE(std::any_of(r.refusals.begin(), r.refusals.end(), [](const model::fix_refusal& x) {
+    return x.name == "add" && x.reason.find("spreads over a size of 1") != std::string::npos;
+  })) << (r.refusals.empty() ? "no refusal" : r.refusals[0].reason);
+}
+
 TEST(onnx_fix, new_sizes_a_pattern_that_no_0_or_minus_one_mends_is_computed_from_its_input_shape) {
   // A channel shuffle: H and W one place further on in the first pattern, one place back in the second.
   // (ONNX Runtime runs the model written at 16x22 as the same program built at 16x22: checked by hand
