@@ -246,7 +246,9 @@ std::string range_text(std::int64_t lo, std::int64_t hi, symbol sym) {
   } else {
     s = fmt::format("{}..{}", lo, hi);
   }
-  if (sym) {
+  // A name that starts with a control character is one the model analysis gives the dimensions its own runs
+  // leave unknown (no text can spell it): it names nothing a reader could look up, so it is left out.
+  if (sym && !sym.name().empty() && static_cast<unsigned char>(sym.name().front()) >= 0x20) {
     s += '@';
     s += sym.name();
   }

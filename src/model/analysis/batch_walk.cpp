@@ -419,7 +419,13 @@ std::optional<because> scope::lost_at_samples(std::size_t index) const {
     for (const auto& t : runs_.at_samples[k]->outputs[index]) lost = lost || !t.shape.rank_known();
   if (!lost) return std::nullopt;
   for (const auto& x : runs_.at_samples[0]->lost)
-    if (x.layer == index) return because(why::rule_refused).quoting(x.message);
+    if (x.layer == index) {
+      // (Where it fails at the shapes asked too, its message is about the layer, not the sample batch.)
+      const bool asked_too = std::any_of(target_.lost.begin(), target_.lost.end(),
+                                         [&](const auto& t) { return t.layer == index && t.message == x.message; });
+      if (asked_too) return because(why::rule_refused).quoting(x.message);
+      return because(why::fails_at_sample_batch, samples[0]).quoting(x.message);
+    }
   return why::not_propagated_at_samples;
 }
 

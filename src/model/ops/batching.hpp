@@ -139,7 +139,7 @@ enum class why : std::uint8_t {
   branch_may_follow_batch_size, resizes_batch_nearest,
   no_batching_rule,
   // ... and what the analysis itself cannot decide (analysis/batch_walk.cpp, batch_fold.cpp).
-  no_rule, reads_no_sample, answer_contradicted, not_propagated_at_samples, rule_refused, assumed_axes_differ,
+  no_rule, reads_no_sample, answer_contradicted, not_propagated_at_samples, fails_at_sample_batch, rule_refused, assumed_axes_differ,
   assumed_without_batch, slice_whole_at_asked, reads_interleaved, shape_differs_at_asked,
   size_value_parameter_unproven,
   // ... and at new sizes, a size the export may have written as a constant (analysis/batch_sizes.cpp).

@@ -110,6 +110,9 @@ constexpr form_row forms[] = {
     {why::answer_contradicted, "answer_contradicted",
      {"its batching rule's answer does not match the shapes propagated at the sample batches", 0}},
     {why::not_propagated_at_samples, "not_propagated_at_samples", {"its output shapes could not be propagated at the sample batches", 0}},
+    {why::fails_at_sample_batch, "fails_at_sample_batch",
+     {"it fails at the batch of {0} samples that the analysis runs the model at to tell its samples apart ({1}), so "
+      "nothing shows how it treats each sample", 1, true, "sample_batch,message"}},
     {why::rule_refused, "rule_refused", {"{}", 0, true, "message"}},
     {why::assumed_axes_differ, "assumed_axes_differ", {"its inputs hold the batch at different axes, which {} does not cover", 0, true, "option"}},
     {why::assumed_without_batch, "assumed_without_batch", {"it reads values computed from the batch size", 0}},

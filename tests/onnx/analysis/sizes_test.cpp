@@ -2,6 +2,7 @@
 // intervals or symbols hold for every member or cannot tell; and the sizes a cold review found.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -127,6 +128,19 @@ TEST(onnx, a_constant_spread_over_a_size_of_1_cannot_tell) {
             model::batch_verdict::yes);
   EXPECT_EQ(model::check_batch(read_fixture("size_grid_at_height_1"), {.batch = dimension(4)}).summary.verdict(),
             model::batch_verdict::yes);
+}
+
+// A layer that fails only at the sample batches the analysis runs (a batch of 2 written down, asked at 2):
+// its finding says so, and names no dimension by a name of the analysis's own.
+TEST(onnx, a_failure_at_a_sample_batch_says_it_is_one) {
+  const auto r = model::check_batch(read_fixture("size_batch_written_at_2"), {.shapes = {{"x", parse_shape("[2,2..16,4]")}}});
+  // (No: a member of 2..16 fails, the embeddings 6 long.)
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::no) << r.summary_line();
+  const auto f = std::find_if(r.findings.begin(), r.findings.end(), [](const model::batch_finding& x) { return x.name == "add"; });
+  ASSERT_NE(f, r.findings.end()) << listed(r);
+  EXPECT_EQ(f->code, "fails_at_sample_batch");
+  EXPECT_NE(f->what.find("it fails at the batch of 1009 samples that the analysis runs the model at"), std::string::npos) << f->what;
+  EXPECT_EQ(f->what.find('\x01'), std::string::npos) << f->what;
 }
 
 TEST(onnx, sizes_asked_as_intervals_or_symbols_hold_for_every_member_or_cannot_tell) {
