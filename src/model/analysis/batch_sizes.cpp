@@ -1115,30 +1115,50 @@ const layer* holding_const(const graph& g, std::size_t index) {
   return nullptr;
 }
 
-/// Elementwise arithmetic (layer `index`) whose operand that follows no input is 1 along an output axis that
-/// another operand holds a size of 1 in at the declared shapes and another size at the shapes asked (`x +
-/// grid` exported at a height of 1, `grid` `[1,1,1,5,2]`): the constant spreads over the new size, where the
-/// program may have made it one value per row (`arange(h)` is `[0]` at a height of 1). One size of 1 cannot
-/// show which; the batch is the batch analysis's (a constant spread over the samples keeps each one's result).
+/// How layer `l`'s inputs line up with its output where it broadcasts them as NumPy does: the number of
+/// trailing output axes that are not broadcast (0 for arithmetic, comparisons, Select and a NumPy Broadcast;
+/// 2 for MatMul, whose last two are its matrices), or nullopt for a layer that does not broadcast so.
+std::optional<std::size_t> numpy_broadcast_tail(const layer& l) {
+  const auto* row = find_entry(l.type, l.opset);
+  if (row == nullptr || l.sources.size() < 2) return std::nullopt;
+  if (row->batch.fn == batch::matmul) return 2;
+  if (row->batch.fn == batch::broadcast) {
+    const auto mode = l.text("mode", "numpy");
+    return mode == "numpy" || mode == "bidirectional" ? std::optional<std::size_t>(0) : std::nullopt;
+  }
+  if (row->batch.fn == batch::pointwise || row->batch.fn == batch::select)
+    return l.text("auto_broadcast", "numpy") == "numpy" ? std::optional<std::size_t>(0) : std::nullopt;
+  return std::nullopt;
+}
+
+/// A layer that broadcasts as NumPy does (numpy_broadcast_tail: arithmetic, a comparison, Select, Broadcast,
+/// MatMul's leading axes) whose input that follows no input is 1 long along an output axis that another input
+/// holds a size of 1 in at the declared shapes and another size at the shapes asked (`x + grid` exported at a
+/// height of 1, `grid` `[1,1,1,5,2]`): the constant spreads over the new size, where the program may have made
+/// it one value per row (`arange(h)` is `[0]` at a height of 1). One size of 1 cannot show which; the batch is
+/// the batch analysis's (a constant spread over the samples keeps each one's result).
 std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation& declared, const propagation& asked,
                                               std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                               std::span<const std::string> assumed) {
   const auto& l = g.layers()[index];
-  if (!elementwise_arithmetic(l.type) || l.sources.size() < 2 || declared.outputs[index].empty() ||
-      asked.outputs[index].empty() || vouched(l, assumed))
+  const auto tail = numpy_broadcast_tail(l);
+  if (!tail || declared.outputs[index].empty() || asked.outputs[index].empty() || vouched(l, assumed))
     return std::nullopt;
+  const auto* row = find_entry(l.type, l.opset);
   const auto& out_d = declared.outputs[index][0].shape;
   const auto& out_a = asked.outputs[index][0].shape;
-  if (!out_d.rank_known() || !out_a.rank_known() || out_d.size() != out_a.size()) return std::nullopt;
+  if (!out_d.rank_known() || !out_a.rank_known() || out_d.size() != out_a.size() || out_d.size() < *tail)
+    return std::nullopt;
   const auto batch = batch_axis(carriers, index, 0);
   for (std::size_t port = 0; port < l.sources.size(); ++port) {
     const auto& s = l.sources[port];
-    if (!s || asked.follows_inputs[s->layer]) continue;
+    // (Not an input read as values: a Broadcast's target shape.)
+    if (!s || asked.follows_inputs[s->layer] || reads_value(row->values, port)) continue;
     const auto& c = declared.input(g, l, port).shape;
-    if (!c.rank_known() || c.size() > out_d.size()) continue;
+    if (!c.rank_known() || c.size() > out_d.size() || c.size() < *tail) continue;
     const auto* holder = holding_const(g, s->layer);
     if (holder != nullptr && (holder->auxiliary || vouched(*holder, assumed))) continue;
-    for (std::size_t a = out_d.size() - c.size(); a < out_d.size(); ++a) {
+    for (std::size_t a = out_d.size() - c.size(); a + *tail < out_d.size(); ++a) {
       const auto& d = c[a - (out_d.size() - c.size())];
       // (At the shapes asked a size the request names: another number, or a symbol it gave. An unknown there,
       // after a layer that fails or a -1 that leaves it so, is not shown to be a size.)

@@ -130,6 +130,21 @@ TEST(onnx, a_constant_spread_over_a_size_of_1_cannot_tell) {
             model::batch_verdict::yes);
 }
 
+// The same where a Where, an Expand to the data's shape and a MatMul's leading axes spread the constant.
+TEST(onnx, a_constant_spread_over_a_size_of_1_by_any_numpy_broadcast_cannot_tell) {
+  const auto r = model::check_batch(read_fixture("size_spread_at_size_1_ops"), {.shapes = {{"x", parse_shape("[1,5,2]")}}});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+  std::vector<std::pair<std::string, std::string>> named;
+  for (const auto& f : r.findings)
+    if (f.code == "spread_at_size_1") named.emplace_back(f.name, f.source);
+  EXPECT_EQ(named, (std::vector<std::pair<std::string, std::string>>{
+                       {"where", "keep"}, {"expand", "offsets"}, {"matmul", "per_row"}}))
+      << listed(r);
+  // The MatMul's matrices are not spread: its [2,2] is no finding at another width.
+  const auto wide = model::check_batch(read_fixture("size_spread_at_size_1_ops"), {.shapes = {{"x", parse_shape("[1,1,4]")}}});
+  for (const auto& f : wide.findings) EXPECT_NE(f.code, "spread_at_size_1") << f.what;
+}
+
 // A layer that fails only at the sample batches the analysis runs (a batch of 2 written down, asked at 2):
 // its finding says so, and names no dimension by a name of the analysis's own.
 TEST(onnx, a_failure_at_a_sample_batch_says_it_is_one) {
