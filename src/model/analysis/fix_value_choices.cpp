@@ -136,6 +136,9 @@ struct meeting {
   const placed_sizes& s;
   std::vector<char> after;  ///< the layers downstream of it
   std::set<std::pair<std::size_t, std::size_t>> tried{};
+  /// A tensor met that would have given the sizes but may be 1 at the shapes asked, where arithmetic
+  /// spreads it (`?` holds 1): the reading is refused, and the refusal says to ask from 2.
+  std::optional<std::size_t> may_be_1{};
 };
 
 /// `x`, or the tensor it is computed from by layers of one input that keep its shape at the declared shapes
@@ -197,7 +200,10 @@ void meet_at(meeting& m, const layer& c, std::size_t read_at, std::size_t rank, 
       const auto j = aligned[m.s.axes[e]];
       may_broadcast = may_broadcast || (!concat && m.s.moving[e] != 0 && j != unmapped && other_now[j].lo() < 2);
     }
-    if (may_broadcast) continue;
+    if (may_broadcast) {
+      if (!m.may_be_1) m.may_be_1 = x->layer;
+      continue;
+    }
     if (auto terms = sizes_read_from(m.s, other, other_now, aligned, joined); terms.size() == m.s.values.size())
       found(std::move(terms), x->layer, x->output);
   }
@@ -291,9 +297,11 @@ std::optional<reached> passed_on(const meeting& m, const reached& t, std::size_t
 /// where it has that extent, else the constant). Sizes, or a slice's ends where it starts at 0 by steps of
 /// 1: its output meets its extent, end less begin. Met tensors are computed before layer `before` (the
 /// layer itself where it is not given).
+/// Returns the first tensor skipped as one that may be 1 at the shapes asked (meeting::may_be_1), if any.
 template <class Found>
-void met_tensors(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
-                 const placed_sizes& s, Found found, bool far = false, std::optional<std::size_t> before = std::nullopt) {
+std::optional<std::size_t> met_tensors(const graph& g, const propagation& declared, const propagation& asked,
+                                       std::size_t index, const placed_sizes& s, Found found, bool far = false,
+                                       std::optional<std::size_t> before = std::nullopt) {
   std::vector<char> self(g.layers().size(), 0);
   self[index] = 1;
   meeting m{g, declared, asked, index, before.value_or(index), far, s, downstream_of(g, self)};
@@ -323,6 +331,7 @@ void met_tensors(const graph& g, const propagation& declared, const propagation&
       }
     frontier = std::move(next);
   }
+  return m.may_be_1;
 }
 
 }  // namespace
@@ -889,7 +898,7 @@ std::vector<pattern_choice> range_choices(const graph& g, const propagation& dec
     for (const auto& x : g.layers()[c].sources)
       if (x && x->layer == index) first = std::min(first, c);
   std::vector<pattern_choice> choices;
-  met_tensors(
+  const auto may_be_1 = met_tensors(
       g, declared, asked, index, s,
       [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
         if (!choices.empty()) return;
@@ -898,6 +907,7 @@ std::vector<pattern_choice> range_choices(const graph& g, const propagation& dec
         choices.back().range = range;
       },
       true, first);
+  if (choices.empty() && may_be_1) reason = text::met_may_be_one(std::string(g.layers()[*may_be_1].name));
   return choices;
 }
 

@@ -441,6 +441,14 @@ fix_reason grid_not_read(std::size_t axis, std::int64_t extent) {
                       axis, extent)};
 }
 
+fix_reason met_may_be_one(const std::string& met) {
+  return {"met_may_be_one",
+          {{"met", met}},
+          fmt::format("the tensor it meets, '{}', would give its count, but it may be 1 at the shapes asked, where "
+                      "arithmetic spreads it rather than meets the count: ask for sizes from 2 (`2..` in place of `?`)",
+                      met)};
+}
+
 fix_reason range_not_read(std::int64_t count, std::int64_t start, std::int64_t step) {
   return {"range_not_read",
           {{"count", count}, {"start", start}, {"step", step}},
@@ -553,7 +561,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "type_not_rewritten", "unsigned_cannot_hold_minus_one", "comes_through_shared_layer", "computed_not_tensor",
       "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
-      "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
+      "met_may_be_one", "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
       "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "constant_written_out", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio",
       "no_negative_positions", "window_not_whole", "pad_not_read"};
   return codes;

@@ -208,6 +208,9 @@ enum class pad_doubt {
 /// A grid (check's `counted_grid`) that counts down along `axis`, or starts at half its extent or further
 /// there (grid_not_read).
 [[nodiscard]] fix_reason grid_not_read(std::size_t axis, std::int64_t extent);
+/// A counted constant or grid whose only tensor met, `met`, may be 1 at the shapes asked (a `?` holds 1),
+/// where arithmetic would spread it rather than meet its extent (met_may_be_one).
+[[nodiscard]] fix_reason met_may_be_one(const std::string& met);
 /// New sizes: element `index` of a Gather's positions is the last along its axis, but the op (`op`, `version`)
 /// counts no position back from the end.
 [[nodiscard]] fix_reason no_negative_positions(std::size_t index, std::string_view op, int version);

@@ -58,6 +58,7 @@ std::vector<fix_reason> every_fix_reason() {
           t::held_apart(1, 2),
           t::size_not_a_whole_ratio(2, 300, 2, 224),
           t::no_negative_positions(0, "Gather", 7),
+          t::met_may_be_one("x"),
           t::window_not_whole(3),
           t::pad_not_read(3, 18, 2, {3, 4}, t::pad_doubt::window),
           t::read_back_lacks_layer(),

@@ -215,6 +215,10 @@ TEST(onnx_fix, new_sizes_a_counted_constant_is_computed_as_a_range) {
   EXPECT_FALSE(any.fixed);
   ASSERT_FALSE(any.refusals.empty());
   EXPECT_EQ(any.refusals[0].name, "position_ids");
+  // ... and the refusal says so, naming the tensor met and what to ask (it gave check's finding alone).
+  EXPECT_EQ(any.refusals[0].code, "met_may_be_one");
+  EXPECT_NE(any.refusals[0].reason.find("'x'"), std::string::npos) << any.refusals[0].reason;
+  EXPECT_NE(any.refusals[0].reason.find("`2..` in place of `?`"), std::string::npos) << any.refusals[0].reason;
   // Counted down from L-1 (a cold attack's: its start follows the length too, and a Range of the new count from
   // 5 wrote a model that differed at length 9): refused with why.
   ::onnx::ModelProto reversed;
