@@ -293,6 +293,13 @@ def grid_at_height_1(p, c, h, w):
 def columns_at_width_1(p, c, h, w):
     counted_columns(p, c, h, w)
 
+# ... and the grid first added to the mean over H of the map, 1 high at every height, then spread over it.
+def grid_after_mean_at_height_1(p, c, h, w):
+    values = [(j - 0.5, i - 0.5, float(i + j))[ch % 3] for ch in range(c) for i in range(h) for j in range(w)]
+    m = p.op("ReduceMean", ["x"], axes=[2], keepdims=1)
+    g = p.op("Add", [m, p.f32s(values, [1, c, h, w])])
+    p.op("Add", ["x", g], "y")
+
 def resize_sizes(p, c, h, w):
     p.op("Resize", ["x", "", "", p.i64([1, c, 2 * h, 2 * w])], "y")
 
@@ -401,7 +408,8 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             mean_reciprocal_first, variance_sum_bessel_first, std_ratio_first, variance_chained, mean_chained,
             covariance, abs_deviation, third_moment, variance_int, correction_tensor, std_root, root_mean_square,
             log_mean_exp, mean_channels_width, variance_scaled, counted_columns, counted_rows_expanded,
-            counted_positions, folded_grid, folded_meshgrid_columns, grid_at_height_1, columns_at_width_1]
+            counted_positions, folded_grid, folded_meshgrid_columns, grid_at_height_1, columns_at_width_1,
+            grid_after_mean_at_height_1]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
@@ -508,7 +516,7 @@ def main():
             # cannot tell, where the program may compute the same by that coincidence.
             while (hb, wb) == (ha, wa) or hb * wb == ha * wa:
                 wb += 2
-            if family is grid_at_height_1:
+            if family in (grid_at_height_1, grid_after_mean_at_height_1):
                 ha, wb = 1, wa  # only the height changes: the grid along W stays right
             if family is columns_at_width_1:
                 wa = 1

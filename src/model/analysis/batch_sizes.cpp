@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <numeric>
 #include <optional>
@@ -1103,70 +1104,149 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
   return std::nullopt;
 }
 
-/// The Const a constant operand is read from: its source's first inputs followed back through layers that
-/// follow no input (an Unsqueeze, a Convert of it) to a Const; nullptr where none is met within a few steps.
+/// The Const a value computed from constants alone is read from: the first Const met going back through its
+/// layers' inputs (a Reciprocal, an Unsqueeze, a Convert of it) that the model itself holds (not one the
+/// ONNX lowering added); nullptr where none is met within a few layers.
 const layer* holding_const(const graph& g, std::size_t index) {
-  for (int step = 0; step < 16; ++step) {
-    const auto& l = g.layers()[index];
-    if (part_of(l.type) == op_part::constant) return &l;
-    if (l.sources.empty() || !l.sources[0]) return nullptr;
-    index = l.sources[0]->layer;
+  std::vector<std::size_t> next{index};
+  for (std::size_t k = 0; k < next.size() && k < 32; ++k) {
+    const auto& l = g.layers()[next[k]];
+    if (part_of(l.type) == op_part::constant) {
+      if (!l.auxiliary) return &l;
+      continue;
+    }
+    for (const auto& x : l.sources)
+      if (x) next.push_back(x->layer);
   }
   return nullptr;
 }
 
-/// How layer `l`'s inputs line up with its output where it broadcasts them as NumPy does: the number of
-/// trailing output axes that are not broadcast (0 for arithmetic, comparisons, Select and a NumPy Broadcast;
-/// 2 for MatMul, whose last two are its matrices), or nullopt for a layer that does not broadcast so.
-std::optional<std::size_t> numpy_broadcast_tail(const layer& l) {
+/// How layer `l` lines up the data inputs it spreads with its output: the number of trailing output axes
+/// that are not spread (0 for arithmetic, comparisons, Select, PReLU, FakeQuantize, a NumPy Broadcast, and for
+/// a Tile, an Interpolate or a slice of their data; 2 for MatMul, whose last two axes are its matrices), or
+/// nullopt for a layer that lines them up otherwise. Layers of one input that keep its shape (an activation)
+/// give it on as it is (0).
+std::optional<std::size_t> spread_tail(const layer& l) {
   const auto* row = find_entry(l.type, l.opset);
-  if (row == nullptr || l.sources.size() < 2) return std::nullopt;
-  if (row->batch.fn == batch::matmul) return 2;
-  if (row->batch.fn == batch::broadcast) {
+  if (row == nullptr) return std::nullopt;
+  const auto fn = row->batch.fn;
+  if (fn == batch::matmul) return 2;
+  if (fn == batch::broadcast) {
     const auto mode = l.text("mode", "numpy");
     return mode == "numpy" || mode == "bidirectional" ? std::optional<std::size_t>(0) : std::nullopt;
   }
-  if (row->batch.fn == batch::pointwise || row->batch.fn == batch::select)
+  if (fn == batch::pointwise || fn == batch::select || l.type == "PReLU" || l.type == "FakeQuantize")
     return l.text("auto_broadcast", "numpy") == "numpy" ? std::optional<std::size_t>(0) : std::nullopt;
+  if (fn == batch::tile || fn == batch::interpolate || fn == batch::slice || fn == batch::strided_slice) return 0;
   return std::nullopt;
 }
 
-/// A layer that broadcasts as NumPy does (numpy_broadcast_tail: arithmetic, a comparison, Select, Broadcast,
-/// MatMul's leading axes) whose input that follows no input is 1 long along an output axis that another input
-/// holds a size of 1 in at the declared shapes and another size at the shapes asked (`x + grid` exported at a
-/// height of 1, `grid` `[1,1,1,5,2]`): the constant spreads over the new size, where the program may have made
-/// it one value per row (`arange(h)` is `[0]` at a height of 1). One size of 1 cannot show which; the batch is
-/// the batch analysis's (a constant spread over the samples keeps each one's result).
+/// Where a layer's input `port` (of shape `in`) lies in its output of rank `rank`: the output axis of its
+/// first axis (aligned to the right; a PReLU's 1-D slope lies along the channels, axis 1).
+std::size_t first_axis_at(const layer& l, std::size_t port, const partial_shape& in, std::size_t rank) {
+  if (l.type == "PReLU" && port == 1 && in.size() == 1 && rank >= 2) return 1;
+  return rank - in.size();
+}
+
+/// For each layer's first output, the axes where it is 1 at the declared shapes because a constant is 1
+/// there (bit a for axis a): a value computed from constants alone (not vouched for) at each axis it is 1
+/// along, and a layer that spreads its inputs (spread_tail) at each axis its output is 1 along where such an
+/// input is. `from`: the layer computed from constants alone that it comes from (the first met).
+struct constant_ones {
+  std::vector<std::uint64_t> axes;
+  std::vector<std::size_t> from;
+};
+
+constant_ones ones_of_constants(const graph& g, const propagation& declared, const propagation& asked,
+                                std::span<const std::string> assumed) {
+  const auto n = g.layers().size();
+  constant_ones c{std::vector<std::uint64_t>(n, 0), std::vector<std::size_t>(n, n)};
+  for (const auto index : g.order()) {
+    const auto& l = g.layers()[index];
+    if (declared.outputs[index].empty()) continue;
+    const auto& out = declared.outputs[index][0].shape;
+    if (!out.rank_known() || out.size() > 64) continue;
+    std::uint64_t ones = 0;
+    for (std::size_t a = 0; a < out.size(); ++a)
+      if (out[a].is_static() && out[a].lo() == 1) ones |= std::uint64_t{1} << a;
+    if (!asked.follows_inputs[index]) {
+      const auto* holder = holding_const(g, index);
+      if (part_of(l.type) != op_part::parameter && !(holder != nullptr && vouched(*holder, assumed))) {
+        c.axes[index] = ones;
+        c.from[index] = index;
+      }
+      continue;
+    }
+    if (l.type == "Einsum") {
+      // (Its labels line its inputs up with its output: any such input may be spread along any axis.)
+      for (const auto& x : l.sources)
+        if (x && x->output == 0 && c.axes[x->layer] != 0) {
+          c.axes[index] = ones;
+          c.from[index] = c.from[x->layer];
+          break;
+        }
+      continue;
+    }
+    const auto tail = spread_tail(l);
+    const auto* row = find_entry(l.type, l.opset);
+    if (!tail || row == nullptr || out.size() < *tail) continue;
+    for (std::size_t port = 0; port < l.sources.size(); ++port) {
+      const auto& s = l.sources[port];
+      if (!s || s->output != 0 || reads_value(row->values, port) || c.axes[s->layer] == 0) continue;
+      const auto& in = declared.input(g, l, port).shape;
+      if (!in.rank_known() || in.size() > out.size()) continue;
+      const auto first = first_axis_at(l, port, in, out.size());
+      for (std::size_t k = 0; k < in.size() && first + k + *tail < out.size(); ++k)
+        if ((c.axes[s->layer] >> k & 1U) != 0 && (ones >> (first + k) & 1U) != 0) {
+          c.axes[index] |= std::uint64_t{1} << (first + k);
+          if (c.from[index] == n) c.from[index] = c.from[s->layer];
+        }
+    }
+  }
+  return c;
+}
+
+/// A layer that spreads its inputs (spread_tail: arithmetic, a comparison, Select, PReLU, Expand to a shape,
+/// Tile, Interpolate, MatMul's leading axes) whose input is 1 along an output axis because a constant is
+/// (ones_of_constants), where that axis is 1 at the declared shapes and another size at the shapes asked
+/// (`x + grid` exported at a height of 1, `grid` `[1,1,1,5,2]`; or `x + (mean over H of x + c)`): the
+/// constant spreads over the new size, where the program may have made it one value per row (`arange(h)` is
+/// `[0]` at a height of 1). One size of 1 cannot show which; the batch is the batch analysis's (a constant
+/// spread over the samples keeps each one's result).
 std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation& declared, const propagation& asked,
                                               std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
-                                              std::span<const std::string> assumed) {
+                                              const constant_ones& ones, std::span<const std::string> assumed) {
   const auto& l = g.layers()[index];
-  const auto tail = numpy_broadcast_tail(l);
-  if (!tail || declared.outputs[index].empty() || asked.outputs[index].empty() || vouched(l, assumed))
-    return std::nullopt;
+  // (An Einsum lines its inputs up by its labels: taken as spreading any of them along any axis.)
+  const auto tail = l.type == "Einsum" ? std::optional<std::size_t>(0) : spread_tail(l);
   const auto* row = find_entry(l.type, l.opset);
+  if (!tail || row == nullptr || !asked.follows_inputs[index] || declared.outputs[index].empty() ||
+      asked.outputs[index].empty() || vouched(l, assumed))
+    return std::nullopt;
   const auto& out_d = declared.outputs[index][0].shape;
   const auto& out_a = asked.outputs[index][0].shape;
   if (!out_d.rank_known() || !out_a.rank_known() || out_d.size() != out_a.size() || out_d.size() < *tail)
     return std::nullopt;
   const auto batch = batch_axis(carriers, index, 0);
   for (std::size_t port = 0; port < l.sources.size(); ++port) {
+    // (Not an input read as values: a Broadcast's target shape, a Tile's repeats.)
     const auto& s = l.sources[port];
-    // (Not an input read as values: a Broadcast's target shape.)
-    if (!s || asked.follows_inputs[s->layer] || reads_value(row->values, port)) continue;
+    if (!s || s->output != 0 || reads_value(row->values, port) || ones.axes[s->layer] == 0) continue;
     const auto& c = declared.input(g, l, port).shape;
-    if (!c.rank_known() || c.size() > out_d.size() || c.size() < *tail) continue;
-    const auto* holder = holding_const(g, s->layer);
-    if (holder != nullptr && (holder->auxiliary || vouched(*holder, assumed))) continue;
-    for (std::size_t a = out_d.size() - c.size(); a + *tail < out_d.size(); ++a) {
-      const auto& d = c[a - (out_d.size() - c.size())];
+    if (!c.rank_known() || c.size() > out_d.size()) continue;
+    const bool einsum = l.type == "Einsum";
+    const auto first = einsum ? 0 : first_axis_at(l, port, c, out_d.size());
+    for (std::size_t k = 0; k < (einsum ? out_d.size() : c.size()) && first + k + *tail < out_d.size(); ++k) {
+      const auto a = first + k;
       // (At the shapes asked a size the request names: another number, or a symbol it gave. An unknown there,
       // after a layer that fails or a -1 that leaves it so, is not shown to be a size.)
       const auto& at = out_a[a];
-      if (a == batch || !d.is_static() || d.lo() != 1 || !out_d[a].is_static() || out_d[a].lo() != 1 ||
+      if ((!einsum && (ones.axes[s->layer] >> k & 1U) == 0) || a == batch || !out_d[a].is_static() || out_d[a].lo() != 1 ||
           same_at(out_d, out_a, a) || !(at.has_symbol() || (at.is_static() && at.lo() != 1)))
         continue;
-      const auto& named = holder != nullptr ? *holder : g.layers()[s->layer];
+      const auto origin = ones.from[s->layer];
+      const auto* holder = holding_const(g, origin);
+      const auto& named = holder != nullptr ? *holder : g.layers()[origin];
       auto f = size_finding(l, index);
       set_reason(f, because(why::spread_at_size_1, port, a)
                         .quoting(fmt::format("'{}' (id {}); the output is {} at the declared shapes and {} at the shapes asked",
@@ -1210,6 +1290,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
   std::unordered_map<std::int64_t, size_source> plain;
   std::vector<std::int64_t> changing;  // plain's sizes, in order
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers;
+  constant_ones ones;  // (made at the first layer that is not a Const)
   for (const auto index : g.order()) {
     const auto& l = g.layers()[index];
     if (part_of(l.type) == op_part::constant) {
@@ -1246,7 +1327,8 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       out.push_back(std::move(*f));
       continue;
     }
-    if (auto f = spread_at_size_1(g, declared, asked, carriers, index, assumed)) {
+    if (ones.axes.empty()) ones = ones_of_constants(g, declared, asked, assumed);
+    if (auto f = spread_at_size_1(g, declared, asked, carriers, index, ones, assumed)) {
       f->hint = text::vouch_hint(spelling, f->source, f->source_id);
       out.push_back(std::move(*f));
       continue;

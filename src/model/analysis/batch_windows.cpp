@@ -76,7 +76,9 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
     const auto outputs = made[axis].lo();
     std::optional<because> reason;
     const std::string at = a.rank_known() && a.size() == d.size() && a[axis].is_static() ? fmt::format("{}", a[axis].lo()) : "unknown";
-    if (kernel[k] >= 2 && n == kernel[k] && outputs == 1) {
+    // (A pooling's window of 1 on an extent of 1 covers it too: `kernel_size=x.shape[2:]` at a height of 1. A
+    // convolution's kernel of 1 is its weights' shape, which no program makes follow a size.)
+    if ((kernel[k] >= 2 || (kernel[k] == 1 && !window->weights_port)) && n == kernel[k] && outputs == 1) {
       // The window is the whole extent where it takes all of it into one output.
       reason = because(why::kernel_covers_size, axis, kernel[k]).quoting(at);
     } else if (!window->weights_port && outputs >= 1 && n >= 2) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -143,6 +144,27 @@ TEST(onnx, a_constant_spread_over_a_size_of_1_by_any_numpy_broadcast_cannot_tell
   // The MatMul's matrices are not spread: its [2,2] is no finding at another width.
   const auto wide = model::check_batch(read_fixture("size_spread_at_size_1_ops"), {.shapes = {{"x", parse_shape("[1,1,4]")}}});
   for (const auto& f : wide.findings) EXPECT_NE(f.code, "spread_at_size_1") << f.what;
+}
+
+// A constant reaching the spread through data 1 long there at every size (a mean over H), through ops of
+// constants alone (a Reciprocal), or through an Einsum; and a pooling window of 1 on a height of 1.
+TEST(onnx, a_constant_spread_over_a_size_of_1_after_data_or_by_labels_cannot_tell) {
+  const auto r = model::check_batch(read_fixture("size_spread_through_data"), {.shapes = {{"x", parse_shape("[1,3,6,9]")}}});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+  std::vector<std::tuple<std::string, std::string, std::string>> named;
+  for (const auto& f : r.findings) named.emplace_back(f.name, f.code, f.source);
+  std::sort(named.begin(), named.end());
+  EXPECT_EQ(named, (std::vector<std::tuple<std::string, std::string, std::string>>{
+                       {"pool", "kernel_covers_size", ""},
+                       {"spread_einsum", "spread_at_size_1", "table"},
+                       {"spread_inverse", "spread_at_size_1", "scale"},
+                       {"spread_mean", "spread_at_size_1", "columns"}}))
+      << listed(r);
+  // Vouched for, each is no finding: a yes.
+  EXPECT_EQ(model::check_batch(read_fixture("size_spread_through_data"),
+                               {.shapes = {{"x", parse_shape("[1,3,6,9]")}}, .assume_constant = {"columns", "scale", "table", "pool"}})
+                .summary.verdict(),
+            model::batch_verdict::yes);
 }
 
 // A layer that fails only at the sample batches the analysis runs (a batch of 2 written down, asked at 2):
