@@ -1148,59 +1148,97 @@ std::size_t first_axis_at(const layer& l, std::size_t port, const partial_shape&
   return rank - in.size();
 }
 
-/// For each layer's first output, the axes where it is 1 at the declared shapes because a constant is 1
-/// there (bit a for axis a): a value computed from constants alone (not vouched for) at each axis it is 1
-/// along, and a layer that spreads its inputs (spread_tail) at each axis its output is 1 along where such an
-/// input is. `from`: the layer computed from constants alone that it comes from (the first met).
+/// The axes (bit a for axis a) where a tensor of shape `s` is 1.
+std::uint64_t ones_of(const partial_shape& s) {
+  std::uint64_t ones = 0;
+  if (!s.rank_known() || s.size() > 64) return ones;
+  for (std::size_t a = 0; a < s.size(); ++a)
+    if (s[a].is_static() && s[a].lo() == 1) ones |= std::uint64_t{1} << a;
+  return ones;
+}
+
+/// For each layer's outputs, the axes where it is 1 at the declared shapes because a constant may be 1 there
+/// (bit a for axis a): a value computed from constants alone (not vouched for) at each axis it is 1 along; a
+/// layer that spreads its inputs (spread_tail) at each axis its output is 1 along where such an input is; and
+/// any other layer that reads such an input (apart from its batch axis) at every axis its outputs are 1 along:
+/// a Reshape, a Transpose, a normalization, a reduction or a convolution of `mean_h(x) + c` may carry c's one
+/// row anywhere. `from`: the layer computed from constants alone that it comes from (the first met).
 struct constant_ones {
-  std::vector<std::uint64_t> axes;
+  std::vector<std::uint64_t> axes;  ///< of the first output
+  std::vector<char> any;            ///< whether every output is taken to carry one (a layer followed whole)
+  /// Whether the layer holds such 1s where no axis shows them (a flatten of `mean_h(x) + c`, which a
+  /// Reshape may give back): what reads it is taken to carry them as well.
+  std::vector<char> hidden;
   std::vector<std::size_t> from;
+  /// The axes of output `o` of layer `index`.
+  [[nodiscard]] std::uint64_t of(const propagation& declared, std::size_t index, std::size_t o) const {
+    if (o == 0) return axes[index];
+    return any[index] != 0 && o < declared.outputs[index].size() ? ones_of(declared.outputs[index][o].shape) : 0;
+  }
 };
 
 constant_ones ones_of_constants(const graph& g, const propagation& declared, const propagation& asked,
+                                std::span<const std::vector<batch_carrier>> carriers,
                                 std::span<const std::string> assumed) {
   const auto n = g.layers().size();
-  constant_ones c{std::vector<std::uint64_t>(n, 0), std::vector<std::size_t>(n, n)};
+  constant_ones c{std::vector<std::uint64_t>(n, 0), std::vector<char>(n, 0), std::vector<char>(n, 0),
+                  std::vector<std::size_t>(n, n)};
+  const auto visible = [&](std::size_t layer, std::size_t o) {
+    auto carried = c.of(declared, layer, o);
+    if (const auto b = batch_axis(carriers, layer, o); b && *b < 64) carried &= ~(std::uint64_t{1} << *b);
+    return carried;
+  };
   for (const auto index : g.order()) {
     const auto& l = g.layers()[index];
     if (declared.outputs[index].empty()) continue;
     const auto& out = declared.outputs[index][0].shape;
-    if (!out.rank_known() || out.size() > 64) continue;
-    std::uint64_t ones = 0;
-    for (std::size_t a = 0; a < out.size(); ++a)
-      if (out[a].is_static() && out[a].lo() == 1) ones |= std::uint64_t{1} << a;
+    const auto ones = ones_of(out);
     if (!asked.follows_inputs[index]) {
       const auto* holder = holding_const(g, index);
       if (part_of(l.type) != op_part::parameter && !(holder != nullptr && vouched(*holder, assumed))) {
         c.axes[index] = ones;
+        c.any[index] = 1;
         c.from[index] = index;
       }
       continue;
     }
-    if (l.type == "Einsum") {
-      // (Its labels line its inputs up with its output: any such input may be spread along any axis.)
-      for (const auto& x : l.sources)
-        if (x && x->output == 0 && c.axes[x->layer] != 0) {
-          c.axes[index] = ones;
-          c.from[index] = c.from[x->layer];
-          break;
-        }
-      continue;
-    }
-    const auto tail = spread_tail(l);
     const auto* row = find_entry(l.type, l.opset);
-    if (!tail || row == nullptr || out.size() < *tail) continue;
-    for (std::size_t port = 0; port < l.sources.size(); ++port) {
-      const auto& s = l.sources[port];
-      if (!s || s->output != 0 || reads_value(row->values, port) || c.axes[s->layer] == 0) continue;
-      const auto& in = declared.input(g, l, port).shape;
-      if (!in.rank_known() || in.size() > out.size()) continue;
-      const auto first = first_axis_at(l, port, in, out.size());
-      for (std::size_t k = 0; k < in.size() && first + k + *tail < out.size(); ++k)
-        if ((c.axes[s->layer] >> k & 1U) != 0 && (ones >> (first + k) & 1U) != 0) {
-          c.axes[index] |= std::uint64_t{1} << (first + k);
+    const auto tail = l.type == "Einsum" || l.type == "MatMul" ? std::nullopt : spread_tail(l);
+    if (tail && row != nullptr && out.rank_known() && out.size() >= *tail) {
+      for (std::size_t port = 0; port < l.sources.size(); ++port) {
+        const auto& s = l.sources[port];
+        if (!s || reads_value(row->values, port)) continue;
+        const auto carried = c.of(declared, s->layer, s->output);
+        if (c.hidden[s->layer] != 0) {
+          c.hidden[index] = 1;
           if (c.from[index] == n) c.from[index] = c.from[s->layer];
         }
+        if (carried == 0) continue;
+        const auto& in = declared.input(g, l, port).shape;
+        if (!in.rank_known() || in.size() > out.size()) continue;
+        const auto first = first_axis_at(l, port, in, out.size());
+        for (std::size_t k = 0; k < in.size() && first + k + *tail < out.size(); ++k)
+          if ((carried >> k & 1U) != 0 && (ones >> (first + k) & 1U) != 0) {
+            c.axes[index] |= std::uint64_t{1} << (first + k);
+            if (c.from[index] == n) c.from[index] = c.from[s->layer];
+          }
+      }
+      continue;
+    }
+    // Any other layer (MatMul's rows, an Einsum's labels, a Reshape, a reduction...): what it does with the
+    // axes it reads is not followed, so every output is taken to carry the constant's 1s at each axis it is 1
+    // along. (Not where the input carries them only along its batch: a bias spread over the samples; nor from
+    // an input read as values, a pattern or axes: baked_size's.)
+    for (std::size_t port = 0; port < l.sources.size(); ++port) {
+      const auto& s = l.sources[port];
+      if (!s || (row != nullptr && reads_value(row->values, port)) ||
+          (visible(s->layer, s->output) == 0 && c.hidden[s->layer] == 0))
+        continue;
+      c.axes[index] = ones;
+      c.any[index] = 1;
+      c.from[index] = c.from[s->layer];
+      c.hidden[index] = visible(index, 0) == 0 ? 1 : 0;
+      break;
     }
   }
   return c;
@@ -1231,9 +1269,11 @@ std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation&
   for (std::size_t port = 0; port < l.sources.size(); ++port) {
     // (Not an input read as values: a Broadcast's target shape, a Tile's repeats.)
     const auto& s = l.sources[port];
-    if (!s || s->output != 0 || reads_value(row->values, port) || ones.axes[s->layer] == 0) continue;
+    const auto carried = s ? ones.of(declared, s->layer, s->output) : 0;
+    if (!s || reads_value(row->values, port) || carried == 0) continue;
     const auto& c = declared.input(g, l, port).shape;
-    if (!c.rank_known() || c.size() > out_d.size()) continue;
+    const auto& c_asked = asked.input(g, l, port).shape;
+    if (!c.rank_known() || c.size() > out_d.size() || !c_asked.rank_known() || c_asked.size() != c.size()) continue;
     const bool einsum = l.type == "Einsum";
     const auto first = einsum ? 0 : first_axis_at(l, port, c, out_d.size());
     for (std::size_t k = 0; k < (einsum ? out_d.size() : c.size()) && first + k + *tail < out_d.size(); ++k) {
@@ -1241,7 +1281,8 @@ std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation&
       // (At the shapes asked a size the request names: another number, or a symbol it gave. An unknown there,
       // after a layer that fails or a -1 that leaves it so, is not shown to be a size.)
       const auto& at = out_a[a];
-      if ((!einsum && (ones.axes[s->layer] >> k & 1U) == 0) || a == batch || !out_d[a].is_static() || out_d[a].lo() != 1 ||
+      // (The input is spread there: 1 at the shapes asked too. One that takes the new size follows it.)
+      if ((!einsum && ((carried >> k & 1U) == 0 || !c_asked[k].is_static() || c_asked[k].lo() != 1)) || a == batch || !out_d[a].is_static() || out_d[a].lo() != 1 ||
           same_at(out_d, out_a, a) || !(at.has_symbol() || (at.is_static() && at.lo() != 1)))
         continue;
       const auto origin = ones.from[s->layer];
@@ -1327,7 +1368,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       out.push_back(std::move(*f));
       continue;
     }
-    if (ones.axes.empty()) ones = ones_of_constants(g, declared, asked, assumed);
+    if (ones.axes.empty()) ones = ones_of_constants(g, declared, asked, carriers, assumed);
     if (auto f = spread_at_size_1(g, declared, asked, carriers, index, ones, assumed)) {
       f->hint = text::vouch_hint(spelling, f->source, f->source_id);
       out.push_back(std::move(*f));

@@ -147,7 +147,8 @@ TEST(onnx, a_constant_spread_over_a_size_of_1_by_any_numpy_broadcast_cannot_tell
 }
 
 // A constant reaching the spread through data 1 long there at every size (a mean over H), through ops of
-// constants alone (a Reciprocal), or through an Einsum; and a pooling window of 1 on a height of 1.
+// constants alone (a Reciprocal), through an Einsum, or flattened and shaped back; and a pooling window of 1
+// on a height of 1.
 TEST(onnx, a_constant_spread_over_a_size_of_1_after_data_or_by_labels_cannot_tell) {
   const auto r = model::check_batch(read_fixture("size_spread_through_data"), {.shapes = {{"x", parse_shape("[1,3,6,9]")}}});
   EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
@@ -156,13 +157,14 @@ TEST(onnx, a_constant_spread_over_a_size_of_1_after_data_or_by_labels_cannot_tel
   std::sort(named.begin(), named.end());
   EXPECT_EQ(named, (std::vector<std::tuple<std::string, std::string, std::string>>{
                        {"pool", "kernel_covers_size", ""},
+                       {"spread_back", "spread_at_size_1", "per_row"},
                        {"spread_einsum", "spread_at_size_1", "table"},
                        {"spread_inverse", "spread_at_size_1", "scale"},
                        {"spread_mean", "spread_at_size_1", "columns"}}))
       << listed(r);
   // Vouched for, each is no finding: a yes.
   EXPECT_EQ(model::check_batch(read_fixture("size_spread_through_data"),
-                               {.shapes = {{"x", parse_shape("[1,3,6,9]")}}, .assume_constant = {"columns", "scale", "table", "pool"}})
+                               {.shapes = {{"x", parse_shape("[1,3,6,9]")}}, .assume_constant = {"columns", "scale", "table", "pool", "per_row"}})
                 .summary.verdict(),
             model::batch_verdict::yes);
 }
