@@ -1282,8 +1282,9 @@ std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation&
       // after a layer that fails or a -1 that leaves it so, is not shown to be a size.)
       const auto& at = out_a[a];
       // (The input is spread there: 1 at the shapes asked too. One that takes the new size follows it.)
-      if ((!einsum && ((carried >> k & 1U) == 0 || !c_asked[k].is_static() || c_asked[k].lo() != 1)) || a == batch || !out_d[a].is_static() || out_d[a].lo() != 1 ||
-          same_at(out_d, out_a, a) || !(at.has_symbol() || (at.is_static() && at.lo() != 1)))
+      const bool spread = einsum || ((carried >> k & 1U) != 0 && c_asked[k].is_static() && c_asked[k].lo() == 1);
+      if (!spread || a == batch || !out_d[a].is_static() || out_d[a].lo() != 1 || same_at(out_d, out_a, a) ||
+          !(at.has_symbol() || (at.is_static() && at.lo() != 1)))
         continue;
       const auto origin = ones.from[s->layer];
       const auto* holder = holding_const(g, origin);
