@@ -1165,15 +1165,16 @@ std::uint64_t ones_of(const partial_shape& s) {
 /// row anywhere. `from`: the layer computed from constants alone that it comes from (the first met).
 struct constant_ones {
   std::vector<std::uint64_t> axes;  ///< of the first output
-  std::vector<char> any;            ///< whether every output is taken to carry one (a layer followed whole)
   /// Whether the layer holds such 1s where no axis shows them (a flatten of `mean_h(x) + c`, which a
   /// Reshape may give back): what reads it is taken to carry them as well.
   std::vector<char> hidden;
   std::vector<std::size_t> from;
-  /// The axes of output `o` of layer `index`.
+  /// The axes of output `o` of layer `index`. (A layer of several outputs never lines its inputs up: where it
+  /// carries such 1s at all, each output carries them wherever it is 1.)
   [[nodiscard]] std::uint64_t of(const propagation& declared, std::size_t index, std::size_t o) const {
     if (o == 0) return axes[index];
-    return any[index] != 0 && o < declared.outputs[index].size() ? ones_of(declared.outputs[index][o].shape) : 0;
+    const bool carries = from[index] != from.size() && o < declared.outputs[index].size();
+    return carries ? ones_of(declared.outputs[index][o].shape) : 0;
   }
 };
 
@@ -1181,8 +1182,7 @@ constant_ones ones_of_constants(const graph& g, const propagation& declared, con
                                 std::span<const std::vector<batch_carrier>> carriers,
                                 std::span<const std::string> assumed) {
   const auto n = g.layers().size();
-  constant_ones c{std::vector<std::uint64_t>(n, 0), std::vector<char>(n, 0), std::vector<char>(n, 0),
-                  std::vector<std::size_t>(n, n)};
+  constant_ones c{std::vector<std::uint64_t>(n, 0), std::vector<char>(n, 0), std::vector<std::size_t>(n, n)};
   const auto visible = [&](std::size_t layer, std::size_t o) {
     auto carried = c.of(declared, layer, o);
     if (const auto b = batch_axis(carriers, layer, o); b && *b < 64) carried &= ~(std::uint64_t{1} << *b);
@@ -1197,7 +1197,6 @@ constant_ones ones_of_constants(const graph& g, const propagation& declared, con
       const auto* holder = holding_const(g, index);
       if (part_of(l.type) != op_part::parameter && !(holder != nullptr && vouched(*holder, assumed))) {
         c.axes[index] = ones;
-        c.any[index] = 1;
         c.from[index] = index;
       }
       continue;
@@ -1235,7 +1234,6 @@ constant_ones ones_of_constants(const graph& g, const propagation& declared, con
           (visible(s->layer, s->output) == 0 && c.hidden[s->layer] == 0))
         continue;
       c.axes[index] = ones;
-      c.any[index] = 1;
       c.from[index] = c.from[s->layer];
       c.hidden[index] = visible(index, 0) == 0 ? 1 : 0;
       break;
