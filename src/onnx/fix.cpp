@@ -590,68 +590,15 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     if (at < 0) internal("no node reads the range");
     pattern_nodes made(*g, taken, *held, "values");
     const auto count = made.computed(*from, r.p.computed);
-    const auto v = r.p.range->axes.empty() ? range_nodes(made, r.p, count) : grid_nodes(made, r.p, count);
+    const auto v = r.p.range->axes.empty() ? detail::range_nodes(made, r.p, count) : detail::grid_nodes(made, r.p, count);
+    if (!v) internal("the constant's type has no ONNX name");
     const auto added = static_cast<int>(made.nodes.size());
     insert_before(*g, {}, at, made.nodes, placed, nullptr);
     for (int k = at + added; k < g->node_size(); ++k)
       for (int i = 0; i < g->node(k).input_size(); ++i)
-        if (g->node(k).input(i) == *held) g->mutable_node(k)->set_input(i, v);
-    record_change(r, *held, "Const", v);
+        if (g->node(k).input(i) == *held) g->mutable_node(k)->set_input(i, *v);
+    record_change(r, *held, "Const", *v);
     return node_ref{{}, at + added - 1};
-  }
-
-  /// The nodes that compute plan `p`'s Range (apply_range) from its count (`count`, `[1]`): its output.
-  std::string range_nodes(pattern_nodes& made, const model::detail::fix_plan& p, const std::string& count) const {
-    const auto n = made.node("Reshape", {count, made.constant("count_shape", {})}, "count");
-    // Counted from 0 by 1 in int64, then the step and the start in integers, then the Const's type and shape.
-    auto v = made.node("Range", {made.scalar("zero", 0), n, made.scalar("one", 1)}, "range");
-    if (p.range->step != 1) v = made.node("Mul", {v, made.scalar("step", p.range->step)}, "stepped");
-    if (p.range->start != 0) v = made.node("Add", {v, made.scalar("start", p.range->start)}, "started");
-    if (p.converted) {
-      const auto to = detail::onnx_type_of(*p.converted);
-      if (!to) internal("the range's type has no ONNX name");
-      v = made.node("Cast", {v}, "cast");
-      made.attribute("to", *to);
-    }
-    return made.node("Reshape", {v, made.constant("shape", p.range->shape)}, "shaped");
-  }
-
-  /// The nodes that compute plan `p`'s grid (apply_range) from its counts (`count`, one per axis it counts
-  /// along): its base plus, for each axis, a Range of its count along it times its slopes, added in the
-  /// order and the arithmetic check's grid_along verified (int64 for integers, double for double, else
-  /// float), then cast to the Const's type: its output.
-  std::string grid_nodes(pattern_nodes& made, const model::detail::fix_plan& p, const std::string& count) const {
-    const auto& r = *p.range;
-    const auto type = p.converted.value_or(element_type::i64);
-    const int in = is_integer(type) ? ::onnx::TensorProto::INT64
-                   : type == element_type::f64 ? ::onnx::TensorProto::DOUBLE
-                                               : ::onnx::TensorProto::FLOAT;
-    auto reduced = r.shape;  // the base's and each slope's
-    for (const auto a : r.axes) reduced[a] = 1;
-    auto v = made.tensor("base", r.base, reduced, in);
-    const auto zero = made.scalar("zero", 0), one = made.scalar("one", 1);
-    for (std::size_t e = 0; e < r.axes.size(); ++e) {
-      const auto n = made.node("Gather", {count, made.scalar(fmt::format("index_{}", e), static_cast<std::int64_t>(e))},
-                               fmt::format("count_{}", e));
-      made.attribute("axis", 0);
-      auto t = made.node("Range", {zero, n, one}, fmt::format("range_{}", e));
-      if (in != ::onnx::TensorProto::INT64) {
-        t = made.node("Cast", {t}, fmt::format("cast_{}", e));
-        made.attribute("to", in);
-      }
-      std::vector<std::int64_t> along(r.shape.size(), 1);
-      along[r.axes[e]] = -1;
-      t = made.node("Reshape", {t, made.constant(fmt::format("shape_{}", e), along)}, fmt::format("along_{}", e));
-      t = made.node("Mul", {t, made.tensor(fmt::format("slope_{}", e), r.slopes[e], reduced, in)}, fmt::format("sloped_{}", e));
-      v = made.node("Add", {v, t}, fmt::format("summed_{}", e));
-    }
-    const auto to = detail::onnx_type_of(type);
-    if (!to) internal("the grid's type has no ONNX name");
-    if (*to != in) {
-      v = made.node("Cast", {v}, "cast");
-      made.attribute("to", *to);
-    }
-    return v;
   }
 
   /// `nodes` inserted into `g` (the graph `path` leads to) before its node `at` (protobuf appends, then each

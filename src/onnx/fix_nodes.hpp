@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -12,6 +13,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "model/analysis/fix_internal.hpp"
+#include "model/analysis/fix_planner.hpp"
 
 namespace reshape1::onnx::detail {
 
@@ -48,5 +50,15 @@ class pattern_nodes {
   std::string base_;
   std::string_view word_;
 };
+
+/// The nodes that compute plan `p`'s Range (fix's apply_range) from its count (`count`, `[1]`): its
+/// output; nullopt where the Const's type has no ONNX name.
+std::optional<std::string> range_nodes(pattern_nodes& made, const model::detail::fix_plan& p, const std::string& count);
+
+/// The nodes that compute plan `p`'s grid (fix's apply_range) from its counts (`count`, one per axis it counts
+/// along): its base plus, for each axis, a Range of its count along it times its slopes, added in the
+/// order and the arithmetic check's grid_along verified (int64 for integers, double for double, else
+/// float), then cast to the Const's type: its output; nullopt where that type has no ONNX name.
+std::optional<std::string> grid_nodes(pattern_nodes& made, const model::detail::fix_plan& p, const std::string& count);
 
 }  // namespace reshape1::onnx::detail

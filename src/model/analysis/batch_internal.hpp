@@ -7,6 +7,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -116,6 +118,55 @@ struct counted_grid {
 /// and bf16, whose values a Convert then keeps). Other element types: nullopt.
 std::optional<counted_grid> grid_along(const tensor& t, std::span<const std::int64_t> changing);
 
+/// What a size at the declared shapes is: where it is read and what it becomes at the shapes asked. Its
+/// sentence is written only for a finding (describe): most sizes are never one.
+struct size_source {
+  enum class scale : std::uint8_t { none, half_down, half_up, twice };
+  const partial_shape* shape = nullptr;  ///< the declared shape it is read from (the propagation's)
+  std::string_view name;                 ///< that tensor's layer
+  std::size_t from = 0, to = 0;          ///< the dimensions whose product it is
+  std::optional<std::int64_t> asked;     ///< its value at the shapes asked, when known
+  scale how = scale::none;
+  /// For a count of the elements reductions reduce, its sentence (`3·14, the elements 'sum' reduces`),
+  /// which describe gives instead: its axes need not be adjacent, nor of one tensor.
+  std::string counted;
+  [[nodiscard]] bool scaled() const noexcept { return how != scale::none; }
+};
+
+
+/// `7·7, dimensions 1..2 of 'conv' [1,7,7,768]`, `half (rounded down) of dimension 2 of ...`: what `s` is.
+std::string describe(const size_source& s);
+
+/// What `s` is at the shapes asked: its value, or `unknown`.
+std::string asked_text(const size_source& s);
+
+/// A Const that some layer reads as data, counting along its one axis above 1 (counts_along), whose count
+/// equals a size that changes: `torch.arange(h)` or `position_ids[:, :L]` folded at one size into the
+/// numbers they gave. Its finding is the Const's own (fix computes it as a Range on a shape).
+// (analysis/batch_counted.cpp)
+std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t index, const tensor& t,
+                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                   std::span<const std::string> assumed, option_spelling spelling);
+
+/// A Const that some layer reads as data, whose values follow their indices along axes as long as sizes
+/// that change (grid_along: a grid of cell positions, `arange(w) - 0.5`), where counted_range_finding finds
+/// no count along one axis. Its finding is the Const's own (fix computes it from Ranges on a shape).
+std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t index, const tensor& t,
+                                                  const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                  std::span<const std::int64_t> changing,
+                                                  std::span<const std::string> assumed, option_spelling spelling);
+
+/// A Const that elementwise arithmetic spreads over another operand that is 1 along an axis where the Const
+/// is as long as a size that changes (a table of 6 values per position added to a mean over the positions,
+/// `[1,6,1] + [1,1,4]`): the output takes that extent from the Const alone, and keeps it at every size, where
+/// the program may have made one value per position. (Where the other operand has the extent too, the layer
+/// fails at another size: no.)
+/// `readers`: the layers that read the Const's first output, each with the input it reads it at.
+std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, std::size_t index,
+                                                   std::span<const std::pair<std::size_t, std::size_t>> readers,
+                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                   std::span<const std::string> assumed, option_spelling spelling);
+
 /// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
 /// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis
 /// `carriers` show in a tensor (check_batch's, empty when the batch does not change) is not such a size.
@@ -123,6 +174,45 @@ std::optional<counted_grid> grid_along(const tensor& t, std::span<const std::int
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
                                        std::span<const std::string> assumed, option_spelling spelling);
+
+/// The axis output `o` of layer `index` holds the batch in, where the batch analysis showed one.
+std::optional<std::size_t> batch_axis(std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                      std::size_t o);
+
+/// For each layer's outputs, the axes where it is 1 at the declared shapes because a constant may be 1 there
+/// (bit a for axis a; analysis/batch_spread.cpp): a value computed from constants alone (not vouched for) at each axis it is 1 along; a
+/// layer that spreads its inputs (spread_tail) at each axis its output is 1 along where such an input is; and
+/// any other layer that reads such an input (apart from its batch axis) at every axis its outputs are 1 along:
+/// a Reshape, a Transpose, a normalization, a reduction or a convolution of `mean_h(x) + c` may carry c's one
+/// row anywhere. `from`: the layer computed from constants alone that it comes from (the first met).
+struct constant_ones {
+  std::vector<std::uint64_t> axes;  ///< of the first output
+  /// Whether the layer holds such 1s where no axis shows them (a flatten of `mean_h(x) + c`, which a
+  /// Reshape may give back): what reads it is taken to carry them as well.
+  std::vector<char> hidden;
+  std::vector<std::size_t> from;
+  /// The axes of output `o` of layer `index`. (A layer of several outputs never lines its inputs up: where it
+  /// carries such 1s at all, each output carries them wherever it is 1.)
+  [[nodiscard]] std::uint64_t of(const propagation& declared, std::size_t index, std::size_t o) const;
+};
+
+
+/// constant_ones of every layer of `g`, for check --shape from `declared` to `asked`; `assumed` vouches for
+/// constants, whose 1s are then not followed.
+constant_ones ones_of_constants(const graph& g, const propagation& declared, const propagation& asked,
+                                std::span<const std::vector<batch_carrier>> carriers,
+                                std::span<const std::string> assumed);
+
+/// A layer that spreads its inputs (spread_tail: arithmetic, a comparison, Select, PReLU, Expand to a shape,
+/// Tile, Interpolate, MatMul's leading axes) whose input is 1 along an output axis because a constant is
+/// (ones_of_constants), where that axis is 1 at the declared shapes and another size at the shapes asked
+/// (`x + grid` exported at a height of 1, `grid` `[1,1,1,5,2]`; or `x + (mean over H of x + c)`): the
+/// constant spreads over the new size, where the program may have made it one value per row (`arange(h)` is
+/// `[0]` at a height of 1). One size of 1 cannot show which; the batch is the batch analysis's (a constant
+/// spread over the samples keeps each one's result).
+std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation& declared, const propagation& asked,
+                                              std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                              const constant_ones& ones, std::span<const std::string> assumed);
 
 /// Whether dimension `d` of a tensor is the same static size at the shapes asked as declared.
 bool same_at(const partial_shape& declared, const partial_shape& asked, std::size_t d);

@@ -26,36 +26,6 @@
 namespace reshape1::model::detail {
 namespace {
 
-/// What a size at the declared shapes is: where it is read and what it becomes at the shapes asked. Its
-/// sentence is written only for a finding (describe): most sizes are never one.
-struct size_source {
-  enum class scale : std::uint8_t { none, half_down, half_up, twice };
-  const partial_shape* shape = nullptr;  ///< the declared shape it is read from (the propagation's)
-  std::string_view name;                 ///< that tensor's layer
-  std::size_t from = 0, to = 0;          ///< the dimensions whose product it is
-  std::optional<std::int64_t> asked;     ///< its value at the shapes asked, when known
-  scale how = scale::none;
-  /// For a count of the elements reductions reduce, its sentence (`3·14, the elements 'sum' reduces`),
-  /// which describe gives instead: its axes need not be adjacent, nor of one tensor.
-  std::string counted;
-  [[nodiscard]] bool scaled() const noexcept { return how != scale::none; }
-};
-
-/// `7·7, dimensions 1..2 of 'conv' [1,7,7,768]`, `half (rounded down) of dimension 2 of ...`.
-std::string describe(const size_source& s) {
-  if (!s.counted.empty()) return s.counted;
-  const auto& d = *s.shape;
-  std::string dims;
-  if (s.from == s.to) {
-    dims = fmt::format("dimension {}", s.from);
-  } else {
-    for (std::size_t j = s.from; j <= s.to; ++j) dims += fmt::format("{}{}", j == s.from ? "" : "·", d[j].lo());
-    dims += fmt::format(", dimensions {}..{}", s.from, s.to);
-  }
-  constexpr std::array<std::string_view, 4> how{"", "half (rounded down) of ", "half (rounded up) of ", "twice "};
-  return fmt::format("{}{} of '{}' {}", how[static_cast<std::size_t>(s.how)], dims, s.name, to_string(without_symbols(d)));
-}
-
 /// The sizes of one tensor that change: each static dimension at the declared shapes (`d`) that is another
 /// at the shapes asked (`a`), and each product of adjacent dimensions that holds one, by value (the first
 /// met kept).
@@ -95,13 +65,6 @@ void add_changing(const partial_shape& d, const partial_shape& a, std::optional<
       scaled(product * 2, size_source::scale::twice, [](std::int64_t x) { return x * 2; });
     }
   }
-}
-
-/// The axis output `o` of layer `index` holds the batch in, where the batch analysis showed one.
-std::optional<std::size_t> batch_axis(std::span<const std::vector<batch_carrier>> carriers, std::size_t index, std::size_t o) {
-  if (index >= carriers.size() || o >= carriers[index].size()) return std::nullopt;
-  const auto& c = carriers[index][o];
-  return c.state == batch_carrier::kind::one ? std::optional(c.axis) : std::nullopt;
 }
 
 /// Every size that changes, of every tensor of the graph.
@@ -655,6 +618,29 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
 
 }  // namespace
 
+/// `7·7, dimensions 1..2 of 'conv' [1,7,7,768]`, `half (rounded down) of dimension 2 of ...`.
+std::string describe(const size_source& s) {
+  if (!s.counted.empty()) return s.counted;
+  const auto& d = *s.shape;
+  std::string dims;
+  if (s.from == s.to) {
+    dims = fmt::format("dimension {}", s.from);
+  } else {
+    for (std::size_t j = s.from; j <= s.to; ++j) dims += fmt::format("{}{}", j == s.from ? "" : "·", d[j].lo());
+    dims += fmt::format(", dimensions {}..{}", s.from, s.to);
+  }
+  constexpr std::array<std::string_view, 4> how{"", "half (rounded down) of ", "half (rounded up) of ", "twice "};
+  return fmt::format("{}{} of '{}' {}", how[static_cast<std::size_t>(s.how)], dims, s.name, to_string(without_symbols(d)));
+}
+
+std::string asked_text(const size_source& s) { return s.asked ? fmt::format("{}", *s.asked) : std::string("unknown"); }
+
+std::optional<std::size_t> batch_axis(std::span<const std::vector<batch_carrier>> carriers, std::size_t index, std::size_t o) {
+  if (index >= carriers.size() || o >= carriers[index].size()) return std::nullopt;
+  const auto& c = carriers[index][o];
+  return c.state == batch_carrier::kind::one ? std::optional(c.axis) : std::nullopt;
+}
+
 bool same_at(const partial_shape& declared, const partial_shape& asked, std::size_t d) {
   return asked.rank_known() && asked.size() == declared.size() && asked[d].is_static() && asked[d].lo() == declared[d].lo();
 }
@@ -682,8 +668,6 @@ batch_finding size_finding(const layer& l, std::size_t index) {
 }
 
 namespace {
-
-std::string asked_text(const size_source& s) { return s.asked ? fmt::format("{}", *s.asked) : std::string("unknown"); }
 
 /// An Interpolate whose output keeps its size along an axis where its input's changes: however its sizes
 /// or scales are computed (scales as a fixed size divided by the input's), the result is one size only.
@@ -745,65 +729,6 @@ bool unknown_shape_value(const graph& g, const propagation& asked, std::size_t i
 }
 
 }  // namespace
-
-std::optional<because> regrouped(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
-                                 std::span<const std::string> assumed) {
-  const auto& l = g.layers()[index];
-  if (part_of(l.type) != op_part::reshape || l.sources.size() < 2 || !l.sources[0] || !l.sources[1] ||
-      declared.outputs[index].empty() || asked.outputs[index].empty())
-    return std::nullopt;
-  // A pattern whose every element is held by a Const the caller vouches for is meant as it is.
-  if (const auto& pattern = declared.input(g, l, 1).value; !assumed.empty() && pattern && !pattern->elements.empty()) {
-    bool all = true;
-    for (std::size_t e = 0; e < pattern->elements.size() && all; ++e) {
-      const auto origin = origin_of_element(g, declared, l, 1, e);
-      all = origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant && vouched(*origin.holder, assumed);
-    }
-    if (all) return std::nullopt;
-  }
-  const std::array<const partial_shape*, 4> shapes{&declared.input(g, l, 0).shape, &declared.outputs[index][0].shape,
-                                                   &asked.input(g, l, 0).shape, &asked.outputs[index][0].shape};
-  // Prefix products; nullopt where a dimension is not a known positive size or a product passes 2^62.
-  const auto prefixes = [](const partial_shape& s) -> std::optional<std::vector<std::int64_t>> {
-    if (!s.rank_known()) return std::nullopt;
-    std::vector<std::int64_t> p{1};
-    for (const auto& d : s) {
-      if (!d.is_static() || d.lo() <= 0 || d.lo() > (std::int64_t{1} << 62) / p.back()) return std::nullopt;
-      p.push_back(p.back() * d.lo());
-    }
-    return p;
-  };
-  std::array<std::vector<std::int64_t>, 4> p;
-  for (std::size_t k = 0; k < 4; ++k) {
-    auto x = prefixes(*shapes[k]);
-    if (!x) return std::nullopt;
-    p[k] = std::move(*x);
-  }
-  const auto& [din, dout, ain, aout] = p;
-  if (ain.size() != din.size() || aout.size() != dout.size() || din.back() != dout.back() || ain.back() != aout.back())
-    return std::nullopt;
-  for (std::size_t i = 0; i < din.size();) {
-    // The places (a range: dimensions of 1 repeat a product) where input and output share this product.
-    std::size_t i_end = i;
-    while (i_end < din.size() && din[i_end] == din[i]) ++i_end;
-    const auto j_first = std::find(dout.begin(), dout.end(), din[i]);
-    if (j_first != dout.end()) {
-      const auto j = static_cast<std::size_t>(j_first - dout.begin());
-      std::size_t j_end = j;
-      while (j_end < dout.size() && dout[j_end] == din[i]) ++j_end;
-      bool kept = false;
-      for (std::size_t a = i; a < i_end && !kept; ++a)
-        for (std::size_t b = j; b < j_end && !kept; ++b) kept = ain[a] == aout[b];
-      if (!kept)
-        return because(why::regroups_sizes, i, j)
-            .quoting(fmt::format("{} -> {} against {} -> {}",
-                                 to_string(without_symbols(*shapes[0])), to_string(without_symbols(*shapes[1])),
-                                 to_string(without_symbols(*shapes[2])), to_string(without_symbols(*shapes[3]))));
-    }
-    i = i_end;
-  }
-  return std::nullopt;
-}
 
 
 std::vector<std::optional<std::size_t>> placed_axes(const graph& g, const propagation& declared, const layer& l,
@@ -887,417 +812,6 @@ std::vector<char> read_as_data(const graph& g, const propagation& declared,
     }
   }
   return data;
-}
-
-}  // namespace
-
-std::optional<counted_values> counts_along(const tensor& t) {
-  const auto& shape = t.shape;
-  if (!t.value || !shape.is_static()) return std::nullopt;
-  std::optional<std::size_t> axis;
-  for (std::size_t a = 0; a < shape.size(); ++a) {
-    if (shape[a].lo() == 1) continue;
-    if (axis) return std::nullopt;
-    axis = a;
-  }
-  const auto& v = *t.value;
-  const auto n = v.is_real() ? v.reals.size() : v.elements.size();
-  // Three at least: any two values count from the first by their difference.
-  if (!axis || n < 3 || static_cast<std::int64_t>(n) != shape[*axis].lo()) return std::nullopt;
-  std::vector<std::int64_t> whole(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    if (v.is_real()) {
-      // Whole numbers only, as a float holds them exactly (a grid of cell indices counted in floats).
-      const auto r = v.reals[k];
-      if (!v.real_constant(k) || !(r >= -9.0e15 && r <= 9.0e15) || r != std::trunc(r)) return std::nullopt;
-      whole[k] = static_cast<std::int64_t>(r);
-    } else {
-      const auto& b = v.elements[k];
-      if (!b.exact() || !b.constant || b.lo < -(std::int64_t{1} << 53) || b.lo > (std::int64_t{1} << 53)) return std::nullopt;
-      whole[k] = b.lo;
-    }
-  }
-  const auto step = whole[1] - whole[0];
-  if (step == 0) return std::nullopt;
-  for (std::size_t k = 2; k < n; ++k)
-    if (whole[k] - whole[k - 1] != step) return std::nullopt;
-  return counted_values{*axis, static_cast<std::int64_t>(n), whole[0], step};
-}
-
-tensor const_with_values(const graph& g, const propagation& declared, std::size_t index) {
-  auto t = declared.outputs[index][0];
-  const auto count = small_count(t.shape);
-  if (!t.value && t.type && count && part_of(g.layers()[index].type) == op_part::constant)
-    t.value = const_values(g, g.layers()[index], *t.type, *count);
-  return t;
-}
-
-std::optional<counted_grid> grid_along(const tensor& t, std::span<const std::int64_t> changing) {
-  const auto& shape = t.shape;
-  if (!t.value || !t.type || !shape.is_static()) return std::nullopt;
-  const auto type = *t.type;
-  const bool integer = is_integer(type);
-  const bool wide = type == element_type::f64;
-  if (!integer && !wide && type != element_type::f32 && type != element_type::f16 && type != element_type::bf16)
-    return std::nullopt;
-  const auto& v = *t.value;
-  if (v.is_real() == integer) return std::nullopt;
-  const auto rank = shape.size();
-  std::vector<std::size_t> dims(rank), stride(rank);
-  std::size_t n = 1;
-  for (std::size_t a = rank; a-- > 0;) {
-    stride[a] = n;
-    dims[a] = static_cast<std::size_t>(shape[a].lo());
-    n *= dims[a];
-  }
-  if (n == 0 || n != (v.is_real() ? v.reals.size() : v.elements.size())) return std::nullopt;
-  std::vector<double> x(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    if (v.is_real()) {
-      if (!v.real_constant(k) || !std::isfinite(v.reals[k])) return std::nullopt;
-      x[k] = v.reals[k];
-    } else {
-      // (Up to 2^40: every sum and product below is then exact in doubles, as in the i64 fix computes.)
-      const auto& b = v.elements[k];
-      if (!b.exact() || !b.constant || b.lo < -(std::int64_t{1} << 40) || b.lo > (std::int64_t{1} << 40))
-        return std::nullopt;
-      x[k] = static_cast<double>(b.lo);
-    }
-  }
-  counted_grid g;
-  for (std::size_t a = 0; a < rank; ++a)
-    if (dims[a] >= 2 && std::binary_search(changing.begin(), changing.end(), static_cast<std::int64_t>(dims[a])))
-      g.axes.push_back(a);
-  if (g.axes.empty()) return std::nullopt;
-  // The arithmetic of the layers fix writes: f32 rounds each product and sum (C++ computes floats in float
-  // here: x86-64's SSE, no excess precision).
-  const auto round = [&](double r) { return integer || wide ? r : static_cast<double>(static_cast<float>(r)); };
-  std::vector<char> counted(rank, 0);
-  std::size_t m = n;
-  for (const auto a : g.axes) {
-    counted[a] = 1;
-    m /= dims[a];
-  }
-  g.base.resize(m);
-  g.slopes.assign(g.axes.size(), std::vector<double>(m));
-  // Each flat index's coordinates, counted up as it is.
-  std::vector<std::size_t> at(rank, 0);
-  const auto step = [&] {
-    for (std::size_t a = rank; a-- > 0;) {
-      if (++at[a] < dims[a]) return;
-      at[a] = 0;
-    }
-  };
-  // The base index of coordinates `at` (the counted axes left out).
-  const auto reduced = [&] {
-    std::size_t r = 0;
-    for (std::size_t a = 0; a < rank; ++a)
-      if (counted[a] == 0) r = r * dims[a] + at[a];
-    return r;
-  };
-  for (std::size_t k = 0; k < n; ++k, step()) {
-    if (std::any_of(g.axes.begin(), g.axes.end(), [&](std::size_t a) { return at[a] != 0; })) continue;
-    const auto r = reduced();
-    g.base[r] = x[k];
-    for (std::size_t e = 0; e < g.axes.size(); ++e) g.slopes[e][r] = round(x[k + stride[g.axes[e]]] - x[k]);
-  }
-  bool counts = false;
-  for (std::size_t e = 0; e < g.axes.size(); ++e)
-    counts = counts || (dims[g.axes[e]] >= 3 &&
-                        std::any_of(g.slopes[e].begin(), g.slopes[e].end(), [](double s) { return s != 0; }));
-  if (!counts) return std::nullopt;
-  at.assign(rank, 0);
-  for (std::size_t k = 0; k < n; ++k, step()) {
-    const auto r = reduced();
-    double sum = g.base[r];
-    for (std::size_t e = 0; e < g.axes.size(); ++e)
-      sum = round(sum + round(static_cast<double>(at[g.axes[e]]) * g.slopes[e][r]));
-    if (sum != x[k]) return std::nullopt;
-  }
-  return g;
-}
-
-namespace {
-
-/// A Const that some layer reads as data, counting along its one axis above 1 (counts_along), whose count
-/// equals a size that changes: `torch.arange(h)` or `position_ids[:, :L]` folded at one size into the
-/// numbers they gave. Its finding is the Const's own (fix computes it as a Range on a shape).
-std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t index, const tensor& t,
-                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
-                                                   std::span<const std::string> assumed, option_spelling spelling) {
-  const auto& l = g.layers()[index];
-  if (l.auxiliary || vouched(l, assumed)) return std::nullopt;
-  const auto counted = counts_along(t);
-  if (!counted) return std::nullopt;
-  const auto equals = sizes.find(counted->count);
-  if (equals == sizes.end()) return std::nullopt;
-  auto f = size_finding(l, index);
-  set_reason(f, because(why::counted_range, counted->axis, counted->count, counted->start, counted->step)
-                    .quoting(fmt::format("equals {} at the declared shapes, which is {} at the shapes asked",
-                                         describe(equals->second), asked_text(equals->second))));
-  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-  return f;
-}
-
-/// A Const that some layer reads as data, whose values follow their indices along axes as long as sizes
-/// that change (grid_along: a grid of cell positions, `arange(w) - 0.5`), where counted_range_finding finds
-/// no count along one axis. Its finding is the Const's own (fix computes it from Ranges on a shape).
-std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t index, const tensor& t,
-                                                  const std::unordered_map<std::int64_t, size_source>& sizes,
-                                                  std::span<const std::int64_t> changing,
-                                                  std::span<const std::string> assumed, option_spelling spelling) {
-  const auto& l = g.layers()[index];
-  if (l.auxiliary || vouched(l, assumed)) return std::nullopt;
-  const auto grid = grid_along(t, changing);
-  if (!grid) return std::nullopt;
-  std::string along;
-  for (const auto a : grid->axes) {
-    const auto extent = t.shape[a].lo();
-    const auto& equals = sizes.at(extent);
-    along += fmt::format("{}axis {}, {} long, which equals {} at the declared shapes, which is {} at the shapes asked",
-                         along.empty() ? "" : "; ", a, extent, describe(equals), asked_text(equals));
-  }
-  auto f = size_finding(l, index);
-  set_reason(f, because(why::counted_grid, grid->axes.size()).quoting(std::move(along)));
-  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-  return f;
-}
-
-/// A Const that elementwise arithmetic spreads over another operand that is 1 along an axis where the Const
-/// is as long as a size that changes (a table of 6 values per position added to a mean over the positions,
-/// `[1,6,1] + [1,1,4]`): the output takes that extent from the Const alone, and keeps it at every size, where
-/// the program may have made one value per position. (Where the other operand has the extent too, the layer
-/// fails at another size: no.)
-/// `readers`: the layers that read the Const's first output, each with the input it reads it at.
-std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, std::size_t index,
-                                                   std::span<const std::pair<std::size_t, std::size_t>> readers,
-                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
-                                                   std::span<const std::string> assumed, option_spelling spelling) {
-  const auto& l = g.layers()[index];
-  if (l.auxiliary || declared.outputs[index].empty() || vouched(l, assumed)) return std::nullopt;
-  const auto& shape = declared.outputs[index][0].shape;
-  if (!shape.is_static()) return std::nullopt;
-  for (const auto& [reader, port] : readers) {
-    const auto& c = g.layers()[reader];
-    if (!elementwise_arithmetic(c.type) || c.sources.size() != 2 || port > 1 || !c.sources[1 - port]) continue;
-    const auto& other = declared.input(g, c, 1 - port).shape;
-    if (!other.rank_known()) continue;
-    const auto rank = std::max(shape.size(), other.size());
-    for (std::size_t a = 0; a < shape.size(); ++a) {
-      const auto n = shape[a].lo();
-      const auto at = a + rank - shape.size();
-      if (n < 2 || at < rank - other.size()) continue;
-      const auto& o = other[at - (rank - other.size())];
-      if (!o.is_static() || o.lo() != 1) continue;
-      const auto equals = sizes.find(n);
-      if (equals == sizes.end()) continue;
-      auto f = size_finding(l, index);
-      set_reason(f, because(why::spread_extent, a, n)
-                        .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, its other operand 1 "
-                                             "there, and {} equals {} at the declared shapes, which is {} at the "
-                                             "shapes asked",
-                                             c.name, c.id, n, describe(equals->second), asked_text(equals->second))));
-      f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-      return f;
-    }
-  }
-  return std::nullopt;
-}
-
-/// The Const a value computed from constants alone is read from: the first Const met going back through its
-/// layers' inputs (a Reciprocal, an Unsqueeze, a Convert of it) that the model itself holds (not one the
-/// ONNX lowering added); nullptr where none is met within a few layers.
-const layer* holding_const(const graph& g, std::size_t index) {
-  std::vector<std::size_t> next{index};
-  for (std::size_t k = 0; k < next.size() && k < 32; ++k) {
-    const auto& l = g.layers()[next[k]];
-    if (part_of(l.type) == op_part::constant) {
-      if (!l.auxiliary) return &l;
-      continue;
-    }
-    for (const auto& x : l.sources)
-      if (x) next.push_back(x->layer);
-  }
-  return nullptr;
-}
-
-/// How layer `l` lines up the data inputs it spreads with its output: the number of trailing output axes
-/// that are not spread (0 for arithmetic, comparisons, Select, PReLU, FakeQuantize, a NumPy Broadcast, and for
-/// a Tile, an Interpolate or a slice of their data; 2 for MatMul, whose last two axes are its matrices), or
-/// nullopt for a layer that lines them up otherwise. Layers of one input that keep its shape (an activation)
-/// give it on as it is (0).
-std::optional<std::size_t> spread_tail(const layer& l) {
-  const auto* row = find_entry(l.type, l.opset);
-  if (row == nullptr) return std::nullopt;
-  const auto fn = row->batch.fn;
-  if (fn == batch::matmul) return 2;
-  if (fn == batch::broadcast) {
-    const auto mode = l.text("mode", "numpy");
-    return mode == "numpy" || mode == "bidirectional" ? std::optional<std::size_t>(0) : std::nullopt;
-  }
-  if (fn == batch::pointwise || fn == batch::select || l.type == "PReLU" || l.type == "FakeQuantize")
-    return l.text("auto_broadcast", "numpy") == "numpy" ? std::optional<std::size_t>(0) : std::nullopt;
-  if (fn == batch::tile || fn == batch::interpolate || fn == batch::slice || fn == batch::strided_slice) return 0;
-  return std::nullopt;
-}
-
-/// Where a layer's input `port` (of shape `in`) lies in its output of rank `rank`: the output axis of its
-/// first axis (aligned to the right; a PReLU's 1-D slope lies along the channels, axis 1).
-std::size_t first_axis_at(const layer& l, std::size_t port, const partial_shape& in, std::size_t rank) {
-  if (l.type == "PReLU" && port == 1 && in.size() == 1 && rank >= 2) return 1;
-  return rank - in.size();
-}
-
-/// The axes (bit a for axis a) where a tensor of shape `s` is 1.
-std::uint64_t ones_of(const partial_shape& s) {
-  std::uint64_t ones = 0;
-  if (!s.rank_known() || s.size() > 64) return ones;
-  for (std::size_t a = 0; a < s.size(); ++a)
-    if (s[a].is_static() && s[a].lo() == 1) ones |= std::uint64_t{1} << a;
-  return ones;
-}
-
-/// For each layer's outputs, the axes where it is 1 at the declared shapes because a constant may be 1 there
-/// (bit a for axis a): a value computed from constants alone (not vouched for) at each axis it is 1 along; a
-/// layer that spreads its inputs (spread_tail) at each axis its output is 1 along where such an input is; and
-/// any other layer that reads such an input (apart from its batch axis) at every axis its outputs are 1 along:
-/// a Reshape, a Transpose, a normalization, a reduction or a convolution of `mean_h(x) + c` may carry c's one
-/// row anywhere. `from`: the layer computed from constants alone that it comes from (the first met).
-struct constant_ones {
-  std::vector<std::uint64_t> axes;  ///< of the first output
-  /// Whether the layer holds such 1s where no axis shows them (a flatten of `mean_h(x) + c`, which a
-  /// Reshape may give back): what reads it is taken to carry them as well.
-  std::vector<char> hidden;
-  std::vector<std::size_t> from;
-  /// The axes of output `o` of layer `index`. (A layer of several outputs never lines its inputs up: where it
-  /// carries such 1s at all, each output carries them wherever it is 1.)
-  [[nodiscard]] std::uint64_t of(const propagation& declared, std::size_t index, std::size_t o) const {
-    if (o == 0) return axes[index];
-    const bool carries = from[index] != from.size() && o < declared.outputs[index].size();
-    return carries ? ones_of(declared.outputs[index][o].shape) : 0;
-  }
-};
-
-constant_ones ones_of_constants(const graph& g, const propagation& declared, const propagation& asked,
-                                std::span<const std::vector<batch_carrier>> carriers,
-                                std::span<const std::string> assumed) {
-  const auto n = g.layers().size();
-  constant_ones c{std::vector<std::uint64_t>(n, 0), std::vector<char>(n, 0), std::vector<std::size_t>(n, n)};
-  const auto visible = [&](std::size_t layer, std::size_t o) {
-    auto carried = c.of(declared, layer, o);
-    if (const auto b = batch_axis(carriers, layer, o); b && *b < 64) carried &= ~(std::uint64_t{1} << *b);
-    return carried;
-  };
-  for (const auto index : g.order()) {
-    const auto& l = g.layers()[index];
-    if (declared.outputs[index].empty()) continue;
-    const auto& out = declared.outputs[index][0].shape;
-    const auto ones = ones_of(out);
-    if (!asked.follows_inputs[index]) {
-      const auto* holder = holding_const(g, index);
-      if (part_of(l.type) != op_part::parameter && !(holder != nullptr && vouched(*holder, assumed))) {
-        c.axes[index] = ones;
-        c.from[index] = index;
-      }
-      continue;
-    }
-    const auto* row = find_entry(l.type, l.opset);
-    const auto tail = l.type == "Einsum" || l.type == "MatMul" ? std::nullopt : spread_tail(l);
-    if (tail && row != nullptr && out.rank_known() && out.size() >= *tail) {
-      for (std::size_t port = 0; port < l.sources.size(); ++port) {
-        const auto& s = l.sources[port];
-        if (!s || reads_value(row->values, port)) continue;
-        const auto carried = c.of(declared, s->layer, s->output);
-        if (c.hidden[s->layer] != 0) {
-          c.hidden[index] = 1;
-          if (c.from[index] == n) c.from[index] = c.from[s->layer];
-        }
-        if (carried == 0) continue;
-        const auto& in = declared.input(g, l, port).shape;
-        if (!in.rank_known() || in.size() > out.size()) continue;
-        const auto first = first_axis_at(l, port, in, out.size());
-        for (std::size_t k = 0; k < in.size() && first + k + *tail < out.size(); ++k)
-          if ((carried >> k & 1U) != 0 && (ones >> (first + k) & 1U) != 0) {
-            c.axes[index] |= std::uint64_t{1} << (first + k);
-            if (c.from[index] == n) c.from[index] = c.from[s->layer];
-          }
-      }
-      continue;
-    }
-    // Any other layer (MatMul's rows, an Einsum's labels, a Reshape, a reduction...): what it does with the
-    // axes it reads is not followed, so every output is taken to carry the constant's 1s at each axis it is 1
-    // along. (Not where the input carries them only along its batch: a bias spread over the samples; nor from
-    // an input read as values, a pattern or axes: baked_size's.)
-    for (std::size_t port = 0; port < l.sources.size(); ++port) {
-      const auto& s = l.sources[port];
-      if (!s || (row != nullptr && reads_value(row->values, port)) ||
-          (visible(s->layer, s->output) == 0 && c.hidden[s->layer] == 0))
-        continue;
-      c.axes[index] = ones;
-      c.from[index] = c.from[s->layer];
-      c.hidden[index] = visible(index, 0) == 0 ? 1 : 0;
-      break;
-    }
-  }
-  return c;
-}
-
-/// A layer that spreads its inputs (spread_tail: arithmetic, a comparison, Select, PReLU, Expand to a shape,
-/// Tile, Interpolate, MatMul's leading axes) whose input is 1 along an output axis because a constant is
-/// (ones_of_constants), where that axis is 1 at the declared shapes and another size at the shapes asked
-/// (`x + grid` exported at a height of 1, `grid` `[1,1,1,5,2]`; or `x + (mean over H of x + c)`): the
-/// constant spreads over the new size, where the program may have made it one value per row (`arange(h)` is
-/// `[0]` at a height of 1). One size of 1 cannot show which; the batch is the batch analysis's (a constant
-/// spread over the samples keeps each one's result).
-std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation& declared, const propagation& asked,
-                                              std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
-                                              const constant_ones& ones, std::span<const std::string> assumed) {
-  const auto& l = g.layers()[index];
-  // (An Einsum lines its inputs up by its labels: taken as spreading any of them along any axis.)
-  const auto tail = l.type == "Einsum" ? std::optional<std::size_t>(0) : spread_tail(l);
-  const auto* row = find_entry(l.type, l.opset);
-  if (!tail || row == nullptr || !asked.follows_inputs[index] || declared.outputs[index].empty() ||
-      asked.outputs[index].empty() || vouched(l, assumed))
-    return std::nullopt;
-  const auto& out_d = declared.outputs[index][0].shape;
-  const auto& out_a = asked.outputs[index][0].shape;
-  if (!out_d.rank_known() || !out_a.rank_known() || out_d.size() != out_a.size() || out_d.size() < *tail)
-    return std::nullopt;
-  const auto batch = batch_axis(carriers, index, 0);
-  for (std::size_t port = 0; port < l.sources.size(); ++port) {
-    // (Not an input read as values: a Broadcast's target shape, a Tile's repeats.)
-    const auto& s = l.sources[port];
-    const auto carried = s ? ones.of(declared, s->layer, s->output) : 0;
-    if (!s || reads_value(row->values, port) || carried == 0) continue;
-    const auto& c = declared.input(g, l, port).shape;
-    const auto& c_asked = asked.input(g, l, port).shape;
-    if (!c.rank_known() || c.size() > out_d.size() || !c_asked.rank_known() || c_asked.size() != c.size()) continue;
-    const bool einsum = l.type == "Einsum";
-    const auto first = einsum ? 0 : first_axis_at(l, port, c, out_d.size());
-    for (std::size_t k = 0; k < (einsum ? out_d.size() : c.size()) && first + k + *tail < out_d.size(); ++k) {
-      const auto a = first + k;
-      // (At the shapes asked a size the request names: another number, or a symbol it gave. An unknown there,
-      // after a layer that fails or a -1 that leaves it so, is not shown to be a size.)
-      const auto& at = out_a[a];
-      // (The input is spread there: 1 at the shapes asked too. One that takes the new size follows it.)
-      const bool spread = einsum || ((carried >> k & 1U) != 0 && c_asked[k].is_static() && c_asked[k].lo() == 1);
-      if (!spread || a == batch || !out_d[a].is_static() || out_d[a].lo() != 1 || same_at(out_d, out_a, a) ||
-          !(at.has_symbol() || (at.is_static() && at.lo() != 1)))
-        continue;
-      const auto origin = ones.from[s->layer];
-      const auto* holder = holding_const(g, origin);
-      const auto& named = holder != nullptr ? *holder : g.layers()[origin];
-      auto f = size_finding(l, index);
-      set_reason(f, because(why::spread_at_size_1, port, a)
-                        .quoting(fmt::format("'{}' (id {}); the output is {} at the declared shapes and {} at the shapes asked",
-                                             named.name, named.id, to_string(without_symbols(out_d)),
-                                             to_string(without_symbols(out_a)))));
-      f.source = std::string(named.name);
-      f.source_id = named.id;
-      return f;
-    }
-  }
-  return std::nullopt;
 }
 
 /// The finding of layer `l` (at `index`) whose constants `found` equal sizes that change: the first named,

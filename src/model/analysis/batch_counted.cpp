@@ -1,0 +1,234 @@
+// check --shape (issue 47): constants whose values count along a size that changes (`arange(h)`, a grid of
+// cell positions folded at export, a table spread over one position), and how their values are read: fix
+// computes the counts and grids from the shape (analysis/fix_value_choices.cpp).
+#include "model/analysis/batch_internal.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "model/ops/rules.hpp"
+#include "model/text/batch.hpp"
+
+namespace reshape1::model::detail {
+
+std::optional<counted_values> counts_along(const tensor& t) {
+  const auto& shape = t.shape;
+  if (!t.value || !shape.is_static()) return std::nullopt;
+  std::optional<std::size_t> axis;
+  for (std::size_t a = 0; a < shape.size(); ++a) {
+    if (shape[a].lo() == 1) continue;
+    if (axis) return std::nullopt;
+    axis = a;
+  }
+  const auto& v = *t.value;
+  const auto n = v.is_real() ? v.reals.size() : v.elements.size();
+  // Three at least: any two values count from the first by their difference.
+  if (!axis || n < 3 || static_cast<std::int64_t>(n) != shape[*axis].lo()) return std::nullopt;
+  std::vector<std::int64_t> whole(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (v.is_real()) {
+      // Whole numbers only, as a float holds them exactly (a grid of cell indices counted in floats).
+      const auto r = v.reals[k];
+      if (!v.real_constant(k) || !(r >= -9.0e15 && r <= 9.0e15) || r != std::trunc(r)) return std::nullopt;
+      whole[k] = static_cast<std::int64_t>(r);
+    } else {
+      const auto& b = v.elements[k];
+      if (!b.exact() || !b.constant || b.lo < -(std::int64_t{1} << 53) || b.lo > (std::int64_t{1} << 53)) return std::nullopt;
+      whole[k] = b.lo;
+    }
+  }
+  const auto step = whole[1] - whole[0];
+  if (step == 0) return std::nullopt;
+  for (std::size_t k = 2; k < n; ++k)
+    if (whole[k] - whole[k - 1] != step) return std::nullopt;
+  return counted_values{*axis, static_cast<std::int64_t>(n), whole[0], step};
+}
+
+tensor const_with_values(const graph& g, const propagation& declared, std::size_t index) {
+  auto t = declared.outputs[index][0];
+  const auto count = small_count(t.shape);
+  if (!t.value && t.type && count && part_of(g.layers()[index].type) == op_part::constant)
+    t.value = const_values(g, g.layers()[index], *t.type, *count);
+  return t;
+}
+
+std::optional<counted_grid> grid_along(const tensor& t, std::span<const std::int64_t> changing) {
+  const auto& shape = t.shape;
+  if (!t.value || !t.type || !shape.is_static()) return std::nullopt;
+  const auto type = *t.type;
+  const bool integer = is_integer(type);
+  const bool wide = type == element_type::f64;
+  if (!integer && !wide && type != element_type::f32 && type != element_type::f16 && type != element_type::bf16)
+    return std::nullopt;
+  const auto& v = *t.value;
+  if (v.is_real() == integer) return std::nullopt;
+  const auto rank = shape.size();
+  std::vector<std::size_t> dims(rank), stride(rank);
+  std::size_t n = 1;
+  for (std::size_t a = rank; a-- > 0;) {
+    stride[a] = n;
+    dims[a] = static_cast<std::size_t>(shape[a].lo());
+    n *= dims[a];
+  }
+  if (n == 0 || n != (v.is_real() ? v.reals.size() : v.elements.size())) return std::nullopt;
+  std::vector<double> x(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (v.is_real()) {
+      if (!v.real_constant(k) || !std::isfinite(v.reals[k])) return std::nullopt;
+      x[k] = v.reals[k];
+    } else {
+      // (Up to 2^40: every sum and product below is then exact in doubles, as in the i64 fix computes.)
+      const auto& b = v.elements[k];
+      if (!b.exact() || !b.constant || b.lo < -(std::int64_t{1} << 40) || b.lo > (std::int64_t{1} << 40))
+        return std::nullopt;
+      x[k] = static_cast<double>(b.lo);
+    }
+  }
+  counted_grid g;
+  for (std::size_t a = 0; a < rank; ++a)
+    if (dims[a] >= 2 && std::binary_search(changing.begin(), changing.end(), static_cast<std::int64_t>(dims[a])))
+      g.axes.push_back(a);
+  if (g.axes.empty()) return std::nullopt;
+  // The arithmetic of the layers fix writes: f32 rounds each product and sum (C++ computes floats in float
+  // here: x86-64's SSE, no excess precision).
+  const auto round = [&](double r) { return integer || wide ? r : static_cast<double>(static_cast<float>(r)); };
+  std::vector<char> counted(rank, 0);
+  std::size_t m = n;
+  for (const auto a : g.axes) {
+    counted[a] = 1;
+    m /= dims[a];
+  }
+  g.base.resize(m);
+  g.slopes.assign(g.axes.size(), std::vector<double>(m));
+  // Each flat index's coordinates, counted up as it is.
+  std::vector<std::size_t> at(rank, 0);
+  const auto step = [&] {
+    for (std::size_t a = rank; a-- > 0;) {
+      if (++at[a] < dims[a]) return;
+      at[a] = 0;
+    }
+  };
+  // The base index of coordinates `at` (the counted axes left out).
+  const auto reduced = [&] {
+    std::size_t r = 0;
+    for (std::size_t a = 0; a < rank; ++a)
+      if (counted[a] == 0) r = r * dims[a] + at[a];
+    return r;
+  };
+  for (std::size_t k = 0; k < n; ++k, step()) {
+    if (std::any_of(g.axes.begin(), g.axes.end(), [&](std::size_t a) { return at[a] != 0; })) continue;
+    const auto r = reduced();
+    g.base[r] = x[k];
+    for (std::size_t e = 0; e < g.axes.size(); ++e) g.slopes[e][r] = round(x[k + stride[g.axes[e]]] - x[k]);
+  }
+  bool counts = false;
+  for (std::size_t e = 0; e < g.axes.size(); ++e)
+    counts = counts || (dims[g.axes[e]] >= 3 &&
+                        std::any_of(g.slopes[e].begin(), g.slopes[e].end(), [](double s) { return s != 0; }));
+  if (!counts) return std::nullopt;
+  at.assign(rank, 0);
+  for (std::size_t k = 0; k < n; ++k, step()) {
+    const auto r = reduced();
+    double sum = g.base[r];
+    for (std::size_t e = 0; e < g.axes.size(); ++e)
+      sum = round(sum + round(static_cast<double>(at[g.axes[e]]) * g.slopes[e][r]));
+    if (sum != x[k]) return std::nullopt;
+  }
+  return g;
+}
+
+/// A Const that some layer reads as data, counting along its one axis above 1 (counts_along), whose count
+/// equals a size that changes: `torch.arange(h)` or `position_ids[:, :L]` folded at one size into the
+/// numbers they gave. Its finding is the Const's own (fix computes it as a Range on a shape).
+std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t index, const tensor& t,
+                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                   std::span<const std::string> assumed, option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  if (l.auxiliary || vouched(l, assumed)) return std::nullopt;
+  const auto counted = counts_along(t);
+  if (!counted) return std::nullopt;
+  const auto equals = sizes.find(counted->count);
+  if (equals == sizes.end()) return std::nullopt;
+  auto f = size_finding(l, index);
+  set_reason(f, because(why::counted_range, counted->axis, counted->count, counted->start, counted->step)
+                    .quoting(fmt::format("equals {} at the declared shapes, which is {} at the shapes asked",
+                                         describe(equals->second), asked_text(equals->second))));
+  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+  return f;
+}
+
+/// A Const that some layer reads as data, whose values follow their indices along axes as long as sizes
+/// that change (grid_along: a grid of cell positions, `arange(w) - 0.5`), where counted_range_finding finds
+/// no count along one axis. Its finding is the Const's own (fix computes it from Ranges on a shape).
+std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t index, const tensor& t,
+                                                  const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                  std::span<const std::int64_t> changing,
+                                                  std::span<const std::string> assumed, option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  if (l.auxiliary || vouched(l, assumed)) return std::nullopt;
+  const auto grid = grid_along(t, changing);
+  if (!grid) return std::nullopt;
+  std::string along;
+  for (const auto a : grid->axes) {
+    const auto extent = t.shape[a].lo();
+    const auto& equals = sizes.at(extent);
+    along += fmt::format("{}axis {}, {} long, which equals {} at the declared shapes, which is {} at the shapes asked",
+                         along.empty() ? "" : "; ", a, extent, describe(equals), asked_text(equals));
+  }
+  auto f = size_finding(l, index);
+  set_reason(f, because(why::counted_grid, grid->axes.size()).quoting(std::move(along)));
+  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+  return f;
+}
+
+/// A Const that elementwise arithmetic spreads over another operand that is 1 along an axis where the Const
+/// is as long as a size that changes (a table of 6 values per position added to a mean over the positions,
+/// `[1,6,1] + [1,1,4]`): the output takes that extent from the Const alone, and keeps it at every size, where
+/// the program may have made one value per position. (Where the other operand has the extent too, the layer
+/// fails at another size: no.)
+/// `readers`: the layers that read the Const's first output, each with the input it reads it at.
+std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, std::size_t index,
+                                                   std::span<const std::pair<std::size_t, std::size_t>> readers,
+                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                   std::span<const std::string> assumed, option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  if (l.auxiliary || declared.outputs[index].empty() || vouched(l, assumed)) return std::nullopt;
+  const auto& shape = declared.outputs[index][0].shape;
+  if (!shape.is_static()) return std::nullopt;
+  for (const auto& [reader, port] : readers) {
+    const auto& c = g.layers()[reader];
+    if (!elementwise_arithmetic(c.type) || c.sources.size() != 2 || port > 1 || !c.sources[1 - port]) continue;
+    const auto& other = declared.input(g, c, 1 - port).shape;
+    if (!other.rank_known()) continue;
+    const auto rank = std::max(shape.size(), other.size());
+    for (std::size_t a = 0; a < shape.size(); ++a) {
+      const auto n = shape[a].lo();
+      const auto at = a + rank - shape.size();
+      if (n < 2 || at < rank - other.size()) continue;
+      const auto& o = other[at - (rank - other.size())];
+      if (!o.is_static() || o.lo() != 1) continue;
+      const auto equals = sizes.find(n);
+      if (equals == sizes.end()) continue;
+      auto f = size_finding(l, index);
+      set_reason(f, because(why::spread_extent, a, n)
+                        .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, its other operand 1 "
+                                             "there, and {} equals {} at the declared shapes, which is {} at the "
+                                             "shapes asked",
+                                             c.name, c.id, n, describe(equals->second), asked_text(equals->second))));
+      f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace reshape1::model::detail
