@@ -119,6 +119,9 @@ FIXED = {
     # yolov5's Detect head with its cell grid folded whole into a constant [1,3,11,10,2] (column and row less
     # 0.5): the grid computed from Ranges of the cells' H and W, the head's view and the boxes' flatten too.
     "size_fix_folded_grid": ("size_fix_folded_grid_at_b", "x=[1,12,2..,2..]", [1, 12, 13, 14], [1, 12, 11, 10]),
+    # The same head with its anchor_grid (each anchor's width and height at every cell) folded whole too: it
+    # becomes its first cell spread along Ranges of H and W (spread_along_size).
+    "size_fix_anchor_grid": ("size_fix_anchor_grid_at_b", "x=[1,12,2..,2..]", [1, 12, 13, 14], [1, 12, 11, 10]),
 }
 
 

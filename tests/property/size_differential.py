@@ -284,6 +284,14 @@ def folded_grid(p, c, h, w):
 def folded_meshgrid_columns(p, c, h, w):
     p.op("Add", ["x", p.f32s([float(j) for i in range(h) for j in range(w)], [h, w])], "y")
 
+# Constants the same all along a size (an Expand folded at export): yolov5's anchor_grid, a value per channel at
+# every cell, multiplied with the map; a row of one value added along W, `full((1, w), 0.5)`.
+def spread_anchor_grid(p, c, h, w):
+    p.op("Mul", ["x", p.f32s([0.25 * (ch + 1) for ch in range(c) for i in range(h) for j in range(w)], [1, c, h, w])], "y")
+
+def spread_columns(p, c, h, w):
+    p.op("Add", ["x", p.f32s([0.5] * w, [1, w])], "y")
+
 # The same constants exported at a size of 1 (drawn so at A): a grid made at a height of 1, one row, and a count
 # of the columns made at a width of 1, `[[0.]]` (the grid's width kept at B, so that only its height is wrong). Each spreads over the new size where the program's would hold
 # one value per row or column; one size of 1 cannot show which (nothing to rewrite: refused).
@@ -409,14 +417,14 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             covariance, abs_deviation, third_moment, variance_int, correction_tensor, std_root, root_mean_square,
             log_mean_exp, mean_channels_width, variance_scaled, counted_columns, counted_rows_expanded,
             counted_positions, folded_grid, folded_meshgrid_columns, grid_at_height_1, columns_at_width_1,
-            grid_after_mean_at_height_1]
+            grid_after_mean_at_height_1, spread_anchor_grid, spread_columns]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
 # sizes, Slice's ends, a Gather's last position, TopK's k of a whole axis, a Range's limit, Tile's repeats and
 # Expand's shape, a divisor that counts the elements summed, a factor one over it, a pooling window of the
 # whole map, a pad to a window that a later Reshape keeps, a constant that counts along a size, a grid
-# folded whole); the others'
+# folded whole, a constant spread along a size); the others'
 # constants are refused, naming them.
 # (Not pad_to_multiple: nothing in its graph names the multiple.)
 # (Not window_partition: its split of H = 8 into `[4,2]` exports the same constants as a program that cuts H
@@ -428,7 +436,7 @@ REWRITABLE = {"flatten_baked", "attention_baked", "resize_sizes", "crop_half", "
               "pool_window", "variance_bessel", "variance_sum_bessel", "std_ratio", "mean_reciprocal_first",
               "variance_sum_bessel_first", "std_ratio_first", "variance_chained", "mean_chained",
               "mean_channels_width", "pad_window", "pad_window_2d", "counted_columns", "counted_rows_expanded",
-              "counted_positions", "folded_grid", "folded_meshgrid_columns"}
+              "counted_positions", "folded_grid", "folded_meshgrid_columns", "spread_anchor_grid", "spread_columns"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

@@ -55,9 +55,11 @@ std::optional<counted_values> counts_along(const tensor& t) {
 
 tensor const_with_values(const graph& g, const propagation& declared, std::size_t index) {
   auto t = declared.outputs[index][0];
-  const auto count = small_count(t.shape);
-  if (!t.value && t.type && count && part_of(g.layers()[index].type) == op_part::constant)
-    t.value = const_values(g, g.layers()[index], *t.type, *count);
+  if (t.value || !t.type || !t.shape.is_static() || part_of(g.layers()[index].type) != op_part::constant) return t;
+  std::int64_t count = 1;
+  for (const auto& d : t.shape)
+    if (d.lo() > max_grid_elements || (count *= d.lo()) > max_grid_elements) return t;
+  t.value = const_values(g, g.layers()[index], *t.type, count);
   return t;
 }
 
@@ -130,11 +132,18 @@ std::optional<counted_grid> grid_along(const tensor& t, std::span<const std::int
     g.base[r] = x[k];
     for (std::size_t e = 0; e < g.axes.size(); ++e) g.slopes[e][r] = round(x[k + stride[g.axes[e]]] - x[k]);
   }
+  // (Three values at least along one axis with a slope: two fit any. Slopes of 0 everywhere, along an axis of
+  // three at least, are a constant spread along those axes, yolov5's anchor_grid: the same values at every
+  // cell.)
   bool counts = false;
   for (std::size_t e = 0; e < g.axes.size(); ++e)
     counts = counts || (dims[g.axes[e]] >= 3 &&
                         std::any_of(g.slopes[e].begin(), g.slopes[e].end(), [](double s) { return s != 0; }));
-  if (!counts) return std::nullopt;
+  g.spread = std::all_of(g.slopes.begin(), g.slopes.end(), [](const std::vector<double>& s) {
+    return std::all_of(s.begin(), s.end(), [](double slope) { return slope == 0; });
+  });
+  if (!counts && !(g.spread && std::any_of(g.axes.begin(), g.axes.end(), [&](std::size_t a) { return dims[a] >= 3; })))
+    return std::nullopt;
   at.assign(rank, 0);
   for (std::size_t k = 0; k < n; ++k, step()) {
     const auto r = reduced();
@@ -146,9 +155,6 @@ std::optional<counted_grid> grid_along(const tensor& t, std::span<const std::int
   return g;
 }
 
-/// A Const that some layer reads as data, counting along its one axis above 1 (counts_along), whose count
-/// equals a size that changes: `torch.arange(h)` or `position_ids[:, :L]` folded at one size into the
-/// numbers they gave. Its finding is the Const's own (fix computes it as a Range on a shape).
 std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t index, const tensor& t,
                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
                                                    std::span<const std::string> assumed, option_spelling spelling) {
@@ -166,9 +172,6 @@ std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t i
   return f;
 }
 
-/// A Const that some layer reads as data, whose values follow their indices along axes as long as sizes
-/// that change (grid_along: a grid of cell positions, `arange(w) - 0.5`), where counted_range_finding finds
-/// no count along one axis. Its finding is the Const's own (fix computes it from Ranges on a shape).
 std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t index, const tensor& t,
                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
                                                   std::span<const std::int64_t> changing,
@@ -176,7 +179,7 @@ std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t in
   const auto& l = g.layers()[index];
   if (l.auxiliary || vouched(l, assumed)) return std::nullopt;
   const auto grid = grid_along(t, changing);
-  if (!grid) return std::nullopt;
+  if (!grid || grid->spread) return std::nullopt;
   std::string along;
   for (const auto a : grid->axes) {
     const auto extent = t.shape[a].lo();
@@ -190,12 +193,59 @@ std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t in
   return f;
 }
 
-/// A Const that elementwise arithmetic spreads over another operand that is 1 along an axis where the Const
-/// is as long as a size that changes (a table of 6 values per position added to a mean over the positions,
-/// `[1,6,1] + [1,1,4]`): the output takes that extent from the Const alone, and keeps it at every size, where
-/// the program may have made one value per position. (Where the other operand has the extent too, the layer
-/// fails at another size: no.)
-/// `readers`: the layers that read the Const's first output, each with the input it reads it at.
+bool spread_lines_up(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                     std::span<const std::size_t> axes, std::span<const char> not_shown) {
+  const auto& shape = declared.outputs[index][0].shape;
+  if (!shape.rank_known()) return false;
+  const auto rank = shape.size();
+  const auto lines_up = [&](const layer& c, std::size_t port) {
+    if (!elementwise_arithmetic(c.type) || c.sources.size() != 2 || port > 1 || !c.sources[1 - port]) return false;
+    const auto& od = declared.input(g, c, 1 - port).shape;
+    const auto& oa = asked.input(g, c, 1 - port).shape;
+    if (!od.rank_known()) return false;
+    // (Where the operand is not known at the shapes asked, after a layer that fails there, what it is at the
+    // declared shapes says where the constant lies: it is spread along the same extent.)
+    const auto& other = *c.sources[1 - port];
+    const bool unknown = !oa.rank_known() || oa.size() != od.size() ||
+                         (other.layer < not_shown.size() && not_shown[other.layer] != 0);
+    const auto r = std::max(rank, od.size());
+    for (const auto a : axes) {
+      const auto at = a + r - rank;
+      if (at < r - od.size()) continue;
+      const auto o = at - (r - od.size());
+      if (od[o].is_static() && od[o].lo() == shape[a].lo() && (unknown || !same_at(od, oa, o))) return true;
+    }
+    return false;
+  };
+  for (const auto& c : g.layers())
+    for (std::size_t port = 0; port < c.sources.size(); ++port)
+      if (c.sources[port] && c.sources[port]->layer == index && c.sources[port]->output == 0 && lines_up(c, port))
+        return true;
+  return false;
+}
+
+std::optional<batch_finding> spread_along_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                  std::size_t index, const tensor& t,
+                                                  const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                  std::span<const std::int64_t> changing,
+                                                  std::span<const std::string> assumed, option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  if (l.auxiliary || vouched(l, assumed)) return std::nullopt;
+  const auto grid = grid_along(t, changing);
+  if (!grid || !grid->spread || !spread_lines_up(g, declared, asked, index, grid->axes)) return std::nullopt;
+  std::string along;
+  for (const auto a : grid->axes) {
+    const auto extent = t.shape[a].lo();
+    const auto& equals = sizes.at(extent);
+    along += fmt::format("{}axis {}, {} long, which equals {} at the declared shapes, which is {} at the shapes asked",
+                         along.empty() ? "" : "; ", a, extent, describe(equals), asked_text(equals));
+  }
+  auto f = size_finding(l, index);
+  set_reason(f, because(why::spread_along_size, grid->axes.size()).quoting(std::move(along)));
+  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+  return f;
+}
+
 std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, std::size_t index,
                                                    std::span<const std::pair<std::size_t, std::size_t>> readers,
                                                    const std::unordered_map<std::int64_t, size_source>& sizes,

@@ -91,7 +91,7 @@ std::optional<std::vector<std::size_t>> reduced_axes(const graph& g, const propa
                                                      std::size_t rank);
 
 /// The first output of Const `index` of `g` as `declared` holds it, its values read from its bytes where
-/// the propagation leaves them out (above max_const_values values, up to max_value_elements): a constant
+/// the propagation leaves them out (above max_const_values values, up to max_grid_elements): a constant
 /// that counts along a size (`position_ids` of 512) is seldom as small as a pattern.
 tensor const_with_values(const graph& g, const propagation& declared, std::size_t index);
 
@@ -111,9 +111,11 @@ struct counted_grid {
   std::vector<std::size_t> axes;
   std::vector<double> base;
   std::vector<std::vector<double>> slopes;
+  bool spread = false;  ///< every slope 0: the same values all along those axes
 };
 /// Whether the known values of `t` follow their indices so along each of its axes at least 2 long whose
-/// extent is among `changing` (sorted), one of them at least 3 long with a slope not 0: exactly, in the
+/// extent is among `changing` (sorted), one of them at least 3 long with a slope not 0, or with slopes of 0
+/// everywhere (`spread`: the same values along those axes, yolov5's anchor_grid): exactly, in the
 /// arithmetic fix computes them in (whole numbers up to 2^40 for integers; f64 for f64; f32 for f32, f16
 /// and bf16, whose values a Convert then keeps). Other element types: nullopt.
 std::optional<counted_grid> grid_along(const tensor& t, std::span<const std::int64_t> changing);
@@ -152,6 +154,24 @@ std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t i
 /// that change (grid_along: a grid of cell positions, `arange(w) - 0.5`), where counted_range_finding finds
 /// no count along one axis. Its finding is the Const's own (fix computes it from Ranges on a shape).
 std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t index, const tensor& t,
+                                                  const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                  std::span<const std::int64_t> changing,
+                                                  std::span<const std::string> assumed, option_spelling spelling);
+
+/// Whether elementwise arithmetic lines one of the axes `axes` of Const `index`'s first output up with an axis
+/// of its other operand of the same extent that changes between `declared` and `asked` (or is not known at
+/// `asked`, after a layer that fails, or computed by a layer `not_shown` marks): a constant the same
+/// all along such an axis is spread along that size. (A value per channel that happens to be the same for 32
+/// channels, on a map 32 high, lines up with the channels, which stay.)
+bool spread_lines_up(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                     std::span<const std::size_t> axes, std::span<const char> not_shown = {});
+
+/// A Const that some layer reads as data, whose values stay the same along axes as long as sizes that change
+/// (grid_along's `spread`: yolov5's anchor_grid, an Expand folded at export) where spread_lines_up shows
+/// it spread along them. Its finding (`spread_along_size`) is the Const's own (fix computes it as its first
+/// cell spread along Ranges).
+std::optional<batch_finding> spread_along_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                  std::size_t index, const tensor& t,
                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
                                                   std::span<const std::int64_t> changing,
                                                   std::span<const std::string> assumed, option_spelling spelling);

@@ -461,14 +461,18 @@ std::vector<char> at_or_after_reshapes(const graph& g, const layer* also) {
 namespace {
 
 /// Whether layer `index` is a Const whose values follow their indices along its axis `axis` (grid_along: a
-/// grid of positions, a count), which fix computes from the size its extent is: that extent is the size,
-/// not another one of the same value.
-bool counts_that_size(const graph& g, const propagation& declared, std::size_t index, std::size_t axis) {
+/// grid of positions, a count), or stay the same along it where it is spread along that size
+/// (spread_lines_up; what the layers `after` compute is not shown at `asked`: they follow the Reshape being
+/// read), which fix computes from the size its extent is: that extent is the size, not another one of the
+/// same value.
+bool counts_that_size(const graph& g, const propagation& declared, const propagation& asked,
+                      std::span<const char> after, std::size_t index, std::size_t axis) {
   if (part_of(g.layers()[index].type) != op_part::constant || declared.outputs[index].empty()) return false;
   const auto t = const_with_values(g, declared, index);
   const auto extent = t.shape[axis].lo();
   const auto grid = grid_along(t, std::span(&extent, 1));
-  return grid && std::find(grid->axes.begin(), grid->axes.end(), axis) != grid->axes.end();
+  if (!grid || std::find(grid->axes.begin(), grid->axes.end(), axis) == grid->axes.end()) return false;
+  return !grid->spread || spread_lines_up(g, declared, asked, index, std::span(&axis, 1), after);
 }
 
 }  // namespace
@@ -484,6 +488,11 @@ std::vector<char> sole_sizes(const graph& g, const propagation& declared, const 
     const auto& pad = g.layers()[of->first];
     if (pads(pad) && !pad.sources.empty() && pad.sources[0]) before_pad = &asked.input(g, pad, 0).shape;
   }
+  // (A Const no layer reads, one a rewrite left behind, is no size of anything.)
+  std::vector<char> read(g.layers().size(), 0);
+  for (const auto& l : g.layers())
+    for (const auto& s : l.sources)
+      if (s) read[s->layer] = 1;
   const auto alone = [&](std::size_t k) {
     const auto v = in[k].lo();
     const auto size = now[k].symbol();
@@ -492,7 +501,7 @@ std::vector<char> sole_sizes(const graph& g, const propagation& declared, const 
                               ? (*before_pad)[k].symbol()
                               : symbol();
     for (std::size_t i = 0; i < g.layers().size(); ++i) {
-      if (after[i]) continue;
+      if (after[i] || (read[i] == 0 && part_of(g.layers()[i].type) == op_part::constant)) continue;
       for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
         const auto& d = declared.outputs[i][o].shape;
         const auto& a = asked.outputs[i][o].shape;
@@ -502,7 +511,7 @@ std::vector<char> sole_sizes(const graph& g, const propagation& declared, const 
         for (std::size_t j = 0; j < d.size(); ++j) {
           if (!d[j].is_static() || d[j].lo() != v || !a.rank_known() || a.size() != d.size()) continue;
           if (of && of->first == i && of->second == o && j == k) continue;
-          if (o == 0 && counts_that_size(g, declared, i, j)) continue;
+          if (o == 0 && counts_that_size(g, declared, asked, after, i, j)) continue;
           // Another size: one that stays (C == H), or one of another name (W where H is), or of another value
           // where the sizes are asked as values; a dimension the propagation names no size at (an interval
           // a Slice computed) too: nothing shows it is this one.

@@ -817,7 +817,7 @@ std::vector<pattern_choice> window_choices(const graph& g, const propagation& de
 }
 
 bool reads_range(const layer& l, const batch_finding& f) {
-  return (f.code == "counted_range" || f.code == "counted_grid") && part_of(l.type) == op_part::constant;
+  return (f.code == "counted_range" || f.code == "counted_grid" || f.code == "spread_along_size") && part_of(l.type) == op_part::constant;
 }
 
 /// Whether a count up by `step` (above 0) from `start`, `count` values, starts at a value a Range of another
@@ -869,7 +869,7 @@ std::vector<pattern_choice> range_choices(const graph& g, const propagation& dec
   const auto t = const_with_values(g, declared, index);
   counted_range range;
   placed_sizes s;
-  if (f.code == "counted_grid") {
+  if (f.code == "counted_grid" || f.code == "spread_along_size") {
     auto grid = grid_sizes(g, declared, asked, t, range, reason);
     if (!grid) return {};
     s = std::move(*grid);
@@ -903,7 +903,9 @@ std::vector<pattern_choice> range_choices(const graph& g, const propagation& dec
       [&](std::vector<pattern_term> terms, std::size_t layer, std::size_t output) {
         if (!choices.empty()) return;
         choices.push_back(read_from_met(0, g.layers()[layer], output, std::move(terms),
-                                        range.axes.empty() ? text::range_from_tensor : text::grid_from_tensor));
+                                        range.axes.empty()             ? text::range_from_tensor
+                                        : f.code == "counted_grid" ? text::grid_from_tensor
+                                                                   : text::spread_from_tensor));
         choices.back().range = range;
       },
       true, first);

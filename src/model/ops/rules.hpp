@@ -24,6 +24,10 @@ inline constexpr std::int64_t max_value_elements = 4096;
 /// The largest Const whose values are read from the .bin: shape paths hold shapes, patterns, indices and
 /// scales; weights are larger and would only cost time.
 inline constexpr std::int64_t max_const_values = 64;
+/// The largest Const the analyses at new sizes read as a count or a grid (const_with_values): a detector's
+/// folded grids at 640x640 hold tens of thousands of values (yolov5's [1,3,80,80,2], YOLOv8's anchors).
+/// Only what a file keeps the bytes of: an IR's .bin, an ONNX tensor small enough to be copied.
+inline constexpr std::int64_t max_grid_elements = std::int64_t{1} << 18;
 
 /// Copies `bytes` (a Const's, from g.const_bytes) into `to` (room for them all). A .bin over 1 MiB is
 /// mapped: the read is guarded, so that a file that shrank since it was read is error(io) naming it, not a
@@ -33,7 +37,7 @@ void copy_const_bytes(const graph& g, std::span<const std::byte> bytes, std::spa
 /// The values of Const `l` of `g` (of type `type`, `count` elements: every integer type, boolean, f32, f16
 /// and f64), read from its bytes; nullopt for another type, or bytes fewer than the values take. The
 /// propagation reads those of up to max_const_values; the analyses at new sizes, those of a constant that
-/// may count along a size, up to max_value_elements.
+/// may count along a size, up to max_grid_elements.
 std::optional<tensor_value> const_values(const graph& g, const layer& l, element_type type, std::int64_t count);
 
 struct op {

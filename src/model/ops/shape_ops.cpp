@@ -354,8 +354,14 @@ void range(op& o) {
     if (d == 0) refuse(o, "step is 0 in the output type");
   }
   if (!stop->real) {
-    // An integer stop known by its bounds: the length is monotonic in it.
+    // An integer stop known by its bounds: the length is monotonic in it. From 0 by 1 it is the stop itself,
+    // a dimension read from a shape keeping its symbol: `Range(0, shape(x)[2], 1)` is as long as x's H, which
+    // what it is added to or concatenated with must then be, not a size of its own.
     const auto& b = stop->bound;
+    if (a == 0 && d == 1 && b.symbol) {
+      o.out[0].shape = partial_shape{dimension_from(b)};
+      return;
+    }
     if (b.lo == element_bound::no_lower || b.hi == element_bound::no_upper) {
       if (d > 0 && b.lo != element_bound::no_lower)
         o.out[0].shape = partial_shape{span_dimension(range_length(a, static_cast<double>(b.lo), d), interval::unbounded)};

@@ -161,6 +161,10 @@ constexpr form_row forms[] = {
     {why::counted_grid, "counted_grid",
      {"its values follow their indices along {} of its axes, as a grid of positions does: {}: a grid the program "
       "computed for one size may stand for one that follows it", 1, true, "axes,along"}},
+    {why::spread_along_size, "spread_along_size",
+     {"its values stay the same along {} of its axes, each as long as a size that changes: {}: a constant spread "
+      "over one size (an Expand folded at export) may stand for one spread over the size that follows it", 1, true,
+      "axes,along"}},
     {why::spread_extent, "spread_extent",
      {"its extent along axis {0}, {1}, is what {2}: a constant made for one size may hold one value per element "
       "of that size, and stand for one that follows it", 2, true, "axis,extent,spread"}},

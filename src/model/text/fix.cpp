@@ -417,6 +417,13 @@ std::string grid_from_tensor(std::string_view terms, std::string_view source) {
                      source, terms);
 }
 
+std::string spread_from_tensor(std::string_view terms, std::string_view source) {
+  return fmt::format("what reads it meets '{}', whose extents there it is as long as at the declared shapes, the "
+                     "same values all along: it is computed as its values at the first index spread along each such "
+                     "axis (plus a Range of {} times 0), from that shape at the new sizes",
+                     source, terms);
+}
+
 std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis) {
   return fmt::format("its k, {}, is the whole of axis {} at the declared shapes: it is computed as {}, where shape is "
                      "the shape of its data input",

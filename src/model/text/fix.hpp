@@ -181,6 +181,8 @@ struct proof_at {
 [[nodiscard]] std::string range_from_tensor(std::string_view terms, std::string_view source);
 /// A grid (check's `counted_grid`) computed from the shape of `source`, the tensor its readers meet.
 [[nodiscard]] std::string grid_from_tensor(std::string_view terms, std::string_view source);
+/// A constant spread along sizes (check's `spread_along_size`) computed from the shape of `source` likewise.
+[[nodiscard]] std::string spread_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a TopK's k, `k` at the declared shapes, the whole of axis `axis`, is computed as `terms`.
 [[nodiscard]] std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis);
 /// New sizes: why a Pad's amounts are computed as `terms`: each that changes pads axis `axis` (of extent

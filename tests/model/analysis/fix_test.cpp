@@ -969,6 +969,78 @@ TEST_F(fixing, new_sizes_a_folded_grid_is_computed_from_ranges) {
   EXPECT_EQ(read.type, element_type::f32);
 }
 
+// New sizes, IR: a constant the same along H and W at 5x7 (yolov5's anchor_grid: a value per channel at every
+// cell, folded whole into one f32 Const [1,2,5,7]) multiplied with x: check names it (spread_along_size), fix
+// computes it as its first cell spread along Ranges of H and W, and the written model's constant at the
+// declared shape holds the Const's values, every one.
+TEST_F(fixing, new_sizes_a_constant_spread_along_the_sizes_is_computed_from_ranges) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,5,7]", "x");
+  std::vector<float> values;
+  std::vector<std::int64_t> bits;
+  for (int c = 0; c < 2; ++c)
+    for (int k = 0; k < 5 * 7; ++k) {
+      values.push_back(c == 0 ? 10.0F : 13.25F);
+      bits.push_back(std::bit_cast<std::uint32_t>(values.back()));
+    }
+  const int spread = b.constant(element_type::f32, "1,2,5,7", bits, "[1,2,5,7]");
+  const int mul = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[1,2,5,7]", "[1,2,5,7]"}, {"[1,2,5,7]"}, "sizes");
+  b.edge(x, mul, 0);
+  b.edge(spread, mul, 1);
+  b.result(mul, "[1,2,5,7]");
+  const auto before = model::check_batch(load(b.xml(), b.bin()), {.shapes = {{"x", parse_shape("[1,2,6,9]")}}});
+  ASSERT_FALSE(before.findings.empty());
+  EXPECT_EQ(before.findings[0].code, "spread_along_size");
+  EXPECT_EQ(before.findings[0].id, spread);
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,2..,2..]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].computed, "grid([shape('x')[2],shape('x')[3]] along axes [2,3]) as [1,2,-1,-1]");
+  EXPECT_NE(r.changes[0].why.find("the same values all along"), std::string::npos) << r.changes[0].why;
+  EXPECT_EQ(written_at(r, "[1,2,6,9]").summary.verdict(), model::batch_verdict::yes);
+  (void)written_at(r, "[1,2,5,7]");
+  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+  const auto p = model::propagate(fixed);
+  const auto product = std::find_if(fixed.layers().begin(), fixed.layers().end(), [](const auto& l) { return l.name == "sizes"; });
+  ASSERT_NE(product, fixed.layers().end());
+  const auto& read = p.input(fixed, *product, 1);
+  ASSERT_TRUE(read.value.has_value());
+  ASSERT_TRUE(read.value->is_real());
+  ASSERT_EQ(read.value->reals.size(), values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) EXPECT_EQ(read.value->reals[k], static_cast<double>(values[k])) << k;
+}
+
+// New sizes, IR: a folded grid above the 4,096 values the propagation carries (a detector's cells at 40x60,
+// [1,2,40,60]: 4,800 values) is read from the .bin all the same: check names it, fix computes it, and the
+// model written takes another size.
+TEST_F(fixing, new_sizes_a_grid_above_the_values_propagation_carries_is_read_from_the_weights) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,40,60]", "x");
+  std::vector<std::int64_t> bits;
+  for (int c = 0; c < 2; ++c)
+    for (int i = 0; i < 40; ++i)
+      for (int j = 0; j < 60; ++j)
+        bits.push_back(std::bit_cast<std::uint32_t>(c == 0 ? static_cast<float>(j) + 0.5F : static_cast<float>(i) + 0.5F));
+  const int grid = b.constant(element_type::f32, "1,2,40,60", bits, "[1,2,40,60]");
+  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,2,40,60]", "[1,2,40,60]"}, {"[1,2,40,60]"}, "add_grid");
+  b.edge(x, add, 0);
+  b.edge(grid, add, 1);
+  b.result(add, "[1,2,40,60]");
+  const auto before = model::check_batch(load(b.xml(), b.bin()), {.shapes = {{"x", parse_shape("[1,2,80,120]")}}});
+  ASSERT_FALSE(before.findings.empty());
+  EXPECT_EQ(before.findings[0].code, "counted_grid");
+  EXPECT_EQ(before.findings[0].id, grid);
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,2..,2..]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].computed, "grid([shape('x')[2],shape('x')[3]] along axes [2,3]) as [1,2,-1,-1]");
+  EXPECT_EQ(written_at(r, "[1,2,80,120]").summary.verdict(), model::batch_verdict::yes);
+}
+
 // New sizes: a size is read from the extent of the axis it is placed on, on a square map too, where it could
 // as well be the other axis' (`size=(2w, 2h)` exported at 8x8 is these bytes): the placement is what the
 // file shows of it, and `?,?` and `?@S` twice read it alike.

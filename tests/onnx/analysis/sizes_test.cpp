@@ -247,8 +247,9 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       {"size_topk_past_axis", {{"x", "[1,8]"}}, model::batch_verdict::no, "invalid_shape"},
       {"size_gather_past_axis", {{"x", "[1,8]"}}, model::batch_verdict::no, "invalid_shape"},
       // A LayerNormalization's scale made for the declared width, and a ScatterND index past the new height:
-      // ONNX Runtime refuses both (they said yes).
-      {"size_layer_norm_scale", {{"x", "[1,3,8,10]"}}, model::batch_verdict::no, "invalid_shape"},
+      // ONNX Runtime refuses both (they said yes). The scale, ones along W, is named first: the same value
+      // all along a width that changes (the layer fails after it).
+      {"size_layer_norm_scale", {{"x", "[1,3,8,10]"}}, model::batch_verdict::no, "spread_along_size"},
       {"size_scatter_nd_past_axis", {{"x", "[1,3,8,4]"}}, model::batch_verdict::no, "invalid_shape"},
       // A ConvTranspose output_shape past what the shorter input makes: ONNX Runtime refuses it (it said yes).
       {"size_conv_transpose_output_shape", {{"x", "[1,2,8]"}}, model::batch_verdict::no, "invalid_shape"},
@@ -281,6 +282,32 @@ TEST(onnx, sizes_found_after_a_cold_review) {
     ASSERT_FALSE(r.findings.empty());
     EXPECT_EQ(r.findings[0].code, c.code) << r.findings[0].what;
   }
+}
+
+TEST(onnx, a_constant_the_same_along_a_size_that_changes_is_spread_along_it) {
+  // `anchor` (2.0 at every cell) multiplied along H and W: its own finding, naming both axes, before the Mul
+  // that fails at the new sizes; vouched for, only the Mul. `scale` (0.3 per channel, 5 channels on a map 5
+  // high) lines up with the channels, which stay: no finding.
+  const auto g = read_fixture("size_spread_along");
+  const auto named = [](const model::batch_report& r, std::string_view name) {
+    return std::count_if(r.findings.begin(), r.findings.end(), [&](const model::batch_finding& f) { return f.name == name; });
+  };
+  const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,5,7,9]")}}});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::no) << r.summary_line();
+  ASSERT_EQ(r.findings.size(), 2u);
+  const auto& f = r.findings[0];
+  EXPECT_EQ(f.code, "spread_along_size");
+  EXPECT_EQ(f.name, "anchor");
+  ASSERT_FALSE(f.args.empty());
+  EXPECT_EQ(f.args[0], (std::pair<std::string, model::reason_value>{"axes", std::int64_t{2}}));
+  EXPECT_NE(f.what.find("axis 2, 5 long"), std::string::npos) << f.what;
+  EXPECT_NE(f.what.find("axis 3, 6 long"), std::string::npos) << f.what;
+  EXPECT_EQ(r.findings[1].name, "spread");
+  EXPECT_EQ(r.findings[1].issue, model::batch_issue::fails);
+  EXPECT_EQ(named(r, "scale") + named(r, "scaled"), 0);
+  const auto vouched = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,5,7,9]")}}, .assume_constant = {"anchor"}});
+  EXPECT_EQ(named(vouched, "anchor"), 0);
+  EXPECT_EQ(named(vouched, "spread"), 1);
 }
 
 TEST(onnx, a_reshape_that_groups_its_dimensions_alike_at_every_size_is_not_a_finding) {
