@@ -479,7 +479,7 @@ bool counts_that_size(const graph& g, const propagation& declared, const propaga
 
 std::vector<char> sole_sizes(const graph& g, const propagation& declared, const propagation& asked,
                              const partial_shape& in, const partial_shape& now, const std::vector<char>& after,
-                             std::optional<std::pair<std::size_t, std::size_t>> of) {
+                             std::optional<std::pair<std::size_t, std::size_t>> of, bool whole) {
   // Where `in` is a Pad's output, its size before the pad along each axis: at the declared shapes a pad of 0
   // leaves the two one value, and a pattern that read the size before the pad would not run wherever the pad
   // is not 0 (Swin's window partition after its pad to the window reads the padded map).
@@ -512,6 +512,7 @@ std::vector<char> sole_sizes(const graph& g, const propagation& declared, const 
           if (!d[j].is_static() || d[j].lo() != v || !a.rank_known() || a.size() != d.size()) continue;
           if (of && of->first == i && of->second == o && j == k) continue;
           if (o == 0 && counts_that_size(g, declared, asked, after, i, j)) continue;
+          if (whole && a[j].is_static() && a[j].lo() == v) continue;
           // Another size: one that stays (C == H), or one of another name (W where H is), or of another value
           // where the sizes are asked as values; a dimension the propagation names no size at (an interval
           // a Slice computed) too: nothing shows it is this one.
@@ -619,7 +620,10 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
   const auto source = l.sources.empty() || !l.sources[0] ? std::nullopt
                                                          : std::optional(std::pair(l.sources[0]->layer, l.sources[0]->output));
   const auto terms =
-      computed_terms(in, now, values, special_zero, stays, sole_sizes(g, declared, asked, in, now, after, source), unread);
+      computed_terms(in, now, values, special_zero, stays,
+                     sole_sizes(g, declared, asked, in, now, after, source,
+                                std::find(values.begin(), values.end(), -1) == values.end()),
+                     unread);
   if (!terms) {
     if (auto c = restored(g, declared, asked, l)) return {std::move(*c)};
     reason = std::move(unread);

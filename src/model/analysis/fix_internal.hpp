@@ -150,10 +150,15 @@ struct product_group {
 /// `of`, where given, is the tensor `in` is (a layer's index and output): its own dimensions are their sizes,
 /// named or not (a Pad's output computed from a size not known yet has none); where it is a Pad's output, the
 /// size before the pad along the same axis is not another size.
+/// `whole`: the values read are a Reshape pattern without -1, whose elements must multiply to the input's
+/// element count: a size that stays the same at the sizes asked is then not another reading (a program
+/// that wrote it there would not run at those sizes), as YOLOv8's anchors `[1,2,2100]` beside its
+/// `[1,4,16,2100]` of `[1,64,2100]`.
 [[nodiscard]] std::vector<char> sole_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                            const partial_shape& in, const partial_shape& now,
                                            const std::vector<char>& after,
-                                           std::optional<std::pair<std::size_t, std::size_t>> of = std::nullopt);
+                                           std::optional<std::pair<std::size_t, std::size_t>> of = std::nullopt,
+                                           bool whole = false);
 
 /// New sizes: whether finding `f` of layer `l` (placed_on_size or baked_size) names an input that places
 /// sizes, begins or ends along its data's axes (an Interpolate's sizes, a Slice's bounds): one that

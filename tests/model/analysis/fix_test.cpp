@@ -1041,6 +1041,44 @@ TEST_F(fixing, new_sizes_a_grid_above_the_values_propagation_carries_is_read_fro
   EXPECT_EQ(written_at(r, "[1,2,80,120]").summary.verdict(), model::batch_verdict::yes);
 }
 
+// New sizes, IR: YOLOv8's distribution head views its boxes `[1,64,A]` as `[1,4,16,A]`, A the anchors of
+// every level, beside another tensor of A values that stays at every size (its anchors' table, here a second
+// input's). A pattern without -1 must multiply to its input's elements: a program that wrote the size that
+// stays there would not run at another size, so the element follows the input's and becomes -1.
+TEST_F(fixing, new_sizes_a_size_that_stays_is_no_reading_of_a_pattern_without_minus_one) {
+  ir_builder b;
+  const int x = b.parameter("[1,64,30]", "x");
+  const int y = b.parameter("[1,1,30]", "y");
+  const int view = b.reshape(x, b.i64({1, 4, 16, 30}), false, "[1,64,30]", "[4]", "[1,4,16,30]", "dfl_view");
+  b.result(view, "[1,4,16,30]");
+  std::vector<std::int64_t> table;
+  for (int k = 0; k < 30; ++k) table.push_back(std::bit_cast<std::uint32_t>(static_cast<float>((k * 7) % 11)));
+  const int anchors = b.constant(element_type::f32, "1,1,30", table, "[1,1,30]");
+  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,1,30]", "[1,1,30]"}, {"[1,1,30]"}, "anchors");
+  b.edge(y, add, 0);
+  b.edge(anchors, add, 1);
+  b.result(add, "[1,1,30]");
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,64,?]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].name, "dfl_view");
+  EXPECT_EQ(r.changes[0].new_pattern, "[1,4,16,-1]");
+  // With a -1 elsewhere the size that stays may be the one written: `[1,-1,16,30]` is refused.
+  ir_builder c;
+  const int x2 = c.parameter("[1,64,30]", "x");
+  const int y2 = c.parameter("[1,1,30]", "y");
+  const int view2 = c.reshape(x2, c.i64({1, -1, 16, 30}), false, "[1,64,30]", "[4]", "[1,4,16,30]", "dfl_view");
+  c.result(view2, "[1,4,16,30]");
+  const int anchors2 = c.constant(element_type::f32, "1,1,30", table, "[1,1,30]");
+  const int add2 = c.layer("Add", "auto_broadcast=\"numpy\"", {"[1,1,30]", "[1,1,30]"}, {"[1,1,30]"}, "anchors");
+  c.edge(y2, add2, 0);
+  c.edge(anchors2, add2, 1);
+  c.result(add2, "[1,1,30]");
+  EXPECT_FALSE(fix(c, o).fixed);
+}
+
 // New sizes: a size is read from the extent of the axis it is placed on, on a square map too, where it could
 // as well be the other axis' (`size=(2w, 2h)` exported at 8x8 is these bytes): the placement is what the
 // file shows of it, and `?,?` and `?@S` twice read it alike.
