@@ -246,7 +246,21 @@ std::optional<batch_finding> spread_along_finding(const graph& g, const propagat
   return f;
 }
 
-std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, std::size_t index,
+namespace {
+
+/// The shape a 1-D tensor of known whole values spells (an Expand's target), each value not known exactly
+/// unknown; unknown rank where the values are not known.
+partial_shape shape_value(const std::optional<tensor_value>& v) {
+  if (!v || v->is_real()) return partial_shape();
+  std::vector<dimension> dims;
+  for (const auto& e : v->elements) dims.push_back(e.exact() && e.lo >= 0 ? dimension(e.lo) : dimension());
+  return partial_shape(std::move(dims));
+}
+
+}  // namespace
+
+std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                   std::size_t index,
                                                    std::span<const std::pair<std::size_t, std::size_t>> readers,
                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
                                                    std::span<const std::string> assumed, option_spelling spelling) {
@@ -256,26 +270,41 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
   if (!shape.is_static()) return std::nullopt;
   for (const auto& [reader, port] : readers) {
     const auto& c = g.layers()[reader];
-    if (!elementwise_arithmetic(c.type) || c.sources.size() != 2 || port > 1 || !c.sources[1 - port]) continue;
-    const auto& other = declared.input(g, c, 1 - port).shape;
-    if (!other.rank_known()) continue;
-    const auto rank = std::max(shape.size(), other.size());
-    for (std::size_t a = 0; a < shape.size(); ++a) {
-      const auto n = shape[a].lo();
-      const auto at = a + rank - shape.size();
-      if (n < 2 || at < rank - other.size()) continue;
-      const auto& o = other[at - (rank - other.size())];
-      if (!o.is_static() || o.lo() != 1) continue;
-      const auto equals = sizes.find(n);
-      if (equals == sizes.end()) continue;
-      auto f = size_finding(l, index);
-      set_reason(f, because(why::spread_extent, a, n)
-                        .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, its other operand 1 "
-                                             "there, and {} equals {} at the declared shapes, which is {} at the "
-                                             "shapes asked",
-                                             c.name, c.id, n, describe(equals->second), asked_text(equals->second))));
-      f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-      return f;
+    const auto* row = find_entry(c.type, c.opset);
+    if (row == nullptr || spread_tail(c) != std::optional<std::size_t>(0) || reads_value(row->values, port)) continue;
+    for (std::size_t q = 0; q < c.sources.size(); ++q) {
+      // (An Expand's target shape, where its values are known, is the other operand: `Expand(c, shape(x))`.)
+      const bool target = q == 1 && port == 0 && c.sources[q] && row->batch.fn == batch::broadcast;
+      if (q == port || !c.sources[q] || (reads_value(row->values, q) && !target)) continue;
+      const auto other = target ? shape_value(declared.input(g, c, q).value) : declared.input(g, c, q).shape;
+      const auto other_now = target ? shape_value(asked.input(g, c, q).value) : asked.input(g, c, q).shape;
+      if (!other.rank_known()) continue;
+      const auto rank = std::max(shape.size(), other.size());
+      const auto first = first_axis_at(c, port, shape, rank);
+      for (std::size_t a = 0; a < shape.size() && first + a < rank; ++a) {
+        const auto n = shape[a].lo();
+        const auto at = first + a;
+        if (n < 2 || at < rank - other.size()) continue;
+        const auto o = at - (rank - other.size());
+        if (!other[o].is_static()) continue;
+        // The operand is 1 there at the declared shapes, or it is as long as the constant there and 1 at the
+        // shapes asked (a width of 1 asked: the output keeps the constant's n where the program's is 1).
+        const bool one_declared = other[o].lo() == 1;
+        const bool one_asked = other[o].lo() == n && other_now.rank_known() && other_now.size() == other.size() &&
+                               other_now[o].is_static() && other_now[o].lo() == 1;
+        if (!one_declared && !one_asked) continue;
+        const auto equals = sizes.find(n);
+        if (equals == sizes.end()) continue;
+        auto f = size_finding(l, index);
+        set_reason(f, because(why::spread_extent, a, n)
+                          .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, its other operand 1 "
+                                               "there{}, and {} equals {} at the declared shapes, which is {} at the "
+                                               "shapes asked",
+                                               c.name, c.id, one_declared ? "" : " at the shapes asked", n,
+                                               describe(equals->second), asked_text(equals->second))));
+        f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+        return f;
+      }
     }
   }
   return std::nullopt;

@@ -176,13 +176,15 @@ std::optional<batch_finding> spread_along_finding(const graph& g, const propagat
                                                   std::span<const std::int64_t> changing,
                                                   std::span<const std::string> assumed, option_spelling spelling);
 
-/// A Const that elementwise arithmetic spreads over another operand that is 1 along an axis where the Const
-/// is as long as a size that changes (a table of 6 values per position added to a mean over the positions,
-/// `[1,6,1] + [1,1,4]`): the output takes that extent from the Const alone, and keeps it at every size, where
-/// the program may have made one value per position. (Where the other operand has the extent too, the layer
-/// fails at another size: no.)
+/// A Const that a layer spreading its inputs (spread_tail: arithmetic, comparisons, Where, PReLU...) spreads
+/// over another operand that is 1 along an axis where the Const is as long as a size that changes (a table
+/// of 6 values per position added to a mean over the positions, `[1,6,1] + [1,1,4]`), at the declared shapes
+/// or, where that operand has the extent there, at the shapes asked (`x + c[1,1,1,5]` asked at a width of
+/// 1): the output takes that extent from the Const alone where the program may have made one value per
+/// position. (Where the other operand has another extent at the shapes asked, the layer fails: no.)
 /// `readers`: the layers that read the Const's first output, each with the input it reads it at.
-std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, std::size_t index,
+std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                   std::size_t index,
                                                    std::span<const std::pair<std::size_t, std::size_t>> readers,
                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
                                                    std::span<const std::string> assumed, option_spelling spelling);
@@ -194,6 +196,17 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
                                        std::span<const std::string> assumed, option_spelling spelling);
+
+/// How layer `l` lines up the data inputs it spreads with its output: the number of trailing output axes
+/// that are not spread (0 for arithmetic, comparisons, Select, PReLU, FakeQuantize, a NumPy Broadcast, and for
+/// a Tile, an Interpolate or a slice of their data; 2 for MatMul, whose last two axes are its matrices), or
+/// nullopt for a layer that lines them up otherwise. Layers of one input that keep its shape (an activation)
+/// give it on as it is (0).
+std::optional<std::size_t> spread_tail(const layer& l);
+
+/// Where a layer's input `port` (of shape `in`) lies in its output of rank `rank`: the output axis of its
+/// first axis (aligned to the right; a PReLU's 1-D slope lies along the channels, axis 1).
+std::size_t first_axis_at(const layer& l, std::size_t port, const partial_shape& in, std::size_t rank);
 
 /// The axis output `o` of layer `index` holds the batch in, where the batch analysis showed one.
 std::optional<std::size_t> batch_axis(std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
@@ -233,6 +246,14 @@ constant_ones ones_of_constants(const graph& g, const propagation& declared, con
 std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation& declared, const propagation& asked,
                                               std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                               const constant_ones& ones, std::span<const std::string> assumed);
+
+/// The mirror of spread_extent for an input computed from constants alone (a Sigmoid of a Const, a slope
+/// reshaped for PReLU): layer `index` spreads its input, `n` long along an output axis, over another input
+/// that is `n` long there at the declared shapes and 1 at the shapes asked (`x + sigmoid(c)` asked at a width
+/// of 1): the output keeps n where the program may have made one value per element. A finding on the layer,
+/// naming the Const the input is computed from, unless `assumed` vouches for the layer or that Const.
+std::optional<batch_finding> spread_over_size_1(const graph& g, const propagation& declared, const propagation& asked,
+                                                std::size_t index, std::span<const std::string> assumed);
 
 /// Whether dimension `d` of a tensor is the same static size at the shapes asked as declared.
 bool same_at(const partial_shape& declared, const partial_shape& asked, std::size_t d);

@@ -875,7 +875,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
         out.push_back(std::move(*grid));
       else if (auto along = spread_along_finding(g, declared, asked, index, t, plain, changing, assumed, spelling))
         out.push_back(std::move(*along));
-      else if (auto spread = spread_extent_finding(g, declared, index, readers[index], plain, assumed, spelling))
+      else if (auto spread = spread_extent_finding(g, declared, asked, index, readers[index], plain, assumed, spelling))
         out.push_back(std::move(*spread));
       continue;
     }
@@ -885,6 +885,11 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     }
     if (ones.axes.empty()) ones = ones_of_constants(g, declared, asked, carriers, assumed);
     if (auto f = spread_at_size_1(g, declared, asked, carriers, index, ones, assumed)) {
+      f->hint = text::vouch_hint(spelling, f->source, f->source_id);
+      out.push_back(std::move(*f));
+      continue;
+    }
+    if (auto f = spread_over_size_1(g, declared, asked, index, assumed)) {
       f->hint = text::vouch_hint(spelling, f->source, f->source_id);
       out.push_back(std::move(*f));
       continue;

@@ -35,11 +35,17 @@ const layer* holding_const(const graph& g, std::size_t index) {
   return nullptr;
 }
 
-/// How layer `l` lines up the data inputs it spreads with its output: the number of trailing output axes
-/// that are not spread (0 for arithmetic, comparisons, Select, PReLU, FakeQuantize, a NumPy Broadcast, and for
-/// a Tile, an Interpolate or a slice of their data; 2 for MatMul, whose last two axes are its matrices), or
-/// nullopt for a layer that lines them up otherwise. Layers of one input that keep its shape (an activation)
-/// give it on as it is (0).
+/// The axes (bit a for axis a) where a tensor of shape `s` is 1.
+std::uint64_t ones_of(const partial_shape& s) {
+  std::uint64_t ones = 0;
+  if (!s.rank_known() || s.size() > 64) return ones;
+  for (std::size_t a = 0; a < s.size(); ++a)
+    if (s[a].is_static() && s[a].lo() == 1) ones |= std::uint64_t{1} << a;
+  return ones;
+}
+
+}  // namespace
+
 std::optional<std::size_t> spread_tail(const layer& l) {
   const auto* row = find_entry(l.type, l.opset);
   if (row == nullptr) return std::nullopt;
@@ -55,23 +61,10 @@ std::optional<std::size_t> spread_tail(const layer& l) {
   return std::nullopt;
 }
 
-/// Where a layer's input `port` (of shape `in`) lies in its output of rank `rank`: the output axis of its
-/// first axis (aligned to the right; a PReLU's 1-D slope lies along the channels, axis 1).
 std::size_t first_axis_at(const layer& l, std::size_t port, const partial_shape& in, std::size_t rank) {
   if (l.type == "PReLU" && port == 1 && in.size() == 1 && rank >= 2) return 1;
   return rank - in.size();
 }
-
-/// The axes (bit a for axis a) where a tensor of shape `s` is 1.
-std::uint64_t ones_of(const partial_shape& s) {
-  std::uint64_t ones = 0;
-  if (!s.rank_known() || s.size() > 64) return ones;
-  for (std::size_t a = 0; a < s.size(); ++a)
-    if (s[a].is_static() && s[a].lo() == 1) ones |= std::uint64_t{1} << a;
-  return ones;
-}
-
-}  // namespace
 
 std::uint64_t constant_ones::of(const propagation& declared, std::size_t index, std::size_t o) const {
   if (o == 0) return axes[index];
@@ -189,6 +182,54 @@ std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation&
       f.source = std::string(named.name);
       f.source_id = named.id;
       return f;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<batch_finding> spread_over_size_1(const graph& g, const propagation& declared, const propagation& asked,
+                                                std::size_t index, std::span<const std::string> assumed) {
+  const auto& l = g.layers()[index];
+  const auto* row = find_entry(l.type, l.opset);
+  if (row == nullptr || spread_tail(l) != std::optional<std::size_t>(0) || !asked.follows_inputs[index] ||
+      declared.outputs[index].empty() || asked.outputs[index].empty() || vouched(l, assumed))
+    return std::nullopt;
+  const auto& out_d = declared.outputs[index][0].shape;
+  const auto& out_a = asked.outputs[index][0].shape;
+  if (!out_d.rank_known() || !out_a.rank_known() || out_d.size() != out_a.size()) return std::nullopt;
+  const auto rank = out_d.size();
+  for (std::size_t port = 0; port < l.sources.size(); ++port) {
+    // An input computed from constants alone (a Const read directly is its own finding: spread_extent).
+    const auto& s = l.sources[port];
+    if (!s || reads_value(row->values, port) || asked.follows_inputs[s->layer] ||
+        part_of(g.layers()[s->layer].type) == op_part::constant || part_of(g.layers()[s->layer].type) == op_part::parameter)
+      continue;
+    const auto* holder = holding_const(g, s->layer);
+    if (holder == nullptr || vouched(*holder, assumed)) continue;
+    const auto& c = declared.input(g, l, port).shape;
+    if (!c.is_static() || c.size() > rank) continue;
+    const auto first = first_axis_at(l, port, c, rank);
+    for (std::size_t q = 0; q < l.sources.size(); ++q) {
+      if (q == port || !l.sources[q] || reads_value(row->values, q)) continue;
+      const auto& od = declared.input(g, l, q).shape;
+      const auto& oa = asked.input(g, l, q).shape;
+      if (!od.rank_known() || !oa.rank_known() || oa.size() != od.size() || od.size() > rank) continue;
+      for (std::size_t k = 0; k < c.size() && first + k < rank; ++k) {
+        const auto n = c[k].lo();
+        const auto a = first + k;
+        if (n < 2 || a < rank - od.size()) continue;
+        const auto o = a - (rank - od.size());
+        if (!od[o].is_static() || od[o].lo() != n || !oa[o].is_static() || oa[o].lo() != 1) continue;
+        auto f = size_finding(l, index);
+        set_reason(f, because(why::spread_over_size_1, port, a, n)
+                          .quoting(fmt::format("from '{}' (id {}); input {} is {} at the declared shapes and {} at "
+                                               "the shapes asked",
+                                               holder->name, holder->id, q, to_string(without_symbols(od)),
+                                               to_string(without_symbols(oa)))));
+        f.source = std::string(holder->name);
+        f.source_id = holder->id;
+        return f;
+      }
     }
   }
   return std::nullopt;

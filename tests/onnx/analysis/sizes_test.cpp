@@ -310,6 +310,29 @@ TEST(onnx, a_constant_the_same_along_a_size_that_changes_is_spread_along_it) {
   EXPECT_EQ(named(vouched, "spread"), 1);
 }
 
+TEST(onnx, a_constant_spread_over_a_size_that_becomes_1_is_named) {
+  // Asked at a width of 1, `x + mask`, `x + sigmoid(c)` and `expand(table, shape(x))` keep the constants' 5
+  // columns where the programs would give 1 (a cold attack's wrong yeses): the Const's own finding for those
+  // read directly, the Add's for the one computed from a Const. At another width the layers fail.
+  const auto g = read_fixture("size_spread_to_width_1");
+  const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,1]")}}});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+  ASSERT_EQ(r.findings.size(), 3u);
+  EXPECT_EQ(r.findings[0].name, "mask");
+  EXPECT_EQ(r.findings[0].code, "spread_extent");
+  EXPECT_NE(r.findings[0].what.find("its other operand 1 there at the shapes asked"), std::string::npos) << r.findings[0].what;
+  EXPECT_EQ(r.findings[1].name, "table");
+  EXPECT_EQ(r.findings[1].code, "spread_extent");
+  EXPECT_EQ(r.findings[2].name, "gated");
+  EXPECT_EQ(r.findings[2].code, "spread_over_size_1");
+  EXPECT_EQ(r.findings[2].source, "c");
+  EXPECT_EQ(r.findings[2].args[0], (std::pair<std::string, model::reason_value>{"port", std::int64_t{1}}));
+  EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,7]")}}}).summary.verdict(), model::batch_verdict::no);
+  const auto vouched =
+      model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,1]")}}, .assume_constant = {"mask", "c", "table"}});
+  EXPECT_EQ(vouched.summary.verdict(), model::batch_verdict::yes) << vouched.summary_line();
+}
+
 TEST(onnx, a_reshape_that_groups_its_dimensions_alike_at_every_size_is_not_a_finding) {
   // [0,-1,96] on [1,H,W,96] makes H·W one dimension at 56x56 and at 112x64 alike.
   model::reshape_request request;
