@@ -104,8 +104,6 @@ std::string pattern_nodes::computed(const std::string& data, std::span<const mod
   return values;
 }
 
-/// The nodes that compute plan `p`'s Range (apply_range) from its count (`count`, `[1]`): its
-/// output; nullopt where the Const's type has no ONNX name.
 std::optional<std::string> range_nodes(pattern_nodes& made, const model::detail::fix_plan& p, const std::string& count) {
   const auto n = made.node("Reshape", {count, made.constant("count_shape", {})}, "count");
   // Counted from 0 by 1 in int64, then the step and the start in integers, then the Const's type and shape.
@@ -121,10 +119,6 @@ std::optional<std::string> range_nodes(pattern_nodes& made, const model::detail:
   return made.node("Reshape", {v, made.constant("shape", p.range->shape)}, "shaped");
 }
 
-/// The nodes that compute plan `p`'s grid (apply_range) from its counts (`count`, one per axis it counts
-/// along): its base plus, for each axis, a Range of its count along it times its slopes, added in the
-/// order and the arithmetic check's grid_along verified (int64 for integers, double for double, else
-/// float), then cast to the Const's type: its output; nullopt where that type has no ONNX name.
 std::optional<std::string> grid_nodes(pattern_nodes& made, const model::detail::fix_plan& p, const std::string& count) {
   const auto& r = *p.range;
   const auto type = p.converted.value_or(element_type::i64);

@@ -155,6 +155,28 @@ std::optional<counted_grid> grid_along(const tensor& t, std::span<const std::int
   return g;
 }
 
+namespace {
+
+/// The finding `code` of Const `l` (at `index`, its values `t`) read as `grid`: each axis it follows, with
+/// the size its extent equals.
+batch_finding grid_finding(const layer& l, std::size_t index, const tensor& t, const counted_grid& grid,
+                           const std::unordered_map<std::int64_t, size_source>& sizes, why code,
+                           option_spelling spelling) {
+  std::string along;
+  for (const auto a : grid.axes) {
+    const auto extent = t.shape[a].lo();
+    const auto& equals = sizes.at(extent);
+    along += fmt::format("{}axis {}, {} long, which equals {} at the declared shapes, which is {} at the shapes asked",
+                         along.empty() ? "" : "; ", a, extent, describe(equals), asked_text(equals));
+  }
+  auto f = size_finding(l, index);
+  set_reason(f, because(code, grid.axes.size()).quoting(std::move(along)));
+  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+  return f;
+}
+
+}  // namespace
+
 std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t index, const tensor& t,
                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
                                                    std::span<const std::string> assumed, option_spelling spelling) {
@@ -168,27 +190,6 @@ std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t i
   set_reason(f, because(why::counted_range, counted->axis, counted->count, counted->start, counted->step)
                     .quoting(fmt::format("equals {} at the declared shapes, which is {} at the shapes asked",
                                          describe(equals->second), asked_text(equals->second))));
-  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-  return f;
-}
-
-std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t index, const tensor& t,
-                                                  const std::unordered_map<std::int64_t, size_source>& sizes,
-                                                  std::span<const std::int64_t> changing,
-                                                  std::span<const std::string> assumed, option_spelling spelling) {
-  const auto& l = g.layers()[index];
-  if (l.auxiliary || vouched(l, assumed)) return std::nullopt;
-  const auto grid = grid_along(t, changing);
-  if (!grid || grid->spread) return std::nullopt;
-  std::string along;
-  for (const auto a : grid->axes) {
-    const auto extent = t.shape[a].lo();
-    const auto& equals = sizes.at(extent);
-    along += fmt::format("{}axis {}, {} long, which equals {} at the declared shapes, which is {} at the shapes asked",
-                         along.empty() ? "" : "; ", a, extent, describe(equals), asked_text(equals));
-  }
-  auto f = size_finding(l, index);
-  set_reason(f, because(why::counted_grid, grid->axes.size()).quoting(std::move(along)));
   f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
   return f;
 }
@@ -224,7 +225,7 @@ bool spread_lines_up(const graph& g, const propagation& declared, const propagat
   return false;
 }
 
-std::optional<batch_finding> spread_along_finding(const graph& g, const propagation& declared, const propagation& asked,
+std::optional<batch_finding> counted_grid_finding(const graph& g, const propagation& declared, const propagation& asked,
                                                   std::size_t index, const tensor& t,
                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
                                                   std::span<const std::int64_t> changing,
@@ -232,18 +233,8 @@ std::optional<batch_finding> spread_along_finding(const graph& g, const propagat
   const auto& l = g.layers()[index];
   if (l.auxiliary || vouched(l, assumed)) return std::nullopt;
   const auto grid = grid_along(t, changing);
-  if (!grid || !grid->spread || !spread_lines_up(g, declared, asked, index, grid->axes)) return std::nullopt;
-  std::string along;
-  for (const auto a : grid->axes) {
-    const auto extent = t.shape[a].lo();
-    const auto& equals = sizes.at(extent);
-    along += fmt::format("{}axis {}, {} long, which equals {} at the declared shapes, which is {} at the shapes asked",
-                         along.empty() ? "" : "; ", a, extent, describe(equals), asked_text(equals));
-  }
-  auto f = size_finding(l, index);
-  set_reason(f, because(why::spread_along_size, grid->axes.size()).quoting(std::move(along)));
-  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-  return f;
+  if (!grid || (grid->spread && !spread_lines_up(g, declared, asked, index, grid->axes))) return std::nullopt;
+  return grid_finding(l, index, t, *grid, sizes, grid->spread ? why::spread_along_size : why::counted_grid, spelling);
 }
 
 namespace {

@@ -152,8 +152,11 @@ std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t i
 
 /// A Const that some layer reads as data, whose values follow their indices along axes as long as sizes
 /// that change (grid_along: a grid of cell positions, `arange(w) - 0.5`), where counted_range_finding finds
-/// no count along one axis. Its finding is the Const's own (fix computes it from Ranges on a shape).
-std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t index, const tensor& t,
+/// no count along one axis; or whose values stay the same along such axes (grid_along's `spread`: yolov5's
+/// anchor_grid, an Expand folded at export) where spread_lines_up shows it spread along them
+/// (`spread_along_size`). Its finding is the Const's own (fix computes it from Ranges on a shape).
+std::optional<batch_finding> counted_grid_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                  std::size_t index, const tensor& t,
                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
                                                   std::span<const std::int64_t> changing,
                                                   std::span<const std::string> assumed, option_spelling spelling);
@@ -166,15 +169,6 @@ std::optional<batch_finding> counted_grid_finding(const graph& g, std::size_t in
 bool spread_lines_up(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                      std::span<const std::size_t> axes, std::span<const char> not_shown = {});
 
-/// A Const that some layer reads as data, whose values stay the same along axes as long as sizes that change
-/// (grid_along's `spread`: yolov5's anchor_grid, an Expand folded at export) where spread_lines_up shows
-/// it spread along them. Its finding (`spread_along_size`) is the Const's own (fix computes it as its first
-/// cell spread along Ranges).
-std::optional<batch_finding> spread_along_finding(const graph& g, const propagation& declared, const propagation& asked,
-                                                  std::size_t index, const tensor& t,
-                                                  const std::unordered_map<std::int64_t, size_source>& sizes,
-                                                  std::span<const std::int64_t> changing,
-                                                  std::span<const std::string> assumed, option_spelling spelling);
 
 /// A Const that a layer spreading its inputs (spread_tail: arithmetic, comparisons, Where, PReLU...) spreads
 /// over another operand that is 1 along an axis where the Const is as long as a size that changes (a table

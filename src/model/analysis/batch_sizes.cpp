@@ -871,10 +871,8 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       const auto t = const_with_values(g, declared, index);
       if (auto f = counted_range_finding(g, index, t, plain, assumed, spelling))
         out.push_back(std::move(*f));
-      else if (auto grid = counted_grid_finding(g, index, t, plain, changing, assumed, spelling))
+      else if (auto grid = counted_grid_finding(g, declared, asked, index, t, plain, changing, assumed, spelling))
         out.push_back(std::move(*grid));
-      else if (auto along = spread_along_finding(g, declared, asked, index, t, plain, changing, assumed, spelling))
-        out.push_back(std::move(*along));
       else if (auto spread = spread_extent_finding(g, declared, asked, index, readers[index], plain, assumed, spelling))
         out.push_back(std::move(*spread));
       continue;

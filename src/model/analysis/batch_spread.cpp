@@ -1,7 +1,8 @@
 // check --shape at sizes that are 1 at the declared shapes (issue 47): a model exported at a height or a
 // length of 1 holds constants one row long where the program made one row per position (`arange(h)` is `[0]`
 // at a height of 1), and a layer that spreads them gives every row the same value at a new size instead of
-// failing. Which layers carry such a constant's 1s, and where one is spread over a size that changes.
+// failing. Which layers carry such a constant's 1s, and where one is spread over a size that changes; and the
+// mirror, a value computed from constants spread over an input that becomes 1 at the sizes asked.
 #include "model/analysis/batch_internal.hpp"
 
 #include <cstdint>
