@@ -168,6 +168,36 @@ class fixing : public ir {
     const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
     return model::check_batch(fixed, {.shapes = {{"x", parse_shape(shape)}}});
   }
+  /// Input x of `dims` (shape attribute `shape`: the same without brackets) and an f32 Const of `values`
+  /// meeting it in the elementwise `op` named `name`, given out: the Const's id.
+  static int constant_meeting_x(ir_builder& b, const char* op, const std::string& shape, const std::string& dims,
+                                const std::vector<float>& values, const char* name) {
+    const int x = b.parameter(dims, "x");
+    std::vector<std::int64_t> bits;  // (the builder packs each as its type's bits)
+    for (const auto v : values) bits.push_back(std::bit_cast<std::uint32_t>(v));
+    const int c = b.constant(element_type::f32, shape, bits, dims);
+    const int l = b.layer(op, "auto_broadcast=\"numpy\"", {dims, dims}, {dims}, name);
+    b.edge(x, l, 0);
+    b.edge(c, l, 1);
+    b.result(l, dims);
+    return c;
+  }
+  /// The values layer `name` of the model `r` writes reads at its input 1, at x's declared shape `declared`
+  /// (propagated through the layers written): `values`, every one, as f32.
+  void expect_reads(const model::fix_report& r, const char* declared, std::string_view name,
+                    const std::vector<float>& values) {
+    (void)written_at(r, declared);
+    const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
+    const auto p = model::propagate(fixed);
+    const auto l = std::find_if(fixed.layers().begin(), fixed.layers().end(), [&](const auto& x) { return x.name == name; });
+    ASSERT_NE(l, fixed.layers().end());
+    const auto& read = p.input(fixed, *l, 1);
+    ASSERT_TRUE(read.value.has_value());
+    ASSERT_TRUE(read.value->is_real());
+    ASSERT_EQ(read.value->reals.size(), values.size());
+    for (std::size_t k = 0; k < values.size(); ++k) EXPECT_EQ(read.value->reals[k], static_cast<double>(values[k])) << k;
+    EXPECT_EQ(read.type, element_type::f32);
+  }
 };
 
 
@@ -929,20 +959,11 @@ TEST_F(fixing, new_sizes_a_counted_constant_is_computed_as_a_range) {
 // written model's grid at the declared shape holds the Const's values, every one.
 TEST_F(fixing, new_sizes_a_folded_grid_is_computed_from_ranges) {
   ir_builder b;
-  const int x = b.parameter("[1,2,5,7]", "x");
   std::vector<float> values;
-  std::vector<std::int64_t> bits;  // (the builder packs each as its type's bits)
   for (int c = 0; c < 2; ++c)
     for (int i = 0; i < 5; ++i)
-      for (int j = 0; j < 7; ++j) {
-        values.push_back(c == 0 ? static_cast<float>(j) - 0.5F : static_cast<float>(2 * i + 1));
-        bits.push_back(std::bit_cast<std::uint32_t>(values.back()));
-      }
-  const int grid = b.constant(element_type::f32, "1,2,5,7", bits, "[1,2,5,7]");
-  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,2,5,7]", "[1,2,5,7]"}, {"[1,2,5,7]"}, "add_grid");
-  b.edge(x, add, 0);
-  b.edge(grid, add, 1);
-  b.result(add, "[1,2,5,7]");
+      for (int j = 0; j < 7; ++j) values.push_back(c == 0 ? static_cast<float>(j) - 0.5F : static_cast<float>(2 * i + 1));
+  const int grid = constant_meeting_x(b, "Add", "1,2,5,7", "[1,2,5,7]", values, "add_grid");
   const auto before = model::check_batch(load(b.xml(), b.bin()), {.shapes = {{"x", parse_shape("[1,2,6,9]")}}});
   ASSERT_FALSE(before.findings.empty());
   EXPECT_EQ(before.findings[0].code, "counted_grid");
@@ -956,17 +977,7 @@ TEST_F(fixing, new_sizes_a_folded_grid_is_computed_from_ranges) {
   EXPECT_EQ(r.changes[0].computed, "grid([shape('x')[2],shape('x')[3]] along axes [2,3]) as [1,2,-1,-1]");
   EXPECT_EQ(written_at(r, "[1,2,6,9]").summary.verdict(), model::batch_verdict::yes);
   // The values: what the Add reads at the declared shape, propagated through the layers written.
-  (void)written_at(r, "[1,2,5,7]");
-  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
-  const auto p = model::propagate(fixed);
-  const auto sum = std::find_if(fixed.layers().begin(), fixed.layers().end(), [](const auto& l) { return l.name == "add_grid"; });
-  ASSERT_NE(sum, fixed.layers().end());
-  const auto& read = p.input(fixed, *sum, 1);
-  ASSERT_TRUE(read.value.has_value());
-  ASSERT_TRUE(read.value->is_real());
-  ASSERT_EQ(read.value->reals.size(), values.size());
-  for (std::size_t k = 0; k < values.size(); ++k) EXPECT_EQ(read.value->reals[k], static_cast<double>(values[k])) << k;
-  EXPECT_EQ(read.type, element_type::f32);
+  expect_reads(r, "[1,2,5,7]", "add_grid", values);
 }
 
 // New sizes, IR: a constant the same along H and W at 5x7 (yolov5's anchor_grid: a value per channel at every
@@ -975,19 +986,9 @@ TEST_F(fixing, new_sizes_a_folded_grid_is_computed_from_ranges) {
 // declared shape holds the Const's values, every one.
 TEST_F(fixing, new_sizes_a_constant_spread_along_the_sizes_is_computed_from_ranges) {
   ir_builder b;
-  const int x = b.parameter("[1,2,5,7]", "x");
-  std::vector<float> values;
-  std::vector<std::int64_t> bits;
-  for (int c = 0; c < 2; ++c)
-    for (int k = 0; k < 5 * 7; ++k) {
-      values.push_back(c == 0 ? 10.0F : 13.25F);
-      bits.push_back(std::bit_cast<std::uint32_t>(values.back()));
-    }
-  const int spread = b.constant(element_type::f32, "1,2,5,7", bits, "[1,2,5,7]");
-  const int mul = b.layer("Multiply", "auto_broadcast=\"numpy\"", {"[1,2,5,7]", "[1,2,5,7]"}, {"[1,2,5,7]"}, "sizes");
-  b.edge(x, mul, 0);
-  b.edge(spread, mul, 1);
-  b.result(mul, "[1,2,5,7]");
+  std::vector<float> values(5 * 7, 10.0F);
+  values.resize(2 * 5 * 7, 13.25F);
+  const int spread = constant_meeting_x(b, "Multiply", "1,2,5,7", "[1,2,5,7]", values, "sizes");
   const auto before = model::check_batch(load(b.xml(), b.bin()), {.shapes = {{"x", parse_shape("[1,2,6,9]")}}});
   ASSERT_FALSE(before.findings.empty());
   EXPECT_EQ(before.findings[0].code, "spread_along_size");
@@ -1000,16 +1001,7 @@ TEST_F(fixing, new_sizes_a_constant_spread_along_the_sizes_is_computed_from_rang
   EXPECT_EQ(r.changes[0].computed, "grid([shape('x')[2],shape('x')[3]] along axes [2,3]) as [1,2,-1,-1]");
   EXPECT_NE(r.changes[0].why.find("the same values all along"), std::string::npos) << r.changes[0].why;
   EXPECT_EQ(written_at(r, "[1,2,6,9]").summary.verdict(), model::batch_verdict::yes);
-  (void)written_at(r, "[1,2,5,7]");
-  const auto fixed = model::read_ir(out() / "f.xml", out() / "f.bin");
-  const auto p = model::propagate(fixed);
-  const auto product = std::find_if(fixed.layers().begin(), fixed.layers().end(), [](const auto& l) { return l.name == "sizes"; });
-  ASSERT_NE(product, fixed.layers().end());
-  const auto& read = p.input(fixed, *product, 1);
-  ASSERT_TRUE(read.value.has_value());
-  ASSERT_TRUE(read.value->is_real());
-  ASSERT_EQ(read.value->reals.size(), values.size());
-  for (std::size_t k = 0; k < values.size(); ++k) EXPECT_EQ(read.value->reals[k], static_cast<double>(values[k])) << k;
+  expect_reads(r, "[1,2,5,7]", "sizes", values);
 }
 
 // New sizes, IR: a folded grid above the 4,096 values the propagation carries (a detector's cells at 40x60,
@@ -1017,17 +1009,11 @@ TEST_F(fixing, new_sizes_a_constant_spread_along_the_sizes_is_computed_from_rang
 // model written takes another size.
 TEST_F(fixing, new_sizes_a_grid_above_the_values_propagation_carries_is_read_from_the_weights) {
   ir_builder b;
-  const int x = b.parameter("[1,2,40,60]", "x");
-  std::vector<std::int64_t> bits;
+  std::vector<float> values;
   for (int c = 0; c < 2; ++c)
     for (int i = 0; i < 40; ++i)
-      for (int j = 0; j < 60; ++j)
-        bits.push_back(std::bit_cast<std::uint32_t>(c == 0 ? static_cast<float>(j) + 0.5F : static_cast<float>(i) + 0.5F));
-  const int grid = b.constant(element_type::f32, "1,2,40,60", bits, "[1,2,40,60]");
-  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,2,40,60]", "[1,2,40,60]"}, {"[1,2,40,60]"}, "add_grid");
-  b.edge(x, add, 0);
-  b.edge(grid, add, 1);
-  b.result(add, "[1,2,40,60]");
+      for (int j = 0; j < 60; ++j) values.push_back(c == 0 ? static_cast<float>(j) + 0.5F : static_cast<float>(i) + 0.5F);
+  const int grid = constant_meeting_x(b, "Add", "1,2,40,60", "[1,2,40,60]", values, "add_grid");
   const auto before = model::check_batch(load(b.xml(), b.bin()), {.shapes = {{"x", parse_shape("[1,2,80,120]")}}});
   ASSERT_FALSE(before.findings.empty());
   EXPECT_EQ(before.findings[0].code, "counted_grid");
@@ -1046,37 +1032,29 @@ TEST_F(fixing, new_sizes_a_grid_above_the_values_propagation_carries_is_read_fro
 // input's). A pattern without -1 must multiply to its input's elements: a program that wrote the size that
 // stays there would not run at another size, so the element follows the input's and becomes -1.
 TEST_F(fixing, new_sizes_a_size_that_stays_is_no_reading_of_a_pattern_without_minus_one) {
-  ir_builder b;
-  const int x = b.parameter("[1,64,30]", "x");
-  const int y = b.parameter("[1,1,30]", "y");
-  const int view = b.reshape(x, b.i64({1, 4, 16, 30}), false, "[1,64,30]", "[4]", "[1,4,16,30]", "dfl_view");
-  b.result(view, "[1,4,16,30]");
   std::vector<std::int64_t> table;
   for (int k = 0; k < 30; ++k) table.push_back(std::bit_cast<std::uint32_t>(static_cast<float>((k * 7) % 11)));
-  const int anchors = b.constant(element_type::f32, "1,1,30", table, "[1,1,30]");
-  const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,1,30]", "[1,1,30]"}, {"[1,1,30]"}, "anchors");
-  b.edge(y, add, 0);
-  b.edge(anchors, add, 1);
-  b.result(add, "[1,1,30]");
+  const auto model = [&](const std::vector<std::int64_t>& pattern) {
+    ir_builder b;
+    const int x = b.parameter("[1,64,30]", "x");
+    const int y = b.parameter("[1,1,30]", "y");
+    b.result(b.reshape(x, b.i64(pattern), false, "[1,64,30]", "[4]", "[1,4,16,30]", "dfl_view"), "[1,4,16,30]");
+    const int anchors = b.constant(element_type::f32, "1,1,30", table, "[1,1,30]");
+    const int add = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,1,30]", "[1,1,30]"}, {"[1,1,30]"}, "anchors");
+    b.edge(y, add, 0);
+    b.edge(anchors, add, 1);
+    b.result(add, "[1,1,30]");
+    return b;
+  };
   model::fix_options o;
   o.shapes = {{"x", parse_shape("[1,64,?]")}};
-  const auto r = fix(b, o);
+  const auto r = fix(model({1, 4, 16, 30}), o);
   ASSERT_TRUE(r.fixed) << refused(r);
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].name, "dfl_view");
   EXPECT_EQ(r.changes[0].new_pattern, "[1,4,16,-1]");
   // With a -1 elsewhere the size that stays may be the one written: `[1,-1,16,30]` is refused.
-  ir_builder c;
-  const int x2 = c.parameter("[1,64,30]", "x");
-  const int y2 = c.parameter("[1,1,30]", "y");
-  const int view2 = c.reshape(x2, c.i64({1, -1, 16, 30}), false, "[1,64,30]", "[4]", "[1,4,16,30]", "dfl_view");
-  c.result(view2, "[1,4,16,30]");
-  const int anchors2 = c.constant(element_type::f32, "1,1,30", table, "[1,1,30]");
-  const int add2 = c.layer("Add", "auto_broadcast=\"numpy\"", {"[1,1,30]", "[1,1,30]"}, {"[1,1,30]"}, "anchors");
-  c.edge(y2, add2, 0);
-  c.edge(anchors2, add2, 1);
-  c.result(add2, "[1,1,30]");
-  EXPECT_FALSE(fix(c, o).fixed);
+  EXPECT_FALSE(fix(model({1, -1, 16, 30}), o).fixed);
 }
 
 // New sizes: a size is read from the extent of the axis it is placed on, on a square map too, where it could
