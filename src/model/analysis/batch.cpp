@@ -377,6 +377,23 @@ bool sizes_change(const std::vector<input_report>& inputs) {
   });
 }
 
+/// Whether the batch asked is 1 where an input declares it as another known value: there the batch is a size
+/// that becomes 1 like any other (the per-sample property compares with batch 1, which cannot show it), and a
+/// constant made for the declared batch (`view(8, -1)`, a table 8 rows long) is a size finding.
+bool batch_becomes_one(const std::vector<input_report>& inputs) {
+  bool from_more = false;
+  for (const auto& in : inputs) {
+    if (!in.batch_index) continue;
+    const auto at = *in.batch_index;
+    if (!in.requested.rank_known() || at >= in.requested.size() || !in.requested[at].is_static() ||
+        in.requested[at].lo() != 1)
+      return false;
+    from_more = from_more || (in.declared.rank_known() && at < in.declared.size() && in.declared[at].is_static() &&
+                              in.declared[at].lo() >= 2);
+  }
+  return from_more;
+}
+
 /// The constants that may stand for a size that changes, each a finding after the layer's others, in the
 /// order of the layers (a layer that already has a finding keeps only that: it fails, or its batch does).
 void add_size_findings(const graph& g, const propagation& declared, const propagation& target,
@@ -393,7 +410,13 @@ void add_size_findings(const graph& g, const propagation& declared, const propag
   std::unordered_set<std::size_t> decided;
   for (const auto& f : report.findings)
     if (f.within.empty() && f.issue != batch_issue::scales_with_batch) decided.insert(f.layer);
-  for (auto& f : detail::baked_sizes(g, declared, target, report.carriers, request.assume_constant, request.spelling))
+  // (At a batch of 1 from a declared batch of more, the batch's axis is among the sizes: no carrier excludes
+  // it. Where it is the only size that changes, its half and twice are not looked for.)
+  const bool one = batch_becomes_one(report.inputs);
+  const auto carriers = one ? std::span<const std::vector<batch_carrier>>()
+                            : std::span<const std::vector<batch_carrier>>(report.carriers);
+  for (auto& f : detail::baked_sizes(g, declared, target, carriers, request.assume_constant, request.spelling,
+                                     !one || sizes_change(report.inputs)))
     if (!decided.contains(f.layer)) report.findings.push_back(std::move(f));
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [&](const batch_finding& a, const batch_finding& b) { return key(a) < key(b); });
@@ -492,7 +515,7 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
     keep.runs[6].reset();
   }
   report.carriers = std::move(*top).carriers();
-  if (sizes_change(inputs)) add_size_findings(g, declared, target, request, report);
+  if (sizes_change(inputs) || batch_becomes_one(inputs)) add_size_findings(g, declared, target, request, report);
   try_sizes_asked(g, declared, request, report);
   hint_guessed_batches(g, report, request.spelling);
   output_reports(g, declared, target, report);

@@ -267,8 +267,9 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
       // (An Expand's target shape, where its values are known, is the other operand: `Expand(c, shape(x))`.)
       const bool target = q == 1 && port == 0 && c.sources[q] && row->batch.fn == batch::broadcast;
       if (q == port || !c.sources[q] || (reads_value(row->values, q) && !target)) continue;
-      const auto other = target ? shape_value(declared.input(g, c, q).value) : declared.input(g, c, q).shape;
-      const auto other_now = target ? shape_value(asked.input(g, c, q).value) : asked.input(g, c, q).shape;
+      const auto [held, r] = program_operand(g, c, q);
+      const auto other = target ? shape_value(declared.input(g, c, q).value) : declared.input(g, *held, r).shape;
+      const auto other_now = target ? shape_value(asked.input(g, c, q).value) : asked.input(g, *held, r).shape;
       if (!other.rank_known()) continue;
       const auto rank = std::max(shape.size(), other.size());
       const auto first = first_axis_at(c, port, shape, rank);

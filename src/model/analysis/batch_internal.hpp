@@ -186,10 +186,12 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
 /// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
 /// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis
 /// `carriers` show in a tensor (check_batch's, empty when the batch does not change) is not such a size.
-/// Hints name the option that vouches as `spelling` writes it.
+/// Half and twice a size count too where `scaled` (a crop to the middle, an upsampling), not where the only
+/// size that changes is the batch, asked at 1 (nothing halves or doubles the samples). Hints name the option
+/// that vouches as `spelling` writes it.
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
-                                       std::span<const std::string> assumed, option_spelling spelling);
+                                       std::span<const std::string> assumed, option_spelling spelling, bool scaled = true);
 
 /// How layer `l` lines up the data inputs it spreads with its output: the number of trailing output axes
 /// that are not spread (0 for arithmetic, comparisons, Select, PReLU, FakeQuantize, a NumPy Broadcast, and for
@@ -201,6 +203,11 @@ std::optional<std::size_t> spread_tail(const layer& l);
 /// Where a layer's input `port` (of shape `in`) lies in its output of rank `rank`: the output axis of its
 /// first axis (aligned to the right; a PReLU's 1-D slope lies along the channels, axis 1).
 std::size_t first_axis_at(const layer& l, std::size_t port, const partial_shape& in, std::size_t rank);
+
+/// The layer and port whose input stands for input `port` of `l` as the program had it: the data under a
+/// bidirectional Broadcast an ONNX lowering put before `l` (PRelu spreads its data to the slope's shape first),
+/// else `l`'s own.
+std::pair<const layer*, std::size_t> program_operand(const graph& g, const layer& l, std::size_t port);
 
 /// The axis output `o` of layer `index` holds the batch in, where the batch analysis showed one.
 std::optional<std::size_t> batch_axis(std::span<const std::vector<batch_carrier>> carriers, std::size_t index,

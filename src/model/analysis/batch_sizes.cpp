@@ -70,12 +70,13 @@ void add_changing(const partial_shape& d, const partial_shape& a, std::optional<
 /// Every size that changes, of every tensor of the graph.
 std::unordered_map<std::int64_t, size_source> changing_sizes(const graph& g, const propagation& declared,
                                                            const propagation& asked,
-                                                           std::span<const std::vector<batch_carrier>> carriers) {
+                                                           std::span<const std::vector<batch_carrier>> carriers,
+                                                           bool scaled) {
   std::unordered_map<std::int64_t, size_source> sizes;
   for (const auto index : g.order())
     for (std::size_t o = 0; o < declared.outputs[index].size() && o < asked.outputs[index].size(); ++o)
       add_changing(declared.outputs[index][o].shape, asked.outputs[index][o].shape, batch_axis(carriers, index, o),
-                   g.layers()[index].name, sizes, true);
+                   g.layers()[index].name, sizes, scaled);
   return sizes;
 }
 
@@ -97,8 +98,8 @@ class upstream_sizes {
  public:
   upstream_sizes(const graph& g, const propagation& declared, const propagation& asked,
                  std::span<const std::vector<batch_carrier>> carriers, const std::unordered_map<std::int64_t, size_source>& all,
-                 const layer& l, std::size_t data)
-      : g_(g), declared_(declared), asked_(asked), carriers_(carriers), all_(all), l_(l), data_(data) {}
+                 const layer& l, std::size_t data, bool scaled)
+      : g_(g), declared_(declared), asked_(asked), carriers_(carriers), all_(all), l_(l), data_(data), scaled_(scaled) {}
 
   /// The nearest size upstream that is `v`; else, where `anywhere`, a size of a model input that is `v` (a
   /// dimension or a product of adjacent ones, not half or twice one); null when there is none.
@@ -138,7 +139,7 @@ class upstream_sizes {
       if (data_ < l_.sources.size() && l_.sources[data_]) {
         const auto& s = *l_.sources[data_];
         add_changing(declared_.outputs[s.layer][s.output].shape, asked_.outputs[s.layer][s.output].shape,
-                     batch_axis(carriers_, s.layer, s.output), g_.layers()[s.layer].name, seen_, true);
+                     batch_axis(carriers_, s.layer, s.output), g_.layers()[s.layer].name, seen_, scaled_);
         add_changing(declared_.outputs[s.layer][s.output].shape, asked_.outputs[s.layer][s.output].shape,
                      batch_axis(carriers_, s.layer, s.output), g_.layers()[s.layer].name, plain_, false);
       }
@@ -171,6 +172,7 @@ class upstream_sizes {
   const std::unordered_map<std::int64_t, size_source>& all_;
   const layer& l_;
   std::size_t data_;
+  bool scaled_;
   std::unordered_map<std::int64_t, size_source> seen_;
   std::unordered_map<std::int64_t, size_source> plain_;  // seen_ without half and twice the data's dimensions
   std::deque<std::size_t> queue_;
@@ -837,9 +839,9 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
 
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
-                                       std::span<const std::string> assumed, option_spelling spelling) {
+                                       std::span<const std::string> assumed, option_spelling spelling, bool scaled) {
   std::vector<batch_finding> out;
-  const auto sizes = changing_sizes(g, declared, asked, carriers);
+  const auto sizes = changing_sizes(g, declared, asked, carriers, scaled);
   std::vector<char> data;  // (made once a size changes)
   std::unordered_map<std::int64_t, size_source> plain;
   std::vector<std::int64_t> changing;  // plain's sizes, in order
@@ -923,7 +925,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       // The data the constant is about (looked at first): an elementwise op's other input, any other op's first.
       const auto& v = declared.input(g, l, port).value;
       if (!v) continue;
-      upstream_sizes upstream(g, declared, asked, carriers, sizes, l, elementwise_arithmetic(l.type) ? 1 - port : 0);
+      upstream_sizes upstream(g, declared, asked, carriers, sizes, l, elementwise_arithmetic(l.type) ? 1 - port : 0, scaled);
       baked_in_port(g, declared, asked, l, port, upstream, assumed, found);
     }
     if (found.empty()) {

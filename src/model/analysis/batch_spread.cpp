@@ -67,6 +67,16 @@ std::size_t first_axis_at(const layer& l, std::size_t port, const partial_shape&
   return rank - in.size();
 }
 
+std::pair<const layer*, std::size_t> program_operand(const graph& g, const layer& l, std::size_t port) {
+  if (port >= l.sources.size() || !l.sources[port]) return {&l, port};
+  const auto& b = g.layers()[l.sources[port]->layer];
+  const auto* row = b.auxiliary ? find_entry(b.type, b.opset) : nullptr;
+  if (row == nullptr || row->batch.fn != batch::broadcast || b.text("mode", "numpy") != "bidirectional" ||
+      b.sources.empty() || !b.sources[0])
+    return {&l, port};
+  return {&b, 0};
+}
+
 std::uint64_t constant_ones::of(const propagation& declared, std::size_t index, std::size_t o) const {
   if (o == 0) return axes[index];
   const bool carries = from[index] != from.size() && o < declared.outputs[index].size();
@@ -212,8 +222,9 @@ std::optional<batch_finding> spread_over_size_1(const graph& g, const propagatio
     const auto first = first_axis_at(l, port, c, rank);
     for (std::size_t q = 0; q < l.sources.size(); ++q) {
       if (q == port || !l.sources[q] || reads_value(row->values, q)) continue;
-      const auto& od = declared.input(g, l, q).shape;
-      const auto& oa = asked.input(g, l, q).shape;
+      const auto [held, r] = program_operand(g, l, q);
+      const auto& od = declared.input(g, *held, r).shape;
+      const auto& oa = asked.input(g, *held, r).shape;
       if (!od.rank_known() || !oa.rank_known() || oa.size() != od.size() || od.size() > rank) continue;
       for (std::size_t k = 0; k < c.size() && first + k < rank; ++k) {
         const auto n = c[k].lo();

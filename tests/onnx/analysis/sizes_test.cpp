@@ -333,6 +333,49 @@ TEST(onnx, a_constant_spread_over_a_size_that_becomes_1_is_named) {
   EXPECT_EQ(vouched.summary.verdict(), model::batch_verdict::yes) << vouched.summary_line();
 }
 
+TEST(onnx, a_prelu_slope_spread_over_a_size_that_becomes_1_is_named_through_the_lowering) {
+  // PRelu broadcasts its data to the slope's shape before it computes (the lowering's Broadcast): asked at a
+  // width of 1, slopes 5 wide keep 5 columns where the programs would give 1. The findings look through the
+  // Broadcast to the data, as for an Add; a slope along the channels, which stay, is none.
+  const auto g = read_fixture("size_prelu_to_width_1");
+  const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,1]")}}});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].name, "slope");
+  EXPECT_EQ(r.findings[0].code, "spread_extent");
+  EXPECT_EQ(r.findings[1].name, "gated");
+  EXPECT_EQ(r.findings[1].code, "spread_over_size_1");
+  EXPECT_EQ(r.findings[1].source, "c");
+  EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,7]")}}}).summary.verdict(), model::batch_verdict::no);
+  EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,1,5]")}}}).summary.verdict(), model::batch_verdict::yes);
+  const auto vouched = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,1]")}}, .assume_constant = {"slope", "c"}});
+  EXPECT_EQ(vouched.summary.verdict(), model::batch_verdict::yes) << vouched.summary_line();
+}
+
+TEST(onnx, a_batch_of_1_from_a_declared_batch_of_more_is_a_size_that_becomes_1) {
+  // Exported at a batch of 8 and asked at 1: `[8,-1]` gives [8,2] for one sample and `x * c[8,1]` keeps 8
+  // rows. Batch 1 is what the per-sample property compares with, so only the size findings show them; the
+  // Reshape to [0,4,4] follows the batch (its 4 is half the declared batch, not looked for where only the
+  // batch changes).
+  const auto g = read_fixture("size_batch_1_from_8");
+  model::reshape_request one;
+  one.batch = dimension(1);
+  const auto r = model::check_batch(g, one);
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].name, "c");
+  EXPECT_EQ(r.findings[0].code, "spread_extent");
+  EXPECT_EQ(r.findings[1].name, "flat");
+  EXPECT_EQ(r.findings[1].code, "baked_size");
+  EXPECT_EQ(r.findings[1].source, "p");
+  auto two = one;
+  two.batch = dimension(2);
+  EXPECT_EQ(model::check_batch(g, two).summary.verdict(), model::batch_verdict::no);
+  one.assume_constant = {"p", "c"};
+  const auto vouched = model::check_batch(g, one);
+  EXPECT_EQ(vouched.summary.verdict(), model::batch_verdict::yes) << vouched.summary_line();
+}
+
 TEST(onnx, a_reshape_that_groups_its_dimensions_alike_at_every_size_is_not_a_finding) {
   // [0,-1,96] on [1,H,W,96] makes H·W one dimension at 56x56 and at 112x64 alike.
   model::reshape_request request;
