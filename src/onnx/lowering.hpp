@@ -332,6 +332,13 @@ class graph_lowering {
   [[nodiscard]] const std::string& file() const noexcept { return file_; }
   [[nodiscard]] int opset() const noexcept { return opset_; }
   [[nodiscard]] model::detail::graph_builder& builder() noexcept { return b_; }
+  /// Whether the values of a tensor of `count` elements are kept for the rules and analyses to read: up to
+  /// max_value_elements, the most propagation reads; up to max_grid_elements where the parse holds its data
+  /// already (not left out of it, not in an external file) and it is shaped as a grid, a table or a scale
+  /// (rank 2 at most, or a leading 1), for the analyses at new sizes, which read a grid or a range counted
+  /// along a size from a constant (copying it costs no more than its length, at most 64 KiB of raw_data,
+  /// skim.hpp's min_left_out).
+  [[nodiscard]] bool kept_for_rules(const ::onnx::TensorProto& t, std::uint64_t count) const;
   /// Checks that a tensor's data (raw_data, its typed fields, or its external file) is as long as its shape
   /// and type say; with `read`, returns the data as raw little-endian bytes (else nothing). `what` names
   /// the tensor in an error (and for a tensor in an external file); a valid model's tensors inside the

@@ -481,13 +481,23 @@ tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std
   return owned();
 }
 
+bool graph_lowering::kept_for_rules(const ::onnx::TensorProto& t, std::uint64_t count) const {
+  if (count <= static_cast<std::uint64_t>(model::detail::max_value_elements)) return true;
+  // (Not a convolution's weights, [O,I,kh,kw] with O above 1, most of a network's tensors of this size: a
+  // grid, a table of positions or a scale has one leading 1, or is of rank 2 at most.)
+  const bool shaped = t.dims_size() <= 2 || t.dims(0) == 1;
+  return shaped && count <= static_cast<std::uint64_t>(model::detail::max_grid_elements) &&
+         t.data_location() != ::onnx::TensorProto::EXTERNAL && (left_out == nullptr || !left_out->contains(&t));
+}
+
 source graph_lowering::constant_bytes(element_type type, std::span<const std::int64_t> dims,
                                       std::span<const std::byte> bytes, const std::string& name) {
   std::uint64_t count = 1;
   for (const auto d : dims) count *= static_cast<std::uint64_t>(d);
-  // Only tensors whose values propagation may read are kept; weights would cost memory and time and no
-  // rule reads them (their shape is all that matters).
-  const bool kept = count <= static_cast<std::uint64_t>(model::detail::max_value_elements);
+  // Only tensors whose values a rule or an analysis may read are kept (their callers read those alone,
+  // kept_for_rules); weights would cost memory and time and no rule reads them (their shape is all that
+  // matters).
+  const bool kept = count <= static_cast<std::uint64_t>(model::detail::max_grid_elements) && !bytes.empty();
   const auto offset = weights_.size();
   if (kept) weights_.insert(weights_.end(), bytes.begin(), bytes.end());
   return const_layer(type, dims, std::to_string(kept ? offset : 0), std::to_string(kept ? bytes.size() : 0), name);
@@ -533,13 +543,16 @@ source graph_lowering::constant(const ::onnx::TensorProto& t, const std::string&
     fail(errc::unsupported, {.file = file_},
          fmt::format("{}: tensor '{}': ONNX data type {} is not supported", file_, name, t.data_type()), {});
   // Weights are checked (their data is as long as their shape says) but not copied: no rule reads more
-  // than max_value_elements values, and copying them would cost the time and memory of the model.
+  // than kept_for_rules keeps, and copying them would cost the time and memory of the model.
   std::uint64_t count = 1;
   bool small = true;
   for (const auto d : t.dims()) {
-    if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) break;
-    small = small && count <= static_cast<std::uint64_t>(model::detail::max_value_elements);
+    if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) {
+      small = false;
+      break;
+    }
   }
+  small = small && kept_for_rules(t, count);
   const auto data = tensor_bytes(t, [&] { return fmt::format("tensor '{}'", name); }, small);
   return constant_bytes(*type, std::span(t.dims().data(), static_cast<std::size_t>(t.dims_size())), data.bytes, name);
 }
@@ -750,7 +763,7 @@ void parse(std::span<const std::byte> bytes, const std::string& file, ::onnx::Mo
 }
 
 /// About how many bytes the top graph's kept tensors (initializers and Constant values small enough for a
-/// rule to read) take, counting only the data the file holds (typed fields at 8 bytes a value): the
+/// rule or an analysis to read: kept_for_rules) take, counting only the data the file holds (typed fields at 8 bytes a value): the
 /// weights vector is sized for them at once rather than copied each time it grows.
 std::size_t kept_bytes(const ::onnx::GraphProto& g) {
   std::size_t total = 0;
@@ -758,7 +771,9 @@ std::size_t kept_bytes(const ::onnx::GraphProto& g) {
     std::uint64_t count = 1;
     for (const auto d : t.dims())
       if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) return;
-    if (count > static_cast<std::uint64_t>(model::detail::max_value_elements)) return;
+    if (count > static_cast<std::uint64_t>(model::detail::max_grid_elements) ||
+        (count > static_cast<std::uint64_t>(model::detail::max_value_elements) && t.dims_size() > 2 && t.dims(0) != 1))
+      return;
     // The values the file holds, not the count its dims claim: a tensor that declares more than it holds
     // is refused later, and must not make this reserve memory first.
     const auto held = static_cast<std::size_t>(t.float_data_size() + t.int32_data_size() + t.int64_data_size() +

@@ -411,12 +411,12 @@ void add_size_findings(const graph& g, const propagation& declared, const propag
   for (const auto& f : report.findings)
     if (f.within.empty() && f.issue != batch_issue::scales_with_batch) decided.insert(f.layer);
   // (At a batch of 1 from a declared batch of more, the batch's axis is among the sizes: no carrier excludes
-  // it. Where it is the only size that changes, its half and twice are not looked for.)
+  // it. Where it is the only size that changes, baked_sizes looks for it alone.)
   const bool one = batch_becomes_one(report.inputs);
   const auto carriers = one ? std::span<const std::vector<batch_carrier>>()
                             : std::span<const std::vector<batch_carrier>>(report.carriers);
   for (auto& f : detail::baked_sizes(g, declared, target, carriers, request.assume_constant, request.spelling,
-                                     !one || sizes_change(report.inputs)))
+                                     one && !sizes_change(report.inputs)))
     if (!decided.contains(f.layer)) report.findings.push_back(std::move(f));
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [&](const batch_finding& a, const batch_finding& b) { return key(a) < key(b); });

@@ -276,14 +276,18 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
       for (std::size_t a = 0; a < shape.size() && first + a < rank; ++a) {
         const auto n = shape[a].lo();
         const auto at = first + a;
-        if (n < 2 || at < rank - other.size()) continue;
-        const auto o = at - (rank - other.size());
-        if (!other[o].is_static()) continue;
+        if (n < 2) continue;
+        // (An axis the operand has not, the constant being of higher rank, is 1 there at every shape: where
+        // the operand is the model's data, not another constant, a FakeQuantize's scalar bound beside weights.)
+        const bool lacks = at < rank - other.size();
+        if (lacks && (target || !asked.follows_inputs[held->sources[r]->layer])) continue;
+        const auto o = lacks ? 0 : at - (rank - other.size());
+        if (!lacks && !other[o].is_static()) continue;
         // The operand is 1 there at the declared shapes, or it is as long as the constant there and 1 at the
         // shapes asked (a width of 1 asked: the output keeps the constant's n where the program's is 1).
-        const bool one_declared = other[o].lo() == 1;
-        const bool one_asked = other[o].lo() == n && other_now.rank_known() && other_now.size() == other.size() &&
-                               other_now[o].is_static() && other_now[o].lo() == 1;
+        const bool one_declared = lacks || other[o].lo() == 1;
+        const bool one_asked = !lacks && other[o].lo() == n && other_now.rank_known() &&
+                               other_now.size() == other.size() && other_now[o].is_static() && other_now[o].lo() == 1;
         if (!one_declared && !one_asked) continue;
         const auto equals = sizes.find(n);
         if (equals == sizes.end()) continue;

@@ -186,12 +186,14 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
 /// At new sizes: the findings of the constants that equal, at the declared shapes, a size that changes
 /// between `declared` and `asked` (analysis/batch_sizes.cpp), unless `assumed` names them. The batch axis
 /// `carriers` show in a tensor (check_batch's, empty when the batch does not change) is not such a size.
-/// Half and twice a size count too where `scaled` (a crop to the middle, an upsampling), not where the only
-/// size that changes is the batch, asked at 1 (nothing halves or doubles the samples). Hints name the option
-/// that vouches as `spelling` writes it.
+/// `batch_only`: the only size that changes is the batch, asked at 1 from a declared batch of more (then no
+/// carrier shows it). Half and twice a size count too (a crop to the middle, an upsampling), and an amount of
+/// 0 placed on an axis that changes, but not there: nothing halves or doubles the samples, and a pad or a
+/// slice names every axis, the batch's with 0. Hints name the option that vouches as `spelling` writes it.
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
-                                       std::span<const std::string> assumed, option_spelling spelling, bool scaled = true);
+                                       std::span<const std::string> assumed, option_spelling spelling,
+                                       bool batch_only = false);
 
 /// How layer `l` lines up the data inputs it spreads with its output: the number of trailing output axes
 /// that are not spread (0 for arithmetic, comparisons, Select, PReLU, FakeQuantize, a NumPy Broadcast, and for
@@ -251,10 +253,12 @@ std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation&
 /// The mirror of spread_extent for an input computed from constants alone (a Sigmoid of a Const, a slope
 /// reshaped for PReLU): layer `index` spreads its input, `n` long along an output axis, over another input
 /// that is `n` long there at the declared shapes and 1 at the shapes asked (`x + sigmoid(c)` asked at a width
-/// of 1): the output keeps n where the program may have made one value per element. A finding on the layer,
+/// of 1), or over the model's data that has no such axis where `n` is one of `sizes` (`x[8,16] - abs(c[8,1,1])`
+/// asked at batch 1): the output keeps n where the program may have made one value per element. A finding on the layer,
 /// naming the Const the input is computed from, unless `assumed` vouches for the layer or that Const.
 std::optional<batch_finding> spread_over_size_1(const graph& g, const propagation& declared, const propagation& asked,
-                                                std::size_t index, std::span<const std::string> assumed);
+                                                std::size_t index, const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                std::span<const std::string> assumed);
 
 /// Whether dimension `d` of a tensor is the same static size at the shapes asked as declared.
 bool same_at(const partial_shape& declared, const partial_shape& asked, std::size_t d);

@@ -555,7 +555,7 @@ bool may_pad_to_multiple(const graph& g, const propagation& declared, const laye
 /// the graph says which: cannot tell.
 std::optional<placed> placed_on_changing_axis(const graph& g, const propagation& declared, const propagation& asked,
                                               const layer& l, std::optional<std::size_t> batch,
-                                              std::span<const std::string> assumed) {
+                                              std::span<const std::string> assumed, bool batch_only) {
   const auto axes_changing = changing_axes(g, declared, asked, l, batch);
   if (std::none_of(axes_changing.begin(), axes_changing.end(), [](bool b) { return b; })) return std::nullopt;
   const auto& extent = declared.input(g, l, 0).shape;
@@ -605,7 +605,7 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
         case placement::size:
           return true;
         case placement::amount:
-          return v != 0 || all_zero || (x > 0 && may_pad_to_multiple(g, declared, l, axis, x));
+          return v != 0 || (!batch_only && (all_zero || (x > 0 && may_pad_to_multiple(g, declared, l, axis, x))));
         case placement::begin:
           return v >= 2 && v < x;
         case placement::end:
@@ -839,8 +839,9 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
 
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
                                        std::span<const std::vector<batch_carrier>> carriers,
-                                       std::span<const std::string> assumed, option_spelling spelling, bool scaled) {
+                                       std::span<const std::string> assumed, option_spelling spelling, bool batch_only) {
   std::vector<batch_finding> out;
+  const bool scaled = !batch_only;
   const auto sizes = changing_sizes(g, declared, asked, carriers, scaled);
   std::vector<char> data;  // (made once a size changes)
   std::unordered_map<std::int64_t, size_source> plain;
@@ -889,7 +890,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       out.push_back(std::move(*f));
       continue;
     }
-    if (auto f = spread_over_size_1(g, declared, asked, index, assumed)) {
+    if (auto f = spread_over_size_1(g, declared, asked, index, plain, assumed)) {
       f->hint = text::vouch_hint(spelling, f->source, f->source_id);
       out.push_back(std::move(*f));
       continue;
@@ -900,7 +901,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
                                                l.sources.empty() || !l.sources[0]
                                                    ? std::nullopt
                                                    : batch_axis(carriers, l.sources[0]->layer, l.sources[0]->output),
-                                               assumed)) {
+                                               assumed, batch_only)) {
       auto f = size_finding(l, index);
       const because reason =
           because(why::placed_on_size, p->port, p->element, p->axis, p->value);

@@ -199,7 +199,8 @@ std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation&
 }
 
 std::optional<batch_finding> spread_over_size_1(const graph& g, const propagation& declared, const propagation& asked,
-                                                std::size_t index, std::span<const std::string> assumed) {
+                                                std::size_t index, const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                std::span<const std::string> assumed) {
   const auto& l = g.layers()[index];
   const auto* row = find_entry(l.type, l.opset);
   if (row == nullptr || spread_tail(l) != std::optional<std::size_t>(0) || !asked.follows_inputs[index] ||
@@ -229,15 +230,26 @@ std::optional<batch_finding> spread_over_size_1(const graph& g, const propagatio
       for (std::size_t k = 0; k < c.size() && first + k < rank; ++k) {
         const auto n = c[k].lo();
         const auto a = first + k;
-        if (n < 2 || a < rank - od.size()) continue;
-        const auto o = a - (rank - od.size());
-        if (!od[o].is_static() || od[o].lo() != n || !oa[o].is_static() || oa[o].lo() != 1) continue;
+        if (n < 2) continue;
+        // The other input is n long there at the declared shapes and 1 at the shapes asked; or it has no such
+        // axis (the constants of higher rank) and n is a size that changes, where that input is the model's
+        // data: the output takes n from the constants alone at every shape.
+        const bool lacks = a < rank - od.size();
+        const auto o = lacks ? 0 : a - (rank - od.size());
+        const auto size = lacks ? sizes.find(n) : sizes.end();
+        if (lacks ? size == sizes.end() || !asked.follows_inputs[held->sources[r]->layer]
+                  : !od[o].is_static() || od[o].lo() != n || !oa[o].is_static() || oa[o].lo() != 1)
+          continue;
         auto f = size_finding(l, index);
-        set_reason(f, because(why::spread_over_size_1, port, a, n)
-                          .quoting(fmt::format("from '{}' (id {}); input {} is {} at the declared shapes and {} at "
-                                               "the shapes asked",
-                                               holder->name, holder->id, q, to_string(without_symbols(od)),
-                                               to_string(without_symbols(oa)))));
+        const auto where =
+            lacks ? fmt::format("that has no such axis (from '{}' (id {}); {} equals {} at the declared shapes, which "
+                                "is {} at the shapes asked)",
+                                holder->name, holder->id, n, describe(size->second), asked_text(size->second))
+                  : fmt::format("that is {} long at the declared shapes and 1 at the shapes asked (from '{}' (id {}); "
+                                "input {} is {} at the declared shapes and {} at the shapes asked)",
+                                n, holder->name, holder->id, q, to_string(without_symbols(od)),
+                                to_string(without_symbols(oa)));
+        set_reason(f, because(why::spread_over_size_1, port, a, n).quoting(where));
         f.source = std::string(holder->name);
         f.source_id = holder->id;
         return f;

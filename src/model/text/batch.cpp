@@ -174,8 +174,8 @@ constexpr form_row forms[] = {
       "grid computed at a size of 1), to stand for one that follows it", 2, true, "port,axis,spread"}},
     {why::spread_over_size_1, "spread_over_size_1",
      {"its input {0} is computed from constants alone and {2} long along output axis {1}, where it spreads them "
-      "over an input that is {2} long at the declared shapes and 1 at the shapes asked ({3}): the output keeps "
-      "the constants' extent where the program may have made one value per element of that size", 3, true,
+      "over an input {3}: the output keeps the constants' extent where the program may have made one value per "
+      "element of that size", 3, true,
       "port,axis,extent,spread"}},
     {why::size_value_unknown, "size_value_unknown",
      {"the values of its input {} decide its output's shape, and reshape1 does not know them at the shapes "

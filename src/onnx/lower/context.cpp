@@ -158,7 +158,7 @@ std::optional<source> node_context::constant_as(std::size_t i, const std::vector
   const auto type = element_of(k->constant->data_type());
   if (!type) return std::nullopt;
   if (const auto view = g_.constant_view(k->at, dims, node_name(node_))) return view;
-  const bool small = count <= model::detail::max_value_elements;  // what a rule may read
+  const bool small = g_.kept_for_rules(*k->constant, static_cast<std::uint64_t>(count));  // what a rule may read
   const auto data =
       g_.tensor_bytes(*k->constant, [&] { return fmt::format("input {} of node '{}'", i, node_name(node_)); }, small);
   return g_.constant_bytes(*type, dims, data.bytes, node_name(node_));

@@ -353,25 +353,31 @@ TEST(onnx, a_prelu_slope_spread_over_a_size_that_becomes_1_is_named_through_the_
 }
 
 TEST(onnx, a_batch_of_1_from_a_declared_batch_of_more_is_a_size_that_becomes_1) {
-  // Exported at a batch of 8 and asked at 1: `[8,-1]` gives [8,2] for one sample and `x * c[8,1]` keeps 8
-  // rows. Batch 1 is what the per-sample property compares with, so only the size findings show them; the
-  // Reshape to [0,4,4] follows the batch (its 4 is half the declared batch, not looked for where only the
-  // batch changes).
+  // Exported at a batch of 8 and asked at 1: `[8,-1]` gives [8,2] for one sample, `x * c[8,1]`,
+  // `x * d[8,1,1]` and `x - abs(e[8,1,1])` keep 8 rows. Batch 1 is what the per-sample property compares with, so only the size
+  // findings show them; the Reshape to [0,4,4] follows the batch (its 4 is half the declared batch, not looked
+  // for where only the batch changes), and the Pad's 0 on the batch axis pads no samples.
   const auto g = read_fixture("size_batch_1_from_8");
   model::reshape_request one;
   one.batch = dimension(1);
   const auto r = model::check_batch(g, one);
   EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
-  ASSERT_EQ(r.findings.size(), 2u);
+  ASSERT_EQ(r.findings.size(), 4u);
   EXPECT_EQ(r.findings[0].name, "c");
   EXPECT_EQ(r.findings[0].code, "spread_extent");
-  EXPECT_EQ(r.findings[1].name, "flat");
-  EXPECT_EQ(r.findings[1].code, "baked_size");
-  EXPECT_EQ(r.findings[1].source, "p");
+  EXPECT_EQ(r.findings[1].name, "d");  // [8,1,1] on x [8,16]: the output's first 8 is d's alone
+  EXPECT_EQ(r.findings[1].code, "spread_extent");
+  EXPECT_EQ(r.findings[2].name, "flat");
+  EXPECT_EQ(r.findings[2].code, "baked_size");
+  EXPECT_EQ(r.findings[2].source, "p");
+  EXPECT_EQ(r.findings[3].name, "shifted");  // x - abs(e[8,1,1])
+  EXPECT_EQ(r.findings[3].code, "spread_over_size_1");
+  EXPECT_EQ(r.findings[3].source, "e");
+  EXPECT_NE(r.findings[3].what.find("an input that has no such axis"), std::string::npos) << r.findings[3].what;
   auto two = one;
   two.batch = dimension(2);
   EXPECT_EQ(model::check_batch(g, two).summary.verdict(), model::batch_verdict::no);
-  one.assume_constant = {"p", "c"};
+  one.assume_constant = {"p", "c", "d", "e"};
   const auto vouched = model::check_batch(g, one);
   EXPECT_EQ(vouched.summary.verdict(), model::batch_verdict::yes) << vouched.summary_line();
 }

@@ -233,6 +233,43 @@ TEST(onnx_fix, new_sizes_a_counted_constant_is_computed_as_a_range) {
   EXPECT_EQ(down.refusals[0].code, "range_not_read");
 }
 
+TEST(onnx_fix, new_sizes_a_counted_constant_above_the_values_propagation_carries_is_read) {
+  // The same position_ids at a length of 6,000 (more values than propagation carries, 4,096; raw_data of 48,000
+  // bytes, which the parse holds): read, named by check and computed as a Range by fix, as at 6.
+  ::onnx::ModelProto m;
+  const auto small = fixture_bytes("size_fix_position_ids");
+  ASSERT_TRUE(m.ParseFromString(small));
+  constexpr std::int64_t length = 6000, rows = 8192;
+  auto* g = m.mutable_graph();
+  auto* ids = g->mutable_initializer(0);
+  ASSERT_EQ(ids->name(), "position_ids");
+  ids->set_dims(1, length);
+  ids->clear_int64_data();
+  std::vector<std::int64_t> counted(length);
+  for (std::int64_t k = 0; k < length; ++k) counted[static_cast<std::size_t>(k)] = k;
+  ids->set_raw_data(std::string(reinterpret_cast<const char*>(counted.data()), counted.size() * sizeof(std::int64_t)));
+  auto* table = g->mutable_initializer(1);
+  ASSERT_EQ(table->name(), "table");
+  table->set_dims(0, rows);
+  table->clear_float_data();
+  table->set_raw_data(std::string(static_cast<std::size_t>(rows * 4 * 4), '\0'));
+  for (auto* v : {g->mutable_input(0), g->mutable_output(0)})
+    v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(length);
+  const auto bytes = m.SerializeAsString();
+  const auto model = std::as_bytes(std::span(bytes.data(), bytes.size()));
+  const auto checked = model::check_batch(read_bytes(bytes, "positions.onnx"), {.shapes = {{"x", parse_shape("[1,7000,4]")}}});
+  // (The Add fails there: no, with the table named first.)
+  EXPECT_EQ(checked.summary.verdict(), model::batch_verdict::no) << checked.summary_line();
+  ASSERT_FALSE(checked.findings.empty());
+  EXPECT_EQ(checked.findings[0].code, "counted_range");
+  EXPECT_EQ(checked.findings[0].name, "position_ids");
+  const auto r = onnx::fix(model, "positions.onnx", at_sizes("[1,2..8192,4]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].name, "position_ids");
+  EXPECT_EQ(r.changes[0].computed, "range(shape('x')[1]) as [1,-1]");
+}
+
 TEST(onnx_fix, new_sizes_a_pad_to_a_window_is_computed_as_what_the_size_lacks) {
   // Swin's pad of W (18) to a multiple of its window (4, which the windows' `[-1,7,10,4]` keeps): the pads
   // computed as (4-W%4)%4, ONNX's one pads input from Shape, Gather, Mod, Sub and Mod; the window split, its
