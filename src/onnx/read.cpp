@@ -481,13 +481,23 @@ tensor_data graph_lowering::tensor_bytes(const ::onnx::TensorProto& t, const std
   return owned();
 }
 
+namespace {
+
+/// Whether a tensor of `count` elements is small enough, and shaped so, that its values are kept where the
+/// parse holds them: up to max_value_elements, or up to max_grid_elements for a grid, a table of positions
+/// or a scale (rank 2 at most, or a leading 1), not a convolution's weights ([O,I,kh,kw] with O above 1),
+/// most of a network's tensors of that size.
+bool kept_shape(const ::onnx::TensorProto& t, std::uint64_t count) {
+  if (count <= static_cast<std::uint64_t>(model::detail::max_value_elements)) return true;
+  return count <= static_cast<std::uint64_t>(model::detail::max_grid_elements) && (t.dims_size() <= 2 || t.dims(0) == 1);
+}
+
+}  // namespace
+
 bool graph_lowering::kept_for_rules(const ::onnx::TensorProto& t, std::uint64_t count) const {
   if (count <= static_cast<std::uint64_t>(model::detail::max_value_elements)) return true;
-  // (Not a convolution's weights, [O,I,kh,kw] with O above 1, most of a network's tensors of this size: a
-  // grid, a table of positions or a scale has one leading 1, or is of rank 2 at most.)
-  const bool shaped = t.dims_size() <= 2 || t.dims(0) == 1;
-  return shaped && count <= static_cast<std::uint64_t>(model::detail::max_grid_elements) &&
-         t.data_location() != ::onnx::TensorProto::EXTERNAL && (left_out == nullptr || !left_out->contains(&t));
+  return kept_shape(t, count) && t.data_location() != ::onnx::TensorProto::EXTERNAL &&
+         (left_out == nullptr || !left_out->contains(&t));
 }
 
 source graph_lowering::constant_bytes(element_type type, std::span<const std::int64_t> dims,
@@ -771,9 +781,7 @@ std::size_t kept_bytes(const ::onnx::GraphProto& g) {
     std::uint64_t count = 1;
     for (const auto d : t.dims())
       if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) return;
-    if (count > static_cast<std::uint64_t>(model::detail::max_grid_elements) ||
-        (count > static_cast<std::uint64_t>(model::detail::max_value_elements) && t.dims_size() > 2 && t.dims(0) != 1))
-      return;
+    if (!detail::kept_shape(t, count)) return;
     // The values the file holds, not the count its dims claim: a tensor that declares more than it holds
     // is refused later, and must not make this reserve memory first.
     const auto held = static_cast<std::size_t>(t.float_data_size() + t.int32_data_size() + t.int64_data_size() +
