@@ -773,8 +773,8 @@ void parse(std::span<const std::byte> bytes, const std::string& file, ::onnx::Mo
 }
 
 /// About how many bytes the top graph's kept tensors (initializers and Constant values small enough for a
-/// rule or an analysis to read: kept_for_rules) take, counting only the data the file holds (typed fields at 8 bytes a value): the
-/// weights vector is sized for them at once rather than copied each time it grows.
+/// rule or an analysis to read: kept_for_rules) take, counting only the data the file holds (typed fields at
+/// 8 bytes a value): the weights vector is sized for them at once rather than copied each time it grows.
 std::size_t kept_bytes(const ::onnx::GraphProto& g) {
   std::size_t total = 0;
   const auto add = [&](const ::onnx::TensorProto& t) {
