@@ -203,7 +203,8 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
 std::optional<std::size_t> spread_tail(const layer& l);
 
 /// Where a layer's input `port` (of shape `in`) lies in its output of rank `rank`: the output axis of its
-/// first axis (aligned to the right; a PReLU's 1-D slope lies along the channels, axis 1).
+/// first axis (aligned to the right; a PReLU's 1-D slope lies along the channels, axis 1, but for the PRelu of
+/// an ONNX model, whose slope broadcasts as any other operand).
 std::size_t first_axis_at(const layer& l, std::size_t port, const partial_shape& in, std::size_t rank);
 
 /// The layer and port whose input stands for input `port` of `l` as the program had it: the data under a

@@ -63,7 +63,7 @@ std::optional<std::size_t> spread_tail(const layer& l) {
 }
 
 std::size_t first_axis_at(const layer& l, std::size_t port, const partial_shape& in, std::size_t rank) {
-  if (l.type == "PReLU" && port == 1 && in.size() == 1 && rank >= 2) return 1;
+  if (l.type == "PReLU" && port == 1 && in.size() == 1 && rank >= 2 && l.find("onnx_numpy_slope") == nullptr) return 1;
   return rank - in.size();
 }
 

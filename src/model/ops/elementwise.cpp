@@ -578,8 +578,9 @@ void prelu(op& o) {
   const auto& data = o.shape(0);
   const auto& slope = o.shape(1);
   if (!data.rank_known() || !slope.rank_known()) return;
-  // A 1-D slope may follow the channel (dimension 1); otherwise NumPy broadcasting.
-  if (slope.size() == 1 && data.size() >= 2 && slope[0].is_static() && data[1].is_static() &&
+  // A 1-D slope may follow the channel (dimension 1); otherwise NumPy broadcasting (always, for ONNX's PRelu,
+  // whose slope lines up with the last axis).
+  if (o.l.find("onnx_numpy_slope") == nullptr && slope.size() == 1 && data.size() >= 2 && slope[0].is_static() && data[1].is_static() &&
       slope[0].lo() == data[1].lo())
     return;
   (void)broadcast(o, data, slope);

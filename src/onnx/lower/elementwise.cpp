@@ -85,7 +85,7 @@ void leaky_relu(node_context& c) { c.output(0, c.add("PReLU", 1, {c.need(0), c.f
 /// PRelu: OpenVINO's PReLU keeps the data's shape, the slope broadcast to it; ONNX Runtime broadcasts the two
 /// both ways (ONNX's spec asks a slope that broadcasts to the data; reshape1 follows the engine, which runs the
 /// others: docs/onnx.md), so the data is first broadcast to the shape the two make together unless the slope
-/// cannot grow it.
+/// cannot grow it. A 1-D slope lines up with the last axis, as ONNX broadcasts, not with the channels.
 void prelu(node_context& c) {
   auto x = c.need(0);
   const auto slope = c.need(1);
@@ -96,7 +96,10 @@ void prelu(node_context& c) {
   const bool ones = dims && std::all_of(dims->begin(), dims->end(), [](std::int64_t d) { return d == 1; });
   if (!data_rank || !slope_rank || *slope_rank > *data_rank || !ones)
     x = c.add("Broadcast", 3, {x, dims ? c.i64(*dims) : c.shape_of(slope)}, {{"mode", "bidirectional"}});
-  c.output(0, c.add("PReLU", 1, {x, slope}));
+  // OpenVINO's PReLU lays a 1-D slope as long as the data's dimension 1 along the channels; ONNX's lines up
+  // with the last axis, as every broadcast does (the two differ where the channels and the last axis are as
+  // long): the flag keeps NumPy's alignment, for the shape rule and for the analyses that place the slope.
+  c.output(0, c.add("PReLU", 1, {x, slope}, {{"onnx_numpy_slope", "true"}}));
 }
 void hard_sigmoid(node_context& c) {
   c.output(0, c.add("HardSigmoid", 1, {c.need(0), c.f32({c.f("alpha", 0.2F)}, true), c.f32({c.f("beta", 0.5F)}, true)}));

@@ -352,6 +352,29 @@ TEST(onnx, a_prelu_slope_spread_over_a_size_that_becomes_1_is_named_through_the_
   EXPECT_EQ(vouched.summary.verdict(), model::batch_verdict::yes) << vouched.summary_line();
 }
 
+TEST(onnx, a_prelu_1d_slope_lines_up_with_the_last_axis_as_onnx_broadcasts) {
+  // OpenVINO's PReLU lays a 1-D slope as long as the channels along them; ONNX's PRelu broadcasts it from the
+  // last axis. `slope` [3] on x [1,3,4,3] is one slope per column: asked at a width of 1 it keeps 3 columns
+  // (spread_extent; along the channels, which stay, it would be no finding, the wrong yes this closes).
+  const auto g = read_fixture("size_prelu_1d_slope");
+  const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,1]")}}});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].name, "slope");
+  EXPECT_EQ(r.findings[0].code, "spread_extent");
+  // `one` [1] is as long as y's width of 1, not its 2 channels: asked at a width of 4, spread over it.
+  const auto w = model::check_batch(g, {.shapes = {{"y", parse_shape("[1,2,3,4]")}}});
+  EXPECT_EQ(w.summary.verdict(), model::batch_verdict::cannot_tell) << w.summary_line();
+  ASSERT_EQ(w.findings.size(), 1u);
+  EXPECT_EQ(w.findings[0].name, "single");
+  EXPECT_EQ(w.findings[0].code, "spread_at_size_1");
+  // The channels may change: neither slope lies along them.
+  const auto c = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,5,4,3]")}, {"y", parse_shape("[1,6,3,1]")}}});
+  EXPECT_EQ(c.summary.verdict(), model::batch_verdict::yes) << c.summary_line();
+  // A width the slope does not broadcast to fails, as it does in ONNX Runtime.
+  EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,5]")}}}).summary.verdict(), model::batch_verdict::no);
+}
+
 TEST(onnx, a_batch_of_1_from_a_declared_batch_of_more_is_a_size_that_becomes_1) {
   // Exported at a batch of 8 and asked at 1: `[8,-1]` gives [8,2] for one sample, `x * c[8,1]`,
   // `x * d[8,1,1]` and `x - abs(e[8,1,1])` keep 8 rows. Batch 1 is what the per-sample property compares with, so only the size
