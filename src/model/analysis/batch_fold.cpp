@@ -68,7 +68,7 @@ void scope::follow_fold(std::size_t index, const std::vector<batch_state>& in, c
     return;
   }
   if (entry != nullptr && (entry->batch.fn == &detail::batch::pointwise || entry->batch.fn == &detail::batch::select ||
-                          entry->batch.fn == &detail::batch::first_input) &&
+                          entry->batch.fn == &detail::batch::first_input || entry->batch.fn == &detail::batch::prelu) &&
       keeps_fold_elementwise(l, in, fold)) {
     states_[index].assign(states_[index].size(), fold);
     return;

@@ -56,14 +56,17 @@ std::optional<std::size_t> spread_tail(const layer& l) {
     const auto mode = l.text("mode", "numpy");
     return mode == "numpy" || mode == "bidirectional" ? std::optional<std::size_t>(0) : std::nullopt;
   }
-  if (fn == batch::pointwise || fn == batch::select || l.type == "PReLU" || l.type == "FakeQuantize")
+  if (fn == batch::pointwise || fn == batch::select || fn == batch::prelu)
     return l.text("auto_broadcast", "numpy") == "numpy" ? std::optional<std::size_t>(0) : std::nullopt;
   if (fn == batch::tile || fn == batch::interpolate || fn == batch::slice || fn == batch::strided_slice) return 0;
   return std::nullopt;
 }
 
 std::size_t first_axis_at(const layer& l, std::size_t port, const partial_shape& in, std::size_t rank) {
-  if (l.type == "PReLU" && port == 1 && in.size() == 1 && rank >= 2 && l.find("onnx_numpy_slope") == nullptr) return 1;
+  const auto* row = find_entry(l.type, l.opset);
+  if (row != nullptr && row->batch.fn == batch::prelu && port == 1 && in.size() == 1 && rank >= 2 &&
+      l.find("onnx_numpy_slope") == nullptr)
+    return 1;
   return rank - in.size();
 }
 
@@ -107,7 +110,8 @@ constant_ones ones_of_constants(const graph& g, const propagation& declared, con
       continue;
     }
     const auto* row = find_entry(l.type, l.opset);
-    const auto tail = l.type == "Einsum" || l.type == "MatMul" ? std::nullopt : spread_tail(l);
+    const bool lines_up_otherwise = row != nullptr && (row->batch.fn == batch::einsum || row->batch.fn == batch::matmul);
+    const auto tail = lines_up_otherwise ? std::nullopt : spread_tail(l);
     if (tail && row != nullptr && out.rank_known() && out.size() >= *tail) {
       for (std::size_t port = 0; port < l.sources.size(); ++port) {
         const auto& s = l.sources[port];
@@ -152,8 +156,9 @@ std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation&
                                               const constant_ones& ones, std::span<const std::string> assumed) {
   const auto& l = g.layers()[index];
   // (An Einsum lines its inputs up by its labels: taken as spreading any of them along any axis.)
-  const auto tail = l.type == "Einsum" ? std::optional<std::size_t>(0) : spread_tail(l);
   const auto* row = find_entry(l.type, l.opset);
+  const bool einsum = row != nullptr && row->batch.fn == batch::einsum;
+  const auto tail = einsum ? std::optional<std::size_t>(0) : spread_tail(l);
   if (!tail || row == nullptr || !asked.follows_inputs[index] || declared.outputs[index].empty() ||
       asked.outputs[index].empty() || vouched(l, assumed))
     return std::nullopt;
@@ -170,7 +175,6 @@ std::optional<batch_finding> spread_at_size_1(const graph& g, const propagation&
     const auto& c = declared.input(g, l, port).shape;
     const auto& c_asked = asked.input(g, l, port).shape;
     if (!c.rank_known() || c.size() > out_d.size() || !c_asked.rank_known() || c_asked.size() != c.size()) continue;
-    const bool einsum = l.type == "Einsum";
     const auto first = einsum ? 0 : first_axis_at(l, port, c, out_d.size());
     for (std::size_t k = 0; k < (einsum ? out_d.size() : c.size()) && first + k + *tail < out_d.size(); ++k) {
       const auto a = first + k;

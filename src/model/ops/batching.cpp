@@ -289,6 +289,10 @@ void first_input(batch_op& o) {
   if (s != nullptr) keep_all(o, *s, s->axis);
 }
 
+// (Its own rule, so that the analyses that place a constant in the output know the op: OpenVINO lays a 1-D
+// slope as long as the channels along them, and NumPy's broadcast lines every other up from the right.)
+void prelu(batch_op& o) { first_input(o); }
+
 void convert_like(batch_op& o) {
   // Input 1 gives only its element type: its values, and so its batch, do not reach the output.
   if (!o.data_ok(0) || !o.batched(0)) return;
@@ -617,6 +621,7 @@ std::string_view batch_rule_name(batch_rule f) noexcept {
       {batch::pointwise, "pointwise"},
       {batch::select, "select"},
       {batch::first_input, "first_input"},
+      {batch::prelu, "prelu"},
       {batch::batch_norm, "batch_norm"},
       {batch::spatial, "spatial"},
       {batch::pooling, "pooling"},

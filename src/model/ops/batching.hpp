@@ -286,6 +286,7 @@ void output(batch_op&);          ///< Result: checked by the analysis against th
 void pointwise(batch_op&);       ///< NumPy broadcasting of all inputs
 void select(batch_op&);          ///< Select: pointwise, but a condition alike alone and in the batch reads one side
 void first_input(batch_op&);     ///< the output follows input 0; the others are parameters
+void prelu(batch_op&);           ///< PReLU: as first_input; where the slope lies is the spread analyses' (batch_spread.cpp)
 void batch_norm(batch_op&);      ///< per-channel parameters; the channel axis must not hold the batch
 void spatial(batch_op&);         ///< convolutions, DepthToSpace...: only axis 0 may hold the batch
 void pooling(batch_op&);         ///< axes 0 and 1 may hold the batch

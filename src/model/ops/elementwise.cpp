@@ -699,7 +699,7 @@ constexpr rule_entry elementwise_table[] = {
     {"ReLU", 1, same_shape, batch::pointwise, no_values},
     {"Sigmoid", 1, same_shape, batch::pointwise, no_values},
     {"Swish", 4, same_shape, batch::first_input, no_values},
-    {"PReLU", 1, prelu, batch::first_input, no_values},
+    {"PReLU", 1, prelu, batch::prelu, no_values},
     {"FakeQuantize", 1, fake_quantize, batch::pointwise, no_values},
     {"Convert", 1, convert, batch::pointwise, no_values},
     {"SoftMax", 1, softmax, batch::softmax, no_values},
