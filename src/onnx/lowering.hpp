@@ -60,6 +60,12 @@ using model::source;
 /// and the version it is of).
 [[nodiscard]] std::string version_name(const ::onnx::NodeProto& node, const listed_op& schema);
 
+/// Whether a tensor of `count` elements is small enough, and shaped so, that its values are kept where the
+/// parse holds them: up to max_value_elements, or up to max_grid_elements for a grid, a table of positions
+/// or a scale (rank 2 at most, or a leading 1), not a convolution's weights ([O,I,kh,kw] with O above 1),
+/// most of a network's tensors of that size. (tensors.cpp)
+[[nodiscard]] bool kept_shape(const ::onnx::TensorProto& t, std::uint64_t count);
+
 /// The length of each initializer's raw_data that the parse left out (skim.hpp), by the parsed tensor.
 using left_out_raw = std::unordered_map<const ::onnx::TensorProto*, std::uint64_t>;
 
