@@ -835,6 +835,60 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
   return f;
 }
 
+/// What the findings of the Consts share, made at the first Const met where a size changes: which layers
+/// read an input as data, the sizes that change (with where each is a dimension, and their values in
+/// order) and each Const's readers.
+struct constant_scan {
+  std::vector<char> data;
+  std::unordered_map<std::int64_t, size_source> plain;
+  std::vector<std::int64_t> changing;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers;
+
+  void make(const graph& g, const propagation& declared, const propagation& asked,
+            std::span<const std::vector<batch_carrier>> carriers) {
+    data = read_as_data(g, declared, readers);
+    // (Dimensions and their products only: a count is no half or twice of one. Not of a tensor whose rank
+    // the shapes asked leave unknown, after a layer that fails there: its sizes are not shown to change.)
+    for (const auto i : g.order())
+      for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o)
+        if (asked.outputs[i][o].shape.rank_known())
+          add_changing(declared.outputs[i][o].shape, asked.outputs[i][o].shape, batch_axis(carriers, i, o),
+                       g.layers()[i].name, plain, false);
+    for (const auto& [value, source] : plain) changing.push_back(value);
+    std::sort(changing.begin(), changing.end());
+  }
+};
+
+/// The finding of Const `index` whose values stand for sizes that change: a counted range, a counted grid or
+/// an extent spread over another operand.
+std::optional<batch_finding> constant_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                              std::size_t index, const constant_scan& scan,
+                                              std::span<const std::string> assumed, option_spelling spelling) {
+  if (scan.data[index] == 0 || declared.outputs[index].empty()) return std::nullopt;
+  // (Its values are read only where an extent is a size that changes: a count's or a grid's must be.)
+  const auto& shape = declared.outputs[index][0].shape;
+  if (!shape.is_static() || std::none_of(shape.begin(), shape.end(), [&](const dimension& d) {
+        return d.lo() >= 2 && std::binary_search(scan.changing.begin(), scan.changing.end(), d.lo());
+      }))
+    return std::nullopt;
+  const auto t = const_with_values(g, declared, index);
+  if (auto f = counted_range_finding(g, index, t, scan.plain, assumed, spelling)) return f;
+  if (auto f = counted_grid_finding(g, declared, asked, index, t, scan.plain, scan.changing, assumed, spelling)) return f;
+  return spread_extent_finding(g, declared, asked, index, scan.readers[index], scan.plain, assumed, spelling);
+}
+
+/// The finding of a value placed on an axis whose size changes (placed_on_changing_axis).
+batch_finding placed_finding(const layer& l, std::size_t index, const placed& p, option_spelling spelling) {
+  auto f = size_finding(l, index);
+  set_reason(f, because(why::placed_on_size, p.port, p.element, p.axis, p.value));
+  if (p.holder_id) {
+    f.source_id = p.holder_id;
+    f.source = p.holder;
+  }
+  f.hint = text::vouch_hint(spelling, p.holder, p.holder_id);
+  return f;
+}
+
 }  // namespace
 
 std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declared, const propagation& asked,
@@ -843,41 +897,14 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
   std::vector<batch_finding> out;
   const bool scaled = !batch_only;
   const auto sizes = changing_sizes(g, declared, asked, carriers, scaled);
-  std::vector<char> data;  // (made once a size changes)
-  std::unordered_map<std::int64_t, size_source> plain;
-  std::vector<std::int64_t> changing;  // plain's sizes, in order
-  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers;
+  constant_scan scan;  // (made once a size changes)
   constant_ones ones;  // (made at the first layer that is not a Const)
   for (const auto index : g.order()) {
     const auto& l = g.layers()[index];
     if (part_of(l.type) == op_part::constant) {
       if (sizes.empty()) continue;
-      if (data.empty()) {
-        data = read_as_data(g, declared, readers);
-        // (Dimensions and their products only: a count is no half or twice of one. Not of a tensor whose rank
-        // the shapes asked leave unknown, after a layer that fails there: its sizes are not shown to change.)
-        for (const auto i : g.order())
-          for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o)
-            if (asked.outputs[i][o].shape.rank_known())
-              add_changing(declared.outputs[i][o].shape, asked.outputs[i][o].shape, batch_axis(carriers, i, o),
-                           g.layers()[i].name, plain, false);
-        for (const auto& [value, source] : plain) changing.push_back(value);
-        std::sort(changing.begin(), changing.end());
-      }
-      if (data[index] == 0 || declared.outputs[index].empty()) continue;
-      // (Its values are read only where an extent is a size that changes: a count's or a grid's must be.)
-      const auto& shape = declared.outputs[index][0].shape;
-      if (!shape.is_static() || std::none_of(shape.begin(), shape.end(), [&](const dimension& d) {
-            return d.lo() >= 2 && std::binary_search(changing.begin(), changing.end(), d.lo());
-          }))
-        continue;
-      const auto t = const_with_values(g, declared, index);
-      if (auto f = counted_range_finding(g, index, t, plain, assumed, spelling))
-        out.push_back(std::move(*f));
-      else if (auto grid = counted_grid_finding(g, declared, asked, index, t, plain, changing, assumed, spelling))
-        out.push_back(std::move(*grid));
-      else if (auto spread = spread_extent_finding(g, declared, asked, index, readers[index], plain, assumed, spelling))
-        out.push_back(std::move(*spread));
+      if (scan.data.empty()) scan.make(g, declared, asked, carriers);
+      if (auto f = constant_finding(g, declared, asked, index, scan, assumed, spelling)) out.push_back(std::move(*f));
       continue;
     }
     if (auto f = unsearched(asked, l, index)) {
@@ -885,33 +912,20 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       continue;
     }
     if (ones.axes.empty()) ones = ones_of_constants(g, declared, asked, carriers, assumed);
-    if (auto f = spread_at_size_1(g, declared, asked, carriers, index, ones, assumed)) {
-      f->hint = text::vouch_hint(spelling, f->source, f->source_id);
-      out.push_back(std::move(*f));
-      continue;
-    }
-    if (auto f = spread_over_size_1(g, declared, asked, index, plain, assumed)) {
-      f->hint = text::vouch_hint(spelling, f->source, f->source_id);
-      out.push_back(std::move(*f));
+    auto spread = spread_at_size_1(g, declared, asked, carriers, index, ones, assumed);
+    if (!spread) spread = spread_over_size_1(g, declared, asked, index, scan.plain, assumed);
+    if (spread) {
+      spread->hint = text::vouch_hint(spelling, spread->source, spread->source_id);
+      out.push_back(std::move(*spread));
       continue;
     }
     kernel_covers(g, declared, asked, index, assumed, spelling, out);
     if (!out.empty() && out.back().layer == index) continue;
+    const auto& first = l.sources.empty() ? std::nullopt : l.sources[0];
     if (const auto p = placed_on_changing_axis(g, declared, asked, l,
-                                               l.sources.empty() || !l.sources[0]
-                                                   ? std::nullopt
-                                                   : batch_axis(carriers, l.sources[0]->layer, l.sources[0]->output),
+                                               first ? batch_axis(carriers, first->layer, first->output) : std::nullopt,
                                                assumed, batch_only)) {
-      auto f = size_finding(l, index);
-      const because reason =
-          because(why::placed_on_size, p->port, p->element, p->axis, p->value);
-      set_reason(f, reason);
-      if (p->holder_id) {
-        f.source_id = p->holder_id;
-        f.source = p->holder;
-      }
-      f.hint = text::vouch_hint(spelling, p->holder, p->holder_id);
-      out.push_back(std::move(f));
+      out.push_back(placed_finding(l, index, *p, spelling));
       continue;
     }
     if (fixed_resize(g, declared, asked, index, assumed, out)) continue;
@@ -924,25 +938,24 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
                                                                     : size_ports(l);
     for (const auto port : ports) {
       // The data the constant is about (looked at first): an elementwise op's other input, any other op's first.
-      const auto& v = declared.input(g, l, port).value;
-      if (!v) continue;
+      if (!declared.input(g, l, port).value) continue;
       upstream_sizes upstream(g, declared, asked, carriers, sizes, l, elementwise_arithmetic(l.type) ? 1 - port : 0, scaled);
       baked_in_port(g, declared, asked, l, port, upstream, assumed, found);
     }
-    if (found.empty()) {
-      // No constant shown to be a size (`8` of `[1,8,7,8,7,96]` is H/7): the Reshape may still regroup its
-      // dimensions otherwise at the new sizes. Else the values that decide the shape may still be unknown.
-      if (auto reason = regrouped(g, declared, asked, index, assumed)) {
-        auto f = size_finding(l, index);
-        set_reason(f, *reason);
-        f.hint = text::regroup_hint(spelling);
-        out.push_back(std::move(f));
-        continue;
-      }
-      (void)unknown_shape_value(g, asked, index, out);
+    if (!found.empty()) {
+      out.push_back(baked_finding(l, index, found, spelling));
       continue;
     }
-    out.push_back(baked_finding(l, index, found, spelling));
+    // No constant shown to be a size (`8` of `[1,8,7,8,7,96]` is H/7): the Reshape may still regroup its
+    // dimensions otherwise at the new sizes. Else the values that decide the shape may still be unknown.
+    if (auto reason = regrouped(g, declared, asked, index, assumed)) {
+      auto f = size_finding(l, index);
+      set_reason(f, *reason);
+      f.hint = text::regroup_hint(spelling);
+      out.push_back(std::move(f));
+      continue;
+    }
+    (void)unknown_shape_value(g, asked, index, out);
   }
   return out;
 }
