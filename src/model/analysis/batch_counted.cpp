@@ -248,6 +248,35 @@ partial_shape shape_value(const std::optional<tensor_value>& v) {
   return partial_shape(std::move(dims));
 }
 
+/// GatherElements' output has its indices' shape: a Const of indices as long as the data along an axis whose
+/// size changes (a table of positions made for one size: a flip, a shift) keeps that length at every size.
+std::optional<batch_finding> indices_extent_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                    std::size_t index, const layer& c,
+                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                    option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  const auto& shape = declared.outputs[index][0].shape;
+  if (c.sources.empty() || !c.sources[0]) return std::nullopt;
+  const auto& data = declared.input(g, c, 0).shape;
+  const auto& data_now = asked.input(g, c, 0).shape;
+  if (!data.rank_known() || !data_now.rank_known() || data.size() != shape.size() || data_now.size() != shape.size())
+    return std::nullopt;
+  for (std::size_t a = 0; a < shape.size(); ++a) {
+    const auto n = shape[a].lo();
+    const auto equals = sizes.find(n);
+    if (n < 2 || !data[a].is_static() || data[a].lo() != n || same_at(data, data_now, a) || equals == sizes.end()) continue;
+    auto f = size_finding(l, index);
+    set_reason(f, because(why::spread_extent, a, n)
+                      .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, the indices giving the "
+                                           "output's shape, and {} equals {} at the declared shapes, which is {} at the "
+                                           "shapes asked",
+                                           c.name, c.id, n, describe(equals->second), asked_text(equals->second))));
+    f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+    return f;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, const propagation& asked,
@@ -262,6 +291,10 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
   for (const auto& [reader, port] : readers) {
     const auto& c = g.layers()[reader];
     const auto* row = find_entry(c.type, c.opset);
+    if (row != nullptr && row->batch.fn == batch::gather_elements && port == 1) {
+      if (auto f = indices_extent_finding(g, declared, asked, index, c, sizes, spelling)) return f;
+      continue;
+    }
     if (row == nullptr || spread_tail(c) != std::optional<std::size_t>(0) || reads_value(row->values, port)) continue;
     for (std::size_t q = 0; q < c.sources.size(); ++q) {
       // (An Expand's target shape, where its values are known, is the other operand: `Expand(c, shape(x))`.)

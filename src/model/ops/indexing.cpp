@@ -159,7 +159,14 @@ void scatter_elements_update(op& o) {
   const auto axis = known_integers(o, 3);
   if (axis && axis->size() == 1 && data.rank_known()) {
     const auto a = normalize_axis(o, (*axis)[0], data.size());
-    if (o.g.format() == model_format::onnx) refuse_indices_past(o, 1, data[a], a);
+    if (o.g.format() != model_format::onnx) return;
+    refuse_indices_past(o, 1, data[a], a);
+    // ONNX Runtime also refuses indices longer than the data off the axis (it writes where they are), which
+    // OpenVINO's spec leaves open.
+    for (std::size_t i = 0; indices.rank_known() && i < indices.size() && i < data.size(); ++i)
+      if (i != a && indices[i].lo() > data[i].hi())
+        refuse(o, fmt::format("dimension {} of the indices, {}, is above the data's, {}", i, to_string(indices[i]),
+                              to_string(data[i])));
   }
 }
 

@@ -411,8 +411,19 @@ void refuse_if_past(const op& o, std::size_t input, std::size_t i, const element
 
 void refuse_indices_past(const op& o, std::size_t input, const dimension& axis_dim, std::size_t axis) {
   if (input >= o.in.size()) return;
-  const auto& v = o.value(input);
-  if (!v || v->is_real()) return;
+  const auto* v = o.value(input) ? &*o.value(input) : nullptr;
+  // A Const of more indices than the propagation carries (a GatherElements' table of positions) is read here,
+  // up to max_value_elements: its indices decide whether the layer runs at all at a new size.
+  std::optional<tensor_value> read;
+  if (v == nullptr && input < o.l.sources.size() && o.l.sources[input] && axis_dim.range().is_bounded()) {
+    const auto& holder = o.g.layers()[o.l.sources[input]->layer];
+    const auto count = small_count(o.shape(input));
+    const auto& type = o.in[input]->type;
+    if (part_of(holder.type) == op_part::constant && count && *count <= max_value_elements && type && is_integer(*type))
+      read = const_values(o.g, holder, *type, *count);
+    if (read) v = &*read;
+  }
+  if (v == nullptr || v->is_real()) return;
   for (std::size_t i = 0; i < v->elements.size(); ++i)
     refuse_if_past(o, input, i, v->elements[i], axis_dim, axis, false);
 }

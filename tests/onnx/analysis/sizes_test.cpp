@@ -375,6 +375,27 @@ TEST(onnx, a_prelu_1d_slope_lines_up_with_the_last_axis_as_onnx_broadcasts) {
   EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,5]")}}}).summary.verdict(), model::batch_verdict::no);
 }
 
+TEST(onnx, gather_and_scatter_elements_tables_at_another_size) {
+  // A table of 96 indices (more than the propagation carries) that permutes x's 12 columns: past the axis at a
+  // width of 8 (no, as ONNX Runtime refuses it), as long as the width it was made for at 16 (the output keeps
+  // 12 columns: spread_extent). Scatter indices longer than the data off the axis: no, as in ONNX Runtime.
+  const auto g = read_fixture("size_gather_elements_tables");
+  const auto at = [&](const char* input, const char* shape) {
+    return model::check_batch(g, {.shapes = {{input, parse_shape(shape)}}});
+  };
+  const auto narrow = at("x", "[1,1,8,8]");
+  EXPECT_EQ(narrow.summary.verdict(), model::batch_verdict::no) << narrow.summary_line();
+  const auto wide = at("x", "[1,1,8,16]");
+  EXPECT_EQ(wide.summary.verdict(), model::batch_verdict::cannot_tell) << wide.summary_line();
+  ASSERT_EQ(wide.findings.size(), 1u);
+  EXPECT_EQ(wide.findings[0].name, "table");
+  EXPECT_EQ(wide.findings[0].code, "spread_extent");
+  EXPECT_EQ(at("y", "[1,1,3,5]").summary.verdict(), model::batch_verdict::no);
+  EXPECT_EQ(at("y", "[1,1,4,7]").summary.verdict(), model::batch_verdict::yes);
+  const auto vouched = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,1,8,16]")}}, .assume_constant = {"table"}});
+  EXPECT_EQ(vouched.summary.verdict(), model::batch_verdict::yes) << vouched.summary_line();
+}
+
 TEST(onnx, a_batch_of_1_from_a_declared_batch_of_more_is_a_size_that_becomes_1) {
   // Exported at a batch of 8 and asked at 1: `[8,-1]` gives [8,2] for one sample, `x * c[8,1]`,
   // `x * d[8,1,1]` and `x - abs(e[8,1,1])` keep 8 rows. Batch 1 is what the per-sample property compares with, so only the size
