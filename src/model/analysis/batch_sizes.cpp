@@ -377,6 +377,18 @@ bool one_constant_value(const tensor_value& v) {
   });
 }
 
+/// The layer a real value comes from: its Const through Converts and the like (value_holder), and through one
+/// function of that Const alone (sqrt(225), exp(2.708...): an export folds the count behind it), which is
+/// what a user vouches for; else the layer that computes it.
+std::size_t real_holder(const graph& g, std::size_t index) {
+  const auto h = value_holder(g, index);
+  const auto& x = g.layers()[h];
+  const auto* row = find_entry(x.type, x.opset);
+  if (row == nullptr || row->batch.fn != batch::pointwise || x.sources.size() != 1 || !x.sources[0]) return h;
+  const auto inner = value_holder(g, x.sources[0]->layer);
+  return part_of(g.layers()[inner].type) == op_part::constant ? inner : h;
+}
+
 /// baked_in_port for a real constant `v`.
 void baked_real(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
                 std::size_t port, const tensor_value& v, upstream_sizes& sizes, std::span<const std::string> assumed, std::vector<baked>& found) {
@@ -388,7 +400,7 @@ void baked_real(const graph& g, const propagation& declared, const propagation& 
   // A model output that is one real constant (a count written out beside a mean) is compared too.
   const bool written_out = part_of(l.type) == op_part::result;
   if (!(elementwise_arithmetic(l.type) || (counts_range(l) && v.reals.size() == 1) || (written_out && one_value))) return;
-  const layer* holder = &g.layers()[value_holder(g, l.sources[port]->layer)];
+  const layer* holder = &g.layers()[real_holder(g, l.sources[port]->layer)];
   const bool one_const = part_of(holder->type) == op_part::constant;
   if (one_const && (holder->auxiliary || vouched(*holder, assumed))) return;
   const auto& feeder = *holder;

@@ -463,6 +463,27 @@ void ceiling_op(op& o) {
   rounded_values(o, [](double x) { return std::ceil(x); });
 }
 
+/// Sqrt-1 and Exp-1: the shape; the values of real inputs through `f`, each held in the tensor's type. A
+/// constant an export folded behind them (a scale written as sqrt(1/225), a count as exp(log(15))) is then a
+/// value the analyses compare with the sizes, as the same constant written out is. Integers (whose results an
+/// engine rounds its own way) and results that are not finite get none.
+template <double (*F)(double)>
+void real_function(op& o) {
+  same_shape(o);
+  const auto& v = o.value(0);
+  if (!v || !v->is_real()) return;
+  tensor_value r;
+  for (std::size_t i = 0; i < v->reals.size(); ++i) {
+    const auto x = as_held(v->reals[i], o.in[0]->type);
+    const auto y = x ? as_held(F(*x), o.in[0]->type) : std::nullopt;
+    if (!y || !std::isfinite(*y)) return;
+    r.push_real(*y, v->real_constant(i));
+  }
+  o.out[0].value = std::move(r);
+}
+double square_root(double x) { return std::sqrt(x); }
+double exponential(double x) { return std::exp(x); }
+
 // Round-5: the shape; mode half_to_even or half_away_from_zero; values rounded so.
 void round_op(op& o) {
   same_shape(o);
@@ -689,13 +710,13 @@ constexpr rule_entry elementwise_table[] = {
     {"Sinh", 1, same_shape, batch::pointwise, no_values},
     {"SoftPlus", 4, same_shape, batch::pointwise, no_values},
     {"SoftSign", 9, same_shape, batch::pointwise, no_values},
-    {"Sqrt", 1, same_shape, batch::pointwise, no_values},
+    {"Sqrt", 1, real_function<square_root>, batch::pointwise, no_values},
     {"Tan", 1, same_shape, batch::pointwise, no_values},
     {"Tanh", 1, same_shape, batch::pointwise, no_values},
     {"ConvertLike", 1, convert_like, batch::convert_like, no_values},
     {"Select", 1, select, batch::select, no_values},
     {"Clamp", 1, clamp, batch::pointwise, no_values},
-    {"Exp", 1, same_shape, batch::pointwise, no_values},
+    {"Exp", 1, real_function<exponential>, batch::pointwise, no_values},
     {"ReLU", 1, same_shape, batch::pointwise, no_values},
     {"Sigmoid", 1, same_shape, batch::pointwise, no_values},
     {"Swish", 4, same_shape, batch::first_input, no_values},

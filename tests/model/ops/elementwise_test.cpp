@@ -94,6 +94,20 @@ TEST(elementwise, rounding_ops_round_real_values_and_keep_whether_each_is_a_cons
             (std::vector<std::int64_t>{4, -1}));
 }
 
+TEST(elementwise, sqrt_and_exp_carry_real_values_as_their_type_holds_them) {
+  // A divisor folded behind them (sqrt(225), exp(log(15))) is a value the size analyses compare, as the
+  // constant written out is; f32 rounds each result.
+  const auto root = run("Sqrt", 1, {}, {reals({225.0, 2.0})});
+  ASSERT_TRUE(root[0].value);
+  EXPECT_EQ(root[0].value->reals, (std::vector<double>{15.0, static_cast<double>(std::sqrt(2.0F))}));
+  EXPECT_TRUE(root[0].value->real_constant(0));
+  EXPECT_EQ(run("Exp", 1, {}, {reals({0.0})})[0].value->reals, (std::vector<double>{1.0}));
+  // No value where one result is not a number (sqrt(-1)) or not finite (exp(1000)), nor for integers.
+  EXPECT_FALSE(run("Sqrt", 1, {}, {reals({4.0, -1.0})})[0].value);
+  EXPECT_FALSE(run("Exp", 1, {}, {reals({1000.0})})[0].value);
+  EXPECT_FALSE(run("Sqrt", 1, {}, {values({4, 9})})[0].value);
+}
+
 TEST(elementwise, unary_and_same_shape_ops_keep_the_shape) {
   for (const char* op : {"ReLU", "Sigmoid", "Exp"}) EXPECT_EQ(shape_of(run(op, 1, {}, {of("[2,?,4]")})), "[2,?,4]");
   EXPECT_EQ(shape_of(run("Swish", 4, {}, {of("[2,3]")})), "[2,3]");

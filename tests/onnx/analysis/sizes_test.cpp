@@ -396,6 +396,23 @@ TEST(onnx, gather_and_scatter_elements_tables_at_another_size) {
   EXPECT_EQ(vouched.summary.verdict(), model::batch_verdict::yes) << vouched.summary_line();
 }
 
+TEST(onnx, a_divisor_folded_behind_sqrt_or_exp_is_compared_with_the_sizes) {
+  // sqrt(225) and exp(2.708...) are 15 = H·W at [1,1,3,5]: divisors of a mean, as the 15 written out would be.
+  const auto g = read_fixture("size_folded_behind_sqrt");
+  const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,1,3,7]")}}});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].name, "mean");
+  EXPECT_EQ(r.findings[0].code, "baked_size");
+  EXPECT_EQ(r.findings[0].source, "square");
+  EXPECT_EQ(r.findings[1].name, "mean2");
+  EXPECT_EQ(r.findings[1].source, "log_count");
+  const auto vouched =
+      model::check_batch(g, {.shapes = {{"x", parse_shape("[1,1,3,7]")}}, .assume_constant = {"square", "log_count"}});
+  EXPECT_EQ(vouched.summary.verdict(), model::batch_verdict::yes) << vouched.summary_line();
+  EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,1,3,5]")}}}).summary.verdict(), model::batch_verdict::yes);
+}
+
 TEST(onnx, a_batch_of_1_from_a_declared_batch_of_more_is_a_size_that_becomes_1) {
   // Exported at a batch of 8 and asked at 1: `[8,-1]` gives [8,2] for one sample, `x * c[8,1]`,
   // `x * d[8,1,1]` and `x - abs(e[8,1,1])` keep 8 rows. Batch 1 is what the per-sample property compares with, so only the size
