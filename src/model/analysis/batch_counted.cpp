@@ -277,6 +277,41 @@ std::optional<batch_finding> indices_extent_finding(const graph& g, const propag
   return std::nullopt;
 }
 
+/// An Einsum lines its operands up by their labels, and broadcasts a label of 1 against a longer one: a Const as
+/// long as another operand along an axis (taken as the same label, the equation not being followed) where that
+/// operand is 1 at the shapes asked keeps its length in the product (`nchw,h->ncw` with a constant `h` of 2,
+/// asked at a height of 1).
+std::optional<batch_finding> einsum_extent_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                   std::size_t index, const layer& c, std::size_t port,
+                                                   const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                   option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  const auto& shape = declared.outputs[index][0].shape;
+  for (std::size_t q = 0; q < c.sources.size(); ++q) {
+    if (q == port || !c.sources[q]) continue;
+    const auto& other = declared.input(g, c, q).shape;
+    const auto& other_now = asked.input(g, c, q).shape;
+    if (!other.rank_known() || !other_now.rank_known() || other.size() != other_now.size()) continue;
+    for (std::size_t a = 0; a < shape.size(); ++a) {
+      const auto n = shape[a].lo();
+      const auto equals = sizes.find(n);
+      if (n < 2 || equals == sizes.end()) continue;
+      for (std::size_t o = 0; o < other.size(); ++o) {
+        if (!other[o].is_static() || other[o].lo() != n || !other_now[o].is_static() || other_now[o].lo() != 1) continue;
+        auto f = size_finding(l, index);
+        set_reason(f, because(why::spread_extent, a, n)
+                          .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, its other operand {} "
+                                               "long there at the declared shapes and 1 at the shapes asked, and {} "
+                                               "equals {} at the declared shapes, which is {} at the shapes asked",
+                                               c.name, c.id, n, n, describe(equals->second), asked_text(equals->second))));
+        f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+        return f;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<batch_finding> spread_extent_finding(const graph& g, const propagation& declared, const propagation& asked,
@@ -293,6 +328,10 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
     const auto* row = find_entry(c.type, c.opset);
     if (row != nullptr && row->batch.fn == batch::gather_elements && port == 1) {
       if (auto f = indices_extent_finding(g, declared, asked, index, c, sizes, spelling)) return f;
+      continue;
+    }
+    if (row != nullptr && row->batch.fn == batch::einsum) {
+      if (auto f = einsum_extent_finding(g, declared, asked, index, c, port, sizes, spelling)) return f;
       continue;
     }
     if (row == nullptr || spread_tail(c) != std::optional<std::size_t>(0) || reads_value(row->values, port)) continue;

@@ -413,6 +413,17 @@ TEST(onnx, a_divisor_folded_behind_sqrt_or_exp_is_compared_with_the_sizes) {
   EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,1,3,5]")}}}).summary.verdict(), model::batch_verdict::yes);
 }
 
+TEST(onnx, an_einsum_operand_as_long_as_a_size_that_becomes_1_is_spread_extent) {
+  const auto g = read_fixture("size_einsum_shrink_to_1");
+  const auto r = model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,1,3]")}}});
+  EXPECT_EQ(r.summary.verdict(), model::batch_verdict::cannot_tell) << r.summary_line();
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].name, "w");
+  EXPECT_EQ(r.findings[0].code, "spread_extent");
+  EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,2,5]")}}}).summary.verdict(), model::batch_verdict::yes);
+  EXPECT_EQ(model::check_batch(g, {.shapes = {{"x", parse_shape("[1,3,4,3]")}}}).summary.verdict(), model::batch_verdict::no);
+}
+
 TEST(onnx, a_batch_of_1_from_a_declared_batch_of_more_is_a_size_that_becomes_1) {
   // Exported at a batch of 8 and asked at 1: `[8,-1]` gives [8,2] for one sample, `x * c[8,1]`,
   // `x * d[8,1,1]` and `x - abs(e[8,1,1])` keep 8 rows. Batch 1 is what the per-sample property compares with, so only the size
