@@ -572,7 +572,6 @@ void global_pool(node_context& c) {
   const auto x = c.need(0);
   c.output(0, c.add(Reduce, 1, {x, c.axes_from(x, 2)}, {{"keep_dims", "true"}}));
 }
-constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
 // com.microsoft.QLinearGlobalAveragePool (X, x_scale, x_zero_point, y_scale, y_zero_point): the mean of X's
 // values over its spatial axes, kept as 1s: axes 2 on, or 1 to the last but one with channels_last; of
 // y_zero_point's type. ONNX Runtime takes an X of rank 3 at least.

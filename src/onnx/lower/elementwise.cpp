@@ -38,8 +38,8 @@ void mean(node_context& c) {
 
 constexpr char Abs[] = "Abs", Ceiling[] = "Ceiling", Cos[] = "Cos", Erf[] = "Erf", Exp[] = "Exp", Floor[] = "Floor",
                Log[] = "Log", Negative[] = "Negative", LogicalNot[] = "LogicalNot", ReLU[] = "ReLU",
-               Sigmoid[] = "Sigmoid", Sign[] = "Sign", Sin[] = "Sin", SoftPlus[] = "SoftPlus", Sqrt[] = "Sqrt",
-               Tanh[] = "Tanh", HSwish[] = "HSwish", Add[] = "Add", Subtract[] = "Subtract", Multiply[] = "Multiply",
+               Sign[] = "Sign", Sin[] = "Sin", SoftPlus[] = "SoftPlus", Sqrt[] = "Sqrt",
+               Tanh[] = "Tanh", HSwish[] = "HSwish", Subtract[] = "Subtract",
                Power[] = "Power", Maximum[] = "Maximum", Minimum[] = "Minimum", Equal[] = "Equal",
                Greater[] = "Greater", Less[] = "Less", GreaterEqual[] = "GreaterEqual", LessEqual[] = "LessEqual",
                LogicalAnd[] = "LogicalAnd", LogicalOr[] = "LogicalOr", LogicalXor[] = "LogicalXor",

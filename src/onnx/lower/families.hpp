@@ -36,6 +36,11 @@ inline const node_context::attributes one_way{{"auto_broadcast", "numpy"}, {"onn
 /// Convert, Det as a ReduceProd), so that a size computed from the node's output is unknown, not wrong.
 inline source values_dropped(node_context& c, source y) { return c.add("Erf", 1, {y}); }
 
+/// Registry op names that translations of several families give as template arguments (`binary<Add>`,
+/// `global_pool<ReduceMean>`): declared once, as the unity build joins those files into one.
+inline constexpr char Add[] = "Add", Multiply[] = "Multiply", Sigmoid[] = "Sigmoid", ReduceMean[] = "ReduceMean",
+                      ReduceMax[] = "ReduceMax";
+
 /// The shape of a rank-0 constant.
 inline const std::vector<std::int64_t> scalar{};
 

@@ -105,7 +105,6 @@ void qlinear_binary(node_context& c) {
   const auto y = c.add(Type, 1, {as_f32(c, c.need(0)), as_f32(c, c.need(3))}, numpy);
   c.output(0, quantised_like(c, y, 7));
 }
-constexpr char Add[] = "Add", Multiply[] = "Multiply";
 // QLinearSigmoid and QLinearLeakyRelu (X, X_scale, X_zero_point, Y_scale, Y_zero_point): the shape.
 template <const char* Type>
 void qlinear_unary(node_context& c) {
@@ -114,7 +113,7 @@ void qlinear_unary(node_context& c) {
                                                    : c.add(Type, 1, {x});
   c.output(0, quantised_like(c, y, 4));
 }
-constexpr char Sigmoid[] = "Sigmoid", PReLU[] = "PReLU";
+constexpr char PReLU[] = "PReLU";
 // QLinearSoftmax (X, X_scale, X_zero_point, Y_scale, Y_zero_point): softmax along `axis` (opset 13 on),
 // or over the axes from `axis` on (before 13), as ONNX's Softmax of the `opset` attribute.
 void qlinear_softmax(node_context& c) {

@@ -9,8 +9,6 @@
 namespace reshape1::onnx::detail {
 namespace {
 
-constexpr char ReduceMean[] = "ReduceMean", ReduceMax[] = "ReduceMax";
-
 /// Reductions: axes from the attribute (ReduceSum before 13, the others before 18) or the second input;
 /// none means every axis (or none at all with noop_with_empty_axes).
 /// What a reduction computes around its sum: ReduceSumSquare sums squares, ReduceLogSum takes the log of
