@@ -90,6 +90,8 @@ struct onnx_source {
     // Both entry points refused a file protobuf cannot read whole (check_model_size) before skimming it.
     detail::parse_model(skimmed_.bytes.empty() ? bytes : std::as_bytes(std::span(skimmed_.bytes)), file.string(), proto_);
     const auto left_out = left_out_of(proto_);
+    // The fixed model is written from proto_: with its functions inlined, as it is read.
+    detail::inline_functions(proto_, file.string());
     lowered_.emplace(detail::lower(proto_, file.string(), directory_, spelling_, &names_, &bodies_, &left_out));
     weights_size_ = largest_weights(*lowered_);
   }

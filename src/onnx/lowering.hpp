@@ -392,6 +392,13 @@ void parse_model(std::span<const std::byte> bytes, const std::string& file, ::on
 /// error(unsupported) for a file from 2 GiB on, which protobuf cannot parse whole.
 void check_model_size(std::span<const std::byte> bytes, const std::string& file);
 
+/// Inlines the model's local functions (ModelProto.functions) into the graphs that call them, as ONNX Runtime
+/// does: each call becomes the function's nodes (named `CALL/NODE`, their inner tensors `CALL/TENSOR`), and
+/// the functions are cleared. Nodes other than calls keep their objects, so pointers into them stay valid.
+/// error(bad_file) naming `file` for a recursive function, one defined twice, a call with more inputs or
+/// outputs than its function; error(unsupported) past a million inlined nodes.
+void inline_functions(::onnx::ModelProto& m, const std::string& file);
+
 struct skimmed_model;
 /// The initializers of `m`, parsed from `skimmed`'s bytes (or a serialisation of an edit of them that
 /// keeps their order), and the values of its Constant nodes (parsed from `skimmed`'s bytes themselves),

@@ -625,6 +625,7 @@ model::graph read_model(std::span<const std::byte> bytes, const std::string& fil
   auto* m = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   parse(parsed, file, *m);
   const auto left_out = detail::left_out_of(*m, skimmed);
+  detail::inline_functions(*m, file);
   return detail::lower(*m, file, directory, spelling, nullptr, nullptr, &left_out);
 }
 

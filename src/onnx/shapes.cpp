@@ -485,6 +485,8 @@ model::shapes_report shapes_onnx(std::span<const std::byte> bytes, const std::st
   std::unordered_map<std::string, source> names;
   std::vector<detail::body_names> bodies;
   const auto left_out = detail::left_out_of(m, skimmed);
+  // The tensors of a function's body are the graph's once inlined: listed and written as the graph's.
+  detail::inline_functions(m, file);
   const auto g = detail::lower(m, file, directory, options.spelling, &names, &bodies, &left_out);
   const auto inputs = model::detail::requested_shapes(g, options.shapes, options.spelling);
   const auto p = model::detail::propagate_naming(g, inputs, unnamed);

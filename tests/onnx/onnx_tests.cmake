@@ -27,7 +27,7 @@ add_custom_target(onnx_fixtures ALL DEPENDS ${_onnx_fixtures} ${RESHAPE1_ONNX_FI
 
 # The gtest files, a line a folder (lower/: the table's rows, then one file a family of src/onnx/lower/).
 set(_onnx_tests
-    read/read_test.cpp read/bodies_test.cpp read/refusals_test.cpp read/skim_test.cpp
+    read/read_test.cpp read/functions_test.cpp read/bodies_test.cpp read/refusals_test.cpp read/skim_test.cpp
     analysis/batch_test.cpp analysis/sizes_test.cpp
     models/shared_models_test.cpp
     lower/rows_test.cpp lower/table_test.cpp lower/elementwise_test.cpp lower/convolution_test.cpp
