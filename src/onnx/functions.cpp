@@ -15,6 +15,7 @@
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -37,6 +38,11 @@ constexpr int function_overload = 13;         // FunctionProto.overload (IR vers
 // Calls that call calls multiply: a few functions, each calling the next twice, make a small file of
 // billions of nodes. No model reshape1 reads comes near this many.
 constexpr std::size_t max_inlined_nodes = 1'000'000;
+// Nor a few large Constants called many times, nor names that grow with each call inside a call.
+constexpr std::size_t max_inlined_bytes = std::size_t{256} << 20;
+// Calls within calls, and subgraphs within them, are followed by recursion: a file of many small functions,
+// each calling the next, must not overflow the stack. Exporters nest a function per module, a few deep.
+constexpr std::size_t max_nesting = 256;
 
 /// The payloads of the length-delimited fields `number` among those `m`'s generated class does not know, in
 /// the file's order. (The native build's classes keep them as a field set, the WebAssembly build's lite ones
@@ -67,11 +73,15 @@ std::string unknown_string(const Message& m, int number) {
   return all.empty() ? std::string() : std::move(all.back());
 }
 
-// The domains whose ops ONNX Runtime takes from its own registry: a local function there is never called
-// (checked in ONNX Runtime 1.30: a function named Relu in the default domain leaves Relu a Relu, one named Gelu
-// at opset 17 is "No Op registered").
-bool standard_domain(std::string_view d) {
-  return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml" || d == "ai.onnx.preview.training";
+// The domains whose nodes reshape1 never reads as calls. ONNX Runtime 1.30 calls no function of the default
+// domain or ai.onnx.ml (a function named Relu leaves Relu a Relu; one named Gelu at opset 17 is "No Op
+// registered"; an ai.onnx.ml op it does not know is refused). In its own domains it calls a function only
+// where its schema registry has no op of the name, and that registry holds schemas of ops it has no CPU kernel
+// for (BiasSoftmax, Rfft: found by a cold attack), which reshape1's op list does not know: a node there is left
+// to its translation, or not covered, rather than read as a call ONNX Runtime might not make.
+bool never_calls(std::string_view d) {
+  return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml" || d == "com.microsoft" || d == "com.microsoft.nchwc" ||
+         d == "com.ms.internal.nhwc";
 }
 
 using function_id = std::tuple<std::string, std::string, std::string>;  // domain, name, overload
@@ -87,13 +97,22 @@ struct function_def {
   std::unordered_map<std::string, ::onnx::AttributeProto> defaults;  ///< attribute_proto, by name
 };
 
+/// How many nodes a call inlines to (its subgraphs' nodes counted), and about how many bytes they serialise
+/// to, each at most one past its limit.
+struct inlined_size {
+  std::size_t nodes = 0, bytes = 0;
+};
+
 class inliner {
  public:
   inliner(::onnx::ModelProto& m, const std::string& file) : file_(file) {
-    for (const auto& o : m.opset_import())
-      if (!standard_domain(o.domain())) imported_[o.domain()] = static_cast<int>(o.version());
     for (const auto& f : m.functions()) define(f);
     if (functions_.empty()) return;
+    // ONNX Runtime refuses a recursive function even where nothing calls it.
+    for (const auto& [id, f] : functions_) {
+      std::vector<const function_def*> stack;
+      (void)size_of(f, stack);
+    }
     taken_names(m.graph());
   }
 
@@ -102,6 +121,7 @@ class inliner {
   /// Replaces each call in `g` (and in the subgraphs of its nodes) by the function's nodes, in place:
   /// the other nodes keep their objects (a reader holds pointers to their tensors).
   void graph(::onnx::GraphProto& g, std::vector<const function_def*>& stack) {
+    const nesting guard(*this);
     const int count = g.node_size();
     std::vector<::onnx::NodeProto*> order;
     std::vector<::onnx::NodeProto*> calls;
@@ -115,7 +135,9 @@ class inliner {
         continue;
       }
       // The size is counted before anything is copied: a file of a few calls can stand for billions of nodes.
-      if (inlined_ + size_of(*f, stack) > max_inlined_nodes) too_many();
+      const auto needs = size_of(*f, stack);
+      if (inlined_ + needs.nodes > max_inlined_nodes || inlined_bytes_ + needs.bytes > max_inlined_bytes) too_many();
+      inlined_bytes_ += needs.bytes;
       std::vector<::onnx::NodeProto> body;
       expand(*n, *f, body, stack);
       for (auto& b : body) {
@@ -145,11 +167,12 @@ class inliner {
  private:
   const std::string& file_;
   std::map<function_id, function_def> functions_;
-  std::unordered_map<std::string, int> imported_;  // the versions of the other domains the model imports
   std::set<std::string, std::less<>> names_;       // every tensor name of the model, and those made here
   std::set<std::string, std::less<>> node_names_;
   std::size_t inlined_ = 0;
-  std::map<const function_def*, std::size_t> sizes_;
+  std::size_t depth_ = 0;  // graphs and calls being inlined, one inside the other
+  std::size_t inlined_bytes_ = 0;  // the bytes of the nodes inlined and of the names made
+  std::map<const function_def*, inlined_size> sizes_;
 
   [[noreturn]] void bad(const std::string& what, std::string hint = {}) const {
     fail(errc::bad_file, {.file = file_}, fmt::format("{}: {}", file_, what), std::move(hint));
@@ -172,22 +195,28 @@ class inliner {
     };
     repeated(f.input(), "inputs");
     repeated(f.output(), "outputs");
+    // A function defined twice: ONNX Runtime 1.30 calls the last definition (found by a cold attack).
     const auto id = d.id;
-    if (!functions_.emplace(id, std::move(d)).second)
-      bad(fmt::format("function {} is defined twice", id_text(id)),
-          "a model defines each (domain, name, overload) once; ONNX Runtime refuses the model too");
+    functions_.insert_or_assign(id, std::move(d));
   }
 
-  /// The local function node `n` calls, or nullptr: ONNX Runtime runs an op its registry has in place of a
-  /// function of the same name.
+  /// The local function node `n` calls, or nullptr. A node of a function's domain and name with an overload
+  /// no function has is refused, as ONNX Runtime refuses it (it has no such op either).
   [[nodiscard]] const function_def* callee(const ::onnx::NodeProto& n) const {
-    if (functions_.empty() || standard_domain(n.domain())) return nullptr;
-    if (n.domain() == "com.microsoft") {
-      const auto v = imported_.find(n.domain());
-      if (schema_at(n.domain(), n.op_type(), v != imported_.end() ? v->second : 1) != nullptr) return nullptr;
-    }
-    const auto it = functions_.find({n.domain(), n.op_type(), unknown_string(n, node_overload)});
-    return it == functions_.end() ? nullptr : &it->second;
+    if (functions_.empty() || never_calls(n.domain())) return nullptr;
+    const auto overload = unknown_string(n, node_overload);
+    const auto it = functions_.find({n.domain(), n.op_type(), overload});
+    if (it != functions_.end()) return &it->second;
+    std::string others;
+    for (const auto& [id, f] : functions_)
+      if (std::get<0>(id) == n.domain() && std::get<1>(id) == n.op_type())
+        others += fmt::format("{}'{}'", others.empty() ? "" : ", ", io::detail::escaped(std::get<2>(id)));
+    if (!others.empty())
+      bad(fmt::format("node '{}' calls {}.{} with overload '{}'; the model defines it with overload {}",
+                      io::detail::escaped(n.name().empty() ? n.op_type() : n.name()), n.domain(), n.op_type(),
+                      io::detail::escaped(overload), others),
+          "ONNX Runtime refuses the model too");
+    return nullptr;
   }
 
   void taken_names(const ::onnx::GraphProto& g) {
@@ -210,9 +239,11 @@ class inliner {
   }
 
   /// `base`, or `base_1`, `base_2`...: the first of them no name of the model has.
-  static std::string fresh(std::set<std::string, std::less<>>& taken, const std::string& base) {
+  std::string fresh(std::set<std::string, std::less<>>& taken, const std::string& base) {
     auto name = base;
     for (std::size_t k = 1; taken.contains(name); ++k) name = fmt::format("{}_{}", base, k);
+    inlined_bytes_ += 2 * name.size();  // the name, and its copy among those taken
+    if (inlined_bytes_ > max_inlined_bytes) too_many();
     taken.insert(name);
     return name;
   }
@@ -231,13 +262,32 @@ class inliner {
     const function_def& f;
     std::string prefix;
     std::unordered_map<std::string, std::string> names;
+    /// While a graph the call passes as an attribute is bound: the names it defines itself, and the function's
+    /// (its inputs, outputs, and what its nodes compute). Another name the graph reads is one of the graph
+    /// around the call, where the caller wrote it, and ONNX Runtime reads it there: it keeps its name.
+    const std::set<std::string, std::less<>>* passed = nullptr;
+    std::set<std::string, std::less<>> scope;
 
-    std::string& rename(inliner& in, const std::string& name) {
+    std::string rename(inliner& in, const std::string& name) {
+      if (passed != nullptr && !names.contains(name) && !scope.contains(name) && !passed->contains(name)) return name;
       const auto [it, fresh_name] = names.try_emplace(name);
-      if (fresh_name) it->second = name.empty() ? std::string() : fresh(in.names_, fmt::format("{}/{}", prefix, name));
+      if (fresh_name) it->second = name.empty() ? std::string() : in.fresh(in.names_, fmt::format("{}/{}", prefix, name));
       return it->second;
     }
   };
+
+  /// The names graph `g` (and the graphs inside it) define: inputs, initializers, nodes' outputs.
+  static void defined_in(const ::onnx::GraphProto& g, std::set<std::string, std::less<>>& out) {
+    for (const auto& v : g.input()) out.insert(v.name());
+    for (const auto& t : g.initializer()) out.insert(t.name());
+    for (const auto& n : g.node()) {
+      for (const auto& o : n.output()) out.insert(o);
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) defined_in(a.g(), out);
+        for (const auto& sg : a.graphs()) defined_in(sg, out);
+      }
+    }
+  }
 
   /// Renames the tensors of node `n` (of the body, or of a subgraph of it) and binds its attribute references:
   /// to the call's attribute of that name, else to the function's default, else none (the op's own default).
@@ -256,6 +306,17 @@ class inliner {
         auto* copy = bound.Add();
         *copy = *given;
         copy->set_name(a.name());
+        // A graph the call passes is read inside the function: a name the function defines is the function's,
+        // as ONNX Runtime reads it (checked: a `t` of the function's and one of the caller's).
+        if (copy->has_g() || copy->graphs_size() > 0) {
+          std::set<std::string, std::less<>> own;
+          if (copy->has_g()) defined_in(copy->g(), own);
+          for (const auto& g : copy->graphs()) defined_in(g, own);
+          const auto* before = std::exchange(b.passed, &own);
+          if (copy->has_g()) bind_graph(*copy->mutable_g(), b);
+          for (auto& g : *copy->mutable_graphs()) bind_graph(g, b);
+          b.passed = before;
+        }
         continue;
       }
       if (a.has_g()) bind_graph(*a.mutable_g(), b);
@@ -277,38 +338,53 @@ class inliner {
 
   void expand(const ::onnx::NodeProto& call, const function_def& f, std::vector<::onnx::NodeProto>& out,
               std::vector<const function_def*>& stack) {
+    const nesting guard(*this);
     const auto& fp = *f.proto;
     const auto call_name = io::detail::escaped(call.name().empty() ? call.op_type() : call.name());
     if (std::find(stack.begin(), stack.end(), &f) != stack.end()) recursive(call_name, f, stack);
-    if (call.input_size() > fp.input_size() || call.output_size() > fp.output_size())
+    // ONNX lets a call leave trailing outputs out; ONNX Runtime 1.30 refuses it ("output index 1 is out of
+    // range"), and reshape1 gives no shapes to a model it refuses.
+    if (call.input_size() > fp.input_size() || call.output_size() != fp.output_size())
       bad(fmt::format("node '{}' calls function {} with {} inputs and {} outputs; it has {} and {}", call_name,
                       id_text(f.id), call.input_size(), call.output_size(), fp.input_size(), fp.output_size()),
-          "ONNX Runtime refuses the model too");
-    binding b{call, f, call.name().empty() ? fp.name() : call.name(), {}};
+          "ONNX Runtime refuses a call of more inputs or of other outputs than its function's");
+    binding b{call, f, call.name().empty() ? fp.name() : call.name(), {}, nullptr, {}};
+    b.scope.insert(fp.input().begin(), fp.input().end());
+    b.scope.insert(fp.output().begin(), fp.output().end());
+    for (const auto& n : fp.node()) {
+      b.scope.insert(n.output().begin(), n.output().end());
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) defined_in(a.g(), b.scope);
+        for (const auto& sg : a.graphs()) defined_in(sg, b.scope);
+      }
+    }
     // The function's inputs the call leaves out are optional inputs left out ("").
     for (int i = 0; i < fp.input_size(); ++i) b.names[fp.input(i)] = i < call.input_size() ? call.input(i) : std::string();
     std::set<std::string, std::less<>> produced;
     for (const auto& n : fp.node())
       for (const auto& s : n.output()) produced.insert(s);
-    std::vector<std::pair<std::string, std::string>> passed;  // a function output that is one of its inputs
-    for (int k = 0; k < fp.output_size() && k < call.output_size(); ++k) {
+    const auto is_input = [&](const std::string& name) {
+      return std::find(fp.input().begin(), fp.input().end(), name) != fp.input().end();
+    };
+    for (int k = 0; k < fp.output_size(); ++k) {
       const auto& formal = fp.output(k);
-      if (call.output(k).empty()) continue;  // an output the call leaves out is an inner tensor
-      if (!produced.contains(formal)) {
-        const auto in = std::find(fp.input().begin(), fp.input().end(), formal);
-        if (in == fp.input().end())
-          bad(fmt::format("function {}: output {} '{}' is computed by none of its nodes", id_text(f.id), k,
-                          io::detail::escaped(formal)),
-              "ONNX Runtime refuses the model too");
-        passed.emplace_back(b.names.at(formal), call.output(k));
-        continue;
-      }
-      if (std::find(fp.input().begin(), fp.input().end(), formal) != fp.input().end())
-        bad(fmt::format("function {}: '{}' is both an input and an output of its node '{}'", id_text(f.id),
-                        io::detail::escaped(formal), call_name),
-            "a tensor is defined once; ONNX Runtime refuses the model too");
-      b.names[formal] = call.output(k);
+      if (is_input(formal))
+        bad(fmt::format("function {}: output {} '{}' is one of its inputs", id_text(f.id), k, io::detail::escaped(formal)),
+            "ONNX Runtime refuses the model too: compute the output by a node (an Identity)");
+      if (!produced.contains(formal))
+        bad(fmt::format("function {}: output {} '{}' is computed by none of its nodes", id_text(f.id), k,
+                        io::detail::escaped(formal)),
+            "ONNX Runtime refuses the model too");
+      if (!call.output(k).empty()) b.names[formal] = call.output(k);  // one the call leaves out is an inner tensor
     }
+    for (const auto& n : fp.node())
+      for (const auto& in : n.input())
+        if (!in.empty() && !is_input(in) && !produced.contains(in))
+          bad(fmt::format("function {}: node '{}' reads '{}', which is none of the function's inputs and which none "
+                          "of its nodes computes",
+                          id_text(f.id), io::detail::escaped(n.name().empty() ? n.op_type() : n.name()),
+                          io::detail::escaped(in)),
+              "a function reads only its inputs and what its nodes compute; ONNX Runtime refuses the model too");
     stack.push_back(&f);
     for (const auto& inner : fp.node()) {
       ::onnx::NodeProto n = inner;
@@ -322,19 +398,27 @@ class inliner {
       add(out, std::move(n));
     }
     stack.pop_back();
-    for (const auto& [from, to] : passed) {
-      ::onnx::NodeProto n;
-      n.set_op_type("Identity");
-      n.set_name(fresh(node_names_, fmt::format("{}/Identity", b.prefix)));
-      n.add_input(from);
-      n.add_output(to);
-      add(out, std::move(n));
-    }
   }
+
+  /// One more level of graphs and calls for as long as it lives; past max_nesting, error(unsupported).
+  struct nesting {
+    inliner& in;
+    explicit nesting(inliner& i) : in(i) {
+      if (++in.depth_ > max_nesting)
+        fail(errc::unsupported, {.file = in.file_},
+             fmt::format("{}: the model's local functions and their subgraphs nest more than {} deep", in.file_,
+                         max_nesting),
+             "reshape1 reads functions that call one another, and graphs inside them, to that depth");
+    }
+    ~nesting() { --in.depth_; }
+    nesting(const nesting&) = delete;
+    nesting& operator=(const nesting&) = delete;
+  };
 
   [[noreturn]] void too_many() const {
     fail(errc::unsupported, {.file = file_},
-         fmt::format("{}: the model's local functions inline to more than {} nodes", file_, max_inlined_nodes),
+         fmt::format("{}: the model's local functions inline to more than {} nodes or {} MiB", file_,
+                     max_inlined_nodes, max_inlined_bytes >> 20),
          "reshape1 reads a model whose calls of its functions come to fewer nodes");
   }
 
@@ -351,18 +435,21 @@ class inliner {
         "ONNX forbids recursive functions; ONNX Runtime refuses the model too");
   }
 
-  /// How many nodes a call of `f` inlines to (its subgraphs' nodes counted), at most max_inlined_nodes + 1.
-  std::size_t size_of(const function_def& f, std::vector<const function_def*>& stack) {
+  inlined_size size_of(const function_def& f, std::vector<const function_def*>& stack) {
     if (const auto it = sizes_.find(&f); it != sizes_.end()) return it->second;
+    const nesting guard(*this);
     if (std::find(stack.begin(), stack.end(), &f) != stack.end()) recursive(f.proto->name(), f, stack);
     stack.push_back(&f);
-    std::size_t total = 0;
+    inlined_size total;
     const auto count = [&](const auto& self, const ::onnx::NodeProto& n) -> void {
       const auto* g = callee(n);
       if (g != nullptr && std::find(stack.begin(), stack.end(), g) != stack.end())
         recursive(io::detail::escaped(n.name().empty() ? n.op_type() : n.name()), *g, stack);
-      total = std::min(total + (g != nullptr ? size_of(*g, stack) : 1), max_inlined_nodes + 1);
+      const auto own = g != nullptr ? size_of(*g, stack) : inlined_size{1, n.ByteSizeLong()};
+      total.nodes = std::min(total.nodes + own.nodes, max_inlined_nodes + 1);
+      total.bytes = std::min(total.bytes + own.bytes, max_inlined_bytes + 1);
       for (const auto& a : n.attribute()) {
+        const nesting inner(*this);
         if (a.has_g())
           for (const auto& m : a.g().node()) self(self, m);
         for (const auto& sg : a.graphs())
@@ -383,8 +470,8 @@ void inline_functions(::onnx::ModelProto& m, const std::string& file) {
   if (!in.any()) return;
   std::vector<const function_def*> stack;
   in.graph(*m.mutable_graph(), stack);
-  // Every call is inlined, so the functions are called no more; a model written from this one leaves them out.
-  m.clear_functions();
+  // The definitions stay: a model written from this one (fix -o, shapes -o) calls none of them, and ONNX
+  // Runtime, which checks them all as it loads it, checks what it checked in the original.
 }
 
 }  // namespace reshape1::onnx::detail

@@ -291,6 +291,8 @@ class graph_lowering {
              std::size_t outputs, const std::string& name);
   /// A Const layer holding `t` (an initializer or a Constant node's value), named `name`.
   source constant(const ::onnx::TensorProto& t, const std::string& name);
+  /// A Const holding a tensor of strings: its shape only.
+  source string_constant(const ::onnx::TensorProto& t, const std::string& name);
   /// A Const of raw little-endian bytes.
   source constant_bytes(element_type type, std::span<const std::int64_t> dims, std::span<const std::byte> bytes,
                         const std::string& name);

@@ -104,6 +104,7 @@ std::optional<element_type> element_of(int t) noexcept {
     case T::UINT32: return element_type::u32;
     case T::UINT64: return element_type::u64;
     case T::BFLOAT16: return element_type::bf16;
+    case T::STRING: return element_type::string;  // read without its values: no rule reads a string
     default: break;
   }
   // The narrow types of ONNX 1.14 and later, by number (Debian's ONNX 1.12 names none of them). Those OpenVINO

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "../detail/fail.hpp"
 #include "lowering.hpp"
@@ -190,11 +191,35 @@ source graph_lowering::const_layer(element_type type, std::span<const std::int64
   return s;
 }
 
+/// A tensor of strings: its shape, not its values (no rule reads a string; ONNX Runtime's ops that take them
+/// move or compare them, and what that gives is left unknown). Its strings must be as many as its shape says,
+/// in string_data: ONNX keeps strings nowhere else (ONNX Runtime refuses raw_data or external data for them).
+source graph_lowering::string_constant(const ::onnx::TensorProto& t, const std::string& name) {
+  std::uint64_t count = 1;
+  for (const auto d : t.dims())
+    if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count))
+      fail(errc::bad_file, {.file = file_},
+           fmt::format("{}: tensor '{}': its dimensions [{}] are no tensor's", file_, name, fmt::join(t.dims(), ",")), {});
+  if (t.has_raw_data() || t.data_location() == ::onnx::TensorProto::EXTERNAL)
+    fail(errc::bad_file, {.file = file_},
+         fmt::format("{}: tensor '{}': a tensor of strings with {}", file_, name,
+                     t.has_raw_data() ? "raw_data" : "external data"),
+         "ONNX keeps strings in string_data; ONNX Runtime refuses the model too");
+  if (static_cast<std::uint64_t>(t.string_data_size()) != count)
+    fail(errc::bad_file, {.file = file_},
+         fmt::format("{}: tensor '{}': {} strings for the {} elements of [{}]", file_, name, t.string_data_size(), count,
+                     fmt::join(t.dims(), ",")),
+         "ONNX Runtime refuses the model too");
+  return const_layer(element_type::string, std::span(t.dims().data(), static_cast<std::size_t>(t.dims_size())), "0",
+                     "0", name);
+}
+
 source graph_lowering::constant(const ::onnx::TensorProto& t, const std::string& name) {
   const auto type = element_of(t.data_type());
   if (!type)
     fail(errc::unsupported, {.file = file_},
          fmt::format("{}: tensor '{}': ONNX data type {} is not supported", file_, name, t.data_type()), {});
+  if (*type == element_type::string) return string_constant(t, name);
   // Weights are checked (their data is as long as their shape says) but not copied: no rule reads more
   // than kept_for_rules keeps, and copying them would cost the time and memory of the model.
   std::uint64_t count = 1;

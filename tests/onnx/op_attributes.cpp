@@ -101,7 +101,7 @@ const std::map<std::string, std::string>& type_strings() {
       {"f32", "tensor(float)"},   {"u8", "tensor(uint8)"},   {"i8", "tensor(int8)"},       {"u16", "tensor(uint16)"},
       {"i16", "tensor(int16)"},   {"i32", "tensor(int32)"},  {"i64", "tensor(int64)"},     {"boolean", "tensor(bool)"},
       {"f16", "tensor(float16)"}, {"f64", "tensor(double)"}, {"u32", "tensor(uint32)"},    {"u64", "tensor(uint64)"},
-      {"bf16", "tensor(bfloat16)"}};
+      {"bf16", "tensor(bfloat16)"}, {"string", "tensor(string)"}};
   return names;
 }
 

@@ -39,8 +39,8 @@ import op_attributes_ort as ort
 import op_kernels_ort as kernels
 
 # ONNX data type number -> reshape1's element type name: the types reshape1 reads (src/onnx/read.cpp element_of).
-# Strings and complex numbers are left out: reshape1 does not read tensors of them.
-NAMES = {1: "f32", 2: "u8", 3: "i8", 4: "u16", 5: "i16", 6: "i32", 7: "i64", 9: "boolean", 10: "f16", 11: "f64",
+# Complex numbers are left out: reshape1 does not read tensors of them (strings it reads without their values).
+NAMES = {1: "f32", 2: "u8", 3: "i8", 4: "u16", 5: "i16", 6: "i32", 7: "i64", 8: "string", 9: "boolean", 10: "f16", 11: "f64",
          12: "u32", 13: "u64", 16: "bf16", 17: "f8e4m3", 19: "f8e5m2", 21: "u4", 22: "i4", 23: "f4e2m1",
          24: "f8e8m0"}
 ORDER = list(NAMES)

@@ -83,6 +83,8 @@ fixtures = {
     "gqa_decoder": "yes",
     # model-local functions, inlined as ONNX Runtime inlines them: kept; the batch baked into one, mixed
     "local_functions": "yes", "local_functions_baked": "no",
+    # labels as a tensor of strings, picked per sample
+    "string_labels": "yes",
 }
 known_false_no = set()  # a "no" where ONNX Runtime is right: none since a "no" must name what breaks
 for name, answer in fixtures.items():

@@ -234,16 +234,20 @@ void constant(node_context& c) {
   using A = ::onnx::AttributeProto;
   const bool ints = a.name() == "value_ints" || a.name() == "value_int";
   const bool reals = a.name() == "value_floats" || a.name() == "value_float";
-  if (!ints && !reals) return c.not_covered(fmt::format("a Constant of {} is not covered", a.name()));
-  const auto list = ints ? A::INTS : A::FLOATS;
-  const auto one = ints ? A::INT : A::FLOAT;
+  const bool strings = a.name() == "value_strings" || a.name() == "value_string";
+  if (!ints && !reals && !strings) return c.not_covered(fmt::format("a Constant of {} is not covered", a.name()));
+  const auto list = ints ? A::INTS : reals ? A::FLOATS : A::STRINGS;
+  const auto one = ints ? A::INT : reals ? A::FLOAT : A::STRING;
   if (a.type() != list && a.type() != one)
     c.bad(fmt::format("attribute {} is of type {}, not {} or {}", a.name(), A::AttributeType_Name(a.type()),
                       A::AttributeType_Name(one), A::AttributeType_Name(list)));
   ::onnx::TensorProto t;
-  t.set_data_type(ints ? ::onnx::TensorProto::INT64 : ::onnx::TensorProto::FLOAT);
-  if (a.type() == list) t.add_dims(ints ? a.ints_size() : a.floats_size());
-  if (ints) {
+  t.set_data_type(ints ? ::onnx::TensorProto::INT64 : reals ? ::onnx::TensorProto::FLOAT : ::onnx::TensorProto::STRING);
+  if (a.type() == list) t.add_dims(ints ? a.ints_size() : reals ? a.floats_size() : a.strings_size());
+  if (strings) {
+    if (a.type() == list) t.mutable_string_data()->CopyFrom(a.strings());
+    else t.add_string_data(a.s());
+  } else if (ints) {
     if (a.type() == list) t.mutable_int64_data()->CopyFrom(a.ints());
     else t.add_int64_data(a.i());
   } else {

@@ -451,5 +451,28 @@ TEST(onnx, read_any_tells_the_formats_apart_by_content) {
   fs::remove_all(dir);
 }
 
+// Tensors of strings are read by their shape (no rule reads a string): a classifier's labels picked per sample.
+// One that does not hold its strings in string_data, as many as its shape says, is refused as ONNX Runtime
+// refuses it.
+TEST(onnx, reads_tensors_of_strings_by_their_shape_and_refuses_ones_that_do_not_hold_them) {
+  const auto g = read_fixture("string_labels");
+  const auto r = model::check(g);
+  EXPECT_EQ(r.summary.layers.not_covered, 0u);
+  EXPECT_EQ(r.summary.layers.rule_errors, 0u);
+  EXPECT_EQ(r.summary.layers.propagated, r.summary.layers.count);
+  auto bytes = fixture_bytes("string_labels");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto& labels = *m.mutable_graph()->mutable_initializer(0);
+  labels.add_string_data("bat");
+  EXPECT_EQ(refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file),
+            "m.onnx: tensor 'labels': 4 strings for the 3 elements of [3]; ONNX Runtime refuses the model too");
+  labels.clear_string_data();
+  labels.set_raw_data("catdogowl");
+  EXPECT_EQ(refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file),
+            "m.onnx: tensor 'labels': a tensor of strings with raw_data; ONNX keeps strings in string_data; ONNX Runtime "
+            "refuses the model too");
+}
+
 }  // namespace
 }  // namespace reshape1::test
