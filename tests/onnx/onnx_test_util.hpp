@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "reshape1/error.hpp"
 #include "reshape1/model/batch.hpp"
 #include "reshape1/onnx.hpp"
 
@@ -42,6 +43,19 @@ inline model::graph read_bytes(const std::string& bytes, const std::string& name
 /// Reads a fixture as if it lay in tests/data/onnx (where its external data is).
 inline model::graph read_fixture(const std::string& name) {
   return read_bytes(fixture_bytes(name), (fixtures / (name + ".onnx")).string());
+}
+
+/// The message of the error `f` throws, checking its code.
+template <class F>
+std::string refusal(F f, errc code) {
+  try {
+    f();
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return {};
 }
 
 inline std::string listed(const model::batch_report& r) {

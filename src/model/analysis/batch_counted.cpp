@@ -248,6 +248,20 @@ partial_shape shape_value(const std::optional<tensor_value>& v) {
   return partial_shape(std::move(dims));
 }
 
+/// A spread_extent finding on the Const `l` (layer `index`) that `c` reads: along its axis `axis`, `n` long, the
+/// output of `c` keeps n where the program's size, which n equals at the declared shapes, is another; `between`
+/// says why that output takes the extent from `l` alone.
+batch_finding extent_finding(const layer& l, std::size_t index, const layer& c, std::size_t axis, std::int64_t n,
+                             std::string_view between, const size_source& equals, option_spelling spelling) {
+  auto f = size_finding(l, index);
+  set_reason(f, because(why::spread_extent, axis, n)
+                    .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, {}, and {} equals {} at the "
+                                         "declared shapes, which is {} at the shapes asked",
+                                         c.name, c.id, between, n, describe(equals), asked_text(equals))));
+  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+  return f;
+}
+
 /// GatherElements' output has its indices' shape: a Const of indices as long as the data along an axis whose
 /// size changes (a table of positions made for one size: a flip, a shift) keeps that length at every size.
 std::optional<batch_finding> indices_extent_finding(const graph& g, const propagation& declared, const propagation& asked,
@@ -265,14 +279,7 @@ std::optional<batch_finding> indices_extent_finding(const graph& g, const propag
     const auto n = shape[a].lo();
     const auto equals = sizes.find(n);
     if (n < 2 || !data[a].is_static() || data[a].lo() != n || same_at(data, data_now, a) || equals == sizes.end()) continue;
-    auto f = size_finding(l, index);
-    set_reason(f, because(why::spread_extent, a, n)
-                      .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, the indices giving the "
-                                           "output's shape, and {} equals {} at the declared shapes, which is {} at the "
-                                           "shapes asked",
-                                           c.name, c.id, n, describe(equals->second), asked_text(equals->second))));
-    f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-    return f;
+    return extent_finding(l, index, c, a, n, "the indices giving the output's shape", equals->second, spelling);
   }
   return std::nullopt;
 }
@@ -298,14 +305,10 @@ std::optional<batch_finding> einsum_extent_finding(const graph& g, const propaga
       if (n < 2 || equals == sizes.end()) continue;
       for (std::size_t o = 0; o < other.size(); ++o) {
         if (!other[o].is_static() || other[o].lo() != n || !other_now[o].is_static() || other_now[o].lo() != 1) continue;
-        auto f = size_finding(l, index);
-        set_reason(f, because(why::spread_extent, a, n)
-                          .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, its other operand {} "
-                                               "long there at the declared shapes and 1 at the shapes asked, and {} "
-                                               "equals {} at the declared shapes, which is {} at the shapes asked",
-                                               c.name, c.id, n, n, describe(equals->second), asked_text(equals->second))));
-        f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-        return f;
+        return extent_finding(
+            l, index, c, a, n,
+            fmt::format("its other operand {} long there at the declared shapes and 1 at the shapes asked", n),
+            equals->second, spelling);
       }
     }
   }
@@ -363,15 +366,9 @@ std::optional<batch_finding> spread_extent_finding(const graph& g, const propaga
         if (!one_declared && !one_asked) continue;
         const auto equals = sizes.find(n);
         if (equals == sizes.end()) continue;
-        auto f = size_finding(l, index);
-        set_reason(f, because(why::spread_extent, a, n)
-                          .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, its other operand 1 "
-                                               "there{}, and {} equals {} at the declared shapes, which is {} at the "
-                                               "shapes asked",
-                                               c.name, c.id, one_declared ? "" : " at the shapes asked", n,
-                                               describe(equals->second), asked_text(equals->second))));
-        f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-        return f;
+        return extent_finding(l, index, c, a, n,
+                              fmt::format("its other operand 1 there{}", one_declared ? "" : " at the shapes asked"),
+                              equals->second, spelling);
       }
     }
   }

@@ -29,19 +29,6 @@ constexpr int function_overload = 13;
   return m;
 }
 
-/// The message of the error `f` throws, checking its code.
-template <class F>
-std::string refusal(F f, errc code) {
-  try {
-    f();
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return {};
-}
-
 const model::layer* named(const model::graph& g, const std::string& name) {
   for (const auto& l : g.layers())
     if (l.name == name && !l.auxiliary) return &l;

@@ -24,19 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The message of the error `f` throws, checking its code.
-template <class F>
-std::string refusal(F f, errc code) {
-  try {
-    f();
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return {};
-}
-
 TEST(onnx, refuses_bytes_that_are_not_a_model) {
   const auto m = refusal([] { (void)read_bytes("\x08\x07\x12\xff\xff", "junk.onnx"); }, errc::bad_file);
   EXPECT_EQ(m, "junk.onnx: not an ONNX model: protobuf cannot parse it as a ModelProto");
