@@ -19,6 +19,7 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
@@ -457,8 +458,8 @@ std::uint64_t model_reader::external_data(const ::onnx::TensorProto& t, const st
 
 std::string model_reader::add_inputs(const ::onnx::GraphProto& g, graph_builder& b, detail::graph_lowering& lw,
                                      bool top) const {
-  std::unordered_map<std::string_view, int> initializers;  // name -> data type
-  for (const auto& t : g.initializer()) initializers.emplace(t.name(), t.data_type());
+  std::unordered_map<std::string_view, const ::onnx::TensorProto*> initializers;
+  for (const auto& t : g.initializer()) initializers.emplace(t.name(), &t);
   // An input's batch axis is where it holds the dim_param that axis 0 of the first input holds.
   std::string batch_param;
   bool first = true;
@@ -469,10 +470,23 @@ std::string model_reader::add_inputs(const ::onnx::GraphProto& g, graph_builder&
     if (const auto w = initializers.find(in.name()); w != initializers.end()) {
       // A weight listed as an input (IR version < 4), or the input's default: of its type, as ONNX Runtime asks.
       const auto declared = in.type().has_tensor_type() ? in.type().tensor_type().elem_type() : 0;
-      if (declared != 0 && declared != w->second)
+      const auto& weight = *w->second;
+      if (declared != 0 && declared != weight.data_type())
         bad(file, fmt::format("graph input '{}' is declared of type {}, and its initializer is of type {}; ONNX Runtime "
                               "refuses the model too: give the input its initializer's type",
-                              in.name(), detail::onnx_type_name(declared), detail::onnx_type_name(w->second)));
+                              in.name(), detail::onnx_type_name(declared), detail::onnx_type_name(weight.data_type())));
+      // Its declared shape too, where it gives one: each number the initializer's (ONNX Runtime: "Shape of
+      // initializer e does not match").
+      if (in.type().has_tensor_type() && in.type().tensor_type().has_shape()) {
+        const auto& shape = in.type().tensor_type().shape();
+        bool differs = shape.dim_size() != weight.dims_size();
+        for (int k = 0; !differs && k < shape.dim_size(); ++k)
+          differs = shape.dim(k).has_dim_value() && shape.dim(k).dim_value() != weight.dims(k);
+        if (differs)
+          bad(file, fmt::format("graph input '{}' is declared of shape [{}], and its initializer is of shape [{}]; ONNX "
+                                "Runtime refuses the model too: declare the input as its initializer is",
+                                in.name(), dims_text(*declared_dims(in.type(), false)), fmt::join(weight.dims(), ",")));
+      }
       continue;
     }
     graph_builder::layer_spec l;

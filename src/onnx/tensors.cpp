@@ -199,7 +199,9 @@ source graph_lowering::string_constant(const ::onnx::TensorProto& t, const std::
   for (const auto d : t.dims())
     if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count))
       fail(errc::bad_file, {.file = file_},
-           fmt::format("{}: tensor '{}': its dimensions [{}] are no tensor's", file_, name, fmt::join(t.dims(), ",")), {});
+           fmt::format("{}: tensor '{}': its dimensions [{}] {}", file_, name, fmt::join(t.dims(), ","),
+                       d < 0 ? "hold a negative one" : "hold more than 2^64 elements"),
+           {});
   if (t.has_raw_data() || t.data_location() == ::onnx::TensorProto::EXTERNAL)
     fail(errc::bad_file, {.file = file_},
          fmt::format("{}: tensor '{}': a tensor of strings with {}", file_, name,

@@ -143,7 +143,11 @@ std::string types_differ(const onnx::OpSchema& schema, const std::string& column
         problem << "input " << k << " is past the schema's; ";
         continue;
       }
-      if (known_types(*p) != groups[g].types) problem << "input " << k << " takes other types; ";
+      // ONNX's schemas take strings in ops ONNX Runtime's CPU provider has no string kernel for (Pad, Resize,
+      // NonZero): the column leaves string out there, as a session refuses it.
+      auto schema_types = known_types(*p);
+      if (!groups[g].types.contains("tensor(string)")) schema_types.erase("tensor(string)");
+      if (schema_types != groups[g].types) problem << "input " << k << " takes other types; ";
     }
   for (const auto& [k, g] : group_of)
     for (const auto& [j, h] : group_of) {

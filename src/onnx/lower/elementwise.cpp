@@ -121,6 +121,10 @@ void cast(node_context& c) {
   if (const auto code = c.i("to", 0); (code == 23 || code == 24) && c.version() < code)
     c.bad(fmt::format("to is ONNX data type {}, which Cast takes from version {} on", code, code),
           "ONNX Runtime refuses it too: import a newer opset, or cast to another type");
+  // ONNX's data types are numbered 1 to 26 (0 is UNDEFINED); ONNX Runtime refuses another `to` as it loads the
+  // model ("does not specify a valid type"), and fails on 0 when it runs.
+  if (const auto code = c.i("to", 0); code < 1 || code > 26)
+    c.bad(fmt::format("to is {}, which names no ONNX data type", code), "ONNX Runtime refuses it too: give the type to cast to");
   const auto to = element_of(static_cast<int>(c.i("to", 0)));
   if (!to) return c.not_covered(fmt::format("Cast to ONNX data type {} is not covered", c.i("to", 0)));
   c.output(0, c.add("Convert", 1, {c.need(0)}, {{"destination_type", std::string(name(*to))}}));

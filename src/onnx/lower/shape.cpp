@@ -201,6 +201,8 @@ void constant_of_shape(node_context& c) {
   // The value's type decides the output's; its shape does not matter past its one element.
   source value;
   if (const auto* a = c.attribute("value"); a != nullptr && a->has_t()) {
+    if (a->t().data_type() == ::onnx::TensorProto::STRING)
+      c.bad("its value is a string", "ONNX Runtime has no ConstantOfShape of strings, and refuses the model");
     ::onnx::TensorProto t = a->t();
     t.clear_dims();
     value = c.constant_tensor(t);

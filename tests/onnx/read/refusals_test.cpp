@@ -461,5 +461,65 @@ TEST(onnx, reads_tensors_of_strings_by_their_shape_and_refuses_ones_that_do_not_
             "refuses the model too");
 }
 
+// What a cold attack on string tensors found ONNX Runtime refuses, refused likewise: a string where the CPU
+// provider has no kernel for one (Pad), a ConstantOfShape of a string, a Cast to no data type, an initializer of
+// another shape than its graph input declares (of any type).
+TEST(onnx, refuses_strings_without_a_kernel_casts_to_no_type_and_initializers_of_another_shape) {
+  auto bytes = fixture_bytes("string_labels");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto& pick = *m.mutable_graph()->mutable_node(1);
+  ASSERT_EQ(pick.op_type(), "Gather");
+  pick.set_op_type("Pad");
+  pick.set_input(1, "pads");
+  auto& pads = *m.mutable_graph()->add_initializer();
+  pads.set_name("pads");
+  pads.set_data_type(::onnx::TensorProto::INT64);
+  pads.add_dims(2);
+  pads.add_int64_data(1);
+  pads.add_int64_data(1);
+  EXPECT_EQ(refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file),
+            "m.onnx: node 'pick' (Pad, node 1): its input 0 ('labels') is of type string, which Pad-19 does not take "
+            "there (it takes boolean, bf16, f16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64); ONNX Runtime refuses "
+            "the model too: Cast the input to a type the op takes");
+
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto& cast = *m.mutable_graph()->mutable_node(1);
+  cast.set_op_type("Cast");
+  cast.mutable_input()->RemoveLast();
+  auto& to = *cast.add_attribute();
+  to.set_name("to");
+  to.set_type(::onnx::AttributeProto::INT);
+  to.set_i(99);
+  EXPECT_EQ(refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file),
+            "m.onnx: node 'pick' (Cast, node 1): to is 99, which names no ONNX data type; ONNX Runtime refuses it too: "
+            "give the type to cast to");
+
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto& fill = *m.mutable_graph()->mutable_node(1);
+  fill.set_op_type("ConstantOfShape");
+  fill.clear_input();
+  fill.add_input("last");
+  auto& value = *fill.add_attribute();
+  value.set_name("value");
+  value.set_type(::onnx::AttributeProto::TENSOR);
+  value.mutable_t()->set_data_type(::onnx::TensorProto::STRING);
+  value.mutable_t()->add_string_data("?");
+  EXPECT_EQ(refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file),
+            "m.onnx: node 'pick' (ConstantOfShape, node 1): its value is a string; ONNX Runtime has no ConstantOfShape "
+            "of strings, and refuses the model");
+
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto& listed = *m.mutable_graph()->add_input();
+  listed.set_name("labels");
+  listed.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::STRING);
+  listed.mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(4);
+  EXPECT_EQ(refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file),
+            "m.onnx: graph input 'labels' is declared of shape [4], and its initializer is of shape [3]; ONNX Runtime "
+            "refuses the model too: declare the input as its initializer is");
+  listed.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("L");
+  EXPECT_NO_THROW((void)read_bytes(m.SerializeAsString(), "m.onnx"));
+}
+
 }  // namespace
 }  // namespace reshape1::test
