@@ -173,6 +173,7 @@ class inliner {
   std::size_t depth_ = 0;  // graphs and calls being inlined, one inside the other
   std::size_t inlined_bytes_ = 0;  // the bytes of the nodes inlined and of the names made
   std::map<const function_def*, inlined_size> sizes_;
+  std::unordered_map<std::string, std::size_t> next_suffix_;  // fresh's: the next suffix to try for a base
 
   [[noreturn]] void bad(const std::string& what, std::string hint = {}) const {
     fail(errc::bad_file, {.file = file_}, fmt::format("{}: {}", file_, what), std::move(hint));
@@ -241,7 +242,13 @@ class inliner {
   /// `base`, or `base_1`, `base_2`...: the first of them no name of the model has.
   std::string fresh(std::set<std::string, std::less<>>& taken, const std::string& base) {
     auto name = base;
-    for (std::size_t k = 1; taken.contains(name); ++k) name = fmt::format("{}_{}", base, k);
+    // Many calls of one name (node names need not be unique) ask for one base again and again: each asks on
+    // from the suffix the one before took, not from 1, lest the asking grow as the square of the calls.
+    auto& next = next_suffix_[base];
+    for (std::size_t k = std::max<std::size_t>(next, 1); taken.contains(name); ++k) {
+      name = fmt::format("{}_{}", base, k);
+      next = k + 1;
+    }
     inlined_bytes_ += 2 * name.size();  // the name, and its copy among those taken
     if (inlined_bytes_ > max_inlined_bytes) too_many();
     taken.insert(name);
