@@ -173,7 +173,8 @@ class inliner {
   std::size_t depth_ = 0;  // graphs and calls being inlined, one inside the other
   std::size_t inlined_bytes_ = 0;  // the bytes of the nodes inlined and of the names made
   std::map<const function_def*, inlined_size> sizes_;
-  std::unordered_map<std::string, std::size_t> next_suffix_;  // fresh's: the next suffix to try for a base
+  std::unordered_map<std::string, std::size_t> next_suffix_;
+  std::set<const function_def*> checked_;  // the functions check_body has passed  // fresh's: the next suffix to try for a base
 
   [[noreturn]] void bad(const std::string& what, std::string hint = {}) const {
     fail(errc::bad_file, {.file = file_}, fmt::format("{}: {}", file_, what), std::move(hint));
@@ -367,31 +368,9 @@ class inliner {
     }
     // The function's inputs the call leaves out are optional inputs left out ("").
     for (int i = 0; i < fp.input_size(); ++i) b.names[fp.input(i)] = i < call.input_size() ? call.input(i) : std::string();
-    std::set<std::string, std::less<>> produced;
-    for (const auto& n : fp.node())
-      for (const auto& s : n.output()) produced.insert(s);
-    const auto is_input = [&](const std::string& name) {
-      return std::find(fp.input().begin(), fp.input().end(), name) != fp.input().end();
-    };
-    for (int k = 0; k < fp.output_size(); ++k) {
-      const auto& formal = fp.output(k);
-      if (is_input(formal))
-        bad(fmt::format("function {}: output {} '{}' is one of its inputs", id_text(f.id), k, io::detail::escaped(formal)),
-            "ONNX Runtime refuses the model too: compute the output by a node (an Identity)");
-      if (!produced.contains(formal))
-        bad(fmt::format("function {}: output {} '{}' is computed by none of its nodes", id_text(f.id), k,
-                        io::detail::escaped(formal)),
-            "ONNX Runtime refuses the model too");
-      if (!call.output(k).empty()) b.names[formal] = call.output(k);  // one the call leaves out is an inner tensor
-    }
-    for (const auto& n : fp.node())
-      for (const auto& in : n.input())
-        if (!in.empty() && !is_input(in) && !produced.contains(in))
-          bad(fmt::format("function {}: node '{}' reads '{}', which is none of the function's inputs and which none "
-                          "of its nodes computes",
-                          id_text(f.id), io::detail::escaped(n.name().empty() ? n.op_type() : n.name()),
-                          io::detail::escaped(in)),
-              "a function reads only its inputs and what its nodes compute; ONNX Runtime refuses the model too");
+    if (checked_.insert(&f).second) check_body(f);
+    for (int k = 0; k < fp.output_size(); ++k)
+      if (!call.output(k).empty()) b.names[fp.output(k)] = call.output(k);  // one the call leaves out is an inner tensor
     stack.push_back(&f);
     for (const auto& inner : fp.node()) {
       ::onnx::NodeProto n = inner;
@@ -405,6 +384,33 @@ class inliner {
       add(out, std::move(n));
     }
     stack.pop_back();
+  }
+
+  /// Refuses a function ONNX Runtime refuses: an output that is an input or that no node computes, a node that
+  /// reads a tensor neither an input of the function's nor computed by one of its nodes. Once per function.
+  void check_body(const function_def& f) const {
+    const auto& fp = *f.proto;
+    const std::set<std::string, std::less<>> inputs(fp.input().begin(), fp.input().end());
+    std::set<std::string, std::less<>> produced;
+    for (const auto& n : fp.node()) produced.insert(n.output().begin(), n.output().end());
+    for (int k = 0; k < fp.output_size(); ++k) {
+      const auto& formal = fp.output(k);
+      if (inputs.contains(formal))
+        bad(fmt::format("function {}: output {} '{}' is one of its inputs", id_text(f.id), k, io::detail::escaped(formal)),
+            "ONNX Runtime refuses the model too: compute the output by a node (an Identity)");
+      if (!produced.contains(formal))
+        bad(fmt::format("function {}: output {} '{}' is computed by none of its nodes", id_text(f.id), k,
+                        io::detail::escaped(formal)),
+            "ONNX Runtime refuses the model too");
+    }
+    for (const auto& n : fp.node())
+      for (const auto& in : n.input())
+        if (!in.empty() && !inputs.contains(in) && !produced.contains(in))
+          bad(fmt::format("function {}: node '{}' reads '{}', which is none of the function's inputs and which none "
+                          "of its nodes computes",
+                          id_text(f.id), io::detail::escaped(n.name().empty() ? n.op_type() : n.name()),
+                          io::detail::escaped(in)),
+              "a function reads only its inputs and what its nodes compute; ONNX Runtime refuses the model too");
   }
 
   /// One more level of graphs and calls for as long as it lives; past max_nesting, error(unsupported).
