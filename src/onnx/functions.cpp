@@ -23,7 +23,7 @@
 #include "../detail/fail.hpp"
 #include "../io/files.hpp"
 #include "lowering.hpp"
-#include "op_list.hpp"
+#include "proto_edit.hpp"
 
 namespace reshape1::onnx::detail {
 namespace {
@@ -95,6 +95,8 @@ struct function_def {
   const ::onnx::FunctionProto* proto = nullptr;
   function_id id;
   std::unordered_map<std::string, ::onnx::AttributeProto> defaults;  ///< attribute_proto, by name
+  /// The names the function defines: its inputs and outputs, and those its nodes and their subgraphs define.
+  std::set<std::string> scope;
 };
 
 /// How many nodes a call inlines to (its subgraphs' nodes counted), and about how many bytes they serialise
@@ -113,7 +115,7 @@ class inliner {
       std::vector<const function_def*> stack;
       (void)size_of(f, stack);
     }
-    taken_names(m.graph());
+    collect_names(m.graph());
   }
 
   [[nodiscard]] bool any() const noexcept { return !functions_.empty(); }
@@ -181,7 +183,7 @@ class inliner {
   }
 
   void define(const ::onnx::FunctionProto& f) {
-    function_def d{&f, {f.domain(), f.name(), unknown_string(f, function_overload)}, {}};
+    function_def d{&f, {f.domain(), f.name(), unknown_string(f, function_overload)}, {}, {}};
     for (const auto& bytes : unknown_fields(f, function_attribute_proto)) {
       ::onnx::AttributeProto a;
       if (!a.ParseFromString(bytes))
@@ -197,6 +199,15 @@ class inliner {
     };
     repeated(f.input(), "inputs");
     repeated(f.output(), "outputs");
+    d.scope.insert(f.input().begin(), f.input().end());
+    d.scope.insert(f.output().begin(), f.output().end());
+    for (const auto& n : f.node()) {
+      d.scope.insert(n.output().begin(), n.output().end());
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) taken_names(a.g(), d.scope);
+        for (const auto& sg : a.graphs()) taken_names(sg, d.scope);
+      }
+    }
     // A function defined twice: ONNX Runtime 1.30 calls the last definition (found by a cold attack).
     const auto id = d.id;
     functions_.insert_or_assign(id, std::move(d));
@@ -221,7 +232,7 @@ class inliner {
     return nullptr;
   }
 
-  void taken_names(const ::onnx::GraphProto& g) {
+  void collect_names(const ::onnx::GraphProto& g) {
     const auto graph_names = [&](const auto& self, const ::onnx::GraphProto& at) -> void {
       for (const auto& v : at.input()) names_.insert(v.name());
       for (const auto& v : at.output()) names_.insert(v.name());
@@ -273,29 +284,15 @@ class inliner {
     /// While a graph the call passes as an attribute is bound: the names it defines itself, and the function's
     /// (its inputs, outputs, and what its nodes compute). Another name the graph reads is one of the graph
     /// around the call, where the caller wrote it, and ONNX Runtime reads it there: it keeps its name.
-    const std::set<std::string, std::less<>>* passed = nullptr;
-    std::set<std::string, std::less<>> scope;
+    const std::set<std::string>* passed = nullptr;
 
     std::string rename(inliner& in, const std::string& name) {
-      if (passed != nullptr && !names.contains(name) && !scope.contains(name) && !passed->contains(name)) return name;
+      if (passed != nullptr && !names.contains(name) && !f.scope.contains(name) && !passed->contains(name)) return name;
       const auto [it, fresh_name] = names.try_emplace(name);
       if (fresh_name) it->second = name.empty() ? std::string() : in.fresh(in.names_, fmt::format("{}/{}", prefix, name));
       return it->second;
     }
   };
-
-  /// The names graph `g` (and the graphs inside it) define: inputs, initializers, nodes' outputs.
-  static void defined_in(const ::onnx::GraphProto& g, std::set<std::string, std::less<>>& out) {
-    for (const auto& v : g.input()) out.insert(v.name());
-    for (const auto& t : g.initializer()) out.insert(t.name());
-    for (const auto& n : g.node()) {
-      for (const auto& o : n.output()) out.insert(o);
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) defined_in(a.g(), out);
-        for (const auto& sg : a.graphs()) defined_in(sg, out);
-      }
-    }
-  }
 
   /// Renames the tensors of node `n` (of the body, or of a subgraph of it) and binds its attribute references:
   /// to the call's attribute of that name, else to the function's default, else none (the op's own default).
@@ -317,9 +314,9 @@ class inliner {
         // A graph the call passes is read inside the function: a name the function defines is the function's,
         // as ONNX Runtime reads it (checked: a `t` of the function's and one of the caller's).
         if (copy->has_g() || copy->graphs_size() > 0) {
-          std::set<std::string, std::less<>> own;
-          if (copy->has_g()) defined_in(copy->g(), own);
-          for (const auto& g : copy->graphs()) defined_in(g, own);
+          std::set<std::string> own;
+          if (copy->has_g()) taken_names(copy->g(), own);
+          for (const auto& g : copy->graphs()) taken_names(g, own);
           const auto* before = std::exchange(b.passed, &own);
           if (copy->has_g()) bind_graph(*copy->mutable_g(), b);
           for (auto& g : *copy->mutable_graphs()) bind_graph(g, b);
@@ -356,16 +353,7 @@ class inliner {
       bad(fmt::format("node '{}' calls function {} with {} inputs and {} outputs; it has {} and {}", call_name,
                       id_text(f.id), call.input_size(), call.output_size(), fp.input_size(), fp.output_size()),
           "ONNX Runtime refuses a call of more inputs or of other outputs than its function's");
-    binding b{call, f, call.name().empty() ? fp.name() : call.name(), {}, nullptr, {}};
-    b.scope.insert(fp.input().begin(), fp.input().end());
-    b.scope.insert(fp.output().begin(), fp.output().end());
-    for (const auto& n : fp.node()) {
-      b.scope.insert(n.output().begin(), n.output().end());
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) defined_in(a.g(), b.scope);
-        for (const auto& sg : a.graphs()) defined_in(sg, b.scope);
-      }
-    }
+    binding b{call, f, call.name().empty() ? fp.name() : call.name(), {}, nullptr};
     // The function's inputs the call leaves out are optional inputs left out ("").
     for (int i = 0; i < fp.input_size(); ++i) b.names[fp.input(i)] = i < call.input_size() ? call.input(i) : std::string();
     if (checked_.insert(&f).second) check_body(f);
