@@ -60,9 +60,13 @@ void refuse_wrong_parameters(const node_context& c, const ::onnx::NodeProto& nod
 /// chooses it, or ONNX Runtime could not be asked), as ONNX Runtime infers it: Cast's `to`; `dtype` or its default
 /// (the input's type for the Like ops and Bernoulli); ConstantOfShape's value's type, f32 without one;
 /// QuantizeLinear's `output_dtype`, else its zero point's type, else u8; the statistics of the norms; what If's,
-/// Loop's and Scan's graphs declare. nullopt for any other, or a type reshape1 has no name for.
+/// Loop's and Scan's graphs declare; com.microsoft's MurmurHash3's `positive`. nullopt for any other, or a type
+/// reshape1 has no name for.
 std::optional<element_type> chosen_type(const node_context& c, int k) {
   const auto& node = c.node();
+  // com.microsoft's MurmurHash3: uint32, or int32 where `positive` is 0 (the list was asked with the default).
+  if (node.domain() == "com.microsoft" && node.op_type() == "MurmurHash3" && k == 0)
+    return c.i("positive", 1) == 0 ? element_type::i32 : element_type::u32;
   if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
   const auto& op = node.op_type();
   const auto* dtype = c.attribute("dtype");
@@ -145,12 +149,12 @@ void graph_lowering::infer_output_types(const node_context& c, const listed_op* 
     const auto* group = schema->group_of(k, true);
     const auto it = node.output(k).empty() ? names_.end() : names_.find(node.output(k));
     if (it == names_.end()) continue;
-    std::optional<element_type> type;
-    if (group != nullptr && group->inputs == 0 && std::has_single_bit(group->types))
+    // What an attribute chooses first: it overrides the one type the list was given when asked with its default.
+    std::optional<element_type> type = chosen_type(c, k);
+    if (!type && group != nullptr && group->inputs == 0 && std::has_single_bit(group->types))
       type = static_cast<element_type>(std::countr_zero(group->types));
     for (int i = 0; group != nullptr && i < node.input_size() && !type; ++i)
       if (schema->group_of(i, false) == group) type = c.declared_type(static_cast<std::size_t>(i));
-    if (!type) type = chosen_type(c, k);
     if (!type) continue;
     // ONNX Runtime refuses an output that value_info or the graph's outputs declare of another type than it infers.
     if (const auto declared = declared_types.find(node.output(k)); declared != declared_types.end() && declared->second != *type)

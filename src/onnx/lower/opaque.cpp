@@ -1,5 +1,5 @@
 // The ONNX ops reshape1 leaves to "cannot tell", each with its reason: values that are not tensors
-// (sequences, optionals, strings). (Random generators have shapes: random.cpp.) A node of
+// (sequences, optionals; strings' ops are in text.cpp). (Random generators have shapes: random.cpp.) A node of
 // one of them is not covered: its outputs are unknown, and no answer goes past it.
 #include "families.hpp"
 
@@ -8,7 +8,6 @@ namespace reshape1::onnx::detail {
 namespace {
 constexpr std::string_view sequence = "a sequence of tensors, which reshape1's graphs do not carry";
 constexpr std::string_view optional = "an optional value, which reshape1's graphs do not carry";
-constexpr std::string_view strings = "its values are strings, which reshape1's graphs do not carry";
 }  // namespace
 
 std::span<const onnx_entry> opaque_rows() {
@@ -19,10 +18,6 @@ std::span<const onnx_entry> opaque_rows() {
       untranslated("SequenceMap", 17, sequence), untranslated("SplitToSequence", 11, sequence),
       untranslated("ConcatFromSequence", 11, sequence), untranslated("Optional", 15, optional),
       untranslated("OptionalGetElement", 15, optional), untranslated("OptionalHasElement", 15, optional),
-      untranslated("StringNormalizer", 10, strings), untranslated("StringConcat", 20, strings),
-      untranslated("StringSplit", 20, strings), untranslated("RegexFullMatch", 20, strings),
-      untranslated("TfIdfVectorizer", 9, strings),
-      untranslated("MurmurHash3", 1, "its input may be strings, and its values are hashes", "com.microsoft"),
   };
   return rows;
 }

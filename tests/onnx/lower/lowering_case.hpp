@@ -222,6 +222,7 @@ std::vector<lowering_case> microsoft_cases();
 std::vector<lowering_case> attention_cases();
 std::vector<lowering_case> signal_cases();
 std::vector<lowering_case> random_cases();
+std::vector<lowering_case> text_cases();
 std::vector<lowering_case> cases();
 
 }  // namespace reshape1::test

@@ -25,7 +25,7 @@ std::vector<lowering_case> cases() {
   for (auto family : {elementwise_cases(), convolution_cases(), normalization_cases(), matmul_cases(), shape_cases(),
                       indexing_cases(), reduction_cases(), resize_cases(), recurrent_cases(), detection_cases(),
                       quantization_cases(), control_flow_cases(), microsoft_cases(), attention_cases(), signal_cases(),
-                      random_cases()})
+                      random_cases(), text_cases()})
     for (auto& c : family) all.push_back(std::move(c));
   return all;
 }
@@ -197,6 +197,11 @@ std::vector<lowering_case> variant_cases() {
       // Flatten of an empty input at the last axis: [0, 2], both products known (a -1 beside the 0 is not).
       {"Flatten", 1, "x:f32[1,0,5,2]", "x", "y", attr_i("axis", -1),
        "ShapeOf,VariadicSplit,ReduceProd,ReduceProd,Concat,Reshape", "[0,2]"},
+      // StringNormalizer of [C] with stopwords: a length the data decides, up to C (ONNX Runtime keeps one empty string
+      // where all are stopwords: 1 to C).
+      {"StringNormalizer", 10, "x:string[4]", "x", "y",
+       R"(attribute { name: "stopwords" type: STRINGS strings: ["a", "b"] } )", "Convert,ShapeOf,ShapeOf,Squeeze,Range,ReduceSum,Unsqueeze,Slice",
+       "[..4]"},
   };
 }
 

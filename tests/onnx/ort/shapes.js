@@ -5,7 +5,7 @@
 //   node shapes.js --many LIST.json        LIST: [[MODEL, SPEC], ...] at batch 1; one JSON line per model
 //
 // SPEC as oracle.js reads it; each input at its `shape`, with its batch axis at BATCH (default 1), random
-// values of its `type` (float32 unless it says float64, float16, int8...uint64 or bool) in its `range`, or its
+// values of its `type` (float32 unless it says float64, float16, int8...uint64, bool or string) in its `range`, or its
 // `value`. Prints one JSON object: {"outputs": {NAME: [dims...]}, "values": {NAME: [...]}} (values only of the
 // outputs named `reshape1.shape_of:...`, the shapes of a body's tensors over its iterations), or
 // {"error": "..."} when the model does not load or the run throws. tests/onnx/shapes_ort.py compares these
@@ -42,6 +42,9 @@ function randomTensor(type, n, lo, hi, random, shape) {
     case 'int64': return new ort.Tensor('int64', BigInt64Array.from({length: n}, () => BigInt(integer())), shape);
     case 'uint64': return new ort.Tensor('uint64', BigUint64Array.from({length: n}, () => BigInt(integer())), shape);
     case 'bool': return new ort.Tensor('bool', Uint8Array.from({length: n}, () => (random() < 0.5 ? 1 : 0)), shape);
+    // Strings of words from a few letters, spaces and commas (what the text ops split and match), up to 8 long.
+    case 'string': return new ort.Tensor('string', Array.from({length: n}, () =>
+      Array.from({length: Math.floor(random() * 9)}, () => 'ab, c'[Math.floor(random() * 5)]).join('')), shape);
     default:
       if (!INTEGERS[type]) throw new Error(`shapes.js: no random ${type} tensors`);
       return new ort.Tensor(type, INTEGERS[type].from({length: n}, integer), shape);
