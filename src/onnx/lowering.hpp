@@ -97,6 +97,31 @@ struct tensor_data {
   tensor_data& operator=(const tensor_data&) = delete;
 };
 
+struct held_values;
+
+/// What a tensor name of the graph being lowered stands for: the layer output that computes it, and what the
+/// file says of it.
+struct known_value {
+  source at;
+  std::optional<std::size_t> rank;                ///< declared or constant rank
+  const ::onnx::TensorProto* constant = nullptr;  ///< the initializer or Constant value behind it
+  std::optional<element_type> type;               ///< declared (graph input, value_info) or constant element type
+  /// Not a tensor but a sequence or an optional the lowering follows (lower/sequence.cpp): what it holds. `at` is
+  /// then a placeholder Const no translation reads (a node that takes it as a tensor is not covered).
+  std::shared_ptr<const held_values> held = nullptr;
+};
+
+/// A sequence's tensors in order, or an optional's (none or one), where the graph gives them at lowering time:
+/// SequenceConstruct's inputs, a SequenceInsert at a constant position, a SplitToSequence of known lengths.
+struct held_values {
+  bool optional = false;
+  std::vector<known_value> items;
+  /// The items' element type (a sequence may be empty: SequenceEmpty's dtype), where known.
+  std::optional<element_type> type;
+  /// False for a sequence or optional the lowering does not follow, read from a body's enclosing graph.
+  bool followed = true;
+};
+
 /// One node being lowered: its inputs (as layer outputs), attributes and version, and the layers it adds.
 class node_context {
  public:
@@ -113,6 +138,16 @@ class node_context {
   [[nodiscard]] std::size_t outputs() const noexcept { return static_cast<std::size_t>(node_.output_size()); }
   /// Whether output i exists and is used by name (an output named "" is not produced).
   [[nodiscard]] bool has_output(std::size_t i) const;
+  /// What input i stands for, a tensor or a sequence or an optional the lowering follows (lower/sequence.cpp);
+  /// nullptr when the node has no input i or it is named "".
+  [[nodiscard]] const known_value* input_value(std::size_t i) const;
+  /// Node output i stands for `v` (an input's value passed on, or a sequence or an optional made here).
+  void output_value(std::size_t i, known_value v);
+  /// Node output i is the sequence or optional `held`.
+  void output_held(std::size_t i, held_values held);
+  /// `v` where a tensor is needed: itself, or for a sequence or an optional a layer no rule covers, fed by what it
+  /// holds, `why` saying what it is (graph_lowering::opaque_of).
+  source opaque(const known_value& v, const std::string& why);
 
   [[nodiscard]] const ::onnx::AttributeProto* attribute(std::string_view name) const;
   [[nodiscard]] std::int64_t i(std::string_view name, std::int64_t fallback) const;
@@ -131,6 +166,10 @@ class node_context {
   /// Input i's Const under other dims of the same element count (what a folded Reshape of it gives);
   /// nullopt when no Const feeds it or the counts differ.
   std::optional<source> constant_as(std::size_t i, const std::vector<std::int64_t>& dims);
+  /// The length of input i along `axis` (from the end where negative) when it is fixed whatever the sizes the model
+  /// is asked about: a Const's. (Not a graph input's declared size: `check --batch` and `--shape` change those, and a
+  /// translation that counted on one would fail at another size where the model runs.)
+  [[nodiscard]] std::optional<std::int64_t> known_length(std::size_t i, std::int64_t axis) const;
   /// The rank of input i when the model declares it (graph input, value_info, or a Const).
   [[nodiscard]] std::optional<std::size_t> rank(std::size_t i) const;
 
@@ -163,8 +202,8 @@ class node_context {
   void not_covered(const std::string& why);
 
   /// Lowers a subgraph (an If branch) into the graph being built, reading the tensors around it by name;
-  /// returns the layer outputs that compute its outputs.
-  std::vector<source> inline_subgraph(const ::onnx::GraphProto& sub);
+  /// returns what its outputs stand for.
+  std::vector<known_value> inline_subgraph(const ::onnx::GraphProto& sub);
   /// Holds the nodes of a subgraph that is not lowered (the branch a constant condition does not take) to the
   /// checks ONNX Runtime makes of every node when it loads a model, run or not: see graph_lowering::check_not_run.
   void check_not_run(const ::onnx::GraphProto& sub);
@@ -250,12 +289,7 @@ class graph_lowering {
                  std::vector<std::byte>& weights)
       : file_(file), opset_(opset), b_(builder), weights_(weights) {}
 
-  struct known {
-    source at;
-    std::optional<std::size_t> rank;           ///< declared or constant rank
-    const ::onnx::TensorProto* constant = nullptr;  ///< the initializer or Constant value behind it
-    std::optional<element_type> type;          ///< declared (graph input, value_info) or constant element type
-  };
+  using known = known_value;
   /// What computes the tensor `name`: a name this graph binds, else (in a Loop body) one of the graphs
   /// around it, which `outer` makes a Parameter of the body.
   [[nodiscard]] const known* find(const std::string& name) const;
@@ -276,9 +310,11 @@ class graph_lowering {
                                                           std::shared_ptr<const model::subgraph> inner,
                                                           std::size_t outputs, std::vector<body_names> names,
                                                           const std::string& node, const std::string& op);
-  /// Every tensor name bound so far (subgraphs' included) and the layer output that computes it.
+  /// Every tensor name bound so far (subgraphs' included) and the layer output that computes it; not the names of
+  /// sequences and optionals.
   void export_names(std::unordered_map<std::string, source>& out) const {
-    for (const auto& [name, k] : names_) out.emplace(std::string(name), k.at);
+    for (const auto& [name, k] : names_)
+      if (k.held == nullptr) out.emplace(std::string(name), k.at);  // a sequence or an optional has no tensor shape
   }
   /// Gives the layer outputs that compute the graph's tensors the element types ONNX gives those tensors (declared,
   /// or as the op list says the node gives them), where none is declared: what `shapes` reports and writes. A
@@ -286,6 +322,10 @@ class graph_lowering {
   void type_outputs();
   /// Binds a tensor name (a string of the ModelProto, which outlives the lowering) to what computes it.
   void bind(const std::string& name, known k);
+  /// A layer no rule covers that stands for `v` where a tensor is needed of a sequence or an optional (a graph's
+  /// output, a body's, an If's merge): fed by every tensor it holds, `why` saying what it is. `v` itself when it is
+  /// a tensor.
+  source opaque_of(const known& v, const std::string& why, const std::string& name);
   /// Adds a layer; `name` and `byte` say which node it lowers.
   source add(std::string_view type, int opset, std::vector<source> in, node_context::attributes a,
              std::size_t outputs, const std::string& name);

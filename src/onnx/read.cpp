@@ -16,6 +16,7 @@
 #include <limits>
 #include <tuple>
 #include <memory>
+#include <set>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -337,6 +338,24 @@ void graph_lowering::check_not_run(const ::onnx::GraphProto& g) {
   }
 }
 
+namespace {
+/// Why node `c` is not covered where it reads a sequence or an optional the lowering follows as a tensor: every op
+/// but those that take one (lower/sequence.cpp, Identity) and the ops ONNX lets hold one (Loop, Scan, If's
+/// branches, SequenceMap), which reshape1 follows only as tensors. nullopt where it reads none.
+std::optional<std::string> reads_held_as_tensor(const node_context& c) {
+  static const std::set<std::string_view> take_held = {"Identity", "SequenceAt", "SequenceErase", "SequenceInsert",
+                                                       "SequenceLength", "ConcatFromSequence", "Optional",
+                                                       "OptionalHasElement", "OptionalGetElement"};
+  const auto& node = c.node();
+  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  for (std::size_t k = 0; k < c.inputs(); ++k)
+    if (const auto* v = c.input_value(k); v != nullptr && v->held != nullptr && !(default_domain && take_held.contains(node.op_type())))
+      return fmt::format("its input {} ('{}') is {}, which reshape1 follows only through the sequence and optional ops", k,
+                         node.input(static_cast<int>(k)), v->held->optional ? "an optional" : "a sequence");
+  return std::nullopt;
+}
+}  // namespace
+
 void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
   if (!top) initializers(g);
   for (const int index : lowering_order(g)) {
@@ -348,6 +367,7 @@ void graph_lowering::lower_nodes(const ::onnx::GraphProto& g, bool top) {
     node_context c(*this, node, static_cast<std::size_t>(index), row.version);
     refuse_as_loaded(c, row);
     if (entry == nullptr || entry->fn == nullptr) c.not_covered(row.why);
+    else if (const auto why = reads_held_as_tensor(c)) c.not_covered(*why);
     else entry->fn(c);
     infer_output_types(c, row.schema);
     // An If inlines its branches: their nodes keep the layers they lowered to; the If's own are the merges.
@@ -545,7 +565,7 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
   // Declared shapes: graph outputs and value_info, on the layer outputs that compute them.
   const auto declare = [&](const ::onnx::ValueInfoProto& v) {
     const auto* k = lw.find(v.name());
-    if (k == nullptr || k->constant != nullptr) return;
+    if (k == nullptr || k->constant != nullptr || k->held != nullptr) return;
     auto& out = b.at(k->at.layer).outputs[k->at.output];
     if (part_of(b.at(k->at.layer).type) == op_part::parameter) return;
     if (const auto dims = declared_dims(v.type(), top)) {
@@ -561,12 +581,14 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
   for (const auto& v : g.output()) {
     const auto* k = lw.find(v.name());
     if (k == nullptr) bad(file, fmt::format("graph output '{}' is not computed by any node", v.name()));
+    // A sequence or an optional the graph gives out: reshape1 answers for tensors, so it cannot tell past it.
+    const auto at = lw.opaque_of(*k, "a graph output that is a sequence or an optional", v.name());
     graph_builder::layer_spec l;
     l.id = lw.next_id++;
     l.name = v.name();
     l.type = "Result";
     l.opset = 1;
-    l.inputs.emplace_back(k->at);
+    l.inputs.emplace_back(at);
     if (top) l.input_layouts.push_back(batch_layout(v.type(), batch_param));
     b.add(std::move(l));
   }

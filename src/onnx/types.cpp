@@ -134,7 +134,7 @@ void refuse_wrong_types(const node_context& c, const listed_op* schema) {
 
 void graph_lowering::type_outputs() {
   for (const auto& [name, k] : names_) {
-    if (!k.type || k.constant != nullptr) continue;
+    if (!k.type || k.constant != nullptr || k.held != nullptr) continue;
     auto& layer = b_.at(k.at.layer);
     if (model::detail::part_of(layer.type) == model::detail::op_part::parameter || k.at.output >= layer.outputs.size())
       continue;

@@ -85,6 +85,8 @@ fixtures = {
     "local_functions": "yes", "local_functions_baked": "no",
     # labels as a tensor of strings, picked per sample
     "string_labels": "yes",
+    # sequences the lowering follows: split, read back, joined, kept per sample; a split of the batch fails at another
+    "sequence_split": "yes", "sequence_split_batch": "no",
 }
 known_false_no = set()  # a "no" where ONNX Runtime is right: none since a "no" must name what breaks
 for name, answer in fixtures.items():

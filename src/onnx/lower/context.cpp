@@ -42,6 +42,28 @@ source node_context::need(std::size_t i) const {
   return *s;
 }
 
+const known_value* node_context::input_value(std::size_t i) const {
+  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return nullptr;
+  const auto* k = g_.find(node_.input(static_cast<int>(i)));
+  if (k == nullptr)
+    bad(fmt::format("input {} '{}' is computed by no node before it, and is no graph input or initializer", i,
+                    node_.input(static_cast<int>(i))));
+  return k;
+}
+
+void node_context::output_value(std::size_t i, known_value v) {
+  if (has_output(i)) g_.bind(node_.output(static_cast<int>(i)), std::move(v));
+}
+
+void node_context::output_held(std::size_t i, held_values held) {
+  if (!has_output(i)) return;
+  // The placeholder a name needs: a Const no translation reads (a node that would read the sequence as a tensor is
+  // not covered), so that the node has a layer of its own.
+  const auto at = i64({0}, std::vector<std::int64_t>{});
+  g_.bind(node_.output(static_cast<int>(i)),
+          {at, std::nullopt, nullptr, std::nullopt, std::make_shared<const held_values>(std::move(held))});
+}
+
 bool node_context::has_output(std::size_t i) const {
   return i < outputs() && !node_.output(static_cast<int>(i)).empty();
 }
@@ -179,6 +201,16 @@ source node_context::i64(std::vector<std::int64_t> values, std::optional<std::ve
   return g_.constant_bytes(element_type::i64, d, std::as_bytes(std::span(values)), node_name(node_));
 }
 
+std::optional<std::int64_t> node_context::known_length(std::size_t i, std::int64_t axis) const {
+  const auto dims = constant_dims(i);
+  if (!dims) return std::nullopt;
+  const auto rank = static_cast<std::int64_t>(dims->size());
+  if (axis < -rank || axis >= rank) return std::nullopt;
+  return (*dims)[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)];
+}
+
+source node_context::opaque(const known_value& v, const std::string& why) { return g_.opaque_of(v, why, node_name(node_)); }
+
 source node_context::f32(std::vector<float> values, bool scalar) {
   const std::vector<std::int64_t> d = scalar ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(values.size())};
   return g_.constant_bytes(element_type::f32, d, std::as_bytes(std::span(values)), node_name(node_));
@@ -235,10 +267,18 @@ void outer_names(const ::onnx::GraphProto& g, std::set<std::string>& out) {
 }
 }  // namespace
 
+namespace {
+/// The tensors `v` stands for: itself, or every tensor a sequence or an optional holds (nested ones too).
+void tensors_of(const known_value& v, std::vector<source>& out) {
+  if (v.held == nullptr) return out.push_back(v.at);
+  for (const auto& item : v.held->items) tensors_of(item, out);
+}
+}  // namespace
+
 void node_context::not_covered(const std::string& why) {
   std::vector<source> in;
   for (std::size_t k = 0; k < inputs(); ++k)
-    if (const auto s = input(k)) in.push_back(*s);
+    if (const auto* v = input_value(k)) tensors_of(*v, in);
   // A subgraph (If's branches, Loop's and Scan's bodies) may read any tensor of the graphs around it:
   // those it reads are inputs of the layer too, so that what depends on the batch is seen to.
   std::set<std::string> captured;
@@ -247,7 +287,7 @@ void node_context::not_covered(const std::string& why) {
     for (const auto& sub : a.graphs()) outer_names(sub, captured);
   }
   for (const auto& name : captured)
-    if (const auto* k = g_.find(name)) in.push_back(k->at);
+    if (const auto* k = g_.find(name)) tensors_of(*k, in);
   const auto type = node_.domain().empty() || node_.domain() == "ai.onnx"
                         ? fmt::format("onnx.{}", node_.op_type())
                         : fmt::format("{}.{}", node_.domain(), node_.op_type());
@@ -255,15 +295,22 @@ void node_context::not_covered(const std::string& why) {
   for (std::size_t k = 0; k < outputs(); ++k) output(k, source{first.layer, k});
 }
 
-std::vector<source> node_context::inline_subgraph(const ::onnx::GraphProto& sub) {
+std::vector<known_value> node_context::inline_subgraph(const ::onnx::GraphProto& sub) {
   g_.lower_nodes(sub, false);
-  std::vector<source> out;
+  std::vector<known_value> out;
   for (const auto& v : sub.output()) {
     const auto* k = g_.find(v.name());
     if (k == nullptr) bad(fmt::format("its subgraph '{}' has an output '{}' that nothing computes", sub.name(), v.name()));
-    out.push_back(k->at);
+    out.push_back(*k);
   }
   return out;
+}
+
+source graph_lowering::opaque_of(const known& v, const std::string& why, const std::string& name) {
+  if (v.held == nullptr) return v.at;
+  std::vector<source> in;
+  tensors_of(v, in);
+  return add(v.held->optional ? "onnx.Optional" : "onnx.Sequence", 1, std::move(in), {{"not_covered", why}}, 1, name);
 }
 
 void node_context::check_not_run(const ::onnx::GraphProto& sub) { g_.check_not_run(sub); }

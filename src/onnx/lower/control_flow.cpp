@@ -61,14 +61,20 @@ void if_(node_context& c) {
     // ONNX Runtime checks the branch not taken too when it loads the model (and folds the If only then).
     const bool taken = (*v)[0] != 0;
     c.check_not_run(taken ? *else_branch : *then_branch);
+    // What the branch gives passes on as it is: a tensor, or a sequence or an optional the lowering follows.
     const auto out = c.inline_subgraph(taken ? *then_branch : *else_branch);
-    for (std::size_t k = 0; k < out.size(); ++k) c.output(k, out[k]);
+    for (std::size_t k = 0; k < out.size(); ++k) c.output_value(k, out[k]);
     return;
   }
   const auto cond = c.need(0);
   const auto a = c.inline_subgraph(*then_branch);
   const auto b = c.inline_subgraph(*else_branch);
-  for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, c.add("IfMerge", 1, {cond, a[k], b[k]}));
+  // A sequence or an optional either branch gives is not followed past a computed condition (which one holds is
+  // the data's): not covered from there.
+  const auto merged = [&](const known_value& v) {
+    return c.opaque(v, "a sequence or an optional an If chooses by a condition the graph computes");
+  };
+  for (std::size_t k = 0; k < c.outputs(); ++k) c.output(k, c.add("IfMerge", 1, {cond, merged(a[k]), merged(b[k])}));
 }
 
 /// One entry of a Loop's or TensorIterator's port map: with `axis`, an input sliced (an output
@@ -386,7 +392,8 @@ void add_body_results(graph_builder& bb, graph_lowering& lb, const ::onnx::Graph
                              fmt::format("{}: node '{}': its body '{}' has an output '{}' that nothing computes",
                                          lb.file(), node, g.name(), v.name()),
                              {});
-    auto at = found->at;
+    // A sequence or an optional the body gives as its output is not followed through the Loop or Scan.
+    auto at = lb.opaque_of(*found, "a sequence or an optional a body gives as its output", node);
     if (static_cast<std::size_t>(k) < unsqueezed.size() && unsqueezed[static_cast<std::size_t>(k)])
       at = lb.add("Unsqueeze", 1, {at, axis_const(lb, *unsqueezed[static_cast<std::size_t>(k)], node)}, {}, 1, node);
     results.push_back(body_result(bb, lb, v.name(), at));
@@ -415,6 +422,16 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
     const auto* k = find(name);
     if (k == nullptr) return nullptr;
     const auto outside = *k;
+    if (outside.held != nullptr) {
+      // A sequence or an optional of the enclosing graph: its tensors are not the body's; what reads it is not covered.
+      auto unfollowed = *outside.held;
+      unfollowed.items.clear();
+      unfollowed.followed = false;
+      const std::int64_t zero = 0;
+      const auto at = lb.constant_bytes(element_type::i64, {}, std::as_bytes(std::span(&zero, 1)), name);
+      lb.bind(name, {at, std::nullopt, nullptr, std::nullopt, std::make_shared<const held_values>(std::move(unfollowed))});
+      return lb.find(name);
+    }
     const auto [at, id] = body_parameter(bb, lb, name, nullptr);
     r.captured.emplace_back(outside.at, id);
     lb.bind(name, {at, outside.rank, outside.constant, outside.type});

@@ -45,7 +45,12 @@ constexpr char Abs[] = "Abs", Ceiling[] = "Ceiling", Cos[] = "Cos", Erf[] = "Erf
                LogicalAnd[] = "LogicalAnd", LogicalOr[] = "LogicalOr", LogicalXor[] = "LogicalXor",
                Atan[] = "Atan", Tan[] = "Tan", Asin[] = "Asin", Acos[] = "Acos", Sinh[] = "Sinh", Cosh[] = "Cosh";
 
-void identity(node_context& c) { c.output(0, c.need(0)); }
+/// Identity: its input, a sequence or an optional passed on as the lowering follows it (Identity takes them from 14
+/// and 16).
+void identity(node_context& c) {
+  if (const auto* v = c.input_value(0); v != nullptr && v->held != nullptr) return c.output_value(0, *v);
+  c.output(0, c.need(0));
+}
 /// Dropout: in inference (every version up to 10; from 12, training_mode left out or a constant false) the
 /// output is the input and the mask is all ones (ONNX's definition), of the input's shape: true from 10 on,
 /// before that of the input's type. In training mode (or where training_mode is computed) both are of the

@@ -134,11 +134,11 @@ std::span<const onnx_entry> detection_rows();
 std::span<const onnx_entry> quantization_rows();
 std::span<const onnx_entry> control_flow_rows();
 std::span<const onnx_entry> microsoft_rows();
-std::span<const onnx_entry> opaque_rows();
 std::span<const onnx_entry> attention_rows();
 std::span<const onnx_entry> signal_rows();
 std::span<const onnx_entry> random_rows();
 std::span<const onnx_entry> text_rows();
+std::span<const onnx_entry> sequence_rows();
 
 /// The families' rows as one table, sorted by op_type then since_version. Two rows of the same
 /// (op_type, since_version) are a fault of reshape1's own, not of a model: the process stops, naming the

@@ -32,8 +32,8 @@ const std::vector<onnx_entry>& table() {
   static const std::vector<onnx_entry> rows =
       assemble({elementwise_rows(), convolution_rows(), normalization_rows(), matmul_rows(), shape_rows(),
                 indexing_rows(), reduction_rows(), resize_rows(), recurrent_rows(), detection_rows(),
-                quantization_rows(), control_flow_rows(), microsoft_rows(), opaque_rows(), attention_rows(), signal_rows(),
-                random_rows(), text_rows()});
+                quantization_rows(), control_flow_rows(), microsoft_rows(), attention_rows(), signal_rows(),
+                random_rows(), text_rows(), sequence_rows()});
   return rows;
 }
 }  // namespace

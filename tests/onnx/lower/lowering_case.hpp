@@ -29,7 +29,7 @@ namespace reshape1::test {
 struct lowering_case {
   std::string op;
   int since;
-  /// The tensors around the node: `x:f32[2,3]` is a graph input; `w:f32[4,3]=` an initializer of zeros,
+  /// The tensors around the node: `x:f32[2,3]` is a graph input (`[2,?]`: of a dimension of no size); `w:f32[4,3]=` an initializer of zeros,
   /// `axes:i64[1]=2` one holding those values (`[]`: a scalar).
   std::string tensors;
   std::string inputs;   ///< the node's, comma-separated; an empty one leaves an optional input out
@@ -40,6 +40,11 @@ struct lowering_case {
   std::string domain = "ai.onnx";  ///< the node's (com.microsoft: imported at version 1)
   /// The model's opset, when the row is to be read at a later version than its since (0: opset_of's).
   int opset = 0;
+  /// Nodes (protobuf text) before and after the node, for rows that take or give what no graph input or output
+  /// of a tensor type is (a sequence, an optional), and the graph's outputs then (comma-separated; "": the node's).
+  std::string before = {};
+  std::string after = {};
+  std::string graph_outputs = {};
 };
 
 inline std::string attr_i(const char* name, std::int64_t v) {
@@ -94,14 +99,17 @@ inline void add_tensor(::onnx::GraphProto& g, const std::string& spec) {
   const auto name = spec.substr(0, colon);
   const auto type = onnx_type(spec.substr(colon + 1, open - colon - 1));
   std::vector<std::int64_t> dims;
-  for (const auto& d : split(spec.substr(open + 1, close - open - 1), ',')) dims.push_back(std::stoll(d));
+  for (const auto& d : split(spec.substr(open + 1, close - open - 1), ',')) dims.push_back(d == "?" ? -1 : std::stoll(d));
   if (spec.find('=', close) == std::string::npos) {
     auto* in = g.add_input();
     in->set_name(name);
     auto* t = in->mutable_type()->mutable_tensor_type();
     t->set_elem_type(type);
     auto* shape = t->mutable_shape();
-    for (const auto d : dims) shape->add_dim()->set_dim_value(d);
+    for (const auto d : dims) {
+      auto* dim = shape->add_dim();
+      if (d >= 0) dim->set_dim_value(d);  // `?`: a dimension of no size
+    }
     return;
   }
   auto* t = g.add_initializer();
@@ -153,6 +161,12 @@ inline std::string model_of(const lowering_case& c) {
   g.set_name(c.op);
   std::istringstream tensors(c.tensors);
   for (std::string spec; tensors >> spec;) add_tensor(g, spec);
+  const auto add_nodes = [&](const std::string& text) {
+    ::onnx::GraphProto nodes;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &nodes)) << text;
+    for (const auto& n : nodes.node()) *g.add_node() = n;
+  };
+  add_nodes(c.before);
   auto* node = g.add_node();
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(c.attributes, node)) << c.attributes;
   node->set_name("n");
@@ -161,8 +175,11 @@ inline std::string model_of(const lowering_case& c) {
   for (const auto& in : split(c.inputs, ',')) node->add_input(in);
   for (const auto& out : split(c.outputs, ',')) {
     node->add_output(out);
-    if (!out.empty()) g.add_output()->set_name(out);
+    if (!out.empty() && c.graph_outputs.empty()) g.add_output()->set_name(out);
   }
+  add_nodes(c.after);
+  for (const auto& out : split(c.graph_outputs, ','))
+    if (!out.empty()) g.add_output()->set_name(out);
   return m.SerializeAsString();
 }
 
@@ -223,6 +240,7 @@ std::vector<lowering_case> attention_cases();
 std::vector<lowering_case> signal_cases();
 std::vector<lowering_case> random_cases();
 std::vector<lowering_case> text_cases();
+std::vector<lowering_case> sequence_cases();
 std::vector<lowering_case> cases();
 
 }  // namespace reshape1::test

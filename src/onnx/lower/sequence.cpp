@@ -1,0 +1,240 @@
+// ONNX's sequences and optionals, followed where the graph gives their contents when it is read: a sequence is its
+// tensors in order (SequenceConstruct's inputs, a SplitToSequence into pieces of known lengths, an insert or erase
+// at a constant position), an optional its tensor or none. The ops that read one give the tensor it holds
+// (SequenceAt, OptionalGetElement), a Concat of its tensors (ConcatFromSequence), or a constant (SequenceLength,
+// OptionalHasElement); no layer carries a sequence. What the lowering cannot follow (a position the graph
+// computes, a sequence a Loop carries or a graph input gives, a split along a length not known when the file is
+// read) is not covered: "cannot tell" past it. SequenceMap (a body run on each element) stays not covered.
+#include <fmt/format.h>
+
+#include "families.hpp"
+
+namespace reshape1::onnx::detail {
+
+namespace {
+
+constexpr std::string_view not_followed = "reshape1 follows a sequence or an optional only where the graph gives its contents";
+
+/// Input i as the sequence (or optional) it holds; nullptr, with the node not covered, where it holds one the
+/// lowering does not follow (a graph input, a Loop's output, an enclosing graph's).
+const held_values* held_input(node_context& c, std::size_t i, bool optional) {
+  const auto* v = c.input_value(i);
+  if (v != nullptr && v->held != nullptr && v->held->followed && v->held->optional == optional) return v->held.get();
+  if (v != nullptr && v->held != nullptr && v->held->followed)
+    c.bad(fmt::format("its input {} ('{}') is {}, where {} takes {}", i, c.node().input(static_cast<int>(i)),
+                      v->held->optional ? "an optional" : "a sequence", c.node().op_type(),
+                      optional ? "an optional" : "a sequence"),
+          "ONNX Runtime refuses the model too");
+  c.not_covered(fmt::format("its input {} ('{}') is {} whose contents the graph does not give: {}", i,
+                            c.node().input(static_cast<int>(i)), optional ? "an optional" : "a sequence", not_followed));
+  return nullptr;
+}
+
+/// A sequence position (SequenceAt, SequenceInsert, SequenceErase): a constant scalar in [-size, size) (up to size
+/// inclusive for an insert), counted from the end where negative, as ONNX Runtime refuses another when it runs the
+/// node. nullopt, with the node not covered, where the graph computes it.
+std::optional<std::size_t> position(node_context& c, std::size_t i, std::size_t size, bool insert) {
+  const auto v = c.constant_ints(i);
+  if (!v) {
+    c.not_covered(fmt::format("its position (input {}) is computed by the graph: {}", i, not_followed));
+    return std::nullopt;
+  }
+  if (const auto dims = c.constant_dims(i); v->size() != 1 || (dims && !dims->empty()))
+    c.bad(fmt::format("its position (input {}) holds {} values of rank {}", i, v->size(), dims ? dims->size() : 0),
+          "a sequence position is a scalar");
+  const auto n = static_cast<std::int64_t>(size);
+  const auto at = (*v)[0];
+  const auto last = insert ? n : n - 1;
+  if (at < -n || at > last)
+    c.bad(fmt::format("its position {} is outside the sequence of {} tensors", at, size),
+          fmt::format("a position of {} is in [{}, {}]", c.node().op_type(), -n, last));
+  return static_cast<std::size_t>(at < 0 ? at + n : at);
+}
+
+/// The element type of a tensor the lowering knows, where it does.
+std::optional<element_type> type_of(const known_value& v) { return v.type; }
+
+void sequence_empty(node_context& c) {
+  held_values s;
+  const auto dtype = c.i("dtype", ::onnx::TensorProto::FLOAT);
+  s.type = element_of(static_cast<int>(dtype));
+  if (!s.type) c.bad(fmt::format("dtype is {}, no ONNX data type reshape1 knows", dtype));
+  c.output_held(0, std::move(s));
+}
+
+void sequence_construct(node_context& c) {
+  held_values s;
+  for (std::size_t k = 0; k < c.inputs(); ++k) {
+    const auto* v = c.input_value(k);
+    if (v == nullptr) c.bad(fmt::format("its input {} is left out", k), "SequenceConstruct's inputs are its tensors");
+    s.items.push_back(*v);
+    if (!s.type) s.type = type_of(*v);
+  }
+  c.output_held(0, std::move(s));
+}
+
+/// The sequence's type, where known, must be the tensor's: ONNX Runtime refuses another when it loads the model.
+void same_type(node_context& c, const held_values& s, const known_value& tensor) {
+  if (s.type && tensor.type && *s.type != *tensor.type)
+    c.bad(fmt::format("its tensor is {} and its sequence of {}", name(*tensor.type), name(*s.type)),
+          "ONNX Runtime refuses the model too: a sequence holds tensors of one type");
+}
+
+void sequence_insert(node_context& c) {
+  const auto* s = held_input(c, 0, false);
+  if (s == nullptr) return;
+  const auto* tensor = c.input_value(1);
+  if (tensor == nullptr || tensor->held != nullptr) c.bad("its second input is not a tensor", "SequenceInsert inserts a tensor");
+  same_type(c, *s, *tensor);
+  std::size_t at = s->items.size();
+  if (c.input_value(2) != nullptr) {
+    const auto p = position(c, 2, s->items.size(), true);
+    if (!p) return;
+    at = *p;
+  }
+  auto out = *s;
+  out.items.insert(out.items.begin() + static_cast<std::ptrdiff_t>(at), *tensor);
+  if (!out.type) out.type = type_of(*tensor);
+  c.output_held(0, std::move(out));
+}
+
+void sequence_erase(node_context& c) {
+  const auto* s = held_input(c, 0, false);
+  if (s == nullptr) return;
+  if (s->items.empty()) c.bad("its sequence is empty", "ONNX Runtime refuses to erase from an empty sequence when it runs the node");
+  std::size_t at = s->items.size() - 1;
+  if (c.input_value(1) != nullptr) {
+    const auto p = position(c, 1, s->items.size(), false);
+    if (!p) return;
+    at = *p;
+  }
+  auto out = *s;
+  out.items.erase(out.items.begin() + static_cast<std::ptrdiff_t>(at));
+  c.output_held(0, std::move(out));
+}
+
+void sequence_at(node_context& c) {
+  const auto* s = held_input(c, 0, false);
+  if (s == nullptr) return;
+  if (const auto p = position(c, 1, s->items.size(), false)) c.output_value(0, s->items[*p]);
+}
+
+void sequence_length(node_context& c) {
+  if (const auto* s = held_input(c, 0, false))
+    c.output(0, c.i64({static_cast<std::int64_t>(s->items.size())}, scalar));
+}
+
+/// SplitToSequence (11, 24): the input's pieces along `axis`: of the lengths `split` gives (a 1-D constant), of
+/// `split` each and the rest last (a scalar), or of 1 each without it (squeezed away unless keepdims). The number of
+/// pieces must be fixed when the file is read: the split's length, or for the other two the axis' length, where a
+/// Const is split (node_context::known_length: a graph input's declared length changes at another batch or size).
+void split_to_sequence(node_context& c) {
+  const auto x = c.need(0);
+  const auto axis = c.i("axis", 0);
+  if (const auto rank = c.rank(0); rank && (axis < -static_cast<std::int64_t>(*rank) || axis >= static_cast<std::int64_t>(*rank)))
+    c.bad(fmt::format("axis {} is outside its input's rank {}", axis, *rank));
+  std::vector<std::int64_t> lengths;
+  bool squeeze = false;
+  if (c.input_value(1) != nullptr) {
+    const auto split = c.constant_ints(1);
+    if (!split) return c.not_covered(fmt::format("its split is computed by the graph: {}", not_followed));
+    const auto dims = c.constant_dims(1);
+    if (dims && dims->size() > 1) c.bad(fmt::format("its split has rank {}", dims->size()), "split is a scalar or 1-D");
+    if (dims && dims->empty()) {
+      const auto each = (*split)[0];
+      if (each <= 0) c.bad(fmt::format("its split is {}", each), "a scalar split is the length of each piece, above 0");
+      const auto length = c.known_length(0, axis);
+      if (!length) return c.not_covered(fmt::format("it splits along an axis whose length is not fixed (not a constant's): {}", not_followed));
+      for (std::int64_t done = 0; done < *length; done += each) lengths.push_back(std::min(each, *length - done));
+    } else {
+      if (split->empty()) c.bad("its split is empty", "a 1-D split gives the length of each piece");
+      for (const auto v : *split)
+        if (v < 0) c.bad(fmt::format("its split holds {}", v), "a piece's length is 0 or more");
+      lengths = *split;
+    }
+  } else {
+    const auto length = c.known_length(0, axis);
+    if (!length) return c.not_covered(fmt::format("it splits along an axis whose length is not fixed (not a constant's): {}", not_followed));
+    lengths.assign(static_cast<std::size_t>(*length), 1);
+    squeeze = c.i("keepdims", 1) == 0;
+  }
+  held_values s;
+  s.type = c.declared_type(0);
+  if (!lengths.empty()) {
+    const auto pieces = c.add("VariadicSplit", 1, {x, c.i64({axis}, scalar), c.i64(lengths)}, {}, lengths.size());
+    for (std::size_t k = 0; k < lengths.size(); ++k) {
+      source piece{pieces.layer, k};
+      if (squeeze) piece = c.add("Squeeze", 1, {piece, c.i64({axis})});
+      s.items.push_back({piece, std::nullopt, nullptr, s.type});
+    }
+  }
+  c.output_held(0, std::move(s));
+}
+
+/// ConcatFromSequence (11): its tensors joined along `axis`, or stacked along a new one (`new_axis` 1). ONNX Runtime
+/// refuses an empty sequence when it runs the node.
+void concat_from_sequence(node_context& c) {
+  const auto* s = held_input(c, 0, false);
+  if (s == nullptr) return;
+  const auto axis = c.i("axis");
+  if (!axis) c.bad("it has no axis", "ConcatFromSequence needs the attribute axis");
+  if (s->items.empty()) c.bad("its sequence is empty", "ONNX Runtime refuses to concatenate an empty sequence when it runs the node");
+  const bool stack = c.i("new_axis", 0) == 1;
+  std::vector<source> parts;
+  for (const auto& item : s->items) parts.push_back(stack ? c.add("Unsqueeze", 1, {item.at, c.i64({*axis})}) : item.at);
+  c.output(0, c.add("Concat", 1, std::move(parts), {{"axis", std::to_string(*axis)}}));
+}
+
+/// Optional (15): its input as an optional, or an empty one of the `type` attribute without it.
+void optional_of(node_context& c) {
+  held_values o;
+  o.optional = true;
+  if (const auto* v = c.input_value(0)) {
+    o.items.push_back(*v);
+    o.type = v->type;
+  } else if (c.attribute("type") == nullptr) {
+    c.bad("it has neither an input nor the attribute type", "an empty Optional names its type");
+  }
+  c.output_held(0, std::move(o));
+}
+
+/// OptionalHasElement (15; 18 takes a tensor, which has one, or no input, which has none): a boolean constant.
+void optional_has_element(node_context& c) {
+  const auto* v = c.input_value(0);
+  if (v == nullptr) return c.output(0, c.boolean(false));
+  if (v->held == nullptr && c.version() >= 18) return c.output(0, c.boolean(true));
+  if (const auto* o = held_input(c, 0, true)) c.output(0, c.boolean(!o->items.empty()));
+}
+
+/// OptionalGetElement (15; 18 takes a tensor too, which it gives as it is): what the optional holds. ONNX Runtime
+/// refuses an empty one when it runs the node.
+void optional_get_element(node_context& c) {
+  const auto* v = c.input_value(0);
+  if (v != nullptr && v->held == nullptr && c.version() >= 18) return c.output(0, v->at);
+  const auto* o = held_input(c, 0, true);
+  if (o == nullptr) return;
+  if (o->items.empty()) c.bad("its optional is empty", "ONNX Runtime refuses to read an empty optional when it runs the node");
+  c.output_value(0, o->items.front());
+}
+
+}  // namespace
+
+std::span<const onnx_entry> sequence_rows() {
+  static const std::vector<onnx_entry> rows = {
+      {"SequenceEmpty", 11, sequence_empty},
+      {"SequenceConstruct", 11, sequence_construct},
+      {"SequenceInsert", 11, sequence_insert},
+      {"SequenceErase", 11, sequence_erase},
+      {"SequenceAt", 11, sequence_at},
+      {"SequenceLength", 11, sequence_length},
+      {"SplitToSequence", 11, split_to_sequence},
+      {"ConcatFromSequence", 11, concat_from_sequence},
+      {"Optional", 15, optional_of},
+      {"OptionalHasElement", 15, optional_has_element},
+      {"OptionalGetElement", 15, optional_get_element},
+      untranslated("SequenceMap", 17, "a body run on each tensor of sequences, which reshape1 does not follow"),
+  };
+  return rows;
+}
+
+}  // namespace reshape1::onnx::detail

@@ -1,0 +1,123 @@
+// The rows of src/onnx/lower/sequence.cpp: one case a row (rows_test.cpp runs them as onnx/lower_rows), each between
+// the nodes that make its sequence or optional and read it back as a tensor; then what is refused (as ONNX Runtime
+// refuses it, seen in ONNX Runtime 1.30) and what is not covered (what the lowering does not follow). Shapes against
+// ONNX Runtime: tests/property/op_truth_sequence.py.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lowering_case.hpp"
+
+namespace reshape1::test {
+
+namespace {
+const std::string construct_s = R"(node { op_type: "SequenceConstruct" input: ["a", "b", "c"] output: "s" } )";
+std::string at(const char* seq, const char* position, const char* out) {
+  return fmt::format(R"(node {{ op_type: "SequenceAt" input: ["{}", "{}"] output: "{}" }} )", seq, position, out);
+}
+}  // namespace
+
+std::vector<lowering_case> sequence_cases() {
+  const std::string abc = "a:f32[2,3] b:f32[4] c:f32[5,1] p1:i64[]=1 pm1:i64[]=-1";
+  return {
+      // SequenceAt of a constant position: the tensor at it (from the end where negative); nothing computed.
+      {"SequenceAt", 11, abc, "s,pm1", "y", "", "", "[5,1]", "ai.onnx", 0, construct_s},
+      {"SequenceConstruct", 11, abc, "a,b,c", "s", "", "", "[4]", "ai.onnx", 0, "", at("s", "p1", "y"), "y"},
+      // An empty sequence, then a tensor inserted: length 1.
+      {"SequenceEmpty", 11, "a:f32[2]", "", "e", "", "", "[]", "ai.onnx", 0, "",
+       R"(node { op_type: "SequenceInsert" input: ["e", "a"] output: "s" } node { op_type: "SequenceLength" input: "s" output: "y" } )",
+       "y"},
+      // a inserted at position 1 of [a, b, c]: [a, a, b, c].
+      {"SequenceInsert", 11, abc, "s,a,p1", "t", "", "", "[2,3] [5,1]", "ai.onnx", 0, construct_s,
+       at("t", "p1", "y") + at("t", "pm1", "z"), "y,z"},
+      // The last erased: c's place is b's.
+      {"SequenceErase", 11, abc, "s", "t", "", "", "[4]", "ai.onnx", 0, construct_s, at("t", "pm1", "y"), "y"},
+      {"SequenceLength", 11, abc, "s", "y", "", "", "[]", "ai.onnx", 0, construct_s},
+      // Pieces of 2 along axis 1 of [3,5]: [3,2], [3,2], [3,1].
+      {"SplitToSequence", 11, "x:f32[3,5]= two:i64[]=2 pm1:i64[]=-1", "x,two", "s", attr_i("axis", 1), "VariadicSplit", "[3,1]",
+       "ai.onnx", 0, "", at("s", "pm1", "y"), "y"},
+      // Stacked along a new axis 0: [3, 2, 2].
+      {"ConcatFromSequence", 11, "a:f32[2,2] b:f32[2,2] c:f32[2,2]", "s", "y", attr_i("axis", 0) + attr_i("new_axis", 1),
+       "Unsqueeze,Unsqueeze,Unsqueeze,Concat", "[3,2,2]", "ai.onnx", 0, construct_s},
+      {"Optional", 15, "a:f32[2,3]", "a", "o", "", "", "[2,3]", "ai.onnx", 0, "",
+       R"(node { op_type: "OptionalGetElement" input: "o" output: "y" } )", "y"},
+      {"OptionalHasElement", 15, "a:f32[2,3]", "o", "y", "", "", "[]", "ai.onnx", 0,
+       R"(node { op_type: "Optional" input: "a" output: "o" } )"},
+      {"OptionalGetElement", 15, "a:f32[2,3]", "o", "y", "", "", "[2,3]", "ai.onnx", 0,
+       R"(node { op_type: "Optional" input: "a" output: "o" } )"},
+  };
+}
+
+namespace {
+
+/// The case's model read, its `check` report's not-covered reasons joined ("" when all is covered).
+std::string not_covered(const lowering_case& c) { return not_covered_why(c); }
+
+TEST(lower_sequence, the_forms_each_op_takes) {
+  // SplitToSequence without split: pieces of 1, squeezed with keepdims 0; a 1-D split: its lengths.
+  const lowering_case ones{"SplitToSequence", 11, "x:f32[3,5]= p:i64[]=2", "x", "s", attr_i("keepdims", 0), "", "", "ai.onnx", 0, "",
+                           at("s", "p", "y"), "y"};
+  EXPECT_EQ(not_covered(ones), "");
+  EXPECT_EQ(refusals(ones), "");
+  EXPECT_EQ(refusals({"SplitToSequence", 11, "x:f32[6,2] sp:i64[2]=2,4 p:i64[]=1", "x,sp", "s", "", "", "", "ai.onnx", 0, "",
+                      at("s", "p", "y"), "y"}),
+            "");
+  // A sequence passed through Identity and an If of a constant condition is still followed.
+  EXPECT_EQ(not_covered({"Identity", 14, "a:f32[2,3] b:f32[4] c:f32[5,1] p:i64[]=0", "s", "t", "", "", "", "ai.onnx", 0,
+                         construct_s, at("t", "p", "y"), "y"}),
+            "");
+  // OptionalHasElement-18 of no input: false; of a tensor: true.
+  EXPECT_EQ(refused_when_read({"OptionalHasElement", 18, "", "", "y", "", "", ""}), "");
+}
+
+TEST(lower_sequence, refusals) {
+  const std::string abc = "a:f32[2,3] b:f32[4] c:f32[5,1] p3:i64[]=3 v:i64[1]=0";
+  expect_refused_with({"SequenceAt", 11, abc, "s,p3", "y", "", "", "", "ai.onnx", 0, construct_s},
+                      "its position 3 is outside the sequence of 3 tensors");
+  expect_refused_with({"SequenceAt", 11, abc, "s,v", "y", "", "", "", "ai.onnx", 0, construct_s}, "holds 1 values of rank 1");
+  expect_refused_with({"SequenceInsert", 11, abc + " i:i64[2]", "s,i", "t", "", "", "", "ai.onnx", 0, construct_s,
+                       at("t", "p3", "y"), "y"},
+                      "its tensor is i64 and its sequence of f32");
+  expect_refused_with({"SequenceErase", 11, "", "e", "t", "", "", "", "ai.onnx", 0,
+                       R"(node { op_type: "SequenceEmpty" output: "e" } )", R"(node { op_type: "SequenceLength" input: "t" output: "y" } )", "y"},
+                      "its sequence is empty");
+  expect_refused_with({"ConcatFromSequence", 11, "", "e", "y", attr_i("axis", 0), "", "", "ai.onnx", 0,
+                       R"(node { op_type: "SequenceEmpty" output: "e" } )"},
+                      "its sequence is empty");
+  expect_refused_with({"OptionalGetElement", 15, "", "o", "y", "", "", "", "ai.onnx", 0,
+                       R"(node { op_type: "Optional" output: "o" attribute { name: "type" type: TYPE_PROTO tp { tensor_type { elem_type: 1 } } } } )"},
+                      "its optional is empty");
+  // A scalar split of 0 (ONNX Runtime's process stops on it: a division by zero).
+  expect_refused_with({"SplitToSequence", 11, "x:f32[3,5] z:i64[]=0", "x,z", "s", "", "", "", "ai.onnx", 0, "",
+                       R"(node { op_type: "SequenceLength" input: "s" output: "y" } )", "y"},
+                      "its split is 0");
+  // An optional where a sequence is taken.
+  expect_refused_with({"SequenceLength", 11, "a:f32[2]", "o", "y", "", "", "", "ai.onnx", 15,
+                       R"(node { op_type: "Optional" input: "a" output: "o" } )"},
+                      "its input 0 ('o') is an optional, where SequenceLength takes a sequence");
+}
+
+TEST(lower_sequence, what_is_not_followed) {
+  // A position the graph computes.
+  EXPECT_NE(not_covered({"SequenceAt", 11, "a:f32[2,3] b:f32[4] c:f32[5,1] q:i64[]", "s,q", "y", "", "", "", "ai.onnx", 0, construct_s})
+                .find("its position (input 1) is computed by the graph"),
+            std::string::npos);
+  // A split into pieces of 1 (no split) along an axis whose length is not a constant's, unknown or declared: at
+  // another batch or size the count changes.
+  for (const char* x : {"x:f32[3,?]", "x:f32[3,4]"})
+    EXPECT_NE(not_covered({"SplitToSequence", 11, std::string(x) + " p:i64[]=0", "x", "s", attr_i("axis", 1), "", "", "ai.onnx", 0,
+                           "", at("s", "p", "y"), "y"})
+                  .find("an axis whose length is not fixed"),
+              std::string::npos);
+  // A tensor op reading a sequence; a graph output that is one.
+  EXPECT_NE(not_covered({"Relu", 14, "a:f32[2,3] b:f32[4] c:f32[5,1]", "s", "y", "", "", "", "ai.onnx", 0, construct_s})
+                .find("its input 0 ('s') is a sequence, which reshape1 follows only through the sequence and optional ops"),
+            std::string::npos);
+  EXPECT_NE(not_covered({"SequenceConstruct", 11, "a:f32[2]", "a", "s", "", "", ""}).find("a graph output that is a sequence"),
+            std::string::npos);
+}
+
+}  // namespace
+
+}  // namespace reshape1::test

@@ -1,0 +1,183 @@
+"""Per-op truth for the sequence and optional ops (src/onnx/lower/sequence.cpp). Loaded by op_truth.py's main()
+(FAMILIES and KNOWN). A sequence is no graph input or output reshape1 answers for, so each case is a small graph: the
+nodes that make a sequence (SequenceConstruct, SequenceEmpty, SplitToSequence) or an optional, the op under test, and
+the nodes that read tensors back (SequenceAt, SequenceLength, ConcatFromSequence, OptionalGetElement,
+OptionalHasElement), whose outputs y0, y1... are the graph's. Positions, splits and axes are initializers or
+attributes: the lowering follows what the file gives.
+"""
+from op_truth import Case, i, product, shape
+from op_truth import FLOAT, INT32, INT64
+
+
+class Graph(Case):
+    """A case of several nodes: `nodes` (protobuf text, each `node {...}`) over graph inputs `inputs` ((name, dims,
+    type)) and int64 initializers `consts` ((name, values, dims)); outputs y0..y{outputs-1}."""
+
+    def __init__(self, op, opset, inputs, consts, nodes, outputs):
+        super().__init__(op, opset, [], "", outputs)
+        self.inputs = list(inputs)
+        self.inits = [f'initializer {{ name: "{n}" data_type: 7{"".join(f" dims: {d}" for d in dims)} int64_data: {list(v)} }}'
+                      for n, v, dims in consts]
+        self.nodes = nodes
+
+    def text(self):
+        graph_inputs = "\n  ".join(
+            f'input {{ name: "{n}" type {{ tensor_type {{ elem_type: {t} shape {{'
+            + "".join(f" dim {{ dim_value: {d} }}" for d in s) + " } } } }" for n, s, t in self.inputs)
+        outputs = "\n  ".join(f'output {{ name: "y{k}" }}' for k in range(self.outputs))
+        return (f'ir_version: 8\nopset_import {{ domain: "" version: {self.opset} }}\ngraph {{\n  name: "g"\n  {graph_inputs}\n  '
+                + "\n  ".join(self.inits) + "\n  " + "\n  ".join(self.nodes) + f"\n  {outputs}\n}}\n")
+
+
+def node(op, inputs, outputs, attrs=""):
+    ins = ", ".join(f'"{x}"' for x in inputs)
+    outs = ", ".join(f'"{x}"' for x in outputs)
+    return f'node {{ op_type: "{op}" input: [{ins}] output: [{outs}] {attrs}}}'
+
+
+def _bad(case, bad):
+    case.intent = bad
+    return case
+
+
+def sequence_ops(rng):
+    """SequenceAt, SequenceInsert, SequenceErase and SequenceLength on a SequenceConstruct of 1 to 4 tensors (float or
+    int64, rank 0 to 3) or a SequenceEmpty, at constant positions drawn in [-n-1, n+1] (outside the range: ONNX Runtime
+    refuses when it runs), one read back by SequenceAt and the length by SequenceLength. Invalid: a position out of
+    range, an erase from an empty sequence, an insert of another type (refused at load)."""
+    op = rng.choice(["SequenceAt", "SequenceInsert", "SequenceErase", "SequenceLength"])
+    t = rng.choice([FLOAT, INT64])
+    n = 0 if op in ("SequenceInsert", "SequenceErase") and rng.random() < 0.2 else rng.randint(1, 4)
+    inputs = [(f"x{k}", shape(rng, rng.randint(0, 3)), t) for k in range(n)]
+    nodes = [node("SequenceConstruct", [x for x, _, _ in inputs], ["s"]) if n else
+             node("SequenceEmpty", [], ["s"], i("dtype", t))]
+    consts, bad, size = [], None, n
+    if op == "SequenceInsert":
+        other = INT32 if rng.random() < 0.08 else t
+        bad = "type" if other != t else None
+        inputs.append(("v", shape(rng, rng.randint(0, 2)), other))
+        args = ["s", "v"]
+        if rng.random() < 0.7:
+            p = rng.randint(-n - 1, n + 1)
+            bad = bad or ("position" if not -n <= p <= n else None)
+            consts.append(("p", [p], []))
+            args.append("p")
+        nodes.append(node("SequenceInsert", args, ["t"]))
+        size = n + 1
+    elif op == "SequenceErase":
+        args = ["s"]
+        bad = "empty" if n == 0 else None
+        if rng.random() < 0.7 and n:
+            p = rng.randint(-n - 1, n)
+            bad = "position" if not -n <= p < n else None
+            consts.append(("p", [p], []))
+            args.append("p")
+        nodes.append(node("SequenceErase", args, ["t"]))
+        size = n - 1
+    else:
+        nodes.append(node("Identity", ["s"], ["t"]))
+    nodes.append(node("SequenceLength", ["t"], ["y0"]))
+    outputs = 1
+    if size > 0 or rng.random() < 0.1:
+        if size <= 0:
+            q = 0
+        else:
+            q = rng.randint(-size - 1, size) if rng.random() < 0.15 else rng.randint(-size, size - 1)
+        bad = bad or ("position" if not -size <= q < size else None)
+        consts.append(("q", [q], []))
+        nodes.append(node("SequenceAt", ["t", "q"], ["y1"]))
+        outputs = 2
+    return _bad(Graph(op, 14, inputs, consts, nodes, outputs), bad)
+
+
+def sequence_split_concat(rng):
+    """SplitToSequence of x (rank 1 to 3) along an axis: no split (pieces of 1, keepdims drawn), a scalar split (pieces
+    of it, the rest last), or a 1-D split (lengths that sum to the axis, or one time in ten not: refused when run);
+    then ConcatFromSequence along an axis (new_axis drawn; axes out of range sometimes: refused at load), and the
+    length. Invalid: a split that does not sum, an axis out of range."""
+    r = rng.randint(1, 3)
+    x = shape(rng, r, zero=0.05)
+    axis = rng.randint(-r, r - 1)
+    length = x[axis]
+    consts, attrs, bad = [], i("axis", axis), None
+    args = ["x"]
+    form = rng.choice(["none", "scalar", "list"])
+    keep = True
+    if form == "scalar":
+        # Never 0: ONNX Runtime's process stops on it (a division by zero; tests/onnx/lower/sequence_test.cpp holds
+        # reshape1's refusal of it).
+        each = rng.randint(1, 3)
+        consts.append(("sp", [each], []))
+        args.append("sp")
+    elif form == "list":
+        parts = []
+        left = length
+        while left > 0:
+            parts.append(rng.randint(1, left))
+            left -= parts[-1]
+        if not parts or rng.random() < 0.2:
+            parts.append(0)
+        if rng.random() < 0.1:
+            parts[0] += 1
+            bad = "sum"
+        consts.append(("sp", parts, [len(parts)]))
+        args.append("sp")
+    elif rng.random() < 0.5:
+        keep = False
+        attrs += i("keepdims", 0)
+    new_axis = rng.random() < 0.4
+    rank_in = r if keep else r - 1
+    out_rank = rank_in + 1 if new_axis else rank_in
+    cat_axis = rng.randint(-out_rank, out_rank - 1) if out_rank else 0
+    if rng.random() < 0.05:
+        cat_axis = out_rank + 1
+        bad = bad or "axis"
+    nodes = [node("SplitToSequence", args, ["s"], attrs), node("SequenceLength", ["s"], ["y0"]),
+             node("ConcatFromSequence", ["s"], ["y1"], i("axis", cat_axis) + (i("new_axis", 1) if new_axis else ""))]
+    # The count of pieces of 1 or of a scalar split follows the axis' length, which the lowering reads of a constant
+    # only (a graph input's changes at another batch): x is an initializer there.
+    constant = form != "list"
+    case = Graph("SplitToSequence", 14, [] if constant else [("x", x, FLOAT)], consts, nodes, 2)
+    if constant:
+        case.inits.append(f'initializer {{ name: "x" data_type: 1{"".join(f" dims: {d}" for d in x)} '
+                          f'float_data: {[0.5] * product(x)} }}')
+    return _bad(case, bad)
+
+
+def optional_ops(rng):
+    """Optional of a tensor, or an empty one of a `type`, read by OptionalHasElement and OptionalGetElement (15 and 18;
+    18 also of a tensor itself). Invalid: OptionalGetElement of an empty optional (refused when run)."""
+    opset = rng.choice([15, 18])
+    x = shape(rng, rng.randint(0, 3))
+    empty = rng.random() < 0.25
+    direct = opset == 18 and rng.random() < 0.3
+    nodes = []
+    if direct:
+        source = "x"
+    elif empty:
+        nodes.append('node { op_type: "Optional" output: "o" attribute { name: "type" type: TYPE_PROTO tp { tensor_type '
+                     '{ elem_type: 1 } } } }')
+        source = "o"
+    else:
+        nodes.append(node("Optional", ["x"], ["o"]))
+        source = "o"
+    nodes.append(node("OptionalHasElement", [source], ["y0"]))
+    outputs = 1
+    if not empty or rng.random() < 0.3:
+        nodes.append(node("OptionalGetElement", [source], ["y1"]))
+        outputs = 2
+    bad = "empty" if empty and outputs == 2 else None
+    return _bad(Graph("OptionalGetElement" if outputs == 2 else "OptionalHasElement", opset, [("x", x, FLOAT)], [], nodes,
+                      outputs), bad)
+
+
+FAMILIES = {"sequence_ops": sequence_ops, "sequence_split_concat": sequence_split_concat, "optional_ops": optional_ops}
+
+KNOWN = [
+    ("SplitToSequence", "cannot be equal",
+     "ConcatFromSequence of pieces one of which is empty (a split of 0, or the rest of a scalar split of an empty axis) and "
+     "whose other dimensions differ: ONNX Runtime checks only the non-empty ones when it runs the node and gives the "
+     "first one's dimensions with every piece's length summed along the axis ([2,3] and [2,0] along axis 0 give [4,3], "
+     "half its values never written); reshape1 refuses a concatenation of pieces that differ off the axis, as ONNX's "
+     "Concat does"),
+]
