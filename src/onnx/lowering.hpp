@@ -182,6 +182,8 @@ class node_context {
   source f32(std::vector<float> values, bool scalar = false);
   /// A Const holding an ONNX tensor (a Constant node's value).
   source constant_tensor(const ::onnx::TensorProto& t);
+  /// A Const holding an ONNX sparse tensor made dense (graph_lowering::sparse_constant).
+  source sparse_constant(const ::onnx::SparseTensorProto& t);
   /// Node output i is a Const holding `t`, whose values translations of later nodes may read.
   void output_constant(std::size_t i, const ::onnx::TensorProto& t);
   /// Likewise for a tensor the translation made (a Constant's `value_ints` as the tensor it stands for):
@@ -331,6 +333,11 @@ class graph_lowering {
              std::size_t outputs, const std::string& name);
   /// A Const layer holding `t` (an initializer or a Constant node's value), named `name`.
   source constant(const ::onnx::TensorProto& t, const std::string& name);
+  /// A Const holding a sparse tensor (a sparse_initializer, a Constant's sparse_value) as the dense one ONNX Runtime
+  /// makes of it when it loads the model: its values written where its indices say, zeros elsewhere (its shape only
+  /// where too large for a rule to read, or of strings or sub-byte elements). Refused as ONNX Runtime refuses it:
+  /// values not 1-D, indices neither [NNZ] nor [NNZ, rank] nor of an integer type, an index outside the shape.
+  source sparse_constant(const ::onnx::SparseTensorProto& t, const std::string& name);
   /// A Const holding a tensor of strings: its shape only.
   source string_constant(const ::onnx::TensorProto& t, const std::string& name);
   /// A Const of raw little-endian bytes.

@@ -173,6 +173,12 @@ void graph_lowering::initializers(const ::onnx::GraphProto& g) {
     held.back() = {"onnx_initializer", "true"};
     bind(t.name(), {s, static_cast<std::size_t>(t.dims_size()), &t, std::nullopt});
   }
+  // Sparse ones are named by their values (ONNX's convention); ONNX Runtime makes them dense when it loads the model.
+  for (const auto& t : g.sparse_initializer()) {
+    const auto s = sparse_constant(t, t.values().name());
+    b_.at(s.layer).attributes.back() = {"onnx_initializer", "true"};
+    bind(t.values().name(), {s, static_cast<std::size_t>(t.dims_size()), nullptr, element_of(t.values().data_type())});
+  }
 }
 
 std::vector<int> graph_lowering::lowering_order(const ::onnx::GraphProto& g) const {
@@ -182,6 +188,7 @@ std::vector<int> graph_lowering::lowering_order(const ::onnx::GraphProto& g) con
   };
   std::unordered_map<std::string_view, definition> defined;
   for (const auto& t : g.initializer()) defined[t.name()] = {"an initializer", true};
+  for (const auto& t : g.sparse_initializer()) defined[t.values().name()] = {"a sparse initializer", true};
   for (const auto& in : g.input())
     if (!defined.contains(in.name())) defined[in.name()] = {"a graph input", false};
   std::unordered_map<std::string_view, int> last_constant;  // a weight's name given twice: its last Constant

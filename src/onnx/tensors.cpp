@@ -237,3 +237,86 @@ source graph_lowering::constant(const ::onnx::TensorProto& t, const std::string&
   return constant_bytes(*type, std::span(t.dims().data(), static_cast<std::size_t>(t.dims_size())), data.bytes, name);
 }
 }  // namespace reshape1::onnx::detail
+
+namespace reshape1::onnx::detail {
+
+source graph_lowering::sparse_constant(const ::onnx::SparseTensorProto& t, const std::string& name) {
+  const auto& values = t.values();
+  const auto& indices = t.indices();
+  const auto what = [&] { return fmt::format("sparse tensor '{}'", name); };
+  const auto type = element_of(values.data_type());
+  if (!type)
+    fail(errc::unsupported, {.file = file_},
+         fmt::format("{}: {}: ONNX data type {} is not supported", file_, what(), values.data_type()), {});
+  std::vector<std::int64_t> dims(t.dims().begin(), t.dims().end());
+  std::int64_t count = 1;
+  for (const auto d : dims)
+    if (d < 0 || __builtin_mul_overflow(count, d, &count))
+      bad(file_, fmt::format("{}: its dimensions [{}] are negative or pass 2^63 elements", what(), fmt::join(dims, ",")));
+  // ONNX Runtime's densifying asks values [NNZ] and indices [NNZ] (positions in the flattened tensor) or
+  // [NNZ, rank] (coordinates), of an integer type, each inside the shape.
+  if (values.dims_size() != 1)
+    bad(file_, fmt::format("{}: its values have rank {}, where a sparse tensor's are 1-D (one for each index)", what(),
+                           values.dims_size()));
+  const auto nnz = values.dims(0);
+  // The values first: their data must be as long as their shape says (so NNZ is no more than the file holds).
+  if (values.data_type() == ::onnx::TensorProto::STRING) {
+    if (nnz < 0 || values.string_data_size() != nnz)
+      bad(file_, fmt::format("{}: it holds {} strings for {} values", what(), values.string_data_size(), nnz));
+  } else {
+    (void)tensor_bytes(values, [&] { return fmt::format("{}'s values", what()); }, false);
+  }
+  const auto rank = static_cast<std::int64_t>(dims.size());
+  const bool linear = indices.dims_size() == 1 && indices.dims(0) == nnz;
+  const bool coordinates = indices.dims_size() == 2 && indices.dims(0) == nnz && indices.dims(1) == rank;
+  if (!linear && !coordinates)
+    bad(file_, fmt::format("{}: its indices are of shape [{}], where {} values over {} dimensions take [{}] or [{},{}]",
+                           what(), fmt::join(indices.dims(), ","), nnz, rank, nnz, nnz, rank));
+  const auto index_type = element_of(indices.data_type());
+  if (!index_type || (*index_type != element_type::i64 && *index_type != element_type::i32 &&
+                      *index_type != element_type::i16 && *index_type != element_type::i8))
+    bad(file_, fmt::format("{}: its indices are of {}, not an integer type", what(), onnx_type_name(indices.data_type())));
+  const auto index_bytes = tensor_bytes(indices, [&] { return fmt::format("{}'s indices", what()); });
+  const auto width = static_cast<std::size_t>(bit_width(*index_type) / 8);
+  const auto index_at = [&](std::size_t k) {
+    std::int64_t v = 0;
+    switch (width) {
+      case 8: std::memcpy(&v, index_bytes.bytes.data() + k * 8, 8); break;
+      case 4: { std::int32_t x; std::memcpy(&x, index_bytes.bytes.data() + k * 4, 4); v = x; break; }
+      case 2: { std::int16_t x; std::memcpy(&x, index_bytes.bytes.data() + k * 2, 2); v = x; break; }
+      default: v = static_cast<std::int8_t>(index_bytes.bytes[k]); break;
+    }
+    return v;
+  };
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(nnz));
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    if (linear) {
+      positions[k] = index_at(k);
+      if (positions[k] < 0 || positions[k] >= count)
+        bad(file_, fmt::format("{}: index {} ({}) is outside its {} elements", what(), k, positions[k], count));
+      continue;
+    }
+    std::int64_t at = 0;
+    for (std::int64_t axis = 0; axis < rank; ++axis) {
+      const auto v = index_at(k * static_cast<std::size_t>(rank) + static_cast<std::size_t>(axis));
+      if (v < 0 || v >= dims[static_cast<std::size_t>(axis)])
+        bad(file_, fmt::format("{}: index {} holds {} on axis {} of length {}", what(), k, v, axis,
+                               dims[static_cast<std::size_t>(axis)]));
+      at = at * dims[static_cast<std::size_t>(axis)] + v;
+    }
+    positions[k] = at;
+  }
+  // Strings and sub-byte elements keep their shape only, as a dense tensor too large for a rule to read does.
+  const auto bits = bit_width(*type);
+  const bool dense = *type != element_type::string && bits % 8 == 0 &&
+                     static_cast<std::uint64_t>(count) <= static_cast<std::uint64_t>(model::detail::max_grid_elements);
+  if (!dense) return constant_bytes(*type, dims, {}, name);
+  const auto value_bytes = tensor_bytes(values, [&] { return fmt::format("{}'s values", what()); });
+  const auto size = static_cast<std::size_t>(bits / 8);
+  std::vector<std::byte> out(static_cast<std::size_t>(count) * size);
+  for (std::size_t k = 0; k < positions.size(); ++k)
+    std::memcpy(out.data() + static_cast<std::size_t>(positions[k]) * size, value_bytes.bytes.data() + k * size, size);
+  return constant_bytes(*type, dims, out, name);
+}
+
+}  // namespace reshape1::onnx::detail

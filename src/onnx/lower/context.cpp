@@ -218,6 +218,8 @@ source node_context::f32(std::vector<float> values, bool scalar) {
 
 source node_context::constant_tensor(const ::onnx::TensorProto& t) { return g_.constant(t, node_name(node_)); }
 
+source node_context::sparse_constant(const ::onnx::SparseTensorProto& t) { return g_.sparse_constant(t, node_name(node_)); }
+
 void node_context::output_constant(std::size_t i, const ::onnx::TensorProto& t) {
   if (!has_output(i)) return;
   g_.bind(node_.output(static_cast<int>(i)),
@@ -265,9 +267,7 @@ void outer_names(const ::onnx::GraphProto& g, std::set<std::string>& out) {
     for (const auto& o : n.output()) defined.insert(o);
   }
 }
-}  // namespace
 
-namespace {
 /// The tensors `v` stands for: itself, or every tensor a sequence or an optional holds (nested ones too).
 void tensors_of(const known_value& v, std::vector<source>& out) {
   if (v.held == nullptr) return out.push_back(v.at);

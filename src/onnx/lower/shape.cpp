@@ -237,6 +237,10 @@ void constant(node_context& c) {
   const bool ints = a.name() == "value_ints" || a.name() == "value_int";
   const bool reals = a.name() == "value_floats" || a.name() == "value_float";
   const bool strings = a.name() == "value_strings" || a.name() == "value_string";
+  if (a.name() == "sparse_value") {
+    if (!a.has_sparse_tensor()) c.bad("attribute sparse_value is not a sparse tensor");
+    return c.output(0, c.sparse_constant(a.sparse_tensor()));
+  }
   if (!ints && !reals && !strings) return c.not_covered(fmt::format("a Constant of {} is not covered", a.name()));
   const auto list = ints ? A::INTS : reals ? A::FLOATS : A::STRINGS;
   const auto one = ints ? A::INT : reals ? A::FLOAT : A::STRING;

@@ -80,6 +80,32 @@ TEST(onnx, refuses_an_initializer_whose_dimensions_overflow_and_reads_packed_4_b
   EXPECT_NO_THROW((void)read_bytes(m.SerializeAsString(), "m.onnx"));
 }
 
+// A sparse initializer is read as the dense tensor ONNX Runtime makes of it, and refused as it refuses one (each
+// message seen in ONNX Runtime 1.30: "index is out of bounds", values or indices of another shape).
+TEST(onnx, reads_sparse_initializers_dense_and_refuses_what_onnx_runtime_refuses) {
+  auto bytes = fixture_bytes("sparse_weights");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  EXPECT_NO_THROW((void)read_bytes(m.SerializeAsString(), "m.onnx"));
+  auto& w = *m.mutable_graph()->mutable_sparse_initializer(0);
+  const auto refused = [&] { return refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file); };
+  w.mutable_indices()->set_int64_data(1, 6);
+  EXPECT_EQ(refused(), "m.onnx: sparse tensor 'w': index 1 (6) is outside its 6 elements");
+  // Coordinates [NNZ, rank]: (0, 0) and (1, 2), then one past the second axis.
+  w.mutable_indices()->clear_int64_data();
+  w.mutable_indices()->clear_dims();
+  for (const std::int64_t v : {0, 0, 1, 2}) w.mutable_indices()->add_int64_data(v);
+  w.mutable_indices()->add_dims(2);
+  w.mutable_indices()->add_dims(2);
+  EXPECT_NO_THROW((void)read_bytes(m.SerializeAsString(), "m.onnx"));
+  w.mutable_indices()->set_int64_data(3, 3);
+  EXPECT_EQ(refused(), "m.onnx: sparse tensor 'w': index 1 holds 3 on axis 1 of length 3");
+  w.mutable_indices()->set_dims(1, 3);
+  EXPECT_EQ(refused(), "m.onnx: sparse tensor 'w': its indices are of shape [2,3], where 2 values over 2 dimensions take [2] or [2,2]");
+  w.mutable_values()->add_dims(1);
+  EXPECT_EQ(refused(), "m.onnx: sparse tensor 'w': its values have rank 2, where a sparse tensor's are 1-D (one for each index)");
+}
+
 // A Loop's body that lists an input twice is refused as the model's graph is (a cold attack ran it in ONNX
 // Runtime, which refuses it).
 TEST(onnx, refuses_a_body_input_listed_twice) {
