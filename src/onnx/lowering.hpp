@@ -170,6 +170,9 @@ class node_context {
   /// is asked about: a Const's. (Not a graph input's declared size: `check --batch` and `--shape` change those, and a
   /// translation that counted on one would fail at another size where the model runs.)
   [[nodiscard]] std::optional<std::int64_t> known_length(std::size_t i, std::int64_t axis) const;
+  /// The dims a graph input feeding input i declares (nullopt for any other tensor): what ONNX Runtime's shape
+  /// inference checks when it loads the model.
+  [[nodiscard]] std::optional<std::vector<dimension>> declared_input_dims(std::size_t i) const;
   /// The rank of input i when the model declares it (graph input, value_info, or a Const).
   [[nodiscard]] std::optional<std::size_t> rank(std::size_t i) const;
 

@@ -522,9 +522,15 @@ std::string model_reader::add_inputs(const ::onnx::GraphProto& g, graph_builder&
     l.type = "Parameter";
     l.opset = 1;
     auto& out = l.outputs.emplace_back();
-    const auto dims = declared_dims(in.type(), top);
-    if (in.type().has_tensor_type()) {
-      if (const auto t = detail::element_of(in.type().tensor_type().elem_type())) {
+    // A sequence or an optional the graph takes: its tensors' declared type and shape stand for it, so that the
+    // batch they hold is seen where the nodes that read it (not covered: its contents are the caller's) lead.
+    const auto* type = &in.type();
+    const bool held = type->has_sequence_type() || type->has_optional_type();
+    while (type->has_sequence_type() || type->has_optional_type())
+      type = type->has_sequence_type() ? &type->sequence_type().elem_type() : &type->optional_type().elem_type();
+    const auto dims = declared_dims(*type, top);
+    if (type->has_tensor_type()) {
+      if (const auto t = detail::element_of(type->tensor_type().elem_type())) {
         out.type = t;
         l.attributes.emplace_back("element_type", std::string(reshape1::name(*t)));
       }
@@ -532,15 +538,24 @@ std::string model_reader::add_inputs(const ::onnx::GraphProto& g, graph_builder&
     if (dims) {
       out.dims = *dims;
       out.declared = true;
-      const auto& shape = in.type().tensor_type().shape();
+      const auto& shape = type->tensor_type().shape();
       if (top && first && shape.dim_size() > 0 && shape.dim(0).has_dim_param()) batch_param = shape.dim(0).dim_param();
-      if (top && !first) out.layout = batch_layout(in.type(), batch_param);
+      if (top && !first) out.layout = batch_layout(*type, batch_param);
       l.attributes.emplace_back("shape", dims_text(*dims));
     }
     first = false;
     const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
-    const auto type = out.type;
-    lw.bind(in.name(), {source{b.add(std::move(l)), 0}, rank, nullptr, type});
+    const auto element = out.type;
+    const auto at = source{b.add(std::move(l)), 0};
+    if (held) {
+      detail::held_values unfollowed;
+      unfollowed.optional = in.type().has_optional_type();
+      unfollowed.followed = false;
+      unfollowed.type = element;
+      lw.bind(in.name(), {at, std::nullopt, nullptr, std::nullopt, std::make_shared<const detail::held_values>(std::move(unfollowed))});
+    } else {
+      lw.bind(in.name(), {at, rank, nullptr, element});
+    }
   }
   return batch_param;
 }
@@ -570,8 +585,25 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
   lw.lower_nodes(g, true);
 
   // Declared shapes: graph outputs and value_info, on the layer outputs that compute them.
+  // A sequence or an optional the lowering follows, declared as another kind or of another element type: ONNX
+  // Runtime refuses the model when it loads it. (A tensor declared as a sequence is not checked: a node reshape1
+  // does not follow may well give one.)
+  const auto declared_kind = [&](const ::onnx::ValueInfoProto& v, const detail::held_values& held) {
+    if (!held.followed || !v.has_type() || v.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET) return;
+    const char* kind = held.optional ? "an optional" : "a sequence";
+    const bool same = held.optional ? v.type().has_optional_type() : v.type().has_sequence_type();
+    if (!same)
+      bad(file, fmt::format("'{}' is declared {}, and is {}; ONNX Runtime refuses the model too: declare it as what "
+                            "computes it gives", v.name(), v.type().has_tensor_type() ? "a tensor" : "of another kind", kind));
+    const auto& inner = held.optional ? v.type().optional_type().elem_type() : v.type().sequence_type().elem_type();
+    if (inner.has_tensor_type() && inner.tensor_type().elem_type() != 0 && held.type)
+      if (const auto t = detail::element_of(inner.tensor_type().elem_type()); t && *t != *held.type)
+        bad(file, fmt::format("'{}' is declared {} of {}, and holds {}; ONNX Runtime refuses the model too", v.name(), kind,
+                              reshape1::name(*t), reshape1::name(*held.type)));
+  };
   const auto declare = [&](const ::onnx::ValueInfoProto& v) {
     const auto* k = lw.find(v.name());
+    if (k != nullptr && k->held != nullptr) declared_kind(v, *k->held);
     if (k == nullptr || k->constant != nullptr || k->held != nullptr) return;
     auto& out = b.at(k->at.layer).outputs[k->at.output];
     if (part_of(b.at(k->at.layer).type) == op_part::parameter) return;

@@ -209,6 +209,16 @@ std::optional<std::int64_t> node_context::known_length(std::size_t i, std::int64
   return (*dims)[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)];
 }
 
+std::optional<std::vector<dimension>> node_context::declared_input_dims(std::size_t i) const {
+  const auto* v = input_value(i);
+  if (v == nullptr || v->held != nullptr) return std::nullopt;
+  const auto& layer = g_.builder().at(v->at.layer);
+  if (model::detail::part_of(layer.type) != model::detail::op_part::parameter || v->at.output >= layer.outputs.size() ||
+      !layer.outputs[v->at.output].declared)
+    return std::nullopt;
+  return layer.outputs[v->at.output].dims;
+}
+
 source node_context::opaque(const known_value& v, const std::string& why) { return g_.opaque_of(v, why, node_name(node_)); }
 
 source node_context::f32(std::vector<float> values, bool scalar) {
@@ -268,9 +278,10 @@ void outer_names(const ::onnx::GraphProto& g, std::set<std::string>& out) {
   }
 }
 
-/// The tensors `v` stands for: itself, or every tensor a sequence or an optional holds (nested ones too).
+/// The tensors `v` stands for: itself, or every tensor a sequence or an optional holds (nested ones too); for one
+/// the lowering does not follow, what stands for it (a graph input's Parameter).
 void tensors_of(const known_value& v, std::vector<source>& out) {
-  if (v.held == nullptr) return out.push_back(v.at);
+  if (v.held == nullptr || !v.held->followed) return out.push_back(v.at);
   for (const auto& item : v.held->items) tensors_of(item, out);
 }
 }  // namespace

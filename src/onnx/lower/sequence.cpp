@@ -14,6 +14,16 @@ namespace reshape1::onnx::detail {
 namespace {
 
 constexpr std::string_view not_followed = "reshape1 follows a sequence or an optional only where the graph gives its contents";
+/// The most tensors a sequence the lowering follows holds: each insert copies the list, so a chain of inserts costs
+/// the square of its length (10,000 inserts took 3.4 GB before this bound).
+constexpr std::size_t most_items = 1024;
+
+/// Whether the node is left not covered for a sequence of `count` tensors, more than most_items.
+bool too_long(node_context& c, std::size_t count) {
+  if (count <= most_items) return false;
+  c.not_covered(fmt::format("its sequence holds {} tensors, and reshape1 follows sequences of up to {}", count, most_items));
+  return true;
+}
 
 /// Input i as the sequence (or optional) it holds; nullptr, with the node not covered, where it holds one the
 /// lowering does not follow (a graph input, a Loop's output, an enclosing graph's).
@@ -34,14 +44,19 @@ const held_values* held_input(node_context& c, std::size_t i, bool optional) {
 /// inclusive for an insert), counted from the end where negative, as ONNX Runtime refuses another when it runs the
 /// node. nullopt, with the node not covered, where the graph computes it.
 std::optional<std::size_t> position(node_context& c, std::size_t i, std::size_t size, bool insert) {
+  if (const auto type = c.declared_type(i); type && *type != element_type::i64 && *type != element_type::i32)
+    c.bad(fmt::format("its position (input {}) is {}", i, name(*type)), "ONNX Runtime refuses the model too: a position is int32 or int64");
   const auto v = c.constant_ints(i);
   if (!v) {
     c.not_covered(fmt::format("its position (input {}) is computed by the graph: {}", i, not_followed));
     return std::nullopt;
   }
-  if (const auto dims = c.constant_dims(i); v->size() != 1 || (dims && !dims->empty()))
-    c.bad(fmt::format("its position (input {}) holds {} values of rank {}", i, v->size(), dims ? dims->size() : 0),
-          "a sequence position is a scalar");
+  // ONNX asks a scalar; ONNX Runtime reads the first value of a position of any shape (one of no value is not
+  // followed: what ONNX Runtime reads there is not defined).
+  if (v->empty()) {
+    c.not_covered(fmt::format("its position (input {}) holds no value: {}", i, not_followed));
+    return std::nullopt;
+  }
   const auto n = static_cast<std::int64_t>(size);
   const auto at = (*v)[0];
   const auto last = insert ? n : n - 1;
@@ -64,6 +79,7 @@ void sequence_empty(node_context& c) {
 
 void sequence_construct(node_context& c) {
   held_values s;
+  if (too_long(c, c.inputs())) return;
   for (std::size_t k = 0; k < c.inputs(); ++k) {
     const auto* v = c.input_value(k);
     if (v == nullptr) c.bad(fmt::format("its input {} is left out", k), "SequenceConstruct's inputs are its tensors");
@@ -92,6 +108,7 @@ void sequence_insert(node_context& c) {
     if (!p) return;
     at = *p;
   }
+  if (too_long(c, s->items.size() + 1)) return;
   auto out = *s;
   out.items.insert(out.items.begin() + static_cast<std::ptrdiff_t>(at), *tensor);
   if (!out.type) out.type = type_of(*tensor);
@@ -141,10 +158,14 @@ void split_to_sequence(node_context& c) {
     const auto dims = c.constant_dims(1);
     if (dims && dims->size() > 1) c.bad(fmt::format("its split has rank {}", dims->size()), "split is a scalar or 1-D");
     if (dims && dims->empty()) {
+      // ONNX Runtime applies keepdims to a scalar split's pieces too (ONNX's spec: only without a split): each
+      // reshaped to its dims without the axis, which fails on a piece longer than 1 unless it is empty, as there.
+      squeeze = c.i("keepdims", 1) == 0;
       const auto each = (*split)[0];
       if (each <= 0) c.bad(fmt::format("its split is {}", each), "a scalar split is the length of each piece, above 0");
       const auto length = c.known_length(0, axis);
       if (!length) return c.not_covered(fmt::format("it splits along an axis whose length is not fixed (not a constant's): {}", not_followed));
+      if (too_long(c, static_cast<std::size_t>(*length / each + (*length % each != 0)))) return;
       for (std::int64_t done = 0; done < *length; done += each) lengths.push_back(std::min(each, *length - done));
     } else {
       if (split->empty()) c.bad("its split is empty", "a 1-D split gives the length of each piece");
@@ -155,16 +176,23 @@ void split_to_sequence(node_context& c) {
   } else {
     const auto length = c.known_length(0, axis);
     if (!length) return c.not_covered(fmt::format("it splits along an axis whose length is not fixed (not a constant's): {}", not_followed));
+    if (too_long(c, static_cast<std::size_t>(*length))) return;
     lengths.assign(static_cast<std::size_t>(*length), 1);
     squeeze = c.i("keepdims", 1) == 0;
   }
+  if (too_long(c, lengths.size())) return;
   held_values s;
   s.type = c.declared_type(0);
   if (!lengths.empty()) {
     const auto pieces = c.add("VariadicSplit", 1, {x, c.i64({axis}, scalar), c.i64(lengths)}, {}, lengths.size());
     for (std::size_t k = 0; k < lengths.size(); ++k) {
       source piece{pieces.layer, k};
-      if (squeeze) piece = c.add("Squeeze", 1, {piece, c.i64({axis})});
+      if (squeeze) {
+        // x is a Const here (the count followed its axis' length): its dims without the axis, as a Reshape's pattern.
+        auto dims = *c.constant_dims(0);
+        dims.erase(dims.begin() + (axis < 0 ? axis + static_cast<std::int64_t>(dims.size()) : axis));
+        piece = c.add("Reshape", 1, {piece, c.i64(dims)}, {{"special_zero", "false"}});
+      }
       s.items.push_back({piece, std::nullopt, nullptr, s.type});
     }
   }
@@ -190,6 +218,8 @@ void optional_of(node_context& c) {
   held_values o;
   o.optional = true;
   if (const auto* v = c.input_value(0)) {
+    if (v->held != nullptr && v->held->optional)
+      c.bad("its input is an optional", "ONNX Runtime refuses the model too: an Optional holds a tensor or a sequence");
     o.items.push_back(*v);
     o.type = v->type;
   } else if (c.attribute("type") == nullptr) {
@@ -202,7 +232,8 @@ void optional_of(node_context& c) {
 void optional_has_element(node_context& c) {
   const auto* v = c.input_value(0);
   if (v == nullptr) return c.output(0, c.boolean(false));
-  if (v->held == nullptr && c.version() >= 18) return c.output(0, c.boolean(true));
+  // From 18 a tensor or a sequence has an element: itself.
+  if (c.version() >= 18 && (v->held == nullptr || !v->held->optional)) return c.output(0, c.boolean(true));
   if (const auto* o = held_input(c, 0, true)) c.output(0, c.boolean(!o->items.empty()));
 }
 
@@ -210,7 +241,8 @@ void optional_has_element(node_context& c) {
 /// refuses an empty one when it runs the node.
 void optional_get_element(node_context& c) {
   const auto* v = c.input_value(0);
-  if (v != nullptr && v->held == nullptr && c.version() >= 18) return c.output(0, v->at);
+  if (v != nullptr && c.version() >= 18 && v->held == nullptr) return c.output(0, v->at);
+  if (v != nullptr && c.version() >= 18 && !v->held->optional) return c.output_value(0, *v);
   const auto* o = held_input(c, 0, true);
   if (o == nullptr) return;
   if (o->items.empty()) c.bad("its optional is empty", "ONNX Runtime refuses to read an empty optional when it runs the node");

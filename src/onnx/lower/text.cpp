@@ -67,6 +67,11 @@ void string_normalizer(node_context& c) {
   const auto rank = c.rank(0);
   if (rank && *rank != 1 && *rank != 2)
     c.bad(fmt::format("its input has rank {}", *rank), "StringNormalizer takes strings of shape [C] or [1, C]");
+  // ONNX Runtime's shape inference refuses a graph input declared [N, C] where N is not the number 1 (a dim_param
+  // too); where the graph computes the input, the rule of a split of exactly 1 refuses another first dimension.
+  if (const auto dims = c.declared_input_dims(0); dims && dims->size() == 2 && !((*dims)[0].is_static() && (*dims)[0].lo() == 1))
+    c.bad(fmt::format("its input is declared of {} dimensions, the first not 1", dims->size()),
+          "ONNX Runtime refuses the model too: StringNormalizer takes strings of shape [C] or [1, C]");
   if (rank == 2) x = exactly(c, x, 0, c.i64({1}));
   const auto* stopwords = c.attribute("stopwords");
   if (stopwords == nullptr || stopwords->strings_size() == 0) return c.output(0, converted(c, x, element_type::string));
@@ -94,6 +99,14 @@ void string_split(node_context& c) {
 std::size_t ngrams_in_pool(const node_context& c, const std::vector<std::int64_t>& starts, const ::onnx::AttributeProto& pool,
                            std::int64_t least, std::int64_t most) {
   const std::int64_t size = pool.ints_size() + pool.strings_size();
+  // ONNX Runtime counts n-grams up to max_gram_length by ngram_counts: it refuses one too short for them.
+  if (static_cast<std::int64_t>(starts.size()) < most)
+    c.bad(fmt::format("ngram_counts holds {} starts, fewer than max_gram_length ({})", starts.size(), most),
+          "ngram_counts gives where each length's n-grams start, from 1 to max_gram_length");
+  for (std::size_t i = 0; i < starts.size(); ++i)
+    if (starts[i] < 0 || starts[i] > size || (i > 0 && starts[i] < starts[i - 1]))
+      c.bad(fmt::format("ngram_counts[{}] is {}, outside the pool of {} or before the start before it", i, starts[i], size),
+            "ngram_counts holds where each length's n-grams start in the pool, in increasing order");
   std::int64_t total = 0;
   for (std::size_t i = 0; i < starts.size(); ++i) {
     const auto end = i + 1 < starts.size() ? starts[i + 1] : size;
@@ -142,18 +155,15 @@ void tfidf_vectorizer(node_context& c) {
   const auto n = ngrams_in_pool(c, c.ints("ngram_counts").value_or(std::vector<std::int64_t>{}), ints != nullptr ? *ints : *strings,
                                 *least, *most);
   // ONNX Runtime reads an output position for each n-gram of the pool without checking that there is one: with
-  // fewer its process stops.
-  if (n != indexes.size())
+  // fewer its process stops. (More are read as more positions: the output is as wide as the largest.)
+  if (n > indexes.size())
     c.bad(fmt::format("its pool holds {} n-grams and ngram_indexes {} positions", n, indexes.size()),
           "ngram_indexes gives each n-gram of the pool its output position");
   if (const auto weights = c.floats("weights"); weights && weights->size() != indexes.size())
     c.bad(fmt::format("it has {} weights for {} n-grams", weights->size(), indexes.size()), "weights gives each n-gram one");
+  // An input of the other kind than the pool (integers against pool_strings) is run by ONNX Runtime: it matches
+  // nothing, and the output is all zeros of the same shape.
   const auto x = c.need(0);
-  const auto type = c.declared_type(0);
-  if (type && *type != (strings != nullptr ? element_type::string : *type))
-    c.bad(fmt::format("its input is {} and its pool strings", name(*type)), "a pool of strings counts strings");
-  if (type && strings == nullptr && *type != element_type::i32 && *type != element_type::i64)
-    c.bad(fmt::format("its input is {} and its pool integers", name(*type)), "a pool of integers counts int32 or int64");
   const auto width = *std::max_element(indexes.begin(), indexes.end()) + 1;
   const auto rank = c.rank(0);
   // A scalar too: ONNX Runtime's shape inference refuses it when the model declares it (its kernel would count it as

@@ -75,7 +75,14 @@ TEST(lower_sequence, refusals) {
   const std::string abc = "a:f32[2,3] b:f32[4] c:f32[5,1] p3:i64[]=3 v:i64[1]=0";
   expect_refused_with({"SequenceAt", 11, abc, "s,p3", "y", "", "", "", "ai.onnx", 0, construct_s},
                       "its position 3 is outside the sequence of 3 tensors");
-  expect_refused_with({"SequenceAt", 11, abc, "s,v", "y", "", "", "", "ai.onnx", 0, construct_s}, "holds 1 values of rank 1");
+  // A position of rank 1: ONNX Runtime reads its first value (v holds 0: a's [2,3]).
+  EXPECT_EQ(refused_when_read({"SequenceAt", 11, abc, "s,v", "y", "", "", "", "ai.onnx", 0, construct_s}), "");
+  expect_refused_with({"SequenceAt", 11, abc + " f:f32[]=1", "s,f", "y", "", "", "", "ai.onnx", 0, construct_s},
+                      "its position (input 1) is f32");
+  // An Optional of an optional.
+  expect_refused_with({"OptionalGetElement", 15, "a:f32[2]", "o", "y", "", "", "", "ai.onnx", 0,
+                       R"(node { op_type: "Optional" input: "a" output: "i" } node { op_type: "Optional" input: "i" output: "o" } )"},
+                      "its input is an optional");
   expect_refused_with({"SequenceInsert", 11, abc + " i:i64[2]", "s,i", "t", "", "", "", "ai.onnx", 0, construct_s,
                        at("t", "p3", "y"), "y"},
                       "its tensor is i64 and its sequence of f32");
@@ -110,6 +117,19 @@ TEST(lower_sequence, what_is_not_followed) {
                            "", at("s", "p", "y"), "y"})
                   .find("an axis whose length is not fixed"),
               std::string::npos);
+  // A position of no value.
+  EXPECT_NE(not_covered({"SequenceAt", 11, "a:f32[2,3] b:f32[4] c:f32[5,1] e:i64[0]=", "s,e", "y", "", "", "", "ai.onnx", 0,
+                         construct_s})
+                .find("holds no value"),
+            std::string::npos);
+  // More than 1,024 tensors.
+  std::string many = "a:f32[2]";
+  std::string names = "a";
+  for (int k = 0; k < 1024; ++k) names += ",a";
+  EXPECT_NE(not_covered({"SequenceConstruct", 11, many, names, "s", "", "", "", "ai.onnx", 0, "",
+                         R"(node { op_type: "SequenceLength" input: "s" output: "y" } )", "y"})
+                .find("its sequence holds 1025 tensors, and reshape1 follows sequences of up to 1024"),
+            std::string::npos);
   // A tensor op reading a sequence; a graph output that is one.
   EXPECT_NE(not_covered({"Relu", 14, "a:f32[2,3] b:f32[4] c:f32[5,1]", "s", "y", "", "", "", "ai.onnx", 0, construct_s})
                 .find("its input 0 ('s') is a sequence, which reshape1 follows only through the sequence and optional ops"),

@@ -106,6 +106,25 @@ TEST(onnx, reads_sparse_initializers_dense_and_refuses_what_onnx_runtime_refuses
   EXPECT_EQ(refused(), "m.onnx: sparse tensor 'w': its values have rank 2, where a sparse tensor's are 1-D (one for each index)");
 }
 
+// A sequence the lowering follows, declared (value_info) as a tensor or as a sequence of another element type: ONNX
+// Runtime refuses the model when it loads it (seen in ONNX Runtime 1.30 by a cold attack), and so does reshape1.
+TEST(onnx, refuses_a_sequence_declared_as_another_kind) {
+  auto bytes = fixture_bytes("sequence_split");
+  ::onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes));
+  auto& v = *m.mutable_graph()->add_value_info();
+  v.set_name("parts");
+  v.mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  EXPECT_NO_THROW((void)read_bytes(m.SerializeAsString(), "m.onnx"));
+  v.mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::INT64);
+  EXPECT_EQ(refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file),
+            "m.onnx: 'parts' is declared a sequence of i64, and holds f32; ONNX Runtime refuses the model too");
+  v.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  EXPECT_EQ(refusal([&] { (void)read_bytes(m.SerializeAsString(), "m.onnx"); }, errc::bad_file),
+            "m.onnx: 'parts' is declared a tensor, and is a sequence; ONNX Runtime refuses the model too: declare it as "
+            "what computes it gives");
+}
+
 // A Loop's body that lists an input twice is refused as the model's graph is (a cold attack ran it in ONNX
 // Runtime, which refuses it).
 TEST(onnx, refuses_a_body_input_listed_twice) {
