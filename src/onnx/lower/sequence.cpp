@@ -3,8 +3,9 @@
 // at a constant position), an optional its tensor or none. The ops that read one give the tensor it holds
 // (SequenceAt, OptionalGetElement), a Concat of its tensors (ConcatFromSequence), or a constant (SequenceLength,
 // OptionalHasElement); no layer carries a sequence. What the lowering cannot follow (a position the graph
-// computes, a sequence a Loop carries or a graph input gives, a split along a length not known when the file is
-// read) is not covered: "cannot tell" past it. SequenceMap (a body run on each element) stays not covered.
+// computes, a sequence a Loop carries or a graph input gives, a split into a count of pieces that follows a length
+// other than a constant's, a sequence of more than 1,024 tensors) is not covered: "cannot tell" past it. SequenceMap
+// (a body run on each element) stays not covered.
 #include <fmt/format.h>
 
 #include "families.hpp"
@@ -40,9 +41,9 @@ const held_values* held_input(node_context& c, std::size_t i, bool optional) {
   return nullptr;
 }
 
-/// A sequence position (SequenceAt, SequenceInsert, SequenceErase): a constant scalar in [-size, size) (up to size
-/// inclusive for an insert), counted from the end where negative, as ONNX Runtime refuses another when it runs the
-/// node. nullopt, with the node not covered, where the graph computes it.
+/// A sequence position (SequenceAt, SequenceInsert, SequenceErase): a constant's first value, in [-size, size) (up to
+/// size inclusive for an insert), counted from the end where negative, as ONNX Runtime refuses another when it runs
+/// the node. nullopt, with the node not covered, where the graph computes it.
 std::optional<std::size_t> position(node_context& c, std::size_t i, std::size_t size, bool insert) {
   if (const auto type = c.declared_type(i); type && *type != element_type::i64 && *type != element_type::i32)
     c.bad(fmt::format("its position (input {}) is {}", i, name(*type)), "ONNX Runtime refuses the model too: a position is int32 or int64");
@@ -66,9 +67,6 @@ std::optional<std::size_t> position(node_context& c, std::size_t i, std::size_t 
   return static_cast<std::size_t>(at < 0 ? at + n : at);
 }
 
-/// The element type of a tensor the lowering knows, where it does.
-std::optional<element_type> type_of(const known_value& v) { return v.type; }
-
 void sequence_empty(node_context& c) {
   held_values s;
   const auto dtype = c.i("dtype", ::onnx::TensorProto::FLOAT);
@@ -84,7 +82,7 @@ void sequence_construct(node_context& c) {
     const auto* v = c.input_value(k);
     if (v == nullptr) c.bad(fmt::format("its input {} is left out", k), "SequenceConstruct's inputs are its tensors");
     s.items.push_back(*v);
-    if (!s.type) s.type = type_of(*v);
+    if (!s.type) s.type = v->type;
   }
   c.output_held(0, std::move(s));
 }
@@ -111,7 +109,7 @@ void sequence_insert(node_context& c) {
   if (too_long(c, s->items.size() + 1)) return;
   auto out = *s;
   out.items.insert(out.items.begin() + static_cast<std::ptrdiff_t>(at), *tensor);
-  if (!out.type) out.type = type_of(*tensor);
+  if (!out.type) out.type = tensor->type;
   c.output_held(0, std::move(out));
 }
 

@@ -6,6 +6,7 @@
 // which outputs a sample's strings reach. What ONNX Runtime refuses when it loads such a node (a missing
 // pattern, an unknown mode, n-gram tables that do not add up) is refused here too.
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -109,10 +110,7 @@ std::size_t ngrams_in_pool(const node_context& c, const std::vector<std::int64_t
             "ngram_counts holds where each length's n-grams start in the pool, in increasing order");
   std::int64_t total = 0;
   for (std::size_t i = 0; i < starts.size(); ++i) {
-    const auto end = i + 1 < starts.size() ? starts[i + 1] : size;
-    if (starts[i] < 0 || end < starts[i] || end > size)
-      c.bad(fmt::format("ngram_counts[{}] is {}, where the {}-grams of a pool of {} cannot start", i, starts[i], i + 1, size),
-            "ngram_counts holds where each length's n-grams start in the pool, in increasing order");
+    const auto end = i + 1 < starts.size() ? starts[i + 1] : size;  // at or past starts[i], at most size: above
     const auto width = static_cast<std::int64_t>(i) + 1;
     if ((end - starts[i]) % width != 0)
       c.bad(fmt::format("the {}-grams of the pool take {} entries, not a multiple of {}", width, end - starts[i], width));
@@ -164,7 +162,10 @@ void tfidf_vectorizer(node_context& c) {
   // An input of the other kind than the pool (integers against pool_strings) is run by ONNX Runtime: it matches
   // nothing, and the output is all zeros of the same shape.
   const auto x = c.need(0);
-  const auto width = *std::max_element(indexes.begin(), indexes.end()) + 1;
+  const auto largest = *std::max_element(indexes.begin(), indexes.end());
+  if (largest == std::numeric_limits<std::int64_t>::max())
+    c.bad("a value of ngram_indexes is the largest int64", "the output is one wider than the largest position");
+  const auto width = largest + 1;
   const auto rank = c.rank(0);
   // A scalar too: ONNX Runtime's shape inference refuses it when the model declares it (its kernel would count it as
   // [1]); where the rank is not declared, the rule of the ReduceSum below refuses one.

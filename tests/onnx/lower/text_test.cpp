@@ -3,6 +3,8 @@
 // it in tests/property/op_truth_index.py, text_shape).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,10 @@ TEST(lower_text, refusals) {
                       "its pool holds 7 n-grams and ngram_indexes 3 positions");
   expect_refused_with({"TfIdfVectorizer", 9, "x:i64[2,6]", "x", "y", tfidf("TF", {0, 1, 2, 3, 4, 5, -9}), "", ""},
                       "a value of ngram_indexes is negative");
+  // One past the largest position would overflow.
+  expect_refused_with({"TfIdfVectorizer", 9, "x:i64[2,6]", "x", "y",
+                       tfidf("TF", {0, 1, 2, 3, 4, 5, std::numeric_limits<std::int64_t>::max()}), "", ""},
+                      "a value of ngram_indexes is the largest int64");
   expect_refused_with({"TfIdfVectorizer", 9, "x:i64[1,2,6]", "x", "y", tfidf(), "", ""}, "its input has rank 3");
   expect_refused_with({"TfIdfVectorizer", 9, "x:i64[]", "x", "y", tfidf(), "", ""}, "its input has rank 0");
   auto twice = tfidf();
