@@ -259,12 +259,18 @@ source graph_lowering::sparse_constant(const ::onnx::SparseTensorProto& t, const
     bad(file_, fmt::format("{}: its values have rank {}, where a sparse tensor's are 1-D (one for each index)", what(),
                            values.dims_size()));
   const auto nnz = values.dims(0);
-  // The values first: their data must be as long as their shape says (so NNZ is no more than the file holds).
+  // Strings and sub-byte elements keep their shape only, as a dense tensor too large for a rule to read does.
+  const auto bits = bit_width(*type);
+  const bool dense = *type != element_type::string && bits % 8 == 0 &&
+                     static_cast<std::uint64_t>(count) <= static_cast<std::uint64_t>(model::detail::max_grid_elements);
+  // The values first: their data must be as long as their shape says (so NNZ is no more than the file holds); read
+  // where they are written dense.
+  tensor_data value_bytes;
   if (values.data_type() == ::onnx::TensorProto::STRING) {
     if (nnz < 0 || values.string_data_size() != nnz)
       bad(file_, fmt::format("{}: it holds {} strings for {} values", what(), values.string_data_size(), nnz));
   } else {
-    (void)tensor_bytes(values, [&] { return fmt::format("{}'s values", what()); }, false);
+    value_bytes = tensor_bytes(values, [&] { return fmt::format("{}'s values", what()); }, dense);
   }
   const auto rank = static_cast<std::int64_t>(dims.size());
   const bool linear = indices.dims_size() == 1 && indices.dims(0) == nnz;
@@ -306,12 +312,7 @@ source graph_lowering::sparse_constant(const ::onnx::SparseTensorProto& t, const
     }
     positions[k] = at;
   }
-  // Strings and sub-byte elements keep their shape only, as a dense tensor too large for a rule to read does.
-  const auto bits = bit_width(*type);
-  const bool dense = *type != element_type::string && bits % 8 == 0 &&
-                     static_cast<std::uint64_t>(count) <= static_cast<std::uint64_t>(model::detail::max_grid_elements);
   if (!dense) return constant_bytes(*type, dims, {}, name);
-  const auto value_bytes = tensor_bytes(values, [&] { return fmt::format("{}'s values", what()); });
   const auto size = static_cast<std::size_t>(bits / 8);
   std::vector<std::byte> out(static_cast<std::size_t>(count) * size);
   for (std::size_t k = 0; k < positions.size(); ++k)

@@ -28,12 +28,8 @@ void node_context::bad(const std::string& what, std::string hint) const {
 }
 
 std::optional<source> node_context::input(std::size_t i) const {
-  if (i >= inputs() || node_.input(static_cast<int>(i)).empty()) return std::nullopt;
-  const auto* k = g_.find(node_.input(static_cast<int>(i)));
-  if (k == nullptr)
-    bad(fmt::format("input {} '{}' is computed by no node before it, and is no graph input or initializer", i,
-                    node_.input(static_cast<int>(i))));
-  return k->at;
+  const auto* k = input_value(i);
+  return k == nullptr ? std::nullopt : std::optional(k->at);
 }
 
 source node_context::need(std::size_t i) const {

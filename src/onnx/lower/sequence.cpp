@@ -30,12 +30,13 @@ bool too_long(node_context& c, std::size_t count) {
 /// lowering does not follow (a graph input, a Loop's output, an enclosing graph's).
 const held_values* held_input(node_context& c, std::size_t i, bool optional) {
   const auto* v = c.input_value(i);
-  if (v != nullptr && v->held != nullptr && v->held->followed && v->held->optional == optional) return v->held.get();
-  if (v != nullptr && v->held != nullptr && v->held->followed)
+  if (v != nullptr && v->held != nullptr && v->held->followed) {
+    if (v->held->optional == optional) return v->held.get();
     c.bad(fmt::format("its input {} ('{}') is {}, where {} takes {}", i, c.node().input(static_cast<int>(i)),
                       v->held->optional ? "an optional" : "a sequence", c.node().op_type(),
                       optional ? "an optional" : "a sequence"),
           "ONNX Runtime refuses the model too");
+  }
   c.not_covered(fmt::format("its input {} ('{}') is {} whose contents the graph does not give: {}", i,
                             c.node().input(static_cast<int>(i)), optional ? "an optional" : "a sequence", not_followed));
   return nullptr;
