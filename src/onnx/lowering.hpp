@@ -120,6 +120,10 @@ struct held_values {
   std::optional<element_type> type;
   /// False for a sequence or optional the lowering does not follow, read from a body's enclosing graph.
   bool followed = true;
+  /// A sequence of maps (ai.onnx.ml.ZipMap's: one map per row of `items[0]`, the tensor it was made of). That
+  /// tensor stands for it where a graph gives it out, so that the batch analysis sees a map per sample; no op
+  /// reshape1 translates reads one.
+  bool maps = false;
 };
 
 /// One node being lowered: its inputs (as layer outputs), attributes and version, and the layers it adds.
@@ -173,6 +177,9 @@ class node_context {
   /// The dims a graph input feeding input i declares (nullopt for any other tensor): what ONNX Runtime's shape
   /// inference checks when it loads the model.
   [[nodiscard]] std::optional<std::vector<dimension>> declared_input_dims(std::size_t i) const;
+  /// The value type of the map a graph input feeding input i declares (read.cpp: a Parameter of no shape stands for
+  /// a map); nullopt for any other input.
+  [[nodiscard]] std::optional<element_type> map_value_type(std::size_t i) const;
   /// The rank of input i when the model declares it (graph input, value_info, or a Const).
   [[nodiscard]] std::optional<std::size_t> rank(std::size_t i) const;
 
@@ -249,6 +256,9 @@ using translation = void (*)(node_context&);
 
 /// Refuses a node whose element types ONNX Runtime refuses when it loads the model, where they are known (types.cpp).
 void refuse_wrong_types(const node_context& c, const listed_op* schema);
+/// The element type an ai.onnx.ml node's output k has by its attributes or input (a classifier's labels: strings
+/// or int64; LabelEncoder's values), where they choose it (lower/ml.cpp); nullopt where they do not.
+[[nodiscard]] std::optional<element_type> ml_output_type(const node_context& c, int k);
 
 /// One row of the ONNX table: (op_type, since_version) in its domain, and its translation. A row covers the
 /// versions of the op list (op_list.hpp) from its since up to the next row's. A row without a translation

@@ -120,11 +120,12 @@ std::vector<listed_op> parse(std::string_view text) {
     }
     listed_op op{field[0], field[1], 0, ort_runs::no, {}, parse_arity(field[5], field[7], line),
                  parse_arity(field[6], field[8], line), parse_types(field[9], line)};
-    if (op.domain != "ai.onnx" && op.domain != "com.microsoft") invalid(line, "a domain other than ai.onnx and com.microsoft");
+    if (op.domain != "ai.onnx" && op.domain != "ai.onnx.ml" && op.domain != "com.microsoft")
+      invalid(line, "a domain other than ai.onnx, ai.onnx.ml and com.microsoft");
     if (op.op_type.empty()) invalid(line, "no op type");
     const auto [rest, ec] = std::from_chars(field[2].data(), field[2].data() + field[2].size(), op.since);
     if (ec != std::errc() || rest != field[2].data() + field[2].size() || op.since < 1 ||
-        (op.domain == "ai.onnx" && op.since > newest_opset))
+        (op.domain == "ai.onnx" && op.since > newest_opset) || (op.domain == "ai.onnx.ml" && op.since > newest_ml_opset))
       invalid(line, "a since_version that is not a number from 1 to the newest opset");
     if (field[3] == "cpu") op.ort = ort_runs::kernel;
     else if (field[3] == "fn") op.ort = ort_runs::function;

@@ -46,7 +46,7 @@ struct type_group {
 };
 
 struct listed_op {
-  std::string_view domain;  ///< "ai.onnx" (the default domain) or "com.microsoft"
+  std::string_view domain;  ///< "ai.onnx" (the default domain), "ai.onnx.ml" or "com.microsoft"
   std::string_view op_type;
   int since = 0;  ///< the since_version of the schema
   ort_runs ort = ort_runs::no;
@@ -65,13 +65,15 @@ struct listed_op {
 
 /// The newest opset of the default domain the list covers.
 inline constexpr int newest_opset = 26;
+/// The newest version of ai.onnx.ml the list covers (ONNX Runtime 1.30's newest: TreeEnsemble-5).
+inline constexpr int newest_ml_opset = 5;
 
 /// The list, sorted by domain, op_type, since. Read once; a malformed list is a fault of reshape1's own
 /// build, and stops the process naming the line.
 [[nodiscard]] std::span<const listed_op> op_list();
 
 /// `text` parsed as op_list.tsv is: for the list's own test. The process stops, naming the line, on a
-/// malformed line, a domain other than the two, a version out of order or given twice.
+/// malformed line, a domain other than the three, a version out of order or given twice.
 [[nodiscard]] std::span<const listed_op> parse_op_list(std::string_view text);
 
 /// The schema a node of (domain, op_type) runs in a model that imports `opset` of that domain: the listed

@@ -124,7 +124,8 @@ std::optional<element_type> element_of(int t) noexcept {
 }
 
 std::string version_name(const ::onnx::NodeProto& node, const listed_op& schema) {
-  return fmt::format("{}{}-{}", schema.domain == "ai.onnx" ? "" : "com.microsoft.", node.op_type(), schema.since);
+  return schema.domain == "ai.onnx" ? fmt::format("{}-{}", node.op_type(), schema.since)
+                                    : fmt::format("{}.{}-{}", schema.domain, node.op_type(), schema.since);
 }
 
 std::string onnx_type_name(int onnx_type) {
@@ -286,17 +287,25 @@ void refuse_wrong_arity(const node_context& c, const ::onnx::NodeProto& node, co
 graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node) const {
   const auto domain = listed_domain(node.domain());
   const bool default_domain = domain == "ai.onnx";
-  // Another domain's version is the one the model imports of it; ONNX Runtime reads a com.microsoft node the
-  // model imports no version of at version 1, its only one.
+  const bool ml = domain == "ai.onnx.ml";
+  // Another domain's version is the one the model imports of it; ONNX Runtime reads a node of a domain the model
+  // imports no version of at that domain's newest version: com.microsoft's 1, ai.onnx.ml's 5.
   const auto imported = domain_versions.find(node.domain());
-  const int opset = default_domain ? opset_ : imported != domain_versions.end() ? imported->second : 1;
+  const int opset = default_domain                     ? opset_
+                    : imported != domain_versions.end() ? imported->second
+                    : ml                                ? newest_ml_opset
+                                                        : 1;
   const auto& op = node.op_type();
   const auto qualified = default_domain ? op : fmt::format("{}.{}", node.domain(), op);
   if (default_domain && opset > newest_opset)
     return {nullptr, opset, fmt::format("the model's opset {} is above {}, the newest reshape1 knows", opset, newest_opset)};
-  if (!default_domain && domain != "com.microsoft")
-    return {nullptr, opset, fmt::format("{}: reshape1 translates ONNX's default domain and com.microsoft only", qualified)};
-  if (!default_domain && opset != 1)
+  if (ml && opset > newest_ml_opset)
+    return {nullptr, opset,
+            fmt::format("the model imports version {} of ai.onnx.ml, above {}, the newest reshape1 knows", opset, newest_ml_opset)};
+  if (!default_domain && !ml && domain != "com.microsoft")
+    return {nullptr, opset,
+            fmt::format("{}: reshape1 translates ONNX's default domain, ai.onnx.ml and com.microsoft only", qualified)};
+  if (domain == "com.microsoft" && opset != 1)
     return {nullptr, opset, fmt::format("{}: the model imports version {} of com.microsoft, which has version 1 only",
                                         qualified, opset)};
   const auto* schema = schema_at(domain, op, opset);
@@ -313,9 +322,11 @@ graph_lowering::looked_up graph_lowering::look_up(const ::onnx::NodeProto& node)
     return {nullptr, opset, fmt::format("{} is no operator of domain {} at version {} that reshape1 knows", qualified, domain, opset)};
   if (schema->ort == ort_runs::deprecated)
     return {nullptr, schema->since, fmt::format("{} is deprecated from opset {}", qualified, schema->since),
-            "ONNX Runtime refuses the model too: write it as the op that replaced it (ScatterElements for Scatter, "
-            "Resize for Upsample, Slice for Crop and DynamicSlice), or the arithmetic an experimental op computes "
-            "(Mul and Add for ImageScaler and Affine)"};
+            ml ? "ONNX Runtime refuses the model too: write it as ai.onnx.ml.TreeEnsemble, which replaced it, or import "
+                 "version 4 of ai.onnx.ml"
+               : "ONNX Runtime refuses the model too: write it as the op that replaced it (ScatterElements for Scatter, "
+                 "Resize for Upsample, Slice for Crop and DynamicSlice), or the arithmetic an experimental op computes "
+                 "(Mul and Add for ImageScaler and Affine)"};
   const auto* entry = find_translation(domain, op, schema->since);
   if (entry == nullptr)
     return {nullptr, schema->since,
@@ -356,7 +367,10 @@ std::optional<std::string> reads_held_as_tensor(const node_context& c) {
   const auto& node = c.node();
   const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
   for (std::size_t k = 0; k < c.inputs(); ++k)
-    if (const auto* v = c.input_value(k); v != nullptr && v->held != nullptr && !(default_domain && take_held.contains(node.op_type())))
+    if (const auto* v = c.input_value(k); v != nullptr && v->held != nullptr && v->held->maps)
+      return fmt::format("its input {} ('{}') is a sequence of maps, which reshape1 follows only to the graph's outputs", k,
+                         node.input(static_cast<int>(k)));
+    else if (v != nullptr && v->held != nullptr && !(default_domain && take_held.contains(node.op_type())))
       return fmt::format("its input {} ('{}') is {}, which reshape1 follows only through the sequence and optional ops", k,
                          node.input(static_cast<int>(k)), v->held->optional ? "an optional" : "a sequence");
   return std::nullopt;
@@ -529,6 +543,10 @@ std::string model_reader::add_inputs(const ::onnx::GraphProto& g, graph_builder&
     while (type->has_sequence_type() || type->has_optional_type())
       type = type->has_sequence_type() ? &type->sequence_type().elem_type() : &type->optional_type().elem_type();
     const auto dims = declared_dims(*type, top);
+    // A map (ai.onnx.ml's CastMap and DictVectorizer read one): a Parameter of no shape, its values' type kept for them.
+    if (type->has_map_type() && type->map_type().value_type().has_tensor_type())
+      if (const auto t = detail::element_of(type->map_type().value_type().tensor_type().elem_type()))
+        l.attributes.emplace_back("onnx_map_values", std::string(reshape1::name(*t)));
     if (type->has_tensor_type()) {
       if (const auto t = detail::element_of(type->tensor_type().elem_type())) {
         out.type = t;

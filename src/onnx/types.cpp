@@ -67,6 +67,7 @@ std::optional<element_type> chosen_type(const node_context& c, int k) {
   // com.microsoft's MurmurHash3: uint32, or int32 where `positive` is 0 (the list was asked with the default).
   if (node.domain() == "com.microsoft" && node.op_type() == "MurmurHash3" && k == 0)
     return c.i("positive", 1) == 0 ? element_type::i32 : element_type::u32;
+  if (node.domain() == "ai.onnx.ml") return ml_output_type(c, k);
   if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
   const auto& op = node.op_type();
   const auto* dtype = c.attribute("dtype");

@@ -34,7 +34,7 @@ set(_onnx_tests
     lower/normalization_test.cpp lower/matmul_test.cpp lower/shape_test.cpp lower/indexing_test.cpp
     lower/reduction_test.cpp lower/resize_test.cpp lower/recurrent_test.cpp lower/detection_test.cpp
     lower/microsoft_test.cpp lower/quantization_test.cpp lower/control_flow_test.cpp lower/attention_test.cpp
-    lower/signal_test.cpp lower/random_test.cpp lower/text_test.cpp lower/sequence_test.cpp
+    lower/signal_test.cpp lower/random_test.cpp lower/text_test.cpp lower/sequence_test.cpp lower/ml_test.cpp
     fix/fix_test.cpp fix/new_sizes_test.cpp fix/formats_test.cpp
     shapes/shapes_test.cpp)
 list(TRANSFORM _onnx_tests PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -53,6 +53,8 @@ for name in ["computed_pattern", "allowzero_copy", "if_branches", "qdq_pair", "g
              "sequence_split",
              # sparse initializers: read dense
              "sparse_weights",
+             # ai.onnx.ml: a pipeline of them
+             "ml_pipeline",
              # Loop and Scan bodies: each body tensor's shape at every iteration
              "loop_body", "loop_captured", "loop_captured_shared", "loop_reshape", "loop_scan", "scan8_entries",
              "scan_over_batch", "scan_over_batch_paired", "scan_reshape", "scan_sum", "loop_growing", "loop_maybe_none"]:

@@ -46,8 +46,10 @@ class Case:
     """One single-node model in protobuf text: graph inputs of given shapes (float unless ("typed", elem_type, shape)),
     initializers for the other operands (("ints", values, dims): int64; ("const", elem_type, values, dims): any)."""
 
-    def __init__(self, op, opset, inputs, attrs="", outputs=1, domain="", typed_outputs=()):
+    def __init__(self, op, opset, inputs, attrs="", outputs=1, domain="", typed_outputs=(), domain_version=1):
         self.op, self.opset, self.attrs, self.outputs, self.domain = op, opset, attrs, outputs, domain
+        # The version of `domain` the model imports (com.microsoft has 1 only; ai.onnx.ml 1 to 5).
+        self.domain_version = domain_version
         # The outputs whose graph output says float (ONNX Runtime cannot infer the type of one bound to a type
         # of its own, as com.microsoft.MultiHeadAttention's qk).
         self.typed_outputs = set(typed_outputs)
@@ -97,8 +99,9 @@ class Case:
             f'output {{ name: "y{k}"' + (" type { tensor_type { elem_type: 1 } }" if k in self.typed_outputs else "")
             + " }" for k in range(self.outputs))
         domain = f' domain: "{self.domain}"' if self.domain else ""
-        # A node of another domain (com.microsoft) is read at version 1 of it, beside the default domain's.
-        other = f'opset_import {{ domain: "{self.domain}" version: 1 }}\n' if self.domain else ""
+        # A node of another domain (com.microsoft, ai.onnx.ml) is read at the version of it the model imports,
+        # beside the default domain's.
+        other = f'opset_import {{ domain: "{self.domain}" version: {self.domain_version} }}\n' if self.domain else ""
         return (f'ir_version: 8\nopset_import {{ domain: "" version: {self.opset} }}\n{other}graph {{\n  name: "g"\n  '
                 f'{graph_inputs}\n  ' + "\n  ".join(self.inits) +
                 f'\n  node {{ name: "n" op_type: "{self.op}"{domain} input: [{ins}] output: [{outs}] {self.attrs}}}\n'
@@ -3190,7 +3193,7 @@ def ort_columns():
 
 def ort_lacks(case):
     """Whether ONNX Runtime has no kernel for the version of case's op its opset runs (a com.microsoft op: 1)."""
-    domain, opset = ("com.microsoft", 1) if case.domain == "com.microsoft" else ("ai.onnx", case.opset)
+    domain, opset = (case.domain, case.domain_version) if case.domain else ("ai.onnx", case.opset)
     runs = [row for row in ort_columns()[(domain, case.op)] if row[0] <= opset]
     return bool(runs) and max(runs)[1] == "-"
 
@@ -3269,7 +3272,8 @@ def main():
             return 1
         answers = [json.loads(line) for line in ort.stdout.splitlines()]
         for (family, k, case, base), truth in zip(cases, answers):
-            name = f"{family}_{k} ({case.op}-{case.opset})"
+            # The version printed is the one the model imports of the node's domain.
+            name = f"{family}_{k} ({case.op}-{case.domain_version if case.domain else case.opset})"
             ours = subprocess.run([args.reshape1, "shapes", str(base.with_suffix(".onnx")), "--json"], capture_output=True,
                                   text=True)
             doc = json.loads(ours.stdout) if ours.stdout.strip().startswith("{") else {}

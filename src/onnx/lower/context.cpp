@@ -215,6 +215,14 @@ std::optional<std::vector<dimension>> node_context::declared_input_dims(std::siz
   return layer.outputs[v->at.output].dims;
 }
 
+std::optional<element_type> node_context::map_value_type(std::size_t i) const {
+  const auto* v = input_value(i);
+  if (v == nullptr || v->held != nullptr) return std::nullopt;
+  for (const auto& [key, value] : g_.builder().at(v->at.layer).attributes)
+    if (key == "onnx_map_values") return find_element_type(value);
+  return std::nullopt;
+}
+
 source node_context::opaque(const known_value& v, const std::string& why) { return g_.opaque_of(v, why, node_name(node_)); }
 
 source node_context::f32(std::vector<float> values, bool scalar) {
@@ -315,6 +323,7 @@ std::vector<known_value> node_context::inline_subgraph(const ::onnx::GraphProto&
 
 source graph_lowering::opaque_of(const known& v, const std::string& why, const std::string& name) {
   if (v.held == nullptr) return v.at;
+  if (v.held->maps) return v.held->items.front().at;  // the rows its maps were made of
   std::vector<source> in;
   tensors_of(v, in);
   return add(v.held->optional ? "onnx.Optional" : "onnx.Sequence", 1, std::move(in), {{"not_covered", why}}, 1, name);

@@ -139,6 +139,7 @@ std::span<const onnx_entry> signal_rows();
 std::span<const onnx_entry> random_rows();
 std::span<const onnx_entry> text_rows();
 std::span<const onnx_entry> sequence_rows();
+std::span<const onnx_entry> ml_rows();
 
 /// The families' rows as one table, sorted by op_type then since_version. Two rows of the same
 /// (op_type, since_version) are a fault of reshape1's own, not of a model: the process stops, naming the

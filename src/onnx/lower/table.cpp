@@ -33,7 +33,7 @@ const std::vector<onnx_entry>& table() {
       assemble({elementwise_rows(), convolution_rows(), normalization_rows(), matmul_rows(), shape_rows(),
                 indexing_rows(), reduction_rows(), resize_rows(), recurrent_rows(), detection_rows(),
                 quantization_rows(), control_flow_rows(), microsoft_rows(), attention_rows(), signal_rows(),
-                random_rows(), text_rows(), sequence_rows()});
+                random_rows(), text_rows(), sequence_rows(), ml_rows()});
   return rows;
 }
 }  // namespace

@@ -98,7 +98,15 @@ INSTANTIATE_TEST_SUITE_P(
                       expected{"group_norm_fold", model::batch_verdict::yes, ""},
                       expected{"group_norm_fold_mixed", model::batch_verdict::no, "swallows_batch to_channels"},
                       // ... and a layer after it that cannot be decided: cannot tell, not no.
-                      expected{"fold_scaler", model::batch_verdict::cannot_tell, "cannot_tell flat, cannot_tell acc"},
+                      expected{"custom_domain", model::batch_verdict::cannot_tell, "cannot_tell flat, cannot_tell acc"},
+                      // ... and an elementwise layer after it (a Scaler of one scale): each sample's elements come
+                      // back where they were, yes.
+                      expected{"fold_scaler", model::batch_verdict::yes, ""},
+                      // ai.onnx.ml: a pipeline's rows kept apart; a Normalizer of a rank-1 batch mixes them; an
+                      // Imputer's value per position along a rank-1 batch cannot be decided.
+                      expected{"ml_pipeline", model::batch_verdict::yes, ""},
+                      expected{"ml_normalizer_batch", model::batch_verdict::no, "mixes_samples norm"},
+                      expected{"ml_imputer_per_position", model::batch_verdict::cannot_tell, "cannot_tell impute"},
                       // ... and a running sum along the fold: no.
                       expected{"fold_cumsum", model::batch_verdict::no, "swallows_batch flat"},
                       // The samples interleaved by a Reshape ([3,-1] of [N,3]): kept through elementwise layers
@@ -191,7 +199,7 @@ TEST(onnx, a_reshape_blamed_for_a_later_layer_carries_its_reason) {
   ASSERT_EQ(output.args.size(), 2U);
   EXPECT_EQ(output.args[0].first, "output_id");
   EXPECT_EQ(std::get<std::int64_t>(output.args[0].second), *output.used_by_id);
-  const auto cumsum = model::check_batch(read_fixture("fold_scaler"), {.batch = dimension(4)});
+  const auto cumsum = model::check_batch(read_fixture("custom_domain"), {.batch = dimension(4)});
   ASSERT_EQ(listed(cumsum), "cannot_tell flat, cannot_tell acc");
   const auto& replaced = cumsum.findings.front();
   EXPECT_FALSE(replaced.used_by_id.has_value());
@@ -203,13 +211,13 @@ TEST(onnx, a_reshape_blamed_for_a_later_layer_carries_its_reason) {
 // A node reshape1 does not translate has no output shapes: --assume-kept would not give them, so it is not
 // offered, before or after the user tried it.
 TEST(onnx, an_untranslated_node_is_not_offered_to_assume_kept) {
-  const auto g = read_fixture("fold_scaler");
-  for (const auto& kept : {std::vector<std::string>{}, std::vector<std::string>{"ai.onnx.ml.Scaler"}}) {
+  const auto g = read_fixture("custom_domain");
+  for (const auto& kept : {std::vector<std::string>{}, std::vector<std::string>{"com.example.Scaler"}}) {
     const auto r = model::check_batch(g, {.batch = dimension(4), .assume_kept = kept});
     ASSERT_EQ(r.findings.size(), 2u);
     EXPECT_EQ(r.findings[1].name, "acc");
     EXPECT_EQ(r.findings[1].hint,
-              "ai.onnx.ml.Scaler: reshape1 translates ONNX's default domain and com.microsoft only, so its outputs' "
+              "com.example.Scaler: reshape1 translates ONNX's default domain, ai.onnx.ml and com.microsoft only, so its outputs' "
               "shapes are unknown and vouching for it with assume_kept cannot help; 'reshape1 check --list-ops "
               "--format onnx' lists the ops reshape1 translates");
     EXPECT_NE(r.findings[0].what.find("one cannot tell whether it keeps each sample apart"), std::string::npos)

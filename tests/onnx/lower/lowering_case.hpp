@@ -29,7 +29,8 @@ namespace reshape1::test {
 struct lowering_case {
   std::string op;
   int since;
-  /// The tensors around the node: `x:f32[2,3]` is a graph input (`[2,?]`: of a dimension of no size); `w:f32[4,3]=` an initializer of zeros,
+  /// The tensors around the node: `x:f32[2,3]` is a graph input (`[2,?]`: of a dimension of no size; `m:map[]` one
+  /// of map(int64, float)); `w:f32[4,3]=` an initializer of zeros,
   /// `axes:i64[1]=2` one holding those values (`[]`: a scalar).
   std::string tensors;
   std::string inputs;   ///< the node's, comma-separated; an empty one leaves an optional input out
@@ -97,6 +98,14 @@ inline void add_tensor(::onnx::GraphProto& g, const std::string& spec) {
   const auto colon = spec.find(':'), open = spec.find('['), close = spec.find(']');
   ASSERT_TRUE(colon != std::string::npos && open != std::string::npos && close != std::string::npos) << spec;
   const auto name = spec.substr(0, colon);
+  if (spec.substr(colon + 1, open - colon - 1) == "map") {  // `m:map[]`: a graph input of map(int64, float)
+    auto* map = g.add_input();
+    map->set_name(name);
+    auto* m = map->mutable_type()->mutable_map_type();
+    m->set_key_type(::onnx::TensorProto::INT64);
+    m->mutable_value_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+    return;
+  }
   const auto type = onnx_type(spec.substr(colon + 1, open - colon - 1));
   std::vector<std::int64_t> dims;
   for (const auto& d : split(spec.substr(open + 1, close - open - 1), ',')) dims.push_back(d == "?" ? -1 : std::stoll(d));
@@ -241,6 +250,7 @@ std::vector<lowering_case> signal_cases();
 std::vector<lowering_case> random_cases();
 std::vector<lowering_case> text_cases();
 std::vector<lowering_case> sequence_cases();
+std::vector<lowering_case> ml_cases();
 std::vector<lowering_case> cases();
 
 }  // namespace reshape1::test

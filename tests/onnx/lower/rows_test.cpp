@@ -25,7 +25,7 @@ std::vector<lowering_case> cases() {
   for (auto family : {elementwise_cases(), convolution_cases(), normalization_cases(), matmul_cases(), shape_cases(),
                       indexing_cases(), reduction_cases(), resize_cases(), recurrent_cases(), detection_cases(),
                       quantization_cases(), control_flow_cases(), microsoft_cases(), attention_cases(), signal_cases(),
-                      random_cases(), text_cases(), sequence_cases()})
+                      random_cases(), text_cases(), sequence_cases(), ml_cases()})
     for (auto& c : family) all.push_back(std::move(c));
   return all;
 }
