@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Per-op truth (issue 49, item 2: 38 families here and 24 in op_truth_*.py, the com.microsoft ops among them):
-single-node ONNX models with random shapes and attributes, their edge cases included (negative and empty axes, keepdims, 0-size dimensions, rank 0,
+"""Per-op truth (issue 49, item 2: 38 families here and 36 in op_truth_*.py, the com.microsoft and ai.onnx.ml ops
+among them): single-node ONNX models with random shapes and attributes, their edge cases included (negative and empty axes, keepdims, 0-size dimensions, rank 0,
 broadcasting, attributes the op forbids), run by ONNX Runtime; `reshape1 shapes --json` must give each
 output exactly the shape ONNX Runtime computes, and no shape at all (a rule error, or a model it refuses to
 read) where ONNX Runtime refuses the model.

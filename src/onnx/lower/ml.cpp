@@ -39,16 +39,26 @@ source unknown_values(node_context& c, source x, element_type to) {
   return to == element_type::string ? text : as_type(c, text, to);
 }
 
-/// The number of values attribute `name` holds (ints, floats, strings or a tensor's), 0 where it is absent.
+/// The number of values attribute `name` holds (ints, floats, strings or a tensor's), 0 where it is absent. A tensor
+/// whose dims do not count the values it holds is refused (ONNX Runtime cannot unpack it).
 std::int64_t length_of(const node_context& c, std::string_view name) {
   const auto* a = c.attribute(name);
   if (a == nullptr) return 0;
-  if (a->has_t()) {
-    std::int64_t n = 1;
-    for (const auto d : a->t().dims()) n *= d;
-    return n;
-  }
-  return a->ints_size() + a->floats_size() + a->strings_size();
+  if (!a->has_t()) return a->ints_size() + a->floats_size() + a->strings_size();
+  const auto& t = a->t();
+  const auto type = element_of(t.data_type());
+  const auto bytes = type && type != element_type::string ? static_cast<std::int64_t>(storage_size(*type, 1)) : 0;
+  const std::int64_t held = t.has_raw_data() && bytes > 0
+                                ? static_cast<std::int64_t>(t.raw_data().size()) / bytes
+                                : t.float_data_size() + t.int32_data_size() + t.int64_data_size() + t.double_data_size() +
+                                      t.uint64_data_size() + t.string_data_size();
+  std::int64_t n = 1;
+  for (const auto d : t.dims())
+    if (d < 0 || (d > 0 && n > held / d) || (n *= d) > held)  // counted without passing what it holds
+      c.bad(fmt::format("its attribute '{}' is a tensor of dims [{}] holding {} values", name, fmt::join(t.dims(), ","), held));
+  if (n != held)
+    c.bad(fmt::format("its attribute '{}' is a tensor of dims [{}] holding {} values", name, fmt::join(t.dims(), ","), held));
+  return n;
 }
 
 /// A check that a 1-element i64 `length` is at least `least`: zeros as many as length - least, which the Broadcast's
@@ -64,11 +74,12 @@ void expect_at_most(node_context& c, source length, std::int64_t most) {
   static_cast<void>(c.add("Broadcast", 3, {c.i64({0}, scalar), under}, {{"mode", "numpy"}}));
 }
 
-/// Input `port`'s rank held to [least, most]: refused now where the model declares it, else by rules of layers on
-/// its shape when it is propagated. `kernel` says who refuses it (ONNX Runtime's kernel when it runs, or its shape
-/// inference when it loads the model).
+/// No bound on a rank (expect_rank's `most`).
 constexpr std::size_t any_rank = std::numeric_limits<std::size_t>::max();
 
+/// Input `port`'s rank held to [least, most], as ONNX Runtime holds it (its shape inference when it loads the model,
+/// or its kernel when it runs): refused now where the model declares the rank, else by rules of layers on the
+/// shape when it is propagated.
 void expect_rank(node_context& c, std::size_t port, source x, std::size_t least, std::size_t most) {
   if (const auto rank = c.rank(port)) {
     if (*rank < least || *rank > most)
@@ -457,11 +468,11 @@ bool has_cycle(const std::vector<std::vector<std::size_t>>& next) {
   return false;
 }
 
-/// A branch's feature index, refused where ONNX Runtime refuses it when it loads the node (negative), and where one
-/// more would pass int64 (no input has that many features).
+/// A branch's feature index, refused where ONNX Runtime refuses it when it loads the node: negative, or past int32
+/// (it reads them as int32). One past C is refused when the rows are propagated (tree_rows).
 void expect_feature(const node_context& c, std::int64_t feature) {
-  if (feature < 0 || feature == std::numeric_limits<std::int64_t>::max())
-    c.bad(fmt::format("a branch reads feature {}", feature), "a feature index is 0 to C - 1");
+  if (feature < 0 || feature > std::numeric_limits<std::int32_t>::max())
+    c.bad(fmt::format("a branch reads feature {}", feature), "a feature index is 0 to 2^31 - 1 (ONNX Runtime reads it as int32)");
 }
 
 std::int64_t checked_nodes(node_context& c) {
@@ -520,16 +531,14 @@ void checked_leaves(node_context& c, const char* prefix, std::int64_t targets) {
 }
 
 /// Rows of a tree ensemble, with more features than any branch reads (ONNX Runtime fails when it runs the node on
-/// fewer). Version 3's are [N, C] (ONNX's shape inference refuses another rank when the model is loaded); version
-/// 1's [C] too, the one row [1, C] whose features ONNX Runtime counts as 1 (a branch on another fails), and which
-/// must not be empty (ONNX Runtime's process stops on [0]).
+/// fewer): [N, C], or [C] as the one row [1, C] whose features ONNX Runtime counts as 1 (a branch on another fails),
+/// and which must not be empty (ONNX Runtime's process stops on [0]). From version 3 on (TreeEnsemble-5 too) ONNX's
+/// shape inference refuses another rank than 2 when the model is loaded, where it knows the rank (a graph input's);
+/// past that ONNX Runtime's kernel runs [C] as version 1's does.
 source tree_rows(node_context& c, std::int64_t widest) {
   const auto x = c.need(0);
-  if (c.version() >= 3) {
-    expect_rank(c, 0, x, 2, 2);
-    if (widest >= 0) expect_at_least(c, shape_slice(c, c.shape_of(x), 1, 2), widest + 1);
-    return x;
-  }
+  if (const auto dims = c.declared_input_dims(0); c.version() >= 3 && dims && dims->size() != 2)
+    c.bad(fmt::format("its input 0 has rank {}", dims->size()), fmt::format("{} takes a tensor of rank 2", c.node().op_type()));
   expect_rank(c, 0, x, 1, 2);
   // [C, 1] or [N, C, 1]: the features at 1 (1 for rank 1, C for rank 2), the first dimension of a rank-1 x at 0.
   const auto shape = c.add("Concat", 1, {c.shape_of(x), c.i64({1})}, {{"axis", "0"}});
@@ -583,9 +592,9 @@ void tree_ensemble_classifier(node_context& c) {
   ranked(c, 1, widened(c, row, classes, element_type::f32), 2);
 }
 
-/// TreeEnsemble's nodes as ONNX Runtime checks them when it loads the node: modes a uint8 tensor of the seven modes
-/// (0 to 6), each branch to a node or (where `nodes_trueleafs`/`nodes_falseleafs` say so) a leaf that exists, and no
-/// branches that go round in a circle.
+/// TreeEnsemble's nodes as ONNX Runtime checks them when it loads the node: modes a uint8 tensor of the modes it
+/// knows (0 to 7: ONNX's seven, and 7, which ONNX Runtime 1.30 runs too), each branch to a node or (where
+/// `nodes_trueleafs`/`nodes_falseleafs` say so) a leaf that exists, and no branches that go round in a circle.
 void expect_ensemble_nodes(node_context& c, std::int64_t splits, std::int64_t leaves) {
   if (const auto* modes = c.attribute("nodes_modes"); modes != nullptr) {
     if (!modes->has_t() || modes->t().data_type() != ::onnx::TensorProto::UINT8)
@@ -596,8 +605,9 @@ void expect_ensemble_nodes(node_context& c, std::int64_t splits, std::int64_t le
                                                 ? static_cast<unsigned char>(t.raw_data()[static_cast<std::size_t>(k)])
                                                 : 0)
                                          : (k < t.int32_data_size() ? t.int32_data(k) : 0);
-      if (mode < 0 || mode > 6)
-        c.bad(fmt::format("node {} has mode {}", k, mode), "a node's mode is 0 (BRANCH_LEQ) to 6 (BRANCH_MEMBER)");
+      if (mode < 0 || mode > 7)
+        c.bad(fmt::format("node {} has mode {}", k, mode),
+              "a node's mode is 0 (BRANCH_LEQ) to 6 (BRANCH_MEMBER); ONNX Runtime runs 7 too");
     }
   }
   const auto list = [&](const char* name) { return c.ints(name).value_or(std::vector<std::int64_t>{}); };
@@ -614,7 +624,7 @@ void expect_ensemble_nodes(node_context& c, std::int64_t splits, std::int64_t le
   if (has_cycle(next)) c.bad("its branches go round in a circle", "each tree's branches lead from its root to leaves");
 }
 
-/// TreeEnsemble (5): `n_targets` values for each row of [N, C] (rank 2 only), of X's type. Its tables are tensors
+/// TreeEnsemble (5): `n_targets` values for each row of [N, C] (or [C]: tree_rows), of X's type. Its tables are tensors
 /// of X's type and integer lists, checked as ONNX Runtime checks them when it loads the node.
 void tree_ensemble(node_context& c) {
   const auto targets = c.i("n_targets", 0);
@@ -642,14 +652,12 @@ void tree_ensemble(node_context& c) {
       c.bad(fmt::format("{} is not of its input's type ({})", table, name(*type)),
             "TreeEnsemble's tables are of its input's type");
   const auto x = c.need(0);
-  expect_rank(c, 0, x, 2, 2);
   std::int64_t widest = -1;
   for (const auto f : c.ints("nodes_featureids").value_or(std::vector<std::int64_t>{})) {
     expect_feature(c, f);
     widest = std::max(widest, f);
   }
-  if (widest >= 0) expect_at_least(c, shape_slice(c, c.shape_of(x), 1, 2), widest + 1);
-  const auto wide = widened(c, per_row(c, x), targets, element_type::f32);
+  const auto wide = widened(c, per_row(c, tree_rows(c, widest)), targets, element_type::f32);
   ranked(c, 0, c.add("ConvertLike", 1, {wide, x}), 2);
 }
 

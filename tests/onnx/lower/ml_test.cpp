@@ -101,8 +101,9 @@ std::vector<lowering_case> ml_cases() {
       {"Scaler", 1, "x:f32[2,3,5]", "x", "y", attr_floats("scale", {1, 2, 3}) + attr_floats("offset", {0, 0, 0}),
        "ShapeOf,Concat,ShapeOf,Subtract,Minimum,Slice,Broadcast,VariadicSplit,Convert,Convert", "[2,3,5]", ml},
       {"TreeEnsemble", 5, "x:f32[6,3]", "x", "y", ensemble(),
-       "ShapeOf,Slice,Subtract,Broadcast,Convert,ReduceSum,ShapeOf,Slice,Concat,Broadcast,Convert,Convert,ConvertLike", "[6,2]",
-       ml},
+       "ShapeOf,Concat,Slice,Subtract,Broadcast,ShapeOf,ShapeOf,Equal,Slice,Select,Subtract,Broadcast,ShapeOf,Concat,ShapeOf,"
+       "Subtract,Minimum,Slice,Broadcast,Convert,ReduceSum,ShapeOf,Slice,Concat,Broadcast,Convert,Convert,ConvertLike",
+       "[6,2]", ml},
       {"TreeEnsembleClassifier", 1, "x:f32[6,3]", "x", "l,s", one_split("class", 2, 1) + attr_ints("classlabels_int64s", {0, 1}),
        "ShapeOf,Concat,Slice,Subtract,Broadcast,ShapeOf,ShapeOf,Equal,Slice,Select,Subtract,Broadcast,ShapeOf,Concat,ShapeOf,"
        "Subtract,Minimum,Slice,Broadcast,Convert,ReduceSum,Squeeze,Convert,Convert,ShapeOf,Slice,Concat,Broadcast,Convert,"
@@ -110,7 +111,8 @@ std::vector<lowering_case> ml_cases() {
        "[6] [6,2]", ml},
       {"TreeEnsembleClassifier", 3, "x:f32[4,3]", "x", "l,s",
        one_split("class", 2, 2) + attr_strings("classlabels_strings", {"a", "b", "c"}),
-       "ShapeOf,Slice,Subtract,Broadcast,Convert,ReduceSum,Squeeze,Convert,ShapeOf,Slice,Concat,Broadcast,Convert,Convert",
+       "ShapeOf,Concat,Slice,Subtract,Broadcast,ShapeOf,ShapeOf,Equal,Slice,Select,Subtract,Broadcast,ShapeOf,Concat,ShapeOf,"
+       "Subtract,Minimum,Slice,Broadcast,Convert,ReduceSum,Squeeze,Convert,ShapeOf,Slice,Concat,Broadcast,Convert,Convert",
        "[4] [4,3]", ml},
       // A sequence of maps, one a row: the rows stand for it at the graph's output.
       {"ZipMap", 1, "x:f32[5,2]", "x", "z", attr_strings("classlabels_strings", {"no", "yes"}),
@@ -125,7 +127,9 @@ std::vector<lowering_case> ml_cases() {
        "Subtract,Minimum,Slice,Broadcast,Convert,ReduceSum,ShapeOf,Slice,Concat,Broadcast,Convert,Convert",
        "[6,1]", ml},
       {"TreeEnsembleRegressor", 3, "x:f32[6,3]", "x", "y", one_split("target", 1, 1) + attr_i("n_targets", 2),
-       "ShapeOf,Slice,Subtract,Broadcast,Convert,ReduceSum,ShapeOf,Slice,Concat,Broadcast,Convert,Convert", "[6,2]", ml},
+       "ShapeOf,Concat,Slice,Subtract,Broadcast,ShapeOf,ShapeOf,Equal,Slice,Select,Subtract,Broadcast,ShapeOf,Concat,ShapeOf,"
+       "Subtract,Minimum,Slice,Broadcast,Convert,ReduceSum,ShapeOf,Slice,Concat,Broadcast,Convert,Convert",
+       "[6,2]", ml},
   };
 }
 
@@ -245,6 +249,18 @@ TEST(lower_ml, refusals) {
   expect_refused_with(node("TreeEnsemble", 5, "x:f32[6,3]", "x", "y", loop), "its branches go round in a circle");
   expect_refused_with(node("TreeEnsembleRegressor", 1, "x:f32[6,3]", "x", "y", one_split("target", -1) + attr_i("n_targets", 1)),
                       "a branch reads feature -1");
+  // A rank-1 input ONNX's shape inference does not know (computed by a Scaler) is read, as ONNX Runtime loads it; its
+  // kernel then counts one feature, and this tree branches on feature 1: refused when propagated.
+  auto computed = node("TreeEnsemble", 5, "x:f32[3]", "t", "y", ensemble());
+  computed.before = R"(node { input: "x" output: "t" op_type: "Scaler" domain: "ai.onnx.ml"
+                        attribute { name: "scale" type: FLOATS floats: [1] } attribute { name: "offset" type: FLOATS floats: [0] } })";
+  EXPECT_EQ(refused_when_read(computed), "");
+  EXPECT_NE(refusals(computed), "");
+  expect_refused_with(node("TreeEnsemble", 5, "x:f32[3]", "x", "y", ensemble()), "its input 0 has rank 1");
+  // ONNX Runtime reads feature indices as int32.
+  expect_refused_with(
+      node("TreeEnsembleRegressor", 3, "x:f32[6,3]", "x", "y", one_split("target", 2147483648LL) + attr_i("n_targets", 1)),
+      "a branch reads feature 2147483648");
   // A node of ai.onnx.ml in a model that imports no version of it is read at 5, as ONNX Runtime reads it: the trees
   // deprecated there are refused.
   auto bytes = model_of(node("TreeEnsembleRegressor", 1, "x:f32[6,3]", "x", "y", one_split("target") + attr_i("n_targets", 1)));
