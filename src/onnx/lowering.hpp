@@ -180,7 +180,8 @@ class node_context {
   /// The value type of the map a graph input feeding input i declares (read.cpp: a Parameter of no shape stands for
   /// a map); nullopt for any other input.
   [[nodiscard]] std::optional<element_type> map_value_type(std::size_t i) const;
-  /// The rank of input i when the model declares it (graph input, value_info, or a Const).
+  /// The rank of input i when the model declares it (graph input, value_info, or a Const), or the translation of the
+  /// node that computes it gives it (ai.onnx.ml's: lower/ml.cpp).
   [[nodiscard]] std::optional<std::size_t> rank(std::size_t i) const;
 
   using attributes = std::vector<std::pair<std::string, std::string>>;

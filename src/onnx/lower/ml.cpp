@@ -371,8 +371,10 @@ void svm_classifier(node_context& c) {
   const auto classes = std::max(length_of(c, "classlabels_ints"), length_of(c, "classlabels_strings"));
   if (classes == 0) c.bad("it has no labels", "SVMClassifier needs classlabels_ints or classlabels_strings");
   const auto counts = c.ints("vectors_per_class").value_or(std::vector<std::int64_t>{});
+  // Summed within +-2^62 (no overflow whatever the counts; no real model comes near).
+  constexpr std::int64_t big = std::int64_t{1} << 62;
   std::int64_t vectors = 0;
-  for (const auto v : counts) vectors += v;
+  for (const auto v : counts) vectors = std::clamp(vectors + std::clamp(v, -big, big), -big, big);
   const auto coefficients = length_of(c, "coefficients");
   if (coefficients == 0) c.bad("it has no coefficients", "SVMClassifier needs coefficients");
   if (c.attribute("rho") == nullptr) c.bad("it has no rho", "SVMClassifier needs rho (ONNX Runtime refuses the node without it)");
@@ -380,9 +382,9 @@ void svm_classifier(node_context& c) {
   if (vectors > 0) {
     if (static_cast<std::int64_t>(counts.size()) != classes)
       c.bad(fmt::format("vectors_per_class has {} counts for {} classes", counts.size(), classes), "each class has a count");
-    if (coefficients < (classes - 1) * vectors)
-      c.bad(
-          fmt::format("it has {} coefficients, fewer than (classes - 1) x vectors = {}", coefficients, (classes - 1) * vectors));
+    if (classes > 1 && coefficients / (classes - 1) < vectors)
+      c.bad(fmt::format("it has {} coefficients, fewer than (classes - 1) x vectors for {} classes of {} vectors", coefficients,
+                        classes, vectors));
     if (length_of(c, "rho") < classes * (classes - 1) / 2)
       c.bad(fmt::format("rho holds {} values, fewer than one per pair of classes ({})", length_of(c, "rho"),
                         classes * (classes - 1) / 2));
@@ -437,9 +439,6 @@ void scaler(node_context& c) {
   ranked(c, 0, scale > 1 ? per_position(c, y) : y, c.rank(0));
 }
 
-/// A tree ensemble's node table (the attributes `prefix`_treeids, _nodeids, _modes, ...) as ONNX Runtime checks it
-/// when it loads the node: every list as long as the modes, each mode known, and each branch's target a node of
-/// its tree. Returns the largest feature a branch reads (-1 for none).
 /// Whether the branches `next` (node k to each of next[k]) go round in a circle: ONNX Runtime refuses such a tree
 /// when it loads the node (it would walk it for ever).
 bool has_cycle(const std::vector<std::vector<std::size_t>>& next) {
@@ -475,6 +474,9 @@ void expect_feature(const node_context& c, std::int64_t feature) {
     c.bad(fmt::format("a branch reads feature {}", feature), "a feature index is 0 to 2^31 - 1 (ONNX Runtime reads it as int32)");
 }
 
+/// A tree ensemble's node table (the attributes `prefix`_treeids, _nodeids, _modes, ...) as ONNX Runtime checks it
+/// when it loads the node: every list as long as the modes, each mode known, and each branch's target a node of
+/// its tree, not itself, and no circle. Returns the largest feature a branch reads (-1 for none).
 std::int64_t checked_nodes(node_context& c) {
   const auto modes = c.attribute("nodes_modes");
   const auto count = modes == nullptr ? 0 : modes->strings_size();
@@ -585,7 +587,8 @@ void tree_ensemble_classifier(node_context& c) {
   const auto widest = checked_nodes(c);
   checked_leaves(c, "class", classes);
   const auto base = std::max(length_of(c, "base_values"), length_of(c, "base_values_as_tensor"));
-  if (base != 0 && base != classes && !(classes == 2 && base == 1))
+  // ONNX Runtime takes none or one a class; with one or two classes (its binary case) also up to two.
+  if (base != 0 && base != classes && !(classes <= 2 && base <= 2))
     c.bad(fmt::format("base_values holds {} values for {} classes", base, classes), "none, or one per class");
   const auto row = per_row(c, tree_rows(c, widest));
   ranked(c, 0, labels(c, row, type), 1);

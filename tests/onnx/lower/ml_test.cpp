@@ -257,6 +257,15 @@ TEST(lower_ml, refusals) {
   EXPECT_EQ(refused_when_read(computed), "");
   EXPECT_NE(refusals(computed), "");
   expect_refused_with(node("TreeEnsemble", 5, "x:f32[3]", "x", "y", ensemble()), "its input 0 has rank 1");
+  // base_values: none or one a class, and up to two for one or two classes (each seen in ONNX Runtime).
+  const auto classifier = [](std::vector<std::int64_t> labels, std::vector<float> base) {
+    return node("TreeEnsembleClassifier", 1, "x:f32[6,3]", "x", "l,s",
+                one_split("class") + attr_ints("classlabels_int64s", labels) + attr_floats("base_values", base));
+  };
+  EXPECT_EQ(refused_when_read(classifier({5}, {0.1F, 0.2F})), "");
+  expect_refused_with(classifier({5, 6}, {0.1F, 0.2F, 0.3F}), "base_values holds 3 values for 2 classes");
+  expect_refused_with(classifier({5, 6, 7}, {0.1F}), "base_values holds 1 values for 3 classes");
+  EXPECT_EQ(refused_when_read(classifier({5, 6, 7}, {0.1F, 0.2F, 0.3F})), "");
   // ONNX Runtime reads feature indices as int32.
   expect_refused_with(
       node("TreeEnsembleRegressor", 3, "x:f32[6,3]", "x", "y", one_split("target", 2147483648LL) + attr_i("n_targets", 1)),
