@@ -133,6 +133,11 @@ def string(name, value):
     return f'attribute {{ name: "{name}" type: STRING s: "{value}" }} '
 
 
+def strings(name, values):
+    quoted = ", ".join(f'"{v}"' for v in values)
+    return f'attribute {{ name: "{name}" type: STRINGS strings: [{quoted}] }} '
+
+
 def shape(rng, rank=None, zero=0.05):
     rank = rng.randint(0, 4) if rank is None else rank
     return [0 if rng.random() < zero else rng.randint(1, 5) for _ in range(rank)]

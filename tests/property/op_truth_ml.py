@@ -19,7 +19,7 @@ the kinds listed in KNOWN (an element type ONNX allows and ONNX Runtime has no k
 disagreements whatever reshape1 does. Never drawn: cases that stop ONNX Runtime's process (see ml_features and
 ml_trees).
 """
-from op_truth import Case, flt, i, ints, shape, string
+from op_truth import Case, flt, i, ints, shape, string, strings
 from op_truth import DOUBLE, FLOAT, INT32, INT64, STRING
 
 ML = "ai.onnx.ml"
@@ -37,11 +37,6 @@ class MLCase(Case):
 
 def floats(name, values):
     return f'attribute {{ name: "{name}" type: FLOATS floats: {[round(float(v), 3) for v in values]} }} '
-
-
-def strings(name, values):
-    quoted = ", ".join(f'"{v}"' for v in values)
-    return f'attribute {{ name: "{name}" type: STRINGS strings: [{quoted}] }} '
 
 
 def tensor(name, elem_type, values):

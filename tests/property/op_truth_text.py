@@ -7,14 +7,9 @@ leaves open agrees (op_truth.agrees).
 Each family's docstring says what it draws (valid), which invalid cases it makes and what ONNX Runtime 1.30 does
 with them.
 """
-from op_truth import Case, broadcastable, i, ints, shape, string
+from op_truth import Case, broadcastable, i, ints, shape, string, strings
 from op_truth import DOUBLE, FLOAT, INT32, INT64, MS, STRING, UINT32
 
-
-
-def strings(name, values):
-    quoted = ", ".join(f'"{v}"' for v in values)
-    return f'attribute {{ name: "{name}" type: STRINGS strings: [{quoted}] }} '
 
 
 def _typed(t, dims):
