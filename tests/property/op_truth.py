@@ -1277,7 +1277,7 @@ def grid(rng):
     return Case("GridSample", opset, [x, g], attrs)
 
 
-def _intent(bad, case):
+def with_intent(case, bad):
     """The invalidity the case was drawn with (None: a valid case), for inspection only."""
     case.intent = bad
     return case
@@ -1326,8 +1326,8 @@ def center_crop_pad(rng):
         x, axes, targets, shape_dims = [], None, [], [0]
     data = x if elem == FLOAT else ("typed", elem, x)
     s = ("ints", targets, shape_dims) if shape_type == INT64 else ("const", shape_type, targets, shape_dims)
-    return _intent(bad, Case("CenterCropPad", rng.choice([18, 18, 21, 24]), [data, s],
-                             ints("axes", axes) if axes is not None else ""))
+    return with_intent(Case("CenterCropPad", rng.choice([18, 18, 21, 24]), [data, s],
+                            ints("axes", axes) if axes is not None else ""), bad)
 
 
 def col2im(rng):
@@ -1380,8 +1380,8 @@ def col2im(rng):
         image[rng.randrange(nd)] = 0
     elif bad == "stride0":
         attrs = attrs.replace(ints("strides", strides), "") + ints("strides", [0] + [1] * (nd - 1))
-    return _intent(bad, Case("Col2Im", rng.choice([18, 18, 21]),
-                             [col, ("ints", image, [len(image)]), ("ints", block, [len(block)])], attrs))
+    return with_intent(Case("Col2Im", rng.choice([18, 18, 21]),
+                            [col, ("ints", image, [len(image)]), ("ints", block, [len(block)])], attrs), bad)
 
 
 def max_unpool(rng):
@@ -1466,7 +1466,7 @@ def max_unpool(rng):
     inputs = [x, ("ints", values, idx_shape)]
     if given is not None:
         inputs.append(("ints", given, [len(given)]))
-    return _intent(bad, Case("MaxUnpool", opset, inputs, attrs))
+    return with_intent(Case("MaxUnpool", opset, inputs, attrs), bad)
 
 
 def max_roi_pool(rng):
@@ -1519,8 +1519,8 @@ def max_roi_pool(rng):
     data = x if elem == FLOAT else ("typed", elem, x)
     if elem == FLOAT16:  # an initializer of float16 holds the values' bits
         rois = [struct.unpack("<H", struct.pack("<e", v))[0] for v in rois]
-    return _intent(bad or ("opset22" if opset >= 22 else None),
-                   Case("MaxRoiPool", opset, [data, ("const", elem, rois, rdims)], attrs))
+    return with_intent(Case("MaxRoiPool", opset, [data, ("const", elem, rois, rdims)], attrs),
+                       bad or ("opset22" if opset >= 22 else None))
 
 
 def tensor_scatter(rng):
@@ -1605,7 +1605,7 @@ def tensor_scatter(rng):
     data = [cache, update] if elem == FLOAT else [("typed", elem, cache), ("typed", elem, update)]
     if wi is not None:
         data.append(("ints", wi, wdims) if wi_type == INT64 else ("const", wi_type, wi, wdims))
-    return _intent(bad, Case("TensorScatter", rng.choice([24, 24, 25]), data, attrs))
+    return with_intent(Case("TensorScatter", rng.choice([24, 24, 25]), data, attrs), bad)
 
 
 def image(rng):

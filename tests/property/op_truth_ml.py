@@ -19,7 +19,7 @@ the kinds listed in KNOWN (an element type ONNX allows and ONNX Runtime has no k
 disagreements whatever reshape1 does. Never drawn: cases that stop ONNX Runtime's process (see ml_features and
 ml_trees).
 """
-from op_truth import Case, flt, i, ints, shape, string, strings
+from op_truth import Case, with_intent, flt, i, ints, shape, string, strings
 from op_truth import DOUBLE, FLOAT, INT32, INT64, STRING
 
 ML = "ai.onnx.ml"
@@ -56,11 +56,6 @@ def typed(t, dims):
     return ("typed", t, dims)
 
 
-def _bad(case, bad):
-    case.intent = bad
-    return case
-
-
 def _ml(rng, versions, bad):
     """An ai.onnx.ml import among `versions`; 6 (which ONNX Runtime 1.30 refuses at load: "Current official support
     for domain ai.onnx.ml is till opset 5") when bad says "import"."""
@@ -90,7 +85,7 @@ def ml_transforms(rng):
         s = shape(rng, rng.randint(0, 3), zero=0.08)
         t = rng.choice([DOUBLE, INT32, INT64]) if bad == "type" else FLOAT
         attrs = flt("threshold", rng.choice([-1.0, 0.0, 0.5])) if rng.random() < 0.6 else ""
-        return _bad(MLCase(op, _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
+        return with_intent(MLCase(op, _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
     if op == "Imputer":
         bad = _draw_bad(rng, 0.15, ["import", "rank", "both", "kind"])
         s = shape(rng, 0 if bad == "rank" else rng.randint(1, 3), zero=0.08)
@@ -106,7 +101,7 @@ def ml_transforms(rng):
             attrs += i("replaced_value_int64", rng.randint(0, 7)) if rng.random() < 0.8 else ""
         if bad == "both":
             attrs += (ints("imputed_value_int64s", [1]) if kind == FLOAT else floats("imputed_value_floats", [1.0]))
-        return _bad(MLCase(op, _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
+        return with_intent(MLCase(op, _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
     if op == "Scaler":
         bad = _draw_bad(rng, 0.18, ["import", "rank", "offset", "last", "length"])
         s = shape(rng, 0 if bad == "rank" else rng.randint(1, 3), zero=0.08)
@@ -122,14 +117,14 @@ def ml_transforms(rng):
         m = n + 1 if bad == "offset" else n
         attrs = floats("scale", [rng.uniform(0.5, 2) for _ in range(n)])
         attrs += floats("offset", [rng.uniform(-1, 1) for _ in range(m)])
-        return _bad(MLCase(op, _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
+        return with_intent(MLCase(op, _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
     bad = _draw_bad(rng, 0.15, ["import", "rank", "norm"])
     s = shape(rng, rng.choice([0, 3]) if bad == "rank" else rng.randint(1, 2), zero=0.08)
     t = rng.choice([FLOAT, FLOAT, DOUBLE, INT32, INT64])
     attrs = ""
     if rng.random() < 0.8 or bad == "norm":
         attrs = string("norm", "L3" if bad == "norm" else rng.choice(["MAX", "L1", "L2"]))
-    return _bad(MLCase(op, _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
+    return with_intent(MLCase(op, _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
 
 
 # ------------------------------------------------------------------------------------------------------------ encoders
@@ -177,7 +172,7 @@ def ml_encoders(rng):
         if rng.random() < 0.4:
             attrs += string("default_string", "zz") + i("default_int64", rng.randint(-3, 3))
         t = FLOAT if bad == "type" else rng.choice([STRING, INT64])
-        return _bad(MLCase(op, _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
+        return with_intent(MLCase(op, _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
     if op == "LabelEncoder":
         version = rng.choice([1, 2, 4])
         if version == 1:
@@ -188,7 +183,7 @@ def ml_encoders(rng):
                 attrs += strings("keys_strings", ["a"]) + ints("values_int64s", [1])
             if rng.random() < 0.4:
                 attrs += string("default_string", "zz") + i("default_int64", 7)
-            return _bad(MLCase(op, _ml(rng, [1], bad), [typed(t, s)], attrs), bad)
+            return with_intent(MLCase(op, _ml(rng, [1], bad), [typed(t, s)], attrs), bad)
         bad = _draw_bad(rng, 0.15, ["import", "lengths", "type"] + (["default"] if version == 4 else []))
         n = rng.randint(1, 5)
         key_kind = rng.choice([STRING, INT64, FLOAT])
@@ -221,7 +216,7 @@ def ml_encoders(rng):
             attrs += tensor("default_tensor", default_t, default * (2 if bad == "default" else 1))
         if bad == "type":
             x_type = rng.choice([t for t in (STRING, INT64, FLOAT) if t != x_type])
-        return _bad(MLCase(op, _ml(rng, [2, 3] if version == 2 else [4, 5], bad), [typed(x_type, s)], attrs), bad)
+        return with_intent(MLCase(op, _ml(rng, [2, 3] if version == 2 else [4, 5], bad), [typed(x_type, s)], attrs), bad)
     bad = _draw_bad(rng, 0.12, ["import", "both", "none", "type"])
     t = INT32 if bad == "type" else rng.choice([INT64, INT64, FLOAT, DOUBLE, STRING])
     zeros = rng.random() < 0.3
@@ -245,7 +240,7 @@ def ml_encoders(rng):
         attrs += i("zeros", 0)
     elif rng.random() < 0.3:
         attrs += i("zeros", 1)
-    return _bad(MLCase("OneHotEncoder", _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
+    return with_intent(MLCase("OneHotEncoder", _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
 
 
 # ------------------------------------------------------------------------------------------------------------ features
@@ -275,8 +270,8 @@ def ml_features(rng):
             bad = "zero"  # every index is out of range of an empty last axis (when run)
         if bad == "index" and values:
             values[rng.randrange(count)] = rng.choice([c, -1])
-        return _bad(MLCase("ArrayFeatureExtractor", _ml(rng, [1, 2, 3, 4, 5], bad),
-                           [typed(t, s), ("ints", values, idims)]), bad)
+        return with_intent(MLCase("ArrayFeatureExtractor", _ml(rng, [1, 2, 3, 4, 5], bad),
+                                  [typed(t, s), ("ints", values, idims)]), bad)
     bad = _draw_bad(rng, 0.15, ["import", "count", "batch", "types", "rank"])
     t = rng.choice([FLOAT, FLOAT, DOUBLE, INT32, INT64])
     k = rng.randint(1, 3)
@@ -306,8 +301,8 @@ def ml_features(rng):
     dims = [rng.randint(0, 6) for _ in range(len(inputs) + (rng.choice([-1, 1]) if bad == "count" else 0))]
     if not dims:
         dims = [2, 2]
-    return _bad(MLCase("FeatureVectorizer", _ml(rng, [1, 2, 3, 4, 5], bad),
-                       [typed(tt, d) for tt, d in zip(types, inputs)], ints("inputdimensions", dims)), bad)
+    return with_intent(MLCase("FeatureVectorizer", _ml(rng, [1, 2, 3, 4, 5], bad),
+                              [typed(tt, d) for tt, d in zip(types, inputs)], ints("inputdimensions", dims)), bad)
 
 
 # -------------------------------------------------------------------------------------------------------------- linear
@@ -366,7 +361,7 @@ def ml_linear(rng):
             attrs += string("post_transform", "SIGMOID" if bad == "post" else rng.choice(POST))
         if rng.random() < 0.3:
             attrs += i("multi_class", rng.randint(0, 1))
-        return _bad(MLCase("LinearClassifier", _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs, outputs=2), bad)
+        return with_intent(MLCase("LinearClassifier", _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs, outputs=2), bad)
     bad = _draw_bad(rng, 0.15, ["import", "rank", "features", "targets", "post", "type"])
     s = shape(rng, rng.choice([0, 3]) if bad == "rank" else rng.randint(1, 2), zero=0.08)
     c = s[-1] if s else 1
@@ -386,7 +381,7 @@ def ml_linear(rng):
         attrs += floats("intercepts", [rng.uniform(-1, 1) for _ in range(rng.choice([targets, targets, 1, 3]))])
     if rng.random() < 0.4 or bad == "post":
         attrs += string("post_transform", "SIGMOID" if bad == "post" else rng.choice(POST))
-    return _bad(MLCase("LinearRegressor", _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
+    return with_intent(MLCase("LinearRegressor", _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
 
 
 # ----------------------------------------------------------------------------------------------------------------- svm
@@ -441,7 +436,7 @@ def ml_svm(rng):
         attrs += _labels(rng, k, rng.random() < 0.4)
         if rng.random() < 0.4:
             attrs += string("post_transform", rng.choice(POST))
-        return _bad(MLCase("SVMClassifier", _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs, outputs=2), bad)
+        return with_intent(MLCase("SVMClassifier", _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs, outputs=2), bad)
     bad = _draw_bad(rng, 0.2, ["import", "rank", "features", "params", "coefficients", "rho", "support", "type"])
     s = shape(rng, rng.choice([0, 3]) if bad == "rank" else rng.randint(1, 2), zero=0.06)
     c = s[-1] if s else 2
@@ -464,7 +459,7 @@ def ml_svm(rng):
         attrs += i("one_class", 1)
     if rng.random() < 0.3:
         attrs += string("post_transform", rng.choice(POST))
-    return _bad(MLCase("SVMRegressor", _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
+    return with_intent(MLCase("SVMRegressor", _ml(rng, [1, 2, 3, 4, 5], bad), [typed(t, s)], attrs), bad)
 
 
 # --------------------------------------------------------------------------------------------------------------- trees
@@ -590,7 +585,7 @@ def ml_trees(rng):
         attrs += string("post_transform", rng.choice(POST))
     if rng.random() < 0.3 and not classifier:
         attrs += string("aggregate_function", rng.choice(["SUM", "AVERAGE", "MIN", "MAX"]))
-    return _bad(MLCase(which, ml, [typed(t, s)], attrs, outputs=2 if classifier else 1), bad)
+    return with_intent(MLCase(which, ml, [typed(t, s)], attrs, outputs=2 if classifier else 1), bad)
 
 
 def _tree5(rng):
@@ -638,7 +633,7 @@ def _tree5(rng):
     if rng.random() < 0.4:
         attrs += i("post_transform", rng.randint(0, 4))
     ml = 4 if bad == "version" else _ml(rng, [5], bad)
-    return _bad(MLCase("TreeEnsemble", ml, [typed(t, s)], attrs), bad)
+    return with_intent(MLCase("TreeEnsemble", ml, [typed(t, s)], attrs), bad)
 
 
 FAMILIES = {"ml_transforms": ml_transforms, "ml_encoders": ml_encoders, "ml_features": ml_features,

@@ -6,13 +6,8 @@ main() (FAMILIES and KNOWN); each family builds its cases with op_truth's helper
 Each family's docstring says what it draws (valid), which invalid cases it makes (about one time in ten) and what
 ONNX Runtime 1.30 does with them.
 """
-from op_truth import Case, ints, i, flt, string, shape, broadcastable, product
+from op_truth import Case, with_intent, ints, i, flt, string, shape, broadcastable, product
 from op_truth import FLOAT, INT8, INT32, INT64, UINT8, BOOL, MS
-
-
-def _bad(case, bad):
-    case.intent = bad
-    return case
 
 
 def _floats(dims, value=0.1):
@@ -89,9 +84,9 @@ def conv(rng):
         ins = [("typed", UINT8, x), ("typed", UINT8, w)]
         if rng.random() < 0.5:
             ins += [_u8(rng.randint(0, 255))] + ([_u8(0)] if rng.random() < 0.5 else [])
-        return _bad(Case("ConvInteger", 10, ins, attrs), bad)
+        return with_intent(Case("ConvInteger", 10, ins, attrs), bad)
     ins = [x, w] + ([bias] if bias else [])
-    return _bad(Case("Conv", rng.choice([1, 11, 22]), ins, attrs), bad)
+    return with_intent(Case("Conv", rng.choice([1, 11, 22]), ins, attrs), bad)
 
 
 def conv_transpose(rng):
@@ -144,7 +139,7 @@ def conv_transpose(rng):
         attrs = ints("strides", st) + ints("output_shape", [f + 2 for f in full])
     if group > 1:
         attrs += i("group", group)
-    return _bad(Case("ConvTranspose", rng.choice([1, 11, 22]), [x, w] + ([bias] if bias else []), attrs), bad)
+    return with_intent(Case("ConvTranspose", rng.choice([1, 11, 22]), [x, w] + ([bias] if bias else []), attrs), bad)
 
 
 def gemm(rng):
@@ -173,7 +168,7 @@ def gemm(rng):
         attrs += i("transB", tb)
     if rng.random() < 0.3:
         attrs += flt("alpha", 0.5) + flt("beta", 2.0)
-    return _bad(Case("Gemm", opset, [a, b] + ([cshape] if cshape is not None else []), attrs), bad)
+    return with_intent(Case("Gemm", opset, [a, b] + ([cshape] if cshape is not None else []), attrs), bad)
 
 
 def norm_more(rng):
@@ -201,14 +196,14 @@ def norm_more(rng):
         params = [[c], [c], [c], [c]]
         if bad:
             params[rng.randrange(4)] = [c + 1]
-        return _bad(Case(op, opset, [x] + params, attrs, outputs=outputs), "length" if bad else None)
+        return with_intent(Case(op, opset, [x] + params, attrs, outputs=outputs), "length" if bad else None)
     if op == "InstanceNormalization":
         # No dimension of 0: an empty spatial axis stops ONNX Runtime's process.
         x = [rng.randint(1, 3), rng.randint(1, 4)] + shape(rng, rng.randint(1, 3), zero=0.0)
         c = x[1]
         sc = [c + 1] if bad else [c]
-        return _bad(Case(op, rng.choice([6, 22]), [x, sc, [c]], flt("epsilon", 0.01) if rng.random() < 0.3 else ""),
-                    "length" if bad else None)
+        return with_intent(Case(op, rng.choice([6, 22]), [x, sc, [c]], flt("epsilon", 0.01) if rng.random() < 0.3 else ""),
+                           "length" if bad else None)
     if op == "LRN":
         x = [rng.randint(1, 2), rng.randint(1, 5), rng.randint(1, 4), rng.randint(1, 4)]
         size = rng.choice([1, 3, 5])
@@ -217,14 +212,14 @@ def norm_more(rng):
         attrs = i("size", size)
         if rng.random() < 0.4:
             attrs += flt("alpha", 0.001) + flt("beta", 0.5) + flt("bias", 2.0)
-        return _bad(Case(op, rng.choice([1, 13]), [x], attrs), "size" if bad else None)
+        return with_intent(Case(op, rng.choice([1, 13]), [x], attrs), "size" if bad else None)
     n = rng.randint(0, 2) if rng.random() < 0.1 else rng.randint(1, 2)
     x = [n, rng.randint(1, 4)] + shape(rng, rng.randint(1, 3))
     if bad:
         x = x[:2]
     opset = rng.choice([2 if op == "GlobalLpPool" else 1] * (4 if op == "GlobalLpPool" else 1) + [22])
     attrs = i("p", rng.choice([1, 2, 3])) if op == "GlobalLpPool" and rng.random() < 0.5 else ""
-    return _bad(Case(op, opset, [x], attrs), "rank" if bad else None)
+    return with_intent(Case(op, opset, [x], attrs), "rank" if bad else None)
 
 
 def prelu_clip(rng):
@@ -253,7 +248,7 @@ def prelu_clip(rng):
         if bad and wide:
             slope = list(s)
             slope[rng.choice(wide)] += 2
-        return _bad(Case("PRelu", opset, [s, slope]), "slope" if bad and wide else "grow" if grow else None)
+        return with_intent(Case("PRelu", opset, [s, slope]), "slope" if bad and wide else "grow" if grow else None)
     opset = rng.choice([6, 11, 12, 13])
     lo, hi = round(rng.uniform(-1, 1), 2), round(rng.uniform(-1, 1), 2)
     if opset == 6:
@@ -269,7 +264,7 @@ def prelu_clip(rng):
         ins += [None, _scalar_f(hi)]
     if bad:
         ins = [s, ("const", FLOAT, [lo, hi], [2])]
-    return _bad(Case("Clip", opset, ins), "scalar" if bad else None)
+    return with_intent(Case("Clip", opset, ins), "scalar" if bad else None)
 
 
 def dropout(rng):
@@ -294,7 +289,7 @@ def dropout(rng):
         else:
             ins = [s, _scalar_f(1.0), ("const", BOOL, [1], [])]
     attrs = i("seed", 3) if rng.random() < 0.3 else ""
-    return _bad(Case("Dropout", opset, ins, attrs, outputs=outputs), "ratio" if bad else None)
+    return with_intent(Case("Dropout", opset, ins, attrs, outputs=outputs), "ratio" if bad else None)
 
 
 def recurrent(rng):
@@ -346,7 +341,7 @@ def recurrent(rng):
     if op == "GRU" and rng.random() < 0.5:
         attrs += i("linear_before_reset", rng.randint(0, 1))
     outputs = rng.randint(1, 3 if op == "LSTM" else 2)
-    return _bad(Case(op, opset, ins, attrs, outputs=outputs), bad)
+    return with_intent(Case(op, opset, ins, attrs, outputs=outputs), bad)
 
 
 def space_depth(rng):
@@ -376,7 +371,7 @@ def space_depth(rng):
         x = x[:3] if rng.random() < 0.5 else x + [1]
     if bad == "zero":
         b = 0
-    return _bad(Case(op, opset, [x], i("blocksize", b) + attrs), bad)
+    return with_intent(Case(op, opset, [x], i("blocksize", b) + attrs), bad)
 
 
 def einsum(rng):
@@ -424,7 +419,7 @@ def einsum(rng):
         shapes[0] = shapes[0] + [2]
     elif bad == "ellipsis" and ellipsis and nops > 1:
         shapes[0] = [2] + shapes[0]
-    return _bad(Case("Einsum", 12, shapes, string("equation", equation)), bad)
+    return with_intent(Case("Einsum", 12, shapes, string("equation", equation)), bad)
 
 
 UNARY_OPSETS = {"Acos": [7, 22], "Acosh": [9, 22], "Asin": [7, 22], "Asinh": [9, 22], "Atan": [7, 22],
@@ -452,7 +447,7 @@ def unary_more(rng):
         t = INT32 if op != "Not" else FLOAT
     elif bad == "attr":
         attrs += i("axis", 0)
-    return _bad(Case(op, opset, [("typed", t, s) if t != FLOAT else s], attrs), bad)
+    return with_intent(Case(op, opset, [("typed", t, s) if t != FLOAT else s], attrs), bad)
 
 
 def _broadcast_set(rng, n):
@@ -483,7 +478,7 @@ def variadic(rng):
         opset = rng.choice([10, 13])
         if rng.random() < 0.5:
             fmod = 1 if rng.random() > 0.08 else 0
-            return _bad(Case(op, opset, [a, b], i("fmod", fmod)), None if fmod else "fmod")
+            return with_intent(Case(op, opset, [a, b], i("fmod", fmod)), None if fmod else "fmod")
         divisor = ("const", INT32, [rng.randint(1, 5) for _ in range(product(b))], b)
         attrs = i("fmod", rng.randint(0, 1)) if rng.random() < 0.6 else ""
         return Case(op, opset, [("typed", INT32, a), divisor], attrs)
@@ -517,7 +512,7 @@ def contrib_nn(rng):
         if dl != [1] * r:
             attrs += ints("dilations", dl)
         ins = [[rng.randint(1, 2), c] + sp, _floats(w)] + ([_floats([m])] if rng.random() < 0.5 else [])
-        return _bad(Case(op, 17, ins, attrs, domain=MS), "channels" if bad else None)
+        return with_intent(Case(op, 17, ins, attrs, domain=MS), "channels" if bad else None)
     if op in ("FusedGemm", "TransposeMatMul"):
         m, k, n = rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 4)
         ta, tb = rng.randint(0, 1), rng.randint(0, 1)
@@ -532,7 +527,7 @@ def contrib_nn(rng):
             attrs += string("activation", rng.choice(["Relu", "Tanh", "Sigmoid"]))
             if rng.random() < 0.7:
                 ins.append(rng.choice([[n], [m, n], [1, n], [m, 1]]))
-        return _bad(Case(op, 17, ins, attrs, domain=MS), "inner" if bad else None)
+        return with_intent(Case(op, 17, ins, attrs, domain=MS), "inner" if bad else None)
     if op == "QGemm":
         m, k, n = rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 4)
         ta, tb = rng.randint(0, 1), rng.randint(0, 1)
@@ -548,8 +543,8 @@ def contrib_nn(rng):
             ins += [q, _u8()]
         while ins[-1] is None:
             ins.pop()
-        return _bad(Case(op, 17, ins, i("transA", ta) + i("transB", tb) + flt("alpha", 1.0), domain=MS),
-                    "inner" if bad else None)
+        return with_intent(Case(op, 17, ins, i("transA", ta) + i("transB", tb) + flt("alpha", 1.0), domain=MS),
+                           "inner" if bad else None)
     q, z = _scalar_f(0.05), _u8(128)
     if op in ("QLinearLeakyRelu", "QLinearSigmoid"):
         s = shape(rng)
@@ -561,7 +556,7 @@ def contrib_nn(rng):
         ver = rng.choice([12, 13])
         a = rng.randint(-r, r - 1) if not bad else r
         attrs = i("opset", ver) + (i("axis", a) if rng.random() < 0.8 or bad else "")
-        return _bad(Case(op, 17, [("typed", UINT8, s), q, z, q, z], attrs, domain=MS), "axis" if bad else None)
+        return with_intent(Case(op, 17, [("typed", UINT8, s), q, z, q, z], attrs, domain=MS), "axis" if bad else None)
     c, x, y = _broadcast_set(rng, 3)
     return Case(op, 17, [("typed", BOOL, c), ("typed", UINT8, x), q, z, ("typed", UINT8, y), q, z, q, z], domain=MS)
 
@@ -617,7 +612,7 @@ def deform_conv(rng):
     ins = [x, w, offset] + ([bias] if bias or with_mask else []) + ([mask] if with_mask else [])
     if with_mask and not bias:
         ins[3] = None
-    return _bad(Case("DeformConv", rng.choice([19, 22]), ins, attrs), bad)
+    return with_intent(Case("DeformConv", rng.choice([19, 22]), ins, attrs), bad)
 
 
 def qlinear_pool_concat(rng):
@@ -658,12 +653,12 @@ def qlinear_pool_concat(rng):
         elif bad == "big":
             attrs = attrs.replace(f"ints: {k}", f"ints: {[s + 3 for s in sp]}", 1)
         x = [n] + sp + [c] if last else [n, c] + sp
-        return _bad(Case(op, 17, [("typed", t, x), scale, zero, scale, zero], attrs, domain=MS), bad)
+        return with_intent(Case(op, 17, [("typed", t, x), scale, zero, scale, zero], attrs, domain=MS), bad)
     if op == "QLinearGlobalAveragePool":
         x = [rng.randint(1, 2), rng.randint(1, 3)] + [rng.randint(1, 5) for _ in range(rng.randint(1, 3))]
         if bad == "rank":
             x = x[:2]
-        return _bad(Case(op, 17, [("typed", t, x), scale, zero, scale, zero], attrs, domain=MS), bad)
+        return with_intent(Case(op, 17, [("typed", t, x), scale, zero, scale, zero], attrs, domain=MS), bad)
     rank = rng.randint(1, 4)
     first = [rng.randint(0, 3) for _ in range(rank)]
     axis = rng.randint(-rank, rank - 1)
@@ -681,7 +676,7 @@ def qlinear_pool_concat(rng):
         inputs += [("typed", t, d), scale, zero]
     if bad == "threes":
         inputs = inputs[:-1]
-    return _bad(Case(op, 17, inputs, i("axis", axis), domain=MS), bad)
+    return with_intent(Case(op, 17, inputs, i("axis", axis), domain=MS), bad)
 
 
 def experimental(rng):
@@ -702,12 +697,12 @@ def experimental(rng):
         if bad == "rank":
             x = x[:3]
         attrs = f'attribute {{ name: "bias" type: FLOATS floats: {[0.5] * c} }} ' + flt("scale", 2.0)
-        return _bad(Case(op, opset, [x], attrs), bad)
+        return with_intent(Case(op, opset, [x], attrs), bad)
     if op in ("Affine", "Scale", "ScaledTanh", "ParametricSoftplus"):
         attrs = {"Affine": flt("alpha", 2.0) + flt("beta", 0.5), "Scale": flt("scale", 3.0)}.get(op, "")
         if op in ("ScaledTanh", "ParametricSoftplus") and bad != "attr":
             attrs = flt("alpha", 2.0) + flt("beta", 0.5)
-        return _bad(Case(op, opset, [shape(rng)], attrs), bad)
+        return with_intent(Case(op, opset, [shape(rng)], attrs), bad)
     if op == "Crop":
         h, w = rng.randint(1, 8), rng.randint(1, 8)
         border = [rng.randint(0, w // 2), rng.randint(0, h // 2), rng.randint(0, w // 2), rng.randint(0, h // 2)]
@@ -719,7 +714,7 @@ def experimental(rng):
             attrs += ints("scale", sizes)
         elif bad == "past":
             attrs = ints("border", [border[0], h + 1 - border[3], border[2], border[3]])
-        return _bad(Case(op, opset, [[rng.randint(1, 2), rng.randint(1, 3), h, w]], attrs), bad)
+        return with_intent(Case(op, opset, [[rng.randint(1, 2), rng.randint(1, 3), h, w]], attrs), bad)
     x = shape(rng, rng.randint(1, 3), zero=0.0)
     axes = rng.sample(range(len(x)), rng.randint(1, len(x)))
     starts = [rng.randint(-x[a] - 1, x[a] + 1) for a in axes]
@@ -735,7 +730,7 @@ def experimental(rng):
     else:
         inputs = [x, ("const", t, starts + [0] * (len(x) - len(axes)), [len(x)]),
                   ("const", t, ends + [2**31 - 1] * (len(x) - len(axes)), [len(x)])]
-    return _bad(Case(op, opset, inputs), bad)
+    return with_intent(Case(op, opset, inputs), bad)
 
 
 FAMILIES = {

@@ -5,7 +5,7 @@ the nodes that read tensors back (SequenceAt, SequenceLength, ConcatFromSequence
 OptionalHasElement), whose outputs y0, y1... are the graph's. Positions, splits and axes are initializers or
 attributes: the lowering follows what the file gives.
 """
-from op_truth import Case, i, product, shape
+from op_truth import Case, with_intent, i, product, shape
 from op_truth import FLOAT, INT32, INT64
 
 
@@ -33,11 +33,6 @@ def node(op, inputs, outputs, attrs=""):
     ins = ", ".join(f'"{x}"' for x in inputs)
     outs = ", ".join(f'"{x}"' for x in outputs)
     return f'node {{ op_type: "{op}" input: [{ins}] output: [{outs}] {attrs}}}'
-
-
-def _bad(case, bad):
-    case.intent = bad
-    return case
 
 
 def sequence_ops(rng):
@@ -87,7 +82,7 @@ def sequence_ops(rng):
         consts.append(("q", [q], []))
         nodes.append(node("SequenceAt", ["t", "q"], ["y1"]))
         outputs = 2
-    return _bad(Graph(op, 14, inputs, consts, nodes, outputs), bad)
+    return with_intent(Graph(op, 14, inputs, consts, nodes, outputs), bad)
 
 
 def sequence_split_concat(rng):
@@ -145,7 +140,7 @@ def sequence_split_concat(rng):
     if constant:
         case.inits.append(f'initializer {{ name: "x" data_type: 1{"".join(f" dims: {d}" for d in x)} '
                           f'float_data: {[0.5] * product(x)} }}')
-    return _bad(case, bad)
+    return with_intent(case, bad)
 
 
 def optional_ops(rng):
@@ -171,8 +166,8 @@ def optional_ops(rng):
         nodes.append(node("OptionalGetElement", [source], ["y1"]))
         outputs = 2
     bad = "empty" if empty and outputs == 2 else None
-    return _bad(Graph("OptionalGetElement" if outputs == 2 else "OptionalHasElement", opset, [("x", x, FLOAT)], [], nodes,
-                      outputs), bad)
+    return with_intent(Graph("OptionalGetElement" if outputs == 2 else "OptionalHasElement", opset, [("x", x, FLOAT)], [], nodes,
+                             outputs), bad)
 
 
 FAMILIES = {"sequence_ops": sequence_ops, "sequence_split_concat": sequence_split_concat, "optional_ops": optional_ops}

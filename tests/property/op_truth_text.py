@@ -7,18 +7,13 @@ leaves open agrees (op_truth.agrees).
 Each family's docstring says what it draws (valid), which invalid cases it makes and what ONNX Runtime 1.30 does
 with them.
 """
-from op_truth import Case, broadcastable, i, ints, shape, string, strings
+from op_truth import Case, with_intent, broadcastable, i, ints, shape, string, strings
 from op_truth import DOUBLE, FLOAT, INT32, INT64, MS, STRING, UINT32
 
 
 
 def _typed(t, dims):
     return ("typed", t, dims)
-
-
-def _bad(case, bad):
-    case.intent = bad
-    return case
 
 
 def text_string_ops(rng):
@@ -32,7 +27,7 @@ def text_string_ops(rng):
     if op == "RegexFullMatch":
         bad = rng.choice(["pattern", "type"]) if rng.random() < 0.1 else None
         attrs = "" if bad == "pattern" else string("pattern", rng.choice(["a+", "[ab ]*", "a.*c", ".*,.*", ""]))
-        return _bad(Case(op, 20, [_typed(FLOAT if bad == "type" else STRING, s)], attrs), bad)
+        return with_intent(Case(op, 20, [_typed(FLOAT if bad == "type" else STRING, s)], attrs), bad)
     if op == "StringConcat":
         other = broadcastable(rng, s)
         return Case(op, 20, [_typed(STRING, s), _typed(STRING, other)])
@@ -75,7 +70,7 @@ def text_normalizer(rng):
         attrs += i("is_case_sensitive", rng.randint(0, 1))
     case = Case("StringNormalizer", 10, [_typed(STRING, s)], attrs)
     case.data_decides = {(0, len(s) - 1)}
-    return _bad(case, bad)
+    return with_intent(case, bad)
 
 
 def text_tfidf(rng):
@@ -106,7 +101,7 @@ def text_tfidf(rng):
     attrs += strings("pool_strings", [f"w{v}" for v in pool]) if use_strings else ints("pool_int64s", pool)
     if rng.random() < 0.3:
         attrs += f'attribute {{ name: "weights" type: FLOATS floats: {[1.0] * grams} }} '
-    return _bad(Case("TfIdfVectorizer", 9, [_typed(t, s)], attrs), bad)
+    return with_intent(Case("TfIdfVectorizer", 9, [_typed(t, s)], attrs), bad)
 
 
 FAMILIES = {"text_string_ops": text_string_ops, "text_normalizer": text_normalizer, "text_tfidf": text_tfidf}

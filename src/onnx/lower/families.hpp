@@ -116,6 +116,22 @@ inline void expect_one_value(node_context& c, std::size_t port) {
   static_cast<void>(c.add("VariadicSplit", 1, {zeros, c.i64({0}, scalar), c.i64({1})}));
 }
 
+/// A check that a 1-element i64 `length` is at least `least`: zeros as many as length - least, which the Broadcast's
+/// rule refuses when negative. Nothing reads its output.
+inline void expect_at_least(node_context& c, source length, std::int64_t least) {
+  const auto over = c.add("Subtract", 1, {length, c.i64({least})}, numpy);
+  static_cast<void>(c.add("Broadcast", 3, {c.i64({0}, scalar), over}, {{"mode", "numpy"}}));
+}
+/// A check that a 1-element i64 `length` is at most `most` (as expect_at_least).
+inline void expect_at_most(node_context& c, source length, std::int64_t most) {
+  const auto under = c.add("Subtract", 1, {c.i64({most}), length}, numpy);
+  static_cast<void>(c.add("Broadcast", 3, {c.i64({0}, scalar), under}, {{"mode", "numpy"}}));
+}
+/// x converted to element type `to`.
+inline source converted(node_context& c, source x, element_type to) {
+  return c.add("Convert", 1, {x}, {{"destination_type", std::string(name(to))}});
+}
+
 /// expect_no_zero of dimensions [from, to) of x (to 0: up to the end).
 inline void expect_elements(node_context& c, source x, std::int64_t from, std::int64_t to = 0) {
   expect_no_zero(c, shape_slice(c, c.shape_of(x), from, to));

@@ -28,15 +28,10 @@ void ranked(node_context& c, std::size_t i, source y, std::optional<std::size_t>
   c.output_value(i, {y, rank, nullptr, std::nullopt});
 }
 
-/// x converted to `to`.
-source as_type(node_context& c, source x, element_type to) {
-  return c.add("Convert", 1, {x}, {{"destination_type", std::string(name(to))}});
-}
-
 /// x's shape with its values dropped, as `to`: a Convert through a string, which no rule reads a value of.
 source unknown_values(node_context& c, source x, element_type to) {
-  const auto text = as_type(c, x, element_type::string);
-  return to == element_type::string ? text : as_type(c, text, to);
+  const auto text = converted(c, x, element_type::string);
+  return to == element_type::string ? text : converted(c, text, to);
 }
 
 /// The number of values attribute `name` holds (ints, floats, strings or a tensor's), 0 where it is absent. A tensor
@@ -59,19 +54,6 @@ std::int64_t length_of(const node_context& c, std::string_view name) {
   if (n != held)
     c.bad(fmt::format("its attribute '{}' is a tensor of dims [{}] holding {} values", name, fmt::join(t.dims(), ","), held));
   return n;
-}
-
-/// A check that a 1-element i64 `length` is at least `least`: zeros as many as length - least, which the Broadcast's
-/// rule refuses when negative. Nothing reads its output.
-void expect_at_least(node_context& c, source length, std::int64_t least) {
-  const auto over = c.add("Subtract", 1, {length, c.i64({least})}, numpy);
-  static_cast<void>(c.add("Broadcast", 3, {c.i64({0}, scalar), over}, {{"mode", "numpy"}}));
-}
-
-/// A check that a 1-element i64 `length` is at most `most`.
-void expect_at_most(node_context& c, source length, std::int64_t most) {
-  const auto under = c.add("Subtract", 1, {c.i64({most}), length}, numpy);
-  static_cast<void>(c.add("Broadcast", 3, {c.i64({0}, scalar), under}, {{"mode", "numpy"}}));
 }
 
 /// No bound on a rank (expect_rank's `most`).

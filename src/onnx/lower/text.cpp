@@ -29,10 +29,6 @@ source strings_input(node_context& c, std::size_t k) {
   return c.need(k);
 }
 
-source converted(node_context& c, source x, element_type to) {
-  return c.add("Convert", 1, {x}, {{"destination_type", std::string(name(to))}});
-}
-
 /// A scalar i64 whose value no rule knows and that every element of x reaches: the length of a dimension that its
 /// data decides over the whole tensor (the most pieces any string splits into).
 source length_from_all_of(node_context& c, source x) {
