@@ -217,6 +217,8 @@ class node_context {
   /// Lowers a subgraph (an If branch) into the graph being built, reading the tensors around it by name;
   /// returns what its outputs stand for.
   std::vector<known_value> inline_subgraph(const ::onnx::GraphProto& sub);
+  /// inline_subgraph of a graph whose inputs stand for `inputs`, in order (one run of SequenceMap's body).
+  std::vector<known_value> inline_subgraph(const ::onnx::GraphProto& sub, std::span<const known_value> inputs);
   /// Holds the nodes of a subgraph that is not lowered (the branch a constant condition does not take) to the
   /// checks ONNX Runtime makes of every node when it loads a model, run or not: see graph_lowering::check_not_run.
   void check_not_run(const ::onnx::GraphProto& sub);
@@ -290,6 +292,8 @@ struct node_context::lowered_body {
   model::graph network;
   std::vector<std::int64_t> parameters;  ///< the body Parameter of each graph input, in order
   std::vector<std::int64_t> results;     ///< the body Result of each graph output, in order
+  /// The element type each graph output is computed or declared of, in order, where known.
+  std::vector<std::optional<element_type>> result_types;
   /// The tensors of the enclosing graphs the body reads by name: what computes each outside, and the body
   /// Parameter that stands for it inside (an invariant input of the node).
   std::vector<std::pair<source, std::int64_t>> captured;

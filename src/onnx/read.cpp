@@ -362,7 +362,7 @@ namespace {
 /// branches, SequenceMap), which reshape1 follows only as tensors. nullopt where it reads none.
 std::optional<std::string> reads_held_as_tensor(const node_context& c) {
   static const std::set<std::string_view> take_held = {"Identity", "SequenceAt", "SequenceErase", "SequenceInsert",
-                                                       "SequenceLength", "ConcatFromSequence", "Optional",
+                                                       "SequenceLength", "ConcatFromSequence", "SequenceMap", "Optional",
                                                        "OptionalHasElement", "OptionalGetElement"};
   const auto& node = c.node();
   const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";

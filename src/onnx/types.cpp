@@ -59,9 +59,9 @@ void refuse_wrong_parameters(const node_context& c, const ::onnx::NodeProto& nod
 /// The type of output k of a default-domain op where the list's types column gives none (an attribute or a graph
 /// chooses it, or ONNX Runtime could not be asked), as ONNX Runtime infers it: Cast's `to`; `dtype` or its default
 /// (the input's type for the Like ops and Bernoulli); ConstantOfShape's value's type, f32 without one;
-/// QuantizeLinear's `output_dtype`, else its zero point's type, else u8; the statistics of the norms; what If's,
-/// Loop's and Scan's graphs declare; com.microsoft's MurmurHash3's `positive`. nullopt for any other, or a type
-/// reshape1 has no name for.
+/// QuantizeLinear's `output_dtype`, else its zero point's type, else u8; the statistics of the norms;
+/// ConcatFromSequence's sequence's; what If's, Loop's and Scan's graphs declare; com.microsoft's MurmurHash3's
+/// `positive`. nullopt for any other, or a type reshape1 has no name for.
 std::optional<element_type> chosen_type(const node_context& c, int k) {
   const auto& node = c.node();
   // com.microsoft's MurmurHash3: uint32, or int32 where `positive` is 0 (the list was asked with the default).
@@ -93,6 +93,11 @@ std::optional<element_type> chosen_type(const node_context& c, int k) {
   if (op == "Scan") return declared_output("body", k);
   if (k != 0) return std::nullopt;
   if (op == "LayerNormalization" || op == "SimplifiedLayerNormalization") return c.declared_type(0);
+  // ConcatFromSequence: its sequence's type (the list cannot ask ONNX Runtime about a sequence input).
+  if (op == "ConcatFromSequence") {
+    const auto* s = c.input_value(0);
+    return s != nullptr && s->held != nullptr ? s->held->type : std::nullopt;
+  }
   // QuantizeLinear: `output_dtype` (21 on), else the zero point's type, else uint8.
   if (op == "QuantizeLinear") {
     if (const auto* to = c.attribute("output_dtype"); to != nullptr && to->i() != 0) return element_of(static_cast<int>(to->i()));

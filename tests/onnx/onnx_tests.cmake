@@ -165,7 +165,7 @@ if(RESHAPE1_BUILD_CLI AND NOT RESHAPE1_SANITIZE)
   set_tests_properties(onnx.shapes_ort PROPERTIES TIMEOUT 600)
 endif()
 if(RESHAPE1_BUILD_CLI AND NOT RESHAPE1_SANITIZE)
-  # Single-node models of 74 op families with random shapes and attributes, their shapes against ONNX Runtime's
+  # Single-node models of 75 op families with random shapes and attributes, their shapes against ONNX Runtime's
   # (tests/property/op_truth.py and op_truth_*.py). Not in the sanitizer build: what it checks is the rules' answers,
   # which do not depend on it, and the sanitizer build runs the same code through the rule and fixture tests.
   add_test(NAME onnx.op_truth

@@ -170,9 +170,83 @@ def optional_ops(rng):
                              outputs), bad)
 
 
-FAMILIES = {"sequence_ops": sequence_ops, "sequence_split_concat": sequence_split_concat, "optional_ops": optional_ops}
+def _value(name, elem):
+    return f'input {{ name: "{name}" type {{ tensor_type {{ elem_type: {elem} }} }} }}'
+
+
+def sequence_map(rng):
+    """SequenceMap-17 over a SequenceConstruct of 0 to 3 float tensors (rank 1 or 2; none: a SequenceEmpty), its body one
+    of: Relu; Add of a tensor given whole (broadcastable with some tensors only, sometimes: refused when run); a Reshape
+    to a constant shape (fits some tensors only, sometimes); Mul by a second sequence paired by position (as long, longer,
+    or shorter: refused when run); two outputs (the tensor and its Shape). The outputs read back by SequenceLength and
+    SequenceAt. Invalid: a run that fails, a shorter second sequence, a body input declared int64 or an output of no
+    declared type (refused at load)."""
+    n = 0 if rng.random() < 0.12 else rng.randint(1, 3)
+    rank = rng.randint(1, 2)
+    inputs = [(f"x{k}", shape(rng, rank, zero=0.05), FLOAT) for k in range(n)]
+    nodes = [node("SequenceConstruct", [x for x, _, _ in inputs], ["s"]) if n else
+             node("SequenceEmpty", [], ["s"], i("dtype", FLOAT))]
+    form = rng.choice(["relu", "add", "reshape", "paired", "two"])
+    declared = INT64 if rng.random() < 0.06 else FLOAT
+    bad = "type" if declared != FLOAT else None
+    args, body_inputs, consts, outs = ["s"], [_value("e", declared)], [], ["m"]
+    if form == "relu":
+        body = node("Relu", ["e"], ["m"])
+    elif form == "add":
+        t = shape(rng, rng.randint(0, rank)) if rng.random() < 0.6 else [rng.choice([1, 2, 3]) for _ in range(rank)]
+        inputs.append(("t", t, FLOAT))
+        args.append("t")
+        body_inputs.append(_value("u", FLOAT))
+        body = node("Add", ["e", "u"], ["m"])
+        for _, x, _ in inputs[:n]:
+            if any(a != b and a != 1 and b != 1 for a, b in zip(reversed(x), reversed(t))):
+                bad = bad or "broadcast"
+    elif form == "reshape":
+        pattern = [-1] if rng.random() < 0.5 else [rng.randint(1, 6)]
+        consts.append(("p", pattern, [1]))
+        args.append("p")
+        body_inputs.append(_value("q", INT64))
+        body = node("Reshape", ["e", "q"], ["m"])
+        if pattern != [-1] and any(product(x) != pattern[0] for _, x, _ in inputs[:n]):
+            bad = bad or "reshape"
+    elif form == "paired":
+        length = max(0, n + rng.choice([0, 0, 0, 1, -1]))
+        names = [f"x{k % n}" for k in range(length)] if n else []
+        nodes.append(node("SequenceConstruct", names, ["r"]) if names else node("SequenceEmpty", [], ["r"], i("dtype", FLOAT)))
+        args.append("r")
+        body_inputs.append(_value("f", FLOAT))
+        body = node("Mul", ["e", "f"], ["m"])
+        bad = bad or ("length" if length < n else None)
+    else:
+        body = node("Identity", ["e"], ["m"]) + " " + node("Shape", ["e"], ["d"])
+        outs.append("d")
+    # Each body output of its type, or one time in twenty none (ONNX Runtime refuses it at load: "Invalid tensor data
+    # type 0", its function body making each output sequence of the type declared).
+    typed = rng.random() >= 0.05
+    bad = bad or (None if typed else "untyped")
+    graph = f'name: "b" {" ".join(body_inputs)} {body} ' + " ".join(
+        f'output {{ name: "{o}"' + (f' type {{ tensor_type {{ elem_type: {INT64 if o == "d" else FLOAT} }} }}' if typed else "")
+        + " }" for o in outs)
+    nodes.append(node("SequenceMap", args, outs, f'attribute {{ name: "body" type: GRAPH g {{ {graph} }} }} '))
+    nodes.append(node("SequenceLength", ["m"], ["y0"]))
+    outputs = 1
+    if n:
+        consts.append(("at", [rng.randint(-n, n - 1)], []))
+        for o in outs:
+            nodes.append(node("SequenceAt", [o, "at"], [f"y{outputs}"]))
+            outputs += 1
+    return with_intent(Graph("SequenceMap", 17, inputs, consts, nodes, outputs), bad)
+
+
+FAMILIES = {"sequence_ops": sequence_ops, "sequence_split_concat": sequence_split_concat, "optional_ops": optional_ops,
+            "sequence_map": sequence_map}
 
 KNOWN = [
+    ("SequenceMap", "declares no element type",
+     "a body output that declares no element type: ONNX Runtime builds SequenceMap's function body from the declared "
+     "types and refuses the model at load (\"Invalid tensor data type 0\") -- but runs it where the graph around it "
+     "makes it resolve the graph again first (a node nothing reads; a second sequence built beside the first), having "
+     "then filled in the inferred types. reshape1 refuses it always (docs/onnx.md)"),
     ("SplitToSequence", "cannot be equal",
      "ConcatFromSequence of pieces one of which is empty (a split of 0, or the rest of a scalar split of an empty axis) and "
      "whose other dimensions differ: ONNX Runtime checks only the non-empty ones when it runs the node and gives the "

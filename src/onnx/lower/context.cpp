@@ -321,6 +321,12 @@ std::vector<known_value> node_context::inline_subgraph(const ::onnx::GraphProto&
   return out;
 }
 
+std::vector<known_value> node_context::inline_subgraph(const ::onnx::GraphProto& sub, std::span<const known_value> inputs) {
+  for (std::size_t k = 0; k < inputs.size() && k < static_cast<std::size_t>(sub.input_size()); ++k)
+    g_.bind(sub.input(static_cast<int>(k)).name(), inputs[k]);
+  return inline_subgraph(sub);
+}
+
 source graph_lowering::opaque_of(const known& v, const std::string& why, const std::string& name) {
   if (v.held == nullptr) return v.at;
   if (v.held->maps) return v.held->items.front().at;  // the rows its maps were made of

@@ -36,6 +36,35 @@ void outputs_as_given(node_context& c, std::size_t gives, std::string_view what)
           "ONNX Runtime refuses the model too: give the node one output for each its graph gives");
 }
 
+/// The node's inputs [from, from + n) of the types the body's inputs [at, at + n) declare, where both are known:
+/// ONNX Runtime refuses another when it loads the model (a Loop's carried values, a Scan's states and scan inputs).
+void inputs_as_declared(node_context& c, const ::onnx::GraphProto& g, std::size_t from, std::size_t at, std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto given = c.declared_type(from + k);
+    const auto declared = declared_element(g.input(static_cast<int>(at + k)));
+    if (given && declared && *given != *declared)
+      c.bad(fmt::format("its input {} ('{}') is of type {}, where its body's input {} ('{}') is declared {}", from + k,
+                        c.node().input(static_cast<int>(from + k)), name(*given), at + k, g.input(static_cast<int>(at + k)).name(),
+                        name(*declared)),
+            "ONNX Runtime refuses the model too: give the body's input the node's input's type");
+  }
+}
+
+/// Each state the body carries (its inputs [at, at + n)) given back by its outputs [out, out + n) of the type it
+/// was declared: ONNX Runtime refuses another when it loads a Loop and fails when it runs a Scan.
+void states_keep_types(node_context& c, const ::onnx::GraphProto& g, const node_context::lowered_body& body, std::size_t at,
+                       std::size_t out, std::size_t n, std::string_view when) {
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto declared = declared_element(g.input(static_cast<int>(at + k)));
+    const auto given = out + k < body.result_types.size() ? body.result_types[out + k] : std::nullopt;
+    if (given && declared && *given != *declared)
+      c.bad(fmt::format("its body's output {} ('{}') is of type {}, where the state it carries ('{}') is {}", out + k,
+                        g.output(static_cast<int>(out + k)).name(), name(*given), g.input(static_cast<int>(at + k)).name(),
+                        name(*declared)),
+            fmt::format("ONNX Runtime refuses it {}: a state keeps its type from one iteration to the next", when));
+  }
+}
+
 /// An If's branches, held to the counts ONNX Runtime checks when it loads the model.
 std::pair<const ::onnx::GraphProto*, const ::onnx::GraphProto*> if_branches(node_context& c) {
   const auto* then_branch = c.attribute("then_branch");
@@ -46,6 +75,15 @@ std::pair<const ::onnx::GraphProto*, const ::onnx::GraphProto*> if_branches(node
   outputs_as_given(c, static_cast<std::size_t>(else_branch->g().output_size()), "its else_branch");
   every_output_named(c);
   return {&then_branch->g(), &else_branch->g()};
+}
+
+/// An If's output k of one element type in both branches, where both are known: ONNX Runtime refuses the model
+/// when it loads it otherwise, whatever the condition.
+void branches_of_one_type(node_context& c, std::size_t k, std::optional<element_type> then_type,
+                          std::optional<element_type> else_type) {
+  if (then_type && else_type && *then_type != *else_type)
+    c.bad(fmt::format("its output {} is of type {} in then_branch and {} in else_branch", k, name(*then_type), name(*else_type)),
+          "ONNX Runtime refuses the model too, whatever the condition: give both branches' outputs one type");
 }
 
 // If: a constant condition takes its branch, inlined. Otherwise both branches are inlined (a branch that
@@ -63,12 +101,20 @@ void if_(node_context& c) {
     c.check_not_run(taken ? *else_branch : *then_branch);
     // What the branch gives passes on as it is: a tensor, or a sequence or an optional the lowering follows.
     const auto out = c.inline_subgraph(taken ? *then_branch : *else_branch);
-    for (std::size_t k = 0; k < out.size(); ++k) c.output_value(k, out[k]);
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      // The branch not taken is not lowered: the types its outputs declare.
+      const auto other = declared_element((taken ? *else_branch : *then_branch).output(static_cast<int>(k)));
+      branches_of_one_type(c, k, taken ? out[k].type : other, taken ? other : out[k].type);
+      c.output_value(k, out[k]);
+    }
     return;
   }
   const auto cond = c.need(0);
   const auto a = c.inline_subgraph(*then_branch);
   const auto b = c.inline_subgraph(*else_branch);
+  for (std::size_t k = 0; k < c.outputs(); ++k)
+    branches_of_one_type(c, k, a[k].type ? a[k].type : declared_element(then_branch->output(static_cast<int>(k))),
+                         b[k].type ? b[k].type : declared_element(else_branch->output(static_cast<int>(k))));
   // A sequence or an optional either branch gives is not followed past a computed condition (which one holds is
   // the data's): not covered from there.
   const auto merged = [&](const known_value& v) {
@@ -126,7 +172,9 @@ void loop(node_context& c) {
   const auto& g = *body;
   node_context::axes unsqueezed(static_cast<std::size_t>(g.output_size()));
   for (std::size_t k = 1 + carried; k < unsqueezed.size(); ++k) unsqueezed[k] = 0;
+  inputs_as_declared(c, g, 2, 2, carried);
   auto lowered = c.lower_body(g, {}, unsqueezed);
+  states_keep_types(c, g, lowered, 2, 1, carried, "when it loads the model");
 
   std::vector<source> in;
   in.push_back(c.input(0) ? *c.input(0) : c.i64({-1}, std::vector<std::int64_t>{}));
@@ -207,7 +255,9 @@ void scan(node_context& c) {
   node_context::axes squeezed(states + scanned), unsqueezed(states + outputs);
   for (std::size_t j = 0; j < scanned; ++j) squeezed[states + j] = in_axes[j];
   for (std::size_t k = 0; k < outputs; ++k) unsqueezed[states + k] = out_axes[k];
+  inputs_as_declared(c, g, 0, 0, states + scanned);
   auto lowered = c.lower_body(g, squeezed, unsqueezed);
+  states_keep_types(c, g, lowered, 0, 0, states, "when it runs the node");
 
   std::vector<source> in;
   for (std::size_t i = 0; i < states + scanned; ++i) in.push_back(c.need(i));
@@ -250,7 +300,9 @@ void scan8(node_context& c) {
   node_context::axes squeezed(given), unsqueezed(states + outputs);
   for (std::size_t j = 0; j < scanned; ++j) squeezed[states + j] = 0;
   for (std::size_t k = 0; k < outputs; ++k) unsqueezed[states + k] = 0;
+  inputs_as_declared(c, g, 1, 0, given);
   auto lowered = c.lower_body(g, squeezed, unsqueezed);
+  states_keep_types(c, g, lowered, 0, 0, states, "when it runs the node");
   const auto port = [](std::size_t k) { return static_cast<std::int64_t>(k); };
   auto inner = std::make_shared<model::subgraph>();
   for (std::size_t i = 0; i < states; ++i) {
@@ -361,8 +413,10 @@ void bind_body_inputs(graph_builder& bb, graph_lowering& lb, const ::onnx::Graph
     const auto [at, id] = body_parameter(bb, lb, in.name(), squeeze ? nullptr : &in.type());
     const auto dims = declared_dims(in.type());
     const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
+    // Its declared element type, which the body's nodes are held to as ONNX Runtime holds them.
+    const auto type = in.type().has_tensor_type() ? element_of(in.type().tensor_type().elem_type()) : std::nullopt;
     lb.bind(in.name(), {squeeze ? lb.add("Squeeze", 1, {at, axis_const(lb, *squeeze, node)}, {}, 1, node) : at, rank,
-                        nullptr, std::nullopt});
+                        nullptr, type});
     parameters.push_back(id);
   }
 }
@@ -383,7 +437,7 @@ std::int64_t body_result(graph_builder& bb, graph_lowering& lb, std::string name
 /// A Result for each graph output of the body (after an Unsqueeze of the axis `unsqueezed` gives it, when
 /// it does), listed in `results`.
 void add_body_results(graph_builder& bb, graph_lowering& lb, const ::onnx::GraphProto& g,
-                      const node_context::axes& unsqueezed, const std::string& node, std::vector<std::int64_t>& results) {
+                      const node_context::axes& unsqueezed, const std::string& node, node_context::lowered_body& r) {
   for (int k = 0; k < g.output_size(); ++k) {
     const auto& v = g.output(k);
     const auto* found = lb.find(v.name());
@@ -396,7 +450,8 @@ void add_body_results(graph_builder& bb, graph_lowering& lb, const ::onnx::Graph
     auto at = lb.opaque_of(*found, "a sequence or an optional a body gives as its output", node);
     if (static_cast<std::size_t>(k) < unsqueezed.size() && unsqueezed[static_cast<std::size_t>(k)])
       at = lb.add("Unsqueeze", 1, {at, axis_const(lb, *unsqueezed[static_cast<std::size_t>(k)], node)}, {}, 1, node);
-    results.push_back(body_result(bb, lb, v.name(), at));
+    r.results.push_back(body_result(bb, lb, v.name(), at));
+    r.result_types.push_back(found->type);
   }
 }
 
@@ -412,8 +467,11 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
   lb.external = external;
   lb.domain_versions = domain_versions;
   for (const auto* list : {&g.value_info(), &g.output()})
-    for (const auto& v : *list)
+    for (const auto& v : *list) {
       if (const auto dims = declared_dims(v.type())) lb.declared_ranks[v.name()] = dims->size();
+      if (v.type().has_tensor_type())
+        if (const auto t = element_of(v.type().tensor_type().elem_type())) lb.declared_types[v.name()] = *t;
+    }
   bind_body_inputs(bb, lb, g, squeezed, node, r.parameters);
   // A name the body does not bind is looked up around it (this lowering, then the ones around it); the
   // body reads it through a Parameter of its own, which keeps the outer constant's values for the
@@ -439,7 +497,7 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
   };
   if (bodies != nullptr) lb.bodies = &r.names;  // its own bodies, after this one's entry below
   lb.lower_nodes(g, false);
-  add_body_results(bb, lb, g, unsqueezed, node, r.results);
+  add_body_results(bb, lb, g, unsqueezed, node, r);
   bb.weights(bytes, std::span<const std::byte>(*bytes));
   r.network = bb.build();
   if (bodies != nullptr) {

@@ -132,6 +132,10 @@ inline source converted(node_context& c, source x, element_type to) {
   return c.add("Convert", 1, {x}, {{"destination_type", std::string(name(to))}});
 }
 
+/// The element type a graph's input or output declares, where it declares one of a tensor.
+inline std::optional<element_type> declared_element(const ::onnx::ValueInfoProto& v) {
+  return v.type().has_tensor_type() ? element_of(v.type().tensor_type().elem_type()) : std::nullopt;
+}
 /// expect_no_zero of dimensions [from, to) of x (to 0: up to the end).
 inline void expect_elements(node_context& c, source x, std::int64_t from, std::int64_t to = 0) {
   expect_no_zero(c, shape_slice(c, c.shape_of(x), from, to));

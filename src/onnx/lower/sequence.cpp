@@ -2,10 +2,10 @@
 // tensors in order (SequenceConstruct's inputs, a SplitToSequence into pieces of known lengths, an insert or erase
 // at a constant position), an optional its tensor or none. The ops that read one give the tensor it holds
 // (SequenceAt, OptionalGetElement), a Concat of its tensors (ConcatFromSequence), or a constant (SequenceLength,
-// OptionalHasElement); no layer carries a sequence. What the lowering cannot follow (a position the graph
-// computes, a sequence a Loop carries or a graph input gives, a split into a count of pieces that follows a length
-// other than a constant's, a sequence of more than 1,024 tensors) is not covered: "cannot tell" past it. SequenceMap
-// (a body run on each element) stays not covered.
+// OptionalHasElement), or a sequence of what a body gives for each (SequenceMap, its body inlined once a tensor); no
+// layer carries a sequence. What the lowering cannot follow (a position the graph computes, a sequence a Loop
+// carries or a graph input gives, a split into a count of pieces that follows a length other than a constant's, a
+// sequence of more than 1,024 tensors) is not covered: "cannot tell" past it.
 #include <fmt/format.h>
 
 #include "families.hpp"
@@ -248,6 +248,83 @@ void optional_get_element(node_context& c) {
   c.output_value(0, o->items.front());
 }
 
+/// The most body nodes SequenceMap's runs lower together (its tensors times its body's nodes): each run is lowered
+/// as the body inlined.
+constexpr std::size_t most_mapped_nodes = 65536;
+
+/// SequenceMap (17): its body run on each tensor of its first input, a sequence, with each other input given as it
+/// is (a tensor) or by the tensor at the same position (a sequence as long as the first); each body output gives
+/// a sequence of what it gives at each run. Each run is the body inlined, its inputs standing for that run's
+/// tensors, so a run that fails fails the node, as it fails ONNX Runtime when it runs the node.
+void sequence_map(node_context& c) {
+  const auto* body = c.attribute("body");
+  if (body == nullptr || !body->has_g()) c.bad("SequenceMap needs the graph attribute body");
+  const auto& g = body->g();
+  if (static_cast<std::size_t>(g.input_size()) != c.inputs())
+    c.bad(fmt::format("its body has {} inputs, where the node has {}", g.input_size(), c.inputs()),
+          "ONNX Runtime refuses the model too: the body takes one input for each input of the node");
+  if (static_cast<std::size_t>(g.output_size()) != c.outputs())
+    c.bad(fmt::format("its body has {} outputs, where the node has {}", g.output_size(), c.outputs()),
+          "ONNX Runtime refuses the model too: the body gives one output for each output of the node");
+  const auto* first = held_input(c, 0, false);
+  if (first == nullptr) return;
+  const auto runs = first->items.size();
+  std::vector<const known_value*> given(c.inputs());
+  for (std::size_t k = 1; k < c.inputs(); ++k) {
+    given[k] = c.input_value(k);
+    if (given[k] == nullptr) c.bad(fmt::format("its input {} is left out", k), "SequenceMap's inputs are sequences or tensors");
+    if (given[k]->held == nullptr) continue;
+    // An optional is refused, a sequence the lowering does not follow leaves the node not covered.
+    if (given[k]->held->optional || !given[k]->held->followed) return static_cast<void>(held_input(c, k, false));
+    // The first sequence counts the runs: ONNX Runtime reads a longer one's first tensors only.
+    if (given[k]->held->items.size() < runs)
+      c.bad(fmt::format("its input {} is a sequence of {} tensors, and its first of {}", k, given[k]->held->items.size(), runs),
+            "ONNX Runtime fails when it runs the node: a sequence SequenceMap maps is as long as its first at least");
+  }
+  if (runs * static_cast<std::size_t>(std::max(g.node_size(), 1)) > most_mapped_nodes)
+    return c.not_covered(fmt::format("it runs its body of {} nodes on {} tensors, and reshape1 follows up to {} nodes of "
+                                     "SequenceMap runs",
+                                     g.node_size(), runs, most_mapped_nodes));
+  // Each body input of the type of what it stands for (ONNX Runtime refuses another when it loads the model; the
+  // dims it declares it does not hold a sequence's tensors to).
+  for (std::size_t k = 0; k < c.inputs(); ++k) {
+    const auto want = declared_element(g.input(static_cast<int>(k)));
+    const auto have = k == 0 ? first->type : given[k]->held != nullptr ? given[k]->held->type : given[k]->type;
+    if (want && have && *want != *have)
+      c.bad(fmt::format("its body's input {} ('{}') is declared {}, where its input {} holds {}", k,
+                        g.input(static_cast<int>(k)).name(), name(*want), k, name(*have)),
+            "ONNX Runtime refuses the model too: declare the body's inputs of the types the node gives them");
+  }
+  std::vector<held_values> out(c.outputs());
+  // ONNX Runtime runs SequenceMap as its function body, which makes each output sequence of the type its body output
+  // declares: one declaring none it refuses when it loads the model ("Invalid tensor data type 0").
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    out[k].type = declared_element(g.output(static_cast<int>(k)));
+    if (!out[k].type)
+      c.bad(fmt::format("its body's output {} ('{}') declares no element type", k, g.output(static_cast<int>(k)).name()),
+            "ONNX Runtime refuses the model too: declare the type of each output of SequenceMap's body");
+  }
+  // No run: ONNX Runtime still checks the body when it loads the model.
+  if (runs == 0) c.check_not_run(g);
+  for (std::size_t j = 0; j < runs; ++j) {
+    std::vector<known_value> in{first->items[j]};
+    for (std::size_t k = 1; k < c.inputs(); ++k) in.push_back(given[k]->held != nullptr ? given[k]->held->items[j] : *given[k]);
+    const auto results = c.inline_subgraph(g, in);
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      if (results[k].held != nullptr)
+        c.bad(fmt::format("its body's output {} ('{}') is {}", k, g.output(static_cast<int>(k)).name(),
+                          results[k].held->optional ? "an optional" : "a sequence"),
+              "ONNX Runtime refuses the model too: SequenceMap's body gives tensors");
+      if (results[k].type && *results[k].type != *out[k].type)
+        c.bad(fmt::format("its body's output {} ('{}') is of type {}, where it is declared {}", k,
+                          g.output(static_cast<int>(k)).name(), name(*results[k].type), name(*out[k].type)),
+              "ONNX Runtime refuses the model too: declare the type the body gives");
+      out[k].items.push_back(results[k]);
+    }
+  }
+  for (std::size_t k = 0; k < out.size(); ++k) c.output_held(k, std::move(out[k]));
+}
+
 }  // namespace
 
 std::span<const onnx_entry> sequence_rows() {
@@ -263,7 +340,7 @@ std::span<const onnx_entry> sequence_rows() {
       {"Optional", 15, optional_of},
       {"OptionalHasElement", 15, optional_has_element},
       {"OptionalGetElement", 15, optional_get_element},
-      untranslated("SequenceMap", 17, "a body run on each tensor of sequences, which reshape1 does not follow"),
+      {"SequenceMap", 17, sequence_map},
   };
   return rows;
 }

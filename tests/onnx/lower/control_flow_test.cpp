@@ -133,4 +133,49 @@ TEST(lower_control_flow, the_branch_a_constant_condition_does_not_take_is_checke
   EXPECT_EQ(refused_when_read(taken(R"(node { op_type: "Relu" input: ["x"] output: ["e"] })")), "");
 }
 
+// Element types as ONNX Runtime holds a graph's to them when it loads the model (or runs it), each seen in ONNX
+// Runtime 1.30: an If's branches give one type, whatever the condition; a Loop's or Scan's input is of the type its
+// body's input declares; a Loop's carried value keeps its type (refused at load), as a Scan's state does (it fails
+// when it runs); a body's nodes take the types their inputs are declared of.
+TEST(lower_control_flow, element_types_are_held_as_onnx_runtime_holds_them) {
+  constexpr int f32 = ::onnx::TensorProto::FLOAT, i64 = ::onnx::TensorProto::INT64, boolean = ::onnx::TensorProto::BOOL;
+  // (The branch a constant condition does not take is not lowered: its outputs' declared types are compared.)
+  const auto two_types = attr_g("then_branch", R"(name: "then" node { op_type: "Relu" input: ["x"] output: ["t"] }
+                                                  output { name: "t" type { tensor_type { elem_type: 1 } } })") +
+                         attr_g("else_branch", R"(name: "else" node { op_type: "Cast" input: ["x"] output: ["e"]
+                                                    attribute { name: "to" type: INT i: 7 } }
+                                                  output { name: "e" type { tensor_type { elem_type: 7 } } })");
+  for (const char* c : {"c:bool[]", "c:bool[]=1", "c:bool[]=0"})
+    expect_refused_with({"If", 1, std::string(c) + " x:f32[2,3]", "c", "y", two_types, "", ""},
+                        "its output 0 is of type f32 in then_branch and i64 in else_branch");
+  // A Loop whose carried value becomes an int64.
+  const auto head = "name: \"body\" input " + value("i", i64, {}) + " input " + value("c", boolean, {});
+  const auto cast_body = attr_g("body", head + " input " + value("v", f32, {2, 3}) + R"(
+      node { op_type: "Identity" input: ["c"] output: ["c_out"] }
+      node { op_type: "Cast" input: ["v"] output: ["v_out"] attribute { name: "to" type: INT i: 7 } }
+      output { name: "c_out" } output { name: "v_out" })");
+  expect_refused_with({"Loop", 1, "trips:i64[]=3 go:bool[]=1 x:f32[2,3]", "trips,go,x", "y", cast_body, "", ""},
+                      "its body's output 1 ('v_out') is of type i64, where the state it carries ('v') is f32; ONNX Runtime "
+                      "refuses it when it loads the model");
+  // An int64 given to a body input declared float.
+  expect_refused_with({"Loop", 1, "trips:i64[]=3 go:bool[]=1 x:i64[2,3]", "trips,go,x", "y,ys", loop_body(), "", ""},
+                      "its input 2 ('x') is of type i64, where its body's input 2 ('x_in') is declared f32");
+  // A Relu on a string the body carries.
+  const auto relu_body = attr_g("body", head + " input " + value("v", ::onnx::TensorProto::STRING, {2}) + R"(
+      node { op_type: "Identity" input: ["c"] output: ["c_out"] }
+      node { op_type: "Relu" input: ["v"] output: ["v_out"] }
+      output { name: "c_out" } output { name: "v_out" })");
+  expect_refused_with({"Loop", 13, "trips:i64[]=3 go:bool[]=1 x:string[2]", "trips,go,x", "y", relu_body, "", ""},
+                      "its input 0 ('v') is of type string, which Relu-");
+  // A Scan's state that becomes an int64: ONNX Runtime loads the model and fails when it runs it.
+  const auto scan_cast = attr_g("body", "name: \"body\" input " + value("s_in", f32, {3}) + " input " + value("x_in", f32, {3}) + R"(
+      node { op_type: "Add" input: ["s_in", "x_in"] output: ["sum"] }
+      node { op_type: "Cast" input: ["sum"] output: ["s_out"] attribute { name: "to" type: INT i: 7 } }
+      output { name: "s_out" })");
+  expect_refused_with({"Scan", 9, "s:f32[3] xs:f32[4,3]", "s,xs", "sum", scan_cast + attr_i("num_scan_inputs", 1), "", ""},
+                      "ONNX Runtime refuses it when it runs the node");
+  expect_refused_with({"Scan", 9, "s:i64[3] xs:f32[4,3]", "s,xs", "sum,ys", scan_body() + attr_i("num_scan_inputs", 1), "", ""},
+                      "its input 0 ('s') is of type i64, where its body's input 0 ('s_in') is declared f32");
+}
+
 }  // namespace reshape1::test

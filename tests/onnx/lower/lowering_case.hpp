@@ -231,6 +231,17 @@ inline std::string refusals(const lowering_case& c) {
   return out;
 }
 
+/// The propagated shape of each graph output of the case's model, space-separated.
+inline std::string propagated_shapes(const lowering_case& c) {
+  const auto bytes = model_of(c);
+  const auto g = onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), c.op + ".onnx");
+  const auto p = model::propagate(g);
+  std::string shapes;
+  for (const auto& l : g.layers())
+    if (l.type == "Result") shapes += fmt::format("{}{}", shapes.empty() ? "" : " ", to_string(p.input(g, l, 0).shape));
+  return shapes;
+}
+
 // Each family's cases, one a row of its file under src/onnx/lower/; cases() is all of them in one list.
 std::vector<lowering_case> elementwise_cases();
 std::vector<lowering_case> convolution_cases();

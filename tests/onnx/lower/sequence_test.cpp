@@ -16,6 +16,15 @@ const std::string construct_s = R"(node { op_type: "SequenceConstruct" input: ["
 std::string at(const char* seq, const char* position, const char* out) {
   return fmt::format(R"(node {{ op_type: "SequenceAt" input: ["{}", "{}"] output: "{}" }} )", seq, position, out);
 }
+/// SequenceMap's body: each tensor e of the sequence times t (f32 inputs unless `e_type` says otherwise), and e's
+/// shape (its output declared of `d_type`; 0: of none).
+std::string times_body(int e_type = 1, int d_type = 7) {
+  const auto d = d_type != 0 ? fmt::format("type {{ tensor_type {{ elem_type: {} }} }}", d_type) : "";
+  return attr_g("body", fmt::format(R"(name: "b" input {{ name: "e" type {{ tensor_type {{ elem_type: {} }} }} }} input {{ name: "t" }}
+      node {{ op_type: "Mul" input: ["e", "t"] output: ["m"] }} node {{ op_type: "Shape" input: ["e"] output: ["d"] }}
+      output {{ name: "m" type {{ tensor_type {{ elem_type: 1 }} }} }} output {{ name: "d" {} }})",
+                                    e_type, d));
+}
 }  // namespace
 
 std::vector<lowering_case> sequence_cases() {
@@ -46,6 +55,10 @@ std::vector<lowering_case> sequence_cases() {
        R"(node { op_type: "Optional" input: "a" output: "o" } )"},
       {"OptionalGetElement", 15, "a:f32[2,3]", "o", "y", "", "", "[2,3]", "ai.onnx", 0,
        R"(node { op_type: "Optional" input: "a" output: "o" } )"},
+      // The body on each of [a, b, c] with a scalar t: the last run's product [5,1] and shape [2]; the body's layers
+      // once a tensor.
+      {"SequenceMap", 17, abc + " t:f32[]=2", "s,t", "m,d", times_body(), "Multiply,ShapeOf,Multiply,ShapeOf,Multiply,ShapeOf",
+       "[5,1] [2]", "ai.onnx", 0, construct_s, at("m", "pm1", "y") + at("d", "pm1", "z"), "y,z"},
   };
 }
 
@@ -103,6 +116,55 @@ TEST(lower_sequence, refusals) {
   expect_refused_with({"SequenceLength", 11, "a:f32[2]", "o", "y", "", "", "", "ai.onnx", 15,
                        R"(node { op_type: "Optional" input: "a" output: "o" } )"},
                       "its input 0 ('o') is an optional, where SequenceLength takes a sequence");
+}
+
+// SequenceMap as ONNX Runtime 1.30 runs it (its function body, a Loop over the first sequence): a sequence input
+// gives its tensor at each position, a tensor is given whole to each run; a longer sequence's last tensors are not
+// read, a shorter one fails the run; an empty first sequence gives empty sequences of the body's declared types.
+TEST(lower_sequence, sequence_map_runs_its_body_on_each_tensor) {
+  const std::string abc = "a:f32[2,3] b:f32[4] c:f32[5,1] pm1:i64[]=-1 p0:i64[]=0";
+  // Paired by position, each tensor times itself; u's fourth tensor is not read.
+  const auto squares = R"(node { op_type: "SequenceConstruct" input: ["a", "b", "c", "a"] output: "u" } )";
+  EXPECT_EQ(propagated_shapes({"SequenceMap", 17, abc, "s,u", "m,d", times_body(), "", "", "ai.onnx", 0,
+                               construct_s + squares, at("m", "pm1", "y") + at("d", "p0", "z"), "y,z"}),
+            "[5,1] [2]");
+  expect_refused_with({"SequenceMap", 17, abc, "s,u", "m,d", times_body(), "", "", "ai.onnx", 0,
+                       construct_s + R"(node { op_type: "SequenceConstruct" input: ["a", "b"] output: "u" } )",
+                       at("m", "pm1", "y"), "y"},
+                      "its input 1 is a sequence of 2 tensors, and its first of 3");
+  // A run that fails: a [2,3] times a [4].
+  EXPECT_NE(refusals({"SequenceMap", 17, abc + " t:f32[4]", "s,t", "m,d", times_body(), "", "", "ai.onnx", 0, construct_s,
+                      at("m", "pm1", "y"), "y"}),
+            "");
+  expect_refused_with({"SequenceMap", 17, abc + " t:f32[]=2", "s,t", "m,d", times_body(7), "", "", "ai.onnx", 0, construct_s,
+                       at("m", "pm1", "y"), "y"},
+                      "its body's input 0 ('e') is declared i64, where its input 0 holds f32");
+  // Outputs of no declared type (ONNX Runtime's function body makes each sequence of its output's declared type), or
+  // of another than the body gives.
+  expect_refused_with({"SequenceMap", 17, abc + " t:f32[]=2", "s,t", "m,d", times_body(1, 0), "", "", "ai.onnx", 0, construct_s,
+                       at("m", "pm1", "y"), "y"},
+                      "its body's output 1 ('d') declares no element type");
+  expect_refused_with({"SequenceMap", 17, abc + " t:f32[]=2", "s,t", "m,d", times_body(1, 1), "", "", "ai.onnx", 0, construct_s,
+                       at("m", "pm1", "y"), "y"},
+                      "its body's output 1 ('d') is of type i64, where it is declared f32");
+  expect_refused_with({"SequenceMap", 17, abc + " t:f32[]=2", "s,t", "m", times_body(), "", "", "ai.onnx", 0, construct_s,
+                       at("m", "pm1", "y"), "y"},
+                      "its body has 2 outputs, where the node has 1");
+  // An empty sequence: no run, empty sequences (their length 0) of the types the body declares.
+  EXPECT_EQ(propagated_shapes({"SequenceMap", 17, "t:f32[]=2", "e,t", "m,d", times_body(), "", "", "ai.onnx", 0,
+                               R"(node { op_type: "SequenceEmpty" output: "e" } )",
+                               R"(node { op_type: "SequenceLength" input: "m" output: "y" } )", "y"}),
+            "[]");
+  // A first input the lowering does not follow (a split the graph computes): not covered.
+  const lowering_case computed{"SequenceMap", 17, "x:f32[6,2] q:i64[2] t:f32[]=2 p0:i64[]=0", "s,t", "m,d", times_body(), "", "",
+                                "ai.onnx", 0, R"(node { op_type: "SplitToSequence" input: ["x", "q"] output: "s" } )",
+                                at("m", "p0", "y"), "y"};
+  const auto bytes = model_of(computed);
+  const auto report = model::check(onnx::read(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.onnx"));
+  std::string why;
+  for (const auto& l : report.layers)
+    if (l.name == "n" && l.issue == model::layer_issue::not_covered) why = l.message;
+  EXPECT_NE(why.find("its input 0 ('s') is a sequence whose contents the graph does not give"), std::string::npos) << why;
 }
 
 TEST(lower_sequence, what_is_not_followed) {
