@@ -217,8 +217,14 @@ class node_context {
   /// Lowers a subgraph (an If branch) into the graph being built, reading the tensors around it by name;
   /// returns what its outputs stand for.
   std::vector<known_value> inline_subgraph(const ::onnx::GraphProto& sub);
-  /// inline_subgraph of a graph whose inputs stand for `inputs`, in order (one run of SequenceMap's body).
-  std::vector<known_value> inline_subgraph(const ::onnx::GraphProto& sub, std::span<const known_value> inputs);
+  /// One run of SequenceMap's body: inline_subgraph of `sub` with its inputs standing for `inputs`, in order, and
+  /// every name `sub` (and the graphs in it) defines bound again as it was before, once its outputs are read.
+  std::vector<known_value> run_body(const ::onnx::GraphProto& sub, std::span<const known_value> inputs);
+  /// Counts `nodes` more body nodes lowered as SequenceMap runs against the model's budget (shared with the bodies
+  /// lowered apart); false, counting nothing, where they would pass it.
+  bool take_mapped_nodes(std::size_t nodes);
+  /// Whether the graph being lowered, or one around it, defines the tensor `name` (so far).
+  [[nodiscard]] bool defined_around(const std::string& name) const;
   /// Holds the nodes of a subgraph that is not lowered (the branch a constant condition does not take) to the
   /// checks ONNX Runtime makes of every node when it loads a model, run or not: see graph_lowering::check_not_run.
   void check_not_run(const ::onnx::GraphProto& sub);
@@ -342,6 +348,13 @@ class graph_lowering {
   void type_outputs();
   /// Binds a tensor name (a string of the ModelProto, which outlives the lowering) to what computes it.
   void bind(const std::string& name, known k);
+  /// What `name` is bound to in this lowering's own scope (not the graphs around it), if anything.
+  [[nodiscard]] std::optional<known> own_binding(std::string_view name) const;
+  /// Binds `name` to `k` again, or unbinds it (nullopt): own_binding's value put back.
+  void rebind(std::string_view name, std::optional<known> k);
+  /// The body nodes SequenceMap runs have lowered in this model so far (node_context::take_mapped_nodes), one count
+  /// for the model's graph and the bodies lowered apart.
+  std::shared_ptr<std::size_t> mapped_nodes = std::make_shared<std::size_t>(0);
   /// A layer no rule covers that stands for `v` where a tensor is needed of a sequence or an optional (a graph's
   /// output, a body's, an If's merge): fed by every tensor it holds, `why` saying what it is. `v` itself when it is
   /// a tensor.

@@ -154,6 +154,16 @@ void graph_lowering::bind(const std::string& name, known k) {
   names_[name] = k;
 }
 
+std::optional<graph_lowering::known> graph_lowering::own_binding(std::string_view name) const {
+  const auto it = names_.find(name);
+  return it == names_.end() ? std::nullopt : std::optional(it->second);
+}
+
+void graph_lowering::rebind(std::string_view name, std::optional<known> k) {
+  if (k) names_[name] = std::move(*k);
+  else names_.erase(name);
+}
+
 source graph_lowering::add(std::string_view type, int opset, std::vector<source> in, node_context::attributes a,
                            std::size_t outputs, const std::string& name) {
   graph_builder::layer_spec l;

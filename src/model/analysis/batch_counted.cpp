@@ -194,6 +194,43 @@ std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t i
   return f;
 }
 
+bool vouched_value(const graph& g, const layer& holder, std::span<const std::string> assumed) {
+  if (part_of(holder.type) == op_part::constant) return vouched(holder, assumed);
+  if (assumed.empty()) return false;
+  std::vector<char> seen(g.layers().size(), 0);
+  std::vector<const layer*> todo{&holder};
+  bool any = false;
+  while (!todo.empty()) {
+    const auto* at = todo.back();
+    todo.pop_back();
+    for (const auto& x : at->sources) {
+      if (!x || std::exchange(seen[x->layer], 1) != 0) continue;
+      const auto& from = g.layers()[x->layer];
+      if (part_of(from.type) != op_part::constant) {
+        todo.push_back(&from);
+      } else {
+        if (!vouched(from, assumed)) return false;
+        any = true;
+      }
+    }
+  }
+  return any;
+}
+
+std::optional<batch_finding> computed_range_finding(const graph& g, const propagation& declared, std::size_t index,
+                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                    std::span<const std::string> assumed, option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  if (sizes.empty() || declared.outputs[index].empty() || !declared.outputs[index][0].value) return std::nullopt;
+  for (std::size_t port = 0; port < l.sources.size(); ++port)
+    if (l.sources[port] && counts_along(declared.input(g, l, port))) return std::nullopt;
+  // (Vouched for where every Const it is computed from is: the finding's hint asks for those.)
+  if (vouched_value(g, l, assumed)) return std::nullopt;
+  auto f = counted_range_finding(g, index, declared.outputs[index][0], sizes, {}, spelling);
+  if (f) f->hint = text::vouch_hint(spelling, "", std::nullopt);
+  return f;
+}
+
 bool spread_lines_up(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                      std::span<const std::size_t> axes, std::span<const char> not_shown) {
   const auto& shape = declared.outputs[index][0].shape;

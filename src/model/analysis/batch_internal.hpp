@@ -149,6 +149,13 @@ std::string asked_text(const size_source& s);
 std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t index, const tensor& t,
                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
                                                    std::span<const std::string> assumed, option_spelling spelling);
+/// The finding of a layer other than a Const whose values count along a size that changes, computed from constants
+/// alone (`cumsum(ones) - 1`, `nonzero(mask)`: an `arange` or a mask a fixed-shape export folded), as a Const's
+/// (counted_range_finding); only the first such layer of a chain (one that reads no counted range itself), and none
+/// where the caller vouches for every Const it is computed from. (analysis/batch_counted.cpp)
+std::optional<batch_finding> computed_range_finding(const graph& g, const propagation& declared, std::size_t index,
+                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
+                                                    std::span<const std::string> assumed, option_spelling spelling);
 
 /// A Const that some layer reads as data, whose values follow their indices along axes as long as sizes
 /// that change (grid_along: a grid of cell positions, `arange(w) - 0.5`), where counted_range_finding finds
@@ -266,6 +273,9 @@ bool same_at(const partial_shape& declared, const partial_shape& asked, std::siz
 
 /// Whether the caller vouches for the Const `holder` (by name or `#id`).
 bool vouched(const layer& holder, std::span<const std::string> assumed);
+/// Whether the caller vouches for the value `holder` gives: a Const it vouches for, or a layer computed from Consts
+/// alone, every one of which it vouches for (what a finding's "vouch for the constants it is computed from" asks).
+bool vouched_value(const graph& g, const layer& holder, std::span<const std::string> assumed);
 
 /// A pooling window or a convolution kernel as large as its input at the declared shapes, along an axis
 /// whose size changes: global pooling written as a fixed window. A pooling whose window, padded or dilated,

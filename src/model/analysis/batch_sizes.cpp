@@ -491,8 +491,7 @@ void baked_integer(const graph& g, const propagation& declared, const propagatio
     const auto origin = origin_of_element(g, declared, l, port, e);
     // reshape1's own constants (an axis an ONNX lowering writes as a split's lengths) stand for attributes.
     if (origin.holder != nullptr && origin.holder->auxiliary && l.auxiliary) continue;
-    if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant && vouched(*origin.holder, assumed))
-      continue;
+    if (origin.holder != nullptr && vouched_value(g, *origin.holder, assumed)) continue;
     baked x{port, e, b.lo + (relation == "equals" ? 0 : 1), *equals, {}, std::nullopt, fmt::format("{}", b.lo), relation};
     if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant) {
       x.holder = origin.holder->name;
@@ -590,7 +589,7 @@ std::optional<placed> placed_on_changing_axis(const graph& g, const propagation&
       if (!x.is_static() || !absolute(b.lo, x.lo(), *axes[e])) continue;
       const auto origin = origin_of_element(g, declared, l, in.port, e);
       if (origin.holder != nullptr && origin.holder->auxiliary && l.auxiliary) continue;
-      if (origin.holder != nullptr && vouched(*origin.holder, assumed)) continue;
+      if (origin.holder != nullptr && vouched_value(g, *origin.holder, assumed)) continue;
       placed p{in.port, e, *axes[e], b.lo, {}, std::nullopt};
       if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant) {
         p.holder = origin.holder->name;
@@ -956,6 +955,12 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     }
     if (!found.empty()) {
       out.push_back(baked_finding(l, index, found, spelling));
+      continue;
+    }
+    const bool valued = !declared.outputs[index].empty() && declared.outputs[index][0].value;
+    if (valued && !sizes.empty() && scan.data.empty()) scan.make(g, declared, asked, carriers);
+    if (auto f = valued ? computed_range_finding(g, declared, index, scan.plain, assumed, spelling) : std::nullopt) {
+      out.push_back(std::move(*f));
       continue;
     }
     // No constant shown to be a size (`8` of `[1,8,7,8,7,96]` is H/7): the Reshape may still regroup its

@@ -3,6 +3,8 @@
 // FakeQuantize, and the ops that keep their input's shape (SoftMax, MVN, NormalizeL2, CumSum, PReLU, Result).
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -636,14 +638,67 @@ void bitwise_not(op& o) {
     refuse(o, fmt::format("input 0 is of {}", name(*t)), "the bitwise ops take integers or booleans");
 }
 
-// CumSum-3 (data, axis): the data's shape; the axis is a scalar within [-rank, rank).
+/// CumSum's sums of exactly known values `v` of static shape `s` along `axis` (`exclusive`: each sum leaves its own
+/// element out; `reverse`: summed from the end), constant where every value summed is; nullopt where an integer sum
+/// overflows. A tensor of indices computed as a running count of constants (`cumsum(ones) - 1`, an `arange` a
+/// fixed-shape export folded the length of) counts along a size as a Range of constants does (check --shape).
+std::optional<tensor_value> cumulative_sums(const tensor_value& v, const partial_shape& s, std::size_t axis, bool exclusive,
+                                            bool reverse) {
+  const bool real = v.is_real();
+  const auto n = real ? v.reals.size() : v.elements.size();
+  std::size_t inner = 1;
+  for (std::size_t a = axis + 1; a < s.size(); ++a) inner *= static_cast<std::size_t>(s[a].lo());
+  const auto length = static_cast<std::size_t>(s[axis].lo());
+  if (length == 0 || n % (length * inner) != 0) return std::nullopt;
+  tensor_value out;
+  if (real) out.reals.resize(n);
+  else out.elements.resize(n);
+  std::vector<bool> computed(real ? n : 0, false);
+  for (std::size_t outer = 0; outer < n / (length * inner); ++outer)
+    for (std::size_t in = 0; in < inner; ++in) {
+      double sum = 0;
+      std::int64_t whole = 0;
+      bool constant = true;
+      for (std::size_t step = 0; step < length; ++step) {
+        const auto k = (outer * length + (reverse ? length - 1 - step : step)) * inner + in;
+        const auto add = [&] {
+          if (real) {
+            sum += v.reals[k];
+            constant = constant && v.real_constant(k);
+            return true;
+          }
+          constant = constant && v.elements[k].constant;
+          return !__builtin_add_overflow(whole, v.elements[k].lo, &whole);
+        };
+        if (!exclusive && !add()) return std::nullopt;
+        if (real) {
+          out.reals[k] = sum;
+          computed[k] = !constant;
+        } else {
+          out.elements[k] = {whole, whole, {}, constant};
+        }
+        if (exclusive && !add()) return std::nullopt;
+      }
+    }
+  if (real && std::find(computed.begin(), computed.end(), true) != computed.end()) out.reals_computed = std::move(computed);
+  return out;
+}
+
+// CumSum-3 (data, axis): the data's shape; the axis is a scalar within [-rank, rank). The sums of exactly known
+// values are carried.
 void cumsum(op& o) {
   o.need(2, 1);
   same_shape(o);
   if (const auto& s = o.shape(1); s.rank_known() && s.size() != 0)
     refuse(o, fmt::format("its axis input has shape {}", to_string(s)), "CumSum's axis is a scalar");
   const auto axis = known_integers(o, 1);
-  if (axis && axis->size() == 1 && o.shape(0).rank_known()) (void)normalize_axis(o, (*axis)[0], o.shape(0).size());
+  if (!axis || axis->size() != 1 || !o.shape(0).rank_known()) return;
+  const auto a = normalize_axis(o, (*axis)[0], o.shape(0).size());
+  const auto& v = o.value(0);
+  if (!v || !o.shape(0).is_static() ||
+      std::any_of(v->elements.begin(), v->elements.end(), [](const element_bound& e) { return !e.exact(); }))
+    return;
+  o.out[0].value = cumulative_sums(*v, o.shape(0), a, o.l.flag("exclusive", false), o.l.flag("reverse", false));
 }
 
 // Clamp-1: the shape; min must not be above max.

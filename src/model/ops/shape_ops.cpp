@@ -430,6 +430,33 @@ void non_zero(op& o) {
     return;
   }
   o.out[0].shape = partial_shape{rank, count};
+  // The positions themselves where every value is known and of a static shape: indices computed from constants
+  // (`nonzero(mask)` of a mask a fixed-shape export folded) are looked at as a Const's are (check --shape).
+  const auto& v = o.value(0);
+  if (!v || !count.is_static() || !s.is_static() || s.size() == 0 ||
+      static_cast<std::int64_t>(s.size()) * count.lo() > max_value_elements)
+    return;
+  const auto n = v->is_real() ? v->reals.size() : v->elements.size();
+  std::vector<std::size_t> at;  // the flat positions of the values that are not zero, and whether all are constant
+  bool constant = true;
+  for (std::size_t k = 0; k < n; ++k) {
+    const bool nonzero = v->is_real() ? v->reals[k] != 0 : v->elements[k].lo != 0;
+    constant = constant && (v->is_real() ? v->real_constant(k) : v->elements[k].constant);
+    if (nonzero) at.push_back(k);
+  }
+  if (static_cast<std::int64_t>(at.size()) != count.lo()) return;
+  tensor_value out;
+  out.elements.resize(s.size() * at.size());
+  for (std::size_t j = 0; j < at.size(); ++j) {
+    auto rest = at[j];
+    for (std::size_t a = s.size(); a-- > 0;) {
+      const auto extent = static_cast<std::size_t>(s[a].lo());
+      const auto i = static_cast<std::int64_t>(extent == 0 ? 0 : rest % extent);
+      out.elements[a * at.size() + j] = {i, i, {}, constant};
+      rest = extent == 0 ? 0 : rest / extent;
+    }
+  }
+  o.out[0].value = std::move(out);
 }
 
 constexpr rule_entry shape_ops_table[] = {

@@ -321,10 +321,43 @@ std::vector<known_value> node_context::inline_subgraph(const ::onnx::GraphProto&
   return out;
 }
 
-std::vector<known_value> node_context::inline_subgraph(const ::onnx::GraphProto& sub, std::span<const known_value> inputs) {
+namespace {
+/// Every name `g` and the graphs its nodes hold define: inputs, initializers, node outputs.
+void defined_names(const ::onnx::GraphProto& g, std::vector<std::string_view>& out) {
+  for (const auto& v : g.input()) out.emplace_back(v.name());
+  for (const auto& t : g.initializer()) out.emplace_back(t.name());
+  for (const auto& n : g.node()) {
+    for (const auto& o : n.output()) out.emplace_back(o);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) defined_names(a.g(), out);
+      for (const auto& sub : a.graphs()) defined_names(sub, out);
+    }
+  }
+}
+}  // namespace
+
+std::vector<known_value> node_context::run_body(const ::onnx::GraphProto& sub, std::span<const known_value> inputs) {
+  std::vector<std::string_view> names;
+  defined_names(sub, names);
+  std::vector<std::optional<known_value>> before;
+  before.reserve(names.size());
+  for (const auto name : names) before.push_back(g_.own_binding(name));
   for (std::size_t k = 0; k < inputs.size() && k < static_cast<std::size_t>(sub.input_size()); ++k)
     g_.bind(sub.input(static_cast<int>(k)).name(), inputs[k]);
-  return inline_subgraph(sub);
+  auto out = inline_subgraph(sub);
+  // (Backwards: a name defined twice gets the binding it had before the first.)
+  for (std::size_t k = names.size(); k-- > 0;) g_.rebind(names[k], std::move(before[k]));
+  return out;
+}
+
+bool node_context::defined_around(const std::string& name) const { return g_.find(name) != nullptr; }
+
+bool node_context::take_mapped_nodes(std::size_t nodes) {
+  constexpr std::size_t budget = 65536;
+  auto& taken = *g_.mapped_nodes;
+  if (nodes > budget - taken) return false;
+  taken += nodes;
+  return true;
 }
 
 source graph_lowering::opaque_of(const known& v, const std::string& why, const std::string& name) {

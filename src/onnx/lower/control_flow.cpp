@@ -77,13 +77,53 @@ std::pair<const ::onnx::GraphProto*, const ::onnx::GraphProto*> if_branches(node
   return {&then_branch->g(), &else_branch->g()};
 }
 
-/// An If's output k of one element type in both branches, where both are known: ONNX Runtime refuses the model
-/// when it loads it otherwise, whatever the condition.
-void branches_of_one_type(node_context& c, std::size_t k, std::optional<element_type> then_type,
-                          std::optional<element_type> else_type) {
-  if (then_type && else_type && *then_type != *else_type)
-    c.bad(fmt::format("its output {} is of type {} in then_branch and {} in else_branch", k, name(*then_type), name(*else_type)),
-          "ONNX Runtime refuses the model too, whatever the condition: give both branches' outputs one type");
+/// What a branch gives as one output: a tensor, a sequence or an optional, and its element type where known.
+struct given_kind {
+  std::string_view kind = "a tensor";
+  std::optional<element_type> type;
+};
+given_kind kind_of(const known_value& v) {
+  if (v.held == nullptr) return {"a tensor", v.type};
+  return {v.held->optional ? "an optional" : "a sequence", v.held->type};
+}
+/// What a graph output declares (nothing known where it declares no type).
+std::optional<given_kind> declared_kind(const ::onnx::ValueInfoProto& v) {
+  const auto& t = v.type();
+  if (t.has_tensor_type()) return given_kind{"a tensor", element_of(t.tensor_type().elem_type())};
+  if (t.has_sequence_type())
+    return given_kind{"a sequence", t.sequence_type().elem_type().has_tensor_type()
+                                        ? element_of(t.sequence_type().elem_type().tensor_type().elem_type())
+                                        : std::nullopt};
+  if (t.has_optional_type()) return given_kind{"an optional", std::nullopt};
+  return std::nullopt;
+}
+
+/// An If's output k of one kind and element type in both branches, where both are known: ONNX Runtime refuses the
+/// model when it loads it otherwise, whatever the condition.
+void branches_of_one_type(node_context& c, std::size_t k, const std::optional<given_kind>& a, const std::optional<given_kind>& b) {
+  if (!a || !b) return;
+  constexpr auto hint = "ONNX Runtime refuses the model too, whatever the condition: give both branches' outputs one type";
+  if (a->kind != b->kind) c.bad(fmt::format("its output {} is {} in then_branch and {} in else_branch", k, a->kind, b->kind), hint);
+  if (a->type && b->type && *a->type != *b->type)
+    c.bad(fmt::format("its output {} is of type {} in then_branch and {} in else_branch", k, name(*a->type), name(*b->type)), hint);
+}
+
+/// What a lowered branch gives as each output, held to the types it declares them (ONNX Runtime refuses another
+/// when it loads the model): the declared type where the lowering knows none.
+std::vector<std::optional<given_kind>> branch_gives(node_context& c, const ::onnx::GraphProto& g,
+                                                    const std::vector<known_value>& out, std::string_view branch) {
+  std::vector<std::optional<given_kind>> kinds;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    auto computed = kind_of(out[k]);
+    const auto declared = declared_kind(g.output(static_cast<int>(k)));
+    if (declared && declared->type && computed.type && computed.kind == declared->kind && *declared->type != *computed.type)
+      c.bad(fmt::format("its {} gives output {} ('{}') of type {}, which it declares {}", branch, k,
+                        g.output(static_cast<int>(k)).name(), name(*computed.type), name(*declared->type)),
+            "ONNX Runtime refuses the model too: declare the type the branch gives, or none");
+    if (!computed.type && declared && declared->kind == computed.kind) computed.type = declared->type;
+    kinds.emplace_back(computed);
+  }
+  return kinds;
 }
 
 // If: a constant condition takes its branch, inlined. Otherwise both branches are inlined (a branch that
@@ -100,11 +140,14 @@ void if_(node_context& c) {
     const bool taken = (*v)[0] != 0;
     c.check_not_run(taken ? *else_branch : *then_branch);
     // What the branch gives passes on as it is: a tensor, or a sequence or an optional the lowering follows.
-    const auto out = c.inline_subgraph(taken ? *then_branch : *else_branch);
+    const auto& branch = taken ? *then_branch : *else_branch;
+    const auto& other = taken ? *else_branch : *then_branch;
+    const auto out = c.inline_subgraph(branch);
+    const auto gives = branch_gives(c, branch, out, taken ? "then_branch" : "else_branch");
     for (std::size_t k = 0; k < out.size(); ++k) {
       // The branch not taken is not lowered: the types its outputs declare.
-      const auto other = declared_element((taken ? *else_branch : *then_branch).output(static_cast<int>(k)));
-      branches_of_one_type(c, k, taken ? out[k].type : other, taken ? other : out[k].type);
+      const auto declared = declared_kind(other.output(static_cast<int>(k)));
+      branches_of_one_type(c, k, taken ? gives[k] : declared, taken ? declared : gives[k]);
       c.output_value(k, out[k]);
     }
     return;
@@ -112,9 +155,9 @@ void if_(node_context& c) {
   const auto cond = c.need(0);
   const auto a = c.inline_subgraph(*then_branch);
   const auto b = c.inline_subgraph(*else_branch);
-  for (std::size_t k = 0; k < c.outputs(); ++k)
-    branches_of_one_type(c, k, a[k].type ? a[k].type : declared_element(then_branch->output(static_cast<int>(k))),
-                         b[k].type ? b[k].type : declared_element(else_branch->output(static_cast<int>(k))));
+  const auto a_gives = branch_gives(c, *then_branch, a, "then_branch");
+  const auto b_gives = branch_gives(c, *else_branch, b, "else_branch");
+  for (std::size_t k = 0; k < c.outputs(); ++k) branches_of_one_type(c, k, a_gives[k], b_gives[k]);
   // A sequence or an optional either branch gives is not followed past a computed condition (which one holds is
   // the data's): not covered from there.
   const auto merged = [&](const known_value& v) {
@@ -173,8 +216,17 @@ void loop(node_context& c) {
   node_context::axes unsqueezed(static_cast<std::size_t>(g.output_size()));
   for (std::size_t k = 1 + carried; k < unsqueezed.size(); ++k) unsqueezed[k] = 0;
   inputs_as_declared(c, g, 2, 2, carried);
+  // The iteration number is an int64 and the condition a boolean, in and out (ONNX Runtime refuses another when it
+  // loads the model, or fails when it runs the body).
+  for (const auto& [at, t, what] : {std::tuple{0, element_type::i64, "iteration number"}, std::tuple{1, element_type::boolean, "condition"}})
+    if (const auto declared = declared_element(g.input(at)); declared && *declared != t)
+      c.bad(fmt::format("its body's input {} ('{}'), the {}, is declared {}", at, g.input(at).name(), what, name(*declared)),
+            fmt::format("ONNX Runtime refuses the model too: the {} is {}", what, name(t)));
   auto lowered = c.lower_body(g, {}, unsqueezed);
   states_keep_types(c, g, lowered, 2, 1, carried, "when it loads the model");
+  if (const auto& t = lowered.result_types.front(); t && *t != element_type::boolean)
+    c.bad(fmt::format("its body's condition output ('{}') is of type {}", g.output(0).name(), name(*t)),
+          "ONNX Runtime fails when it runs the body: the condition it gives is a boolean");
 
   std::vector<source> in;
   in.push_back(c.input(0) ? *c.input(0) : c.i64({-1}, std::vector<std::int64_t>{}));
@@ -466,6 +518,7 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
   graph_lowering lb(file_, opset_, bb, *bytes);
   lb.external = external;
   lb.domain_versions = domain_versions;
+  lb.mapped_nodes = mapped_nodes;
   for (const auto* list : {&g.value_info(), &g.output()})
     for (const auto& v : *list) {
       if (const auto dims = declared_dims(v.type())) lb.declared_ranks[v.name()] = dims->size();

@@ -6,6 +6,10 @@
 // layer carries a sequence. What the lowering cannot follow (a position the graph computes, a sequence a Loop
 // carries or a graph input gives, a split into a count of pieces that follows a length other than a constant's, a
 // sequence of more than 1,024 tensors) is not covered: "cannot tell" past it.
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "families.hpp"
@@ -248,48 +252,90 @@ void optional_get_element(node_context& c) {
   c.output_value(0, o->items.front());
 }
 
-/// The most body nodes SequenceMap's runs lower together (its tensors times its body's nodes): each run is lowered
-/// as the body inlined.
-constexpr std::size_t most_mapped_nodes = 65536;
+/// The nodes of `g` and of the graphs its nodes hold.
+std::size_t nodes_in(const ::onnx::GraphProto& g) {
+  auto n = static_cast<std::size_t>(g.node_size());
+  for (const auto& node : g.node())
+    for (const auto& a : node.attribute()) {
+      if (a.has_g()) n += nodes_in(a.g());
+      for (const auto& sub : a.graphs()) n += nodes_in(sub);
+    }
+  return n;
+}
 
-/// SequenceMap (17): its body run on each tensor of its first input, a sequence, with each other input given as it
-/// is (a tensor) or by the tensor at the same position (a sequence as long as the first); each body output gives
-/// a sequence of what it gives at each run. Each run is the body inlined, its inputs standing for that run's
-/// tensors, so a run that fails fails the node, as it fails ONNX Runtime when it runs the node.
-void sequence_map(node_context& c) {
+/// SequenceMap's body as ONNX Runtime checks it when it loads the model (it inlines the function SequenceMap is,
+/// a Loop over the body, into the graph): a body input and output for each of the node's, every output named;
+/// names defined once, and no node output named as a tensor of the graph around it (the graph must be in static
+/// single assignment form; a body input may be, which the function renames); no
+/// SequenceMap in the body (inlined twice, its names meet); no output that is a tensor from around the body.
+const ::onnx::GraphProto& map_body(node_context& c) {
   const auto* body = c.attribute("body");
   if (body == nullptr || !body->has_g()) c.bad("SequenceMap needs the graph attribute body");
   const auto& g = body->g();
+  constexpr auto refused = "ONNX Runtime refuses the model too";
   if (static_cast<std::size_t>(g.input_size()) != c.inputs())
     c.bad(fmt::format("its body has {} inputs, where the node has {}", g.input_size(), c.inputs()),
-          "ONNX Runtime refuses the model too: the body takes one input for each input of the node");
+          fmt::format("{}: the body takes one input for each input of the node", refused));
   if (static_cast<std::size_t>(g.output_size()) != c.outputs())
     c.bad(fmt::format("its body has {} outputs, where the node has {}", g.output_size(), c.outputs()),
-          "ONNX Runtime refuses the model too: the body gives one output for each output of the node");
-  const auto* first = held_input(c, 0, false);
-  if (first == nullptr) return;
-  const auto runs = first->items.size();
-  std::vector<const known_value*> given(c.inputs());
-  for (std::size_t k = 1; k < c.inputs(); ++k) {
-    given[k] = c.input_value(k);
-    if (given[k] == nullptr) c.bad(fmt::format("its input {} is left out", k), "SequenceMap's inputs are sequences or tensors");
-    if (given[k]->held == nullptr) continue;
-    // An optional is refused, a sequence the lowering does not follow leaves the node not covered.
-    if (given[k]->held->optional || !given[k]->held->followed) return static_cast<void>(held_input(c, k, false));
-    // The first sequence counts the runs: ONNX Runtime reads a longer one's first tensors only.
-    if (given[k]->held->items.size() < runs)
-      c.bad(fmt::format("its input {} is a sequence of {} tensors, and its first of {}", k, given[k]->held->items.size(), runs),
-            "ONNX Runtime fails when it runs the node: a sequence SequenceMap maps is as long as its first at least");
+          fmt::format("{}: the body gives one output for each output of the node", refused));
+  for (std::size_t k = 0; k < c.outputs(); ++k)
+    if (!c.has_output(k))
+      c.bad(fmt::format("its output {} is left out (named \"\")", k), fmt::format("{}: name every output of SequenceMap", refused));
+  std::unordered_set<std::string_view> defined;
+  const auto define = [&](const std::string& name, bool computed) {
+    if (!defined.insert(name).second)
+      c.bad(fmt::format("its body defines '{}' twice", name), fmt::format("{}: a name is defined once", refused));
+    if (computed && c.defined_around(name))
+      c.bad(fmt::format("its body defines '{}', which the graph around it defines too", name),
+            fmt::format("{}: SequenceMap's body is inlined into the graph, whose names are defined once", refused));
+  };
+  for (const auto& v : g.input()) define(v.name(), false);
+  for (const auto& t : g.initializer()) define(t.name(), false);
+  for (const auto& n : g.node()) {
+    if ((n.domain().empty() || n.domain() == "ai.onnx") && n.op_type() == "SequenceMap")
+      c.bad(n.name().empty() ? std::string("its body holds a SequenceMap node") : fmt::format("its body holds SequenceMap '{}'", n.name()),
+            fmt::format("{}: a SequenceMap inside SequenceMap's body is inlined with names that meet", refused));
+    for (const auto& o : n.output())
+      if (!o.empty()) define(o, true);
   }
-  if (runs * static_cast<std::size_t>(std::max(g.node_size(), 1)) > most_mapped_nodes)
-    return c.not_covered(fmt::format("it runs its body of {} nodes on {} tensors, and reshape1 follows up to {} nodes of "
-                                     "SequenceMap runs",
-                                     g.node_size(), runs, most_mapped_nodes));
+  std::unordered_set<std::string_view> given;
+  for (const auto& v : g.output()) {
+    if (!given.insert(v.name()).second)
+      c.bad(fmt::format("its body gives '{}' twice", v.name()), fmt::format("{}: give each body output once", refused));
+    if (!defined.contains(v.name()))
+      c.bad(fmt::format("its body gives '{}', a tensor of the graph around it, as its output", v.name()),
+            fmt::format("{}: pass it through an Identity in the body", refused));
+  }
+  return g;
+}
+
+/// SequenceMap (17): its body run on each tensor of its first input, a sequence, with each other input given as it
+/// is (a tensor) or by the tensor at the same position (a sequence as long as the first at least); each body
+/// output gives a sequence of what it gives at each run. Each run is the body inlined, its inputs standing for that
+/// run's tensors, so a run that fails fails the node, as it fails ONNX Runtime when it runs the node.
+void sequence_map(node_context& c) {
+  const auto& g = map_body(c);
+  // (The sequences are held here: a run binds names, and nothing it binds may free what it reads.)
+  std::vector<known_value> given;
+  for (std::size_t k = 0; k < c.inputs(); ++k) {
+    const auto* v = c.input_value(k);
+    if (v == nullptr) c.bad(fmt::format("its input {} is left out", k), "SequenceMap's inputs are sequences or tensors");
+    // The first input is a sequence; an optional is refused, a sequence the lowering does not follow leaves the
+    // node not covered.
+    if ((k == 0 || v->held != nullptr) && held_input(c, k, false) == nullptr) return;
+    given.push_back(*v);
+  }
+  const auto runs = given[0].held->items.size();
+  for (std::size_t k = 1; k < given.size(); ++k)
+    if (given[k].held != nullptr && given[k].held->items.size() < runs)  // a longer one's first tensors are read
+      c.bad(fmt::format("its input {} is a sequence of {} tensors, and its first of {}", k, given[k].held->items.size(), runs),
+            "ONNX Runtime fails when it runs the node: a sequence SequenceMap maps is as long as its first at least");
   // Each body input of the type of what it stands for (ONNX Runtime refuses another when it loads the model; the
   // dims it declares it does not hold a sequence's tensors to).
-  for (std::size_t k = 0; k < c.inputs(); ++k) {
+  for (std::size_t k = 0; k < given.size(); ++k) {
     const auto want = declared_element(g.input(static_cast<int>(k)));
-    const auto have = k == 0 ? first->type : given[k]->held != nullptr ? given[k]->held->type : given[k]->type;
+    const auto have = given[k].held != nullptr ? given[k].held->type : given[k].type;
     if (want && have && *want != *have)
       c.bad(fmt::format("its body's input {} ('{}') is declared {}, where its input {} holds {}", k,
                         g.input(static_cast<int>(k)).name(), name(*want), k, name(*have)),
@@ -304,12 +350,17 @@ void sequence_map(node_context& c) {
       c.bad(fmt::format("its body's output {} ('{}') declares no element type", k, g.output(static_cast<int>(k)).name()),
             "ONNX Runtime refuses the model too: declare the type of each output of SequenceMap's body");
   }
+  // The runs lowered in all of the model's SequenceMaps are bounded: each is the body inlined again.
+  if (!c.take_mapped_nodes(runs * std::max<std::size_t>(nodes_in(g), 1)))
+    return c.not_covered(fmt::format("it runs its body of {} nodes on {} tensors, past the {} body nodes reshape1 follows "
+                                     "SequenceMap runs for in a model",
+                                     nodes_in(g), runs, 65536));
   // No run: ONNX Runtime still checks the body when it loads the model.
   if (runs == 0) c.check_not_run(g);
   for (std::size_t j = 0; j < runs; ++j) {
-    std::vector<known_value> in{first->items[j]};
-    for (std::size_t k = 1; k < c.inputs(); ++k) in.push_back(given[k]->held != nullptr ? given[k]->held->items[j] : *given[k]);
-    const auto results = c.inline_subgraph(g, in);
+    std::vector<known_value> in;
+    for (const auto& v : given) in.push_back(v.held != nullptr ? v.held->items[j] : v);
+    const auto results = c.run_body(g, in);
     for (std::size_t k = 0; k < out.size(); ++k) {
       if (results[k].held != nullptr)
         c.bad(fmt::format("its body's output {} ('{}') is {}", k, g.output(static_cast<int>(k)).name(),

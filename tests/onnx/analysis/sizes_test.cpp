@@ -270,6 +270,9 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       // 9 rows and 9 values).
       {"size_spread_extent", {{"x", "[1,9,4]"}}, model::batch_verdict::cannot_tell, "spread_extent"},
       {"size_counted_output", {{"x", "[1,9,4]"}}, model::batch_verdict::cannot_tell, "counted_range"},
+      // Column indices computed from constants alone (cumsum of ones, nonzero of ones), counting along a width that
+      // changes (a cold attack's: it said yes, the values not propagated through CumSum and NonZero).
+      {"size_computed_range", {{"x", "[1,3,4,9]"}}, model::batch_verdict::cannot_tell, "counted_range"},
       // yolov5's cell grid folded whole (660 values, read from the Const's bytes): the head's view fails first.
       {"size_fix_folded_grid", {{"x", "[1,12,13,14]"}}, model::batch_verdict::no, "counted_grid"},
   };

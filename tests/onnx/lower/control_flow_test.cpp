@@ -157,6 +157,13 @@ TEST(lower_control_flow, element_types_are_held_as_onnx_runtime_holds_them) {
   expect_refused_with({"Loop", 1, "trips:i64[]=3 go:bool[]=1 x:f32[2,3]", "trips,go,x", "y", cast_body, "", ""},
                       "its body's output 1 ('v_out') is of type i64, where the state it carries ('v') is f32; ONNX Runtime "
                       "refuses it when it loads the model");
+  // The iteration number declared float.
+  const auto float_iteration = attr_g("body", "name: \"body\" input " + value("i", f32, {}) + " input " + value("c", boolean, {}) +
+                                                  " input " + value("v", f32, {2, 3}) + R"(
+      node { op_type: "Identity" input: ["c"] output: ["c_out"] } node { op_type: "Relu" input: ["v"] output: ["v_out"] }
+      output { name: "c_out" } output { name: "v_out" })");
+  expect_refused_with({"Loop", 1, "trips:i64[]=3 go:bool[]=1 x:f32[2,3]", "trips,go,x", "y", float_iteration, "", ""},
+                      "its body's input 0 ('i'), the iteration number, is declared f32");
   // An int64 given to a body input declared float.
   expect_refused_with({"Loop", 1, "trips:i64[]=3 go:bool[]=1 x:i64[2,3]", "trips,go,x", "y,ys", loop_body(), "", ""},
                       "its input 2 ('x') is of type i64, where its body's input 2 ('x_in') is declared f32");

@@ -150,6 +150,30 @@ TEST(lower_sequence, sequence_map_runs_its_body_on_each_tensor) {
   expect_refused_with({"SequenceMap", 17, abc + " t:f32[]=2", "s,t", "m", times_body(), "", "", "ai.onnx", 0, construct_s,
                        at("m", "pm1", "y"), "y"},
                       "its body has 2 outputs, where the node has 1");
+  // What ONNX Runtime refuses when it inlines SequenceMap's function: a body node output named as a tensor of the
+  // graph (`a`: the graph is no longer in static single assignment form; a body input may be named so), an output
+  // left out, a SequenceMap in the body, a body output that is a tensor of the graph around it.
+  const auto body_of = [](const char* nodes, const char* outputs) {
+    return attr_g("body", fmt::format(R"(name: "b" input {{ name: "e" type {{ tensor_type {{ elem_type: 1 }} }} }} {} {})", nodes, outputs));
+  };
+  expect_refused_with({"SequenceMap", 17, abc, "s", "m", body_of(R"(node { op_type: "Relu" input: ["e"] output: ["a"] })",
+                                                                   R"(output { name: "a" type { tensor_type { elem_type: 1 } } })"),
+                       "", "", "ai.onnx", 0, construct_s, at("m", "pm1", "y"), "y"},
+                      "its body defines 'a', which the graph around it defines too");
+  EXPECT_EQ(refused_when_read({"SequenceMap", 17, abc, "s", "m", body_of(R"(node { op_type: "Relu" input: ["e"] output: ["r"] })",
+                                                                            R"(output { name: "r" type { tensor_type { elem_type: 1 } } })"),
+                               "", "", "ai.onnx", 0, construct_s, at("m", "pm1", "y"), "y"}),
+            "");
+  expect_refused_with({"SequenceMap", 17, abc + " t:f32[]=2", "s,t", "m,", times_body(), "", "", "ai.onnx", 0, construct_s,
+                       at("m", "pm1", "y"), "y"},
+                      "its output 1 is left out");
+  expect_refused_with({"SequenceMap", 17, abc, "s", "m", body_of(R"(node { op_type: "SequenceMap" input: ["e"] output: ["r"] })",
+                                                                   R"(output { name: "r" type { tensor_type { elem_type: 1 } } })"),
+                       "", "", "ai.onnx", 0, construct_s, at("m", "pm1", "y"), "y"},
+                      "its body holds a SequenceMap node");
+  expect_refused_with({"SequenceMap", 17, abc, "s", "m", body_of("", R"(output { name: "a" type { tensor_type { elem_type: 1 } } })"),
+                       "", "", "ai.onnx", 0, construct_s, at("m", "pm1", "y"), "y"},
+                      "its body gives 'a', a tensor of the graph around it, as its output");
   // An empty sequence: no run, empty sequences (their length 0) of the types the body declares.
   EXPECT_EQ(propagated_shapes({"SequenceMap", 17, "t:f32[]=2", "e,t", "m,d", times_body(), "", "", "ai.onnx", 0,
                                R"(node { op_type: "SequenceEmpty" output: "e" } )",
