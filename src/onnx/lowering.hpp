@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -444,6 +445,9 @@ class graph_lowering {
   std::unordered_map<std::string_view, std::size_t> declared_ranks;  // names view the ModelProto
   /// The element types value_info and the graph outputs declare, by tensor name.
   std::unordered_map<std::string_view, element_type> declared_types;
+  /// The names the subgraphs inlined here define (If branches, SequenceMap runs): their own tensors, which the
+  /// graph's value_info and outputs declare nothing of.
+  std::unordered_set<std::string_view> inlined;
   /// Keeps a tensor a translation made, where the names bound to it can point (a deque does not move it).
   const ::onnx::TensorProto& keep(::onnx::TensorProto&& t) { return made_.emplace_back(std::move(t)); }
 

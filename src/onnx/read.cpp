@@ -630,6 +630,7 @@ void model_reader::lower_graph(const ::onnx::GraphProto& g, graph_builder& b, bo
                               reshape1::name(*t), reshape1::name(*held.type)));
   };
   const auto declare = [&](const ::onnx::ValueInfoProto& v) {
+    if (lw.inlined.contains(v.name())) return;  // a branch's own tensor, which this graph declares nothing of
     const auto* k = lw.find(v.name());
     if (k != nullptr && k->held != nullptr) declared_kind(v, *k->held);
     if (k == nullptr || k->constant != nullptr || k->held != nullptr) return;

@@ -310,7 +310,58 @@ void node_context::not_covered(const std::string& why) {
   for (std::size_t k = 0; k < outputs(); ++k) output(k, source{first.layer, k});
 }
 
+namespace {
+void defined_names(const ::onnx::GraphProto& g, std::vector<std::string_view>& out);
+
+/// While a subgraph is inlined into the graph being lowered: the declarations (value_info, graph outputs) of the
+/// graph around it hidden from the names it defines, which are its own tensors, and its own declarations in force,
+/// as ONNX Runtime scopes them (an outer value_info of `t7` says nothing of a branch's own `t7`).
+class declarations_scope {
+ public:
+  declarations_scope(graph_lowering& g, const ::onnx::GraphProto& sub) : g_(g) {
+    defined_names(sub, names_);
+    for (const auto* list : {&sub.value_info(), &sub.output()})
+      for (const auto& v : *list) names_.emplace_back(v.name());
+    for (const auto name : names_) {
+      const auto rank = g_.declared_ranks.find(name);
+      const auto type = g_.declared_types.find(name);
+      saved_.push_back({rank == g_.declared_ranks.end() ? std::nullopt : std::optional(rank->second),
+                        type == g_.declared_types.end() ? std::nullopt : std::optional(type->second)});
+    }
+    for (const auto name : names_) {
+      g_.declared_ranks.erase(name);
+      g_.declared_types.erase(name);
+      g_.inlined.insert(name);
+    }
+    for (const auto* list : {&sub.value_info(), &sub.output()})
+      for (const auto& v : *list) {
+        if (const auto dims = declared_dims(v.type())) g_.declared_ranks[v.name()] = dims->size();
+        if (v.type().has_tensor_type())
+          if (const auto t = element_of(v.type().tensor_type().elem_type())) g_.declared_types[v.name()] = *t;
+      }
+  }
+  ~declarations_scope() {
+    for (const auto name : names_) {
+      g_.declared_ranks.erase(name);
+      g_.declared_types.erase(name);
+    }
+    for (std::size_t k = 0; k < names_.size(); ++k) {
+      if (saved_[k].first) g_.declared_ranks[names_[k]] = *saved_[k].first;
+      if (saved_[k].second) g_.declared_types[names_[k]] = *saved_[k].second;
+    }
+  }
+  declarations_scope(const declarations_scope&) = delete;
+  declarations_scope& operator=(const declarations_scope&) = delete;
+
+ private:
+  graph_lowering& g_;
+  std::vector<std::string_view> names_;
+  std::vector<std::pair<std::optional<std::size_t>, std::optional<element_type>>> saved_;
+};
+}  // namespace
+
 std::vector<known_value> node_context::inline_subgraph(const ::onnx::GraphProto& sub) {
+  const declarations_scope scope(g_, sub);
   g_.lower_nodes(sub, false);
   std::vector<known_value> out;
   for (const auto& v : sub.output()) {

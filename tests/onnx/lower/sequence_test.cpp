@@ -146,7 +146,7 @@ TEST(lower_sequence, sequence_map_runs_its_body_on_each_tensor) {
                       "its body's output 1 ('d') declares no element type");
   expect_refused_with({"SequenceMap", 17, abc + " t:f32[]=2", "s,t", "m,d", times_body(1, 1), "", "", "ai.onnx", 0, construct_s,
                        at("m", "pm1", "y"), "y"},
-                      "its body's output 1 ('d') is of type i64, where it is declared f32");
+                      "node 'd' (Shape, node 1): its output 0 ('d') is declared of type f32, where Shape-15 gives i64");
   expect_refused_with({"SequenceMap", 17, abc + " t:f32[]=2", "s,t", "m", times_body(), "", "", "ai.onnx", 0, construct_s,
                        at("m", "pm1", "y"), "y"},
                       "its body has 2 outputs, where the node has 1");
