@@ -221,8 +221,11 @@ class node_context {
   /// One run of SequenceMap's body: inline_subgraph of `sub` with its inputs standing for `inputs`, in order, and
   /// every name `sub` (and the graphs in it) defines bound again as it was before, once its outputs are read.
   std::vector<known_value> run_body(const ::onnx::GraphProto& sub, std::span<const known_value> inputs);
-  /// Counts `nodes` more body nodes lowered as SequenceMap runs against the model's budget (shared with the bodies
-  /// lowered apart); false, counting nothing, where they would pass it.
+  /// The most body nodes SequenceMap runs lower in a model: each run is its body inlined again, so a chain of maps
+  /// of long sequences would otherwise cost their product.
+  static constexpr std::size_t most_mapped_nodes = 65536;
+  /// Counts `nodes` more body nodes lowered as SequenceMap runs against most_mapped_nodes (one count for the model's
+  /// graph and the bodies lowered apart); false, counting nothing, where they would pass it.
   bool take_mapped_nodes(std::size_t nodes);
   /// Whether the graph being lowered, or one around it, defines the tensor `name` (so far).
   [[nodiscard]] bool defined_around(const std::string& name) const;

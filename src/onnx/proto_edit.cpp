@@ -38,16 +38,20 @@ std::size_t element_count(const ::onnx::TensorProto& t, std::span<const std::byt
   return static_cast<std::size_t>(width == 8 ? t.int64_data_size() : t.int32_data_size());
 }
 
-void taken_names(const ::onnx::GraphProto& g, std::set<std::string>& taken) {
-  for (const auto& t : g.initializer()) taken.insert(t.name());
-  for (const auto& v : g.input()) taken.insert(v.name());
+void for_each_defined(const ::onnx::GraphProto& g, const std::function<void(const std::string&)>& name) {
+  for (const auto& t : g.initializer()) name(t.name());
+  for (const auto& v : g.input()) name(v.name());
   for (const auto& n : g.node()) {
-    for (const auto& o : n.output()) taken.insert(o);
+    for (const auto& o : n.output()) name(o);
     for (const auto& a : n.attribute()) {
-      if (a.has_g()) taken_names(a.g(), taken);
-      for (const auto& sub : a.graphs()) taken_names(sub, taken);
+      if (a.has_g()) for_each_defined(a.g(), name);
+      for (const auto& sub : a.graphs()) for_each_defined(sub, name);
     }
   }
+}
+
+void taken_names(const ::onnx::GraphProto& g, std::set<std::string>& taken) {
+  for_each_defined(g, [&](const std::string& n) { taken.insert(n); });
 }
 
 ::onnx::GraphProto* graph_at(::onnx::ModelProto& m, const std::vector<std::pair<int, int>>& path) {

@@ -45,7 +45,10 @@ void set_value(::onnx::TensorProto& t, std::size_t element, std::int64_t value);
 /// them), else in the file (raw_data or its typed field).
 std::size_t element_count(const ::onnx::TensorProto& t, std::span<const std::byte> external);
 
-/// Every name the graph (subgraphs included) gives a tensor: initializers, inputs and node outputs.
+/// Every name the graph (subgraphs included) gives a tensor: initializers, inputs and node outputs, each passed to
+/// `name` as the graph holds it (a view of it lives as long as the graph).
+void for_each_defined(const ::onnx::GraphProto& g, const std::function<void(const std::string&)>& name);
+/// for_each_defined's names, gathered.
 void taken_names(const ::onnx::GraphProto& g, std::set<std::string>& taken);
 
 /// Where a node is: its index in the graph `path` leads to (each step a node index and the index of the

@@ -10,6 +10,7 @@
 #include "../../detail/fail.hpp"
 #include "model/ops/rules.hpp"
 #include "../lowering.hpp"
+#include "../proto_edit.hpp"
 
 namespace reshape1::onnx::detail {
 
@@ -311,7 +312,10 @@ void node_context::not_covered(const std::string& why) {
 }
 
 namespace {
-void defined_names(const ::onnx::GraphProto& g, std::vector<std::string_view>& out);
+/// Every name `g` and the graphs its nodes hold define, as views of the graph's strings.
+void defined_names(const ::onnx::GraphProto& g, std::vector<std::string_view>& out) {
+  for_each_defined(g, [&](const std::string& n) { out.emplace_back(n); });
+}
 
 /// While a subgraph is inlined into the graph being lowered: the declarations (value_info, graph outputs) of the
 /// graph around it hidden from the names it defines, which are its own tensors, and its own declarations in force,
@@ -320,6 +324,9 @@ class declarations_scope {
  public:
   declarations_scope(graph_lowering& g, const ::onnx::GraphProto& sub) : g_(g) {
     defined_names(sub, names_);
+    // Its own tensors, which the graph's declarations say nothing of (not a name it only declares: a tensor of the
+    // graph around it that a value_info of its own names).
+    for (const auto name : names_) g_.inlined.insert(name);
     for (const auto* list : {&sub.value_info(), &sub.output()})
       for (const auto& v : *list) names_.emplace_back(v.name());
     for (const auto name : names_) {
@@ -331,7 +338,6 @@ class declarations_scope {
     for (const auto name : names_) {
       g_.declared_ranks.erase(name);
       g_.declared_types.erase(name);
-      g_.inlined.insert(name);
     }
     for (const auto* list : {&sub.value_info(), &sub.output()})
       for (const auto& v : *list) {
@@ -372,21 +378,6 @@ std::vector<known_value> node_context::inline_subgraph(const ::onnx::GraphProto&
   return out;
 }
 
-namespace {
-/// Every name `g` and the graphs its nodes hold define: inputs, initializers, node outputs.
-void defined_names(const ::onnx::GraphProto& g, std::vector<std::string_view>& out) {
-  for (const auto& v : g.input()) out.emplace_back(v.name());
-  for (const auto& t : g.initializer()) out.emplace_back(t.name());
-  for (const auto& n : g.node()) {
-    for (const auto& o : n.output()) out.emplace_back(o);
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) defined_names(a.g(), out);
-      for (const auto& sub : a.graphs()) defined_names(sub, out);
-    }
-  }
-}
-}  // namespace
-
 std::vector<known_value> node_context::run_body(const ::onnx::GraphProto& sub, std::span<const known_value> inputs) {
   std::vector<std::string_view> names;
   defined_names(sub, names);
@@ -404,9 +395,8 @@ std::vector<known_value> node_context::run_body(const ::onnx::GraphProto& sub, s
 bool node_context::defined_around(const std::string& name) const { return g_.find(name) != nullptr; }
 
 bool node_context::take_mapped_nodes(std::size_t nodes) {
-  constexpr std::size_t budget = 65536;
   auto& taken = *g_.mapped_nodes;
-  if (nodes > budget - taken) return false;
+  if (nodes > most_mapped_nodes - taken) return false;
   taken += nodes;
   return true;
 }

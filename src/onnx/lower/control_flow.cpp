@@ -82,7 +82,7 @@ struct given_kind {
   std::string_view kind = "a tensor";
   std::optional<element_type> type;
 };
-given_kind kind_of(const known_value& v) {
+given_kind given_by(const known_value& v) {
   if (v.held == nullptr) return {"a tensor", v.type};
   return {v.held->optional ? "an optional" : "a sequence", v.held->type};
 }
@@ -114,7 +114,7 @@ std::vector<std::optional<given_kind>> branch_gives(node_context& c, const ::onn
                                                     const std::vector<known_value>& out, std::string_view branch) {
   std::vector<std::optional<given_kind>> kinds;
   for (std::size_t k = 0; k < out.size(); ++k) {
-    auto computed = kind_of(out[k]);
+    auto computed = given_by(out[k]);
     const auto declared = declared_kind(g.output(static_cast<int>(k)));
     if (declared && declared->type && computed.type && computed.kind == declared->kind && *declared->type != *computed.type)
       c.bad(fmt::format("its {} gives output {} ('{}') of type {}, which it declares {}", branch, k,
@@ -466,7 +466,7 @@ void bind_body_inputs(graph_builder& bb, graph_lowering& lb, const ::onnx::Graph
     const auto dims = declared_dims(in.type());
     const auto rank = dims ? std::optional(dims->size()) : std::nullopt;
     // Its declared element type, which the body's nodes are held to as ONNX Runtime holds them.
-    const auto type = in.type().has_tensor_type() ? element_of(in.type().tensor_type().elem_type()) : std::nullopt;
+    const auto type = declared_element(in);
     lb.bind(in.name(), {squeeze ? lb.add("Squeeze", 1, {at, axis_const(lb, *squeeze, node)}, {}, 1, node) : at, rank,
                         nullptr, type});
     parameters.push_back(id);
@@ -522,8 +522,7 @@ node_context::lowered_body graph_lowering::lower_body(const ::onnx::GraphProto& 
   for (const auto* list : {&g.value_info(), &g.output()})
     for (const auto& v : *list) {
       if (const auto dims = declared_dims(v.type())) lb.declared_ranks[v.name()] = dims->size();
-      if (v.type().has_tensor_type())
-        if (const auto t = element_of(v.type().tensor_type().elem_type())) lb.declared_types[v.name()] = *t;
+      if (const auto t = declared_element(v)) lb.declared_types[v.name()] = *t;
     }
   bind_body_inputs(bb, lb, g, squeezed, node, r.parameters);
   // A name the body does not bind is looked up around it (this lowering, then the ones around it); the

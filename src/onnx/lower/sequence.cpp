@@ -354,7 +354,7 @@ void sequence_map(node_context& c) {
   if (!c.take_mapped_nodes(runs * std::max<std::size_t>(nodes_in(g), 1)))
     return c.not_covered(fmt::format("it runs its body of {} nodes on {} tensors, past the {} body nodes reshape1 follows "
                                      "SequenceMap runs for in a model",
-                                     nodes_in(g), runs, 65536));
+                                     nodes_in(g), runs, node_context::most_mapped_nodes));
   // No run: ONNX Runtime still checks the body when it loads the model.
   if (runs == 0) c.check_not_run(g);
   for (std::size_t j = 0; j < runs; ++j) {
