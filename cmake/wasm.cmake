@@ -47,11 +47,16 @@ set(protobuf_BUILD_LIBPROTOC OFF CACHE BOOL "" FORCE)
 set(protobuf_BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
 set(protobuf_WITH_ZLIB OFF CACHE BOOL "" FORCE)
 set(protobuf_INSTALL OFF CACHE BOOL "" FORCE)
+# Debian's protobuf and pugixml are compiled a file at a time, as their projects are: protobuf's sources do not
+# compile together (file-local names clash). The wasm preset's unity build is for reshape1's own sources.
+set(_unity ${CMAKE_UNITY_BUILD})
+set(CMAKE_UNITY_BUILD OFF)
 add_subdirectory(${RESHAPE1_DEBIAN_SOURCES}/protobuf ${PROJECT_BINARY_DIR}/wasm/protobuf EXCLUDE_FROM_ALL SYSTEM)
 set(RESHAPE1_PROTOBUF protobuf::libprotobuf-lite)
 
 set(BUILD_SHARED_LIBS OFF)
 add_subdirectory(${RESHAPE1_DEBIAN_SOURCES}/pugixml ${PROJECT_BINARY_DIR}/wasm/pugixml EXCLUDE_FROM_ALL SYSTEM)
+set(CMAKE_UNITY_BUILD ${_unity})
 
 find_program(RESHAPE1_PROTOC protoc REQUIRED)
 set(_onnx_proto /usr/include/onnx/onnx.proto)
