@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "model/ops/rules.hpp"
+#include "model/ops/sizes.hpp"
 #include "model/text/batch.hpp"
 
 namespace reshape1::model::detail {
@@ -192,6 +193,97 @@ std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t i
                                          describe(equals->second), asked_text(equals->second))));
   f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
   return f;
+}
+
+namespace {
+
+/// The positions of Const `index`, `n` values of rank 1, that the layers reading it take: a Gather's exactly known
+/// indices, a Slice's known begin and end (one step at a time); every position where another layer reads it.
+std::vector<char> positions_read(const graph& g, const propagation& declared, std::size_t index, std::size_t n) {
+  std::vector<char> read(n, 0);
+  const auto all = [&] { std::fill(read.begin(), read.end(), 1); };
+  const auto exact = [&](const layer& c, std::size_t port) -> std::optional<std::vector<std::int64_t>> {
+    if (port >= c.sources.size() || !c.sources[port]) return std::nullopt;
+    const auto& v = declared.input(g, c, port).value;
+    if (!v || v->is_real()) return std::nullopt;
+    std::vector<std::int64_t> r;
+    for (const auto& b : v->elements) {
+      if (!b.exact()) return std::nullopt;
+      r.push_back(b.lo);
+    }
+    return r;
+  };
+  const auto at = [&](std::int64_t p) { return p < 0 ? p + static_cast<std::int64_t>(n) : p; };
+  for (const auto& c : g.layers()) {
+    for (std::size_t port = 0; port < c.sources.size(); ++port) {
+      if (!c.sources[port] || c.sources[port]->layer != index) continue;
+      if (port != 0 || !holds_positions(c, 1)) {
+        all();
+        continue;
+      }
+      if (slices(c)) {
+        const auto b = exact(c, 1), e = exact(c, 2);
+        const auto step = c.sources.size() > 3 ? exact(c, 3) : std::optional(std::vector<std::int64_t>{1});
+        if (!b || !e || !step || b->size() != 1 || e->size() != 1 || step->size() != 1 || (*step)[0] != 1) {
+          all();
+          continue;
+        }
+        const auto sn = static_cast<std::int64_t>(n);
+        for (auto p = std::clamp<std::int64_t>(at((*b)[0]), 0, sn); p < std::clamp<std::int64_t>(at((*e)[0]), 0, sn); ++p)
+          read[static_cast<std::size_t>(p)] = 1;
+        continue;
+      }
+      const auto indices = exact(c, 1);
+      if (!indices) {
+        all();
+        continue;
+      }
+      for (const auto i : *indices)
+        if (const auto p = at(i); p >= 0 && p < static_cast<std::int64_t>(n)) read[static_cast<std::size_t>(p)] = 1;
+    }
+  }
+  return read;
+}
+
+}  // namespace
+
+std::optional<batch_finding> shape_table_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                 std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                 std::span<const std::string> assumed, option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  if (l.auxiliary || vouched(l, assumed) || declared.outputs[index].empty()) return std::nullopt;
+  const auto& v = declared.outputs[index][0].value;
+  const auto& own = declared.outputs[index][0].shape;
+  if (!v || v->is_real() || v->elements.size() < 2 || !own.rank_known() || own.size() != 1) return std::nullopt;
+  // (A table of 1s and 0s is any shape's of ones: no sign of a size.)
+  if (std::none_of(v->elements.begin(), v->elements.end(), [](const element_bound& b) { return b.exact() && b.lo >= 2; }))
+    return std::nullopt;
+  std::vector<char> read;
+  for (const auto i : g.order()) {
+    if (i == index) continue;
+    for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
+      const auto& d = declared.outputs[i][o].shape;
+      const auto& a = asked.outputs[i][o].shape;
+      if (!d.is_static() || d.size() != v->elements.size()) continue;
+      bool equal = true;
+      for (std::size_t k = 0; k < d.size() && equal; ++k) equal = v->elements[k].exact() && v->elements[k].lo == d[k].lo();
+      if (!equal) continue;
+      // (Only a size that changes and that some layer takes from the table: `x.shape[3]` read where only H changes
+      // is the same at the shapes asked.)
+      if (read.empty()) read = positions_read(g, declared, index, d.size());
+      const auto batch = batch_axis(carriers, i, o);
+      bool changes = false;
+      for (std::size_t k = 0; k < d.size(); ++k) changes = changes || (k != batch && read[k] != 0 && !same_at(d, a, k));
+      if (!changes) continue;
+      auto f = size_finding(l, index);
+      set_reason(f, because(why::shape_table, d.size())
+                        .quoting(fmt::format("'{}' {}, which is {} at the shapes asked", g.layers()[i].name, to_string(d),
+                                             a.rank_known() ? to_string(without_symbols(a)) : std::string("unknown"))));
+      f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+      return f;
+    }
+  }
+  return std::nullopt;
 }
 
 bool vouched_value(const graph& g, const layer& holder, std::span<const std::string> assumed) {

@@ -149,6 +149,13 @@ std::string asked_text(const size_source& s);
 std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t index, const tensor& t,
                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
                                                    std::span<const std::string> assumed, option_spelling spelling);
+/// A Const that some layer reads as data, of rank 1 and two values at least, that is the whole shape of a tensor
+/// of the model at the declared shapes, where a dimension of that tensor other than its batch changes: the shape
+/// a program read from its input (`x.shape` indexed, cast, computed with), folded at one size into a table.
+/// Its finding is the Const's own, unless `assumed` vouches for it. (analysis/batch_counted.cpp)
+std::optional<batch_finding> shape_table_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                 std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                 std::span<const std::string> assumed, option_spelling spelling);
 /// The finding of a layer other than a Const whose values count along a size that changes, computed from constants
 /// alone (`cumsum(ones) - 1`, `nonzero(mask)`: an `arange` or a mask a fixed-shape export folded), as a Const's
 /// (counted_range_finding); only the first such layer of a chain (one that reads no counted range itself), and none
@@ -285,6 +292,16 @@ bool vouched_value(const graph& g, const layer& holder, std::span<const std::str
 /// layer (at `index`) is a finding in `out`, unless `assumed` vouches for it.
 void kernel_covers(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                    std::span<const std::string> assumed, option_spelling spelling, std::vector<batch_finding>& out);
+
+/// A Slice, StridedSlice or Pad whose output keeps its extent along an axis (not `batch`) where its input's
+/// changes, its bounds computed (from the input's shape, say) and from a Const that holds that extent, which is
+/// the input's whole extent there at the declared shapes, half of it or twice it: ONNX's CenterCropPad to a
+/// target an export wrote for one size (`[H, W]`, `[H/2, W/2]`), where the program crops to the size it is
+/// given. A finding in `out` naming the Const, unless `assumed` vouches for it; true if there is one. A crop to
+/// a fixed extent of 1 (`x[:, L-1:L]`, the last token) is none.
+bool fixed_crop(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                std::optional<std::size_t> batch, std::span<const std::string> assumed, option_spelling spelling,
+                std::vector<batch_finding>& out);
 
 /// A `cannot_tell` finding on layer `l` (at `index`) of check --shape, its reason not yet set.
 batch_finding size_finding(const layer& l, std::size_t index);

@@ -873,9 +873,11 @@ struct constant_scan {
 /// The finding of Const `index` whose values stand for sizes that change: a counted range, a counted grid or
 /// an extent spread over another operand.
 std::optional<batch_finding> constant_finding(const graph& g, const propagation& declared, const propagation& asked,
-                                              std::size_t index, const constant_scan& scan,
-                                              std::span<const std::string> assumed, option_spelling spelling) {
+                                              std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                              const constant_scan& scan, std::span<const std::string> assumed,
+                                              option_spelling spelling) {
   if (scan.data[index] == 0 || declared.outputs[index].empty()) return std::nullopt;
+  if (auto f = shape_table_finding(g, declared, asked, carriers, index, assumed, spelling)) return f;
   // (Its values are read only where an extent is a size that changes: a count's or a grid's must be.)
   const auto& shape = declared.outputs[index][0].shape;
   if (!shape.is_static() || std::none_of(shape.begin(), shape.end(), [&](const dimension& d) {
@@ -915,7 +917,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     if (part_of(l.type) == op_part::constant) {
       if (sizes.empty()) continue;
       if (scan.data.empty()) scan.make(g, declared, asked, carriers);
-      if (auto f = constant_finding(g, declared, asked, index, scan, assumed, spelling)) out.push_back(std::move(*f));
+      if (auto f = constant_finding(g, declared, asked, carriers, index, scan, assumed, spelling)) out.push_back(std::move(*f));
       continue;
     }
     if (auto f = unsearched(asked, l, index)) {
@@ -940,6 +942,9 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       continue;
     }
     if (fixed_resize(g, declared, asked, index, assumed, out)) continue;
+    if (fixed_crop(g, declared, asked, index, first ? batch_axis(carriers, first->layer, first->output) : std::nullopt,
+                   assumed, spelling, out))
+      continue;
     std::vector<baked> found;
     // A model output that is integer constants (an image's size, a grid's extent written out) is a size too,
     // where one of its elements equals one that changes: what the program computed there is not in the file.

@@ -112,6 +112,8 @@ bool resizes(const layer& l) { return l.type == "Interpolate"; }
 
 bool pads(const layer& l) { return l.type == "Pad"; }
 
+bool slices(const layer& l) { return l.type == "Slice" || l.type == "StridedSlice"; }
+
 bool gives_dimensions(const layer& l) { return l.type == "ShapeOf"; }
 
 bool counts_range(const layer& l) { return l.type == "Range"; }

@@ -151,4 +151,7 @@ struct window_source {
 /// 2 add at the begin and at the end.
 [[nodiscard]] bool pads(const layer& l);
 
+/// `l` slices its data (Slice, StridedSlice): inputs 1 and 2 are its begins and ends.
+[[nodiscard]] bool slices(const layer& l);
+
 }  // namespace reshape1::model::detail

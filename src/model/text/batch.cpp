@@ -155,6 +155,13 @@ constexpr form_row forms[] = {
      {"its output is {1} along axis {0} both at the declared shapes and at the shapes asked, where its input's "
       "size there changes: a size written for one input size may stand for one that follows it", 2, false,
       "axis,size"}},
+    {why::crop_to_fixed_size, "crop_to_fixed_size",
+     {"its output is {1} along axis {0} both at the declared shapes and at the shapes asked, where its input's "
+      "size there changes, and its bounds are computed from {2}: a target written for one size may stand for one "
+      "that follows it", 2, true, "axis,size,constant"}},
+    {why::shape_table, "shape_table",
+     {"its {0} values are the whole shape of a tensor at the declared shapes, {1}: a shape the program read from "
+      "its input may have been written as a constant", 1, true, "count,tensor"}},
     {why::counted_range, "counted_range",
      {"its values count from {2} by {3} along axis {0}, {1} of them, and that count {4}: a range the program "
       "computed for one size may stand for one that follows it", 4, true, "axis,count,start,step,equals"}},
