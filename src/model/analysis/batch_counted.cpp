@@ -197,9 +197,10 @@ std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t i
 
 namespace {
 
-/// The positions of Const `index`, `n` values of rank 1, that the layers reading it take: a Gather's exactly known
-/// indices, a Slice's known begin and end (one step at a time); every position where another layer reads it.
-std::vector<char> positions_read(const graph& g, const propagation& declared, std::size_t index, std::size_t n) {
+/// The positions of the output of layer `index`, `n` values of rank 1, that the layers reading it take: a Gather's
+/// exactly known indices, a Slice's known begin and end (one step at a time), what is read of a Concat of such
+/// vectors at the place it puts them (`depth` Concats at most); every position where another layer reads it.
+std::vector<char> positions_read(const graph& g, const propagation& declared, std::size_t index, std::size_t n, int depth = 4) {
   std::vector<char> read(n, 0);
   const auto all = [&] { std::fill(read.begin(), read.end(), 1); };
   const auto exact = [&](const layer& c, std::size_t port) -> std::optional<std::vector<std::int64_t>> {
@@ -217,6 +218,26 @@ std::vector<char> positions_read(const graph& g, const propagation& declared, st
   for (const auto& c : g.layers()) {
     for (std::size_t port = 0; port < c.sources.size(); ++port) {
       if (!c.sources[port] || c.sources[port]->layer != index) continue;
+      if (part_of(c.type) == op_part::concat && depth > 0) {
+        // Where the Concat puts it: after its inputs before `port`, all vectors of a known length.
+        const auto k = static_cast<std::size_t>(&c - g.layers().data());
+        const auto& out = declared.outputs[k].empty() ? partial_shape::dynamic() : declared.outputs[k][0].shape;
+        std::optional<std::size_t> offset = 0;
+        for (std::size_t q = 0; q < port && offset; ++q) {
+          const auto& s = c.sources[q] ? declared.input(g, c, q).shape : partial_shape::dynamic();
+          offset = s.rank_known() && s.size() == 1 && s[0].is_static()
+                       ? std::optional(*offset + static_cast<std::size_t>(s[0].lo()))
+                       : std::nullopt;
+        }
+        if (offset && out.rank_known() && out.size() == 1 && out[0].is_static() &&
+            *offset + n <= static_cast<std::size_t>(out[0].lo())) {
+          const auto taken = positions_read(g, declared, k, static_cast<std::size_t>(out[0].lo()), depth - 1);
+          for (std::size_t p = 0; p < n; ++p) read[p] = static_cast<char>(read[p] | taken[*offset + p]);
+          continue;
+        }
+        all();
+        continue;
+      }
       if (port != 0 || !holds_positions(c, 1)) {
         all();
         continue;
@@ -247,9 +268,23 @@ std::vector<char> positions_read(const graph& g, const propagation& declared, st
 
 }  // namespace
 
+tensors_by_shape shapes_of(const graph& g, const propagation& declared, const propagation& asked) {
+  tensors_by_shape shaped;
+  for (const auto i : g.order())
+    for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
+      const auto& d = declared.outputs[i][o].shape;
+      if (!asked.outputs[i][o].shape.rank_known() || !d.is_static() || d.size() < 2) continue;
+      std::vector<std::int64_t> dims;
+      for (const auto& x : d) dims.push_back(x.lo());
+      shaped[std::move(dims)].emplace_back(i, o);
+    }
+  return shaped;
+}
+
 std::optional<batch_finding> shape_table_finding(const graph& g, const propagation& declared, const propagation& asked,
                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
-                                                 std::span<const std::string> assumed, option_spelling spelling) {
+                                                 const tensors_by_shape& shaped, std::span<const std::string> assumed,
+                                                 option_spelling spelling) {
   const auto& l = g.layers()[index];
   if (l.auxiliary || vouched(l, assumed) || declared.outputs[index].empty()) return std::nullopt;
   const auto& v = declared.outputs[index][0].value;
@@ -258,30 +293,30 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
   // (A table of 1s and 0s is any shape's of ones: no sign of a size.)
   if (std::none_of(v->elements.begin(), v->elements.end(), [](const element_bound& b) { return b.exact() && b.lo >= 2; }))
     return std::nullopt;
+  std::vector<std::int64_t> key;
+  for (const auto& b : v->elements) {
+    if (!b.exact()) return std::nullopt;
+    key.push_back(b.lo);
+  }
+  const auto found = shaped.find(key);
+  if (found == shaped.end()) return std::nullopt;
   std::vector<char> read;
-  for (const auto i : g.order()) {
-    if (i == index) continue;
-    for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
-      const auto& d = declared.outputs[i][o].shape;
-      const auto& a = asked.outputs[i][o].shape;
-      if (!d.is_static() || d.size() != v->elements.size()) continue;
-      bool equal = true;
-      for (std::size_t k = 0; k < d.size() && equal; ++k) equal = v->elements[k].exact() && v->elements[k].lo == d[k].lo();
-      if (!equal) continue;
-      // (Only a size that changes and that some layer takes from the table: `x.shape[3]` read where only H changes
-      // is the same at the shapes asked.)
-      if (read.empty()) read = positions_read(g, declared, index, d.size());
-      const auto batch = batch_axis(carriers, i, o);
-      bool changes = false;
-      for (std::size_t k = 0; k < d.size(); ++k) changes = changes || (k != batch && read[k] != 0 && !same_at(d, a, k));
-      if (!changes) continue;
-      auto f = size_finding(l, index);
-      set_reason(f, because(why::shape_table, d.size())
-                        .quoting(fmt::format("'{}' {}, which is {} at the shapes asked", g.layers()[i].name, to_string(d),
-                                             a.rank_known() ? to_string(without_symbols(a)) : std::string("unknown"))));
-      f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
-      return f;
-    }
+  for (const auto& [i, o] : found->second) {
+    const auto& d = declared.outputs[i][o].shape;
+    const auto& a = asked.outputs[i][o].shape;
+    // (Only a size that changes and that some layer takes from the table: `x.shape[3]` read where only H changes
+    // is the same at the shapes asked.)
+    if (read.empty()) read = positions_read(g, declared, index, d.size());
+    const auto batch = batch_axis(carriers, i, o);
+    bool changes = false;
+    for (std::size_t k = 0; k < d.size(); ++k) changes = changes || (k != batch && read[k] != 0 && !same_at(d, a, k));
+    if (!changes) continue;
+    auto f = size_finding(l, index);
+    set_reason(f, because(why::shape_table, d.size())
+                      .quoting(fmt::format("'{}' {}, which is {} at the shapes asked", g.layers()[i].name, to_string(d),
+                                           a.rank_known() ? to_string(without_symbols(a)) : std::string("unknown"))));
+    f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+    return f;
   }
   return std::nullopt;
 }

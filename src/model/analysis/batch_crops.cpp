@@ -62,27 +62,36 @@ std::pair<std::vector<std::size_t>, bool> constants_behind(const graph& g, const
 
 }  // namespace
 
-bool fixed_crop(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
-                std::optional<std::size_t> batch, std::span<const std::string> assumed, option_spelling spelling,
-                std::vector<batch_finding>& out) {
+std::vector<std::size_t> kept_axes(const graph& g, const propagation& declared, const propagation& asked, std::size_t index) {
   const auto& l = g.layers()[index];
-  if ((!slices(l) && !pads(l)) || l.sources.empty() || !l.sources[0] || declared.outputs[index].empty() ||
-      asked.outputs[index].empty())
-    return false;
+  std::vector<std::size_t> kept;
+  if (l.sources.empty() || !l.sources[0] || declared.outputs[index].empty() || asked.outputs[index].empty()) return kept;
   const auto& din = declared.input(g, l, 0).shape;
   const auto& ain = asked.input(g, l, 0).shape;
   const auto& dout = declared.outputs[index][0].shape;
   const auto& aout = asked.outputs[index][0].shape;
   if (!din.rank_known() || !dout.rank_known() || !aout.rank_known() || din.size() != dout.size() || aout.size() != dout.size())
-    return false;
+    return kept;
+  for (std::size_t axis = 0; axis < din.size(); ++axis)
+    if (!same_at(din, ain, axis) && dout[axis].is_static() && aout[axis].is_static() && dout[axis].lo() == aout[axis].lo())
+      kept.push_back(axis);
+  return kept;
+}
+
+bool fixed_crop(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
+                std::optional<std::size_t> batch, std::span<const std::string> assumed, option_spelling spelling,
+                std::vector<batch_finding>& out) {
+  const auto& l = g.layers()[index];
+  if (!slices(l) && !pads(l)) return false;
+  const auto kept = kept_axes(g, declared, asked, index);
+  if (kept.empty()) return false;
+  const auto rank = declared.outputs[index][0].shape.size();
   const auto behind = [&](const layer& x) { return constants_behind(g, declared, x, crop_bounds); };
   std::optional<std::pair<std::vector<std::size_t>, bool>> mine;
-  for (std::size_t axis = 0; axis < din.size(); ++axis) {
+  for (const auto axis : kept) {
     // (An extent of 1 is the last token's, `x[:, L-1:L]`: a size no less than any other's, and no sign of one.)
-    if (axis == batch || same_at(din, ain, axis) || !dout[axis].is_static() || !aout[axis].is_static() ||
-        dout[axis].lo() != aout[axis].lo() || dout[axis].lo() < 2)
-      continue;
-    const auto n = dout[axis].lo();
+    const auto n = declared.outputs[index][0].shape[axis].lo();
+    if (axis == batch || n < 2) continue;
     if (!mine) mine = behind(l);
     if (!mine->second) return false;
     for (const auto k : mine->first) {
@@ -103,7 +112,7 @@ bool fixed_crop(const graph& g, const propagation& declared, const propagation& 
         data = &before;
       }
       const auto& extent = declared.input(g, *data, 0).shape;
-      if (!extent.rank_known() || extent.size() != din.size() || !extent[axis].is_static()) continue;
+      if (!extent.rank_known() || extent.size() != rank || !extent[axis].is_static()) continue;
       const auto how = extent_relation(n, extent[axis].lo());
       if (how.empty()) continue;
       auto f = size_finding(l, index);

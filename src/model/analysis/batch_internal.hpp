@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -149,13 +150,20 @@ std::string asked_text(const size_source& s);
 std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t index, const tensor& t,
                                                    const std::unordered_map<std::int64_t, size_source>& sizes,
                                                    std::span<const std::string> assumed, option_spelling spelling);
+/// The tensors (layer, output) of a model by their static shape at the declared shapes, of rank 2 at least.
+using tensors_by_shape = std::map<std::vector<std::int64_t>, std::vector<std::pair<std::size_t, std::size_t>>>;
+/// ... of the tensors whose rank the shapes asked (`asked`) know, in the graph's order. (analysis/batch_counted.cpp)
+tensors_by_shape shapes_of(const graph& g, const propagation& declared, const propagation& asked);
+
 /// A Const that some layer reads as data, of rank 1 and two values at least, that is the whole shape of a tensor
-/// of the model at the declared shapes, where a dimension of that tensor other than its batch changes: the shape
-/// a program read from its input (`x.shape` indexed, cast, computed with), folded at one size into a table.
-/// Its finding is the Const's own, unless `assumed` vouches for it. (analysis/batch_counted.cpp)
+/// of the model (`shaped`) at the declared shapes, where a dimension of that tensor other than its batch changes
+/// and some layer takes that position from the table: the shape a program read from its input (`x.shape`
+/// indexed, cast, computed with), folded at one size into a table. Its finding is the Const's own, unless
+/// `assumed` vouches for it. (analysis/batch_counted.cpp)
 std::optional<batch_finding> shape_table_finding(const graph& g, const propagation& declared, const propagation& asked,
                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
-                                                 std::span<const std::string> assumed, option_spelling spelling);
+                                                 const tensors_by_shape& shaped, std::span<const std::string> assumed,
+                                                 option_spelling spelling);
 /// The finding of a layer other than a Const whose values count along a size that changes, computed from constants
 /// alone (`cumsum(ones) - 1`, `nonzero(mask)`: an `arange` or a mask a fixed-shape export folded), as a Const's
 /// (counted_range_finding); only the first such layer of a chain (one that reads no counted range itself), and none
@@ -292,6 +300,11 @@ bool vouched_value(const graph& g, const layer& holder, std::span<const std::str
 /// layer (at `index`) is a finding in `out`, unless `assumed` vouches for it.
 void kernel_covers(const graph& g, const propagation& declared, const propagation& asked, std::size_t index,
                    std::span<const std::string> assumed, option_spelling spelling, std::vector<batch_finding>& out);
+
+/// The axes along which layer `index`'s output 0 is one static size at the declared shapes and at the shapes asked,
+/// where its input 0's size changes (both of the output's rank): what a resize or a crop to a fixed size keeps.
+/// (analysis/batch_crops.cpp)
+std::vector<std::size_t> kept_axes(const graph& g, const propagation& declared, const propagation& asked, std::size_t index);
 
 /// A Slice, StridedSlice or Pad whose output keeps its extent along an axis (not `batch`) where its input's
 /// changes, its bounds computed (from the input's shape, say) and from a Const that holds that extent, which is

@@ -696,22 +696,13 @@ bool fixed_resize(const graph& g, const propagation& declared, const propagation
     if (origin.holder != nullptr && part_of(origin.holder->type) == op_part::constant && vouched(*origin.holder, assumed))
       return false;
   }
-  const auto& din = declared.input(g, l, 0).shape;
-  const auto& ain = asked.input(g, l, 0).shape;
-  const auto& dout = declared.outputs[index][0].shape;
-  const auto& aout = asked.outputs[index][0].shape;
-  if (!din.rank_known() || !dout.rank_known() || !aout.rank_known() || din.size() != dout.size() || aout.size() != dout.size())
-    return false;
-  for (std::size_t axis = 0; axis < din.size(); ++axis) {
-    if (same_at(din, ain, axis) || !dout[axis].is_static() || !aout[axis].is_static() || dout[axis].lo() != aout[axis].lo())
-      continue;
-    auto f = size_finding(l, index);
-    set_reason(f, because(why::resize_to_fixed_size, axis, dout[axis].lo()));
-    f.hint = text::resize_to_fixed_size_hint();
-    out.push_back(std::move(f));
-    return true;
-  }
-  return false;
+  const auto kept = kept_axes(g, declared, asked, index);
+  if (kept.empty()) return false;
+  auto f = size_finding(l, index);
+  set_reason(f, because(why::resize_to_fixed_size, kept[0], declared.outputs[index][0].shape[kept[0]].lo()));
+  f.hint = text::resize_to_fixed_size_hint();
+  out.push_back(std::move(f));
+  return true;
 }
 
 /// A layer whose shape rule reads an input's values (its row's value ports: a Reshape's pattern, an
@@ -854,6 +845,7 @@ struct constant_scan {
   std::unordered_map<std::int64_t, size_source> plain;
   std::vector<std::int64_t> changing;
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers;
+  tensors_by_shape shaped;
 
   void make(const graph& g, const propagation& declared, const propagation& asked,
             std::span<const std::vector<batch_carrier>> carriers) {
@@ -865,6 +857,7 @@ struct constant_scan {
         if (asked.outputs[i][o].shape.rank_known())
           add_changing(declared.outputs[i][o].shape, asked.outputs[i][o].shape, batch_axis(carriers, i, o),
                        g.layers()[i].name, plain, false);
+    shaped = shapes_of(g, declared, asked);
     for (const auto& [value, source] : plain) changing.push_back(value);
     std::sort(changing.begin(), changing.end());
   }
@@ -877,7 +870,7 @@ std::optional<batch_finding> constant_finding(const graph& g, const propagation&
                                               const constant_scan& scan, std::span<const std::string> assumed,
                                               option_spelling spelling) {
   if (scan.data[index] == 0 || declared.outputs[index].empty()) return std::nullopt;
-  if (auto f = shape_table_finding(g, declared, asked, carriers, index, assumed, spelling)) return f;
+  if (auto f = shape_table_finding(g, declared, asked, carriers, index, scan.shaped, assumed, spelling)) return f;
   // (Its values are read only where an extent is a size that changes: a count's or a grid's must be.)
   const auto& shape = declared.outputs[index][0].shape;
   if (!shape.is_static() || std::none_of(shape.begin(), shape.end(), [&](const dimension& d) {
@@ -935,16 +928,13 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     kernel_covers(g, declared, asked, index, assumed, spelling, out);
     if (!out.empty() && out.back().layer == index) continue;
     const auto& first = l.sources.empty() ? std::nullopt : l.sources[0];
-    if (const auto p = placed_on_changing_axis(g, declared, asked, l,
-                                               first ? batch_axis(carriers, first->layer, first->output) : std::nullopt,
-                                               assumed, batch_only)) {
+    const auto batch = first ? batch_axis(carriers, first->layer, first->output) : std::nullopt;
+    if (const auto p = placed_on_changing_axis(g, declared, asked, l, batch, assumed, batch_only)) {
       out.push_back(placed_finding(l, index, *p, spelling));
       continue;
     }
     if (fixed_resize(g, declared, asked, index, assumed, out)) continue;
-    if (fixed_crop(g, declared, asked, index, first ? batch_axis(carriers, first->layer, first->output) : std::nullopt,
-                   assumed, spelling, out))
-      continue;
+    if (fixed_crop(g, declared, asked, index, batch, assumed, spelling, out)) continue;
     std::vector<baked> found;
     // A model output that is integer constants (an image's size, a grid's extent written out) is a size too,
     // where one of its elements equals one that changes: what the program computed there is not in the file.

@@ -239,6 +239,9 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       {"size_center_pad_fixed", {{"x", "[1,3,6,6]"}}, model::batch_verdict::yes, nullptr},
       // The input's shape folded into a table that k is read from (a cold attack's: it said yes).
       {"size_shape_table", {{"x", "[1,2,3,16]"}}, model::batch_verdict::cannot_tell, "shape_table"},
+      // ... read through a Concat and a Slice of one position: only where that position's size changes.
+      {"size_shape_table_concat", {{"x", "[1,2,3,8]"}}, model::batch_verdict::yes, nullptr},
+      {"size_shape_table_concat", {{"x", "[1,2,6,16]"}}, model::batch_verdict::cannot_tell, "shape_table"},
       {"size_last_tokens_computed", {{"x", "[1,16,8]"}}, model::batch_verdict::yes, nullptr},
       // A fixed size written as Cast(Floor(constant)): Floor carries the values, so the constant 32 is seen
       // where the size changes (it said yes with the sizes unknown).
