@@ -205,14 +205,7 @@ std::vector<char> positions_read(const graph& g, const propagation& declared, st
   const auto all = [&] { std::fill(read.begin(), read.end(), 1); };
   const auto exact = [&](const layer& c, std::size_t port) -> std::optional<std::vector<std::int64_t>> {
     if (port >= c.sources.size() || !c.sources[port]) return std::nullopt;
-    const auto& v = declared.input(g, c, port).value;
-    if (!v || v->is_real()) return std::nullopt;
-    std::vector<std::int64_t> r;
-    for (const auto& b : v->elements) {
-      if (!b.exact()) return std::nullopt;
-      r.push_back(b.lo);
-    }
-    return r;
+    return exact_values(declared.input(g, c, port).value);
   };
   const auto at = [&](std::int64_t p) { return p < 0 ? p + static_cast<std::int64_t>(n) : p; };
   for (const auto& c : g.layers()) {
@@ -293,12 +286,9 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
   // (A table of 1s and 0s is any shape's of ones: no sign of a size.)
   if (std::none_of(v->elements.begin(), v->elements.end(), [](const element_bound& b) { return b.exact() && b.lo >= 2; }))
     return std::nullopt;
-  std::vector<std::int64_t> key;
-  for (const auto& b : v->elements) {
-    if (!b.exact()) return std::nullopt;
-    key.push_back(b.lo);
-  }
-  const auto found = shaped.find(key);
+  const auto key = exact_values(v);
+  if (!key) return std::nullopt;
+  const auto found = shaped.find(*key);
   if (found == shaped.end()) return std::nullopt;
   std::vector<char> read;
   for (const auto& [i, o] : found->second) {
