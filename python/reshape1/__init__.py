@@ -271,7 +271,8 @@ class ReshapeFinding(Finding):
     be right) or "refinable" (it is less precise than what can be inferred). Shapes are Shape objects: str()
     gives the notation, tuple() the integers of a static one. within names the bodies that hold the layer,
     outermost first. code and args say why the verdict as data ("ok", the error's code,
-    "declared_cannot_be", "can_be_declared_as"), and warning_codes each warning, in the order of warnings.
+    "declared_cannot_be", "can_be_declared_as"), and warning_codes each warning, in the order of warnings;
+    hint_code and hint_args the hint ("" and {} without one: docs/cli.md lists the codes).
     """
 
     id: int
@@ -286,6 +287,8 @@ class ReshapeFinding(Finding):
     inferred: Optional[Shape]
     blocks_reshape: bool
     hint: str
+    hint_code: str
+    hint_args: Dict[str, Union[int, str]]
     code: str
     args: Dict[str, Union[int, str]]
     warning_codes: Tuple[Reason, ...]
@@ -513,7 +516,9 @@ class BatchFinding(Finding):
     holds the offending value or computes it; used_by the layer or output that depends on it; cause the
     Reshape upstream behind a failure; within the bodies the layer is in, outermost first. code says why as
     a stable name (an error code for "fails", else the reason: "reduces_batch", "replaces_batch", ...) and
-    args what the reason names ({"port": 0, "axis": 1}); what says it in English."""
+    args what the reason names ({"port": 0, "axis": 1}); what says it in English. hint_code and hint_args
+    say the hint as data ("vouch_constant", {"constant_id": "12", "constant": "n"}; "" and {} without one:
+    docs/batch.md lists the codes)."""
 
     finding: str
     id: int
@@ -525,6 +530,8 @@ class BatchFinding(Finding):
     what: str
     source: Optional[ValueSource]
     hint: str
+    hint_code: str
+    hint_args: Dict[str, Union[int, str]]
     within: Tuple[Enclosing, ...] = ()
     at: Optional[str] = None
     used_by: Optional[int] = None

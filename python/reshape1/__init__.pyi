@@ -124,6 +124,8 @@ class ReshapeFinding(Finding):
     inferred: Optional[Shape]
     blocks_reshape: bool
     hint: str
+    hint_code: str
+    hint_args: Dict[str, Union[int, str]]
     code: str
     args: Dict[str, Union[int, str]]
     warning_codes: Tuple[Reason, ...]
@@ -231,6 +233,8 @@ class BatchFinding(Finding):
     what: str
     source: Optional[ValueSource]
     hint: str
+    hint_code: str
+    hint_args: Dict[str, Union[int, str]]
     within: Tuple[Enclosing, ...] = ...
     at: Optional[str] = ...
     used_by: Optional[int] = ...

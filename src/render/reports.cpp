@@ -48,7 +48,8 @@ json check_json(const model::check_report& r, std::string_view model, shapes_see
               {"input", shape(f.input)},        {"pattern", to_string(f.pattern)},
               {"pattern_known", f.pattern_known},   {"special_zero", f.special_zero},
               {"declared", shape(f.declared)},  {"inferred", f.inferred ? shape(*f.inferred) : json()},
-              {"blocks_reshape", f.blocks_reshape}, {"hint", f.hint}};
+              {"blocks_reshape", f.blocks_reshape}, {"hint", f.hint},
+              {"hint_code", f.hint_code},           {"hint_args", args_json(f.hint_args)}};
     if (f.error) j["error"] = {{"code", name(f.error->code)}, {"message", f.error->message}};
     j["code"] = f.code;
     j["args"] = args_json(f.args);
@@ -148,6 +149,8 @@ json batch_json(const model::batch_report& r, std::string_view model, shapes_see
     if (f.axis) j["axis"] = *f.axis;
     if (f.pattern_index) j["pattern_index"] = *f.pattern_index;
     j["hint"] = f.hint;
+    j["hint_code"] = f.hint_code;
+    j["hint_args"] = args_json(f.hint_args);
     findings.push_back(std::move(j));
   }
   return {{"model", model},

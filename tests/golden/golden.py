@@ -9,13 +9,16 @@ ONNX fixture (tests/data/onnx, built into the build tree), the text and the exit
     fix M -o OUT --json, with the SHA-256 of each file it writes
 
 are compared with tests/golden/expected/<model>.txt. A change of output that is meant is committed with
-the goldens rewritten (`--write`), so that the diff shows it.
+the goldens rewritten (`--write`), so that the diff shows it. Every finding of the two JSON reports is also
+checked to carry its hint as data: a `hint_code` (one docs/cli.md lists) exactly where it has a hint.
 
     golden.py RESHAPE1 FIXTURES_DIR [--write] [--only SUBSTRING]
 """
 import hashlib
+import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -47,9 +50,29 @@ def shown(path: pathlib.Path) -> str:
     except ValueError:
         return str(path)
 
+# The hint codes docs/cli.md lists (its "Hint codes" table), and the findings that break the rule above.
+HINT_CODES = set(re.findall(r"^\| `(\w+)` \|", (ROOT / "docs" / "cli.md").read_text().split("### Hint codes", 1)[1]
+                            .split("\n## ", 1)[0], re.M))
+UNCODED = []
+
+
+def check_hint_codes(args, stdout: bytes) -> None:
+    try:
+        report = json.loads(stdout)
+    except ValueError:
+        return  # an error's JSON, or no JSON: nothing to check
+    for f in report.get("findings", []) if isinstance(report, dict) else []:
+        code, hint = f.get("hint_code"), f.get("hint")
+        if hint is None:
+            continue
+        if bool(code) != bool(hint) or (code and code not in HINT_CODES) or (not code and f.get("hint_args")):
+            UNCODED.append(f"{' '.join(args)}: finding {f.get('id')}: hint_code {code!r} for the hint {hint!r}")
+
 
 def run(binary: str, args, out_dir: pathlib.Path, fixtures: pathlib.Path) -> str:
     p = subprocess.run([binary, *args], capture_output=True, cwd=ROOT, timeout=600)
+    if "--json" in args and "check" in args:
+        check_hint_codes(args, p.stdout)
     text = p.stdout.decode("utf-8", "backslashreplace") + p.stderr.decode("utf-8", "backslashreplace")
     text = f"$ reshape1 {' '.join(args)}\n[exit {p.returncode}]\n{text}"
     # The scratch directory and the build tree (ci, ci-sanitize) differ from run to run and machine to machine.
@@ -106,9 +129,11 @@ def main() -> int:
     if not write and only is None:
         extra = sorted({p.stem for p in EXPECTED.glob("*.txt")} - {label for label, _, _ in found})
         missing += [f"{x} (a golden for no model)" for x in extra]
+    for problem in UNCODED:
+        print(f"golden: a hint without its code: {problem}")
     if write:
         print(f"golden: wrote {len(found)} goldens to {shown(EXPECTED)}")
-        return 0
+        return 1 if UNCODED else 0
     for label in differ:
         print(f"golden: {label}: the output differs; what it is now: "
               f"{pathlib.Path(tempfile.gettempdir()) / f'reshape1-golden-{label}.txt'} (diff it with "
@@ -116,7 +141,7 @@ def main() -> int:
     for label in missing:
         print(f"golden: {label}: no golden (run with --write and commit the result)")
     print(f"golden: {len(found)} models, {len(differ)} differ, {len(missing)} missing")
-    return 1 if differ or missing else 0
+    return 1 if differ or missing or UNCODED else 0
 
 
 if __name__ == "__main__":

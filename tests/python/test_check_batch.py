@@ -25,6 +25,8 @@ def test_swallowed_batch_names_the_reshapes_and_their_consts(data_dir: pathlib.P
         ("swallows_batch", 280, 279, 0),
     ]
     assert report.findings[0].hint == "pattern[0]: use 0 to copy the batch"
+    assert (report.findings[0].hint_code, report.findings[0].hint_args) == (
+        "copy_batch", {"pattern_index": 0, "write": "0"})
     (inp,) = report.inputs
     assert (inp.name, inp.batch_index, inp.batch_from) == ("input.1", 0, "first_dimension")
     assert tuple(inp.reshaped_to) == (8, 3, 300, 300)
@@ -83,8 +85,10 @@ def test_check_batch_agrees_with_the_command_line_tool(data_dir: pathlib.Path) -
         cli = json.loads(out.stdout)
         report = reshape1.check_batch(data_dir / model, batch=int(batch) if batch.isdigit() else batch)
         assert report.summary.line == cli["summary"]["line"] and out.returncode == (0 if report.summary.reshapes else 1)
-        assert [(f.finding, str(f.id), f.code, f.args, f.what, f.hint) for f in report.findings] == [
-            (j["finding"], j["id"], j["code"], j["args"], j["what"], j["hint"]) for j in cli["findings"]
+        assert [(f.finding, str(f.id), f.code, f.args, f.what, f.hint, f.hint_code, f.hint_args)
+                for f in report.findings] == [
+            (j["finding"], j["id"], j["code"], j["args"], j["what"], j["hint"], j["hint_code"], j["hint_args"])
+            for j in cli["findings"]
         ]
 
 
@@ -123,13 +127,14 @@ def test_verdicts_and_the_fields_of_a_finding(tmp_path: pathlib.Path) -> None:
     (f,) = report.findings
     assert (f.finding, f.id, f.port, f.axis, f.pattern_index) == ("drops_samples", 3, 0, 0, None)
     assert (f.code, f.args) == ("gathers_batch_with_fixed_indices", {"port": 0, "axis": 0})
-    assert f.hint
+    assert (f.hint_code, f.hint_args) == ("select_whole_batch", {})
 
     custom = model(consts + f'<layer id="3" name="c" type="MyOp" version="opset1">{ports}</layer>', "custom")
     report = reshape1.check_batch(custom, batch=4)
     assert report.summary.verdict == "cannot_tell"
     assert report.findings[0].finding == "cannot_tell" and "MyOp" in report.findings[0].hint
     assert report.findings[0].code == "rule_refused" and set(report.findings[0].args) == {"message"}
+    assert (report.findings[0].hint_code, report.findings[0].hint_args) == ("vouch_op", {"op": "MyOp", "version": 1})
     with pytest.raises(reshape1.Error):
         reshape1.check_batch(custom, batch=4, assume_kept=[""])
 

@@ -105,6 +105,9 @@ struct batch_finding : finding {
   int opset = 0;
   std::string what;          ///< what happens, naming the layer, dimensions and values involved
   std::string hint;          ///< a change that resolves it, "" when there is none to give
+  /// The hint as a stable code and the values it names (docs/batch.md lists them); "" and none without a hint.
+  std::string hint_code;
+  reason_args hint_args;
   std::string at;            ///< for `fails`: the batch it fails at ("8", "?", or the example batch 2)
   /// Where the offending value comes from: the Const that holds it, or the layer that computes it.
   std::optional<std::int64_t> source_id;

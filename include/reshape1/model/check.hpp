@@ -80,6 +80,9 @@ struct reshape_finding : finding {
   std::vector<coded_reason> warning_codes;
   bool blocks_reshape = false;  ///< a hard-coded dimension keeps the model from being reshaped
   std::string hint;             ///< a change that resolves the verdict or the warnings, "" if none
+  /// The hint as a stable code and the values it names (docs/cli.md lists them); "" and none without a hint.
+  std::string hint_code;
+  reason_args hint_args;
 };
 
 /// What the whole-model self-check says of one layer output (or of a layer that lost information).

@@ -142,7 +142,7 @@ std::vector<batch_finding> scope::run(const std::string& target_at, std::optiona
     auto f = finding(batch_issue::fails_at_declared, layers_[x.layer]);
     f.code = name(x.code);
     set_message(f, x);
-    if (f.hint.empty()) f.hint = detail::plain_check(spelling());
+    if (f.hint.empty()) text::give_hint(f, text::see_check_hint(spelling()));
     found_.push_back(std::move(f));
   }
   find_replaced();
@@ -206,7 +206,7 @@ void hint_guessed_batches(const graph& g, batch_report& report, option_spelling 
     for (auto& f : report.findings)
       if (f.within.empty() && f.layer < reached.size() && reached[f.layer] &&
           f.issue != batch_issue::scales_with_batch)
-        f.hint = f.hint.empty() ? hint : text::joined(hint, f.hint);
+        text::give_hint(f, text::joined_hint(hint, {f.hint_code, f.hint_args, f.hint}));
   }
 }
 

@@ -172,7 +172,7 @@ batch_finding grid_finding(const layer& l, std::size_t index, const tensor& t, c
   }
   auto f = size_finding(l, index);
   set_reason(f, because(code, grid.axes.size()).quoting(std::move(along)));
-  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+  text::give_hint(f, text::vouch_hint(spelling, std::string(l.name), l.id));
   return f;
 }
 
@@ -191,7 +191,7 @@ std::optional<batch_finding> counted_range_finding(const graph& g, std::size_t i
   set_reason(f, because(why::counted_range, counted->axis, counted->count, counted->start, counted->step)
                     .quoting(fmt::format("equals {} at the declared shapes, which is {} at the shapes asked",
                                          describe(equals->second), asked_text(equals->second))));
-  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+  text::give_hint(f, text::vouch_hint(spelling, std::string(l.name), l.id));
   return f;
 }
 
@@ -305,7 +305,7 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
     set_reason(f, because(why::shape_table, d.size())
                       .quoting(fmt::format("'{}' {}, which is {} at the shapes asked", g.layers()[i].name, to_string(d),
                                            a.rank_known() ? to_string(without_symbols(a)) : std::string("unknown"))));
-    f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+    text::give_hint(f, text::vouch_hint(spelling, std::string(l.name), l.id));
     return f;
   }
   return std::nullopt;
@@ -344,7 +344,7 @@ std::optional<batch_finding> computed_range_finding(const graph& g, const propag
   // (Vouched for where every Const it is computed from is: the finding's hint asks for those.)
   if (vouched_value(g, l, assumed)) return std::nullopt;
   auto f = counted_range_finding(g, index, declared.outputs[index][0], sizes, {}, spelling);
-  if (f) f->hint = text::vouch_hint(spelling, "", std::nullopt);
+  if (f) text::give_hint(*f, text::vouch_hint(spelling, "", std::nullopt));
   return f;
 }
 
@@ -412,7 +412,7 @@ batch_finding extent_finding(const layer& l, std::size_t index, const layer& c, 
                     .quoting(fmt::format("the output of '{}' (id {}) takes from it alone, {}, and {} equals {} at the "
                                          "declared shapes, which is {} at the shapes asked",
                                          c.name, c.id, between, n, describe(equals), asked_text(equals))));
-  f.hint = text::vouch_hint(spelling, std::string(l.name), l.id);
+  text::give_hint(f, text::vouch_hint(spelling, std::string(l.name), l.id));
   return f;
 }
 

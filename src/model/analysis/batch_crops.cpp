@@ -121,7 +121,7 @@ bool fixed_crop(const graph& g, const propagation& declared, const propagation& 
                                              c->name, n, how)));
       f.source = c->name;
       f.source_id = c->id;
-      f.hint = text::vouch_hint(spelling, std::string(c->name), c->id);
+      text::give_hint(f, text::vouch_hint(spelling, std::string(c->name), c->id));
       out.push_back(std::move(f));
       return true;
     }

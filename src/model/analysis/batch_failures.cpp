@@ -75,7 +75,7 @@ void scope::find_failures(const propagation& p, const std::string& at) {
     if (part_of(l.type) == op_part::reshape && l.inputs.size() >= 2) {
       if (const auto it = replaced_.find(x.layer); it != replaced_.end()) {
         f.what = text::joined(f.what, text::replaced_batch(it->second.index, it->second.value));
-        f.hint = it->second.hint;
+        text::give_hint(f, it->second.hint);
         f.pattern_index = it->second.index;
         set_source(f, it->second.origin);
       } else {
@@ -83,7 +83,7 @@ void scope::find_failures(const propagation& p, const std::string& at) {
       }
     }
     if (l.body) explain_body_failure(f, l, x.layer, p);
-    if (f.hint.empty()) f.hint = text::follow_back_hint(spelling());
+    if (f.hint.empty()) text::give_hint(f, text::follow_back_hint(spelling()));
     found_.push_back(std::move(f));
   }
 }
@@ -117,7 +117,7 @@ void scope::explain_body_failure(batch_finding& f, const layer& l, std::size_t i
         const auto& src = layers_[l.sources[*outer]->layer];
         f.source_id = src.id;
         f.source = text::body_input_source(src, *outer, l);
-        f.hint = text::body_input_hint(bl, *outer, l);
+        text::give_hint(f, text::body_input_hint(bl, *outer, l));
         return;
       }
     }
@@ -160,7 +160,7 @@ void scope::explain_failures() {
           const auto replaced =
               it != replaced_.end() ? std::optional(std::pair(it->second.value, it->second.index)) : std::nullopt;
           f.what = text::joined(f.what, text::upstream_reshape(src, replaced));
-          if (it != replaced_.end()) f.hint = text::in_reshape(src, it->second.hint);
+          if (it != replaced_.end()) text::give_hint(f, text::in_reshape(src, it->second.hint));
           break;
         }
         queue.push_back(s->layer);

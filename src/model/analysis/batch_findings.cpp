@@ -19,7 +19,7 @@
 
 namespace reshape1::model::batch_analysis {
 
-std::string scope::swallow_hint(std::size_t reshape) const {
+text::reason_text scope::swallow_hint(std::size_t reshape) const {
   if (const auto it = replaced_.find(reshape); it != replaced_.end()) return it->second.hint;
   const auto& r = layers_[reshape];
   const auto& in = input_carrier(r, 0);
@@ -50,7 +50,7 @@ void scope::add_swallow(std::size_t reshape, const because& reason, const std::s
   set_reason(f, reason);
   f.what = what;
   f.used_by_id = used_by;
-  f.hint = swallow_hint(reshape);
+  text::give_hint(f, swallow_hint(reshape));
   const auto& out = states_.empty() || states_[reshape].empty() ? batch_state{} : states_[reshape][0];
   const auto moved =
       text::batch_goes(out.is(kind::batched) ? std::optional(std::pair(out.axis, out.factor)) : std::nullopt);
@@ -83,7 +83,7 @@ void scope::find_replaced_swallows() {
     f.what = text::replaced_batch_stays(
         r.index, r.value,
         out.state == batch_carrier::kind::one ? std::optional(std::pair(out.axis, out.factor)) : std::nullopt);
-    f.hint = r.hint;
+    text::give_hint(f, r.hint);
     f.pattern_index = r.index;
     set_source(f, r.origin);
     found_.push_back(std::move(f));
@@ -190,7 +190,7 @@ void scope::check_outputs() {
           auto f = finding(batch_issue::loses_batch, l);
           set_reason(f, reason);
           f.what = what;
-          f.hint = text::output_batch_elsewhere_hint();
+          text::give_hint(f, text::output_batch_elsewhere_hint());
           f.axis = s.axis;
           found_.push_back(std::move(f));
         }
@@ -200,7 +200,7 @@ void scope::check_outputs() {
         auto f = finding(s.varies ? batch_issue::loses_batch : batch_issue::cannot_tell, l);
         set_message(f, because(s.varies ? why::output_size_value_varies : why::output_size_value, l.id)
                            .quoting(std::string(l.name)));
-        f.hint = text::output_size_value_hint();
+        text::give_hint(f, text::output_size_value_hint());
         found_.push_back(std::move(f));
         break;
       }
@@ -228,7 +228,7 @@ void scope::check_outputs() {
         auto f = finding(batch_issue::cannot_tell, layers_[origin]);
         set_message(f, *it->second.first);
         f.used_by_id = l.id;
-        f.hint = undecided_hint(layers_[origin], *it->second.first);
+        text::give_hint(f, undecided_hint(layers_[origin], *it->second.first));
         found_.push_back(std::move(f));
         break;
       }

@@ -89,7 +89,7 @@ class member_trials {
       f.code = name(it->code);
       f.at = shapes;
       f.what = fmt::format("{} (a member of the sizes asked)", reshape1::detail::without_hint(it->message, it->hint));
-      f.hint = text::member_fails_hint();
+      text::give_hint(f, text::member_fails_hint());
       return f;
     }
     return std::nullopt;
@@ -126,7 +126,7 @@ class member_trials {
         }
         continue;
       }
-      failure.hint = text::runs_at_step_hint(step, at_step_tried);
+      text::give_hint(failure, text::runs_at_step_hint(step, at_step_tried));
       // (`step` says so to a caller that asks for those sizes only: fix, whose rewrites make such a model.)
       failure.args.emplace_back("step", step);
       break;
@@ -177,7 +177,7 @@ class member_trials {
         auto f = size_finding(g_.layers()[index], index);
         f.at = shapes;
         set_reason(f, *reason);
-        f.hint = text::regroup_hint(spelling_);
+        text::give_hint(f, text::regroup_hint(spelling_));
         regroups.push_back(std::move(f));
       }
     }
@@ -218,7 +218,7 @@ void try_members(const graph& g, const propagation& declared, const std::vector<
       auto f = size_finding(g.layers()[in.layer], in.layer);
       set_reason(f, because(why::sizes_not_proven, d).quoting(to_string(in.requested[d])));
       if (trials.asked() > 1) f.what += fmt::format(" ({} more dimensions asked so)", trials.asked() - 1);
-      f.hint = text::sizes_not_proven_hint(tried);
+      text::give_hint(f, text::sizes_not_proven_hint(tried));
       findings.push_back(std::move(f));
       return;  // one finding says it for the request
     }

@@ -18,6 +18,7 @@
 #include "model/analysis/batch_internal.hpp"
 #include "model/ops/batching.hpp"
 #include "model/ops/rules.hpp"
+#include "model/text/reason.hpp"
 #include "reshape1/model/batch.hpp"
 
 namespace reshape1::model::batch_analysis {
@@ -42,7 +43,7 @@ struct replaced_batch {
   std::size_t index = 0;  ///< the pattern element
   std::int64_t value = 0;
   element_origin origin;
-  std::string hint;
+  text::reason_text hint;
 };
 
 /// The propagations a scope (the model, or a body) is analysed from; samples are null when the batch
@@ -150,7 +151,7 @@ class scope {
 
   void set_source(batch_finding& f, const element_origin& o) const;
 
-  std::string swallow_hint(std::size_t reshape) const;
+  text::reason_text swallow_hint(std::size_t reshape) const;
 
   /// A Reshape that swallows the batch: by itself (its output interleaves samples or fixes the batch), or
   /// because a later layer or output misuses the axis it moved the batch to.
@@ -304,7 +305,7 @@ class scope {
   /// What to do about a layer that cannot tell: where the reason is a shape the model's other dynamic
   /// dimensions leave unknown, give them sizes (--shape); where the op is already vouched for, nothing more
   /// to vouch; otherwise vouch for the op if it keeps samples apart.
-  std::string undecided_hint(const layer& l, const because& reason) const;
+  text::reason_text undecided_hint(const layer& l, const because& reason) const;
 
   /// The run at batch 1, each sample alone; null when it has not been made yet, and then the scope is
   /// asked to run again with it (it is made only when a value computed from the batch size needs it).

@@ -700,7 +700,7 @@ bool fixed_resize(const graph& g, const propagation& declared, const propagation
   if (kept.empty()) return false;
   auto f = size_finding(l, index);
   set_reason(f, because(why::resize_to_fixed_size, kept[0], declared.outputs[index][0].shape[kept[0]].lo()));
-  f.hint = text::resize_to_fixed_size_hint();
+  text::give_hint(f, text::resize_to_fixed_size_hint());
   out.push_back(std::move(f));
   return true;
 }
@@ -725,7 +725,7 @@ bool unknown_shape_value(const graph& g, const propagation& asked, std::size_t i
     if (!l.sources[port] || !reads_value(row->values, port) || asked.input(g, l, port).value) continue;
     auto f = size_finding(l, index);
     set_reason(f, because(why::size_value_unknown, port));
-    f.hint = text::size_value_unknown_hint();
+    text::give_hint(f, text::size_value_unknown_hint());
     out.push_back(std::move(f));
     return true;
   }
@@ -833,7 +833,7 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
     f.source_id = b.holder_id;
     f.source = b.holder;
   }
-  f.hint = text::vouch_hint(spelling, b.holder, b.holder_id);
+  text::give_hint(f, text::vouch_hint(spelling, b.holder, b.holder_id));
   return f;
 }
 
@@ -891,7 +891,7 @@ batch_finding placed_finding(const layer& l, std::size_t index, const placed& p,
     f.source_id = p.holder_id;
     f.source = p.holder;
   }
-  f.hint = text::vouch_hint(spelling, p.holder, p.holder_id);
+  text::give_hint(f, text::vouch_hint(spelling, p.holder, p.holder_id));
   return f;
 }
 
@@ -921,7 +921,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     auto spread = spread_at_size_1(g, declared, asked, carriers, index, ones, assumed);
     if (!spread) spread = spread_over_size_1(g, declared, asked, index, scan.plain, assumed);
     if (spread) {
-      spread->hint = text::vouch_hint(spelling, spread->source, spread->source_id);
+      text::give_hint(*spread, text::vouch_hint(spelling, spread->source, spread->source_id));
       out.push_back(std::move(*spread));
       continue;
     }
@@ -963,7 +963,7 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     if (auto reason = regrouped(g, declared, asked, index, assumed)) {
       auto f = size_finding(l, index);
       set_reason(f, *reason);
-      f.hint = text::regroup_hint(spelling);
+      text::give_hint(f, text::regroup_hint(spelling));
       out.push_back(std::move(f));
       continue;
     }

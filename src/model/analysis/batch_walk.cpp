@@ -46,7 +46,7 @@ batch_finding* scope::finding_for(std::size_t layer, batch_issue issue) {
 /// A lost layer's message as a finding's what and hint: the hint is its own field, and the message
 /// (error::what(), `what; hint`) ends with it.
 void scope::set_message(batch_finding& f, const lost_information& x) {
-  f.hint = x.hint;
+  text::give_hint(f, text::error_hint(x.hint));
   f.what = reshape1::detail::without_hint(x.message, x.hint);
 }
 
@@ -233,7 +233,7 @@ void scope::report_faults(std::size_t index, const detail::batch_op& op) {
     auto f = finding(x.issue, l);
     set_message(f, x.reason);
     const bool from_size = from_batch_size(x.reason.code);
-    f.hint = from_size ? text::size_value_hint() : text::rule_hint(spelling(), x.issue, l);
+    text::give_hint(f, from_size ? text::size_value_hint() : text::rule_hint(spelling(), x.issue, l));
     f.port = x.port;
     if (s.is(kind::batched)) f.axis = s.axis;
     found_.push_back(std::move(f));
@@ -517,7 +517,7 @@ void scope::whole_at_the_batch_asked(std::size_t index, detail::batch_op& op) co
 /// What to do about a layer that cannot tell: where the reason is a shape the model's other dynamic
 /// dimensions leave unknown, give them sizes (--shape); where the op is already vouched for, nothing more
 /// to vouch; otherwise vouch for the op if it keeps samples apart.
-std::string scope::undecided_hint(const layer& l, const because& reason) const {
+text::reason_text scope::undecided_hint(const layer& l, const because& reason) const {
   switch (reason.code) {
     case why::output_dimensions_unknown:
     case why::prefix_not_static:
@@ -529,7 +529,7 @@ std::string scope::undecided_hint(const layer& l, const because& reason) const {
     case why::ranks_unknown:
     case why::not_propagated_at_samples:
       if (inputs_ != nullptr) {
-        if (auto hint = text::dynamic_dims_hint(spelling(), *inputs_); !hint.empty()) return hint;
+        if (auto hint = text::dynamic_dims_hint(spelling(), *inputs_); !hint.text.empty()) return hint;
       }
       break;
     case why::assumed_axes_differ:

@@ -100,9 +100,9 @@ void kernel_covers(const graph& g, const propagation& declared, const propagatio
     auto f = size_finding(l, index);
     set_reason(f, *reason);
     const std::string name(l.name);
-    f.hint = reason->code == why::kernel_covers_size  ? text::global_window_hint(spelling, name, l.id)
-           : reason->code == why::window_tiles_size   ? text::window_tiles_hint(spelling, name, l.id)
-                                                      : text::window_spans_hint(spelling, name, l.id);
+    text::give_hint(f, reason->code == why::kernel_covers_size  ? text::global_window_hint(spelling, name, l.id)
+                       : reason->code == why::window_tiles_size ? text::window_tiles_hint(spelling, name, l.id)
+                                                                : text::window_spans_hint(spelling, name, l.id));
     out.push_back(std::move(f));
     return;
   }

@@ -43,7 +43,7 @@ std::optional<partial_shape> computed_output(const propagation& p, std::size_t i
     f.result = verdict::error;
     f.code = name(code);
     f.error = reshape_error{code, message};
-    f.hint = hint;
+    text::give_hint(f, text::error_hint(hint));
     return std::optional<partial_shape>();
   };
   if (lost == nullptr) return without_symbols(p.outputs[index][0].shape);
@@ -103,7 +103,7 @@ reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t 
       f.result = c < 0 ? verdict::shape_mismatch : verdict::refinable;
       f.code = why.code;
       f.args = why.args;
-      f.hint = why.text;
+      text::give_hint(f, text::declaration_hint(why));
     }
     if (input.rank_known() && f.declared.rank_known() && !count_of(input).intersects(count_of(f.declared)))
       warn(f, text::counts_never_match(f.input, dimension(count_of(input)), f.declared, dimension(count_of(f.declared))));
@@ -135,7 +135,7 @@ reshape_finding check_reshape(const graph& g, const propagation& p, std::size_t 
     if (blocks && !first_fix) first_fix = i;
     f.blocks_reshape = f.blocks_reshape || blocks;
   }
-  if (f.hint.empty() && first_fix) f.hint = text::pattern_fix_hint(*first_fix, fix);
+  if (f.hint.empty() && first_fix) text::give_hint(f, text::pattern_fix_hint(*first_fix, fix));
   return f;
 }
 

@@ -346,6 +346,30 @@ std::string sentence(const detail::because& b) {
 
 std::string joined(std::string_view a, std::string_view b) { return fmt::format("{}; {}", a, b); }
 
+reason_text joined_hint(reason_text first, const reason_text& then) {
+  if (then.text.empty()) return first;
+  first.text = joined(first.text, then.text);
+  first.args.emplace_back("then", then.code);
+  for (const auto& [key, value] : then.args) first.args.emplace_back("then_" + key, value);
+  return first;
+}
+
+namespace {
+// Every hint code: those of check (a Reshape's), then those of check --batch and --shape, in the order their
+// functions are declared.
+constexpr std::string_view hint_code_list[] = {
+    "error_hint",         "change_declaration", "rewrite_pattern_element", "see_check",
+    "feed_body_batch",    "slice_to_end",       "not_translated",          "copy_batch",
+    "batch_own_dimension", "follow_size_back",  "give_dynamic_sizes",      "batch_size_not_a_value",
+    "compute_per_sample", "select_whole_batch", "vouch_op",                "give_output_layout",
+    "keep_batch_apart", "output_holds_data",  "give_input_layout",  "compute_pattern",         "vouch_constant",
+    "compute_from_shape", "global_pool",        "window_from_shape",       "adaptive_pool",
+    "resize_from_shape",  "compute_size_value", "ask_running_sizes",       "ask_step_multiples",
+    "ask_size_alone"};
+}  // namespace
+
+std::span<const std::string_view> hint_codes() noexcept { return hint_code_list; }
+
 std::string batch_dimension(std::int64_t factor) { return factor == 1 ? "N" : fmt::format("N·{}", factor); }
 
 std::string constant(const layer& c) {
@@ -382,10 +406,12 @@ std::string body_input_source(const layer& src, std::size_t port, const layer& o
                      src.id, port, outer.type, outer.name, outer.id);
 }
 
-std::string body_input_hint(const layer& failing, std::size_t port, const layer& outer) {
-  return fmt::format("give {} '{}' (id {}) in the body its batch: feed input {} of {} '{}' from a model input, or "
+reason_text body_input_hint(const layer& failing, std::size_t port, const layer& outer) {
+  return {"feed_body_batch",
+          {{"layer_id", failing.id}, {"port", static_cast<std::int64_t>(port)}, {"outer_id", outer.id}},
+          fmt::format("give {} '{}' (id {}) in the body its batch: feed input {} of {} '{}' from a model input, or "
                      "broadcast it to the batch (a Broadcast to the data's ShapeOf)",
-                     failing.type, failing.name, failing.id, port, outer.type, outer.name);
+                     failing.type, failing.name, failing.id, port, outer.type, outer.name)};
 }
 
 std::string replaced_batch(std::size_t index, std::int64_t value) {
@@ -417,16 +443,22 @@ std::string then_at(const layer& l, std::string_view what) {
   return fmt::format("then at {} '{}' (id {}): {}", l.op_type(), l.name, l.id, what);
 }
 
-std::string copy_batch_hint(std::size_t index, bool special_zero, bool has_minus_one) {
-  return fmt::format("pattern[{}]: {}", index,
-                     special_zero    ? "use 0 to copy the batch"
-                     : has_minus_one ? "use 0 with special_zero=true to copy the batch"
-                                     : "use -1, or 0 with special_zero=true, to follow the batch");
+reason_text copy_batch_hint(std::size_t index, bool special_zero, bool has_minus_one) {
+  // `write` names the rewrite: 0 (special_zero is set), 0 with special_zero set, or -1 (or 0 with it set).
+  const std::string_view write = special_zero ? "0" : has_minus_one ? "0_special_zero" : "-1_or_0_special_zero";
+  return {"copy_batch",
+          {{"pattern_index", static_cast<std::int64_t>(index)}, {"write", std::string(write)}},
+          fmt::format("pattern[{}]: {}", index,
+                      special_zero    ? "use 0 to copy the batch"
+                      : has_minus_one ? "use 0 with special_zero=true to copy the batch"
+                                      : "use -1, or 0 with special_zero=true, to follow the batch")};
 }
 
-std::string own_dimension_hint(std::size_t axis, bool special_zero) {
-  return fmt::format("keep the batch in a dimension of its own: copy it with 0 at pattern[{}]{}", axis,
-                     special_zero ? "" : " (with special_zero=true)");
+reason_text own_dimension_hint(std::size_t axis, bool special_zero) {
+  return {"batch_own_dimension",
+          {{"pattern_index", static_cast<std::int64_t>(axis)}, {"special_zero", std::int64_t{special_zero}}},
+          fmt::format("keep the batch in a dimension of its own: copy it with 0 at pattern[{}]{}", axis,
+                      special_zero ? "" : " (with special_zero=true)")};
 }
 
 std::string upstream_reshape(const layer& reshape, std::optional<std::pair<std::int64_t, std::size_t>> replaced) {
@@ -436,18 +468,23 @@ std::string upstream_reshape(const layer& reshape, std::optional<std::pair<std::
                               : std::string("folds the batch into another dimension"));
 }
 
-std::string in_reshape(const layer& reshape, std::string_view hint) {
-  return fmt::format("in the Reshape '{}' (id {}), {}", reshape.name, reshape.id, hint);
+reason_text in_reshape(const layer& reshape, reason_text hint) {
+  hint.args.emplace_back("reshape_id", reshape.id);
+  hint.args.emplace_back("reshape", std::string(reshape.name));
+  hint.text = fmt::format("in the Reshape '{}' (id {}), {}", reshape.name, reshape.id, hint.text);
+  return hint;
 }
 
-std::string follow_back_hint(option_spelling s) {
+reason_text see_check_hint(option_spelling s) { return {"see_check", {}, detail::plain_check(s)}; }
+
+reason_text follow_back_hint(option_spelling s) {
   // Only the command line draws the path (--dot has no keyword).
-  return fmt::format("an input of this layer keeps a size the new shapes should change: follow it back{} to the constant "
+  return {"follow_size_back", {}, fmt::format("an input of this layer keeps a size the new shapes should change: follow it back{} to the constant "
                      "or Reshape that fixes it",
-                     s == option_spelling::command_line ? " (--dot FILE draws the path)" : "");
+                     s == option_spelling::command_line ? " (--dot FILE draws the path)" : "")};
 }
 
-std::string dynamic_dims_hint(option_spelling s, const std::vector<input_report>& inputs) {
+reason_text dynamic_dims_hint(option_spelling s, const std::vector<input_report>& inputs) {
   std::string listed;
   for (const auto& in : inputs) {
     if (!in.requested.rank_known()) {
@@ -460,42 +497,46 @@ std::string dynamic_dims_hint(option_spelling s, const std::vector<input_report>
     if (dynamic) listed += fmt::format("{}'{}' {}", listed.empty() ? "" : ", ", in.name, to_string(in.requested));
   }
   if (listed.empty()) return {};
-  return fmt::format("the shapes here follow the inputs' other dynamic dimensions ({}): give them sizes with {}",
-                     listed, detail::spell(s, detail::option::shape));
+  return {"give_dynamic_sizes",
+          {{"inputs", listed}},
+          fmt::format("the shapes here follow the inputs' other dynamic dimensions ({}): give them sizes with {}",
+                      listed, detail::spell(s, detail::option::shape))};
 }
 
-std::string size_value_hint() {
-  return "the batch size is read as a value here, so what each sample gets depends on how many run with it; "
-         "compute the value from a dimension that does not hold the batch, or from a constant";
+reason_text size_value_hint() {
+  return {"batch_size_not_a_value", {}, "the batch size is read as a value here, so what each sample gets depends on how many run with it; "
+         "compute the value from a dimension that does not hold the batch, or from a constant"};
 }
 
-std::string rule_hint(option_spelling s, batch_issue issue, const layer& l) {
+reason_text rule_hint(option_spelling s, batch_issue issue, const layer& l) {
   switch (issue) {
     case batch_issue::mixes_samples:
-      return "make the layer compute within each sample: change its axes, or keep the batch in an axis it treats one "
-             "index at a time (axis 0 for most ops)";
+      return {"compute_per_sample", {}, "make the layer compute within each sample: change its axes, or keep the batch in an axis it treats one "
+             "index at a time (axis 0 for most ops)"};
     case batch_issue::drops_samples:
-      return "select along another axis, or over the whole batch axis (a full-range slice, indices that follow the "
-             "batch)";
+      return {"select_whole_batch", {}, "select along another axis, or over the whole batch axis (a full-range slice, indices that follow the "
+             "batch)"};
     case batch_issue::cannot_tell:
-      return fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with {}", l.op_type(),
-                         l.op_version(), detail::spell(s, detail::option::assume_kept, {}, l.op_type()));
+      return {"vouch_op",
+              {{"op", std::string(l.op_type())}, {"version", std::int64_t{l.op_version()}}},
+              fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with {}", l.op_type(),
+                          l.op_version(), detail::spell(s, detail::option::assume_kept, {}, l.op_type()))};
     default: return {};
   }
 }
 
-std::string slice_whole_at_asked_hint() {
-  return "an end past every batch (the largest int64, as a slice with no end exports) keeps the whole batch at "
-         "every batch, and lets the analysis follow it";
+reason_text slice_whole_at_asked_hint() {
+  return {"slice_to_end", {}, "an end past every batch (the largest int64, as a slice with no end exports) keeps the whole batch at "
+         "every batch, and lets the analysis follow it"};
 }
 
-std::string not_covered_hint(option_spelling s, const layer& l) {
+reason_text not_covered_hint(option_spelling s, const layer& l) {
   const auto* why = l.find("not_covered");
-  return fmt::format("{}, so its outputs' shapes are unknown and vouching for it with {} cannot help; 'reshape1 "
+  return {"not_translated", {{"op", std::string(l.op_type())}, {"version", std::int64_t{l.op_version()}}}, fmt::format("{}, so its outputs' shapes are unknown and vouching for it with {} cannot help; 'reshape1 "
                      "check --list-ops --format onnx' lists the ops reshape1 translates",
                      why != nullptr && !why->text.empty() ? why->text
                                                           : fmt::format("reshape1 does not translate {}-{}", l.op_type(), l.op_version()),
-                     detail::spell(s, detail::option::assume_kept));
+                     detail::spell(s, detail::option::assume_kept))};
 }
 
 std::string reads_interleaved(std::size_t port, std::size_t axis) {
@@ -503,19 +544,19 @@ std::string reads_interleaved(std::size_t port, std::size_t axis) {
                      "interleaved, and this layer mixes them", axis, port);
 }
 
-std::string reads_interleaved_hint(std::string_view fold, std::int64_t id) {
-  return fmt::format("reshape1 follows interleaved samples only through elementwise layers and Reshapes; keep the "
+reason_text reads_interleaved_hint(std::string_view fold, std::int64_t id) {
+  return {"keep_batch_apart", {{"reshape_id", id}, {"reshape", std::string(fold)}}, fmt::format("reshape1 follows interleaved samples only through elementwise layers and Reshapes; keep the "
                      "batch in a dimension of its own in the Reshape '{}' (id {}), or put it back before this layer",
-                     fold, id);
+                     fold, id)};
 }
 
-std::string output_batch_elsewhere_hint() {
-  return "give the output's layout (its N) if its batch axis is another one, or move the batch there";
+reason_text output_batch_elsewhere_hint() {
+  return {"give_output_layout", {}, "give the output's layout (its N) if its batch axis is another one, or move the batch there"};
 }
 
-std::string output_size_value_hint() { return "an output should hold data, one slice per sample"; }
+reason_text output_size_value_hint() { return {"output_holds_data", {}, "an output should hold data, one slice per sample"}; }
 
-std::string guessed_batch_hint(option_spelling s, const input_report& in, std::int64_t common,
+reason_text guessed_batch_hint(option_spelling s, const input_report& in, std::int64_t common,
                                std::optional<std::size_t> elsewhere) {
   std::string advice;
   if (elsewhere) {
@@ -528,9 +569,12 @@ std::string guessed_batch_hint(option_spelling s, const input_report& in, std::i
   } else {
     advice = fmt::format("say where its batch is with {}", detail::spell(s, detail::option::layout, in.name, "LAYOUT"));
   }
-  return fmt::format("input '{}' (id {}) has {} at dimension 0, taken as its batch for want of a layout, where the "
-                     "other inputs have {}: {}",
-                     in.name, in.id, in.declared[0].lo(), common, advice);
+  reason_args args{{"input_id", in.id}, {"input", in.name}, {"declared", in.declared[0].lo()}, {"common", common}};
+  if (elsewhere) args.emplace_back("axis", static_cast<std::int64_t>(*elsewhere));
+  return {"give_input_layout", std::move(args),
+          fmt::format("input '{}' (id {}) has {} at dimension 0, taken as its batch for want of a layout, where the "
+                      "other inputs have {}: {}",
+                      in.name, in.id, in.declared[0].lo(), common, advice)};
 }
 
 std::string other_rank_note(option_spelling s, const input_report& in) {
@@ -563,19 +607,21 @@ std::string and_listed(const std::vector<std::string>& items) {
 }
 }  // namespace
 
-std::string regroup_hint(option_spelling s) {
-  return fmt::format("write the pattern with 0 and -1, or compute it from the input's shape, so that each output "
+reason_text regroup_hint(option_spelling s) {
+  return {"compute_pattern", {}, fmt::format("write the pattern with 0 and -1, or compute it from the input's shape, so that each output "
                      "dimension follows the sizes it is made of; a pattern meant to stay as it is can be vouched for "
                      "with {}",
-                     detail::spell(s, detail::option::assume_constant));
+                     detail::spell(s, detail::option::assume_constant))};
 }
 
-std::string vouch_hint(option_spelling s, const std::string& holder, std::optional<std::int64_t> id) {
+reason_text vouch_hint(option_spelling s, const std::string& holder, std::optional<std::int64_t> id) {
   constexpr std::string_view export_it = "export the model with this value computed from the input's shape";
-  if (!id) return fmt::format("{}, or vouch for the constants it is computed from", export_it);
+  if (!id) return {"compute_from_shape", {}, fmt::format("{}, or vouch for the constants it is computed from", export_it)};
   const auto name = holder.empty() ? fmt::format("#{}", *id) : holder;
-  return fmt::format("if it is meant to stay as it is at every size, vouch for it with {}; otherwise {}",
-                     detail::spell(s, detail::option::assume_constant, {}, name), export_it);
+  return {"vouch_constant",
+          {{"constant_id", *id}, {"constant", name}},
+          fmt::format("if it is meant to stay as it is at every size, vouch for it with {}; otherwise {}",
+                      detail::spell(s, detail::option::assume_constant, {}, name), export_it)};
 }
 
 namespace {
@@ -586,50 +632,56 @@ std::string vouch_for_window(option_spelling s, const std::string& name, std::in
                      detail::spell(s, detail::option::assume_constant, {}, name.empty() ? fmt::format("#{}", id) : name));
 }
 
+/// What a window's hint names: the layer, as vouch_for_window names it.
+reason_args window_args(const std::string& name, std::int64_t id) {
+  return {{"layer_id", id}, {"layer", name.empty() ? fmt::format("#{}", id) : name}};
+}
+
 }  // namespace
 
-std::string global_window_hint(option_spelling s, const std::string& name, std::int64_t id) {
-  return fmt::format("a window as large as the input at one size is global pooling only at that size: write it as a "
+reason_text global_window_hint(option_spelling s, const std::string& name, std::int64_t id) {
+  return {"global_pool", window_args(name, id), fmt::format("a window as large as the input at one size is global pooling only at that size: write it as a "
                      "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size; {}",
-                     vouch_for_window(s, name, id));
+                     vouch_for_window(s, name, id))};
 }
 
-std::string window_tiles_hint(option_spelling s, const std::string& name, std::int64_t id) {
-  return fmt::format("adaptive pooling to a fixed number of bins (PSPNet's, a spatial pyramid's) exported at one size "
+reason_text window_tiles_hint(option_spelling s, const std::string& name, std::int64_t id) {
+  return {"adaptive_pool", window_args(name, id), fmt::format("adaptive pooling to a fixed number of bins (PSPNet's, a spatial pyramid's) exported at one size "
                      "has its window and stride computed from that size: export the model with adaptive pooling kept "
                      "as an op that follows the size, or give the model its declared size; {}",
-                     vouch_for_window(s, name, id));
+                     vouch_for_window(s, name, id))};
 }
 
-std::string window_spans_hint(option_spelling s, const std::string& name, std::int64_t id) {
-  return fmt::format("a window that reaches across the whole input at one size may have had its kernel, padding or "
+reason_text window_spans_hint(option_spelling s, const std::string& name, std::int64_t id) {
+  return {"window_from_shape", window_args(name, id), fmt::format("a window that reaches across the whole input at one size may have had its kernel, padding or "
                      "dilation computed from that size: export the model with them computed from the input's shape, or "
                      "give the model its declared size; {}",
-                     vouch_for_window(s, name, id));
+                     vouch_for_window(s, name, id))};
 }
 
-std::string resize_to_fixed_size_hint() {
-  return "export the model with the size computed from the input's shape, or resize by scales alone";
+reason_text resize_to_fixed_size_hint() {
+  return {"resize_from_shape", {}, "export the model with the size computed from the input's shape, or resize by scales alone"};
 }
 
-std::string size_value_unknown_hint() {
-  return "compute the value from the input's shape with ops whose values reshape1 follows (ShapeOf, Gather, "
-         "Concat, arithmetic, Convert)";
+reason_text size_value_unknown_hint() {
+  return {"compute_size_value", {}, "compute the value from the input's shape with ops whose values reshape1 follows (ShapeOf, Gather, "
+         "Concat, arithmetic, Convert)"};
 }
 
-std::string member_fails_hint() {
-  return "the model does not run at every size asked: ask for the sizes it runs at (often the multiples of "
-         "its stride), one at a time";
+reason_text member_fails_hint() {
+  return {"ask_running_sizes", {}, "the model does not run at every size asked: ask for the sizes it runs at (often the multiples of "
+         "its stride), one at a time"};
 }
 
-std::string runs_at_step_hint(std::int64_t step, const std::vector<std::string>& tried) {
-  return fmt::format("the model runs only at some sizes: at multiples of {} it runs ({}); ask for the "
+reason_text runs_at_step_hint(std::int64_t step, const std::vector<std::string>& tried) {
+  return {"ask_step_multiples", {{"step", step}, {"tried", and_listed(tried)}}, fmt::format("the model runs only at some sizes: at multiples of {} it runs ({}); ask for the "
                      "sizes it runs at, one at a time",
-                     step, and_listed(tried));
+                     step, and_listed(tried))};
 }
 
-std::string sizes_not_proven_hint(const std::vector<std::string>& tried) {
-  return fmt::format("it runs at {}; to be sure of a size, ask for it alone", and_listed(tried));
+reason_text sizes_not_proven_hint(const std::vector<std::string>& tried) {
+  return {"ask_size_alone", {{"tried", and_listed(tried)}},
+          fmt::format("it runs at {}; to be sure of a size, ask for it alone", and_listed(tried))};
 }
 
 }  // namespace reshape1::model::text

@@ -86,9 +86,17 @@ reason_text hard_codes_batch(std::int64_t value, dimension_fix fix) {
                       fix_text(fix))};
 }
 
-std::string pattern_fix_hint(std::size_t index, dimension_fix fix) {
-  return fmt::format("pattern[{}]: {}", index, fix_text(fix));
+reason_text pattern_fix_hint(std::size_t index, dimension_fix fix) {
+  // `write` names the rewrite fix_text words.
+  const std::string_view write = fix.special_zero ? (fix.has_minus_one ? "0" : "0_or_-1")
+                                 : fix.has_minus_one ? "0_special_zero"
+                                                     : "-1_or_0_special_zero";
+  return {"rewrite_pattern_element",
+          {{"pattern_index", number(index)}, {"write", std::string(write)}},
+          fmt::format("pattern[{}]: {}", index, fix_text(fix))};
 }
+
+reason_text declaration_hint(const reason_text& verdict) { return {"change_declaration", verdict.args, verdict.text}; }
 
 std::span<const std::string_view> check_reason_codes() noexcept { return codes; }
 

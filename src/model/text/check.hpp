@@ -41,7 +41,10 @@ struct dimension_fix {
 /// Pattern element 0 hard-codes the batch `value`.
 [[nodiscard]] reason_text hard_codes_batch(std::int64_t value, dimension_fix fix);
 /// The hint for the first element that keeps the model from reshaping.
-[[nodiscard]] std::string pattern_fix_hint(std::size_t index, dimension_fix fix);
+[[nodiscard]] reason_text pattern_fix_hint(std::size_t index, dimension_fix fix);
+/// A Reshape's shape_mismatch or refinable verdict as its hint: the declaration to change (its sentence and
+/// values, code `change_declaration`).
+[[nodiscard]] reason_text declaration_hint(const reason_text& verdict);
 
 /// Every code the reasons above give, in their order (the tests render each).
 [[nodiscard]] std::span<const std::string_view> check_reason_codes() noexcept;
