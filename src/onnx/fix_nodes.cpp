@@ -105,6 +105,14 @@ std::string pattern_nodes::computed(const std::string& data, std::span<const mod
 }
 
 std::optional<std::string> range_nodes(pattern_nodes& made, const model::detail::fix_plan& p, const std::string& count) {
+  if (p.range->table) {  // the values as computed, in the Const's type
+    if (!p.converted) return count;
+    const auto to = detail::onnx_type_of(*p.converted);
+    if (!to) return std::nullopt;
+    const auto v = made.node("Cast", {count}, "cast");
+    made.attribute("to", *to);
+    return v;
+  }
   const auto n = made.node("Reshape", {count, made.constant("count_shape", {})}, "count");
   // Counted from 0 by 1 in int64, then the step and the start in integers, then the Const's type and shape.
   auto v = made.node("Range", {made.scalar("zero", 0), n, made.scalar("one", 1)}, "range");

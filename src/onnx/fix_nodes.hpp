@@ -52,7 +52,8 @@ class pattern_nodes {
 };
 
 /// The nodes that compute plan `p`'s Range (fix's apply_range) from its count (`count`, `[1]`): its
-/// output; nullopt where the Const's type has no ONNX name.
+/// output; nullopt where the Const's type has no ONNX name. A table (counted_range::table) is `count`
+/// itself, cast to the Const's type.
 std::optional<std::string> range_nodes(pattern_nodes& made, const model::detail::fix_plan& p, const std::string& count);
 
 /// The nodes that compute plan `p`'s grid (fix's apply_range) from its counts (`count`, one per axis it counts

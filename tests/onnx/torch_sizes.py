@@ -122,6 +122,11 @@ FIXED = {
     # The same head with its anchor_grid (each anchor's width and height at every cell) folded whole too: it
     # becomes its first cell spread along Ranges of H and W (spread_along_size).
     "size_fix_anchor_grid": ("size_fix_anchor_grid_at_b", "x=[1,12,2..,2..]", [1, 12, 13, 14], [1, 12, 11, 10]),
+    # x.shape folded into a table [1,2,6,8] and k = W - 1 read from it (shape_table): the table computed as
+    # x's shape, so TopK keeps W - 1 at every width.
+    "size_shape_table": ("size_shape_table_at_b", "x=[1,2,?,?]", [1, 2, 3, 16], [1, 2, 6, 8]),
+    # The same table concatenated with a 0 and W sliced out of it for an Expand's shape.
+    "size_shape_table_concat": ("size_shape_table_concat_at_b", "x=[1,2,?,?]", [1, 2, 5, 16], [1, 2, 6, 8]),
 }
 
 

@@ -407,6 +407,27 @@ def view_from_shape(p, c, h, w):
     pattern = p.op("Concat", [first, p.i64([-1])], axis=0)
     p.op("Reshape", ["x", pattern], "y")
 
+# x.shape folded at export into a table [1,c,h,w] that the program then indexes (shape_table): the width taken
+# from it for a grid of columns, `arange(x.shape[3])`, added to the map; H and W sliced from it for an Expand of
+# the map's mean back over them.
+def shape_table_width(p, c, h, w):
+    width = p.op("Gather", [p.i64([1, c, h, w]), p.i64([3], scalar=True)], axis=0)
+    r = p.op("Range", [p.i64([0], scalar=True), width, p.i64([1], scalar=True)])
+    p.op("Add", ["x", p.op("Cast", [r], to=1)], "y")
+
+def shape_table_sliced(p, c, h, w):
+    hw = p.op("Slice", [p.i64([1, c, h, w]), p.i64([2]), p.i64([4]), p.i64([0])])
+    target = p.op("Concat", [p.i64([1, 1]), hw], axis=0)
+    m = p.op("ReduceMean", ["x"], axes=[2, 3], keepdims=1)
+    p.op("Sub", ["x", p.op("Expand", [m, target])], "y")
+
+# ... and H·W computed from it as a mean's divisor: at another size the program runs and divides by the old count.
+def shape_table_count(p, c, h, w):
+    table = p.i64([1, c, h, w])
+    rows, cols = (p.op("Gather", [table, p.i64([k], scalar=True)], axis=0) for k in (2, 3))
+    count = p.op("Cast", [p.op("Mul", [rows, cols])], to=1)
+    p.op("Div", [p.op("ReduceSum", ["x", p.i64([2, 3])], keepdims=1), count], "y")
+
 
 FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, mean_reciprocal, mean_op,
             crop_whole_width, crop_half, crop_to_end, last_row, last_row_negative, pool_window, pool_global,
@@ -417,14 +438,15 @@ FAMILIES = [flatten_baked, flatten_minus1, flatten_kept_channels, mean_baked, me
             covariance, abs_deviation, third_moment, variance_int, correction_tensor, std_root, root_mean_square,
             log_mean_exp, mean_channels_width, variance_scaled, counted_columns, counted_rows_expanded,
             counted_positions, folded_grid, folded_meshgrid_columns, grid_at_height_1, columns_at_width_1,
-            grid_after_mean_at_height_1, spread_anchor_grid, spread_columns]
+            grid_after_mean_at_height_1, spread_anchor_grid, spread_columns, shape_table_width, shape_table_sliced,
+            shape_table_count]
 
 
 # The families whose broken programs `fix --shape` has a rewrite for (issue 48: Reshape patterns, Resize's
 # sizes, Slice's ends, a Gather's last position, TopK's k of a whole axis, a Range's limit, Tile's repeats and
 # Expand's shape, a divisor that counts the elements summed, a factor one over it, a pooling window of the
 # whole map, a pad to a window that a later Reshape keeps, a constant that counts along a size, a grid
-# folded whole, a constant spread along a size); the others'
+# folded whole, a constant spread along a size, a table of the input's shape); the others'
 # constants are refused, naming them.
 # (Not pad_to_multiple: nothing in its graph names the multiple.)
 # (Not window_partition: its split of H = 8 into `[4,2]` exports the same constants as a program that cuts H
@@ -436,7 +458,8 @@ REWRITABLE = {"flatten_baked", "attention_baked", "resize_sizes", "crop_half", "
               "pool_window", "variance_bessel", "variance_sum_bessel", "std_ratio", "mean_reciprocal_first",
               "variance_sum_bessel_first", "std_ratio_first", "variance_chained", "mean_chained",
               "mean_channels_width", "pad_window", "pad_window_2d", "counted_columns", "counted_rows_expanded",
-              "counted_positions", "folded_grid", "folded_meshgrid_columns", "spread_anchor_grid", "spread_columns"}
+              "counted_positions", "folded_grid", "folded_meshgrid_columns", "spread_anchor_grid", "spread_columns",
+              "shape_table_width", "shape_table_sliced", "shape_table_count"}
 
 
 def fix_phase(args, tmp, cases, outcomes, counts):

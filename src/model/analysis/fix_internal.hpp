@@ -63,6 +63,9 @@ struct counted_range {
   std::vector<std::size_t> axes{};
   std::vector<double> base{};
   std::vector<std::vector<double>> slopes{};
+  /// A table instead (check's `shape_table`): the Const is `computed` itself, a tensor's whole shape, in its
+  /// type (`shape` is then the Const's); nothing is counted.
+  bool table = false;
   friend bool operator==(const counted_range&, const counted_range&) = default;
 };
 
@@ -99,6 +102,20 @@ struct pattern_choice {
   std::optional<counted_range> range{};
 };
 
+/// The choice that feeds input `port` `terms` read from the shape of output `output` of `from` (a tensor
+/// met), explained by `why(terms as text, from's name)`.
+template <class Why>
+pattern_choice read_from_met(std::size_t port, const layer& from, std::size_t output, std::vector<pattern_term> terms, Why why) {
+  const std::string name(from.name);
+  pattern_choice c;
+  c.port = port;
+  c.computed = std::move(terms);
+  c.why = why(terms_text(c.computed, name), name);
+  c.shape_of = std::pair<std::int64_t, std::size_t>(from.id, output);
+  c.shape_of_name = name;
+  return c;
+}
+
 /// The values to try, best first, for Reshape `l` of `g` (propagated as `p`), which check_batch names with
 /// finding `f`. An element that writes the declared batch (`f.pattern_index`) gets 0, the copy of the
 /// input's batch: with special_zero as it is, or set to true when no element of the pattern may be 0
@@ -121,6 +138,12 @@ struct pattern_choice {
                                                                const propagation& asked, const layer& l,
                                                                const batch_finding& f, std::span<const std::int64_t> stays,
                                                                text::fix_reason& reason);
+
+/// New sizes: whether finding `f` names Const `l` as a shape table (check's `shape_table`), and the choice that
+/// computes it as the shape of the tensor it is (fix_table.cpp).
+[[nodiscard]] bool reads_table(const layer& l, const batch_finding& f);
+[[nodiscard]] std::vector<pattern_choice> table_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                                        const layer& l, const batch_finding& f, text::fix_reason& reason);
 
 /// The input a finding names (its `port` argument), where it names one.
 [[nodiscard]] inline std::optional<std::size_t> finding_port(const batch_finding& f) {

@@ -79,9 +79,10 @@ std::string pattern_text(const graph& g, const propagation& p, const layer& l, s
 std::string reduction_text(const fix_plan& x) { return fmt::format("{} over [{}]", x.reduction, fmt::join(x.axes, ",")); }
 
 /// A Const computed as a Range, in the notation of a change: `range(shape('x')[1])*2+1 as [1,-1]`; a grid,
-/// `grid([shape('x')[2],shape('x')[3]] along axes [2,3]) as [1,3,-1,-1,2]`.
+/// `grid([shape('x')[2],shape('x')[3]] along axes [2,3]) as [1,3,-1,-1,2]`; a table, `[shape('x')[0],...]`.
 std::string counted_range_text(const fix_plan& x) {
   const auto& r = *x.range;
+  if (r.table) return terms_text(x.computed, x.shape_of_name);
   if (!r.axes.empty()) {
     auto shape = r.shape;
     for (const auto a : r.axes) shape[a] = -1;

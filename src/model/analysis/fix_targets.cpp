@@ -391,8 +391,15 @@ std::vector<std::int64_t> fix_planner::kept_values(const layer& except) const {
 namespace {
 
 /// The layers that compute plan `x`'s Range (fix_planner::range_edits) from its count (`count`, `[1]`): its
-/// last.
+/// last. A table (counted_range::table) is its values as computed, in the Const's type.
 std::int64_t range_layers(const fix_plan& x, added_layers& made, std::int64_t count) {
+  if (x.range->table) {
+    if (!x.converted) return count;
+    const auto v = made.add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}},
+                            {{count, 0}}, {static_cast<std::int64_t>(x.computed.size())});
+    made.edits.back().output_type = *x.converted;
+    return v;
+  }
   const auto numpy = std::pair<std::string, std::string>{"auto_broadcast", "numpy"};
   // Range-4 counts from 0 by 1 in i64 (its inputs scalars), then the step and the start, in integers, then
   // the Const's type and shape: whole values, exact in every type the Const held them in.

@@ -410,23 +410,6 @@ std::vector<pattern_choice> placed_size_choices(const graph& g, const propagatio
   return choices;
 }
 
-namespace {
-
-/// The choice that feeds input `port` `terms` read from the shape of output `output` of `from` (a tensor
-/// met), explained by `why(terms as text, from's name)`.
-template <class Why>
-pattern_choice read_from_met(std::size_t port, const layer& from, std::size_t output, std::vector<pattern_term> terms, Why why) {
-  const std::string name(from.name);
-  pattern_choice c;
-  c.port = port;
-  c.computed = std::move(terms);
-  c.why = why(terms_text(c.computed, name), name);
-  c.shape_of = std::pair<std::int64_t, std::size_t>(from.id, output);
-  c.shape_of_name = name;
-  return c;
-}
-
-}  // namespace
 
 bool reads_divisor(const layer& l, const batch_finding& f) {
   // A divisor is input 1; a factor either input (a product is the same either way round: Mul(1/n, sum)).
@@ -921,7 +904,7 @@ using choices_fn = std::vector<pattern_choice> (*)(const graph&, const propagati
 constexpr std::pair<reads_fn, choices_fn> readings[] = {
     {reads_positions, last_position_choices}, {reads_k, k_choices},         {reads_extents, extent_choices},
     {reads_limit, limit_choices},             {reads_divisor, divisor_choices}, {reads_window, window_choices},
-    {reads_range, range_choices},
+    {reads_range, range_choices},             {reads_table, table_choices},
     {reads_placed, placed_size_choices},
 };
 

@@ -456,6 +456,21 @@ fix_reason met_may_be_one(const std::string& met) {
                       met)};
 }
 
+std::string table_from_tensor(std::string_view terms, std::string_view source) {
+  return fmt::format("it is the whole shape of '{}' at the declared shapes: it is computed as {}, that shape at "
+                     "the new sizes",
+                     source, terms);
+}
+
+fix_reason table_tensor_unknown(const std::string& shape, const std::string& first, const std::string& first_at,
+                                const std::string& second, const std::string& second_at) {
+  return {"table_tensor_unknown",
+          {{"shape", shape}, {"first", first}, {"first_at", first_at}, {"second", second}, {"second_at", second_at}},
+          fmt::format("it is the shape {} of both '{}' and '{}' at the declared shapes, which are {} and {} at the "
+                      "shapes asked: which one it stands for is not known",
+                      shape, first, second, first_at, second_at)};
+}
+
 fix_reason range_not_read(std::int64_t count, std::int64_t start, std::int64_t step) {
   return {"range_not_read",
           {{"count", count}, {"start", start}, {"step", step}},
@@ -570,7 +585,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "met_may_be_one", "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
       "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "constant_written_out", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio",
-      "no_negative_positions", "window_not_whole", "pad_not_read"};
+      "no_negative_positions", "window_not_whole", "pad_not_read", "table_tensor_unknown"};
   return codes;
 }
 

@@ -183,6 +183,8 @@ struct proof_at {
 [[nodiscard]] std::string grid_from_tensor(std::string_view terms, std::string_view source);
 /// A constant spread along sizes (check's `spread_along_size`) computed from the shape of `source` likewise.
 [[nodiscard]] std::string spread_from_tensor(std::string_view terms, std::string_view source);
+/// A Const that is a tensor's whole shape (check's `shape_table`) computed as `terms`, the shape of `source`.
+[[nodiscard]] std::string table_from_tensor(std::string_view terms, std::string_view source);
 /// New sizes: why a TopK's k, `k` at the declared shapes, the whole of axis `axis`, is computed as `terms`.
 [[nodiscard]] std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis);
 /// New sizes: why a Pad's amounts are computed as `terms`: each that changes pads axis `axis` (of extent
@@ -213,6 +215,11 @@ enum class pad_doubt {
 /// A counted constant or grid whose only tensor met, `met`, may be 1 at the shapes asked (a `?` holds 1),
 /// where arithmetic would spread it rather than meet its extent (met_may_be_one).
 [[nodiscard]] fix_reason met_may_be_one(const std::string& met);
+/// New sizes: a Const that is the whole shape `shape` of two tensors at the declared shapes, `first` and
+/// `second`, which differ at the shapes asked (`first_at`, `second_at`): which one it stood for is not known
+/// (table_tensor_unknown).
+[[nodiscard]] fix_reason table_tensor_unknown(const std::string& shape, const std::string& first, const std::string& first_at,
+                                              const std::string& second, const std::string& second_at);
 /// New sizes: element `index` of a Gather's positions is the last along its axis, but the op (`op`, `version`)
 /// counts no position back from the end.
 [[nodiscard]] fix_reason no_negative_positions(std::size_t index, std::string_view op, int version);

@@ -959,6 +959,69 @@ TEST_F(fixing, new_sizes_a_counted_constant_is_computed_as_a_range) {
   EXPECT_TRUE(std::none_of(vouched.findings.begin(), vouched.findings.end(), [](const auto& f) { return f.code == "counted_range"; }));
 }
 
+/// x [1,2,6,8] and TopK(x, table[3] - 1) with the i32 table [1,2,6,8]; with `other`, a second input of x's
+/// declared shape, y, that the shapes asked keep. The table's id in `table`.
+ir_builder shape_table_model(bool other, int& table) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,6,8]", "x");
+  if (other) b.result(b.parameter("[1,2,6,8]", "y"), "[1,2,6,8]");
+  table = b.constant(element_type::i32, "4", {1, 2, 6, 8}, "[4]");
+  const int width = b.layer("Gather", "batch_dims=\"0\"", {"[4]", "[]", "[]"}, {"[]"}, "width", 8);
+  b.edge(table, width, 0);
+  b.edge(b.constant(element_type::i32, "", {3}, "[]"), width, 1);
+  b.edge(b.scalar(0), width, 2);
+  const int k = b.layer("Subtract", "auto_broadcast=\"numpy\"", {"[]", "[]"}, {"[]"}, "k", 1);
+  b.edge(width, k, 0);
+  b.edge(b.constant(element_type::i32, "", {1}, "[]"), k, 1);
+  const int top = b.layer("TopK", "axis=\"3\" mode=\"max\" sort=\"value\" index_element_type=\"i32\"", {"[1,2,6,8]", "[]"},
+                          {"[1,2,6,7]", "[1,2,6,7]"}, "top", 11);
+  b.edge(x, top, 0);
+  b.edge(k, top, 1);
+  b.result(top, "[1,2,6,7]");
+  return b;
+}
+
+// New sizes, IR: x's shape folded into an i32 table [1,2,6,8] and k = W - 1 read from it (`topk(x, x.shape[3] - 1)`
+// exported at one size): check names the table (shape_table), fix computes it as x's shape converted to i32, for
+// the Gather that read it, and the model written keeps W - 1 at another width.
+TEST_F(fixing, new_sizes_a_shape_table_is_computed_as_the_shape_it_was) {
+  int table = 0;
+  auto b = shape_table_model(false, table);
+  const auto before = model::check_batch(load(b.xml(), b.bin()), {.shapes = {{"x", parse_shape("[1,2,6,11]")}}});
+  ASSERT_FALSE(before.findings.empty());
+  EXPECT_EQ(before.findings[0].code, "shape_table");
+  EXPECT_EQ(before.findings[0].id, table);
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,6,2..]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].type, "Const");
+  EXPECT_EQ(r.changes[0].old_pattern, "[1,2,6,8]");
+  EXPECT_NE(r.changes[0].computed.find("shape('x')[3]"), std::string::npos) << r.changes[0].computed;
+  const auto xml = ir_output(r).xml;
+  EXPECT_NE(xml.find(R"(type="ShapeOf")"), std::string::npos);
+  EXPECT_NE(xml.find(R"(destination_type="i32")"), std::string::npos);
+  const auto at = written_at(r, "[1,2,6,11]");
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  ASSERT_FALSE(at.outputs.empty());
+  EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,6,10]");
+}
+
+// ... but where another tensor of that declared shape stays at the shapes asked (an input y), which of x and y
+// the table stood for is not known: refused, naming both.
+TEST_F(fixing, new_sizes_a_shape_table_of_two_tensors_that_differ_is_refused) {
+  int table = 0;
+  auto b = shape_table_model(true, table);
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,6,2..]")}};
+  const auto r = fix(b, o);
+  EXPECT_FALSE(r.fixed);
+  ASSERT_FALSE(r.refusals.empty());
+  EXPECT_EQ(r.refusals[0].id, table);
+  EXPECT_EQ(r.refusals[0].code, "table_tensor_unknown") << r.refusals[0].reason;
+}
+
 // New sizes, IR: a grid of cell positions folded at 5x7 into one f32 Const [1,2,5,7] (channel 0 the column
 // less 0.5, channel 1 the row times 2 plus 1: 70 values, above those the propagation reads) added to x: check names
 // it (counted_grid), fix computes it as its base plus Ranges of H and W read from x times its slopes, and the

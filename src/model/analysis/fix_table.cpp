@@ -1,0 +1,75 @@
+// New sizes: a Const that is a tensor's whole shape (check's `shape_table`), computed as that shape: see
+// fix_internal.hpp. The planner writes it as it writes a counted constant's Range (counted_range::table).
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/analysis/batch_internal.hpp"
+#include "model/analysis/fix_internal.hpp"
+#include "model/ops/rules.hpp"
+#include "model/text/fix.hpp"
+
+namespace reshape1::model::detail {
+
+bool reads_table(const layer& l, const batch_finding& f) {
+  return f.code == "shape_table" && part_of(l.type) == op_part::constant;
+}
+
+/// A Const that is the whole shape of a tensor at the declared shapes (check's `shape_table`: `x.shape` folded
+/// at export, then indexed), computed instead as that tensor's shape, for every layer that reads it. The
+/// tensor: one of that declared shape computed before the Const's first reader, and not from the Const; where
+/// several are and any two differ at the shapes asked (or one's rank is unknown there), none, since which one
+/// the table stood for one size does not show.
+std::vector<pattern_choice> table_choices(const graph& g, const propagation& declared, const propagation& asked,
+                                          const layer& l, const batch_finding& f, text::fix_reason& reason) {
+  reason = text::shape_values_unknown();
+  const auto index = static_cast<std::size_t>(&l - g.layers().data());
+  if (!reads_table(l, f) || declared.outputs[index].empty()) return {};
+  const auto key = exact_values(declared.outputs[index][0].value);
+  if (!key) return {};
+  std::size_t first = g.layers().size();
+  for (std::size_t c = 0; c < g.layers().size(); ++c)
+    for (const auto& x : g.layers()[c].sources)
+      if (x && x->layer == index) first = std::min(first, c);
+  // The layers computed from the Const (a tensor of its shape made by Expand or ConstantOfShape from it).
+  std::vector<char> from_table(g.layers().size(), 0);
+  from_table[index] = 1;
+  for (const auto i : g.order())
+    for (const auto& x : g.layers()[i].sources)
+      if (x && from_table[x->layer] != 0) from_table[i] = 1;
+  std::optional<std::pair<std::size_t, std::size_t>> met;
+  std::string met_at;
+  for (std::size_t i = 0; i < first; ++i) {
+    if (from_table[i] != 0) continue;
+    for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
+      const auto& d = declared.outputs[i][o].shape;
+      if (!d.is_static() || d.size() != key->size() ||
+          !std::equal(d.begin(), d.end(), key->begin(), [](const dimension& x, std::int64_t v) { return x.lo() == v; }))
+        continue;
+      const auto& a = asked.outputs[i][o].shape;
+      const auto at = a.rank_known() ? to_string(a) : std::string("unknown");
+      if (met && at != met_at) {
+        reason = text::table_tensor_unknown(to_string(d), std::string(g.layers()[met->first].name), met_at,
+                                            std::string(g.layers()[i].name), at);
+        return {};
+      }
+      if (!met) {
+        met = std::pair(i, o);
+        met_at = at;
+      }
+    }
+  }
+  if (!met || met_at == "unknown") return {};
+  std::vector<pattern_term> terms;
+  for (std::size_t k = 0; k < key->size(); ++k) terms.push_back(pattern_term{{k}, 1, 1});
+  auto c = read_from_met(0, g.layers()[met->first], met->second, std::move(terms), text::table_from_tensor);
+  counted_range table;
+  table.table = true;
+  table.shape = {static_cast<std::int64_t>(key->size())};
+  c.range = std::move(table);
+  return {std::move(c)};
+}
+
+}  // namespace reshape1::model::detail
