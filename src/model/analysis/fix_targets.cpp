@@ -395,8 +395,8 @@ namespace {
 std::int64_t range_layers(const fix_plan& x, added_layers& made, std::int64_t count) {
   if (x.range->table) {
     if (!x.converted) return count;
-    const auto v = made.add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}},
-                            {{count, 0}}, {static_cast<std::int64_t>(x.computed.size())});
+    const auto v = made.add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{count, 0}},
+                            {static_cast<std::int64_t>(x.computed.size())});
     made.edits.back().output_type = *x.converted;
     return v;
   }

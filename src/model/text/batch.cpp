@@ -357,15 +357,16 @@ reason_text joined_hint(reason_text first, const reason_text& then) {
 namespace {
 // Every hint code: those of check (a Reshape's), then those of check --batch and --shape, in the order their
 // functions are declared.
-constexpr std::string_view hint_code_list[] = {
-    "error_hint",         "change_declaration", "rewrite_pattern_element", "see_check",
-    "feed_body_batch",    "slice_to_end",       "not_translated",          "copy_batch",
-    "batch_own_dimension", "follow_size_back",  "give_dynamic_sizes",      "batch_size_not_a_value",
-    "compute_per_sample", "select_whole_batch", "vouch_op",                "give_output_layout",
-    "keep_batch_apart", "output_holds_data",  "give_input_layout",  "compute_pattern",         "vouch_constant",
-    "compute_from_shape", "global_pool",        "window_from_shape",       "adaptive_pool",
-    "resize_from_shape",  "compute_size_value", "ask_running_sizes",       "ask_step_multiples",
-    "ask_size_alone"};
+constexpr std::string_view hint_code_list[] = {"error_hint",         "change_declaration", "rewrite_pattern_element",
+                                               "see_check",          "feed_body_batch",    "slice_to_end",
+                                               "not_translated",     "copy_batch",         "batch_own_dimension",
+                                               "follow_size_back",   "give_dynamic_sizes", "batch_size_not_a_value",
+                                               "compute_per_sample", "select_whole_batch", "vouch_op",
+                                               "give_output_layout", "keep_batch_apart",   "output_holds_data",
+                                               "give_input_layout",  "compute_pattern",    "vouch_constant",
+                                               "compute_from_shape", "global_pool",        "window_from_shape",
+                                               "adaptive_pool",      "resize_from_shape",  "compute_size_value",
+                                               "ask_running_sizes",  "ask_step_multiples", "ask_size_alone"};
 }  // namespace
 
 std::span<const std::string_view> hint_codes() noexcept { return hint_code_list; }
@@ -410,8 +411,8 @@ reason_text body_input_hint(const layer& failing, std::size_t port, const layer&
   return {"feed_body_batch",
           {{"layer_id", failing.id}, {"port", static_cast<std::int64_t>(port)}, {"outer_id", outer.id}},
           fmt::format("give {} '{}' (id {}) in the body its batch: feed input {} of {} '{}' from a model input, or "
-                     "broadcast it to the batch (a Broadcast to the data's ShapeOf)",
-                     failing.type, failing.name, failing.id, port, outer.type, outer.name)};
+                      "broadcast it to the batch (a Broadcast to the data's ShapeOf)",
+                      failing.type, failing.name, failing.id, port, outer.type, outer.name)};
 }
 
 std::string replaced_batch(std::size_t index, std::int64_t value) {
@@ -479,9 +480,11 @@ reason_text see_check_hint(option_spelling s) { return {"see_check", {}, detail:
 
 reason_text follow_back_hint(option_spelling s) {
   // Only the command line draws the path (--dot has no keyword).
-  return {"follow_size_back", {}, fmt::format("an input of this layer keeps a size the new shapes should change: follow it back{} to the constant "
-                     "or Reshape that fixes it",
-                     s == option_spelling::command_line ? " (--dot FILE draws the path)" : "")};
+  return {"follow_size_back",
+          {},
+          fmt::format("an input of this layer keeps a size the new shapes should change: follow it back{} to the constant "
+                      "or Reshape that fixes it",
+                      s == option_spelling::command_line ? " (--dot FILE draws the path)" : "")};
 }
 
 reason_text dynamic_dims_hint(option_spelling s, const std::vector<input_report>& inputs) {
@@ -499,44 +502,55 @@ reason_text dynamic_dims_hint(option_spelling s, const std::vector<input_report>
   if (listed.empty()) return {};
   return {"give_dynamic_sizes",
           {{"inputs", listed}},
-          fmt::format("the shapes here follow the inputs' other dynamic dimensions ({}): give them sizes with {}",
-                      listed, detail::spell(s, detail::option::shape))};
+          fmt::format("the shapes here follow the inputs' other dynamic dimensions ({}): give them sizes with {}", listed,
+                      detail::spell(s, detail::option::shape))};
 }
 
 reason_text size_value_hint() {
-  return {"batch_size_not_a_value", {}, "the batch size is read as a value here, so what each sample gets depends on how many run with it; "
-         "compute the value from a dimension that does not hold the batch, or from a constant"};
+  return {"batch_size_not_a_value",
+          {},
+          "the batch size is read as a value here, so what each sample gets depends on how many run with it; "
+          "compute the value from a dimension that does not hold the batch, or from a constant"};
 }
 
 reason_text rule_hint(option_spelling s, batch_issue issue, const layer& l) {
   switch (issue) {
     case batch_issue::mixes_samples:
-      return {"compute_per_sample", {}, "make the layer compute within each sample: change its axes, or keep the batch in an axis it treats one "
-             "index at a time (axis 0 for most ops)"};
+      return {"compute_per_sample",
+              {},
+              "make the layer compute within each sample: change its axes, or keep the batch in an axis it treats one "
+              "index at a time (axis 0 for most ops)"};
     case batch_issue::drops_samples:
-      return {"select_whole_batch", {}, "select along another axis, or over the whole batch axis (a full-range slice, indices that follow the "
-             "batch)"};
+      return {"select_whole_batch",
+              {},
+              "select along another axis, or over the whole batch axis (a full-range slice, indices that follow the "
+              "batch)"};
     case batch_issue::cannot_tell:
       return {"vouch_op",
               {{"op", std::string(l.op_type())}, {"version", std::int64_t{l.op_version()}}},
-              fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with {}", l.op_type(),
-                          l.op_version(), detail::spell(s, detail::option::assume_kept, {}, l.op_type()))};
+              fmt::format("if every {}-{} layer keeps each sample apart, vouch for it with {}", l.op_type(), l.op_version(),
+                          detail::spell(s, detail::option::assume_kept, {}, l.op_type()))};
     default: return {};
   }
 }
 
 reason_text slice_whole_at_asked_hint() {
-  return {"slice_to_end", {}, "an end past every batch (the largest int64, as a slice with no end exports) keeps the whole batch at "
-         "every batch, and lets the analysis follow it"};
+  return {"slice_to_end",
+          {},
+          "an end past every batch (the largest int64, as a slice with no end exports) keeps the whole batch at "
+          "every batch, and lets the analysis follow it"};
 }
 
 reason_text not_covered_hint(option_spelling s, const layer& l) {
   const auto* why = l.find("not_covered");
-  return {"not_translated", {{"op", std::string(l.op_type())}, {"version", std::int64_t{l.op_version()}}}, fmt::format("{}, so its outputs' shapes are unknown and vouching for it with {} cannot help; 'reshape1 "
-                     "check --list-ops --format onnx' lists the ops reshape1 translates",
-                     why != nullptr && !why->text.empty() ? why->text
-                                                          : fmt::format("reshape1 does not translate {}-{}", l.op_type(), l.op_version()),
-                     detail::spell(s, detail::option::assume_kept))};
+  return {"not_translated",
+          {{"op", std::string(l.op_type())}, {"version", std::int64_t{l.op_version()}}},
+          fmt::format("{}, so its outputs' shapes are unknown and vouching for it with {} cannot help; 'reshape1 "
+                      "check --list-ops --format onnx' lists the ops reshape1 translates",
+                      why != nullptr && !why->text.empty()
+                          ? why->text
+                          : fmt::format("reshape1 does not translate {}-{}", l.op_type(), l.op_version()),
+                      detail::spell(s, detail::option::assume_kept))};
 }
 
 std::string reads_interleaved(std::size_t port, std::size_t axis) {
@@ -545,9 +559,11 @@ std::string reads_interleaved(std::size_t port, std::size_t axis) {
 }
 
 reason_text reads_interleaved_hint(std::string_view fold, std::int64_t id) {
-  return {"keep_batch_apart", {{"reshape_id", id}, {"reshape", std::string(fold)}}, fmt::format("reshape1 follows interleaved samples only through elementwise layers and Reshapes; keep the "
-                     "batch in a dimension of its own in the Reshape '{}' (id {}), or put it back before this layer",
-                     fold, id)};
+  return {"keep_batch_apart",
+          {{"reshape_id", id}, {"reshape", std::string(fold)}},
+          fmt::format("reshape1 follows interleaved samples only through elementwise layers and Reshapes; keep the "
+                      "batch in a dimension of its own in the Reshape '{}' (id {}), or put it back before this layer",
+                      fold, id)};
 }
 
 reason_text output_batch_elsewhere_hint() {
@@ -608,10 +624,12 @@ std::string and_listed(const std::vector<std::string>& items) {
 }  // namespace
 
 reason_text regroup_hint(option_spelling s) {
-  return {"compute_pattern", {}, fmt::format("write the pattern with 0 and -1, or compute it from the input's shape, so that each output "
-                     "dimension follows the sizes it is made of; a pattern meant to stay as it is can be vouched for "
-                     "with {}",
-                     detail::spell(s, detail::option::assume_constant))};
+  return {"compute_pattern",
+          {},
+          fmt::format("write the pattern with 0 and -1, or compute it from the input's shape, so that each output "
+                      "dimension follows the sizes it is made of; a pattern meant to stay as it is can be vouched for "
+                      "with {}",
+                      detail::spell(s, detail::option::assume_constant))};
 }
 
 reason_text vouch_hint(option_spelling s, const std::string& holder, std::optional<std::int64_t> id) {
@@ -640,23 +658,26 @@ reason_args window_args(const std::string& name, std::int64_t id) {
 }  // namespace
 
 reason_text global_window_hint(option_spelling s, const std::string& name, std::int64_t id) {
-  return {"global_pool", window_args(name, id), fmt::format("a window as large as the input at one size is global pooling only at that size: write it as a "
-                     "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size; {}",
-                     vouch_for_window(s, name, id))};
+  return {"global_pool", window_args(name, id),
+          fmt::format("a window as large as the input at one size is global pooling only at that size: write it as a "
+                      "reduction over the axis (ReduceMean, GlobalAveragePool), or give the model its declared size; {}",
+                      vouch_for_window(s, name, id))};
 }
 
 reason_text window_tiles_hint(option_spelling s, const std::string& name, std::int64_t id) {
-  return {"adaptive_pool", window_args(name, id), fmt::format("adaptive pooling to a fixed number of bins (PSPNet's, a spatial pyramid's) exported at one size "
-                     "has its window and stride computed from that size: export the model with adaptive pooling kept "
-                     "as an op that follows the size, or give the model its declared size; {}",
-                     vouch_for_window(s, name, id))};
+  return {"adaptive_pool", window_args(name, id),
+          fmt::format("adaptive pooling to a fixed number of bins (PSPNet's, a spatial pyramid's) exported at one size "
+                      "has its window and stride computed from that size: export the model with adaptive pooling kept "
+                      "as an op that follows the size, or give the model its declared size; {}",
+                      vouch_for_window(s, name, id))};
 }
 
 reason_text window_spans_hint(option_spelling s, const std::string& name, std::int64_t id) {
-  return {"window_from_shape", window_args(name, id), fmt::format("a window that reaches across the whole input at one size may have had its kernel, padding or "
-                     "dilation computed from that size: export the model with them computed from the input's shape, or "
-                     "give the model its declared size; {}",
-                     vouch_for_window(s, name, id))};
+  return {"window_from_shape", window_args(name, id),
+          fmt::format("a window that reaches across the whole input at one size may have had its kernel, padding or "
+                      "dilation computed from that size: export the model with them computed from the input's shape, or "
+                      "give the model its declared size; {}",
+                      vouch_for_window(s, name, id))};
 }
 
 reason_text resize_to_fixed_size_hint() {
@@ -664,23 +685,30 @@ reason_text resize_to_fixed_size_hint() {
 }
 
 reason_text size_value_unknown_hint() {
-  return {"compute_size_value", {}, "compute the value from the input's shape with ops whose values reshape1 follows (ShapeOf, Gather, "
-         "Concat, arithmetic, Convert)"};
+  return {"compute_size_value",
+          {},
+          "compute the value from the input's shape with ops whose values reshape1 follows (ShapeOf, Gather, "
+          "Concat, arithmetic, Convert)"};
 }
 
 reason_text member_fails_hint() {
-  return {"ask_running_sizes", {}, "the model does not run at every size asked: ask for the sizes it runs at (often the multiples of "
-         "its stride), one at a time"};
+  return {"ask_running_sizes",
+          {},
+          "the model does not run at every size asked: ask for the sizes it runs at (often the multiples of "
+          "its stride), one at a time"};
 }
 
 reason_text runs_at_step_hint(std::int64_t step, const std::vector<std::string>& tried) {
-  return {"ask_step_multiples", {{"step", step}, {"tried", and_listed(tried)}}, fmt::format("the model runs only at some sizes: at multiples of {} it runs ({}); ask for the "
-                     "sizes it runs at, one at a time",
-                     step, and_listed(tried))};
+  return {"ask_step_multiples",
+          {{"step", step}, {"tried", and_listed(tried)}},
+          fmt::format("the model runs only at some sizes: at multiples of {} it runs ({}); ask for the "
+                      "sizes it runs at, one at a time",
+                      step, and_listed(tried))};
 }
 
 reason_text sizes_not_proven_hint(const std::vector<std::string>& tried) {
-  return {"ask_size_alone", {{"tried", and_listed(tried)}},
+  return {"ask_size_alone",
+          {{"tried", and_listed(tried)}},
           fmt::format("it runs at {}; to be sure of a size, ask for it alone", and_listed(tried))};
 }
 

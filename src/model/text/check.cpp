@@ -88,7 +88,7 @@ reason_text hard_codes_batch(std::int64_t value, dimension_fix fix) {
 
 reason_text pattern_fix_hint(std::size_t index, dimension_fix fix) {
   // `write` names the rewrite fix_text words.
-  const std::string_view write = fix.special_zero ? (fix.has_minus_one ? "0" : "0_or_-1")
+  const std::string_view write = fix.special_zero    ? (fix.has_minus_one ? "0" : "0_or_-1")
                                  : fix.has_minus_one ? "0_special_zero"
                                                      : "-1_or_0_special_zero";
   return {"rewrite_pattern_element",

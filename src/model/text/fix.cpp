@@ -471,6 +471,14 @@ fix_reason table_tensor_unknown(const std::string& shape, const std::string& fir
                       shape, first, second, first_at, second_at)};
 }
 
+fix_reason table_read_whole(const std::string& type, const std::string& name) {
+  return {"table_read_whole",
+          {{"type", type}, {"name", name}},
+          fmt::format("it equals a tensor's whole shape, but {} '{}' reads it whole, not by index as a shape is read: "
+                      "it may be values that equal the shape by chance",
+                      type, name)};
+}
+
 fix_reason range_not_read(std::int64_t count, std::int64_t start, std::int64_t step) {
   return {"range_not_read",
           {{"count", count}, {"start", start}, {"step", step}},
@@ -585,7 +593,7 @@ std::span<const std::string_view> fix_reason_codes() noexcept {
       "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
       "met_may_be_one", "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
       "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "constant_written_out", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio",
-      "no_negative_positions", "window_not_whole", "pad_not_read", "table_tensor_unknown"};
+      "no_negative_positions", "window_not_whole", "pad_not_read", "table_tensor_unknown", "table_read_whole"};
   return codes;
 }
 

@@ -220,6 +220,9 @@ enum class pad_doubt {
 /// (table_tensor_unknown).
 [[nodiscard]] fix_reason table_tensor_unknown(const std::string& shape, const std::string& first, const std::string& first_at,
                                               const std::string& second, const std::string& second_at);
+/// New sizes: a Const that is a tensor's whole shape is read whole by layer `name` (of type `type`), not indexed
+/// as a shape is: its values may be weights that equal it by chance (table_read_whole).
+[[nodiscard]] fix_reason table_read_whole(const std::string& type, const std::string& name);
 /// New sizes: element `index` of a Gather's positions is the last along its axis, but the op (`op`, `version`)
 /// counts no position back from the end.
 [[nodiscard]] fix_reason no_negative_positions(std::size_t index, std::string_view op, int version);

@@ -664,5 +664,18 @@ TEST(onnx_fix, new_sizes_and_batches_do_not_go_together) {
   EXPECT_THROW((void)onnx::fix(torch_exports / "flatten_baked.at_a.onnx", samples_alone), error);
 }
 
+// A table of four weights that equal x's declared shape by chance, read whole (a Cast, then a Mul): check cannot
+// tell which it is, and fix refuses to compute it as x's shape (a cold attack's wrong fix: ONNX Runtime gives the
+// export's results at another size with the weights kept).
+TEST(onnx_fix, new_sizes_a_table_read_whole_is_not_computed_as_a_shape) {
+  const auto bytes = fixture_bytes("size_shape_table_weights");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "weights.onnx", at_sizes("[1,5,?,?]"));
+  EXPECT_FALSE(r.fixed);
+  ASSERT_FALSE(r.refusals.empty());
+  EXPECT_EQ(r.refusals[0].name, "weights");
+  EXPECT_EQ(r.refusals[0].code, "table_read_whole") << r.refusals[0].reason;
+  EXPECT_NE(r.refusals[0].reason.find("Cast 'w'"), std::string::npos) << r.refusals[0].reason;
+}
+
 }  // namespace
 }  // namespace reshape1::test
