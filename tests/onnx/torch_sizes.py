@@ -129,6 +129,8 @@ FIXED = {
     "size_shape_table_concat": ("size_shape_table_concat_at_b", "x=[1,2,?,?]", [1, 2, 5, 16], [1, 2, 6, 8]),
     # A pooled map's shape as the table, its W counted through a ConstantOfShape: computed as the map's shape.
     "size_shape_table_pooled": ("size_shape_table_pooled_at_b", "x=[1,2,2..,2..]", [1, 2, 6, 12], [1, 2, 8, 20]),
+    # x's shape stored as floats, cast to integers, W taken for a Range: computed as x's shape cast to floats.
+    "size_shape_table_float": ("size_shape_table_float_at_b", "x=[1,2,2..,2..]", [1, 2, 3, 16], [1, 2, 6, 8]),
 }
 
 

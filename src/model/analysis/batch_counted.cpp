@@ -261,6 +261,17 @@ std::vector<char> positions_read(const graph& g, const propagation& declared, st
 
 }  // namespace
 
+std::optional<std::vector<std::int64_t>> table_values(const std::optional<tensor_value>& v) {
+  if (!v || !v->is_real()) return exact_values(v);
+  std::vector<std::int64_t> whole;
+  for (const double x : v->reals) {
+    // (Whole numbers a dimension can be: 2^53 keeps every one exact in a double.)
+    if (!(std::abs(x) < 9007199254740992.0) || x != std::floor(x)) return std::nullopt;
+    whole.push_back(static_cast<std::int64_t>(x));
+  }
+  return whole;
+}
+
 tensors_by_shape shapes_of(const graph& g, const propagation& declared, const propagation& asked) {
   tensors_by_shape shaped;
   for (const auto i : g.order())
@@ -280,14 +291,11 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
                                                  option_spelling spelling) {
   const auto& l = g.layers()[index];
   if (l.auxiliary || vouched(l, assumed) || declared.outputs[index].empty()) return std::nullopt;
-  const auto& v = declared.outputs[index][0].value;
   const auto& own = declared.outputs[index][0].shape;
-  if (!v || v->is_real() || v->elements.size() < 2 || !own.rank_known() || own.size() != 1) return std::nullopt;
+  const auto key = table_values(declared.outputs[index][0].value);
+  if (!key || key->size() < 2 || !own.rank_known() || own.size() != 1) return std::nullopt;
   // (A table of 1s and 0s is any shape's of ones: no sign of a size.)
-  if (std::none_of(v->elements.begin(), v->elements.end(), [](const element_bound& b) { return b.exact() && b.lo >= 2; }))
-    return std::nullopt;
-  const auto key = exact_values(v);
-  if (!key) return std::nullopt;
+  if (std::none_of(key->begin(), key->end(), [](std::int64_t d) { return d >= 2; })) return std::nullopt;
   const auto found = shaped.find(*key);
   if (found == shaped.end()) return std::nullopt;
   std::vector<char> read;

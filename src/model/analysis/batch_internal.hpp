@@ -155,6 +155,10 @@ using tensors_by_shape = std::map<std::vector<std::int64_t>, std::vector<std::pa
 /// ... of the tensors whose rank the shapes asked (`asked`) know, in the graph's order. (analysis/batch_counted.cpp)
 tensors_by_shape shapes_of(const graph& g, const propagation& declared, const propagation& asked);
 
+/// The values of a shape table (shape_table_finding): its integers, each exactly known, or its reals where each
+/// is a whole number (a table an export stored as floats, cast before it is indexed); nullopt otherwise.
+/// (analysis/batch_counted.cpp)
+std::optional<std::vector<std::int64_t>> table_values(const std::optional<tensor_value>& v);
 /// A Const that some layer reads as data, of rank 1 and two values at least, that is the whole shape of a tensor
 /// of the model (`shaped`) at the declared shapes, where a dimension of that tensor other than its batch changes
 /// and some layer takes that position from the table: the shape a program read from its input (`x.shape`

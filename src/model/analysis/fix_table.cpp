@@ -21,13 +21,19 @@ bool reads_table(const layer& l, const batch_finding& f) {
 namespace {
 
 /// The first layer that reads the output of layer `index` otherwise than a shape is read, by index: a Gather's
-/// or a Slice's data, or a Concat's input that is read so in turn (`depth` Concats at most); null when none.
-const layer* read_whole(const graph& g, std::size_t index, int depth = 4) {
+/// or a Slice's data, or the input of a Concat, or of a Convert to integers (a table stored as floats) or a
+/// Squeeze, that is read so in turn (`depth` of those at most); null when none.
+const layer* read_whole(const graph& g, const propagation& declared, std::size_t index, int depth = 4) {
   for (const auto& c : g.layers())
     for (std::size_t port = 0; port < c.sources.size(); ++port) {
       if (!c.sources[port] || c.sources[port]->layer != index) continue;
-      if (part_of(c.type) == op_part::concat && depth > 0) {
-        if (const auto* whole = read_whole(g, static_cast<std::size_t>(&c - g.layers().data()), depth - 1)) return whole;
+      const auto at = static_cast<std::size_t>(&c - g.layers().data());
+      const auto& out = declared.outputs[at];
+      const bool passes = part_of(c.type) == op_part::concat ||
+                          (part_of(c.type) == op_part::passes_values && port == 0 && !out.empty() && out[0].type &&
+                           is_integer(*out[0].type));
+      if (passes && depth > 0) {
+        if (const auto* whole = read_whole(g, declared, at, depth - 1)) return whole;
         continue;
       }
       if (port != 0 || (!slices(c) && !holds_positions(c, 1))) return &c;
@@ -42,16 +48,16 @@ const layer* read_whole(const graph& g, std::size_t index, int depth = 4) {
 /// tensor: one of that declared shape computed before the Const's first reader, and not from the Const; where
 /// several are and any two differ at the shapes asked (or one's rank is unknown there), none, since which one
 /// the table stood for one size does not show. Only a table that is indexed (read by Gathers and Slices, through
-/// Concats) is read so.
+/// Concats and Converts to integers) is read so.
 std::vector<pattern_choice> table_choices(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
                                           const batch_finding& f, text::fix_reason& reason) {
   reason = text::shape_values_unknown();
   const auto index = static_cast<std::size_t>(&l - g.layers().data());
   if (!reads_table(l, f) || declared.outputs[index].empty()) return {};
-  const auto key = exact_values(declared.outputs[index][0].value);
+  const auto key = table_values(declared.outputs[index][0].value);
   if (!key) return {};
   // (A table read whole, as weights are, may equal a shape by chance: only one indexed as `x.shape[i]` is one.)
-  if (const auto* whole = read_whole(g, index)) {
+  if (const auto* whole = read_whole(g, declared, index)) {
     reason = text::table_read_whole(std::string(whole->op_type()), std::string(whole->name));
     return {};
   }

@@ -244,6 +244,7 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       {"size_shape_table_concat", {{"x", "[1,2,6,16]"}}, model::batch_verdict::cannot_tell, "shape_table"},
       {"size_shape_table_pooled", {{"x", "[1,2,6,12]"}}, model::batch_verdict::cannot_tell, "shape_table"},
       {"size_shape_table_weights", {{"x", "[1,5,7,9]"}}, model::batch_verdict::cannot_tell, "shape_table"},
+      {"size_shape_table_float", {{"x", "[1,2,3,16]"}}, model::batch_verdict::no, "shape_table"},
       {"size_last_tokens_computed", {{"x", "[1,16,8]"}}, model::batch_verdict::yes, nullptr},
       // A fixed size written as Cast(Floor(constant)): Floor carries the values, so the constant 32 is seen
       // where the size changes (it said yes with the sizes unknown).
