@@ -518,7 +518,7 @@ class BatchFinding(Finding):
     a stable name (an error code for "fails", else the reason: "reduces_batch", "replaces_batch", ...) and
     args what the reason names ({"port": 0, "axis": 1}); what says it in English. hint_code and hint_args
     say the hint as data ("vouch_constant", {"constant_id": "12", "constant": "n"}; "" and {} without one:
-    docs/batch.md lists the codes)."""
+    docs/cli.md lists the codes)."""
 
     finding: str
     id: int

@@ -105,7 +105,7 @@ struct batch_finding : finding {
   int opset = 0;
   std::string what;          ///< what happens, naming the layer, dimensions and values involved
   std::string hint;          ///< a change that resolves it, "" when there is none to give
-  /// The hint as a stable code and the values it names (docs/batch.md lists them); "" and none without a hint.
+  /// The hint as a stable code and the values it names (docs/cli.md, "Hint codes", lists them); "" and none without a hint.
   std::string hint_code;
   reason_args hint_args;
   std::string at;            ///< for `fails`: the batch it fails at ("8", "?", or the example batch 2)
