@@ -139,6 +139,10 @@ pattern_choice read_from_met(std::size_t port, const layer& from, std::size_t ou
                                                                const batch_finding& f, std::span<const std::int64_t> stays,
                                                                text::fix_reason& reason);
 
+/// The index of the first layer of `g` that reads an output of layer `index` (layers().size() when none): where
+/// the layers that compute a Const in its place go (fix_value_choices.cpp).
+[[nodiscard]] std::size_t first_reader(const graph& g, std::size_t index);
+
 /// New sizes: whether finding `f` names Const `l` as a shape table (check's `shape_table`), and the choice that
 /// computes it as the shape of the tensor it is (fix_table.cpp).
 [[nodiscard]] bool reads_table(const layer& l, const batch_finding& f);

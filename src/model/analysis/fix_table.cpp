@@ -61,10 +61,7 @@ std::vector<pattern_choice> table_choices(const graph& g, const propagation& dec
     reason = text::table_read_whole(std::string(whole->op_type()), std::string(whole->name));
     return {};
   }
-  std::size_t first = g.layers().size();
-  for (std::size_t c = 0; c < g.layers().size(); ++c)
-    for (const auto& x : g.layers()[c].sources)
-      if (x && x->layer == index) first = std::min(first, c);
+  const auto first = first_reader(g, index);
   // The layers computed from the Const (a tensor of its shape made by Expand or ConstantOfShape from it).
   std::vector<char> from_table(g.layers().size(), 0);
   from_table[index] = 1;

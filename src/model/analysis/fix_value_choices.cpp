@@ -876,10 +876,7 @@ std::vector<pattern_choice> range_choices(const graph& g, const propagation& dec
       range.shape.push_back(a == counted->axis ? -1 : t.shape[a].lo());
   }
   // The new layers go before the first layer that reads the Const: what they read is computed before it.
-  std::size_t first = g.layers().size();
-  for (std::size_t c = 0; c < g.layers().size(); ++c)
-    for (const auto& x : g.layers()[c].sources)
-      if (x && x->layer == index) first = std::min(first, c);
+  const auto first = first_reader(g, index);
   std::vector<pattern_choice> choices;
   const auto may_be_1 = met_tensors(
       g, declared, asked, index, s,
@@ -909,6 +906,14 @@ constexpr std::pair<reads_fn, choices_fn> readings[] = {
 };
 
 }  // namespace
+
+std::size_t first_reader(const graph& g, std::size_t index) {
+  std::size_t first = g.layers().size();
+  for (std::size_t c = 0; c < g.layers().size(); ++c)
+    for (const auto& x : g.layers()[c].sources)
+      if (x && x->layer == index) first = std::min(first, c);
+  return first;
+}
 
 bool reads_values(const layer& l, const batch_finding& f) {
   return reads_pads(l, f) ||
