@@ -715,48 +715,17 @@ class onnx_fixer final : private onnx_source, public model::detail::fix_planner 
     return *node;
   }
 
-  /// What the rewrites left unread in `m`'s top graph (a computed pattern's old initializer, the nodes that
-  /// built it): ONNX Runtime warns on every load of a model with an initializer no node reads. Only what
-  /// the file read before goes: what it already left unread is the author's to keep. An initializer that is
-  /// also a graph input, or whose weights were left out of the parse, stays. `reshapes` follow their nodes.
+  /// What the rewrites left unread in `m`'s top graph, dropped (detail::drop_unread); `reshapes` follow their
+  /// nodes, and the large initializers left out of the parse their indices.
   void drop_unread(::onnx::ModelProto& m, std::vector<std::pair<layer_key, node_ref>>& reshapes) {
-    written_left_out_ = skimmed_.left_out;
-    dropped_.clear();
-    const auto before = read_names(proto_.graph());
-    const auto after = read_names(m.graph());
-    const auto dropped = [&](const std::string& name) { return !after.contains(name) && before.contains(name); };
-    for (const auto& name : before)
-      if (!after.contains(name)) dropped_.insert(name);
-    auto& g = *m.mutable_graph();
-    // Nodes last first: the indices below one dropped still name their nodes.
-    for (int k = g.node_size() - 1; k >= 0; --k) {
-      const auto& outputs = g.node(k).output();
-      if (outputs.empty() ||
-          std::any_of(outputs.begin(), outputs.end(), [&](const std::string& o) { return !o.empty() && after.contains(o); }) ||
-          std::none_of(outputs.begin(), outputs.end(), [&](const std::string& o) { return !o.empty() && dropped(o); }))
-        continue;
-      g.mutable_node()->DeleteSubrange(k, 1);
+    auto dropped = detail::drop_unread(proto_.graph(), *m.mutable_graph(), skimmed_.left_out);
+    for (const int k : dropped.nodes)  // last first: the indices below one dropped still name their nodes
       for (auto& [key, x] : reshapes) {
         if (x.path.empty() && x.index > k) --x.index;
         if (!x.path.empty() && x.path.front().first > k) --x.path.front().first;
       }
-    }
-    std::set<std::string> inputs;
-    for (const auto& v : g.input()) inputs.insert(v.name());
-    std::unordered_map<std::size_t, detail::left_out_field> moved;
-    int kept = 0;
-    for (int k = 0; k < g.initializer_size(); ++k) {
-      const auto left_out = skimmed_.left_out.find(static_cast<std::size_t>(k));
-      const auto& name = g.initializer(k).name();
-      if (left_out == skimmed_.left_out.end() && !inputs.contains(name) && dropped(name)) continue;
-      if (left_out != skimmed_.left_out.end()) moved.emplace(static_cast<std::size_t>(kept), left_out->second);
-      if (kept != k) g.mutable_initializer()->SwapElements(kept, k);
-      ++kept;
-    }
-    g.mutable_initializer()->DeleteSubrange(kept, g.initializer_size() - kept);
-    written_left_out_ = std::move(moved);
-    for (int k = g.value_info_size() - 1; k >= 0; --k)
-      if (dropped(g.value_info(k).name())) g.mutable_value_info()->DeleteSubrange(k, 1);
+    written_left_out_ = std::move(dropped.left_out);
+    dropped_ = std::move(dropped.names);
   }
 
   /// Nodes inserted into a copy of the file, `added` of them at `at` in the graph `path` leads to: the

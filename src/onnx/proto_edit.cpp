@@ -150,6 +150,60 @@ std::set<std::string> read_names(const ::onnx::GraphProto& g) {
   return read;
 }
 
+unread_dropped drop_unread(const ::onnx::GraphProto& file, ::onnx::GraphProto& edited,
+                           const std::unordered_map<std::size_t, left_out_field>& left_out) {
+  unread_dropped r;
+  const auto before = read_names(file);
+  const auto after = read_names(edited);
+  // What the nodes kept read, bodies included: a node the file left unread may read a tensor the rewrites
+  // left unread otherwise, whose node must then stay too.
+  std::set<std::string> needed;
+  const auto reads_of = [&needed](const ::onnx::NodeProto& n, const auto& self) -> void {
+    needed.insert(n.input().begin(), n.input().end());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g())
+        for (const auto& b : a.g().node()) self(b, self);
+      for (const auto& body : a.graphs())
+        for (const auto& b : body.node()) self(b, self);
+    }
+  };
+  const auto dropped = [&](const std::string& name) {
+    return !name.empty() && before.contains(name) && !after.contains(name) && !needed.contains(name);
+  };
+  // Nodes last first: each node's readers are decided before it.
+  for (int k = edited.node_size() - 1; k >= 0; --k) {
+    const auto& outputs = edited.node(k).output();
+    const auto kept = [&](const std::string& o) { return !o.empty() && (after.contains(o) || needed.contains(o)); };
+    if (outputs.empty() || std::any_of(outputs.begin(), outputs.end(), kept) ||
+        std::none_of(outputs.begin(), outputs.end(), dropped)) {
+      reads_of(edited.node(k), reads_of);
+      continue;
+    }
+    // (An output the file left unread goes with the node: a Split's other half.)
+    for (const auto& o : outputs)
+      if (!o.empty()) r.names.insert(o);
+    edited.mutable_node()->DeleteSubrange(k, 1);
+    r.nodes.push_back(k);
+  }
+  std::set<std::string> inputs;
+  for (const auto& v : edited.input()) inputs.insert(v.name());
+  int kept = 0;
+  for (int k = 0; k < edited.initializer_size(); ++k) {
+    const auto out = left_out.find(static_cast<std::size_t>(k));
+    if (out == left_out.end() && !inputs.contains(edited.initializer(k).name()) && dropped(edited.initializer(k).name()))
+      continue;
+    if (out != left_out.end()) r.left_out.emplace(static_cast<std::size_t>(kept), out->second);
+    if (kept != k) edited.mutable_initializer()->SwapElements(kept, k);
+    ++kept;
+  }
+  edited.mutable_initializer()->DeleteSubrange(kept, edited.initializer_size() - kept);
+  for (int k = edited.value_info_size() - 1; k >= 0; --k)
+    if (dropped(edited.value_info(k).name())) edited.mutable_value_info()->DeleteSubrange(k, 1);
+  for (const auto& name : before)
+    if (dropped(name)) r.names.insert(name);
+  return r;
+}
+
 namespace {
 /// The int64 tensor a Constant's `value_ints` or `value_int` stands for, read by its type as the lowering
 /// reads it: a list 1-D, one value a scalar.

@@ -18,6 +18,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "reshape1/model/graph.hpp"
+#include "skim.hpp"
 
 namespace reshape1::onnx::detail {
 
@@ -82,6 +83,21 @@ std::optional<node_ref> locate(::onnx::ModelProto& m, std::vector<std::pair<int,
 /// The names `g` reads: its outputs, and every input of a node one of whose outputs it reads (of the nodes
 /// of its subgraphs too, which may read the graph's names).
 std::set<std::string> read_names(const ::onnx::GraphProto& g);
+/// What drop_unread took out of a graph.
+struct unread_dropped {
+  std::set<std::string> names;  ///< the tensors the file read that nothing reads now, and the nodes' taken out
+  std::vector<int> nodes;       ///< the indices the nodes taken out had, last first
+  /// The large initializers left out of the parse (skimmed_model::left_out), by their indices now.
+  std::unordered_map<std::size_t, left_out_field> left_out;
+};
+/// What the rewrites left unread in `edited` (a copy of the top graph `file`, rewritten), taken out: the
+/// nodes and initializers that computed or held only tensors `file` read and `edited` no longer does (a
+/// computed pattern's old initializer, the nodes that built it), and their value_info. ONNX Runtime warns on
+/// every load of a model with an initializer no node reads. What the file already left unread is the
+/// author's to keep, and so is everything such a node reads. An initializer that is also a graph input, or
+/// whose weights were left out of the parse (`left_out`), stays.
+unread_dropped drop_unread(const ::onnx::GraphProto& file, ::onnx::GraphProto& edited,
+                           const std::unordered_map<std::size_t, left_out_field>& left_out);
 
 /// The initializer or Constant node that holds the tensor `name` as node `reader` sees it: in its own
 /// graph, else in the graphs around it, as ONNX scopes names (a branch's or a body's tensors are not

@@ -3,8 +3,8 @@
 
 For each model and batch B (2 and 4): ONNX Runtime runs a copy of the model with its batch freed
 (onnx_free_batch), each sample alone and the B samples stacked (tests/onnx/ort/oracle.js); reshape1 checks
-the original model at the same shapes (`check --shape NAME=...`). They must agree both ways: "yes" where
-ONNX Runtime's stacked results equal the samples' own, "no" where it fails or differs. A "cannot tell" is
+the original model at the same shapes and batch (`check --batch B --shape NAME=...`). They must agree both
+ways: "yes" where ONNX Runtime's stacked results equal the samples' own, "no" where it fails or differs. A "cannot tell" is
 no claim; it is allowed only where this file pins it (an op reshape1 does not translate). A "no" where
 ONNX Runtime is right could be pinned in known_false_no; none is.
 
@@ -124,7 +124,10 @@ with tempfile.TemporaryDirectory() as tmp:
                 dims = list(inp["shape"])
                 dims[axis] *= b
                 shapes += ["--shape", f"{input_name}=[{','.join(map(str, dims))}]"]
-            check = subprocess.run([RESHAPE1, "check", str(model), *shapes, "--json"], capture_output=True, text=True)
+            # The oracle compares each sample alone with the batch: that is --batch's question, asked even where
+            # the batch is the declared one (a --shape alone that keeps the batch asks about the other sizes).
+            check = subprocess.run([RESHAPE1, "check", str(model), "--batch", str(b), *shapes, "--json"],
+                                   capture_output=True, text=True)
             verdict = json.loads(check.stdout)["summary"]["verdict"] if check.stdout else f"error {check.stderr}"
             outcome = oracle[str(b)]["outcome"]
             rows.append((name, b, outcome, verdict))

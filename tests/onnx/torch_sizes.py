@@ -131,6 +131,10 @@ FIXED = {
     "size_shape_table_pooled": ("size_shape_table_pooled_at_b", "x=[1,2,2..,2..]", [1, 2, 6, 12], [1, 2, 8, 20]),
     # x's shape stored as floats, cast to integers, W taken for a Range: computed as x's shape cast to floats.
     "size_shape_table_float": ("size_shape_table_float_at_b", "x=[1,2,2..,2..]", [1, 2, 3, 16], [1, 2, 6, 8]),
+    # A pooled map's shape as a table read whole by an Expand of ones, counted: computed as the map's shape.
+    "size_expand_table_counted": ("size_expand_table_counted_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
+    "size_constant_of_shape_table_counted": ("size_constant_of_shape_table_counted_at_b", "x=[1,2,?,?]", [1, 2, 10, 12],
+                                             [1, 2, 6, 8]),
 }
 
 

@@ -489,7 +489,15 @@ batch_report analyse(const graph& g, const reshape_request& request, detail::bat
     return !in.batch_index || (in.requested.rank_known() && *in.batch_index < in.requested.size() &&
                                in.requested[*in.batch_index].is_static() && in.requested[*in.batch_index].lo() == 1);
   });
-  const bool analysed = any_batch && changed && !one_sample;
+  // A --shape that leaves every batch as declared (one known value) asks about the other sizes only: the
+  // batch is no question there, and a pattern written for it (`view(2, -1)` at a declared 2) is right.
+  const bool batch_kept = !request.batch && std::all_of(inputs.begin(), inputs.end(), [](const input_report& in) {
+    if (!in.batch_index) return true;
+    const auto at = *in.batch_index;
+    return in.declared.rank_known() && in.requested.rank_known() && at < in.declared.size() && at < in.requested.size() &&
+           in.declared[at].is_static() && in.requested[at].is_static() && in.declared[at].lo() == in.requested[at].lo();
+  });
+  const bool analysed = any_batch && changed && !one_sample && !batch_kept;
   if (analysed) {
     for (std::size_t k = 0; k < samples.size(); ++k) r.at_samples[k] = &run(3 + k, sample_shapes(inputs, samples[k]));
     reference_runs(inputs, declared, target, r);

@@ -288,7 +288,7 @@ tensors_by_shape shapes_of(const graph& g, const propagation& declared, const pr
 std::optional<batch_finding> shape_table_finding(const graph& g, const propagation& declared, const propagation& asked,
                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                                  const tensors_by_shape& shaped, std::span<const std::string> assumed,
-                                                 option_spelling spelling) {
+                                                 option_spelling spelling, std::span<const char> skip) {
   const auto& l = g.layers()[index];
   if (l.auxiliary || vouched(l, assumed) || declared.outputs[index].empty()) return std::nullopt;
   const auto& own = declared.outputs[index][0].shape;
@@ -300,6 +300,7 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
   if (found == shaped.end()) return std::nullopt;
   std::vector<char> read;
   for (const auto& [i, o] : found->second) {
+    if (i < skip.size() && skip[i] != 0) continue;
     const auto& d = declared.outputs[i][o].shape;
     const auto& a = asked.outputs[i][o].shape;
     // (Only a size that changes and that some layer takes from the table: `x.shape[3]` read where only H changes
@@ -317,6 +318,81 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
     return f;
   }
   return std::nullopt;
+}
+
+std::optional<batch_finding> apart_table_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                 std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                 const tensors_by_shape& shaped, std::span<const std::string> assumed,
+                                                 option_spelling spelling) {
+  if (part_of(g.layers()[index].type) != op_part::constant) return std::nullopt;
+  std::vector<char> near(g.layers().size(), 0);
+  std::vector<std::size_t> todo;
+  bool shapes = false;
+  for (std::size_t k = 0; k < g.layers().size(); ++k)
+    for (std::size_t port = 0; port < g.layers()[k].sources.size(); ++port)
+      if (const auto& s = g.layers()[k].sources[port]; s && s->layer == index) {
+        shapes = shapes || takes_shape(g.layers()[k], port);
+        if (near[k] == 0) todo.push_back(k);
+        near[k] = 1;
+      }
+  // (Only as an output's whole shape: a stride or a window of [1,4] is no map 4 wide.)
+  if (!shapes) return std::nullopt;
+  while (!todo.empty()) {
+    const auto k = todo.back();
+    todo.pop_back();
+    for (const auto& s : g.layers()[k].sources)
+      if (s && near[s->layer] == 0) {
+        near[s->layer] = 1;
+        todo.push_back(s->layer);
+      }
+  }
+  for (std::size_t k = 0; k < g.layers().size(); ++k)
+    if (part_of(g.layers()[k].type) == op_part::parameter) near[k] = 1;
+  // Nor one computed from the table: the program cannot have read its shape to make the table.
+  std::vector<char> from_table(g.layers().size(), 0);
+  from_table[index] = 1;
+  for (const auto i : g.order())
+    for (const auto& s : g.layers()[i].sources)
+      if (s && from_table[s->layer] != 0) from_table[i] = near[i] = 1;
+  return shape_table_finding(g, declared, asked, carriers, index, shaped, assumed, spelling, near);
+}
+
+std::vector<char> read_as_data(const graph& g, const propagation& declared,
+                               std::vector<std::vector<std::pair<std::size_t, std::size_t>>>& readers, std::vector<char>& indexed,
+                               std::vector<char>& shape_value) {
+  readers.assign(g.layers().size(), {});
+  indexed.assign(g.layers().size(), 0);
+  shape_value.assign(g.layers().size(), 0);
+  for (const auto& c : g.layers()) {
+    const auto* row = find_entry(c.type, c.opset);
+    if (row == nullptr || row->values == reads_all_values) continue;
+    for (std::size_t port = 0; port < c.sources.size(); ++port)
+      if (c.sources[port] && reads_value(row->values, port)) shape_value[c.sources[port]->layer] = 1;
+  }
+  std::vector<char> data(g.layers().size(), 0);
+  for (std::size_t index = 0; index < g.layers().size(); ++index) {
+    const auto& c = g.layers()[index];
+    const auto* row = find_entry(c.type, c.opset);
+    if (row == nullptr || row->values == reads_all_values) continue;
+    if (shape_value[index] != 0 && !declared.outputs[index].empty() && declared.outputs[index][0].value &&
+        !declared.outputs[index][0].value->is_real() && declared.outputs[index][0].type &&
+        is_integer(*declared.outputs[index][0].type)) {
+      for (std::size_t port = 0; port < c.sources.size(); ++port)
+        if (c.sources[port] && c.sources[port]->output == 0 && !reads_value(row->values, port))
+          indexed[c.sources[port]->layer] = 1;
+      continue;
+    }
+    for (std::size_t port = 0; port < c.sources.size(); ++port) {
+      const auto& s = c.sources[port];
+      if (!s || s->output != 0 || reads_value(row->values, port)) continue;
+      readers[s->layer].emplace_back(index, port);
+      if (holds_positions(c, port) && !c.sources.empty() && c.sources[0] && gives_dimensions(g.layers()[c.sources[0]->layer]))
+        continue;
+      data[s->layer] = 1;
+      indexed[s->layer] = 1;
+    }
+  }
+  return data;
 }
 
 bool vouched_value(const graph& g, const layer& holder, std::span<const std::string> assumed) {

@@ -163,8 +163,27 @@ std::optional<std::vector<std::int64_t>> table_values(const std::optional<tensor
 /// of the model (`shaped`) at the declared shapes, where a dimension of that tensor other than its batch changes
 /// and some layer takes that position from the table: the shape a program read from its input (`x.shape`
 /// indexed, cast, computed with), folded at one size into a table. Its finding is the Const's own, unless
-/// `assumed` vouches for it. (analysis/batch_counted.cpp)
+/// `assumed` vouches for it. Tensors of the layers `skip` marks are not looked at. (analysis/batch_counted.cpp)
 std::optional<batch_finding> shape_table_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                 std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                 const tensors_by_shape& shaped, std::span<const std::string> assumed,
+                                                 option_spelling spelling, std::span<const char> skip = {});
+/// Which layers' first output some layer reads as data (and, in `readers`, those layers and inputs): at an input
+/// its shape rule does not read the values of (a Gather's indices, an operand of arithmetic, an Expand's data),
+/// not an index into a shape, and not where that layer computes integers whose values propagation knows and a
+/// layer reads as values (a Concat of a pattern's pieces: a shape, whatever its constants count). `indexed` marks
+/// those read so too, and those read by such a layer that computes a value read as one (`table[3]` handed to
+/// ConstantOfShape): a shape table is looked for in both. `shape_value` marks the layers whose values a shape rule
+/// reads (a pattern, an Expand's shape). (analysis/batch_counted.cpp)
+std::vector<char> read_as_data(const graph& g, const propagation& declared,
+                               std::vector<std::vector<std::pair<std::size_t, std::size_t>>>& readers, std::vector<char>& indexed,
+                               std::vector<char>& shape_value);
+/// A Const read as an output's whole shape (takes_shape: an Expand's, a ConstantOfShape's) that is the shape of a tensor in
+/// another branch (`ones.expand(pooled.shape)`, summed into a count): shape_table_finding over the tensors off
+/// its readers' path. The sizes a layer reads are matched against its own path and the model's inputs only
+/// (baked_sizes), where a table of a tensor elsewhere is never seen; a tensor on the path, or an input, is left
+/// to that match (one finding, on the reader). (analysis/batch_counted.cpp)
+std::optional<batch_finding> apart_table_finding(const graph& g, const propagation& declared, const propagation& asked,
                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                                  const tensors_by_shape& shaped, std::span<const std::string> assumed,
                                                  option_spelling spelling);

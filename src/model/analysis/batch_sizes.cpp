@@ -783,50 +783,6 @@ std::optional<batch_finding> unsearched(const propagation& asked, const layer& l
   return std::nullopt;
 }
 
-/// Which layers' first output some layer reads as data (and, in `readers`, those layers and inputs): at an input its shape rule does not read the values
-/// of (a Gather's indices, an operand of arithmetic, an Expand's data), not an index into a shape, and not
-/// where that layer computes integers whose values propagation knows and a layer reads as values (a Concat
-/// of a pattern's pieces: a shape, whatever its constants count). `indexed` marks those read so too, and those
-/// read by such a layer that computes a value read as one (`table[3]` handed to ConstantOfShape): a shape table
-/// is looked for in both.
-std::vector<char> read_as_data(const graph& g, const propagation& declared,
-                               std::vector<std::vector<std::pair<std::size_t, std::size_t>>>& readers,
-                               std::vector<char>& indexed) {
-  readers.assign(g.layers().size(), {});
-  indexed.assign(g.layers().size(), 0);
-  std::vector<char> shape_value(g.layers().size(), 0);
-  for (const auto& c : g.layers()) {
-    const auto* row = find_entry(c.type, c.opset);
-    if (row == nullptr || row->values == reads_all_values) continue;
-    for (std::size_t port = 0; port < c.sources.size(); ++port)
-      if (c.sources[port] && reads_value(row->values, port)) shape_value[c.sources[port]->layer] = 1;
-  }
-  std::vector<char> data(g.layers().size(), 0);
-  for (std::size_t index = 0; index < g.layers().size(); ++index) {
-    const auto& c = g.layers()[index];
-    const auto* row = find_entry(c.type, c.opset);
-    if (row == nullptr || row->values == reads_all_values) continue;
-    if (shape_value[index] != 0 && !declared.outputs[index].empty() && declared.outputs[index][0].value &&
-        !declared.outputs[index][0].value->is_real() && declared.outputs[index][0].type &&
-        is_integer(*declared.outputs[index][0].type)) {
-      for (std::size_t port = 0; port < c.sources.size(); ++port)
-        if (c.sources[port] && c.sources[port]->output == 0 && !reads_value(row->values, port))
-          indexed[c.sources[port]->layer] = 1;
-      continue;
-    }
-    for (std::size_t port = 0; port < c.sources.size(); ++port) {
-      const auto& s = c.sources[port];
-      if (!s || s->output != 0 || reads_value(row->values, port)) continue;
-      readers[s->layer].emplace_back(index, port);
-      if (holds_positions(c, port) && !c.sources.empty() && c.sources[0] && gives_dimensions(g.layers()[c.sources[0]->layer]))
-        continue;
-      data[s->layer] = 1;
-      indexed[s->layer] = 1;
-    }
-  }
-  return data;
-}
-
 /// The finding of layer `l` (at `index`) whose constants `found` equal sizes that change: the first named,
 /// the others counted.
 batch_finding baked_finding(const layer& l, std::size_t index, const std::vector<baked>& found, option_spelling spelling) {
@@ -850,7 +806,7 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
 /// read an input as data, the sizes that change (with where each is a dimension, and their values in
 /// order) and each Const's readers.
 struct constant_scan {
-  std::vector<char> data, indexed;
+  std::vector<char> data, indexed, sized;  // sized: read as a value by a layer's shape rule (a pattern, an extent)
   std::unordered_map<std::int64_t, size_source> plain;
   std::vector<std::int64_t> changing;
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers;
@@ -858,7 +814,7 @@ struct constant_scan {
 
   void make(const graph& g, const propagation& declared, const propagation& asked,
             std::span<const std::vector<batch_carrier>> carriers) {
-    data = read_as_data(g, declared, readers, indexed);
+    data = read_as_data(g, declared, readers, indexed, sized);
     // (Dimensions and their products only: a count is no half or twice of one. Not of a tensor whose rank
     // the shapes asked leave unknown, after a layer that fails there: its sizes are not shown to change.)
     for (const auto i : g.order())
@@ -878,7 +834,10 @@ std::optional<batch_finding> constant_finding(const graph& g, const propagation&
                                               std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                               const constant_scan& scan, std::span<const std::string> assumed,
                                               option_spelling spelling) {
-  if (scan.indexed[index] == 0 || declared.outputs[index].empty()) return std::nullopt;
+  if (declared.outputs[index].empty()) return std::nullopt;
+  if (scan.indexed[index] == 0)
+    return scan.sized[index] != 0 ? apart_table_finding(g, declared, asked, carriers, index, scan.shaped, assumed, spelling)
+                                  : std::nullopt;
   if (auto f = shape_table_finding(g, declared, asked, carriers, index, scan.shaped, assumed, spelling)) return f;
   if (scan.data[index] == 0) return std::nullopt;
   // (Its values are read only where an extent is a size that changes: a count's or a grid's must be.)

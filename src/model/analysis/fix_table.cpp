@@ -20,9 +20,10 @@ bool reads_table(const layer& l, const batch_finding& f) {
 
 namespace {
 
-/// The first layer that reads the output of layer `index` otherwise than a shape is read, by index: a Gather's
-/// or a Slice's data, or the input of a Concat, or of a Convert to integers (a table stored as floats) or a
-/// Squeeze, that is read so in turn (`depth` of those at most); null when none.
+/// The first layer that reads the output of layer `index` otherwise than a shape is read: by index (a Gather's
+/// or a Slice's data) or whole as an output's shape (takes_shape: an Expand's), or as the input of a Concat, or of a Convert to
+/// integers (a table stored as floats) or a Squeeze, that is read so in turn (`depth` of those at most); null
+/// when none.
 const layer* read_whole(const graph& g, const propagation& declared, std::size_t index, int depth = 4) {
   for (const auto& c : g.layers())
     for (std::size_t port = 0; port < c.sources.size(); ++port) {
@@ -36,6 +37,7 @@ const layer* read_whole(const graph& g, const propagation& declared, std::size_t
         if (const auto* whole = read_whole(g, declared, at, depth - 1)) return whole;
         continue;
       }
+      if (takes_shape(c, port)) continue;  // (the shape an Expand or a ConstantOfShape gives its output)
       if (port != 0 || (!slices(c) && !holds_positions(c, 1))) return &c;
     }
   return nullptr;
@@ -48,7 +50,7 @@ const layer* read_whole(const graph& g, const propagation& declared, std::size_t
 /// tensor: one of that declared shape computed before the Const's first reader, and not from the Const; where
 /// several are and any two differ at the shapes asked (or one's rank is unknown there), none, since which one
 /// the table stood for one size does not show. Only a table that is indexed (read by Gathers and Slices, through
-/// Concats and Converts to integers) is read so.
+/// Concats and Converts to integers) or read whole as a shape is read so.
 std::vector<pattern_choice> table_choices(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
                                           const batch_finding& f, text::fix_reason& reason) {
   reason = text::shape_values_unknown();

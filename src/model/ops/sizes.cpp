@@ -160,6 +160,8 @@ std::optional<extension> extends(const layer& l) {
   return std::nullopt;
 }
 
+bool takes_shape(const layer& l, std::size_t port) { return l.type == "Broadcast" && port == 1; }
+
 std::optional<std::int64_t> keeps_k_along(const layer& l) {
   if (l.type != "TopK") return std::nullopt;
   return l.integer("axis");

@@ -87,6 +87,10 @@ enum class extension {
 /// nullopt for a layer that extends nothing so (a Broadcast of another mode among them).
 [[nodiscard]] std::optional<extension> extends(const layer& l);
 
+/// Input `port` of `l` is the shape its output takes, whole (a Broadcast's target shape, what ONNX's Expand
+/// and ConstantOfShape become): a constant there that is another tensor's shape may be that shape written down.
+[[nodiscard]] bool takes_shape(const layer& l, std::size_t port);
+
 /// How an input places something along the data's (input 0's) axes.
 enum class placement {
   size,    ///< the extent of the output along the axis (Interpolate's sizes): any value

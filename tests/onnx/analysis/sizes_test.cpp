@@ -169,10 +169,18 @@ TEST(onnx, a_constant_spread_over_a_size_of_1_after_data_or_by_labels_cannot_tel
             model::batch_verdict::yes);
 }
 
-// A layer that fails only at the sample batches the analysis runs (a batch of 2 written down, asked at 2):
-// its finding says so, and names no dimension by a name of the analysis's own.
+// A layer that fails only at the sample batches the analysis runs (a batch of 2 written down, asked at 2 with
+// --batch): its finding says so, and names no dimension by a name of the analysis's own. Asked with --shape
+// alone, the batch stays as declared and is no question: the finding is the member of 2..16 that fails.
 TEST(onnx, a_failure_at_a_sample_batch_says_it_is_one) {
-  const auto r = model::check_batch(read_fixture("size_batch_written_at_2"), {.shapes = {{"x", parse_shape("[2,2..16,4]")}}});
+  const auto kept = model::check_batch(read_fixture("size_batch_written_at_2"), {.shapes = {{"x", parse_shape("[2,2..16,4]")}}});
+  EXPECT_EQ(kept.summary.verdict(), model::batch_verdict::no) << kept.summary_line();
+  const auto add = std::find_if(kept.findings.begin(), kept.findings.end(), [](const model::batch_finding& x) { return x.name == "add"; });
+  ASSERT_NE(add, kept.findings.end()) << listed(kept);
+  EXPECT_EQ(add->issue, model::batch_issue::fails);
+  EXPECT_NE(add->what.find("(a member of the sizes asked)"), std::string::npos) << add->what;
+  const auto r = model::check_batch(read_fixture("size_batch_written_at_2"),
+                                    {.batch = dimension(2), .shapes = {{"x", parse_shape("[2,2..16,4]")}}});
   // (No: a member of 2..16 fails, the embeddings 6 long.)
   EXPECT_EQ(r.summary.verdict(), model::batch_verdict::no) << r.summary_line();
   const auto f = std::find_if(r.findings.begin(), r.findings.end(), [](const model::batch_finding& x) { return x.name == "add"; });
@@ -245,7 +253,16 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       {"size_shape_table_pooled", {{"x", "[1,2,6,12]"}}, model::batch_verdict::cannot_tell, "shape_table"},
       {"size_shape_table_weights", {{"x", "[1,5,7,9]"}}, model::batch_verdict::cannot_tell, "shape_table"},
       {"size_shape_table_float", {{"x", "[1,2,3,16]"}}, model::batch_verdict::no, "shape_table"},
+      // ... the shape of a map in a branch apart, read whole by an Expand of ones that is summed (it said yes).
+      {"size_expand_table_counted", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table"},
+      {"size_constant_of_shape_table_counted", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table"},
+      // ... but not a tensor computed from the table (a cold attack's false "cannot tell").
+      {"size_table_before_its_tensor", {{"x", "[1,2,10,12]"}}, model::batch_verdict::yes, nullptr},
       {"size_last_tokens_computed", {{"x", "[1,16,8]"}}, model::batch_verdict::yes, nullptr},
+      // The batch, 2, read from a table of the input's shape into view(2, -1): where the batch stays as declared,
+      // it is no question (it said "no: swallows the batch"); where it changes, the batch's answer is given.
+      {"size_batch_kept_table", {{"x", "[2,3,8]"}}, model::batch_verdict::yes, nullptr},
+      {"size_batch_kept_table", {{"x", "[4,3,9]"}}, model::batch_verdict::no, "replaces_batch"},
       // A fixed size written as Cast(Floor(constant)): Floor carries the values, so the constant 32 is seen
       // where the size changes (it said yes with the sizes unknown).
       {"size_resize_floor_fixed", {{"x", "[1,3,24,24]"}}, model::batch_verdict::cannot_tell, "placed_on_size"},

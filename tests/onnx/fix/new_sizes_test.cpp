@@ -556,6 +556,40 @@ TEST(onnx_fix, new_sizes_a_computed_pattern_leaves_nothing_unread_behind) {
   }
 }
 
+TEST(onnx_fix, new_sizes_a_node_the_file_left_unread_keeps_what_it_reads) {
+  // k's nodes (Cast, Unsqueeze) are unread once k is computed, but an unread Squeeze (the author's, kept) reads
+  // the Unsqueeze: both stay (they were dropped, and the model written failed to read back).
+  const auto bytes = fixture_bytes("size_fix_k_read_by_an_unread_node");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "topk.onnx", at_sizes("[1,4,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  std::set<std::string> defined{"x"};
+  for (const auto& t : fixed.graph().initializer()) defined.insert(t.name());
+  std::vector<std::string> kept;
+  for (const auto& n : fixed.graph().node()) {
+    for (const auto& i : n.input()) EXPECT_TRUE(defined.contains(i)) << n.name() << " reads " << i;
+    for (const auto& o : n.output()) defined.insert(o);
+    if (n.name() == "t4" || n.name() == "t6" || n.name() == "t8") kept.push_back(n.name());
+  }
+  EXPECT_EQ(kept, (std::vector<std::string>{"t4", "t6", "t8"}));
+  const auto topk = std::find_if(fixed.graph().node().begin(), fixed.graph().node().end(),
+                                 [](const ::onnx::NodeProto& n) { return n.op_type() == "TopK"; });
+  ASSERT_NE(topk, fixed.graph().node().end());
+  EXPECT_NE(topk->input(1), "t6");
+}
+
+TEST(onnx_fix, new_sizes_a_node_taken_out_takes_its_unread_outputs_with_it) {
+  // The Split that made the pattern's last element goes with it, its unread half too: no tensor is lost (the
+  // proof refused: "the fixed model read back has no tensor 'c3b'").
+  const auto bytes = fixture_bytes("size_fix_split_half_unread");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "split.onnx", at_sizes("[1,2,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  for (const auto& n : fixed.graph().node()) EXPECT_NE(n.op_type(), "Split") << n.name();
+}
+
 TEST(onnx_fix, new_sizes_a_model_that_takes_them_already_is_left_as_it_is) {
   // Exported with -1 and 0: nothing to rewrite, but the sizes are declared free.
   const auto r = onnx::fix(torch_exports / "flatten_inferred.at_a.onnx", at_sizes("[1,3,?@H,?@W]"));
