@@ -320,6 +320,60 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
   return std::nullopt;
 }
 
+namespace {
+
+/// apart_table_finding's table, where it is not a tensor's whole shape: the shape of a tensor without its
+/// dimensions of 1, or its last dimensions (two at least), so (`torch.ones(pooled.shape[2:])`). `skip` as there.
+std::optional<batch_finding> part_table_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                const tensors_by_shape& shaped, std::span<const char> skip) {
+  const auto& l = g.layers()[index];
+  const auto& own = declared.outputs[index][0].shape;
+  const auto key = table_values(declared.outputs[index][0].value);
+  if (!key || !own.rank_known() || own.size() != 1) return std::nullopt;
+  std::vector<std::int64_t> want;
+  for (const auto v : *key) {
+    if (v < 1) return std::nullopt;
+    if (v != 1) want.push_back(v);
+  }
+  if (want.empty()) return std::nullopt;
+  for (const auto& [shape, tensors] : shaped) {
+    if (shape == *key) continue;  // (the whole shape: shape_table_finding's)
+    std::vector<std::size_t> at;  // its dimensions other than 1
+    for (std::size_t k = 0; k < shape.size(); ++k)
+      if (shape[k] != 1) at.push_back(k);
+    if (at.size() < want.size() || (want.size() < 2 && at.size() != want.size())) continue;
+    const auto off = at.size() - want.size();
+    bool same = true;
+    for (std::size_t j = 0; j < want.size(); ++j) same = same && shape[at[off + j]] == want[j];
+    if (!same) continue;
+    for (const auto& [i, o] : tensors) {
+      if (i < skip.size() && skip[i] != 0) continue;
+      const auto& d = declared.outputs[i][o].shape;
+      const auto& a = asked.outputs[i][o].shape;
+      const auto batch = batch_axis(carriers, i, o);
+      bool changes = false;
+      for (std::size_t j = off; j < at.size(); ++j) changes = changes || (at[j] != batch && !same_at(d, a, at[j]));
+      if (!changes) continue;
+      auto f = size_finding(l, index);
+      set_reason(f, because(why::shape_table_part, key->size())
+                        .quoting(fmt::format("'{}' {}, which is {} at the shapes asked", g.layers()[i].name, to_string(d),
+                                             a.rank_known() ? to_string(without_symbols(a)) : std::string("unknown"))));
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool gives_output_shape(const graph& g, const propagation& declared, const layer& c, std::size_t port) {
+  if (takes_shape(c, port)) return true;
+  if (port != 1 || extends(c) != extension::repeats || c.sources.empty() || !c.sources[0]) return false;
+  const auto& data = declared.input(g, c, 0).shape;
+  return data.is_static() && std::all_of(data.begin(), data.end(), [](const dimension& d) { return d.lo() == 1; });
+}
+
 std::optional<batch_finding> apart_table_finding(const graph& g, const propagation& declared, const propagation& asked,
                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                                  const tensors_by_shape& shaped, std::span<const std::string> assumed,
@@ -331,7 +385,7 @@ std::optional<batch_finding> apart_table_finding(const graph& g, const propagati
   for (std::size_t k = 0; k < g.layers().size(); ++k)
     for (std::size_t port = 0; port < g.layers()[k].sources.size(); ++port)
       if (const auto& s = g.layers()[k].sources[port]; s && s->layer == index) {
-        shapes = shapes || takes_shape(g.layers()[k], port);
+        shapes = shapes || gives_output_shape(g, declared, g.layers()[k], port);
         if (near[k] == 0) todo.push_back(k);
         near[k] = 1;
       }
@@ -354,7 +408,12 @@ std::optional<batch_finding> apart_table_finding(const graph& g, const propagati
   for (const auto i : g.order())
     for (const auto& s : g.layers()[i].sources)
       if (s && from_table[s->layer] != 0) from_table[i] = near[i] = 1;
-  return shape_table_finding(g, declared, asked, carriers, index, shaped, assumed, spelling, near);
+  if (auto f = shape_table_finding(g, declared, asked, carriers, index, shaped, assumed, spelling, near)) return f;
+  const auto& l = g.layers()[index];
+  if (l.auxiliary || vouched(l, assumed) || declared.outputs[index].empty()) return std::nullopt;
+  auto f = part_table_finding(g, declared, asked, carriers, index, shaped, near);
+  if (f) text::give_hint(*f, text::vouch_hint(spelling, std::string(l.name), l.id));
+  return f;
 }
 
 std::vector<char> read_as_data(const graph& g, const propagation& declared,

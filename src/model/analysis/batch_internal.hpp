@@ -178,11 +178,15 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
 std::vector<char> read_as_data(const graph& g, const propagation& declared,
                                std::vector<std::vector<std::pair<std::size_t, std::size_t>>>& readers, std::vector<char>& indexed,
                                std::vector<char>& shape_value);
-/// A Const read as an output's whole shape (takes_shape: an Expand's, a ConstantOfShape's) that is the shape of a tensor in
-/// another branch (`ones.expand(pooled.shape)`, summed into a count): shape_table_finding over the tensors off
-/// its readers' path. The sizes a layer reads are matched against its own path and the model's inputs only
-/// (baked_sizes), where a table of a tensor elsewhere is never seen; a tensor on the path, or an input, is left
-/// to that match (one finding, on the reader). (analysis/batch_counted.cpp)
+/// Input `port` of `c` is the shape its output takes, whole: takes_shape's (a Broadcast's target shape), or a
+/// Tile's repeats of a tensor of 1s (`ones.repeat(*shape)`). (analysis/batch_counted.cpp)
+bool gives_output_shape(const graph& g, const propagation& declared, const layer& c, std::size_t port);
+/// A Const read as an output's whole shape (gives_output_shape: an Expand's, a ConstantOfShape's) that is the shape of
+/// a tensor in another branch (`ones.expand(pooled.shape)`, summed into a count): shape_table_finding over the tensors
+/// off its readers' path; else, there, a table of such a tensor's last dimensions without its 1s (shape_table_part).
+/// The sizes a layer reads are matched against its own path and the model's inputs only (baked_sizes), where a
+/// table of a tensor elsewhere is never seen; a tensor on the path, or an input, is left to that match (one
+/// finding, on the reader), and so is one computed from the table. (analysis/batch_counted.cpp)
 std::optional<batch_finding> apart_table_finding(const graph& g, const propagation& declared, const propagation& asked,
                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                                  const tensors_by_shape& shaped, std::span<const std::string> assumed,

@@ -21,9 +21,9 @@ bool reads_table(const layer& l, const batch_finding& f) {
 namespace {
 
 /// The first layer that reads the output of layer `index` otherwise than a shape is read: by index (a Gather's
-/// or a Slice's data) or whole as an output's shape (takes_shape: an Expand's), or as the input of a Concat, or of a Convert to
-/// integers (a table stored as floats) or a Squeeze, that is read so in turn (`depth` of those at most); null
-/// when none.
+/// or a Slice's data) or whole as an output's shape (gives_output_shape: an Expand's), or as the input of a
+/// Concat, or of a Convert to integers (a table stored as floats) or a Squeeze, that is read so in turn (`depth`
+/// of those at most); null when none.
 const layer* read_whole(const graph& g, const propagation& declared, std::size_t index, int depth = 4) {
   for (const auto& c : g.layers())
     for (std::size_t port = 0; port < c.sources.size(); ++port) {
@@ -37,7 +37,7 @@ const layer* read_whole(const graph& g, const propagation& declared, std::size_t
         if (const auto* whole = read_whole(g, declared, at, depth - 1)) return whole;
         continue;
       }
-      if (takes_shape(c, port)) continue;  // (the shape an Expand or a ConstantOfShape gives its output)
+      if (gives_output_shape(g, declared, c, port)) continue;  // (an Expand's, a ConstantOfShape's, a Tile's of 1s)
       if (port != 0 || (!slices(c) && !holds_positions(c, 1))) return &c;
     }
   return nullptr;

@@ -258,6 +258,9 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       {"size_constant_of_shape_table_counted", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table"},
       // ... but not a tensor computed from the table (a cold attack's false "cannot tell").
       {"size_table_before_its_tensor", {{"x", "[1,2,10,12]"}}, model::batch_verdict::yes, nullptr},
+      // ... and, by a cold attack on those, the map's shape without its 1s, and repeats of ones as the table.
+      {"size_expand_table_part", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table_part"},
+      {"size_tile_table_counted", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table"},
       {"size_last_tokens_computed", {{"x", "[1,16,8]"}}, model::batch_verdict::yes, nullptr},
       // The batch, 2, read from a table of the input's shape into view(2, -1): where the batch stays as declared,
       // it is no question (it said "no: swallows the batch"); where it changes, the batch's answer is given.
