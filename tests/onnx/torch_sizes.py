@@ -135,6 +135,8 @@ FIXED = {
     "size_expand_table_counted": ("size_expand_table_counted_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
     "size_constant_of_shape_table_counted": ("size_constant_of_shape_table_counted_at_b", "x=[1,2,?,?]", [1, 2, 10, 12],
                                              [1, 2, 6, 8]),
+    # view(x.size(0), 2, -1) exported with a dynamic batch alone, [N, 2, 48]: -1 for the 48, the batch left computed.
+    "size_fix_view_batch_computed": ("size_fix_view_batch_computed_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
 }
 
 

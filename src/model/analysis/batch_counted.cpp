@@ -322,8 +322,8 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
 
 namespace {
 
-/// apart_table_finding's table, where it is not a tensor's whole shape: the shape of a tensor without its
-/// dimensions of 1, or its last dimensions (two at least), so (`torch.ones(pooled.shape[2:])`). `skip` as there.
+/// apart_table_finding's table, where it is not a tensor's whole shape: the tensor's shape with its dimensions of 1
+/// dropped or added, or its last dimensions (two at least; `torch.ones(pooled.shape[2:])`). `skip` as there.
 std::optional<batch_finding> part_table_finding(const graph& g, const propagation& declared, const propagation& asked,
                                                 std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                                 const tensors_by_shape& shaped, std::span<const char> skip) {

@@ -534,16 +534,19 @@ std::vector<char> sole_sizes(const graph& g, const propagation& declared, const 
 namespace {
 
 /// The choices that write reading `terms` of pattern `e` (on input `in`): 0 in the elements that copy their
-/// input's dimension, -1 in the one element left that follows the sizes, last the pattern computed.
-std::vector<pattern_choice> choices_of_reading(model_format format, std::span<const pattern_bound> e,
-                                               const partial_shape& in, const std::vector<pattern_term>& terms,
+/// input's dimension, -1 in the one element left that follows the sizes, last the pattern computed. Only the
+/// elements `constant` marks are written: one computed (`x.size(0)` read from the shape) is left as it is,
+/// and then no pattern is computed in place of the whole.
+std::vector<pattern_choice> choices_of_reading(model_format format, std::span<const pattern_bound> e, const partial_shape& in,
+                                               const std::vector<pattern_term>& terms, const std::vector<bool>& constant,
                                                bool special_zero, text::fix_reason& reason) {
   const bool has_zero = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == 0; });
   const bool has_minus_one = std::any_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == -1; });
+  const bool all_constant = std::all_of(constant.begin(), constant.end(), [](bool c) { return c; });
   std::vector<std::size_t> copies, others;  // elements that follow a size: a copy of the same index, or not
   for (std::size_t k = 0; k < terms.size(); ++k) {
     const auto& t = terms[k];
-    if (t.dims.empty()) continue;
+    if (t.dims.empty() || (k < constant.size() && !constant[k])) continue;
     const bool copy = t.dims.size() == 1 && t.dims[0] == k && t.factor == 1 && t.divisor == 1 && (special_zero || !has_zero) &&
                       e[k].lo == in[k].lo() &&
                       // (a value two elements hold, `[1,8,8,8]` of L = heads = 8, names neither alone)
@@ -574,7 +577,7 @@ std::vector<pattern_choice> choices_of_reading(model_format format, std::span<co
   // -1 infers the one element left exactly: the others are copies or values that stay.
   if (others.size() == 1 && !has_minus_one) choices.push_back(choice(others[0]));
   // Last: the pattern computed from the input's shape, when no 0 or -1 above is judged to keep the sizes.
-  if (!others.empty()) {
+  if (!others.empty() && all_constant) {
     pattern_choice c;
     c.why = text::computed_from_shape(terms_text(terms));
     c.computed = terms;
@@ -597,9 +600,10 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
   const auto e = pattern.elements();
   const auto& in = declared.input(g, l, 0).shape;
   const auto& now = asked.input(g, l, 0).shape;
-  const bool exact = std::all_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == b.hi; }) &&
-                     std::all_of(constant.begin(), constant.end(), [](bool c) { return c; });
-  if (e.empty() || !exact || !in.rank_known() || !now.rank_known() || now.size() != in.size()) {
+  // (Elements computed, not only constants, are read at their declared values too: `x.size(0)` beside the
+  // constants of a view exported with a dynamic batch alone. They are left as they are.)
+  const bool exact = std::all_of(e.begin(), e.end(), [](const pattern_bound& b) { return b.lo == b.hi; });
+  if (e.empty() || !exact || constant.size() != e.size() || !in.rank_known() || !now.rank_known() || now.size() != in.size()) {
     reason = text::shape_values_unknown();
     return {};
   }
@@ -644,7 +648,7 @@ std::vector<pattern_choice> size_pattern_choices(const graph& g, const propagati
       return {};
     }
   }
-  return choices_of_reading(g.format(), e, in, *terms, special_zero, reason);
+  return choices_of_reading(g.format(), e, in, *terms, constant, special_zero, reason);
 }
 
 }  // namespace reshape1::model::detail

@@ -590,6 +590,22 @@ TEST(onnx_fix, new_sizes_a_node_taken_out_takes_its_unread_outputs_with_it) {
   for (const auto& n : fixed.graph().node()) EXPECT_NE(n.op_type(), "Split") << n.name();
 }
 
+TEST(onnx_fix, new_sizes_a_pattern_with_its_batch_computed_gets_minus_one_in_its_constant) {
+  // [N, 2, 48], N read from the shape: the 48 becomes -1 in its initializer, N stays computed.
+  const auto bytes = fixture_bytes("size_fix_view_batch_computed");
+  const auto r = onnx::fix(std::as_bytes(std::span(bytes.data(), bytes.size())), "view.onnx", at_sizes("[1,2,?,?]"));
+  ASSERT_TRUE(r.fixed) << (r.refusals.empty() ? "" : r.refusals[0].reason);
+  ::onnx::ModelProto fixed;
+  ASSERT_TRUE(fixed.ParseFromString(onnx_output(r).model));
+  const auto c48 = std::find_if(fixed.graph().initializer().begin(), fixed.graph().initializer().end(),
+                                [](const ::onnx::TensorProto& t) { return t.name() == "c48"; });
+  ASSERT_NE(c48, fixed.graph().initializer().end());
+  ASSERT_EQ(c48->int64_data_size(), 1);
+  EXPECT_EQ(c48->int64_data(0), -1);
+  EXPECT_TRUE(std::any_of(fixed.graph().node().begin(), fixed.graph().node().end(),
+                          [](const ::onnx::NodeProto& n) { return n.op_type() == "Shape"; }));
+}
+
 TEST(onnx_fix, new_sizes_a_model_that_takes_them_already_is_left_as_it_is) {
   // Exported with -1 and 0: nothing to rewrite, but the sizes are declared free.
   const auto r = onnx::fix(torch_exports / "flatten_inferred.at_a.onnx", at_sizes("[1,3,?@H,?@W]"));
