@@ -118,19 +118,25 @@ std::optional<node_ref> locate(::onnx::ModelProto& m, std::vector<std::pair<int,
   return found;
 }
 
+namespace {
+/// Every name node `n` reads, added to `read`: its inputs, and in its subgraphs their nodes' and their outputs
+/// (which may be names of the graphs around them).
+void add_reads(const ::onnx::NodeProto& n, std::set<std::string>& read) {
+  read.insert(n.input().begin(), n.input().end());
+  const auto body = [&read](const ::onnx::GraphProto& sub) {
+    for (const auto& b : sub.node()) add_reads(b, read);
+    for (const auto& o : sub.output()) read.insert(o.name());
+  };
+  for (const auto& a : n.attribute()) {
+    if (a.has_g()) body(a.g());
+    for (const auto& b : a.graphs()) body(b);
+  }
+}
+}  // namespace
+
 std::set<std::string> read_names(const ::onnx::GraphProto& g) {
   std::set<std::string> read;
   for (const auto& o : g.output()) read.insert(o.name());
-  const auto all_of_graph = [&read](const ::onnx::GraphProto& sub, const auto& self) -> void {
-    for (const auto& n : sub.node()) {
-      for (const auto& i : n.input()) read.insert(i);
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) self(a.g(), self);
-        for (const auto& b : a.graphs()) self(b, self);
-      }
-    }
-    for (const auto& o : sub.output()) read.insert(o.name());
-  };
   // Nodes come producers first, so one pass from the last reaches every producer; another where one did not.
   for (std::size_t grown = 1; grown != 0;) {
     const auto size = read.size();
@@ -138,11 +144,7 @@ std::set<std::string> read_names(const ::onnx::GraphProto& g) {
       const auto& n = g.node(k);
       if (std::none_of(n.output().begin(), n.output().end(), [&](const std::string& o) { return !o.empty() && read.contains(o); }))
         continue;
-      for (const auto& i : n.input()) read.insert(i);
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) all_of_graph(a.g(), all_of_graph);
-        for (const auto& b : a.graphs()) all_of_graph(b, all_of_graph);
-      }
+      add_reads(n, read);
     }
     grown = read.size() - size;
   }
@@ -158,15 +160,6 @@ unread_dropped drop_unread(const ::onnx::GraphProto& file, ::onnx::GraphProto& e
   // What the nodes kept read, bodies included: a node the file left unread may read a tensor the rewrites
   // left unread otherwise, whose node must then stay too.
   std::set<std::string> needed;
-  const auto reads_of = [&needed](const ::onnx::NodeProto& n, const auto& self) -> void {
-    needed.insert(n.input().begin(), n.input().end());
-    for (const auto& a : n.attribute()) {
-      if (a.has_g())
-        for (const auto& b : a.g().node()) self(b, self);
-      for (const auto& body : a.graphs())
-        for (const auto& b : body.node()) self(b, self);
-    }
-  };
   const auto dropped = [&](const std::string& name) {
     return !name.empty() && before.contains(name) && !after.contains(name) && !needed.contains(name);
   };
@@ -176,7 +169,7 @@ unread_dropped drop_unread(const ::onnx::GraphProto& file, ::onnx::GraphProto& e
     const auto kept = [&](const std::string& o) { return !o.empty() && (after.contains(o) || needed.contains(o)); };
     if (outputs.empty() || std::any_of(outputs.begin(), outputs.end(), kept) ||
         std::none_of(outputs.begin(), outputs.end(), dropped)) {
-      reads_of(edited.node(k), reads_of);
+      add_reads(edited.node(k), needed);
       continue;
     }
     // (An output the file left unread goes with the node: a Split's other half.)

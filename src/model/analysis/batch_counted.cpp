@@ -285,6 +285,14 @@ tensors_by_shape shapes_of(const graph& g, const propagation& declared, const pr
   return shaped;
 }
 
+namespace {
+/// A table's tensor as its finding quotes it: `'pool' [1,2,3,4], which is [1,2,5,6] at the shapes asked`.
+std::string tensor_at_both(const layer& l, const partial_shape& declared, const partial_shape& asked) {
+  return fmt::format("'{}' {}, which is {} at the shapes asked", l.name, to_string(declared),
+                     asked.rank_known() ? to_string(without_symbols(asked)) : std::string("unknown"));
+}
+}  // namespace
+
 std::optional<batch_finding> shape_table_finding(const graph& g, const propagation& declared, const propagation& asked,
                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                                  const tensors_by_shape& shaped, std::span<const std::string> assumed,
@@ -311,9 +319,7 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
     for (std::size_t k = 0; k < d.size(); ++k) changes = changes || (k != batch && read[k] != 0 && !same_at(d, a, k));
     if (!changes) continue;
     auto f = size_finding(l, index);
-    set_reason(f, because(why::shape_table, d.size())
-                      .quoting(fmt::format("'{}' {}, which is {} at the shapes asked", g.layers()[i].name, to_string(d),
-                                           a.rank_known() ? to_string(without_symbols(a)) : std::string("unknown"))));
+    set_reason(f, because(why::shape_table, d.size()).quoting(tensor_at_both(g.layers()[i], d, a)));
     text::give_hint(f, text::vouch_hint(spelling, std::string(l.name), l.id));
     return f;
   }
@@ -356,9 +362,7 @@ std::optional<batch_finding> part_table_finding(const graph& g, const propagatio
       for (std::size_t j = off; j < at.size(); ++j) changes = changes || (at[j] != batch && !same_at(d, a, at[j]));
       if (!changes) continue;
       auto f = size_finding(l, index);
-      set_reason(f, because(why::shape_table_part, key->size())
-                        .quoting(fmt::format("'{}' {}, which is {} at the shapes asked", g.layers()[i].name, to_string(d),
-                                             a.rank_known() ? to_string(without_symbols(a)) : std::string("unknown"))));
+      set_reason(f, because(why::shape_table_part, key->size()).quoting(tensor_at_both(g.layers()[i], d, a)));
       return f;
     }
   }
@@ -403,11 +407,10 @@ std::optional<batch_finding> apart_table_finding(const graph& g, const propagati
   for (std::size_t k = 0; k < g.layers().size(); ++k)
     if (part_of(g.layers()[k].type) == op_part::parameter) near[k] = 1;
   // Nor one computed from the table: the program cannot have read its shape to make the table.
-  std::vector<char> from_table(g.layers().size(), 0);
-  from_table[index] = 1;
-  for (const auto i : g.order())
-    for (const auto& s : g.layers()[i].sources)
-      if (s && from_table[s->layer] != 0) from_table[i] = near[i] = 1;
+  std::vector<char> table(g.layers().size(), 0);
+  table[index] = 1;
+  const auto from_table = downstream_of(g, table);
+  for (std::size_t k = 0; k < g.layers().size(); ++k) near[k] = static_cast<char>(near[k] | from_table[k]);
   if (auto f = shape_table_finding(g, declared, asked, carriers, index, shaped, assumed, spelling, near)) return f;
   const auto& l = g.layers()[index];
   if (l.auxiliary || vouched(l, assumed) || declared.outputs[index].empty()) return std::nullopt;

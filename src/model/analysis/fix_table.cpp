@@ -65,11 +65,10 @@ std::vector<pattern_choice> table_choices(const graph& g, const propagation& dec
   }
   const auto first = first_reader(g, index);
   // The layers computed from the Const (a tensor of its shape made by Expand or ConstantOfShape from it).
-  std::vector<char> from_table(g.layers().size(), 0);
+  std::vector<char> the_const(g.layers().size(), 0);
+  the_const[index] = 1;
+  auto from_table = downstream_of(g, the_const);
   from_table[index] = 1;
-  for (const auto i : g.order())
-    for (const auto& x : g.layers()[i].sources)
-      if (x && from_table[x->layer] != 0) from_table[i] = 1;
   std::optional<std::pair<std::size_t, std::size_t>> met;
   std::string met_at;
   for (std::size_t i = 0; i < first; ++i) {
