@@ -105,13 +105,16 @@ std::string pattern_nodes::computed(const std::string& data, std::span<const mod
 }
 
 std::optional<std::string> range_nodes(pattern_nodes& made, const model::detail::fix_plan& p, const std::string& count) {
-  if (p.range->table) {  // the values as computed, in the Const's type
-    if (!p.converted) return count;
-    const auto to = detail::onnx_type_of(*p.converted);
-    if (!to) return std::nullopt;
-    const auto v = made.node("Cast", {count}, "cast");
-    made.attribute("to", *to);
-    return v;
+  if (p.range->table) {  // the values as computed, in the Const's type and shape (a [1,4] squeezed where read)
+    auto v = count;
+    if (p.converted) {
+      const auto to = detail::onnx_type_of(*p.converted);
+      if (!to) return std::nullopt;
+      v = made.node("Cast", {v}, "cast");
+      made.attribute("to", *to);
+    }
+    if (p.range->shape.size() == 1) return v;
+    return made.node("Reshape", {v, made.constant("shape", model::detail::table_pattern(p.range->shape))}, "shaped");
   }
   const auto n = made.node("Reshape", {count, made.constant("count_shape", {})}, "count");
   // Counted from 0 by 1 in int64, then the step and the start in integers, then the Const's type and shape.

@@ -133,6 +133,8 @@ FIXED = {
     "size_shape_table_float": ("size_shape_table_float_at_b", "x=[1,2,2..,2..]", [1, 2, 3, 16], [1, 2, 6, 8]),
     # A pooled map's shape as a table read whole by an Expand of ones, counted: computed as the map's shape.
     "size_expand_table_counted": ("size_expand_table_counted_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
+    # The same table stored as [1,4] and squeezed: computed as the map's shape, reshaped to [1,-1].
+    "size_expand_table_squeezed": ("size_expand_table_squeezed_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
     "size_constant_of_shape_table_counted": ("size_constant_of_shape_table_counted_at_b", "x=[1,2,?,?]", [1, 2, 10, 12],
                                              [1, 2, 6, 8]),
     # view(x.size(0), 2, -1) exported with a dynamic batch alone, [N, 2, 48]: -1 for the 48, the batch left computed.

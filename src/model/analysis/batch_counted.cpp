@@ -272,6 +272,11 @@ std::optional<std::vector<std::int64_t>> table_values(const std::optional<tensor
   return whole;
 }
 
+bool vector_like(const partial_shape& s) {
+  if (!s.is_static() || s.size() == 0) return false;
+  return std::count_if(s.begin(), s.end(), [](const dimension& d) { return d.lo() != 1; }) <= 1;
+}
+
 tensors_by_shape shapes_of(const graph& g, const propagation& declared, const propagation& asked) {
   tensors_by_shape shaped;
   for (const auto i : g.order())
@@ -301,7 +306,7 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
   if (l.auxiliary || vouched(l, assumed) || declared.outputs[index].empty()) return std::nullopt;
   const auto& own = declared.outputs[index][0].shape;
   const auto key = table_values(declared.outputs[index][0].value);
-  if (!key || key->size() < 2 || !own.rank_known() || own.size() != 1) return std::nullopt;
+  if (!key || key->size() < 2 || !vector_like(own)) return std::nullopt;
   // (A table of 1s and 0s is any shape's of ones: no sign of a size.)
   if (std::none_of(key->begin(), key->end(), [](std::int64_t d) { return d >= 2; })) return std::nullopt;
   const auto found = shaped.find(*key);
@@ -313,7 +318,8 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
     const auto& a = asked.outputs[i][o].shape;
     // (Only a size that changes and that some layer takes from the table: `x.shape[3]` read where only H changes
     // is the same at the shapes asked.)
-    if (read.empty()) read = positions_read(g, declared, index, d.size());
+    // (Positions are read by index only from a vector; a table of [1,4] is read whole, squeezed first.)
+    if (read.empty()) read = own.size() == 1 ? positions_read(g, declared, index, d.size()) : std::vector<char>(d.size(), 1);
     const auto batch = batch_axis(carriers, i, o);
     bool changes = false;
     for (std::size_t k = 0; k < d.size(); ++k) changes = changes || (k != batch && read[k] != 0 && !same_at(d, a, k));
@@ -336,7 +342,7 @@ std::optional<batch_finding> part_table_finding(const graph& g, const propagatio
   const auto& l = g.layers()[index];
   const auto& own = declared.outputs[index][0].shape;
   const auto key = table_values(declared.outputs[index][0].value);
-  if (!key || !own.rank_known() || own.size() != 1) return std::nullopt;
+  if (!key || !vector_like(own)) return std::nullopt;
   std::vector<std::int64_t> want;
   for (const auto v : *key) {
     if (v < 1) return std::nullopt;
@@ -367,6 +373,38 @@ std::optional<batch_finding> part_table_finding(const graph& g, const propagatio
     }
   }
   return std::nullopt;
+}
+
+/// apart_table_finding's table, where it is neither a tensor's shape nor part of one: a shape whose element count
+/// is a size that changes of a tensor there (its whole count or a product of its adjacent dimensions: a count of
+/// ones made by `torch.ones(pooled.numel())`, `Expand(1, [24])`). `skip` as there.
+std::optional<batch_finding> count_table_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                 std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                 std::span<const char> skip) {
+  const auto key = table_values(declared.outputs[index][0].value);
+  if (!key || !vector_like(declared.outputs[index][0].shape)) return std::nullopt;
+  std::int64_t count = 1;
+  for (const auto v : *key) {
+    if (v < 1 || v > largest_size / count) return std::nullopt;
+    count *= v;
+  }
+  // (A count of 2 or 3 is any channel's or pair's.)
+  if (count < 4) return std::nullopt;
+  std::unordered_map<std::int64_t, size_source> sizes;
+  for (const auto i : g.order()) {
+    if (i < skip.size() && skip[i] != 0) continue;
+    for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o)
+      if (asked.outputs[i][o].shape.rank_known())
+        add_changing(declared.outputs[i][o].shape, asked.outputs[i][o].shape, batch_axis(carriers, i, o), g.layers()[i].name,
+                     sizes, false);
+  }
+  const auto equals = sizes.find(count);
+  if (equals == sizes.end()) return std::nullopt;
+  auto f = size_finding(g.layers()[index], index);
+  set_reason(f, because(why::shape_table_count, count)
+                    .quoting(fmt::format("{} at the declared shapes, which is {} at the shapes asked", describe(equals->second),
+                                         asked_text(equals->second))));
+  return f;
 }
 
 }  // namespace
@@ -415,6 +453,7 @@ std::optional<batch_finding> apart_table_finding(const graph& g, const propagati
   const auto& l = g.layers()[index];
   if (l.auxiliary || vouched(l, assumed) || declared.outputs[index].empty()) return std::nullopt;
   auto f = part_table_finding(g, declared, asked, carriers, index, shaped, near);
+  if (!f) f = count_table_finding(g, declared, asked, carriers, index, near);
   if (f) text::give_hint(*f, text::vouch_hint(spelling, std::string(l.name), l.id));
   return f;
 }

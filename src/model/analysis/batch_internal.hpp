@@ -136,6 +136,11 @@ struct size_source {
   [[nodiscard]] bool scaled() const noexcept { return how != scale::none; }
 };
 
+/// The sizes of one tensor that change: each static dimension at the declared shapes (`d`) that is another
+/// at the shapes asked (`a`), and each product of adjacent dimensions that holds one, by value (the first
+/// met kept); with `scaled_too`, half and twice each such dimension too. (analysis/batch_sizes.cpp)
+void add_changing(const partial_shape& d, const partial_shape& a, std::optional<std::size_t> batch_axis, std::string_view name,
+                  std::unordered_map<std::int64_t, size_source>& sizes, bool scaled_too);
 
 /// `7·7, dimensions 1..2 of 'conv' [1,7,7,768]`, `half (rounded down) of dimension 2 of ...`: what `s` is.
 std::string describe(const size_source& s);
@@ -159,7 +164,9 @@ tensors_by_shape shapes_of(const graph& g, const propagation& declared, const pr
 /// is a whole number (a table an export stored as floats, cast before it is indexed); nullopt otherwise.
 /// (analysis/batch_counted.cpp)
 std::optional<std::vector<std::int64_t>> table_values(const std::optional<tensor_value>& v);
-/// A Const that some layer reads as data, of rank 1 and two values at least, that is the whole shape of a tensor
+/// A static shape with one dimension other than 1 at most (`[4]`, `[1,4]`): its values read in order are a vector's.
+bool vector_like(const partial_shape& s);
+/// A Const that some layer reads as data, of rank 1 (vector_like) and two values at least, that is the whole shape of a tensor
 /// of the model (`shaped`) at the declared shapes, where a dimension of that tensor other than its batch changes
 /// and some layer takes that position from the table: the shape a program read from its input (`x.shape`
 /// indexed, cast, computed with), folded at one size into a table. Its finding is the Const's own, unless

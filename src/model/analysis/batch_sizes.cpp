@@ -24,11 +24,7 @@
 #include "model/text/batch.hpp"
 
 namespace reshape1::model::detail {
-namespace {
 
-/// The sizes of one tensor that change: each static dimension at the declared shapes (`d`) that is another
-/// at the shapes asked (`a`), and each product of adjacent dimensions that holds one, by value (the first
-/// met kept).
 void add_changing(const partial_shape& d, const partial_shape& a, std::optional<std::size_t> batch_axis,
                   std::string_view name, std::unordered_map<std::int64_t, size_source>& sizes, bool scaled_too) {
   if (!d.rank_known() || d.size() == 0) return;
@@ -66,6 +62,8 @@ void add_changing(const partial_shape& d, const partial_shape& a, std::optional<
     }
   }
 }
+
+namespace {
 
 /// Every size that changes, of every tensor of the graph.
 std::unordered_map<std::int64_t, size_source> changing_sizes(const graph& g, const propagation& declared,

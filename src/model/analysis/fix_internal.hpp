@@ -69,6 +69,11 @@ struct counted_range {
   friend bool operator==(const counted_range&, const counted_range&) = default;
 };
 
+/// The pattern that gives a table's values (counted_range::table) the Const's shape: `[1,-1]` for `[1,4]` (a
+/// table squeezed where it is read). Its one dimension other than 1 is -1, since a 4 written there would be a
+/// size of its own to check. (analysis/fix_table.cpp)
+std::vector<std::int64_t> table_pattern(std::span<const std::int64_t> shape);
+
 /// A value one element of a Reshape's pattern could take so that the Reshape keeps the batch.
 struct pattern_choice {
   std::size_t element = 0;

@@ -2,6 +2,7 @@
 // fix_internal.hpp. The planner writes it as it writes a counted constant's Range (counted_range::table).
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,13 @@
 #include "model/text/fix.hpp"
 
 namespace reshape1::model::detail {
+
+std::vector<std::int64_t> table_pattern(std::span<const std::int64_t> shape) {
+  std::vector<std::int64_t> pattern(shape.begin(), shape.end());
+  for (auto& d : pattern)
+    if (d != 1) d = -1;
+  return pattern;
+}
 
 bool reads_table(const layer& l, const batch_finding& f) {
   return f.code == "shape_table" && part_of(l.type) == op_part::constant;
@@ -97,7 +105,7 @@ std::vector<pattern_choice> table_choices(const graph& g, const propagation& dec
   auto c = read_from_met(0, g.layers()[met->first], met->second, std::move(terms), text::table_from_tensor);
   counted_range table;
   table.table = true;
-  table.shape = {static_cast<std::int64_t>(key->size())};
+  for (const auto& d : declared.outputs[index][0].shape) table.shape.push_back(d.lo());
   c.range = std::move(table);
   return {std::move(c)};
 }

@@ -394,10 +394,17 @@ namespace {
 /// last. A table (counted_range::table) is its values as computed, in the Const's type.
 std::int64_t range_layers(const fix_plan& x, added_layers& made, std::int64_t count) {
   if (x.range->table) {
-    if (!x.converted) return count;
-    const auto v = made.add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{count, 0}},
-                            {static_cast<std::int64_t>(x.computed.size())});
-    made.edits.back().output_type = *x.converted;
+    auto v = count;
+    if (x.converted) {
+      v = made.add("converted", "Convert", 1, {{"destination_type", std::string(name(*x.converted))}}, {{v, 0}},
+                   {static_cast<std::int64_t>(x.computed.size())});
+      made.edits.back().output_type = *x.converted;
+    }
+    // (A table of [1,4], squeezed where it is read, keeps its shape: [1,-1], which names no size.)
+    if (x.range->shape.size() == 1) return v;
+    const auto shape = made.constant("shape", table_pattern(x.range->shape), false);
+    v = made.add("shaped", "Reshape", 1, {{"special_zero", "false"}}, {{v, 0}, {shape, 0}}, x.range->shape);
+    if (x.converted) made.edits.back().output_type = *x.converted;
     return v;
   }
   const auto numpy = std::pair<std::string, std::string>{"auto_broadcast", "numpy"};

@@ -144,7 +144,7 @@ enum class why : std::uint8_t {
   size_value_parameter_unproven,
   // ... and at new sizes, a size the export may have written as a constant (analysis/batch_sizes.cpp).
   baked_size, placed_on_size, kernel_covers_size, window_spans_size, window_tiles_size, sizes_in_body, sizes_not_proven, resize_to_fixed_size, crop_to_fixed_size, shape_table,
-  shape_table_part,
+  shape_table_part, shape_table_count,
   counted_range, counted_grid, spread_along_size, spread_extent, spread_at_size_1, spread_over_size_1, size_value_unknown, regroups_sizes,
   // The layer mixes samples.
   size_value_as_data, branch_from_batch_size, size_value_as_parameter, size_value_as_parameter_value,

@@ -336,7 +336,7 @@ std::int64_t range_length(double start, double stop, double step) {
 }
 
 // Range-1 and Range-4: [ceil((stop - start) / step)] (at least 0); step must not be 0. The values of a short
-// integer range are carried; a stop known only by its bounds gives an interval.
+// integer range are carried, and of a short float range of whole numbers; a stop known only by its bounds gives an interval.
 void range(op& o) {
   o.need(3, 1);
   o.out[0].type = o.l.opset >= 4 ? std::optional(o.l.element("output_type")) : o.in[0]->type;
@@ -377,9 +377,25 @@ void range(op& o) {
   if (n == interval::unbounded - 1)
     refuse(o, fmt::format("its length, ceil(({} - {}) / {}), overflows", e, a, d));
   o.out[0].shape = partial_shape{dimension(n)};
-  if (!integral || n > max_value_elements) return;
+  if (n > max_value_elements) return;
   tensor_value v;
   const bool constant = start->bound.constant && stop->bound.constant && step->bound.constant;
+  if (!integral) {
+    // Whole values only, each exact in the output type whichever way a runtime computes them (start + k*step or
+    // a running sum): `arange(24.0)`, a count a program made of a size, is then seen counting.
+    const auto type = o.out[0].type;
+    const double exact_below = !type                                                      ? 0
+                               : *type == element_type::f32 || *type == element_type::f64 ? 16777216.0
+                               : *type == element_type::f16                               ? 2048.0
+                               : *type == element_type::bf16                              ? 256.0
+                                                                                          : 0;
+    const double last = a + static_cast<double>(n - 1) * d;
+    if (n == 0 || a != std::trunc(a) || d != std::trunc(d) || !(std::abs(a) <= exact_below) || !(std::abs(last) <= exact_below))
+      return;
+    for (std::int64_t k = 0; k < n; ++k) v.push_real(a + static_cast<double>(k) * d, constant);
+    o.out[0].value = std::move(v);
+    return;
+  }
   for (std::int64_t k = 0; k < n; ++k) {
     const double x = a + static_cast<double>(k) * d;
     if (std::abs(x) >= 9.0e18) return;

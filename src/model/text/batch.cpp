@@ -165,6 +165,9 @@ constexpr form_row forms[] = {
     {why::shape_table_part, "shape_table_part",
      {"its {0} values are the last dimensions of a tensor at the declared shapes but for its dimensions of 1, {1}: "
       "a shape the program read from a tensor may have been written as a constant", 1, true, "count,tensor"}},
+    {why::shape_table_count, "shape_table_count",
+     {"the {0} elements of the output it shapes are as many as {1}: a count the program made of a tensor's size "
+      "may have been written as a constant", 1, true, "count,equals"}},
     {why::counted_range, "counted_range",
      {"its values count from {2} by {3} along axis {0}, {1} of them, and that count {4}: a range the program "
       "computed for one size may stand for one that follows it", 4, true, "axis,count,start,step,equals"}},

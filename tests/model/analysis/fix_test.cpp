@@ -1008,6 +1008,40 @@ TEST_F(fixing, new_sizes_a_shape_table_is_computed_as_the_shape_it_was) {
   EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,6,10]");
 }
 
+// ... and a table stored as [1,4], squeezed before a Broadcast reads it whole as its output's shape: computed as x's
+// shape given the Const's shape back ([1,-1], no size written), so the Squeeze still takes axis 0.
+TEST_F(fixing, new_sizes_a_squeezed_shape_table_keeps_its_shape) {
+  ir_builder b;
+  const int x = b.parameter("[1,2,6,8]", "x");
+  const int table = b.constant(element_type::i32, "1,4", {1, 2, 6, 8}, "[1,4]");
+  const int squeezed = b.layer("Squeeze", "", {"[1,4]", "[]"}, {"[4]"}, "squeezed", 1);
+  b.edge(table, squeezed, 0);
+  b.edge(b.scalar(0), squeezed, 1);
+  const int ones = b.layer("Broadcast", "mode=\"numpy\"", {"[]", "[4]"}, {"[1,2,6,8]"}, "ones", 3);
+  b.edge(b.constant(element_type::f32, "", {1}, "[]"), ones, 0);
+  b.edge(squeezed, ones, 1);
+  const int sum = b.layer("Add", "auto_broadcast=\"numpy\"", {"[1,2,6,8]", "[1,2,6,8]"}, {"[1,2,6,8]"}, "sum", 1);
+  b.edge(x, sum, 0);
+  b.edge(ones, sum, 1);
+  b.result(sum, "[1,2,6,8]");
+  const auto before = model::check_batch(load(b.xml(), b.bin()), {.shapes = {{"x", parse_shape("[1,2,6,11]")}}});
+  ASSERT_FALSE(before.findings.empty());
+  EXPECT_EQ(before.findings[0].code, "shape_table");
+  EXPECT_EQ(before.findings[0].id, table);
+  model::fix_options o;
+  o.shapes = {{"x", parse_shape("[1,2,6,2..]")}};
+  const auto r = fix(b, o);
+  ASSERT_TRUE(r.fixed) << refused(r);
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].old_pattern, "[1,2,6,8]");
+  const auto xml = ir_output(r).xml;
+  EXPECT_NE(xml.find(R"(type="ShapeOf")"), std::string::npos);
+  const auto at = written_at(r, "[1,2,6,11]");
+  EXPECT_EQ(at.summary.verdict(), model::batch_verdict::yes) << at.summary_line();
+  ASSERT_FALSE(at.outputs.empty());
+  EXPECT_EQ(to_string(at.outputs[0].reshaped), "[1,2,6,11]");
+}
+
 // ... but where another tensor of that declared shape stays at the shapes asked (an input y), which of x and y
 // the table stood for is not known: refused, naming both.
 TEST_F(fixing, new_sizes_a_shape_table_of_two_tensors_that_differ_is_refused) {

@@ -83,6 +83,21 @@ TEST(shape_ops, range_gives_the_count_and_values) {
   EXPECT_EQ(shape_of(run("Range", 4, {{"output_type", "f32"}}, {values({0}, "[]"), values({2}, "[]"), real_step})),
             "[4]");
   EXPECT_EQ(shape_of(run("Range", 1, {}, {values({0}, "[]"), values({10}, "[]"), values({4}, "[]")})), "[3]");
+  // A float range of whole numbers carries its values (`arange(24.0)`, a count made of a size), as f32 holds them
+  // exactly; with a step of 0.5, or past what f16 holds exactly, its length only.
+  const auto scalar = [](double v) {
+    auto t = reals({v});
+    t.shape = partial_shape(std::vector<dimension>{});
+    return t;
+  };
+  const auto counted = run("Range", 4, {{"output_type", "f32"}}, {scalar(1), scalar(7), scalar(2)});
+  ASSERT_TRUE(counted[0].value);
+  EXPECT_EQ(counted[0].value->reals, (std::vector<double>{1, 3, 5}));
+  EXPECT_TRUE(counted[0].value->real_constant(2));
+  EXPECT_FALSE(run("Range", 4, {{"output_type", "f32"}}, {values({0}, "[]"), values({2}, "[]"), real_step})[0].value);
+  const auto wide = run("Range", 4, {{"output_type", "f16"}}, {scalar(2040), scalar(2050), scalar(1)});
+  EXPECT_EQ(shape_of(wide), "[10]");
+  EXPECT_FALSE(wide[0].value);
   // A stop known by its bounds (a dimension read by ShapeOf) gives an interval.
   model::tensor stop = values({0}, "[]");
   stop.value->elements[0] = {2, 9, {}, false};

@@ -261,6 +261,12 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       // ... and, by a cold attack on those, the map's shape without its 1s, and repeats of ones as the table.
       {"size_expand_table_part", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table_part"},
       {"size_tile_table_counted", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table"},
+      // ... and such a table stored as [1,4], squeezed before the Expand (a cold attack's wrong yes).
+      {"size_expand_table_squeezed", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table"},
+      // ... and counts of ones of the map's element count: a shape [24] and a float Range to 24 (wrong yeses too).
+      {"size_expand_count_table", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table_count"},
+      {"size_float_range_count", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "counted_range"},
+      {"size_expand_count_table", {{"x", "[1,2,6,8]"}}, model::batch_verdict::yes, nullptr},
       {"size_last_tokens_computed", {{"x", "[1,16,8]"}}, model::batch_verdict::yes, nullptr},
       // The batch, 2, read from a table of the input's shape into view(2, -1): where the batch stays as declared,
       // it is no question (it said "no: swallows the batch"); where it changes, the batch's answer is given.
@@ -291,7 +297,7 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       // A ConvTranspose output_shape past what the shorter input makes: ONNX Runtime refuses it (it said yes).
       {"size_conv_transpose_output_shape", {{"x", "[1,2,8]"}}, model::batch_verdict::no, "invalid_shape"},
       // An end read from the Shape of a ConstantOfShape of a constant is a constant too (it said yes).
-      {"size_shape_of_constant", {{"x", "[1,3,16,16]"}}, model::batch_verdict::cannot_tell, "baked_size"},
+      {"size_shape_of_constant", {{"x", "[1,3,16,16]"}}, model::batch_verdict::cannot_tell, "shape_table_count"},
       // A dimension the model declares at one size and the request asks as `?` (every size) is tried.
       {"size_stride_skip", {{"x", "[1,1,?,?]"}}, model::batch_verdict::no, "invalid_shape"},
       // A Reshape that runs at the new size but groups its dimensions otherwise, no constant equal to a
