@@ -135,6 +135,12 @@ FIXED = {
     "size_expand_table_counted": ("size_expand_table_counted_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
     # The same table stored as [1,4] and squeezed: computed as the map's shape, reshaped to [1,-1].
     "size_expand_table_squeezed": ("size_expand_table_squeezed_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
+    # The map's shape without its 1 ([2,3,4]) as the table: computed as the map's dimensions 1..3.
+    "size_expand_table_part": ("size_expand_table_part_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
+    # The map's element count ([24]) as the table: computed as the product of its dimensions 1..3.
+    "size_expand_count_table": ("size_expand_count_table_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
+    # A count of one value, 2, pool's H: computed as it.
+    "size_expand_count_of_two": ("size_expand_count_of_two_at_b", "x=[1,1,?,2]", [1, 1, 8, 2], [1, 1, 4, 2]),
     "size_constant_of_shape_table_counted": ("size_constant_of_shape_table_counted_at_b", "x=[1,2,?,?]", [1, 2, 10, 12],
                                              [1, 2, 6, 8]),
     # view(x.size(0), 2, -1) exported with a dynamic batch alone, [N, 2, 48]: -1 for the 48, the batch left computed.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -332,6 +333,25 @@ std::optional<batch_finding> shape_table_finding(const graph& g, const propagati
   return std::nullopt;
 }
 
+std::optional<std::vector<std::size_t>> table_part_of(std::span<const std::int64_t> key, std::span<const std::int64_t> shape) {
+  std::vector<std::int64_t> want;
+  for (const auto v : key) {
+    if (v < 1) return std::nullopt;
+    if (v != 1) want.push_back(v);
+  }
+  // (The whole shape is shape_table's.)
+  if (want.empty() || std::equal(key.begin(), key.end(), shape.begin(), shape.end())) return std::nullopt;
+  std::vector<std::size_t> at;  // the shape's dimensions other than 1
+  for (std::size_t k = 0; k < shape.size(); ++k)
+    if (shape[k] != 1) at.push_back(k);
+  if (at.size() < want.size() || (want.size() < 2 && at.size() != want.size())) return std::nullopt;
+  const auto off = at.size() - want.size();
+  for (std::size_t j = 0; j < want.size(); ++j)
+    if (shape[at[off + j]] != want[j]) return std::nullopt;
+  at.erase(at.begin(), at.begin() + static_cast<std::ptrdiff_t>(off));
+  return at;
+}
+
 namespace {
 
 /// apart_table_finding's table, where it is not a tensor's whole shape: the tensor's shape with its dimensions of 1
@@ -343,29 +363,16 @@ std::optional<batch_finding> part_table_finding(const graph& g, const propagatio
   const auto& own = declared.outputs[index][0].shape;
   const auto key = table_values(declared.outputs[index][0].value);
   if (!key || !vector_like(own)) return std::nullopt;
-  std::vector<std::int64_t> want;
-  for (const auto v : *key) {
-    if (v < 1) return std::nullopt;
-    if (v != 1) want.push_back(v);
-  }
-  if (want.empty()) return std::nullopt;
   for (const auto& [shape, tensors] : shaped) {
-    if (shape == *key) continue;  // (the whole shape: shape_table_finding's)
-    std::vector<std::size_t> at;  // its dimensions other than 1
-    for (std::size_t k = 0; k < shape.size(); ++k)
-      if (shape[k] != 1) at.push_back(k);
-    if (at.size() < want.size() || (want.size() < 2 && at.size() != want.size())) continue;
-    const auto off = at.size() - want.size();
-    bool same = true;
-    for (std::size_t j = 0; j < want.size(); ++j) same = same && shape[at[off + j]] == want[j];
-    if (!same) continue;
+    const auto at = table_part_of(*key, shape);
+    if (!at) continue;
     for (const auto& [i, o] : tensors) {
       if (i < skip.size() && skip[i] != 0) continue;
       const auto& d = declared.outputs[i][o].shape;
       const auto& a = asked.outputs[i][o].shape;
       const auto batch = batch_axis(carriers, i, o);
       bool changes = false;
-      for (std::size_t j = off; j < at.size(); ++j) changes = changes || (at[j] != batch && !same_at(d, a, at[j]));
+      for (const auto k : *at) changes = changes || (k != batch && !same_at(d, a, k));
       if (!changes) continue;
       auto f = size_finding(l, index);
       set_reason(f, because(why::shape_table_part, key->size()).quoting(tensor_at_both(g.layers()[i], d, a)));
@@ -388,8 +395,7 @@ std::optional<batch_finding> count_table_finding(const graph& g, const propagati
     if (v < 1 || v > largest_size / count) return std::nullopt;
     count *= v;
   }
-  // (A count of 2 or 3 is any channel's or pair's.)
-  if (count < 4) return std::nullopt;
+  if (count < 2) return std::nullopt;
   std::unordered_map<std::int64_t, size_source> sizes;
   for (const auto i : g.order()) {
     if (i < skip.size() && skip[i] != 0) continue;
@@ -420,7 +426,6 @@ std::optional<batch_finding> apart_table_finding(const graph& g, const propagati
                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                                  const tensors_by_shape& shaped, std::span<const std::string> assumed,
                                                  option_spelling spelling) {
-  if (part_of(g.layers()[index].type) != op_part::constant) return std::nullopt;
   std::vector<char> near(g.layers().size(), 0);
   std::vector<std::size_t> todo;
   bool shapes = false;

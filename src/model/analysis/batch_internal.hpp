@@ -164,6 +164,11 @@ tensors_by_shape shapes_of(const graph& g, const propagation& declared, const pr
 /// is a whole number (a table an export stored as floats, cast before it is indexed); nullopt otherwise.
 /// (analysis/batch_counted.cpp)
 std::optional<std::vector<std::int64_t>> table_values(const std::optional<tensor_value>& v);
+/// Where a table (`key`, the values of a shape) is a tensor's declared shape (`shape`) but for its 1s: its values
+/// other than 1 are, in order, the shape's last dimensions other than 1 (two at least, or all of them). The
+/// positions of those dimensions; nullopt where it is not so, or where the table is the whole shape.
+/// (analysis/batch_counted.cpp)
+std::optional<std::vector<std::size_t>> table_part_of(std::span<const std::int64_t> key, std::span<const std::int64_t> shape);
 /// A static shape with one dimension other than 1 at most (`[4]`, `[1,4]`): its values read in order are a vector's.
 bool vector_like(const partial_shape& s);
 /// A Const that some layer reads as data, of rank 1 (vector_like) and two values at least, that is the whole shape of a tensor
@@ -188,9 +193,11 @@ std::vector<char> read_as_data(const graph& g, const propagation& declared,
 /// Input `port` of `c` is the shape its output takes, whole: takes_shape's (a Broadcast's target shape), or a
 /// Tile's repeats of a tensor of 1s (`ones.repeat(*shape)`). (analysis/batch_counted.cpp)
 bool gives_output_shape(const graph& g, const propagation& declared, const layer& c, std::size_t port);
-/// A Const read as an output's whole shape (gives_output_shape: an Expand's, a ConstantOfShape's) that is the shape of
-/// a tensor in another branch (`ones.expand(pooled.shape)`, summed into a count): shape_table_finding over the tensors
-/// off its readers' path; else, there, a table of such a tensor's last dimensions without its 1s (shape_table_part).
+/// A Const (or a value computed from constants alone) read as an output's whole shape (gives_output_shape: an
+/// Expand's, a ConstantOfShape's) that is the shape of a tensor in another branch (`ones.expand(pooled.shape)`,
+/// summed into a count): shape_table_finding over the tensors off its readers' path; else, there, a table of such a
+/// tensor's last dimensions without its 1s (shape_table_part), or one whose element count is a size that changes
+/// of such a tensor (shape_table_count).
 /// The sizes a layer reads are matched against its own path and the model's inputs only (baked_sizes), where a
 /// table of a tensor elsewhere is never seen; a tensor on the path, or an input, is left to that match (one
 /// finding, on the reader), and so is one computed from the table. (analysis/batch_counted.cpp)

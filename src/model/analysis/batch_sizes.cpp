@@ -805,6 +805,7 @@ batch_finding baked_finding(const layer& l, std::size_t index, const std::vector
 /// order) and each Const's readers.
 struct constant_scan {
   std::vector<char> data, indexed, sized;  // sized: read as a value by a layer's shape rule (a pattern, an extent)
+  std::vector<char> from_inputs;           // an input, or computed from one
   std::unordered_map<std::int64_t, size_source> plain;
   std::vector<std::int64_t> changing;
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers;
@@ -813,6 +814,10 @@ struct constant_scan {
   void make(const graph& g, const propagation& declared, const propagation& asked,
             std::span<const std::vector<batch_carrier>> carriers) {
     data = read_as_data(g, declared, readers, indexed, sized);
+    std::vector<char> inputs(g.layers().size(), 0);
+    for (std::size_t k = 0; k < g.layers().size(); ++k) inputs[k] = part_of(g.layers()[k].type) == op_part::parameter ? 1 : 0;
+    from_inputs = downstream_of(g, inputs);
+    for (std::size_t k = 0; k < g.layers().size(); ++k) from_inputs[k] = static_cast<char>(from_inputs[k] | inputs[k]);
     // (Dimensions and their products only: a count is no half or twice of one. Not of a tensor whose rank
     // the shapes asked leave unknown, after a layer that fails there: its sizes are not shown to change.)
     for (const auto i : g.order())
@@ -848,6 +853,31 @@ std::optional<batch_finding> constant_finding(const graph& g, const propagation&
   if (auto f = counted_range_finding(g, index, t, scan.plain, assumed, spelling)) return f;
   if (auto f = counted_grid_finding(g, declared, asked, index, t, scan.plain, scan.changing, assumed, spelling)) return f;
   return spread_extent_finding(g, declared, asked, index, scan.readers[index], scan.plain, assumed, spelling);
+}
+
+/// The finding of a value computed from constants alone (a table gathered, sliced, concatenated or scaled; the
+/// shape of a constant) that a layer reads as its output's whole shape: apart_table_finding's, unless a layer
+/// it is computed from has a finding already (`out`: a Const squeezed is the Const's).
+std::optional<batch_finding> computed_table_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                    std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                    const constant_scan& scan, std::span<const batch_finding> out,
+                                                    std::span<const std::string> assumed, option_spelling spelling) {
+  if (scan.sized[index] == 0 || scan.from_inputs[index] != 0 || vouched_value(g, g.layers()[index], assumed)) return std::nullopt;
+  std::vector<char> found(g.layers().size(), 0);
+  for (const auto& f : out) found[f.layer] = 1;
+  std::vector<char> seen(g.layers().size(), 0);
+  std::vector<std::size_t> todo{index};
+  while (!todo.empty()) {
+    const auto k = todo.back();
+    todo.pop_back();
+    for (const auto& s : g.layers()[k].sources) {
+      if (!s || seen[s->layer] != 0) continue;
+      if (found[s->layer] != 0) return std::nullopt;
+      seen[s->layer] = 1;
+      todo.push_back(s->layer);
+    }
+  }
+  return apart_table_finding(g, declared, asked, carriers, index, scan.shaped, assumed, spelling);
 }
 
 /// The finding of a value placed on an axis whose size changes (placed_on_changing_axis).
@@ -921,6 +951,12 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     }
     const bool valued = !declared.outputs[index].empty() && declared.outputs[index][0].value;
     if (valued && !sizes.empty() && scan.data.empty()) scan.make(g, declared, asked, carriers);
+    if (auto f = valued && !sizes.empty()
+                     ? computed_table_finding(g, declared, asked, carriers, index, scan, out, assumed, spelling)
+                     : std::nullopt) {
+      out.push_back(std::move(*f));
+      continue;
+    }
     if (auto f = valued ? computed_range_finding(g, declared, index, scan.plain, assumed, spelling) : std::nullopt) {
       out.push_back(std::move(*f));
       continue;

@@ -4,8 +4,12 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "model/analysis/batch_internal.hpp"
 #include "model/analysis/fix_internal.hpp"
@@ -23,7 +27,8 @@ std::vector<std::int64_t> table_pattern(std::span<const std::int64_t> shape) {
 }
 
 bool reads_table(const layer& l, const batch_finding& f) {
-  return f.code == "shape_table" && part_of(l.type) == op_part::constant;
+  return (f.code == "shape_table" || f.code == "shape_table_part" || f.code == "shape_table_count") &&
+         part_of(l.type) == op_part::constant;
 }
 
 namespace {
@@ -53,12 +58,77 @@ const layer* read_whole(const graph& g, const propagation& declared, std::size_t
 
 }  // namespace
 
-/// A Const that is the whole shape of a tensor at the declared shapes (check's `shape_table`: `x.shape` folded
-/// at export, then indexed), computed instead as that tensor's shape, for every layer that reads it. The
-/// tensor: one of that declared shape computed before the Const's first reader, and not from the Const; where
-/// several are and any two differ at the shapes asked (or one's rank is unknown there), none, since which one
-/// the table stood for one size does not show. Only a table that is indexed (read by Gathers and Slices, through
-/// Concats and Converts to integers) or read whole as a shape is read so.
+namespace {
+
+/// The ways a table (`key`, finding `code`) is computed from a tensor of declared shape `dims`, each a term per
+/// value: `shape_table`, the whole shape; `shape_table_part`, its dimensions but for its 1s (table_part_of), a 1
+/// of the table written as 1; `shape_table_count`, the one value other than 1 a product of adjacent dimensions
+/// (each such product that equals it, from and to a dimension other than 1). None where it is no such reading.
+std::vector<std::vector<pattern_term>> table_readings(std::string_view code, std::span<const std::int64_t> key,
+                                                      std::span<const std::int64_t> dims) {
+  std::vector<std::vector<pattern_term>> out;
+  const auto literal = [](std::int64_t v) { return pattern_term{{}, v, 1}; };
+  if (code == "shape_table") {
+    if (!std::equal(key.begin(), key.end(), dims.begin(), dims.end())) return out;
+    std::vector<pattern_term> terms;
+    for (std::size_t k = 0; k < key.size(); ++k) terms.push_back(pattern_term{{k}, 1, 1});
+    out.push_back(std::move(terms));
+  } else if (code == "shape_table_part") {
+    const auto at = table_part_of(key, dims);
+    if (!at) return out;
+    std::vector<pattern_term> terms;
+    std::size_t next = 0;
+    for (const auto v : key) terms.push_back(v == 1 ? literal(1) : pattern_term{{(*at)[next++]}, 1, 1});
+    out.push_back(std::move(terms));
+  } else if (code == "shape_table_count") {
+    const auto counted = std::find_if(key.begin(), key.end(), [](std::int64_t v) { return v != 1; });
+    if (counted == key.end() || std::find_if(counted + 1, key.end(), [](std::int64_t v) { return v != 1; }) != key.end())
+      return out;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == 1) continue;
+      std::int64_t product = 1;
+      pattern_term term{{}, 1, 1};
+      for (std::size_t j = i; j < dims.size() && dims[j] >= 1 && dims[j] <= *counted / product; ++j) {
+        product *= dims[j];
+        term.dims.push_back(j);
+        if (dims[j] == 1 || product != *counted) continue;
+        std::vector<pattern_term> terms;
+        for (const auto v : key) terms.push_back(v == 1 ? literal(1) : term);
+        out.push_back(std::move(terms));
+      }
+    }
+  }
+  return out;
+}
+
+/// `terms` at the shapes asked, `asked` the tensor's shape there: `[1,2,?@x_2,12]`; "unknown" where its rank is.
+/// `vague` tells whether a dimension read is neither static nor a symbol there (an interval, `1..`), which two
+/// readings may share as text and still differ at.
+std::string terms_at(std::span<const pattern_term> terms, const partial_shape& asked, bool& vague) {
+  vague = !asked.rank_known();
+  if (!asked.rank_known()) return "unknown";
+  std::vector<std::string> values;
+  for (const auto& t : terms) {
+    std::vector<std::string> product;
+    for (const auto d : t.dims) {
+      vague = vague || d >= asked.size() || (!asked[d].is_static() && !asked[d].symbol());
+      product.push_back(d < asked.size() ? to_string(asked[d]) : std::string("?"));
+    }
+    values.push_back(product.empty() ? std::to_string(t.factor) : fmt::format("{}", fmt::join(product, "·")));
+  }
+  return fmt::format("[{}]", fmt::join(values, ","));
+}
+
+}  // namespace
+
+/// A Const that is a tensor's shape at the declared shapes (check's `shape_table`: `x.shape` folded at export,
+/// then indexed; `shape_table_part`, that shape but for its 1s; `shape_table_count`, its element count or a
+/// product of its adjacent dimensions), computed instead from that tensor's shape (table_readings), for every
+/// layer that reads it. The tensor: one of a declared shape the table is so read from, computed before the
+/// Const's first reader and not from the Const; where several readings are and any two differ at the shapes
+/// asked (or one's rank is unknown there), none, since which one the table stood for one size does not show.
+/// Only a table that is indexed (read by Gathers and Slices, through Concats and Converts to integers) or read
+/// whole as a shape is read so.
 std::vector<pattern_choice> table_choices(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
                                           const batch_finding& f, text::fix_reason& reason) {
   reason = text::shape_values_unknown();
@@ -71,6 +141,11 @@ std::vector<pattern_choice> table_choices(const graph& g, const propagation& dec
     reason = text::table_read_whole(std::string(whole->op_type()), std::string(whole->name));
     return {};
   }
+  const auto key_text = fmt::format("[{}]", fmt::join(*key, ","));
+  if (f.code == "shape_table_count" && std::count_if(key->begin(), key->end(), [](std::int64_t v) { return v != 1; }) > 1) {
+    reason = text::table_count_split(key_text);
+    return {};
+  }
   const auto first = first_reader(g, index);
   // The layers computed from the Const (a tensor of its shape made by Expand or ConstantOfShape from it).
   std::vector<char> the_const(g.layers().size(), 0);
@@ -78,31 +153,39 @@ std::vector<pattern_choice> table_choices(const graph& g, const propagation& dec
   auto from_table = downstream_of(g, the_const);
   from_table[index] = 1;
   std::optional<std::pair<std::size_t, std::size_t>> met;
+  std::vector<pattern_term> met_terms;
   std::string met_at;
+  bool met_vague = false;
   for (std::size_t i = 0; i < first; ++i) {
     if (from_table[i] != 0) continue;
     for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
       const auto& d = declared.outputs[i][o].shape;
-      if (!d.is_static() || d.size() != key->size() ||
-          !std::equal(d.begin(), d.end(), key->begin(), [](const dimension& x, std::int64_t v) { return x.lo() == v; }))
-        continue;
-      const auto& a = asked.outputs[i][o].shape;
-      const auto at = a.rank_known() ? to_string(a) : std::string("unknown");
-      if (met && at != met_at) {
-        reason = text::table_tensor_unknown(to_string(d), std::string(g.layers()[met->first].name), met_at,
-                                            std::string(g.layers()[i].name), at);
-        return {};
-      }
-      if (!met) {
-        met = std::pair(i, o);
-        met_at = at;
+      if (!d.is_static()) continue;
+      std::vector<std::int64_t> dims;
+      for (const auto& x : d) dims.push_back(x.lo());
+      for (auto& terms : table_readings(f.code, *key, dims)) {
+        bool vague = false;
+        const auto at = terms_at(terms, asked.outputs[i][o].shape, vague);
+        // (Other dimensions read alike as text, `1..` and `1..`, may differ: H or W of a map 4x4 for a count of 4.
+        // The same dimensions of two tensors that read alike are taken as the same: a map and its ReLU.)
+        if (met && (at != met_at || (terms != met_terms && (vague || met_vague)))) {
+          reason = text::table_tensor_unknown(key_text, terms_text(met_terms, g.layers()[met->first].name), met_at,
+                                              terms_text(terms, g.layers()[i].name), at);
+          return {};
+        }
+        if (!met) {
+          met = std::pair(i, o);
+          met_terms = std::move(terms);
+          met_at = at;
+          met_vague = vague;
+        }
       }
     }
   }
   if (!met || met_at == "unknown") return {};
-  std::vector<pattern_term> terms;
-  for (std::size_t k = 0; k < key->size(); ++k) terms.push_back(pattern_term{{k}, 1, 1});
-  auto c = read_from_met(0, g.layers()[met->first], met->second, std::move(terms), text::table_from_tensor);
+  auto c = read_from_met(
+      0, g.layers()[met->first], met->second, std::move(met_terms),
+      [&](const std::string& terms, const std::string& source) { return text::table_from_tensor(f.code, terms, source); });
   counted_range table;
   table.table = true;
   for (const auto& d : declared.outputs[index][0].shape) table.shape.push_back(d.lo());

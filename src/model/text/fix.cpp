@@ -456,18 +456,21 @@ fix_reason met_may_be_one(const std::string& met) {
                       met)};
 }
 
-std::string table_from_tensor(std::string_view terms, std::string_view source) {
-  return fmt::format("it is the whole shape of '{}' at the declared shapes: it is computed as {}, that shape at "
-                     "the new sizes",
-                     source, terms);
+std::string table_from_tensor(std::string_view code, std::string_view terms, std::string_view source) {
+  const std::string_view what = code == "shape_table_part"    ? "the shape, but for its dimensions of 1,"
+                                : code == "shape_table_count" ? "a product of the dimensions"
+                                                              : "the whole shape";
+  const std::string_view that = code == "shape_table_count" ? "that count" : "that shape";
+  return fmt::format("it is {} of '{}' at the declared shapes: it is computed as {}, {} at the new sizes", what, source, terms,
+                     that);
 }
 
 fix_reason table_tensor_unknown(const std::string& shape, const std::string& first, const std::string& first_at,
                                 const std::string& second, const std::string& second_at) {
   return {"table_tensor_unknown",
           {{"shape", shape}, {"first", first}, {"first_at", first_at}, {"second", second}, {"second_at", second_at}},
-          fmt::format("it is the shape {} of both '{}' and '{}' at the declared shapes, which are {} and {} at the "
-                      "shapes asked: which one it stands for is not known",
+          fmt::format("its values {} are both {} and {} at the declared shapes, which are {} and {} at the shapes "
+                      "asked: which one they stand for is not known",
                       shape, first, second, first_at, second_at)};
 }
 
@@ -477,6 +480,14 @@ fix_reason table_read_whole(const std::string& type, const std::string& name) {
           fmt::format("it equals a tensor's whole shape, but {} '{}' reads it whole, not by index as a shape is read: "
                       "it may be values that equal the shape by chance",
                       type, name)};
+}
+
+fix_reason table_count_split(const std::string& values) {
+  return {"table_count_split",
+          {{"values", values}},
+          fmt::format("its values {} make as many elements as a size that changes, but more than one of them is not 1: "
+                      "which of them follows that size does not show",
+                      values)};
 }
 
 fix_reason range_not_read(std::int64_t count, std::int64_t start, std::int64_t step) {
@@ -585,15 +596,51 @@ fix_reason not_scaled(const dimension& batch, std::size_t output, const partial_
 }
 
 std::span<const std::string_view> fix_reason_codes() noexcept {
-  static constexpr std::string_view codes[] = {
-      "minus_one_folds_batch", "pattern_folds_batch", "no_element_follows_batch", "literal_zero_with_minus_one",
-      "maybe_zero_with_minus_one", "not_fixed_without_special_zero", "shape_values_unknown", "computed_not_const",
-      "type_not_rewritten", "unsigned_cannot_hold_minus_one", "comes_through_shared_layer", "computed_not_tensor",
-      "constant_not_in_file", "comes_through_shared_node", "reaches_through_added_layer",
-      "not_a_tensor_the_node_sees", "external_read_in_body", "values_not_read", "does_not_feed",
-      "met_may_be_one", "rewrite_raises", "rewrite_changes_shapes", "rewrite_still_leaves", "fails_as_given", "batch_finding", "read_back_lacks_layer",
-      "read_back_lacks_tensor", "read_back_differs", "not_scaled", "needs_computed_pattern", "split_not_read", "kept_by_reading", "kept_value_is_a_size", "constant_written_out", "changing_one", "pattern_not_an_input", "computed_in_body", "held_apart", "size_not_a_whole_ratio",
-      "no_negative_positions", "window_not_whole", "pad_not_read", "table_tensor_unknown", "table_read_whole"};
+  static constexpr std::string_view codes[] = {"minus_one_folds_batch",
+                                               "pattern_folds_batch",
+                                               "no_element_follows_batch",
+                                               "literal_zero_with_minus_one",
+                                               "maybe_zero_with_minus_one",
+                                               "not_fixed_without_special_zero",
+                                               "shape_values_unknown",
+                                               "computed_not_const",
+                                               "type_not_rewritten",
+                                               "unsigned_cannot_hold_minus_one",
+                                               "comes_through_shared_layer",
+                                               "computed_not_tensor",
+                                               "constant_not_in_file",
+                                               "comes_through_shared_node",
+                                               "reaches_through_added_layer",
+                                               "not_a_tensor_the_node_sees",
+                                               "external_read_in_body",
+                                               "values_not_read",
+                                               "does_not_feed",
+                                               "met_may_be_one",
+                                               "rewrite_raises",
+                                               "rewrite_changes_shapes",
+                                               "rewrite_still_leaves",
+                                               "fails_as_given",
+                                               "batch_finding",
+                                               "read_back_lacks_layer",
+                                               "read_back_lacks_tensor",
+                                               "read_back_differs",
+                                               "not_scaled",
+                                               "needs_computed_pattern",
+                                               "split_not_read",
+                                               "kept_by_reading",
+                                               "kept_value_is_a_size",
+                                               "constant_written_out",
+                                               "changing_one",
+                                               "pattern_not_an_input",
+                                               "computed_in_body",
+                                               "held_apart",
+                                               "size_not_a_whole_ratio",
+                                               "no_negative_positions",
+                                               "window_not_whole",
+                                               "pad_not_read",
+                                               "table_tensor_unknown",
+                                               "table_read_whole",
+                                               "table_count_split"};
   return codes;
 }
 

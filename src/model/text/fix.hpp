@@ -183,8 +183,9 @@ struct proof_at {
 [[nodiscard]] std::string grid_from_tensor(std::string_view terms, std::string_view source);
 /// A constant spread along sizes (check's `spread_along_size`) computed from the shape of `source` likewise.
 [[nodiscard]] std::string spread_from_tensor(std::string_view terms, std::string_view source);
-/// A Const that is a tensor's whole shape (check's `shape_table`) computed as `terms`, the shape of `source`.
-[[nodiscard]] std::string table_from_tensor(std::string_view terms, std::string_view source);
+/// A Const that is a tensor's shape (check's `shape_table`; `code` `shape_table_part`, that shape but for its 1s;
+/// `shape_table_count`, a product of its dimensions) computed as `terms`, from the shape of `source`.
+[[nodiscard]] std::string table_from_tensor(std::string_view code, std::string_view terms, std::string_view source);
 /// New sizes: why a TopK's k, `k` at the declared shapes, the whole of axis `axis`, is computed as `terms`.
 [[nodiscard]] std::string k_is_the_axis(std::string_view terms, std::int64_t k, std::size_t axis);
 /// New sizes: why a Pad's amounts are computed as `terms`: each that changes pads axis `axis` (of extent
@@ -215,14 +216,17 @@ enum class pad_doubt {
 /// A counted constant or grid whose only tensor met, `met`, may be 1 at the shapes asked (a `?` holds 1),
 /// where arithmetic would spread it rather than meet its extent (met_may_be_one).
 [[nodiscard]] fix_reason met_may_be_one(const std::string& met);
-/// New sizes: a Const that is the whole shape `shape` of two tensors at the declared shapes, `first` and
-/// `second`, which differ at the shapes asked (`first_at`, `second_at`): which one it stood for is not known
-/// (table_tensor_unknown).
+/// New sizes: a Const whose values (`shape`) are two readings of tensors' shapes at the declared shapes, `first` and
+/// `second` (`[shape('x')[0],...]`), which differ at the shapes asked (`first_at`, `second_at`), or may: which
+/// one it stood for is not known (table_tensor_unknown).
 [[nodiscard]] fix_reason table_tensor_unknown(const std::string& shape, const std::string& first, const std::string& first_at,
                                               const std::string& second, const std::string& second_at);
 /// New sizes: a Const that is a tensor's whole shape is read whole by layer `name` (of type `type`), not indexed
 /// as a shape is: its values may be weights that equal it by chance (table_read_whole).
 [[nodiscard]] fix_reason table_read_whole(const std::string& type, const std::string& name);
+/// New sizes: a table whose element count is a size (check's `shape_table_count`) holds more than one value other
+/// than 1 (`values`, `[4,6]`): which of them follows the size does not show (table_count_split).
+[[nodiscard]] fix_reason table_count_split(const std::string& values);
 /// New sizes: element `index` of a Gather's positions is the last along its axis, but the op (`op`, `version`)
 /// counts no position back from the end.
 [[nodiscard]] fix_reason no_negative_positions(std::size_t index, std::string_view op, int version);

@@ -63,6 +63,7 @@ std::vector<fix_reason> every_fix_reason() {
           t::pad_not_read(3, 18, 2, {3, 4}, t::pad_doubt::window),
           t::table_tensor_unknown("[1,3,8,8]", "x", "[1,3,?,?]", "w", "[1,3,8,8]"),
           t::table_read_whole("Cast", "weights"),
+          t::table_count_split("[4,6]"),
           t::read_back_lacks_layer(),
           t::read_back_lacks_tensor("y"),
           t::read_back_differs(),

@@ -267,6 +267,10 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       {"size_expand_count_table", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table_count"},
       {"size_float_range_count", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "counted_range"},
       {"size_expand_count_table", {{"x", "[1,2,6,8]"}}, model::batch_verdict::yes, nullptr},
+      // ... and tables computed from constants alone: gathered, the Shape of a constant; a count of one value.
+      {"size_expand_table_gathered", {{"x", "[1,3,18,22]"}}, model::batch_verdict::cannot_tell, "shape_table"},
+      {"size_expand_shape_of_constant", {{"x", "[1,3,18,22]"}}, model::batch_verdict::cannot_tell, "shape_table"},
+      {"size_expand_count_of_two", {{"x", "[1,1,8,2]"}}, model::batch_verdict::cannot_tell, "shape_table_part"},
       {"size_last_tokens_computed", {{"x", "[1,16,8]"}}, model::batch_verdict::yes, nullptr},
       // The batch, 2, read from a table of the input's shape into view(2, -1): where the batch stays as declared,
       // it is no question (it said "no: swallows the batch"); where it changes, the batch's answer is given.
