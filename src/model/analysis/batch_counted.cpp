@@ -382,19 +382,12 @@ std::optional<batch_finding> part_table_finding(const graph& g, const propagatio
   return std::nullopt;
 }
 
-/// apart_table_finding's table, where it is neither a tensor's shape nor part of one: a shape whose element count
-/// is a size that changes of a tensor there (its whole count or a product of its adjacent dimensions: a count of
-/// ones made by `torch.ones(pooled.numel())`, `Expand(1, [24])`). `skip` as there.
-std::optional<batch_finding> count_table_finding(const graph& g, const propagation& declared, const propagation& asked,
-                                                 std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
-                                                 std::span<const char> skip) {
-  const auto key = table_values(declared.outputs[index][0].value);
-  if (!key || !vector_like(declared.outputs[index][0].shape)) return std::nullopt;
-  std::int64_t count = 1;
-  for (const auto v : *key) {
-    if (v < 1 || v > largest_size / count) return std::nullopt;
-    count *= v;
-  }
+/// The finding of layer `index` whose output has `count` elements where that count is a size that changes of a
+/// tensor apart (its whole count or a product of its adjacent dimensions: a count of ones made by
+/// `torch.ones(pooled.numel())`, `Expand(1, [24])`); `skip` marks the layers not apart (not_apart).
+std::optional<batch_finding> count_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                           std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                           std::int64_t count, std::span<const char> skip) {
   if (count < 2) return std::nullopt;
   std::unordered_map<std::int64_t, size_source> sizes;
   for (const auto i : g.order()) {
@@ -422,22 +415,20 @@ bool gives_output_shape(const graph& g, const propagation& declared, const layer
   return data.is_static() && std::all_of(data.begin(), data.end(), [](const dimension& d) { return d.lo() == 1; });
 }
 
-std::optional<batch_finding> apart_table_finding(const graph& g, const propagation& declared, const propagation& asked,
-                                                 std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
-                                                 const tensors_by_shape& shaped, std::span<const std::string> assumed,
-                                                 option_spelling spelling) {
+namespace {
+
+/// The layers whose tensors a value of layer `index` is not matched against as a tensor apart: those its readers
+/// are computed from (a tensor on its readers' path is matched element by element, as any size read is), the
+/// inputs, and those computed from it (the program cannot have read their shape to make it).
+std::vector<char> not_apart(const graph& g, std::size_t index) {
   std::vector<char> near(g.layers().size(), 0);
   std::vector<std::size_t> todo;
-  bool shapes = false;
   for (std::size_t k = 0; k < g.layers().size(); ++k)
-    for (std::size_t port = 0; port < g.layers()[k].sources.size(); ++port)
-      if (const auto& s = g.layers()[k].sources[port]; s && s->layer == index) {
-        shapes = shapes || gives_output_shape(g, declared, g.layers()[k], port);
-        if (near[k] == 0) todo.push_back(k);
+    for (const auto& s : g.layers()[k].sources)
+      if (s && s->layer == index && near[k] == 0) {
         near[k] = 1;
+        todo.push_back(k);
       }
-  // (Only as an output's whole shape: a stride or a window of [1,4] is no map 4 wide.)
-  if (!shapes) return std::nullopt;
   while (!todo.empty()) {
     const auto k = todo.back();
     todo.pop_back();
@@ -449,17 +440,49 @@ std::optional<batch_finding> apart_table_finding(const graph& g, const propagati
   }
   for (std::size_t k = 0; k < g.layers().size(); ++k)
     if (part_of(g.layers()[k].type) == op_part::parameter) near[k] = 1;
-  // Nor one computed from the table: the program cannot have read its shape to make the table.
   std::vector<char> table(g.layers().size(), 0);
   table[index] = 1;
   const auto from_table = downstream_of(g, table);
   for (std::size_t k = 0; k < g.layers().size(); ++k) near[k] = static_cast<char>(near[k] | from_table[k]);
+  return near;
+}
+
+}  // namespace
+
+std::optional<batch_finding> apart_table_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                 std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                 const tensors_by_shape& shaped, std::span<const std::string> assumed,
+                                                 option_spelling spelling) {
+  bool shapes = false;
+  for (const auto& c : g.layers())
+    for (std::size_t port = 0; port < c.sources.size(); ++port)
+      if (const auto& s = c.sources[port]; s && s->layer == index) shapes = shapes || gives_output_shape(g, declared, c, port);
+  // (Only as an output's whole shape: a stride or a window of [1,4] is no map 4 wide.)
+  if (!shapes) return std::nullopt;
+  const auto near = not_apart(g, index);
   if (auto f = shape_table_finding(g, declared, asked, carriers, index, shaped, assumed, spelling, near)) return f;
   const auto& l = g.layers()[index];
   if (l.auxiliary || vouched(l, assumed) || declared.outputs[index].empty()) return std::nullopt;
   auto f = part_table_finding(g, declared, asked, carriers, index, shaped, near);
-  if (!f) f = count_table_finding(g, declared, asked, carriers, index, near);
+  if (!f)
+    if (const auto key = table_values(declared.outputs[index][0].value); key && vector_like(declared.outputs[index][0].shape)) {
+      std::int64_t count = 1;
+      for (const auto v : *key) count = v < 1 || count == 0 || v > largest_size / count ? 0 : count * v;
+      f = count_finding(g, declared, asked, carriers, index, count, near);
+    }
   if (f) text::give_hint(*f, text::vouch_hint(spelling, std::string(l.name), l.id));
+  return f;
+}
+
+std::optional<batch_finding> range_length_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                  std::span<const std::string> assumed, option_spelling spelling) {
+  const auto& l = g.layers()[index];
+  if (!counts_range(l) || declared.outputs[index].empty() || vouched_value(g, l, assumed)) return std::nullopt;
+  const auto& shape = declared.outputs[index][0].shape;
+  if (!shape.is_static() || shape.size() != 1) return std::nullopt;
+  auto f = count_finding(g, declared, asked, carriers, index, shape[0].lo(), not_apart(g, index));
+  if (f) text::give_hint(*f, text::vouch_hint(spelling, "", std::nullopt));
   return f;
 }
 

@@ -205,6 +205,12 @@ std::optional<batch_finding> apart_table_finding(const graph& g, const propagati
                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                                  const tensors_by_shape& shaped, std::span<const std::string> assumed,
                                                  option_spelling spelling);
+/// A Range whose bounds are constants alone (the caller's to show), whose length is a size that changes of a tensor
+/// apart (count_finding's: `Range(0.0, 52.5, 0.5)` made into a count of 105 ones, a map's element count): its
+/// values, unless whole numbers, are not carried, so counted_range does not see it. (analysis/batch_counted.cpp)
+std::optional<batch_finding> range_length_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                  std::span<const std::string> assumed, option_spelling spelling);
 /// The finding of a layer other than a Const whose values count along a size that changes, computed from constants
 /// alone (`cumsum(ones) - 1`, `nonzero(mask)`: an `arange` or a mask a fixed-shape export folded), as a Const's
 /// (counted_range_finding); only the first such layer of a chain (one that reads no counted range itself), and none

@@ -961,6 +961,13 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
       out.push_back(std::move(*f));
       continue;
     }
+    if (!sizes.empty() && scan.data.empty()) scan.make(g, declared, asked, carriers);
+    if (auto f = !sizes.empty() && !valued && scan.from_inputs[index] == 0
+                     ? range_length_finding(g, declared, asked, carriers, index, assumed, spelling)
+                     : std::nullopt) {
+      out.push_back(std::move(*f));
+      continue;
+    }
     // No constant shown to be a size (`8` of `[1,8,7,8,7,96]` is H/7): the Reshape may still regroup its
     // dimensions otherwise at the new sizes. Else the values that decide the shape may still be unknown.
     if (auto reason = regrouped(g, declared, asked, index, assumed)) {

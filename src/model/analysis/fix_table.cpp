@@ -35,7 +35,7 @@ namespace {
 
 /// The first layer that reads the output of layer `index` otherwise than a shape is read: by index (a Gather's
 /// or a Slice's data) or whole as an output's shape (gives_output_shape: an Expand's), or as the input of a
-/// Concat, or of a Convert to integers (a table stored as floats) or a Squeeze, that is read so in turn (`depth`
+/// Concat, or of a Convert to integers (a table stored as floats), a Squeeze or a Reshape, that is read so in turn (`depth`
 /// of those at most); null when none.
 const layer* read_whole(const graph& g, const propagation& declared, std::size_t index, int depth = 4) {
   for (const auto& c : g.layers())
@@ -43,9 +43,9 @@ const layer* read_whole(const graph& g, const propagation& declared, std::size_t
       if (!c.sources[port] || c.sources[port]->layer != index) continue;
       const auto at = static_cast<std::size_t>(&c - g.layers().data());
       const auto& out = declared.outputs[at];
-      const bool passes = part_of(c.type) == op_part::concat ||
-                          (part_of(c.type) == op_part::passes_values && port == 0 && !out.empty() && out[0].type &&
-                           is_integer(*out[0].type));
+      const auto part = part_of(c.type);
+      const bool passes = part == op_part::concat || ((part == op_part::passes_values || part == op_part::reshape) && port == 0 &&
+                                                      !out.empty() && out[0].type && is_integer(*out[0].type));
       if (passes && depth > 0) {
         if (const auto* whole = read_whole(g, declared, at, depth - 1)) return whole;
         continue;

@@ -372,6 +372,8 @@ void range(op& o) {
     return;
   }
   const double e = integral ? std::trunc(*stop->real) : *stop->real;
+  // (ONNX Runtime refuses such a range: NaN or an infinite bound has no count.)
+  if (!std::isfinite((e - a) / d)) refuse(o, fmt::format("its length, ceil(({} - {}) / {}), is not a finite number", e, a, d));
   const auto n = range_length(a, e, d);
   // A length no tensor can have is refused, as Concat and Pad refuse theirs (it was shown as 2^63 - 2).
   if (n == interval::unbounded - 1)

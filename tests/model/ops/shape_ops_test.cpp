@@ -112,6 +112,12 @@ TEST(shape_ops, range_gives_the_count_and_values) {
               {values({std::numeric_limits<std::int64_t>::min()}, "[]"), values({std::numeric_limits<std::int64_t>::max()}, "[]"),
                values({1}, "[]")});
   }, "overflows");
+  // A NaN bound has no length: ONNX Runtime refuses it (it was [0]).
+  expect_refused(
+      [&] {
+        (void)run("Range", 4, {{"output_type", "f32"}}, {scalar(0), scalar(std::numeric_limits<double>::quiet_NaN()), scalar(1)});
+      },
+      "not a finite number");
   expect_refused([] { (void)run("Range", 4, {{"output_type", "i64"}}, {values({0, 1}), values({3}, "[]"), values({1}, "[]")}); },
                  "start must be a scalar");
 }

@@ -266,8 +266,11 @@ TEST(onnx, sizes_found_after_a_cold_review) {
       // ... and counts of ones of the map's element count: a shape [24] and a float Range to 24 (wrong yeses too).
       {"size_expand_count_table", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table_count"},
       {"size_float_range_count", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "counted_range"},
+      {"size_float_range_half_count", {{"x", "[1,2,10,12]"}}, model::batch_verdict::cannot_tell, "shape_table_count"},
+      {"size_float_range_half_count", {{"x", "[1,2,6,8]"}}, model::batch_verdict::yes, nullptr},
       {"size_expand_count_table", {{"x", "[1,2,6,8]"}}, model::batch_verdict::yes, nullptr},
       // ... and tables computed from constants alone: gathered, the Shape of a constant; a count of one value.
+      {"size_expand_table_reshaped", {{"x", "[1,3,18,22]"}}, model::batch_verdict::cannot_tell, "shape_table"},
       {"size_expand_table_gathered", {{"x", "[1,3,18,22]"}}, model::batch_verdict::cannot_tell, "shape_table"},
       {"size_expand_shape_of_constant", {{"x", "[1,3,18,22]"}}, model::batch_verdict::cannot_tell, "shape_table"},
       {"size_expand_count_of_two", {{"x", "[1,1,8,2]"}}, model::batch_verdict::cannot_tell, "shape_table_part"},
