@@ -139,8 +139,6 @@ FIXED = {
     "size_expand_table_part": ("size_expand_table_part_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
     # The map's element count ([24]) as the table: computed as the product of its dimensions 1..3.
     "size_expand_count_table": ("size_expand_count_table_at_b", "x=[1,2,?,?]", [1, 2, 10, 12], [1, 2, 6, 8]),
-    # A count of one value, 2, pool's H: computed as it.
-    "size_expand_count_of_two": ("size_expand_count_of_two_at_b", "x=[1,1,?,2]", [1, 1, 8, 2], [1, 1, 4, 2]),
     # The table stored as [2,2] and reshaped to [-1]: computed as the map's shape (a Reshape passes it).
     "size_expand_table_reshaped": ("size_expand_table_reshaped_at_b", "x=[1,3,?,?]", [1, 3, 18, 22], [1, 3, 14, 10]),
     "size_constant_of_shape_table_counted": ("size_constant_of_shape_table_counted_at_b", "x=[1,2,?,?]", [1, 2, 10, 12],

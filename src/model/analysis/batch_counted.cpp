@@ -474,6 +474,28 @@ std::optional<batch_finding> apart_table_finding(const graph& g, const propagati
   return f;
 }
 
+std::optional<batch_finding> computed_table_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                    std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                    const tensors_by_shape& shaped, std::span<const batch_finding> out,
+                                                    std::span<const std::string> assumed, option_spelling spelling) {
+  if (vouched_value(g, g.layers()[index], assumed)) return std::nullopt;
+  std::vector<char> found(g.layers().size(), 0);
+  for (const auto& f : out) found[f.layer] = 1;
+  std::vector<char> seen(g.layers().size(), 0);
+  std::vector<std::size_t> todo{index};
+  while (!todo.empty()) {
+    const auto k = todo.back();
+    todo.pop_back();
+    for (const auto& s : g.layers()[k].sources) {
+      if (!s || seen[s->layer] != 0) continue;
+      if (found[s->layer] != 0) return std::nullopt;
+      seen[s->layer] = 1;
+      todo.push_back(s->layer);
+    }
+  }
+  return apart_table_finding(g, declared, asked, carriers, index, shaped, assumed, spelling);
+}
+
 std::optional<batch_finding> range_length_finding(const graph& g, const propagation& declared, const propagation& asked,
                                                   std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                                   std::span<const std::string> assumed, option_spelling spelling) {

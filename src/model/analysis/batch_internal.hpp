@@ -205,6 +205,13 @@ std::optional<batch_finding> apart_table_finding(const graph& g, const propagati
                                                  std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
                                                  const tensors_by_shape& shaped, std::span<const std::string> assumed,
                                                  option_spelling spelling);
+/// A value computed from constants alone (a table gathered, sliced, concatenated or scaled; the shape of a
+/// constant; the caller's to show) that a layer reads as its output's whole shape: apart_table_finding's, unless a
+/// layer it is computed from has a finding already (`out`: a Const squeezed is the Const's). (analysis/batch_counted.cpp)
+std::optional<batch_finding> computed_table_finding(const graph& g, const propagation& declared, const propagation& asked,
+                                                    std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
+                                                    const tensors_by_shape& shaped, std::span<const batch_finding> out,
+                                                    std::span<const std::string> assumed, option_spelling spelling);
 /// A Range whose bounds are constants alone (the caller's to show), whose length is a size that changes of a tensor
 /// apart (count_finding's: `Range(0.0, 52.5, 0.5)` made into a count of 105 ones, a map's element count): its
 /// values, unless whole numbers, are not carried, so counted_range does not see it. (analysis/batch_counted.cpp)

@@ -842,6 +842,9 @@ std::optional<batch_finding> constant_finding(const graph& g, const propagation&
     return scan.sized[index] != 0 ? apart_table_finding(g, declared, asked, carriers, index, scan.shaped, assumed, spelling)
                                   : std::nullopt;
   if (auto f = shape_table_finding(g, declared, asked, carriers, index, scan.shaped, assumed, spelling)) return f;
+  // (Read as data too, by a Cast beside the Expand: the reading as a shape is looked at all the same.)
+  if (scan.sized[index] != 0)
+    if (auto f = apart_table_finding(g, declared, asked, carriers, index, scan.shaped, assumed, spelling)) return f;
   if (scan.data[index] == 0) return std::nullopt;
   // (Its values are read only where an extent is a size that changes: a count's or a grid's must be.)
   const auto& shape = declared.outputs[index][0].shape;
@@ -853,31 +856,6 @@ std::optional<batch_finding> constant_finding(const graph& g, const propagation&
   if (auto f = counted_range_finding(g, index, t, scan.plain, assumed, spelling)) return f;
   if (auto f = counted_grid_finding(g, declared, asked, index, t, scan.plain, scan.changing, assumed, spelling)) return f;
   return spread_extent_finding(g, declared, asked, index, scan.readers[index], scan.plain, assumed, spelling);
-}
-
-/// The finding of a value computed from constants alone (a table gathered, sliced, concatenated or scaled; the
-/// shape of a constant) that a layer reads as its output's whole shape: apart_table_finding's, unless a layer
-/// it is computed from has a finding already (`out`: a Const squeezed is the Const's).
-std::optional<batch_finding> computed_table_finding(const graph& g, const propagation& declared, const propagation& asked,
-                                                    std::span<const std::vector<batch_carrier>> carriers, std::size_t index,
-                                                    const constant_scan& scan, std::span<const batch_finding> out,
-                                                    std::span<const std::string> assumed, option_spelling spelling) {
-  if (scan.sized[index] == 0 || scan.from_inputs[index] != 0 || vouched_value(g, g.layers()[index], assumed)) return std::nullopt;
-  std::vector<char> found(g.layers().size(), 0);
-  for (const auto& f : out) found[f.layer] = 1;
-  std::vector<char> seen(g.layers().size(), 0);
-  std::vector<std::size_t> todo{index};
-  while (!todo.empty()) {
-    const auto k = todo.back();
-    todo.pop_back();
-    for (const auto& s : g.layers()[k].sources) {
-      if (!s || seen[s->layer] != 0) continue;
-      if (found[s->layer] != 0) return std::nullopt;
-      seen[s->layer] = 1;
-      todo.push_back(s->layer);
-    }
-  }
-  return apart_table_finding(g, declared, asked, carriers, index, scan.shaped, assumed, spelling);
 }
 
 /// The finding of a value placed on an axis whose size changes (placed_on_changing_axis).
@@ -951,8 +929,8 @@ std::vector<batch_finding> baked_sizes(const graph& g, const propagation& declar
     }
     const bool valued = !declared.outputs[index].empty() && declared.outputs[index][0].value;
     if (valued && !sizes.empty() && scan.data.empty()) scan.make(g, declared, asked, carriers);
-    if (auto f = valued && !sizes.empty()
-                     ? computed_table_finding(g, declared, asked, carriers, index, scan, out, assumed, spelling)
+    if (auto f = valued && !sizes.empty() && scan.sized[index] != 0 && scan.from_inputs[index] == 0
+                     ? computed_table_finding(g, declared, asked, carriers, index, scan.shaped, out, assumed, spelling)
                      : std::nullopt) {
       out.push_back(std::move(*f));
       continue;

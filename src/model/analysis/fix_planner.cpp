@@ -135,6 +135,13 @@ std::string line_of(const text::proof_at& at, const batch_report& r, Explained e
                            "the sizes are not proven for each multiple",
                            at.value, *step, f.at);
     }
+  // (The proof takes it: said as the whole answer, "cannot tell" beside "wrote" reads as a contradiction.)
+  if (!r.findings.empty() &&
+      std::all_of(r.findings.begin(), r.findings.end(), [](const batch_finding& x) { return x.code == "sizes_not_proven"; }))
+    return fmt::format(
+        "at {}: reshapes to the given shapes: cannot tell only as propagation over ? or an interval "
+        "does not prove each size (sizes_not_proven); the sizes after are checked one by one",
+        at.value);
   return fmt::format("at {}: {}", at.value, r.summary_line());
 }
 

@@ -1,6 +1,7 @@
 // New sizes: a Const that is a tensor's whole shape (check's `shape_table`), computed as that shape: see
 // fix_internal.hpp. The planner writes it as it writes a counted constant's Range (counted_range::table).
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,9 +62,9 @@ const layer* read_whole(const graph& g, const propagation& declared, std::size_t
 namespace {
 
 /// The ways a table (`key`, finding `code`) is computed from a tensor of declared shape `dims`, each a term per
-/// value: `shape_table`, the whole shape; `shape_table_part`, its dimensions but for its 1s (table_part_of), a 1
-/// of the table written as 1; `shape_table_count`, the one value other than 1 a product of adjacent dimensions
-/// (each such product that equals it, from and to a dimension other than 1). None where it is no such reading.
+/// value: `shape_table`, the whole shape; `shape_table_part`, any of its dimensions other than 1 that are the
+/// table's values other than 1 in order, a 1 of the table written as 1; `shape_table_count`, the one value other
+/// than 1 as any set of its dimensions whose product it is. None where it is no such reading.
 std::vector<std::vector<pattern_term>> table_readings(std::string_view code, std::span<const std::int64_t> key,
                                                       std::span<const std::int64_t> dims) {
   std::vector<std::vector<pattern_term>> out;
@@ -73,29 +74,39 @@ std::vector<std::vector<pattern_term>> table_readings(std::string_view code, std
     std::vector<pattern_term> terms;
     for (std::size_t k = 0; k < key.size(); ++k) terms.push_back(pattern_term{{k}, 1, 1});
     out.push_back(std::move(terms));
-  } else if (code == "shape_table_part") {
-    const auto at = table_part_of(key, dims);
-    if (!at) return out;
-    std::vector<pattern_term> terms;
-    std::size_t next = 0;
-    for (const auto v : key) terms.push_back(v == 1 ? literal(1) : pattern_term{{(*at)[next++]}, 1, 1});
-    out.push_back(std::move(terms));
-  } else if (code == "shape_table_count") {
-    const auto counted = std::find_if(key.begin(), key.end(), [](std::int64_t v) { return v != 1; });
-    if (counted == key.end() || std::find_if(counted + 1, key.end(), [](std::int64_t v) { return v != 1; }) != key.end())
-      return out;
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] == 1) continue;
+  } else if (code == "shape_table_part" || code == "shape_table_count") {
+    // Every choice of the shape's dimensions other than 1 the table's values could be: in order, one each (part),
+    // or any set whose product is the table's one value other than 1 (count). Up to 16 such dimensions.
+    std::vector<std::size_t> big;
+    for (std::size_t k = 0; k < dims.size(); ++k)
+      if (dims[k] != 1) big.push_back(k);
+    std::vector<std::int64_t> want;
+    for (const auto v : key)
+      if (v != 1) want.push_back(v);
+    if (big.size() > 16 || want.empty() || std::any_of(key.begin(), key.end(), [](std::int64_t v) { return v < 1; })) return out;
+    if (code == "shape_table_count" && want.size() != 1) return out;
+    for (std::uint32_t set = 1; set < (std::uint32_t{1} << big.size()); ++set) {
+      std::vector<std::size_t> chosen;
       std::int64_t product = 1;
-      pattern_term term{{}, 1, 1};
-      for (std::size_t j = i; j < dims.size() && dims[j] >= 1 && dims[j] <= *counted / product; ++j) {
-        product *= dims[j];
-        term.dims.push_back(j);
-        if (dims[j] == 1 || product != *counted) continue;
-        std::vector<pattern_term> terms;
-        for (const auto v : key) terms.push_back(v == 1 ? literal(1) : term);
-        out.push_back(std::move(terms));
+      for (std::size_t b = 0; b < big.size(); ++b)
+        if ((set >> b) & 1U) {
+          chosen.push_back(big[b]);
+          // (Past the count, it stays past it: no product is taken that could overflow.)
+          if (product >= 0) product = dims[big[b]] > want[0] / product + 1 ? -1 : product * dims[big[b]];
+        }
+      std::vector<pattern_term> terms;
+      std::size_t next = 0;
+      if (code == "shape_table_part") {
+        if (chosen.size() != want.size()) continue;
+        bool same = true;
+        for (std::size_t j = 0; j < want.size(); ++j) same = same && dims[chosen[j]] == want[j];
+        if (!same) continue;
+        for (const auto v : key) terms.push_back(v == 1 ? literal(1) : pattern_term{{chosen[next++]}, 1, 1});
+      } else {
+        if (product != want[0]) continue;
+        for (const auto v : key) terms.push_back(v == 1 ? literal(1) : pattern_term{chosen, 1, 1});
       }
+      out.push_back(std::move(terms));
     }
   }
   return out;
@@ -156,7 +167,10 @@ std::vector<pattern_choice> table_choices(const graph& g, const propagation& dec
   std::vector<pattern_term> met_terms;
   std::string met_at;
   bool met_vague = false;
-  for (std::size_t i = 0; i < first; ++i) {
+  // (A whole shape is read from a tensor the program computed before it; a part or a count, weaker signs, from any
+  // tensor, and only where no other reading may be meant.)
+  const bool whole = f.code == "shape_table";
+  for (std::size_t i = 0; i < (whole ? first : g.layers().size()); ++i) {
     if (from_table[i] != 0) continue;
     for (std::size_t o = 0; o < declared.outputs[i].size() && o < asked.outputs[i].size(); ++o) {
       const auto& d = declared.outputs[i][o].shape;
@@ -168,7 +182,9 @@ std::vector<pattern_choice> table_choices(const graph& g, const propagation& dec
         const auto at = terms_at(terms, asked.outputs[i][o].shape, vague);
         // (Other dimensions read alike as text, `1..` and `1..`, may differ: H or W of a map 4x4 for a count of 4.
         // The same dimensions of two tensors that read alike are taken as the same: a map and its ReLU.)
-        if (met && (at != met_at || (terms != met_terms && (vague || met_vague)))) {
+        // (A layer's two outputs of one shape, a MaxPool's values and indices, are one reading.)
+        if (met && met->first == i && terms == met_terms) continue;
+        if (met && (at != met_at || ((!whole || terms != met_terms) && (vague || met_vague)))) {
           reason = text::table_tensor_unknown(key_text, terms_text(met_terms, g.layers()[met->first].name), met_at,
                                               terms_text(terms, g.layers()[i].name), at);
           return {};
