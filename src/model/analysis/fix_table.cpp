@@ -84,7 +84,6 @@ std::vector<std::vector<pattern_term>> table_readings(std::string_view code, std
     for (const auto v : key)
       if (v != 1) want.push_back(v);
     if (big.size() > 16 || want.empty() || std::any_of(key.begin(), key.end(), [](std::int64_t v) { return v < 1; })) return out;
-    if (code == "shape_table_count" && want.size() != 1) return out;
     for (std::uint32_t set = 1; set < (std::uint32_t{1} << big.size()); ++set) {
       std::vector<std::size_t> chosen;
       std::int64_t product = 1;
@@ -133,11 +132,12 @@ std::string terms_at(std::span<const pattern_term> terms, const partial_shape& a
 }  // namespace
 
 /// A Const that is a tensor's shape at the declared shapes (check's `shape_table`: `x.shape` folded at export,
-/// then indexed; `shape_table_part`, that shape but for its 1s; `shape_table_count`, its element count or a
-/// product of its adjacent dimensions), computed instead from that tensor's shape (table_readings), for every
-/// layer that reads it. The tensor: one of a declared shape the table is so read from, computed before the
-/// Const's first reader and not from the Const; where several readings are and any two differ at the shapes
-/// asked (or one's rank is unknown there), none, since which one the table stood for one size does not show.
+/// then indexed; `shape_table_part`, that shape but for its 1s; `shape_table_count`, a product of its
+/// dimensions), computed instead from that tensor's shape (table_readings), for every layer that reads it. The
+/// tensor: one not computed from the Const, and for a whole shape one computed before the Const's first reader;
+/// where several readings are and any two differ at the shapes asked (or may: terms_at's `vague`), none, since
+/// which one the table stood for one size does not show. A count of more than one value other than 1 is refused
+/// before any reading is looked for (table_count_split).
 /// Only a table that is indexed (read by Gathers and Slices, through Concats and Converts to integers) or read
 /// whole as a shape is read so.
 std::vector<pattern_choice> table_choices(const graph& g, const propagation& declared, const propagation& asked, const layer& l,
